@@ -1,0 +1,33 @@
+import { Command, CommanderError } from 'commander';
+import { FleetformError } from '../domain/errors';
+import { registerCommands } from './commands';
+
+/** Builds the `fleetform` command; each sub-command registers itself from its own file. */
+export function buildProgram(): Command {
+  const program = new Command('fleetform')
+    .description('Robot fleet configuration and ML training as code')
+    .exitOverride()
+    .showHelpAfterError();
+  registerCommands(program);
+  return program;
+}
+
+/**
+ * Runs the command line and resolves to the process exit code. Sub-commands report
+ * their result by setting `process.exitCode` or throwing a FleetformError, which is
+ * printed as `error: path: message` with its hint and no stack trace.
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv]);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    if (err instanceof FleetformError) {
+      process.stderr.write(`error: ${err.format()}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Every error fleetform reports to a user is a FleetformError: a message, the path of
+ * the offending field or resource (when there is one) and a hint saying how to fix it.
+ * The command line prints these without a stack trace.
+ */
+export class FleetformError extends Error {
+  readonly path: string | undefined;
+  readonly hint: string | undefined;
+  constructor(message: string, options: { path?: string; hint?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.path = options.path;
+    this.hint = options.hint;
+  }
+
+  /** One or two lines for a terminal: `path: message` and `  hint: ...`. */
+  format(): string {
+    const head = this.path ? `${this.path}: ${this.message}` : this.message;
+    return this.hint ? `${head}\n  hint: ${this.hint}` : head;
+  }
+}
+
+/** A user-supplied file, flag or value that cannot be used. */
+export class InputError extends FleetformError {}
