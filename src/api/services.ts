@@ -68,6 +68,7 @@ function appService(sdk: Sdk) {
     typeName: 'viam.app.v1.AppService',
     methods: {
       listOrganizations: { name: 'ListOrganizations', I: a.ListOrganizationsRequest, O: a.ListOrganizationsResponse, kind: unary },
+      getOrganization: { name: 'GetOrganization', I: a.GetOrganizationRequest, O: a.GetOrganizationResponse, kind: unary },
       listLocations: { name: 'ListLocations', I: a.ListLocationsRequest, O: a.ListLocationsResponse, kind: unary },
       newRobot: { name: 'NewRobot', I: a.NewRobotRequest, O: a.NewRobotResponse, kind: unary },
       getRobot: { name: 'GetRobot', I: a.GetRobotRequest, O: a.GetRobotResponse, kind: unary },
@@ -77,8 +78,10 @@ function appService(sdk: Sdk) {
       getRobotPart: { name: 'GetRobotPart', I: a.GetRobotPartRequest, O: a.GetRobotPartResponse, kind: unary },
       newRobotPart: { name: 'NewRobotPart', I: a.NewRobotPartRequest, O: a.NewRobotPartResponse, kind: unary },
       updateRobotPart: { name: 'UpdateRobotPart', I: a.UpdateRobotPartRequest, O: a.UpdateRobotPartResponse, kind: unary },
+      deleteRobotPart: { name: 'DeleteRobotPart', I: a.DeleteRobotPartRequest, O: a.DeleteRobotPartResponse, kind: unary },
       getModule: { name: 'GetModule', I: a.GetModuleRequest, O: a.GetModuleResponse, kind: unary },
       getRegistryItem: { name: 'GetRegistryItem', I: a.GetRegistryItemRequest, O: a.GetRegistryItemResponse, kind: unary },
+      createKey: { name: 'CreateKey', I: a.CreateKeyRequest, O: a.CreateKeyResponse, kind: unary },
     },
   } as const;
 }
