@@ -1,0 +1,56 @@
+/** One problem found in user input: an error blocks, a warning is reported and tolerated. */
+export interface Issue {
+  severity: 'error' | 'warning';
+  /** Stable machine-readable kind, e.g. `model-module-mismatch`. */
+  code: string;
+  /** JSON path of the offending value, e.g. `components[2].model`; empty for the whole document. */
+  path: string;
+  message: string;
+  hint?: string;
+}
+
+/** Every problem of one validation run, errors and warnings apart. */
+export interface ValidationResult {
+  errors: Issue[];
+  warnings: Issue[];
+}
+
+/** Builds an error issue. */
+export function errorIssue(code: string, path: string, message: string, hint?: string): Issue {
+  return hint === undefined ? { severity: 'error', code, path, message } : { severity: 'error', code, path, message, hint };
+}
+
+/** Builds a warning issue. */
+export function warningIssue(code: string, path: string, message: string, hint?: string): Issue {
+  return hint === undefined ? { severity: 'warning', code, path, message } : { severity: 'warning', code, path, message, hint };
+}
+
+/** Splits issues into errors and warnings, keeping their order. */
+export function toValidationResult(issues: readonly Issue[]): ValidationResult {
+  return {
+    errors: issues.filter((i) => i.severity === 'error'),
+    warnings: issues.filter((i) => i.severity === 'warning'),
+  };
+}
+
+/** `path: message` plus an indented hint line, for terminals. */
+export function formatIssue(issue: Issue): string {
+  const head = issue.path ? `${issue.path}: ${issue.message}` : issue.message;
+  return issue.hint ? `${head}\n  hint: ${issue.hint}` : head;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** Appends an object key to a JSON path: `a.b`, or `a["odd key"]` when the key is not an identifier. */
+export function childPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  if (IDENTIFIER.test(key)) return path ? `${path}.${key}` : key;
+  return `${path}[${JSON.stringify(key)}]`;
+}
+
+/** Joins a prefix and a path (`prefix.path`, or `prefix[0]...` when the path starts with an index). */
+export function joinPath(prefix: string | undefined, path: string): string {
+  if (!prefix) return path;
+  if (!path) return prefix;
+  return path.startsWith('[') ? `${prefix}${path}` : `${prefix}.${path}`;
+}

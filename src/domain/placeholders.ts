@@ -1,0 +1,73 @@
+import { childPath } from './issue';
+
+/**
+ * Placeholders `${...}` (seed 2.4). The only valid key is `environment.NAME`, read from
+ * the machine server's own environment. There is no escaping. They are applied to
+ * module `env` values, `executable_path` and resource attributes at any depth.
+ */
+
+/** Outer placeholder pattern: `${` then anything but `}` then `}`. */
+export const PLACEHOLDER_PATTERN = /\$\{([^}]*)\}/g;
+/** The one valid key form, capturing the variable name. */
+export const ENVIRONMENT_KEY_PATTERN = /^environment\.([\w:/-]+)$/;
+
+/** One placeholder found in a value. */
+export interface PlaceholderRef {
+  /** JSON path of the string holding it. */
+  path: string;
+  /** The whole placeholder text, e.g. `${environment.HOME}`. */
+  text: string;
+  /** The environment variable it reads, when valid. */
+  variable?: string;
+  valid: boolean;
+}
+
+function refsInString(s: string, path: string): PlaceholderRef[] {
+  const refs: PlaceholderRef[] = [];
+  for (const m of s.matchAll(PLACEHOLDER_PATTERN)) {
+    const key = ENVIRONMENT_KEY_PATTERN.exec(m[1] as string);
+    refs.push(key ? { path, text: m[0], variable: key[1] as string, valid: true } : { path, text: m[0], valid: false });
+  }
+  return refs;
+}
+
+/** Every placeholder in a JSON value (strings at any depth of objects and arrays), with the path of its string. */
+export function findPlaceholders(value: unknown, path: string): PlaceholderRef[] {
+  if (typeof value === 'string') return refsInString(value, path);
+  if (Array.isArray(value)) return value.flatMap((v, i) => findPlaceholders(v, childPath(path, i)));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => findPlaceholders(v, childPath(path, k)));
+  }
+  return [];
+}
+
+/** The outcome of substituting placeholders in one string. */
+export interface Substitution {
+  /** The text with every resolvable placeholder replaced; unresolvable ones are left as written. */
+  value: string;
+  /** Variables that were referenced but are not set, in order of first use. */
+  missing: string[];
+  /** Placeholders whose key is not `environment.NAME`, as written. */
+  invalid: string[];
+}
+
+/** Replaces `${environment.NAME}` in text with values from env (an empty value counts as set). */
+export function substitutePlaceholders(text: string, env: Readonly<Record<string, string | undefined>>): Substitution {
+  const missing: string[] = [];
+  const invalid: string[] = [];
+  const value = text.replace(PLACEHOLDER_PATTERN, (whole: string, key: string) => {
+    const m = ENVIRONMENT_KEY_PATTERN.exec(key);
+    if (!m) {
+      if (!invalid.includes(whole)) invalid.push(whole);
+      return whole;
+    }
+    const name = m[1] as string;
+    const v = Object.prototype.hasOwnProperty.call(env, name) ? env[name] : undefined;
+    if (v === undefined) {
+      if (!missing.includes(name)) missing.push(name);
+      return whole;
+    }
+    return v;
+  });
+  return { value, missing, invalid };
+}

@@ -1,0 +1,355 @@
+import type { z } from 'zod';
+import {
+  MachineConfigSchema,
+  ModularResourceSchema,
+  ModuleConfigSchema,
+  RESOURCE_LISTS,
+  type MachineConfig,
+  type ModularResource,
+  type ModuleConfig,
+} from './config';
+import { MODULE_STARTUP_TIMEOUT_ENV, RESOURCE_CONFIGURATION_TIMEOUT_ENV, timeoutFromEnv, DEFAULT_MODULE_STARTUP_TIMEOUT_MS, DEFAULT_RESOURCE_CONFIGURATION_TIMEOUT_MS } from './duration';
+import { FleetformError } from './errors';
+import { childPath, errorIssue, formatIssue, joinPath, toValidationResult, warningIssue, type Issue, type ValidationResult } from './issue';
+import { checkModuleName, checkModuleNamingConvention, checkResourceName } from './names';
+import { findPlaceholders, PLACEHOLDER_PATTERN } from './placeholders';
+import { isBuiltinModel, parseApiTriplet, parseModelTriplet, parseModuleId, REGISTRY_MODEL_TRIPLET } from './triplet';
+import { ACCEPTED_VERSION_FORMS, tryParseVersionPolicy } from './version-policy';
+
+export type { Issue, ValidationResult } from './issue';
+export { formatIssue } from './issue';
+
+/** Options of `validateMachineConfig`. */
+export interface ValidateOptions {
+  /** Registry modules may omit `version` (the engine pins them to the newest release at first apply). */
+  allowUnpinnedModules?: boolean;
+  /** Prefix of every reported path, e.g. `machines.robot1.config`. */
+  pathPrefix?: string;
+}
+
+/** A machine config that did not validate; carries every error (and the warnings). */
+export class ValidationError extends FleetformError {
+  readonly issues: readonly Issue[];
+  constructor(issues: readonly Issue[], options: { message?: string; path?: string } = {}) {
+    const errors = issues.filter((i) => i.severity === 'error');
+    const first = errors[0];
+    super(
+      options.message ??
+        `invalid machine config: ${errors.length} error${errors.length === 1 ? '' : 's'}` +
+          (errors.length > 0 ? `\n${errors.map((e) => `  ${formatIssue(e).replace(/\n/g, '\n  ')}`).join('\n')}` : ''),
+      { path: options.path, hint: errors.length === 1 && first ? first.hint : undefined },
+    );
+    this.issues = issues;
+  }
+}
+
+function describeType(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  return `a ${typeof v}`;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = root;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return cur;
+}
+
+function pathOf(base: string, keys: readonly PropertyKey[]): string {
+  return keys.reduce<string>((p, k) => childPath(p, typeof k === 'number' ? k : String(k)), base);
+}
+
+/** Turns zod's structural issues into ours, with readable messages. */
+function schemaIssues(error: z.ZodError, value: unknown, base: string): Issue[] {
+  return error.issues.map((zi) => {
+    const path = pathOf(base, zi.path);
+    const found = valueAt(value, zi.path);
+    const field = zi.path.length > 0 ? String(zi.path[zi.path.length - 1]) : 'value';
+    if (zi.code === 'invalid_type') {
+      if (found === undefined) {
+        return errorIssue('required', path, `missing required field "${field}"`, `add "${field}" (${zi.expected})`);
+      }
+      return errorIssue('type', path, `expected ${zi.expected}, found ${describeType(found)}`, `make "${field}" ${/^[aeiou]/.test(zi.expected) ? 'an' : 'a'} ${zi.expected}`);
+    }
+    if (zi.code === 'invalid_value') {
+      const allowed = zi.values.map((v) => JSON.stringify(v)).join(', ');
+      return errorIssue('enum', path, `invalid value ${JSON.stringify(found)}`, `use one of ${allowed}`);
+    }
+    return errorIssue('schema', path, zi.message);
+  });
+}
+
+interface Located<T> {
+  value: T;
+  path: string;
+}
+
+interface LocatedResource extends Located<ModularResource> {
+  list: (typeof RESOURCE_LISTS)[number];
+}
+
+function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions): Issue[] {
+  const issues: Issue[] = [];
+  issues.push(...checkModuleName(mod.name, childPath(path, 'name')));
+  if (mod.module_id !== undefined && !parseModuleId(mod.module_id)) {
+    issues.push(
+      errorIssue(
+        'module-id',
+        childPath(path, 'module_id'),
+        `invalid module_id ${JSON.stringify(mod.module_id)}`,
+        'use <namespace or organization id>:<module-name>, e.g. acme:sensors',
+      ),
+    );
+  }
+  if (mod.type === 'registry') {
+    if (mod.module_id === undefined) {
+      issues.push(errorIssue('required', childPath(path, 'module_id'), 'a registry module needs "module_id"', 'add "module_id": "<namespace>:<module-name>"'));
+    }
+    if (mod.version === undefined) {
+      if (!options.allowUnpinnedModules) {
+        issues.push(errorIssue('required', childPath(path, 'version'), 'a registry module needs "version"', `add a version: ${ACCEPTED_VERSION_FORMS.join('; ')}`));
+      }
+    } else if (tryParseVersionPolicy(mod.version) === undefined) {
+      issues.push(
+        errorIssue('module-version', childPath(path, 'version'), `invalid module version ${JSON.stringify(mod.version)}`, `use one of: ${ACCEPTED_VERSION_FORMS.join('; ')}`),
+      );
+    }
+    if (mod.executable_path !== undefined) {
+      issues.push(warningIssue('ignored-field', childPath(path, 'executable_path'), 'executable_path is ignored for registry modules', 'remove it, or make the module "local"'));
+    }
+    issues.push(...checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
+  } else {
+    if (mod.executable_path === undefined || mod.executable_path === '') {
+      issues.push(errorIssue('required', childPath(path, 'executable_path'), 'a local module needs "executable_path"', 'add the absolute path of the module executable on the machine'));
+    } else if (!mod.executable_path.match(PLACEHOLDER_PATTERN) && !/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(mod.executable_path)) {
+      issues.push(warningIssue('executable-path', childPath(path, 'executable_path'), `executable_path ${JSON.stringify(mod.executable_path)} is not absolute`, 'use an absolute path; the machine server does not resolve relative ones predictably'));
+    }
+    if (mod.version !== undefined) {
+      issues.push(warningIssue('ignored-field', childPath(path, 'version'), 'version is ignored for local modules', 'remove it'));
+    }
+    if (mod.module_id !== undefined) issues.push(...checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
+  }
+  for (const [key, value] of Object.entries(mod.env ?? {})) {
+    const envPath = childPath(childPath(path, 'env'), key);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
+      issues.push(warningIssue('env-name', envPath, `environment variable name ${JSON.stringify(key)} is unusual`, 'use letters, digits and "_", not starting with a digit'));
+    }
+    if (key === RESOURCE_CONFIGURATION_TIMEOUT_ENV || key === MODULE_STARTUP_TIMEOUT_ENV) {
+      if (!value.match(PLACEHOLDER_PATTERN)) {
+        const def = key === MODULE_STARTUP_TIMEOUT_ENV ? DEFAULT_MODULE_STARTUP_TIMEOUT_MS : DEFAULT_RESOURCE_CONFIGURATION_TIMEOUT_MS;
+        const t = timeoutFromEnv({ [key]: value }, key, def);
+        if (t.warning) issues.push(warningIssue('duration', envPath, t.warning, 'write a Go duration such as 1m0s, 7m15s or 300ms'));
+      }
+    }
+  }
+  for (const p of [...findPlaceholders(mod.env ?? {}, childPath(path, 'env')), ...findPlaceholders(mod.executable_path ?? '', childPath(path, 'executable_path'))]) {
+    if (!p.valid) issues.push(invalidPlaceholder(p.path, p.text));
+  }
+  return issues;
+}
+
+function invalidPlaceholder(path: string, text: string): Issue {
+  return errorIssue('placeholder', path, `invalid placeholder ${text}`, 'the only placeholder is ${environment.NAME}, read from the machine server environment');
+}
+
+function checkResource(res: ModularResource, path: string, moduleIds: ReadonlyMap<string, ModuleConfig>, lenientModels: boolean): Issue[] {
+  const issues: Issue[] = [];
+  issues.push(...checkResourceName(res.name, childPath(path, 'name')));
+  if (!parseApiTriplet(res.api)) {
+    issues.push(
+      errorIssue('api-triplet', childPath(path, 'api'), `invalid API ${JSON.stringify(res.api)} of resource "${res.name}"`, 'use <namespace>:<component|service>:<api-name>, e.g. rdk:component:sensor'),
+    );
+  }
+  const model = parseModelTriplet(res.model);
+  if (!model) {
+    issues.push(
+      errorIssue('model-triplet', childPath(path, 'model'), `invalid model ${JSON.stringify(res.model)} of resource "${res.name}"`, 'use <namespace>:<module-name>:<model-name>, e.g. acme:sensors:hc-sr04'),
+    );
+  } else if (!isBuiltinModel(res.model)) {
+    const moduleId = `${model.namespace}:${model.moduleName}`;
+    const mod = moduleIds.get(moduleId);
+    if (!mod) {
+      const known = [...moduleIds.keys()];
+      const message = `model ${JSON.stringify(res.model)} of resource "${res.name}" needs a module with module_id "${moduleId}"; configured module ids: ${known.length > 0 ? known.join(', ') : '(none)'}`;
+      const hint = `add a module with "module_id": "${moduleId}", or change the model to one of a configured module`;
+      issues.push(
+        lenientModels
+          ? warningIssue('model-module-mismatch', childPath(path, 'model'), `${message} (a local module without module_id may provide it)`, hint)
+          : errorIssue('model-module-mismatch', childPath(path, 'model'), message, hint),
+      );
+    } else if (mod.type === 'registry' && !REGISTRY_MODEL_TRIPLET.test(res.model)) {
+      issues.push(errorIssue('model-triplet', childPath(path, 'model'), `registry models are lowercase; "${res.model}" cannot come from module "${moduleId}"`, `write it as "${res.model.toLowerCase()}"`));
+    }
+  }
+  for (const p of findPlaceholders(res.attributes ?? {}, childPath(path, 'attributes'))) {
+    if (!p.valid) issues.push(invalidPlaceholder(p.path, p.text));
+  }
+  return issues;
+}
+
+function checkUniqueNames(resources: readonly LocatedResource[]): Issue[] {
+  const issues: Issue[] = [];
+  const seen = new Map<string, string>();
+  for (const r of resources) {
+    const key = `${r.value.api}\u0000${r.value.name}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      issues.push(
+        errorIssue('duplicate-resource-name', childPath(r.path, 'name'), `duplicate resource name "${r.value.name}" for API ${r.value.api} (also ${first})`, 'names are unique per API; rename one of them'),
+      );
+    } else seen.set(key, r.path);
+  }
+  return issues;
+}
+
+function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): Issue[] {
+  const issues: Issue[] = [];
+  const names = new Map<string, string>();
+  const ids = new Map<string, string>();
+  for (const m of modules) {
+    const first = names.get(m.value.name);
+    if (first !== undefined) {
+      issues.push(errorIssue('duplicate-module-name', childPath(m.path, 'name'), `duplicate module name "${m.value.name}" (also ${first})`, 'module names are unique; rename or remove one'));
+    } else names.set(m.value.name, m.path);
+    const id = m.value.module_id;
+    if (id !== undefined) {
+      const firstId = ids.get(id);
+      if (firstId !== undefined) {
+        issues.push(warningIssue('duplicate-module-id', childPath(m.path, 'module_id'), `module "${id}" is configured twice (also ${firstId})`, 'keep one entry per module'));
+      } else ids.set(id, m.path);
+    }
+  }
+  return issues;
+}
+
+/** Finds the elementary cycles reachable in a dependency graph (each reported once, as a closed walk). */
+function findCycles(edges: ReadonlyMap<number, readonly number[]>, count: number): number[][] {
+  const cycles: number[][] = [];
+  const keys = new Set<string>();
+  const state = new Array<0 | 1 | 2>(count).fill(0);
+  const stack: number[] = [];
+  const visit = (n: number): void => {
+    state[n] = 1;
+    stack.push(n);
+    for (const m of edges.get(n) ?? []) {
+      if (state[m] === 1) {
+        const cycle = stack.slice(stack.indexOf(m));
+        const minAt = cycle.indexOf(Math.min(...cycle));
+        const canonical = [...cycle.slice(minAt), ...cycle.slice(0, minAt)];
+        const key = canonical.join(',');
+        if (!keys.has(key)) {
+          keys.add(key);
+          cycles.push(canonical);
+        }
+      } else if (state[m] === 0) visit(m);
+    }
+    stack.pop();
+    state[n] = 2;
+  };
+  for (let n = 0; n < count; n++) if (state[n] === 0) visit(n);
+  return cycles;
+}
+
+function checkDependencies(resources: readonly LocatedResource[]): Issue[] {
+  const issues: Issue[] = [];
+  const byName = new Map<string, number[]>();
+  resources.forEach((r, i) => byName.set(r.value.name, [...(byName.get(r.value.name) ?? []), i]));
+  const edges = new Map<number, number[]>();
+  resources.forEach((r, i) => {
+    const out: number[] = [];
+    (r.value.depends_on ?? []).forEach((dep, j) => {
+      const path = `${childPath(r.path, 'depends_on')}[${j}]`;
+      const targets = byName.get(dep) ?? [];
+      if (dep === r.value.name) {
+        issues.push(errorIssue('depends-on-self', path, `resource "${r.value.name}" depends on itself`, 'remove it from its own depends_on'));
+      } else if (targets.length === 0) {
+        const names = [...byName.keys()].filter((n) => n !== r.value.name);
+        issues.push(
+          errorIssue('depends-on-missing', path, `resource "${r.value.name}" depends on "${dep}", which is not configured`, names.length > 0 ? `depends_on names a resource of this machine: ${names.join(', ')}` : 'configure that resource or remove the dependency'),
+        );
+      } else if (targets.length > 1) {
+        const where = targets.map((t) => `${resources[t]?.value.api} (${resources[t]?.path})`).join(', ');
+        issues.push(errorIssue('depends-on-ambiguous', path, `dependency "${dep}" of resource "${r.value.name}" is ambiguous: ${where}`, 'give the resources distinct names'));
+      } else if (!out.includes(targets[0] as number)) out.push(targets[0] as number);
+    });
+    edges.set(i, out);
+  });
+  for (const cycle of findCycles(edges, resources.length)) {
+    const names = [...cycle, cycle[0] as number].map((n) => resources[n]?.value.name ?? '?');
+    const head = resources[cycle[0] as number];
+    issues.push(
+      errorIssue('depends-on-cycle', head ? childPath(head.path, 'depends_on') : '', `circular dependency: ${names.join(' -> ')}`, 'remove one of these dependencies to break the cycle'),
+    );
+  }
+  return issues;
+}
+
+/**
+ * Validates a raw machine config (the JSON the service stores) and returns every
+ * problem at once: structure, names and their uniqueness, API and model triplets, the
+ * model-to-module rule, module fields, version policies, placeholders, timeouts and
+ * depends_on (existence, self, ambiguity, cycles). Entries whose structure is broken
+ * are reported and left out of the checks that need their fields.
+ */
+export function validateMachineConfig(input: unknown, options: ValidateOptions = {}): ValidationResult {
+  const issues: Issue[] = [];
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    issues.push(errorIssue('type', '', `a machine config is a JSON object, found ${describeType(input)}`, 'start from {"components": [], "modules": []}'));
+    return prefixed(toValidationResult(issues), options.pathPrefix);
+  }
+  const root = input as Record<string, unknown>;
+  const modules: Located<ModuleConfig>[] = [];
+  const resources: LocatedResource[] = [];
+  const listOk = (key: string): unknown[] | undefined => {
+    const v = root[key];
+    if (v === undefined) return undefined;
+    if (!Array.isArray(v)) {
+      issues.push(errorIssue('type', key, `"${key}" must be an array, found ${describeType(v)}`, `write "${key}": [ ... ]`));
+      return undefined;
+    }
+    return v;
+  };
+  (listOk('modules') ?? []).forEach((item, i) => {
+    const path = `modules[${i}]`;
+    const r = ModuleConfigSchema.safeParse(item);
+    if (r.success) modules.push({ value: r.data, path });
+    else issues.push(...schemaIssues(r.error, item, path));
+  });
+  for (const list of RESOURCE_LISTS) {
+    (listOk(list) ?? []).forEach((item, i) => {
+      const path = `${list}[${i}]`;
+      const r = ModularResourceSchema.safeParse(item);
+      if (r.success) resources.push({ value: r.data, path, list });
+      else issues.push(...schemaIssues(r.error, item, path));
+    });
+  }
+
+  const moduleIds = new Map<string, ModuleConfig>();
+  for (const m of modules) if (m.value.module_id !== undefined && !moduleIds.has(m.value.module_id)) moduleIds.set(m.value.module_id, m.value);
+  const lenientModels = modules.some((m) => m.value.type === 'local' && m.value.module_id === undefined);
+
+  for (const m of modules) issues.push(...checkModule(m.value, m.path, options));
+  issues.push(...checkUniqueModules(modules));
+  for (const r of resources) issues.push(...checkResource(r.value, r.path, moduleIds, lenientModels));
+  issues.push(...checkUniqueNames(resources));
+  issues.push(...checkDependencies(resources));
+  return prefixed(toValidationResult(issues), options.pathPrefix);
+}
+
+function prefixed(result: ValidationResult, prefix: string | undefined): ValidationResult {
+  if (!prefix) return result;
+  const fix = (i: Issue): Issue => ({ ...i, path: joinPath(prefix, i.path) });
+  return { errors: result.errors.map(fix), warnings: result.warnings.map(fix) };
+}
+
+/** Validates and returns the typed config, or throws a ValidationError carrying every issue. */
+export function parseMachineConfig(input: unknown, options: ValidateOptions = {}): MachineConfig {
+  const result = validateMachineConfig(input, options);
+  if (result.errors.length > 0) throw new ValidationError([...result.errors, ...result.warnings], { path: options.pathPrefix });
+  return MachineConfigSchema.parse(input);
+}
