@@ -1,0 +1,106 @@
+/**
+ * The part of viam.app.v1.AppService fleetform needs: organizations, locations, machines
+ * (the service's robots), their parts and configs, and the registry. Reads and guarded
+ * part updates are retried on transient errors; creates and deletes run once.
+ */
+import type { JsonValue } from '@bufbuild/protobuf';
+import type { Sdk } from '../sdk';
+import type { AppServiceType } from '../services';
+import type { Invoker } from './call';
+import { machineOf, machinePartOf, namedOf, registryItemOf, registryModuleOf } from './convert';
+import { ServiceError } from './errors';
+import type { Location, Machine, MachinePart, Organization, RegistryItem, RegistryModule } from './types';
+
+/** Machines, parts and the registry. */
+export interface AppClient {
+  listOrganizations(): Promise<Organization[]>;
+  listLocations(organizationId: string): Promise<Location[]>;
+  /** Creates a machine (with its main part); resolves to the machine id. */
+  newMachine(name: string, locationId: string): Promise<string>;
+  getMachine(id: string): Promise<Machine>;
+  listMachines(locationId: string): Promise<Machine[]>;
+  deleteMachine(id: string): Promise<void>;
+  getMachineParts(machineId: string): Promise<MachinePart[]>;
+  getMachinePart(partId: string): Promise<MachinePart>;
+  /**
+   * Replaces the part's name and config. With `lastKnownUpdate` (the part's `lastUpdated`
+   * as read) the service refuses the write if the part changed since; such a guarded
+   * write is also retried on transient errors.
+   */
+  updateMachinePart(partId: string, name: string, config: Record<string, unknown>, lastKnownUpdate?: Date): Promise<MachinePart>;
+  /** A module by `namespace:name` (or `orgid:name`) with its versions ascending. */
+  getModule(moduleId: string): Promise<RegistryModule>;
+  /** A registry item (module or training script) with its version strings ascending. */
+  getRegistryItem(itemId: string): Promise<RegistryItem>;
+}
+
+/** The app client over `call`; `sdk` supplies the Struct and Timestamp classes of its messages. */
+export function createAppClient(call: Invoker<AppServiceType>, sdk: Pick<Sdk, 'Struct' | 'Timestamp'>): AppClient {
+  const missing = (method: string, what: string): ServiceError =>
+    new ServiceError('UNKNOWN', `AppService.${method}`, `the response has no ${what}`);
+
+  return {
+    async listOrganizations() {
+      const res = await call('listOrganizations', true, (c, o) => c.listOrganizations({}, o));
+      return res.organizations.map(namedOf);
+    },
+
+    async listLocations(organizationId) {
+      const res = await call('listLocations', true, (c, o) => c.listLocations({ organizationId }, o));
+      return res.locations.map(namedOf);
+    },
+
+    async newMachine(name, locationId) {
+      const res = await call('newRobot', false, (c, o) => c.newRobot({ name, location: locationId }, o));
+      return res.id;
+    },
+
+    async getMachine(id) {
+      const res = await call('getRobot', true, (c, o) => c.getRobot({ id }, o));
+      if (res.robot === undefined) throw missing('GetRobot', 'robot');
+      return machineOf(res.robot);
+    },
+
+    async listMachines(locationId) {
+      const res = await call('listRobots', true, (c, o) => c.listRobots({ locationId }, o));
+      return res.robots.map(machineOf);
+    },
+
+    async deleteMachine(id) {
+      await call('deleteRobot', false, (c, o) => c.deleteRobot({ id }, o));
+    },
+
+    async getMachineParts(machineId) {
+      const res = await call('getRobotParts', true, (c, o) => c.getRobotParts({ robotId: machineId }, o));
+      return res.parts.map((p) => machinePartOf(p));
+    },
+
+    async getMachinePart(partId) {
+      const res = await call('getRobotPart', true, (c, o) => c.getRobotPart({ id: partId }, o));
+      if (res.part === undefined) throw missing('GetRobotPart', 'part');
+      return machinePartOf(res.part, res.configJson);
+    },
+
+    async updateMachinePart(partId, name, config, lastKnownUpdate) {
+      const robotConfig = sdk.Struct.fromJson(config as JsonValue);
+      const guard = lastKnownUpdate === undefined ? undefined : sdk.Timestamp.fromDate(lastKnownUpdate);
+      const res = await call('updateRobotPart', guard !== undefined, (c, o) =>
+        c.updateRobotPart({ id: partId, name, robotConfig, lastKnownUpdate: guard }, o),
+      );
+      if (res.part === undefined) throw missing('UpdateRobotPart', 'part');
+      return machinePartOf(res.part);
+    },
+
+    async getModule(moduleId) {
+      const res = await call('getModule', true, (c, o) => c.getModule({ moduleId }, o));
+      if (res.module === undefined) throw missing('GetModule', 'module');
+      return registryModuleOf(res.module);
+    },
+
+    async getRegistryItem(itemId) {
+      const res = await call('getRegistryItem', true, (c, o) => c.getRegistryItem({ itemId }, o));
+      if (res.item === undefined) throw missing('GetRegistryItem', 'item');
+      return registryItemOf(res.item);
+    },
+  };
+}

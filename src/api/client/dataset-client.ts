@@ -1,0 +1,57 @@
+/**
+ * Datasets (viam.app.dataset.v1.DatasetService). Lists and gets are retried on transient
+ * errors; creates and deletes run once.
+ */
+import type { DatasetServiceType } from '../services';
+import type { Invoker } from './call';
+import { datasetOf } from './convert';
+import { ServiceError } from './errors';
+import type { Dataset } from './types';
+
+/** viam.app.dataset.v1.Dataset as decoded (the descriptors declare it untyped). */
+interface DatasetMessage {
+  id: string;
+  name: string;
+  organizationId: string;
+  timeCreated?: { toDate(): Date };
+}
+
+/** Datasets of an organization. */
+export interface DatasetClient {
+  /** Creates a dataset; resolves to its id. */
+  createDataset(name: string, organizationId: string): Promise<string>;
+  listDatasets(organizationId: string): Promise<Dataset[]>;
+  /** The dataset, or undefined when no dataset has this id. */
+  getDataset(id: string): Promise<Dataset | undefined>;
+  deleteDataset(id: string): Promise<void>;
+}
+
+/** The dataset client over `call`. */
+export function createDatasetClient(call: Invoker<DatasetServiceType>): DatasetClient {
+  return {
+    async createDataset(name, organizationId) {
+      const res = await call('createDataset', false, (c, o) => c.createDataset({ name, organizationId }, o));
+      return res.id as string;
+    },
+
+    async listDatasets(organizationId) {
+      const res = await call('listDatasetsByOrganizationID', true, (c, o) => c.listDatasetsByOrganizationID({ organizationId }, o));
+      return (res.datasets as DatasetMessage[]).map(datasetOf);
+    },
+
+    async getDataset(id) {
+      try {
+        const res = await call('listDatasetsByIDs', true, (c, o) => c.listDatasetsByIDs({ ids: [id] }, o));
+        const found = (res.datasets as DatasetMessage[]).find((d) => d.id === id);
+        return found === undefined ? undefined : datasetOf(found);
+      } catch (e) {
+        if (e instanceof ServiceError && e.code === 'NOT_FOUND') return undefined;
+        throw e;
+      }
+    },
+
+    async deleteDataset(id) {
+      await call('deleteDataset', false, (c, o) => c.deleteDataset({ id }, o));
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/** The typed service client (Contract 2): everything other layers and users import. */
+export { createServiceClient, DEFAULT_MAX_CONNECTIONS, DEFAULT_TIMEOUT_MS } from './service-client';
+export type { ServiceClient, ServiceClientOptions } from './service-client';
+export type { ApiKeyCredentials } from './auth';
+export type { MlTrainingClient } from './ml-training-client';
+export type { AppClient } from './app-client';
+export type { DatasetClient } from './dataset-client';
+export { ServiceError, statusCodeName, STATUS_CODE_NAMES } from './errors';
+export type { ServiceErrorCode } from './errors';
+export { DEFAULT_RETRY_POLICY } from './retry';
+export type { RetryPolicy, RetryClock } from './retry';
+export type { TransportKind } from './transport';
+export type {
+  Dataset,
+  Location,
+  Machine,
+  MachinePart,
+  Organization,
+  RegistryItem,
+  RegistryItemType,
+  RegistryModule,
+  SubmitCustomTrainingJobOptions,
+  SubmitTrainingJobOptions,
+  TrainingJob,
+  TrainingJobLogEntry,
+} from './types';

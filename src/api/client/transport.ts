@@ -1,0 +1,68 @@
+/**
+ * The two wire transports of the client:
+ * - `grpc-web`: binary gRPC-web over HTTP/1.1 through an undici pool of at most
+ *   `maxConnections` keep-alive connections (what the official SDK speaks by default);
+ * - `grpc`: gRPC over HTTP/2 (h2c for `http://`) through connect-node's session manager;
+ *   one connection multiplexes every call, so `maxConnections` does not apply.
+ */
+import type { Interceptor, Transport } from '@connectrpc/connect';
+import { createTransport as createGrpcWebProtocolTransport } from '@connectrpc/connect/protocol-grpc-web';
+import { compressionGzip, createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import { createUndiciHttpClient } from './undici-http-client';
+
+/** Wire protocol of the client. */
+export type TransportKind = 'grpc-web' | 'grpc';
+
+/** Options of {@link createClientTransport}. */
+export interface ClientTransportOptions {
+  readonly baseUrl: string;
+  readonly kind: TransportKind;
+  /** HTTP/1.1 connections at most (gRPC-web only). */
+  readonly maxConnections: number;
+  /** Deadline of a call that sets none itself. */
+  readonly defaultTimeoutMs: number;
+  readonly interceptors: Interceptor[];
+}
+
+/** A transport with the means to release its connections. */
+export interface ClientTransport {
+  readonly transport: Transport;
+  /** Open connections now (HTTP/1.1 pool size, or 0/1 for HTTP/2). */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+const MAX_BYTES = 0xffffffff;
+
+/** Creates the transport for `kind`. No connection is opened before the first call. */
+export function createClientTransport(o: ClientTransportOptions): ClientTransport {
+  if (o.kind === 'grpc') {
+    const sessionManager = new Http2SessionManager(o.baseUrl);
+    const transport = createGrpcTransport({
+      httpVersion: '2',
+      baseUrl: o.baseUrl,
+      sessionManager,
+      interceptors: o.interceptors,
+      defaultTimeoutMs: o.defaultTimeoutMs,
+    });
+    return {
+      transport,
+      connections: () => (['open', 'idle', 'verifying'].includes(sessionManager.state()) ? 1 : 0),
+      close: async () => sessionManager.abort(),
+    };
+  }
+  const http = createUndiciHttpClient(o.baseUrl, { connections: o.maxConnections });
+  const transport = createGrpcWebProtocolTransport({
+    httpClient: http.httpClient,
+    baseUrl: o.baseUrl,
+    useBinaryFormat: true,
+    interceptors: o.interceptors,
+    acceptCompression: [compressionGzip],
+    sendCompression: null,
+    compressMinBytes: 1024,
+    readMaxBytes: MAX_BYTES,
+    writeMaxBytes: MAX_BYTES,
+    defaultTimeoutMs: o.defaultTimeoutMs,
+  });
+  return { transport, connections: () => http.stats().connected, close: () => http.close() };
+}

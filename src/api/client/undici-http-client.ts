@@ -1,0 +1,111 @@
+/**
+ * An HTTP/1.1 client for connect-es transports over an undici connection pool: at most
+ * `connections` keep-alive sockets to one origin, requests beyond that wait in the pool's
+ * queue. connect-node's own HTTP/1.1 client opens a socket per request unless given an
+ * agent; this one pools by construction and exposes the pool's statistics.
+ */
+import { Code, ConnectError } from '@connectrpc/connect';
+import type { UniversalClientFn, UniversalClientRequest, UniversalClientResponse } from '@connectrpc/connect/protocol';
+import { Pool } from 'undici';
+
+/** Options of {@link createUndiciHttpClient}. */
+export interface UndiciHttpClientOptions {
+  /** Largest number of simultaneous connections to the origin. */
+  readonly connections: number;
+}
+
+/** The connect-es HTTP client function plus the pool behind it. */
+export interface UndiciHttpClient {
+  readonly httpClient: UniversalClientFn;
+  /** Connections open now, requests running and queued (undici's pool statistics). */
+  stats(): { connected: number; running: number; pending: number; size: number };
+  /** Closes idle connections after running requests finish. */
+  close(): Promise<void>;
+}
+
+/** Creates a pooled HTTP/1.1 client for every URL under `baseUrl`'s origin. */
+export function createUndiciHttpClient(baseUrl: string, options: UndiciHttpClientOptions): UndiciHttpClient {
+  const origin = new URL(baseUrl).origin;
+  const pool = new Pool(origin, { connections: options.connections, pipelining: 1 });
+  const httpClient: UniversalClientFn = (req) => send(pool, req);
+  return {
+    httpClient,
+    stats: () => {
+      const s = pool.stats;
+      return { connected: s.connected, running: s.running, pending: s.pending, size: s.size };
+    },
+    close: () => (pool.closed ? Promise.resolve() : pool.close()),
+  };
+}
+
+async function send(pool: Pool, req: UniversalClientRequest): Promise<UniversalClientResponse> {
+  const url = new URL(req.url);
+  try {
+    const body = req.body === undefined ? undefined : await collect(req.body);
+    const res = await pool.request({
+      path: url.pathname + url.search,
+      method: req.method as 'POST',
+      headers: Object.fromEntries(req.header),
+      body,
+      signal: req.signal,
+    });
+    const trailer = new Headers();
+    return {
+      status: res.statusCode,
+      header: toWebHeaders(res.headers),
+      body: readBody(res.body, res.trailers, trailer, req.signal),
+      trailer,
+    };
+  } catch (e) {
+    throw transportError(e, req.signal);
+  }
+}
+
+async function* readBody(
+  body: AsyncIterable<Uint8Array>,
+  httpTrailers: Record<string, string>,
+  trailer: Headers,
+  signal: AbortSignal | undefined,
+): AsyncIterable<Uint8Array> {
+  try {
+    for await (const chunk of body) yield chunk;
+  } catch (e) {
+    throw transportError(e, signal);
+  }
+  for (const [k, v] of Object.entries(httpTrailers)) trailer.set(k, v);
+}
+
+async function collect(body: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for await (const part of body) parts.push(part);
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+function toWebHeaders(headers: Record<string, string | string[] | undefined>): Headers {
+  const out = new Headers();
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === undefined) continue;
+    for (const item of Array.isArray(v) ? v : [v]) out.append(k, item);
+  }
+  return out;
+}
+
+/**
+ * Aborts keep the reason connect-es put on the signal (deadline, cancellation); every
+ * other failure to exchange bytes with the server (refused, reset, closed) is Unavailable.
+ */
+function transportError(e: unknown, signal: AbortSignal | undefined): ConnectError {
+  if (e instanceof ConnectError) return e;
+  if (signal?.aborted) return ConnectError.from(signal.reason, Code.Canceled);
+  const code = errorCode(e);
+  const text = e instanceof Error ? e.message : String(e);
+  return new ConnectError(code ? `${text} (${code})` : text, Code.Unavailable, undefined, undefined, e);
+}
+
+function errorCode(e: unknown): string | undefined {
+  for (let cur: unknown = e, depth = 0; cur instanceof Error && depth < 4; cur = cur.cause, depth++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
