@@ -255,7 +255,7 @@ function findCycles(edges: ReadonlyMap<number, readonly number[]>, count: number
   return cycles;
 }
 
-function checkDependencies(resources: readonly LocatedResource[]): Issue[] {
+function checkDependencies(resources: readonly LocatedResource[], brokenNames: ReadonlySet<string>): Issue[] {
   const issues: Issue[] = [];
   const byName = new Map<string, number[]>();
   resources.forEach((r, i) => byName.set(r.value.name, [...(byName.get(r.value.name) ?? []), i]));
@@ -267,6 +267,8 @@ function checkDependencies(resources: readonly LocatedResource[]): Issue[] {
       const targets = byName.get(dep) ?? [];
       if (dep === r.value.name) {
         issues.push(errorIssue('depends-on-self', path, `resource "${r.value.name}" depends on itself`, 'remove it from its own depends_on'));
+      } else if (targets.length === 0 && brokenNames.has(dep)) {
+        // The target is configured but malformed; its own errors are reported already.
       } else if (targets.length === 0) {
         const names = [...byName.keys()].filter((n) => n !== r.value.name);
         issues.push(
@@ -320,12 +322,17 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
     if (r.success) modules.push({ value: r.data, path });
     else issues.push(...schemaIssues(r.error, item, path));
   });
+  const brokenNames = new Set<string>();
   for (const list of RESOURCE_LISTS) {
     (listOk(list) ?? []).forEach((item, i) => {
       const path = `${list}[${i}]`;
       const r = ModularResourceSchema.safeParse(item);
       if (r.success) resources.push({ value: r.data, path, list });
-      else issues.push(...schemaIssues(r.error, item, path));
+      else {
+        issues.push(...schemaIssues(r.error, item, path));
+        const name = valueAt(item, ['name']);
+        if (typeof name === 'string') brokenNames.add(name);
+      }
     });
   }
 
@@ -337,8 +344,23 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
   issues.push(...checkUniqueModules(modules));
   for (const r of resources) issues.push(...checkResource(r.value, r.path, moduleIds, lenientModels));
   issues.push(...checkUniqueNames(resources));
-  issues.push(...checkDependencies(resources));
-  return prefixed(toValidationResult(issues), options.pathPrefix);
+  issues.push(...checkDependencies(resources, brokenNames));
+  return prefixed(toValidationResult(inDocumentOrder(issues)), options.pathPrefix);
+}
+
+const SECTION_ORDER: readonly string[] = ['', 'components', 'services', 'modules'];
+
+/** Sorts issues by the entry they concern (components, services, modules, by index), keeping the order within one entry. */
+function inDocumentOrder(issues: readonly Issue[]): Issue[] {
+  const rank = (path: string): [number, number] => {
+    const m = /^([A-Za-z_$][\w$]*)?(?:\[(\d+)\])?/.exec(path);
+    const section = SECTION_ORDER.indexOf(m?.[1] ?? '');
+    return [section < 0 ? SECTION_ORDER.length : section, m?.[2] === undefined ? -1 : Number(m[2])];
+  };
+  return issues
+    .map((issue, i) => ({ issue, i, r: rank(issue.path) }))
+    .sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1] || a.i - b.i)
+    .map((x) => x.issue);
 }
 
 function prefixed(result: ValidationResult, prefix: string | undefined): ValidationResult {
@@ -347,9 +369,14 @@ function prefixed(result: ValidationResult, prefix: string | undefined): Validat
   return { errors: result.errors.map(fix), warnings: result.warnings.map(fix) };
 }
 
-/** Validates and returns the typed config, or throws a ValidationError carrying every issue. */
+/**
+ * Validates and returns the typed config, or throws a ValidationError carrying every
+ * issue. The result is a deep copy of the input, unknown keys and key order included,
+ * so it can be written back to the service unchanged.
+ */
 export function parseMachineConfig(input: unknown, options: ValidateOptions = {}): MachineConfig {
   const result = validateMachineConfig(input, options);
   if (result.errors.length > 0) throw new ValidationError([...result.errors, ...result.warnings], { path: options.pathPrefix });
-  return MachineConfigSchema.parse(input);
+  MachineConfigSchema.parse(input);
+  return structuredClone(input) as MachineConfig;
 }
