@@ -1,0 +1,210 @@
+import { FleetformError } from '../../domain/errors';
+import { resolveReferences } from '../desired/references';
+import type { DesiredResource, DesiredStack } from '../desired/stack';
+import { runGraph } from '../graph';
+import { isObject, UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import type { Applied, KindContext, KindRegistry, ResourceKind } from '../kind';
+import { maskPaths } from '../mask';
+import type { ResourceChange } from '../plan/model';
+import type { StateBackend } from '../state/backend';
+import type { State, StateEntry } from '../state/schema';
+import { StateSaver } from './state-saver';
+
+/** Receives progress while a plan is applied. */
+export interface ApplyReporter {
+  start(change: ResourceChange): void;
+  done(change: ResourceChange, elapsedMs: number, detail?: string): void;
+  failed(change: ResourceChange, error: unknown, elapsedMs: number): void;
+  skipped(change: ResourceChange, because: string): void;
+}
+
+export interface ApplyStackInput {
+  readonly stack: DesiredStack;
+  readonly changes: readonly ResourceChange[];
+  readonly state: State;
+  readonly backend: StateBackend;
+  readonly kinds: KindRegistry;
+  readonly ctx: KindContext;
+  readonly parallelism: number;
+  readonly reporter: ApplyReporter;
+}
+
+export interface ApplyOutcome {
+  readonly applied: number;
+  readonly failed: ReadonlyArray<{ address: string; error: unknown }>;
+  readonly skipped: readonly string[];
+}
+
+/** True when `actual` is what the plan promised; UNKNOWN in the plan matches anything. */
+export function matchesPlanned(planned: JsonValue | undefined, actual: JsonValue | undefined): boolean {
+  if (planned === UNKNOWN) return true;
+  if (Array.isArray(planned)) {
+    return Array.isArray(actual) && planned.length === actual.length && planned.every((p, i) => matchesPlanned(p, actual[i]));
+  }
+  if (isObject(planned)) {
+    if (!isObject(actual)) return false;
+    const keys = new Set([...Object.keys(planned), ...Object.keys(actual)]);
+    return [...keys].every((k) => matchesPlanned(planned[k], actual[k]));
+  }
+  return planned === actual;
+}
+
+class ChangedSincePlanError extends FleetformError {}
+
+/** Applies one stack's planned changes: creates/updates in dependency order, then deletes in reverse. */
+export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> {
+  const { state, kinds, ctx, reporter } = input;
+  const saver = new StateSaver(input.backend, state);
+  const desired = new Map<string, DesiredResource>(input.stack.resources.map((r) => [r.address, r]));
+  const changes = new Map(input.changes.map((c) => [c.address, c]));
+  const failed: Array<{ address: string; error: unknown }> = [];
+  const skipped: string[] = [];
+  let applied = 0;
+
+  const kindOf = (c: ResourceChange): ResourceKind => {
+    const k = kinds.get(c.type);
+    if (!k) throw new FleetformError(`unknown resource type ${c.type}`, { path: c.address });
+    return k;
+  };
+
+  const timed = async (change: ResourceChange, fn: () => Promise<string | undefined>): Promise<void> => {
+    const started = Date.now();
+    reporter.start(change);
+    try {
+      const detail = await fn();
+      applied++;
+      reporter.done(change, Date.now() - started, detail);
+    } catch (error) {
+      failed.push({ address: change.address, error });
+      reporter.failed(change, error, Date.now() - started);
+      throw error;
+    }
+  };
+
+  const record = async (change: ResourceChange, entry: StateEntry): Promise<void> => {
+    state.resources[change.address] = entry;
+    await saver.save();
+  };
+
+  const desire = async (change: ResourceChange, kind: ResourceKind) => {
+    const resource = desired.get(change.address);
+    if (!resource) throw new FleetformError(`${change.address} is no longer declared by stack ${input.stack.name}`, { hint: 'plan again' });
+    const missing: string[] = [];
+    const attributes = resolveReferences(resource.attributes, (ref) => {
+      const value = state.resources[ref.address]?.outputs[ref.output];
+      if (value === undefined) missing.push(`${ref.address}.${ref.output}`);
+      return value;
+    }) as JsonObject;
+    if (missing.length > 0) {
+      throw new FleetformError(`${change.address} refers to ${missing.join(', ')}, which is not available`, {
+        path: change.address,
+        hint: 'apply the resources it depends on first',
+      });
+    }
+    const value = await kind.desire(ctx, attributes, state.resources[change.address]);
+    if (value.problems.length > 0) {
+      const p = value.problems[0];
+      throw new FleetformError(p?.message ?? 'invalid', { path: `${change.address}.${p?.path ?? ''}`, hint: p?.hint });
+    }
+    const masked = maskPaths(value.view, value.sensitivePaths, state.lineage);
+    if (!matchesPlanned(change.after ?? undefined, masked)) {
+      throw new ChangedSincePlanError(`the configuration of ${change.address} changed since the plan was made`, {
+        path: change.address,
+        hint: 'run `fleetform plan` again and review the new plan',
+      });
+    }
+    const entryFor = (ids: Applied): StateEntry => ({
+      type: change.type,
+      ids: { ...ids.ids },
+      outputs: { ...ids.outputs },
+      attributes: masked,
+      dependencies: [...resource.dependsOn],
+      private: value.private,
+      sensitive_paths: [...value.sensitivePaths],
+      status: 'ok',
+    });
+    return { view: value.view, entryFor };
+  };
+
+  const writeNode = async (change: ResourceChange): Promise<void> => {
+    const kind = kindOf(change);
+    await timed(change, async () => {
+      const { view, entryFor } = await desire(change, kind);
+      const prior = state.resources[change.address];
+      const checkpoint = async (ids: Applied): Promise<void> => {
+        await record(change, { ...entryFor(ids), attributes: null });
+      };
+      if (change.action === 'create') {
+        await record(change, entryFor(await kind.create(ctx, view, checkpoint)));
+        return 'created';
+      }
+      if (!prior) throw new FleetformError(`${change.address} is missing from state`, { hint: 'plan again' });
+      if (change.action === 'update') {
+        if (prior.attributes === null) {
+          await record(change, entryFor(await kind.update(ctx, prior, view, null)));
+        } else {
+          await record(change, entryFor(await kind.update(ctx, prior, view, change.observedVersion)));
+        }
+        return 'updated';
+      }
+      if (kind.replaceOrder === 'create-first') {
+        const created = await kind.create(ctx, view, async () => undefined);
+        await record(change, entryFor(created));
+        if (!kind.retainOnDelete(prior)) await kind.delete(ctx, prior);
+      } else {
+        if (!kind.retainOnDelete(prior)) await kind.delete(ctx, prior);
+        delete state.resources[change.address];
+        await saver.save();
+        await record(change, entryFor(await kind.create(ctx, view, checkpoint)));
+      }
+      return 'replaced';
+    });
+  };
+
+  const removeNode = async (change: ResourceChange): Promise<void> => {
+    const kind = kindOf(change);
+    await timed(change, async () => {
+      const entry = state.resources[change.address];
+      if (!entry) return 'already gone';
+      if (change.action === 'forget') {
+        delete state.resources[change.address];
+        await saver.save();
+        return 'removed from state';
+      }
+      const result = await kind.delete(ctx, entry);
+      if (result === 'pending') {
+        await record(change, { ...entry, status: 'deleting' });
+        return 'deletion started; it finishes on the service and a later apply removes it';
+      }
+      delete state.resources[change.address];
+      await saver.save();
+      return 'destroyed';
+    });
+  };
+
+  const onSkip = (address: string, because: string): void => {
+    const change = changes.get(address);
+    skipped.push(address);
+    if (change) reporter.skipped(change, because);
+  };
+
+  const writes = input.changes.filter((c) => c.action === 'create' || c.action === 'update' || c.action === 'replace');
+  await runGraph(
+    writes.map((c) => c.address),
+    (a) => changes.get(a)?.dependsOn ?? [],
+    input.parallelism,
+    (a) => writeNode(changes.get(a) as ResourceChange),
+    onSkip,
+  );
+  const removals = input.changes.filter((c) => c.action === 'delete' || c.action === 'forget');
+  const removing = new Set(removals.map((c) => c.address));
+  await runGraph(
+    removals.map((c) => c.address),
+    (a) => removals.filter((c) => removing.has(c.address) && c.dependsOn.includes(a)).map((c) => c.address),
+    input.parallelism,
+    (a) => removeNode(changes.get(a) as ResourceChange),
+    onSkip,
+  );
+  await saver.flush();
+  return { applied, failed, skipped };
+}

@@ -1,0 +1,108 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { FleetformError } from '../../domain/errors';
+import { isObject, toJson, type JsonObject } from '../json';
+import { findReferences } from './references';
+import type { DesiredResource, DesiredStack, ProviderSettings } from './stack';
+
+/** Terraform meta-arguments: they steer the engine and are not resource attributes. */
+const META_KEYS = new Set(['depends_on', 'lifecycle', 'provider', 'count', 'for_each', 'provisioner', 'connection', '//']);
+
+async function readJson(file: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new FleetformError(`${what} not found: ${file}`, { path: file, hint: 'run `fleetform synth` first' });
+    }
+    throw err;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new FleetformError(`${what} is not valid JSON: ${file}`, { path: file, hint: 'synthesize again with `fleetform synth`' });
+  }
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function providerOf(doc: JsonObject): ProviderSettings {
+  const block = isObject(doc.provider) ? doc.provider.fleetform : undefined;
+  const first = Array.isArray(block) ? block[0] : block;
+  if (!isObject(first)) return {};
+  const settings: { organizationId?: string; locationId?: string; endpoint?: string } = {};
+  const org = str(first.organization_id);
+  const loc = str(first.location_id);
+  const endpoint = str(first.endpoint);
+  if (org) settings.organizationId = org;
+  if (loc) settings.locationId = loc;
+  if (endpoint) settings.endpoint = endpoint;
+  return settings;
+}
+
+/** Parses one synthesized stack document (cdk.tf.json). */
+export function parseStackDocument(name: string, raw: unknown, file = `${name}/cdk.tf.json`): DesiredStack {
+  if (!isObject(raw)) throw new FleetformError(`stack ${name} is not a JSON object`, { path: file });
+  const doc = toJson(raw) as JsonObject;
+  const resources: DesiredResource[] = [];
+  const blocks = isObject(doc.resource) ? doc.resource : {};
+  for (const [type, byName] of Object.entries(blocks)) {
+    if (!isObject(byName)) continue;
+    for (const [logicalId, body] of Object.entries(byName)) {
+      if (!isObject(body)) continue;
+      const address = `${type}.${logicalId}`;
+      const attributes: JsonObject = {};
+      for (const [k, v] of Object.entries(body)) if (!META_KEYS.has(k)) attributes[k] = v;
+      const explicit = Array.isArray(body.depends_on)
+        ? body.depends_on.filter((d): d is string => typeof d === 'string').map((d) => d.replace(/^\$\{(.*)\}$/, '$1'))
+        : [];
+      const referenced = findReferences(attributes).map((r) => r.address);
+      const dependsOn = [...new Set([...explicit, ...referenced])].filter((d) => d !== address);
+      resources.push({ address, type, name: logicalId, attributes, dependsOn });
+    }
+  }
+  const known = new Set(resources.map((r) => r.address));
+  for (const r of resources) {
+    for (const dep of r.dependsOn) {
+      if (!known.has(dep)) {
+        throw new FleetformError(`${r.address} depends on ${dep}, which stack ${name} does not declare`, {
+          path: `${file}#resource.${r.type}.${r.name}`,
+          hint: 'declare the referenced resource in the same stack',
+        });
+      }
+    }
+  }
+  return { name, provider: providerOf(doc), resources };
+}
+
+/** Reads every stack (or the named ones) of a synthesized app from its output folder. */
+export async function readStacks(outdir: string, only?: readonly string[]): Promise<DesiredStack[]> {
+  const manifest = await readJson(path.join(outdir, 'manifest.json'), 'synthesized app manifest');
+  const stacks = isObject(manifest) && isObject(manifest.stacks) ? manifest.stacks : undefined;
+  if (!stacks) {
+    throw new FleetformError(`${outdir}/manifest.json lists no stacks`, { hint: 'synthesize again with `fleetform synth`' });
+  }
+  const names = Object.keys(stacks);
+  for (const wanted of only ?? []) {
+    if (!names.includes(wanted)) {
+      throw new FleetformError(`no stack named "${wanted}"`, {
+        path: '--stack',
+        hint: `stacks of this app: ${names.join(', ') || '(none)'}`,
+      });
+    }
+  }
+  const selected = only && only.length > 0 ? names.filter((n) => only.includes(n)) : names;
+  const result: DesiredStack[] = [];
+  for (const name of selected) {
+    const entry = stacks[name];
+    const rel = isObject(entry) && typeof entry.synthesizedStackPath === 'string'
+      ? entry.synthesizedStackPath
+      : path.join('stacks', name, 'cdk.tf.json');
+    const file = path.join(outdir, rel);
+    result.push(parseStackDocument(name, await readJson(file, `stack ${name}`), file));
+  }
+  return result;
+}

@@ -1,0 +1,25 @@
+import type { JsonObject } from '../json';
+
+/** The provider block of a stack: where and as whom its resources live. */
+export interface ProviderSettings {
+  readonly organizationId?: string;
+  readonly locationId?: string;
+  readonly endpoint?: string;
+}
+
+/** One resource as the synthesized stack declares it. */
+export interface DesiredResource {
+  readonly address: string;
+  readonly type: string;
+  readonly name: string;
+  /** Attributes as synthesized: may hold `${type.name.output}` references. */
+  readonly attributes: JsonObject;
+  /** Addresses this resource must follow: explicit depends_on and references. */
+  readonly dependsOn: readonly string[];
+}
+
+export interface DesiredStack {
+  readonly name: string;
+  readonly provider: ProviderSettings;
+  readonly resources: readonly DesiredResource[];
+}

@@ -1,0 +1,188 @@
+import type { ServiceClient } from '../api/client';
+import { FleetformError } from '../domain/errors';
+import { applyStack, type ApplyOutcome, type ApplyReporter } from './apply/executor';
+import type { DesiredStack, ProviderSettings } from './desired/stack';
+import type { KindContext, KindRegistry } from './kind';
+import { maskPaths } from './mask';
+import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
+import { planStack } from './plan/planner';
+import type { StateBackend, StateLock } from './state/backend';
+import type { State } from './state/schema';
+
+export interface EngineSettings {
+  readonly client: ServiceClient;
+  readonly backend: StateBackend;
+  readonly kinds: KindRegistry;
+  readonly parallelism: number;
+  readonly lockTimeoutMs: number;
+  /** Used when a stack's provider names no organization or location (e.g. the embedded emulator's). */
+  readonly defaults?: { readonly organizationId?: string; readonly locationId?: string };
+}
+
+export class StalePlanError extends FleetformError {}
+
+/** Plans and applies stacks against one service. Knows no resource kind. */
+export class Engine {
+  private readonly targets = new Map<string, Promise<{ organizationId: string; locationId: string }>>();
+  constructor(private readonly settings: EngineSettings) {}
+
+  /** Locks every named stack, or none (releasing what it took) when one is locked. */
+  async lock(stacks: readonly string[], operation: string): Promise<() => Promise<void>> {
+    const held: StateLock[] = [];
+    const release = async () => {
+      for (const l of held.reverse()) await l.release();
+    };
+    try {
+      for (const s of stacks) held.push(await this.settings.backend.lock(s, operation, { timeoutMs: this.settings.lockTimeoutMs }));
+    } catch (err) {
+      await release();
+      throw err;
+    }
+    return release;
+  }
+
+  /** The organization and location a stack's resources live in. */
+  target(provider: ProviderSettings): Promise<{ organizationId: string; locationId: string }> {
+    const key = `${provider.organizationId ?? ''}/${provider.locationId ?? ''}`;
+    let found = this.targets.get(key);
+    if (!found) {
+      found = this.resolveTarget(provider);
+      this.targets.set(key, found);
+    }
+    return found;
+  }
+
+  private async resolveTarget(provider: ProviderSettings): Promise<{ organizationId: string; locationId: string }> {
+    const { client } = this.settings;
+    let organizationId = provider.organizationId ?? this.settings.defaults?.organizationId;
+    if (!organizationId) {
+      const orgs = await client.appClient.listOrganizations();
+      if (orgs.length !== 1) {
+        throw new FleetformError(
+          orgs.length === 0 ? 'the API key can see no organization' : `the API key can see ${orgs.length} organizations`,
+          { path: 'FleetProvider.organizationId', hint: `set organizationId on the FleetProvider; choices: ${orgs.map((o) => `${o.id} (${o.name})`).join(', ') || 'none'}` },
+        );
+      }
+      organizationId = (orgs[0] as { id: string }).id;
+    }
+    let locationId = provider.locationId ?? (provider.organizationId ? undefined : this.settings.defaults?.locationId);
+    if (!locationId) {
+      const locations = await client.appClient.listLocations(organizationId);
+      if (locations.length !== 1) {
+        throw new FleetformError(
+          locations.length === 0 ? `organization ${organizationId} has no location` : `organization ${organizationId} has ${locations.length} locations`,
+          { path: 'FleetProvider.locationId', hint: `set locationId on the FleetProvider; choices: ${locations.map((l) => `${l.id} (${l.name})`).join(', ') || 'none'}` },
+        );
+      }
+      locationId = (locations[0] as { id: string }).id;
+    }
+    return { organizationId, locationId };
+  }
+
+  async context(provider: ProviderSettings): Promise<KindContext> {
+    const target = await this.target(provider);
+    const cache = new Map<string, Promise<unknown>>();
+    return {
+      client: this.settings.client,
+      ...target,
+      memo: <T>(key: string, load: () => Promise<T>): Promise<T> => {
+        let hit = cache.get(key) as Promise<T> | undefined;
+        if (!hit) {
+          hit = load();
+          cache.set(key, hit);
+        }
+        return hit;
+      },
+    };
+  }
+
+  /** Reads states and the service, and plans every stack. Call under `lock`. */
+  async plan(stacks: readonly DesiredStack[], options: { refresh: boolean; destroy: boolean }): Promise<{ plan: Plan; states: Map<string, State> }> {
+    const states = new Map<string, State>();
+    const headers: StackPlanHeader[] = [];
+    const changes: ResourceChange[] = [];
+    for (const stack of stacks) {
+      const state = await this.settings.backend.read(stack.name);
+      states.set(stack.name, state);
+      const ctx = await this.context(stack.provider);
+      headers.push({ name: stack.name, lineage: state.lineage, serial: state.serial, organizationId: ctx.organizationId, locationId: ctx.locationId });
+      changes.push(
+        ...(await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism: this.settings.parallelism, destroy: options.destroy })),
+      );
+    }
+    return { plan: { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy }, states };
+  }
+
+  /**
+   * Checks that a saved plan still describes the world: same state (lineage and serial)
+   * and the same remote versions it observed. Call under `lock`.
+   */
+  async assertFresh(plan: Plan, stacks: readonly DesiredStack[]): Promise<Map<string, State>> {
+    const states = new Map<string, State>();
+    for (const header of plan.stacks) {
+      const stack = stacks.find((s) => s.name === header.name);
+      if (!stack) throw new StalePlanError(`saved plan is stale: stack ${header.name} is no longer in the app`, { hint: 'run `fleetform plan --out FILE` again' });
+      const state = await this.settings.backend.read(header.name);
+      if (state.lineage !== header.lineage || state.serial !== header.serial) {
+        throw new StalePlanError(`saved plan is stale: the state of stack ${header.name} changed since the plan (serial ${header.serial} -> ${state.serial})`, {
+          hint: 'run `fleetform plan --out FILE` again and review it',
+        });
+      }
+      states.set(header.name, state);
+      const ctx = await this.context(stack.provider);
+      for (const change of plan.changes.filter((c) => c.stack === header.name && c.action !== 'no-op' && c.observedVersion !== null)) {
+        const entry = state.resources[change.address];
+        const kind = this.settings.kinds.get(change.type);
+        if (!entry || !kind) continue;
+        const now = await kind.observe(ctx, entry);
+        if ((now?.version ?? null) !== change.observedVersion) {
+          throw new StalePlanError(`saved plan is stale: ${change.address} changed on the service since the plan`, {
+            hint: 'run `fleetform plan --out FILE` again and review it',
+          });
+        }
+      }
+    }
+    return states;
+  }
+
+  /** Applies a plan stack by stack. Call under `lock`. */
+  async apply(plan: Plan, stacks: readonly DesiredStack[], states: Map<string, State>, reporter: ApplyReporter): Promise<ApplyOutcome> {
+    const outcome = { applied: 0, failed: [] as Array<{ address: string; error: unknown }>, skipped: [] as string[] };
+    for (const stack of stacks) {
+      const state = states.get(stack.name) ?? (await this.settings.backend.read(stack.name));
+      const changes = plan.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
+      if (changes.length === 0) continue;
+      const ctx = await this.context(stack.provider);
+      const r = await applyStack({ stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter });
+      outcome.applied += r.applied;
+      outcome.failed.push(...r.failed);
+      outcome.skipped.push(...r.skipped);
+    }
+    return outcome;
+  }
+
+  /** Adopts an existing remote object at a declared address. Call under `lock`. */
+  async importResource(stack: DesiredStack, address: string, id: string): Promise<void> {
+    const resource = stack.resources.find((r) => r.address === address);
+    if (!resource) {
+      throw new FleetformError(`stack ${stack.name} declares no ${address}`, {
+        path: address,
+        hint: `declared addresses: ${stack.resources.map((r) => r.address).join(', ') || '(none)'}`,
+      });
+    }
+    const state = await this.settings.backend.read(stack.name);
+    if (state.resources[address]) throw new FleetformError(`${address} is already managed`, { path: address, hint: 'fleetform state rm it first to import another object' });
+    const kind = this.settings.kinds.get(resource.type);
+    if (!kind) throw new FleetformError(`unknown resource type ${resource.type}`, { path: address });
+    const ctx = await this.context(stack.provider);
+    const applied = await kind.importById(ctx, id);
+    const entry = { type: resource.type, ids: { ...applied.ids }, outputs: { ...applied.outputs }, attributes: null, dependencies: [...resource.dependsOn], private: {}, sensitive_paths: [], status: 'ok' as const };
+    const observed = await kind.observe(ctx, entry);
+    if (!observed) throw new FleetformError(`${id} was not found on the service`, { path: address });
+    const desired = await kind.desire(ctx, resource.attributes, undefined).catch(() => undefined);
+    const sensitive = desired ? [...desired.sensitivePaths] : [];
+    state.resources[address] = { ...entry, attributes: maskPaths(observed.view, sensitive, state.lineage), sensitive_paths: sensitive };
+    state.serial += 1;
+    await this.settings.backend.write(state);
+  }
+}

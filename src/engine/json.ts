@@ -1,0 +1,61 @@
+/** JSON values as the engine handles them: plain data, comparable and serializable. */
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/**
+ * A value that is only known once apply has run (for example the id of a dataset that
+ * does not exist yet). It is a marker string so that plans stay plain JSON.
+ */
+export const UNKNOWN = '(known after apply)';
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Deterministic serialization: object keys sorted, so equal values give equal text. */
+export function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => jsonEqual(v, b[i]));
+  }
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Converts arbitrary parsed data (e.g. from JSON.parse or a Struct) into JsonValue, dropping undefined. */
+export function toJson(value: unknown): JsonValue {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(toJson);
+  if (typeof value === 'object') {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = toJson(v);
+    return out;
+  }
+  return String(value);
+}
+
+/** Path segment rendering: `a.b`, `a["x y"]`, `a[2]`. */
+export function joinPath(base: string, key: string | number): string {
+  if (typeof key === 'number') return `${base}[${key}]`;
+  if (/^[A-Za-z_][\w-]*$/.test(key)) return base ? `${base}.${key}` : key;
+  return `${base}[${JSON.stringify(key)}]`;
+}

@@ -1,0 +1,105 @@
+import type { ServiceClient } from '../api/client';
+import type { JsonObject } from './json';
+import type { StateEntry } from './state/schema';
+
+/** Where resources are created: the stack's organization and default location. */
+export interface KindContext {
+  readonly client: ServiceClient;
+  readonly organizationId: string;
+  readonly locationId: string;
+  /** Shares one read among every resource of a run (e.g. a registry module many machines use). */
+  memo<T>(key: string, load: () => Promise<T>): Promise<T>;
+}
+
+/** A remark attached to a resource in a plan, at an attribute path when it concerns one. */
+export interface PlanNote {
+  readonly level: 'info' | 'warning';
+  readonly path?: string;
+  readonly message: string;
+}
+
+/** Something that makes a resource impossible to plan; the plan fails listing every one. */
+export interface PlanProblem {
+  readonly path: string;
+  readonly message: string;
+  readonly hint?: string;
+}
+
+/** What the service holds now, as a kind sees it. */
+export interface Observation {
+  /** Comparable view, in the same shape as the desired view. */
+  readonly view: JsonObject;
+  /** Changes whenever the remote object changes: guards saved plans and concurrent edits. */
+  readonly version: string;
+  /** Read-only facts shown beside the resource (e.g. a training job's status). */
+  readonly facts: Readonly<Record<string, string>>;
+}
+
+/** The desired value of one resource, normalized by its kind. */
+export interface Desired {
+  readonly view: JsonObject;
+  /** Paths (as rendered by diffJson) holding secrets: masked in plans, logs and state. */
+  readonly sensitivePaths: readonly string[];
+  /** Handler-owned data to keep in state once applied (e.g. module version pins). */
+  readonly private: JsonObject;
+  readonly notes: readonly PlanNote[];
+  readonly problems: readonly PlanProblem[];
+}
+
+/** How a kind judges a difference between what exists and what is desired. */
+export interface Judgement {
+  /** Non-empty when the change cannot be made in place: the resource is replaced. */
+  readonly replaceReasons: readonly string[];
+  readonly problems: readonly PlanProblem[];
+  readonly notes: readonly PlanNote[];
+}
+
+export interface Applied {
+  readonly ids: Readonly<Record<string, string>>;
+  readonly outputs: Readonly<Record<string, string>>;
+}
+
+/**
+ * One resource kind: observe / create / update / delete (and import), the way a
+ * Crossplane external client or a Terraform provider resource is written. The engine
+ * knows no kind; it plans and applies through this interface only.
+ */
+export interface ResourceKind {
+  /** The synthesized resource type, e.g. `fleetform_machine`. */
+  readonly type: string;
+  /** Replacement order: `create-first` keeps the old object until the new one exists. */
+  readonly replaceOrder: 'create-first' | 'delete-first';
+  /** Normalizes and checks synthesized attributes (references already resolved, or UNKNOWN). */
+  desire(ctx: KindContext, attributes: JsonObject, prior: StateEntry | undefined): Promise<Desired>;
+  /** Reads the remote object; undefined when it no longer exists. */
+  observe(ctx: KindContext, entry: StateEntry): Promise<Observation | undefined>;
+  /** Judges the change from the current view (observed, else last applied) to the desired one. */
+  judge(current: JsonObject, desired: JsonObject, observation: Observation | undefined, prior: StateEntry): Judgement;
+  /** Creates the object. `checkpoint` records ids as soon as the remote object exists. */
+  create(ctx: KindContext, desired: JsonObject, checkpoint: (ids: Applied) => Promise<void>): Promise<Applied>;
+  /**
+   * Updates in place, guarded by the version observed when planning (null when the plan
+   * did not read the service): a remote change since then must fail, not be overwritten.
+   */
+  update(ctx: KindContext, entry: StateEntry, desired: JsonObject, plannedVersion: string | null): Promise<Applied>;
+  /** Deletes; `pending` when deletion has started but finishes later (kept in state as deleting). */
+  delete(ctx: KindContext, entry: StateEntry): Promise<'deleted' | 'pending'>;
+  /** True when removing the resource from code should leave the remote object in place. */
+  retainOnDelete(entry: StateEntry): boolean;
+  /** Adopts an existing remote object by its id. */
+  importById(ctx: KindContext, id: string): Promise<Applied>;
+}
+
+/** The kinds an engine run knows, by type. */
+export class KindRegistry {
+  private readonly kinds = new Map<string, ResourceKind>();
+  constructor(kinds: readonly ResourceKind[]) {
+    for (const k of kinds) this.kinds.set(k.type, k);
+  }
+  get(type: string): ResourceKind | undefined {
+    return this.kinds.get(type);
+  }
+  types(): string[] {
+    return [...this.kinds.keys()];
+  }
+}

@@ -1,0 +1,47 @@
+import { isObject, toJson, type JsonObject, type JsonValue } from '../json';
+
+/** The parts of a machine config fleetform manages; other top-level keys are left as the service has them. */
+export const MANAGED_LISTS = ['components', 'services', 'modules'] as const;
+
+function keyOf(entry: JsonObject, taken: Set<string>): string {
+  const name = typeof entry.name === 'string' ? entry.name : '';
+  let key = name;
+  if (taken.has(key) && typeof entry.api === 'string') key = `${name}@${entry.api}`;
+  let n = 2;
+  while (taken.has(key)) key = `${name}#${n++}`;
+  taken.add(key);
+  return key;
+}
+
+/**
+ * A machine config as a plan compares it: each managed list keyed by entry name, so a
+ * change shows as `config.components.sensor-1.attributes.timeout_ms`, not as a list shift.
+ */
+export function configView(config: Record<string, unknown>): JsonObject {
+  const view: JsonObject = {};
+  for (const list of MANAGED_LISTS) {
+    const entries = config[list];
+    if (!Array.isArray(entries) || entries.length === 0) continue;
+    const keyed: JsonObject = {};
+    const taken = new Set<string>();
+    for (const raw of entries) {
+      const entry = toJson(raw);
+      if (isObject(entry)) keyed[keyOf(entry, taken)] = entry;
+    }
+    view[list] = keyed;
+  }
+  return view;
+}
+
+/** Back from the keyed view to the service's list form, keeping unmanaged top-level keys of `base`. */
+export function configDocument(view: JsonObject, base: Record<string, unknown> = {}): Record<string, JsonValue> {
+  const doc: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (!(MANAGED_LISTS as readonly string[]).includes(k)) doc[k] = toJson(v);
+  }
+  for (const list of MANAGED_LISTS) {
+    const keyed = view[list];
+    doc[list] = isObject(keyed) ? Object.values(keyed) : [];
+  }
+  return doc;
+}

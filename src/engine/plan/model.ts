@@ -1,0 +1,75 @@
+import type { AttributeChange } from '../diff';
+import type { JsonObject } from '../json';
+import type { PlanNote, PlanProblem } from '../kind';
+
+/** Terraform's vocabulary, plus `forget` (leave the remote object, drop it from state). */
+export type Action = 'create' | 'update' | 'delete' | 'replace' | 'forget' | 'no-op';
+
+/** The plan for one address: what exists, what is wanted, and what apply will do. */
+export interface ResourceChange {
+  readonly stack: string;
+  readonly address: string;
+  readonly type: string;
+  readonly action: Action;
+  /** What exists now (observed, else last applied), secrets masked; null when nothing exists. */
+  readonly before: JsonObject | null;
+  /** What apply will make it, secrets masked; null for delete/forget. */
+  readonly after: JsonObject | null;
+  readonly changes: readonly AttributeChange[];
+  /** Changes made outside fleetform since the last apply (apply reverts them). */
+  readonly drift: readonly AttributeChange[];
+  /** The remote object was deleted outside fleetform. */
+  readonly vanished: boolean;
+  readonly replaceReasons: readonly string[];
+  /** For replace: whether the new object is created before the old one is deleted. */
+  readonly replaceOrder: 'create-first' | 'delete-first';
+  readonly notes: readonly PlanNote[];
+  readonly problems: readonly PlanProblem[];
+  readonly facts: Readonly<Record<string, string>>;
+  readonly sensitivePaths: readonly string[];
+  readonly dependsOn: readonly string[];
+  /** The observed remote version the plan was made from (guards saved plans). */
+  readonly observedVersion: string | null;
+}
+
+export interface StackPlanHeader {
+  readonly name: string;
+  readonly lineage: string;
+  readonly serial: number;
+  readonly organizationId: string;
+  readonly locationId: string;
+}
+
+export interface Plan {
+  readonly formatVersion: '1.0';
+  readonly createdAt: string;
+  readonly stacks: readonly StackPlanHeader[];
+  readonly changes: readonly ResourceChange[];
+  /** Set for `destroy` plans. */
+  readonly destroy: boolean;
+}
+
+export interface PlanSummary {
+  readonly add: number;
+  readonly change: number;
+  readonly destroy: number;
+  readonly forget: number;
+  readonly drifted: number;
+  readonly problems: number;
+}
+
+export function summarize(changes: readonly ResourceChange[]): PlanSummary {
+  const count = (p: (c: ResourceChange) => boolean): number => changes.filter(p).length;
+  return {
+    add: count((c) => c.action === 'create' || c.action === 'replace'),
+    change: count((c) => c.action === 'update'),
+    destroy: count((c) => c.action === 'delete' || c.action === 'replace'),
+    forget: count((c) => c.action === 'forget'),
+    drifted: count((c) => c.drift.length > 0 || c.vanished),
+    problems: changes.reduce((n, c) => n + c.problems.length, 0),
+  };
+}
+
+export function hasChanges(plan: Plan): boolean {
+  return plan.changes.some((c) => c.action !== 'no-op');
+}

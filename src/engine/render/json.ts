@@ -1,0 +1,45 @@
+import type { JsonValue } from '../json';
+import { summarize, type Action, type Plan } from '../plan/model';
+import { redact } from './values';
+
+/**
+ * The machine-readable plan (`fleetform plan --json`), format_version 1.0. Stable fields:
+ * format_version, created_at, destroy, stacks[], resource_changes[] (address, stack, type,
+ * change {actions, before, after, replace_paths}, attribute_changes[], drift[], deleted_outside,
+ * notes[], problems[], facts), summary {add, change, destroy, forget, drifted, problems}.
+ * Secrets appear as "(sensitive)".
+ */
+export const PLAN_JSON_FORMAT_VERSION = '1.0';
+
+function actions(action: Action, replaceOrder: 'create-first' | 'delete-first'): string[] {
+  if (action === 'replace') return replaceOrder === 'create-first' ? ['create', 'delete'] : ['delete', 'create'];
+  return [action];
+}
+
+export function renderPlanJson(plan: Plan): string {
+  const doc = {
+    format_version: PLAN_JSON_FORMAT_VERSION,
+    created_at: plan.createdAt,
+    destroy: plan.destroy,
+    stacks: plan.stacks.map((s) => ({ name: s.name, lineage: s.lineage, serial: s.serial, organization_id: s.organizationId, location_id: s.locationId })),
+    resource_changes: plan.changes.map((c) => ({
+      address: c.address,
+      stack: c.stack,
+      type: c.type,
+      change: {
+        actions: actions(c.action, c.replaceOrder),
+        before: redact(c.before ?? undefined) ?? null,
+        after: redact(c.after ?? undefined) ?? null,
+        replace_paths: c.replaceReasons,
+      },
+      attribute_changes: c.changes.map((a) => ({ path: a.path, kind: a.kind, before: redact(a.before) ?? null, after: redact(a.after) ?? null })),
+      drift: c.drift.map((a) => ({ path: a.path, kind: a.kind, before: redact(a.before) ?? null, after: redact(a.after) ?? null })),
+      deleted_outside: c.vanished,
+      notes: c.notes,
+      problems: c.problems,
+      facts: c.facts,
+    })),
+    summary: summarize(plan.changes),
+  } satisfies Record<string, unknown>;
+  return `${JSON.stringify(doc as unknown as JsonValue, null, 2)}\n`;
+}

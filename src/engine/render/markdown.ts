@@ -1,0 +1,31 @@
+import { summarize, type Plan } from '../plan/model';
+import { palette } from './colors';
+import { renderResource, summaryLine } from './text';
+import { showValue } from './values';
+
+/** A pull-request comment: the summary in the open, each stack's details collapsed. */
+export function renderPlanMarkdown(plan: Plan): string {
+  const p = palette(false);
+  const summary = summarize(plan.changes);
+  const out: string[] = [`### fleetform ${plan.destroy ? 'destroy plan' : 'plan'}`, '', `**${summaryLine(summary, plan.destroy)}**`, ''];
+  if (summary.drifted > 0) out.push(`:warning: ${summary.drifted} resource(s) changed outside fleetform; apply reverts them.`, '');
+  if (summary.problems > 0) out.push(`:x: ${summary.problems} problem(s) must be fixed before apply.`, '');
+  for (const stack of plan.stacks) {
+    const changes = plan.changes.filter((c) => c.stack === stack.name);
+    const acting = changes.filter((c) => c.action !== 'no-op' || c.drift.length > 0 || c.problems.length > 0);
+    const s = summarize(changes);
+    out.push(`<details><summary>Stack <code>${stack.name}</code>: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy</summary>`, '');
+    if (acting.length === 0) out.push('No changes.', '');
+    else {
+      out.push('```diff');
+      for (const c of acting) {
+        for (const d of c.drift) out.push(`! ${c.address}: changed outside fleetform: ${d.path} = ${showValue(d.before)} -> ${showValue(d.after)}`);
+        if (c.action !== 'no-op') out.push(...renderResource(p, c).map((l) => l.replace(/^(\s*)([-+~])/, '$2$1')));
+        for (const pr of c.problems) out.push(`! error: ${c.address}.${pr.path}: ${pr.message}`);
+      }
+      out.push('```', '');
+    }
+    out.push('</details>', '');
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,100 @@
+import type { AttributeChange } from '../diff';
+import { isObject, type JsonObject } from '../json';
+import { summarize, type Action, type Plan, type PlanSummary, type ResourceChange } from '../plan/model';
+import { palette, type Palette } from './colors';
+import { showValue } from './values';
+
+const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+', forget: '.', 'no-op': ' ' };
+const PHRASE: Record<Action, string> = {
+  create: 'will be created',
+  update: 'will be updated in-place',
+  delete: 'will be destroyed',
+  replace: 'must be replaced',
+  forget: 'will be removed from state (the remote object is kept)',
+  'no-op': 'is up to date',
+};
+
+function colorFor(p: Palette, action: Action | AttributeChange['kind']): (s: string) => string {
+  if (action === 'create' || action === 'add') return p.green;
+  if (action === 'delete' || action === 'remove') return p.red;
+  if (action === 'replace') return p.yellow;
+  if (action === 'forget') return p.dim;
+  return p.yellow;
+}
+
+function attributeLine(p: Palette, c: AttributeChange, pad: string): string {
+  const path = c.path || '(whole)';
+  if (c.kind === 'add') return colorFor(p, 'add')(`${pad}+ ${path} = ${showValue(c.after, `${pad}    `)}`);
+  if (c.kind === 'remove') return colorFor(p, 'remove')(`${pad}- ${path} = ${showValue(c.before, `${pad}    `)}`);
+  return colorFor(p, 'change')(`${pad}~ ${path} = ${showValue(c.before, `${pad}    `)} -> ${showValue(c.after, `${pad}    `)}`);
+}
+
+/** Top-level attributes of a created or destroyed object, one line each. */
+function wholeObjectLines(p: Palette, obj: JsonObject | null, kind: 'add' | 'remove', pad: string): string[] {
+  if (!obj || !isObject(obj)) return [];
+  return Object.keys(obj)
+    .sort()
+    .map((k) => attributeLine(p, kind === 'add' ? { path: k, kind, after: obj[k] } : { path: k, kind, before: obj[k] }, pad));
+}
+
+export function renderResource(p: Palette, c: ResourceChange): string[] {
+  const color = colorFor(p, c.action);
+  const lines = [p.bold(`  # ${c.address} ${PHRASE[c.action]}`)];
+  for (const reason of c.replaceReasons) lines.push(p.red(`  #   replacement forced by: ${reason}`));
+  for (const [k, v] of Object.entries(c.facts)) lines.push(p.dim(`  #   ${k}: ${v}`));
+  lines.push(color(`  ${SYMBOL[c.action]} resource "${c.type}" "${c.address.slice(c.type.length + 1)}" {`));
+  const pad = '      ';
+  if (c.action === 'create') lines.push(...wholeObjectLines(p, c.after, 'add', pad));
+  else if (c.action === 'delete' || c.action === 'forget') lines.push(...wholeObjectLines(p, c.before, 'remove', pad));
+  else for (const ch of c.changes) lines.push(attributeLine(p, ch, pad));
+  for (const n of c.notes) {
+    const text = `${pad}# ${n.level === 'warning' ? 'warning: ' : ''}${n.path ? `${n.path}: ` : ''}${n.message}`;
+    lines.push(n.level === 'warning' ? p.yellow(text) : p.dim(text));
+  }
+  lines.push(color('    }'));
+  return lines;
+}
+
+export function summaryLine(s: PlanSummary, destroy = false): string {
+  const forget = s.forget > 0 ? `, ${s.forget} to forget` : '';
+  const head = destroy ? 'Destroy plan' : 'Plan';
+  return `${head}: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy${forget}.`;
+}
+
+/** The plan as Terraform users read it: drift first, then actions, then the summary line. */
+export function renderPlanText(plan: Plan, options: { color: boolean }): string {
+  const p = palette(options.color);
+  const out: string[] = [];
+  const drifted = plan.changes.filter((c) => c.drift.length > 0 || c.vanished);
+  if (drifted.length > 0) {
+    out.push(p.bold('Note: Objects have changed outside of fleetform'), '');
+    out.push('fleetform detected the following changes made outside of fleetform since the last apply:', '');
+    for (const c of drifted) {
+      if (c.vanished) {
+        out.push(p.bold(`  # ${c.address} has been deleted`));
+        continue;
+      }
+      out.push(p.bold(`  # ${c.address} has changed`));
+      for (const d of c.drift) out.push(attributeLine(p, d, '      '));
+    }
+    out.push('', 'Unless you have made equivalent changes to your configuration, apply will undo them.', '');
+  }
+  const acting = plan.changes.filter((c) => c.action !== 'no-op');
+  const problems = plan.changes.flatMap((c) => c.problems.map((pr) => ({ address: c.address, ...pr })));
+  if (acting.length === 0 && problems.length === 0) {
+    out.push(p.green('No changes. Your fleet matches the configuration.'));
+  } else if (acting.length > 0) {
+    out.push('fleetform will perform the following actions:', '');
+    for (const c of acting) out.push(...renderResource(p, c), '');
+  }
+  const noteOnly = plan.changes.filter((c) => c.action === 'no-op' && c.notes.some((n) => n.level === 'warning'));
+  for (const c of noteOnly) {
+    for (const n of c.notes) if (n.level === 'warning') out.push(p.yellow(`Warning: ${c.address}${n.path ? `.${n.path}` : ''}: ${n.message}`));
+  }
+  for (const pr of problems) {
+    out.push(p.red(`Error: ${pr.address}${pr.path ? `.${pr.path}` : ''}: ${pr.message}`));
+    if (pr.hint) out.push(`  hint: ${pr.hint}`);
+  }
+  out.push(p.bold(summaryLine(summarize(plan.changes), plan.destroy)));
+  return `${out.join('\n')}\n`;
+}

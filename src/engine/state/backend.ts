@@ -1,0 +1,19 @@
+import type { LockInfo, State } from './schema';
+
+/** A lock held on one stack's state; release it when the operation ends. */
+export interface StateLock {
+  readonly info: LockInfo;
+  release(): Promise<void>;
+}
+
+/** Where state documents live. One document per stack. */
+export interface StateBackend {
+  readonly description: string;
+  read(stack: string): Promise<State>;
+  /** Writes atomically; the caller has already bumped `serial`. */
+  write(state: State): Promise<void>;
+  lock(stack: string, operation: string, options: { timeoutMs: number }): Promise<StateLock>;
+  forceUnlock(stack: string, lockId: string): Promise<void>;
+  /** Reads the current holder without taking the lock. */
+  lockHolder(stack: string): Promise<LockInfo | undefined>;
+}

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { promises as fs, constants } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { FleetformError } from '../../domain/errors';
+import type { StateBackend, StateLock } from './backend';
+import { LockInfoSchema, StateSchema, type LockInfo, type State } from './schema';
+
+export class StateLockedError extends FleetformError {}
+
+const STACK_NAME = /^[A-Za-z0-9][\w.-]*$/;
+
+/** Creates an empty state for a stack, with a fresh lineage. */
+export function emptyState(stack: string): State {
+  return { format_version: 1, stack, lineage: randomUUID(), serial: 0, resources: {} };
+}
+
+/**
+ * State on the local disk: `<dir>/<stack>.state.json`, written atomically (temporary
+ * file, fsync, rename) with mode 0600, and a lock file `<stack>.lock` created
+ * exclusively, holding who took it and why.
+ */
+export class LocalStateBackend implements StateBackend {
+  readonly description: string;
+  constructor(private readonly dir: string) {
+    this.description = `local (${dir})`;
+  }
+
+  private file(stack: string, suffix: string): string {
+    if (!STACK_NAME.test(stack)) {
+      throw new FleetformError(`invalid stack name ${JSON.stringify(stack)}`, {
+        hint: 'stack names use letters, digits, ".", "_" and "-"',
+      });
+    }
+    return path.join(this.dir, `${stack}${suffix}`);
+  }
+
+  async read(stack: string): Promise<State> {
+    const file = this.file(stack, '.state.json');
+    let text: string;
+    try {
+      text = await fs.readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyState(stack);
+      throw err;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new FleetformError(`state file ${file} is not valid JSON`, {
+        path: file,
+        hint: 'restore it from a backup (the previous version is kept as .backup), or remove it and import the resources again',
+      });
+    }
+    const result = StateSchema.safeParse(parsed);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      throw new FleetformError(`state file ${file} is not a fleetform state: ${issue?.message ?? 'invalid'}`, {
+        path: issue ? `${file}#${issue.path.join('.')}` : file,
+        hint: 'it may come from a newer fleetform, or have been edited by hand',
+      });
+    }
+    return result.data;
+  }
+
+  async write(state: State): Promise<void> {
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const file = this.file(state.stack, '.state.json');
+    const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
+    const handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+    try {
+      await handle.writeFile(`${JSON.stringify(state, null, 2)}\n`, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await fs.copyFile(file, `${file}.backup`);
+      await fs.chmod(`${file}.backup`, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    await fs.rename(tmp, file);
+    const dir = await fs.open(this.dir, 'r');
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
+  }
+
+  async lockHolder(stack: string): Promise<LockInfo | undefined> {
+    try {
+      const text = await fs.readFile(this.file(stack, '.lock'), 'utf8');
+      const parsed = LockInfoSchema.safeParse(JSON.parse(text));
+      return parsed.success ? parsed.data : undefined;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (err instanceof SyntaxError) return undefined;
+      throw err;
+    }
+  }
+
+  async lock(stack: string, operation: string, options: { timeoutMs: number }): Promise<StateLock> {
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const file = this.file(stack, '.lock');
+    const info: LockInfo = {
+      id: randomUUID(),
+      operation,
+      who: `${os.userInfo().username}@${os.hostname()}`,
+      created: new Date().toISOString(),
+      pid: process.pid,
+    };
+    const deadline = Date.now() + options.timeoutMs;
+    for (;;) {
+      try {
+        const handle = await fs.open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+        try {
+          await handle.writeFile(JSON.stringify(info), 'utf8');
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        return {
+          info,
+          release: async () => {
+            const holder = await this.lockHolder(stack);
+            if (holder?.id === info.id) await fs.rm(file, { force: true });
+          },
+        };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      if (Date.now() >= deadline) {
+        const holder = await this.lockHolder(stack);
+        const who = holder
+          ? `${holder.who} (pid ${holder.pid}) for "${holder.operation}" since ${holder.created}, lock ID ${holder.id}`
+          : 'another process';
+        throw new StateLockedError(`state of stack "${stack}" is locked by ${who}`, {
+          path: file,
+          hint: holder
+            ? `wait for it to finish, retry with --lock-timeout, or if no fleetform is running: fleetform force-unlock ${holder.id}`
+            : 'wait for it to finish or retry with --lock-timeout',
+        });
+      }
+      await new Promise((r) => setTimeout(r, Math.min(250, Math.max(10, deadline - Date.now()))));
+    }
+  }
+
+  async forceUnlock(stack: string, lockId: string): Promise<void> {
+    const holder = await this.lockHolder(stack);
+    if (!holder) {
+      throw new FleetformError(`stack "${stack}" is not locked`, { hint: 'nothing to unlock' });
+    }
+    if (holder.id !== lockId) {
+      throw new FleetformError(`lock ID ${lockId} does not match the lock held on stack "${stack}"`, {
+        hint: `the current lock ID is ${holder.id} (${holder.who}, "${holder.operation}")`,
+      });
+    }
+    await fs.rm(this.file(stack, '.lock'), { force: true });
+  }
+}

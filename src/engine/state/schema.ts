@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/** One managed resource as recorded after apply. */
+export const StateEntrySchema = z.object({
+  type: z.string(),
+  /** Remote identifiers the handler needs to observe, update and delete the object. */
+  ids: z.record(z.string(), z.string()),
+  /** Values other resources may reference as `${type.name.key}` (e.g. `id`). */
+  outputs: z.record(z.string(), z.string()),
+  /** The attributes last applied (secrets stored as salted hashes); null when a create was interrupted. */
+  attributes: z.record(z.string(), z.json()).nullable(),
+  dependencies: z.array(z.string()).default([]),
+  /** Handler-owned data kept between runs (e.g. the version a module was pinned to). */
+  private: z.record(z.string(), z.json()).default({}),
+  /** Attribute paths holding secrets (their values are stored as salted hashes). */
+  sensitive_paths: z.array(z.string()).default([]),
+  /** `deleting`: removed from code, deletion started but not finished (e.g. a canceled job). */
+  status: z.enum(['ok', 'deleting']).default('ok'),
+});
+export type StateEntry = z.infer<typeof StateEntrySchema>;
+
+export const StateSchema = z.object({
+  format_version: z.literal(1),
+  stack: z.string(),
+  lineage: z.string(),
+  serial: z.number().int().nonnegative(),
+  resources: z.record(z.string(), StateEntrySchema),
+});
+export type State = z.infer<typeof StateSchema>;
+
+export const LockInfoSchema = z.object({
+  id: z.string(),
+  operation: z.string(),
+  who: z.string(),
+  created: z.string(),
+  pid: z.number().int(),
+});
+export type LockInfo = z.infer<typeof LockInfoSchema>;
