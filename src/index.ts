@@ -1,2 +1,31 @@
 export {};
 export * from './api/client';
+// The construct library (named exports: they take precedence over same-named client types).
+export {
+  FleetProvider,
+  Machine,
+  Module,
+  ModularResource,
+  Dataset,
+  TrainingJob,
+  CustomTrainingJob,
+  ModelType,
+  ModelFramework,
+  TrainingStatus,
+  analyzeApp,
+  formatFleetIssue,
+} from './constructs';
+export type {
+  FleetProviderProps,
+  MachineProps,
+  ModuleProps,
+  ModularResourceProps,
+  DatasetProps,
+  TrainingJobProps,
+  CustomTrainingJobProps,
+  TrainingJobCommonProps,
+  JsonObject,
+  JsonValue,
+  AppAnalysis,
+  FleetIssue,
+} from './constructs';

@@ -1,0 +1,55 @@
+import { TerraformResource } from 'cdktf';
+import type { Construct } from 'constructs';
+import { kindOf, markKind } from './kinds';
+import { logicalIdFor } from './logical-id';
+import { registerFleetConstruct } from './registry';
+
+/** Properties of a {@link Dataset}. */
+export interface DatasetProps {
+  /**
+   * Name of the dataset in its organization.
+   * @default the construct id
+   */
+  readonly name?: string;
+  /**
+   * Organization owning the dataset.
+   * @default the provider's `organizationId`, else at plan time the API key's organization
+   */
+  readonly organizationId?: string;
+}
+
+/** A dataset to train models on: one `fleetform_dataset` resource. */
+export class Dataset extends TerraformResource {
+  /** The Terraform resource type. */
+  static readonly tfResourceType = 'fleetform_dataset';
+
+  /** Whether x is a Dataset (of any copy of this library). */
+  static isDataset(x: unknown): x is Dataset {
+    return kindOf(x) === 'dataset';
+  }
+
+  /** Name of the dataset. */
+  readonly name: string;
+  /** Organization, when given. */
+  readonly organizationId: string | undefined;
+
+  constructor(scope: Construct, id: string, props: DatasetProps = {}) {
+    super(scope, id, { terraformResourceType: Dataset.tfResourceType });
+    markKind(this, 'dataset');
+    this.overrideLogicalId(logicalIdFor(this));
+    this.name = props.name ?? id;
+    this.organizationId = props.organizationId;
+    registerFleetConstruct(this);
+  }
+
+  /** The dataset id the service assigns: a reference resolved at apply, e.g. `${fleetform_dataset.boxes.id}`. */
+  get datasetId(): string {
+    return this.getStringAttribute('id');
+  }
+
+  protected override synthesizeAttributes(): Record<string, unknown> {
+    const attributes: Record<string, unknown> = { name: this.name };
+    if (this.organizationId !== undefined) attributes.organization_id = this.organizationId;
+    return attributes;
+  }
+}

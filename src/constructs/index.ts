@@ -1,0 +1,13 @@
+/** The construct library: a fleet and its ML training as CDKTF constructs. */
+export { FleetProvider, type FleetProviderProps } from './provider';
+export { Machine, type MachineProps } from './machine';
+export { Module, type ModuleProps } from './module';
+export { ModularResource, type ModularResourceProps } from './modular-resource';
+export { Dataset, type DatasetProps } from './dataset';
+export { TrainingJob, type TrainingJobProps } from './training-job';
+export { CustomTrainingJob, type CustomTrainingJobProps } from './custom-training-job';
+export type { TrainingJobCommonProps } from './training-common';
+export type { JsonObject, JsonValue } from './json-value';
+export { analyzeApp, type AppAnalysis } from './analysis';
+export { formatFleetIssue, type FleetIssue } from './fleet-issue';
+export { ModelType, ModelFramework, TrainingStatus } from '../domain';

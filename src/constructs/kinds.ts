@@ -1,0 +1,29 @@
+/**
+ * Kinds of fleetform constructs, recorded on each instance under a global symbol so that
+ * two copies of the library loaded in one process (a user's app and the CLI) still
+ * recognize each other's constructs, the way cdktf and constructs do.
+ */
+
+const KIND = Symbol.for('fleetform.constructs.kind');
+
+/** Every kind of construct this library defines. */
+export type FleetKind =
+  | 'provider'
+  | 'machine'
+  | 'module'
+  | 'modular-resource'
+  | 'dataset'
+  | 'training-job'
+  | 'custom-training-job';
+
+/** Records the kind of a construct; called once from each constructor. */
+export function markKind(construct: object, kind: FleetKind): void {
+  Object.defineProperty(construct, KIND, { value: kind, enumerable: false });
+}
+
+/** The kind of a fleetform construct, or undefined for anything else. */
+export function kindOf(x: unknown): FleetKind | undefined {
+  if (x === null || typeof x !== 'object') return undefined;
+  const kind: unknown = (x as { [KIND]?: unknown })[KIND];
+  return typeof kind === 'string' ? (kind as FleetKind) : undefined;
+}

@@ -1,0 +1,91 @@
+import { TerraformResource } from 'cdktf';
+import type { Construct } from 'constructs';
+import type { MachineConfig } from '../domain';
+import { FleetformError } from '../domain/errors';
+import { kindOf, markKind } from './kinds';
+import { logicalIdFor } from './logical-id';
+import { assembleMachine, machineParts } from './machine-config';
+import { enclosingMachine } from './machine-scope';
+import type { ModularResource } from './modular-resource';
+import type { Module } from './module';
+import { registerFleetConstruct } from './registry';
+
+/** Properties of a {@link Machine}. */
+export interface MachineProps {
+  /**
+   * Name of the machine in its location.
+   * @default the construct id
+   */
+  readonly name?: string;
+  /**
+   * Location the machine lives in.
+   * @default the provider's `locationId`, else at plan time the only location of the organization
+   */
+  readonly locationId?: string;
+}
+
+/**
+ * A machine and its whole configuration: one `fleetform_machine` resource. The
+ * {@link Module}s and {@link ModularResource}s declared inside it (directly or in
+ * constructs nested in it) become its config's `modules`, `components` and `services`,
+ * synthesized as one compact JSON string attribute `config`.
+ */
+export class Machine extends TerraformResource {
+  /** The Terraform resource type. */
+  static readonly tfResourceType = 'fleetform_machine';
+
+  /** Whether x is a Machine (of any copy of this library). */
+  static isMachine(x: unknown): x is Machine {
+    return kindOf(x) === 'machine';
+  }
+
+  /** Name of the machine. */
+  readonly name: string;
+  /** Location, when given. */
+  readonly locationId: string | undefined;
+
+  constructor(scope: Construct, id: string, props: MachineProps = {}) {
+    super(scope, id, { terraformResourceType: Machine.tfResourceType });
+    markKind(this, 'machine');
+    const outer = enclosingMachine(this);
+    if (outer !== undefined) {
+      throw new FleetformError('a Machine cannot be declared inside another Machine', {
+        path: this.node.path,
+        hint: `declare it in the stack (or a construct of its own) instead of inside ${outer.node.path}`,
+      });
+    }
+    this.overrideLogicalId(logicalIdFor(this));
+    this.name = props.name ?? id;
+    this.locationId = props.locationId;
+    registerFleetConstruct(this);
+  }
+
+  /** The machine id the service assigns, known after apply. */
+  get machineId(): string {
+    return this.getStringAttribute('id');
+  }
+
+  /** The modules declared inside this machine, in declaration order. */
+  get modules(): Module[] {
+    return machineParts(this).modules;
+  }
+
+  /** The modular resources declared inside this machine, in declaration order. */
+  get resources(): ModularResource[] {
+    return machineParts(this).resources;
+  }
+
+  /** The config document this machine synthesizes (`components`, `services`, `modules`). */
+  toMachineConfig(): MachineConfig {
+    return assembleMachine(this).config;
+  }
+
+  protected override synthesizeAttributes(): Record<string, unknown> {
+    const { config, sensitiveEnv } = assembleMachine(this);
+    const attributes: Record<string, unknown> = { name: this.name };
+    if (this.locationId !== undefined) attributes.location_id = this.locationId;
+    attributes.config = JSON.stringify(config);
+    if (sensitiveEnv.length > 0) attributes.sensitive_env = sensitiveEnv;
+    return attributes;
+  }
+}

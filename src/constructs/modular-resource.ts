@@ -1,0 +1,95 @@
+import { Construct } from 'constructs';
+import { parseApiTriplet, type ModularResource as ModularResourceConfig } from '../domain';
+import type { JsonObject } from './json-value';
+import { kindOf, markKind } from './kinds';
+import type { Machine } from './machine';
+import { owningMachine } from './machine-scope';
+import { registerFleetConstruct } from './registry';
+
+/** Properties of a {@link ModularResource}. */
+export interface ModularResourceProps {
+  /**
+   * Name of this resource on the machine (unique per API).
+   * @default the construct id
+   */
+  readonly name?: string;
+  /**
+   * API triplet `<namespace>:<component|service>:<api-name>`, e.g. `rdk:component:sensor`.
+   * Its middle part decides whether the resource is listed under `components` or `services`.
+   */
+  readonly api: string;
+  /**
+   * Model triplet `<namespace>:<module-name>:<model-name>`; its prefix must be the
+   * `moduleId` of a module on the same machine. `module.model('hc-sr04')` builds it.
+   */
+  readonly model: string;
+  /**
+   * Model-specific attributes (see the module's documentation). String values may use
+   * `${environment.NAME}`.
+   * @default {}
+   */
+  readonly attributes?: JsonObject;
+  /**
+   * Resources of the same machine that must be available first: resources or their names.
+   * @default []
+   */
+  readonly dependsOn?: ReadonlyArray<ModularResource | string>;
+}
+
+/**
+ * A modular resource on a machine: an instance of a module's model, listed under
+ * `components` or `services` of the machine config as its API triplet says. Declare it
+ * inside a {@link Machine}.
+ */
+export class ModularResource extends Construct {
+  /** Whether x is a ModularResource (of any copy of this library). */
+  static isModularResource(x: unknown): x is ModularResource {
+    return kindOf(x) === 'modular-resource';
+  }
+
+  /** The machine whose config holds this resource. */
+  readonly machine: Machine;
+  /** Name of this resource. */
+  readonly name: string;
+  /** API triplet. */
+  readonly api: string;
+  /** Model triplet. */
+  readonly model: string;
+  /** Attributes as given. */
+  readonly attributes: JsonObject;
+  /** Dependencies as given: resources or names. */
+  readonly dependsOn: ReadonlyArray<ModularResource | string>;
+
+  constructor(scope: Construct, id: string, props: ModularResourceProps) {
+    super(scope, id);
+    markKind(this, 'modular-resource');
+    this.machine = owningMachine(this, 'ModularResource');
+    this.name = props.name ?? id;
+    this.api = props.api;
+    this.model = props.model;
+    this.attributes = { ...props.attributes };
+    this.dependsOn = [...(props.dependsOn ?? [])];
+    registerFleetConstruct(this);
+  }
+
+  /** `services` for a service API, else `components` (a malformed API is checked under `components`). */
+  get configList(): 'components' | 'services' {
+    return parseApiTriplet(this.api)?.type === 'service' ? 'services' : 'components';
+  }
+
+  /** Names of the dependencies, in the order given. */
+  get dependsOnNames(): string[] {
+    return this.dependsOn.map((d) => (typeof d === 'string' ? d : d.name));
+  }
+
+  /** This resource's entry of the machine config. */
+  toConfig(): ModularResourceConfig {
+    return {
+      name: this.name,
+      api: this.api,
+      model: this.model,
+      attributes: { ...this.attributes },
+      depends_on: this.dependsOnNames,
+    };
+  }
+}

@@ -1,0 +1,139 @@
+import { Construct } from 'constructs';
+import {
+  conventionalModuleName,
+  formatVersionPolicy,
+  isSecretEnvName,
+  tryParseVersionPolicy,
+  type ModuleConfig,
+  type ModuleType,
+  type VersionPolicy,
+} from '../domain';
+import { FleetformError } from '../domain/errors';
+import { kindOf, markKind } from './kinds';
+import type { Machine } from './machine';
+import { owningMachine } from './machine-scope';
+import { registerFleetConstruct } from './registry';
+
+/** Properties of a {@link Module}. */
+export interface ModuleProps {
+  /**
+   * Registry id `<namespace or organization id>:<module-name>`, e.g. `acme:sensors`.
+   * Required for registry modules; optional for local ones (without it, their models'
+   * prefixes cannot be checked and `model()` is unavailable).
+   */
+  readonly moduleId?: string;
+  /**
+   * Name of this module instance on the machine.
+   * @default `<namespace>_<module-name>` from `moduleId` (the documented convention), else the construct id
+   */
+  readonly name?: string;
+  /**
+   * Version or update policy, in any form the domain accepts: `1.2.3` (pinned), `~1.2` or
+   * `1.2.*` (newer patches of 1.2), `^1` or `1.*` (newer minors of 1), `latest`,
+   * `latest-with-prerelease`. Written in its stored form (`1.2.*` becomes `~1.2`).
+   * @default pinned, at the first apply, to the newest release then, and kept there
+   */
+  readonly version?: string;
+  /**
+   * Path of the module's executable on the machine: makes this a local module. Values may
+   * use `${environment.NAME}`.
+   * @default none: a registry module
+   */
+  readonly executablePath?: string;
+  /**
+   * Extra environment of the module process. Values may use `${environment.NAME}`, e.g.
+   * `{ PATH: '/opt/acme/bin:${environment.PATH}' }`. Keys that look secret (API_KEY,
+   * TOKEN, PASSWORD, ...) are flagged sensitive automatically.
+   * @default {}
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Environment entries that are secrets: merged into `env` and listed in the machine's
+   * `sensitive_env`, so plans and state never show them. Prefer `${environment.NAME}`
+   * over literal secrets.
+   * @default {}
+   */
+  readonly sensitiveEnv?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A module on a machine: an entry of its config's `modules` list. Declare it inside a
+ * {@link Machine}; `model(name)` gives the full model triplet of one of its models.
+ *
+ * ```ts
+ * const sensors = new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2' });
+ * new ModularResource(machine, 'board', { api: 'rdk:component:board', model: sensors.model('pi-board') });
+ * ```
+ */
+export class Module extends Construct {
+  /** Whether x is a Module (of any copy of this library). */
+  static isModule(x: unknown): x is Module {
+    return kindOf(x) === 'module';
+  }
+
+  /** The machine whose config holds this module. */
+  readonly machine: Machine;
+  /** `registry`, or `local` when `executablePath` is given. */
+  readonly type: ModuleType;
+  /** Name of this module instance. */
+  readonly name: string;
+  /** Registry module id, when given. */
+  readonly moduleId: string | undefined;
+  /** The version in its stored form (as written when it is not a valid policy), or undefined: pinned at first apply. */
+  readonly version: string | undefined;
+  /** The parsed update policy, when `version` is a valid one. */
+  readonly versionPolicy: VersionPolicy | undefined;
+  /** Local modules: the executable path. */
+  readonly executablePath: string | undefined;
+  /** The `env` entries as given. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The `sensitiveEnv` entries as given. */
+  readonly sensitiveEnv: Readonly<Record<string, string>>;
+
+  constructor(scope: Construct, id: string, props: ModuleProps = {}) {
+    super(scope, id);
+    markKind(this, 'module');
+    this.machine = owningMachine(this, 'Module');
+    this.type = props.executablePath === undefined ? 'registry' : 'local';
+    this.moduleId = props.moduleId;
+    this.name = props.name ?? (props.moduleId !== undefined ? conventionalModuleName(props.moduleId) : undefined) ?? id;
+    this.versionPolicy = props.version === undefined ? undefined : tryParseVersionPolicy(props.version);
+    this.version = this.versionPolicy === undefined ? props.version : formatVersionPolicy(this.versionPolicy);
+    this.executablePath = props.executablePath;
+    this.env = { ...props.env };
+    this.sensitiveEnv = { ...props.sensitiveEnv };
+    registerFleetConstruct(this);
+  }
+
+  /**
+   * The full model triplet `<moduleId>:<modelName>` of one of this module's models, e.g.
+   * `sensors.model('hc-sr04')` is `acme:sensors:hc-sr04`.
+   */
+  model(modelName: string): string {
+    if (this.moduleId === undefined) {
+      throw new FleetformError(`module ${this.name} has no moduleId, so its model triplets are unknown`, {
+        path: this.node.path,
+        hint: 'give the module a moduleId, or write the model triplet in full',
+      });
+    }
+    return `${this.moduleId}:${modelName}`;
+  }
+
+  /** Names of the environment entries that are secrets: `sensitiveEnv` keys and secret-looking `env` keys. */
+  get sensitiveEnvKeys(): readonly string[] {
+    const keys = new Set(Object.keys(this.sensitiveEnv));
+    for (const key of Object.keys(this.env)) if (isSecretEnvName(key)) keys.add(key);
+    return [...keys].sort();
+  }
+
+  /** This module's entry of the machine config's `modules` list. */
+  toConfig(): ModuleConfig {
+    const env = { ...this.env, ...this.sensitiveEnv };
+    const entry: ModuleConfig = { type: this.type, name: this.name };
+    if (this.moduleId !== undefined) entry.module_id = this.moduleId;
+    if (this.version !== undefined) entry.version = this.version;
+    if (this.executablePath !== undefined) entry.executable_path = this.executablePath;
+    if (Object.keys(env).length > 0) entry.env = env;
+    return entry;
+  }
+}

@@ -1,0 +1,54 @@
+import { Annotations, AnnotationMetadataEntryType, TerraformStack } from 'cdktf';
+import type { IConstruct } from 'constructs';
+import { analyzeApp } from './analysis';
+import { installedAppHook } from './app-hook';
+import { formatFleetIssue, formatIssueForConstruct, type FleetIssue } from './fleet-issue';
+import { bumpGeneration } from './generation';
+
+const stacksWithValidation = new WeakSet<IConstruct>();
+
+/** Adds a warning annotation once: validations run on every synth and must stay idempotent. */
+function warnOnce(construct: IConstruct, issue: FleetIssue): void {
+  const text = formatIssueForConstruct(issue);
+  const known = construct.node.metadata.some((m) => m.type === AnnotationMetadataEntryType.WARN && m.data === text);
+  if (!known) Annotations.of(construct).addWarning(text);
+}
+
+/** The messages CDKTF shows for a construct: its own errors; its warnings become annotations. */
+function validateConstruct(construct: IConstruct): string[] {
+  const own = analyzeApp(construct.node.root).byConstruct.get(construct) ?? [];
+  const errors: string[] = [];
+  for (const issue of own) {
+    if (issue.severity === 'error') errors.push(formatIssueForConstruct(issue));
+    else warnOnce(construct, issue);
+  }
+  return errors;
+}
+
+/**
+ * The errors of the app's other stacks, reported by each stack too: CDKTF validates and
+ * writes one stack after the other, and this way the first stack to be synthesized
+ * already lists every problem of the app, so a broken app writes no stack at all.
+ */
+function validateOtherStacks(stack: IConstruct): string[] {
+  const analysis = analyzeApp(stack.node.root);
+  return analysis.issues
+    .filter((i) => i.severity === 'error' && analysis.stackOf.get(i) !== stack)
+    .map((i) => formatFleetIssue(i).replace(/\n/g, ' '));
+}
+
+/**
+ * Wires a new fleetform construct into validation: its own validation, its stack's
+ * (once per stack), and the command line's hook when one is installed.
+ */
+export function registerFleetConstruct(construct: IConstruct): void {
+  bumpGeneration();
+  const stack = TerraformStack.of(construct);
+  if (!stacksWithValidation.has(stack)) {
+    stacksWithValidation.add(stack);
+    stack.node.addValidation({ validate: () => validateOtherStacks(stack) });
+  }
+  construct.node.addValidation({ validate: () => validateConstruct(construct) });
+  const root = construct.node.root;
+  installedAppHook()?.observe(root, () => analyzeApp(root).report);
+}
