@@ -157,7 +157,31 @@ function invalidPlaceholder(path: string, text: string): Issue {
   return errorIssue('placeholder', path, `invalid placeholder ${text}`, 'the only placeholder is ${environment.NAME}, read from the machine server environment');
 }
 
-function checkResource(res: ModularResource, path: string, moduleIds: ReadonlyMap<string, ModuleConfig>, lenientModels: boolean): Issue[] {
+/** What model checks know of the configured modules (also of entries too broken to parse). */
+interface KnownModules {
+  /** module_id -> module type (undefined when the entry's type is broken). */
+  ids: ReadonlyMap<string, string | undefined>;
+  /** A local module without module_id exists, so any model may come from it. */
+  lenient: boolean;
+  /** The modules list itself is unusable: skip model-to-module checks. */
+  unknown: boolean;
+}
+
+function knownModules(raw: unknown[] | undefined, listBroken: boolean): KnownModules {
+  const ids = new Map<string, string | undefined>();
+  let lenient = false;
+  for (const item of raw ?? []) {
+    const id = valueAt(item, ['module_id']);
+    const type = valueAt(item, ['type']);
+    const t = type === 'registry' || type === 'local' ? type : undefined;
+    if (typeof id === 'string') {
+      if (!ids.has(id)) ids.set(id, t);
+    } else if (t !== 'registry') lenient = true;
+  }
+  return { ids, lenient, unknown: listBroken };
+}
+
+function checkResource(res: ModularResource, path: string, modules: KnownModules): Issue[] {
   const issues: Issue[] = [];
   issues.push(...checkResourceName(res.name, childPath(path, 'name')));
   if (!parseApiTriplet(res.api)) {
@@ -170,19 +194,18 @@ function checkResource(res: ModularResource, path: string, moduleIds: ReadonlyMa
     issues.push(
       errorIssue('model-triplet', childPath(path, 'model'), `invalid model ${JSON.stringify(res.model)} of resource "${res.name}"`, 'use <namespace>:<module-name>:<model-name>, e.g. acme:sensors:hc-sr04'),
     );
-  } else if (!isBuiltinModel(res.model)) {
+  } else if (!isBuiltinModel(res.model) && !modules.unknown) {
     const moduleId = `${model.namespace}:${model.moduleName}`;
-    const mod = moduleIds.get(moduleId);
-    if (!mod) {
-      const known = [...moduleIds.keys()];
+    if (!modules.ids.has(moduleId)) {
+      const known = [...modules.ids.keys()];
       const message = `model ${JSON.stringify(res.model)} of resource "${res.name}" needs a module with module_id "${moduleId}"; configured module ids: ${known.length > 0 ? known.join(', ') : '(none)'}`;
       const hint = `add a module with "module_id": "${moduleId}", or change the model to one of a configured module`;
       issues.push(
-        lenientModels
+        modules.lenient
           ? warningIssue('model-module-mismatch', childPath(path, 'model'), `${message} (a local module without module_id may provide it)`, hint)
           : errorIssue('model-module-mismatch', childPath(path, 'model'), message, hint),
       );
-    } else if (mod.type === 'registry' && !REGISTRY_MODEL_TRIPLET.test(res.model)) {
+    } else if (modules.ids.get(moduleId) === 'registry' && !REGISTRY_MODEL_TRIPLET.test(res.model)) {
       issues.push(errorIssue('model-triplet', childPath(path, 'model'), `registry models are lowercase; "${res.model}" cannot come from module "${moduleId}"`, `write it as "${res.model.toLowerCase()}"`));
     }
   }
@@ -255,7 +278,13 @@ function findCycles(edges: ReadonlyMap<number, readonly number[]>, count: number
   return cycles;
 }
 
-function checkDependencies(resources: readonly LocatedResource[], brokenNames: ReadonlySet<string>): Issue[] {
+/**
+ * depends_on: every name must resolve (by short name) to exactly one API's resource,
+ * not the resource itself, and the graph must have no cycle. `knownNames` holds names
+ * of entries too broken to check (undefined: some entry's name is unknown, so missing
+ * targets are not reported at all, to avoid errors that follow from another one).
+ */
+function checkDependencies(resources: readonly LocatedResource[], knownNames: ReadonlySet<string> | undefined): Issue[] {
   const issues: Issue[] = [];
   const byName = new Map<string, number[]>();
   resources.forEach((r, i) => byName.set(r.value.name, [...(byName.get(r.value.name) ?? []), i]));
@@ -265,16 +294,17 @@ function checkDependencies(resources: readonly LocatedResource[], brokenNames: R
     (r.value.depends_on ?? []).forEach((dep, j) => {
       const path = `${childPath(r.path, 'depends_on')}[${j}]`;
       const targets = byName.get(dep) ?? [];
+      const apis = new Set(targets.map((t) => resources[t]?.value.api));
       if (dep === r.value.name) {
         issues.push(errorIssue('depends-on-self', path, `resource "${r.value.name}" depends on itself`, 'remove it from its own depends_on'));
-      } else if (targets.length === 0 && brokenNames.has(dep)) {
-        // The target is configured but malformed; its own errors are reported already.
+      } else if (targets.length === 0 && (knownNames === undefined || knownNames.has(dep))) {
+        // The target is configured but malformed (or may be): its own errors are reported already.
       } else if (targets.length === 0) {
         const names = [...byName.keys()].filter((n) => n !== r.value.name);
         issues.push(
           errorIssue('depends-on-missing', path, `resource "${r.value.name}" depends on "${dep}", which is not configured`, names.length > 0 ? `depends_on names a resource of this machine: ${names.join(', ')}` : 'configure that resource or remove the dependency'),
         );
-      } else if (targets.length > 1) {
+      } else if (apis.size > 1) {
         const where = targets.map((t) => `${resources[t]?.value.api} (${resources[t]?.path})`).join(', ');
         issues.push(errorIssue('depends-on-ambiguous', path, `dependency "${dep}" of resource "${r.value.name}" is ambiguous: ${where}`, 'give the resources distinct names'));
       } else if (!out.includes(targets[0] as number)) out.push(targets[0] as number);
@@ -307,16 +337,20 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
   const root = input as Record<string, unknown>;
   const modules: Located<ModuleConfig>[] = [];
   const resources: LocatedResource[] = [];
+  let namesUnknown = false;
   const listOk = (key: string): unknown[] | undefined => {
     const v = root[key];
     if (v === undefined) return undefined;
     if (!Array.isArray(v)) {
       issues.push(errorIssue('type', key, `"${key}" must be an array, found ${describeType(v)}`, `write "${key}": [ ... ]`));
+      namesUnknown = true;
       return undefined;
     }
     return v;
   };
-  (listOk('modules') ?? []).forEach((item, i) => {
+  const rawModules = listOk('modules');
+  const modulesKnown = knownModules(rawModules, root.modules !== undefined && rawModules === undefined);
+  (rawModules ?? []).forEach((item, i) => {
     const path = `modules[${i}]`;
     const r = ModuleConfigSchema.safeParse(item);
     if (r.success) modules.push({ value: r.data, path });
@@ -332,19 +366,16 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
         issues.push(...schemaIssues(r.error, item, path));
         const name = valueAt(item, ['name']);
         if (typeof name === 'string') brokenNames.add(name);
+        else namesUnknown = true;
       }
     });
   }
 
-  const moduleIds = new Map<string, ModuleConfig>();
-  for (const m of modules) if (m.value.module_id !== undefined && !moduleIds.has(m.value.module_id)) moduleIds.set(m.value.module_id, m.value);
-  const lenientModels = modules.some((m) => m.value.type === 'local' && m.value.module_id === undefined);
-
   for (const m of modules) issues.push(...checkModule(m.value, m.path, options));
   issues.push(...checkUniqueModules(modules));
-  for (const r of resources) issues.push(...checkResource(r.value, r.path, moduleIds, lenientModels));
+  for (const r of resources) issues.push(...checkResource(r.value, r.path, modulesKnown));
   issues.push(...checkUniqueNames(resources));
-  issues.push(...checkDependencies(resources, brokenNames));
+  issues.push(...checkDependencies(resources, namesUnknown ? undefined : brokenNames));
   return prefixed(toValidationResult(inDocumentOrder(issues)), options.pathPrefix);
 }
 

@@ -1,0 +1,268 @@
+import {
+  FleetformError,
+  MachineConfigSchema,
+  parseMachineConfig,
+  validateMachineConfig,
+  ValidationError,
+  type Issue,
+} from '../../src/domain';
+
+/** A valid config in the seed's shape, built from the seeded registry modules. */
+function base(): Record<string, unknown> {
+  return {
+    components: [
+      { name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: {}, depends_on: [] },
+      {
+        name: 'distance',
+        api: 'rdk:component:sensor',
+        model: 'acme:sensors:hc-sr04',
+        attributes: { trigger_pin: '15', echo_interrupt_pin: '16', board: 'board-1', timeout_ms: 1000 },
+        depends_on: ['board-1'],
+      },
+      { name: 'cam', api: 'rdk:component:camera', model: 'acme:sensors:multi-cam', attributes: { sensors: ['distance'] }, depends_on: ['distance'] },
+    ],
+    services: [{ name: 'finder', api: 'rdk:service:vision', model: 'acme:vision:box-finder', depends_on: ['cam'] }],
+    modules: [
+      { type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2', env: { PATH: '/opt/bin:${environment.PATH}' } },
+      { type: 'registry', name: 'acme_vision', module_id: 'acme:vision', version: '1.0.1' },
+    ],
+  };
+}
+
+type Edit = (c: Record<string, any>) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+function run(edit: Edit, options?: Parameters<typeof validateMachineConfig>[1]) {
+  const c = base();
+  edit(c);
+  return validateMachineConfig(c, options);
+}
+
+const brief = (issues: readonly Issue[]) => issues.map((i) => ({ code: i.code, path: i.path }));
+
+describe('validateMachineConfig: valid configs', () => {
+  test.each<[string, Edit]>([
+    ['the seed-shaped base config', () => {}],
+    ['an empty object', (c) => { delete c.components; delete c.services; delete c.modules; }],
+    ['empty lists', (c) => { c.components = []; c.services = []; c.modules = []; }],
+    ['the same name under two APIs', (c) => { c.components.push({ name: 'finder', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04' }); }],
+    ['a built-in model needs no module', (c) => { c.components.push({ name: 'fake-arm', api: 'rdk:component:arm', model: 'rdk:builtin:fake' }); }],
+    ['every version policy form', (c) => {
+      c.modules[0].version = '1.2.*';
+      c.modules[1].version = 'latest-with-prerelease';
+      c.modules.push({ type: 'registry', name: 'acme_arm-control', module_id: 'acme:arm-control', version: '^3' });
+    }],
+    ['a local module with module_id and executable_path', (c) => {
+      c.modules.push({ type: 'local', name: 'acme_local', module_id: 'acme:local', executable_path: '/opt/local/run.sh' });
+      c.components.push({ name: 'thing', api: 'rdk:component:generic', model: 'acme:local:thing' });
+    }],
+    ['placeholders in env, executable_path and attributes at any depth', (c) => {
+      c.modules.push({ type: 'local', name: 'acme_local', module_id: 'acme:local', executable_path: '${environment.HOME}/run' });
+      c.components[1].attributes.deep = { list: [{ pin: '${environment.PIN}' }] };
+    }],
+    ['unpinned registry module when allowed', (c) => { delete c.modules[0].version; }],
+    ['a timeout override in a module env', (c) => { c.modules[0].env.VIAM_MODULE_STARTUP_TIMEOUT = '7m15s'; }],
+    ['unknown keys the service adds', (c) => {
+      c.agent = { version: 'stable' };
+      c.components[0].frame = { parent: 'world' };
+      c.components[0].service_configs = [];
+      c.modules[0].status = { ok: true };
+    }],
+  ])('%s', (_, edit) => {
+    const r = run(edit, { allowUnpinnedModules: true });
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([]);
+  });
+});
+
+describe('validateMachineConfig: errors', () => {
+  test.each<[string, Edit, { code: string; path: string }[]]>([
+    ['not an object', () => {}, []], // replaced below
+    ['components is not an array', (c) => { c.components = {}; }, [{ code: 'type', path: 'components' }]],
+    ['missing resource fields', (c) => { c.components[0] = { attributes: {} }; }, [
+      { code: 'required', path: 'components[0].name' },
+      { code: 'required', path: 'components[0].model' },
+      { code: 'required', path: 'components[0].api' },
+    ]],
+    ['wrongly typed fields', (c) => { c.components[0].attributes = []; c.components[0].depends_on = 'x'; }, [
+      { code: 'type', path: 'components[0].attributes' },
+      { code: 'type', path: 'components[0].depends_on' },
+    ]],
+    ['module type not registry|local', (c) => { c.modules[1].type = 'cloud'; }, [{ code: 'enum', path: 'modules[1].type' }]],
+    ['env value not a string', (c) => { c.modules[0].env.N = 5; }, [{ code: 'type', path: 'modules[0].env.N' }]],
+    ['invalid resource name', (c) => { c.services[0].name = 'box finder'; }, [{ code: 'resource-name', path: 'services[0].name' }]],
+    ['resource name too long', (c) => { c.services[0].name = 'x'.repeat(61); }, [{ code: 'resource-name', path: 'services[0].name' }]],
+    ['duplicate name under one API', (c) => { c.components.push({ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board' }); }, [
+      { code: 'duplicate-resource-name', path: 'components[3].name' },
+    ]],
+    ['invalid API triplet', (c) => { c.components[0].api = 'rdk:board'; }, [{ code: 'api-triplet', path: 'components[0].api' }]],
+    ['API neither component nor service', (c) => { c.components[0].api = 'rdk:widget:board'; }, [{ code: 'api-triplet', path: 'components[0].api' }]],
+    ['invalid model triplet', (c) => { c.components[2].model = 'multi-cam'; }, [{ code: 'model-triplet', path: 'components[2].model' }]],
+    ['model of an unconfigured module', (c) => { c.components[2].model = 'other:cams:multi-cam'; }, [{ code: 'model-module-mismatch', path: 'components[2].model' }]],
+    ['uppercase model of a registry module', (c) => { c.components[2].model = 'acme:sensors:Multi-Cam'; }, [{ code: 'model-triplet', path: 'components[2].model' }]],
+    ['invalid module name', (c) => { c.modules[1].name = 'acme vision'; }, [
+      { code: 'module-name', path: 'modules[1].name' },
+      { code: 'module-naming-convention', path: 'modules[1].name' },
+    ]],
+    ['reserved module name', (c) => { c.modules[1].name = 'parent'; }, [
+      { code: 'module-name', path: 'modules[1].name' },
+      { code: 'module-naming-convention', path: 'modules[1].name' },
+    ]],
+    ['duplicate module name', (c) => { c.modules.push({ type: 'registry', name: 'acme_sensors', module_id: 'acme:arm-control', version: '3.0.0' }); }, [
+      { code: 'module-naming-convention', path: 'modules[2].name' },
+      { code: 'duplicate-module-name', path: 'modules[2].name' },
+    ]],
+    ['registry module without module_id', (c) => { delete c.modules[1].module_id; }, [
+      { code: 'required', path: 'modules[1].module_id' },
+      { code: 'model-module-mismatch', path: 'services[0].model' },
+    ]],
+    ['invalid module_id', (c) => { c.modules[1].module_id = 'acme-vision'; }, [
+      { code: 'module-id', path: 'modules[1].module_id' },
+      { code: 'model-module-mismatch', path: 'services[0].model' },
+    ]],
+    ['registry module without version', (c) => { delete c.modules[1].version; }, [{ code: 'required', path: 'modules[1].version' }]],
+    ['invalid version policy', (c) => { c.modules[1].version = '>=1.0'; }, [{ code: 'module-version', path: 'modules[1].version' }]],
+    ['local module without executable_path', (c) => { c.modules.push({ type: 'local', name: 'acme_local', module_id: 'acme:local' }); }, [
+      { code: 'required', path: 'modules[2].executable_path' },
+    ]],
+    ['invalid placeholder in env', (c) => { c.modules[0].env.X = '${secret.X}'; }, [{ code: 'placeholder', path: 'modules[0].env.X' }]],
+    ['invalid placeholder deep in attributes', (c) => { c.components[1].attributes.nested = { a: [1, '${HOME}'] }; }, [
+      { code: 'placeholder', path: 'components[1].attributes.nested.a[1]' },
+    ]],
+    ['invalid placeholder in executable_path', (c) => { c.modules.push({ type: 'local', name: 'acme_l', module_id: 'acme:l', executable_path: '${env.HOME}/x' }); }, [
+      { code: 'placeholder', path: 'modules[2].executable_path' },
+    ]],
+    ['depends_on a missing resource', (c) => { c.services[0].depends_on = ['camera']; }, [{ code: 'depends-on-missing', path: 'services[0].depends_on[0]' }]],
+    ['self dependency', (c) => { c.components[0].depends_on = ['board-1']; }, [{ code: 'depends-on-self', path: 'components[0].depends_on[0]' }]],
+    ['two-resource cycle', (c) => { c.components[0].depends_on = ['distance']; }, [{ code: 'depends-on-cycle', path: 'components[0].depends_on' }]],
+    ['cycle across components and services', (c) => { c.components[0].depends_on = ['finder']; }, [{ code: 'depends-on-cycle', path: 'components[0].depends_on' }]],
+    ['ambiguous dependency', (c) => { c.services.push({ name: 'cam', api: 'rdk:service:vision', model: 'acme:vision:box-finder' }); }, [
+      { code: 'depends-on-ambiguous', path: 'services[0].depends_on[0]' },
+    ]],
+  ])('%s', (name, edit, expected) => {
+    const r = name === 'not an object' ? validateMachineConfig([]) : run(edit);
+    const all = [...r.errors, ...r.warnings];
+    if (name === 'not an object') {
+      expect(brief(r.errors)).toEqual([{ code: 'type', path: '' }]);
+      return;
+    }
+    expect(r.errors.length).toBeGreaterThan(0);
+    expect(brief(all).sort(byPath)).toEqual([...expected].sort(byPath));
+    for (const i of r.errors) {
+      expect(i.severity).toBe('error');
+      expect(i.message.length).toBeGreaterThan(0);
+      expect(i.hint).toBeTruthy();
+    }
+  });
+});
+
+function byPath(a: { code: string; path: string }, b: { code: string; path: string }): number {
+  return a.path.localeCompare(b.path) || a.code.localeCompare(b.code);
+}
+
+describe('validateMachineConfig: warnings', () => {
+  test.each<[string, Edit, { code: string; path: string }[]]>([
+    ['module name not <namespace>_<module-name>', (c) => { c.modules[0].name = 'sensors'; }, [{ code: 'module-naming-convention', path: 'modules[0].name' }]],
+    ['model mismatch is lenient with a local module without module_id', (c) => {
+      c.modules.push({ type: 'local', name: 'mine', executable_path: '/opt/mine/run' });
+      c.components.push({ name: 'thing', api: 'rdk:component:generic', model: 'me:mine:thing' });
+    }, [{ code: 'model-module-mismatch', path: 'components[3].model' }]],
+    ['relative executable_path', (c) => { c.modules.push({ type: 'local', name: 'acme_l', module_id: 'acme:l', executable_path: 'bin/run' }); }, [
+      { code: 'executable-path', path: 'modules[2].executable_path' },
+    ]],
+    ['version on a local module', (c) => { c.modules.push({ type: 'local', name: 'acme_l', module_id: 'acme:l', executable_path: '/x', version: '1.0.0' }); }, [
+      { code: 'ignored-field', path: 'modules[2].version' },
+    ]],
+    ['executable_path on a registry module', (c) => { c.modules[1].executable_path = '/x'; }, [{ code: 'ignored-field', path: 'modules[1].executable_path' }]],
+    ['unparsable timeout override falls back to the default', (c) => { c.modules[0].env.VIAM_RESOURCE_CONFIGURATION_TIMEOUT = '90'; }, [
+      { code: 'duration', path: 'modules[0].env.VIAM_RESOURCE_CONFIGURATION_TIMEOUT' },
+    ]],
+    ['unusual env name', (c) => { c.modules[0].env['MY-VAR'] = 'x'; }, [{ code: 'env-name', path: 'modules[0].env["MY-VAR"]' }]],
+    ['the same module twice', (c) => { c.modules.push({ type: 'registry', name: 'acme_sensors2', module_id: 'acme:sensors', version: '1.2.3' }); }, [
+      { code: 'module-naming-convention', path: 'modules[2].name' },
+      { code: 'duplicate-module-id', path: 'modules[2].module_id' },
+    ]],
+  ])('%s', (_, edit, expected) => {
+    const r = run(edit);
+    expect(r.errors).toEqual([]);
+    expect(brief(r.warnings).sort(byPath)).toEqual([...expected].sort(byPath));
+    for (const w of r.warnings) expect(w.severity).toBe('warning');
+  });
+});
+
+describe('validateMachineConfig: messages and reporting', () => {
+  test('a model mismatch names the resource and lists the configured module ids', () => {
+    const r = run((c) => { c.components[2].model = 'other:cams:multi-cam'; });
+    expect(r.errors[0]!.message).toContain('"cam"');
+    expect(r.errors[0]!.message).toContain('other:cams');
+    expect(r.errors[0]!.message).toContain('acme:sensors, acme:vision');
+  });
+  test('a cycle is printed', () => {
+    const r = run((c) => { c.components[0].depends_on = ['finder']; });
+    expect(r.errors[0]!.message).toBe('circular dependency: board-1 -> finder -> cam -> distance -> board-1');
+  });
+  test('an invalid version lists the accepted forms', () => {
+    const r = run((c) => { c.modules[1].version = 'newest'; });
+    expect(r.errors[0]!.hint).toMatch(/X\.Y\.Z.*~X\.Y.*\^X.*latest.*latest-with-prerelease/);
+  });
+  test('every problem at once, in document order', () => {
+    const r = run((c) => {
+      c.modules[1].version = 'bad';
+      c.components[0].name = 'bad name';
+      c.services[0].depends_on = ['nowhere'];
+      c.components[2].api = 'x';
+    });
+    expect(brief(r.errors)).toEqual([
+      { code: 'resource-name', path: 'components[0].name' },
+      { code: 'depends-on-missing', path: 'components[1].depends_on[0]' },
+      { code: 'api-triplet', path: 'components[2].api' },
+      { code: 'depends-on-missing', path: 'services[0].depends_on[0]' },
+      { code: 'module-version', path: 'modules[1].version' },
+    ]);
+  });
+  test('a broken entry does not cause spurious missing-dependency errors', () => {
+    const r = run((c) => { delete c.components[0].api; });
+    expect(brief(r.errors)).toEqual([{ code: 'required', path: 'components[0].api' }]);
+  });
+  test('pathPrefix is prepended to every path', () => {
+    const r = run((c) => { c.components[0].api = 'x'; c.modules[0].name = 'sensors'; }, { pathPrefix: 'machines.robot1.config' });
+    expect(r.errors[0]!.path).toBe('machines.robot1.config.components[0].api');
+    expect(r.warnings[0]!.path).toBe('machines.robot1.config.modules[0].name');
+    expect(validateMachineConfig(7, { pathPrefix: 'm' }).errors[0]!.path).toBe('m');
+  });
+  test('unpinned registry modules are an error unless allowed', () => {
+    expect(run((c) => { delete c.modules[0].version; }).errors).toHaveLength(1);
+    expect(run((c) => { delete c.modules[0].version; }, { allowUnpinnedModules: true }).errors).toEqual([]);
+  });
+});
+
+describe('round trip and parseMachineConfig', () => {
+  const fetched = {
+    agent: { viam_server: { version: 'stable' } },
+    components: [{ name: 'b', api: 'rdk:component:board', model: 'acme:sensors:pi-board', frame: { parent: 'world' }, attributes: { a: [1, { b: null }] } }],
+    modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '1.2.3', status: {} }],
+    fragments: ['abc'],
+    network: { bind_address: ':8080' },
+  };
+  test('the schema keeps keys it does not model', () => {
+    expect(MachineConfigSchema.parse(fetched)).toEqual(fetched);
+  });
+  test('parseMachineConfig returns an equal copy, key order included', () => {
+    const parsed = parseMachineConfig(fetched);
+    expect(parsed).not.toBe(fetched);
+    expect(JSON.stringify(parsed)).toBe(JSON.stringify(fetched));
+  });
+  test('parseMachineConfig throws a ValidationError carrying every issue', () => {
+    let caught: unknown;
+    try {
+      parseMachineConfig({ components: [{ name: 'x y', api: 'a', model: 'b' }] }, { pathPrefix: 'cfg' });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ValidationError);
+    expect(caught).toBeInstanceOf(FleetformError);
+    const e = caught as ValidationError;
+    expect(e.issues.map((i) => i.path)).toEqual(['cfg.components[0].name', 'cfg.components[0].api', 'cfg.components[0].model']);
+    expect(e.message).toContain('3 errors');
+    expect(e.message).toContain('cfg.components[0].api');
+  });
+});
