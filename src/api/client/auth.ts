@@ -24,9 +24,16 @@ export const AUTH_SERVICE_TYPE_NAME = 'proto.rpc.v1.AuthService';
  * says which call failed; its message never contains the key.
  */
 export class AuthenticationError extends ConnectError {
+  /** Brand: `instanceof` cannot tell subclasses apart (ConnectError overrides it). */
+  readonly failedAuthentication = true;
   constructor(cause: ConnectError, secrets: readonly string[]) {
     super(redact(cause.rawMessage, secrets), cause.code);
   }
+}
+
+/** Whether `e` is an {@link AuthenticationError}. */
+export function isAuthenticationError(e: unknown): e is AuthenticationError {
+  return e instanceof Error && (e as Partial<AuthenticationError>).failedAuthentication === true;
 }
 
 /** Hands out the current access token, fetching it on first use and on demand. */

@@ -4,7 +4,7 @@
  */
 import type { ServiceType } from '@bufbuild/protobuf';
 import { createPromiseClient, type CallOptions, type PromiseClient, type Transport } from '@connectrpc/connect';
-import { AuthenticationError } from './auth';
+import { isAuthenticationError } from './auth';
 import { toServiceError } from './errors';
 import { withRetries, type RetryClock, type RetryPolicy } from './retry';
 
@@ -47,7 +47,7 @@ export function createInvoker<S extends ServiceType>(service: S, transport: Tran
         clock: settings.clock,
       });
     } catch (e) {
-      const label = e instanceof AuthenticationError ? 'AuthService.Authenticate' : methodLabel(service, method);
+      const label = isAuthenticationError(e) ? 'AuthService.Authenticate' : methodLabel(service, method);
       throw toServiceError(e, { method: label, serviceHost: settings.serviceHost, timeoutMs: settings.timeoutMs, secrets: settings.secrets });
     }
   };
