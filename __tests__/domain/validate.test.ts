@@ -7,8 +7,33 @@ import {
   type Issue,
 } from '../../src/domain';
 
+/** Test-only view of a raw config: loose enough to break it on purpose. */
+interface RawResource {
+  name?: string;
+  api?: string;
+  model?: string;
+  attributes?: Record<string, unknown>;
+  depends_on?: unknown;
+  [key: string]: unknown;
+}
+interface RawModule {
+  type?: string;
+  name?: string;
+  module_id?: string;
+  version?: string;
+  env?: Record<string, unknown>;
+  executable_path?: string;
+  [key: string]: unknown;
+}
+interface RawConfig {
+  components: RawResource[];
+  services: RawResource[];
+  modules: RawModule[];
+  [key: string]: unknown;
+}
+
 /** A valid config in the seed's shape, built from the seeded registry modules. */
-function base(): Record<string, unknown> {
+function base(): RawConfig {
   return {
     components: [
       { name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: {}, depends_on: [] },
@@ -29,7 +54,7 @@ function base(): Record<string, unknown> {
   };
 }
 
-type Edit = (c: Record<string, any>) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Edit = (c: RawConfig) => void;
 
 function run(edit: Edit, options?: Parameters<typeof validateMachineConfig>[1]) {
   const c = base();
@@ -42,7 +67,7 @@ const brief = (issues: readonly Issue[]) => issues.map((i) => ({ code: i.code, p
 describe('validateMachineConfig: valid configs', () => {
   test.each<[string, Edit]>([
     ['the seed-shaped base config', () => {}],
-    ['an empty object', (c) => { delete c.components; delete c.services; delete c.modules; }],
+    ['an empty object', (c) => { const r: Record<string, unknown> = c; delete r.components; delete r.services; delete r.modules; }],
     ['empty lists', (c) => { c.components = []; c.services = []; c.modules = []; }],
     ['the same name under two APIs', (c) => { c.components.push({ name: 'finder', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04' }); }],
     ['a built-in model needs no module', (c) => { c.components.push({ name: 'fake-arm', api: 'rdk:component:arm', model: 'rdk:builtin:fake' }); }],
@@ -57,10 +82,10 @@ describe('validateMachineConfig: valid configs', () => {
     }],
     ['placeholders in env, executable_path and attributes at any depth', (c) => {
       c.modules.push({ type: 'local', name: 'acme_local', module_id: 'acme:local', executable_path: '${environment.HOME}/run' });
-      c.components[1].attributes.deep = { list: [{ pin: '${environment.PIN}' }] };
+      c.components[1].attributes!.deep = { list: [{ pin: '${environment.PIN}' }] };
     }],
     ['unpinned registry module when allowed', (c) => { delete c.modules[0].version; }],
-    ['a timeout override in a module env', (c) => { c.modules[0].env.VIAM_MODULE_STARTUP_TIMEOUT = '7m15s'; }],
+    ['a timeout override in a module env', (c) => { c.modules[0].env!.VIAM_MODULE_STARTUP_TIMEOUT = '7m15s'; }],
     ['unknown keys the service adds', (c) => {
       c.agent = { version: 'stable' };
       c.components[0].frame = { parent: 'world' };
@@ -77,18 +102,18 @@ describe('validateMachineConfig: valid configs', () => {
 describe('validateMachineConfig: errors', () => {
   test.each<[string, Edit, { code: string; path: string }[]]>([
     ['not an object', () => {}, []], // replaced below
-    ['components is not an array', (c) => { c.components = {}; }, [{ code: 'type', path: 'components' }]],
+    ['components is not an array', (c) => { (c as Record<string, unknown>).components = {}; }, [{ code: 'type', path: 'components' }]],
     ['missing resource fields', (c) => { c.components[0] = { attributes: {} }; }, [
       { code: 'required', path: 'components[0].name' },
       { code: 'required', path: 'components[0].model' },
       { code: 'required', path: 'components[0].api' },
     ]],
-    ['wrongly typed fields', (c) => { c.components[0].attributes = []; c.components[0].depends_on = 'x'; }, [
+    ['wrongly typed fields', (c) => { (c.components[0] as Record<string, unknown>).attributes = []; c.components[0].depends_on = 'x'; }, [
       { code: 'type', path: 'components[0].attributes' },
       { code: 'type', path: 'components[0].depends_on' },
     ]],
     ['module type not registry|local', (c) => { c.modules[1].type = 'cloud'; }, [{ code: 'enum', path: 'modules[1].type' }]],
-    ['env value not a string', (c) => { c.modules[0].env.N = 5; }, [{ code: 'type', path: 'modules[0].env.N' }]],
+    ['env value not a string', (c) => { c.modules[0].env!.N = 5; }, [{ code: 'type', path: 'modules[0].env.N' }]],
     ['invalid resource name', (c) => { c.services[0].name = 'box finder'; }, [{ code: 'resource-name', path: 'services[0].name' }]],
     ['resource name too long', (c) => { c.services[0].name = 'x'.repeat(61); }, [{ code: 'resource-name', path: 'services[0].name' }]],
     ['duplicate name under one API', (c) => { c.components.push({ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board' }); }, [
@@ -124,8 +149,8 @@ describe('validateMachineConfig: errors', () => {
     ['local module without executable_path', (c) => { c.modules.push({ type: 'local', name: 'acme_local', module_id: 'acme:local' }); }, [
       { code: 'required', path: 'modules[2].executable_path' },
     ]],
-    ['invalid placeholder in env', (c) => { c.modules[0].env.X = '${secret.X}'; }, [{ code: 'placeholder', path: 'modules[0].env.X' }]],
-    ['invalid placeholder deep in attributes', (c) => { c.components[1].attributes.nested = { a: [1, '${HOME}'] }; }, [
+    ['invalid placeholder in env', (c) => { c.modules[0].env!.X = '${secret.X}'; }, [{ code: 'placeholder', path: 'modules[0].env.X' }]],
+    ['invalid placeholder deep in attributes', (c) => { c.components[1].attributes!.nested = { a: [1, '${HOME}'] }; }, [
       { code: 'placeholder', path: 'components[1].attributes.nested.a[1]' },
     ]],
     ['invalid placeholder in executable_path', (c) => { c.modules.push({ type: 'local', name: 'acme_l', module_id: 'acme:l', executable_path: '${env.HOME}/x' }); }, [
@@ -173,10 +198,10 @@ describe('validateMachineConfig: warnings', () => {
       { code: 'ignored-field', path: 'modules[2].version' },
     ]],
     ['executable_path on a registry module', (c) => { c.modules[1].executable_path = '/x'; }, [{ code: 'ignored-field', path: 'modules[1].executable_path' }]],
-    ['unparsable timeout override falls back to the default', (c) => { c.modules[0].env.VIAM_RESOURCE_CONFIGURATION_TIMEOUT = '90'; }, [
+    ['unparsable timeout override falls back to the default', (c) => { c.modules[0].env!.VIAM_RESOURCE_CONFIGURATION_TIMEOUT = '90'; }, [
       { code: 'duration', path: 'modules[0].env.VIAM_RESOURCE_CONFIGURATION_TIMEOUT' },
     ]],
-    ['unusual env name', (c) => { c.modules[0].env['MY-VAR'] = 'x'; }, [{ code: 'env-name', path: 'modules[0].env["MY-VAR"]' }]],
+    ['unusual env name', (c) => { c.modules[0].env!['MY-VAR'] = 'x'; }, [{ code: 'env-name', path: 'modules[0].env["MY-VAR"]' }]],
     ['the same module twice', (c) => { c.modules.push({ type: 'registry', name: 'acme_sensors2', module_id: 'acme:sensors', version: '1.2.3' }); }, [
       { code: 'module-naming-convention', path: 'modules[2].name' },
       { code: 'duplicate-module-id', path: 'modules[2].module_id' },
