@@ -90,6 +90,17 @@ export class LocalStateBackend implements StateBackend {
     }
   }
 
+  /** Names of the stacks that have a state here. */
+  async stacks(): Promise<string[]> {
+    try {
+      const files = await fs.readdir(this.dir);
+      return files.filter((f) => f.endsWith('.state.json')).map((f) => f.slice(0, -'.state.json'.length)).sort();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  }
+
   async lockHolder(stack: string): Promise<LockInfo | undefined> {
     try {
       const text = await fs.readFile(this.file(stack, '.lock'), 'utf8');
