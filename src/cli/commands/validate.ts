@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { formatAppProblem, validateApp, type AppProblem, type RunAppResult } from '../run-app';
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** Prints warnings, then errors with a count line; true when there were no errors. */
+export function printAppProblems(result: RunAppResult): boolean {
+  const write = (p: AppProblem): void => {
+    process.stderr.write(`${formatAppProblem(p)}\n`);
+  };
+  result.warnings.forEach(write);
+  if (result.ok) return true;
+  result.errors.forEach(write);
+  process.stderr.write(`${plural(result.errors.length, 'error')}, ${plural(result.warnings.length, 'warning')}\n`);
+  return false;
+}
+
+/** `2 stacks (warehouse, lab), 5 machines, 1 dataset, 2 training jobs`. */
+export function describeApp(result: Extract<RunAppResult, { ok: true }>): string {
+  const { summary } = result;
+  return [
+    `${plural(result.stacks.length, 'stack')} (${result.stacks.join(', ') || 'none'})`,
+    plural(summary.machines, 'machine'),
+    plural(summary.datasets, 'dataset'),
+    plural(summary.trainingJobs, 'training job'),
+  ].join(', ');
+}
+
+/** `fleetform validate`: runs the app and reports every problem; exit 1 on any error. */
+export function register(program: Command): void {
+  program
+    .command('validate')
+    .description('Run the CDKTF app (cdktf.json "app", else main.ts) and report every problem of the fleet')
+    .action(async () => {
+      const result = await validateApp({ cwd: process.cwd() });
+      if (!printAppProblems(result) || !result.ok) {
+        process.exitCode = 1;
+        return;
+      }
+      process.stdout.write(`valid: ${describeApp(result)}; ${plural(result.warnings.length, 'warning')}\n`);
+    });
+}

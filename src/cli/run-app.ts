@@ -1,0 +1,317 @@
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { AppSummary } from '../constructs/app-hook';
+import type { FleetIssue } from '../constructs/fleet-issue';
+import { formatFleetIssue } from '../constructs/fleet-issue';
+import { FleetformError, InputError } from '../domain/errors';
+import type { AppCrash, ChildReport } from './app-report-file';
+
+/** Options of {@link runApp}, {@link synthesizeApp} and {@link validateApp}. */
+export interface RunAppOptions {
+  /** Project folder: holds `cdktf.json` (or, without one, `main.ts`). */
+  readonly cwd: string;
+  /** Output folder, relative to cwd. Default: `output` of cdktf.json, else `cdktf.out`. */
+  readonly outdir?: string;
+  /** Environment of the app process. Default: this process's. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** A problem of an app: a construct's (constructPath set) or the app's as a whole (constructPath empty). */
+export type AppProblem = FleetIssue;
+
+/** What running an app produced: its stacks, or every problem that stopped it. */
+export type RunAppResult =
+  | {
+      readonly ok: true;
+      /** Absolute output folder (for validateApp: the temporary one, already removed). */
+      readonly outdir: string;
+      /** Stack names, as manifest.json lists them. */
+      readonly stacks: string[];
+      readonly warnings: AppProblem[];
+      readonly summary: AppSummary;
+    }
+  | { readonly ok: false; readonly errors: AppProblem[]; readonly warnings: AppProblem[] };
+
+/** How to start the app: a script run by node with tsx, or a shell command. */
+type AppLaunch = { kind: 'script'; file: string; args: string[] } | { kind: 'shell'; command: string };
+
+interface ProjectSettings {
+  readonly launch: AppLaunch;
+  readonly outdir: string;
+  readonly describe: string;
+}
+
+const SCRIPT_COMMAND = /^(?:npx\s+)?(?:tsx|ts-node|node)\s+([^\s-][^\s]*\.(?:ts|tsx|mts|cts|js|cjs|mjs))((?:\s+\S+)*)\s*$/;
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads cdktf.json (`app`, `output`); without it the app is main.ts. */
+async function projectSettings(cwd: string, outdirOption: string | undefined): Promise<ProjectSettings> {
+  const configFile = path.join(cwd, 'cdktf.json');
+  let app: string | undefined;
+  let output: string | undefined;
+  if (await exists(configFile)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await fs.readFile(configFile, 'utf8'));
+    } catch (err) {
+      throw new InputError(`cdktf.json is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, {
+        path: configFile,
+        hint: 'fix the file; it names the app command in "app"',
+      });
+    }
+    const settings = (parsed !== null && typeof parsed === 'object' ? parsed : {}) as { app?: unknown; output?: unknown };
+    if (typeof settings.app === 'string' && settings.app.trim() !== '') app = settings.app.trim();
+    if (typeof settings.output === 'string' && settings.output.trim() !== '') output = settings.output.trim();
+  }
+  const outdir = path.resolve(cwd, outdirOption ?? output ?? 'cdktf.out');
+  if (app === undefined) {
+    const main = path.join(cwd, 'main.ts');
+    if (!(await exists(main))) {
+      throw new InputError('no app to run: neither cdktf.json nor main.ts is here', {
+        path: cwd,
+        hint: 'run fleetform in the project folder, or add cdktf.json with "app": "npx tsx main.ts"',
+      });
+    }
+    return { launch: { kind: 'script', file: main, args: [] }, outdir, describe: 'main.ts' };
+  }
+  const m = SCRIPT_COMMAND.exec(app);
+  if (m) {
+    const file = path.resolve(cwd, m[1] as string);
+    if (!(await exists(file))) {
+      throw new InputError(`the app file ${m[1]} does not exist`, { path: configFile, hint: 'fix "app" in cdktf.json' });
+    }
+    const args = (m[2] ?? '').trim().split(/\s+/).filter((a) => a !== '');
+    return { launch: { kind: 'script', file, args }, outdir, describe: app };
+  }
+  return { launch: { kind: 'shell', command: app }, outdir, describe: app };
+}
+
+/** Refuses output folders whose replacement would delete the project (or more). */
+function checkOutdir(cwd: string, outdir: string): void {
+  const rel = path.relative(outdir, path.resolve(cwd));
+  if (rel === '' || !rel.startsWith('..')) {
+    throw new InputError(`the output folder ${outdir} contains the project`, {
+      hint: 'choose an output folder inside the project, e.g. cdktf.out',
+    });
+  }
+}
+
+function quoteNodeOption(value: string): string {
+  return `"${value.replace(/(["\\])/g, '\\$1')}"`;
+}
+
+interface ChildOutcome {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly output: string;
+}
+
+const OUTPUT_LIMIT = 64 * 1024;
+
+function runChild(launch: AppLaunch, cwd: string, env: NodeJS.ProcessEnv): Promise<ChildOutcome> {
+  const tsx = require.resolve('tsx/cjs');
+  const reporter = path.join(__dirname, 'app-reporter.ts');
+  const child =
+    launch.kind === 'script'
+      ? spawn(process.execPath, ['--require', tsx, '--require', reporter, launch.file, ...launch.args], { cwd, env })
+      : spawn(launch.command, {
+          cwd,
+          shell: true,
+          env: {
+            ...env,
+            NODE_OPTIONS: [env.NODE_OPTIONS ?? '', `--require ${quoteNodeOption(tsx)}`, `--require ${quoteNodeOption(reporter)}`]
+              .join(' ')
+              .trim(),
+          },
+        });
+  let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-OUTPUT_LIMIT);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, output }));
+  });
+}
+
+function appProblem(message: string, hint?: string, code = 'app-failed'): AppProblem {
+  return { severity: 'error', code, constructPath: '', field: '', message, ...(hint === undefined ? {} : { hint }) };
+}
+
+function crashProblem(crash: AppCrash): AppProblem {
+  const where = [crash.location, crash.path].filter((x): x is string => x !== undefined).join(': ');
+  const message = `${where ? `${where}: ` : ''}${crash.name === 'Error' || crash.name === 'FleetformError' ? '' : `${crash.name}: `}${crash.message}`;
+  return appProblem(message, crash.hint);
+}
+
+function lastLines(text: string, count: number): string {
+  const lines = text.trimEnd().split('\n');
+  return lines.slice(-count).join('\n');
+}
+
+async function readChildReport(file: string): Promise<ChildReport | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as ChildReport;
+  } catch {
+    return undefined;
+  }
+}
+
+async function stackNames(outdir: string): Promise<string[] | undefined> {
+  try {
+    const manifest = JSON.parse(await fs.readFile(path.join(outdir, 'manifest.json'), 'utf8')) as { stacks?: unknown };
+    return manifest.stacks !== null && typeof manifest.stacks === 'object' ? Object.keys(manifest.stacks) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs the app into `staging`, and returns its result (stacks read from the staging folder). */
+async function runInto(settings: ProjectSettings, cwd: string, staging: string, env: NodeJS.ProcessEnv): Promise<RunAppResult> {
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetform-app-'));
+  try {
+    const reportFile = path.join(scratch, 'report.json');
+    const outcome = await runChild(settings.launch, cwd, {
+      ...env,
+      CDKTF_OUTDIR: staging,
+      FLEETFORM_REPORT_FILE: reportFile,
+    });
+    const report = await readChildReport(reportFile);
+    const issues = (report?.apps ?? []).flatMap((a) => a.issues);
+    const errors = issues.filter((i) => i.severity === 'error');
+    const warnings = issues.filter((i) => i.severity === 'warning');
+    if (errors.length > 0) return { ok: false, errors, warnings };
+    if (report?.crash) return { ok: false, errors: [crashProblem(report.crash)], warnings };
+    if (outcome.code !== 0) {
+      const how = outcome.signal ? `was stopped by ${outcome.signal}` : `exited with code ${outcome.code}`;
+      const tail = lastLines(outcome.output, 20);
+      return { ok: false, errors: [appProblem(`the app (${settings.describe}) ${how}${tail ? `:\n${tail}` : ''}`)], warnings };
+    }
+    const stacks = await stackNames(staging);
+    if (stacks === undefined) {
+      return {
+        ok: false,
+        errors: [
+          appProblem(
+            `the app (${settings.describe}) synthesized nothing`,
+            'call app.synth() at the end of the app, and create the App without an outdir (fleetform sets CDKTF_OUTDIR)',
+            'app-no-output',
+          ),
+        ],
+        warnings,
+      };
+    }
+    const summary = (report?.apps ?? []).reduce<AppSummary>(
+      (sum, a) => ({
+        stacks: sum.stacks + a.summary.stacks,
+        machines: sum.machines + a.summary.machines,
+        datasets: sum.datasets + a.summary.datasets,
+        trainingJobs: sum.trainingJobs + a.summary.trainingJobs,
+      }),
+      { stacks: 0, machines: 0, datasets: 0, trainingJobs: 0 },
+    );
+    return { ok: true, outdir: staging, stacks, warnings, summary: { ...summary, stacks: stacks.length } };
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs the user's CDKTF app (cdktf.json `app`, else main.ts; TypeScript through tsx) in a
+ * child process and validates it with the fleetform rules. On success the synthesized
+ * app replaces the output folder and the result lists its stacks; on any error nothing
+ * is written and the result carries every problem, ready to print (no stack traces).
+ */
+export async function synthesizeApp(options: RunAppOptions): Promise<RunAppResult> {
+  const cwd = path.resolve(options.cwd);
+  const settings = await projectSettings(cwd, options.outdir);
+  checkOutdir(cwd, settings.outdir);
+  const parent = path.dirname(settings.outdir);
+  await fs.mkdir(parent, { recursive: true });
+  const staging = await fs.mkdtemp(path.join(parent, `.${path.basename(settings.outdir)}.staging-`));
+  let moved = false;
+  try {
+    const result = await runInto(settings, cwd, staging, options.env ?? process.env);
+    if (!result.ok) return result;
+    await fs.rm(settings.outdir, { recursive: true, force: true });
+    await fs.rename(staging, settings.outdir);
+    moved = true;
+    return { ...result, outdir: settings.outdir };
+  } finally {
+    if (!moved) await fs.rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Runs and validates the app like {@link synthesizeApp} but keeps no output. */
+export async function validateApp(options: RunAppOptions): Promise<RunAppResult> {
+  const cwd = path.resolve(options.cwd);
+  const settings = await projectSettings(cwd, options.outdir);
+  const staging = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetform-validate-'));
+  try {
+    return await runInto(settings, cwd, staging, options.env ?? process.env);
+  } finally {
+    await fs.rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** `error: path: field: message` (and hint) lines of a problem, for terminals. */
+export function formatAppProblem(problem: AppProblem): string {
+  return `${problem.severity}: ${describeProblem(problem)}`;
+}
+
+function describeProblem(problem: AppProblem): string {
+  if (problem.constructPath) return formatFleetIssue(problem);
+  return problem.hint ? `${problem.message}\n  hint: ${problem.hint}` : problem.message;
+}
+
+/** A failed run as one error: every problem in its message, printed by the CLI without a stack trace. */
+export class AppValidationError extends FleetformError {
+  readonly errors: readonly AppProblem[];
+  readonly warnings: readonly AppProblem[];
+  constructor(errors: readonly AppProblem[], warnings: readonly AppProblem[] = []) {
+    const single = errors.length === 1 ? errors[0] : undefined;
+    super(
+      single && !single.constructPath
+        ? single.message
+        : `the app has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${errors
+            .map((e) => `  ${describeProblem(e).replace(/\n/g, '\n  ')}`)
+            .join('\n')}`,
+      single && !single.constructPath && single.hint !== undefined ? { hint: single.hint } : {},
+    );
+    this.errors = errors;
+    this.warnings = warnings;
+  }
+}
+
+/** The output of a valid app. */
+export interface SynthesizedApp {
+  /** Absolute output folder (manifest.json, stacks/<name>/cdk.tf.json). */
+  readonly outdir: string;
+  /** Stack names, as manifest.json lists them. */
+  readonly stacks: string[];
+  readonly warnings: AppProblem[];
+  readonly summary: AppSummary;
+}
+
+/**
+ * Synthesizes the app like {@link synthesizeApp} and returns `{ outdir, stacks }`, or
+ * throws an AppValidationError (a FleetformError) listing every problem. Engine commands
+ * call this before planning.
+ */
+export async function runApp(options: RunAppOptions): Promise<SynthesizedApp> {
+  const result = await synthesizeApp(options);
+  if (!result.ok) throw new AppValidationError(result.errors, result.warnings);
+  return { outdir: result.outdir, stacks: result.stacks, warnings: result.warnings, summary: result.summary };
+}
