@@ -1,0 +1,87 @@
+/** One port, three protocols: gRPC over cleartext HTTP/2, gRPC-web over HTTP/1.1, Connect JSON. */
+import * as fs from 'node:fs';
+import * as http2 from 'node:http2';
+import { loadServices } from '../../src/api/services';
+import type { RunningEmulator } from '../../src/emulator';
+import { clientOf, startTemp, type Protocol } from './helpers';
+
+let emulator: RunningEmulator;
+let dataDir: string;
+beforeAll(async () => {
+  ({ emulator, dataDir } = await startTemp());
+});
+afterAll(async () => {
+  await emulator.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('listens on 127.0.0.1 by default', () => {
+  expect(emulator.url).toBe(`http://127.0.0.1:${emulator.port}`);
+  expect(emulator.port).toBeGreaterThan(0);
+});
+
+test.each<Protocol>(['grpc', 'grpc-web', 'connect'])('%s: authenticate and list organizations', async (protocol) => {
+  const { app } = await loadServices();
+  const client = await clientOf(emulator, app, { protocol });
+  const res = await client.listOrganizations({});
+  expect(res.organizations.map((o) => o.id)).toEqual([emulator.credentials.organizationId]);
+});
+
+test('Connect JSON works with plain fetch (curl-style)', async () => {
+  const auth = await fetch(`${emulator.url}/proto.rpc.v1.AuthService/Authenticate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      entity: emulator.credentials.apiKeyId,
+      credentials: { type: 'api-key', payload: emulator.credentials.apiKey },
+    }),
+  });
+  expect(auth.status).toBe(200);
+  const { accessToken } = (await auth.json()) as { accessToken: string };
+  const res = await fetch(`${emulator.url}/viam.app.v1.AppService/ListLocations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+    body: JSON.stringify({ organizationId: emulator.credentials.organizationId }),
+  });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { locations: { id: string }[] };
+  expect(body.locations.map((l) => l.id)).toEqual([emulator.credentials.locationId]);
+});
+
+test('Connect JSON error carries the code name', async () => {
+  const res = await fetch(`${emulator.url}/viam.app.v1.AppService/ListOrganizations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  expect(res.status).toBe(401);
+  expect(await res.json()).toEqual({ code: 'unauthenticated', message: 'authentication required' });
+});
+
+test('a raw HTTP/2 gRPC call without a token ends with grpc-status 16 in the trailers', async () => {
+  const session = http2.connect(emulator.url);
+  try {
+    const { headers, trailers } = await new Promise<{ headers: http2.IncomingHttpHeaders; trailers: http2.IncomingHttpHeaders }>(
+      (resolve, reject) => {
+        const req = session.request({
+          ':method': 'POST',
+          ':path': '/viam.app.v1.AppService/ListOrganizations',
+          'content-type': 'application/grpc',
+          te: 'trailers',
+        });
+        let headers: http2.IncomingHttpHeaders = {};
+        req.on('response', (h) => (headers = h));
+        req.on('trailers', (trailers) => resolve({ headers, trailers }));
+        req.on('error', reject);
+        req.resume();
+        req.end(Buffer.from([0, 0, 0, 0, 0]));
+      },
+    );
+    expect(headers[':status']).toBe(200);
+    expect(String(headers['content-type'])).toMatch(/^application\/grpc/);
+    expect(trailers['grpc-status']).toBe('16');
+    expect(decodeURIComponent(String(trailers['grpc-message']))).toBe('authentication required');
+  } finally {
+    session.close();
+  }
+});

@@ -1,0 +1,39 @@
+/**
+ * API key secrets and access tokens. Keys are stored as salted scrypt hashes and checked in
+ * constant time; tokens are random and stored as SHA-256 hashes. Neither is kept in clear.
+ */
+import * as crypto from 'node:crypto';
+
+const SCRYPT_KEYLEN = 32;
+
+/** A new API key secret: 32 characters of lowercase letters and digits, like the service's. */
+export function generateApiKeySecret(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  const bytes = crypto.randomBytes(32);
+  return Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('');
+}
+
+/** Salt and scrypt hash of a key secret. */
+export function hashApiKey(secret: string): { salt: Buffer; hash: Buffer } {
+  const salt = crypto.randomBytes(16);
+  return { salt, hash: crypto.scryptSync(secret, salt, SCRYPT_KEYLEN) };
+}
+
+/** Whether `secret` matches a stored salt and hash. */
+export function verifyApiKey(secret: string, salt: Buffer, hash: Buffer): boolean {
+  const candidate = crypto.scryptSync(secret, salt, SCRYPT_KEYLEN);
+  return candidate.length === hash.length && crypto.timingSafeEqual(candidate, hash);
+}
+
+/** A new opaque bearer token. */
+export function generateAccessToken(): string {
+  return crypto.randomBytes(32).toString('base64url');
+}
+
+/** The stored form of a bearer token. */
+export function hashAccessToken(token: string): string {
+  return crypto.createHash('sha256').update(token).digest('hex');
+}
+
+/** How long an access token stays valid. */
+export const ACCESS_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;

@@ -1,0 +1,169 @@
+/**
+ * The emulator's schema, as an ordered list of migrations. Each runs once, inside a
+ * transaction, and is recorded in `schema_migrations`. Never edit a released migration:
+ * append a new one.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+      CREATE TABLE emulator_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+      CREATE TABLE organizations (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        public_namespace TEXT NOT NULL,
+        created_on INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX organizations_namespace ON organizations(public_namespace) WHERE public_namespace <> '';
+
+      CREATE TABLE locations (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        created_on INTEGER NOT NULL
+      );
+      CREATE INDEX locations_by_org ON locations(organization_id);
+
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        salt BLOB NOT NULL,
+        hash BLOB NOT NULL,
+        created_on INTEGER NOT NULL
+      );
+      CREATE TABLE api_key_grants (
+        key_id TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+        role TEXT NOT NULL CHECK (role IN ('owner', 'operator')),
+        resource_type TEXT NOT NULL CHECK (resource_type IN ('organization', 'location', 'robot')),
+        resource_id TEXT NOT NULL,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        PRIMARY KEY (key_id, resource_type, resource_id)
+      );
+      CREATE TABLE access_tokens (
+        token_hash TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX access_tokens_by_expiry ON access_tokens(expires_at);
+
+      CREATE TABLE robots (
+        id TEXT PRIMARY KEY,
+        location_id TEXT NOT NULL REFERENCES locations(id),
+        name TEXT NOT NULL,
+        created_on INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX robots_by_location ON robots(location_id, name);
+
+      CREATE TABLE robot_parts (
+        id TEXT PRIMARY KEY,
+        robot_id TEXT NOT NULL REFERENCES robots(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        main_part INTEGER NOT NULL,
+        secret TEXT NOT NULL,
+        config TEXT NOT NULL,
+        created_on INTEGER NOT NULL,
+        last_updated INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX robot_parts_by_robot ON robot_parts(robot_id, name);
+
+      CREATE TABLE module_deployments (
+        part_id TEXT NOT NULL REFERENCES robot_parts(id) ON DELETE CASCADE,
+        module_name TEXT NOT NULL,
+        module_id TEXT NOT NULL,
+        policy TEXT NOT NULL,
+        deployed_version TEXT NOT NULL,
+        restart_count INTEGER NOT NULL DEFAULT 0,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (part_id, module_name)
+      );
+      CREATE INDEX module_deployments_by_module ON module_deployments(module_id);
+
+      CREATE TABLE datasets (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        created_on INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX datasets_by_org ON datasets(organization_id, name);
+
+      CREATE TABLE registry_items (
+        item_id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id),
+        namespace TEXT NOT NULL,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL CHECK (type IN ('module', 'ml_training')),
+        visibility TEXT NOT NULL CHECK (visibility IN ('public', 'private')),
+        description TEXT NOT NULL,
+        -- Training scripts: the ModelType and ModelFramework numbers of the models they produce.
+        model_type INTEGER NOT NULL DEFAULT 0,
+        model_framework INTEGER NOT NULL DEFAULT 0,
+        created_on INTEGER NOT NULL,
+        updated_on INTEGER NOT NULL
+      );
+      CREATE TABLE registry_versions (
+        item_id TEXT NOT NULL REFERENCES registry_items(item_id) ON DELETE CASCADE,
+        version TEXT NOT NULL,
+        models TEXT NOT NULL,
+        created_on INTEGER NOT NULL,
+        PRIMARY KEY (item_id, version)
+      );
+
+      CREATE TABLE training_jobs (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id),
+        dataset_id TEXT NOT NULL,
+        model_name TEXT NOT NULL,
+        model_version TEXT NOT NULL,
+        model_type INTEGER NOT NULL,
+        model_framework INTEGER NOT NULL,
+        is_custom_job INTEGER NOT NULL,
+        registry_item_id TEXT NOT NULL,
+        registry_item_version TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        error_code INTEGER,
+        error_message TEXT,
+        created_on INTEGER NOT NULL,
+        last_modified INTEGER NOT NULL,
+        training_started INTEGER,
+        training_ended INTEGER,
+        synced_model_id TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        container_version TEXT NOT NULL
+      );
+      -- One job per model version of a model in an organization (ALREADY_EXISTS otherwise).
+      CREATE UNIQUE INDEX training_jobs_model_version ON training_jobs(organization_id, model_name, model_version);
+      -- Listing an organization's jobs, all or by status, newest first.
+      CREATE INDEX training_jobs_by_org_status ON training_jobs(organization_id, status, created_on);
+      CREATE INDEX training_jobs_by_org ON training_jobs(organization_id, created_on);
+
+      CREATE TABLE training_job_logs (
+        job_id TEXT NOT NULL REFERENCES training_jobs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        level TEXT NOT NULL,
+        time INTEGER NOT NULL,
+        message TEXT NOT NULL,
+        PRIMARY KEY (job_id, seq)
+      );
+
+      -- Models produced by completed jobs; they stay when the job record is deleted.
+      CREATE TABLE trained_models (
+        organization_id TEXT NOT NULL REFERENCES organizations(id),
+        model_name TEXT NOT NULL,
+        model_version TEXT NOT NULL,
+        synced_model_id TEXT NOT NULL,
+        job_id TEXT NOT NULL,
+        created_on INTEGER NOT NULL,
+        PRIMARY KEY (organization_id, model_name, model_version)
+      );
+    `,
+  },
+];

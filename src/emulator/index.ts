@@ -1,0 +1,81 @@
+/**
+ * The embedded cloud emulator: the service's real protobuf APIs (auth, app, dataset, ML
+ * training) plus fleetform's own control service, on one plain-HTTP port speaking gRPC
+ * (h2c), gRPC-web and Connect, persisted in SQLite in a data folder.
+ */
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { EmulatorService } from '../api/emulator-control';
+import { loadServices } from '../api/services';
+import type { EmulatorCredentials } from './credentials';
+import { openDatabase } from './db/database';
+import { appService } from './rpc/app';
+import { authInterceptor, authService } from './rpc/auth';
+import type { Backend } from './rpc/context';
+import { controlService } from './rpc/control';
+import { datasetService } from './rpc/dataset';
+import { FaultTable, faultInterceptor } from './rpc/faults';
+import { mlTrainingService } from './rpc/ml-training';
+import { ensureSeeded } from './seed';
+import { listen } from './server/listener';
+
+export type { EmulatorCredentials } from './credentials';
+export { CREDENTIALS_FILE, EmulatorCredentialsSchema, readCredentials } from './credentials';
+export { DATABASE_FILE } from './db/database';
+export { SEED_MODULES, SEED_ORGANIZATION, SEED_TRAINING_SCRIPT } from './seed';
+
+export interface EmulatorOptions {
+  /** Folder holding the database and credentials.json (created when missing). */
+  readonly dataDir: string;
+  /** TCP port; 0 (the default) picks a free one. */
+  readonly port?: number;
+  /** Interface to listen on; default 127.0.0.1. */
+  readonly host?: string;
+}
+
+export interface RunningEmulator {
+  /** `http://<host>:<port>`, the serviceHost for clients. */
+  readonly url: string;
+  readonly port: number;
+  /** The seeded organization's owner key and ids (also in DIR/credentials.json). */
+  readonly credentials: EmulatorCredentials;
+  /** Stops serving, closes open connections and the database. */
+  close(): Promise<void>;
+}
+
+/** Starts an emulator on `dataDir`, seeding it on first start. */
+export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
+  const host = options.host ?? '127.0.0.1';
+  const services = await loadServices();
+  const db = openDatabase(options.dataDir);
+  try {
+    const backend: Backend = { db, services, faults: new FaultTable(), now: () => Date.now() };
+    const credentials = ensureSeeded(db, options.dataDir, backend.now());
+    const handler = connectNodeAdapter({
+      interceptors: [faultInterceptor(backend.faults, EmulatorService.typeName), authInterceptor(backend)],
+      routes: (router) => {
+        router.service(services.auth, authService(backend));
+        router.service(services.app, appService(backend));
+        router.service(services.dataset, datasetService(backend));
+        router.service(services.mlTraining, mlTrainingService(backend));
+        router.service(EmulatorService, controlService(backend));
+      },
+    });
+    const listener = await listen(handler, options.port ?? 0, host);
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    let closed: Promise<void> | undefined;
+    return {
+      url: `http://${urlHost}:${listener.port}`,
+      port: listener.port,
+      credentials,
+      close: () => {
+        closed ??= listener.close().then(() => {
+          db.close();
+        });
+        return closed;
+      },
+    };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Module deployments (seed 3.1), as pure functions over the domain's version policies:
+ * which version each registry module of a machine runs after a config write, and which
+ * machines move when a new version is published.
+ */
+import {
+  describeVersionPolicy,
+  formatVersionPolicy,
+  newestVersion,
+  parseVersionPolicy,
+  resolveModuleVersion,
+  type Issue,
+  type MachineConfig,
+} from '../../domain';
+import type { DeploymentRecord } from '../store/deployments';
+
+/** The registry as deployments see it: the versions of a module, or undefined when it is not a registry module. */
+export type ModuleVersionsLookup = (moduleId: string) => readonly string[] | undefined;
+
+/**
+ * Deployments for a config just written. A module that keeps its name and module_id keeps
+ * its deployed version when the policy still resolves to it; a change of version counts a
+ * restart. Unknown modules and policies no registry version satisfies are issues (paths
+ * like `modules[1].version`).
+ */
+export function planDeployments(
+  partId: string,
+  config: MachineConfig,
+  previous: readonly DeploymentRecord[],
+  lookup: ModuleVersionsLookup,
+  now: number,
+): { deployments: DeploymentRecord[]; issues: Issue[] } {
+  const deployments: DeploymentRecord[] = [];
+  const issues: Issue[] = [];
+  (config.modules ?? []).forEach((m, i) => {
+    if (m.type !== 'registry' || m.module_id === undefined || m.version === undefined) return;
+    const available = lookup(m.module_id);
+    if (available === undefined) {
+      issues.push({
+        severity: 'error',
+        code: 'module-not-in-registry',
+        path: `modules[${i}].module_id`,
+        message: `module ${m.module_id} is not in the registry`,
+      });
+      return;
+    }
+    const policy = parseVersionPolicy(m.version);
+    const before = previous.find((d) => d.moduleName === m.name && d.moduleId === m.module_id);
+    const resolved = resolveModuleVersion(policy, available, before?.deployedVersion);
+    if (resolved === undefined) {
+      issues.push({
+        severity: 'error',
+        code: 'module-version-unavailable',
+        path: `modules[${i}].version`,
+        message: `no version of ${m.module_id} satisfies ${JSON.stringify(m.version)} (registry has ${available.join(', ') || 'no versions'})`,
+      });
+      return;
+    }
+    const moved = before !== undefined && before.deployedVersion !== resolved.version;
+    deployments.push({
+      partId,
+      moduleName: m.name,
+      moduleId: m.module_id,
+      policy: formatVersionPolicy(policy),
+      deployedVersion: resolved.version,
+      restartCount: (before?.restartCount ?? 0) + (moved ? 1 : 0),
+      updatedAt: before === undefined || moved ? now : before.updatedAt,
+    });
+  });
+  return { deployments, issues };
+}
+
+/** The version a deployment moves to once `available` holds a newly published version, if it moves. */
+export function automaticUpdateTarget(d: DeploymentRecord, available: readonly string[]): string | undefined {
+  const resolved = resolveModuleVersion(parseVersionPolicy(d.policy), available, d.deployedVersion);
+  return resolved?.automaticUpdate && resolved.version !== d.deployedVersion ? resolved.version : undefined;
+}
+
+/** What the module card shows besides the machine: policy, deployed and registry versions. */
+export function moduleCardVersions(
+  d: DeploymentRecord,
+  available: readonly string[],
+): { policy: string; policyDescription: string; deployedVersion: string; registryLatest: string; registryLatestPrerelease: string } {
+  const policy = parseVersionPolicy(d.policy);
+  return {
+    policy: formatVersionPolicy(policy),
+    policyDescription: describeVersionPolicy(policy),
+    deployedVersion: d.deployedVersion,
+    registryLatest: newestVersion(available) ?? '',
+    registryLatestPrerelease: newestVersion(available, { includePrerelease: true }) ?? '',
+  };
+}

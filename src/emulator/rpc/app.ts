@@ -1,0 +1,241 @@
+/**
+ * `viam.app.v1.AppService`, the part machine configuration needs: organizations,
+ * locations, machines and parts (config with `last_known_update` optimistic concurrency),
+ * the registry reads, and API keys.
+ */
+import type { JsonValue } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import { validateMachineConfig, type MachineConfig } from '../../domain';
+import type { AppServiceType } from '../../api/services';
+import { generateApiKeySecret, hashApiKey } from '../auth/keys';
+import { grantedLocations, grantedRobots, isOrganizationOwner, knowsOrganization, organizationsOf, roleOn, type Principal } from '../auth/principal';
+import { planDeployments } from '../logic/deployments';
+import * as accounts from '../store/accounts';
+import { deploymentsOfPart, replaceDeployments } from '../store/deployments';
+import * as machines from '../store/machines';
+import { newId } from '../store/statements';
+import { locationFor, organizationFor, partFor, robotFor } from './access';
+import { millisOf, principalOf, timestamp, type Backend } from './context';
+import { alreadyExists, failedPrecondition, invalidArgument, invalidIssues, notFound, permissionDenied, required } from './errors';
+import { moduleVersionsLookup, registryItemMessage, registryModuleMessage, visibleRegistryItem } from './registry';
+
+const DNS_SUFFIX = 'emulator.fleetform.local';
+
+function dnsLabel(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9-]+/g, '-');
+}
+
+function organizationMessage(o: accounts.OrganizationRecord) {
+  return { id: o.id, name: o.name, createdOn: timestamp(o.createdOn), publicNamespace: o.publicNamespace, defaultRegion: 'emulator' };
+}
+
+function robotMessage(r: machines.RobotRecord) {
+  return { id: r.id, name: r.name, location: r.locationId, createdOn: timestamp(r.createdOn) };
+}
+
+function configObject(part: machines.PartRecord): { [key: string]: JsonValue } {
+  return JSON.parse(part.config) as { [key: string]: JsonValue };
+}
+
+export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType>> {
+  const { db } = backend;
+  const Struct = backend.services.sdk.Struct;
+
+  function partMessage(part: machines.PartRecord) {
+    const dns = `${dnsLabel(part.name)}.${part.locationId}`;
+    return {
+      id: part.id,
+      name: part.name,
+      dnsName: dns,
+      secret: part.secret,
+      robot: part.robotId,
+      locationId: part.locationId,
+      robotConfig: Struct.fromJson(configObject(part)),
+      mainPart: part.mainPart,
+      fqdn: `${dns}.${DNS_SUFFIX}`,
+      localFqdn: `${dns}.local.${DNS_SUFFIX}`,
+      createdOn: timestamp(part.createdOn),
+      lastUpdated: timestamp(part.lastUpdated),
+    };
+  }
+
+  function locationMessage(l: accounts.LocationRecord) {
+    return {
+      id: l.id,
+      name: l.name,
+      parentLocationId: '',
+      organizations: [{ organizationId: l.organizationId, primary: true }],
+      createdOn: timestamp(l.createdOn),
+      robotCount: machines.listRobots(db, l.id).length,
+    };
+  }
+
+  /** Locations of an organization the caller can see. */
+  function visibleLocations(p: Principal, orgId: string): accounts.LocationRecord[] {
+    const all = accounts.listLocations(db, orgId);
+    if (roleOn(p, { organizationId: orgId }) !== undefined) return all;
+    const direct = new Set(grantedLocations(p, orgId));
+    for (const robotId of grantedRobots(p, orgId)) {
+      const r = machines.getRobot(db, robotId);
+      if (r) direct.add(r.locationId);
+    }
+    return all.filter((l) => direct.has(l.id));
+  }
+
+  return {
+    listOrganizations(_req, ctx) {
+      const p = principalOf(ctx);
+      return { organizations: accounts.listOrganizations(db, organizationsOf(p)).map(organizationMessage) };
+    },
+
+    getOrganization(req, ctx) {
+      return { organization: organizationMessage(organizationFor(db, principalOf(ctx), req.organizationId, 'read')) };
+    },
+
+    listLocations(req, ctx) {
+      const p = principalOf(ctx);
+      required(req.organizationId, 'organization_id');
+      if (!accounts.getOrganization(db, req.organizationId) || !knowsOrganization(p, req.organizationId)) {
+        throw permissionDenied(`no permission on organization ${req.organizationId}`);
+      }
+      return { locations: visibleLocations(p, req.organizationId).map(locationMessage) };
+    },
+
+    newRobot(req, ctx) {
+      const loc = locationFor(db, principalOf(ctx), req.location, 'write');
+      const name = required(req.name, 'name').trim();
+      if (machines.robotNameTaken(db, loc.id, name)) throw alreadyExists(`a machine named ${name} already exists in location ${loc.id}`);
+      return { id: machines.insertRobot(db, loc.id, name, backend.now()).robotId };
+    },
+
+    getRobot(req, ctx) {
+      return { robot: robotMessage(robotFor(db, principalOf(ctx), req.id, 'read')) };
+    },
+
+    listRobots(req, ctx) {
+      const p = principalOf(ctx);
+      const loc = accounts.getLocation(db, required(req.locationId, 'location_id'));
+      if (!loc || !knowsOrganization(p, loc.organizationId)) throw notFound(`location ${req.locationId} not found`);
+      const robots = machines
+        .listRobots(db, loc.id)
+        .filter((r) => roleOn(p, { organizationId: r.organizationId, locationId: r.locationId, robotId: r.id }) !== undefined);
+      return { robots: robots.map(robotMessage) };
+    },
+
+    deleteRobot(req, ctx) {
+      const robot = robotFor(db, principalOf(ctx), req.id, 'write');
+      machines.deleteRobot(db, robot.id);
+      return {};
+    },
+
+    getRobotParts(req, ctx) {
+      const robot = robotFor(db, principalOf(ctx), req.robotId, 'read');
+      return { parts: machines.listParts(db, robot.id).map(partMessage) };
+    },
+
+    getRobotPart(req, ctx) {
+      const part = partFor(db, principalOf(ctx), req.id, 'read');
+      return { part: partMessage(part), configJson: JSON.stringify(configObject(part), null, 2) };
+    },
+
+    newRobotPart(req, ctx) {
+      const robot = robotFor(db, principalOf(ctx), req.robotId, 'write');
+      const name = required(req.partName, 'part_name').trim();
+      if (machines.partNameTaken(db, robot.id, name)) throw alreadyExists(`machine ${robot.id} already has a part named ${name}`);
+      return { partId: machines.insertPart(db, robot.id, name, backend.now()) };
+    },
+
+    deleteRobotPart(req, ctx) {
+      const part = partFor(db, principalOf(ctx), req.partId, 'write');
+      if (part.mainPart) throw failedPrecondition(`part ${part.id} is the main part of machine ${part.robotId} and cannot be deleted`);
+      machines.deletePart(db, part.id);
+      return {};
+    },
+
+    updateRobotPart(req, ctx) {
+      const p = principalOf(ctx);
+      const name = required(req.name, 'name').trim();
+      if (!req.robotConfig) throw invalidArgument('robot_config is required');
+      const json = req.robotConfig.toJson();
+      const result = validateMachineConfig(json);
+      if (result.errors.length > 0) throw invalidIssues(result.errors);
+      const config = json as MachineConfig;
+      const lastKnown = req.lastKnownUpdate ? millisOf(req.lastKnownUpdate) : undefined;
+      const written = db.transaction(() => {
+        const part = partFor(db, p, req.id, 'write');
+        if (lastKnown !== undefined && part.lastUpdated > lastKnown) {
+          throw failedPrecondition(
+            `machine part ${part.id} was updated at ${new Date(part.lastUpdated).toISOString()}, after last_known_update ` +
+              `${new Date(lastKnown).toISOString()}; fetch the part again and reapply the change`,
+          );
+        }
+        if (name !== part.name && machines.partNameTaken(db, part.robotId, name)) {
+          throw alreadyExists(`machine ${part.robotId} already has a part named ${name}`);
+        }
+        const now = backend.now();
+        const plan = planDeployments(part.id, config, deploymentsOfPart(db, part.id), moduleVersionsLookup(db, part.organizationId), now);
+        if (plan.issues.length > 0) throw invalidIssues(plan.issues);
+        machines.writePart(db, part, name, JSON.stringify(config), now);
+        replaceDeployments(db, part.id, plan.deployments);
+        return machines.getPart(db, part.id);
+      })();
+      if (!written) throw notFound(`machine part ${req.id} not found`);
+      return { part: partMessage(written) };
+    },
+
+    getModule(req, ctx) {
+      const item = visibleRegistryItem(db, principalOf(ctx), required(req.moduleId, 'module_id'), 'module');
+      return { module: registryModuleMessage(db, item) };
+    },
+
+    getRegistryItem(req, ctx) {
+      const item = visibleRegistryItem(db, principalOf(ctx), required(req.itemId, 'item_id'));
+      return { item: registryItemMessage(db, item) };
+    },
+
+    createKey(req, ctx) {
+      const p = principalOf(ctx);
+      if (req.authorizations.length === 0) throw invalidArgument('authorizations: at least one authorization is required');
+      const grants = req.authorizations.map((a, i) => grantFromAuthorization(db, p, a, `authorizations[${i}]`));
+      const secret = generateApiKeySecret();
+      const id = newId();
+      const now = backend.now();
+      accounts.insertApiKey(db, { id, name: req.name || new Date(now).toISOString(), ...hashApiKey(secret), createdOn: now }, grants);
+      return { id, key: secret };
+    },
+  };
+}
+
+const ROLES = ['owner', 'operator'] as const;
+const RESOURCE_TYPES = ['organization', 'location', 'robot'] as const;
+
+/**
+ * A grant from an `Authorization` (`authorization_type` "role", `authorization_id`
+ * `<resource type>_<role>` or `<role>`); the caller must own the resource.
+ */
+function grantFromAuthorization(
+  db: Backend['db'],
+  p: Principal,
+  a: { authorizationType: string; authorizationId: string; resourceType: string; resourceId: string; organizationId: string },
+  path: string,
+): accounts.Grant {
+  if (a.authorizationType !== '' && a.authorizationType !== 'role') {
+    throw invalidArgument(`${path}.authorization_type: unknown authorization type ${JSON.stringify(a.authorizationType)}; use "role"`);
+  }
+  const resourceType = RESOURCE_TYPES.find((t) => t === a.resourceType);
+  if (!resourceType) throw invalidArgument(`${path}.resource_type: use organization, location or robot`);
+  const roleText = a.authorizationId.startsWith(`${resourceType}_`) ? a.authorizationId.slice(resourceType.length + 1) : a.authorizationId;
+  const role = ROLES.find((r) => r === roleText);
+  if (!role) throw invalidArgument(`${path}.authorization_id: use ${resourceType}_owner or ${resourceType}_operator`);
+  let organizationId: string;
+  if (resourceType === 'organization') organizationId = organizationFor(db, p, a.resourceId, 'write').id;
+  else if (resourceType === 'location') organizationId = locationFor(db, p, a.resourceId, 'write').organizationId;
+  else organizationId = robotFor(db, p, a.resourceId, 'write').organizationId;
+  if (a.organizationId !== '' && a.organizationId !== organizationId) {
+    throw invalidArgument(`${path}.organization_id: ${a.resourceType} ${a.resourceId} belongs to organization ${organizationId}`);
+  }
+  if (resourceType === 'organization' && !isOrganizationOwner(p, organizationId)) {
+    throw permissionDenied(`owner permission required on organization ${organizationId}`);
+  }
+  return { role, resourceType, resourceId: a.resourceId, organizationId };
+}

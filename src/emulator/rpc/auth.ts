@@ -1,0 +1,56 @@
+/**
+ * `proto.rpc.v1.AuthService/Authenticate` (api-key credentials -> bearer token) and the
+ * interceptor that requires `authorization: Bearer <token>` on every other call.
+ * Codes and messages follow the service: see reference.md "Auth".
+ */
+import type { Interceptor, ServiceImpl } from '@connectrpc/connect';
+import { AuthService, type AuthServiceType } from '../../api/services';
+import { ACCESS_TOKEN_TTL_MS, generateAccessToken, hashAccessToken, verifyApiKey } from '../auth/keys';
+import type { Principal } from '../auth/principal';
+import { accessTokenKey, getApiKey, grantsOf, insertAccessToken } from '../store/accounts';
+import type { Db } from '../db/database';
+import { principalKey, type Backend } from './context';
+import { invalidArgument, permissionDenied, unauthenticated } from './errors';
+
+const BEARER = 'Bearer ';
+
+export function authService(backend: Backend): Partial<ServiceImpl<AuthServiceType>> {
+  return {
+    authenticate(req) {
+      const creds = req.credentials;
+      if (!creds) throw invalidArgument('credentials required');
+      if (creds.type !== 'api-key') {
+        throw invalidArgument(`unknown credentials type ${JSON.stringify(creds.type)}; this service accepts "api-key"`);
+      }
+      const key = req.entity === '' ? undefined : getApiKey(backend.db, req.entity);
+      if (!key || !verifyApiKey(creds.payload, key.salt, key.hash)) {
+        throw permissionDenied('failed to authenticate: invalid API key or API key ID');
+      }
+      const token = generateAccessToken();
+      insertAccessToken(backend.db, hashAccessToken(token), key.id, backend.now() + ACCESS_TOKEN_TTL_MS);
+      return { accessToken: token };
+    },
+  };
+}
+
+/** The principal behind an `authorization` header value; throws Unauthenticated otherwise. */
+export function principalFromHeader(db: Db, header: string | null, now: number): Principal {
+  if (header === null || header === '') throw unauthenticated('authentication required');
+  if (!header.startsWith(BEARER) || header.length === BEARER.length) {
+    throw unauthenticated(`expected authorization header with prefix: ${BEARER}`);
+  }
+  const found = accessTokenKey(db, hashAccessToken(header.slice(BEARER.length).trim()));
+  if (!found) throw unauthenticated('invalid access token');
+  if (found.expiresAt <= now) throw unauthenticated('access token expired; authenticate again');
+  return { keyId: found.keyId, grants: grantsOf(db, found.keyId) };
+}
+
+/** Authenticates every call except AuthService's and stores the caller in the context. */
+export function authInterceptor(backend: Backend): Interceptor {
+  return (next) => async (req) => {
+    if (req.service.typeName !== AuthService.typeName) {
+      req.contextValues.set(principalKey, principalFromHeader(backend.db, req.header.get('authorization'), backend.now()));
+    }
+    return next(req);
+  };
+}

@@ -1,0 +1,36 @@
+/** What every handler shares: the database, the SDK's message classes, the clock, faults. */
+import { createContextKey, type HandlerContext } from '@connectrpc/connect';
+import type { Services } from '../../api/services';
+import type { Db } from '../db/database';
+import type { Principal } from '../auth/principal';
+import type { FaultTable } from './faults';
+import { unauthenticated } from './errors';
+
+export interface Backend {
+  readonly db: Db;
+  readonly services: Services;
+  readonly faults: FaultTable;
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+/** Set by the auth interceptor for every call but `Authenticate`. */
+export const principalKey = createContextKey<Principal | undefined>(undefined, { description: 'authenticated API key' });
+
+/** The authenticated caller; Unauthenticated when the interceptor did not set one. */
+export function principalOf(ctx: HandlerContext): Principal {
+  const p = ctx.values.get(principalKey);
+  if (!p) throw unauthenticated('authentication required');
+  return p;
+}
+
+/** A protobuf Timestamp (partial message) for milliseconds since the epoch. */
+export function timestamp(ms: number): { seconds: bigint; nanos: number } {
+  const seconds = Math.floor(ms / 1000);
+  return { seconds: BigInt(seconds), nanos: (ms - seconds * 1000) * 1_000_000 };
+}
+
+/** Milliseconds since the epoch of a Timestamp (sub-millisecond digits dropped). */
+export function millisOf(ts: { seconds: bigint; nanos: number }): number {
+  return Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1_000_000);
+}

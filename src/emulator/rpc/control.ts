@@ -1,0 +1,140 @@
+/** `fleetform.emulator.v1.EmulatorService`: the emulator's own controls (organization-owner keys only). */
+import { Code, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
+import type { EmulatorServiceType } from '../../api/emulator-control';
+import { isTerminal, type ModelFramework, type ModelType } from '../../domain';
+import type { Principal } from '../auth/principal';
+import { advanceJob, failJob, TransitionError, type Transition } from '../logic/training';
+import { moduleCardVersions } from '../logic/deployments';
+import { deploymentsOfOrganization } from '../store/deployments';
+import { registryVersions } from '../store/registry';
+import { newId } from '../store/statements';
+import { isOrganizationOwner } from '../auth/principal';
+import { principalOf, timestamp, type Backend } from './context';
+import { failedPrecondition, invalidArgument, permissionDenied, required } from './errors';
+import { applyTransition, jobFor } from './ml-training';
+import { createOrganization } from './organizations';
+import { ownedOrganizations, publishModuleVersion, publishTrainingScript } from './publish';
+import { findRegistryItem } from './registry';
+
+function controller(ctx: HandlerContext): Principal {
+  const p = principalOf(ctx);
+  if (!p.grants.some((g) => g.resourceType === 'organization' && g.role === 'owner')) {
+    throw permissionDenied('emulator controls need an organization owner API key');
+  }
+  return p;
+}
+
+function transition(run: () => Transition): Transition {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof TransitionError) throw failedPrecondition(err.message);
+    throw err;
+  }
+}
+
+export function controlService(backend: Backend): ServiceImpl<EmulatorServiceType> {
+  const { db } = backend;
+  return {
+    publishModuleVersion(req, ctx) {
+      const p = controller(ctx);
+      const result = publishModuleVersion(
+        db,
+        p,
+        { moduleId: required(req.moduleId, 'module_id'), version: required(req.version, 'version'), models: req.models },
+        backend.now(),
+      );
+      return { moduleId: result.moduleId, version: req.version, updates: result.updates };
+    },
+
+    publishTrainingScript(req, ctx) {
+      const p = controller(ctx);
+      const result = publishTrainingScript(
+        db,
+        p,
+        {
+          itemId: required(req.itemId, 'item_id'),
+          version: required(req.version, 'version'),
+          modelType: req.modelType as ModelType,
+          modelFramework: req.modelFramework as ModelFramework,
+        },
+        backend.now(),
+      );
+      return { itemId: result.itemId, version: req.version };
+    },
+
+    advanceTrainingJob(req, ctx) {
+      let job = jobFor(backend, controller(ctx), req.id);
+      const previousStatus = job.status;
+      do {
+        const current = job;
+        job = applyTransition(backend, transition(() => advanceJob(current, backend.now(), newId)));
+      } while (req.toEnd && !isTerminal(job.status));
+      return { id: job.id, previousStatus, status: job.status };
+    },
+
+    failTrainingJob(req, ctx) {
+      const job = jobFor(backend, controller(ctx), req.id);
+      const code = req.code === 0 ? Code.Internal : req.code;
+      if (!Number.isInteger(code) || code < 1 || code > 16) throw invalidArgument(`code: ${code} is not a status code 1..16`);
+      const message = req.message || 'training failed';
+      const failed = applyTransition(backend, transition(() => failJob(job, code, message, backend.now())));
+      return { id: failed.id, previousStatus: job.status, status: failed.status };
+    },
+
+    listModuleCards(req, ctx) {
+      const p = controller(ctx);
+      if (req.organizationId !== '' && !isOrganizationOwner(p, req.organizationId)) {
+        throw permissionDenied(`owner permission required on organization ${req.organizationId}`);
+      }
+      const orgs = req.organizationId !== '' ? [req.organizationId] : ownedOrganizations(db, p).map((o) => o.id);
+      const versionsOf = new Map<string, string[]>();
+      const available = (moduleId: string): string[] => {
+        let v = versionsOf.get(moduleId);
+        if (!v) {
+          const item = findRegistryItem(db, moduleId);
+          v = item ? registryVersions(db, item.itemId).map((x) => x.version) : [];
+          versionsOf.set(moduleId, v);
+        }
+        return v;
+      };
+      const cards = orgs
+        .flatMap((orgId) => deploymentsOfOrganization(db, orgId))
+        .filter((d) => req.machineId === '' || d.machineId === req.machineId)
+        .map((d) => ({
+          machineId: d.machineId,
+          machineName: d.machineName,
+          partId: d.partId,
+          partName: d.partName,
+          locationId: d.locationId,
+          organizationId: d.organizationId,
+          moduleName: d.moduleName,
+          moduleId: d.moduleId,
+          ...moduleCardVersions(d, available(d.moduleId)),
+          restartCount: d.restartCount,
+          updatedAt: timestamp(d.updatedAt),
+        }));
+      return { cards };
+    },
+
+    createOrganization(req, ctx) {
+      controller(ctx);
+      return createOrganization(db, { name: req.name, publicNamespace: req.publicNamespace.trim() }, backend.now());
+    },
+
+    injectFault(req, ctx) {
+      controller(ctx);
+      required(req.method, 'method');
+      if (!Number.isInteger(req.code) || req.code < 1 || req.code > 16) {
+        throw invalidArgument(`code: ${req.code} is not a status code 1..16`);
+      }
+      backend.faults.add(req.method, req.code as Code, req.message || 'injected fault', req.count || 1);
+      return {};
+    },
+
+    clearFaults(_req, ctx) {
+      controller(ctx);
+      return { cleared: backend.faults.clear() };
+    },
+  };
+}

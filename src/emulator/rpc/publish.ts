@@ -1,0 +1,162 @@
+/**
+ * Publishing registry versions (emulator controls and seeding). A new module version moves
+ * every machine whose update policy admits it (seed 3.1), counting a restart; patch pins
+ * and machines whose policy does not admit it stay.
+ */
+import * as semver from 'semver';
+import { moduleIdOfModel, parseApiTriplet, parseModelTriplet, parseModuleId, tryParseVersionPolicy, type ModelFramework, type ModelType } from '../../domain';
+import { isOrganizationOwner, type Principal } from '../auth/principal';
+import type { Db } from '../db/database';
+import { automaticUpdateTarget } from '../logic/deployments';
+import { getRobot, getPart } from '../store/machines';
+import { listOrganizations, organizationByNamespace, getOrganization, type OrganizationRecord } from '../store/accounts';
+import { deploymentsOfModule, moveDeployment } from '../store/deployments';
+import { insertRegistryItem, insertRegistryVersion, registryVersions, type RegistryItemRecord, type RegistryItemType } from '../store/registry';
+import { findRegistryItem } from './registry';
+import { alreadyExists, invalidArgument, permissionDenied } from './errors';
+
+/** Who publishes: a principal (controls) or the seeding itself, which may publish anywhere. */
+export type Publisher = Principal | 'seed';
+
+export interface ModuleUpdate {
+  readonly machineId: string;
+  readonly machineName: string;
+  readonly partId: string;
+  readonly moduleName: string;
+  readonly fromVersion: string;
+  readonly toVersion: string;
+  readonly restartCount: number;
+}
+
+function checkVersion(version: string): void {
+  if (tryParseVersionPolicy(version)?.kind !== 'patch') {
+    throw invalidArgument(`version: ${JSON.stringify(version)} is not a semantic version X.Y.Z (prereleases like 1.2.0-rc.1 allowed)`);
+  }
+}
+
+/** The organization that owns (or will own) items of a namespace, checked against the publisher. */
+function owningOrganization(db: Db, publisher: Publisher, namespace: string): OrganizationRecord {
+  const org = organizationByNamespace(db, namespace) ?? getOrganization(db, namespace);
+  if (!org) throw invalidArgument(`no organization has the public namespace ${JSON.stringify(namespace)}`);
+  if (publisher !== 'seed' && !isOrganizationOwner(publisher, org.id)) {
+    throw permissionDenied(`namespace ${namespace} belongs to organization ${org.id}, which this API key does not own`);
+  }
+  return org;
+}
+
+function existingOrNew(
+  db: Db,
+  publisher: Publisher,
+  itemId: string,
+  type: RegistryItemType,
+  now: number,
+  extra: { description: string; modelType?: ModelType; modelFramework?: ModelFramework },
+): RegistryItemRecord {
+  const parsed = parseModuleId(itemId);
+  if (!parsed) throw invalidArgument(`${JSON.stringify(itemId)} is not a registry id <namespace>:<name>`);
+  const found = findRegistryItem(db, itemId);
+  if (found) {
+    if (found.type !== type) throw invalidArgument(`registry item ${found.itemId} is a ${found.type}, not a ${type}`);
+    if (publisher !== 'seed' && !isOrganizationOwner(publisher, found.organizationId)) {
+      throw permissionDenied(`registry item ${found.itemId} belongs to organization ${found.organizationId}, which this API key does not own`);
+    }
+    return found;
+  }
+  const org = owningOrganization(db, publisher, parsed.namespace);
+  const namespace = org.publicNamespace || org.id;
+  const item: RegistryItemRecord = {
+    itemId: `${namespace}:${parsed.name}`,
+    organizationId: org.id,
+    namespace,
+    name: parsed.name,
+    type,
+    visibility: 'public',
+    description: extra.description,
+    modelType: extra.modelType ?? 0,
+    modelFramework: extra.modelFramework ?? 0,
+    createdOn: now,
+    updatedOn: now,
+  };
+  insertRegistryItem(db, item);
+  return item;
+}
+
+/**
+ * Publishes a module version. `models` default to those of the newest existing version.
+ * Returns the machines that moved to it (or to a newer admitted version).
+ */
+export function publishModuleVersion(
+  db: Db,
+  publisher: Publisher,
+  req: { moduleId: string; version: string; models: readonly { api: string; model: string }[]; description?: string },
+  now: number,
+): { moduleId: string; updates: ModuleUpdate[] } {
+  checkVersion(req.version);
+  return db.transaction(() => {
+    const item = existingOrNew(db, publisher, req.moduleId, 'module', now, { description: req.description ?? '' });
+    const existing = registryVersions(db, item.itemId);
+    if (existing.some((v) => semver.eq(v.version, req.version))) {
+      throw alreadyExists(`module ${item.itemId} already has version ${req.version}`);
+    }
+    const models = req.models.length > 0 ? req.models : (existing[existing.length - 1]?.models ?? []);
+    models.forEach((m, i) => {
+      if (!parseApiTriplet(m.api)) throw invalidArgument(`models[${i}].api: ${JSON.stringify(m.api)} is not an API triplet namespace:type:name`);
+      if (!parseModelTriplet(m.model)) throw invalidArgument(`models[${i}].model: ${JSON.stringify(m.model)} is not a model triplet`);
+      const prefix = moduleIdOfModel(m.model);
+      if (prefix !== item.itemId && prefix !== `${item.organizationId}:${item.name}`) {
+        throw invalidArgument(`models[${i}].model: ${m.model} does not belong to module ${item.itemId}`);
+      }
+    });
+    insertRegistryVersion(db, item.itemId, { version: req.version, models: models.map((m) => ({ api: m.api, model: m.model })) }, now);
+    const available = registryVersions(db, item.itemId).map((v) => v.version);
+    const deployments = [...deploymentsOfModule(db, item.itemId), ...deploymentsOfModule(db, `${item.organizationId}:${item.name}`)];
+    const updates: ModuleUpdate[] = [];
+    for (const d of deployments) {
+      const target = automaticUpdateTarget(d, available);
+      if (target === undefined) continue;
+      const moved = moveDeployment(db, d, target, now);
+      const part = getPart(db, d.partId);
+      const robot = part && getRobot(db, part.robotId);
+      updates.push({
+        machineId: robot?.id ?? '',
+        machineName: robot?.name ?? '',
+        partId: d.partId,
+        moduleName: d.moduleName,
+        fromVersion: d.deployedVersion,
+        toVersion: target,
+        restartCount: moved.restartCount,
+      });
+    }
+    return { moduleId: item.itemId, updates };
+  })();
+}
+
+/** Publishes a training script version (`namespace:name`). */
+export function publishTrainingScript(
+  db: Db,
+  publisher: Publisher,
+  req: { itemId: string; version: string; modelType?: ModelType; modelFramework?: ModelFramework; description?: string },
+  now: number,
+): { itemId: string } {
+  checkVersion(req.version);
+  return db.transaction(() => {
+    const item = existingOrNew(db, publisher, req.itemId, 'ml_training', now, {
+      description: req.description ?? '',
+      ...(req.modelType === undefined ? {} : { modelType: req.modelType }),
+      ...(req.modelFramework === undefined ? {} : { modelFramework: req.modelFramework }),
+    });
+    if (registryVersions(db, item.itemId).some((v) => v.version === req.version)) {
+      throw alreadyExists(`training script ${item.itemId} already has version ${req.version}`);
+    }
+    insertRegistryVersion(db, item.itemId, { version: req.version, models: [] }, now);
+    return { itemId: item.itemId };
+  })();
+}
+
+/** Organizations a principal owns (controls act within them). */
+export function ownedOrganizations(db: Db, p: Principal): OrganizationRecord[] {
+  return listOrganizations(
+    db,
+    p.grants.filter((g) => g.resourceType === 'organization' && g.role === 'owner').map((g) => g.organizationId),
+  );
+}

@@ -1,0 +1,109 @@
+/**
+ * One plain-HTTP port for every protocol. Node's cleartext HTTP/2 server does not fall back
+ * to HTTP/1.1 (`allowHTTP1` only works with TLS, through ALPN; measured on Node 20), so the
+ * listener reads the first bytes of each connection: the HTTP/2 connection preface
+ * (`PRI * HTTP/2.0`) goes to an HTTP/2 server (gRPC over h2c, Connect, gRPC-web), anything
+ * else to an HTTP/1.1 server (gRPC-web and Connect JSON, e.g. from fetch or curl).
+ */
+import * as http from 'node:http';
+import * as http2 from 'node:http2';
+import * as net from 'node:net';
+import { Duplex } from 'node:stream';
+
+type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
+
+const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
+
+/**
+ * A socket as a plain duplex stream, so bytes already read from it (the sniffed preface)
+ * reach the HTTP/2 session: Node's HTTP/2 reads a net.Socket's handle directly and would
+ * skip them.
+ */
+class SocketStream extends Duplex {
+  constructor(private readonly socket: net.Socket) {
+    super();
+    socket.on('data', (chunk: Buffer) => {
+      if (!this.push(chunk)) socket.pause();
+    });
+    socket.on('end', () => this.push(null));
+    socket.on('error', (err) => this.destroy(err));
+    socket.on('close', () => this.destroy());
+  }
+  override _read(): void {
+    this.socket.resume();
+  }
+  override _write(chunk: Buffer, encoding: BufferEncoding, done: (err?: Error | null) => void): void {
+    this.socket.write(chunk, encoding, done);
+  }
+  override _final(done: (err?: Error | null) => void): void {
+    this.socket.end();
+    done();
+  }
+  override _destroy(err: Error | null, done: (err: Error | null) => void): void {
+    this.socket.destroy();
+    done(err);
+  }
+}
+
+export interface Listener {
+  readonly port: number;
+  /** Stops accepting, ends every open connection and resolves once the port is closed. */
+  close(): Promise<void>;
+}
+
+/** Serves `handler` over HTTP/1.1 and cleartext HTTP/2 on one port. */
+export async function listen(handler: Handler, port: number, host: string): Promise<Listener> {
+  const h1 = http.createServer(handler);
+  h1.keepAliveTimeout = 5000;
+  const h2 = http2.createServer({}, handler);
+  const sockets = new Set<net.Socket>();
+  const sessions = new Set<http2.Http2Session>();
+  h2.on('session', (s) => {
+    sessions.add(s);
+    s.on('close', () => sessions.delete(s));
+  });
+
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer): void => {
+      head = Buffer.concat([head, chunk]);
+      const n = Math.min(head.length, PREFACE.length);
+      const isH2 = head.subarray(0, n).equals(PREFACE.subarray(0, n));
+      if (isH2 && head.length < PREFACE.length) return; // wait for the whole preface
+      socket.off('data', onData);
+      socket.pause();
+      socket.unshift(head);
+      if (isH2) {
+        h2.emit('connection', new SocketStream(socket));
+      } else {
+        h1.emit('connection', socket);
+        socket.resume();
+      }
+    };
+    socket.on('data', onData);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('listener has no TCP address');
+
+  return {
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sessions) s.close();
+        h1.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * Organizations, locations, API keys (stored as salted scrypt hashes) with their grants,
+ * and access tokens (stored as SHA-256 hashes).
+ */
+import type { Db } from '../db/database';
+import { newId, stmt } from './statements';
+
+export interface OrganizationRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly publicNamespace: string;
+  readonly createdOn: number;
+}
+
+export interface LocationRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly createdOn: number;
+}
+
+/** What a key may do: a role on an organization, a location or a machine (`robot`). */
+export type Role = 'owner' | 'operator';
+export type ResourceType = 'organization' | 'location' | 'robot';
+export interface Grant {
+  readonly role: Role;
+  readonly resourceType: ResourceType;
+  readonly resourceId: string;
+  readonly organizationId: string;
+}
+
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly salt: Buffer;
+  readonly hash: Buffer;
+  readonly createdOn: number;
+}
+
+interface OrgRow {
+  id: string;
+  name: string;
+  public_namespace: string;
+  created_on: number;
+}
+const toOrg = (r: OrgRow): OrganizationRecord => ({
+  id: r.id,
+  name: r.name,
+  publicNamespace: r.public_namespace,
+  createdOn: r.created_on,
+});
+
+interface LocationRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  created_on: number;
+}
+const toLocation = (r: LocationRow): LocationRecord => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  name: r.name,
+  createdOn: r.created_on,
+});
+
+export function insertOrganization(db: Db, name: string, publicNamespace: string, now: number): OrganizationRecord {
+  const org = { id: newId(), name, publicNamespace, createdOn: now };
+  stmt<[string, string, string, number]>(
+    db,
+    'INSERT INTO organizations (id, name, public_namespace, created_on) VALUES (?, ?, ?, ?)',
+  ).run(org.id, name, publicNamespace, now);
+  return org;
+}
+
+export function getOrganization(db: Db, id: string): OrganizationRecord | undefined {
+  const r = stmt<[string], OrgRow>(db, 'SELECT * FROM organizations WHERE id = ?').get(id);
+  return r && toOrg(r);
+}
+
+export function organizationByNamespace(db: Db, namespace: string): OrganizationRecord | undefined {
+  const r = stmt<[string], OrgRow>(db, "SELECT * FROM organizations WHERE public_namespace = ? AND public_namespace <> ''").get(
+    namespace,
+  );
+  return r && toOrg(r);
+}
+
+export function listOrganizations(db: Db, ids: readonly string[]): OrganizationRecord[] {
+  return ids
+    .map((id) => getOrganization(db, id))
+    .filter((o): o is OrganizationRecord => o !== undefined)
+    .sort((a, b) => a.createdOn - b.createdOn || a.id.localeCompare(b.id));
+}
+
+export function insertLocation(db: Db, organizationId: string, name: string, now: number): LocationRecord {
+  const loc = { id: newId(), organizationId, name, createdOn: now };
+  stmt<[string, string, string, number]>(
+    db,
+    'INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)',
+  ).run(loc.id, organizationId, name, now);
+  return loc;
+}
+
+export function getLocation(db: Db, id: string): LocationRecord | undefined {
+  const r = stmt<[string], LocationRow>(db, 'SELECT * FROM locations WHERE id = ?').get(id);
+  return r && toLocation(r);
+}
+
+export function listLocations(db: Db, organizationId: string): LocationRecord[] {
+  return stmt<[string], LocationRow>(db, 'SELECT * FROM locations WHERE organization_id = ? ORDER BY created_on, id')
+    .all(organizationId)
+    .map(toLocation);
+}
+
+export function insertApiKey(db: Db, key: ApiKeyRecord, grants: readonly Grant[]): void {
+  db.transaction(() => {
+    stmt<[string, string, Buffer, Buffer, number]>(
+      db,
+      'INSERT INTO api_keys (id, name, salt, hash, created_on) VALUES (?, ?, ?, ?, ?)',
+    ).run(key.id, key.name, key.salt, key.hash, key.createdOn);
+    const add = stmt<[string, string, string, string, string]>(
+      db,
+      'INSERT OR REPLACE INTO api_key_grants (key_id, role, resource_type, resource_id, organization_id) VALUES (?, ?, ?, ?, ?)',
+    );
+    for (const g of grants) add.run(key.id, g.role, g.resourceType, g.resourceId, g.organizationId);
+  })();
+}
+
+export function getApiKey(db: Db, id: string): ApiKeyRecord | undefined {
+  const r = stmt<[string], { id: string; name: string; salt: Buffer; hash: Buffer; created_on: number }>(
+    db,
+    'SELECT * FROM api_keys WHERE id = ?',
+  ).get(id);
+  return r && { id: r.id, name: r.name, salt: r.salt, hash: r.hash, createdOn: r.created_on };
+}
+
+export function grantsOf(db: Db, keyId: string): Grant[] {
+  return stmt<[string], { role: Role; resource_type: ResourceType; resource_id: string; organization_id: string }>(
+    db,
+    'SELECT role, resource_type, resource_id, organization_id FROM api_key_grants WHERE key_id = ?',
+  )
+    .all(keyId)
+    .map((r) => ({ role: r.role, resourceType: r.resource_type, resourceId: r.resource_id, organizationId: r.organization_id }));
+}
+
+export function insertAccessToken(db: Db, tokenHash: string, keyId: string, expiresAt: number): void {
+  stmt<[number]>(db, 'DELETE FROM access_tokens WHERE expires_at < ?').run(Date.now());
+  stmt<[string, string, number]>(db, 'INSERT INTO access_tokens (token_hash, key_id, expires_at) VALUES (?, ?, ?)').run(
+    tokenHash,
+    keyId,
+    expiresAt,
+  );
+}
+
+export function accessTokenKey(db: Db, tokenHash: string): { keyId: string; expiresAt: number } | undefined {
+  const r = stmt<[string], { key_id: string; expires_at: number }>(
+    db,
+    'SELECT key_id, expires_at FROM access_tokens WHERE token_hash = ?',
+  ).get(tokenHash);
+  return r && { keyId: r.key_id, expiresAt: r.expires_at };
+}
+
+/** A value of the emulator's own key/value table (e.g. seeding state). */
+export function getMeta(db: Db, key: string): string | undefined {
+  return stmt<[string], { value: string }>(db, 'SELECT value FROM emulator_meta WHERE key = ?').get(key)?.value;
+}
+
+export function setMeta(db: Db, key: string, value: string): void {
+  stmt<[string, string]>(db, 'INSERT OR REPLACE INTO emulator_meta (key, value) VALUES (?, ?)').run(key, value);
+}

@@ -1,0 +1,169 @@
+/** Machines (`robots` on the wire) and their parts, each part holding its config as JSON. */
+import * as crypto from 'node:crypto';
+import type { Db } from '../db/database';
+import { newId, stmt } from './statements';
+
+export interface RobotRecord {
+  readonly id: string;
+  readonly locationId: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly createdOn: number;
+}
+
+export interface PartRecord {
+  readonly id: string;
+  readonly robotId: string;
+  readonly robotName: string;
+  readonly locationId: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly mainPart: boolean;
+  readonly secret: string;
+  /** The config as stored: a JSON object text. */
+  readonly config: string;
+  readonly createdOn: number;
+  /** Milliseconds since the epoch; strictly increases with every config write. */
+  readonly lastUpdated: number;
+}
+
+interface RobotRow {
+  id: string;
+  location_id: string;
+  organization_id: string;
+  name: string;
+  created_on: number;
+}
+const ROBOT_SELECT =
+  'SELECT r.id, r.location_id, l.organization_id, r.name, r.created_on FROM robots r JOIN locations l ON l.id = r.location_id';
+const toRobot = (r: RobotRow): RobotRecord => ({
+  id: r.id,
+  locationId: r.location_id,
+  organizationId: r.organization_id,
+  name: r.name,
+  createdOn: r.created_on,
+});
+
+interface PartRow {
+  id: string;
+  robot_id: string;
+  robot_name: string;
+  location_id: string;
+  organization_id: string;
+  name: string;
+  main_part: number;
+  secret: string;
+  config: string;
+  created_on: number;
+  last_updated: number;
+}
+const PART_SELECT = `SELECT p.id, p.robot_id, r.name AS robot_name, r.location_id, l.organization_id, p.name, p.main_part,
+  p.secret, p.config, p.created_on, p.last_updated
+  FROM robot_parts p JOIN robots r ON r.id = p.robot_id JOIN locations l ON l.id = r.location_id`;
+const toPart = (r: PartRow): PartRecord => ({
+  id: r.id,
+  robotId: r.robot_id,
+  robotName: r.robot_name,
+  locationId: r.location_id,
+  organizationId: r.organization_id,
+  name: r.name,
+  mainPart: r.main_part === 1,
+  secret: r.secret,
+  config: r.config,
+  createdOn: r.created_on,
+  lastUpdated: r.last_updated,
+});
+
+/** An empty machine config, as a new part gets. */
+export const EMPTY_CONFIG = '{}';
+
+export function robotNameTaken(db: Db, locationId: string, name: string): boolean {
+  return stmt<[string, string], { id: string }>(db, 'SELECT id FROM robots WHERE location_id = ? AND name = ?').get(
+    locationId,
+    name,
+  ) !== undefined;
+}
+
+/** Creates a machine and its main part (named `<machine>-main`). */
+export function insertRobot(db: Db, locationId: string, name: string, now: number): { robotId: string; partId: string } {
+  const robotId = newId();
+  const partId = newId();
+  db.transaction(() => {
+    stmt<[string, string, string, number]>(db, 'INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)').run(
+      robotId,
+      locationId,
+      name,
+      now,
+    );
+    insertPartRow(db, partId, robotId, `${name}-main`, true, now);
+  })();
+  return { robotId, partId };
+}
+
+function insertPartRow(db: Db, id: string, robotId: string, name: string, main: boolean, now: number): void {
+  stmt<[string, string, string, number, string, string, number, number]>(
+    db,
+    `INSERT INTO robot_parts (id, robot_id, name, main_part, secret, config, created_on, last_updated)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, robotId, name, main ? 1 : 0, crypto.randomBytes(24).toString('base64url'), EMPTY_CONFIG, now, now);
+}
+
+export function partNameTaken(db: Db, robotId: string, name: string): boolean {
+  return stmt<[string, string], { id: string }>(db, 'SELECT id FROM robot_parts WHERE robot_id = ? AND name = ?').get(
+    robotId,
+    name,
+  ) !== undefined;
+}
+
+/** Adds a non-main part to a machine. */
+export function insertPart(db: Db, robotId: string, name: string, now: number): string {
+  const id = newId();
+  insertPartRow(db, id, robotId, name, false, now);
+  return id;
+}
+
+export function getRobot(db: Db, id: string): RobotRecord | undefined {
+  const r = stmt<[string], RobotRow>(db, `${ROBOT_SELECT} WHERE r.id = ?`).get(id);
+  return r && toRobot(r);
+}
+
+export function listRobots(db: Db, locationId: string): RobotRecord[] {
+  return stmt<[string], RobotRow>(db, `${ROBOT_SELECT} WHERE r.location_id = ? ORDER BY r.created_on, r.id`)
+    .all(locationId)
+    .map(toRobot);
+}
+
+/** Deletes a machine with its parts (and, through them, its module deployments). */
+export function deleteRobot(db: Db, id: string): void {
+  stmt<[string]>(db, 'DELETE FROM robots WHERE id = ?').run(id);
+}
+
+export function getPart(db: Db, id: string): PartRecord | undefined {
+  const r = stmt<[string], PartRow>(db, `${PART_SELECT} WHERE p.id = ?`).get(id);
+  return r && toPart(r);
+}
+
+export function listParts(db: Db, robotId: string): PartRecord[] {
+  return stmt<[string], PartRow>(db, `${PART_SELECT} WHERE p.robot_id = ? ORDER BY p.main_part DESC, p.created_on, p.id`)
+    .all(robotId)
+    .map(toPart);
+}
+
+export function deletePart(db: Db, id: string): void {
+  stmt<[string]>(db, 'DELETE FROM robot_parts WHERE id = ?').run(id);
+}
+
+/**
+ * Writes a part's name and config; `lastUpdated` becomes `now`, or one millisecond after
+ * the previous value when the clock has not moved, so every write is distinguishable.
+ */
+export function writePart(db: Db, part: PartRecord, name: string, config: string, now: number): number {
+  const lastUpdated = Math.max(now, part.lastUpdated + 1);
+  stmt<[string, string, number, string]>(db, 'UPDATE robot_parts SET name = ?, config = ?, last_updated = ? WHERE id = ?').run(
+    name,
+    config,
+    lastUpdated,
+    part.id,
+  );
+  return lastUpdated;
+}
