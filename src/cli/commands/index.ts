@@ -1,10 +1,30 @@
 import type { Command } from 'commander';
+import { register as apply } from './apply';
 import { register as configValidate } from './config-validate';
+import { register as destroy } from './destroy';
+import { register as env } from './env';
+import { register as forceUnlock } from './force-unlock';
+import { register as importCommand } from './import';
+import { register as plan } from './plan';
+import { register as state } from './state';
+import { register as status } from './status';
 import { register as synth } from './synth';
 import { register as validate } from './validate';
 
 /** Every sub-command, each in its own file, registered on the root program. */
-const registrations: ReadonlyArray<(program: Command) => void> = [configValidate, validate, synth];
+const registrations: ReadonlyArray<(program: Command) => void> = [
+  configValidate,
+  validate,
+  synth,
+  plan,
+  apply,
+  destroy,
+  state,
+  importCommand,
+  forceUnlock,
+  status,
+  env,
+];
 
 export function registerCommands(program: Command): void {
   for (const register of registrations) register(program);

@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { App, TerraformStack } from 'cdktf';
+import { Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, TrainingJob } from '../../src';
+
+export interface FleetShape {
+  readonly machines?: readonly string[];
+  readonly timeoutMs?: number;
+  readonly policy?: string;
+  readonly token?: string;
+  /** Model version of the training job; undefined = no job. */
+  readonly jobVersion?: string;
+  readonly jobTags?: readonly string[];
+}
+
+/** Synthesizes a small fleet with the real constructs into `outdir`. */
+export function synthFleet(outdir: string, shape: FleetShape = {}): void {
+  const app = new App({ outdir });
+  const stack = new TerraformStack(app, 'fleet');
+  new FleetProvider(stack, 'cloud', {});
+  for (const name of shape.machines ?? ['picker-1', 'picker-2']) {
+    const machine = new Machine(stack, name, { name });
+    const sensors = new Module(machine, 'sensors', {
+      moduleId: 'acme:sensors',
+      version: shape.policy ?? '~1.2',
+      env: { PATH: '/opt/acme/bin:${environment.PATH}' },
+      sensitiveEnv: { API_TOKEN: shape.token ?? 'token-one' },
+    });
+    const board = new ModularResource(machine, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
+    new ModularResource(machine, 'ultrasonic', {
+      name: 'ultrasonic-1',
+      api: 'rdk:component:sensor',
+      model: sensors.model('hc-sr04'),
+      attributes: { trigger_pin: '11', echo_interrupt_pin: '13', board: 'board-1', timeout_ms: shape.timeoutMs ?? 150 },
+      dependsOn: [board],
+    });
+  }
+  const boxes = new Dataset(stack, 'boxes', { name: 'boxes' });
+  if (shape.jobVersion !== undefined) {
+    new TrainingJob(stack, 'detector', {
+      dataset: boxes,
+      modelName: 'box-detector',
+      modelVersion: shape.jobVersion,
+      modelType: ModelType.OBJECT_DETECTION,
+      tags: [...(shape.jobTags ?? ['box'])],
+    });
+  }
+  app.synth();
+}
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const BIN = path.resolve(__dirname, '../../bin/fleetform.js');
+
+/** Runs the real `fleetform` command in `cwd`. */
+export function fleetform(cwd: string, args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}

@@ -1,0 +1,151 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createServiceClient, type ServiceClient } from '../../src/api/client';
+import { startEmulator } from '../../src/emulator';
+import { LocalStateBackend } from '../../src/engine/state/local-backend';
+import { fleetform, synthFleet, type FleetShape } from './fleet-fixture';
+
+jest.setTimeout(120_000);
+
+let dir: string;
+let emulator: Awaited<ReturnType<typeof startEmulator>>;
+let env: Record<string, string>;
+let client: ServiceClient;
+const out = () => path.join(dir, 'cdktf.out');
+const synth = (shape: FleetShape = {}) => synthFleet(out(), shape);
+const run = (...args: string[]) => fleetform(dir, [...args, '--synth-out', out()], env);
+
+async function machinePart(name: string) {
+  const state = await new LocalStateBackend(path.join(dir, '.fleetform', 'state')).read('fleet');
+  const entry = state.resources[`fleetform_machine.${name}`];
+  if (!entry?.ids.part_id) throw new Error(`no part for ${name} in state`);
+  return client.appClient.getMachinePart(entry.ids.part_id);
+}
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-e2e-'));
+  emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
+  env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: emulator.credentials.apiKey, FLEETFORM_API_KEY_ID: emulator.credentials.apiKeyId };
+  client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: emulator.credentials.apiKeyId, payload: emulator.credentials.apiKey } });
+});
+
+afterAll(async () => {
+  client?.close();
+  await emulator?.close();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+test('a new fleet: plan shows creates, apply makes them, the next plan has no changes', async () => {
+  synth();
+  const plan = await run('plan', '--detailed-exitcode');
+  expect(plan.stderr).toBe('');
+  expect(plan.code).toBe(2);
+  expect(plan.stdout).toContain('+ resource "fleetform_machine" "picker-1"');
+  expect(plan.stdout).toContain('Plan: 3 to add, 0 to change, 0 to destroy.');
+  expect(plan.stdout).not.toContain('token-one');
+
+  const apply = await run('apply', '--auto-approve');
+  expect(apply.code).toBe(0);
+  expect(apply.stdout).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');
+
+  const part = await machinePart('picker-1');
+  const components = part.config.components as Array<Record<string, unknown>>;
+  expect(components.map((c) => c.name).sort()).toEqual(['board-1', 'ultrasonic-1']);
+
+  const again = await run('plan', '--detailed-exitcode');
+  expect(again.code).toBe(0);
+  expect(again.stdout).toContain('No changes.');
+
+  const stateFile = path.join(dir, '.fleetform', 'state', 'fleet.state.json');
+  expect((await fs.stat(stateFile)).mode & 0o777).toBe(0o600);
+  expect(await fs.readFile(stateFile, 'utf8')).not.toContain('token-one');
+});
+
+test('changing one attribute shows only that attribute, and apply writes it', async () => {
+  synth({ timeoutMs: 200 });
+  const plan = await run('plan', '--detailed-exitcode');
+  expect(plan.code).toBe(2);
+  expect(plan.stdout).toContain('~ config.components.ultrasonic-1.attributes.timeout_ms = 150 -> 200');
+  expect(plan.stdout).not.toMatch(/trigger_pin/);
+  expect(plan.stdout).toContain('Plan: 0 to add, 2 to change, 0 to destroy.');
+  expect((await run('apply', '--auto-approve')).code).toBe(0);
+  const part = await machinePart('picker-2');
+  const sensor = (part.config.components as Array<{ name: string; attributes?: { timeout_ms?: number } }>).find((c) => c.name === 'ultrasonic-1');
+  expect(sensor?.attributes?.timeout_ms).toBe(200);
+});
+
+test('a module policy change shows the policy, the version it resolves to and a restart warning; a secret change stays masked', async () => {
+  synth({ timeoutMs: 200, policy: '^1', token: 'token-two' });
+  const plan = await run('plan');
+  expect(plan.stdout).toContain('~ config.modules.acme_sensors.version = "~1.2" -> "^1"');
+  expect(plan.stdout).toMatch(/policy \^1 .*runs 1\.3\.0/);
+  expect(plan.stdout).toContain('restarts the module');
+  expect(plan.stdout).toContain('API_TOKEN = (sensitive) -> (sensitive)');
+  expect(plan.stdout).not.toMatch(/token-(one|two)/);
+  expect((await run('apply', '--auto-approve')).code).toBe(0);
+});
+
+test('drift made behind fleetform\'s back shows in the plan and apply reverts it', async () => {
+  const part = await machinePart('picker-1');
+  const config = JSON.parse(JSON.stringify(part.config)) as { components: Array<{ name: string; attributes: Record<string, unknown> }> };
+  const sensor = config.components.find((c) => c.name === 'ultrasonic-1');
+  if (!sensor) throw new Error('sensor missing');
+  sensor.attributes.timeout_ms = 999;
+  await client.appClient.updateMachinePart(part.id, part.name, config, part.lastUpdated);
+
+  const plan = await run('plan', '--json');
+  const doc = JSON.parse(plan.stdout) as { resource_changes: Array<{ address: string; drift: Array<{ path: string; before: unknown; after: unknown }>; change: { actions: string[] } }> };
+  const m1 = doc.resource_changes.find((c) => c.address === 'fleetform_machine.picker-1');
+  expect(m1?.drift).toEqual([{ path: 'config.components.ultrasonic-1.attributes.timeout_ms', kind: 'change', before: 200, after: 999 }]);
+  expect(m1?.change.actions).toEqual(['update']);
+  const text = await run('plan');
+  expect(text.stdout).toContain('Objects have changed outside of fleetform');
+  expect((await run('apply', '--auto-approve')).code).toBe(0);
+  expect((await run('plan', '--detailed-exitcode')).code).toBe(0);
+});
+
+test('a saved plan applies only to the world it was made from', async () => {
+  synth({ timeoutMs: 300, policy: '^1', token: 'token-two' });
+  const planFile = path.join(dir, 'change.plan');
+  expect((await run('plan', '--out', planFile)).code).toBe(0);
+  expect((await fs.stat(planFile)).mode & 0o777).toBe(0o600);
+  expect(await fs.readFile(planFile, 'utf8')).not.toContain('token-two');
+
+  const part = await machinePart('picker-2');
+  await client.appClient.updateMachinePart(part.id, part.name, { ...part.config, components: [] }, part.lastUpdated);
+  const stale = await run('apply', planFile);
+  expect(stale.code).toBe(1);
+  expect(stale.stderr).toContain('saved plan is stale');
+  expect(stale.stderr).not.toMatch(/\n\s+at /);
+
+  expect((await run('plan', '--out', planFile)).code).toBe(0);
+  const fresh = await run('apply', planFile);
+  expect(fresh.code).toBe(0);
+  expect(fresh.stdout).toContain('Apply complete!');
+});
+
+test('apply without a terminal and without --auto-approve refuses, changing nothing', async () => {
+  synth({ timeoutMs: 400, policy: '^1', token: 'token-two' });
+  const refused = await run('apply');
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toMatch(/needs confirmation.*\n.*--auto-approve/);
+  const part = await machinePart('picker-1');
+  const sensor = (part.config.components as Array<{ name: string; attributes?: { timeout_ms?: number } }>).find((c) => c.name === 'ultrasonic-1');
+  expect(sensor?.attributes?.timeout_ms).toBe(300);
+});
+
+test('while the state is locked, a second apply fails naming the holder; force-unlock releases it', async () => {
+  const backend = new LocalStateBackend(path.join(dir, '.fleetform', 'state'));
+  const held = await backend.lock('fleet', 'apply', { timeoutMs: 0 });
+  const blocked = await run('apply', '--auto-approve');
+  expect(blocked.code).toBe(1);
+  expect(blocked.stderr).toContain(`fleetform force-unlock ${held.info.id}`);
+  const waited = run('apply', '--auto-approve', '--lock-timeout', '20s');
+  await new Promise((r) => setTimeout(r, 300));
+  const unlocked = await fleetform(dir, ['force-unlock', held.info.id], env);
+  expect(unlocked.code).toBe(0);
+  const result = await waited;
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('Apply complete!');
+});

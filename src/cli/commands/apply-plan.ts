@@ -1,0 +1,37 @@
+import { FleetformError } from '../../domain/errors';
+import { hasChanges, summarize, type Plan } from '../../engine/plan/model';
+import { colorWanted } from '../../engine/render/colors';
+import { renderPlanText } from '../../engine/render/text';
+import type { State } from '../../engine/state/schema';
+import { confirm } from '../confirm';
+import { consoleReporter } from '../reporter';
+import type { Workspace } from '../workspace';
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Shows a plan, asks, applies it and prints the outcome; shared by apply and destroy. */
+export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<string, State>, options: { autoApprove: boolean; saved: boolean; verb: string }): Promise<void> {
+  if (!options.saved) process.stdout.write(renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
+  const summary = summarize(plan.changes);
+  if (summary.problems > 0) throw new FleetformError(`the plan has ${summary.problems} problem(s); nothing was changed`, { hint: 'fix the errors above and plan again' });
+  if (!hasChanges(plan)) {
+    out(options.saved ? 'The saved plan has no changes.' : '');
+    return;
+  }
+  if (!options.saved && !(await confirm(`\nDo you want to ${options.verb}?`, options.autoApprove))) {
+    out('Apply cancelled.');
+    process.exitCode = 1;
+    return;
+  }
+  const total = plan.changes.filter((c) => c.action !== 'no-op').length;
+  const reporter = consoleReporter(total, out);
+  const outcome = await ws.engine.apply(plan, ws.stacks, states, reporter);
+  out('');
+  if (outcome.failed.length > 0) {
+    out(`Apply failed: ${outcome.failed.length} resource(s) failed, ${outcome.skipped.length} skipped, ${outcome.applied} applied.`);
+    for (const f of outcome.failed) out(`  - ${f.address}`);
+    process.exitCode = 1;
+    return;
+  }
+  out(`Apply complete! Resources: ${summary.add} added, ${summary.change} changed, ${summary.destroy} destroyed.`);
+}

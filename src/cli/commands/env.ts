@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import { isSecretEnvName, moduleEnvironment, parseMachineConfig, resolveModuleVersion, tryParseVersionPolicy, type ModuleConfig } from '../../domain';
+import { FleetformError } from '../../domain/errors';
+import { isObject } from '../../engine/json';
+import { addEngineOptions, withWorkspace, type EngineCommandOptions } from '../workspace';
+
+const MACHINE_KEY = '(the machine API key, issued by the service)';
+
+export function register(program: Command): void {
+  addEngineOptions(
+    program
+      .command('env <address> <module>')
+      .description("the exact environment a machine module's process receives (secrets masked)")
+      .option('--show-secrets', 'print secret values in clear')
+      .option('--all', "also list the machine server's own environment, which the module inherits"),
+  ).action(async (address: string, moduleName: string, opts: EngineCommandOptions & { showSecrets?: boolean; all?: boolean }) => {
+    await withWorkspace(opts, async (ws) => {
+      const stack = ws.stacks.find((s) => s.resources.some((r) => r.address === address));
+      const resource = stack?.resources.find((r) => r.address === address);
+      if (!stack || !resource || typeof resource.attributes.config !== 'string') {
+        throw new FleetformError(`no machine ${address} in the app`, { path: address, hint: 'machine addresses look like fleetform_machine.<id>; see `fleetform state list`' });
+      }
+      const config = parseMachineConfig(JSON.parse(resource.attributes.config), { allowUnpinnedModules: true });
+      const found = (config.modules ?? []).find((m) => m.name === moduleName);
+      if (!found) {
+        throw new FleetformError(`machine ${address} has no module ${moduleName}`, { path: `${address}.config.modules`, hint: `its modules: ${(config.modules ?? []).map((m) => m.name).join(', ') || '(none)'}` });
+      }
+      let module: ModuleConfig = found;
+      const entry = (await ws.backend.read(stack.name)).resources[address];
+      const pins = entry && isObject(entry.private.pins) ? entry.private.pins : {};
+      if (module.type !== 'local' && module.module_id) {
+        const versions = (await ws.connection.client.appClient.getModule(module.module_id)).versions.map((v) => v.version);
+        const pinned = typeof pins[moduleName] === 'string' ? (pins[moduleName] as string) : undefined;
+        const policy = module.version ? tryParseVersionPolicy(module.version) : undefined;
+        const version = pinned ?? (policy ? resolveModuleVersion(policy, versions)?.version : undefined);
+        if (version) module = { ...module, version };
+      }
+      const ctx = await ws.engine.context(stack.provider);
+      const identity = entry?.ids.machine_id
+        ? { machineId: entry.ids.machine_id, partId: entry.ids.part_id ?? '', locationId: ctx.locationId, organizationId: ctx.organizationId, apiKey: MACHINE_KEY, apiKeyId: MACHINE_KEY, home: process.env.VIAM_HOME ?? `${process.env.HOME ?? '/root'}/.viam` }
+        : undefined;
+      const result = moduleEnvironment(module, process.env, identity);
+      const secret = new Set([...(Array.isArray(resource.attributes.sensitive_env) ? resource.attributes.sensitive_env : [])].filter((s): s is string => typeof s === 'string').filter((s) => s.startsWith(`${moduleName}.`)).map((s) => s.slice(moduleName.length + 1)));
+      const names = Object.keys(result.env).filter((k) => opts.all || process.env[k] !== result.env[k]).sort();
+      if (!identity) process.stdout.write(`# ${address} is not applied yet: cloud identity variables appear once it exists\n`);
+      for (const name of names) {
+        const masked = !opts.showSecrets && (isSecretEnvName(name) || secret.has(name));
+        const value = result.env[name] === MACHINE_KEY ? MACHINE_KEY : masked ? '(sensitive)' : result.env[name];
+        process.stdout.write(`${name}=${value}\n`);
+      }
+      if (result.missing.length > 0) process.stderr.write(`warning: the machine server's environment lacks ${result.missing.join(', ')}; those placeholders stay unsubstituted\n`);
+    });
+  });
+}

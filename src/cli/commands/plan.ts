@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { hasChanges, summarize } from '../../engine/plan/model';
+import { colorWanted } from '../../engine/render/colors';
+import { renderPlanJson } from '../../engine/render/json';
+import { renderPlanMarkdown } from '../../engine/render/markdown';
+import { renderPlanText } from '../../engine/render/text';
+import { writeSavedPlan } from '../saved-plan';
+import { addEngineOptions, withWorkspace, type EngineCommandOptions } from '../workspace';
+
+interface PlanOptions extends EngineCommandOptions {
+  json?: boolean;
+  markdown?: boolean;
+  out?: string;
+  detailedExitcode?: boolean;
+  refresh: string | boolean;
+}
+
+export function register(program: Command): void {
+  addEngineOptions(
+    program
+      .command('plan')
+      .description('show what apply would change, with drift made outside fleetform')
+      .option('--json', 'print the plan as JSON (format_version 1.0)')
+      .option('--markdown', 'print a collapsed summary for a pull-request comment')
+      .option('--out <file>', 'save the plan for `fleetform apply FILE`')
+      .option('--detailed-exitcode', 'exit 0 without changes, 2 with changes, 1 on error')
+      .option('--refresh <bool>', 'read the service (false: trust the state)', 'true'),
+  ).action(async (opts: PlanOptions) => {
+    const refresh = String(opts.refresh) !== 'false';
+    await withWorkspace(opts, async (ws) => {
+      const release = await ws.engine.lock(ws.stacks.map((s) => s.name), 'plan');
+      try {
+        const { plan } = await ws.engine.plan(ws.stacks, { refresh, destroy: false });
+        if (opts.json) process.stdout.write(renderPlanJson(plan));
+        else if (opts.markdown) process.stdout.write(renderPlanMarkdown(plan));
+        else process.stdout.write(renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
+        const summary = summarize(plan.changes);
+        if (summary.problems > 0) {
+          process.exitCode = 1;
+          return;
+        }
+        if (opts.out) {
+          await writeSavedPlan(opts.out, plan);
+          if (!opts.json && !opts.markdown) process.stdout.write(`\nSaved the plan to ${opts.out}. Apply exactly it with: fleetform apply ${opts.out}\n`);
+        }
+        process.exitCode = opts.detailedExitcode && hasChanges(plan) ? 2 : 0;
+      } finally {
+        await release();
+      }
+    });
+  });
+}

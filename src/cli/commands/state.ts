@@ -1,0 +1,72 @@
+import * as path from 'node:path';
+import type { Command } from 'commander';
+import { FleetformError } from '../../domain/errors';
+import { redact } from '../../engine/render/values';
+import { LocalStateBackend } from '../../engine/state/local-backend';
+import type { State } from '../../engine/state/schema';
+
+function backend(): LocalStateBackend {
+  return new LocalStateBackend(path.join(process.cwd(), '.fleetform', 'state'));
+}
+
+async function states(only: string[] | undefined): Promise<State[]> {
+  const b = backend();
+  const names = only && only.length > 0 ? only : await b.stacks();
+  return Promise.all(names.map((n) => b.read(n)));
+}
+
+/** Finds the one stack holding an address (or the named one). */
+async function locate(address: string, stack: string | undefined): Promise<State> {
+  const found = (await states(stack ? [stack] : undefined)).filter((s) => s.resources[address]);
+  if (found.length === 0) throw new FleetformError(`no resource ${address} in state`, { path: address, hint: 'see `fleetform state list`' });
+  if (found.length > 1) throw new FleetformError(`${address} is in several stacks: ${found.map((s) => s.stack).join(', ')}`, { path: address, hint: 'name one with --stack' });
+  return found[0] as State;
+}
+
+export function register(program: Command): void {
+  const state = program.command('state').description('inspect and edit fleetform state');
+  state
+    .command('list')
+    .description('addresses fleetform manages, per stack')
+    .option('--stack <name...>', 'only these stacks')
+    .action(async (opts: { stack?: string[] }) => {
+      for (const s of await states(opts.stack)) {
+        for (const address of Object.keys(s.resources).sort()) {
+          const entry = s.resources[address];
+          process.stdout.write(`${s.stack}\t${address}${entry?.status === 'deleting' ? '\t(deleting)' : ''}\n`);
+        }
+      }
+    });
+  state
+    .command('show <address>')
+    .description('the attributes last applied to one resource (secrets masked)')
+    .option('--stack <name>', 'the stack holding it')
+    .action(async (address: string, opts: { stack?: string }) => {
+      const s = await locate(address, opts.stack);
+      const entry = s.resources[address];
+      if (!entry) return;
+      const lines = [`# ${address} (stack ${s.stack}${entry.status === 'deleting' ? ', deletion in progress' : ''})`, `type = ${entry.type}`];
+      for (const [k, v] of Object.entries(entry.ids)) lines.push(`ids.${k} = ${v}`);
+      lines.push(`attributes = ${JSON.stringify(redact(entry.attributes ?? undefined) ?? null, null, 2)}`);
+      process.stdout.write(`${lines.join('\n')}\n`);
+    });
+  state
+    .command('rm <address>')
+    .description('stop managing a resource without deleting it on the service')
+    .option('--stack <name>', 'the stack holding it')
+    .option('--lock-timeout <ms>', 'milliseconds to wait for the state lock', '0')
+    .action(async (address: string, opts: { stack?: string; lockTimeout: string }) => {
+      const s = await locate(address, opts.stack);
+      const b = backend();
+      const lock = await b.lock(s.stack, 'state rm', { timeoutMs: Number(opts.lockTimeout) || 0 });
+      try {
+        const fresh = await b.read(s.stack);
+        delete fresh.resources[address];
+        fresh.serial += 1;
+        await b.write(fresh);
+        process.stdout.write(`Removed ${address} from the state of stack ${s.stack}; the remote object is untouched.\n`);
+      } finally {
+        await lock.release();
+      }
+    });
+}

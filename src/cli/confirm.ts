@@ -1,0 +1,19 @@
+import * as readline from 'node:readline/promises';
+import { InputError } from '../domain/errors';
+
+/** Asks on a terminal; refuses without one (CI must say --auto-approve). */
+export async function confirm(question: string, autoApprove: boolean): Promise<boolean> {
+  if (autoApprove) return true;
+  if (!process.stdin.isTTY) {
+    throw new InputError('apply needs confirmation and there is no terminal to ask on', {
+      hint: 'review the plan and pass --auto-approve, or apply a saved plan: fleetform plan --out FILE, then fleetform apply FILE',
+    });
+  }
+  const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await rl.question(`${question}\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: `);
+    return answer.trim() === 'yes';
+  } finally {
+    rl.close();
+  }
+}

@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import { promises as fs, constants } from 'node:fs';
+import { z } from 'zod';
+import { InputError } from '../domain/errors';
+import type { Plan } from '../engine/plan/model';
+
+const SavedPlanSchema = z.object({
+  fleetform_saved_plan: z.literal(1),
+  plan: z.object({ formatVersion: z.literal('1.0'), changes: z.array(z.looseObject({})), stacks: z.array(z.looseObject({})) }).loose(),
+});
+
+/** Writes a plan for a later `fleetform apply FILE` (secrets are already masked), mode 0600, atomically. */
+export async function writeSavedPlan(file: string, plan: Plan): Promise<void> {
+  const tmp = `${file}.${randomUUID()}.tmp`;
+  const handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  try {
+    await handle.writeFile(JSON.stringify({ fleetform_saved_plan: 1, plan }), 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fs.rename(tmp, file);
+}
+
+export async function readSavedPlan(file: string): Promise<Plan> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch {
+    throw new InputError(`cannot read saved plan ${file}`, { path: file, hint: 'create one with `fleetform plan --out FILE`' });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new InputError(`${file} is not a fleetform saved plan (not JSON)`, { path: file, hint: 'create one with `fleetform plan --out FILE`' });
+  }
+  const result = SavedPlanSchema.safeParse(parsed);
+  if (!result.success) throw new InputError(`${file} is not a fleetform saved plan`, { path: file, hint: 'create one with `fleetform plan --out FILE`' });
+  return result.data.plan as unknown as Plan;
+}

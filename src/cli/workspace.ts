@@ -1,0 +1,80 @@
+import * as path from 'node:path';
+import type { Command } from 'commander';
+import { InputError } from '../domain/errors';
+import { readStacks } from '../engine/desired/read-stacks';
+import type { DesiredStack } from '../engine/desired/stack';
+import { Engine } from '../engine/engine';
+import { defaultKinds } from '../engine/kinds';
+import { LocalStateBackend } from '../engine/state/local-backend';
+import { openConnection, type Connection } from './connection';
+import { runApp } from './run-app';
+
+/** Options every engine command shares. */
+export interface EngineCommandOptions {
+  readonly stack?: string[];
+  readonly parallelism?: string;
+  readonly lockTimeout?: string;
+  /** Use an already synthesized app output instead of running the app. */
+  readonly synthOut?: string;
+}
+
+export function addEngineOptions(cmd: Command): Command {
+  return cmd
+    .option('--stack <name...>', 'only these stacks (default: every stack of the app)')
+    .option('--parallelism <n>', 'how many resources are read and written at once', '10')
+    .option('--lock-timeout <duration>', 'how long to wait for a state lock (e.g. 30s, 2m)', '0s')
+    .option('--synth-out <dir>', 'use this synthesized output instead of running the app');
+}
+
+function positiveInt(text: string | undefined, flag: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InputError(`${flag} must be a whole number from 1 to 1000, not ${JSON.stringify(text)}`, { path: flag });
+  return n;
+}
+
+function durationMs(text: string | undefined, flag: string): number {
+  if (text === undefined) return 0;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (!m) throw new InputError(`${flag} takes a duration like 30s or 2m, not ${JSON.stringify(text)}`, { path: flag });
+  const unit = m[2] ?? 's';
+  return Number(m[1]) * (unit === 'ms' ? 1 : unit === 's' ? 1000 : 60000);
+}
+
+/** Everything an engine command needs: the synthesized stacks, a connection and an engine. */
+export interface Workspace {
+  readonly cwd: string;
+  readonly stacks: DesiredStack[];
+  readonly engine: Engine;
+  readonly connection: Connection;
+  readonly backend: LocalStateBackend;
+  close(): Promise<void>;
+}
+
+export async function openWorkspace(options: EngineCommandOptions, cwd = process.cwd()): Promise<Workspace> {
+  const parallelism = positiveInt(options.parallelism, '--parallelism', 10);
+  const lockTimeoutMs = durationMs(options.lockTimeout, '--lock-timeout');
+  const outdir = options.synthOut ? path.resolve(cwd, options.synthOut) : (await runApp({ cwd })).outdir;
+  const stacks = await readStacks(outdir, options.stack);
+  const connection = await openConnection({ cwd, env: process.env });
+  const backend = new LocalStateBackend(path.join(cwd, '.fleetform', 'state'));
+  const engine = new Engine({
+    client: connection.client,
+    backend,
+    kinds: defaultKinds(),
+    parallelism,
+    lockTimeoutMs,
+    defaults: { ...(connection.organizationId ? { organizationId: connection.organizationId } : {}), ...(connection.locationId ? { locationId: connection.locationId } : {}) },
+  });
+  return { cwd, stacks, engine, connection, backend, close: () => connection.close() };
+}
+
+/** Runs `fn` with a workspace and closes it (and the embedded emulator) afterwards. */
+export async function withWorkspace<T>(options: EngineCommandOptions, fn: (ws: Workspace) => Promise<T>): Promise<T> {
+  const ws = await openWorkspace(options);
+  try {
+    return await fn(ws);
+  } finally {
+    await ws.close();
+  }
+}
