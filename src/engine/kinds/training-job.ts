@@ -83,6 +83,12 @@ function trainingKind(flavour: JobFlavour): ResourceKind {
       const view = flavour.fromJob(job);
       view.retain_on_delete = entry.attributes?.retain_on_delete === true;
       const facts: Record<string, string> = { status: trainingStatusName(job.status), job_id: job.id };
+      // An unspecified framework leaves the choice to the service: what it chose is a fact, not drift.
+      const unspecified = modelFrameworkName(ModelFramework.UNSPECIFIED);
+      if (entry.attributes?.model_framework === unspecified && 'model_framework' in view) {
+        if (view.model_framework !== unspecified) facts.framework = String(view.model_framework);
+        view.model_framework = unspecified;
+      }
       if (job.errorStatus?.message) facts.error = job.errorStatus.message;
       return { view, version: `${job.status}:${job.lastModified?.toISOString() ?? ''}`, facts };
     },
