@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { register as apply } from './apply';
 import { register as configValidate } from './config-validate';
 import { register as destroy } from './destroy';
+import { register as emulatorControls } from './emulator-controls';
+import { register as emulatorServe } from './emulator-serve';
 import { register as env } from './env';
 import { register as forceUnlock } from './force-unlock';
 import { register as importCommand } from './import';
@@ -24,6 +26,8 @@ const registrations: ReadonlyArray<(program: Command) => void> = [
   forceUnlock,
   status,
   env,
+  emulatorServe,
+  emulatorControls,
 ];
 
 export function registerCommands(program: Command): void {

@@ -1,0 +1,139 @@
+/**
+ * `fleetform emulator publish|jobs|status`: the emulator's controls, called through the
+ * connection every command uses (FLEETFORM_ENDPOINT and key, else the embedded emulator)
+ * with an organization-owner key.
+ */
+import type { Command } from 'commander';
+import { Code, ConnectError, type PromiseClient } from '@connectrpc/connect';
+import { EmulatorService, type EmulatorServiceType, type ModuleCard } from '../../api/emulator-control';
+import { statusCodeName } from '../../api/client';
+import { FleetformError, InputError } from '../../domain/errors';
+import { trainingStatusName, type TrainingStatus } from '../../domain';
+import { openConnection } from '../connection';
+import { emulatorGroup } from './emulator-serve';
+
+type Controls = PromiseClient<EmulatorServiceType>;
+
+/** Runs `fn` with the control client, turning status errors into FleetformErrors. */
+async function withControls(method: string, fn: (controls: Controls) => Promise<void>): Promise<void> {
+  const connection = await openConnection({ cwd: process.cwd(), env: process.env });
+  try {
+    await fn(connection.client.clientFor(EmulatorService));
+  } catch (err) {
+    if (err instanceof ConnectError) {
+      throw new FleetformError(`${statusCodeName(err.code)}: ${err.rawMessage}`, {
+        path: `EmulatorService.${method}`,
+        ...(err.code === Code.Unimplemented
+          ? { hint: `${connection.endpoint} is not a fleetform emulator (the controls exist only there)` }
+          : {}),
+      });
+    }
+    throw err;
+  } finally {
+    await connection.close();
+  }
+}
+
+function parseModelFlag(text: string, previous: { api: string; model: string }[]): { api: string; model: string }[] {
+  const eq = text.indexOf('=');
+  if (eq <= 0 || eq === text.length - 1) {
+    throw new InputError(`--model takes api=model, not ${JSON.stringify(text)}`, {
+      path: '--model',
+      hint: 'e.g. --model rdk:component:sensor=acme:sensors:hc-sr04',
+    });
+  }
+  return [...previous, { api: text.slice(0, eq), model: text.slice(eq + 1) }];
+}
+
+function statusText(n: number): string {
+  return trainingStatusName(n as TrainingStatus);
+}
+
+/** Left-aligned columns. */
+export function formatTable(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => `${r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}\n`).join('');
+}
+
+/** The module cards as a table. */
+export function formatModuleCards(cards: readonly ModuleCard[]): string {
+  const rows = [['MACHINE', 'PART', 'MODULE', 'MODULE ID', 'POLICY', 'DEPLOYED', 'REGISTRY LATEST', 'RESTARTS']];
+  for (const c of cards) {
+    const latest =
+      c.registryLatestPrerelease !== '' && c.registryLatestPrerelease !== c.registryLatest
+        ? `${c.registryLatest || '-'} (prerelease ${c.registryLatestPrerelease})`
+        : c.registryLatest || '-';
+    rows.push([c.machineName, c.partName, c.moduleName, c.moduleId, c.policy, c.deployedVersion, latest, String(c.restartCount)]);
+  }
+  return formatTable(rows);
+}
+
+export function register(program: Command): void {
+  const emulator = emulatorGroup(program);
+
+  const publish = emulator.command('publish').description('publish a registry version in the emulator');
+  publish
+    .command('module <module_id> <version>')
+    .description('publish a module version; machines whose update policy admits it move to it and restart')
+    .option('--model <api=model>', 'a model the version provides (repeatable; default: those of the newest version)', parseModelFlag, [])
+    .action(async (moduleId: string, version: string, opts: { model: { api: string; model: string }[] }) => {
+      await withControls('PublishModuleVersion', async (controls) => {
+        const res = await controls.publishModuleVersion({ moduleId, version, models: opts.model });
+        process.stdout.write(`published ${res.moduleId} ${res.version}\n`);
+        if (res.updates.length === 0) {
+          process.stdout.write('no machine moved (patch pins and policies that do not admit it stay)\n');
+        }
+        for (const u of res.updates) {
+          process.stdout.write(`  ${u.machineName} ${u.moduleName}: ${u.fromVersion} -> ${u.toVersion} (restart #${u.restartCount})\n`);
+        }
+      });
+    });
+  publish
+    .command('script <item_id> <version>')
+    .description('publish a training script version (<namespace>:<name>)')
+    .action(async (itemId: string, version: string) => {
+      await withControls('PublishTrainingScript', async (controls) => {
+        const res = await controls.publishTrainingScript({ itemId, version });
+        process.stdout.write(`published training script ${res.itemId} ${res.version}\n`);
+      });
+    });
+
+  const jobs = emulator.command('jobs').description('move training jobs along in the emulator');
+  jobs
+    .command('advance <job_id>')
+    .description('one step: PENDING -> IN_PROGRESS -> COMPLETED, CANCELING -> CANCELED')
+    .option('--to-end', 'step until the job is completed (or canceled)')
+    .action(async (id: string, opts: { toEnd?: boolean }) => {
+      await withControls('AdvanceTrainingJob', async (controls) => {
+        const res = await controls.advanceTrainingJob({ id, toEnd: opts.toEnd === true });
+        process.stdout.write(`${res.id}: ${statusText(res.previousStatus)} -> ${statusText(res.status)}\n`);
+      });
+    });
+  jobs
+    .command('fail <job_id>')
+    .description('make a job that has not finished FAILED')
+    .option('--message <text>', 'the error message the job reports', 'training failed')
+    .action(async (id: string, opts: { message: string }) => {
+      await withControls('FailTrainingJob', async (controls) => {
+        const res = await controls.failTrainingJob({ id, message: opts.message });
+        process.stdout.write(`${res.id}: ${statusText(res.previousStatus)} -> ${statusText(res.status)}\n`);
+      });
+    });
+
+  emulator
+    .command('status')
+    .description('the module card of every machine module: policy, deployed version, registry latest')
+    .option('--json', 'print the cards as JSON')
+    .action(async (opts: { json?: boolean }) => {
+      await withControls('ListModuleCards', async (controls) => {
+        const { cards } = await controls.listModuleCards({});
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify(cards.map((c) => c.toJson({ emitDefaultValues: true })), null, 2)}\n`);
+        } else if (cards.length === 0) {
+          process.stdout.write('no machine runs a registry module yet\n');
+        } else {
+          process.stdout.write(formatModuleCards(cards));
+        }
+      });
+    });
+}

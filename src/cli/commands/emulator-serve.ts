@@ -1,0 +1,69 @@
+/** `fleetform emulator serve`: runs the cloud emulator in the foreground until SIGINT/SIGTERM. */
+import * as path from 'node:path';
+import type { Command } from 'commander';
+import { FleetformError, InputError } from '../../domain/errors';
+import { CREDENTIALS_FILE, startEmulator } from '../../emulator';
+
+/** The `emulator` command group, created by whichever `emulator ...` file registers first. */
+export function emulatorGroup(program: Command): Command {
+  return (
+    program.commands.find((c) => c.name() === 'emulator') ??
+    program.command('emulator').description('Run and drive the local cloud emulator')
+  );
+}
+
+function parsePort(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isInteger(n) || n > 65535) {
+    throw new InputError(`--port must be a whole number from 0 to 65535, not ${JSON.stringify(text)}`, {
+      path: '--port',
+      hint: 'use 0 to let the system pick a free port',
+    });
+  }
+  return n;
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+export function register(program: Command): void {
+  emulatorGroup(program)
+    .command('serve')
+    .description('serve the emulated cloud APIs (gRPC, gRPC-web and Connect on one port) from a data folder')
+    .requiredOption('--port <port>', 'TCP port (0 picks a free one)')
+    .requiredOption('--data <dir>', 'data folder: SQLite database and credentials.json (seeded on first start)')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .action(async (opts: { port: string; data: string; host: string }) => {
+      const port = parsePort(opts.port);
+      const dataDir = path.resolve(opts.data);
+      let emulator;
+      try {
+        emulator = await startEmulator({ dataDir, port, host: opts.host });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE') {
+          throw new FleetformError(`port ${port} on ${opts.host} is already in use`, { path: '--port', hint: 'pick another port, or 0 for any free one' });
+        }
+        if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+          throw new FleetformError(`cannot listen on ${opts.host}`, { path: '--host', hint: 'use an address of this computer, e.g. 127.0.0.1' });
+        }
+        throw err;
+      }
+      const stopped = untilSignal();
+      process.stdout.write(`listening on ${emulator.url}\n`);
+      process.stdout.write(`owner API key of organization ${emulator.credentials.organizationId} in ${path.join(dataDir, CREDENTIALS_FILE)}\n`);
+      const signal = await stopped;
+      await emulator.close();
+      process.stdout.write(`stopped (${signal})\n`);
+    });
+}
