@@ -69,3 +69,24 @@ export async function codeOf(p: Promise<unknown>): Promise<string> {
     throw err;
   }
 }
+
+/** Creates a machine in the seeded location and returns its id and main part id. */
+export async function newMachine(
+  app: PromiseClient<import('../../src/api/services').AppServiceType>,
+  locationId: string,
+  name: string,
+): Promise<{ robotId: string; partId: string; partName: string }> {
+  const { id } = await app.newRobot({ name, location: locationId });
+  const { parts } = await app.getRobotParts({ robotId: id });
+  const main = parts[0];
+  if (!main) throw new Error('machine has no main part');
+  return { robotId: id, partId: main.id, partName: main.name };
+}
+
+/** A machine config with one registry module per (name, version) pair, all of acme:sensors. */
+export function sensorsConfig(modules: readonly { name: string; version: string }[]): Record<string, unknown> {
+  return {
+    components: [{ name: 'board1', api: 'rdk:component:board', model: 'acme:sensors:pi-board' }],
+    modules: modules.map((m) => ({ type: 'registry', name: m.name, module_id: 'acme:sensors', version: m.version })),
+  };
+}

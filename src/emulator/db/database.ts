@@ -10,12 +10,17 @@ export type Db = Database.Database;
 export const DATABASE_FILE = 'emulator.sqlite';
 
 /**
- * Opens (creating when needed) the database in `dataDir`: WAL journal, foreign keys on,
+ * Opens (creating when needed) the database in `dataDir` (mode 0600): WAL journal, foreign keys on,
  * and every pending migration applied in order, each in its own transaction.
  */
 export function openDatabase(dataDir: string): Db {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, DATABASE_FILE));
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Machine configs may hold secrets (module env): owner-only, and SQLite gives its -wal
+  // and -shm files the database file's permissions.
+  const file = path.join(dataDir, DATABASE_FILE);
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  fs.chmodSync(file, 0o600);
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');

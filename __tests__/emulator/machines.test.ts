@@ -1,0 +1,174 @@
+/** Machines and parts: creation, listing, deletion, and part config writes with optimistic concurrency. */
+import * as fs from 'node:fs';
+import type { JsonObject } from '@bufbuild/protobuf';
+import type { PromiseClient } from '@connectrpc/connect';
+import { loadServices, type AppServiceType, type Services } from '../../src/api/services';
+import type { RunningEmulator } from '../../src/emulator';
+import { clientOf, codeOf, newMachine, startTemp } from './helpers';
+
+let emulator: RunningEmulator;
+let dataDir: string;
+let services: Services;
+let app: PromiseClient<AppServiceType>;
+beforeAll(async () => {
+  ({ emulator, dataDir } = await startTemp());
+  services = await loadServices();
+  app = await clientOf(emulator, services.app);
+});
+afterAll(async () => {
+  await emulator.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const struct = (json: JsonObject) => services.sdk.Struct.fromJson(json);
+
+const validConfig: JsonObject = {
+  components: [
+    { name: 'board1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: { pins: { trigger: '7' } } },
+    { name: 'sonar', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', depends_on: ['board1'] },
+  ],
+  modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '1.2.3' }],
+  // Keys fleetform does not model are kept as they are.
+  agent: { version: 'stable' },
+};
+
+describe('machines', () => {
+  test('NewRobot creates a machine with a main part; ListRobots and GetRobot see it', async () => {
+    const { robotId, partId, partName } = await newMachine(app, emulator.credentials.locationId, 'rover-a');
+    expect(partName).toBe('rover-a-main');
+    const { robot } = await app.getRobot({ id: robotId });
+    expect(robot).toMatchObject({ id: robotId, name: 'rover-a', location: emulator.credentials.locationId });
+    expect(robot?.createdOn).toBeDefined();
+    const { robots } = await app.listRobots({ locationId: emulator.credentials.locationId });
+    expect(robots.map((r) => r.id)).toContain(robotId);
+    const { part } = await app.getRobotPart({ id: partId });
+    expect(part).toMatchObject({ id: partId, robot: robotId, mainPart: true, locationId: emulator.credentials.locationId });
+    expect(part?.robotConfig?.toJson()).toEqual({});
+  });
+
+  test('a machine name is unique in its location', async () => {
+    await newMachine(app, emulator.credentials.locationId, 'rover-dup');
+    expect(await codeOf(app.newRobot({ name: 'rover-dup', location: emulator.credentials.locationId }))).toBe('AlreadyExists');
+  });
+
+  test('an unknown location is NotFound and an empty name InvalidArgument', async () => {
+    expect(await codeOf(app.newRobot({ name: 'x', location: 'no-such-location' }))).toBe('NotFound');
+    expect(await codeOf(app.newRobot({ name: '', location: emulator.credentials.locationId }))).toBe('InvalidArgument');
+  });
+
+  test('DeleteRobot removes the machine and its parts', async () => {
+    const { robotId, partId } = await newMachine(app, emulator.credentials.locationId, 'rover-gone');
+    await app.deleteRobot({ id: robotId });
+    expect(await codeOf(app.getRobot({ id: robotId }))).toBe('NotFound');
+    expect(await codeOf(app.getRobotPart({ id: partId }))).toBe('NotFound');
+    expect(await codeOf(app.deleteRobot({ id: robotId }))).toBe('NotFound');
+  });
+
+  test('extra parts can be added and deleted; the main part cannot be deleted', async () => {
+    const { robotId, partId } = await newMachine(app, emulator.credentials.locationId, 'rover-parts');
+    const { partId: second } = await app.newRobotPart({ robotId, partName: 'arm-part' });
+    expect((await app.getRobotParts({ robotId })).parts.map((p) => [p.name, p.mainPart])).toEqual([
+      ['rover-parts-main', true],
+      ['arm-part', false],
+    ]);
+    expect(await codeOf(app.newRobotPart({ robotId, partName: 'arm-part' }))).toBe('AlreadyExists');
+    expect(await codeOf(app.deleteRobotPart({ partId }))).toBe('FailedPrecondition');
+    await app.deleteRobotPart({ partId: second });
+    expect((await app.getRobotParts({ robotId })).parts).toHaveLength(1);
+  });
+});
+
+describe('part config', () => {
+  test('GetRobotPart returns the config as a Struct and as config_json, with last_updated', async () => {
+    const { partId, partName } = await newMachine(app, emulator.credentials.locationId, 'cfg-get');
+    const before = await app.getRobotPart({ id: partId });
+    const { part } = await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(validConfig) });
+    expect(part?.robotConfig?.toJson()).toEqual(validConfig);
+    const got = await app.getRobotPart({ id: partId });
+    expect(got.part?.robotConfig?.toJson()).toEqual(validConfig);
+    expect(JSON.parse(got.configJson)).toEqual(validConfig);
+    const t0 = before.part?.lastUpdated?.toDate().getTime() ?? 0;
+    const t1 = got.part?.lastUpdated?.toDate().getTime() ?? 0;
+    expect(t1).toBeGreaterThan(t0);
+  });
+
+  test('last_known_update: a current write succeeds, a stale one fails with FailedPrecondition and changes nothing', async () => {
+    const { partId, partName } = await newMachine(app, emulator.credentials.locationId, 'cfg-occ');
+    const first = await app.getRobotPart({ id: partId });
+    const known = first.part?.lastUpdated;
+    const { part: written } = await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(validConfig), lastKnownUpdate: known });
+    expect(written?.robotConfig?.toJson()).toEqual(validConfig);
+
+    // Someone else's write has happened since `known`: the second writer is refused.
+    const stale = app.updateRobotPart({ id: partId, name: partName, robotConfig: struct({ components: [] }), lastKnownUpdate: known });
+    expect(await codeOf(stale)).toBe('FailedPrecondition');
+    const after = await app.getRobotPart({ id: partId });
+    expect(after.part?.robotConfig?.toJson()).toEqual(validConfig);
+    expect(after.part?.lastUpdated?.toDate().getTime()).toBe(written?.lastUpdated?.toDate().getTime());
+
+    // With the current timestamp the write goes through.
+    const { part: again } = await app.updateRobotPart({
+      id: partId,
+      name: partName,
+      robotConfig: struct({ components: [] }),
+      lastKnownUpdate: after.part?.lastUpdated,
+    });
+    expect(again?.robotConfig?.toJson()).toEqual({ components: [] });
+  });
+
+  test('without last_known_update the write overwrites', async () => {
+    const { partId, partName } = await newMachine(app, emulator.credentials.locationId, 'cfg-overwrite');
+    await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(validConfig) });
+    await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct({ services: [] }) });
+    expect((await app.getRobotPart({ id: partId })).part?.robotConfig?.toJson()).toEqual({ services: [] });
+  });
+
+  test('every config error at once, as InvalidArgument naming the paths; nothing changes', async () => {
+    const { partId, partName } = await newMachine(app, emulator.credentials.locationId, 'cfg-invalid');
+    await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(validConfig) });
+    const broken: JsonObject = {
+      components: [
+        { name: 'board1', api: 'rdk:component:board', model: 'acme:sensors:pi-board' },
+        { name: 'cam', api: 'not-a-triplet', model: 'acme:sensors:multi-cam' },
+      ],
+      modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: 'not-a-version' }],
+    };
+    let message = '';
+    try {
+      await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(broken) });
+    } catch (err) {
+      message = (err as Error).message;
+      expect(await codeOf(Promise.reject(err))).toBe('InvalidArgument');
+    }
+    expect(message).toContain('components[1].api');
+    expect(message).toContain('modules[0].version');
+    expect((await app.getRobotPart({ id: partId })).part?.robotConfig?.toJson()).toEqual(validConfig);
+  });
+
+  test('a registry module missing from the registry, or a version no release satisfies, is InvalidArgument', async () => {
+    const { partId, partName } = await newMachine(app, emulator.credentials.locationId, 'cfg-registry');
+    const missing = await app
+      .updateRobotPart({
+        id: partId,
+        name: partName,
+        robotConfig: struct({ modules: [{ type: 'registry', name: 'ghost', module_id: 'acme:ghost', version: '1.0.0' }] }),
+      })
+      .catch((e: Error) => e);
+    expect(missing).toBeInstanceOf(Error);
+    expect((missing as Error).message).toContain('modules[0].module_id');
+    const unsatisfiable = await app
+      .updateRobotPart({
+        id: partId,
+        name: partName,
+        robotConfig: struct({ modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.9' }] }),
+      })
+      .catch((e: Error) => e);
+    expect((unsatisfiable as Error).message).toContain('modules[0].version');
+    expect((await app.getRobotPart({ id: partId })).part?.robotConfig?.toJson()).toEqual({});
+  });
+
+  test('a config without robot_config is InvalidArgument', async () => {
+    const { partId, partName } = await newMachine(app, emulator.credentials.locationId, 'cfg-empty');
+    expect(await codeOf(app.updateRobotPart({ id: partId, name: partName }))).toBe('InvalidArgument');
+  });
+});
