@@ -65,6 +65,7 @@ export async function listen(handler: Handler, port: number, host: string): Prom
 
   const server = net.createServer((socket) => {
     sockets.add(socket);
+    socket.setNoDelay(true); // small RPC frames: no Nagle delay
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     let head = Buffer.alloc(0);

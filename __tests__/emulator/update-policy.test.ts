@@ -1,0 +1,228 @@
+/**
+ * Module update policies (seed 3.1): the version deployed when a config is written, and the
+ * table of what each policy does as versions are published through the emulator controls.
+ */
+import * as fs from 'node:fs';
+import type { JsonObject } from '@bufbuild/protobuf';
+import type { PromiseClient } from '@connectrpc/connect';
+import { EmulatorService, type EmulatorServiceType, type ModuleCard } from '../../src/api/emulator-control';
+import { loadServices, type AppServiceType, type Services } from '../../src/api/services';
+import type { RunningEmulator } from '../../src/emulator';
+import { clientOf, codeOf, newMachine, sensorsConfig, startTemp } from './helpers';
+
+let emulator: RunningEmulator;
+let dataDir: string;
+let services: Services;
+let app: PromiseClient<AppServiceType>;
+let controls: PromiseClient<EmulatorServiceType>;
+beforeAll(async () => {
+  ({ emulator, dataDir } = await startTemp());
+  services = await loadServices();
+  app = await clientOf(emulator, services.app);
+  controls = await clientOf(emulator, EmulatorService, { protocol: 'grpc' });
+});
+afterAll(async () => {
+  await emulator.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function configure(machine: string, modules: { name: string; version: string }[]): Promise<{ robotId: string; partId: string }> {
+  const m = await newMachine(app, emulator.credentials.locationId, machine);
+  await app.updateRobotPart({ id: m.partId, name: m.partName, robotConfig: services.sdk.Struct.fromJson(sensorsConfig(modules) as JsonObject) });
+  return m;
+}
+
+async function cards(machineId?: string): Promise<ModuleCard[]> {
+  return (await controls.listModuleCards({ machineId: machineId ?? '' })).cards;
+}
+
+async function deployed(machineId: string): Promise<Record<string, [string, number]>> {
+  return Object.fromEntries((await cards(machineId)).map((c) => [c.moduleName, [c.deployedVersion, c.restartCount]]));
+}
+
+// Seeded acme:sensors: 1.1.0, 1.2.0, 1.2.3, 1.2.4, 1.2.5, 1.3.0, 2.0.0-rc.1.
+const POLICIES = [
+  { name: 'patch', version: '1.2.3' },
+  { name: 'minor', version: '~1.2' },
+  { name: 'minor_star', version: '1.2.*' },
+  { name: 'major', version: '^1' },
+  { name: 'major_star', version: '1.*' },
+  { name: 'latest', version: 'latest' },
+  { name: 'prerelease', version: 'latest-with-prerelease' },
+];
+
+/** After each publish: [module name] -> [deployed version, restart count]. */
+const TABLE: { publish: string; expect: Record<string, [string, number]> }[] = [
+  {
+    publish: '(initial write)',
+    expect: {
+      patch: ['1.2.3', 0],
+      minor: ['1.2.5', 0],
+      minor_star: ['1.2.5', 0],
+      major: ['1.3.0', 0],
+      major_star: ['1.3.0', 0],
+      latest: ['1.3.0', 0],
+      prerelease: ['2.0.0-rc.1', 0],
+    },
+  },
+  {
+    publish: '1.2.6',
+    expect: {
+      patch: ['1.2.3', 0],
+      minor: ['1.2.6', 1],
+      minor_star: ['1.2.6', 1],
+      major: ['1.3.0', 0],
+      major_star: ['1.3.0', 0],
+      latest: ['1.3.0', 0],
+      prerelease: ['2.0.0-rc.1', 0],
+    },
+  },
+  {
+    publish: '1.4.0',
+    expect: {
+      patch: ['1.2.3', 0],
+      minor: ['1.2.6', 1],
+      minor_star: ['1.2.6', 1],
+      major: ['1.4.0', 1],
+      major_star: ['1.4.0', 1],
+      latest: ['1.4.0', 1],
+      prerelease: ['2.0.0-rc.1', 0],
+    },
+  },
+  {
+    publish: '2.0.0',
+    expect: {
+      patch: ['1.2.3', 0],
+      minor: ['1.2.6', 1],
+      minor_star: ['1.2.6', 1],
+      major: ['1.4.0', 1],
+      major_star: ['1.4.0', 1],
+      latest: ['2.0.0', 2],
+      prerelease: ['2.0.0', 1],
+    },
+  },
+  {
+    publish: '2.1.0-beta.1',
+    expect: {
+      patch: ['1.2.3', 0],
+      minor: ['1.2.6', 1],
+      minor_star: ['1.2.6', 1],
+      major: ['1.4.0', 1],
+      major_star: ['1.4.0', 1],
+      latest: ['2.0.0', 2],
+      prerelease: ['2.1.0-beta.1', 2],
+    },
+  },
+  {
+    // An older patch of a branch that has moved on moves nobody.
+    publish: '1.2.4-hotfix.1',
+    expect: {
+      patch: ['1.2.3', 0],
+      minor: ['1.2.6', 1],
+      minor_star: ['1.2.6', 1],
+      major: ['1.4.0', 1],
+      major_star: ['1.4.0', 1],
+      latest: ['2.0.0', 2],
+      prerelease: ['2.1.0-beta.1', 2],
+    },
+  },
+];
+
+describe('update policy table', () => {
+  let robotId: string;
+  beforeAll(async () => {
+    ({ robotId } = await configure('policy-table', POLICIES));
+  });
+
+  test.each(TABLE.map((row, i) => [row.publish, i] as const))('after publishing %s', async (publish, i) => {
+    const row = TABLE[i];
+    if (!row) throw new Error('no row');
+    if (i > 0) {
+      const res = await controls.publishModuleVersion({ moduleId: 'acme:sensors', version: publish });
+      const previous = TABLE[i - 1]?.expect ?? {};
+      const moved = Object.keys(row.expect).filter((k) => row.expect[k]?.[0] !== previous[k]?.[0]);
+      expect(res.updates.filter((u) => u.machineId === robotId).map((u) => u.moduleName).sort()).toEqual(moved.sort());
+      for (const u of res.updates.filter((x) => x.machineId === robotId)) {
+        expect([u.fromVersion, u.toVersion, u.restartCount]).toEqual([previous[u.moduleName]?.[0], row.expect[u.moduleName]?.[0], row.expect[u.moduleName]?.[1]]);
+      }
+    }
+    expect(await deployed(robotId)).toEqual(row.expect);
+  });
+});
+
+describe('config writes', () => {
+  test('a newly added module runs the version its policy resolves to; rewriting the same policy keeps it', async () => {
+    const { robotId, partId } = await configure('rewrite', [{ name: 'm', version: '~1.3' }]);
+    const first = await deployed(robotId);
+    await controls.publishModuleVersion({ moduleId: 'acme:sensors', version: '1.3.7' });
+    expect((await deployed(robotId)).m).toEqual(['1.3.7', 1]);
+    // Writing the config again (same policy) keeps the deployed version and the restart count.
+    const part = (await app.getRobotPart({ id: partId })).part;
+    await app.updateRobotPart({ id: partId, name: part?.name ?? '', robotConfig: part?.robotConfig });
+    expect((await deployed(robotId)).m).toEqual(['1.3.7', 1]);
+    expect(first.m?.[0]).toMatch(/^1\.3\./);
+  });
+
+  test('changing a pin moves the module and counts a restart; removing a module drops its card', async () => {
+    const { robotId, partId } = await configure('repin', [{ name: 'm', version: '1.1.0' }]);
+    expect((await deployed(robotId)).m).toEqual(['1.1.0', 0]);
+    const name = (await app.getRobotPart({ id: partId })).part?.name ?? '';
+    await app.updateRobotPart({ id: partId, name, robotConfig: services.sdk.Struct.fromJson(sensorsConfig([{ name: 'm', version: '1.2.0' }]) as JsonObject) });
+    expect((await deployed(robotId)).m).toEqual(['1.2.0', 1]);
+    await app.updateRobotPart({ id: partId, name, robotConfig: services.sdk.Struct.fromJson({ modules: [] }) });
+    expect(await deployed(robotId)).toEqual({});
+  });
+});
+
+describe('module card', () => {
+  test('shows policy, its description, deployed version and the registry latest release and prerelease', async () => {
+    const { robotId } = await configure('card', [{ name: 'acme_sensors', version: '1.2.*' }]);
+    const [card] = await cards(robotId);
+    expect(card).toMatchObject({
+      machineId: robotId,
+      machineName: 'card',
+      partName: 'card-main',
+      moduleName: 'acme_sensors',
+      moduleId: 'acme:sensors',
+      policy: '~1.2',
+      deployedVersion: '1.2.6',
+      registryLatest: '2.0.0',
+      registryLatestPrerelease: '2.1.0-beta.1',
+      restartCount: 0,
+      organizationId: emulator.credentials.organizationId,
+      locationId: emulator.credentials.locationId,
+    });
+    expect(card?.policyDescription).toContain('1.2');
+    expect(card?.updatedAt).toBeDefined();
+  });
+});
+
+describe('publishing', () => {
+  test('a version that exists already is AlreadyExists; a non-semver version InvalidArgument', async () => {
+    expect(await codeOf(controls.publishModuleVersion({ moduleId: 'acme:sensors', version: '1.2.3' }))).toBe('AlreadyExists');
+    expect(await codeOf(controls.publishModuleVersion({ moduleId: 'acme:sensors', version: 'v2' }))).toBe('InvalidArgument');
+    expect(await codeOf(controls.publishModuleVersion({ moduleId: 'not-an-id', version: '1.0.0' }))).toBe('InvalidArgument');
+  });
+
+  test('models of a new version must belong to the module', async () => {
+    const res = controls.publishModuleVersion({
+      moduleId: 'acme:vision',
+      version: '1.1.0',
+      models: [{ api: 'rdk:service:vision', model: 'other:vision:x' }],
+    });
+    expect(await codeOf(res)).toBe('InvalidArgument');
+  });
+
+  test('a new version keeps the models of the newest one unless given', async () => {
+    await controls.publishModuleVersion({ moduleId: 'acme:vision', version: '1.1.0' });
+    await controls.publishModuleVersion({
+      moduleId: 'acme:vision',
+      version: '1.2.0',
+      models: [{ api: 'rdk:service:vision', model: 'acme:vision:shelf-finder' }],
+    });
+    const { module } = await app.getModule({ moduleId: 'acme:vision' });
+    const byVersion = Object.fromEntries((module?.versions ?? []).map((v) => [v.version, v.models.map((m) => m.model)]));
+    expect(byVersion['1.1.0']).toEqual(['acme:vision:box-finder']);
+    expect(byVersion['1.2.0']).toEqual(['acme:vision:shelf-finder']);
+  });
+});
