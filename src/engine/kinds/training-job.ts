@@ -37,6 +37,12 @@ const record = (v: JsonValue | undefined): Record<string, string> => {
   return out;
 };
 
+/** Parameters whose unspecified value lets the service choose, with that unspecified value. */
+const SERVICE_CHOSEN: Readonly<Record<string, string>> = {
+  model_framework: modelFrameworkName(ModelFramework.UNSPECIFIED),
+  container_version: '',
+};
+
 /** Every service-side parameter; retain_on_delete is fleetform's own. */
 const PARAMETERS_IGNORED_FOR_CHANGES = new Set(['retain_on_delete']);
 
@@ -83,13 +89,12 @@ function trainingKind(flavour: JobFlavour): ResourceKind {
       const view = flavour.fromJob(job);
       view.retain_on_delete = entry.attributes?.retain_on_delete === true;
       const facts: Record<string, string> = { status: trainingStatusName(job.status), job_id: job.id };
-      // An unspecified framework leaves the choice to the service: what it chose is a fact, not drift.
-      const unspecified = modelFrameworkName(ModelFramework.UNSPECIFIED);
-      if (entry.attributes?.model_framework === unspecified && 'model_framework' in view) {
-        if (view.model_framework !== unspecified) facts.framework = String(view.model_framework);
-        view.model_framework = unspecified;
+      // Parameters left unspecified are the service's choice: what it chose is a fact, not drift.
+      for (const [key, unspecified] of Object.entries(SERVICE_CHOSEN)) {
+        if (entry.attributes?.[key] !== unspecified || !(key in view)) continue;
+        if (view[key] !== unspecified) facts[key] = String(view[key]);
+        view[key] = unspecified;
       }
-      if (job.errorStatus?.message) facts.error = job.errorStatus.message;
       return { view, version: `${job.status}:${job.lastModified?.toISOString() ?? ''}`, facts };
     },
 
