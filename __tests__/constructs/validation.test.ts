@@ -44,7 +44,7 @@ describe('validation of a whole app', () => {
     } catch (err) {
       message = String(err);
     }
-    expect(message).toMatch(/\[good\] bad\/broken\/arm: model: model "acme:arm-control:six-axis" of resource "arm" needs a module/);
+    expect(message).toMatch(/\[good\] bad\/broken\/arm: model: model "acme:arm-control:six-axis" of resource "arm" needs a module .* \(hint: add a module/);
     expect(fs.existsSync(path.join(outdir, 'stacks', 'good', 'cdk.tf.json'))).toBe(false);
     expect(fs.existsSync(path.join(outdir, 'stacks', 'bad', 'cdk.tf.json'))).toBe(false);
   });

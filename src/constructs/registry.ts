@@ -2,7 +2,7 @@ import { Annotations, AnnotationMetadataEntryType, TerraformStack } from 'cdktf'
 import type { IConstruct } from 'constructs';
 import { analyzeApp } from './analysis';
 import { installedAppHook } from './app-hook';
-import { formatFleetIssue, formatIssueForConstruct, type FleetIssue } from './fleet-issue';
+import { formatIssueForConstruct, type FleetIssue } from './fleet-issue';
 import { bumpGeneration } from './generation';
 
 const stacksWithValidation = new WeakSet<IConstruct>();
@@ -34,7 +34,7 @@ function validateOtherStacks(stack: IConstruct): string[] {
   const analysis = analyzeApp(stack.node.root);
   return analysis.issues
     .filter((i) => i.severity === 'error' && analysis.stackOf.get(i) !== stack)
-    .map((i) => formatFleetIssue(i).replace(/\n/g, ' '));
+    .map((i) => `${i.constructPath}: ${formatIssueForConstruct(i)}`);
 }
 
 /**
