@@ -9,8 +9,10 @@ import { commonJobAttributes, type TrainingJobCommonProps } from './training-com
 /** Properties of a {@link CustomTrainingJob}: the parameters of SubmitCustomTrainingJob (seed 4.4). */
 export interface CustomTrainingJobProps extends TrainingJobCommonProps {
   /** Registry id of the training script, `<namespace>:<script-name>`, e.g. `acme:trainer`. */
+  /** Registry id of the training script. */
   readonly registryItemId: string;
   /** Version of the training script, e.g. `0.3.0`. */
+  /** Version of the training script. */
   readonly registryItemVersion: string;
   /**
    * Arguments passed to the training script.
@@ -34,14 +36,23 @@ export class CustomTrainingJob extends TerraformResource {
     return kindOf(x) === 'custom-training-job';
   }
 
+  /** Dataset trained on: a Dataset of this stack or a dataset id. */
   readonly dataset: Dataset | string;
+  /** Organization, when given. */
   readonly organizationId: string | undefined;
+  /** Registry id of the training script. */
   readonly registryItemId: string;
+  /** Version of the training script. */
   readonly registryItemVersion: string;
+  /** Name of the trained model. */
   readonly modelName: string;
+  /** Version of the trained model. */
   readonly modelVersion: string;
+  /** Arguments of the training script. */
   readonly arguments: Readonly<Record<string, string>>;
+  /** Container version, when given. */
   readonly containerVersion: string | undefined;
+  /** Whether the job stays in the service when removed from the code. */
   readonly retainOnDelete: boolean;
 
   constructor(scope: Construct, id: string, props: CustomTrainingJobProps) {

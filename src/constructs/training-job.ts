@@ -10,6 +10,7 @@ import { commonJobAttributes, type TrainingJobCommonProps } from './training-com
 /** Properties of a {@link TrainingJob}: the parameters of SubmitTrainingJob (seed 4.3). */
 export interface TrainingJobProps extends TrainingJobCommonProps {
   /** Kind of model, e.g. `ModelType.OBJECT_DETECTION`. */
+  /** Kind of model. */
   readonly modelType: ModelType;
   /**
    * Framework of the trained model, e.g. `ModelFramework.TFLITE`.
@@ -17,6 +18,7 @@ export interface TrainingJobProps extends TrainingJobCommonProps {
    */
   readonly modelFramework?: ModelFramework;
   /** Labels to train the model on (at least one). */
+  /** Labels trained on. */
   readonly tags: readonly string[];
 }
 
@@ -30,13 +32,21 @@ export class TrainingJob extends TerraformResource {
     return kindOf(x) === 'training-job';
   }
 
+  /** Dataset trained on: a Dataset of this stack or a dataset id. */
   readonly dataset: Dataset | string;
+  /** Organization, when given. */
   readonly organizationId: string | undefined;
+  /** Name of the trained model. */
   readonly modelName: string;
+  /** Version of the trained model. */
   readonly modelVersion: string;
+  /** Kind of model. */
   readonly modelType: ModelType;
+  /** Framework, when given. */
   readonly modelFramework: ModelFramework | undefined;
+  /** Labels trained on. */
   readonly tags: readonly string[];
+  /** Whether the job stays in the service when removed from the code. */
   readonly retainOnDelete: boolean;
 
   constructor(scope: Construct, id: string, props: TrainingJobProps) {
