@@ -52,10 +52,14 @@ export function jobMetadata(j: jobs.TrainingJobRecord) {
   };
 }
 
-/** Writes a transition and its log lines in one transaction. */
+/**
+ * Writes a transition and its log lines in one transaction. A completed job records the
+ * model version it produced, which keeps the version taken after the job is deleted.
+ */
 export function applyTransition(backend: Backend, t: Transition): jobs.TrainingJobRecord {
   backend.db.transaction(() => {
     jobs.updateJob(backend.db, t.job);
+    if (t.job.status === TrainingStatus.COMPLETED) jobs.insertTrainedModel(backend.db, t.job, t.job.lastModified);
     for (const line of t.logs) jobs.appendLog(backend.db, t.job.id, line.level, t.job.lastModified, line.message);
   })();
   return t.job;
