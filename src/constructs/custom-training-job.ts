@@ -9,10 +9,8 @@ import { commonJobAttributes, type TrainingJobCommonProps } from './training-com
 /** Properties of a {@link CustomTrainingJob}: the parameters of SubmitCustomTrainingJob (seed 4.4). */
 export interface CustomTrainingJobProps extends TrainingJobCommonProps {
   /** Registry id of the training script, `<namespace>:<script-name>`, e.g. `acme:trainer`. */
-  /** Registry id of the training script. */
   readonly registryItemId: string;
   /** Version of the training script, e.g. `0.3.0`. */
-  /** Version of the training script. */
   readonly registryItemVersion: string;
   /**
    * Arguments passed to the training script.

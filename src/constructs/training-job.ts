@@ -10,7 +10,6 @@ import { commonJobAttributes, type TrainingJobCommonProps } from './training-com
 /** Properties of a {@link TrainingJob}: the parameters of SubmitTrainingJob (seed 4.3). */
 export interface TrainingJobProps extends TrainingJobCommonProps {
   /** Kind of model, e.g. `ModelType.OBJECT_DETECTION`. */
-  /** Kind of model. */
   readonly modelType: ModelType;
   /**
    * Framework of the trained model, e.g. `ModelFramework.TFLITE`.
@@ -18,7 +17,6 @@ export interface TrainingJobProps extends TrainingJobCommonProps {
    */
   readonly modelFramework?: ModelFramework;
   /** Labels to train the model on (at least one). */
-  /** Labels trained on. */
   readonly tags: readonly string[];
 }
 
