@@ -245,7 +245,7 @@ describe('lifecycle', () => {
     expect(onlyRunning.map((j) => j.id)).toEqual([running]);
     // Newest first.
     expect(all.indexOf(running)).toBeLessThan(all.indexOf(pending));
-    expect(await codeOf(ml.listTrainingJobs({ organizationId: org, status: 42 }))).toBe('InvalidArgument');
+    expect(await codeOf(ml.listTrainingJobs({ organizationId: org, status: 42 as TrainingStatus }))).toBe('InvalidArgument');
   });
 });
 
