@@ -70,6 +70,8 @@ function appService(sdk: Sdk) {
       listOrganizations: { name: 'ListOrganizations', I: a.ListOrganizationsRequest, O: a.ListOrganizationsResponse, kind: unary },
       getOrganization: { name: 'GetOrganization', I: a.GetOrganizationRequest, O: a.GetOrganizationResponse, kind: unary },
       listLocations: { name: 'ListLocations', I: a.ListLocationsRequest, O: a.ListLocationsResponse, kind: unary },
+      createLocation: { name: 'CreateLocation', I: a.CreateLocationRequest, O: a.CreateLocationResponse, kind: unary },
+      getLocation: { name: 'GetLocation', I: a.GetLocationRequest, O: a.GetLocationResponse, kind: unary },
       newRobot: { name: 'NewRobot', I: a.NewRobotRequest, O: a.NewRobotResponse, kind: unary },
       getRobot: { name: 'GetRobot', I: a.GetRobotRequest, O: a.GetRobotResponse, kind: unary },
       listRobots: { name: 'ListRobots', I: a.ListRobotsRequest, O: a.ListRobotsResponse, kind: unary },

@@ -101,6 +101,17 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
       return { locations: visibleLocations(p, req.organizationId).map(locationMessage) };
     },
 
+    createLocation(req, ctx) {
+      const org = organizationFor(db, principalOf(ctx), req.organizationId, 'write');
+      const name = required(req.name, 'name').trim();
+      if (req.parentLocationId) throw invalidArgument('parent_location_id: nested locations are not supported by the emulator');
+      return { location: locationMessage(accounts.insertLocation(db, org.id, name, backend.now())) };
+    },
+
+    getLocation(req, ctx) {
+      return { location: locationMessage(locationFor(db, principalOf(ctx), req.locationId, 'read')) };
+    },
+
     newRobot(req, ctx) {
       const loc = locationFor(db, principalOf(ctx), req.location, 'write');
       const name = required(req.name, 'name').trim();
