@@ -1,0 +1,25 @@
+/**
+ * Runs a fresh emulator in its own process (so its CPU and memory stay out of the
+ * benchmark's figures) on a temporary data folder, and prints one JSON line with its url,
+ * credentials and data folder. Stops on stdin close or SIGTERM.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startEmulator } from '../src/emulator';
+
+async function main(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-bench-emu-'));
+  const emu = await startEmulator({ dataDir, port: 0 });
+  process.stdout.write(`${JSON.stringify({ url: emu.url, credentials: emu.credentials, dataDir })}\n`);
+  const stop = async () => {
+    await emu.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.stdin.on('end', () => void stop());
+  process.stdin.resume();
+  process.on('SIGTERM', () => void stop());
+}
+
+void main();

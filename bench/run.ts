@@ -1,0 +1,77 @@
+/**
+ * `npm run bench [-- --quick] [-- --sizes 100,1000] [-- --parallelism N]`: measures each fleet
+ * size in its own process, then training-job listing in a 100,000-job organization; prints
+ * one table and writes bench/results.json.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createServiceClient } from '../src/api/client';
+import { spawnEmulator } from './emulator';
+import { insertJobs, measureListJobs } from './jobs';
+import { r3, timed } from './stats';
+import { formatTable, type Row } from './table';
+
+const JOBS = 100_000;
+
+function option(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
+function runSize(size: number, extra: readonly string[]): Promise<{ row: Row; details: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'size-run.ts'), String(size), ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`size ${size} failed (exit ${code})`));
+      resolve(JSON.parse(out.trim().split('\n').pop() as string) as { row: Row; details: Record<string, unknown> });
+    });
+  });
+}
+
+async function listJobs(runs: number): Promise<Record<string, unknown>> {
+  const emu = await spawnEmulator();
+  const { apiKeyId, apiKey, organizationId, datasetId } = emu.credentials;
+  const client = await createServiceClient({ serviceHost: emu.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  try {
+    const insertS = await timed(() => insertJobs(emu.dataDir, organizationId, datasetId, JOBS));
+    return { jobs: JOBS, insert_s: r3(insertS), runs, by_status: await measureListJobs(client, organizationId, runs) };
+  } finally {
+    client.close();
+    await emu.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const sizes = (option('--sizes') ?? (quick ? '100,1000' : '100,1000,10000')).split(',').map(Number);
+  const extra = [
+    ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : []),
+    ...(option('--runs') ? ['--runs', option('--runs') as string] : quick ? ['--runs', '3'] : []),
+  ];
+  const rows: Row[] = [];
+  const details: Record<string, unknown>[] = [];
+  for (const size of sizes) {
+    process.stderr.write(`measuring ${size} machines...\n`);
+    const r = await runSize(size, extra);
+    rows.push(r.row);
+    details.push(r.details);
+  }
+  process.stderr.write(`listing training jobs among ${JOBS}...\n`);
+  const list_jobs = await listJobs(3);
+  process.stdout.write(`${formatTable(rows)}\n\n`);
+  process.stdout.write(`list training jobs (${JOBS} in the organization, median of 3):\n`);
+  for (const [status, v] of Object.entries(list_jobs.by_status as Record<string, { seconds: number; jobs: number }>)) {
+    process.stdout.write(`  ${status.padEnd(28)} ${String(v.jobs).padStart(6)} jobs  ${v.seconds.toFixed(3)} s\n`);
+  }
+  const file = path.join(__dirname, 'results.json');
+  fs.writeFileSync(file, `${JSON.stringify({ rows, list_jobs, details }, null, 2)}\n`);
+  process.stdout.write(`\nwritten ${path.relative(process.cwd(), file)}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,34 @@
+/** Timing helpers: median of runs, seconds with three decimals. */
+
+/** The median of the values (mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+/** Runs `fn` and returns its duration in seconds. */
+export async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return (performance.now() - t0) / 1000;
+}
+
+/** Median duration (s) of `runs` runs of `fn`. */
+export async function medianOf(runs: number, fn: (run: number) => Promise<unknown> | unknown): Promise<number> {
+  const times: number[] = [];
+  for (let r = 0; r < runs; r++) times.push(await timed(() => fn(r)));
+  return median(times);
+}
+
+/** Rounds to three decimals. */
+export const r3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** Runs `task` over `items` with at most `limit` in flight. */
+export async function pool<T>(items: readonly T[], limit: number, task: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
