@@ -37,7 +37,7 @@ async function withControls(method: string, fn: (controls: Controls) => Promise<
 function parseModelFlag(text: string, previous: { api: string; model: string }[]): { api: string; model: string }[] {
   const eq = text.indexOf('=');
   if (eq <= 0 || eq === text.length - 1) {
-    throw new InputError(`--model takes api=model, not ${JSON.stringify(text)}`, {
+    throw new InputError(`takes api=model, not ${JSON.stringify(text)}`, {
       path: '--model',
       hint: 'e.g. --model rdk:component:sensor=acme:sensors:hc-sr04',
     });

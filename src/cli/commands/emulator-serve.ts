@@ -15,7 +15,7 @@ export function emulatorGroup(program: Command): Command {
 function parsePort(text: string): number {
   const n = Number(text);
   if (!/^\d+$/.test(text) || !Number.isInteger(n) || n > 65535) {
-    throw new InputError(`--port must be a whole number from 0 to 65535, not ${JSON.stringify(text)}`, {
+    throw new InputError(`must be a whole number from 0 to 65535, not ${JSON.stringify(text)}`, {
       path: '--port',
       hint: 'use 0 to let the system pick a free port',
     });

@@ -1,0 +1,189 @@
+/** `fleetform emulator ...`: serve as a real process; the control commands against it and embedded. */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { loadServices } from '../../src/api/services';
+import { main } from '../../src/cli/main';
+import { readCredentials, type EmulatorCredentials, type RunningEmulator } from '../../src/emulator';
+import { clientOf, newMachine, sensorsConfig, tempDir } from './helpers';
+
+const BIN = path.join(__dirname, '..', '..', 'bin', 'fleetform.js');
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+const newDir = () => {
+  const d = tempDir();
+  dirs.push(d);
+  return d;
+};
+
+interface Served {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  stdout: () => string;
+  exit: Promise<number | null>;
+}
+
+/** Spawns `fleetform emulator serve` and resolves once it prints its listening line. */
+function serve(args: string[]): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'emulator', 'serve', ...args], { env: { ...process.env, FORCE_COLOR: '0' } });
+  let out = '';
+  let err = '';
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
+      if (m?.[1]) resolve({ child, url: m[1], stdout: () => out, exit });
+    });
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    void exit.then((code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
+}
+
+/** Runs the CLI in this process with the given environment; returns exit code and output. */
+async function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  let stdout = '';
+  let stderr = '';
+  const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
+  const errSpy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
+  try {
+    const code = await main(['node', 'fleetform', ...args]);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    errSpy.mockRestore();
+    process.exitCode = undefined;
+    for (const k of Object.keys(env)) delete process.env[k];
+    Object.assign(process.env, saved);
+  }
+}
+
+describe('emulator serve', () => {
+  let served: Served;
+  let dataDir: string;
+  let creds: EmulatorCredentials;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    dataDir = newDir();
+    served = await serve(['--port', '0', '--data', dataDir]);
+    const c = readCredentials(dataDir);
+    if (!c) throw new Error('no credentials.json');
+    creds = c;
+    env = { FLEETFORM_ENDPOINT: served.url, FLEETFORM_API_KEY: creds.apiKey, FLEETFORM_API_KEY_ID: creds.apiKeyId };
+  });
+  afterAll(async () => {
+    if (served.child.exitCode === null) {
+      served.child.kill('SIGKILL');
+      await served.exit;
+    }
+  });
+
+  test('prints the listening line and writes credentials.json with mode 0600', () => {
+    expect(served.stdout().split('\n')[0]).toBe(`listening on ${served.url}`);
+    expect(fs.statSync(path.join(dataDir, 'credentials.json')).mode & 0o777).toBe(0o600);
+    expect(Object.keys(creds).sort()).toEqual(['apiKey', 'apiKeyId', 'datasetId', 'locationId', 'organizationId']);
+  });
+
+  test('publish module moves admitting machines and reports them; status shows the module card', async () => {
+    const services = await loadServices();
+    const emulator = { url: served.url, credentials: creds } as RunningEmulator;
+    const app = await clientOf(emulator, services.app);
+    const m = await newMachine(app, creds.locationId, 'cli-rover');
+    const config = sensorsConfig([
+      { name: 'follows', version: '~1.2' },
+      { name: 'pinned', version: '1.2.3' },
+    ]) as JsonObject;
+    await app.updateRobotPart({ id: m.partId, name: m.partName, robotConfig: services.sdk.Struct.fromJson(config) });
+
+    const published = await cli(['emulator', 'publish', 'module', 'acme:sensors', '1.2.6'], env);
+    expect(published).toMatchObject({ code: 0, stderr: '' });
+    expect(published.stdout).toBe('published acme:sensors 1.2.6\n  cli-rover follows: 1.2.5 -> 1.2.6 (restart #1)\n');
+
+    const status = await cli(['emulator', 'status'], env);
+    expect(status.code).toBe(0);
+    const lines = status.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^MACHINE\s+PART\s+MODULE\s+MODULE ID\s+POLICY\s+DEPLOYED\s+REGISTRY LATEST\s+RESTARTS$/);
+    expect(lines.slice(1).map((l) => l.split(/\s{2,}/))).toEqual([
+      ['cli-rover', 'cli-rover-main', 'follows', 'acme:sensors', '~1.2', '1.2.6', '1.3.0 (prerelease 2.0.0-rc.1)', '1'],
+      ['cli-rover', 'cli-rover-main', 'pinned', 'acme:sensors', '1.2.3', '1.2.3', '1.3.0 (prerelease 2.0.0-rc.1)', '0'],
+    ]);
+    const json = await cli(['emulator', 'status', '--json'], env);
+    expect((JSON.parse(json.stdout) as { deployedVersion: string }[]).map((c) => c.deployedVersion)).toEqual(['1.2.6', '1.2.3']);
+  });
+
+  test('publish module with --model, publish script, and errors as `error: ...` with exit 1', async () => {
+    const withModel = await cli(['emulator', 'publish', 'module', 'acme:lidar', '0.1.0', '--model', 'rdk:component:camera=acme:lidar:scan'], env);
+    expect(withModel.stdout).toContain('published acme:lidar 0.1.0');
+    const script = await cli(['emulator', 'publish', 'script', 'acme:trainer', '0.5.0'], env);
+    expect(script).toMatchObject({ code: 0, stdout: 'published training script acme:trainer 0.5.0\n' });
+    const dup = await cli(['emulator', 'publish', 'module', 'acme:sensors', '1.2.6'], env);
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toBe('error: EmulatorService.PublishModuleVersion: ALREADY_EXISTS: module acme:sensors already has version 1.2.6\n');
+    const badModel = await cli(['emulator', 'publish', 'module', 'acme:lidar', '0.2.0', '--model', 'oops'], env);
+    expect(badModel.code).toBe(1);
+    expect(badModel.stderr).toMatch(/^error: --model: takes api=model/);
+  });
+
+  test('jobs advance and fail', async () => {
+    const services = await loadServices();
+    const ml = await clientOf({ url: served.url, credentials: creds } as RunningEmulator, services.mlTraining);
+    const { id } = await ml.submitTrainingJob({
+      organizationId: creds.organizationId,
+      datasetId: creds.datasetId,
+      modelName: 'cli-model',
+      modelVersion: '1',
+      modelType: 3,
+      tags: ['box'],
+    });
+    expect((await cli(['emulator', 'jobs', 'advance', id], env)).stdout).toBe(`${id}: TRAINING_STATUS_PENDING -> TRAINING_STATUS_IN_PROGRESS\n`);
+    const failed = await cli(['emulator', 'jobs', 'fail', id, '--message', 'GPU on fire'], env);
+    expect(failed.stdout).toBe(`${id}: TRAINING_STATUS_IN_PROGRESS -> TRAINING_STATUS_FAILED\n`);
+    expect((await ml.getTrainingJob({ id })).metadata?.errorStatus?.message).toBe('GPU on fire');
+    const again = await cli(['emulator', 'jobs', 'advance', id], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('FAILED_PRECONDITION');
+  });
+
+  test('SIGTERM shuts down cleanly with exit code 0', async () => {
+    served.child.kill('SIGTERM');
+    expect(await served.exit).toBe(0);
+    expect(served.stdout()).toMatch(/stopped \(SIGTERM\)\n$/);
+  });
+});
+
+test('serve restarts on the same data, and SIGINT stops it', async () => {
+  const dataDir = newDir();
+  const first = await serve(['--port', '0', '--data', dataDir, '--host', '127.0.0.1']);
+  const creds = readCredentials(dataDir);
+  first.child.kill('SIGINT');
+  expect(await first.exit).toBe(0);
+  expect(first.stdout()).toMatch(/stopped \(SIGINT\)\n$/);
+  const second = await serve(['--port', '0', '--data', dataDir]);
+  expect(readCredentials(dataDir)).toEqual(creds);
+  second.child.kill('SIGTERM');
+  expect(await second.exit).toBe(0);
+});
+
+test('serve rejects a bad port', async () => {
+  const res = await cli(['emulator', 'serve', '--port', 'eighty', '--data', newDir()], {});
+  expect(res.code).toBe(1);
+  expect(res.stderr).toMatch(/^error: --port: must be a whole number from 0 to 65535/);
+});
+
+test('without FLEETFORM_ENDPOINT the controls use the embedded emulator in .fleetform/emulator', async () => {
+  const cwd = newDir();
+  const env = { ...process.env };
+  delete env.FLEETFORM_ENDPOINT;
+  const child = spawn(process.execPath, [BIN, 'emulator', 'publish', 'script', 'acme:trainer', '0.9.0'], { cwd, env });
+  let out = '';
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  expect(code).toBe(0);
+  expect(out).toBe('published training script acme:trainer 0.9.0\n');
+  expect(fs.existsSync(path.join(cwd, '.fleetform', 'emulator', 'credentials.json'))).toBe(true);
+});
