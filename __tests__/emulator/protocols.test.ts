@@ -85,3 +85,22 @@ test('a raw HTTP/2 gRPC call without a token ends with grpc-status 16 in the tra
     session.close();
   }
 });
+
+test('close() ends idle and half-open connections of every kind', async () => {
+  const { startEmulator } = await import('../../src/emulator');
+  const net = await import('node:net');
+  const dir = (await import('./helpers')).tempDir();
+  const other = await startEmulator({ dataDir: dir, port: 0 });
+  const { app } = await loadServices();
+  // An HTTP/2 session kept open by a client, an HTTP/1.1 keep-alive connection, and a socket that never speaks.
+  const h2client = await clientOf(other, app, { protocol: 'grpc' });
+  await h2client.listOrganizations({});
+  const h1client = await clientOf(other, app, { protocol: 'grpc-web' });
+  await h1client.listOrganizations({});
+  const silent = net.connect(other.port, '127.0.0.1');
+  await new Promise<void>((resolve) => silent.once('connect', () => resolve()));
+  const silentClosed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+  await other.close();
+  await silentClosed;
+  fs.rmSync(dir, { recursive: true, force: true });
+});

@@ -30,6 +30,8 @@ export interface EmulatorOptions {
   readonly port?: number;
   /** Interface to listen on; default 127.0.0.1. */
   readonly host?: string;
+  /** Milliseconds since the epoch for every timestamp the emulator writes (tests); default Date.now. */
+  readonly now?: () => number;
 }
 
 export interface RunningEmulator {
@@ -38,7 +40,7 @@ export interface RunningEmulator {
   readonly port: number;
   /** The seeded organization's owner key and ids (also in DIR/credentials.json). */
   readonly credentials: EmulatorCredentials;
-  /** Stops serving, closes open connections and the database. */
+  /** Stops serving (calls in flight may finish), closes open connections and the database. */
   close(): Promise<void>;
 }
 
@@ -48,7 +50,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const services = await loadServices();
   const db = openDatabase(options.dataDir);
   try {
-    const backend: Backend = { db, services, faults: new FaultTable(), now: () => Date.now() };
+    const backend: Backend = { db, services, faults: new FaultTable(), now: options.now ?? (() => Date.now()) };
     const credentials = ensureSeeded(db, options.dataDir, backend.now());
     const handler = connectNodeAdapter({
       interceptors: [faultInterceptor(backend.faults, EmulatorService.typeName), authInterceptor(backend)],

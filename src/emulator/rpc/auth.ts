@@ -17,17 +17,20 @@ const BEARER = 'Bearer ';
 export function authService(backend: Backend): Partial<ServiceImpl<AuthServiceType>> {
   return {
     authenticate(req) {
-      const creds = req.credentials;
+      // AuthService messages are declared untyped (own-messages.ts): name the fields used here.
+      const creds: { type: string; payload: string } | undefined = req.credentials;
+      const entity: string = req.entity;
       if (!creds) throw invalidArgument('credentials required');
       if (creds.type !== 'api-key') {
         throw invalidArgument(`unknown credentials type ${JSON.stringify(creds.type)}; this service accepts "api-key"`);
       }
-      const key = req.entity === '' ? undefined : getApiKey(backend.db, req.entity);
+      const key = entity === '' ? undefined : getApiKey(backend.db, entity);
       if (!key || !verifyApiKey(creds.payload, key.salt, key.hash)) {
         throw permissionDenied('failed to authenticate: invalid API key or API key ID');
       }
       const token = generateAccessToken();
-      insertAccessToken(backend.db, hashAccessToken(token), key.id, backend.now() + ACCESS_TOKEN_TTL_MS);
+      const now = backend.now();
+      insertAccessToken(backend.db, hashAccessToken(token), key.id, now + ACCESS_TOKEN_TTL_MS, now);
       return { accessToken: token };
     },
   };

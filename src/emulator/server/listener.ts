@@ -47,15 +47,31 @@ class SocketStream extends Duplex {
 
 export interface Listener {
   readonly port: number;
-  /** Stops accepting, ends every open connection and resolves once the port is closed. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets calls in flight finish (up to `graceMs`), then ends
+   * every open connection; resolves once the port is closed.
+   */
+  close(graceMs?: number): Promise<void>;
 }
+
+/** How long close() waits for calls in flight by default. */
+export const DEFAULT_GRACE_MS = 2000;
 
 /** Serves `handler` over HTTP/1.1 and cleartext HTTP/2 on one port. */
 export async function listen(handler: Handler, port: number, host: string): Promise<Listener> {
-  const h1 = http.createServer(handler);
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const counted: Handler = (req, res) => {
+    inFlight += 1;
+    res.once('close', () => {
+      inFlight -= 1;
+      if (inFlight === 0) drained?.();
+    });
+    handler(req, res);
+  };
+  const h1 = http.createServer(counted);
   h1.keepAliveTimeout = 5000;
-  const h2 = http2.createServer({}, handler);
+  const h2 = http2.createServer({}, counted);
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.Http2Session>();
   h2.on('session', (s) => {
@@ -99,12 +115,21 @@ export async function listen(handler: Handler, port: number, host: string): Prom
 
   return {
     port: address.port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sessions) s.close();
-        h1.closeAllConnections();
-        for (const socket of sockets) socket.destroy();
-      }),
+    close: async (graceMs = DEFAULT_GRACE_MS) => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of sessions) s.close(); // GOAWAY: no new streams, open ones finish
+      h1.closeIdleConnections();
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, graceMs);
+          drained = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
   };
 }

@@ -142,8 +142,9 @@ export function grantsOf(db: Db, keyId: string): Grant[] {
     .map((r) => ({ role: r.role, resourceType: r.resource_type, resourceId: r.resource_id, organizationId: r.organization_id }));
 }
 
-export function insertAccessToken(db: Db, tokenHash: string, keyId: string, expiresAt: number): void {
-  stmt<[number]>(db, 'DELETE FROM access_tokens WHERE expires_at < ?').run(Date.now());
+/** Stores a token hash, dropping tokens that expired before `now`. */
+export function insertAccessToken(db: Db, tokenHash: string, keyId: string, expiresAt: number, now: number): void {
+  stmt<[number]>(db, 'DELETE FROM access_tokens WHERE expires_at < ?').run(now);
   stmt<[string, string, number]>(db, 'INSERT INTO access_tokens (token_hash, key_id, expires_at) VALUES (?, ?, ?)').run(
     tokenHash,
     keyId,
