@@ -11,9 +11,14 @@ export interface BenchEmulator {
   stop(): Promise<void>;
 }
 
-/** Spawns `emulator-child.ts` and waits for its ready line. */
+/**
+ * Spawns `emulator-child.ts` and waits for its ready line. With `BENCH_EMULATOR_CPU_PROF=DIR`
+ * the emulator writes a CPU profile into DIR when it stops.
+ */
 export async function spawnEmulator(): Promise<BenchEmulator> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'emulator-child.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const prof = process.env.BENCH_EMULATOR_CPU_PROF;
+  const args = [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), '--import', 'tsx', path.join(__dirname, 'emulator-child.ts')];
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const line = await new Promise<string>((resolve, reject) => {
     const rl = createInterface({ input: child.stdout });
