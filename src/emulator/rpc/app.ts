@@ -5,7 +5,7 @@
  */
 import type { JsonValue } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { validateMachineConfig, type MachineConfig } from '../../domain';
+import { MachineConfigSchema, validateMachineConfig, type MachineConfig } from '../../domain';
 import type { AppServiceType } from '../../api/services';
 import { generateApiKeySecret, hashApiKey } from '../auth/keys';
 import { grantedLocations, grantedRobots, isOrganizationOwner, knowsOrganization, organizationsOf, roleOn, type Principal } from '../auth/principal';
@@ -170,7 +170,9 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
       const json = req.robotConfig.toJson();
       const result = validateMachineConfig(json);
       if (result.errors.length > 0) throw invalidIssues(result.errors);
-      const config = json as MachineConfig;
+      const parsed = MachineConfigSchema.safeParse(json);
+      if (!parsed.success) throw invalidArgument(`robot_config: ${parsed.error.message}`);
+      const config: MachineConfig = parsed.data;
       const lastKnown = req.lastKnownUpdate ? millisOf(req.lastKnownUpdate) : undefined;
       const written = db.transaction(() => {
         const part = partFor(db, p, req.id, 'write');
@@ -186,7 +188,8 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
         const now = backend.now();
         const plan = planDeployments(part.id, config, deploymentsOfPart(db, part.id), moduleVersionsLookup(db, part.organizationId), now);
         if (plan.issues.length > 0) throw invalidIssues(plan.issues);
-        machines.writePart(db, part, name, JSON.stringify(config), now);
+        // Stored as sent (key order included); `config` is the typed view of the same document.
+        machines.writePart(db, part, name, JSON.stringify(json), now);
         replaceDeployments(db, part.id, plan.deployments);
         return machines.getPart(db, part.id);
       })();
