@@ -95,6 +95,7 @@ function trainingKind(flavour: JobFlavour): ResourceKind {
         if (view[key] !== unspecified) facts[key] = String(view[key]);
         view[key] = unspecified;
       }
+      if (job.errorStatus?.message) facts.error = job.errorStatus.message;
       return { view, version: `${job.status}:${job.lastModified?.toISOString() ?? ''}`, facts };
     },
 
