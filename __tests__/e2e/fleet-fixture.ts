@@ -1,5 +1,10 @@
 import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { createServiceClient, type ServiceClient } from '../../src/api/client';
+import { startEmulator } from '../../src/emulator';
+import { LocalStateBackend } from '../../src/engine/state/local-backend';
 import { App, TerraformStack } from 'cdktf';
 import { Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, TrainingJob } from '../../src';
 
@@ -67,4 +72,39 @@ export function fleetform(cwd: string, args: readonly string[], env: Record<stri
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** A project folder with its own emulator, the env that points the command at it, and a client. */
+export interface EmulatorProject {
+  readonly dir: string;
+  readonly env: Record<string, string>;
+  readonly client: ServiceClient;
+  readonly outdir: string;
+  synth(shape?: FleetShape): void;
+  run(...args: string[]): Promise<CliResult>;
+  backend(): LocalStateBackend;
+  close(): Promise<void>;
+}
+
+export async function openEmulatorProject(prefix: string): Promise<EmulatorProject> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  const emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
+  const { apiKey, apiKeyId } = emulator.credentials;
+  const env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId };
+  const client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  const outdir = path.join(dir, 'cdktf.out');
+  return {
+    dir,
+    env,
+    client,
+    outdir,
+    synth: (shape = {}) => synthFleet(outdir, shape),
+    run: (...args) => fleetform(dir, [...args, '--synth-out', outdir], env),
+    backend: () => new LocalStateBackend(path.join(dir, '.fleetform', 'state')),
+    close: async () => {
+      await client.close();
+      await emulator.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,28 +1,23 @@
-import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { Code } from '@connectrpc/connect';
 import { EmulatorService } from '../../src/api/emulator-control';
-import { createServiceClient, type ServiceClient } from '../../src/api/client';
+import type { ServiceClient } from '../../src/api/client';
 import { TrainingStatus } from '../../src/domain';
-import { startEmulator } from '../../src/emulator';
 import { readStacks } from '../../src/engine/desired/read-stacks';
 import { Engine } from '../../src/engine/engine';
 import { defaultKinds } from '../../src/engine/kinds';
-import { LocalStateBackend } from '../../src/engine/state/local-backend';
 import type { ApplyReporter } from '../../src/engine/apply/executor';
-import { fleetform, synthFleet, type FleetShape } from './fleet-fixture';
+import { fleetform, openEmulatorProject, type EmulatorProject, type FleetShape } from './fleet-fixture';
 
 jest.setTimeout(120_000);
 
+let p: EmulatorProject;
 let dir: string;
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
 let env: Record<string, string>;
 let client: ServiceClient;
-const out = () => path.join(dir, 'cdktf.out');
-const synth = (shape: FleetShape = {}) => synthFleet(out(), shape);
-const run = (...args: string[]) => fleetform(dir, [...args, '--synth-out', out()], env);
-const backend = () => new LocalStateBackend(path.join(dir, '.fleetform', 'state'));
+const out = () => p.outdir;
+const synth = (shape: FleetShape = {}) => p.synth(shape);
+const run = (...args: string[]) => p.run(...args);
+const backend = () => p.backend();
 const quiet: ApplyReporter = { start: () => undefined, done: () => undefined, failed: () => undefined, skipped: () => undefined };
 
 async function jobId(): Promise<string> {
@@ -32,16 +27,12 @@ async function jobId(): Promise<string> {
 }
 
 beforeAll(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-life-'));
-  emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
-  env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: emulator.credentials.apiKey, FLEETFORM_API_KEY_ID: emulator.credentials.apiKeyId };
-  client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: emulator.credentials.apiKeyId, payload: emulator.credentials.apiKey } });
+  p = await openEmulatorProject('ff-life-');
+  ({ dir, env, client } = p);
 });
 
 afterAll(async () => {
-  client?.close();
-  await emulator?.close();
-  await fs.rm(dir, { recursive: true, force: true });
+  await p?.close();
 });
 
 test('training job lifecycle: submit, immutable parameters, failure shown, cancel on removal, delete once completed', async () => {

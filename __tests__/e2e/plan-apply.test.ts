@@ -1,39 +1,33 @@
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { createServiceClient, type ServiceClient } from '../../src/api/client';
-import { startEmulator } from '../../src/emulator';
-import { LocalStateBackend } from '../../src/engine/state/local-backend';
-import { fleetform, synthFleet, type FleetShape } from './fleet-fixture';
+import type { ServiceClient } from '../../src/api/client';
+import { fleetform, openEmulatorProject, type EmulatorProject, type FleetShape } from './fleet-fixture';
 
 jest.setTimeout(120_000);
 
+let p: EmulatorProject;
 let dir: string;
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
 let env: Record<string, string>;
 let client: ServiceClient;
-const out = () => path.join(dir, 'cdktf.out');
-const synth = (shape: FleetShape = {}) => synthFleet(out(), shape);
-const run = (...args: string[]) => fleetform(dir, [...args, '--synth-out', out()], env);
+const synth = (shape: FleetShape = {}) => p.synth(shape);
+const run = (...args: string[]) => p.run(...args);
+const backend = () => p.backend();
+
 
 async function machinePart(name: string) {
-  const state = await new LocalStateBackend(path.join(dir, '.fleetform', 'state')).read('fleet');
+  const state = await backend().read('fleet');
   const entry = state.resources[`fleetform_machine.${name}`];
   if (!entry?.ids.part_id) throw new Error(`no part for ${name} in state`);
   return client.appClient.getMachinePart(entry.ids.part_id);
 }
 
 beforeAll(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-e2e-'));
-  emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
-  env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: emulator.credentials.apiKey, FLEETFORM_API_KEY_ID: emulator.credentials.apiKeyId };
-  client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: emulator.credentials.apiKeyId, payload: emulator.credentials.apiKey } });
+  p = await openEmulatorProject('ff-e2e-');
+  ({ dir, env, client } = p);
 });
 
 afterAll(async () => {
-  client?.close();
-  await emulator?.close();
-  await fs.rm(dir, { recursive: true, force: true });
+  await p?.close();
 });
 
 test('a new fleet: plan shows creates, apply makes them, the next plan has no changes', async () => {
@@ -136,8 +130,8 @@ test('apply without a terminal and without --auto-approve refuses, changing noth
 });
 
 test('while the state is locked, a second apply fails naming the holder; force-unlock releases it', async () => {
-  const backend = new LocalStateBackend(path.join(dir, '.fleetform', 'state'));
-  const held = await backend.lock('fleet', 'apply', { timeoutMs: 0 });
+  const state = backend();
+  const held = await state.lock('fleet', 'apply', { timeoutMs: 0 });
   const blocked = await run('apply', '--auto-approve');
   expect(blocked.code).toBe(1);
   expect(blocked.stderr).toContain(`fleetform force-unlock ${held.info.id}`);
