@@ -136,6 +136,40 @@ describe('LocalStateBackend', () => {
     expect((await fs.readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  test('recorded changes survive without a full write, a torn last line is ignored, the next write folds them in', async () => {
+    const b = new LocalStateBackend(dir);
+    const s = await b.read('fleet');
+    const entry = (id: string) => ({ type: 'fleetform_dataset', ids: { id }, outputs: { id }, attributes: { name: id }, dependencies: [], private: {}, sensitive_paths: [], status: 'ok' as const });
+    s.serial = 1;
+    await b.record(s, new Map([['fleetform_dataset.a', entry('a')], ['fleetform_dataset.b', entry('b')]]));
+    s.serial = 2;
+    await b.record(s, new Map([['fleetform_dataset.a', null]]));
+    await fs.appendFile(path.join(dir, 'fleet.journal.jsonl'), '{"lineage":"cut sho');
+
+    const replayed = await b.read('fleet');
+    expect(replayed.lineage).toBe(s.lineage);
+    expect(replayed.serial).toBe(2);
+    expect(Object.keys(replayed.resources)).toEqual(['fleetform_dataset.b']);
+    expect((await fs.stat(path.join(dir, 'fleet.journal.jsonl'))).mode & 0o777).toBe(0o600);
+
+    replayed.serial = 3;
+    await b.write(replayed);
+    expect(await fs.readdir(dir)).not.toContain('fleet.journal.jsonl');
+    expect(Object.keys((await b.read('fleet')).resources)).toEqual(['fleetform_dataset.b']);
+  });
+
+  test('journal lines already folded into the document are not applied twice', async () => {
+    const b = new LocalStateBackend(dir);
+    const s = await b.read('fleet');
+    s.serial = 1;
+    await b.record(s, new Map([['fleetform_dataset.a', null]]));
+    s.serial = 2;
+    s.resources['fleetform_dataset.a'] = { type: 'fleetform_dataset', ids: { id: 'a' }, outputs: { id: 'a' }, attributes: null, dependencies: [], private: {}, sensitive_paths: [], status: 'ok' };
+    await b.write(s);
+    await fs.writeFile(path.join(dir, 'fleet.journal.jsonl'), `${JSON.stringify({ lineage: s.lineage, serial: 1, address: 'fleetform_dataset.a', entry: null })}\n`);
+    expect(Object.keys((await b.read('fleet')).resources)).toEqual(['fleetform_dataset.a']);
+  });
+
   test('a corrupt state file is a clear error, not a crash', async () => {
     await fs.writeFile(path.join(dir, 'fleet.state.json'), '{not json');
     await expect(new LocalStateBackend(dir).read('fleet')).rejects.toThrow(/not valid JSON/);

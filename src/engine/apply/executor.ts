@@ -81,10 +81,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
     }
   };
 
-  const record = async (change: ResourceChange, entry: StateEntry): Promise<void> => {
-    state.resources[change.address] = entry;
-    await saver.save();
-  };
+  const record = (change: ResourceChange, entry: StateEntry | null): Promise<void> => saver.record(change.address, entry);
 
   const desire = async (change: ResourceChange, kind: ResourceKind) => {
     const resource = desired.get(change.address);
@@ -153,8 +150,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
         if (!kind.retainOnDelete(prior)) await kind.delete(ctx, prior);
       } else {
         if (!kind.retainOnDelete(prior)) await kind.delete(ctx, prior);
-        delete state.resources[change.address];
-        await saver.save();
+        await record(change, null);
         await record(change, entryFor(await kind.create(ctx, view, checkpoint)));
       }
       return 'replaced';
@@ -167,8 +163,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
       const entry = state.resources[change.address];
       if (!entry) return 'already gone';
       if (change.action === 'forget') {
-        delete state.resources[change.address];
-        await saver.save();
+        await record(change, null);
         return 'removed from state';
       }
       const result = await kind.delete(ctx, entry);
@@ -176,8 +171,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
         await record(change, { ...entry, status: 'deleting' });
         return 'deletion started; it finishes on the service and a later apply removes it';
       }
-      delete state.resources[change.address];
-      await saver.save();
+      await record(change, null);
       return 'destroyed';
     });
   };

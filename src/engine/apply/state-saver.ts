@@ -1,13 +1,14 @@
 import type { StateBackend } from '../state/backend';
-import type { State } from '../state/schema';
+import type { State, StateEntry } from '../state/schema';
 
 /**
- * Saves a stack's state after every resource without writing it once per resource when
- * many finish together: saves are serialized and coalesced, and `flush` waits for the last.
+ * Keeps a stack's state durable during apply: each resource's new entry is recorded
+ * as soon as it exists (entries finishing together share one journal write), and
+ * `flush` writes the whole document once at the end.
  */
 export class StateSaver {
   private running: Promise<void> | undefined;
-  private dirty = false;
+  private pending = new Map<string, StateEntry | null>();
   private failure: unknown;
 
   constructor(
@@ -15,30 +16,40 @@ export class StateSaver {
     private readonly state: State,
   ) {}
 
-  /** Requests a save of the current in-memory state. */
-  save(): Promise<void> {
-    this.dirty = true;
-    if (!this.running) this.running = this.loop();
-    return this.running;
+  /** Sets (or, with null, removes) an entry and resolves once it is durable. */
+  async record(address: string, entry: StateEntry | null): Promise<void> {
+    if (entry) this.state.resources[address] = entry;
+    else delete this.state.resources[address];
+    this.pending.set(address, entry);
+    for (;;) {
+      if (!this.running) this.running = this.loop();
+      const run = this.running;
+      await run;
+      if (!this.pending.has(address) || this.failure) break;
+    }
+    if (this.failure) throw this.failure;
   }
 
   private async loop(): Promise<void> {
     try {
-      while (this.dirty) {
-        this.dirty = false;
+      while (this.pending.size > 0) {
+        const batch = this.pending;
+        this.pending = new Map();
         this.state.serial += 1;
-        await this.backend.write(this.state);
+        await this.backend.record(this.state, batch);
       }
     } catch (err) {
       this.failure = err;
-      throw err;
     } finally {
       this.running = undefined;
     }
   }
 
+  /** Waits for recorded entries, then writes the whole state (folding the journal in). */
   async flush(): Promise<void> {
     while (this.running) await this.running;
     if (this.failure) throw this.failure;
+    this.state.serial += 1;
+    await this.backend.write(this.state);
   }
 }

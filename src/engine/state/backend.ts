@@ -1,4 +1,4 @@
-import type { LockInfo, State } from './schema';
+import type { LockInfo, State, StateEntry } from './schema';
 
 /** A lock held on one stack's state; release it when the operation ends. */
 export interface StateLock {
@@ -10,8 +10,14 @@ export interface StateLock {
 export interface StateBackend {
   readonly description: string;
   read(stack: string): Promise<State>;
-  /** Writes atomically; the caller has already bumped `serial`. */
+  /** Writes the whole document atomically; the caller has already bumped `serial`. */
   write(state: State): Promise<void>;
+  /**
+   * Durably records changed entries (null: removed) on top of the last written document,
+   * at a cost proportional to the change, not to the state. `read` includes them; the
+   * next `write` folds them in. The caller has already bumped `serial`.
+   */
+  record(state: State, changes: ReadonlyMap<string, StateEntry | null>): Promise<void>;
   lock(stack: string, operation: string, options: { timeoutMs: number }): Promise<StateLock>;
   forceUnlock(stack: string, lockId: string): Promise<void>;
   /** Reads the current holder without taking the lock. */

@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs, constants } from 'node:fs';
+import { z } from 'zod';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
 import type { StateBackend, StateLock } from './backend';
-import { LockInfoSchema, StateSchema, type LockInfo, type State } from './schema';
+import { LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type State, type StateEntry } from './schema';
+
+/** One journal line: a change recorded after the last full write. */
+const JournalLineSchema = z.object({ lineage: z.string(), serial: z.number().int(), address: z.string(), entry: StateEntrySchema.nullable() });
 
 export class StateLockedError extends FleetformError {}
 
@@ -17,8 +21,10 @@ export function emptyState(stack: string): State {
 
 /**
  * State on the local disk: `<dir>/<stack>.state.json`, written atomically (temporary
- * file, fsync, rename) with mode 0600, and a lock file `<stack>.lock` created
- * exclusively, holding who took it and why.
+ * file, fsync, rename) with mode 0600; changes between full writes go to an
+ * append-only journal `<stack>.journal.jsonl` (fsync'd, replayed by `read`, removed by
+ * the next full write), so saving after each resource does not rewrite the whole
+ * state. A lock file `<stack>.lock`, created exclusively, holds who took it and why.
  */
 export class LocalStateBackend implements StateBackend {
   readonly description: string;
@@ -36,6 +42,53 @@ export class LocalStateBackend implements StateBackend {
   }
 
   async read(stack: string): Promise<State> {
+    return this.replayJournal(await this.readDocument(stack));
+  }
+
+  private async replayJournal(state: State): Promise<State> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.file(state.stack, '.journal.jsonl'), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return state;
+      throw err;
+    }
+    const lines = text.split('\n').filter((l) => l.trim() !== '');
+    const fresh = state.serial === 0 && Object.keys(state.resources).length === 0;
+    const written = state.serial;
+    for (const [i, line] of lines.entries()) {
+      let parsed: z.infer<typeof JournalLineSchema>;
+      try {
+        parsed = JournalLineSchema.parse(JSON.parse(line));
+      } catch {
+        if (i === lines.length - 1) break; // a write cut short by a crash: everything before it stands
+        throw new FleetformError(`state journal of stack ${state.stack} is damaged at line ${i + 1}`, {
+          path: this.file(state.stack, '.journal.jsonl'),
+          hint: 'restore the state from its .backup, or remove the journal and import what the last apply created',
+        });
+      }
+      if (fresh && i === 0) state.lineage = parsed.lineage;
+      if (parsed.lineage !== state.lineage || parsed.serial <= written) continue;
+      if (parsed.entry) state.resources[parsed.address] = parsed.entry;
+      else delete state.resources[parsed.address];
+      state.serial = Math.max(state.serial, parsed.serial);
+    }
+    return state;
+  }
+
+  async record(state: State, changes: ReadonlyMap<string, StateEntry | null>): Promise<void> {
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const text = [...changes].map(([address, entry]) => JSON.stringify({ lineage: state.lineage, serial: state.serial, address, entry })).join('\n');
+    const handle = await fs.open(this.file(state.stack, '.journal.jsonl'), constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o600);
+    try {
+      await handle.writeFile(`${text}\n`, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private async readDocument(stack: string): Promise<State> {
     const file = this.file(stack, '.state.json');
     let text: string;
     try {
@@ -82,6 +135,7 @@ export class LocalStateBackend implements StateBackend {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
     await fs.rename(tmp, file);
+    await fs.rm(this.file(state.stack, '.journal.jsonl'), { force: true });
     const dir = await fs.open(this.dir, 'r');
     try {
       await dir.sync();
