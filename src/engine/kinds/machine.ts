@@ -134,7 +134,7 @@ export const machineKind: ResourceKind = {
   async observe(ctx, entry): Promise<Observation | undefined> {
     const machineId = entry.ids.machine_id;
     if (!machineId) return undefined;
-    const machine = await unlessNotFound(() => ctx.client.appClient.getMachine(machineId));
+    const machine = await findMachine(ctx, machineId, entry);
     if (!machine) return undefined;
     const partId = entry.ids.part_id ?? (await mainPartId(ctx, machineId));
     const part = partId ? await unlessNotFound(() => ctx.client.appClient.getMachinePart(partId)) : undefined;
@@ -212,6 +212,19 @@ export const machineKind: ResourceKind = {
 function viewConfig(desired: JsonObject): JsonObject {
   const c = desired.config;
   return isObject(c) ? c : (toJson({}) as JsonObject);
+}
+
+/**
+ * Reads a machine through one listing of its location, shared by every machine of the
+ * run (one call instead of one per machine); one not listed there is asked for directly.
+ */
+async function findMachine(ctx: KindContext, machineId: string, entry: StateEntry) {
+  const locationId = typeof entry.attributes?.location_id === 'string' ? entry.attributes.location_id : ctx.locationId;
+  const listed = await ctx.memo(`machines-in:${locationId}`, async () => {
+    const machines = await unlessNotFound(() => ctx.client.appClient.listMachines(locationId));
+    return new Map((machines ?? []).map((m) => [m.id, m]));
+  });
+  return listed.get(machineId) ?? (await unlessNotFound(() => ctx.client.appClient.getMachine(machineId)));
 }
 
 async function mainPartId(ctx: KindContext, machineId: string): Promise<string | undefined> {
