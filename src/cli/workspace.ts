@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
+import { parseGoDuration } from '../domain/duration';
 import { InputError } from '../domain/errors';
 import { readStacks } from '../engine/desired/read-stacks';
 import type { DesiredStack } from '../engine/desired/stack';
@@ -29,16 +30,16 @@ export function addEngineOptions(cmd: Command): Command {
 function positiveInt(text: string | undefined, flag: string, fallback: number): number {
   if (text === undefined) return fallback;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InputError(`${flag} must be a whole number from 1 to 1000, not ${JSON.stringify(text)}`, { path: flag });
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InputError(`expected a whole number from 1 to 1000, not ${JSON.stringify(text)}`, { path: flag });
   return n;
 }
 
-function durationMs(text: string | undefined, flag: string): number {
+/** A flag holding a Go duration (`30s`, `2m`, `1m30s`), read with the domain's parser. */
+export function durationFlag(text: string | undefined, flag: string): number {
   if (text === undefined) return 0;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (!m) throw new InputError(`${flag} takes a duration like 30s or 2m, not ${JSON.stringify(text)}`, { path: flag });
-  const unit = m[2] ?? 's';
-  return Number(m[1]) * (unit === 'ms' ? 1 : unit === 's' ? 1000 : 60000);
+  const ms = parseGoDuration(text.trim());
+  if (ms === undefined || ms < 0) throw new InputError(`expected a duration like 30s or 2m, not ${JSON.stringify(text)}`, { path: flag });
+  return ms;
 }
 
 /** Everything an engine command needs: the synthesized stacks, a connection and an engine. */
@@ -53,7 +54,7 @@ export interface Workspace {
 
 export async function openWorkspace(options: EngineCommandOptions, cwd = process.cwd()): Promise<Workspace> {
   const parallelism = positiveInt(options.parallelism, '--parallelism', 10);
-  const lockTimeoutMs = durationMs(options.lockTimeout, '--lock-timeout');
+  const lockTimeoutMs = durationFlag(options.lockTimeout, '--lock-timeout');
   const outdir = options.synthOut ? path.resolve(cwd, options.synthOut) : (await runApp({ cwd })).outdir;
   const stacks = await readStacks(outdir, options.stack);
   const connection = await openConnection({ cwd, env: process.env });

@@ -1,4 +1,5 @@
 import type { ServiceClient } from '../api/client';
+import { FleetformError } from '../domain/errors';
 import type { JsonObject } from './json';
 import type { StateEntry } from './state/schema';
 
@@ -98,6 +99,12 @@ export class KindRegistry {
   }
   get(type: string): ResourceKind | undefined {
     return this.kinds.get(type);
+  }
+  /** The kind of a resource; an unknown type is an error naming the address and the known types. */
+  require(type: string, address: string): ResourceKind {
+    const kind = this.kinds.get(type);
+    if (!kind) throw new FleetformError(`unknown resource type ${type}`, { path: address, hint: `fleetform manages: ${this.types().join(', ')}` });
+    return kind;
   }
   types(): string[] {
     return [...this.kinds.keys()];

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import { FleetformError } from '../../domain/errors';
 import { redact } from '../../engine/render/values';
+import { durationFlag } from '../workspace';
 import { LocalStateBackend } from '../../engine/state/local-backend';
 import type { State } from '../../engine/state/schema';
 
@@ -54,11 +55,11 @@ export function register(program: Command): void {
     .command('rm <address>')
     .description('stop managing a resource without deleting it on the service')
     .option('--stack <name>', 'the stack holding it')
-    .option('--lock-timeout <ms>', 'milliseconds to wait for the state lock', '0')
+    .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 2m)', '0s')
     .action(async (address: string, opts: { stack?: string; lockTimeout: string }) => {
       const s = await locate(address, opts.stack);
       const b = backend();
-      const lock = await b.lock(s.stack, 'state rm', { timeoutMs: Number(opts.lockTimeout) || 0 });
+      const lock = await b.lock(s.stack, 'state rm', { timeoutMs: durationFlag(opts.lockTimeout, '--lock-timeout') });
       try {
         const fresh = await b.read(s.stack);
         delete fresh.resources[address];

@@ -61,11 +61,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
   const skipped: string[] = [];
   let applied = 0;
 
-  const kindOf = (c: ResourceChange): ResourceKind => {
-    const k = kinds.get(c.type);
-    if (!k) throw new FleetformError(`unknown resource type ${c.type}`, { path: c.address });
-    return k;
-  };
+  const kindOf = (c: ResourceChange): ResourceKind => kinds.require(c.type, c.address);
 
   const timed = async (change: ResourceChange, fn: () => Promise<string | undefined>): Promise<void> => {
     const started = Date.now();

@@ -1,4 +1,3 @@
-import { FleetformError } from '../../domain/errors';
 import { resolveReferences } from '../desired/references';
 import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { diffJson } from '../diff';
@@ -21,17 +20,6 @@ export interface PlanStackInput {
   readonly destroy: boolean;
 }
 
-function kindOf(kinds: KindRegistry, type: string, address: string) {
-  const kind = kinds.get(type);
-  if (!kind) {
-    throw new FleetformError(`unknown resource type ${type}`, {
-      path: address,
-      hint: `fleetform manages: ${kinds.types().join(', ')}`,
-    });
-  }
-  return kind;
-}
-
 /** Observes every resource in state, `parallelism` at a time. */
 async function observeAll(input: PlanStackInput): Promise<Map<string, Observation | undefined>> {
   const observed = new Map<string, Observation | undefined>();
@@ -39,7 +27,7 @@ async function observeAll(input: PlanStackInput): Promise<Map<string, Observatio
   if (!input.refresh) return observed;
   await runGraph(addresses, () => [], input.parallelism, async (address) => {
     const entry = input.state.resources[address] as StateEntry;
-    observed.set(address, await kindOf(input.kinds, entry.type, address).observe(input.ctx, entry));
+    observed.set(address, await input.kinds.require(entry.type, address).observe(input.ctx, entry));
   });
   return observed;
 }
@@ -48,7 +36,7 @@ async function observeAll(input: PlanStackInput): Promise<Map<string, Observatio
 export async function planStack(input: PlanStackInput): Promise<ResourceChange[]> {
   const { stack, state, kinds } = input;
   const salt = state.lineage;
-  for (const r of stack.resources) kindOf(kinds, r.type, r.address);
+  for (const r of stack.resources) kinds.require(r.type, r.address);
   const observations = await observeAll(input);
   const isGone = (address: string): boolean => input.refresh && observations.get(address) === undefined;
 
@@ -75,7 +63,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
 
   for (const [address, entry] of Object.entries(state.resources)) {
     if (byAddress.has(address)) continue;
-    const kind = kindOf(kinds, entry.type, address);
+    const kind = kinds.require(entry.type, address);
     const observation = observations.get(address);
     const gone = isGone(address);
     const retain = kind.retainOnDelete(entry);
@@ -116,7 +104,7 @@ async function planResource(
   salt: string,
 ): Promise<ResourceChange> {
   const { state, kinds, ctx, stack } = input;
-  const kind = kindOf(kinds, resource.type, resource.address);
+  const kind = kinds.require(resource.type, resource.address);
   const prior = state.resources[resource.address];
   const attributes = resolveReferences(resource.attributes, (ref) => {
     const upstream = planned.get(ref.address);
