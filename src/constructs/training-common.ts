@@ -1,4 +1,8 @@
+import { TerraformResource } from 'cdktf';
+import type { Construct } from 'constructs';
 import { Dataset } from './dataset';
+import { markKind } from './kinds';
+import { logicalIdFor } from './logical-id';
 
 /** Properties every training job has (seed 4.3 and 4.4). */
 export interface TrainingJobCommonProps {
@@ -26,18 +30,59 @@ export function datasetIdOf(dataset: Dataset | string): string {
   return typeof dataset === 'string' ? dataset : dataset.datasetId;
 }
 
-/** The attributes every training job synthesizes, in contract order. */
-export function commonJobAttributes(
-  organizationId: string | undefined,
-  dataset: Dataset | string,
-): Record<string, unknown> {
-  const attributes: Record<string, unknown> = {};
-  if (organizationId !== undefined) attributes.organization_id = organizationId;
-  attributes.dataset_id = datasetIdOf(dataset);
-  return attributes;
-}
-
 /** A Dataset object given as the `dataset` of a job, if it is one. */
 export function datasetConstruct(dataset: Dataset | string): Dataset | undefined {
   return Dataset.isDataset(dataset) ? dataset : undefined;
+}
+
+/**
+ * What the two kinds of training job share: the fields of {@link TrainingJobCommonProps},
+ * the job id, and the attributes around each kind's own (`organization_id` and `dataset_id`
+ * first, `retain_on_delete` last, in contract order). Each subclass registers itself once
+ * its own fields are set.
+ */
+export abstract class TrainingJobBase extends TerraformResource {
+  /** Dataset trained on: a Dataset of this stack or a dataset id. */
+  readonly dataset: Dataset | string;
+  /** Organization, when given. */
+  readonly organizationId: string | undefined;
+  /** Name of the trained model. */
+  readonly modelName: string;
+  /** Version of the trained model. */
+  readonly modelVersion: string;
+  /** Whether the job stays in the service when removed from the code. */
+  readonly retainOnDelete: boolean;
+
+  protected constructor(
+    scope: Construct,
+    id: string,
+    resource: { readonly terraformResourceType: string; readonly kind: 'training-job' | 'custom-training-job' },
+    props: TrainingJobCommonProps,
+  ) {
+    super(scope, id, { terraformResourceType: resource.terraformResourceType });
+    markKind(this, resource.kind);
+    this.overrideLogicalId(logicalIdFor(this));
+    this.dataset = props.dataset;
+    this.organizationId = props.organizationId;
+    this.modelName = props.modelName;
+    this.modelVersion = props.modelVersion;
+    this.retainOnDelete = props.retainOnDelete ?? false;
+  }
+
+  /** The job id the service assigns, known after apply. */
+  get jobId(): string {
+    return this.getStringAttribute('id');
+  }
+
+  /** The attributes of this kind of job, between `dataset_id` and `retain_on_delete`. */
+  protected abstract jobAttributes(): Record<string, unknown>;
+
+  protected override synthesizeAttributes(): Record<string, unknown> {
+    const attributes: Record<string, unknown> = {};
+    if (this.organizationId !== undefined) attributes.organization_id = this.organizationId;
+    attributes.dataset_id = datasetIdOf(this.dataset);
+    Object.assign(attributes, this.jobAttributes());
+    if (this.retainOnDelete) attributes.retain_on_delete = true;
+    return attributes;
+  }
 }
