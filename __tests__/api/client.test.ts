@@ -255,6 +255,22 @@ describe.each<TransportKind>(['grpc-web', 'grpc'])('service client over %s', (tr
       await client.appClient.deleteMachine(id);
     });
 
+    test('a large config reads back the same with gzip-compressed responses and without', async () => {
+      const id = await client.appClient.newMachine(`large-${transport}`, emulator.credentials.locationId);
+      const [part] = await client.appClient.getMachineParts(id);
+      const components = Array.from({ length: 60 }, (_, i) => ({ ...PART_CONFIG.components[0]!, name: `range-${i}`, attributes: { pin: i, note: 'x'.repeat(100) } }));
+      const config = { ...PART_CONFIG, components };
+      expect(JSON.stringify(config).length).toBeGreaterThan(8 * 1024);
+      await client.appClient.updateMachinePart(part!.id, part!.name, config);
+      const credentials = { type: 'api-key', authEntity: emulator.credentials.apiKeyId, payload: emulator.credentials.apiKey } as const;
+      for (const compression of ['gzip', 'none'] as const) {
+        const other = await createServiceClient({ serviceHost: emulator.url, credentials, transport, compression });
+        expect((await other.appClient.getMachinePart(part!.id)).config).toEqual(config);
+        await other.close();
+      }
+      await client.appClient.deleteMachine(id);
+    });
+
     test('unknown machine and part ids are NOT_FOUND', async () => {
       expect((await failure(client.appClient.getMachine('no-such-machine'))).code).toBe('NOT_FOUND');
       expect((await failure(client.appClient.getMachineParts('no-such-machine'))).code).toBe('NOT_FOUND');

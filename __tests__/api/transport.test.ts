@@ -7,6 +7,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServiceClient, ServiceError, type RetryClock } from '../../src/api/client';
+import { defaultCompression } from '../../src/api/client/transport';
 import * as own from '../../src/api/own-messages';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { ModelType } from '../../src/domain/training';
@@ -166,4 +167,18 @@ test('bad options are input errors that never echo the key', async () => {
   expect(err).toMatchObject({ name: 'InputError', path: 'credentials.authEntity' });
   expect(String((err as Error).message)).not.toContain(credentials.payload);
   await expect(createServiceClient({ serviceHost: url, credentials, maxConnections: 0 })).rejects.toMatchObject({ path: 'maxConnections' });
+});
+
+test('gzip responses are asked for only when compression is gzip; by default only for remote hosts', async () => {
+  for (const compression of [undefined, 'none', 'gzip'] as const) {
+    requests = [];
+    const client = await createServiceClient({ serviceHost: url, credentials, ...(compression ? { compression } : {}) });
+    await client.mlTrainingClient.getTrainingJob('job-1');
+    const accepted = String(requests[0]?.headers['grpc-accept-encoding'] ?? '');
+    expect({ compression, gzip: accepted.includes('gzip') }).toEqual({ compression, gzip: compression === 'gzip' });
+    await client.close();
+  }
+  expect(['http://127.0.0.1:8080', 'http://localhost:1', 'http://[::1]:8080', 'http://127.1.2.3'].map(defaultCompression)).toEqual(['none', 'none', 'none', 'none']);
+  expect(['https://app.viam.com:443', 'http://10.0.0.5:8080', 'http://127.example.com'].map(defaultCompression)).toEqual(['gzip', 'gzip', 'gzip']);
+  await expect(createServiceClient({ serviceHost: url, credentials, compression: 'br' as 'gzip' })).rejects.toMatchObject({ path: 'compression' });
 });

@@ -9,7 +9,7 @@ export { ServiceError, statusCodeName, STATUS_CODE_NAMES } from './errors';
 export type { ServiceErrorCode } from './errors';
 export { DEFAULT_RETRY_POLICY } from './retry';
 export type { RetryPolicy, RetryClock } from './retry';
-export type { TransportKind } from './transport';
+export type { ResponseCompression, TransportKind } from './transport';
 export type {
   Dataset,
   Location,

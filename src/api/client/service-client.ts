@@ -15,7 +15,7 @@ import { createDatasetClient, type DatasetClient } from './dataset-client';
 import { toServiceError } from './errors';
 import { createMlTrainingClient, type MlTrainingClient } from './ml-training-client';
 import { DEFAULT_RETRY_POLICY, systemClock, withRetries, type RetryClock, type RetryPolicy } from './retry';
-import { createClientTransport, type TransportKind } from './transport';
+import { createClientTransport, defaultCompression, type ResponseCompression, type TransportKind } from './transport';
 
 /** The engine's default parallelism, and so the default size of the connection pool. */
 export const DEFAULT_MAX_CONNECTIONS = 10;
@@ -31,6 +31,11 @@ export interface ServiceClientOptions {
   readonly transport?: TransportKind;
   /** HTTP/1.1 keep-alive connections at most (gRPC-web); default 10. */
   readonly maxConnections?: number;
+  /**
+   * Ask for gzip-compressed responses (`gzip`) or not (`none`). Default: `none` when the
+   * service is on this host (localhost, 127.x, ::1), `gzip` otherwise.
+   */
+  readonly compression?: ResponseCompression;
   /** Deadline of each call attempt in milliseconds; default 30000. */
   readonly timeoutMs?: number;
   /** Retry policy for safe calls; default 4 attempts, 100 ms doubling, at most 2 s. */
@@ -64,6 +69,7 @@ const OptionsSchema = z.object({
   }),
   transport: z.enum(['grpc-web', 'grpc']).optional(),
   maxConnections: z.int().min(1).max(1024).optional(),
+  compression: z.enum(['gzip', 'none']).optional(),
   timeoutMs: z.int().min(1).optional(),
 });
 
@@ -109,6 +115,7 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
     baseUrl,
     kind: opts.transport ?? 'grpc-web',
     maxConnections: opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    compression: opts.compression ?? defaultCompression(baseUrl),
     defaultTimeoutMs: settings.timeoutMs,
     interceptors: [authInterceptor(tokens)],
   });

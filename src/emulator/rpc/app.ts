@@ -41,7 +41,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
   const { db } = backend;
   const Struct = backend.services.sdk.Struct;
 
-  function partMessage(part: machines.PartRecord) {
+  function partMessage(part: machines.PartRecord, config = configObject(part)) {
     const dns = `${dnsLabel(part.name)}.${part.locationId}`;
     return {
       id: part.id,
@@ -50,7 +50,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
       secret: part.secret,
       robot: part.robotId,
       locationId: part.locationId,
-      robotConfig: Struct.fromJson(configObject(part)),
+      robotConfig: Struct.fromJson(config),
       mainPart: part.mainPart,
       fqdn: `${dns}.${DNS_SUFFIX}`,
       localFqdn: `${dns}.local.${DNS_SUFFIX}`,
@@ -141,12 +141,13 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
 
     getRobotParts(req, ctx) {
       const robot = robotFor(db, principalOf(ctx), req.robotId, 'read');
-      return { parts: machines.listParts(db, robot.id).map(partMessage) };
+      return { parts: machines.listParts(db, robot.id).map((p) => partMessage(p)) };
     },
 
     getRobotPart(req, ctx) {
       const part = partFor(db, principalOf(ctx), req.id, 'read');
-      return { part: partMessage(part), configJson: JSON.stringify(configObject(part), null, 2) };
+      const config = configObject(part);
+      return { part: partMessage(part, config), configJson: JSON.stringify(config, null, 2) };
     },
 
     newRobotPart(req, ctx) {
