@@ -2,38 +2,21 @@
  * Module update policies (seed 3.1): the version deployed when a config is written, and the
  * table of what each policy does as versions are published through the emulator controls.
  */
-import * as fs from 'node:fs';
 import type { JsonObject } from '@bufbuild/protobuf';
-import type { PromiseClient } from '@connectrpc/connect';
-import { EmulatorService, type EmulatorServiceType, type ModuleCard } from '../../src/api/emulator-control';
-import { loadServices, type AppServiceType, type Services } from '../../src/api/services';
-import type { RunningEmulator } from '../../src/emulator';
-import { clientOf, codeOf, newMachine, sensorsConfig, startTemp } from './helpers';
+import type { ModuleCard } from '../../src/api/emulator-control';
+import { useOwnerClients } from './fixture';
+import { codeOf, newMachine, sensorsConfig } from './helpers';
 
-let emulator: RunningEmulator;
-let dataDir: string;
-let services: Services;
-let app: PromiseClient<AppServiceType>;
-let controls: PromiseClient<EmulatorServiceType>;
-beforeAll(async () => {
-  ({ emulator, dataDir } = await startTemp());
-  services = await loadServices();
-  app = await clientOf(emulator, services.app);
-  controls = await clientOf(emulator, EmulatorService, { protocol: 'grpc' });
-});
-afterAll(async () => {
-  await emulator.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+const fx = useOwnerClients({ controlsProtocol: 'grpc' });
 
 async function configure(machine: string, modules: { name: string; version: string }[]): Promise<{ robotId: string; partId: string }> {
-  const m = await newMachine(app, emulator.credentials.locationId, machine);
-  await app.updateRobotPart({ id: m.partId, name: m.partName, robotConfig: services.sdk.Struct.fromJson(sensorsConfig(modules) as JsonObject) });
+  const m = await newMachine(fx.app, fx.emulator.credentials.locationId, machine);
+  await fx.app.updateRobotPart({ id: m.partId, name: m.partName, robotConfig: fx.services.sdk.Struct.fromJson(sensorsConfig(modules) as JsonObject) });
   return m;
 }
 
 async function cards(machineId?: string): Promise<ModuleCard[]> {
-  return (await controls.listModuleCards({ machineId: machineId ?? '' })).cards;
+  return (await fx.controls.listModuleCards({ machineId: machineId ?? '' })).cards;
 }
 
 async function deployed(machineId: string): Promise<Record<string, [string, number]>> {
@@ -51,82 +34,30 @@ const POLICIES = [
   { name: 'prerelease', version: 'latest-with-prerelease' },
 ];
 
-/** After each publish: [module name] -> [deployed version, restart count]. */
-const TABLE: { publish: string; expect: Record<string, [string, number]> }[] = [
-  {
-    publish: '(initial write)',
-    expect: {
-      patch: ['1.2.3', 0],
-      minor: ['1.2.5', 0],
-      minor_star: ['1.2.5', 0],
-      major: ['1.3.0', 0],
-      major_star: ['1.3.0', 0],
-      latest: ['1.3.0', 0],
-      prerelease: ['2.0.0-rc.1', 0],
-    },
-  },
-  {
-    publish: '1.2.6',
-    expect: {
-      patch: ['1.2.3', 0],
-      minor: ['1.2.6', 1],
-      minor_star: ['1.2.6', 1],
-      major: ['1.3.0', 0],
-      major_star: ['1.3.0', 0],
-      latest: ['1.3.0', 0],
-      prerelease: ['2.0.0-rc.1', 0],
-    },
-  },
-  {
-    publish: '1.4.0',
-    expect: {
-      patch: ['1.2.3', 0],
-      minor: ['1.2.6', 1],
-      minor_star: ['1.2.6', 1],
-      major: ['1.4.0', 1],
-      major_star: ['1.4.0', 1],
-      latest: ['1.4.0', 1],
-      prerelease: ['2.0.0-rc.1', 0],
-    },
-  },
-  {
-    publish: '2.0.0',
-    expect: {
-      patch: ['1.2.3', 0],
-      minor: ['1.2.6', 1],
-      minor_star: ['1.2.6', 1],
-      major: ['1.4.0', 1],
-      major_star: ['1.4.0', 1],
-      latest: ['2.0.0', 2],
-      prerelease: ['2.0.0', 1],
-    },
-  },
-  {
-    publish: '2.1.0-beta.1',
-    expect: {
-      patch: ['1.2.3', 0],
-      minor: ['1.2.6', 1],
-      minor_star: ['1.2.6', 1],
-      major: ['1.4.0', 1],
-      major_star: ['1.4.0', 1],
-      latest: ['2.0.0', 2],
-      prerelease: ['2.1.0-beta.1', 2],
-    },
-  },
-  {
-    // An older patch of a branch that has moved on moves nobody.
-    publish: '1.2.4-hotfix.1',
-    expect: {
-      patch: ['1.2.3', 0],
-      minor: ['1.2.6', 1],
-      minor_star: ['1.2.6', 1],
-      major: ['1.4.0', 1],
-      major_star: ['1.4.0', 1],
-      latest: ['2.0.0', 2],
-      prerelease: ['2.1.0-beta.1', 2],
-    },
-  },
+/** Each policy's [deployed version, restart count] after the initial write. */
+const INITIAL: Record<string, [string, number]> = {
+  patch: ['1.2.3', 0],
+  minor: ['1.2.5', 0],
+  minor_star: ['1.2.5', 0],
+  major: ['1.3.0', 0],
+  major_star: ['1.3.0', 0],
+  latest: ['1.3.0', 0],
+  prerelease: ['2.0.0-rc.1', 0],
+};
+
+/** The versions published in turn, and the modules each one moves (to [deployed version, restart count]). */
+const PUBLISHES: { publish: string; moves: Record<string, [string, number]> }[] = [
+  { publish: '1.2.6', moves: { minor: ['1.2.6', 1], minor_star: ['1.2.6', 1] } },
+  { publish: '1.4.0', moves: { major: ['1.4.0', 1], major_star: ['1.4.0', 1], latest: ['1.4.0', 1] } },
+  { publish: '2.0.0', moves: { latest: ['2.0.0', 2], prerelease: ['2.0.0', 1] } },
+  { publish: '2.1.0-beta.1', moves: { prerelease: ['2.1.0-beta.1', 2] } },
+  // An older patch of a branch that has moved on moves nobody.
+  { publish: '1.2.4-hotfix.1', moves: {} },
 ];
+
+/** After each publish (first: the initial write), every module: [module name] -> [deployed version, restart count]. */
+const TABLE: { publish: string; expect: Record<string, [string, number]> }[] = [{ publish: '(initial write)', expect: INITIAL }];
+for (const { publish, moves } of PUBLISHES) TABLE.push({ publish, expect: { ...TABLE[TABLE.length - 1]?.expect, ...moves } });
 
 describe('update policy table', () => {
   let robotId: string;
@@ -138,7 +69,7 @@ describe('update policy table', () => {
     const row = TABLE[i];
     if (!row) throw new Error('no row');
     if (i > 0) {
-      const res = await controls.publishModuleVersion({ moduleId: 'acme:sensors', version: publish });
+      const res = await fx.controls.publishModuleVersion({ moduleId: 'acme:sensors', version: publish });
       const previous = TABLE[i - 1]?.expect ?? {};
       const moved = Object.keys(row.expect).filter((k) => row.expect[k]?.[0] !== previous[k]?.[0]);
       expect(res.updates.filter((u) => u.machineId === robotId).map((u) => u.moduleName).sort()).toEqual(moved.sort());
@@ -154,11 +85,11 @@ describe('config writes', () => {
   test('a newly added module runs the version its policy resolves to; rewriting the same policy keeps it', async () => {
     const { robotId, partId } = await configure('rewrite', [{ name: 'm', version: '~1.3' }]);
     const first = await deployed(robotId);
-    await controls.publishModuleVersion({ moduleId: 'acme:sensors', version: '1.3.7' });
+    await fx.controls.publishModuleVersion({ moduleId: 'acme:sensors', version: '1.3.7' });
     expect((await deployed(robotId)).m).toEqual(['1.3.7', 1]);
     // Writing the config again (same policy) keeps the deployed version and the restart count.
-    const part = (await app.getRobotPart({ id: partId })).part;
-    await app.updateRobotPart({ id: partId, name: part?.name ?? '', robotConfig: part?.robotConfig });
+    const part = (await fx.app.getRobotPart({ id: partId })).part;
+    await fx.app.updateRobotPart({ id: partId, name: part?.name ?? '', robotConfig: part?.robotConfig });
     expect((await deployed(robotId)).m).toEqual(['1.3.7', 1]);
     expect(first.m?.[0]).toMatch(/^1\.3\./);
   });
@@ -166,10 +97,10 @@ describe('config writes', () => {
   test('changing a pin moves the module and counts a restart; removing a module drops its card', async () => {
     const { robotId, partId } = await configure('repin', [{ name: 'm', version: '1.1.0' }]);
     expect((await deployed(robotId)).m).toEqual(['1.1.0', 0]);
-    const name = (await app.getRobotPart({ id: partId })).part?.name ?? '';
-    await app.updateRobotPart({ id: partId, name, robotConfig: services.sdk.Struct.fromJson(sensorsConfig([{ name: 'm', version: '1.2.0' }]) as JsonObject) });
+    const name = (await fx.app.getRobotPart({ id: partId })).part?.name ?? '';
+    await fx.app.updateRobotPart({ id: partId, name, robotConfig: fx.services.sdk.Struct.fromJson(sensorsConfig([{ name: 'm', version: '1.2.0' }]) as JsonObject) });
     expect((await deployed(robotId)).m).toEqual(['1.2.0', 1]);
-    await app.updateRobotPart({ id: partId, name, robotConfig: services.sdk.Struct.fromJson({ modules: [] }) });
+    await fx.app.updateRobotPart({ id: partId, name, robotConfig: fx.services.sdk.Struct.fromJson({ modules: [] }) });
     expect(await deployed(robotId)).toEqual({});
   });
 });
@@ -189,8 +120,8 @@ describe('module card', () => {
       registryLatest: '2.0.0',
       registryLatestPrerelease: '2.1.0-beta.1',
       restartCount: 0,
-      organizationId: emulator.credentials.organizationId,
-      locationId: emulator.credentials.locationId,
+      organizationId: fx.emulator.credentials.organizationId,
+      locationId: fx.emulator.credentials.locationId,
     });
     expect(card?.policyDescription).toContain('1.2');
     expect(card?.updatedAt).toBeDefined();
@@ -199,13 +130,13 @@ describe('module card', () => {
 
 describe('publishing', () => {
   test('a version that exists already is AlreadyExists; a non-semver version InvalidArgument', async () => {
-    expect(await codeOf(controls.publishModuleVersion({ moduleId: 'acme:sensors', version: '1.2.3' }))).toBe('AlreadyExists');
-    expect(await codeOf(controls.publishModuleVersion({ moduleId: 'acme:sensors', version: 'v2' }))).toBe('InvalidArgument');
-    expect(await codeOf(controls.publishModuleVersion({ moduleId: 'not-an-id', version: '1.0.0' }))).toBe('InvalidArgument');
+    expect(await codeOf(fx.controls.publishModuleVersion({ moduleId: 'acme:sensors', version: '1.2.3' }))).toBe('AlreadyExists');
+    expect(await codeOf(fx.controls.publishModuleVersion({ moduleId: 'acme:sensors', version: 'v2' }))).toBe('InvalidArgument');
+    expect(await codeOf(fx.controls.publishModuleVersion({ moduleId: 'not-an-id', version: '1.0.0' }))).toBe('InvalidArgument');
   });
 
   test('models of a new version must belong to the module', async () => {
-    const res = controls.publishModuleVersion({
+    const res = fx.controls.publishModuleVersion({
       moduleId: 'acme:vision',
       version: '1.1.0',
       models: [{ api: 'rdk:service:vision', model: 'other:vision:x' }],
@@ -214,13 +145,13 @@ describe('publishing', () => {
   });
 
   test('a new version keeps the models of the newest one unless given', async () => {
-    await controls.publishModuleVersion({ moduleId: 'acme:vision', version: '1.1.0' });
-    await controls.publishModuleVersion({
+    await fx.controls.publishModuleVersion({ moduleId: 'acme:vision', version: '1.1.0' });
+    await fx.controls.publishModuleVersion({
       moduleId: 'acme:vision',
       version: '1.2.0',
       models: [{ api: 'rdk:service:vision', model: 'acme:vision:shelf-finder' }],
     });
-    const { module } = await app.getModule({ moduleId: 'acme:vision' });
+    const { module } = await fx.app.getModule({ moduleId: 'acme:vision' });
     const byVersion = Object.fromEntries((module?.versions ?? []).map((v) => [v.version, v.models.map((m) => m.model)]));
     expect(byVersion['1.1.0']).toEqual(['acme:vision:box-finder']);
     expect(byVersion['1.2.0']).toEqual(['acme:vision:shelf-finder']);
