@@ -6,18 +6,11 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { loadServices } from '../../src/api/services';
 import { main } from '../../src/cli/main';
 import { readCredentials, type EmulatorCredentials, type RunningEmulator } from '../../src/emulator';
-import { clientOf, newMachine, sensorsConfig, tempDir } from './helpers';
+import { scratchDirs } from './fixture';
+import { clientOf, newMachine, sensorsConfig } from './helpers';
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'fleetform.js');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-const newDir = () => {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-};
+const newDir = scratchDirs();
 
 interface Served {
   child: ChildProcessWithoutNullStreams;

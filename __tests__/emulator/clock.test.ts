@@ -1,28 +1,20 @@
 /** With an injected clock: token expiry, timestamps as written, and config writes within one millisecond. */
-import * as fs from 'node:fs';
 import { loadServices, type Services } from '../../src/api/services';
 import { ModelType } from '../../src/domain';
-import { startEmulator, type RunningEmulator } from '../../src/emulator';
-import { clientOf, codeOf, newMachine, tempDir } from './helpers';
+import { useEmulator } from './fixture';
+import { clientOf, codeOf, newMachine } from './helpers';
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 let now = T0;
-let emulator: RunningEmulator;
-let dataDir: string;
+const fx = useEmulator({ now: () => now });
 let services: Services;
 beforeAll(async () => {
-  dataDir = tempDir();
   services = await loadServices();
-  emulator = await startEmulator({ dataDir, port: 0, now: () => now });
-});
-afterAll(async () => {
-  await emulator.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 test('an access token expires after 24 hours; authenticating again works', async () => {
   now = T0;
-  const app = await clientOf(emulator, services.app);
+  const app = await clientOf(fx.emulator, services.app);
   expect(await codeOf(app.listOrganizations({}))).toBe('ok');
   now = T0 + 24 * 60 * 60 * 1000 - 1;
   expect(await codeOf(app.listOrganizations({}))).toBe('ok');
@@ -30,16 +22,16 @@ test('an access token expires after 24 hours; authenticating again works', async
   const expired = await app.listOrganizations({}).catch((e: Error) => e);
   expect(await codeOf(Promise.reject(expired))).toBe('Unauthenticated');
   expect((expired as Error).message).toContain('expired');
-  const fresh = await clientOf(emulator, services.app);
+  const fresh = await clientOf(fx.emulator, services.app);
   expect(await codeOf(fresh.listOrganizations({}))).toBe('ok');
 });
 
 test('timestamps are the clock\'s', async () => {
   now = T0 + 5000;
-  const ml = await clientOf(emulator, services.mlTraining);
+  const ml = await clientOf(fx.emulator, services.mlTraining);
   const { id } = await ml.submitTrainingJob({
-    organizationId: emulator.credentials.organizationId,
-    datasetId: emulator.credentials.datasetId,
+    organizationId: fx.emulator.credentials.organizationId,
+    datasetId: fx.emulator.credentials.datasetId,
     modelName: 'clocked',
     modelVersion: '1',
     modelType: ModelType.OBJECT_DETECTION,
@@ -51,8 +43,8 @@ test('timestamps are the clock\'s', async () => {
 
 test('two config writes in the same millisecond get distinct last_updated, so a stale write is still caught', async () => {
   now = T0 + 10_000;
-  const app = await clientOf(emulator, services.app);
-  const m = await newMachine(app, emulator.credentials.locationId, 'same-ms');
+  const app = await clientOf(fx.emulator, services.app);
+  const m = await newMachine(app, fx.emulator.credentials.locationId, 'same-ms');
   const base = (await app.getRobotPart({ id: m.partId })).part?.lastUpdated;
   expect(base?.toDate().getTime()).toBe(T0 + 10_000);
   const a = await app.updateRobotPart({

@@ -1,40 +1,26 @@
 /** openConnection (Contract 3): environment variables first, else the embedded emulator in <cwd>/.fleetform/emulator. */
-import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { openConnection } from '../../src/cli/connection';
 import { InputError } from '../../src/domain/errors';
-import { readCredentials, type RunningEmulator } from '../../src/emulator';
-import { startTemp, tempDir } from './helpers';
+import { readCredentials } from '../../src/emulator';
+import { scratchDirs, useEmulator } from './fixture';
 
-let emulator: RunningEmulator;
-let dataDir: string;
-const dirs: string[] = [];
-const scratch = () => {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-};
-beforeAll(async () => {
-  ({ emulator, dataDir } = await startTemp());
-});
-afterAll(async () => {
-  await emulator.close();
-  for (const d of [dataDir, ...dirs]) fs.rmSync(d, { recursive: true, force: true });
-});
+const fx = useEmulator();
+const scratch = scratchDirs();
 
 test('FLEETFORM_ENDPOINT with a key connects to that service', async () => {
   const env = {
-    FLEETFORM_ENDPOINT: emulator.url,
-    FLEETFORM_API_KEY: emulator.credentials.apiKey,
-    FLEETFORM_API_KEY_ID: emulator.credentials.apiKeyId,
+    FLEETFORM_ENDPOINT: fx.emulator.url,
+    FLEETFORM_API_KEY: fx.emulator.credentials.apiKey,
+    FLEETFORM_API_KEY_ID: fx.emulator.credentials.apiKeyId,
   };
   const conn = await openConnection({ cwd: scratch(), env });
   try {
-    expect(conn).toMatchObject({ endpoint: emulator.url, embedded: false });
+    expect(conn).toMatchObject({ endpoint: fx.emulator.url, embedded: false });
     const orgs = await conn.client.appClient.listOrganizations();
-    expect(orgs.map((o) => o.id)).toEqual([emulator.credentials.organizationId]);
+    expect(orgs.map((o) => o.id)).toEqual([fx.emulator.credentials.organizationId]);
     // The control service through the typed client's authenticated raw client.
     const cards = await conn.client.clientFor(EmulatorService).listModuleCards({});
     expect(cards.cards).toEqual([]);
@@ -44,7 +30,7 @@ test('FLEETFORM_ENDPOINT with a key connects to that service', async () => {
 });
 
 test('FLEETFORM_ENDPOINT without the key is an input error', async () => {
-  await expect(openConnection({ cwd: scratch(), env: { FLEETFORM_ENDPOINT: emulator.url } })).rejects.toBeInstanceOf(InputError);
+  await expect(openConnection({ cwd: scratch(), env: { FLEETFORM_ENDPOINT: fx.emulator.url } })).rejects.toBeInstanceOf(InputError);
 });
 
 test('without FLEETFORM_ENDPOINT an emulator runs in-process on <cwd>/.fleetform/emulator and stops on close', async () => {

@@ -1,4 +1,4 @@
-/** Shared set-up for emulator tests: a real emulator per test file in a temp folder. */
+/** Helpers of the emulator tests: temp folders, transports and authenticated clients, status codes, machines and configs (per-file set-up: ./fixture). */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -6,17 +6,12 @@ import type { ServiceType } from '@bufbuild/protobuf';
 import { createPromiseClient, type PromiseClient, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { AuthService } from '../../src/api/services';
-import { startEmulator, type EmulatorCredentials, type RunningEmulator } from '../../src/emulator';
+import type { EmulatorCredentials, RunningEmulator } from '../../src/emulator';
 
 export type Protocol = 'grpc' | 'grpc-web' | 'connect';
 
 export function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-emulator-'));
-}
-
-/** Starts an emulator on port 0 in a fresh temp folder. */
-export async function startTemp(dataDir = tempDir()): Promise<{ emulator: RunningEmulator; dataDir: string }> {
-  return { emulator: await startEmulator({ dataDir, port: 0 }), dataDir };
 }
 
 export function transport(url: string, protocol: Protocol, headers?: Record<string, string>): Transport {

@@ -1,23 +1,16 @@
 /** Machines and parts: creation, listing, deletion, and part config writes with optimistic concurrency. */
-import * as fs from 'node:fs';
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { PromiseClient } from '@connectrpc/connect';
 import { loadServices, type AppServiceType, type Services } from '../../src/api/services';
-import type { RunningEmulator } from '../../src/emulator';
-import { clientOf, codeOf, newMachine, startTemp } from './helpers';
+import { useEmulator } from './fixture';
+import { clientOf, codeOf, newMachine } from './helpers';
 
-let emulator: RunningEmulator;
-let dataDir: string;
+const fx = useEmulator();
 let services: Services;
 let app: PromiseClient<AppServiceType>;
 beforeAll(async () => {
-  ({ emulator, dataDir } = await startTemp());
   services = await loadServices();
-  app = await clientOf(emulator, services.app);
-});
-afterAll(async () => {
-  await emulator.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  app = await clientOf(fx.emulator, services.app);
 });
 
 const struct = (json: JsonObject) => services.sdk.Struct.fromJson(json);
@@ -34,30 +27,30 @@ const validConfig: JsonObject = {
 
 describe('machines', () => {
   test('NewRobot creates a machine with a main part; ListRobots and GetRobot see it', async () => {
-    const { robotId, partId, partName } = await newMachine(app, emulator.credentials.locationId, 'rover-a');
+    const { robotId, partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'rover-a');
     expect(partName).toBe('rover-a-main');
     const { robot } = await app.getRobot({ id: robotId });
-    expect(robot).toMatchObject({ id: robotId, name: 'rover-a', location: emulator.credentials.locationId });
+    expect(robot).toMatchObject({ id: robotId, name: 'rover-a', location: fx.emulator.credentials.locationId });
     expect(robot?.createdOn).toBeDefined();
-    const { robots } = await app.listRobots({ locationId: emulator.credentials.locationId });
+    const { robots } = await app.listRobots({ locationId: fx.emulator.credentials.locationId });
     expect(robots.map((r) => r.id)).toContain(robotId);
     const { part } = await app.getRobotPart({ id: partId });
-    expect(part).toMatchObject({ id: partId, robot: robotId, mainPart: true, locationId: emulator.credentials.locationId });
+    expect(part).toMatchObject({ id: partId, robot: robotId, mainPart: true, locationId: fx.emulator.credentials.locationId });
     expect(part?.robotConfig?.toJson()).toEqual({});
   });
 
   test('a machine name is unique in its location', async () => {
-    await newMachine(app, emulator.credentials.locationId, 'rover-dup');
-    expect(await codeOf(app.newRobot({ name: 'rover-dup', location: emulator.credentials.locationId }))).toBe('AlreadyExists');
+    await newMachine(app, fx.emulator.credentials.locationId, 'rover-dup');
+    expect(await codeOf(app.newRobot({ name: 'rover-dup', location: fx.emulator.credentials.locationId }))).toBe('AlreadyExists');
   });
 
   test('an unknown location is NotFound and an empty name InvalidArgument', async () => {
     expect(await codeOf(app.newRobot({ name: 'x', location: 'no-such-location' }))).toBe('NotFound');
-    expect(await codeOf(app.newRobot({ name: '', location: emulator.credentials.locationId }))).toBe('InvalidArgument');
+    expect(await codeOf(app.newRobot({ name: '', location: fx.emulator.credentials.locationId }))).toBe('InvalidArgument');
   });
 
   test('DeleteRobot removes the machine and its parts', async () => {
-    const { robotId, partId } = await newMachine(app, emulator.credentials.locationId, 'rover-gone');
+    const { robotId, partId } = await newMachine(app, fx.emulator.credentials.locationId, 'rover-gone');
     await app.deleteRobot({ id: robotId });
     expect(await codeOf(app.getRobot({ id: robotId }))).toBe('NotFound');
     expect(await codeOf(app.getRobotPart({ id: partId }))).toBe('NotFound');
@@ -65,7 +58,7 @@ describe('machines', () => {
   });
 
   test('extra parts can be added and deleted; the main part cannot be deleted', async () => {
-    const { robotId, partId } = await newMachine(app, emulator.credentials.locationId, 'rover-parts');
+    const { robotId, partId } = await newMachine(app, fx.emulator.credentials.locationId, 'rover-parts');
     const { partId: second } = await app.newRobotPart({ robotId, partName: 'arm-part' });
     expect((await app.getRobotParts({ robotId })).parts.map((p) => [p.name, p.mainPart])).toEqual([
       ['rover-parts-main', true],
@@ -80,7 +73,7 @@ describe('machines', () => {
 
 describe('part config', () => {
   test('GetRobotPart returns the config as a Struct and as config_json, with last_updated', async () => {
-    const { partId, partName } = await newMachine(app, emulator.credentials.locationId, 'cfg-get');
+    const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'cfg-get');
     const before = await app.getRobotPart({ id: partId });
     const { part } = await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(validConfig) });
     expect(part?.robotConfig?.toJson()).toEqual(validConfig);
@@ -93,7 +86,7 @@ describe('part config', () => {
   });
 
   test('last_known_update: a current write succeeds, a stale one fails with FailedPrecondition and changes nothing', async () => {
-    const { partId, partName } = await newMachine(app, emulator.credentials.locationId, 'cfg-occ');
+    const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'cfg-occ');
     const first = await app.getRobotPart({ id: partId });
     const known = first.part?.lastUpdated;
     const { part: written } = await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(validConfig), lastKnownUpdate: known });
@@ -117,14 +110,14 @@ describe('part config', () => {
   });
 
   test('without last_known_update the write overwrites', async () => {
-    const { partId, partName } = await newMachine(app, emulator.credentials.locationId, 'cfg-overwrite');
+    const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'cfg-overwrite');
     await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(validConfig) });
     await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct({ services: [] }) });
     expect((await app.getRobotPart({ id: partId })).part?.robotConfig?.toJson()).toEqual({ services: [] });
   });
 
   test('every config error at once, as InvalidArgument naming the paths; nothing changes', async () => {
-    const { partId, partName } = await newMachine(app, emulator.credentials.locationId, 'cfg-invalid');
+    const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'cfg-invalid');
     await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(validConfig) });
     const broken: JsonObject = {
       components: [
@@ -146,7 +139,7 @@ describe('part config', () => {
   });
 
   test('a registry module missing from the registry, or a version no release satisfies, is InvalidArgument', async () => {
-    const { partId, partName } = await newMachine(app, emulator.credentials.locationId, 'cfg-registry');
+    const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'cfg-registry');
     const missing = await app
       .updateRobotPart({
         id: partId,
@@ -168,7 +161,7 @@ describe('part config', () => {
   });
 
   test('a config without robot_config is InvalidArgument', async () => {
-    const { partId, partName } = await newMachine(app, emulator.credentials.locationId, 'cfg-empty');
+    const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'cfg-empty');
     expect(await codeOf(app.updateRobotPart({ id: partId, name: partName }))).toBe('InvalidArgument');
   });
 });

@@ -9,21 +9,14 @@ import { ModelType, TrainingStatus } from '../../src/domain';
 import { DATABASE_FILE, startEmulator } from '../../src/emulator';
 import { migrate, openDatabase } from '../../src/emulator/db/database';
 import { MIGRATIONS } from '../../src/emulator/db/migrations';
-import { clientOf, codeOf, newMachine, sensorsConfig, tempDir, tokenFor, transport } from './helpers';
+import { scratchDirs } from './fixture';
+import { clientOf, codeOf, newMachine, sensorsConfig, tokenFor, transport } from './helpers';
 
 let services: Services;
-const dirs: string[] = [];
 beforeAll(async () => {
   services = await loadServices();
 });
-afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-const newDir = () => {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-};
+const newDir = scratchDirs();
 
 test('machines, configs, deployments, datasets, jobs, keys, tokens and registry versions survive a restart', async () => {
   const dataDir = newDir();

@@ -2,54 +2,46 @@
 import * as fs from 'node:fs';
 import * as http2 from 'node:http2';
 import { loadServices } from '../../src/api/services';
-import type { RunningEmulator } from '../../src/emulator';
-import { clientOf, startTemp, type Protocol } from './helpers';
+import { useEmulator } from './fixture';
+import { clientOf, type Protocol } from './helpers';
 
-let emulator: RunningEmulator;
-let dataDir: string;
-beforeAll(async () => {
-  ({ emulator, dataDir } = await startTemp());
-});
-afterAll(async () => {
-  await emulator.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+const fx = useEmulator();
 
 test('listens on 127.0.0.1 by default', () => {
-  expect(emulator.url).toBe(`http://127.0.0.1:${emulator.port}`);
-  expect(emulator.port).toBeGreaterThan(0);
+  expect(fx.emulator.url).toBe(`http://127.0.0.1:${fx.emulator.port}`);
+  expect(fx.emulator.port).toBeGreaterThan(0);
 });
 
 test.each<Protocol>(['grpc', 'grpc-web', 'connect'])('%s: authenticate and list organizations', async (protocol) => {
   const { app } = await loadServices();
-  const client = await clientOf(emulator, app, { protocol });
+  const client = await clientOf(fx.emulator, app, { protocol });
   const res = await client.listOrganizations({});
-  expect(res.organizations.map((o) => o.id)).toEqual([emulator.credentials.organizationId]);
+  expect(res.organizations.map((o) => o.id)).toEqual([fx.emulator.credentials.organizationId]);
 });
 
 test('Connect JSON works with plain fetch (curl-style)', async () => {
-  const auth = await fetch(`${emulator.url}/proto.rpc.v1.AuthService/Authenticate`, {
+  const auth = await fetch(`${fx.emulator.url}/proto.rpc.v1.AuthService/Authenticate`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      entity: emulator.credentials.apiKeyId,
-      credentials: { type: 'api-key', payload: emulator.credentials.apiKey },
+      entity: fx.emulator.credentials.apiKeyId,
+      credentials: { type: 'api-key', payload: fx.emulator.credentials.apiKey },
     }),
   });
   expect(auth.status).toBe(200);
   const { accessToken } = (await auth.json()) as { accessToken: string };
-  const res = await fetch(`${emulator.url}/viam.app.v1.AppService/ListLocations`, {
+  const res = await fetch(`${fx.emulator.url}/viam.app.v1.AppService/ListLocations`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
-    body: JSON.stringify({ organizationId: emulator.credentials.organizationId }),
+    body: JSON.stringify({ organizationId: fx.emulator.credentials.organizationId }),
   });
   expect(res.status).toBe(200);
   const body = (await res.json()) as { locations: { id: string }[] };
-  expect(body.locations.map((l) => l.id)).toEqual([emulator.credentials.locationId]);
+  expect(body.locations.map((l) => l.id)).toEqual([fx.emulator.credentials.locationId]);
 });
 
 test('Connect JSON error carries the code name', async () => {
-  const res = await fetch(`${emulator.url}/viam.app.v1.AppService/ListOrganizations`, {
+  const res = await fetch(`${fx.emulator.url}/viam.app.v1.AppService/ListOrganizations`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: '{}',
@@ -59,7 +51,7 @@ test('Connect JSON error carries the code name', async () => {
 });
 
 test('a raw HTTP/2 gRPC call without a token ends with grpc-status 16 in the trailers', async () => {
-  const session = http2.connect(emulator.url);
+  const session = http2.connect(fx.emulator.url);
   try {
     const { headers, trailers } = await new Promise<{ headers: http2.IncomingHttpHeaders; trailers: http2.IncomingHttpHeaders }>(
       (resolve, reject) => {

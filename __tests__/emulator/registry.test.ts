@@ -1,22 +1,16 @@
 /** Registry reads: GetModule (versions ascending by semver, prereleases included) and GetRegistryItem. */
-import * as fs from 'node:fs';
 import type { PromiseClient } from '@connectrpc/connect';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { loadServices, type AppServiceType } from '../../src/api/services';
 import { ModelFramework, ModelType } from '../../src/domain';
-import { SEED_MODULES, type RunningEmulator } from '../../src/emulator';
-import { clientOf, codeOf, startTemp } from './helpers';
+import { SEED_MODULES } from '../../src/emulator';
+import { useEmulator } from './fixture';
+import { clientOf, codeOf } from './helpers';
 
-let emulator: RunningEmulator;
-let dataDir: string;
+const fx = useEmulator();
 let app: PromiseClient<AppServiceType>;
 beforeAll(async () => {
-  ({ emulator, dataDir } = await startTemp());
-  app = await clientOf(emulator, (await loadServices()).app);
-});
-afterAll(async () => {
-  await emulator.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  app = await clientOf(fx.emulator, (await loadServices()).app);
 });
 
 test('the seeded modules match the team brief', async () => {
@@ -31,18 +25,18 @@ test('the seeded modules match the team brief', async () => {
 
 test('GetModule lists versions ascending by semver, prereleases before their release', async () => {
   const { module } = await app.getModule({ moduleId: 'acme:sensors' });
-  expect(module).toMatchObject({ moduleId: 'acme:sensors', name: 'sensors', publicNamespace: 'acme', organizationId: emulator.credentials.organizationId });
+  expect(module).toMatchObject({ moduleId: 'acme:sensors', name: 'sensors', publicNamespace: 'acme', organizationId: fx.emulator.credentials.organizationId });
   expect(module?.versions.map((v) => v.version)).toEqual(['1.1.0', '1.2.0', '1.2.3', '1.2.4', '1.2.5', '1.3.0', '2.0.0-rc.1']);
   expect(module?.versions[0]?.models.map((m) => m.model)).toEqual(['acme:sensors:pi-board', 'acme:sensors:hc-sr04', 'acme:sensors:multi-cam']);
 
-  const controls = await clientOf(emulator, EmulatorService);
+  const controls = await clientOf(fx.emulator, EmulatorService);
   for (const version of ['1.2.10', '2.0.0', '2.0.0-rc.2']) await controls.publishModuleVersion({ moduleId: 'acme:sensors', version });
   const after = (await app.getModule({ moduleId: 'acme:sensors' })).module?.versions.map((v) => v.version);
   expect(after).toEqual(['1.1.0', '1.2.0', '1.2.3', '1.2.4', '1.2.5', '1.2.10', '1.3.0', '2.0.0-rc.1', '2.0.0-rc.2', '2.0.0']);
 });
 
 test('a module can be named by its organization id instead of its namespace', async () => {
-  const { module } = await app.getModule({ moduleId: `${emulator.credentials.organizationId}:vision` });
+  const { module } = await app.getModule({ moduleId: `${fx.emulator.credentials.organizationId}:vision` });
   expect(module?.moduleId).toBe('acme:vision');
 });
 
@@ -64,14 +58,14 @@ test('GetRegistryItem: a module (type MODULE) with module metadata', async () =>
 
 test('GetRegistryItem: a training script (type ML_TRAINING) with its versions and model kind', async () => {
   const { item } = await app.getRegistryItem({ itemId: 'acme:trainer' });
-  expect(item).toMatchObject({ itemId: 'acme:trainer', type: 5, organizationId: emulator.credentials.organizationId });
+  expect(item).toMatchObject({ itemId: 'acme:trainer', type: 5, organizationId: fx.emulator.credentials.organizationId });
   expect(item?.metadata.case).toBe('mlTrainingMetadata');
   if (item?.metadata.case === 'mlTrainingMetadata') {
     expect(item.metadata.value.versions.map((v) => v.version)).toEqual(['0.2.0', '0.3.0']);
     expect(item.metadata.value.modelType).toBe(ModelType.OBJECT_DETECTION);
     expect(item.metadata.value.modelFramework).toBe(ModelFramework.TFLITE);
   }
-  const controls = await clientOf(emulator, EmulatorService);
+  const controls = await clientOf(fx.emulator, EmulatorService);
   await controls.publishTrainingScript({ itemId: 'acme:segmenter', version: '1.0.0', modelType: ModelType.MULTI_LABEL_CLASSIFICATION });
   const created = (await app.getRegistryItem({ itemId: 'acme:segmenter' })).item;
   expect(created?.type).toBe(5);

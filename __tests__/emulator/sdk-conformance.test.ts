@@ -2,28 +2,21 @@
  * Conformance: the official SDK, unchanged, against the emulator, in its default gRPC-web
  * mode and in its documented Node mode (gRPC over HTTP/2 through GRPC_TRANSPORT_FACTORY).
  */
-import * as fs from 'node:fs';
 import { createPromiseClient } from '@connectrpc/connect';
 import { createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { loadServices } from '../../src/api/services';
-import type { RunningEmulator } from '../../src/emulator';
-import { clientOf, startTemp } from './helpers';
+import { useEmulator } from './fixture';
+import { clientOf } from './helpers';
 
 type Mode = 'grpc-web' | 'grpc';
 type ViamClient = Awaited<ReturnType<Sdk['createViamClient']>>;
 
-let emulator: RunningEmulator;
-let dataDir: string;
+const fx = useEmulator();
 let sdk: Sdk;
 beforeAll(async () => {
   sdk = await loadSdk();
-  ({ emulator, dataDir } = await startTemp());
-});
-afterAll(async () => {
-  await emulator.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function statusOf(p: Promise<unknown>): Promise<{ code: number; message: string } | 'ok'> {
@@ -40,9 +33,9 @@ describe.each<Mode>(['grpc-web', 'grpc'])('official SDK in %s mode', (mode) => {
   let factoryCalls = 0;
   let viam: ViamClient;
   const connect = (credentials: Parameters<Sdk['createViamClient']>[0]['credentials']) =>
-    sdk.createViamClient({ serviceHost: emulator.url, credentials });
+    sdk.createViamClient({ serviceHost: fx.emulator.url, credentials });
   const ownerCredentials = () =>
-    ({ type: 'api-key', authEntity: emulator.credentials.apiKeyId, payload: emulator.credentials.apiKey }) as const;
+    ({ type: 'api-key', authEntity: fx.emulator.credentials.apiKeyId, payload: fx.emulator.credentials.apiKey }) as const;
 
   beforeAll(async () => {
     if (mode === 'grpc') {
@@ -65,9 +58,9 @@ describe.each<Mode>(['grpc-web', 'grpc'])('official SDK in %s mode', (mode) => {
   });
 
   test('every mlTrainingClient method', async () => {
-    const { organizationId, datasetId } = emulator.credentials;
+    const { organizationId, datasetId } = fx.emulator.credentials;
     const ml = viam.mlTrainingClient;
-    const controls = await clientOf(emulator, EmulatorService);
+    const controls = await clientOf(fx.emulator, EmulatorService);
 
     const jobId = await ml.submitTrainingJob(organizationId, datasetId, `boxes-${mode}`, '1', sdk.ModelType.OBJECT_DETECTION, [
       'box',
@@ -120,7 +113,7 @@ describe.each<Mode>(['grpc-web', 'grpc'])('official SDK in %s mode', (mode) => {
 
   test('appClient reads and updates a part config', async () => {
     const app = viam.appClient;
-    const robotId = await app.newRobot(emulator.credentials.locationId, `rover-${mode}`);
+    const robotId = await app.newRobot(fx.emulator.credentials.locationId, `rover-${mode}`);
     const [main] = await app.getRobotParts(robotId);
     expect(main?.mainPart).toBe(true);
     const partId = main?.id ?? '';
@@ -143,13 +136,13 @@ describe.each<Mode>(['grpc-web', 'grpc'])('official SDK in %s mode', (mode) => {
   });
 
   test('a wrong key is refused with PermissionDenied', async () => {
-    const res = await statusOf(connect({ type: 'api-key', authEntity: emulator.credentials.apiKeyId, payload: 'wrong-key' }));
+    const res = await statusOf(connect({ type: 'api-key', authEntity: fx.emulator.credentials.apiKeyId, payload: 'wrong-key' }));
     expect(res).toMatchObject({ code: sdk.Code.PermissionDenied, message: expect.stringMatching(/^failed to authenticate: /) });
   });
 
   test('an unknown access token is refused with Unauthenticated', async () => {
     const client = await connect({ type: 'access-token', payload: 'not-a-token' });
-    const res = await statusOf(client.mlTrainingClient.listTrainingJobs(emulator.credentials.organizationId, 0));
+    const res = await statusOf(client.mlTrainingClient.listTrainingJobs(fx.emulator.credentials.organizationId, 0));
     expect(res).toMatchObject({ code: sdk.Code.Unauthenticated });
   });
 
@@ -157,16 +150,16 @@ describe.each<Mode>(['grpc-web', 'grpc'])('official SDK in %s mode', (mode) => {
     const { mlTraining } = await loadServices();
     const transport =
       mode === 'grpc'
-        ? createGrpcTransport({ baseUrl: emulator.url, httpVersion: '2' })
-        : createGrpcWebTransport({ baseUrl: emulator.url, httpVersion: '1.1' });
+        ? createGrpcTransport({ baseUrl: fx.emulator.url, httpVersion: '2' })
+        : createGrpcWebTransport({ baseUrl: fx.emulator.url, httpVersion: '1.1' });
     const raw = createPromiseClient(mlTraining, transport);
-    const res = await statusOf(raw.listTrainingJobs({ organizationId: emulator.credentials.organizationId }));
+    const res = await statusOf(raw.listTrainingJobs({ organizationId: fx.emulator.credentials.organizationId }));
     expect(res).toMatchObject({ code: sdk.Code.Unauthenticated, message: 'authentication required' });
   });
 
   test('a machine-scoped key calling the training service gets PermissionDenied', async () => {
-    const { organizationId, datasetId } = emulator.credentials;
-    const robotId = await viam.appClient.newRobot(emulator.credentials.locationId, `scoped-${mode}`);
+    const { organizationId, datasetId } = fx.emulator.credentials;
+    const robotId = await viam.appClient.newRobot(fx.emulator.credentials.locationId, `scoped-${mode}`);
     const key = await viam.appClient.createKey([
       new sdk.appApi.Authorization({
         authorizationType: 'role',

@@ -1,30 +1,23 @@
 /** ML training jobs: submission rules, lifecycle driven by the controls, cancel/delete rules, logs. */
-import * as fs from 'node:fs';
 import type { PromiseClient } from '@connectrpc/connect';
 import { EmulatorService, type EmulatorServiceType } from '../../src/api/emulator-control';
 import { DatasetService, loadServices, type MLTrainingServiceType } from '../../src/api/services';
 import { ModelFramework, ModelType, TrainingStatus } from '../../src/domain';
-import type { RunningEmulator } from '../../src/emulator';
-import { clientOf, codeOf, startTemp } from './helpers';
+import { useEmulator } from './fixture';
+import { clientOf, codeOf } from './helpers';
 
-let emulator: RunningEmulator;
-let dataDir: string;
+const fx = useEmulator();
 let ml: PromiseClient<MLTrainingServiceType>;
 let controls: PromiseClient<EmulatorServiceType>;
 let org: string;
 let dataset: string;
 let seq = 0;
 beforeAll(async () => {
-  ({ emulator, dataDir } = await startTemp());
   const services = await loadServices();
-  ml = await clientOf(emulator, services.mlTraining);
-  controls = await clientOf(emulator, EmulatorService);
-  org = emulator.credentials.organizationId;
-  dataset = emulator.credentials.datasetId;
-});
-afterAll(async () => {
-  await emulator.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  ml = await clientOf(fx.emulator, services.mlTraining);
+  controls = await clientOf(fx.emulator, EmulatorService);
+  org = fx.emulator.credentials.organizationId;
+  dataset = fx.emulator.credentials.datasetId;
 });
 
 /** A fresh model name per call, so version uniqueness never collides between tests. */
@@ -335,7 +328,7 @@ describe('logs', () => {
 
 describe('datasets', () => {
   test('create, list, get by id and delete; names unique per organization', async () => {
-    const ds = await clientOf(emulator, DatasetService);
+    const ds = await clientOf(fx.emulator, DatasetService);
     const { id } = await ds.createDataset({ name: 'boxes', organizationId: org });
     expect(await codeOf(ds.createDataset({ name: 'boxes', organizationId: org }))).toBe('AlreadyExists');
     const listed = await ds.listDatasetsByOrganizationID({ organizationId: org });
