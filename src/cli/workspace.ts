@@ -42,6 +42,14 @@ export function durationFlag(text: string | undefined, flag: string): number {
   return ms;
 }
 
+/** A flag holding `true` or `false` (any other value is refused, not read as true). */
+export function booleanFlag(text: string | boolean, flag: string): boolean {
+  const value = String(text).trim().toLowerCase();
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new InputError(`expected true or false, not ${JSON.stringify(String(text))}`, { path: flag });
+}
+
 /** Everything an engine command needs: the synthesized stacks, a connection and an engine. */
 export interface Workspace {
   readonly cwd: string;

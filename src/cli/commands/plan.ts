@@ -5,7 +5,7 @@ import { renderPlanJson } from '../../engine/render/json';
 import { renderPlanMarkdown } from '../../engine/render/markdown';
 import { renderPlanText } from '../../engine/render/text';
 import { writeSavedPlan } from '../saved-plan';
-import { addEngineOptions, withWorkspace, type EngineCommandOptions } from '../workspace';
+import { addEngineOptions, booleanFlag, withWorkspace, type EngineCommandOptions } from '../workspace';
 
 interface PlanOptions extends EngineCommandOptions {
   json?: boolean;
@@ -26,7 +26,7 @@ export function register(program: Command): void {
       .option('--detailed-exitcode', 'exit 0 without changes, 2 with changes, 1 on error')
       .option('--refresh <bool>', 'read the service (false: trust the state)', 'true'),
   ).action(async (opts: PlanOptions) => {
-    const refresh = String(opts.refresh) !== 'false';
+    const refresh = booleanFlag(opts.refresh, '--refresh');
     await withWorkspace(opts, async (ws) => {
       const release = await ws.engine.lock(ws.stacks.map((s) => s.name), 'plan');
       try {
