@@ -161,7 +161,11 @@ export class Engine {
     return outcome;
   }
 
-  /** Adopts an existing remote object at a declared address. Call under `lock`. */
+  /**
+   * Adopts an existing remote object at a declared address. Call under `lock`. Every refusal
+   * (undeclared or managed address, unknown id, object managed at another address) names the
+   * address and leaves the state untouched.
+   */
   async importResource(stack: DesiredStack, address: string, id: string): Promise<void> {
     const resource = stack.resources.find((r) => r.address === address);
     if (!resource) {
@@ -172,13 +176,25 @@ export class Engine {
     }
     const state = await this.settings.backend.read(stack.name);
     if (state.resources[address]) throw new FleetformError(`${address} is already managed`, { path: address, hint: 'fleetform state rm it first to import another object' });
-    const kind = this.settings.kinds.get(resource.type);
-    if (!kind) throw new FleetformError(`unknown resource type ${resource.type}`, { path: address });
+    const kind = this.settings.kinds.require(resource.type, address);
     const ctx = await this.context(stack.provider);
+    const unknownId = () =>
+      new FleetformError(`the service has no ${resource.type} with id ${JSON.stringify(id)}`, {
+        path: address,
+        hint: 'give the id the service assigned to the object (not its name)',
+      });
     const applied = await kind.importById(ctx, id);
+    if (!applied) throw unknownId();
+    const twin = Object.entries(state.resources).find(([, e]) => e.type === resource.type && Object.entries(applied.ids).some(([k, v]) => e.ids[k] === v));
+    if (twin) {
+      throw new FleetformError(`${resource.type} ${id} is already managed as ${twin[0]}`, {
+        path: address,
+        hint: `an object is managed at one address only: \`fleetform state rm ${twin[0]}\` first to move it`,
+      });
+    }
     const entry = { type: resource.type, ids: { ...applied.ids }, outputs: { ...applied.outputs }, attributes: null, dependencies: [...resource.dependsOn], private: {}, sensitive_paths: [], status: 'ok' as const };
     const observed = await kind.observe(ctx, entry);
-    if (!observed) throw new FleetformError(`${id} was not found on the service`, { path: address });
+    if (!observed) throw unknownId();
     const desired = await kind.desire(ctx, resource.attributes, undefined).catch(() => undefined);
     const sensitive = desired ? [...desired.sensitivePaths] : [];
     state.resources[address] = { ...entry, attributes: maskPaths(observed.view, sensitive, state.lineage), sensitive_paths: sensitive };

@@ -87,8 +87,8 @@ export interface ResourceKind {
   delete(ctx: KindContext, entry: StateEntry): Promise<'deleted' | 'pending'>;
   /** True when removing the resource from code should leave the remote object in place. */
   retainOnDelete(entry: StateEntry): boolean;
-  /** Adopts an existing remote object by its id. */
-  importById(ctx: KindContext, id: string): Promise<Applied>;
+  /** Adopts an existing remote object by its id; undefined when the service has no object with that id. */
+  importById(ctx: KindContext, id: string): Promise<Applied | undefined>;
 }
 
 /** The kinds an engine run knows, by type. */

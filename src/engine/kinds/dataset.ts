@@ -1,4 +1,3 @@
-import { FleetformError } from '../../domain/errors';
 import type { Applied, Desired, Judgement, Observation, PlanProblem, ResourceKind } from '../kind';
 import { unlessNotFound } from './not-found';
 
@@ -48,9 +47,8 @@ export const datasetKind: ResourceKind = {
 
   retainOnDelete: () => false,
 
-  async importById(ctx, id): Promise<Applied> {
+  async importById(ctx, id): Promise<Applied | undefined> {
     const dataset = await ctx.client.datasetClient.getDataset(id);
-    if (!dataset) throw new FleetformError(`no dataset with id ${id}`, { hint: 'check the id' });
-    return { ids: { id }, outputs: { id } };
+    return dataset ? { ids: { id }, outputs: { id } } : undefined;
   },
 };

@@ -202,8 +202,9 @@ export const machineKind: ResourceKind = {
 
   retainOnDelete: () => false,
 
-  async importById(ctx, id): Promise<Applied> {
-    const machine = await ctx.client.appClient.getMachine(id);
+  async importById(ctx, id): Promise<Applied | undefined> {
+    const machine = await unlessNotFound(() => ctx.client.appClient.getMachine(id));
+    if (!machine) return undefined;
     const partId = await mainPartId(ctx, machine.id);
     return { ids: { machine_id: machine.id, ...(partId ? { part_id: partId } : {}) }, outputs: { id: machine.id, ...(partId ? { part_id: partId } : {}) } };
   },

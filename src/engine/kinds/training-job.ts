@@ -155,8 +155,9 @@ function trainingKind(flavour: JobFlavour): ResourceKind {
 
     retainOnDelete: (entry) => entry.attributes?.retain_on_delete === true,
 
-    async importById(ctx, id): Promise<Applied> {
-      const job = await ctx.client.mlTrainingClient.getTrainingJob(id);
+    async importById(ctx, id): Promise<Applied | undefined> {
+      const job = await unlessNotFound(() => ctx.client.mlTrainingClient.getTrainingJob(id));
+      if (!job) return undefined;
       if (job.isCustomJob !== (flavour.type === customTrainingJobKind.type)) {
         throw new FleetformError(`job ${id} is ${job.isCustomJob ? 'a custom' : 'a managed'} training job`, {
           hint: `import it at a ${job.isCustomJob ? 'fleetform_custom_training_job' : 'fleetform_training_job'} address`,
