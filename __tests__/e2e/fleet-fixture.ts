@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createServiceClient, type ServiceClient } from '../../src/api/client';
-import { startEmulator } from '../../src/emulator';
+import { startEmulator, type EmulatorCredentials } from '../../src/emulator';
 import { LocalStateBackend } from '../../src/engine/state/local-backend';
 import { App, TerraformStack } from 'cdktf';
 import { Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, TrainingJob } from '../../src';
@@ -80,8 +80,13 @@ export interface EmulatorProject {
   readonly env: Record<string, string>;
   readonly client: ServiceClient;
   readonly outdir: string;
+  /** The emulator's seeded organization, location and key. */
+  readonly credentials: EmulatorCredentials;
   synth(shape?: FleetShape): void;
+  /** Runs an engine command on the synthesized output (`--synth-out` appended). */
   run(...args: string[]): Promise<CliResult>;
+  /** Runs a command that reads no app (`state list|show|rm`), in the project folder. */
+  runBare(...args: string[]): Promise<CliResult>;
   backend(): LocalStateBackend;
   close(): Promise<void>;
 }
@@ -98,8 +103,10 @@ export async function openEmulatorProject(prefix: string): Promise<EmulatorProje
     env,
     client,
     outdir,
+    credentials: emulator.credentials,
     synth: (shape = {}) => synthFleet(outdir, shape),
     run: (...args) => fleetform(dir, [...args, '--synth-out', outdir], env),
+    runBare: (...args) => fleetform(dir, args, env),
     backend: () => new LocalStateBackend(path.join(dir, '.fleetform', 'state')),
     close: async () => {
       await client.close();
