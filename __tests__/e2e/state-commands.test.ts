@@ -291,6 +291,7 @@ describe('state rm', () => {
     const again = await p.run('apply', '--auto-approve');
     expect(again.code).toBe(1);
     expect(again.stdout).toMatch(/fleetform_machine\.picker-2: failed after .*: .*a machine named picker-2 already exists/);
+    expect(again.stdout).toContain(`(id ${ids.machine_id as string}) and fleetform does not manage it\n      hint: to manage that machine with this resource: fleetform import <this address> ${ids.machine_id as string}; or rename this one\n`);
     expect(await p.runBare('state', 'list')).toEqual({ code: 0, stdout: 'fleet\tfleetform_dataset.boxes\nfleet\tfleetform_machine.picker-1\n', stderr: '' });
     expect((await p.client.appClient.listMachines(p.credentials.locationId)).map((m) => m.name).sort()).toEqual(['picker-1', 'picker-2']);
     expect((await p.client.appClient.getMachinePart(ids.part_id as string)).lastUpdated).toEqual(partBefore.lastUpdated);

@@ -62,6 +62,9 @@ export function register(program: Command): void {
       const lock = await b.lock(s.stack, 'state rm', { timeoutMs: durationFlag(opts.lockTimeout, '--lock-timeout') });
       try {
         const fresh = await b.read(s.stack);
+        if (!fresh.resources[address]) {
+          throw new FleetformError(`no resource ${address} in state (removed while waiting for the lock)`, { path: address, hint: 'see `fleetform state list`' });
+        }
         delete fresh.resources[address];
         fresh.serial += 1;
         await b.write(fresh);

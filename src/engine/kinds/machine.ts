@@ -165,7 +165,7 @@ export const machineKind: ResourceKind = {
   },
 
   async create(ctx, desired, checkpoint): Promise<Applied> {
-    const machineId = await ctx.client.appClient.newMachine(String(desired.name), String(desired.location_id));
+    const machineId = await newMachine(ctx, String(desired.name), String(desired.location_id));
     await checkpoint({ ids: { machine_id: machineId }, outputs: { id: machineId } });
     const partId = await mainPartId(ctx, machineId);
     if (!partId) throw new FleetformError(`machine ${machineId} has no main part`, { hint: 'the service did not create one; delete the machine and apply again' });
@@ -209,6 +209,23 @@ export const machineKind: ResourceKind = {
     return { ids: { machine_id: machine.id, ...(partId ? { part_id: partId } : {}) }, outputs: { id: machine.id, ...(partId ? { part_id: partId } : {}) } };
   },
 };
+
+/**
+ * Creates the machine; when the location already has one of that name (made elsewhere, or
+ * left behind by `fleetform state rm`), says which machine and how to manage it instead.
+ */
+async function newMachine(ctx: KindContext, name: string, locationId: string): Promise<string> {
+  try {
+    return await ctx.client.appClient.newMachine(name, locationId);
+  } catch (err) {
+    if (!(err instanceof ServiceError) || err.code !== 'ALREADY_EXISTS') throw err;
+    const existing = (await ctx.client.appClient.listMachines(locationId)).find((m) => m.name === name);
+    if (!existing) throw err;
+    throw new FleetformError(`a machine named ${name} already exists in location ${locationId} (id ${existing.id}) and fleetform does not manage it`, {
+      hint: `to manage that machine with this resource: fleetform import <this address> ${existing.id}; or rename this one`,
+    });
+  }
+}
 
 function viewConfig(desired: JsonObject): JsonObject {
   const c = desired.config;
