@@ -16,6 +16,8 @@ function keyOf(entry: JsonObject, taken: Set<string>): string {
 /**
  * A machine config as a plan compares it: each managed list keyed by entry name, so a
  * change shows as `config.components.sensor-1.attributes.timeout_ms`, not as a list shift.
+ * `config` is JSON (parsed text or a protobuf Struct's JSON); its entries are shared, not
+ * copied, so the view must not be mutated.
  */
 export function configView(config: Record<string, unknown>): JsonObject {
   const view: JsonObject = {};
@@ -24,10 +26,7 @@ export function configView(config: Record<string, unknown>): JsonObject {
     if (!Array.isArray(entries) || entries.length === 0) continue;
     const keyed: JsonObject = {};
     const taken = new Set<string>();
-    for (const raw of entries) {
-      const entry = toJson(raw);
-      if (isObject(entry)) keyed[keyOf(entry, taken)] = entry;
-    }
+    for (const raw of entries) if (isObject(raw)) keyed[keyOf(raw, taken)] = raw;
     view[list] = keyed;
   }
   return view;

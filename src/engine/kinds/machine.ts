@@ -34,6 +34,31 @@ function registryModule(ctx: KindContext, moduleId: string): Promise<RegistryMod
   return ctx.memo(`registry-module:${moduleId}`, () => unlessNotFound(() => ctx.client.appClient.getModule(moduleId)));
 }
 
+/** What the registry says of a module, derived once per run: version strings, newest overall and newest release. */
+interface RegistryFacts {
+  readonly module: RegistryModule;
+  readonly versions: readonly string[];
+  readonly latest: string | undefined;
+  readonly latestRelease: string | undefined;
+}
+
+function registryFacts(ctx: KindContext, moduleId: string): Promise<RegistryFacts | undefined> {
+  return ctx.memo(`registry-facts:${moduleId}`, async () => {
+    const module = await registryModule(ctx, moduleId);
+    if (!module) return undefined;
+    const versions = module.versions.map((v) => v.version);
+    return { module, versions, latest: newestVersion(versions, { includePrerelease: true }), latestRelease: newestVersion(versions) };
+  });
+}
+
+/** The version a policy resolves to among a module's versions, once per run for each module and policy text. */
+function resolvedVersion(ctx: KindContext, facts: RegistryFacts, policyText: string): Promise<ReturnType<typeof resolveModuleVersion>> {
+  return ctx.memo(`resolved-version:${facts.module.moduleId}:${policyText}`, async () => {
+    const policy = tryParseVersionPolicy(policyText);
+    return policy ? resolveModuleVersion(policy, facts.versions) : undefined;
+  });
+}
+
 function pinsOf(entry: StateEntry | undefined): Record<string, string> {
   const pins = entry?.private.pins;
   const out: Record<string, string> = {};
@@ -67,14 +92,12 @@ export const machineKind: ResourceKind = {
         if (!isObject(raw) || raw.type === 'local' || typeof raw.module_id !== 'string') return raw;
         const moduleName = typeof raw.name === 'string' ? raw.name : raw.module_id;
         const path = joinPath(joinPath('config.modules', moduleName), 'version');
-        const found = await registryModule(ctx, raw.module_id);
-        if (!found) {
+        const facts = await registryFacts(ctx, raw.module_id);
+        if (!facts) {
           problems.push({ path: joinPath('config.modules', moduleName), message: `module ${raw.module_id} is not in the registry`, hint: 'check module_id, or publish the module first' });
           return raw;
         }
-        const versions = found.versions.map((v) => v.version);
-        const latest = newestVersion(versions, { includePrerelease: true });
-        const latestRelease = newestVersion(versions);
+        const { module: found, versions, latest, latestRelease } = facts;
         if (typeof raw.version !== 'string' || raw.version === '') {
           const pinned = priorPins[moduleName] ?? latestRelease;
           if (!pinned) {
@@ -87,7 +110,7 @@ export const machineKind: ResourceKind = {
         }
         const policy = tryParseVersionPolicy(raw.version);
         if (!policy) return raw;
-        const resolved = resolveModuleVersion(policy, versions);
+        const resolved = await resolvedVersion(ctx, facts, raw.version);
         if (!resolved) {
           problems.push({ path, message: `no version of ${raw.module_id} satisfies ${raw.version}`, hint: `the registry has: ${versions.join(', ') || '(none)'}` });
           return raw;

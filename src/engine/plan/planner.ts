@@ -151,7 +151,8 @@ async function planResource(
   return {
     ...base,
     action,
-    before: current,
+    // Equal when nothing changes: one object serves both, so a large no-change plan holds each view once.
+    before: action === 'no-op' ? after : current,
     changes,
     drift,
     vanished: false,

@@ -1,4 +1,12 @@
 import { z } from 'zod';
+import { isObject, type JsonObject } from '../json';
+
+/**
+ * An object of JSON values. State is read with JSON.parse, so its values are JSON by
+ * construction: only the shape is checked, and the object is kept as read (a deep
+ * `z.json()` check copied every attribute of every resource on each read).
+ */
+const JsonObjectSchema = z.custom<JsonObject>(isObject, { message: 'expected an object' });
 
 /** One managed resource as recorded after apply. */
 export const StateEntrySchema = z.object({
@@ -8,10 +16,10 @@ export const StateEntrySchema = z.object({
   /** Values other resources may reference as `${type.name.key}` (e.g. `id`). */
   outputs: z.record(z.string(), z.string()),
   /** The attributes last applied (secrets stored as salted hashes); null when a create was interrupted. */
-  attributes: z.record(z.string(), z.json()).nullable(),
+  attributes: JsonObjectSchema.nullable(),
   dependencies: z.array(z.string()).default([]),
   /** Handler-owned data kept between runs (e.g. the version a module was pinned to). */
-  private: z.record(z.string(), z.json()).default({}),
+  private: JsonObjectSchema.default({}),
   /** Attribute paths holding secrets (their values are stored as salted hashes). */
   sensitive_paths: z.array(z.string()).default([]),
   /** `deleting`: removed from code, deletion started but not finished (e.g. a canceled job). */
