@@ -20,25 +20,29 @@ export interface PlanStackInput {
   readonly destroy: boolean;
 }
 
-/** Observes every resource in state, `parallelism` at a time. */
-async function observeAll(input: PlanStackInput): Promise<Map<string, Observation | undefined>> {
-  const observed = new Map<string, Observation | undefined>();
-  const addresses = Object.keys(input.state.resources);
-  if (!input.refresh) return observed;
-  await runGraph(addresses, () => [], input.parallelism, async (address) => {
-    const entry = input.state.resources[address] as StateEntry;
-    observed.set(address, await input.kinds.require(entry.type, address).observe(input.ctx, entry));
-  });
-  return observed;
+/** What reading the service found of one address: `gone` when it is in state but no longer exists. */
+interface Observed {
+  readonly observation: Observation | undefined;
+  readonly gone: boolean;
 }
 
-/** Diffs what exists against what the stack declares, address by address. */
+/** Reads the remote object of a state entry (nothing when not refreshing or not in state). */
+async function observe(input: PlanStackInput, address: string): Promise<Observed> {
+  const entry = input.state.resources[address];
+  if (!input.refresh || !entry) return { observation: undefined, gone: false };
+  const observation = await input.kinds.require(entry.type, address).observe(input.ctx, entry);
+  return { observation, gone: observation === undefined };
+}
+
+/**
+ * Diffs what exists against what the stack declares, address by address. Each resource is
+ * read right before it is planned, so only the reads in flight hold remote views: a large
+ * fleet never has all of them in memory at once.
+ */
 export async function planStack(input: PlanStackInput): Promise<ResourceChange[]> {
   const { stack, state, kinds } = input;
   const salt = state.lineage;
   for (const r of stack.resources) kinds.require(r.type, r.address);
-  const observations = await observeAll(input);
-  const isGone = (address: string): boolean => input.refresh && observations.get(address) === undefined;
 
   const changes = new Map<string, ResourceChange>();
   const desiredResources = input.destroy ? [] : stack.resources;
@@ -52,7 +56,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
     async (address) => {
       try {
         const resource = byAddress.get(address) as DesiredResource;
-        changes.set(address, await planResource(input, resource, observations, changes, isGone, salt));
+        changes.set(address, await planResource(input, resource, await observe(input, address), changes, salt));
       } catch (err) {
         failures.push(err);
         throw err;
@@ -61,46 +65,51 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   );
   if (failures.length > 0) throw failures[0];
 
-  for (const [address, entry] of Object.entries(state.resources)) {
-    if (byAddress.has(address)) continue;
-    const kind = kinds.require(entry.type, address);
-    const observation = observations.get(address);
-    const gone = isGone(address);
-    const retain = kind.retainOnDelete(entry);
-    const notes: PlanNote[] = [];
-    if (gone) notes.push({ level: 'info', message: 'already deleted outside fleetform; it is only removed from state' });
-    if (retain && !gone) notes.push({ level: 'info', message: 'retain_on_delete: the remote object is kept, fleetform stops managing it' });
-    if (entry.status === 'deleting') notes.push({ level: 'info', message: 'deletion started earlier and is not finished yet' });
-    const before = observation ? maskPaths(observation.view, entry.sensitive_paths, salt) : entry.attributes;
-    changes.set(address, {
-      stack: stack.name,
-      address,
-      type: entry.type,
-      action: gone || retain ? 'forget' : 'delete',
-      replaceOrder: kind.replaceOrder,
-      before,
-      after: null,
-      changes: before ? diffJson(before, undefined) : [],
-      drift: [],
-      vanished: gone,
-      replaceReasons: [],
-      notes,
-      problems: [],
-      facts: observation?.facts ?? {},
-      sensitivePaths: entry.sensitive_paths,
-      dependsOn: entry.dependencies,
-      observedVersion: observation?.version ?? null,
-    });
-  }
+  const removed = Object.keys(state.resources).filter((address) => !byAddress.has(address));
+  await runGraph(removed, () => [], input.parallelism, async (address) => {
+    changes.set(address, planRemoval(input, address, await observe(input, address), salt));
+  });
   return [...changes.values()].sort((a, b) => a.address.localeCompare(b.address));
+}
+
+/** The change for an address in state that the stack no longer declares (or every one, when destroying). */
+function planRemoval(input: PlanStackInput, address: string, observed: Observed, salt: string): ResourceChange {
+  const { stack, state, kinds } = input;
+  const entry = state.resources[address] as StateEntry;
+  const kind = kinds.require(entry.type, address);
+  const { observation, gone } = observed;
+  const retain = kind.retainOnDelete(entry);
+  const notes: PlanNote[] = [];
+  if (gone) notes.push({ level: 'info', message: 'already deleted outside fleetform; it is only removed from state' });
+  if (retain && !gone) notes.push({ level: 'info', message: 'retain_on_delete: the remote object is kept, fleetform stops managing it' });
+  if (entry.status === 'deleting') notes.push({ level: 'info', message: 'deletion started earlier and is not finished yet' });
+  const before = observation ? maskPaths(observation.view, entry.sensitive_paths, salt) : entry.attributes;
+  return {
+    stack: stack.name,
+    address,
+    type: entry.type,
+    action: gone || retain ? 'forget' : 'delete',
+    replaceOrder: kind.replaceOrder,
+    before,
+    after: null,
+    changes: before ? diffJson(before, undefined) : [],
+    drift: [],
+    vanished: gone,
+    replaceReasons: [],
+    notes,
+    problems: [],
+    facts: observation?.facts ?? {},
+    sensitivePaths: entry.sensitive_paths,
+    dependsOn: entry.dependencies,
+    observedVersion: observation?.version ?? null,
+  };
 }
 
 async function planResource(
   input: PlanStackInput,
   resource: DesiredResource,
-  observations: Map<string, Observation | undefined>,
+  observed: Observed,
   planned: Map<string, ResourceChange>,
-  isGone: (address: string) => boolean,
   salt: string,
 ): Promise<ResourceChange> {
   const { state, kinds, ctx, stack } = input;
@@ -113,7 +122,7 @@ async function planResource(
   }) as JsonObject;
   const desired: Desired = await kind.desire(ctx, attributes, prior);
   const after = maskPaths(desired.view, desired.sensitivePaths, salt);
-  const observation = observations.get(resource.address);
+  const { observation } = observed;
   const base = {
     stack: stack.name,
     address: resource.address,
@@ -124,7 +133,7 @@ async function planResource(
     dependsOn: resource.dependsOn,
     facts: observation?.facts ?? {},
   };
-  const vanished = prior !== undefined && isGone(resource.address);
+  const vanished = prior !== undefined && observed.gone;
   if (!prior || vanished || prior.status === 'deleting') {
     const notes = [...desired.notes];
     if (vanished) notes.unshift({ level: 'warning', message: 'was deleted outside fleetform; apply creates it again' });
@@ -148,11 +157,14 @@ async function planResource(
   const changes = diffJson(current, after);
   const judgement = kind.judge(current, after, observation, prior);
   const action = changes.length === 0 ? 'no-op' : judgement.replaceReasons.length > 0 ? 'replace' : 'update';
+  const noDrift = prior.attributes !== null && drift.length === 0;
   return {
     ...base,
     action,
-    // Equal when nothing changes: one object serves both, so a large no-change plan holds each view once.
-    before: action === 'no-op' ? after : current,
+    // Equal when nothing changes: one object serves both (the state's own when nothing drifted
+    // either), so a large plan without changes holds no view beyond what the state holds.
+    before: action === 'no-op' ? (noDrift ? (prior.attributes as JsonObject) : after) : current,
+    after: action === 'no-op' && noDrift ? (prior.attributes as JsonObject) : after,
     changes,
     drift,
     vanished: false,
