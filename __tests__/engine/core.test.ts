@@ -115,6 +115,10 @@ describe('masking', () => {
 
 describe('LocalStateBackend', () => {
   let dir: string;
+  const textOf = async (b: LocalStateBackend, s: Parameters<LocalStateBackend['write']>[0]): Promise<string> => {
+    await b.write(s);
+    return fs.readFile(path.join(dir, 'fleet.state.json'), 'utf8');
+  };
   beforeEach(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-state-'));
   });
@@ -134,6 +138,32 @@ describe('LocalStateBackend', () => {
     expect(stat.mode & 0o777).toBe(0o600);
     expect(await b.read('fleet')).toEqual(s);
     expect((await fs.readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  test('the state text is JSON.stringify(state, null, 2) exactly, written in pieces; a state that is not one is named with its field', async () => {
+    const b = new LocalStateBackend(dir);
+    const s = await b.read('fleet');
+    expect(await textOf(b, s)).toBe(`${JSON.stringify(s, null, 2)}\n`); // no resources
+    s.serial = 7;
+    for (let i = 0; i < 3000; i++) {
+      s.resources[`fleetform_machine.m-${i}`] = {
+        type: 'fleetform_machine',
+        ids: { machine_id: `id-${i}` },
+        outputs: {},
+        attributes: { name: `m-${i}`, config: { components: { cam: { attributes: { note: 'line\nbreak "quoted" ünï', list: [1, [], {}, [2, { x: null }]] } } } } },
+        dependencies: i % 2 ? [`fleetform_machine.m-${i - 1}`] : [],
+        private: { pins: {} },
+        sensitive_paths: [],
+        status: 'ok',
+      };
+    }
+    const text = await textOf(b, s);
+    expect(text.length).toBeGreaterThan(1 << 20); // more than one batch
+    expect(text).toBe(`${JSON.stringify(s, null, 2)}\n`);
+    expect(await b.read('fleet')).toEqual(s);
+
+    await fs.writeFile(path.join(dir, 'fleet.state.json'), JSON.stringify({ ...s, resources: { 'fleetform_machine.x': { type: 'fleetform_machine', ids: {}, outputs: {}, attributes: 'text' } } }));
+    await expect(b.read('fleet')).rejects.toMatchObject({ path: expect.stringContaining('#resources.fleetform_machine.x.attributes') });
   });
 
   test('recorded changes survive without a full write, a torn last line is ignored, the next write folds them in', async () => {

@@ -5,12 +5,30 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
 import type { StateBackend, StateLock } from './backend';
+import { stateTextChunks } from './state-text';
 import { LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type State, type StateEntry } from './schema';
 
 /** One journal line: a change recorded after the last full write. */
 const JournalLineSchema = z.object({ lineage: z.string(), serial: z.number().int(), address: z.string(), entry: StateEntrySchema.nullable() });
 
 export class StateLockedError extends FleetformError {}
+
+/** Writes text pieces through the handle in batches of about a megabyte. */
+async function writeChunks(handle: fs.FileHandle, chunks: Iterable<string>): Promise<void> {
+  const flush = async (text: string) => {
+    const bytes = Buffer.from(text, 'utf8');
+    for (let offset = 0; offset < bytes.length; ) offset += (await handle.write(bytes, offset, bytes.length - offset)).bytesWritten;
+  };
+  let batch = '';
+  for (const chunk of chunks) {
+    batch += chunk;
+    if (batch.length >= 1 << 20) {
+      await flush(batch);
+      batch = '';
+    }
+  }
+  if (batch) await flush(batch);
+}
 
 const STACK_NAME = /^[A-Za-z0-9][\w.-]*$/;
 
@@ -123,7 +141,7 @@ export class LocalStateBackend implements StateBackend {
     const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
     const handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
     try {
-      await handle.writeFile(`${JSON.stringify(state, null, 2)}\n`, 'utf8');
+      await writeChunks(handle, stateTextChunks(state));
       await handle.sync();
     } finally {
       await handle.close();
