@@ -2,7 +2,7 @@ import { FleetformError } from '../../domain/errors';
 import { resolveReferences } from '../desired/references';
 import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { runGraph } from '../graph';
-import { isObject, UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import { isObject, jsonEqual, UNKNOWN, type JsonObject, type JsonValue } from '../json';
 import type { Applied, KindContext, KindRegistry, ResourceKind } from '../kind';
 import { maskPaths } from '../mask';
 import type { ResourceChange } from '../plan/model';
@@ -106,11 +106,13 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
         hint: 'run `fleetform plan` again and review the new plan',
       });
     }
+    // The plan's own object when nothing in it was unknown: state and plan then share one view.
+    const stored = change.after !== null && jsonEqual(change.after, masked) ? change.after : masked;
     const entryFor = (ids: Applied): StateEntry => ({
       type: change.type,
       ids: { ...ids.ids },
       outputs: { ...ids.outputs },
-      attributes: masked,
+      attributes: stored,
       dependencies: [...resource.dependsOn],
       private: value.private,
       sensitive_paths: [...value.sensitivePaths],

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
-import { isObject, toJson, type JsonObject } from '../json';
+import { isObject, type JsonObject } from '../json';
 import { findReferences } from './references';
 import type { DesiredResource, DesiredStack, ProviderSettings } from './stack';
 
@@ -46,7 +46,7 @@ function providerOf(doc: JsonObject): ProviderSettings {
 /** Parses one synthesized stack document (cdk.tf.json). */
 export function parseStackDocument(name: string, raw: unknown, file = `${name}/cdk.tf.json`): DesiredStack {
   if (!isObject(raw)) throw new FleetformError(`stack ${name} is not a JSON object`, { path: file });
-  const doc = toJson(raw) as JsonObject;
+  const doc = raw; // parsed JSON: no copy needed
   const resources: DesiredResource[] = [];
   const blocks = isObject(doc.resource) ? doc.resource : {};
   for (const [type, byName] of Object.entries(blocks)) {
