@@ -1,6 +1,7 @@
 /**
- * The floor: the plan's part reads issued directly with our client, at the best of a few
- * parallelisms; and the same reads through the official SDK at that parallelism.
+ * The floors: the plan's part reads issued directly with our client, at the best of a few
+ * parallelisms, and the apply's part writes (a read and a guarded write per changed part,
+ * as the apply does); and the same reads through the official SDK at that parallelism.
  */
 import type { ServiceClient } from '../src/api/client';
 import { loadSdk } from '../src/api/sdk';
@@ -38,4 +39,18 @@ export async function measureOursBatched(client: ServiceClient, partIds: readonl
       await Promise.all(partIds.slice(i, i + parallelism).map((id) => client.appClient.getMachinePart(id)));
     }
   });
+}
+
+/**
+ * Median seconds of what the apply of a change costs on the wire: for every part, one read
+ * and one write guarded by the part's last update, at `parallelism`. The config written is
+ * the one read, so the fleet stays as it was (the service stores every write).
+ */
+export async function measureWriteFloor(client: ServiceClient, partIds: readonly string[], parallelism: number, runs: number): Promise<number> {
+  return medianOf(runs, () =>
+    pool(partIds, parallelism, async (id) => {
+      const part = await client.appClient.getMachinePart(id);
+      await client.appClient.updateMachinePart(part.id, part.name, part.config, part.lastUpdated);
+    }),
+  );
 }

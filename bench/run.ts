@@ -10,7 +10,7 @@ import { createServiceClient } from '../src/api/client';
 import { spawnEmulator } from './emulator';
 import { insertJobs, measureListJobs } from './jobs';
 import { r3, timed } from './stats';
-import { formatTable, type Row } from './table';
+import { formatDetails, formatTable, type Row } from './table';
 
 const JOBS = 100_000;
 
@@ -64,6 +64,7 @@ async function main(): Promise<void> {
   process.stderr.write(`listing training jobs among ${JOBS}...\n`);
   const list_jobs = await listJobs(quick ? 1 : 3);
   process.stdout.write(`${formatTable(rows)}\n\n`);
+  process.stdout.write(`${formatDetails(details)}\n\n`);
   process.stdout.write(`list training jobs (${JOBS} in the organization, median of ${String(list_jobs.runs)}):\n`);
   for (const [status, v] of Object.entries(list_jobs.by_status as Record<string, { seconds: number; jobs: number }>)) {
     process.stdout.write(`  ${status.padEnd(28)} ${String(v.jobs).padStart(6)} jobs  ${v.seconds.toFixed(3)} s\n`);

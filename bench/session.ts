@@ -2,6 +2,7 @@
  * A benchmark session: a synthesized fleet (revision 0 and 1), a fresh emulator child, our
  * client and an engine with a local state backend in a temporary folder.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -13,10 +14,13 @@ import { Engine } from '../src/engine/engine';
 import { defaultKinds } from '../src/engine/kinds';
 import { LocalStateBackend } from '../src/engine/state/local-backend';
 import { spawnEmulator, type BenchEmulator } from './emulator';
-import { EXTRA_MODULES, FLEET_STACK, synthFleet } from './fleet';
+import { EXTRA_MODULES, FLEET_STACK } from './fleet';
 import { timed } from './stats';
 
 const silent = { start() {}, done() {}, failed() {}, skipped() {} };
+
+/** Reads a revision's synthesized stacks. */
+export type LoadStacks = () => Promise<DesiredStack[]>;
 
 export interface Session {
   readonly work: string;
@@ -24,19 +28,44 @@ export interface Session {
   readonly client: ServiceClient;
   readonly engine: Engine;
   readonly backend: LocalStateBackend;
-  /** Stacks of revision 0 and of revision 1 (every tenth machine changed). */
-  readonly a: DesiredStack[];
-  readonly b: DesiredStack[];
+  /**
+   * Readers of the synthesized stacks of revision 0 and of revision 1 (every tenth machine
+   * changed). Each plan reads them afresh, as `fleetform plan` does, so a session never
+   * holds both revisions.
+   */
+  readonly a: LoadStacks;
+  readonly b: LoadStacks;
   close(): Promise<void>;
 }
 
-/** Synthesizes both revisions into `work` (made if absent) and starts the emulator. */
+/** What synthesizing in a child process took: seconds of each run, and its peak RSS. */
+export interface SynthRun {
+  readonly seconds: number[];
+  readonly peak_rss_mb: number;
+}
+
+/** Synthesizes revision `revision` of the fleet `runs` times into `outdir`, in a child process. */
+export function synthInChild(outdir: string, size: number, revision: number, runs = 1): SynthRun {
+  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'synth-child.ts'), outdir, String(size), String(revision), String(runs)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0) throw new Error(`synthesizing ${size} machines failed (exit ${child.status})`);
+  return JSON.parse(child.stdout.trim().split('\n').pop() as string) as SynthRun;
+}
+
+/**
+ * Synthesizes both revisions into `work` (revision 0 only if absent), each in a child
+ * process, and starts the emulator.
+ */
 export async function openSession(size: number, parallelism: number, work = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-bench-'))): Promise<Session> {
   const outA = path.join(work, 'out-a');
   const outB = path.join(work, 'out-b');
-  if (!fs.existsSync(outA)) synthFleet(outA, size, 0);
-  synthFleet(outB, size, 1);
-  const [a, b] = [await readStacks(outA), await readStacks(outB)];
+  if (!fs.existsSync(outA)) synthInChild(outA, size, 0);
+  synthInChild(outB, size, 1);
+  const a: LoadStacks = () => readStacks(outA);
+  const b: LoadStacks = () => readStacks(outB);
   const emu = await spawnEmulator();
   const { apiKeyId, apiKey, organizationId, locationId } = emu.credentials;
   const client = await createServiceClient({ serviceHost: emu.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
@@ -60,23 +89,30 @@ export async function openSession(size: number, parallelism: number, work = fs.m
   };
 }
 
-/** Plans the stacks under the lock; returns how many changes the plan holds. */
-export async function planOnce(engine: Engine, stacks: DesiredStack[]): Promise<number> {
+/** Reads the stacks and plans them under the lock; returns how many changes the plan holds. */
+export async function planOnce(engine: Engine, load: LoadStacks): Promise<number> {
   const release = await engine.lock([FLEET_STACK], 'bench plan');
   try {
-    const { plan } = await engine.plan(stacks, { refresh: true, destroy: false });
+    const { plan } = await engine.plan(await load(), { refresh: true, destroy: false });
     return plan.changes.filter((c) => c.action !== 'no-op').length;
   } finally {
     await release();
   }
 }
 
-/** Plans and applies the stacks under the lock, timing each; throws when a change fails. */
-export async function planAndApply(engine: Engine, stacks: DesiredStack[]): Promise<{ planS: number; applyS: number; changed: number }> {
+/**
+ * Reads the stacks, plans and applies them under the lock, timing the plan (reading
+ * included) and the apply; throws when a change fails.
+ */
+export async function planAndApply(engine: Engine, load: LoadStacks): Promise<{ planS: number; applyS: number; changed: number }> {
   const release = await engine.lock([FLEET_STACK], 'bench apply');
   try {
     let planned: Awaited<ReturnType<Engine['plan']>> | undefined;
-    const planS = await timed(async () => (planned = await engine.plan(stacks, { refresh: true, destroy: false })));
+    let stacks: DesiredStack[] = [];
+    const planS = await timed(async () => {
+      stacks = await load();
+      planned = await engine.plan(stacks, { refresh: true, destroy: false });
+    });
     const { plan, states } = planned as NonNullable<typeof planned>;
     const changed = plan.changes.filter((c) => c.action !== 'no-op').length;
     let failed = 0;

@@ -1,5 +1,5 @@
 /** One results row and the table that prints them. */
-export interface Row {
+export type Row = {
   readonly size: number;
   readonly synth_s: number;
   readonly plan_nochange_s: number;
@@ -9,7 +9,7 @@ export interface Row {
   readonly plan_to_floor: number;
   readonly client_to_sdk: number;
   readonly peak_rss_mb: number;
-}
+};
 
 const COLUMNS: ReadonlyArray<readonly [keyof Row, string]> = [
   ['size', 'machines'],
@@ -23,10 +23,31 @@ const COLUMNS: ReadonlyArray<readonly [keyof Row, string]> = [
   ['peak_rss_mb', 'peak MB'],
 ];
 
-/** A fixed-width text table of the rows. */
-export function formatTable(rows: readonly Row[]): string {
-  const cells = [COLUMNS.map(([, h]) => h), ...rows.map((r) => COLUMNS.map(([k]) => String(r[k])))];
-  const widths = COLUMNS.map((_, i) => Math.max(...cells.map((c) => (c[i] as string).length)));
+/** A fixed-width text table: one line of headers, then one line per record. */
+function formatColumns(columns: ReadonlyArray<readonly [string, string]>, records: ReadonlyArray<Readonly<Record<string, unknown>>>): string {
+  const cells = [columns.map(([, h]) => h), ...records.map((r) => columns.map(([k]) => String(r[k] ?? '-')))];
+  const widths = columns.map((_, i) => Math.max(...cells.map((c) => (c[i] as string).length)));
   const line = (c: readonly string[]) => c.map((v, i) => v.padStart(widths[i] as number)).join('  ');
   return [line(cells[0] as string[]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+/** The results table: one line per fleet size. */
+export function formatTable(rows: readonly Row[]): string {
+  return formatColumns(COLUMNS, rows);
+}
+
+const DETAIL_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['size', 'machines'],
+  ['setup_apply_s', 'create all s'],
+  ['write_floor_s', 'write floor s'],
+  ['apply_to_write_floor', 'apply/wfloor'],
+  ['sdk_reads_s', 'sdk reads s'],
+  ['ours_batched_reads_s', 'our reads s'],
+  ['synth_peak_rss_mb', 'synth MB'],
+  ['engine_peak_rss_mb', 'engine MB'],
+];
+
+/** The second table: the apply's write floor, the read times behind ours/sdk, memory per process. */
+export function formatDetails(details: ReadonlyArray<Readonly<Record<string, unknown>>>): string {
+  return formatColumns(DETAIL_COLUMNS, details);
 }
