@@ -8,6 +8,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServiceClient, ServiceError, type RetryClock } from '../../src/api/client';
 import { defaultCompression } from '../../src/api/client/transport';
+import { wholeEnvelopes } from '../../src/api/client/undici-http-client';
 import * as own from '../../src/api/own-messages';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { ModelType } from '../../src/domain/training';
@@ -181,4 +182,32 @@ test('gzip responses are asked for only when compression is gzip; by default onl
   expect(['http://127.0.0.1:8080', 'http://localhost:1', 'http://[::1]:8080', 'http://127.1.2.3'].map(defaultCompression)).toEqual(['none', 'none', 'none', 'none']);
   expect(['https://app.viam.com:443', 'http://10.0.0.5:8080', 'http://127.example.com'].map(defaultCompression)).toEqual(['gzip', 'gzip', 'gzip']);
   await expect(createServiceClient({ serviceHost: url, credentials, compression: 'br' as 'gzip' })).rejects.toMatchObject({ path: 'compression' });
+});
+
+describe('wholeEnvelopes', () => {
+  async function* from(chunks: readonly Uint8Array[]): AsyncIterable<Uint8Array> {
+    for (const c of chunks) yield c;
+  }
+  const collect = async (chunks: readonly Uint8Array[]): Promise<number[][]> => {
+    const out: number[][] = [];
+    for await (const c of wholeEnvelopes(from(chunks))) out.push([...c]);
+    return out;
+  };
+  const a = frame(0, Uint8Array.from([1, 2, 3]));
+  const b = frame(0x80, Uint8Array.from(Array.from({ length: 300 }, (_, i) => i % 256)));
+  const c = frame(0, new Uint8Array(0));
+  const body = Buffer.concat([a, b, c]);
+
+  test('each envelope comes whole and alone, however the body was cut', async () => {
+    const expected = [[...a], [...b], [...c]];
+    expect(await collect([body])).toEqual(expected);
+    expect(await collect([...body].map((x) => Uint8Array.of(x)))).toEqual(expected); // byte by byte
+    expect(await collect([body.subarray(0, 2), body.subarray(2, 9), body.subarray(9, 200), body.subarray(200)])).toEqual(expected);
+  });
+
+  test('bytes that do not finish an envelope are passed on at the end, untouched', async () => {
+    const cut = Buffer.concat([a, b.subarray(0, 50)]);
+    expect(await collect([cut.subarray(0, 3), cut.subarray(3)])).toEqual([[...a], [...b.subarray(0, 50)]]);
+    expect(await collect([Buffer.from('<html>')])).toEqual([[...Buffer.from('<html>')]]);
+  });
 });

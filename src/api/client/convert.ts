@@ -199,5 +199,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** Drops keys whose value is undefined, so optional fields are absent rather than undefined. */
 function withoutUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+  const record = o as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record)) if (record[key] !== undefined) out[key] = record[key];
+  return out as T;
 }

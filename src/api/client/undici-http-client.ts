@@ -68,11 +68,50 @@ async function* readBody(
   signal: AbortSignal | undefined,
 ): AsyncIterable<Uint8Array> {
   try {
-    for await (const chunk of body) yield chunk;
+    yield* wholeEnvelopes(body);
   } catch (e) {
     throw transportError(e, signal);
   }
   for (const [k, v] of Object.entries(httpTrailers)) trailer.set(k, v);
+}
+
+/**
+ * Regroups the body's chunks into whole gRPC-web envelopes (5-byte header, then the
+ * length it gives), each yielded as soon as its last byte arrives; what is left at the
+ * end is yielded as it is. connect-es joins the chunks of an envelope by copying the
+ * bytes so far at every chunk, quadratic in the size of a message: a listing of 80,000
+ * training jobs (16 MB, 64 KB chunks) spent seconds copying. Here each byte is copied once.
+ */
+export async function* wholeEnvelopes(chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  let pending: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    pending.push(chunk);
+    size += chunk.byteLength;
+    for (;;) {
+      const need = envelopeSize(pending, size);
+      if (need === undefined || size < need) break;
+      const joined = pending.length === 1 ? (pending[0] as Uint8Array) : Buffer.concat(pending, size);
+      yield joined.subarray(0, need);
+      pending = need < size ? [joined.subarray(need)] : [];
+      size -= need;
+    }
+  }
+  if (size > 0) yield pending.length === 1 ? (pending[0] as Uint8Array) : Buffer.concat(pending, size);
+}
+
+/** Header plus payload length of the envelope starting the pending bytes; undefined until 5 bytes arrived. */
+function envelopeSize(pending: readonly Uint8Array[], size: number): number | undefined {
+  if (size < 5) return undefined;
+  const head = new Uint8Array(5);
+  let filled = 0;
+  for (const part of pending) {
+    const take = Math.min(5 - filled, part.byteLength);
+    head.set(part.subarray(0, take), filled);
+    filled += take;
+    if (filled === 5) break;
+  }
+  return 5 + new DataView(head.buffer).getUint32(1);
 }
 
 async function collect(body: AsyncIterable<Uint8Array>): Promise<Uint8Array> {

@@ -166,4 +166,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'training job listings in index order',
+    sql: `
+      -- The id breaks ties of created_on in the listing order, so SQLite reads the index in
+      -- order instead of sorting every equal-time run (ORDER BY created_on DESC, id DESC).
+      DROP INDEX training_jobs_by_org_status;
+      DROP INDEX training_jobs_by_org;
+      CREATE INDEX training_jobs_by_org_status ON training_jobs(organization_id, status, created_on, id);
+      CREATE INDEX training_jobs_by_org ON training_jobs(organization_id, created_on, id);
+    `,
+  },
 ];
