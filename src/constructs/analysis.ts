@@ -14,7 +14,7 @@ import type { FleetIssue } from './fleet-issue';
 import { currentGeneration } from './generation';
 import { kindOf } from './kinds';
 import type { Machine } from './machine';
-import { assembleMachine, type ConfigEntrySource } from './machine-config';
+import { assembleMachine, machineConfigJson, type ConfigEntrySource } from './machine-config';
 import type { ModularResource } from './modular-resource';
 import type { Module } from './module';
 import type { FleetProvider } from './provider';
@@ -144,7 +144,7 @@ function checkMachine(machine: Machine, sink: IssueSink): void {
     sink.add(source.construct, fieldOfEntry(source, m[2] ?? m[3] ?? ''), issue);
   };
 
-  const tokens = JSON.stringify(config).includes('${TfToken[') ? new Set(tokenPaths(config, '', [])) : new Set<string>();
+  const tokens = machineConfigJson(machine).includes('${TfToken[') ? new Set(tokenPaths(config, '', [])) : new Set<string>();
   for (const path of tokens) {
     attribute(path, {
       severity: 'error',

@@ -4,7 +4,7 @@ import type { MachineConfig } from '../domain';
 import { FleetformError } from '../domain/errors';
 import { kindOf, markKind } from './kinds';
 import { logicalIdFor } from './logical-id';
-import { assembleMachine, machineParts } from './machine-config';
+import { assembleMachine, machineConfigJson, machineParts } from './machine-config';
 import { enclosingMachine } from './machine-scope';
 import type { ModularResource } from './modular-resource';
 import type { Module } from './module';
@@ -77,14 +77,14 @@ export class Machine extends TerraformResource {
 
   /** The config document this machine synthesizes (`components`, `services`, `modules`). */
   toMachineConfig(): MachineConfig {
-    return assembleMachine(this).config;
+    return JSON.parse(machineConfigJson(this)) as MachineConfig;
   }
 
   protected override synthesizeAttributes(): Record<string, unknown> {
-    const { config, sensitiveEnv } = assembleMachine(this);
+    const { sensitiveEnv } = assembleMachine(this);
     const attributes: Record<string, unknown> = { name: this.name };
     if (this.locationId !== undefined) attributes.location_id = this.locationId;
-    attributes.config = JSON.stringify(config);
+    attributes.config = machineConfigJson(this);
     if (sensitiveEnv.length > 0) attributes.sensitive_env = sensitiveEnv;
     return attributes;
   }

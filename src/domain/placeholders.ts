@@ -33,12 +33,31 @@ function refsInString(s: string, path: string): PlaceholderRef[] {
 
 /** Every placeholder in a JSON value (strings at any depth of objects and arrays), with the path of its string. */
 export function findPlaceholders(value: unknown, path: string): PlaceholderRef[] {
-  if (typeof value === 'string') return refsInString(value, path);
-  if (Array.isArray(value)) return value.flatMap((v, i) => findPlaceholders(v, childPath(path, i)));
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).flatMap(([k, v]) => findPlaceholders(v, childPath(path, k)));
+  const refs: PlaceholderRef[] = [];
+  collectPlaceholders(value, path, [], refs);
+  return refs;
+}
+
+/**
+ * Walks the value keeping the path as a stack of keys, turned into text only for a string
+ * that holds a placeholder (a machine config has hundreds of values and rarely any).
+ */
+function collectPlaceholders(value: unknown, base: string, keys: Array<string | number>, into: PlaceholderRef[]): void {
+  if (typeof value === 'string') {
+    if (value.includes('${')) into.push(...refsInString(value, keys.reduce<string>((p, k) => childPath(p, k), base)));
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      keys.push(i);
+      collectPlaceholders(value[i], base, keys, into);
+      keys.pop();
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      keys.push(k);
+      collectPlaceholders(v, base, keys, into);
+      keys.pop();
+    }
   }
-  return [];
 }
 
 /** The outcome of substituting placeholders in one string. */
