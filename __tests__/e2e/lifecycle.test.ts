@@ -119,6 +119,24 @@ test('an apply interrupted by a failing service resumes where it stopped', async
   expect((await run('plan', '--detailed-exitcode')).code).toBe(0);
 });
 
+test('a read the service refuses stops the plan: nothing is taken for deleted, kept or recreated', async () => {
+  synth({ machines: ['picker-1', 'picker-2'], timeoutMs: 175 }); // picker-3 is no longer declared
+  const controls = client.clientFor(EmulatorService);
+  await controls.injectFault({ method: 'GetRobotPart', code: Code.Internal, message: 'storage offline', count: 100 });
+  try {
+    const plan = await run('plan', '--detailed-exitcode');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('storage offline');
+    expect(plan.stdout).not.toMatch(/will be (created|destroyed)|forget/);
+  } finally {
+    await controls.clearFaults({});
+  }
+  const plan = await run('plan', '--detailed-exitcode');
+  expect(plan.code).toBe(2);
+  expect(plan.stdout).toContain('Plan: 0 to add, 0 to change, 1 to destroy.');
+  synth({ machines: ['picker-1', 'picker-2', 'picker-3'], timeoutMs: 175 });
+});
+
 test('destroy removes everything and leaves an empty state', async () => {
   const destroyed = await run('destroy', '--auto-approve');
   expect(destroyed.code).toBe(0);

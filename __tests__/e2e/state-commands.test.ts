@@ -253,6 +253,31 @@ describe('import', () => {
   });
 });
 
+describe('import of a training job', () => {
+  let p: EmulatorProject;
+
+  beforeAll(async () => {
+    p = await openEmulatorProject('ff-import-job-');
+    p.synth({ machines: [], jobVersion: 'v1' });
+  });
+
+  afterAll(async () => {
+    await p?.close();
+  });
+
+  test('a custom job imported at a managed job address is refused at that address, state untouched', async () => {
+    const { organizationId, datasetId } = p.credentials;
+    const custom = await p.client.mlTrainingClient.submitCustomTrainingJob(organizationId, datasetId, 'acme:trainer', '0.3.0', 'by-hand', 'v1');
+    const result = await p.run('import', 'fleetform_training_job.detector', custom);
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: fleetform_training_job.detector: job ${custom} is a custom training job\n  hint: import it at a fleetform_custom_training_job address\n`,
+    });
+    expect(await p.runBare('state', 'list')).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+});
+
 describe('state rm', () => {
   let p: EmulatorProject;
 

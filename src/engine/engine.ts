@@ -183,7 +183,7 @@ export class Engine {
         path: address,
         hint: 'give the id the service assigned to the object (not its name)',
       });
-    const applied = await kind.importById(ctx, id);
+    const applied = await atAddress(address, () => kind.importById(ctx, id));
     if (!applied) throw unknownId();
     const twin = Object.entries(state.resources).find(([, e]) => e.type === resource.type && Object.entries(applied.ids).some(([k, v]) => e.ids[k] === v));
     if (twin) {
@@ -193,12 +193,22 @@ export class Engine {
       });
     }
     const entry = { type: resource.type, ids: { ...applied.ids }, outputs: { ...applied.outputs }, attributes: null, dependencies: [...resource.dependsOn], private: {}, sensitive_paths: [], status: 'ok' as const };
-    const observed = await kind.observe(ctx, entry);
+    const observed = await atAddress(address, () => kind.observe(ctx, entry));
     if (!observed) throw unknownId();
     const desired = await kind.desire(ctx, resource.attributes, undefined).catch(() => undefined);
     const sensitive = desired ? [...desired.sensitivePaths] : [];
     state.resources[address] = { ...entry, attributes: maskPaths(observed.view, sensitive, state.lineage), sensitive_paths: sensitive };
     state.serial += 1;
     await this.settings.backend.write(state);
+  }
+}
+
+/** Runs `work`; an error of it that names no field is reported at `address`. */
+async function atAddress<T>(address: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof FleetformError && !err.path) throw new FleetformError(err.message, { path: address, hint: err.hint, cause: err });
+    throw err;
   }
 }

@@ -67,8 +67,15 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
 
   const removed = Object.keys(state.resources).filter((address) => !byAddress.has(address));
   await runGraph(removed, () => [], input.parallelism, async (address) => {
-    changes.set(address, planRemoval(input, address, await observe(input, address), salt));
+    try {
+      changes.set(address, planRemoval(input, address, await observe(input, address), salt));
+    } catch (err) {
+      failures.push(err);
+      throw err;
+    }
   });
+  // A read that failed must stop the plan: taken for "gone", it would plan a create or a forget.
+  if (failures.length > 0) throw failures[0];
   return [...changes.values()].sort((a, b) => a.address.localeCompare(b.address));
 }
 
