@@ -11,7 +11,7 @@ import type { AppReport } from './app-hook';
 import type { CustomTrainingJob } from './custom-training-job';
 import type { Dataset } from './dataset';
 import type { FleetIssue } from './fleet-issue';
-import { currentGeneration } from './generation';
+import { perGeneration } from './generation';
 import { kindOf } from './kinds';
 import type { Machine } from './machine';
 import { assembleMachine, machineConfigJson, type ConfigEntrySource } from './machine-config';
@@ -337,18 +337,9 @@ function analyze(root: IConstruct): AppAnalysis {
   return { issues, byConstruct: sink.byConstruct, stackOf, report: { issues, summary } };
 }
 
-const memo = new WeakMap<IConstruct, { generation: number; analysis: AppAnalysis }>();
-
 /**
  * Validates a whole app with the domain rules and returns every problem at once, each
  * attributed to the construct and field it concerns. Computed once per change of the
  * construct tree, so every construct's validation can consult it cheaply.
  */
-export function analyzeApp(root: IConstruct): AppAnalysis {
-  const generation = currentGeneration();
-  const cached = memo.get(root);
-  if (cached && cached.generation === generation) return cached.analysis;
-  const analysis = analyze(root);
-  memo.set(root, { generation, analysis });
-  return analysis;
-}
+export const analyzeApp: (root: IConstruct) => AppAnalysis = perGeneration(analyze);

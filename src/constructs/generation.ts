@@ -10,7 +10,17 @@ export function bumpGeneration(): void {
   generation += 1;
 }
 
-/** The current generation. */
-export function currentGeneration(): number {
-  return generation;
+/**
+ * `compute` memoized per object for the current generation: computed again once any
+ * fleetform construct has been created since. What it returns is shared: do not mutate.
+ */
+export function perGeneration<K extends object, V>(compute: (key: K) => V): (key: K) => V {
+  const memo = new WeakMap<K, { readonly generation: number; readonly value: V }>();
+  return (key) => {
+    const cached = memo.get(key);
+    if (cached && cached.generation === generation) return cached.value;
+    const value = compute(key);
+    memo.set(key, { generation, value });
+    return value;
+  };
 }

@@ -1,6 +1,6 @@
 import type { IConstruct } from 'constructs';
 import type { MachineConfig, ModularResource as ModularResourceConfig, ModuleConfig } from '../domain';
-import { currentGeneration } from './generation';
+import { perGeneration } from './generation';
 import { kindOf } from './kinds';
 import type { Machine } from './machine';
 import type { ModularResource } from './modular-resource';
@@ -43,30 +43,14 @@ export function machineParts(machine: Machine): { modules: Module[]; resources: 
 }
 
 /**
- * Assembled configs, valid while no fleetform construct has been created since (the
- * generation): validation and synthesis of one synth share one assembly and one JSON text
- * per machine. Callers must not mutate what they get.
+ * The config document a machine synthesizes, with the construct behind each entry;
+ * assembled once per construct generation, so validation and synthesis share it (do not
+ * mutate it).
  */
-const assembled = new WeakMap<Machine, { readonly generation: number; readonly value: AssembledMachine; json?: string }>();
+export const assembleMachine: (machine: Machine) => AssembledMachine = perGeneration(assemble);
 
-/** The config document a machine synthesizes, with the construct behind each entry (shared: do not mutate). */
-export function assembleMachine(machine: Machine): AssembledMachine {
-  const generation = currentGeneration();
-  const cached = assembled.get(machine);
-  if (cached && cached.generation === generation) return cached.value;
-  const value = assemble(machine);
-  assembled.set(machine, { generation, value });
-  return value;
-}
-
-/** The machine's config document as compact JSON text (what it synthesizes). */
-export function machineConfigJson(machine: Machine): string {
-  const value = assembleMachine(machine);
-  const entry = assembled.get(machine);
-  if (!entry || entry.value !== value) return JSON.stringify(value.config);
-  entry.json ??= JSON.stringify(value.config);
-  return entry.json;
-}
+/** The machine's config document as compact JSON text (what it synthesizes), once per generation. */
+export const machineConfigJson: (machine: Machine) => string = perGeneration((machine: Machine) => JSON.stringify(assembleMachine(machine).config));
 
 function assemble(machine: Machine): AssembledMachine {
   const { modules, resources } = machineParts(machine);
