@@ -4,13 +4,26 @@
  * applies of a 10% change, the floor and the official SDK on the same reads.
  * Prints one JSON line (a results row plus details). Usage: size-run.ts SIZE [--runs N] [--parallelism N]
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FLEET_STACK } from './fleet';
 import { measureFloor, measureOursBatched, measureSdk, measureWriteFloor } from './reads';
-import { openSession, planAndApply, planOnce, synthInChild } from './session';
+import { openSession, planAndApply, planOnce, synthInChild, type Session } from './session';
 import { median, medianOf, r3 } from './stats';
+
+/** Runs bench/engine-child.ts (one plan and apply of the stacks in `out`) against the session's emulator and state. */
+function applyInChild(session: Session, out: string, parallelism: number): { changed: number; failed: number; peak_rss_mb: number } {
+  const file = path.join(session.work, 'session.json');
+  fs.writeFileSync(file, JSON.stringify({ url: session.emu.url, credentials: session.emu.credentials, stateDir: path.join(session.work, 'state'), parallelism }), { mode: 0o600 });
+  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'engine-child.ts'), file, path.join(session.work, out)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (child.status !== 0) throw new Error(`apply process failed (exit ${child.status})`);
+  return JSON.parse(child.stdout.trim().split('\n').pop() as string) as { changed: number; failed: number; peak_rss_mb: number };
+}
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
@@ -53,6 +66,10 @@ async function main(): Promise<void> {
       applyTimes.push(round.applyS);
     }
     mark('plan_apply_changed');
+    // One apply of the change in a process of its own, as `fleetform apply` runs: its peak
+    // memory is the engine's (the rounds above, in one long process, let the heap grow).
+    const applyChild = applyInChild(session, runs % 2 === 1 ? 'out-a' : 'out-b', parallelism);
+    if (applyChild.changed !== Math.ceil(size / 10) || applyChild.failed !== 0) throw new Error(`apply process: ${JSON.stringify(applyChild)}`);
     const planChangedS = median(planTimes);
     const applyChangedS = median(applyTimes);
 
@@ -72,6 +89,7 @@ async function main(): Promise<void> {
     const writeFloorS = await measureWriteFloor(client, changedParts, floor.parallelism, runs);
     mark('ours_batched_and_write_floor');
 
+    const engineRss = Math.max(peaks.setup_apply as number, applyChild.peak_rss_mb);
     const row = {
       size,
       synth_s: r3(synthS),
@@ -81,9 +99,9 @@ async function main(): Promise<void> {
       floor_s: r3(floor.floorS),
       plan_to_floor: r3(planNoChangeS / floor.floorS),
       client_to_sdk: r3(sdkS / oursBatchedS),
-      // fleetform's own memory: the synth process and the engine up to the end of its
-      // phases (the client measurements that follow are not the tool's).
-      peak_rss_mb: Math.max(synth.peak_rss_mb, peaks.plan_apply_changed as number),
+      // fleetform's own memory: the synth process, and the engine as a command runs it
+      // (the setup apply, first in this process, and one apply in a process of its own).
+      peak_rss_mb: Math.max(synth.peak_rss_mb, engineRss),
     };
     const details = {
       size,
@@ -98,7 +116,8 @@ async function main(): Promise<void> {
       sdk_reads_s: r3(sdkS),
       ours_batched_reads_s: r3(oursBatchedS),
       synth_peak_rss_mb: synth.peak_rss_mb,
-      engine_peak_rss_mb: peaks.plan_apply_changed,
+      engine_peak_rss_mb: engineRss,
+      apply_process_peak_rss_mb: applyChild.peak_rss_mb,
       peak_rss_mb_after: peaks,
     };
     process.stdout.write(`${JSON.stringify({ row, details })}\n`);
