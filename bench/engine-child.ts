@@ -13,6 +13,7 @@ import { Engine } from '../src/engine/engine';
 import { defaultKinds } from '../src/engine/kinds';
 import { LocalStateBackend } from '../src/engine/state/local-backend';
 import { FLEET_STACK } from './fleet';
+import { runMain } from './stats';
 
 const silent = { start() {}, done() {}, failed() {}, skipped() {} };
 
@@ -35,10 +36,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runMain(main);

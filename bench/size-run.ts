@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { FLEET_STACK } from './fleet';
 import { measureFloor, measureOursBatched, measureSdk, measureWriteFloor } from './reads';
 import { openSession, planAndApply, planOnce, synthInChild, type Session } from './session';
-import { median, medianOf, r3 } from './stats';
+import { median, medianOf, r3, runMain } from './stats';
 
 /** Runs bench/engine-child.ts (one plan and apply of the stacks in `out`) against the session's emulator and state. */
 function applyInChild(session: Session, out: string, parallelism: number): { changed: number; failed: number; peak_rss_mb: number } {
@@ -126,10 +126,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -32,3 +32,14 @@ export async function pool<T>(items: readonly T[], limit: number, task: (item: T
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
+
+/** Runs a benchmark process's main: exit 0 when it resolves, else the error on stderr and exit 1. */
+export function runMain(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -4,7 +4,7 @@
  * times into OUTDIR and prints one JSON line `{ seconds: number[], peak_rss_mb }`.
  */
 import { synthFleet } from './fleet';
-import { timed } from './stats';
+import { runMain, timed } from './stats';
 
 async function main(): Promise<void> {
   const [outdir, size, revision, runs] = process.argv.slice(2);
@@ -13,10 +13,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ seconds, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runMain(main);
