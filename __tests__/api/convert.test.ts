@@ -3,10 +3,10 @@ import {
   machinePartOf,
   registryItemOf,
   registryModuleOf,
-  sortBySemver,
   trainingJobOf,
 } from '../../src/api/client/convert';
 import { ModelFramework, ModelType, TrainingStatus } from '../../src/domain/training';
+import { sortBySemver } from '../../src/domain/version-policy';
 
 let sdk: Sdk;
 beforeAll(async () => {

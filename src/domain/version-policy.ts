@@ -165,3 +165,14 @@ export function resolveModuleVersion(
   const automaticUpdate = current !== undefined && semver.gt(candidate, current);
   return { version: candidate, automaticUpdate };
 }
+
+/**
+ * Sorts ascending by semver 2.0 precedence (prereleases before their release); strings
+ * that are not semver keep their order, before all valid versions.
+ */
+export function sortBySemver<T>(items: readonly T[], version: (item: T) => string): T[] {
+  const invalid = items.filter((i) => semver.valid(version(i)) === null);
+  const valid = items.filter((i) => semver.valid(version(i)) !== null);
+  valid.sort((a, b) => semver.compare(version(a), version(b)));
+  return [...invalid, ...valid];
+}

@@ -2,9 +2,9 @@
  * Conversions between the service's protobuf messages and the client's plain data. Pure
  * functions over the message shapes (structural types), so they run without the SDK.
  */
-import semver from 'semver';
 import type { ModelFramework, ModelType, TrainingStatus } from '../../domain/training';
 import type { ModuleVersion } from '../../domain/registry';
+import { sortBySemver } from '../../domain/version-policy';
 import type {
   Dataset,
   Location,
@@ -180,17 +180,6 @@ export function registryItemOf(m: RegistryItemLike): RegistryItem {
       ? (md.value as { versions: { version: string }[] }).versions.map((v) => v.version)
       : [];
   return { itemId: m.itemId, name: m.name, organizationId: m.organizationId, type, versions: sortBySemver(raw, (v) => v) };
-}
-
-/**
- * Sorts ascending by semver 2.0 precedence (prereleases before their release); strings
- * that are not semver keep their order, before all valid versions.
- */
-export function sortBySemver<T>(items: readonly T[], version: (item: T) => string): T[] {
-  const invalid = items.filter((i) => semver.valid(version(i)) === null);
-  const valid = items.filter((i) => semver.valid(version(i)) !== null);
-  valid.sort((a, b) => semver.compare(version(a), version(b)));
-  return [...invalid, ...valid];
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

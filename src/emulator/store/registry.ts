@@ -2,8 +2,7 @@
  * The registry: modules and training scripts (`<namespace>:<name>`), each with versions.
  * Module versions list the models they provide.
  */
-import * as semver from 'semver';
-import type { ModelFramework, ModelType, ModuleVersion } from '../../domain';
+import { sortBySemver, type ModelFramework, type ModelType, type ModuleVersion } from '../../domain';
 import type { Db } from '../db/database';
 import { stmt } from './statements';
 
@@ -89,22 +88,13 @@ export function insertRegistryVersion(db: Db, itemId: string, version: ModuleVer
   stmt<[number, string]>(db, 'UPDATE registry_items SET updated_on = ? WHERE item_id = ?').run(now, itemId);
 }
 
-function byVersion(a: { version: string }, b: { version: string }): number {
-  const va = semver.valid(a.version);
-  const vb = semver.valid(b.version);
-  if (va && vb) return semver.compare(va, vb);
-  if (va) return 1;
-  if (vb) return -1;
-  return a.version.localeCompare(b.version);
-}
-
 /** The versions of an item, ascending by semver (prereleases before their release). */
 export function registryVersions(db: Db, itemId: string): RegistryVersionRecord[] {
-  return stmt<[string], { version: string; models: string; created_on: number }>(
+  const rows = stmt<[string], { version: string; models: string; created_on: number }>(
     db,
     'SELECT version, models, created_on FROM registry_versions WHERE item_id = ?',
   )
     .all(itemId)
-    .map((r) => ({ version: r.version, models: JSON.parse(r.models) as ModuleVersion['models'], createdOn: r.created_on }))
-    .sort(byVersion);
+    .map((r) => ({ version: r.version, models: JSON.parse(r.models) as ModuleVersion['models'], createdOn: r.created_on }));
+  return sortBySemver(rows, (r) => r.version);
 }
