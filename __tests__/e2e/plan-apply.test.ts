@@ -1,3 +1,4 @@
+import * as os from 'node:os';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { ServiceClient } from '../../src/api/client';
@@ -54,6 +55,24 @@ test('a new fleet: plan shows creates, apply makes them, the next plan has no ch
   const stateFile = path.join(dir, '.fleetform', 'state', 'fleet.state.json');
   expect((await fs.stat(stateFile)).mode & 0o777).toBe(0o600);
   expect(await fs.readFile(stateFile, 'utf8')).not.toContain('token-one');
+});
+
+test('env prints the environment a module process receives: the version it runs, identity, placeholders substituted, secrets masked', async () => {
+  const out = await run('env', 'fleetform_machine.picker-1', 'acme_sensors');
+  const ids = (await p.backend().read('fleet')).resources['fleetform_machine.picker-1']?.ids;
+  expect(out.code).toBe(0);
+  expect(out.stderr).toBe('');
+  const lines = out.stdout.trim().split('\n');
+  expect(lines).toEqual(expect.arrayContaining([
+    'API_TOKEN=(sensitive)',
+    `VIAM_MACHINE_ID=${ids?.machine_id}`,
+    `VIAM_MACHINE_PART_ID=${ids?.part_id}`,
+    'VIAM_MODULE_ID=acme:sensors',
+    'VIAM_MODULE_NAME=acme_sensors',
+    `VIAM_MODULE_ROOT=${os.homedir()}/.viam/packages/data/module/acme-sensors-1.2.5`,
+  ]));
+  expect(lines.find((l) => l.startsWith('PATH='))).toMatch(/^PATH=\/opt\/acme\/bin:\//);
+  expect(out.stdout).not.toContain('token-one');
 });
 
 test('changing one attribute shows only that attribute, and apply writes it', async () => {

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import { isSecretEnvName, moduleEnvironment, parseMachineConfig, resolveModuleVersion, tryParseVersionPolicy, type ModuleConfig } from '../../domain';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { isSecretEnvName, machineHome, moduleEnvironment, parseMachineConfig, type ModuleConfig } from '../../domain';
 import { FleetformError } from '../../domain/errors';
-import { isObject } from '../../engine/json';
+import { runningModuleVersion } from '../../engine/kinds/machine';
 import { addEngineOptions, withWorkspace, type EngineCommandOptions } from '../workspace';
 
 const MACHINE_KEY = '(the machine API key, issued by the service)';
@@ -27,17 +29,14 @@ export function register(program: Command): void {
       }
       let module: ModuleConfig = found;
       const entry = (await ws.backend.read(stack.name)).resources[address];
-      const pins = entry && isObject(entry.private.pins) ? entry.private.pins : {};
       if (module.type !== 'local' && module.module_id) {
         const versions = (await ws.connection.client.appClient.getModule(module.module_id)).versions.map((v) => v.version);
-        const pinned = typeof pins[moduleName] === 'string' ? (pins[moduleName] as string) : undefined;
-        const policy = module.version ? tryParseVersionPolicy(module.version) : undefined;
-        const version = pinned ?? (policy ? resolveModuleVersion(policy, versions)?.version : undefined);
+        const version = runningModuleVersion(module, entry, versions);
         if (version) module = { ...module, version };
       }
       const ctx = await ws.engine.context(stack.provider);
       const identity = entry?.ids.machine_id
-        ? { machineId: entry.ids.machine_id, partId: entry.ids.part_id ?? '', locationId: ctx.locationId, organizationId: ctx.organizationId, apiKey: MACHINE_KEY, apiKeyId: MACHINE_KEY, home: process.env.VIAM_HOME ?? `${process.env.HOME ?? '/root'}/.viam` }
+        ? { machineId: entry.ids.machine_id, partId: entry.ids.part_id ?? '', locationId: ctx.locationId, organizationId: ctx.organizationId, apiKey: MACHINE_KEY, apiKeyId: MACHINE_KEY, home: machineHome(process.env) ?? path.join(os.homedir(), '.viam') }
         : undefined;
       const result = moduleEnvironment(module, process.env, identity);
       const secret = new Set([...(Array.isArray(resource.attributes.sensitive_env) ? resource.attributes.sensitive_env : [])].filter((s): s is string => typeof s === 'string').filter((s) => s.startsWith(`${moduleName}.`)).map((s) => s.slice(moduleName.length + 1)));

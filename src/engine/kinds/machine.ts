@@ -66,6 +66,18 @@ function pinsOf(entry: StateEntry | undefined): Record<string, string> {
   return out;
 }
 
+/**
+ * The version a registry module of a machine runs, as the machine kind decides it: a
+ * module without a version runs the version it was pinned to at its first apply (kept in
+ * the state entry), else the newest release; one with a version policy runs what the
+ * policy resolves to among `versions`.
+ */
+export function runningModuleVersion(module: { readonly name: string; readonly version?: string }, entry: StateEntry | undefined, versions: readonly string[]): string | undefined {
+  if (!module.version) return pinsOf(entry)[module.name] ?? newestVersion(versions);
+  const policy = tryParseVersionPolicy(module.version);
+  return policy ? resolveModuleVersion(policy, versions)?.version : undefined;
+}
+
 /** A machine and the whole configuration of its main part (components, services, modules). */
 export const machineKind: ResourceKind = {
   type: 'fleetform_machine',
