@@ -6,6 +6,5 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
   },
-  moduleNameMapper: { '^fleetform$': '<rootDir>/src/index.ts' },
   testTimeout: 30000,
 };

@@ -36,60 +36,75 @@ export const DatasetService = {
   },
 } as const;
 
-function mlTrainingService(sdk: Sdk) {
-  const m = sdk.mlTrainingApi;
-  return {
-    typeName: 'viam.app.mltraining.v1.MLTrainingService',
-    methods: {
-      submitTrainingJob: { name: 'SubmitTrainingJob', I: m.SubmitTrainingJobRequest, O: m.SubmitTrainingJobResponse, kind: unary },
-      submitCustomTrainingJob: {
-        name: 'SubmitCustomTrainingJob',
-        I: m.SubmitCustomTrainingJobRequest,
-        O: m.SubmitCustomTrainingJobResponse,
-        kind: unary,
-      },
-      getTrainingJob: { name: 'GetTrainingJob', I: m.GetTrainingJobRequest, O: m.GetTrainingJobResponse, kind: unary },
-      listTrainingJobs: { name: 'ListTrainingJobs', I: m.ListTrainingJobsRequest, O: m.ListTrainingJobsResponse, kind: unary },
-      cancelTrainingJob: { name: 'CancelTrainingJob', I: m.CancelTrainingJobRequest, O: m.CancelTrainingJobResponse, kind: unary },
-      deleteCompletedTrainingJob: {
-        name: 'DeleteCompletedTrainingJob',
-        I: m.DeleteCompletedTrainingJobRequest,
-        O: m.DeleteCompletedTrainingJobResponse,
-        kind: unary,
-      },
-      getTrainingJobLogs: { name: 'GetTrainingJobLogs', I: m.GetTrainingJobLogsRequest, O: m.GetTrainingJobLogsResponse, kind: unary },
-    },
-  } as const;
+/** A unary method of a descriptor over message classes `<Name>Request` / `<Name>Response` of `Api`. */
+type UnaryMethod<Api, Name extends string> = {
+  readonly name: Name;
+  readonly I: Api[`${Name}Request` & keyof Api];
+  readonly O: Api[`${Name}Response` & keyof Api];
+  readonly kind: MethodKind.Unary;
+};
+
+/** Descriptor methods keyed by the method name with a lower-case first letter, as connect-es clients expose them. */
+type MethodsOf<Api, Names extends readonly string[]> = { readonly [N in Names[number] as Uncapitalize<N>]: UnaryMethod<Api, N> };
+
+/** Unary method descriptors over `api`'s `<Name>Request` / `<Name>Response` classes. */
+function unaryMethods<Api extends object, Names extends readonly string[]>(api: Api, names: Names): MethodsOf<Api, Names> {
+  const table = api as Record<string, unknown>;
+  const methods: Record<string, unknown> = {};
+  for (const name of names) {
+    methods[name.charAt(0).toLowerCase() + name.slice(1)] = { name, I: table[`${name}Request`], O: table[`${name}Response`], kind: unary };
+  }
+  return methods as MethodsOf<Api, Names>;
 }
 
-function appService(sdk: Sdk) {
-  const a = sdk.appApi;
-  return {
-    typeName: 'viam.app.v1.AppService',
-    methods: {
-      listOrganizations: { name: 'ListOrganizations', I: a.ListOrganizationsRequest, O: a.ListOrganizationsResponse, kind: unary },
-      getOrganization: { name: 'GetOrganization', I: a.GetOrganizationRequest, O: a.GetOrganizationResponse, kind: unary },
-      listLocations: { name: 'ListLocations', I: a.ListLocationsRequest, O: a.ListLocationsResponse, kind: unary },
-      createLocation: { name: 'CreateLocation', I: a.CreateLocationRequest, O: a.CreateLocationResponse, kind: unary },
-      getLocation: { name: 'GetLocation', I: a.GetLocationRequest, O: a.GetLocationResponse, kind: unary },
-      newRobot: { name: 'NewRobot', I: a.NewRobotRequest, O: a.NewRobotResponse, kind: unary },
-      getRobot: { name: 'GetRobot', I: a.GetRobotRequest, O: a.GetRobotResponse, kind: unary },
-      listRobots: { name: 'ListRobots', I: a.ListRobotsRequest, O: a.ListRobotsResponse, kind: unary },
-      deleteRobot: { name: 'DeleteRobot', I: a.DeleteRobotRequest, O: a.DeleteRobotResponse, kind: unary },
-      getRobotParts: { name: 'GetRobotParts', I: a.GetRobotPartsRequest, O: a.GetRobotPartsResponse, kind: unary },
-      getRobotPart: { name: 'GetRobotPart', I: a.GetRobotPartRequest, O: a.GetRobotPartResponse, kind: unary },
-      newRobotPart: { name: 'NewRobotPart', I: a.NewRobotPartRequest, O: a.NewRobotPartResponse, kind: unary },
-      updateRobotPart: { name: 'UpdateRobotPart', I: a.UpdateRobotPartRequest, O: a.UpdateRobotPartResponse, kind: unary },
-      deleteRobotPart: { name: 'DeleteRobotPart', I: a.DeleteRobotPartRequest, O: a.DeleteRobotPartResponse, kind: unary },
-      getModule: { name: 'GetModule', I: a.GetModuleRequest, O: a.GetModuleResponse, kind: unary },
-      getRegistryItem: { name: 'GetRegistryItem', I: a.GetRegistryItemRequest, O: a.GetRegistryItemResponse, kind: unary },
-      createKey: { name: 'CreateKey', I: a.CreateKeyRequest, O: a.CreateKeyResponse, kind: unary },
-    },
-  } as const;
+const ML_TRAINING_METHODS = [
+  'SubmitTrainingJob',
+  'SubmitCustomTrainingJob',
+  'GetTrainingJob',
+  'ListTrainingJobs',
+  'CancelTrainingJob',
+  'DeleteCompletedTrainingJob',
+  'GetTrainingJobLogs',
+] as const;
+
+const APP_METHODS = [
+  'ListOrganizations',
+  'GetOrganization',
+  'ListLocations',
+  'CreateLocation',
+  'GetLocation',
+  'NewRobot',
+  'GetRobot',
+  'ListRobots',
+  'DeleteRobot',
+  'GetRobotParts',
+  'GetRobotPart',
+  'NewRobotPart',
+  'UpdateRobotPart',
+  'DeleteRobotPart',
+  'GetModule',
+  'GetRegistryItem',
+  'CreateKey',
+] as const;
+
+export interface MLTrainingServiceType {
+  readonly typeName: 'viam.app.mltraining.v1.MLTrainingService';
+  readonly methods: MethodsOf<Sdk['mlTrainingApi'], typeof ML_TRAINING_METHODS>;
 }
 
-export type MLTrainingServiceType = ReturnType<typeof mlTrainingService>;
-export type AppServiceType = ReturnType<typeof appService>;
+export interface AppServiceType {
+  readonly typeName: 'viam.app.v1.AppService';
+  readonly methods: MethodsOf<Sdk['appApi'], typeof APP_METHODS>;
+}
+
+function mlTrainingService(sdk: Sdk): MLTrainingServiceType {
+  return { typeName: 'viam.app.mltraining.v1.MLTrainingService', methods: unaryMethods(sdk.mlTrainingApi, ML_TRAINING_METHODS) };
+}
+
+function appService(sdk: Sdk): AppServiceType {
+  return { typeName: 'viam.app.v1.AppService', methods: unaryMethods(sdk.appApi, APP_METHODS) };
+}
+
 export type AuthServiceType = typeof AuthService;
 export type DatasetServiceType = typeof DatasetService;
 
