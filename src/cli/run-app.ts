@@ -7,10 +7,11 @@ import type { FleetIssue } from '../constructs/fleet-issue';
 import { formatFleetIssue } from '../constructs/fleet-issue';
 import { FleetformError, InputError } from '../domain/errors';
 import type { AppCrash, ChildReport } from './app-report-file';
+import { appEnvironment, type CdktfSettings } from './app-environment';
 
 /** Options of {@link runApp}, {@link synthesizeApp} and {@link validateApp}. */
 export interface RunAppOptions {
-  /** Project folder: holds `cdktf.json` (or, without one, `main.ts`). */
+  /** Project folder: holds `cdktf.json`. */
   readonly cwd: string;
   /** Output folder, relative to cwd. Default: `output` of cdktf.json, else `cdktf.out`. */
   readonly outdir?: string;
@@ -34,16 +35,10 @@ export type RunAppResult =
     }
   | { readonly ok: false; readonly errors: AppProblem[]; readonly warnings: AppProblem[] };
 
-/** How to start the app: a script run by node with tsx, or a shell command. */
-type AppLaunch = { kind: 'script'; file: string; args: string[] } | { kind: 'shell'; command: string };
-
 interface ProjectSettings {
-  readonly launch: AppLaunch;
+  readonly cdktf: CdktfSettings;
   readonly outdir: string;
-  readonly describe: string;
 }
-
-const SCRIPT_COMMAND = /^(?:npx\s+)?(?:tsx|ts-node|node)\s+([^\s-][^\s]*\.(?:ts|tsx|mts|cts|js|cjs|mjs))((?:\s+\S+)*)\s*$/;
 
 async function exists(file: string): Promise<boolean> {
   try {
@@ -54,46 +49,30 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-/** Reads cdktf.json (`app`, `output`); without it the app is main.ts. */
+const CDKTF_JSON_HINT = 'add cdktf.json with the command that runs the app, e.g. {"language": "typescript", "app": "npx ts-node main.ts"}';
+
+/** Reads cdktf.json (`app`, `output`, `context`, `terraformModules`), as `cdktf synth` does. */
 async function projectSettings(cwd: string, outdirOption: string | undefined): Promise<ProjectSettings> {
   const configFile = path.join(cwd, 'cdktf.json');
-  let app: string | undefined;
-  let output: string | undefined;
-  if (await exists(configFile)) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(await fs.readFile(configFile, 'utf8'));
-    } catch (err) {
-      throw new InputError(`cdktf.json is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, {
-        path: configFile,
-        hint: 'fix the file; it names the app command in "app"',
-      });
-    }
-    const settings = (parsed !== null && typeof parsed === 'object' ? parsed : {}) as { app?: unknown; output?: unknown };
-    if (typeof settings.app === 'string' && settings.app.trim() !== '') app = settings.app.trim();
-    if (typeof settings.output === 'string' && settings.output.trim() !== '') output = settings.output.trim();
+  if (!(await exists(configFile))) {
+    throw new InputError('no cdktf.json here: it names the command that runs the app', { path: cwd, hint: `run fleetform in the project folder, or ${CDKTF_JSON_HINT}` });
   }
-  const outdir = path.resolve(cwd, outdirOption ?? output ?? 'cdktf.out');
-  if (app === undefined) {
-    const main = path.join(cwd, 'main.ts');
-    if (!(await exists(main))) {
-      throw new InputError('no app to run: neither cdktf.json nor main.ts is here', {
-        path: cwd,
-        hint: 'run fleetform in the project folder, or add cdktf.json with "app": "npx tsx main.ts"',
-      });
-    }
-    return { launch: { kind: 'script', file: main, args: [] }, outdir, describe: 'main.ts' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await fs.readFile(configFile, 'utf8'));
+  } catch (err) {
+    throw new InputError(`cdktf.json is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, {
+      path: configFile,
+      hint: 'fix the file; it names the app command in "app"',
+    });
   }
-  const m = SCRIPT_COMMAND.exec(app);
-  if (m) {
-    const file = path.resolve(cwd, m[1] as string);
-    if (!(await exists(file))) {
-      throw new InputError(`the app file ${m[1]} does not exist`, { path: configFile, hint: 'fix "app" in cdktf.json' });
-    }
-    const args = (m[2] ?? '').trim().split(/\s+/).filter((a) => a !== '');
-    return { launch: { kind: 'script', file, args }, outdir, describe: app };
-  }
-  return { launch: { kind: 'shell', command: app }, outdir, describe: app };
+  const settings = (parsed !== null && typeof parsed === 'object' ? parsed : {}) as Record<string, unknown>;
+  const app = typeof settings.app === 'string' ? settings.app.trim() : '';
+  if (app === '') throw new InputError('cdktf.json has no "app": the command that runs the app', { path: configFile, hint: CDKTF_JSON_HINT });
+  const output = typeof settings.output === 'string' && settings.output.trim() !== '' ? settings.output.trim() : undefined;
+  const context = settings.context !== null && typeof settings.context === 'object' && !Array.isArray(settings.context) ? (settings.context as Record<string, unknown>) : {};
+  const terraformModules = Array.isArray(settings.terraformModules) ? settings.terraformModules : [];
+  return { cdktf: { app, context, terraformModules }, outdir: path.resolve(cwd, outdirOption ?? output ?? 'cdktf.out') };
 }
 
 /** Refuses output folders whose replacement would delete the project (or more). */
@@ -106,10 +85,6 @@ function checkOutdir(cwd: string, outdir: string): void {
   }
 }
 
-function quoteNodeOption(value: string): string {
-  return `"${value.replace(/(["\\])/g, '\\$1')}"`;
-}
-
 interface ChildOutcome {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
@@ -118,22 +93,12 @@ interface ChildOutcome {
 
 const OUTPUT_LIMIT = 64 * 1024;
 
-function runChild(launch: AppLaunch, cwd: string, env: NodeJS.ProcessEnv): Promise<ChildOutcome> {
-  const tsx = require.resolve('tsx/cjs');
-  const reporter = path.join(__dirname, 'app-reporter.ts');
-  const child =
-    launch.kind === 'script'
-      ? spawn(process.execPath, ['--require', tsx, '--require', reporter, launch.file, ...launch.args], { cwd, env })
-      : spawn(launch.command, {
-          cwd,
-          shell: true,
-          env: {
-            ...env,
-            NODE_OPTIONS: [env.NODE_OPTIONS ?? '', `--require ${quoteNodeOption(tsx)}`, `--require ${quoteNodeOption(reporter)}`]
-              .join(' ')
-              .trim(),
-          },
-        });
+/** The reporter preloaded into the app's process: compiled JavaScript beside this file. */
+const REPORTER = path.join(__dirname, 'app-reporter.js');
+
+/** Runs the app command in a shell, as `cdktf synth` does, keeping the tail of its output. */
+function runChild(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<ChildOutcome> {
+  const child = spawn(command, { cwd, shell: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer): void => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_LIMIT);
@@ -152,7 +117,9 @@ function appProblem(message: string, hint?: string, code = 'app-failed'): AppPro
 
 function crashProblem(crash: AppCrash): AppProblem {
   const where = [crash.location, crash.path].filter((x): x is string => x !== undefined).join(': ');
-  const message = `${where ? `${where}: ` : ''}${crash.name === 'Error' || crash.name === 'FleetformError' ? '' : `${crash.name}: `}${crash.message}`;
+  // fleetform's own errors (they carry a path) speak for themselves; others are named, e.g. `TypeError: ...`.
+  const named = crash.name !== 'Error' && crash.name !== 'FleetformError' && crash.path === undefined;
+  const message = `${where ? `${where}: ` : ''}${named ? `${crash.name}: ` : ''}${crash.message}`;
   return appProblem(message, crash.hint);
 }
 
@@ -183,11 +150,7 @@ async function runInto(settings: ProjectSettings, cwd: string, staging: string, 
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetform-app-'));
   try {
     const reportFile = path.join(scratch, 'report.json');
-    const outcome = await runChild(settings.launch, cwd, {
-      ...env,
-      CDKTF_OUTDIR: staging,
-      FLEETFORM_REPORT_FILE: reportFile,
-    });
+    const outcome = await runChild(settings.cdktf.app, cwd, appEnvironment(env, settings.cdktf, staging, { preload: REPORTER, reportFile }));
     const report = await readChildReport(reportFile);
     const issues = (report?.apps ?? []).flatMap((a) => a.issues);
     const errors = issues.filter((i) => i.severity === 'error');
@@ -197,7 +160,7 @@ async function runInto(settings: ProjectSettings, cwd: string, staging: string, 
     if (outcome.code !== 0) {
       const how = outcome.signal ? `was stopped by ${outcome.signal}` : `exited with code ${outcome.code}`;
       const tail = lastLines(outcome.output, 20);
-      return { ok: false, errors: [appProblem(`the app (${settings.describe}) ${how}${tail ? `:\n${tail}` : ''}`)], warnings };
+      return { ok: false, errors: [appProblem(`the app (${settings.cdktf.app}) ${how}${tail ? `:\n${tail}` : ''}`)], warnings };
     }
     const stacks = await stackNames(staging);
     if (stacks === undefined) {
@@ -205,7 +168,7 @@ async function runInto(settings: ProjectSettings, cwd: string, staging: string, 
         ok: false,
         errors: [
           appProblem(
-            `the app (${settings.describe}) synthesized nothing`,
+            `the app (${settings.cdktf.app}) synthesized nothing`,
             'call app.synth() at the end of the app, and create the App without an outdir (fleetform sets CDKTF_OUTDIR)',
             'app-no-output',
           ),
@@ -229,8 +192,8 @@ async function runInto(settings: ProjectSettings, cwd: string, staging: string, 
 }
 
 /**
- * Runs the user's CDKTF app (cdktf.json `app`, else main.ts; TypeScript through tsx) in a
- * child process and validates it with the fleetform rules. On success the synthesized
+ * Runs the user's CDKTF app (the command in cdktf.json `app`, with the environment
+ * `cdktf synth` gives it) in a child process and validates it with the fleetform rules. On success the synthesized
  * app replaces the output folder and the result lists its stacks; on any error nothing
  * is written and the result carries every problem, ready to print (no stack traces).
  */
