@@ -1,5 +1,6 @@
 import type { Construct } from 'constructs';
 import { kindOf } from './kinds';
+import { customTrainingJobPropsSchema } from './prop-schemas';
 import { registerFleetConstruct } from './registry';
 import { TrainingJobBase, type TrainingJobCommonProps } from './training-common';
 
@@ -41,7 +42,7 @@ export class CustomTrainingJob extends TrainingJobBase {
   readonly containerVersion: string | undefined;
 
   constructor(scope: Construct, id: string, props: CustomTrainingJobProps) {
-    super(scope, id, { terraformResourceType: CustomTrainingJob.tfResourceType, kind: 'custom-training-job' }, props);
+    super(scope, id, { terraformResourceType: CustomTrainingJob.tfResourceType, kind: 'custom-training-job', constructName: 'CustomTrainingJob', propsSchema: customTrainingJobPropsSchema }, props);
     this.registryItemId = props.registryItemId;
     this.registryItemVersion = props.registryItemVersion;
     this.arguments = { ...props.arguments };

@@ -3,6 +3,8 @@ import type { Construct } from 'constructs';
 import { kindOf, markKind } from './kinds';
 import { logicalIdFor } from './logical-id';
 import { registerFleetConstruct } from './registry';
+import { checkProps } from './props';
+import { datasetPropsSchema } from './prop-schemas';
 
 /** Properties of a {@link Dataset}. */
 export interface DatasetProps {
@@ -36,6 +38,7 @@ export class Dataset extends TerraformResource {
   constructor(scope: Construct, id: string, props: DatasetProps = {}) {
     super(scope, id, { terraformResourceType: Dataset.tfResourceType });
     markKind(this, 'dataset');
+    checkProps(this, 'Dataset', datasetPropsSchema, props);
     this.overrideLogicalId(logicalIdFor(this));
     this.name = props.name ?? id;
     this.organizationId = props.organizationId;

@@ -9,6 +9,8 @@ import { enclosingMachine } from './machine-scope';
 import type { ModularResource } from './modular-resource';
 import type { Module } from './module';
 import { registerFleetConstruct } from './registry';
+import { checkProps } from './props';
+import { machinePropsSchema } from './prop-schemas';
 
 /** Properties of a {@link Machine}. */
 export interface MachineProps {
@@ -47,6 +49,7 @@ export class Machine extends TerraformResource {
   constructor(scope: Construct, id: string, props: MachineProps = {}) {
     super(scope, id, { terraformResourceType: Machine.tfResourceType });
     markKind(this, 'machine');
+    checkProps(this, 'Machine', machinePropsSchema, props);
     const outer = enclosingMachine(this);
     if (outer !== undefined) {
       throw new FleetformError('a Machine cannot be declared inside another Machine', {

@@ -5,6 +5,8 @@ import { kindOf, markKind } from './kinds';
 import type { Machine } from './machine';
 import { owningMachine } from './machine-scope';
 import { registerFleetConstruct } from './registry';
+import { checkProps } from './props';
+import { modularResourcePropsSchema } from './prop-schemas';
 
 /** Properties of a {@link ModularResource}. */
 export interface ModularResourceProps {
@@ -63,6 +65,7 @@ export class ModularResource extends Construct {
   constructor(scope: Construct, id: string, props: ModularResourceProps) {
     super(scope, id);
     markKind(this, 'modular-resource');
+    checkProps(this, 'ModularResource', modularResourcePropsSchema, props);
     this.machine = owningMachine(this, 'ModularResource');
     this.name = props.name ?? id;
     this.api = props.api;

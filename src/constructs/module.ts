@@ -13,6 +13,8 @@ import { kindOf, markKind } from './kinds';
 import type { Machine } from './machine';
 import { owningMachine } from './machine-scope';
 import { registerFleetConstruct } from './registry';
+import { checkProps } from './props';
+import { modulePropsSchema } from './prop-schemas';
 
 /** Properties of a {@link Module}. */
 export interface ModuleProps {
@@ -93,6 +95,7 @@ export class Module extends Construct {
   constructor(scope: Construct, id: string, props: ModuleProps = {}) {
     super(scope, id);
     markKind(this, 'module');
+    checkProps(this, 'Module', modulePropsSchema, props);
     this.machine = owningMachine(this, 'Module');
     this.type = props.executablePath === undefined ? 'registry' : 'local';
     this.moduleId = props.moduleId;

@@ -2,6 +2,8 @@ import { TerraformProvider } from 'cdktf';
 import type { Construct } from 'constructs';
 import { kindOf, markKind } from './kinds';
 import { registerFleetConstruct } from './registry';
+import { checkProps } from './props';
+import { fleetProviderPropsSchema } from './prop-schemas';
 
 /**
  * Properties of a {@link FleetProvider}. There are deliberately no credentials here: the
@@ -51,6 +53,7 @@ export class FleetProvider extends TerraformProvider {
       terraformProviderSource: FleetProvider.tfProviderSource,
     });
     markKind(this, 'provider');
+    checkProps(this, 'FleetProvider', fleetProviderPropsSchema, props);
     this.organizationId = props.organizationId;
     this.locationId = props.locationId;
     this.endpoint = props.endpoint;

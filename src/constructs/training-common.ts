@@ -1,4 +1,6 @@
 import { TerraformResource } from 'cdktf';
+import type { z } from 'zod';
+import { checkProps } from './props';
 import type { Construct } from 'constructs';
 import { Dataset } from './dataset';
 import { markKind } from './kinds';
@@ -56,11 +58,18 @@ export abstract class TrainingJobBase extends TerraformResource {
   protected constructor(
     scope: Construct,
     id: string,
-    resource: { readonly terraformResourceType: string; readonly kind: 'training-job' | 'custom-training-job' },
+    resource: {
+      readonly terraformResourceType: string;
+      readonly kind: 'training-job' | 'custom-training-job';
+      /** The construct's name in errors, and the strict schema of its props. */
+      readonly constructName: string;
+      readonly propsSchema: z.ZodObject;
+    },
     props: TrainingJobCommonProps,
   ) {
     super(scope, id, { terraformResourceType: resource.terraformResourceType });
     markKind(this, resource.kind);
+    checkProps(this, resource.constructName, resource.propsSchema, props);
     this.overrideLogicalId(logicalIdFor(this));
     this.dataset = props.dataset;
     this.organizationId = props.organizationId;

@@ -1,6 +1,7 @@
 import type { Construct } from 'constructs';
 import { modelFrameworkName, modelTypeName, type ModelFramework, type ModelType } from '../domain';
 import { kindOf } from './kinds';
+import { trainingJobPropsSchema } from './prop-schemas';
 import { registerFleetConstruct } from './registry';
 import { TrainingJobBase, type TrainingJobCommonProps } from './training-common';
 
@@ -35,7 +36,7 @@ export class TrainingJob extends TrainingJobBase {
   readonly tags: readonly string[];
 
   constructor(scope: Construct, id: string, props: TrainingJobProps) {
-    super(scope, id, { terraformResourceType: TrainingJob.tfResourceType, kind: 'training-job' }, props);
+    super(scope, id, { terraformResourceType: TrainingJob.tfResourceType, kind: 'training-job', constructName: 'TrainingJob', propsSchema: trainingJobPropsSchema }, props);
     this.modelType = props.modelType;
     this.modelFramework = props.modelFramework;
     this.tags = [...props.tags];

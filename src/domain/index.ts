@@ -11,3 +11,4 @@ export * from './module-env';
 export * from './duration';
 export * from './training';
 export * from './registry';
+export * from './suggest';
