@@ -65,6 +65,10 @@ export async function openWorkspace(options: EngineCommandOptions, cwd = process
   const lockTimeoutMs = durationFlag(options.lockTimeout, '--lock-timeout');
   const outdir = options.synthOut ? path.resolve(cwd, options.synthOut) : (await runApp({ cwd })).outdir;
   const stacks = await readStacks(outdir, options.stack);
+  const foreign = stacks.flatMap((s) => s.foreign);
+  if (foreign.length > 0) {
+    process.stderr.write(`note: leaving ${foreign.length} resource${foreign.length === 1 ? '' : 's'} of other providers to Terraform (cdktf deploy): ${foreign.join(', ')}\n`);
+  }
   const connection = await openConnection({ cwd, env: process.env });
   const backend = new LocalStateBackend(path.join(cwd, '.fleetform', 'state'));
   const engine = new Engine({

@@ -5,6 +5,9 @@ import { isObject, type JsonObject } from '../json';
 import { findReferences } from './references';
 import type { DesiredResource, DesiredStack, ProviderSettings } from './stack';
 
+/** Resource types of the fleetform provider begin with its name; the rest belong to other providers. */
+const OWN_TYPE_PREFIX = 'fleetform_';
+
 /** Terraform meta-arguments: they steer the engine and are not resource attributes. */
 const META_KEYS = new Set(['depends_on', 'lifecycle', 'provider', 'count', 'for_each', 'provisioner', 'connection', '//']);
 
@@ -48,9 +51,14 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
   if (!isObject(raw)) throw new FleetformError(`stack ${name} is not a JSON object`, { path: file });
   const doc = raw; // parsed JSON: no copy needed
   const resources: DesiredResource[] = [];
+  const foreign: string[] = [];
   const blocks = isObject(doc.resource) ? doc.resource : {};
   for (const [type, byName] of Object.entries(blocks)) {
     if (!isObject(byName)) continue;
+    if (!type.startsWith(OWN_TYPE_PREFIX)) {
+      foreign.push(...Object.keys(byName).map((logicalId) => `${type}.${logicalId}`));
+      continue;
+    }
     for (const [logicalId, body] of Object.entries(byName)) {
       if (!isObject(body)) continue;
       const address = `${type}.${logicalId}`;
@@ -65,8 +73,17 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
     }
   }
   const known = new Set(resources.map((r) => r.address));
+  const others = new Set(foreign);
   for (const r of resources) {
-    for (const dep of r.dependsOn) {
+    const text = others.size > 0 ? JSON.stringify(r.attributes) : '';
+    const referenced = [...others].filter((o) => text.includes(`\${${o}.`) && !text.includes(`$\${${o}.`));
+    for (const dep of [...referenced, ...r.dependsOn]) {
+      if (others.has(dep)) {
+        throw new FleetformError(`${r.address} depends on ${dep}, which another provider manages: fleetform's engine cannot wait for it`, {
+          path: `${file}#resource.${r.type}.${r.name}`,
+          hint: 'deploy this stack with `cdktf deploy` (the fleetform Terraform provider), or move the dependency out of the fleetform resource',
+        });
+      }
       if (!known.has(dep)) {
         throw new FleetformError(`${r.address} depends on ${dep}, which stack ${name} does not declare`, {
           path: `${file}#resource.${r.type}.${r.name}`,
@@ -75,7 +92,7 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
       }
     }
   }
-  return { name, provider: providerOf(doc), resources };
+  return { name, provider: providerOf(doc), resources, foreign };
 }
 
 /** Reads every stack (or the named ones) of a synthesized app from its output folder. */

@@ -22,4 +22,6 @@ export interface DesiredStack {
   readonly name: string;
   readonly provider: ProviderSettings;
   readonly resources: readonly DesiredResource[];
+  /** Addresses of the stack's resources of other providers: Terraform's to manage, not the engine's. */
+  readonly foreign: readonly string[];
 }
