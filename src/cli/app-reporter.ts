@@ -10,7 +10,9 @@ import * as path from 'node:path';
 import { APP_HOOK, type AppHook, type AppReport } from '../constructs/app-hook';
 import type { AppCrash, ChildReport } from './app-report-file';
 
-const PACKAGE_SOURCES = `${path.resolve(__dirname, '..')}${path.sep}`;
+/** fleetform's own code, compiled or as source: its frames are never the user's. */
+const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
+const PACKAGE_CODE = ['dist', 'src'].map((folder) => `${path.join(PACKAGE_ROOT, folder)}${path.sep}`);
 
 /** `main.ts:12:5`: the first frame of the user's own code, relative to the working folder. */
 function userLocation(stack: string | undefined): string | undefined {
@@ -18,7 +20,7 @@ function userLocation(stack: string | undefined): string | undefined {
     const m = /\(?((?:[A-Za-z]:)?[^():\s][^():]*):(\d+):(\d+)\)?\s*$/.exec(line.trim());
     if (!m) continue;
     const file = m[1] as string;
-    if (!path.isAbsolute(file) || file.includes(`${path.sep}node_modules${path.sep}`) || file.startsWith(PACKAGE_SOURCES)) continue;
+    if (!path.isAbsolute(file) || file.includes(`${path.sep}node_modules${path.sep}`) || PACKAGE_CODE.some((folder) => file.startsWith(folder))) continue;
     return `${path.relative(process.cwd(), file)}:${m[2]}:${m[3]}`;
   }
   return undefined;
