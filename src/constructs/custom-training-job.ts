@@ -1,8 +1,9 @@
 import type { Construct } from 'constructs';
 import { kindOf } from './kinds';
-import { customTrainingJobPropsSchema } from './prop-schemas';
 import { registerFleetConstruct } from './registry';
-import { TrainingJobBase, type TrainingJobCommonProps } from './training-common';
+import { TrainingJobBase, trainingJobCommonPropsShape, type TrainingJobCommonProps } from './training-common';
+import { z } from 'zod';
+import { propSchemas } from './props';
 
 /** Properties of a {@link CustomTrainingJob}: the parameters of SubmitCustomTrainingJob (seed 4.4). */
 export interface CustomTrainingJobProps extends TrainingJobCommonProps {
@@ -21,6 +22,15 @@ export interface CustomTrainingJobProps extends TrainingJobCommonProps {
    */
   readonly containerVersion?: string;
 }
+
+/** The run-time check of {@link CustomTrainingJobProps}: strict, without coercion. */
+export const customTrainingJobPropsSchema = z.strictObject({
+  ...trainingJobCommonPropsShape,
+  registryItemId: propSchemas.text,
+  registryItemVersion: propSchemas.text,
+  arguments: propSchemas.stringMap.optional(),
+  containerVersion: propSchemas.text.optional(),
+}) satisfies z.ZodType<CustomTrainingJobProps>;
 
 /** A training job running a training script from the registry: one `fleetform_custom_training_job` resource. */
 export class CustomTrainingJob extends TrainingJobBase {

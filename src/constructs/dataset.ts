@@ -3,8 +3,8 @@ import type { Construct } from 'constructs';
 import { kindOf, markKind } from './kinds';
 import { logicalIdFor } from './logical-id';
 import { registerFleetConstruct } from './registry';
-import { checkProps } from './props';
-import { datasetPropsSchema } from './prop-schemas';
+import { checkProps, propSchemas } from './props';
+import { z } from 'zod';
 
 /** Properties of a {@link Dataset}. */
 export interface DatasetProps {
@@ -19,6 +19,12 @@ export interface DatasetProps {
    */
   readonly organizationId?: string;
 }
+
+/** The run-time check of {@link DatasetProps}: strict, without coercion. */
+export const datasetPropsSchema = z.strictObject({
+  name: propSchemas.text.optional(),
+  organizationId: propSchemas.text.optional(),
+}) satisfies z.ZodType<DatasetProps>;
 
 /** A dataset to train models on: one `fleetform_dataset` resource. */
 export class Dataset extends TerraformResource {

@@ -9,8 +9,8 @@ import { enclosingMachine } from './machine-scope';
 import type { ModularResource } from './modular-resource';
 import type { Module } from './module';
 import { registerFleetConstruct } from './registry';
-import { checkProps } from './props';
-import { machinePropsSchema } from './prop-schemas';
+import { checkProps, propSchemas } from './props';
+import { z } from 'zod';
 
 /** Properties of a {@link Machine}. */
 export interface MachineProps {
@@ -25,6 +25,12 @@ export interface MachineProps {
    */
   readonly locationId?: string;
 }
+
+/** The run-time check of {@link MachineProps}: strict, without coercion. */
+export const machinePropsSchema = z.strictObject({
+  name: propSchemas.text.optional(),
+  locationId: propSchemas.text.optional(),
+}) satisfies z.ZodType<MachineProps>;
 
 /**
  * A machine and its whole configuration: one `fleetform_machine` resource. The

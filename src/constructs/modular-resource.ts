@@ -5,8 +5,8 @@ import { kindOf, markKind } from './kinds';
 import type { Machine } from './machine';
 import { owningMachine } from './machine-scope';
 import { registerFleetConstruct } from './registry';
-import { checkProps } from './props';
-import { modularResourcePropsSchema } from './prop-schemas';
+import { checkProps, propSchemas } from './props';
+import { z } from 'zod';
 
 /** Properties of a {@link ModularResource}. */
 export interface ModularResourceProps {
@@ -37,6 +37,15 @@ export interface ModularResourceProps {
    */
   readonly dependsOn?: ReadonlyArray<ModularResource | string>;
 }
+
+/** The run-time check of {@link ModularResourceProps}: strict, without coercion. */
+export const modularResourcePropsSchema = z.strictObject({
+  name: propSchemas.text.optional(),
+  api: propSchemas.text,
+  model: propSchemas.text,
+  attributes: propSchemas.jsonObject.optional(),
+  dependsOn: z.array(z.union([propSchemas.text, propSchemas.construct<ModularResource>('modular-resource', 'expected a ModularResource or its name')])).optional(),
+}) satisfies z.ZodType<Omit<ModularResourceProps, 'attributes'>>;
 
 /**
  * A modular resource on a machine: an instance of a module's model, listed under

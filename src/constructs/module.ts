@@ -13,8 +13,8 @@ import { kindOf, markKind } from './kinds';
 import type { Machine } from './machine';
 import { owningMachine } from './machine-scope';
 import { registerFleetConstruct } from './registry';
-import { checkProps } from './props';
-import { modulePropsSchema } from './prop-schemas';
+import { checkProps, propSchemas } from './props';
+import { z } from 'zod';
 
 /** Properties of a {@link Module}. */
 export interface ModuleProps {
@@ -57,6 +57,16 @@ export interface ModuleProps {
    */
   readonly sensitiveEnv?: Readonly<Record<string, string>>;
 }
+
+/** The run-time check of {@link ModuleProps}: strict, without coercion. */
+export const modulePropsSchema = z.strictObject({
+  moduleId: propSchemas.text.optional(),
+  name: propSchemas.text.optional(),
+  version: propSchemas.text.optional(),
+  executablePath: propSchemas.text.optional(),
+  env: propSchemas.stringMap.optional(),
+  sensitiveEnv: propSchemas.stringMap.optional(),
+}) satisfies z.ZodType<ModuleProps>;
 
 /**
  * A module on a machine: an entry of its config's `modules` list. Declare it inside a

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { IConstruct } from 'constructs';
 import { FleetformError } from '../domain/errors';
 import { nearestName } from '../domain/suggest';
+import { kindOf, type FleetKind } from './kinds';
 
 /** Props of a construct that its schema refuses: an unknown name, a wrong type or a missing value. */
 export class PropsError extends FleetformError {}
@@ -56,3 +57,12 @@ export function checkProps<T>(construct: IConstruct, constructName: string, sche
     hint: [...hints, `${constructName} takes: ${known.join(', ')}`].join('; '),
   });
 }
+
+/** Schema pieces the props of several constructs share. */
+export const propSchemas = {
+  text: z.string(),
+  stringMap: z.record(z.string(), z.string()),
+  jsonObject: z.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'expected an object of attributes'),
+  /** A construct of this library of the given kind (of any copy of the library). */
+  construct: <T>(kind: FleetKind, expected: string) => z.custom<T>((x) => kindOf(x) === kind, expected),
+};

@@ -2,8 +2,8 @@ import { TerraformProvider } from 'cdktf';
 import type { Construct } from 'constructs';
 import { kindOf, markKind } from './kinds';
 import { registerFleetConstruct } from './registry';
-import { checkProps } from './props';
-import { fleetProviderPropsSchema } from './prop-schemas';
+import { checkProps, propSchemas } from './props';
+import { z } from 'zod';
 
 /**
  * Properties of a {@link FleetProvider}. There are deliberately no credentials here: the
@@ -27,6 +27,13 @@ export interface FleetProviderProps {
    */
   readonly endpoint?: string;
 }
+
+/** The run-time check of {@link FleetProviderProps}: strict, without coercion. */
+export const fleetProviderPropsSchema = z.strictObject({
+  organizationId: propSchemas.text.optional(),
+  locationId: propSchemas.text.optional(),
+  endpoint: propSchemas.text.optional(),
+}) satisfies z.ZodType<FleetProviderProps>;
 
 /** The connection of a stack to the fleet service: the `fleetform` provider. */
 export class FleetProvider extends TerraformProvider {

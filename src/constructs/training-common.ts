@@ -1,6 +1,6 @@
 import { TerraformResource } from 'cdktf';
-import type { z } from 'zod';
-import { checkProps } from './props';
+import { z } from 'zod';
+import { checkProps, propSchemas } from './props';
 import type { Construct } from 'constructs';
 import { Dataset } from './dataset';
 import { markKind } from './kinds';
@@ -26,6 +26,15 @@ export interface TrainingJobCommonProps {
    */
   readonly retainOnDelete?: boolean;
 }
+
+/** The run-time check of the props every training job has (spread into each job's schema). */
+export const trainingJobCommonPropsShape = {
+  dataset: z.union([propSchemas.text, propSchemas.construct<Dataset>('dataset', 'expected a Dataset or a dataset id')]),
+  organizationId: propSchemas.text.optional(),
+  modelName: propSchemas.text,
+  modelVersion: propSchemas.text,
+  retainOnDelete: z.boolean().optional(),
+};
 
 /** The `dataset_id` value of a job: a reference to a Dataset's id, or the literal id. */
 export function datasetIdOf(dataset: Dataset | string): string {

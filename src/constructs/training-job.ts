@@ -1,9 +1,10 @@
 import type { Construct } from 'constructs';
-import { modelFrameworkName, modelTypeName, type ModelFramework, type ModelType } from '../domain';
+import { ModelFramework, ModelType, modelFrameworkName, modelTypeName } from '../domain';
 import { kindOf } from './kinds';
-import { trainingJobPropsSchema } from './prop-schemas';
 import { registerFleetConstruct } from './registry';
-import { TrainingJobBase, type TrainingJobCommonProps } from './training-common';
+import { TrainingJobBase, trainingJobCommonPropsShape, type TrainingJobCommonProps } from './training-common';
+import { z } from 'zod';
+import { propSchemas } from './props';
 
 /** Properties of a {@link TrainingJob}: the parameters of SubmitTrainingJob (seed 4.3). */
 export interface TrainingJobProps extends TrainingJobCommonProps {
@@ -17,6 +18,14 @@ export interface TrainingJobProps extends TrainingJobCommonProps {
   /** Labels to train the model on (at least one). */
   readonly tags: readonly string[];
 }
+
+/** The run-time check of {@link TrainingJobProps}: strict, without coercion. */
+export const trainingJobPropsSchema = z.strictObject({
+  ...trainingJobCommonPropsShape,
+  modelType: z.enum(ModelType),
+  modelFramework: z.enum(ModelFramework).optional(),
+  tags: z.array(propSchemas.text),
+}) satisfies z.ZodType<TrainingJobProps>;
 
 /** A training job on the service's built-in trainer: one `fleetform_training_job` resource. */
 export class TrainingJob extends TrainingJobBase {
