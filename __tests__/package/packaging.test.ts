@@ -120,7 +120,7 @@ beforeAll(async () => {
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'yard-fleet', version: '1.0.0', private: true }, null, 2));
   // Native addons are built here, never downloaded, as in this project's own install.
-  writeFileSync(join(app, '.npmrc'), 'build-from-source=true\n');
+  writeFileSync(join(app, '.prebuild-installrc'), 'buildFromSource=true\n');
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(TEMPLATE_TSCONFIG, null, 2));
   writeFileSync(join(app, 'tsconfig.nodenext.json'), JSON.stringify(NODENEXT_TSCONFIG, null, 2));
   writeFileSync(join(app, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts', projectId: 'yard', sendCrashReports: 'false' }, null, 2));
