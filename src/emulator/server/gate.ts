@@ -107,12 +107,22 @@ function withDecodeErrorsAsInvalid(res: UniversalServerResponse): UniversalServe
   return { ...res, body: remapBody(res, res.body, unaryJsonError) };
 }
 
-/** Ends a request's connection (HTTP/1.1) or stream (HTTP/2) when its body was left unread. */
-function dropUnreadBody(req: NodeRequest, res: NodeResponse): void {
+/**
+ * After the answer, the rest of a body the handler did not read is discarded as it arrives,
+ * up to the message limit; a client sending more loses its connection (HTTP/1.1) or
+ * stream (HTTP/2).
+ */
+function drainUnreadBody(req: NodeRequest, res: NodeResponse, max: number): void {
   res.once('finish', () => {
     if (req.complete) return;
-    if ('stream' in req) req.stream.close();
-    else req.socket.destroy();
+    let discarded = 0;
+    req.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded <= max) return;
+      if ('stream' in req) req.stream.close();
+      else req.socket.destroy();
+    });
+    req.resume();
   });
 }
 
@@ -148,7 +158,7 @@ export function gatedHandler(options: GateOptions): (req: NodeRequest, res: Node
       writeWireError(req, res, ConnectError.from(err));
       return;
     }
-    dropUnreadBody(req, res);
+    drainUnreadBody(req, res, max + ENVELOPE_BYTES);
     const uReq = universalRequestFromNodeRequest(req, res, undefined, undefined);
     handler(uReq)
       .then((uRes) => universalResponseToNodeResponse(withDecodeErrorsAsInvalid(uRes), res))

@@ -1,6 +1,6 @@
 /**
  * Answers a request with a status error in its own protocol without reading its body:
- * gRPC and gRPC-web as a trailers-only response, Connect unary as a JSON error with the
+ * gRPC with its status in trailers, gRPC-web in a trailer message, Connect unary as a JSON error with the
  * matching HTTP status, Connect streaming as an end-of-stream message.
  */
 import type * as http from 'node:http';
@@ -38,17 +38,22 @@ function envelope(flags: number, payload: Buffer): Buffer {
 export function writeWireError(req: NodeRequest, res: NodeResponse, err: ConnectError): void {
   const protocol = protocolOf(req.headers['content-type']);
   const headers: Record<string, string> = {};
-  let status = 200;
+  let httpStatus = 200;
   let body: Buffer | undefined;
-  if (protocol === 'grpc' || protocol === 'grpc-web') {
-    headers['content-type'] = req.headers['content-type'] ?? `application/${protocol}+proto`;
-    headers['grpc-status'] = String(err.code);
-    headers['grpc-message'] = encodeURIComponent(err.rawMessage);
+  let trailers: Record<string, string> | undefined;
+  const status = { 'grpc-status': String(err.code), 'grpc-message': encodeURIComponent(err.rawMessage) };
+  if (protocol === 'grpc') {
+    headers['content-type'] = req.headers['content-type'] ?? 'application/grpc+proto';
+    trailers = status;
+  } else if (protocol === 'grpc-web') {
+    headers['content-type'] = req.headers['content-type'] ?? 'application/grpc-web+proto';
+    const text = Object.entries(status).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    body = envelope(0b1000_0000, Buffer.from(text));
   } else if (protocol === 'connect-stream') {
     headers['content-type'] = 'application/connect+json';
     body = envelope(0b10, Buffer.from(JSON.stringify({ error: errorJson(err) })));
   } else {
-    status = codeToHttpStatus(err.code);
+    httpStatus = codeToHttpStatus(err.code);
     headers['content-type'] = 'application/json';
     body = Buffer.from(JSON.stringify(errorJson(err)));
   }
@@ -61,7 +66,8 @@ export function writeWireError(req: NodeRequest, res: NodeResponse, err: Connect
     const socket = req.socket;
     res.once('finish', () => socket.destroy());
   }
-  (res as http.ServerResponse).writeHead(status, headers);
+  (res as http.ServerResponse).writeHead(httpStatus, headers);
+  if (trailers) (res as http.ServerResponse).addTrailers(trailers);
   if (body) res.end(body);
   else res.end();
 }
