@@ -12,3 +12,4 @@ export * from './duration';
 export * from './training';
 export * from './registry';
 export * from './suggest';
+export * from './resource-attributes';

@@ -1,6 +1,7 @@
 import type { ServiceClient } from '../api/client';
 import { FleetformError } from '../domain/errors';
 import { applyStack, type ApplyOutcome, type ApplyReporter } from './apply/executor';
+import { desireResource } from './desire';
 import type { DesiredStack, ProviderSettings } from './desired/stack';
 import type { KindContext, KindRegistry } from './kind';
 import { maskPaths } from './mask';
@@ -195,7 +196,7 @@ export class Engine {
     const entry = { type: resource.type, ids: { ...applied.ids }, outputs: { ...applied.outputs }, attributes: null, dependencies: [...resource.dependsOn], private: {}, sensitive_paths: [], status: 'ok' as const };
     const observed = await atAddress(address, () => kind.observe(ctx, entry));
     if (!observed) throw unknownId();
-    const desired = await kind.desire(ctx, resource.attributes, undefined).catch(() => undefined);
+    const desired = await desireResource(kind, ctx, resource.attributes, undefined).catch(() => undefined);
     const sensitive = desired ? [...desired.sensitivePaths] : [];
     state.resources[address] = { ...entry, attributes: maskPaths(observed.view, sensitive, state.lineage), sensitive_paths: sensitive };
     state.serial += 1;

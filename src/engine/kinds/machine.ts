@@ -9,8 +9,11 @@ import {
   validateMachineConfig,
 } from '../../domain';
 import { FleetformError } from '../../domain/errors';
-import { isObject, joinPath, stableStringify, toJson, UNKNOWN, type JsonObject } from '../json';
-import type { Applied, Desired, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
+import { machineAttributes } from '../../domain/resource-attributes';
+import { z } from 'zod';
+import { isObject, joinPath, stableStringify, toJson, type JsonObject } from '../json';
+import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
+import { defineKind, type SensitiveParts } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
 import { configDocument, configView } from './machine-config-view';
 import { unlessNotFound } from './not-found';
@@ -18,17 +21,58 @@ import { unlessNotFound } from './not-found';
 /** Thrown when the machine changed on the service after the plan read it. */
 export class ConcurrentChangeError extends FleetformError {}
 
-function parseConfig(raw: unknown): { config: Record<string, unknown>; problem?: PlanProblem } {
-  if (isObject(raw)) return { config: raw };
-  if (typeof raw !== 'string') return { config: {}, problem: { path: 'config', message: 'config must be a JSON object or JSON text' } };
+function parseConfig(text: string): { config: Record<string, unknown>; problem?: PlanProblem } {
   try {
-    const parsed: unknown = JSON.parse(raw);
+    const parsed: unknown = JSON.parse(text);
     if (isObject(parsed)) return { config: parsed };
   } catch {
     /* reported below */
   }
   return { config: {}, problem: { path: 'config', message: 'config is not a JSON object', hint: 'synthesize the app again' } };
 }
+
+/** Env entries of the desired config's modules that hold secrets: names that look secret, and those code flagged. */
+const secretEnvEntries: SensitiveParts = {
+  describe: 'env entries of its modules whose names look secret (TOKEN, SECRET, PASSWORD, KEY, ...) or that code marks secret',
+  paths(view, attributes) {
+    const flagged = new Set(machineAttributes.sensitive_env.parse(attributes.sensitive_env) ?? []);
+    const modules = isObject(view.config) && isObject(view.config.modules) ? view.config.modules : {};
+    const paths: string[] = [];
+    for (const [moduleName, module] of Object.entries(modules)) {
+      if (!isObject(module) || !isObject(module.env)) continue;
+      for (const key of Object.keys(module.env)) {
+        if (isSecretEnvName(key) || flagged.has(`${moduleName}.${key}`)) paths.push(joinPath(joinPath(joinPath('config.modules', moduleName), 'env'), key));
+      }
+    }
+    return paths;
+  },
+};
+
+export const machineDeclaration = defineKind({
+  type: 'fleetform_machine',
+  description: 'A machine and the whole configuration of its main part: components, services and modules.',
+  attributes: {
+    name: { schema: machineAttributes.name, description: 'Name of the machine in its location.', forcesReplacement: true },
+    location_id: {
+      schema: machineAttributes.location_id,
+      description: 'Location the machine lives in.',
+      computed: 'when-unset',
+      forcesReplacement: true,
+      serviceDefault: "the provider's location_id, else the only location of the organization",
+    },
+    config: {
+      schema: machineAttributes.config,
+      description: 'The machine config as JSON text (components, services, modules); a module without a version is pinned to the newest release at its first apply.',
+      sensitive: secretEnvEntries,
+    },
+    sensitive_env: {
+      schema: machineAttributes.sensitive_env,
+      description: 'Module env entries, as `<module>.<KEY>`, to treat as secrets besides those whose names look secret.',
+    },
+    id: { schema: z.string(), description: 'Id the service assigns to the machine.', computed: 'always' },
+    part_id: { schema: z.string(), description: "Id of the machine's main part, which holds its config.", computed: 'always' },
+  },
+});
 
 function registryModule(ctx: KindContext, moduleId: string): Promise<RegistryModule | undefined> {
   return ctx.memo(`registry-module:${moduleId}`, () => unlessNotFound(() => ctx.client.appClient.getModule(moduleId)));
@@ -79,16 +123,16 @@ export function runningModuleVersion(module: { readonly name: string; readonly v
 }
 
 /** A machine and the whole configuration of its main part (components, services, modules). */
-export const machineKind: ResourceKind = {
-  type: 'fleetform_machine',
+export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
+  type: machineDeclaration.type,
+  declaration: machineDeclaration,
   replaceOrder: 'delete-first',
 
-  async desire(ctx, attributes, prior): Promise<Desired> {
+  async desire(ctx, attributes, prior): Promise<DesiredValue> {
     const problems: PlanProblem[] = [];
     const notes: PlanNote[] = [];
-    const name = typeof attributes.name === 'string' ? attributes.name : '';
-    if (!name) problems.push({ path: 'name', message: 'a machine needs a name' });
-    const locationId = typeof attributes.location_id === 'string' && attributes.location_id ? attributes.location_id : ctx.locationId;
+    const name = attributes.name;
+    const locationId = attributes.location_id || ctx.locationId;
     const parsed = parseConfig(attributes.config);
     if (parsed.problem) problems.push(parsed.problem);
     const config = parsed.config;
@@ -152,18 +196,7 @@ export const machineKind: ResourceKind = {
     if (modules.length > 0) desiredConfig.modules = resolvedModules;
     const view: JsonObject = { name, location_id: locationId, config: configView(desiredConfig) };
 
-    const flagged = new Set(Array.isArray(attributes.sensitive_env) ? attributes.sensitive_env.filter((s): s is string => typeof s === 'string') : []);
-    const sensitivePaths: string[] = [];
-    for (const raw of resolvedModules) {
-      if (!isObject(raw) || !isObject(raw.env)) continue;
-      const moduleName = String(raw.name);
-      for (const key of Object.keys(raw.env)) {
-        if (isSecretEnvName(key) || flagged.has(`${moduleName}.${key}`)) {
-          sensitivePaths.push(joinPath(joinPath(joinPath(joinPath('config', 'modules'), moduleName), 'env'), key));
-        }
-      }
-    }
-    return { view, sensitivePaths, private: { pins }, notes, problems };
+    return { view, private: { pins }, notes, problems };
   },
 
   async observe(ctx, entry): Promise<Observation | undefined> {
@@ -181,10 +214,7 @@ export const machineKind: ResourceKind = {
     };
   },
 
-  judge(current, desired): Judgement {
-    const replaceReasons: string[] = [];
-    if (current.name !== desired.name) replaceReasons.push('name');
-    if (current.location_id !== desired.location_id && desired.location_id !== UNKNOWN) replaceReasons.push('location_id');
+  judge({ current, desired }): Judgement {
     const notes: PlanNote[] = [];
     const was = isObject(current.config) ? current.config.modules : undefined;
     const now = isObject(desired.config) ? desired.config.modules : undefined;
@@ -196,7 +226,7 @@ export const machineKind: ResourceKind = {
         }
       }
     }
-    return { replaceReasons, problems: [], notes };
+    return { problems: [], notes };
   },
 
   async create(ctx, desired, checkpoint): Promise<Applied> {
