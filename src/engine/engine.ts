@@ -7,6 +7,7 @@ import { maskPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
 import type { StateBackend, StateLock } from './state/backend';
+import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import type { State } from './state/schema';
 
 export interface EngineSettings {
@@ -14,6 +15,11 @@ export interface EngineSettings {
   readonly backend: StateBackend;
   readonly kinds: KindRegistry;
   readonly parallelism: number;
+  /**
+   * The most reads a plan keeps in flight. Above `parallelism`, reads start at
+   * `parallelism` and follow the network up to this bound; default `parallelism` (fixed).
+   */
+  readonly readParallelism?: number;
   readonly lockTimeoutMs: number;
   /** Used when a stack's provider names no organization or location (e.g. the embedded emulator's). */
   readonly defaults?: { readonly organizationId?: string; readonly locationId?: string };
@@ -24,7 +30,13 @@ export class StalePlanError extends FleetformError {}
 /** Plans and applies stacks against one service. Knows no resource kind. */
 export class Engine {
   private readonly targets = new Map<string, Promise<{ organizationId: string; locationId: string }>>();
+  private lastReads: ReadLimitStats | undefined;
   constructor(private readonly settings: EngineSettings) {}
+
+  /** How the last plan's reads went (limit reached, reads in flight at most), if it read. */
+  readStats(): ReadLimitStats | undefined {
+    return this.lastReads;
+  }
 
   /** Locks every named stack, or none (releasing what it took) when one is locked. */
   async lock(stacks: readonly string[], operation: string): Promise<() => Promise<void>> {
@@ -101,15 +113,18 @@ export class Engine {
     const states = new Map<string, State>();
     const headers: StackPlanHeader[] = [];
     const changes: ResourceChange[] = [];
+    const { parallelism, readParallelism = parallelism } = this.settings;
+    const readLimit = readParallelism > parallelism ? new AdaptiveReadLimit({ initial: parallelism, max: readParallelism }) : undefined;
     for (const stack of stacks) {
       const state = await this.settings.backend.read(stack.name);
       states.set(stack.name, state);
       const ctx = await this.context(stack.provider);
       headers.push({ name: stack.name, lineage: state.lineage, serial: state.serial, organizationId: ctx.organizationId, locationId: ctx.locationId });
       changes.push(
-        ...(await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism: this.settings.parallelism, destroy: options.destroy })),
+        ...(await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism, readLimit, destroy: options.destroy })),
       );
     }
+    this.lastReads = readLimit?.stats();
     return { plan: { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy }, states };
   }
 
