@@ -8,6 +8,7 @@ import { Engine } from '../engine/engine';
 import { defaultKinds } from '../engine/kinds';
 import { LocalStateBackend } from '../engine/state/local-backend';
 import { openConnection, type Connection } from './connection';
+import { timePhase } from './phase-timings';
 import { runApp } from './run-app';
 
 /** Options every engine command shares. */
@@ -66,13 +67,13 @@ export async function openWorkspace(options: EngineCommandOptions, cwd = process
   const parallelism = positiveInt(options.parallelism, '--parallelism', 10);
   const readParallelism = Math.max(parallelism, positiveInt(options.readParallelism, '--read-parallelism', 64));
   const lockTimeoutMs = durationFlag(options.lockTimeout, '--lock-timeout');
-  const outdir = options.synthOut ? path.resolve(cwd, options.synthOut) : (await runApp({ cwd })).outdir;
-  const stacks = await readStacks(outdir, options.stack);
+  const outdir = options.synthOut ? path.resolve(cwd, options.synthOut) : (await timePhase('synth', () => runApp({ cwd }))).outdir;
+  const stacks = await timePhase('read_stacks', () => readStacks(outdir, options.stack));
   const foreign = stacks.flatMap((s) => s.foreign);
   if (foreign.length > 0) {
     process.stderr.write(`note: leaving ${foreign.length} resource${foreign.length === 1 ? '' : 's'} of other providers to Terraform (cdktf deploy): ${foreign.join(', ')}\n`);
   }
-  const connection = await openConnection({ cwd, env: process.env, maxConnections: readParallelism });
+  const connection = await timePhase('connect', () => openConnection({ cwd, env: process.env, maxConnections: readParallelism }));
   const backend = new LocalStateBackend(path.join(cwd, '.fleetform', 'state'));
   const engine = new Engine({
     client: connection.client,

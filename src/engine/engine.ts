@@ -25,17 +25,29 @@ export interface EngineSettings {
   readonly defaults?: { readonly organizationId?: string; readonly locationId?: string };
 }
 
+/** Seconds of the last plan spent reading states, and the rest (service reads, diffs). */
+export interface PlanStats {
+  readonly stateS: number;
+  readonly planS: number;
+  readonly reads: ReadLimitStats | undefined;
+}
+
 export class StalePlanError extends FleetformError {}
 
 /** Plans and applies stacks against one service. Knows no resource kind. */
 export class Engine {
   private readonly targets = new Map<string, Promise<{ organizationId: string; locationId: string }>>();
-  private lastReads: ReadLimitStats | undefined;
+  private lastPlan: PlanStats = { stateS: 0, planS: 0, reads: undefined };
   constructor(private readonly settings: EngineSettings) {}
 
   /** How the last plan's reads went (limit reached, reads in flight at most), if it read. */
   readStats(): ReadLimitStats | undefined {
-    return this.lastReads;
+    return this.lastPlan.reads;
+  }
+
+  /** Where the last plan's time went: reading states, and reading the service and diffing. */
+  planStats(): PlanStats {
+    return this.lastPlan;
   }
 
   /** Locks every named stack, or none (releasing what it took) when one is locked. */
@@ -115,8 +127,12 @@ export class Engine {
     const changes: ResourceChange[] = [];
     const { parallelism, readParallelism = parallelism } = this.settings;
     const readLimit = readParallelism > parallelism ? new AdaptiveReadLimit({ initial: parallelism, max: readParallelism }) : undefined;
+    let stateS = 0;
+    const started = performance.now();
     for (const stack of stacks) {
+      const readStarted = performance.now();
       const state = await this.settings.backend.read(stack.name);
+      stateS += (performance.now() - readStarted) / 1000;
       states.set(stack.name, state);
       const ctx = await this.context(stack.provider);
       headers.push({ name: stack.name, lineage: state.lineage, serial: state.serial, organizationId: ctx.organizationId, locationId: ctx.locationId });
@@ -124,7 +140,7 @@ export class Engine {
         ...(await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism, readLimit, destroy: options.destroy })),
       );
     }
-    this.lastReads = readLimit?.stats();
+    this.lastPlan = { stateS, planS: (performance.now() - started) / 1000 - stateS, reads: readLimit?.stats() };
     return { plan: { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy }, states };
   }
 
