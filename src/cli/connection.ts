@@ -19,7 +19,8 @@ export interface Connection {
  * FLEETFORM_API_KEY and FLEETFORM_API_KEY_ID when set; otherwise the embedded emulator,
  * started in this process on `<cwd>/.fleetform/emulator/` with its seeded owner key.
  */
-export async function openConnection(options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Connection> {
+export async function openConnection(options: { cwd: string; env: NodeJS.ProcessEnv; maxConnections?: number }): Promise<Connection> {
+  const pool = options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections };
   const { env } = options;
   const endpoint = env.FLEETFORM_ENDPOINT;
   if (endpoint) {
@@ -33,6 +34,7 @@ export async function openConnection(options: { cwd: string; env: NodeJS.Process
     const client = await createServiceClient({
       serviceHost: endpoint,
       credentials: { type: 'api-key', authEntity: env.FLEETFORM_API_KEY_ID as string, payload: env.FLEETFORM_API_KEY as string },
+      ...pool,
     });
     return { client, endpoint, embedded: false, close: async () => client.close() };
   }
@@ -42,6 +44,7 @@ export async function openConnection(options: { cwd: string; env: NodeJS.Process
     const client = await createServiceClient({
       serviceHost: emulator.url,
       credentials: { type: 'api-key', authEntity: credentials.apiKeyId, payload: credentials.apiKey },
+      ...pool,
     });
     return {
       client,

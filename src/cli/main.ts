@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { FleetformError } from '../domain/errors';
 import { registerCommands } from './commands';
+import { writePhaseTimings } from './phase-timings';
 
 /** Builds the `fleetform` command; each sub-command registers itself from its own file. */
 export function buildProgram(): Command {
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
  * printed as `error: path: message` with its hint and no stack trace.
  */
 export async function main(argv: readonly string[]): Promise<number> {
+  const startupS = performance.now() / 1000;
   const program = buildProgram();
   try {
     await program.parseAsync([...argv]);
@@ -29,5 +31,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 1;
     }
     throw err;
+  } finally {
+    writePhaseTimings(process.env, startupS);
   }
 }

@@ -8,6 +8,7 @@ import { maskPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
 import type { StateBackend, StateLock } from './state/backend';
+import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import type { State } from './state/schema';
 
 export interface EngineSettings {
@@ -15,9 +16,21 @@ export interface EngineSettings {
   readonly backend: StateBackend;
   readonly kinds: KindRegistry;
   readonly parallelism: number;
+  /**
+   * The most reads a plan keeps in flight. Above `parallelism`, reads start at
+   * `parallelism` and follow the network up to this bound; default `parallelism` (fixed).
+   */
+  readonly readParallelism?: number;
   readonly lockTimeoutMs: number;
   /** Used when a stack's provider names no organization or location (e.g. the embedded emulator's). */
   readonly defaults?: { readonly organizationId?: string; readonly locationId?: string };
+}
+
+/** Seconds of the last plan spent reading states, and the rest (service reads, diffs). */
+export interface PlanStats {
+  readonly stateS: number;
+  readonly planS: number;
+  readonly reads: ReadLimitStats | undefined;
 }
 
 export class StalePlanError extends FleetformError {}
@@ -25,7 +38,18 @@ export class StalePlanError extends FleetformError {}
 /** Plans and applies stacks against one service. Knows no resource kind. */
 export class Engine {
   private readonly targets = new Map<string, Promise<{ organizationId: string; locationId: string }>>();
+  private lastPlan: PlanStats = { stateS: 0, planS: 0, reads: undefined };
   constructor(private readonly settings: EngineSettings) {}
+
+  /** How the last plan's reads went (limit reached, reads in flight at most), if it read. */
+  readStats(): ReadLimitStats | undefined {
+    return this.lastPlan.reads;
+  }
+
+  /** Where the last plan's time went: reading states, and reading the service and diffing. */
+  planStats(): PlanStats {
+    return this.lastPlan;
+  }
 
   /** Locks every named stack, or none (releasing what it took) when one is locked. */
   async lock(stacks: readonly string[], operation: string): Promise<() => Promise<void>> {
@@ -102,15 +126,22 @@ export class Engine {
     const states = new Map<string, State>();
     const headers: StackPlanHeader[] = [];
     const changes: ResourceChange[] = [];
+    const { parallelism, readParallelism = parallelism } = this.settings;
+    const readLimit = readParallelism > parallelism ? new AdaptiveReadLimit({ initial: parallelism, max: readParallelism }) : undefined;
+    let stateS = 0;
+    const started = performance.now();
     for (const stack of stacks) {
+      const readStarted = performance.now();
       const state = await this.settings.backend.read(stack.name);
+      stateS += (performance.now() - readStarted) / 1000;
       states.set(stack.name, state);
       const ctx = await this.context(stack.provider);
       headers.push({ name: stack.name, lineage: state.lineage, serial: state.serial, organizationId: ctx.organizationId, locationId: ctx.locationId });
       changes.push(
-        ...(await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism: this.settings.parallelism, destroy: options.destroy })),
+        ...(await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism, readLimit, destroy: options.destroy })),
       );
     }
+    this.lastPlan = { stateS, planS: (performance.now() - started) / 1000 - stateS, reads: readLimit?.stats() };
     return { plan: { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy }, states };
   }
 

@@ -4,13 +4,13 @@ export type NodeOutcome = 'done' | 'failed' | 'skipped';
 
 /**
  * Runs `work` for every node after the nodes it depends on, at most `parallelism` at a
- * time. A node whose dependency failed or was skipped is skipped; independent nodes go
+ * time (a function is asked again before each start, so the bound may move while running). A node whose dependency failed or was skipped is skipped; independent nodes go
  * on. Dependencies outside `nodes` are taken as already satisfied.
  */
 export async function runGraph<K extends string>(
   nodes: readonly K[],
   dependencies: (node: K) => readonly string[],
-  parallelism: number,
+  parallelism: number | (() => number),
   work: (node: K) => Promise<void>,
   onSkip?: (node: K, because: string) => void,
 ): Promise<Map<K, NodeOutcome>> {
@@ -26,7 +26,7 @@ export async function runGraph<K extends string>(
   const outcome = new Map<K, NodeOutcome>();
   const ready: K[] = nodes.filter((n) => waitingOn.get(n)?.size === 0);
   let running = 0;
-  const limit = Math.max(1, Math.floor(parallelism));
+  const limit = (): number => Math.max(1, Math.floor(typeof parallelism === 'function' ? parallelism() : parallelism));
 
   return new Promise((resolve, reject) => {
     const finish = (node: K, result: NodeOutcome, cause?: string): void => {
@@ -44,7 +44,7 @@ export async function runGraph<K extends string>(
       }
     };
     const pump = (): void => {
-      while (running < limit && ready.length > 0) {
+      while (running < limit() && ready.length > 0) {
         const node = ready.shift() as K;
         if (outcome.has(node)) continue;
         running++;

@@ -1,3 +1,4 @@
+import { ServiceError } from '../../api/client';
 import { resolveReferences } from '../desired/references';
 import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { diffJson } from '../diff';
@@ -7,6 +8,7 @@ import { desireResource } from '../desire';
 import type { Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
 import { replaceReasonsOf } from '../kind-declaration';
 import { maskPaths } from '../mask';
+import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
 import type { ResourceChange } from './model';
 
@@ -18,6 +20,8 @@ export interface PlanStackInput {
   /** Read the service (default). Without it, the last applied state stands for what exists. */
   readonly refresh: boolean;
   readonly parallelism: number;
+  /** When set, how many reads run at once follows the network (else `parallelism`). */
+  readonly readLimit?: AdaptiveReadLimit;
   /** Plan the removal of everything in state. */
   readonly destroy: boolean;
 }
@@ -32,8 +36,20 @@ interface Observed {
 async function observe(input: PlanStackInput, address: string): Promise<Observed> {
   const entry = input.state.resources[address];
   if (!input.refresh || !entry) return { observation: undefined, gone: false };
-  const observation = await input.kinds.require(entry.type, address).observe(input.ctx, entry);
+  const kind = input.kinds.require(entry.type, address);
+  const read = () => kind.observe(input.ctx, entry);
+  const observation = input.readLimit ? await input.readLimit.measure(read, readOutcome) : await read();
   return { observation, gone: observation === undefined };
+}
+
+function readParallelism(input: PlanStackInput): number | (() => number) {
+  const limit = input.readLimit;
+  return limit ? () => limit.limit : input.parallelism;
+}
+
+/** The service pushing back slows the reads down; other failures say nothing of load. */
+function readOutcome(err: unknown): ReadOutcome {
+  return err instanceof ServiceError && (err.code === 'RESOURCE_EXHAUSTED' || err.code === 'UNAVAILABLE') ? 'overload' : 'error';
 }
 
 /**
@@ -54,7 +70,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   await runGraph(
     desiredResources.map((r) => r.address),
     (a) => byAddress.get(a)?.dependsOn ?? [],
-    input.parallelism,
+    readParallelism(input),
     async (address) => {
       try {
         const resource = byAddress.get(address) as DesiredResource;
@@ -68,7 +84,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   if (failures.length > 0) throw failures[0];
 
   const removed = Object.keys(state.resources).filter((address) => !byAddress.has(address));
-  await runGraph(removed, () => [], input.parallelism, async (address) => {
+  await runGraph(removed, () => [], readParallelism(input), async (address) => {
     try {
       changes.set(address, planRemoval(input, address, await observe(input, address), salt));
     } catch (err) {
