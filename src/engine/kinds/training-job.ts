@@ -67,8 +67,10 @@ const commonAttributes = {
     computed: 'when-unset',
     serviceDefault: 'false',
   },
-  id: { schema: z.string(), description: 'Id the service assigns to the job.', computed: 'always' },
 } as const;
+
+/** The job id, last in both kinds' tables. */
+const jobId = { schema: z.string(), description: 'Id the service assigns to the job.', computed: 'always' } as const;
 
 /** The attributes every job has, read from either kind's parsed attributes. */
 const trainingJobCommon = z.object({ organization_id: trainingJobAttributes.organization_id, retain_on_delete: trainingJobAttributes.retain_on_delete });
@@ -206,6 +208,7 @@ export const trainingJobDeclaration = defineKind({
       serviceDefault: "MODEL_FRAMEWORK_UNSPECIFIED: the service's choice",
     },
     tags: { schema: trainingJobAttributes.tags, description: 'Labels to train the model on (at least one).' },
+    id: jobId,
   },
 });
 
@@ -293,6 +296,7 @@ export const customTrainingJobDeclaration = defineKind({
       computed: 'when-unset',
       serviceDefault: "empty: the service's choice",
     },
+    id: jobId,
   },
 });
 
