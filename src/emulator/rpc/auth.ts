@@ -17,9 +17,8 @@ const BEARER = 'Bearer ';
 export function authService(backend: Backend): Partial<ServiceImpl<AuthServiceType>> {
   return {
     authenticate(req) {
-      // AuthService messages are declared untyped (own-messages.ts): name the fields used here.
-      const creds: { type: string; payload: string } | undefined = req.credentials;
-      const entity: string = req.entity;
+      const creds = req.credentials;
+      const entity = req.entity;
       if (!creds) throw invalidArgument('credentials required');
       if (creds.type !== 'api-key') {
         throw invalidArgument(`unknown credentials type ${JSON.stringify(creds.type)}; this service accepts "api-key"`);
