@@ -1,4 +1,4 @@
-/** Authentication (reference.md "Auth"), hashed secrets, roles on organization/location/machine, and organization isolation. */
+/** Authentication (API key to bearer token), hashed secrets, roles on organization/location/machine, and organization isolation. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';

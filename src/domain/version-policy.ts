@@ -2,7 +2,7 @@ import * as semver from 'semver';
 import { FleetformError } from './errors';
 
 /**
- * A module's update policy (seed 3.1 and 9), decoded from the `version` field:
+ * A module's update policy, decoded from the `version` field:
  * - patch `X.Y.Z` (prereleases allowed): pinned, never updates automatically;
  * - minor `~X.Y` (input `X.Y.*` too): newer patch releases of X.Y;
  * - major `^X` (input `X.*` too): newer minor and patch releases of X;

@@ -1,5 +1,5 @@
 /**
- * `createServiceClient`: the seed's service client (4.1) over the real wire protocol.
+ * `createServiceClient`: the service client over the real wire protocol.
  * Authenticates with the API key before returning, then hands out the typed clients
  * (training, app, datasets) and authenticated raw clients for any other service.
  */

@@ -1,7 +1,8 @@
 /**
  * `proto.rpc.v1.AuthService/Authenticate` (api-key credentials -> bearer token) and the
  * interceptor that requires `authorization: Bearer <token>` on every other call.
- * Codes and messages follow the service: see reference.md "Auth".
+ * Codes and messages are the service's: a refused key is PERMISSION_DENIED, a missing or
+ * unknown token UNAUTHENTICATED.
  */
 import type { Interceptor, ServiceImpl } from '@connectrpc/connect';
 import { AuthService, type AuthServiceType } from '../../api/services';
