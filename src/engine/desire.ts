@@ -1,12 +1,13 @@
+import { childPath } from '../domain/json-path';
 import type { z } from 'zod';
 import { nearestName } from '../domain/suggest';
-import { joinPath, type JsonObject } from './json';
+import type { JsonObject } from './json';
 import { sensitivePathsOf, type KindDeclaration } from './kind-declaration';
 import type { Desired, KindContext, PlanProblem, ResourceKind } from './kind';
 import type { StateEntry } from './state/schema';
 
 function pathOf(segments: readonly PropertyKey[]): string {
-  return segments.reduce<string>((path, s) => joinPath(path, typeof s === 'number' ? s : String(s)), '');
+  return segments.reduce<string>((path, s) => childPath(path, typeof s === 'number' ? s : String(s)), '');
 }
 
 /** One problem per refused attribute, named by its path, with the fix. */
@@ -17,7 +18,7 @@ export function attributeProblems(declaration: KindDeclaration, attributes: Json
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => {
         const near = nearestName(key, known);
-        return { path: joinPath(at, key), message: `${declaration.type} has no attribute ${key}`, hint: near ? `did you mean ${near}?` : `its attributes: ${known.join(', ')}` };
+        return { path: childPath(at, key), message: `${declaration.type} has no attribute ${key}`, hint: near ? `did you mean ${near}?` : `its attributes: ${known.join(', ')}` };
       });
     }
     const top = issue.path[0];

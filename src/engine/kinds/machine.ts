@@ -1,3 +1,4 @@
+import { childPath } from '../../domain/json-path';
 import { ServiceError, type RegistryModule } from '../../api/client';
 import {
   describeVersionPolicy,
@@ -11,7 +12,7 @@ import {
 import { FleetformError } from '../../domain/errors';
 import { machineAttributes } from '../../domain/resource-attributes';
 import { z } from 'zod';
-import { isObject, joinPath, stableStringify, toJson, type JsonObject } from '../json';
+import { isObject, stableStringify, toJson, type JsonObject } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind, type SensitiveParts } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
@@ -41,7 +42,7 @@ const secretEnvEntries: SensitiveParts = {
     for (const [moduleName, module] of Object.entries(modules)) {
       if (!isObject(module) || !isObject(module.env)) continue;
       for (const key of Object.keys(module.env)) {
-        if (isSecretEnvName(key) || flagged.has(`${moduleName}.${key}`)) paths.push(joinPath(joinPath(joinPath('config.modules', moduleName), 'env'), key));
+        if (isSecretEnvName(key) || flagged.has(`${moduleName}.${key}`)) paths.push(childPath(childPath(childPath('config.modules', moduleName), 'env'), key));
       }
     }
     return paths;
@@ -147,10 +148,10 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
       modules.map(async (raw) => {
         if (!isObject(raw) || raw.type === 'local' || typeof raw.module_id !== 'string') return raw;
         const moduleName = typeof raw.name === 'string' ? raw.name : raw.module_id;
-        const path = joinPath(joinPath('config.modules', moduleName), 'version');
+        const path = childPath(childPath('config.modules', moduleName), 'version');
         const facts = await registryFacts(ctx, raw.module_id);
         if (!facts) {
-          problems.push({ path: joinPath('config.modules', moduleName), message: `module ${raw.module_id} is not in the registry`, hint: 'check module_id, or publish the module first' });
+          problems.push({ path: childPath('config.modules', moduleName), message: `module ${raw.module_id} is not in the registry`, hint: 'check module_id, or publish the module first' });
           return raw;
         }
         const { module: found, versions, latest, latestRelease } = facts;
@@ -178,7 +179,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
           for (const entry of entries) {
             if (!isObject(entry) || typeof entry.model !== 'string' || !entry.model.startsWith(`${raw.module_id}:`)) continue;
             if (provided.size > 0 && !provided.has(entry.model)) {
-              notes.push({ level: 'warning', path: joinPath(joinPath(`config.${list}`, String(entry.name)), 'model'), message: `${raw.module_id}@${resolved.version} does not list model ${entry.model}` });
+              notes.push({ level: 'warning', path: childPath(childPath(`config.${list}`, String(entry.name)), 'model'), message: `${raw.module_id}@${resolved.version} does not list model ${entry.model}` });
             }
           }
         }
@@ -186,7 +187,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
         const updates = policy.kind === 'patch' ? 'never updates automatically' : 'updates automatically (restarting the module) when the registry publishes a newer admitted version';
         notes.push({
           level: 'info',
-          path: joinPath('config.modules', moduleName),
+          path: childPath('config.modules', moduleName),
           message: `policy ${policyText} (${describeVersionPolicy(policy)}): runs ${resolved.version}; registry latest ${latest ?? '-'}${latestRelease && latestRelease !== latest ? ` (release ${latestRelease})` : ''}; ${updates}`,
         });
         return raw;
@@ -222,7 +223,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
       for (const [m, def] of Object.entries(now)) {
         const before = was[m];
         if (isObject(before) && isObject(def) && (before.version !== def.version || stableStringify(before.env) !== stableStringify(def.env))) {
-          notes.push({ level: 'warning', path: joinPath('config.modules', m), message: 'this change restarts the module; what it provides stops while it restarts' });
+          notes.push({ level: 'warning', path: childPath('config.modules', m), message: 'this change restarts the module; what it provides stops while it restarts' });
         }
       }
     }
