@@ -13,3 +13,5 @@ export * from './training';
 export * from './registry';
 export * from './suggest';
 export * from './resource-attributes';
+export * from './cycles';
+export * from './json-path';
