@@ -176,3 +176,15 @@ export function sortBySemver<T>(items: readonly T[], version: (item: T) => strin
   valid.sort((a, b) => semver.compare(version(a), version(b)));
   return [...invalid, ...valid];
 }
+
+/**
+ * The version a registry module of a machine runs, as fleetform decides it: a module
+ * given no version runs the version it was pinned to at its first apply, else the newest
+ * release; one with a version policy runs what the policy resolves to among `available`.
+ * Undefined when nothing qualifies (or the policy text is not one).
+ */
+export function moduleVersionToRun(policyText: string | undefined, pinned: string | undefined, available: readonly string[]): string | undefined {
+  if (!policyText) return pinned ?? newestVersion(available);
+  const policy = tryParseVersionPolicy(policyText);
+  return policy ? resolveModuleVersion(policy, available)?.version : undefined;
+}

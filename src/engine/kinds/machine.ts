@@ -5,7 +5,7 @@ import {
   formatVersionPolicy,
   isSecretEnvName,
   newestVersion,
-  resolveModuleVersion,
+  moduleVersionToRun,
   tryParseVersionPolicy,
   validateMachineConfig,
 } from '../../domain';
@@ -97,11 +97,8 @@ function registryFacts(ctx: KindContext, moduleId: string): Promise<RegistryFact
 }
 
 /** The version a policy resolves to among a module's versions, once per run for each module and policy text. */
-function resolvedVersion(ctx: KindContext, facts: RegistryFacts, policyText: string): Promise<ReturnType<typeof resolveModuleVersion>> {
-  return ctx.memo(`resolved-version:${facts.module.moduleId}:${policyText}`, async () => {
-    const policy = tryParseVersionPolicy(policyText);
-    return policy ? resolveModuleVersion(policy, facts.versions) : undefined;
-  });
+function resolvedVersion(ctx: KindContext, facts: RegistryFacts, policyText: string): Promise<string | undefined> {
+  return ctx.memo(`resolved-version:${facts.module.moduleId}:${policyText}`, async () => moduleVersionToRun(policyText, undefined, facts.versions));
 }
 
 function pinsOf(entry: StateEntry | undefined): Record<string, string> {
@@ -111,16 +108,9 @@ function pinsOf(entry: StateEntry | undefined): Record<string, string> {
   return out;
 }
 
-/**
- * The version a registry module of a machine runs, as the machine kind decides it: a
- * module without a version runs the version it was pinned to at its first apply (kept in
- * the state entry), else the newest release; one with a version policy runs what the
- * policy resolves to among `versions`.
- */
+/** The version a registry module of a machine runs (moduleVersionToRun), with the pin its state entry keeps. */
 export function runningModuleVersion(module: { readonly name: string; readonly version?: string }, entry: StateEntry | undefined, versions: readonly string[]): string | undefined {
-  if (!module.version) return pinsOf(entry)[module.name] ?? newestVersion(versions);
-  const policy = tryParseVersionPolicy(module.version);
-  return policy ? resolveModuleVersion(policy, versions)?.version : undefined;
+  return moduleVersionToRun(module.version, pinsOf(entry)[module.name], versions);
 }
 
 /** A machine and the whole configuration of its main part (components, services, modules). */
@@ -156,7 +146,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
         }
         const { module: found, versions, latest, latestRelease } = facts;
         if (typeof raw.version !== 'string' || raw.version === '') {
-          const pinned = priorPins[moduleName] ?? latestRelease;
+          const pinned = moduleVersionToRun(undefined, priorPins[moduleName], versions);
           if (!pinned) {
             problems.push({ path, message: `module ${raw.module_id} has no release to pin to`, hint: 'give a version explicitly' });
             return raw;
@@ -172,14 +162,14 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
           problems.push({ path, message: `no version of ${raw.module_id} satisfies ${raw.version}`, hint: `the registry has: ${versions.join(', ') || '(none)'}` });
           return raw;
         }
-        const model = found.versions.find((v) => v.version === resolved.version);
+        const model = found.versions.find((v) => v.version === resolved);
         const provided = new Set((model?.models ?? []).map((m) => m.model));
         for (const list of ['components', 'services'] as const) {
           const entries = Array.isArray(config[list]) ? (config[list] as unknown[]) : [];
           for (const entry of entries) {
             if (!isObject(entry) || typeof entry.model !== 'string' || !entry.model.startsWith(`${raw.module_id}:`)) continue;
             if (provided.size > 0 && !provided.has(entry.model)) {
-              notes.push({ level: 'warning', path: childPath(childPath(`config.${list}`, String(entry.name)), 'model'), message: `${raw.module_id}@${resolved.version} does not list model ${entry.model}` });
+              notes.push({ level: 'warning', path: childPath(childPath(`config.${list}`, String(entry.name)), 'model'), message: `${raw.module_id}@${resolved} does not list model ${entry.model}` });
             }
           }
         }
@@ -188,7 +178,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
         notes.push({
           level: 'info',
           path: childPath('config.modules', moduleName),
-          message: `policy ${policyText} (${describeVersionPolicy(policy)}): runs ${resolved.version}; registry latest ${latest ?? '-'}${latestRelease && latestRelease !== latest ? ` (release ${latestRelease})` : ''}; ${updates}`,
+          message: `policy ${policyText} (${describeVersionPolicy(policy)}): runs ${resolved}; registry latest ${latest ?? '-'}${latestRelease && latestRelease !== latest ? ` (release ${latestRelease})` : ''}; ${updates}`,
         });
         return raw;
       }),
