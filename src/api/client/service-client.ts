@@ -15,7 +15,7 @@ import { createDatasetClient, type DatasetClient } from './dataset-client';
 import { toServiceError } from './errors';
 import { createMlTrainingClient, type MlTrainingClient } from './ml-training-client';
 import { DEFAULT_RETRY_POLICY, systemClock, withRetries, type RetryClock, type RetryPolicy } from './retry';
-import { createClientTransport, defaultCompression, type ResponseCompression, type TransportKind } from './transport';
+import type { ResponseCompression, TransportKind } from './transport';
 
 /** The engine's default parallelism, and so the default size of the connection pool. */
 export const DEFAULT_MAX_CONNECTIONS = 10;
@@ -58,6 +58,14 @@ export interface ServiceClient {
   connections(): number;
   /** Closes the connections; the client is unusable afterwards. */
   close(): Promise<void>;
+}
+
+/**
+ * The wire transports (connect-node, undici) load on the first connection, so a program
+ * that only declares constructs never pays for loading them.
+ */
+function transports(): typeof import('./transport') {
+  return require('./transport') as typeof import('./transport');
 }
 
 const OptionsSchema = z.object({
@@ -111,6 +119,7 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
       throw new AuthenticationError(ConnectError.from(e), settings.secrets);
     }
   });
+  const { createClientTransport, defaultCompression } = transports();
   const wire = createClientTransport({
     baseUrl,
     kind: opts.transport ?? 'grpc-web',
