@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { checkProps, propSchemas } from './props';
 import { camelShape, trainingJobAttributes } from '../domain/resource-attributes';
 import type { Construct } from 'constructs';
-import { Dataset } from './dataset';
+import type { Dataset } from './dataset';
+import { datasetIdOf } from './dataset-ref';
 import { markKind } from './kinds';
 import { logicalIdFor } from './logical-id';
 
@@ -34,16 +35,6 @@ export const trainingJobCommonPropsShape = {
   // An empty dataset id is reported by the app's analysis with the job's other parameters.
   dataset: z.union([propSchemas.text, propSchemas.construct<Dataset>('dataset', 'expected a Dataset or a dataset id')]),
 };
-
-/** The `dataset_id` value of a job: a reference to a Dataset's id, or the literal id. */
-export function datasetIdOf(dataset: Dataset | string): string {
-  return typeof dataset === 'string' ? dataset : dataset.datasetId;
-}
-
-/** A Dataset object given as the `dataset` of a job, if it is one. */
-export function datasetConstruct(dataset: Dataset | string): Dataset | undefined {
-  return Dataset.isDataset(dataset) ? dataset : undefined;
-}
 
 /**
  * What the two kinds of training job share: the fields of {@link TrainingJobCommonProps},
