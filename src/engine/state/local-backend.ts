@@ -164,9 +164,18 @@ export class LocalStateBackend implements StateBackend {
 
   /** Names of the stacks that have a state here. */
   async stacks(): Promise<string[]> {
+    return this.stacksWith('.state.json');
+  }
+
+  /** Stacks whose state is locked now, including a stack locked before its first state was written. */
+  async lockedStacks(): Promise<string[]> {
+    return this.stacksWith('.lock');
+  }
+
+  private async stacksWith(suffix: string): Promise<string[]> {
     try {
       const files = await fs.readdir(this.dir);
-      return files.filter((f) => f.endsWith('.state.json')).map((f) => f.slice(0, -'.state.json'.length)).sort();
+      return files.filter((f) => f.endsWith(suffix)).map((f) => f.slice(0, -suffix.length)).sort();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
