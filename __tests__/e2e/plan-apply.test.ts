@@ -2,7 +2,7 @@ import * as os from 'node:os';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { ServiceClient } from '../../src/api/client';
-import { fleetform, openEmulatorProject, type EmulatorProject, type FleetShape } from './fleet-fixture';
+import { fleetform, openEmulatorProject, startFleetform, type EmulatorProject, type FleetShape } from './fleet-fixture';
 
 jest.setTimeout(120_000);
 
@@ -154,11 +154,11 @@ test('while the state is locked, a second apply fails naming the holder; force-u
   const blocked = await run('apply', '--auto-approve');
   expect(blocked.code).toBe(1);
   expect(blocked.stderr).toContain(`fleetform force-unlock ${held.info.id}`);
-  const waited = run('apply', '--auto-approve', '--lock-timeout', '20s');
-  await new Promise((r) => setTimeout(r, 300));
+  const waiting = startFleetform(dir, ['apply', '--auto-approve', '--lock-timeout', '20s', '--synth-out', p.outdir], env);
+  await waiting.stderrShows('waiting up to 20s for the state lock of stack fleet');
   const unlocked = await fleetform(dir, ['force-unlock', held.info.id], env);
   expect(unlocked.code).toBe(0);
-  const result = await waited;
+  const result = await waiting.result;
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('Apply complete!');
 });

@@ -4,7 +4,7 @@
  * is read through the returned object, in tests and in hooks declared after the call.
  */
 import * as fs from 'node:fs';
-import type { PromiseClient } from '@connectrpc/connect';
+import type { Client } from '@connectrpc/connect';
 import { EmulatorService, type EmulatorServiceType } from '../../src/api/emulator-control';
 import { loadServices, type AppServiceType, type Services } from '../../src/api/services';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator';
@@ -65,15 +65,15 @@ export function useEmulator(options: Omit<EmulatorOptions, 'dataDir' | 'port'> =
 export interface OwnerFixture extends EmulatorFixture {
   readonly services: Services;
   /** AppService over gRPC-web. */
-  readonly app: PromiseClient<AppServiceType>;
+  readonly app: Client<AppServiceType>;
   /** The emulator controls, over `controlsProtocol` (default gRPC-web). */
-  readonly controls: PromiseClient<EmulatorServiceType>;
+  readonly controls: Client<EmulatorServiceType>;
 }
 
 /** {@link useEmulator} plus the seeded owner's AppService and controls clients, made once before the file's tests. */
 export function useOwnerClients(options: { controlsProtocol?: Protocol } = {}): OwnerFixture {
   const fixture = useEmulator();
-  let clients: { services: Services; app: PromiseClient<AppServiceType>; controls: PromiseClient<EmulatorServiceType> } | undefined;
+  let clients: { services: Services; app: Client<AppServiceType>; controls: Client<EmulatorServiceType> } | undefined;
   beforeAll(async () => {
     const services = await loadServices();
     const app = await clientOf(fixture.emulator, services.app);

@@ -1,13 +1,13 @@
 /** Machines and parts: creation, listing, deletion, and part config writes with optimistic concurrency. */
 import type { JsonObject } from '@bufbuild/protobuf';
-import type { PromiseClient } from '@connectrpc/connect';
+import type { Client } from '@connectrpc/connect';
 import { loadServices, type AppServiceType, type Services } from '../../src/api/services';
 import { useEmulator } from './fixture';
 import { clientOf, codeOf, newMachine } from './helpers';
 
 const fx = useEmulator();
 let services: Services;
-let app: PromiseClient<AppServiceType>;
+let app: Client<AppServiceType>;
 beforeAll(async () => {
   services = await loadServices();
   app = await clientOf(fx.emulator, services.app);

@@ -1,5 +1,5 @@
 /** ML training jobs: submission rules, lifecycle driven by the controls, cancel/delete rules, logs. */
-import type { PromiseClient } from '@connectrpc/connect';
+import type { Client } from '@connectrpc/connect';
 import { EmulatorService, type EmulatorServiceType } from '../../src/api/emulator-control';
 import { DatasetService, loadServices, type MLTrainingServiceType } from '../../src/api/services';
 import { ModelFramework, ModelType, TrainingStatus } from '../../src/domain';
@@ -7,8 +7,8 @@ import { useEmulator } from './fixture';
 import { clientOf, codeOf } from './helpers';
 
 const fx = useEmulator();
-let ml: PromiseClient<MLTrainingServiceType>;
-let controls: PromiseClient<EmulatorServiceType>;
+let ml: Client<MLTrainingServiceType>;
+let controls: Client<EmulatorServiceType>;
 let org: string;
 let dataset: string;
 let seq = 0;

@@ -1,5 +1,5 @@
 /**
- * Module update policies (seed 3.1): the version deployed when a config is written, and the
+ * Module update policies: the version deployed when a config is written, and the
  * table of what each policy does as versions are published through the emulator controls.
  */
 import type { JsonObject } from '@bufbuild/protobuf';

@@ -82,6 +82,7 @@ export async function openWorkspace(options: EngineCommandOptions, cwd = process
     parallelism,
     readParallelism,
     lockTimeoutMs,
+    onLockWait: (stack) => process.stderr.write(`waiting up to ${options.lockTimeout} for the state lock of stack ${stack}, held by another run...\n`),
     defaults: { ...(connection.organizationId ? { organizationId: connection.organizationId } : {}), ...(connection.locationId ? { locationId: connection.locationId } : {}) },
   });
   return { cwd, stacks, engine, connection, backend, close: () => connection.close() };

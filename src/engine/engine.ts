@@ -1,12 +1,14 @@
 import type { ServiceClient } from '../api/client';
 import { FleetformError } from '../domain/errors';
 import { applyStack, type ApplyOutcome, type ApplyReporter } from './apply/executor';
+import { desireResource } from './desire';
 import type { DesiredStack, ProviderSettings } from './desired/stack';
 import type { KindContext, KindRegistry } from './kind';
 import { maskPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
 import type { StateBackend, StateLock } from './state/backend';
+import { StateLockedError } from './state/local-backend';
 import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import type { State } from './state/schema';
 
@@ -21,6 +23,8 @@ export interface EngineSettings {
    */
   readonly readParallelism?: number;
   readonly lockTimeoutMs: number;
+  /** Told when a stack's lock is held by another run and this one starts waiting for it. */
+  readonly onLockWait?: (stack: string) => void;
   /** Used when a stack's provider names no organization or location (e.g. the embedded emulator's). */
   readonly defaults?: { readonly organizationId?: string; readonly locationId?: string };
 }
@@ -57,12 +61,25 @@ export class Engine {
       for (const l of held.reverse()) await l.release();
     };
     try {
-      for (const s of stacks) held.push(await this.settings.backend.lock(s, operation, { timeoutMs: this.settings.lockTimeoutMs }));
+      for (const s of stacks) held.push(await this.lockOne(s, operation));
     } catch (err) {
       await release();
       throw err;
     }
     return release;
+  }
+
+  /** Takes one stack's lock, saying so when it has to wait for another run's. */
+  private async lockOne(stack: string, operation: string): Promise<StateLock> {
+    const { backend, lockTimeoutMs, onLockWait } = this.settings;
+    if (lockTimeoutMs <= 0 || !onLockWait) return backend.lock(stack, operation, { timeoutMs: lockTimeoutMs });
+    try {
+      return await backend.lock(stack, operation, { timeoutMs: 0 });
+    } catch (err) {
+      if (!(err instanceof StateLockedError)) throw err;
+      onLockWait(stack);
+      return backend.lock(stack, operation, { timeoutMs: lockTimeoutMs });
+    }
   }
 
   /** The organization and location a stack's resources live in. */
@@ -226,7 +243,7 @@ export class Engine {
     const entry = { type: resource.type, ids: { ...applied.ids }, outputs: { ...applied.outputs }, attributes: null, dependencies: [...resource.dependsOn], private: {}, sensitive_paths: [], status: 'ok' as const };
     const observed = await atAddress(address, () => kind.observe(ctx, entry));
     if (!observed) throw unknownId();
-    const desired = await kind.desire(ctx, resource.attributes, undefined).catch(() => undefined);
+    const desired = await desireResource(kind, ctx, resource.attributes, undefined).catch(() => undefined);
     const sensitive = desired ? [...desired.sensitivePaths] : [];
     state.resources[address] = { ...entry, attributes: maskPaths(observed.view, sensitive, state.lineage), sensitive_paths: sensitive };
     state.serial += 1;

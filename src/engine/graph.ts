@@ -1,3 +1,4 @@
+import { findCycles } from '../domain/cycles';
 import { FleetformError } from '../domain/errors';
 
 export type NodeOutcome = 'done' | 'failed' | 'skipped';
@@ -72,24 +73,11 @@ export async function runGraph<K extends string>(
 
 /** Throws naming the cycle when the dependencies loop. */
 export function assertAcyclic<K extends string>(nodes: readonly K[], deps: (n: K) => readonly string[]): void {
-  const state = new Map<string, 1 | 2>();
-  const stack: string[] = [];
-  const visit = (n: string): void => {
-    const s = state.get(n);
-    if (s === 2) return;
-    if (s === 1) {
-      const cycle = [...stack.slice(stack.indexOf(n)), n];
-      throw new FleetformError(`dependency cycle: ${cycle.join(' -> ')}`, {
-        path: n,
-        hint: 'remove one of these dependencies',
-      });
-    }
-    state.set(n, 1);
-    stack.push(n);
-    for (const d of deps(n as K)) visit(d);
-    stack.pop();
-    state.set(n, 2);
-  };
-  const known = new Set<string>(nodes);
-  for (const n of nodes) if (known.has(n)) visit(n);
+  const members = new Set<string>(nodes);
+  const cycle = findCycles<string>(nodes, (n) => deps(n as K).filter((d) => members.has(d)))[0];
+  if (!cycle) return;
+  throw new FleetformError(`dependency cycle: ${[...cycle, cycle[0]].join(' -> ')}`, {
+    path: cycle[0],
+    hint: 'remove one of these dependencies',
+  });
 }

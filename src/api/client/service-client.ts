@@ -1,10 +1,10 @@
 /**
- * `createServiceClient`: the seed's service client (4.1) over the real wire protocol.
+ * `createServiceClient`: the service client over the real wire protocol.
  * Authenticates with the API key before returning, then hands out the typed clients
  * (training, app, datasets) and authenticated raw clients for any other service.
  */
 import type { ServiceType } from '@bufbuild/protobuf';
-import { ConnectError, createPromiseClient, type PromiseClient } from '@connectrpc/connect';
+import { ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { z } from 'zod';
 import { InputError } from '../../domain/errors';
 import { AuthService, loadServices } from '../services';
@@ -53,7 +53,7 @@ export interface ServiceClient {
    * A connect-es client for any service over the same authenticated transport (bearer
    * token, re-authentication, default deadline). Errors are raw ConnectErrors.
    */
-  clientFor<S extends ServiceType>(service: S): PromiseClient<S>;
+  clientFor<S extends ServiceType>(service: S): Client<S>;
   /** Open connections now (for diagnostics and tests). */
   connections(): number;
   /** Closes the connections; the client is unusable afterwards. */
@@ -114,7 +114,7 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
     try {
       const req = { entity: authEntity, credentials: { type: 'api-key', payload } };
       const res = await auth.authenticate(req, { timeoutMs: settings.timeoutMs });
-      return res.accessToken as string;
+      return res.accessToken;
     } catch (e) {
       throw new AuthenticationError(ConnectError.from(e), settings.secrets);
     }
@@ -128,7 +128,7 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
     defaultTimeoutMs: settings.timeoutMs,
     interceptors: [authInterceptor(tokens)],
   });
-  const auth = createPromiseClient(AuthService, wire.transport);
+  const auth = createClient(AuthService, wire.transport);
 
   try {
     await withRetries(() => tokens.token(), { safe: true, policy: settings.retry, clock: settings.clock });
@@ -141,7 +141,7 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
     mlTrainingClient: createMlTrainingClient(createInvoker(services.mlTraining, wire.transport, settings)),
     appClient: createAppClient(createInvoker(services.app, wire.transport, settings), services.sdk),
     datasetClient: createDatasetClient(createInvoker(services.dataset, wire.transport, settings)),
-    clientFor: (service) => createPromiseClient(service, wire.transport),
+    clientFor: (service) => createClient(service, wire.transport),
     connections: () => wire.connections(),
     close: () => wire.close(),
   };

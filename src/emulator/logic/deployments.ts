@@ -1,5 +1,5 @@
 /**
- * Module deployments (seed 3.1), as pure functions over the domain's version policies:
+ * Module deployments, as pure functions over the domain's version policies:
  * which version each registry module of a machine runs after a config write, and which
  * machines move when a new version is published.
  */

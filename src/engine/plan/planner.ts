@@ -4,7 +4,9 @@ import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { diffJson } from '../diff';
 import { runGraph } from '../graph';
 import type { JsonObject } from '../json';
+import { desireResource } from '../desire';
 import type { Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
+import { replaceReasonsOf } from '../kind-declaration';
 import { maskPaths } from '../mask';
 import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
@@ -143,7 +145,7 @@ async function planResource(
     if (upstream && (upstream.action === 'create' || upstream.action === 'replace')) return undefined;
     return state.resources[ref.address]?.outputs[ref.output];
   }) as JsonObject;
-  const desired: Desired = await kind.desire(ctx, attributes, prior);
+  const desired: Desired = await desireResource(kind, ctx, attributes, prior);
   const after = maskPaths(desired.view, desired.sensitivePaths, salt);
   const { observation } = observed;
   const base = {
@@ -178,8 +180,9 @@ async function planResource(
   const current = observedView ?? prior.attributes ?? {};
   const drift = prior.attributes && observedView ? diffJson(prior.attributes, observedView) : [];
   const changes = diffJson(current, after);
-  const judgement = kind.judge(current, after, observation, prior);
-  const action = changes.length === 0 ? 'no-op' : judgement.replaceReasons.length > 0 ? 'replace' : 'update';
+  const replaceReasons = replaceReasonsOf(kind.declaration, current, after);
+  const judgement = kind.judge?.({ current, desired: after, observation, prior, replaceReasons }) ?? { problems: [], notes: [] };
+  const action = changes.length === 0 ? 'no-op' : replaceReasons.length > 0 ? 'replace' : 'update';
   const noDrift = prior.attributes !== null && drift.length === 0;
   return {
     ...base,
@@ -191,7 +194,7 @@ async function planResource(
     changes,
     drift,
     vanished: false,
-    replaceReasons: action === 'replace' ? judgement.replaceReasons : [],
+    replaceReasons: action === 'replace' ? replaceReasons : [],
     notes: [...desired.notes, ...judgement.notes],
     problems: [...desired.problems, ...judgement.problems],
     observedVersion: observation?.version ?? null,
