@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { FleetformError } from '../domain/errors';
 import { registerCommands } from './commands';
 import { writePhaseTimings } from './phase-timings';
+import { abandonEarlySynthesis } from './run-app';
 
 /** Builds the `fleetform` command; each sub-command registers itself from its own file. */
 export function buildProgram(): Command {
@@ -32,6 +33,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     throw err;
   } finally {
+    await abandonEarlySynthesis();
     writePhaseTimings(process.env, startupS);
   }
 }
