@@ -4,6 +4,7 @@ import { z } from 'zod';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
+import { pathOf } from '../../domain/json-path';
 import type { StateBackend, StateLock } from './backend';
 import { stateTextChunks } from './state-text';
 import { LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type State, type StateEntry } from './schema';
@@ -128,7 +129,7 @@ export class LocalStateBackend implements StateBackend {
     if (!result.success) {
       const issue = result.error.issues[0];
       throw new FleetformError(`state file ${file} is not a fleetform state: ${issue?.message ?? 'invalid'}`, {
-        path: issue ? `${file}#${issue.path.join('.')}` : file,
+        path: issue ? `${file}#${pathOf(issue.path)}` : file,
         hint: 'it may come from a newer fleetform, or have been edited by hand',
       });
     }
