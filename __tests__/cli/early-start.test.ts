@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appCommand } from '../../src/cli/early-start';
@@ -12,13 +12,23 @@ function project(app: string): string {
   return dir;
 }
 
-/** Resolves once `check` holds, looking again after each turn of the event loop's timers. */
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** Resolves with the text of `name` in `dir` once it has some: woken by the folder's change events, not by a timer. */
+function fileWritten(dir: string, name: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const read = (): string => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : '');
+    const watcher = watch(dir, () => {
+      const text = read();
+      if (text === '') return;
+      watcher.close();
+      resolve(text);
+    });
+    watcher.on('error', reject);
+    const text = read();
+    if (text !== '') {
+      watcher.close();
+      resolve(text);
+    }
+  });
 }
 
 /** Running (a killed process waiting to be reaped by its new parent counts as ended). */
@@ -67,8 +77,7 @@ describe('an app started early', () => {
     const dir = project(`node -e "require('fs').writeFileSync('pid', String(process.pid)); setInterval(() => {}, 1000)"`);
     try {
       startSynthesisEarly(dir);
-      await until(() => existsSync(join(dir, 'pid')) && readFileSync(join(dir, 'pid'), 'utf8') !== '', 'the app to start');
-      const pid = Number(readFileSync(join(dir, 'pid'), 'utf8'));
+      const pid = Number(await fileWritten(dir, 'pid'));
       expect(alive(pid)).toBe(true);
       await abandonEarlySynthesis();
       expect(alive(pid)).toBe(false);
