@@ -199,7 +199,8 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
         }
         const now = backend.now();
         const plan = planDeployments(part.id, config, deploymentsOfPart(db, part.id), moduleVersionsLookup(db, part.organizationId), now);
-        if (plan.issues.length > 0) throw invalidIssues(plan.issues);
+        const refused = plan.issues.filter((i) => i.severity === 'error');
+        if (refused.length > 0) throw invalidIssues(refused);
         // Stored as sent (key order included); `config` is the typed view of the same document.
         machines.writePart(db, part, name, JSON.stringify(json), now);
         replaceDeployments(db, part.id, plan.deployments);
