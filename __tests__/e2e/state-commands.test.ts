@@ -75,14 +75,15 @@ async function machineByHand(p: EmulatorProject, name: string, config: MachineCo
 describe('plan --refresh=false', () => {
   let p: EmulatorProject;
 
-  beforeAll(async () => {
+  // Each test starts from a project and emulator of its own: none depends on another having run.
+  beforeEach(async () => {
     p = await openEmulatorProject('ff-refresh-');
     p.synth();
     const applied = await p.run('apply', '--auto-approve');
     expect(applied.code).toBe(0);
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await p?.close();
   });
 
@@ -108,6 +109,7 @@ describe('plan --refresh=false', () => {
   });
 
   test('a change of the desired stacks is planned without refresh, against the state', async () => {
+    await driftTimeout(p, (await stateIds(p, 'fleetform_machine.picker-1')).part_id as string, 999);
     p.synth({ timeoutMs: 200 });
     const change = (before: number) => [{ path: 'config.components.ultrasonic-1.attributes.timeout_ms', kind: 'change', before, after: 200 }];
 
@@ -145,7 +147,8 @@ describe('import', () => {
   let differing: { machineId: string; partId: string };
   let datasetId: string;
 
-  beforeAll(async () => {
+  // Each test starts from a project and emulator of its own: none depends on another having run.
+  beforeEach(async () => {
     p = await openEmulatorProject('ff-import-');
     p.synth();
     const config = await synthesizedConfig(p, 'picker-1');
@@ -158,7 +161,7 @@ describe('import', () => {
     datasetId = await p.client.datasetClient.createDataset('boxes', p.credentials.organizationId);
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await p?.close();
   });
 
@@ -188,7 +191,14 @@ describe('import', () => {
     expect(plan['fleetform_dataset.boxes']).toEqual({ actions: ['no-op'], changes: [], drift: [] });
   });
 
+  /** Imports the machine made with the declared config and the dataset made by hand. */
+  async function importMatching(): Promise<void> {
+    expect((await p.run('import', 'fleetform_machine.picker-1', matching.machineId)).code).toBe(0);
+    expect((await p.run('import', 'fleetform_dataset.boxes', datasetId)).code).toBe(0);
+  }
+
   test('a machine whose config differs imports, and the plan shows only the difference', async () => {
+    await importMatching();
     expect((await p.run('import', 'fleetform_machine.picker-2', differing.machineId)).code).toBe(0);
     const plan = planSummary(await p.run('plan', '--json'));
     expect(plan).toEqual({
@@ -211,6 +221,9 @@ describe('import', () => {
   });
 
   test('import refuses an undeclared address, a managed address, an unknown id and an object managed elsewhere, leaving the state as it was', async () => {
+    await importMatching();
+    expect((await p.run('import', 'fleetform_machine.picker-2', differing.machineId)).code).toBe(0);
+    expect((await p.run('apply', '--auto-approve')).code).toBe(0);
     const refused = async (args: readonly string[], stderr: string) => {
       const before = await fs.readFile(stateFile(p), 'utf8');
       const result = await p.run('import', ...args);
@@ -256,12 +269,13 @@ describe('import', () => {
 describe('import of a training job', () => {
   let p: EmulatorProject;
 
-  beforeAll(async () => {
+  // Each test starts from a project and emulator of its own: none depends on another having run.
+  beforeEach(async () => {
     p = await openEmulatorProject('ff-import-job-');
     p.synth({ machines: [], jobVersion: 'v1' });
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await p?.close();
   });
 
@@ -281,13 +295,14 @@ describe('import of a training job', () => {
 describe('state rm', () => {
   let p: EmulatorProject;
 
-  beforeAll(async () => {
+  // Each test starts from a project and emulator of its own: none depends on another having run.
+  beforeEach(async () => {
     p = await openEmulatorProject('ff-state-rm-');
     p.synth();
     expect((await p.run('apply', '--auto-approve')).code).toBe(0);
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await p?.close();
   });
 

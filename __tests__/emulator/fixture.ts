@@ -36,17 +36,22 @@ export interface EmulatorFixture {
   readonly dataDir: string;
 }
 
+/** Whether a fixture is made once for the file's tests, or afresh for each test (tests that change what others read). */
+export type FixtureScope = 'file' | 'test';
+
 /**
- * An emulator for the calling file: started on port 0 in a fresh temp folder before its tests,
- * closed and its folder removed after them. `options` go to startEmulator (e.g. a clock).
+ * An emulator for the calling file: started on port 0 in a fresh temp folder before its tests
+ * (before each test with `per: 'test'`), closed and its folder removed after them.
+ * Other options go to startEmulator (e.g. a clock).
  */
-export function useEmulator(options: Omit<EmulatorOptions, 'dataDir' | 'port'> = {}): EmulatorFixture {
+export function useEmulator(options: Omit<EmulatorOptions, 'dataDir' | 'port'> & { per?: FixtureScope } = {}): EmulatorFixture {
+  const { per = 'file', ...emulatorOptions } = options;
   let running: { emulator: RunningEmulator; dataDir: string } | undefined;
-  beforeAll(async () => {
+  (per === 'test' ? beforeEach : beforeAll)(async () => {
     const dataDir = tempDir();
-    running = { emulator: await startEmulator({ ...options, dataDir, port: 0 }), dataDir };
+    running = { emulator: await startEmulator({ ...emulatorOptions, dataDir, port: 0 }), dataDir };
   });
-  afterAll(async () => {
+  (per === 'test' ? afterEach : afterAll)(async () => {
     if (!running) return;
     await running.emulator.close();
     fs.rmSync(running.dataDir, { recursive: true, force: true });
@@ -71,10 +76,10 @@ export interface OwnerFixture extends EmulatorFixture {
 }
 
 /** {@link useEmulator} plus the seeded owner's AppService and controls clients, made once before the file's tests. */
-export function useOwnerClients(options: { controlsProtocol?: Protocol } = {}): OwnerFixture {
-  const fixture = useEmulator();
+export function useOwnerClients(options: { controlsProtocol?: Protocol; per?: FixtureScope } = {}): OwnerFixture {
+  const fixture = useEmulator({ per: options.per ?? 'file' });
   let clients: { services: Services; app: Client<AppServiceType>; controls: Client<EmulatorServiceType> } | undefined;
-  beforeAll(async () => {
+  (options.per === 'test' ? beforeEach : beforeAll)(async () => {
     const services = await loadServices();
     const app = await clientOf(fixture.emulator, services.app);
     const controls = await clientOf(fixture.emulator, EmulatorService, { protocol: options.controlsProtocol });

@@ -10,3 +10,8 @@ export function childPath(path: string, key: string | number): string {
   if (BARE_KEY.test(key)) return path ? `${path}.${key}` : key;
   return `${path}[${JSON.stringify(key)}]`;
 }
+
+/** A path given as its keys (e.g. a zod issue's), in the same notation. */
+export function pathOf(keys: readonly PropertyKey[]): string {
+  return keys.reduce<string>((path, key) => childPath(path, typeof key === 'number' ? key : String(key)), '');
+}

@@ -1,14 +1,10 @@
-import { childPath } from '../domain/json-path';
+import { childPath, pathOf } from '../domain/json-path';
 import type { z } from 'zod';
 import { nearestName } from '../domain/suggest';
 import type { JsonObject } from './json';
 import { sensitivePathsOf, type KindDeclaration } from './kind-declaration';
 import type { Desired, KindContext, PlanProblem, ResourceKind } from './kind';
 import type { StateEntry } from './state/schema';
-
-function pathOf(segments: readonly PropertyKey[]): string {
-  return segments.reduce<string>((path, s) => childPath(path, typeof s === 'number' ? s : String(s)), '');
-}
 
 /** One problem per refused attribute, named by its path, with the fix. */
 export function attributeProblems(declaration: KindDeclaration, attributes: JsonObject, issues: readonly z.core.$ZodIssue[]): PlanProblem[] {

@@ -7,6 +7,7 @@ import type { ServiceType } from '@bufbuild/protobuf';
 import { ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { z } from 'zod';
 import { InputError } from '../../domain/errors';
+import { pathOf } from '../../domain/json-path';
 import { AuthService, loadServices } from '../services';
 import { createAppClient, type AppClient } from './app-client';
 import { authInterceptor, AuthenticationError, TokenSource, type ApiKeyCredentials } from './auth';
@@ -87,7 +88,7 @@ function checkOptions(opts: ServiceClientOptions): void {
   if (r.success) return;
   const first = r.error.issues[0]!;
   throw new InputError(first.message, {
-    path: first.path.join('.'),
+    path: pathOf(first.path),
     hint: 'createServiceClient({ serviceHost, credentials: { type: "api-key", authEntity: KEY_ID, payload: KEY } })',
   });
 }
