@@ -306,7 +306,7 @@ describe('state rm', () => {
     await p?.close();
   });
 
-  test('rm forgets the entry and leaves the service object as it was; the next plan creates it again', async () => {
+  test('rm forgets the entry and leaves the service object as it was; the next plan refuses to create it again and names the machine to import', async () => {
     const ids = await stateIds(p, 'fleetform_machine.picker-2');
     const partBefore = await p.client.appClient.getMachinePart(ids.part_id as string);
 
@@ -321,17 +321,13 @@ describe('state rm', () => {
     expect(partAfter.config).toEqual(partBefore.config);
     expect(partAfter.lastUpdated).toEqual(partBefore.lastUpdated);
 
+    // the service keeps machine names unique in a location: the plan says so, naming the machine to import, before any write
     const plan = await p.run('plan', '--detailed-exitcode');
-    expect(plan.code).toBe(2);
-    expect(plan.stdout).toContain('  # fleetform_machine.picker-2 will be created\n  + resource "fleetform_machine" "picker-2" {\n');
-    expect(plan.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
-    expect(planSummary(await p.run('plan', '--json'))['fleetform_machine.picker-1']?.actions).toEqual(['no-op']);
-
-    // the service keeps machine names unique in a location: creating it again is refused, and nothing changes
-    const again = await p.run('apply', '--auto-approve');
-    expect(again.code).toBe(1);
-    expect(again.stdout).toMatch(/fleetform_machine\.picker-2: failed after .*: .*a machine named picker-2 already exists/);
-    expect(again.stdout).toContain(`(id ${ids.machine_id as string}) and fleetform does not manage it\n      hint: to manage that machine with this resource: fleetform import <this address> ${ids.machine_id as string}; or rename this one\n`);
+    expect(plan.code).toBe(1);
+    expect(plan.stdout).toContain(
+      `Error: fleetform_machine.picker-2.name: location ${p.credentials.locationId} already has a machine named picker-2 (id ${ids.machine_id as string})\n` +
+        `  hint: if fleetform manages it under another address, move that address instead of recreating it (fleetform state mv OLD NEW); to manage it with this resource: fleetform import <this address> ${ids.machine_id as string}; or choose another name\n`,
+    );
     expect(await p.runBare('state', 'list')).toEqual({ code: 0, stdout: 'fleet\tfleetform_dataset.boxes\nfleet\tfleetform_machine.picker-1\n', stderr: '' });
     expect((await p.client.appClient.listMachines(p.credentials.locationId)).map((m) => m.name).sort()).toEqual(['picker-1', 'picker-2']);
     expect((await p.client.appClient.getMachinePart(ids.part_id as string)).lastUpdated).toEqual(partBefore.lastUpdated);

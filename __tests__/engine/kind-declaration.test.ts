@@ -46,7 +46,7 @@ describe('kind declarations', () => {
     const schemas = Object.fromEntries(kindDeclarations.map((d) => [d.type, terraformResourceSchema(d)]));
     expect(Object.keys(schemas)).toEqual(['fleetform_machine', 'fleetform_dataset', 'fleetform_training_job', 'fleetform_custom_training_job']);
     expect(schemas.fleetform_training_job?.requiresReplace).toEqual(['model_name', 'model_version']);
-    expect(schemas.fleetform_machine?.requiresReplace).toEqual(['name', 'location_id']);
+    expect(schemas.fleetform_machine?.requiresReplace).toEqual(['location_id']);
     expect(schemas.fleetform_machine?.attributes.find((a) => a.name === 'config')).toMatchObject({ required: true, sensitive: true, type: 'string' });
     expect(schemas.fleetform_machine?.attributes.find((a) => a.name === 'location_id')).toMatchObject({ optional: true, computed: true, required: false });
     for (const s of Object.values(schemas)) expect(s.attributes.find((a) => a.name === 'id')).toMatchObject({ computed: true, optional: false, required: false });

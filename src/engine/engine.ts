@@ -105,6 +105,14 @@ export class Engine {
         );
       }
       organizationId = (orgs[0] as { id: string }).id;
+    } else if (provider.organizationId) {
+      const orgs = await client.appClient.listOrganizations();
+      if (!orgs.some((o) => o.id === provider.organizationId)) {
+        throw new FleetformError(`the API key can see no organization ${provider.organizationId}`, {
+          path: 'FleetProvider.organizationId',
+          hint: `use one it can see: ${orgs.map((o) => `${o.id} (${o.name})`).join(', ') || 'none'}`,
+        });
+      }
     }
     let locationId = provider.locationId ?? (provider.organizationId ? undefined : this.settings.defaults?.locationId);
     if (!locationId) {
@@ -116,6 +124,14 @@ export class Engine {
         );
       }
       locationId = (locations[0] as { id: string }).id;
+    } else if (provider.locationId) {
+      const locations = await client.appClient.listLocations(organizationId);
+      if (!locations.some((l) => l.id === provider.locationId)) {
+        throw new FleetformError(`organization ${organizationId} has no location ${provider.locationId}`, {
+          path: 'FleetProvider.locationId',
+          hint: `use one of its locations: ${locations.map((l) => `${l.id} (${l.name})`).join(', ') || 'none'}`,
+        });
+      }
     }
     return { organizationId, locationId };
   }

@@ -12,7 +12,7 @@ import {
 import { FleetformError } from '../../domain/errors';
 import { machineAttributes } from '../../domain/resource-attributes';
 import { z } from 'zod';
-import { isObject, stableStringify, toJson, type JsonObject } from '../json';
+import { isObject, stableStringify, toJson, UNKNOWN, type JsonObject } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind, type SensitiveParts } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
@@ -53,7 +53,7 @@ export const machineDeclaration = defineKind({
   type: 'fleetform_machine',
   description: 'A machine and the whole configuration of its main part: components, services and modules.',
   attributes: {
-    name: { schema: machineAttributes.name, description: 'Name of the machine in its location.', forcesReplacement: true },
+    name: { schema: machineAttributes.name, description: 'Name of the machine in its location; a new name renames the machine in place (same id).' },
     location_id: {
       schema: machineAttributes.location_id,
       description: 'Location the machine lives in.',
@@ -141,7 +141,12 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
         const path = childPath(childPath('config.modules', moduleName), 'version');
         const facts = await registryFacts(ctx, raw.module_id);
         if (!facts) {
-          problems.push({ path: childPath('config.modules', moduleName), message: `module ${raw.module_id} is not in the registry`, hint: 'check module_id, or publish the module first' });
+          // The service stores such a config; the machine then fails to start the module.
+          notes.push({
+            level: 'warning',
+            path: childPath('config.modules', moduleName),
+            message: `module ${raw.module_id} is not in the registry: the machine will not be able to start it (check module_id, or publish the module first)`,
+          });
           return raw;
         }
         const { module: found, versions, latest, latestRelease } = facts;
@@ -159,7 +164,11 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
         if (!policy) return raw;
         const resolved = await resolvedVersion(ctx, facts, raw.version);
         if (!resolved) {
-          problems.push({ path, message: `no version of ${raw.module_id} satisfies ${raw.version}`, hint: `the registry has: ${versions.join(', ') || '(none)'}` });
+          notes.push({
+            level: 'warning',
+            path,
+            message: `no version of ${raw.module_id} satisfies ${raw.version}: the machine will not be able to start it (the registry has: ${versions.join(', ') || 'none'})`,
+          });
           return raw;
         }
         const model = found.versions.find((v) => v.version === resolved);
@@ -183,6 +192,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
         return raw;
       }),
     );
+    problems.push(...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
     const desiredConfig: Record<string, unknown> = { ...config };
     if (modules.length > 0) desiredConfig.modules = resolvedModules;
     const view: JsonObject = { name, location_id: locationId, config: configView(desiredConfig) };
@@ -241,6 +251,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
         hint: 'run `fleetform plan` again to see the change, then apply',
       });
     if (plannedVersion !== null && seen !== plannedVersion) throw stale();
+    await renameIfNeeded(ctx, machineId, String(desired.name));
     try {
       await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(viewConfig(desired), part.config), part.lastUpdated);
     } catch (err) {
@@ -266,6 +277,46 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
   },
 };
 
+/** The locations of the run's organization, read once per run. */
+function locationsOf(ctx: KindContext): Promise<ReadonlyMap<string, string>> {
+  return ctx.memo(`locations:${ctx.organizationId}`, async () => new Map((await ctx.client.appClient.listLocations(ctx.organizationId)).map((l) => [l.id, l.name])));
+}
+
+/** The machines of a location by id, read once per run and shared by every machine there. */
+function machinesIn(ctx: KindContext, locationId: string) {
+  return ctx.memo(`machines-in:${locationId}`, async () => {
+    const machines = await unlessNotFound(() => ctx.client.appClient.listMachines(locationId));
+    return new Map((machines ?? []).map((m) => [m.id, m]));
+  });
+}
+
+/**
+ * What would make the create or rename fail on the service, found before any write: a
+ * location the organization does not have, a name another machine holds there.
+ */
+async function placementProblems(ctx: KindContext, name: string, explicitLocation: string | undefined, locationId: string, prior: StateEntry | undefined): Promise<PlanProblem[]> {
+  if (name === UNKNOWN || locationId === UNKNOWN) return [];
+  if (explicitLocation) {
+    const locations = await locationsOf(ctx);
+    if (!locations.has(explicitLocation)) {
+      const choices = [...locations].map(([id, n]) => `${id} (${n})`).join(', ') || 'none';
+      return [{ path: 'location_id', message: `organization ${ctx.organizationId} has no location ${explicitLocation}`, hint: `use one of its locations: ${choices}` }];
+    }
+  }
+  const own = prior?.ids.machine_id;
+  const priorName = typeof prior?.attributes?.name === 'string' ? prior.attributes.name : undefined;
+  if (own && priorName === name) return [];
+  const holder = [...(await machinesIn(ctx, locationId)).values()].find((m) => m.name === name && m.id !== own);
+  if (!holder) return [];
+  return [
+    {
+      path: 'name',
+      message: `location ${locationId} already has a machine named ${name} (id ${holder.id})`,
+      hint: `if fleetform manages it under another address, move that address instead of recreating it (fleetform state mv OLD NEW); to manage it with this resource: fleetform import <this address> ${holder.id}; or choose another name`,
+    },
+  ];
+}
+
 /**
  * Creates the machine; when the location already has one of that name (made elsewhere, or
  * left behind by `fleetform state rm`), says which machine and how to manage it instead.
@@ -283,6 +334,20 @@ async function newMachine(ctx: KindContext, name: string, locationId: string): P
   }
 }
 
+/** Gives the machine its desired name through UpdateRobot; its id, parts and config stay. */
+async function renameIfNeeded(ctx: KindContext, machineId: string, name: string): Promise<void> {
+  const machine = await ctx.client.appClient.getMachine(machineId);
+  if (machine.name === name) return;
+  try {
+    await ctx.client.appClient.updateMachine(machineId, name, machine.locationId);
+  } catch (err) {
+    if (!(err instanceof ServiceError) || err.code !== 'ALREADY_EXISTS') throw err;
+    throw new FleetformError(`cannot rename machine ${machine.name} to ${name}: location ${machine.locationId} already has a machine of that name`, {
+      hint: 'choose another name, or remove the other machine first',
+    });
+  }
+}
+
 function viewConfig(desired: JsonObject): JsonObject {
   const c = desired.config;
   return isObject(c) ? c : (toJson({}) as JsonObject);
@@ -294,10 +359,7 @@ function viewConfig(desired: JsonObject): JsonObject {
  */
 async function findMachine(ctx: KindContext, machineId: string, entry: StateEntry) {
   const locationId = typeof entry.attributes?.location_id === 'string' ? entry.attributes.location_id : ctx.locationId;
-  const listed = await ctx.memo(`machines-in:${locationId}`, async () => {
-    const machines = await unlessNotFound(() => ctx.client.appClient.listMachines(locationId));
-    return new Map((machines ?? []).map((m) => [m.id, m]));
-  });
+  const listed = await machinesIn(ctx, locationId);
   return listed.get(machineId) ?? (await unlessNotFound(() => ctx.client.appClient.getMachine(machineId)));
 }
 

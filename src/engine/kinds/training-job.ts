@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { isObject, UNKNOWN, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind, type KindDeclaration } from '../kind-declaration';
+import type { StateEntry } from '../state/schema';
 import { unlessNotFound } from './not-found';
 
 /** What differs between a managed and a custom training job; the rest is shared. */
@@ -79,6 +80,65 @@ function jobsOfOrganization(ctx: KindContext, organizationId: string): Promise<r
   return ctx.memo(`training-jobs:${organizationId}`, () => ctx.client.mlTrainingClient.listTrainingJobs(organizationId));
 }
 
+/** A job is submitted when there is none yet, or when the model or its version changes (a replace). */
+function submitsNewJob(view: JsonObject, prior: StateEntry | undefined): boolean {
+  if (!prior) return true;
+  const was = prior.attributes ?? {};
+  return was.model_name !== view.model_name || was.model_version !== view.model_version;
+}
+
+/**
+ * The smallest version after `wanted` that no job of the model has: the trailing number
+ * counted up (`3` -> `4`, `v1.2` -> `v1.3`), else `-2`, `-3`... appended.
+ */
+export function nextFreeVersion(wanted: string, taken: ReadonlySet<string>): string {
+  const numbered = /^(.*?)(\d+)$/.exec(wanted);
+  const candidate = (n: number): string => (numbered ? `${numbered[1]}${Number(numbered[2]) + n}` : `${wanted}-${n + 1}`);
+  let n = 1;
+  while (taken.has(candidate(n))) n++;
+  return candidate(n);
+}
+
+/**
+ * What would make the submit fail on the service, found before any write: a model version
+ * any job of the model already has (canceled and failed ones too), a training script or
+ * script version the registry does not have.
+ */
+async function submissionProblems<Schema extends z.ZodObject>(ctx: KindContext, flavour: JobFlavour<Schema>, view: JsonObject, prior: StateEntry | undefined): Promise<PlanProblem[]> {
+  const problems: PlanProblem[] = [];
+  const modelName = str(view.model_name);
+  const modelVersion = str(view.model_version);
+  if (modelName && modelVersion && modelName !== UNKNOWN && modelVersion !== UNKNOWN) {
+    const jobs = (await jobsOfOrganization(ctx, str(view.organization_id))).filter((j) => j.modelName === modelName);
+    const clash = jobs.find((j) => j.modelVersion === modelVersion && j.id !== prior?.ids.id);
+    if (clash) {
+      const next = nextFreeVersion(modelVersion, new Set(jobs.map((j) => j.modelVersion)));
+      problems.push({
+        path: 'model_version',
+        message: `model ${modelName} already has version ${modelVersion} (job ${clash.id}, ${trainingStatusName(clash.status)}); a version is never reused, even by canceled or failed jobs`,
+        hint: `set modelVersion to ${next}, the next free version${prior ? '' : `, or manage that job: fleetform import <this address> ${clash.id}`}`,
+      });
+    }
+  }
+  if (flavour.declaration.type === customTrainingJobDeclaration.type) {
+    const itemId = str(view.registry_item_id);
+    const version = str(view.registry_item_version);
+    if (itemId && itemId !== UNKNOWN) {
+      const item = await ctx.memo(`registry-item:${itemId}`, () => unlessNotFound(() => ctx.client.appClient.getRegistryItem(itemId)));
+      if (!item) {
+        problems.push({ path: 'registry_item_id', message: `the registry has no training script ${itemId}`, hint: 'check registryItemId (`<namespace>:<script-name>`), or publish the script first' });
+      } else if (version && version !== UNKNOWN && !item.versions.includes(version)) {
+        problems.push({
+          path: 'registry_item_version',
+          message: `training script ${itemId} has no version ${version}`,
+          hint: `use one of its versions: ${item.versions.join(', ') || 'none published'}`,
+        });
+      }
+    }
+  }
+  return problems;
+}
+
 function trainingKind<Schema extends z.ZodObject>(flavour: JobFlavour<Schema>): ResourceKind<Schema> {
   return {
     type: flavour.declaration.type,
@@ -98,17 +158,7 @@ function trainingKind<Schema extends z.ZodObject>(flavour: JobFlavour<Schema>): 
         const dataset = await ctx.memo(`dataset:${datasetId}`, () => unlessNotFound(() => ctx.client.datasetClient.getDataset(datasetId)));
         if (!dataset) problems.push({ path: 'dataset_id', message: `dataset ${datasetId} does not exist`, hint: 'declare a Dataset or use the id of an existing one' });
       }
-      if (!prior) {
-        const jobs = await jobsOfOrganization(ctx, str(view.organization_id));
-        const clash = jobs.find((j) => j.modelName === view.model_name && j.modelVersion === view.model_version);
-        if (clash) {
-          problems.push({
-            path: 'model_version',
-            message: `model ${str(view.model_name)} already has a version ${str(view.model_version)} (job ${clash.id}); versions must be unique`,
-            hint: 'choose a new modelVersion, or import the existing job: fleetform import ADDRESS ' + clash.id,
-          });
-        }
-      }
+      if (submitsNewJob(view, prior)) problems.push(...(await submissionProblems(ctx, flavour, view, prior)));
       return { view, private: {}, notes, problems };
     },
 
