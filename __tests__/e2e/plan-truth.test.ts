@@ -6,7 +6,7 @@ import { App, TerraformStack } from 'cdktf';
 import type { Construct } from 'constructs';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { CustomTrainingJob, Dataset, FleetProvider, Machine, ModelType, Module, TrainingJob, type FleetProviderProps } from '../../src';
-import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
+import { fleetform, openEmulatorProject, type EmulatorProject } from './fleet-fixture';
 
 jest.setTimeout(120_000);
 
@@ -148,4 +148,27 @@ test('a registry module or version that does not exist is a warning: the plan go
   const apply = await q.run('apply', '--auto-approve');
   expect(apply.code).toBe(0);
   expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);
+});
+
+test("the provider's endpoint is the service the run talks to, FLEETFORM_ENDPOINT overrides it, and the plan names it", async () => {
+  const q = await project();
+  const url = q.env.FLEETFORM_ENDPOINT as string;
+  const { FLEETFORM_ENDPOINT: _unused, ...keyOnly } = q.env;
+  const run = (env: Record<string, string>, ...args: string[]) => fleetform(q.dir, [...args, '--synth-out', q.outdir], { ...env, FLEETFORM_ENDPOINT: env.FLEETFORM_ENDPOINT ?? '' });
+
+  synth(q, (s) => new Machine(s, 'arm', { name: 'arm' }), { endpoint: url });
+  const plan = await run(keyOnly, 'plan');
+  expect(plan.code).toBe(0);
+  expect(plan.stdout.startsWith(`Service: ${url}\n\n`)).toBe(true);
+  expect((await run(keyOnly, 'apply', '--auto-approve')).code).toBe(0);
+  expect(await machineNames(q)).toEqual(['arm']);
+
+  synth(q, (s) => new Machine(s, 'arm', { name: 'arm' }), { endpoint: 'http://127.0.0.1:9' });
+  const overridden = await run(q.env, 'plan', '--detailed-exitcode');
+  expect(overridden.code).toBe(0);
+  expect(overridden.stdout.startsWith(`Service: ${url}\n\n`)).toBe(true);
+
+  const noKey = await run({}, 'plan');
+  expect(noKey.code).toBe(1);
+  expect(noKey.stderr).toContain("error: FLEETFORM_API_KEY: the FleetProvider's endpoint is http://127.0.0.1:9 but FLEETFORM_API_KEY and FLEETFORM_API_KEY_ID are not");
 });

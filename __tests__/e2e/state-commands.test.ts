@@ -23,7 +23,8 @@ interface JsonPlan {
 type MachineConfigDoc = { components: Array<{ name: string; attributes?: Record<string, unknown> }> } & Record<string, unknown>;
 
 const STATE_FILE = ['.fleetform', 'state', 'fleet.state.json'] as const;
-const NO_CHANGES = 'No changes. Your fleet matches the configuration.\nPlan: 0 to add, 0 to change, 0 to destroy.\n';
+/** A plan without changes, under the line naming the service the project's emulator is. */
+const noChanges = (project: EmulatorProject) => `Service: ${project.env.FLEETFORM_ENDPOINT as string}\n\nNo changes. Your fleet matches the configuration.\nPlan: 0 to add, 0 to change, 0 to destroy.\n`;
 
 /** Actions and changes per address, from `plan --json`. */
 function planSummary(result: CliResult): Record<string, { actions: readonly string[]; changes: readonly JsonChange[]; drift: readonly JsonChange[] }> {
@@ -91,7 +92,7 @@ describe('plan --refresh=false', () => {
     await driftTimeout(p, (await stateIds(p, 'fleetform_machine.picker-1')).part_id as string, 999);
 
     const trusting = await p.run('plan', '--refresh=false', '--detailed-exitcode');
-    expect(trusting).toEqual({ code: 0, stdout: NO_CHANGES, stderr: '' });
+    expect(trusting).toEqual({ code: 0, stdout: noChanges(p), stderr: '' });
     const trustingJson = planSummary(await p.run('plan', '--refresh=false', '--json'));
     expect(trustingJson['fleetform_machine.picker-1']).toEqual({ actions: ['no-op'], changes: [], drift: [] });
 
@@ -215,7 +216,7 @@ describe('import', () => {
     expect(text.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy.');
 
     expect((await p.run('apply', '--auto-approve')).code).toBe(0);
-    expect(await p.run('plan', '--detailed-exitcode')).toEqual({ code: 0, stdout: NO_CHANGES, stderr: '' });
+    expect(await p.run('plan', '--detailed-exitcode')).toEqual({ code: 0, stdout: noChanges(p), stderr: '' });
     const sensor = ((await p.client.appClient.getMachinePart(differing.partId)).config as MachineConfigDoc).components.find((c) => c.name === 'ultrasonic-1');
     expect(sensor?.attributes?.timeout_ms).toBe(150);
   });
@@ -261,7 +262,7 @@ describe('import', () => {
 
     expect((await p.run('import', 'fleetform_machine.picker-1', matching.machineId)).code).toBe(0);
     expect((await p.run('import', 'fleetform_dataset.boxes', datasetId)).code).toBe(0);
-    expect(await p.run('plan', '--detailed-exitcode')).toEqual({ code: 0, stdout: NO_CHANGES, stderr: '' });
+    expect(await p.run('plan', '--detailed-exitcode')).toEqual({ code: 0, stdout: noChanges(p), stderr: '' });
     expect((await fs.stat(stateFile(p))).mode & 0o777).toBe(0o600);
   });
 });
@@ -334,7 +335,7 @@ describe('state rm', () => {
 
     // importing the same object again brings back the state as it was
     expect((await p.run('import', 'fleetform_machine.picker-2', ids.machine_id as string)).code).toBe(0);
-    expect(await p.run('plan', '--detailed-exitcode')).toEqual({ code: 0, stdout: NO_CHANGES, stderr: '' });
+    expect(await p.run('plan', '--detailed-exitcode')).toEqual({ code: 0, stdout: noChanges(p), stderr: '' });
   });
 
   test('rm of an address not in state is an error and leaves the state intact', async () => {

@@ -7,7 +7,7 @@ import type { DesiredStack } from '../engine/desired/stack';
 import { Engine } from '../engine/engine';
 import { defaultKinds } from '../engine/kinds';
 import { LocalStateBackend } from '../engine/state/local-backend';
-import { openConnection, type Connection } from './connection';
+import { openConnection, providerEndpoint, type Connection } from './connection';
 import { timePhase } from './phase-timings';
 import { runApp } from './run-app';
 
@@ -73,7 +73,7 @@ export async function openWorkspace(options: EngineCommandOptions, cwd = process
   if (foreign.length > 0) {
     process.stderr.write(`note: leaving ${foreign.length} resource${foreign.length === 1 ? '' : 's'} of other providers to Terraform (cdktf deploy): ${foreign.join(', ')}\n`);
   }
-  const connection = await timePhase('connect', () => openConnection({ cwd, env: process.env, maxConnections: readParallelism }));
+  const connection = await timePhase('connect', () => openConnection({ cwd, env: process.env, maxConnections: readParallelism, providerEndpoint: providerEndpoint(stacks.map((st) => st.provider.endpoint)) }));
   const backend = new LocalStateBackend(path.join(cwd, '.fleetform', 'state'));
   const engine = new Engine({
     client: connection.client,
@@ -86,6 +86,11 @@ export async function openWorkspace(options: EngineCommandOptions, cwd = process
     defaults: { ...(connection.organizationId ? { organizationId: connection.organizationId } : {}), ...(connection.locationId ? { locationId: connection.locationId } : {}) },
   });
   return { cwd, stacks, engine, connection, backend, close: () => connection.close() };
+}
+
+/** The first line of a plan: which service it talks to. */
+export function serviceLine(connection: Connection): string {
+  return `Service: ${connection.endpoint}${connection.embedded ? ' (the embedded emulator)' : ''}\n\n`;
 }
 
 /** Runs `fn` with a workspace and closes it (and the embedded emulator) afterwards. */

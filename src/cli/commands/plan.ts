@@ -6,7 +6,7 @@ import { renderPlanMarkdown } from '../../engine/render/markdown';
 import { renderPlanText } from '../../engine/render/text';
 import { recordPhase, timePhase } from '../phase-timings';
 import { writeSavedPlan } from '../saved-plan';
-import { addEngineOptions, booleanFlag, withWorkspace, type EngineCommandOptions } from '../workspace';
+import { addEngineOptions, booleanFlag, serviceLine, withWorkspace, type EngineCommandOptions } from '../workspace';
 
 interface PlanOptions extends EngineCommandOptions {
   json?: boolean;
@@ -38,7 +38,7 @@ export function register(program: Command): void {
         await timePhase('render', () => {
           if (opts.json) process.stdout.write(renderPlanJson(plan));
           else if (opts.markdown) process.stdout.write(renderPlanMarkdown(plan));
-          else process.stdout.write(renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
+          else process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
         });
         const summary = summarize(plan.changes);
         if (summary.problems > 0) {
