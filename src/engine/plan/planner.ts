@@ -1,10 +1,14 @@
+import { ServiceError } from '../../api/client';
 import { resolveReferences } from '../desired/references';
 import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { diffJson } from '../diff';
 import { runGraph } from '../graph';
 import type { JsonObject } from '../json';
+import { desireResource } from '../desire';
 import type { Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
+import { replaceReasonsOf } from '../kind-declaration';
 import { maskPaths } from '../mask';
+import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
 import type { ResourceChange } from './model';
 
@@ -16,6 +20,8 @@ export interface PlanStackInput {
   /** Read the service (default). Without it, the last applied state stands for what exists. */
   readonly refresh: boolean;
   readonly parallelism: number;
+  /** When set, how many reads run at once follows the network (else `parallelism`). */
+  readonly readLimit?: AdaptiveReadLimit;
   /** Plan the removal of everything in state. */
   readonly destroy: boolean;
 }
@@ -30,8 +36,20 @@ interface Observed {
 async function observe(input: PlanStackInput, address: string): Promise<Observed> {
   const entry = input.state.resources[address];
   if (!input.refresh || !entry) return { observation: undefined, gone: false };
-  const observation = await input.kinds.require(entry.type, address).observe(input.ctx, entry);
+  const kind = input.kinds.require(entry.type, address);
+  const read = () => kind.observe(input.ctx, entry);
+  const observation = input.readLimit ? await input.readLimit.measure(read, readOutcome) : await read();
   return { observation, gone: observation === undefined };
+}
+
+function readParallelism(input: PlanStackInput): number | (() => number) {
+  const limit = input.readLimit;
+  return limit ? () => limit.limit : input.parallelism;
+}
+
+/** The service pushing back slows the reads down; other failures say nothing of load. */
+function readOutcome(err: unknown): ReadOutcome {
+  return err instanceof ServiceError && (err.code === 'RESOURCE_EXHAUSTED' || err.code === 'UNAVAILABLE') ? 'overload' : 'error';
 }
 
 /**
@@ -52,7 +70,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   await runGraph(
     desiredResources.map((r) => r.address),
     (a) => byAddress.get(a)?.dependsOn ?? [],
-    input.parallelism,
+    readParallelism(input),
     async (address) => {
       try {
         const resource = byAddress.get(address) as DesiredResource;
@@ -66,7 +84,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   if (failures.length > 0) throw failures[0];
 
   const removed = Object.keys(state.resources).filter((address) => !byAddress.has(address));
-  await runGraph(removed, () => [], input.parallelism, async (address) => {
+  await runGraph(removed, () => [], readParallelism(input), async (address) => {
     try {
       changes.set(address, planRemoval(input, address, await observe(input, address), salt));
     } catch (err) {
@@ -127,7 +145,7 @@ async function planResource(
     if (upstream && (upstream.action === 'create' || upstream.action === 'replace')) return undefined;
     return state.resources[ref.address]?.outputs[ref.output];
   }) as JsonObject;
-  const desired: Desired = await kind.desire(ctx, attributes, prior);
+  const desired: Desired = await desireResource(kind, ctx, attributes, prior);
   const after = maskPaths(desired.view, desired.sensitivePaths, salt);
   const { observation } = observed;
   const base = {
@@ -162,8 +180,9 @@ async function planResource(
   const current = observedView ?? prior.attributes ?? {};
   const drift = prior.attributes && observedView ? diffJson(prior.attributes, observedView) : [];
   const changes = diffJson(current, after);
-  const judgement = kind.judge(current, after, observation, prior);
-  const action = changes.length === 0 ? 'no-op' : judgement.replaceReasons.length > 0 ? 'replace' : 'update';
+  const replaceReasons = replaceReasonsOf(kind.declaration, current, after);
+  const judgement = kind.judge?.({ current, desired: after, observation, prior, replaceReasons }) ?? { problems: [], notes: [] };
+  const action = changes.length === 0 ? 'no-op' : replaceReasons.length > 0 ? 'replace' : 'update';
   const noDrift = prior.attributes !== null && drift.length === 0;
   return {
     ...base,
@@ -175,7 +194,7 @@ async function planResource(
     changes,
     drift,
     vanished: false,
-    replaceReasons: action === 'replace' ? judgement.replaceReasons : [],
+    replaceReasons: action === 'replace' ? replaceReasons : [],
     notes: [...desired.notes, ...judgement.notes],
     problems: [...desired.problems, ...judgement.problems],
     observedVersion: observation?.version ?? null,

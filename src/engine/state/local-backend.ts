@@ -4,6 +4,7 @@ import { z } from 'zod';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
+import { pathOf } from '../../domain/json-path';
 import type { StateBackend, StateLock } from './backend';
 import { stateTextChunks } from './state-text';
 import { LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type State, type StateEntry } from './schema';
@@ -128,7 +129,7 @@ export class LocalStateBackend implements StateBackend {
     if (!result.success) {
       const issue = result.error.issues[0];
       throw new FleetformError(`state file ${file} is not a fleetform state: ${issue?.message ?? 'invalid'}`, {
-        path: issue ? `${file}#${issue.path.join('.')}` : file,
+        path: issue ? `${file}#${pathOf(issue.path)}` : file,
         hint: 'it may come from a newer fleetform, or have been edited by hand',
       });
     }
@@ -164,9 +165,18 @@ export class LocalStateBackend implements StateBackend {
 
   /** Names of the stacks that have a state here. */
   async stacks(): Promise<string[]> {
+    return this.stacksWith('.state.json');
+  }
+
+  /** Stacks whose state is locked now, including a stack locked before its first state was written. */
+  async lockedStacks(): Promise<string[]> {
+    return this.stacksWith('.lock');
+  }
+
+  private async stacksWith(suffix: string): Promise<string[]> {
     try {
       const files = await fs.readdir(this.dir);
-      return files.filter((f) => f.endsWith('.state.json')).map((f) => f.slice(0, -'.state.json'.length)).sort();
+      return files.filter((f) => f.endsWith(suffix)).map((f) => f.slice(0, -suffix.length)).sort();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
