@@ -242,10 +242,11 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
     if (isObject(was) && isObject(now)) {
       for (const [m, def] of Object.entries(now)) {
         const before = was[m];
-        if (!isObject(before) || !isObject(def)) continue;
-        // The version it runs, where the registry tells; else the version as written.
-        const from = typeof runningBefore[m] === 'string' ? runningBefore[m] : before.version;
-        const to = typeof runningAfter[m] === 'string' ? runningAfter[m] : def.version;
+        if (!isObject(before) || !isObject(def) || stableStringify(before) === stableStringify(def)) continue;
+        // The versions it runs where the registry tells for both sides; else the versions as written.
+        const resolved = typeof runningBefore[m] === 'string' && typeof runningAfter[m] === 'string';
+        const from = resolved ? runningBefore[m] : before.version;
+        const to = resolved ? runningAfter[m] : def.version;
         const moves = from !== to;
         const envChanges = stableStringify(before.env) !== stableStringify(def.env);
         if (moves || envChanges) {
