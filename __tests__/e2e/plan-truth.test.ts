@@ -172,3 +172,28 @@ test("the provider's endpoint is the service the run talks to, FLEETFORM_ENDPOIN
   expect(noKey.code).toBe(1);
   expect(noKey.stderr).toContain("error: FLEETFORM_API_KEY: the FleetProvider's endpoint is http://127.0.0.1:9 but FLEETFORM_API_KEY and FLEETFORM_API_KEY_ID are not");
 });
+
+test('a restart is noted only for a module whose running version or environment changes', async () => {
+  const q = await project();
+  const fleet = (policy: string, env: Record<string, string> = {}) => (s: Construct) => {
+    const m = new Machine(s, 'arm', { name: 'arm' });
+    new Module(m, 'sensors', { moduleId: 'acme:sensors', version: policy, env });
+  };
+  synth(q, fleet('~1.2'));
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+
+  // ~1.2 runs 1.2.5 today: pinning 1.2.5 changes the config, not what runs.
+  synth(q, fleet('1.2.5'));
+  const same = await q.run('plan', '--detailed-exitcode');
+  expect(same.code).toBe(2);
+  expect(same.stdout).toContain('~ config.modules.acme_sensors.version = "~1.2" -> "1.2.5"');
+  expect(same.stdout).not.toContain('restarts the module');
+
+  synth(q, fleet('1.2.4'));
+  const moves = await q.run('plan');
+  expect(moves.stdout).toContain('this change restarts the module (it moves from 1.2.5 to 1.2.4)');
+
+  synth(q, fleet('~1.2', { LOG_LEVEL: 'debug' }));
+  const env = await q.run('plan');
+  expect(env.stdout).toContain('this change restarts the module (its environment changes)');
+});

@@ -36,6 +36,8 @@ export interface Observation {
   readonly version: string;
   /** Read-only facts shown beside the resource (e.g. a training job's status). */
   readonly facts: Readonly<Record<string, string>>;
+  /** What the kind worked out from the object for its own judge (not shown, not stored). */
+  readonly kindData?: JsonObject;
 }
 
 /** The desired value of one resource, as its kind normalizes it. */
@@ -45,6 +47,8 @@ export interface DesiredValue {
   readonly private: JsonObject;
   readonly notes: readonly PlanNote[];
   readonly problems: readonly PlanProblem[];
+  /** What the kind worked out for its own judge (not shown, not stored). */
+  readonly kindData?: JsonObject;
 }
 
 /** The desired value with the paths its declaration says hold secrets. */
@@ -63,6 +67,8 @@ export interface JudgeInput {
   readonly prior: StateEntry;
   /** The declared replace-forcing attributes that differ: non-empty means the resource is replaced. */
   readonly replaceReasons: readonly string[];
+  /** The `kindData` of the desired value. */
+  readonly desiredData?: JsonObject;
 }
 
 /** What a kind adds to a change beyond its declaration: problems that stop it and notes. */

@@ -12,7 +12,7 @@ import {
 import { FleetformError } from '../../domain/errors';
 import { machineAttributes } from '../../domain/resource-attributes';
 import { z } from 'zod';
-import { isObject, stableStringify, toJson, UNKNOWN, type JsonObject } from '../json';
+import { isObject, stableStringify, toJson, UNKNOWN, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind, type SensitiveParts } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
@@ -99,6 +99,22 @@ function registryFacts(ctx: KindContext, moduleId: string): Promise<RegistryFact
 /** The version a policy resolves to among a module's versions, once per run for each module and policy text. */
 function resolvedVersion(ctx: KindContext, facts: RegistryFacts, policyText: string): Promise<string | undefined> {
   return ctx.memo(`resolved-version:${facts.module.moduleId}:${policyText}`, async () => moduleVersionToRun(policyText, undefined, facts.versions));
+}
+
+/** The version each registry module of a config view runs, by module name (absent when the registry cannot tell). */
+async function runningVersions(ctx: KindContext, config: JsonValue | undefined): Promise<JsonObject> {
+  const modules = isObject(config) && isObject(config.modules) ? config.modules : {};
+  const running: JsonObject = {};
+  await Promise.all(
+    Object.entries(modules).map(async ([name, m]) => {
+      if (!isObject(m) || m.type === 'local' || typeof m.module_id !== 'string') return;
+      const facts = await registryFacts(ctx, m.module_id);
+      const policy = typeof m.version === 'string' && m.version !== '' ? m.version : undefined;
+      const version = facts && policy ? await resolvedVersion(ctx, facts, policy) : undefined;
+      if (version) running[name] = version;
+    }),
+  );
+  return running;
 }
 
 function pinsOf(entry: StateEntry | undefined): Record<string, string> {
@@ -197,7 +213,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
     if (modules.length > 0) desiredConfig.modules = resolvedModules;
     const view: JsonObject = { name, location_id: locationId, config: configView(desiredConfig) };
 
-    return { view, private: { pins }, notes, problems };
+    return { view, private: { pins }, notes, problems, kindData: { running: await runningVersions(ctx, view.config) } };
   },
 
   async observe(ctx, entry): Promise<Observation | undefined> {
@@ -208,22 +224,34 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
     const partId = entry.ids.part_id ?? (await mainPartId(ctx, machineId));
     const part = partId ? await unlessNotFound(() => ctx.client.appClient.getMachinePart(partId)) : undefined;
     if (!part) return { view: { name: machine.name, location_id: machine.locationId, config: {} }, version: 'no-part', facts: {} };
+    const config = configView(part.config);
     return {
-      view: { name: machine.name, location_id: machine.locationId, config: configView(part.config) },
+      view: { name: machine.name, location_id: machine.locationId, config },
       version: part.lastUpdated?.toISOString() ?? 'never',
       facts: {},
+      kindData: { running: await runningVersions(ctx, config) },
     };
   },
 
-  judge({ current, desired }): Judgement {
+  judge({ current, desired, observation, desiredData }): Judgement {
     const notes: PlanNote[] = [];
     const was = isObject(current.config) ? current.config.modules : undefined;
     const now = isObject(desired.config) ? desired.config.modules : undefined;
+    const runningBefore = isObject(observation?.kindData?.running) ? observation.kindData.running : {};
+    const runningAfter = isObject(desiredData?.running) ? desiredData.running : {};
     if (isObject(was) && isObject(now)) {
       for (const [m, def] of Object.entries(now)) {
         const before = was[m];
-        if (isObject(before) && isObject(def) && (before.version !== def.version || stableStringify(before.env) !== stableStringify(def.env))) {
-          notes.push({ level: 'warning', path: childPath('config.modules', m), message: 'this change restarts the module; what it provides stops while it restarts' });
+        if (!isObject(before) || !isObject(def) || stableStringify(before) === stableStringify(def)) continue;
+        // The versions it runs where the registry tells for both sides; else the versions as written.
+        const resolved = typeof runningBefore[m] === 'string' && typeof runningAfter[m] === 'string';
+        const from = resolved ? runningBefore[m] : before.version;
+        const to = resolved ? runningAfter[m] : def.version;
+        const moves = from !== to;
+        const envChanges = stableStringify(before.env) !== stableStringify(def.env);
+        if (moves || envChanges) {
+          const why = moves ? `it moves from ${String(from)} to ${String(to)}` : 'its environment changes';
+          notes.push({ level: 'warning', path: childPath('config.modules', m), message: `this change restarts the module (${why}); what it provides stops while it restarts` });
         }
       }
     }

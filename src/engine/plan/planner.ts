@@ -184,7 +184,7 @@ async function planResource(
   const drift = prior.attributes && observedView ? diffJson(prior.attributes, observedView) : [];
   const changes = diffJson(current, after);
   const replaceReasons = replaceReasonsOf(kind.declaration, current, after);
-  const judgement = kind.judge?.({ current, desired: after, observation, prior, replaceReasons }) ?? { problems: [], notes: [] };
+  const judgement = kind.judge?.({ current, desired: after, observation, prior, replaceReasons, ...(desired.kindData ? { desiredData: desired.kindData } : {}) }) ?? { problems: [], notes: [] };
   const action = changes.length === 0 ? 'no-op' : replaceReasons.length > 0 ? 'replace' : 'update';
   const noDrift = prior.attributes !== null && drift.length === 0;
   return {
