@@ -14,6 +14,7 @@ import type { Backend } from './rpc/context';
 import { controlService } from './rpc/control';
 import { datasetService } from './rpc/dataset';
 import { FaultTable, faultInterceptor } from './rpc/faults';
+import { installFaults, type FaultSpec } from './rpc/fault-spec';
 import { mlTrainingService } from './rpc/ml-training';
 import { ensureSeeded } from './seed';
 import { listen } from './server/listener';
@@ -21,6 +22,7 @@ import { listen } from './server/listener';
 export type { EmulatorCredentials } from './credentials';
 export { CREDENTIALS_FILE, EmulatorCredentialsSchema, readCredentials } from './credentials';
 export { DATABASE_FILE } from './db/database';
+export { FAULTS_ENV, faultSpecsFromEnv, parseFaultSpec, type FaultSpec } from './rpc/fault-spec';
 export { SEED_MODULES, SEED_ORGANIZATION, SEED_TRAINING_SCRIPT } from './seed';
 
 export interface EmulatorOptions {
@@ -32,6 +34,8 @@ export interface EmulatorOptions {
   readonly host?: string;
   /** Milliseconds since the epoch for every timestamp the emulator writes (tests); default Date.now. */
   readonly now?: () => number;
+  /** Calls that fail from the start (see `--fail`). */
+  readonly faults?: readonly FaultSpec[];
 }
 
 export interface RunningEmulator {
@@ -51,6 +55,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const db = openDatabase(options.dataDir);
   try {
     const backend: Backend = { db, services, faults: new FaultTable(), now: options.now ?? (() => Date.now()) };
+    installFaults(backend.faults, options.faults ?? []);
     const credentials = ensureSeeded(db, options.dataDir, backend.now());
     const handler = connectNodeAdapter({
       interceptors: [faultInterceptor(backend.faults, EmulatorService.typeName), authInterceptor(backend)],

@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { FleetformError, InputError } from '../../domain/errors';
-import { CREDENTIALS_FILE, startEmulator } from '../../emulator';
+import { CREDENTIALS_FILE, faultSpecsFromEnv, parseFaultSpec, startEmulator, type FaultSpec } from '../../emulator';
 
 /** The `emulator` command group, created by whichever `emulator ...` file registers first. */
 export function emulatorGroup(program: Command): Command {
@@ -43,12 +43,19 @@ export function register(program: Command): void {
     .requiredOption('--port <port>', 'TCP port (0 picks a free one)')
     .requiredOption('--data <dir>', 'data folder: SQLite database and credentials.json (seeded on first start)')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .action(async (opts: { port: string; data: string; host: string }) => {
+    .option(
+      '--fail <METHOD[:CODE[:COUNT]]>',
+      'make calls of an RPC fail (e.g. CancelTrainingJob:unavailable:2; CODE default unavailable, COUNT default every call); repeatable',
+      (value: string, prior: FaultSpec[]) => [...prior, parseFaultSpec(value, '--fail')],
+      [] as FaultSpec[],
+    )
+    .action(async (opts: { port: string; data: string; host: string; fail: FaultSpec[] }) => {
       const port = parsePort(opts.port);
+      const faults = [...faultSpecsFromEnv(process.env), ...opts.fail];
       const dataDir = path.resolve(opts.data);
       let emulator;
       try {
-        emulator = await startEmulator({ dataDir, port, host: opts.host });
+        emulator = await startEmulator({ dataDir, port, host: opts.host, faults });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') {
