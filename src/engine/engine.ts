@@ -131,7 +131,8 @@ export class Engine {
       states.set(header.name, state);
       const ctx = await this.context(stack.provider);
       for (const change of plan.changes.filter((c) => c.stack === header.name && c.action !== 'no-op' && c.observedVersion !== null)) {
-        const entry = state.resources[change.address];
+        const stored = state.resources[change.movedFrom ?? change.address];
+        const entry = stored && change.adopted ? { ...stored, ids: { ...change.adopted.ids } } : stored;
         const kind = this.settings.kinds.get(change.type);
         if (!entry || !kind) continue;
         const now = await kind.observe(ctx, entry);
