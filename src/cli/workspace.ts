@@ -9,6 +9,8 @@ import { defaultKinds } from '../engine/kinds';
 import { LocalStateBackend } from '../engine/state/local-backend';
 import { openConnection, type Connection } from './connection';
 import { runApp } from './run-app';
+import { askYes } from './confirm';
+import type { LockInfo } from '../engine/state/schema';
 
 /** Options every engine command shares. */
 export interface EngineCommandOptions {
@@ -17,6 +19,8 @@ export interface EngineCommandOptions {
   readonly lockTimeout?: string;
   /** Use an already synthesized app output instead of running the app. */
   readonly synthOut?: string;
+  /** Take over a lock whose holder is a dead process of this machine. */
+  readonly breakStaleLock?: boolean;
 }
 
 export function addEngineOptions(cmd: Command): Command {
@@ -24,7 +28,8 @@ export function addEngineOptions(cmd: Command): Command {
     .option('--stack <name...>', 'only these stacks (default: every stack of the app)')
     .option('--parallelism <n>', 'how many resources are read and written at once', '10')
     .option('--lock-timeout <duration>', 'how long to wait for a state lock (e.g. 30s, 2m)', '0s')
-    .option('--synth-out <dir>', 'use this synthesized output instead of running the app');
+    .option('--synth-out <dir>', 'use this synthesized output instead of running the app')
+    .option('--break-stale-lock', 'take over a state lock left by a fleetform that is no longer running on this machine (harmless without one)');
 }
 
 function positiveInt(text: string | undefined, flag: string, fallback: number): number {
@@ -48,6 +53,19 @@ export function booleanFlag(text: string | boolean, flag: string): boolean {
   if (value === 'true') return true;
   if (value === 'false') return false;
   throw new InputError(`expected true or false, not ${JSON.stringify(String(text))}`, { path: flag });
+}
+
+/** Takes a stale lock over with the flag, or after a yes on a terminal; otherwise refuses (the error says how). */
+export function staleLockPolicy(flag: boolean): (holder: LockInfo) => Promise<boolean> {
+  return async (holder) => {
+    const what = `pid ${holder.pid} on ${holder.host ?? 'this machine'} ("${holder.command ?? holder.operation}", since ${holder.created})`;
+    if (flag) {
+      process.stderr.write(`Taking over a stale state lock: its holder, ${what}, is no longer running.\n`);
+      return true;
+    }
+    if (!process.stdin.isTTY || !process.stdout.isTTY) return false;
+    return askYes(`The state lock is held by ${what}, which is no longer running. Take the lock over?`);
+  };
 }
 
 /** Everything an engine command needs: the synthesized stacks, a connection and an engine. */
@@ -77,6 +95,7 @@ export async function openWorkspace(options: EngineCommandOptions, cwd = process
     kinds: defaultKinds(),
     parallelism,
     lockTimeoutMs,
+    breakStaleLock: staleLockPolicy(Boolean(options.breakStaleLock)),
     defaults: { ...(connection.organizationId ? { organizationId: connection.organizationId } : {}), ...(connection.locationId ? { locationId: connection.locationId } : {}) },
   });
   return { cwd, stacks, engine, connection, backend, close: () => connection.close() };

@@ -7,7 +7,7 @@ import { maskPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
 import type { StateBackend, StateLock } from './state/backend';
-import type { State } from './state/schema';
+import type { LockInfo, State } from './state/schema';
 
 export interface EngineSettings {
   readonly client: ServiceClient;
@@ -15,6 +15,8 @@ export interface EngineSettings {
   readonly kinds: KindRegistry;
   readonly parallelism: number;
   readonly lockTimeoutMs: number;
+  /** Asked when a lock's holder is a dead process of this machine: true takes it over. */
+  readonly breakStaleLock?: (holder: LockInfo) => Promise<boolean>;
   /** Used when a stack's provider names no organization or location (e.g. the embedded emulator's). */
   readonly defaults?: { readonly organizationId?: string; readonly locationId?: string };
 }
@@ -33,7 +35,7 @@ export class Engine {
       for (const l of held.reverse()) await l.release();
     };
     try {
-      for (const s of stacks) held.push(await this.settings.backend.lock(s, operation, { timeoutMs: this.settings.lockTimeoutMs }));
+      for (const s of stacks) held.push(await this.settings.backend.lock(s, operation, { timeoutMs: this.settings.lockTimeoutMs, ...(this.settings.breakStaleLock ? { breakStale: this.settings.breakStaleLock } : {}) }));
     } catch (err) {
       await release();
       throw err;

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
-import type { StateBackend, StateLock } from './backend';
+import type { LockOptions, StateBackend, StateLock } from './backend';
+import { holderIsDead, thisProcess } from './holder-process';
 import { stateTextChunks } from './state-text';
 import { LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type State, type StateEntry } from './schema';
 
@@ -162,11 +163,15 @@ export class LocalStateBackend implements StateBackend {
     }
   }
 
-  /** Names of the stacks that have a state here. */
+  /** Names of the stacks that have a state, a journal (an apply cut short before its first full write) or a lock here. */
   async stacks(): Promise<string[]> {
     try {
       const files = await fs.readdir(this.dir);
-      return files.filter((f) => f.endsWith('.state.json')).map((f) => f.slice(0, -'.state.json'.length)).sort();
+      const names = new Set<string>();
+      for (const suffix of ['.state.json', '.journal.jsonl', '.lock']) {
+        for (const f of files) if (f.endsWith(suffix)) names.add(f.slice(0, -suffix.length));
+      }
+      return [...names].sort();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
@@ -185,7 +190,7 @@ export class LocalStateBackend implements StateBackend {
     }
   }
 
-  async lock(stack: string, operation: string, options: { timeoutMs: number }): Promise<StateLock> {
+  async lock(stack: string, operation: string, options: LockOptions): Promise<StateLock> {
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const file = this.file(stack, '.lock');
     const info: LockInfo = {
@@ -193,7 +198,7 @@ export class LocalStateBackend implements StateBackend {
       operation,
       who: `${os.userInfo().username}@${os.hostname()}`,
       created: new Date().toISOString(),
-      pid: process.pid,
+      ...thisProcess(),
     };
     const deadline = Date.now() + options.timeoutMs;
     for (;;) {
@@ -215,15 +220,26 @@ export class LocalStateBackend implements StateBackend {
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
+      const holder = await this.lockHolder(stack);
+      const unlock = holder ? `fleetform force-unlock --stack ${stack} ${holder.id}` : '';
+      if (holder && holderIsDead(holder)) {
+        if (options.breakStale && (await options.breakStale(holder))) {
+          await this.forceUnlock(stack, holder.id).catch(() => undefined);
+          continue;
+        }
+        throw new StateLockedError(
+          `state of stack "${stack}" is locked by a fleetform that is no longer running: pid ${holder.pid} on ${holder.host ?? 'this machine'} ("${holder.command ?? holder.operation}", since ${holder.created}); the lock is stale`,
+          { path: file, hint: `take it over with --break-stale-lock, or release it: ${unlock}` },
+        );
+      }
       if (Date.now() >= deadline) {
-        const holder = await this.lockHolder(stack);
         const who = holder
-          ? `${holder.who} (pid ${holder.pid}) for "${holder.operation}" since ${holder.created}, lock ID ${holder.id}`
+          ? `${holder.who} (pid ${holder.pid}${holder.command ? `, "${holder.command}"` : ''}) for "${holder.operation}" since ${holder.created}, lock ID ${holder.id}`
           : 'another process';
         throw new StateLockedError(`state of stack "${stack}" is locked by ${who}`, {
           path: file,
           hint: holder
-            ? `wait for it to finish, retry with --lock-timeout, or if no fleetform is running: fleetform force-unlock ${holder.id}`
+            ? `wait for it to finish, retry with --lock-timeout, or if no fleetform is running: ${unlock}`
             : 'wait for it to finish or retry with --lock-timeout',
         });
       }
