@@ -10,7 +10,7 @@ import { createServiceClient } from '../src/api/client';
 import { spawnEmulator } from './emulator';
 import { insertJobs, measureListJobs } from './jobs';
 import { r3, timed } from './stats';
-import { formatDetails, formatTable, type Row } from './table';
+import { formatDetails, formatLatency, formatTable, type Row } from './table';
 
 const JOBS = 100_000;
 
@@ -19,16 +19,21 @@ function option(name: string): string | undefined {
   return i > 0 ? process.argv[i + 1] : undefined;
 }
 
-function runSize(size: number, extra: readonly string[]): Promise<{ row: Row; details: Record<string, unknown> }> {
+/** Runs a bench script in a process of its own and parses the JSON line it ends with. */
+function runChild<T>(script: string, args: readonly string[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'size-run.ts'), String(size), ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`size ${size} failed (exit ${code})`));
-      resolve(JSON.parse(out.trim().split('\n').pop() as string) as { row: Row; details: Record<string, unknown> });
+      if (code !== 0) return reject(new Error(`${script} ${args.join(' ')} failed (exit ${code})`));
+      resolve(JSON.parse(out.trim().split('\n').pop() as string) as T);
     });
   });
+}
+
+function runSize(size: number, extra: readonly string[]): Promise<{ row: Row; details: Record<string, unknown> }> {
+  return runChild('size-run.ts', [String(size), ...extra]);
 }
 
 async function listJobs(runs: number): Promise<Record<string, unknown>> {
@@ -61,16 +66,25 @@ async function main(): Promise<void> {
     rows.push(r.row);
     details.push(r.details);
   }
+  const latency: Record<string, unknown>[] = [];
+  for (const size of sizes) {
+    process.stderr.write(`measuring ${size} machines at a distance...\n`);
+    latency.push(...(await runChild<Record<string, unknown>[]>('latency-run.ts', [String(size), ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : [])])));
+  }
+  process.stderr.write('timing the example plan as a command...\n');
+  const cli = await runChild<Record<string, unknown>>('cli-run.ts', ['--runs', quick ? '5' : '9']);
   process.stderr.write(`listing training jobs among ${JOBS}...\n`);
   const list_jobs = await listJobs(quick ? 1 : 3);
   process.stdout.write(`${formatTable(rows)}\n\n`);
   process.stdout.write(`${formatDetails(details)}\n\n`);
+  process.stdout.write(`at a distance (plan reads follow the network up to 64 in flight; writes at the engine's parallelism):\n${formatLatency(latency)}\n\n`);
+  process.stdout.write(`example plan with no changes: ${String(cli.example_plan_s)} s (bare node start ${String(cli.node_start_s)} s); phases ${JSON.stringify(cli.phases)}\n\n`);
   process.stdout.write(`list training jobs (${JOBS} in the organization, median of ${String(list_jobs.runs)}):\n`);
   for (const [status, v] of Object.entries(list_jobs.by_status as Record<string, { seconds: number; jobs: number }>)) {
     process.stdout.write(`  ${status.padEnd(28)} ${String(v.jobs).padStart(6)} jobs  ${v.seconds.toFixed(3)} s\n`);
   }
   const file = path.join(__dirname, 'results.json');
-  fs.writeFileSync(file, `${JSON.stringify({ rows, list_jobs, details }, null, 2)}\n`);
+  fs.writeFileSync(file, `${JSON.stringify({ rows, latency, cli, list_jobs, details }, null, 2)}\n`);
   process.stdout.write(`\nwritten ${path.relative(process.cwd(), file)}\n`);
 }
 

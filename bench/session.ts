@@ -17,6 +17,9 @@ import { spawnEmulator, type BenchEmulator } from './emulator';
 import { EXTRA_MODULES, FLEET_STACK } from './fleet';
 import { timed } from './stats';
 
+/** The CLI's default `--read-parallelism`. */
+export const READ_PARALLELISM = 64;
+
 const silent = { start() {}, done() {}, failed() {}, skipped() {} };
 
 /** Reads a revision's synthesized stacks. */
@@ -68,11 +71,12 @@ export async function openSession(size: number, parallelism: number, work = fs.m
   const b: LoadStacks = () => readStacks(outB);
   const emu = await spawnEmulator();
   const { apiKeyId, apiKey, organizationId, locationId } = emu.credentials;
-  const client = await createServiceClient({ serviceHost: emu.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  // As the CLI runs: writes at `parallelism`, plan reads following the network up to 64.
+  const client = await createServiceClient({ serviceHost: emu.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey }, maxConnections: READ_PARALLELISM });
   const control = client.clientFor(EmulatorService);
   for (const m of EXTRA_MODULES) await control.publishModuleVersion({ moduleId: m.moduleId, version: m.version, models: m.models.map((x) => ({ ...x })) });
   const backend = new LocalStateBackend(path.join(work, 'state'));
-  const engine = new Engine({ client, backend, kinds: defaultKinds(), parallelism, lockTimeoutMs: 10_000, defaults: { organizationId, locationId } });
+  const engine = new Engine({ client, backend, kinds: defaultKinds(), parallelism, readParallelism: Math.max(parallelism, READ_PARALLELISM), lockTimeoutMs: 10_000, defaults: { organizationId, locationId } });
   return {
     work,
     emu,

@@ -93,6 +93,7 @@ async function main(): Promise<void> {
     const row = {
       size,
       synth_s: r3(synthS),
+      synth_peak_mb: synth.peak_rss_mb,
       plan_nochange_s: r3(planNoChangeS),
       plan_changed_s: r3(planChangedS),
       apply_changed_s: r3(applyChangedS),

@@ -2,6 +2,7 @@
 export type Row = {
   readonly size: number;
   readonly synth_s: number;
+  readonly synth_peak_mb: number;
   readonly plan_nochange_s: number;
   readonly plan_changed_s: number;
   readonly apply_changed_s: number;
@@ -14,6 +15,7 @@ export type Row = {
 const COLUMNS: ReadonlyArray<readonly [keyof Row, string]> = [
   ['size', 'machines'],
   ['synth_s', 'synth s'],
+  ['synth_peak_mb', 'synth MB'],
   ['plan_nochange_s', 'plan s'],
   ['plan_changed_s', 'plan 10% s'],
   ['apply_changed_s', 'apply 10% s'],
@@ -43,11 +45,27 @@ const DETAIL_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['apply_to_write_floor', 'apply/wfloor'],
   ['sdk_reads_s', 'sdk reads s'],
   ['ours_batched_reads_s', 'our reads s'],
-  ['synth_peak_rss_mb', 'synth MB'],
   ['engine_peak_rss_mb', 'engine MB'],
 ];
 
 /** The second table: the apply's write floor, the read times behind ours/sdk, memory per process. */
 export function formatDetails(details: ReadonlyArray<Readonly<Record<string, unknown>>>): string {
   return formatColumns(DETAIL_COLUMNS, details);
+}
+
+const LATENCY_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['size', 'machines'],
+  ['rtt_ms', 'RTT ms'],
+  ['plan_s', 'plan s'],
+  ['concurrency', 'in flight'],
+  ['bound_s', 'bound s'],
+  ['plan_to_bound', 'plan/bound'],
+  ['apply_s', 'apply 10% s'],
+  ['apply_bound_s', 'apply bound s'],
+  ['apply_to_bound', 'apply/bound'],
+];
+
+/** Plan and apply at each round-trip time against calls x RTT / concurrency. */
+export function formatLatency(rows: ReadonlyArray<Readonly<Record<string, unknown>>>): string {
+  return formatColumns(LATENCY_COLUMNS, rows);
 }

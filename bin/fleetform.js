@@ -3,9 +3,11 @@
 // The command line, compiled to JavaScript in dist/ by `npm run build`.
 let main;
 try {
+  // The user's app starts first and runs while the rest loads.
+  require('../dist/cli/early-start.js').startEarly(process.argv, process.cwd());
   ({ main } = require('../dist/cli/main.js'));
 } catch (err) {
-  if (err && err.code === 'MODULE_NOT_FOUND' && String(err.message).includes('dist/cli/main.js')) {
+  if (err && err.code === 'MODULE_NOT_FOUND' && /dist\/cli\/(main|early-start)\.js/.test(String(err.message))) {
     process.stderr.write('fleetform: the compiled command is missing (dist/cli/main.js)\n  hint: run `npm run build` in the fleetform checkout\n');
     process.exit(1);
   }

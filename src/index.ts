@@ -15,6 +15,8 @@ export {
   analyzeApp,
   formatFleetIssue,
 } from './constructs';
+// Constructs added later are public as soon as constructs/index.ts exports them.
+export * from './constructs';
 export type {
   FleetProviderProps,
   MachineProps,

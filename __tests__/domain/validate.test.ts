@@ -201,7 +201,7 @@ describe('validateMachineConfig: warnings', () => {
     ['unparsable timeout override falls back to the default', (c) => { c.modules[0].env!.VIAM_RESOURCE_CONFIGURATION_TIMEOUT = '90'; }, [
       { code: 'duration', path: 'modules[0].env.VIAM_RESOURCE_CONFIGURATION_TIMEOUT' },
     ]],
-    ['unusual env name', (c) => { c.modules[0].env!['MY-VAR'] = 'x'; }, [{ code: 'env-name', path: 'modules[0].env["MY-VAR"]' }]],
+    ['unusual env name', (c) => { c.modules[0].env!['MY-VAR'] = 'x'; }, [{ code: 'env-name', path: 'modules[0].env.MY-VAR' }]],
     ['the same module twice', (c) => { c.modules.push({ type: 'registry', name: 'acme_sensors2', module_id: 'acme:sensors', version: '1.2.3' }); }, [
       { code: 'module-naming-convention', path: 'modules[2].name' },
       { code: 'duplicate-module-id', path: 'modules[2].module_id' },

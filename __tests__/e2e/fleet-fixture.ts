@@ -61,17 +61,43 @@ export interface CliResult {
 
 const BIN = path.resolve(__dirname, '../../bin/fleetform.js');
 
-/** Runs the real `fleetform` command in `cwd`. */
-export function fleetform(cwd: string, args: readonly string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+/** A running `fleetform` command: its result once it ends, and what it has written to stderr so far. */
+export interface RunningCli {
+  readonly result: Promise<CliResult>;
+  /** Resolves once stderr holds `text`; rejects if the command ends first. */
+  stderrShows(text: string): Promise<void>;
+}
+
+/** Starts the real `fleetform` command in `cwd`. */
+export function startFleetform(cwd: string, args: readonly string[], env: Record<string, string>): RunningCli {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const result = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+  return {
+    result,
+    stderrShows: (text) =>
+      new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if (!stderr.includes(text)) return;
+          child.stderr.off('data', check);
+          resolve();
+        };
+        child.stderr.on('data', check);
+        check();
+        void result.then(() => reject(new Error(`fleetform ended without writing ${JSON.stringify(text)}; stderr: ${stderr}`)), reject);
+      }),
+  };
+}
+
+/** Runs the real `fleetform` command in `cwd`. */
+export function fleetform(cwd: string, args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+  return startFleetform(cwd, args, env).result;
 }
 
 /** A project folder with its own emulator, the env that points the command at it, and a client. */

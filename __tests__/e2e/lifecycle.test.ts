@@ -26,14 +26,22 @@ async function jobId(): Promise<string> {
   return id;
 }
 
-beforeAll(async () => {
+/** Each test has a project and an emulator of its own: none depends on another having run. */
+beforeEach(async () => {
   p = await openEmulatorProject('ff-life-');
   ({ dir, env, client } = p);
 });
 
-afterAll(async () => {
+afterEach(async () => {
   await p?.close();
 });
+
+/** The fleet of `shape` synthesized and applied: where a test that changes it starts. */
+async function applied(shape: FleetShape = {}): Promise<void> {
+  synth(shape);
+  const apply = await run('apply', '--auto-approve');
+  if (apply.code !== 0) throw new Error(`setup apply failed: ${apply.stdout}${apply.stderr}`);
+}
 
 test('training job lifecycle: submit, immutable parameters, failure shown, cancel on removal, delete once completed', async () => {
   synth({ jobVersion: '1' });
@@ -105,6 +113,7 @@ test('a machine edited between plan and apply is not overwritten; the rest of th
 });
 
 test('an apply interrupted by a failing service resumes where it stopped', async () => {
+  await applied({ timeoutMs: 175 });
   synth({ machines: ['picker-1', 'picker-2', 'picker-3'], timeoutMs: 175 });
   await client.clientFor(EmulatorService).injectFault({ method: 'UpdateRobotPart', code: Code.Internal, message: 'disk full', count: 1 });
   const first = await run('apply', '--auto-approve', '--parallelism', '1');
@@ -120,6 +129,7 @@ test('an apply interrupted by a failing service resumes where it stopped', async
 });
 
 test('a read the service refuses stops the plan: nothing is taken for deleted, kept or recreated', async () => {
+  await applied({ machines: ['picker-1', 'picker-2', 'picker-3'], timeoutMs: 175 });
   synth({ machines: ['picker-1', 'picker-2'], timeoutMs: 175 }); // picker-3 is no longer declared
   const controls = client.clientFor(EmulatorService);
   await controls.injectFault({ method: 'GetRobotPart', code: Code.Internal, message: 'storage offline', count: 100 });
@@ -134,10 +144,10 @@ test('a read the service refuses stops the plan: nothing is taken for deleted, k
   const plan = await run('plan', '--detailed-exitcode');
   expect(plan.code).toBe(2);
   expect(plan.stdout).toContain('Plan: 0 to add, 0 to change, 1 to destroy.');
-  synth({ machines: ['picker-1', 'picker-2', 'picker-3'], timeoutMs: 175 });
 });
 
 test('destroy removes everything and leaves an empty state', async () => {
+  await applied({ machines: ['picker-1', 'picker-2', 'picker-3'], timeoutMs: 175 });
   const destroyed = await run('destroy', '--auto-approve');
   expect(destroyed.code).toBe(0);
   expect(destroyed.stdout).toMatch(/Destroy plan: 0 to add, 0 to change, 4 to destroy\./);

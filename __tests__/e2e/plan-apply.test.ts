@@ -2,7 +2,7 @@ import * as os from 'node:os';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { ServiceClient } from '../../src/api/client';
-import { fleetform, openEmulatorProject, type EmulatorProject, type FleetShape } from './fleet-fixture';
+import { fleetform, openEmulatorProject, startFleetform, type EmulatorProject, type FleetShape } from './fleet-fixture';
 
 jest.setTimeout(120_000);
 
@@ -22,14 +22,22 @@ async function machinePart(name: string) {
   return client.appClient.getMachinePart(entry.ids.part_id);
 }
 
-beforeAll(async () => {
+/** Each test has a project and an emulator of its own: none depends on another having run. */
+beforeEach(async () => {
   p = await openEmulatorProject('ff-e2e-');
   ({ dir, env, client } = p);
 });
 
-afterAll(async () => {
+afterEach(async () => {
   await p?.close();
 });
+
+/** The fleet of `shape` synthesized and applied: where a test that changes it starts. */
+async function applied(shape: FleetShape = {}): Promise<void> {
+  synth(shape);
+  const apply = await run('apply', '--auto-approve');
+  if (apply.code !== 0) throw new Error(`setup apply failed: ${apply.stdout}${apply.stderr}`);
+}
 
 test('a new fleet: plan shows creates, apply makes them, the next plan has no changes', async () => {
   synth();
@@ -58,6 +66,7 @@ test('a new fleet: plan shows creates, apply makes them, the next plan has no ch
 });
 
 test('env prints the environment a module process receives: the version it runs, identity, placeholders substituted, secrets masked', async () => {
+  await applied();
   const out = await run('env', 'fleetform_machine.picker-1', 'acme_sensors');
   const ids = (await p.backend().read('fleet')).resources['fleetform_machine.picker-1']?.ids;
   expect(out.code).toBe(0);
@@ -76,6 +85,7 @@ test('env prints the environment a module process receives: the version it runs,
 });
 
 test('changing one attribute shows only that attribute, and apply writes it', async () => {
+  await applied();
   synth({ timeoutMs: 200 });
   const plan = await run('plan', '--detailed-exitcode');
   expect(plan.code).toBe(2);
@@ -89,6 +99,7 @@ test('changing one attribute shows only that attribute, and apply writes it', as
 });
 
 test('a module policy change shows the policy, the version it resolves to and a restart warning; a secret change stays masked', async () => {
+  await applied({ timeoutMs: 200 });
   synth({ timeoutMs: 200, policy: '^1', token: 'token-two' });
   const plan = await run('plan');
   expect(plan.stdout).toContain('~ config.modules.acme_sensors.version = "~1.2" -> "^1"');
@@ -100,6 +111,7 @@ test('a module policy change shows the policy, the version it resolves to and a 
 });
 
 test('drift made behind fleetform\'s back shows in the plan and apply reverts it', async () => {
+  await applied({ timeoutMs: 200, policy: '^1', token: 'token-two' });
   const part = await machinePart('picker-1');
   const config = JSON.parse(JSON.stringify(part.config)) as { components: Array<{ name: string; attributes: Record<string, unknown> }> };
   const sensor = config.components.find((c) => c.name === 'ultrasonic-1');
@@ -119,6 +131,7 @@ test('drift made behind fleetform\'s back shows in the plan and apply reverts it
 });
 
 test('a saved plan applies only to the world it was made from', async () => {
+  await applied({ timeoutMs: 200, policy: '^1', token: 'token-two' });
   synth({ timeoutMs: 300, policy: '^1', token: 'token-two' });
   const planFile = path.join(dir, 'change.plan');
   expect((await run('plan', '--out', planFile)).code).toBe(0);
@@ -139,6 +152,7 @@ test('a saved plan applies only to the world it was made from', async () => {
 });
 
 test('apply without a terminal and without --auto-approve refuses, changing nothing', async () => {
+  await applied({ timeoutMs: 300, policy: '^1', token: 'token-two' });
   synth({ timeoutMs: 400, policy: '^1', token: 'token-two' });
   const refused = await run('apply');
   expect(refused.code).toBe(1);
@@ -149,16 +163,17 @@ test('apply without a terminal and without --auto-approve refuses, changing noth
 });
 
 test('while the state is locked, a second apply fails naming the holder; force-unlock releases it', async () => {
+  synth();
   const state = backend();
   const held = await state.lock('fleet', 'apply', { timeoutMs: 0 });
   const blocked = await run('apply', '--auto-approve');
   expect(blocked.code).toBe(1);
   expect(blocked.stderr).toContain(`fleetform force-unlock ${held.info.id}`);
-  const waited = run('apply', '--auto-approve', '--lock-timeout', '20s');
-  await new Promise((r) => setTimeout(r, 300));
+  const waiting = startFleetform(dir, ['apply', '--auto-approve', '--lock-timeout', '20s', '--synth-out', p.outdir], env);
+  await waiting.stderrShows('waiting up to 20s for the state lock of stack fleet');
   const unlocked = await fleetform(dir, ['force-unlock', held.info.id], env);
   expect(unlocked.code).toBe(0);
-  const result = await waited;
+  const result = await waiting.result;
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('Apply complete!');
 });

@@ -23,7 +23,8 @@ interface JsonPlan {
 type MachineConfigDoc = { components: Array<{ name: string; attributes?: Record<string, unknown> }> } & Record<string, unknown>;
 
 const STATE_FILE = ['.fleetform', 'state', 'fleet.state.json'] as const;
-const NO_CHANGES = 'No changes. Your fleet matches the configuration.\nPlan: 0 to add, 0 to change, 0 to destroy.\n';
+/** A plan without changes, under the line naming the service the project's emulator is. */
+const noChanges = (project: EmulatorProject) => `Service: ${project.env.FLEETFORM_ENDPOINT as string}\n\nNo changes. Your fleet matches the configuration.\nPlan: 0 to add, 0 to change, 0 to destroy.\n`;
 
 /** Actions and changes per address, from `plan --json`. */
 function planSummary(result: CliResult): Record<string, { actions: readonly string[]; changes: readonly JsonChange[]; drift: readonly JsonChange[] }> {
@@ -75,14 +76,15 @@ async function machineByHand(p: EmulatorProject, name: string, config: MachineCo
 describe('plan --refresh=false', () => {
   let p: EmulatorProject;
 
-  beforeAll(async () => {
+  // Each test starts from a project and emulator of its own: none depends on another having run.
+  beforeEach(async () => {
     p = await openEmulatorProject('ff-refresh-');
     p.synth();
     const applied = await p.run('apply', '--auto-approve');
     expect(applied.code).toBe(0);
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await p?.close();
   });
 
@@ -90,7 +92,7 @@ describe('plan --refresh=false', () => {
     await driftTimeout(p, (await stateIds(p, 'fleetform_machine.picker-1')).part_id as string, 999);
 
     const trusting = await p.run('plan', '--refresh=false', '--detailed-exitcode');
-    expect(trusting).toEqual({ code: 0, stdout: NO_CHANGES, stderr: '' });
+    expect(trusting).toEqual({ code: 0, stdout: noChanges(p), stderr: '' });
     const trustingJson = planSummary(await p.run('plan', '--refresh=false', '--json'));
     expect(trustingJson['fleetform_machine.picker-1']).toEqual({ actions: ['no-op'], changes: [], drift: [] });
 
@@ -108,6 +110,7 @@ describe('plan --refresh=false', () => {
   });
 
   test('a change of the desired stacks is planned without refresh, against the state', async () => {
+    await driftTimeout(p, (await stateIds(p, 'fleetform_machine.picker-1')).part_id as string, 999);
     p.synth({ timeoutMs: 200 });
     const change = (before: number) => [{ path: 'config.components.ultrasonic-1.attributes.timeout_ms', kind: 'change', before, after: 200 }];
 
@@ -145,7 +148,8 @@ describe('import', () => {
   let differing: { machineId: string; partId: string };
   let datasetId: string;
 
-  beforeAll(async () => {
+  // Each test starts from a project and emulator of its own: none depends on another having run.
+  beforeEach(async () => {
     p = await openEmulatorProject('ff-import-');
     p.synth();
     const config = await synthesizedConfig(p, 'picker-1');
@@ -158,7 +162,7 @@ describe('import', () => {
     datasetId = await p.client.datasetClient.createDataset('boxes', p.credentials.organizationId);
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await p?.close();
   });
 
@@ -188,7 +192,14 @@ describe('import', () => {
     expect(plan['fleetform_dataset.boxes']).toEqual({ actions: ['no-op'], changes: [], drift: [] });
   });
 
+  /** Imports the machine made with the declared config and the dataset made by hand. */
+  async function importMatching(): Promise<void> {
+    expect((await p.run('import', 'fleetform_machine.picker-1', matching.machineId)).code).toBe(0);
+    expect((await p.run('import', 'fleetform_dataset.boxes', datasetId)).code).toBe(0);
+  }
+
   test('a machine whose config differs imports, and the plan shows only the difference', async () => {
+    await importMatching();
     expect((await p.run('import', 'fleetform_machine.picker-2', differing.machineId)).code).toBe(0);
     const plan = planSummary(await p.run('plan', '--json'));
     expect(plan).toEqual({
@@ -205,12 +216,15 @@ describe('import', () => {
     expect(text.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy.');
 
     expect((await p.run('apply', '--auto-approve')).code).toBe(0);
-    expect(await p.run('plan', '--detailed-exitcode')).toEqual({ code: 0, stdout: NO_CHANGES, stderr: '' });
+    expect(await p.run('plan', '--detailed-exitcode')).toEqual({ code: 0, stdout: noChanges(p), stderr: '' });
     const sensor = ((await p.client.appClient.getMachinePart(differing.partId)).config as MachineConfigDoc).components.find((c) => c.name === 'ultrasonic-1');
     expect(sensor?.attributes?.timeout_ms).toBe(150);
   });
 
   test('import refuses an undeclared address, a managed address, an unknown id and an object managed elsewhere, leaving the state as it was', async () => {
+    await importMatching();
+    expect((await p.run('import', 'fleetform_machine.picker-2', differing.machineId)).code).toBe(0);
+    expect((await p.run('apply', '--auto-approve')).code).toBe(0);
     const refused = async (args: readonly string[], stderr: string) => {
       const before = await fs.readFile(stateFile(p), 'utf8');
       const result = await p.run('import', ...args);
@@ -248,7 +262,7 @@ describe('import', () => {
 
     expect((await p.run('import', 'fleetform_machine.picker-1', matching.machineId)).code).toBe(0);
     expect((await p.run('import', 'fleetform_dataset.boxes', datasetId)).code).toBe(0);
-    expect(await p.run('plan', '--detailed-exitcode')).toEqual({ code: 0, stdout: NO_CHANGES, stderr: '' });
+    expect(await p.run('plan', '--detailed-exitcode')).toEqual({ code: 0, stdout: noChanges(p), stderr: '' });
     expect((await fs.stat(stateFile(p))).mode & 0o777).toBe(0o600);
   });
 });
@@ -256,12 +270,13 @@ describe('import', () => {
 describe('import of a training job', () => {
   let p: EmulatorProject;
 
-  beforeAll(async () => {
+  // Each test starts from a project and emulator of its own: none depends on another having run.
+  beforeEach(async () => {
     p = await openEmulatorProject('ff-import-job-');
     p.synth({ machines: [], jobVersion: 'v1' });
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await p?.close();
   });
 
@@ -281,17 +296,18 @@ describe('import of a training job', () => {
 describe('state rm', () => {
   let p: EmulatorProject;
 
-  beforeAll(async () => {
+  // Each test starts from a project and emulator of its own: none depends on another having run.
+  beforeEach(async () => {
     p = await openEmulatorProject('ff-state-rm-');
     p.synth();
     expect((await p.run('apply', '--auto-approve')).code).toBe(0);
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await p?.close();
   });
 
-  test('rm forgets the entry and leaves the service object as it was; the next plan creates it again', async () => {
+  test('rm forgets the entry and leaves the service object as it was; the next plan refuses to create it again and names the machine to import', async () => {
     const ids = await stateIds(p, 'fleetform_machine.picker-2');
     const partBefore = await p.client.appClient.getMachinePart(ids.part_id as string);
 
@@ -306,24 +322,20 @@ describe('state rm', () => {
     expect(partAfter.config).toEqual(partBefore.config);
     expect(partAfter.lastUpdated).toEqual(partBefore.lastUpdated);
 
+    // the service keeps machine names unique in a location: the plan says so, naming the machine to import, before any write
     const plan = await p.run('plan', '--detailed-exitcode');
-    expect(plan.code).toBe(2);
-    expect(plan.stdout).toContain('  # fleetform_machine.picker-2 will be created\n  + resource "fleetform_machine" "picker-2" {\n');
-    expect(plan.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
-    expect(planSummary(await p.run('plan', '--json'))['fleetform_machine.picker-1']?.actions).toEqual(['no-op']);
-
-    // the service keeps machine names unique in a location: creating it again is refused, and nothing changes
-    const again = await p.run('apply', '--auto-approve');
-    expect(again.code).toBe(1);
-    expect(again.stdout).toMatch(/fleetform_machine\.picker-2: failed after .*: .*a machine named picker-2 already exists/);
-    expect(again.stdout).toContain(`(id ${ids.machine_id as string}) and fleetform does not manage it\n      hint: to manage that machine with this resource: fleetform import <this address> ${ids.machine_id as string}; or rename this one\n`);
+    expect(plan.code).toBe(1);
+    expect(plan.stdout).toContain(
+      `Error: fleetform_machine.picker-2.name: location ${p.credentials.locationId} already has a machine named picker-2 (id ${ids.machine_id as string})\n` +
+        `  hint: if fleetform manages it under another address, move that address instead of recreating it (fleetform state mv OLD NEW); to manage it with this resource: fleetform import <this address> ${ids.machine_id as string}; or choose another name\n`,
+    );
     expect(await p.runBare('state', 'list')).toEqual({ code: 0, stdout: 'fleet\tfleetform_dataset.boxes\nfleet\tfleetform_machine.picker-1\n', stderr: '' });
     expect((await p.client.appClient.listMachines(p.credentials.locationId)).map((m) => m.name).sort()).toEqual(['picker-1', 'picker-2']);
     expect((await p.client.appClient.getMachinePart(ids.part_id as string)).lastUpdated).toEqual(partBefore.lastUpdated);
 
     // importing the same object again brings back the state as it was
     expect((await p.run('import', 'fleetform_machine.picker-2', ids.machine_id as string)).code).toBe(0);
-    expect(await p.run('plan', '--detailed-exitcode')).toEqual({ code: 0, stdout: NO_CHANGES, stderr: '' });
+    expect(await p.run('plan', '--detailed-exitcode')).toEqual({ code: 0, stdout: noChanges(p), stderr: '' });
   });
 
   test('rm of an address not in state is an error and leaves the state intact', async () => {

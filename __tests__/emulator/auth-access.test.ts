@@ -1,8 +1,8 @@
-/** Authentication (reference.md "Auth"), hashed secrets, roles on organization/location/machine, and organization isolation. */
+/** Authentication (API key to bearer token), hashed secrets, roles on organization/location/machine, and organization isolation. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
-import { createPromiseClient, type PromiseClient } from '@connectrpc/connect';
+import { createClient, type Client } from '@connectrpc/connect';
 import type { JsonObject } from '@bufbuild/protobuf';
 import { EmulatorService, type OrganizationCredentials } from '../../src/api/emulator-control';
 import { AuthService, DatasetService, type AppServiceType, type MLTrainingServiceType } from '../../src/api/services';
@@ -42,7 +42,7 @@ async function keyWith(role: 'owner' | 'operator', resourceType: 'organization' 
 }
 
 describe('Authenticate', () => {
-  const auth = () => createPromiseClient(AuthService, transport(fx.emulator.url, 'grpc'));
+  const auth = () => createClient(AuthService, transport(fx.emulator.url, 'grpc'));
 
   test('missing credentials: InvalidArgument "credentials required"', async () => {
     expect(await failure(auth().authenticate({ entity: fx.emulator.credentials.apiKeyId }))).toEqual({
@@ -67,14 +67,14 @@ describe('Authenticate', () => {
 
   test('the right key gets a token that works on other calls', async () => {
     const token = await tokenFor(fx.emulator.url, fx.emulator.credentials.apiKeyId, fx.emulator.credentials.apiKey, 'grpc');
-    const client = createPromiseClient(fx.services.app, transport(fx.emulator.url, 'grpc', { authorization: `Bearer ${token}` }));
+    const client = createClient(fx.services.app, transport(fx.emulator.url, 'grpc', { authorization: `Bearer ${token}` }));
     expect((await client.listOrganizations({})).organizations).toHaveLength(1);
   });
 });
 
 describe('bearer header', () => {
   const call = (headers?: Record<string, string>) =>
-    createPromiseClient(fx.services.app, transport(fx.emulator.url, 'grpc-web', headers)).listOrganizations({});
+    createClient(fx.services.app, transport(fx.emulator.url, 'grpc-web', headers)).listOrganizations({});
 
   test('missing: Unauthenticated "authentication required"', async () => {
     expect(await failure(call())).toEqual({ code: 'Unauthenticated', message: 'authentication required' });
@@ -177,8 +177,8 @@ describe('roles', () => {
 
 describe('organization isolation', () => {
   let other: OrganizationCredentials;
-  let otherApp: PromiseClient<AppServiceType>;
-  let otherMl: PromiseClient<MLTrainingServiceType>;
+  let otherApp: Client<AppServiceType>;
+  let otherMl: Client<MLTrainingServiceType>;
   beforeAll(async () => {
     other = await fx.controls.createOrganization({ name: 'Globex', publicNamespace: 'globex' });
     otherApp = await clientOf(fx.emulator, fx.services.app, { credentials: other });

@@ -61,7 +61,8 @@ describe('emulator serve', () => {
   let dataDir: string;
   let creds: EmulatorCredentials;
   let env: Record<string, string>;
-  beforeAll(async () => {
+  // Each test serves an emulator of its own: none depends on what another published or stopped.
+  beforeEach(async () => {
     dataDir = newDir();
     served = await serve(['--port', '0', '--data', dataDir]);
     const c = readCredentials(dataDir);
@@ -69,7 +70,7 @@ describe('emulator serve', () => {
     creds = c;
     env = { FLEETFORM_ENDPOINT: served.url, FLEETFORM_API_KEY: creds.apiKey, FLEETFORM_API_KEY_ID: creds.apiKeyId };
   });
-  afterAll(async () => {
+  afterEach(async () => {
     if (served.child.exitCode === null) {
       served.child.kill('SIGKILL');
       await served.exit;
@@ -114,6 +115,7 @@ describe('emulator serve', () => {
     expect(withModel.stdout).toContain('published acme:lidar 0.1.0');
     const script = await cli(['emulator', 'publish', 'script', 'acme:trainer', '0.5.0'], env);
     expect(script).toMatchObject({ code: 0, stdout: 'published training script acme:trainer 0.5.0\n' });
+    expect((await cli(['emulator', 'publish', 'module', 'acme:sensors', '1.2.6'], env)).code).toBe(0);
     const dup = await cli(['emulator', 'publish', 'module', 'acme:sensors', '1.2.6'], env);
     expect(dup.code).toBe(1);
     expect(dup.stderr).toBe('error: EmulatorService.PublishModuleVersion: ALREADY_EXISTS: module acme:sensors already has version 1.2.6\n');

@@ -4,7 +4,7 @@
  * is read through the returned object, in tests and in hooks declared after the call.
  */
 import * as fs from 'node:fs';
-import type { PromiseClient } from '@connectrpc/connect';
+import type { Client } from '@connectrpc/connect';
 import { EmulatorService, type EmulatorServiceType } from '../../src/api/emulator-control';
 import { loadServices, type AppServiceType, type Services } from '../../src/api/services';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator';
@@ -36,17 +36,22 @@ export interface EmulatorFixture {
   readonly dataDir: string;
 }
 
+/** Whether a fixture is made once for the file's tests, or afresh for each test (tests that change what others read). */
+export type FixtureScope = 'file' | 'test';
+
 /**
- * An emulator for the calling file: started on port 0 in a fresh temp folder before its tests,
- * closed and its folder removed after them. `options` go to startEmulator (e.g. a clock).
+ * An emulator for the calling file: started on port 0 in a fresh temp folder before its tests
+ * (before each test with `per: 'test'`), closed and its folder removed after them.
+ * Other options go to startEmulator (e.g. a clock).
  */
-export function useEmulator(options: Omit<EmulatorOptions, 'dataDir' | 'port'> = {}): EmulatorFixture {
+export function useEmulator(options: Omit<EmulatorOptions, 'dataDir' | 'port'> & { per?: FixtureScope } = {}): EmulatorFixture {
+  const { per = 'file', ...emulatorOptions } = options;
   let running: { emulator: RunningEmulator; dataDir: string } | undefined;
-  beforeAll(async () => {
+  (per === 'test' ? beforeEach : beforeAll)(async () => {
     const dataDir = tempDir();
-    running = { emulator: await startEmulator({ ...options, dataDir, port: 0 }), dataDir };
+    running = { emulator: await startEmulator({ ...emulatorOptions, dataDir, port: 0 }), dataDir };
   });
-  afterAll(async () => {
+  (per === 'test' ? afterEach : afterAll)(async () => {
     if (!running) return;
     await running.emulator.close();
     fs.rmSync(running.dataDir, { recursive: true, force: true });
@@ -65,16 +70,16 @@ export function useEmulator(options: Omit<EmulatorOptions, 'dataDir' | 'port'> =
 export interface OwnerFixture extends EmulatorFixture {
   readonly services: Services;
   /** AppService over gRPC-web. */
-  readonly app: PromiseClient<AppServiceType>;
+  readonly app: Client<AppServiceType>;
   /** The emulator controls, over `controlsProtocol` (default gRPC-web). */
-  readonly controls: PromiseClient<EmulatorServiceType>;
+  readonly controls: Client<EmulatorServiceType>;
 }
 
 /** {@link useEmulator} plus the seeded owner's AppService and controls clients, made once before the file's tests. */
-export function useOwnerClients(options: { controlsProtocol?: Protocol } = {}): OwnerFixture {
-  const fixture = useEmulator();
-  let clients: { services: Services; app: PromiseClient<AppServiceType>; controls: PromiseClient<EmulatorServiceType> } | undefined;
-  beforeAll(async () => {
+export function useOwnerClients(options: { controlsProtocol?: Protocol; per?: FixtureScope } = {}): OwnerFixture {
+  const fixture = useEmulator({ per: options.per ?? 'file' });
+  let clients: { services: Services; app: Client<AppServiceType>; controls: Client<EmulatorServiceType> } | undefined;
+  (options.per === 'test' ? beforeEach : beforeAll)(async () => {
     const services = await loadServices();
     const app = await clientOf(fixture.emulator, services.app);
     const controls = await clientOf(fixture.emulator, EmulatorService, { protocol: options.controlsProtocol });

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ServiceType } from '@bufbuild/protobuf';
-import { createPromiseClient, type PromiseClient, type Transport } from '@connectrpc/connect';
+import { createClient, type Client, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { AuthService } from '../../src/api/services';
 import type { EmulatorCredentials, RunningEmulator } from '../../src/emulator';
@@ -36,7 +36,7 @@ export function transport(url: string, protocol: Protocol, headers?: Record<stri
 
 /** A bearer token for an API key. */
 export async function tokenFor(url: string, keyId: string, key: string, protocol: Protocol = 'grpc-web'): Promise<string> {
-  const auth = createPromiseClient(AuthService, transport(url, protocol));
+  const auth = createClient(AuthService, transport(url, protocol));
   const res = await auth.authenticate({ entity: keyId, credentials: { type: 'api-key', payload: key } });
   return res.accessToken as string;
 }
@@ -46,11 +46,11 @@ export async function clientOf<S extends ServiceType>(
   emulator: RunningEmulator,
   service: S,
   options: { protocol?: Protocol; credentials?: Pick<EmulatorCredentials, 'apiKeyId' | 'apiKey'> } = {},
-): Promise<PromiseClient<S>> {
+): Promise<Client<S>> {
   const creds = options.credentials ?? emulator.credentials;
   const protocol = options.protocol ?? 'grpc-web';
   const token = await tokenFor(emulator.url, creds.apiKeyId, creds.apiKey, protocol);
-  return createPromiseClient(service, transport(emulator.url, protocol, { authorization: `Bearer ${token}` }));
+  return createClient(service, transport(emulator.url, protocol, { authorization: `Bearer ${token}` }));
 }
 
 /** The status code name of a rejected call (`NotFound`, ...), or 'ok'. */
@@ -67,7 +67,7 @@ export async function codeOf(p: Promise<unknown>): Promise<string> {
 
 /** Creates a machine in the seeded location and returns its id and main part id. */
 export async function newMachine(
-  app: PromiseClient<import('../../src/api/services').AppServiceType>,
+  app: Client<import('../../src/api/services').AppServiceType>,
   locationId: string,
   name: string,
 ): Promise<{ robotId: string; partId: string; partName: string }> {

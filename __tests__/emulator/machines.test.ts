@@ -1,13 +1,14 @@
 /** Machines and parts: creation, listing, deletion, and part config writes with optimistic concurrency. */
 import type { JsonObject } from '@bufbuild/protobuf';
-import type { PromiseClient } from '@connectrpc/connect';
+import type { Client } from '@connectrpc/connect';
 import { loadServices, type AppServiceType, type Services } from '../../src/api/services';
+import { EmulatorService } from '../../src/api/emulator-control';
 import { useEmulator } from './fixture';
 import { clientOf, codeOf, newMachine } from './helpers';
 
 const fx = useEmulator();
 let services: Services;
-let app: PromiseClient<AppServiceType>;
+let app: Client<AppServiceType>;
 beforeAll(async () => {
   services = await loadServices();
   app = await clientOf(fx.emulator, services.app);
@@ -138,26 +139,18 @@ describe('part config', () => {
     expect((await app.getRobotPart({ id: partId })).part?.robotConfig?.toJson()).toEqual(validConfig);
   });
 
-  test('a registry module missing from the registry, or a version no release satisfies, is InvalidArgument', async () => {
-    const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'cfg-registry');
-    const missing = await app
-      .updateRobotPart({
-        id: partId,
-        name: partName,
-        robotConfig: struct({ modules: [{ type: 'registry', name: 'ghost', module_id: 'acme:ghost', version: '1.0.0' }] }),
-      })
-      .catch((e: Error) => e);
-    expect(missing).toBeInstanceOf(Error);
-    expect((missing as Error).message).toContain('modules[0].module_id');
-    const unsatisfiable = await app
-      .updateRobotPart({
-        id: partId,
-        name: partName,
-        robotConfig: struct({ modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.9' }] }),
-      })
-      .catch((e: Error) => e);
-    expect((unsatisfiable as Error).message).toContain('modules[0].version');
-    expect((await app.getRobotPart({ id: partId })).part?.robotConfig?.toJson()).toEqual({});
+  test('a registry module missing from the registry, or a version no release satisfies, is stored as written and runs nowhere', async () => {
+    const { robotId: machineId, partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'cfg-registry');
+    const config = {
+      modules: [
+        { type: 'registry', name: 'ghost', module_id: 'acme:ghost', version: '1.0.0' },
+        { type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.9' },
+      ],
+    };
+    await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(config) });
+    expect((await app.getRobotPart({ id: partId })).part?.robotConfig?.toJson()).toEqual(config);
+    const controls = await clientOf(fx.emulator, EmulatorService);
+    expect((await controls.listModuleCards({ machineId })).cards).toEqual([]);
   });
 
   test('a config without robot_config is InvalidArgument', async () => {

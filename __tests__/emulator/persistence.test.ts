@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
-import { createPromiseClient } from '@connectrpc/connect';
+import { createClient } from '@connectrpc/connect';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { DatasetService, loadServices, type Services } from '../../src/api/services';
 import { ModelType, TrainingStatus } from '../../src/domain';
@@ -52,7 +52,7 @@ test('machines, configs, deployments, datasets, jobs, keys, tokens and registry 
   try {
     expect(second.credentials).toEqual(first.credentials);
     // A token issued before the restart still works.
-    const app2 = createPromiseClient(services.app, transport(second.url, 'grpc-web', { authorization: `Bearer ${token}` }));
+    const app2 = createClient(services.app, transport(second.url, 'grpc-web', { authorization: `Bearer ${token}` }));
     expect((await app2.listOrganizations({})).organizations.map((o) => o.id)).toEqual([first.credentials.organizationId]);
     const got = await app2.getRobotPart({ id: m.partId });
     expect(got.part?.robotConfig?.toJson()).toEqual(config);

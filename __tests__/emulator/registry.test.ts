@@ -1,5 +1,5 @@
 /** Registry reads: GetModule (versions ascending by semver, prereleases included) and GetRegistryItem. */
-import type { PromiseClient } from '@connectrpc/connect';
+import type { Client } from '@connectrpc/connect';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { loadServices, type AppServiceType } from '../../src/api/services';
 import { ModelFramework, ModelType } from '../../src/domain';
@@ -8,7 +8,7 @@ import { useEmulator } from './fixture';
 import { clientOf, codeOf } from './helpers';
 
 const fx = useEmulator();
-let app: PromiseClient<AppServiceType>;
+let app: Client<AppServiceType>;
 beforeAll(async () => {
   app = await clientOf(fx.emulator, (await loadServices()).app);
 });

@@ -2,7 +2,7 @@
  * Conformance: the official SDK, unchanged, against the emulator, in its default gRPC-web
  * mode and in its documented Node mode (gRPC over HTTP/2 through GRPC_TRANSPORT_FACTORY).
  */
-import { createPromiseClient } from '@connectrpc/connect';
+import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
@@ -152,7 +152,7 @@ describe.each<Mode>(['grpc-web', 'grpc'])('official SDK in %s mode', (mode) => {
       mode === 'grpc'
         ? createGrpcTransport({ baseUrl: fx.emulator.url, httpVersion: '2' })
         : createGrpcWebTransport({ baseUrl: fx.emulator.url, httpVersion: '1.1' });
-    const raw = createPromiseClient(mlTraining, transport);
+    const raw = createClient(mlTraining, transport);
     const res = await statusOf(raw.listTrainingJobs({ organizationId: fx.emulator.credentials.organizationId }));
     expect(res).toMatchObject({ code: sdk.Code.Unauthenticated, message: 'authentication required' });
   });

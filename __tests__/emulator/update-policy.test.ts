@@ -1,5 +1,5 @@
 /**
- * Module update policies (seed 3.1): the version deployed when a config is written, and the
+ * Module update policies: the version deployed when a config is written, and the
  * table of what each policy does as versions are published through the emulator controls.
  */
 import type { JsonObject } from '@bufbuild/protobuf';
@@ -7,7 +7,8 @@ import type { ModuleCard } from '../../src/api/emulator-control';
 import { useOwnerClients } from './fixture';
 import { codeOf, newMachine, sensorsConfig } from './helpers';
 
-const fx = useOwnerClients({ controlsProtocol: 'grpc' });
+// Each test has an emulator of its own: publishing changes what every later read sees.
+const fx = useOwnerClients({ controlsProtocol: 'grpc', per: 'test' });
 
 async function configure(machine: string, modules: { name: string; version: string }[]): Promise<{ robotId: string; partId: string }> {
   const m = await newMachine(fx.app, fx.emulator.credentials.locationId, machine);
@@ -60,14 +61,13 @@ const TABLE: { publish: string; expect: Record<string, [string, number]> }[] = [
 for (const { publish, moves } of PUBLISHES) TABLE.push({ publish, expect: { ...TABLE[TABLE.length - 1]?.expect, ...moves } });
 
 describe('update policy table', () => {
-  let robotId: string;
-  beforeAll(async () => {
-    ({ robotId } = await configure('policy-table', POLICIES));
-  });
-
   test.each(TABLE.map((row, i) => [row.publish, i] as const))('after publishing %s', async (publish, i) => {
     const row = TABLE[i];
     if (!row) throw new Error('no row');
+    const { robotId } = await configure('policy-table', POLICIES);
+    // The rows before this one are published first, in the table's order.
+    for (const earlier of TABLE.slice(1, i)) await fx.controls.publishModuleVersion({ moduleId: 'acme:sensors', version: earlier.publish });
+    expect(await deployed(robotId)).toEqual(TABLE[Math.max(0, i - 1)]?.expect);
     if (i > 0) {
       const res = await fx.controls.publishModuleVersion({ moduleId: 'acme:sensors', version: publish });
       const previous = TABLE[i - 1]?.expect ?? {};
@@ -107,6 +107,7 @@ describe('config writes', () => {
 
 describe('module card', () => {
   test('shows policy, its description, deployed version and the registry latest release and prerelease', async () => {
+    for (const version of ['1.2.6', '1.4.0', '2.0.0', '2.1.0-beta.1']) await fx.controls.publishModuleVersion({ moduleId: 'acme:sensors', version });
     const { robotId } = await configure('card', [{ name: 'acme_sensors', version: '1.2.*' }]);
     const [card] = await cards(robotId);
     expect(card).toMatchObject({

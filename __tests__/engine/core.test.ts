@@ -163,7 +163,7 @@ describe('LocalStateBackend', () => {
     expect(await b.read('fleet')).toEqual(s);
 
     await fs.writeFile(path.join(dir, 'fleet.state.json'), JSON.stringify({ ...s, resources: { 'fleetform_machine.x': { type: 'fleetform_machine', ids: {}, outputs: {}, attributes: 'text' } } }));
-    await expect(b.read('fleet')).rejects.toMatchObject({ path: expect.stringContaining('#resources.fleetform_machine.x.attributes') });
+    await expect(b.read('fleet')).rejects.toMatchObject({ path: expect.stringContaining('#resources["fleetform_machine.x"].attributes') });
   });
 
   test('recorded changes survive without a full write, a torn last line is ignored, the next write folds them in', async () => {

@@ -76,6 +76,7 @@ const APP_METHODS = [
   'NewRobot',
   'GetRobot',
   'ListRobots',
+  'UpdateRobot',
   'DeleteRobot',
   'GetRobotParts',
   'GetRobotPart',

@@ -14,25 +14,44 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+/** The one endpoint the stacks' providers name, if any; stacks naming different ones are refused. */
+export function providerEndpoint(endpoints: readonly (string | undefined)[]): string | undefined {
+  const named = [...new Set(endpoints.filter((e): e is string => e !== undefined && e !== ''))];
+  if (named.length > 1) {
+    throw new InputError(`the stacks' providers name ${named.length} endpoints (${named.join(', ')}); one run talks to one service`, {
+      path: 'FleetProvider.endpoint',
+      hint: 'give every stack the same endpoint, or run each group with --stack',
+    });
+  }
+  return named[0];
+}
+
 /**
- * Finds the service the way every fleetform command does: FLEETFORM_ENDPOINT,
- * FLEETFORM_API_KEY and FLEETFORM_API_KEY_ID when set; otherwise the embedded emulator,
- * started in this process on `<cwd>/.fleetform/emulator/` with its seeded owner key.
+ * Finds the service the way every fleetform command does: FLEETFORM_ENDPOINT when set,
+ * else the endpoint the stacks' FleetProvider names, with FLEETFORM_API_KEY and
+ * FLEETFORM_API_KEY_ID; with neither, the embedded emulator, started in this process on
+ * `<cwd>/.fleetform/emulator/` with its seeded owner key.
  */
-export async function openConnection(options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Connection> {
+export async function openConnection(options: { cwd: string; env: NodeJS.ProcessEnv; maxConnections?: number; providerEndpoint?: string }): Promise<Connection> {
+  const pool = options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections };
   const { env } = options;
-  const endpoint = env.FLEETFORM_ENDPOINT;
+  const fromEnv = env.FLEETFORM_ENDPOINT;
+  const endpoint = fromEnv || options.providerEndpoint;
   if (endpoint) {
     const missing = ['FLEETFORM_API_KEY', 'FLEETFORM_API_KEY_ID'].filter((k) => !env[k]);
     if (missing.length > 0) {
-      throw new InputError(`FLEETFORM_ENDPOINT is set but ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not`, {
+      const source = fromEnv ? 'FLEETFORM_ENDPOINT is set' : `the FleetProvider's endpoint is ${endpoint}`;
+      throw new InputError(`${source} but ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not`, {
         path: missing[0],
-        hint: 'set the API key and its id of an organization owner, or unset FLEETFORM_ENDPOINT to use the embedded emulator',
+        hint: fromEnv
+          ? 'set the API key and its id of an organization owner, or unset FLEETFORM_ENDPOINT to use the embedded emulator'
+          : 'set the API key and its id of an organization owner, or remove the endpoint from the FleetProvider to use the embedded emulator',
       });
     }
     const client = await createServiceClient({
       serviceHost: endpoint,
       credentials: { type: 'api-key', authEntity: env.FLEETFORM_API_KEY_ID as string, payload: env.FLEETFORM_API_KEY as string },
+      ...pool,
     });
     return { client, endpoint, embedded: false, close: async () => client.close() };
   }
@@ -42,6 +61,7 @@ export async function openConnection(options: { cwd: string; env: NodeJS.Process
     const client = await createServiceClient({
       serviceHost: emulator.url,
       credentials: { type: 'api-key', authEntity: credentials.apiKeyId, payload: credentials.apiKey },
+      ...pool,
     });
     return {
       client,

@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { FleetformError } from '../domain/errors';
 import { registerCommands } from './commands';
+import { writePhaseTimings } from './phase-timings';
+import { abandonEarlySynthesis } from './run-app';
 
 /** Builds the `fleetform` command; each sub-command registers itself from its own file. */
 export function buildProgram(): Command {
@@ -18,6 +20,7 @@ export function buildProgram(): Command {
  * printed as `error: path: message` with its hint and no stack trace.
  */
 export async function main(argv: readonly string[]): Promise<number> {
+  const startupS = performance.now() / 1000;
   const program = buildProgram();
   try {
     await program.parseAsync([...argv]);
@@ -29,5 +32,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 1;
     }
     throw err;
+  } finally {
+    await abandonEarlySynthesis();
+    writePhaseTimings(process.env, startupS);
   }
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AppSummary } from '../constructs/app-hook';
@@ -40,26 +40,17 @@ interface ProjectSettings {
   readonly outdir: string;
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.access(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const CDKTF_JSON_HINT = 'add cdktf.json with the command that runs the app, e.g. {"language": "typescript", "app": "npx ts-node main.ts"}';
 
 /** Reads cdktf.json (`app`, `output`, `context`, `terraformModules`), as `cdktf synth` does. */
-async function projectSettings(cwd: string, outdirOption: string | undefined): Promise<ProjectSettings> {
+function projectSettings(cwd: string, outdirOption: string | undefined): ProjectSettings {
   const configFile = path.join(cwd, 'cdktf.json');
-  if (!(await exists(configFile))) {
+  if (!existsSync(configFile)) {
     throw new InputError('no cdktf.json here: it names the command that runs the app', { path: cwd, hint: `run fleetform in the project folder, or ${CDKTF_JSON_HINT}` });
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await fs.readFile(configFile, 'utf8'));
+    parsed = JSON.parse(readFileSync(configFile, 'utf8'));
   } catch (err) {
     throw new InputError(`cdktf.json is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, {
       path: configFile,
@@ -96,8 +87,38 @@ const OUTPUT_LIMIT = 64 * 1024;
 /** The reporter preloaded into the app's process: compiled JavaScript beside this file. */
 const REPORTER = path.join(__dirname, 'app-reporter.js');
 
+/** Processes started by `pid`, their children and so on (read from /proc; none where there is no /proc). */
+function descendants(pid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  for (const entry of entries) {
+    try {
+      // The parent's pid is the second field after the command name in parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // Ended while being read.
+    }
+  }
+  const found: number[] = [];
+  const visit = (p: number): void => {
+    for (const c of children.get(p) ?? []) {
+      visit(c);
+      found.push(c);
+    }
+  };
+  visit(pid);
+  return found;
+}
+
 /** Runs the app command in a shell, as `cdktf synth` does, keeping the tail of its output. */
-function runChild(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<ChildOutcome> {
+function runChild(command: string, cwd: string, env: NodeJS.ProcessEnv): { outcome: Promise<ChildOutcome>; kill(): void } {
   const child = spawn(command, { cwd, shell: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer): void => {
@@ -105,10 +126,24 @@ function runChild(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  return new Promise((resolve, reject) => {
+  const outcome = new Promise<ChildOutcome>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, output }));
   });
+  return {
+    outcome,
+    kill: () => {
+      if (child.pid === undefined || child.exitCode !== null) return;
+      // The shell does not pass a kill on to the app it started: stop the app first.
+      for (const pid of [...descendants(child.pid), child.pid]) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+    },
+  };
 }
 
 function appProblem(message: string, hint?: string, code = 'app-failed'): AppProblem {
@@ -145,50 +180,154 @@ async function stackNames(outdir: string): Promise<string[] | undefined> {
   }
 }
 
-/** Runs the app into `staging`, and returns its result (stacks read from the staging folder). */
-async function runInto(settings: ProjectSettings, cwd: string, staging: string, env: NodeJS.ProcessEnv): Promise<RunAppResult> {
-  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetform-app-'));
-  try {
-    const reportFile = path.join(scratch, 'report.json');
-    const outcome = await runChild(settings.cdktf.app, cwd, appEnvironment(env, settings.cdktf, staging, { preload: REPORTER, reportFile }));
-    const report = await readChildReport(reportFile);
-    const issues = (report?.apps ?? []).flatMap((a) => a.issues);
-    const errors = issues.filter((i) => i.severity === 'error');
-    const warnings = issues.filter((i) => i.severity === 'warning');
-    if (errors.length > 0) return { ok: false, errors, warnings };
-    if (report?.crash) return { ok: false, errors: [crashProblem(report.crash)], warnings };
-    if (outcome.code !== 0) {
-      const how = outcome.signal ? `was stopped by ${outcome.signal}` : `exited with code ${outcome.code}`;
-      const tail = lastLines(outcome.output, 20);
-      return { ok: false, errors: [appProblem(`the app (${settings.cdktf.app}) ${how}${tail ? `:\n${tail}` : ''}`)], warnings };
-    }
-    const stacks = await stackNames(staging);
-    if (stacks === undefined) {
-      return {
-        ok: false,
-        errors: [
-          appProblem(
-            `the app (${settings.cdktf.app}) synthesized nothing`,
-            'call app.synth() at the end of the app, and create the App without an outdir (fleetform sets CDKTF_OUTDIR)',
-            'app-no-output',
-          ),
-        ],
-        warnings,
-      };
-    }
-    const summary = (report?.apps ?? []).reduce<AppSummary>(
-      (sum, a) => ({
-        stacks: sum.stacks + a.summary.stacks,
-        machines: sum.machines + a.summary.machines,
-        datasets: sum.datasets + a.summary.datasets,
-        trainingJobs: sum.trainingJobs + a.summary.trainingJobs,
-      }),
-      { stacks: 0, machines: 0, datasets: 0, trainingJobs: 0 },
-    );
-    return { ok: true, outdir: staging, stacks, warnings, summary: { ...summary, stacks: stacks.length } };
-  } finally {
-    await fs.rm(scratch, { recursive: true, force: true });
+/** An app run under way: its result once the child ends, or its abandonment. */
+interface Launched {
+  result(): Promise<RunAppResult>;
+  /** Stops the child and removes what it wrote so far. */
+  abandon(): Promise<void>;
+}
+
+/** Starts the app writing into `staging`; its result reads the stacks from there. */
+function launch(settings: ProjectSettings, cwd: string, staging: string, env: NodeJS.ProcessEnv): Launched {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'fleetform-app-'));
+  const reportFile = path.join(scratch, 'report.json');
+  const child = runChild(settings.cdktf.app, cwd, appEnvironment(env, settings.cdktf, staging, { preload: REPORTER, reportFile }));
+  const cleanup = () => fs.rm(scratch, { recursive: true, force: true });
+  return {
+    result: async () => {
+      try {
+        return await judge(settings, staging, await child.outcome, reportFile);
+      } finally {
+        await cleanup();
+      }
+    },
+    abandon: async () => {
+      child.kill();
+      await child.outcome.catch(() => undefined);
+      await cleanup();
+    },
+  };
+}
+
+/** The result of a finished app run: every problem it reported, or its stacks. */
+async function judge(settings: ProjectSettings, staging: string, outcome: ChildOutcome, reportFile: string): Promise<RunAppResult> {
+  const report = await readChildReport(reportFile);
+  const issues = (report?.apps ?? []).flatMap((a) => a.issues);
+  const errors = issues.filter((i) => i.severity === 'error');
+  const warnings = issues.filter((i) => i.severity === 'warning');
+  if (errors.length > 0) return { ok: false, errors, warnings };
+  if (report?.crash) return { ok: false, errors: [crashProblem(report.crash)], warnings };
+  if (outcome.code !== 0) {
+    const how = outcome.signal ? `was stopped by ${outcome.signal}` : `exited with code ${outcome.code}`;
+    const tail = lastLines(outcome.output, 20);
+    return { ok: false, errors: [appProblem(`the app (${settings.cdktf.app}) ${how}${tail ? `:\n${tail}` : ''}`)], warnings };
   }
+  const stacks = await stackNames(staging);
+  if (stacks === undefined) {
+    return {
+      ok: false,
+      errors: [
+        appProblem(
+          `the app (${settings.cdktf.app}) synthesized nothing`,
+          'call app.synth() at the end of the app, and create the App without an outdir (fleetform sets CDKTF_OUTDIR)',
+          'app-no-output',
+        ),
+      ],
+      warnings,
+    };
+  }
+  const summary = (report?.apps ?? []).reduce<AppSummary>(
+    (sum, a) => ({
+      stacks: sum.stacks + a.summary.stacks,
+      machines: sum.machines + a.summary.machines,
+      datasets: sum.datasets + a.summary.datasets,
+      trainingJobs: sum.trainingJobs + a.summary.trainingJobs,
+    }),
+    { stacks: 0, machines: 0, datasets: 0, trainingJobs: 0 },
+  );
+  return { ok: true, outdir: staging, stacks, warnings, summary: { ...summary, stacks: stacks.length } };
+}
+
+/** A synthesis started, to be awaited (or abandoned) later. */
+export interface Synthesis {
+  /** The project folder and the output option it was started for. */
+  readonly cwd: string;
+  readonly outdirOption: string | undefined;
+  /** Waits for the app; on success its output replaces the output folder. */
+  result(): Promise<RunAppResult>;
+  /** Stops the app and removes its partial output; the output folder is untouched. */
+  abandon(): Promise<void>;
+}
+
+/**
+ * Starts the user's app now (see {@link synthesizeApp}), synchronously, so that it runs
+ * while the caller goes on loading; nothing is replaced before `result`.
+ */
+export function startSynthesis(options: RunAppOptions): Synthesis {
+  const cwd = path.resolve(options.cwd);
+  const settings = projectSettings(cwd, options.outdir);
+  checkOutdir(cwd, settings.outdir);
+  const parent = path.dirname(settings.outdir);
+  mkdirSync(parent, { recursive: true });
+  const staging = mkdtempSync(path.join(parent, `.${path.basename(settings.outdir)}.staging-`));
+  let launched: Launched;
+  try {
+    launched = launch(settings, cwd, staging, options.env ?? process.env);
+  } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    cwd,
+    outdirOption: options.outdir,
+    result: async () => {
+      let moved = false;
+      try {
+        const result = await launched.result();
+        if (!result.ok) return result;
+        await fs.rm(settings.outdir, { recursive: true, force: true });
+        await fs.rename(staging, settings.outdir);
+        moved = true;
+        return { ...result, outdir: settings.outdir };
+      } finally {
+        if (!moved) await fs.rm(staging, { recursive: true, force: true });
+      }
+    },
+    abandon: async () => {
+      await launched.abandon();
+      await fs.rm(staging, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A synthesis started before the command line was parsed, waiting to be claimed. */
+let early: Synthesis | undefined;
+
+/**
+ * Starts the app of the project in `cwd` right away, while the rest of the command loads;
+ * {@link synthesizeApp} for the same project and output claims it. Starts nothing when the
+ * project cannot be read: the command then reports why, as it would have.
+ */
+export function startSynthesisEarly(cwd: string): void {
+  try {
+    early = startSynthesis({ cwd });
+  } catch {
+    early = undefined;
+  }
+}
+
+/** Stops an early synthesis nobody claimed (the command failed or did not need it). */
+export async function abandonEarlySynthesis(): Promise<void> {
+  const unclaimed = early;
+  early = undefined;
+  await unclaimed?.abandon();
+}
+
+function claimEarly(options: RunAppOptions): Synthesis | undefined {
+  const found = early;
+  if (!found || options.env !== undefined || found.outdirOption !== options.outdir || found.cwd !== path.resolve(options.cwd)) return undefined;
+  early = undefined;
+  return found;
 }
 
 /**
@@ -198,32 +337,17 @@ async function runInto(settings: ProjectSettings, cwd: string, staging: string, 
  * is written and the result carries every problem, ready to print (no stack traces).
  */
 export async function synthesizeApp(options: RunAppOptions): Promise<RunAppResult> {
-  const cwd = path.resolve(options.cwd);
-  const settings = await projectSettings(cwd, options.outdir);
-  checkOutdir(cwd, settings.outdir);
-  const parent = path.dirname(settings.outdir);
-  await fs.mkdir(parent, { recursive: true });
-  const staging = await fs.mkdtemp(path.join(parent, `.${path.basename(settings.outdir)}.staging-`));
-  let moved = false;
-  try {
-    const result = await runInto(settings, cwd, staging, options.env ?? process.env);
-    if (!result.ok) return result;
-    await fs.rm(settings.outdir, { recursive: true, force: true });
-    await fs.rename(staging, settings.outdir);
-    moved = true;
-    return { ...result, outdir: settings.outdir };
-  } finally {
-    if (!moved) await fs.rm(staging, { recursive: true, force: true });
-  }
+  const synthesis = claimEarly(options) ?? startSynthesis(options);
+  return synthesis.result();
 }
 
 /** Runs and validates the app like {@link synthesizeApp} but keeps no output. */
 export async function validateApp(options: RunAppOptions): Promise<RunAppResult> {
   const cwd = path.resolve(options.cwd);
-  const settings = await projectSettings(cwd, options.outdir);
+  const settings = projectSettings(cwd, options.outdir);
   const staging = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetform-validate-'));
   try {
-    return await runInto(settings, cwd, staging, options.env ?? process.env);
+    return await launch(settings, cwd, staging, options.env ?? process.env).result();
   } finally {
     await fs.rm(staging, { recursive: true, force: true });
   }

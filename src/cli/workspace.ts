@@ -7,7 +7,8 @@ import type { DesiredStack } from '../engine/desired/stack';
 import { Engine } from '../engine/engine';
 import { defaultKinds } from '../engine/kinds';
 import { LocalStateBackend } from '../engine/state/local-backend';
-import { openConnection, type Connection } from './connection';
+import { openConnection, providerEndpoint, type Connection } from './connection';
+import { timePhase } from './phase-timings';
 import { runApp } from './run-app';
 import { askYes } from './confirm';
 import type { LockInfo } from '../engine/state/schema';
@@ -16,6 +17,7 @@ import type { LockInfo } from '../engine/state/schema';
 export interface EngineCommandOptions {
   readonly stack?: string[];
   readonly parallelism?: string;
+  readonly readParallelism?: string;
   readonly lockTimeout?: string;
   /** Use an already synthesized app output instead of running the app. */
   readonly synthOut?: string;
@@ -26,7 +28,8 @@ export interface EngineCommandOptions {
 export function addEngineOptions(cmd: Command): Command {
   return cmd
     .option('--stack <name...>', 'only these stacks (default: every stack of the app)')
-    .option('--parallelism <n>', 'how many resources are read and written at once', '10')
+    .option('--parallelism <n>', 'how many resources are written at once, and read at first', '10')
+    .option('--read-parallelism <n>', 'the most reads in flight while planning; between --parallelism and this, reads follow the network', '64')
     .option('--lock-timeout <duration>', 'how long to wait for a state lock (e.g. 30s, 2m)', '0s')
     .option('--synth-out <dir>', 'use this synthesized output instead of running the app')
     .option('--break-stale-lock', 'take over a state lock left by a fleetform that is no longer running on this machine (harmless without one)');
@@ -80,25 +83,33 @@ export interface Workspace {
 
 export async function openWorkspace(options: EngineCommandOptions, cwd = process.cwd()): Promise<Workspace> {
   const parallelism = positiveInt(options.parallelism, '--parallelism', 10);
+  const readParallelism = Math.max(parallelism, positiveInt(options.readParallelism, '--read-parallelism', 64));
   const lockTimeoutMs = durationFlag(options.lockTimeout, '--lock-timeout');
-  const outdir = options.synthOut ? path.resolve(cwd, options.synthOut) : (await runApp({ cwd })).outdir;
-  const stacks = await readStacks(outdir, options.stack);
+  const outdir = options.synthOut ? path.resolve(cwd, options.synthOut) : (await timePhase('synth', () => runApp({ cwd }))).outdir;
+  const stacks = await timePhase('read_stacks', () => readStacks(outdir, options.stack));
   const foreign = stacks.flatMap((s) => s.foreign);
   if (foreign.length > 0) {
     process.stderr.write(`note: leaving ${foreign.length} resource${foreign.length === 1 ? '' : 's'} of other providers to Terraform (cdktf deploy): ${foreign.join(', ')}\n`);
   }
-  const connection = await openConnection({ cwd, env: process.env });
+  const connection = await timePhase('connect', () => openConnection({ cwd, env: process.env, maxConnections: readParallelism, providerEndpoint: providerEndpoint(stacks.map((st) => st.provider.endpoint)) }));
   const backend = new LocalStateBackend(path.join(cwd, '.fleetform', 'state'));
   const engine = new Engine({
     client: connection.client,
     backend,
     kinds: defaultKinds(),
     parallelism,
+    readParallelism,
     lockTimeoutMs,
     breakStaleLock: staleLockPolicy(Boolean(options.breakStaleLock)),
+    onLockWait: (stack) => process.stderr.write(`waiting up to ${options.lockTimeout} for the state lock of stack ${stack}, held by another run...\n`),
     defaults: { ...(connection.organizationId ? { organizationId: connection.organizationId } : {}), ...(connection.locationId ? { locationId: connection.locationId } : {}) },
   });
   return { cwd, stacks, engine, connection, backend, close: () => connection.close() };
+}
+
+/** The first line of a plan: which service it talks to. */
+export function serviceLine(connection: Connection): string {
+  return `Service: ${connection.endpoint}${connection.embedded ? ' (the embedded emulator)' : ''}\n\n`;
 }
 
 /** Runs `fn` with a workspace and closes it (and the embedded emulator) afterwards. */

@@ -18,7 +18,7 @@ import { assembleMachine, machineConfigJson, type ConfigEntrySource } from './ma
 import type { ModularResource } from './modular-resource';
 import type { Module } from './module';
 import type { FleetProvider } from './provider';
-import { datasetConstruct } from './training-common';
+import { datasetConstruct } from './dataset-ref';
 import type { TrainingJob } from './training-job';
 
 /** Every problem of an app, and each construct's own. */

@@ -3,9 +3,9 @@ import { kindOf } from './kinds';
 import { registerFleetConstruct } from './registry';
 import { TrainingJobBase, trainingJobCommonPropsShape, type TrainingJobCommonProps } from './training-common';
 import { z } from 'zod';
-import { propSchemas } from './props';
+import { camelShape, customTrainingJobAttributes } from '../domain/resource-attributes';
 
-/** Properties of a {@link CustomTrainingJob}: the parameters of SubmitCustomTrainingJob (seed 4.4). */
+/** Properties of a {@link CustomTrainingJob}: the parameters of SubmitCustomTrainingJob. */
 export interface CustomTrainingJobProps extends TrainingJobCommonProps {
   /** Registry id of the training script, `<namespace>:<script-name>`, e.g. `acme:trainer`. */
   readonly registryItemId: string;
@@ -26,10 +26,7 @@ export interface CustomTrainingJobProps extends TrainingJobCommonProps {
 /** The run-time check of {@link CustomTrainingJobProps}: strict, without coercion. */
 export const customTrainingJobPropsSchema = z.strictObject({
   ...trainingJobCommonPropsShape,
-  registryItemId: propSchemas.text,
-  registryItemVersion: propSchemas.text,
-  arguments: propSchemas.stringMap.optional(),
-  containerVersion: propSchemas.text.optional(),
+  ...camelShape(customTrainingJobAttributes, ['registry_item_id', 'registry_item_version', 'arguments', 'container_version']),
 }) satisfies z.ZodType<CustomTrainingJobProps>;
 
 /** A training job running a training script from the registry: one `fleetform_custom_training_job` resource. */

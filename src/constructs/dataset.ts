@@ -4,6 +4,7 @@ import { kindOf, markKind } from './kinds';
 import { logicalIdFor } from './logical-id';
 import { registerFleetConstruct } from './registry';
 import { checkProps, propSchemas } from './props';
+import { camelShape, datasetAttributes } from '../domain/resource-attributes';
 import { z } from 'zod';
 
 /** Properties of a {@link Dataset}. */
@@ -22,8 +23,9 @@ export interface DatasetProps {
 
 /** The run-time check of {@link DatasetProps}: strict, without coercion. */
 export const datasetPropsSchema = z.strictObject({
+  ...camelShape(datasetAttributes, ['organization_id']),
+  // An empty name is reported by the app's analysis, with duplicate names.
   name: propSchemas.text.optional(),
-  organizationId: propSchemas.text.optional(),
 }) satisfies z.ZodType<DatasetProps>;
 
 /** A dataset to train models on: one `fleetform_dataset` resource. */

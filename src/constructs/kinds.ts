@@ -6,7 +6,11 @@
 
 const KIND = Symbol.for('fleetform.constructs.kind');
 
-/** Every kind of construct this library defines. */
+/**
+ * Every kind of construct this library defines. A construct of a resource kind added
+ * later is marked with its Terraform type (e.g. `fleetform_note`), so adding one needs
+ * no entry here.
+ */
 export type FleetKind =
   | 'provider'
   | 'machine'
@@ -14,7 +18,8 @@ export type FleetKind =
   | 'modular-resource'
   | 'dataset'
   | 'training-job'
-  | 'custom-training-job';
+  | 'custom-training-job'
+  | `fleetform_${string}`;
 
 /** Records the kind of a construct; called once from each constructor. */
 export function markKind(construct: object, kind: FleetKind): void {

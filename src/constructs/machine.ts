@@ -10,6 +10,7 @@ import type { ModularResource } from './modular-resource';
 import type { Module } from './module';
 import { registerFleetConstruct } from './registry';
 import { checkProps, propSchemas } from './props';
+import { camelShape, machineAttributes } from '../domain/resource-attributes';
 import { z } from 'zod';
 
 /** Properties of a {@link Machine}. */
@@ -28,8 +29,9 @@ export interface MachineProps {
 
 /** The run-time check of {@link MachineProps}: strict, without coercion. */
 export const machinePropsSchema = z.strictObject({
+  ...camelShape(machineAttributes, ['location_id']),
+  // An empty name is reported by the app's analysis, with duplicate names.
   name: propSchemas.text.optional(),
-  locationId: propSchemas.text.optional(),
 }) satisfies z.ZodType<MachineProps>;
 
 /**

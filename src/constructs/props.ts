@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { IConstruct } from 'constructs';
 import { FleetformError } from '../domain/errors';
+import { childPath, pathOf } from '../domain/json-path';
 import { nearestName } from '../domain/suggest';
 import { kindOf, type FleetKind } from './kinds';
 
@@ -22,11 +23,11 @@ function valueAt(props: unknown, path: readonly PropertyKey[]): unknown {
 
 /** One line per problem: the prop's path, what is wrong and, for an unknown name, the likely one. */
 function problemLines(issue: z.core.$ZodIssue, props: unknown, known: readonly string[]): { line: string; hint?: string }[] {
-  const at = issue.path.map(String).join('.');
+  const at = pathOf(issue.path);
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => {
       const near = nearestName(key, known);
-      const name = at ? `${at}.${key}` : key;
+      const name = childPath(at, key);
       return { line: `unknown prop "${name}"`, ...(near ? { hint: `did you mean "${near}"?` } : {}) };
     });
   }

@@ -1,12 +1,14 @@
 import { TerraformResource } from 'cdktf';
 import { z } from 'zod';
 import { checkProps, propSchemas } from './props';
+import { camelShape, trainingJobAttributes } from '../domain/resource-attributes';
 import type { Construct } from 'constructs';
-import { Dataset } from './dataset';
+import type { Dataset } from './dataset';
+import { datasetIdOf } from './dataset-ref';
 import { markKind } from './kinds';
 import { logicalIdFor } from './logical-id';
 
-/** Properties every training job has (seed 4.3 and 4.4). */
+/** Properties every training job has. */
 export interface TrainingJobCommonProps {
   /** Dataset to train on: a {@link Dataset} of the same stack, or the id of an existing dataset. */
   readonly dataset: Dataset | string;
@@ -29,22 +31,10 @@ export interface TrainingJobCommonProps {
 
 /** The run-time check of the props every training job has (spread into each job's schema). */
 export const trainingJobCommonPropsShape = {
+  ...camelShape(trainingJobAttributes, ['organization_id', 'model_name', 'model_version', 'retain_on_delete']),
+  // An empty dataset id is reported by the app's analysis with the job's other parameters.
   dataset: z.union([propSchemas.text, propSchemas.construct<Dataset>('dataset', 'expected a Dataset or a dataset id')]),
-  organizationId: propSchemas.text.optional(),
-  modelName: propSchemas.text,
-  modelVersion: propSchemas.text,
-  retainOnDelete: z.boolean().optional(),
 };
-
-/** The `dataset_id` value of a job: a reference to a Dataset's id, or the literal id. */
-export function datasetIdOf(dataset: Dataset | string): string {
-  return typeof dataset === 'string' ? dataset : dataset.datasetId;
-}
-
-/** A Dataset object given as the `dataset` of a job, if it is one. */
-export function datasetConstruct(dataset: Dataset | string): Dataset | undefined {
-  return Dataset.isDataset(dataset) ? dataset : undefined;
-}
 
 /**
  * What the two kinds of training job share: the fields of {@link TrainingJobCommonProps},

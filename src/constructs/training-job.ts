@@ -4,9 +4,9 @@ import { kindOf } from './kinds';
 import { registerFleetConstruct } from './registry';
 import { TrainingJobBase, trainingJobCommonPropsShape, type TrainingJobCommonProps } from './training-common';
 import { z } from 'zod';
-import { propSchemas } from './props';
+import { camelShape, trainingJobAttributes } from '../domain/resource-attributes';
 
-/** Properties of a {@link TrainingJob}: the parameters of SubmitTrainingJob (seed 4.3). */
+/** Properties of a {@link TrainingJob}: the parameters of SubmitTrainingJob. */
 export interface TrainingJobProps extends TrainingJobCommonProps {
   /** Kind of model, e.g. `ModelType.OBJECT_DETECTION`. */
   readonly modelType: ModelType;
@@ -22,9 +22,9 @@ export interface TrainingJobProps extends TrainingJobCommonProps {
 /** The run-time check of {@link TrainingJobProps}: strict, without coercion. */
 export const trainingJobPropsSchema = z.strictObject({
   ...trainingJobCommonPropsShape,
+  ...camelShape(trainingJobAttributes, ['tags']),
   modelType: z.enum(ModelType),
   modelFramework: z.enum(ModelFramework).optional(),
-  tags: z.array(propSchemas.text),
 }) satisfies z.ZodType<TrainingJobProps>;
 
 /** A training job on the service's built-in trainer: one `fleetform_training_job` resource. */

@@ -56,7 +56,7 @@ export function formatGoDuration(ms: number): string {
 export const RESOURCE_CONFIGURATION_TIMEOUT_ENV = 'VIAM_RESOURCE_CONFIGURATION_TIMEOUT';
 /** Name of the variable overriding how long a module may take to start. */
 export const MODULE_STARTUP_TIMEOUT_ENV = 'VIAM_MODULE_STARTUP_TIMEOUT';
-/** Default resource configuration timeout (seed: 1 minute). */
+/** Default resource configuration timeout: one minute. */
 export const DEFAULT_RESOURCE_CONFIGURATION_TIMEOUT_MS = 60_000;
 /** Default module startup timeout (5 minutes). */
 export const DEFAULT_MODULE_STARTUP_TIMEOUT_MS = 300_000;

@@ -12,3 +12,6 @@ export * from './duration';
 export * from './training';
 export * from './registry';
 export * from './suggest';
+export * from './resource-attributes';
+export * from './cycles';
+export * from './json-path';

@@ -1,3 +1,4 @@
+export { childPath } from './json-path';
 /** One problem found in user input: an error blocks, a warning is reported and tolerated. */
 export interface Issue {
   severity: 'error' | 'warning';
@@ -37,15 +38,6 @@ export function toValidationResult(issues: readonly Issue[]): ValidationResult {
 export function formatIssue(issue: Issue): string {
   const head = issue.path ? `${issue.path}: ${issue.message}` : issue.message;
   return issue.hint ? `${head}\n  hint: ${issue.hint}` : head;
-}
-
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-
-/** Appends an object key to a JSON path: `a.b`, or `a["odd key"]` when the key is not an identifier. */
-export function childPath(path: string, key: string | number): string {
-  if (typeof key === 'number') return `${path}[${key}]`;
-  if (IDENTIFIER.test(key)) return path ? `${path}.${key}` : key;
-  return `${path}[${JSON.stringify(key)}]`;
 }
 
 /** Joins a prefix and a path (`prefix.path`, or `prefix[0]...` when the path starts with an index). */

@@ -1,7 +1,7 @@
 import { childPath } from './issue';
 
 /**
- * Placeholders `${...}` (seed 2.4). The only valid key is `environment.NAME`, read from
+ * Placeholders `${...}`. The only valid key is `environment.NAME`, read from
  * the machine server's own environment. There is no escaping. They are applied to
  * module `env` values, `executable_path` and resource attributes at any depth.
  */

@@ -119,7 +119,7 @@ export function checkRegistryItemId(id: string, path = 'registry_item_id'): Issu
   ];
 }
 
-/** Parameters of a training job on the service's built-in trainer (seed 4.3). */
+/** Parameters of a training job on the service's built-in trainer. */
 export interface TrainingJobParams {
   datasetId: string;
   modelName: string;
@@ -129,7 +129,7 @@ export interface TrainingJobParams {
   tags: readonly string[];
 }
 
-/** Parameters of a training job running a registry training script (seed 4.4). */
+/** Parameters of a training job running a registry training script. */
 export interface CustomTrainingJobParams {
   datasetId: string;
   registryItemId: string;

@@ -9,6 +9,7 @@ import {
   type ModuleConfig,
 } from './config';
 import { MODULE_STARTUP_TIMEOUT_ENV, RESOURCE_CONFIGURATION_TIMEOUT_ENV, timeoutFromEnv, DEFAULT_MODULE_STARTUP_TIMEOUT_MS, DEFAULT_RESOURCE_CONFIGURATION_TIMEOUT_MS } from './duration';
+import { findCycles } from './cycles';
 import { FleetformError } from './errors';
 import { childPath, errorIssue, formatIssue, joinPath, toValidationResult, warningIssue, type Issue, type ValidationResult } from './issue';
 import { checkModuleName, checkModuleNamingConvention, checkResourceName } from './names';
@@ -250,34 +251,6 @@ function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): Issue[] 
   return issues;
 }
 
-/** Finds the elementary cycles reachable in a dependency graph (each reported once, as a closed walk). */
-function findCycles(edges: ReadonlyMap<number, readonly number[]>, count: number): number[][] {
-  const cycles: number[][] = [];
-  const keys = new Set<string>();
-  const state = new Array<0 | 1 | 2>(count).fill(0);
-  const stack: number[] = [];
-  const visit = (n: number): void => {
-    state[n] = 1;
-    stack.push(n);
-    for (const m of edges.get(n) ?? []) {
-      if (state[m] === 1) {
-        const cycle = stack.slice(stack.indexOf(m));
-        const minAt = cycle.indexOf(Math.min(...cycle));
-        const canonical = [...cycle.slice(minAt), ...cycle.slice(0, minAt)];
-        const key = canonical.join(',');
-        if (!keys.has(key)) {
-          keys.add(key);
-          cycles.push(canonical);
-        }
-      } else if (state[m] === 0) visit(m);
-    }
-    stack.pop();
-    state[n] = 2;
-  };
-  for (let n = 0; n < count; n++) if (state[n] === 0) visit(n);
-  return cycles;
-}
-
 /**
  * depends_on: every name must resolve (by short name) to exactly one API's resource,
  * not the resource itself, and the graph must have no cycle. `knownNames` holds names
@@ -311,7 +284,7 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
     });
     edges.set(i, out);
   });
-  for (const cycle of findCycles(edges, resources.length)) {
+  for (const cycle of findCycles([...resources.keys()], (n) => edges.get(n) ?? [])) {
     const names = [...cycle, cycle[0] as number].map((n) => resources[n]?.value.name ?? '?');
     const head = resources[cycle[0] as number];
     issues.push(

@@ -2,7 +2,7 @@ import * as semver from 'semver';
 import { FleetformError } from './errors';
 
 /**
- * A module's update policy (seed 3.1 and 9), decoded from the `version` field:
+ * A module's update policy, decoded from the `version` field:
  * - patch `X.Y.Z` (prereleases allowed): pinned, never updates automatically;
  * - minor `~X.Y` (input `X.Y.*` too): newer patch releases of X.Y;
  * - major `^X` (input `X.*` too): newer minor and patch releases of X;
@@ -175,4 +175,16 @@ export function sortBySemver<T>(items: readonly T[], version: (item: T) => strin
   const valid = items.filter((i) => semver.valid(version(i)) !== null);
   valid.sort((a, b) => semver.compare(version(a), version(b)));
   return [...invalid, ...valid];
+}
+
+/**
+ * The version a registry module of a machine runs, as fleetform decides it: a module
+ * given no version runs the version it was pinned to at its first apply, else the newest
+ * release; one with a version policy runs what the policy resolves to among `available`.
+ * Undefined when nothing qualifies (or the policy text is not one).
+ */
+export function moduleVersionToRun(policyText: string | undefined, pinned: string | undefined, available: readonly string[]): string | undefined {
+  if (!policyText) return pinned ?? newestVersion(available);
+  const policy = tryParseVersionPolicy(policyText);
+  return policy ? resolveModuleVersion(policy, available)?.version : undefined;
 }

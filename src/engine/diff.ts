@@ -1,4 +1,5 @@
-import { isObject, joinPath, jsonEqual, type JsonValue } from './json';
+import { childPath } from '../domain/json-path';
+import { isObject, jsonEqual, type JsonValue } from './json';
 
 /** One attribute-level difference between two JSON documents. */
 export interface AttributeChange {
@@ -21,7 +22,7 @@ export function diffJson(before: JsonValue | undefined, after: JsonValue | undef
   if (jsonEqual(before, after)) return [];
   if (isObject(before) && isObject(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-    return keys.flatMap((k) => diffJson(before[k], after[k], joinPath(path, k)));
+    return keys.flatMap((k) => diffJson(before[k], after[k], childPath(path, k)));
   }
   if (
     Array.isArray(before) &&
@@ -29,7 +30,7 @@ export function diffJson(before: JsonValue | undefined, after: JsonValue | undef
     before.length === after.length &&
     before.some((v) => isObject(v) || Array.isArray(v))
   ) {
-    return before.flatMap((v, i) => diffJson(v, after[i], joinPath(path, i)));
+    return before.flatMap((v, i) => diffJson(v, after[i], childPath(path, i)));
   }
   return [{ path, kind: 'change', before, after }];
 }

@@ -1,12 +1,15 @@
 import type { ServiceClient } from '../api/client';
 import { FleetformError } from '../domain/errors';
 import { applyStack, type ApplyOutcome, type ApplyReporter } from './apply/executor';
+import { desireResource } from './desire';
 import type { DesiredStack, ProviderSettings } from './desired/stack';
 import type { KindContext, KindRegistry } from './kind';
 import { maskPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
 import type { StateBackend, StateLock } from './state/backend';
+import { StateLockedError } from './state/local-backend';
+import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import type { LockInfo, State } from './state/schema';
 
 export interface EngineSettings {
@@ -14,11 +17,25 @@ export interface EngineSettings {
   readonly backend: StateBackend;
   readonly kinds: KindRegistry;
   readonly parallelism: number;
+  /**
+   * The most reads a plan keeps in flight. Above `parallelism`, reads start at
+   * `parallelism` and follow the network up to this bound; default `parallelism` (fixed).
+   */
+  readonly readParallelism?: number;
   readonly lockTimeoutMs: number;
   /** Asked when a lock's holder is a dead process of this machine: true takes it over. */
   readonly breakStaleLock?: (holder: LockInfo) => Promise<boolean>;
+  /** Told when a stack's lock is held by another run and this one starts waiting for it. */
+  readonly onLockWait?: (stack: string) => void;
   /** Used when a stack's provider names no organization or location (e.g. the embedded emulator's). */
   readonly defaults?: { readonly organizationId?: string; readonly locationId?: string };
+}
+
+/** Seconds of the last plan spent reading states, and the rest (service reads, diffs). */
+export interface PlanStats {
+  readonly stateS: number;
+  readonly planS: number;
+  readonly reads: ReadLimitStats | undefined;
 }
 
 export class StalePlanError extends FleetformError {}
@@ -26,7 +43,18 @@ export class StalePlanError extends FleetformError {}
 /** Plans and applies stacks against one service. Knows no resource kind. */
 export class Engine {
   private readonly targets = new Map<string, Promise<{ organizationId: string; locationId: string }>>();
+  private lastPlan: PlanStats = { stateS: 0, planS: 0, reads: undefined };
   constructor(private readonly settings: EngineSettings) {}
+
+  /** How the last plan's reads went (limit reached, reads in flight at most), if it read. */
+  readStats(): ReadLimitStats | undefined {
+    return this.lastPlan.reads;
+  }
+
+  /** Where the last plan's time went: reading states, and reading the service and diffing. */
+  planStats(): PlanStats {
+    return this.lastPlan;
+  }
 
   /** Locks every named stack, or none (releasing what it took) when one is locked. */
   async lock(stacks: readonly string[], operation: string): Promise<() => Promise<void>> {
@@ -35,12 +63,26 @@ export class Engine {
       for (const l of held.reverse()) await l.release();
     };
     try {
-      for (const s of stacks) held.push(await this.settings.backend.lock(s, operation, { timeoutMs: this.settings.lockTimeoutMs, ...(this.settings.breakStaleLock ? { breakStale: this.settings.breakStaleLock } : {}) }));
+      for (const s of stacks) held.push(await this.lockOne(s, operation));
     } catch (err) {
       await release();
       throw err;
     }
     return release;
+  }
+
+  /** Takes one stack's lock, saying so when it has to wait for another run's. */
+  private async lockOne(stack: string, operation: string): Promise<StateLock> {
+    const { backend, lockTimeoutMs, onLockWait, breakStaleLock } = this.settings;
+    const stale = breakStaleLock ? { breakStale: breakStaleLock } : {};
+    if (lockTimeoutMs <= 0 || !onLockWait) return backend.lock(stack, operation, { timeoutMs: lockTimeoutMs, ...stale });
+    try {
+      return await backend.lock(stack, operation, { timeoutMs: 0, ...stale });
+    } catch (err) {
+      if (!(err instanceof StateLockedError) || err.stale) throw err;
+      onLockWait(stack);
+      return backend.lock(stack, operation, { timeoutMs: lockTimeoutMs, ...stale });
+    }
   }
 
   /** The organization and location a stack's resources live in. */
@@ -66,6 +108,14 @@ export class Engine {
         );
       }
       organizationId = (orgs[0] as { id: string }).id;
+    } else if (provider.organizationId) {
+      const orgs = await client.appClient.listOrganizations();
+      if (!orgs.some((o) => o.id === provider.organizationId)) {
+        throw new FleetformError(`the API key can see no organization ${provider.organizationId}`, {
+          path: 'FleetProvider.organizationId',
+          hint: `use one it can see: ${orgs.map((o) => `${o.id} (${o.name})`).join(', ') || 'none'}`,
+        });
+      }
     }
     let locationId = provider.locationId ?? (provider.organizationId ? undefined : this.settings.defaults?.locationId);
     if (!locationId) {
@@ -77,6 +127,14 @@ export class Engine {
         );
       }
       locationId = (locations[0] as { id: string }).id;
+    } else if (provider.locationId) {
+      const locations = await client.appClient.listLocations(organizationId);
+      if (!locations.some((l) => l.id === provider.locationId)) {
+        throw new FleetformError(`organization ${organizationId} has no location ${provider.locationId}`, {
+          path: 'FleetProvider.locationId',
+          hint: `use one of its locations: ${locations.map((l) => `${l.id} (${l.name})`).join(', ') || 'none'}`,
+        });
+      }
     }
     return { organizationId, locationId };
   }
@@ -103,15 +161,22 @@ export class Engine {
     const states = new Map<string, State>();
     const headers: StackPlanHeader[] = [];
     const changes: ResourceChange[] = [];
+    const { parallelism, readParallelism = parallelism } = this.settings;
+    const readLimit = readParallelism > parallelism ? new AdaptiveReadLimit({ initial: parallelism, max: readParallelism }) : undefined;
+    let stateS = 0;
+    const started = performance.now();
     for (const stack of stacks) {
+      const readStarted = performance.now();
       const state = await this.settings.backend.read(stack.name);
+      stateS += (performance.now() - readStarted) / 1000;
       states.set(stack.name, state);
       const ctx = await this.context(stack.provider);
       headers.push({ name: stack.name, lineage: state.lineage, serial: state.serial, organizationId: ctx.organizationId, locationId: ctx.locationId });
       changes.push(
-        ...(await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism: this.settings.parallelism, destroy: options.destroy })),
+        ...(await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism, readLimit, destroy: options.destroy })),
       );
     }
+    this.lastPlan = { stateS, planS: (performance.now() - started) / 1000 - stateS, reads: readLimit?.stats() };
     return { plan: { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy }, states };
   }
 
@@ -198,7 +263,7 @@ export class Engine {
     const entry = { type: resource.type, ids: { ...applied.ids }, outputs: { ...applied.outputs }, attributes: null, dependencies: [...resource.dependsOn], private: {}, sensitive_paths: [], status: 'ok' as const };
     const observed = await atAddress(address, () => kind.observe(ctx, entry));
     if (!observed) throw unknownId();
-    const desired = await kind.desire(ctx, resource.attributes, undefined).catch(() => undefined);
+    const desired = await desireResource(kind, ctx, resource.attributes, undefined).catch(() => undefined);
     const sensitive = desired ? [...desired.sensitivePaths] : [];
     state.resources[address] = { ...entry, attributes: maskPaths(observed.view, sensitive, state.lineage), sensitive_paths: sensitive };
     state.serial += 1;

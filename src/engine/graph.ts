@@ -1,16 +1,17 @@
+import { findCycles } from '../domain/cycles';
 import { FleetformError } from '../domain/errors';
 
 export type NodeOutcome = 'done' | 'failed' | 'skipped';
 
 /**
  * Runs `work` for every node after the nodes it depends on, at most `parallelism` at a
- * time. A node whose dependency failed or was skipped is skipped; independent nodes go
+ * time (a function is asked again before each start, so the bound may move while running). A node whose dependency failed or was skipped is skipped; independent nodes go
  * on. Dependencies outside `nodes` are taken as already satisfied.
  */
 export async function runGraph<K extends string>(
   nodes: readonly K[],
   dependencies: (node: K) => readonly string[],
-  parallelism: number,
+  parallelism: number | (() => number),
   work: (node: K) => Promise<void>,
   onSkip?: (node: K, because: string) => void,
 ): Promise<Map<K, NodeOutcome>> {
@@ -26,7 +27,7 @@ export async function runGraph<K extends string>(
   const outcome = new Map<K, NodeOutcome>();
   const ready: K[] = nodes.filter((n) => waitingOn.get(n)?.size === 0);
   let running = 0;
-  const limit = Math.max(1, Math.floor(parallelism));
+  const limit = (): number => Math.max(1, Math.floor(typeof parallelism === 'function' ? parallelism() : parallelism));
 
   return new Promise((resolve, reject) => {
     const finish = (node: K, result: NodeOutcome, cause?: string): void => {
@@ -44,7 +45,7 @@ export async function runGraph<K extends string>(
       }
     };
     const pump = (): void => {
-      while (running < limit && ready.length > 0) {
+      while (running < limit() && ready.length > 0) {
         const node = ready.shift() as K;
         if (outcome.has(node)) continue;
         running++;
@@ -72,24 +73,11 @@ export async function runGraph<K extends string>(
 
 /** Throws naming the cycle when the dependencies loop. */
 export function assertAcyclic<K extends string>(nodes: readonly K[], deps: (n: K) => readonly string[]): void {
-  const state = new Map<string, 1 | 2>();
-  const stack: string[] = [];
-  const visit = (n: string): void => {
-    const s = state.get(n);
-    if (s === 2) return;
-    if (s === 1) {
-      const cycle = [...stack.slice(stack.indexOf(n)), n];
-      throw new FleetformError(`dependency cycle: ${cycle.join(' -> ')}`, {
-        path: n,
-        hint: 'remove one of these dependencies',
-      });
-    }
-    state.set(n, 1);
-    stack.push(n);
-    for (const d of deps(n as K)) visit(d);
-    stack.pop();
-    state.set(n, 2);
-  };
-  const known = new Set<string>(nodes);
-  for (const n of nodes) if (known.has(n)) visit(n);
+  const members = new Set<string>(nodes);
+  const cycle = findCycles<string>(nodes, (n) => deps(n as K).filter((d) => members.has(d)))[0];
+  if (!cycle) return;
+  throw new FleetformError(`dependency cycle: ${[...cycle, cycle[0]].join(' -> ')}`, {
+    path: cycle[0],
+    hint: 'remove one of these dependencies',
+  });
 }

@@ -52,10 +52,3 @@ export function toJson(value: unknown): JsonValue {
   }
   return String(value);
 }
-
-/** Path segment rendering: `a.b`, `a["x y"]`, `a[2]`. */
-export function joinPath(base: string, key: string | number): string {
-  if (typeof key === 'number') return `${base}[${key}]`;
-  if (/^[A-Za-z_][\w-]*$/.test(key)) return base ? `${base}.${key}` : key;
-  return `${base}[${JSON.stringify(key)}]`;
-}

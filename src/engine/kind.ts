@@ -1,6 +1,8 @@
+import type { z } from 'zod';
 import type { ServiceClient } from '../api/client';
 import { FleetformError } from '../domain/errors';
 import type { JsonObject } from './json';
+import type { KindDeclaration } from './kind-declaration';
 import type { StateEntry } from './state/schema';
 
 /** Where resources are created: the stack's organization and default location. */
@@ -34,23 +36,43 @@ export interface Observation {
   readonly version: string;
   /** Read-only facts shown beside the resource (e.g. a training job's status). */
   readonly facts: Readonly<Record<string, string>>;
+  /** What the kind worked out from the object for its own judge (not shown, not stored). */
+  readonly kindData?: JsonObject;
 }
 
-/** The desired value of one resource, normalized by its kind. */
-export interface Desired {
+/** The desired value of one resource, as its kind normalizes it. */
+export interface DesiredValue {
   readonly view: JsonObject;
-  /** Paths (as rendered by diffJson) holding secrets: masked in plans, logs and state. */
-  readonly sensitivePaths: readonly string[];
   /** Handler-owned data to keep in state once applied (e.g. module version pins). */
   readonly private: JsonObject;
   readonly notes: readonly PlanNote[];
   readonly problems: readonly PlanProblem[];
+  /** What the kind worked out for its own judge (not shown, not stored). */
+  readonly kindData?: JsonObject;
 }
 
-/** How a kind judges a difference between what exists and what is desired. */
-export interface Judgement {
-  /** Non-empty when the change cannot be made in place: the resource is replaced. */
+/** The desired value with the paths its declaration says hold secrets. */
+export interface Desired extends DesiredValue {
+  /** Paths (as rendered by diffJson) holding secrets: masked in plans, logs and state. */
+  readonly sensitivePaths: readonly string[];
+}
+
+/** A difference between what exists and what is desired, as a kind's judge sees it. */
+export interface JudgeInput {
+  /** The current view (observed, else last applied), secrets masked. */
+  readonly current: JsonObject;
+  /** The desired view, secrets masked. */
+  readonly desired: JsonObject;
+  readonly observation: Observation | undefined;
+  readonly prior: StateEntry;
+  /** The declared replace-forcing attributes that differ: non-empty means the resource is replaced. */
   readonly replaceReasons: readonly string[];
+  /** The `kindData` of the desired value. */
+  readonly desiredData?: JsonObject;
+}
+
+/** What a kind adds to a change beyond its declaration: problems that stop it and notes. */
+export interface Judgement {
   readonly problems: readonly PlanProblem[];
   readonly notes: readonly PlanNote[];
 }
@@ -65,17 +87,22 @@ export interface Applied {
  * Crossplane external client or a Terraform provider resource is written. The engine
  * knows no kind; it plans and applies through this interface only.
  */
-export interface ResourceKind {
-  /** The synthesized resource type, e.g. `fleetform_machine`. */
+export interface ResourceKind<Schema extends z.ZodObject = z.ZodObject> {
+  /** The synthesized resource type, e.g. `fleetform_machine` (the declaration's). */
   readonly type: string;
+  /** The kind's attributes and their facts: validation, replace reasons, masking, provider schema and docs come from it. */
+  readonly declaration: KindDeclaration<Schema>;
   /** Replacement order: `create-first` keeps the old object until the new one exists. */
   readonly replaceOrder: 'create-first' | 'delete-first';
-  /** Normalizes and checks synthesized attributes (references already resolved, or UNKNOWN). */
-  desire(ctx: KindContext, attributes: JsonObject, prior: StateEntry | undefined): Promise<Desired>;
+  /**
+   * Normalizes attributes the declaration's schema has already parsed (references
+   * resolved, or UNKNOWN) into the view plan compares, with the kind's own checks.
+   */
+  desire(ctx: KindContext, attributes: z.output<Schema>, prior: StateEntry | undefined): Promise<DesiredValue>;
   /** Reads the remote object; undefined when it no longer exists. */
   observe(ctx: KindContext, entry: StateEntry): Promise<Observation | undefined>;
-  /** Judges the change from the current view (observed, else last applied) to the desired one. */
-  judge(current: JsonObject, desired: JsonObject, observation: Observation | undefined, prior: StateEntry): Judgement;
+  /** Problems and notes of a change beyond the declared replace reasons (e.g. an immutable field). */
+  judge?(change: JudgeInput): Judgement;
   /** Creates the object. `checkpoint` records ids as soon as the remote object exists. */
   create(ctx: KindContext, desired: JsonObject, checkpoint: (ids: Applied) => Promise<void>): Promise<Applied>;
   /**
@@ -104,6 +131,10 @@ export class KindRegistry {
   private readonly kinds = new Map<string, ResourceKind>();
   constructor(kinds: readonly ResourceKind[]) {
     for (const k of kinds) this.kinds.set(k.type, k);
+  }
+  /** Every kind's declaration, in registration order. */
+  declarations(): KindDeclaration[] {
+    return [...this.kinds.values()].map((k) => k.declaration);
   }
   get(type: string): ResourceKind | undefined {
     return this.kinds.get(type);

@@ -1,5 +1,6 @@
+import { childPath } from '../domain/json-path';
 import { createHash } from 'node:crypto';
-import { isObject, joinPath, type JsonValue } from './json';
+import { isObject, type JsonValue } from './json';
 
 /** Secrets are stored and compared as salted hashes; this prefix marks one. */
 export const SENSITIVE_PREFIX = 'sensitive:sha256:';
@@ -22,10 +23,10 @@ export function maskPaths<T extends JsonValue>(value: T, paths: readonly string[
   const wanted = new Set(paths);
   const walk = (v: JsonValue, path: string): JsonValue => {
     if (wanted.has(path)) return maskValue(v, salt);
-    if (Array.isArray(v)) return v.map((x, i) => walk(x, joinPath(path, i)));
+    if (Array.isArray(v)) return v.map((x, i) => walk(x, childPath(path, i)));
     if (isObject(v)) {
       const out: { [k: string]: JsonValue } = {};
-      for (const [k, x] of Object.entries(v)) out[k] = walk(x, joinPath(path, k));
+      for (const [k, x] of Object.entries(v)) out[k] = walk(x, childPath(path, k));
       return out;
     }
     return v;

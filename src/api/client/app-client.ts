@@ -19,6 +19,8 @@ export interface AppClient {
   newMachine(name: string, locationId: string): Promise<string>;
   getMachine(id: string): Promise<Machine>;
   listMachines(locationId: string): Promise<Machine[]>;
+  /** Renames a machine (and moves it to `locationId`) in place: its id and parts stay. */
+  updateMachine(id: string, name: string, locationId: string): Promise<Machine>;
   deleteMachine(id: string): Promise<void>;
   getMachineParts(machineId: string): Promise<MachinePart[]>;
   getMachinePart(partId: string): Promise<MachinePart>;
@@ -64,6 +66,13 @@ export function createAppClient(call: Invoker<AppServiceType>, sdk: Pick<Sdk, 'S
     async listMachines(locationId) {
       const res = await call('listRobots', true, (c, o) => c.listRobots({ locationId }, o));
       return res.robots.map(machineOf);
+    },
+
+    async updateMachine(id, name, locationId) {
+      // Setting the same name and location again changes nothing: safe to retry.
+      const res = await call('updateRobot', true, (c, o) => c.updateRobot({ id, name, location: locationId }, o));
+      if (res.robot === undefined) throw missing('UpdateRobot', 'robot');
+      return machineOf(res.robot);
     },
 
     async deleteMachine(id) {

@@ -7,7 +7,7 @@
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import { redact } from './errors';
 
-/** Credentials of the seed's dial options (4.1): the key is the payload, its id the auth entity. */
+/** API key credentials as the service's dial options take them: the key is the payload, its id the auth entity. */
 export interface ApiKeyCredentials {
   readonly type: 'api-key';
   /** The API key id. */

@@ -3,7 +3,7 @@
  * the translation of every failure into a ServiceError naming the method.
  */
 import type { ServiceType } from '@bufbuild/protobuf';
-import { createPromiseClient, type CallOptions, type PromiseClient, type Transport } from '@connectrpc/connect';
+import { createClient, type CallOptions, type Client, type Transport } from '@connectrpc/connect';
 import { isAuthenticationError } from './auth';
 import { toServiceError } from './errors';
 import { withRetries, type RetryClock, type RetryPolicy } from './retry';
@@ -26,7 +26,7 @@ export interface CallSettings {
 export type Invoker<S extends ServiceType> = <T>(
   method: keyof S['methods'] & string,
   safe: boolean,
-  op: (client: PromiseClient<S>, options: CallOptions) => Promise<T>,
+  op: (client: Client<S>, options: CallOptions) => Promise<T>,
 ) => Promise<T>;
 
 /** `Service.Method` of a descriptor entry, e.g. `MLTrainingService.GetTrainingJob`. */
@@ -38,7 +38,7 @@ export function methodLabel(service: ServiceType, method: string): string {
 
 /** Binds the call policy to one service over `transport`. */
 export function createInvoker<S extends ServiceType>(service: S, transport: Transport, settings: CallSettings): Invoker<S> {
-  const client = createPromiseClient(service, transport);
+  const client = createClient(service, transport);
   return async (method, safe, op) => {
     try {
       return await withRetries(() => op(client, { timeoutMs: settings.timeoutMs }), {

@@ -8,14 +8,6 @@ import { datasetOf } from './convert';
 import { ServiceError } from './errors';
 import type { Dataset } from './types';
 
-/** viam.app.dataset.v1.Dataset as decoded (the descriptors declare it untyped). */
-interface DatasetMessage {
-  id: string;
-  name: string;
-  organizationId: string;
-  timeCreated?: { toDate(): Date };
-}
-
 /** Datasets of an organization. */
 export interface DatasetClient {
   /** Creates a dataset; resolves to its id. */
@@ -31,18 +23,18 @@ export function createDatasetClient(call: Invoker<DatasetServiceType>): DatasetC
   return {
     async createDataset(name, organizationId) {
       const res = await call('createDataset', false, (c, o) => c.createDataset({ name, organizationId }, o));
-      return res.id as string;
+      return res.id;
     },
 
     async listDatasets(organizationId) {
       const res = await call('listDatasetsByOrganizationID', true, (c, o) => c.listDatasetsByOrganizationID({ organizationId }, o));
-      return (res.datasets as DatasetMessage[]).map(datasetOf);
+      return res.datasets.map(datasetOf);
     },
 
     async getDataset(id) {
       try {
         const res = await call('listDatasetsByIDs', true, (c, o) => c.listDatasetsByIDs({ ids: [id] }, o));
-        const found = (res.datasets as DatasetMessage[]).find((d) => d.id === id);
+        const found = res.datasets.find((d) => d.id === id);
         return found === undefined ? undefined : datasetOf(found);
       } catch (e) {
         if (e instanceof ServiceError && e.code === 'NOT_FOUND') return undefined;

@@ -1,6 +1,6 @@
 /**
- * The ML training client of the seed (4.3-4.8): method names, parameter order and types
- * of its TypeScript forms, results as plain data. Submits, cancels and deletes run once;
+ * The ML training client: the service's method names, parameter order and types in
+ * their TypeScript forms, results as plain data. Submits, cancels and deletes run once;
  * reads are retried on transient errors.
  */
 import type { MLTrainingServiceType } from '../services';

@@ -1,12 +1,13 @@
 /**
- * `createServiceClient`: the seed's service client (4.1) over the real wire protocol.
+ * `createServiceClient`: the service client over the real wire protocol.
  * Authenticates with the API key before returning, then hands out the typed clients
  * (training, app, datasets) and authenticated raw clients for any other service.
  */
 import type { ServiceType } from '@bufbuild/protobuf';
-import { ConnectError, createPromiseClient, type PromiseClient } from '@connectrpc/connect';
+import { ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { z } from 'zod';
 import { InputError } from '../../domain/errors';
+import { pathOf } from '../../domain/json-path';
 import { AuthService, loadServices } from '../services';
 import { createAppClient, type AppClient } from './app-client';
 import { authInterceptor, AuthenticationError, TokenSource, type ApiKeyCredentials } from './auth';
@@ -15,7 +16,7 @@ import { createDatasetClient, type DatasetClient } from './dataset-client';
 import { toServiceError } from './errors';
 import { createMlTrainingClient, type MlTrainingClient } from './ml-training-client';
 import { DEFAULT_RETRY_POLICY, systemClock, withRetries, type RetryClock, type RetryPolicy } from './retry';
-import { createClientTransport, defaultCompression, type ResponseCompression, type TransportKind } from './transport';
+import type { ResponseCompression, TransportKind } from './transport';
 
 /** The engine's default parallelism, and so the default size of the connection pool. */
 export const DEFAULT_MAX_CONNECTIONS = 10;
@@ -53,11 +54,19 @@ export interface ServiceClient {
    * A connect-es client for any service over the same authenticated transport (bearer
    * token, re-authentication, default deadline). Errors are raw ConnectErrors.
    */
-  clientFor<S extends ServiceType>(service: S): PromiseClient<S>;
+  clientFor<S extends ServiceType>(service: S): Client<S>;
   /** Open connections now (for diagnostics and tests). */
   connections(): number;
   /** Closes the connections; the client is unusable afterwards. */
   close(): Promise<void>;
+}
+
+/**
+ * The wire transports (connect-node, undici) load on the first connection, so a program
+ * that only declares constructs never pays for loading them.
+ */
+function transports(): typeof import('./transport') {
+  return require('./transport') as typeof import('./transport');
 }
 
 const OptionsSchema = z.object({
@@ -79,7 +88,7 @@ function checkOptions(opts: ServiceClientOptions): void {
   if (r.success) return;
   const first = r.error.issues[0]!;
   throw new InputError(first.message, {
-    path: first.path.join('.'),
+    path: pathOf(first.path),
     hint: 'createServiceClient({ serviceHost, credentials: { type: "api-key", authEntity: KEY_ID, payload: KEY } })',
   });
 }
@@ -106,11 +115,12 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
     try {
       const req = { entity: authEntity, credentials: { type: 'api-key', payload } };
       const res = await auth.authenticate(req, { timeoutMs: settings.timeoutMs });
-      return res.accessToken as string;
+      return res.accessToken;
     } catch (e) {
       throw new AuthenticationError(ConnectError.from(e), settings.secrets);
     }
   });
+  const { createClientTransport, defaultCompression } = transports();
   const wire = createClientTransport({
     baseUrl,
     kind: opts.transport ?? 'grpc-web',
@@ -119,7 +129,7 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
     defaultTimeoutMs: settings.timeoutMs,
     interceptors: [authInterceptor(tokens)],
   });
-  const auth = createPromiseClient(AuthService, wire.transport);
+  const auth = createClient(AuthService, wire.transport);
 
   try {
     await withRetries(() => tokens.token(), { safe: true, policy: settings.retry, clock: settings.clock });
@@ -132,7 +142,7 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
     mlTrainingClient: createMlTrainingClient(createInvoker(services.mlTraining, wire.transport, settings)),
     appClient: createAppClient(createInvoker(services.app, wire.transport, settings), services.sdk),
     datasetClient: createDatasetClient(createInvoker(services.dataset, wire.transport, settings)),
-    clientFor: (service) => createPromiseClient(service, wire.transport),
+    clientFor: (service) => createClient(service, wire.transport),
     connections: () => wire.connections(),
     close: () => wire.close(),
   };

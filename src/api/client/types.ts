@@ -5,7 +5,7 @@
 import type { ModelFramework, ModelType, TrainingStatus } from '../../domain/training';
 import type { ModuleVersion } from '../../domain/registry';
 
-/** A training job's metadata (seed 2.6; fields of TrainingJobMetadata). */
+/** A training job's metadata (the fields of TrainingJobMetadata). */
 export interface TrainingJob {
   readonly id: string;
   readonly datasetId: string;

@@ -5,13 +5,13 @@ import { renderPlanText } from '../../engine/render/text';
 import type { State } from '../../engine/state/schema';
 import { confirm } from '../confirm';
 import { consoleReporter } from '../reporter';
-import type { Workspace } from '../workspace';
+import { serviceLine, type Workspace } from '../workspace';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Shows a plan, asks, applies it and prints the outcome; shared by apply and destroy. */
 export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<string, State>, options: { autoApprove: boolean; saved: boolean; verb: string }): Promise<void> {
-  if (!options.saved) process.stdout.write(renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
+  if (!options.saved) process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
   const summary = summarize(plan.changes);
   if (summary.problems > 0) throw new FleetformError(`the plan has ${summary.problems} problem(s); nothing was changed`, { hint: 'fix the errors above and plan again' });
   if (!hasChanges(plan)) {

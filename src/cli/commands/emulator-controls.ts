@@ -4,7 +4,7 @@
  * with an organization-owner key.
  */
 import type { Command } from 'commander';
-import { Code, ConnectError, type PromiseClient } from '@connectrpc/connect';
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { EmulatorService, type EmulatorServiceType, type ModuleCard } from '../../api/emulator-control';
 import { statusCodeName } from '../../api/client';
 import { FleetformError, InputError } from '../../domain/errors';
@@ -12,7 +12,7 @@ import { trainingStatusName, type TrainingStatus } from '../../domain';
 import { openConnection } from '../connection';
 import { emulatorGroup } from './emulator-serve';
 
-type Controls = PromiseClient<EmulatorServiceType>;
+type Controls = Client<EmulatorServiceType>;
 
 /** Runs `fn` with the control client, turning status errors into FleetformErrors. */
 async function withControls(method: string, fn: (controls: Controls) => Promise<void>): Promise<void> {

@@ -10,7 +10,7 @@ export function register(program: Command): void {
     .option('--stack <name>', 'the locked stack (default: the stack holding that lock)')
     .action(async (lockId: string, opts: { stack?: string }) => {
       const b = new LocalStateBackend(path.join(process.cwd(), '.fleetform', 'state'));
-      const candidates = opts.stack ? [opts.stack] : await b.stacks();
+      const candidates = opts.stack ? [opts.stack] : await b.lockedStacks();
       for (const stack of candidates) {
         const holder = await b.lockHolder(stack);
         if (holder?.id === lockId) {

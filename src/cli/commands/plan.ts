@@ -4,8 +4,9 @@ import { colorWanted } from '../../engine/render/colors';
 import { renderPlanJson } from '../../engine/render/json';
 import { renderPlanMarkdown } from '../../engine/render/markdown';
 import { renderPlanText } from '../../engine/render/text';
+import { recordPhase, timePhase } from '../phase-timings';
 import { writeSavedPlan } from '../saved-plan';
-import { addEngineOptions, booleanFlag, withWorkspace, type EngineCommandOptions } from '../workspace';
+import { addEngineOptions, booleanFlag, serviceLine, withWorkspace, type EngineCommandOptions } from '../workspace';
 
 interface PlanOptions extends EngineCommandOptions {
   json?: boolean;
@@ -31,9 +32,14 @@ export function register(program: Command): void {
       const release = await ws.engine.lock(ws.stacks.map((s) => s.name), 'plan');
       try {
         const { plan } = await ws.engine.plan(ws.stacks, { refresh, destroy: false });
-        if (opts.json) process.stdout.write(renderPlanJson(plan));
-        else if (opts.markdown) process.stdout.write(renderPlanMarkdown(plan));
-        else process.stdout.write(renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
+        const { stateS, planS } = ws.engine.planStats();
+        recordPhase('state', stateS);
+        recordPhase('reads', planS);
+        await timePhase('render', () => {
+          if (opts.json) process.stdout.write(renderPlanJson(plan));
+          else if (opts.markdown) process.stdout.write(renderPlanMarkdown(plan));
+          else process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
+        });
         const summary = summarize(plan.changes);
         if (summary.problems > 0) {
           process.exitCode = 1;

@@ -21,9 +21,16 @@ export function register(program: Command): void {
           return;
         }
         const rows = [['STACK', 'MACHINE', 'MODULE', 'MODULE ID', 'POLICY', 'RUNS', 'LATEST', 'POLICY ADMITS LATEST']];
-        for (const c of cards) rows.push([c.stack, c.machine, c.module, c.moduleId, c.policy, c.running ?? '-', c.latest ?? '-', c.admitsLatest ? 'yes' : 'no']);
+        for (const c of cards) {
+          const unread = c.registryError !== undefined;
+          rows.push([c.stack, c.machine, c.module, c.moduleId, c.policy, unread ? 'ERROR' : (c.running ?? '-'), unread ? 'ERROR' : (c.latest ?? '-'), unread ? 'ERROR' : c.admitsLatest ? 'yes' : 'no']);
+        }
         const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
         for (const r of rows) process.stdout.write(`${r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}\n`);
+        // A registry that could not be read is an error, never shown as a module without versions.
+        const failures = new Map(cards.flatMap((c) => (c.registryError ? [[c.moduleId, c.registryError] as const] : [])));
+        for (const error of failures.values()) process.stderr.write(`error: ${error.format()}\n`);
+        if (failures.size > 0) process.exitCode = 1;
       } finally {
         await connection.close();
       }

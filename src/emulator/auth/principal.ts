@@ -40,7 +40,7 @@ export function knowsOrganization(p: Principal, organizationId: string): boolean
   return p.grants.some((g) => g.organizationId === organizationId);
 }
 
-/** Whether the principal owns the organization itself (required by ML training, seed 5.2). */
+/** Whether the principal owns the organization itself (ML training requires it). */
 export function isOrganizationOwner(p: Principal, organizationId: string): boolean {
   return p.grants.some((g) => g.organizationId === organizationId && g.resourceType === 'organization' && g.role === 'owner');
 }

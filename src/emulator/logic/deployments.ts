@@ -1,5 +1,5 @@
 /**
- * Module deployments (seed 3.1), as pure functions over the domain's version policies:
+ * Module deployments, as pure functions over the domain's version policies:
  * which version each registry module of a machine runs after a config write, and which
  * machines move when a new version is published.
  */
@@ -20,8 +20,9 @@ export type ModuleVersionsLookup = (moduleId: string) => readonly string[] | und
 /**
  * Deployments for a config just written. A module that keeps its name and module_id keeps
  * its deployed version when the policy still resolves to it; a change of version counts a
- * restart. Unknown modules and policies no registry version satisfies are issues (paths
- * like `modules[1].version`).
+ * restart. A module the registry does not have, or whose policy no version satisfies, is
+ * stored as written but deployed nowhere (the machine cannot start it): a warning (paths
+ * like `modules[1].version`), not a refusal.
  */
 export function planDeployments(
   partId: string,
@@ -37,7 +38,7 @@ export function planDeployments(
     const available = lookup(m.module_id);
     if (available === undefined) {
       issues.push({
-        severity: 'error',
+        severity: 'warning',
         code: 'module-not-in-registry',
         path: `modules[${i}].module_id`,
         message: `module ${m.module_id} is not in the registry`,
@@ -49,7 +50,7 @@ export function planDeployments(
     const resolved = resolveModuleVersion(policy, available, before?.deployedVersion);
     if (resolved === undefined) {
       issues.push({
-        severity: 'error',
+        severity: 'warning',
         code: 'module-version-unavailable',
         path: `modules[${i}].version`,
         message: `no version of ${m.module_id} satisfies ${JSON.stringify(m.version)} (registry has ${available.join(', ') || 'no versions'})`,

@@ -61,7 +61,7 @@ export function datasetFor(db: Db, p: Principal, id: string, need: Need): Datase
   return ds;
 }
 
-/** ML training needs organization owner permission (seed 5.2). */
+/** ML training needs owner permission on the organization itself. */
 export function requireTrainingOwner(p: Principal, organizationId: string): void {
   required(organizationId, 'organization_id');
   if (!isOrganizationOwner(p, organizationId)) {

@@ -133,6 +133,17 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
       return { robots: robots.map(robotMessage) };
     },
 
+    updateRobot(req, ctx) {
+      const p = principalOf(ctx);
+      const robot = robotFor(db, p, required(req.id, 'id'), 'write');
+      const name = required(req.name, 'name').trim();
+      const location = req.location ? locationFor(db, p, req.location, 'write') : locationFor(db, p, robot.locationId, 'write');
+      const taken = machines.listRobots(db, location.id).find((r) => r.name === name && r.id !== robot.id);
+      if (taken) throw alreadyExists(`a machine named ${name} already exists in location ${location.id}`);
+      machines.updateRobot(db, robot.id, name, location.id);
+      return { robot: robotMessage(machines.getRobot(db, robot.id) as machines.RobotRecord) };
+    },
+
     deleteRobot(req, ctx) {
       const robot = robotFor(db, principalOf(ctx), req.id, 'write');
       machines.deleteRobot(db, robot.id);
@@ -188,7 +199,8 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
         }
         const now = backend.now();
         const plan = planDeployments(part.id, config, deploymentsOfPart(db, part.id), moduleVersionsLookup(db, part.organizationId), now);
-        if (plan.issues.length > 0) throw invalidIssues(plan.issues);
+        const refused = plan.issues.filter((i) => i.severity === 'error');
+        if (refused.length > 0) throw invalidIssues(refused);
         // Stored as sent (key order included); `config` is the typed view of the same document.
         machines.writePart(db, part, name, JSON.stringify(json), now);
         replaceDeployments(db, part.id, plan.deployments);

@@ -1,7 +1,8 @@
 /**
  * `proto.rpc.v1.AuthService/Authenticate` (api-key credentials -> bearer token) and the
  * interceptor that requires `authorization: Bearer <token>` on every other call.
- * Codes and messages follow the service: see reference.md "Auth".
+ * Codes and messages are the service's: a refused key is PERMISSION_DENIED, a missing or
+ * unknown token UNAUTHENTICATED.
  */
 import type { Interceptor, ServiceImpl } from '@connectrpc/connect';
 import { AuthService, type AuthServiceType } from '../../api/services';
@@ -17,9 +18,8 @@ const BEARER = 'Bearer ';
 export function authService(backend: Backend): Partial<ServiceImpl<AuthServiceType>> {
   return {
     authenticate(req) {
-      // AuthService messages are declared untyped (own-messages.ts): name the fields used here.
-      const creds: { type: string; payload: string } | undefined = req.credentials;
-      const entity: string = req.entity;
+      const creds = req.credentials;
+      const entity = req.entity;
       if (!creds) throw invalidArgument('credentials required');
       if (creds.type !== 'api-key') {
         throw invalidArgument(`unknown credentials type ${JSON.stringify(creds.type)}; this service accepts "api-key"`);

@@ -14,22 +14,21 @@ function datasetMessage(d: datasets.DatasetRecord) {
 export function datasetService(backend: Backend): Partial<ServiceImpl<DatasetServiceType>> {
   const { db } = backend;
   return {
-    // Dataset messages are declared untyped (own-messages.ts): fields are named with their types here.
     createDataset(req, ctx) {
-      const org = organizationFor(db, principalOf(ctx), req.organizationId as string, 'write');
-      const name = required(req.name as string, 'name').trim();
+      const org = organizationFor(db, principalOf(ctx), req.organizationId, 'write');
+      const name = required(req.name, 'name').trim();
       if (datasets.datasetNameTaken(db, org.id, name)) throw alreadyExists(`a dataset named ${name} already exists in organization ${org.id}`);
       return { id: datasets.insertDataset(db, org.id, name, backend.now()).id };
     },
 
     deleteDataset(req, ctx) {
-      const ds = datasetFor(db, principalOf(ctx), req.id as string, 'write');
+      const ds = datasetFor(db, principalOf(ctx), req.id, 'write');
       datasets.deleteDataset(db, ds.id);
       return {};
     },
 
     listDatasetsByOrganizationID(req, ctx) {
-      const org = organizationFor(db, principalOf(ctx), req.organizationId as string, 'read');
+      const org = organizationFor(db, principalOf(ctx), req.organizationId, 'read');
       return { datasets: datasets.listDatasets(db, org.id).map(datasetMessage) };
     },
 

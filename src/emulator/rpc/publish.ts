@@ -1,6 +1,6 @@
 /**
  * Publishing registry versions (emulator controls and seeding). A new module version moves
- * every machine whose update policy admits it (seed 3.1), counting a restart; patch pins
+ * every machine whose update policy admits it, counting a restart; patch pins
  * and machines whose policy does not admit it stay.
  */
 import * as semver from 'semver';

@@ -122,6 +122,11 @@ export function insertPart(db: Db, robotId: string, name: string, now: number): 
   return id;
 }
 
+/** Renames a machine and sets its location; its id and parts stay. */
+export function updateRobot(db: Db, id: string, name: string, locationId: string): void {
+  stmt<[string, string, string]>(db, 'UPDATE robots SET name = ?, location_id = ? WHERE id = ?').run(name, locationId, id);
+}
+
 export function getRobot(db: Db, id: string): RobotRecord | undefined {
   const r = stmt<[string], RobotRow>(db, `${ROBOT_SELECT} WHERE r.id = ?`).get(id);
   return r && toRobot(r);

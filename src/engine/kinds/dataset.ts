@@ -1,17 +1,33 @@
-import type { Applied, Desired, Judgement, Observation, PlanProblem, ResourceKind } from '../kind';
+import { z } from 'zod';
+import { datasetAttributes } from '../../domain/resource-attributes';
+import type { Applied, DesiredValue, Judgement, Observation, ResourceKind } from '../kind';
+import { defineKind } from '../kind-declaration';
 import { unlessNotFound } from './not-found';
 
-/** A dataset of an organization, which training jobs train on. */
-export const datasetKind: ResourceKind = {
+export const datasetDeclaration = defineKind({
   type: 'fleetform_dataset',
+  description: 'A dataset of an organization: the images and labels training jobs train on.',
+  attributes: {
+    name: { schema: datasetAttributes.name, description: 'Name of the dataset in its organization.', forcesReplacement: true },
+    organization_id: {
+      schema: datasetAttributes.organization_id,
+      description: 'Organization owning the dataset.',
+      computed: 'when-unset',
+      forcesReplacement: true,
+      serviceDefault: "the provider's organization_id, else the only organization the API key sees",
+    },
+    id: { schema: z.string(), description: 'Id the service assigns to the dataset.', computed: 'always' },
+  },
+});
+
+/** A dataset of an organization, which training jobs train on. */
+export const datasetKind: ResourceKind<typeof datasetDeclaration.schema> = {
+  type: datasetDeclaration.type,
+  declaration: datasetDeclaration,
   replaceOrder: 'delete-first',
 
-  async desire(ctx, attributes): Promise<Desired> {
-    const problems: PlanProblem[] = [];
-    const name = typeof attributes.name === 'string' ? attributes.name : '';
-    if (!name) problems.push({ path: 'name', message: 'a dataset needs a name' });
-    const organizationId = typeof attributes.organization_id === 'string' && attributes.organization_id ? attributes.organization_id : ctx.organizationId;
-    return { view: { name, organization_id: organizationId }, sensitivePaths: [], private: {}, notes: [], problems };
+  async desire(ctx, attributes): Promise<DesiredValue> {
+    return { view: { name: attributes.name, organization_id: attributes.organization_id || ctx.organizationId }, private: {}, notes: [], problems: [] };
   },
 
   async observe(ctx, entry): Promise<Observation | undefined> {
@@ -21,13 +37,8 @@ export const datasetKind: ResourceKind = {
     return { view: { name: dataset.name, organization_id: dataset.organizationId }, version: `${dataset.name}`, facts: {} };
   },
 
-  judge(current, desired): Judgement {
-    const reasons = ['name', 'organization_id'].filter((k) => current[k] !== desired[k]);
-    return {
-      replaceReasons: reasons,
-      problems: [],
-      notes: reasons.length > 0 ? [{ level: 'warning', message: 'replacing a dataset deletes the existing one and what it holds' }] : [],
-    };
+  judge({ replaceReasons }): Judgement {
+    return { problems: [], notes: replaceReasons.length > 0 ? [{ level: 'warning', message: 'replacing a dataset deletes the existing one and what it holds' }] : [] };
   },
 
   async create(ctx, desired): Promise<Applied> {

@@ -1,9 +1,16 @@
-import { KindRegistry } from '../kind';
+import { KindRegistry, type ResourceKind } from '../kind';
+import type { KindDeclaration } from '../kind-declaration';
 import { datasetKind } from './dataset';
 import { machineKind } from './machine';
 import { customTrainingJobKind, trainingJobKind } from './training-job';
 
-/** Every resource kind fleetform manages. */
+/** Every resource kind fleetform manages, in the order the reference docs list them. */
+export const allKinds: readonly ResourceKind[] = [machineKind, datasetKind, trainingJobKind, customTrainingJobKind];
+
+/** The declaration of every kind: what a provider schema and the reference docs are built from. */
+export const kindDeclarations: readonly KindDeclaration[] = allKinds.map((k) => k.declaration);
+
+/** Every resource kind fleetform manages, by type. */
 export function defaultKinds(): KindRegistry {
-  return new KindRegistry([machineKind, datasetKind, trainingJobKind, customTrainingJobKind]);
+  return new KindRegistry(allKinds);
 }

@@ -1,16 +1,20 @@
+import { childPath } from '../../domain/json-path';
 import { ServiceError, type RegistryModule } from '../../api/client';
 import {
   describeVersionPolicy,
   formatVersionPolicy,
   isSecretEnvName,
   newestVersion,
-  resolveModuleVersion,
+  moduleVersionToRun,
   tryParseVersionPolicy,
   validateMachineConfig,
 } from '../../domain';
 import { FleetformError } from '../../domain/errors';
-import { isObject, joinPath, stableStringify, toJson, UNKNOWN, type JsonObject } from '../json';
-import type { Applied, Desired, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
+import { machineAttributes } from '../../domain/resource-attributes';
+import { z } from 'zod';
+import { isObject, stableStringify, toJson, UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
+import { defineKind, type SensitiveParts } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
 import { configDocument, configView } from './machine-config-view';
 import { unlessNotFound } from './not-found';
@@ -18,17 +22,58 @@ import { unlessNotFound } from './not-found';
 /** Thrown when the machine changed on the service after the plan read it. */
 export class ConcurrentChangeError extends FleetformError {}
 
-function parseConfig(raw: unknown): { config: Record<string, unknown>; problem?: PlanProblem } {
-  if (isObject(raw)) return { config: raw };
-  if (typeof raw !== 'string') return { config: {}, problem: { path: 'config', message: 'config must be a JSON object or JSON text' } };
+function parseConfig(text: string): { config: Record<string, unknown>; problem?: PlanProblem } {
   try {
-    const parsed: unknown = JSON.parse(raw);
+    const parsed: unknown = JSON.parse(text);
     if (isObject(parsed)) return { config: parsed };
   } catch {
     /* reported below */
   }
   return { config: {}, problem: { path: 'config', message: 'config is not a JSON object', hint: 'synthesize the app again' } };
 }
+
+/** Env entries of the desired config's modules that hold secrets: names that look secret, and those code flagged. */
+const secretEnvEntries: SensitiveParts = {
+  describe: 'env entries of its modules whose names look secret (TOKEN, SECRET, PASSWORD, KEY, ...) or that code marks secret',
+  paths(view, attributes) {
+    const flagged = new Set(machineAttributes.sensitive_env.parse(attributes.sensitive_env) ?? []);
+    const modules = isObject(view.config) && isObject(view.config.modules) ? view.config.modules : {};
+    const paths: string[] = [];
+    for (const [moduleName, module] of Object.entries(modules)) {
+      if (!isObject(module) || !isObject(module.env)) continue;
+      for (const key of Object.keys(module.env)) {
+        if (isSecretEnvName(key) || flagged.has(`${moduleName}.${key}`)) paths.push(childPath(childPath(childPath('config.modules', moduleName), 'env'), key));
+      }
+    }
+    return paths;
+  },
+};
+
+export const machineDeclaration = defineKind({
+  type: 'fleetform_machine',
+  description: 'A machine and the whole configuration of its main part: components, services and modules.',
+  attributes: {
+    name: { schema: machineAttributes.name, description: 'Name of the machine in its location; a new name renames the machine in place (same id).' },
+    location_id: {
+      schema: machineAttributes.location_id,
+      description: 'Location the machine lives in.',
+      computed: 'when-unset',
+      forcesReplacement: true,
+      serviceDefault: "the provider's location_id, else the only location of the organization",
+    },
+    config: {
+      schema: machineAttributes.config,
+      description: 'The machine config as JSON text (components, services, modules); a module without a version is pinned to the newest release at its first apply.',
+      sensitive: secretEnvEntries,
+    },
+    sensitive_env: {
+      schema: machineAttributes.sensitive_env,
+      description: 'Module env entries, as `<module>.<KEY>`, to treat as secrets besides those whose names look secret.',
+    },
+    id: { schema: z.string(), description: 'Id the service assigns to the machine.', computed: 'always' },
+    part_id: { schema: z.string(), description: "Id of the machine's main part, which holds its config.", computed: 'always' },
+  },
+});
 
 function registryModule(ctx: KindContext, moduleId: string): Promise<RegistryModule | undefined> {
   return ctx.memo(`registry-module:${moduleId}`, () => unlessNotFound(() => ctx.client.appClient.getModule(moduleId)));
@@ -52,11 +97,24 @@ function registryFacts(ctx: KindContext, moduleId: string): Promise<RegistryFact
 }
 
 /** The version a policy resolves to among a module's versions, once per run for each module and policy text. */
-function resolvedVersion(ctx: KindContext, facts: RegistryFacts, policyText: string): Promise<ReturnType<typeof resolveModuleVersion>> {
-  return ctx.memo(`resolved-version:${facts.module.moduleId}:${policyText}`, async () => {
-    const policy = tryParseVersionPolicy(policyText);
-    return policy ? resolveModuleVersion(policy, facts.versions) : undefined;
-  });
+function resolvedVersion(ctx: KindContext, facts: RegistryFacts, policyText: string): Promise<string | undefined> {
+  return ctx.memo(`resolved-version:${facts.module.moduleId}:${policyText}`, async () => moduleVersionToRun(policyText, undefined, facts.versions));
+}
+
+/** The version each registry module of a config view runs, by module name (absent when the registry cannot tell). */
+async function runningVersions(ctx: KindContext, config: JsonValue | undefined): Promise<JsonObject> {
+  const modules = isObject(config) && isObject(config.modules) ? config.modules : {};
+  const running: JsonObject = {};
+  await Promise.all(
+    Object.entries(modules).map(async ([name, m]) => {
+      if (!isObject(m) || m.type === 'local' || typeof m.module_id !== 'string') return;
+      const facts = await registryFacts(ctx, m.module_id);
+      const policy = typeof m.version === 'string' && m.version !== '' ? m.version : undefined;
+      const version = facts && policy ? await resolvedVersion(ctx, facts, policy) : undefined;
+      if (version) running[name] = version;
+    }),
+  );
+  return running;
 }
 
 function pinsOf(entry: StateEntry | undefined): Record<string, string> {
@@ -66,29 +124,22 @@ function pinsOf(entry: StateEntry | undefined): Record<string, string> {
   return out;
 }
 
-/**
- * The version a registry module of a machine runs, as the machine kind decides it: a
- * module without a version runs the version it was pinned to at its first apply (kept in
- * the state entry), else the newest release; one with a version policy runs what the
- * policy resolves to among `versions`.
- */
+/** The version a registry module of a machine runs (moduleVersionToRun), with the pin its state entry keeps. */
 export function runningModuleVersion(module: { readonly name: string; readonly version?: string }, entry: StateEntry | undefined, versions: readonly string[]): string | undefined {
-  if (!module.version) return pinsOf(entry)[module.name] ?? newestVersion(versions);
-  const policy = tryParseVersionPolicy(module.version);
-  return policy ? resolveModuleVersion(policy, versions)?.version : undefined;
+  return moduleVersionToRun(module.version, pinsOf(entry)[module.name], versions);
 }
 
 /** A machine and the whole configuration of its main part (components, services, modules). */
-export const machineKind: ResourceKind = {
-  type: 'fleetform_machine',
+export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
+  type: machineDeclaration.type,
+  declaration: machineDeclaration,
   replaceOrder: 'delete-first',
 
-  async desire(ctx, attributes, prior): Promise<Desired> {
+  async desire(ctx, attributes, prior): Promise<DesiredValue> {
     const problems: PlanProblem[] = [];
     const notes: PlanNote[] = [];
-    const name = typeof attributes.name === 'string' ? attributes.name : '';
-    if (!name) problems.push({ path: 'name', message: 'a machine needs a name' });
-    const locationId = typeof attributes.location_id === 'string' && attributes.location_id ? attributes.location_id : ctx.locationId;
+    const name = attributes.name;
+    const locationId = attributes.location_id || ctx.locationId;
     const parsed = parseConfig(attributes.config);
     if (parsed.problem) problems.push(parsed.problem);
     const config = parsed.config;
@@ -103,15 +154,20 @@ export const machineKind: ResourceKind = {
       modules.map(async (raw) => {
         if (!isObject(raw) || raw.type === 'local' || typeof raw.module_id !== 'string') return raw;
         const moduleName = typeof raw.name === 'string' ? raw.name : raw.module_id;
-        const path = joinPath(joinPath('config.modules', moduleName), 'version');
+        const path = childPath(childPath('config.modules', moduleName), 'version');
         const facts = await registryFacts(ctx, raw.module_id);
         if (!facts) {
-          problems.push({ path: joinPath('config.modules', moduleName), message: `module ${raw.module_id} is not in the registry`, hint: 'check module_id, or publish the module first' });
+          // The service stores such a config; the machine then fails to start the module.
+          notes.push({
+            level: 'warning',
+            path: childPath('config.modules', moduleName),
+            message: `module ${raw.module_id} is not in the registry: the machine will not be able to start it (check module_id, or publish the module first)`,
+          });
           return raw;
         }
         const { module: found, versions, latest, latestRelease } = facts;
         if (typeof raw.version !== 'string' || raw.version === '') {
-          const pinned = priorPins[moduleName] ?? latestRelease;
+          const pinned = moduleVersionToRun(undefined, priorPins[moduleName], versions);
           if (!pinned) {
             problems.push({ path, message: `module ${raw.module_id} has no release to pin to`, hint: 'give a version explicitly' });
             return raw;
@@ -124,17 +180,21 @@ export const machineKind: ResourceKind = {
         if (!policy) return raw;
         const resolved = await resolvedVersion(ctx, facts, raw.version);
         if (!resolved) {
-          problems.push({ path, message: `no version of ${raw.module_id} satisfies ${raw.version}`, hint: `the registry has: ${versions.join(', ') || '(none)'}` });
+          notes.push({
+            level: 'warning',
+            path,
+            message: `no version of ${raw.module_id} satisfies ${raw.version}: the machine will not be able to start it (the registry has: ${versions.join(', ') || 'none'})`,
+          });
           return raw;
         }
-        const model = found.versions.find((v) => v.version === resolved.version);
+        const model = found.versions.find((v) => v.version === resolved);
         const provided = new Set((model?.models ?? []).map((m) => m.model));
         for (const list of ['components', 'services'] as const) {
           const entries = Array.isArray(config[list]) ? (config[list] as unknown[]) : [];
           for (const entry of entries) {
             if (!isObject(entry) || typeof entry.model !== 'string' || !entry.model.startsWith(`${raw.module_id}:`)) continue;
             if (provided.size > 0 && !provided.has(entry.model)) {
-              notes.push({ level: 'warning', path: joinPath(joinPath(`config.${list}`, String(entry.name)), 'model'), message: `${raw.module_id}@${resolved.version} does not list model ${entry.model}` });
+              notes.push({ level: 'warning', path: childPath(childPath(`config.${list}`, String(entry.name)), 'model'), message: `${raw.module_id}@${resolved} does not list model ${entry.model}` });
             }
           }
         }
@@ -142,28 +202,18 @@ export const machineKind: ResourceKind = {
         const updates = policy.kind === 'patch' ? 'never updates automatically' : 'updates automatically (restarting the module) when the registry publishes a newer admitted version';
         notes.push({
           level: 'info',
-          path: joinPath('config.modules', moduleName),
-          message: `policy ${policyText} (${describeVersionPolicy(policy)}): runs ${resolved.version}; registry latest ${latest ?? '-'}${latestRelease && latestRelease !== latest ? ` (release ${latestRelease})` : ''}; ${updates}`,
+          path: childPath('config.modules', moduleName),
+          message: `policy ${policyText} (${describeVersionPolicy(policy)}): runs ${resolved}; registry latest ${latest ?? '-'}${latestRelease && latestRelease !== latest ? ` (release ${latestRelease})` : ''}; ${updates}`,
         });
         return raw;
       }),
     );
+    problems.push(...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
     const desiredConfig: Record<string, unknown> = { ...config };
     if (modules.length > 0) desiredConfig.modules = resolvedModules;
     const view: JsonObject = { name, location_id: locationId, config: configView(desiredConfig) };
 
-    const flagged = new Set(Array.isArray(attributes.sensitive_env) ? attributes.sensitive_env.filter((s): s is string => typeof s === 'string') : []);
-    const sensitivePaths: string[] = [];
-    for (const raw of resolvedModules) {
-      if (!isObject(raw) || !isObject(raw.env)) continue;
-      const moduleName = String(raw.name);
-      for (const key of Object.keys(raw.env)) {
-        if (isSecretEnvName(key) || flagged.has(`${moduleName}.${key}`)) {
-          sensitivePaths.push(joinPath(joinPath(joinPath(joinPath('config', 'modules'), moduleName), 'env'), key));
-        }
-      }
-    }
-    return { view, sensitivePaths, private: { pins }, notes, problems };
+    return { view, private: { pins }, notes, problems, kindData: { running: await runningVersions(ctx, view.config) } };
   },
 
   async observe(ctx, entry): Promise<Observation | undefined> {
@@ -174,29 +224,38 @@ export const machineKind: ResourceKind = {
     const partId = entry.ids.part_id ?? (await mainPartId(ctx, machineId));
     const part = partId ? await unlessNotFound(() => ctx.client.appClient.getMachinePart(partId)) : undefined;
     if (!part) return { view: { name: machine.name, location_id: machine.locationId, config: {} }, version: 'no-part', facts: {} };
+    const config = configView(part.config);
     return {
-      view: { name: machine.name, location_id: machine.locationId, config: configView(part.config) },
+      view: { name: machine.name, location_id: machine.locationId, config },
       version: part.lastUpdated?.toISOString() ?? 'never',
       facts: {},
+      kindData: { running: await runningVersions(ctx, config) },
     };
   },
 
-  judge(current, desired): Judgement {
-    const replaceReasons: string[] = [];
-    if (current.name !== desired.name) replaceReasons.push('name');
-    if (current.location_id !== desired.location_id && desired.location_id !== UNKNOWN) replaceReasons.push('location_id');
+  judge({ current, desired, observation, desiredData }): Judgement {
     const notes: PlanNote[] = [];
     const was = isObject(current.config) ? current.config.modules : undefined;
     const now = isObject(desired.config) ? desired.config.modules : undefined;
+    const runningBefore = isObject(observation?.kindData?.running) ? observation.kindData.running : {};
+    const runningAfter = isObject(desiredData?.running) ? desiredData.running : {};
     if (isObject(was) && isObject(now)) {
       for (const [m, def] of Object.entries(now)) {
         const before = was[m];
-        if (isObject(before) && isObject(def) && (before.version !== def.version || stableStringify(before.env) !== stableStringify(def.env))) {
-          notes.push({ level: 'warning', path: joinPath('config.modules', m), message: 'this change restarts the module; what it provides stops while it restarts' });
+        if (!isObject(before) || !isObject(def) || stableStringify(before) === stableStringify(def)) continue;
+        // The versions it runs where the registry tells for both sides; else the versions as written.
+        const resolved = typeof runningBefore[m] === 'string' && typeof runningAfter[m] === 'string';
+        const from = resolved ? runningBefore[m] : before.version;
+        const to = resolved ? runningAfter[m] : def.version;
+        const moves = from !== to;
+        const envChanges = stableStringify(before.env) !== stableStringify(def.env);
+        if (moves || envChanges) {
+          const why = moves ? `it moves from ${String(from)} to ${String(to)}` : 'its environment changes';
+          notes.push({ level: 'warning', path: childPath('config.modules', m), message: `this change restarts the module (${why}); what it provides stops while it restarts` });
         }
       }
     }
-    return { replaceReasons, problems: [], notes };
+    return { problems: [], notes };
   },
 
   async create(ctx, desired, checkpoint): Promise<Applied> {
@@ -220,6 +279,7 @@ export const machineKind: ResourceKind = {
         hint: 'run `fleetform plan` again to see the change, then apply',
       });
     if (plannedVersion !== null && seen !== plannedVersion) throw stale();
+    await renameIfNeeded(ctx, machineId, String(desired.name));
     try {
       await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(viewConfig(desired), part.config), part.lastUpdated);
     } catch (err) {
@@ -259,6 +319,46 @@ export const machineKind: ResourceKind = {
   },
 };
 
+/** The locations of the run's organization, read once per run. */
+function locationsOf(ctx: KindContext): Promise<ReadonlyMap<string, string>> {
+  return ctx.memo(`locations:${ctx.organizationId}`, async () => new Map((await ctx.client.appClient.listLocations(ctx.organizationId)).map((l) => [l.id, l.name])));
+}
+
+/** The machines of a location by id, read once per run and shared by every machine there. */
+function machinesIn(ctx: KindContext, locationId: string) {
+  return ctx.memo(`machines-in:${locationId}`, async () => {
+    const machines = await unlessNotFound(() => ctx.client.appClient.listMachines(locationId));
+    return new Map((machines ?? []).map((m) => [m.id, m]));
+  });
+}
+
+/**
+ * What would make the create or rename fail on the service, found before any write: a
+ * location the organization does not have, a name another machine holds there.
+ */
+async function placementProblems(ctx: KindContext, name: string, explicitLocation: string | undefined, locationId: string, prior: StateEntry | undefined): Promise<PlanProblem[]> {
+  if (name === UNKNOWN || locationId === UNKNOWN) return [];
+  if (explicitLocation) {
+    const locations = await locationsOf(ctx);
+    if (!locations.has(explicitLocation)) {
+      const choices = [...locations].map(([id, n]) => `${id} (${n})`).join(', ') || 'none';
+      return [{ path: 'location_id', message: `organization ${ctx.organizationId} has no location ${explicitLocation}`, hint: `use one of its locations: ${choices}` }];
+    }
+  }
+  const own = prior?.ids.machine_id;
+  const priorName = typeof prior?.attributes?.name === 'string' ? prior.attributes.name : undefined;
+  if (own && priorName === name) return [];
+  const holder = [...(await machinesIn(ctx, locationId)).values()].find((m) => m.name === name && m.id !== own);
+  if (!holder) return [];
+  return [
+    {
+      path: 'name',
+      message: `location ${locationId} already has a machine named ${name} (id ${holder.id})`,
+      hint: `if fleetform manages it under another address, move that address instead of recreating it (fleetform state mv OLD NEW); to manage it with this resource: fleetform import <this address> ${holder.id}; or choose another name`,
+    },
+  ];
+}
+
 /**
  * Creates the machine; when the location already has one of that name (made elsewhere, or
  * left behind by `fleetform state rm`), says which machine and how to manage it instead.
@@ -276,6 +376,20 @@ async function newMachine(ctx: KindContext, name: string, locationId: string): P
   }
 }
 
+/** Gives the machine its desired name through UpdateRobot; its id, parts and config stay. */
+async function renameIfNeeded(ctx: KindContext, machineId: string, name: string): Promise<void> {
+  const machine = await ctx.client.appClient.getMachine(machineId);
+  if (machine.name === name) return;
+  try {
+    await ctx.client.appClient.updateMachine(machineId, name, machine.locationId);
+  } catch (err) {
+    if (!(err instanceof ServiceError) || err.code !== 'ALREADY_EXISTS') throw err;
+    throw new FleetformError(`cannot rename machine ${machine.name} to ${name}: location ${machine.locationId} already has a machine of that name`, {
+      hint: 'choose another name, or remove the other machine first',
+    });
+  }
+}
+
 function viewConfig(desired: JsonObject): JsonObject {
   const c = desired.config;
   return isObject(c) ? c : (toJson({}) as JsonObject);
@@ -287,10 +401,7 @@ function viewConfig(desired: JsonObject): JsonObject {
  */
 async function findMachine(ctx: KindContext, machineId: string, entry: StateEntry) {
   const locationId = typeof entry.attributes?.location_id === 'string' ? entry.attributes.location_id : ctx.locationId;
-  const listed = await ctx.memo(`machines-in:${locationId}`, async () => {
-    const machines = await unlessNotFound(() => ctx.client.appClient.listMachines(locationId));
-    return new Map((machines ?? []).map((m) => [m.id, m]));
-  });
+  const listed = await machinesIn(ctx, locationId);
   return listed.get(machineId) ?? (await unlessNotFound(() => ctx.client.appClient.getMachine(machineId)));
 }
 

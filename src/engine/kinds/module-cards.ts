@@ -1,8 +1,9 @@
-import type { ServiceClient } from '../../api/client';
-import { formatVersionPolicy, newestVersion, policyAdmits, resolveModuleVersion, tryParseVersionPolicy } from '../../domain';
+import { ServiceError, type ServiceClient } from '../../api/client';
+import { FleetformError } from '../../domain/errors';
+import { formatVersionPolicy, newestVersion, policyAdmits, tryParseVersionPolicy } from '../../domain';
 import { isObject } from '../json';
 import type { State } from '../state/schema';
-import { machineKind } from './machine';
+import { machineKind, runningModuleVersion } from './machine';
 
 /** The module card of one machine module: what the web app shows, computed from the registry. */
 export interface ModuleCard {
@@ -16,15 +17,31 @@ export interface ModuleCard {
   readonly latest: string | undefined;
   /** Whether the policy admits the registry's latest version. */
   readonly admitsLatest: boolean;
+  /** Why the registry could not be read for this module: running, latest and admitsLatest are then unknown. */
+  readonly registryError?: FleetformError;
+}
+
+/** The registry's versions of a module, or the reason they could not be read. */
+type RegistryRead = { readonly versions: string[] } | { readonly error: FleetformError };
+
+function readFailure(moduleId: string, err: unknown): FleetformError {
+  const reason = err instanceof Error ? err.message : String(err);
+  return new FleetformError(`the registry could not be read for module ${moduleId}: ${reason}`, {
+    path: moduleId,
+    hint: err instanceof ServiceError && err.code === 'NOT_FOUND' ? 'the module is no longer in the registry: check module_id' : 'check the connection and the API key, then run status again',
+  });
 }
 
 /** Module cards of every registry module of every machine in the given states. */
 export async function moduleCards(client: ServiceClient, states: readonly State[]): Promise<ModuleCard[]> {
-  const registry = new Map<string, Promise<string[]>>();
-  const versionsOf = (id: string): Promise<string[]> => {
+  const registry = new Map<string, Promise<RegistryRead>>();
+  const versionsOf = (id: string): Promise<RegistryRead> => {
     let v = registry.get(id);
     if (!v) {
-      v = client.appClient.getModule(id).then((m) => m.versions.map((x) => x.version), () => []);
+      v = client.appClient.getModule(id).then(
+        (m) => ({ versions: m.versions.map((x) => x.version) }),
+        (err: unknown) => ({ error: readFailure(id, err) }),
+      );
       registry.set(id, v);
     }
     return v;
@@ -38,7 +55,22 @@ export async function moduleCards(client: ServiceClient, states: readonly State[
       for (const [name, m] of Object.entries(modules)) {
         if (!isObject(m) || m.type === 'local' || typeof m.module_id !== 'string' || typeof m.version !== 'string') continue;
         const policy = tryParseVersionPolicy(m.version);
-        const versions = await versionsOf(m.module_id);
+        const read = await versionsOf(m.module_id);
+        if ('error' in read) {
+          cards.push({
+            stack: state.stack,
+            machine: String(entry.attributes.name ?? address),
+            module: name,
+            moduleId: m.module_id,
+            policy: policy ? formatVersionPolicy(policy) : m.version,
+            running: undefined,
+            latest: undefined,
+            admitsLatest: false,
+            registryError: read.error,
+          });
+          continue;
+        }
+        const { versions } = read;
         const latest = newestVersion(versions, { includePrerelease: policy?.kind === 'latest-with-prerelease' });
         cards.push({
           stack: state.stack,
@@ -46,7 +78,7 @@ export async function moduleCards(client: ServiceClient, states: readonly State[
           module: name,
           moduleId: m.module_id,
           policy: policy ? formatVersionPolicy(policy) : m.version,
-          running: policy ? resolveModuleVersion(policy, versions)?.version : undefined,
+          running: runningModuleVersion({ name, version: m.version }, entry, versions),
           latest,
           admitsLatest: Boolean(policy && latest && policyAdmits(policy, latest)),
         });

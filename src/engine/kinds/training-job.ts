@@ -15,20 +15,25 @@ import {
   type Issue,
 } from '../../domain';
 import { FleetformError } from '../../domain/errors';
+import { customTrainingJobAttributes, trainingJobAttributes } from '../../domain/resource-attributes';
+import { z } from 'zod';
 import { isObject, UNKNOWN, type JsonObject, type JsonValue } from '../json';
-import type { Applied, Desired, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
+import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
+import { defineKind, type KindDeclaration } from '../kind-declaration';
+import type { StateEntry } from '../state/schema';
 import { unlessNotFound } from './not-found';
 
 /** What differs between a managed and a custom training job; the rest is shared. */
-interface JobFlavour {
-  readonly type: string;
-  /** Normalized view of synthesized attributes, and the domain's checks of them. */
-  normalize(a: JsonObject, organizationId: string): { view: JsonObject; issues: Issue[] };
+interface JobFlavour<Schema extends z.ZodObject> {
+  readonly declaration: KindDeclaration<Schema>;
+  /** Normalized view of the parsed attributes, and the domain's checks of them. */
+  normalize(a: z.output<Schema>, organizationId: string): { view: JsonObject; issues: Issue[] };
   /** The same view, built from a job the service returned. */
   fromJob(job: TrainingJob): JsonObject;
   submit(ctx: KindContext, view: JsonObject): Promise<string>;
 }
 
+/** Reads back a view value this module wrote: a string, a list of strings or a map of strings. */
 const str = (v: JsonValue | undefined): string => (typeof v === 'string' ? v : '');
 const strings = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const record = (v: JsonValue | undefined): Record<string, string> => {
@@ -46,19 +51,104 @@ const SERVICE_CHOSEN: Readonly<Record<string, string>> = {
 /** Every service-side parameter; retain_on_delete is fleetform's own. */
 const PARAMETERS_IGNORED_FOR_CHANGES = new Set(['retain_on_delete']);
 
+/** The attributes both kinds of training job declare alike. */
+const commonAttributes = {
+  organization_id: {
+    schema: trainingJobAttributes.organization_id,
+    description: 'Organization the job is submitted to.',
+    computed: 'when-unset',
+    serviceDefault: "the provider's organization_id, else the only organization the API key sees",
+  },
+  dataset_id: { schema: trainingJobAttributes.dataset_id, description: 'Id of the dataset to train on (a Dataset\'s id, or an existing one).' },
+  model_name: { schema: trainingJobAttributes.model_name, description: 'Name of the model to train.', forcesReplacement: true },
+  model_version: { schema: trainingJobAttributes.model_version, description: 'Version of the model, unique among its versions: a new version trains again.', forcesReplacement: true },
+  retain_on_delete: {
+    schema: trainingJobAttributes.retain_on_delete,
+    description: 'Keep the job on the service when it is removed from code (fleetform only forgets it) instead of canceling or deleting it.',
+    computed: 'when-unset',
+    serviceDefault: 'false',
+  },
+} as const;
+
+/** The job id, last in both kinds' tables. */
+const jobId = { schema: z.string(), description: 'Id the service assigns to the job.', computed: 'always' } as const;
+
+/** The attributes every job has, read from either kind's parsed attributes. */
+const trainingJobCommon = z.object({ organization_id: trainingJobAttributes.organization_id, retain_on_delete: trainingJobAttributes.retain_on_delete });
+
 function jobsOfOrganization(ctx: KindContext, organizationId: string): Promise<readonly TrainingJob[]> {
   return ctx.memo(`training-jobs:${organizationId}`, () => ctx.client.mlTrainingClient.listTrainingJobs(organizationId));
 }
 
-function trainingKind(flavour: JobFlavour): ResourceKind {
+/** A job is submitted when there is none yet, or when the model or its version changes (a replace). */
+function submitsNewJob(view: JsonObject, prior: StateEntry | undefined): boolean {
+  if (!prior) return true;
+  const was = prior.attributes ?? {};
+  return was.model_name !== view.model_name || was.model_version !== view.model_version;
+}
+
+/**
+ * The smallest version after `wanted` that no job of the model has: the trailing number
+ * counted up (`3` -> `4`, `v1.2` -> `v1.3`), else `-2`, `-3`... appended.
+ */
+export function nextFreeVersion(wanted: string, taken: ReadonlySet<string>): string {
+  const numbered = /^(.*?)(\d+)$/.exec(wanted);
+  const candidate = (n: number): string => (numbered ? `${numbered[1]}${Number(numbered[2]) + n}` : `${wanted}-${n + 1}`);
+  let n = 1;
+  while (taken.has(candidate(n))) n++;
+  return candidate(n);
+}
+
+/**
+ * What would make the submit fail on the service, found before any write: a model version
+ * any job of the model already has (canceled and failed ones too), a training script or
+ * script version the registry does not have.
+ */
+async function submissionProblems<Schema extends z.ZodObject>(ctx: KindContext, flavour: JobFlavour<Schema>, view: JsonObject, prior: StateEntry | undefined): Promise<PlanProblem[]> {
+  const problems: PlanProblem[] = [];
+  const modelName = str(view.model_name);
+  const modelVersion = str(view.model_version);
+  if (modelName && modelVersion && modelName !== UNKNOWN && modelVersion !== UNKNOWN) {
+    const jobs = (await jobsOfOrganization(ctx, str(view.organization_id))).filter((j) => j.modelName === modelName);
+    const clash = jobs.find((j) => j.modelVersion === modelVersion && j.id !== prior?.ids.id);
+    if (clash) {
+      const next = nextFreeVersion(modelVersion, new Set(jobs.map((j) => j.modelVersion)));
+      problems.push({
+        path: 'model_version',
+        message: `model ${modelName} already has version ${modelVersion} (job ${clash.id}, ${trainingStatusName(clash.status)}); a version is never reused, even by canceled or failed jobs`,
+        hint: `set modelVersion to ${next}, the next free version${prior ? '' : `, or manage that job: fleetform import <this address> ${clash.id}`}`,
+      });
+    }
+  }
+  if (flavour.declaration.type === customTrainingJobDeclaration.type) {
+    const itemId = str(view.registry_item_id);
+    const version = str(view.registry_item_version);
+    if (itemId && itemId !== UNKNOWN) {
+      const item = await ctx.memo(`registry-item:${itemId}`, () => unlessNotFound(() => ctx.client.appClient.getRegistryItem(itemId)));
+      if (!item) {
+        problems.push({ path: 'registry_item_id', message: `the registry has no training script ${itemId}`, hint: 'check registryItemId (`<namespace>:<script-name>`), or publish the script first' });
+      } else if (version && version !== UNKNOWN && !item.versions.includes(version)) {
+        problems.push({
+          path: 'registry_item_version',
+          message: `training script ${itemId} has no version ${version}`,
+          hint: `use one of its versions: ${item.versions.join(', ') || 'none published'}`,
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+function trainingKind<Schema extends z.ZodObject>(flavour: JobFlavour<Schema>): ResourceKind<Schema> {
   return {
-    type: flavour.type,
+    type: flavour.declaration.type,
+    declaration: flavour.declaration,
     replaceOrder: 'create-first',
 
-    async desire(ctx, attributes, prior): Promise<Desired> {
-      const organizationId = str(attributes.organization_id) || ctx.organizationId;
-      const { view, issues } = flavour.normalize(attributes, organizationId);
-      view.retain_on_delete = attributes.retain_on_delete === true;
+    async desire(ctx, attributes, prior): Promise<DesiredValue> {
+      const common = trainingJobCommon.parse(attributes);
+      const { view, issues } = flavour.normalize(attributes, common.organization_id || ctx.organizationId);
+      view.retain_on_delete = common.retain_on_delete === true;
       const problems: PlanProblem[] = issues
         .filter((i) => i.severity === 'error')
         .map((i) => ({ path: i.path, message: i.message, ...(i.hint ? { hint: i.hint } : {}) }));
@@ -68,18 +158,8 @@ function trainingKind(flavour: JobFlavour): ResourceKind {
         const dataset = await ctx.memo(`dataset:${datasetId}`, () => unlessNotFound(() => ctx.client.datasetClient.getDataset(datasetId)));
         if (!dataset) problems.push({ path: 'dataset_id', message: `dataset ${datasetId} does not exist`, hint: 'declare a Dataset or use the id of an existing one' });
       }
-      if (!prior) {
-        const jobs = await jobsOfOrganization(ctx, organizationId);
-        const clash = jobs.find((j) => j.modelName === view.model_name && j.modelVersion === view.model_version);
-        if (clash) {
-          problems.push({
-            path: 'model_version',
-            message: `model ${str(view.model_name)} already has a version ${str(view.model_version)} (job ${clash.id}); versions must be unique`,
-            hint: 'choose a new modelVersion, or import the existing job: fleetform import ADDRESS ' + clash.id,
-          });
-        }
-      }
-      return { view, sensitivePaths: [], private: {}, notes, problems };
+      if (submitsNewJob(view, prior)) problems.push(...(await submissionProblems(ctx, flavour, view, prior)));
+      return { view, private: {}, notes, problems };
     },
 
     async observe(ctx, entry): Promise<Observation | undefined> {
@@ -99,12 +179,9 @@ function trainingKind(flavour: JobFlavour): ResourceKind {
       return { view, version: `${job.status}:${job.lastModified?.toISOString() ?? ''}`, facts };
     },
 
-    judge(current, desired, observation): Judgement {
+    judge({ current, desired, observation, replaceReasons }): Judgement {
       const problems: PlanProblem[] = [];
       const notes: PlanNote[] = [];
-      const replaceReasons: string[] = [];
-      if (current.model_name !== desired.model_name) replaceReasons.push('model_name');
-      if (current.model_version !== desired.model_version) replaceReasons.push('model_version');
       if (replaceReasons.length === 0) {
         for (const key of Object.keys({ ...current, ...desired })) {
           if (PARAMETERS_IGNORED_FOR_CHANGES.has(key)) continue;
@@ -125,7 +202,7 @@ function trainingKind(flavour: JobFlavour): ResourceKind {
           message: `the job failed${observation.facts.error ? `: ${observation.facts.error}` : ''}; it is not submitted again — set a new modelVersion to retrain`,
         });
       }
-      return { replaceReasons, problems, notes };
+      return { problems, notes };
     },
 
     async create(ctx, desired): Promise<Applied> {
@@ -171,7 +248,7 @@ function trainingKind(flavour: JobFlavour): ResourceKind {
       const jobs = await ctx.client.mlTrainingClient.listTrainingJobs(str(key.organization_id));
       const found = jobs
         .filter((j) => j.modelName === key.model_name && j.modelVersion === key.model_version && j.datasetId === key.dataset_id && !managedIds.has(j.id))
-        .filter((j) => j.isCustomJob === (flavour.type === 'fleetform_custom_training_job'))
+        .filter((j) => j.isCustomJob === (flavour.declaration.type === 'fleetform_custom_training_job'))
         .sort((a, b) => (b.createdOn?.getTime() ?? 0) - (a.createdOn?.getTime() ?? 0))[0];
       return found ? { ids: { id: found.id }, outputs: { id: found.id } } : undefined;
     },
@@ -179,7 +256,7 @@ function trainingKind(flavour: JobFlavour): ResourceKind {
     async importById(ctx, id): Promise<Applied | undefined> {
       const job = await unlessNotFound(() => ctx.client.mlTrainingClient.getTrainingJob(id));
       if (!job) return undefined;
-      if (job.isCustomJob !== (flavour.type === customTrainingJobKind.type)) {
+      if (job.isCustomJob !== (flavour.declaration.type === customTrainingJobDeclaration.type)) {
         throw new FleetformError(`job ${id} is ${job.isCustomJob ? 'a custom' : 'a managed'} training job`, {
           hint: `import it at a ${job.isCustomJob ? 'fleetform_custom_training_job' : 'fleetform_training_job'} address`,
         });
@@ -189,43 +266,60 @@ function trainingKind(flavour: JobFlavour): ResourceKind {
   };
 }
 
-/** A managed training job (seed 4.3). */
-export const trainingJobKind: ResourceKind = trainingKind({
+export const trainingJobDeclaration = defineKind({
   type: 'fleetform_training_job',
+  description: "A training job on the service's built-in trainer. Jobs are immutable: a new model version submits a new job.",
+  attributes: {
+    ...commonAttributes,
+    model_type: { schema: trainingJobAttributes.model_type, description: 'Kind of model, e.g. MODEL_TYPE_OBJECT_DETECTION.' },
+    model_framework: {
+      schema: trainingJobAttributes.model_framework,
+      description: 'Framework of the trained model, e.g. MODEL_FRAMEWORK_TFLITE.',
+      computed: 'when-unset',
+      serviceDefault: "MODEL_FRAMEWORK_UNSPECIFIED: the service's choice",
+    },
+    tags: { schema: trainingJobAttributes.tags, description: 'Labels to train the model on (at least one).' },
+    id: jobId,
+  },
+});
+
+/** A managed training job. */
+export const trainingJobKind = trainingKind({
+  declaration: trainingJobDeclaration,
   normalize(a, organizationId) {
     const issues: Issue[] = [];
     let modelType: ModelType = ModelType.UNSPECIFIED;
     try {
-      modelType = parseModelType(str(a.model_type));
+      modelType = parseModelType(a.model_type);
     } catch (err) {
       issues.push({ severity: 'error', code: 'model-type', path: 'model_type', message: err instanceof Error ? err.message : String(err) });
     }
     let framework: ModelFramework = ModelFramework.UNSPECIFIED;
-    if (a.model_framework !== undefined && a.model_framework !== null) {
+    if (a.model_framework !== undefined) {
       try {
-        framework = parseModelFramework(str(a.model_framework));
+        framework = parseModelFramework(a.model_framework);
       } catch (err) {
         issues.push({ severity: 'error', code: 'model-framework', path: 'model_framework', message: err instanceof Error ? err.message : String(err) });
       }
     }
     const view: JsonObject = {
       organization_id: organizationId,
-      dataset_id: str(a.dataset_id),
-      model_name: str(a.model_name),
-      model_version: str(a.model_version),
-      model_type: str(a.model_type),
+      dataset_id: a.dataset_id,
+      model_name: a.model_name,
+      model_version: a.model_version,
+      model_type: a.model_type,
       model_framework: modelFrameworkName(framework),
-      tags: strings(a.tags),
+      tags: [...a.tags],
     };
     if (modelType !== ModelType.UNSPECIFIED) {
       issues.push(
         ...checkTrainingJobParams({
-          datasetId: view.dataset_id as string,
-          modelName: view.model_name as string,
-          modelVersion: view.model_version as string,
+          datasetId: a.dataset_id,
+          modelName: a.model_name,
+          modelVersion: a.model_version,
           modelType,
-          tags: view.tags as string[],
-        }).filter((i) => !(i.path === 'dataset_id' && view.dataset_id === UNKNOWN)),
+          tags: [...a.tags],
+        }).filter((i) => !(i.path === 'dataset_id' && a.dataset_id === UNKNOWN)),
       );
     }
     return { view, issues };
@@ -254,27 +348,50 @@ export const trainingJobKind: ResourceKind = trainingKind({
   },
 });
 
-/** A training job running a custom training script from the registry (seed 4.4). */
-export const customTrainingJobKind: ResourceKind = trainingKind({
+export const customTrainingJobDeclaration = defineKind({
   type: 'fleetform_custom_training_job',
+  description: 'A training job running a training script from the registry. Jobs are immutable: a new model version submits a new job.',
+  attributes: {
+    ...commonAttributes,
+    registry_item_id: { schema: customTrainingJobAttributes.registry_item_id, description: 'Registry id of the training script, `<namespace>:<script-name>`.' },
+    registry_item_version: { schema: customTrainingJobAttributes.registry_item_version, description: 'Version of the training script.' },
+    arguments: {
+      schema: customTrainingJobAttributes.arguments,
+      description: 'Arguments passed to the training script.',
+      computed: 'when-unset',
+      serviceDefault: '{}',
+    },
+    container_version: {
+      schema: customTrainingJobAttributes.container_version,
+      description: 'Version of the container the script runs in.',
+      computed: 'when-unset',
+      serviceDefault: "empty: the service's choice",
+    },
+    id: jobId,
+  },
+});
+
+/** A training job running a custom training script from the registry. */
+export const customTrainingJobKind = trainingKind({
+  declaration: customTrainingJobDeclaration,
   normalize(a, organizationId) {
     const view: JsonObject = {
       organization_id: organizationId,
-      dataset_id: str(a.dataset_id),
-      registry_item_id: str(a.registry_item_id),
-      registry_item_version: str(a.registry_item_version),
-      model_name: str(a.model_name),
-      model_version: str(a.model_version),
-      arguments: record(a.arguments),
-      container_version: str(a.container_version),
+      dataset_id: a.dataset_id,
+      registry_item_id: a.registry_item_id,
+      registry_item_version: a.registry_item_version,
+      model_name: a.model_name,
+      model_version: a.model_version,
+      arguments: { ...a.arguments },
+      container_version: a.container_version ?? '',
     };
     const issues = checkCustomTrainingJobParams({
-      datasetId: str(view.dataset_id),
-      registryItemId: str(view.registry_item_id),
-      registryItemVersion: str(view.registry_item_version),
-      modelName: str(view.model_name),
-      modelVersion: str(view.model_version),
-    }).filter((i) => !(i.path === 'dataset_id' && view.dataset_id === UNKNOWN));
+      datasetId: a.dataset_id,
+      registryItemId: a.registry_item_id,
+      registryItemVersion: a.registry_item_version,
+      modelName: a.model_name,
+      modelVersion: a.model_version,
+    }).filter((i) => !(i.path === 'dataset_id' && a.dataset_id === UNKNOWN));
     return { view, issues };
   },
   fromJob(job) {

@@ -1,10 +1,14 @@
+import { ServiceError } from '../../api/client';
 import { resolveReferences } from '../desired/references';
 import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { diffJson } from '../diff';
 import { runGraph } from '../graph';
 import type { JsonObject } from '../json';
+import { desireResource } from '../desire';
 import type { Applied, Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
+import { replaceReasonsOf } from '../kind-declaration';
 import { maskPaths } from '../mask';
+import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
 import { isDeposedKey, type ResourceChange } from './model';
 
@@ -16,6 +20,8 @@ export interface PlanStackInput {
   /** Read the service (default). Without it, the last applied state stands for what exists. */
   readonly refresh: boolean;
   readonly parallelism: number;
+  /** When set, how many reads run at once follows the network (else `parallelism`). */
+  readonly readLimit?: AdaptiveReadLimit;
   /** Plan the removal of everything in state. */
   readonly destroy: boolean;
 }
@@ -83,8 +89,20 @@ async function settle(input: PlanStackInput): Promise<Known> {
 async function observe(input: PlanStackInput, known: Known, address: string): Promise<Observed> {
   const entry = known.entries.get(address);
   if (!input.refresh || !entry) return { observation: undefined, gone: false };
-  const observation = await input.kinds.require(entry.type, address).observe(input.ctx, entry);
+  const kind = input.kinds.require(entry.type, address);
+  const read = () => kind.observe(input.ctx, entry);
+  const observation = input.readLimit ? await input.readLimit.measure(read, readOutcome) : await read();
   return { observation, gone: observation === undefined };
+}
+
+function readParallelism(input: PlanStackInput): number | (() => number) {
+  const limit = input.readLimit;
+  return limit ? () => limit.limit : input.parallelism;
+}
+
+/** The service pushing back slows the reads down; other failures say nothing of load. */
+function readOutcome(err: unknown): ReadOutcome {
+  return err instanceof ServiceError && (err.code === 'RESOURCE_EXHAUSTED' || err.code === 'UNAVAILABLE') ? 'overload' : 'error';
 }
 
 /**
@@ -106,7 +124,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   await runGraph(
     desiredResources.map((r) => r.address),
     (a) => byAddress.get(a)?.dependsOn ?? [],
-    input.parallelism,
+    readParallelism(input),
     async (address) => {
       try {
         const resource = byAddress.get(address) as DesiredResource;
@@ -120,7 +138,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   if (failures.length > 0) throw failures[0];
 
   const removed = [...known.entries.keys()].filter((address) => !byAddress.has(address));
-  await runGraph(removed, () => [], input.parallelism, async (address) => {
+  await runGraph(removed, () => [], readParallelism(input), async (address) => {
     try {
       changes.set(address, planRemoval(input, known, address, await observe(input, known, address), salt));
     } catch (err) {
@@ -251,7 +269,7 @@ async function planResource(
     if (upstream && (upstream.action === 'create' || upstream.action === 'replace')) return undefined;
     return known.entries.get(ref.address)?.outputs[ref.output];
   }) as JsonObject;
-  const desired: Desired = await kind.desire(ctx, attributes, prior);
+  const desired: Desired = await desireResource(kind, ctx, attributes, prior);
   const after = maskPaths(desired.view, desired.sensitivePaths, salt);
   const { observation } = observed;
   const base = {
@@ -286,9 +304,10 @@ async function planResource(
   const current = observedView ?? prior.attributes ?? {};
   const drift = prior.attributes && observedView ? diffJson(prior.attributes, observedView) : [];
   const changes = diffJson(current, after);
-  const judgement = kind.judge(current, after, observation, prior);
+  const replaceReasons = replaceReasonsOf(kind.declaration, current, after);
+  const judgement = kind.judge?.({ current, desired: after, observation, prior, replaceReasons, ...(desired.kindData ? { desiredData: desired.kindData } : {}) }) ?? { problems: [], notes: [] };
   const settled = adopted ? 'adopt' : movedFrom ? 'move' : 'no-op';
-  const action = changes.length === 0 ? settled : judgement.replaceReasons.length > 0 ? 'replace' : 'update';
+  const action = changes.length === 0 ? settled : replaceReasons.length > 0 ? 'replace' : 'update';
   const noDrift = prior.attributes !== null && drift.length === 0;
   return {
     ...base,
@@ -300,7 +319,7 @@ async function planResource(
     changes,
     drift,
     vanished: false,
-    replaceReasons: action === 'replace' ? judgement.replaceReasons : [],
+    replaceReasons: action === 'replace' ? replaceReasons : [],
     notes: [...desired.notes, ...judgement.notes],
     problems: [...desired.problems, ...judgement.problems],
     observedVersion: observation?.version ?? null,

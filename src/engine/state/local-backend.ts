@@ -4,6 +4,7 @@ import { z } from 'zod';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
+import { pathOf } from '../../domain/json-path';
 import type { LockOptions, StateBackend, StateLock } from './backend';
 import { holderIsDead, thisProcess } from './holder-process';
 import { stateTextChunks } from './state-text';
@@ -12,7 +13,10 @@ import { LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type Stat
 /** One journal line: a change recorded after the last full write. */
 const JournalLineSchema = z.object({ lineage: z.string(), serial: z.number().int(), address: z.string(), entry: StateEntrySchema.nullable() });
 
-export class StateLockedError extends FleetformError {}
+export class StateLockedError extends FleetformError {
+  /** True when the holder is a dead process of this machine (waiting would not help). */
+  stale = false;
+}
 
 /** Writes text pieces through the handle in batches of about a megabyte. */
 async function writeChunks(handle: fs.FileHandle, chunks: Iterable<string>): Promise<void> {
@@ -129,7 +133,7 @@ export class LocalStateBackend implements StateBackend {
     if (!result.success) {
       const issue = result.error.issues[0];
       throw new FleetformError(`state file ${file} is not a fleetform state: ${issue?.message ?? 'invalid'}`, {
-        path: issue ? `${file}#${issue.path.join('.')}` : file,
+        path: issue ? `${file}#${pathOf(issue.path)}` : file,
         hint: 'it may come from a newer fleetform, or have been edited by hand',
       });
     }
@@ -163,15 +167,20 @@ export class LocalStateBackend implements StateBackend {
     }
   }
 
-  /** Names of the stacks that have a state, a journal (an apply cut short before its first full write) or a lock here. */
+  /** Names of the stacks that have a state or a journal (an apply cut short before its first full write) here. */
   async stacks(): Promise<string[]> {
+    return [...new Set([...(await this.stacksWith('.state.json')), ...(await this.stacksWith('.journal.jsonl'))])].sort();
+  }
+
+  /** Stacks whose state is locked now, including a stack locked before its first state was written. */
+  async lockedStacks(): Promise<string[]> {
+    return this.stacksWith('.lock');
+  }
+
+  private async stacksWith(suffix: string): Promise<string[]> {
     try {
       const files = await fs.readdir(this.dir);
-      const names = new Set<string>();
-      for (const suffix of ['.state.json', '.journal.jsonl', '.lock']) {
-        for (const f of files) if (f.endsWith(suffix)) names.add(f.slice(0, -suffix.length));
-      }
-      return [...names].sort();
+      return files.filter((f) => f.endsWith(suffix)).map((f) => f.slice(0, -suffix.length)).sort();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
@@ -227,10 +236,10 @@ export class LocalStateBackend implements StateBackend {
           await this.forceUnlock(stack, holder.id).catch(() => undefined);
           continue;
         }
-        throw new StateLockedError(
+        throw Object.assign(new StateLockedError(
           `state of stack "${stack}" is locked by a fleetform that is no longer running: pid ${holder.pid} on ${holder.host ?? 'this machine'} ("${holder.command ?? holder.operation}", since ${holder.created}); the lock is stale`,
           { path: file, hint: `take it over with --break-stale-lock, or release it: ${unlock}` },
-        );
+        ), { stale: true });
       }
       if (Date.now() >= deadline) {
         const who = holder

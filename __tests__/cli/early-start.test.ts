@@ -1,0 +1,101 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { appCommand } from '../../src/cli/early-start';
+
+// The compiled module, as the command runs it: the app's process preloads the compiled reporter beside it.
+const { abandonEarlySynthesis, startSynthesisEarly, synthesizeApp } = require('../../dist/cli/run-app') as typeof import('../../src/cli/run-app');
+
+function project(app: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetform-early-'));
+  writeFileSync(join(dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app }));
+  return dir;
+}
+
+/** Resolves with the text of `name` in `dir` once it has some: woken by the folder's change events, not by a timer. */
+function fileWritten(dir: string, name: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const read = (): string => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : '');
+    const watcher = watch(dir, () => {
+      const text = read();
+      if (text === '') return;
+      watcher.close();
+      resolve(text);
+    });
+    watcher.on('error', reject);
+    const text = read();
+    if (text !== '') {
+      watcher.close();
+      resolve(text);
+    }
+  });
+}
+
+/** Running (a killed process waiting to be reaped by its new parent counts as ended). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe('which command lines start the app early', () => {
+  it.each([
+    [['plan'], 'plan'],
+    [['apply', '--auto-approve'], 'apply'],
+    [['--stack', 'x', 'destroy'], undefined],
+    [['destroy', '--auto-approve'], 'destroy'],
+    [['plan', '--synth-out', 'cdktf.out'], undefined],
+    [['plan', '--synth-out=cdktf.out'], undefined],
+    [['plan', '--help'], undefined],
+    [['status'], undefined],
+    [['synth'], undefined],
+    [[], undefined],
+  ])('%j -> %s', (args, expected) => {
+    expect(appCommand(['node', 'fleetform', ...(args as string[])])).toBe(expected);
+  });
+});
+
+describe('an app started early', () => {
+  it('is claimed by the synthesis of the same project, so the app runs once', async () => {
+    const dir = project(`node -e "require('fs').appendFileSync('runs', 'x'); console.error('the app stops here'); process.exit(3)"`);
+    try {
+      startSynthesisEarly(dir);
+      const result = await synthesizeApp({ cwd: dir });
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.errors[0]?.message).toContain('the app stops here');
+      expect(readFileSync(join(dir, 'runs'), 'utf8')).toBe('x');
+      expect(readdirSync(dir).filter((e) => e.includes('staging'))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is stopped, with what the shell started, and leaves nothing when nobody claims it', async () => {
+    const dir = project(`node -e "require('fs').writeFileSync('pid', String(process.pid)); setInterval(() => {}, 1000)"`);
+    try {
+      startSynthesisEarly(dir);
+      const pid = Number(await fileWritten(dir, 'pid'));
+      expect(alive(pid)).toBe(true);
+      await abandonEarlySynthesis();
+      expect(alive(pid)).toBe(false);
+      expect(readdirSync(dir).filter((e) => e.includes('staging'))).toEqual([]);
+      await abandonEarlySynthesis();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('starts nothing for a folder without cdktf.json, leaving the error to the command', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetform-early-'));
+    try {
+      startSynthesisEarly(dir);
+      await abandonEarlySynthesis();
+      await expect(synthesizeApp({ cwd: dir })).rejects.toThrow('no cdktf.json here');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

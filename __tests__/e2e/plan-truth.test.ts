@@ -1,0 +1,199 @@
+/**
+ * A plan says what apply will do: what apply could not carry out fails the plan (or warns)
+ * before any write, and a rename is an in-place change. Each test has its own emulator.
+ */
+import { App, TerraformStack } from 'cdktf';
+import type { Construct } from 'constructs';
+import { EmulatorService } from '../../src/api/emulator-control';
+import { CustomTrainingJob, Dataset, FleetProvider, Machine, ModelType, Module, TrainingJob, type FleetProviderProps } from '../../src';
+import { fleetform, openEmulatorProject, type EmulatorProject } from './fleet-fixture';
+
+jest.setTimeout(120_000);
+
+let p: EmulatorProject | undefined;
+afterEach(async () => {
+  await p?.close();
+  p = undefined;
+});
+
+async function project(): Promise<EmulatorProject> {
+  p = await openEmulatorProject('ff-truth-');
+  return p;
+}
+
+/** Synthesizes one stack `fleet` whose contents `body` declares. */
+function synth(project: EmulatorProject, body: (stack: Construct) => void, provider: FleetProviderProps = {}): void {
+  const app = new App({ outdir: project.outdir });
+  const stack = new TerraformStack(app, 'fleet');
+  new FleetProvider(stack, 'cloud', provider);
+  body(stack);
+  app.synth();
+}
+
+async function machineNames(project: EmulatorProject): Promise<string[]> {
+  return (await project.client.appClient.listMachines(project.credentials.locationId)).map((m) => m.name).sort();
+}
+
+async function jobIds(project: EmulatorProject): Promise<string[]> {
+  return (await project.client.mlTrainingClient.listTrainingJobs(project.credentials.organizationId)).map((j) => j.id).sort();
+}
+
+test('a new machine name renames the machine in place: same id, one change, then no changes', async () => {
+  const q = await project();
+  synth(q, (s) => new Machine(s, 'arm', { name: 'alpha' }));
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  const id = (await q.backend().read('fleet')).resources['fleetform_machine.arm']?.ids.machine_id as string;
+
+  synth(q, (s) => new Machine(s, 'arm', { name: 'beta' }));
+  const plan = await q.run('plan', '--detailed-exitcode');
+  expect(plan.code).toBe(2);
+  expect(plan.stdout).toContain('# fleetform_machine.arm will be updated in-place');
+  expect(plan.stdout).toMatch(/~ name\s+= "alpha" -> "beta"/);
+  expect(plan.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy.');
+
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  expect((await q.client.appClient.getMachine(id)).name).toBe('beta');
+  expect(await machineNames(q)).toEqual(['beta']);
+  expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);
+});
+
+test('a machine name another machine holds in the location fails the plan, naming that machine; nothing is written', async () => {
+  const q = await project();
+  const other = await q.client.appClient.newMachine('taken', q.credentials.locationId);
+  synth(q, (s) => new Machine(s, 'arm', { name: 'taken' }));
+  const plan = await q.run('plan', '--detailed-exitcode');
+  expect(plan.code).toBe(1);
+  expect(plan.stdout).toContain(`Error: fleetform_machine.arm.name: location ${q.credentials.locationId} already has a machine named taken (id ${other})`);
+  const apply = await q.run('apply', '--auto-approve');
+  expect(apply.code).toBe(1);
+  expect(await machineNames(q)).toEqual(['taken']);
+  expect(Object.keys((await q.backend().read('fleet')).resources)).toEqual([]);
+});
+
+test('a location the organization does not have fails the plan, for a machine and for the provider', async () => {
+  const q = await project();
+  synth(q, (s) => new Machine(s, 'arm', { name: 'arm', locationId: 'no-such-location' }));
+  const plan = await q.run('plan');
+  expect(plan.code).toBe(1);
+  expect(plan.stdout).toContain(`Error: fleetform_machine.arm.location_id: organization ${q.credentials.organizationId} has no location no-such-location`);
+  expect(plan.stdout).toContain(`hint: use one of its locations: ${q.credentials.locationId} (`);
+
+  synth(q, (s) => new Machine(s, 'arm', { name: 'arm' }), { locationId: 'elsewhere' });
+  const viaProvider = await q.run('plan');
+  expect(viaProvider.code).toBe(1);
+  expect(viaProvider.stderr).toContain(`error: FleetProvider.locationId: organization ${q.credentials.organizationId} has no location elsewhere`);
+  expect(await machineNames(q)).toEqual([]);
+});
+
+test('a model version a canceled job already has fails the plan with the next free version; a replace is checked too', async () => {
+  const q = await project();
+  const { organizationId, datasetId } = q.credentials;
+  const ml = q.client.mlTrainingClient;
+  const old = await ml.submitTrainingJob(organizationId, datasetId, 'boxes', '1', ModelType.OBJECT_DETECTION, ['box']);
+  await ml.cancelTrainingJob(old);
+  const job = (version: string) => (s: Construct) =>
+    new TrainingJob(s, 'detector', { dataset: datasetId, modelName: 'boxes', modelVersion: version, modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
+
+  synth(q, job('1'));
+  const plan = await q.run('plan');
+  expect(plan.code).toBe(1);
+  expect(plan.stdout).toContain(`Error: fleetform_training_job.detector.model_version: model boxes already has version 1 (job ${old}, TRAINING_STATUS_CANCELING)`);
+  expect(plan.stdout).toContain('hint: set modelVersion to 2, the next free version, or manage that job');
+  expect(await jobIds(q)).toEqual([old]);
+
+  synth(q, job('2'));
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  // A version taken meanwhile by a failed submission elsewhere: the replace to it is refused.
+  const taken = await ml.submitTrainingJob(organizationId, datasetId, 'boxes', '3', ModelType.OBJECT_DETECTION, ['box']);
+  const before = await jobIds(q);
+  synth(q, job('3'));
+  const replace = await q.run('plan');
+  expect(replace.code).toBe(1);
+  expect(replace.stdout).toContain(`model_version: model boxes already has version 3 (job ${taken}`);
+  expect(replace.stdout).toContain('hint: set modelVersion to 4, the next free version');
+  expect(await jobIds(q)).toEqual(before);
+});
+
+test('a training script version the registry does not have fails the plan, listing the versions it has', async () => {
+  const q = await project();
+  await q.client.clientFor(EmulatorService).publishTrainingScript({ itemId: 'acme:segmenter', version: '0.4.0' });
+  const job = (item: string, version: string) => (s: Construct) =>
+    new CustomTrainingJob(s, 'custom', { dataset: q.credentials.datasetId, registryItemId: item, registryItemVersion: version, modelName: 'seg', modelVersion: '1' });
+
+  synth(q, job('acme:segmenter', '9.9.9'));
+  const plan = await q.run('plan');
+  expect(plan.code).toBe(1);
+  expect(plan.stdout).toContain('Error: fleetform_custom_training_job.custom.registry_item_version: training script acme:segmenter has no version 9.9.9');
+  expect(plan.stdout).toContain('hint: use one of its versions: 0.4.0');
+
+  synth(q, job('acme:nothing', '0.4.0'));
+  const missing = await q.run('plan');
+  expect(missing.code).toBe(1);
+  expect(missing.stdout).toContain('Error: fleetform_custom_training_job.custom.registry_item_id: the registry has no training script acme:nothing');
+  expect(await jobIds(q)).toEqual([]);
+});
+
+test('a registry module or version that does not exist is a warning: the plan goes on and apply stores the config', async () => {
+  const q = await project();
+  synth(q, (s) => {
+    const m = new Machine(s, 'arm', { name: 'arm' });
+    new Module(m, 'ghost', { moduleId: 'acme:ghost', version: '1.0.0' });
+    new Module(m, 'sensors', { moduleId: 'acme:sensors', version: '~9.9' });
+    new Dataset(s, 'unused', { name: 'unused' });
+  });
+  const plan = await q.run('plan', '--detailed-exitcode');
+  expect(plan.code).toBe(2);
+  expect(plan.stdout).toContain('module acme:ghost is not in the registry: the machine will not be able to start it');
+  expect(plan.stdout).toContain('no version of acme:sensors satisfies ~9.9: the machine will not be able to start it');
+  const apply = await q.run('apply', '--auto-approve');
+  expect(apply.code).toBe(0);
+  expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);
+});
+
+test("the provider's endpoint is the service the run talks to, FLEETFORM_ENDPOINT overrides it, and the plan names it", async () => {
+  const q = await project();
+  const url = q.env.FLEETFORM_ENDPOINT as string;
+  const { FLEETFORM_ENDPOINT: _unused, ...keyOnly } = q.env;
+  const run = (env: Record<string, string>, ...args: string[]) => fleetform(q.dir, [...args, '--synth-out', q.outdir], { ...env, FLEETFORM_ENDPOINT: env.FLEETFORM_ENDPOINT ?? '' });
+
+  synth(q, (s) => new Machine(s, 'arm', { name: 'arm' }), { endpoint: url });
+  const plan = await run(keyOnly, 'plan');
+  expect(plan.code).toBe(0);
+  expect(plan.stdout.startsWith(`Service: ${url}\n\n`)).toBe(true);
+  expect((await run(keyOnly, 'apply', '--auto-approve')).code).toBe(0);
+  expect(await machineNames(q)).toEqual(['arm']);
+
+  synth(q, (s) => new Machine(s, 'arm', { name: 'arm' }), { endpoint: 'http://127.0.0.1:9' });
+  const overridden = await run(q.env, 'plan', '--detailed-exitcode');
+  expect(overridden.code).toBe(0);
+  expect(overridden.stdout.startsWith(`Service: ${url}\n\n`)).toBe(true);
+
+  const noKey = await run({}, 'plan');
+  expect(noKey.code).toBe(1);
+  expect(noKey.stderr).toContain("error: FLEETFORM_API_KEY: the FleetProvider's endpoint is http://127.0.0.1:9 but FLEETFORM_API_KEY and FLEETFORM_API_KEY_ID are not");
+});
+
+test('a restart is noted only for a module whose running version or environment changes', async () => {
+  const q = await project();
+  const fleet = (policy: string, env: Record<string, string> = {}) => (s: Construct) => {
+    const m = new Machine(s, 'arm', { name: 'arm' });
+    new Module(m, 'sensors', { moduleId: 'acme:sensors', version: policy, env });
+  };
+  synth(q, fleet('~1.2'));
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+
+  // ~1.2 runs 1.2.5 today: pinning 1.2.5 changes the config, not what runs.
+  synth(q, fleet('1.2.5'));
+  const same = await q.run('plan', '--detailed-exitcode');
+  expect(same.code).toBe(2);
+  expect(same.stdout).toContain('~ config.modules.acme_sensors.version = "~1.2" -> "1.2.5"');
+  expect(same.stdout).not.toContain('restarts the module');
+
+  synth(q, fleet('1.2.4'));
+  const moves = await q.run('plan');
+  expect(moves.stdout).toContain('this change restarts the module (it moves from 1.2.5 to 1.2.4)');
+
+  synth(q, fleet('~1.2', { LOG_LEVEL: 'debug' }));
+  const env = await q.run('plan');
+  expect(env.stdout).toContain('this change restarts the module (its environment changes)');
+});

@@ -1,0 +1,96 @@
+import { runGraph } from '../../src/engine/graph';
+import { AdaptiveReadLimit } from '../../src/engine/read-concurrency';
+
+/** Feeds `rounds` round trips of reads whose latency a model gives for the limit of the moment. */
+function drive(limit: AdaptiveReadLimit, rounds: number, latency: (inFlight: number) => number): number[] {
+  const seen: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const inFlight = limit.limit;
+    for (let i = 0; i < inFlight; i++) limit.record(latency(inFlight), 'ok');
+    seen.push(limit.limit);
+  }
+  return seen;
+}
+
+describe('adaptive read limit', () => {
+  it('doubles per round trip while latency stays flat, up to the cap', () => {
+    const limit = new AdaptiveReadLimit({ initial: 10, max: 64 });
+    const seen = drive(limit, 4, () => 80);
+    expect(seen[0]).toBe(20);
+    expect(seen[1]).toBe(40);
+    expect(seen[2]).toBe(64);
+    expect(seen[3]).toBe(64);
+    expect(limit.stats().peakLimit).toBe(64);
+  });
+
+  it('settles near what the service sustains when latency climbs with queueing', () => {
+    // A service that runs 30 reads at a time; beyond that, reads wait their turn.
+    const rtt = 80;
+    const limit = new AdaptiveReadLimit({ initial: 10, max: 512 });
+    const seen = drive(limit, 60, (n) => rtt * Math.max(1, n / 30));
+    const last = seen.slice(-20);
+    expect(Math.max(...last)).toBeLessThanOrEqual(2 * 30 + 2);
+    expect(Math.min(...last)).toBeGreaterThanOrEqual(24);
+  });
+
+  it('halves on push-back and never falls below one', () => {
+    const limit = new AdaptiveReadLimit({ initial: 8, max: 64 });
+    limit.record(5, 'overload');
+    expect(limit.limit).toBe(4);
+    for (let i = 0; i < 5; i++) limit.record(5, 'overload');
+    expect(limit.limit).toBe(1);
+    expect(limit.stats().overloads).toBe(6);
+  });
+
+  it('does not fall below its start on latency alone, and ignores other failures', () => {
+    const limit = new AdaptiveReadLimit({ initial: 10, max: 64 });
+    limit.record(1, 'ok');
+    for (let i = 0; i < 100; i++) limit.record(50, 'ok');
+    expect(limit.limit).toBe(10);
+    for (let i = 0; i < 100; i++) limit.record(1, 'error');
+    expect(limit.limit).toBe(10);
+  });
+
+  it('stays fixed when the cap equals the start', () => {
+    const limit = new AdaptiveReadLimit({ initial: 10, max: 10 });
+    expect(drive(limit, 5, () => 1)).toEqual([10, 10, 10, 10, 10]);
+  });
+
+  it('counts reads in flight through measure, and passes failures on', async () => {
+    const limit = new AdaptiveReadLimit({ initial: 2, max: 4 });
+    const gates: Array<() => void> = [];
+    const reads = [1, 2, 3].map(() => limit.measure(() => new Promise<void>((resolve) => gates.push(resolve)), () => 'error'));
+    expect(limit.stats().peakInFlight).toBe(3);
+    gates.forEach((open) => open());
+    await Promise.all(reads);
+    await expect(limit.measure(() => Promise.reject(new Error('x')), () => 'overload')).rejects.toThrow('x');
+    expect(limit.stats()).toMatchObject({ reads: 4, overloads: 1 });
+  });
+});
+
+describe('runGraph with a moving bound', () => {
+  it('asks the bound again before each start', async () => {
+    let bound = 1;
+    let running = 0;
+    let most = 0;
+    const pending: Array<() => void> = [];
+    const nodes = Array.from({ length: 6 }, (_, i) => `n${i}`);
+    const done = runGraph(nodes, () => [], () => bound, async () => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise<void>((resolve) => pending.push(resolve));
+      running--;
+    });
+    expect(running).toBe(1);
+    bound = 3;
+    (pending.shift() as () => void)();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(running).toBe(3);
+    while (pending.length > 0) {
+      (pending.shift() as () => void)();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await done;
+    expect(most).toBe(3);
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * How many reads a plan keeps in flight, following the network: the limit starts at the
+ * engine's parallelism and grows while the reads' latency stays near the lowest seen
+ * (more in flight then means proportionally more done per second: the wait is the
+ * network's, not the service's); it shrinks when latency climbs (the service queues) and
+ * halves when the service pushes back (RESOURCE_EXHAUSTED, UNAVAILABLE). Growth doubles
+ * the limit per round trip until the first sign of congestion, then adds one per round
+ * trip, as TCP's slow start and congestion avoidance do.
+ */
+
+/** How one read ended, as the limit sees it. */
+export type ReadOutcome = 'ok' | 'overload' | 'error';
+
+/** Bounds and thresholds of an {@link AdaptiveReadLimit}. */
+export interface ReadLimitOptions {
+  /** Where the limit starts, and the lowest it falls to on latency alone. */
+  readonly initial: number;
+  /** The most reads in flight, whatever the network. */
+  readonly max: number;
+  /** Latency above `tolerance` times the lowest seen counts as queueing. Default 2. */
+  readonly tolerance?: number;
+}
+
+/** What the limit did over a run, for reports and benchmarks. */
+export interface ReadLimitStats {
+  readonly limit: number;
+  readonly peakLimit: number;
+  readonly peakInFlight: number;
+  readonly reads: number;
+  readonly overloads: number;
+}
+
+export class AdaptiveReadLimit {
+  private current: number;
+  private readonly floor: number;
+  private readonly max: number;
+  private readonly tolerance: number;
+  private slowStart = true;
+  private minLatencyMs = Number.POSITIVE_INFINITY;
+  /** Successful reads since the limit last changed: one round trip's worth grows it. */
+  private sinceChange = 0;
+  private queueing = 0;
+  private inFlight = 0;
+  private peakInFlight = 0;
+  private peakLimit: number;
+  private reads = 0;
+  private overloads = 0;
+
+  constructor(options: ReadLimitOptions) {
+    this.floor = Math.max(1, Math.floor(options.initial));
+    this.max = Math.max(this.floor, Math.floor(options.max));
+    this.tolerance = options.tolerance ?? 2;
+    this.current = this.floor;
+    this.peakLimit = this.current;
+  }
+
+  /** Reads allowed in flight now. */
+  get limit(): number {
+    return this.current;
+  }
+
+  /** Runs one read under the limit's accounting (the caller keeps at most `limit` running). */
+  async measure<T>(read: () => Promise<T>, classify: (err: unknown) => ReadOutcome): Promise<T> {
+    const started = performance.now();
+    this.inFlight++;
+    this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
+    try {
+      const value = await read();
+      this.record(performance.now() - started, 'ok');
+      return value;
+    } catch (err) {
+      this.record(performance.now() - started, classify(err));
+      throw err;
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /** Takes one read's latency and outcome into account. */
+  record(latencyMs: number, outcome: ReadOutcome): void {
+    this.reads++;
+    if (outcome === 'overload') {
+      this.overloads++;
+      this.slowStart = false;
+      this.set(Math.max(1, Math.floor(this.current / 2)));
+      return;
+    }
+    if (outcome === 'error') return;
+    this.minLatencyMs = Math.min(this.minLatencyMs, latencyMs);
+    if (latencyMs > this.minLatencyMs * this.tolerance) {
+      // Several slow reads in one round trip: the service is queueing, back off a little.
+      this.queueing++;
+      if (this.queueing >= Math.max(2, this.current / 4)) {
+        this.slowStart = false;
+        this.set(Math.max(this.floor, Math.floor(this.current * 0.9)));
+      }
+      return;
+    }
+    if (this.slowStart) {
+      this.set(Math.min(this.max, this.current + 1), false);
+      return;
+    }
+    this.sinceChange++;
+    if (this.sinceChange >= this.current) this.set(Math.min(this.max, this.current + 1));
+  }
+
+  stats(): ReadLimitStats {
+    return { limit: this.current, peakLimit: this.peakLimit, peakInFlight: this.peakInFlight, reads: this.reads, overloads: this.overloads };
+  }
+
+  private set(limit: number, resetWindow = true): void {
+    this.current = limit;
+    this.peakLimit = Math.max(this.peakLimit, limit);
+    if (resetWindow) {
+      this.sinceChange = 0;
+      this.queueing = 0;
+    }
+  }
+}

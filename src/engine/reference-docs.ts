@@ -1,0 +1,46 @@
+import type { AttributeFacts, AttributePresence, KindDeclaration, TerraformType } from './kind-declaration';
+
+/** A Terraform type as HCL writes it: `list(string)`, `map(string)`, `object({a = string})`. */
+export function hclType(type: TerraformType): string {
+  if (typeof type === 'string') return type;
+  const [shape, inner] = type;
+  if (shape === 'object') return `object({${Object.entries(inner).map(([k, v]) => `${k} = ${hclType(v)}`).join(', ')}})`;
+  return `${shape}(${hclType(inner)})`;
+}
+
+const PRESENCE: Readonly<Record<AttributePresence, string>> = {
+  required: 'required',
+  optional: 'optional',
+  computed: 'computed',
+  'optional-computed': 'optional, computed when unset',
+};
+
+/** Table cells hold no line breaks and no bare pipes. */
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+}
+
+function row(f: AttributeFacts): string {
+  const sensitive = f.sensitive === 'whole' ? 'yes' : f.sensitive === 'parts' ? `parts: ${f.sensitiveParts?.describe ?? ''}` : '';
+  return `| \`${f.name}\` | \`${hclType(f.type)}\` | ${PRESENCE[f.presence]} | ${f.forcesReplacement ? 'yes' : ''} | ${cell(sensitive)} | ${cell(f.serviceDefault ?? '')} | ${cell(f.description)} |`;
+}
+
+/** The reference of every resource kind, one table per kind, from the declarations alone. */
+export function resourcesMarkdown(declarations: readonly KindDeclaration[]): string {
+  const lines = [
+    '# Resource reference',
+    '',
+    '<!-- Generated from the kinds\' declarations by `npm run docs`; edit the declarations, not this file. -->',
+    '',
+    'Every resource type fleetform manages, with what Terraform\'s schema says of each attribute:',
+    'who sets it, whether a change replaces the object, whether it holds secrets (masked in',
+    'plans, logs and state) and what is used when code leaves it out.',
+  ];
+  for (const d of declarations) {
+    lines.push('', `## ${d.type}`, '', cell(d.description), '');
+    lines.push('| Attribute | Type | Set by | Forces replacement | Sensitive | When unset | Description |');
+    lines.push('| --- | --- | --- | --- | --- | --- | --- |');
+    for (const f of Object.values(d.attributes)) lines.push(row(f));
+  }
+  return `${lines.join('\n')}\n`;
+}
