@@ -237,7 +237,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
     if (change) reporter.skipped(change, because);
   };
 
-  const writes = input.changes.filter((c) => c.action === 'create' || c.action === 'update' || c.action === 'replace');
+  const writes = input.changes.filter((c) => c.action === 'create' || c.action === 'update' || c.action === 'replace' || c.action === 'adopt' || c.action === 'move');
   await runGraph(
     writes.map((c) => c.address),
     (a) => changes.get(a)?.dependsOn ?? [],
