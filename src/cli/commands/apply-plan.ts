@@ -4,6 +4,7 @@ import { colorWanted } from '../../engine/render/colors';
 import { renderPlanText } from '../../engine/render/text';
 import type { State } from '../../engine/state/schema';
 import { confirm } from '../confirm';
+import { outcomeLines, pendingDeletions } from '../pending-deletions';
 import { consoleReporter } from '../reporter';
 import { serviceLine, type Workspace } from '../workspace';
 
@@ -33,5 +34,6 @@ export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<stri
     process.exitCode = 1;
     return;
   }
-  out(`Apply complete! Resources: ${summary.add} added, ${summary.change} changed, ${summary.destroy} destroyed.`);
+  const pending = await pendingDeletions(ws.backend, [...new Set(plan.changes.map((c) => c.stack))]);
+  for (const line of outcomeLines(summary, pending, plan.destroy)) out(line);
 }
