@@ -10,7 +10,8 @@ import { planStack } from './plan/planner';
 import type { StateBackend, StateLock } from './state/backend';
 import { StateLockedError } from './state/local-backend';
 import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
-import type { State } from './state/schema';
+import { evaluateOutputs } from './outputs';
+import type { LockInfo, State, StateOutput } from './state/schema';
 
 export interface EngineSettings {
   readonly client: ServiceClient;
@@ -23,6 +24,8 @@ export interface EngineSettings {
    */
   readonly readParallelism?: number;
   readonly lockTimeoutMs: number;
+  /** Asked when a lock's holder is a dead process of this machine: true takes it over. */
+  readonly breakStaleLock?: (holder: LockInfo) => Promise<boolean>;
   /** Told when a stack's lock is held by another run and this one starts waiting for it. */
   readonly onLockWait?: (stack: string) => void;
   /** Used when a stack's provider names no organization or location (e.g. the embedded emulator's). */
@@ -71,14 +74,15 @@ export class Engine {
 
   /** Takes one stack's lock, saying so when it has to wait for another run's. */
   private async lockOne(stack: string, operation: string): Promise<StateLock> {
-    const { backend, lockTimeoutMs, onLockWait } = this.settings;
-    if (lockTimeoutMs <= 0 || !onLockWait) return backend.lock(stack, operation, { timeoutMs: lockTimeoutMs });
+    const { backend, lockTimeoutMs, onLockWait, breakStaleLock } = this.settings;
+    const stale = breakStaleLock ? { breakStale: breakStaleLock } : {};
+    if (lockTimeoutMs <= 0 || !onLockWait) return backend.lock(stack, operation, { timeoutMs: lockTimeoutMs, ...stale });
     try {
-      return await backend.lock(stack, operation, { timeoutMs: 0 });
+      return await backend.lock(stack, operation, { timeoutMs: 0, ...stale });
     } catch (err) {
-      if (!(err instanceof StateLockedError)) throw err;
+      if (!(err instanceof StateLockedError) || err.stale) throw err;
       onLockWait(stack);
-      return backend.lock(stack, operation, { timeoutMs: lockTimeoutMs });
+      return backend.lock(stack, operation, { timeoutMs: lockTimeoutMs, ...stale });
     }
   }
 
@@ -195,7 +199,8 @@ export class Engine {
       states.set(header.name, state);
       const ctx = await this.context(stack.provider);
       for (const change of plan.changes.filter((c) => c.stack === header.name && c.action !== 'no-op' && c.observedVersion !== null)) {
-        const entry = state.resources[change.address];
+        const stored = state.resources[change.movedFrom ?? change.address];
+        const entry = stored && change.adopted ? { ...stored, ids: { ...change.adopted.ids } } : stored;
         const kind = this.settings.kinds.get(change.type);
         if (!entry || !kind) continue;
         const now = await kind.observe(ctx, entry);
@@ -209,18 +214,30 @@ export class Engine {
     return states;
   }
 
-  /** Applies a plan stack by stack. Call under `lock`. */
-  async apply(plan: Plan, stacks: readonly DesiredStack[], states: Map<string, State>, reporter: ApplyReporter): Promise<ApplyOutcome> {
-    const outcome = { applied: 0, failed: [] as Array<{ address: string; error: unknown }>, skipped: [] as string[] };
+  /**
+   * Applies a plan stack by stack, then evaluates each stack's outputs against its new
+   * state and keeps them there. Call under `lock`.
+   */
+  async apply(plan: Plan, stacks: readonly DesiredStack[], states: Map<string, State>, reporter: ApplyReporter): Promise<ApplyOutcome & { outputs: Record<string, Record<string, StateOutput>> }> {
+    const outcome = { applied: 0, failed: [] as Array<{ address: string; error: unknown }>, skipped: [] as string[], outputs: {} as Record<string, Record<string, StateOutput>> };
     for (const stack of stacks) {
-      const state = states.get(stack.name) ?? (await this.settings.backend.read(stack.name));
+      let state = states.get(stack.name) ?? (await this.settings.backend.read(stack.name));
       const changes = plan.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
-      if (changes.length === 0) continue;
-      const ctx = await this.context(stack.provider);
-      const r = await applyStack({ stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter });
-      outcome.applied += r.applied;
-      outcome.failed.push(...r.failed);
-      outcome.skipped.push(...r.skipped);
+      if (changes.length > 0) {
+        const ctx = await this.context(stack.provider);
+        const r = await applyStack({ stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter });
+        outcome.applied += r.applied;
+        outcome.failed.push(...r.failed);
+        outcome.skipped.push(...r.skipped);
+        state = await this.settings.backend.read(stack.name);
+      }
+      const outputs = plan.destroy ? {} : evaluateOutputs(stack, state);
+      if (JSON.stringify(outputs) !== JSON.stringify(state.outputs ?? {})) {
+        state.outputs = outputs;
+        state.serial += 1;
+        await this.settings.backend.write(state);
+      }
+      if (Object.keys(outputs).length > 0) outcome.outputs[stack.name] = outputs;
     }
     return outcome;
   }

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
 import { isObject, type JsonObject } from '../json';
 import { findReferences } from './references';
-import type { DesiredResource, DesiredStack, ProviderSettings } from './stack';
+import type { DesiredOutput, DesiredResource, DesiredStack, ProviderSettings } from './stack';
 
 /** Resource types of the fleetform provider begin with its name; the rest belong to other providers. */
 const OWN_TYPE_PREFIX = 'fleetform_';
@@ -44,6 +44,18 @@ function providerOf(doc: JsonObject): ProviderSettings {
   if (loc) settings.locationId = loc;
   if (endpoint) settings.endpoint = endpoint;
   return settings;
+}
+
+/** The stack's `moved` blocks as address pairs (references written as `${...}` are unwrapped). */
+function movesOf(doc: JsonObject, file: string): Array<{ from: string; to: string }> {
+  const blocks = Array.isArray(doc.moved) ? doc.moved : [];
+  const unwrap = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v.replace(/^\$\{(.*)\}$/, '$1') : undefined);
+  return blocks.map((b, i) => {
+    const from = isObject(b) ? unwrap(b.from) : undefined;
+    const to = isObject(b) ? unwrap(b.to) : undefined;
+    if (!from || !to) throw new FleetformError('a moved block needs both from and to', { path: `${file}#moved[${i}]`, hint: 'synthesize again with cdktf moveTo/moveToId/moveFromId' });
+    return { from, to };
+  });
 }
 
 /** Parses one synthesized stack document (cdk.tf.json). */
@@ -92,7 +104,15 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
       }
     }
   }
-  return { name, provider: providerOf(doc), resources, foreign };
+  return { name, provider: providerOf(doc), resources, foreign, outputs: outputsOf(doc), moves: movesOf(doc, file) };
+}
+
+/** The `output` blocks of a stack document (what cdktf's TerraformOutput writes). */
+function outputsOf(doc: JsonObject): DesiredOutput[] {
+  const blocks = isObject(doc.output) ? doc.output : {};
+  return Object.entries(blocks)
+    .filter((entry): entry is [string, JsonObject] => isObject(entry[1]))
+    .map(([name, block]) => ({ name, value: block.value ?? null, sensitive: block.sensitive === true }));
 }
 
 /** Reads every stack (or the named ones) of a synthesized app from its output folder. */

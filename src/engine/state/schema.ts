@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isObject, type JsonObject } from '../json';
+import { isObject, type JsonObject, type JsonValue } from '../json';
 
 /**
  * An object of JSON values. State is read with JSON.parse, so its values are JSON by
@@ -22,10 +22,23 @@ export const StateEntrySchema = z.object({
   private: JsonObjectSchema.default({}),
   /** Attribute paths holding secrets (their values are stored as salted hashes). */
   sensitive_paths: z.array(z.string()).default([]),
-  /** `deleting`: removed from code, deletion started but not finished (e.g. a canceled job). */
-  status: z.enum(['ok', 'deleting']).default('ok'),
+  /**
+   * `deleting`: removed from code, deletion started but not finished (e.g. a canceled job).
+   * `creating`: a create was about to be made (ids empty, `private.intent` names the object
+   * on the service); the next plan finds and adopts what it made, if anything.
+   */
+  status: z.enum(['ok', 'deleting', 'creating']).default('ok'),
 });
 export type StateEntry = z.infer<typeof StateEntrySchema>;
+
+/** An output as the last apply evaluated it; a sensitive one keeps no value. */
+export const StateOutputSchema = z.object({
+  value: z.custom<JsonValue>(() => true).nullable(),
+  sensitive: z.boolean(),
+  /** False when the value refers to something fleetform does not know (another provider's resource). */
+  known: z.boolean(),
+});
+export type StateOutput = z.infer<typeof StateOutputSchema>;
 
 export const StateSchema = z.object({
   format_version: z.literal(1),
@@ -33,6 +46,8 @@ export const StateSchema = z.object({
   lineage: z.string(),
   serial: z.number().int().nonnegative(),
   resources: z.record(z.string(), StateEntrySchema),
+  /** The stack's outputs after the last apply. */
+  outputs: z.record(z.string(), StateOutputSchema).optional(),
 });
 export type State = z.infer<typeof StateSchema>;
 
@@ -42,5 +57,9 @@ export const LockInfoSchema = z.object({
   who: z.string(),
   created: z.string(),
   pid: z.number().int(),
+  host: z.string().optional(),
+  /** When the holder process started (ms since the epoch): tells a reused pid from the holder. */
+  process_start: z.number().optional(),
+  command: z.string().optional(),
 });
 export type LockInfo = z.infer<typeof LockInfoSchema>;
