@@ -7,7 +7,7 @@ import type { JsonObject } from '../json';
 import { desireResource } from '../desire';
 import type { Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
 import { replaceReasonsOf } from '../kind-declaration';
-import { maskPaths } from '../mask';
+import { maskPaths, observedSecretPaths } from '../mask';
 import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
 import type { ResourceChange } from './model';
@@ -108,7 +108,7 @@ function planRemoval(input: PlanStackInput, address: string, observed: Observed,
   if (gone) notes.push({ level: 'info', message: 'already deleted outside fleetform; it is only removed from state' });
   if (retain && !gone) notes.push({ level: 'info', message: 'retain_on_delete: the remote object is kept, fleetform stops managing it' });
   if (entry.status === 'deleting') notes.push({ level: 'info', message: 'deletion started earlier and is not finished yet' });
-  const before = observation ? maskPaths(observation.view, entry.sensitive_paths, salt) : entry.attributes;
+  const before = observation ? maskPaths(observation.view, [...entry.sensitive_paths, ...observedSecretPaths(kind, observation.view)], salt) : entry.attributes;
   return {
     stack: stack.name,
     address,
@@ -175,7 +175,10 @@ async function planResource(
       observedVersion: null,
     };
   }
-  const sensitive = [...new Set([...desired.sensitivePaths, ...prior.sensitive_paths])];
+  // What the service holds is masked by the same rule as what the stack declares: a secret
+  // added outside fleetform never shows in clear as drift.
+  const observedSecrets = observation ? observedSecretPaths(kind, observation.view, attributes) : [];
+  const sensitive = [...new Set([...desired.sensitivePaths, ...prior.sensitive_paths, ...observedSecrets])];
   const observedView = observation ? maskPaths(observation.view, sensitive, salt) : undefined;
   const current = observedView ?? prior.attributes ?? {};
   const drift = prior.attributes && observedView ? diffJson(prior.attributes, observedView) : [];
