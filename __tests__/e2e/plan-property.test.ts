@@ -11,9 +11,10 @@ import * as path from 'node:path';
 import { App, TerraformStack } from 'cdktf';
 import fc from 'fast-check';
 import { createServiceClient, type ServiceClient } from '../../src/api/client';
-import { Dataset, FleetProvider, Machine, ModelType, Module, TrainingJob } from '../../src';
+import { CustomTrainingJob, Dataset, FleetProvider, Machine, ModelFramework, ModelType, Module, TrainingJob } from '../../src';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { readStacks } from '../../src/engine/desired/read-stacks';
+import { matchesPlanned } from '../../src/engine/apply/executor';
 import { Engine } from '../../src/engine/engine';
 import { defaultKinds } from '../../src/engine/kinds';
 import type { Plan, ResourceChange } from '../../src/engine/plan/model';
@@ -50,6 +51,8 @@ interface DatasetSpec {
 }
 interface JobSpec {
   readonly id: string;
+  /** Managed jobs may name a framework, custom ones a container version; otherwise the service chooses. */
+  readonly choice: boolean;
   /** A new model version this round (a retrain: the job is replaced). */
   readonly bump: boolean;
 }
@@ -73,18 +76,24 @@ const fleetArb: fc.Arbitrary<FleetSpec> = fc.record({
     ),
   ),
   datasets: fc.subarray(['d0', 'd1']).chain((ids) => fc.tuple(...ids.map((id) => fc.record({ id: fc.constant(id), variant })))),
-  jobs: fc.subarray(['j0', 'j1']).chain((ids) => fc.tuple(...ids.map((id) => fc.record({ id: fc.constant(id), bump: fc.boolean() })))),
+  jobs: fc.subarray(['j0', 'j1', 'c0']).chain((ids) => fc.tuple(...ids.map((id) => fc.record({ id: fc.constant(id), choice: fc.boolean(), bump: fc.boolean() })))),
 });
 
-/** Model versions stay unique over the whole run: a retrain or a new job takes the next number. */
+/**
+ * Model versions stay unique over the whole run: a new job, a retrain, or a changed
+ * parameter (jobs are immutable: a new setting is a retrain) takes the next number.
+ */
 class ModelVersions {
   private next = 1;
-  private readonly current = new Map<string, string>();
+  private readonly current = new Map<string, { version: string; choice: boolean }>();
   forRound(jobs: readonly JobSpec[]): Map<string, string> {
     const present = new Set(jobs.map((j) => j.id));
     for (const id of [...this.current.keys()]) if (!present.has(id)) this.current.delete(id);
-    for (const j of jobs) if (j.bump || !this.current.has(j.id)) this.current.set(j.id, `${this.next++}`);
-    return new Map(this.current);
+    for (const j of jobs) {
+      const was = this.current.get(j.id);
+      if (j.bump || !was || was.choice !== j.choice) this.current.set(j.id, { version: `${this.next++}`, choice: j.choice });
+    }
+    return new Map([...this.current].map(([id, v]) => [id, v.version]));
   }
 }
 
@@ -101,7 +110,12 @@ function synthFleet(outdir: string, fleet: FleetSpec, versions: ReadonlyMap<stri
   for (const d of fleet.datasets) new Dataset(stack, d.id, { name: `${d.id}-${d.variant}` });
   const base = new Dataset(stack, 'base', { name: 'base' });
   for (const j of fleet.jobs) {
-    new TrainingJob(stack, j.id, { dataset: base, modelName: `model-${j.id}`, modelVersion: versions.get(j.id) as string, modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
+    const common = { dataset: base, modelName: `model-${j.id}`, modelVersion: versions.get(j.id) as string };
+    if (j.id.startsWith('c')) {
+      new CustomTrainingJob(stack, j.id, { ...common, registryItemId: 'acme:trainer', registryItemVersion: '0.3.0', ...(j.choice ? { containerVersion: '2.1' } : {}) });
+    } else {
+      new TrainingJob(stack, j.id, { ...common, modelType: ModelType.OBJECT_DETECTION, tags: ['box'], ...(j.choice ? { modelFramework: ModelFramework.TFLITE } : {}) });
+    }
   }
   app.synth();
 }
@@ -132,7 +146,8 @@ function impliedWrites(change: ResourceChange, state: State, counts: Record<stri
       if (deletes) add(counts, 'DeleteDataset');
       return;
     case 'fleetform_training_job':
-      if (creates) add(counts, 'SubmitTrainingJob');
+    case 'fleetform_custom_training_job':
+      if (creates) add(counts, change.type === 'fleetform_training_job' ? 'SubmitTrainingJob' : 'SubmitCustomTrainingJob');
       // Jobs here never leave PENDING: deleting one cancels it, and a job already canceling needs no call.
       if (deletes && !deleting && change.facts.status !== 'CANCELING') add(counts, 'CancelTrainingJob');
       return;
@@ -204,6 +219,13 @@ test(`over ${RUNS} random edits (seed ${SEED}), apply does what the plan says an
         .filter((c) => !(c.action === 'delete' && state.resources[c.address]?.status === 'deleting'))
         .map((c) => `${c.action} ${c.address}: ${c.changes.map((x) => x.path).join(', ')}`);
       expect(left).toEqual([]);
+      // What the plan said each object would be is what the service now holds (unknowns match anything).
+      const held = new Map(second.plan.changes.map((c) => [c.address, c.before]));
+      const unlike = first.plan.changes
+        .filter((c) => c.after !== null && !(c.action === 'no-op' && c.before === c.after))
+        .filter((c) => !matchesPlanned(c.after ?? undefined, held.get(c.address) ?? undefined))
+        .map((c) => `${c.address}: planned ${JSON.stringify(c.after)}, holds ${JSON.stringify(held.get(c.address))}`);
+      expect(unlike).toEqual([]);
       await fs.rm(outdir, { recursive: true, force: true });
     }),
     { seed: SEED, numRuns: RUNS, endOnFailure: true },
