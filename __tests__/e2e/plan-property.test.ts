@@ -14,9 +14,12 @@ import { createServiceClient, type ServiceClient } from '../../src/api/client';
 import { CustomTrainingJob, Dataset, FleetProvider, Machine, ModelFramework, ModelType, Module, TrainingJob } from '../../src';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { readStacks } from '../../src/engine/desired/read-stacks';
+import { childPath } from '../../src/domain/json-path';
 import { matchesPlanned } from '../../src/engine/apply/executor';
 import { Engine } from '../../src/engine/engine';
 import { defaultKinds } from '../../src/engine/kinds';
+import { moduleCards } from '../../src/engine/kinds/module-cards';
+import { isObject, stableStringify, type JsonObject } from '../../src/engine/json';
 import type { Plan, ResourceChange } from '../../src/engine/plan/model';
 import { LocalStateBackend } from '../../src/engine/state/local-backend';
 import type { State } from '../../src/engine/state/schema';
@@ -162,6 +165,41 @@ function writesOf(calls: Readonly<Record<string, number>>): Record<string, numbe
   return out;
 }
 
+
+/** The version each module of each machine runs, as `fleetform status` shows it, by machine address and module. */
+async function runningVersions(state: State): Promise<Map<string, string | undefined>> {
+  const addressOf = new Map(Object.entries(state.resources).map(([address, e]) => [String(e.attributes?.name), address]));
+  const cards = await moduleCards(client, [state]);
+  return new Map(cards.map((c) => [`${addressOf.get(c.machine)}/${c.module}`, c.running]));
+}
+
+function modulesOf(view: JsonObject | null): JsonObject {
+  const config = view?.config;
+  const modules = isObject(config) ? config.modules : undefined;
+  return isObject(modules) ? modules : {};
+}
+
+/**
+ * A restart is noted for exactly the modules kept across an update whose running version
+ * (as status shows it before and after apply) or environment changes.
+ */
+function restartMismatches(plan: Plan, before: Map<string, string | undefined>, after: Map<string, string | undefined>): string[] {
+  const wrong: string[] = [];
+  for (const c of plan.changes) {
+    if (c.type !== 'fleetform_machine' || c.action !== 'update') continue;
+    const was = modulesOf(c.before);
+    const now = modulesOf(c.after);
+    for (const m of Object.keys(now).filter((k) => k in was)) {
+      const envOf = (d: JsonObject, k: string) => stableStringify((d[k] as JsonObject).env ?? null);
+      const key = `${c.address}/${m}`;
+      const restarts = before.get(key) !== after.get(key) || envOf(was, m) !== envOf(now, m);
+      const noted = c.notes.some((n) => n.path === childPath('config.modules', m) && n.message.includes('restarts the module'));
+      if (restarts !== noted) wrong.push(`${key}: restarts ${String(restarts)} (runs ${before.get(key)} -> ${after.get(key)}), noted ${String(noted)}`);
+    }
+  }
+  return wrong;
+}
+
 const silent = { start: () => undefined, done: () => undefined, failed: () => undefined, skipped: () => undefined };
 
 let dir: string;
@@ -206,6 +244,7 @@ test(`over ${RUNS} random edits (seed ${SEED}), apply does what the plan says an
 
       const expected: Record<string, number> = {};
       for (const c of first.plan.changes) if (c.action !== 'no-op') impliedWrites(c, first.states.get(c.stack) as State, expected);
+      const runsBefore = await runningVersions(first.states.get('fleet') as State);
       emulator.resetCalls();
       const outcome = await engine.apply(first.plan, first.stacks, first.states, silent);
       expect(outcome.failed.map((f) => `${f.address}: ${String(f.error)}`)).toEqual([]);
@@ -226,6 +265,7 @@ test(`over ${RUNS} random edits (seed ${SEED}), apply does what the plan says an
         .filter((c) => !matchesPlanned(c.after ?? undefined, held.get(c.address) ?? undefined))
         .map((c) => `${c.address}: planned ${JSON.stringify(c.after)}, holds ${JSON.stringify(held.get(c.address))}`);
       expect(unlike).toEqual([]);
+      expect(restartMismatches(first.plan, runsBefore, await runningVersions(state))).toEqual([]);
       await fs.rm(outdir, { recursive: true, force: true });
     }),
     { seed: SEED, numRuns: RUNS, endOnFailure: true },
