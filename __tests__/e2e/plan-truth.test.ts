@@ -236,30 +236,6 @@ test('outputs are evaluated after apply, printed like Terraform, kept in state (
   expect((await q.runBare('output', 'summary')).code).toBe(1);
 });
 
-test('destroy says plainly which deletions the service has not finished, and a later destroy finishes them', async () => {
-  const q = await project();
-  synth(q, (s) => {
-    new Machine(s, 'arm', { name: 'arm' });
-    new TrainingJob(s, 'detector', { dataset: q.credentials.datasetId, modelName: 'boxes', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
-  });
-  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
-  const jobId = (await q.backend().read('fleet')).resources['fleetform_training_job.detector']?.ids.id as string;
-
-  const first = await q.run('destroy', '--auto-approve');
-  expect(first.code).toBe(0);
-  expect(first.stdout).toContain('Destroy done, deletions pending. Resources: 0 added, 0 changed, 1 destroyed, 1 still deleting.');
-  expect(first.stdout).toContain('1 object(s) are still being deleted on the service (a canceled training job stops first): fleetform_training_job.detector.');
-  expect(first.stdout).not.toContain('Destroy complete!');
-  expect((await q.backend().read('fleet')).resources['fleetform_training_job.detector']?.status).toBe('deleting');
-
-  await q.client.clientFor(EmulatorService).advanceTrainingJob({ id: jobId, toEnd: true });
-  const second = await q.run('destroy', '--auto-approve');
-  expect(second.code).toBe(0);
-  expect(second.stdout).toContain('Destroy complete!');
-  expect((await q.backend().read('fleet')).resources).toEqual({});
-  expect(await jobIds(q)).toEqual([]);
-});
-
 test("what the service chooses (a job's framework, a custom job's container) is known after apply, and the next plan has no changes", async () => {
   const q = await project();
   synth(q, (s) => {

@@ -95,7 +95,11 @@ describe('executor', () => {
     expect(outcome.failed.map((f) => f.address)).toEqual(['fleetform_note.b']);
     expect(outcome.skipped).toEqual(['fleetform_note.c']);
     expect(world.reporter.events).toContain('skipped:fleetform_note.c');
-    expect(Object.keys((await world.state()).resources).sort()).toEqual(['fleetform_note.a', 'fleetform_note.x']);
+    const after = (await world.state()).resources;
+    expect(Object.keys(after).sort()).toEqual(['fleetform_note.a', 'fleetform_note.b', 'fleetform_note.x']);
+    // The failed create stays recorded as an intent: the next plan looks for what it made.
+    expect(after['fleetform_note.b']?.status).toBe('creating');
+    expect(after['fleetform_note.b']?.ids).toEqual({});
     // The next run finishes the work.
     world.store.failOn.clear();
     const changes = await world.plan(stack);

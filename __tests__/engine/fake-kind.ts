@@ -119,6 +119,15 @@ export function noteKind(store: NoteStore, replaceOrder: 'create-first' | 'delet
       return { problems: [], notes: replaceReasons.length > 0 ? [{ level: 'info', message: 'a new note is written' }] : [] };
     },
 
+    identity(view) {
+      return typeof view.title === 'string' ? { key: { title: view.title }, label: `note ${view.title}` } : undefined;
+    },
+
+    async findCreated(_ctx, key, managedIds): Promise<Applied | undefined> {
+      const note = [...store.notes.values()].find((n) => n.title === key.title && !managedIds.has(n.id));
+      return note ? { ids: { id: note.id }, outputs: { id: note.id } } : undefined;
+    },
+
     async create(_ctx, desired, checkpoint): Promise<Applied> {
       const title = String(desired.title);
       const id = await store.write('create', title, () => {

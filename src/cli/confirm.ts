@@ -17,3 +17,14 @@ export async function confirm(question: string, autoApprove: boolean): Promise<b
     rl.close();
   }
 }
+
+/** Asks a yes/no question on the terminal (the caller checked there is one). */
+export async function askYes(question: string): Promise<boolean> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await rl.question(`${question} Only 'yes' will be accepted: `);
+    return answer.trim() === 'yes';
+  } finally {
+    rl.close();
+  }
+}

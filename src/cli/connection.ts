@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { createServiceClient, type ServiceClient } from '../api/client';
 import { InputError } from '../domain/errors';
-import { startEmulator } from '../emulator';
+import { faultSpecsFromEnv, startEmulator } from '../emulator';
 
 /** A connected service: the real cloud, or the embedded emulator started in-process. */
 export interface Connection {
@@ -55,7 +55,7 @@ export async function openConnection(options: { cwd: string; env: NodeJS.Process
     });
     return { client, endpoint, embedded: false, close: async () => client.close() };
   }
-  const emulator = await startEmulator({ dataDir: path.join(options.cwd, '.fleetform', 'emulator'), port: 0 });
+  const emulator = await startEmulator({ dataDir: path.join(options.cwd, '.fleetform', 'emulator'), port: 0, faults: faultSpecsFromEnv(env) });
   const { credentials } = emulator;
   try {
     const client = await createServiceClient({

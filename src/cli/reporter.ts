@@ -8,6 +8,8 @@ const VERB: Record<string, [string, string]> = {
   replace: ['Replacing...', 'Replacement complete'],
   delete: ['Destroying...', 'Destruction complete'],
   forget: ['Forgetting...', 'Removed from state'],
+  adopt: ['Adopting...', 'Adopted'],
+  move: ['Moving...', 'Moved'],
 };
 
 /**

@@ -10,6 +10,8 @@ import { LocalStateBackend } from '../engine/state/local-backend';
 import { openConnection, providerEndpoint, type Connection } from './connection';
 import { timePhase } from './phase-timings';
 import { runApp } from './run-app';
+import { askYes } from './confirm';
+import type { LockInfo } from '../engine/state/schema';
 
 /** Options every engine command shares. */
 export interface EngineCommandOptions {
@@ -19,6 +21,8 @@ export interface EngineCommandOptions {
   readonly lockTimeout?: string;
   /** Use an already synthesized app output instead of running the app. */
   readonly synthOut?: string;
+  /** Take over a lock whose holder is a dead process of this machine. */
+  readonly breakStaleLock?: boolean;
 }
 
 export function addEngineOptions(cmd: Command): Command {
@@ -27,7 +31,8 @@ export function addEngineOptions(cmd: Command): Command {
     .option('--parallelism <n>', 'how many resources are written at once, and read at first', '10')
     .option('--read-parallelism <n>', 'the most reads in flight while planning; between --parallelism and this, reads follow the network', '64')
     .option('--lock-timeout <duration>', 'how long to wait for a state lock (e.g. 30s, 2m)', '0s')
-    .option('--synth-out <dir>', 'use this synthesized output instead of running the app');
+    .option('--synth-out <dir>', 'use this synthesized output instead of running the app')
+    .option('--break-stale-lock', 'take over a state lock left by a fleetform that is no longer running on this machine (harmless without one)');
 }
 
 function positiveInt(text: string | undefined, flag: string, fallback: number): number {
@@ -51,6 +56,19 @@ export function booleanFlag(text: string | boolean, flag: string): boolean {
   if (value === 'true') return true;
   if (value === 'false') return false;
   throw new InputError(`expected true or false, not ${JSON.stringify(String(text))}`, { path: flag });
+}
+
+/** Takes a stale lock over with the flag, or after a yes on a terminal; otherwise refuses (the error says how). */
+export function staleLockPolicy(flag: boolean): (holder: LockInfo) => Promise<boolean> {
+  return async (holder) => {
+    const what = `pid ${holder.pid} on ${holder.host ?? 'this machine'} ("${holder.command ?? holder.operation}", since ${holder.created})`;
+    if (flag) {
+      process.stderr.write(`Taking over a stale state lock: its holder, ${what}, is no longer running.\n`);
+      return true;
+    }
+    if (!process.stdin.isTTY || !process.stdout.isTTY) return false;
+    return askYes(`The state lock is held by ${what}, which is no longer running. Take the lock over?`);
+  };
 }
 
 /** Everything an engine command needs: the synthesized stacks, a connection and an engine. */
@@ -82,6 +100,7 @@ export async function openWorkspace(options: EngineCommandOptions, cwd = process
     parallelism,
     readParallelism,
     lockTimeoutMs,
+    breakStaleLock: staleLockPolicy(Boolean(options.breakStaleLock)),
     onLockWait: (stack) => process.stderr.write(`waiting up to ${options.lockTimeout} for the state lock of stack ${stack}, held by another run...\n`),
     defaults: { ...(connection.organizationId ? { organizationId: connection.organizationId } : {}), ...(connection.locationId ? { locationId: connection.locationId } : {}) },
   });

@@ -15,6 +15,7 @@ import { controlService } from './rpc/control';
 import { datasetService } from './rpc/dataset';
 import { CallCounter, callCounterInterceptor } from './rpc/call-counter';
 import { FaultTable, faultInterceptor } from './rpc/faults';
+import { installFaults, type FaultSpec } from './rpc/fault-spec';
 import { mlTrainingService } from './rpc/ml-training';
 import { ensureSeeded } from './seed';
 import { gatedHandler } from './server/gate';
@@ -26,6 +27,7 @@ export { CREDENTIALS_FILE, EmulatorCredentialsSchema, readCredentials } from './
 export { DATABASE_FILE } from './db/database';
 export { DEFAULT_LIMITS, LIMIT_ENV, parseLimit, resolveLimits, type ServerLimits } from './server/limits';
 export { HEALTH_PATH } from './server/gate';
+export { FAULTS_ENV, faultSpecsFromEnv, parseFaultSpec, type FaultSpec } from './rpc/fault-spec';
 export { SEED_MODULES, SEED_ORGANIZATION, SEED_TRAINING_SCRIPT } from './seed';
 
 export interface EmulatorOptions {
@@ -39,6 +41,8 @@ export interface EmulatorOptions {
   readonly now?: () => number;
   /** Message size, timeouts and stream cap; unset ones come from FLEETFORM_EMULATOR_* variables, else the defaults. */
   readonly limits?: Partial<ServerLimits>;
+  /** Calls that fail from the start (see `--fail`). */
+  readonly faults?: readonly FaultSpec[];
 }
 
 export interface RunningEmulator {
@@ -62,6 +66,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const db = openDatabase(options.dataDir);
   try {
     const backend: Backend = { db, services, faults: new FaultTable(), now: options.now ?? (() => Date.now()) };
+    installFaults(backend.faults, options.faults ?? []);
     const credentials = ensureSeeded(db, options.dataDir, backend.now());
     const counter = new CallCounter();
     const limits = resolveLimits(process.env, options.limits);

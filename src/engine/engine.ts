@@ -11,7 +11,7 @@ import type { StateBackend, StateLock } from './state/backend';
 import { StateLockedError } from './state/local-backend';
 import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import { evaluateOutputs } from './outputs';
-import type { State, StateOutput } from './state/schema';
+import type { LockInfo, State, StateOutput } from './state/schema';
 
 export interface EngineSettings {
   readonly client: ServiceClient;
@@ -24,6 +24,8 @@ export interface EngineSettings {
    */
   readonly readParallelism?: number;
   readonly lockTimeoutMs: number;
+  /** Asked when a lock's holder is a dead process of this machine: true takes it over. */
+  readonly breakStaleLock?: (holder: LockInfo) => Promise<boolean>;
   /** Told when a stack's lock is held by another run and this one starts waiting for it. */
   readonly onLockWait?: (stack: string) => void;
   /** Used when a stack's provider names no organization or location (e.g. the embedded emulator's). */
@@ -72,14 +74,15 @@ export class Engine {
 
   /** Takes one stack's lock, saying so when it has to wait for another run's. */
   private async lockOne(stack: string, operation: string): Promise<StateLock> {
-    const { backend, lockTimeoutMs, onLockWait } = this.settings;
-    if (lockTimeoutMs <= 0 || !onLockWait) return backend.lock(stack, operation, { timeoutMs: lockTimeoutMs });
+    const { backend, lockTimeoutMs, onLockWait, breakStaleLock } = this.settings;
+    const stale = breakStaleLock ? { breakStale: breakStaleLock } : {};
+    if (lockTimeoutMs <= 0 || !onLockWait) return backend.lock(stack, operation, { timeoutMs: lockTimeoutMs, ...stale });
     try {
-      return await backend.lock(stack, operation, { timeoutMs: 0 });
+      return await backend.lock(stack, operation, { timeoutMs: 0, ...stale });
     } catch (err) {
-      if (!(err instanceof StateLockedError)) throw err;
+      if (!(err instanceof StateLockedError) || err.stale) throw err;
       onLockWait(stack);
-      return backend.lock(stack, operation, { timeoutMs: lockTimeoutMs });
+      return backend.lock(stack, operation, { timeoutMs: lockTimeoutMs, ...stale });
     }
   }
 
@@ -196,7 +199,8 @@ export class Engine {
       states.set(header.name, state);
       const ctx = await this.context(stack.provider);
       for (const change of plan.changes.filter((c) => c.stack === header.name && c.action !== 'no-op' && c.observedVersion !== null)) {
-        const entry = state.resources[change.address];
+        const stored = state.resources[change.movedFrom ?? change.address];
+        const entry = stored && change.adopted ? { ...stored, ids: { ...change.adopted.ids } } : stored;
         const kind = this.settings.kinds.get(change.type);
         if (!entry || !kind) continue;
         const now = await kind.observe(ctx, entry);

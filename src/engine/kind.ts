@@ -119,6 +119,14 @@ export interface ResourceKind<Schema extends z.ZodObject = z.ZodObject> {
   delete(ctx: KindContext, entry: StateEntry): Promise<'deleted' | 'pending'>;
   /** True when removing the resource from code should leave the remote object in place. */
   retainOnDelete(entry: StateEntry): boolean;
+  /**
+   * What names the object on the service, without secrets (e.g. a machine's location and
+   * name), from a desired or applied view: recorded before each create so an interrupted
+   * create can be found, and compared to tell a rename from a move. `label` is for people.
+   */
+  identity(view: JsonObject): { readonly key: JsonObject; readonly label: string } | undefined;
+  /** The object a create with this identity made, skipping ids already managed; undefined when none. */
+  findCreated(ctx: KindContext, key: JsonObject, managedIds: ReadonlySet<string>): Promise<Applied | undefined>;
   /** Adopts an existing remote object by its id; undefined when the service has no object with that id. */
   importById(ctx: KindContext, id: string): Promise<Applied | undefined>;
 }

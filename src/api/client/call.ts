@@ -7,6 +7,7 @@ import { createClient, type CallOptions, type Client, type Transport } from '@co
 import { isAuthenticationError } from './auth';
 import { toServiceError } from './errors';
 import { withRetries, type RetryClock, type RetryPolicy } from './retry';
+import { underStopHook } from './stop-hook';
 
 /** Settings shared by every call of a client. */
 export interface CallSettings {
@@ -41,7 +42,7 @@ export function createInvoker<S extends ServiceType>(service: S, transport: Tran
   const client = createClient(service, transport);
   return async (method, safe, op) => {
     try {
-      return await withRetries(() => op(client, { timeoutMs: settings.timeoutMs }), {
+      return await withRetries(() => underStopHook(() => op(client, { timeoutMs: settings.timeoutMs })), {
         safe,
         policy: settings.retry,
         clock: settings.clock,

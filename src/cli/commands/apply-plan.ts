@@ -5,6 +5,7 @@ import { colorWanted } from '../../engine/render/colors';
 import { renderPlanText } from '../../engine/render/text';
 import type { State, StateOutput } from '../../engine/state/schema';
 import { confirm } from '../confirm';
+import { outcomeLines, pendingDeletions } from '../pending-deletions';
 import { consoleReporter } from '../reporter';
 import { serviceLine, type Workspace } from '../workspace';
 
@@ -36,26 +37,9 @@ export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<stri
     process.exitCode = 1;
     return;
   }
-  const deleting = await stillDeleting(ws);
-  const verb = plan.destroy ? 'Destroy' : 'Apply';
-  // A deletion the service has not finished is not counted as destroyed.
-  const still = deleting.length > 0 ? `, ${deleting.length} still deleting` : '';
-  out(`${verb} ${deleting.length > 0 ? 'done, deletions pending.' : 'complete!'} Resources: ${summary.add} added, ${summary.change} changed, ${Math.max(0, summary.destroy - deleting.length)} destroyed${still}.`);
-  if (deleting.length > 0) {
-    out(`${deleting.length} object(s) are still being deleted on the service (a canceled training job stops first): ${deleting.join(', ')}.`);
-    out('They stay in state, marked deleting, until the service confirms; the next apply or destroy finishes them.');
-  }
+  const pending = await pendingDeletions(ws.backend, [...new Set(plan.changes.map((c) => c.stack))]);
+  for (const line of outcomeLines(summary, pending, plan.destroy)) out(line);
   printOutputs(outcome.outputs);
-}
-
-/** Addresses whose deletion the service has started but not finished. */
-async function stillDeleting(ws: Workspace): Promise<string[]> {
-  const found: string[] = [];
-  for (const stack of ws.stacks) {
-    const state = await ws.backend.read(stack.name);
-    for (const [address, entry] of Object.entries(state.resources)) if (entry.status === 'deleting') found.push(address);
-  }
-  return found.sort();
 }
 
 /** Terraform's `Outputs:` block: one `name = value` line per output, grouped by stack when there are several. */

@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { FleetformError, InputError } from '../../domain/errors';
-import { CREDENTIALS_FILE, LIMIT_ENV, parseLimit, startEmulator, type ServerLimits } from '../../emulator';
+import { CREDENTIALS_FILE, faultSpecsFromEnv, LIMIT_ENV, parseFaultSpec, parseLimit, startEmulator, type FaultSpec, type ServerLimits } from '../../emulator';
 
 /** The `emulator` command group, created by whichever `emulator ...` file registers first. */
 export function emulatorGroup(program: Command): Command {
@@ -47,8 +47,15 @@ export function register(program: Command): void {
     .option('--header-timeout-ms <n>', `close connections whose request headers are not complete in time (default 30000; env ${LIMIT_ENV.headerTimeoutMs})`)
     .option('--idle-timeout-ms <n>', `close connections without traffic for this long (default 120000; env ${LIMIT_ENV.idleTimeoutMs})`)
     .option('--max-concurrent-streams <n>', `streams one HTTP/2 connection may hold (default 100; env ${LIMIT_ENV.maxConcurrentStreams})`)
-    .action(async (opts: { port: string; data: string; host: string } & Partial<Record<keyof ServerLimits, string>>) => {
+    .option(
+      '--fail <METHOD[:CODE[:COUNT]]>',
+      'make calls of an RPC fail (e.g. CancelTrainingJob:unavailable:2; CODE default unavailable, COUNT default every call); repeatable',
+      (value: string, prior: FaultSpec[]) => [...prior, parseFaultSpec(value, '--fail')],
+      [] as FaultSpec[],
+    )
+    .action(async (opts: { port: string; data: string; host: string; fail: FaultSpec[] } & Partial<Record<keyof ServerLimits, string>>) => {
       const port = parsePort(opts.port);
+      const faults = [...faultSpecsFromEnv(process.env), ...opts.fail];
       const limits: Partial<Record<keyof ServerLimits, number>> = {};
       const flags: Record<keyof ServerLimits, string> = {
         maxMessageBytes: '--max-message-bytes',
@@ -63,7 +70,7 @@ export function register(program: Command): void {
       const dataDir = path.resolve(opts.data);
       let emulator;
       try {
-        emulator = await startEmulator({ dataDir, port, host: opts.host, limits });
+        emulator = await startEmulator({ dataDir, port, host: opts.host, limits, faults });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') {

@@ -34,7 +34,8 @@ export function register(program: Command): void {
       for (const s of await states(opts.stack)) {
         for (const address of Object.keys(s.resources).sort()) {
           const entry = s.resources[address];
-          process.stdout.write(`${s.stack}\t${address}${entry?.status === 'deleting' ? '\t(deleting)' : ''}\n`);
+          const mark = entry?.status === 'deleting' ? '\t(deleting)' : entry?.status === 'creating' ? '\t(create interrupted; the next plan looks for it)' : address.includes('#deposed') ? '\t(deposed)' : '';
+          process.stdout.write(`${s.stack}\t${address}${mark}\n`);
         }
       }
     });
@@ -50,6 +51,35 @@ export function register(program: Command): void {
       for (const [k, v] of Object.entries(entry.ids)) lines.push(`ids.${k} = ${v}`);
       lines.push(`attributes = ${JSON.stringify(redact(entry.attributes ?? undefined) ?? null, null, 2)}`);
       process.stdout.write(`${lines.join('\n')}\n`);
+    });
+  state
+    .command('mv <source> <destination>')
+    .description('manage a remote object at a new address (after renaming its construct), without touching the service')
+    .option('--stack <name>', 'the stack holding it')
+    .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 2m)', '0s')
+    .action(async (source: string, destination: string, opts: { stack?: string; lockTimeout: string }) => {
+      const s = await locate(source, opts.stack);
+      const b = backend();
+      const lock = await b.lock(s.stack, 'state mv', { timeoutMs: durationFlag(opts.lockTimeout, '--lock-timeout') });
+      try {
+        const fresh = await b.read(s.stack);
+        const entry = fresh.resources[source];
+        if (!entry) throw new FleetformError(`no resource ${source} in state (moved while waiting for the lock)`, { path: source, hint: 'see `fleetform state list`' });
+        if (fresh.resources[destination]) {
+          throw new FleetformError(`${destination} is already managed`, { path: destination, hint: `\`fleetform state rm ${destination}\` first, or pick another address` });
+        }
+        const type = destination.split('.')[0];
+        if (type !== entry.type || !/^[\w-]+\.[\w-]+$/.test(destination)) {
+          throw new FleetformError(`${destination} is not an address of a ${entry.type}`, { path: destination, hint: `write it as ${entry.type}.NEW_ID` });
+        }
+        delete fresh.resources[source];
+        fresh.resources[destination] = entry;
+        fresh.serial += 1;
+        await b.write(fresh);
+        process.stdout.write(`Moved ${source} to ${destination} in the state of stack ${s.stack}; the remote object is untouched.\n`);
+      } finally {
+        await lock.release();
+      }
     });
   state
     .command('rm <address>')

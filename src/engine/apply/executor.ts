@@ -6,7 +6,7 @@ import { runGraph } from '../graph';
 import { isObject, jsonEqual, UNKNOWN, type JsonObject, type JsonValue } from '../json';
 import type { Applied, KindContext, KindRegistry, ResourceKind } from '../kind';
 import { maskPaths } from '../mask';
-import type { ResourceChange } from '../plan/model';
+import { DEPOSED_MARK, type ResourceChange } from '../plan/model';
 import type { StateBackend } from '../state/backend';
 import type { State, StateEntry } from '../state/schema';
 import { StateSaver } from './state-saver';
@@ -80,6 +80,49 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
 
   const record = (change: ResourceChange, entry: StateEntry | null): Promise<void> => saver.record(change.address, entry);
 
+  /** The entry the change starts from: moved from its old address, or standing for the object an interrupted create made. */
+  const priorOf = (change: ResourceChange): StateEntry | undefined => {
+    const stored = state.resources[change.movedFrom ?? change.address];
+    if (!stored || !change.adopted) return stored;
+    return { ...stored, ids: { ...change.adopted.ids }, outputs: { ...change.adopted.outputs }, status: 'ok', attributes: null };
+  };
+
+  /** Records an adoption or a move before anything else happens to the object. */
+  const settle = async (change: ResourceChange): Promise<StateEntry | undefined> => {
+    const prior = priorOf(change);
+    if (!prior || (!change.adopted && !change.movedFrom)) return prior;
+    const batch = new Map<string, StateEntry | null>([[change.address, prior]]);
+    if (change.movedFrom) batch.set(change.movedFrom, null);
+    await saver.recordAll(batch);
+    return prior;
+  };
+
+  /** A free state key for a replaced object kept until its delete succeeds. */
+  const deposedKey = (address: string): string => {
+    for (let n = 1; ; n++) {
+      const key = `${address}${DEPOSED_MARK}-${n}`;
+      if (!state.resources[key]) return key;
+    }
+  };
+
+  /** Recorded durably before a create: what it will make, so an interrupted create is found by name, not duplicated. */
+  const intentFor = (change: ResourceChange, kind: ResourceKind, view: JsonObject, dependsOn: readonly string[]): StateEntry => ({
+    type: change.type,
+    ids: {},
+    outputs: {},
+    attributes: null,
+    dependencies: [...dependsOn],
+    private: { intent: kind.identity(view)?.key ?? null },
+    sensitive_paths: [],
+    status: 'creating',
+  });
+
+  /** Deletes a replaced object kept as deposed; its record goes only once the service confirmed it gone. */
+  const deleteDeposed = async (kind: ResourceKind, key: string, entry: StateEntry): Promise<void> => {
+    const result = await kind.delete(ctx, entry);
+    await saver.record(key, result === 'deleted' ? null : { ...entry, status: 'deleting' });
+  };
+
   const desire = async (change: ResourceChange, kind: ResourceKind) => {
     const resource = desired.get(change.address);
     if (!resource) throw new FleetformError(`${change.address} is no longer declared by stack ${input.stack.name}`, { hint: 'plan again' });
@@ -119,37 +162,50 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
       sensitive_paths: [...value.sensitivePaths],
       status: 'ok',
     });
-    return { view: value.view, entryFor };
+    return { view: value.view, entryFor, dependsOn: resource.dependsOn };
   };
 
   const writeNode = async (change: ResourceChange): Promise<void> => {
     const kind = kindOf(change);
     await timed(change, async () => {
-      const { view, entryFor } = await desire(change, kind);
-      const prior = state.resources[change.address];
+      const { view, entryFor, dependsOn } = await desire(change, kind);
+      const prior = await settle(change);
       const checkpoint = async (ids: Applied): Promise<void> => {
         await record(change, { ...entryFor(ids), attributes: null });
       };
+      const intent = intentFor(change, kind, view, dependsOn);
       if (change.action === 'create') {
+        // A moved entry whose object vanished is replaced by the intent in the same write.
+        const batch = new Map<string, StateEntry | null>([[change.address, intent]]);
+        if (change.movedFrom) batch.set(change.movedFrom, null);
+        const finishing = state.resources[change.address];
+        if (finishing?.status === 'deleting') batch.set(deposedKey(change.address), finishing);
+        await saver.recordAll(batch);
         await record(change, entryFor(await kind.create(ctx, view, checkpoint)));
         return 'created';
       }
       if (!prior) throw new FleetformError(`${change.address} is missing from state`, { hint: 'plan again' });
+      if (change.action === 'adopt' || change.action === 'move') {
+        await record(change, { ...entryFor(prior), attributes: prior.attributes === null ? change.after : prior.attributes });
+        return change.action === 'adopt' ? 'adopted' : `moved from ${change.movedFrom ?? ''}`;
+      }
       if (change.action === 'update') {
-        if (prior.attributes === null) {
-          await record(change, entryFor(await kind.update(ctx, prior, view, null)));
-        } else {
-          await record(change, entryFor(await kind.update(ctx, prior, view, change.observedVersion)));
-        }
+        await record(change, entryFor(await kind.update(ctx, prior, view, prior.attributes === null ? null : change.observedVersion)));
         return 'updated';
       }
+      const retain = kind.retainOnDelete(prior);
       if (kind.replaceOrder === 'create-first') {
-        const created = await kind.create(ctx, view, async () => undefined);
-        await record(change, entryFor(created));
-        if (!kind.retainOnDelete(prior)) await kind.delete(ctx, prior);
+        // The old object stays in state (deposed) until the service confirmed it gone.
+        const key = deposedKey(change.address);
+        await saver.recordAll(new Map<string, StateEntry | null>([[change.address, intent], ...(retain ? [] : ([[key, prior]] as const))]));
+        await record(change, entryFor(await kind.create(ctx, view, checkpoint)));
+        if (!retain) await deleteDeposed(kind, key, prior);
       } else {
-        if (!kind.retainOnDelete(prior)) await kind.delete(ctx, prior);
-        await record(change, null);
+        if (!retain) {
+          const result = await kind.delete(ctx, prior);
+          if (result === 'pending') await saver.record(deposedKey(change.address), { ...prior, status: 'deleting' });
+        }
+        await record(change, intent);
         await record(change, entryFor(await kind.create(ctx, view, checkpoint)));
       }
       return 'replaced';
@@ -159,7 +215,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
   const removeNode = async (change: ResourceChange): Promise<void> => {
     const kind = kindOf(change);
     await timed(change, async () => {
-      const entry = state.resources[change.address];
+      const entry = await settle(change);
       if (!entry) return 'already gone';
       if (change.action === 'forget') {
         await record(change, null);
@@ -181,7 +237,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
     if (change) reporter.skipped(change, because);
   };
 
-  const writes = input.changes.filter((c) => c.action === 'create' || c.action === 'update' || c.action === 'replace');
+  const writes = input.changes.filter((c) => c.action === 'create' || c.action === 'update' || c.action === 'replace' || c.action === 'adopt' || c.action === 'move');
   await runGraph(
     writes.map((c) => c.address),
     (a) => changes.get(a)?.dependsOn ?? [],

@@ -17,15 +17,22 @@ export class StateSaver {
   ) {}
 
   /** Sets (or, with null, removes) an entry and resolves once it is durable. */
-  async record(address: string, entry: StateEntry | null): Promise<void> {
-    if (entry) this.state.resources[address] = entry;
-    else delete this.state.resources[address];
-    this.pending.set(address, entry);
+  record(address: string, entry: StateEntry | null): Promise<void> {
+    return this.recordAll(new Map([[address, entry]]));
+  }
+
+  /** Sets or removes several entries in one journal write: a crash keeps all of them or none. */
+  async recordAll(entries: ReadonlyMap<string, StateEntry | null>): Promise<void> {
+    for (const [address, entry] of entries) {
+      if (entry) this.state.resources[address] = entry;
+      else delete this.state.resources[address];
+      this.pending.set(address, entry);
+    }
     for (;;) {
       if (!this.running) this.running = this.loop();
       const run = this.running;
       await run;
-      if (!this.pending.has(address) || this.failure) break;
+      if (![...entries.keys()].some((a) => this.pending.has(a)) || this.failure) break;
     }
     if (this.failure) throw this.failure;
   }

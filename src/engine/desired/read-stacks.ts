@@ -46,6 +46,18 @@ function providerOf(doc: JsonObject): ProviderSettings {
   return settings;
 }
 
+/** The stack's `moved` blocks as address pairs (references written as `${...}` are unwrapped). */
+function movesOf(doc: JsonObject, file: string): Array<{ from: string; to: string }> {
+  const blocks = Array.isArray(doc.moved) ? doc.moved : [];
+  const unwrap = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v.replace(/^\$\{(.*)\}$/, '$1') : undefined);
+  return blocks.map((b, i) => {
+    const from = isObject(b) ? unwrap(b.from) : undefined;
+    const to = isObject(b) ? unwrap(b.to) : undefined;
+    if (!from || !to) throw new FleetformError('a moved block needs both from and to', { path: `${file}#moved[${i}]`, hint: 'synthesize again with cdktf moveTo/moveToId/moveFromId' });
+    return { from, to };
+  });
+}
+
 /** Parses one synthesized stack document (cdk.tf.json). */
 export function parseStackDocument(name: string, raw: unknown, file = `${name}/cdk.tf.json`): DesiredStack {
   if (!isObject(raw)) throw new FleetformError(`stack ${name} is not a JSON object`, { path: file });
@@ -92,7 +104,7 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
       }
     }
   }
-  return { name, provider: providerOf(doc), resources, foreign, outputs: outputsOf(doc) };
+  return { name, provider: providerOf(doc), resources, foreign, outputs: outputsOf(doc), moves: movesOf(doc, file) };
 }
 
 /** The `output` blocks of a stack document (what cdktf's TerraformOutput writes). */

@@ -33,4 +33,6 @@ export interface DesiredStack {
   readonly outputs?: readonly DesiredOutput[];
   /** Addresses of the stack's resources of other providers: Terraform's to manage, not the engine's. */
   readonly foreign: readonly string[];
+  /** `moved` blocks (cdktf's moveTo/moveToId/moveFromId): the object at `from` is now managed at `to`. */
+  readonly moves?: ReadonlyArray<{ readonly from: string; readonly to: string }>;
 }

@@ -58,6 +58,17 @@ export const datasetKind: ResourceKind<typeof datasetDeclaration.schema> = {
 
   retainOnDelete: () => false,
 
+  identity(view) {
+    const name = typeof view.name === 'string' ? view.name : '';
+    const organizationId = typeof view.organization_id === 'string' ? view.organization_id : '';
+    return name ? { key: { name, organization_id: organizationId }, label: `dataset ${name}` } : undefined;
+  },
+
+  async findCreated(ctx, key, managedIds): Promise<Applied | undefined> {
+    const found = (await ctx.client.datasetClient.listDatasets(String(key.organization_id))).find((d) => d.name === key.name && !managedIds.has(d.id));
+    return found ? { ids: { id: found.id }, outputs: { id: found.id } } : undefined;
+  },
+
   async importById(ctx, id): Promise<Applied | undefined> {
     const dataset = await ctx.client.datasetClient.getDataset(id);
     return dataset ? { ids: { id }, outputs: { id } } : undefined;

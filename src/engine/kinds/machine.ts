@@ -299,6 +299,20 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
 
   retainOnDelete: () => false,
 
+  identity(view) {
+    const name = typeof view.name === 'string' ? view.name : '';
+    const locationId = typeof view.location_id === 'string' ? view.location_id : '';
+    return name ? { key: { name, location_id: locationId }, label: `machine ${name}` } : undefined;
+  },
+
+  async findCreated(ctx, key, managedIds): Promise<Applied | undefined> {
+    const machines = await ctx.client.appClient.listMachines(String(key.location_id || ctx.locationId));
+    const found = machines.find((m) => m.name === key.name && !managedIds.has(m.id));
+    if (!found) return undefined;
+    const partId = await mainPartId(ctx, found.id);
+    return { ids: { machine_id: found.id, ...(partId ? { part_id: partId } : {}) }, outputs: { id: found.id, ...(partId ? { part_id: partId } : {}) } };
+  },
+
   async importById(ctx, id): Promise<Applied | undefined> {
     const machine = await unlessNotFound(() => ctx.client.appClient.getMachine(id));
     if (!machine) return undefined;

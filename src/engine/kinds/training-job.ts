@@ -233,6 +233,27 @@ function trainingKind<Schema extends z.ZodObject>(flavour: JobFlavour<Schema>): 
 
     retainOnDelete: (entry) => entry.attributes?.retain_on_delete === true,
 
+    identity(view) {
+      const key: JsonObject = {
+        organization_id: str(view.organization_id),
+        dataset_id: str(view.dataset_id),
+        model_name: str(view.model_name),
+        model_version: str(view.model_version),
+      };
+      if (!key.model_name || !key.model_version || key.dataset_id === UNKNOWN) return undefined;
+      return { key, label: `training job ${str(key.model_name)}@${str(key.model_version)}` };
+    },
+
+    // A job is named by its model name and version in its organization: the newest unmanaged one of them.
+    async findCreated(ctx, key, managedIds): Promise<Applied | undefined> {
+      const jobs = await ctx.client.mlTrainingClient.listTrainingJobs(str(key.organization_id));
+      const found = jobs
+        .filter((j) => j.modelName === key.model_name && j.modelVersion === key.model_version && j.datasetId === key.dataset_id && !managedIds.has(j.id))
+        .filter((j) => j.isCustomJob === (flavour.declaration.type === 'fleetform_custom_training_job'))
+        .sort((a, b) => (b.createdOn?.getTime() ?? 0) - (a.createdOn?.getTime() ?? 0))[0];
+      return found ? { ids: { id: found.id }, outputs: { id: found.id } } : undefined;
+    },
+
     async importById(ctx, id): Promise<Applied | undefined> {
       const job = await unlessNotFound(() => ctx.client.mlTrainingClient.getTrainingJob(id));
       if (!job) return undefined;

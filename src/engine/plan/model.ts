@@ -2,8 +2,12 @@ import type { AttributeChange } from '../diff';
 import type { JsonObject } from '../json';
 import type { PlanNote, PlanProblem } from '../kind';
 
-/** Terraform's vocabulary, plus `forget` (leave the remote object, drop it from state). */
-export type Action = 'create' | 'update' | 'delete' | 'replace' | 'forget' | 'no-op';
+/**
+ * Terraform's vocabulary, plus `forget` (leave the remote object, drop it from state),
+ * `adopt` (record an object an interrupted create made) and `move` (record an object
+ * under its new address); both of these last two change nothing on the service.
+ */
+export type Action = 'create' | 'update' | 'delete' | 'replace' | 'forget' | 'adopt' | 'move' | 'no-op';
 
 /** The plan for one address: what exists, what is wanted, and what apply will do. */
 export interface ResourceChange {
@@ -30,6 +34,19 @@ export interface ResourceChange {
   readonly dependsOn: readonly string[];
   /** The observed remote version the plan was made from (guards saved plans). */
   readonly observedVersion: string | null;
+  /** Ids of an object an interrupted create made, found by name: recorded before anything else. */
+  readonly adopted?: { readonly ids: Readonly<Record<string, string>>; readonly outputs: Readonly<Record<string, string>> };
+  /** The state address this object is managed at until apply moves it here. */
+  readonly movedFrom?: string;
+  /** A replaced object whose delete has not succeeded yet (kept in state until it has). */
+  readonly deposed?: boolean;
+}
+
+/** State keys of deposed objects: the address they were replaced at, `#deposed`, a number. */
+export const DEPOSED_MARK = '#deposed';
+
+export function isDeposedKey(key: string): boolean {
+  return key.includes(DEPOSED_MARK);
 }
 
 export interface StackPlanHeader {
@@ -54,6 +71,8 @@ export interface PlanSummary {
   readonly change: number;
   readonly destroy: number;
   readonly forget: number;
+  readonly adopt: number;
+  readonly move: number;
   readonly drifted: number;
   readonly problems: number;
 }
@@ -65,6 +84,8 @@ export function summarize(changes: readonly ResourceChange[]): PlanSummary {
     change: count((c) => c.action === 'update'),
     destroy: count((c) => c.action === 'delete' || c.action === 'replace'),
     forget: count((c) => c.action === 'forget'),
+    adopt: count((c) => c.adopted !== undefined),
+    move: count((c) => c.movedFrom !== undefined),
     drifted: count((c) => c.drift.length > 0 || c.vanished),
     problems: changes.reduce((n, c) => n + c.problems.length, 0),
   };

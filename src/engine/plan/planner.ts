@@ -5,12 +5,12 @@ import { diffJson } from '../diff';
 import { runGraph } from '../graph';
 import type { JsonObject } from '../json';
 import { desireResource } from '../desire';
-import type { Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
+import type { Applied, Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
 import { replaceReasonsOf } from '../kind-declaration';
 import { maskPaths, observedSecretPaths } from '../mask';
 import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
-import type { ResourceChange } from './model';
+import { isDeposedKey, type ResourceChange } from './model';
 import { withServiceChoices } from './service-choices';
 
 export interface PlanStackInput {
@@ -33,9 +33,62 @@ interface Observed {
   readonly gone: boolean;
 }
 
+/**
+ * What state holds for each address once interrupted creates are settled and moves are
+ * followed: an intent whose object exists stands as that object (`adopted`), one whose
+ * create made nothing stands as nothing; a moved entry stands at its new address.
+ */
+interface Known {
+  readonly entries: Map<string, StateEntry>;
+  readonly adopted: Map<string, Applied>;
+  /** New address -> the state address it is managed at now. */
+  readonly movedFrom: Map<string, string>;
+  /** Intents whose create made nothing: dropped from state by apply. */
+  readonly emptyIntents: Set<string>;
+}
+
+/** Settles interrupted creates (one lookup by name each) and follows the stack's moves. */
+async function settle(input: PlanStackInput): Promise<Known> {
+  const { state, kinds, ctx } = input;
+  const entries = new Map(Object.entries(state.resources));
+  const adopted = new Map<string, Applied>();
+  const movedFrom = new Map<string, string>();
+  const emptyIntents = new Set<string>();
+  const managedIds = new Set<string>();
+  for (const e of entries.values()) for (const id of Object.values(e.ids)) managedIds.add(id);
+  for (const [address, entry] of entries) {
+    if (entry.status !== 'creating') continue;
+    const kind = kinds.require(entry.type, address);
+    const intent = entry.private.intent;
+    const found = intent && typeof intent === 'object' && !Array.isArray(intent) && input.refresh ? await kind.findCreated(ctx, intent, managedIds) : undefined;
+    if (found) {
+      adopted.set(address, found);
+      for (const id of Object.values(found.ids)) managedIds.add(id);
+      entries.set(address, { ...entry, ids: { ...found.ids }, outputs: { ...found.outputs }, status: 'ok', attributes: null });
+    } else {
+      emptyIntents.add(address);
+      entries.delete(address);
+    }
+  }
+  const declared = new Set(input.destroy ? [] : input.stack.resources.map((r) => r.address));
+  for (const move of input.stack.moves ?? []) {
+    const entry = entries.get(move.from);
+    if (!entry || entries.has(move.to) || !declared.has(move.to) || declared.has(move.from)) continue;
+    entries.delete(move.from);
+    entries.set(move.to, entry);
+    movedFrom.set(move.to, move.from);
+    const adoptedIds = adopted.get(move.from);
+    if (adoptedIds) {
+      adopted.delete(move.from);
+      adopted.set(move.to, adoptedIds);
+    }
+  }
+  return { entries, adopted, movedFrom, emptyIntents };
+}
+
 /** Reads the remote object of a state entry (nothing when not refreshing or not in state). */
-async function observe(input: PlanStackInput, address: string): Promise<Observed> {
-  const entry = input.state.resources[address];
+async function observe(input: PlanStackInput, known: Known, address: string): Promise<Observed> {
+  const entry = known.entries.get(address);
   if (!input.refresh || !entry) return { observation: undefined, gone: false };
   const kind = input.kinds.require(entry.type, address);
   const read = () => kind.observe(input.ctx, entry);
@@ -63,6 +116,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   const salt = state.lineage;
   for (const r of stack.resources) kinds.require(r.type, r.address);
 
+  const known = await settle(input);
   const changes = new Map<string, ResourceChange>();
   const desiredResources = input.destroy ? [] : stack.resources;
   const byAddress = new Map(desiredResources.map((r) => [r.address, r]));
@@ -75,7 +129,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
     async (address) => {
       try {
         const resource = byAddress.get(address) as DesiredResource;
-        changes.set(address, await planResource(input, resource, await observe(input, address), changes, salt));
+        changes.set(address, await planResource(input, known, resource, await observe(input, known, address), changes, salt));
       } catch (err) {
         failures.push(err);
         throw err;
@@ -84,10 +138,10 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   );
   if (failures.length > 0) throw failures[0];
 
-  const removed = Object.keys(state.resources).filter((address) => !byAddress.has(address));
+  const removed = [...known.entries.keys()].filter((address) => !byAddress.has(address));
   await runGraph(removed, () => [], readParallelism(input), async (address) => {
     try {
-      changes.set(address, planRemoval(input, address, await observe(input, address), salt));
+      changes.set(address, planRemoval(input, known, address, await observe(input, known, address), salt));
     } catch (err) {
       failures.push(err);
       throw err;
@@ -95,13 +149,76 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   });
   // A read that failed must stop the plan: taken for "gone", it would plan a create or a forget.
   if (failures.length > 0) throw failures[0];
+  for (const address of known.emptyIntents) {
+    if (!changes.has(address)) changes.set(address, emptyIntentChange(input, address));
+  }
+  flagRenames(input, changes);
   return [...changes.values()].sort((a, b) => a.address.localeCompare(b.address));
 }
 
+/** An intent whose create made nothing, no longer declared: apply drops it from state. */
+function emptyIntentChange(input: PlanStackInput, address: string): ResourceChange {
+  const entry = input.state.resources[address] as StateEntry;
+  return {
+    stack: input.stack.name,
+    address,
+    type: entry.type,
+    action: 'forget',
+    replaceOrder: input.kinds.require(entry.type, address).replaceOrder,
+    before: null,
+    after: null,
+    changes: [],
+    drift: [],
+    vanished: false,
+    replaceReasons: [],
+    notes: [{ level: 'info', message: 'an interrupted create made nothing on the service; only its record is removed' }],
+    problems: [],
+    facts: {},
+    sensitivePaths: [],
+    dependsOn: [],
+    observedVersion: null,
+  };
+}
+
+/**
+ * Destroying one object and creating another of the same name on the service is a rename
+ * of the construct: the create would clash and the delete lose the object. Each such pair
+ * stops the plan, suggesting the move, before apply makes any call.
+ */
+function flagRenames(input: PlanStackInput, changes: Map<string, ResourceChange>): void {
+  const removals = new Map<string, string>();
+  for (const c of changes.values()) {
+    if (c.action !== 'delete' || c.deposed) continue;
+    const entry = input.state.resources[c.address];
+    const id = entry?.attributes ? input.kinds.require(c.type, c.address).identity(entry.attributes) : undefined;
+    if (id) removals.set(`${c.type}\u0000${JSON.stringify(id.key)}`, c.address);
+  }
+  if (removals.size === 0) return;
+  for (const [address, c] of changes) {
+    if (c.action !== 'create' || !c.after) continue;
+    const id = input.kinds.require(c.type, address).identity(c.after);
+    const from = id ? removals.get(`${c.type}\u0000${JSON.stringify(id.key)}`) : undefined;
+    if (!id || !from) continue;
+    changes.set(address, {
+      ...c,
+      problems: [
+        ...c.problems,
+        {
+          path: '',
+          message: `would destroy ${from} and create ${address}, both ${id.label} on the service: the create would clash with the object being destroyed`,
+          hint: `if it is the same object, move it: \`fleetform state mv ${from} ${address}\`, or in code \`resource.moveFromId("${from}")\``,
+        },
+      ],
+    });
+  }
+}
+
 /** The change for an address in state that the stack no longer declares (or every one, when destroying). */
-function planRemoval(input: PlanStackInput, address: string, observed: Observed, salt: string): ResourceChange {
-  const { stack, state, kinds } = input;
-  const entry = state.resources[address] as StateEntry;
+function planRemoval(input: PlanStackInput, known: Known, address: string, observed: Observed, salt: string): ResourceChange {
+  const { stack, kinds } = input;
+  const entry = known.entries.get(address) as StateEntry;
+  const deposed = isDeposedKey(address);
+  const adopted = known.adopted.get(address);
   const kind = kinds.require(entry.type, address);
   const { observation, gone } = observed;
   const retain = kind.retainOnDelete(entry);
@@ -109,6 +226,8 @@ function planRemoval(input: PlanStackInput, address: string, observed: Observed,
   if (gone) notes.push({ level: 'info', message: 'already deleted outside fleetform; it is only removed from state' });
   if (retain && !gone) notes.push({ level: 'info', message: 'retain_on_delete: the remote object is kept, fleetform stops managing it' });
   if (entry.status === 'deleting') notes.push({ level: 'info', message: 'deletion started earlier and is not finished yet' });
+  if (deposed) notes.push({ level: 'info', message: 'replaced earlier; its delete did not succeed and is retried' });
+  if (adopted) notes.push({ level: 'info', message: 'adopted: an interrupted create had made it; it is no longer declared' });
   const before = observation ? maskPaths(observation.view, [...entry.sensitive_paths, ...observedSecretPaths(kind, observation.view)], salt) : entry.attributes;
   return {
     stack: stack.name,
@@ -128,23 +247,28 @@ function planRemoval(input: PlanStackInput, address: string, observed: Observed,
     sensitivePaths: entry.sensitive_paths,
     dependsOn: entry.dependencies,
     observedVersion: observation?.version ?? null,
+    ...(adopted ? { adopted } : {}),
+    ...(deposed ? { deposed } : {}),
   };
 }
 
 async function planResource(
   input: PlanStackInput,
+  known: Known,
   resource: DesiredResource,
   observed: Observed,
   planned: Map<string, ResourceChange>,
   salt: string,
 ): Promise<ResourceChange> {
-  const { state, kinds, ctx, stack } = input;
+  const { kinds, ctx, stack } = input;
   const kind = kinds.require(resource.type, resource.address);
-  const prior = state.resources[resource.address];
+  const prior = known.entries.get(resource.address);
+  const adopted = known.adopted.get(resource.address);
+  const movedFrom = known.movedFrom.get(resource.address);
   const attributes = resolveReferences(resource.attributes, (ref) => {
     const upstream = planned.get(ref.address);
     if (upstream && (upstream.action === 'create' || upstream.action === 'replace')) return undefined;
-    return state.resources[ref.address]?.outputs[ref.output];
+    return known.entries.get(ref.address)?.outputs[ref.output];
   }) as JsonObject;
   const desired: Desired = await desireResource(kind, ctx, attributes, prior);
   const after = maskPaths(desired.view, desired.sensitivePaths, salt);
@@ -188,15 +312,16 @@ async function planResource(
   const changes = diffJson(current, after);
   const replaceReasons = replaceReasonsOf(kind.declaration, current, after);
   const judgement = kind.judge?.({ current, desired: after, observation, prior, replaceReasons, ...(desired.kindData ? { desiredData: desired.kindData } : {}) }) ?? { problems: [], notes: [] };
-  const action = changes.length === 0 ? 'no-op' : replaceReasons.length > 0 ? 'replace' : 'update';
+  const settled = adopted ? 'adopt' : movedFrom ? 'move' : 'no-op';
+  const action = changes.length === 0 ? settled : replaceReasons.length > 0 ? 'replace' : 'update';
   const noDrift = prior.attributes !== null && drift.length === 0;
   return {
     ...base,
     action,
     // Equal when nothing changes: one object serves both (the state's own when nothing drifted
     // either), so a large plan without changes holds no view beyond what the state holds.
-    before: action === 'no-op' ? (noDrift ? (prior.attributes as JsonObject) : after) : current,
-    after: action === 'no-op' && noDrift ? (prior.attributes as JsonObject) : after,
+    before: action === 'no-op' || action === 'adopt' || action === 'move' ? (noDrift ? (prior.attributes as JsonObject) : after) : current,
+    after: (action === 'no-op' || action === 'adopt' || action === 'move') && noDrift ? (prior.attributes as JsonObject) : after,
     changes,
     drift,
     vanished: false,
@@ -204,5 +329,7 @@ async function planResource(
     notes: [...desired.notes, ...judgement.notes],
     problems: [...desired.problems, ...judgement.problems],
     observedVersion: observation?.version ?? null,
+    ...(adopted ? { adopted } : {}),
+    ...(movedFrom ? { movedFrom } : {}),
   };
 }

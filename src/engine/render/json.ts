@@ -13,6 +13,7 @@ export const PLAN_JSON_FORMAT_VERSION = '1.0';
 
 function actions(action: Action, replaceOrder: 'create-first' | 'delete-first'): string[] {
   if (action === 'replace') return replaceOrder === 'create-first' ? ['create', 'delete'] : ['delete', 'create'];
+  if (action === 'adopt' || action === 'move') return ['no-op'];
   return [action];
 }
 
@@ -35,6 +36,9 @@ export function renderPlanJson(plan: Plan): string {
       attribute_changes: c.changes.map((a) => ({ path: a.path, kind: a.kind, before: redact(a.before) ?? null, after: redact(a.after) ?? null })),
       drift: c.drift.map((a) => ({ path: a.path, kind: a.kind, before: redact(a.before) ?? null, after: redact(a.after) ?? null })),
       deleted_outside: c.vanished,
+      ...(c.movedFrom ? { previous_address: c.movedFrom } : {}),
+      ...(c.adopted ? { adopted: true } : {}),
+      ...(c.deposed ? { deposed: true } : {}),
       notes: c.notes,
       problems: c.problems,
       facts: c.facts,

@@ -4,13 +4,15 @@ import { summarize, type Action, type Plan, type PlanSummary, type ResourceChang
 import { palette, type Palette } from './colors';
 import { showValue } from './values';
 
-const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+', forget: '.', 'no-op': ' ' };
+const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+', forget: '.', adopt: '>', move: '>', 'no-op': ' ' };
 const PHRASE: Record<Action, string> = {
   create: 'will be created',
   update: 'will be updated in-place',
   delete: 'will be destroyed',
   replace: 'must be replaced',
   forget: 'will be removed from state (the remote object is kept)',
+  adopt: 'was adopted: an interrupted create had made it, it is recorded in state',
+  move: 'is recorded at its new address (nothing changes on the service)',
   'no-op': 'is up to date',
 };
 
@@ -37,12 +39,21 @@ function wholeObjectLines(p: Palette, obj: JsonObject | null, kind: 'add' | 'rem
     .map((k) => attributeLine(p, kind === 'add' ? { path: k, kind, after: obj[k] } : { path: k, kind, before: obj[k] }, pad));
 }
 
+function headline(c: ResourceChange): string {
+  if (c.movedFrom) return `${c.movedFrom} has moved to ${c.address}${c.action === 'move' ? '' : ` and ${PHRASE[c.action]}`}`;
+  if (c.deposed) return `${c.address} (deposed object: its replacement exists, its delete failed) ${PHRASE[c.action]}`;
+  if (c.adopted) return `${c.address} was adopted${c.action === 'adopt' ? ': an interrupted create had made it, it is recorded in state' : ` and ${PHRASE[c.action]}`}`;
+  return `${c.address} ${PHRASE[c.action]}`;
+}
+
 export function renderResource(p: Palette, c: ResourceChange): string[] {
   const color = colorFor(p, c.action);
-  const lines = [p.bold(`  # ${c.address} ${PHRASE[c.action]}`)];
+  const lines = [p.bold(`  # ${headline(c)}`)];
+  if (c.adopted && c.action !== 'adopt') lines.push(p.dim(`  #   adopted: an interrupted create had made it; found on the service by name`));
   for (const reason of c.replaceReasons) lines.push(p.red(`  #   replacement forced by: ${reason}`));
   for (const [k, v] of Object.entries(c.facts)) lines.push(p.dim(`  #   ${k}: ${v}`));
-  lines.push(color(`  ${SYMBOL[c.action]} resource "${c.type}" "${c.address.slice(c.type.length + 1)}" {`));
+  const symbol = c.deposed ? `${SYMBOL[c.action]} deposed` : SYMBOL[c.action];
+  lines.push(color(`  ${symbol} resource "${c.type}" "${c.address.slice(c.type.length + 1)}" {`));
   const pad = '      ';
   if (c.action === 'create') lines.push(...wholeObjectLines(p, c.after, 'add', pad));
   else if (c.action === 'delete' || c.action === 'forget') lines.push(...wholeObjectLines(p, c.before, 'remove', pad));
@@ -57,8 +68,10 @@ export function renderResource(p: Palette, c: ResourceChange): string[] {
 
 export function summaryLine(s: PlanSummary, destroy = false): string {
   const forget = s.forget > 0 ? `, ${s.forget} to forget` : '';
+  const adopt = s.adopt > 0 ? `, ${s.adopt} adopted` : '';
+  const move = s.move > 0 ? `, ${s.move} moved` : '';
   const head = destroy ? 'Destroy plan' : 'Plan';
-  return `${head}: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy${forget}.`;
+  return `${head}: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy${forget}${adopt}${move}.`;
 }
 
 /** The plan as Terraform users read it: drift first, then actions, then the summary line. */

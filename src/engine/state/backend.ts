@@ -1,5 +1,11 @@
 import type { LockInfo, State, StateEntry } from './schema';
 
+export interface LockOptions {
+  readonly timeoutMs: number;
+  /** Asked when the lock's holder is a dead process of this machine: true takes the lock over. */
+  readonly breakStale?: (holder: LockInfo) => Promise<boolean>;
+}
+
 /** A lock held on one stack's state; release it when the operation ends. */
 export interface StateLock {
   readonly info: LockInfo;
@@ -18,7 +24,7 @@ export interface StateBackend {
    * next `write` folds them in. The caller has already bumped `serial`.
    */
   record(state: State, changes: ReadonlyMap<string, StateEntry | null>): Promise<void>;
-  lock(stack: string, operation: string, options: { timeoutMs: number }): Promise<StateLock>;
+  lock(stack: string, operation: string, options: LockOptions): Promise<StateLock>;
   forceUnlock(stack: string, lockId: string): Promise<void>;
   /** Reads the current holder without taking the lock. */
   lockHolder(stack: string): Promise<LockInfo | undefined>;

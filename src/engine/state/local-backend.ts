@@ -5,14 +5,18 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
 import { pathOf } from '../../domain/json-path';
-import type { StateBackend, StateLock } from './backend';
+import type { LockOptions, StateBackend, StateLock } from './backend';
+import { holderIsDead, thisProcess } from './holder-process';
 import { stateTextChunks } from './state-text';
 import { LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type State, type StateEntry } from './schema';
 
 /** One journal line: a change recorded after the last full write. */
 const JournalLineSchema = z.object({ lineage: z.string(), serial: z.number().int(), address: z.string(), entry: StateEntrySchema.nullable() });
 
-export class StateLockedError extends FleetformError {}
+export class StateLockedError extends FleetformError {
+  /** True when the holder is a dead process of this machine (waiting would not help). */
+  stale = false;
+}
 
 /** Writes text pieces through the handle in batches of about a megabyte. */
 async function writeChunks(handle: fs.FileHandle, chunks: Iterable<string>): Promise<void> {
@@ -163,9 +167,9 @@ export class LocalStateBackend implements StateBackend {
     }
   }
 
-  /** Names of the stacks that have a state here. */
+  /** Names of the stacks that have a state or a journal (an apply cut short before its first full write) here. */
   async stacks(): Promise<string[]> {
-    return this.stacksWith('.state.json');
+    return [...new Set([...(await this.stacksWith('.state.json')), ...(await this.stacksWith('.journal.jsonl'))])].sort();
   }
 
   /** Stacks whose state is locked now, including a stack locked before its first state was written. */
@@ -195,7 +199,7 @@ export class LocalStateBackend implements StateBackend {
     }
   }
 
-  async lock(stack: string, operation: string, options: { timeoutMs: number }): Promise<StateLock> {
+  async lock(stack: string, operation: string, options: LockOptions): Promise<StateLock> {
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const file = this.file(stack, '.lock');
     const info: LockInfo = {
@@ -203,7 +207,7 @@ export class LocalStateBackend implements StateBackend {
       operation,
       who: `${os.userInfo().username}@${os.hostname()}`,
       created: new Date().toISOString(),
-      pid: process.pid,
+      ...thisProcess(),
     };
     const deadline = Date.now() + options.timeoutMs;
     for (;;) {
@@ -225,15 +229,26 @@ export class LocalStateBackend implements StateBackend {
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
+      const holder = await this.lockHolder(stack);
+      const unlock = holder ? `fleetform force-unlock --stack ${stack} ${holder.id}` : '';
+      if (holder && holderIsDead(holder)) {
+        if (options.breakStale && (await options.breakStale(holder))) {
+          await this.forceUnlock(stack, holder.id).catch(() => undefined);
+          continue;
+        }
+        throw Object.assign(new StateLockedError(
+          `state of stack "${stack}" is locked by a fleetform that is no longer running: pid ${holder.pid} on ${holder.host ?? 'this machine'} ("${holder.command ?? holder.operation}", since ${holder.created}); the lock is stale`,
+          { path: file, hint: `take it over with --break-stale-lock, or release it: ${unlock}` },
+        ), { stale: true });
+      }
       if (Date.now() >= deadline) {
-        const holder = await this.lockHolder(stack);
         const who = holder
-          ? `${holder.who} (pid ${holder.pid}) for "${holder.operation}" since ${holder.created}, lock ID ${holder.id}`
+          ? `${holder.who} (pid ${holder.pid}${holder.command ? `, "${holder.command}"` : ''}) for "${holder.operation}" since ${holder.created}, lock ID ${holder.id}`
           : 'another process';
         throw new StateLockedError(`state of stack "${stack}" is locked by ${who}`, {
           path: file,
           hint: holder
-            ? `wait for it to finish, retry with --lock-timeout, or if no fleetform is running: fleetform force-unlock ${holder.id}`
+            ? `wait for it to finish, retry with --lock-timeout, or if no fleetform is running: ${unlock}`
             : 'wait for it to finish or retry with --lock-timeout',
         });
       }

@@ -22,8 +22,12 @@ export const StateEntrySchema = z.object({
   private: JsonObjectSchema.default({}),
   /** Attribute paths holding secrets (their values are stored as salted hashes). */
   sensitive_paths: z.array(z.string()).default([]),
-  /** `deleting`: removed from code, deletion started but not finished (e.g. a canceled job). */
-  status: z.enum(['ok', 'deleting']).default('ok'),
+  /**
+   * `deleting`: removed from code, deletion started but not finished (e.g. a canceled job).
+   * `creating`: a create was about to be made (ids empty, `private.intent` names the object
+   * on the service); the next plan finds and adopts what it made, if anything.
+   */
+  status: z.enum(['ok', 'deleting', 'creating']).default('ok'),
 });
 export type StateEntry = z.infer<typeof StateEntrySchema>;
 
@@ -53,5 +57,9 @@ export const LockInfoSchema = z.object({
   who: z.string(),
   created: z.string(),
   pid: z.number().int(),
+  host: z.string().optional(),
+  /** When the holder process started (ms since the epoch): tells a reused pid from the holder. */
+  process_start: z.number().optional(),
+  command: z.string().optional(),
 });
 export type LockInfo = z.infer<typeof LockInfoSchema>;

@@ -1,0 +1,44 @@
+/** Who holds a lock: this process's identity, and whether a recorded holder still runs. */
+import { readFileSync } from 'node:fs';
+import * as os from 'node:os';
+import type { LockInfo } from './schema';
+
+/** Milliseconds since the epoch at which a process of this machine started; undefined when unknown. */
+export function processStart(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at the last ")".
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]);
+    const boot = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+    if (!boot || !Number.isFinite(ticks)) return undefined;
+    return Number(boot[1]) * 1000 + Math.round((ticks * 1000) / 100);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a lock records of the process taking it. */
+export function thisProcess(): Pick<LockInfo, 'pid' | 'host' | 'process_start' | 'command'> {
+  return {
+    pid: process.pid,
+    host: os.hostname(),
+    process_start: processStart(process.pid) ?? Math.round(Date.now() - process.uptime() * 1000),
+    command: ['fleetform', ...process.argv.slice(2)].join(' '),
+  };
+}
+
+/** True when a lock's holder ran on this machine and that process is gone (or its pid now belongs to another). */
+export function holderIsDead(holder: LockInfo): boolean {
+  if (!holder.host || holder.host !== os.hostname()) return false;
+  try {
+    process.kill(holder.pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return true;
+    return false;
+  }
+  if (holder.process_start === undefined) return false;
+  const started = processStart(holder.pid);
+  // Start times are read at a tick's resolution: a difference beyond a second is another process.
+  return started !== undefined && Math.abs(started - holder.process_start) > 1000;
+}
