@@ -200,6 +200,20 @@ function restartMismatches(plan: Plan, before: Map<string, string | undefined>, 
   return wrong;
 }
 
+/** Each "runs X" a plan says of a module is the version `fleetform status` shows once applied. */
+function runsMismatches(plan: Plan, after: Map<string, string | undefined>): string[] {
+  const wrong: string[] = [];
+  for (const c of plan.changes) {
+    if (c.type !== 'fleetform_machine' || c.after === null) continue;
+    for (const m of Object.keys(modulesOf(c.after))) {
+      const said = c.notes.filter((n) => n.path === childPath('config.modules', m)).map((n) => /: runs (\S+);/.exec(n.message)?.[1]).find((v) => v !== undefined);
+      const key = `${c.address}/${m}`;
+      if (said !== undefined && said !== after.get(key)) wrong.push(`${key}: plan says runs ${said}, status shows ${String(after.get(key))}`);
+    }
+  }
+  return wrong;
+}
+
 const silent = { start: () => undefined, done: () => undefined, failed: () => undefined, skipped: () => undefined };
 
 let dir: string;
@@ -265,7 +279,9 @@ test(`over ${RUNS} random edits (seed ${SEED}), apply does what the plan says an
         .filter((c) => !matchesPlanned(c.after ?? undefined, held.get(c.address) ?? undefined))
         .map((c) => `${c.address}: planned ${JSON.stringify(c.after)}, holds ${JSON.stringify(held.get(c.address))}`);
       expect(unlike).toEqual([]);
-      expect(restartMismatches(first.plan, runsBefore, await runningVersions(state))).toEqual([]);
+      const runsAfter = await runningVersions(state);
+      expect(restartMismatches(first.plan, runsBefore, runsAfter)).toEqual([]);
+      expect(runsMismatches(first.plan, runsAfter)).toEqual([]);
       await fs.rm(outdir, { recursive: true, force: true });
     }),
     { seed: SEED, numRuns: RUNS, endOnFailure: true },
