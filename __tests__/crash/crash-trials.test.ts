@@ -8,7 +8,7 @@
 import { TrainingStatus } from '../../src/domain';
 import { fleetform, openEmulatorProject, type EmulatorProject, type FleetShape } from '../e2e/fleet-fixture';
 
-const TRIALS = Number(process.env.CRASH_TRIALS ?? '8');
+const TRIALS = Number(process.env.CRASH_TRIALS ?? '6');
 const SEED = Number(process.env.CRASH_SEED ?? '20261123');
 /** Service calls an apply of these shapes makes at most (a kill point beyond it lets the apply finish). */
 const MAX_CALL = 70;
