@@ -151,6 +151,7 @@ test('destroy removes everything and leaves an empty state', async () => {
   const destroyed = await run('destroy', '--auto-approve');
   expect(destroyed.code).toBe(0);
   expect(destroyed.stdout).toMatch(/Destroy plan: 0 to add, 0 to change, 4 to destroy\./);
+  expect(destroyed.stdout).toContain('Destroy complete! Resources: 0 added, 0 changed, 4 destroyed.');
   expect(Object.keys((await backend().read('fleet')).resources)).toEqual([]);
   const list = await fleetform(dir, ['state', 'list'], env);
   expect(list.stdout).toBe('');

@@ -2,7 +2,7 @@
  * A plan says what apply will do: what apply could not carry out fails the plan (or warns)
  * before any write, and a rename is an in-place change. Each test has its own emulator.
  */
-import { App, TerraformStack } from 'cdktf';
+import { App, TerraformOutput, TerraformStack } from 'cdktf';
 import type { Construct } from 'constructs';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { CustomTrainingJob, Dataset, FleetProvider, Machine, ModelType, Module, TrainingJob, type FleetProviderProps } from '../../src';
@@ -197,3 +197,42 @@ test('a restart is noted only for a module whose running version or environment 
   const env = await q.run('plan');
   expect(env.stdout).toContain('this change restarts the module (its environment changes)');
 });
+
+test('outputs are evaluated after apply, printed like Terraform, kept in state (sensitive ones never) and read back with fleetform output', async () => {
+  const q = await project();
+  synth(q, (s) => {
+    const m = new Machine(s, 'arm', { name: 'arm' });
+    new TerraformOutput(s, 'arm_id', { value: m.machineId });
+    new TerraformOutput(s, 'summary', { value: { machine: m.machineId, name: 'arm' } });
+    new TerraformOutput(s, 'secret_note', { value: 'hush-hush-value', sensitive: true });
+  });
+  const apply = await q.run('apply', '--auto-approve');
+  expect(apply.code).toBe(0);
+  const id = (await q.backend().read('fleet')).resources['fleetform_machine.arm']?.ids.machine_id as string;
+  expect(apply.stdout).toContain(`Outputs:\n\narm_id = "${id}"\nsecret_note = <sensitive>\nsummary = {\n  "machine": "${id}",\n  "name": "arm"\n}\n`);
+  expect(apply.stdout).not.toContain('hush-hush-value');
+  const stateText = JSON.stringify(await q.backend().read('fleet'));
+  expect(stateText).toContain(id);
+  expect(stateText).not.toContain('hush-hush-value');
+
+  expect(await q.runBare('output', 'arm_id')).toEqual({ code: 0, stdout: `${id}\n`, stderr: '' });
+  const all = JSON.parse((await q.runBare('output', '--json')).stdout) as Record<string, Record<string, { value: unknown; sensitive: boolean }>>;
+  expect(all.fleet?.arm_id).toEqual({ value: id, sensitive: false, known: true });
+  expect(all.fleet?.secret_note).toEqual({ value: null, sensitive: true, known: true });
+  const secret = await q.runBare('output', 'secret_note');
+  expect(secret.code).toBe(1);
+  expect(secret.stderr).toContain('output secret_note is sensitive');
+  expect((await q.runBare('output', 'nope')).stderr).toContain('error: nope: no output named nope');
+
+  // A new output with nothing else to change is kept by the next apply all the same.
+  synth(q, (s) => {
+    const m = new Machine(s, 'arm', { name: 'arm' });
+    new TerraformOutput(s, 'arm_id', { value: m.machineId });
+    new TerraformOutput(s, 'greeting', { value: 'hello' });
+  });
+  const again = await q.run('apply', '--auto-approve');
+  expect(again.stdout).toContain('Outputs:\n\narm_id');
+  expect((await q.runBare('output', 'greeting')).stdout).toBe('hello\n');
+  expect((await q.runBare('output', 'summary')).code).toBe(1);
+});
+

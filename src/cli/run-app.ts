@@ -248,6 +248,19 @@ async function judge(settings: ProjectSettings, staging: string, outcome: ChildO
   return { ok: true, outdir: staging, stacks, warnings, summary: { ...summary, stacks: stacks.length } };
 }
 
+/**
+ * Synthesized documents may hold secret values (module env written in code): every file of
+ * the output is made readable by its owner only (0600), its folders 0700.
+ */
+async function ownerOnly(dir: string): Promise<void> {
+  await fs.chmod(dir, 0o700);
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) await ownerOnly(full);
+    else if (entry.isFile()) await fs.chmod(full, 0o600);
+  }
+}
+
 /** A synthesis started, to be awaited (or abandoned) later. */
 export interface Synthesis {
   /** The project folder and the output option it was started for. */
@@ -285,6 +298,7 @@ export function startSynthesis(options: RunAppOptions): Synthesis {
       try {
         const result = await launched.result();
         if (!result.ok) return result;
+        await ownerOnly(staging);
         await fs.rm(settings.outdir, { recursive: true, force: true });
         await fs.rename(staging, settings.outdir);
         moved = true;

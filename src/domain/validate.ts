@@ -13,6 +13,7 @@ import { findCycles } from './cycles';
 import { FleetformError } from './errors';
 import { childPath, errorIssue, formatIssue, joinPath, toValidationResult, warningIssue, type Issue, type ValidationResult } from './issue';
 import { checkModuleName, checkModuleNamingConvention, checkResourceName } from './names';
+import { checkJsonLimits } from './json-limits';
 import { findPlaceholders, PLACEHOLDER_PATTERN } from './placeholders';
 import { isBuiltinModel, parseApiTriplet, parseModelTriplet, parseModuleId, REGISTRY_MODEL_TRIPLET } from './triplet';
 import { ACCEPTED_VERSION_FORMS, tryParseVersionPolicy } from './version-policy';
@@ -59,6 +60,18 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
     cur = (cur as Record<PropertyKey, unknown>)[key];
   }
   return cur;
+}
+
+/** A shallow copy of an object without one of its own keys. */
+function withoutKey(value: unknown, key: string): unknown {
+  return ownRecord(Object.entries(value as object).filter(([k]) => k !== key));
+}
+
+/** A record holding exactly `entries` as own keys, whatever their names. */
+function ownRecord<T>(entries: readonly [string, T][]): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [k, v] of entries) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return out;
 }
 
 function pathOf(base: string, keys: readonly PropertyKey[]): string {
@@ -307,6 +320,8 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
     issues.push(errorIssue('type', '', `a machine config is a JSON object, found ${describeType(input)}`, 'start from {"components": [], "modules": []}'));
     return prefixed(toValidationResult(issues), options.pathPrefix);
   }
+  const beyondLimits = checkJsonLimits(input);
+  if (beyondLimits) return prefixed(toValidationResult([beyondLimits]), options.pathPrefix);
   const root = input as Record<string, unknown>;
   const modules: Located<ModuleConfig>[] = [];
   const resources: LocatedResource[] = [];
@@ -325,16 +340,26 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
   const modulesKnown = knownModules(rawModules, root.modules !== undefined && rawModules === undefined);
   (rawModules ?? []).forEach((item, i) => {
     const path = `modules[${i}]`;
-    const r = ModuleConfigSchema.safeParse(item);
-    if (r.success) modules.push({ value: r.data, path });
-    else issues.push(...schemaIssues(r.error, item, path));
+    // env is checked from the config's own keys (zod leaves out keys such as "__proto__").
+    const rawEnv = valueAt(item, ['env']);
+    const envIsRecord = rawEnv !== null && typeof rawEnv === 'object' && !Array.isArray(rawEnv);
+    const r = ModuleConfigSchema.safeParse(envIsRecord ? withoutKey(item, 'env') : item);
+    const env = envIsRecord ? Object.entries(rawEnv) : [];
+    for (const [key, v] of env) {
+      if (typeof v !== 'string') issues.push(errorIssue('type', childPath(childPath(path, 'env'), key), `expected string, found ${describeType(v)}`, `make "${key}" a string`));
+    }
+    if (r.success) {
+      const ownEnv = envIsRecord ? ownRecord(env.filter((e): e is [string, string] => typeof e[1] === 'string')) : undefined;
+      modules.push({ value: ownEnv === undefined ? r.data : { ...r.data, env: ownEnv }, path });
+    } else issues.push(...schemaIssues(r.error, item, path));
   });
   const brokenNames = new Set<string>();
   for (const list of RESOURCE_LISTS) {
     (listOk(list) ?? []).forEach((item, i) => {
       const path = `${list}[${i}]`;
       const r = ModularResourceSchema.safeParse(item);
-      if (r.success) resources.push({ value: r.data, path, list });
+      const attributes = valueAt(item, ['attributes']) as Record<string, unknown> | undefined;
+      if (r.success) resources.push({ value: attributes === undefined ? r.data : { ...r.data, attributes }, path, list });
       else {
         issues.push(...schemaIssues(r.error, item, path));
         const name = valueAt(item, ['name']);

@@ -3,25 +3,30 @@
  * training) plus fleetform's own control service, on one plain-HTTP port speaking gRPC
  * (h2c), gRPC-web and Connect, persisted in SQLite in a data folder.
  */
-import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { EmulatorService } from '../api/emulator-control';
 import { loadServices } from '../api/services';
 import type { EmulatorCredentials } from './credentials';
 import { openDatabase } from './db/database';
 import { appService } from './rpc/app';
-import { authInterceptor, authService } from './rpc/auth';
+import { AuthService } from '../api/services';
+import { authInterceptor, authService, principalFromHeader } from './rpc/auth';
 import type { Backend } from './rpc/context';
 import { controlService } from './rpc/control';
 import { datasetService } from './rpc/dataset';
+import { CallCounter, callCounterInterceptor } from './rpc/call-counter';
 import { FaultTable, faultInterceptor } from './rpc/faults';
 import { installFaults, type FaultSpec } from './rpc/fault-spec';
 import { mlTrainingService } from './rpc/ml-training';
 import { ensureSeeded } from './seed';
+import { gatedHandler } from './server/gate';
+import { resolveLimits, type ServerLimits } from './server/limits';
 import { listen } from './server/listener';
 
 export type { EmulatorCredentials } from './credentials';
 export { CREDENTIALS_FILE, EmulatorCredentialsSchema, readCredentials } from './credentials';
 export { DATABASE_FILE } from './db/database';
+export { DEFAULT_LIMITS, LIMIT_ENV, parseLimit, resolveLimits, type ServerLimits } from './server/limits';
+export { HEALTH_PATH } from './server/gate';
 export { FAULTS_ENV, faultSpecsFromEnv, parseFaultSpec, type FaultSpec } from './rpc/fault-spec';
 export { SEED_MODULES, SEED_ORGANIZATION, SEED_TRAINING_SCRIPT } from './seed';
 
@@ -34,6 +39,8 @@ export interface EmulatorOptions {
   readonly host?: string;
   /** Milliseconds since the epoch for every timestamp the emulator writes (tests); default Date.now. */
   readonly now?: () => number;
+  /** Message size, timeouts and stream cap; unset ones come from FLEETFORM_EMULATOR_* variables, else the defaults. */
+  readonly limits?: Partial<ServerLimits>;
   /** Calls that fail from the start (see `--fail`). */
   readonly faults?: readonly FaultSpec[];
 }
@@ -44,6 +51,10 @@ export interface RunningEmulator {
   readonly port: number;
   /** The seeded organization's owner key and ids (also in DIR/credentials.json). */
   readonly credentials: EmulatorCredentials;
+  /** Calls each service method received (by method name, e.g. `NewRobot`); the control service is not counted. */
+  calls(): Readonly<Record<string, number>>;
+  /** Starts counting calls from zero. */
+  resetCalls(): void;
   /** Stops serving (calls in flight may finish), closes open connections and the database. */
   close(): Promise<void>;
 }
@@ -57,8 +68,14 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     const backend: Backend = { db, services, faults: new FaultTable(), now: options.now ?? (() => Date.now()) };
     installFaults(backend.faults, options.faults ?? []);
     const credentials = ensureSeeded(db, options.dataDir, backend.now());
-    const handler = connectNodeAdapter({
-      interceptors: [faultInterceptor(backend.faults, EmulatorService.typeName), authInterceptor(backend)],
+    const counter = new CallCounter();
+    const limits = resolveLimits(process.env, options.limits);
+    const handler = gatedHandler({
+      limits,
+      authenticate: (serviceTypeName, authorization) => {
+        if (serviceTypeName !== AuthService.typeName) principalFromHeader(db, authorization ?? null, backend.now());
+      },
+      interceptors: [callCounterInterceptor(counter, EmulatorService.typeName), faultInterceptor(backend.faults, EmulatorService.typeName), authInterceptor(backend)],
       routes: (router) => {
         router.service(services.auth, authService(backend));
         router.service(services.app, appService(backend));
@@ -67,13 +84,15 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
         router.service(EmulatorService, controlService(backend));
       },
     });
-    const listener = await listen(handler, options.port ?? 0, host);
+    const listener = await listen(handler, options.port ?? 0, host, limits);
     const urlHost = host.includes(':') ? `[${host}]` : host;
     let closed: Promise<void> | undefined;
     return {
       url: `http://${urlHost}:${listener.port}`,
       port: listener.port,
       credentials,
+      calls: () => counter.snapshot(),
+      resetCalls: () => counter.reset(),
       close: () => {
         closed ??= listener.close().then(() => {
           db.close();

@@ -4,13 +4,14 @@ import { applyStack, type ApplyOutcome, type ApplyReporter } from './apply/execu
 import { desireResource } from './desire';
 import type { DesiredStack, ProviderSettings } from './desired/stack';
 import type { KindContext, KindRegistry } from './kind';
-import { maskPaths } from './mask';
+import { maskPaths, observedSecretPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
 import type { StateBackend, StateLock } from './state/backend';
 import { StateLockedError } from './state/local-backend';
 import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
-import type { LockInfo, State } from './state/schema';
+import { evaluateOutputs } from './outputs';
+import type { LockInfo, State, StateOutput } from './state/schema';
 
 export interface EngineSettings {
   readonly client: ServiceClient;
@@ -213,18 +214,30 @@ export class Engine {
     return states;
   }
 
-  /** Applies a plan stack by stack. Call under `lock`. */
-  async apply(plan: Plan, stacks: readonly DesiredStack[], states: Map<string, State>, reporter: ApplyReporter): Promise<ApplyOutcome> {
-    const outcome = { applied: 0, failed: [] as Array<{ address: string; error: unknown }>, skipped: [] as string[] };
+  /**
+   * Applies a plan stack by stack, then evaluates each stack's outputs against its new
+   * state and keeps them there. Call under `lock`.
+   */
+  async apply(plan: Plan, stacks: readonly DesiredStack[], states: Map<string, State>, reporter: ApplyReporter): Promise<ApplyOutcome & { outputs: Record<string, Record<string, StateOutput>> }> {
+    const outcome = { applied: 0, failed: [] as Array<{ address: string; error: unknown }>, skipped: [] as string[], outputs: {} as Record<string, Record<string, StateOutput>> };
     for (const stack of stacks) {
-      const state = states.get(stack.name) ?? (await this.settings.backend.read(stack.name));
+      let state = states.get(stack.name) ?? (await this.settings.backend.read(stack.name));
       const changes = plan.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
-      if (changes.length === 0) continue;
-      const ctx = await this.context(stack.provider);
-      const r = await applyStack({ stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter });
-      outcome.applied += r.applied;
-      outcome.failed.push(...r.failed);
-      outcome.skipped.push(...r.skipped);
+      if (changes.length > 0) {
+        const ctx = await this.context(stack.provider);
+        const r = await applyStack({ stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter });
+        outcome.applied += r.applied;
+        outcome.failed.push(...r.failed);
+        outcome.skipped.push(...r.skipped);
+        state = await this.settings.backend.read(stack.name);
+      }
+      const outputs = plan.destroy ? {} : evaluateOutputs(stack, state);
+      if (JSON.stringify(outputs) !== JSON.stringify(state.outputs ?? {})) {
+        state.outputs = outputs;
+        state.serial += 1;
+        await this.settings.backend.write(state);
+      }
+      if (Object.keys(outputs).length > 0) outcome.outputs[stack.name] = outputs;
     }
     return outcome;
   }
@@ -264,7 +277,7 @@ export class Engine {
     const observed = await atAddress(address, () => kind.observe(ctx, entry));
     if (!observed) throw unknownId();
     const desired = await desireResource(kind, ctx, resource.attributes, undefined).catch(() => undefined);
-    const sensitive = desired ? [...desired.sensitivePaths] : [];
+    const sensitive = [...new Set([...(desired ? desired.sensitivePaths : []), ...observedSecretPaths(kind, observed.view, resource.attributes)])];
     state.resources[address] = { ...entry, attributes: maskPaths(observed.view, sensitive, state.lineage), sensitive_paths: sensitive };
     state.serial += 1;
     await this.settings.backend.write(state);

@@ -1,21 +1,29 @@
 import { childPath } from '../domain/json-path';
-import { createHash } from 'node:crypto';
-import { isObject, type JsonValue } from './json';
+import { createHmac } from 'node:crypto';
+import { isObject, type JsonObject, type JsonValue } from './json';
+import { sensitivePathsOf, type KindDeclaration } from './kind-declaration';
+import { secretKey } from './state/secret-key';
 
-/** Secrets are stored and compared as salted hashes; this prefix marks one. */
-export const SENSITIVE_PREFIX = 'sensitive:sha256:';
+/**
+ * Secrets are stored and compared as keyed digests (HMAC-SHA256 with the key of
+ * state/secret-key.ts, over the state's lineage and the value); this prefix marks one.
+ */
+export const SENSITIVE_PREFIX = 'sensitive:hmac-sha256:';
+
+/** Digests of earlier versions (plain salted SHA-256): still recognized and never shown. */
+const FORMER_PREFIXES: readonly string[] = ['sensitive:sha256:'];
 
 export function isMasked(value: unknown): boolean {
-  return typeof value === 'string' && value.startsWith(SENSITIVE_PREFIX);
+  return typeof value === 'string' && (value.startsWith(SENSITIVE_PREFIX) || FORMER_PREFIXES.some((p) => value.startsWith(p)));
 }
 
 export function maskValue(value: JsonValue, salt: string): string {
   if (isMasked(value)) return value as string;
-  return SENSITIVE_PREFIX + createHash('sha256').update(salt).update('\0').update(JSON.stringify(value)).digest('hex');
+  return SENSITIVE_PREFIX + createHmac('sha256', secretKey()).update(salt).update('\0').update(JSON.stringify(value)).digest('hex');
 }
 
 /**
- * Replaces the values at the given paths (diffJson's notation) by salted hashes, so two
+ * Replaces the values at the given paths (diffJson's notation) by keyed digests, so two
  * masked documents compare equal exactly when their secrets are equal.
  */
 export function maskPaths<T extends JsonValue>(value: T, paths: readonly string[], salt: string): T {
@@ -32,4 +40,18 @@ export function maskPaths<T extends JsonValue>(value: T, paths: readonly string[
     return v;
   };
   return walk(value, '') as T;
+}
+
+/**
+ * Paths of a view read from the service that hold secrets, by the same declarations that
+ * mark the desired view's (e.g. env entries whose names look secret), whoever wrote them.
+ * `attributes` are the stack's, for secrets its code flags by name.
+ */
+export function observedSecretPaths(kind: { readonly declaration: KindDeclaration }, view: JsonObject, attributes: Readonly<Record<string, unknown>> = {}): string[] {
+  try {
+    return sensitivePathsOf(kind.declaration, view, attributes);
+  } catch {
+    // Attributes the declaration cannot read flag nothing: the names alone decide.
+    return sensitivePathsOf(kind.declaration, view, {});
+  }
 }

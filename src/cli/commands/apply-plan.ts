@@ -1,9 +1,11 @@
 import { FleetformError } from '../../domain/errors';
 import { hasChanges, summarize, type Plan } from '../../engine/plan/model';
+import { formatOutputs } from '../../engine/outputs';
 import { colorWanted } from '../../engine/render/colors';
 import { renderPlanText } from '../../engine/render/text';
-import type { State } from '../../engine/state/schema';
+import type { State, StateOutput } from '../../engine/state/schema';
 import { confirm } from '../confirm';
+import { outcomeLines, pendingDeletions } from '../pending-deletions';
 import { consoleReporter } from '../reporter';
 import { serviceLine, type Workspace } from '../workspace';
 
@@ -16,6 +18,8 @@ export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<stri
   if (summary.problems > 0) throw new FleetformError(`the plan has ${summary.problems} problem(s); nothing was changed`, { hint: 'fix the errors above and plan again' });
   if (!hasChanges(plan)) {
     out(options.saved ? 'The saved plan has no changes.' : '');
+    // Nothing to change, but outputs may be new: they are evaluated and kept all the same.
+    printOutputs((await ws.engine.apply(plan, ws.stacks, states, consoleReporter(0, out))).outputs);
     return;
   }
   if (!options.saved && !(await confirm(`\nDo you want to ${options.verb}?`, options.autoApprove))) {
@@ -33,5 +37,18 @@ export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<stri
     process.exitCode = 1;
     return;
   }
-  out(`Apply complete! Resources: ${summary.add} added, ${summary.change} changed, ${summary.destroy} destroyed.`);
+  const pending = await pendingDeletions(ws.backend, [...new Set(plan.changes.map((c) => c.stack))]);
+  for (const line of outcomeLines(summary, pending, plan.destroy)) out(line);
+  printOutputs(outcome.outputs);
+}
+
+/** Terraform's `Outputs:` block: one `name = value` line per output, grouped by stack when there are several. */
+function printOutputs(byStack: Readonly<Record<string, Readonly<Record<string, StateOutput>>>>): void {
+  const stacks = Object.keys(byStack);
+  if (stacks.length === 0) return;
+  out('\nOutputs:');
+  for (const stack of stacks) {
+    out(stacks.length > 1 ? `\n# stack ${stack}` : '');
+    for (const line of formatOutputs(byStack[stack] ?? {})) out(line);
+  }
 }

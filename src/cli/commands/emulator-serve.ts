@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { FleetformError, InputError } from '../../domain/errors';
-import { CREDENTIALS_FILE, faultSpecsFromEnv, parseFaultSpec, startEmulator, type FaultSpec } from '../../emulator';
+import { CREDENTIALS_FILE, faultSpecsFromEnv, LIMIT_ENV, parseFaultSpec, parseLimit, startEmulator, type FaultSpec, type ServerLimits } from '../../emulator';
 
 /** The `emulator` command group, created by whichever `emulator ...` file registers first. */
 export function emulatorGroup(program: Command): Command {
@@ -43,19 +43,34 @@ export function register(program: Command): void {
     .requiredOption('--port <port>', 'TCP port (0 picks a free one)')
     .requiredOption('--data <dir>', 'data folder: SQLite database and credentials.json (seeded on first start)')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--max-message-bytes <n>', `largest request message, compressed or not (default 4194304; env ${LIMIT_ENV.maxMessageBytes})`)
+    .option('--header-timeout-ms <n>', `close connections whose request headers are not complete in time (default 30000; env ${LIMIT_ENV.headerTimeoutMs})`)
+    .option('--idle-timeout-ms <n>', `close connections without traffic for this long (default 120000; env ${LIMIT_ENV.idleTimeoutMs})`)
+    .option('--max-concurrent-streams <n>', `streams one HTTP/2 connection may hold (default 100; env ${LIMIT_ENV.maxConcurrentStreams})`)
     .option(
       '--fail <METHOD[:CODE[:COUNT]]>',
       'make calls of an RPC fail (e.g. CancelTrainingJob:unavailable:2; CODE default unavailable, COUNT default every call); repeatable',
       (value: string, prior: FaultSpec[]) => [...prior, parseFaultSpec(value, '--fail')],
       [] as FaultSpec[],
     )
-    .action(async (opts: { port: string; data: string; host: string; fail: FaultSpec[] }) => {
+    .action(async (opts: { port: string; data: string; host: string; fail: FaultSpec[] } & Partial<Record<keyof ServerLimits, string>>) => {
       const port = parsePort(opts.port);
       const faults = [...faultSpecsFromEnv(process.env), ...opts.fail];
+      const limits: Partial<Record<keyof ServerLimits, number>> = {};
+      const flags: Record<keyof ServerLimits, string> = {
+        maxMessageBytes: '--max-message-bytes',
+        headerTimeoutMs: '--header-timeout-ms',
+        idleTimeoutMs: '--idle-timeout-ms',
+        maxConcurrentStreams: '--max-concurrent-streams',
+      };
+      for (const key of Object.keys(flags) as (keyof ServerLimits)[]) {
+        const text = opts[key];
+        if (text !== undefined) limits[key] = parseLimit(text, flags[key]);
+      }
       const dataDir = path.resolve(opts.data);
       let emulator;
       try {
-        emulator = await startEmulator({ dataDir, port, host: opts.host, faults });
+        emulator = await startEmulator({ dataDir, port, host: opts.host, limits, faults });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') {

@@ -7,6 +7,7 @@ import { register as emulatorServe } from './emulator-serve';
 import { register as env } from './env';
 import { register as forceUnlock } from './force-unlock';
 import { register as importCommand } from './import';
+import { register as output } from './output';
 import { register as plan } from './plan';
 import { register as state } from './state';
 import { register as status } from './status';
@@ -22,6 +23,7 @@ const registrations: ReadonlyArray<(program: Command) => void> = [
   apply,
   destroy,
   state,
+  output,
   importCommand,
   forceUnlock,
   status,

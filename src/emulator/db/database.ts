@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
+import { FleetformError } from '../../domain/errors';
 import { MIGRATIONS, type Migration } from './migrations';
 
 /** The emulator's SQLite handle (better-sqlite3: synchronous, one connection per emulator). */
@@ -9,24 +10,72 @@ export type Db = Database.Database;
 /** File name of the emulator database inside its data folder. */
 export const DATABASE_FILE = 'emulator.sqlite';
 
+/** The data folder or its database cannot be used; names the file and what to do. It is never overwritten. */
+export class DataFolderError extends FleetformError {}
+
+function unusable(file: string, what: string, hint: string): DataFolderError {
+  return new DataFolderError(`${file} ${what}`, { path: file, hint });
+}
+
+/** Turns a failure to open or migrate `file` into an error naming it and the way out. */
+function describeOpenFailure(file: string, dataDir: string, err: unknown): Error {
+  if (err instanceof DataFolderError) return err;
+  const code = (err as { code?: string }).code ?? '';
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN') {
+    return unusable(file, 'cannot be written', `give your user write access to ${dataDir} and its files, or start the emulator with another --data folder`);
+  }
+  if (code === 'ENOTDIR' || code === 'EISDIR') {
+    return unusable(file, 'is not where a database can be', `${dataDir} must be a folder; move what is there away or pick another --data folder`);
+  }
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    return unusable(file, 'is not an emulator database or is damaged (left untouched)', `move it away (e.g. rename it to ${DATABASE_FILE}.broken) to start from a fresh seed, or restore a copy`);
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
+
 /**
  * Opens (creating when needed) the database in `dataDir` (mode 0600): WAL journal, foreign keys on,
- * and every pending migration applied in order, each in its own transaction.
+ * and every pending migration applied in order, each in its own transaction. A folder that
+ * cannot be written, a damaged file or one from a newer version is an error naming the file;
+ * nothing is overwritten.
  */
 export function openDatabase(dataDir: string): Db {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  // Machine configs may hold secrets (module env): owner-only, and SQLite gives its -wal
-  // and -shm files the database file's permissions.
   const file = path.join(dataDir, DATABASE_FILE);
-  fs.closeSync(fs.openSync(file, 'a', 0o600));
-  fs.chmodSync(file, 0o600);
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db, MIGRATIONS);
-  return db;
+  let db: Db | undefined;
+  try {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // Machine configs may hold secrets (module env): owner-only, and SQLite gives its -wal
+    // and -shm files the database file's permissions.
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+    fs.chmodSync(file, 0o600);
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    refuseNewerSchema(db, file, MIGRATIONS);
+    migrate(db, MIGRATIONS);
+    return db;
+  } catch (err) {
+    db?.close();
+    throw describeOpenFailure(file, dataDir, err);
+  }
+}
+
+/** A database whose recorded migrations go beyond the known ones was written by a newer fleetform. */
+function refuseNewerSchema(db: Db, file: string, migrations: readonly Migration[]): void {
+  const known = Math.max(0, ...migrations.map((m) => m.version));
+  const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  if (!table) return;
+  const row = db.prepare<[], { version: number | null }>('SELECT MAX(version) AS version FROM schema_migrations').get();
+  const newest = row?.version ?? 0;
+  if (newest > known) {
+    throw unusable(
+      file,
+      `was written by a newer fleetform (schema version ${newest}; this one knows up to ${known}) and is left untouched`,
+      'upgrade fleetform to the version that wrote it, or start the emulator with another --data folder',
+    );
+  }
 }
 
 /** Applies the migrations not yet recorded in `schema_migrations`; returns their versions. */

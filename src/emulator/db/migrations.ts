@@ -178,4 +178,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX training_jobs_by_org ON training_jobs(organization_id, created_on, id);
     `,
   },
+  {
+    version: 3,
+    name: 'registry namespaces claimed by publishing',
+    sql: `
+      -- Offline convenience: a namespace no organization has becomes, at its first publish,
+      -- a namespace of the publishing key's organization, besides its public namespace.
+      CREATE TABLE claimed_namespaces (
+        namespace TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        claimed_on INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -5,11 +5,11 @@
  */
 import * as semver from 'semver';
 import { moduleIdOfModel, parseApiTriplet, parseModelTriplet, parseModuleId, tryParseVersionPolicy, type ModelFramework, type ModelType } from '../../domain';
-import { isOrganizationOwner, type Principal } from '../auth/principal';
+import { isOrganizationOwner, organizationsOf, type Principal } from '../auth/principal';
 import type { Db } from '../db/database';
 import { automaticUpdateTarget } from '../logic/deployments';
 import { getRobot, getPart } from '../store/machines';
-import { listOrganizations, organizationByNamespace, getOrganization, type OrganizationRecord } from '../store/accounts';
+import { claimNamespace, listOrganizations, organizationByClaimedNamespace, organizationByNamespace, getOrganization, type OrganizationRecord } from '../store/accounts';
 import { deploymentsOfModule, moveDeployment } from '../store/deployments';
 import { insertRegistryItem, insertRegistryVersion, registryVersions, type RegistryItemRecord, type RegistryItemType } from '../store/registry';
 import { findRegistryItem } from './registry';
@@ -34,15 +34,37 @@ function checkVersion(version: string): void {
   }
 }
 
-/** The organization that owns (or will own) items of a namespace, checked against the publisher. */
-function owningOrganization(db: Db, publisher: Publisher, namespace: string): OrganizationRecord {
-  const org = organizationByNamespace(db, namespace) ?? getOrganization(db, namespace);
-  if (!org) throw invalidArgument(`no organization has the public namespace ${JSON.stringify(namespace)}`);
+/**
+ * The organization that owns (or will own) items of a namespace, checked against the
+ * publisher, and the namespace its new items get. A namespace no organization has is
+ * claimed for the publisher's organization at its first publish (an emulator convenience
+ * for working offline with one's own modules; the real service registers namespaces).
+ */
+function owningOrganization(db: Db, publisher: Publisher, namespace: string, now: number): { org: OrganizationRecord; namespace: string } {
+  const claimed = organizationByClaimedNamespace(db, namespace);
+  const org = organizationByNamespace(db, namespace) ?? getOrganization(db, namespace) ?? claimed;
+  if (!org) {
+    const owned = publisher === 'seed' ? [] : organizationsOf(publisher).filter((id) => isOrganizationOwner(publisher, id));
+    const only = owned.length === 1 ? getOrganization(db, owned[0] as string) : undefined;
+    if (!only) {
+      throw invalidArgument(
+        `no organization has the public namespace ${JSON.stringify(namespace)}, and this API key does not own exactly one organization to claim it for`,
+      );
+    }
+    if (!NAMESPACE.test(namespace)) {
+      throw invalidArgument(`${JSON.stringify(namespace)} cannot be a namespace: use lowercase letters, digits and "-", starting with a letter`);
+    }
+    claimNamespace(db, namespace, only.id, now);
+    return { org: only, namespace };
+  }
   if (publisher !== 'seed' && !isOrganizationOwner(publisher, org.id)) {
     throw permissionDenied(`namespace ${namespace} belongs to organization ${org.id}, which this API key does not own`);
   }
-  return org;
+  return { org, namespace: claimed ? namespace : org.publicNamespace || org.id };
 }
+
+/** A namespace that may be claimed. */
+const NAMESPACE = /^[a-z][a-z0-9-]{0,62}$/;
 
 function existingOrNew(
   db: Db,
@@ -62,8 +84,7 @@ function existingOrNew(
     }
     return found;
   }
-  const org = owningOrganization(db, publisher, parsed.namespace);
-  const namespace = org.publicNamespace || org.id;
+  const { org, namespace } = owningOrganization(db, publisher, parsed.namespace, now);
   const item: RegistryItemRecord = {
     itemId: `${namespace}:${parsed.name}`,
     organizationId: org.id,

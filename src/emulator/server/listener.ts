@@ -9,6 +9,7 @@ import * as http from 'node:http';
 import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import { Duplex } from 'node:stream';
+import type { ServerLimits } from './limits';
 
 type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
 
@@ -57,8 +58,12 @@ export interface Listener {
 /** How long close() waits for calls in flight by default. */
 export const DEFAULT_GRACE_MS = 2000;
 
-/** Serves `handler` over HTTP/1.1 and cleartext HTTP/2 on one port. */
-export async function listen(handler: Handler, port: number, host: string): Promise<Listener> {
+/**
+ * Serves `handler` over HTTP/1.1 and cleartext HTTP/2 on one port. A connection must send
+ * complete request headers within the header timeout and is closed after the idle timeout
+ * without traffic; an HTTP/2 connection may hold at most `maxConcurrentStreams` streams.
+ */
+export async function listen(handler: Handler, port: number, host: string, limits: ServerLimits): Promise<Listener> {
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const counted: Handler = (req, res) => {
@@ -69,14 +74,20 @@ export async function listen(handler: Handler, port: number, host: string): Prom
     });
     handler(req, res);
   };
-  const h1 = http.createServer(counted);
-  h1.keepAliveTimeout = 5000;
-  const h2 = http2.createServer({}, counted);
+  const h1 = http.createServer({ headersTimeout: limits.headerTimeoutMs, requestTimeout: 0 }, counted);
+  h1.keepAliveTimeout = Math.min(5000, limits.idleTimeoutMs);
+  h1.timeout = limits.idleTimeoutMs;
+  const h2 = http2.createServer({ settings: { maxConcurrentStreams: limits.maxConcurrentStreams } }, counted);
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.Http2Session>();
   h2.on('session', (s) => {
     sessions.add(s);
     s.on('close', () => sessions.delete(s));
+    s.setTimeout(limits.idleTimeoutMs, () => s.destroy());
+    // Headers of a first stream must be complete in time (HTTP/1.1 has headersTimeout).
+    const firstHeaders = setTimeout(() => s.destroy(), limits.headerTimeoutMs);
+    s.once('stream', () => clearTimeout(firstHeaders));
+    s.once('close', () => clearTimeout(firstHeaders));
   });
 
   const server = net.createServer((socket) => {
@@ -84,6 +95,9 @@ export async function listen(handler: Handler, port: number, host: string): Prom
     socket.setNoDelay(true); // small RPC frames: no Nagle delay
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
+    // Until the protocol is known: silent or slow connections are dropped.
+    const sniffDeadline = setTimeout(() => socket.destroy(), Math.min(limits.headerTimeoutMs, limits.idleTimeoutMs));
+    socket.once('close', () => clearTimeout(sniffDeadline));
     let head = Buffer.alloc(0);
     const onData = (chunk: Buffer): void => {
       head = Buffer.concat([head, chunk]);
@@ -91,6 +105,7 @@ export async function listen(handler: Handler, port: number, host: string): Prom
       const isH2 = head.subarray(0, n).equals(PREFACE.subarray(0, n));
       if (isH2 && head.length < PREFACE.length) return; // wait for the whole preface
       socket.off('data', onData);
+      clearTimeout(sniffDeadline);
       socket.pause();
       socket.unshift(head);
       if (isH2) {

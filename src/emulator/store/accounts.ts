@@ -84,6 +84,19 @@ export function organizationByNamespace(db: Db, namespace: string): Organization
   return r && toOrg(r);
 }
 
+/** The organization that claimed `namespace` by publishing to it (see migration 3). */
+export function organizationByClaimedNamespace(db: Db, namespace: string): OrganizationRecord | undefined {
+  const r = stmt<[string], OrgRow>(
+    db,
+    'SELECT organizations.* FROM claimed_namespaces JOIN organizations ON organizations.id = claimed_namespaces.organization_id WHERE claimed_namespaces.namespace = ?',
+  ).get(namespace);
+  return r && toOrg(r);
+}
+
+export function claimNamespace(db: Db, namespace: string, organizationId: string, now: number): void {
+  stmt<[string, string, number]>(db, 'INSERT INTO claimed_namespaces (namespace, organization_id, claimed_on) VALUES (?, ?, ?)').run(namespace, organizationId, now);
+}
+
 export function listOrganizations(db: Db, ids: readonly string[]): OrganizationRecord[] {
   return ids
     .map((id) => getOrganization(db, id))

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
 import { isObject, type JsonObject } from '../json';
 import { findReferences } from './references';
-import type { DesiredResource, DesiredStack, ProviderSettings } from './stack';
+import type { DesiredOutput, DesiredResource, DesiredStack, ProviderSettings } from './stack';
 
 /** Resource types of the fleetform provider begin with its name; the rest belong to other providers. */
 const OWN_TYPE_PREFIX = 'fleetform_';
@@ -104,7 +104,15 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
       }
     }
   }
-  return { name, provider: providerOf(doc), resources, foreign, moves: movesOf(doc, file) };
+  return { name, provider: providerOf(doc), resources, foreign, outputs: outputsOf(doc), moves: movesOf(doc, file) };
+}
+
+/** The `output` blocks of a stack document (what cdktf's TerraformOutput writes). */
+function outputsOf(doc: JsonObject): DesiredOutput[] {
+  const blocks = isObject(doc.output) ? doc.output : {};
+  return Object.entries(blocks)
+    .filter((entry): entry is [string, JsonObject] => isObject(entry[1]))
+    .map(([name, block]) => ({ name, value: block.value ?? null, sensitive: block.sensitive === true }));
 }
 
 /** Reads every stack (or the named ones) of a synthesized app from its output folder. */

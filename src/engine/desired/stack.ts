@@ -1,4 +1,4 @@
-import type { JsonObject } from '../json';
+import type { JsonObject, JsonValue } from '../json';
 
 /** The provider block of a stack: where and as whom its resources live. */
 export interface ProviderSettings {
@@ -18,10 +18,19 @@ export interface DesiredResource {
   readonly dependsOn: readonly string[];
 }
 
+/** A `TerraformOutput` of the stack: a value (maybe referencing resources) shown after apply. */
+export interface DesiredOutput {
+  readonly name: string;
+  readonly value: JsonValue;
+  readonly sensitive: boolean;
+}
+
 export interface DesiredStack {
   readonly name: string;
   readonly provider: ProviderSettings;
   readonly resources: readonly DesiredResource[];
+  /** The stack's outputs, evaluated against the state after apply. */
+  readonly outputs?: readonly DesiredOutput[];
   /** Addresses of the stack's resources of other providers: Terraform's to manage, not the engine's. */
   readonly foreign: readonly string[];
   /** `moved` blocks (cdktf's moveTo/moveToId/moveFromId): the object at `from` is now managed at `to`. */

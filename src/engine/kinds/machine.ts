@@ -280,6 +280,8 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
       });
     if (plannedVersion !== null && seen !== plannedVersion) throw stale();
     await renameIfNeeded(ctx, machineId, String(desired.name));
+    // A rename alone writes no config: the part is left as it is (and its version with it).
+    if (stableStringify(configView(part.config)) === stableStringify(viewConfig(desired))) return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
     try {
       await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(viewConfig(desired), part.config), part.lastUpdated);
     } catch (err) {

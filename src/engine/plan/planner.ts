@@ -7,7 +7,7 @@ import type { JsonObject } from '../json';
 import { desireResource } from '../desire';
 import type { Applied, Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
 import { replaceReasonsOf } from '../kind-declaration';
-import { maskPaths } from '../mask';
+import { maskPaths, observedSecretPaths } from '../mask';
 import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
 import { isDeposedKey, type ResourceChange } from './model';
@@ -227,7 +227,7 @@ function planRemoval(input: PlanStackInput, known: Known, address: string, obser
   if (entry.status === 'deleting') notes.push({ level: 'info', message: 'deletion started earlier and is not finished yet' });
   if (deposed) notes.push({ level: 'info', message: 'replaced earlier; its delete did not succeed and is retried' });
   if (adopted) notes.push({ level: 'info', message: 'adopted: an interrupted create had made it; it is no longer declared' });
-  const before = observation ? maskPaths(observation.view, entry.sensitive_paths, salt) : entry.attributes;
+  const before = observation ? maskPaths(observation.view, [...entry.sensitive_paths, ...observedSecretPaths(kind, observation.view)], salt) : entry.attributes;
   return {
     stack: stack.name,
     address,
@@ -299,7 +299,10 @@ async function planResource(
       observedVersion: null,
     };
   }
-  const sensitive = [...new Set([...desired.sensitivePaths, ...prior.sensitive_paths])];
+  // What the service holds is masked by the same rule as what the stack declares: a secret
+  // added outside fleetform never shows in clear as drift.
+  const observedSecrets = observation ? observedSecretPaths(kind, observation.view, attributes) : [];
+  const sensitive = [...new Set([...desired.sensitivePaths, ...prior.sensitive_paths, ...observedSecrets])];
   const observedView = observation ? maskPaths(observation.view, sensitive, salt) : undefined;
   const current = observedView ?? prior.attributes ?? {};
   const drift = prior.attributes && observedView ? diffJson(prior.attributes, observedView) : [];

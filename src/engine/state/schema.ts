@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isObject, type JsonObject } from '../json';
+import { isObject, type JsonObject, type JsonValue } from '../json';
 
 /**
  * An object of JSON values. State is read with JSON.parse, so its values are JSON by
@@ -31,12 +31,23 @@ export const StateEntrySchema = z.object({
 });
 export type StateEntry = z.infer<typeof StateEntrySchema>;
 
+/** An output as the last apply evaluated it; a sensitive one keeps no value. */
+export const StateOutputSchema = z.object({
+  value: z.custom<JsonValue>(() => true).nullable(),
+  sensitive: z.boolean(),
+  /** False when the value refers to something fleetform does not know (another provider's resource). */
+  known: z.boolean(),
+});
+export type StateOutput = z.infer<typeof StateOutputSchema>;
+
 export const StateSchema = z.object({
   format_version: z.literal(1),
   stack: z.string(),
   lineage: z.string(),
   serial: z.number().int().nonnegative(),
   resources: z.record(z.string(), StateEntrySchema),
+  /** The stack's outputs after the last apply. */
+  outputs: z.record(z.string(), StateOutputSchema).optional(),
 });
 export type State = z.infer<typeof StateSchema>;
 

@@ -1,0 +1,171 @@
+/**
+ * The emulator's request handler: connect-es routes behind a gate that answers from the
+ * headers alone whenever it can. A request for an unknown path, without valid credentials,
+ * or announcing a body over the message limit is answered before one byte of its body is
+ * read, decompressed or decoded; connect-es then enforces the limit on the compressed and
+ * the decompressed size while reading. A request body that cannot be decoded is the
+ * caller's fault (invalid_argument), never an internal error.
+ */
+import type * as http from 'node:http';
+import { Code, ConnectError, createConnectRouter, type ConnectRouter, type ConnectRouterOptions } from '@connectrpc/connect';
+import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
+import type { UniversalServerResponse } from '@connectrpc/connect/protocol';
+import { codeToHttpStatus } from '@connectrpc/connect/protocol-connect';
+import type { ServerLimits } from './limits';
+import { resourceExhausted, writeWireError, type NodeRequest, type NodeResponse } from './wire-errors';
+
+export interface GateOptions {
+  readonly limits: ServerLimits;
+  readonly interceptors: ConnectRouterOptions['interceptors'];
+  readonly routes: (router: ConnectRouter) => void;
+  /** Checks a call's credentials from its headers alone; throws a ConnectError to refuse it. */
+  readonly authenticate: (serviceTypeName: string, authorization: string | undefined) => void;
+}
+
+/** Answers 200 without credentials while the emulator serves. */
+export const HEALTH_PATH = '/healthz';
+
+/** Room for the 5-byte envelope prefix of enveloped protocols on top of the message itself. */
+const ENVELOPE_BYTES = 5;
+
+/** connect-es's message for a protobuf body it cannot decode. */
+const PARSE_FAILURE = 'parse binary:';
+
+function asInvalid(message: string): string {
+  return message.startsWith(PARSE_FAILURE) ? `malformed request message (${message.slice(PARSE_FAILURE.length).trim()})` : message;
+}
+
+/** A gRPC status in `headers` saying the body could not be decoded becomes invalid_argument. */
+function remapGrpcStatus(headers: Headers | undefined): void {
+  if (headers?.get('grpc-status') !== String(Code.Internal)) return;
+  const message = decodeURIComponent(headers.get('grpc-message') ?? '');
+  if (!message.startsWith(PARSE_FAILURE)) return;
+  headers.set('grpc-status', String(Code.InvalidArgument));
+  headers.set('grpc-message', encodeURIComponent(asInvalid(message)));
+}
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/** Rewrites an envelope holding gRPC-web trailers or a Connect end-of-stream message. */
+function remapEnvelope(chunk: Uint8Array): Uint8Array {
+  const flags = chunk[0] ?? 0;
+  if (chunk.length < ENVELOPE_BYTES || (flags & 0b1000_0010) === 0) return chunk;
+  const text = decoder.decode(chunk.subarray(ENVELOPE_BYTES));
+  if (!text.includes(PARSE_FAILURE) && !text.includes('parse%20binary')) return chunk;
+  let out: string;
+  if ((flags & 0b1000_0000) !== 0) {
+    const trailers = new Headers();
+    for (const line of text.split('\r\n')) {
+      const colon = line.indexOf(':');
+      if (colon > 0) trailers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+    }
+    remapGrpcStatus(trailers);
+    out = [...trailers.entries()].map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  } else {
+    const end = JSON.parse(text) as { error?: { code?: string; message?: string } };
+    if (end.error?.code === 'internal' && end.error.message?.startsWith(PARSE_FAILURE)) {
+      end.error = { ...end.error, code: 'invalid_argument', message: asInvalid(end.error.message) };
+    }
+    out = JSON.stringify(end);
+  }
+  const payload = encoder.encode(out);
+  const env = new Uint8Array(ENVELOPE_BYTES + payload.length);
+  env[0] = flags;
+  new DataView(env.buffer).setUint32(1, payload.length);
+  env.set(payload, ENVELOPE_BYTES);
+  return env;
+}
+
+async function* remapBody(res: UniversalServerResponse, body: AsyncIterable<Uint8Array>, unaryJson: boolean): AsyncIterable<Uint8Array> {
+  for await (const chunk of body) {
+    if (unaryJson) {
+      const text = decoder.decode(chunk);
+      const err = JSON.parse(text) as { code?: string; message?: string };
+      if (err.code === 'internal' && err.message?.startsWith(PARSE_FAILURE)) {
+        yield encoder.encode(JSON.stringify({ code: 'invalid_argument', message: asInvalid(err.message) }));
+        continue;
+      }
+      yield chunk;
+      continue;
+    }
+    yield remapEnvelope(chunk);
+  }
+  remapGrpcStatus(res.trailer);
+}
+
+/** A response whose "cannot decode the request" errors say invalid_argument in every protocol. */
+function withDecodeErrorsAsInvalid(res: UniversalServerResponse): UniversalServerResponse {
+  remapGrpcStatus(res.header);
+  if (!res.body) return res;
+  const contentType = res.header?.get('content-type') ?? '';
+  const unaryJsonError = res.status === codeToHttpStatus(Code.Internal) && contentType.startsWith('application/json');
+  if (unaryJsonError) {
+    res.status = codeToHttpStatus(Code.InvalidArgument);
+    res.header?.delete('content-length');
+  }
+  return { ...res, body: remapBody(res, res.body, unaryJsonError) };
+}
+
+/**
+ * After the answer, the rest of a body the handler did not read is discarded as it arrives,
+ * up to the message limit; a client sending more loses its connection (HTTP/1.1) or
+ * stream (HTTP/2).
+ */
+function drainUnreadBody(req: NodeRequest, res: NodeResponse, max: number): void {
+  res.once('finish', () => {
+    if (req.complete) return;
+    let discarded = 0;
+    req.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded <= max) return;
+      if ('stream' in req) req.stream.close();
+      else req.socket.destroy();
+    });
+    req.resume();
+  });
+}
+
+export function gatedHandler(options: GateOptions): (req: NodeRequest, res: NodeResponse) => void {
+  const router = createConnectRouter({
+    interceptors: options.interceptors,
+    readMaxBytes: options.limits.maxMessageBytes,
+    acceptCompression: [compressionGzip, compressionBrotli],
+  });
+  options.routes(router);
+  const paths = new Map(router.handlers.map((h) => [h.requestPath, h]));
+  const max = options.limits.maxMessageBytes;
+  return (req, res) => {
+    const path = (req.url ?? '').split('?', 2)[0] ?? '';
+    if (path === HEALTH_PATH) {
+      (res as http.ServerResponse).writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok\n');
+      return;
+    }
+    const handler = paths.get(path);
+    if (!handler) {
+      writeWireError(req, res, new ConnectError(`no procedure ${JSON.stringify(req.url)} here`, Code.Unimplemented));
+      return;
+    }
+    try {
+      const authorization = req.headers.authorization;
+      options.authenticate(handler.service.typeName, typeof authorization === 'string' ? authorization : undefined);
+      const announced = Number(req.headers['content-length'] ?? 0);
+      if (announced > max + ENVELOPE_BYTES) {
+        throw resourceExhausted(`request of ${announced} bytes is larger than the message limit of ${max} bytes`);
+      }
+    } catch (err) {
+      writeWireError(req, res, ConnectError.from(err));
+      return;
+    }
+    drainUnreadBody(req, res, max + ENVELOPE_BYTES);
+    const uReq = universalRequestFromNodeRequest(req, res, undefined, undefined);
+    handler(uReq)
+      .then((uRes) => universalResponseToNodeResponse(withDecodeErrorsAsInvalid(uRes), res))
+      .catch(() => {
+        // The client went away mid-answer: nothing is left to tell it.
+        if ('stream' in req) req.stream.close();
+        else req.socket.destroy();
+      });
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Answers a request with a status error in its own protocol without reading its body:
+ * gRPC with its status in trailers, gRPC-web in a trailer message, Connect unary as a JSON error with the
+ * matching HTTP status, Connect streaming as an end-of-stream message.
+ */
+import type * as http from 'node:http';
+import type * as http2 from 'node:http2';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { codeToHttpStatus, codeToString } from '@connectrpc/connect/protocol-connect';
+
+export type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
+export type NodeResponse = http.ServerResponse | http2.Http2ServerResponse;
+
+export type WireProtocol = 'grpc' | 'grpc-web' | 'connect-unary' | 'connect-stream';
+
+/** The protocol a request speaks, from its content type. */
+export function protocolOf(contentType: string | undefined): WireProtocol {
+  const type = (contentType ?? '').toLowerCase();
+  if (type.startsWith('application/grpc-web')) return 'grpc-web';
+  if (type.startsWith('application/grpc')) return 'grpc';
+  if (type.startsWith('application/connect+')) return 'connect-stream';
+  return 'connect-unary';
+}
+
+function errorJson(err: ConnectError): { code: string; message: string } {
+  return { code: codeToString(err.code), message: err.rawMessage };
+}
+
+/** An envelope: flags, big-endian length, payload. */
+function envelope(flags: number, payload: Buffer): Buffer {
+  const head = Buffer.alloc(5);
+  head.writeUInt8(flags, 0);
+  head.writeUInt32BE(payload.length, 1);
+  return Buffer.concat([head, payload]);
+}
+
+/** Writes `err` and closes the request without consuming the rest of its body. */
+export function writeWireError(req: NodeRequest, res: NodeResponse, err: ConnectError): void {
+  const protocol = protocolOf(req.headers['content-type']);
+  const headers: Record<string, string> = {};
+  let httpStatus = 200;
+  let body: Buffer | undefined;
+  let trailers: Record<string, string> | undefined;
+  const status = { 'grpc-status': String(err.code), 'grpc-message': encodeURIComponent(err.rawMessage) };
+  if (protocol === 'grpc') {
+    headers['content-type'] = req.headers['content-type'] ?? 'application/grpc+proto';
+    trailers = status;
+  } else if (protocol === 'grpc-web') {
+    headers['content-type'] = req.headers['content-type'] ?? 'application/grpc-web+proto';
+    const text = Object.entries(status).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    body = envelope(0b1000_0000, Buffer.from(text));
+  } else if (protocol === 'connect-stream') {
+    headers['content-type'] = 'application/connect+json';
+    body = envelope(0b10, Buffer.from(JSON.stringify({ error: errorJson(err) })));
+  } else {
+    httpStatus = codeToHttpStatus(err.code);
+    headers['content-type'] = 'application/json';
+    body = Buffer.from(JSON.stringify(errorJson(err)));
+  }
+  if ('stream' in req) {
+    // HTTP/2: the stream is reset once the answer is out; the unread body is never taken in.
+    const stream = req.stream;
+    res.once('finish', () => stream.close());
+  } else {
+    headers.connection = 'close';
+    const socket = req.socket;
+    res.once('finish', () => socket.destroy());
+  }
+  (res as http.ServerResponse).writeHead(httpStatus, headers);
+  if (trailers) (res as http.ServerResponse).addTrailers(trailers);
+  if (body) res.end(body);
+  else res.end();
+}
+
+/** A status error of one of the emulator's gate checks. */
+export const resourceExhausted = (message: string): ConnectError => new ConnectError(message, Code.ResourceExhausted);
