@@ -8,7 +8,7 @@
 import { TrainingStatus } from '../../src/domain';
 import { fleetform, openEmulatorProject, type EmulatorProject, type FleetShape } from '../e2e/fleet-fixture';
 
-const TRIALS = Number(process.env.CRASH_TRIALS ?? '8');
+const TRIALS = Number(process.env.CRASH_TRIALS ?? '6');
 const SEED = Number(process.env.CRASH_SEED ?? '20261123');
 /** Service calls an apply of these shapes makes at most (a kill point beyond it lets the apply finish). */
 const MAX_CALL = 70;
@@ -38,27 +38,27 @@ const AFTER: FleetShape = { machines: ['m-a', 'm-c', 'm-d', 'm-e'], timeoutMs: 3
 function trials(count: number, seed: number): Trial[] {
   const next = random(seed);
   return Array.from({ length: count }, (_, i) => {
-    // The first trials walk the calls one by one; the rest are drawn from the seed.
-    const call = i < MAX_CALL / 2 ? (i % (MAX_CALL / 2)) * 2 + 1 : 1 + Math.floor(next() * MAX_CALL);
-    const after = i < MAX_CALL / 2 ? i % 2 === 1 : next() < 0.5;
+    // Every other trial walks the calls in steps of five (before, then after the call); the rest are drawn from the seed.
+    const walk = Math.floor(i / 2);
+    const drawn = i % 2 === 1;
+    const call = drawn ? 1 + Math.floor(next() * MAX_CALL) : 1 + ((walk * 5) % MAX_CALL);
+    const after = drawn ? next() < 0.5 : Math.floor((walk * 5) / MAX_CALL) % 2 === 1 || walk % 2 === 1;
     const fresh = next() < 0.3;
     return { from: fresh ? undefined : BEFORE, to: fresh ? BEFORE : AFTER, killAt: `${call}${after ? ':after' : ''}` };
   });
 }
 
 interface Counts {
+  /** What the service holds that state does not manage, or the stack does not declare. */
+  strays: string[];
   orphans: number;
   duplicates: number;
   lost: number;
 }
 
-/** Compares the service with the state and the declared shape. */
-async function audit(project: EmulatorProject, shape: FleetShape): Promise<Counts> {
+/** Machines, running jobs and datasets the service holds, by id and a name. */
+async function remoteObjects(project: EmulatorProject): Promise<Array<{ id: string; name: string }>> {
   const { client, credentials } = project;
-  const state = await project.backend().read('fleet');
-  const entries = Object.entries(state.resources);
-  const managed = new Set(entries.flatMap(([, e]) => Object.values(e.ids)));
-  const counts: Counts = { orphans: 0, duplicates: 0, lost: 0 };
   const machines = await client.appClient.listMachines(credentials.locationId);
   const jobs = (await client.mlTrainingClient.listTrainingJobs(credentials.organizationId)).filter(
     (j) => j.status !== TrainingStatus.CANCELED && j.status !== TrainingStatus.CANCELING,
@@ -69,8 +69,22 @@ async function audit(project: EmulatorProject, shape: FleetShape): Promise<Count
     ...jobs.map((j) => ({ id: j.id, name: `job ${j.modelName}@${j.modelVersion}` })),
     ...datasets.map((d) => ({ id: d.id, name: `dataset ${d.name}` })),
   ];
+  return remote;
+}
+
+/** Compares the service (less what it held before the trial) with the state and the declared shape. */
+async function audit(project: EmulatorProject, shape: FleetShape, preexisting: ReadonlySet<string>): Promise<Counts> {
+  const state = await project.backend().read('fleet');
+  const entries = Object.entries(state.resources);
+  const managed = new Set(entries.flatMap(([, e]) => Object.values(e.ids)));
+  const counts: Counts = { strays: [], orphans: 0, duplicates: 0, lost: 0 };
+  const remote = (await remoteObjects(project)).filter((r) => !preexisting.has(r.id));
   const declared = [...(shape.machines ?? []).map((m) => `machine ${m}`), 'dataset boxes', ...(shape.jobVersion ? [`job box-detector@${shape.jobVersion}`] : [])];
-  for (const r of remote) if (!managed.has(r.id) || !declared.includes(r.name)) counts.orphans += 1;
+  for (const r of remote) {
+    if (managed.has(r.id) && declared.includes(r.name)) continue;
+    counts.orphans += 1;
+    counts.strays.push(r.name);
+  }
   for (const name of declared) {
     const n = remote.filter((r) => r.name === name).length;
     if (n > 1) counts.duplicates += n - 1;
@@ -92,6 +106,7 @@ test(`${TRIALS} applies killed at chosen and seeded service calls (seed ${SEED})
   for (const [i, trial] of trials(TRIALS, SEED).entries()) {
     const project = await openEmulatorProject('ff-crash-');
     try {
+      const preexisting = new Set((await remoteObjects(project)).map((r) => r.id));
       if (trial.from) {
         project.synth(trial.from);
         const setup = await project.run('apply', '--auto-approve');
@@ -104,7 +119,7 @@ test(`${TRIALS} applies killed at chosen and seeded service calls (seed ${SEED})
       if (killed.code !== 0) totals.killed += 1;
       const recovery = await project.run('apply', '--auto-approve', '--break-stale-lock');
       const plan = await project.run('plan', '--detailed-exitcode');
-      const counts = await audit(project, trial.to);
+      const counts = await audit(project, trial.to, preexisting);
       totals.orphans += counts.orphans;
       totals.duplicates += counts.duplicates;
       totals.lost += counts.lost;

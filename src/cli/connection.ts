@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { createServiceClient, type ServiceClient } from '../api/client';
+import { parseGoDuration } from '../domain/duration';
 import { InputError } from '../domain/errors';
 import { faultSpecsFromEnv, startEmulator } from '../emulator';
 
@@ -26,6 +27,15 @@ export function providerEndpoint(endpoints: readonly (string | undefined)[]): st
   return named[0];
 }
 
+/** FLEETFORM_CALL_TIMEOUT (a duration such as 5s) bounds each attempt of a service call; default the client's. */
+function callTimeout(env: NodeJS.ProcessEnv): { timeoutMs?: number } {
+  const text = env.FLEETFORM_CALL_TIMEOUT;
+  if (!text) return {};
+  const ms = parseGoDuration(text.trim());
+  if (ms === undefined || ms < 1) throw new InputError(`expected a duration like 10s, not ${JSON.stringify(text)}`, { path: 'FLEETFORM_CALL_TIMEOUT' });
+  return { timeoutMs: ms };
+}
+
 /**
  * Finds the service the way every fleetform command does: FLEETFORM_ENDPOINT when set,
  * else the endpoint the stacks' FleetProvider names, with FLEETFORM_API_KEY and
@@ -33,7 +43,7 @@ export function providerEndpoint(endpoints: readonly (string | undefined)[]): st
  * `<cwd>/.fleetform/emulator/` with its seeded owner key.
  */
 export async function openConnection(options: { cwd: string; env: NodeJS.ProcessEnv; maxConnections?: number; providerEndpoint?: string }): Promise<Connection> {
-  const pool = options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections };
+  const pool = { ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }), ...callTimeout(options.env) };
   const { env } = options;
   const fromEnv = env.FLEETFORM_ENDPOINT;
   const endpoint = fromEnv || options.providerEndpoint;

@@ -138,7 +138,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
         hint: 'apply the resources it depends on first',
       });
     }
-    const value = await desireResource(kind, ctx, attributes, state.resources[change.address]);
+    const value = await desireResource(kind, ctx, attributes, priorOf(change));
     if (value.problems.length > 0) {
       const p = value.problems[0];
       throw new FleetformError(p?.message ?? 'invalid', { path: `${change.address}.${p?.path ?? ''}`, hint: p?.hint });

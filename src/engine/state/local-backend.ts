@@ -230,7 +230,7 @@ export class LocalStateBackend implements StateBackend {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
       const holder = await this.lockHolder(stack);
-      const unlock = holder ? `fleetform force-unlock --stack ${stack} ${holder.id}` : '';
+      const unlock = holder ? `fleetform force-unlock ${holder.id}` : '';
       if (holder && holderIsDead(holder)) {
         if (options.breakStale && (await options.breakStale(holder))) {
           await this.forceUnlock(stack, holder.id).catch(() => undefined);
