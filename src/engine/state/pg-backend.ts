@@ -307,7 +307,7 @@ export class PgStateBackend implements StateBackend {
         throw new StateLockedError(`state of stack "${stack}" is locked by ${who}`, {
           path: `${this.description} stack ${stack}`,
           hint: holder
-            ? `wait for it to finish, retry with --lock-timeout, or if it hangs: fleetform force-unlock --stack ${stack} ${holder.id} (ends the holder's database session)`
+            ? `wait for it to finish, retry with --lock-timeout, or if it hangs: fleetform force-unlock ${holder.id} (ends the holder's database session)`
             : 'wait for it to finish or retry with --lock-timeout',
         });
       }
