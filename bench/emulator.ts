@@ -8,6 +8,8 @@ export interface BenchEmulator {
   readonly url: string;
   readonly credentials: EmulatorCredentials;
   readonly dataDir: string;
+  /** The emulator's process id (its memory can be read from /proc). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export async function spawnEmulator(): Promise<BenchEmulator> {
   const ready = JSON.parse(line) as { url: string; credentials: EmulatorCredentials; dataDir: string };
   return {
     ...ready,
+    pid: child.pid as number,
     stop: async () => {
       child.stdin.end();
       await exited;

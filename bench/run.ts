@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createServiceClient } from '../src/api/client';
 import { spawnEmulator } from './emulator';
+import { measureHostile } from './hostile';
 import { insertJobs, measureListJobs } from './jobs';
 import { r3, timed } from './stats';
 import { formatDetails, formatLatency, formatTable, type Row } from './table';
@@ -75,6 +76,8 @@ async function main(): Promise<void> {
   const cli = await runChild<Record<string, unknown>>('cli-run.ts', ['--runs', quick ? '5' : '9']);
   process.stderr.write(`listing training jobs among ${JOBS}...\n`);
   const list_jobs = await listJobs(quick ? 1 : 3);
+  process.stderr.write('sending hostile requests to the emulator...\n');
+  const hostile = await measureHostile();
   process.stdout.write(`${formatTable(rows)}\n\n`);
   process.stdout.write(`${formatDetails(details)}\n\n`);
   process.stdout.write(`at a distance (plan reads follow the network up to 64 in flight; writes at the engine's parallelism):\n${formatLatency(latency)}\n\n`);
@@ -83,8 +86,9 @@ async function main(): Promise<void> {
   for (const [status, v] of Object.entries(list_jobs.by_status as Record<string, { seconds: number; jobs: number }>)) {
     process.stdout.write(`  ${status.padEnd(28)} ${String(v.jobs).padStart(6)} jobs  ${v.seconds.toFixed(3)} s\n`);
   }
+  process.stdout.write(`\nhostile requests (refusal time, emulator peak memory): ${JSON.stringify(hostile)}\n`);
   const file = path.join(__dirname, 'results.json');
-  fs.writeFileSync(file, `${JSON.stringify({ rows, latency, cli, list_jobs, details }, null, 2)}\n`);
+  fs.writeFileSync(file, `${JSON.stringify({ rows, latency, cli, list_jobs, details, hostile }, null, 2)}\n`);
   process.stdout.write(`\nwritten ${path.relative(process.cwd(), file)}\n`);
 }
 

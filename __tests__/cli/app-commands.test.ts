@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -81,6 +81,10 @@ describe('fleetform validate / synth on the example fleet', () => {
       resource: { fleetform_machine: Record<string, { config: string }> };
     };
     expect(Object.keys(warehouse.resource.fleetform_machine).sort()).toEqual(['inspector-1', 'packer-1', 'picker-1', 'picker-2', 'picker-3']);
+    // Synthesized documents may hold secret values: owner-only files in owner-only folders.
+    expect(statSync(join(out, 'stacks', 'warehouse', 'cdk.tf.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(out, 'manifest.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(out, 'stacks')).mode & 0o777).toBe(0o700);
   });
 });
 

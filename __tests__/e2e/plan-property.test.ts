@@ -11,11 +11,15 @@ import * as path from 'node:path';
 import { App, TerraformStack } from 'cdktf';
 import fc from 'fast-check';
 import { createServiceClient, type ServiceClient } from '../../src/api/client';
-import { Dataset, FleetProvider, Machine, ModelType, Module, TrainingJob } from '../../src';
+import { CustomTrainingJob, Dataset, FleetProvider, Machine, ModelFramework, ModelType, Module, TrainingJob } from '../../src';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { readStacks } from '../../src/engine/desired/read-stacks';
+import { childPath } from '../../src/domain/json-path';
+import { matchesPlanned } from '../../src/engine/apply/executor';
 import { Engine } from '../../src/engine/engine';
 import { defaultKinds } from '../../src/engine/kinds';
+import { moduleCards } from '../../src/engine/kinds/module-cards';
+import { isObject, stableStringify, type JsonObject } from '../../src/engine/json';
 import type { Plan, ResourceChange } from '../../src/engine/plan/model';
 import { LocalStateBackend } from '../../src/engine/state/local-backend';
 import type { State } from '../../src/engine/state/schema';
@@ -50,6 +54,8 @@ interface DatasetSpec {
 }
 interface JobSpec {
   readonly id: string;
+  /** Managed jobs may name a framework, custom ones a container version; otherwise the service chooses. */
+  readonly choice: boolean;
   /** A new model version this round (a retrain: the job is replaced). */
   readonly bump: boolean;
 }
@@ -73,18 +79,24 @@ const fleetArb: fc.Arbitrary<FleetSpec> = fc.record({
     ),
   ),
   datasets: fc.subarray(['d0', 'd1']).chain((ids) => fc.tuple(...ids.map((id) => fc.record({ id: fc.constant(id), variant })))),
-  jobs: fc.subarray(['j0', 'j1']).chain((ids) => fc.tuple(...ids.map((id) => fc.record({ id: fc.constant(id), bump: fc.boolean() })))),
+  jobs: fc.subarray(['j0', 'j1', 'c0']).chain((ids) => fc.tuple(...ids.map((id) => fc.record({ id: fc.constant(id), choice: fc.boolean(), bump: fc.boolean() })))),
 });
 
-/** Model versions stay unique over the whole run: a retrain or a new job takes the next number. */
+/**
+ * Model versions stay unique over the whole run: a new job, a retrain, or a changed
+ * parameter (jobs are immutable: a new setting is a retrain) takes the next number.
+ */
 class ModelVersions {
   private next = 1;
-  private readonly current = new Map<string, string>();
+  private readonly current = new Map<string, { version: string; choice: boolean }>();
   forRound(jobs: readonly JobSpec[]): Map<string, string> {
     const present = new Set(jobs.map((j) => j.id));
     for (const id of [...this.current.keys()]) if (!present.has(id)) this.current.delete(id);
-    for (const j of jobs) if (j.bump || !this.current.has(j.id)) this.current.set(j.id, `${this.next++}`);
-    return new Map(this.current);
+    for (const j of jobs) {
+      const was = this.current.get(j.id);
+      if (j.bump || !was || was.choice !== j.choice) this.current.set(j.id, { version: `${this.next++}`, choice: j.choice });
+    }
+    return new Map([...this.current].map(([id, v]) => [id, v.version]));
   }
 }
 
@@ -101,7 +113,12 @@ function synthFleet(outdir: string, fleet: FleetSpec, versions: ReadonlyMap<stri
   for (const d of fleet.datasets) new Dataset(stack, d.id, { name: `${d.id}-${d.variant}` });
   const base = new Dataset(stack, 'base', { name: 'base' });
   for (const j of fleet.jobs) {
-    new TrainingJob(stack, j.id, { dataset: base, modelName: `model-${j.id}`, modelVersion: versions.get(j.id) as string, modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
+    const common = { dataset: base, modelName: `model-${j.id}`, modelVersion: versions.get(j.id) as string };
+    if (j.id.startsWith('c')) {
+      new CustomTrainingJob(stack, j.id, { ...common, registryItemId: 'acme:trainer', registryItemVersion: '0.3.0', ...(j.choice ? { containerVersion: '2.1' } : {}) });
+    } else {
+      new TrainingJob(stack, j.id, { ...common, modelType: ModelType.OBJECT_DETECTION, tags: ['box'], ...(j.choice ? { modelFramework: ModelFramework.TFLITE } : {}) });
+    }
   }
   app.synth();
 }
@@ -132,7 +149,8 @@ function impliedWrites(change: ResourceChange, state: State, counts: Record<stri
       if (deletes) add(counts, 'DeleteDataset');
       return;
     case 'fleetform_training_job':
-      if (creates) add(counts, 'SubmitTrainingJob');
+    case 'fleetform_custom_training_job':
+      if (creates) add(counts, change.type === 'fleetform_training_job' ? 'SubmitTrainingJob' : 'SubmitCustomTrainingJob');
       // Jobs here never leave PENDING: deleting one cancels it, and a job already canceling needs no call.
       if (deletes && !deleting && change.facts.status !== 'CANCELING') add(counts, 'CancelTrainingJob');
       return;
@@ -145,6 +163,55 @@ function writesOf(calls: Readonly<Record<string, number>>): Record<string, numbe
   const out: Record<string, number> = {};
   for (const m of WRITES) if (calls[m]) out[m] = calls[m] as number;
   return out;
+}
+
+
+/** The version each module of each machine runs, as `fleetform status` shows it, by machine address and module. */
+async function runningVersions(state: State): Promise<Map<string, string | undefined>> {
+  const addressOf = new Map(Object.entries(state.resources).map(([address, e]) => [String(e.attributes?.name), address]));
+  const cards = await moduleCards(client, [state]);
+  return new Map(cards.map((c) => [`${addressOf.get(c.machine)}/${c.module}`, c.running]));
+}
+
+function modulesOf(view: JsonObject | null): JsonObject {
+  const config = view?.config;
+  const modules = isObject(config) ? config.modules : undefined;
+  return isObject(modules) ? modules : {};
+}
+
+/**
+ * A restart is noted for exactly the modules kept across an update whose running version
+ * (as status shows it before and after apply) or environment changes.
+ */
+function restartMismatches(plan: Plan, before: Map<string, string | undefined>, after: Map<string, string | undefined>): string[] {
+  const wrong: string[] = [];
+  for (const c of plan.changes) {
+    if (c.type !== 'fleetform_machine' || c.action !== 'update') continue;
+    const was = modulesOf(c.before);
+    const now = modulesOf(c.after);
+    for (const m of Object.keys(now).filter((k) => k in was)) {
+      const envOf = (d: JsonObject, k: string) => stableStringify((d[k] as JsonObject).env ?? null);
+      const key = `${c.address}/${m}`;
+      const restarts = before.get(key) !== after.get(key) || envOf(was, m) !== envOf(now, m);
+      const noted = c.notes.some((n) => n.path === childPath('config.modules', m) && n.message.includes('restarts the module'));
+      if (restarts !== noted) wrong.push(`${key}: restarts ${String(restarts)} (runs ${before.get(key)} -> ${after.get(key)}), noted ${String(noted)}`);
+    }
+  }
+  return wrong;
+}
+
+/** Each "runs X" a plan says of a module is the version `fleetform status` shows once applied. */
+function runsMismatches(plan: Plan, after: Map<string, string | undefined>): string[] {
+  const wrong: string[] = [];
+  for (const c of plan.changes) {
+    if (c.type !== 'fleetform_machine' || c.after === null) continue;
+    for (const m of Object.keys(modulesOf(c.after))) {
+      const said = c.notes.filter((n) => n.path === childPath('config.modules', m)).map((n) => /: runs (\S+);/.exec(n.message)?.[1]).find((v) => v !== undefined);
+      const key = `${c.address}/${m}`;
+      if (said !== undefined && said !== after.get(key)) wrong.push(`${key}: plan says runs ${said}, status shows ${String(after.get(key))}`);
+    }
+  }
+  return wrong;
 }
 
 const silent = { start: () => undefined, done: () => undefined, failed: () => undefined, skipped: () => undefined };
@@ -191,6 +258,7 @@ test(`over ${RUNS} random edits (seed ${SEED}), apply does what the plan says an
 
       const expected: Record<string, number> = {};
       for (const c of first.plan.changes) if (c.action !== 'no-op') impliedWrites(c, first.states.get(c.stack) as State, expected);
+      const runsBefore = await runningVersions(first.states.get('fleet') as State);
       emulator.resetCalls();
       const outcome = await engine.apply(first.plan, first.stacks, first.states, silent);
       expect(outcome.failed.map((f) => `${f.address}: ${String(f.error)}`)).toEqual([]);
@@ -204,6 +272,16 @@ test(`over ${RUNS} random edits (seed ${SEED}), apply does what the plan says an
         .filter((c) => !(c.action === 'delete' && state.resources[c.address]?.status === 'deleting'))
         .map((c) => `${c.action} ${c.address}: ${c.changes.map((x) => x.path).join(', ')}`);
       expect(left).toEqual([]);
+      // What the plan said each object would be is what the service now holds (unknowns match anything).
+      const held = new Map(second.plan.changes.map((c) => [c.address, c.before]));
+      const unlike = first.plan.changes
+        .filter((c) => c.after !== null && !(c.action === 'no-op' && c.before === c.after))
+        .filter((c) => !matchesPlanned(c.after ?? undefined, held.get(c.address) ?? undefined))
+        .map((c) => `${c.address}: planned ${JSON.stringify(c.after)}, holds ${JSON.stringify(held.get(c.address))}`);
+      expect(unlike).toEqual([]);
+      const runsAfter = await runningVersions(state);
+      expect(restartMismatches(first.plan, runsBefore, runsAfter)).toEqual([]);
+      expect(runsMismatches(first.plan, runsAfter)).toEqual([]);
       await fs.rm(outdir, { recursive: true, force: true });
     }),
     { seed: SEED, numRuns: RUNS, endOnFailure: true },

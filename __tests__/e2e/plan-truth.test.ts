@@ -236,3 +236,23 @@ test('outputs are evaluated after apply, printed like Terraform, kept in state (
   expect((await q.runBare('output', 'summary')).code).toBe(1);
 });
 
+test("what the service chooses (a job's framework, a custom job's container) is known after apply, and the next plan has no changes", async () => {
+  const q = await project();
+  synth(q, (s) => {
+    new TrainingJob(s, 'managed', { dataset: q.credentials.datasetId, modelName: 'boxes', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
+    new CustomTrainingJob(s, 'custom', { dataset: q.credentials.datasetId, registryItemId: 'acme:trainer', registryItemVersion: '0.3.0', modelName: 'seg', modelVersion: '1' });
+  });
+  const plan = await q.run('plan');
+  expect(plan.code).toBe(0);
+  expect(plan.stdout).toMatch(/\+ model_framework\s+= \(known after apply\)/);
+  expect(plan.stdout).toMatch(/\+ container_version\s+= \(known after apply\)/);
+  expect(plan.stdout).not.toContain('MODEL_FRAMEWORK_UNSPECIFIED');
+  expect(plan.stdout).not.toMatch(/container_version\s+= ""/);
+
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  const jobs = await q.client.mlTrainingClient.listTrainingJobs(q.credentials.organizationId);
+  expect(jobs.map((j) => j.containerVersion).filter((v) => v === '')).toEqual([]);
+  const again = await q.run('plan', '--detailed-exitcode');
+  expect(again.code).toBe(0);
+  expect(again.stdout).toContain('No changes.');
+});

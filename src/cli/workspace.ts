@@ -6,7 +6,7 @@ import { readStacks } from '../engine/desired/read-stacks';
 import type { DesiredStack } from '../engine/desired/stack';
 import { Engine } from '../engine/engine';
 import { defaultKinds } from '../engine/kinds';
-import { LocalStateBackend } from '../engine/state/local-backend';
+import { assertNothingLeftBehind, backendFor, declaredBackend, type ProjectStateBackend } from './state-backend';
 import { openConnection, providerEndpoint, type Connection } from './connection';
 import { timePhase } from './phase-timings';
 import { runApp } from './run-app';
@@ -77,7 +77,7 @@ export interface Workspace {
   readonly stacks: DesiredStack[];
   readonly engine: Engine;
   readonly connection: Connection;
-  readonly backend: LocalStateBackend;
+  readonly backend: ProjectStateBackend;
   close(): Promise<void>;
 }
 
@@ -92,7 +92,8 @@ export async function openWorkspace(options: EngineCommandOptions, cwd = process
     process.stderr.write(`note: leaving ${foreign.length} resource${foreign.length === 1 ? '' : 's'} of other providers to Terraform (cdktf deploy): ${foreign.join(', ')}\n`);
   }
   const connection = await timePhase('connect', () => openConnection({ cwd, env: process.env, maxConnections: readParallelism, providerEndpoint: providerEndpoint(stacks.map((st) => st.provider.endpoint)) }));
-  const backend = new LocalStateBackend(path.join(cwd, '.fleetform', 'state'));
+  const backend = backendFor(declaredBackend(stacks), cwd);
+  await assertNothingLeftBehind(backend, cwd, stacks.map((s) => s.name));
   const engine = new Engine({
     client: connection.client,
     backend,

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ServiceClient } from '../api/client';
 import { FleetformError } from '../domain/errors';
-import type { JsonObject } from './json';
+import type { JsonObject, JsonValue } from './json';
 import type { KindDeclaration } from './kind-declaration';
 import type { StateEntry } from './state/schema';
 
@@ -94,6 +94,11 @@ export interface ResourceKind<Schema extends z.ZodObject = z.ZodObject> {
   readonly declaration: KindDeclaration<Schema>;
   /** Replacement order: `create-first` keeps the old object until the new one exists. */
   readonly replaceOrder: 'create-first' | 'delete-first';
+  /**
+   * Attributes whose value, when it is this one, leaves the choice to the service (e.g. an
+   * unspecified framework): a plan shows a new object's as known after apply, not as sent.
+   */
+  readonly serviceChosen?: Readonly<Record<string, JsonValue>>;
   /**
    * Normalizes attributes the declaration's schema has already parsed (references
    * resolved, or UNKNOWN) into the view plan compares, with the kind's own checks.

@@ -1,7 +1,6 @@
-import * as path from 'node:path';
 import type { Command } from 'commander';
 import { FleetformError } from '../../domain/errors';
-import { LocalStateBackend } from '../../engine/state/local-backend';
+import { projectBackend } from '../state-backend';
 
 export function register(program: Command): void {
   program
@@ -9,7 +8,7 @@ export function register(program: Command): void {
     .description('release a state lock left by a fleetform that is no longer running')
     .option('--stack <name>', 'the locked stack (default: the stack holding that lock)')
     .action(async (lockId: string, opts: { stack?: string }) => {
-      const b = new LocalStateBackend(path.join(process.cwd(), '.fleetform', 'state'));
+      const b = await projectBackend(process.cwd());
       const candidates = opts.stack ? [opts.stack] : await b.lockedStacks();
       for (const stack of candidates) {
         const holder = await b.lockHolder(stack);

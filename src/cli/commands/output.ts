@@ -1,8 +1,7 @@
-import * as path from 'node:path';
 import type { Command } from 'commander';
 import { FleetformError } from '../../domain/errors';
 import { formatOutputs } from '../../engine/outputs';
-import { LocalStateBackend } from '../../engine/state/local-backend';
+import { projectBackend } from '../state-backend';
 import type { StateOutput } from '../../engine/state/schema';
 
 interface OutputOptions {
@@ -12,7 +11,7 @@ interface OutputOptions {
 
 /** The outputs kept in state by the last apply, by stack. */
 async function keptOutputs(only: readonly string[] | undefined): Promise<Map<string, Record<string, StateOutput>>> {
-  const backend = new LocalStateBackend(path.join(process.cwd(), '.fleetform', 'state'));
+  const backend = await projectBackend(process.cwd());
   const names = only && only.length > 0 ? only : await backend.stacks();
   const found = new Map<string, Record<string, StateOutput>>();
   for (const name of names) found.set(name, (await backend.read(name)).outputs ?? {});

@@ -1,17 +1,19 @@
-import * as path from 'node:path';
 import type { Command } from 'commander';
 import { FleetformError } from '../../domain/errors';
 import { redact } from '../../engine/render/values';
 import { durationFlag } from '../workspace';
-import { LocalStateBackend } from '../../engine/state/local-backend';
+import { projectBackend, type ProjectStateBackend } from '../state-backend';
+import { register as registerMigrate } from './state-migrate';
 import type { State } from '../../engine/state/schema';
 
-function backend(): LocalStateBackend {
-  return new LocalStateBackend(path.join(process.cwd(), '.fleetform', 'state'));
+let chosen: Promise<ProjectStateBackend> | undefined;
+function backend(): Promise<ProjectStateBackend> {
+  chosen ??= projectBackend(process.cwd());
+  return chosen;
 }
 
 async function states(only: string[] | undefined): Promise<State[]> {
-  const b = backend();
+  const b = await backend();
   const names = only && only.length > 0 ? only : await b.stacks();
   return Promise.all(names.map((n) => b.read(n)));
 }
@@ -26,6 +28,7 @@ async function locate(address: string, stack: string | undefined): Promise<State
 
 export function register(program: Command): void {
   const state = program.command('state').description('inspect and edit fleetform state');
+  registerMigrate(state);
   state
     .command('list')
     .description('addresses fleetform manages, per stack')
@@ -59,7 +62,7 @@ export function register(program: Command): void {
     .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 2m)', '0s')
     .action(async (source: string, destination: string, opts: { stack?: string; lockTimeout: string }) => {
       const s = await locate(source, opts.stack);
-      const b = backend();
+      const b = await backend();
       const lock = await b.lock(s.stack, 'state mv', { timeoutMs: durationFlag(opts.lockTimeout, '--lock-timeout') });
       try {
         const fresh = await b.read(s.stack);
@@ -88,7 +91,7 @@ export function register(program: Command): void {
     .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 2m)', '0s')
     .action(async (address: string, opts: { stack?: string; lockTimeout: string }) => {
       const s = await locate(address, opts.stack);
-      const b = backend();
+      const b = await backend();
       const lock = await b.lock(s.stack, 'state rm', { timeoutMs: durationFlag(opts.lockTimeout, '--lock-timeout') });
       try {
         const fresh = await b.read(s.stack);

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { moduleCards } from '../../engine/kinds/module-cards';
 import { openConnection } from '../connection';
-import { LocalStateBackend } from '../../engine/state/local-backend';
-import * as path from 'node:path';
+import { projectBackend } from '../state-backend';
 
 export function register(program: Command): void {
   program
@@ -10,7 +9,7 @@ export function register(program: Command): void {
     .description('the module card of every machine module: policy, running version, registry latest')
     .option('--stack <name...>', 'only these stacks')
     .action(async (opts: { stack?: string[] }) => {
-      const backend = new LocalStateBackend(path.join(process.cwd(), '.fleetform', 'state'));
+      const backend = await projectBackend(process.cwd());
       const names = opts.stack && opts.stack.length > 0 ? opts.stack : await backend.stacks();
       const states = await Promise.all(names.map((n) => backend.read(n)));
       const connection = await openConnection({ cwd: process.cwd(), env: process.env });

@@ -1,5 +1,5 @@
 /**
- * Counts the calls each method received (authenticated or not, failed or not), so a test
+ * Counts the calls each method received (failed ones too), so a test
  * can compare what a run did with what its plan said. Held in memory only.
  */
 import type { Interceptor } from '@connectrpc/connect';

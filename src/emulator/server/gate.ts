@@ -12,7 +12,7 @@ import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, un
 import type { UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { codeToHttpStatus } from '@connectrpc/connect/protocol-connect';
 import type { ServerLimits } from './limits';
-import { resourceExhausted, writeWireError, type NodeRequest, type NodeResponse } from './wire-errors';
+import { closeAfterAnswer, resourceExhausted, writeWireError, type NodeRequest, type NodeResponse } from './wire-errors';
 
 export interface GateOptions {
   readonly limits: ServerLimits;
@@ -107,25 +107,6 @@ function withDecodeErrorsAsInvalid(res: UniversalServerResponse): UniversalServe
   return { ...res, body: remapBody(res, res.body, unaryJsonError) };
 }
 
-/**
- * After the answer, the rest of a body the handler did not read is discarded as it arrives,
- * up to the message limit; a client sending more loses its connection (HTTP/1.1) or
- * stream (HTTP/2).
- */
-function drainUnreadBody(req: NodeRequest, res: NodeResponse, max: number): void {
-  res.once('finish', () => {
-    if (req.complete) return;
-    let discarded = 0;
-    req.on('data', (chunk: Buffer) => {
-      discarded += chunk.length;
-      if (discarded <= max) return;
-      if ('stream' in req) req.stream.close();
-      else req.socket.destroy();
-    });
-    req.resume();
-  });
-}
-
 export function gatedHandler(options: GateOptions): (req: NodeRequest, res: NodeResponse) => void {
   const router = createConnectRouter({
     interceptors: options.interceptors,
@@ -144,7 +125,7 @@ export function gatedHandler(options: GateOptions): (req: NodeRequest, res: Node
     }
     const handler = paths.get(path);
     if (!handler) {
-      writeWireError(req, res, new ConnectError(`no procedure ${JSON.stringify(req.url)} here`, Code.Unimplemented));
+      writeWireError(req, res, new ConnectError(`no procedure ${JSON.stringify(req.url)} here`, Code.Unimplemented), max + ENVELOPE_BYTES);
       return;
     }
     try {
@@ -155,10 +136,10 @@ export function gatedHandler(options: GateOptions): (req: NodeRequest, res: Node
         throw resourceExhausted(`request of ${announced} bytes is larger than the message limit of ${max} bytes`);
       }
     } catch (err) {
-      writeWireError(req, res, ConnectError.from(err));
+      writeWireError(req, res, ConnectError.from(err), max + ENVELOPE_BYTES);
       return;
     }
-    drainUnreadBody(req, res, max + ENVELOPE_BYTES);
+    closeAfterAnswer(req, res, max + ENVELOPE_BYTES);
     const uReq = universalRequestFromNodeRequest(req, res, undefined, undefined);
     handler(uReq)
       .then((uRes) => universalResponseToNodeResponse(withDecodeErrorsAsInvalid(uRes), res))

@@ -77,6 +77,20 @@ export async function listen(handler: Handler, port: number, host: string, limit
   const h1 = http.createServer({ headersTimeout: limits.headerTimeoutMs, requestTimeout: 0 }, counted);
   h1.keepAliveTimeout = Math.min(5000, limits.idleTimeoutMs);
   h1.timeout = limits.idleTimeoutMs;
+  // Node checks headersTimeout only for connections of servers that listen themselves; the
+  // sniffed ones get a deadline of their own for each request's headers.
+  const headerDeadlines = new WeakMap<net.Socket, NodeJS.Timeout>();
+  const armHeaderDeadline = (socket: net.Socket): void => {
+    clearTimeout(headerDeadlines.get(socket));
+    headerDeadlines.set(socket, setTimeout(() => socket.destroy(), limits.headerTimeoutMs));
+  };
+  h1.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const socket = req.socket;
+    clearTimeout(headerDeadlines.get(socket));
+    res.once('finish', () => {
+      if (!socket.destroyed) armHeaderDeadline(socket);
+    });
+  });
   const h2 = http2.createServer({ settings: { maxConcurrentStreams: limits.maxConcurrentStreams } }, counted);
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.Http2Session>();
@@ -111,6 +125,8 @@ export async function listen(handler: Handler, port: number, host: string, limit
       if (isH2) {
         h2.emit('connection', new SocketStream(socket));
       } else {
+        armHeaderDeadline(socket);
+        socket.once('close', () => clearTimeout(headerDeadlines.get(socket)));
         h1.emit('connection', socket);
         socket.resume();
       }

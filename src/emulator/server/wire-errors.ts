@@ -35,7 +35,7 @@ function envelope(flags: number, payload: Buffer): Buffer {
 }
 
 /** Writes `err` and closes the request without consuming the rest of its body. */
-export function writeWireError(req: NodeRequest, res: NodeResponse, err: ConnectError): void {
+export function writeWireError(req: NodeRequest, res: NodeResponse, err: ConnectError, discardLimit: number): void {
   const protocol = protocolOf(req.headers['content-type']);
   const headers: Record<string, string> = {};
   let httpStatus = 200;
@@ -57,19 +57,31 @@ export function writeWireError(req: NodeRequest, res: NodeResponse, err: Connect
     headers['content-type'] = 'application/json';
     body = Buffer.from(JSON.stringify(errorJson(err)));
   }
-  if ('stream' in req) {
-    // HTTP/2: the stream is reset once the answer is out; the unread body is never taken in.
-    const stream = req.stream;
-    res.once('finish', () => stream.close());
-  } else {
-    headers.connection = 'close';
-    const socket = req.socket;
-    res.once('finish', () => socket.destroy());
-  }
+  closeAfterAnswer(req, res, discardLimit);
   (res as http.ServerResponse).writeHead(httpStatus, headers);
   if (trailers) (res as http.ServerResponse).addTrailers(trailers);
   if (body) res.end(body);
   else res.end();
+}
+
+/**
+ * Once the answer is out, the unread rest of the body is discarded as it arrives (never
+ * decompressed or decoded); past `discardLimit` bytes the connection (HTTP/1.1) or stream
+ * (HTTP/2) is closed. Closing at once would reset a connection with unread input, and the
+ * client could lose the answer.
+ */
+export function closeAfterAnswer(req: NodeRequest, res: NodeResponse, discardLimit: number): void {
+  res.once('finish', () => {
+    if (req.complete) return;
+    let discarded = 0;
+    req.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded <= discardLimit) return;
+      if ('stream' in req) req.stream.close();
+      else req.socket.destroy();
+    });
+    req.resume();
+  });
 }
 
 /** A status error of one of the emulator's gate checks. */

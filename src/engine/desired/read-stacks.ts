@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
 import { isObject, type JsonObject } from '../json';
 import { findReferences } from './references';
-import type { DesiredOutput, DesiredResource, DesiredStack, ProviderSettings } from './stack';
+import type { DesiredOutput, DesiredResource, DesiredStack, StackBackend, ProviderSettings } from './stack';
 
 /** Resource types of the fleetform provider begin with its name; the rest belong to other providers. */
 const OWN_TYPE_PREFIX = 'fleetform_';
@@ -104,7 +104,20 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
       }
     }
   }
-  return { name, provider: providerOf(doc), resources, foreign, outputs: outputsOf(doc), moves: movesOf(doc, file) };
+  return { name, provider: providerOf(doc), resources, foreign, outputs: outputsOf(doc), moves: movesOf(doc, file), backend: backendOf(doc) };
+}
+
+/** The stack's `terraform.backend` block: PgBackend's settings, local, or another kind by name. */
+export function backendOf(doc: JsonObject): StackBackend {
+  const terraform = isObject(doc.terraform) ? doc.terraform : {};
+  const backends = isObject(terraform.backend) ? terraform.backend : {};
+  const [name, block] = Object.entries(backends)[0] ?? [];
+  if (name === undefined || name === 'local') return { type: 'local' };
+  if (name !== 'pg') return { type: 'other', name };
+  const settings = isObject(block) ? block : {};
+  const connStr = str(settings.conn_str);
+  const schemaName = str(settings.schema_name);
+  return { type: 'pg', ...(connStr ? { connStr } : {}), ...(schemaName ? { schemaName } : {}) };
 }
 
 /** The `output` blocks of a stack document (what cdktf's TerraformOutput writes). */

@@ -25,10 +25,19 @@ export interface DesiredOutput {
   readonly sensitive: boolean;
 }
 
+/** Where the stack keeps its state, as the stack's Terraform backend block says. */
+export type StackBackend =
+  | { readonly type: 'local' }
+  | { readonly type: 'pg'; readonly connStr?: string; readonly schemaName?: string }
+  /** A backend fleetform cannot use (s3, remote...): named so the error can say which. */
+  | { readonly type: 'other'; readonly name: string };
+
 export interface DesiredStack {
   readonly name: string;
   readonly provider: ProviderSettings;
   readonly resources: readonly DesiredResource[];
+  /** Where its state lives (local files when the stack declares no backend). */
+  readonly backend?: StackBackend;
   /** The stack's outputs, evaluated against the state after apply. */
   readonly outputs?: readonly DesiredOutput[];
   /** Addresses of the stack's resources of other providers: Terraform's to manage, not the engine's. */

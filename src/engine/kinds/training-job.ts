@@ -144,6 +144,7 @@ function trainingKind<Schema extends z.ZodObject>(flavour: JobFlavour<Schema>): 
     type: flavour.declaration.type,
     declaration: flavour.declaration,
     replaceOrder: 'create-first',
+    serviceChosen: SERVICE_CHOSEN,
 
     async desire(ctx, attributes, prior): Promise<DesiredValue> {
       const common = trainingJobCommon.parse(attributes);

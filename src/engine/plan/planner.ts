@@ -11,6 +11,7 @@ import { maskPaths, observedSecretPaths } from '../mask';
 import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
 import { isDeposedKey, type ResourceChange } from './model';
+import { withServiceChoices } from './service-choices';
 
 export interface PlanStackInput {
   readonly stack: DesiredStack;
@@ -286,11 +287,13 @@ async function planResource(
   if (!prior || vanished || prior.status === 'deleting') {
     const notes = [...desired.notes];
     if (vanished) notes.unshift({ level: 'warning', message: 'was deleted outside fleetform; apply creates it again' });
+    const shown = withServiceChoices(after, kind.serviceChosen);
     return {
       ...base,
+      after: shown,
       action: 'create',
       before: null,
-      changes: diffJson(undefined, after),
+      changes: diffJson(undefined, shown),
       drift: [],
       vanished,
       replaceReasons: [],
