@@ -11,7 +11,7 @@ import { fleetform, openEmulatorProject, type EmulatorProject, type FleetShape }
 const TRIALS = Number(process.env.CRASH_TRIALS ?? '6');
 const SEED = Number(process.env.CRASH_SEED ?? '20261123');
 /** Service calls an apply of these shapes makes at most (a kill point beyond it lets the apply finish). */
-const MAX_CALL = 70;
+const MAX_CALL = 40;
 
 /** A small seeded generator (mulberry32): the same seed gives the same trials. */
 function random(seed: number): () => number {
@@ -44,6 +44,9 @@ function trials(count: number, seed: number): Trial[] {
     const call = drawn ? 1 + Math.floor(next() * MAX_CALL) : 1 + ((walk * 5) % MAX_CALL);
     const after = drawn ? next() < 0.5 : Math.floor((walk * 5) / MAX_CALL) % 2 === 1 || walk % 2 === 1;
     const fresh = next() < 0.3;
+    // CRASH_KILL_AT replays one point of a change trial (e.g. `26:after`).
+    const replay = process.env.CRASH_KILL_AT;
+    if (replay) return { from: BEFORE, to: AFTER, killAt: replay };
     return { from: fresh ? undefined : BEFORE, to: fresh ? BEFORE : AFTER, killAt: `${call}${after ? ':after' : ''}` };
   });
 }
@@ -125,6 +128,7 @@ test(`${TRIALS} applies killed at chosen and seeded service calls (seed ${SEED})
       totals.lost += counts.lost;
       const converged = recovery.code === 0 && plan.code === 0 && plan.stdout.includes('No changes');
       if (!converged) totals.notConverged += 1;
+      if (!converged && process.env.CRASH_KILL_AT) process.stdout.write(`${recovery.stdout}\n${recovery.stderr}\n`);
       if (!converged || counts.orphans + counts.duplicates + counts.lost > 0) {
         failures.push(`trial ${i} (kill at ${trial.killAt}, ${trial.from ? 'change' : 'fresh'}): ${JSON.stringify(counts)} recovery ${recovery.code} ${recovery.stderr.slice(0, 400)} plan ${plan.code} ${plan.stdout.slice(0, 600)}`);
       }

@@ -180,12 +180,14 @@ function trainingKind<Schema extends z.ZodObject>(flavour: JobFlavour<Schema>): 
       return { view, version: `${job.status}:${job.lastModified?.toISOString() ?? ''}`, facts };
     },
 
-    judge({ current, desired, observation, replaceReasons }): Judgement {
+    judge({ current, desired, observation, prior, replaceReasons }): Judgement {
       const problems: PlanProblem[] = [];
       const notes: PlanNote[] = [];
       if (replaceReasons.length === 0) {
         for (const key of Object.keys({ ...current, ...desired })) {
           if (PARAMETERS_IGNORED_FOR_CHANGES.has(key)) continue;
+          // A job adopted after an interrupted submit: what the service chose for a parameter left unspecified is no change.
+          if (prior.attributes === null && SERVICE_CHOSEN[key] !== undefined && desired[key] === SERVICE_CHOSEN[key]) continue;
           if (JSON.stringify(current[key]) !== JSON.stringify(desired[key]) && desired[key] !== UNKNOWN) {
             problems.push({
               path: key,
