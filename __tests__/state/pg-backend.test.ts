@@ -1,7 +1,7 @@
 /** The PostgreSQL state backend against a real server started for this file. */
 import { Client } from 'pg';
 import { PgBackendError, PgStateBackend } from '../../src/engine/state/pg-backend';
-import { emptyState } from '../../src/engine/state/local-backend';
+import { emptyState } from '../../src/engine/state/schema';
 import type { StateEntry } from '../../src/engine/state/schema';
 import { startPostgres, type PgServer } from '../support/postgres';
 

@@ -10,8 +10,6 @@
  */
 import { MethodKind } from '@bufbuild/protobuf';
 import {
-  ModelRef,
-  ModuleUpdate,
   PublishModuleVersionRequest,
   PublishModuleVersionResponse,
   PublishTrainingScriptRequest,
@@ -19,7 +17,6 @@ import {
   AdvanceTrainingJobRequest,
   TrainingJobTransition,
   FailTrainingJobRequest,
-  ModuleCard,
   ListModuleCardsRequest,
   ListModuleCardsResponse,
   CreateOrganizationRequest,
@@ -30,26 +27,7 @@ import {
   ClearFaultsResponse,
 } from './generated/fleetform/emulator/v1/emulator_pb';
 
-export {
-  ModelRef,
-  ModuleUpdate,
-  PublishModuleVersionRequest,
-  PublishModuleVersionResponse,
-  PublishTrainingScriptRequest,
-  PublishTrainingScriptResponse,
-  AdvanceTrainingJobRequest,
-  TrainingJobTransition,
-  FailTrainingJobRequest,
-  ModuleCard,
-  ListModuleCardsRequest,
-  ListModuleCardsResponse,
-  CreateOrganizationRequest,
-  OrganizationCredentials,
-  InjectFaultRequest,
-  InjectFaultResponse,
-  ClearFaultsRequest,
-  ClearFaultsResponse,
-};
+export * from './generated/fleetform/emulator/v1/emulator_pb';
 
 const pkg = 'fleetform.emulator.v1';
 

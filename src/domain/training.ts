@@ -235,3 +235,15 @@ export function checkCustomTrainingJobParams(p: CustomTrainingJobParams, pathPre
   }
   return issues;
 }
+
+/**
+ * The smallest version after `wanted` that no job of the model has: the trailing number
+ * counted up (`3` -> `4`, `v1.2` -> `v1.3`), else `-2`, `-3`... appended.
+ */
+export function nextFreeVersion(wanted: string, taken: ReadonlySet<string>): string {
+  const numbered = /^(.*?)(\d+)$/.exec(wanted);
+  const candidate = (n: number): string => (numbered ? `${numbered[1]}${Number(numbered[2]) + n}` : `${wanted}-${n + 1}`);
+  let n = 1;
+  while (taken.has(candidate(n))) n++;
+  return candidate(n);
+}

@@ -8,7 +8,7 @@ import { maskPaths, observedSecretPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
 import type { StateBackend, StateLock } from './state/backend';
-import { StateLockedError } from './state/local-backend';
+import { StateLockedError } from './state/holder-process';
 import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import { evaluateOutputs } from './outputs';
 import type { LockInfo, State, StateOutput } from './state/schema';

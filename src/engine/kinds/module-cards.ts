@@ -56,13 +56,16 @@ export async function moduleCards(client: ServiceClient, states: readonly State[
         if (!isObject(m) || m.type === 'local' || typeof m.module_id !== 'string' || typeof m.version !== 'string') continue;
         const policy = tryParseVersionPolicy(m.version);
         const read = await versionsOf(m.module_id);
+        const card = {
+          stack: state.stack,
+          machine: String(entry.attributes.name ?? address),
+          module: name,
+          moduleId: m.module_id,
+          policy: policy ? formatVersionPolicy(policy) : m.version,
+        };
         if ('error' in read) {
           cards.push({
-            stack: state.stack,
-            machine: String(entry.attributes.name ?? address),
-            module: name,
-            moduleId: m.module_id,
-            policy: policy ? formatVersionPolicy(policy) : m.version,
+            ...card,
             running: undefined,
             latest: undefined,
             admitsLatest: false,
@@ -73,11 +76,7 @@ export async function moduleCards(client: ServiceClient, states: readonly State[
         const { versions } = read;
         const latest = newestVersion(versions, { includePrerelease: policy?.kind === 'latest-with-prerelease' });
         cards.push({
-          stack: state.stack,
-          machine: String(entry.attributes.name ?? address),
-          module: name,
-          moduleId: m.module_id,
-          policy: policy ? formatVersionPolicy(policy) : m.version,
+          ...card,
           running: runningModuleVersion({ name, version: m.version }, entry, versions),
           latest,
           admitsLatest: Boolean(policy && latest && policyAdmits(policy, latest)),

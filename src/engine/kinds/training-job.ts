@@ -4,6 +4,7 @@ import {
   canDeleteCompleted,
   checkCustomTrainingJobParams,
   checkTrainingJobParams,
+  nextFreeVersion,
   modelFrameworkName,
   modelTypeName,
   parseModelFramework,
@@ -85,18 +86,6 @@ function submitsNewJob(view: JsonObject, prior: StateEntry | undefined): boolean
   if (!prior) return true;
   const was = prior.attributes ?? {};
   return was.model_name !== view.model_name || was.model_version !== view.model_version;
-}
-
-/**
- * The smallest version after `wanted` that no job of the model has: the trailing number
- * counted up (`3` -> `4`, `v1.2` -> `v1.3`), else `-2`, `-3`... appended.
- */
-export function nextFreeVersion(wanted: string, taken: ReadonlySet<string>): string {
-  const numbered = /^(.*?)(\d+)$/.exec(wanted);
-  const candidate = (n: number): string => (numbered ? `${numbered[1]}${Number(numbered[2]) + n}` : `${wanted}-${n + 1}`);
-  let n = 1;
-  while (taken.has(candidate(n))) n++;
-  return candidate(n);
 }
 
 /**

@@ -1,6 +1,8 @@
 /** Who holds a lock: this process's identity, and whether a recorded holder still runs. */
 import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { FleetformError } from '../../domain/errors';
 import type { LockInfo } from './schema';
 
 /** Milliseconds since the epoch at which a process of this machine started; undefined when unknown. */
@@ -41,4 +43,20 @@ export function holderIsDead(holder: LockInfo): boolean {
   const started = processStart(holder.pid);
   // Start times are read at a tick's resolution: a difference beyond a second is another process.
   return started !== undefined && Math.abs(started - holder.process_start) > 1000;
+}
+
+/** A state lock is held by another run. */
+export class StateLockedError extends FleetformError {
+  /** True when the holder is a dead process of this machine (waiting would not help). */
+  stale = false;
+}
+
+/** What a new lock records: its id, the operation, and this process. */
+export function newLockInfo(operation: string): LockInfo {
+  return { id: randomUUID(), operation, who: `${os.userInfo().username}@${os.hostname()}`, created: new Date().toISOString(), ...thisProcess() };
+}
+
+/** The holder as lock errors name it: who, which process and command, since when, the lock ID. */
+export function describeHolder(holder: LockInfo): string {
+  return `${holder.who} (pid ${holder.pid}${holder.command ? `, "${holder.command}"` : ''}) for "${holder.operation}" since ${holder.created}, lock ID ${holder.id}`;
 }

@@ -1,22 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs, constants } from 'node:fs';
 import { z } from 'zod';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
 import { pathOf } from '../../domain/json-path';
 import type { LockOptions, StateBackend, StateLock } from './backend';
-import { holderIsDead, thisProcess } from './holder-process';
+import { describeHolder, holderIsDead, newLockInfo, StateLockedError } from './holder-process';
 import { stateTextChunks } from './state-text';
-import { LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type State, type StateEntry } from './schema';
+import { emptyState, LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type State, type StateEntry } from './schema';
 
 /** One journal line: a change recorded after the last full write. */
 const JournalLineSchema = z.object({ lineage: z.string(), serial: z.number().int(), address: z.string(), entry: StateEntrySchema.nullable() });
 
-export class StateLockedError extends FleetformError {
-  /** True when the holder is a dead process of this machine (waiting would not help). */
-  stale = false;
-}
+export { StateLockedError } from './holder-process';
 
 /** Writes text pieces through the handle in batches of about a megabyte. */
 async function writeChunks(handle: fs.FileHandle, chunks: Iterable<string>): Promise<void> {
@@ -37,10 +33,7 @@ async function writeChunks(handle: fs.FileHandle, chunks: Iterable<string>): Pro
 
 const STACK_NAME = /^[A-Za-z0-9][\w.-]*$/;
 
-/** Creates an empty state for a stack, with a fresh lineage. */
-export function emptyState(stack: string): State {
-  return { format_version: 1, stack, lineage: randomUUID(), serial: 0, resources: {} };
-}
+export { emptyState } from './schema';
 
 /**
  * State on the local disk: `<dir>/<stack>.state.json`, written atomically (temporary
@@ -202,13 +195,7 @@ export class LocalStateBackend implements StateBackend {
   async lock(stack: string, operation: string, options: LockOptions): Promise<StateLock> {
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const file = this.file(stack, '.lock');
-    const info: LockInfo = {
-      id: randomUUID(),
-      operation,
-      who: `${os.userInfo().username}@${os.hostname()}`,
-      created: new Date().toISOString(),
-      ...thisProcess(),
-    };
+    const info = newLockInfo(operation);
     const deadline = Date.now() + options.timeoutMs;
     for (;;) {
       try {
@@ -242,9 +229,7 @@ export class LocalStateBackend implements StateBackend {
         ), { stale: true });
       }
       if (Date.now() >= deadline) {
-        const who = holder
-          ? `${holder.who} (pid ${holder.pid}${holder.command ? `, "${holder.command}"` : ''}) for "${holder.operation}" since ${holder.created}, lock ID ${holder.id}`
-          : 'another process';
+        const who = holder ? describeHolder(holder) : 'another process';
         throw new StateLockedError(`state of stack "${stack}" is locked by ${who}`, {
           path: file,
           hint: holder

@@ -6,15 +6,13 @@
  * refused when the stored state has moved past the writer's (another run got there first)
  * or belongs to another lineage, so no update is ever lost silently.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import * as os from 'node:os';
+import { createHash } from 'node:crypto';
 import { Client, type ClientConfig } from 'pg';
 import { FleetformError } from '../../domain/errors';
 import { pathOf } from '../../domain/json-path';
 import type { LockOptions, StateBackend, StateLock } from './backend';
-import { thisProcess } from './holder-process';
-import { emptyState, StateLockedError } from './local-backend';
-import { LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type State, type StateEntry } from './schema';
+import { describeHolder, newLockInfo, StateLockedError } from './holder-process';
+import { emptyState, LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type State, type StateEntry } from './schema';
 import { stateTextChunks } from './state-text';
 
 /** Where a PostgreSQL backend keeps state: cdktf's PgBackend settings. */
@@ -276,13 +274,7 @@ export class PgStateBackend implements StateBackend {
   async lock(stack: string, operation: string, options: LockOptions): Promise<StateLock> {
     // The lock lives as long as this connection: it is kept open until release.
     const client = await this.connect();
-    const info: LockInfo = {
-      id: randomUUID(),
-      operation,
-      who: `${os.userInfo().username}@${os.hostname()}`,
-      created: new Date().toISOString(),
-      ...thisProcess(),
-    };
+    const info = newLockInfo(operation);
     try {
       const key = this.key(stack);
       let taken: boolean;
@@ -301,9 +293,7 @@ export class PgStateBackend implements StateBackend {
       }
       if (!taken) {
         const holder = await this.recordedHolder(client, stack);
-        const who = holder
-          ? `${holder.who} (pid ${holder.pid}${holder.command ? `, "${holder.command}"` : ''}) for "${holder.operation}" since ${holder.created}, lock ID ${holder.id}`
-          : 'another run';
+        const who = holder ? describeHolder(holder) : 'another run';
         throw new StateLockedError(`state of stack "${stack}" is locked by ${who}`, {
           path: `${this.description} stack ${stack}`,
           hint: holder

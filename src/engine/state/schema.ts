@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 
@@ -63,3 +64,8 @@ export const LockInfoSchema = z.object({
   command: z.string().optional(),
 });
 export type LockInfo = z.infer<typeof LockInfoSchema>;
+
+/** An empty state for a stack, with a fresh lineage. */
+export function emptyState(stack: string): State {
+  return { format_version: 1, stack, lineage: randomUUID(), serial: 0, resources: {} };
+}
