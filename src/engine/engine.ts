@@ -11,6 +11,7 @@ import type { StateBackend, StateLock } from './state/backend';
 import { StateLockedError } from './state/holder-process';
 import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import { evaluateOutputs } from './outputs';
+import { kindContext, resolveTarget, type Target } from './target';
 import type { LockInfo, State, StateOutput } from './state/schema';
 
 export interface EngineSettings {
@@ -43,7 +44,7 @@ export class StalePlanError extends FleetformError {}
 
 /** Plans and applies stacks against one service. Knows no resource kind. */
 export class Engine {
-  private readonly targets = new Map<string, Promise<{ organizationId: string; locationId: string }>>();
+  private readonly targets = new Map<string, Promise<Target>>();
   private lastPlan: PlanStats = { stateS: 0, planS: 0, reads: undefined };
   constructor(private readonly settings: EngineSettings) {}
 
@@ -87,7 +88,7 @@ export class Engine {
   }
 
   /** The organization and location a stack's resources live in. */
-  target(provider: ProviderSettings): Promise<{ organizationId: string; locationId: string }> {
+  target(provider: ProviderSettings): Promise<Target> {
     const key = `${provider.organizationId ?? ''}/${provider.locationId ?? ''}`;
     let found = this.targets.get(key);
     if (!found) {
@@ -97,64 +98,12 @@ export class Engine {
     return found;
   }
 
-  private async resolveTarget(provider: ProviderSettings): Promise<{ organizationId: string; locationId: string }> {
-    const { client } = this.settings;
-    let organizationId = provider.organizationId ?? this.settings.defaults?.organizationId;
-    if (!organizationId) {
-      const orgs = await client.appClient.listOrganizations();
-      if (orgs.length !== 1) {
-        throw new FleetformError(
-          orgs.length === 0 ? 'the API key can see no organization' : `the API key can see ${orgs.length} organizations`,
-          { path: 'FleetProvider.organizationId', hint: `set organizationId on the FleetProvider; choices: ${orgs.map((o) => `${o.id} (${o.name})`).join(', ') || 'none'}` },
-        );
-      }
-      organizationId = (orgs[0] as { id: string }).id;
-    } else if (provider.organizationId) {
-      const orgs = await client.appClient.listOrganizations();
-      if (!orgs.some((o) => o.id === provider.organizationId)) {
-        throw new FleetformError(`the API key can see no organization ${provider.organizationId}`, {
-          path: 'FleetProvider.organizationId',
-          hint: `use one it can see: ${orgs.map((o) => `${o.id} (${o.name})`).join(', ') || 'none'}`,
-        });
-      }
-    }
-    let locationId = provider.locationId ?? (provider.organizationId ? undefined : this.settings.defaults?.locationId);
-    if (!locationId) {
-      const locations = await client.appClient.listLocations(organizationId);
-      if (locations.length !== 1) {
-        throw new FleetformError(
-          locations.length === 0 ? `organization ${organizationId} has no location` : `organization ${organizationId} has ${locations.length} locations`,
-          { path: 'FleetProvider.locationId', hint: `set locationId on the FleetProvider; choices: ${locations.map((l) => `${l.id} (${l.name})`).join(', ') || 'none'}` },
-        );
-      }
-      locationId = (locations[0] as { id: string }).id;
-    } else if (provider.locationId) {
-      const locations = await client.appClient.listLocations(organizationId);
-      if (!locations.some((l) => l.id === provider.locationId)) {
-        throw new FleetformError(`organization ${organizationId} has no location ${provider.locationId}`, {
-          path: 'FleetProvider.locationId',
-          hint: `use one of its locations: ${locations.map((l) => `${l.id} (${l.name})`).join(', ') || 'none'}`,
-        });
-      }
-    }
-    return { organizationId, locationId };
+  private resolveTarget(provider: ProviderSettings): Promise<Target> {
+    return resolveTarget(this.settings.client, provider, this.settings.defaults);
   }
 
   async context(provider: ProviderSettings): Promise<KindContext> {
-    const target = await this.target(provider);
-    const cache = new Map<string, Promise<unknown>>();
-    return {
-      client: this.settings.client,
-      ...target,
-      memo: <T>(key: string, load: () => Promise<T>): Promise<T> => {
-        let hit = cache.get(key) as Promise<T> | undefined;
-        if (!hit) {
-          hit = load();
-          cache.set(key, hit);
-        }
-        return hit;
-      },
-    };
+    return kindContext(this.settings.client, await this.target(provider));
   }
 
   /** Reads states and the service, and plans every stack. Call under `lock`. */
