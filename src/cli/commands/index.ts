@@ -9,6 +9,7 @@ import { register as forceUnlock } from './force-unlock';
 import { register as importCommand } from './import';
 import { register as output } from './output';
 import { register as plan } from './plan';
+import { register as provider } from './provider-install';
 import { register as state } from './state';
 import { register as status } from './status';
 import { register as synth } from './synth';
@@ -30,6 +31,7 @@ const registrations: ReadonlyArray<(program: Command) => void> = [
   env,
   emulatorServe,
   emulatorControls,
+  provider,
 ];
 
 export function registerCommands(program: Command): void {

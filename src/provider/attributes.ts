@@ -1,0 +1,70 @@
+import { isObject, UNKNOWN, type JsonObject, type JsonValue } from '../engine/json';
+import type { ResourceKind } from '../engine/kind';
+import type { AttributeFacts, KindDeclaration, TerraformType } from '../engine/kind-declaration';
+import { conform, UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
+
+/** The Terraform object type of a kind's attributes. */
+export function objectType(declaration: KindDeclaration): TerraformType {
+  const fields: Record<string, TerraformType> = {};
+  for (const f of Object.values(declaration.attributes)) fields[f.name] = f.type;
+  return ['object', fields];
+}
+
+function toEngine(value: TerraformValue): JsonValue {
+  if (value instanceof UnknownValue) return UNKNOWN;
+  if (Array.isArray(value)) return value.map(toEngine);
+  if (value !== null && typeof value === 'object') {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toEngine(v);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * The attributes code gives, as the engine's kinds read them: null (unset) left out, the
+ * service's own attributes left out, unknown values as the engine's unknown marker.
+ */
+export function engineAttributes(declaration: KindDeclaration, value: TerraformObject): JsonObject {
+  const out: JsonObject = {};
+  for (const f of Object.values(declaration.attributes)) {
+    const v = value[f.name];
+    if (f.presence === 'computed' || v === null || v === undefined) continue;
+    out[f.name] = toEngine(v);
+  }
+  return out;
+}
+
+function fromEngine(value: JsonValue | undefined, facts: AttributeFacts): TerraformValue {
+  if (value === undefined) return null;
+  if (value === UNKNOWN) return UNKNOWN_VALUE;
+  return conform(value, facts.type, facts.name);
+}
+
+/** The Terraform value of an attribute from an engine value (a view's or the service's), the unknown marker as unknown. */
+export function terraformAttribute(facts: AttributeFacts, value: JsonValue | undefined): TerraformValue {
+  return fromEngine(value, facts);
+}
+
+/** True when a value (or anything in it) is the engine's unknown marker. */
+export function isEngineUnknown(value: JsonValue | undefined): boolean {
+  if (value === UNKNOWN) return true;
+  if (Array.isArray(value)) return value.some(isEngineUnknown);
+  if (isObject(value)) return Object.values(value).some(isEngineUnknown);
+  return false;
+}
+
+/**
+ * The attributes code would give for what the service holds: the kind's own mapping when
+ * it has one (e.g. a machine's config as JSON text), else the declared attributes the view has.
+ */
+export function attributesFromView(kind: ResourceKind, view: JsonObject, prior: JsonObject | undefined): JsonObject {
+  const own = (kind as ResourceKind & { attributesOf?: (view: JsonObject, prior: JsonObject | undefined) => JsonObject }).attributesOf;
+  if (own) return own(view, prior);
+  const out: JsonObject = {};
+  for (const f of Object.values(kind.declaration.attributes)) {
+    const v = view[f.name];
+    if (f.presence !== 'computed' && v !== undefined) out[f.name] = v;
+  }
+  return out;
+}

@@ -1,0 +1,52 @@
+import { FleetformError } from '../domain/errors';
+import type { PlanNote, PlanProblem } from '../engine/kind';
+import { AttributePath, AttributePath_Step, Diagnostic, Diagnostic_Severity } from './protocol/generated/tfplugin6/tfplugin6_pb';
+
+/**
+ * Terraform points at the attribute a diagnostic names; fleetform's paths go deeper
+ * (`config.modules.arm.version`), so the attribute is the path's first step and the
+ * whole path leads the summary, as `fleetform plan` prints it.
+ */
+function attributeOf(path: string | undefined, attributes: ReadonlySet<string>): AttributePath | undefined {
+  const first = path?.split(/[.[]/)[0];
+  if (!first || !attributes.has(first)) return undefined;
+  return new AttributePath({ steps: [new AttributePath_Step({ selector: { case: 'attributeName', value: first } })] });
+}
+
+function diagnostic(severity: Diagnostic_Severity, summary: string, detail: string | undefined, path: string | undefined, attributes: ReadonlySet<string>): Diagnostic {
+  const attribute = attributeOf(path, attributes);
+  return new Diagnostic({ severity, summary: path ? `${path}: ${summary}` : summary, detail: detail ? `hint: ${detail}` : '', ...(attribute ? { attribute } : {}) });
+}
+
+/** Diagnostics of a resource type: errors and warnings at its attributes. */
+export class Diagnostics {
+  readonly list: Diagnostic[] = [];
+  constructor(private readonly attributes: ReadonlySet<string> = new Set()) {}
+
+  get hasErrors(): boolean {
+    return this.list.some((d) => d.severity === Diagnostic_Severity.ERROR);
+  }
+
+  error(summary: string, options: { path?: string; hint?: string } = {}): void {
+    this.list.push(diagnostic(Diagnostic_Severity.ERROR, summary, options.hint, options.path, this.attributes));
+  }
+
+  warning(summary: string, options: { path?: string; hint?: string } = {}): void {
+    this.list.push(diagnostic(Diagnostic_Severity.WARNING, summary, options.hint, options.path, this.attributes));
+  }
+
+  problems(problems: readonly PlanProblem[]): void {
+    for (const p of problems) this.error(p.message, { path: p.path || undefined, ...(p.hint ? { hint: p.hint } : {}) });
+  }
+
+  /** Warnings only: informational notes are what `fleetform plan` adds beside its own renderer. */
+  notes(notes: readonly PlanNote[]): void {
+    for (const n of notes) if (n.level === 'warning') this.warning(n.message, n.path ? { path: n.path } : {});
+  }
+
+  /** A failure: a FleetformError with its path and hint, anything else by its message. */
+  failure(err: unknown, context: string): void {
+    if (err instanceof FleetformError) this.error(`${context}: ${err.message}`, { ...(err.path ? { path: err.path } : {}), ...(err.hint ? { hint: err.hint } : {}) });
+    else this.error(`${context}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

@@ -1,0 +1,239 @@
+import { FleetformError } from '../domain/errors';
+import type { KindContext, KindRegistry, ResourceKind } from '../engine/kind';
+import { attributeProblems } from '../engine/desire';
+import { kindContext, resolveTarget } from '../engine/target';
+import { terraformResourceSchema } from '../engine/terraform-schema';
+import { engineAttributes, objectType } from './attributes';
+import { Diagnostics } from './diagnostics';
+import { PROVIDER_BLOCK_TYPE, providerBlock, providerBlockSchema, type Connect, type ProviderConnection } from './provider-block';
+import * as tf from './protocol/generated/tfplugin6/tfplugin6_pb';
+import type { ProviderHandlers } from './protocol/services';
+import { applyResource, importResource, planResource, readResource, type Stored } from './resource-lifecycle';
+import { readPrivate, writePrivate } from './resource-private';
+import { conform, decodeMsgpack, encodeMsgpack, hasUnknown, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
+
+function resourceSchema(kind: ResourceKind): tf.Schema {
+  const s = terraformResourceSchema(kind.declaration);
+  return new tf.Schema({
+    version: BigInt(s.version),
+    block: new tf.Schema_Block({
+      description: s.description,
+      attributes: s.attributes.map(
+        (a) =>
+          new tf.Schema_Attribute({
+            name: a.name,
+            type: Buffer.from(JSON.stringify(a.type)),
+            description: a.description,
+            required: a.required,
+            optional: a.optional,
+            computed: a.computed,
+            sensitive: a.sensitive,
+          }),
+      ),
+    }),
+  });
+}
+
+function asObject(value: TerraformValue): TerraformObject | null {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof UnknownValue) ? value : null;
+}
+
+/** The provider's answers to Terraform, over the engine's kinds and a connection opened on first need. */
+export function providerHandlers(options: { kinds: KindRegistry; connect: Connect; env: NodeJS.ProcessEnv; onStop?: () => void }): { handlers: ProviderHandlers; close(): Promise<void> } {
+  const { kinds } = options;
+  let configured: Promise<{ connection: ProviderConnection; ctx: KindContext }> | undefined;
+  let block = providerBlock(null, options.env);
+
+  const context = async (): Promise<KindContext> => {
+    configured ??= (async () => {
+      const connection = await options.connect(block);
+      const target = await resolveTarget(connection.client, { ...(block.organizationId ? { organizationId: block.organizationId } : {}), ...(block.locationId ? { locationId: block.locationId } : {}) }, connection.defaults);
+      return { connection, ctx: kindContext(connection.client, target) };
+    })();
+    return (await configured).ctx;
+  };
+
+  const kindOf = (typeName: string, diags: Diagnostics): ResourceKind | undefined => {
+    const kind = kinds.get(typeName);
+    if (!kind) diags.error(`fleetform has no resource type ${typeName}`, { hint: `its types: ${kinds.types().join(', ')}` });
+    return kind;
+  };
+  const diagnosticsOf = (kind: ResourceKind | undefined): Diagnostics => new Diagnostics(new Set(kind ? Object.keys(kind.declaration.attributes) : []));
+  const decode = (kind: ResourceKind, value: tf.DynamicValue | undefined): TerraformObject | null => asObject(decodeMsgpack(value?.msgpack ?? new Uint8Array(), objectType(kind.declaration)));
+  const encode = (kind: ResourceKind, value: TerraformObject | null): tf.DynamicValue => new tf.DynamicValue({ msgpack: encodeMsgpack(value, objectType(kind.declaration)) });
+  const stored = (kind: ResourceKind, value: tf.DynamicValue | undefined, privateBytes: Uint8Array): Stored | undefined => {
+    const state = decode(kind, value);
+    const record = readPrivate(privateBytes);
+    if (!state) return undefined;
+    if (!record) {
+      throw new FleetformError(`${kind.type} has no record of fleetform in its state`, { hint: 'remove it from state (terraform state rm) and import it again by its id' });
+    }
+    return { state, private: record };
+  };
+
+  const close = async (): Promise<void> => {
+    const open = configured;
+    configured = undefined;
+    if (open) await open.then((c) => c.connection.close(), () => undefined);
+  };
+
+  const handlers: ProviderHandlers = {
+    async GetProviderSchema() {
+      const resourceSchemas: Record<string, tf.Schema> = {};
+      for (const type of kinds.types()) resourceSchemas[type] = resourceSchema(kinds.require(type, type));
+      return new tf.GetProviderSchema_Response({ provider: providerBlockSchema(), resourceSchemas, serverCapabilities: new tf.ServerCapabilities({ planDestroy: true }) });
+    },
+
+    async ValidateProviderConfig(req) {
+      const diags = new Diagnostics();
+      try {
+        decodeMsgpack(req.config?.msgpack ?? new Uint8Array(), PROVIDER_BLOCK_TYPE);
+      } catch (err) {
+        diags.failure(err, 'provider block');
+      }
+      return new tf.ValidateProviderConfig_Response({ diagnostics: diags.list });
+    },
+
+    async ConfigureProvider(req) {
+      const diags = new Diagnostics();
+      try {
+        block = providerBlock(asObject(decodeMsgpack(req.config?.msgpack ?? new Uint8Array(), PROVIDER_BLOCK_TYPE)), options.env);
+        configured = undefined;
+      } catch (err) {
+        diags.failure(err, 'provider block');
+      }
+      return new tf.ConfigureProvider_Response({ diagnostics: diags.list });
+    },
+
+    async ValidateResourceConfig(req) {
+      let diags = new Diagnostics();
+      const kind = kindOf(req.typeName, diags);
+      if (!kind) return new tf.ValidateResourceConfig_Response({ diagnostics: diags.list });
+      diags = diagnosticsOf(kind);
+      try {
+        const config = decode(kind, req.config) ?? {};
+        // Values known only after apply are checked at plan, once they are known.
+        const known: TerraformObject = {};
+        for (const [k, v] of Object.entries(config)) if (!hasUnknown(v)) known[k] = v;
+        const attributes = engineAttributes(kind.declaration, known);
+        const parsed = kind.declaration.schema.safeParse(attributes);
+        if (!parsed.success) {
+          const unknownNames = new Set(Object.keys(config).filter((k) => hasUnknown(config[k] ?? null)));
+          diags.problems(attributeProblems(kind.declaration, attributes, parsed.error.issues.filter((i) => !unknownNames.has(String(i.path[0])))));
+        }
+      } catch (err) {
+        diags.failure(err, req.typeName);
+      }
+      return new tf.ValidateResourceConfig_Response({ diagnostics: diags.list });
+    },
+
+    async UpgradeResourceState(req) {
+      let diags = new Diagnostics();
+      const kind = kindOf(req.typeName, diags);
+      if (!kind) return new tf.UpgradeResourceState_Response({ diagnostics: diags.list });
+      diags = diagnosticsOf(kind);
+      if (req.version > BigInt(kind.declaration.schemaVersion)) {
+        diags.error(`the state of this ${kind.type} was written by a newer fleetform (schema ${req.version}, this one knows ${kind.declaration.schemaVersion})`, {
+          hint: 'upgrade fleetform (fleetform provider install) and run terraform init -upgrade',
+        });
+        return new tf.UpgradeResourceState_Response({ diagnostics: diags.list });
+      }
+      try {
+        const raw: unknown = JSON.parse(Buffer.from(req.rawState?.json ?? new Uint8Array()).toString('utf8') || 'null');
+        // Attributes a former layout had and this one has not are dropped; new ones start null.
+        const state = asObject(conform(raw, objectType(kind.declaration), ''));
+        return new tf.UpgradeResourceState_Response({ upgradedState: encode(kind, state), diagnostics: diags.list });
+      } catch (err) {
+        diags.failure(err, `reading the stored state of ${kind.type}`);
+        return new tf.UpgradeResourceState_Response({ diagnostics: diags.list });
+      }
+    },
+
+    async ReadResource(req) {
+      let diags = new Diagnostics();
+      const kind = kindOf(req.typeName, diags);
+      if (!kind) return new tf.ReadResource_Response({ diagnostics: diags.list });
+      diags = diagnosticsOf(kind);
+      try {
+        const current = stored(kind, req.currentState, req.private);
+        if (!current) return new tf.ReadResource_Response({ newState: encode(kind, null), diagnostics: diags.list });
+        const read = await readResource(kind, await context(), current);
+        return new tf.ReadResource_Response({ newState: encode(kind, read?.state ?? null), private: read ? writePrivate(read.private) : new Uint8Array(), diagnostics: diags.list });
+      } catch (err) {
+        diags.failure(err, `reading ${kind.type}`);
+        return new tf.ReadResource_Response({ newState: req.currentState, private: req.private, diagnostics: diags.list });
+      }
+    },
+
+    async PlanResourceChange(req) {
+      let diags = new Diagnostics();
+      const kind = kindOf(req.typeName, diags);
+      if (!kind) return new tf.PlanResourceChange_Response({ diagnostics: diags.list });
+      diags = diagnosticsOf(kind);
+      try {
+        const prior = stored(kind, req.priorState, req.priorPrivate);
+        const proposed = decode(kind, req.proposedNewState);
+        const ctx = proposed ? await context() : (undefined as unknown as KindContext);
+        const planned = await planResource(kind, ctx, { prior, proposed, config: decode(kind, req.config) }, diags);
+        return new tf.PlanResourceChange_Response({
+          plannedState: encode(kind, planned.state),
+          requiresReplace: planned.requiresReplace.map((name) => new tf.AttributePath({ steps: [new tf.AttributePath_Step({ selector: { case: 'attributeName', value: name } })] })),
+          plannedPrivate: planned.private ? writePrivate(planned.private) : req.priorPrivate,
+          diagnostics: diags.list,
+        });
+      } catch (err) {
+        diags.failure(err, `planning ${kind.type}`);
+        return new tf.PlanResourceChange_Response({ diagnostics: diags.list });
+      }
+    },
+
+    async ApplyResourceChange(req) {
+      let diags = new Diagnostics();
+      const kind = kindOf(req.typeName, diags);
+      if (!kind) return new tf.ApplyResourceChange_Response({ diagnostics: diags.list });
+      diags = diagnosticsOf(kind);
+      const prior = (() => {
+        try {
+          return stored(kind, req.priorState, readPrivate(req.plannedPrivate) ? req.plannedPrivate : new Uint8Array());
+        } catch {
+          return undefined;
+        }
+      })();
+      try {
+        const result = await applyResource(kind, await context(), { prior, planned: decode(kind, req.plannedState), plannedPrivate: readPrivate(req.plannedPrivate) }, diags);
+        return new tf.ApplyResourceChange_Response({ newState: encode(kind, result.state), private: result.private ? writePrivate(result.private) : new Uint8Array(), diagnostics: diags.list });
+      } catch (err) {
+        diags.failure(err, `applying ${kind.type}`);
+        // A failed update or delete leaves the object as it was.
+        return new tf.ApplyResourceChange_Response({ newState: req.priorState ?? encode(kind, null), private: req.plannedPrivate, diagnostics: diags.list });
+      }
+    },
+
+    async ImportResourceState(req) {
+      let diags = new Diagnostics();
+      const kind = kindOf(req.typeName, diags);
+      if (!kind) return new tf.ImportResourceState_Response({ diagnostics: diags.list });
+      diags = diagnosticsOf(kind);
+      try {
+        const found = await importResource(kind, await context(), req.id);
+        if (!found) {
+          diags.error(`the service has no ${kind.type} with id ${JSON.stringify(req.id)}`, { hint: 'give the id the service assigned to the object (not its name)' });
+          return new tf.ImportResourceState_Response({ diagnostics: diags.list });
+        }
+        return new tf.ImportResourceState_Response({
+          importedResources: [new tf.ImportResourceState_ImportedResource({ typeName: kind.type, state: encode(kind, found.state), private: writePrivate(found.private) })],
+          diagnostics: diags.list,
+        });
+      } catch (err) {
+        diags.failure(err, `importing ${kind.type} ${req.id}`);
+        return new tf.ImportResourceState_Response({ diagnostics: diags.list });
+      }
+    },
+
+    async StopProvider() {
+      options.onStop?.();
+      return new tf.StopProvider_Response();
+    },
+  };
+  return { handlers, close };
+}

@@ -1,0 +1,187 @@
+import { desireResource } from '../engine/desire';
+import { jsonEqual, type JsonObject } from '../engine/json';
+import type { Applied, KindContext, ResourceKind } from '../engine/kind';
+import { replaceReasonsOf } from '../engine/kind-declaration';
+import { maskPaths, observedSecretPaths } from '../engine/mask';
+import { attributesFromView, engineAttributes, isEngineUnknown, terraformAttribute } from './attributes';
+import type { Diagnostics } from './diagnostics';
+import { newSalt, stateEntry, type ResourcePrivate } from './resource-private';
+import { UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
+
+/** A resource's value in Terraform's state and the provider's record of it. */
+export interface Stored {
+  readonly state: TerraformObject;
+  readonly private: ResourcePrivate;
+}
+
+/** What a plan decided: the planned state, what forces replacement, the record carried to apply. */
+export interface Planned {
+  readonly state: TerraformObject | null;
+  readonly requiresReplace: readonly string[];
+  readonly private: ResourcePrivate | undefined;
+}
+
+function same(a: TerraformValue | undefined, b: TerraformValue | undefined): boolean {
+  if (a instanceof UnknownValue || b instanceof UnknownValue) return a === b;
+  return jsonEqual(a ?? null, b ?? null);
+}
+
+/** The new state of an applied object: the planned attributes, the service's own ones from what apply returned. */
+function withServiceAttributes(kind: ResourceKind, planned: TerraformObject, applied: Applied): TerraformObject {
+  const out: TerraformObject = { ...planned };
+  for (const f of Object.values(kind.declaration.attributes)) {
+    if (f.presence === 'computed') out[f.name] = terraformAttribute(f, applied.outputs[f.name] ?? applied.ids[f.name] ?? null);
+  }
+  return out;
+}
+
+/** The record of an object after a create, update or import: the view it was made to hold, secrets as digests. */
+function recordOf(applied: Applied, view: JsonObject, sensitivePaths: readonly string[], kindPrivate: JsonObject, salt: string): ResourcePrivate {
+  return {
+    ids: { ...applied.ids },
+    outputs: { ...applied.outputs },
+    kind_private: kindPrivate,
+    applied: maskPaths(view, sensitivePaths, salt),
+    sensitive_paths: [...sensitivePaths],
+    salt,
+    version: null,
+  };
+}
+
+/**
+ * Plans one resource the way `fleetform plan` judges it: the kind's desired value (its
+ * checks before any write), the declared replace-forcing attributes, the kind's own
+ * judgement; Terraform's rules for the planned state: what config sets is kept as set,
+ * the service's own attributes are the prior values or unknown, an attribute the
+ * service defaults is the value fleetform will send.
+ */
+export async function planResource(
+  kind: ResourceKind,
+  ctx: KindContext,
+  input: { prior: Stored | undefined; proposed: TerraformObject | null; config: TerraformObject | null },
+  diags: Diagnostics,
+): Promise<Planned> {
+  const { prior, proposed, config } = input;
+  if (!proposed || !config) return { state: null, requiresReplace: [], private: prior?.private };
+  const declaration = kind.declaration;
+  const entry = prior ? stateEntry(kind.type, prior.private) : undefined;
+  const desired = await desireResource(kind, ctx, engineAttributes(declaration, config), entry);
+  diags.problems(desired.problems);
+  diags.notes(desired.notes);
+  const planned: TerraformObject = {};
+  for (const f of Object.values(declaration.attributes)) {
+    const given = config[f.name] ?? null;
+    if (f.presence === 'computed') planned[f.name] = prior ? (prior.state[f.name] ?? null) : UNKNOWN_VALUE;
+    else if (given !== null) planned[f.name] = given;
+    else if (f.presence === 'optional-computed') {
+      const v = desired.view[f.name];
+      planned[f.name] = v !== undefined && !isEngineUnknown(v) ? terraformAttribute(f, v) : prior ? (prior.state[f.name] ?? null) : UNKNOWN_VALUE;
+    } else planned[f.name] = null;
+  }
+  if (!prior) return { state: planned, requiresReplace: [], private: undefined };
+
+  // An unknown replace-forcing value counts as a change: Terraform's final plan may not turn an update into a replace.
+  const requiresReplace = Object.values(declaration.attributes)
+    .filter((f) => f.forcesReplacement && !same(prior.state[f.name], planned[f.name]))
+    .map((f) => f.name);
+  const salt = prior.private.salt;
+  const after = maskPaths(desired.view, desired.sensitivePaths, salt);
+  const current = prior.private.applied ?? {};
+  const judgement = kind.judge?.({
+    current,
+    desired: after,
+    observation: undefined,
+    prior: entry as NonNullable<typeof entry>,
+    replaceReasons: requiresReplace.length > 0 ? requiresReplace : replaceReasonsOf(declaration, current, after),
+    ...(desired.kindData ? { desiredData: desired.kindData } : {}),
+  });
+  if (judgement && !Object.values(declaration.attributes).every((f) => same(prior.state[f.name], planned[f.name]))) {
+    diags.problems(judgement.problems);
+    diags.notes(judgement.notes);
+  }
+  if (requiresReplace.length > 0) {
+    for (const f of Object.values(declaration.attributes)) if (f.presence === 'computed') planned[f.name] = UNKNOWN_VALUE;
+  }
+  return { state: planned, requiresReplace, private: prior.private };
+}
+
+/** Creates, updates or deletes one object as planned; a create that got as far as the service keeps what it made. */
+export async function applyResource(
+  kind: ResourceKind,
+  ctx: KindContext,
+  input: { prior: Stored | undefined; planned: TerraformObject | null; plannedPrivate: ResourcePrivate | undefined },
+  diags: Diagnostics,
+): Promise<{ state: TerraformObject | null; private: ResourcePrivate | undefined }> {
+  const { prior, planned } = input;
+  if (!planned) {
+    if (!prior) return { state: null, private: undefined };
+    const entry = stateEntry(kind.type, prior.private);
+    if (kind.retainOnDelete(entry)) {
+      diags.warning('retain_on_delete: the object is kept on the service; Terraform no longer manages it');
+      return { state: null, private: undefined };
+    }
+    const outcome = await kind.delete(ctx, entry);
+    if (outcome === 'pending') diags.warning('deletion started and finishes on the service later (e.g. a canceled training job)');
+    return { state: null, private: undefined };
+  }
+  const entry = prior ? stateEntry(kind.type, prior.private) : undefined;
+  const desired = await desireResource(kind, ctx, engineAttributes(kind.declaration, planned), entry);
+  if (desired.problems.length > 0) {
+    diags.problems(desired.problems);
+    return { state: prior?.state ?? null, private: prior?.private };
+  }
+  if (!prior || !entry) {
+    const salt = newSalt();
+    let made: Applied | undefined;
+    try {
+      const applied = await kind.create(ctx, desired.view, async (ids) => {
+        made = ids;
+      });
+      return { state: withServiceAttributes(kind, planned, applied), private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt) };
+    } catch (err) {
+      diags.failure(err, `creating ${kind.type}`);
+      // What the service already made stays in state (Terraform marks it tainted) instead of being lost.
+      if (made) return { state: withServiceAttributes(kind, planned, made), private: recordOf(made, desired.view, desired.sensitivePaths, desired.private, salt) };
+      return { state: null, private: undefined };
+    }
+  }
+  const plannedVersion = input.plannedPrivate?.version ?? prior.private.version;
+  const applied = await kind.update(ctx, entry, desired.view, plannedVersion);
+  const record = recordOf(applied, desired.view, desired.sensitivePaths, { ...prior.private.kind_private, ...desired.private }, prior.private.salt);
+  return { state: withServiceAttributes(kind, planned, applied), private: record };
+}
+
+/**
+ * Reads the object: null when it is gone; the stored attributes when the service holds
+ * what was applied; else (drift) the attributes code would give for what it holds.
+ */
+export async function readResource(kind: ResourceKind, ctx: KindContext, stored: Stored): Promise<Stored | null> {
+  const entry = stateEntry(kind.type, stored.private);
+  const observation = await kind.observe(ctx, entry);
+  if (!observation) return null;
+  const record: ResourcePrivate = { ...stored.private, version: observation.version };
+  const current = engineAttributes(kind.declaration, stored.state);
+  const secrets = [...new Set([...stored.private.sensitive_paths, ...observedSecretPaths(kind, observation.view, current)])];
+  if (stored.private.applied && jsonEqual(maskPaths(observation.view, secrets, stored.private.salt), stored.private.applied)) return { state: stored.state, private: record };
+  const attributes = attributesFromView(kind, observation.view, current);
+  const state: TerraformObject = { ...stored.state };
+  for (const f of Object.values(kind.declaration.attributes)) {
+    if (f.presence !== 'computed' && f.name in attributes) state[f.name] = terraformAttribute(f, attributes[f.name]);
+  }
+  return { state, private: record };
+}
+
+/** Adopts an object by its service id: its attributes as the service holds them. */
+export async function importResource(kind: ResourceKind, ctx: KindContext, id: string): Promise<Stored | undefined> {
+  const applied = await kind.importById(ctx, id);
+  if (!applied) return undefined;
+  const salt = newSalt();
+  const bare: ResourcePrivate = { ids: { ...applied.ids }, outputs: { ...applied.outputs }, kind_private: {}, applied: null, sensitive_paths: [], salt, version: null };
+  const observation = await kind.observe(ctx, stateEntry(kind.type, bare));
+  if (!observation) return undefined;
+  const attributes = attributesFromView(kind, observation.view, undefined);
+  const state: TerraformObject = {};
+  for (const f of Object.values(kind.declaration.attributes)) state[f.name] = terraformAttribute(f, attributes[f.name]);
+  const secrets = observedSecretPaths(kind, observation.view, attributes);
+  return { state: withServiceAttributes(kind, state, applied), private: { ...recordOf(applied, observation.view, secrets, {}, salt), version: observation.version } };
+}
