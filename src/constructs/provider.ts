@@ -1,5 +1,6 @@
 import { TerraformProvider } from 'cdktf';
 import type { Construct } from 'constructs';
+import { packageVersion } from '../domain/package-version';
 import { kindOf, markKind } from './kinds';
 import { registerFleetConstruct } from './registry';
 import { checkProps, propSchemas } from './props';
@@ -58,6 +59,8 @@ export class FleetProvider extends TerraformProvider {
     super(scope, id, {
       terraformResourceType: FleetProvider.tfProviderType,
       terraformProviderSource: FleetProvider.tfProviderSource,
+      // The provider of this very package: Terraform and the cdktf-cli want its version in required_providers.
+      terraformGeneratorMetadata: { providerName: FleetProvider.tfProviderType, providerVersion: packageVersion(), providerVersionConstraint: packageVersion() },
     });
     markKind(this, 'provider');
     checkProps(this, 'FleetProvider', fleetProviderPropsSchema, props);

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InputError } from '../../domain/errors';
+import { packageVersion } from '../../domain/package-version';
 
 /** The package's root: dist/cli/commands/ (compiled) or src/cli/commands/ (from source) is three levels down. */
 const PACKAGE_ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -14,11 +15,6 @@ const HOSTS = ['registry.terraform.io', 'registry.opentofu.org'] as const;
 export function terraformPlatform(platform: NodeJS.Platform = process.platform, arch: string = process.arch): string {
   const archs: Record<string, string> = { x64: 'amd64', arm64: 'arm64', ia32: '386', arm: 'arm' };
   return `${platform === 'win32' ? 'windows' : platform}_${archs[arch] ?? arch}`;
-}
-
-function packageVersion(): string {
-  const pkg = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
-  return pkg.version;
 }
 
 /** The executable Terraform runs: a shell script that execs this Node on this package's provider. */

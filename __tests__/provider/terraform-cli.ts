@@ -1,0 +1,68 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+export const TERRAFORM = process.env.TERRAFORM_BINARY_NAME || 'terraform';
+
+/** The Terraform CLI is a real part of these tests: missing, they fail saying how to get it. */
+export function requireTerraform(): string {
+  const probe = spawnSync(TERRAFORM, ['version', '-json'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) {
+    throw new Error(
+      `the Terraform CLI (${TERRAFORM}) is not on PATH: install Terraform 1.11 (https://developer.hashicorp.com/terraform/install, or Debian's/HashiCorp's apt repository) or set TERRAFORM_BINARY_NAME to an OpenTofu binary`,
+    );
+  }
+  return (JSON.parse(probe.stdout) as { terraform_version: string }).terraform_version;
+}
+
+export interface RunResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a command and collects its output; never rejects on a non-zero exit. */
+export function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+const BIN = path.resolve(__dirname, '../../bin/fleetform.js');
+
+/**
+ * An environment where Terraform finds fleetform's provider offline and nothing of the
+ * user's own setup: a scratch HOME with the provider in its implied local mirror, an
+ * empty CLI configuration, no checkpoint calls.
+ */
+export async function terraformHome(dir: string, serviceEnv: Record<string, string>): Promise<NodeJS.ProcessEnv> {
+  const home = path.join(dir, 'home');
+  await fs.mkdir(home, { recursive: true });
+  const cliConfig = path.join(home, '.terraformrc');
+  await fs.writeFile(cliConfig, '');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...serviceEnv,
+    HOME: home,
+    TF_CLI_CONFIG_FILE: cliConfig,
+    TF_IN_AUTOMATION: '1',
+    CHECKPOINT_DISABLE: '1',
+    NO_COLOR: '1',
+    FLEETFORM_SECRET_KEY_FILE: path.join(home, 'fleetform-secret.key'),
+  };
+  delete env.TF_LOG;
+  const installed = await run(process.execPath, [BIN, 'provider', 'install'], dir, env);
+  if (installed.code !== 0) throw new Error(`fleetform provider install failed: ${installed.stderr}`);
+  return env;
+}
+
+/** Runs terraform with `-no-color -input=false` where the command takes them. */
+export function terraform(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<RunResult> {
+  return run(TERRAFORM, args, cwd, env);
+}
