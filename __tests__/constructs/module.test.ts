@@ -75,6 +75,8 @@ describe('Module', () => {
     new Module(m, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { PATH: '/opt/acme/bin:${environment.PATH}' } });
     const doc = synth(stack);
     expect(machineConfig(doc, 'm').modules[0]?.env).toEqual({ PATH: '/opt/acme/bin:${environment.PATH}' });
+    // Written escaped, so Terraform does not try to interpolate it.
+    expect(resourceOf(doc, 'fleetform_machine', 'm').config).toContain('"PATH":"/opt/acme/bin:$${environment.PATH}"');
   });
 
   test('sensitiveEnv merges into env and, with secret-looking env keys, is listed in sensitive_env', () => {

@@ -12,6 +12,7 @@ import { registerFleetConstruct } from './registry';
 import { checkProps, propSchemas } from './props';
 import { camelShape, machineAttributes } from '../domain/resource-attributes';
 import { z } from 'zod';
+import { terraformLiterals } from './terraform-literal';
 
 /** Properties of a {@link Machine}. */
 export interface MachineProps {
@@ -97,6 +98,6 @@ export class Machine extends TerraformResource {
     if (this.locationId !== undefined) attributes.location_id = this.locationId;
     attributes.config = machineConfigJson(this);
     if (sensitiveEnv.length > 0) attributes.sensitive_env = sensitiveEnv;
-    return attributes;
+    return terraformLiterals(attributes);
   }
 }

@@ -3,6 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isSecretEnvName, machineHome, moduleEnvironment, parseMachineConfig, type ModuleConfig } from '../../domain';
 import { FleetformError } from '../../domain/errors';
+import { unescapedAttributes } from '../../engine/desired/references';
+import type { JsonObject } from '../../engine/json';
 import { runningModuleVersion } from '../../engine/kinds/machine';
 import { addEngineOptions, withWorkspace, type EngineCommandOptions } from '../workspace';
 
@@ -18,7 +20,8 @@ export function register(program: Command): void {
   ).action(async (address: string, moduleName: string, opts: EngineCommandOptions & { showSecrets?: boolean; all?: boolean }) => {
     await withWorkspace(opts, async (ws) => {
       const stack = ws.stacks.find((s) => s.resources.some((r) => r.address === address));
-      const resource = stack?.resources.find((r) => r.address === address);
+      const declared = stack?.resources.find((r) => r.address === address);
+      const resource = declared && { ...declared, attributes: unescapedAttributes(declared.attributes) as JsonObject };
       if (!stack || !resource || typeof resource.attributes.config !== 'string') {
         throw new FleetformError(`no machine ${address} in the app`, { path: address, hint: 'machine addresses look like fleetform_machine.<id>; see `fleetform state list`' });
       }
