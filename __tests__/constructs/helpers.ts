@@ -1,6 +1,7 @@
 import { App, TerraformStack, Testing } from 'cdktf';
 import type { IConstruct } from 'constructs';
 import { analyzeApp, type FleetIssue } from '../../src/constructs';
+import { unescapeTemplate } from '../../src/domain';
 
 /** A fresh testing app and one stack in it. */
 export function newStack(id = 'stack'): { app: App; stack: TerraformStack } {
@@ -26,7 +27,7 @@ export function resourceOf(doc: SynthDoc, type: string, logicalId: string): Reco
   return r;
 }
 
-/** The parsed `config` of a synthesized machine. */
+/** The parsed `config` of a synthesized machine, as Terraform reads it (`$${` escapes as the literal `${`). */
 export function machineConfig(doc: SynthDoc, logicalId: string): {
   components: Array<Record<string, unknown>>;
   services: Array<Record<string, unknown>>;
@@ -34,7 +35,7 @@ export function machineConfig(doc: SynthDoc, logicalId: string): {
 } {
   const config = resourceOf(doc, 'fleetform_machine', logicalId).config;
   if (typeof config !== 'string') throw new Error('config is not a string');
-  return JSON.parse(config) as ReturnType<typeof machineConfig>;
+  return JSON.parse(unescapeTemplate(config)) as ReturnType<typeof machineConfig>;
 }
 
 /** Errors of the app as `path field code` strings. */

@@ -22,7 +22,7 @@ describe('Machine', () => {
     expect(machine.location_id).toBe('loc-7');
     expect(typeof machine.config).toBe('string');
     expect(machine.config as string).not.toMatch(/\n|": /);
-    expect(machine).not.toHaveProperty('sensitive_env');
+    expect(machine).not.toHaveProperty('secret_env');
     expect(JSON.parse(machine.config as string)).toEqual({
       components: [{ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: {}, depends_on: [] }],
       services: [],

@@ -75,9 +75,11 @@ describe('Module', () => {
     new Module(m, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { PATH: '/opt/acme/bin:${environment.PATH}' } });
     const doc = synth(stack);
     expect(machineConfig(doc, 'm').modules[0]?.env).toEqual({ PATH: '/opt/acme/bin:${environment.PATH}' });
+    // Written escaped, so Terraform does not try to interpolate it.
+    expect(resourceOf(doc, 'fleetform_machine', 'm').config).toContain('"PATH":"/opt/acme/bin:$${environment.PATH}"');
   });
 
-  test('sensitiveEnv merges into env and, with secret-looking env keys, is listed in sensitive_env', () => {
+  test('sensitiveEnv and secret-looking env keys are synthesized in secret_env, not in config; the module gets them all', () => {
     const { stack } = newStack();
     const m = new Machine(stack, 'm');
     const mod = new Module(m, 'sensors', {
@@ -89,12 +91,21 @@ describe('Module', () => {
     new Module(m, 'vision', { moduleId: 'acme:vision', version: '1.0.1', sensitiveEnv: { LICENSE: 'abc' } });
     expect(mod.sensitiveEnvKeys).toEqual(['ACME_API_KEY', 'PAIRING_CODE']);
     const doc = synth(stack);
-    expect(resourceOf(doc, 'fleetform_machine', 'm').sensitive_env).toEqual([
-      'acme_sensors.ACME_API_KEY',
-      'acme_sensors.PAIRING_CODE',
-      'acme_vision.LICENSE',
+    const machine = resourceOf(doc, 'fleetform_machine', 'm');
+    expect(machine.secret_env).toEqual({
+      'acme_sensors.ACME_API_KEY': '$${environment.ACME_KEY}',
+      'acme_sensors.PAIRING_CODE': 'c0de',
+      'acme_vision.LICENSE': 'abc',
+    });
+    expect(Object.keys(machine.secret_env as object)).toEqual(['acme_sensors.ACME_API_KEY', 'acme_sensors.PAIRING_CODE', 'acme_vision.LICENSE']);
+    expect(machine).not.toHaveProperty('sensitive_env');
+    expect(machine.config as string).not.toMatch(/c0de|abc|ACME_API_KEY|PAIRING_CODE|LICENSE/);
+    expect(machineConfig(doc, 'm').modules).toEqual([
+      { type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2', env: { LOG_LEVEL: 'debug' } },
+      { type: 'registry', name: 'acme_vision', module_id: 'acme:vision', version: '1.0.1' },
     ]);
-    expect(machineConfig(doc, 'm').modules[0]?.env).toEqual({ LOG_LEVEL: 'debug', ACME_API_KEY: '${environment.ACME_KEY}', PAIRING_CODE: 'c0de' });
+    // What the machine's part gets: every entry, secrets included.
+    expect(m.toMachineConfig().modules?.[0]?.env).toEqual({ LOG_LEVEL: 'debug', ACME_API_KEY: '${environment.ACME_KEY}', PAIRING_CODE: 'c0de' });
   });
 
   test('a key in both env and sensitiveEnv is an error on the sensitiveEnv field', () => {

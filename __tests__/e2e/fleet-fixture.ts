@@ -16,6 +16,8 @@ export interface FleetShape {
   /** Model version of the training job; undefined = no job. */
   readonly jobVersion?: string;
   readonly jobTags?: readonly string[];
+  /** Extra env entries of each machine's module. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Synthesizes a small fleet with the real constructs into `outdir`. */
@@ -28,7 +30,7 @@ export function synthFleet(outdir: string, shape: FleetShape = {}): void {
     const sensors = new Module(machine, 'sensors', {
       moduleId: 'acme:sensors',
       version: shape.policy ?? '~1.2',
-      env: { PATH: '/opt/acme/bin:${environment.PATH}' },
+      env: { PATH: '/opt/acme/bin:${environment.PATH}', ...shape.env },
       sensitiveEnv: { API_TOKEN: shape.token ?? 'token-one' },
     });
     const board = new ModularResource(machine, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });

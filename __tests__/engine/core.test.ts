@@ -32,6 +32,20 @@ describe('references', () => {
     expect(resolved).toEqual({ dataset_id: 'ds-1', literal: '${environment.PATH}', nested: [UNKNOWN] });
   });
 
+  test('escapes read as Terraform reads them: $${ and %%{ are literals, in keys too; older unescaped placeholders stay literal', () => {
+    const value = {
+      escaped: '$${fleetform_dataset.boxes.id} and $$${fleetform_dataset.boxes.id}',
+      config: '{"env":{"HOME":"$${environment.HOME}","OLD":"${environment.HOME}","T":"%%{if}"}}',
+      keyed: { '$${k}': 'v' },
+    };
+    expect(findReferences(value)).toEqual([]);
+    expect(resolveReferences(value, () => 'never')).toEqual({
+      escaped: '${fleetform_dataset.boxes.id} and $${fleetform_dataset.boxes.id}',
+      config: '{"env":{"HOME":"${environment.HOME}","OLD":"${environment.HOME}","T":"%{if}"}}',
+      keyed: { '${k}': 'v' },
+    });
+  });
+
   test('placeholders of machine configs are not references', () => {
     expect(findReferences({ config: '{"env":{"PATH":"${environment.PATH}"}}' })).toEqual([]);
   });

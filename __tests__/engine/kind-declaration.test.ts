@@ -47,7 +47,10 @@ describe('kind declarations', () => {
     expect(Object.keys(schemas)).toEqual(['fleetform_machine', 'fleetform_dataset', 'fleetform_training_job', 'fleetform_custom_training_job']);
     expect(schemas.fleetform_training_job?.requiresReplace).toEqual(['model_name', 'model_version']);
     expect(schemas.fleetform_machine?.requiresReplace).toEqual(['location_id']);
-    expect(schemas.fleetform_machine?.attributes.find((a) => a.name === 'config')).toMatchObject({ required: true, sensitive: true, type: 'string' });
+    // config has secret parts in the view, which come from secret_env: only secret_env is sensitive to Terraform.
+    expect(schemas.fleetform_machine?.attributes.find((a) => a.name === 'config')).toMatchObject({ required: true, sensitive: false, type: 'string' });
+    expect(schemas.fleetform_machine?.attributes.find((a) => a.name === 'secret_env')).toMatchObject({ optional: true, sensitive: true, type: ['map', 'string'] });
+    expect(schemas.fleetform_machine?.attributes.some((a) => a.name === 'sensitive_env')).toBe(false);
     expect(schemas.fleetform_machine?.attributes.find((a) => a.name === 'location_id')).toMatchObject({ optional: true, computed: true, required: false });
     for (const s of Object.values(schemas)) expect(s.attributes.find((a) => a.name === 'id')).toMatchObject({ computed: true, optional: false, required: false });
     for (const kind of allKinds) expect(kind.type).toBe(kind.declaration.type);
@@ -56,7 +59,7 @@ describe('kind declarations', () => {
   test('machine config: secret-looking env names and flagged entries are secret parts', () => {
     const machine = kindDeclarations.find((d) => d.type === 'fleetform_machine');
     const view = { name: 'm', config: { modules: { cam: { env: { API_TOKEN: 'x', PATH: '/bin', REGION: 'eu' } } } } };
-    expect(sensitivePathsOf(machine as NonNullable<typeof machine>, view, { sensitive_env: ['cam.REGION'] })).toEqual(['config.modules.cam.env.API_TOKEN', 'config.modules.cam.env.REGION']);
+    expect(sensitivePathsOf(machine as NonNullable<typeof machine>, view, { secret_env: { 'cam.REGION': 'eu' } })).toEqual(['config.modules.cam.env.API_TOKEN', 'config.modules.cam.env.REGION']);
   });
 
   test('docs/resources.md is what `npm run docs` writes from the declarations', async () => {

@@ -6,6 +6,7 @@ import { registerFleetConstruct } from './registry';
 import { checkProps, propSchemas } from './props';
 import { camelShape, datasetAttributes } from '../domain/resource-attributes';
 import { z } from 'zod';
+import { terraformLiterals } from './terraform-literal';
 
 /** Properties of a {@link Dataset}. */
 export interface DatasetProps {
@@ -61,6 +62,6 @@ export class Dataset extends TerraformResource {
   protected override synthesizeAttributes(): Record<string, unknown> {
     const attributes: Record<string, unknown> = { name: this.name };
     if (this.organizationId !== undefined) attributes.organization_id = this.organizationId;
-    return attributes;
+    return terraformLiterals(attributes);
   }
 }

@@ -22,8 +22,8 @@ export interface AssembledMachine {
     modules: ModuleConfig[];
   };
   readonly sources: readonly ConfigEntrySource[];
-  /** `<moduleName>.<ENV_KEY>` of every secret module environment entry, sorted. */
-  readonly sensitiveEnv: readonly string[];
+  /** Every secret module environment entry by `<moduleName>.<ENV_KEY>`, in sorted order. */
+  readonly secretEnv: Readonly<Record<string, string>>;
 }
 
 /** The modules and modular resources of a machine, in declaration order (depth first). */
@@ -49,8 +49,27 @@ export function machineParts(machine: Machine): { modules: Module[]; resources: 
  */
 export const assembleMachine: (machine: Machine) => AssembledMachine = perGeneration(assemble);
 
-/** The machine's config document as compact JSON text (what it synthesizes), once per generation. */
+/** The machine's whole config document (secret env included) as compact JSON text, once per generation. */
 export const machineConfigJson: (machine: Machine) => string = perGeneration((machine: Machine) => JSON.stringify(assembleMachine(machine).config));
+
+/**
+ * The `config` a machine synthesizes: its config document without the secret env entries
+ * (which it synthesizes in `secret_env`), as compact JSON text, once per generation.
+ */
+export const synthesizedConfigJson: (machine: Machine) => string = perGeneration((machine: Machine) => {
+  const { config } = assembleMachine(machine);
+  const modules = config.modules.map((module) => {
+    if (module.env === undefined) return module;
+    const env = Object.fromEntries(Object.entries(module.env).filter(([key]) => !isSecretEntry(machine, module.name, key)));
+    const { env: _all, ...rest } = module;
+    return Object.keys(env).length > 0 ? { ...rest, env } : rest;
+  });
+  return JSON.stringify({ ...config, modules });
+});
+
+function isSecretEntry(machine: Machine, moduleName: string, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(assembleMachine(machine).secretEnv, `${moduleName}.${key}`);
+}
 
 function assemble(machine: Machine): AssembledMachine {
   const { modules, resources } = machineParts(machine);
@@ -61,11 +80,14 @@ function assemble(machine: Machine): AssembledMachine {
     sources.push({ path: `${resource.configList}[${list.length}]`, construct: resource });
     list.push(resource.toConfig());
   }
-  const sensitive = new Set<string>();
+  const secret: Array<[string, string]> = [];
   for (const module of modules) {
     sources.push({ path: `modules[${config.modules.length}]`, construct: module });
     config.modules.push(module.toConfig());
-    for (const key of module.sensitiveEnvKeys) sensitive.add(`${module.name}.${key}`);
+    // From the props every copy of this library has (a module may come from another copy).
+    const env = { ...module.env, ...module.sensitiveEnv };
+    for (const key of module.sensitiveEnvKeys) secret.push([`${module.name}.${key}`, env[key] as string]);
   }
-  return { config, sources, sensitiveEnv: [...sensitive].sort() };
+  secret.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { config, sources, secretEnv: Object.fromEntries(secret) };
 }

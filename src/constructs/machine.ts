@@ -4,7 +4,7 @@ import type { MachineConfig } from '../domain';
 import { FleetformError } from '../domain/errors';
 import { kindOf, markKind } from './kinds';
 import { logicalIdFor } from './logical-id';
-import { assembleMachine, machineConfigJson, machineParts } from './machine-config';
+import { assembleMachine, machineConfigJson, machineParts, synthesizedConfigJson } from './machine-config';
 import { enclosingMachine } from './machine-scope';
 import type { ModularResource } from './modular-resource';
 import type { Module } from './module';
@@ -12,6 +12,7 @@ import { registerFleetConstruct } from './registry';
 import { checkProps, propSchemas } from './props';
 import { camelShape, machineAttributes } from '../domain/resource-attributes';
 import { z } from 'zod';
+import { terraformLiterals } from './terraform-literal';
 
 /** Properties of a {@link Machine}. */
 export interface MachineProps {
@@ -38,7 +39,8 @@ export const machinePropsSchema = z.strictObject({
  * A machine and its whole configuration: one `fleetform_machine` resource. The
  * {@link Module}s and {@link ModularResource}s declared inside it (directly or in
  * constructs nested in it) become its config's `modules`, `components` and `services`,
- * synthesized as one compact JSON string attribute `config`.
+ * synthesized as one compact JSON string attribute `config`; the secret env entries of its
+ * modules are synthesized apart, in the map `secret_env`.
  */
 export class Machine extends TerraformResource {
   /** The Terraform resource type. */
@@ -86,17 +88,21 @@ export class Machine extends TerraformResource {
     return machineParts(this).resources;
   }
 
-  /** The config document this machine synthesizes (`components`, `services`, `modules`). */
+  /**
+   * The config document this machine gives its main part (`components`, `services`,
+   * `modules`), secret env entries included: it synthesizes them in `secret_env`, the rest
+   * in `config`.
+   */
   toMachineConfig(): MachineConfig {
     return JSON.parse(machineConfigJson(this)) as MachineConfig;
   }
 
   protected override synthesizeAttributes(): Record<string, unknown> {
-    const { sensitiveEnv } = assembleMachine(this);
+    const { secretEnv } = assembleMachine(this);
     const attributes: Record<string, unknown> = { name: this.name };
     if (this.locationId !== undefined) attributes.location_id = this.locationId;
-    attributes.config = machineConfigJson(this);
-    if (sensitiveEnv.length > 0) attributes.sensitive_env = sensitiveEnv;
-    return attributes;
+    attributes.config = synthesizedConfigJson(this);
+    if (Object.keys(secretEnv).length > 0) attributes.secret_env = { ...secretEnv };
+    return terraformLiterals(attributes);
   }
 }

@@ -45,14 +45,14 @@ export interface ModuleProps {
   /**
    * Extra environment of the module process. Values may use `${environment.NAME}`, e.g.
    * `{ PATH: '/opt/acme/bin:${environment.PATH}' }`. Keys that look secret (API_KEY,
-   * TOKEN, PASSWORD, ...) are flagged sensitive automatically.
+   * TOKEN, PASSWORD, ...) are treated as `sensitiveEnv` automatically.
    * @default {}
    */
   readonly env?: Readonly<Record<string, string>>;
   /**
-   * Environment entries that are secrets: merged into `env` and listed in the machine's
-   * `sensitive_env`, so plans and state never show them. Prefer `${environment.NAME}`
-   * over literal secrets.
+   * Environment entries that are secrets: the module gets them with `env`, but they are
+   * synthesized in the machine's `secret_env` (sensitive as a whole), not in its `config`,
+   * so plans and state never show them. Prefer `${environment.NAME}` over literal secrets.
    * @default {}
    */
   readonly sensitiveEnv?: Readonly<Record<string, string>>;
@@ -139,7 +139,7 @@ export class Module extends Construct {
     return [...keys].sort();
   }
 
-  /** This module's entry of the machine config's `modules` list. */
+  /** This module's entry of the machine config's `modules` list, its whole env (secrets included). */
   toConfig(): ModuleConfig {
     const env = { ...this.env, ...this.sensitiveEnv };
     const entry: ModuleConfig = { type: this.type, name: this.name };

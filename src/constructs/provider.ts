@@ -5,6 +5,7 @@ import { kindOf, markKind } from './kinds';
 import { registerFleetConstruct } from './registry';
 import { checkProps, propSchemas } from './props';
 import { z } from 'zod';
+import { terraformLiterals } from './terraform-literal';
 
 /**
  * Properties of a {@link FleetProvider}. There are deliberately no credentials here: the
@@ -75,6 +76,6 @@ export class FleetProvider extends TerraformProvider {
     if (this.organizationId !== undefined) attributes.organization_id = this.organizationId;
     if (this.locationId !== undefined) attributes.location_id = this.locationId;
     if (this.endpoint !== undefined) attributes.endpoint = this.endpoint;
-    return attributes;
+    return terraformLiterals(attributes);
   }
 }

@@ -7,6 +7,7 @@ import type { Dataset } from './dataset';
 import { datasetIdOf } from './dataset-ref';
 import { markKind } from './kinds';
 import { logicalIdFor } from './logical-id';
+import { terraformLiterals } from './terraform-literal';
 
 /** Properties every training job has. */
 export interface TrainingJobCommonProps {
@@ -91,6 +92,6 @@ export abstract class TrainingJobBase extends TerraformResource {
     attributes.dataset_id = datasetIdOf(this.dataset);
     Object.assign(attributes, this.jobAttributes());
     if (this.retainOnDelete) attributes.retain_on_delete = true;
-    return attributes;
+    return terraformLiterals(attributes);
   }
 }

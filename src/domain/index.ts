@@ -15,3 +15,4 @@ export * from './suggest';
 export * from './resource-attributes';
 export * from './cycles';
 export * from './json-path';
+export * from './template-escape';

@@ -2,7 +2,8 @@ import { childPath } from './issue';
 
 /**
  * Placeholders `${...}`. The only valid key is `environment.NAME`, read from
- * the machine server's own environment. There is no escaping. They are applied to
+ * the machine server's own environment. There is no escaping in the value itself (in the
+ * synthesized Terraform JSON they are written `$${...}`: see template-escape.ts). They are applied to
  * module `env` values, `executable_path` and resource attributes at any depth.
  */
 

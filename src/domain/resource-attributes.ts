@@ -17,10 +17,14 @@ export const datasetAttributes = {
 export const machineAttributes = {
   name: z.string().min(1, 'a machine needs a name'),
   location_id: z.string().optional(),
-  /** The machine config as JSON text: components, services, modules. */
+  /** The machine config as JSON text: components, services, modules (without the secret env entries). */
   config: z.string(),
-  /** `<module>.<KEY>` env entries code marked secret besides the names that look secret. */
-  sensitive_env: z.array(z.string()).optional(),
+  /**
+   * The secret env entries of its modules, by `<module>.<KEY>`: those code marks secret and
+   * those whose names look secret. Kept out of `config` so that only this attribute is
+   * sensitive as a whole and `config` can be shown (and diffed) in the clear.
+   */
+  secret_env: z.record(z.string(), z.string()).optional(),
 };
 
 /** What every training job is synthesized with. */

@@ -188,6 +188,19 @@ export function sensitivePathsOf(declaration: KindDeclaration, view: JsonObject,
   return paths;
 }
 
+/**
+ * The attributes code would give for a view whose attributes are as code gives them: the
+ * declared attributes that are not computed `always`, those the view has.
+ */
+export function attributesFromView(declaration: KindDeclaration, view: JsonObject): JsonObject {
+  const attributes: JsonObject = {};
+  for (const facts of Object.values(declaration.attributes)) {
+    const value = view[facts.name];
+    if (facts.presence !== 'computed' && value !== undefined) attributes[facts.name] = value;
+  }
+  return attributes;
+}
+
 /** The replace-forcing attributes whose value differs between what exists and what is desired (an unknown value forces nothing yet). */
 export function replaceReasonsOf(declaration: KindDeclaration, current: JsonObject, desired: JsonObject): string[] {
   return Object.values(declaration.attributes)

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ServiceClient } from '../api/client';
 import { FleetformError } from '../domain/errors';
 import type { JsonObject, JsonValue } from './json';
-import type { KindDeclaration } from './kind-declaration';
+import { attributesFromView, type KindDeclaration } from './kind-declaration';
 import type { StateEntry } from './state/schema';
 
 /** Where resources are created: the stack's organization and default location. */
@@ -120,6 +120,13 @@ export interface ResourceKind<Schema extends z.ZodObject = z.ZodObject> {
   /** True when removing the resource from code should leave the remote object in place. */
   retainOnDelete(entry: StateEntry): boolean;
   /**
+   * The attributes code would give for this view (import and drift in a Terraform state):
+   * the inverse of `desire` as far as code's attributes go. `prior` is the attributes the
+   * resource had before, when it had any (e.g. which env entries code marked secret).
+   * Kinds whose view holds their attributes as they are leave it out: see attributesFromView.
+   */
+  attributesOf?(view: JsonObject, prior: JsonObject | undefined): JsonObject;
+  /**
    * What names the object on the service, without secrets (e.g. a machine's location and
    * name), from a desired or applied view: recorded before each create so an interrupted
    * create can be found, and compared to tell a rename from a move. `label` is for people.
@@ -129,6 +136,11 @@ export interface ResourceKind<Schema extends z.ZodObject = z.ZodObject> {
   findCreated(ctx: KindContext, key: JsonObject, managedIds: ReadonlySet<string>): Promise<Applied | undefined>;
   /** Adopts an existing remote object by its id; undefined when the service has no object with that id. */
   importById(ctx: KindContext, id: string): Promise<Applied | undefined>;
+}
+
+/** The attributes code would give for a view of a kind: its own attributesOf, else the declared attributes the view holds. */
+export function attributesOfView(kind: ResourceKind, view: JsonObject, prior: JsonObject | undefined): JsonObject {
+  return kind.attributesOf ? kind.attributesOf(view, prior) : attributesFromView(kind.declaration, view);
 }
 
 /** The kinds an engine run knows, by type. */

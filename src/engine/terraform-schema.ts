@@ -9,7 +9,7 @@ export interface TerraformAttribute {
   readonly required: boolean;
   readonly optional: boolean;
   readonly computed: boolean;
-  /** Terraform hides the value in its output; true too when only parts of it are secret. */
+  /** Terraform hides the whole value in its output: only for attributes secret as a whole (see attributeOf). */
   readonly sensitive: boolean;
 }
 
@@ -23,6 +23,13 @@ export interface TerraformResourceSchema {
   readonly requiresReplace: readonly string[];
 }
 
+/**
+ * Terraform marks only whole attributes sensitive, so only an attribute secret as a whole
+ * is. One with secret parts (a machine's `config`, whose view holds its modules' secret env)
+ * is not: those parts come from other attributes that are sensitive as a whole (the
+ * machine's `secret_env`), so code never gives a secret inside it and Terraform's plan can
+ * show it, and diff it, in the clear.
+ */
 function attributeOf(f: AttributeFacts): TerraformAttribute {
   return {
     name: f.name,
@@ -31,7 +38,7 @@ function attributeOf(f: AttributeFacts): TerraformAttribute {
     required: f.presence === 'required',
     optional: f.presence === 'optional' || f.presence === 'optional-computed',
     computed: f.presence === 'computed' || f.presence === 'optional-computed',
-    sensitive: f.sensitive !== 'no',
+    sensitive: f.sensitive === 'whole',
   };
 }
 

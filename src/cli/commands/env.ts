@@ -3,7 +3,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isSecretEnvName, machineHome, moduleEnvironment, parseMachineConfig, type ModuleConfig } from '../../domain';
 import { FleetformError } from '../../domain/errors';
+import { unescapedAttributes } from '../../engine/desired/references';
+import { isObject, type JsonObject } from '../../engine/json';
 import { runningModuleVersion } from '../../engine/kinds/machine';
+import { withSecretEnv } from '../../engine/kinds/machine-secrets';
 import { addEngineOptions, withWorkspace, type EngineCommandOptions } from '../workspace';
 
 const MACHINE_KEY = '(the machine API key, issued by the service)';
@@ -18,11 +21,14 @@ export function register(program: Command): void {
   ).action(async (address: string, moduleName: string, opts: EngineCommandOptions & { showSecrets?: boolean; all?: boolean }) => {
     await withWorkspace(opts, async (ws) => {
       const stack = ws.stacks.find((s) => s.resources.some((r) => r.address === address));
-      const resource = stack?.resources.find((r) => r.address === address);
+      const declared = stack?.resources.find((r) => r.address === address);
+      const resource = declared && { ...declared, attributes: unescapedAttributes(declared.attributes) as JsonObject };
       if (!stack || !resource || typeof resource.attributes.config !== 'string') {
         throw new FleetformError(`no machine ${address} in the app`, { path: address, hint: 'machine addresses look like fleetform_machine.<id>; see `fleetform state list`' });
       }
-      const config = parseMachineConfig(JSON.parse(resource.attributes.config), { allowUnpinnedModules: true });
+      const secretEnv = isObject(resource.attributes.secret_env) ? resource.attributes.secret_env : {};
+      const secretOf = Object.fromEntries(Object.entries(secretEnv).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      const config = parseMachineConfig(withSecretEnv(JSON.parse(resource.attributes.config) as Record<string, unknown>, secretOf).config, { allowUnpinnedModules: true });
       const found = (config.modules ?? []).find((m) => m.name === moduleName);
       if (!found) {
         throw new FleetformError(`machine ${address} has no module ${moduleName}`, { path: `${address}.config.modules`, hint: `its modules: ${(config.modules ?? []).map((m) => m.name).join(', ') || '(none)'}` });
@@ -39,7 +45,7 @@ export function register(program: Command): void {
         ? { machineId: entry.ids.machine_id, partId: entry.ids.part_id ?? '', locationId: ctx.locationId, organizationId: ctx.organizationId, apiKey: MACHINE_KEY, apiKeyId: MACHINE_KEY, home: machineHome(process.env) ?? path.join(os.homedir(), '.viam') }
         : undefined;
       const result = moduleEnvironment(module, process.env, identity);
-      const secret = new Set([...(Array.isArray(resource.attributes.sensitive_env) ? resource.attributes.sensitive_env : [])].filter((s): s is string => typeof s === 'string').filter((s) => s.startsWith(`${moduleName}.`)).map((s) => s.slice(moduleName.length + 1)));
+      const secret = new Set(Object.keys(secretOf).filter((s) => s.startsWith(`${moduleName}.`)).map((s) => s.slice(moduleName.length + 1)));
       const names = Object.keys(result.env).filter((k) => opts.all || process.env[k] !== result.env[k]).sort();
       if (!identity) process.stdout.write(`# ${address} is not applied yet: cloud identity variables appear once it exists\n`);
       for (const name of names) {

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
+import { unescapeTemplate } from '../../domain/template-escape';
 import { isObject, type JsonObject } from '../json';
 import { findReferences } from './references';
 import type { DesiredOutput, DesiredResource, DesiredStack, StackBackend, ProviderSettings } from './stack';
@@ -32,14 +33,20 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** A provider setting: a JSON-syntax template string, its `$${` and `%%{` escapes read as the literals they stand for. */
+function setting(value: unknown): string | undefined {
+  const s = str(value);
+  return s === undefined ? undefined : unescapeTemplate(s);
+}
+
 function providerOf(doc: JsonObject): ProviderSettings {
   const block = isObject(doc.provider) ? doc.provider.fleetform : undefined;
   const first = Array.isArray(block) ? block[0] : block;
   if (!isObject(first)) return {};
   const settings: { organizationId?: string; locationId?: string; endpoint?: string } = {};
-  const org = str(first.organization_id);
-  const loc = str(first.location_id);
-  const endpoint = str(first.endpoint);
+  const org = setting(first.organization_id);
+  const loc = setting(first.location_id);
+  const endpoint = setting(first.endpoint);
   if (org) settings.organizationId = org;
   if (loc) settings.locationId = loc;
   if (endpoint) settings.endpoint = endpoint;

@@ -1,11 +1,22 @@
+import { unescapeTemplate } from '../../domain/template-escape';
 import { isObject, UNKNOWN, type JsonValue } from '../json';
 
-/** `${fleetform_dataset.boxes.id}`: a reference to another resource's output. */
-const REFERENCE = /(\$?)\$\{(fleetform_[a-z_]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_]+)\}/g;
+/**
+ * Read left to right as Terraform reads a JSON-syntax string: a `$${` or `%%{` escape (a
+ * literal `${` or `%{`), or `${fleetform_dataset.boxes.id}`, a reference to another
+ * resource's output. Any other `${...}` (e.g. `${environment.HOME}` of older synthesized
+ * output) is literal text.
+ */
+const REFERENCE_OR_ESCAPE = /\$\$\{|%%\{|\$\{(fleetform_[a-z_]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_]+)\}/g;
 
 export interface Reference {
   readonly address: string;
   readonly output: string;
+}
+
+/** Whether a string may hold a reference or an escape. */
+function mayHoldTemplate(s: string): boolean {
+  return s.includes('${') || s.includes('%%{');
 }
 
 /** Every resource reference inside a value, at any depth. `$${...}` is an escaped literal. */
@@ -13,8 +24,9 @@ export function findReferences(value: JsonValue): Reference[] {
   const found: Reference[] = [];
   const visit = (v: JsonValue): void => {
     if (typeof v === 'string') {
-      for (const m of v.matchAll(REFERENCE)) {
-        if (m[1] !== '$') found.push({ address: `${m[2]}.${m[3]}`, output: m[4] as string });
+      if (!mayHoldTemplate(v)) return;
+      for (const m of v.matchAll(REFERENCE_OR_ESCAPE)) {
+        if (m[1] !== undefined) found.push({ address: `${m[1]}.${m[2]}`, output: m[3] as string });
       }
     } else if (Array.isArray(v)) v.forEach(visit);
     else if (isObject(v)) Object.values(v).forEach(visit);
@@ -24,7 +36,8 @@ export function findReferences(value: JsonValue): Reference[] {
 }
 
 /**
- * Replaces references with the outputs they point at, and `$${` escapes with `${`.
+ * Replaces references with the outputs they point at, and the escapes `$${` and `%%{` with
+ * `${` and `%{` (in object keys too, which Terraform also reads as templates).
  * A reference whose value is not known yet makes the whole string UNKNOWN.
  */
 export function resolveReferences(
@@ -32,21 +45,26 @@ export function resolveReferences(
   lookup: (ref: Reference) => string | undefined,
 ): JsonValue {
   if (typeof value === 'string') {
-    if (!value.includes('${')) return value;
+    if (!mayHoldTemplate(value)) return value;
     let unknown = false;
-    const replaced = value.replace(REFERENCE, (whole, escape: string, type: string, name: string, output: string) => {
-      if (escape === '$') return whole.slice(1);
+    const replaced = value.replace(REFERENCE_OR_ESCAPE, (whole: string, type: string | undefined, name: string, output: string) => {
+      if (type === undefined) return whole.slice(1);
       const resolved = lookup({ address: `${type}.${name}`, output });
       if (resolved === undefined) unknown = true;
       return resolved ?? '';
     });
-    return unknown ? UNKNOWN : replaced.replace(/\$\$\{/g, '${');
+    return unknown ? UNKNOWN : replaced;
   }
   if (Array.isArray(value)) return value.map((v) => resolveReferences(v, lookup));
   if (isObject(value)) {
     const out: { [k: string]: JsonValue } = {};
-    for (const [k, v] of Object.entries(value)) out[k] = resolveReferences(v, lookup);
+    for (const [k, v] of Object.entries(value)) out[unescapeTemplate(k)] = resolveReferences(v, lookup);
     return out;
   }
   return value;
+}
+
+/** Escapes read as the literals they stand for, references left as written (for commands that show code's values without applying them). */
+export function unescapedAttributes(value: JsonValue): JsonValue {
+  return resolveReferences(value, (ref) => `\${${ref.address}.${ref.output}}`);
 }

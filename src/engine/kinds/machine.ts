@@ -3,7 +3,6 @@ import { ServiceError, type RegistryModule } from '../../api/client';
 import {
   describeVersionPolicy,
   formatVersionPolicy,
-  isSecretEnvName,
   newestVersion,
   moduleVersionToRun,
   tryParseVersionPolicy,
@@ -14,9 +13,10 @@ import { machineAttributes } from '../../domain/resource-attributes';
 import { z } from 'zod';
 import { isObject, stableStringify, toJson, UNKNOWN, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
-import { defineKind, type SensitiveParts } from '../kind-declaration';
+import { defineKind } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
 import { configDocument, configView } from './machine-config-view';
+import { secretEnvEntries, splitSecretEnv, withSecretEnv } from './machine-secrets';
 import { unlessNotFound } from './not-found';
 
 /** Thrown when the machine changed on the service after the plan read it. */
@@ -32,23 +32,6 @@ function parseConfig(text: string): { config: Record<string, unknown>; problem?:
   return { config: {}, problem: { path: 'config', message: 'config is not a JSON object', hint: 'synthesize the app again' } };
 }
 
-/** Env entries of the desired config's modules that hold secrets: names that look secret, and those code flagged. */
-const secretEnvEntries: SensitiveParts = {
-  describe: 'env entries of its modules whose names look secret (TOKEN, SECRET, PASSWORD, KEY, ...) or that code marks secret',
-  paths(view, attributes) {
-    const flagged = new Set(machineAttributes.sensitive_env.parse(attributes.sensitive_env) ?? []);
-    const modules = isObject(view.config) && isObject(view.config.modules) ? view.config.modules : {};
-    const paths: string[] = [];
-    for (const [moduleName, module] of Object.entries(modules)) {
-      if (!isObject(module) || !isObject(module.env)) continue;
-      for (const key of Object.keys(module.env)) {
-        if (isSecretEnvName(key) || flagged.has(`${moduleName}.${key}`)) paths.push(childPath(childPath(childPath('config.modules', moduleName), 'env'), key));
-      }
-    }
-    return paths;
-  },
-};
-
 export const machineDeclaration = defineKind({
   type: 'fleetform_machine',
   description: 'A machine and the whole configuration of its main part: components, services and modules.',
@@ -63,12 +46,14 @@ export const machineDeclaration = defineKind({
     },
     config: {
       schema: machineAttributes.config,
-      description: 'The machine config as JSON text (components, services, modules); a module without a version is pinned to the newest release at its first apply.',
+      description: 'The machine config as JSON text (components, services, modules) without the secret env entries; a module without a version is pinned to the newest release at its first apply.',
+      // The secret parts of the view's config come from secret_env, which is sensitive as a whole.
       sensitive: secretEnvEntries,
     },
-    sensitive_env: {
-      schema: machineAttributes.sensitive_env,
-      description: 'Module env entries, as `<module>.<KEY>`, to treat as secrets besides those whose names look secret.',
+    secret_env: {
+      schema: machineAttributes.secret_env,
+      description: "The modules' secret env entries by `<module>.<KEY>` (those code marks secret and those whose names look secret), merged into the modules' env.",
+      sensitive: true,
     },
     id: { schema: z.string(), description: 'Id the service assigns to the machine.', computed: 'always' },
     part_id: { schema: z.string(), description: "Id of the machine's main part, which holds its config.", computed: 'always' },
@@ -142,7 +127,9 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
     const locationId = attributes.location_id || ctx.locationId;
     const parsed = parseConfig(attributes.config);
     if (parsed.problem) problems.push(parsed.problem);
-    const config = parsed.config;
+    const merged = withSecretEnv(parsed.config, attributes.secret_env);
+    problems.push(...merged.problems);
+    const config = merged.config;
     const result = validateMachineConfig(config, { allowUnpinnedModules: true, pathPrefix: 'config' });
     for (const e of result.errors) problems.push({ path: e.path, message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
     for (const w of result.warnings) notes.push({ level: 'warning', path: w.path, message: w.message });
@@ -298,6 +285,14 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
   },
 
   retainOnDelete: () => false,
+
+  attributesOf(view, prior): JsonObject {
+    const flagged = new Set(isObject(prior?.secret_env) ? Object.keys(prior.secret_env) : []);
+    const { config, secretEnv } = splitSecretEnv(viewConfig(view), flagged);
+    const attributes: JsonObject = { name: view.name ?? null, location_id: view.location_id ?? null, config: JSON.stringify(configDocument(config)) };
+    if (Object.keys(secretEnv).length > 0) attributes.secret_env = secretEnv;
+    return attributes;
+  },
 
   identity(view) {
     const name = typeof view.name === 'string' ? view.name : '';
