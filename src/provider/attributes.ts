@@ -1,5 +1,4 @@
 import { isObject, UNKNOWN, type JsonObject, type JsonValue } from '../engine/json';
-import type { ResourceKind } from '../engine/kind';
 import type { AttributeFacts, KindDeclaration, TerraformType } from '../engine/kind-declaration';
 import { conform, UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
@@ -52,19 +51,4 @@ export function isEngineUnknown(value: JsonValue | undefined): boolean {
   if (Array.isArray(value)) return value.some(isEngineUnknown);
   if (isObject(value)) return Object.values(value).some(isEngineUnknown);
   return false;
-}
-
-/**
- * The attributes code would give for what the service holds: the kind's own mapping when
- * it has one (e.g. a machine's config as JSON text), else the declared attributes the view has.
- */
-export function attributesFromView(kind: ResourceKind, view: JsonObject, prior: JsonObject | undefined): JsonObject {
-  const own = (kind as ResourceKind & { attributesOf?: (view: JsonObject, prior: JsonObject | undefined) => JsonObject }).attributesOf;
-  if (own) return own(view, prior);
-  const out: JsonObject = {};
-  for (const f of Object.values(kind.declaration.attributes)) {
-    const v = view[f.name];
-    if (f.presence !== 'computed' && v !== undefined) out[f.name] = v;
-  }
-  return out;
 }

@@ -1,9 +1,9 @@
 import { desireResource } from '../engine/desire';
 import { jsonEqual, type JsonObject } from '../engine/json';
-import type { Applied, KindContext, ResourceKind } from '../engine/kind';
+import { attributesOfView, type Applied, type KindContext, type ResourceKind } from '../engine/kind';
 import { replaceReasonsOf } from '../engine/kind-declaration';
 import { maskPaths, observedSecretPaths } from '../engine/mask';
-import { attributesFromView, engineAttributes, isEngineUnknown, terraformAttribute } from './attributes';
+import { engineAttributes, isEngineUnknown, terraformAttribute } from './attributes';
 import type { Diagnostics } from './diagnostics';
 import { newSalt, stateEntry, type ResourcePrivate } from './resource-private';
 import { UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
@@ -163,7 +163,7 @@ export async function readResource(kind: ResourceKind, ctx: KindContext, stored:
   const current = engineAttributes(kind.declaration, stored.state);
   const secrets = [...new Set([...stored.private.sensitive_paths, ...observedSecretPaths(kind, observation.view, current)])];
   if (stored.private.applied && jsonEqual(maskPaths(observation.view, secrets, stored.private.salt), stored.private.applied)) return { state: stored.state, private: record };
-  const attributes = attributesFromView(kind, observation.view, current);
+  const attributes = attributesOfView(kind, observation.view, current);
   const state: TerraformObject = { ...stored.state };
   for (const f of Object.values(kind.declaration.attributes)) {
     if (f.presence !== 'computed' && f.name in attributes) state[f.name] = terraformAttribute(f, attributes[f.name]);
@@ -179,7 +179,7 @@ export async function importResource(kind: ResourceKind, ctx: KindContext, id: s
   const bare: ResourcePrivate = { ids: { ...applied.ids }, outputs: { ...applied.outputs }, kind_private: {}, applied: null, sensitive_paths: [], salt, version: null };
   const observation = await kind.observe(ctx, stateEntry(kind.type, bare));
   if (!observation) return undefined;
-  const attributes = attributesFromView(kind, observation.view, undefined);
+  const attributes = attributesOfView(kind, observation.view, undefined);
   const state: TerraformObject = {};
   for (const f of Object.values(kind.declaration.attributes)) state[f.name] = terraformAttribute(f, attributes[f.name]);
   const secrets = observedSecretPaths(kind, observation.view, attributes);
