@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { FleetformError } from '../domain/errors';
 import { defaultKinds } from '../engine/kinds';
 import { providerHandlers, servePlugin, type ProviderBlock, type ProviderConnection } from '../provider';
@@ -13,8 +15,21 @@ function connectionEnv(block: ProviderBlock, env: NodeJS.ProcessEnv): NodeJS.Pro
   };
 }
 
+/**
+ * The folder whose `.fleetform/emulator` holds the embedded emulator's data: the CDKTF
+ * project's (the nearest folder above with a cdktf.json, as `cdktf deploy` runs Terraform in
+ * cdktf.out/stacks/<stack>), so `cdktf deploy` and `fleetform plan` see one fleet; else the
+ * working directory.
+ */
+export function projectFolder(start: string): string {
+  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'cdktf.json'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(start);
+  }
+}
+
 async function connect(block: ProviderBlock): Promise<ProviderConnection> {
-  const c = await openConnection({ cwd: process.cwd(), env: connectionEnv(block, process.env) });
+  const c = await openConnection({ cwd: projectFolder(process.cwd()), env: connectionEnv(block, process.env) });
   return {
     client: c.client,
     endpoint: c.endpoint,
