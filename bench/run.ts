@@ -1,7 +1,9 @@
 /**
- * `npm run bench [-- --quick] [-- --sizes 100,1000] [-- --parallelism N]`: measures each fleet
- * size in its own process, then training-job listing in a 100,000-job organization; prints
- * one table and writes bench/results.json.
+ * `npm run bench [-- --quick] [-- --sizes 100,1000] [-- --parallelism N] [-- --only state,cli]`:
+ * measures each fleet size in its own process, the same at a distance, the PostgreSQL state
+ * backend against local files, the example plan as a command, training-job listing in a
+ * 100,000-job organization and hostile requests; prints the tables and writes
+ * bench/results.json.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -11,7 +13,7 @@ import { spawnEmulator } from './emulator';
 import { measureHostile } from './hostile';
 import { insertJobs, measureListJobs } from './jobs';
 import { r3, timed } from './stats';
-import { formatDetails, formatLatency, formatTable, type Row } from './table';
+import { formatDetails, formatLatency, formatStateBackends, formatTable, type Row } from './table';
 
 const JOBS = 100_000;
 
@@ -50,46 +52,95 @@ async function listJobs(runs: number): Promise<Record<string, unknown>> {
   }
 }
 
+/** The parts of a run, in the order they run; `--only` picks some of them. */
+const SECTIONS = ['sizes', 'latency', 'state', 'cli', 'jobs', 'hostile'] as const;
+type Section = (typeof SECTIONS)[number];
+
+function chosenSections(): Set<Section> {
+  const only = option('--only');
+  if (!only) return new Set(SECTIONS);
+  const names = only.split(',').map((n) => n.trim());
+  const unknown = names.filter((n) => !(SECTIONS as readonly string[]).includes(n));
+  if (unknown.length > 0) throw new Error(`--only: unknown part ${unknown.join(', ')}; parts: ${SECTIONS.join(', ')}`);
+  return new Set(names as Section[]);
+}
+
+/** The results of an earlier run, which a run of some parts only (`--only`) updates. */
+function previousResults(file: string): Record<string, unknown> {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
 async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
+  const parts = chosenSections();
   const sizes = (option('--sizes') ?? (quick ? '100,1000' : '100,1000,10000')).split(',').map(Number);
   const extra = [
     ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : []),
     ...(option('--runs') ? ['--runs', option('--runs') as string] : []),
     ...(quick ? ['--quick'] : []),
   ];
-  const rows: Row[] = [];
-  const details: Record<string, unknown>[] = [];
-  for (const size of sizes) {
-    process.stderr.write(`measuring ${size} machines...\n`);
-    const runs = option('--runs') ?? (quick ? (size >= 1000 ? '2' : '3') : undefined);
-    const r = await runSize(size, [...extra, ...(runs && !option('--runs') ? ['--runs', runs] : [])]);
-    rows.push(r.row);
-    details.push(r.details);
+  const results: Record<string, unknown> = {};
+  if (parts.has('sizes')) {
+    const rows: Row[] = [];
+    const details: Record<string, unknown>[] = [];
+    for (const size of sizes) {
+      process.stderr.write(`measuring ${size} machines...\n`);
+      const runs = option('--runs') ?? (quick ? (size >= 1000 ? '2' : '3') : undefined);
+      const r = await runSize(size, [...extra, ...(runs && !option('--runs') ? ['--runs', runs] : [])]);
+      rows.push(r.row);
+      details.push(r.details);
+    }
+    Object.assign(results, { rows, details });
+    process.stdout.write(`${formatTable(rows)}\n\n${formatDetails(details)}\n\n`);
   }
-  const latency: Record<string, unknown>[] = [];
-  for (const size of sizes) {
-    process.stderr.write(`measuring ${size} machines at a distance...\n`);
-    latency.push(...(await runChild<Record<string, unknown>[]>('latency-run.ts', [String(size), ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : [])])));
+  if (parts.has('latency')) {
+    const latency: Record<string, unknown>[] = [];
+    for (const size of sizes) {
+      process.stderr.write(`measuring ${size} machines at a distance...\n`);
+      latency.push(...(await runChild<Record<string, unknown>[]>('latency-run.ts', [String(size), ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : [])])));
+    }
+    results.latency = latency;
+    process.stdout.write(`at a distance (plan reads follow the network up to 64 in flight; writes at the engine's parallelism):\n${formatLatency(latency)}\n\n`);
   }
-  process.stderr.write('timing the example plan as a command...\n');
-  const cli = await runChild<Record<string, unknown>>('cli-run.ts', ['--runs', quick ? '5' : '9']);
-  process.stderr.write(`listing training jobs among ${JOBS}...\n`);
-  const list_jobs = await listJobs(quick ? 1 : 3);
-  process.stderr.write('sending hostile requests to the emulator...\n');
-  const hostile = await measureHostile();
-  process.stdout.write(`${formatTable(rows)}\n\n`);
-  process.stdout.write(`${formatDetails(details)}\n\n`);
-  process.stdout.write(`at a distance (plan reads follow the network up to 64 in flight; writes at the engine's parallelism):\n${formatLatency(latency)}\n\n`);
-  process.stdout.write(`example plan with no changes: ${String(cli.example_plan_s)} s (bare node start ${String(cli.node_start_s)} s); phases ${JSON.stringify(cli.phases)}\n\n`);
-  process.stdout.write(`list training jobs (${JOBS} in the organization, median of ${String(list_jobs.runs)}):\n`);
-  for (const [status, v] of Object.entries(list_jobs.by_status as Record<string, { seconds: number; jobs: number }>)) {
-    process.stdout.write(`  ${status.padEnd(28)} ${String(v.jobs).padStart(6)} jobs  ${v.seconds.toFixed(3)} s\n`);
+  if (parts.has('state')) {
+    const size = option('--state-size') ?? '1000';
+    process.stderr.write(`comparing the PostgreSQL state backend with local files on ${size} machines...\n`);
+    const runs = option('--runs') ?? (quick ? '3' : '5');
+    const state_backends = await runChild<Record<string, unknown>>('state-backends.ts', [size, '--runs', runs, ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : [])]);
+    results.state_backends = state_backends;
+    process.stdout.write(`state backends (PostgreSQL on 127.0.0.1 with fsync, against local files; median of ${runs}):\n${formatStateBackends(state_backends)}\n\n`);
   }
-  process.stdout.write(`\nhostile requests (refusal time, emulator peak memory): ${JSON.stringify(hostile)}\n`);
+  if (parts.has('cli')) {
+    process.stderr.write('timing the example plan as a command...\n');
+    const cli = await runChild<Record<string, unknown>>('cli-run.ts', ['--runs', quick ? '5' : '9']);
+    results.cli = cli;
+    process.stdout.write(`example plan with no changes: ${String(cli.example_plan_s)} s (bare node start ${String(cli.node_start_s)} s); phases ${JSON.stringify(cli.phases)}\n\n`);
+  }
+  if (parts.has('jobs')) {
+    process.stderr.write(`listing training jobs among ${JOBS}...\n`);
+    const list_jobs = await listJobs(quick ? 1 : 3);
+    results.list_jobs = list_jobs;
+    process.stdout.write(`list training jobs (${JOBS} in the organization, median of ${String(list_jobs.runs)}):\n`);
+    for (const [status, v] of Object.entries(list_jobs.by_status as Record<string, { seconds: number; jobs: number }>)) {
+      process.stdout.write(`  ${status.padEnd(28)} ${String(v.jobs).padStart(6)} jobs  ${v.seconds.toFixed(3)} s\n`);
+    }
+    process.stdout.write('\n');
+  }
+  if (parts.has('hostile')) {
+    process.stderr.write('sending hostile requests to the emulator...\n');
+    const hostile = await measureHostile();
+    results.hostile = hostile;
+    process.stdout.write(`hostile requests (refusal time, emulator peak memory): ${JSON.stringify(hostile)}\n\n`);
+  }
   const file = path.join(__dirname, 'results.json');
-  fs.writeFileSync(file, `${JSON.stringify({ rows, latency, cli, list_jobs, details, hostile }, null, 2)}\n`);
-  process.stdout.write(`\nwritten ${path.relative(process.cwd(), file)}\n`);
+  // A run of some parts keeps the other parts' figures from the last run.
+  const merged = parts.size === SECTIONS.length ? results : { ...previousResults(file), ...results };
+  fs.writeFileSync(file, `${JSON.stringify(merged, null, 2)}\n`);
+  process.stdout.write(`written ${path.relative(process.cwd(), file)}\n`);
 }
 
 main().catch((err: unknown) => {

@@ -12,6 +12,7 @@ import { readStacks } from '../src/engine/desired/read-stacks';
 import type { DesiredStack } from '../src/engine/desired/stack';
 import { Engine } from '../src/engine/engine';
 import { defaultKinds } from '../src/engine/kinds';
+import type { StateBackend } from '../src/engine/state/backend';
 import { LocalStateBackend } from '../src/engine/state/local-backend';
 import { spawnEmulator, type BenchEmulator } from './emulator';
 import { EXTRA_MODULES, FLEET_STACK } from './fleet';
@@ -76,7 +77,7 @@ export async function openSession(size: number, parallelism: number, work = fs.m
   const control = client.clientFor(EmulatorService);
   for (const m of EXTRA_MODULES) await control.publishModuleVersion({ moduleId: m.moduleId, version: m.version, models: m.models.map((x) => ({ ...x })) });
   const backend = new LocalStateBackend(path.join(work, 'state'));
-  const engine = new Engine({ client, backend, kinds: defaultKinds(), parallelism, readParallelism: Math.max(parallelism, READ_PARALLELISM), lockTimeoutMs: 10_000, defaults: { organizationId, locationId } });
+  const engine = benchEngine(client, backend, parallelism, { organizationId, locationId });
   return {
     work,
     emu,
@@ -91,6 +92,11 @@ export async function openSession(size: number, parallelism: number, work = fs.m
       fs.rmSync(work, { recursive: true, force: true });
     },
   };
+}
+
+/** An engine as the CLI builds one: writes at `parallelism`, plan reads following the network up to 64. */
+export function benchEngine(client: ServiceClient, backend: StateBackend, parallelism: number, defaults: { organizationId: string; locationId: string }): Engine {
+  return new Engine({ client, backend, kinds: defaultKinds(), parallelism, readParallelism: Math.max(parallelism, READ_PARALLELISM), lockTimeoutMs: 10_000, defaults });
 }
 
 /** Reads the stacks and plans them under the lock; returns how many changes the plan holds. */

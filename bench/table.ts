@@ -69,3 +69,24 @@ const LATENCY_COLUMNS: ReadonlyArray<readonly [string, string]> = [
 export function formatLatency(rows: ReadonlyArray<Readonly<Record<string, unknown>>>): string {
   return formatColumns(LATENCY_COLUMNS, rows);
 }
+
+const STATE_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['size', 'machines'],
+  ['local_plan_s', 'plan local s'],
+  ['pg_plan_s', 'plan pg s'],
+  ['pg_to_local', 'pg/local'],
+  ['state_read_local_s', 'read local s'],
+  ['state_read_pg_s', 'read pg s'],
+  ['state_write_local_s', 'write local s'],
+  ['state_write_pg_s', 'write pg s'],
+  ['lock_local_s', 'lock local s'],
+  ['lock_pg_s', 'lock pg s'],
+  ['apply_changed_local_s', 'apply 10% local s'],
+  ['apply_changed_pg_s', 'apply 10% pg s'],
+  ['apply_pg_to_local', 'apply pg/local'],
+];
+
+/** The no-change plan, whole-state reads and writes, the lock and the 10% apply with each state backend. */
+export function formatStateBackends(row: Readonly<Record<string, unknown>>): string {
+  return formatColumns(STATE_COLUMNS, [row]);
+}

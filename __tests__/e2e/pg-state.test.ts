@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { App, PgBackend, TerraformStack } from 'cdktf';
 import { FleetProvider, Machine } from '../../src';
 import { fleetform, openEmulatorProject, startFleetform, type CliResult, type EmulatorProject } from './fleet-fixture';
-import { startPostgres, type PgServer } from '../support/postgres';
+import { startPostgres, type PgServer } from '../../scripts/postgres-server';
 
 jest.setTimeout(180_000);
 

@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { PgBackendError, PgStateBackend } from '../../src/engine/state/pg-backend';
 import { emptyState } from '../../src/engine/state/schema';
 import type { StateEntry } from '../../src/engine/state/schema';
-import { startPostgres, type PgServer } from '../support/postgres';
+import { startPostgres, type PgServer } from '../../scripts/postgres-server';
 
 jest.setTimeout(60_000);
 

@@ -1,9 +1,9 @@
 /**
- * A throwaway PostgreSQL server on 127.0.0.1 for tests: initdb into a temporary folder,
- * started with pg_ctl on a free port, stopped and removed at the end. The server programs
- * are installed from Debian's packages by scripts/ensure-postgres.sh when missing; a
- * machine where that cannot happen fails the test saying how to install them. As root,
- * the server runs as the `postgres` user (initdb refuses root).
+ * A throwaway PostgreSQL server on 127.0.0.1 for the tests and the bench: initdb into a
+ * temporary folder, started with pg_ctl on a free port, stopped and removed at the end.
+ * The server programs are installed from Debian's packages by scripts/ensure-postgres.sh
+ * when missing; a machine where that cannot happen fails the caller saying how to install
+ * them. As root, the server runs as the `postgres` user (initdb refuses root).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -23,7 +23,7 @@ export interface PgServer {
   stop(): void;
 }
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '..');
 
 function binDir(): string | undefined {
   const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [];
@@ -37,7 +37,7 @@ function serverPrograms(): string {
   if (!dir) {
     const installed = spawnSync(path.join(ROOT, 'scripts', 'ensure-postgres.sh'), { encoding: 'utf8', stdio: ['ignore', 'inherit', 'pipe'] });
     dir = binDir();
-    if (!dir) throw new Error(`PostgreSQL is needed by this test and could not be installed: ${installed.stderr.trim() || `exit ${installed.status}`}`);
+    if (!dir) throw new Error(`PostgreSQL is needed here and could not be installed: ${installed.stderr.trim() || `exit ${installed.status}`}`);
   }
   return dir;
 }
@@ -50,7 +50,15 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startPostgres(): Promise<PgServer> {
+export interface PgServerOptions {
+  /**
+   * Flush commits to disk as a production server does (default false: tests need no
+   * durability across a power loss, and run faster without it).
+   */
+  readonly fsync?: boolean;
+}
+
+export async function startPostgres(options: PgServerOptions = {}): Promise<PgServer> {
   const bin = serverPrograms();
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fleetform-pg-'));
@@ -67,8 +75,8 @@ export async function startPostgres(): Promise<PgServer> {
   };
   run('initdb', ['-D', data, '-U', 'fleetform', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
-  const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', path.join(dir, 'server.log'), '-w', 'start']);
+  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${options.fsync ? 'on' : 'off'} -c max_connections=200`;
+  const start = () => run('pg_ctl', ['-D', data, '-o', settings, '-l', path.join(dir, 'server.log'), '-w', 'start']);
   start();
   return {
     url: `postgres://fleetform@127.0.0.1:${port}/postgres`,
