@@ -53,7 +53,7 @@ async function listJobs(runs: number): Promise<Record<string, unknown>> {
 }
 
 /** The parts of a run, in the order they run; `--only` picks some of them. */
-const SECTIONS = ['sizes', 'latency', 'state', 'cli', 'jobs', 'hostile'] as const;
+const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function chosenSections(): Set<Section> {
@@ -113,6 +113,18 @@ async function main(): Promise<void> {
     const state_backends = await runChild<Record<string, unknown>>('state-backends.ts', [size, '--runs', runs, ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : [])]);
     results.state_backends = state_backends;
     process.stdout.write(`state backends (PostgreSQL on 127.0.0.1 with fsync, against local files; median of ${runs}):\n${formatStateBackends(state_backends)}\n\n`);
+  }
+  if (parts.has('provider')) {
+    const size = option('--provider-size') ?? (quick ? '100' : '1000');
+    const runs = option('--runs') ?? (quick ? '2' : '3');
+    process.stderr.write(`planning ${size} machines with terraform through the provider and with fleetform...\n`);
+    const provider = await runChild<Record<string, unknown>>('provider-run.ts', [size, '--runs', runs]);
+    results.provider = provider;
+    process.stdout.write(
+      `terraform plan through the provider against fleetform plan, ${String(provider.size)} machines, no changes (median of ${runs}): ` +
+        `${String(provider.terraform_plan_s)} s against ${String(provider.fleetform_plan_s)} s = ${String(provider.terraform_to_fleetform)}x ` +
+        `(the applies that made the fleets: ${String(provider.terraform_apply_s)} s and ${String(provider.fleetform_apply_s)} s)\n\n`,
+    );
   }
   if (parts.has('cli')) {
     process.stderr.write('timing the example plan as a command...\n');
