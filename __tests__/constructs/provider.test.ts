@@ -1,3 +1,4 @@
+import { packageVersion } from '../../src/domain/package-version';
 import { Testing } from 'cdktf';
 import { FleetProvider } from '../../src/constructs';
 import { errorsOf, newStack, synth } from './helpers';
@@ -7,7 +8,7 @@ describe('FleetProvider', () => {
     const { stack } = newStack();
     new FleetProvider(stack, 'cloud', { organizationId: 'org-1', locationId: 'loc-1', endpoint: 'https://fleet.example.com:443' });
     const doc = synth(stack);
-    expect(doc.terraform?.required_providers).toEqual({ fleetform: { source: 'fleetform/fleetform' } });
+    expect(doc.terraform?.required_providers).toEqual({ fleetform: { source: 'fleetform/fleetform', version: packageVersion() } });
     expect(doc.provider?.fleetform).toEqual([
       { organization_id: 'org-1', location_id: 'loc-1', endpoint: 'https://fleet.example.com:443' },
     ]);

@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { unescapeTemplate } from '../../src/domain/template-escape';
 import { openEmulatorProject, type CliResult, type EmulatorProject } from './fleet-fixture';
 
 jest.setTimeout(120_000);
@@ -56,11 +57,18 @@ async function driftTimeout(p: EmulatorProject, partId: string, timeoutMs: numbe
 /** The machine config the synthesized app declares for one machine, as JSON. */
 async function synthesizedConfig(p: EmulatorProject, machine: string): Promise<MachineConfigDoc> {
   const doc = JSON.parse(await fs.readFile(path.join(p.outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as {
-    resource: { fleetform_machine: Record<string, { config: string }> };
+    resource: { fleetform_machine: Record<string, { config: string; secret_env?: Record<string, string> }> };
   };
   const body = doc.resource.fleetform_machine[machine];
   if (!body) throw new Error(`${machine} not synthesized`);
-  return JSON.parse(body.config) as MachineConfigDoc;
+  // What the service gets: Terraform's escapes read back, secret env entries in their modules.
+  const config = JSON.parse(unescapeTemplate(body.config)) as MachineConfigDoc & { modules?: Array<{ name: string; env?: Record<string, string> }> };
+  for (const [key, value] of Object.entries(body.secret_env ?? {})) {
+    const [moduleName, envKey] = key.split('.') as [string, string];
+    const module = config.modules?.find((m) => m.name === moduleName);
+    if (module) module.env = { ...module.env, [envKey]: unescapeTemplate(value) };
+  }
+  return config;
 }
 
 /** Creates a machine directly on the service with this config; resolves to its id and main part id. */

@@ -3,7 +3,6 @@ import * as path from 'node:path';
 import { FleetformError } from '../domain/errors';
 import { defaultKinds } from '../engine/kinds';
 import { providerHandlers, servePlugin, type ProviderBlock, type ProviderConnection } from '../provider';
-import { openConnection } from './connection';
 
 /** The provider block's endpoint and key win over the environment, as Terraform users expect of a provider. */
 function connectionEnv(block: ProviderBlock, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -29,6 +28,8 @@ export function projectFolder(start: string): string {
 }
 
 async function connect(block: ProviderBlock): Promise<ProviderConnection> {
+  // Loaded on first use: Terraform starts the provider several times a run, most of them only for its schema.
+  const { openConnection } = require('./connection') as typeof import('./connection');
   const c = await openConnection({ cwd: projectFolder(process.cwd()), env: connectionEnv(block, process.env) });
   return {
     client: c.client,
