@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { createServiceClient, type ServiceClient } from '../../src/api/client';
 import { startEmulator, type EmulatorCredentials } from '../../src/emulator';
 import { LocalStateBackend } from '../../src/engine/state/local-backend';
-import { App, TerraformStack } from 'cdktf';
+import { App, LocalBackend, TerraformStack } from 'cdktf';
 import { Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, TrainingJob } from '../../src';
 
 export interface FleetShape {
@@ -24,6 +24,8 @@ export interface FleetShape {
 export function synthFleet(outdir: string, shape: FleetShape = {}): void {
   const app = new App({ outdir });
   const stack = new TerraformStack(app, 'fleet');
+  // Terraform's own state (when the stack is run by terraform) stays in the scratch project.
+  new LocalBackend(stack, { path: path.join(path.dirname(path.resolve(outdir)), 'terraform.fleet.tfstate') });
   new FleetProvider(stack, 'cloud', {});
   for (const name of shape.machines ?? ['picker-1', 'picker-2']) {
     const machine = new Machine(stack, name, { name });

@@ -58,6 +58,13 @@ const META_SEEDED = 'seeded';
 
 /** Seeds a new database and returns the credentials of the seeded organization (writing credentials.json when needed). */
 export function ensureSeeded(db: Db, dataDir: string, now: number): EmulatorCredentials {
+  // Emulators of one data folder may start at once (one per stack under `cdktf deploy`): the
+  // check, the seed and the credentials file happen under one write lock, so exactly one seeds
+  // and the others find its organization and its key file.
+  return db.transaction(() => seedOnce(db, dataDir, now)).immediate();
+}
+
+function seedOnce(db: Db, dataDir: string, now: number): EmulatorCredentials {
   const seeded = getMeta(db, META_SEEDED);
   if (seeded !== undefined) {
     const known = readCredentials(dataDir);

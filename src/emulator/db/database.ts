@@ -49,10 +49,11 @@ export function openDatabase(dataDir: string): Db {
     fs.closeSync(fs.openSync(file, 'a', 0o600));
     fs.chmodSync(file, 0o600);
     db = new Database(file);
+    // First, so that every step below waits for another process opening the same folder.
+    db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
     refuseNewerSchema(db, file, MIGRATIONS);
     migrate(db, MIGRATIONS);
     return db;
@@ -85,23 +86,19 @@ export function migrate(db: Db, migrations: readonly Migration[]): number[] {
     name TEXT NOT NULL,
     applied_at TEXT NOT NULL
   )`);
-  const applied = new Set(
-    db
-      .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
-      .all()
-      .map((r) => r.version),
-  );
   const record = db.prepare<[number, string, string]>(
     'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
   );
   const done: number[] = [];
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
-    if (applied.has(m.version)) continue;
-    db.transaction(() => {
+    // Checked under the write lock: of two processes opening one folder, one applies it.
+    const applied = db.transaction(() => {
+      if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return false;
       db.exec(m.sql);
       record.run(m.version, m.name, new Date().toISOString());
-    })();
-    done.push(m.version);
+      return true;
+    }).immediate();
+    if (applied) done.push(m.version);
   }
   return done;
 }

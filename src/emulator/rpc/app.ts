@@ -205,7 +205,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
         machines.writePart(db, part, name, JSON.stringify(json), now);
         replaceDeployments(db, part.id, plan.deployments);
         return machines.getPart(db, part.id);
-      })();
+      }).immediate();
       if (!written) throw notFound(`machine part ${req.id} not found`);
       return { part: partMessage(written) };
     },

@@ -61,7 +61,7 @@ export function applyTransition(backend: Backend, t: Transition): jobs.TrainingJ
     jobs.updateJob(backend.db, t.job);
     if (t.job.status === TrainingStatus.COMPLETED) jobs.insertTrainedModel(backend.db, t.job, t.job.lastModified);
     for (const line of t.logs) jobs.appendLog(backend.db, t.job.id, line.level, t.job.lastModified, line.message);
-  })();
+  }).immediate();
   return t.job;
 }
 
@@ -98,7 +98,7 @@ function submit(backend: Backend, job: jobs.TrainingJobRecord): string {
     jobs.insertJob(backend.db, job);
     const what = job.isCustomJob ? `custom training job (${job.registryItemId}@${job.registryItemVersion})` : 'training job';
     jobs.appendLog(backend.db, job.id, 'info', job.createdOn, `${what} submitted for model ${job.modelName} version ${job.modelVersion}`);
-  })();
+  }).immediate();
   return job.id;
 }
 

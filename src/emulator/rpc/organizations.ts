@@ -38,5 +38,5 @@ export function createOrganization(
     const ds = insertDataset(db, org.id, req.datasetName ?? 'default', now);
     const key = createOwnerKey(db, org.id, `${name} owner key`, now);
     return { ...key, organizationId: org.id, locationId: loc.id, datasetId: ds.id };
-  })();
+  }).immediate();
 }

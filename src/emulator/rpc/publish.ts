@@ -149,7 +149,7 @@ export function publishModuleVersion(
       });
     }
     return { moduleId: item.itemId, updates };
-  })();
+  }).immediate();
 }
 
 /** Publishes a training script version (`namespace:name`). */
@@ -171,7 +171,7 @@ export function publishTrainingScript(
     }
     insertRegistryVersion(db, item.itemId, { version: req.version, models: [] }, now);
     return { itemId: item.itemId };
-  })();
+  }).immediate();
 }
 
 /** Organizations a principal owns (controls act within them). */

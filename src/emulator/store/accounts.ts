@@ -135,7 +135,7 @@ export function insertApiKey(db: Db, key: ApiKeyRecord, grants: readonly Grant[]
       'INSERT OR REPLACE INTO api_key_grants (key_id, role, resource_type, resource_id, organization_id) VALUES (?, ?, ?, ?, ?)',
     );
     for (const g of grants) add.run(key.id, g.role, g.resourceType, g.resourceId, g.organizationId);
-  })();
+  }).immediate();
 }
 
 export function getApiKey(db: Db, id: string): ApiKeyRecord | undefined {

@@ -96,7 +96,7 @@ export function insertRobot(db: Db, locationId: string, name: string, now: numbe
       now,
     );
     insertPartRow(db, partId, robotId, `${name}-main`, true, now);
-  })();
+  }).immediate();
   return { robotId, partId };
 }
 
