@@ -69,8 +69,16 @@ describe('nulls and object attributes', () => {
     expect(raw).toEqual({ name: 'a', replicas: null, enabled: null, tags: null, env: null, limits: { cpu: 2, labels: null } });
   });
 
-  test('decode gives every attribute of an object, absent ones null, extra ones dropped', () => {
-    expect(decodeMsgpack(wire({ enabled: false, other: 1 }), JOB)).toEqual({ name: null, replicas: null, enabled: false, tags: null, env: null, limits: null });
+  test('decode gives every attribute of an object, absent ones null', () => {
+    expect(decodeMsgpack(wire({ enabled: false }), JOB)).toEqual({ name: null, replicas: null, enabled: false, tags: null, env: null, limits: null });
+  });
+
+  test('an attribute the object type does not have is an error naming it, as Terraform decodes', () => {
+    const top = decodeError({ enabled: false, other: 1 }, JOB);
+    expect(top.path).toBe('other');
+    expect(top.message).toBe('unsupported attribute "other"');
+    expect(top.hint).toContain('name, replicas, enabled');
+    expect(decodeError({ limits: { cpu: 1, constructor: 'x' } }, JOB).path).toBe('limits.constructor');
   });
 
   test('null elements of lists and maps stay', () => {
