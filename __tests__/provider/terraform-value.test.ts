@@ -81,6 +81,21 @@ describe('nulls and object attributes', () => {
     expect(decodeError({ limits: { cpu: 1, constructor: 'x' } }, JOB).path).toBe('limits.constructor');
   });
 
+  test("attributes named like Object's own methods are read from the value only", () => {
+    const fields = Object.fromEntries<TerraformType>([
+      ['toString', 'string'],
+      ['constructor', ['list', 'number']],
+    ]);
+    const type: TerraformType = ['object', fields];
+    expect(decode(encodeMsgpack({}, type))).toEqual({ toString: null, constructor: null });
+    expect(decodeMsgpack(wire({}), type)).toEqual({ toString: null, constructor: null });
+    const value = Object.fromEntries<TerraformValue>([
+      ['toString', 'a'],
+      ['constructor', [1]],
+    ]);
+    expect(decodeMsgpack(encodeMsgpack(value, type), type)).toEqual(value);
+  });
+
   test('null elements of lists and maps stay', () => {
     const value = { name: null, replicas: null, enabled: null, tags: ['a', null], env: { A: null, B: 'b' }, limits: null };
     expect(decodeMsgpack(encodeMsgpack(value, JOB), JOB)).toEqual(value);

@@ -68,11 +68,11 @@ export function conform(raw: unknown, type: TerraformType, path: string, extra: 
     }
   }
   const out: TerraformObject = {};
-  for (const [name, t] of Object.entries(inner)) out[name] = conform(raw[name], t, path ? `${path}.${name}` : name, extra);
+  for (const [name, t] of Object.entries(inner)) out[name] = conform(Object.hasOwn(raw, name) ? raw[name] : null, t, path ? `${path}.${name}` : name, extra);
   return out;
 }
 
-/** The msgpack form of a value: every attribute of an object present (null when unset), unknowns as extensions. */
+/** The msgpack form of a value: every attribute of an object present (null when unset, own properties only), unknowns as extensions. */
 function toWire(value: TerraformValue | undefined, type: TerraformType): unknown {
   if (value === null || value === undefined) return null;
   if (value instanceof UnknownValue) return UNKNOWN_EXT;
@@ -84,7 +84,7 @@ function toWire(value: TerraformValue | undefined, type: TerraformType): unknown
   if (shape === 'map') {
     for (const [k, v] of Object.entries(value)) out[k] = toWire(v, inner);
   } else {
-    for (const [name, t] of Object.entries(inner)) out[name] = toWire(value[name], t);
+    for (const [name, t] of Object.entries(inner)) out[name] = toWire(Object.hasOwn(value, name) ? value[name] : null, t);
   }
   return out;
 }
