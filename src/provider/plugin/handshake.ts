@@ -24,6 +24,7 @@ export interface HostRequest {
 export function readHostRequest(env: NodeJS.ProcessEnv): HostRequest {
   if (env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE) {
     throw new HandshakeError('this is a Terraform provider: Terraform or OpenTofu starts it, not a person', {
+      path: MAGIC_COOKIE_KEY,
       hint: 'run `terraform init` in a configuration that uses fleetform/fleetform; for fleetform itself run `fleetform --help`',
     });
   }

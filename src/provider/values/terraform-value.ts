@@ -23,8 +23,15 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof ExtData) && !(v instanceof Uint8Array);
 }
 
+/**
+ * What to do with an object attribute the type does not have: Terraform never sends one,
+ * so in its values it is an error (as Terraform's own decoder has it); in state written
+ * by a former layout, or a value read from the service, it is dropped.
+ */
+export type ExtraAttributes = 'drop' | 'error';
+
 /** Reads decoded msgpack (or parsed JSON) as a value of `type`; `path` names the place in errors. */
-export function conform(raw: unknown, type: TerraformType, path: string): TerraformValue {
+export function conform(raw: unknown, type: TerraformType, path: string, extra: ExtraAttributes = 'drop'): TerraformValue {
   if (raw === null || raw === undefined) return null;
   if (raw instanceof ExtData || raw instanceof UnknownValue) return UNKNOWN_VALUE;
   const wrong = () => new ValueDecodeError(`expected a value of type ${JSON.stringify(type)}`, { path: path || '(root)' });
@@ -46,20 +53,26 @@ export function conform(raw: unknown, type: TerraformType, path: string): Terraf
   const [shape, inner] = type;
   if (shape === 'list') {
     if (!Array.isArray(raw)) throw wrong();
-    return raw.map((v, i) => conform(v, inner, `${path}[${i}]`));
+    return raw.map((v, i) => conform(v, inner, `${path}[${i}]`, extra));
   }
   if (!isRecord(raw)) throw wrong();
   if (shape === 'map') {
     const out: TerraformObject = {};
-    for (const [k, v] of Object.entries(raw)) out[k] = conform(v, inner, `${path}[${JSON.stringify(k)}]`);
+    for (const [k, v] of Object.entries(raw)) out[k] = conform(v, inner, `${path}[${JSON.stringify(k)}]`, extra);
     return out;
   }
+  if (extra === 'error') {
+    const stray = Object.keys(raw).find((k) => !Object.hasOwn(inner, k));
+    if (stray !== undefined) {
+      throw new ValueDecodeError(`unsupported attribute ${JSON.stringify(stray)}`, { path: path ? `${path}.${stray}` : stray, hint: `the attributes here: ${Object.keys(inner).join(', ')}` });
+    }
+  }
   const out: TerraformObject = {};
-  for (const [name, t] of Object.entries(inner)) out[name] = conform(raw[name], t, path ? `${path}.${name}` : name);
+  for (const [name, t] of Object.entries(inner)) out[name] = conform(Object.hasOwn(raw, name) ? raw[name] : null, t, path ? `${path}.${name}` : name, extra);
   return out;
 }
 
-/** The msgpack form of a value: every attribute of an object present (null when unset), unknowns as extensions. */
+/** The msgpack form of a value: every attribute of an object present (null when unset, own properties only), unknowns as extensions. */
 function toWire(value: TerraformValue | undefined, type: TerraformType): unknown {
   if (value === null || value === undefined) return null;
   if (value instanceof UnknownValue) return UNKNOWN_EXT;
@@ -71,12 +84,12 @@ function toWire(value: TerraformValue | undefined, type: TerraformType): unknown
   if (shape === 'map') {
     for (const [k, v] of Object.entries(value)) out[k] = toWire(v, inner);
   } else {
-    for (const [name, t] of Object.entries(inner)) out[name] = toWire(value[name], t);
+    for (const [name, t] of Object.entries(inner)) out[name] = toWire(Object.hasOwn(value, name) ? value[name] : null, t);
   }
   return out;
 }
 
-/** Decodes a DynamicValue's msgpack bytes as a value of `type`; empty bytes are null. */
+/** Decodes a DynamicValue's msgpack bytes as a value of `type`; empty bytes are null, an attribute `type` lacks is an error. */
 export function decodeMsgpack(bytes: Uint8Array, type: TerraformType): TerraformValue {
   if (bytes.length === 0) return null;
   let raw: unknown;
@@ -85,7 +98,7 @@ export function decodeMsgpack(bytes: Uint8Array, type: TerraformType): Terraform
   } catch (err) {
     throw new ValueDecodeError(`undecodable value from Terraform: ${err instanceof Error ? err.message : String(err)}`, { path: '(root)' });
   }
-  return conform(raw, type, '');
+  return conform(raw, type, '', 'error');
 }
 
 /** Encodes a value of `type` as a DynamicValue's msgpack bytes. */
