@@ -1,0 +1,36 @@
+/** `fleetform provider install`: the provider laid out where Terraform's offline installer looks. */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { packageVersion } from '../../src/domain/package-version';
+import { terraformPlatform } from '../../src/cli/commands/provider-install';
+
+const BIN = path.resolve(__dirname, '../../bin/fleetform.js');
+
+test('--dir lays the provider out as HOST/fleetform/fleetform/VERSION/OS_ARCH for both registries, executable', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-plugins-'));
+  try {
+    const r = spawnSync(process.execPath, [BIN, 'provider', 'install', '--dir', dir], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(`terraform init -plugin-dir=${dir}`);
+    for (const host of ['registry.terraform.io', 'registry.opentofu.org']) {
+      const file = path.join(dir, host, 'fleetform', 'fleetform', packageVersion(), terraformPlatform(), `terraform-provider-fleetform_v${packageVersion()}`);
+      expect(fs.statSync(file).mode & 0o111).toBe(0o111);
+      // Started by hand (no magic cookie), the installed executable says what it is and exits 1.
+      const started = spawnSync(file, [], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+      expect(started.status).toBe(1);
+      expect(started.stdout).toBe('');
+      expect(started.stderr).toContain('this is a Terraform provider');
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('Terraform platform names', () => {
+  expect(terraformPlatform('linux', 'x64')).toBe('linux_amd64');
+  expect(terraformPlatform('darwin', 'arm64')).toBe('darwin_arm64');
+  expect(terraformPlatform('win32', 'x64')).toBe('windows_amd64');
+});
