@@ -3,6 +3,7 @@
  * apply, an empty second plan, an in-place update, a replace, drift made with the
  * official SDK, import of a machine made outside, destroy.
  */
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { loadSdk } from '../../src/api/sdk';
 import { openEmulatorProject, type EmulatorProject } from '../e2e/fleet-fixture';
@@ -109,7 +110,7 @@ test('init offline, create, no changes, update in place, replace, drift reverted
   expect((await project.client.datasetClient.listDatasets(project.credentials.organizationId)).map((d) => d.name)).not.toContain('boxes');
 });
 
-test('terraform import adopts a machine made outside; the next plan creates nothing', async () => {
+test('terraform import and an import block adopt objects made outside; nothing is created twice', async () => {
   const other = await openEmulatorProject('ff-terraform-import-');
   try {
     const otherEnv = await terraformHome(other.dir, other.env);
@@ -127,6 +128,18 @@ test('terraform import adopts a machine made outside; the next plan creates noth
     expect(plan.stdout).toContain('# fleetform_machine.outside will be updated in-place');
     expect(plan.stdout).toContain('Plan: 1 to add, 1 to change, 0 to destroy.');
     expect((await other.client.appClient.listMachines(other.credentials.locationId)).map((m) => m.id)).toEqual([id]);
+
+    // An import block adopts the dataset made outside: planned as an import, applied without a create.
+    const datasetId = await other.client.datasetClient.createDataset('boxes', other.credentials.organizationId);
+    await fs.writeFile(path.join(dir, 'imports.tf.json'), JSON.stringify({ import: [{ to: 'fleetform_dataset.boxes', id: datasetId }] }));
+    const withImport = await terraform(dir, otherEnv, 'plan', '-input=false', '-no-color');
+    expect(withImport.stdout).toContain('# fleetform_dataset.boxes will be imported');
+    expect(withImport.stdout).toContain('Plan: 1 to import, 0 to add, 1 to change, 0 to destroy.');
+    const applied = await terraform(dir, otherEnv, 'apply', '-input=false', '-no-color', '-auto-approve');
+    expect(applied.stdout).toContain('Apply complete! Resources: 1 imported, 0 added, 1 changed, 0 destroyed.');
+    expect((await other.client.datasetClient.listDatasets(other.credentials.organizationId)).filter((d) => d.name === 'boxes').map((d) => d.id)).toEqual([datasetId]);
+    const settled = await terraform(dir, otherEnv, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(settled.stdout).toContain('No changes.');
   } finally {
     await other.close();
   }
