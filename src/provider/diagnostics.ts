@@ -13,9 +13,18 @@ function attributeOf(path: string | undefined, attributes: ReadonlySet<string>):
   return new AttributePath({ steps: [new AttributePath_Step({ selector: { case: 'attributeName', value: first } })] });
 }
 
+/**
+ * The kinds' messages name fleetform's own commands; under Terraform the same fixes are
+ * Terraform's commands of the same name and arguments (import, state mv, state rm, plan).
+ */
+export function asTerraformAdvice(text: string): string {
+  return text.replace(/\bfleetform (import|state mv|state rm|plan)\b/g, 'terraform $1');
+}
+
 function diagnostic(severity: Diagnostic_Severity, summary: string, detail: string | undefined, path: string | undefined, attributes: ReadonlySet<string>): Diagnostic {
   const attribute = attributeOf(path, attributes);
-  return new Diagnostic({ severity, summary: path ? `${path}: ${summary}` : summary, detail: detail ? `hint: ${detail}` : '', ...(attribute ? { attribute } : {}) });
+  const said = asTerraformAdvice(summary);
+  return new Diagnostic({ severity, summary: path ? `${path}: ${said}` : said, detail: detail ? `hint: ${asTerraformAdvice(detail)}` : '', ...(attribute ? { attribute } : {}) });
 }
 
 /** Diagnostics of a resource type: errors and warnings at its attributes. */
