@@ -11,7 +11,6 @@ import { readStacks } from '../engine/desired/read-stacks';
 import type { DesiredStack, StackBackend } from '../engine/desired/stack';
 import type { StateBackend } from '../engine/state/backend';
 import { LocalStateBackend } from '../engine/state/local-backend';
-import { PgStateBackend } from '../engine/state/pg-backend';
 
 /** A state backend that can also list its stacks and their locks. */
 export interface ProjectStateBackend extends StateBackend {
@@ -49,7 +48,11 @@ export function declaredBackend(stacks: readonly DesiredStack[]): StackBackend {
 }
 
 export function backendFor(declared: StackBackend, cwd: string, env: NodeJS.ProcessEnv = process.env): ProjectStateBackend {
-  if (declared.type === 'pg') return new PgStateBackend({ ...declared, ...(env.FLEETFORM_WORKSPACE ? { workspace: env.FLEETFORM_WORKSPACE } : {}) }, env);
+  if (declared.type === 'pg') {
+    // Loaded only for stacks that keep state in PostgreSQL: the driver is a tenth of a second of every start.
+    const { PgStateBackend } = require('../engine/state/pg-backend') as typeof import('../engine/state/pg-backend');
+    return new PgStateBackend({ ...declared, ...(env.FLEETFORM_WORKSPACE ? { workspace: env.FLEETFORM_WORKSPACE } : {}) }, env);
+  }
   return new LocalStateBackend(localStateDir(cwd));
 }
 
