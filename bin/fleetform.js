@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 'use strict';
 // The command line, compiled to JavaScript in dist/ by `npm run build`.
+// Output piped into a command that stops reading (`| head`) ends the run quietly, as other CLIs do.
+process.stdout.on('error', (err) => {
+  if (err && err.code === 'EPIPE') process.exit(process.exitCode || 0);
+  throw err;
+});
 let main;
 try {
   // The user's app starts first and runs while the rest loads.

@@ -34,3 +34,18 @@ test('Terraform platform names', () => {
   expect(terraformPlatform('darwin', 'arm64')).toBe('darwin_arm64');
   expect(terraformPlatform('win32', 'x64')).toBe('windows_amd64');
 });
+
+test('output piped into a reader that stops early ends the run quietly', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-plugins-'));
+  try {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [BIN, 'provider', 'install', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
