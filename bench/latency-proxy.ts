@@ -121,3 +121,39 @@ export async function startLatencyProxy(options: LatencyProxyOptions): Promise<L
     },
   };
 }
+
+/** A latency proxy running in a child process: the same proxy, its CPU apart from the measured process. */
+export interface RemoteLatencyProxy {
+  readonly url: string;
+  requests(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function spawnLatencyProxy(options: LatencyProxyOptions): Promise<RemoteLatencyProxy> {
+  const { spawn } = await import('node:child_process');
+  const path = await import('node:path');
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'latency-proxy-child.ts'), options.target, String(options.rttMs), String(options.bytesPerSecond)], {
+    stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve((JSON.parse(out.split('\n')[0] as string) as { url: string }).url);
+    });
+    child.once('exit', (code) => reject(new Error(`latency proxy exited early (code ${code})`)));
+  });
+  return {
+    url,
+    requests: () =>
+      new Promise<number>((resolve) => {
+        child.once('message', (m) => resolve((m as { requests: number }).requests));
+        child.send('count');
+      }),
+    close: async () => {
+      child.stdin?.end();
+      await exited;
+    },
+  };
+}

@@ -13,7 +13,7 @@ import { createServiceClient } from '../src/api/client';
 import { Engine } from '../src/engine/engine';
 import { defaultKinds } from '../src/engine/kinds';
 import { FLEET_STACK } from './fleet';
-import { startLatencyProxy } from './latency-proxy';
+import { spawnLatencyProxy } from './latency-proxy';
 import { openSession, planAndApply, planOnce } from './session';
 import { median, r3, runMain, timed } from './stats';
 
@@ -53,25 +53,27 @@ async function main(): Promise<void> {
     const { apiKeyId, apiKey, organizationId, locationId } = session.emu.credentials;
     let current = session.a;
     for (const rtt of rtts) {
-      const proxy = await startLatencyProxy({ target: session.emu.url, rttMs: rtt, bytesPerSecond: rtt === 0 ? 0 : bytesPerSecond });
+      const proxy = await spawnLatencyProxy({ target: session.emu.url, rttMs: rtt, bytesPerSecond: rtt === 0 ? 0 : bytesPerSecond });
       const client = await createServiceClient({ serviceHost: proxy.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey }, maxConnections: readParallelism, compression: 'none' });
       const engine = new Engine({ client, backend: session.backend, kinds: defaultKinds(), parallelism, readParallelism, lockTimeoutMs: 10_000, defaults: { organizationId, locationId } });
       try {
         const planTimes: number[] = [];
         let calls = 0;
         let concurrency = 0;
+        let endLimit = 0;
         for (let r = 0; r < runs; r++) {
-          const before = proxy.requests();
+          const before = await proxy.requests();
           let changes = -1;
           planTimes.push(await timed(async () => (changes = await planOnce(engine, current))));
           if (changes !== 0) throw new Error(`expected no changes at ${rtt} ms, planned ${changes}`);
-          calls = proxy.requests() - before;
+          calls = (await proxy.requests()) - before;
           concurrency = Math.max(concurrency, engine.readStats()?.peakInFlight ?? parallelism);
+          endLimit = engine.readStats()?.limit ?? parallelism;
         }
         const next = current === session.a ? session.b : session.a;
-        const beforeApply = proxy.requests();
+        const beforeApply = await proxy.requests();
         const round = await planAndApply(engine, next);
-        const applyCalls = proxy.requests() - beforeApply - calls;
+        const applyCalls = (await proxy.requests()) - beforeApply - calls;
         current = next;
         const planS = median(planTimes);
         const bound = (calls * rtt) / 1000 / concurrency;
@@ -90,7 +92,7 @@ async function main(): Promise<void> {
           apply_to_bound: applyBound > 0 ? r3(round.applyS / applyBound) : 0,
           apply_concurrency: parallelism,
         });
-        process.stderr.write(`  ${size} machines at ${rtt} ms: plan ${planS.toFixed(2)} s (bound ${bound.toFixed(2)} s at ${concurrency} in flight)\n`);
+        process.stderr.write(`  ${size} machines at ${rtt} ms: plan ${planS.toFixed(2)} s (bound ${bound.toFixed(2)} s at ${concurrency} in flight; read limit at the end ${endLimit})\n`);
       } finally {
         await client.close();
         await proxy.close();
