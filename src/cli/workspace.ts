@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { parseGoDuration } from '../domain/duration';
@@ -81,19 +82,74 @@ export interface Workspace {
   close(): Promise<void>;
 }
 
+/** A connection opened before the stacks are known, on a guess of where they point. */
+interface EarlyConnection {
+  /** The endpoint the guess connects to; undefined for the embedded emulator. */
+  readonly endpoint: string | undefined;
+  readonly opened: Promise<{ connection: Connection } | { error: unknown }>;
+}
+
+/**
+ * While the app synthesizes, the connection can already open when its target does not
+ * depend on the stacks: FLEETFORM_ENDPOINT overrides them, and a project whose embedded
+ * emulator already has its folder most likely uses it again. A wrong guess is closed and
+ * the right one opened; nothing is created that the run would not create anyway.
+ */
+function openEarly(cwd: string, maxConnections: number): EarlyConnection | undefined {
+  const fromEnv = process.env.FLEETFORM_ENDPOINT || undefined;
+  if (!fromEnv && !existsSync(path.join(cwd, '.fleetform', 'emulator'))) return undefined;
+  const opened = openConnection({ cwd, env: process.env, maxConnections }).then(
+    (connection) => ({ connection }),
+    (error: unknown) => ({ error }),
+  );
+  return { endpoint: fromEnv, opened };
+}
+
+async function discardEarly(early: EarlyConnection | undefined): Promise<void> {
+  const r = await early?.opened;
+  if (r && 'connection' in r) await r.connection.close();
+}
+
+/** The connection the stacks need: the early one when its guess was right, else a new one. */
+async function connectionFor(early: EarlyConnection | undefined, cwd: string, maxConnections: number, stacksEndpoint: string | undefined): Promise<Connection> {
+  const needed = process.env.FLEETFORM_ENDPOINT || stacksEndpoint;
+  if (early && early.endpoint === needed) {
+    const r = await early.opened;
+    if ('error' in r) throw r.error;
+    return r.connection;
+  }
+  await discardEarly(early);
+  return openConnection({ cwd, env: process.env, maxConnections, providerEndpoint: stacksEndpoint });
+}
+
 export async function openWorkspace(options: EngineCommandOptions, cwd = process.cwd()): Promise<Workspace> {
   const parallelism = positiveInt(options.parallelism, '--parallelism', 10);
   const readParallelism = Math.max(parallelism, positiveInt(options.readParallelism, '--read-parallelism', 64));
   const lockTimeoutMs = durationFlag(options.lockTimeout, '--lock-timeout');
-  const outdir = options.synthOut ? path.resolve(cwd, options.synthOut) : (await timePhase('synth', () => runApp({ cwd }))).outdir;
-  const stacks = await timePhase('read_stacks', () => readStacks(outdir, options.stack));
+  const early = options.synthOut ? undefined : openEarly(cwd, readParallelism);
+  let stacks: DesiredStack[];
+  let stacksEndpoint: string | undefined;
+  try {
+    const outdir = options.synthOut ? path.resolve(cwd, options.synthOut) : (await timePhase('synth', () => runApp({ cwd }))).outdir;
+    stacks = await timePhase('read_stacks', () => readStacks(outdir, options.stack));
+    stacksEndpoint = providerEndpoint(stacks.map((st) => st.provider.endpoint));
+  } catch (err) {
+    await discardEarly(early);
+    throw err;
+  }
   const foreign = stacks.flatMap((s) => s.foreign);
   if (foreign.length > 0) {
     process.stderr.write(`note: leaving ${foreign.length} resource${foreign.length === 1 ? '' : 's'} of other providers to Terraform (cdktf deploy): ${foreign.join(', ')}\n`);
   }
-  const connection = await timePhase('connect', () => openConnection({ cwd, env: process.env, maxConnections: readParallelism, providerEndpoint: providerEndpoint(stacks.map((st) => st.provider.endpoint)) }));
-  const backend = backendFor(declaredBackend(stacks), cwd);
-  await assertNothingLeftBehind(backend, cwd, stacks.map((s) => s.name));
+  const connection = await timePhase('connect', () => connectionFor(early, cwd, readParallelism, stacksEndpoint));
+  let backend: ProjectStateBackend;
+  try {
+    backend = backendFor(declaredBackend(stacks), cwd);
+    await assertNothingLeftBehind(backend, cwd, stacks.map((s) => s.name));
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
   const engine = new Engine({
     client: connection.client,
     backend,
