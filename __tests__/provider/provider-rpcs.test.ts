@@ -36,7 +36,7 @@ beforeAll(async () => {
         serviceHost: block.endpoint as string,
         credentials: { type: 'api-key', authEntity: block.apiKeyId as string, payload: block.apiKey as string },
       });
-      return { client, endpoint: block.endpoint as string, defaults: {}, close: async () => client.close() };
+      return { client, endpoint: block.endpoint as string, defaults: {}, apiKey: block.apiKey as string, close: async () => client.close() };
     },
   });
   handlers = made.handlers;
@@ -96,6 +96,9 @@ interface Managed {
   readonly private: Uint8Array<ArrayBuffer>;
 }
 
+/** What Terraform 1.11 says it can take: write-only attributes among them. */
+const TERRAFORM_1_11 = new tf.ClientCapabilities({ writeOnlyAttributesAllowed: true });
+
 async function plan(typeName: string, prior: Managed | null, config: TerraformObject | null, computed: readonly string[]): Promise<tf.PlanResourceChange_Response> {
   return handlers.PlanResourceChange(
     new tf.PlanResourceChange_Request({
@@ -104,6 +107,7 @@ async function plan(typeName: string, prior: Managed | null, config: TerraformOb
       proposedNewState: dv(typeName, config ? proposed(config, prior?.state ?? null, computed) : null),
       config: dv(typeName, config),
       priorPrivate: prior?.private ?? new Uint8Array(),
+      clientCapabilities: TERRAFORM_1_11,
     }),
   );
 }
@@ -126,7 +130,7 @@ async function planAndApply(typeName: string, prior: Managed | null, config: Ter
 }
 
 async function read(typeName: string, current: Managed): Promise<tf.ReadResource_Response> {
-  return handlers.ReadResource(new tf.ReadResource_Request({ typeName, currentState: dv(typeName, current.state), private: current.private }));
+  return handlers.ReadResource(new tf.ReadResource_Request({ typeName, currentState: dv(typeName, current.state), private: current.private, clientCapabilities: TERRAFORM_1_11 }));
 }
 
 const MACHINE = 'fleetform_machine';
@@ -138,7 +142,9 @@ test('GetProviderSchema: every kind, required/optional/computed/sensitive as dec
   expect([...types.keys()].sort()).toEqual(['fleetform_custom_training_job', 'fleetform_dataset', 'fleetform_machine', 'fleetform_training_job']);
   const flags = (type: string) =>
     Object.fromEntries((schema.resourceSchemas[type]?.block?.attributes ?? []).map((a) => [a.name, [a.required && 'required', a.optional && 'optional', a.computed && 'computed', a.sensitive && 'sensitive'].filter(Boolean).join(' ')]));
-  expect(flags(MACHINE)).toEqual({ name: 'required', location_id: 'optional computed', config: 'required', secret_env: 'optional sensitive', id: 'computed', part_id: 'computed' });
+  expect(flags(MACHINE)).toEqual({ name: 'required', location_id: 'optional computed', config: 'required', secret_env: 'optional sensitive', id: 'computed', part_id: 'computed', secret_env_digest: 'computed' });
+  // A secret as a whole is write-only: Terraform never keeps it in its plan or state.
+  expect((schema.resourceSchemas[MACHINE]?.block?.attributes ?? []).filter((a) => a.writeOnly).map((a) => a.name)).toEqual(['secret_env']);
   expect(flags('fleetform_dataset')).toEqual({ name: 'required', organization_id: 'optional computed', id: 'computed' });
   expect(flags('fleetform_training_job')).toMatchObject({ dataset_id: 'required', model_name: 'required', model_version: 'required', tags: 'required', retain_on_delete: 'optional computed', id: 'computed' });
   expect(schema.resourceSchemas[MACHINE]?.version).toBe(0n);
@@ -214,8 +220,9 @@ describe('UpgradeResourceState', () => {
   test('an attribute of a former layout is dropped, a new one starts null', async () => {
     const res = await upgrade(0n, { id: 'm1', part_id: 'p1', name: 'm', location_id: 'l', config: '{}', sensitive_env: { A: 'b' } });
     expect(res.diagnostics).toEqual([]);
-    expect(valueOf(MACHINE, res.upgradedState)).toEqual({ id: 'm1', part_id: 'p1', name: 'm', location_id: 'l', config: '{}', secret_env: null });
+    expect(valueOf(MACHINE, res.upgradedState)).toEqual({ id: 'm1', part_id: 'p1', name: 'm', location_id: 'l', config: '{}', secret_env: null, secret_env_digest: null });
   });
+
 
   test('state written by a newer schema version is an error', async () => {
     const res = await upgrade(1n, { id: 'm1' });
@@ -237,16 +244,34 @@ describe('a machine: plan, apply, read, import', () => {
     const res = await plan(MACHINE, null, machine('rpc-1'), MACHINE_COMPUTED);
     expect(res.diagnostics).toEqual([]);
     expect(res.requiresReplace).toEqual([]);
-    expect(valueOf(MACHINE, res.plannedState)).toEqual({ ...machine('rpc-1'), location_id: project.credentials.locationId, id: UNKNOWN_VALUE, part_id: UNKNOWN_VALUE });
+    expect(valueOf(MACHINE, res.plannedState)).toEqual({
+      ...machine('rpc-1'),
+      location_id: project.credentials.locationId,
+      id: UNKNOWN_VALUE,
+      part_id: UNKNOWN_VALUE,
+      // The secret stays out of the plan; its keyed digest stands for it.
+      secret_env: null,
+      secret_env_digest: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/),
+    });
   });
 
   test('apply of a create fills the ids; the machine is on the service with its config', async () => {
     created = await planAndApply(MACHINE, null, machine('rpc-1'), MACHINE_COMPUTED);
     const onService = (await project.client.appClient.listMachines(project.credentials.locationId)).find((m) => m.name === 'rpc-1');
-    expect(created.state).toEqual({ ...machine('rpc-1'), location_id: project.credentials.locationId, id: onService?.id, part_id: expect.any(String) });
+    expect(created.state).toEqual({
+      ...machine('rpc-1'),
+      location_id: project.credentials.locationId,
+      id: onService?.id,
+      part_id: expect.any(String),
+      secret_env: null,
+      secret_env_digest: expect.stringMatching(/^hmac-sha256:/),
+    });
+    expect(JSON.stringify(created.state)).not.toContain('token-one');
     const part = await project.client.appClient.getMachinePart(created.state.part_id as string);
     expect(part.machineId).toBe(onService?.id);
     expect(JSON.stringify(part.config)).toContain('"version":"~1.2"');
+    // The write-only secret reached the service from the configuration.
+    expect(JSON.stringify(part.config)).toContain('"API_TOKEN":"token-one"');
     expect(created.private.length).toBeGreaterThan(0);
     // Secrets are kept as digests in the private record, never in the clear.
     expect(Buffer.from(created.private).toString('utf8')).not.toContain('token-one');
@@ -256,6 +281,26 @@ describe('a machine: plan, apply, read, import', () => {
     const res = await read(MACHINE, created);
     expect(res.diagnostics).toEqual([]);
     expect(valueOf(MACHINE, res.newState)).toEqual(created.state);
+  });
+
+  test('a secret an earlier layout kept in the clear leaves the state at the next read', async () => {
+    const stale = { ...created.state, secret_env: { 'acme_sensors.API_TOKEN': 'token-one' } };
+    const res = await read(MACHINE, { state: stale, private: created.private });
+    expect(res.diagnostics).toEqual([]);
+    expect(valueOf(MACHINE, res.newState)).toEqual(created.state);
+  });
+
+  test('a client without write-only attributes (OpenTofu) keeps the secret as a sensitive attribute', async () => {
+    const res = await handlers.PlanResourceChange(
+      new tf.PlanResourceChange_Request({
+        typeName: MACHINE,
+        priorState: dv(MACHINE, null),
+        proposedNewState: dv(MACHINE, proposed(machine('rpc-2'), null, MACHINE_COMPUTED)),
+        config: dv(MACHINE, machine('rpc-2')),
+      }),
+    );
+    expect(res.diagnostics).toEqual([]);
+    expect(valueOf(MACHINE, res.plannedState)).toMatchObject({ secret_env: { 'acme_sensors.API_TOKEN': 'token-one' }, secret_env_digest: expect.stringMatching(/^hmac-sha256:/) });
   });
 
   test('plan of an unchanged config plans the prior state', async () => {
@@ -305,7 +350,7 @@ describe('a machine: plan, apply, read, import', () => {
   });
 
   test('import by id gives the state and private record a read accepts; an unknown id is an error', async () => {
-    const res = await handlers.ImportResourceState(new tf.ImportResourceState_Request({ typeName: MACHINE, id: created.state.id as string }));
+    const res = await handlers.ImportResourceState(new tf.ImportResourceState_Request({ typeName: MACHINE, id: created.state.id as string, clientCapabilities: TERRAFORM_1_11 }));
     expect(res.diagnostics).toEqual([]);
     expect(res.importedResources).toHaveLength(1);
     const imported = res.importedResources[0] as tf.ImportResourceState_ImportedResource;

@@ -65,8 +65,20 @@ test('init offline, create, no changes, update in place, replace, drift reverted
   expect(again.stdout).toContain('No changes.');
   expect(again.code).toBe(0);
 
+  // The module's secret reached the service, never Terraform's state; a new secret is a change.
+  expect(JSON.stringify(config)).toContain('"API_TOKEN":"token-one"');
+  expect(await fs.readFile(path.join(project.dir, 'terraform.fleet.tfstate'), 'utf8')).not.toContain('token-one');
+  project.synth({ jobVersion: '1', token: 'token-two' });
+  const rotated = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
+  expect(rotated.stdout).toMatch(/~ secret_env_digest = "hmac-sha256:[0-9a-f]+" -> "hmac-sha256:[0-9a-f]+"/);
+  expect(rotated.stdout).toContain('Plan: 0 to add, 2 to change, 0 to destroy.');
+  expect(rotated.stdout).not.toContain('token-');
+  expect((await tf('apply', '-input=false', '-no-color', '-auto-approve')).stdout).toContain('0 added, 2 changed, 0 destroyed');
+  expect(JSON.stringify(await machineConfig('picker-1'))).toContain('"API_TOKEN":"token-two"');
+  expect(await fs.readFile(path.join(project.dir, 'terraform.fleet.tfstate'), 'utf8')).not.toContain('token-two');
+
   // A module version change: both machines updated in place, config diffed key by key.
-  project.synth({ jobVersion: '1', policy: '~1.3' });
+  project.synth({ jobVersion: '1', policy: '~1.3', token: 'token-two' });
   const update = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
   expect(update.code).toBe(2);
   expect(update.stdout).toContain('# fleetform_machine.picker-1 will be updated in-place');
@@ -76,7 +88,7 @@ test('init offline, create, no changes, update in place, replace, drift reverted
   expect(moduleVersion(await machineConfig('picker-2'))).toBe('~1.3');
 
   // A new model version replaces the training job.
-  project.synth({ jobVersion: '2', policy: '~1.3' });
+  project.synth({ jobVersion: '2', policy: '~1.3', token: 'token-two' });
   const replace = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
   expect(replace.stdout).toContain('# fleetform_training_job.detector must be replaced');
   expect(replace.stdout).toMatch(/model_version\s+= "1" -> "2" # forces replacement/);

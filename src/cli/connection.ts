@@ -12,6 +12,8 @@ export interface Connection {
   /** The embedded emulator's seeded organization and location (none for a real service). */
   readonly organizationId?: string;
   readonly locationId?: string;
+  /** The API key the connection authenticates with (a secret the team shares, never written anywhere). */
+  readonly apiKey: string;
   close(): Promise<void>;
 }
 
@@ -63,7 +65,7 @@ export async function openConnection(options: { cwd: string; env: NodeJS.Process
       credentials: { type: 'api-key', authEntity: env.FLEETFORM_API_KEY_ID as string, payload: env.FLEETFORM_API_KEY as string },
       ...pool,
     });
-    return { client, endpoint, embedded: false, close: async () => client.close() };
+    return { client, endpoint, embedded: false, apiKey: env.FLEETFORM_API_KEY as string, close: async () => client.close() };
   }
   const emulator = await startEmulator({ dataDir: path.join(options.cwd, '.fleetform', 'emulator'), port: 0, faults: faultSpecsFromEnv(env) });
   const { credentials } = emulator;
@@ -79,6 +81,7 @@ export async function openConnection(options: { cwd: string; env: NodeJS.Process
       embedded: true,
       organizationId: credentials.organizationId,
       locationId: credentials.locationId,
+      apiKey: credentials.apiKey,
       close: async () => {
         client.close();
         await emulator.close();

@@ -35,6 +35,7 @@ async function connect(block: ProviderBlock): Promise<ProviderConnection> {
     client: c.client,
     endpoint: c.endpoint,
     defaults: { ...(c.organizationId ? { organizationId: c.organizationId } : {}), ...(c.locationId ? { locationId: c.locationId } : {}) },
+    apiKey: c.apiKey,
     close: () => c.close(),
   };
 }

@@ -17,20 +17,21 @@ export function isMasked(value: unknown): boolean {
   return typeof value === 'string' && (value.startsWith(SENSITIVE_PREFIX) || FORMER_PREFIXES.some((p) => value.startsWith(p)));
 }
 
-export function maskValue(value: JsonValue, salt: string): string {
+/** The keyed digest of a secret; `key` defaults to the user's key file (a front end sharing state elsewhere passes its own). */
+export function maskValue(value: JsonValue, salt: string, key: Buffer = secretKey()): string {
   if (isMasked(value)) return value as string;
-  return SENSITIVE_PREFIX + createHmac('sha256', secretKey()).update(salt).update('\0').update(JSON.stringify(value)).digest('hex');
+  return SENSITIVE_PREFIX + createHmac('sha256', key).update(salt).update('\0').update(JSON.stringify(value)).digest('hex');
 }
 
 /**
  * Replaces the values at the given paths (diffJson's notation) by keyed digests, so two
  * masked documents compare equal exactly when their secrets are equal.
  */
-export function maskPaths<T extends JsonValue>(value: T, paths: readonly string[], salt: string): T {
+export function maskPaths<T extends JsonValue>(value: T, paths: readonly string[], salt: string, key?: Buffer): T {
   if (paths.length === 0) return value;
   const wanted = new Set(paths);
   const walk = (v: JsonValue, path: string): JsonValue => {
-    if (wanted.has(path)) return maskValue(v, salt);
+    if (wanted.has(path)) return maskValue(v, salt, key);
     if (Array.isArray(v)) return v.map((x, i) => walk(x, childPath(path, i)));
     if (isObject(v)) {
       const out: { [k: string]: JsonValue } = {};

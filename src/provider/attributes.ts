@@ -1,11 +1,13 @@
 import { isObject, UNKNOWN, type JsonObject, type JsonValue } from '../engine/json';
 import type { AttributeFacts, KindDeclaration, TerraformType } from '../engine/kind-declaration';
+import { digestName, writeOnlyAttributes } from './write-only';
 import { conform, UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /** The Terraform object type of a kind's attributes. */
 export function objectType(declaration: KindDeclaration): TerraformType {
   const fields: Record<string, TerraformType> = {};
   for (const f of Object.values(declaration.attributes)) fields[f.name] = f.type;
+  for (const f of writeOnlyAttributes(declaration)) fields[digestName(f)] = 'string';
   return ['object', fields];
 }
 

@@ -18,6 +18,8 @@ export interface ProviderConnection {
   readonly client: ServiceClient;
   readonly endpoint: string;
   readonly defaults: Partial<Target>;
+  /** The API key in use: keys the digests that stand for write-only secrets in Terraform's state. */
+  readonly apiKey: string;
   close(): Promise<void>;
 }
 

@@ -4,6 +4,7 @@ import { attributeProblems } from '../engine/desire';
 import { kindContext, resolveTarget } from '../engine/target';
 import { terraformResourceSchema } from '../engine/terraform-schema';
 import { engineAttributes, objectType } from './attributes';
+import { digestKey, digestName, writeOnlyAttributes } from './write-only';
 import { Diagnostics } from './diagnostics';
 import { PROVIDER_BLOCK_TYPE, providerBlock, providerBlockSchema, type Connect, type ProviderConnection } from './provider-block';
 import * as tf from './protocol/generated/tfplugin6/tfplugin6_pb';
@@ -14,24 +15,32 @@ import { conform, decodeMsgpack, encodeMsgpack, hasUnknown, UnknownValue, type T
 
 function resourceSchema(kind: ResourceKind): tf.Schema {
   const s = terraformResourceSchema(kind.declaration);
-  return new tf.Schema({
-    version: BigInt(s.version),
-    block: new tf.Schema_Block({
-      description: s.description,
-      attributes: s.attributes.map(
-        (a) =>
-          new tf.Schema_Attribute({
-            name: a.name,
-            type: Buffer.from(JSON.stringify(a.type)),
-            description: a.description,
-            required: a.required,
-            optional: a.optional,
-            computed: a.computed,
-            sensitive: a.sensitive,
-          }),
-      ),
-    }),
-  });
+  const writeOnly = writeOnlyAttributes(kind.declaration);
+  const writeOnlyNames = new Set(writeOnly.map((f) => f.name));
+  const attributes = s.attributes.map(
+    (a) =>
+      new tf.Schema_Attribute({
+        name: a.name,
+        type: Buffer.from(JSON.stringify(a.type)),
+        description: writeOnlyNames.has(a.name) ? `${a.description} Write-only: never kept in Terraform's plan or state.` : a.description,
+        required: a.required,
+        optional: a.optional,
+        computed: a.computed,
+        sensitive: a.sensitive,
+        writeOnly: writeOnlyNames.has(a.name),
+      }),
+  );
+  for (const f of writeOnly) {
+    attributes.push(
+      new tf.Schema_Attribute({
+        name: digestName(f),
+        type: Buffer.from(JSON.stringify('string')),
+        description: `Keyed digest of ${f.name}: changes when it changes (${f.name} itself is write-only).`,
+        computed: true,
+      }),
+    );
+  }
+  return new tf.Schema({ version: BigInt(s.version), block: new tf.Schema_Block({ description: s.description, attributes }) });
 }
 
 function asObject(value: TerraformValue): TerraformObject | null {
@@ -41,16 +50,17 @@ function asObject(value: TerraformValue): TerraformObject | null {
 /** The provider's answers to Terraform, over the engine's kinds and a connection opened on first need. */
 export function providerHandlers(options: { kinds: KindRegistry; connect: Connect; env: NodeJS.ProcessEnv; onStop?: () => void }): { handlers: ProviderHandlers; close(): Promise<void> } {
   const { kinds } = options;
-  let configured: Promise<{ connection: ProviderConnection; ctx: KindContext }> | undefined;
+  let configured: Promise<{ connection: ProviderConnection; ctx: KindContext; key: Buffer }> | undefined;
   let block = providerBlock(null, options.env);
 
-  const context = async (): Promise<KindContext> => {
+  /** The connection, the kinds' context and the digest key, opened on first need. */
+  const runtime = (): Promise<{ ctx: KindContext; key: Buffer }> => {
     configured ??= (async () => {
       const connection = await options.connect(block);
       const target = await resolveTarget(connection.client, { ...(block.organizationId ? { organizationId: block.organizationId } : {}), ...(block.locationId ? { locationId: block.locationId } : {}) }, connection.defaults);
-      return { connection, ctx: kindContext(connection.client, target) };
+      return { connection, ctx: kindContext(connection.client, target), key: digestKey(connection.apiKey) };
     })();
-    return (await configured).ctx;
+    return configured;
   };
 
   const kindOf = (typeName: string, diags: Diagnostics): ResourceKind | undefined => {
@@ -157,7 +167,8 @@ export function providerHandlers(options: { kinds: KindRegistry; connect: Connec
       try {
         const current = stored(kind, req.currentState, req.private);
         if (!current) return new tf.ReadResource_Response({ newState: encode(kind, null), diagnostics: diags.list });
-        const read = await readResource(kind, await context(), current);
+        const { ctx, key } = await runtime();
+        const read = await readResource(kind, ctx, current, key, req.clientCapabilities?.writeOnlyAttributesAllowed === true);
         return new tf.ReadResource_Response({ newState: encode(kind, read?.state ?? null), private: read ? writePrivate(read.private) : new Uint8Array(), diagnostics: diags.list });
       } catch (err) {
         diags.failure(err, `reading ${kind.type}`);
@@ -173,8 +184,10 @@ export function providerHandlers(options: { kinds: KindRegistry; connect: Connec
       try {
         const prior = stored(kind, req.priorState, req.priorPrivate);
         const proposed = decode(kind, req.proposedNewState);
-        const ctx = proposed ? await context() : (undefined as unknown as KindContext);
-        const planned = await planResource(kind, ctx, { prior, proposed, config: decode(kind, req.config) }, diags);
+        // A destroy needs no service: nothing is read or written until apply.
+        const rt = proposed ? await runtime() : { ctx: undefined as unknown as KindContext, key: Buffer.alloc(0) };
+        const writeOnly = req.clientCapabilities?.writeOnlyAttributesAllowed === true;
+        const planned = await planResource(kind, rt.ctx, { prior, proposed, config: decode(kind, req.config), key: rt.key, writeOnly }, diags);
         return new tf.PlanResourceChange_Response({
           plannedState: encode(kind, planned.state),
           requiresReplace: planned.requiresReplace.map((name) => new tf.AttributePath({ steps: [new tf.AttributePath_Step({ selector: { case: 'attributeName', value: name } })] })),
@@ -200,7 +213,8 @@ export function providerHandlers(options: { kinds: KindRegistry; connect: Connec
         }
       })();
       try {
-        const result = await applyResource(kind, await context(), { prior, planned: decode(kind, req.plannedState), plannedPrivate: readPrivate(req.plannedPrivate) }, diags);
+        const { ctx, key } = await runtime();
+        const result = await applyResource(kind, ctx, { prior, planned: decode(kind, req.plannedState), config: decode(kind, req.config), plannedPrivate: readPrivate(req.plannedPrivate), key }, diags);
         return new tf.ApplyResourceChange_Response({ newState: encode(kind, result.state), private: result.private ? writePrivate(result.private) : new Uint8Array(), diagnostics: diags.list });
       } catch (err) {
         diags.failure(err, `applying ${kind.type}`);
@@ -215,7 +229,8 @@ export function providerHandlers(options: { kinds: KindRegistry; connect: Connec
       if (!kind) return new tf.ImportResourceState_Response({ diagnostics: diags.list });
       diags = diagnosticsOf(kind);
       try {
-        const found = await importResource(kind, await context(), req.id);
+        const { ctx, key } = await runtime();
+        const found = await importResource(kind, ctx, req.id, key, req.clientCapabilities?.writeOnlyAttributesAllowed === true);
         if (!found) {
           diags.error(`the service has no ${kind.type} with id ${JSON.stringify(req.id)}`, { hint: 'give the id the service assigned to the object (not its name)' });
           return new tf.ImportResourceState_Response({ diagnostics: diags.list });

@@ -6,6 +6,7 @@ import { maskPaths, observedSecretPaths } from '../engine/mask';
 import { engineAttributes, isEngineUnknown, terraformAttribute } from './attributes';
 import type { Diagnostics } from './diagnostics';
 import { newSalt, stateEntry, type ResourcePrivate } from './resource-private';
+import { creationSalt, digestName, withoutWriteOnly, withWriteOnlyFrom, writeOnlyAttributes } from './write-only';
 import { UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /** A resource's value in Terraform's state and the provider's record of it. */
@@ -36,12 +37,12 @@ function withServiceAttributes(kind: ResourceKind, planned: TerraformObject, app
 }
 
 /** The record of an object after a create, update or import: the view it was made to hold, secrets as digests. */
-function recordOf(applied: Applied, view: JsonObject, sensitivePaths: readonly string[], kindPrivate: JsonObject, salt: string): ResourcePrivate {
+function recordOf(applied: Applied, view: JsonObject, sensitivePaths: readonly string[], kindPrivate: JsonObject, salt: string, key: Buffer): ResourcePrivate {
   return {
     ids: { ...applied.ids },
     outputs: { ...applied.outputs },
     kind_private: kindPrivate,
-    applied: maskPaths(view, sensitivePaths, salt),
+    applied: maskPaths(view, sensitivePaths, salt, key),
     sensitive_paths: [...sensitivePaths],
     salt,
     version: null,
@@ -58,7 +59,7 @@ function recordOf(applied: Applied, view: JsonObject, sensitivePaths: readonly s
 export async function planResource(
   kind: ResourceKind,
   ctx: KindContext,
-  input: { prior: Stored | undefined; proposed: TerraformObject | null; config: TerraformObject | null },
+  input: { prior: Stored | undefined; proposed: TerraformObject | null; config: TerraformObject | null; key: Buffer; writeOnly: boolean },
   diags: Diagnostics,
 ): Promise<Planned> {
   const { prior, proposed, config } = input;
@@ -78,14 +79,23 @@ export async function planResource(
       planned[f.name] = v !== undefined && !isEngineUnknown(v) ? terraformAttribute(f, v) : prior ? (prior.state[f.name] ?? null) : UNKNOWN_VALUE;
     } else planned[f.name] = null;
   }
-  if (!prior) return { state: planned, requiresReplace: [], private: undefined };
+  if (!prior) {
+    // Terraform plans a create again during apply: the new object's salt must come out the
+    // same, so it is derived from its configuration (unknown while any of it is).
+    const salt = creationSalt(declaration, kind.type, config);
+    const record: ResourcePrivate = { ids: {}, outputs: {}, kind_private: {}, applied: null, sensitive_paths: [], salt: salt ?? newSalt(), version: null };
+    const state = withoutWriteOnly(declaration, planned, config, input.key, record.salt, input.writeOnly);
+    if (salt === undefined) for (const f of writeOnlyAttributes(declaration)) if (state[digestName(f)] !== null) state[digestName(f)] = UNKNOWN_VALUE;
+    return { state, requiresReplace: [], private: record };
+  }
+  const plannedState = withoutWriteOnly(declaration, planned, config, input.key, prior.private.salt, input.writeOnly);
 
   // An unknown replace-forcing value counts as a change: Terraform's final plan may not turn an update into a replace.
   const requiresReplace = Object.values(declaration.attributes)
     .filter((f) => f.forcesReplacement && !same(prior.state[f.name], planned[f.name]))
     .map((f) => f.name);
   const salt = prior.private.salt;
-  const after = maskPaths(desired.view, desired.sensitivePaths, salt);
+  const after = maskPaths(desired.view, desired.sensitivePaths, salt, input.key);
   const current = prior.private.applied ?? {};
   const judgement = kind.judge?.({
     current,
@@ -95,24 +105,24 @@ export async function planResource(
     replaceReasons: requiresReplace.length > 0 ? requiresReplace : replaceReasonsOf(declaration, current, after),
     ...(desired.kindData ? { desiredData: desired.kindData } : {}),
   });
-  if (judgement && !Object.values(declaration.attributes).every((f) => same(prior.state[f.name], planned[f.name]))) {
+  if (judgement && !Object.keys(plannedState).every((name) => same(prior.state[name], plannedState[name]))) {
     diags.problems(judgement.problems);
     diags.notes(judgement.notes);
   }
   if (requiresReplace.length > 0) {
-    for (const f of Object.values(declaration.attributes)) if (f.presence === 'computed') planned[f.name] = UNKNOWN_VALUE;
+    for (const f of Object.values(declaration.attributes)) if (f.presence === 'computed') plannedState[f.name] = UNKNOWN_VALUE;
   }
-  return { state: planned, requiresReplace, private: prior.private };
+  return { state: plannedState, requiresReplace, private: prior.private };
 }
 
 /** Creates, updates or deletes one object as planned; a create that got as far as the service keeps what it made. */
 export async function applyResource(
   kind: ResourceKind,
   ctx: KindContext,
-  input: { prior: Stored | undefined; planned: TerraformObject | null; plannedPrivate: ResourcePrivate | undefined },
+  input: { prior: Stored | undefined; planned: TerraformObject | null; config: TerraformObject | null; plannedPrivate: ResourcePrivate | undefined; key: Buffer },
   diags: Diagnostics,
 ): Promise<{ state: TerraformObject | null; private: ResourcePrivate | undefined }> {
-  const { prior, planned } = input;
+  const { prior, planned, key } = input;
   if (!planned) {
     if (!prior) return { state: null, private: undefined };
     const entry = stateEntry(kind.type, prior.private);
@@ -125,29 +135,30 @@ export async function applyResource(
     return { state: null, private: undefined };
   }
   const entry = prior ? stateEntry(kind.type, prior.private) : undefined;
-  const desired = await desireResource(kind, ctx, engineAttributes(kind.declaration, planned), entry);
+  // Write-only secrets are in the configuration only.
+  const desired = await desireResource(kind, ctx, engineAttributes(kind.declaration, withWriteOnlyFrom(kind.declaration, planned, input.config)), entry);
   if (desired.problems.length > 0) {
     diags.problems(desired.problems);
     return { state: prior?.state ?? null, private: prior?.private };
   }
   if (!prior || !entry) {
-    const salt = newSalt();
+    const salt = input.plannedPrivate?.salt ?? newSalt();
     let made: Applied | undefined;
     try {
       const applied = await kind.create(ctx, desired.view, async (ids) => {
         made = ids;
       });
-      return { state: withServiceAttributes(kind, planned, applied), private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt) };
+      return { state: withServiceAttributes(kind, planned, applied), private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt, key) };
     } catch (err) {
       diags.failure(err, `creating ${kind.type}`);
       // What the service already made stays in state (Terraform marks it tainted) instead of being lost.
-      if (made) return { state: withServiceAttributes(kind, planned, made), private: recordOf(made, desired.view, desired.sensitivePaths, desired.private, salt) };
+      if (made) return { state: withServiceAttributes(kind, planned, made), private: recordOf(made, desired.view, desired.sensitivePaths, desired.private, salt, key) };
       return { state: null, private: undefined };
     }
   }
   const plannedVersion = input.plannedPrivate?.version ?? prior.private.version;
   const applied = await kind.update(ctx, entry, desired.view, plannedVersion);
-  const record = recordOf(applied, desired.view, desired.sensitivePaths, { ...prior.private.kind_private, ...desired.private }, prior.private.salt);
+  const record = recordOf(applied, desired.view, desired.sensitivePaths, { ...prior.private.kind_private, ...desired.private }, prior.private.salt, key);
   return { state: withServiceAttributes(kind, planned, applied), private: record };
 }
 
@@ -155,24 +166,30 @@ export async function applyResource(
  * Reads the object: null when it is gone; the stored attributes when the service holds
  * what was applied; else (drift) the attributes code would give for what it holds.
  */
-export async function readResource(kind: ResourceKind, ctx: KindContext, stored: Stored): Promise<Stored | null> {
+export async function readResource(kind: ResourceKind, ctx: KindContext, stored: Stored, key: Buffer, writeOnly: boolean): Promise<Stored | null> {
   const entry = stateEntry(kind.type, stored.private);
   const observation = await kind.observe(ctx, entry);
   if (!observation) return null;
   const record: ResourcePrivate = { ...stored.private, version: observation.version };
   const current = engineAttributes(kind.declaration, stored.state);
   const secrets = [...new Set([...stored.private.sensitive_paths, ...observedSecretPaths(kind, observation.view, current)])];
-  if (stored.private.applied && jsonEqual(maskPaths(observation.view, secrets, stored.private.salt), stored.private.applied)) return { state: stored.state, private: record };
+  if (stored.private.applied && jsonEqual(maskPaths(observation.view, secrets, stored.private.salt, key), stored.private.applied)) {
+    // A secret an earlier layout kept in state leaves it at the first read.
+    if (!writeOnly) return { state: stored.state, private: record };
+    const state = { ...stored.state };
+    for (const f of writeOnlyAttributes(kind.declaration)) state[f.name] = null;
+    return { state, private: record };
+  }
   const attributes = attributesOfView(kind, observation.view, current);
   const state: TerraformObject = { ...stored.state };
   for (const f of Object.values(kind.declaration.attributes)) {
     if (f.presence !== 'computed' && f.name in attributes) state[f.name] = terraformAttribute(f, attributes[f.name]);
   }
-  return { state, private: record };
+  return { state: withoutWriteOnly(kind.declaration, state, { ...state }, key, stored.private.salt, writeOnly), private: record };
 }
 
 /** Adopts an object by its service id: its attributes as the service holds them. */
-export async function importResource(kind: ResourceKind, ctx: KindContext, id: string): Promise<Stored | undefined> {
+export async function importResource(kind: ResourceKind, ctx: KindContext, id: string, key: Buffer, writeOnly: boolean): Promise<Stored | undefined> {
   const applied = await kind.importById(ctx, id);
   if (!applied) return undefined;
   const salt = newSalt();
@@ -183,5 +200,6 @@ export async function importResource(kind: ResourceKind, ctx: KindContext, id: s
   const state: TerraformObject = {};
   for (const f of Object.values(kind.declaration.attributes)) state[f.name] = terraformAttribute(f, attributes[f.name]);
   const secrets = observedSecretPaths(kind, observation.view, attributes);
-  return { state: withServiceAttributes(kind, state, applied), private: { ...recordOf(applied, observation.view, secrets, {}, salt), version: observation.version } };
+  const withIds = withServiceAttributes(kind, state, applied);
+  return { state: withoutWriteOnly(kind.declaration, withIds, { ...withIds }, key, salt, writeOnly), private: { ...recordOf(applied, observation.view, secrets, {}, salt, key), version: observation.version } };
 }

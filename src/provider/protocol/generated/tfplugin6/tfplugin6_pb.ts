@@ -547,6 +547,13 @@ export class Schema_Attribute extends Message<Schema_Attribute> {
    */
   deprecated = false;
 
+  /**
+   * Given in configuration only: never kept in Terraform's plan or state.
+   *
+   * @generated from field: bool write_only = 11;
+   */
+  writeOnly = false;
+
   constructor(data?: PartialMessage<Schema_Attribute>) {
     super();
     proto3.util.initPartial(data, this);
@@ -564,6 +571,7 @@ export class Schema_Attribute extends Message<Schema_Attribute> {
     { no: 7, name: "sensitive", kind: "scalar", T: 8 /* ScalarType.BOOL */ },
     { no: 8, name: "description_kind", kind: "enum", T: proto3.getEnumType(StringKind) },
     { no: 9, name: "deprecated", kind: "scalar", T: 8 /* ScalarType.BOOL */ },
+    { no: 11, name: "write_only", kind: "scalar", T: 8 /* ScalarType.BOOL */ },
   ]);
 
   static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): Schema_Attribute {

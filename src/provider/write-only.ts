@@ -1,0 +1,83 @@
+import { createHash, createHmac } from 'node:crypto';
+import type { AttributeFacts, KindDeclaration } from '../engine/kind-declaration';
+import { UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
+
+/**
+ * An attribute that is secret as a whole is write-only under Terraform: given in
+ * configuration, never kept in Terraform's plan or state. Beside it a computed
+ * `<name>_digest` holds a keyed digest of its value, so a changed secret still shows as a
+ * change (and a drifted one as drift) without the secret itself.
+ */
+export const DIGEST_SUFFIX = '_digest';
+
+export function writeOnlyAttributes(declaration: KindDeclaration): AttributeFacts[] {
+  return Object.values(declaration.attributes).filter((f) => f.sensitive === 'whole' && f.presence !== 'computed');
+}
+
+export function digestName(facts: AttributeFacts): string {
+  return `${facts.name}${DIGEST_SUFFIX}`;
+}
+
+/** The digest key: derived from the API key the team's runs share, so every runner computes the same digests. */
+export function digestKey(apiKey: string): Buffer {
+  return createHash('sha256').update('fleetform terraform write-only digests\0').update(apiKey).digest();
+}
+
+/** A canonical text of a value: object keys sorted, so equal secrets give equal digests. */
+function canonical(value: TerraformValue): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object' && !(value instanceof UnknownValue)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k] ?? null)}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The digest of a write-only value: null when unset, unknown when the value is. */
+export function digestOf(value: TerraformValue | undefined, key: Buffer, salt: string): TerraformValue {
+  if (value === null || value === undefined) return null;
+  if (value instanceof UnknownValue) return UNKNOWN_VALUE;
+  return `hmac-sha256:${createHmac('sha256', key).update(salt).update('\0').update(canonical(value)).digest('hex')}`;
+}
+
+/**
+ * The state Terraform keeps: each secret's digest of the given values, and the secret
+ * itself null when the client takes write-only attributes (Terraform 1.11 and later); a
+ * client that does not (it ignores the flag) keeps it as a sensitive attribute.
+ */
+export function withoutWriteOnly(declaration: KindDeclaration, state: TerraformObject, values: TerraformObject, key: Buffer, salt: string, writeOnly = true): TerraformObject {
+  const out: TerraformObject = { ...state };
+  for (const f of writeOnlyAttributes(declaration)) {
+    out[digestName(f)] = digestOf(values[f.name] ?? null, key, salt);
+    if (writeOnly) out[f.name] = null;
+  }
+  return out;
+}
+
+/** Planned or stored attributes with the write-only values of the configuration put back, for the kinds' handlers. */
+export function withWriteOnlyFrom(declaration: KindDeclaration, state: TerraformObject, config: TerraformObject | null): TerraformObject {
+  const out: TerraformObject = { ...state };
+  for (const f of writeOnlyAttributes(declaration)) out[f.name] = config?.[f.name] ?? null;
+  return out;
+}
+
+/**
+ * The salt of a new object's digests: a digest of its type and of its configuration but the
+ * write-only secrets, so two plans of one create agree; undefined while any of it is unknown.
+ */
+export function creationSalt(declaration: KindDeclaration, type: string, config: TerraformObject): string | undefined {
+  const secret = new Set(writeOnlyAttributes(declaration).map((f) => f.name));
+  const rest: TerraformObject = {};
+  for (const [k, v] of Object.entries(config)) if (!secret.has(k)) rest[k] = v;
+  if (hasUnknownValue(rest)) return undefined;
+  return createHash('sha256').update(type).update('\0').update(canonical(rest)).digest('hex').slice(0, 32);
+}
+
+function hasUnknownValue(value: TerraformValue): boolean {
+  if (value instanceof UnknownValue) return true;
+  if (Array.isArray(value)) return value.some(hasUnknownValue);
+  if (value !== null && typeof value === 'object') return Object.values(value).some(hasUnknownValue);
+  return false;
+}
