@@ -238,14 +238,18 @@ describe('UpgradeResourceState', () => {
 });
 
 describe('a machine: plan, apply, read, import', () => {
-  let created: Managed;
+  // Each test makes the machines it needs under names of its own: none depends on another's.
+  let made = 0;
+  const newName = (): string => `rpc-${++made}`;
+  const newMachine = (name: string): Promise<Managed> => planAndApply(MACHINE, null, machine(name), MACHINE_COMPUTED);
 
   test('plan of a create: computed ids unknown, location the one fleetform will send, config as given', async () => {
-    const res = await plan(MACHINE, null, machine('rpc-1'), MACHINE_COMPUTED);
+    const name = newName();
+    const res = await plan(MACHINE, null, machine(name), MACHINE_COMPUTED);
     expect(res.diagnostics).toEqual([]);
     expect(res.requiresReplace).toEqual([]);
     expect(valueOf(MACHINE, res.plannedState)).toEqual({
-      ...machine('rpc-1'),
+      ...machine(name),
       location_id: project.credentials.locationId,
       id: UNKNOWN_VALUE,
       part_id: UNKNOWN_VALUE,
@@ -256,10 +260,11 @@ describe('a machine: plan, apply, read, import', () => {
   });
 
   test('apply of a create fills the ids; the machine is on the service with its config', async () => {
-    created = await planAndApply(MACHINE, null, machine('rpc-1'), MACHINE_COMPUTED);
-    const onService = (await project.client.appClient.listMachines(project.credentials.locationId)).find((m) => m.name === 'rpc-1');
+    const name = newName();
+    const created = await newMachine(name);
+    const onService = (await project.client.appClient.listMachines(project.credentials.locationId)).find((m) => m.name === name);
     expect(created.state).toEqual({
-      ...machine('rpc-1'),
+      ...machine(name),
       location_id: project.credentials.locationId,
       id: onService?.id,
       part_id: expect.any(String),
@@ -278,12 +283,14 @@ describe('a machine: plan, apply, read, import', () => {
   });
 
   test('read of an unchanged machine gives the state back', async () => {
+    const created = await newMachine(newName());
     const res = await read(MACHINE, created);
     expect(res.diagnostics).toEqual([]);
     expect(valueOf(MACHINE, res.newState)).toEqual(created.state);
   });
 
   test('a secret an earlier layout kept in the clear leaves the state at the next read', async () => {
+    const created = await newMachine(newName());
     const stale = { ...created.state, secret_env: { 'acme_sensors.API_TOKEN': 'token-one' } };
     const res = await read(MACHINE, { state: stale, private: created.private });
     expect(res.diagnostics).toEqual([]);
@@ -291,12 +298,13 @@ describe('a machine: plan, apply, read, import', () => {
   });
 
   test('a client without write-only attributes (OpenTofu) keeps the secret as a sensitive attribute', async () => {
+    const name = newName();
     const res = await handlers.PlanResourceChange(
       new tf.PlanResourceChange_Request({
         typeName: MACHINE,
         priorState: dv(MACHINE, null),
-        proposedNewState: dv(MACHINE, proposed(machine('rpc-2'), null, MACHINE_COMPUTED)),
-        config: dv(MACHINE, machine('rpc-2')),
+        proposedNewState: dv(MACHINE, proposed(machine(name), null, MACHINE_COMPUTED)),
+        config: dv(MACHINE, machine(name)),
       }),
     );
     expect(res.diagnostics).toEqual([]);
@@ -304,32 +312,39 @@ describe('a machine: plan, apply, read, import', () => {
   });
 
   test('plan of an unchanged config plans the prior state', async () => {
-    const res = await plan(MACHINE, created, machine('rpc-1'), MACHINE_COMPUTED);
+    const name = newName();
+    const created = await newMachine(name);
+    const res = await plan(MACHINE, created, machine(name), MACHINE_COMPUTED);
     expect(res.diagnostics).toEqual([]);
     expect(valueOf(MACHINE, res.plannedState)).toEqual(created.state);
   });
 
   test('update: plan keeps the ids, apply writes the new config to the same machine', async () => {
-    const res = await plan(MACHINE, created, machine('rpc-1', '~1.3'), MACHINE_COMPUTED);
+    const name = newName();
+    const created = await newMachine(name);
+    const res = await plan(MACHINE, created, machine(name, '~1.3'), MACHINE_COMPUTED);
     // fleetform plan's warning, at the config attribute.
     expect(res.diagnostics.map((d) => [d.severity, d.summary, attributeNames(d.attribute)])).toEqual([
       [tf.Diagnostic_Severity.WARNING, 'config.modules.acme_sensors: this change restarts the module (it moves from ~1.2 to ~1.3); what it provides stops while it restarts', ['config']],
     ]);
     expect(res.requiresReplace).toEqual([]);
     expect(valueOf(MACHINE, res.plannedState)).toEqual({ ...created.state, config: machineConfig('~1.3') });
-    const updated = await planAndApply(MACHINE, created, machine('rpc-1', '~1.3'), MACHINE_COMPUTED);
+    const updated = await planAndApply(MACHINE, created, machine(name, '~1.3'), MACHINE_COMPUTED);
     expect(updated.state).toEqual({ ...created.state, config: machineConfig('~1.3') });
     expect(JSON.stringify((await project.client.appClient.getMachinePart(created.state.part_id as string)).config)).toContain('"version":"~1.3"');
-    created = updated;
   });
 
   test('a location change requires replacement and leaves the ids unknown', async () => {
-    const res = await plan(MACHINE, created, { ...machine('rpc-1', '~1.3'), location_id: 'elsewhere' }, MACHINE_COMPUTED);
+    const name = newName();
+    const created = await newMachine(name);
+    const res = await plan(MACHINE, created, { ...machine(name), location_id: 'elsewhere' }, MACHINE_COMPUTED);
     expect(res.requiresReplace.map((p) => attributeNames(p))).toEqual([['location_id']]);
     expect(valueOf(MACHINE, res.plannedState)).toMatchObject({ id: UNKNOWN_VALUE, part_id: UNKNOWN_VALUE, location_id: 'elsewhere' });
   });
 
   test('drift made on the service comes back from read as a changed attribute', async () => {
+    const name = newName();
+    const created = await newMachine(name);
     const part = await project.client.appClient.getMachinePart(created.state.part_id as string);
     const drifted = JSON.parse(JSON.stringify(part.config)) as { components: Array<{ name: string; attributes: Record<string, unknown> }> };
     const ultrasonic = drifted.components.find((c) => c.name === 'ultrasonic-1');
@@ -339,24 +354,26 @@ describe('a machine: plan, apply, read, import', () => {
     const res = await read(MACHINE, created);
     expect(res.diagnostics).toEqual([]);
     const state = valueOf(MACHINE, res.newState);
-    expect(state).toMatchObject({ id: created.state.id, name: 'rpc-1', secret_env: created.state.secret_env });
+    expect(state).toMatchObject({ id: created.state.id, name, secret_env: null, secret_env_digest: created.state.secret_env_digest });
     const config = JSON.parse(state?.config as string) as { components: Array<{ name: string; attributes: Record<string, unknown> }> };
     expect(config.components.find((c) => c.name === 'ultrasonic-1')?.attributes.timeout_ms).toBe(999);
     // The next plan from the drifted state proposes the config again, an in-place update.
     const drift: Managed = { state: state ?? {}, private: res.private };
-    const again = await plan(MACHINE, drift, machine('rpc-1', '~1.3'), MACHINE_COMPUTED);
+    const again = await plan(MACHINE, drift, machine(name), MACHINE_COMPUTED);
     expect(again.requiresReplace).toEqual([]);
     expect(valueOf(MACHINE, again.plannedState)).toEqual(created.state);
   });
 
   test('import by id gives the state and private record a read accepts; an unknown id is an error', async () => {
+    const name = newName();
+    const created = await newMachine(name);
     const res = await handlers.ImportResourceState(new tf.ImportResourceState_Request({ typeName: MACHINE, id: created.state.id as string, clientCapabilities: TERRAFORM_1_11 }));
     expect(res.diagnostics).toEqual([]);
     expect(res.importedResources).toHaveLength(1);
     const imported = res.importedResources[0] as tf.ImportResourceState_ImportedResource;
     expect(imported.typeName).toBe(MACHINE);
     const state = valueOf(MACHINE, imported.state);
-    expect(state).toMatchObject({ id: created.state.id, part_id: created.state.part_id, name: 'rpc-1', location_id: project.credentials.locationId });
+    expect(state).toMatchObject({ id: created.state.id, part_id: created.state.part_id, name, location_id: project.credentials.locationId, secret_env: null, secret_env_digest: expect.stringMatching(/^hmac-sha256:/) });
     expect(JSON.parse(state?.config as string)).toMatchObject({ modules: [expect.objectContaining({ module_id: 'acme:sensors' })] });
     const reread = await read(MACHINE, { state: state ?? {}, private: imported.private });
     expect(reread.diagnostics).toEqual([]);
@@ -368,13 +385,18 @@ describe('a machine: plan, apply, read, import', () => {
   });
 
   test('destroy: plan is null, apply deletes on the service; read of a machine deleted outside is null', async () => {
+    const name = newName();
+    const created = await newMachine(name);
     const destroy = await plan(MACHINE, created, null, MACHINE_COMPUTED);
     expect(destroy.diagnostics).toEqual([]);
     expect(valueOf(MACHINE, destroy.plannedState)).toBeNull();
-    const other = await planAndApply(MACHINE, null, machine('rpc-2'), MACHINE_COMPUTED);
+    const otherName = newName();
+    const other = await newMachine(otherName);
     const gone = await planAndApply(MACHINE, created, null, MACHINE_COMPUTED);
     expect(gone.state).toEqual({});
-    expect((await project.client.appClient.listMachines(project.credentials.locationId)).map((m) => m.name)).toEqual(['rpc-2']);
+    const names = (await project.client.appClient.listMachines(project.credentials.locationId)).map((m) => m.name);
+    expect(names).not.toContain(name);
+    expect(names).toContain(otherName);
 
     await project.client.appClient.deleteMachine(other.state.id as string);
     const res = await read(MACHINE, other);
