@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { AttributeFacts, KindDeclaration } from '../engine/kind-declaration';
-import { UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
+import { stableStringify } from '../engine/json';
+import { hasUnknown, UNKNOWN_VALUE, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /**
  * An attribute that is secret as a whole is write-only under Terraform: given in
@@ -23,23 +24,12 @@ export function digestKey(apiKey: string): Buffer {
   return createHash('sha256').update('fleetform terraform write-only digests\0').update(apiKey).digest();
 }
 
-/** A canonical text of a value: object keys sorted, so equal secrets give equal digests. */
-function canonical(value: TerraformValue): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object' && !(value instanceof UnknownValue)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(value[k] ?? null)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /** The digest of a write-only value: null when unset, unknown when the value is. */
 export function digestOf(value: TerraformValue | undefined, key: Buffer, salt: string): TerraformValue {
   if (value === null || value === undefined) return null;
-  if (value instanceof UnknownValue) return UNKNOWN_VALUE;
-  return `hmac-sha256:${createHmac('sha256', key).update(salt).update('\0').update(canonical(value)).digest('hex')}`;
+  if (hasUnknown(value)) return UNKNOWN_VALUE;
+  // Object keys sorted: equal secrets give equal digests.
+  return `hmac-sha256:${createHmac('sha256', key).update(salt).update('\0').update(stableStringify(value)).digest('hex')}`;
 }
 
 /**
@@ -71,13 +61,6 @@ export function creationSalt(declaration: KindDeclaration, type: string, config:
   const secret = new Set(writeOnlyAttributes(declaration).map((f) => f.name));
   const rest: TerraformObject = {};
   for (const [k, v] of Object.entries(config)) if (!secret.has(k)) rest[k] = v;
-  if (hasUnknownValue(rest)) return undefined;
-  return createHash('sha256').update(type).update('\0').update(canonical(rest)).digest('hex').slice(0, 32);
-}
-
-function hasUnknownValue(value: TerraformValue): boolean {
-  if (value instanceof UnknownValue) return true;
-  if (Array.isArray(value)) return value.some(hasUnknownValue);
-  if (value !== null && typeof value === 'object') return Object.values(value).some(hasUnknownValue);
-  return false;
+  if (hasUnknown(rest)) return undefined;
+  return createHash('sha256').update(type).update('\0').update(stableStringify(rest)).digest('hex').slice(0, 32);
 }
