@@ -1,4 +1,4 @@
-import { packageVersion } from '../../src/domain/package-version';
+import { packageVersion } from '../../src/constructs/package-version';
 import { Testing } from 'cdktf';
 import { FleetProvider } from '../../src/constructs';
 import { errorsOf, newStack, synth } from './helpers';

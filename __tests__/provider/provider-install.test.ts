@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { packageVersion } from '../../src/domain/package-version';
+import { packageVersion } from '../../src/constructs/package-version';
 import { terraformPlatform } from '../../src/cli/commands/provider-install';
 
 const BIN = path.resolve(__dirname, '../../bin/fleetform.js');

@@ -1,6 +1,6 @@
 import { TerraformProvider } from 'cdktf';
 import type { Construct } from 'constructs';
-import { packageVersion } from '../domain/package-version';
+import { packageVersion } from './package-version';
 import { kindOf, markKind } from './kinds';
 import { registerFleetConstruct } from './registry';
 import { checkProps, propSchemas } from './props';

@@ -11,6 +11,8 @@ export interface TerraformAttribute {
   readonly computed: boolean;
   /** Terraform hides the whole value in its output: only for attributes secret as a whole (see attributeOf). */
   readonly sensitive: boolean;
+  /** Given in configuration only, never kept in Terraform's plan or state (see writeOnlyAttributes). */
+  readonly writeOnly: boolean;
 }
 
 /** A resource type's schema for a Terraform provider: its block's attributes and the paths that force replacement. */
@@ -39,6 +41,39 @@ function attributeOf(f: AttributeFacts): TerraformAttribute {
     optional: f.presence === 'optional' || f.presence === 'optional-computed',
     computed: f.presence === 'computed' || f.presence === 'optional-computed',
     sensitive: f.sensitive === 'whole',
+    writeOnly: isWriteOnly(f),
+  };
+}
+
+/**
+ * An attribute that code gives and that is secret as a whole is write-only under
+ * Terraform: given in configuration, never kept in Terraform's plan or state. Beside it a
+ * computed `<name>_digest` holds a keyed digest of its value, so a changed secret still
+ * shows as a change (and a drifted one as drift) without the secret itself.
+ */
+function isWriteOnly(f: AttributeFacts): boolean {
+  return f.sensitive === 'whole' && f.presence !== 'computed';
+}
+
+export function writeOnlyAttributes(declaration: KindDeclaration): AttributeFacts[] {
+  return Object.values(declaration.attributes).filter(isWriteOnly);
+}
+
+/** The name of the computed digest that stands for a write-only attribute. */
+export function digestName(facts: AttributeFacts): string {
+  return `${facts.name}_digest`;
+}
+
+function digestAttributeOf(f: AttributeFacts): TerraformAttribute {
+  return {
+    name: digestName(f),
+    type: 'string',
+    description: `Keyed digest of ${f.name}: changes when it changes (${f.name} itself is write-only).`,
+    required: false,
+    optional: false,
+    computed: true,
+    sensitive: false,
+    writeOnly: false,
   };
 }
 
@@ -49,7 +84,7 @@ export function terraformResourceSchema(declaration: KindDeclaration): Terraform
     type: declaration.type,
     version: declaration.schemaVersion,
     description: declaration.description,
-    attributes: facts.map(attributeOf),
+    attributes: [...facts.map(attributeOf), ...writeOnlyAttributes(declaration).map(digestAttributeOf)],
     requiresReplace: facts.filter((f) => f.forcesReplacement).map((f) => f.name),
   };
 }

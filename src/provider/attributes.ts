@@ -1,13 +1,12 @@
 import { isObject, UNKNOWN, type JsonObject, type JsonValue } from '../engine/json';
 import type { AttributeFacts, KindDeclaration, TerraformType } from '../engine/kind-declaration';
-import { digestName, writeOnlyAttributes } from './write-only';
+import { terraformResourceSchema } from '../engine/terraform-schema';
 import { conform, UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /** The Terraform object type of a kind's attributes. */
 export function objectType(declaration: KindDeclaration): TerraformType {
   const fields: Record<string, TerraformType> = {};
-  for (const f of Object.values(declaration.attributes)) fields[f.name] = f.type;
-  for (const f of writeOnlyAttributes(declaration)) fields[digestName(f)] = 'string';
+  for (const a of terraformResourceSchema(declaration).attributes) fields[a.name] = a.type;
   return ['object', fields];
 }
 
@@ -36,15 +35,11 @@ export function engineAttributes(declaration: KindDeclaration, value: TerraformO
   return out;
 }
 
-function fromEngine(value: JsonValue | undefined, facts: AttributeFacts): TerraformValue {
+/** The Terraform value of an attribute from an engine value (a view's or the service's), the unknown marker as unknown. */
+export function terraformAttribute(facts: AttributeFacts, value: JsonValue | undefined): TerraformValue {
   if (value === undefined) return null;
   if (value === UNKNOWN) return UNKNOWN_VALUE;
   return conform(value, facts.type, facts.name);
-}
-
-/** The Terraform value of an attribute from an engine value (a view's or the service's), the unknown marker as unknown. */
-export function terraformAttribute(facts: AttributeFacts, value: JsonValue | undefined): TerraformValue {
-  return fromEngine(value, facts);
 }
 
 /** True when a value (or anything in it) is the engine's unknown marker. */

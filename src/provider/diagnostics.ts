@@ -10,7 +10,12 @@ import { AttributePath, AttributePath_Step, Diagnostic, Diagnostic_Severity } fr
 function attributeOf(path: string | undefined, attributes: ReadonlySet<string>): AttributePath | undefined {
   const first = path?.split(/[.[]/)[0];
   if (!first || !attributes.has(first)) return undefined;
-  return new AttributePath({ steps: [new AttributePath_Step({ selector: { case: 'attributeName', value: first } })] });
+  return attributePath(first);
+}
+
+/** The path of a top-level attribute. */
+export function attributePath(name: string): AttributePath {
+  return new AttributePath({ steps: [new AttributePath_Step({ selector: { case: 'attributeName', value: name } })] });
 }
 
 /**

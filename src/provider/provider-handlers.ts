@@ -4,8 +4,8 @@ import { attributeProblems } from '../engine/desire';
 import { kindContext, resolveTarget } from '../engine/target';
 import { terraformResourceSchema } from '../engine/terraform-schema';
 import { engineAttributes, objectType } from './attributes';
-import { digestKey, digestName, writeOnlyAttributes } from './write-only';
-import { Diagnostics } from './diagnostics';
+import { digestKey } from './write-only';
+import { attributePath, Diagnostics } from './diagnostics';
 import { PROVIDER_BLOCK_TYPE, providerBlock, providerBlockSchema, type Connect, type ProviderConnection } from './provider-block';
 import * as tf from './protocol/generated/tfplugin6/tfplugin6_pb';
 import type { ProviderHandlers } from './protocol/services';
@@ -15,32 +15,25 @@ import { conform, decodeMsgpack, encodeMsgpack, hasUnknown, UnknownValue, type T
 
 function resourceSchema(kind: ResourceKind): tf.Schema {
   const s = terraformResourceSchema(kind.declaration);
-  const writeOnly = writeOnlyAttributes(kind.declaration);
-  const writeOnlyNames = new Set(writeOnly.map((f) => f.name));
   const attributes = s.attributes.map(
     (a) =>
       new tf.Schema_Attribute({
         name: a.name,
         type: Buffer.from(JSON.stringify(a.type)),
-        description: writeOnlyNames.has(a.name) ? `${a.description} Write-only: never kept in Terraform's plan or state.` : a.description,
+        description: a.writeOnly ? `${a.description} Write-only: never kept in Terraform's plan or state.` : a.description,
         required: a.required,
         optional: a.optional,
         computed: a.computed,
         sensitive: a.sensitive,
-        writeOnly: writeOnlyNames.has(a.name),
+        writeOnly: a.writeOnly,
       }),
   );
-  for (const f of writeOnly) {
-    attributes.push(
-      new tf.Schema_Attribute({
-        name: digestName(f),
-        type: Buffer.from(JSON.stringify('string')),
-        description: `Keyed digest of ${f.name}: changes when it changes (${f.name} itself is write-only).`,
-        computed: true,
-      }),
-    );
-  }
   return new tf.Schema({ version: BigInt(s.version), block: new tf.Schema_Block({ description: s.description, attributes }) });
+}
+
+/** Terraform 1.11 and later take write-only attributes; other clients keep secrets as sensitive attributes. */
+function takesWriteOnly(capabilities: tf.ClientCapabilities | undefined): boolean {
+  return capabilities?.writeOnlyAttributesAllowed === true;
 }
 
 function asObject(value: TerraformValue): TerraformObject | null {
@@ -63,12 +56,14 @@ export function providerHandlers(options: { kinds: KindRegistry; connect: Connec
     return configured;
   };
 
-  const kindOf = (typeName: string, diags: Diagnostics): ResourceKind | undefined => {
+  /** A resource RPC: an unknown type is answered with a diagnostic listing the types; else `run` gets the kind and diagnostics at its attributes. */
+  const forKind = async <R>(typeName: string, answer: (diagnostics: tf.Diagnostic[]) => R, run: (kind: ResourceKind, diags: Diagnostics) => Promise<R>): Promise<R> => {
     const kind = kinds.get(typeName);
-    if (!kind) diags.error(`fleetform has no resource type ${typeName}`, { hint: `its types: ${kinds.types().join(', ')}` });
-    return kind;
+    if (kind) return run(kind, new Diagnostics(new Set(Object.keys(kind.declaration.attributes))));
+    const diags = new Diagnostics();
+    diags.error(`fleetform has no resource type ${typeName}`, { hint: `its types: ${kinds.types().join(', ')}` });
+    return answer(diags.list);
   };
-  const diagnosticsOf = (kind: ResourceKind | undefined): Diagnostics => new Diagnostics(new Set(kind ? Object.keys(kind.declaration.attributes) : []));
   const decode = (kind: ResourceKind, value: tf.DynamicValue | undefined): TerraformObject | null => asObject(decodeMsgpack(value?.msgpack ?? new Uint8Array(), objectType(kind.declaration)));
   const encode = (kind: ResourceKind, value: TerraformObject | null): tf.DynamicValue => new tf.DynamicValue({ msgpack: encodeMsgpack(value, objectType(kind.declaration)) });
   const stored = (kind: ResourceKind, value: tf.DynamicValue | undefined, privateBytes: Uint8Array): Stored | undefined => {
@@ -115,135 +110,112 @@ export function providerHandlers(options: { kinds: KindRegistry; connect: Connec
       return new tf.ConfigureProvider_Response({ diagnostics: diags.list });
     },
 
-    async ValidateResourceConfig(req) {
-      let diags = new Diagnostics();
-      const kind = kindOf(req.typeName, diags);
-      if (!kind) return new tf.ValidateResourceConfig_Response({ diagnostics: diags.list });
-      diags = diagnosticsOf(kind);
-      try {
-        const config = decode(kind, req.config) ?? {};
-        // Values known only after apply are checked at plan, once they are known.
-        const known: TerraformObject = {};
-        for (const [k, v] of Object.entries(config)) if (!hasUnknown(v)) known[k] = v;
-        const attributes = engineAttributes(kind.declaration, known);
-        const parsed = kind.declaration.schema.safeParse(attributes);
-        if (!parsed.success) {
-          const unknownNames = new Set(Object.keys(config).filter((k) => hasUnknown(config[k] ?? null)));
-          diags.problems(attributeProblems(kind.declaration, attributes, parsed.error.issues.filter((i) => !unknownNames.has(String(i.path[0])))));
-        }
-      } catch (err) {
-        diags.failure(err, req.typeName);
-      }
-      return new tf.ValidateResourceConfig_Response({ diagnostics: diags.list });
-    },
-
-    async UpgradeResourceState(req) {
-      let diags = new Diagnostics();
-      const kind = kindOf(req.typeName, diags);
-      if (!kind) return new tf.UpgradeResourceState_Response({ diagnostics: diags.list });
-      diags = diagnosticsOf(kind);
-      if (req.version > BigInt(kind.declaration.schemaVersion)) {
-        diags.error(`the state of this ${kind.type} was written by a newer fleetform (schema ${req.version}, this one knows ${kind.declaration.schemaVersion})`, {
-          hint: 'upgrade fleetform (fleetform provider install) and run terraform init -upgrade',
-        });
-        return new tf.UpgradeResourceState_Response({ diagnostics: diags.list });
-      }
-      try {
-        const raw: unknown = JSON.parse(Buffer.from(req.rawState?.json ?? new Uint8Array()).toString('utf8') || 'null');
-        // Attributes a former layout had and this one has not are dropped; new ones start null.
-        const state = asObject(conform(raw, objectType(kind.declaration), ''));
-        return new tf.UpgradeResourceState_Response({ upgradedState: encode(kind, state), diagnostics: diags.list });
-      } catch (err) {
-        diags.failure(err, `reading the stored state of ${kind.type}`);
-        return new tf.UpgradeResourceState_Response({ diagnostics: diags.list });
-      }
-    },
-
-    async ReadResource(req) {
-      let diags = new Diagnostics();
-      const kind = kindOf(req.typeName, diags);
-      if (!kind) return new tf.ReadResource_Response({ diagnostics: diags.list });
-      diags = diagnosticsOf(kind);
-      try {
-        const current = stored(kind, req.currentState, req.private);
-        if (!current) return new tf.ReadResource_Response({ newState: encode(kind, null), diagnostics: diags.list });
-        const { ctx, key } = await runtime();
-        const read = await readResource(kind, ctx, current, key, req.clientCapabilities?.writeOnlyAttributesAllowed === true);
-        return new tf.ReadResource_Response({ newState: encode(kind, read?.state ?? null), private: read ? writePrivate(read.private) : new Uint8Array(), diagnostics: diags.list });
-      } catch (err) {
-        diags.failure(err, `reading ${kind.type}`);
-        return new tf.ReadResource_Response({ newState: req.currentState, private: req.private, diagnostics: diags.list });
-      }
-    },
-
-    async PlanResourceChange(req) {
-      let diags = new Diagnostics();
-      const kind = kindOf(req.typeName, diags);
-      if (!kind) return new tf.PlanResourceChange_Response({ diagnostics: diags.list });
-      diags = diagnosticsOf(kind);
-      try {
-        const prior = stored(kind, req.priorState, req.priorPrivate);
-        const proposed = decode(kind, req.proposedNewState);
-        // A destroy needs no service: nothing is read or written until apply.
-        const rt = proposed ? await runtime() : { ctx: undefined as unknown as KindContext, key: Buffer.alloc(0) };
-        const writeOnly = req.clientCapabilities?.writeOnlyAttributesAllowed === true;
-        const planned = await planResource(kind, rt.ctx, { prior, proposed, config: decode(kind, req.config), key: rt.key, writeOnly }, diags);
-        return new tf.PlanResourceChange_Response({
-          plannedState: encode(kind, planned.state),
-          requiresReplace: planned.requiresReplace.map((name) => new tf.AttributePath({ steps: [new tf.AttributePath_Step({ selector: { case: 'attributeName', value: name } })] })),
-          plannedPrivate: planned.private ? writePrivate(planned.private) : req.priorPrivate,
-          diagnostics: diags.list,
-        });
-      } catch (err) {
-        diags.failure(err, `planning ${kind.type}`);
-        return new tf.PlanResourceChange_Response({ diagnostics: diags.list });
-      }
-    },
-
-    async ApplyResourceChange(req) {
-      let diags = new Diagnostics();
-      const kind = kindOf(req.typeName, diags);
-      if (!kind) return new tf.ApplyResourceChange_Response({ diagnostics: diags.list });
-      diags = diagnosticsOf(kind);
-      const prior = (() => {
+    ValidateResourceConfig: (req) =>
+      forKind(req.typeName, (diagnostics) => new tf.ValidateResourceConfig_Response({ diagnostics }), async (kind, diags) => {
         try {
-          return stored(kind, req.priorState, readPrivate(req.plannedPrivate) ? req.plannedPrivate : new Uint8Array());
-        } catch {
-          return undefined;
+          const config = decode(kind, req.config) ?? {};
+          // Values known only after apply are checked at plan, once they are known.
+          const known: TerraformObject = {};
+          for (const [k, v] of Object.entries(config)) if (!hasUnknown(v)) known[k] = v;
+          const attributes = engineAttributes(kind.declaration, known);
+          const parsed = kind.declaration.schema.safeParse(attributes);
+          if (!parsed.success) {
+            const unknownNames = new Set(Object.keys(config).filter((k) => hasUnknown(config[k] ?? null)));
+            diags.problems(attributeProblems(kind.declaration, attributes, parsed.error.issues.filter((i) => !unknownNames.has(String(i.path[0])))));
+          }
+        } catch (err) {
+          diags.failure(err, req.typeName);
         }
-      })();
-      try {
-        const { ctx, key } = await runtime();
-        const result = await applyResource(kind, ctx, { prior, planned: decode(kind, req.plannedState), config: decode(kind, req.config), plannedPrivate: readPrivate(req.plannedPrivate), key }, diags);
-        return new tf.ApplyResourceChange_Response({ newState: encode(kind, result.state), private: result.private ? writePrivate(result.private) : new Uint8Array(), diagnostics: diags.list });
-      } catch (err) {
-        diags.failure(err, `applying ${kind.type}`);
-        // A failed update or delete leaves the object as it was.
-        return new tf.ApplyResourceChange_Response({ newState: req.priorState ?? encode(kind, null), private: req.plannedPrivate, diagnostics: diags.list });
-      }
-    },
+        return new tf.ValidateResourceConfig_Response({ diagnostics: diags.list });
+      }),
 
-    async ImportResourceState(req) {
-      let diags = new Diagnostics();
-      const kind = kindOf(req.typeName, diags);
-      if (!kind) return new tf.ImportResourceState_Response({ diagnostics: diags.list });
-      diags = diagnosticsOf(kind);
-      try {
-        const { ctx, key } = await runtime();
-        const found = await importResource(kind, ctx, req.id, key, req.clientCapabilities?.writeOnlyAttributesAllowed === true);
-        if (!found) {
-          diags.error(`the service has no ${kind.type} with id ${JSON.stringify(req.id)}`, { hint: 'give the id the service assigned to the object (not its name)' });
+    UpgradeResourceState: (req) =>
+      forKind(req.typeName, (diagnostics) => new tf.UpgradeResourceState_Response({ diagnostics }), async (kind, diags) => {
+        if (req.version > BigInt(kind.declaration.schemaVersion)) {
+          diags.error(`the state of this ${kind.type} was written by a newer fleetform (schema ${req.version}, this one knows ${kind.declaration.schemaVersion})`, {
+            hint: 'upgrade fleetform (fleetform provider install) and run terraform init -upgrade',
+          });
+          return new tf.UpgradeResourceState_Response({ diagnostics: diags.list });
+        }
+        try {
+          const raw: unknown = JSON.parse(Buffer.from(req.rawState?.json ?? new Uint8Array()).toString('utf8') || 'null');
+          // Attributes a former layout had and this one has not are dropped; new ones start null.
+          const state = asObject(conform(raw, objectType(kind.declaration), ''));
+          return new tf.UpgradeResourceState_Response({ upgradedState: encode(kind, state), diagnostics: diags.list });
+        } catch (err) {
+          diags.failure(err, `reading the stored state of ${kind.type}`);
+          return new tf.UpgradeResourceState_Response({ diagnostics: diags.list });
+        }
+      }),
+
+    ReadResource: (req) =>
+      forKind(req.typeName, (diagnostics) => new tf.ReadResource_Response({ diagnostics }), async (kind, diags) => {
+        try {
+          const current = stored(kind, req.currentState, req.private);
+          if (!current) return new tf.ReadResource_Response({ newState: encode(kind, null), diagnostics: diags.list });
+          const { ctx, key } = await runtime();
+          const read = await readResource(kind, ctx, current, key, takesWriteOnly(req.clientCapabilities));
+          return new tf.ReadResource_Response({ newState: encode(kind, read?.state ?? null), private: read ? writePrivate(read.private) : new Uint8Array(), diagnostics: diags.list });
+        } catch (err) {
+          diags.failure(err, `reading ${kind.type}`);
+          return new tf.ReadResource_Response({ newState: req.currentState, private: req.private, diagnostics: diags.list });
+        }
+      }),
+
+    PlanResourceChange: (req) =>
+      forKind(req.typeName, (diagnostics) => new tf.PlanResourceChange_Response({ diagnostics }), async (kind, diags) => {
+        try {
+          const prior = stored(kind, req.priorState, req.priorPrivate);
+          const config = decode(kind, req.config);
+          // A destroy is planned as nothing, without the service: nothing is read or written until apply.
+          if (!decode(kind, req.proposedNewState) || !config) return new tf.PlanResourceChange_Response({ plannedState: encode(kind, null), plannedPrivate: req.priorPrivate, diagnostics: diags.list });
+          const { ctx, key } = await runtime();
+          const planned = await planResource(kind, ctx, { prior, config, key, writeOnly: takesWriteOnly(req.clientCapabilities) }, diags);
+          return new tf.PlanResourceChange_Response({
+            plannedState: encode(kind, planned.state),
+            requiresReplace: planned.requiresReplace.map(attributePath),
+            plannedPrivate: writePrivate(planned.private),
+            diagnostics: diags.list,
+          });
+        } catch (err) {
+          diags.failure(err, `planning ${kind.type}`);
+          return new tf.PlanResourceChange_Response({ diagnostics: diags.list });
+        }
+      }),
+
+    ApplyResourceChange: (req) =>
+      forKind(req.typeName, (diagnostics) => new tf.ApplyResourceChange_Response({ diagnostics }), async (kind, diags) => {
+        try {
+          // An object in state without the provider's record is an error, never taken for a new one.
+          const prior = stored(kind, req.priorState, req.plannedPrivate);
+          const { ctx, key } = await runtime();
+          const result = await applyResource(kind, ctx, { prior, planned: decode(kind, req.plannedState), config: decode(kind, req.config), plannedPrivate: readPrivate(req.plannedPrivate), key }, diags);
+          return new tf.ApplyResourceChange_Response({ newState: encode(kind, result.state), private: result.private ? writePrivate(result.private) : new Uint8Array(), diagnostics: diags.list });
+        } catch (err) {
+          diags.failure(err, `applying ${kind.type}`);
+          // A failed update or delete leaves the object as it was.
+          return new tf.ApplyResourceChange_Response({ newState: req.priorState ?? encode(kind, null), private: req.plannedPrivate, diagnostics: diags.list });
+        }
+      }),
+
+    ImportResourceState: (req) =>
+      forKind(req.typeName, (diagnostics) => new tf.ImportResourceState_Response({ diagnostics }), async (kind, diags) => {
+        try {
+          const { ctx, key } = await runtime();
+          const found = await importResource(kind, ctx, req.id, key, takesWriteOnly(req.clientCapabilities));
+          if (!found) {
+            diags.error(`the service has no ${kind.type} with id ${JSON.stringify(req.id)}`, { hint: 'give the id the service assigned to the object (not its name)' });
+            return new tf.ImportResourceState_Response({ diagnostics: diags.list });
+          }
+          return new tf.ImportResourceState_Response({
+            importedResources: [new tf.ImportResourceState_ImportedResource({ typeName: kind.type, state: encode(kind, found.state), private: writePrivate(found.private) })],
+            diagnostics: diags.list,
+          });
+        } catch (err) {
+          diags.failure(err, `importing ${kind.type} ${req.id}`);
           return new tf.ImportResourceState_Response({ diagnostics: diags.list });
         }
-        return new tf.ImportResourceState_Response({
-          importedResources: [new tf.ImportResourceState_ImportedResource({ typeName: kind.type, state: encode(kind, found.state), private: writePrivate(found.private) })],
-          diagnostics: diags.list,
-        });
-      } catch (err) {
-        diags.failure(err, `importing ${kind.type} ${req.id}`);
-        return new tf.ImportResourceState_Response({ diagnostics: diags.list });
-      }
-    },
+      }),
 
     async StopProvider() {
       options.onStop?.();

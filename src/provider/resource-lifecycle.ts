@@ -6,7 +6,8 @@ import { maskPaths, observedSecretPaths } from '../engine/mask';
 import { engineAttributes, isEngineUnknown, terraformAttribute } from './attributes';
 import type { Diagnostics } from './diagnostics';
 import { newSalt, stateEntry, type ResourcePrivate } from './resource-private';
-import { creationSalt, digestName, withoutWriteOnly, withWriteOnlyFrom, writeOnlyAttributes } from './write-only';
+import { digestName, writeOnlyAttributes } from '../engine/terraform-schema';
+import { creationSalt, withoutWriteOnly, withWriteOnlyFrom } from './write-only';
 import { UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /** A resource's value in Terraform's state and the provider's record of it. */
@@ -17,9 +18,9 @@ export interface Stored {
 
 /** What a plan decided: the planned state, what forces replacement, the record carried to apply. */
 export interface Planned {
-  readonly state: TerraformObject | null;
+  readonly state: TerraformObject;
   readonly requiresReplace: readonly string[];
-  readonly private: ResourcePrivate | undefined;
+  readonly private: ResourcePrivate;
 }
 
 function same(a: TerraformValue | undefined, b: TerraformValue | undefined): boolean {
@@ -59,11 +60,10 @@ function recordOf(applied: Applied, view: JsonObject, sensitivePaths: readonly s
 export async function planResource(
   kind: ResourceKind,
   ctx: KindContext,
-  input: { prior: Stored | undefined; proposed: TerraformObject | null; config: TerraformObject | null; key: Buffer; writeOnly: boolean },
+  input: { prior: Stored | undefined; config: TerraformObject; key: Buffer; writeOnly: boolean },
   diags: Diagnostics,
 ): Promise<Planned> {
-  const { prior, proposed, config } = input;
-  if (!proposed || !config) return { state: null, requiresReplace: [], private: prior?.private };
+  const { prior, config } = input;
   const declaration = kind.declaration;
   const entry = prior ? stateEntry(kind.type, prior.private) : undefined;
   const desired = await desireResource(kind, ctx, engineAttributes(declaration, config), entry);

@@ -1,23 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { AttributeFacts, KindDeclaration } from '../engine/kind-declaration';
+import type { KindDeclaration } from '../engine/kind-declaration';
+import { digestName, writeOnlyAttributes } from '../engine/terraform-schema';
 import { stableStringify } from '../engine/json';
 import { hasUnknown, UNKNOWN_VALUE, type TerraformObject, type TerraformValue } from './values/terraform-value';
-
-/**
- * An attribute that is secret as a whole is write-only under Terraform: given in
- * configuration, never kept in Terraform's plan or state. Beside it a computed
- * `<name>_digest` holds a keyed digest of its value, so a changed secret still shows as a
- * change (and a drifted one as drift) without the secret itself.
- */
-export const DIGEST_SUFFIX = '_digest';
-
-export function writeOnlyAttributes(declaration: KindDeclaration): AttributeFacts[] {
-  return Object.values(declaration.attributes).filter((f) => f.sensitive === 'whole' && f.presence !== 'computed');
-}
-
-export function digestName(facts: AttributeFacts): string {
-  return `${facts.name}${DIGEST_SUFFIX}`;
-}
 
 /** The digest key: derived from the API key the team's runs share, so every runner computes the same digests. */
 export function digestKey(apiKey: string): Buffer {

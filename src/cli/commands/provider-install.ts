@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InputError } from '../../domain/errors';
-import { packageVersion } from '../../domain/package-version';
+import { packageVersion } from '../../constructs/package-version';
 
 /** The package's root: dist/cli/commands/ (compiled) or src/cli/commands/ (from source) is three levels down. */
 const PACKAGE_ROOT = path.resolve(__dirname, '..', '..', '..');
