@@ -75,10 +75,13 @@ describe('conversions from the service messages', () => {
     expect(machinePartOf(back)).toEqual({ id: 'p1', name: 'main', machineId: 'm1', locationId: 'loc', mainPart: true, config, lastUpdated: updated });
   });
 
-  test('config_json is used when the part carries no Struct, and empty config otherwise', () => {
+  test('config_json is read first, the Struct without it, and an empty config without either', () => {
     const part = new sdk.appApi.RobotPart({ id: 'p1', name: 'main', robot: 'm1' });
     expect(machinePartOf(part, '{"components":[]}').config).toEqual({ components: [] });
     expect(machinePartOf(part, '').config).toEqual({});
+    const withStruct = new sdk.appApi.RobotPart({ id: 'p1', robotConfig: sdk.Struct.fromJson({ services: [] }) });
+    expect(machinePartOf(withStruct, '{"components":[]}').config).toEqual({ components: [] });
+    expect(machinePartOf(withStruct, '').config).toEqual({ services: [] });
   });
 
   test('module versions are sorted by semver, prereleases before their release', () => {

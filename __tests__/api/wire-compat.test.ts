@@ -276,3 +276,56 @@ describe('our requests equal the official client requests', () => {
     expect(decoded.containerVersion).toBe('tf-2.15');
   });
 });
+
+describe('our client reads what the official messages encode', () => {
+  const APP = '/viam.app.v1.AppService';
+  const config = {
+    components: [{ name: 'cam', api: 'rdk:component:camera', model: 'acme:sensors:cam', attributes: { fps: 30, hd: true, tags: ['a'], none: null } }],
+    modules: [{ type: 'registry', name: 'sensors', module_id: 'acme:sensors', version: '~1.2' }],
+  };
+  const updated = new Date('2026-03-01T00:00:00.123Z');
+  const partOf = (robotConfig: typeof config) =>
+    new sdk.appApi.RobotPart({
+      id: 'p1',
+      name: 'main',
+      robot: 'm1',
+      locationId: 'loc',
+      mainPart: true,
+      secret: 'part-secret',
+      robotConfig: sdk.Struct.fromJson(robotConfig),
+      lastUpdated: sdk.Timestamp.fromDate(updated),
+    });
+  const expected = { id: 'p1', name: 'main', machineId: 'm1', locationId: 'loc', mainPart: true, config, lastUpdated: updated };
+
+  test('GetRobotPart: the config from config_json, the Struct beside it left encoded', async () => {
+    const response = new sdk.appApi.GetRobotPartResponse({ part: partOf(config), configJson: JSON.stringify(config, null, 2) });
+    responses.set(`${APP}/GetRobotPart`, response.toBinary());
+    for (const client of [ours, oursGrpc]) {
+      const [sent] = await capture(async () => expect(await client.appClient.getMachinePart('p1')).toEqual(expected));
+      expect(sdk.appApi.GetRobotPartRequest.fromBinary(sent!.body).id).toBe('p1');
+    }
+  });
+
+  test('GetRobotPart without config_json: the config from the Struct', async () => {
+    responses.set(`${APP}/GetRobotPart`, new sdk.appApi.GetRobotPartResponse({ part: partOf(config) }).toBinary());
+    for (const client of [ours, oursGrpc]) expect(await client.appClient.getMachinePart('p1')).toEqual(expected);
+  });
+
+  test('the message with the config left encoded writes the bytes the official message writes', () => {
+    const official = new sdk.appApi.GetRobotPartResponse({ part: partOf(config), configJson: '{}' });
+    const mine = new own.GetRobotPartResponseWithEncodedConfig({
+      part: {
+        id: 'p1',
+        name: 'main',
+        robot: 'm1',
+        locationId: 'loc',
+        mainPart: true,
+        secret: 'part-secret',
+        robotConfig: new Uint8Array(sdk.Struct.fromJson(config).toBinary()),
+        lastUpdated: { seconds: official.part!.lastUpdated!.seconds, nanos: official.part!.lastUpdated!.nanos },
+      },
+      configJson: '{}',
+    });
+    expect(Buffer.from(mine.toBinary()).equals(Buffer.from(official.toBinary()))).toBe(true);
+  });
+});

@@ -1,8 +1,11 @@
 /** Machines and parts: creation, listing, deletion, and part config writes with optimistic concurrency. */
+import * as path from 'node:path';
 import type { JsonObject } from '@bufbuild/protobuf';
+import Database from 'better-sqlite3';
 import type { Client } from '@connectrpc/connect';
 import { loadServices, type AppServiceType, type Services } from '../../src/api/services';
 import { EmulatorService } from '../../src/api/emulator-control';
+import { DATABASE_FILE } from '../../src/emulator';
 import { useEmulator } from './fixture';
 import { clientOf, codeOf, newMachine } from './helpers';
 
@@ -15,6 +18,8 @@ beforeAll(async () => {
 });
 
 const struct = (json: JsonObject) => services.sdk.Struct.fromJson(json);
+/** The config GetRobotPart sends as an encoded Struct (the client's descriptor leaves it encoded). */
+const structOf = (part: { robotConfig: Uint8Array } | undefined) => (part ? services.sdk.Struct.fromBinary(part.robotConfig).toJson() : undefined);
 
 const validConfig: JsonObject = {
   components: [
@@ -37,7 +42,7 @@ describe('machines', () => {
     expect(robots.map((r) => r.id)).toContain(robotId);
     const { part } = await app.getRobotPart({ id: partId });
     expect(part).toMatchObject({ id: partId, robot: robotId, mainPart: true, locationId: fx.emulator.credentials.locationId });
-    expect(part?.robotConfig?.toJson()).toEqual({});
+    expect(structOf(part)).toEqual({});
   });
 
   test('a machine name is unique in its location', async () => {
@@ -73,13 +78,27 @@ describe('machines', () => {
 });
 
 describe('part config', () => {
+  test('a part stored without its encoded config (before that was kept) is read the same', async () => {
+    const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'cfg-legacy');
+    await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(validConfig) });
+    const db = new Database(path.join(fx.dataDir, DATABASE_FILE));
+    try {
+      expect(db.prepare('UPDATE robot_parts SET config_struct = NULL WHERE id = ?').run(partId).changes).toBe(1);
+    } finally {
+      db.close();
+    }
+    const got = await app.getRobotPart({ id: partId });
+    expect(structOf(got.part)).toEqual(validConfig);
+    expect(JSON.parse(got.configJson)).toEqual(validConfig);
+  });
+
   test('GetRobotPart returns the config as a Struct and as config_json, with last_updated', async () => {
     const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'cfg-get');
     const before = await app.getRobotPart({ id: partId });
     const { part } = await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(validConfig) });
     expect(part?.robotConfig?.toJson()).toEqual(validConfig);
     const got = await app.getRobotPart({ id: partId });
-    expect(got.part?.robotConfig?.toJson()).toEqual(validConfig);
+    expect(structOf(got.part)).toEqual(validConfig);
     expect(JSON.parse(got.configJson)).toEqual(validConfig);
     const t0 = before.part?.lastUpdated?.toDate().getTime() ?? 0;
     const t1 = got.part?.lastUpdated?.toDate().getTime() ?? 0;
@@ -97,7 +116,7 @@ describe('part config', () => {
     const stale = app.updateRobotPart({ id: partId, name: partName, robotConfig: struct({ components: [] }), lastKnownUpdate: known });
     expect(await codeOf(stale)).toBe('FailedPrecondition');
     const after = await app.getRobotPart({ id: partId });
-    expect(after.part?.robotConfig?.toJson()).toEqual(validConfig);
+    expect(structOf(after.part)).toEqual(validConfig);
     expect(after.part?.lastUpdated?.toDate().getTime()).toBe(written?.lastUpdated?.toDate().getTime());
 
     // With the current timestamp the write goes through.
@@ -114,7 +133,7 @@ describe('part config', () => {
     const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'cfg-overwrite');
     await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(validConfig) });
     await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct({ services: [] }) });
-    expect((await app.getRobotPart({ id: partId })).part?.robotConfig?.toJson()).toEqual({ services: [] });
+    expect(structOf((await app.getRobotPart({ id: partId })).part)).toEqual({ services: [] });
   });
 
   test('every config error at once, as InvalidArgument naming the paths; nothing changes', async () => {
@@ -136,7 +155,7 @@ describe('part config', () => {
     }
     expect(message).toContain('components[1].api');
     expect(message).toContain('modules[0].version');
-    expect((await app.getRobotPart({ id: partId })).part?.robotConfig?.toJson()).toEqual(validConfig);
+    expect(structOf((await app.getRobotPart({ id: partId })).part)).toEqual(validConfig);
   });
 
   test('a registry module missing from the registry, or a version no release satisfies, is stored as written and runs nowhere', async () => {
@@ -148,7 +167,7 @@ describe('part config', () => {
       ],
     };
     await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(config) });
-    expect((await app.getRobotPart({ id: partId })).part?.robotConfig?.toJson()).toEqual(config);
+    expect(structOf((await app.getRobotPart({ id: partId })).part)).toEqual(config);
     const controls = await clientOf(fx.emulator, EmulatorService);
     expect((await controls.listModuleCards({ machineId })).cards).toEqual([]);
   });

@@ -55,7 +55,8 @@ test('machines, configs, deployments, datasets, jobs, keys, tokens and registry 
     const app2 = createClient(services.app, transport(second.url, 'grpc-web', { authorization: `Bearer ${token}` }));
     expect((await app2.listOrganizations({})).organizations.map((o) => o.id)).toEqual([first.credentials.organizationId]);
     const got = await app2.getRobotPart({ id: m.partId });
-    expect(got.part?.robotConfig?.toJson()).toEqual(config);
+    expect(services.sdk.Struct.fromBinary(got.part?.robotConfig ?? new Uint8Array()).toJson()).toEqual(config);
+    expect(JSON.parse(got.configJson)).toEqual(config);
     expect(got.part?.lastUpdated?.toDate().getTime()).toBe(part?.lastUpdated?.toDate().getTime());
     const controls2 = await clientOf(second, EmulatorService);
     const cardsAfter = (await controls2.listModuleCards({})).cards;

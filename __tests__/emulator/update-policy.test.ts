@@ -89,7 +89,7 @@ describe('config writes', () => {
     expect((await deployed(robotId)).m).toEqual(['1.3.7', 1]);
     // Writing the config again (same policy) keeps the deployed version and the restart count.
     const part = (await fx.app.getRobotPart({ id: partId })).part;
-    await fx.app.updateRobotPart({ id: partId, name: part?.name ?? '', robotConfig: part?.robotConfig });
+    await fx.app.updateRobotPart({ id: partId, name: part?.name ?? '', robotConfig: fx.services.sdk.Struct.fromBinary(part?.robotConfig ?? new Uint8Array()) });
     expect((await deployed(robotId)).m).toEqual(['1.3.7', 1]);
     expect(first.m?.[0]).toMatch(/^1\.3\./);
   });

@@ -79,7 +79,6 @@ const APP_METHODS = [
   'UpdateRobot',
   'DeleteRobot',
   'GetRobotParts',
-  'GetRobotPart',
   'NewRobotPart',
   'UpdateRobotPart',
   'DeleteRobotPart',
@@ -93,9 +92,21 @@ export interface MLTrainingServiceType {
   readonly methods: MethodsOf<Sdk['mlTrainingApi'], typeof ML_TRAINING_METHODS>;
 }
 
+/**
+ * GetRobotPart answers with the part's config twice, as a Struct and as JSON text; its
+ * response is read with the Struct left encoded (the text is what the client parses) and
+ * written from a Struct the emulator encoded when the config was stored.
+ */
+type GetRobotPartMethod = {
+  readonly name: 'GetRobotPart';
+  readonly I: Sdk['appApi']['GetRobotPartRequest'];
+  readonly O: typeof own.GetRobotPartResponseWithEncodedConfig;
+  readonly kind: MethodKind.Unary;
+};
+
 export interface AppServiceType {
   readonly typeName: 'viam.app.v1.AppService';
-  readonly methods: MethodsOf<Sdk['appApi'], typeof APP_METHODS>;
+  readonly methods: Omit<MethodsOf<Sdk['appApi'], typeof APP_METHODS>, 'getRobotPart'> & { readonly getRobotPart: GetRobotPartMethod };
 }
 
 function mlTrainingService(sdk: Sdk): MLTrainingServiceType {
@@ -103,7 +114,13 @@ function mlTrainingService(sdk: Sdk): MLTrainingServiceType {
 }
 
 function appService(sdk: Sdk): AppServiceType {
-  return { typeName: 'viam.app.v1.AppService', methods: unaryMethods(sdk.appApi, APP_METHODS) };
+  const getRobotPart: GetRobotPartMethod = {
+    name: 'GetRobotPart',
+    I: sdk.appApi.GetRobotPartRequest,
+    O: own.GetRobotPartResponseWithEncodedConfig,
+    kind: unary,
+  };
+  return { typeName: 'viam.app.v1.AppService', methods: { ...unaryMethods(sdk.appApi, APP_METHODS), getRobotPart } };
 }
 
 export type AuthServiceType = typeof AuthService;

@@ -87,7 +87,9 @@ export function createAppClient(call: Invoker<AppServiceType>, sdk: Pick<Sdk, 'S
     async getMachinePart(partId) {
       const res = await call('getRobotPart', true, (c, o) => c.getRobotPart({ id: partId }, o));
       if (res.part === undefined) throw missing('GetRobotPart', 'part');
-      return machinePartOf(res.part, res.configJson);
+      // The config comes twice: parsed from config_json, the Struct decoded only without it.
+      const { robotConfig, ...part } = res.part;
+      return machinePartOf({ ...part, robotConfig: res.configJson ? undefined : sdk.Struct.fromBinary(robotConfig) }, res.configJson);
     },
 
     async updateMachinePart(partId, name, config, lastKnownUpdate) {

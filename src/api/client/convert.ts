@@ -111,8 +111,8 @@ export interface RobotPartLike {
 }
 
 /**
- * A part with its config as a plain object: from `robot_config` (a Struct), else from the
- * `config_json` GetRobotPart also returns, else empty.
+ * A part with its config as a plain object: from the `config_json` GetRobotPart returns,
+ * else from `robot_config` (a Struct), else empty.
  */
 export function machinePartOf(p: RobotPartLike, configJson?: string): MachinePart {
   return withoutUndefined({
@@ -127,8 +127,9 @@ export function machinePartOf(p: RobotPartLike, configJson?: string): MachinePar
   });
 }
 
+/** The config from its JSON text when the response has one, else from the Struct. */
 function configOf(struct: StructLike | undefined, configJson: string | undefined): Record<string, unknown> {
-  const value: unknown = struct !== undefined ? struct.toJson() : configJson ? JSON.parse(configJson) : {};
+  const value: unknown = configJson ? JSON.parse(configJson) : struct !== undefined ? struct.toJson() : {};
   return isRecord(value) ? value : {};
 }
 

@@ -191,4 +191,14 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'machine part configs kept encoded',
+    sql: `
+      -- The config as an encoded google.protobuf.Struct, written with the JSON text, so a
+      -- part read sends it without encoding it again. NULL (parts written before this
+      -- version, new parts with the empty config): encoded from the JSON text when read.
+      ALTER TABLE robot_parts ADD COLUMN config_struct BLOB;
+    `,
+  },
 ];

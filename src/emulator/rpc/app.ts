@@ -41,7 +41,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
   const { db } = backend;
   const Struct = backend.services.sdk.Struct;
 
-  function partMessage(part: machines.PartRecord, config = configObject(part)) {
+  function partFields(part: machines.PartRecord) {
     const dns = `${dnsLabel(part.name)}.${part.locationId}`;
     return {
       id: part.id,
@@ -50,13 +50,21 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
       secret: part.secret,
       robot: part.robotId,
       locationId: part.locationId,
-      robotConfig: Struct.fromJson(config),
       mainPart: part.mainPart,
       fqdn: `${dns}.${DNS_SUFFIX}`,
       localFqdn: `${dns}.local.${DNS_SUFFIX}`,
       createdOn: timestamp(part.createdOn),
       lastUpdated: timestamp(part.lastUpdated),
     };
+  }
+
+  function partMessage(part: machines.PartRecord) {
+    return { ...partFields(part), robotConfig: Struct.fromJson(configObject(part)) };
+  }
+
+  /** The config as the encoded Struct stored with it, or encoded now for parts stored without one. */
+  function encodedConfig(part: machines.PartRecord): Uint8Array<ArrayBuffer> {
+    return part.configStruct ?? new Uint8Array(Struct.fromJson(configObject(part)).toBinary());
   }
 
   function locationMessage(l: accounts.LocationRecord) {
@@ -157,8 +165,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
 
     getRobotPart(req, ctx) {
       const part = partFor(db, principalOf(ctx), req.id, 'read');
-      const config = configObject(part);
-      return { part: partMessage(part, config), configJson: JSON.stringify(config, null, 2) };
+      return { part: { ...partFields(part), robotConfig: encodedConfig(part) }, configJson: part.config };
     },
 
     newRobotPart(req, ctx) {
@@ -178,8 +185,9 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
     updateRobotPart(req, ctx) {
       const p = principalOf(ctx);
       const name = required(req.name, 'name').trim();
-      if (!req.robotConfig) throw invalidArgument('robot_config is required');
-      const json = req.robotConfig.toJson();
+      const robotConfig = req.robotConfig;
+      if (!robotConfig) throw invalidArgument('robot_config is required');
+      const json = robotConfig.toJson();
       const result = validateMachineConfig(json);
       if (result.errors.length > 0) throw invalidIssues(result.errors);
       const parsed = MachineConfigSchema.safeParse(json);
@@ -202,7 +210,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
         const refused = plan.issues.filter((i) => i.severity === 'error');
         if (refused.length > 0) throw invalidIssues(refused);
         // Stored as sent (key order included); `config` is the typed view of the same document.
-        machines.writePart(db, part, name, JSON.stringify(json), now);
+        machines.writePart(db, part, name, { json: JSON.stringify(json), struct: robotConfig.toBinary() }, now);
         replaceDeployments(db, part.id, plan.deployments);
         return machines.getPart(db, part.id);
       }).immediate();

@@ -22,6 +22,8 @@ export interface PartRecord {
   readonly secret: string;
   /** The config as stored: a JSON object text. */
   readonly config: string;
+  /** The same config as an encoded google.protobuf.Struct, when it was written with one. */
+  readonly configStruct?: Uint8Array<ArrayBuffer>;
   readonly createdOn: number;
   /** Milliseconds since the epoch; strictly increases with every config write. */
   readonly lastUpdated: number;
@@ -54,11 +56,13 @@ interface PartRow {
   main_part: number;
   secret: string;
   config: string;
+  // better-sqlite3 returns BLOBs as Buffers over (non-shared) ArrayBuffers.
+  config_struct: Uint8Array<ArrayBuffer> | null;
   created_on: number;
   last_updated: number;
 }
 const PART_SELECT = `SELECT p.id, p.robot_id, r.name AS robot_name, r.location_id, l.organization_id, p.name, p.main_part,
-  p.secret, p.config, p.created_on, p.last_updated
+  p.secret, p.config, p.config_struct, p.created_on, p.last_updated
   FROM robot_parts p JOIN robots r ON r.id = p.robot_id JOIN locations l ON l.id = r.location_id`;
 const toPart = (r: PartRow): PartRecord => ({
   id: r.id,
@@ -70,6 +74,7 @@ const toPart = (r: PartRow): PartRecord => ({
   mainPart: r.main_part === 1,
   secret: r.secret,
   config: r.config,
+  ...(r.config_struct === null ? {} : { configStruct: r.config_struct }),
   createdOn: r.created_on,
   lastUpdated: r.last_updated,
 });
@@ -158,17 +163,21 @@ export function deletePart(db: Db, id: string): void {
   stmt<[string]>(db, 'DELETE FROM robot_parts WHERE id = ?').run(id);
 }
 
+/** A part's config as written: the JSON object text and the same document as an encoded Struct. */
+export interface PartConfig {
+  readonly json: string;
+  readonly struct: Uint8Array;
+}
+
 /**
  * Writes a part's name and config; `lastUpdated` becomes `now`, or one millisecond after
  * the previous value when the clock has not moved, so every write is distinguishable.
  */
-export function writePart(db: Db, part: PartRecord, name: string, config: string, now: number): number {
+export function writePart(db: Db, part: PartRecord, name: string, config: PartConfig, now: number): number {
   const lastUpdated = Math.max(now, part.lastUpdated + 1);
-  stmt<[string, string, number, string]>(db, 'UPDATE robot_parts SET name = ?, config = ?, last_updated = ? WHERE id = ?').run(
-    name,
-    config,
-    lastUpdated,
-    part.id,
-  );
+  stmt<[string, string, Uint8Array, number, string]>(
+    db,
+    'UPDATE robot_parts SET name = ?, config = ?, config_struct = ?, last_updated = ? WHERE id = ?',
+  ).run(name, config.json, config.struct, lastUpdated, part.id);
   return lastUpdated;
 }
