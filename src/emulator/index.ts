@@ -9,7 +9,7 @@ import type { EmulatorCredentials } from './credentials';
 import { openDatabase } from './db/database';
 import { appService } from './rpc/app';
 import { AuthService } from '../api/services';
-import { authInterceptor, authService, PrincipalCache } from './rpc/auth';
+import { authInterceptor, authService, principalFromHeader } from './rpc/auth';
 import type { Backend } from './rpc/context';
 import { controlService } from './rpc/control';
 import { datasetService } from './rpc/dataset';
@@ -69,14 +69,13 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     installFaults(backend.faults, options.faults ?? []);
     const credentials = ensureSeeded(db, options.dataDir, backend.now());
     const counter = new CallCounter();
-    const principals = new PrincipalCache(db);
     const limits = resolveLimits(process.env, options.limits);
     const handler = gatedHandler({
       limits,
       authenticate: (serviceTypeName, authorization) => {
-        if (serviceTypeName !== AuthService.typeName) principals.principal(authorization ?? null, backend.now());
+        if (serviceTypeName !== AuthService.typeName) principalFromHeader(db, authorization ?? null, backend.now());
       },
-      interceptors: [callCounterInterceptor(counter, EmulatorService.typeName), faultInterceptor(backend.faults, EmulatorService.typeName), authInterceptor(principals, backend.now)],
+      interceptors: [callCounterInterceptor(counter, EmulatorService.typeName), faultInterceptor(backend.faults, EmulatorService.typeName), authInterceptor(backend)],
       routes: (router) => {
         router.service(services.auth, authService(backend));
         router.service(services.app, appService(backend));

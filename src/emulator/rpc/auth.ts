@@ -36,8 +36,8 @@ export function authService(backend: Backend): Partial<ServiceImpl<AuthServiceTy
   };
 }
 
-/** The principal behind an `authorization` header value, with its token's expiry; throws Unauthenticated otherwise. */
-function lookUpToken(db: Db, header: string | null, now: number): { readonly principal: Principal; readonly expiresAt: number } {
+/** The principal behind an `authorization` header value; throws Unauthenticated otherwise. */
+export function principalFromHeader(db: Db, header: string | null, now: number): Principal {
   if (header === null || header === '') throw unauthenticated('authentication required');
   if (!header.startsWith(BEARER) || header.length === BEARER.length) {
     throw unauthenticated(`expected authorization header with prefix: ${BEARER}`);
@@ -45,56 +45,14 @@ function lookUpToken(db: Db, header: string | null, now: number): { readonly pri
   const found = accessTokenKey(db, hashAccessToken(header.slice(BEARER.length).trim()));
   if (!found) throw unauthenticated('invalid access token');
   if (found.expiresAt <= now) throw unauthenticated('access token expired; authenticate again');
-  return { principal: { keyId: found.keyId, grants: grantsOf(db, found.keyId) }, expiresAt: found.expiresAt };
-}
-
-/**
- * Principals by `authorization` header while the database stays as it was when they were
- * looked up: any write by this emulator (SQLite's total_changes) or by another process on
- * the same data folder (data_version) forgets them all, so a new token, grant or key is
- * seen by the next call. A token's expiry is checked at every use.
- */
-export class PrincipalCache {
-  private readonly entries = new Map<string, ReturnType<typeof lookUpToken>>();
-  private stamp = '';
-  private readonly readStamp: () => string;
-
-  constructor(
-    private readonly db: Db,
-    private readonly maxEntries = 1024,
-  ) {
-    const statement = db.prepare<[], { changes: number; version: number }>(
-      'SELECT total_changes() AS changes, (SELECT data_version FROM pragma_data_version) AS version',
-    );
-    this.readStamp = () => {
-      const row = statement.get() as { changes: number; version: number };
-      return `${row.changes}/${row.version}`;
-    };
-  }
-
-  /** The principal behind an `authorization` header value; throws Unauthenticated otherwise. */
-  principal(header: string | null, now: number): Principal {
-    const stamp = this.readStamp();
-    if (stamp !== this.stamp) {
-      this.entries.clear();
-      this.stamp = stamp;
-    }
-    const hit = header === null ? undefined : this.entries.get(header);
-    if (hit && hit.expiresAt > now) return hit.principal;
-    const found = lookUpToken(this.db, header, now);
-    if (header !== null) {
-      if (this.entries.size >= this.maxEntries) this.entries.clear();
-      this.entries.set(header, found);
-    }
-    return found.principal;
-  }
+  return { keyId: found.keyId, grants: grantsOf(db, found.keyId) };
 }
 
 /** Authenticates every call except AuthService's and stores the caller in the context. */
-export function authInterceptor(principals: PrincipalCache, now: () => number): Interceptor {
+export function authInterceptor(backend: Backend): Interceptor {
   return (next) => async (req) => {
     if (req.service.typeName !== AuthService.typeName) {
-      req.contextValues.set(principalKey, principals.principal(req.header.get('authorization'), now()));
+      req.contextValues.set(principalKey, principalFromHeader(backend.db, req.header.get('authorization'), backend.now()));
     }
     return next(req);
   };
