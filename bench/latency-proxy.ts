@@ -125,6 +125,8 @@ export async function startLatencyProxy(options: LatencyProxyOptions): Promise<L
 /** A latency proxy running in a child process: the same proxy, its CPU apart from the measured process. */
 export interface RemoteLatencyProxy {
   readonly url: string;
+  /** The proxy process's id (its CPU time can be read from /proc). */
+  readonly pid: number;
   requests(): Promise<number>;
   close(): Promise<void>;
 }
@@ -146,6 +148,7 @@ export async function spawnLatencyProxy(options: LatencyProxyOptions): Promise<R
   });
   return {
     url,
+    pid: child.pid as number,
     requests: () =>
       new Promise<number>((resolve) => {
         child.once('message', (m) => resolve((m as { requests: number }).requests));

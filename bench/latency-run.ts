@@ -15,7 +15,7 @@ import { defaultKinds } from '../src/engine/kinds';
 import { FLEET_STACK } from './fleet';
 import { spawnLatencyProxy } from './latency-proxy';
 import { openSession, planAndApply, planOnce } from './session';
-import { median, r3, runMain, timed } from './stats';
+import { median, processCpuSeconds, r3, runMain, timed } from './stats';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
@@ -30,6 +30,10 @@ export interface LatencyRow {
   readonly plan_to_bound: number;
   readonly concurrency: number;
   readonly plan_calls: number;
+  /** Mean time from sending a plan read to its answer, as the engine saw it (RTT plus both ends' work and queueing). */
+  readonly read_latency_ms: number;
+  /** CPU seconds per process over the plan (the median run): fleetform, the emulator, the proxy. */
+  readonly plan_cpu_s: { readonly fleetform: number; readonly emulator: number; readonly proxy: number };
   readonly apply_s: number;
   readonly apply_calls: number;
   readonly apply_bound_s: number;
@@ -61,10 +65,22 @@ async function main(): Promise<void> {
         let calls = 0;
         let concurrency = 0;
         let endLimit = 0;
+        const latencies: number[] = [];
+        const cpus: { fleetform: number; emulator: number; proxy: number }[] = [];
         for (let r = 0; r < runs; r++) {
           const before = await proxy.requests();
           let changes = -1;
+          const own = process.cpuUsage();
+          const emulatorCpu = processCpuSeconds(session.emu.pid);
+          const proxyCpu = processCpuSeconds(proxy.pid);
           planTimes.push(await timed(async () => (changes = await planOnce(engine, current))));
+          const used = process.cpuUsage(own);
+          cpus.push({
+            fleetform: r3((used.user + used.system) / 1e6),
+            emulator: r3(processCpuSeconds(session.emu.pid) - emulatorCpu),
+            proxy: r3(processCpuSeconds(proxy.pid) - proxyCpu),
+          });
+          latencies.push(engine.readStats()?.meanLatencyMs ?? 0);
           if (changes !== 0) throw new Error(`expected no changes at ${rtt} ms, planned ${changes}`);
           calls = (await proxy.requests()) - before;
           concurrency = Math.max(concurrency, engine.readStats()?.peakInFlight ?? parallelism);
@@ -76,6 +92,7 @@ async function main(): Promise<void> {
         const applyCalls = (await proxy.requests()) - beforeApply - calls;
         current = next;
         const planS = median(planTimes);
+        const medianRun = planTimes.indexOf(planTimes.slice().sort((x, y) => x - y)[Math.floor((planTimes.length - 1) / 2)] as number);
         const bound = (calls * rtt) / 1000 / concurrency;
         const applyBound = (applyCalls * rtt) / 1000 / parallelism;
         rows.push({
@@ -86,13 +103,18 @@ async function main(): Promise<void> {
           plan_to_bound: bound > 0 ? r3(planS / bound) : 0,
           concurrency,
           plan_calls: calls,
+          read_latency_ms: Math.round((latencies[medianRun] as number) * 10) / 10,
+          plan_cpu_s: cpus[medianRun] as LatencyRow['plan_cpu_s'],
           apply_s: r3(round.applyS),
           apply_calls: applyCalls,
           apply_bound_s: r3(applyBound),
           apply_to_bound: applyBound > 0 ? r3(round.applyS / applyBound) : 0,
           apply_concurrency: parallelism,
         });
-        process.stderr.write(`  ${size} machines at ${rtt} ms: plan ${planS.toFixed(2)} s (bound ${bound.toFixed(2)} s at ${concurrency} in flight; read limit at the end ${endLimit})\n`);
+        process.stderr.write(
+          `  ${size} machines at ${rtt} ms: plan ${planS.toFixed(2)} s (bound ${bound.toFixed(2)} s at ${concurrency} in flight; read limit at the end ${endLimit}; ` +
+            `reads answered in ${(latencies[medianRun] as number).toFixed(1)} ms on average; CPU s fleetform/emulator/proxy ${Object.values(cpus[medianRun] ?? {}).join('/')})\n`,
+        );
       } finally {
         await client.close();
         await proxy.close();

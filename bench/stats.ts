@@ -1,4 +1,5 @@
-/** Timing helpers: median of runs, seconds with three decimals. */
+/** Timing helpers: median of runs, seconds with three decimals, a process's CPU time. */
+import * as fs from 'node:fs';
 
 /** The median of the values (mean of the middle two for an even count). */
 export function median(values: readonly number[]): number {
@@ -42,4 +43,13 @@ export function runMain(main: () => Promise<void>): void {
       process.exit(1);
     },
   );
+}
+
+/** CPU seconds (user and system) a process has used so far, read from /proc (Linux). */
+export function processCpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerSecond = 100;
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }

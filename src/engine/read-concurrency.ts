@@ -28,6 +28,8 @@ export interface ReadLimitStats {
   readonly peakInFlight: number;
   readonly reads: number;
   readonly overloads: number;
+  /** Mean latency of the successful reads, in milliseconds (0 before the first). */
+  readonly meanLatencyMs: number;
 }
 
 export class AdaptiveReadLimit {
@@ -45,6 +47,8 @@ export class AdaptiveReadLimit {
   private peakLimit: number;
   private reads = 0;
   private overloads = 0;
+  private okReads = 0;
+  private okLatencyMs = 0;
 
   constructor(options: ReadLimitOptions) {
     this.floor = Math.max(1, Math.floor(options.initial));
@@ -86,6 +90,8 @@ export class AdaptiveReadLimit {
       return;
     }
     if (outcome === 'error') return;
+    this.okReads++;
+    this.okLatencyMs += latencyMs;
     this.minLatencyMs = Math.min(this.minLatencyMs, latencyMs);
     if (latencyMs > this.minLatencyMs * this.tolerance) {
       // Several slow reads in one round trip: the service is queueing, back off a little.
@@ -105,7 +111,14 @@ export class AdaptiveReadLimit {
   }
 
   stats(): ReadLimitStats {
-    return { limit: this.current, peakLimit: this.peakLimit, peakInFlight: this.peakInFlight, reads: this.reads, overloads: this.overloads };
+    return {
+      limit: this.current,
+      peakLimit: this.peakLimit,
+      peakInFlight: this.peakInFlight,
+      reads: this.reads,
+      overloads: this.overloads,
+      meanLatencyMs: this.okReads > 0 ? this.okLatencyMs / this.okReads : 0,
+    };
   }
 
   private set(limit: number, resetWindow = true): void {
