@@ -23,19 +23,26 @@ export function stableStringify(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/** Deep equality of JSON values; key order does not matter. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== typeof b) return false;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((v, i) => jsonEqual(v, b[i]));
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
   }
-  if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
+  if (Array.isArray(b)) return false;
+  const x = a as JsonObject;
+  const y = b as JsonObject;
+  let count = 0;
+  for (const k in x) {
+    if (!Object.prototype.hasOwnProperty.call(x, k)) continue;
+    if (!Object.prototype.hasOwnProperty.call(y, k) || !jsonEqual(x[k], y[k])) return false;
+    count++;
   }
-  return false;
+  for (const k in y) if (Object.prototype.hasOwnProperty.call(y, k)) count--;
+  return count === 0;
 }
 
 /** Converts arbitrary parsed data (e.g. from JSON.parse or a Struct) into JsonValue, dropping undefined. */

@@ -11,7 +11,7 @@ import {
 import { FleetformError } from '../../domain/errors';
 import { machineAttributes } from '../../domain/resource-attributes';
 import { z } from 'zod';
-import { isObject, stableStringify, toJson, UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import { isObject, jsonEqual, stableStringify, toJson, UNKNOWN, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
@@ -229,13 +229,13 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
     if (isObject(was) && isObject(now)) {
       for (const [m, def] of Object.entries(now)) {
         const before = was[m];
-        if (!isObject(before) || !isObject(def) || stableStringify(before) === stableStringify(def)) continue;
+        if (!isObject(before) || !isObject(def) || jsonEqual(before, def)) continue;
         // The versions it runs where the registry tells for both sides; else the versions as written.
         const resolved = typeof runningBefore[m] === 'string' && typeof runningAfter[m] === 'string';
         const from = resolved ? runningBefore[m] : before.version;
         const to = resolved ? runningAfter[m] : def.version;
         const moves = from !== to;
-        const envChanges = stableStringify(before.env) !== stableStringify(def.env);
+        const envChanges = !jsonEqual(before.env ?? null, def.env ?? null);
         if (moves || envChanges) {
           const why = moves ? `it moves from ${String(from)} to ${String(to)}` : 'its environment changes';
           notes.push({ level: 'warning', path: childPath('config.modules', m), message: `this change restarts the module (${why}); what it provides stops while it restarts` });
