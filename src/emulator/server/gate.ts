@@ -7,6 +7,7 @@
  * caller's fault (invalid_argument), never an internal error.
  */
 import type * as http from 'node:http';
+import { MethodKind } from '@bufbuild/protobuf';
 import { Code, ConnectError, createConnectRouter, type ConnectRouter, type ConnectRouterOptions } from '@connectrpc/connect';
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
 import type { UniversalServerResponse } from '@connectrpc/connect/protocol';
@@ -107,6 +108,28 @@ function withDecodeErrorsAsInvalid(res: UniversalServerResponse): UniversalServe
   return { ...res, body: remapBody(res, res.body, unaryJsonError) };
 }
 
+function hasEntries(headers: Headers | undefined): boolean {
+  if (!headers) return false;
+  for (const _ of headers.keys()) return true;
+  return false;
+}
+
+/**
+ * Writes a unary answer over HTTP/1.1 in one piece, headers and body (every gRPC-web or
+ * Connect envelope, trailers included) with its length: one write to the socket, where
+ * writing envelope by envelope in chunked encoding takes three.
+ */
+async function writeWhole(answer: UniversalServerResponse, res: http.ServerResponse): Promise<void> {
+  const chunks: Uint8Array[] = [];
+  if (answer.body) for await (const chunk of answer.body) chunks.push(chunk);
+  const body = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
+  const headers: Record<string, string> = {};
+  answer.header?.forEach((value, key) => (headers[key] = value));
+  headers['content-length'] = String(body.byteLength);
+  res.writeHead(answer.status, headers);
+  res.end(body);
+}
+
 export function gatedHandler(options: GateOptions): (req: NodeRequest, res: NodeResponse) => void {
   const router = createConnectRouter({
     interceptors: options.interceptors,
@@ -141,8 +164,12 @@ export function gatedHandler(options: GateOptions): (req: NodeRequest, res: Node
     }
     closeAfterAnswer(req, res, max + ENVELOPE_BYTES);
     const uReq = universalRequestFromNodeRequest(req, res, undefined, undefined);
+    const unaryOverHttp1 = handler.method.kind === MethodKind.Unary && !('stream' in req);
     handler(uReq)
-      .then((uRes) => universalResponseToNodeResponse(withDecodeErrorsAsInvalid(uRes), res))
+      .then((uRes) => {
+        const answer = withDecodeErrorsAsInvalid(uRes);
+        return unaryOverHttp1 && !hasEntries(answer.trailer) ? writeWhole(answer, res as http.ServerResponse) : universalResponseToNodeResponse(answer, res);
+      })
       .catch(() => {
         // The client went away mid-answer: nothing is left to tell it.
         if ('stream' in req) req.stream.close();
