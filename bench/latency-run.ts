@@ -112,7 +112,7 @@ async function main(): Promise<void> {
           apply_concurrency: parallelism,
         });
         process.stderr.write(
-          `  ${size} machines at ${rtt} ms: plan ${planS.toFixed(2)} s (bound ${bound.toFixed(2)} s at ${concurrency} in flight; read limit at the end ${endLimit}; ` +
+          `  ${size} machines at ${rtt} ms: plan ${planS.toFixed(2)} s (bound ${bound.toFixed(2)} s at ${concurrency} in flight; read limit at the end ${endLimit} after ${engine.readStats()?.slowdowns ?? 0} slowdowns; ` +
             `reads answered in ${(latencies[medianRun] as number).toFixed(1)} ms on average; CPU s fleetform/emulator/proxy ${Object.values(cpus[medianRun] ?? {}).join('/')})\n`,
         );
       } finally {

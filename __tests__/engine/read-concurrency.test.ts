@@ -1,4 +1,5 @@
 import { runGraph } from '../../src/engine/graph';
+import { startLoopStallClock } from '../../src/engine/loop-stall';
 import { AdaptiveReadLimit } from '../../src/engine/read-concurrency';
 
 /** Feeds `rounds` round trips of reads whose latency a model gives for the limit of the moment. */
@@ -51,6 +52,28 @@ describe('adaptive read limit', () => {
     expect(limit.limit).toBe(10);
   });
 
+  it('does not count the time this process could not take answers as the service slowing down', async () => {
+    const run = async (ownDelayPerRead: number) => {
+      let now = 0;
+      let own = 0;
+      const limit = new AdaptiveReadLimit({ initial: 8, max: 64, ownDelayMs: () => own, now: () => now });
+      const read = (ms: number, held: number) => async () => {
+        now += ms;
+        own += held;
+      };
+      for (let i = 0; i < 8; i++) await limit.measure(read(80, 0), () => 'error');
+      // Each read takes 300 ms, 250 of them while the event loop was held up.
+      for (let i = 0; i < 40; i++) await limit.measure(read(300, ownDelayPerRead), () => 'error');
+      return limit.stats();
+    };
+    const excused = await run(250);
+    expect(excused.slowdowns).toBe(0);
+    expect(excused.limit).toBeGreaterThan(16);
+    const blamed = await run(0);
+    expect(blamed.slowdowns).toBeGreaterThan(0);
+    expect(blamed.limit).toBeLessThan(excused.limit);
+  });
+
   it('stays fixed when the cap equals the start', () => {
     const limit = new AdaptiveReadLimit({ initial: 10, max: 10 });
     expect(drive(limit, 5, () => 1)).toEqual([10, 10, 10, 10, 10]);
@@ -92,5 +115,20 @@ describe('runGraph with a moving bound', () => {
     }
     await done;
     expect(most).toBe(3);
+  });
+});
+
+describe('loop stall clock', () => {
+  it('adds up the time the event loop was held up', () => {
+    const clock = startLoopStallClock(10);
+    try {
+      const until = performance.now() + 120;
+      while (performance.now() < until) {
+        // hold the loop
+      }
+      expect(clock.stalledMs()).toBeGreaterThanOrEqual(100);
+    } finally {
+      clock.stop();
+    }
   });
 });

@@ -9,6 +9,7 @@ import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
 import type { StateBackend, StateLock } from './state/backend';
 import { StateLockedError } from './state/holder-process';
+import { startLoopStallClock } from './loop-stall';
 import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import { evaluateOutputs } from './outputs';
 import { kindContext, resolveTarget, type Target } from './target';
@@ -112,19 +113,24 @@ export class Engine {
     const headers: StackPlanHeader[] = [];
     const changes: ResourceChange[] = [];
     const { parallelism, readParallelism = parallelism } = this.settings;
-    const readLimit = readParallelism > parallelism ? new AdaptiveReadLimit({ initial: parallelism, max: readParallelism }) : undefined;
+    const stalls = readParallelism > parallelism ? startLoopStallClock() : undefined;
+    const readLimit = stalls ? new AdaptiveReadLimit({ initial: parallelism, max: readParallelism, ownDelayMs: stalls.stalledMs }) : undefined;
     let stateS = 0;
     const started = performance.now();
-    for (const stack of stacks) {
-      const readStarted = performance.now();
-      const state = await this.settings.backend.read(stack.name);
-      stateS += (performance.now() - readStarted) / 1000;
-      states.set(stack.name, state);
-      const ctx = await this.context(stack.provider);
-      headers.push({ name: stack.name, lineage: state.lineage, serial: state.serial, organizationId: ctx.organizationId, locationId: ctx.locationId });
-      changes.push(
-        ...(await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism, readLimit, destroy: options.destroy })),
-      );
+    try {
+      for (const stack of stacks) {
+        const readStarted = performance.now();
+        const state = await this.settings.backend.read(stack.name);
+        stateS += (performance.now() - readStarted) / 1000;
+        states.set(stack.name, state);
+        const ctx = await this.context(stack.provider);
+        headers.push({ name: stack.name, lineage: state.lineage, serial: state.serial, organizationId: ctx.organizationId, locationId: ctx.locationId });
+        changes.push(
+          ...(await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism, readLimit, destroy: options.destroy })),
+        );
+      }
+    } finally {
+      stalls?.stop();
     }
     this.lastPlan = { stateS, planS: (performance.now() - started) / 1000 - stateS, reads: readLimit?.stats() };
     return { plan: { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy }, states };

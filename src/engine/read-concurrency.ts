@@ -19,6 +19,13 @@ export interface ReadLimitOptions {
   readonly max: number;
   /** Latency above `tolerance` times the lowest seen counts as queueing. Default 2. */
   readonly tolerance?: number;
+  /**
+   * Milliseconds this process has been unable to take answers so far (its event loop
+   * held up); a read's share of it is not counted in its latency. Default: none.
+   */
+  readonly ownDelayMs?: () => number;
+  /** Milliseconds from a monotonic clock; default `performance.now`. */
+  readonly now?: () => number;
 }
 
 /** What the limit did over a run, for reports and benchmarks. */
@@ -30,6 +37,8 @@ export interface ReadLimitStats {
   readonly overloads: number;
   /** Mean latency of the successful reads, in milliseconds (0 before the first). */
   readonly meanLatencyMs: number;
+  /** Times the limit came down because reads took longer than `tolerance` times the fastest. */
+  readonly slowdowns: number;
 }
 
 export class AdaptiveReadLimit {
@@ -37,6 +46,8 @@ export class AdaptiveReadLimit {
   private readonly floor: number;
   private readonly max: number;
   private readonly tolerance: number;
+  private readonly ownDelayMs: () => number;
+  private readonly now: () => number;
   private slowStart = true;
   private minLatencyMs = Number.POSITIVE_INFINITY;
   /** Successful reads since the limit last changed: one round trip's worth grows it. */
@@ -48,12 +59,15 @@ export class AdaptiveReadLimit {
   private reads = 0;
   private overloads = 0;
   private okReads = 0;
+  private slowdowns = 0;
   private okLatencyMs = 0;
 
   constructor(options: ReadLimitOptions) {
     this.floor = Math.max(1, Math.floor(options.initial));
     this.max = Math.max(this.floor, Math.floor(options.max));
     this.tolerance = options.tolerance ?? 2;
+    this.ownDelayMs = options.ownDelayMs ?? (() => 0);
+    this.now = options.now ?? (() => performance.now());
     this.current = this.floor;
     this.peakLimit = this.current;
   }
@@ -65,15 +79,17 @@ export class AdaptiveReadLimit {
 
   /** Runs one read under the limit's accounting (the caller keeps at most `limit` running). */
   async measure<T>(read: () => Promise<T>, classify: (err: unknown) => ReadOutcome): Promise<T> {
-    const started = performance.now();
+    const started = this.now();
+    const ownDelayBefore = this.ownDelayMs();
+    const latency = () => Math.max(0, this.now() - started - (this.ownDelayMs() - ownDelayBefore));
     this.inFlight++;
     this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
     try {
       const value = await read();
-      this.record(performance.now() - started, 'ok');
+      this.record(latency(), 'ok');
       return value;
     } catch (err) {
-      this.record(performance.now() - started, classify(err));
+      this.record(latency(), classify(err));
       throw err;
     } finally {
       this.inFlight--;
@@ -98,6 +114,7 @@ export class AdaptiveReadLimit {
       this.queueing++;
       if (this.queueing >= Math.max(2, this.current / 4)) {
         this.slowStart = false;
+        this.slowdowns++;
         this.set(Math.max(this.floor, Math.floor(this.current * 0.9)));
       }
       return;
@@ -118,6 +135,7 @@ export class AdaptiveReadLimit {
       reads: this.reads,
       overloads: this.overloads,
       meanLatencyMs: this.okReads > 0 ? this.okLatencyMs / this.okReads : 0,
+      slowdowns: this.slowdowns,
     };
   }
 
