@@ -8,8 +8,7 @@ import { loadServices } from '../api/services';
 import type { EmulatorCredentials } from './credentials';
 import { openDatabase } from './db/database';
 import { appService } from './rpc/app';
-import { AuthService } from '../api/services';
-import { authInterceptor, authService, principalFromHeader } from './rpc/auth';
+import { authenticatedContext, authInterceptor, authService } from './rpc/auth';
 import type { Backend } from './rpc/context';
 import { controlService } from './rpc/control';
 import { datasetService } from './rpc/dataset';
@@ -72,9 +71,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     const limits = resolveLimits(process.env, options.limits);
     const handler = gatedHandler({
       limits,
-      authenticate: (serviceTypeName, authorization) => {
-        if (serviceTypeName !== AuthService.typeName) principalFromHeader(db, authorization ?? null, backend.now());
-      },
+      authenticate: (serviceTypeName, authorization) => authenticatedContext(backend, serviceTypeName, authorization ?? null),
       interceptors: [callCounterInterceptor(counter, EmulatorService.typeName), faultInterceptor(backend.faults, EmulatorService.typeName), authInterceptor(backend)],
       routes: (router) => {
         router.service(services.auth, authService(backend));

@@ -4,7 +4,7 @@
  * Codes and messages are the service's: a refused key is PERMISSION_DENIED, a missing or
  * unknown token UNAUTHENTICATED.
  */
-import type { Interceptor, ServiceImpl } from '@connectrpc/connect';
+import { createContextValues, type ContextValues, type Interceptor, type ServiceImpl } from '@connectrpc/connect';
 import { AuthService, type AuthServiceType } from '../../api/services';
 import { ACCESS_TOKEN_TTL_MS, generateAccessToken, hashAccessToken, verifyApiKey } from '../auth/keys';
 import type { Principal } from '../auth/principal';
@@ -48,10 +48,18 @@ export function principalFromHeader(db: Db, header: string | null, now: number):
   return { keyId: found.keyId, grants: grantsOf(db, found.keyId) };
 }
 
-/** Authenticates every call except AuthService's and stores the caller in the context. */
+/** Context values holding the caller of a call to `serviceTypeName`; throws Unauthenticated for a call without a valid token. */
+export function authenticatedContext(backend: Backend, serviceTypeName: string, authorization: string | null): ContextValues | undefined {
+  if (serviceTypeName === AuthService.typeName) return undefined;
+  const values = createContextValues();
+  values.set(principalKey, principalFromHeader(backend.db, authorization, backend.now()));
+  return values;
+}
+
+/** Authenticates every call except AuthService's whose caller is not yet in the context, and stores it there. */
 export function authInterceptor(backend: Backend): Interceptor {
   return (next) => async (req) => {
-    if (req.service.typeName !== AuthService.typeName) {
+    if (req.service.typeName !== AuthService.typeName && req.contextValues.get(principalKey) === undefined) {
       req.contextValues.set(principalKey, principalFromHeader(backend.db, req.header.get('authorization'), backend.now()));
     }
     return next(req);

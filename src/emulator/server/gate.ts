@@ -8,7 +8,7 @@
  */
 import type * as http from 'node:http';
 import { MethodKind } from '@bufbuild/protobuf';
-import { Code, ConnectError, createConnectRouter, type ConnectRouter, type ConnectRouterOptions } from '@connectrpc/connect';
+import { Code, ConnectError, createConnectRouter, type ConnectRouter, type ConnectRouterOptions, type ContextValues } from '@connectrpc/connect';
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
 import type { UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { codeToHttpStatus } from '@connectrpc/connect/protocol-connect';
@@ -19,8 +19,11 @@ export interface GateOptions {
   readonly limits: ServerLimits;
   readonly interceptors: ConnectRouterOptions['interceptors'];
   readonly routes: (router: ConnectRouter) => void;
-  /** Checks a call's credentials from its headers alone; throws a ConnectError to refuse it. */
-  readonly authenticate: (serviceTypeName: string, authorization: string | undefined) => void;
+  /**
+   * Checks a call's credentials from its headers alone; throws a ConnectError to refuse it.
+   * What it returns (the caller it found) is handed to the handlers as context values.
+   */
+  readonly authenticate: (serviceTypeName: string, authorization: string | undefined) => ContextValues | undefined;
 }
 
 /** Answers 200 without credentials while the emulator serves. */
@@ -151,9 +154,10 @@ export function gatedHandler(options: GateOptions): (req: NodeRequest, res: Node
       writeWireError(req, res, new ConnectError(`no procedure ${JSON.stringify(req.url)} here`, Code.Unimplemented), max + ENVELOPE_BYTES);
       return;
     }
+    let contextValues: ContextValues | undefined;
     try {
       const authorization = req.headers.authorization;
-      options.authenticate(handler.service.typeName, typeof authorization === 'string' ? authorization : undefined);
+      contextValues = options.authenticate(handler.service.typeName, typeof authorization === 'string' ? authorization : undefined);
       const announced = Number(req.headers['content-length'] ?? 0);
       if (announced > max + ENVELOPE_BYTES) {
         throw resourceExhausted(`request of ${announced} bytes is larger than the message limit of ${max} bytes`);
@@ -163,7 +167,7 @@ export function gatedHandler(options: GateOptions): (req: NodeRequest, res: Node
       return;
     }
     closeAfterAnswer(req, res, max + ENVELOPE_BYTES);
-    const uReq = universalRequestFromNodeRequest(req, res, undefined, undefined);
+    const uReq = universalRequestFromNodeRequest(req, res, undefined, contextValues);
     const unaryOverHttp1 = handler.method.kind === MethodKind.Unary && !('stream' in req);
     handler(uReq)
       .then((uRes) => {
