@@ -12,9 +12,9 @@ import type { CustomTrainingJob } from './custom-training-job';
 import type { Dataset } from './dataset';
 import type { FleetIssue } from './fleet-issue';
 import { perGeneration } from './generation';
-import { kindOf } from './kinds';
+import { kindOf, type FleetKind } from './kinds';
 import type { Machine } from './machine';
-import { assembleMachine, machineConfigJson, type ConfigEntrySource } from './machine-config';
+import { assembleMachine, synthesizedConfigJson, type ConfigEntrySource } from './machine-config';
 import type { ModularResource } from './modular-resource';
 import type { Module } from './module';
 import type { FleetProvider } from './provider';
@@ -42,28 +42,47 @@ interface StackContents {
   readonly jobs: AnyJob[];
 }
 
-function contentsOf(stack: TerraformStack): StackContents {
-  const contents: StackContents = { stack, providers: [], machines: [], datasets: [], jobs: [] };
-  for (const c of stack.node.findAll()) {
-    switch (kindOf(c)) {
-      case 'provider':
-        contents.providers.push(c as FleetProvider);
-        break;
-      case 'machine':
-        contents.machines.push(c as Machine);
-        break;
-      case 'dataset':
-        contents.datasets.push(c as Dataset);
-        break;
-      case 'training-job':
-      case 'custom-training-job':
-        contents.jobs.push(c as AnyJob);
-        break;
-      default:
-        break;
+/**
+ * The stacks of an app in tree order, each with the fleetform constructs found below it
+ * (what `stack.node.findAll()` finds, nested stacks included), in one walk of the tree.
+ */
+function stacksOf(root: IConstruct): StackContents[] {
+  const all: StackContents[] = [];
+  const enclosing: StackContents[] = [];
+  const visit = (c: IConstruct): void => {
+    const isStack = TerraformStack.isStack(c);
+    if (isStack) {
+      const contents: StackContents = { stack: c, providers: [], machines: [], datasets: [], jobs: [] };
+      all.push(contents);
+      enclosing.push(contents);
     }
+    const kind = kindOf(c);
+    if (kind !== undefined) for (const contents of enclosing) addContent(contents, c, kind);
+    for (const child of c.node.children) visit(child);
+    if (isStack) enclosing.pop();
+  };
+  visit(root);
+  return all;
+}
+
+function addContent(contents: StackContents, c: IConstruct, kind: FleetKind): void {
+  switch (kind) {
+    case 'provider':
+      contents.providers.push(c as FleetProvider);
+      break;
+    case 'machine':
+      contents.machines.push(c as Machine);
+      break;
+    case 'dataset':
+      contents.datasets.push(c as Dataset);
+      break;
+    case 'training-job':
+    case 'custom-training-job':
+      contents.jobs.push(c as AnyJob);
+      break;
+    default:
+      break;
   }
-  return contents;
 }
 
 /** Collects issues against constructs, keeping the order they are found in. */
@@ -118,6 +137,9 @@ function fieldOfEntry(source: ConfigEntrySource, rest: string): string {
   return camelFirstSegment(rest);
 }
 
+/** How cdktf marks a string token inside a string: `${TfToken[TOKEN.12]}`. */
+const STRING_TOKEN_MARK = '${TfToken[';
+
 const ENTRY_PATH = /^((?:components|services|modules)\[\d+\])(?:\.(.*)|(\[.*))?$/;
 
 /** Strings holding unresolved CDKTF tokens, by wire path: a machine config takes literal values only. */
@@ -131,11 +153,28 @@ function tokenPaths(value: unknown, path: string, into: string[]): string[] {
   return into;
 }
 
+/**
+ * Whether a machine config may hold a string token: its synthesized JSON text names one,
+ * or the env of one of its modules does (the secret entries are synthesized apart).
+ * Only a quick test before the walk that finds them.
+ */
+function mayHoldTokens(machine: Machine, sources: readonly ConfigEntrySource[]): boolean {
+  if (synthesizedConfigJson(machine).includes(STRING_TOKEN_MARK)) return true;
+  for (const source of sources) {
+    if (kindOf(source.construct) !== 'module') continue;
+    const module = source.construct as Module;
+    for (const value of Object.values(module.env)) if (value.includes(STRING_TOKEN_MARK)) return true;
+    for (const value of Object.values(module.sensitiveEnv)) if (value.includes(STRING_TOKEN_MARK)) return true;
+  }
+  return false;
+}
+
 function checkMachine(machine: Machine, sink: IssueSink): void {
   const { config, sources } = assembleMachine(machine);
-  const byPath = new Map(sources.map((s) => [s.path, s]));
+  let byPath: Map<string, ConfigEntrySource> | undefined;
   const attribute = (path: string, issue: Omit<Issue, 'path'>): void => {
     const m = ENTRY_PATH.exec(path);
+    byPath ??= new Map(sources.map((s) => [s.path, s]));
     const source = m ? byPath.get(m[1] as string) : undefined;
     if (!m || !source) {
       sink.add(machine, path, issue);
@@ -144,7 +183,7 @@ function checkMachine(machine: Machine, sink: IssueSink): void {
     sink.add(source.construct, fieldOfEntry(source, m[2] ?? m[3] ?? ''), issue);
   };
 
-  const tokens = machineConfigJson(machine).includes('${TfToken[') ? new Set(tokenPaths(config, '', [])) : new Set<string>();
+  const tokens = mayHoldTokens(machine, sources) ? new Set(tokenPaths(config, '', [])) : new Set<string>();
   for (const path of tokens) {
     attribute(path, {
       severity: 'error',
@@ -308,11 +347,10 @@ function checkLogicalIds(contents: StackContents, sink: IssueSink): void {
 }
 
 function analyze(root: IConstruct): AppAnalysis {
-  const stacks = root.node.findAll().filter((c): c is TerraformStack => TerraformStack.isStack(c));
+  const stacks = stacksOf(root);
   const sink = new IssueSink();
   const summary = { stacks: stacks.length, machines: 0, datasets: 0, trainingJobs: 0 };
-  for (const stack of stacks) {
-    const contents = contentsOf(stack);
+  for (const contents of stacks) {
     summary.machines += contents.machines.length;
     summary.datasets += contents.datasets.length;
     summary.trainingJobs += contents.jobs.length;
@@ -321,17 +359,20 @@ function analyze(root: IConstruct): AppAnalysis {
     checkMachineNames(contents.machines, sink);
     for (const machine of contents.machines) checkMachine(machine, sink);
     checkDatasets(contents.datasets, sink);
-    checkJobs(stack, contents.jobs, sink);
+    checkJobs(contents.stack, contents.jobs, sink);
   }
   const issues: FleetIssue[] = [];
   const stackOf = new Map<FleetIssue, IConstruct>();
-  for (const c of root.node.findAll()) {
-    const own = sink.byConstruct.get(c);
-    if (!own) continue;
-    const stack = TerraformStack.of(c);
-    for (const issue of own) {
-      issues.push(issue);
-      stackOf.set(issue, stack);
+  // Issues in construct tree order (a sound app has none: no walk then).
+  if (sink.byConstruct.size > 0) {
+    for (const c of root.node.findAll()) {
+      const own = sink.byConstruct.get(c);
+      if (!own) continue;
+      const stack = TerraformStack.of(c);
+      for (const issue of own) {
+        issues.push(issue);
+        stackOf.set(issue, stack);
+      }
     }
   }
   return { issues, byConstruct: sink.byConstruct, stackOf, report: { issues, summary } };
