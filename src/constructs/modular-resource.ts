@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
-import { parseApiTriplet, type ModularResource as ModularResourceConfig } from '../domain';
+import type { ModularResource as ModularResourceConfig } from '../domain';
+import { isServiceApi } from '../domain/triplet';
 import type { JsonObject } from './json-value';
 import { kindOf, markKind } from './kinds';
 import type { Machine } from './machine';
@@ -86,7 +87,7 @@ export class ModularResource extends Construct {
 
   /** `services` for a service API, else `components` (a malformed API is checked under `components`). */
   get configList(): 'components' | 'services' {
-    return parseApiTriplet(this.api)?.type === 'service' ? 'services' : 'components';
+    return isServiceApi(this.api) ? 'services' : 'components';
   }
 
   /** Names of the dependencies, in the order given. */
