@@ -29,8 +29,36 @@ interface Pending {
   readonly key: string | number | undefined;
 }
 
+/** Deepest limit for which withinLimits may recurse (it nests one call per level). */
+const QUICK_DEPTH_MAX = 256;
+
+/**
+ * Whether `value` is within all limits, by a walk that allocates nothing: true exactly
+ * when checkJsonLimits finds no issue (it visits the same values, only not in the same
+ * order, and says nothing of which limit is exceeded where).
+ */
+function withinLimits(v: unknown, depth: number, limits: JsonLimits, count: { n: number }): boolean {
+  count.n += 1;
+  if (count.n > limits.maxValues) return false;
+  if (typeof v === 'string') return v.length <= limits.maxStringLength;
+  if (v === null || typeof v !== 'object') return true;
+  if (depth >= limits.maxDepth) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!withinLimits(v[i], depth + 1, limits, count)) return false;
+    return true;
+  }
+  for (const k in v) {
+    if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+    if (k.length > limits.maxStringLength) return false;
+    if (!withinLimits((v as Record<string, unknown>)[k], depth + 1, limits, count)) return false;
+  }
+  return true;
+}
+
 /** The first limit `value` exceeds, as an issue at its path; undefined when within all. */
 export function checkJsonLimits(value: unknown, base = '', limits: JsonLimits = DEFAULT_JSON_LIMITS): Issue | undefined {
+  // Nearly every value is within the limits: say so without building the walk below.
+  if (limits.maxDepth <= QUICK_DEPTH_MAX && withinLimits(value, 0, limits, { n: 0 })) return undefined;
   const stack: Pending[] = [{ value, depth: 0, parent: undefined, key: undefined }];
   const pathOf = (at: Pending): string => {
     const keys: (string | number)[] = [];
