@@ -155,15 +155,14 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions):
     if (breaksNamingConvention(mod)) issues.push(...checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
   }
   for (const [key, value] of Object.entries(mod.env ?? {})) {
-    const envPath = (): string => childPath(childPath(path, 'env'), key);
     if (!ENV_NAME.test(key)) {
-      issues.push(warningIssue('env-name', envPath(), `environment variable name ${JSON.stringify(key)} is unusual`, 'use letters, digits and "_", not starting with a digit'));
+      issues.push(warningIssue('env-name', envPathOf(path, key), `environment variable name ${JSON.stringify(key)} is unusual`, 'use letters, digits and "_", not starting with a digit'));
     }
     if (key === RESOURCE_CONFIGURATION_TIMEOUT_ENV || key === MODULE_STARTUP_TIMEOUT_ENV) {
       if (!value.match(PLACEHOLDER_PATTERN)) {
         const def = key === MODULE_STARTUP_TIMEOUT_ENV ? DEFAULT_MODULE_STARTUP_TIMEOUT_MS : DEFAULT_RESOURCE_CONFIGURATION_TIMEOUT_MS;
         const t = timeoutFromEnv({ [key]: value }, key, def);
-        if (t.warning) issues.push(warningIssue('duration', envPath(), t.warning, 'write a Go duration such as 1m0s, 7m15s or 300ms'));
+        if (t.warning) issues.push(warningIssue('duration', envPathOf(path, key), t.warning, 'write a Go duration such as 1m0s, 7m15s or 300ms'));
       }
     }
   }
@@ -173,6 +172,16 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions):
     }
   }
   return issues;
+}
+
+/** The path of an entry of a module's env. */
+function envPathOf(modulePath: string, key: string): string {
+  return childPath(childPath(modulePath, 'env'), key);
+}
+
+/** The path of an entry of a resource's depends_on. */
+function dependencyPath(resourcePath: string, index: number): string {
+  return `${childPath(resourcePath, 'depends_on')}[${index}]`;
 }
 
 /** Environment variable names that raise no warning. */
@@ -302,20 +311,19 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
   for (const r of resources) {
     const out: number[] = [];
     (r.value.depends_on ?? []).forEach((dep, j) => {
-      const path = (): string => `${childPath(r.path, 'depends_on')}[${j}]`;
       const targets = byName.get(dep) ?? [];
       if (dep === r.value.name) {
-        issues.push(errorIssue('depends-on-self', path(), `resource "${r.value.name}" depends on itself`, 'remove it from its own depends_on'));
+        issues.push(errorIssue('depends-on-self', dependencyPath(r.path, j), `resource "${r.value.name}" depends on itself`, 'remove it from its own depends_on'));
       } else if (targets.length === 0 && (knownNames === undefined || knownNames.has(dep))) {
         // The target is configured but malformed (or may be): its own errors are reported already.
       } else if (targets.length === 0) {
         const names = [...byName.keys()].filter((n) => n !== r.value.name);
         issues.push(
-          errorIssue('depends-on-missing', path(), `resource "${r.value.name}" depends on "${dep}", which is not configured`, names.length > 0 ? `depends_on names a resource of this machine: ${names.join(', ')}` : 'configure that resource or remove the dependency'),
+          errorIssue('depends-on-missing', dependencyPath(r.path, j), `resource "${r.value.name}" depends on "${dep}", which is not configured`, names.length > 0 ? `depends_on names a resource of this machine: ${names.join(', ')}` : 'configure that resource or remove the dependency'),
         );
       } else if (targets.length > 1 && new Set(targets.map((t) => resources[t]?.value.api)).size > 1) {
         const where = targets.map((t) => `${resources[t]?.value.api} (${resources[t]?.path})`).join(', ');
-        issues.push(errorIssue('depends-on-ambiguous', path(), `dependency "${dep}" of resource "${r.value.name}" is ambiguous: ${where}`, 'give the resources distinct names'));
+        issues.push(errorIssue('depends-on-ambiguous', dependencyPath(r.path, j), `dependency "${dep}" of resource "${r.value.name}" is ambiguous: ${where}`, 'give the resources distinct names'));
       } else if (!out.includes(targets[0] as number)) out.push(targets[0] as number);
     });
     edges.push(out);
