@@ -42,36 +42,43 @@ export function machineParts(machine: Machine): { modules: Module[]; resources: 
   return { modules, resources };
 }
 
-/**
- * The config document a machine synthesizes, with the construct behind each entry;
- * assembled once per construct generation, so validation and synthesis share it (do not
- * mutate it).
- */
-export const assembleMachine: (machine: Machine) => AssembledMachine = perGeneration(assemble);
+/** The machine's whole config document (secret env included) as compact JSON text. */
+export function machineConfigJson(machine: Machine): string {
+  return JSON.stringify(assembleMachine(machine).config);
+}
 
-/** The machine's whole config document (secret env included) as compact JSON text, once per generation. */
-export const machineConfigJson: (machine: Machine) => string = perGeneration((machine: Machine) => JSON.stringify(assembleMachine(machine).config));
+/** What a machine synthesizes from its parts. */
+export interface SynthesizedConfig {
+  /** The config document without the secret env entries, as compact JSON text. */
+  readonly configJson: string;
+  /** The secret env entries, synthesized apart: see AssembledMachine.secretEnv. */
+  readonly secretEnv: Readonly<Record<string, string>>;
+}
 
-/**
- * The `config` a machine synthesizes: its config document without the secret env entries
- * (which it synthesizes in `secret_env`), as compact JSON text, once per generation.
- */
-export const synthesizedConfigJson: (machine: Machine) => string = perGeneration((machine: Machine) => {
-  const { config } = assembleMachine(machine);
+/** The `config` and `secret_env` a machine synthesizes, once per generation. */
+export const synthesizedConfig: (machine: Machine) => SynthesizedConfig = perGeneration((machine: Machine) => {
+  const { config, secretEnv } = assembleMachine(machine);
+  const isSecret = (moduleName: string, key: string): boolean => Object.prototype.hasOwnProperty.call(secretEnv, `${moduleName}.${key}`);
   const modules = config.modules.map((module) => {
     if (module.env === undefined) return module;
-    const env = Object.fromEntries(Object.entries(module.env).filter(([key]) => !isSecretEntry(machine, module.name, key)));
+    const env = Object.fromEntries(Object.entries(module.env).filter(([key]) => !isSecret(module.name, key)));
     const { env: _all, ...rest } = module;
     return Object.keys(env).length > 0 ? { ...rest, env } : rest;
   });
-  return JSON.stringify({ ...config, modules });
+  return { configJson: JSON.stringify({ ...config, modules }), secretEnv };
 });
 
-function isSecretEntry(machine: Machine, moduleName: string, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(assembleMachine(machine).secretEnv, `${moduleName}.${key}`);
+/** The `config` a machine synthesizes: see synthesizedConfig. */
+export function synthesizedConfigJson(machine: Machine): string {
+  return synthesizedConfig(machine).configJson;
 }
 
-function assemble(machine: Machine): AssembledMachine {
+/**
+ * The config document a machine synthesizes, with the construct behind each entry,
+ * assembled anew on each call: validation and synthesis each use it once, and a large
+ * fleet keeps no copy of every config in memory.
+ */
+export function assembleMachine(machine: Machine): AssembledMachine {
   const { modules, resources } = machineParts(machine);
   const config: AssembledMachine['config'] = { components: [], services: [], modules: [] };
   const sources: ConfigEntrySource[] = [];

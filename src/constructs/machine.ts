@@ -2,9 +2,9 @@ import { TerraformResource } from 'cdktf';
 import type { Construct } from 'constructs';
 import type { MachineConfig } from '../domain';
 import { FleetformError } from '../domain/errors';
-import { kindOf, markKind } from './kinds';
+import { kindOf, markKind, markKindOfClass } from './kinds';
 import { logicalIdFor } from './logical-id';
-import { assembleMachine, machineConfigJson, machineParts, synthesizedConfigJson } from './machine-config';
+import { machineConfigJson, machineParts, synthesizedConfig } from './machine-config';
 import { enclosingMachine } from './machine-scope';
 import type { ModularResource } from './modular-resource';
 import type { Module } from './module';
@@ -119,12 +119,14 @@ export class Machine extends TerraformResource {
   }
 }
 
+markKindOfClass(Machine, 'machine');
+
 /** A machine's attributes as synthesized, computed once per generation (shared: do not mutate). */
 const machineAttributesOf = perGeneration((machine: Machine): Record<string, unknown> => {
-  const { secretEnv } = assembleMachine(machine);
+  const { configJson, secretEnv } = synthesizedConfig(machine);
   const attributes: Record<string, unknown> = { name: machine.name };
   if (machine.locationId !== undefined) attributes.location_id = machine.locationId;
-  attributes.config = synthesizedConfigJson(machine);
+  attributes.config = configJson;
   if (Object.keys(secretEnv).length > 0) attributes.secret_env = { ...secretEnv };
   return terraformLiterals(attributes);
 });

@@ -2,7 +2,7 @@ import { Construct } from 'constructs';
 import type { ModularResource as ModularResourceConfig } from '../domain';
 import { isServiceApi } from '../domain/triplet';
 import type { JsonObject } from './json-value';
-import { kindOf, markKind } from './kinds';
+import { kindOf, markKind, markKindOfClass } from './kinds';
 import type { Machine } from './machine';
 import { owningMachine } from './machine-scope';
 import { registerFleetConstruct } from './registry';
@@ -106,3 +106,5 @@ export class ModularResource extends Construct {
     };
   }
 }
+
+markKindOfClass(ModularResource, 'modular-resource');

@@ -9,7 +9,7 @@ import {
   type VersionPolicy,
 } from '../domain';
 import { FleetformError } from '../domain/errors';
-import { kindOf, markKind } from './kinds';
+import { kindOf, markKind, markKindOfClass } from './kinds';
 import type { Machine } from './machine';
 import { owningMachine } from './machine-scope';
 import { registerFleetConstruct } from './registry';
@@ -150,3 +150,5 @@ export class Module extends Construct {
     return entry;
   }
 }
+
+markKindOfClass(Module, 'module');
