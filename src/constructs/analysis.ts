@@ -14,7 +14,7 @@ import type { FleetIssue } from './fleet-issue';
 import { perGeneration } from './generation';
 import { kindOf, type FleetKind } from './kinds';
 import type { Machine } from './machine';
-import { assembleMachine, synthesizedConfigJson, type ConfigEntrySource } from './machine-config';
+import { assembleMachine, type ConfigEntrySource } from './machine-config';
 import type { ModularResource } from './modular-resource';
 import type { Module } from './module';
 import type { FleetProvider } from './provider';
@@ -154,17 +154,20 @@ function tokenPaths(value: unknown, path: string, into: string[]): string[] {
 }
 
 /**
- * Whether a machine config may hold a string token: its synthesized JSON text names one,
- * or the env of one of its modules does (the secret entries are synthesized apart).
- * Only a quick test before the walk that finds them.
+ * Whether some string in a machine config (at any depth, keys aside) holds a string token:
+ * a quick test before the walk that finds their paths (iterative: attributes may nest deep).
  */
-function mayHoldTokens(machine: Machine, sources: readonly ConfigEntrySource[]): boolean {
-  if (synthesizedConfigJson(machine).includes(STRING_TOKEN_MARK)) return true;
-  for (const source of sources) {
-    if (kindOf(source.construct) !== 'module') continue;
-    const module = source.construct as Module;
-    for (const value of Object.values(module.env)) if (value.includes(STRING_TOKEN_MARK)) return true;
-    for (const value of Object.values(module.sensitiveEnv)) if (value.includes(STRING_TOKEN_MARK)) return true;
+function mayHoldTokens(config: unknown): boolean {
+  const pending: unknown[] = [config];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (value.includes(STRING_TOKEN_MARK)) return true;
+    } else if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) pending.push(value[i]);
+    } else if (value !== null && typeof value === 'object') {
+      for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) pending.push((value as Record<string, unknown>)[key]);
+    }
   }
   return false;
 }
@@ -183,7 +186,7 @@ function checkMachine(machine: Machine, sink: IssueSink): void {
     sink.add(source.construct, fieldOfEntry(source, m[2] ?? m[3] ?? ''), issue);
   };
 
-  const tokens = mayHoldTokens(machine, sources) ? new Set(tokenPaths(config, '', [])) : new Set<string>();
+  const tokens = mayHoldTokens(config) ? new Set(tokenPaths(config, '', [])) : new Set<string>();
   for (const path of tokens) {
     attribute(path, {
       severity: 'error',

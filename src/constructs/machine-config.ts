@@ -1,6 +1,5 @@
 import type { IConstruct } from 'constructs';
 import type { MachineConfig, ModularResource as ModularResourceConfig, ModuleConfig } from '../domain';
-import { perGeneration } from './generation';
 import { kindOf } from './kinds';
 import type { Machine } from './machine';
 import type { ModularResource } from './modular-resource';
@@ -47,32 +46,6 @@ export function machineConfigJson(machine: Machine): string {
   return JSON.stringify(assembleMachine(machine).config);
 }
 
-/** What a machine synthesizes from its parts. */
-export interface SynthesizedConfig {
-  /** The config document without the secret env entries, as compact JSON text. */
-  readonly configJson: string;
-  /** The secret env entries, synthesized apart: see AssembledMachine.secretEnv. */
-  readonly secretEnv: Readonly<Record<string, string>>;
-}
-
-/** The `config` and `secret_env` a machine synthesizes, once per generation. */
-export const synthesizedConfig: (machine: Machine) => SynthesizedConfig = perGeneration((machine: Machine) => {
-  const { config, secretEnv } = assembleMachine(machine);
-  const isSecret = (moduleName: string, key: string): boolean => Object.prototype.hasOwnProperty.call(secretEnv, `${moduleName}.${key}`);
-  const modules = config.modules.map((module) => {
-    if (module.env === undefined) return module;
-    const env = Object.fromEntries(Object.entries(module.env).filter(([key]) => !isSecret(module.name, key)));
-    const { env: _all, ...rest } = module;
-    return Object.keys(env).length > 0 ? { ...rest, env } : rest;
-  });
-  return { configJson: JSON.stringify({ ...config, modules }), secretEnv };
-});
-
-/** The `config` a machine synthesizes: see synthesizedConfig. */
-export function synthesizedConfigJson(machine: Machine): string {
-  return synthesizedConfig(machine).configJson;
-}
-
 /**
  * The config document a machine synthesizes, with the construct behind each entry,
  * assembled anew on each call: validation and synthesis each use it once, and a large
@@ -83,18 +56,26 @@ export function assembleMachine(machine: Machine): AssembledMachine {
   const config: AssembledMachine['config'] = { components: [], services: [], modules: [] };
   const sources: ConfigEntrySource[] = [];
   for (const resource of resources) {
-    const list = config[resource.configList];
-    sources.push({ path: `${resource.configList}[${list.length}]`, construct: resource });
+    const listName = resource.configList;
+    const list = config[listName];
+    sources.push({ path: `${listName}[${list.length}]`, construct: resource });
     list.push(resource.toConfig());
   }
-  const secret: Array<[string, string]> = [];
   for (const module of modules) {
     sources.push({ path: `modules[${config.modules.length}]`, construct: module });
     config.modules.push(module.toConfig());
+  }
+  return { config, sources, secretEnv: secretEnvOf(modules) };
+}
+
+/** Every secret environment entry of the modules by `<moduleName>.<ENV_KEY>`, in sorted order. */
+export function secretEnvOf(modules: readonly Module[]): Record<string, string> {
+  const secret: Array<[string, string]> = [];
+  for (const module of modules) {
     // From the props every copy of this library has (a module may come from another copy).
     const env = { ...module.env, ...module.sensitiveEnv };
     for (const key of module.sensitiveEnvKeys) secret.push([`${module.name}.${key}`, env[key] as string]);
   }
   secret.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return { config, sources, secretEnv: Object.fromEntries(secret) };
+  return Object.fromEntries(secret);
 }
