@@ -1,12 +1,8 @@
 import { TerraformStack, Token } from 'cdktf';
 import type { IConstruct } from 'constructs';
-import {
-  checkCustomTrainingJobParams,
-  checkTrainingJobParams,
-  childPath,
-  validateMachineConfig,
-  type Issue,
-} from '../domain';
+import { checkCustomTrainingJobParams, checkTrainingJobParams, type Issue } from '../domain';
+import { childPath } from '../domain/json-path';
+import { validateMachineConfig } from '../domain/validate';
 import type { AppReport } from './app-hook';
 import type { CustomTrainingJob } from './custom-training-job';
 import type { Dataset } from './dataset';

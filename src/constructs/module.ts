@@ -1,13 +1,8 @@
 import { Construct } from 'constructs';
-import {
-  conventionalModuleName,
-  formatVersionPolicy,
-  isSecretEnvName,
-  tryParseVersionPolicy,
-  type ModuleConfig,
-  type ModuleType,
-  type VersionPolicy,
-} from '../domain';
+import type { ModuleConfig, ModuleType } from '../domain';
+import { isSecretEnvName } from '../domain/module-env';
+import { conventionalModuleName } from '../domain/names';
+import { formatVersionPolicy, tryParseVersionPolicy, type VersionPolicy } from '../domain/version-policy';
 import { FleetformError } from '../domain/errors';
 import { kindOf, markKind, markKindOfClass } from './kinds';
 import type { Machine } from './machine';
