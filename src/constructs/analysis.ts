@@ -168,23 +168,36 @@ function mayHoldTokens(config: unknown): boolean {
   return false;
 }
 
-function checkMachine(machine: Machine, sink: IssueSink): void {
-  const { config, sources } = assembleMachine(machine);
-  let byPath: Map<string, ConfigEntrySource> | undefined;
-  const attribute = (path: string, issue: Omit<Issue, 'path'>): void => {
+/** Adds issues found at wire paths of a machine config to the construct behind each entry. */
+class EntryAttribution {
+  private byPath: Map<string, ConfigEntrySource> | undefined;
+
+  constructor(
+    private readonly machine: Machine,
+    private readonly sources: readonly ConfigEntrySource[],
+    private readonly sink: IssueSink,
+  ) {}
+
+  add(path: string, issue: Omit<Issue, 'path'>): void {
     const m = ENTRY_PATH.exec(path);
-    byPath ??= new Map(sources.map((s) => [s.path, s]));
-    const source = m ? byPath.get(m[1] as string) : undefined;
+    this.byPath ??= new Map(this.sources.map((s) => [s.path, s]));
+    const source = m ? this.byPath.get(m[1] as string) : undefined;
     if (!m || !source) {
-      sink.add(machine, path, issue);
+      this.sink.add(this.machine, path, issue);
       return;
     }
-    sink.add(source.construct, fieldOfEntry(source, m[2] ?? m[3] ?? ''), issue);
-  };
+    this.sink.add(source.construct, fieldOfEntry(source, m[2] ?? m[3] ?? ''), issue);
+  }
+}
 
-  const tokens = mayHoldTokens(config) ? new Set(tokenPaths(config, '', [])) : new Set<string>();
+const NO_PATHS: ReadonlySet<string> = new Set();
+
+function checkMachine(machine: Machine, sink: IssueSink): void {
+  const { config, sources } = assembleMachine(machine);
+  const attribution = new EntryAttribution(machine, sources, sink);
+  const tokens = mayHoldTokens(config) ? new Set(tokenPaths(config, '', [])) : NO_PATHS;
   for (const path of tokens) {
-    attribute(path, {
+    attribution.add(path, {
       severity: 'error',
       code: 'unresolved-token',
       message: 'a machine config takes literal values; this one is a reference resolved only at apply',
@@ -204,7 +217,7 @@ function checkMachine(machine: Machine, sink: IssueSink): void {
   for (const issue of [...result.errors, ...result.warnings]) {
     if (issue.code === 'placeholder' && tokens.has(issue.path)) continue;
     if (foreign.has(issue.path)) continue;
-    attribute(issue.path, issue);
+    attribution.add(issue.path, issue);
   }
 
   for (const source of sources) {

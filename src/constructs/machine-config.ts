@@ -27,18 +27,18 @@ export interface AssembledMachine {
 
 /** The modules and modular resources of a machine, in declaration order (depth first). */
 export function machineParts(machine: Machine): { modules: Module[]; resources: ModularResource[] } {
-  const modules: Module[] = [];
-  const resources: ModularResource[] = [];
-  const visit = (c: IConstruct): void => {
-    for (const child of c.node.children) {
-      const kind = kindOf(child);
-      if (kind === 'module') modules.push(child as Module);
-      else if (kind === 'modular-resource') resources.push(child as ModularResource);
-      if (kind !== 'machine') visit(child);
-    }
-  };
-  visit(machine);
-  return { modules, resources };
+  const parts = { modules: [] as Module[], resources: [] as ModularResource[] };
+  collectParts(machine, parts);
+  return parts;
+}
+
+function collectParts(scope: IConstruct, into: { modules: Module[]; resources: ModularResource[] }): void {
+  for (const child of scope.node.children) {
+    const kind = kindOf(child);
+    if (kind === 'module') into.modules.push(child as Module);
+    else if (kind === 'modular-resource') into.resources.push(child as ModularResource);
+    if (kind !== 'machine') collectParts(child, into);
+  }
 }
 
 /** The machine's whole config document (secret env included) as compact JSON text. */
