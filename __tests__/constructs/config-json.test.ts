@@ -1,6 +1,7 @@
 /**
- * A machine's `config` is written entry by entry: byte for byte what JSON.stringify gives
- * for its assembled config document without the secret env entries.
+ * A machine's `config` (its entries made without copying the constructs' attributes) is
+ * byte for byte what JSON.stringify gives for every part's toConfig(), secret env entries
+ * left out; the assembled document validation reads has the same entries.
  */
 import { Construct } from 'constructs';
 import type { ModularResource as ModularResourceConfig } from '../../src/domain';
@@ -10,16 +11,19 @@ import { assembleMachine } from '../../src/constructs/machine-config';
 import type { JsonObject } from '../../src/constructs/json-value';
 import { newStack } from './helpers';
 
-/** The config JSON as one JSON.stringify of the assembled document, secrets left out. */
+/** The config JSON as one JSON.stringify of every part's toConfig(), secrets left out. */
 function expectedJson(machine: Machine): string {
-  const { config, secretEnv } = assembleMachine(machine);
-  const modules = config.modules.map((module) => {
+  const { secretEnv } = assembleMachine(machine);
+  const config: { components: unknown[]; services: unknown[]; modules: unknown[] } = { components: [], services: [], modules: [] };
+  for (const resource of machine.resources) config[resource.configList].push(resource.toConfig());
+  config.modules = machine.modules.map((part) => {
+    const module = part.toConfig();
     if (module.env === undefined) return module;
     const env = Object.fromEntries(Object.entries(module.env).filter(([key]) => !(`${module.name}.${key}` in secretEnv)));
     const { env: _all, ...rest } = module;
     return Object.keys(env).length > 0 ? { ...rest, env } : rest;
   });
-  return JSON.stringify({ ...config, modules });
+  return JSON.stringify(config);
 }
 
 class Renamed extends ModularResource {
@@ -44,6 +48,9 @@ test('entries written one by one are the JSON of the assembled document', () => 
   expect(secretEnv).toEqual({ 'acme_sensors.API_KEY': 'k', 'acme_sensors.DB_PASSWORD': 'x', 'drv.TOKEN': 't' });
   expect(configJson).toContain('"name":"renamed-arm"');
   expect(configJson).toContain('"at":"1970-01-01T00:00:00.000Z"');
+  const assembled = assembleMachine(machine).config;
+  expect(assembled.components).toEqual(machine.resources.filter((r) => r.configList === 'components').map((r) => r.toConfig()));
+  expect(assembled.services).toEqual(machine.resources.filter((r) => r.configList === 'services').map((r) => r.toConfig()));
 });
 
 test('a machine without parts', () => {

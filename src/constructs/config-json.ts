@@ -1,8 +1,7 @@
 import type { ModuleConfig } from '../domain';
 import { perGeneration } from './generation';
 import type { Machine } from './machine';
-import { machineParts, secretEnvOf } from './machine-config';
-import { ModularResource } from './modular-resource';
+import { configEntryOf, machineParts, secretEnvOf } from './machine-config';
 
 /** What a machine synthesizes from its parts. */
 export interface SynthesizedConfig {
@@ -15,30 +14,16 @@ export interface SynthesizedConfig {
 /**
  * The `config` and `secret_env` a machine synthesizes, once per generation: the JSON text
  * of its config document (as assembleMachine assembles it) with the secret env entries
- * left out, written entry by entry.
+ * left out.
  */
 export const synthesizedConfig: (machine: Machine) => SynthesizedConfig = perGeneration((machine: Machine) => {
   const { modules, resources } = machineParts(machine);
   const secretEnv = secretEnvOf(modules);
-  const components: string[] = [];
-  const services: string[] = [];
-  for (const resource of resources) (resource.configList === 'services' ? services : components).push(resourceJson(resource));
-  const moduleTexts = modules.map((module) => JSON.stringify(withoutSecretEnv(module.toConfig(), secretEnv)));
-  return { configJson: `{"components":[${components.join(',')}],"services":[${services.join(',')}],"modules":[${moduleTexts.join(',')}]}`, secretEnv };
+  const config: { components: unknown[]; services: unknown[]; modules: unknown[] } = { components: [], services: [], modules: [] };
+  for (const resource of resources) config[resource.configList].push(configEntryOf(resource));
+  for (const module of modules) config.modules.push(withoutSecretEnv(module.toConfig(), secretEnv));
+  return { configJson: JSON.stringify(config), secretEnv };
 });
-
-/**
- * JSON.stringify(resource.toConfig()), written from the resource's fields when it is this
- * library's toConfig (the entry object and its copy of the attributes are not needed).
- */
-function resourceJson(resource: ModularResource): string {
-  if (resource.toConfig !== ModularResource.prototype.toConfig) return JSON.stringify(resource.toConfig());
-  // The keys and values of toConfig's entry, in its order.
-  return (
-    `{"name":${JSON.stringify(resource.name)},"api":${JSON.stringify(resource.api)},"model":${JSON.stringify(resource.model)}` +
-    `,"attributes":${JSON.stringify(resource.attributes)},"depends_on":${JSON.stringify(resource.dependsOnNames)}}`
-  );
-}
 
 /** A module's entry without its secret env entries (and without env when none is left). */
 function withoutSecretEnv(module: ModuleConfig, secretEnv: Readonly<Record<string, string>>): ModuleConfig {

@@ -41,6 +41,30 @@ function collectParts(scope: IConstruct, into: { modules: Module[]; resources: M
   }
 }
 
+/** A part that gives its entry of the machine config. */
+interface ConfigPart<C> {
+  toConfig(): C;
+}
+
+/** Entry makers by the toConfig method they stand for: see sharesConfigEntries. */
+const entryMakers = new Map<unknown, (part: never) => unknown>();
+
+/**
+ * Declares how the entries of a class's parts are made without copies: what its own
+ * toConfig returns, sharing the part's objects (the machine config only reads them). A
+ * subclass overriding toConfig, or a part of another copy of this library, is asked for
+ * toConfig as ever.
+ */
+export function sharesConfigEntries<P extends ConfigPart<C>, C>(toConfig: P['toConfig'], entry: (part: P) => C): void {
+  entryMakers.set(toConfig, entry);
+}
+
+/** A part's entry of the machine config: toConfig's, without copies where its class says how (do not mutate). */
+export function configEntryOf<C>(part: ConfigPart<C>): C {
+  const make = entryMakers.get(part.toConfig) as ((part: ConfigPart<C>) => C) | undefined;
+  return make ? make(part) : part.toConfig();
+}
+
 /** The machine's whole config document (secret env included) as compact JSON text. */
 export function machineConfigJson(machine: Machine): string {
   return JSON.stringify(assembleMachine(machine).config);
@@ -48,8 +72,8 @@ export function machineConfigJson(machine: Machine): string {
 
 /**
  * The config document a machine synthesizes, with the construct behind each entry,
- * assembled anew on each call: validation and synthesis each use it once, and a large
- * fleet keeps no copy of every config in memory.
+ * assembled anew on each call (a large fleet keeps no copy of every config in memory).
+ * Its entries may share objects with the constructs: do not mutate it.
  */
 export function assembleMachine(machine: Machine): AssembledMachine {
   const { modules, resources } = machineParts(machine);
@@ -59,7 +83,7 @@ export function assembleMachine(machine: Machine): AssembledMachine {
     const listName = resource.configList;
     const list = config[listName];
     sources.push({ path: `${listName}[${list.length}]`, construct: resource });
-    list.push(resource.toConfig());
+    list.push(configEntryOf(resource));
   }
   for (const module of modules) {
     sources.push({ path: `modules[${config.modules.length}]`, construct: module });

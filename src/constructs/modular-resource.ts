@@ -6,6 +6,7 @@ import { kindOf, markKind, markKindOfClass } from './kinds';
 import type { Machine } from './machine';
 import { owningMachine } from './machine-scope';
 import { registerFleetConstruct } from './registry';
+import { sharesConfigEntries } from './machine-config';
 import { checkProps, propSchemas } from './props';
 import { z } from 'zod';
 
@@ -108,3 +109,12 @@ export class ModularResource extends Construct {
 }
 
 markKindOfClass(ModularResource, 'modular-resource');
+
+// What toConfig returns, sharing the attributes: the machine config only reads them.
+sharesConfigEntries<ModularResource, ModularResourceConfig>(ModularResource.prototype.toConfig, (resource) => ({
+  name: resource.name,
+  api: resource.api,
+  model: resource.model,
+  attributes: resource.attributes,
+  depends_on: resource.dependsOnNames,
+}));
