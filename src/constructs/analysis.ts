@@ -208,10 +208,11 @@ function checkMachine(machine: Machine, sink: IssueSink): void {
   const foreign = new Set<string>();
   for (const source of sources) {
     if (kindOf(source.construct) !== 'modular-resource') continue;
-    const resource = source.construct as ModularResource;
-    resource.dependsOn.forEach((dep, i) => {
+    const { dependsOn } = source.construct as ModularResource;
+    for (let i = 0; i < dependsOn.length; i++) {
+      const dep = dependsOn[i] as ModularResource | string;
       if (typeof dep !== 'string' && dep.machine !== machine) foreign.add(`${source.path}.depends_on[${i}]`);
-    });
+    }
   }
   const result = validateMachineConfig(config, { allowUnpinnedModules: true });
   for (const issue of [...result.errors, ...result.warnings]) {
@@ -223,7 +224,8 @@ function checkMachine(machine: Machine, sink: IssueSink): void {
   for (const source of sources) {
     if (kindOf(source.construct) === 'modular-resource') {
       const resource = source.construct as ModularResource;
-      resource.dependsOn.forEach((dep, i) => {
+      for (let i = 0; i < resource.dependsOn.length; i++) {
+        const dep = resource.dependsOn[i] as ModularResource | string;
         if (typeof dep !== 'string' && dep.machine !== machine) {
           sink.error(
             resource,
@@ -233,7 +235,7 @@ function checkMachine(machine: Machine, sink: IssueSink): void {
             'dependencies are between resources of one machine',
           );
         }
-      });
+      }
     } else {
       const module = source.construct as Module;
       for (const key of Object.keys(module.sensitiveEnv)) {
