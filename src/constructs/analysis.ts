@@ -1,20 +1,16 @@
 import { TerraformStack, Token } from 'cdktf';
 import type { IConstruct } from 'constructs';
-import {
-  checkCustomTrainingJobParams,
-  checkTrainingJobParams,
-  childPath,
-  validateMachineConfig,
-  type Issue,
-} from '../domain';
+import { checkCustomTrainingJobParams, checkTrainingJobParams, type Issue } from '../domain';
+import { childPath } from '../domain/json-path';
+import { validateMachineConfig } from '../domain/validate';
 import type { AppReport } from './app-hook';
 import type { CustomTrainingJob } from './custom-training-job';
 import type { Dataset } from './dataset';
 import type { FleetIssue } from './fleet-issue';
 import { perGeneration } from './generation';
-import { kindOf } from './kinds';
+import { kindOf, type FleetKind } from './kinds';
 import type { Machine } from './machine';
-import { assembleMachine, machineConfigJson, type ConfigEntrySource } from './machine-config';
+import { assembleMachine, type ConfigEntrySource } from './machine-config';
 import type { ModularResource } from './modular-resource';
 import type { Module } from './module';
 import type { FleetProvider } from './provider';
@@ -42,28 +38,47 @@ interface StackContents {
   readonly jobs: AnyJob[];
 }
 
-function contentsOf(stack: TerraformStack): StackContents {
-  const contents: StackContents = { stack, providers: [], machines: [], datasets: [], jobs: [] };
-  for (const c of stack.node.findAll()) {
-    switch (kindOf(c)) {
-      case 'provider':
-        contents.providers.push(c as FleetProvider);
-        break;
-      case 'machine':
-        contents.machines.push(c as Machine);
-        break;
-      case 'dataset':
-        contents.datasets.push(c as Dataset);
-        break;
-      case 'training-job':
-      case 'custom-training-job':
-        contents.jobs.push(c as AnyJob);
-        break;
-      default:
-        break;
+/**
+ * The stacks of an app in tree order, each with the fleetform constructs found below it
+ * (what `stack.node.findAll()` finds, nested stacks included), in one walk of the tree.
+ */
+function stacksOf(root: IConstruct): StackContents[] {
+  const all: StackContents[] = [];
+  const enclosing: StackContents[] = [];
+  const visit = (c: IConstruct): void => {
+    const isStack = TerraformStack.isStack(c);
+    if (isStack) {
+      const contents: StackContents = { stack: c, providers: [], machines: [], datasets: [], jobs: [] };
+      all.push(contents);
+      enclosing.push(contents);
     }
+    const kind = kindOf(c);
+    if (kind !== undefined) for (const contents of enclosing) addContent(contents, c, kind);
+    for (const child of c.node.children) visit(child);
+    if (isStack) enclosing.pop();
+  };
+  visit(root);
+  return all;
+}
+
+function addContent(contents: StackContents, c: IConstruct, kind: FleetKind): void {
+  switch (kind) {
+    case 'provider':
+      contents.providers.push(c as FleetProvider);
+      break;
+    case 'machine':
+      contents.machines.push(c as Machine);
+      break;
+    case 'dataset':
+      contents.datasets.push(c as Dataset);
+      break;
+    case 'training-job':
+    case 'custom-training-job':
+      contents.jobs.push(c as AnyJob);
+      break;
+    default:
+      break;
   }
-  return contents;
 }
 
 /** Collects issues against constructs, keeping the order they are found in. */
@@ -118,6 +133,9 @@ function fieldOfEntry(source: ConfigEntrySource, rest: string): string {
   return camelFirstSegment(rest);
 }
 
+/** How cdktf marks a string token inside a string: `${TfToken[TOKEN.12]}`. */
+const STRING_TOKEN_MARK = '${TfToken[';
+
 const ENTRY_PATH = /^((?:components|services|modules)\[\d+\])(?:\.(.*)|(\[.*))?$/;
 
 /** Strings holding unresolved CDKTF tokens, by wire path: a machine config takes literal values only. */
@@ -131,22 +149,55 @@ function tokenPaths(value: unknown, path: string, into: string[]): string[] {
   return into;
 }
 
-function checkMachine(machine: Machine, sink: IssueSink): void {
-  const { config, sources } = assembleMachine(machine);
-  const byPath = new Map(sources.map((s) => [s.path, s]));
-  const attribute = (path: string, issue: Omit<Issue, 'path'>): void => {
+/**
+ * Whether some string in a machine config (at any depth, keys aside) holds a string token:
+ * a quick test before the walk that finds their paths (iterative: attributes may nest deep).
+ */
+function mayHoldTokens(config: unknown): boolean {
+  const pending: unknown[] = [config];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (value.includes(STRING_TOKEN_MARK)) return true;
+    } else if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) pending.push(value[i]);
+    } else if (value !== null && typeof value === 'object') {
+      for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) pending.push((value as Record<string, unknown>)[key]);
+    }
+  }
+  return false;
+}
+
+/** Adds issues found at wire paths of a machine config to the construct behind each entry. */
+class EntryAttribution {
+  private byPath: Map<string, ConfigEntrySource> | undefined;
+
+  constructor(
+    private readonly machine: Machine,
+    private readonly sources: readonly ConfigEntrySource[],
+    private readonly sink: IssueSink,
+  ) {}
+
+  add(path: string, issue: Omit<Issue, 'path'>): void {
     const m = ENTRY_PATH.exec(path);
-    const source = m ? byPath.get(m[1] as string) : undefined;
+    this.byPath ??= new Map(this.sources.map((s) => [s.path, s]));
+    const source = m ? this.byPath.get(m[1] as string) : undefined;
     if (!m || !source) {
-      sink.add(machine, path, issue);
+      this.sink.add(this.machine, path, issue);
       return;
     }
-    sink.add(source.construct, fieldOfEntry(source, m[2] ?? m[3] ?? ''), issue);
-  };
+    this.sink.add(source.construct, fieldOfEntry(source, m[2] ?? m[3] ?? ''), issue);
+  }
+}
 
-  const tokens = machineConfigJson(machine).includes('${TfToken[') ? new Set(tokenPaths(config, '', [])) : new Set<string>();
+const NO_PATHS: ReadonlySet<string> = new Set();
+
+function checkMachine(machine: Machine, sink: IssueSink): void {
+  const { config, sources } = assembleMachine(machine);
+  const attribution = new EntryAttribution(machine, sources, sink);
+  const tokens = mayHoldTokens(config) ? new Set(tokenPaths(config, '', [])) : NO_PATHS;
   for (const path of tokens) {
-    attribute(path, {
+    attribution.add(path, {
       severity: 'error',
       code: 'unresolved-token',
       message: 'a machine config takes literal values; this one is a reference resolved only at apply',
@@ -157,22 +208,24 @@ function checkMachine(machine: Machine, sink: IssueSink): void {
   const foreign = new Set<string>();
   for (const source of sources) {
     if (kindOf(source.construct) !== 'modular-resource') continue;
-    const resource = source.construct as ModularResource;
-    resource.dependsOn.forEach((dep, i) => {
+    const { dependsOn } = source.construct as ModularResource;
+    for (let i = 0; i < dependsOn.length; i++) {
+      const dep = dependsOn[i] as ModularResource | string;
       if (typeof dep !== 'string' && dep.machine !== machine) foreign.add(`${source.path}.depends_on[${i}]`);
-    });
+    }
   }
   const result = validateMachineConfig(config, { allowUnpinnedModules: true });
   for (const issue of [...result.errors, ...result.warnings]) {
     if (issue.code === 'placeholder' && tokens.has(issue.path)) continue;
     if (foreign.has(issue.path)) continue;
-    attribute(issue.path, issue);
+    attribution.add(issue.path, issue);
   }
 
   for (const source of sources) {
     if (kindOf(source.construct) === 'modular-resource') {
       const resource = source.construct as ModularResource;
-      resource.dependsOn.forEach((dep, i) => {
+      for (let i = 0; i < resource.dependsOn.length; i++) {
+        const dep = resource.dependsOn[i] as ModularResource | string;
         if (typeof dep !== 'string' && dep.machine !== machine) {
           sink.error(
             resource,
@@ -182,7 +235,7 @@ function checkMachine(machine: Machine, sink: IssueSink): void {
             'dependencies are between resources of one machine',
           );
         }
-      });
+      }
     } else {
       const module = source.construct as Module;
       for (const key of Object.keys(module.sensitiveEnv)) {
@@ -308,11 +361,10 @@ function checkLogicalIds(contents: StackContents, sink: IssueSink): void {
 }
 
 function analyze(root: IConstruct): AppAnalysis {
-  const stacks = root.node.findAll().filter((c): c is TerraformStack => TerraformStack.isStack(c));
+  const stacks = stacksOf(root);
   const sink = new IssueSink();
   const summary = { stacks: stacks.length, machines: 0, datasets: 0, trainingJobs: 0 };
-  for (const stack of stacks) {
-    const contents = contentsOf(stack);
+  for (const contents of stacks) {
     summary.machines += contents.machines.length;
     summary.datasets += contents.datasets.length;
     summary.trainingJobs += contents.jobs.length;
@@ -321,17 +373,20 @@ function analyze(root: IConstruct): AppAnalysis {
     checkMachineNames(contents.machines, sink);
     for (const machine of contents.machines) checkMachine(machine, sink);
     checkDatasets(contents.datasets, sink);
-    checkJobs(stack, contents.jobs, sink);
+    checkJobs(contents.stack, contents.jobs, sink);
   }
   const issues: FleetIssue[] = [];
   const stackOf = new Map<FleetIssue, IConstruct>();
-  for (const c of root.node.findAll()) {
-    const own = sink.byConstruct.get(c);
-    if (!own) continue;
-    const stack = TerraformStack.of(c);
-    for (const issue of own) {
-      issues.push(issue);
-      stackOf.set(issue, stack);
+  // Issues in construct tree order (a sound app has none: no walk then).
+  if (sink.byConstruct.size > 0) {
+    for (const c of root.node.findAll()) {
+      const own = sink.byConstruct.get(c);
+      if (!own) continue;
+      const stack = TerraformStack.of(c);
+      for (const issue of own) {
+        issues.push(issue);
+        stackOf.set(issue, stack);
+      }
     }
   }
   return { issues, byConstruct: sink.byConstruct, stackOf, report: { issues, summary } };

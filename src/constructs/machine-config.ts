@@ -1,6 +1,5 @@
 import type { IConstruct } from 'constructs';
 import type { MachineConfig, ModularResource as ModularResourceConfig, ModuleConfig } from '../domain';
-import { perGeneration } from './generation';
 import { kindOf } from './kinds';
 import type { Machine } from './machine';
 import type { ModularResource } from './modular-resource';
@@ -28,66 +27,79 @@ export interface AssembledMachine {
 
 /** The modules and modular resources of a machine, in declaration order (depth first). */
 export function machineParts(machine: Machine): { modules: Module[]; resources: ModularResource[] } {
-  const modules: Module[] = [];
-  const resources: ModularResource[] = [];
-  const visit = (c: IConstruct): void => {
-    for (const child of c.node.children) {
-      const kind = kindOf(child);
-      if (kind === 'module') modules.push(child as Module);
-      else if (kind === 'modular-resource') resources.push(child as ModularResource);
-      if (kind !== 'machine') visit(child);
-    }
-  };
-  visit(machine);
-  return { modules, resources };
+  const parts = { modules: [] as Module[], resources: [] as ModularResource[] };
+  collectParts(machine, parts);
+  return parts;
+}
+
+function collectParts(scope: IConstruct, into: { modules: Module[]; resources: ModularResource[] }): void {
+  for (const child of scope.node.children) {
+    const kind = kindOf(child);
+    if (kind === 'module') into.modules.push(child as Module);
+    else if (kind === 'modular-resource') into.resources.push(child as ModularResource);
+    if (kind !== 'machine') collectParts(child, into);
+  }
+}
+
+/** A part that gives its entry of the machine config. */
+interface ConfigPart<C> {
+  toConfig(): C;
+}
+
+/** Entry makers by the toConfig method they stand for: see sharesConfigEntries. */
+const entryMakers = new Map<unknown, (part: never) => unknown>();
+
+/**
+ * Declares how the entries of a class's parts are made without copies: what its own
+ * toConfig returns, sharing the part's objects (the machine config only reads them). A
+ * subclass overriding toConfig, or a part of another copy of this library, is asked for
+ * toConfig as ever.
+ */
+export function sharesConfigEntries<P extends ConfigPart<C>, C>(toConfig: P['toConfig'], entry: (part: P) => C): void {
+  entryMakers.set(toConfig, entry);
+}
+
+/** A part's entry of the machine config: toConfig's, without copies where its class says how (do not mutate). */
+export function configEntryOf<C>(part: ConfigPart<C>): C {
+  const make = entryMakers.get(part.toConfig) as ((part: ConfigPart<C>) => C) | undefined;
+  return make ? make(part) : part.toConfig();
+}
+
+/** The machine's whole config document (secret env included) as compact JSON text. */
+export function machineConfigJson(machine: Machine): string {
+  return JSON.stringify(assembleMachine(machine).config);
 }
 
 /**
- * The config document a machine synthesizes, with the construct behind each entry;
- * assembled once per construct generation, so validation and synthesis share it (do not
- * mutate it).
+ * The config document a machine synthesizes, with the construct behind each entry,
+ * assembled anew on each call (a large fleet keeps no copy of every config in memory).
+ * Its entries may share objects with the constructs: do not mutate it.
  */
-export const assembleMachine: (machine: Machine) => AssembledMachine = perGeneration(assemble);
-
-/** The machine's whole config document (secret env included) as compact JSON text, once per generation. */
-export const machineConfigJson: (machine: Machine) => string = perGeneration((machine: Machine) => JSON.stringify(assembleMachine(machine).config));
-
-/**
- * The `config` a machine synthesizes: its config document without the secret env entries
- * (which it synthesizes in `secret_env`), as compact JSON text, once per generation.
- */
-export const synthesizedConfigJson: (machine: Machine) => string = perGeneration((machine: Machine) => {
-  const { config } = assembleMachine(machine);
-  const modules = config.modules.map((module) => {
-    if (module.env === undefined) return module;
-    const env = Object.fromEntries(Object.entries(module.env).filter(([key]) => !isSecretEntry(machine, module.name, key)));
-    const { env: _all, ...rest } = module;
-    return Object.keys(env).length > 0 ? { ...rest, env } : rest;
-  });
-  return JSON.stringify({ ...config, modules });
-});
-
-function isSecretEntry(machine: Machine, moduleName: string, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(assembleMachine(machine).secretEnv, `${moduleName}.${key}`);
-}
-
-function assemble(machine: Machine): AssembledMachine {
+export function assembleMachine(machine: Machine): AssembledMachine {
   const { modules, resources } = machineParts(machine);
   const config: AssembledMachine['config'] = { components: [], services: [], modules: [] };
   const sources: ConfigEntrySource[] = [];
   for (const resource of resources) {
-    const list = config[resource.configList];
-    sources.push({ path: `${resource.configList}[${list.length}]`, construct: resource });
-    list.push(resource.toConfig());
+    const listName = resource.configList;
+    const list = config[listName];
+    sources.push({ path: `${listName}[${list.length}]`, construct: resource });
+    list.push(configEntryOf(resource));
   }
-  const secret: Array<[string, string]> = [];
   for (const module of modules) {
     sources.push({ path: `modules[${config.modules.length}]`, construct: module });
     config.modules.push(module.toConfig());
+  }
+  return { config, sources, secretEnv: secretEnvOf(modules) };
+}
+
+/** Every secret environment entry of the modules by `<moduleName>.<ENV_KEY>`, in sorted order. */
+export function secretEnvOf(modules: readonly Module[]): Record<string, string> {
+  const secret: Array<[string, string]> = [];
+  for (const module of modules) {
     // From the props every copy of this library has (a module may come from another copy).
     const env = { ...module.env, ...module.sensitiveEnv };
     for (const key of module.sensitiveEnvKeys) secret.push([`${module.name}.${key}`, env[key] as string]);
   }
   secret.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return { config, sources, secretEnv: Object.fromEntries(secret) };
+  return Object.fromEntries(secret);
 }

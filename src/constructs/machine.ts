@@ -2,9 +2,10 @@ import { TerraformResource } from 'cdktf';
 import type { Construct } from 'constructs';
 import type { MachineConfig } from '../domain';
 import { FleetformError } from '../domain/errors';
-import { kindOf, markKind } from './kinds';
+import { kindOf, markKind, markKindOfClass } from './kinds';
 import { logicalIdFor } from './logical-id';
-import { assembleMachine, machineConfigJson, machineParts, synthesizedConfigJson } from './machine-config';
+import { machineConfigJson, machineParts } from './machine-config';
+import { synthesizedConfig } from './config-json';
 import { enclosingMachine } from './machine-scope';
 import type { ModularResource } from './modular-resource';
 import type { Module } from './module';
@@ -13,6 +14,8 @@ import { checkProps, propSchemas } from './props';
 import { camelShape, machineAttributes } from '../domain/resource-attributes';
 import { z } from 'zod';
 import { terraformLiterals } from './terraform-literal';
+import { perGeneration } from './generation';
+import { plainResourceFragment, usesNoResourceFeatures } from './plain-resource';
 
 /** Properties of a {@link Machine}. */
 export interface MachineProps {
@@ -98,11 +101,33 @@ export class Machine extends TerraformResource {
   }
 
   protected override synthesizeAttributes(): Record<string, unknown> {
-    const { secretEnv } = assembleMachine(this);
-    const attributes: Record<string, unknown> = { name: this.name };
-    if (this.locationId !== undefined) attributes.location_id = this.locationId;
-    attributes.config = synthesizedConfigJson(this);
-    if (Object.keys(secretEnv).length > 0) attributes.secret_env = { ...secretEnv };
-    return terraformLiterals(attributes);
+    const attributes = machineAttributesOf(this);
+    // A copy: the attributes are computed once per generation and shared.
+    return attributes.secret_env === undefined ? { ...attributes } : { ...attributes, secret_env: { ...(attributes.secret_env as object) } };
+  }
+
+  override toMetadata(): Record<string, unknown> {
+    const metadata = super.toMetadata();
+    // Nothing but undefined entries resolves to {}: so say it at once.
+    return Object.values(metadata).every((value) => value === undefined) ? {} : metadata;
+  }
+
+  override toTerraform(): Record<string, unknown> {
+    // A subclass synthesizing attributes of its own gets cdktf's treatment of them.
+    const ownAttributes = this.synthesizeAttributes === Machine.prototype.synthesizeAttributes;
+    if (!ownAttributes || !usesNoResourceFeatures(this, super.toMetadata())) return super.toTerraform();
+    return plainResourceFragment(this, machineAttributesOf(this), this.constructNodeMetadata);
   }
 }
+
+markKindOfClass(Machine, 'machine');
+
+/** A machine's attributes as synthesized, computed once per generation (shared: do not mutate). */
+const machineAttributesOf = perGeneration((machine: Machine): Record<string, unknown> => {
+  const { configJson, secretEnv } = synthesizedConfig(machine);
+  const attributes: Record<string, unknown> = { name: machine.name };
+  if (machine.locationId !== undefined) attributes.location_id = machine.locationId;
+  attributes.config = configJson;
+  if (Object.keys(secretEnv).length > 0) attributes.secret_env = { ...secretEnv };
+  return terraformLiterals(attributes);
+});

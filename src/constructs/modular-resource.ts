@@ -1,10 +1,12 @@
 import { Construct } from 'constructs';
-import { parseApiTriplet, type ModularResource as ModularResourceConfig } from '../domain';
+import type { ModularResource as ModularResourceConfig } from '../domain';
+import { isServiceApi } from '../domain/triplet';
 import type { JsonObject } from './json-value';
-import { kindOf, markKind } from './kinds';
+import { kindOf, markKind, markKindOfClass } from './kinds';
 import type { Machine } from './machine';
 import { owningMachine } from './machine-scope';
 import { registerFleetConstruct } from './registry';
+import { sharesConfigEntries } from './machine-config';
 import { checkProps, propSchemas } from './props';
 import { z } from 'zod';
 
@@ -86,7 +88,7 @@ export class ModularResource extends Construct {
 
   /** `services` for a service API, else `components` (a malformed API is checked under `components`). */
   get configList(): 'components' | 'services' {
-    return parseApiTriplet(this.api)?.type === 'service' ? 'services' : 'components';
+    return isServiceApi(this.api) ? 'services' : 'components';
   }
 
   /** Names of the dependencies, in the order given. */
@@ -105,3 +107,14 @@ export class ModularResource extends Construct {
     };
   }
 }
+
+markKindOfClass(ModularResource, 'modular-resource');
+
+// What toConfig returns, sharing the attributes: the machine config only reads them.
+sharesConfigEntries<ModularResource, ModularResourceConfig>(ModularResource.prototype.toConfig, (resource) => ({
+  name: resource.name,
+  api: resource.api,
+  model: resource.model,
+  attributes: resource.attributes,
+  depends_on: resource.dependsOnNames,
+}));

@@ -1,15 +1,10 @@
 import { Construct } from 'constructs';
-import {
-  conventionalModuleName,
-  formatVersionPolicy,
-  isSecretEnvName,
-  tryParseVersionPolicy,
-  type ModuleConfig,
-  type ModuleType,
-  type VersionPolicy,
-} from '../domain';
+import type { ModuleConfig, ModuleType } from '../domain';
+import { isSecretEnvName } from '../domain/module-env';
+import { conventionalModuleName } from '../domain/names';
+import { formatVersionPolicy, tryParseVersionPolicy, type VersionPolicy } from '../domain/version-policy';
 import { FleetformError } from '../domain/errors';
-import { kindOf, markKind } from './kinds';
+import { kindOf, markKind, markKindOfClass } from './kinds';
 import type { Machine } from './machine';
 import { owningMachine } from './machine-scope';
 import { registerFleetConstruct } from './registry';
@@ -150,3 +145,5 @@ export class Module extends Construct {
     return entry;
   }
 }
+
+markKindOfClass(Module, 'module');

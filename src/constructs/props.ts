@@ -4,6 +4,7 @@ import { FleetformError } from '../domain/errors';
 import { childPath, pathOf } from '../domain/json-path';
 import { nearestName } from '../domain/suggest';
 import { kindOf, type FleetKind } from './kinds';
+import { quicklyAccepted } from './props-quick';
 
 /** Props of a construct that its schema refuses: an unknown name, a wrong type or a missing value. */
 export class PropsError extends FleetformError {}
@@ -44,6 +45,7 @@ function problemLines(issue: z.core.$ZodIssue, props: unknown, known: readonly s
  * (a string is never split into an array). Throws a PropsError at the construct's path.
  */
 export function checkProps<T>(construct: IConstruct, constructName: string, schema: z.ZodObject, props: unknown): T {
+  if (quicklyAccepted(schema, props ?? {})) return props as T;
   const result = schema.safeParse(props ?? {});
   if (result.success) return props as T;
   const known = Object.keys(schema.shape);

@@ -1,5 +1,5 @@
 import { Annotations, AnnotationMetadataEntryType, TerraformStack } from 'cdktf';
-import type { IConstruct } from 'constructs';
+import type { IConstruct, IValidation } from 'constructs';
 import { analyzeApp } from './analysis';
 import { installedAppHook } from './app-hook';
 import { formatIssueForConstruct, type FleetIssue } from './fleet-issue';
@@ -14,15 +14,24 @@ function warnOnce(construct: IConstruct, issue: FleetIssue): void {
   if (!known) Annotations.of(construct).addWarning(text);
 }
 
-/** The messages CDKTF shows for a construct: its own errors; its warnings become annotations. */
-function validateConstruct(construct: IConstruct): string[] {
-  const own = analyzeApp(construct.node.root).byConstruct.get(construct) ?? [];
-  const errors: string[] = [];
-  for (const issue of own) {
-    if (issue.severity === 'error') errors.push(formatIssueForConstruct(issue));
-    else warnOnce(construct, issue);
+/**
+ * The messages CDKTF shows for a construct: its own errors; its warnings become
+ * annotations. One small object per construct (a large app has hundreds of thousands of
+ * constructs, so no closure per construct).
+ */
+class ConstructValidation implements IValidation {
+  constructor(private readonly construct: IConstruct) {}
+
+  validate(): string[] {
+    const own = analyzeApp(this.construct.node.root).byConstruct.get(this.construct);
+    if (own === undefined) return [];
+    const errors: string[] = [];
+    for (const issue of own) {
+      if (issue.severity === 'error') errors.push(formatIssueForConstruct(issue));
+      else warnOnce(this.construct, issue);
+    }
+    return errors;
   }
-  return errors;
 }
 
 /**
@@ -30,11 +39,15 @@ function validateConstruct(construct: IConstruct): string[] {
  * writes one stack after the other, and this way the first stack to be synthesized
  * already lists every problem of the app, so a broken app writes no stack at all.
  */
-function validateOtherStacks(stack: IConstruct): string[] {
-  const analysis = analyzeApp(stack.node.root);
-  return analysis.issues
-    .filter((i) => i.severity === 'error' && analysis.stackOf.get(i) !== stack)
-    .map((i) => `${i.constructPath}: ${formatIssueForConstruct(i)}`);
+class OtherStacksValidation implements IValidation {
+  constructor(private readonly stack: IConstruct) {}
+
+  validate(): string[] {
+    const analysis = analyzeApp(this.stack.node.root);
+    return analysis.issues
+      .filter((i) => i.severity === 'error' && analysis.stackOf.get(i) !== this.stack)
+      .map((i) => `${i.constructPath}: ${formatIssueForConstruct(i)}`);
+  }
 }
 
 /**
@@ -46,9 +59,12 @@ export function registerFleetConstruct(construct: IConstruct): void {
   const stack = TerraformStack.of(construct);
   if (!stacksWithValidation.has(stack)) {
     stacksWithValidation.add(stack);
-    stack.node.addValidation({ validate: () => validateOtherStacks(stack) });
+    stack.node.addValidation(new OtherStacksValidation(stack));
   }
-  construct.node.addValidation({ validate: () => validateConstruct(construct) });
-  const root = construct.node.root;
-  installedAppHook()?.observe(root, () => analyzeApp(root).report);
+  construct.node.addValidation(new ConstructValidation(construct));
+  const hook = installedAppHook();
+  if (hook !== undefined) {
+    const root = construct.node.root;
+    hook.observe(root, () => analyzeApp(root).report);
+  }
 }

@@ -9,7 +9,8 @@ const STRING_TOKEN = /\$\{TfToken\[[a-zA-Z0-9:._-]+\]\}/g;
 
 /** A string's literal text escaped for Terraform's JSON syntax (`${` as `$${`, `%{` as `%%{`), its tokens kept. */
 function literalString(s: string): string {
-  if (!s.includes('{')) return s;
+  // Without `${` or `%{` there is neither a token nor anything to escape.
+  if (!s.includes('${') && !s.includes('%{')) return s;
   let out = '';
   let last = 0;
   for (const m of s.matchAll(STRING_TOKEN)) {

@@ -21,41 +21,77 @@ export const DEFAULT_JSON_LIMITS: JsonLimits = {
   maxStringLength: 1_000_000,
 };
 
+/** A value still to check, with its depth and where it sits (its path is built only for an issue). */
 interface Pending {
   readonly value: unknown;
   readonly depth: number;
-  readonly keys: readonly (string | number)[];
+  readonly parent: Pending | undefined;
+  readonly key: string | number | undefined;
+}
+
+/** Deepest limit for which withinLimits may recurse (it nests one call per level). */
+const QUICK_DEPTH_MAX = 256;
+
+/**
+ * Whether `value` is within all limits, by a walk that allocates nothing: true exactly
+ * when checkJsonLimits finds no issue (it visits the same values, only not in the same
+ * order, and says nothing of which limit is exceeded where).
+ */
+function withinLimits(v: unknown, depth: number, limits: JsonLimits, count: { n: number }): boolean {
+  count.n += 1;
+  if (count.n > limits.maxValues) return false;
+  if (typeof v === 'string') return v.length <= limits.maxStringLength;
+  if (v === null || typeof v !== 'object') return true;
+  if (depth >= limits.maxDepth) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!withinLimits(v[i], depth + 1, limits, count)) return false;
+    return true;
+  }
+  for (const k in v) {
+    if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+    if (k.length > limits.maxStringLength) return false;
+    if (!withinLimits((v as Record<string, unknown>)[k], depth + 1, limits, count)) return false;
+  }
+  return true;
 }
 
 /** The first limit `value` exceeds, as an issue at its path; undefined when within all. */
 export function checkJsonLimits(value: unknown, base = '', limits: JsonLimits = DEFAULT_JSON_LIMITS): Issue | undefined {
-  const stack: Pending[] = [{ value, depth: 0, keys: [] }];
-  const pathOf = (keys: readonly (string | number)[]): string => keys.reduce<string>((p, k) => childPath(p, k), base);
+  // Nearly every value is within the limits: say so without building the walk below.
+  if (limits.maxDepth <= QUICK_DEPTH_MAX && withinLimits(value, 0, limits, { n: 0 })) return undefined;
+  const stack: Pending[] = [{ value, depth: 0, parent: undefined, key: undefined }];
+  const pathOf = (at: Pending): string => {
+    const keys: (string | number)[] = [];
+    for (let p: Pending | undefined = at; p !== undefined && p.key !== undefined; p = p.parent) keys.push(p.key);
+    return keys.reduceRight<string>((path, k) => childPath(path, k), base);
+  };
   let count = 0;
   while (stack.length > 0) {
-    const { value: v, depth, keys } = stack.pop() as Pending;
+    const pending = stack.pop() as Pending;
+    const { value: v, depth } = pending;
     count += 1;
     if (count > limits.maxValues) {
       return errorIssue('too-large', base, `the config holds more than ${limits.maxValues} values`, 'split it across machines or fragments, or move bulk data out of attributes');
     }
     if (typeof v === 'string') {
       if (v.length > limits.maxStringLength) {
-        return errorIssue('too-large', pathOf(keys), `a string of ${v.length} characters is longer than the limit of ${limits.maxStringLength}`, 'keep large data out of the config (a file on the machine, or a dataset)');
+        return errorIssue('too-large', pathOf(pending), `a string of ${v.length} characters is longer than the limit of ${limits.maxStringLength}`, 'keep large data out of the config (a file on the machine, or a dataset)');
       }
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
     if (depth >= limits.maxDepth) {
-      return errorIssue('too-deep', pathOf(keys), `nesting deeper than ${limits.maxDepth} levels`, `flatten the value; at most ${limits.maxDepth} levels of objects and arrays`);
+      return errorIssue('too-deep', pathOf(pending), `nesting deeper than ${limits.maxDepth} levels`, `flatten the value; at most ${limits.maxDepth} levels of objects and arrays`);
     }
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: depth + 1, keys: [...keys, i] });
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: depth + 1, parent: pending, key: i });
     } else {
-      for (const [k, child] of Object.entries(v)) {
+      for (const k in v) {
+        if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
         if (k.length > limits.maxStringLength) {
-          return errorIssue('too-large', pathOf(keys), `a key of ${k.length} characters is longer than the limit of ${limits.maxStringLength}`, 'use short keys');
+          return errorIssue('too-large', pathOf(pending), `a key of ${k.length} characters is longer than the limit of ${limits.maxStringLength}`, 'use short keys');
         }
-        stack.push({ value: child, depth: depth + 1, keys: [...keys, k] });
+        stack.push({ value: (v as Record<string, unknown>)[k], depth: depth + 1, parent: pending, key: k });
       }
     }
   }

@@ -1,5 +1,5 @@
 import { errorIssue, warningIssue, type Issue } from './issue';
-import { parseModuleId } from './triplet';
+import { isModuleId } from './triplet';
 
 /** Resource names: a letter or digit, then letters, digits, `_` or `-`. */
 export const RESOURCE_NAME_PATTERN = /^[a-zA-Z0-9][-\w]*$/;
@@ -59,8 +59,8 @@ export function checkModuleName(name: string, path: string): Issue[] {
 
 /** The conventional module name for a module id: `<namespace>_<module-name>`, e.g. `acme_sensors`. */
 export function conventionalModuleName(moduleId: string): string | undefined {
-  const id = parseModuleId(moduleId);
-  return id ? `${id.namespace}_${id.name}` : undefined;
+  // A module id has exactly one ":", between its namespace and its name.
+  return isModuleId(moduleId) ? moduleId.replace(':', '_') : undefined;
 }
 
 /**

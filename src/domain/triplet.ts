@@ -22,6 +22,25 @@ export interface ModelTriplet {
   modelName: string;
 }
 
+/** What parseApiTriplet accepts, and the services among it (tests without match objects). */
+const API_TRIPLET = /^[\w-]+:(?:component|service):[\w-]+$/;
+const SERVICE_API_TRIPLET = /^[\w-]+:service:[\w-]+$/;
+
+/** Whether parseApiTriplet accepts s. */
+export function isApiTriplet(s: string): boolean {
+  return API_TRIPLET.test(s);
+}
+
+/** Whether s is an API triplet of a service (parseApiTriplet(s)?.type === 'service'). */
+export function isServiceApi(s: string): boolean {
+  return SERVICE_API_TRIPLET.test(s);
+}
+
+/** Whether parseModelTriplet accepts s. */
+export function isModelTriplet(s: string): boolean {
+  return TRIPLET.test(s);
+}
+
 /** Parses an API triplet; undefined when malformed or the middle part is neither `component` nor `service`. */
 export function parseApiTriplet(s: string): ApiTriplet | undefined {
   const m = TRIPLET.exec(s);
@@ -55,15 +74,23 @@ export function formatModelTriplet(t: ModelTriplet): string {
   return `${t.namespace}:${t.moduleName}:${t.modelName}`;
 }
 
+/** The module id of the machine server's built-in models: see isBuiltinModel. */
+export const BUILTIN_MODULE_ID = 'rdk:builtin';
+
 /**
  * Built-in models of the machine server (`rdk:builtin:<model>`) come from no module,
  * so they are exempt from the rule that a model's prefix names a configured module.
  */
 export function isBuiltinModel(s: string): boolean {
-  return moduleIdOfModel(s) === 'rdk:builtin';
+  return moduleIdOfModel(s) === BUILTIN_MODULE_ID;
 }
 
 const MODULE_ID = /^([\w-]+):([\w-]+)$/;
+
+/** Whether parseModuleId accepts s. */
+export function isModuleId(s: string): boolean {
+  return MODULE_ID.test(s);
+}
 
 /** Parses a module id `<namespace or organization id>:<module-name>`. */
 export function parseModuleId(s: string): { namespace: string; name: string } | undefined {

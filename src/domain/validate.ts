@@ -12,11 +12,12 @@ import { MODULE_STARTUP_TIMEOUT_ENV, RESOURCE_CONFIGURATION_TIMEOUT_ENV, timeout
 import { findCycles } from './cycles';
 import { FleetformError } from './errors';
 import { childPath, errorIssue, formatIssue, joinPath, toValidationResult, warningIssue, type Issue, type ValidationResult } from './issue';
-import { checkModuleName, checkModuleNamingConvention, checkResourceName } from './names';
+import { checkModuleName, checkModuleNamingConvention, checkResourceName, conventionalModuleName } from './names';
 import { checkJsonLimits } from './json-limits';
-import { findPlaceholders, PLACEHOLDER_PATTERN } from './placeholders';
-import { isBuiltinModel, parseApiTriplet, parseModelTriplet, parseModuleId, REGISTRY_MODEL_TRIPLET } from './triplet';
-import { ACCEPTED_VERSION_FORMS, tryParseVersionPolicy } from './version-policy';
+import { plainModuleEntry, plainResourceEntry } from './plain-entries';
+import { findPlaceholders, mayHoldPlaceholder, PLACEHOLDER_PATTERN } from './placeholders';
+import { BUILTIN_MODULE_ID, isApiTriplet, isModelTriplet, isModuleId, REGISTRY_MODEL_TRIPLET } from './triplet';
+import { ACCEPTED_VERSION_FORMS, isVersionPolicy } from './version-policy';
 
 export type { Issue, ValidationResult } from './issue';
 export { formatIssue } from './issue';
@@ -51,6 +52,11 @@ function describeType(v: unknown): string {
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'object') return 'an object';
   return `a ${typeof v}`;
+}
+
+/** A field of a value that may not be an object (undefined then). */
+function fieldOf(value: unknown, key: string): unknown {
+  return value === null || typeof value !== 'object' ? undefined : (value as Record<string, unknown>)[key];
 }
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
@@ -110,7 +116,7 @@ interface LocatedResource extends Located<ModularResource> {
 function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions): Issue[] {
   const issues: Issue[] = [];
   issues.push(...checkModuleName(mod.name, childPath(path, 'name')));
-  if (mod.module_id !== undefined && !parseModuleId(mod.module_id)) {
+  if (mod.module_id !== undefined && !isModuleId(mod.module_id)) {
     issues.push(
       errorIssue(
         'module-id',
@@ -128,7 +134,7 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions):
       if (!options.allowUnpinnedModules) {
         issues.push(errorIssue('required', childPath(path, 'version'), 'a registry module needs "version"', `add a version: ${ACCEPTED_VERSION_FORMS.join('; ')}`));
       }
-    } else if (tryParseVersionPolicy(mod.version) === undefined) {
+    } else if (!isVersionPolicy(mod.version)) {
       issues.push(
         errorIssue('module-version', childPath(path, 'version'), `invalid module version ${JSON.stringify(mod.version)}`, `use one of: ${ACCEPTED_VERSION_FORMS.join('; ')}`),
       );
@@ -136,7 +142,7 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions):
     if (mod.executable_path !== undefined) {
       issues.push(warningIssue('ignored-field', childPath(path, 'executable_path'), 'executable_path is ignored for registry modules', 'remove it, or make the module "local"'));
     }
-    issues.push(...checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
+    if (breaksNamingConvention(mod)) issues.push(...checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
   } else {
     if (mod.executable_path === undefined || mod.executable_path === '') {
       issues.push(errorIssue('required', childPath(path, 'executable_path'), 'a local module needs "executable_path"', 'add the absolute path of the module executable on the machine'));
@@ -146,25 +152,44 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions):
     if (mod.version !== undefined) {
       issues.push(warningIssue('ignored-field', childPath(path, 'version'), 'version is ignored for local modules', 'remove it'));
     }
-    if (mod.module_id !== undefined) issues.push(...checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
+    if (breaksNamingConvention(mod)) issues.push(...checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
   }
   for (const [key, value] of Object.entries(mod.env ?? {})) {
-    const envPath = childPath(childPath(path, 'env'), key);
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
-      issues.push(warningIssue('env-name', envPath, `environment variable name ${JSON.stringify(key)} is unusual`, 'use letters, digits and "_", not starting with a digit'));
+    if (!ENV_NAME.test(key)) {
+      issues.push(warningIssue('env-name', envPathOf(path, key), `environment variable name ${JSON.stringify(key)} is unusual`, 'use letters, digits and "_", not starting with a digit'));
     }
     if (key === RESOURCE_CONFIGURATION_TIMEOUT_ENV || key === MODULE_STARTUP_TIMEOUT_ENV) {
       if (!value.match(PLACEHOLDER_PATTERN)) {
         const def = key === MODULE_STARTUP_TIMEOUT_ENV ? DEFAULT_MODULE_STARTUP_TIMEOUT_MS : DEFAULT_RESOURCE_CONFIGURATION_TIMEOUT_MS;
         const t = timeoutFromEnv({ [key]: value }, key, def);
-        if (t.warning) issues.push(warningIssue('duration', envPath, t.warning, 'write a Go duration such as 1m0s, 7m15s or 300ms'));
+        if (t.warning) issues.push(warningIssue('duration', envPathOf(path, key), t.warning, 'write a Go duration such as 1m0s, 7m15s or 300ms'));
       }
     }
   }
-  for (const p of [...findPlaceholders(mod.env ?? {}, childPath(path, 'env')), ...findPlaceholders(mod.executable_path ?? '', childPath(path, 'executable_path'))]) {
-    if (!p.valid) issues.push(invalidPlaceholder(p.path, p.text));
+  if (mayHoldPlaceholder(mod.env) || mayHoldPlaceholder(mod.executable_path)) {
+    for (const p of [...findPlaceholders(mod.env ?? {}, childPath(path, 'env')), ...findPlaceholders(mod.executable_path ?? '', childPath(path, 'executable_path'))]) {
+      if (!p.valid) issues.push(invalidPlaceholder(p.path, p.text));
+    }
   }
   return issues;
+}
+
+/** The path of an entry of a module's env. */
+function envPathOf(modulePath: string, key: string): string {
+  return childPath(childPath(modulePath, 'env'), key);
+}
+
+/** The path of an entry of a resource's depends_on. */
+function dependencyPath(resourcePath: string, index: number): string {
+  return `${childPath(resourcePath, 'depends_on')}[${index}]`;
+}
+
+/** Environment variable names that raise no warning. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Whether checkModuleNamingConvention can have anything to say (it needs a module id whose conventional name differs). */
+function breaksNamingConvention(mod: ModuleConfig): boolean {
+  return mod.module_id !== undefined && conventionalModuleName(mod.module_id) !== mod.name;
 }
 
 function invalidPlaceholder(path: string, text: string): Issue {
@@ -185,8 +210,8 @@ function knownModules(raw: unknown[] | undefined, listBroken: boolean): KnownMod
   const ids = new Map<string, string | undefined>();
   let lenient = false;
   for (const item of raw ?? []) {
-    const id = valueAt(item, ['module_id']);
-    const type = valueAt(item, ['type']);
+    const id = fieldOf(item, 'module_id');
+    const type = fieldOf(item, 'type');
     const t = type === 'registry' || type === 'local' ? type : undefined;
     if (typeof id === 'string') {
       if (!ids.has(id)) ids.set(id, t);
@@ -198,19 +223,21 @@ function knownModules(raw: unknown[] | undefined, listBroken: boolean): KnownMod
 function checkResource(res: ModularResource, path: string, modules: KnownModules): Issue[] {
   const issues: Issue[] = [];
   issues.push(...checkResourceName(res.name, childPath(path, 'name')));
-  if (!parseApiTriplet(res.api)) {
+  if (!isApiTriplet(res.api)) {
     issues.push(
       errorIssue('api-triplet', childPath(path, 'api'), `invalid API ${JSON.stringify(res.api)} of resource "${res.name}"`, 'use <namespace>:<component|service>:<api-name>, e.g. rdk:component:sensor'),
     );
   }
-  const model = parseModelTriplet(res.model);
-  if (!model) {
+  if (!isModelTriplet(res.model)) {
     issues.push(
       errorIssue('model-triplet', childPath(path, 'model'), `invalid model ${JSON.stringify(res.model)} of resource "${res.name}"`, 'use <namespace>:<module-name>:<model-name>, e.g. acme:sensors:hc-sr04'),
     );
-  } else if (!isBuiltinModel(res.model) && !modules.unknown) {
-    const moduleId = `${model.namespace}:${model.moduleName}`;
-    if (!modules.ids.has(moduleId)) {
+  } else if (!modules.unknown) {
+    // A well-formed triplet: its module id is what comes before the last ":".
+    const moduleId = res.model.slice(0, res.model.lastIndexOf(':'));
+    if (moduleId === BUILTIN_MODULE_ID) {
+      // Built-in models come from no module.
+    } else if (!modules.ids.has(moduleId)) {
       const known = [...modules.ids.keys()];
       const message = `model ${JSON.stringify(res.model)} of resource "${res.name}" needs a module with module_id "${moduleId}"; configured module ids: ${known.length > 0 ? known.join(', ') : '(none)'}`;
       const hint = `add a module with "module_id": "${moduleId}", or change the model to one of a configured module`;
@@ -223,8 +250,10 @@ function checkResource(res: ModularResource, path: string, modules: KnownModules
       issues.push(errorIssue('model-triplet', childPath(path, 'model'), `registry models are lowercase; "${res.model}" cannot come from module "${moduleId}"`, `write it as "${res.model.toLowerCase()}"`));
     }
   }
-  for (const p of findPlaceholders(res.attributes ?? {}, childPath(path, 'attributes'))) {
-    if (!p.valid) issues.push(invalidPlaceholder(p.path, p.text));
+  if (mayHoldPlaceholder(res.attributes)) {
+    for (const p of findPlaceholders(res.attributes ?? {}, childPath(path, 'attributes'))) {
+      if (!p.valid) issues.push(invalidPlaceholder(p.path, p.text));
+    }
   }
   return issues;
 }
@@ -273,31 +302,34 @@ function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): Issue[] 
 function checkDependencies(resources: readonly LocatedResource[], knownNames: ReadonlySet<string> | undefined): Issue[] {
   const issues: Issue[] = [];
   const byName = new Map<string, number[]>();
-  resources.forEach((r, i) => byName.set(r.value.name, [...(byName.get(r.value.name) ?? []), i]));
-  const edges = new Map<number, number[]>();
   resources.forEach((r, i) => {
+    const same = byName.get(r.value.name);
+    if (same) same.push(i);
+    else byName.set(r.value.name, [i]);
+  });
+  const edges: number[][] = [];
+  for (const r of resources) {
     const out: number[] = [];
     (r.value.depends_on ?? []).forEach((dep, j) => {
-      const path = `${childPath(r.path, 'depends_on')}[${j}]`;
       const targets = byName.get(dep) ?? [];
-      const apis = new Set(targets.map((t) => resources[t]?.value.api));
       if (dep === r.value.name) {
-        issues.push(errorIssue('depends-on-self', path, `resource "${r.value.name}" depends on itself`, 'remove it from its own depends_on'));
+        issues.push(errorIssue('depends-on-self', dependencyPath(r.path, j), `resource "${r.value.name}" depends on itself`, 'remove it from its own depends_on'));
       } else if (targets.length === 0 && (knownNames === undefined || knownNames.has(dep))) {
         // The target is configured but malformed (or may be): its own errors are reported already.
       } else if (targets.length === 0) {
         const names = [...byName.keys()].filter((n) => n !== r.value.name);
         issues.push(
-          errorIssue('depends-on-missing', path, `resource "${r.value.name}" depends on "${dep}", which is not configured`, names.length > 0 ? `depends_on names a resource of this machine: ${names.join(', ')}` : 'configure that resource or remove the dependency'),
+          errorIssue('depends-on-missing', dependencyPath(r.path, j), `resource "${r.value.name}" depends on "${dep}", which is not configured`, names.length > 0 ? `depends_on names a resource of this machine: ${names.join(', ')}` : 'configure that resource or remove the dependency'),
         );
-      } else if (apis.size > 1) {
+      } else if (targets.length > 1 && new Set(targets.map((t) => resources[t]?.value.api)).size > 1) {
         const where = targets.map((t) => `${resources[t]?.value.api} (${resources[t]?.path})`).join(', ');
-        issues.push(errorIssue('depends-on-ambiguous', path, `dependency "${dep}" of resource "${r.value.name}" is ambiguous: ${where}`, 'give the resources distinct names'));
+        issues.push(errorIssue('depends-on-ambiguous', dependencyPath(r.path, j), `dependency "${dep}" of resource "${r.value.name}" is ambiguous: ${where}`, 'give the resources distinct names'));
       } else if (!out.includes(targets[0] as number)) out.push(targets[0] as number);
     });
-    edges.set(i, out);
-  });
-  for (const cycle of findCycles([...resources.keys()], (n) => edges.get(n) ?? [])) {
+    edges.push(out);
+  }
+  if (isAcyclic(edges)) return issues;
+  for (const cycle of findCycles([...resources.keys()], (n) => edges[n] ?? [])) {
     const names = [...cycle, cycle[0] as number].map((n) => resources[n]?.value.name ?? '?');
     const head = resources[cycle[0] as number];
     issues.push(
@@ -305,6 +337,44 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
     );
   }
   return issues;
+}
+
+/**
+ * Whether a graph of nodes 0..n-1 (edges[i]: the nodes i depends on, each below n) has no
+ * cycle, so findCycles would find none: a depth-first walk without allocations per node.
+ */
+function isAcyclic(edges: readonly (readonly number[])[]): boolean {
+  // 0: not seen, 1: on the walk's path, 2: done.
+  const state = new Uint8Array(edges.length);
+  const nodeStack: number[] = [];
+  const edgeStack: number[] = [];
+  for (let root = 0; root < edges.length; root++) {
+    if (state[root] !== 0) continue;
+    state[root] = 1;
+    nodeStack.push(root);
+    edgeStack.push(0);
+    while (nodeStack.length > 0) {
+      const top = nodeStack.length - 1;
+      const node = nodeStack[top] as number;
+      const out = edges[node] as readonly number[];
+      const e = edgeStack[top] as number;
+      if (e === out.length) {
+        state[node] = 2;
+        nodeStack.pop();
+        edgeStack.pop();
+        continue;
+      }
+      edgeStack[top] = e + 1;
+      const next = out[e] as number;
+      if (state[next] === 1) return false;
+      if (state[next] === 0) {
+        state[next] = 1;
+        nodeStack.push(next);
+        edgeStack.push(0);
+      }
+    }
+  }
+  return true;
 }
 
 /**
@@ -341,9 +411,10 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
   (rawModules ?? []).forEach((item, i) => {
     const path = `modules[${i}]`;
     // env is checked from the config's own keys (zod leaves out keys such as "__proto__").
-    const rawEnv = valueAt(item, ['env']);
+    const rawEnv = fieldOf(item, 'env');
     const envIsRecord = rawEnv !== null && typeof rawEnv === 'object' && !Array.isArray(rawEnv);
-    const r = ModuleConfigSchema.safeParse(envIsRecord ? withoutKey(item, 'env') : item);
+    const plain = rawEnv === undefined || envIsRecord ? plainModuleEntry(item) : undefined;
+    const r = plain !== undefined ? { success: true as const, data: plain } : ModuleConfigSchema.safeParse(envIsRecord ? withoutKey(item, 'env') : item);
     const env = envIsRecord ? Object.entries(rawEnv) : [];
     for (const [key, v] of env) {
       if (typeof v !== 'string') issues.push(errorIssue('type', childPath(childPath(path, 'env'), key), `expected string, found ${describeType(v)}`, `make "${key}" a string`));
@@ -357,12 +428,13 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
   for (const list of RESOURCE_LISTS) {
     (listOk(list) ?? []).forEach((item, i) => {
       const path = `${list}[${i}]`;
-      const r = ModularResourceSchema.safeParse(item);
-      const attributes = valueAt(item, ['attributes']) as Record<string, unknown> | undefined;
+      const plain = plainResourceEntry(item);
+      const r = plain !== undefined ? { success: true as const, data: plain } : ModularResourceSchema.safeParse(item);
+      const attributes = fieldOf(item, 'attributes') as Record<string, unknown> | undefined;
       if (r.success) resources.push({ value: attributes === undefined ? r.data : { ...r.data, attributes }, path, list });
       else {
         issues.push(...schemaIssues(r.error, item, path));
-        const name = valueAt(item, ['name']);
+        const name = fieldOf(item, 'name');
         if (typeof name === 'string') brokenNames.add(name);
         else namesUnknown = true;
       }

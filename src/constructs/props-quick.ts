@@ -1,0 +1,114 @@
+import type { z } from 'zod';
+
+/** A test that says a value passes a schema; false says nothing (the schema decides). */
+type Accepts = (value: unknown) => boolean;
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * An object zod takes as a record as is: an object literal without a `constructor` key of
+ * its own (zod looks at the constructor to tell plain objects) and without symbol keys.
+ */
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    !hasOwn.call(value, 'constructor') &&
+    Object.getOwnPropertySymbols(value).length === 0
+  );
+}
+
+/**
+ * The test of a schema built from the kinds of schema props use (strings without checks,
+ * optional, records of strings, arrays, unions, custom predicates); undefined for any
+ * other kind, which only zod may judge.
+ */
+function acceptsOf(schema: z.core.$ZodType): Accepts | undefined {
+  const def = schema._zod.def;
+  // Refinements (min, max, refine, ...) are zod's to apply.
+  if (def.checks?.length) return undefined;
+  switch (def.type) {
+    case 'string':
+      return (v) => typeof v === 'string';
+    case 'optional': {
+      const inner = acceptsOf((def as z.core.$ZodOptionalDef).innerType);
+      return inner && ((v) => v === undefined || inner(v));
+    }
+    case 'record': {
+      const { keyType, valueType } = def as z.core.$ZodRecordDef;
+      const value = acceptsOf(valueType);
+      if (keyType._zod.def.type !== 'string' || keyType._zod.def.checks?.length || !value) return undefined;
+      return (v) => {
+        if (!isPlainRecord(v)) return false;
+        for (const key in v) if (!value(v[key])) return false;
+        return true;
+      };
+    }
+    case 'array': {
+      const element = acceptsOf((def as z.core.$ZodArrayDef).element);
+      if (!element) return undefined;
+      return (v) => {
+        if (!Array.isArray(v)) return false;
+        for (let i = 0; i < v.length; i++) if (!element(v[i])) return false;
+        return true;
+      };
+    }
+    case 'union': {
+      const options = (def as z.core.$ZodUnionDef).options.map(acceptsOf);
+      if (options.some((o) => o === undefined)) return undefined;
+      return (v) => options.some((o) => (o as Accepts)(v));
+    }
+    case 'custom': {
+      const { fn } = def as z.core.$ZodCustomDef;
+      return (v) => {
+        const verdict = fn(v);
+        return !(verdict instanceof Promise) && Boolean(verdict);
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The test of a strict object schema of props: an object (not an array) with no key the
+ * schema does not name, each value passing its key's test. Undefined when some key's
+ * schema is of a kind only zod may judge.
+ */
+function acceptsProps(schema: z.ZodObject): Accepts | undefined {
+  const def = schema._zod.def;
+  if (def.catchall?._zod.def.type !== 'never') return undefined;
+  const keys = Object.keys(def.shape);
+  const tests: Accepts[] = [];
+  for (const key of keys) {
+    const test = acceptsOf(def.shape[key] as z.core.$ZodType);
+    if (!test) return undefined;
+    tests.push(test);
+  }
+  const known = new Set(keys);
+  return (props) => {
+    if (props === null || typeof props !== 'object' || Array.isArray(props)) return false;
+    // zod names unknown keys by the same enumeration.
+    for (const key in props) if (!known.has(key)) return false;
+    const record = props as Record<string, unknown>;
+    for (let i = 0; i < keys.length; i++) if (!(tests[i] as Accepts)(record[keys[i] as string])) return false;
+    return true;
+  };
+}
+
+const compiled = new WeakMap<z.ZodObject, Accepts | null>();
+
+/**
+ * Whether props certainly pass a construct's strict props schema, without running zod: a
+ * construct is declared by the hundred thousand, nearly always with right props. False
+ * says nothing: zod then decides and explains.
+ */
+export function quicklyAccepted(schema: z.ZodObject, props: unknown): boolean {
+  let accepts = compiled.get(schema);
+  if (accepts === undefined) {
+    accepts = acceptsProps(schema) ?? null;
+    compiled.set(schema, accepts);
+  }
+  return accepts !== null && accepts(props);
+}
