@@ -81,23 +81,27 @@ export class AdaptiveReadLimit {
   async measure<T>(read: () => Promise<T>, classify: (err: unknown) => ReadOutcome): Promise<T> {
     const started = this.now();
     const ownDelayBefore = this.ownDelayMs();
-    const latency = () => Math.max(0, this.now() - started - (this.ownDelayMs() - ownDelayBefore));
+    const finish = (outcome: ReadOutcome) => this.record(this.now() - started, outcome, this.ownDelayMs() - ownDelayBefore);
     this.inFlight++;
     this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
     try {
       const value = await read();
-      this.record(latency(), 'ok');
+      finish('ok');
       return value;
     } catch (err) {
-      this.record(latency(), classify(err));
+      finish(classify(err));
       throw err;
     } finally {
       this.inFlight--;
     }
   }
 
-  /** Takes one read's latency and outcome into account. */
-  record(latencyMs: number, outcome: ReadOutcome): void {
+  /**
+   * Takes one read's latency and outcome into account; `ownDelayMs` is the part of the
+   * latency this process's loop was held up, which does not make a read slow (the
+   * fastest read seen, the yardstick, is taken as measured).
+   */
+  record(latencyMs: number, outcome: ReadOutcome, ownDelayMs = 0): void {
     this.reads++;
     if (outcome === 'overload') {
       this.overloads++;
@@ -109,7 +113,7 @@ export class AdaptiveReadLimit {
     this.okReads++;
     this.okLatencyMs += latencyMs;
     this.minLatencyMs = Math.min(this.minLatencyMs, latencyMs);
-    if (latencyMs > this.minLatencyMs * this.tolerance) {
+    if (latencyMs - ownDelayMs > this.minLatencyMs * this.tolerance) {
       // Several slow reads in one round trip: the service is queueing, back off a little.
       this.queueing++;
       if (this.queueing >= Math.max(2, this.current / 4)) {
