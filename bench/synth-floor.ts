@@ -1,0 +1,74 @@
+/**
+ * What cdktf alone costs to synthesize a tree the size of the benchmark fleet: one plain
+ * resource per machine, its attributes computed before synthesis (those fleetform's
+ * `Machine` writes), with 15 empty constructs under it where the machine has its 5 modules
+ * and 10 modular resources. No fleetform code runs during the timed synthesis: its time
+ * and memory are the floor under `synth_s` and `synth_peak_mb`.
+ * Usage: synth-floor.ts SIZE [--runs N] [--no-children]; prints one JSON line
+ * `{ size, children, seconds: number[], peak_rss_mb }` (the peak includes the attributes
+ * read back, about what the machines' own JSON takes).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { App, TerraformResource, TerraformStack } from 'cdktf';
+import { Construct } from 'constructs';
+import { FLEET_STACK } from './fleet';
+import { synthInChild } from './session';
+import { runMain, timed } from './stats';
+
+const PARTS_PER_MACHINE = 15;
+
+class PlainMachine extends TerraformResource {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly attributes: Record<string, unknown>,
+  ) {
+    super(scope, id, { terraformResourceType: 'fleetform_machine' });
+  }
+
+  protected override synthesizeAttributes(): Record<string, unknown> {
+    return this.attributes;
+  }
+}
+
+/** The machines' attributes as fleetform synthesizes them, read back from a synth in a child process. */
+function fleetAttributes(size: number): Record<string, Record<string, unknown>> {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-synth-floor-'));
+  try {
+    synthInChild(out, size, 0);
+    const doc = JSON.parse(fs.readFileSync(path.join(out, 'stacks', FLEET_STACK, 'cdk.tf.json'), 'utf8')) as { resource: { fleetform_machine: Record<string, Record<string, unknown>> } };
+    return doc.resource.fleetform_machine;
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const size = Number(process.argv[2] ?? 10000);
+  const i = process.argv.indexOf('--runs');
+  const runs = i > 0 ? Number(process.argv[i + 1]) : 1;
+  const children = !process.argv.includes('--no-children');
+  const machines = Object.entries(fleetAttributes(size));
+  const seconds: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-synth-floor-'));
+    // Timed as synth_s is: building the app and synthesizing it.
+    seconds.push(
+      await timed(() => {
+        const app = new App({ outdir });
+        const stack = new TerraformStack(app, FLEET_STACK);
+        for (const [id, { '//': _metadata, ...attributes }] of machines) {
+          const machine = new PlainMachine(stack, id, attributes);
+          if (children) for (let p = 0; p < PARTS_PER_MACHINE; p++) new Construct(machine, `part-${p}`);
+        }
+        app.synth();
+      }),
+    );
+    fs.rmSync(outdir, { recursive: true, force: true });
+  }
+  process.stdout.write(`${JSON.stringify({ size, children, seconds, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
+}
+
+runMain(main);
