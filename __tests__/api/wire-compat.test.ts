@@ -9,6 +9,7 @@ import * as http from 'node:http';
 import * as http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { createServiceClient, type ServiceClient } from '../../src/api/client';
+import { GetRobotPartReply } from '../../src/api/get-robot-part-reply';
 import * as own from '../../src/api/own-messages';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { ModelFramework, ModelType, TrainingStatus } from '../../src/domain/training';
@@ -327,5 +328,24 @@ describe('our client reads what the official messages encode', () => {
       configJson: '{}',
     });
     expect(Buffer.from(mine.toBinary()).equals(Buffer.from(official.toBinary()))).toBe(true);
+  });
+
+  test('an empty config is written present, as the official empty Struct is', () => {
+    const official = new sdk.appApi.GetRobotPartResponse({ part: new sdk.appApi.RobotPart({ id: 'p1', robotConfig: sdk.Struct.fromJson({}) }), configJson: '{}' });
+    const mine = new own.GetRobotPartResponseWithEncodedConfig({ part: { id: 'p1', robotConfig: new Uint8Array(0) }, configJson: '{}' });
+    expect(Buffer.from(mine.toBinary()).equals(Buffer.from(official.toBinary()))).toBe(true);
+    expect(GetRobotPartReply.fromBinary(official.toBinary()).part?.robotConfig).toEqual(new Uint8Array(0));
+  });
+
+  test('in JSON the reply reads and writes the official form, robot_config as an object', () => {
+    const official = new sdk.appApi.GetRobotPartResponse({ part: partOf(config), configJson: JSON.stringify(config) });
+    for (const useProtoFieldName of [false, true]) {
+      const json = official.toJson({ useProtoFieldName });
+      const reply = GetRobotPartReply.fromJson(json);
+      expect(reply).toBeInstanceOf(GetRobotPartReply);
+      expect(sdk.Struct.fromBinary(reply.part?.robotConfig ?? new Uint8Array()).toJson()).toEqual(config);
+      expect(reply.toJson({ useProtoFieldName })).toEqual(json);
+      expect(JSON.parse(GetRobotPartReply.fromJsonString(official.toJsonString()).toJsonString())).toEqual(official.toJson());
+    }
   });
 });

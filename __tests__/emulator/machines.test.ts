@@ -19,7 +19,7 @@ beforeAll(async () => {
 
 const struct = (json: JsonObject) => services.sdk.Struct.fromJson(json);
 /** The config GetRobotPart sends as an encoded Struct (the client's descriptor leaves it encoded). */
-const structOf = (part: { robotConfig: Uint8Array } | undefined) => (part ? services.sdk.Struct.fromBinary(part.robotConfig).toJson() : undefined);
+const structOf = (part: { robotConfig?: Uint8Array } | undefined) => (part?.robotConfig ? services.sdk.Struct.fromBinary(part.robotConfig).toJson() : undefined);
 
 const validConfig: JsonObject = {
   components: [

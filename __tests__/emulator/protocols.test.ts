@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as http2 from 'node:http2';
 import { loadServices } from '../../src/api/services';
 import { useEmulator } from './fixture';
-import { clientOf, type Protocol } from './helpers';
+import { clientOf, newMachine, type Protocol } from './helpers';
 
 const fx = useEmulator();
 
@@ -38,6 +38,34 @@ test('Connect JSON works with plain fetch (curl-style)', async () => {
   expect(res.status).toBe(200);
   const body = (await res.json()) as { locations: { id: string }[] };
   expect(body.locations.map((l) => l.id)).toEqual([fx.emulator.credentials.locationId]);
+});
+
+test('Connect JSON: GetRobotPart writes robot_config as the config object, as the service does', async () => {
+  const { app, sdk } = await loadServices();
+  const client = await clientOf(fx.emulator, app);
+  const { robotId, partId, partName } = await newMachine(client, fx.emulator.credentials.locationId, 'json-part');
+  const config = { components: [{ name: 'cam', api: 'rdk:component:camera', model: 'rdk:builtin:fake', attributes: { fps: 30, tags: ['a'] } }] };
+  await client.updateRobotPart({ id: partId, name: partName, robotConfig: sdk.Struct.fromJson(config) });
+  const auth = await fetch(`${fx.emulator.url}/proto.rpc.v1.AuthService/Authenticate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ entity: fx.emulator.credentials.apiKeyId, credentials: { type: 'api-key', payload: fx.emulator.credentials.apiKey } }),
+  });
+  const { accessToken } = (await auth.json()) as { accessToken: string };
+  const read = (id: string) =>
+    fetch(`${fx.emulator.url}/viam.app.v1.AppService/GetRobotPart`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+      body: JSON.stringify({ id }),
+    });
+  const res = await read(partId);
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { part: { id: string; robot: string; robotConfig: unknown }; configJson: string };
+  expect(body.part).toMatchObject({ id: partId, robot: robotId, robotConfig: config });
+  expect(JSON.parse(body.configJson)).toEqual(config);
+  // A new part's empty config is an empty object, present.
+  const fresh = await newMachine(client, fx.emulator.credentials.locationId, 'json-part-new');
+  expect(((await (await read(fresh.partId)).json()) as { part: { robotConfig: unknown } }).part.robotConfig).toEqual({});
 });
 
 test('Connect JSON error carries the code name', async () => {

@@ -5,6 +5,7 @@
  */
 import { MethodKind } from '@bufbuild/protobuf';
 import { loadSdk, type Sdk } from './sdk';
+import { GetRobotPartReply } from './get-robot-part-reply';
 import * as own from './own-messages';
 
 const unary = MethodKind.Unary;
@@ -100,7 +101,7 @@ export interface MLTrainingServiceType {
 type GetRobotPartMethod = {
   readonly name: 'GetRobotPart';
   readonly I: Sdk['appApi']['GetRobotPartRequest'];
-  readonly O: typeof own.GetRobotPartResponseWithEncodedConfig;
+  readonly O: typeof GetRobotPartReply;
   readonly kind: MethodKind.Unary;
 };
 
@@ -117,7 +118,7 @@ function appService(sdk: Sdk): AppServiceType {
   const getRobotPart: GetRobotPartMethod = {
     name: 'GetRobotPart',
     I: sdk.appApi.GetRobotPartRequest,
-    O: own.GetRobotPartResponseWithEncodedConfig,
+    O: GetRobotPartReply,
     kind: unary,
   };
   return { typeName: 'viam.app.v1.AppService', methods: { ...unaryMethods(sdk.appApi, APP_METHODS), getRobotPart } };

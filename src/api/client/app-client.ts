@@ -89,7 +89,7 @@ export function createAppClient(call: Invoker<AppServiceType>, sdk: Pick<Sdk, 'S
       if (res.part === undefined) throw missing('GetRobotPart', 'part');
       // The config comes twice: parsed from config_json, the Struct decoded only without it.
       const { robotConfig, ...part } = res.part;
-      return machinePartOf({ ...part, robotConfig: res.configJson ? undefined : sdk.Struct.fromBinary(robotConfig) }, res.configJson);
+      return machinePartOf({ ...part, robotConfig: res.configJson || robotConfig === undefined ? undefined : sdk.Struct.fromBinary(robotConfig) }, res.configJson);
     },
 
     async updateMachinePart(partId, name, config, lastKnownUpdate) {

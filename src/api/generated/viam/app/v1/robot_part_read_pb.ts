@@ -37,11 +37,12 @@ export class RobotPartWithEncodedConfig extends Message<RobotPartWithEncodedConf
   robot = "";
 
   /**
-   * An encoded google.protobuf.Struct.
+   * An encoded google.protobuf.Struct; present (even empty) whenever the part has a
+   * config, as the message field it stands for.
    *
-   * @generated from field: bytes robot_config = 5;
+   * @generated from field: optional bytes robot_config = 5;
    */
-  robotConfig = new Uint8Array(0);
+  robotConfig?: Uint8Array;
 
   /**
    * @generated from field: google.protobuf.Timestamp last_access = 6;
@@ -95,7 +96,7 @@ export class RobotPartWithEncodedConfig extends Message<RobotPartWithEncodedConf
     { no: 2, name: "name", kind: "scalar", T: 9 /* ScalarType.STRING */ },
     { no: 3, name: "secret", kind: "scalar", T: 9 /* ScalarType.STRING */ },
     { no: 4, name: "robot", kind: "scalar", T: 9 /* ScalarType.STRING */ },
-    { no: 5, name: "robot_config", kind: "scalar", T: 12 /* ScalarType.BYTES */ },
+    { no: 5, name: "robot_config", kind: "scalar", T: 12 /* ScalarType.BYTES */, opt: true },
     { no: 6, name: "last_access", kind: "message", T: Timestamp },
     { no: 8, name: "main_part", kind: "scalar", T: 8 /* ScalarType.BOOL */ },
     { no: 9, name: "fqdn", kind: "scalar", T: 9 /* ScalarType.STRING */ },
