@@ -2,6 +2,7 @@ import { TerraformStack, Token } from 'cdktf';
 import type { IConstruct } from 'constructs';
 import { checkCustomTrainingJobParams, checkTrainingJobParams, type Issue } from '../domain';
 import { childPath } from '../domain/json-path';
+import { someStringIncludes } from '../domain/strings-within';
 import { validateMachineConfig } from '../domain/validate';
 import type { AppReport } from './app-hook';
 import type { CustomTrainingJob } from './custom-training-job';
@@ -149,25 +150,6 @@ function tokenPaths(value: unknown, path: string, into: string[]): string[] {
   return into;
 }
 
-/**
- * Whether some string in a machine config (at any depth, keys aside) holds a string token:
- * a quick test before the walk that finds their paths (iterative: attributes may nest deep).
- */
-function mayHoldTokens(config: unknown): boolean {
-  const pending: unknown[] = [config];
-  while (pending.length > 0) {
-    const value = pending.pop();
-    if (typeof value === 'string') {
-      if (value.includes(STRING_TOKEN_MARK)) return true;
-    } else if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) pending.push(value[i]);
-    } else if (value !== null && typeof value === 'object') {
-      for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) pending.push((value as Record<string, unknown>)[key]);
-    }
-  }
-  return false;
-}
-
 /** Adds issues found at wire paths of a machine config to the construct behind each entry. */
 class EntryAttribution {
   private byPath: Map<string, ConfigEntrySource> | undefined;
@@ -195,7 +177,7 @@ const NO_PATHS: ReadonlySet<string> = new Set();
 function checkMachine(machine: Machine, sink: IssueSink): void {
   const { config, sources } = assembleMachine(machine);
   const attribution = new EntryAttribution(machine, sources, sink);
-  const tokens = mayHoldTokens(config) ? new Set(tokenPaths(config, '', [])) : NO_PATHS;
+  const tokens = someStringIncludes(config, STRING_TOKEN_MARK) ? new Set(tokenPaths(config, '', [])) : NO_PATHS;
   for (const path of tokens) {
     attribution.add(path, {
       severity: 'error',

@@ -98,23 +98,15 @@ export class ModularResource extends Construct {
 
   /** This resource's entry of the machine config. */
   toConfig(): ModularResourceConfig {
-    return {
-      name: this.name,
-      api: this.api,
-      model: this.model,
-      attributes: { ...this.attributes },
-      depends_on: this.dependsOnNames,
-    };
+    return configEntry(this, { ...this.attributes });
   }
+}
+
+function configEntry(resource: ModularResource, attributes: JsonObject): ModularResourceConfig {
+  return { name: resource.name, api: resource.api, model: resource.model, attributes, depends_on: resource.dependsOnNames };
 }
 
 markKindOfClass(ModularResource, 'modular-resource');
 
 // What toConfig returns, sharing the attributes: the machine config only reads them.
-sharesConfigEntries<ModularResource, ModularResourceConfig>(ModularResource.prototype.toConfig, (resource) => ({
-  name: resource.name,
-  api: resource.api,
-  model: resource.model,
-  attributes: resource.attributes,
-  depends_on: resource.dependsOnNames,
-}));
+sharesConfigEntries<ModularResource, ModularResourceConfig>(ModularResource.prototype.toConfig, (resource) => configEntry(resource, resource.attributes));

@@ -1,23 +1,8 @@
 import type { z } from 'zod';
+import { isPlainRecord } from '../domain/plain-entries';
 
 /** A test that says a value passes a schema; false says nothing (the schema decides). */
 type Accepts = (value: unknown) => boolean;
-
-const hasOwn = Object.prototype.hasOwnProperty;
-
-/**
- * An object zod takes as a record as is: an object literal without a `constructor` key of
- * its own (zod looks at the constructor to tell plain objects) and without symbol keys.
- */
-function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  return (
-    value !== null &&
-    typeof value === 'object' &&
-    Object.getPrototypeOf(value) === Object.prototype &&
-    !hasOwn.call(value, 'constructor') &&
-    Object.getOwnPropertySymbols(value).length === 0
-  );
-}
 
 /**
  * The test of a schema built from the kinds of schema props use (strings without checks,

@@ -1,4 +1,5 @@
 import { childPath } from './issue';
+import { someStringIncludes } from './strings-within';
 
 /**
  * Placeholders `${...}`. The only valid key is `environment.NAME`, read from
@@ -37,16 +38,7 @@ function refsInString(s: string, path: string): PlaceholderRef[] {
  * aside) contains `${`. When not, findPlaceholders finds none; a quick test before it.
  */
 export function mayHoldPlaceholder(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('${');
-  if (value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (mayHoldPlaceholder(value[i])) return true;
-    return false;
-  }
-  for (const key in value) {
-    if (Object.prototype.hasOwnProperty.call(value, key) && mayHoldPlaceholder((value as Record<string, unknown>)[key])) return true;
-  }
-  return false;
+  return someStringIncludes(value, '${');
 }
 
 /** Every placeholder in a JSON value (strings at any depth of objects and arrays), with the path of its string. */

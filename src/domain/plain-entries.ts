@@ -20,7 +20,7 @@ function isObjectLiteral(v: unknown): v is Record<string, unknown> {
  * An object literal zod takes as a record with string keys: no `constructor` key of its
  * own (zod looks at the constructor to tell plain objects) and no symbol keys.
  */
-function isPlainRecord(v: unknown): boolean {
+export function isPlainRecord(v: unknown): v is Record<string, unknown> {
   return isObjectLiteral(v) && !hasOwn.call(v, 'constructor') && Object.getOwnPropertySymbols(v).length === 0;
 }
 

@@ -9,7 +9,7 @@ import {
   type ModuleConfig,
 } from './config';
 import { MODULE_STARTUP_TIMEOUT_ENV, RESOURCE_CONFIGURATION_TIMEOUT_ENV, timeoutFromEnv, DEFAULT_MODULE_STARTUP_TIMEOUT_MS, DEFAULT_RESOURCE_CONFIGURATION_TIMEOUT_MS } from './duration';
-import { findCycles } from './cycles';
+import { findCycles, isAcyclic } from './cycles';
 import { FleetformError } from './errors';
 import { childPath, errorIssue, formatIssue, joinPath, toValidationResult, warningIssue, type Issue, type ValidationResult } from './issue';
 import { checkModuleName, checkModuleNamingConvention, checkResourceName, conventionalModuleName } from './names';
@@ -337,44 +337,6 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
     );
   }
   return issues;
-}
-
-/**
- * Whether a graph of nodes 0..n-1 (edges[i]: the nodes i depends on, each below n) has no
- * cycle, so findCycles would find none: a depth-first walk without allocations per node.
- */
-function isAcyclic(edges: readonly (readonly number[])[]): boolean {
-  // 0: not seen, 1: on the walk's path, 2: done.
-  const state = new Uint8Array(edges.length);
-  const nodeStack: number[] = [];
-  const edgeStack: number[] = [];
-  for (let root = 0; root < edges.length; root++) {
-    if (state[root] !== 0) continue;
-    state[root] = 1;
-    nodeStack.push(root);
-    edgeStack.push(0);
-    while (nodeStack.length > 0) {
-      const top = nodeStack.length - 1;
-      const node = nodeStack[top] as number;
-      const out = edges[node] as readonly number[];
-      const e = edgeStack[top] as number;
-      if (e === out.length) {
-        state[node] = 2;
-        nodeStack.pop();
-        edgeStack.pop();
-        continue;
-      }
-      edgeStack[top] = e + 1;
-      const next = out[e] as number;
-      if (state[next] === 1) return false;
-      if (state[next] === 0) {
-        state[next] = 1;
-        nodeStack.push(next);
-        edgeStack.push(0);
-      }
-    }
-  }
-  return true;
 }
 
 /**
