@@ -10,6 +10,7 @@
 import type { Interceptor, Transport } from '@connectrpc/connect';
 import { createTransport as createGrpcWebProtocolTransport } from '@connectrpc/connect/protocol-grpc-web';
 import { compressionGzip, createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import { createGrpcWebUnaryTransport } from './grpc-web-unary';
 import { createUndiciHttpClient } from './undici-http-client';
 
 /** Wire protocol of the client. */
@@ -71,7 +72,7 @@ export function createClientTransport(o: ClientTransportOptions): ClientTranspor
     };
   }
   const http = createUndiciHttpClient(o.baseUrl, { connections: o.maxConnections });
-  const transport = createGrpcWebProtocolTransport({
+  const streaming = createGrpcWebProtocolTransport({
     httpClient: http.httpClient,
     baseUrl: o.baseUrl,
     useBinaryFormat: true,
@@ -81,6 +82,14 @@ export function createClientTransport(o: ClientTransportOptions): ClientTranspor
     compressMinBytes: 1024,
     readMaxBytes: MAX_BYTES,
     writeMaxBytes: MAX_BYTES,
+    defaultTimeoutMs: o.defaultTimeoutMs,
+  });
+  const transport = createGrpcWebUnaryTransport({
+    baseUrl: o.baseUrl,
+    exchange: http.exchange,
+    streaming,
+    interceptors: o.interceptors,
+    acceptCompression,
     defaultTimeoutMs: o.defaultTimeoutMs,
   });
   return { transport, connections: () => http.stats().connected, close: () => http.close() };

@@ -14,9 +14,21 @@ export interface UndiciHttpClientOptions {
   readonly connections: number;
 }
 
+/** A whole HTTP answer: status, headers and the body in one buffer. */
+export interface WholeAnswer {
+  readonly status: number;
+  readonly header: Headers;
+  readonly body: Uint8Array;
+}
+
+/** POSTs `body` to `url` and reads the whole answer; failures to talk to the server are ConnectErrors as in {@link UndiciHttpClient.httpClient}. */
+export type WholeExchange = (url: string, header: Headers, body: Uint8Array, signal: AbortSignal | undefined) => Promise<WholeAnswer>;
+
 /** The connect-es HTTP client function plus the pool behind it. */
 export interface UndiciHttpClient {
   readonly httpClient: UniversalClientFn;
+  /** The same pool for a request and an answer each taken whole. */
+  readonly exchange: WholeExchange;
   /** Connections open now, requests running and queued (undici's pool statistics). */
   stats(): { connected: number; running: number; pending: number; size: number };
   /** Closes idle connections after running requests finish. */
@@ -30,6 +42,7 @@ export function createUndiciHttpClient(baseUrl: string, options: UndiciHttpClien
   const httpClient: UniversalClientFn = (req) => send(pool, req);
   return {
     httpClient,
+    exchange: (url, header, body, signal) => exchangeWhole(pool, url, header, body, signal),
     stats: () => {
       const s = pool.stats;
       return { connected: s.connected, running: s.running, pending: s.pending, size: s.size };
@@ -39,11 +52,10 @@ export function createUndiciHttpClient(baseUrl: string, options: UndiciHttpClien
 }
 
 async function send(pool: Pool, req: UniversalClientRequest): Promise<UniversalClientResponse> {
-  const url = new URL(req.url);
   try {
     const body = req.body === undefined ? undefined : await collect(req.body);
     const res = await pool.request({
-      path: url.pathname + url.search,
+      path: pathOf(req.url),
       method: req.method as 'POST',
       headers: Object.fromEntries(req.header),
       body,
@@ -59,6 +71,21 @@ async function send(pool: Pool, req: UniversalClientRequest): Promise<UniversalC
   } catch (e) {
     throw transportError(e, req.signal);
   }
+}
+
+async function exchangeWhole(pool: Pool, url: string, header: Headers, body: Uint8Array, signal: AbortSignal | undefined): Promise<WholeAnswer> {
+  try {
+    const res = await pool.request({ path: pathOf(url), method: 'POST', headers: Object.fromEntries(header), body, signal });
+    return { status: res.statusCode, header: toWebHeaders(res.headers), body: new Uint8Array(await res.body.arrayBuffer()) };
+  } catch (e) {
+    throw transportError(e, signal);
+  }
+}
+
+/** Path and query of an absolute URL. */
+function pathOf(url: string): string {
+  const u = new URL(url);
+  return u.pathname + u.search;
 }
 
 async function* readBody(
