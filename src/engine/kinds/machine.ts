@@ -7,6 +7,7 @@ import {
   moduleVersionToRun,
   tryParseVersionPolicy,
   validateMachineConfig,
+  type VersionPolicy,
 } from '../../domain';
 import { FleetformError } from '../../domain/errors';
 import { machineAttributes } from '../../domain/resource-attributes';
@@ -70,6 +71,20 @@ interface RegistryFacts {
   readonly versions: readonly string[];
   readonly latest: string | undefined;
   readonly latestRelease: string | undefined;
+  /** What each version policy text comes to, filled as policies are met (see {@link policyFacts}). */
+  readonly policies: Map<string, PolicyFacts>;
+}
+
+/** What one version policy text of a module comes to against the registry. */
+interface PolicyFacts {
+  /** The parsed policy; undefined when the text is not one. */
+  readonly policy: VersionPolicy | undefined;
+  /** The version it runs; undefined when nothing qualifies. */
+  readonly resolved: string | undefined;
+  /** Models the resolved version lists (empty when it lists none). */
+  readonly provided: ReadonlySet<string>;
+  /** The plan's note on the policy: what it runs, the registry's latest, whether it updates. */
+  readonly summary: string | undefined;
 }
 
 function registryFacts(ctx: KindContext, moduleId: string): Promise<RegistryFacts | undefined> {
@@ -77,13 +92,26 @@ function registryFacts(ctx: KindContext, moduleId: string): Promise<RegistryFact
     const module = await registryModule(ctx, moduleId);
     if (!module) return undefined;
     const versions = module.versions.map((v) => v.version);
-    return { module, versions, latest: newestVersion(versions, { includePrerelease: true }), latestRelease: newestVersion(versions) };
+    return { module, versions, latest: newestVersion(versions, { includePrerelease: true }), latestRelease: newestVersion(versions), policies: new Map() };
   });
 }
 
-/** The version a policy resolves to among a module's versions, once per run for each module and policy text. */
-function resolvedVersion(ctx: KindContext, facts: RegistryFacts, policyText: string): Promise<string | undefined> {
-  return ctx.memo(`resolved-version:${facts.module.moduleId}:${policyText}`, async () => moduleVersionToRun(policyText, undefined, facts.versions));
+/** What `policyText` comes to for the module, worked out once per run for each module and text. */
+function policyFacts(facts: RegistryFacts, policyText: string): PolicyFacts {
+  const known = facts.policies.get(policyText);
+  if (known) return known;
+  const policy = tryParseVersionPolicy(policyText);
+  const resolved = moduleVersionToRun(policyText, undefined, facts.versions);
+  const provided = new Set((facts.module.versions.find((v) => v.version === resolved)?.models ?? []).map((m) => m.model));
+  const { latest, latestRelease } = facts;
+  const updates = policy?.kind === 'patch' ? 'never updates automatically' : 'updates automatically (restarting the module) when the registry publishes a newer admitted version';
+  const summary =
+    policy && resolved
+      ? `policy ${formatVersionPolicy(policy)} (${describeVersionPolicy(policy)}): runs ${resolved}; registry latest ${latest ?? '-'}${latestRelease && latestRelease !== latest ? ` (release ${latestRelease})` : ''}; ${updates}`
+      : undefined;
+  const found: PolicyFacts = { policy, resolved, provided, summary };
+  facts.policies.set(policyText, found);
+  return found;
 }
 
 /** The version each registry module of a config view runs, by module name (absent when the registry cannot tell). */
@@ -94,8 +122,7 @@ async function runningVersions(ctx: KindContext, config: JsonValue | undefined):
     Object.entries(modules).map(async ([name, m]) => {
       if (!isObject(m) || m.type === 'local' || typeof m.module_id !== 'string') return;
       const facts = await registryFacts(ctx, m.module_id);
-      const policy = typeof m.version === 'string' && m.version !== '' ? m.version : undefined;
-      const version = facts && policy ? await resolvedVersion(ctx, facts, policy) : undefined;
+      const version = facts && typeof m.version === 'string' && m.version !== '' ? policyFacts(facts, m.version).resolved : undefined;
       if (version) running[name] = version;
     }),
   );
@@ -152,7 +179,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
           });
           return raw;
         }
-        const { module: found, versions, latest, latestRelease } = facts;
+        const { versions } = facts;
         if (typeof raw.version !== 'string' || raw.version === '') {
           const pinned = moduleVersionToRun(undefined, priorPins[moduleName], versions);
           if (!pinned) {
@@ -163,9 +190,8 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
           if (!priorPins[moduleName]) notes.push({ level: 'info', path, message: `no version given: pinned to ${pinned}, the newest release, at this first apply; it will not update automatically` });
           return { ...raw, version: pinned };
         }
-        const policy = tryParseVersionPolicy(raw.version);
+        const { policy, resolved, provided, summary } = policyFacts(facts, raw.version);
         if (!policy) return raw;
-        const resolved = await resolvedVersion(ctx, facts, raw.version);
         if (!resolved) {
           notes.push({
             level: 'warning',
@@ -174,24 +200,17 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
           });
           return raw;
         }
-        const model = found.versions.find((v) => v.version === resolved);
-        const provided = new Set((model?.models ?? []).map((m) => m.model));
+        const prefix = `${raw.module_id}:`;
         for (const list of ['components', 'services'] as const) {
           const entries = Array.isArray(config[list]) ? (config[list] as unknown[]) : [];
           for (const entry of entries) {
-            if (!isObject(entry) || typeof entry.model !== 'string' || !entry.model.startsWith(`${raw.module_id}:`)) continue;
+            if (!isObject(entry) || typeof entry.model !== 'string' || !entry.model.startsWith(prefix)) continue;
             if (provided.size > 0 && !provided.has(entry.model)) {
               notes.push({ level: 'warning', path: childPath(childPath(`config.${list}`, String(entry.name)), 'model'), message: `${raw.module_id}@${resolved} does not list model ${entry.model}` });
             }
           }
         }
-        const policyText = formatVersionPolicy(policy);
-        const updates = policy.kind === 'patch' ? 'never updates automatically' : 'updates automatically (restarting the module) when the registry publishes a newer admitted version';
-        notes.push({
-          level: 'info',
-          path: childPath('config.modules', moduleName),
-          message: `policy ${policyText} (${describeVersionPolicy(policy)}): runs ${resolved}; registry latest ${latest ?? '-'}${latestRelease && latestRelease !== latest ? ` (release ${latestRelease})` : ''}; ${updates}`,
-        });
+        if (summary) notes.push({ level: 'info', path: childPath('config.modules', moduleName), message: summary });
         return raw;
       }),
     );
