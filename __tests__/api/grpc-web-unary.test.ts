@@ -120,6 +120,7 @@ const scripts: Record<string, () => Scripted> = {
   'two messages': () => ({ body: Buffer.concat([frame(0, jobMessage('a')), frame(0, jobMessage('b')), trailer('grpc-status: 0\r\n')]) }),
   'two trailers': () => ({ body: Buffer.concat([frame(0, jobMessage('a')), trailer('grpc-status: 0\r\n'), trailer('grpc-status: 0\r\n')]) }),
   'an envelope cut short': () => ({ body: frame(0, jobMessage('job-1')).subarray(0, 9) }),
+  'a body shorter than an envelope header': () => ({ body: Buffer.from([0, 0, 0]) }),
   'HTTP 503': () => ({ status: 503, body: Buffer.from('overloaded') }),
   'HTTP 401 with a grpc-message': () => ({ status: 401, headers: { 'grpc-message': 'bad%20token' } }),
   'an unknown encoding': () => ({ headers: { 'grpc-encoding': 'br' }, body: Buffer.concat([frame(1, jobMessage('x')), trailer('grpc-status: 0\r\n')]) }),

@@ -27,6 +27,7 @@ export interface GrpcWebUnaryOptions {
 
 /** A gRPC-web transport (binary format) whose unary calls read the answer as one buffer. */
 export function createGrpcWebUnaryTransport(o: GrpcWebUnaryOptions): Transport {
+  const accept = [...o.acceptCompression];
   return {
     stream: (...args) => o.streaming.stream(...args),
     async unary<I extends Message<I> = AnyMessage, O extends Message<O> = AnyMessage>(
@@ -42,7 +43,7 @@ export function createGrpcWebUnaryTransport(o: GrpcWebUnaryOptions): Transport {
       const call = callSignal(signal, timeout);
       const send = async (req: UnaryRequest<I, O>): Promise<UnaryResponse<I, O>> => {
         const answer = await o.exchange(req.url, req.header, encodeEnvelope(0, req.message.toBinary()), req.signal);
-        const { compression, headerError } = validateResponseWithCompression([...o.acceptCompression], answer.status, answer.header);
+        const { compression, headerError } = validateResponseWithCompression(accept, answer.status, answer.header);
         const { message, trailer } = await splitAnswer(answer.body, compression ?? null);
         if (trailer === undefined) {
           if (headerError !== undefined) throw headerError;
@@ -60,7 +61,7 @@ export function createGrpcWebUnaryTransport(o: GrpcWebUnaryOptions): Transport {
           method,
           url: createMethodUrl(o.baseUrl, service, method),
           init: {},
-          header: requestHeaderWithCompression(true, timeout, header, [...o.acceptCompression], null, true),
+          header: requestHeaderWithCompression(true, timeout, header, accept, null, true),
           contextValues: contextValues ?? createContextValues(),
           message: input instanceof method.I ? input : new method.I(input),
           signal: call.signal,
@@ -127,7 +128,7 @@ async function splitAnswer(body: Uint8Array, compression: Compression | null): P
   let message: Uint8Array | undefined;
   let trailer: Headers | undefined;
   for (let at = 0; at < body.byteLength; ) {
-    if (body.byteLength - at < 5) throw new ConnectError('protocol error: incomplete envelope header', Code.InvalidArgument);
+    if (body.byteLength - at < 5) throw new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
     const flags = body[at] as number;
     const length = new DataView(body.buffer, body.byteOffset + at + 1, 4).getUint32(0);
     const end = at + 5 + length;
