@@ -58,6 +58,9 @@ export interface Listener {
 /** How long close() waits for calls in flight by default. */
 export const DEFAULT_GRACE_MS = 2000;
 
+/** Connections the kernel may hold before they are accepted (capped by its somaxconn). */
+const ACCEPT_BACKLOG = 4096;
+
 /**
  * Serves `handler` over HTTP/1.1 and cleartext HTTP/2 on one port. A connection must send
  * complete request headers within the header timeout and is closed after the idle timeout
@@ -136,7 +139,9 @@ export async function listen(handler: Handler, port: number, host: string, limit
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    // A burst of new connections waits in the kernel's accept queue while the loop is busy;
+    // one that overflows it is dropped by the server, yet looks open to its client.
+    server.listen({ port, host, backlog: ACCEPT_BACKLOG }, () => {
       server.off('error', reject);
       resolve();
     });
