@@ -285,17 +285,9 @@ describe('our client reads what the official messages encode', () => {
     modules: [{ type: 'registry', name: 'sensors', module_id: 'acme:sensors', version: '~1.2' }],
   };
   const updated = new Date('2026-03-01T00:00:00.123Z');
+  const partFields = { id: 'p1', name: 'main', robot: 'm1', locationId: 'loc', mainPart: true, secret: 'part-secret' };
   const partOf = (robotConfig: typeof config) =>
-    new sdk.appApi.RobotPart({
-      id: 'p1',
-      name: 'main',
-      robot: 'm1',
-      locationId: 'loc',
-      mainPart: true,
-      secret: 'part-secret',
-      robotConfig: sdk.Struct.fromJson(robotConfig),
-      lastUpdated: sdk.Timestamp.fromDate(updated),
-    });
+    new sdk.appApi.RobotPart({ ...partFields, robotConfig: sdk.Struct.fromJson(robotConfig), lastUpdated: sdk.Timestamp.fromDate(updated) });
   const expected = { id: 'p1', name: 'main', machineId: 'm1', locationId: 'loc', mainPart: true, config, lastUpdated: updated };
 
   test('GetRobotPart: the config from config_json, the Struct beside it left encoded', async () => {
@@ -316,12 +308,7 @@ describe('our client reads what the official messages encode', () => {
     const official = new sdk.appApi.GetRobotPartResponse({ part: partOf(config), configJson: '{}' });
     const mine = new own.GetRobotPartResponseWithEncodedConfig({
       part: {
-        id: 'p1',
-        name: 'main',
-        robot: 'm1',
-        locationId: 'loc',
-        mainPart: true,
-        secret: 'part-secret',
+        ...partFields,
         robotConfig: new Uint8Array(sdk.Struct.fromJson(config).toBinary()),
         lastUpdated: { seconds: official.part!.lastUpdated!.seconds, nanos: official.part!.lastUpdated!.nanos },
       },

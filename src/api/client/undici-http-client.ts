@@ -1,8 +1,10 @@
 /**
- * An HTTP/1.1 client for connect-es transports over an undici connection pool: at most
- * `connections` keep-alive sockets to one origin, requests beyond that wait in the pool's
- * queue. connect-node's own HTTP/1.1 client opens a socket per request unless given an
- * agent; this one pools by construction and exposes the pool's statistics.
+ * An HTTP/1.1 client over an undici connection pool: at most `connections` keep-alive
+ * sockets to one origin, requests beyond that wait in the pool's queue. It serves
+ * connect-es transports (streamed bodies) and whole exchanges (one request buffer, one
+ * answer buffer) over the same pool. connect-node's own HTTP/1.1 client opens a socket per
+ * request unless given an agent; this one pools by construction and exposes the pool's
+ * statistics.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { UniversalClientFn, UniversalClientRequest, UniversalClientResponse } from '@connectrpc/connect/protocol';
@@ -106,8 +108,8 @@ async function* readBody(
  * Regroups the body's chunks into whole gRPC-web envelopes (5-byte header, then the
  * length it gives), each yielded as soon as its last byte arrives; what is left at the
  * end is yielded as it is. connect-es joins the chunks of an envelope by copying the
- * bytes so far at every chunk, quadratic in the size of a message: a listing of 80,000
- * training jobs (16 MB, 64 KB chunks) spent seconds copying. Here each byte is copied once.
+ * bytes so far at every chunk, quadratic in the size of a message (seconds for 16 MB in
+ * 64 KB chunks). Here each byte is copied once.
  */
 export async function* wholeEnvelopes(chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
   let pending: Uint8Array[] = [];
