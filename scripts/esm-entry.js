@@ -1,18 +1,15 @@
 'use strict';
-// Writes dist/index.mjs, the package's ES module entry: the named exports of the CommonJS
-// build, so `import { Machine } from 'fleetform'` and `require('fleetform')` share one copy.
+// Writes dist/index.mjs and dist/cdktn.mjs, the package's ES module entries: the named
+// exports of the CommonJS build, so `import { Machine } from 'fleetform'` and
+// `require('fleetform')` share one copy (and the same for 'fleetform/cdktn').
 const fs = require('node:fs');
 const path = require('node:path');
 
 const dist = path.join(__dirname, '..', 'dist');
-const entry = require(path.join(dist, 'index.js'));
-const names = Object.keys(entry).filter((name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name)).sort();
-if (names.length === 0) throw new Error('dist/index.js exports nothing: the build is broken');
-const text = [
-  "import entry from './index.js';",
-  '',
-  `export const { ${names.join(', ')} } = entry;`,
-  'export default entry;',
-  '',
-].join('\n');
-fs.writeFileSync(path.join(dist, 'index.mjs'), text);
+for (const name of ['index', 'cdktn']) {
+  const entry = require(path.join(dist, `${name}.js`));
+  const names = Object.keys(entry).filter((key) => key !== 'default' && /^[A-Za-z_$][\w$]*$/.test(key)).sort();
+  if (names.length === 0) throw new Error(`dist/${name}.js exports nothing: the build is broken`);
+  const text = [`import entry from './${name}.js';`, '', `export const { ${names.join(', ')} } = entry;`, 'export default entry;', ''].join('\n');
+  fs.writeFileSync(path.join(dist, `${name}.mjs`), text);
+}

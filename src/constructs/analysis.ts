@@ -1,4 +1,4 @@
-import { TerraformStack, Token } from 'cdktf';
+import { TerraformStack, Token } from './cdk';
 import type { IConstruct } from 'constructs';
 import { checkCustomTrainingJobParams, checkTrainingJobParams, type Issue } from '../domain';
 import { childPath } from '../domain/json-path';

@@ -1,4 +1,4 @@
-import { TerraformResource } from 'cdktf';
+import { TerraformResource } from './cdk';
 import type { Construct } from 'constructs';
 import { kindOf, markKind } from './kinds';
 import { logicalIdFor } from './logical-id';

@@ -1,5 +1,5 @@
 import type { IConstruct } from 'constructs';
-import { TerraformStack } from 'cdktf';
+import { TerraformStack } from './cdk';
 
 /**
  * Readable, stable logical ids: the construct ids below the stack joined with `_`, with

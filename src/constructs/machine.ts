@@ -1,4 +1,4 @@
-import { TerraformResource } from 'cdktf';
+import { TerraformResource } from './cdk';
 import type { Construct } from 'constructs';
 import type { MachineConfig } from '../domain';
 import { FleetformError } from '../domain/errors';

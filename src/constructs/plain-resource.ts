@@ -1,4 +1,4 @@
-import type { TerraformResource } from 'cdktf';
+import type { TerraformResource } from './cdk';
 
 /** A resource's Terraform JSON: `{ resource: { <type>: { <logical id>: attributes } } }`. */
 export type ResourceFragment = { resource: Record<string, Record<string, Record<string, unknown>>> };

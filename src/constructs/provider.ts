@@ -1,4 +1,4 @@
-import { TerraformProvider } from 'cdktf';
+import { TerraformProvider } from './cdk';
 import type { Construct } from 'constructs';
 import { packageVersion } from './package-version';
 import { kindOf, markKind } from './kinds';

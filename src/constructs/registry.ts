@@ -1,4 +1,4 @@
-import { Annotations, AnnotationMetadataEntryType, TerraformStack } from 'cdktf';
+import { Annotations, AnnotationMetadataEntryType, TerraformStack } from './cdk';
 import type { IConstruct, IValidation } from 'constructs';
 import { analyzeApp } from './analysis';
 import { installedAppHook } from './app-hook';

@@ -1,4 +1,4 @@
-import { TerraformResource } from 'cdktf';
+import { TerraformResource } from './cdk';
 import { z } from 'zod';
 import { checkProps, propSchemas } from './props';
 import { camelShape, trainingJobAttributes } from '../domain/resource-attributes';
