@@ -14,6 +14,8 @@ const ROOT = resolve(__dirname, '../..');
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
 const CDKTF_CLI = join(ROOT, 'node_modules', '.bin', 'cdktf');
 const SETUP_TIMEOUT = 15 * 60_000;
+/** The newest constructs: cdktf's peer range takes it (cdktn 0.24's stops below it; the cdktn package suite uses 10.7). */
+const CONSTRUCTS = '10.8.1';
 
 interface Run {
   readonly code: number;
@@ -135,7 +137,7 @@ beforeAll(async () => {
       '--no-fund',
       tarball,
       `cdktf@${dev.cdktf}`,
-      `constructs@${dev.constructs}`,
+      `constructs@${CONSTRUCTS}`,
       `typescript@${dev.typescript}`,
       `ts-node@${dev['ts-node']}`,
       `@types/node@${dev['@types/node']}`,
@@ -161,6 +163,12 @@ describe('the installed package', () => {
     expect(existsSync(join(installed, 'src'))).toBe(false);
     expect(existsSync(join(installed, '__tests__'))).toBe(false);
     expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version).toBe(PACKAGE.version);
+  });
+
+  test('installs beside cdktf and constructs 10.8 without cdktn: both libraries are optional peers', () => {
+    expect(JSON.parse(readFileSync(join(app, 'node_modules', 'constructs', 'package.json'), 'utf8')).version).toBe(CONSTRUCTS);
+    expect(existsSync(join(app, 'node_modules', 'cdktf', 'package.json'))).toBe(true);
+    expect(existsSync(join(app, 'node_modules', 'cdktn'))).toBe(false);
   });
 
   test('a correct app type-checks under the cdktf template tsconfig and under nodenext', async () => {

@@ -1,0 +1,169 @@
+/**
+ * The package as a CDK Terrain user gets it: `npm pack` of the built package, installed
+ * into a fresh cdktn 0.24 project (cdktn, constructs 10.7, typescript from the registry; the
+ * tsconfig of cdktn-cli's own TypeScript template), importing `fleetform/cdktn`. The
+ * optional peers install nothing the project did not ask for; the project type-checks with
+ * `tsc --strict` and synthesizes as CommonJS and as an ES module; the wrong entry and a
+ * project with neither library fail with fleetform's error naming the fix. (Constructs
+ * 10.8, outside cdktn 0.24's peer range, is covered by the cdktf package suite.)
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../..');
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+const TEMPLATE = join(ROOT, 'node_modules', 'cdktn-cli', 'bundle', 'templates', 'typescript');
+/** cdktn 0.24's peer range of constructs is >=10.6.0 <10.8.0. */
+const CONSTRUCTS = '10.7.2';
+const SETUP_TIMEOUT = 10 * 60_000;
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  const inherited: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of ['FLEETFORM_REPORT_FILE', 'CDKTF_OUTDIR', 'NODE_OPTIONS', 'CDKTF_CONTEXT_JSON']) delete inherited[key];
+  return new Promise((done) => {
+    execFile(command, [...args], { cwd, env: { ...inherited, NO_COLOR: '1', ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      done({ code, stdout, stderr: stderr.split('\n').filter((line) => !line.startsWith('npm warn ')).join('\n') });
+    });
+  });
+}
+
+async function mustRun(command: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<Run> {
+  const r = await run(command, args, cwd, env);
+  if (r.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+const STACK_BODY = `
+class YardStack extends TerraformStack {
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    new FleetProvider(this, 'cloud');
+    const mower = new Machine(this, 'mower-1');
+    const drive = new Module(mower, 'drive', { moduleId: 'acme:sensors', version: '~1.2' });
+    new ModularResource(mower, 'board', { name: 'board-1', api: 'rdk:component:board', model: drive.model('pi-board') });
+    const grass = new Dataset(this, 'grass');
+    new TrainingJob(this, 'grass-detector', { dataset: grass, modelName: 'grass', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['grass'] });
+    // The constructs are cdktn resources: they type as cdktn's TerraformResource.
+    const asResource: TerraformResource = mower;
+    void asResource;
+  }
+}
+
+const app = new App();
+new YardStack(app, 'yard');
+app.synth();
+`;
+
+const TS_APP = `import { Construct } from 'constructs';
+import { App, TerraformResource, TerraformStack } from 'cdktn';
+import { Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, TrainingJob } from 'fleetform/cdktn';
+${STACK_BODY}`;
+
+const ESM_APP = `import { App, TerraformStack } from 'cdktn';
+import { Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, TrainingJob } from 'fleetform/cdktn';
+const dynamic = await import('fleetform/cdktn');
+if (dynamic.Machine !== Machine) throw new Error('import() and import give different copies');
+${STACK_BODY.replace(/constructor\(scope: Construct, id: string\)/, 'constructor(scope, id)').replace(/const asResource: TerraformResource = mower;\n\s*void asResource;\n/, '')}`;
+
+let scratch: string;
+let tarball: string;
+let app: string;
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'dist', 'cdktn.js'))) throw new Error('dist/cdktn.js is missing: run `npm run build` (npm test does) before this suite');
+  if (!existsSync(join(TEMPLATE, 'tsconfig.json'))) throw new Error(`${TEMPLATE} is missing: run \`npm install\` (cdktn-cli is a devDependency)`);
+  scratch = mkdtempSync(join(tmpdir(), 'fleetform-cdktn-package-'));
+  const packed = await mustRun('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', scratch], ROOT);
+  tarball = join(scratch, packed.stdout.trim().split('\n').pop() as string);
+  app = join(scratch, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'yard-fleet', version: '1.0.0', private: true }, null, 2));
+  writeFileSync(join(app, 'tsconfig.json'), readFileSync(join(TEMPLATE, 'tsconfig.json')));
+  writeFileSync(join(app, 'main.ts'), TS_APP);
+  const dev = PACKAGE.devDependencies;
+  // Install scripts are not run: this suite type-checks and synthesizes, it starts no emulator.
+  await mustRun(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, `cdktn@${dev.cdktn}`, `constructs@${CONSTRUCTS}`, `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`],
+    app,
+  );
+}, SETUP_TIMEOUT);
+
+afterAll(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+const installedVersion = (project: string, name: string): string | undefined => {
+  const manifest = join(project, 'node_modules', name, 'package.json');
+  return existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version : undefined;
+};
+
+describe('fleetform in a fresh cdktn 0.24 project', () => {
+  test('installs beside cdktn without cdktf: both libraries are optional peers', () => {
+    expect(installedVersion(app, 'cdktn')).toBe(PACKAGE.devDependencies.cdktn);
+    expect(installedVersion(app, 'constructs')).toBe(CONSTRUCTS);
+    expect(installedVersion(app, 'cdktf')).toBeUndefined();
+    expect(existsSync(join(app, 'node_modules', 'fleetform', 'dist', 'cdktn.d.ts'))).toBe(true);
+  });
+
+  test('type-checks under the template tsconfig with tsc --strict', async () => {
+    const r = await run('npx', ['tsc', '--noEmit', '--strict', '-p', 'tsconfig.json'], app);
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  }, 120_000);
+
+  test('tsc refuses a wrong prop through fleetform/cdktn, naming it', async () => {
+    // A project of its own beside the app (sharing its node_modules), so the app's tsconfig never sees it.
+    const dir = join(scratch, 'wrong-types');
+    mkdirSync(dir);
+    symlinkSync(join(app, 'node_modules'), join(dir, 'node_modules'));
+    writeFileSync(join(dir, 'tsconfig.json'), readFileSync(join(TEMPLATE, 'tsconfig.json')));
+    writeFileSync(join(dir, 'wrong.ts'), TS_APP.replace("version: '~1.2'", "verison: '~1.2'"));
+    const r = await run('npx', ['tsc', '--noEmit', '--strict', '-p', 'tsconfig.json'], dir);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toMatch(/wrong\.ts\(\d+,\d+\): error TS\d+: .*'verison' does not exist in type 'ModuleProps'/);
+  }, 120_000);
+
+  test('synthesizes as CommonJS (tsc output) and as an ES module, the same each time', async () => {
+    // Under cdktf.out, which the template's tsconfig excludes, so the type-check never sees the output.
+    const outDir = join(app, 'cdktf.out', 'js');
+    writeFileSync(join(app, 'tsconfig.emit.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { outDir, incremental: false }, include: [], files: ['main.ts'] }));
+    await mustRun('npx', ['tsc', '--strict', '-p', 'tsconfig.emit.json'], app);
+    writeFileSync(join(app, 'main.mjs'), ESM_APP);
+    await mustRun('node', [join(outDir, 'main.js')], app, { CDKTF_OUTDIR: join(scratch, 'out-cjs') });
+    await mustRun('node', ['main.mjs'], app, { CDKTF_OUTDIR: join(scratch, 'out-esm') });
+    const read = (out: string) => JSON.parse(readFileSync(join(scratch, out, 'stacks', 'yard', 'cdk.tf.json'), 'utf8')) as unknown;
+    expect(read('out-cjs')).toMatchObject({ resource: { fleetform_machine: { 'mower-1': { name: 'mower-1' } }, fleetform_dataset: { grass: { name: 'grass' } } } });
+    expect(read('out-esm')).toEqual(read('out-cjs'));
+  }, 180_000);
+
+  test("the cdktf entry in a cdktn project fails naming the entry to import instead", async () => {
+    const r = await run('node', ['-e', "require('fleetform')"], app);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('fleetform: the constructs need the cdktf package, which is not installed');
+    expect(r.stderr).toContain("this project has cdktn: import the constructs from 'fleetform/cdktn' instead of 'fleetform'");
+  }, 60_000);
+
+  test('a project with neither library fails saying what to install', async () => {
+    const bare = join(scratch, 'bare');
+    mkdirSync(bare);
+    writeFileSync(join(bare, 'package.json'), JSON.stringify({ name: 'bare', version: '1.0.0', private: true }));
+    await mustRun('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, `constructs@${CONSTRUCTS}`], bare);
+    expect(installedVersion(bare, 'cdktf')).toBeUndefined();
+    expect(installedVersion(bare, 'cdktn')).toBeUndefined();
+    for (const entry of ['fleetform', 'fleetform/cdktn']) {
+      const r = await run('node', ['-e', `require('${entry}')`], bare);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(`${entry}: the constructs need the ${entry === 'fleetform' ? 'cdktf' : 'cdktn'} package, which is not installed`);
+      expect(r.stderr).toContain("install CDK Terrain for a new project (npm install cdktn constructs) and import from 'fleetform/cdktn'");
+    }
+  }, SETUP_TIMEOUT);
+});
