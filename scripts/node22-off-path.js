@@ -3,7 +3,8 @@
 // run by its path, node_modules/node/bin/node. npm links its `node` bin into
 // node_modules/.bin, which npm scripts put first on PATH: left there, jest and every child
 // process of the tests would run on Node 22 instead of the machine's Node, against native
-// addons built for that one. So the link (and its Windows shims) is removed after install.
+// addons built for that one. So `prepare` (run by a plain `npm install` of this project,
+// never in a project that installs fleetform) removes the link and its Windows shims first.
 const fs = require('node:fs');
 const path = require('node:path');
 

@@ -31,6 +31,8 @@ let env: NodeJS.ProcessEnv;
 function requireCdktnCli(): void {
   const missing = [NODE22, CDKTN_CLI, path.join(ROOT, 'node_modules', 'cdktn', 'package.json'), path.join(ROOT, 'dist', 'cdktn.js')].filter((f) => !existsSync(f));
   if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}: run \`npm install\` (it installs Node 22, cdktn and cdktn-cli and builds dist/)`);
+  // Linked there, npm scripts (and so jest and its children) would run on Node 22.
+  if (existsSync(path.join(ROOT, 'node_modules', '.bin', 'node'))) throw new Error('node_modules/.bin/node is there: run `npm install` (its prepare step removes it)');
   const version = spawnSync(NODE22, ['--version'], { encoding: 'utf8' }).stdout.trim();
   const [major, minor] = version.replace(/^v/, '').split('.').map(Number);
   if (!(major === 22 && (minor as number) >= 19)) throw new Error(`${NODE22} is ${version || 'not runnable'}; cdktn-cli needs Node >= 22.19: run \`npm install\``);
