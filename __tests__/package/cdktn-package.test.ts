@@ -114,10 +114,15 @@ describe('fleetform in a fresh cdktn 0.24 project', () => {
     expect(existsSync(join(app, 'node_modules', 'fleetform', 'dist', 'cdktn.d.ts'))).toBe(true);
   });
 
-  test('type-checks under the template tsconfig with tsc --strict', async () => {
+  test('type-checks with tsc --strict under the template tsconfig and under nodenext (the exports map)', async () => {
     const r = await run('npx', ['tsc', '--noEmit', '--strict', '-p', 'tsconfig.json'], app);
     expect(r.stdout + r.stderr).toBe('');
     expect(r.code).toBe(0);
+    const nodenext = { compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, skipLibCheck: true, noEmit: true }, files: ['main.ts'] };
+    writeFileSync(join(app, 'tsconfig.nodenext.json'), JSON.stringify(nodenext));
+    const viaExports = await run('npx', ['tsc', '-p', 'tsconfig.nodenext.json'], app);
+    expect(viaExports.stdout + viaExports.stderr).toBe('');
+    expect(viaExports.code).toBe(0);
   }, 120_000);
 
   test('tsc refuses a wrong prop through fleetform/cdktn, naming it', async () => {
