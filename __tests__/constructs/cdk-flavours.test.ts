@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import * as cdktf from 'cdktf';
 import * as cdktn from 'cdktn';
 import * as cdkOfCdktf from '../../src/constructs/cdk';
@@ -21,6 +23,20 @@ describe('the CDK library bindings of the two entries', () => {
     }
     // The two libraries are copies, not one re-exporting the other: a wrong binding would show here.
     expect(cdktn.TerraformResource).not.toBe(cdktf.TerraformResource);
+  });
+});
+
+describe('the construct layer', () => {
+  test('reaches cdktf and cdktn only through the bindings (the build copies every other module to the cdktn entry as it is)', () => {
+    const src = path.resolve(__dirname, '../../src');
+    const bindings = ['constructs/cdk.ts', 'constructs/cdk-cdktn.ts'];
+    const direct = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)['"](cdktf|cdktn)(?:\/[^'"]*)?['"]/;
+    const offenders = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && !bindings.includes(file.split(path.sep).join('/')))
+      .filter((file) => direct.test(readFileSync(path.join(src, file), 'utf8')));
+    expect(offenders).toEqual([]);
+    // The pattern itself finds what it must.
+    for (const line of ["import { Token } from 'cdktf';", "import type { App } from 'cdktn/lib/app';", "const c = require('cdktf');", "await import(\"cdktn\")"]) expect(direct.test(line)).toBe(true);
   });
 });
 
