@@ -3,8 +3,10 @@
  * into a fresh cdktn 0.24 project (cdktn, constructs 10.7, typescript from the registry; the
  * tsconfig of cdktn-cli's own TypeScript template), importing `fleetform/cdktn`. The
  * optional peers install nothing the project did not ask for; the project type-checks with
- * `tsc --strict` and synthesizes as CommonJS and as an ES module; the wrong entry and a
- * project with neither library fail with fleetform's error naming the fix. (Constructs
+ * `tsc --strict`, synthesizes as CommonJS and as an ES module, `cdktn synth` (cdktn-cli on
+ * the dev tree's Node 22) and `fleetform synth` give the same stacks, and `npx fleetform
+ * apply` manages the fleet on the embedded emulator; the wrong entry and a project with
+ * neither library fail with fleetform's error naming the fix. (Constructs
  * 10.8, outside cdktn 0.24's peer range, is covered by the cdktf package suite.)
  */
 import { execFile } from 'node:child_process';
@@ -15,6 +17,8 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '../..');
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
 const TEMPLATE = join(ROOT, 'node_modules', 'cdktn-cli', 'bundle', 'templates', 'typescript');
+const NODE22 = join(ROOT, 'node_modules', 'node', 'bin', 'node');
+const CDKTN_CLI = join(ROOT, 'node_modules', 'cdktn-cli', 'bin', 'cdktn');
 /** cdktn 0.24's peer range of constructs is >=10.6.0 <10.8.0. */
 const CONSTRUCTS = '10.7.2';
 const SETUP_TIMEOUT = 10 * 60_000;
@@ -79,7 +83,7 @@ let tarball: string;
 let app: string;
 beforeAll(async () => {
   if (!existsSync(join(ROOT, 'dist', 'cdktn.js'))) throw new Error('dist/cdktn.js is missing: run `npm run build` (npm test does) before this suite');
-  if (!existsSync(join(TEMPLATE, 'tsconfig.json'))) throw new Error(`${TEMPLATE} is missing: run \`npm install\` (cdktn-cli is a devDependency)`);
+  for (const needed of [join(TEMPLATE, 'tsconfig.json'), NODE22]) if (!existsSync(needed)) throw new Error(`${needed} is missing: run \`npm install\` (cdktn-cli and node 22 are devDependencies)`);
   scratch = mkdtempSync(join(tmpdir(), 'fleetform-cdktn-package-'));
   const packed = await mustRun('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', scratch], ROOT);
   tarball = join(scratch, packed.stdout.trim().split('\n').pop() as string);
@@ -87,12 +91,14 @@ beforeAll(async () => {
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'yard-fleet', version: '1.0.0', private: true }, null, 2));
   writeFileSync(join(app, 'tsconfig.json'), readFileSync(join(TEMPLATE, 'tsconfig.json')));
+  // Native addons are built here, never downloaded, as in this project's own install.
+  writeFileSync(join(app, '.prebuild-installrc'), 'buildFromSource=true\n');
+  writeFileSync(join(app, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts', projectId: 'yard', sendCrashReports: 'false' }, null, 2));
   writeFileSync(join(app, 'main.ts'), TS_APP);
   const dev = PACKAGE.devDependencies;
-  // Install scripts are not run: this suite type-checks and synthesizes, it starts no emulator.
   await mustRun(
     'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, `cdktn@${dev.cdktn}`, `constructs@${CONSTRUCTS}`, `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`],
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `cdktn@${dev.cdktn}`, `constructs@${CONSTRUCTS}`, `typescript@${dev.typescript}`, `ts-node@${dev['ts-node']}`, `@types/node@${dev['@types/node']}`],
     app,
   );
 }, SETUP_TIMEOUT);
@@ -149,6 +155,25 @@ describe('fleetform in a fresh cdktn 0.24 project', () => {
     expect(read('out-cjs')).toMatchObject({ resource: { fleetform_machine: { 'mower-1': { name: 'mower-1' } }, fleetform_dataset: { grass: { name: 'grass' } } } });
     expect(read('out-esm')).toEqual(read('out-cjs'));
   }, 180_000);
+
+  test('cdktn synth and fleetform synth run the cdktf.json app with the same output', async () => {
+    const ours = await mustRun('npx', ['fleetform', 'synth', '--output', join(scratch, 'out-fleetform')], app);
+    expect(ours.stdout).toMatch(/^synthesized 1 stack \(yard\)/);
+    await mustRun(NODE22, [CDKTN_CLI, 'synth', '--output', join(scratch, 'out-cdktn')], app, { CI: '1', CHECKPOINT_DISABLE: '1', HOME: join(scratch, 'home') });
+    const read = (out: string) => JSON.parse(readFileSync(join(scratch, out, 'stacks', 'yard', 'cdk.tf.json'), 'utf8')) as unknown;
+    expect(read('out-fleetform')).toEqual(read('out-cdktn'));
+  }, 300_000);
+
+  test('npx fleetform plan and apply manage the fleet on the embedded emulator', async () => {
+    const plan = await run('npx', ['fleetform', 'plan'], app);
+    expect({ code: plan.code, stderr: plan.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(plan.stdout).toContain('# fleetform_machine.mower-1 will be created');
+    const apply = await run('npx', ['fleetform', 'apply', '--auto-approve'], app);
+    expect({ code: apply.code, stderr: apply.stderr }).toEqual({ code: 0, stderr: '' });
+    const again = await run('npx', ['fleetform', 'plan', '--detailed-exitcode'], app);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('No changes');
+  }, 300_000);
 
   test("the cdktf entry in a cdktn project fails naming the entry to import instead", async () => {
     const r = await run('node', ['-e', "require('fleetform')"], app);
