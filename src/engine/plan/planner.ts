@@ -12,6 +12,7 @@ import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
 import { isDeposedKey, type ResourceChange } from './model';
 import { withServiceChoices } from './service-choices';
+import { firedTriggers, guardPreventDestroy, replaceOrderOf, withIgnoredChanges } from './lifecycle-rules';
 
 export interface PlanStackInput {
   readonly stack: DesiredStack;
@@ -153,6 +154,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
     if (!changes.has(address)) changes.set(address, emptyIntentChange(input, address));
   }
   flagRenames(input, changes);
+  guardPreventDestroy(stack, changes);
   return [...changes.values()].sort((a, b) => a.address.localeCompare(b.address));
 }
 
@@ -271,13 +273,16 @@ async function planResource(
     return known.entries.get(ref.address)?.outputs[ref.output];
   }) as JsonObject;
   const desired: Desired = await desireResource(kind, ctx, attributes, prior);
-  const after = maskPaths(desired.view, desired.sensitivePaths, salt);
   const { observation } = observed;
+  const exists = prior !== undefined && !observed.gone && prior.status !== 'deleting';
+  const view = exists ? withIgnoredChanges(desired.view, observation?.view ?? prior.attributes ?? undefined, resource.lifecycle) : desired.view;
+  const viewSecrets = view === desired.view ? desired.sensitivePaths : [...new Set([...desired.sensitivePaths, ...observedSecretPaths(kind, view, attributes)])];
+  const after = maskPaths(view, viewSecrets, salt);
   const base = {
     stack: stack.name,
     address: resource.address,
     type: resource.type,
-    replaceOrder: kind.replaceOrder,
+    replaceOrder: replaceOrderOf(resource.lifecycle, kind.replaceOrder),
     after,
     sensitivePaths: desired.sensitivePaths,
     dependsOn: resource.dependsOn,
@@ -313,7 +318,10 @@ async function planResource(
   const replaceReasons = replaceReasonsOf(kind.declaration, current, after);
   const judgement = kind.judge?.({ current, desired: after, observation, prior, replaceReasons, ...(desired.kindData ? { desiredData: desired.kindData } : {}) }) ?? { problems: [], notes: [] };
   const settled = adopted ? 'adopt' : movedFrom ? 'move' : 'no-op';
-  const action = changes.length === 0 ? settled : replaceReasons.length > 0 ? 'replace' : 'update';
+  const triggered = firedTriggers(resource.lifecycle, planned);
+  const byAttributes = changes.length === 0 ? settled : replaceReasons.length > 0 ? 'replace' : 'update';
+  const action = triggered.length > 0 && (byAttributes === 'no-op' || byAttributes === 'update') ? 'replace' : byAttributes;
+  if (action === 'replace') replaceReasons.push(...triggered.filter((t) => !replaceReasons.includes(t)));
   const noDrift = prior.attributes !== null && drift.length === 0;
   return {
     ...base,
