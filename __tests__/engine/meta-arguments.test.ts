@@ -85,6 +85,13 @@ describe('meta-arguments', () => {
     expect([...world.store.notes.values()].find((n) => n.title === 'B')?.text).toBe('new');
   });
 
+  test('ignore_changes naming no attribute of the kind is a plan problem naming it', async () => {
+    const changes = await world.plan(stack({ a: { title: 'A', lifecycle: { ignore_changes: ['txet'] } } }));
+    expect(byAddress(changes, 'fleetform_note.a').problems).toEqual([
+      expect.objectContaining({ path: 'lifecycle.ignore_changes', message: 'ignore_changes names txet, but the resource has no attribute txet' }),
+    ]);
+  });
+
   test('replace_triggered_by: a change of the named resource (or attribute) replaces this one', async () => {
     const triggered = { title: 'B', lifecycle: { replace_triggered_by: ['${fleetform_note.a}'] } };
     const byText = { title: 'C', lifecycle: { replace_triggered_by: ['fleetform_note.a.title'] } };
@@ -140,7 +147,7 @@ describe('meta-arguments', () => {
     expect(refusal({ a: { title: 'A', count: '${var.n}' } }).path).toContain('fleetform_note.a.count');
     expect(refusal({ a: { title: 'A', for_each: '${var.names}' } }).message).toContain('for_each');
     expect(refusal({ a: { title: '${each.value}' } }).message).toContain('each.value used in a resource without for_each');
-    expect(refusal({ a: { title: 'A', lifecycle: { ignore_changes: ['config.components'] } } }).message).toContain('whole attributes only');
+    expect(refusal({ a: { title: 'A', lifecycle: { ignore_changes: ['text + 1'] } } }).message).toContain('not an attribute name or a path into one');
     expect(refusal({ a: { title: 'A', lifecycle: { precondition: [{}] } } }).message).toContain('lifecycle argument precondition is not implemented');
     expect(refusal({ n: { count: 2, title: 'x${count.index}' }, b: { title: 'B', parent_id: '${fleetform_note.n.id}' } }).hint).toContain('fleetform_note.n[0].id');
   });

@@ -7,7 +7,7 @@ export interface ResourceLifecycle {
   readonly preventDestroy: boolean;
   /** Set: the replace order the resource asks for, over its kind's default. */
   readonly createBeforeDestroy?: boolean;
-  /** Attributes whose declared value is not applied once the object exists: names, or every one. */
+  /** Attributes (or paths into one) whose declared value is not applied once the object exists, or every one. */
   readonly ignoreChanges: 'all' | readonly string[];
   /** Resources (or one of their attributes) whose planned change replaces this one. */
   readonly replaceTriggeredBy: readonly TriggerReference[];
@@ -41,17 +41,25 @@ function flag(value: JsonValue | undefined, at: string): boolean | undefined {
   return refuse(at, 'expected true or false', 'write a literal boolean: the engine does not evaluate expressions here');
 }
 
+/** `config.components.sensor-1.attributes`, `config.modules[0]`, `config.components["a.b"]`: one path into the resource's view. */
+const IGNORE_PATH = /^[a-z_][a-z0-9_]*(?:\.[A-Za-z0-9_-]+|\[\d+\]|\["[^"]*"\])*$/;
+
+/** The keys along an ignore_changes path (an index is a key of the view, which keys lists by name or position). */
+export function ignorePathKeys(path: string): string[] {
+  return [...path.matchAll(/^([a-z_][a-z0-9_]*)|\.([A-Za-z0-9_-]+)|\[(\d+)\]|\["([^"]*)"\]/g)].map((m) => (m[1] ?? m[2] ?? m[3] ?? m[4]) as string);
+}
+
 function ignoreChangesOf(value: JsonValue | undefined, at: string): 'all' | string[] {
   if (value === undefined || value === null) return [];
   if (value === 'all' || value === '${all}') return 'all';
   if (!Array.isArray(value)) return refuse(at, 'expected "all" or a list of attribute names', 'e.g. ignoreChanges: ["config"] or ignoreChanges: "all"');
   return value.map((entry, i) => {
     const name = typeof entry === 'string' ? unwrapExpression(entry) : '';
-    if (!/^[a-z_][a-z0-9_]*$/.test(name)) {
+    if (!IGNORE_PATH.test(name)) {
       return refuse(
         `${at}[${i}]`,
-        `ignore_changes lists ${JSON.stringify(entry)}: fleetform's engine ignores whole attributes only`,
-        'name a top-level attribute of the resource (e.g. "config"), or "all"',
+        `ignore_changes lists ${JSON.stringify(entry)}, which is not an attribute name or a path into one`,
+        'name a top-level attribute (e.g. "config"), a path into it as plans show it (e.g. "config.components.sensor-1.attributes"), or "all"',
       );
     }
     return name;

@@ -1,6 +1,7 @@
-import type { ResourceLifecycle } from '../desired/lifecycle';
+import { ignorePathKeys, type ResourceLifecycle } from '../desired/lifecycle';
 import type { DesiredStack } from '../desired/stack';
-import { setOwn, type JsonObject } from '../json';
+import type { AttributeChange } from '../diff';
+import { isObject, setOwn, type JsonObject, type JsonValue } from '../json';
 import type { PlanProblem } from '../kind';
 import type { ResourceChange } from './model';
 
@@ -11,22 +12,60 @@ export function replaceOrderOf(lifecycle: ResourceLifecycle | undefined, kindOrd
   return asked ? 'create-first' : 'delete-first';
 }
 
+/** A copy of `value` with `replacement` at the keys (removed there when undefined); the rest shared. */
+function withAt(value: JsonValue | undefined, keys: readonly string[], replacement: JsonValue | undefined): JsonValue | undefined {
+  if (keys.length === 0) return replacement;
+  const [key, ...rest] = keys as [string, ...string[]];
+  const base: JsonObject = isObject(value) ? value : {};
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(base)) setOwn(out, k, v);
+  const inner = withAt(base[key], rest, replacement);
+  if (inner === undefined) delete out[key];
+  else setOwn(out, key, inner);
+  return out;
+}
+
+function valueAt(value: JsonValue | undefined, keys: readonly string[]): JsonValue | undefined {
+  let current = value;
+  for (const key of keys) current = isObject(current) && Object.prototype.hasOwnProperty.call(current, key) ? current[key] : undefined;
+  return current;
+}
+
 /**
- * The desired view with ignored attributes taken from what exists: once an object exists,
- * an ignored attribute keeps the value the service holds (`all` keeps every one).
+ * The desired view with ignored attributes (or paths into one) taken from what exists:
+ * once an object exists, an ignored value stays what the service holds (`all`: every one).
  */
 export function withIgnoredChanges(view: JsonObject, existing: JsonObject | undefined, lifecycle: ResourceLifecycle | undefined): JsonObject {
   const ignore = lifecycle?.ignoreChanges ?? [];
   if (!existing || ignore.length === 0) return view;
   if (ignore === 'all') return existing;
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(view)) setOwn(out, k, v);
-  for (const name of ignore) {
-    const kept = existing[name];
-    if (kept === undefined) delete out[name];
-    else setOwn(out, name, kept);
+  let out: JsonValue | undefined = view;
+  for (const path of ignore) {
+    const keys = ignorePathKeys(path);
+    out = withAt(out, keys, valueAt(existing, keys));
   }
-  return out;
+  return out as JsonObject;
+}
+
+/** Changes made outside, less those under ignored paths: apply leaves those as they are. */
+export function unignoredDrift(drift: readonly AttributeChange[], lifecycle: ResourceLifecycle | undefined): AttributeChange[] {
+  const ignore = lifecycle?.ignoreChanges ?? [];
+  if (ignore === 'all') return [];
+  const prefixes = ignore.map((path) => ignorePathKeys(path).join('.'));
+  return drift.filter((c) => !prefixes.some((p) => c.path === p || c.path.startsWith(`${p}.`) || c.path.startsWith(`${p}[`)));
+}
+
+/** ignore_changes entries that name no attribute of the kind: problems, as Terraform refuses them. */
+export function unknownIgnoredAttributes(lifecycle: ResourceLifecycle | undefined, attributes: readonly string[]): PlanProblem[] {
+  const ignore = lifecycle?.ignoreChanges ?? [];
+  if (ignore === 'all') return [];
+  return ignore
+    .filter((path) => !attributes.includes(ignorePathKeys(path)[0] as string))
+    .map((path) => ({
+      path: 'lifecycle.ignore_changes',
+      message: `ignore_changes names ${path}, but the resource has no attribute ${ignorePathKeys(path)[0] as string}`,
+      hint: `its attributes: ${attributes.join(', ')}`,
+    }));
 }
 
 /** The triggers of replace_triggered_by that fire, given the changes planned for what they name. */

@@ -12,7 +12,7 @@ import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
 import { isDeposedKey, type ResourceChange } from './model';
 import { withServiceChoices } from './service-choices';
-import { firedTriggers, guardPreventDestroy, replaceOrderOf, withIgnoredChanges } from './lifecycle-rules';
+import { firedTriggers, guardPreventDestroy, replaceOrderOf, unignoredDrift, unknownIgnoredAttributes, withIgnoredChanges } from './lifecycle-rules';
 
 export interface PlanStackInput {
   readonly stack: DesiredStack;
@@ -272,7 +272,9 @@ async function planResource(
     if (upstream && (upstream.action === 'create' || upstream.action === 'replace')) return undefined;
     return known.entries.get(ref.address)?.outputs[ref.output];
   }) as JsonObject;
-  const desired: Desired = await desireResource(kind, ctx, attributes, prior);
+  const read: Desired = await desireResource(kind, ctx, attributes, prior);
+  const misnamed = unknownIgnoredAttributes(resource.lifecycle, Object.keys(kind.declaration.attributes));
+  const desired: Desired = misnamed.length > 0 ? { ...read, problems: [...read.problems, ...misnamed] } : read;
   const { observation } = observed;
   const exists = prior !== undefined && !observed.gone && prior.status !== 'deleting';
   const view = exists ? withIgnoredChanges(desired.view, observation?.view ?? prior.attributes ?? undefined, resource.lifecycle) : desired.view;
@@ -313,7 +315,7 @@ async function planResource(
   const sensitive = [...new Set([...desired.sensitivePaths, ...prior.sensitive_paths, ...observedSecrets])];
   const observedView = observation ? maskPaths(observation.view, sensitive, salt) : undefined;
   const current = observedView ?? prior.attributes ?? {};
-  const drift = prior.attributes && observedView ? diffJson(prior.attributes, observedView) : [];
+  const drift = prior.attributes && observedView ? unignoredDrift(diffJson(prior.attributes, observedView), resource.lifecycle) : [];
   const changes = diffJson(current, after);
   const replaceReasons = replaceReasonsOf(kind.declaration, current, after);
   const judgement = kind.judge?.({ current, desired: after, observation, prior, replaceReasons, ...(desired.kindData ? { desiredData: desired.kindData } : {}) }) ?? { problems: [], notes: [] };
