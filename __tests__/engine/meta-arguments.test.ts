@@ -134,6 +134,12 @@ describe('meta-arguments', () => {
     expect(byAddress(fewer, 'fleetform_note.n[1]').action).toBe('delete');
   });
 
+  test('instances that would be one object on the service stop the plan, naming each other', async () => {
+    const changes = await world.plan(stack({ n: { count: 2, title: 'same' } }));
+    expect(byAddress(changes, 'fleetform_note.n[0]').problems[0]?.message).toBe('fleetform_note.n[0] and fleetform_note.n[1] would both be note same on the service');
+    expect(byAddress(changes, 'fleetform_note.n[1]').problems).toHaveLength(1);
+  });
+
   test('depends_on a resource with count waits for every instance', () => {
     const doc = stack({ n: { count: 2, title: 'n-${count.index}' }, after: { title: 'last', depends_on: ['fleetform_note.n'] } });
     expect(doc.resources.find((r) => r.address === 'fleetform_note.after')?.dependsOn).toEqual(['fleetform_note.n[0]', 'fleetform_note.n[1]']);

@@ -3,7 +3,7 @@ import { resolveReferences } from '../desired/references';
 import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { diffJson } from '../diff';
 import { runGraph } from '../graph';
-import type { JsonObject } from '../json';
+import { UNKNOWN, type JsonObject } from '../json';
 import { desireResource } from '../desire';
 import type { Applied, Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
 import { replaceReasonsOf } from '../kind-declaration';
@@ -154,6 +154,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
     if (!changes.has(address)) changes.set(address, emptyIntentChange(input, address));
   }
   flagRenames(input, changes);
+  flagSameIdentity(input, changes);
   guardPreventDestroy(stack, changes);
   return [...changes.values()].sort((a, b) => a.address.localeCompare(b.address));
 }
@@ -212,6 +213,30 @@ function flagRenames(input: PlanStackInput, changes: Map<string, ResourceChange>
         },
       ],
     });
+  }
+}
+
+/**
+ * Two declared resources that would be the same object on the service (e.g. instances of
+ * one counted machine with one name): the second create would clash, so the plan stops.
+ */
+function flagSameIdentity(input: PlanStackInput, changes: Map<string, ResourceChange>): void {
+  const byIdentity = new Map<string, string[]>();
+  for (const c of changes.values()) {
+    if (c.after === null || c.deposed) continue;
+    const id = input.kinds.require(c.type, c.address).identity(c.after);
+    if (!id || Object.values(id.key).some((v) => v === UNKNOWN)) continue;
+    const key = `${c.type}\u0000${JSON.stringify(id.key)}`;
+    byIdentity.set(key, [...(byIdentity.get(key) ?? []), c.address]);
+  }
+  for (const addresses of byIdentity.values()) {
+    if (addresses.length < 2) continue;
+    for (const address of addresses) {
+      const c = changes.get(address) as ResourceChange;
+      const label = input.kinds.require(c.type, address).identity(c.after as JsonObject)?.label ?? address;
+      const others = addresses.filter((a) => a !== address).join(', ');
+      changes.set(address, { ...c, problems: [...c.problems, { path: '', message: `${address} and ${others} would both be ${label} on the service`, hint: 'give each its own name (with count, use ${count.index} in the name; with for_each, ${each.key})' }] });
+    }
   }
 }
 
