@@ -87,4 +87,35 @@ describe('construct props are checked at construction', () => {
       containerVersion: 'v1',
     });
   });
+
+  test("a prop written as the service's JSON names it (snake_case) names its camelCase form, on every construct", () => {
+    const { stack } = newStack('fleet');
+    const machine = new Machine(stack, 'm');
+    const cases: Array<[() => unknown, string]> = [
+      [() => new Module(machine, 'a', untyped({ module_id: 'acme:sensors' })), 'moduleId'],
+      [() => new Module(machine, 'b', untyped({ moduleId: 'acme:sensors', executable_path: '/bin/x' })), 'executablePath'],
+      [() => new Module(machine, 'c', untyped({ moduleId: 'acme:sensors', sensitive_env: {} })), 'sensitiveEnv'],
+      [() => new ModularResource(machine, 'r', untyped({ api: 'rdk:component:arm', model: 'acme:arm:x', depends_on: [] })), 'dependsOn'],
+      [() => new FleetProvider(stack, 'p', untyped({ organization_id: 'o' })), 'organizationId'],
+      [() => new FleetProvider(stack, 'q', untyped({ location_id: 'l' })), 'locationId'],
+      [() => new TrainingJob(stack, 'j', untyped({ dataset: 'd', model_name: 'm', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['x'] })), 'modelName'],
+    ];
+    for (const [make, camel] of cases) {
+      const err = thrown(make);
+      expect(err.hint).toContain(`did you mean "${camel}"? props are camelCase`);
+    }
+  });
+
+  test('Module takes type as the service names it; a type that disagrees with executablePath is an error', () => {
+    const { stack } = newStack('fleet');
+    const machine = new Machine(stack, 'm');
+    expect(new Module(machine, 'reg', { moduleId: 'acme:sensors', type: 'registry' }).type).toBe('registry');
+    expect(new Module(machine, 'loc', { name: 'local-one', type: 'local', executablePath: '/opt/x' }).type).toBe('local');
+    const missing = thrown(() => new Module(machine, 'bad', { name: 'bad', type: 'local' }));
+    expect(missing.message).toBe('Module: type "local" disagrees with executablePath');
+    expect(missing.hint).toContain('give it');
+    const extra = thrown(() => new Module(machine, 'bad2', { moduleId: 'acme:sensors', type: 'registry', executablePath: '/opt/x' }));
+    expect(extra.hint).toContain('remove it, or set type "local"');
+    expect(thrown(() => new Module(machine, 'bad3', untyped({ moduleId: 'acme:sensors', type: 'remote' }))).message).toContain('"type"');
+  });
 });

@@ -53,6 +53,23 @@ function synth(copy: Copy, machines: readonly string[], backend: { connStr: stri
   app.synth();
 }
 
+/** A cdktf.json and an app that synthesizes the same stack as `synth`, where the command running it says. */
+async function writeApp(copy: Copy, machines: readonly string[], backend: { connStr: string; schemaName: string }): Promise<void> {
+  const root = path.resolve(__dirname, '../..');
+  const lines = [
+    `const { App, PgBackend, TerraformStack } = require(${JSON.stringify(path.join(root, 'node_modules', 'cdktf'))});`,
+    `const { FleetProvider, Machine } = require(${JSON.stringify(path.join(root, 'dist'))});`,
+    'const app = new App();',
+    "const stack = new TerraformStack(app, 'fleet');",
+    `new PgBackend(stack, ${JSON.stringify(backend)});`,
+    "new FleetProvider(stack, 'cloud', {});",
+    `for (const name of ${JSON.stringify(machines)}) new Machine(stack, name, { name });`,
+    'app.synth();',
+  ];
+  await fs.writeFile(path.join(copy.dir, 'app.js'), `${lines.join('\n')}\n`);
+  await fs.writeFile(path.join(copy.dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node app.js', output: path.relative(copy.dir, copy.outdir) }));
+}
+
 function run(p: EmulatorProject, copy: Copy, ...args: string[]): Promise<CliResult> {
   return fleetform(copy.dir, [...args, '--synth-out', copy.outdir], p.env);
 }
@@ -143,6 +160,9 @@ test('local state is migrated into PostgreSQL, verified, and kept as a backup; u
   expect(refused.stderr).toContain('the state of fleet is in local files, but the stacks now keep state in pg (');
   expect(refused.stderr).toContain('hint: copy it there first: fleetform state migrate');
 
+  // migrate runs the app, as plan does: no synthesized output is left to read.
+  await writeApp(a, ['arm-1'], { connStr: server.url, schemaName: schema });
+  await fs.rm(a.outdir, { recursive: true, force: true });
   const migrate = await fleetform(a.dir, ['state', 'migrate'], p.env);
   expect(migrate.stderr).toBe('');
   expect(migrate.stdout).toMatch(/^Migrated pg \(.*\): stack fleet \(1 resource, serial \d+\)\.\nThe local files are kept in \.fleetform\/state\/migrated-/);

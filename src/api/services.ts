@@ -6,6 +6,7 @@
 import { MethodKind } from '@bufbuild/protobuf';
 import { loadSdk, type Sdk } from './sdk';
 import { GetRobotPartReply } from './get-robot-part-reply';
+import { UpdateRobotPartCall } from './update-robot-part-call';
 import * as own from './own-messages';
 
 const unary = MethodKind.Unary;
@@ -105,9 +106,26 @@ type GetRobotPartMethod = {
   readonly kind: MethodKind.Unary;
 };
 
+/** UpdateRobotPart's request carries the config as the bytes of its Struct, every key kept. */
+type UpdateRobotPartMethod = {
+  readonly name: 'UpdateRobotPart';
+  readonly I: typeof UpdateRobotPartCall;
+  readonly O: Sdk['appApi']['UpdateRobotPartResponse'];
+  readonly kind: MethodKind.Unary;
+};
+
 export interface AppServiceType {
   readonly typeName: 'viam.app.v1.AppService';
   readonly methods: Omit<MethodsOf<Sdk['appApi'], typeof APP_METHODS>, 'getRobotPart'> & { readonly getRobotPart: GetRobotPartMethod };
+}
+
+/**
+ * The AppService as fleetform's client calls it and the emulator serves it: the same
+ * wire, with UpdateRobotPart's config written and read by fleetform's Struct codec.
+ */
+export interface AppWireServiceType {
+  readonly typeName: 'viam.app.v1.AppService';
+  readonly methods: Omit<AppServiceType['methods'], 'updateRobotPart'> & { readonly updateRobotPart: UpdateRobotPartMethod };
 }
 
 function mlTrainingService(sdk: Sdk): MLTrainingServiceType {
@@ -124,6 +142,16 @@ function appService(sdk: Sdk): AppServiceType {
   return { typeName: 'viam.app.v1.AppService', methods: { ...unaryMethods(sdk.appApi, APP_METHODS), getRobotPart } };
 }
 
+function appWireService(sdk: Sdk, app: AppServiceType): AppWireServiceType {
+  const updateRobotPart: UpdateRobotPartMethod = {
+    name: 'UpdateRobotPart',
+    I: UpdateRobotPartCall,
+    O: sdk.appApi.UpdateRobotPartResponse,
+    kind: unary,
+  };
+  return { typeName: app.typeName, methods: { ...app.methods, updateRobotPart } };
+}
+
 export type AuthServiceType = typeof AuthService;
 export type DatasetServiceType = typeof DatasetService;
 
@@ -133,18 +161,16 @@ export interface Services {
   readonly dataset: DatasetServiceType;
   readonly mlTraining: MLTrainingServiceType;
   readonly app: AppServiceType;
+  readonly appWire: AppWireServiceType;
 }
 
 let cached: Promise<Services> | undefined;
 
 /** The descriptors of every service fleetform speaks, built once. */
 export function loadServices(): Promise<Services> {
-  cached ??= loadSdk().then((sdk) => ({
-    sdk,
-    auth: AuthService,
-    dataset: DatasetService,
-    mlTraining: mlTrainingService(sdk),
-    app: appService(sdk),
-  }));
+  cached ??= loadSdk().then((sdk) => {
+    const app = appService(sdk);
+    return { sdk, auth: AuthService, dataset: DatasetService, mlTraining: mlTrainingService(sdk), app, appWire: appWireService(sdk, app) };
+  });
   return cached;
 }

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { FleetformError } from '../domain/errors';
+import { packageVersion } from '../constructs/package-version';
 import { registerCommands } from './commands';
 import { writePhaseTimings } from './phase-timings';
 import { abandonEarlySynthesis } from './run-app';
@@ -8,6 +9,7 @@ import { abandonEarlySynthesis } from './run-app';
 export function buildProgram(): Command {
   const program = new Command('fleetform')
     .description('Robot fleet configuration and ML training as code')
+    .version(packageVersion(), '-V, --version', "print fleetform's version")
     .exitOverride()
     .showHelpAfterError();
   registerCommands(program);

@@ -11,6 +11,7 @@ import { readStacks } from '../engine/desired/read-stacks';
 import type { DesiredStack, StackBackend } from '../engine/desired/stack';
 import type { StateBackend } from '../engine/state/backend';
 import { LocalStateBackend } from '../engine/state/local-backend';
+import { runApp } from './run-app';
 
 /** A state backend that can also list its stacks and their locks. */
 export interface ProjectStateBackend extends StateBackend {
@@ -73,6 +74,15 @@ export async function assertNothingLeftBehind(backend: ProjectStateBackend, cwd:
       hint: 'copy it there first: fleetform state migrate (the local files are kept as a backup)',
     });
   }
+}
+
+/**
+ * The backend the app's code declares now: the app is run as `plan` runs it (or a saved
+ * synthesized output is read when given), so a backend just added to the code is the one used.
+ */
+export async function declaredProjectBackend(cwd: string, synthOut: string | undefined): Promise<ProjectStateBackend> {
+  const outdir = synthOut ? path.resolve(cwd, synthOut) : (await runApp({ cwd })).outdir;
+  return backendFor(declaredBackend(await readStacks(outdir)), cwd);
 }
 
 /** The backend of a project for commands that run no app: from the last synthesized output, else local. */

@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import type { ModuleConfig, ModuleType } from '../domain';
+import { ModuleTypeSchema, type ModuleConfig, type ModuleType } from '../domain';
 import { isSecretEnvName } from '../domain/module-env';
 import { conventionalModuleName } from '../domain/names';
 import { formatVersionPolicy, tryParseVersionPolicy, type VersionPolicy } from '../domain/version-policy';
@@ -8,7 +8,7 @@ import { kindOf, markKind, markKindOfClass } from './kinds';
 import type { Machine } from './machine';
 import { owningMachine } from './machine-scope';
 import { registerFleetConstruct } from './registry';
-import { checkProps, propSchemas } from './props';
+import { checkProps, PropsError, propSchemas } from './props';
 import { z } from 'zod';
 
 /** Properties of a {@link Module}. */
@@ -38,6 +38,12 @@ export interface ModuleProps {
    */
   readonly executablePath?: string;
   /**
+   * `registry` or `local`, as the service's config names them: optional, since
+   * `executablePath` already says which; when given, it must agree with it.
+   * @default `local` with `executablePath`, else `registry`
+   */
+  readonly type?: ModuleType;
+  /**
    * Extra environment of the module process. Values may use `${environment.NAME}`, e.g.
    * `{ PATH: '/opt/acme/bin:${environment.PATH}' }`. Keys that look secret (API_KEY,
    * TOKEN, PASSWORD, ...) are treated as `sensitiveEnv` automatically.
@@ -61,6 +67,7 @@ export const modulePropsSchema = z.strictObject({
   executablePath: propSchemas.text.optional(),
   env: propSchemas.stringMap.optional(),
   sensitiveEnv: propSchemas.stringMap.optional(),
+  type: ModuleTypeSchema.optional(),
 }) satisfies z.ZodType<ModuleProps>;
 
 /**
@@ -103,6 +110,12 @@ export class Module extends Construct {
     checkProps(this, 'Module', modulePropsSchema, props);
     this.machine = owningMachine(this, 'Module');
     this.type = props.executablePath === undefined ? 'registry' : 'local';
+    if (props.type !== undefined && props.type !== this.type) {
+      throw new PropsError(`Module: type "${props.type}" disagrees with executablePath`, {
+        path: this.node.path,
+        hint: props.type === 'local' ? 'a local module runs the executable at executablePath: give it' : 'a registry module has no executablePath: remove it, or set type "local"',
+      });
+    }
     this.moduleId = props.moduleId;
     this.name = props.name ?? (props.moduleId !== undefined ? conventionalModuleName(props.moduleId) : undefined) ?? id;
     this.versionPolicy = props.version === undefined ? undefined : tryParseVersionPolicy(props.version);

@@ -6,7 +6,7 @@ type Accepts = (value: unknown) => boolean;
 
 /**
  * The test of a schema built from the kinds of schema props use (strings without checks,
- * optional, records of strings, arrays, unions, custom predicates); undefined for any
+ * optional, string enums, records of strings, arrays, unions, custom predicates); undefined for any
  * other kind, which only zod may judge.
  */
 function acceptsOf(schema: z.core.$ZodType): Accepts | undefined {
@@ -43,6 +43,13 @@ function acceptsOf(schema: z.core.$ZodType): Accepts | undefined {
       const options = (def as z.core.$ZodUnionDef).options.map(acceptsOf);
       if (options.some((o) => o === undefined)) return undefined;
       return (v) => options.some((o) => (o as Accepts)(v));
+    }
+    case 'enum': {
+      // String enums only: a numeric TypeScript enum's object also maps its numbers back to names.
+      const values = Object.values((def as z.core.$ZodEnumDef).entries);
+      if (values.some((v) => typeof v !== 'string')) return undefined;
+      const allowed = new Set<unknown>(values);
+      return (v) => typeof v === 'string' && allowed.has(v);
     }
     case 'custom': {
       const { fn } = def as z.core.$ZodCustomDef;

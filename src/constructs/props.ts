@@ -27,8 +27,11 @@ function problemLines(issue: z.core.$ZodIssue, props: unknown, known: readonly s
   const at = pathOf(issue.path);
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => {
-      const near = nearestName(key, known);
       const name = childPath(at, key);
+      // The service's JSON writes module_id, depends_on...: the prop is its camelCase form.
+      const camel = key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+      if (camel !== key && known.includes(camel)) return { line: `unknown prop "${name}"`, hint: `did you mean "${camel}"? props are camelCase, where the service's JSON writes ${key}` };
+      const near = nearestName(key, known);
       return { line: `unknown prop "${name}"`, ...(near ? { hint: `did you mean "${near}"?` } : {}) };
     });
   }

@@ -75,7 +75,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       interceptors: [callCounterInterceptor(counter, EmulatorService.typeName), faultInterceptor(backend.faults, EmulatorService.typeName), authInterceptor(backend)],
       routes: (router) => {
         router.service(services.auth, authService(backend));
-        router.service(services.app, appService(backend));
+        router.service(services.appWire, appService(backend));
         router.service(services.dataset, datasetService(backend));
         router.service(services.mlTraining, mlTrainingService(backend));
         router.service(EmulatorService, controlService(backend));

@@ -9,6 +9,14 @@ export type JsonObject = { [key: string]: JsonValue };
  */
 export const UNKNOWN = '(known after apply)';
 
+/**
+ * Sets an own, enumerable key: unlike `obj[key] = value`, a key named `__proto__` becomes
+ * a key of the object (as JSON.parse makes it) instead of replacing its prototype.
+ */
+export function setOwn(target: JsonObject, key: string, value: JsonValue): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -54,7 +62,7 @@ export function toJson(value: unknown): JsonValue {
   if (Array.isArray(value)) return value.map(toJson);
   if (typeof value === 'object') {
     const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = toJson(v);
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) setOwn(out, k, toJson(v));
     return out;
   }
   return String(value);

@@ -26,6 +26,11 @@ export interface PlanProblem {
   readonly path: string;
   readonly message: string;
   readonly hint?: string;
+  /**
+   * Found in what exists on the service (a name another object holds), not in the input:
+   * a replace of that very object makes it moot.
+   */
+  readonly fromService?: boolean;
 }
 
 /** What the service holds now, as a kind sees it. */

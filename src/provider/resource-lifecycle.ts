@@ -6,6 +6,7 @@ import { maskPaths, observedSecretPaths } from '../engine/mask';
 import { engineAttributes, isEngineUnknown, terraformAttribute } from './attributes';
 import type { Diagnostics } from './diagnostics';
 import { newSalt, stateEntry, type ResourcePrivate } from './resource-private';
+import type { StateEntry } from '../engine/state/schema';
 import { digestName, writeOnlyAttributes } from '../engine/terraform-schema';
 import { creationSalt, withoutWriteOnly, withWriteOnlyFrom } from './write-only';
 import { UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
@@ -67,7 +68,12 @@ export async function planResource(
   const declaration = kind.declaration;
   const entry = prior ? stateEntry(kind.type, prior.private) : undefined;
   const desired = await desireResource(kind, ctx, engineAttributes(declaration, config), entry);
-  diags.problems(desired.problems);
+  // A create planned without a prior object may be the second half of a replace (Terraform
+  // plans that create with no prior state): a name the replaced object holds is then no
+  // clash. Such a problem warns here; a create that really clashes still fails at apply.
+  const [warned, refused] = prior ? [[], desired.problems] : [desired.problems.filter((p) => p.fromService), desired.problems.filter((p) => !p.fromService)];
+  diags.problems(refused);
+  for (const p of warned) diags.warning(`${p.message}: unless this plan replaces that object, the create will fail`, { path: p.path, ...(p.hint ? { hint: p.hint } : {}) });
   diags.notes(desired.notes);
   const planned: TerraformObject = {};
   for (const f of Object.values(declaration.attributes)) {
@@ -115,6 +121,20 @@ export async function planResource(
   return { state: plannedState, requiresReplace, private: prior.private };
 }
 
+/**
+ * The entry a delete works from. The delete half of a replace comes with the record
+ * planned for the new object (Terraform plans that create with no prior state), which
+ * names nothing yet: the old object is then found by the id its state holds.
+ * Nothing when the service no longer has it.
+ */
+async function deletable(kind: ResourceKind, ctx: KindContext, prior: Stored): Promise<StateEntry | undefined> {
+  const entry = stateEntry(kind.type, prior.private);
+  if (Object.keys(entry.ids).length > 0) return entry;
+  const id = prior.state.id;
+  const found = typeof id === 'string' && id !== '' ? await kind.importById(ctx, id) : undefined;
+  return found ? { ...entry, ids: { ...found.ids }, outputs: { ...found.outputs } } : undefined;
+}
+
 /** Creates, updates or deletes one object as planned; a create that got as far as the service keeps what it made. */
 export async function applyResource(
   kind: ResourceKind,
@@ -125,7 +145,8 @@ export async function applyResource(
   const { prior, planned, key } = input;
   if (!planned) {
     if (!prior) return { state: null, private: undefined };
-    const entry = stateEntry(kind.type, prior.private);
+    const entry = await deletable(kind, ctx, prior);
+    if (!entry) return { state: null, private: undefined };
     if (kind.retainOnDelete(entry)) {
       diags.warning('retain_on_delete: the object is kept on the service; Terraform no longer manages it');
       return { state: null, private: undefined };
@@ -137,8 +158,10 @@ export async function applyResource(
   const entry = prior ? stateEntry(kind.type, prior.private) : undefined;
   // Write-only secrets are in the configuration only.
   const desired = await desireResource(kind, ctx, engineAttributes(kind.declaration, withWriteOnlyFrom(kind.declaration, planned, input.config)), entry);
-  if (desired.problems.length > 0) {
-    diags.problems(desired.problems);
+  // At apply, the service is the judge of what it holds (a replaced object is gone by now).
+  const refused = desired.problems.filter((p) => !p.fromService);
+  if (refused.length > 0) {
+    diags.problems(refused);
     return { state: prior?.state ?? null, private: prior?.private };
   }
   if (!prior || !entry) {

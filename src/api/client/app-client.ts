@@ -3,9 +3,9 @@
  * (the service's robots), their parts and configs, and the registry. Reads and guarded
  * part updates are retried on transient errors; creates and deletes run once.
  */
-import type { JsonValue } from '@bufbuild/protobuf';
 import type { Sdk } from '../sdk';
-import type { AppServiceType } from '../services';
+import { decodeStruct, encodeStruct, type StructObject } from '../struct-codec';
+import type { AppWireServiceType } from '../services';
 import type { Invoker } from './call';
 import { machineOf, machinePartOf, namedOf, registryItemOf, registryModuleOf } from './convert';
 import { ServiceError } from './errors';
@@ -37,7 +37,7 @@ export interface AppClient {
 }
 
 /** The app client over `call`; `sdk` supplies the Struct and Timestamp classes of its messages. */
-export function createAppClient(call: Invoker<AppServiceType>, sdk: Pick<Sdk, 'Struct' | 'Timestamp'>): AppClient {
+export function createAppClient(call: Invoker<AppWireServiceType>, sdk: Pick<Sdk, 'Struct' | 'Timestamp'>): AppClient {
   const missing = (method: string, what: string): ServiceError =>
     new ServiceError('UNKNOWN', `AppService.${method}`, `the response has no ${what}`);
 
@@ -89,11 +89,11 @@ export function createAppClient(call: Invoker<AppServiceType>, sdk: Pick<Sdk, 'S
       if (res.part === undefined) throw missing('GetRobotPart', 'part');
       // The config comes twice: parsed from config_json, the Struct decoded only without it.
       const { robotConfig, ...part } = res.part;
-      return machinePartOf({ ...part, robotConfig: res.configJson || robotConfig === undefined ? undefined : sdk.Struct.fromBinary(robotConfig) }, res.configJson);
+      return machinePartOf({ ...part, robotConfig: undefined }, res.configJson || (robotConfig === undefined ? undefined : JSON.stringify(decodeStruct(robotConfig))));
     },
 
     async updateMachinePart(partId, name, config, lastKnownUpdate) {
-      const robotConfig = sdk.Struct.fromJson(config as JsonValue);
+      const robotConfig = encodeStruct(config as StructObject);
       const guard = lastKnownUpdate === undefined ? undefined : sdk.Timestamp.fromDate(lastKnownUpdate);
       const res = await call('updateRobotPart', guard !== undefined, (c, o) =>
         c.updateRobotPart({ id: partId, name, robotConfig, lastKnownUpdate: guard }, o),

@@ -140,7 +140,7 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
 
   return {
     mlTrainingClient: createMlTrainingClient(createInvoker(services.mlTraining, wire.transport, settings)),
-    appClient: createAppClient(createInvoker(services.app, wire.transport, settings), services.sdk),
+    appClient: createAppClient(createInvoker(services.appWire, wire.transport, settings), services.sdk),
     datasetClient: createDatasetClient(createInvoker(services.dataset, wire.transport, settings)),
     clientFor: (service) => createClient(service, wire.transport),
     connections: () => wire.connections(),

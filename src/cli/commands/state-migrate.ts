@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { FleetformError } from '../../domain/errors';
 import { LocalStateBackend } from '../../engine/state/local-backend';
 import type { State } from '../../engine/state/schema';
-import { localStateDir, projectBackend } from '../state-backend';
+import { declaredProjectBackend, localStateDir } from '../state-backend';
 import { durationFlag } from '../workspace';
 
 /** The parts of a state that must arrive unchanged. */
@@ -24,12 +24,13 @@ export function register(state: Command): void {
     .description('copy local state into the backend the stacks declare (PgBackend), verify it, keep the local files as a backup')
     .option('--stack <name...>', 'only these stacks')
     .option('--lock-timeout <duration>', 'how long to wait for each state lock (e.g. 30s, 2m)', '0s')
-    .action(async (opts: { stack?: string[]; lockTimeout: string }) => {
+    .option('--synth-out <dir>', 'read the backend from this synthesized output instead of running the app')
+    .action(async (opts: { stack?: string[]; lockTimeout: string; synthOut?: string }) => {
       const cwd = process.cwd();
-      const target = await projectBackend(cwd);
+      const target = await declaredProjectBackend(cwd, opts.synthOut);
       if (target instanceof LocalStateBackend) {
         throw new FleetformError('the stacks keep their state in local files: there is nowhere to migrate to', {
-          hint: 'declare the backend in the stacks (new PgBackend(stack, { connStr })), run `fleetform synth`, then migrate',
+          hint: 'declare the backend in the stacks (new PgBackend(stack, { connStr })), then migrate',
         });
       }
       const local = new LocalStateBackend(localStateDir(cwd));

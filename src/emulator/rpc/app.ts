@@ -6,7 +6,8 @@
 import type { JsonValue } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { MachineConfigSchema, validateMachineConfig, type MachineConfig } from '../../domain';
-import type { AppServiceType } from '../../api/services';
+import type { AppWireServiceType } from '../../api/services';
+import { decodeStruct, encodeStruct } from '../../api/struct-codec';
 import { generateApiKeySecret, hashApiKey } from '../auth/keys';
 import { grantedLocations, grantedRobots, isOrganizationOwner, knowsOrganization, organizationsOf, roleOn, type Principal } from '../auth/principal';
 import { planDeployments } from '../logic/deployments';
@@ -37,7 +38,7 @@ function configObject(part: machines.PartRecord): { [key: string]: JsonValue } {
   return JSON.parse(part.config) as { [key: string]: JsonValue };
 }
 
-export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType>> {
+export function appService(backend: Backend): Partial<ServiceImpl<AppWireServiceType>> {
   const { db } = backend;
   const Struct = backend.services.sdk.Struct;
 
@@ -64,7 +65,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
 
   /** The config as the encoded Struct stored with it, or encoded now for parts stored without one. */
   function encodedConfig(part: machines.PartRecord): Uint8Array<ArrayBuffer> {
-    return part.configStruct ?? new Uint8Array(Struct.fromJson(configObject(part)).toBinary());
+    return part.configStruct ?? new Uint8Array(encodeStruct(configObject(part)));
   }
 
   function locationMessage(l: accounts.LocationRecord) {
@@ -186,8 +187,9 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
       const p = principalOf(ctx);
       const name = required(req.name, 'name').trim();
       const robotConfig = req.robotConfig;
+      // Read with every key of the config (`__proto__` included), from the bytes as sent.
       if (!robotConfig) throw invalidArgument('robot_config is required');
-      const json = robotConfig.toJson();
+      const json = decodeStruct(robotConfig);
       const result = validateMachineConfig(json);
       if (result.errors.length > 0) throw invalidIssues(result.errors);
       const parsed = MachineConfigSchema.safeParse(json);
@@ -210,7 +212,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
         const refused = plan.issues.filter((i) => i.severity === 'error');
         if (refused.length > 0) throw invalidIssues(refused);
         // Stored as sent (key order included); `config` is the typed view of the same document.
-        machines.writePart(db, part, name, { json: JSON.stringify(json), struct: robotConfig.toBinary() }, now);
+        machines.writePart(db, part, name, { json: JSON.stringify(json), struct: new Uint8Array(robotConfig) }, now);
         replaceDeployments(db, part.id, plan.deployments);
         return machines.getPart(db, part.id);
       }).immediate();

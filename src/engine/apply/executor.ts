@@ -4,8 +4,9 @@ import { resolveReferences } from '../desired/references';
 import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { runGraph } from '../graph';
 import { isObject, jsonEqual, UNKNOWN, type JsonObject, type JsonValue } from '../json';
-import type { Applied, KindContext, KindRegistry, ResourceKind } from '../kind';
-import { maskPaths } from '../mask';
+import type { Applied, Desired, KindContext, KindRegistry, ResourceKind } from '../kind';
+import { maskPaths, observedSecretPaths } from '../mask';
+import { withIgnoredChanges } from '../plan/lifecycle-rules';
 import { DEPOSED_MARK, type ResourceChange } from '../plan/model';
 import type { StateBackend } from '../state/backend';
 import type { State, StateEntry } from '../state/schema';
@@ -123,6 +124,16 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
     await saver.record(key, result === 'deleted' ? null : { ...entry, status: 'deleting' });
   };
 
+  /** Ignored attributes keep what the service holds now (read again: the plan's view is masked). */
+  const withLifecycle = async (change: ResourceChange, kind: ResourceKind, resource: DesiredResource, prior: StateEntry | undefined, value: Desired, attributes: JsonObject): Promise<Desired> => {
+    const ignoring = resource.lifecycle && resource.lifecycle.ignoreChanges.length > 0;
+    if (!ignoring || !prior || change.action === 'create') return value;
+    const existing = (await kind.observe(ctx, prior))?.view ?? prior.attributes ?? undefined;
+    const view = withIgnoredChanges(value.view, existing, resource.lifecycle);
+    if (view === value.view) return value;
+    return { ...value, view, sensitivePaths: [...new Set([...value.sensitivePaths, ...observedSecretPaths(kind, view, attributes)])] };
+  };
+
   const desire = async (change: ResourceChange, kind: ResourceKind) => {
     const resource = desired.get(change.address);
     if (!resource) throw new FleetformError(`${change.address} is no longer declared by stack ${input.stack.name}`, { hint: 'plan again' });
@@ -138,11 +149,13 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
         hint: 'apply the resources it depends on first',
       });
     }
-    const value = await desireResource(kind, ctx, attributes, priorOf(change));
-    if (value.problems.length > 0) {
-      const p = value.problems[0];
+    const prior = priorOf(change);
+    const desiredValue = await desireResource(kind, ctx, attributes, prior);
+    if (desiredValue.problems.length > 0) {
+      const p = desiredValue.problems[0];
       throw new FleetformError(p?.message ?? 'invalid', { path: `${change.address}.${p?.path ?? ''}`, hint: p?.hint });
     }
+    const value = await withLifecycle(change, kind, resource, prior, desiredValue, attributes);
     const masked = maskPaths(value.view, value.sensitivePaths, state.lineage);
     if (!matchesPlanned(change.after ?? undefined, masked)) {
       throw new ChangedSincePlanError(`the configuration of ${change.address} changed since the plan was made`, {
@@ -194,7 +207,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
         return 'updated';
       }
       const retain = kind.retainOnDelete(prior);
-      if (kind.replaceOrder === 'create-first') {
+      if (change.replaceOrder === 'create-first') {
         // The old object stays in state (deposed) until the service confirmed it gone.
         const key = deposedKey(change.address);
         await saver.recordAll(new Map<string, StateEntry | null>([[change.address, intent], ...(retain ? [] : ([[key, prior]] as const))]));

@@ -2,14 +2,19 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
 import { unescapeTemplate } from '../../domain/template-escape';
-import { isObject, type JsonObject } from '../json';
+import { isObject, setOwn, type JsonObject } from '../json';
+import { expandInstances } from './instances';
+import { NO_LIFECYCLE, parseLifecycle, refuseUnhonoured, unwrapExpression } from './lifecycle';
 import { findReferences } from './references';
 import type { DesiredOutput, DesiredResource, DesiredStack, StackBackend, ProviderSettings } from './stack';
 
 /** Resource types of the fleetform provider begin with its name; the rest belong to other providers. */
 const OWN_TYPE_PREFIX = 'fleetform_';
 
-/** Terraform meta-arguments: they steer the engine and are not resource attributes. */
+/**
+ * Terraform meta-arguments: they steer the engine and are not resource attributes. Each is
+ * honoured (depends_on, lifecycle, count, for_each, the default provider) or refused by name.
+ */
 const META_KEYS = new Set(['depends_on', 'lifecycle', 'provider', 'count', 'for_each', 'provisioner', 'connection', '//']);
 
 async function readJson(file: string, what: string): Promise<unknown> {
@@ -65,6 +70,34 @@ function movesOf(doc: JsonObject, file: string): Array<{ from: string; to: strin
   });
 }
 
+/** The address of a resource block, without an instance key. */
+function blockAddress(address: string): string {
+  return address.replace(/\[[^\]]*\]$/, '');
+}
+
+/**
+ * A dependency or trigger naming a resource with count or for_each as a whole stands for
+ * each of its instances, as in Terraform.
+ */
+function expandWholeResourceDependencies(resources: DesiredResource[]): void {
+  const declared = new Set(resources.map((r) => r.address));
+  const instancesOf = new Map<string, string[]>();
+  for (const r of resources) {
+    const block = blockAddress(r.address);
+    if (block !== r.address) instancesOf.set(block, [...(instancesOf.get(block) ?? []), r.address]);
+  }
+  if (instancesOf.size === 0) return;
+  const expand = (dep: string): string[] => (declared.has(dep) ? [dep] : (instancesOf.get(dep) ?? [dep]));
+  resources.forEach((r, i) => {
+    const dependsOn = [...new Set(r.dependsOn.flatMap(expand))].filter((d) => d !== r.address);
+    const lifecycle = r.lifecycle && {
+      ...r.lifecycle,
+      replaceTriggeredBy: r.lifecycle.replaceTriggeredBy.flatMap((t) => expand(t.address).map((address) => ({ ...t, address }))),
+    };
+    resources[i] = { ...r, dependsOn, ...(lifecycle ? { lifecycle } : {}) };
+  });
+}
+
 /** Parses one synthesized stack document (cdk.tf.json). */
 export function parseStackDocument(name: string, raw: unknown, file = `${name}/cdk.tf.json`): DesiredStack {
   if (!isObject(raw)) throw new FleetformError(`stack ${name} is not a JSON object`, { path: file });
@@ -78,24 +111,39 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
       foreign.push(...Object.keys(byName).map((logicalId) => `${type}.${logicalId}`));
       continue;
     }
-    for (const [logicalId, body] of Object.entries(byName)) {
-      if (!isObject(body)) continue;
-      const address = `${type}.${logicalId}`;
-      const attributes: JsonObject = {};
-      for (const [k, v] of Object.entries(body)) if (!META_KEYS.has(k)) attributes[k] = v;
-      const explicit = Array.isArray(body.depends_on)
-        ? body.depends_on.filter((d): d is string => typeof d === 'string').map((d) => d.replace(/^\$\{(.*)\}$/, '$1'))
-        : [];
-      const referenced = findReferences(attributes).map((r) => r.address);
-      const dependsOn = [...new Set([...explicit, ...referenced])].filter((d) => d !== address);
-      resources.push({ address, type, name: logicalId, attributes, dependsOn });
+    for (const [logicalId, block] of Object.entries(byName)) {
+      if (!isObject(block)) continue;
+      const at = `${file}#resource.${type}.${logicalId}`;
+      for (const { suffix, body } of expandInstances(block, at)) {
+        const address = `${type}.${logicalId}${suffix}`;
+        refuseUnhonoured(body, at);
+        const attributes: JsonObject = {};
+        for (const [k, v] of Object.entries(body)) if (!META_KEYS.has(k)) setOwn(attributes, k, v);
+        const lifecycle = parseLifecycle(body.lifecycle, `${at}.lifecycle`);
+        const explicit = Array.isArray(body.depends_on)
+          ? body.depends_on.filter((d): d is string => typeof d === 'string').map(unwrapExpression)
+          : [];
+        const referenced = findReferences(attributes).map((r) => r.address);
+        const triggers = lifecycle.replaceTriggeredBy.map((t) => t.address);
+        const dependsOn = [...new Set([...explicit, ...referenced, ...triggers])].filter((d) => d !== address);
+        resources.push({ address, type, name: `${logicalId}${suffix}`, attributes, dependsOn, ...(lifecycle === NO_LIFECYCLE ? {} : { lifecycle }) });
+      }
     }
   }
+  expandWholeResourceDependencies(resources);
   const known = new Set(resources.map((r) => r.address));
   const others = new Set(foreign);
   for (const r of resources) {
     const text = others.size > 0 ? JSON.stringify(r.attributes) : '';
     const referenced = [...others].filter((o) => text.includes(`\${${o}.`) && !text.includes(`$\${${o}.`));
+    for (const ref of findReferences(r.attributes)) {
+      if (!known.has(ref.address) && r.dependsOn.some((d) => blockAddress(d) === ref.address)) {
+        throw new FleetformError(`${r.address} refers to ${ref.address}.${ref.output}, but ${ref.address} has count or for_each`, {
+          path: `${file}#resource.${r.type}.${r.name}`,
+          hint: `name one instance, e.g. ${ref.address}[0].${ref.output} or ${ref.address}["key"].${ref.output}`,
+        });
+      }
+    }
     for (const dep of [...referenced, ...r.dependsOn]) {
       if (others.has(dep)) {
         throw new FleetformError(`${r.address} depends on ${dep}, which another provider manages: fleetform's engine cannot wait for it`, {

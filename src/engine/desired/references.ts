@@ -1,13 +1,14 @@
 import { unescapeTemplate } from '../../domain/template-escape';
-import { isObject, UNKNOWN, type JsonValue } from '../json';
+import { isObject, setOwn, UNKNOWN, type JsonObject, type JsonValue } from '../json';
 
 /**
  * Read left to right as Terraform reads a JSON-syntax string: a `$${` or `%%{` escape (a
  * literal `${` or `%{`), or `${fleetform_dataset.boxes.id}`, a reference to another
- * resource's output. Any other `${...}` (e.g. `${environment.HOME}` of older synthesized
+ * resource's output (`${fleetform_machine.arm[0].id}` or `["key"]` for one instance of a
+ * resource with count or for_each). Any other `${...}` (e.g. `${environment.HOME}` of older synthesized
  * output) is literal text.
  */
-const REFERENCE_OR_ESCAPE = /\$\$\{|%%\{|\$\{(fleetform_[a-z_]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_]+)\}/g;
+const REFERENCE_OR_ESCAPE = /\$\$\{|%%\{|\$\{(fleetform_[a-z_]+)\.([A-Za-z0-9_-]+(?:\[\d+\]|\["[^"\]]*"\])?)\.([A-Za-z0-9_]+)\}/g;
 
 export interface Reference {
   readonly address: string;
@@ -57,8 +58,8 @@ export function resolveReferences(
   }
   if (Array.isArray(value)) return value.map((v) => resolveReferences(v, lookup));
   if (isObject(value)) {
-    const out: { [k: string]: JsonValue } = {};
-    for (const [k, v] of Object.entries(value)) out[unescapeTemplate(k)] = resolveReferences(v, lookup);
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) setOwn(out, unescapeTemplate(k), resolveReferences(v, lookup));
     return out;
   }
   return value;

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../json';
+import type { ResourceLifecycle } from './lifecycle';
 
 /** The provider block of a stack: where and as whom its resources live. */
 export interface ProviderSettings {
@@ -14,8 +15,10 @@ export interface DesiredResource {
   readonly name: string;
   /** Attributes as synthesized: may hold `${type.name.output}` references. */
   readonly attributes: JsonObject;
-  /** Addresses this resource must follow: explicit depends_on and references. */
+  /** Addresses this resource must follow: explicit depends_on, references and replace triggers. */
   readonly dependsOn: readonly string[];
+  /** Its `lifecycle` block, when it has one. */
+  readonly lifecycle?: ResourceLifecycle;
 }
 
 /** A `TerraformOutput` of the stack: a value (maybe referencing resources) shown after apply. */

@@ -3,7 +3,7 @@ import { resolveReferences } from '../desired/references';
 import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { diffJson } from '../diff';
 import { runGraph } from '../graph';
-import type { JsonObject } from '../json';
+import { UNKNOWN, type JsonObject } from '../json';
 import { desireResource } from '../desire';
 import type { Applied, Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
 import { replaceReasonsOf } from '../kind-declaration';
@@ -12,6 +12,7 @@ import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
 import { isDeposedKey, type ResourceChange } from './model';
 import { withServiceChoices } from './service-choices';
+import { firedTriggers, guardPreventDestroy, replaceOrderOf, unignoredDrift, unknownIgnoredAttributes, withIgnoredChanges } from './lifecycle-rules';
 
 export interface PlanStackInput {
   readonly stack: DesiredStack;
@@ -153,6 +154,8 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
     if (!changes.has(address)) changes.set(address, emptyIntentChange(input, address));
   }
   flagRenames(input, changes);
+  flagSameIdentity(input, changes);
+  guardPreventDestroy(stack, changes);
   return [...changes.values()].sort((a, b) => a.address.localeCompare(b.address));
 }
 
@@ -213,6 +216,30 @@ function flagRenames(input: PlanStackInput, changes: Map<string, ResourceChange>
   }
 }
 
+/**
+ * Two declared resources that would be the same object on the service (e.g. instances of
+ * one counted machine with one name): the second create would clash, so the plan stops.
+ */
+function flagSameIdentity(input: PlanStackInput, changes: Map<string, ResourceChange>): void {
+  const byIdentity = new Map<string, string[]>();
+  for (const c of changes.values()) {
+    if (c.after === null || c.deposed) continue;
+    const id = input.kinds.require(c.type, c.address).identity(c.after);
+    if (!id || Object.values(id.key).some((v) => v === UNKNOWN)) continue;
+    const key = `${c.type}\u0000${JSON.stringify(id.key)}`;
+    byIdentity.set(key, [...(byIdentity.get(key) ?? []), c.address]);
+  }
+  for (const addresses of byIdentity.values()) {
+    if (addresses.length < 2) continue;
+    for (const address of addresses) {
+      const c = changes.get(address) as ResourceChange;
+      const label = input.kinds.require(c.type, address).identity(c.after as JsonObject)?.label ?? address;
+      const others = addresses.filter((a) => a !== address).join(', ');
+      changes.set(address, { ...c, problems: [...c.problems, { path: '', message: `${address} and ${others} would both be ${label} on the service`, hint: 'give each its own name (with count, use ${count.index} in the name; with for_each, ${each.key})' }] });
+    }
+  }
+}
+
 /** The change for an address in state that the stack no longer declares (or every one, when destroying). */
 function planRemoval(input: PlanStackInput, known: Known, address: string, observed: Observed, salt: string): ResourceChange {
   const { stack, kinds } = input;
@@ -270,14 +297,19 @@ async function planResource(
     if (upstream && (upstream.action === 'create' || upstream.action === 'replace')) return undefined;
     return known.entries.get(ref.address)?.outputs[ref.output];
   }) as JsonObject;
-  const desired: Desired = await desireResource(kind, ctx, attributes, prior);
-  const after = maskPaths(desired.view, desired.sensitivePaths, salt);
+  const read: Desired = await desireResource(kind, ctx, attributes, prior);
+  const misnamed = unknownIgnoredAttributes(resource.lifecycle, Object.keys(kind.declaration.attributes));
+  const desired: Desired = misnamed.length > 0 ? { ...read, problems: [...read.problems, ...misnamed] } : read;
   const { observation } = observed;
+  const exists = prior !== undefined && !observed.gone && prior.status !== 'deleting';
+  const view = exists ? withIgnoredChanges(desired.view, observation?.view ?? prior.attributes ?? undefined, resource.lifecycle) : desired.view;
+  const viewSecrets = view === desired.view ? desired.sensitivePaths : [...new Set([...desired.sensitivePaths, ...observedSecretPaths(kind, view, attributes)])];
+  const after = maskPaths(view, viewSecrets, salt);
   const base = {
     stack: stack.name,
     address: resource.address,
     type: resource.type,
-    replaceOrder: kind.replaceOrder,
+    replaceOrder: replaceOrderOf(resource.lifecycle, kind.replaceOrder),
     after,
     sensitivePaths: desired.sensitivePaths,
     dependsOn: resource.dependsOn,
@@ -308,12 +340,15 @@ async function planResource(
   const sensitive = [...new Set([...desired.sensitivePaths, ...prior.sensitive_paths, ...observedSecrets])];
   const observedView = observation ? maskPaths(observation.view, sensitive, salt) : undefined;
   const current = observedView ?? prior.attributes ?? {};
-  const drift = prior.attributes && observedView ? diffJson(prior.attributes, observedView) : [];
+  const drift = prior.attributes && observedView ? unignoredDrift(diffJson(prior.attributes, observedView), resource.lifecycle) : [];
   const changes = diffJson(current, after);
   const replaceReasons = replaceReasonsOf(kind.declaration, current, after);
   const judgement = kind.judge?.({ current, desired: after, observation, prior, replaceReasons, ...(desired.kindData ? { desiredData: desired.kindData } : {}) }) ?? { problems: [], notes: [] };
   const settled = adopted ? 'adopt' : movedFrom ? 'move' : 'no-op';
-  const action = changes.length === 0 ? settled : replaceReasons.length > 0 ? 'replace' : 'update';
+  const triggered = firedTriggers(resource.lifecycle, planned);
+  const byAttributes = changes.length === 0 ? settled : replaceReasons.length > 0 ? 'replace' : 'update';
+  const action = triggered.length > 0 && (byAttributes === 'no-op' || byAttributes === 'update') ? 'replace' : byAttributes;
+  if (action === 'replace') replaceReasons.push(...triggered.filter((t) => !replaceReasons.includes(t)));
   const noDrift = prior.attributes !== null && drift.length === 0;
   return {
     ...base,
