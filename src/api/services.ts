@@ -7,6 +7,7 @@ import { MethodKind } from '@bufbuild/protobuf';
 import { loadSdk, type Sdk } from './sdk';
 import { GetRobotPartReply } from './get-robot-part-reply';
 import * as own from './own-messages';
+import { MachineStatusReply } from './generated/viam/robot/v1/machine_status_pb';
 
 const unary = MethodKind.Unary;
 
@@ -86,6 +87,9 @@ const APP_METHODS = [
   'GetModule',
   'GetRegistryItem',
   'CreateKey',
+  'ListMachineSummaries',
+  'GetRobotPartLogs',
+  'MarkPartForRestart',
 ] as const;
 
 export interface MLTrainingServiceType {
@@ -124,6 +128,29 @@ function appService(sdk: Sdk): AppServiceType {
   return { typeName: 'viam.app.v1.AppService', methods: { ...unaryMethods(sdk.appApi, APP_METHODS), getRobotPart } };
 }
 
+/**
+ * The machine's own `viam.robot.v1.RobotService`, the one call fleetform makes of it:
+ * GetMachineStatus, answered with module statuses (older SDK messages lack them).
+ */
+export interface RobotStatusServiceType {
+  readonly typeName: 'viam.robot.v1.RobotService';
+  readonly methods: {
+    readonly getMachineStatus: {
+      readonly name: 'GetMachineStatus';
+      readonly I: Sdk['robotApi']['GetMachineStatusRequest'];
+      readonly O: typeof MachineStatusReply;
+      readonly kind: MethodKind.Unary;
+    };
+  };
+}
+
+function robotStatusService(sdk: Sdk): RobotStatusServiceType {
+  return {
+    typeName: 'viam.robot.v1.RobotService',
+    methods: { getMachineStatus: { name: 'GetMachineStatus', I: sdk.robotApi.GetMachineStatusRequest, O: MachineStatusReply, kind: unary } },
+  };
+}
+
 export type AuthServiceType = typeof AuthService;
 export type DatasetServiceType = typeof DatasetService;
 
@@ -133,6 +160,7 @@ export interface Services {
   readonly dataset: DatasetServiceType;
   readonly mlTraining: MLTrainingServiceType;
   readonly app: AppServiceType;
+  readonly robotStatus: RobotStatusServiceType;
 }
 
 let cached: Promise<Services> | undefined;
@@ -145,6 +173,7 @@ export function loadServices(): Promise<Services> {
     dataset: DatasetService,
     mlTraining: mlTrainingService(sdk),
     app: appService(sdk),
+    robotStatus: robotStatusService(sdk),
   }));
   return cached;
 }
