@@ -60,6 +60,8 @@ export interface RunningEmulator {
   readonly credentials: EmulatorCredentials;
   /** Calls each service method received (by method name, e.g. `NewRobot`); the control service is not counted. */
   calls(): Readonly<Record<string, number>>;
+  /** The simulated machines' settings in force (faults as set at start). */
+  readonly simulation: SimulationSettings;
   /** Starts counting calls from zero. */
   resetCalls(): void;
   /** Stops serving (calls in flight may finish), closes open connections and the database. */
@@ -107,6 +109,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       url: `http://${urlHost}:${listener.port}`,
       port: listener.port,
       credentials,
+      simulation,
       calls: () => counter.snapshot(),
       resetCalls: () => counter.reset(),
       close: () => {
