@@ -55,7 +55,9 @@ test('a crashing module is restarted at every check-in; its resources are unheal
   expect(step.run.resources[0]).toMatchObject({ state: ResourceState.UNHEALTHY, error: 'module sensors is not running' });
   expect(step.logs.some((l) => l.level === 'error' && /crashed/.test(l.message))).toBe(true);
   // Moving to a version that does not crash brings it up.
-  const fixed = checkIn(step.run, config('r2', '1.2.5'), 20, zero, crash, false);
+  const starting = checkIn(step.run, config('r2', '1.2.5'), 20, zero, crash, false);
+  expect(starting.run.modules[0]?.state).toBe(ModuleState.STARTING);
+  const fixed = checkIn(starting.run, config('r2', '1.2.5'), 25, zero, crash, false);
   expect(isHealthy(fixed.run, 'r2')).toBe(true);
   const restarted = checkIn(fixed.run, config('r2', '1.2.5'), 30, timings, crash, true);
   expect(restarted.logs[0]?.message).toBe('restarting the machine server as requested');
