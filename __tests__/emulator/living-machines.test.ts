@@ -3,6 +3,9 @@
  * and the official SDK sees it (online fields, machine summaries, part logs, restart requests);
  * the machine's own GetMachineStatus is read through the emulator's port.
  */
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
@@ -211,4 +214,27 @@ test('log pages: the next page token continues where a page ended', async () => 
   const second = await app.getRobotPartLogs({ id: partId, limit: 1n, pageToken: first.nextPageToken });
   expect(second.logs).toHaveLength(1);
   expect(second.logs[0]?.message).not.toBe(first.logs[0]?.message);
+});
+
+test("the official SDK's robot client dials a machine directly at its address and reads its status", async () => {
+  const { partId } = await newMachine(app, fx.emulator.credentials.locationId, 'direct-1');
+  const revision = await configure(partId, sensorConfig('~1.2'));
+  await waitForStatus(partId, (s) => s.config?.revision === revision && s.state === 2);
+  // The emulator answers from this process: the child runs asynchronously.
+  const run = await promisify(execFile)(
+    process.execPath,
+    [path.join(__dirname, 'robot-client-child.mjs'), `http://localhost:${fx.emulator.port}/machines/${partId}`, fx.emulator.credentials.apiKeyId, fx.emulator.credentials.apiKey],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  expect(run.stderr).toBe('');
+  const status = sdk.robotApi.GetMachineStatusResponse.fromJsonString(run.stdout.trim());
+  expect(status.config?.revision).toBe(revision);
+  expect(status.state).toBe(sdk.robotApi.GetMachineStatusResponse_State.RUNNING);
+  expect(status.resources).toEqual([
+    expect.objectContaining({ name: expect.objectContaining({ subtype: 'board', name: 'board1' }), state: sdk.robotApi.ResourceStatus_State.READY, revision }),
+  ]);
+  // Only the machine's own services are at its address.
+  const services = await loadServices();
+  const appAtMachine = createClient(services.app, transport(`${fx.emulator.url}/machines/${partId}`, 'grpc-web', { authorization: `Bearer ${token}` }));
+  expect(await codeOf(appAtMachine.listOrganizations({}))).toBe('Unimplemented');
 });

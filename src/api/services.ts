@@ -129,8 +129,8 @@ function appService(sdk: Sdk): AppServiceType {
 }
 
 /**
- * The machine's own `viam.robot.v1.RobotService`, the one call fleetform makes of it:
- * GetMachineStatus, answered with module statuses (older SDK messages lack them).
+ * The machine's own `viam.robot.v1.RobotService` as the emulator's machines serve it:
+ * GetMachineStatus (with module statuses, which older SDK messages lack) and GetOperations.
  */
 export interface RobotStatusServiceType {
   readonly typeName: 'viam.robot.v1.RobotService';
@@ -141,13 +141,23 @@ export interface RobotStatusServiceType {
       readonly O: typeof MachineStatusReply;
       readonly kind: MethodKind.Unary;
     };
+    readonly getOperations: {
+      readonly name: 'GetOperations';
+      readonly I: Sdk['robotApi']['GetOperationsRequest'];
+      readonly O: Sdk['robotApi']['GetOperationsResponse'];
+      readonly kind: MethodKind.Unary;
+    };
   };
 }
 
 function robotStatusService(sdk: Sdk): RobotStatusServiceType {
   return {
     typeName: 'viam.robot.v1.RobotService',
-    methods: { getMachineStatus: { name: 'GetMachineStatus', I: sdk.robotApi.GetMachineStatusRequest, O: MachineStatusReply, kind: unary } },
+    methods: {
+      getMachineStatus: { name: 'GetMachineStatus', I: sdk.robotApi.GetMachineStatusRequest, O: MachineStatusReply, kind: unary },
+      // What the SDK's robot client calls to check its connection (and as its heartbeat).
+      getOperations: { name: 'GetOperations', I: sdk.robotApi.GetOperationsRequest, O: sdk.robotApi.GetOperationsResponse, kind: unary },
+    },
   };
 }
 

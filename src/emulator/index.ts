@@ -91,6 +91,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       limits,
       authenticate: (serviceTypeName, authorization) => authenticatedContext(backend, serviceTypeName, authorization ?? null),
       interceptors: [callCounterInterceptor(counter, EmulatorService.typeName), faultInterceptor(backend.faults, EmulatorService.typeName), authInterceptor(backend)],
+      machineServices: [services.auth.typeName, services.robotStatus.typeName],
       routes: (router) => {
         router.service(services.auth, authService(backend));
         router.service(services.app, appService(backend));

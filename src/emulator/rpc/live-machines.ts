@@ -14,6 +14,7 @@ import { partFor } from './access';
 import { principalOf, timestamp, type Backend } from './context';
 import { invalidArgument, notFound, permissionDenied, unavailable } from './errors';
 import { partByHost } from './part-address';
+import { MACHINE_HOST_HEADER } from '../server/gate';
 
 /** viam.app.v1.OnlineState numbers. */
 export const OnlineState = { ONLINE: 1, OFFLINE: 2, AWAITING_SETUP: 3 } as const;
@@ -159,11 +160,24 @@ export function liveMachineHandlers(
   };
 }
 
-/** The part a machine-status call is for: the `rpc-host` header (the part's FQDN or id), as the service's dialing names the machine. */
-export const MACHINE_HOST_HEADER = 'rpc-host';
-
+/**
+ * The machine's own RobotService. The part is named by the `rpc-host` header (its FQDN or
+ * id, as the service's dialing names the machine), which the gate sets for calls to the
+ * machine's address `/machines/<part id>`. A machine that is not online cannot be reached.
+ */
 export function liveMachineStatus(backend: Backend): ServiceImpl<RobotStatusServiceType> {
   return {
+    getOperations(_req, ctx) {
+      const host = ctx.requestHeader.get(MACHINE_HOST_HEADER) ?? '';
+      const found = host === '' ? undefined : partByHost(backend.db, host);
+      if (!found) throw notFound(`no machine part at ${JSON.stringify(host)}`);
+      const part = partFor(backend.db, principalOf(ctx), found.id, 'read');
+      if (onlineFields(backend, getCheckin(backend.db, part.id)?.lastAccess).onlineState !== OnlineState.ONLINE) {
+        throw unavailable(`machine part ${part.name} (${part.id}) is not online`);
+      }
+      return { operations: [] };
+    },
+
     getMachineStatus(_req, ctx) {
       const host = ctx.requestHeader.get(MACHINE_HOST_HEADER) ?? '';
       if (host === '') throw invalidArgument(`the ${MACHINE_HOST_HEADER} header must name the machine part (its FQDN or id)`);
