@@ -162,6 +162,16 @@ describe('emulator serve', () => {
     expect(again.stderr).toContain('FAILED_PRECONDITION');
   });
 
+  test('machine-faults replaces the faults in force; a misspelt one is refused naming the fix', async () => {
+    const set = await cli(['emulator', 'machine-faults', 'machine=picker-3:offline', 'module=acme:sensors@1.3.0:crash:30%'], env);
+    expect(set.stdout).toBe('machine faults: machine=picker-3:offline, module=acme:sensors@1.3.0:crash:30%\n');
+    const bad = await cli(['emulator', 'machine-faults', 'machine=picker-3:ofline'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('expected the effect "offline"');
+    expect(bad.stderr).toContain('machine=picker-3:offline');
+    expect((await cli(['emulator', 'machine-faults'], env)).stdout).toBe('no machine faults\n');
+  });
+
   test('SIGTERM shuts down cleanly with exit code 0', async () => {
     served.child.kill('SIGTERM');
     expect(await served.exit).toBe(0);
