@@ -102,10 +102,13 @@ test("a part checks in: the SDK's part and machine summaries show it online", as
   );
   expect(part?.lastAccess).toBeDefined();
   expect(part?.secondsSinceOnline).toBe(0n);
-  const robot = await viam.appClient.getRobot(robotId);
-  expect(robot?.onlineState).toBe(sdk.appApi.OnlineState.ONLINE);
+  await waitFor(() => viam.appClient.getRobot(robotId), (robot) => robot?.onlineState === sdk.appApi.OnlineState.ONLINE);
 
-  const summaries = await viam.appClient.listMachineSummaries(fx.emulator.credentials.organizationId);
+  // Read until online: a test process held up for longer than the threshold sees its machines offline for a moment.
+  const summaries = await waitFor(
+    () => viam.appClient.listMachineSummaries(fx.emulator.credentials.organizationId),
+    (all) => all.some((l) => l.machineSummaries.some((m) => m.machineId === robotId && m.partSummaries[0]?.onlineState === sdk.appApi.OnlineState.ONLINE)),
+  );
   const location = summaries.find((l) => l.locationId === fx.emulator.credentials.locationId);
   const machine = location?.machineSummaries.find((m) => m.machineId === robotId);
   expect(machine?.machineName).toBe('online-1');
