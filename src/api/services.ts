@@ -128,6 +128,9 @@ function appService(sdk: Sdk): AppServiceType {
   return { typeName: 'viam.app.v1.AppService', methods: { ...unaryMethods(sdk.appApi, APP_METHODS), getRobotPart } };
 }
 
+/** The header naming the machine part a call to a machine's own services is for (its FQDN or id), as the service's dialing carries the host. */
+export const MACHINE_HOST_HEADER = 'rpc-host';
+
 /**
  * The machine's own `viam.robot.v1.RobotService` as the emulator's machines serve it:
  * GetMachineStatus (with module statuses, which older SDK messages lack) and GetOperations.

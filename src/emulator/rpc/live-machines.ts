@@ -4,7 +4,7 @@
  * machine's own GetMachineStatus (RobotService, reached through the emulator's port).
  */
 import type { ServiceImpl } from '@connectrpc/connect';
-import type { AppServiceType, RobotStatusServiceType } from '../../api/services';
+import { MACHINE_HOST_HEADER, type AppServiceType, type RobotStatusServiceType } from '../../api/services';
 import { knowsOrganization, organizationsOf, roleOn, type Principal } from '../auth/principal';
 import type { PartRun } from '../sim/machine-state';
 import * as accounts from '../store/accounts';
@@ -14,7 +14,7 @@ import { partFor } from './access';
 import { principalOf, timestamp, type Backend } from './context';
 import { invalidArgument, notFound, permissionDenied, unavailable } from './errors';
 import { partByHost } from './part-address';
-import { MACHINE_HOST_HEADER } from '../server/gate';
+
 
 /** viam.app.v1.OnlineState numbers. */
 export const OnlineState = { ONLINE: 1, OFFLINE: 2, AWAITING_SETUP: 3 } as const;

@@ -12,6 +12,7 @@ import { Code, ConnectError, createConnectRouter, type ConnectRouter, type Conne
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
 import type { UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { codeToHttpStatus } from '@connectrpc/connect/protocol-connect';
+import { MACHINE_HOST_HEADER } from '../../api/services';
 import type { ServerLimits } from './limits';
 import { closeAfterAnswer, resourceExhausted, writeWireError, type NodeRequest, type NodeResponse } from './wire-errors';
 
@@ -34,8 +35,6 @@ export interface GateOptions {
 /** Where a machine part's own services are: `<emulator url>/machines/<part id>`. */
 export const MACHINE_PATH_PREFIX = '/machines/';
 
-/** The header naming the machine part of a call to a machine's own services. */
-export const MACHINE_HOST_HEADER = 'rpc-host';
 
 /** A path under a machine's address, split into the part and the procedure path; undefined otherwise. */
 function machinePath(path: string): { part: string; procedure: string } | undefined {

@@ -7,13 +7,10 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { ServiceClient } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
-import { loadServices } from '../../api/services';
+import { loadServices, MACHINE_HOST_HEADER } from '../../api/services';
 import { isObject } from '../json';
 import type { State } from '../state/schema';
 import { machineKind } from './machine';
-
-/** The header naming the machine part a GetMachineStatus call is for (as the service's dialing carries the host). */
-export const MACHINE_HOST_HEADER = 'rpc-host';
 
 export type OnlineStateName = 'online' | 'offline' | 'awaiting setup' | 'unknown';
 
