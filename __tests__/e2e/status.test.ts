@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 interface StatusJson {
-  machines: { machine: string; online: string; health: string; latestRevision: string; runningRevision?: string; partId: string; modules: { name: string; state: string; consecutiveFailures: number }[]; resources: { name: string; state: string }[] }[];
+  machines: { machine: string; online: string; health: string; unreachable?: string; latestRevision: string; runningRevision?: string; partId: string; modules: { name: string; state: string; consecutiveFailures: number }[]; resources: { name: string; state: string }[] }[];
   modules: { machine: string; running?: string }[];
 }
 
@@ -100,6 +100,21 @@ test('a module armed to crash: status shows the machine unhealthy with the failu
     expect(text.stdout).toMatch(/picker-1: module acme_sensors unhealthy \(\d+ consecutive failures\)/);
     const logs = await app.getRobotPartLogs({ id: part?.id ?? '', levels: ['error'], filter: 'crashed' });
     expect(logs.logs[0]?.message).toMatch(/module acme_sensors \(acme:sensors@1\.2\.\d+\) crashed/);
+  } finally {
+    await controls.setMachineFaults({ specs: [] });
+  }
+  await statusUntil((s) => s.machines[0]?.health === 'healthy');
+});
+
+test('a machine that stops checking in: status shows it offline and its health unreachable, with the reason', async () => {
+  const controls = p.client.clientFor(EmulatorService);
+  await controls.setMachineFaults({ specs: ['machine=picker-1:offline'] });
+  try {
+    const gone = await statusUntil((s) => s.machines[0]?.online === 'offline');
+    expect(gone.machines[0]).toMatchObject({ health: 'unreachable', unreachable: expect.stringContaining('is not online') });
+    const text = await p.runBare('status');
+    expect(text.stdout).toMatch(/picker-1\s+offline \d+s\s+unreachable/);
+    expect(text.stdout).toContain('picker-1: status not reachable:');
   } finally {
     await controls.setMachineFaults({ specs: [] });
   }
