@@ -14,12 +14,19 @@ export interface BenchEmulator {
 }
 
 /**
- * Spawns `emulator-child.ts` and waits for its ready line. With `BENCH_EMULATOR_CPU_PROF=DIR`
+ * Spawns `emulator-child.ts` (simulated machines checking in every `simulateIntervalMs`, off
+ * when unset) and waits for its ready line. With `BENCH_EMULATOR_CPU_PROF=DIR`
  * the emulator writes a CPU profile into DIR when it stops.
  */
-export async function spawnEmulator(): Promise<BenchEmulator> {
+export async function spawnEmulator(options: { simulateIntervalMs?: number } = {}): Promise<BenchEmulator> {
   const prof = process.env.BENCH_EMULATOR_CPU_PROF;
-  const args = [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), '--import', 'tsx', path.join(__dirname, 'emulator-child.ts')];
+  const args = [
+    ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []),
+    '--import',
+    'tsx',
+    path.join(__dirname, 'emulator-child.ts'),
+    ...(options.simulateIntervalMs === undefined ? [] : ['--simulate', String(options.simulateIntervalMs)]),
+  ];
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const line = await new Promise<string>((resolve, reject) => {

@@ -2,7 +2,7 @@
  * `npm run bench [-- --quick] [-- --sizes 100,1000] [-- --parallelism N] [-- --only state,cli]`:
  * measures each fleet size in its own process, the same at a distance, the PostgreSQL state
  * backend against local files, the example plan as a command, training-job listing in a
- * 100,000-job organization and hostile requests; prints the tables and writes
+ * 100,000-job organization, hostile requests and 1,000 simulated machines; prints the tables and writes
  * bench/results.json.
  */
 import { spawn } from 'node:child_process';
@@ -53,7 +53,7 @@ async function listJobs(runs: number): Promise<Record<string, unknown>> {
 }
 
 /** The parts of a run, in the order they run; `--only` picks some of them. */
-const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile'] as const;
+const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile', 'sim'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function chosenSections(): Set<Section> {
@@ -147,6 +147,16 @@ async function main(): Promise<void> {
     const hostile = await measureHostile();
     results.hostile = hostile;
     process.stdout.write(`hostile requests (refusal time, emulator peak memory): ${JSON.stringify(hostile)}\n\n`);
+  }
+  if (parts.has('sim')) {
+    const machines = option('--sim-machines') ?? '1000';
+    process.stderr.write(`running ${machines} simulated machines checking in every second...\n`);
+    const sim = await runChild<Record<string, unknown>>('sim-run.ts', [machines, '1000', quick ? '10' : '20']);
+    results.emulator_sim = { machines: sim.machines, cpu_cores: sim.cpu_cores, peak_mb: sim.peak_mb };
+    process.stdout.write(
+      `simulated machines: ${String(sim.machines)} checking in every ${String(sim.check_in_interval_ms)} ms cost the emulator ` +
+        `${String(sim.cpu_cores)} cores over ${String(sim.measured_s)} s, peak ${String(sim.peak_mb)} MB (targets: under 1 core, under 300 MB)\n\n`,
+    );
   }
   const file = path.join(__dirname, 'results.json');
   // A run of some parts keeps the other parts' figures from the last run.

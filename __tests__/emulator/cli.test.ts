@@ -36,6 +36,24 @@ function serve(args: string[]): Promise<Served> {
   });
 }
 
+/** Whether the served process prints a line matching `pattern` before it exits or 10 s pass. */
+function printed(served: Served, pattern: RegExp): Promise<boolean> {
+  return new Promise((resolve) => {
+    const check = (): void => {
+      if (pattern.test(served.stdout())) done(true);
+    };
+    const timer = setTimeout(() => done(false), 10_000);
+    const done = (value: boolean): void => {
+      clearTimeout(timer);
+      served.child.stdout.off('data', check);
+      resolve(value);
+    };
+    served.child.stdout.on('data', check);
+    void served.exit.then(() => done(pattern.test(served.stdout())));
+    check();
+  });
+}
+
 /** Runs the CLI in this process with the given environment; returns exit code and output. */
 async function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   const saved = { ...process.env };
@@ -144,6 +162,16 @@ describe('emulator serve', () => {
     expect(again.stderr).toContain('FAILED_PRECONDITION');
   });
 
+  test('machine-faults replaces the faults in force; a misspelt one is refused naming the fix', async () => {
+    const set = await cli(['emulator', 'machine-faults', 'machine=picker-3:offline', 'module=acme:sensors@1.3.0:crash:30%'], env);
+    expect(set.stdout).toBe('machine faults: machine=picker-3:offline, module=acme:sensors@1.3.0:crash:30%\n');
+    const bad = await cli(['emulator', 'machine-faults', 'machine=picker-3:ofline'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('expected the effect "offline"');
+    expect(bad.stderr).toContain('machine=picker-3:offline');
+    expect((await cli(['emulator', 'machine-faults'], env)).stdout).toBe('no machine faults\n');
+  });
+
   test('SIGTERM shuts down cleanly with exit code 0', async () => {
     served.child.kill('SIGTERM');
     expect(await served.exit).toBe(0);
@@ -168,6 +196,52 @@ test('serve rejects a bad port', async () => {
   const res = await cli(['emulator', 'serve', '--port', 'eighty', '--data', newDir()], {});
   expect(res.code).toBe(1);
   expect(res.stderr).toMatch(/^error: --port: must be a whole number from 0 to 65535/);
+});
+
+test('serve rejects a misspelt machine fault, naming the fix', async () => {
+  const res = await cli(['emulator', 'serve', '--port', '0', '--data', newDir(), '--machine-fault', 'module=acme:sensors@1.3.0:crsh'], {});
+  expect(res.code).toBe(1);
+  expect(res.stderr).toMatch(/--machine-fault: machine fault "module=acme:sensors@1.3.0:crsh": expected the effect "crash"/);
+  const share = await cli(['emulator', 'serve', '--port', '0', '--data', newDir(), '--machine-fault', 'machine=picker-3:offline:130%'], {});
+  expect(share.code).toBe(1);
+  expect(share.stderr).toMatch(/not a whole percent from 1 to 100/);
+});
+
+test('serve runs simulated machines as its flags say: interval, start times, a crashing module version', async () => {
+  const dataDir = newDir();
+  const served = await serve([
+    '--port', '0', '--data', dataDir, '--check-in-interval', '50ms', '--module-start-time', '0', '--resource-configure-time', '0',
+    '--machine-fault', 'module=acme:sensors@1.3.0:crash',
+  ]);
+  try {
+    expect(await printed(served, /simulated machines check in every 50 ms \(faults: module=acme:sensors@1\.3\.0:crash\)/)).toBe(true);
+    const creds = readCredentials(dataDir);
+    if (!creds) throw new Error('no credentials.json');
+    const app = await clientOf({ url: served.url, credentials: creds } as RunningEmulator, (await loadServices()).app);
+    const { partId, partName } = await newMachine(app, creds.locationId, 'crashing');
+    const { Struct } = (await loadServices()).sdk;
+    await app.updateRobotPart({ id: partId, name: partName, robotConfig: Struct.fromJson(sensorsConfig([{ name: 'sensors', version: '1.3.0' }]) as JsonObject) });
+    const until = Date.now() + 10_000;
+    let messages: string[] = [];
+    while (!messages.some((m) => m.includes('crashed')) && Date.now() < until) {
+      messages = (await app.getRobotPartLogs({ id: partId, levels: ['error'] })).logs.map((l) => l.message);
+    }
+    expect(messages).toEqual(expect.arrayContaining([expect.stringMatching(/module sensors \(acme:sensors@1\.3\.0\) crashed/)]));
+  } finally {
+    served.child.kill('SIGTERM');
+    await served.exit;
+  }
+});
+
+test('serve --no-simulate says simulated machines are off', async () => {
+  const dataDir = newDir();
+  const served = await serve(['--port', '0', '--data', dataDir, '--no-simulate']);
+  try {
+    expect(await printed(served, /simulated machines are off/)).toBe(true);
+  } finally {
+    served.child.kill('SIGTERM');
+    await served.exit;
+  }
 });
 
 test('without FLEETFORM_ENDPOINT the controls use the embedded emulator in .fleetform/emulator', async () => {

@@ -25,6 +25,8 @@ import {
   InjectFaultResponse,
   ClearFaultsRequest,
   ClearFaultsResponse,
+  SetMachineFaultsRequest,
+  SetMachineFaultsResponse,
 } from './generated/fleetform/emulator/v1/emulator_pb';
 
 export * from './generated/fleetform/emulator/v1/emulator_pb';
@@ -55,6 +57,7 @@ export const EmulatorService = {
     createOrganization: { name: 'CreateOrganization', I: CreateOrganizationRequest, O: OrganizationCredentials, kind: unary },
     injectFault: { name: 'InjectFault', I: InjectFaultRequest, O: InjectFaultResponse, kind: unary },
     clearFaults: { name: 'ClearFaults', I: ClearFaultsRequest, O: ClearFaultsResponse, kind: unary },
+    setMachineFaults: { name: 'SetMachineFaults', I: SetMachineFaultsRequest, O: SetMachineFaultsResponse, kind: unary },
   },
 } as const;
 

@@ -8,6 +8,7 @@ import { loadSdk, type Sdk } from './sdk';
 import { GetRobotPartReply } from './get-robot-part-reply';
 import { UpdateRobotPartCall } from './update-robot-part-call';
 import * as own from './own-messages';
+import { MachineStatusReply } from './generated/viam/robot/v1/machine_status_pb';
 
 const unary = MethodKind.Unary;
 
@@ -87,6 +88,9 @@ const APP_METHODS = [
   'GetModule',
   'GetRegistryItem',
   'CreateKey',
+  'ListMachineSummaries',
+  'GetRobotPartLogs',
+  'MarkPartForRestart',
 ] as const;
 
 export interface MLTrainingServiceType {
@@ -152,6 +156,42 @@ function appWireService(sdk: Sdk, app: AppServiceType): AppWireServiceType {
   return { typeName: app.typeName, methods: { ...app.methods, updateRobotPart } };
 }
 
+/** The header naming the machine part a call to a machine's own services is for (its FQDN or id), as the service's dialing carries the host. */
+export const MACHINE_HOST_HEADER = 'rpc-host';
+
+/**
+ * The machine's own `viam.robot.v1.RobotService` as the emulator's machines serve it:
+ * GetMachineStatus (with module statuses, which older SDK messages lack) and GetOperations.
+ */
+export interface RobotStatusServiceType {
+  readonly typeName: 'viam.robot.v1.RobotService';
+  readonly methods: {
+    readonly getMachineStatus: {
+      readonly name: 'GetMachineStatus';
+      readonly I: Sdk['robotApi']['GetMachineStatusRequest'];
+      readonly O: typeof MachineStatusReply;
+      readonly kind: MethodKind.Unary;
+    };
+    readonly getOperations: {
+      readonly name: 'GetOperations';
+      readonly I: Sdk['robotApi']['GetOperationsRequest'];
+      readonly O: Sdk['robotApi']['GetOperationsResponse'];
+      readonly kind: MethodKind.Unary;
+    };
+  };
+}
+
+function robotStatusService(sdk: Sdk): RobotStatusServiceType {
+  return {
+    typeName: 'viam.robot.v1.RobotService',
+    methods: {
+      getMachineStatus: { name: 'GetMachineStatus', I: sdk.robotApi.GetMachineStatusRequest, O: MachineStatusReply, kind: unary },
+      // What the SDK's robot client calls to check its connection (and as its heartbeat).
+      getOperations: { name: 'GetOperations', I: sdk.robotApi.GetOperationsRequest, O: sdk.robotApi.GetOperationsResponse, kind: unary },
+    },
+  };
+}
+
 export type AuthServiceType = typeof AuthService;
 export type DatasetServiceType = typeof DatasetService;
 
@@ -162,6 +202,7 @@ export interface Services {
   readonly mlTraining: MLTrainingServiceType;
   readonly app: AppServiceType;
   readonly appWire: AppWireServiceType;
+  readonly robotStatus: RobotStatusServiceType;
 }
 
 let cached: Promise<Services> | undefined;
@@ -170,7 +211,15 @@ let cached: Promise<Services> | undefined;
 export function loadServices(): Promise<Services> {
   cached ??= loadSdk().then((sdk) => {
     const app = appService(sdk);
-    return { sdk, auth: AuthService, dataset: DatasetService, mlTraining: mlTrainingService(sdk), app, appWire: appWireService(sdk, app) };
+    return {
+      sdk,
+      auth: AuthService,
+      dataset: DatasetService,
+      mlTraining: mlTrainingService(sdk),
+      app,
+      appWire: appWireService(sdk, app),
+      robotStatus: robotStatusService(sdk),
+    };
   });
   return cached;
 }

@@ -20,6 +20,10 @@ import { ensureSeeded } from './seed';
 import { gatedHandler } from './server/gate';
 import { resolveLimits, type ServerLimits } from './server/limits';
 import { listen } from './server/listener';
+import { liveMachineStatus } from './rpc/live-machines';
+import { MachineFaults } from './sim/machine-faults';
+import { resolveSimulation, type SimulationSettings } from './sim/options';
+import { MachineSimulator } from './sim/simulator';
 
 export type { EmulatorCredentials } from './credentials';
 export { CREDENTIALS_FILE, EmulatorCredentialsSchema, readCredentials } from './credentials';
@@ -27,6 +31,8 @@ export { DATABASE_FILE } from './db/database';
 export { DEFAULT_LIMITS, LIMIT_ENV, parseLimit, resolveLimits, type ServerLimits } from './server/limits';
 export { HEALTH_PATH } from './server/gate';
 export { FAULTS_ENV, faultSpecsFromEnv, parseFaultSpec, type FaultSpec } from './rpc/fault-spec';
+export { MACHINE_FAULTS_ENV, machineFaultsFromEnv, parseMachineFault, type MachineFault } from './sim/machine-faults';
+export { DEFAULT_SIMULATION, parseMillis, resolveSimulation, SIMULATION_ENV, type SimulationSettings } from './sim/options';
 export { SEED_MODULES, SEED_ORGANIZATION, SEED_TRAINING_SCRIPT } from './seed';
 
 export interface EmulatorOptions {
@@ -42,6 +48,8 @@ export interface EmulatorOptions {
   readonly limits?: Partial<ServerLimits>;
   /** Calls that fail from the start (see `--fail`). */
   readonly faults?: readonly FaultSpec[];
+  /** Simulated machines (on, check-in interval, start times, faults); unset ones come from FLEETFORM_EMULATOR_* variables, else the defaults. */
+  readonly simulation?: Partial<SimulationSettings>;
 }
 
 export interface RunningEmulator {
@@ -52,6 +60,8 @@ export interface RunningEmulator {
   readonly credentials: EmulatorCredentials;
   /** Calls each service method received (by method name, e.g. `NewRobot`); the control service is not counted. */
   calls(): Readonly<Record<string, number>>;
+  /** The simulated machines' settings in force (faults as set at start). */
+  readonly simulation: SimulationSettings;
   /** Starts counting calls from zero. */
   resetCalls(): void;
   /** Stops serving (calls in flight may finish), closes open connections and the database. */
@@ -64,7 +74,15 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const services = await loadServices();
   const db = openDatabase(options.dataDir);
   try {
-    const backend: Backend = { db, services, faults: new FaultTable(), now: options.now ?? (() => Date.now()) };
+    const simulation = resolveSimulation(process.env, options.simulation);
+    const backend: Backend = {
+      db,
+      services,
+      faults: new FaultTable(),
+      machineFaults: new MachineFaults(simulation.machineFaults),
+      checkInIntervalMs: simulation.checkInIntervalMs,
+      now: options.now ?? (() => Date.now()),
+    };
     installFaults(backend.faults, options.faults ?? []);
     const credentials = ensureSeeded(db, options.dataDir, backend.now());
     const counter = new CallCounter();
@@ -73,24 +91,30 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       limits,
       authenticate: (serviceTypeName, authorization) => authenticatedContext(backend, serviceTypeName, authorization ?? null),
       interceptors: [callCounterInterceptor(counter, EmulatorService.typeName), faultInterceptor(backend.faults, EmulatorService.typeName), authInterceptor(backend)],
+      machineServices: [services.auth.typeName, services.robotStatus.typeName],
       routes: (router) => {
         router.service(services.auth, authService(backend));
         router.service(services.appWire, appService(backend));
         router.service(services.dataset, datasetService(backend));
         router.service(services.mlTraining, mlTrainingService(backend));
         router.service(EmulatorService, controlService(backend));
+        router.service(services.robotStatus, liveMachineStatus(backend));
       },
     });
     const listener = await listen(handler, options.port ?? 0, host, limits);
+    const simulator = simulation.simulate ? new MachineSimulator(db, backend.machineFaults, simulation, backend.now) : undefined;
+    simulator?.start();
     const urlHost = host.includes(':') ? `[${host}]` : host;
     let closed: Promise<void> | undefined;
     return {
       url: `http://${urlHost}:${listener.port}`,
       port: listener.port,
       credentials,
+      simulation,
       calls: () => counter.snapshot(),
       resetCalls: () => counter.reset(),
       close: () => {
+        simulator?.stop();
         closed ??= listener.close().then(() => {
           db.close();
         });

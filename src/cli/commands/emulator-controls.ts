@@ -1,5 +1,5 @@
 /**
- * `fleetform emulator publish|jobs|status`: the emulator's controls, called through the
+ * `fleetform emulator publish|jobs|status|machine-faults`: the emulator's controls, called through the
  * connection every command uses (FLEETFORM_ENDPOINT and key, else the embedded emulator)
  * with an organization-owner key.
  */
@@ -10,6 +10,7 @@ import { statusCodeName } from '../../api/client';
 import { FleetformError, InputError } from '../../domain/errors';
 import { trainingStatusName, type TrainingStatus } from '../../domain';
 import { openConnection } from '../connection';
+import { parseMachineFault } from '../../emulator';
 import { emulatorGroup } from './emulator-serve';
 
 type Controls = Client<EmulatorServiceType>;
@@ -134,6 +135,20 @@ export function register(program: Command): void {
         } else {
           process.stdout.write(formatModuleCards(cards));
         }
+      });
+    });
+
+  emulator
+    .command('machine-faults [specs...]')
+    .description(
+      'replace the faults of the simulated machines (e.g. module=acme:sensors@1.3.0:crash machine=picker-3:offline:30%); none clears them',
+    )
+    .action(async (specs: string[]) => {
+      // Checked here first, so a misspelt spec names the argument and the fix.
+      specs.forEach((spec, i) => parseMachineFault(spec, `specs[${i}]`));
+      await withControls('SetMachineFaults', async (controls) => {
+        const res = await controls.setMachineFaults({ specs });
+        process.stdout.write(res.specs.length === 0 ? 'no machine faults\n' : `machine faults: ${res.specs.join(', ')}\n`);
       });
     });
 }

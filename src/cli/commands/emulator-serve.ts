@@ -2,7 +2,23 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { FleetformError, InputError } from '../../domain/errors';
-import { CREDENTIALS_FILE, faultSpecsFromEnv, LIMIT_ENV, parseFaultSpec, parseLimit, startEmulator, type FaultSpec, type ServerLimits } from '../../emulator';
+import {
+  CREDENTIALS_FILE,
+  DEFAULT_SIMULATION,
+  faultSpecsFromEnv,
+  LIMIT_ENV,
+  MACHINE_FAULTS_ENV,
+  parseFaultSpec,
+  parseLimit,
+  parseMachineFault,
+  parseMillis,
+  SIMULATION_ENV,
+  startEmulator,
+  type FaultSpec,
+  type MachineFault,
+  type ServerLimits,
+  type SimulationSettings,
+} from '../../emulator';
 
 /** The `emulator` command group, created by whichever `emulator ...` file registers first. */
 export function emulatorGroup(program: Command): Command {
@@ -53,7 +69,17 @@ export function register(program: Command): void {
       (value: string, prior: FaultSpec[]) => [...prior, parseFaultSpec(value, '--fail')],
       [] as FaultSpec[],
     )
-    .action(async (opts: { port: string; data: string; host: string; fail: FaultSpec[] } & Partial<Record<keyof ServerLimits, string>>) => {
+    .option('--no-simulate', `do not run simulated machines: parts never check in (env ${SIMULATION_ENV.simulate}=0)`)
+    .option('--check-in-interval <duration>', `how often simulated machines check in, e.g. 5s or 200ms (default ${DEFAULT_SIMULATION.checkInIntervalMs}ms; env ${SIMULATION_ENV.checkInIntervalMs})`)
+    .option('--module-start-time <duration>', `how long a simulated module takes to start (default ${DEFAULT_SIMULATION.moduleStartMs}ms; env ${SIMULATION_ENV.moduleStartMs})`)
+    .option('--resource-configure-time <duration>', `how long a simulated resource takes to configure (default ${DEFAULT_SIMULATION.resourceConfigureMs}ms; env ${SIMULATION_ENV.resourceConfigureMs})`)
+    .option(
+      '--machine-fault <SPEC>',
+      `make simulated machines fail: module=acme:sensors@1.3.0:crash, model=acme:sensors:hc-sr04:unhealthy, machine=picker-3:offline, each optionally ending in :30%; repeatable (env ${MACHINE_FAULTS_ENV}, comma-separated)`,
+      (value: string, prior: MachineFault[]) => [...prior, parseMachineFault(value, '--machine-fault')],
+      [] as MachineFault[],
+    )
+    .action(async (opts: { port: string; data: string; host: string; fail: FaultSpec[]; simulate: boolean; checkInInterval?: string; moduleStartTime?: string; resourceConfigureTime?: string; machineFault: MachineFault[] } & Partial<Record<keyof ServerLimits, string>>) => {
       const port = parsePort(opts.port);
       const faults = [...faultSpecsFromEnv(process.env), ...opts.fail];
       const limits: Partial<Record<keyof ServerLimits, number>> = {};
@@ -67,10 +93,18 @@ export function register(program: Command): void {
         const text = opts[key];
         if (text !== undefined) limits[key] = parseLimit(text, flags[key]);
       }
+      const simulation: Partial<SimulationSettings> = {
+        // Off when the flag says so; otherwise the variable (or the default) decides.
+        ...(opts.simulate ? {} : { simulate: false }),
+        ...(opts.checkInInterval === undefined ? {} : { checkInIntervalMs: parseMillis(opts.checkInInterval, '--check-in-interval', 1) }),
+        ...(opts.moduleStartTime === undefined ? {} : { moduleStartMs: parseMillis(opts.moduleStartTime, '--module-start-time') }),
+        ...(opts.resourceConfigureTime === undefined ? {} : { resourceConfigureMs: parseMillis(opts.resourceConfigureTime, '--resource-configure-time') }),
+        machineFaults: opts.machineFault,
+      };
       const dataDir = path.resolve(opts.data);
       let emulator;
       try {
-        emulator = await startEmulator({ dataDir, port, host: opts.host, limits, faults });
+        emulator = await startEmulator({ dataDir, port, host: opts.host, limits, faults, simulation });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') {
@@ -84,6 +118,11 @@ export function register(program: Command): void {
       const stopped = untilSignal();
       process.stdout.write(`listening on ${emulator.url}\n`);
       process.stdout.write(`owner API key of organization ${emulator.credentials.organizationId} in ${path.join(dataDir, CREDENTIALS_FILE)}\n`);
+      process.stdout.write(
+        emulator.simulation.simulate
+          ? `simulated machines check in every ${emulator.simulation.checkInIntervalMs} ms${emulator.simulation.machineFaults.length > 0 ? ` (faults: ${emulator.simulation.machineFaults.map((f) => f.text).join(', ')})` : ''}\n`
+          : 'simulated machines are off\n',
+      );
       const signal = await stopped;
       await emulator.close();
       process.stdout.write(`stopped (${signal})\n`);

@@ -1,36 +1,109 @@
 import type { Command } from 'commander';
-import { moduleCards } from '../../engine/kinds/module-cards';
+import { InputError } from '../../domain/errors';
+import { machineHealth, type MachineHealth } from '../../engine/kinds/machine-health';
+import { moduleCards, type ModuleCard } from '../../engine/kinds/module-cards';
+import { parseMillis } from '../../emulator';
 import { openConnection } from '../connection';
 import { projectBackend } from '../state-backend';
+
+/** Columns padded to their widest cell. */
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => `${r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}\n`).join('');
+}
+
+function count(items: readonly { state: string }[]): string {
+  if (items.length === 0) return '-';
+  return `${items.filter((x) => x.state === 'ready').length}/${items.length} ready`;
+}
+
+function onlineCell(m: MachineHealth): string {
+  return m.online === 'offline' ? `offline ${m.secondsSinceOnline}s` : m.online;
+}
+
+function configCell(m: MachineHealth): string {
+  if (m.runningRevision === undefined) return '-';
+  return m.runningRevision === m.latestRevision ? `latest (${m.latestRevision})` : `runs ${m.runningRevision || 'none'}, latest ${m.latestRevision}`;
+}
+
+/** What went wrong on a machine: a module's or resource's error, or why its status could not be read. */
+function problems(m: MachineHealth): string[] {
+  if (m.unreachable) return [`${m.machine}: status not reachable: ${m.unreachable}`];
+  return [
+    ...m.modules.filter((x) => x.error !== '').map((x) => `${m.machine}: module ${x.name} ${x.state} (${x.consecutiveFailures} consecutive failures): ${x.error}`),
+    ...m.resources.filter((r) => r.error !== '').map((r) => `${m.machine}: resource ${r.name} (${r.api}) ${r.state}: ${r.error}`),
+  ];
+}
+
+function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]): string {
+  let out = '';
+  if (machines.length > 0) {
+    const rows = [['STACK', 'MACHINE', 'ONLINE', 'HEALTH', 'CONFIG', 'MODULES', 'RESOURCES']];
+    for (const m of machines) rows.push([m.stack, m.machine, onlineCell(m), m.health, configCell(m), count(m.modules), count(m.resources)]);
+    out += table(rows);
+    const notes = machines.flatMap(problems);
+    if (notes.length > 0) out += notes.map((n) => `  ${n}\n`).join('');
+    out += '\n';
+  }
+  if (cards.length === 0) return `${out}No machine modules are managed yet (run \`fleetform apply\`).\n`;
+  const rows = [['STACK', 'MACHINE', 'MODULE', 'MODULE ID', 'POLICY', 'RUNS', 'LATEST', 'POLICY ADMITS LATEST']];
+  for (const c of cards) {
+    const unread = c.registryError !== undefined;
+    rows.push([c.stack, c.machine, c.module, c.moduleId, c.policy, unread ? 'ERROR' : (c.running ?? '-'), unread ? 'ERROR' : (c.latest ?? '-'), unread ? 'ERROR' : c.admitsLatest ? 'yes' : 'no']);
+  }
+  return out + table(rows);
+}
+
+function toJson(machines: readonly MachineHealth[], cards: readonly ModuleCard[]): string {
+  const modules = cards.map(({ registryError, ...c }) => ({ ...c, ...(registryError ? { registryError: registryError.message } : {}) }));
+  return `${JSON.stringify({ machines, modules }, null, 2)}\n`;
+}
 
 export function register(program: Command): void {
   program
     .command('status')
-    .description('the module card of every machine module: policy, running version, registry latest')
+    .description('each machine: online state, config revision it runs against the latest, module and resource health; and the module card of every machine module')
     .option('--stack <name...>', 'only these stacks')
-    .action(async (opts: { stack?: string[] }) => {
+    .option('--json', 'print machines and module cards as JSON')
+    .option('--watch', 'refresh until interrupted (in place on a terminal)')
+    .option('--interval <duration>', 'refresh interval of --watch, e.g. 2s or 500ms', '2s')
+    .action(async (opts: { stack?: string[]; json?: boolean; watch?: boolean; interval: string }) => {
+      const intervalMs = parseMillis(opts.interval, '--interval', 100);
+      if (opts.watch && opts.json) throw new InputError('--watch and --json cannot be combined', { path: '--watch', hint: 'poll `fleetform status --json` instead' });
       const backend = await projectBackend(process.cwd());
       const names = opts.stack && opts.stack.length > 0 ? opts.stack : await backend.stacks();
-      const states = await Promise.all(names.map((n) => backend.read(n)));
       const connection = await openConnection({ cwd: process.cwd(), env: process.env });
+      let stop = false;
+      let wake = (): void => undefined;
+      const onSignal = (): void => {
+        stop = true;
+        wake();
+      };
+      if (opts.watch) process.once('SIGINT', onSignal);
       try {
-        const cards = await moduleCards(connection.client, states);
-        if (cards.length === 0) {
-          process.stdout.write('No machine modules are managed yet (run `fleetform apply`).\n');
-          return;
+        for (;;) {
+          const states = await Promise.all(names.map((n) => backend.read(n)));
+          const [machines, cards] = await Promise.all([machineHealth(connection.client, states), moduleCards(connection.client, states)]);
+          const text = opts.json ? toJson(machines, cards) : render(machines, cards);
+          if (opts.watch && process.stdout.isTTY) process.stdout.write('\x1b[H\x1b[2J');
+          process.stdout.write(opts.watch ? `${new Date().toISOString()}\n${text}` : text);
+          // A registry that could not be read is an error, never shown as a module without versions.
+          const failures = new Map(cards.flatMap((c) => (c.registryError ? [[c.moduleId, c.registryError] as const] : [])));
+          for (const error of failures.values()) process.stderr.write(`error: ${error.format()}\n`);
+          if (failures.size > 0) process.exitCode = 1;
+          if (!opts.watch || stop) return;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, intervalMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          if (stop) return;
+          if (!process.stdout.isTTY) process.stdout.write('\n');
         }
-        const rows = [['STACK', 'MACHINE', 'MODULE', 'MODULE ID', 'POLICY', 'RUNS', 'LATEST', 'POLICY ADMITS LATEST']];
-        for (const c of cards) {
-          const unread = c.registryError !== undefined;
-          rows.push([c.stack, c.machine, c.module, c.moduleId, c.policy, unread ? 'ERROR' : (c.running ?? '-'), unread ? 'ERROR' : (c.latest ?? '-'), unread ? 'ERROR' : c.admitsLatest ? 'yes' : 'no']);
-        }
-        const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-        for (const r of rows) process.stdout.write(`${r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}\n`);
-        // A registry that could not be read is an error, never shown as a module without versions.
-        const failures = new Map(cards.flatMap((c) => (c.registryError ? [[c.moduleId, c.registryError] as const] : [])));
-        for (const error of failures.values()) process.stderr.write(`error: ${error.format()}\n`);
-        if (failures.size > 0) process.exitCode = 1;
       } finally {
+        process.off('SIGINT', onSignal);
         await connection.close();
       }
     });

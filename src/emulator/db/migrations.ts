@@ -201,4 +201,28 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE robot_parts ADD COLUMN config_struct BLOB;
     `,
   },
+  {
+    version: 6,
+    name: 'simulated machines check in',
+    sql: `
+      -- A part's last check-in and what its machine reported running then (JSON), and
+      -- whether a restart was asked for since (cleared by the next check-in).
+      CREATE TABLE part_checkins (
+        part_id TEXT PRIMARY KEY REFERENCES robot_parts(id) ON DELETE CASCADE,
+        last_access INTEGER,
+        restart_requested INTEGER NOT NULL DEFAULT 0,
+        run TEXT
+      );
+      -- The machine's own log lines: module starts, crashes, config errors.
+      CREATE TABLE part_logs (
+        id INTEGER PRIMARY KEY,
+        part_id TEXT NOT NULL REFERENCES robot_parts(id) ON DELETE CASCADE,
+        time INTEGER NOT NULL,
+        level TEXT NOT NULL,
+        logger TEXT NOT NULL,
+        message TEXT NOT NULL
+      );
+      CREATE INDEX part_logs_by_part ON part_logs(part_id, id);
+    `,
+  },
 ];

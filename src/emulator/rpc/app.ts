@@ -12,27 +12,21 @@ import { generateApiKeySecret, hashApiKey } from '../auth/keys';
 import { grantedLocations, grantedRobots, isOrganizationOwner, knowsOrganization, organizationsOf, roleOn, type Principal } from '../auth/principal';
 import { planDeployments } from '../logic/deployments';
 import * as accounts from '../store/accounts';
+import { getCheckin } from '../store/checkins';
 import { deploymentsOfPart, replaceDeployments } from '../store/deployments';
 import * as machines from '../store/machines';
 import { newId } from '../store/statements';
 import { locationFor, organizationFor, partFor, robotFor } from './access';
 import { millisOf, principalOf, timestamp, type Backend } from './context';
 import { alreadyExists, failedPrecondition, invalidArgument, invalidIssues, notFound, permissionDenied, required } from './errors';
+import { liveMachineHandlers, onlineFields, robotOnlineFields } from './live-machines';
+import { DNS_SUFFIX, partDnsName } from './part-address';
 import { moduleVersionsLookup, registryItemMessage, registryModuleMessage, visibleRegistryItem } from './registry';
-
-const DNS_SUFFIX = 'emulator.fleetform.local';
-
-function dnsLabel(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9-]+/g, '-');
-}
 
 function organizationMessage(o: accounts.OrganizationRecord) {
   return { id: o.id, name: o.name, createdOn: timestamp(o.createdOn), publicNamespace: o.publicNamespace, defaultRegion: 'emulator' };
 }
 
-function robotMessage(r: machines.RobotRecord) {
-  return { id: r.id, name: r.name, location: r.locationId, createdOn: timestamp(r.createdOn) };
-}
 
 function configObject(part: machines.PartRecord): { [key: string]: JsonValue } {
   return JSON.parse(part.config) as { [key: string]: JsonValue };
@@ -42,8 +36,12 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
   const { db } = backend;
   const Struct = backend.services.sdk.Struct;
 
+  function robotMessage(r: machines.RobotRecord) {
+    return { id: r.id, name: r.name, location: r.locationId, createdOn: timestamp(r.createdOn), ...robotOnlineFields(backend, r.id) };
+  }
+
   function partFields(part: machines.PartRecord) {
-    const dns = `${dnsLabel(part.name)}.${part.locationId}`;
+    const dns = partDnsName(part);
     return {
       id: part.id,
       name: part.name,
@@ -56,6 +54,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
       localFqdn: `${dns}.local.${DNS_SUFFIX}`,
       createdOn: timestamp(part.createdOn),
       lastUpdated: timestamp(part.lastUpdated),
+      ...onlineFields(backend, getCheckin(db, part.id)?.lastAccess),
     };
   }
 
@@ -92,6 +91,8 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
   }
 
   return {
+    ...liveMachineHandlers(backend),
+
     listOrganizations(_req, ctx) {
       const p = principalOf(ctx);
       return { organizations: accounts.listOrganizations(db, organizationsOf(p)).map(organizationMessage) };

@@ -4,12 +4,17 @@ import type { Services } from '../../api/services';
 import type { Db } from '../db/database';
 import type { Principal } from '../auth/principal';
 import type { FaultTable } from './faults';
+import type { MachineFaults } from '../sim/machine-faults';
 import { unauthenticated } from './errors';
 
 export interface Backend {
   readonly db: Db;
   readonly services: Services;
   readonly faults: FaultTable;
+  /** Faults of the simulated machines. */
+  readonly machineFaults: MachineFaults;
+  /** How often simulated machines check in: a part not seen for three intervals (at least a second) is offline. */
+  readonly checkInIntervalMs: number;
   /** Milliseconds since the epoch. */
   now(): number;
 }

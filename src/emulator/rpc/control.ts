@@ -9,6 +9,8 @@ import { deploymentsOfOrganization } from '../store/deployments';
 import { registryVersions } from '../store/registry';
 import { newId } from '../store/statements';
 import { isOrganizationOwner } from '../auth/principal';
+import { InputError } from '../../domain/errors';
+import { parseMachineFault } from '../sim/machine-faults';
 import { principalOf, timestamp, type Backend } from './context';
 import { failedPrecondition, invalidArgument, permissionDenied, required } from './errors';
 import { applyTransition, jobFor } from './ml-training';
@@ -135,6 +137,20 @@ export function controlService(backend: Backend): ServiceImpl<EmulatorServiceTyp
     clearFaults(_req, ctx) {
       controller(ctx);
       return { cleared: backend.faults.clear() };
+    },
+
+    setMachineFaults(req, ctx) {
+      controller(ctx);
+      const faults = req.specs.map((spec, i) => {
+        try {
+          return parseMachineFault(spec, `specs[${i}]`);
+        } catch (err) {
+          if (err instanceof InputError) throw invalidArgument(err.format());
+          throw err;
+        }
+      });
+      backend.machineFaults.replace(faults);
+      return { specs: faults.map((f) => f.text) };
     },
   };
 }

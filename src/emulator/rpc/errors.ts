@@ -19,3 +19,4 @@ export function required(value: string, field: string): string {
   if (value.trim() === '') throw invalidArgument(`${field} is required`);
   return value;
 }
+export const unavailable = (message: string): ConnectError => new ConnectError(message, Code.Unavailable);

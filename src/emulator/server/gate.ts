@@ -12,6 +12,7 @@ import { Code, ConnectError, createConnectRouter, type ConnectRouter, type Conne
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
 import type { UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { codeToHttpStatus } from '@connectrpc/connect/protocol-connect';
+import { MACHINE_HOST_HEADER } from '../../api/services';
 import type { ServerLimits } from './limits';
 import { closeAfterAnswer, resourceExhausted, writeWireError, type NodeRequest, type NodeResponse } from './wire-errors';
 
@@ -24,6 +25,24 @@ export interface GateOptions {
    * What it returns (the caller it found) is handed to the handlers as context values.
    */
   readonly authenticate: (serviceTypeName: string, authorization: string | undefined) => ContextValues | undefined;
+  /**
+   * Services a machine serves itself, reached at `/machines/<part>/<service>/<method>` (a
+   * machine's own address on this port): the part is handed to them in the `rpc-host` header.
+   */
+  readonly machineServices?: readonly string[];
+}
+
+/** Where a machine part's own services are: `<emulator url>/machines/<part id>`. */
+export const MACHINE_PATH_PREFIX = '/machines/';
+
+
+/** A path under a machine's address, split into the part and the procedure path; undefined otherwise. */
+function machinePath(path: string): { part: string; procedure: string } | undefined {
+  if (!path.startsWith(MACHINE_PATH_PREFIX)) return undefined;
+  const rest = path.slice(MACHINE_PATH_PREFIX.length);
+  const slash = rest.indexOf('/');
+  if (slash <= 0) return undefined;
+  return { part: decodeURIComponent(rest.slice(0, slash)), procedure: rest.slice(slash) };
 }
 
 /** Answers 200 without credentials while the emulator serves. */
@@ -142,8 +161,20 @@ export function gatedHandler(options: GateOptions): (req: NodeRequest, res: Node
   options.routes(router);
   const paths = new Map(router.handlers.map((h) => [h.requestPath, h]));
   const max = options.limits.maxMessageBytes;
+  const machineServices = new Set(options.machineServices ?? []);
   return (req, res) => {
-    const path = (req.url ?? '').split('?', 2)[0] ?? '';
+    let path = (req.url ?? '').split('?', 2)[0] ?? '';
+    const atMachine = machinePath(path);
+    if (atMachine) {
+      const service = atMachine.procedure.split('/')[1] ?? '';
+      if (!machineServices.has(service)) {
+        writeWireError(req, res, new ConnectError(`a machine does not serve ${JSON.stringify(atMachine.procedure)}`, Code.Unimplemented), options.limits.maxMessageBytes + ENVELOPE_BYTES);
+        return;
+      }
+      path = atMachine.procedure;
+      req.url = atMachine.procedure;
+      req.headers[MACHINE_HOST_HEADER] = atMachine.part;
+    }
     if (path === HEALTH_PATH) {
       (res as http.ServerResponse).writeHead(200, { 'content-type': 'text/plain' });
       res.end('ok\n');

@@ -957,3 +957,83 @@ export class ClearFaultsResponse extends Message<ClearFaultsResponse> {
   }
 }
 
+/**
+ * Replaces the faults of the simulated machines with `specs`, written as `--machine-fault`
+ * takes them (e.g. `module=acme:sensors@1.3.0:crash`, `machine=picker-3:offline:30%`);
+ * no specs clears them. A misspelt spec is INVALID_ARGUMENT and changes nothing.
+ *
+ * @generated from message fleetform.emulator.v1.SetMachineFaultsRequest
+ */
+export class SetMachineFaultsRequest extends Message<SetMachineFaultsRequest> {
+  /**
+   * @generated from field: repeated string specs = 1;
+   */
+  specs: string[] = [];
+
+  constructor(data?: PartialMessage<SetMachineFaultsRequest>) {
+    super();
+    proto3.util.initPartial(data, this);
+  }
+
+  static readonly runtime: typeof proto3 = proto3;
+  static readonly typeName = "fleetform.emulator.v1.SetMachineFaultsRequest";
+  static readonly fields: FieldList = proto3.util.newFieldList(() => [
+    { no: 1, name: "specs", kind: "scalar", T: 9 /* ScalarType.STRING */, repeated: true },
+  ]);
+
+  static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): SetMachineFaultsRequest {
+    return new SetMachineFaultsRequest().fromBinary(bytes, options);
+  }
+
+  static fromJson(jsonValue: JsonValue, options?: Partial<JsonReadOptions>): SetMachineFaultsRequest {
+    return new SetMachineFaultsRequest().fromJson(jsonValue, options);
+  }
+
+  static fromJsonString(jsonString: string, options?: Partial<JsonReadOptions>): SetMachineFaultsRequest {
+    return new SetMachineFaultsRequest().fromJsonString(jsonString, options);
+  }
+
+  static equals(a: SetMachineFaultsRequest | PlainMessage<SetMachineFaultsRequest> | undefined, b: SetMachineFaultsRequest | PlainMessage<SetMachineFaultsRequest> | undefined): boolean {
+    return proto3.util.equals(SetMachineFaultsRequest, a, b);
+  }
+}
+
+/**
+ * The faults in force afterwards.
+ *
+ * @generated from message fleetform.emulator.v1.SetMachineFaultsResponse
+ */
+export class SetMachineFaultsResponse extends Message<SetMachineFaultsResponse> {
+  /**
+   * @generated from field: repeated string specs = 1;
+   */
+  specs: string[] = [];
+
+  constructor(data?: PartialMessage<SetMachineFaultsResponse>) {
+    super();
+    proto3.util.initPartial(data, this);
+  }
+
+  static readonly runtime: typeof proto3 = proto3;
+  static readonly typeName = "fleetform.emulator.v1.SetMachineFaultsResponse";
+  static readonly fields: FieldList = proto3.util.newFieldList(() => [
+    { no: 1, name: "specs", kind: "scalar", T: 9 /* ScalarType.STRING */, repeated: true },
+  ]);
+
+  static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): SetMachineFaultsResponse {
+    return new SetMachineFaultsResponse().fromBinary(bytes, options);
+  }
+
+  static fromJson(jsonValue: JsonValue, options?: Partial<JsonReadOptions>): SetMachineFaultsResponse {
+    return new SetMachineFaultsResponse().fromJson(jsonValue, options);
+  }
+
+  static fromJsonString(jsonString: string, options?: Partial<JsonReadOptions>): SetMachineFaultsResponse {
+    return new SetMachineFaultsResponse().fromJsonString(jsonString, options);
+  }
+
+  static equals(a: SetMachineFaultsResponse | PlainMessage<SetMachineFaultsResponse> | undefined, b: SetMachineFaultsResponse | PlainMessage<SetMachineFaultsResponse> | undefined): boolean {
+    return proto3.util.equals(SetMachineFaultsResponse, a, b);
+  }
+}
+

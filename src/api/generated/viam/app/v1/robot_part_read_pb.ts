@@ -10,7 +10,41 @@
 // @ts-nocheck
 
 import type { BinaryReadOptions, FieldList, JsonReadOptions, JsonValue, PartialMessage, PlainMessage } from "@bufbuild/protobuf";
-import { Message, proto3, Timestamp } from "@bufbuild/protobuf";
+import { Message, proto3, protoInt64, Timestamp } from "@bufbuild/protobuf";
+
+/**
+ * Whether the part's machine checks in.
+ *
+ * @generated from enum viam.app.v1.OnlineState
+ */
+export enum OnlineState {
+  /**
+   * @generated from enum value: ONLINE_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ONLINE_STATE_ONLINE = 1;
+   */
+  ONLINE = 1,
+
+  /**
+   * @generated from enum value: ONLINE_STATE_OFFLINE = 2;
+   */
+  OFFLINE = 2,
+
+  /**
+   * @generated from enum value: ONLINE_STATE_AWAITING_SETUP = 3;
+   */
+  AWAITING_SETUP = 3,
+}
+// Retrieve enum metadata with: proto3.getEnumType(OnlineState)
+proto3.util.setEnumType(OnlineState, "viam.app.v1.OnlineState", [
+  { no: 0, name: "ONLINE_STATE_UNSPECIFIED" },
+  { no: 1, name: "ONLINE_STATE_ONLINE" },
+  { no: 2, name: "ONLINE_STATE_OFFLINE" },
+  { no: 3, name: "ONLINE_STATE_AWAITING_SETUP" },
+]);
 
 /**
  * @generated from message viam.app.v1.RobotPartWithEncodedConfig
@@ -84,6 +118,16 @@ export class RobotPartWithEncodedConfig extends Message<RobotPartWithEncodedConf
    */
   lastUpdated?: Timestamp;
 
+  /**
+   * @generated from field: viam.app.v1.OnlineState online_state = 16;
+   */
+  onlineState = OnlineState.UNSPECIFIED;
+
+  /**
+   * @generated from field: int64 seconds_since_online = 17;
+   */
+  secondsSinceOnline = protoInt64.zero;
+
   constructor(data?: PartialMessage<RobotPartWithEncodedConfig>) {
     super();
     proto3.util.initPartial(data, this);
@@ -105,6 +149,8 @@ export class RobotPartWithEncodedConfig extends Message<RobotPartWithEncodedConf
     { no: 12, name: "location_id", kind: "scalar", T: 9 /* ScalarType.STRING */ },
     { no: 13, name: "created_on", kind: "message", T: Timestamp },
     { no: 15, name: "last_updated", kind: "message", T: Timestamp },
+    { no: 16, name: "online_state", kind: "enum", T: proto3.getEnumType(OnlineState) },
+    { no: 17, name: "seconds_since_online", kind: "scalar", T: 3 /* ScalarType.INT64 */ },
   ]);
 
   static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): RobotPartWithEncodedConfig {

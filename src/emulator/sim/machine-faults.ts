@@ -1,0 +1,130 @@
+/**
+ * Faults of simulated machines, as users write them:
+ * - `module=<namespace>:<name>[@<version>]:crash`: the module (that version, or any) exits on start;
+ * - `model=<namespace>:<family>:<model>:unhealthy`: resources of that model never become ready;
+ * - `machine=<machine name or id>:offline`: the machine never checks in;
+ * each optionally followed by `:<percent>%`, the share of machines it hits (chosen by a hash of
+ * the spec and the machine id, so the same machines every run).
+ */
+import * as crypto from 'node:crypto';
+import { InputError } from '../../domain/errors';
+import { isModelTriplet, isModuleId } from '../../domain/triplet';
+
+/** The environment variable holding machine fault specs (comma-separated) for emulators started without flags. */
+export const MACHINE_FAULTS_ENV = 'FLEETFORM_EMULATOR_MACHINE_FAULT';
+
+export type MachineFault =
+  | { readonly kind: 'crash'; readonly moduleId: string; readonly version?: string; readonly percent: number; readonly text: string }
+  | { readonly kind: 'unhealthy'; readonly model: string; readonly percent: number; readonly text: string }
+  | { readonly kind: 'offline'; readonly machine: string; readonly percent: number; readonly text: string };
+
+const EXAMPLES = 'module=acme:sensors@1.3.0:crash, model=acme:sensors:hc-sr04:unhealthy, machine=picker-3:offline, each optionally ending in :30%';
+
+function fail(text: string, path: string, why: string, hint: string): never {
+  throw new InputError(`machine fault ${JSON.stringify(text)}: ${why}`, { path, hint });
+}
+
+/** Splits a trailing `:<n>%` off; 100 when there is none. */
+function splitPercent(body: string, text: string, path: string): { body: string; percent: number } {
+  const m = /^(.*):([^:]*%)$/.exec(body);
+  if (!m) return { body, percent: 100 };
+  const digits = (m[2] as string).slice(0, -1);
+  const percent = Number(digits);
+  if (!/^\d+$/.test(digits) || percent < 1 || percent > 100) {
+    fail(text, path, `the share ${JSON.stringify(m[2])} is not a whole percent from 1 to 100`, 'write it like :30%, or leave it out to hit every machine');
+  }
+  return { body: m[1] as string, percent };
+}
+
+/** Splits `<target>:<effect>`; the effect is the last colon-separated word. */
+function splitEffect(body: string, expected: string, text: string, path: string): string {
+  const at = body.lastIndexOf(':');
+  const effect = at < 0 ? '' : body.slice(at + 1);
+  if (effect !== expected) {
+    fail(text, path, `expected the effect ${JSON.stringify(expected)} at the end, not ${JSON.stringify(effect)}`, `write it like ${EXAMPLES}`);
+  }
+  return body.slice(0, at);
+}
+
+/** Reads one spec; `path` names the flag or variable in errors. */
+export function parseMachineFault(raw: string, path: string): MachineFault {
+  const text = raw.trim();
+  const eq = text.indexOf('=');
+  const key = eq < 0 ? '' : text.slice(0, eq);
+  const { body, percent } = splitPercent(text.slice(eq + 1), text, path);
+  switch (key) {
+    case 'module': {
+      const target = splitEffect(body, 'crash', text, path);
+      const [moduleId = '', version, ...more] = target.split('@');
+      if (!isModuleId(moduleId) || more.length > 0 || version === '') {
+        fail(text, path, `${JSON.stringify(target)} is not a module id with an optional version`, 'write the module as namespace:name or namespace:name@1.3.0, e.g. module=acme:sensors@1.3.0:crash');
+      }
+      return { kind: 'crash', moduleId, ...(version === undefined ? {} : { version }), percent, text };
+    }
+    case 'model': {
+      const model = splitEffect(body, 'unhealthy', text, path);
+      if (!isModelTriplet(model)) {
+        fail(text, path, `${JSON.stringify(model)} is not a model triplet`, 'write the model as namespace:family:name, e.g. model=acme:sensors:hc-sr04:unhealthy');
+      }
+      return { kind: 'unhealthy', model, percent, text };
+    }
+    case 'machine': {
+      const machine = splitEffect(body, 'offline', text, path);
+      if (machine.trim() === '') fail(text, path, 'the machine is missing', 'name the machine (or its id), e.g. machine=picker-3:offline');
+      return { kind: 'offline', machine, percent, text };
+    }
+    default:
+      return fail(text, path, `unknown target ${JSON.stringify(key)}`, `start with module=, model= or machine=: ${EXAMPLES}`);
+  }
+}
+
+/** Specs from the environment variable (comma-separated); none when unset. */
+export function machineFaultsFromEnv(env: NodeJS.ProcessEnv): MachineFault[] {
+  const text = env[MACHINE_FAULTS_ENV];
+  if (!text) return [];
+  return text.split(',').filter((s) => s.trim() !== '').map((s) => parseMachineFault(s, MACHINE_FAULTS_ENV));
+}
+
+/** Whether a fault with a share hits this machine: the same answer for the same spec and machine, every run. */
+function hits(fault: MachineFault, machineId: string): boolean {
+  if (fault.percent >= 100) return true;
+  const digest = crypto.createHash('sha256').update(`${fault.text}\0${machineId}`).digest();
+  return digest.readUInt32BE(0) % 100 < fault.percent;
+}
+
+/** The machine a check-in is for, as faults match it. */
+export interface FaultTarget {
+  readonly machineId: string;
+  readonly machineName: string;
+}
+
+/** The faults in force (set at start, replaced at run time through the control service). */
+export class MachineFaults {
+  private faults: readonly MachineFault[] = [];
+
+  constructor(initial: readonly MachineFault[] = []) {
+    this.faults = [...initial];
+  }
+
+  list(): readonly MachineFault[] {
+    return this.faults;
+  }
+
+  replace(faults: readonly MachineFault[]): void {
+    this.faults = [...faults];
+  }
+
+  offline(m: FaultTarget): boolean {
+    return this.faults.some((f) => f.kind === 'offline' && (f.machine === m.machineName || f.machine === m.machineId) && hits(f, m.machineId));
+  }
+
+  crashes(m: FaultTarget, moduleId: string, version: string): boolean {
+    return this.faults.some(
+      (f) => f.kind === 'crash' && f.moduleId === moduleId && (f.version === undefined || f.version === version) && hits(f, m.machineId),
+    );
+  }
+
+  unhealthy(m: FaultTarget, model: string): boolean {
+    return this.faults.some((f) => f.kind === 'unhealthy' && f.model === model && hits(f, m.machineId));
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Simulated machines: one timer checks every machine part in at each interval. A check-in
+ * records the part's access, fetches its config when it changed (the versions its registry
+ * modules run are those the app's deployments resolved from their policies), steps what the
+ * machine runs (see machine-state) and stores that and its log lines, all in one
+ * transaction per tick.
+ */
+import { MachineConfigSchema } from '../../domain/config';
+import type { Db } from '../db/database';
+import { appendLog, deployedVersions, partsToCheckIn, recordCheckin, trimLogs, type CheckinPart } from '../store/checkins';
+import { getPart } from '../store/machines';
+import type { MachineFaults } from './machine-faults';
+import { checkIn, type FetchedConfig, type PartRun, type Timings } from './machine-state';
+
+/** Log lines kept per part. */
+const LOGS_KEPT = 1000;
+
+/** The revision of a config: the time of the part's config write it comes from (RFC 3339). */
+export function configRevision(lastUpdated: number): string {
+  return new Date(lastUpdated).toISOString();
+}
+
+interface Known {
+  readonly lastUpdated: number;
+  readonly config: Omit<FetchedConfig, 'modules' | 'unresolved'> & {
+    readonly modules: readonly { readonly name: string; readonly moduleId: string | undefined; readonly policy: string }[];
+  };
+  run: PartRun | undefined;
+  runJson: string | undefined;
+}
+
+/** Reads a part's config as its machine sees it; an unreadable config runs nothing. */
+function readConfig(db: Db, partId: string, lastUpdated: number): Known['config'] {
+  const part = getPart(db, partId);
+  const parsed = MachineConfigSchema.safeParse(part ? JSON.parse(part.config) : {});
+  const config = parsed.success ? parsed.data : {};
+  return {
+    revision: configRevision(lastUpdated),
+    modules: (config.modules ?? []).map((m) => ({
+      name: m.name,
+      moduleId: m.type === 'registry' ? (m.module_id ?? '') : undefined,
+      policy: m.version ?? '',
+    })),
+    resources: (['components', 'services'] as const).flatMap((kind) => (config[kind] ?? []).map((entry) => ({ kind, entry }))),
+  };
+}
+
+export interface SimulatorOptions extends Timings {
+  readonly checkInIntervalMs: number;
+}
+
+export class MachineSimulator {
+  private readonly known = new Map<string, Known>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly faults: MachineFaults,
+    private readonly options: SimulatorOptions,
+    private readonly now: () => number,
+  ) {}
+
+  /** Checks every part in now and then at every interval until stop(). */
+  start(): void {
+    const loop = (): void => {
+      if (this.stopped) return;
+      const began = Date.now();
+      try {
+        this.tick();
+      } catch (err) {
+        // A closed database ends the loop; anything else is reported and the loop goes on.
+        if (this.stopped || !this.db.open) return;
+        process.stderr.write(`simulated machines: check-in failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      }
+      this.timer = setTimeout(loop, Math.max(0, this.options.checkInIntervalMs - (Date.now() - began)));
+      this.timer.unref();
+    };
+    loop();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** One check-in of every part that is not offline. */
+  tick(): void {
+    const { db } = this;
+    const now = this.now();
+    db.transaction(() => {
+      const parts = partsToCheckIn(db);
+      const versions = deployedVersions(db);
+      const present = new Set<string>();
+      for (const part of parts) {
+        present.add(part.id);
+        if (this.faults.offline({ machineId: part.robotId, machineName: part.robotName })) continue;
+        this.checkInPart(part, versions.get(part.id), now);
+      }
+      for (const id of this.known.keys()) if (!present.has(id)) this.known.delete(id);
+    }).immediate();
+  }
+
+  private checkInPart(part: CheckinPart, versions: Map<string, { moduleId: string; version: string }> | undefined, now: number): void {
+    const { db } = this;
+    let known = this.known.get(part.id);
+    if (!known || known.lastUpdated !== part.lastUpdated) {
+      known = { lastUpdated: part.lastUpdated, config: readConfig(db, part.id, part.lastUpdated), run: known?.run, runJson: known?.runJson };
+      this.known.set(part.id, known);
+    }
+    const modules: FetchedConfig['modules'][number][] = [];
+    const unresolved: FetchedConfig['unresolved'][number][] = [];
+    for (const m of known.config.modules) {
+      if (m.moduleId === undefined) {
+        modules.push({ name: m.name, moduleId: '', version: '' });
+        continue;
+      }
+      const deployed = versions?.get(m.name);
+      if (deployed && deployed.moduleId === m.moduleId) modules.push({ name: m.name, moduleId: m.moduleId, version: deployed.version });
+      else unresolved.push({ name: m.name, reason: `the registry has no version of ${m.moduleId} that ${JSON.stringify(m.policy)} admits` });
+    }
+    const machine = { machineId: part.robotId, machineName: part.robotName };
+    const { run, logs } = checkIn(
+      known.run,
+      { ...known.config, modules, unresolved },
+      now,
+      this.options,
+      { crashes: (moduleId, version) => this.faults.crashes(machine, moduleId, version), unhealthy: (model) => this.faults.unhealthy(machine, model) },
+      part.restartRequested,
+    );
+    known.run = run;
+    const json = JSON.stringify(run);
+    const changed = json !== known.runJson;
+    known.runJson = json;
+    recordCheckin(db, part.id, now, changed ? json : undefined);
+    for (const line of logs) appendLog(db, part.id, now, line.level, line.logger, line.message);
+    if (logs.length > 0) trimLogs(db, part.id, LOGS_KEPT);
+  }
+}
