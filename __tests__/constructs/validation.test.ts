@@ -91,4 +91,20 @@ describe('validation of a whole app', () => {
     new Machine(stack, 'b');
     expect(analyzeApp(app).report.summary).toEqual({ stacks: 1, machines: 2, datasets: 0, trainingJobs: 0 });
   });
+
+  test('a construct whose constructor threw (the app caught it) is passed by, not analyzed half made', () => {
+    const { app, stack } = newStack('s');
+    const m = new Machine(stack, 'm');
+    const refused = [
+      () => new Module(m, 'sensors', { moduleId: 'acme:sensors', modulId: 'typo' } as never),
+      () => new ModularResource(m, 'arm', { bogus: 1 } as never),
+      () => new Machine(stack, 'other', { bogus: 1 } as never),
+      () => new TrainingJob(stack, 'job', { bogus: 1 } as never),
+    ];
+    for (const construct of refused) expect(construct).toThrow(/prop/);
+    const analysis = analyzeApp(app);
+    expect(analysis.issues).toEqual([]);
+    expect(analysis.report.summary).toEqual({ stacks: 1, machines: 1, datasets: 0, trainingJobs: 0 });
+    expect(m.toMachineConfig()).toEqual({ components: [], services: [], modules: [] });
+  });
 });

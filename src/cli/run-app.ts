@@ -8,6 +8,7 @@ import { formatFleetIssue } from '../constructs/fleet-issue';
 import { FleetformError, InputError } from '../domain/errors';
 import type { AppCrash, ChildReport } from './app-report-file';
 import { appEnvironment, type CdktfSettings } from './app-environment';
+import { knownMistakeHint, stderrExcerpt } from './app-failure';
 
 /** Options of {@link runApp}, {@link synthesizeApp} and {@link validateApp}. */
 export interface RunAppOptions {
@@ -79,10 +80,11 @@ function checkOutdir(cwd: string, outdir: string): void {
 interface ChildOutcome {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
-  readonly output: string;
+  /** The end of what the app wrote to stderr. */
+  readonly stderr: string;
 }
 
-const OUTPUT_LIMIT = 64 * 1024;
+const STDERR_LIMIT = 64 * 1024;
 
 /** The reporter preloaded into the app's process: compiled JavaScript beside this file. */
 const REPORTER = path.join(__dirname, 'app-reporter.js');
@@ -119,16 +121,15 @@ function descendants(pid: number): number[] {
 
 /** Runs the app command in a shell, as `cdktf synth` does, keeping the tail of its output. */
 function runChild(command: string, cwd: string, env: NodeJS.ProcessEnv): { outcome: Promise<ChildOutcome>; kill(): void } {
-  const child = spawn(command, { cwd, shell: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString('utf8')).slice(-OUTPUT_LIMIT);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  const child = spawn(command, { cwd, shell: true, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_LIMIT);
+  });
   const outcome = new Promise<ChildOutcome>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, output }));
+    child.on('close', (code, signal) => resolve({ code, signal, stderr }));
   });
   return {
     outcome,
@@ -150,17 +151,20 @@ function appProblem(message: string, hint?: string, code = 'app-failed'): AppPro
   return { severity: 'error', code, constructPath: '', field: '', message, ...(hint === undefined ? {} : { hint }) };
 }
 
-function crashProblem(crash: AppCrash): AppProblem {
+function crashProblem(crash: AppCrash, stderr: string): AppProblem {
   const where = [crash.location, crash.path].filter((x): x is string => x !== undefined).join(': ');
   // fleetform's own errors (they carry a path) speak for themselves; others are named, e.g. `TypeError: ...`.
   const named = crash.name !== 'Error' && crash.name !== 'FleetformError' && crash.path === undefined;
   const message = `${where ? `${where}: ` : ''}${named ? `${crash.name}: ` : ''}${crash.message}`;
-  return appProblem(message, crash.hint);
+  return appProblem(message, crash.hint ?? knownMistakeHint(`${crash.message}\n${stderr}`));
 }
 
-function lastLines(text: string, count: number): string {
-  const lines = text.trimEnd().split('\n');
-  return lines.slice(-count).join('\n');
+/** An app that ended unsuccessfully without an uncaught error: its exit status and its own words on stderr. */
+function exitProblem(app: string, outcome: ChildOutcome): AppProblem {
+  const how = outcome.signal ? `was stopped by ${outcome.signal}` : `exited with code ${outcome.code}`;
+  const excerpt = stderrExcerpt(outcome.stderr);
+  const message = excerpt ? `the app (${app}) ${how}; it wrote to stderr:\n${excerpt}` : `the app (${app}) ${how} and wrote nothing to stderr`;
+  return appProblem(message, knownMistakeHint(outcome.stderr, outcome.code));
 }
 
 async function readChildReport(file: string): Promise<ChildReport | undefined> {
@@ -216,11 +220,15 @@ async function judge(settings: ProjectSettings, staging: string, outcome: ChildO
   const errors = issues.filter((i) => i.severity === 'error');
   const warnings = issues.filter((i) => i.severity === 'warning');
   if (errors.length > 0) return { ok: false, errors, warnings };
-  if (report?.crash) return { ok: false, errors: [crashProblem(report.crash)], warnings };
-  if (outcome.code !== 0) {
-    const how = outcome.signal ? `was stopped by ${outcome.signal}` : `exited with code ${outcome.code}`;
-    const tail = lastLines(outcome.output, 20);
-    return { ok: false, errors: [appProblem(`the app (${settings.cdktf.app}) ${how}${tail ? `:\n${tail}` : ''}`)], warnings };
+  if (report?.crash) return { ok: false, errors: [crashProblem(report.crash, outcome.stderr)], warnings };
+  if (outcome.code !== 0) return { ok: false, errors: [exitProblem(settings.cdktf.app, outcome)], warnings };
+  if (report?.checkFailure) {
+    const failure = report.checkFailure;
+    return {
+      ok: false,
+      errors: [appProblem(`fleetform could not check the app: ${failure.name}: ${failure.message}`, 'this is a fault of fleetform, not of the app: please report it', 'check-failed')],
+      warnings,
+    };
   }
   const stacks = await stackNames(staging);
   if (stacks === undefined) {

@@ -8,6 +8,7 @@ import type { AppReport } from './app-hook';
 import type { CustomTrainingJob } from './custom-training-job';
 import type { Dataset } from './dataset';
 import type { FleetIssue } from './fleet-issue';
+import { isFinished } from './construction';
 import { perGeneration } from './generation';
 import { kindOf, type FleetKind } from './kinds';
 import type { Machine } from './machine';
@@ -54,7 +55,7 @@ function stacksOf(root: IConstruct): StackContents[] {
       enclosing.push(contents);
     }
     const kind = kindOf(c);
-    if (kind !== undefined) for (const contents of enclosing) addContent(contents, c, kind);
+    if (kind !== undefined && isFinished(c)) for (const contents of enclosing) addContent(contents, c, kind);
     for (const child of c.node.children) visit(child);
     if (isStack) enclosing.pop();
   };
