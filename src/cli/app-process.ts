@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+
+/** How an app's process ended. */
+export interface AppExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** The end of what the app wrote to stderr. */
+  readonly stderr: string;
+}
+
+/** An app's process running: how it ends, and a way to end it early. */
+export interface AppProcess {
+  readonly exit: Promise<AppExit>;
+  /** Ends the shell and everything it started, with one signal to their process group. */
+  stop(): void;
+}
+
+const STDERR_LIMIT = 64 * 1024;
+
+/** Signals that end this process by default: the app's group goes with it. */
+const ENDING_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Runs the app command in a shell, as `cdktf synth` does, in a process group of its own:
+ * the shell does not pass a signal on to the app it started, so the group is ended as one.
+ * The group is also ended when this process exits or is ended by a signal meanwhile.
+ */
+export function startAppProcess(command: string, cwd: string, env: NodeJS.ProcessEnv): AppProcess {
+  const child = spawn(command, { cwd, shell: true, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  let running = child.pid !== undefined;
+  const stop = (): void => {
+    if (!running || child.pid === undefined) return;
+    running = false;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // The group has ended already.
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    stop();
+    unwatch();
+    // Nobody else handles the signal: it ends this process, as it would have.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const unwatch = (): void => {
+    process.off('exit', stop);
+    for (const signal of ENDING_SIGNALS) process.off(signal, onSignal);
+  };
+  if (running) {
+    process.on('exit', stop);
+    for (const signal of ENDING_SIGNALS) process.on(signal, onSignal);
+  }
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_LIMIT);
+  });
+  const exit = new Promise<AppExit>((resolve, reject) => {
+    child.on('error', (err) => {
+      unwatch();
+      reject(err);
+    });
+    child.on('close', (code, signal) => {
+      // The shell has ended; what it left running in the group is ended with it.
+      stop();
+      unwatch();
+      resolve({ code, signal, stderr });
+    });
+  });
+  return { exit, stop };
+}
