@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { AppSummary } from '../constructs/app-hook';
+import { addSummaries, type AppSummary } from '../constructs/app-hook';
 import { formatFleetIssue, type FleetIssue } from '../constructs/fleet-issue';
 import { FleetformError } from '../domain/errors';
 import { knownMistakeHint, stderrExcerpt } from './app-failure';
@@ -90,15 +90,7 @@ export async function judgeAppRun(app: string, outdir: string, exit: AppExit, re
       ),
     );
   }
-  const summary = (report?.apps ?? []).reduce<AppSummary>(
-    (sum, a) => ({
-      stacks: sum.stacks + a.summary.stacks,
-      machines: sum.machines + a.summary.machines,
-      datasets: sum.datasets + a.summary.datasets,
-      trainingJobs: sum.trainingJobs + a.summary.trainingJobs,
-    }),
-    { stacks: 0, machines: 0, datasets: 0, trainingJobs: 0 },
-  );
+  const summary = (report?.apps ?? []).map((a) => a.summary).reduce(addSummaries, { stacks: 0, resources: {} });
   return { ok: true, outdir, stacks, warnings, summary: { ...summary, stacks: stacks.length } };
 }
 

@@ -2,9 +2,7 @@ import type { IConstruct } from 'constructs';
 import type { MachineConfig, ModularResource as ModularResourceConfig, ModuleConfig } from '../domain';
 import { isFinished } from './construction';
 import { kindOf } from './kinds';
-import type { Machine } from './machine';
-import type { ModularResource } from './modular-resource';
-import type { Module } from './module';
+import type { IMachine as Machine, IModularResource as ModularResource, IModule as Module } from './machine-parts';
 
 /** Where an entry of a machine config came from: `components[1]` was declared by that construct. */
 export interface ConfigEntrySource {
