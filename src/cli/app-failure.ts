@@ -48,11 +48,14 @@ interface KnownMistake {
 /** Setup mistakes recognized in an app's error message or stderr, in order of precedence. */
 const KNOWN_MISTAKES: readonly KnownMistake[] = [
   {
-    pattern: /Cannot find (?:module|package) '((?:@[^/'\s]+\/)?[^/'\s]+)[^']*'/,
-    hint: (m) =>
-      m[1]?.startsWith('.') || m[1]?.startsWith('/')
-        ? `check the path ${m[1]} the app imports`
-        : `install ${m[1]} in the project (npm install ${m[1]}), or run fleetform in the folder whose node_modules holds it`,
+    pattern: /Cannot find (?:module|package) '([^']+)'/,
+    hint: (m) => {
+      const specifier = m[1] as string;
+      if (specifier.startsWith('.') || specifier.startsWith('/')) return `check the path ${specifier} the app imports`;
+      // The package of `@scope/name/sub` is `@scope/name`; of `name/sub`, `name`.
+      const pkg = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+      return `install ${pkg} in the project (npm install ${pkg}), or run fleetform in the folder whose node_modules holds it`;
+    },
   },
   {
     pattern: /Unknown file extension "\.(?:ts|mts|cts)"|ERR_UNKNOWN_FILE_EXTENSION/,
