@@ -26,13 +26,16 @@ const ENDING_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'
  * The group is also ended when this process exits or is ended by a signal meanwhile.
  */
 export function startAppProcess(command: string, cwd: string, env: NodeJS.ProcessEnv): AppProcess {
-  const child = spawn(command, { cwd, shell: true, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  // Windows has no process groups to signal (and a detached child gets a console of its own): there the shell is ended alone.
+  const groups = process.platform !== 'win32';
+  const child = spawn(command, { cwd, shell: true, env, stdio: ['ignore', 'ignore', 'pipe'], detached: groups, windowsHide: true });
   let running = child.pid !== undefined;
   const stop = (): void => {
     if (!running || child.pid === undefined) return;
     running = false;
     try {
-      process.kill(-child.pid, 'SIGKILL');
+      if (groups) process.kill(-child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
     } catch {
       // The group has ended already.
     }
