@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 
 /** How an app's process ended. */
 export interface AppExit {
@@ -28,11 +28,12 @@ const ENDING_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'
 export function startAppProcess(command: string, cwd: string, env: NodeJS.ProcessEnv): AppProcess {
   // Windows has no process groups to signal (and a detached child gets a console of its own): there the shell is ended alone.
   const groups = process.platform !== 'win32';
-  const child = spawn(command, { cwd, shell: true, env, stdio: ['ignore', 'ignore', 'pipe'], detached: groups, windowsHide: true });
-  let running = child.pid !== undefined;
+  let child: ChildProcess | undefined;
+  let running = true;
   const stop = (): void => {
-    if (!running || child.pid === undefined) return;
+    if (!running) return;
     running = false;
+    if (child?.pid === undefined) return;
     try {
       if (groups) process.kill(-child.pid, 'SIGKILL');
       else child.kill('SIGKILL');
@@ -50,21 +51,28 @@ export function startAppProcess(command: string, cwd: string, env: NodeJS.Proces
     process.off('exit', stop);
     for (const signal of ENDING_SIGNALS) process.off(signal, onSignal);
   };
-  if (running) {
-    process.on('exit', stop);
-    for (const signal of ENDING_SIGNALS) process.on(signal, onSignal);
+  // Watched before the app starts: it may run (and be waited on) before spawn returns.
+  process.on('exit', stop);
+  for (const signal of ENDING_SIGNALS) process.on(signal, onSignal);
+  try {
+    child = spawn(command, { cwd, shell: true, env, stdio: ['ignore', 'ignore', 'pipe'], detached: groups, windowsHide: true });
+  } catch (err) {
+    unwatch();
+    throw err;
   }
   let stderr = '';
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-STDERR_LIMIT);
   });
+  const started = child;
   const exit = new Promise<AppExit>((resolve, reject) => {
-    child.on('error', (err) => {
+    started.on('error', (err) => {
+      running = false;
       unwatch();
       reject(err);
     });
-    child.on('close', (code, signal) => {
+    started.on('close', (code, signal) => {
       // The shell has ended; what it left running in the group is ended with it.
       stop();
       unwatch();
