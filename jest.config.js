@@ -7,4 +7,6 @@ module.exports = {
     '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
   },
   testTimeout: 30000,
+  // Suites that run bin/fleetform.js load dist/: it is rebuilt first when src/ is newer.
+  globalSetup: '<rootDir>/scripts/build-first.js',
 };

@@ -7,9 +7,10 @@ process.stdout.on('error', (err) => {
   throw err;
 });
 let main;
+let apps;
 try {
   // The user's app starts first and runs while the rest loads.
-  require('../dist/cli/early-start.js').startEarly(process.argv, process.cwd());
+  apps = require('../dist/cli/early-start.js').startEarly(process.argv, process.cwd());
   ({ main } = require('../dist/cli/main.js'));
 } catch (err) {
   if (err && err.code === 'MODULE_NOT_FOUND' && /dist\/cli\/(main|early-start)\.js/.test(String(err.message))) {
@@ -18,7 +19,7 @@ try {
   }
   throw err;
 }
-main(process.argv).then(
+main(process.argv, apps).then(
   (code) => {
     process.exitCode = code;
   },

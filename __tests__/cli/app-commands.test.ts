@@ -65,7 +65,7 @@ describe('fleetform validate / synth on the example fleet', () => {
   test('validate reports a valid fleet', async () => {
     const r = await fleetform(ROOT, 'validate');
     expect(r.stderr).toBe('');
-    expect(r.stdout).toBe('valid: 2 stacks (training, warehouse), 5 machines, 1 dataset, 2 training jobs; 0 warnings\n');
+    expect(r.stdout).toBe('valid: 2 stacks (training, warehouse), 5 machines, 1 dataset, 1 training job, 1 custom training job; 0 warnings\n');
     expect(r.code).toBe(0);
   });
 
@@ -74,7 +74,7 @@ describe('fleetform validate / synth on the example fleet', () => {
     const r = await fleetform(ROOT, 'synth', '--output', out);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^synthesized 2 stacks \(training, warehouse\), 5 machines, 1 dataset, 2 training jobs to /);
+    expect(r.stdout).toMatch(/^synthesized 2 stacks \(training, warehouse\), 5 machines, 1 dataset, 1 training job, 1 custom training job to /);
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { stacks: Record<string, unknown> };
     expect(Object.keys(manifest.stacks).sort()).toEqual(['training', 'warehouse']);
     const warehouse = JSON.parse(readFileSync(join(out, 'stacks', 'warehouse', 'cdk.tf.json'), 'utf8')) as {

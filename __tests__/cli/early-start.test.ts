@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { appCommand } from '../../src/cli/early-start';
 
 // The compiled module, as the command runs it: the app's process preloads the compiled reporter beside it.
-const { abandonEarlySynthesis, startSynthesisEarly, synthesizeApp } = require('../../dist/cli/run-app') as typeof import('../../src/cli/run-app');
+const { AppRunner } = require('../../dist/cli/app-runner') as typeof import('../../src/cli/app-runner');
 
 function project(app: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'fleetform-early-'));
@@ -62,8 +62,8 @@ describe('an app started early', () => {
   it('is claimed by the synthesis of the same project, so the app runs once', async () => {
     const dir = project(`node -e "require('fs').appendFileSync('runs', 'x'); console.error('the app stops here'); process.exit(3)"`);
     try {
-      startSynthesisEarly(dir);
-      const result = await synthesizeApp({ cwd: dir });
+      const apps = new AppRunner().startEarly(dir);
+      const result = await apps.synthesize({ cwd: dir });
       expect(result.ok).toBe(false);
       if (!result.ok) expect(result.errors[0]?.message).toContain('the app stops here');
       expect(readFileSync(join(dir, 'runs'), 'utf8')).toBe('x');
@@ -76,13 +76,13 @@ describe('an app started early', () => {
   it('is stopped, with what the shell started, and leaves nothing when nobody claims it', async () => {
     const dir = project(`node -e "require('fs').writeFileSync('pid', String(process.pid)); setInterval(() => {}, 1000)"`);
     try {
-      startSynthesisEarly(dir);
+      const apps = new AppRunner().startEarly(dir);
       const pid = Number(await fileWritten(dir, 'pid'));
       expect(alive(pid)).toBe(true);
-      await abandonEarlySynthesis();
+      await apps.abandonEarly();
       expect(alive(pid)).toBe(false);
       expect(readdirSync(dir).filter((e) => e.includes('staging'))).toEqual([]);
-      await abandonEarlySynthesis();
+      await apps.abandonEarly();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -91,9 +91,9 @@ describe('an app started early', () => {
   it('starts nothing for a folder without cdktf.json, leaving the error to the command', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleetform-early-'));
     try {
-      startSynthesisEarly(dir);
-      await abandonEarlySynthesis();
-      await expect(synthesizeApp({ cwd: dir })).rejects.toThrow('no cdktf.json here');
+      const apps = new AppRunner().startEarly(dir);
+      await apps.abandonEarly();
+      await expect(apps.synthesize({ cwd: dir })).rejects.toThrow('no cdktf.json here');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -2,7 +2,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { App, TerraformStack, Testing } from 'cdktf';
-import { analyzeApp, formatFleetIssue, Machine, ModelType, ModularResource, Module, TrainingJob } from '../../src/constructs';
+import { TerraformResource } from 'cdktf';
+import type { Construct } from 'constructs';
+import { analyzeApp, CustomTrainingJob, Dataset, formatFleetIssue, Machine, ModelType, ModularResource, Module, TrainingJob } from '../../src/constructs';
+import { registerChecks } from '../../src/constructs/checks';
+import { markKind, type FleetKind } from '../../src/constructs/kinds';
+import { registerFleetConstruct } from '../../src/constructs/registry';
 import { errorsOf, newStack } from './helpers';
 
 function tempDir(): string {
@@ -89,6 +94,71 @@ describe('validation of a whole app', () => {
     const { app, stack } = newStack('s');
     new Machine(stack, 'a');
     new Machine(stack, 'b');
-    expect(analyzeApp(app).report.summary).toEqual({ stacks: 1, machines: 2, datasets: 0, trainingJobs: 0 });
+    new Dataset(stack, 'images');
+    expect(analyzeApp(app).report.summary).toEqual({ stacks: 1, resources: { fleetform_machine: 2, fleetform_dataset: 1 } });
+  });
+
+  test('a construct whose constructor threw (the app caught it) is passed by, not analyzed half made', () => {
+    const { app, stack } = newStack('s');
+    const m = new Machine(stack, 'm');
+    const refused = [
+      () => new Module(m, 'sensors', { moduleId: 'acme:sensors', modulId: 'typo' } as never),
+      () => new ModularResource(m, 'arm', { bogus: 1 } as never),
+      () => new Machine(stack, 'other', { bogus: 1 } as never),
+      () => new TrainingJob(stack, 'job', { bogus: 1 } as never),
+    ];
+    for (const construct of refused) expect(construct).toThrow(/prop/);
+    const analysis = analyzeApp(app);
+    expect(analysis.issues).toEqual([]);
+    expect(analysis.report.summary).toEqual({ stacks: 1, resources: { fleetform_machine: 1 } });
+    expect(m.toMachineConfig()).toEqual({ components: [], services: [], modules: [] });
+  });
+});
+
+/** A resource of a kind added later, as docs/adding-a-kind.md declares one; its logical id is its construct id. */
+function noteClass(kind: FleetKind & `fleetform_${string}`) {
+  return class Note extends TerraformResource {
+    constructor(scope: Construct, id: string) {
+      super(scope, id, { terraformResourceType: kind });
+      markKind(this, kind);
+      this.overrideLogicalId(id.replace(/\W/g, '_'));
+      registerFleetConstruct(this);
+    }
+  };
+}
+
+describe('checks registered by each kind of construct', () => {
+  test('a resource of a new kind is counted by its type and checked for a shared address without registering anything', () => {
+    const Note = noteClass('fleetform_registered_note');
+    registerChecks('fleetform_registered_note', { acrossStack: 'none' });
+    const { app, stack } = newStack('s');
+    new Note(stack, 'a-b');
+    new Note(stack, 'a_b');
+    const analysis = analyzeApp(app);
+    expect(analysis.report.summary).toEqual({ stacks: 1, resources: { fleetform_registered_note: 2 } });
+    expect(analysis.issues.map((i) => [i.constructPath, i.code])).toEqual([['s/a_b', 'address-collision']]);
+  });
+
+  test('a construct whose kind registered no checks is an error, not passed by', () => {
+    const Note = noteClass('fleetform_unregistered_note');
+    const { app, stack } = newStack('s');
+    new Note(stack, 'n');
+    expect(analyzeApp(app).issues).toEqual([
+      {
+        severity: 'error',
+        code: 'unchecked-kind',
+        constructPath: 's/n',
+        field: '',
+        message: 'no checks are registered for constructs of kind fleetform_unregistered_note',
+        hint: 'the module defining the construct registers its checks with registerChecks',
+      },
+    ]);
+  });
+
+  test('both kinds of training job are checked together: a model version is unique across them', () => {
+    const { app, stack } = newStack('s');
+    new TrainingJob(stack, 'a', { dataset: 'd', modelName: 'm', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['x'] });
+    new CustomTrainingJob(stack, 'b', { dataset: 'd', modelName: 'm', modelVersion: '1', registryItemId: 'acme:train', registryItemVersion: '1.0.0' });
+    expect(analyzeApp(app).issues.map((i) => [i.constructPath, i.code])).toEqual([['s/b', 'duplicate-model-version']]);
   });
 });

@@ -14,5 +14,8 @@ export interface AppCrash {
 /** What the app process writes to FLEETFORM_REPORT_FILE when it exits. */
 export interface ChildReport {
   readonly apps: readonly AppReport[];
+  /** The error that ended the app, uncaught. */
   readonly crash?: AppCrash;
+  /** An error of fleetform's own while checking the app (never the app's). */
+  readonly checkFailure?: AppCrash;
 }

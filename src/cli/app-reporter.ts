@@ -7,6 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { APP_HOOK, type AppHook, type AppReport } from '../constructs/app-hook';
 import type { AppCrash, ChildReport } from './app-report-file';
 
@@ -14,12 +15,22 @@ import type { AppCrash, ChildReport } from './app-report-file';
 const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
 const PACKAGE_CODE = ['dist', 'src'].map((folder) => `${path.join(PACKAGE_ROOT, folder)}${path.sep}`);
 
+/** The path of a stack frame's file: ES modules name theirs as `file://` URLs. */
+function fileOf(name: string): string {
+  if (!name.startsWith('file://')) return name;
+  try {
+    return fileURLToPath(name);
+  } catch {
+    return name;
+  }
+}
+
 /** `main.ts:12:5`: the first frame of the user's own code, relative to the working folder. */
 function userLocation(stack: string | undefined): string | undefined {
   for (const line of (stack ?? '').split('\n').slice(1)) {
-    const m = /\(?((?:[A-Za-z]:)?[^():\s][^():]*):(\d+):(\d+)\)?\s*$/.exec(line.trim());
+    const m = /\(?((?:file:\/\/)?(?:[A-Za-z]:)?[^():\s][^():]*):(\d+):(\d+)\)?\s*$/.exec(line.trim());
     if (!m) continue;
-    const file = m[1] as string;
+    const file = fileOf(m[1] as string);
     if (!path.isAbsolute(file) || file.includes(`${path.sep}node_modules${path.sep}`) || PACKAGE_CODE.some((folder) => file.startsWith(folder))) continue;
     return `${path.relative(process.cwd(), file)}:${m[2]}:${m[3]}`;
   }
@@ -49,6 +60,7 @@ if (reportFile) {
   };
   (globalThis as { [APP_HOOK]?: AppHook })[APP_HOOK] = hook;
   let crash: AppCrash | undefined;
+  let checkFailure: AppCrash | undefined;
   const onCrash = (err: unknown): void => {
     crash ??= describeCrash(err);
     process.exitCode = 1;
@@ -61,12 +73,16 @@ if (reportFile) {
       try {
         reports.push(report());
       } catch (err) {
-        crash ??= describeCrash(err);
+        checkFailure ??= describeCrash(err);
       }
     }
     // A process that saw no app and no error (e.g. a launcher like `npx`) leaves the file alone.
-    if (reports.length === 0 && crash === undefined) return;
-    const document: ChildReport = { apps: reports, ...(crash === undefined ? {} : { crash }) };
+    if (reports.length === 0 && crash === undefined && checkFailure === undefined) return;
+    const document: ChildReport = {
+      apps: reports,
+      ...(crash === undefined ? {} : { crash }),
+      ...(checkFailure === undefined ? {} : { checkFailure }),
+    };
     writeFileSync(reportFile, JSON.stringify(document), { mode: 0o600 });
   });
 }

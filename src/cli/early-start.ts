@@ -4,7 +4,7 @@
  * while the engine, the client and the emulator load. The command claims it when it gets
  * there; a command that ends without doing so stops it.
  */
-import { startSynthesisEarly } from './run-app';
+import { AppRunner } from './app-runner';
 
 const RUNS_APP = new Set(['plan', 'apply', 'destroy']);
 const NEEDS_NO_APP = new Set(['--synth-out', '-h', '--help']);
@@ -18,7 +18,8 @@ export function appCommand(argv: readonly string[]): string | undefined {
   return command;
 }
 
-/** Starts the app of the project in `cwd` when the command line will need it. */
-export function startEarly(argv: readonly string[], cwd: string): void {
-  if (appCommand(argv) !== undefined) startSynthesisEarly(cwd);
+/** The runner of the command line's apps: it has started the app of the project in `cwd` when the command line will need it. */
+export function startEarly(argv: readonly string[], cwd: string): AppRunner {
+  const runner = new AppRunner();
+  return appCommand(argv) !== undefined ? runner.startEarly(cwd) : runner;
 }

@@ -3,16 +3,16 @@ import { FleetformError } from '../domain/errors';
 import { packageVersion } from '../constructs/package-version';
 import { registerCommands } from './commands';
 import { writePhaseTimings } from './phase-timings';
-import { abandonEarlySynthesis } from './run-app';
+import { AppRunner } from './app-runner';
 
 /** Builds the `fleetform` command; each sub-command registers itself from its own file. */
-export function buildProgram(): Command {
+export function buildProgram(apps: AppRunner = new AppRunner()): Command {
   const program = new Command('fleetform')
     .description('Robot fleet configuration and ML training as code')
     .version(packageVersion(), '-V, --version', "print fleetform's version")
     .exitOverride()
     .showHelpAfterError();
-  registerCommands(program);
+  registerCommands(program, apps);
   return program;
 }
 
@@ -21,9 +21,9 @@ export function buildProgram(): Command {
  * their result by setting `process.exitCode` or throwing a FleetformError, which is
  * printed as `error: path: message` with its hint and no stack trace.
  */
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(argv: readonly string[], apps: AppRunner = new AppRunner()): Promise<number> {
   const startupS = performance.now() / 1000;
-  const program = buildProgram();
+  const program = buildProgram(apps);
   try {
     await program.parseAsync([...argv]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
@@ -35,7 +35,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     throw err;
   } finally {
-    await abandonEarlySynthesis();
+    await apps.abandonEarly();
     writePhaseTimings(process.env, startupS);
   }
 }

@@ -10,7 +10,7 @@ import { defaultKinds } from '../engine/kinds';
 import { assertNothingLeftBehind, backendFor, declaredBackend, type ProjectStateBackend } from './state-backend';
 import { openConnection, providerEndpoint, type Connection } from './connection';
 import { timePhase } from './phase-timings';
-import { runApp } from './run-app';
+import type { AppRunner } from './app-runner';
 import { askYes } from './confirm';
 import type { LockInfo } from '../engine/state/schema';
 
@@ -122,7 +122,7 @@ async function connectionFor(early: EarlyConnection | undefined, cwd: string, ma
   return openConnection({ cwd, env: process.env, maxConnections, providerEndpoint: stacksEndpoint });
 }
 
-export async function openWorkspace(options: EngineCommandOptions, cwd = process.cwd()): Promise<Workspace> {
+export async function openWorkspace(options: EngineCommandOptions, apps: AppRunner, cwd = process.cwd()): Promise<Workspace> {
   const parallelism = positiveInt(options.parallelism, '--parallelism', 10);
   const readParallelism = Math.max(parallelism, positiveInt(options.readParallelism, '--read-parallelism', 64));
   const lockTimeoutMs = durationFlag(options.lockTimeout, '--lock-timeout');
@@ -130,7 +130,7 @@ export async function openWorkspace(options: EngineCommandOptions, cwd = process
   let stacks: DesiredStack[];
   let stacksEndpoint: string | undefined;
   try {
-    const outdir = options.synthOut ? path.resolve(cwd, options.synthOut) : (await timePhase('synth', () => runApp({ cwd }))).outdir;
+    const outdir = options.synthOut ? path.resolve(cwd, options.synthOut) : (await timePhase('synth', () => apps.run({ cwd }))).outdir;
     stacks = await timePhase('read_stacks', () => readStacks(outdir, options.stack));
     stacksEndpoint = providerEndpoint(stacks.map((st) => st.provider.endpoint));
   } catch (err) {
@@ -169,9 +169,9 @@ export function serviceLine(connection: Connection): string {
   return `Service: ${connection.endpoint}${connection.embedded ? ' (the embedded emulator)' : ''}\n\n`;
 }
 
-/** Runs `fn` with a workspace and closes it (and the embedded emulator) afterwards. */
-export async function withWorkspace<T>(options: EngineCommandOptions, fn: (ws: Workspace) => Promise<T>): Promise<T> {
-  const ws = await openWorkspace(options);
+/** Runs `fn` with a workspace (its app run by `apps`) and closes it (and the embedded emulator) afterwards. */
+export async function withWorkspace<T>(options: EngineCommandOptions, apps: AppRunner, fn: (ws: Workspace) => Promise<T>): Promise<T> {
+  const ws = await openWorkspace(options, apps);
   try {
     return await fn(ws);
   } finally {

@@ -8,12 +8,28 @@ import type { FleetIssue } from './fleet-issue';
  */
 export const APP_HOOK = Symbol.for('fleetform.appHook');
 
-/** Counts of what an app declares. */
+/** What an app declares: its stacks, and its resources counted by Terraform type. */
 export interface AppSummary {
   readonly stacks: number;
-  readonly machines: number;
-  readonly datasets: number;
-  readonly trainingJobs: number;
+  /** Resources by Terraform type (`fleetform_machine`), in the order their types first appear. */
+  readonly resources: Readonly<Record<string, number>>;
+}
+
+/** The summary of several apps run by one process. */
+export function addSummaries(a: AppSummary, b: AppSummary): AppSummary {
+  const resources: Record<string, number> = { ...a.resources };
+  for (const [type, count] of Object.entries(b.resources)) resources[type] = (resources[type] ?? 0) + count;
+  return { stacks: a.stacks + b.stacks, resources };
+}
+
+/** What a resource of a Terraform type is called in a summary: `fleetform_training_job` is a `training job`. */
+export function resourceNoun(type: string): string {
+  return type.replace(/^fleetform_/, '').replace(/_/g, ' ');
+}
+
+/** `5 machines`, `1 dataset`: each resource type of the summary, counted. */
+export function describeResources(summary: AppSummary): string[] {
+  return Object.entries(summary.resources).map(([type, count]) => `${count} ${resourceNoun(type)}${count === 1 ? '' : 's'}`);
 }
 
 /** Every problem of an app (errors and warnings) and what it declares. */

@@ -1,6 +1,6 @@
 import type { ModuleConfig } from '../domain';
 import { perGeneration } from './generation';
-import type { Machine } from './machine';
+import type { IMachine as Machine } from './machine-parts';
 import { configEntryOf, machineParts, secretEnvOf } from './machine-config';
 
 /** What a machine synthesizes from its parts. */

@@ -1,7 +1,9 @@
 import type { Construct } from 'constructs';
+import { checkCustomTrainingJobParams, type Issue } from '../domain';
+import { registerChecks } from './checks';
 import { kindOf } from './kinds';
 import { registerFleetConstruct } from './registry';
-import { TrainingJobBase, trainingJobCommonPropsShape, type TrainingJobCommonProps } from './training-common';
+import { TrainingJobBase, trainingJobChecks, trainingJobCommonPropsShape, type TrainingJobCommonProps } from './training-common';
 import { z } from 'zod';
 import { camelShape, customTrainingJobAttributes } from '../domain/resource-attributes';
 
@@ -57,6 +59,18 @@ export class CustomTrainingJob extends TrainingJobBase {
     registerFleetConstruct(this);
   }
 
+  parameterIssues(datasetId: string): Issue[] {
+    return checkCustomTrainingJobParams({
+      datasetId,
+      registryItemId: this.registryItemId,
+      registryItemVersion: this.registryItemVersion,
+      modelName: this.modelName,
+      modelVersion: this.modelVersion,
+      arguments: this.arguments,
+      ...(this.containerVersion === undefined ? {} : { containerVersion: this.containerVersion }),
+    });
+  }
+
   protected override jobAttributes(): Record<string, unknown> {
     const attributes: Record<string, unknown> = {};
     attributes.registry_item_id = this.registryItemId;
@@ -68,3 +82,5 @@ export class CustomTrainingJob extends TrainingJobBase {
     return attributes;
   }
 }
+
+registerChecks('custom-training-job', trainingJobChecks);

@@ -1,5 +1,6 @@
 import { TerraformResource } from './cdk';
 import type { Construct } from 'constructs';
+import { registerChecks, type IssueSink } from './checks';
 import { kindOf, markKind } from './kinds';
 import { logicalIdFor } from './logical-id';
 import { registerFleetConstruct } from './registry';
@@ -65,3 +66,21 @@ export class Dataset extends TerraformResource {
     return terraformLiterals(attributes);
   }
 }
+
+/** Dataset names: not empty, unique per organization. */
+function checkDatasetNames(datasets: readonly Dataset[], sink: IssueSink): void {
+  const seen = new Map<string, Dataset>();
+  for (const dataset of datasets) {
+    if (dataset.name.trim() === '') {
+      sink.error(dataset, 'name', 'dataset-name', 'dataset name is empty', 'name the dataset, or leave name out to use the construct id');
+      continue;
+    }
+    const key = `${dataset.organizationId ?? ''}\u0000${dataset.name}`;
+    const first = seen.get(key);
+    if (first) {
+      sink.error(dataset, 'name', 'duplicate-dataset-name', `dataset name "${dataset.name}" is also used by ${first.node.path}`, 'dataset names are unique per organization; rename one');
+    } else seen.set(key, dataset);
+  }
+}
+
+registerChecks<Dataset>('dataset', { acrossStack: checkDatasetNames });

@@ -3,6 +3,7 @@ export { FleetProvider, type FleetProviderProps } from './provider';
 export { Machine, type MachineProps } from './machine';
 export { Module, type ModuleProps } from './module';
 export { ModularResource, type ModularResourceProps } from './modular-resource';
+export type { IMachine, IModularResource, IModule } from './machine-parts';
 export { Dataset, type DatasetProps } from './dataset';
 export { TrainingJob, type TrainingJobProps } from './training-job';
 export { CustomTrainingJob, type CustomTrainingJobProps } from './custom-training-job';

@@ -4,6 +4,8 @@
  * recognize each other's constructs, the way cdktf and constructs do.
  */
 
+import { beginConstruction } from './construction';
+
 const KIND = Symbol.for('fleetform.constructs.kind');
 
 /**
@@ -22,10 +24,12 @@ export type FleetKind =
   | `fleetform_${string}`;
 
 /**
- * Records the kind of a construct; called once from each constructor. Nothing to record
- * when the construct's class carries the kind on its prototype (markKindOfClass).
+ * Records the kind of a construct; called first in each constructor, it also marks the
+ * construct as under construction until registerFleetConstruct. Nothing to record when
+ * the construct's class carries the kind on its prototype (markKindOfClass).
  */
 export function markKind(construct: object, kind: FleetKind): void {
+  beginConstruction(construct);
   if (kindOf(construct) === kind) return;
   Object.defineProperty(construct, KIND, { value: kind, enumerable: false });
 }

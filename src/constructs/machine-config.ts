@@ -1,9 +1,8 @@
 import type { IConstruct } from 'constructs';
 import type { MachineConfig, ModularResource as ModularResourceConfig, ModuleConfig } from '../domain';
+import { isFinished } from './construction';
 import { kindOf } from './kinds';
-import type { Machine } from './machine';
-import type { ModularResource } from './modular-resource';
-import type { Module } from './module';
+import type { IMachine as Machine, IModularResource as ModularResource, IModule as Module } from './machine-parts';
 
 /** Where an entry of a machine config came from: `components[1]` was declared by that construct. */
 export interface ConfigEntrySource {
@@ -35,6 +34,7 @@ export function machineParts(machine: Machine): { modules: Module[]; resources: 
 function collectParts(scope: IConstruct, into: { modules: Module[]; resources: ModularResource[] }): void {
   for (const child of scope.node.children) {
     const kind = kindOf(child);
+    if (!isFinished(child)) continue;
     if (kind === 'module') into.modules.push(child as Module);
     else if (kind === 'modular-resource') into.resources.push(child as ModularResource);
     if (kind !== 'machine') collectParts(child, into);

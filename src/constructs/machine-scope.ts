@@ -1,7 +1,7 @@
 import type { IConstruct } from 'constructs';
 import { FleetformError } from '../domain/errors';
 import { kindOf } from './kinds';
-import type { Machine } from './machine';
+import type { IMachine as Machine } from './machine-parts';
 
 /** The closest enclosing Machine of a construct, or undefined when it is not inside one. */
 export function enclosingMachine(construct: IConstruct): Machine | undefined {

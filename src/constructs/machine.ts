@@ -7,8 +7,9 @@ import { logicalIdFor } from './logical-id';
 import { machineConfigJson, machineParts } from './machine-config';
 import { synthesizedConfig } from './config-json';
 import { enclosingMachine } from './machine-scope';
-import type { ModularResource } from './modular-resource';
-import type { Module } from './module';
+import type { IMachine, IModularResource, IModule } from './machine-parts';
+import { registerChecks } from './checks';
+import { machineChecks } from './machine-checks';
 import { registerFleetConstruct } from './registry';
 import { checkProps, propSchemas } from './props';
 import { camelShape, machineAttributes } from '../domain/resource-attributes';
@@ -45,7 +46,7 @@ export const machinePropsSchema = z.strictObject({
  * synthesized as one compact JSON string attribute `config`; the secret env entries of its
  * modules are synthesized apart, in the map `secret_env`.
  */
-export class Machine extends TerraformResource {
+export class Machine extends TerraformResource implements IMachine {
   /** The Terraform resource type. */
   static readonly tfResourceType = 'fleetform_machine';
 
@@ -82,12 +83,12 @@ export class Machine extends TerraformResource {
   }
 
   /** The modules declared inside this machine, in declaration order. */
-  get modules(): Module[] {
+  get modules(): IModule[] {
     return machineParts(this).modules;
   }
 
   /** The modular resources declared inside this machine, in declaration order. */
-  get resources(): ModularResource[] {
+  get resources(): IModularResource[] {
     return machineParts(this).resources;
   }
 
@@ -121,6 +122,7 @@ export class Machine extends TerraformResource {
 }
 
 markKindOfClass(Machine, 'machine');
+registerChecks('machine', machineChecks);
 
 /** A machine's attributes as synthesized, computed once per generation (shared: do not mutate). */
 const machineAttributesOf = perGeneration((machine: Machine): Record<string, unknown> => {

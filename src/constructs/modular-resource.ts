@@ -3,8 +3,10 @@ import type { ModularResource as ModularResourceConfig } from '../domain';
 import { isServiceApi } from '../domain/triplet';
 import type { JsonObject } from './json-value';
 import { kindOf, markKind, markKindOfClass } from './kinds';
-import type { Machine } from './machine';
+import type { IMachine, IModularResource } from './machine-parts';
 import { owningMachine } from './machine-scope';
+import { registerChecks } from './checks';
+import { machinePartChecks } from './machine-checks';
 import { registerFleetConstruct } from './registry';
 import { sharesConfigEntries } from './machine-config';
 import { checkProps, propSchemas } from './props';
@@ -54,14 +56,14 @@ export const modularResourcePropsSchema = z.strictObject({
  * `components` or `services` of the machine config as its API triplet says. Declare it
  * inside a {@link Machine}.
  */
-export class ModularResource extends Construct {
+export class ModularResource extends Construct implements IModularResource {
   /** Whether x is a ModularResource (of any copy of this library). */
   static isModularResource(x: unknown): x is ModularResource {
     return kindOf(x) === 'modular-resource';
   }
 
   /** The machine whose config holds this resource. */
-  readonly machine: Machine;
+  readonly machine: IMachine;
   /** Name of this resource. */
   readonly name: string;
   /** API triplet. */
@@ -107,6 +109,7 @@ function configEntry(resource: ModularResource, attributes: JsonObject): Modular
 }
 
 markKindOfClass(ModularResource, 'modular-resource');
+registerChecks('modular-resource', machinePartChecks);
 
 // What toConfig returns, sharing the attributes: the machine config only reads them.
 sharesConfigEntries<ModularResource, ModularResourceConfig>(ModularResource.prototype.toConfig, (resource) => configEntry(resource, resource.attributes));

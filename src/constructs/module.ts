@@ -5,8 +5,10 @@ import { conventionalModuleName } from '../domain/names';
 import { formatVersionPolicy, tryParseVersionPolicy, type VersionPolicy } from '../domain/version-policy';
 import { FleetformError } from '../domain/errors';
 import { kindOf, markKind, markKindOfClass } from './kinds';
-import type { Machine } from './machine';
+import type { IMachine, IModule } from './machine-parts';
 import { owningMachine } from './machine-scope';
+import { registerChecks } from './checks';
+import { machinePartChecks } from './machine-checks';
 import { registerFleetConstruct } from './registry';
 import { checkProps, PropsError, propSchemas } from './props';
 import { z } from 'zod';
@@ -79,14 +81,14 @@ export const modulePropsSchema = z.strictObject({
  * new ModularResource(machine, 'board', { api: 'rdk:component:board', model: sensors.model('pi-board') });
  * ```
  */
-export class Module extends Construct {
+export class Module extends Construct implements IModule {
   /** Whether x is a Module (of any copy of this library). */
   static isModule(x: unknown): x is Module {
     return kindOf(x) === 'module';
   }
 
   /** The machine whose config holds this module. */
-  readonly machine: Machine;
+  readonly machine: IMachine;
   /** `registry`, or `local` when `executablePath` is given. */
   readonly type: ModuleType;
   /** Name of this module instance. */
@@ -160,3 +162,4 @@ export class Module extends Construct {
 }
 
 markKindOfClass(Module, 'module');
+registerChecks('module', machinePartChecks);

@@ -1,6 +1,7 @@
 import { TerraformProvider } from './cdk';
 import type { Construct } from 'constructs';
 import { packageVersion } from './package-version';
+import { registerChecks, type IssueSink } from './checks';
 import { kindOf, markKind } from './kinds';
 import { registerFleetConstruct } from './registry';
 import { checkProps, propSchemas } from './props';
@@ -79,3 +80,13 @@ export class FleetProvider extends TerraformProvider {
     return terraformLiterals(attributes);
   }
 }
+
+/** One provider per stack. */
+function checkProviders(providers: readonly FleetProvider[], sink: IssueSink): void {
+  const [first, ...rest] = providers;
+  for (const extra of rest) {
+    sink.error(extra, '', 'duplicate-provider', `a stack has one FleetProvider; ${first?.node.path} is already one`, 'remove this one, or move it to a stack of its own');
+  }
+}
+
+registerChecks<FleetProvider>('provider', { acrossStack: checkProviders });

@@ -3,6 +3,7 @@ import type { IConstruct, IValidation } from 'constructs';
 import { analyzeApp } from './analysis';
 import { installedAppHook } from './app-hook';
 import { formatIssueForConstruct, type FleetIssue } from './fleet-issue';
+import { finishConstruction } from './construction';
 import { bumpGeneration } from './generation';
 
 const stacksWithValidation = new WeakSet<IConstruct>();
@@ -55,6 +56,7 @@ class OtherStacksValidation implements IValidation {
  * (once per stack), and the command line's hook when one is installed.
  */
 export function registerFleetConstruct(construct: IConstruct): void {
+  finishConstruction(construct);
   bumpGeneration();
   const stack = TerraformStack.of(construct);
   if (!stacksWithValidation.has(stack)) {

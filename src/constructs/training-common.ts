@@ -1,10 +1,14 @@
-import { TerraformResource } from './cdk';
+import { TerraformResource, TerraformStack } from './cdk';
+import type { IConstruct } from 'constructs';
+import type { Issue } from '../domain';
+import type { IssueSink, KindChecks } from './checks';
+import { camelFirstSegment } from './field-names';
 import { z } from 'zod';
 import { checkProps, propSchemas } from './props';
 import { camelShape, trainingJobAttributes } from '../domain/resource-attributes';
 import type { Construct } from 'constructs';
 import type { Dataset } from './dataset';
-import { datasetIdOf } from './dataset-ref';
+import { datasetConstruct, datasetIdOf } from './dataset-ref';
 import { markKind } from './kinds';
 import { logicalIdFor } from './logical-id';
 import { terraformLiterals } from './terraform-literal';
@@ -86,6 +90,9 @@ export abstract class TrainingJobBase extends TerraformResource {
   /** The attributes of this kind of job, between `dataset_id` and `retain_on_delete`. */
   protected abstract jobAttributes(): Record<string, unknown>;
 
+  /** The job's parameters as the domain rules of its kind check them, with `datasetId` for its dataset. */
+  abstract parameterIssues(datasetId: string): Issue[];
+
   protected override synthesizeAttributes(): Record<string, unknown> {
     const attributes: Record<string, unknown> = {};
     if (this.organizationId !== undefined) attributes.organization_id = this.organizationId;
@@ -95,3 +102,36 @@ export abstract class TrainingJobBase extends TerraformResource {
     return terraformLiterals(attributes);
   }
 }
+
+/**
+ * The checks of training jobs, of both kinds together: each job's parameters and dataset,
+ * and model versions unique per model across the stack's jobs.
+ */
+function checkJobs(jobs: readonly TrainingJobBase[], sink: IssueSink, stack: IConstruct): void {
+  const models = new Map<string, TrainingJobBase>();
+  for (const job of jobs) {
+    // A Dataset object stands for a non-empty id.
+    const dataset = datasetConstruct(job.dataset);
+    for (const issue of job.parameterIssues(dataset ? 'dataset' : (job.dataset as string))) {
+      const field = issue.path.startsWith('dataset_id') ? `dataset${issue.path.slice('dataset_id'.length)}` : camelFirstSegment(issue.path);
+      sink.add(job, field, issue);
+    }
+    if (dataset && TerraformStack.of(dataset) !== stack) {
+      sink.error(job, 'dataset', 'dataset-other-stack', `dataset ${dataset.node.path} belongs to another stack`, 'declare the dataset in this stack, or pass its id as a string');
+    }
+    const key = `${job.organizationId ?? ''}\u0000${job.modelName}\u0000${job.modelVersion}`;
+    const first = models.get(key);
+    if (first) {
+      sink.error(
+        job,
+        'modelVersion',
+        'duplicate-model-version',
+        `model "${job.modelName}" version "${job.modelVersion}" is also trained by ${first.node.path}`,
+        'model versions are unique per model; give this job another modelVersion',
+      );
+    } else models.set(key, job);
+  }
+}
+
+/** Registered by both kinds of job, so they are checked together. */
+export const trainingJobChecks: KindChecks<TrainingJobBase> = { acrossStack: checkJobs };

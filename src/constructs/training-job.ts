@@ -1,8 +1,9 @@
 import type { Construct } from 'constructs';
-import { ModelFramework, ModelType, modelFrameworkName, modelTypeName } from '../domain';
+import { checkTrainingJobParams, ModelFramework, ModelType, modelFrameworkName, modelTypeName, type Issue } from '../domain';
+import { registerChecks } from './checks';
 import { kindOf } from './kinds';
 import { registerFleetConstruct } from './registry';
-import { TrainingJobBase, trainingJobCommonPropsShape, type TrainingJobCommonProps } from './training-common';
+import { TrainingJobBase, trainingJobChecks, trainingJobCommonPropsShape, type TrainingJobCommonProps } from './training-common';
 import { z } from 'zod';
 import { camelShape, trainingJobAttributes } from '../domain/resource-attributes';
 
@@ -52,6 +53,17 @@ export class TrainingJob extends TrainingJobBase {
     registerFleetConstruct(this);
   }
 
+  parameterIssues(datasetId: string): Issue[] {
+    return checkTrainingJobParams({
+      datasetId,
+      modelName: this.modelName,
+      modelVersion: this.modelVersion,
+      modelType: this.modelType,
+      ...(this.modelFramework === undefined ? {} : { modelFramework: this.modelFramework }),
+      tags: this.tags,
+    });
+  }
+
   protected override jobAttributes(): Record<string, unknown> {
     const attributes: Record<string, unknown> = {};
     attributes.model_name = this.modelName;
@@ -62,3 +74,5 @@ export class TrainingJob extends TrainingJobBase {
     return attributes;
   }
 }
+
+registerChecks('training-job', trainingJobChecks);

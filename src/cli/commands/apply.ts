@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { AppRunner } from '../app-runner';
 import { readSavedPlan } from '../saved-plan';
 import { addEngineOptions, withWorkspace, type EngineCommandOptions } from '../workspace';
 import { reviewAndApply } from './apply-plan';
@@ -7,14 +8,14 @@ interface ApplyOptions extends EngineCommandOptions {
   autoApprove?: boolean;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
     program
       .command('apply [planfile]')
       .description('make the fleet match the configuration (or apply exactly a saved plan)')
       .option('--auto-approve', 'apply without asking'),
   ).action(async (planfile: string | undefined, opts: ApplyOptions) => {
-    await withWorkspace(opts, async (ws) => {
+    await withWorkspace(opts, apps, async (ws) => {
       const saved = planfile ? await readSavedPlan(planfile) : undefined;
       const names = saved ? saved.stacks.map((s) => s.name) : ws.stacks.map((s) => s.name);
       const release = await ws.engine.lock(names, 'apply');

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { AppRunner } from '../app-runner';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isSecretEnvName, machineHome, moduleEnvironment, parseMachineConfig, type ModuleConfig } from '../../domain';
@@ -11,7 +12,7 @@ import { addEngineOptions, withWorkspace, type EngineCommandOptions } from '../w
 
 const MACHINE_KEY = '(the machine API key, issued by the service)';
 
-export function register(program: Command): void {
+export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
     program
       .command('env <address> <module>')
@@ -19,7 +20,7 @@ export function register(program: Command): void {
       .option('--show-secrets', 'print secret values in clear')
       .option('--all', "also list the machine server's own environment, which the module inherits"),
   ).action(async (address: string, moduleName: string, opts: EngineCommandOptions & { showSecrets?: boolean; all?: boolean }) => {
-    await withWorkspace(opts, async (ws) => {
+    await withWorkspace(opts, apps, async (ws) => {
       const stack = ws.stacks.find((s) => s.resources.some((r) => r.address === address));
       const declared = stack?.resources.find((r) => r.address === address);
       const resource = declared && { ...declared, attributes: unescapedAttributes(declared.attributes) as JsonObject };

@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
+import type { AppRunner } from '../app-runner';
 import { FleetformError } from '../../domain/errors';
 import { addEngineOptions, withWorkspace, type EngineCommandOptions } from '../workspace';
 
-export function register(program: Command): void {
+export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
     program.command('import <address> <id>').description('adopt an existing object of the service at a declared address'),
   ).action(async (address: string, id: string, opts: EngineCommandOptions) => {
-    await withWorkspace(opts, async (ws) => {
+    await withWorkspace(opts, apps, async (ws) => {
       const stacks = ws.stacks.filter((s) => s.resources.some((r) => r.address === address));
       if (stacks.length !== 1) {
         throw new FleetformError(stacks.length === 0 ? `no stack declares ${address}` : `${address} is declared in several stacks`, {

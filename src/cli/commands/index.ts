@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { AppRunner } from '../app-runner';
 import { register as apply } from './apply';
 import { register as configValidate } from './config-validate';
 import { register as destroy } from './destroy';
@@ -16,7 +17,7 @@ import { register as synth } from './synth';
 import { register as validate } from './validate';
 
 /** Every sub-command, each in its own file, registered on the root program. */
-const registrations: ReadonlyArray<(program: Command) => void> = [
+const registrations: ReadonlyArray<(program: Command, apps: AppRunner) => void> = [
   configValidate,
   validate,
   synth,
@@ -34,6 +35,6 @@ const registrations: ReadonlyArray<(program: Command) => void> = [
   provider,
 ];
 
-export function registerCommands(program: Command): void {
-  for (const register of registrations) register(program);
+export function registerCommands(program: Command, apps: AppRunner): void {
+  for (const register of registrations) register(program, apps);
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { AppRunner } from '../app-runner';
 import { hasChanges, summarize } from '../../engine/plan/model';
 import { colorWanted } from '../../engine/render/colors';
 import { renderPlanJson } from '../../engine/render/json';
@@ -16,7 +17,7 @@ interface PlanOptions extends EngineCommandOptions {
   refresh: string | boolean;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
     program
       .command('plan')
@@ -28,7 +29,7 @@ export function register(program: Command): void {
       .option('--refresh <bool>', 'read the service (false: trust the state)', 'true'),
   ).action(async (opts: PlanOptions) => {
     const refresh = booleanFlag(opts.refresh, '--refresh');
-    await withWorkspace(opts, async (ws) => {
+    await withWorkspace(opts, apps, async (ws) => {
       const release = await ws.engine.lock(ws.stacks.map((s) => s.name), 'plan');
       try {
         const { plan } = await ws.engine.plan(ws.stacks, { refresh, destroy: false });

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { describeResources } from '../../constructs/app-hook';
 import { formatAppProblem, validateApp, type AppProblem, type RunAppResult } from '../run-app';
 
 function plural(n: number, word: string): string {
@@ -17,15 +18,10 @@ export function printAppProblems(result: RunAppResult): boolean {
   return false;
 }
 
-/** `2 stacks (warehouse, lab), 5 machines, 1 dataset, 2 training jobs`. */
+/** `2 stacks (warehouse, lab), 5 machines, 1 dataset, 1 training job`: the stacks, and the resources counted by type. */
 export function describeApp(result: Extract<RunAppResult, { ok: true }>): string {
-  const { summary } = result;
-  return [
-    `${plural(result.stacks.length, 'stack')} (${result.stacks.join(', ') || 'none'})`,
-    plural(summary.machines, 'machine'),
-    plural(summary.datasets, 'dataset'),
-    plural(summary.trainingJobs, 'training job'),
-  ].join(', ');
+  const resources = describeResources(result.summary);
+  return [`${plural(result.stacks.length, 'stack')} (${result.stacks.join(', ') || 'none'})`, ...(resources.length > 0 ? resources : ['no resources'])].join(', ');
 }
 
 /** `fleetform validate`: runs the app and reports every problem; exit 1 on any error. */

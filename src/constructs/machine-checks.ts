@@ -1,0 +1,150 @@
+import { Token } from './cdk';
+import type { IConstruct } from 'constructs';
+import type { Issue } from '../domain';
+import { childPath } from '../domain/json-path';
+import { someStringIncludes } from '../domain/strings-within';
+import { validateMachineConfig } from '../domain/validate';
+import type { IssueSink, KindChecks } from './checks';
+import { camelFirstSegment } from './field-names';
+import { kindOf } from './kinds';
+import { assembleMachine, type ConfigEntrySource } from './machine-config';
+import type { IMachine, IModularResource, IModule } from './machine-parts';
+
+/** The key of an `env.KEY` or `env["KEY"]` path, if it is one. */
+function envKeyOf(path: string): string | undefined {
+  const dotted = /^env\.([A-Za-z_$][\w$]*)$/.exec(path);
+  if (dotted) return dotted[1];
+  const bracketed = /^env\[("(?:[^"\\]|\\.)*")\]$/.exec(path);
+  if (bracketed) return JSON.parse(bracketed[1] as string) as string;
+  return undefined;
+}
+
+/** The construct's own field name for the wire path of a value inside its config entry. */
+function fieldOfEntry(source: ConfigEntrySource, rest: string): string {
+  if (kindOf(source.construct) === 'module') {
+    const module = source.construct as IModule;
+    const key = envKeyOf(rest);
+    if (key !== undefined && key in module.sensitiveEnv && !(key in module.env)) {
+      return `sensitiveEnv${rest.slice('env'.length)}`;
+    }
+  }
+  return camelFirstSegment(rest);
+}
+
+/** How cdktf marks a string token inside a string: `${TfToken[TOKEN.12]}`. */
+const STRING_TOKEN_MARK = '${TfToken[';
+
+const ENTRY_PATH = /^((?:components|services|modules)\[\d+\])(?:\.(.*)|(\[.*))?$/;
+
+/** Strings holding unresolved CDKTF tokens, by wire path: a machine config takes literal values only. */
+function tokenPaths(value: unknown, path: string, into: string[]): string[] {
+  if (typeof value === 'string') {
+    if (Token.isUnresolved(value)) into.push(path);
+  } else if (Array.isArray(value)) value.forEach((v, i) => tokenPaths(v, childPath(path, i), into));
+  else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) tokenPaths(v, childPath(path, k), into);
+  }
+  return into;
+}
+
+/** Adds issues found at wire paths of a machine config to the construct behind each entry. */
+class EntryAttribution {
+  private byPath: Map<string, ConfigEntrySource> | undefined;
+
+  constructor(
+    private readonly machine: IConstruct,
+    private readonly sources: readonly ConfigEntrySource[],
+    private readonly sink: IssueSink,
+  ) {}
+
+  add(path: string, issue: Omit<Issue, 'path'>): void {
+    const m = ENTRY_PATH.exec(path);
+    this.byPath ??= new Map(this.sources.map((s) => [s.path, s]));
+    const source = m ? this.byPath.get(m[1] as string) : undefined;
+    if (!m || !source) {
+      this.sink.add(this.machine, path, issue);
+      return;
+    }
+    this.sink.add(source.construct, fieldOfEntry(source, m[2] ?? m[3] ?? ''), issue);
+  }
+}
+
+const NO_PATHS: ReadonlySet<string> = new Set();
+
+/** The machine's config document, checked by the domain rules, each issue on the part that declared it. */
+function checkMachine(machine: IMachine, sink: IssueSink): void {
+  const { config, sources } = assembleMachine(machine);
+  const attribution = new EntryAttribution(machine, sources, sink);
+  const tokens = someStringIncludes(config, STRING_TOKEN_MARK) ? new Set(tokenPaths(config, '', [])) : NO_PATHS;
+  for (const path of tokens) {
+    attribution.add(path, {
+      severity: 'error',
+      code: 'unresolved-token',
+      message: 'a machine config takes literal values; this one is a reference resolved only at apply',
+      hint: 'write the value itself; references to other resources are not supported inside machine configs',
+    });
+  }
+  // Dependencies on resources of other machines: reported here, not again as missing names.
+  const foreign = new Set<string>();
+  for (const source of sources) {
+    if (kindOf(source.construct) !== 'modular-resource') continue;
+    const { dependsOn } = source.construct as IModularResource;
+    for (let i = 0; i < dependsOn.length; i++) {
+      const dep = dependsOn[i] as IModularResource | string;
+      if (typeof dep !== 'string' && dep.machine !== machine) foreign.add(`${source.path}.depends_on[${i}]`);
+    }
+  }
+  const result = validateMachineConfig(config, { allowUnpinnedModules: true });
+  for (const issue of [...result.errors, ...result.warnings]) {
+    if (issue.code === 'placeholder' && tokens.has(issue.path)) continue;
+    if (foreign.has(issue.path)) continue;
+    attribution.add(issue.path, issue);
+  }
+
+  for (const source of sources) {
+    if (kindOf(source.construct) === 'modular-resource') {
+      const resource = source.construct as IModularResource;
+      for (let i = 0; i < resource.dependsOn.length; i++) {
+        const dep = resource.dependsOn[i] as IModularResource | string;
+        if (typeof dep !== 'string' && dep.machine !== machine) {
+          sink.error(
+            resource,
+            `dependsOn[${i}]`,
+            'depends-on-other-machine',
+            `depends on ${dep.node.path}, a resource of another machine (${dep.machine.node.path})`,
+            'dependencies are between resources of one machine',
+          );
+        }
+      }
+    } else {
+      const module = source.construct as IModule;
+      for (const key of Object.keys(module.sensitiveEnv)) {
+        if (key in module.env) {
+          sink.error(module, `sensitiveEnv.${key}`, 'duplicate-env', `${key} is set in both env and sensitiveEnv`, 'keep it in sensitiveEnv only');
+        }
+      }
+    }
+  }
+}
+
+/** Machine names: not empty, unique per location. */
+function checkMachineNames(machines: readonly IMachine[], sink: IssueSink): void {
+  const seen = new Map<string, IMachine>();
+  for (const machine of machines) {
+    if (machine.name.trim() === '') {
+      sink.error(machine, 'name', 'machine-name', 'machine name is empty', 'name the machine, or leave name out to use the construct id');
+      continue;
+    }
+    const key = `${machine.locationId ?? ''}\u0000${machine.name}`;
+    const first = seen.get(key);
+    if (first) {
+      sink.error(machine, 'name', 'duplicate-machine-name', `machine name "${machine.name}" is also used by ${first.node.path}`, 'machine names are unique per location; rename one');
+    } else seen.set(key, machine);
+  }
+}
+
+/** The checks of a machine: its name among the stack's machines, and its config with every part of it. */
+export const machineChecks: KindChecks<IMachine> = { acrossStack: checkMachineNames, each: checkMachine };
+
+/** Modules and modular resources are checked with the machine whose config holds them. */
+export const machinePartChecks: KindChecks<IConstruct> = { acrossStack: 'checked-elsewhere' };
