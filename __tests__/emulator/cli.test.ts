@@ -64,7 +64,8 @@ describe('emulator serve', () => {
   // Each test serves an emulator of its own: none depends on what another published or stopped.
   beforeEach(async () => {
     dataDir = newDir();
-    served = await serve(['--port', '0', '--data', dataDir]);
+    // Jobs move only when `emulator jobs advance` moves them.
+    served = await serve(['--port', '0', '--data', dataDir, '--clock', 'frozen']);
     const c = readCredentials(dataDir);
     if (!c) throw new Error('no credentials.json');
     creds = c;

@@ -20,7 +20,8 @@ const newDir = scratchDirs();
 
 test('machines, configs, deployments, datasets, jobs, keys, tokens and registry versions survive a restart', async () => {
   const dataDir = newDir();
-  const first = await startEmulator({ dataDir, port: 0 });
+  // Frozen (and still frozen after the restart): the job stays IN_PROGRESS.
+  const first = await startEmulator({ dataDir, port: 0, clock: 'frozen' });
   const app = await clientOf(first, services.app);
   const ml = await clientOf(first, services.mlTraining);
   const controls = await clientOf(first, EmulatorService);
@@ -152,7 +153,8 @@ test('listing an organization\'s jobs by status uses an index and stays correct 
     db.close();
   }
 
-  const again = await startEmulator({ dataDir, port: 0 });
+  // The bulk jobs date from 2023: a training duration of a century keeps them in their statuses.
+  const again = await startEmulator({ dataDir, port: 0, trainingDurationMs: 100 * 365 * 24 * 3600 * 1000 });
   try {
     const ml = await clientOf(again, services.mlTraining);
     const failed = (await ml.listTrainingJobs({ organizationId, status: TrainingStatus.FAILED })).jobs;

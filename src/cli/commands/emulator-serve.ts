@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { FleetformError, InputError } from '../../domain/errors';
+import { CLOCK_ENV, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV, type ClockMode } from '../../emulator';
 import { CREDENTIALS_FILE, faultSpecsFromEnv, LIMIT_ENV, parseFaultSpec, parseLimit, startEmulator, type FaultSpec, type ServerLimits } from '../../emulator';
 
 /** The `emulator` command group, created by whichever `emulator ...` file registers first. */
@@ -36,6 +37,22 @@ function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+type ServeOptions = { port: string; data: string; host: string; fail: FaultSpec[] } & ClockFlags & Partial<Record<keyof ServerLimits, string>>;
+
+/** The clock flags, parsed. */
+interface ClockFlags {
+  readonly trainingDuration?: number;
+  readonly clock?: ClockMode;
+}
+
+/** The emulator options the clock flags set. */
+function clockOptions(opts: ClockFlags): { trainingDurationMs?: number; clock?: ClockMode } {
+  return {
+    ...(opts.trainingDuration === undefined ? {} : { trainingDurationMs: opts.trainingDuration }),
+    ...(opts.clock === undefined ? {} : { clock: opts.clock }),
+  };
+}
+
 export function register(program: Command): void {
   emulatorGroup(program)
     .command('serve')
@@ -48,12 +65,22 @@ export function register(program: Command): void {
     .option('--idle-timeout-ms <n>', `close connections without traffic for this long (default 120000; env ${LIMIT_ENV.idleTimeoutMs})`)
     .option('--max-concurrent-streams <n>', `streams one HTTP/2 connection may hold (default 100; env ${LIMIT_ENV.maxConcurrentStreams})`)
     .option(
+      '--training-duration <duration>',
+      `how long a training job takes from submission to completion, e.g. 2m, 30s, 500ms (default 1m0s; env ${TRAINING_DURATION_ENV})`,
+      (value: string) => parseTrainingDuration(value, '--training-duration'),
+    )
+    .option(
+      '--clock <mode>',
+      `frozen: start with the clock stopped (move it with \`fleetform emulator clock step\`); running: let it run (default: as the data folder left it; env ${CLOCK_ENV})`,
+      (value: string) => parseClockMode(value, '--clock'),
+    )
+    .option(
       '--fail <METHOD[:CODE[:COUNT]]>',
       'make calls of an RPC fail (e.g. CancelTrainingJob:unavailable:2; CODE default unavailable, COUNT default every call); repeatable',
       (value: string, prior: FaultSpec[]) => [...prior, parseFaultSpec(value, '--fail')],
       [] as FaultSpec[],
     )
-    .action(async (opts: { port: string; data: string; host: string; fail: FaultSpec[] } & Partial<Record<keyof ServerLimits, string>>) => {
+    .action(async (opts: ServeOptions) => {
       const port = parsePort(opts.port);
       const faults = [...faultSpecsFromEnv(process.env), ...opts.fail];
       const limits: Partial<Record<keyof ServerLimits, number>> = {};
@@ -70,7 +97,7 @@ export function register(program: Command): void {
       const dataDir = path.resolve(opts.data);
       let emulator;
       try {
-        emulator = await startEmulator({ dataDir, port, host: opts.host, limits, faults });
+        emulator = await startEmulator({ dataDir, port, host: opts.host, limits, faults, ...clockOptions(opts) });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') {

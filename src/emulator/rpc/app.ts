@@ -17,7 +17,9 @@ import { newId } from '../store/statements';
 import { locationFor, organizationFor, partFor, robotFor } from './access';
 import { millisOf, principalOf, timestamp, type Backend } from './context';
 import { alreadyExists, failedPrecondition, invalidArgument, invalidIssues, notFound, permissionDenied, required } from './errors';
-import { moduleVersionsLookup, registryItemMessage, registryModuleMessage, visibleRegistryItem } from './registry';
+import { settleTrainingJobs } from './ml-training';
+import { findRegistryItem, moduleVersionsLookup, registryItemMessage, registryModuleMessage, visibleRegistryItem } from './registry';
+import { findTrainedModel, trainedModelMessage } from './trained-models';
 
 const DNS_SUFFIX = 'emulator.fleetform.local';
 
@@ -224,8 +226,15 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
     },
 
     getRegistryItem(req, ctx) {
-      const item = visibleRegistryItem(db, principalOf(ctx), required(req.itemId, 'item_id'));
-      return { item: registryItemMessage(db, item) };
+      const p = principalOf(ctx);
+      const itemId = required(req.itemId, 'item_id');
+      if (!findRegistryItem(db, itemId)) {
+        // Models that jobs trained are registry items too; jobs due to complete complete first.
+        settleTrainingJobs(backend);
+        const model = findTrainedModel(db, p, itemId);
+        if (model) return { item: trainedModelMessage(model) };
+      }
+      return { item: registryItemMessage(db, visibleRegistryItem(db, p, itemId)) };
     },
 
     createKey(req, ctx) {
