@@ -3,7 +3,7 @@
  * locations, machines and parts (config with `last_known_update` optimistic concurrency),
  * the registry reads, and API keys.
  */
-import type { JsonValue } from '@bufbuild/protobuf';
+import { Struct as MessageStruct, type JsonValue } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { MachineConfigSchema, validateMachineConfig, type MachineConfig } from '../../domain';
 import type { AppServiceType } from '../../api/services';
@@ -13,6 +13,8 @@ import { planDeployments } from '../logic/deployments';
 import * as accounts from '../store/accounts';
 import { deploymentsOfPart, replaceDeployments } from '../store/deployments';
 import * as machines from '../store/machines';
+import { partHistory, recordPartEdit, type PartHistoryRecord } from '../store/part-history';
+import { historyQuery } from './part-history-query';
 import { newId } from '../store/statements';
 import { locationFor, organizationFor, partFor, robotFor } from './access';
 import { millisOf, principalOf, timestamp, type Backend } from './context';
@@ -22,6 +24,8 @@ import { findRegistryItem, moduleVersionsLookup, registryItemMessage, registryMo
 import { findTrainedModel, trainedModelMessage } from './trained-models';
 
 const DNS_SUFFIX = 'emulator.fleetform.local';
+/** `viam.app.v1.AuthenticationType.API_KEY`: every edit is made with an API key. */
+const AUTHENTICATION_TYPE_API_KEY = 2;
 
 function dnsLabel(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9-]+/g, '-');
@@ -67,6 +71,21 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
   /** The config as the encoded Struct stored with it, or encoded now for parts stored without one. */
   function encodedConfig(part: machines.PartRecord): Uint8Array<ArrayBuffer> {
     return part.configStruct ?? new Uint8Array(Struct.fromJson(configObject(part)).toBinary());
+  }
+
+  /** A history entry: the part as it was before the edit (its name, config and last update then). */
+  function historyEntry(part: machines.PartRecord, h: PartHistoryRecord) {
+    // The history messages are fleetform's own (with paging), over @bufbuild/protobuf's Struct.
+    const robotConfig = h.oldConfigStruct
+      ? MessageStruct.fromBinary(h.oldConfigStruct)
+      : MessageStruct.fromJson(JSON.parse(h.oldConfig) as JsonValue);
+    return {
+      part: part.id,
+      robot: h.robotId,
+      when: timestamp(h.editedOn),
+      old: { ...partFields({ ...part, name: h.oldName, lastUpdated: h.oldLastUpdated }), robotConfig, robotConfigJson: h.oldConfig },
+      editedBy: { type: AUTHENTICATION_TYPE_API_KEY, value: h.editedBy, isDeactivated: accounts.getApiKey(db, h.editedBy) === undefined },
+    };
   }
 
   function locationMessage(l: accounts.LocationRecord) {
@@ -212,12 +231,25 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
         const refused = plan.issues.filter((i) => i.severity === 'error');
         if (refused.length > 0) throw invalidIssues(refused);
         // Stored as sent (key order included); `config` is the typed view of the same document.
-        machines.writePart(db, part, name, { json: JSON.stringify(json), struct: robotConfig.toBinary() }, now);
+        const editedOn = machines.writePart(db, part, name, { json: JSON.stringify(json), struct: robotConfig.toBinary() }, now);
+        recordPartEdit(db, part, editedOn, p.keyId);
         replaceDeployments(db, part.id, plan.deployments);
         return machines.getPart(db, part.id);
       }).immediate();
       if (!written) throw notFound(`machine part ${req.id} not found`);
       return { part: partMessage(written) };
+    },
+
+    getRobotPartHistory(req, ctx) {
+      const part = partFor(db, principalOf(ctx), req.id, 'read');
+      const query = historyQuery(req);
+      const rows = partHistory(db, part.id, { ...query, ...(query.limit === undefined ? {} : { limit: query.limit + 1 }) });
+      const shown = query.limit === undefined ? rows : rows.slice(0, query.limit);
+      const last = shown[shown.length - 1];
+      return {
+        history: shown.map((h) => historyEntry(part, h)),
+        nextPageToken: rows.length > shown.length && last ? String(last.seq) : '',
+      };
     },
 
     getModule(req, ctx) {
