@@ -115,6 +115,7 @@ function checkDataset(backend: Backend, orgId: string, datasetId: string): void 
 }
 
 function submit(backend: Backend, job: jobs.TrainingJobRecord): string {
+  settleTrainingJobs(backend);
   backend.db.transaction(() => {
     checkModelVersionFree(backend, job.organizationId, job.modelName, job.modelVersion);
     jobs.insertJob(backend.db, job);
