@@ -93,6 +93,22 @@ describe('a running clock (training takes 400 ms)', () => {
     expect((await controls.getClock({})).frozen).toBe(false);
   });
 
+  test('trained models are listed among the registry items, with the modules and scripts', async () => {
+    const id = await submit('listed', '1');
+    await waitUntil('job COMPLETED', () => job(id), (j) => j.status === sdk.mlTrainingApi.TrainingStatus.COMPLETED);
+    const org = fx.emulator.credentials.organizationId;
+    const models = await viam.appClient.listRegistryItems(org, [ML_MODEL], [], [], []);
+    expect(models.every((i) => i.type === ML_MODEL)).toBe(true);
+    expect(models.find((i) => i.name === 'listed')).toMatchObject({ itemId: 'acme:listed', organizationId: org, metadata: { case: 'mlModelMetadata' } });
+    const everything = (await viam.appClient.listRegistryItems(org, [], [], [], [])).map((i) => i.itemId);
+    expect(everything).toEqual(expect.arrayContaining(['acme:sensors', 'acme:trainer', 'acme:listed']));
+    expect(everything).toEqual([...everything].sort());
+    const searched = (await viam.appClient.listRegistryItems(org, [], [], [], [], 'LISTED')).map((i) => i.itemId);
+    expect(searched).toEqual(['acme:listed']);
+    // Only published items exist.
+    expect(await viam.appClient.listRegistryItems(org, [], [], [], [sdk.appApi.RegistryItemStatus.IN_DEVELOPMENT])).toEqual([]);
+  });
+
   test('a cancel finishes by itself', async () => {
     const id = await submit('canceled', '1');
     await viam.mlTrainingClient.cancelTrainingJob(id);

@@ -85,6 +85,7 @@ const APP_METHODS = [
   'DeleteRobotPart',
   'GetModule',
   'GetRegistryItem',
+  'ListRegistryItems',
   'CreateKey',
 ] as const;
 

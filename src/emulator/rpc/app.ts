@@ -21,6 +21,7 @@ import { millisOf, principalOf, timestamp, type Backend } from './context';
 import { alreadyExists, failedPrecondition, invalidArgument, invalidIssues, notFound, permissionDenied, required } from './errors';
 import { settleTrainingJobs } from './ml-training';
 import { findRegistryItem, moduleVersionsLookup, registryItemMessage, registryModuleMessage, visibleRegistryItem } from './registry';
+import { listRegistryItems } from './registry-listing';
 import { findTrainedModel, trainedModelMessage } from './trained-models';
 
 const DNS_SUFFIX = 'emulator.fleetform.local';
@@ -267,6 +268,21 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppServiceType
         if (model) return { item: trainedModelMessage(model) };
       }
       return { item: registryItemMessage(db, visibleRegistryItem(db, p, itemId)) };
+    },
+
+    listRegistryItems(req, ctx) {
+      const p = principalOf(ctx);
+      if (req.organizationId) organizationFor(db, p, req.organizationId, 'read');
+      settleTrainingJobs(backend);
+      const listing = listRegistryItems(db, p, {
+        ...(req.organizationId ? { organizationId: req.organizationId } : {}),
+        types: req.types,
+        visibilities: req.visibilities,
+        statuses: req.statuses,
+        ...(req.searchTerm === undefined ? {} : { searchTerm: req.searchTerm }),
+        publicNamespaces: req.publicNamespaces,
+      });
+      return { items: listing };
     },
 
     createKey(req, ctx) {

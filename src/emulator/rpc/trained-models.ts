@@ -8,7 +8,7 @@
 import { knowsOrganization, type Principal } from '../auth/principal';
 import type { Db } from '../db/database';
 import { getOrganization, organizationByClaimedNamespace, organizationByNamespace, type OrganizationRecord } from '../store/accounts';
-import { trainedModelVersions, type TrainedModelRecord } from '../store/jobs';
+import { trainedModelNames, trainedModelVersions, type TrainedModelRecord } from '../store/jobs';
 import { timestamp } from './context';
 
 /** `viam.app.packages.v1.PackageType.ML_MODEL`. */
@@ -43,6 +43,16 @@ export function findTrainedModel(db: Db, p: Principal, itemId: string): TrainedM
   const versions = trainedModelVersions(db, organization.id, modelName);
   if (versions.length === 0) return undefined;
   return { itemId: trainedModelItemId(organization, modelName), organization, modelName, versions };
+}
+
+/** Every model an organization's completed jobs trained, by name. */
+export function trainedModelsOf(db: Db, organization: OrganizationRecord): TrainedModelItem[] {
+  return trainedModelNames(db, organization.id).map((modelName) => ({
+    itemId: trainedModelItemId(organization, modelName),
+    organization,
+    modelName,
+    versions: trainedModelVersions(db, organization.id, modelName),
+  }));
 }
 
 /** `viam.app.v1.RegistryItem` of type ML_MODEL with its `MLModelMetadata`. */

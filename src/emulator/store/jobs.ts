@@ -217,6 +217,13 @@ interface TrainedModelRow {
   model_framework: number;
 }
 
+/** The names of the models an organization's completed jobs trained. */
+export function trainedModelNames(db: Db, organizationId: string): string[] {
+  return stmt<[string], { model_name: string }>(db, 'SELECT DISTINCT model_name FROM trained_models WHERE organization_id = ? ORDER BY model_name')
+    .all(organizationId)
+    .map((r) => r.model_name);
+}
+
 /** The versions of an organization's trained model, oldest first. */
 export function trainedModelVersions(db: Db, organizationId: string, modelName: string): TrainedModelRecord[] {
   return stmt<[string, string], TrainedModelRow>(
