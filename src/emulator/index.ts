@@ -29,7 +29,7 @@ export { DATABASE_FILE } from './db/database';
 export { DEFAULT_LIMITS, LIMIT_ENV, parseLimit, resolveLimits, type ServerLimits } from './server/limits';
 export { HEALTH_PATH } from './server/gate';
 export { FAULTS_ENV, faultSpecsFromEnv, parseFaultSpec, type FaultSpec } from './rpc/fault-spec';
-export { CLOCK_ENV, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV, type ClockMode } from './clock/settings';
+export { CLOCK_ENV, clockOptionsFromEnv, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV, type ClockMode } from './clock/settings';
 export { DEFAULT_TRAINING_DURATION_MS } from './logic/training-schedule';
 export { SEED_MODULES, SEED_ORGANIZATION, SEED_TRAINING_SCRIPT } from './seed';
 

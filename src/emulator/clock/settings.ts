@@ -55,3 +55,8 @@ export function resolveClockSettings(
   const clock = options.clock ?? (clockText === undefined || clockText === '' ? undefined : parseClockMode(clockText, CLOCK_ENV));
   return { trainingDurationMs, ...(clock === undefined ? {} : { clock }) };
 }
+
+/** The clock options a set of variables gives an emulator a command starts by itself. */
+export function clockOptionsFromEnv(env: Readonly<Record<string, string | undefined>>): ClockSettings {
+  return resolveClockSettings(env, {});
+}
