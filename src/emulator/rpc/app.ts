@@ -1,7 +1,8 @@
 /**
  * `viam.app.v1.AppService`, the part machine configuration needs: organizations,
- * locations, machines and parts (config with `last_known_update` optimistic concurrency),
- * the registry reads, and API keys.
+ * locations, machines and parts (config with `last_known_update` optimistic concurrency,
+ * and the history of every config write), the registry reads (trained models included),
+ * and API keys.
  */
 import { Struct as MessageStruct, type JsonValue } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
@@ -14,12 +15,12 @@ import * as accounts from '../store/accounts';
 import { deploymentsOfPart, replaceDeployments } from '../store/deployments';
 import * as machines from '../store/machines';
 import { partHistory, recordPartEdit, type PartHistoryRecord } from '../store/part-history';
-import { historyQuery } from './part-history-query';
 import { newId } from '../store/statements';
 import { locationFor, organizationFor, partFor, robotFor } from './access';
 import { millisOf, principalOf, timestamp, type Backend } from './context';
 import { alreadyExists, failedPrecondition, invalidArgument, invalidIssues, notFound, permissionDenied, required } from './errors';
 import { settleTrainingJobs } from './ml-training';
+import { historyQuery } from './part-history-query';
 import { findRegistryItem, moduleVersionsLookup, registryItemMessage, registryModuleMessage, visibleRegistryItem } from './registry';
 import { listRegistryItems } from './registry-listing';
 import { findTrainedModel, trainedModelMessage } from './trained-models';
