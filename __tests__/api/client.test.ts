@@ -57,7 +57,7 @@ describe.each<TransportKind>(['grpc-web', 'grpc'])('service client over %s', (tr
   beforeAll(async () => {
     services = await loadServices();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-client-'));
-    emulator = await startEmulator({ dataDir, port: 0 });
+    emulator = await startEmulator({ dataDir, port: 0, clock: 'frozen' });
     clock = recordingClock();
     client = await createServiceClient({
       serviceHost: emulator.url,

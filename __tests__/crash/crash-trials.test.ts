@@ -107,7 +107,7 @@ test(`${TRIALS} applies killed at chosen and seeded service calls (seed ${SEED})
   const totals = { trials: 0, killed: 0, orphans: 0, duplicates: 0, lost: 0, notConverged: 0 };
   const failures: string[] = [];
   for (const [i, trial] of trials(TRIALS, SEED).entries()) {
-    const project = await openEmulatorProject('ff-crash-');
+    const project = await openEmulatorProject('ff-crash-', { clock: 'frozen' });
     try {
       const preexisting = new Set((await remoteObjects(project)).map((r) => r.id));
       if (trial.from) {

@@ -16,7 +16,7 @@ export interface EmulatorProcess {
 
 /** Starts the real command with `--fail` specs; resolves once it says where it listens. */
 export async function serveEmulator(dataDir: string, fail: readonly string[]): Promise<EmulatorProcess> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'emulator', 'serve', '--port', '0', '--data', dataDir, ...fail.flatMap((f) => ['--fail', f])], {
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'emulator', 'serve', '--port', '0', '--data', dataDir, '--clock', 'frozen', ...fail.flatMap((f) => ['--fail', f])], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 test('destroy names the deletions still in progress, and a later destroy completes them', async () => {
-  p = await openEmulatorProject('ff-destroy-progress-');
+  p = await openEmulatorProject('ff-destroy-progress-', { clock: 'frozen' });
   p.synth({ machines: ['picker-1'], jobVersion: '1' });
   expect((await p.run('apply', '--auto-approve')).code).toBe(0);
   const jobId = (await p.backend().read('fleet')).resources['fleetform_training_job.detector']?.ids.id as string;

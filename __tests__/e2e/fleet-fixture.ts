@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createServiceClient, type ServiceClient } from '../../src/api/client';
-import { startEmulator, type EmulatorCredentials } from '../../src/emulator';
+import { startEmulator, type ClockMode, type EmulatorCredentials } from '../../src/emulator';
 import { LocalStateBackend } from '../../src/engine/state/local-backend';
 import { App, LocalBackend, TerraformStack } from 'cdktf';
 import { Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, TrainingJob } from '../../src';
@@ -121,9 +121,10 @@ export interface EmulatorProject {
   close(): Promise<void>;
 }
 
-export async function openEmulatorProject(prefix: string): Promise<EmulatorProject> {
+/** `options.clock` `frozen`: training jobs and cancels move only when a test advances them. */
+export async function openEmulatorProject(prefix: string, options: { clock?: ClockMode } = {}): Promise<EmulatorProject> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
-  const emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
+  const emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0, ...options });
   const { apiKey, apiKeyId } = emulator.credentials;
   const env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId };
   const client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });

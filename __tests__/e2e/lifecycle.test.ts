@@ -28,7 +28,7 @@ async function jobId(): Promise<string> {
 
 /** Each test has a project and an emulator of its own: none depends on another having run. */
 beforeEach(async () => {
-  p = await openEmulatorProject('ff-life-');
+  p = await openEmulatorProject('ff-life-', { clock: 'frozen' });
   ({ dir, env, client } = p);
 });
 

@@ -223,7 +223,7 @@ let engine: Engine;
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-plan-property-'));
-  emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0, host: '127.0.0.1' });
+  emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0, host: '127.0.0.1', clock: 'frozen' });
   const { apiKey, apiKeyId, organizationId, locationId } = emulator.credentials;
   client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
   engine = new Engine({ client, backend: new LocalStateBackend(path.join(dir, 'state')), kinds: defaultKinds(), parallelism: 4, lockTimeoutMs: 0, defaults: { organizationId, locationId } });

@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 async function project(): Promise<EmulatorProject> {
-  p = await openEmulatorProject('ff-truth-');
+  p = await openEmulatorProject('ff-truth-', { clock: 'frozen' });
   return p;
 }
 

@@ -82,7 +82,8 @@ describe('emulator serve', () => {
   // Each test serves an emulator of its own: none depends on what another published or stopped.
   beforeEach(async () => {
     dataDir = newDir();
-    served = await serve(['--port', '0', '--data', dataDir]);
+    // Jobs move only when `emulator jobs advance` moves them.
+    served = await serve(['--port', '0', '--data', dataDir, '--clock', 'frozen']);
     const c = readCredentials(dataDir);
     if (!c) throw new Error('no credentials.json');
     creds = c;
@@ -172,6 +173,32 @@ describe('emulator serve', () => {
     expect((await cli(['emulator', 'machine-faults'], env)).stdout).toBe('no machine faults\n');
   });
 
+  test('clock: shown, stepped (jobs move with it), resumed', async () => {
+    const shown = await cli(['emulator', 'clock'], env);
+    expect(shown.stdout).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z frozen; training takes 1m0s\n$/);
+    const at = Date.parse(shown.stdout.split(' ')[0] as string);
+    const services = await loadServices();
+    const ml = await clientOf({ url: served.url, credentials: creds } as RunningEmulator, services.mlTraining);
+    const { id } = await ml.submitTrainingJob({
+      organizationId: creds.organizationId,
+      datasetId: creds.datasetId,
+      modelName: 'clocked',
+      modelVersion: '1',
+      modelType: 3,
+      tags: ['box'],
+    });
+    const stepped = await cli(['emulator', 'clock', 'step', '6s'], env);
+    expect(stepped.stdout).toBe(`${new Date(at + 6000).toISOString()} frozen; training takes 1m0s\n`);
+    expect((await ml.getTrainingJob({ id })).metadata?.status).toBe(2);
+    await cli(['emulator', 'clock', 'step', '54s'], env);
+    expect((await ml.getTrainingJob({ id })).metadata?.status).toBe(3);
+    const bad = await cli(['emulator', 'clock', 'step', 'soon'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error: <duration>: must be a duration like 300ms, 45s or 2m/);
+    expect((await cli(['emulator', 'clock', 'resume'], env)).stdout).toMatch(/ running; training takes 1m0s\n$/);
+    expect((await cli(['emulator', 'clock', 'freeze'], env)).stdout).toMatch(/ frozen; /);
+  });
+
   test('SIGTERM shuts down cleanly with exit code 0', async () => {
     served.child.kill('SIGTERM');
     expect(await served.exit).toBe(0);
@@ -190,6 +217,23 @@ test('serve restarts on the same data, and SIGINT stops it', async () => {
   expect(readCredentials(dataDir)).toEqual(creds);
   second.child.kill('SIGTERM');
   expect(await second.exit).toBe(0);
+});
+
+test('serve takes a training duration and a starting clock', async () => {
+  const dataDir = newDir();
+  const served = await serve(['--port', '0', '--data', dataDir, '--training-duration', '250ms', '--clock', 'frozen']);
+  const c = readCredentials(dataDir);
+  if (!c) throw new Error('no credentials.json');
+  const env = { FLEETFORM_ENDPOINT: served.url, FLEETFORM_API_KEY: c.apiKey, FLEETFORM_API_KEY_ID: c.apiKeyId };
+  expect((await cli(['emulator', 'clock'], env)).stdout).toMatch(/ frozen; training takes 250ms\n$/);
+  served.child.kill('SIGTERM');
+  expect(await served.exit).toBe(0);
+  expect((await cli(['emulator', 'serve', '--port', '0', '--data', dataDir, '--training-duration', 'long'], {})).stderr).toMatch(
+    /^error: --training-duration: must be a duration like 300ms/,
+  );
+  expect((await cli(['emulator', 'serve', '--port', '0', '--data', dataDir, '--clock', 'stopped'], {})).stderr).toMatch(
+    /^error: --clock: must be frozen or running/,
+  );
 });
 
 test('serve rejects a bad port', async () => {

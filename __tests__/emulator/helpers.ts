@@ -85,3 +85,17 @@ export function sensorsConfig(modules: readonly { name: string; version: string 
     modules: modules.map((m) => ({ type: 'registry', name: m.name, module_id: 'acme:sensors', version: m.version })),
   };
 }
+
+/**
+ * Polls `read` until `done` holds for what it returns, or fails after `timeoutMs` naming
+ * `what` and the last value read (no fixed sleep decides a test).
+ */
+export async function waitUntil<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms; last read ${JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -18,9 +18,14 @@ beforeAll(async () => {
 });
 const newDir = scratchDirs();
 
+/** A training duration no test outlives: jobs stay where the test put them. */
+const CENTURY_MS = 100 * 365 * 24 * 3600 * 1000;
+
 test('machines, configs, deployments, datasets, jobs, keys, tokens and registry versions survive a restart', async () => {
   const dataDir = newDir();
-  const first = await startEmulator({ dataDir, port: 0 });
+  // A training duration of a century keeps the job IN_PROGRESS across the restart (a frozen
+  // clock would give every record the same instant, and listings sorted by time a random order).
+  const first = await startEmulator({ dataDir, port: 0, trainingDurationMs: CENTURY_MS });
   const app = await clientOf(first, services.app);
   const ml = await clientOf(first, services.mlTraining);
   const controls = await clientOf(first, EmulatorService);
@@ -48,7 +53,7 @@ test('machines, configs, deployments, datasets, jobs, keys, tokens and registry 
   const cardsBefore = (await controls.listModuleCards({})).cards;
   await first.close();
 
-  const second = await startEmulator({ dataDir, port: 0 });
+  const second = await startEmulator({ dataDir, port: 0, trainingDurationMs: CENTURY_MS });
   try {
     expect(second.credentials).toEqual(first.credentials);
     // A token issued before the restart still works.
@@ -152,7 +157,8 @@ test('listing an organization\'s jobs by status uses an index and stays correct 
     db.close();
   }
 
-  const again = await startEmulator({ dataDir, port: 0 });
+  // The bulk jobs date from 2023: a training duration of a century keeps them in their statuses.
+  const again = await startEmulator({ dataDir, port: 0, trainingDurationMs: CENTURY_MS });
   try {
     const ml = await clientOf(again, services.mlTraining);
     const failed = (await ml.listTrainingJobs({ organizationId, status: TrainingStatus.FAILED })).jobs;

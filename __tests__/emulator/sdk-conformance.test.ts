@@ -13,7 +13,8 @@ import { clientOf } from './helpers';
 type Mode = 'grpc-web' | 'grpc';
 type ViamClient = Awaited<ReturnType<Sdk['createViamClient']>>;
 
-const fx = useEmulator();
+// Jobs stay PENDING until a test advances them.
+const fx = useEmulator({ clock: 'frozen' });
 let sdk: Sdk;
 beforeAll(async () => {
   sdk = await loadSdk();

@@ -6,7 +6,8 @@ import { ModelFramework, ModelType, TrainingStatus } from '../../src/domain';
 import { useEmulator } from './fixture';
 import { clientOf, codeOf } from './helpers';
 
-const fx = useEmulator();
+// Jobs move only when a test advances them.
+const fx = useEmulator({ clock: 'frozen' });
 let ml: Client<MLTrainingServiceType>;
 let controls: Client<EmulatorServiceType>;
 let org: string;
@@ -227,6 +228,8 @@ describe('lifecycle', () => {
 
   test('listing filters by status; UNSPECIFIED lists every job', async () => {
     const pending = await submit();
+    // The clock is frozen: step it so the second job is the newer one.
+    await controls.stepClock({ milliseconds: 1n });
     const running = await submit();
     await controls.advanceTrainingJob({ id: running });
     const all = (await ml.listTrainingJobs({ organizationId: org, status: TrainingStatus.UNSPECIFIED })).jobs.map((j) => j.id);

@@ -268,7 +268,7 @@ new TrainingJob(stack, 'k', { dataset: 'd', modelName: 'x', modelVersion: '2', t
     let emulator: RunningEmulator;
     beforeAll(async () => {
       dataDir = mkdtempSync(join(tmpdir(), 'fleetform-root-'));
-      emulator = await startEmulator({ dataDir });
+      emulator = await startEmulator({ dataDir, clock: 'frozen' });
     });
     afterAll(async () => {
       await emulator.close();

@@ -1,7 +1,7 @@
 /**
  * `fleetform.emulator.v1.EmulatorService`: the emulator's own control surface, kept apart
  * from the real service's APIs. It publishes registry versions (which moves machines whose
- * module update policy admits them), drives training jobs along their lifecycle, shows
+ * module update policy admits them), drives training jobs along their lifecycle, freezes and steps the clock, shows
  * module cards, creates extra organizations and injects faults into later calls.
  *
  * Every call needs `authorization: Bearer <token>` from an organization-owner API key
@@ -17,6 +17,11 @@ import {
   AdvanceTrainingJobRequest,
   TrainingJobTransition,
   FailTrainingJobRequest,
+  ClockState,
+  GetClockRequest,
+  FreezeClockRequest,
+  ResumeClockRequest,
+  StepClockRequest,
   ListModuleCardsRequest,
   ListModuleCardsResponse,
   CreateOrganizationRequest,
@@ -53,6 +58,10 @@ export const EmulatorService = {
     },
     advanceTrainingJob: { name: 'AdvanceTrainingJob', I: AdvanceTrainingJobRequest, O: TrainingJobTransition, kind: unary },
     failTrainingJob: { name: 'FailTrainingJob', I: FailTrainingJobRequest, O: TrainingJobTransition, kind: unary },
+    getClock: { name: 'GetClock', I: GetClockRequest, O: ClockState, kind: unary },
+    freezeClock: { name: 'FreezeClock', I: FreezeClockRequest, O: ClockState, kind: unary },
+    resumeClock: { name: 'ResumeClock', I: ResumeClockRequest, O: ClockState, kind: unary },
+    stepClock: { name: 'StepClock', I: StepClockRequest, O: ClockState, kind: unary },
     listModuleCards: { name: 'ListModuleCards', I: ListModuleCardsRequest, O: ListModuleCardsResponse, kind: unary },
     createOrganization: { name: 'CreateOrganization', I: CreateOrganizationRequest, O: OrganizationCredentials, kind: unary },
     injectFault: { name: 'InjectFault', I: InjectFaultRequest, O: InjectFaultResponse, kind: unary },

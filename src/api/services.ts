@@ -87,6 +87,7 @@ const APP_METHODS = [
   'DeleteRobotPart',
   'GetModule',
   'GetRegistryItem',
+  'ListRegistryItems',
   'CreateKey',
   'ListMachineSummaries',
   'GetRobotPartLogs',
@@ -118,9 +119,20 @@ type UpdateRobotPartMethod = {
   readonly kind: MethodKind.Unary;
 };
 
+/** GetRobotPartHistory with the paging fields the pinned SDK's messages lack (the same wire messages). */
+type GetRobotPartHistoryMethod = {
+  readonly name: 'GetRobotPartHistory';
+  readonly I: typeof own.GetRobotPartHistoryPagedRequest;
+  readonly O: typeof own.GetRobotPartHistoryPagedResponse;
+  readonly kind: MethodKind.Unary;
+};
+
 export interface AppServiceType {
   readonly typeName: 'viam.app.v1.AppService';
-  readonly methods: Omit<MethodsOf<Sdk['appApi'], typeof APP_METHODS>, 'getRobotPart'> & { readonly getRobotPart: GetRobotPartMethod };
+  readonly methods: Omit<MethodsOf<Sdk['appApi'], typeof APP_METHODS>, 'getRobotPart'> & {
+    readonly getRobotPart: GetRobotPartMethod;
+    readonly getRobotPartHistory: GetRobotPartHistoryMethod;
+  };
 }
 
 /**
@@ -143,7 +155,13 @@ function appService(sdk: Sdk): AppServiceType {
     O: GetRobotPartReply,
     kind: unary,
   };
-  return { typeName: 'viam.app.v1.AppService', methods: { ...unaryMethods(sdk.appApi, APP_METHODS), getRobotPart } };
+  const getRobotPartHistory: GetRobotPartHistoryMethod = {
+    name: 'GetRobotPartHistory',
+    I: own.GetRobotPartHistoryPagedRequest,
+    O: own.GetRobotPartHistoryPagedResponse,
+    kind: unary,
+  };
+  return { typeName: 'viam.app.v1.AppService', methods: { ...unaryMethods(sdk.appApi, APP_METHODS), getRobotPart, getRobotPartHistory } };
 }
 
 function appWireService(sdk: Sdk, app: AppServiceType): AppWireServiceType {

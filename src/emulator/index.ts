@@ -5,6 +5,8 @@
  */
 import { EmulatorService } from '../api/emulator-control';
 import { loadServices } from '../api/services';
+import { EmulatorClock } from './clock/clock';
+import { resolveClockSettings, type ClockMode } from './clock/settings';
 import type { EmulatorCredentials } from './credentials';
 import { openDatabase } from './db/database';
 import { appService } from './rpc/app';
@@ -33,6 +35,8 @@ export { HEALTH_PATH } from './server/gate';
 export { FAULTS_ENV, faultSpecsFromEnv, parseFaultSpec, type FaultSpec } from './rpc/fault-spec';
 export { MACHINE_FAULTS_ENV, machineFaultsFromEnv, parseMachineFault, type MachineFault } from './sim/machine-faults';
 export { DEFAULT_SIMULATION, parseMillis, resolveSimulation, SIMULATION_ENV, type SimulationSettings } from './sim/options';
+export { CLOCK_ENV, clockOptionsFromEnv, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV, type ClockMode } from './clock/settings';
+export { DEFAULT_TRAINING_DURATION_MS } from './logic/training-schedule';
 export { SEED_MODULES, SEED_ORGANIZATION, SEED_TRAINING_SCRIPT } from './seed';
 
 export interface EmulatorOptions {
@@ -42,8 +46,12 @@ export interface EmulatorOptions {
   readonly port?: number;
   /** Interface to listen on; default 127.0.0.1. */
   readonly host?: string;
-  /** Milliseconds since the epoch for every timestamp the emulator writes (tests); default Date.now. */
+  /** The base clock in milliseconds since the epoch (tests); default Date.now. The emulator's clock is this plus its steps, or frozen. */
   readonly now?: () => number;
+  /** Submission to completion of a training job; else FLEETFORM_EMULATOR_TRAINING_DURATION, else one minute. */
+  readonly trainingDurationMs?: number;
+  /** `frozen` stops the clock at start, `running` lets it run; else FLEETFORM_EMULATOR_CLOCK, else as the data folder left it. */
+  readonly clock?: ClockMode;
   /** Message size, timeouts and stream cap; unset ones come from FLEETFORM_EMULATOR_* variables, else the defaults. */
   readonly limits?: Partial<ServerLimits>;
   /** Calls that fail from the start (see `--fail`). */
@@ -75,13 +83,19 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const db = openDatabase(options.dataDir);
   try {
     const simulation = resolveSimulation(process.env, options.simulation);
+    const settings = resolveClockSettings(process.env, options);
+    const clock = new EmulatorClock(db, options.now ?? (() => Date.now()));
+    if (settings.clock === 'frozen') clock.freeze();
+    if (settings.clock === 'running') clock.resume();
     const backend: Backend = {
       db,
       services,
       faults: new FaultTable(),
       machineFaults: new MachineFaults(simulation.machineFaults),
       checkInIntervalMs: simulation.checkInIntervalMs,
-      now: options.now ?? (() => Date.now()),
+      now: () => clock.now(),
+      clock,
+      trainingDurationMs: settings.trainingDurationMs,
     };
     installFaults(backend.faults, options.faults ?? []);
     const credentials = ensureSeeded(db, options.dataDir, backend.now());

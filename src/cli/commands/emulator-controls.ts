@@ -1,14 +1,15 @@
 /**
- * `fleetform emulator publish|jobs|status|machine-faults`: the emulator's controls, called through the
+ * `fleetform emulator publish|jobs|clock|status|machine-faults`: the emulator's controls, called through the
  * connection every command uses (FLEETFORM_ENDPOINT and key, else the embedded emulator)
  * with an organization-owner key.
  */
 import type { Command } from 'commander';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
-import { EmulatorService, type EmulatorServiceType, type ModuleCard } from '../../api/emulator-control';
+import { EmulatorService, type ClockState, type EmulatorServiceType, type ModuleCard } from '../../api/emulator-control';
 import { statusCodeName } from '../../api/client';
 import { FleetformError, InputError } from '../../domain/errors';
-import { trainingStatusName, type TrainingStatus } from '../../domain';
+import { formatGoDuration, trainingStatusName, type TrainingStatus } from '../../domain';
+import { parseTrainingDuration } from '../../emulator';
 import { openConnection } from '../connection';
 import { parseMachineFault } from '../../emulator';
 import { emulatorGroup } from './emulator-serve';
@@ -48,6 +49,12 @@ function parseModelFlag(text: string, previous: { api: string; model: string }[]
 
 function statusText(n: number): string {
   return trainingStatusName(n as TrainingStatus);
+}
+
+/** The clock as `fleetform emulator clock` prints it. */
+export function formatClock(state: ClockState): string {
+  const at = state.now ? state.now.toDate().toISOString() : '-';
+  return `${at} ${state.frozen ? 'frozen' : 'running'}; training takes ${formatGoDuration(Number(state.trainingDurationMs))}\n`;
 }
 
 /** Left-aligned columns. */
@@ -118,6 +125,40 @@ export function register(program: Command): void {
       await withControls('FailTrainingJob', async (controls) => {
         const res = await controls.failTrainingJob({ id, message: opts.message });
         process.stdout.write(`${res.id}: ${statusText(res.previousStatus)} -> ${statusText(res.status)}\n`);
+      });
+    });
+
+  const clock = emulator
+    .command('clock')
+    .description("show the emulator's clock: what time it is, whether it is frozen, the training duration")
+    .action(async () => {
+      await withControls('GetClock', async (controls) => {
+        process.stdout.write(formatClock(await controls.getClock({})));
+      });
+    });
+  clock
+    .command('freeze')
+    .description('stop the clock: training jobs and cancels stay where they are until stepped')
+    .action(async () => {
+      await withControls('FreezeClock', async (controls) => {
+        process.stdout.write(formatClock(await controls.freezeClock({})));
+      });
+    });
+  clock
+    .command('resume')
+    .description('let a frozen clock run again from where it stands')
+    .action(async () => {
+      await withControls('ResumeClock', async (controls) => {
+        process.stdout.write(formatClock(await controls.resumeClock({})));
+      });
+    });
+  clock
+    .command('step <duration>')
+    .description('move the clock forward (e.g. 6s, 1m30s, 250ms); jobs whose phases end move on')
+    .action(async (duration: string) => {
+      const ms = parseTrainingDuration(duration, '<duration>');
+      await withControls('StepClock', async (controls) => {
+        process.stdout.write(formatClock(await controls.stepClock({ milliseconds: BigInt(ms) })));
       });
     });
 

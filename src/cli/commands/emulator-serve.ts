@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { FleetformError, InputError } from '../../domain/errors';
+import { CLOCK_ENV, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV, type ClockMode } from '../../emulator';
 import {
   CREDENTIALS_FILE,
   DEFAULT_SIMULATION,
@@ -52,6 +53,31 @@ function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+type ServeOptions = { port: string; data: string; host: string; fail: FaultSpec[] } & SimulationFlags & ClockFlags & Partial<Record<keyof ServerLimits, string>>;
+
+/** The simulated machines' flags, as given. */
+interface SimulationFlags {
+  readonly simulate: boolean;
+  readonly checkInInterval?: string;
+  readonly moduleStartTime?: string;
+  readonly resourceConfigureTime?: string;
+  readonly machineFault: MachineFault[];
+}
+
+/** The clock flags, parsed. */
+interface ClockFlags {
+  readonly trainingDuration?: number;
+  readonly clock?: ClockMode;
+}
+
+/** The emulator options the clock flags set. */
+function clockOptions(opts: ClockFlags): { trainingDurationMs?: number; clock?: ClockMode } {
+  return {
+    ...(opts.trainingDuration === undefined ? {} : { trainingDurationMs: opts.trainingDuration }),
+    ...(opts.clock === undefined ? {} : { clock: opts.clock }),
+  };
+}
+
 export function register(program: Command): void {
   emulatorGroup(program)
     .command('serve')
@@ -63,6 +89,16 @@ export function register(program: Command): void {
     .option('--header-timeout-ms <n>', `close connections whose request headers are not complete in time (default 30000; env ${LIMIT_ENV.headerTimeoutMs})`)
     .option('--idle-timeout-ms <n>', `close connections without traffic for this long (default 120000; env ${LIMIT_ENV.idleTimeoutMs})`)
     .option('--max-concurrent-streams <n>', `streams one HTTP/2 connection may hold (default 100; env ${LIMIT_ENV.maxConcurrentStreams})`)
+    .option(
+      '--training-duration <duration>',
+      `how long a training job takes from submission to completion, e.g. 2m, 30s, 500ms (default 1m0s; env ${TRAINING_DURATION_ENV})`,
+      (value: string) => parseTrainingDuration(value, '--training-duration'),
+    )
+    .option(
+      '--clock <mode>',
+      `frozen: start with the clock stopped (move it with \`fleetform emulator clock step\`); running: let it run (default: as the data folder left it; env ${CLOCK_ENV})`,
+      (value: string) => parseClockMode(value, '--clock'),
+    )
     .option(
       '--fail <METHOD[:CODE[:COUNT]]>',
       'make calls of an RPC fail (e.g. CancelTrainingJob:unavailable:2; CODE default unavailable, COUNT default every call); repeatable',
@@ -79,7 +115,7 @@ export function register(program: Command): void {
       (value: string, prior: MachineFault[]) => [...prior, parseMachineFault(value, '--machine-fault')],
       [] as MachineFault[],
     )
-    .action(async (opts: { port: string; data: string; host: string; fail: FaultSpec[]; simulate: boolean; checkInInterval?: string; moduleStartTime?: string; resourceConfigureTime?: string; machineFault: MachineFault[] } & Partial<Record<keyof ServerLimits, string>>) => {
+    .action(async (opts: ServeOptions) => {
       const port = parsePort(opts.port);
       const faults = [...faultSpecsFromEnv(process.env), ...opts.fail];
       const limits: Partial<Record<keyof ServerLimits, number>> = {};
@@ -104,7 +140,7 @@ export function register(program: Command): void {
       const dataDir = path.resolve(opts.data);
       let emulator;
       try {
-        emulator = await startEmulator({ dataDir, port, host: opts.host, limits, faults, simulation });
+        emulator = await startEmulator({ dataDir, port, host: opts.host, limits, faults, simulation, ...clockOptions(opts) });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') {

@@ -202,6 +202,36 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 5,
+    name: 'jobs that move by themselves, trained models in the registry, part history',
+    sql: `
+      -- Jobs the clock moves (PENDING 1, IN_PROGRESS 2, CANCELING 6), by their last transition.
+      CREATE INDEX training_jobs_moving ON training_jobs(last_modified) WHERE status IN (1, 2, 6);
+
+      -- A trained model is an ML model registry item of its organization; each version keeps
+      -- what the job that produced it trained.
+      ALTER TABLE trained_models ADD COLUMN model_type INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE trained_models ADD COLUMN model_framework INTEGER NOT NULL DEFAULT 0;
+      UPDATE trained_models SET
+        model_type = COALESCE((SELECT j.model_type FROM training_jobs j WHERE j.id = trained_models.job_id), 0),
+        model_framework = COALESCE((SELECT j.model_framework FROM training_jobs j WHERE j.id = trained_models.job_id), 0);
+
+      -- Every config write of a part: the part as it was before the edit, and who edited it.
+      CREATE TABLE robot_part_history (
+        part_id TEXT NOT NULL REFERENCES robot_parts(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        robot_id TEXT NOT NULL,
+        edited_on INTEGER NOT NULL,
+        edited_by TEXT NOT NULL,
+        old_name TEXT NOT NULL,
+        old_config TEXT NOT NULL,
+        old_config_struct BLOB,
+        old_last_updated INTEGER NOT NULL,
+        PRIMARY KEY (part_id, seq)
+      );
+    `,
+  },
+  {
     version: 6,
     name: 'simulated machines check in',
     sql: `

@@ -1,9 +1,10 @@
 /**
  * `viam.app.v1.AppService`, the part machine configuration needs: organizations,
- * locations, machines and parts (config with `last_known_update` optimistic concurrency),
- * the registry reads, and API keys.
+ * locations, machines and parts (config with `last_known_update` optimistic concurrency,
+ * and the history of every config write), the registry reads (trained models included),
+ * and API keys.
  */
-import type { JsonValue } from '@bufbuild/protobuf';
+import { Struct as MessageStruct, type JsonValue } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { MachineConfigSchema, validateMachineConfig, type MachineConfig } from '../../domain';
 import type { AppWireServiceType } from '../../api/services';
@@ -15,13 +16,21 @@ import * as accounts from '../store/accounts';
 import { getCheckin } from '../store/checkins';
 import { deploymentsOfPart, replaceDeployments } from '../store/deployments';
 import * as machines from '../store/machines';
+import { partHistory, recordPartEdit, type PartHistoryRecord } from '../store/part-history';
 import { newId } from '../store/statements';
 import { locationFor, organizationFor, partFor, robotFor } from './access';
 import { millisOf, principalOf, timestamp, type Backend } from './context';
 import { alreadyExists, failedPrecondition, invalidArgument, invalidIssues, notFound, permissionDenied, required } from './errors';
 import { liveMachineHandlers, onlineFields, robotOnlineFields } from './live-machines';
+import { settleTrainingJobs } from './ml-training';
 import { DNS_SUFFIX, partDnsName } from './part-address';
-import { moduleVersionsLookup, registryItemMessage, registryModuleMessage, visibleRegistryItem } from './registry';
+import { historyQuery } from './part-history-query';
+import { findRegistryItem, moduleVersionsLookup, registryItemMessage, registryModuleMessage, visibleRegistryItem } from './registry';
+import { listRegistryItems } from './registry-listing';
+import { findTrainedModel, trainedModelMessage } from './trained-models';
+
+/** `viam.app.v1.AuthenticationType.API_KEY`: every edit is made with an API key. */
+const AUTHENTICATION_TYPE_API_KEY = 2;
 
 function organizationMessage(o: accounts.OrganizationRecord) {
   return { id: o.id, name: o.name, createdOn: timestamp(o.createdOn), publicNamespace: o.publicNamespace, defaultRegion: 'emulator' };
@@ -65,6 +74,21 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
   /** The config as the encoded Struct stored with it, or encoded now for parts stored without one. */
   function encodedConfig(part: machines.PartRecord): Uint8Array<ArrayBuffer> {
     return part.configStruct ?? new Uint8Array(encodeStruct(configObject(part)));
+  }
+
+  /** A history entry: the part as it was before the edit (its name, config and last update then). */
+  function historyEntry(part: machines.PartRecord, h: PartHistoryRecord) {
+    // The history messages are fleetform's own (with paging), over @bufbuild/protobuf's Struct.
+    const robotConfig = h.oldConfigStruct
+      ? MessageStruct.fromBinary(h.oldConfigStruct)
+      : MessageStruct.fromJson(JSON.parse(h.oldConfig) as JsonValue);
+    return {
+      part: part.id,
+      robot: h.robotId,
+      when: timestamp(h.editedOn),
+      old: { ...partFields({ ...part, name: h.oldName, lastUpdated: h.oldLastUpdated }), robotConfig, robotConfigJson: h.oldConfig },
+      editedBy: { type: AUTHENTICATION_TYPE_API_KEY, value: h.editedBy, isDeactivated: accounts.getApiKey(db, h.editedBy) === undefined },
+    };
   }
 
   function locationMessage(l: accounts.LocationRecord) {
@@ -213,12 +237,25 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
         const refused = plan.issues.filter((i) => i.severity === 'error');
         if (refused.length > 0) throw invalidIssues(refused);
         // Stored as sent (key order included); `config` is the typed view of the same document.
-        machines.writePart(db, part, name, { json: JSON.stringify(json), struct: new Uint8Array(robotConfig) }, now);
+        const editedOn = machines.writePart(db, part, name, { json: JSON.stringify(json), struct: new Uint8Array(robotConfig) }, now);
+        recordPartEdit(db, part, editedOn, p.keyId);
         replaceDeployments(db, part.id, plan.deployments);
         return machines.getPart(db, part.id);
       }).immediate();
       if (!written) throw notFound(`machine part ${req.id} not found`);
       return { part: partMessage(written) };
+    },
+
+    getRobotPartHistory(req, ctx) {
+      const part = partFor(db, principalOf(ctx), req.id, 'read');
+      const query = historyQuery(req);
+      const rows = partHistory(db, part.id, { ...query, ...(query.limit === undefined ? {} : { limit: query.limit + 1 }) });
+      const shown = query.limit === undefined ? rows : rows.slice(0, query.limit);
+      const last = shown[shown.length - 1];
+      return {
+        history: shown.map((h) => historyEntry(part, h)),
+        nextPageToken: rows.length > shown.length && last ? String(last.seq) : '',
+      };
     },
 
     getModule(req, ctx) {
@@ -227,8 +264,30 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
     },
 
     getRegistryItem(req, ctx) {
-      const item = visibleRegistryItem(db, principalOf(ctx), required(req.itemId, 'item_id'));
-      return { item: registryItemMessage(db, item) };
+      const p = principalOf(ctx);
+      const itemId = required(req.itemId, 'item_id');
+      if (!findRegistryItem(db, itemId)) {
+        // Models that jobs trained are registry items too; jobs due to complete complete first.
+        settleTrainingJobs(backend);
+        const model = findTrainedModel(db, p, itemId);
+        if (model) return { item: trainedModelMessage(model) };
+      }
+      return { item: registryItemMessage(db, visibleRegistryItem(db, p, itemId)) };
+    },
+
+    listRegistryItems(req, ctx) {
+      const p = principalOf(ctx);
+      if (req.organizationId) organizationFor(db, p, req.organizationId, 'read');
+      settleTrainingJobs(backend);
+      const listing = listRegistryItems(db, p, {
+        ...(req.organizationId ? { organizationId: req.organizationId } : {}),
+        types: req.types,
+        visibilities: req.visibilities,
+        statuses: req.statuses,
+        ...(req.searchTerm === undefined ? {} : { searchTerm: req.searchTerm }),
+        publicNamespaces: req.publicNamespaces,
+      });
+      return { items: listing };
     },
 
     createKey(req, ctx) {

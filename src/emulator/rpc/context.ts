@@ -1,8 +1,9 @@
-/** What every handler shares: the database, the SDK's message classes, the clock, faults. */
+/** What every handler shares: the database, the SDK's message classes, the clock, faults, the training duration. */
 import { createContextKey, type HandlerContext } from '@connectrpc/connect';
 import type { Services } from '../../api/services';
 import type { Db } from '../db/database';
 import type { Principal } from '../auth/principal';
+import type { EmulatorClock } from '../clock/clock';
 import type { FaultTable } from './faults';
 import type { MachineFaults } from '../sim/machine-faults';
 import { unauthenticated } from './errors';
@@ -15,8 +16,12 @@ export interface Backend {
   readonly machineFaults: MachineFaults;
   /** How often simulated machines check in: a part not seen for three intervals (at least a second) is offline. */
   readonly checkInIntervalMs: number;
-  /** Milliseconds since the epoch. */
+  /** Milliseconds since the epoch, read from `clock`. */
   now(): number;
+  /** The emulator's clock (frozen, stepped or running). */
+  readonly clock: EmulatorClock;
+  /** How long a training job takes from submission to completion on the emulator's clock. */
+  readonly trainingDurationMs: number;
 }
 
 /** Set by the auth interceptor for every call but `Authenticate`. */

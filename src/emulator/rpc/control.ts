@@ -13,7 +13,8 @@ import { InputError } from '../../domain/errors';
 import { parseMachineFault } from '../sim/machine-faults';
 import { principalOf, timestamp, type Backend } from './context';
 import { failedPrecondition, invalidArgument, permissionDenied, required } from './errors';
-import { applyTransition, jobFor } from './ml-training';
+import { ClockError, type ClockState } from '../clock/clock';
+import { applyTransition, jobFor, settleTrainingJobs } from './ml-training';
 import { createOrganization } from './organizations';
 import { ownedOrganizations, publishModuleVersion, publishTrainingScript } from './publish';
 import { findRegistryItem } from './registry';
@@ -33,6 +34,10 @@ function transition(run: () => Transition): Transition {
     if (err instanceof TransitionError) throw failedPrecondition(err.message);
     throw err;
   }
+}
+
+function clockMessage(state: ClockState, trainingDurationMs: number) {
+  return { now: timestamp(state.now), frozen: state.frozen, trainingDurationMs: BigInt(trainingDurationMs) };
 }
 
 export function controlService(backend: Backend): ServiceImpl<EmulatorServiceType> {
@@ -82,6 +87,34 @@ export function controlService(backend: Backend): ServiceImpl<EmulatorServiceTyp
       const message = req.message || 'training failed';
       const failed = applyTransition(backend, transition(() => failJob(job, code, message, backend.now())));
       return { id: failed.id, previousStatus: job.status, status: failed.status };
+    },
+
+    getClock(_req, ctx) {
+      controller(ctx);
+      return clockMessage(backend.clock.state(), backend.trainingDurationMs);
+    },
+
+    freezeClock(_req, ctx) {
+      controller(ctx);
+      return clockMessage(backend.clock.freeze(), backend.trainingDurationMs);
+    },
+
+    resumeClock(_req, ctx) {
+      controller(ctx);
+      return clockMessage(backend.clock.resume(), backend.trainingDurationMs);
+    },
+
+    stepClock(req, ctx) {
+      controller(ctx);
+      const ms = Number(req.milliseconds);
+      try {
+        backend.clock.step(ms);
+      } catch (err) {
+        if (err instanceof ClockError) throw invalidArgument(`milliseconds: ${err.message}`);
+        throw err;
+      }
+      settleTrainingJobs(backend);
+      return clockMessage(backend.clock.state(), backend.trainingDurationMs);
     },
 
     listModuleCards(req, ctx) {

@@ -12,6 +12,7 @@ import {
 import type { MLTrainingServiceType } from '../../api/services';
 import type { Principal } from '../auth/principal';
 import { cancelJob, TransitionError, type Transition } from '../logic/training';
+import { dueTransitions, shortestPhaseMs } from '../logic/training-schedule';
 import { getDataset } from '../store/datasets';
 import * as jobs from '../store/jobs';
 import { getRegistryItem, registryVersions } from '../store/registry';
@@ -57,12 +58,32 @@ export function jobMetadata(j: jobs.TrainingJobRecord) {
  * model version it produced, which keeps the version taken after the job is deleted.
  */
 export function applyTransition(backend: Backend, t: Transition): jobs.TrainingJobRecord {
-  backend.db.transaction(() => {
-    jobs.updateJob(backend.db, t.job);
-    if (t.job.status === TrainingStatus.COMPLETED) jobs.insertTrainedModel(backend.db, t.job, t.job.lastModified);
-    for (const line of t.logs) jobs.appendLog(backend.db, t.job.id, line.level, t.job.lastModified, line.message);
-  }).immediate();
+  backend.db.transaction(() => writeTransition(backend, t)).immediate();
   return t.job;
+}
+
+function writeTransition(backend: Backend, t: Transition): void {
+  jobs.updateJob(backend.db, t.job);
+  if (t.job.status === TrainingStatus.COMPLETED) jobs.insertTrainedModel(backend.db, t.job, t.job.lastModified);
+  for (const line of t.logs) jobs.appendLog(backend.db, t.job.id, line.level, t.job.lastModified, line.message);
+}
+
+/**
+ * Moves every job whose phase has ended on the emulator's clock, as if it had moved on
+ * time. Runs before anything reads jobs or trained models, so what a caller sees is what a
+ * service that moves jobs in the background would show; each job is re-read in its own
+ * transaction, so processes sharing a data folder never move a job twice.
+ */
+export function settleTrainingJobs(backend: Backend): void {
+  const now = backend.now();
+  const duration = backend.trainingDurationMs;
+  for (const candidate of jobs.movingJobs(backend.db, now - shortestPhaseMs(duration))) {
+    backend.db.transaction(() => {
+      const job = jobs.getJob(backend.db, candidate.id);
+      if (!job) return;
+      for (const t of dueTransitions(job, duration, now, newId)) writeTransition(backend, t);
+    }).immediate();
+  }
 }
 
 /**
@@ -72,6 +93,7 @@ export function applyTransition(backend: Backend, t: Transition): jobs.TrainingJ
  */
 export function jobFor(backend: Backend, p: Principal, id: string): jobs.TrainingJobRecord {
   required(id, 'id');
+  settleTrainingJobs(backend);
   const job = jobs.getJob(backend.db, id);
   if (!job || !knowsOrganization(p, job.organizationId)) throw notFound(`training job ${id} not found`);
   requireTrainingOwner(p, job.organizationId);
@@ -93,6 +115,7 @@ function checkDataset(backend: Backend, orgId: string, datasetId: string): void 
 }
 
 function submit(backend: Backend, job: jobs.TrainingJobRecord): string {
+  settleTrainingJobs(backend);
   backend.db.transaction(() => {
     checkModelVersionFree(backend, job.organizationId, job.modelName, job.modelVersion);
     jobs.insertJob(backend.db, job);
@@ -200,6 +223,7 @@ export function mlTrainingService(backend: Backend): ServiceImpl<MLTrainingServi
 
     listTrainingJobs(req, ctx) {
       principalOwning(ctx, req.organizationId);
+      settleTrainingJobs(backend);
       const status = req.status as number as TrainingStatus;
       if (!(Object.values(TrainingStatus) as number[]).includes(status)) {
         throw invalidArgument(`status: unknown training status ${status}`);

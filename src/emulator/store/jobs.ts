@@ -186,11 +186,68 @@ export function trainedModelExists(db: Db, organizationId: string, modelName: st
 }
 
 export function insertTrainedModel(db: Db, job: TrainingJobRecord, now: number): void {
-  stmt<[string, string, string, string, string, number]>(
+  stmt<[string, string, string, string, string, number, number, number]>(
     db,
-    `INSERT OR REPLACE INTO trained_models (organization_id, model_name, model_version, synced_model_id, job_id, created_on)
-     VALUES (?, ?, ?, ?, ?, ?)`,
-  ).run(job.organizationId, job.modelName, job.modelVersion, job.syncedModelId, job.id, now);
+    `INSERT OR REPLACE INTO trained_models
+       (organization_id, model_name, model_version, synced_model_id, job_id, created_on, model_type, model_framework)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(job.organizationId, job.modelName, job.modelVersion, job.syncedModelId, job.id, now, job.modelType, job.modelFramework);
+}
+
+/** A model version a completed job produced. */
+export interface TrainedModelRecord {
+  readonly organizationId: string;
+  readonly modelName: string;
+  readonly modelVersion: string;
+  readonly syncedModelId: string;
+  readonly jobId: string;
+  readonly createdOn: number;
+  readonly modelType: ModelType;
+  readonly modelFramework: ModelFramework;
+}
+
+interface TrainedModelRow {
+  organization_id: string;
+  model_name: string;
+  model_version: string;
+  synced_model_id: string;
+  job_id: string;
+  created_on: number;
+  model_type: number;
+  model_framework: number;
+}
+
+/** The names of the models an organization's completed jobs trained. */
+export function trainedModelNames(db: Db, organizationId: string): string[] {
+  return stmt<[string], { model_name: string }>(db, 'SELECT DISTINCT model_name FROM trained_models WHERE organization_id = ? ORDER BY model_name')
+    .all(organizationId)
+    .map((r) => r.model_name);
+}
+
+/** The versions of an organization's trained model, oldest first. */
+export function trainedModelVersions(db: Db, organizationId: string, modelName: string): TrainedModelRecord[] {
+  return stmt<[string, string], TrainedModelRow>(
+    db,
+    'SELECT * FROM trained_models WHERE organization_id = ? AND model_name = ? ORDER BY created_on, model_version',
+  )
+    .all(organizationId, modelName)
+    .map((r) => ({
+      organizationId: r.organization_id,
+      modelName: r.model_name,
+      modelVersion: r.model_version,
+      syncedModelId: r.synced_model_id,
+      jobId: r.job_id,
+      createdOn: r.created_on,
+      modelType: r.model_type as ModelType,
+      modelFramework: r.model_framework as ModelFramework,
+    }));
+}
+
+/** Jobs in a status the clock moves (PENDING, IN_PROGRESS, CANCELING) whose last transition was at or before `lastModifiedBy`. */
+export function movingJobs(db: Db, lastModifiedBy: number): TrainingJobRecord[] {
+  return stmt<[number], Row>(db, 'SELECT * FROM training_jobs WHERE status IN (1, 2, 6) AND last_modified <= ? ORDER BY last_modified, id')
+    .all(lastModifiedBy)
+    .map(toJob);
 }
 
 export function appendLog(db: Db, jobId: string, level: string, time: number, message: string): void {

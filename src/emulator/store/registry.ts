@@ -59,6 +59,11 @@ export function getRegistryItem(db: Db, itemId: string): RegistryItemRecord | un
   return r && toItem(r);
 }
 
+/** Every item, by id. */
+export function allRegistryItems(db: Db): RegistryItemRecord[] {
+  return stmt<[], ItemRow>(db, 'SELECT * FROM registry_items ORDER BY item_id').all().map(toItem);
+}
+
 export function insertRegistryItem(db: Db, item: RegistryItemRecord): void {
   stmt<[string, string, string, string, string, string, string, number, number, number, number]>(
     db,

@@ -11,7 +11,7 @@
 // @ts-nocheck
 
 import type { BinaryReadOptions, FieldList, JsonReadOptions, JsonValue, PartialMessage, PlainMessage } from "@bufbuild/protobuf";
-import { Message, proto3, Timestamp } from "@bufbuild/protobuf";
+import { Message, proto3, protoInt64, Timestamp } from "@bufbuild/protobuf";
 
 /**
  * An {api, model} pair a module version provides.
@@ -484,6 +484,196 @@ export class FailTrainingJobRequest extends Message<FailTrainingJobRequest> {
 
   static equals(a: FailTrainingJobRequest | PlainMessage<FailTrainingJobRequest> | undefined, b: FailTrainingJobRequest | PlainMessage<FailTrainingJobRequest> | undefined): boolean {
     return proto3.util.equals(FailTrainingJobRequest, a, b);
+  }
+}
+
+/**
+ * The emulator's clock. Training jobs move by themselves as it passes (PENDING ->
+ * IN_PROGRESS -> COMPLETED over the training duration, CANCELING -> CANCELED after a tenth
+ * of it); frozen, it stands still and nothing moves until it is stepped. Its state is kept
+ * in the data folder. Every clock call answers with the state after it.
+ *
+ * @generated from message fleetform.emulator.v1.ClockState
+ */
+export class ClockState extends Message<ClockState> {
+  /**
+   * @generated from field: google.protobuf.Timestamp now = 1;
+   */
+  now?: Timestamp;
+
+  /**
+   * @generated from field: bool frozen = 2;
+   */
+  frozen = false;
+
+  /**
+   * @generated from field: int64 training_duration_ms = 3;
+   */
+  trainingDurationMs = protoInt64.zero;
+
+  constructor(data?: PartialMessage<ClockState>) {
+    super();
+    proto3.util.initPartial(data, this);
+  }
+
+  static readonly runtime: typeof proto3 = proto3;
+  static readonly typeName = "fleetform.emulator.v1.ClockState";
+  static readonly fields: FieldList = proto3.util.newFieldList(() => [
+    { no: 1, name: "now", kind: "message", T: Timestamp },
+    { no: 2, name: "frozen", kind: "scalar", T: 8 /* ScalarType.BOOL */ },
+    { no: 3, name: "training_duration_ms", kind: "scalar", T: 3 /* ScalarType.INT64 */ },
+  ]);
+
+  static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): ClockState {
+    return new ClockState().fromBinary(bytes, options);
+  }
+
+  static fromJson(jsonValue: JsonValue, options?: Partial<JsonReadOptions>): ClockState {
+    return new ClockState().fromJson(jsonValue, options);
+  }
+
+  static fromJsonString(jsonString: string, options?: Partial<JsonReadOptions>): ClockState {
+    return new ClockState().fromJsonString(jsonString, options);
+  }
+
+  static equals(a: ClockState | PlainMessage<ClockState> | undefined, b: ClockState | PlainMessage<ClockState> | undefined): boolean {
+    return proto3.util.equals(ClockState, a, b);
+  }
+}
+
+/**
+ * @generated from message fleetform.emulator.v1.GetClockRequest
+ */
+export class GetClockRequest extends Message<GetClockRequest> {
+  constructor(data?: PartialMessage<GetClockRequest>) {
+    super();
+    proto3.util.initPartial(data, this);
+  }
+
+  static readonly runtime: typeof proto3 = proto3;
+  static readonly typeName = "fleetform.emulator.v1.GetClockRequest";
+  static readonly fields: FieldList = proto3.util.newFieldList(() => [
+  ]);
+
+  static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): GetClockRequest {
+    return new GetClockRequest().fromBinary(bytes, options);
+  }
+
+  static fromJson(jsonValue: JsonValue, options?: Partial<JsonReadOptions>): GetClockRequest {
+    return new GetClockRequest().fromJson(jsonValue, options);
+  }
+
+  static fromJsonString(jsonString: string, options?: Partial<JsonReadOptions>): GetClockRequest {
+    return new GetClockRequest().fromJsonString(jsonString, options);
+  }
+
+  static equals(a: GetClockRequest | PlainMessage<GetClockRequest> | undefined, b: GetClockRequest | PlainMessage<GetClockRequest> | undefined): boolean {
+    return proto3.util.equals(GetClockRequest, a, b);
+  }
+}
+
+/**
+ * Stops the clock where it is (a frozen clock stays).
+ *
+ * @generated from message fleetform.emulator.v1.FreezeClockRequest
+ */
+export class FreezeClockRequest extends Message<FreezeClockRequest> {
+  constructor(data?: PartialMessage<FreezeClockRequest>) {
+    super();
+    proto3.util.initPartial(data, this);
+  }
+
+  static readonly runtime: typeof proto3 = proto3;
+  static readonly typeName = "fleetform.emulator.v1.FreezeClockRequest";
+  static readonly fields: FieldList = proto3.util.newFieldList(() => [
+  ]);
+
+  static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): FreezeClockRequest {
+    return new FreezeClockRequest().fromBinary(bytes, options);
+  }
+
+  static fromJson(jsonValue: JsonValue, options?: Partial<JsonReadOptions>): FreezeClockRequest {
+    return new FreezeClockRequest().fromJson(jsonValue, options);
+  }
+
+  static fromJsonString(jsonString: string, options?: Partial<JsonReadOptions>): FreezeClockRequest {
+    return new FreezeClockRequest().fromJsonString(jsonString, options);
+  }
+
+  static equals(a: FreezeClockRequest | PlainMessage<FreezeClockRequest> | undefined, b: FreezeClockRequest | PlainMessage<FreezeClockRequest> | undefined): boolean {
+    return proto3.util.equals(FreezeClockRequest, a, b);
+  }
+}
+
+/**
+ * Lets a frozen clock run again from where it stands.
+ *
+ * @generated from message fleetform.emulator.v1.ResumeClockRequest
+ */
+export class ResumeClockRequest extends Message<ResumeClockRequest> {
+  constructor(data?: PartialMessage<ResumeClockRequest>) {
+    super();
+    proto3.util.initPartial(data, this);
+  }
+
+  static readonly runtime: typeof proto3 = proto3;
+  static readonly typeName = "fleetform.emulator.v1.ResumeClockRequest";
+  static readonly fields: FieldList = proto3.util.newFieldList(() => [
+  ]);
+
+  static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): ResumeClockRequest {
+    return new ResumeClockRequest().fromBinary(bytes, options);
+  }
+
+  static fromJson(jsonValue: JsonValue, options?: Partial<JsonReadOptions>): ResumeClockRequest {
+    return new ResumeClockRequest().fromJson(jsonValue, options);
+  }
+
+  static fromJsonString(jsonString: string, options?: Partial<JsonReadOptions>): ResumeClockRequest {
+    return new ResumeClockRequest().fromJsonString(jsonString, options);
+  }
+
+  static equals(a: ResumeClockRequest | PlainMessage<ResumeClockRequest> | undefined, b: ResumeClockRequest | PlainMessage<ResumeClockRequest> | undefined): boolean {
+    return proto3.util.equals(ResumeClockRequest, a, b);
+  }
+}
+
+/**
+ * Moves the clock forward (frozen or running); jobs whose phases end move on.
+ *
+ * @generated from message fleetform.emulator.v1.StepClockRequest
+ */
+export class StepClockRequest extends Message<StepClockRequest> {
+  /**
+   * @generated from field: int64 milliseconds = 1;
+   */
+  milliseconds = protoInt64.zero;
+
+  constructor(data?: PartialMessage<StepClockRequest>) {
+    super();
+    proto3.util.initPartial(data, this);
+  }
+
+  static readonly runtime: typeof proto3 = proto3;
+  static readonly typeName = "fleetform.emulator.v1.StepClockRequest";
+  static readonly fields: FieldList = proto3.util.newFieldList(() => [
+    { no: 1, name: "milliseconds", kind: "scalar", T: 3 /* ScalarType.INT64 */ },
+  ]);
+
+  static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): StepClockRequest {
+    return new StepClockRequest().fromBinary(bytes, options);
+  }
+
+  static fromJson(jsonValue: JsonValue, options?: Partial<JsonReadOptions>): StepClockRequest {
+    return new StepClockRequest().fromJson(jsonValue, options);
+  }
+
+  static fromJsonString(jsonString: string, options?: Partial<JsonReadOptions>): StepClockRequest {
+    return new StepClockRequest().fromJsonString(jsonString, options);
+  }
+
+  static equals(a: StepClockRequest | PlainMessage<StepClockRequest> | undefined, b: StepClockRequest | PlainMessage<StepClockRequest> | undefined): boolean {
+    return proto3.util.equals(StepClockRequest, a, b);
   }
 }
 
