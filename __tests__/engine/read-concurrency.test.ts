@@ -76,6 +76,65 @@ describe('adaptive read limit', () => {
     expect(blamed.limit).toBeLessThan(excused.limit);
   });
 
+  it('starts above its floor and grows past 64 while reads answer as fast as the fastest', () => {
+    const limit = new AdaptiveReadLimit({ initial: 128, floor: 10, max: 512 });
+    expect(limit.limit).toBe(128);
+    const seen = drive(limit, 4, () => 80);
+    expect(seen).toEqual([256, 512, 512, 512]);
+    expect(limit.stats().peakLimit).toBe(512);
+  });
+
+  it('starts no higher than its cap', () => {
+    const limit = new AdaptiveReadLimit({ initial: 128, floor: 10, max: 64 });
+    expect(limit.limit).toBe(64);
+    expect(drive(limit, 3, () => 80)).toEqual([64, 64, 64]);
+  });
+
+  it('backs off on rising latency down to its floor, not to its start', () => {
+    // A service that runs 20 reads at a time: from 128 in flight, reads queue at once.
+    const rtt = 80;
+    const limit = new AdaptiveReadLimit({ initial: 128, floor: 10, max: 512 });
+    limit.record(rtt, 'ok');
+    const seen = drive(limit, 80, (n) => rtt * Math.max(1, n / 20));
+    expect(Math.min(...seen)).toBeGreaterThanOrEqual(10);
+    expect(Math.max(...seen.slice(-20))).toBeLessThanOrEqual(2 * 20 + 2);
+    expect(limit.stats().slowdowns).toBeGreaterThan(0);
+    // Latency alone never takes it under the floor.
+    for (let i = 0; i < 1000; i++) limit.record(10 * rtt, 'ok');
+    expect(limit.limit).toBe(10);
+  });
+
+  it('halves on push-back below its floor, and latency does not lift it back to the floor', () => {
+    const limit = new AdaptiveReadLimit({ initial: 128, floor: 10, max: 512 });
+    limit.record(80, 'ok');
+    for (let i = 0; i < 5; i++) limit.record(80, 'overload');
+    expect(limit.limit).toBe(4);
+    expect(limit.stats().overloads).toBe(5);
+    for (let i = 0; i < 10; i++) limit.record(800, 'ok');
+    expect(limit.limit).toBe(4);
+    // Fast answers again: one more per round trip (push-back ended slow start).
+    for (let i = 0; i < 4; i++) limit.record(80, 'ok');
+    expect(limit.limit).toBe(5);
+  });
+
+  it('through measure with an injected clock: a fast round trip grows it, a slow one at 128 in flight shrinks it', async () => {
+    let now = 0;
+    const limit = new AdaptiveReadLimit({ initial: 128, floor: 10, max: 512, now: () => now });
+    const round = async (ms: number) => {
+      const gates: Array<() => void> = [];
+      const reads = Array.from({ length: limit.limit }, () => limit.measure(() => new Promise<void>((resolve) => gates.push(resolve)), () => 'error'));
+      now += ms;
+      gates.forEach((open) => open());
+      await Promise.all(reads);
+    };
+    await round(80);
+    expect(limit.stats().peakInFlight).toBe(128);
+    expect(limit.limit).toBe(256);
+    await round(400);
+    expect(limit.limit).toBeLessThan(256);
+    expect(limit.limit).toBeGreaterThanOrEqual(10);
+  });
+
   it('stays fixed when the cap equals the start', () => {
     const limit = new AdaptiveReadLimit({ initial: 10, max: 10 });
     expect(drive(limit, 5, () => 1)).toEqual([10, 10, 10, 10, 10]);
