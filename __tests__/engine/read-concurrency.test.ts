@@ -1,6 +1,10 @@
+import { planReadLimit } from '../../src/engine/engine';
 import { runGraph } from '../../src/engine/graph';
+import { planStack } from '../../src/engine/plan/planner';
 import { startLoopStallClock } from '../../src/engine/loop-stall';
 import { AdaptiveReadLimit } from '../../src/engine/read-concurrency';
+import { notesStack, NotesWorld } from './fake-harness';
+import { fakeContext } from './fake-kind';
 
 /** Feeds `rounds` round trips of reads whose latency a model gives for the limit of the moment. */
 function drive(limit: AdaptiveReadLimit, rounds: number, latency: (inFlight: number) => number): number[] {
@@ -149,6 +153,34 @@ describe('adaptive read limit', () => {
     await Promise.all(reads);
     await expect(limit.measure(() => Promise.reject(new Error('x')), () => 'overload')).rejects.toThrow('x');
     expect(limit.stats()).toMatchObject({ reads: 4, overloads: 1 });
+  });
+});
+
+describe("the engine's read limit", () => {
+  it('starts at 128 capped by --read-parallelism, falls back to --parallelism, and is fixed when the two are equal', () => {
+    expect(planReadLimit({ parallelism: 10, readParallelism: 512 })?.limit).toBe(128);
+    expect(planReadLimit({ parallelism: 10, readParallelism: 64 })?.limit).toBe(64);
+    expect(planReadLimit({ parallelism: 10, readParallelism: 10 })).toBeUndefined();
+    expect(planReadLimit({ parallelism: 10 })).toBeUndefined();
+    const limit = planReadLimit({ parallelism: 10, readParallelism: 512 }) as AdaptiveReadLimit;
+    limit.record(80, 'ok');
+    for (let i = 0; i < 1000; i++) limit.record(800, 'ok');
+    expect(limit.limit).toBe(10);
+  });
+
+  it("sends every read of a 100-resource plan at once", async () => {
+    const world = await NotesWorld.open();
+    try {
+      const stack = notesStack(Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`n${i}`, { title: `note ${i}` }])));
+      const outcome = await world.apply(stack, await world.plan(stack));
+      expect(outcome.failed).toEqual([]);
+      const readLimit = planReadLimit({ parallelism: 10, readParallelism: 512 }) as AdaptiveReadLimit;
+      const changes = await planStack({ stack, state: await world.state(), kinds: world.kinds, ctx: fakeContext(), refresh: true, parallelism: 10, readLimit, destroy: false });
+      expect(changes.filter((c) => c.action !== 'no-op')).toEqual([]);
+      expect(readLimit.stats()).toMatchObject({ reads: 100, peakInFlight: 100 });
+    } finally {
+      await world.close();
+    }
   });
 });
 

@@ -54,6 +54,20 @@ export class StalePlanError extends FleetformError {}
  */
 export const READ_LIMIT_START = 128;
 
+/**
+ * The read limit of one plan: from `readStart` (default {@link READ_LIMIT_START}, at most
+ * `readParallelism`) up to `readParallelism`, down to `parallelism` on latency alone; none
+ * (reads at `parallelism`, fixed) when `readParallelism` is not above `parallelism`.
+ */
+export function planReadLimit(
+  bounds: { readonly parallelism: number; readonly readParallelism?: number; readonly readStart?: number },
+  ownDelayMs?: () => number,
+): AdaptiveReadLimit | undefined {
+  const { parallelism, readParallelism = parallelism, readStart = READ_LIMIT_START } = bounds;
+  if (readParallelism <= parallelism) return undefined;
+  return new AdaptiveReadLimit({ initial: readStart, floor: parallelism, max: readParallelism, ...(ownDelayMs ? { ownDelayMs } : {}) });
+}
+
 /** Plans and applies stacks against one service. Knows no resource kind. */
 export class Engine {
   private readonly targets = new Map<string, Promise<Target>>();
@@ -123,9 +137,9 @@ export class Engine {
     const states = new Map<string, State>();
     const headers: StackPlanHeader[] = [];
     const changes: ResourceChange[] = [];
-    const { parallelism, readParallelism = parallelism, readStart = READ_LIMIT_START } = this.settings;
+    const { parallelism, readParallelism = parallelism, readStart } = this.settings;
     const stalls = readParallelism > parallelism ? startLoopStallClock() : undefined;
-    const readLimit = stalls ? new AdaptiveReadLimit({ initial: readStart, floor: parallelism, max: readParallelism, ownDelayMs: stalls.stalledMs }) : undefined;
+    const readLimit = stalls ? planReadLimit({ parallelism, readParallelism, readStart }, stalls.stalledMs) : undefined;
     let stateS = 0;
     const started = performance.now();
     try {
