@@ -104,7 +104,7 @@ async function main(): Promise<void> {
       latency.push(...(await runChild<Record<string, unknown>[]>('latency-run.ts', [String(size), ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : [])])));
     }
     results.latency = latency;
-    process.stdout.write(`at a distance (plan reads follow the network up to 64 in flight; writes at the engine's parallelism):\n${formatLatency(latency)}\n\n`);
+    process.stdout.write(`at a distance (plan reads start at 128 in flight and follow the network up to 512; writes at the engine's parallelism; goal: 1.3x the plan on loopback plus 4 round trips):\n${formatLatency(latency)}\n\n`);
   }
   if (parts.has('state')) {
     const size = option('--state-size') ?? '1000';

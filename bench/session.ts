@@ -19,7 +19,7 @@ import { EXTRA_MODULES, FLEET_STACK } from './fleet';
 import { timed } from './stats';
 
 /** The CLI's default `--read-parallelism`. */
-export const READ_PARALLELISM = 64;
+export const READ_PARALLELISM = 512;
 
 const silent = { start() {}, done() {}, failed() {}, skipped() {} };
 
@@ -72,7 +72,7 @@ export async function openSession(size: number, parallelism: number, work = fs.m
   const b: LoadStacks = () => readStacks(outB);
   const emu = await spawnEmulator();
   const { apiKeyId, apiKey, organizationId, locationId } = emu.credentials;
-  // As the CLI runs: writes at `parallelism`, plan reads following the network up to 64.
+  // As the CLI runs: writes at `parallelism`, plan reads following the network up to 512.
   const client = await createServiceClient({ serviceHost: emu.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey }, maxConnections: READ_PARALLELISM });
   const control = client.clientFor(EmulatorService);
   for (const m of EXTRA_MODULES) await control.publishModuleVersion({ moduleId: m.moduleId, version: m.version, models: m.models.map((x) => ({ ...x })) });
@@ -94,7 +94,7 @@ export async function openSession(size: number, parallelism: number, work = fs.m
   };
 }
 
-/** An engine as the CLI builds one: writes at `parallelism`, plan reads following the network up to 64. */
+/** An engine as the CLI builds one: writes at `parallelism`, plan reads starting at 128 and following the network up to 512. */
 export function benchEngine(client: ServiceClient, backend: StateBackend, parallelism: number, defaults: { organizationId: string; locationId: string }): Engine {
   return new Engine({ client, backend, kinds: defaultKinds(), parallelism, readParallelism: Math.max(parallelism, READ_PARALLELISM), lockTimeoutMs: 10_000, defaults });
 }

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { FLEET_STACK } from './fleet';
 import { measureFloor, measureOursBatched, measureSdk, measureWriteFloor } from './reads';
-import { openSession, planAndApply, planOnce, synthInChild, type Session } from './session';
+import { openSession, planAndApply, planOnce, synthInChild, type Session, type SynthRun } from './session';
 import { median, medianOf, r3, runMain } from './stats';
 
 /** Runs bench/engine-child.ts (one plan and apply of the stacks in `out`) against the session's emulator and state. */
@@ -25,6 +25,17 @@ function applyInChild(session: Session, out: string, parallelism: number): { cha
   return JSON.parse(child.stdout.trim().split('\n').pop() as string) as { changed: number; failed: number; peak_rss_mb: number };
 }
 
+/** cdktf's own cost for the tree synthesized into `outdir` (bench/synth-floor.ts), one run in a child process. */
+function synthFloorInChild(outdir: string, size: number): SynthRun {
+  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'synth-floor.ts'), String(size), '--runs', '1', '--from', outdir], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0) throw new Error(`the synth floor of ${size} machines failed (exit ${child.status})`);
+  return JSON.parse(child.stdout.trim().split('\n').pop() as string) as SynthRun;
+}
+
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
@@ -36,10 +47,18 @@ async function main(): Promise<void> {
   const parallelisms = (process.argv.includes('--quick') ? [16, 64] : [8, 16, 32, 64]) as readonly number[];
   const parallelism = arg('--parallelism', 10);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-bench-'));
-  // One synth per process, as each `fleetform plan` runs the app once.
-  const synthRuns = Array.from({ length: runs }, () => synthInChild(path.join(work, 'out-a'), size, 0));
+  // One synth per process, as each `fleetform plan` runs the app once; each followed by
+  // cdktf's own cost for the same tree (synth-floor.ts), so the two share the moment.
+  const synthRuns: SynthRun[] = [];
+  const floorRuns: SynthRun[] = [];
+  for (let r = 0; r < runs; r++) {
+    synthRuns.push(synthInChild(path.join(work, 'out-a'), size, 0));
+    floorRuns.push(synthFloorInChild(path.join(work, 'out-a'), size));
+  }
   const synthS = median(synthRuns.map((r) => r.seconds[0] as number));
   const synth = { peak_rss_mb: Math.max(...synthRuns.map((r) => r.peak_rss_mb)) };
+  const synthFloorS = median(floorRuns.map((r) => r.seconds[0] as number));
+  const synthFloorPeakMb = Math.max(...floorRuns.map((r) => r.peak_rss_mb));
   const session = await openSession(size, parallelism, work);
   const { engine, backend, client, emu, a, b } = session;
   const { apiKeyId, apiKey } = emu.credentials;
@@ -94,6 +113,10 @@ async function main(): Promise<void> {
       size,
       synth_s: r3(synthS),
       synth_peak_mb: synth.peak_rss_mb,
+      synth_floor_s: r3(synthFloorS),
+      synth_floor_peak_mb: synthFloorPeakMb,
+      synth_to_floor: r3(synthS / synthFloorS),
+      synth_mb_to_floor: r3(synth.peak_rss_mb / synthFloorPeakMb),
       plan_nochange_s: r3(planNoChangeS),
       plan_changed_s: r3(planChangedS),
       apply_changed_s: r3(applyChangedS),

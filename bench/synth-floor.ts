@@ -4,7 +4,9 @@
  * `Machine` writes), with 15 empty constructs under it where the machine has its 5 modules
  * and 10 modular resources. No fleetform code runs during the timed synthesis: its time
  * and memory are the floor under `synth_s` and `synth_peak_mb`.
- * Usage: synth-floor.ts SIZE [--runs N] [--no-children]; prints one JSON line
+ * Usage: synth-floor.ts SIZE [--runs N] [--no-children] [--from OUTDIR]; `--from` takes the
+ * attributes from a synth of the fleet already in OUTDIR (else it synthesizes one in a
+ * child process first, untimed); prints one JSON line
  * `{ size, children, seconds: number[], peak_rss_mb }` (the peak includes the attributes
  * read back, about what the machines' own JSON takes).
  */
@@ -33,13 +35,18 @@ class PlainMachine extends TerraformResource {
   }
 }
 
+/** The machines' attributes in a synthesized fleet's stack. */
+function attributesIn(outdir: string): Record<string, Record<string, unknown>> {
+  const doc = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', FLEET_STACK, 'cdk.tf.json'), 'utf8')) as { resource: { fleetform_machine: Record<string, Record<string, unknown>> } };
+  return doc.resource.fleetform_machine;
+}
+
 /** The machines' attributes as fleetform synthesizes them, read back from a synth in a child process. */
 function fleetAttributes(size: number): Record<string, Record<string, unknown>> {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-synth-floor-'));
   try {
     synthInChild(out, size, 0);
-    const doc = JSON.parse(fs.readFileSync(path.join(out, 'stacks', FLEET_STACK, 'cdk.tf.json'), 'utf8')) as { resource: { fleetform_machine: Record<string, Record<string, unknown>> } };
-    return doc.resource.fleetform_machine;
+    return attributesIn(out);
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }
@@ -50,7 +57,9 @@ async function main(): Promise<void> {
   const i = process.argv.indexOf('--runs');
   const runs = i > 0 ? Number(process.argv[i + 1]) : 1;
   const children = !process.argv.includes('--no-children');
-  const machines = Object.entries(fleetAttributes(size));
+  const from = process.argv.indexOf('--from');
+  const machines = Object.entries(from > 0 ? attributesIn(process.argv[from + 1] as string) : fleetAttributes(size));
+  if (machines.length !== size) throw new Error(`found ${machines.length} machines to synthesize, expected ${size}`);
   const seconds: number[] = [];
   for (let r = 0; r < runs; r++) {
     const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-synth-floor-'));

@@ -3,6 +3,11 @@ export type Row = {
   readonly size: number;
   readonly synth_s: number;
   readonly synth_peak_mb: number;
+  /** cdktf's own cost for the same construct tree (synth-floor.ts), and synth over it. */
+  readonly synth_floor_s: number;
+  readonly synth_floor_peak_mb: number;
+  readonly synth_to_floor: number;
+  readonly synth_mb_to_floor: number;
   readonly plan_nochange_s: number;
   readonly plan_changed_s: number;
   readonly apply_changed_s: number;
@@ -16,6 +21,10 @@ const COLUMNS: ReadonlyArray<readonly [keyof Row, string]> = [
   ['size', 'machines'],
   ['synth_s', 'synth s'],
   ['synth_peak_mb', 'synth MB'],
+  ['synth_floor_s', 'floor synth s'],
+  ['synth_floor_peak_mb', 'floor synth MB'],
+  ['synth_to_floor', 'synth/floor'],
+  ['synth_mb_to_floor', 'MB/floor'],
   ['plan_nochange_s', 'plan s'],
   ['plan_changed_s', 'plan 10% s'],
   ['apply_changed_s', 'apply 10% s'],
@@ -57,6 +66,8 @@ const LATENCY_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['size', 'machines'],
   ['rtt_ms', 'RTT ms'],
   ['plan_s', 'plan s'],
+  ['plan_goal_s', 'goal s'],
+  ['meets', 'goal'],
   ['concurrency', 'in flight'],
   ['bound_s', 'bound s'],
   ['plan_to_bound', 'plan/bound'],
@@ -67,7 +78,10 @@ const LATENCY_COLUMNS: ReadonlyArray<readonly [string, string]> = [
 
 /** Plan and apply at each round-trip time against calls x RTT / concurrency. */
 export function formatLatency(rows: ReadonlyArray<Readonly<Record<string, unknown>>>): string {
-  return formatColumns(LATENCY_COLUMNS, rows);
+  return formatColumns(
+    LATENCY_COLUMNS,
+    rows.map((r) => ({ ...r, meets: r.plan_meets_goal === undefined ? '-' : r.plan_meets_goal ? 'pass' : 'fail' })),
+  );
 }
 
 const STATE_COLUMNS: ReadonlyArray<readonly [string, string]> = [

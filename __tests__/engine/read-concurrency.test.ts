@@ -1,6 +1,10 @@
+import { planReadLimit } from '../../src/engine/engine';
 import { runGraph } from '../../src/engine/graph';
+import { planStack } from '../../src/engine/plan/planner';
 import { startLoopStallClock } from '../../src/engine/loop-stall';
 import { AdaptiveReadLimit } from '../../src/engine/read-concurrency';
+import { notesStack, NotesWorld } from './fake-harness';
+import { fakeContext } from './fake-kind';
 
 /** Feeds `rounds` round trips of reads whose latency a model gives for the limit of the moment. */
 function drive(limit: AdaptiveReadLimit, rounds: number, latency: (inFlight: number) => number): number[] {
@@ -76,6 +80,65 @@ describe('adaptive read limit', () => {
     expect(blamed.limit).toBeLessThan(excused.limit);
   });
 
+  it('starts above its floor and grows past 64 while reads answer as fast as the fastest', () => {
+    const limit = new AdaptiveReadLimit({ initial: 128, floor: 10, max: 512 });
+    expect(limit.limit).toBe(128);
+    const seen = drive(limit, 4, () => 80);
+    expect(seen).toEqual([256, 512, 512, 512]);
+    expect(limit.stats().peakLimit).toBe(512);
+  });
+
+  it('starts no higher than its cap', () => {
+    const limit = new AdaptiveReadLimit({ initial: 128, floor: 10, max: 64 });
+    expect(limit.limit).toBe(64);
+    expect(drive(limit, 3, () => 80)).toEqual([64, 64, 64]);
+  });
+
+  it('backs off on rising latency down to its floor, not to its start', () => {
+    // A service that runs 20 reads at a time: from 128 in flight, reads queue at once.
+    const rtt = 80;
+    const limit = new AdaptiveReadLimit({ initial: 128, floor: 10, max: 512 });
+    limit.record(rtt, 'ok');
+    const seen = drive(limit, 80, (n) => rtt * Math.max(1, n / 20));
+    expect(Math.min(...seen)).toBeGreaterThanOrEqual(10);
+    expect(Math.max(...seen.slice(-20))).toBeLessThanOrEqual(2 * 20 + 2);
+    expect(limit.stats().slowdowns).toBeGreaterThan(0);
+    // Latency alone never takes it under the floor.
+    for (let i = 0; i < 1000; i++) limit.record(10 * rtt, 'ok');
+    expect(limit.limit).toBe(10);
+  });
+
+  it('halves on push-back below its floor, and latency does not lift it back to the floor', () => {
+    const limit = new AdaptiveReadLimit({ initial: 128, floor: 10, max: 512 });
+    limit.record(80, 'ok');
+    for (let i = 0; i < 5; i++) limit.record(80, 'overload');
+    expect(limit.limit).toBe(4);
+    expect(limit.stats().overloads).toBe(5);
+    for (let i = 0; i < 10; i++) limit.record(800, 'ok');
+    expect(limit.limit).toBe(4);
+    // Fast answers again: one more per round trip (push-back ended slow start).
+    for (let i = 0; i < 4; i++) limit.record(80, 'ok');
+    expect(limit.limit).toBe(5);
+  });
+
+  it('through measure with an injected clock: a fast round trip grows it, a slow one at 128 in flight shrinks it', async () => {
+    let now = 0;
+    const limit = new AdaptiveReadLimit({ initial: 128, floor: 10, max: 512, now: () => now });
+    const round = async (ms: number) => {
+      const gates: Array<() => void> = [];
+      const reads = Array.from({ length: limit.limit }, () => limit.measure(() => new Promise<void>((resolve) => gates.push(resolve)), () => 'error'));
+      now += ms;
+      gates.forEach((open) => open());
+      await Promise.all(reads);
+    };
+    await round(80);
+    expect(limit.stats().peakInFlight).toBe(128);
+    expect(limit.limit).toBe(256);
+    await round(400);
+    expect(limit.limit).toBeLessThan(256);
+    expect(limit.limit).toBeGreaterThanOrEqual(10);
+  });
+
   it('stays fixed when the cap equals the start', () => {
     const limit = new AdaptiveReadLimit({ initial: 10, max: 10 });
     expect(drive(limit, 5, () => 1)).toEqual([10, 10, 10, 10, 10]);
@@ -90,6 +153,34 @@ describe('adaptive read limit', () => {
     await Promise.all(reads);
     await expect(limit.measure(() => Promise.reject(new Error('x')), () => 'overload')).rejects.toThrow('x');
     expect(limit.stats()).toMatchObject({ reads: 4, overloads: 1 });
+  });
+});
+
+describe("the engine's read limit", () => {
+  it('starts at 128 capped by --read-parallelism, falls back to --parallelism, and is fixed when the two are equal', () => {
+    expect(planReadLimit({ parallelism: 10, readParallelism: 512 })?.limit).toBe(128);
+    expect(planReadLimit({ parallelism: 10, readParallelism: 64 })?.limit).toBe(64);
+    expect(planReadLimit({ parallelism: 10, readParallelism: 10 })).toBeUndefined();
+    expect(planReadLimit({ parallelism: 10 })).toBeUndefined();
+    const limit = planReadLimit({ parallelism: 10, readParallelism: 512 }) as AdaptiveReadLimit;
+    limit.record(80, 'ok');
+    for (let i = 0; i < 1000; i++) limit.record(800, 'ok');
+    expect(limit.limit).toBe(10);
+  });
+
+  it("sends every read of a 100-resource plan at once", async () => {
+    const world = await NotesWorld.open();
+    try {
+      const stack = notesStack(Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`n${i}`, { title: `note ${i}` }])));
+      const outcome = await world.apply(stack, await world.plan(stack));
+      expect(outcome.failed).toEqual([]);
+      const readLimit = planReadLimit({ parallelism: 10, readParallelism: 512 }) as AdaptiveReadLimit;
+      const changes = await planStack({ stack, state: await world.state(), kinds: world.kinds, ctx: fakeContext(), refresh: true, parallelism: 10, readLimit, destroy: false });
+      expect(changes.filter((c) => c.action !== 'no-op')).toEqual([]);
+      expect(readLimit.stats()).toMatchObject({ reads: 100, peakInFlight: 100 });
+    } finally {
+      await world.close();
+    }
   });
 });
 

@@ -30,7 +30,7 @@ export function addEngineOptions(cmd: Command): Command {
   return cmd
     .option('--stack <name...>', 'only these stacks (default: every stack of the app)')
     .option('--parallelism <n>', 'how many resources are written at once, and read at first', '10')
-    .option('--read-parallelism <n>', 'the most reads in flight while planning; between --parallelism and this, reads follow the network', '64')
+    .option('--read-parallelism <n>', 'the most reads in flight while planning; reads start at 128 (or this, if lower) and follow the network between --parallelism and this', '512')
     .option('--lock-timeout <duration>', 'how long to wait for a state lock (e.g. 30s, 2m)', '0s')
     .option('--synth-out <dir>', 'use this synthesized output instead of running the app')
     .option('--break-stale-lock', 'take over a state lock left by a fleetform that is no longer running on this machine (harmless without one)');
@@ -124,7 +124,7 @@ async function connectionFor(early: EarlyConnection | undefined, cwd: string, ma
 
 export async function openWorkspace(options: EngineCommandOptions, apps: AppRunner, cwd = process.cwd()): Promise<Workspace> {
   const parallelism = positiveInt(options.parallelism, '--parallelism', 10);
-  const readParallelism = Math.max(parallelism, positiveInt(options.readParallelism, '--read-parallelism', 64));
+  const readParallelism = Math.max(parallelism, positiveInt(options.readParallelism, '--read-parallelism', 512));
   const lockTimeoutMs = durationFlag(options.lockTimeout, '--lock-timeout');
   const early = options.synthOut ? undefined : openEarly(cwd, readParallelism);
   let stacks: DesiredStack[];

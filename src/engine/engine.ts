@@ -22,9 +22,13 @@ export interface EngineSettings {
   readonly parallelism: number;
   /**
    * The most reads a plan keeps in flight. Above `parallelism`, reads start at
-   * `parallelism` and follow the network up to this bound; default `parallelism` (fixed).
+   * {@link READ_LIMIT_START} (or this bound, if lower) and follow the network up to this
+   * bound, falling back on latency alone no lower than `parallelism`; default
+   * `parallelism` (fixed).
    */
   readonly readParallelism?: number;
+  /** Where the read limit starts (capped by `readParallelism`); default {@link READ_LIMIT_START}. */
+  readonly readStart?: number;
   readonly lockTimeoutMs: number;
   /** Asked when a lock's holder is a dead process of this machine: true takes it over. */
   readonly breakStaleLock?: (holder: LockInfo) => Promise<boolean>;
@@ -42,6 +46,27 @@ export interface PlanStats {
 }
 
 export class StalePlanError extends FleetformError {}
+
+/**
+ * Where the read limit starts: every read of a fleet of up to 100 machines (one read
+ * each, plus the shared ones) goes out in the first round trip, so a small fleet never
+ * pays the ramp; a larger one doubles from there while reads answer as fast as the fastest.
+ */
+export const READ_LIMIT_START = 128;
+
+/**
+ * The read limit of one plan: from `readStart` (default {@link READ_LIMIT_START}, at most
+ * `readParallelism`) up to `readParallelism`, down to `parallelism` on latency alone; none
+ * (reads at `parallelism`, fixed) when `readParallelism` is not above `parallelism`.
+ */
+export function planReadLimit(
+  bounds: { readonly parallelism: number; readonly readParallelism?: number; readonly readStart?: number },
+  ownDelayMs?: () => number,
+): AdaptiveReadLimit | undefined {
+  const { parallelism, readParallelism = parallelism, readStart = READ_LIMIT_START } = bounds;
+  if (readParallelism <= parallelism) return undefined;
+  return new AdaptiveReadLimit({ initial: readStart, floor: parallelism, max: readParallelism, ...(ownDelayMs ? { ownDelayMs } : {}) });
+}
 
 /** Plans and applies stacks against one service. Knows no resource kind. */
 export class Engine {
@@ -112,9 +137,9 @@ export class Engine {
     const states = new Map<string, State>();
     const headers: StackPlanHeader[] = [];
     const changes: ResourceChange[] = [];
-    const { parallelism, readParallelism = parallelism } = this.settings;
+    const { parallelism, readParallelism = parallelism, readStart } = this.settings;
     const stalls = readParallelism > parallelism ? startLoopStallClock() : undefined;
-    const readLimit = stalls ? new AdaptiveReadLimit({ initial: parallelism, max: readParallelism, ownDelayMs: stalls.stalledMs }) : undefined;
+    const readLimit = stalls ? planReadLimit({ parallelism, readParallelism, readStart }, stalls.stalledMs) : undefined;
     let stateS = 0;
     const started = performance.now();
     try {

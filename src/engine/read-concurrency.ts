@@ -1,11 +1,12 @@
 /**
- * How many reads a plan keeps in flight, following the network: the limit starts at the
- * engine's parallelism and grows while the reads' latency stays near the lowest seen
- * (more in flight then means proportionally more done per second: the wait is the
- * network's, not the service's); it shrinks when latency climbs (the service queues) and
- * halves when the service pushes back (RESOURCE_EXHAUSTED, UNAVAILABLE). Growth doubles
- * the limit per round trip until the first sign of congestion, then adds one per round
- * trip, as TCP's slow start and congestion avoidance do.
+ * How many reads a plan keeps in flight, following the network: the limit starts at
+ * `initial` (high enough that a small fleet sends all its reads in the first round trip)
+ * and grows while the reads' latency stays near the lowest seen (more in flight then
+ * means proportionally more done per second: the wait is the network's, not the
+ * service's); it shrinks towards `floor` when latency climbs (the service queues) and
+ * halves, down to one, when the service pushes back (RESOURCE_EXHAUSTED, UNAVAILABLE).
+ * Growth doubles the limit per round trip until the first sign of congestion, then adds
+ * one per round trip, as TCP's slow start and congestion avoidance do.
  */
 
 /** How one read ended, as the limit sees it. */
@@ -13,8 +14,10 @@ export type ReadOutcome = 'ok' | 'overload' | 'error';
 
 /** Bounds and thresholds of an {@link AdaptiveReadLimit}. */
 export interface ReadLimitOptions {
-  /** Where the limit starts, and the lowest it falls to on latency alone. */
+  /** Where the limit starts; also the lowest it falls to on latency alone unless `floor` is given. */
   readonly initial: number;
+  /** The lowest the limit falls to on latency alone (push-back may take it lower). Default `initial`. */
+  readonly floor?: number;
   /** The most reads in flight, whatever the network. */
   readonly max: number;
   /** Latency above `tolerance` times the lowest seen counts as queueing. Default 2. */
@@ -63,12 +66,13 @@ export class AdaptiveReadLimit {
   private okLatencyMs = 0;
 
   constructor(options: ReadLimitOptions) {
-    this.floor = Math.max(1, Math.floor(options.initial));
-    this.max = Math.max(this.floor, Math.floor(options.max));
+    const initial = Math.max(1, Math.floor(options.initial));
+    this.max = Math.max(1, Math.floor(options.max));
+    this.floor = Math.min(this.max, Math.max(1, Math.floor(options.floor ?? initial)));
     this.tolerance = options.tolerance ?? 2;
     this.ownDelayMs = options.ownDelayMs ?? (() => 0);
     this.now = options.now ?? (() => performance.now());
-    this.current = this.floor;
+    this.current = Math.min(this.max, Math.max(this.floor, initial));
     this.peakLimit = this.current;
   }
 
@@ -119,7 +123,8 @@ export class AdaptiveReadLimit {
       if (this.queueing >= Math.max(2, this.current / 4)) {
         this.slowStart = false;
         this.slowdowns++;
-        this.set(Math.max(this.floor, Math.floor(this.current * 0.9)));
+        // Down towards the floor, never up to it (push-back may have taken the limit lower).
+        this.set(Math.min(this.current, Math.max(this.floor, Math.floor(this.current * 0.9))));
       }
       return;
     }

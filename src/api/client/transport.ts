@@ -3,7 +3,10 @@
  * - `grpc-web`: binary gRPC-web over HTTP/1.1 through an undici pool of at most
  *   `maxConnections` keep-alive connections (what the official SDK speaks by default);
  * - `grpc`: gRPC over HTTP/2 (h2c for `http://`) through connect-node's session manager;
- *   one connection multiplexes every call, so `maxConnections` does not apply.
+ *   one connection multiplexes every call, so `maxConnections` does not apply, and the
+ *   server's SETTINGS_MAX_CONCURRENT_STREAMS (the emulator's 100) bounds the calls in
+ *   flight on that one connection. A plan's read limit above that bound is
+ *   reached only over `grpc-web`, whose pool the CLI sizes to `--read-parallelism`.
  * Responses are gzip-compressed by the server only when `compression` is `gzip`; requests
  * are never compressed (they are small).
  */
