@@ -3,41 +3,13 @@
  * the command stops the app and when fleetform itself is ended by a signal.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startAppProcess } from '../../src/cli/app-process';
+import { alive, fileWritten } from './process-watch';
 
 const BIN = join(resolve(__dirname, '../..'), 'bin/fleetform.js');
-
-/** Resolves with the text of `name` in `dir` once it has some: woken by the folder's change events, not by a timer. */
-function fileWritten(dir: string, name: string): Promise<string> {
-  return new Promise((done, reject) => {
-    const read = (): string => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8').trim() : '');
-    const watcher = watch(dir, () => {
-      const text = read();
-      if (text === '') return;
-      watcher.close();
-      done(text);
-    });
-    watcher.on('error', reject);
-    const text = read();
-    if (text !== '') {
-      watcher.close();
-      done(text);
-    }
-  });
-}
-
-/** Running (a killed process waiting to be reaped by its new parent counts as ended). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /** Resolves once `pid` has ended (a SIGKILL takes effect when the process next runs); rejects after a deadline. */
 async function ended(pid: number, deadlineMs = 10_000): Promise<boolean> {

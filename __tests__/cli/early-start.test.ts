@@ -1,5 +1,6 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { alive, fileWritten } from './process-watch';
 import { join } from 'node:path';
 import { appCommand } from '../../src/cli/early-start';
 
@@ -10,35 +11,6 @@ function project(app: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'fleetform-early-'));
   writeFileSync(join(dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app }));
   return dir;
-}
-
-/** Resolves with the text of `name` in `dir` once it has some: woken by the folder's change events, not by a timer. */
-function fileWritten(dir: string, name: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const read = (): string => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : '');
-    const watcher = watch(dir, () => {
-      const text = read();
-      if (text === '') return;
-      watcher.close();
-      resolve(text);
-    });
-    watcher.on('error', reject);
-    const text = read();
-    if (text !== '') {
-      watcher.close();
-      resolve(text);
-    }
-  });
-}
-
-/** Running (a killed process waiting to be reaped by its new parent counts as ended). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 describe('which command lines start the app early', () => {

@@ -7,9 +7,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createServiceClient } from '../../src/api/client';
-import { startEmulator } from '../../src/emulator';
-import { requireTerraform, run, terraformHome } from './terraform-cli';
+import { machinesOnService, requireTerraform, run, terraformHome } from './terraform-cli';
 
 jest.setTimeout(400_000);
 
@@ -36,19 +34,6 @@ const cdktf = async (...args: string[]) => {
   return { ...r, stdout: plain(r.stdout), stderr: plain(r.stderr) };
 };
 
-/** The machines on the embedded emulator the provider used (the project's .fleetform/emulator). */
-async function machinesOnService(): Promise<string[]> {
-  const emulator = await startEmulator({ dataDir: path.join(dir, '.fleetform', 'emulator'), port: 0 });
-  const { apiKey, apiKeyId, locationId } = emulator.credentials;
-  const client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
-  try {
-    return (await client.appClient.listMachines(locationId)).map((m) => m.name).sort();
-  } finally {
-    client.close();
-    await emulator.close();
-  }
-}
-
 beforeAll(async () => {
   requireTerraform();
   dir = await exampleProject();
@@ -67,7 +52,7 @@ test('cdktf deploy, diff, a one-line change, destroy', async () => {
   expect({ code: deploy.code, failure: deploy.code === 0 ? '' : `${deploy.stdout.slice(-3000)}\n${deploy.stderr}` }).toEqual({ code: 0, failure: '' });
   expect(deploy.stdout).toContain('Apply complete! Resources: 5 added, 0 changed, 0 destroyed.');
   expect(deploy.stdout).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');
-  expect(await machinesOnService()).toEqual(['inspector-1', 'packer-1', 'picker-1', 'picker-2', 'picker-3']);
+  expect(await machinesOnService(dir)).toEqual(['inspector-1', 'packer-1', 'picker-1', 'picker-2', 'picker-3']);
 
   for (const stack of ['warehouse', 'training']) {
     const diff = await cdktf('diff', stack, '--skip-provider-lock');
@@ -86,5 +71,5 @@ test('cdktf deploy, diff, a one-line change, destroy', async () => {
   const destroy = await cdktf('destroy', '*', '--auto-approve', '--skip-provider-lock');
   expect(destroy.code).toBe(0);
   expect(destroy.stdout).toContain('Destroy complete! Resources: 5 destroyed.');
-  expect(await machinesOnService()).toEqual([]);
+  expect(await machinesOnService(dir)).toEqual([]);
 });

@@ -13,9 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createServiceClient } from '../../src/api/client';
-import { startEmulator } from '../../src/emulator';
-import { requireTerraform, run, terraformHome } from './terraform-cli';
+import { machinesOnService, requireTerraform, run, terraformHome } from './terraform-cli';
 
 jest.setTimeout(400_000);
 
@@ -73,19 +71,6 @@ const cdktn = async (...args: string[]) => {
 };
 const failure = (r: { code: number; stdout: string; stderr: string }) => ({ code: r.code, failure: r.code === 0 ? '' : `${r.stdout.slice(-3000)}\n${r.stderr}` });
 
-/** The machines on the embedded emulator the provider used (the project's .fleetform/emulator). */
-async function machinesOnService(): Promise<string[]> {
-  const emulator = await startEmulator({ dataDir: path.join(dir, '.fleetform', 'emulator'), port: 0 });
-  const { apiKey, apiKeyId, locationId } = emulator.credentials;
-  const client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
-  try {
-    return (await client.appClient.listMachines(locationId)).map((m) => m.name).sort();
-  } finally {
-    client.close();
-    await emulator.close();
-  }
-}
-
 beforeAll(async () => {
   requireTerraform();
   requireCdktnCli();
@@ -105,7 +90,7 @@ test('cdktn deploy, diff, a one-line change, destroy; then fleetform apply manag
   expect(failure(deploy)).toEqual({ code: 0, failure: '' });
   expect(deploy.stdout).toContain('Apply complete! Resources: 5 added, 0 changed, 0 destroyed.');
   expect(deploy.stdout).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');
-  expect(await machinesOnService()).toEqual(['inspector-1', 'packer-1', 'picker-1', 'picker-2', 'picker-3']);
+  expect(await machinesOnService(dir)).toEqual(['inspector-1', 'packer-1', 'picker-1', 'picker-2', 'picker-3']);
 
   for (const stack of ['warehouse', 'training']) {
     const diff = await cdktn('diff', stack, '--skip-provider-lock');
@@ -123,7 +108,7 @@ test('cdktn deploy, diff, a one-line change, destroy; then fleetform apply manag
   const destroy = await cdktn('destroy', '*', '--auto-approve', '--skip-provider-lock');
   expect(failure(destroy)).toEqual({ code: 0, failure: '' });
   expect(destroy.stdout).toContain('Destroy complete! Resources: 5 destroyed.');
-  expect(await machinesOnService()).toEqual([]);
+  expect(await machinesOnService(dir)).toEqual([]);
 
   // A model version is never reused, even by canceled jobs: the training jobs go on at version 2.
   const training = path.join(dir, 'stacks', 'training.ts');

@@ -1,6 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { createServiceClient } from '../../src/api/client';
+import { startEmulator } from '../../src/emulator';
 
 export const TERRAFORM = process.env.TERRAFORM_BINARY_NAME || 'terraform';
 
@@ -65,4 +67,17 @@ export async function terraformHome(dir: string, serviceEnv: Record<string, stri
 /** Runs terraform with `-no-color -input=false` where the command takes them. */
 export function terraform(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<RunResult> {
   return run(TERRAFORM, args, cwd, env);
+}
+
+/** The machines on the embedded emulator a project's commands used (its .fleetform/emulator). */
+export async function machinesOnService(dir: string): Promise<string[]> {
+  const emulator = await startEmulator({ dataDir: path.join(dir, '.fleetform', 'emulator'), port: 0 });
+  const { apiKey, apiKeyId, locationId } = emulator.credentials;
+  const client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  try {
+    return (await client.appClient.listMachines(locationId)).map((m) => m.name).sort();
+  } finally {
+    client.close();
+    await emulator.close();
+  }
 }
