@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { TrainingStatus } from '../../src/domain';
 import { LocalStateBackend } from '../../src/engine/state/local-backend';
 import { fleetform, synthFleet, type FleetShape } from '../e2e/fleet-fixture';
-import { serveEmulator, type EmulatorProcess } from './emulator-process';
+import { firedFaults, serveEmulator, type EmulatorProcess } from './emulator-process';
 
 /** Every RPC the client makes, by its short name. */
 const ALL_METHODS = [
@@ -64,13 +64,14 @@ describe('faults on every call', () => {
     const data = path.join(dir, 'emulator');
     const outdir = path.join(dir, 'cdktf.out');
     const totals = { orphans: 0, duplicates: 0, lost: 0 };
+    let fired = 0;
     try {
       for (const phase of PHASES) {
         synthFleet(outdir, phase.shape);
         // Two failures in a row: beyond one retry of a safe call.
         let emulator = await serveEmulator(data, [`${method}:${code}:2`]);
         await runPhase(dir, outdir, emulator, ['apply', '--auto-approve']);
-        await emulator.stop();
+        fired += firedFaults(await emulator.stop());
         emulator = await serveEmulator(data, []);
         try {
           const second = await runPhase(dir, outdir, emulator, ['apply', '--auto-approve', '--break-stale-lock']);
@@ -88,7 +89,9 @@ describe('faults on every call', () => {
           await emulator.stop();
         }
       }
-      process.stdout.write(`fault ${method}:${code}: ${totals.orphans} orphans, ${totals.duplicates} duplicates, ${totals.lost} lost\n`);
+      process.stdout.write(`fault ${method}:${code}: fired ${fired} times; ${totals.orphans} orphans, ${totals.duplicates} duplicates, ${totals.lost} lost\n`);
+      // A fault that never fired tested nothing (a misspelt or never-called method).
+      expect(fired).toBeGreaterThan(0);
       expect(totals).toEqual({ orphans: 0, duplicates: 0, lost: 0 });
     } finally {
       await fs.rm(dir, { recursive: true, force: true });

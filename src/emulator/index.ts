@@ -13,8 +13,8 @@ import type { Backend } from './rpc/context';
 import { controlService } from './rpc/control';
 import { datasetService } from './rpc/dataset';
 import { CallCounter, callCounterInterceptor } from './rpc/call-counter';
-import { FaultTable, faultInterceptor } from './rpc/faults';
-import { installFaults, type FaultSpec } from './rpc/fault-spec';
+import { FaultTable, faultInterceptor, type FaultReport } from './rpc/faults';
+import { faultableMethodNames, installFaults, type FaultSpec } from './rpc/fault-spec';
 import { mlTrainingService } from './rpc/ml-training';
 import { ensureSeeded } from './seed';
 import { gatedHandler } from './server/gate';
@@ -26,7 +26,8 @@ export { CREDENTIALS_FILE, EmulatorCredentialsSchema, readCredentials } from './
 export { DATABASE_FILE } from './db/database';
 export { DEFAULT_LIMITS, LIMIT_ENV, parseLimit, resolveLimits, type ServerLimits } from './server/limits';
 export { HEALTH_PATH } from './server/gate';
-export { FAULTS_ENV, faultSpecsFromEnv, parseFaultSpec, type FaultSpec } from './rpc/fault-spec';
+export { describeFaultReport, FAULTS_ENV, faultSpecsFromEnv, parseFaultSpec, type FaultSpec } from './rpc/fault-spec';
+export type { FaultReport } from './rpc/faults';
 export { SEED_MODULES, SEED_ORGANIZATION, SEED_TRAINING_SCRIPT } from './seed';
 
 export interface EmulatorOptions {
@@ -54,6 +55,8 @@ export interface RunningEmulator {
   calls(): Readonly<Record<string, number>>;
   /** Starts counting calls from zero. */
   resetCalls(): void;
+  /** Every fault armed (by `faults` or the control service) and how many calls it failed. */
+  faults(): FaultReport[];
   /** Stops serving (calls in flight may finish), closes open connections and the database. */
   close(): Promise<void>;
 }
@@ -62,10 +65,12 @@ export interface RunningEmulator {
 export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
   const host = options.host ?? '127.0.0.1';
   const services = await loadServices();
+  const faults = new FaultTable();
+  // Checked before the data folder is touched: a misspelt method stops the start.
+  installFaults(faults, options.faults ?? [], faultableMethodNames([services.auth, services.app, services.dataset, services.mlTraining]));
   const db = openDatabase(options.dataDir);
   try {
-    const backend: Backend = { db, services, faults: new FaultTable(), now: options.now ?? (() => Date.now()) };
-    installFaults(backend.faults, options.faults ?? []);
+    const backend: Backend = { db, services, faults, now: options.now ?? (() => Date.now()) };
     const credentials = ensureSeeded(db, options.dataDir, backend.now());
     const counter = new CallCounter();
     const limits = resolveLimits(process.env, options.limits);
@@ -90,6 +95,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       credentials,
       calls: () => counter.snapshot(),
       resetCalls: () => counter.reset(),
+      faults: () => faults.report(),
       close: () => {
         closed ??= listener.close().then(() => {
           db.close();

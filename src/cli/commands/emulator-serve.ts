@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { FleetformError, InputError } from '../../domain/errors';
-import { CREDENTIALS_FILE, faultSpecsFromEnv, LIMIT_ENV, parseFaultSpec, parseLimit, startEmulator, type FaultSpec, type ServerLimits } from '../../emulator';
+import { CREDENTIALS_FILE, describeFaultReport, faultSpecsFromEnv, LIMIT_ENV, parseFaultSpec, parseLimit, startEmulator, type FaultSpec, type ServerLimits } from '../../emulator';
 
 /** The `emulator` command group, created by whichever `emulator ...` file registers first. */
 export function emulatorGroup(program: Command): Command {
@@ -49,7 +49,7 @@ export function register(program: Command): void {
     .option('--max-concurrent-streams <n>', `streams one HTTP/2 connection may hold (default 100; env ${LIMIT_ENV.maxConcurrentStreams})`)
     .option(
       '--fail <METHOD[:CODE[:COUNT]]>',
-      'make calls of an RPC fail (e.g. CancelTrainingJob:unavailable:2; CODE default unavailable, COUNT default every call); repeatable',
+      'make calls of an RPC fail (e.g. CancelTrainingJob:unavailable:2; CODE default unavailable, COUNT default every call); repeatable; how often each fired is printed on stop',
       (value: string, prior: FaultSpec[]) => [...prior, parseFaultSpec(value, '--fail')],
       [] as FaultSpec[],
     )
@@ -86,6 +86,7 @@ export function register(program: Command): void {
       process.stdout.write(`owner API key of organization ${emulator.credentials.organizationId} in ${path.join(dataDir, CREDENTIALS_FILE)}\n`);
       const signal = await stopped;
       await emulator.close();
+      for (const line of describeFaultReport(emulator.faults())) process.stdout.write(`${line}\n`);
       process.stdout.write(`stopped (${signal})\n`);
     });
 }
