@@ -8,6 +8,7 @@ import { formatFleetIssue } from '../constructs/fleet-issue';
 import { FleetformError, InputError } from '../domain/errors';
 import type { AppCrash, ChildReport } from './app-report-file';
 import { appEnvironment, type CdktfSettings } from './app-environment';
+import { invalidJsonProblems } from './synth-output-check';
 
 /** Options of {@link runApp}, {@link synthesizeApp} and {@link validateApp}. */
 export interface RunAppOptions {
@@ -59,7 +60,7 @@ function projectSettings(cwd: string, outdirOption: string | undefined): Project
   }
   const settings = (parsed !== null && typeof parsed === 'object' ? parsed : {}) as Record<string, unknown>;
   const app = typeof settings.app === 'string' ? settings.app.trim() : '';
-  if (app === '') throw new InputError('cdktf.json has no "app": the command that runs the app', { path: configFile, hint: CDKTF_JSON_HINT });
+  if (app === '') throw new InputError('cdktf.json has no "app": the command that runs the app', { path: configFile, hint: 'add "app" to cdktf.json, e.g. "app": "npx ts-node main.ts"' });
   const output = typeof settings.output === 'string' && settings.output.trim() !== '' ? settings.output.trim() : undefined;
   const context = settings.context !== null && typeof settings.context === 'object' && !Array.isArray(settings.context) ? (settings.context as Record<string, unknown>) : {};
   const terraformModules = Array.isArray(settings.terraformModules) ? settings.terraformModules : [];
@@ -222,6 +223,8 @@ async function judge(settings: ProjectSettings, staging: string, outcome: ChildO
     const tail = lastLines(outcome.output, 20);
     return { ok: false, errors: [appProblem(`the app (${settings.cdktf.app}) ${how}${tail ? `:\n${tail}` : ''}`)], warnings };
   }
+  const invalid = await invalidJsonProblems(staging);
+  if (invalid.length > 0) return { ok: false, errors: invalid, warnings };
   const stacks = await stackNames(staging);
   if (stacks === undefined) {
     return {
