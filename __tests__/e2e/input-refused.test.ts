@@ -5,7 +5,8 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { App, TerraformStack } from 'cdktf';
+import { App, TerraformStack, Testing } from 'cdktf';
+import { Construct } from 'constructs';
 import { FleetProvider, Machine, ModularResource, Module } from '../../src';
 import { fleetform, openEmulatorProject, synthFleet, type EmulatorProject } from './fleet-fixture';
 
@@ -127,6 +128,18 @@ describe('hints say what is true', () => {
     const r = await fleetform(process.cwd(), ['validate', '--help'], {});
     expect(r.stdout).toContain('the command in cdktf.json "app"');
     expect(r.stdout).not.toContain('main.ts');
+  });
+
+  test('the address-collision hint says how ids become addresses: "/" in an id is "--", nesting is "_"', () => {
+    const app = Testing.app();
+    const stack = new TerraformStack(app, 's');
+    const slashed = new Machine(stack, 'a/b_c', { name: 'one' });
+    const nested = new Machine(new Construct(stack, 'a--b'), 'c', { name: 'two' });
+    // What the hint says is what the addresses are.
+    expect([slashed.friendlyUniqueId, nested.friendlyUniqueId]).toEqual(['a--b_c', 'a--b_c']);
+    expect(() => Testing.synth(stack, true)).toThrow(
+      /fleetform_machine\.a--b_c is also the address of s\/a--b_c \(hint: an address joins the construct ids below the stack with "_"; a "\/" inside one id becomes "--"/,
+    );
   });
 
   test('a cdktf.json without "app" asks for "app", not for a cdktf.json', async () => {
