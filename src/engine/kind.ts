@@ -26,6 +26,12 @@ export interface PlanProblem {
   readonly path: string;
   readonly message: string;
   readonly hint?: string;
+  /**
+   * The service id of an existing object this resource could stand for (a name or version
+   * it takes): front ends name their own import command with it, and an interrupted create
+   * that made this very object does not count it as a clash.
+   */
+  readonly existingId?: string;
 }
 
 /** What the service holds now, as a kind sees it. */

@@ -387,6 +387,7 @@ async function placementProblems(ctx: KindContext, name: string, explicitLocatio
       path: 'name',
       message: `location ${locationId} already has a machine named ${name} (id ${holder.id})`,
       hint: `if fleetform manages it under another address, move that address instead of recreating it (fleetform state mv OLD NEW); to manage it with this resource: fleetform import <this address> ${holder.id}; or choose another name`,
+      existingId: holder.id,
     },
   ];
 }
