@@ -8,7 +8,7 @@ const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
 /** What the build reads: the sources, its TypeScript settings and the scripts writing the cdktn flavour and the ES module entries. */
-const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', path.join('scripts', 'cdk-flavours.js'), path.join('scripts', 'esm-entry.js')];
+const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', path.join('scripts', 'build.js'), path.join('scripts', 'cdk-flavours.js'), path.join('scripts', 'esm-entry.js')];
 /** What the build writes last (scripts/esm-entry.js, after tsc and swc): its time is the build's. */
 const STAMP = path.join('dist', 'index.mjs');
 

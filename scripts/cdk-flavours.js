@@ -8,7 +8,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const dist = path.join(__dirname, '..', 'dist');
+// An argument names another build folder (the build writes into a fresh one first).
+const dist = path.resolve(process.argv[2] ?? path.join(__dirname, '..', 'dist'));
 const cdktf = path.join(dist, 'constructs');
 const cdktn = path.join(dist, 'constructs-cdktn');
 

@@ -2,10 +2,11 @@
 // Writes dist/index.mjs and dist/cdktn.mjs, the package's ES module entries: the named
 // exports of the CommonJS build, so `import { Machine } from 'fleetform'` and
 // `require('fleetform')` share one copy (and the same for 'fleetform/cdktn').
+// An argument names another build folder (the build writes into a fresh one first).
 const fs = require('node:fs');
 const path = require('node:path');
 
-const dist = path.join(__dirname, '..', 'dist');
+const dist = path.resolve(process.argv[2] ?? path.join(__dirname, '..', 'dist'));
 for (const name of ['index', 'cdktn']) {
   const entry = require(path.join(dist, `${name}.js`));
   const names = Object.keys(entry).filter((key) => key !== 'default' && /^[A-Za-z_$][\w$]*$/.test(key)).sort();

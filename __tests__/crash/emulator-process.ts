@@ -11,7 +11,13 @@ export interface EmulatorProcess {
   readonly credentials: EmulatorCredentials;
   readonly env: Record<string, string>;
   readonly client: ServiceClient;
-  stop(): Promise<void>;
+  /** Stops it; resolves to what it printed from start to stop (its fault report included). */
+  stop(): Promise<string>;
+}
+
+/** How many calls the faults a stopped `emulator serve` printed failed, all together. */
+export function firedFaults(stopOutput: string): number {
+  return [...stopOutput.matchAll(/^fault \S+ fired (\d+) /gm)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
 /** Starts the real command with `--fail` specs; resolves once it says where it listens. */
@@ -20,9 +26,9 @@ export async function serveEmulator(dataDir: string, fail: readonly string[]): P
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let out = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
     child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (\S+)/.exec(out);
@@ -44,6 +50,7 @@ export async function serveEmulator(dataDir: string, fail: readonly string[]): P
       client.close();
       child.kill('SIGTERM');
       await closed;
+      return out;
     },
   };
 }

@@ -10,13 +10,19 @@ import * as path from 'node:path';
 import { TrainingStatus } from '../../src/domain';
 import { LocalStateBackend } from '../../src/engine/state/local-backend';
 import { fleetform, synthFleet, type FleetShape } from '../e2e/fleet-fixture';
-import { serveEmulator, type EmulatorProcess } from './emulator-process';
+import { firedFaults, serveEmulator, type EmulatorProcess } from './emulator-process';
 
-/** Every RPC the client makes, by its short name. */
+/**
+ * Every RPC the phases below make, by its short name: each test asserts its fault fired.
+ * The client also calls UpdateRobot (a rename), DeleteDataset (a dataset removed),
+ * DeleteCompletedTrainingJob (a finished job removed), GetRegistryItem (a custom training
+ * job) and ListDatasetsByOrganizationID (adopting an interrupted dataset create), which
+ * these phases never reach: a fault on them would fire nothing.
+ */
 const ALL_METHODS = [
-  'ListOrganizations', 'ListLocations', 'ListRobots', 'GetRobot', 'NewRobot', 'UpdateRobot', 'DeleteRobot', 'GetRobotParts', 'GetRobotPart',
-  'UpdateRobotPart', 'GetModule', 'GetRegistryItem', 'CreateDataset', 'DeleteDataset', 'ListDatasetsByIDs', 'ListDatasetsByOrganizationID',
-  'SubmitTrainingJob', 'GetTrainingJob', 'ListTrainingJobs', 'CancelTrainingJob', 'DeleteCompletedTrainingJob',
+  'ListOrganizations', 'ListLocations', 'ListRobots', 'GetRobot', 'NewRobot', 'DeleteRobot', 'GetRobotParts', 'GetRobotPart',
+  'UpdateRobotPart', 'GetModule', 'CreateDataset', 'ListDatasetsByIDs',
+  'SubmitTrainingJob', 'GetTrainingJob', 'ListTrainingJobs', 'CancelTrainingJob',
 ];
 /** A small sample for CI: a create that may have happened, and a replace's cancel. */
 const CI_METHODS = ['NewRobot', 'CancelTrainingJob'];
@@ -64,13 +70,14 @@ describe('faults on every call', () => {
     const data = path.join(dir, 'emulator');
     const outdir = path.join(dir, 'cdktf.out');
     const totals = { orphans: 0, duplicates: 0, lost: 0 };
+    let fired = 0;
     try {
       for (const phase of PHASES) {
         synthFleet(outdir, phase.shape);
         // Two failures in a row: beyond one retry of a safe call.
         let emulator = await serveEmulator(data, [`${method}:${code}:2`]);
         await runPhase(dir, outdir, emulator, ['apply', '--auto-approve']);
-        await emulator.stop();
+        fired += firedFaults(await emulator.stop());
         emulator = await serveEmulator(data, []);
         try {
           const second = await runPhase(dir, outdir, emulator, ['apply', '--auto-approve', '--break-stale-lock']);
@@ -88,7 +95,9 @@ describe('faults on every call', () => {
           await emulator.stop();
         }
       }
-      process.stdout.write(`fault ${method}:${code}: ${totals.orphans} orphans, ${totals.duplicates} duplicates, ${totals.lost} lost\n`);
+      process.stdout.write(`fault ${method}:${code}: fired ${fired} times; ${totals.orphans} orphans, ${totals.duplicates} duplicates, ${totals.lost} lost\n`);
+      // A fault that never fired tested nothing (a misspelt or never-called method).
+      expect(fired).toBeGreaterThan(0);
       expect(totals).toEqual({ orphans: 0, duplicates: 0, lost: 0 });
     } finally {
       await fs.rm(dir, { recursive: true, force: true });

@@ -156,6 +156,10 @@ describe('validateMachineConfig: errors', () => {
     ['invalid placeholder in executable_path', (c) => { c.modules.push({ type: 'local', name: 'acme_l', module_id: 'acme:l', executable_path: '${env.HOME}/x' }); }, [
       { code: 'placeholder', path: 'modules[2].executable_path' },
     ]],
+    ['env name holding "=" (no process can receive it)', (c) => { c.modules[0].env!['A=B'] = 'x'; }, [{ code: 'env-name', path: 'modules[0].env["A=B"]' }]],
+    ['env name holding NUL', (c) => { c.modules[0].env!['A\0B'] = 'x'; }, [{ code: 'env-name', path: 'modules[0].env["A\\u0000B"]' }]],
+    ['empty env name', (c) => { c.modules[0].env![''] = 'x'; }, [{ code: 'env-name', path: 'modules[0].env[""]' }]],
+    ['env value holding NUL', (c) => { c.modules[0].env!.GOOD = 'a\0b'; }, [{ code: 'env-name', path: 'modules[0].env.GOOD' }]],
     ['depends_on a missing resource', (c) => { c.services[0].depends_on = ['camera']; }, [{ code: 'depends-on-missing', path: 'services[0].depends_on[0]' }]],
     ['self dependency', (c) => { c.components[0].depends_on = ['board-1']; }, [{ code: 'depends-on-self', path: 'components[0].depends_on[0]' }]],
     ['two-resource cycle', (c) => { c.components[0].depends_on = ['distance']; }, [{ code: 'depends-on-cycle', path: 'components[0].depends_on' }]],

@@ -261,7 +261,7 @@ describe('faults', () => {
   });
 
   test('the controls themselves cannot be faulted, and codes must be real status codes', async () => {
-    await fx.controls.injectFault({ method: 'ClearFaults', code: 14 });
+    expect(await codeOf(fx.controls.injectFault({ method: 'ClearFaults', code: 14 }))).toBe('InvalidArgument');
     expect(await codeOf(fx.controls.clearFaults({}))).toBe('ok');
     expect(await codeOf(fx.controls.injectFault({ method: 'GetModule', code: 0 }))).toBe('InvalidArgument');
   });

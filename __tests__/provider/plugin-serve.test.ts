@@ -200,3 +200,63 @@ test('started without a plugin host it says so on stderr, prints nothing on stdo
   expect(out).toBe('');
   expect(err).toContain('TF_PLUGIN_MAGIC_COOKIE: this is a Terraform provider');
 });
+
+/** Whether `pid` is a live process (a zombie waiting for a parent to reap it has exited). */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves once `check` holds, polling; rejects with `what` after `ms`. */
+async function until(check: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('a provider whose host is killed exits by itself, though the stdin it shares stays open', async () => {
+  // A stand-in host: starts the provider as go-plugin does (the host's own stdin passed on),
+  // says the provider's pid, then forwards the handshake line.
+  const hostScript = `
+    const { spawn } = require('node:child_process');
+    const child = spawn(process.execPath, [${JSON.stringify(BIN)}], { stdio: ['inherit', 'pipe', 'inherit'] });
+    process.stdout.write('pid ' + child.pid + '\\n');
+    child.stdout.pipe(process.stdout);
+  `;
+  const env: NodeJS.ProcessEnv = { ...process.env, TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: '5,6', PLUGIN_CLIENT_CERT: host.certPem, PLUGIN_UNIX_SOCKET_DIR: dir };
+  for (const k of Object.keys(env)) if (k.startsWith('FLEETFORM_')) delete env[k];
+  const hostProcess = spawn(process.execPath, ['-e', hostScript], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  hostProcess.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const seen = await new Promise<{ pid: number; handshake: string }>((resolve, reject) => {
+    hostProcess.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /^pid (\d+)\n(1\|6\|[^\n]+)\n/.exec(out);
+      if (m) resolve({ pid: Number(m[1]), handshake: m[2] as string });
+    });
+    hostProcess.on('exit', (code) => reject(new Error(`the host ended (${code}): ${err}`)));
+  });
+  let client: grpc.Client | undefined;
+  try {
+    // Serving a host as usual until the host dies.
+    client = clientFor(seen.handshake, host);
+    await call(client, '/tfplugin6.Provider/GetProviderSchema', new tf.GetProviderSchema_Request(), tf.GetProviderSchema_Response);
+    const socket = seen.handshake.split('|')[3] as string;
+    hostProcess.kill('SIGKILL');
+    await until(() => !isRunning(seen.pid), 15_000, `provider ${seen.pid} did not exit after its host was killed`);
+    // It stopped cleanly: the socket's folder is gone.
+    expect(fs.existsSync(path.dirname(socket))).toBe(false);
+    expect(err).toContain('the host process is gone; stopping');
+  } finally {
+    client?.close();
+    hostProcess.stdin.end();
+    if (isRunning(seen.pid)) process.kill(seen.pid, 'SIGKILL');
+  }
+});

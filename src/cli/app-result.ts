@@ -6,6 +6,7 @@ import { FleetformError } from '../domain/errors';
 import { knownMistakeHint, stderrExcerpt } from './app-failure';
 import type { AppExit } from './app-process';
 import type { AppCrash, ChildReport } from './app-report-file';
+import { invalidJsonProblems } from './synth-output-check';
 
 /** A problem of an app: a construct's (constructPath set) or the app's as a whole (constructPath empty). */
 export type AppProblem = FleetIssue;
@@ -68,7 +69,8 @@ async function stackNames(outdir: string): Promise<string[] | undefined> {
 /**
  * The result of a finished app run, in order of precedence: the problems the checks found
  * (they explain a synth that failed on them), the app's uncaught error, the app's own
- * unsuccessful exit, a failure of the checks themselves, an app that synthesized nothing;
+ * unsuccessful exit, a failure of the checks themselves, output that is not JSON, an app
+ * that synthesized nothing;
  * else its stacks.
  */
 export async function judgeAppRun(app: string, outdir: string, exit: AppExit, report: ChildReport | undefined): Promise<RunAppResult> {
@@ -80,6 +82,8 @@ export async function judgeAppRun(app: string, outdir: string, exit: AppExit, re
   if (report?.crash) return failed(crashProblem(report.crash, exit.stderr));
   if (exit.code !== 0) return failed(exitProblem(app, exit));
   if (report?.checkFailure) return failed(checkFailureProblem(report.checkFailure));
+  const invalid = await invalidJsonProblems(outdir);
+  if (invalid.length > 0) return { ok: false, errors: invalid, warnings };
   const stacks = await stackNames(outdir);
   if (stacks === undefined) {
     return failed(

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { createServiceClient, type ServiceClient } from '../api/client';
 import { parseGoDuration } from '../domain/duration';
 import { InputError } from '../domain/errors';
-import { clockOptionsFromEnv, faultSpecsFromEnv, startEmulator } from '../emulator';
+import { clockOptionsFromEnv, describeFaultReport, faultSpecsFromEnv, startEmulator } from '../emulator';
 
 /** A connected service: the real cloud, or the embedded emulator started in-process. */
 export interface Connection {
@@ -67,12 +67,8 @@ export async function openConnection(options: { cwd: string; env: NodeJS.Process
     });
     return { client, endpoint, embedded: false, apiKey: env.FLEETFORM_API_KEY as string, close: async () => client.close() };
   }
-  const emulator = await startEmulator({
-    dataDir: path.join(options.cwd, '.fleetform', 'emulator'),
-    port: 0,
-    faults: faultSpecsFromEnv(env),
-    ...clockOptionsFromEnv(env),
-  });
+  const faults = faultSpecsFromEnv(env);
+  const emulator = await startEmulator({ dataDir: path.join(options.cwd, '.fleetform', 'emulator'), port: 0, faults, ...clockOptionsFromEnv(env) });
   const { credentials } = emulator;
   try {
     const client = await createServiceClient({
@@ -90,6 +86,8 @@ export async function openConnection(options: { cwd: string; env: NodeJS.Process
       close: async () => {
         client.close();
         await emulator.close();
+        // Faults armed from the environment say whether they fired, so a run that tested nothing shows it.
+        if (faults.length > 0) for (const line of describeFaultReport(emulator.faults())) process.stderr.write(`${line}\n`);
       },
     };
   } catch (err) {

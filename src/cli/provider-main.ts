@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { FleetformError } from '../domain/errors';
 import { defaultKinds } from '../engine/kinds';
 import { providerHandlers, servePlugin, type ProviderBlock, type ProviderConnection } from '../provider';
+import { intentsFolder } from '../provider/create-intents';
 
 /** The provider block's endpoint and key win over the environment, as Terraform users expect of a provider. */
 function connectionEnv(block: ProviderBlock, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -45,7 +46,7 @@ async function connect(block: ProviderBlock): Promise<ProviderConnection> {
  * it answers on a unix socket over mutual TLS, and exits when Terraform shuts it down.
  */
 export async function providerMain(): Promise<number> {
-  const { handlers, close } = providerHandlers({ kinds: defaultKinds(), connect, env: process.env });
+  const { handlers, close } = providerHandlers({ kinds: defaultKinds(), connect, env: process.env, intentsDir: intentsFolder(projectFolder(process.cwd())) });
   try {
     const plugin = await servePlugin(handlers);
     await plugin.stopped;

@@ -99,7 +99,7 @@ function checkAddresses(resources: readonly TerraformResource[], sink: IssueSink
         '',
         'address-collision',
         `its address ${address} is also the address of ${first.node.path}`,
-        'construct ids map to addresses with "/" and other characters as "_"; rename one of the constructs',
+        'an address joins the construct ids below the stack with "_"; a "/" inside one id becomes "--" and other characters Terraform does not allow become "_"; rename one of the constructs',
       );
     } else seen.set(address, resource);
   }

@@ -82,6 +82,19 @@ export function isSecretEnvName(name: string): boolean {
   return SECRET_MARKERS.some((marker) => upper.includes(marker));
 }
 
+/**
+ * Why no process can receive an environment entry, or undefined when one can. A process's
+ * environment is a list of `NAME=VALUE` C strings: a name cannot be empty or hold `=` (the
+ * first `=` ends it) and neither part can hold NUL (it ends the string).
+ */
+export function unreceivableEnvEntry(name: string, value: string): string | undefined {
+  if (name === '') return 'an environment variable needs a name';
+  if (name.includes('=')) return `environment variable name ${JSON.stringify(name)} holds "=", which ends a name: no process can receive it`;
+  if (name.includes('\0')) return `environment variable name ${JSON.stringify(name)} holds a NUL character: no process can receive it`;
+  if (value.includes('\0')) return `the value of ${JSON.stringify(name)} holds a NUL character, which ends it: no process can receive it whole`;
+  return undefined;
+}
+
 function dirname(path: string): string {
   const cut = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
   if (cut < 0) return '.';

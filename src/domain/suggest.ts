@@ -32,3 +32,31 @@ export function nearestName(input: string, candidates: readonly string[]): strin
   if (best === undefined) return undefined;
   return best.distance <= Math.max(1, Math.floor(input.length / 3)) ? best.name : undefined;
 }
+
+/** The words of a CamelCase or snake_case name, lower-cased. */
+function wordsOf(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+}
+
+/**
+ * Up to `limit` candidates nearest to a name that matched none: those sharing the most
+ * words with it first (`UpdateMachinePart` shares two with `UpdateRobotPart`), then the
+ * smallest edit distance, then alphabetical order.
+ */
+export function nearNames(input: string, candidates: readonly string[], limit = 3): string[] {
+  const typed = input.toLowerCase();
+  const typedWords = new Set(wordsOf(input));
+  return candidates
+    .map((name) => ({
+      name,
+      shared: wordsOf(name).filter((w) => typedWords.has(w)).length,
+      distance: editDistance(typed, name.toLowerCase()),
+    }))
+    .sort((a, b) => b.shared - a.shared || a.distance - b.distance || a.name.localeCompare(b.name))
+    .slice(0, limit)
+    .map((c) => c.name);
+}

@@ -14,6 +14,7 @@ import { FleetformError } from './errors';
 import { childPath, errorIssue, formatIssue, joinPath, toValidationResult, warningIssue, type Issue, type ValidationResult } from './issue';
 import { checkModuleName, checkModuleNamingConvention, checkResourceName, conventionalModuleName } from './names';
 import { checkJsonLimits } from './json-limits';
+import { unreceivableEnvEntry } from './module-env';
 import { plainModuleEntry, plainResourceEntry } from './plain-entries';
 import { findPlaceholders, mayHoldPlaceholder, PLACEHOLDER_PATTERN } from './placeholders';
 import { BUILTIN_MODULE_ID, isApiTriplet, isModelTriplet, isModuleId, REGISTRY_MODEL_TRIPLET } from './triplet';
@@ -155,7 +156,10 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions):
     if (breaksNamingConvention(mod)) issues.push(...checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
   }
   for (const [key, value] of Object.entries(mod.env ?? {})) {
-    if (!ENV_NAME.test(key)) {
+    const unreceivable = unreceivableEnvEntry(key, value);
+    if (unreceivable) {
+      issues.push(errorIssue('env-name', envPathOf(path, key), unreceivable, 'use letters, digits and "_", not starting with a digit, and no NUL in values'));
+    } else if (!ENV_NAME.test(key)) {
       issues.push(warningIssue('env-name', envPathOf(path, key), `environment variable name ${JSON.stringify(key)} is unusual`, 'use letters, digits and "_", not starting with a digit'));
     }
     if (key === RESOURCE_CONFIGURATION_TIMEOUT_ENV || key === MODULE_STARTUP_TIMEOUT_ENV) {

@@ -15,8 +15,8 @@ import type { Backend } from './rpc/context';
 import { controlService } from './rpc/control';
 import { datasetService } from './rpc/dataset';
 import { CallCounter, callCounterInterceptor } from './rpc/call-counter';
-import { FaultTable, faultInterceptor } from './rpc/faults';
-import { installFaults, type FaultSpec } from './rpc/fault-spec';
+import { FaultTable, faultInterceptor, type FaultReport } from './rpc/faults';
+import { faultableMethodNames, installFaults, type FaultSpec } from './rpc/fault-spec';
 import { mlTrainingService } from './rpc/ml-training';
 import { ensureSeeded } from './seed';
 import { gatedHandler } from './server/gate';
@@ -32,7 +32,8 @@ export { CREDENTIALS_FILE, EmulatorCredentialsSchema, readCredentials } from './
 export { DATABASE_FILE } from './db/database';
 export { DEFAULT_LIMITS, LIMIT_ENV, parseLimit, resolveLimits, type ServerLimits } from './server/limits';
 export { HEALTH_PATH } from './server/gate';
-export { FAULTS_ENV, faultSpecsFromEnv, parseFaultSpec, type FaultSpec } from './rpc/fault-spec';
+export { describeFaultReport, FAULTS_ENV, faultSpecsFromEnv, parseFaultSpec, type FaultSpec } from './rpc/fault-spec';
+export type { FaultReport } from './rpc/faults';
 export { MACHINE_FAULTS_ENV, machineFaultsFromEnv, parseMachineFault, type MachineFault } from './sim/machine-faults';
 export { DEFAULT_SIMULATION, parseMillis, resolveSimulation, SIMULATION_ENV, type SimulationSettings } from './sim/options';
 export { CLOCK_ENV, clockOptionsFromEnv, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV, type ClockMode } from './clock/settings';
@@ -72,6 +73,8 @@ export interface RunningEmulator {
   readonly simulation: SimulationSettings;
   /** Starts counting calls from zero. */
   resetCalls(): void;
+  /** Every fault armed (by `faults` or the control service) and how many calls it failed. */
+  faults(): FaultReport[];
   /** Stops serving (calls in flight may finish), closes open connections and the database. */
   close(): Promise<void>;
 }
@@ -80,6 +83,9 @@ export interface RunningEmulator {
 export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
   const host = options.host ?? '127.0.0.1';
   const services = await loadServices();
+  const faults = new FaultTable();
+  // Checked before the data folder is touched: a misspelt method stops the start.
+  installFaults(faults, options.faults ?? [], faultableMethodNames([services.auth, services.app, services.dataset, services.mlTraining]));
   const db = openDatabase(options.dataDir);
   try {
     const simulation = resolveSimulation(process.env, options.simulation);
@@ -90,14 +96,13 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     const backend: Backend = {
       db,
       services,
-      faults: new FaultTable(),
+      faults,
       machineFaults: new MachineFaults(simulation.machineFaults),
       checkInIntervalMs: simulation.checkInIntervalMs,
       now: () => clock.now(),
       clock,
       trainingDurationMs: settings.trainingDurationMs,
     };
-    installFaults(backend.faults, options.faults ?? []);
     const credentials = ensureSeeded(db, options.dataDir, backend.now());
     const counter = new CallCounter();
     const limits = resolveLimits(process.env, options.limits);
@@ -127,6 +132,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       simulation,
       calls: () => counter.snapshot(),
       resetCalls: () => counter.reset(),
+      faults: () => faults.report(),
       close: () => {
         simulator?.stop();
         closed ??= listener.close().then(() => {

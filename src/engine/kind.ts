@@ -27,10 +27,11 @@ export interface PlanProblem {
   readonly message: string;
   readonly hint?: string;
   /**
-   * Found in what exists on the service (a name another object holds), not in the input:
-   * a replace of that very object makes it moot.
+   * The service id of an existing object this resource could stand for (a name or version
+   * it takes): front ends name their own import command with it, and an interrupted create
+   * that made this very object does not count it as a clash.
    */
-  readonly fromService?: boolean;
+  readonly existingId?: string;
 }
 
 /** What the service holds now, as a kind sees it. */

@@ -9,7 +9,9 @@ import { attributePath, Diagnostics } from './diagnostics';
 import { PROVIDER_BLOCK_TYPE, providerBlock, providerBlockSchema, type Connect, type ProviderConnection } from './provider-block';
 import * as tf from './protocol/generated/tfplugin6/tfplugin6_pb';
 import type { ProviderHandlers } from './protocol/services';
-import { applyResource, importResource, planResource, readResource, type Stored } from './resource-lifecycle';
+import { configAddress } from './config-address';
+import { CreateIntents } from './create-intents';
+import { applyResource, importResource, planResource, readResource, settleIntent, type Stored } from './resource-lifecycle';
 import { readPrivate, writePrivate } from './resource-private';
 import { conform, decodeMsgpack, encodeMsgpack, hasUnknown, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
@@ -41,17 +43,26 @@ function asObject(value: TerraformValue): TerraformObject | null {
 }
 
 /** The provider's answers to Terraform, over the engine's kinds and a connection opened on first need. */
-export function providerHandlers(options: { kinds: KindRegistry; connect: Connect; env: NodeJS.ProcessEnv; onStop?: () => void }): { handlers: ProviderHandlers; close(): Promise<void> } {
+export function providerHandlers(options: {
+  kinds: KindRegistry;
+  connect: Connect;
+  env: NodeJS.ProcessEnv;
+  onStop?: () => void;
+  /** Where intents of creates are recorded (see CreateIntents); none: creates record nothing. */
+  intentsDir?: string;
+}): { handlers: ProviderHandlers; close(): Promise<void> } {
   const { kinds } = options;
-  let configured: Promise<{ connection: ProviderConnection; ctx: KindContext; key: Buffer }> | undefined;
+  let configured: Promise<{ connection: ProviderConnection; ctx: KindContext; key: Buffer; intents: CreateIntents | undefined }> | undefined;
   let block = providerBlock(null, options.env);
 
   /** The connection, the kinds' context and the digest key, opened on first need. */
-  const runtime = (): Promise<{ ctx: KindContext; key: Buffer }> => {
+  const runtime = (): Promise<{ ctx: KindContext; key: Buffer; intents: CreateIntents | undefined }> => {
     configured ??= (async () => {
       const connection = await options.connect(block);
       const target = await resolveTarget(connection.client, { ...(block.organizationId ? { organizationId: block.organizationId } : {}), ...(block.locationId ? { locationId: block.locationId } : {}) }, connection.defaults);
-      return { connection, ctx: kindContext(connection.client, target), key: digestKey(connection.apiKey) };
+      const ctx = kindContext(connection.client, target);
+      const intents = options.intentsDir ? new CreateIntents(options.intentsDir, ctx.organizationId) : undefined;
+      return { connection, ctx, key: digestKey(connection.apiKey), intents };
     })();
     return configured;
   };
@@ -153,8 +164,9 @@ export function providerHandlers(options: { kinds: KindRegistry; connect: Connec
         try {
           const current = stored(kind, req.currentState, req.private);
           if (!current) return new tf.ReadResource_Response({ newState: encode(kind, null), diagnostics: diags.list });
-          const { ctx, key } = await runtime();
+          const { ctx, key, intents } = await runtime();
           const read = await readResource(kind, ctx, current, key, takesWriteOnly(req.clientCapabilities));
+          if (read) settleIntent(kind, current, intents);
           return new tf.ReadResource_Response({ newState: encode(kind, read?.state ?? null), private: read ? writePrivate(read.private) : new Uint8Array(), diagnostics: diags.list });
         } catch (err) {
           diags.failure(err, `reading ${kind.type}`);
@@ -169,8 +181,11 @@ export function providerHandlers(options: { kinds: KindRegistry; connect: Connec
           const config = decode(kind, req.config);
           // A destroy is planned as nothing, without the service: nothing is read or written until apply.
           if (!decode(kind, req.proposedNewState) || !config) return new tf.PlanResourceChange_Response({ plannedState: encode(kind, null), plannedPrivate: req.priorPrivate, diagnostics: diags.list });
-          const { ctx, key } = await runtime();
-          const planned = await planResource(kind, ctx, { prior, config, key, writeOnly: takesWriteOnly(req.clientCapabilities) }, diags);
+          const { ctx, key, intents } = await runtime();
+          const address = prior ? undefined : configAddress(kind.type, config);
+          // Terraform plans the create half of a replace with no prior state and the replaced object's record.
+          const replacing = prior ? undefined : readPrivate(req.priorPrivate)?.ids;
+          const planned = await planResource(kind, ctx, { prior, config, key, writeOnly: takesWriteOnly(req.clientCapabilities), intents, address, replacing }, diags);
           return new tf.PlanResourceChange_Response({
             plannedState: encode(kind, planned.state),
             requiresReplace: planned.requiresReplace.map(attributePath),
@@ -188,8 +203,8 @@ export function providerHandlers(options: { kinds: KindRegistry; connect: Connec
         try {
           // An object in state without the provider's record is an error, never taken for a new one.
           const prior = stored(kind, req.priorState, req.plannedPrivate);
-          const { ctx, key } = await runtime();
-          const result = await applyResource(kind, ctx, { prior, planned: decode(kind, req.plannedState), config: decode(kind, req.config), plannedPrivate: readPrivate(req.plannedPrivate), key }, diags);
+          const { ctx, key, intents } = await runtime();
+          const result = await applyResource(kind, ctx, { prior, planned: decode(kind, req.plannedState), config: decode(kind, req.config), plannedPrivate: readPrivate(req.plannedPrivate), key, intents }, diags);
           return new tf.ApplyResourceChange_Response({ newState: encode(kind, result.state), private: result.private ? writePrivate(result.private) : new Uint8Array(), diagnostics: diags.list });
         } catch (err) {
           diags.failure(err, `applying ${kind.type}`);

@@ -5,6 +5,7 @@ import { replaceReasonsOf } from '../engine/kind-declaration';
 import { maskPaths, observedSecretPaths } from '../engine/mask';
 import { engineAttributes, isEngineUnknown, terraformAttribute } from './attributes';
 import type { Diagnostics } from './diagnostics';
+import type { CreateIntents } from './create-intents';
 import { newSalt, stateEntry, type ResourcePrivate } from './resource-private';
 import type { StateEntry } from '../engine/state/schema';
 import { digestName, writeOnlyAttributes } from '../engine/terraform-schema';
@@ -61,19 +62,36 @@ function recordOf(applied: Applied, view: JsonObject, sensitivePaths: readonly s
 export async function planResource(
   kind: ResourceKind,
   ctx: KindContext,
-  input: { prior: Stored | undefined; config: TerraformObject; key: Buffer; writeOnly: boolean },
+  input: {
+    prior: Stored | undefined;
+    config: TerraformObject;
+    key: Buffer;
+    writeOnly: boolean;
+    intents?: CreateIntents | undefined;
+    address?: string | undefined;
+    /** For the create half of a replace: the ids of the object it replaces. */
+    replacing?: Readonly<Record<string, string>> | undefined;
+  },
   diags: Diagnostics,
 ): Promise<Planned> {
   const { prior, config } = input;
   const declaration = kind.declaration;
   const entry = prior ? stateEntry(kind.type, prior.private) : undefined;
-  const desired = await desireResource(kind, ctx, engineAttributes(declaration, config), entry);
-  // A create planned without a prior object may be the second half of a replace (Terraform
-  // plans that create with no prior state): a name the replaced object holds is then no
-  // clash. Such a problem warns here; a create that really clashes still fails at apply.
-  const [warned, refused] = prior ? [[], desired.problems] : [desired.problems.filter((p) => p.fromService), desired.problems.filter((p) => !p.fromService)];
-  diags.problems(refused);
-  for (const p of warned) diags.warning(`${p.message}: unless this plan replaces that object, the create will fail`, { path: p.path, ...(p.hint ? { hint: p.hint } : {}) });
+  let desired = await desireResource(kind, ctx, engineAttributes(declaration, config), entry);
+  const adopted = prior ? undefined : await interruptedCreate(kind, ctx, desired.view, input.intents);
+  if (adopted) {
+    // Judged as the object it is: its own name or version is no clash.
+    desired = await desireResource(kind, ctx, engineAttributes(declaration, config), adoptedEntry(kind, adopted));
+    diags.warning(`an interrupted create made this object (${describeIds(adopted)}): apply adopts it instead of creating another`);
+  }
+  // The create half of a replace is planned with no prior state but with the replaced
+  // object's record: that object's own name is no clash.
+  const replaced = new Set(Object.values(input.replacing ?? {}));
+  diags.problems(
+    desired.problems
+      .filter((p) => !(p.existingId && replaced.has(p.existingId)))
+      .map((p) => (p.existingId && p.hint ? { ...p, hint: p.hint.replace(/<this address>/g, input.address ?? '<this address>') } : p)),
+  );
   diags.notes(desired.notes);
   const planned: TerraformObject = {};
   for (const f of Object.values(declaration.attributes)) {
@@ -89,7 +107,8 @@ export async function planResource(
     // Terraform plans a create again during apply: the new object's salt must come out the
     // same, so it is derived from its configuration (unknown while any of it is).
     const salt = creationSalt(declaration, kind.type, config);
-    const record: ResourcePrivate = { ids: {}, outputs: {}, kind_private: {}, applied: null, sensitive_paths: [], salt: salt ?? newSalt(), version: null };
+    // An adopted object's ids ride to apply in the planned record.
+    const record: ResourcePrivate = { ids: { ...adopted?.ids }, outputs: { ...adopted?.outputs }, kind_private: {}, applied: null, sensitive_paths: [], salt: salt ?? newSalt(), version: null };
     const state = withoutWriteOnly(declaration, planned, config, input.key, record.salt, input.writeOnly);
     if (salt === undefined) for (const f of writeOnlyAttributes(declaration)) if (state[digestName(f)] !== null) state[digestName(f)] = UNKNOWN_VALUE;
     return { state, requiresReplace: [], private: record };
@@ -135,16 +154,57 @@ async function deletable(kind: ResourceKind, ctx: KindContext, prior: Stored): P
   return found ? { ...entry, ids: { ...found.ids }, outputs: { ...found.outputs } } : undefined;
 }
 
+/** Whether `ids` holds every id `recorded` names, with the same value (a create records its first id before the rest). */
+function holdsIds(ids: Readonly<Record<string, string>>, recorded: Readonly<Record<string, string>>): boolean {
+  return Object.entries(recorded).every(([k, v]) => ids[k] === v);
+}
+
+function describeIds(applied: Applied): string {
+  return Object.entries(applied.ids).map(([k, v]) => `${k} ${v}`).join(', ');
+}
+
+/** A state entry standing for an object an interrupted create made. */
+function adoptedEntry(kind: ResourceKind, applied: Applied) {
+  return stateEntry(kind.type, { ids: { ...applied.ids }, outputs: { ...applied.outputs }, kind_private: {}, applied: null, sensitive_paths: [], salt: '', version: null });
+}
+
+/**
+ * The object an earlier, interrupted create of this identity made, found by its intent the
+ * way the engine settles its own intents; an intent whose create made nothing is dropped.
+ * An object of that name whose ids differ from those the create recorded is someone else's.
+ */
+async function interruptedCreate(kind: ResourceKind, ctx: KindContext, view: JsonObject, intents: CreateIntents | undefined): Promise<Applied | undefined> {
+  const identity = kind.identity(view);
+  const intent = identity && intents?.find(kind.type, identity.key);
+  if (!identity || !intent || !intents) return undefined;
+  const found = await kind.findCreated(ctx, identity.key, new Set());
+  if (!found) {
+    intents.drop(kind.type, identity.key);
+    return undefined;
+  }
+  if (intent.ids && !holdsIds(found.ids, intent.ids)) return undefined;
+  return found;
+}
+
+/** Drops the intent of a create whose object Terraform's state now holds. */
+export function settleIntent(kind: ResourceKind, stored: Stored, intents: CreateIntents | undefined): void {
+  const identity = stored.private.applied ? kind.identity(stored.private.applied) : undefined;
+  if (!identity || !intents) return;
+  const intent = intents.find(kind.type, identity.key);
+  if (intent && (!intent.ids || holdsIds(stored.private.ids, intent.ids))) intents.drop(kind.type, identity.key);
+}
+
 /** Creates, updates or deletes one object as planned; a create that got as far as the service keeps what it made. */
 export async function applyResource(
   kind: ResourceKind,
   ctx: KindContext,
-  input: { prior: Stored | undefined; planned: TerraformObject | null; config: TerraformObject | null; plannedPrivate: ResourcePrivate | undefined; key: Buffer },
+  input: { prior: Stored | undefined; planned: TerraformObject | null; config: TerraformObject | null; plannedPrivate: ResourcePrivate | undefined; key: Buffer; intents?: CreateIntents | undefined },
   diags: Diagnostics,
 ): Promise<{ state: TerraformObject | null; private: ResourcePrivate | undefined }> {
-  const { prior, planned, key } = input;
+  const { prior, planned, key, intents } = input;
   if (!planned) {
     if (!prior) return { state: null, private: undefined };
+    settleIntent(kind, prior, intents);
     const entry = await deletable(kind, ctx, prior);
     if (!entry) return { state: null, private: undefined };
     if (kind.retainOnDelete(entry)) {
@@ -155,22 +215,37 @@ export async function applyResource(
     if (outcome === 'pending') diags.warning('deletion started and finishes on the service later (e.g. a canceled training job)');
     return { state: null, private: undefined };
   }
-  const entry = prior ? stateEntry(kind.type, prior.private) : undefined;
+  const plannedIds = input.plannedPrivate?.ids ?? {};
+  const adopting = !prior && Object.keys(plannedIds).length > 0 ? { ids: plannedIds, outputs: input.plannedPrivate?.outputs ?? {} } : undefined;
+  const entry = prior ? stateEntry(kind.type, prior.private) : adopting ? adoptedEntry(kind, adopting) : undefined;
   // Write-only secrets are in the configuration only.
   const desired = await desireResource(kind, ctx, engineAttributes(kind.declaration, withWriteOnlyFrom(kind.declaration, planned, input.config)), entry);
   // At apply, the service is the judge of what it holds (a replaced object is gone by now).
-  const refused = desired.problems.filter((p) => !p.fromService);
+  const refused = desired.problems.filter((p) => !p.existingId);
   if (refused.length > 0) {
     diags.problems(refused);
     return { state: prior?.state ?? null, private: prior?.private };
   }
+  if (adopting && entry) {
+    // The plan found what an interrupted create made: it is brought to the configuration, not made again.
+    const salt = input.plannedPrivate?.salt ?? newSalt();
+    const applied = await kind.update(ctx, entry, desired.view, null);
+    const identity = kind.identity(desired.view);
+    if (identity && intents) intents.record(kind.type, identity.key, applied.ids);
+    return { state: withServiceAttributes(kind, planned, applied), private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt, key) };
+  }
   if (!prior || !entry) {
     const salt = input.plannedPrivate?.salt ?? newSalt();
     let made: Applied | undefined;
+    const identity = kind.identity(desired.view);
+    // Recorded before the call: a create the run does not live to see answered is found by it.
+    if (identity && intents) intents.record(kind.type, identity.key);
     try {
       const applied = await kind.create(ctx, desired.view, async (ids) => {
         made = ids;
+        if (identity && intents) intents.record(kind.type, identity.key, ids.ids);
       });
+      if (identity && intents) intents.record(kind.type, identity.key, applied.ids);
       return { state: withServiceAttributes(kind, planned, applied), private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt, key) };
     } catch (err) {
       diags.failure(err, `creating ${kind.type}`);

@@ -42,7 +42,7 @@ export function createInvoker<S extends ServiceType>(service: S, transport: Tran
   const client = createClient(service, transport);
   return async (method, safe, op) => {
     try {
-      return await withRetries(() => underStopHook(() => op(client, { timeoutMs: settings.timeoutMs })), {
+      return await withRetries(() => underStopHook(() => op(client, { timeoutMs: settings.timeoutMs }), service.methods[method]?.name), {
         safe,
         policy: settings.retry,
         clock: settings.clock,

@@ -6,6 +6,7 @@ import { CLOCK_ENV, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV
 import {
   CREDENTIALS_FILE,
   DEFAULT_SIMULATION,
+  describeFaultReport,
   faultSpecsFromEnv,
   LIMIT_ENV,
   MACHINE_FAULTS_ENV,
@@ -101,7 +102,7 @@ export function register(program: Command): void {
     )
     .option(
       '--fail <METHOD[:CODE[:COUNT]]>',
-      'make calls of an RPC fail (e.g. CancelTrainingJob:unavailable:2; CODE default unavailable, COUNT default every call); repeatable',
+      'make calls of an RPC fail (e.g. CancelTrainingJob:unavailable:2; CODE default unavailable, COUNT default every call); repeatable; how often each fired is printed on stop',
       (value: string, prior: FaultSpec[]) => [...prior, parseFaultSpec(value, '--fail')],
       [] as FaultSpec[],
     )
@@ -161,6 +162,7 @@ export function register(program: Command): void {
       );
       const signal = await stopped;
       await emulator.close();
+      for (const line of describeFaultReport(emulator.faults())) process.stdout.write(`${line}\n`);
       process.stdout.write(`stopped (${signal})\n`);
     });
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isSecretEnvName, machineHome, moduleEnvironment, parseMachineConfig, type ModuleConfig } from '../../domain';
+import { isSecretEnvName, machineHome, moduleEnvironment, parseMachineConfig, unreceivableEnvEntry, type ModuleConfig } from '../../domain';
 import { FleetformError } from '../../domain/errors';
 import { unescapedAttributes } from '../../engine/desired/references';
 import { isObject, type JsonObject } from '../../engine/json';
@@ -33,6 +33,10 @@ export function register(program: Command, apps: AppRunner): void {
       const found = (config.modules ?? []).find((m) => m.name === moduleName);
       if (!found) {
         throw new FleetformError(`machine ${address} has no module ${moduleName}`, { path: `${address}.config.modules`, hint: `its modules: ${(config.modules ?? []).map((m) => m.name).join(', ') || '(none)'}` });
+      }
+      for (const [name, value] of Object.entries(found.env ?? {})) {
+        const reason = unreceivableEnvEntry(name, value);
+        if (reason) throw new FleetformError(reason, { path: `${address}.config.modules.${moduleName}.env`, hint: 'rename the entry in the app: letters, digits and "_"; no NUL in values' });
       }
       let module: ModuleConfig = found;
       const entry = (await ws.backend.read(stack.name)).resources[address];

@@ -28,7 +28,7 @@ export function describeApp(result: Extract<RunAppResult, { ok: true }>): string
 export function register(program: Command): void {
   program
     .command('validate')
-    .description('Run the CDKTF app (cdktf.json "app", else main.ts) and report every problem of the fleet')
+    .description('Run the CDKTF app (the command in cdktf.json "app") and report every problem of the fleet')
     .action(async () => {
       const result = await validateApp({ cwd: process.cwd() });
       if (!printAppProblems(result) || !result.ok) {

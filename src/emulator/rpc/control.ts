@@ -1,7 +1,7 @@
 /** `fleetform.emulator.v1.EmulatorService`: the emulator's own controls (organization-owner keys only). */
 import { Code, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import type { EmulatorServiceType } from '../../api/emulator-control';
-import { isTerminal, type ModelFramework, type ModelType } from '../../domain';
+import { InputError, isTerminal, type ModelFramework, type ModelType } from '../../domain';
 import type { Principal } from '../auth/principal';
 import { advanceJob, failJob, TransitionError, type Transition } from '../logic/training';
 import { moduleCardVersions } from '../logic/deployments';
@@ -9,11 +9,11 @@ import { deploymentsOfOrganization } from '../store/deployments';
 import { registryVersions } from '../store/registry';
 import { newId } from '../store/statements';
 import { isOrganizationOwner } from '../auth/principal';
-import { InputError } from '../../domain/errors';
 import { parseMachineFault } from '../sim/machine-faults';
 import { principalOf, timestamp, type Backend } from './context';
 import { failedPrecondition, invalidArgument, permissionDenied, required } from './errors';
 import { ClockError, type ClockState } from '../clock/clock';
+import { checkFaultMethod, faultableMethodNames } from './fault-spec';
 import { applyTransition, jobFor, settleTrainingJobs } from './ml-training';
 import { createOrganization } from './organizations';
 import { ownedOrganizations, publishModuleVersion, publishTrainingScript } from './publish';
@@ -162,6 +162,12 @@ export function controlService(backend: Backend): ServiceImpl<EmulatorServiceTyp
       required(req.method, 'method');
       if (!Number.isInteger(req.code) || req.code < 1 || req.code > 16) {
         throw invalidArgument(`code: ${req.code} is not a status code 1..16`);
+      }
+      const { auth, app, dataset, mlTraining } = backend.services;
+      try {
+        checkFaultMethod(req.method, faultableMethodNames([auth, app, dataset, mlTraining]), 'method');
+      } catch (err) {
+        throw invalidArgument(err instanceof InputError ? `${err.message}; ${err.hint ?? ''}` : String(err));
       }
       backend.faults.add(req.method, req.code as Code, req.message || 'injected fault', req.count || 1);
       return {};

@@ -1,44 +1,57 @@
 /**
  * Injected faults: the next N calls of a method fail with a chosen status. Held in memory
- * only (a restart clears them). The control service itself is never faulted.
+ * only (a restart clears them). The control service itself is never faulted. Every fault
+ * counts the calls it failed, so a run can show that the fault it armed fired.
  */
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 
 export interface Fault {
+  readonly method: string;
   readonly code: Code;
   readonly message: string;
-  remaining: number;
+  /** Calls it was armed to fail (Infinity: every call). */
+  readonly armed: number;
+  /** Calls it has failed so far. */
+  fired: number;
+}
+
+/** What one armed fault has done: `fired` of `armed` calls failed. */
+export interface FaultReport {
+  readonly method: string;
+  readonly code: Code;
+  readonly armed: number;
+  readonly fired: number;
 }
 
 export class FaultTable {
-  private readonly faults = new Map<string, Fault[]>();
+  private faults: Fault[] = [];
 
   /** `method` is `<package>.<Service>/<Method>` or `<Method>`. */
   add(method: string, code: Code, message: string, count: number): void {
-    const list = this.faults.get(method) ?? [];
-    list.push({ code, message, remaining: Math.max(1, count) });
-    this.faults.set(method, list);
+    this.faults.push({ method, code, message, armed: Math.max(1, count), fired: 0 });
   }
 
-  /** Removes every fault; returns how many were pending. */
+  /** Removes every fault; returns how many were still pending. */
   clear(): number {
-    const n = [...this.faults.values()].reduce((sum, l) => sum + l.length, 0);
-    this.faults.clear();
-    return n;
+    const pending = this.faults.filter((f) => f.fired < f.armed).length;
+    this.faults = [];
+    return pending;
   }
 
-  /** The fault to raise for a call, consuming one use of it. */
+  /** The fault to raise for a call, counting it as fired. Faults on one method fire in the order they were added. */
   take(typeName: string, methodName: string): Fault | undefined {
     for (const key of [`${typeName}/${methodName}`, methodName]) {
-      const list = this.faults.get(key);
-      const fault = list?.[0];
-      if (!list || !fault) continue;
-      fault.remaining -= 1;
-      if (fault.remaining <= 0) list.shift();
-      if (list.length === 0) this.faults.delete(key);
+      const fault = this.faults.find((f) => f.method === key && f.fired < f.armed);
+      if (!fault) continue;
+      fault.fired += 1;
       return fault;
     }
     return undefined;
+  }
+
+  /** Every fault added since the start or the last `clear`, with how often it fired. */
+  report(): FaultReport[] {
+    return this.faults.map(({ method, code, armed, fired }) => ({ method, code, armed, fired }));
   }
 }
 

@@ -1,5 +1,6 @@
 import { childPath } from '../../domain/json-path';
 import { ServiceError, type RegistryModule } from '../../api/client';
+import { SERVICE_MAX_MESSAGE_BYTES, updateRobotPartRequestSize } from '../../api/message-size';
 import {
   describeVersionPolicy,
   formatVersionPolicy,
@@ -19,6 +20,19 @@ import type { StateEntry } from '../state/schema';
 import { configDocument, configView } from './machine-config-view';
 import { secretEnvEntries, splitSecretEnv, withSecretEnv } from './machine-secrets';
 import { unlessNotFound } from './not-found';
+
+function megabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB (${bytes.toLocaleString('en-US')} bytes)`;
+}
+
+/** A config the service cannot take in one message: refused at plan, before a machine is created without it. */
+function oversizeProblem(bytes: number): PlanProblem {
+  return {
+    path: 'config',
+    message: `the config needs a ${megabytes(bytes)} UpdateRobotPart message, over the service's message limit of ${megabytes(SERVICE_MAX_MESSAGE_BYTES)}`,
+    hint: 'make the config smaller: split the machine, or ship large data (models, lookup tables) as a package or module instead of attributes',
+  };
+}
 
 /** Thrown when the machine changed on the service after the plan read it. */
 export class ConcurrentChangeError extends FleetformError {}
@@ -217,6 +231,8 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
     problems.push(...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
     const desiredConfig: Record<string, unknown> = { ...config };
     if (modules.length > 0) desiredConfig.modules = resolvedModules;
+    const requestBytes = updateRobotPartRequestSize(name, desiredConfig);
+    if (requestBytes > SERVICE_MAX_MESSAGE_BYTES) problems.push(oversizeProblem(requestBytes));
     const view: JsonObject = { name, location_id: locationId, config: configView(desiredConfig) };
 
     return { view, private: { pins }, notes, problems, kindData: { running: await runningVersions(ctx, view.config) } };
@@ -370,8 +386,8 @@ async function placementProblems(ctx: KindContext, name: string, explicitLocatio
     {
       path: 'name',
       message: `location ${locationId} already has a machine named ${name} (id ${holder.id})`,
-      fromService: true,
       hint: `if fleetform manages it under another address, move that address instead of recreating it (fleetform state mv OLD NEW); to manage it with this resource: fleetform import <this address> ${holder.id}; or choose another name`,
+      existingId: holder.id,
     },
   ];
 }

@@ -106,6 +106,7 @@ async function submissionProblems<Schema extends z.ZodObject>(ctx: KindContext, 
         path: 'model_version',
         message: `model ${modelName} already has version ${modelVersion} (job ${clash.id}, ${trainingStatusName(clash.status)}); a version is never reused, even by canceled or failed jobs`,
         hint: `set modelVersion to ${next}, the next free version${prior ? '' : `, or manage that job: fleetform import <this address> ${clash.id}`}`,
+        existingId: clash.id,
       });
     }
   }

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { controllerService, providerService, type ProviderHandlers } from '../protocol/services';
 import { newPluginIdentity } from './certificate';
 import { handshakeLine, readHostRequest } from './handshake';
+import { watchParent } from './parent-watch';
 
 /** A running plugin: resolves when the host shut it down (or the process is asked to stop). */
 export interface RunningPlugin {
@@ -28,7 +29,7 @@ function divertStdout(): (line: string) => void {
 /**
  * Serves a provider as a go-plugin: checks the host's environment, listens with mutual TLS
  * on a unix socket, prints the handshake line, and stops on the controller's Shutdown,
- * or on SIGTERM.
+ * on SIGTERM, or once the host process is gone.
  */
 export async function servePlugin(handlers: ProviderHandlers, env: NodeJS.ProcessEnv = process.env): Promise<RunningPlugin> {
   const printHandshake = divertStdout();
@@ -60,6 +61,13 @@ export async function servePlugin(handlers: ProviderHandlers, env: NodeJS.Proces
   // The host stops a run through StopProvider and Shutdown; an interrupt sent to the whole process group is its to handle.
   process.on('SIGINT', () => undefined);
   process.once('SIGTERM', () => void stop());
+  const unwatch = watchParent(() => {
+    // The host's end of stderr may be gone too: a failed log write must not stop the clean-up.
+    process.stderr.on('error', () => undefined);
+    process.stderr.write('terraform-provider-fleetform: the host process is gone; stopping\n');
+    void stop();
+  });
+  void stopped.then(unwatch);
   printHandshake(handshakeLine(socketPath, identity.handshakeCertificate));
   return { socketPath, stopped, stop };
 }
