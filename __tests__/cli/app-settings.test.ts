@@ -39,9 +39,9 @@ describe('cdktf.json', () => {
   });
 
   test.each([
-    ['{"language": "typescript"}', 'cdktf.json: "app" is missing: it is the command that runs the app', /^add cdktf.json with the command/],
-    ['{"app": 5}', 'cdktf.json: "app" must be a string: the command that runs the app', /^add cdktf.json with the command/],
-    ['{"app": "  "}', 'cdktf.json: "app" is empty: it is the command that runs the app', /^add cdktf.json with the command/],
+    ['{"language": "typescript"}', 'cdktf.json has no "app": the command that runs the app', /^add "app" to cdktf.json/],
+    ['{"app": 5}', 'cdktf.json: "app" must be a string: the command that runs the app', /^add "app" to cdktf.json/],
+    ['{"app": "  "}', 'cdktf.json: "app" is empty: it is the command that runs the app', /^add "app" to cdktf.json/],
     ['{"app": "x", "output": 3}', 'cdktf.json: "output" must be a string: the output folder', /^fix the key/],
     ['{"app": "x", "context": []}', 'cdktf.json: "context" must be an object of values the app reads with node.getContext', /^fix the key/],
     ['{"app": "x", "terraformModules": {}}', 'cdktf.json: "terraformModules" must be an array of module sources', /^fix the key/],

@@ -13,6 +13,8 @@ export interface ProjectSettings {
 }
 
 const CDKTF_JSON_HINT = 'add cdktf.json with the command that runs the app, e.g. {"language": "typescript", "app": "npx ts-node main.ts"}';
+/** The file is there: what it lacks is the key. */
+const APP_HINT = 'add "app" to cdktf.json, e.g. "app": "npx ts-node main.ts"';
 
 /**
  * The part of cdktf.json fleetform reads (`app`, `output`, `context`, `terraformModules`);
@@ -20,7 +22,7 @@ const CDKTF_JSON_HINT = 'add cdktf.json with the command that runs the app, e.g.
  */
 const cdktfJsonSchema = z.looseObject({
   app: z
-    .string({ error: (issue) => (issue.input === undefined ? 'is missing: it is the command that runs the app' : 'must be a string: the command that runs the app') })
+    .string({ error: (issue) => (issue.input === undefined ? 'is missing' : 'must be a string: the command that runs the app') })
     .trim()
     .min(1, 'is empty: it is the command that runs the app'),
   output: z.string('must be a string: the output folder').trim().min(1, 'is empty: leave it out for cdktf.out').optional(),
@@ -33,6 +35,7 @@ function schemaProblem(issues: readonly z.core.$ZodIssue[]): string {
   const [issue] = issues;
   if (issue === undefined) return 'cdktf.json cannot be read';
   if (issue.path.length === 0) return 'cdktf.json must hold an object, e.g. {"app": "npx ts-node main.ts"}';
+  if (issue.path[0] === 'app' && issue.message === 'is missing') return 'cdktf.json has no "app": the command that runs the app';
   return `cdktf.json: "${pathOf(issue.path)}" ${issue.message}`;
 }
 
@@ -54,7 +57,7 @@ export function readProjectSettings(cwd: string, outdirOption: string | undefine
   const result = cdktfJsonSchema.safeParse(parsed);
   if (!result.success) {
     const appMissing = result.error.issues.some((i) => i.path[0] === 'app');
-    throw new InputError(schemaProblem(result.error.issues), { path: configFile, hint: appMissing ? CDKTF_JSON_HINT : 'fix the key in cdktf.json' });
+    throw new InputError(schemaProblem(result.error.issues), { path: configFile, hint: appMissing ? APP_HINT : 'fix the key in cdktf.json' });
   }
   const { app, output, context = {}, terraformModules = [] } = result.data;
   return { cdktf: { app, context, terraformModules }, outdir: path.resolve(cwd, outdirOption ?? output ?? 'cdktf.out') };
