@@ -136,3 +136,22 @@ test('destroy deletes the machines before the locations they live in, inner loca
   expect(await q.client.appClient.listLocations(q.credentials.organizationId)).toEqual([]);
   expect(Object.keys((await q.backend().read('fleet')).resources)).toEqual([]);
 });
+
+test('a location made outside is imported by id; a rename made outside is drift that apply reverts', async () => {
+  const q = await projectWithoutLocations();
+  const { organizationId } = q.credentials;
+  const outer = await q.client.appClient.createLocation(organizationId, 'outer');
+  const inner = await q.client.appClient.createLocation(organizationId, 'inner', outer.id);
+  synth(q, (s) => new Location(s, 'inner', { name: 'inner', parent: outer.id }));
+  const imported = await q.run('import', 'fleetform_location.inner', inner.id);
+  expect(imported.code).toBe(0);
+  expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);
+
+  await q.client.appClient.updateLocation(inner.id, 'renamed', outer.id);
+  const drift = await q.run('plan', '--detailed-exitcode');
+  expect(drift.code).toBe(2);
+  expect(drift.stdout).toContain('# fleetform_location.inner will be updated in-place');
+  expect(drift.stdout).toMatch(/~ name\s+= "renamed" -> "inner"/);
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  expect(await q.client.appClient.getLocation(inner.id)).toMatchObject({ name: 'inner', parentLocationId: outer.id });
+});
