@@ -5,7 +5,7 @@
  */
 import { App, TerraformStack } from 'cdktf';
 import type { Construct } from 'constructs';
-import { FleetProvider, Location, Machine } from '../../src';
+import { FleetProvider, Location, Machine, Module } from '../../src';
 import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
 
 jest.setTimeout(120_000);
@@ -154,4 +154,18 @@ test('a location made outside is imported by id; a rename made outside is drift 
   expect(drift.stdout).toMatch(/~ name\s+= "renamed" -> "inner"/);
   expect((await q.run('apply', '--auto-approve')).code).toBe(0);
   expect(await q.client.appClient.getLocation(inner.id)).toMatchObject({ name: 'inner', parentLocationId: outer.id });
+});
+
+test('a module of a machine in a Location gets that location as VIAM_LOCATION_ID from fleetform env', async () => {
+  const q = await projectWithoutLocations();
+  // Another location, so the organization has no single default the env could fall back to.
+  await q.client.appClient.createLocation(q.credentials.organizationId, 'other');
+  synth(q, (s) => {
+    const machine = new Machine(s, 'arm', { location: new Location(s, 'site') });
+    new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2' });
+  });
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  const out = await q.run('env', 'fleetform_machine.arm', 'acme_sensors');
+  expect(out.code).toBe(0);
+  expect(out.stdout.trim().split('\n')).toContain(`VIAM_LOCATION_ID=${await idOf(q, 'fleetform_location.site')}`);
 });
