@@ -169,3 +169,21 @@ test('a module of a machine in a Location gets that location as VIAM_LOCATION_ID
   expect(out.code).toBe(0);
   expect(out.stdout.trim().split('\n')).toContain(`VIAM_LOCATION_ID=${await idOf(q, 'fleetform_location.site')}`);
 });
+
+test('with several locations, only a machine that names none fails the plan; one given a location plans', async () => {
+  p = await openEmulatorProject('ff-locations-');
+  const q = p;
+  const second = await q.client.appClient.createLocation(q.credentials.organizationId, 'second');
+  synth(q, (s) => {
+    new Machine(s, 'placed', { location: second.id });
+    new Machine(s, 'unplaced');
+  });
+  const plan = await q.run('plan');
+  expect(plan.code).toBe(1);
+  expect(plan.stdout).toContain(`Error: fleetform_machine.unplaced.location_id: organization ${q.credentials.organizationId} has 2 locations: the machine must say which`);
+  expect(plan.stdout).not.toContain('fleetform_machine.placed.location_id');
+
+  synth(q, (s) => new Machine(s, 'placed', { location: second.id }));
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  expect((await q.client.appClient.listMachines(second.id)).map((m) => m.name)).toEqual(['placed']);
+});
