@@ -46,5 +46,6 @@ describe('Location', () => {
     new Location(stack, 'c', { name: '' });
     new Location(stack, 'd', { parent: elsewhere });
     expect(errorsOf(app)).toEqual(['s/c name location-name', 's/d parent location-other-stack']);
+    expect(() => new Machine(stack, 'arm', { location: elsewhere })).toThrow('location o/elsewhere belongs to another stack');
   });
 });

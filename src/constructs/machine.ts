@@ -1,4 +1,4 @@
-import { TerraformResource } from './cdk';
+import { TerraformResource, TerraformStack } from './cdk';
 import type { Construct } from 'constructs';
 import type { MachineConfig } from '../domain';
 import { FleetformError } from '../domain/errors';
@@ -81,6 +81,13 @@ export class Machine extends TerraformResource implements IMachine {
     }
     if (props.location !== undefined && props.locationId !== undefined) {
       throw new FleetformError('a Machine takes location or locationId, not both', { path: `${this.node.path}.location`, hint: 'keep one of them' });
+    }
+    const location = props.location;
+    if (location !== undefined && typeof location !== 'string' && TerraformStack.of(location) !== TerraformStack.of(this)) {
+      throw new FleetformError(`location ${location.node.path} belongs to another stack`, {
+        path: `${this.node.path}.location`,
+        hint: 'declare the Location in this stack, or pass its id as a string',
+      });
     }
     this.overrideLogicalId(logicalIdFor(this));
     this.name = props.name ?? id;
