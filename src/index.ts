@@ -9,6 +9,7 @@ export {
   Dataset,
   TrainingJob,
   CustomTrainingJob,
+  Location,
   ModelType,
   ModelFramework,
   TrainingStatus,

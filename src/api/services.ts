@@ -76,6 +76,8 @@ const APP_METHODS = [
   'ListLocations',
   'CreateLocation',
   'GetLocation',
+  'UpdateLocation',
+  'DeleteLocation',
   'NewRobot',
   'GetRobot',
   'ListRobots',

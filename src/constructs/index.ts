@@ -12,3 +12,4 @@ export type { JsonObject, JsonValue } from './json-value';
 export { analyzeApp, type AppAnalysis } from './analysis';
 export { formatFleetIssue, type FleetIssue } from './fleet-issue';
 export { ModelType, ModelFramework, TrainingStatus } from '../domain';
+export { Location, type LocationProps } from './location';

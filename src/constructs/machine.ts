@@ -1,4 +1,4 @@
-import { TerraformResource } from './cdk';
+import { TerraformResource, TerraformStack } from './cdk';
 import type { Construct } from 'constructs';
 import type { MachineConfig } from '../domain';
 import { FleetformError } from '../domain/errors';
@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { terraformLiterals } from './terraform-literal';
 import { perGeneration } from './generation';
 import { plainResourceFragment, usesNoResourceFeatures } from './plain-resource';
+import { locationIdOf, type Location } from './location';
 
 /** Properties of a {@link Machine}. */
 export interface MachineProps {
@@ -26,7 +27,13 @@ export interface MachineProps {
    */
   readonly name?: string;
   /**
-   * Location the machine lives in.
+   * Location the machine lives in: a {@link Location} of the same stack, or the id of an
+   * existing location. Give this or `locationId`, not both.
+   * @default the provider's `locationId`, else at plan time the only location of the organization
+   */
+  readonly location?: Location | string;
+  /**
+   * Id of the location the machine lives in (the same as `location` given an id).
    * @default the provider's `locationId`, else at plan time the only location of the organization
    */
   readonly locationId?: string;
@@ -37,6 +44,7 @@ export const machinePropsSchema = z.strictObject({
   ...camelShape(machineAttributes, ['location_id']),
   // An empty name is reported by the app's analysis, with duplicate names.
   name: propSchemas.text.optional(),
+  location: z.union([propSchemas.text, propSchemas.construct<Location>('fleetform_location', 'expected a Location or a location id')]).optional(),
 }) satisfies z.ZodType<MachineProps>;
 
 /**
@@ -57,7 +65,7 @@ export class Machine extends TerraformResource implements IMachine {
 
   /** Name of the machine. */
   readonly name: string;
-  /** Location, when given. */
+  /** Location id, when given: a reference to a Location's id, or the id given. */
   readonly locationId: string | undefined;
 
   constructor(scope: Construct, id: string, props: MachineProps = {}) {
@@ -71,9 +79,19 @@ export class Machine extends TerraformResource implements IMachine {
         hint: `declare it in the stack (or a construct of its own) instead of inside ${outer.node.path}`,
       });
     }
+    if (props.location !== undefined && props.locationId !== undefined) {
+      throw new FleetformError('a Machine takes location or locationId, not both', { path: `${this.node.path}.location`, hint: 'keep one of them' });
+    }
+    const location = props.location;
+    if (location !== undefined && typeof location !== 'string' && TerraformStack.of(location) !== TerraformStack.of(this)) {
+      throw new FleetformError(`location ${location.node.path} belongs to another stack`, {
+        path: `${this.node.path}.location`,
+        hint: 'declare the Location in this stack, or pass its id as a string',
+      });
+    }
     this.overrideLogicalId(logicalIdFor(this));
     this.name = props.name ?? id;
-    this.locationId = props.locationId;
+    this.locationId = props.location !== undefined ? locationIdOf(props.location) : props.locationId;
     registerFleetConstruct(this);
   }
 

@@ -13,6 +13,13 @@ export const datasetAttributes = {
   organization_id: z.string().optional(),
 };
 
+/** A location of an organization, at the top level or inside another location. */
+export const locationAttributes = {
+  name: z.string().min(1, 'a location needs a name'),
+  parent_location_id: z.string().optional(),
+  organization_id: z.string().optional(),
+};
+
 /** A machine and the whole config of its main part. */
 export const machineAttributes = {
   name: z.string().min(1, 'a machine needs a name'),

@@ -6,6 +6,7 @@ import type { KindContext } from './kind';
 /** Where a stack's resources live on the service. */
 export interface Target {
   readonly organizationId: string;
+  /** The location machines default to; empty when the organization has none or several and the provider names none. */
   readonly locationId: string;
 }
 
@@ -35,14 +36,10 @@ export async function resolveTarget(client: ServiceClient, provider: ProviderSet
   }
   let locationId = provider.locationId ?? (provider.organizationId ? undefined : defaults.locationId);
   if (!locationId) {
+    // Without one location to default to (none yet, or several), only a machine that names
+    // no location is a problem: the machine kind reports it (see defaultLocationProblem).
     const locations = await client.appClient.listLocations(organizationId);
-    if (locations.length !== 1) {
-      throw new FleetformError(locations.length === 0 ? `organization ${organizationId} has no location` : `organization ${organizationId} has ${locations.length} locations`, {
-        path: 'FleetProvider.locationId',
-        hint: `set locationId on the FleetProvider; choices: ${locations.map((l) => `${l.id} (${l.name})`).join(', ') || 'none'}`,
-      });
-    }
-    locationId = (locations[0] as { id: string }).id;
+    locationId = locations.length === 1 ? (locations[0] as { id: string }).id : '';
   } else if (provider.locationId) {
     const locations = await client.appClient.listLocations(organizationId);
     if (!locations.some((l) => l.id === provider.locationId)) {

@@ -11,10 +11,25 @@ import { machineOf, machinePartOf, namedOf, registryItemOf, registryModuleOf } f
 import { ServiceError } from './errors';
 import type { Location, Machine, MachinePart, Organization, RegistryItem, RegistryModule } from './types';
 
+/** A location as the location kind reads it: where it sits and which organization owns it. */
+export interface LocationDetail extends Location {
+  /** The location it sits in; empty for a top-level location. */
+  readonly parentLocationId: string;
+  /** The organization that owns it (its primary organization). */
+  readonly organizationId: string;
+}
+
 /** Machines, parts and the registry. */
 export interface AppClient {
   listOrganizations(): Promise<Organization[]>;
   listLocations(organizationId: string): Promise<Location[]>;
+  /** Creates a location, inside `parentLocationId` when given. */
+  createLocation(organizationId: string, name: string, parentLocationId?: string): Promise<LocationDetail>;
+  getLocation(id: string): Promise<LocationDetail>;
+  /** Renames a location and places it under `parentLocationId` (empty: the top level), in place. */
+  updateLocation(id: string, name: string, parentLocationId: string): Promise<LocationDetail>;
+  /** Deletes a location; the service refuses one that still holds machines. */
+  deleteLocation(id: string): Promise<void>;
   /** Creates a machine (with its main part); resolves to the machine id. */
   newMachine(name: string, locationId: string): Promise<string>;
   getMachine(id: string): Promise<Machine>;
@@ -50,6 +65,29 @@ export function createAppClient(call: Invoker<AppWireServiceType>, sdk: Pick<Sdk
     async listLocations(organizationId) {
       const res = await call('listLocations', true, (c, o) => c.listLocations({ organizationId }, o));
       return res.locations.map(namedOf);
+    },
+
+    async createLocation(organizationId, name, parentLocationId) {
+      const res = await call('createLocation', false, (c, o) => c.createLocation({ organizationId, name, ...(parentLocationId ? { parentLocationId } : {}) }, o));
+      if (res.location === undefined) throw missing('CreateLocation', 'location');
+      return locationDetailOf(res.location);
+    },
+
+    async getLocation(id) {
+      const res = await call('getLocation', true, (c, o) => c.getLocation({ locationId: id }, o));
+      if (res.location === undefined) throw missing('GetLocation', 'location');
+      return locationDetailOf(res.location);
+    },
+
+    async updateLocation(id, name, parentLocationId) {
+      // Setting the same name and parent again changes nothing: safe to retry.
+      const res = await call('updateLocation', true, (c, o) => c.updateLocation({ locationId: id, name, parentLocationId }, o));
+      if (res.location === undefined) throw missing('UpdateLocation', 'location');
+      return locationDetailOf(res.location);
+    },
+
+    async deleteLocation(id) {
+      await call('deleteLocation', false, (c, o) => c.deleteLocation({ locationId: id }, o));
     },
 
     async newMachine(name, locationId) {
@@ -114,4 +152,10 @@ export function createAppClient(call: Invoker<AppWireServiceType>, sdk: Pick<Sdk
       return registryItemOf(res.item);
     },
   };
+}
+
+/** viam.app.v1.Location: its owner is the organization marked primary (else the first listed). */
+function locationDetailOf(m: { id: string; name: string; parentLocationId: string; organizations: readonly { organizationId: string; primary: boolean }[] }): LocationDetail {
+  const owner = m.organizations.find((o) => o.primary) ?? m.organizations[0];
+  return { ...namedOf(m), parentLocationId: m.parentLocationId, organizationId: owner?.organizationId ?? '' };
 }

@@ -47,7 +47,7 @@ export function register(program: Command, apps: AppRunner): void {
       }
       const ctx = await ws.engine.context(stack.provider);
       const identity = entry?.ids.machine_id
-        ? { machineId: entry.ids.machine_id, partId: entry.ids.part_id ?? '', locationId: ctx.locationId, organizationId: ctx.organizationId, apiKey: MACHINE_KEY, apiKeyId: MACHINE_KEY, home: machineHome(process.env) ?? path.join(os.homedir(), '.viam') }
+        ? { machineId: entry.ids.machine_id, partId: entry.ids.part_id ?? '', locationId: typeof entry.attributes?.location_id === 'string' ? entry.attributes.location_id : ctx.locationId, organizationId: ctx.organizationId, apiKey: MACHINE_KEY, apiKeyId: MACHINE_KEY, home: machineHome(process.env) ?? path.join(os.homedir(), '.viam') }
         : undefined;
       const result = moduleEnvironment(module, process.env, identity);
       const secret = new Set(Object.keys(secretOf).filter((s) => s.startsWith(`${moduleName}.`)).map((s) => s.slice(moduleName.length + 1)));

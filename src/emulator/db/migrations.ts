@@ -255,4 +255,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX part_logs_by_part ON part_logs(part_id, id);
     `,
   },
+  {
+    version: 7,
+    name: 'nested locations',
+    sql: `
+      -- A location may sit inside another of its organization; NULL for a top-level one.
+      -- A location holding others cannot be deleted (the handler refuses it first).
+      ALTER TABLE locations ADD COLUMN parent_location_id TEXT REFERENCES locations(id);
+    `,
+  },
 ];

@@ -95,11 +95,27 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
     return {
       id: l.id,
       name: l.name,
-      parentLocationId: '',
+      parentLocationId: l.parentLocationId ?? '',
       organizations: [{ organizationId: l.organizationId, primary: true }],
       createdOn: timestamp(l.createdOn),
       robotCount: machines.listRobots(db, l.id).length,
     };
+  }
+
+  /** The location a location is to sit in: one of the same organization the caller may write to. */
+  function parentLocation(p: Principal, organizationId: string, id: string): accounts.LocationRecord {
+    const parent = accounts.getLocation(db, id);
+    if (!parent || parent.organizationId !== organizationId) {
+      throw invalidArgument(`parent_location_id: organization ${organizationId} has no location ${id}`);
+    }
+    return locationFor(db, p, parent.id, 'write');
+  }
+
+  /** A location's id and those of the locations it sits in, innermost first. */
+  function locationAncestry(id: string): string[] {
+    const chain: string[] = [];
+    for (let at: string | undefined = id; at !== undefined && !chain.includes(at); at = accounts.getLocation(db, at)?.parentLocationId) chain.push(at);
+    return chain;
   }
 
   /** Locations of an organization the caller can see. */
@@ -136,14 +152,48 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
     },
 
     createLocation(req, ctx) {
-      const org = organizationFor(db, principalOf(ctx), req.organizationId, 'write');
+      const p = principalOf(ctx);
+      const org = organizationFor(db, p, req.organizationId, 'write');
       const name = required(req.name, 'name').trim();
-      if (req.parentLocationId) throw invalidArgument('parent_location_id: nested locations are not supported by the emulator');
-      return { location: locationMessage(accounts.insertLocation(db, org.id, name, backend.now())) };
+      const parent = req.parentLocationId ? parentLocation(p, org.id, req.parentLocationId) : undefined;
+      return { location: locationMessage(accounts.insertLocation(db, org.id, name, backend.now(), parent?.id)) };
     },
 
     getLocation(req, ctx) {
       return { location: locationMessage(locationFor(db, principalOf(ctx), req.locationId, 'read')) };
+    },
+
+    updateLocation(req, ctx) {
+      const p = principalOf(ctx);
+      const loc = locationFor(db, p, req.locationId, 'write');
+      const name = req.name === undefined ? loc.name : req.name.trim();
+      if (name === '') throw invalidArgument('name: a location needs a name (leave name out to keep it)');
+      // Unset keeps the parent; the empty string moves the location to the top level.
+      let parentId = loc.parentLocationId;
+      if (req.parentLocationId !== undefined) {
+        parentId = req.parentLocationId === '' ? undefined : parentLocation(p, loc.organizationId, req.parentLocationId).id;
+        if (parentId !== undefined && locationAncestry(parentId).includes(loc.id)) {
+          throw invalidArgument(`parent_location_id: location ${parentId} is ${loc.id} or inside it; a location cannot sit inside itself`);
+        }
+      }
+      accounts.updateLocation(db, loc.id, name, parentId);
+      return { location: locationMessage(accounts.getLocation(db, loc.id) as accounts.LocationRecord) };
+    },
+
+    deleteLocation(req, ctx) {
+      const loc = locationFor(db, principalOf(ctx), req.locationId, 'write');
+      const held = machines.listRobots(db, loc.id);
+      if (held.length > 0) {
+        const names = held.map((r) => `${r.name} (${r.id})`).join(', ');
+        throw failedPrecondition(`location ${loc.id} still holds ${held.length} machine(s): ${names}; delete them or move them to another location first`);
+      }
+      const children = accounts.childLocations(db, loc.id);
+      if (children.length > 0) {
+        const names = children.map((c) => `${c.name} (${c.id})`).join(', ');
+        throw failedPrecondition(`location ${loc.id} still holds ${children.length} location(s): ${names}; delete them or move them out first`);
+      }
+      accounts.deleteLocation(db, loc.id);
+      return {};
     },
 
     newRobot(req, ctx) {

@@ -17,6 +17,8 @@ export interface LocationRecord {
   readonly organizationId: string;
   readonly name: string;
   readonly createdOn: number;
+  /** The location it sits in; undefined for a top-level location. */
+  readonly parentLocationId?: string;
 }
 
 /** What a key may do: a role on an organization, a location or a machine (`robot`). */
@@ -55,12 +57,14 @@ interface LocationRow {
   organization_id: string;
   name: string;
   created_on: number;
+  parent_location_id: string | null;
 }
 const toLocation = (r: LocationRow): LocationRecord => ({
   id: r.id,
   organizationId: r.organization_id,
   name: r.name,
   createdOn: r.created_on,
+  ...(r.parent_location_id ? { parentLocationId: r.parent_location_id } : {}),
 });
 
 export function insertOrganization(db: Db, name: string, publicNamespace: string, now: number): OrganizationRecord {
@@ -104,13 +108,29 @@ export function listOrganizations(db: Db, ids: readonly string[]): OrganizationR
     .sort((a, b) => a.createdOn - b.createdOn || a.id.localeCompare(b.id));
 }
 
-export function insertLocation(db: Db, organizationId: string, name: string, now: number): LocationRecord {
-  const loc = { id: newId(), organizationId, name, createdOn: now };
-  stmt<[string, string, string, number]>(
+export function insertLocation(db: Db, organizationId: string, name: string, now: number, parentLocationId?: string): LocationRecord {
+  const loc = { id: newId(), organizationId, name, createdOn: now, ...(parentLocationId ? { parentLocationId } : {}) };
+  stmt<[string, string, string, number, string | null]>(
     db,
-    'INSERT INTO locations (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)',
-  ).run(loc.id, organizationId, name, now);
+    'INSERT INTO locations (id, organization_id, name, created_on, parent_location_id) VALUES (?, ?, ?, ?, ?)',
+  ).run(loc.id, organizationId, name, now, parentLocationId ?? null);
   return loc;
+}
+
+/** Renames a location and places it under `parentLocationId` (undefined: top level). */
+export function updateLocation(db: Db, id: string, name: string, parentLocationId: string | undefined): void {
+  stmt<[string, string | null, string]>(db, 'UPDATE locations SET name = ?, parent_location_id = ? WHERE id = ?').run(name, parentLocationId ?? null, id);
+}
+
+export function deleteLocation(db: Db, id: string): void {
+  stmt<[string]>(db, 'DELETE FROM locations WHERE id = ?').run(id);
+}
+
+/** The locations directly inside a location. */
+export function childLocations(db: Db, id: string): LocationRecord[] {
+  return stmt<[string], LocationRow>(db, 'SELECT * FROM locations WHERE parent_location_id = ? ORDER BY created_on, id')
+    .all(id)
+    .map(toLocation);
 }
 
 export function getLocation(db: Db, id: string): LocationRecord | undefined {

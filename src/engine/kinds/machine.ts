@@ -370,8 +370,11 @@ function machinesIn(ctx: KindContext, locationId: string) {
  */
 async function placementProblems(ctx: KindContext, name: string, explicitLocation: string | undefined, locationId: string, prior: StateEntry | undefined): Promise<PlanProblem[]> {
   if (name === UNKNOWN || locationId === UNKNOWN) return [];
+  if (locationId === '') return [await defaultLocationProblem(ctx)];
   if (explicitLocation) {
-    const locations = await locationsOf(ctx);
+    let locations = await locationsOf(ctx);
+    // A location this run created since the listing was read (a reference resolved at apply).
+    if (!locations.has(explicitLocation)) locations = new Map((await ctx.client.appClient.listLocations(ctx.organizationId)).map((l) => [l.id, l.name]));
     if (!locations.has(explicitLocation)) {
       const choices = [...locations].map(([id, n]) => `${id} (${n})`).join(', ') || 'none';
       return [{ path: 'location_id', message: `organization ${ctx.organizationId} has no location ${explicitLocation}`, hint: `use one of its locations: ${choices}` }];
@@ -390,6 +393,17 @@ async function placementProblems(ctx: KindContext, name: string, explicitLocatio
       existingId: holder.id,
     },
   ];
+}
+
+/** A machine that names no location, where the provider names none and the organization has not exactly one. */
+async function defaultLocationProblem(ctx: KindContext): Promise<PlanProblem> {
+  const locations = await locationsOf(ctx);
+  const choices = [...locations].map(([id, n]) => `${id} (${n})`).join(', ');
+  return {
+    path: 'location_id',
+    message: locations.size === 0 ? `organization ${ctx.organizationId} has no location to place the machine in` : `organization ${ctx.organizationId} has ${locations.size} locations: the machine must say which`,
+    hint: `give the Machine a location (a Location construct or a location id), or set locationId on the FleetProvider${choices ? `; choices: ${choices}` : ''}`,
+  };
 }
 
 /**
