@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { machinesOnService, requireTerraform, run, terraformHome } from './terraform-cli';
+import { commandFailure, machinesOnService, requireTerraform, run, terraformHome } from './terraform-cli';
 
 jest.setTimeout(400_000);
 
@@ -69,7 +69,7 @@ const cdktn = async (...args: string[]) => {
   const r = await run(NODE22, [CDKTN_CLI, ...args], dir, env);
   return { ...r, stdout: plain(r.stdout), stderr: plain(r.stderr) };
 };
-const failure = (r: { code: number; stdout: string; stderr: string }) => ({ code: r.code, failure: r.code === 0 ? '' : `${r.stdout.slice(-3000)}\n${r.stderr}` });
+const failure = commandFailure;
 
 beforeAll(async () => {
   requireTerraform();

@@ -81,3 +81,15 @@ export async function machinesOnService(dir: string): Promise<string[]> {
     await emulator.close();
   }
 }
+
+/**
+ * What a failed cdktf/cdktn command said, for an assertion's message: every `Error` block of
+ * its output (stacks deploy in parallel, so the failing one's is rarely at the end), then
+ * the tail and stderr.
+ */
+export function commandFailure(r: RunResult): { code: number; failure: string } {
+  if (r.code === 0) return { code: 0, failure: '' };
+  const lines = r.stdout.split('\n');
+  const errors = lines.flatMap((line, i) => (/\bError\b/.test(line) ? [lines.slice(i, i + 12).join('\n')] : []));
+  return { code: r.code, failure: `${errors.join('\n...\n')}\n--- last lines ---\n${r.stdout.slice(-1500)}\n${r.stderr}` };
+}
