@@ -4,14 +4,9 @@
  * service's message). In JSON (the Connect protocol's JSON codec) it is the Struct's JSON
  * object, as the service writes it, and either form is read.
  */
-import { Struct, type BinaryReadOptions, type JsonObject, type JsonReadOptions, type JsonValue, type JsonWriteOptions } from '@bufbuild/protobuf';
+import type { BinaryReadOptions, JsonObject, JsonReadOptions, JsonValue, JsonWriteOptions } from '@bufbuild/protobuf';
+import { configKeyIn, isJsonObject, takeConfigJson, writeConfigJson } from './encoded-config-json';
 import { GetRobotPartResponseWithEncodedConfig } from './generated/viam/app/v1/robot_part_read_pb';
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const CONFIG_KEYS = ['robotConfig', 'robot_config'] as const;
 
 export class GetRobotPartReply extends GetRobotPartResponseWithEncodedConfig {
   static override fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): GetRobotPartReply {
@@ -29,19 +24,17 @@ export class GetRobotPartReply extends GetRobotPartResponseWithEncodedConfig {
   override toJson(options?: Partial<JsonWriteOptions>): JsonValue {
     const json = super.toJson(options);
     const encoded = this.part?.robotConfig;
-    if (!isObject(json) || !isObject(json.part) || encoded === undefined) return json;
-    const key = options?.useProtoFieldName ? 'robot_config' : 'robotConfig';
-    json.part[key] = Struct.fromBinary(encoded).toJson(options);
+    if (isJsonObject(json) && isJsonObject(json.part) && encoded !== undefined) writeConfigJson(json.part, encoded, options?.useProtoFieldName);
     return json;
   }
 
   override fromJson(json: JsonValue, options?: Partial<JsonReadOptions>): this {
-    const part = isObject(json) && isObject(json.part) ? json.part : undefined;
-    const key = part && CONFIG_KEYS.find((k) => isObject(part[k]));
+    const part = isJsonObject(json) && isJsonObject(json.part) ? json.part : undefined;
+    const key = part && configKeyIn(part);
     if (!part || !key) return super.fromJson(json, options);
-    const { [key]: config, ...rest } = part;
+    const { rest, encoded } = takeConfigJson(part, key);
     super.fromJson({ ...(json as JsonObject), part: rest }, options);
-    if (this.part) this.part.robotConfig = Struct.fromJson(config as JsonValue, options).toBinary();
+    if (this.part) this.part.robotConfig = encoded;
     return this;
   }
 }

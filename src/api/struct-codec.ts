@@ -9,14 +9,10 @@
  * struct_value = 5; ListValue list_value = 6 } }; ListValue { repeated Value values = 1 }.
  */
 import { BinaryReader, BinaryWriter, WireType, type IBinaryWriter } from '@bufbuild/protobuf';
+import { setOwn } from '../domain/own-keys';
 
 export type StructJson = null | boolean | number | string | StructJson[] | { [key: string]: StructJson };
 export type StructObject = { [key: string]: StructJson };
-
-/** Sets an own key, `__proto__` included. */
-function setOwn(target: StructObject, key: string, value: StructJson): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 function readValue(bytes: Uint8Array): StructJson {
   const reader = new BinaryReader(bytes);

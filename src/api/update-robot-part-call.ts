@@ -4,15 +4,9 @@
  * written and read with every key of the config. In JSON (the Connect protocol's JSON
  * codec) it is the Struct's JSON object, as the service reads it, and either form is read.
  */
-import type { BinaryReadOptions, JsonObject, JsonReadOptions, JsonValue, JsonWriteOptions } from '@bufbuild/protobuf';
+import type { BinaryReadOptions, JsonReadOptions, JsonValue, JsonWriteOptions } from '@bufbuild/protobuf';
+import { configKeyIn, isJsonObject, takeConfigJson, writeConfigJson } from './encoded-config-json';
 import { UpdateRobotPartRequestWithEncodedConfig } from './generated/viam/app/v1/robot_part_write_pb';
-import { decodeStruct, encodeStruct, type StructObject } from './struct-codec';
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const CONFIG_KEYS = ['robotConfig', 'robot_config'] as const;
 
 export class UpdateRobotPartCall extends UpdateRobotPartRequestWithEncodedConfig {
   static override fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): UpdateRobotPartCall {
@@ -29,18 +23,16 @@ export class UpdateRobotPartCall extends UpdateRobotPartRequestWithEncodedConfig
 
   override toJson(options?: Partial<JsonWriteOptions>): JsonValue {
     const json = super.toJson(options);
-    if (!isObject(json) || this.robotConfig === undefined) return json;
-    const key = options?.useProtoFieldName ? 'robot_config' : 'robotConfig';
-    Object.defineProperty(json, key, { value: decodeStruct(this.robotConfig), enumerable: true, writable: true, configurable: true });
+    if (isJsonObject(json) && this.robotConfig !== undefined) writeConfigJson(json, this.robotConfig, options?.useProtoFieldName);
     return json;
   }
 
   override fromJson(json: JsonValue, options?: Partial<JsonReadOptions>): this {
-    const key = isObject(json) ? CONFIG_KEYS.find((k) => isObject(json[k])) : undefined;
-    if (!isObject(json) || !key) return super.fromJson(json, options);
-    const { [key]: config, ...rest } = json;
+    const key = isJsonObject(json) ? configKeyIn(json) : undefined;
+    if (!isJsonObject(json) || !key) return super.fromJson(json, options);
+    const { rest, encoded } = takeConfigJson(json, key);
     super.fromJson(rest, options);
-    this.robotConfig = encodeStruct(config as StructObject);
+    this.robotConfig = encoded;
     return this;
   }
 }

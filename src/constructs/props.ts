@@ -4,6 +4,7 @@ import { FleetformError } from '../domain/errors';
 import { childPath, pathOf } from '../domain/json-path';
 import { nearestName } from '../domain/suggest';
 import { kindOf, type FleetKind } from './kinds';
+import { camelCase } from './field-names';
 import { quicklyAccepted } from './props-quick';
 
 /** Props of a construct that its schema refuses: an unknown name, a wrong type or a missing value. */
@@ -29,7 +30,7 @@ function problemLines(issue: z.core.$ZodIssue, props: unknown, known: readonly s
     return issue.keys.map((key) => {
       const name = childPath(at, key);
       // The service's JSON writes module_id, depends_on...: the prop is its camelCase form.
-      const camel = key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+      const camel = camelCase(key);
       if (camel !== key && known.includes(camel)) return { line: `unknown prop "${name}"`, hint: `did you mean "${camel}"? props are camelCase, where the service's JSON writes ${key}` };
       const near = nearestName(key, known);
       return { line: `unknown prop "${name}"`, ...(near ? { hint: `did you mean "${near}"?` } : {}) };

@@ -19,6 +19,7 @@ import { plainModuleEntry, plainResourceEntry } from './plain-entries';
 import { findPlaceholders, mayHoldPlaceholder, PLACEHOLDER_PATTERN } from './placeholders';
 import { BUILTIN_MODULE_ID, isApiTriplet, isModelTriplet, isModuleId, REGISTRY_MODEL_TRIPLET } from './triplet';
 import { ACCEPTED_VERSION_FORMS, isVersionPolicy } from './version-policy';
+import { ownRecord } from './own-keys';
 
 export type { Issue, ValidationResult } from './issue';
 export { formatIssue } from './issue';
@@ -72,13 +73,6 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 /** A shallow copy of an object without one of its own keys. */
 function withoutKey(value: unknown, key: string): unknown {
   return ownRecord(Object.entries(value as object).filter(([k]) => k !== key));
-}
-
-/** A record holding exactly `entries` as own keys, whatever their names. */
-function ownRecord<T>(entries: readonly [string, T][]): Record<string, T> {
-  const out: Record<string, T> = {};
-  for (const [k, v] of entries) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-  return out;
 }
 
 function pathOf(base: string, keys: readonly PropertyKey[]): string {

@@ -1,3 +1,6 @@
+import { setOwn } from '../domain/own-keys';
+
+export { setOwn };
 /** JSON values as the engine handles them: plain data, comparable and serializable. */
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
@@ -9,13 +12,6 @@ export type JsonObject = { [key: string]: JsonValue };
  */
 export const UNKNOWN = '(known after apply)';
 
-/**
- * Sets an own, enumerable key: unlike `obj[key] = value`, a key named `__proto__` becomes
- * a key of the object (as JSON.parse makes it) instead of replacing its prototype.
- */
-export function setOwn(target: JsonObject, key: string, value: JsonValue): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

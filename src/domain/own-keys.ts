@@ -1,0 +1,14 @@
+/**
+ * Sets an own, enumerable key: unlike `target[key] = value`, a key named `__proto__` becomes
+ * a key of the object (as JSON.parse makes it) instead of replacing its prototype.
+ */
+export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** A record holding exactly `entries` as own keys, whatever their names. */
+export function ownRecord<T>(entries: Iterable<readonly [string, T]>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [k, v] of entries) setOwn(out, k, v);
+  return out;
+}
