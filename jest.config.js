@@ -9,4 +9,6 @@ module.exports = {
   testTimeout: 30000,
   // Suites that run bin/fleetform.js load dist/: it is rebuilt first when src/ is newer.
   globalSetup: '<rootDir>/scripts/build-first.js',
+  // Property tests: a fixed seed in CI, PROPERTY_SEED to repeat one anywhere.
+  setupFiles: ['<rootDir>/scripts/property-seed.js'],
 };

@@ -40,7 +40,8 @@ export function conform(raw: unknown, type: TerraformType, path: string, extra: 
     return raw;
   }
   if (type === 'number') {
-    if (typeof raw === 'number') return raw;
+    // Terraform's numbers have no negative zero: -0 is read as 0.
+    if (typeof raw === 'number') return raw === 0 ? 0 : raw;
     if (typeof raw === 'bigint') return Number(raw);
     // Numbers too large for msgpack's types travel as their decimal text.
     if (typeof raw === 'string' && raw.trim() !== '' && Number.isFinite(Number(raw))) return Number(raw);
@@ -76,6 +77,7 @@ export function conform(raw: unknown, type: TerraformType, path: string, extra: 
 function toWire(value: TerraformValue | undefined, type: TerraformType): unknown {
   if (value === null || value === undefined) return null;
   if (value instanceof UnknownValue) return UNKNOWN_EXT;
+  if (type === 'number') return value === 0 ? 0 : value;
   if (typeof type === 'string') return value;
   const [shape, inner] = type;
   if (shape === 'list') return Array.isArray(value) ? value.map((v) => toWire(v, inner)) : null;
