@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ServiceClient } from '../../src/api/client';
 import { FleetformError } from '../../src/domain/errors';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, ResourceKind } from '../../src/engine/kind';
-import { defineKind } from '../../src/engine/kind-declaration';
+import { defineKind, type ViewOf } from '../../src/engine/kind-declaration';
 
 /**
  * A resource kind without a service: notes kept in memory. It is the worked example of
@@ -19,6 +19,8 @@ export const noteDeclaration = defineKind({
     id: { schema: z.string(), description: 'Id the store assigns.', computed: 'always' },
   },
 });
+
+type NoteView = ViewOf<typeof noteDeclaration>;
 
 /** A note as the in-memory store holds it. */
 export interface StoredNote {
@@ -92,24 +94,24 @@ export class NoteStore {
   }
 }
 
-function viewOf(note: StoredNote): Observation['view'] {
+function viewOf(note: StoredNote): NoteView {
   return { title: note.title, text: note.text, ...(note.secret !== undefined ? { secret: note.secret } : {}), ...(note.parentId !== undefined ? { parent_id: note.parentId } : {}) };
 }
 
 /** The fake kind over a store; `replaceOrder` is the test's choice. */
-export function noteKind(store: NoteStore, replaceOrder: 'create-first' | 'delete-first' = 'delete-first'): ResourceKind<typeof noteDeclaration.schema> {
+export function noteKind(store: NoteStore, replaceOrder: 'create-first' | 'delete-first' = 'delete-first'): ResourceKind<typeof noteDeclaration> {
   const stored = (id: string | undefined): StoredNote | undefined => (id ? store.notes.get(id) : undefined);
   return {
     type: noteDeclaration.type,
     declaration: noteDeclaration,
     replaceOrder,
 
-    async desire(_ctx, a): Promise<DesiredValue> {
-      const view = { title: a.title, text: a.text ?? '', ...(a.secret !== undefined ? { secret: a.secret } : {}), ...(a.parent_id !== undefined ? { parent_id: a.parent_id } : {}) };
+    async desire(_ctx, a): Promise<DesiredValue<NoteView>> {
+      const view: NoteView = { title: a.title, text: a.text ?? '', ...(a.secret !== undefined ? { secret: a.secret } : {}), ...(a.parent_id !== undefined ? { parent_id: a.parent_id } : {}) };
       return { view, private: {}, notes: [], problems: [] };
     },
 
-    async observe(_ctx, entry): Promise<Observation | undefined> {
+    async observe(_ctx, entry): Promise<Observation<NoteView> | undefined> {
       if (store.failOn.has(`observe:${entry.ids.id}`)) throw new FleetformError(`the store could not read ${entry.ids.id}`);
       const note = stored(entry.ids.id);
       return note ? { view: viewOf(note), version: String(note.version), facts: {} } : undefined;
@@ -129,12 +131,12 @@ export function noteKind(store: NoteStore, replaceOrder: 'create-first' | 'delet
     },
 
     async create(_ctx, desired, checkpoint): Promise<Applied> {
-      const title = String(desired.title);
+      const title = desired.title;
       const id = await store.write('create', title, () => {
         const note: StoredNote = {
           id: store.newId(),
           title,
-          text: String(desired.text),
+          text: desired.text,
           ...(typeof desired.secret === 'string' ? { secret: desired.secret } : {}),
           ...(typeof desired.parent_id === 'string' ? { parentId: desired.parent_id } : {}),
           version: 1,
@@ -152,7 +154,7 @@ export function noteKind(store: NoteStore, replaceOrder: 'create-first' | 'delet
       if (!note) throw new FleetformError(`note ${entry.ids.id} is gone`);
       if (plannedVersion !== null && String(note.version) !== plannedVersion) throw new FleetformError(`note ${note.title} changed since the plan`);
       await store.write('update', note.title, () => {
-        store.notes.set(note.id, { ...note, text: String(desired.text), ...(typeof desired.secret === 'string' ? { secret: desired.secret } : {}), version: note.version + 1 });
+        store.notes.set(note.id, { ...note, text: desired.text, ...(typeof desired.secret === 'string' ? { secret: desired.secret } : {}), version: note.version + 1 });
       });
       return { ids: entry.ids, outputs: entry.outputs };
     },

@@ -1,58 +1,29 @@
-import type { Construct } from 'constructs';
-import { checkTrainingJobParams, ModelFramework, ModelType, modelFrameworkName, modelTypeName, type Issue } from '../domain';
-import { registerChecks } from './checks';
-import { kindOf } from './kinds';
-import { registerFleetConstruct } from './registry';
-import { TrainingJobBase, trainingJobChecks, trainingJobCommonPropsShape, type TrainingJobCommonProps } from './training-common';
 import { z } from 'zod';
-import { camelShape, trainingJobAttributes } from '../domain/resource-attributes';
+import { checkTrainingJobParams, ModelFramework, ModelType, modelFrameworkName, modelTypeName, type Issue } from '../domain';
+import { trainingJobResource } from '../domain/resource-attributes';
+import { registerChecks } from './checks';
+import { kindConstruct, propForm, type KindProps } from './kind-construct';
+import { kindOf } from './kinds';
+import { trainingJobChecks, trainingJobCommonForms } from './training-common';
 
-/** Properties of a {@link TrainingJob}: the parameters of SubmitTrainingJob. */
-export interface TrainingJobProps extends TrainingJobCommonProps {
-  /** Kind of model, e.g. `ModelType.OBJECT_DETECTION`. */
-  readonly modelType: ModelType;
-  /**
-   * Framework of the trained model, e.g. `ModelFramework.TFLITE`.
-   * @default the service's choice
-   */
-  readonly modelFramework?: ModelFramework;
-  /** Labels to train the model on (at least one). */
-  readonly tags: readonly string[];
-}
+const trainingJobForms = {
+  ...trainingJobCommonForms,
+  model_type: propForm(z.enum(ModelType), { synthesize: modelTypeName }),
+  model_framework: propForm(z.enum(ModelFramework).optional(), { synthesize: modelFrameworkName }),
+  tags: propForm(z.array(z.string()).readonly(), {}),
+} as const;
 
-/** The run-time check of {@link TrainingJobProps}: strict, without coercion. */
-export const trainingJobPropsSchema = z.strictObject({
-  ...trainingJobCommonPropsShape,
-  ...camelShape(trainingJobAttributes, ['tags']),
-  modelType: z.enum(ModelType),
-  modelFramework: z.enum(ModelFramework).optional(),
-}) satisfies z.ZodType<TrainingJobProps>;
+/** Properties of a {@link TrainingJob}: the parameters of SubmitTrainingJob, `modelType` and `modelFramework` as enums. */
+export type TrainingJobProps = KindProps<typeof trainingJobResource.attributes, typeof trainingJobForms>;
 
-/** A training job on the service's built-in trainer: one `fleetform_training_job` resource. */
-export class TrainingJob extends TrainingJobBase {
-  /** The Terraform resource type. */
-  static readonly tfResourceType = 'fleetform_training_job';
-
+/** A training job on the service's built-in trainer: one `fleetform_training_job` resource; `jobId` is the id the service assigns. */
+export class TrainingJob extends kindConstruct(trainingJobResource, { constructName: 'TrainingJob', kind: 'training-job', forms: trainingJobForms, ids: { jobId: 'id' } }) {
   /** Whether x is a TrainingJob (of any copy of this library). */
   static isTrainingJob(x: unknown): x is TrainingJob {
     return kindOf(x) === 'training-job';
   }
 
-  /** Kind of model. */
-  readonly modelType: ModelType;
-  /** Framework, when given. */
-  readonly modelFramework: ModelFramework | undefined;
-  /** Labels trained on. */
-  readonly tags: readonly string[];
-
-  constructor(scope: Construct, id: string, props: TrainingJobProps) {
-    super(scope, id, { terraformResourceType: TrainingJob.tfResourceType, kind: 'training-job', constructName: 'TrainingJob', propsSchema: trainingJobPropsSchema }, props);
-    this.modelType = props.modelType;
-    this.modelFramework = props.modelFramework;
-    this.tags = [...props.tags];
-    registerFleetConstruct(this);
-  }
-
+  /** The job's parameters as the domain rules check them, with `datasetId` for its dataset. */
   parameterIssues(datasetId: string): Issue[] {
     return checkTrainingJobParams({
       datasetId,
@@ -63,16 +34,9 @@ export class TrainingJob extends TrainingJobBase {
       tags: this.tags,
     });
   }
-
-  protected override jobAttributes(): Record<string, unknown> {
-    const attributes: Record<string, unknown> = {};
-    attributes.model_name = this.modelName;
-    attributes.model_version = this.modelVersion;
-    attributes.model_type = modelTypeName(this.modelType);
-    if (this.modelFramework !== undefined) attributes.model_framework = modelFrameworkName(this.modelFramework);
-    attributes.tags = [...this.tags];
-    return attributes;
-  }
 }
+
+/** The run-time check of {@link TrainingJobProps}: strict, without coercion. */
+export const trainingJobPropsSchema = TrainingJob.propsSchema;
 
 registerChecks('training-job', trainingJobChecks);

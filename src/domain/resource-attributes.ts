@@ -1,24 +1,49 @@
 import { z } from 'zod';
+import { declareResource } from './resource-declaration';
 
 /**
- * The attributes each resource kind is synthesized with, one zod schema per attribute,
- * keyed by the attribute's name as Terraform writes it. The engine's kind declarations
- * add what Terraform's schema says of each one; the constructs derive their run-time prop
- * checks from the same schemas (see camelShape), so a rule is written once.
+ * The resources whose constructs are derived from their declaration, declared once: each
+ * attribute's zod schema, keyed by its name as Terraform writes it, with its facts. The
+ * engine's kind declarations are built over these (see defineKind) and the constructs
+ * derive their props, run-time checks and synthesized attributes from the same ones, so
+ * a rule, a description or a default text is written once.
  */
 
+/** Where an organization left out comes from, as the docs, the provider schema and the constructs say it. */
+export const ORGANIZATION_DEFAULT = "the provider's organization_id, else the only organization the API key sees";
+
+const organizationId = (owner: string) => ({
+  schema: z.string().optional(),
+  description: `Organization ${owner}.`,
+  computed: 'when-unset',
+  serviceDefault: ORGANIZATION_DEFAULT,
+}) as const;
+
 /** A dataset of an organization. */
-export const datasetAttributes = {
-  name: z.string().min(1, 'a dataset needs a name'),
-  organization_id: z.string().optional(),
-};
+export const datasetResource = declareResource({
+  type: 'fleetform_dataset',
+  description: 'A dataset of an organization: the images and labels training jobs train on.',
+  attributes: {
+    name: { schema: z.string().min(1, 'a dataset needs a name'), description: 'Name of the dataset in its organization.', forcesReplacement: true },
+    organization_id: { ...organizationId('owning the dataset'), forcesReplacement: true },
+    id: { schema: z.string(), description: 'Id the service assigns to the dataset.', computed: 'always' },
+  },
+});
 
 /** A location of an organization, at the top level or inside another location. */
-export const locationAttributes = {
-  name: z.string().min(1, 'a location needs a name'),
-  parent_location_id: z.string().optional(),
-  organization_id: z.string().optional(),
-};
+export const locationResource = declareResource({
+  type: 'fleetform_location',
+  description: 'A location of an organization, at its top level or inside another location: where machines live.',
+  attributes: {
+    name: { schema: z.string().min(1, 'a location needs a name'), description: 'Name of the location; a new name renames it in place (same id).' },
+    parent_location_id: {
+      schema: z.string().optional(),
+      description: 'Id of the location this one sits in; unset for a top-level location. A new parent moves it in place (same id, same machines).',
+    },
+    organization_id: { ...organizationId('owning the location'), forcesReplacement: true },
+    id: { schema: z.string(), description: 'Id the service assigns to the location.', computed: 'always' },
+  },
+});
 
 /** A machine and the whole config of its main part. */
 export const machineAttributes = {
@@ -34,32 +59,68 @@ export const machineAttributes = {
   secret_env: z.record(z.string(), z.string()).optional(),
 };
 
-/** What every training job is synthesized with. */
-const trainingJobCommonAttributes = {
-  organization_id: z.string().optional(),
-  dataset_id: z.string().min(1, 'a training job needs a dataset id'),
-  model_name: z.string(),
-  model_version: z.string(),
-  retain_on_delete: z.boolean().optional(),
-};
+/** The attributes both kinds of training job declare alike, before each kind's own. */
+const trainingJobCommon = {
+  organization_id: organizationId('the job is submitted to'),
+  dataset_id: { schema: z.string().min(1, 'a training job needs a dataset id'), description: "Id of the dataset to train on (a Dataset's id, or an existing one)." },
+  model_name: { schema: z.string(), description: 'Name of the model to train.', forcesReplacement: true },
+  model_version: { schema: z.string(), description: 'Version of the model, unique among its versions: a new version trains again.', forcesReplacement: true },
+  retain_on_delete: {
+    schema: z.boolean().optional(),
+    description: 'Keep the job on the service when it is removed from code (fleetform only forgets it) instead of canceling or deleting it.',
+    computed: 'when-unset',
+    serviceDefault: 'false',
+    ignoredForChanges: true,
+  },
+} as const;
+
+/** The job id, last in both kinds' tables. */
+const jobId = { schema: z.string(), description: 'Id the service assigns to the job.', computed: 'always' } as const;
 
 /** A job on the service's built-in trainer. */
-export const trainingJobAttributes = {
-  ...trainingJobCommonAttributes,
-  /** Wire name, e.g. `MODEL_TYPE_OBJECT_DETECTION` (`OBJECT_DETECTION` and `object-detection` are read too). */
-  model_type: z.string(),
-  model_framework: z.string().optional(),
-  tags: z.array(z.string()),
-};
+export const trainingJobResource = declareResource({
+  type: 'fleetform_training_job',
+  description: "A training job on the service's built-in trainer. Jobs are immutable: a new model version submits a new job.",
+  attributes: {
+    ...trainingJobCommon,
+    /** Wire name, e.g. `MODEL_TYPE_OBJECT_DETECTION` (`OBJECT_DETECTION` and `object-detection` are read too). */
+    model_type: { schema: z.string(), description: 'Kind of model, e.g. MODEL_TYPE_OBJECT_DETECTION.' },
+    model_framework: {
+      schema: z.string().optional(),
+      description: 'Framework of the trained model, e.g. MODEL_FRAMEWORK_TFLITE.',
+      computed: 'when-unset',
+      serviceDefault: "MODEL_FRAMEWORK_UNSPECIFIED: the service's choice",
+      serviceChoosesWhen: 'MODEL_FRAMEWORK_UNSPECIFIED',
+    },
+    tags: { schema: z.array(z.string()), description: 'Labels to train the model on (at least one).' },
+    id: jobId,
+  },
+});
 
 /** A job running a training script from the registry. */
-export const customTrainingJobAttributes = {
-  ...trainingJobCommonAttributes,
-  registry_item_id: z.string(),
-  registry_item_version: z.string(),
-  arguments: z.record(z.string(), z.string()).optional(),
-  container_version: z.string().optional(),
-};
+export const customTrainingJobResource = declareResource({
+  type: 'fleetform_custom_training_job',
+  description: 'A training job running a training script from the registry. Jobs are immutable: a new model version submits a new job.',
+  attributes: {
+    ...trainingJobCommon,
+    registry_item_id: { schema: z.string(), description: 'Registry id of the training script, `<namespace>:<script-name>`.' },
+    registry_item_version: { schema: z.string(), description: 'Version of the training script.' },
+    arguments: {
+      schema: z.record(z.string(), z.string()).optional(),
+      description: 'Arguments passed to the training script.',
+      computed: 'when-unset',
+      serviceDefault: '{}',
+    },
+    container_version: {
+      schema: z.string().optional(),
+      description: 'Version of the container the script runs in.',
+      computed: 'when-unset',
+      serviceDefault: "empty: the service's choice",
+      serviceChoosesWhen: '',
+    },
+    id: jobId,
+  },
+});
 
 /** `organization_id` -> `organizationId`. */
 export type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FleetformError } from '../domain/errors';
-import { jsonEqual, UNKNOWN, type JsonObject } from './json';
+import type { AttributeDeclaration, AttributeDeclarations, InputKeys, ResourceDeclaration, ResourceView, SensitiveParts } from '../domain/resource-declaration';
+import { jsonEqual, UNKNOWN, type JsonObject, type JsonValue } from './json';
 
 /**
  * The Terraform type of an attribute, in the JSON form a provider schema sends:
@@ -21,29 +22,7 @@ export type TerraformType =
  */
 export type AttributePresence = 'required' | 'optional' | 'computed' | 'optional-computed';
 
-/** Secrets inside an attribute's value (e.g. secret env entries inside a machine's config). */
-export interface SensitiveParts {
-  /** Which parts are secret, as the reference docs say it. */
-  readonly describe: string;
-  /** Paths (diffJson's notation) of the secret parts in the desired view of the resource. */
-  paths(view: JsonObject, attributes: Readonly<Record<string, unknown>>): readonly string[];
-}
-
-/** How one attribute is declared: its zod schema and what Terraform's schema says of it. */
-export interface AttributeDeclaration<S extends z.ZodType = z.ZodType> {
-  /** The rule of the value code gives (optional when code may leave it out); for a computed one, of what the service gives. */
-  readonly schema: S;
-  /** One sentence for the reference docs and the provider schema. */
-  readonly description: string;
-  /** `always`: only the service sets it (an id); `when-unset`: the service or fleetform fills it when code leaves it out. */
-  readonly computed?: 'always' | 'when-unset';
-  /** `true`: the whole value is secret; parts: only what `paths` names is. Secrets are masked in plans, logs and state. */
-  readonly sensitive?: true | SensitiveParts;
-  /** A different value cannot be applied in place: the object is replaced. */
-  readonly forcesReplacement?: boolean;
-  /** What is used when code leaves the attribute out, as the docs show it. */
-  readonly serviceDefault?: string;
-}
+export type { AttributeDeclaration, SensitiveParts } from '../domain/resource-declaration';
 
 /** What a kind declares of one attribute: the facts Terraform's schema holds, once, derived from its declaration. */
 export interface AttributeFacts {
@@ -56,12 +35,11 @@ export interface AttributeFacts {
   readonly forcesReplacement: boolean;
   readonly description: string;
   readonly serviceDefault?: string;
+  /** The value that leaves the choice to the service (see AttributeDeclaration.serviceChoosesWhen). */
+  readonly serviceChoosesWhen?: string | number | boolean;
+  /** fleetform's own setting: a difference in it alone changes nothing on the service. */
+  readonly ignoredForChanges: boolean;
 }
-
-type AttributeDeclarations = { readonly [name: string]: AttributeDeclaration };
-
-/** The names of the attributes code gives: every declared one but those only the service sets. */
-type InputKeys<A extends AttributeDeclarations> = { [K in keyof A]: A[K] extends { readonly computed: 'always' } ? never : K }[keyof A] & string;
 
 /** The strict zod object of the attributes code gives. */
 export type InputSchema<A extends AttributeDeclarations> = z.ZodObject<{ -readonly [K in InputKeys<A>]: A[K]['schema'] }, z.core.$strict>;
@@ -72,7 +50,7 @@ export type InputSchema<A extends AttributeDeclarations> = z.ZodObject<{ -readon
  * ones). Validation, plan (replace reasons), state masking, the provider schema and the
  * reference docs are all derived from it.
  */
-export interface KindDeclaration<Schema extends z.ZodObject = z.ZodObject> {
+export interface KindDeclaration<Schema extends z.ZodObject = z.ZodObject, View extends JsonObject = JsonObject> {
   /** The synthesized resource type, e.g. `fleetform_machine`. */
   readonly type: string;
   /** One paragraph for the reference docs and the provider schema. */
@@ -83,7 +61,17 @@ export interface KindDeclaration<Schema extends z.ZodObject = z.ZodObject> {
   readonly attributes: Readonly<Record<string, AttributeFacts>>;
   /** Version of the attribute layout; raised when stored state must be upgraded. */
   readonly schemaVersion: number;
+  /**
+   * The attributes whose value, when it is this one, leaves the choice to the service (an
+   * unspecified framework): a plan shows a new object's as known after apply, not as sent.
+   */
+  readonly serviceChosen: Readonly<Record<string, JsonValue>>;
+  /** Carries the type of the view the kind compares (desired and observed); never set. */
+  readonly view?: View;
 }
+
+/** The view type of a declaration: what a kind's desire returns and its observe reads. */
+export type ViewOf<D extends KindDeclaration> = NonNullable<D['view']>;
 
 /** The typed attributes `desire` receives for a declaration. */
 export type KindAttributes<D extends KindDeclaration> = z.output<D['schema']>;
@@ -139,6 +127,9 @@ function factsOf(type: string, name: string, a: AttributeDeclaration): Attribute
   if (a.computed === 'when-unset' && !optional) {
     throw new FleetformError(`${type}.${name} is computed when unset but its schema requires a value`, { path: `${type}.${name}`, hint: 'make its schema .optional()' });
   }
+  if (a.serviceChoosesWhen !== undefined && a.computed !== 'when-unset') {
+    throw new FleetformError(`${type}.${name} leaves the choice to the service but is not computed when unset`, { path: `${type}.${name}`, hint: "declare it computed: 'when-unset'" });
+  }
   const presence: AttributePresence = a.computed === 'always' ? 'computed' : !optional ? 'required' : a.computed === 'when-unset' ? 'optional-computed' : 'optional';
   return {
     name,
@@ -149,25 +140,26 @@ function factsOf(type: string, name: string, a: AttributeDeclaration): Attribute
     forcesReplacement: a.forcesReplacement === true,
     description: a.description,
     ...(a.serviceDefault !== undefined ? { serviceDefault: a.serviceDefault } : {}),
+    ...(a.serviceChoosesWhen !== undefined ? { serviceChoosesWhen: a.serviceChoosesWhen } : {}),
+    ignoredForChanges: a.ignoredForChanges === true,
   };
 }
 
 /**
- * Declares a resource kind once: each attribute's zod schema with its Terraform facts.
- * The result's `schema` is the strict object of the attributes code gives (computed
- * `always` ones are the service's), and `attributes` holds every attribute's facts.
+ * A resource kind's declaration, built over its resource declaration (the attributes the
+ * construct shares, from the domain) or declared in place: the result's `schema` is the
+ * strict object of the attributes code gives (computed `always` ones are the service's),
+ * `attributes` holds every attribute's facts, and its view type is the attributes as the
+ * kind compares them (see ResourceView).
  */
-export function defineKind<const A extends AttributeDeclarations>(declaration: {
-  readonly type: string;
-  readonly description: string;
-  readonly schemaVersion?: number;
-  readonly attributes: A;
-}): KindDeclaration<InputSchema<A>> {
+export function defineKind<const A extends AttributeDeclarations>(declaration: ResourceDeclaration<A>): KindDeclaration<InputSchema<A>, ResourceView<A>> {
   const shape: Record<string, z.ZodType> = {};
   const attributes: Record<string, AttributeFacts> = {};
+  const serviceChosen: Record<string, JsonValue> = {};
   for (const [name, a] of Object.entries(declaration.attributes)) {
     attributes[name] = factsOf(declaration.type, name, a);
     if (a.computed !== 'always') shape[name] = a.schema;
+    if (a.serviceChoosesWhen !== undefined) serviceChosen[name] = a.serviceChoosesWhen;
   }
   return {
     type: declaration.type,
@@ -175,7 +167,13 @@ export function defineKind<const A extends AttributeDeclarations>(declaration: {
     schema: z.strictObject(shape) as unknown as InputSchema<A>,
     attributes,
     schemaVersion: declaration.schemaVersion ?? 0,
+    serviceChosen,
   };
+}
+
+/** The attributes fleetform keeps to itself: a difference in them alone changes nothing on the service. */
+export function ignoredForChangesOf(declaration: KindDeclaration): ReadonlySet<string> {
+  return new Set(Object.values(declaration.attributes).filter((f) => f.ignoredForChanges).map((f) => f.name));
 }
 
 /** Paths of the desired view holding secrets: whole sensitive attributes and the declared secret parts. */

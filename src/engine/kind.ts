@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { ServiceClient } from '../api/client';
 import { FleetformError } from '../domain/errors';
-import type { JsonObject, JsonValue } from './json';
-import { attributesFromView, type KindDeclaration } from './kind-declaration';
+import type { JsonObject } from './json';
+import { attributesFromView, type KindDeclaration, type ViewOf } from './kind-declaration';
 import type { StateEntry } from './state/schema';
 
 /** Where resources are created: the stack's organization and default location. */
@@ -35,9 +35,9 @@ export interface PlanProblem {
 }
 
 /** What the service holds now, as a kind sees it. */
-export interface Observation {
+export interface Observation<View extends JsonObject = JsonObject> {
   /** Comparable view, in the same shape as the desired view. */
-  readonly view: JsonObject;
+  readonly view: View;
   /** Changes whenever the remote object changes: guards saved plans and concurrent edits. */
   readonly version: string;
   /** Read-only facts shown beside the resource (e.g. a training job's status). */
@@ -47,8 +47,8 @@ export interface Observation {
 }
 
 /** The desired value of one resource, as its kind normalizes it. */
-export interface DesiredValue {
-  readonly view: JsonObject;
+export interface DesiredValue<View extends JsonObject = JsonObject> {
+  readonly view: View;
   /** Handler-owned data to keep in state once applied (e.g. module version pins). */
   readonly private: JsonObject;
   readonly notes: readonly PlanNote[];
@@ -93,34 +93,32 @@ export interface Applied {
  * Crossplane external client or a Terraform provider resource is written. The engine
  * knows no kind; it plans and applies through this interface only.
  */
-export interface ResourceKind<Schema extends z.ZodObject = z.ZodObject> {
+export interface ResourceKind<D extends KindDeclaration = KindDeclaration, View extends JsonObject = ViewOf<D>> {
   /** The synthesized resource type, e.g. `fleetform_machine` (the declaration's). */
   readonly type: string;
-  /** The kind's attributes and their facts: validation, replace reasons, masking, provider schema and docs come from it. */
-  readonly declaration: KindDeclaration<Schema>;
+  /**
+   * The kind's attributes and their facts: validation, replace reasons, masking, what the
+   * service chooses, provider schema and docs come from it.
+   */
+  readonly declaration: D;
   /** Replacement order: `create-first` keeps the old object until the new one exists. */
   readonly replaceOrder: 'create-first' | 'delete-first';
-  /**
-   * Attributes whose value, when it is this one, leaves the choice to the service (e.g. an
-   * unspecified framework): a plan shows a new object's as known after apply, not as sent.
-   */
-  readonly serviceChosen?: Readonly<Record<string, JsonValue>>;
   /**
    * Normalizes attributes the declaration's schema has already parsed (references
    * resolved, or UNKNOWN) into the view plan compares, with the kind's own checks.
    */
-  desire(ctx: KindContext, attributes: z.output<Schema>, prior: StateEntry | undefined): Promise<DesiredValue>;
-  /** Reads the remote object; undefined when it no longer exists. */
-  observe(ctx: KindContext, entry: StateEntry): Promise<Observation | undefined>;
+  desire(ctx: KindContext, attributes: z.output<D['schema']>, prior: StateEntry | undefined): Promise<DesiredValue<View>>;
+  /** Reads the remote object into the view desire gives; undefined when it no longer exists. */
+  observe(ctx: KindContext, entry: StateEntry): Promise<Observation<View> | undefined>;
   /** Problems and notes of a change beyond the declared replace reasons (e.g. an immutable field). */
   judge?(change: JudgeInput): Judgement;
   /** Creates the object. `checkpoint` records ids as soon as the remote object exists. */
-  create(ctx: KindContext, desired: JsonObject, checkpoint: (ids: Applied) => Promise<void>): Promise<Applied>;
+  create(ctx: KindContext, desired: View, checkpoint: (ids: Applied) => Promise<void>): Promise<Applied>;
   /**
    * Updates in place, guarded by the version observed when planning (null when the plan
    * did not read the service): a remote change since then must fail, not be overwritten.
    */
-  update(ctx: KindContext, entry: StateEntry, desired: JsonObject, plannedVersion: string | null): Promise<Applied>;
+  update(ctx: KindContext, entry: StateEntry, desired: View, plannedVersion: string | null): Promise<Applied>;
   /** Deletes; `pending` when deletion has started but finishes later (kept in state as deleting). */
   delete(ctx: KindContext, entry: StateEntry): Promise<'deleted' | 'pending'>;
   /** True when removing the resource from code should leave the remote object in place. */
@@ -131,7 +129,7 @@ export interface ResourceKind<Schema extends z.ZodObject = z.ZodObject> {
    * resource had before, when it had any (e.g. which env entries code marked secret).
    * Kinds whose view holds their attributes as they are leave it out: see attributesFromView.
    */
-  attributesOf?(view: JsonObject, prior: JsonObject | undefined): JsonObject;
+  attributesOf?(view: View, prior: JsonObject | undefined): JsonObject;
   /**
    * What names the object on the service, without secrets (e.g. a machine's location and
    * name), from a desired or applied view: recorded before each create so an interrupted

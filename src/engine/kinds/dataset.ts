@@ -1,36 +1,23 @@
-import { z } from 'zod';
-import { datasetAttributes } from '../../domain/resource-attributes';
+import { datasetResource } from '../../domain/resource-attributes';
 import type { Applied, DesiredValue, Judgement, Observation, ResourceKind } from '../kind';
-import { defineKind } from '../kind-declaration';
+import { defineKind, type ViewOf } from '../kind-declaration';
 import { unlessNotFound } from './not-found';
 
-export const datasetDeclaration = defineKind({
-  type: 'fleetform_dataset',
-  description: 'A dataset of an organization: the images and labels training jobs train on.',
-  attributes: {
-    name: { schema: datasetAttributes.name, description: 'Name of the dataset in its organization.', forcesReplacement: true },
-    organization_id: {
-      schema: datasetAttributes.organization_id,
-      description: 'Organization owning the dataset.',
-      computed: 'when-unset',
-      forcesReplacement: true,
-      serviceDefault: "the provider's organization_id, else the only organization the API key sees",
-    },
-    id: { schema: z.string(), description: 'Id the service assigns to the dataset.', computed: 'always' },
-  },
-});
+export const datasetDeclaration = defineKind(datasetResource);
+
+type DatasetView = ViewOf<typeof datasetDeclaration>;
 
 /** A dataset of an organization, which training jobs train on. */
-export const datasetKind: ResourceKind<typeof datasetDeclaration.schema> = {
+export const datasetKind: ResourceKind<typeof datasetDeclaration> = {
   type: datasetDeclaration.type,
   declaration: datasetDeclaration,
   replaceOrder: 'delete-first',
 
-  async desire(ctx, attributes): Promise<DesiredValue> {
+  async desire(ctx, attributes): Promise<DesiredValue<DatasetView>> {
     return { view: { name: attributes.name, organization_id: attributes.organization_id || ctx.organizationId }, private: {}, notes: [], problems: [] };
   },
 
-  async observe(ctx, entry): Promise<Observation | undefined> {
+  async observe(ctx, entry): Promise<Observation<DatasetView> | undefined> {
     const id = entry.ids.id;
     const dataset = id ? await unlessNotFound(() => ctx.client.datasetClient.getDataset(id)) : undefined;
     if (!dataset) return undefined;
@@ -42,7 +29,7 @@ export const datasetKind: ResourceKind<typeof datasetDeclaration.schema> = {
   },
 
   async create(ctx, desired): Promise<Applied> {
-    const id = await ctx.client.datasetClient.createDataset(String(desired.name), String(desired.organization_id));
+    const id = await ctx.client.datasetClient.createDataset(desired.name, desired.organization_id);
     return { ids: { id }, outputs: { id } };
   },
 

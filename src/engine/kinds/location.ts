@@ -1,35 +1,17 @@
-import { z } from 'zod';
 import { ServiceError } from '../../api/client';
 import type { LocationDetail } from '../../api/client/app-client';
 import { FleetformError } from '../../domain/errors';
-import { locationAttributes } from '../../domain/resource-attributes';
-import type { JsonObject } from '../json';
+import { locationResource } from '../../domain/resource-attributes';
 import type { Applied, DesiredValue, Observation, ResourceKind } from '../kind';
-import { defineKind } from '../kind-declaration';
+import { defineKind, type ViewOf } from '../kind-declaration';
 import { unlessNotFound } from './not-found';
 
-export const locationDeclaration = defineKind({
-  type: 'fleetform_location',
-  description: 'A location of an organization, at its top level or inside another location: where machines live.',
-  attributes: {
-    name: { schema: locationAttributes.name, description: 'Name of the location; a new name renames it in place (same id).' },
-    parent_location_id: {
-      schema: locationAttributes.parent_location_id,
-      description: 'Id of the location this one sits in; unset for a top-level location. A new parent moves it in place (same id, same machines).',
-    },
-    organization_id: {
-      schema: locationAttributes.organization_id,
-      description: 'Organization owning the location.',
-      computed: 'when-unset',
-      forcesReplacement: true,
-      serviceDefault: "the provider's organization_id, else the only organization the API key sees",
-    },
-    id: { schema: z.string(), description: 'Id the service assigns to the location.', computed: 'always' },
-  },
-});
+export const locationDeclaration = defineKind(locationResource);
+
+type LocationView = ViewOf<typeof locationDeclaration>;
 
 /** The view of a location: a top-level one has a null parent (the service's empty id). */
-function locationView(location: LocationDetail): JsonObject {
+function locationView(location: LocationDetail): LocationView {
   return { name: location.name, parent_location_id: location.parentLocationId || null, organization_id: location.organizationId };
 }
 
@@ -40,14 +22,14 @@ function versionOf(location: LocationDetail): string {
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** A location of an organization; machines name it as their `location_id`. */
-export const locationKind: ResourceKind<typeof locationDeclaration.schema> = {
+export const locationKind: ResourceKind<typeof locationDeclaration> = {
   type: locationDeclaration.type,
   declaration: locationDeclaration,
   // Names need not be unique, and the machines of a replaced location move with it
   // (their location_id forces their replacement): the new one must exist first.
   replaceOrder: 'create-first',
 
-  async desire(ctx, attributes): Promise<DesiredValue> {
+  async desire(ctx, attributes): Promise<DesiredValue<LocationView>> {
     return {
       view: { name: attributes.name, parent_location_id: attributes.parent_location_id || null, organization_id: attributes.organization_id || ctx.organizationId },
       private: {},
@@ -56,7 +38,7 @@ export const locationKind: ResourceKind<typeof locationDeclaration.schema> = {
     };
   },
 
-  async observe(ctx, entry): Promise<Observation | undefined> {
+  async observe(ctx, entry): Promise<Observation<LocationView> | undefined> {
     const id = entry.ids.id;
     const location = id ? await unlessNotFound(() => ctx.client.appClient.getLocation(id)) : undefined;
     if (!location) return undefined;
@@ -64,7 +46,7 @@ export const locationKind: ResourceKind<typeof locationDeclaration.schema> = {
   },
 
   async create(ctx, desired, checkpoint): Promise<Applied> {
-    const location = await ctx.client.appClient.createLocation(text(desired.organization_id), text(desired.name), text(desired.parent_location_id) || undefined);
+    const location = await ctx.client.appClient.createLocation(desired.organization_id, desired.name, desired.parent_location_id || undefined);
     const applied = { ids: { id: location.id }, outputs: { id: location.id } };
     await checkpoint(applied);
     return applied;
@@ -76,7 +58,7 @@ export const locationKind: ResourceKind<typeof locationDeclaration.schema> = {
     if (plannedVersion !== null && versionOf(current) !== plannedVersion) {
       throw new FleetformError(`location ${id} changed on the service since the plan was made`, { hint: 'plan again' });
     }
-    await ctx.client.appClient.updateLocation(id, text(desired.name), text(desired.parent_location_id));
+    await ctx.client.appClient.updateLocation(id, desired.name, desired.parent_location_id ?? '');
     return { ids: entry.ids, outputs: entry.outputs };
   },
 

@@ -13,7 +13,7 @@ import {
 import { FleetformError } from '../../domain/errors';
 import { machineAttributes } from '../../domain/resource-attributes';
 import { z } from 'zod';
-import { isObject, jsonEqual, stableStringify, toJson, UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import { isObject, jsonEqual, stableStringify, UNKNOWN, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
@@ -74,6 +74,12 @@ export const machineDeclaration = defineKind({
     part_id: { schema: z.string(), description: "Id of the machine's main part, which holds its config.", computed: 'always' },
   },
 });
+
+/**
+ * A machine as its kind compares it: the config as an object (modules keyed by name, the
+ * secret env entries merged back into their modules' env), not the JSON text code gives.
+ */
+type MachineView = { name: string; location_id: string; config: JsonObject };
 
 function registryModule(ctx: KindContext, moduleId: string): Promise<RegistryModule | undefined> {
   return ctx.memo(`registry-module:${moduleId}`, () => unlessNotFound(() => ctx.client.appClient.getModule(moduleId)));
@@ -156,12 +162,12 @@ export function runningModuleVersion(module: { readonly name: string; readonly v
 }
 
 /** A machine and the whole configuration of its main part (components, services, modules). */
-export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
+export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> = {
   type: machineDeclaration.type,
   declaration: machineDeclaration,
   replaceOrder: 'delete-first',
 
-  async desire(ctx, attributes, prior): Promise<DesiredValue> {
+  async desire(ctx, attributes, prior): Promise<DesiredValue<MachineView>> {
     const problems: PlanProblem[] = [];
     const notes: PlanNote[] = [];
     const name = attributes.name;
@@ -233,12 +239,12 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
     if (modules.length > 0) desiredConfig.modules = resolvedModules;
     const requestBytes = updateRobotPartRequestSize(name, desiredConfig);
     if (requestBytes > SERVICE_MAX_MESSAGE_BYTES) problems.push(oversizeProblem(requestBytes));
-    const view: JsonObject = { name, location_id: locationId, config: configView(desiredConfig) };
+    const view: MachineView = { name, location_id: locationId, config: configView(desiredConfig) };
 
     return { view, private: { pins }, notes, problems, kindData: { running: await runningVersions(ctx, view.config) } };
   },
 
-  async observe(ctx, entry): Promise<Observation | undefined> {
+  async observe(ctx, entry): Promise<Observation<MachineView> | undefined> {
     const machineId = entry.ids.machine_id;
     if (!machineId) return undefined;
     const machine = await findMachine(ctx, machineId, entry);
@@ -281,12 +287,12 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
   },
 
   async create(ctx, desired, checkpoint): Promise<Applied> {
-    const machineId = await newMachine(ctx, String(desired.name), String(desired.location_id));
+    const machineId = await newMachine(ctx, desired.name, desired.location_id);
     await checkpoint({ ids: { machine_id: machineId }, outputs: { id: machineId } });
     const partId = await mainPartId(ctx, machineId);
     if (!partId) throw new FleetformError(`machine ${machineId} has no main part`, { hint: 'the service did not create one; delete the machine and apply again' });
     const part = await ctx.client.appClient.getMachinePart(partId);
-    await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(viewConfig(desired), part.config), part.lastUpdated);
+    await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(desired.config, part.config), part.lastUpdated);
     return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
   },
 
@@ -297,15 +303,15 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
     const part = await ctx.client.appClient.getMachinePart(partId);
     const seen = part.lastUpdated?.toISOString() ?? 'never';
     const stale = () =>
-      new ConcurrentChangeError(`machine ${String(desired.name)} was changed on the service after the plan was made; nothing was overwritten`, {
+      new ConcurrentChangeError(`machine ${desired.name} was changed on the service after the plan was made; nothing was overwritten`, {
         hint: 'run `fleetform plan` again to see the change, then apply',
       });
     if (plannedVersion !== null && seen !== plannedVersion) throw stale();
-    await renameIfNeeded(ctx, machineId, String(desired.name));
+    await renameIfNeeded(ctx, machineId, desired.name);
     // A rename alone writes no config: the part is left as it is (and its version with it).
-    if (stableStringify(configView(part.config)) === stableStringify(viewConfig(desired))) return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
+    if (stableStringify(configView(part.config)) === stableStringify(desired.config)) return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
     try {
-      await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(viewConfig(desired), part.config), part.lastUpdated);
+      await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(desired.config, part.config), part.lastUpdated);
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION') throw stale();
       throw err;
@@ -323,8 +329,8 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
 
   attributesOf(view, prior): JsonObject {
     const flagged = new Set(isObject(prior?.secret_env) ? Object.keys(prior.secret_env) : []);
-    const { config, secretEnv } = splitSecretEnv(viewConfig(view), flagged);
-    const attributes: JsonObject = { name: view.name ?? null, location_id: view.location_id ?? null, config: JSON.stringify(configDocument(config)) };
+    const { config, secretEnv } = splitSecretEnv(view.config, flagged);
+    const attributes: JsonObject = { name: view.name, location_id: view.location_id, config: JSON.stringify(configDocument(config)) };
     if (Object.keys(secretEnv).length > 0) attributes.secret_env = secretEnv;
     return attributes;
   },
@@ -435,11 +441,6 @@ async function renameIfNeeded(ctx: KindContext, machineId: string, name: string)
       hint: 'choose another name, or remove the other machine first',
     });
   }
-}
-
-function viewConfig(desired: JsonObject): JsonObject {
-  const c = desired.config;
-  return isObject(c) ? c : (toJson({}) as JsonObject);
 }
 
 /**

@@ -16,66 +16,36 @@ import {
   type Issue,
 } from '../../domain';
 import { FleetformError } from '../../domain/errors';
-import { customTrainingJobAttributes, trainingJobAttributes } from '../../domain/resource-attributes';
-import { z } from 'zod';
-import { isObject, UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import { customTrainingJobResource, trainingJobResource } from '../../domain/resource-attributes';
+import type { z } from 'zod';
+import { UNKNOWN, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
-import { defineKind, type KindDeclaration } from '../kind-declaration';
+import { defineKind, ignoredForChangesOf, type KindDeclaration, type ViewOf } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
 import { unlessNotFound } from './not-found';
 
-/** What differs between a managed and a custom training job; the rest is shared. */
-interface JobFlavour<Schema extends z.ZodObject> {
-  readonly declaration: KindDeclaration<Schema>;
-  /** Normalized view of the parsed attributes, and the domain's checks of them. */
-  normalize(a: z.output<Schema>, organizationId: string): { view: JsonObject; issues: Issue[] };
-  /** The same view, built from a job the service returned. */
-  fromJob(job: TrainingJob): JsonObject;
-  submit(ctx: KindContext, view: JsonObject): Promise<string>;
-}
+export const trainingJobDeclaration = defineKind(trainingJobResource);
+export const customTrainingJobDeclaration = defineKind(customTrainingJobResource);
 
-/** Reads back a view value this module wrote: a string, a list of strings or a map of strings. */
+/** Reads a value of a masked view (a judge's or a plan's), which may hold a mask where a string was. */
 const str = (v: JsonValue | undefined): string => (typeof v === 'string' ? v : '');
-const strings = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-const record = (v: JsonValue | undefined): Record<string, string> => {
-  const out: Record<string, string> = {};
-  if (isObject(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
-  return out;
-};
 
-/** Parameters whose unspecified value lets the service choose, with that unspecified value. */
-const SERVICE_CHOSEN: Readonly<Record<string, string>> = {
-  model_framework: modelFrameworkName(ModelFramework.UNSPECIFIED),
-  container_version: '',
-};
+/** What the view of every training job holds, whichever its flavour. */
+type JobView = ViewOf<typeof trainingJobDeclaration> | ViewOf<typeof customTrainingJobDeclaration>;
 
-/** Every service-side parameter; retain_on_delete is fleetform's own. */
-const PARAMETERS_IGNORED_FOR_CHANGES = new Set(['retain_on_delete']);
-
-/** The attributes both kinds of training job declare alike. */
-const commonAttributes = {
-  organization_id: {
-    schema: trainingJobAttributes.organization_id,
-    description: 'Organization the job is submitted to.',
-    computed: 'when-unset',
-    serviceDefault: "the provider's organization_id, else the only organization the API key sees",
-  },
-  dataset_id: { schema: trainingJobAttributes.dataset_id, description: 'Id of the dataset to train on (a Dataset\'s id, or an existing one).' },
-  model_name: { schema: trainingJobAttributes.model_name, description: 'Name of the model to train.', forcesReplacement: true },
-  model_version: { schema: trainingJobAttributes.model_version, description: 'Version of the model, unique among its versions: a new version trains again.', forcesReplacement: true },
-  retain_on_delete: {
-    schema: trainingJobAttributes.retain_on_delete,
-    description: 'Keep the job on the service when it is removed from code (fleetform only forgets it) instead of canceling or deleting it.',
-    computed: 'when-unset',
-    serviceDefault: 'false',
-  },
-} as const;
-
-/** The job id, last in both kinds' tables. */
-const jobId = { schema: z.string(), description: 'Id the service assigns to the job.', computed: 'always' } as const;
-
-/** The attributes every job has, read from either kind's parsed attributes. */
-const trainingJobCommon = z.object({ organization_id: trainingJobAttributes.organization_id, retain_on_delete: trainingJobAttributes.retain_on_delete });
+/** What differs between a managed and a custom training job; the rest is shared. */
+interface JobFlavour<D extends KindDeclaration<z.ZodObject, JobView>, V extends JobView = ViewOf<D>> {
+  readonly declaration: D;
+  /** Which flavour this is, as the service's jobs say it (their isCustomJob). */
+  readonly isCustomJob: boolean;
+  /** Normalized view of the parsed attributes (the organization left out is the run's), and the domain's checks of them. */
+  normalize(a: z.output<D['schema']>, organizationId: string): { view: V; issues: Issue[] };
+  /** The same view, built from a job the service returned; retain_on_delete is fleetform's own, kept in state. */
+  fromJob(job: TrainingJob, retainOnDelete: boolean): V;
+  /** What of this flavour's own parameters the service would refuse at submit, found before any write. */
+  submitProblems(ctx: KindContext, view: V): Promise<PlanProblem[]>;
+  submit(ctx: KindContext, view: V): Promise<string>;
+}
 
 function jobsOfOrganization(ctx: KindContext, organizationId: string): Promise<readonly TrainingJob[]> {
   return ctx.memo(`training-jobs:${organizationId}`, () => ctx.client.mlTrainingClient.listTrainingJobs(organizationId));
@@ -90,15 +60,14 @@ function submitsNewJob(view: JsonObject, prior: StateEntry | undefined): boolean
 
 /**
  * What would make the submit fail on the service, found before any write: a model version
- * any job of the model already has (canceled and failed ones too), a training script or
- * script version the registry does not have.
+ * any job of the model already has (canceled and failed ones too), and what the flavour's
+ * own parameters lack (a training script or script version the registry does not have).
  */
-async function submissionProblems<Schema extends z.ZodObject>(ctx: KindContext, flavour: JobFlavour<Schema>, view: JsonObject, prior: StateEntry | undefined): Promise<PlanProblem[]> {
+async function submissionProblems<D extends KindDeclaration<z.ZodObject, JobView>>(ctx: KindContext, flavour: JobFlavour<D>, view: ViewOf<D>, prior: StateEntry | undefined): Promise<PlanProblem[]> {
   const problems: PlanProblem[] = [];
-  const modelName = str(view.model_name);
-  const modelVersion = str(view.model_version);
+  const { model_name: modelName, model_version: modelVersion } = view;
   if (modelName && modelVersion && modelName !== UNKNOWN && modelVersion !== UNKNOWN) {
-    const jobs = (await jobsOfOrganization(ctx, str(view.organization_id))).filter((j) => j.modelName === modelName);
+    const jobs = (await jobsOfOrganization(ctx, view.organization_id)).filter((j) => j.modelName === modelName);
     const clash = jobs.find((j) => j.modelVersion === modelVersion && j.id !== prior?.ids.id);
     if (clash) {
       const next = nextFreeVersion(modelVersion, new Set(jobs.map((j) => j.modelVersion)));
@@ -110,41 +79,36 @@ async function submissionProblems<Schema extends z.ZodObject>(ctx: KindContext, 
       });
     }
   }
-  if (flavour.declaration.type === customTrainingJobDeclaration.type) {
-    const itemId = str(view.registry_item_id);
-    const version = str(view.registry_item_version);
-    if (itemId && itemId !== UNKNOWN) {
-      const item = await ctx.memo(`registry-item:${itemId}`, () => unlessNotFound(() => ctx.client.appClient.getRegistryItem(itemId)));
-      if (!item) {
-        problems.push({ path: 'registry_item_id', message: `the registry has no training script ${itemId}`, hint: 'check registryItemId (`<namespace>:<script-name>`), or publish the script first' });
-      } else if (version && version !== UNKNOWN && !item.versions.includes(version)) {
-        problems.push({
-          path: 'registry_item_version',
-          message: `training script ${itemId} has no version ${version}`,
-          hint: `use one of its versions: ${item.versions.join(', ') || 'none published'}`,
-        });
-      }
-    }
-  }
+  problems.push(...(await flavour.submitProblems(ctx, view)));
   return problems;
 }
 
-function trainingKind<Schema extends z.ZodObject>(flavour: JobFlavour<Schema>): ResourceKind<Schema> {
+/** A training script or script version the registry does not have. */
+async function scriptProblems(ctx: KindContext, itemId: string, version: string): Promise<PlanProblem[]> {
+  if (!itemId || itemId === UNKNOWN) return [];
+  const item = await ctx.memo(`registry-item:${itemId}`, () => unlessNotFound(() => ctx.client.appClient.getRegistryItem(itemId)));
+  if (!item) return [{ path: 'registry_item_id', message: `the registry has no training script ${itemId}`, hint: 'check registryItemId (`<namespace>:<script-name>`), or publish the script first' }];
+  if (version && version !== UNKNOWN && !item.versions.includes(version)) {
+    return [{ path: 'registry_item_version', message: `training script ${itemId} has no version ${version}`, hint: `use one of its versions: ${item.versions.join(', ') || 'none published'}` }];
+  }
+  return [];
+}
+
+function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: JobFlavour<D>): ResourceKind<D> {
+  const { serviceChosen } = flavour.declaration;
+  const ignoredForChanges = ignoredForChangesOf(flavour.declaration);
   return {
     type: flavour.declaration.type,
     declaration: flavour.declaration,
     replaceOrder: 'create-first',
-    serviceChosen: SERVICE_CHOSEN,
 
-    async desire(ctx, attributes, prior): Promise<DesiredValue> {
-      const common = trainingJobCommon.parse(attributes);
-      const { view, issues } = flavour.normalize(attributes, common.organization_id || ctx.organizationId);
-      view.retain_on_delete = common.retain_on_delete === true;
+    async desire(ctx, attributes, prior): Promise<DesiredValue<ViewOf<D>>> {
+      const { view, issues } = flavour.normalize(attributes, ctx.organizationId);
       const problems: PlanProblem[] = issues
         .filter((i) => i.severity === 'error')
         .map((i) => ({ path: i.path, message: i.message, ...(i.hint ? { hint: i.hint } : {}) }));
       const notes: PlanNote[] = issues.filter((i) => i.severity === 'warning').map((i) => ({ level: 'warning', path: i.path, message: i.message }));
-      const datasetId = str(view.dataset_id);
+      const datasetId = view.dataset_id;
       if (datasetId && datasetId !== UNKNOWN) {
         const dataset = await ctx.memo(`dataset:${datasetId}`, () => unlessNotFound(() => ctx.client.datasetClient.getDataset(datasetId)));
         if (!dataset) problems.push({ path: 'dataset_id', message: `dataset ${datasetId} does not exist`, hint: 'declare a Dataset or use the id of an existing one' });
@@ -153,18 +117,18 @@ function trainingKind<Schema extends z.ZodObject>(flavour: JobFlavour<Schema>): 
       return { view, private: {}, notes, problems };
     },
 
-    async observe(ctx, entry): Promise<Observation | undefined> {
+    async observe(ctx, entry): Promise<Observation<ViewOf<D>> | undefined> {
       const id = entry.ids.id;
       const job = id ? await unlessNotFound(() => ctx.client.mlTrainingClient.getTrainingJob(id)) : undefined;
       if (!job) return undefined;
-      const view = flavour.fromJob(job);
-      view.retain_on_delete = entry.attributes?.retain_on_delete === true;
+      const view = flavour.fromJob(job, entry.attributes?.retain_on_delete === true);
       const facts: Record<string, string> = { status: trainingStatusName(job.status), job_id: job.id };
       // Parameters left unspecified are the service's choice: what it chose is a fact, not drift.
-      for (const [key, unspecified] of Object.entries(SERVICE_CHOSEN)) {
-        if (entry.attributes?.[key] !== unspecified || !(key in view)) continue;
-        if (view[key] !== unspecified) facts[key] = String(view[key]);
-        view[key] = unspecified;
+      const shown: JsonObject = view;
+      for (const [key, unspecified] of Object.entries(serviceChosen)) {
+        if (entry.attributes?.[key] !== unspecified || !(key in shown)) continue;
+        if (shown[key] !== unspecified) facts[key] = String(shown[key]);
+        shown[key] = unspecified;
       }
       if (job.errorStatus?.message) facts.error = job.errorStatus.message;
       return { view, version: `${job.status}:${job.lastModified?.toISOString() ?? ''}`, facts };
@@ -175,9 +139,9 @@ function trainingKind<Schema extends z.ZodObject>(flavour: JobFlavour<Schema>): 
       const notes: PlanNote[] = [];
       if (replaceReasons.length === 0) {
         for (const key of Object.keys({ ...current, ...desired })) {
-          if (PARAMETERS_IGNORED_FOR_CHANGES.has(key)) continue;
+          if (ignoredForChanges.has(key)) continue;
           // A job adopted after an interrupted submit: what the service chose for a parameter left unspecified is no change.
-          if (prior.attributes === null && SERVICE_CHOSEN[key] !== undefined && desired[key] === SERVICE_CHOSEN[key]) continue;
+          if (prior.attributes === null && serviceChosen[key] !== undefined && desired[key] === serviceChosen[key]) continue;
           if (JSON.stringify(current[key]) !== JSON.stringify(desired[key]) && desired[key] !== UNKNOWN) {
             problems.push({
               path: key,
@@ -241,7 +205,7 @@ function trainingKind<Schema extends z.ZodObject>(flavour: JobFlavour<Schema>): 
       const jobs = await ctx.client.mlTrainingClient.listTrainingJobs(str(key.organization_id));
       const found = jobs
         .filter((j) => j.modelName === key.model_name && j.modelVersion === key.model_version && j.datasetId === key.dataset_id && !managedIds.has(j.id))
-        .filter((j) => j.isCustomJob === (flavour.declaration.type === 'fleetform_custom_training_job'))
+        .filter((j) => j.isCustomJob === flavour.isCustomJob)
         .sort((a, b) => (b.createdOn?.getTime() ?? 0) - (a.createdOn?.getTime() ?? 0))[0];
       return found ? { ids: { id: found.id }, outputs: { id: found.id } } : undefined;
     },
@@ -249,9 +213,9 @@ function trainingKind<Schema extends z.ZodObject>(flavour: JobFlavour<Schema>): 
     async importById(ctx, id): Promise<Applied | undefined> {
       const job = await unlessNotFound(() => ctx.client.mlTrainingClient.getTrainingJob(id));
       if (!job) return undefined;
-      if (job.isCustomJob !== (flavour.declaration.type === customTrainingJobDeclaration.type)) {
+      if (job.isCustomJob !== flavour.isCustomJob) {
         throw new FleetformError(`job ${id} is ${job.isCustomJob ? 'a custom' : 'a managed'} training job`, {
-          hint: `import it at a ${job.isCustomJob ? 'fleetform_custom_training_job' : 'fleetform_training_job'} address`,
+          hint: `import it at a ${job.isCustomJob ? customTrainingJobDeclaration.type : trainingJobDeclaration.type} address`,
         });
       }
       return { ids: { id }, outputs: { id } };
@@ -259,26 +223,10 @@ function trainingKind<Schema extends z.ZodObject>(flavour: JobFlavour<Schema>): 
   };
 }
 
-export const trainingJobDeclaration = defineKind({
-  type: 'fleetform_training_job',
-  description: "A training job on the service's built-in trainer. Jobs are immutable: a new model version submits a new job.",
-  attributes: {
-    ...commonAttributes,
-    model_type: { schema: trainingJobAttributes.model_type, description: 'Kind of model, e.g. MODEL_TYPE_OBJECT_DETECTION.' },
-    model_framework: {
-      schema: trainingJobAttributes.model_framework,
-      description: 'Framework of the trained model, e.g. MODEL_FRAMEWORK_TFLITE.',
-      computed: 'when-unset',
-      serviceDefault: "MODEL_FRAMEWORK_UNSPECIFIED: the service's choice",
-    },
-    tags: { schema: trainingJobAttributes.tags, description: 'Labels to train the model on (at least one).' },
-    id: jobId,
-  },
-});
-
 /** A managed training job. */
 export const trainingJobKind = trainingKind({
   declaration: trainingJobDeclaration,
+  isCustomJob: false,
   normalize(a, organizationId) {
     const issues: Issue[] = [];
     let modelType: ModelType = ModelType.UNSPECIFIED;
@@ -295,14 +243,15 @@ export const trainingJobKind = trainingKind({
         issues.push({ severity: 'error', code: 'model-framework', path: 'model_framework', message: err instanceof Error ? err.message : String(err) });
       }
     }
-    const view: JsonObject = {
-      organization_id: organizationId,
+    const view = {
+      organization_id: a.organization_id || organizationId,
       dataset_id: a.dataset_id,
       model_name: a.model_name,
       model_version: a.model_version,
       model_type: a.model_type,
       model_framework: modelFrameworkName(framework),
       tags: [...a.tags],
+      retain_on_delete: a.retain_on_delete === true,
     };
     if (modelType !== ModelType.UNSPECIFIED) {
       issues.push(
@@ -317,7 +266,7 @@ export const trainingJobKind = trainingKind({
     }
     return { view, issues };
   },
-  fromJob(job) {
+  fromJob(job, retainOnDelete) {
     return {
       organization_id: job.organizationId,
       dataset_id: job.datasetId,
@@ -326,50 +275,24 @@ export const trainingJobKind = trainingKind({
       model_type: modelTypeName(job.modelType),
       model_framework: modelFrameworkName(job.modelFramework),
       tags: [...job.tags],
+      retain_on_delete: retainOnDelete,
     };
   },
+  submitProblems: async () => [],
   submit(ctx, v) {
-    return ctx.client.mlTrainingClient.submitTrainingJob(
-      str(v.organization_id),
-      str(v.dataset_id),
-      str(v.model_name),
-      str(v.model_version),
-      parseModelType(str(v.model_type)),
-      strings(v.tags),
-      { modelFramework: parseModelFramework(str(v.model_framework)) },
-    );
-  },
-});
-
-export const customTrainingJobDeclaration = defineKind({
-  type: 'fleetform_custom_training_job',
-  description: 'A training job running a training script from the registry. Jobs are immutable: a new model version submits a new job.',
-  attributes: {
-    ...commonAttributes,
-    registry_item_id: { schema: customTrainingJobAttributes.registry_item_id, description: 'Registry id of the training script, `<namespace>:<script-name>`.' },
-    registry_item_version: { schema: customTrainingJobAttributes.registry_item_version, description: 'Version of the training script.' },
-    arguments: {
-      schema: customTrainingJobAttributes.arguments,
-      description: 'Arguments passed to the training script.',
-      computed: 'when-unset',
-      serviceDefault: '{}',
-    },
-    container_version: {
-      schema: customTrainingJobAttributes.container_version,
-      description: 'Version of the container the script runs in.',
-      computed: 'when-unset',
-      serviceDefault: "empty: the service's choice",
-    },
-    id: jobId,
+    return ctx.client.mlTrainingClient.submitTrainingJob(v.organization_id, v.dataset_id, v.model_name, v.model_version, parseModelType(v.model_type), [...v.tags], {
+      modelFramework: parseModelFramework(v.model_framework),
+    });
   },
 });
 
 /** A training job running a custom training script from the registry. */
 export const customTrainingJobKind = trainingKind({
   declaration: customTrainingJobDeclaration,
+  isCustomJob: true,
   normalize(a, organizationId) {
-    const view: JsonObject = {
-      organization_id: organizationId,
+    const view = {
+      organization_id: a.organization_id || organizationId,
       dataset_id: a.dataset_id,
       registry_item_id: a.registry_item_id,
       registry_item_version: a.registry_item_version,
@@ -377,6 +300,7 @@ export const customTrainingJobKind = trainingKind({
       model_version: a.model_version,
       arguments: { ...a.arguments },
       container_version: a.container_version ?? '',
+      retain_on_delete: a.retain_on_delete === true,
     };
     const issues = checkCustomTrainingJobParams({
       datasetId: a.dataset_id,
@@ -387,7 +311,7 @@ export const customTrainingJobKind = trainingKind({
     }).filter((i) => !(i.path === 'dataset_id' && a.dataset_id === UNKNOWN));
     return { view, issues };
   },
-  fromJob(job) {
+  fromJob(job, retainOnDelete) {
     return {
       organization_id: job.organizationId,
       dataset_id: job.datasetId,
@@ -397,17 +321,14 @@ export const customTrainingJobKind = trainingKind({
       model_version: job.modelVersion,
       arguments: { ...job.arguments },
       container_version: job.containerVersion,
+      retain_on_delete: retainOnDelete,
     };
   },
+  submitProblems: (ctx, v) => scriptProblems(ctx, v.registry_item_id, v.registry_item_version),
   submit(ctx, v) {
-    return ctx.client.mlTrainingClient.submitCustomTrainingJob(
-      str(v.organization_id),
-      str(v.dataset_id),
-      str(v.registry_item_id),
-      str(v.registry_item_version),
-      str(v.model_name),
-      str(v.model_version),
-      { arguments: record(v.arguments), containerVersion: str(v.container_version) },
-    );
+    return ctx.client.mlTrainingClient.submitCustomTrainingJob(v.organization_id, v.dataset_id, v.registry_item_id, v.registry_item_version, v.model_name, v.model_version, {
+      arguments: { ...v.arguments },
+      containerVersion: v.container_version,
+    });
   },
 });

@@ -319,7 +319,7 @@ async function planResource(
   if (!prior || vanished || prior.status === 'deleting') {
     const notes = [...desired.notes];
     if (vanished) notes.unshift({ level: 'warning', message: 'was deleted outside fleetform; apply creates it again' });
-    const shown = withServiceChoices(after, kind.serviceChosen);
+    const shown = withServiceChoices(after, kind.declaration.serviceChosen);
     return {
       ...base,
       after: shown,
