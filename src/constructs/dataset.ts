@@ -9,7 +9,7 @@ const datasetForms = {
   name: propForm(propSchemas.text.optional(), { default: (constructId: string) => constructId }),
 } as const;
 
-/** Properties of a {@link Dataset}: its attributes (see docs/resources.md), `name` defaulting to the construct id. */
+/** Properties of a {@link Dataset}: its attributes under camelCase names, `name` defaulting to the construct id. */
 export type DatasetProps = KindProps<typeof datasetResource.attributes, typeof datasetForms>;
 
 /** A dataset to train models on: one `fleetform_dataset` resource; `datasetId` is the id the service assigns, a reference resolved at apply. */

@@ -171,6 +171,23 @@ export function defineKind<const A extends AttributeDeclarations>(declaration: R
   };
 }
 
+/**
+ * An observed view with the attributes code left to the service as they were applied
+ * (their unspecified value), and what the service chose for them as facts: a choice the
+ * service made is no drift.
+ */
+export function keepServiceChoices<View extends JsonObject>(declaration: KindDeclaration, observed: View, applied: JsonObject | null): { view: View; facts: Record<string, string> } {
+  const facts: Record<string, string> = {};
+  let view = observed;
+  for (const [key, unspecified] of Object.entries(declaration.serviceChosen)) {
+    const chosen = observed[key];
+    if (applied?.[key] !== unspecified || chosen === undefined) continue;
+    if (chosen !== unspecified) facts[key] = String(chosen);
+    view = { ...view, [key]: unspecified };
+  }
+  return { view, facts };
+}
+
 /** The attributes fleetform keeps to itself: a difference in them alone changes nothing on the service. */
 export function ignoredForChangesOf(declaration: KindDeclaration): ReadonlySet<string> {
   return new Set(Object.values(declaration.attributes).filter((f) => f.ignoredForChanges).map((f) => f.name));

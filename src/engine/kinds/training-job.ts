@@ -20,7 +20,7 @@ import { customTrainingJobResource, trainingJobResource } from '../../domain/res
 import type { z } from 'zod';
 import { UNKNOWN, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
-import { defineKind, ignoredForChangesOf, type KindDeclaration, type ViewOf } from '../kind-declaration';
+import { defineKind, ignoredForChangesOf, keepServiceChoices, type KindDeclaration, type ViewOf } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
 import { unlessNotFound } from './not-found';
 
@@ -121,15 +121,9 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
       const id = entry.ids.id;
       const job = id ? await unlessNotFound(() => ctx.client.mlTrainingClient.getTrainingJob(id)) : undefined;
       if (!job) return undefined;
-      const view = flavour.fromJob(job, entry.attributes?.retain_on_delete === true);
-      const facts: Record<string, string> = { status: trainingStatusName(job.status), job_id: job.id };
       // Parameters left unspecified are the service's choice: what it chose is a fact, not drift.
-      const shown: JsonObject = view;
-      for (const [key, unspecified] of Object.entries(serviceChosen)) {
-        if (entry.attributes?.[key] !== unspecified || !(key in shown)) continue;
-        if (shown[key] !== unspecified) facts[key] = String(shown[key]);
-        shown[key] = unspecified;
-      }
+      const { view, facts: chosen } = keepServiceChoices(flavour.declaration, flavour.fromJob(job, entry.attributes?.retain_on_delete === true), entry.attributes);
+      const facts: Record<string, string> = { status: trainingStatusName(job.status), job_id: job.id, ...chosen };
       if (job.errorStatus?.message) facts.error = job.errorStatus.message;
       return { view, version: `${job.status}:${job.lastModified?.toISOString() ?? ''}`, facts };
     },
