@@ -80,7 +80,7 @@ interface PropEntry {
  * The construct of a resource kind whose attributes are its props, built from the
  * resource's declaration: its props (each attribute code gives, camelCase, in the form
  * `forms` names), their strict run-time check, its fields, its synthesized attributes
- * (in declaration order, those left unset left out) and a getter per computed attribute
+ * (those left unset left out) and a getter per computed attribute
  * code references (`ids`: getter name to attribute, e.g. `{ datasetId: 'id' }`). A new
  * attribute of the declaration is a prop, a check and a synthesized attribute at once.
  */
