@@ -22,6 +22,8 @@ import { locationFor, organizationFor, partFor, robotFor } from './access';
 import { millisOf, principalOf, timestamp, type Backend } from './context';
 import { alreadyExists, failedPrecondition, invalidArgument, invalidIssues, notFound, permissionDenied, required } from './errors';
 import { liveMachineHandlers, onlineFields, robotOnlineFields } from './live-machines';
+import { fragmentHandlers } from './fragments';
+import { resolvedModules } from '../logic/fragment-resolution';
 import { settleTrainingJobs } from './ml-training';
 import { DNS_SUFFIX, partDnsName } from './part-address';
 import { historyQuery } from './part-history-query';
@@ -132,6 +134,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
 
   return {
     ...liveMachineHandlers(backend),
+    ...fragmentHandlers(backend),
 
     listOrganizations(_req, ctx) {
       const p = principalOf(ctx);
@@ -283,7 +286,9 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
           throw alreadyExists(`machine ${part.robotId} already has a part named ${name}`);
         }
         const now = backend.now();
-        const plan = planDeployments(part.id, config, deploymentsOfPart(db, part.id), moduleVersionsLookup(db, part.organizationId), now);
+        // Modules a fragment brings are deployed like the part's own.
+        const modules = resolvedModules(db, part, json, config);
+        const plan = planDeployments(part.id, modules, deploymentsOfPart(db, part.id), moduleVersionsLookup(db, part.organizationId), now);
         const refused = plan.issues.filter((i) => i.severity === 'error');
         if (refused.length > 0) throw invalidIssues(refused);
         // Stored as sent (key order included); `config` is the typed view of the same document.
