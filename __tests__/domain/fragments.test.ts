@@ -247,6 +247,22 @@ describe('fragment_mods', () => {
     expect((r.config['components'] as Array<Record<string, unknown>>)[1]?.['attributes']).toEqual({ pin: 11 });
   });
 
+  it('mods of a disabled import are skipped and the others still apply', () => {
+    const other: FragmentSource = { id: 'other', name: 'other', revisions: [{ revision: '1', config: { services: [{ name: 'nav', api: 'rdk:service:navigation', model: 'a:b:c' }] } }] };
+    const r = resolve(
+      {
+        fragments: [{ id: 'rig', disabled: true }, 'other'],
+        fragment_mods: [
+          { fragment_id: 'rig', mods: [{ $set: { 'components.front-board.attributes.pin': 1 } }] },
+          { fragment_id: 'other', mods: [{ $set: { 'services.nav.attributes.x': 1 } }] },
+        ],
+      },
+      [rig, other],
+    );
+    expect(r.errors).toEqual([]);
+    expect(r.config['services']).toEqual([{ name: 'nav', api: 'rdk:service:navigation', model: 'a:b:c', attributes: { x: 1 } }]);
+  });
+
   it('refuses a set through a value that is not an object, and an index past the end', () => {
     const r = resolve({
       ...base,

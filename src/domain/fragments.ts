@@ -16,7 +16,8 @@
  * - `disabled` keeps the import but loads none of its entries.
  * - `fragment_mods` (`[{fragment_id, mods}]`) apply to the entries an import of that fragment
  *   brings, by the names the machine sees (see fragment-mods.ts). If any mod fails, no mod
- *   applies and every failure is reported. A fragment's own `fragment_mods` apply to its imports.
+ *   applies and every failure is reported. Mods of an import that brings nothing (disabled, or
+ *   failed and reported as such) are skipped. A fragment's own `fragment_mods` apply to its imports.
  * - Entries merge by section and name: the machine's own first, then each import's in order.
  *   Two different entries with one name are an error (the first is kept); the same entry
  *   brought twice (a module two fragments share) is kept once. Other top-level keys of a
@@ -223,10 +224,12 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
     }
     const brought: Array<{ spec: FragmentImportSpec; resolved: Resolved; record: ImportRecord }> = [];
     const seen = new Set<string>();
+    const named = new Set<string>();
     rawImports.forEach((raw, i) => {
       const field = childPath(importsField, i);
       const spec = parseImport(raw, field, level.importedBy);
       if (!spec) return;
+      named.add(spec.id);
       const key = `${spec.id}\u0000${spec.prefix ?? ''}`;
       if (seen.has(key)) {
         fail('duplicate-import', spec.id, field, `fragment ${spec.id} is imported twice with the same prefix`, 'give each import of one fragment its own prefix');
@@ -236,7 +239,7 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
       const result = resolveImport(spec, field, level);
       if (result) brought.push({ ...result, spec });
     });
-    applyLevelMods(config['fragment_mods'], level, brought);
+    applyLevelMods(config['fragment_mods'], level, brought, named);
     for (const b of brought) {
       const entries: Array<{ section: NamedSection; name: string }> = [];
       for (const [section, list] of b.resolved.sections) {
@@ -318,7 +321,7 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
   }
 
   /** A level's `fragment_mods`, applied to copies of what its imports bring; kept only if every mod applies. */
-  function applyLevelMods(raw: unknown, level: Level, brought: Array<{ spec: FragmentImportSpec; resolved: Resolved }>): void {
+  function applyLevelMods(raw: unknown, level: Level, brought: Array<{ spec: FragmentImportSpec; resolved: Resolved }>, named: ReadonlySet<string>): void {
     if (raw === undefined) return;
     const field = childPath(level.base, 'fragment_mods');
     if (!Array.isArray(raw)) {
@@ -335,8 +338,10 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
       }
       const id = entry['fragment_id'];
       const targets = brought.flatMap((b, j) => (b.spec.id === id ? [trial[j] as Sections] : []));
+      // Mods of an import that brings nothing (disabled, or failed and reported) wait for it.
+      if (targets.length === 0 && named.has(id)) return;
       if (targets.length === 0) {
-        failures.push({ fragmentId: id, field: childPath(entryField, 'fragment_id'), message: `mods name fragment ${id}, which is not imported here (or brings nothing)`, code: 'mod-failed' });
+        failures.push({ fragmentId: id, field: childPath(entryField, 'fragment_id'), message: `mods name fragment ${id}, which is not imported here`, code: 'mod-failed' });
         return;
       }
       // An import of the fragment twice (with two prefixes): a mod holds if it names something in either.
