@@ -307,6 +307,25 @@ describe('properties', () => {
     );
   });
 
+  it('variables, prefixes and mods never change the fragments or the machine config they come from', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(entry, { selector: (e) => e.name, minLength: 1, maxLength: 4 }), fc.jsonValue(), name, fc.nat(), (fragmentEntries, value, key, pick) => {
+        const withPlaceholder = fragmentEntries.map((e, i) => (i === 0 ? { ...e, attributes: { ...e.attributes, v: { $variable: { name: 'v' } } } } : e));
+        const source: FragmentSource = { id: 'f', name: 'f', revisions: [{ revision: '1', config: { components: withPlaceholder, network: { bind: { port: 1 } } } }] };
+        const target = fragmentEntries[pick % fragmentEntries.length]?.name as string;
+        const config = {
+          network: { bind: { port: 2 } },
+          fragments: [{ id: 'f', prefix: 'p', variables: { v: { nested: [value] } } }],
+          fragment_mods: [{ fragment_id: 'f', mods: [{ $set: { [`components.p-${target}.attributes.${key}.deep`]: value } }, { $unset: { [`components.p-${fragmentEntries[0]?.name}.attributes.v`]: 1 } }] }],
+        };
+        const before = JSON.stringify([config, source]);
+        const r = resolve(config, [source]);
+        expect(JSON.stringify([config, source])).toBe(before);
+        expect((r.config['components'] as unknown[]).length).toBe(fragmentEntries.length);
+      }),
+    );
+  });
+
   it('every name is unique after resolution, the machine keeps every entry, and each clash is one error', () => {
     fc.assert(
       fc.property(entries, entries, fc.option(name, { nil: undefined }), (own, fragmentEntries, prefix) => {

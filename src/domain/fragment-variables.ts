@@ -32,7 +32,10 @@ export interface UnsetVariable {
 }
 
 export interface Substitution {
-  /** The value with every placeholder whose variable has a value replaced (a copy; the input is never changed). */
+  /**
+   * The value with every placeholder whose variable has a value replaced. The input is never
+   * changed: objects and arrays holding a replaced placeholder are new, the rest are shared.
+   */
   readonly value: unknown;
   /** Placeholders left as written. */
   readonly unset: UnsetVariable[];
@@ -44,21 +47,42 @@ export interface Substitution {
 export function substituteVariables(value: unknown, variables: Readonly<Record<string, unknown>>, path = ''): Substitution {
   const unset: UnsetVariable[] = [];
   const read = new Set<string>();
-  const walk = (v: unknown, at: string): unknown => {
+  // The path is kept as a stack of keys and written out only for an unset placeholder.
+  const keys: Array<string | number> = [];
+  const walk = (v: unknown): unknown => {
+    if (v === null || typeof v !== 'object') return v;
+    if (Array.isArray(v)) {
+      let out: unknown[] | undefined;
+      for (let i = 0; i < v.length; i++) {
+        keys.push(i);
+        const item = walk(v[i]);
+        keys.pop();
+        if (item !== v[i]) (out ??= v.slice())[i] = item;
+      }
+      return out ?? v;
+    }
     const name = variableName(v);
     if (name !== undefined) {
       read.add(name);
       if (hasOwn.call(variables, name)) return variables[name];
-      unset.push({ name, path: at });
+      unset.push({ name, path: keys.reduce<string>((p, k) => childPath(p, k), path) });
       return v;
     }
-    if (Array.isArray(v)) return v.map((item, i) => walk(item, childPath(at, i)));
-    if (isObject(v)) {
-      const out: Record<string, unknown> = {};
-      for (const key of Object.keys(v)) setOwn(out, key, walk(v[key], childPath(at, key)));
-      return out;
+    const record = v as Record<string, unknown>;
+    let out: Record<string, unknown> | undefined;
+    for (const key of Object.keys(record)) {
+      keys.push(key);
+      const item = walk(record[key]);
+      keys.pop();
+      if (item !== record[key]) {
+        if (!out) {
+          out = {};
+          for (const k of Object.keys(record)) setOwn(out, k, record[k]);
+        }
+        setOwn(out, key, item);
+      }
     }
-    return v;
+    return out ?? v;
   };
-  return { value: walk(value, path), unset, read };
+  return { value: walk(value), unset, read };
 }

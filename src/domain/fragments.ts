@@ -154,6 +154,13 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   return ka.length === Object.keys(b).length && ka.every((k) => hasOwn.call(b, k) && jsonEqual(a[k], b[k]));
 }
 
+/** A copy of an object's own keys (its values shared). */
+function shallowCopy(v: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) setOwn(out, k, v[k]);
+  return out;
+}
+
 /** A deep copy of a JSON value whose objects keep every own key. */
 function copyJson(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(copyJson);
@@ -165,7 +172,10 @@ function copyJson(v: unknown): unknown {
   return v;
 }
 
-/** Resolves a machine's config: see the rules at the top of this file. */
+/**
+ * Resolves a machine's config: see the rules at the top of this file. The inputs are never
+ * changed; the result shares the values no rule changed with them (treat it as read-only).
+ */
 export function resolveMachineConfig(input: MachineConfigInput): MachineResolution {
   const imports: ImportRecord[] = [];
   const errors: FragmentResolutionError[] = [];
@@ -205,14 +215,15 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
       if (key === 'fragments' || key === 'fragment_mods') continue;
       const value = config[key];
       if (isNamedSection(key) && Array.isArray(value) && value.every(isObject)) {
-        const entries = (copyJson(value) as Record<string, unknown>[]);
+        // Entries are copied one level deep: prefixes replace their names; mods work on deep copies.
+        const entries = value.map(shallowCopy);
         sections.set(key, entries);
         for (const entry of entries) {
           const name = entryName(key, entry);
           if (name !== undefined && !owners.has(`${key}\u0000${name}`)) owners.set(`${key}\u0000${name}`, { entry, fromFragment: false, where: level.base || 'the machine' });
         }
       } else {
-        setOwn(rest, key, copyJson(value));
+        setOwn(rest, key, value);
       }
     }
     const rawImports = config['fragments'];
@@ -378,7 +389,9 @@ function assemble(r: Resolved): Record<string, unknown> {
   for (const key of Object.keys(r.rest)) setOwn(out, key, r.rest[key]);
   for (const section of NAMED_SECTIONS) {
     const list = r.sections.get(section);
-    if (list !== undefined) setOwn(out, section, list);
+    // A section the machine wrote as a list of other things keeps them, before what fragments bring.
+    const own = r.rest[section];
+    if (list !== undefined) setOwn(out, section, Array.isArray(own) ? [...(own as unknown[]), ...list] : list);
   }
   return out;
 }
