@@ -60,7 +60,9 @@ test('a machine runs the fragment it imports, with its prefix and mods, and foll
   await ours.appClient.setFragmentTag(rig.id, 'stable', '1');
   const m = await newMachine(app, locationId, 'picker');
   // Stored through the SDK's UpdateRobotPart, as any other config.
+  // Its own camera comes from the fragment's module and depends on the fragment's board: checked as resolved.
   const config = {
+    components: [{ name: 'own-cam', api: 'rdk:component:camera', model: 'acme:sensors:multi-cam', depends_on: ['main-board'] }],
     fragments: [{ id: rig.id, version: 'stable', prefix: 'front', variables: { pin: '11' } }],
     fragment_mods: [{ fragment_id: rig.id, mods: [{ $set: { 'components.front-board.name': 'main-board' } }] }],
   };
@@ -70,8 +72,8 @@ test('a machine runs the fragment it imports, with its prefix and mods, and foll
   });
   await viam.appClient.updateRobotPart(m.partId, m.partName, sdk.Struct.fromJson(config));
 
-  const first = await waitUntil('the fragment running', () => statusOf(m.partId), (s) => running(s).resources.length === 1 && running(s).modules.length === 1);
-  expect(running(first)).toMatchObject({ resources: ['main-board'], modules: ['sensors'] });
+  const first = await waitUntil('the fragment running', () => statusOf(m.partId), (s) => running(s).resources.length === 2 && running(s).modules.length === 1);
+  expect(running(first)).toMatchObject({ resources: ['main-board', 'own-cam'], modules: ['sensors'] });
   expect(running(first).revision).toContain(`+${rig.id}@1`);
 
   // A new revision does not reach a machine that follows the tag until the tag moves.
@@ -79,10 +81,14 @@ test('a machine runs the fragment it imports, with its prefix and mods, and foll
   const resolved = await ours.appClient.listMachineFragments(m.robotId);
   expect(resolved.resolved.map((r) => r.revision)).toEqual(['1']);
   await ours.appClient.setFragmentTag(rig.id, 'stable', '2');
-  const second = await waitUntil('the tag moved', () => statusOf(m.partId), (s) => running(s).resources.length === 2);
-  expect(running(second)).toMatchObject({ resources: ['front-range', 'main-board'], modules: ['sensors'] });
+  const second = await waitUntil('the tag moved', () => statusOf(m.partId), (s) => running(s).resources.length === 3);
+  expect(running(second)).toMatchObject({ resources: ['front-range', 'main-board', 'own-cam'], modules: ['sensors'] });
   expect(running(second).revision).toContain(`+${rig.id}@2`);
   // The part keeps its config as written: fragments and mods are resolved for the machine, never stored resolved.
   const parts = await viam.appClient.getRobotParts(m.robotId);
   expect(parts[0]?.robotConfig?.toJson()).toEqual(config);
+
+  // A dependency on a name no resolved entry has is refused, as for any config.
+  const bad = { ...config, components: [{ ...config.components[0], depends_on: ['front-board'] }] };
+  await expect(viam.appClient.updateRobotPart(m.partId, m.partName, sdk.Struct.fromJson(bad))).rejects.toThrow(/depends on "front-board", which is not configured/);
 });

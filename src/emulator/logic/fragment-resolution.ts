@@ -124,3 +124,12 @@ export function resolvedModules(db: Db, part: { readonly id: string; readonly or
   const parsed = MachineConfigSchema.safeParse(resolution.config);
   return parsed.success ? parsed.data : own;
 }
+
+/**
+ * What a config write is validated as: a config importing fragments as its machine will run
+ * it (resolved; entries named by their resolved names), any other config as written.
+ */
+export function configToCheck(db: Db, part: { readonly id: string; readonly organizationId: string } | undefined, json: unknown): unknown {
+  if (part === undefined || json === null || typeof json !== 'object' || !('fragments' in json)) return json;
+  return resolveMachineConfig({ machine: part.id, config: json as Record<string, unknown>, fragments: storeLookup(db, part.organizationId) }).config;
+}

@@ -23,7 +23,7 @@ import { millisOf, principalOf, timestamp, type Backend } from './context';
 import { alreadyExists, failedPrecondition, invalidArgument, invalidIssues, notFound, permissionDenied, required } from './errors';
 import { liveMachineHandlers, onlineFields, robotOnlineFields } from './live-machines';
 import { fragmentHandlers } from './fragments';
-import { resolvedModules } from '../logic/fragment-resolution';
+import { configToCheck, resolvedModules } from '../logic/fragment-resolution';
 import { settleTrainingJobs } from './ml-training';
 import { DNS_SUFFIX, partDnsName } from './part-address';
 import { historyQuery } from './part-history-query';
@@ -268,7 +268,8 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
       // Read with every key of the config (`__proto__` included), from the bytes as sent.
       if (!robotConfig) throw invalidArgument('robot_config is required');
       const json = decodeStruct(robotConfig);
-      const result = validateMachineConfig(json);
+      // A config importing fragments is checked as its machine will run it.
+      const result = validateMachineConfig(configToCheck(db, machines.getPart(db, req.id), json));
       if (result.errors.length > 0) throw invalidIssues(result.errors);
       const parsed = MachineConfigSchema.safeParse(json);
       if (!parsed.success) throw invalidArgument(`robot_config: ${parsed.error.message}`);
