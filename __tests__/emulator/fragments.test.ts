@@ -10,6 +10,7 @@ import { loadServices, type AppServiceType } from '../../src/api/services';
 import type { Client } from '@connectrpc/connect';
 import { useEmulator } from './fixture';
 import { clientOf, newMachine } from './helpers';
+import { EmulatorService } from '../../src/api/emulator-control';
 
 type ViamClient = Awaited<ReturnType<Sdk['createViamClient']>>;
 
@@ -192,4 +193,32 @@ test('an unknown fragment or organization and a fragment without a name are refu
   expect(await statusOf(c.getFragment('no-such-fragment'))).toMatchObject({ code: 'NOT_FOUND' });
   expect(await statusOf(c.listFragments('no-such-org'))).toMatchObject({ code: 'PERMISSION_DENIED' });
   expect(await statusOf(c.createFragment(fx.emulator.credentials.organizationId, '  ', {}))).toMatchObject({ code: 'INVALID_ARGUMENT' });
+});
+
+test('another organization: its public fragments are listed and imported, its private ones are NO_ACCESS and hidden', async () => {
+  const controls = await clientOf(fx.emulator, EmulatorService);
+  const other = await controls.createOrganization({ name: 'Other Org', publicNamespace: 'other-org' });
+  const theirs = await createServiceClient({ serviceHost: fx.emulator.url, credentials: { type: 'api-key', authEntity: other.apiKeyId, payload: other.apiKey } });
+  try {
+    const shared = await theirs.appClient.createFragment(other.organizationId, 'shared', { components: [{ name: 'nav', api: 'rdk:service:navigation', model: 'rdk:builtin:builtin' }] }, 'public');
+    const secret = await theirs.appClient.createFragment(other.organizationId, 'secret', {});
+    const { organizationId } = fx.emulator.credentials;
+
+    expect((await ours.appClient.listFragments(organizationId, { showPublic: true })).map((f) => f.id)).toContain(shared.id);
+    expect((await ours.appClient.listFragments(organizationId)).map((f) => f.id)).not.toContain(shared.id);
+    expect((await ours.appClient.getFragment(shared.id)).fragment).toMatchObject({ name: 'shared', visibility: 'public', organizationName: 'Other Org' });
+    expect(await statusOf(ours.appClient.getFragment(secret.id))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await statusOf(ours.appClient.updateFragment(shared.id, 'mine', {}))).toMatchObject({ code: 'PERMISSION_DENIED' });
+
+    const m = await machineImporting('borrower', { fragments: [shared.id, secret.id] });
+    const resolved = await ours.appClient.listMachineFragments(m.robotId);
+    expect(resolved.resolved.map((r) => [r.fragmentId, r.error?.kind])).toEqual([
+      [shared.id, undefined],
+      [secret.id, 'no_access'],
+    ]);
+    // The owner sees the other organization's machine among the public fragment's users.
+    expect((await theirs.appClient.getFragment(shared.id)).usage).toMatchObject({ machines: 1, organizations: 1, machinesInOwnOrganization: 0 });
+  } finally {
+    await theirs.close();
+  }
 });
