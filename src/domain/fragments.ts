@@ -15,12 +15,13 @@
  *   to the `depends_on` entries naming them); nested prefixes compose, outer first.
  * - `disabled` keeps the import but loads none of its entries.
  * - `fragment_mods` (`[{fragment_id, mods}]`) apply to the entries an import of that fragment
- *   brings, by the names the machine sees (see fragment-mods.ts). If any mod fails, no mod
- *   applies and every failure is reported. Mods of an import that brings nothing (disabled, or
- *   failed and reported as such) are skipped. A fragment's own `fragment_mods` apply to its imports.
+ *   brings: `$set`/`$unset` of dotted paths `<section>.<entry name>.<field>...`, the entry
+ *   named as the machine sees it (after prefixes). If any mod fails, no mod applies and every
+ *   failure is reported. Mods of an import that brings nothing (disabled, or failed and
+ *   reported as such) are skipped. A fragment's own `fragment_mods` apply to its imports.
  * - Entries merge by section and name: the machine's own first, then each import's in order.
- *   Two different entries with one name are an error (the first is kept); the same entry
- *   brought twice (a module two fragments share) is kept once. Other top-level keys of a
+ *   An imported entry named like an earlier one is an error (the earlier is kept), unless both
+ *   come from imports and are equal (a module two fragments share): kept once. Other top-level keys of a
  *   fragment fill only keys the machine does not set. `fragments` and `fragment_mods` do not
  *   appear in the result.
  */
@@ -173,7 +174,7 @@ function copyJson(v: unknown): unknown {
 }
 
 /**
- * Resolves a machine's config: see the rules at the top of this file. The inputs are never
+ * Resolves a machine's config by the rules at the top of this file. The inputs are never
  * changed; the result shares the values no rule changed with them (treat it as read-only).
  */
 export function resolveMachineConfig(input: MachineConfigInput): MachineResolution {
