@@ -9,6 +9,7 @@ import { GetRobotPartReply } from './get-robot-part-reply';
 import { UpdateRobotPartCall } from './update-robot-part-call';
 import * as own from './own-messages';
 import { MachineStatusReply } from './generated/viam/robot/v1/machine_status_pb';
+import { FRAGMENT_METHODS, type FragmentMethods } from './fragment-methods';
 
 const unary = MethodKind.Unary;
 
@@ -134,7 +135,7 @@ export interface AppServiceType {
   readonly methods: Omit<MethodsOf<Sdk['appApi'], typeof APP_METHODS>, 'getRobotPart'> & {
     readonly getRobotPart: GetRobotPartMethod;
     readonly getRobotPartHistory: GetRobotPartHistoryMethod;
-  };
+  } & FragmentMethods;
 }
 
 /**
@@ -163,7 +164,10 @@ function appService(sdk: Sdk): AppServiceType {
     O: own.GetRobotPartHistoryPagedResponse,
     kind: unary,
   };
-  return { typeName: 'viam.app.v1.AppService', methods: { ...unaryMethods(sdk.appApi, APP_METHODS), getRobotPart, getRobotPartHistory } };
+  return {
+    typeName: 'viam.app.v1.AppService',
+    methods: { ...unaryMethods(sdk.appApi, APP_METHODS), getRobotPart, getRobotPartHistory, ...FRAGMENT_METHODS },
+  };
 }
 
 function appWireService(sdk: Sdk, app: AppServiceType): AppWireServiceType {

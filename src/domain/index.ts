@@ -16,3 +16,4 @@ export * from './resource-attributes';
 export * from './cycles';
 export * from './json-path';
 export * from './template-escape';
+export * from './fragments';

@@ -10,6 +10,7 @@ import type { Invoker } from './call';
 import { machineOf, machinePartOf, namedOf, registryItemOf, registryModuleOf } from './convert';
 import { ServiceError } from './errors';
 import type { Location, Machine, MachinePart, Organization, RegistryItem, RegistryModule } from './types';
+import { createFragmentClient, type FragmentClient } from './fragment-client';
 
 /** A location as the location kind reads it: where it sits and which organization owns it. */
 export interface LocationDetail extends Location {
@@ -19,8 +20,8 @@ export interface LocationDetail extends Location {
   readonly organizationId: string;
 }
 
-/** Machines, parts and the registry. */
-export interface AppClient {
+/** Machines, parts, fragments and the registry. */
+export interface AppClient extends FragmentClient {
   listOrganizations(): Promise<Organization[]>;
   listLocations(organizationId: string): Promise<Location[]>;
   /** Creates a location, inside `parentLocationId` when given. */
@@ -57,6 +58,8 @@ export function createAppClient(call: Invoker<AppWireServiceType>, sdk: Pick<Sdk
     new ServiceError('UNKNOWN', `AppService.${method}`, `the response has no ${what}`);
 
   return {
+    ...createFragmentClient(call),
+
     async listOrganizations() {
       const res = await call('listOrganizations', true, (c, o) => c.listOrganizations({}, o));
       return res.organizations.map(namedOf);

@@ -4,6 +4,19 @@ export type { ServiceClient, ServiceClientOptions } from './service-client';
 export type { ApiKeyCredentials } from './auth';
 export type { MlTrainingClient } from './ml-training-client';
 export type { AppClient } from './app-client';
+export type {
+  AdditionalFragmentImport,
+  FragmentClient,
+  FragmentDetail,
+  FragmentErrorKind,
+  FragmentHistoryItem,
+  FragmentInfo,
+  FragmentResolutionInfo,
+  FragmentTagInfo,
+  FragmentUsageInfo,
+  FragmentVisibility,
+  ResolvedFragmentInfo,
+} from './fragment-client';
 export type { DatasetClient } from './dataset-client';
 export { ServiceError, statusCodeName, STATUS_CODE_NAMES } from './errors';
 export type { ServiceErrorCode } from './errors';

@@ -264,4 +264,42 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE locations ADD COLUMN parent_location_id TEXT REFERENCES locations(id);
     `,
   },
+  {
+    version: 9,
+    name: 'fragments',
+    sql: `
+      -- A fragment of an organization: its current name and visibility, its latest revision
+      -- and when it last changed (a save or a tag moved).
+      CREATE TABLE fragments (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        visibility INTEGER NOT NULL,
+        created_on INTEGER NOT NULL,
+        last_updated INTEGER NOT NULL,
+        latest_revision INTEGER NOT NULL
+      );
+      CREATE INDEX fragments_by_org ON fragments(organization_id);
+      -- Every save of a fragment: revision 1 is its creation. Who saved it, and what it was then.
+      CREATE TABLE fragment_revisions (
+        fragment_id TEXT NOT NULL REFERENCES fragments(id) ON DELETE CASCADE,
+        revision INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        visibility INTEGER NOT NULL,
+        config TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        edited_by TEXT NOT NULL,
+        PRIMARY KEY (fragment_id, revision)
+      );
+      CREATE TABLE fragment_tags (
+        fragment_id TEXT NOT NULL REFERENCES fragments(id) ON DELETE CASCADE,
+        tag TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        PRIMARY KEY (fragment_id, tag)
+      );
+      -- Counts every change of any fragment (save, tag, delete): machines resolve again when it moves.
+      CREATE TABLE fragment_generation (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL);
+      INSERT INTO fragment_generation (id, generation) VALUES (1, 0);
+    `,
+  },
 ];

@@ -22,6 +22,8 @@ import { locationFor, organizationFor, partFor, robotFor } from './access';
 import { millisOf, principalOf, timestamp, type Backend } from './context';
 import { alreadyExists, failedPrecondition, invalidArgument, invalidIssues, notFound, permissionDenied, required } from './errors';
 import { liveMachineHandlers, onlineFields, robotOnlineFields } from './live-machines';
+import { fragmentHandlers } from './fragments';
+import { configToCheck, resolvedModules } from '../logic/fragment-resolution';
 import { settleTrainingJobs } from './ml-training';
 import { DNS_SUFFIX, partDnsName } from './part-address';
 import { historyQuery } from './part-history-query';
@@ -132,6 +134,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
 
   return {
     ...liveMachineHandlers(backend),
+    ...fragmentHandlers(backend),
 
     listOrganizations(_req, ctx) {
       const p = principalOf(ctx);
@@ -265,7 +268,8 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
       // Read with every key of the config (`__proto__` included), from the bytes as sent.
       if (!robotConfig) throw invalidArgument('robot_config is required');
       const json = decodeStruct(robotConfig);
-      const result = validateMachineConfig(json);
+      // A config importing fragments is checked as its machine will run it.
+      const result = validateMachineConfig(configToCheck(db, machines.getPart(db, req.id), json));
       if (result.errors.length > 0) throw invalidIssues(result.errors);
       const parsed = MachineConfigSchema.safeParse(json);
       if (!parsed.success) throw invalidArgument(`robot_config: ${parsed.error.message}`);
@@ -283,7 +287,9 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
           throw alreadyExists(`machine ${part.robotId} already has a part named ${name}`);
         }
         const now = backend.now();
-        const plan = planDeployments(part.id, config, deploymentsOfPart(db, part.id), moduleVersionsLookup(db, part.organizationId), now);
+        // Modules a fragment brings are deployed like the part's own.
+        const modules = resolvedModules(db, part, json, config);
+        const plan = planDeployments(part.id, modules, deploymentsOfPart(db, part.id), moduleVersionsLookup(db, part.organizationId), now);
         const refused = plan.issues.filter((i) => i.severity === 'error');
         if (refused.length > 0) throw invalidIssues(refused);
         // Stored as sent (key order included); `config` is the typed view of the same document.

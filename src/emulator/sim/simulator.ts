@@ -9,6 +9,8 @@ import { MachineConfigSchema } from '../../domain/config';
 import type { Db } from '../db/database';
 import { appendLog, deployedVersions, partsToCheckIn, recordCheckin, trimLogs, type CheckinPart } from '../store/checkins';
 import { getPart } from '../store/machines';
+import { fragmentGeneration } from '../store/fragments';
+import { machineRevision, resolvePart } from '../logic/fragment-resolution';
 import type { MachineFaults } from './machine-faults';
 import { checkIn, type FetchedConfig, type PartRun, type Timings } from './machine-state';
 
@@ -22,6 +24,8 @@ export function configRevision(lastUpdated: number): string {
 
 interface Known {
   readonly lastUpdated: number;
+  /** The fragment generation its config was resolved at; undefined when it imports no fragment. */
+  readonly generation: number | undefined;
   readonly config: Omit<FetchedConfig, 'modules' | 'unresolved'> & {
     readonly modules: readonly { readonly name: string; readonly moduleId: string | undefined; readonly policy: string }[];
   };
@@ -29,13 +33,20 @@ interface Known {
   runJson: string | undefined;
 }
 
-/** Reads a part's config as its machine sees it; an unreadable config runs nothing. */
-function readConfig(db: Db, partId: string, lastUpdated: number): Known['config'] {
+/**
+ * Reads a part's config as its machine sees it, its fragments resolved (a config importing
+ * fragments has a revision naming their revisions too); an unreadable config runs nothing.
+ */
+function readConfig(db: Db, partId: string, lastUpdated: number): Known['config'] & { usesFragments: boolean } {
   const part = getPart(db, partId);
-  const parsed = MachineConfigSchema.safeParse(part ? JSON.parse(part.config) : {});
+  const stored: unknown = part ? JSON.parse(part.config) : {};
+  const usesFragments = part !== undefined && stored !== null && typeof stored === 'object' && 'fragments' in stored;
+  const resolution = usesFragments && part ? resolvePart(db, part) : undefined;
+  const parsed = MachineConfigSchema.safeParse(resolution ? resolution.config : stored);
   const config = parsed.success ? parsed.data : {};
   return {
-    revision: configRevision(lastUpdated),
+    usesFragments,
+    revision: resolution ? machineRevision(lastUpdated, resolution) : configRevision(lastUpdated),
     modules: (config.modules ?? []).map((m) => ({
       name: m.name,
       moduleId: m.type === 'registry' ? (m.module_id ?? '') : undefined,
@@ -91,21 +102,23 @@ export class MachineSimulator {
     db.transaction(() => {
       const parts = partsToCheckIn(db);
       const versions = deployedVersions(db);
+      const generation = fragmentGeneration(db);
       const present = new Set<string>();
       for (const part of parts) {
         present.add(part.id);
         if (this.faults.offline({ machineId: part.robotId, machineName: part.robotName })) continue;
-        this.checkInPart(part, versions.get(part.id), now);
+        this.checkInPart(part, versions.get(part.id), now, generation);
       }
       for (const id of this.known.keys()) if (!present.has(id)) this.known.delete(id);
     }).immediate();
   }
 
-  private checkInPart(part: CheckinPart, versions: Map<string, { moduleId: string; version: string }> | undefined, now: number): void {
+  private checkInPart(part: CheckinPart, versions: Map<string, { moduleId: string; version: string }> | undefined, now: number, generation: number): void {
     const { db } = this;
     let known = this.known.get(part.id);
-    if (!known || known.lastUpdated !== part.lastUpdated) {
-      known = { lastUpdated: part.lastUpdated, config: readConfig(db, part.id, part.lastUpdated), run: known?.run, runJson: known?.runJson };
+    if (!known || known.lastUpdated !== part.lastUpdated || (known.generation !== undefined && known.generation !== generation)) {
+      const { usesFragments, ...config } = readConfig(db, part.id, part.lastUpdated);
+      known = { lastUpdated: part.lastUpdated, generation: usesFragments ? generation : undefined, config, run: known?.run, runJson: known?.runJson };
       this.known.set(part.id, known);
     }
     const modules: FetchedConfig['modules'][number][] = [];
