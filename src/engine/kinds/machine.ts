@@ -448,6 +448,8 @@ function viewConfig(desired: JsonObject): JsonObject {
  */
 async function findMachine(ctx: KindContext, machineId: string, entry: StateEntry) {
   const locationId = typeof entry.attributes?.location_id === 'string' ? entry.attributes.location_id : ctx.locationId;
+  // A machine just imported, in an organization of several locations, has no location to list yet.
+  if (!locationId) return unlessNotFound(() => ctx.client.appClient.getMachine(machineId));
   const listed = await machinesIn(ctx, locationId);
   return listed.get(machineId) ?? (await unlessNotFound(() => ctx.client.appClient.getMachine(machineId)));
 }
