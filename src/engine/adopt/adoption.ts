@@ -1,5 +1,5 @@
 import type { TrainingJob } from '../../api/client';
-import { TrainingStatus, trainingStatusName } from '../../domain/training';
+import { TrainingStatus } from '../../domain/training';
 import { stableStringify } from '../json';
 import type { Inventory, InventoryMachine } from './inventory';
 import { machineConfigCode, secretVariableName, type MachineConfigCode, type SecretVariable } from './machine-code';
@@ -251,7 +251,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
       continue;
     }
     if (isCanceled(job)) {
-      skipped.push({ what, reason: `it is ${trainingStatusName(job.status).toLowerCase()}: nothing of it is left to manage` });
+      skipped.push({ what, reason: `${job.status === TrainingStatus.CANCELED ? 'it was canceled' : 'it is being canceled'}: nothing of it is left to manage` });
       continue;
     }
     const constructId = ids.take(`${job.modelName}-${job.modelVersion}`, 'job');

@@ -23,6 +23,11 @@ export class ConstructIds {
   }
 }
 
+function camel(text: string): string {
+  const words = text.split(/[^A-Za-z0-9]+/).filter((w) => w !== '');
+  return words.map((w, i) => (i === 0 ? w[0]?.toLowerCase() + w.slice(1) : w[0]?.toUpperCase() + w.slice(1))).join('');
+}
+
 /** Variable names for generated code: camelCase of a construct id, unique in their scope. */
 export class VariableNames {
   private readonly taken = new Set<string>();
@@ -31,10 +36,11 @@ export class VariableNames {
     for (const r of reserved) this.taken.add(r);
   }
 
-  take(from: string): string {
-    const words = from.split(/[^A-Za-z0-9]+/).filter((w) => w !== '');
-    let base = words.map((w, i) => (i === 0 ? w[0]?.toLowerCase() + w.slice(1) : w[0]?.toUpperCase() + w.slice(1))).join('') || 'item';
+  /** A name for `from`; when taken, `owner` (e.g. the machine's variable) qualifies it before a number does. */
+  take(from: string, owner?: string): string {
+    let base = camel(from) || 'item';
     if (!/^[A-Za-z_$]/.test(base)) base = `_${base}`;
+    if (owner !== undefined && (this.taken.has(base) || RESERVED.has(base))) base = `${owner}${base[0]?.toUpperCase()}${base.slice(1)}`;
     let name = RESERVED.has(base) ? `${base}_` : base;
     for (let n = 2; this.taken.has(name); n++) name = `${base}${n}`;
     this.taken.add(name);

@@ -46,7 +46,7 @@ function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCod
     };
     const statement = `new Module(${machineVar}, ${stringLiteral(id)}, ${w.literal(props)});`;
     if (modelUsers.has(i)) {
-      moduleVars[i] = vars.take(m.name);
+      moduleVars[i] = vars.take(m.name, machineVar);
       w.line(`const ${moduleVars[i]} = ${statement}`);
     } else w.line(statement);
   });
@@ -63,7 +63,7 @@ function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCod
     };
     const statement = `new ModularResource(${machineVar}, ${stringLiteral(id)}, ${w.literal(props)});`;
     if (dependedOn.has(i)) {
-      resourceVars[i] = vars.take(r.name);
+      resourceVars[i] = vars.take(r.name, machineVar);
       w.line(`const ${resourceVars[i]} = ${statement}`);
     } else w.line(statement);
   });
