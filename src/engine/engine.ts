@@ -1,7 +1,6 @@
 import type { ServiceClient } from '../api/client';
 import { FleetformError } from '../domain/errors';
 import { applyStack, type ApplyOutcome, type ApplyReporter } from './apply/executor';
-import { desireResource } from './desire';
 import type { DesiredStack, ProviderSettings } from './desired/stack';
 import type { KindContext, KindRegistry } from './kind';
 import { maskPaths, observedSecretPaths } from './mask';
@@ -256,7 +255,9 @@ export class Engine {
         onProgress?.(++done, objects.length);
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.settings.parallelism * 4, objects.length)) }, worker));
+    // Imports only read: as many in flight as a plan's reads start with.
+    const inFlight = Math.max(this.settings.parallelism, Math.min(this.settings.readParallelism ?? this.settings.parallelism, 128));
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(inFlight, objects.length)) }, worker));
     const taken = new Map<string, string>();
     for (const [address, entry] of entries) {
       for (const [k, v] of Object.entries(entry.ids)) {
@@ -298,8 +299,8 @@ export class Engine {
     const entry = { type: resource.type, ids: { ...applied.ids }, outputs: { ...applied.outputs }, attributes: null, dependencies: [...resource.dependsOn], private: {}, sensitive_paths: [], status: 'ok' as const };
     const observed = await atAddress(address, () => kind.observe(ctx, entry));
     if (!observed) throw unknownId();
-    const desired = await desireResource(kind, ctx, resource.attributes, undefined).catch(() => undefined);
-    const sensitive = [...new Set([...(desired ? desired.sensitivePaths : []), ...observedSecretPaths(kind, observed.view, resource.attributes)])];
+    // The state holds the object as observed: the secrets in it are those the declaration and the code's attributes name.
+    const sensitive = observedSecretPaths(kind, observed.view, resource.attributes);
     return { ...entry, attributes: maskPaths(observed.view, sensitive, state.lineage), sensitive_paths: sensitive };
   }
 }

@@ -7,6 +7,7 @@ import { readInventory } from '../../engine/adopt/inventory';
 import { renderAdoption, renderMain, summary, type CdkFlavour } from '../../engine/adopt/render';
 import type { AppRunner } from '../app-runner';
 import { openConnection, type Connection } from '../connection';
+import { timePhase } from '../phase-timings';
 import { projectBackend } from '../state-backend';
 import { addEngineOptions, withWorkspace, type EngineCommandOptions } from '../workspace';
 
@@ -128,7 +129,7 @@ async function importRecorded(opts: AdoptOptions, apps: AppRunner, record: Adopt
     }
     const release = await ws.engine.lock([stack.name], 'adopt');
     try {
-      await ws.engine.importResources(stack, record.imports, progress('Importing'));
+      await timePhase('adopt_import', () => ws.engine.importResources(stack, record.imports, progress('Importing')));
     } finally {
       await release();
     }
@@ -171,20 +172,20 @@ export function register(program: Command, apps: AppRunner): void {
     let adoption: Adoption;
     try {
       const organizationId = await organizationOf(connection, opts.organization);
-      const inventory = await readInventory(connection.client, {
+      const inventory = await timePhase('adopt_read', () => readInventory(connection.client, {
         organizationId,
         locationIds: opts.location ?? [],
         includeJobs: opts.jobs,
         concurrency: 64,
         onProgress: progress('Reading machines'),
-      });
-      adoption = planAdoption(inventory, { managed });
+      }));
+      adoption = await timePhase('adopt_declare', () => planAdoption(inventory, { managed }));
     } finally {
       await connection.close();
     }
 
     const name = className(opts.stackName);
-    await writeNew(outFile, renderAdoption(adoption, { className: name, cdk, terraformImports: opts.terraform ?? false }), opts.force ?? false);
+    await timePhase('adopt_write', async () => writeNew(outFile, renderAdoption(adoption, { className: name, cdk, terraformImports: opts.terraform ?? false }), opts.force ?? false));
     const written = [path.relative(cwd, outFile)];
     const mainFile = path.join(cwd, 'main.ts');
     if (!existsSync(mainFile)) {
