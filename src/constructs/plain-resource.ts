@@ -11,6 +11,8 @@ export type ResourceFragment = { resource: Record<string, Record<string, Record<
  */
 export function usesNoResourceFeatures(resource: TerraformResource, metadata: Record<string, unknown>): boolean {
   if (resource.provisioners !== undefined) return false;
+  // `importFrom(id)` asks for an import block, which only cdktf's own rendering writes.
+  if (Reflect.get(resource, '_imported') !== undefined) return false;
   for (const value of Object.values(metadata)) if (value !== undefined) return false;
   for (const value of Object.values(resource.terraformMetaArguments)) if (value !== undefined) return false;
   return true;

@@ -1,7 +1,6 @@
 import type { ServiceClient } from '../api/client';
 import { FleetformError } from '../domain/errors';
 import { applyStack, type ApplyOutcome, type ApplyReporter } from './apply/executor';
-import { desireResource } from './desire';
 import type { DesiredStack, ProviderSettings } from './desired/stack';
 import type { KindContext, KindRegistry } from './kind';
 import { maskPaths, observedSecretPaths } from './mask';
@@ -13,7 +12,7 @@ import { startLoopStallClock } from './loop-stall';
 import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import { evaluateOutputs } from './outputs';
 import { kindContext, resolveTarget, type Target } from './target';
-import type { LockInfo, State, StateOutput } from './state/schema';
+import type { LockInfo, State, StateEntry, StateOutput } from './state/schema';
 
 export interface EngineSettings {
   readonly client: ServiceClient;
@@ -228,6 +227,53 @@ export class Engine {
    * address and leaves the state untouched.
    */
   async importResource(stack: DesiredStack, address: string, id: string): Promise<void> {
+    await this.importResources(stack, [{ address, id }]);
+  }
+
+  /**
+   * Adopts existing remote objects at declared addresses, all or none: the state is written
+   * once, after every object was found and read (reads run at the engine's parallelism).
+   * Call under `lock`. A refusal names its address and leaves the state untouched.
+   */
+  async importResources(stack: DesiredStack, objects: readonly { readonly address: string; readonly id: string }[], onProgress?: (done: number, total: number) => void): Promise<void> {
+    const state = await this.settings.backend.read(stack.name);
+    const ctx = await this.context(stack.provider);
+    const claimed = new Map<string, string>();
+    for (const { address } of objects) {
+      if (state.resources[address] || claimed.has(address)) throw new FleetformError(`${address} is already managed`, { path: address, hint: 'fleetform state rm it first to import another object' });
+      claimed.set(address, address);
+    }
+    const entries = new Array<[string, StateEntry]>(objects.length);
+    let next = 0;
+    let done = 0;
+    const worker = async (): Promise<void> => {
+      while (next < objects.length) {
+        const at = next++;
+        const object = objects[at];
+        if (!object) continue;
+        entries[at] = [object.address, await this.importedEntry(stack, ctx, state, object.address, object.id)];
+        onProgress?.(++done, objects.length);
+      }
+    };
+    // Imports only read: as many in flight as a plan's reads start with.
+    const inFlight = Math.max(this.settings.parallelism, Math.min(this.settings.readParallelism ?? this.settings.parallelism, 128));
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(inFlight, objects.length)) }, worker));
+    const taken = new Map<string, string>();
+    for (const [address, entry] of entries) {
+      for (const [k, v] of Object.entries(entry.ids)) {
+        const key = `${entry.type}\u0000${k}\u0000${v}`;
+        const twin = taken.get(key);
+        if (twin !== undefined) throw new FleetformError(`${entry.type} ${v} is given twice, at ${twin} and ${address}`, { path: address, hint: 'an object is managed at one address only' });
+        taken.set(key, address);
+      }
+    }
+    for (const [address, entry] of entries) state.resources[address] = entry;
+    state.serial += 1;
+    await this.settings.backend.write(state);
+  }
+
+  /** The state entry of the object `id` at `address`, read from the service; refusals name the address. */
+  private async importedEntry(stack: DesiredStack, ctx: KindContext, state: State, address: string, id: string): Promise<StateEntry> {
     const resource = stack.resources.find((r) => r.address === address);
     if (!resource) {
       throw new FleetformError(`stack ${stack.name} declares no ${address}`, {
@@ -235,10 +281,7 @@ export class Engine {
         hint: `declared addresses: ${stack.resources.map((r) => r.address).join(', ') || '(none)'}`,
       });
     }
-    const state = await this.settings.backend.read(stack.name);
-    if (state.resources[address]) throw new FleetformError(`${address} is already managed`, { path: address, hint: 'fleetform state rm it first to import another object' });
     const kind = this.settings.kinds.require(resource.type, address);
-    const ctx = await this.context(stack.provider);
     const unknownId = () =>
       new FleetformError(`the service has no ${resource.type} with id ${JSON.stringify(id)}`, {
         path: address,
@@ -256,11 +299,9 @@ export class Engine {
     const entry = { type: resource.type, ids: { ...applied.ids }, outputs: { ...applied.outputs }, attributes: null, dependencies: [...resource.dependsOn], private: {}, sensitive_paths: [], status: 'ok' as const };
     const observed = await atAddress(address, () => kind.observe(ctx, entry));
     if (!observed) throw unknownId();
-    const desired = await desireResource(kind, ctx, resource.attributes, undefined).catch(() => undefined);
-    const sensitive = [...new Set([...(desired ? desired.sensitivePaths : []), ...observedSecretPaths(kind, observed.view, resource.attributes)])];
-    state.resources[address] = { ...entry, attributes: maskPaths(observed.view, sensitive, state.lineage), sensitive_paths: sensitive };
-    state.serial += 1;
-    await this.settings.backend.write(state);
+    // The state holds the object as observed: the secrets in it are those the declaration and the code's attributes name.
+    const sensitive = observedSecretPaths(kind, observed.view, resource.attributes);
+    return { ...entry, attributes: maskPaths(observed.view, sensitive, state.lineage), sensitive_paths: sensitive };
   }
 }
 

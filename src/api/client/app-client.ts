@@ -23,7 +23,8 @@ export interface LocationDetail extends Location {
 /** Machines, parts, fragments and the registry. */
 export interface AppClient extends FragmentClient {
   listOrganizations(): Promise<Organization[]>;
-  listLocations(organizationId: string): Promise<Location[]>;
+  /** The organization's locations, nested ones included, each with where it sits. */
+  listLocations(organizationId: string): Promise<LocationDetail[]>;
   /** Creates a location, inside `parentLocationId` when given. */
   createLocation(organizationId: string, name: string, parentLocationId?: string): Promise<LocationDetail>;
   getLocation(id: string): Promise<LocationDetail>;
@@ -67,7 +68,7 @@ export function createAppClient(call: Invoker<AppWireServiceType>, sdk: Pick<Sdk
 
     async listLocations(organizationId) {
       const res = await call('listLocations', true, (c, o) => c.listLocations({ organizationId }, o));
-      return res.locations.map(namedOf);
+      return res.locations.map(locationDetailOf);
     },
 
     async createLocation(organizationId, name, parentLocationId) {

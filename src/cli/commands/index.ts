@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
+import { register as adopt } from './adopt';
 import { register as apply } from './apply';
 import { register as configValidate } from './config-validate';
 import { register as destroy } from './destroy';
@@ -27,6 +28,7 @@ const registrations: ReadonlyArray<(program: Command, apps: AppRunner) => void> 
   state,
   output,
   importCommand,
+  adopt,
   forceUnlock,
   status,
   env,

@@ -449,6 +449,8 @@ async function renameIfNeeded(ctx: KindContext, machineId: string, name: string)
  */
 async function findMachine(ctx: KindContext, machineId: string, entry: StateEntry) {
   const locationId = typeof entry.attributes?.location_id === 'string' ? entry.attributes.location_id : ctx.locationId;
+  // A machine just imported, in an organization of several locations, has no location to list yet.
+  if (!locationId) return unlessNotFound(() => ctx.client.appClient.getMachine(machineId));
   const listed = await machinesIn(ctx, locationId);
   return listed.get(machineId) ?? (await unlessNotFound(() => ctx.client.appClient.getMachine(machineId)));
 }

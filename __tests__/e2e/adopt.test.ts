@@ -1,0 +1,174 @@
+/**
+ * `fleetform adopt` round trip: an organization built at random (fixed seed) through the
+ * official SDK alone is adopted into a fresh project; the generated code compiles with
+ * `tsc --strict`, synthesizes, and plans with no changes; an edit to it plans as exactly
+ * that edit; a second adoption leaves what the first manages alone.
+ */
+import { execFile } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { loadSdk, type Sdk } from '../../src/api/sdk';
+import { startEmulator, type RunningEmulator } from '../../src/emulator';
+import { fleetform } from './fleet-fixture';
+
+jest.setTimeout(240_000);
+
+const ROOT = path.resolve(__dirname, '../..');
+const SEED = 20261124;
+
+type ViamClient = Awaited<ReturnType<Sdk['createViamClient']>>;
+
+/** mulberry32: the same seed builds the same organization. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const next = random(SEED);
+const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+const SENSOR_MODELS = ['hc-sr04', 'pi-board'];
+
+/** A random attribute value: text (some with `${...}` and quotes), numbers, flags, lists and objects. */
+function value(depth: number): unknown {
+  const r = next();
+  if (depth > 1 || r < 0.35) return pick(['11', 'it\'s "quoted"', '${environment.HOME}/x', 'line\nbreak', 'ü-ñ']);
+  if (r < 0.55) return Math.round(next() * 1000) / 10;
+  if (r < 0.65) return next() < 0.5;
+  if (r < 0.8) return [value(depth + 1), value(depth + 1)];
+  return { [pick(['timeout_ms', 'weird key', 'a-b'])]: value(depth + 1), nested_flag: false };
+}
+
+/** A random config of sensors (and sometimes vision) with secrets, dependencies and a section fleetform leaves alone. */
+function randomConfig(index: number): Record<string, unknown> {
+  const modules: Record<string, unknown>[] = [
+    { type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: pick(['~1.2', '^1', '1.2.3']), env: { PATH: '/opt/acme/bin', API_TOKEN: `token-${index}` } },
+  ];
+  const components: Record<string, unknown>[] = [{ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: {}, depends_on: [] }];
+  const count = 1 + Math.floor(next() * 3);
+  for (let i = 0; i < count; i++) {
+    components.push({ name: `sensor-${i}`, api: 'rdk:component:sensor', model: `acme:sensors:${pick(SENSOR_MODELS)}`, attributes: { pin: value(0), extra: value(0) }, depends_on: ['board-1'] });
+  }
+  const services: Record<string, unknown>[] = [];
+  if (next() < 0.5) {
+    modules.push({ type: 'registry', name: 'vision', module_id: 'acme:vision', version: '^1' });
+    services.push({ name: 'finder', api: 'rdk:service:vision', model: 'acme:vision:box-finder', attributes: { confidence: 0.5 }, depends_on: [] });
+  }
+  return { modules, components, services, network: { bind_address: ':8080' } };
+}
+
+/** The config three machines share: the same modules, resources and secret. */
+const SHARED = {
+  modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2', env: { API_TOKEN: 'shared-token' } }],
+  components: [{ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: { pins: ['11', '13'] }, depends_on: [] }],
+};
+
+let emulator: RunningEmulator;
+let dataDir: string;
+let project: string;
+let env: Record<string, string>;
+let sdk: Sdk;
+let viam: ViamClient;
+const ids = { machines: new Map<string, string>(), locations: new Map<string, string>() };
+
+async function newMachine(locationId: string, name: string, config: Record<string, unknown>): Promise<void> {
+  const robotId = await viam.appClient.newRobot(locationId, name);
+  const [part] = await viam.appClient.getRobotParts(robotId);
+  if (!part) throw new Error(`machine ${name} has no part`);
+  await viam.appClient.updateRobotPart(part.id, part.name, sdk.Struct.fromJson(config as never));
+  ids.machines.set(name, robotId);
+}
+
+beforeAll(async () => {
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-adopt-emu-'));
+  emulator = await startEmulator({ dataDir, port: 0 });
+  const c = emulator.credentials;
+  env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: c.apiKey, FLEETFORM_API_KEY_ID: c.apiKeyId };
+  sdk = await loadSdk();
+  viam = await sdk.createViamClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
+
+  const site = await viam.appClient.createLocation(c.organizationId, 'site-a');
+  const lab = await viam.appClient.createLocation(c.organizationId, 'lab', site?.id);
+  ids.locations.set('site-a', site?.id ?? '').set('lab', lab?.id ?? '');
+  for (const name of ['picker-1', 'picker-2', 'picker-3']) await newMachine(c.locationId, name, SHARED);
+  for (let i = 0; i < 3; i++) await newMachine(pick([c.locationId, site?.id ?? '', lab?.id ?? '']), `rover-${i}`, randomConfig(i));
+  // A frame is not something fleetform declares: that machine is left out, by name.
+  await newMachine(lab?.id ?? '', 'legacy-cam', { components: [{ name: 'cam', api: 'rdk:component:camera', model: 'rdk:builtin:webcam', attributes: {}, frame: { parent: 'world' } }] });
+  const datasetId = await viam.dataClient.createDataset('boxes', c.organizationId);
+  await viam.mlTrainingClient.submitTrainingJob(c.organizationId, datasetId, 'box-detector', '1', sdk.mlTrainingApi.ModelType.OBJECT_DETECTION, ['box']);
+
+  project = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-adopt-'));
+  await fs.mkdir(path.join(project, 'node_modules'));
+  for (const m of ['cdktf', 'constructs', 'tsx', '@types']) await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
+  await fs.symlink(ROOT, path.join(project, 'node_modules', 'fleetform'));
+  await fs.writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'adopted-fleet', private: true, dependencies: { cdktf: '*', fleetform: '*' } }));
+});
+
+afterAll(async () => {
+  await emulator?.close();
+  for (const d of [dataDir, project]) if (d) await fs.rm(d, { recursive: true, force: true });
+});
+
+/** The secrets the adopted code reads, with the values the random organization holds. */
+function secretEnv(stdout: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [, variable, machine] of stdout.matchAll(/^ {2}([A-Z0-9_]+) {2}\(([^:]+): module/gm)) {
+    const first = (machine ?? '').split(', ')[0] ?? '';
+    out[variable as string] = first.startsWith('picker') ? 'shared-token' : `token-${first.replace('rover-', '')}`;
+  }
+  return out;
+}
+
+test('adopt, compile strictly, plan nothing, edit one value, plan exactly that', async () => {
+  const first = await fleetform(project, ['adopt'], env);
+  expect(first.stderr).toBe('');
+  expect(first.code).toBe(0);
+  // The emulator's seeded location and dataset are the organization's like any other.
+  expect(first.stdout).toContain('3 locations, 6 machines, 2 datasets, 1 training job');
+  expect(first.stdout).toMatch(/machine legacy-cam \([^)]+\): components entry cam has keys fleetform does not declare: frame/);
+  expect(first.stdout).toContain('config section "network"');
+  expect(first.stdout).toContain('fleetform adopt --finish');
+  const code = await fs.readFile(path.join(project, 'stacks', 'adopted.ts'), 'utf8');
+  // Nothing secret is written to code: the tokens are read from the environment.
+  expect(code).not.toMatch(/token-\d|shared-token/);
+  expect(code).toMatch(/function pickerConfig\(machine: Machine\): Machine/);
+  expect(code.match(/pickerConfig\(new Machine/g)).toHaveLength(3);
+
+  const secrets = secretEnv(first.stdout);
+  expect(Object.keys(secrets).length).toBe(4);
+  const withSecrets = { ...env, ...secrets };
+  const finish = await fleetform(project, ['adopt', '--finish'], withSecrets);
+  expect(finish.stderr).toBe('');
+  expect(finish.stdout).toContain('Imported 12 objects into stack adopted');
+
+  const tsc = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', 'main.ts'], { cwd: project }).catch((err: { stdout?: string; code?: number }) => ({ stdout: err.stdout ?? String(err), stderr: '', failed: true }));
+  expect(tsc.stdout).toBe('');
+
+  const plan = await fleetform(project, ['plan'], withSecrets);
+  expect(plan.stderr).toBe('');
+  expect(plan.stdout).toContain('No changes.');
+
+  const edited = code.replace("pins: ['11', '13']", "pins: ['11', '15']");
+  expect(edited).not.toBe(code);
+  await fs.writeFile(path.join(project, 'stacks', 'adopted.ts'), edited);
+  const changed = await fleetform(project, ['plan', '--detailed-exitcode'], withSecrets);
+  expect(changed.code).toBe(2);
+  expect(changed.stdout).toContain('Plan: 0 to add, 3 to change, 0 to destroy.');
+  expect(changed.stdout).toContain('config.components.board-1.attributes.pins');
+
+  // Once adopted, the objects belong to that stack: a second adoption names and skips them.
+  const again = await fleetform(project, ['adopt', '--out', 'stacks/again.ts', '--stack-name', 'again'], withSecrets);
+  expect(again.code).toBe(0);
+  expect(again.stdout).toContain('0 locations, 0 machines, 0 datasets, 0 training jobs');
+  expect(again.stdout).toMatch(/machine picker-1 \([^)]+\): another stack manages it/);
+  const refused = await fleetform(project, ['adopt'], withSecrets);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain('stacks/adopted.ts exists');
+});

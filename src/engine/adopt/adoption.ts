@@ -1,0 +1,264 @@
+import type { TrainingJob } from '../../api/client';
+import { TrainingStatus } from '../../domain/training';
+import { stableStringify } from '../json';
+import type { Inventory, InventoryMachine } from './inventory';
+import { machineConfigCode, secretVariableName, type MachineConfigCode, type SecretVariable } from './machine-code';
+import { ConstructIds } from './names';
+
+/** Something code refers to: a construct of the generated file, or an id it keeps as text. */
+export type Reference = { readonly construct: string } | { readonly id: string };
+
+export interface LocationDecl {
+  readonly constructId: string;
+  readonly id: string;
+  readonly name: string;
+  readonly parent: Reference | undefined;
+}
+
+export interface MachineDecl {
+  readonly constructId: string;
+  readonly id: string;
+  readonly name: string;
+  readonly location: Reference;
+  /** The machine's own config, or the shared block (index into `blocks`) that declares it. */
+  readonly config: MachineConfigCode | number;
+}
+
+/** A config several machines have exactly alike: declared once, in a function each of them calls. */
+export interface SharedBlock {
+  readonly functionName: string;
+  readonly config: MachineConfigCode;
+  readonly machines: readonly string[];
+}
+
+export interface DatasetDecl {
+  readonly constructId: string;
+  readonly id: string;
+  readonly name: string;
+}
+
+export interface JobDecl {
+  readonly constructId: string;
+  readonly dataset: Reference;
+  readonly job: TrainingJob;
+}
+
+/** An object left out, and why. */
+export interface Skipped {
+  readonly what: string;
+  readonly reason: string;
+}
+
+/** Everything adoption writes: the declarations, the addresses to import and what it left alone. */
+export interface Adoption {
+  readonly organizationId: string;
+  readonly locations: readonly LocationDecl[];
+  readonly machines: readonly MachineDecl[];
+  readonly blocks: readonly SharedBlock[];
+  readonly datasets: readonly DatasetDecl[];
+  readonly jobs: readonly JobDecl[];
+  /** Each adopted object's address in the generated stack and its id on the service. */
+  readonly imports: readonly { readonly address: string; readonly id: string }[];
+  readonly skipped: readonly Skipped[];
+  readonly secrets: readonly (SecretVariable & { readonly machine: string })[];
+  /** Config sections and parts fleetform leaves on the service as they are, per machine. */
+  readonly untouched: readonly { readonly machine: string; readonly what: readonly string[] }[];
+}
+
+export interface AdoptionOptions {
+  /** Ids already managed by a stack, by resource type: such objects are skipped and named. */
+  readonly managed: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+const MACHINE = 'fleetform_machine';
+const LOCATION = 'fleetform_location';
+const DATASET = 'fleetform_dataset';
+const JOB = 'fleetform_training_job';
+const CUSTOM_JOB = 'fleetform_custom_training_job';
+
+/** Locations ordered so that every parent comes before the locations inside it. */
+function parentsFirst<T extends { id: string; parentLocationId: string }>(locations: readonly T[]): T[] {
+  const byId = new Map(locations.map((l) => [l.id, l]));
+  const out: T[] = [];
+  const placed = new Set<string>();
+  const place = (l: T, seen: Set<string>): void => {
+    if (placed.has(l.id) || seen.has(l.id)) return;
+    seen.add(l.id);
+    const parent = byId.get(l.parentLocationId);
+    if (parent) place(parent, seen);
+    placed.add(l.id);
+    out.push(l);
+  };
+  for (const l of locations) place(l, new Set());
+  return out;
+}
+
+/** A function name for a block shared by machines: their names' common start, else a number. */
+function blockFunctionName(machines: readonly string[], taken: Set<string>): string {
+  const first = machines[0] ?? '';
+  let common = first;
+  for (const m of machines) while (!m.startsWith(common)) common = common.slice(0, -1);
+  const words = common.split(/[^A-Za-z0-9]+/).filter((w) => w !== '');
+  const base = words.length > 0 && /^[A-Za-z]/.test(words[0] ?? '') ? words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]?.toUpperCase() + w.slice(1).toLowerCase())).join('') : 'shared';
+  let name = `${base}Config`;
+  for (let n = 2; taken.has(name); n++) name = `${base}Config${n}`;
+  taken.add(name);
+  return name;
+}
+
+/** What two machines share when their configs are alike in everything, secret values included (not the variables' names). */
+function sameConfigKey(config: MachineConfigCode, secrets: readonly SecretVariable[]): string {
+  const values = new Map(secrets.map((s) => [s.variable, s.value]));
+  const modules = config.modules.map((m) => ({ ...m, sensitiveEnv: Object.fromEntries(Object.entries(m.sensitiveEnv).map(([k, v]) => [k, values.get(v) ?? v])) }));
+  return stableStringify(JSON.parse(JSON.stringify({ modules, resources: config.resources })) as Parameters<typeof stableStringify>[0]);
+}
+
+/** The config with its secrets read from variables named after `prefix` instead of one machine. */
+function renameSecrets(config: MachineConfigCode, secrets: readonly SecretVariable[], prefix: string): { config: MachineConfigCode; secrets: SecretVariable[] } {
+  const renamed: SecretVariable[] = [];
+  const modules = config.modules.map((m) => {
+    const sensitiveEnv: Record<string, string> = {};
+    for (const [key, old] of Object.entries(m.sensitiveEnv)) {
+      const variable = secretVariableName(prefix, m.name, key);
+      sensitiveEnv[key] = variable;
+      const value = secrets.find((s) => s.variable === old)?.value ?? '';
+      renamed.push({ variable, module: m.name, key, value });
+    }
+    return { ...m, sensitiveEnv };
+  });
+  return { config: { ...config, modules }, secrets: renamed };
+}
+
+/** Whether a job is over without a result code could keep (canceled, or being canceled). */
+function isCanceled(job: TrainingJob): boolean {
+  return job.status === TrainingStatus.CANCELED || job.status === TrainingStatus.CANCELING;
+}
+
+/**
+ * Turns an organization's inventory into declarations: a `Location` per location (parents
+ * first), a `Machine` per machine with its main part's config as `Module`s and
+ * `ModularResource`s, a `Dataset` per dataset, a training job construct per job that is not
+ * canceled. Machines whose whole managed config is alike (the same modules and resources,
+ * secrets included) share one function; a single machine's config is written inline.
+ * Objects another stack manages, and machines whose config code cannot declare exactly,
+ * are skipped and named. Pure: no I/O.
+ */
+export function planAdoption(inventory: Inventory, options: AdoptionOptions): Adoption {
+  const ids = new ConstructIds();
+  const managedAs = (type: string, id: string) => options.managed.get(type)?.has(id) ?? false;
+  const skipped: Skipped[] = [];
+  const imports: { address: string; id: string }[] = [];
+
+  const locationConstruct = new Map<string, string>();
+  const locations: LocationDecl[] = [];
+  for (const l of parentsFirst(inventory.locations)) {
+    if (managedAs(LOCATION, l.id)) {
+      skipped.push({ what: `location ${l.name} (${l.id})`, reason: 'another stack manages it' });
+      continue;
+    }
+    const constructId = ids.take(l.name, 'location');
+    locationConstruct.set(l.id, constructId);
+    const parentConstruct = locationConstruct.get(l.parentLocationId);
+    locations.push({
+      constructId,
+      id: l.id,
+      name: l.name,
+      parent: l.parentLocationId === '' ? undefined : parentConstruct ? { construct: parentConstruct } : { id: l.parentLocationId },
+    });
+    imports.push({ address: `${LOCATION}.${constructId}`, id: l.id });
+  }
+  const locationRef = (id: string): Reference => {
+    const construct = locationConstruct.get(id);
+    return construct ? { construct } : { id };
+  };
+
+  const untouched: { machine: string; what: string[] }[] = [];
+  const pending: { machine: InventoryMachine; constructId: string; config: MachineConfigCode; secrets: readonly SecretVariable[]; key: string }[] = [];
+  const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  for (const machine of [...inventory.machines].sort(byName)) {
+    const label = `machine ${machine.name} (${machine.id})`;
+    if (managedAs(MACHINE, machine.id)) {
+      skipped.push({ what: label, reason: 'another stack manages it' });
+      continue;
+    }
+    const main = machine.parts.find((p) => p.mainPart);
+    if (!main) {
+      skipped.push({ what: label, reason: 'it has no main part' });
+      continue;
+    }
+    const made = machineConfigCode(main.config, machine.name);
+    if (!made.ok) {
+      skipped.push({ what: label, reason: made.reason });
+      continue;
+    }
+    const constructId = ids.take(machine.name, 'machine');
+    const others = machine.parts.filter((p) => !p.mainPart).map((p) => `part ${p.name}`);
+    const left = [...made.untouched.map((s) => `config section "${s}"`), ...others];
+    if (left.length > 0) untouched.push({ machine: machine.name, what: left });
+    pending.push({ machine, constructId, config: made.code, secrets: made.secrets, key: sameConfigKey(made.code, made.secrets) });
+    imports.push({ address: `${MACHINE}.${constructId}`, id: machine.id });
+  }
+
+  const groups = new Map<string, typeof pending>();
+  for (const p of pending) groups.set(p.key, [...(groups.get(p.key) ?? []), p]);
+  const blocks: SharedBlock[] = [];
+  const blockOf = new Map<string, number>();
+  const functionNames = new Set<string>();
+  const secrets: (SecretVariable & { machine: string })[] = [];
+  for (const [key, members] of groups) {
+    const first = members[0];
+    if (!first) continue;
+    if (members.length < 2 || (first.config.modules.length === 0 && first.config.resources.length === 0)) {
+      for (const m of members) for (const s of m.secrets) secrets.push({ ...s, machine: m.machine.name });
+      continue;
+    }
+    const machineNames = members.map((m) => m.machine.name);
+    const functionName = blockFunctionName(machineNames, functionNames);
+    // Machines alike in their secrets too read them from one set of variables, named after the block.
+    const renamed = renameSecrets(first.config, first.secrets, functionName.replace(/Config\d*$/, '') || functionName);
+    for (const s of renamed.secrets) secrets.push({ ...s, machine: machineNames.join(', ') });
+    blockOf.set(key, blocks.length);
+    blocks.push({ functionName, config: renamed.config, machines: machineNames });
+  }
+  const machines: MachineDecl[] = pending.map((p) => ({
+    constructId: p.constructId,
+    id: p.machine.id,
+    name: p.machine.name,
+    location: locationRef(p.machine.locationId),
+    config: blockOf.get(p.key) ?? p.config,
+  }));
+
+  const datasetConstruct = new Map<string, string>();
+  const datasets: DatasetDecl[] = [];
+  for (const d of [...inventory.datasets].sort(byName)) {
+    if (managedAs(DATASET, d.id)) {
+      skipped.push({ what: `dataset ${d.name} (${d.id})`, reason: 'another stack manages it' });
+      continue;
+    }
+    const constructId = ids.take(d.name, 'dataset');
+    datasetConstruct.set(d.id, constructId);
+    datasets.push({ constructId, id: d.id, name: d.name });
+    imports.push({ address: `${DATASET}.${constructId}`, id: d.id });
+  }
+
+  const jobs: JobDecl[] = [];
+  const jobOrder = (a: TrainingJob, b: TrainingJob) => byName({ name: `${a.modelName}\u0000${a.modelVersion}` }, { name: `${b.modelName}\u0000${b.modelVersion}` });
+  for (const job of [...inventory.jobs].sort(jobOrder)) {
+    const what = `training job ${job.modelName} ${job.modelVersion} (${job.id})`;
+    const type = job.isCustomJob ? CUSTOM_JOB : JOB;
+    if (managedAs(type, job.id)) {
+      skipped.push({ what, reason: 'another stack manages it' });
+      continue;
+    }
+    if (isCanceled(job)) {
+      skipped.push({ what, reason: `${job.status === TrainingStatus.CANCELED ? 'it was canceled' : 'it is being canceled'}: nothing of it is left to manage` });
+      continue;
+    }
+    const constructId = ids.take(`${job.modelName}-${job.modelVersion}`, 'job');
+    const construct = datasetConstruct.get(job.datasetId);
+    jobs.push({ constructId, dataset: construct ? { construct } : { id: job.datasetId }, job });
+    imports.push({ address: `${type}.${constructId}`, id: job.id });
+  }
+
+  return { organizationId: inventory.organizationId, locations, machines, blocks, datasets, jobs, imports, skipped, secrets, untouched };
+}

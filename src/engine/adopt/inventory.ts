@@ -1,0 +1,71 @@
+import type { Dataset, MachinePart, ServiceClient, TrainingJob } from '../../api/client';
+import type { LocationDetail } from '../../api/client/app-client';
+import { FleetformError } from '../../domain/errors';
+
+/** A machine as adoption reads it: where it lives and every part with its config. */
+export interface InventoryMachine {
+  readonly id: string;
+  readonly name: string;
+  readonly locationId: string;
+  readonly parts: readonly MachinePart[];
+}
+
+/** What an API key can see of one organization: the objects adoption turns into code. */
+export interface Inventory {
+  readonly organizationId: string;
+  readonly locations: readonly LocationDetail[];
+  readonly machines: readonly InventoryMachine[];
+  readonly datasets: readonly Dataset[];
+  readonly jobs: readonly TrainingJob[];
+}
+
+export interface InventoryOptions {
+  readonly organizationId: string;
+  /** Only these locations and their machines; empty: every location of the organization. */
+  readonly locationIds: readonly string[];
+  readonly includeJobs: boolean;
+  /** Reads in flight at once. */
+  readonly concurrency: number;
+  /** Called as machines are read: how many of how many. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** Runs `work` on every item, at most `limit` at a time, keeping the items' order in the result. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const at = next++;
+      out[at] = await work(items[at] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
+
+/** Reads the organization's locations, machines with their parts, datasets and (unless left out) training jobs. Read-only. */
+export async function readInventory(client: ServiceClient, options: InventoryOptions): Promise<Inventory> {
+  const { organizationId } = options;
+  const allLocations = await client.appClient.listLocations(organizationId);
+  const unknown = options.locationIds.filter((id) => !allLocations.some((l) => l.id === id));
+  if (unknown.length > 0) {
+    throw new FleetformError(`organization ${organizationId} has no location ${unknown.map((id) => JSON.stringify(id)).join(', ')}`, {
+      path: '--location',
+      hint: `its locations: ${allLocations.map((l) => `${l.name} (${l.id})`).join(', ') || '(none)'}`,
+    });
+  }
+  const locations = options.locationIds.length === 0 ? allLocations : allLocations.filter((l) => options.locationIds.includes(l.id));
+  const listed = (await mapLimited(locations, options.concurrency, (l) => client.appClient.listMachines(l.id))).flat();
+  let done = 0;
+  const machines = await mapLimited(listed, options.concurrency, async (m): Promise<InventoryMachine> => {
+    const parts = await client.appClient.getMachineParts(m.id);
+    options.onProgress?.(++done, listed.length);
+    return { id: m.id, name: m.name, locationId: m.locationId, parts };
+  });
+  const [datasets, jobs] = await Promise.all([
+    client.datasetClient.listDatasets(organizationId),
+    options.includeJobs ? client.mlTrainingClient.listTrainingJobs(organizationId) : Promise.resolve([]),
+  ]);
+  return { organizationId, locations, machines, datasets, jobs };
+}

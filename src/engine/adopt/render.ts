@@ -1,0 +1,259 @@
+import { conventionalModuleName } from '../../domain/names';
+import { ModelFramework, ModelType } from '../../domain/training';
+import type { Adoption, JobDecl, MachineDecl, Reference } from './adoption';
+import { Code, CodeWriter, literal, stringLiteral, type Literal } from './code-writer';
+import type { MachineConfigCode } from './machine-code';
+import { ConstructIds, VariableNames } from './names';
+
+/** Which CDK the generated code is written for: its core package and fleetform's entry for it. */
+export type CdkFlavour = 'cdktf' | 'cdktn';
+
+export interface RenderOptions {
+  /** The stack class's name, e.g. `AdoptedStack`. */
+  readonly className: string;
+  readonly cdk: CdkFlavour;
+  /** Write `importFrom(id)` for every adopted object, so Terraform imports them at its first apply. */
+  readonly terraformImports?: boolean;
+}
+
+const FLEETFORM_ENTRY: Record<CdkFlavour, string> = { cdktf: 'fleetform', cdktn: 'fleetform/cdktn' };
+
+function refCode(ref: Reference, vars: ReadonlyMap<string, string>): Literal {
+  if ('id' in ref) return ref.id;
+  const name = vars.get(ref.construct);
+  return name === undefined ? ref.construct : new Code(name);
+}
+
+/** The statements declaring a machine's config inside `machineVar`: modules first, then resources. */
+function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCode, used: Set<string>, vars: VariableNames): void {
+  const ids = new ConstructIds();
+  const moduleVars = config.modules.map(() => '');
+  const resourceVars = config.resources.map(() => '');
+  const modelUsers = new Set(config.resources.flatMap((r) => ('module' in r.model ? [r.model.module] : [])));
+  const dependedOn = new Set(config.resources.flatMap((r) => r.dependsOn.filter((d): d is number => typeof d === 'number')));
+  config.modules.forEach((m, i) => {
+    const id = ids.take(m.name, 'module');
+    const defaultName = m.moduleId !== undefined ? (conventionalModuleName(m.moduleId) ?? id) : id;
+    const sensitiveEnv = Object.fromEntries(Object.entries(m.sensitiveEnv).map(([k, variable]) => [k, new Code(`secret(${stringLiteral(variable)})`)]));
+    if (Object.keys(sensitiveEnv).length > 0) used.add('secret');
+    const props: Literal = {
+      moduleId: m.moduleId,
+      name: m.name === defaultName ? undefined : m.name,
+      version: m.version,
+      executablePath: m.executablePath,
+      env: Object.keys(m.env).length > 0 ? m.env : undefined,
+      sensitiveEnv: Object.keys(sensitiveEnv).length > 0 ? sensitiveEnv : undefined,
+    };
+    const statement = `new Module(${machineVar}, ${stringLiteral(id)}, ${w.literal(props)});`;
+    if (modelUsers.has(i)) {
+      moduleVars[i] = vars.take(m.name, machineVar);
+      w.line(`const ${moduleVars[i]} = ${statement}`);
+    } else w.line(statement);
+  });
+  config.resources.forEach((r, i) => {
+    const id = ids.take(r.name, 'resource');
+    const model = 'module' in r.model ? new Code(`${moduleVars[r.model.module]}.model(${stringLiteral(r.model.model)})`) : r.model.triplet;
+    const dependsOn = r.dependsOn.map((d) => (typeof d === 'number' ? new Code(resourceVars[d] || stringLiteral(config.resources[d]?.name ?? '')) : d));
+    const props: Literal = {
+      name: r.name === id ? undefined : r.name,
+      api: r.api,
+      model,
+      attributes: r.attributes && Object.keys(r.attributes).length > 0 ? r.attributes : undefined,
+      dependsOn: dependsOn.length > 0 ? dependsOn : undefined,
+    };
+    const statement = `new ModularResource(${machineVar}, ${stringLiteral(id)}, ${w.literal(props)});`;
+    if (dependedOn.has(i)) {
+      resourceVars[i] = vars.take(r.name, machineVar);
+      w.line(`const ${resourceVars[i]} = ${statement}`);
+    } else w.line(statement);
+  });
+  if (config.modules.length > 0) used.add('Module');
+  if (config.resources.length > 0) used.add('ModularResource');
+}
+
+function jobStatement(w: CodeWriter, decl: JobDecl, vars: ReadonlyMap<string, string>, used: Set<string>): string {
+  const { job } = decl;
+  const dataset = refCode(decl.dataset, vars);
+  if (job.isCustomJob) {
+    used.add('CustomTrainingJob');
+    const props: Literal = {
+      dataset,
+      registryItemId: job.registryItemId,
+      registryItemVersion: job.registryItemVersion,
+      modelName: job.modelName,
+      modelVersion: job.modelVersion,
+      arguments: Object.keys(job.arguments).length > 0 ? job.arguments : undefined,
+      containerVersion: job.containerVersion || undefined,
+    };
+    return `new CustomTrainingJob(this, ${stringLiteral(decl.constructId)}, ${w.literal(props)});`;
+  }
+  used.add('TrainingJob').add('ModelType');
+  const framework = job.modelFramework === ModelFramework.UNSPECIFIED ? undefined : new Code(`ModelFramework.${enumKey(ModelFramework, job.modelFramework)}`);
+  if (framework) used.add('ModelFramework');
+  const props: Literal = {
+    dataset,
+    modelName: job.modelName,
+    modelVersion: job.modelVersion,
+    modelType: new Code(`ModelType.${enumKey(ModelType, job.modelType)}`),
+    modelFramework: framework,
+    tags: [...job.tags],
+  };
+  return `new TrainingJob(this, ${stringLiteral(decl.constructId)}, ${w.literal(props)});`;
+}
+
+/** The member of an enum object (`ModelType`, ...) holding `value`, as code names it. */
+function enumKey(members: Readonly<Record<string, number>>, value: number): string {
+  return Object.entries(members).find(([, v]) => v === value)?.[0] ?? 'UNSPECIFIED';
+}
+
+/** `, { ...props }`, or nothing when every prop is left to its default. */
+function propsArgument(w: CodeWriter, props: Literal): string {
+  const text = w.literal(props);
+  return text === '{}' ? '' : `, ${text}`;
+}
+
+function machineProps(m: MachineDecl, vars: ReadonlyMap<string, string>): Literal {
+  return { name: m.name === m.constructId ? undefined : m.name, location: refCode(m.location, vars) };
+}
+
+const SECRET_FUNCTION = [
+  '/** A secret the fleet needs, read from the environment at synth: code never holds it. */',
+  'function secret(name: string): string {',
+  '  const value = process.env[name];',
+  '  if (value === undefined) throw new Error(`set the environment variable ${name}: it holds a secret of the adopted fleet`);',
+  '  return value;',
+  '}',
+];
+
+/**
+ * The TypeScript of an adopted organization: one stack class in the house style, its
+ * shared configs as functions below it, and a `secret` reader when secrets were found.
+ */
+export function renderAdoption(adoption: Adoption, options: RenderOptions): string {
+  const used = new Set<string>(['FleetProvider']);
+  const body = new CodeWriter();
+  const vars = new Map<string, string>();
+  const names = new VariableNames(adoption.blocks.map((b) => b.functionName));
+  const referenced = new Set<string>([
+    ...adoption.locations.flatMap((l) => (l.parent && 'construct' in l.parent ? [l.parent.construct] : [])),
+    ...adoption.machines.flatMap((m) => ('construct' in m.location ? [m.location.construct] : [])),
+    ...adoption.jobs.flatMap((j) => ('construct' in j.dataset ? [j.dataset.construct] : [])),
+  ]);
+  const imports = options.terraformImports ?? false;
+  const declare = (constructId: string, statement: string): void => {
+    if (!imports && !referenced.has(constructId)) {
+      body.line(statement);
+      return;
+    }
+    const name = names.take(constructId);
+    vars.set(constructId, name);
+    body.line(`const ${name} = ${statement}`);
+  };
+
+  body.indentTo(2);
+  body.line(`new FleetProvider(this, 'cloud', ${body.literal({ organizationId: adoption.organizationId })});`);
+  if (adoption.locations.length > 0) {
+    body.line();
+    used.add('Location');
+  }
+  for (const l of adoption.locations) {
+    const props: Literal = { name: l.name === l.constructId ? undefined : l.name, parent: l.parent ? refCode(l.parent, vars) : undefined };
+    declare(l.constructId, `new Location(this, ${stringLiteral(l.constructId)}${propsArgument(body, props)});`);
+  }
+  if (adoption.machines.length > 0) used.add('Machine');
+  let previousInline = true;
+  for (const m of adoption.machines) {
+    const inline = typeof m.config !== 'number' && (m.config.modules.length > 0 || m.config.resources.length > 0);
+    // A machine with its config inline stands apart; one-line machines stay together.
+    if (inline || previousInline) body.line();
+    previousInline = inline;
+    const statement = `new Machine(this, ${stringLiteral(m.constructId)}${propsArgument(body, machineProps(m, vars))});`;
+    const shared = typeof m.config === 'number' ? adoption.blocks[m.config] : undefined;
+    const empty = typeof m.config !== 'number' && m.config.modules.length === 0 && m.config.resources.length === 0;
+    if (shared) {
+      declare(m.constructId, `${shared.functionName}(${statement.slice(0, -1)});`);
+    } else if (empty || typeof m.config === 'number') {
+      declare(m.constructId, statement);
+    } else {
+      const name = names.take(m.constructId);
+      vars.set(m.constructId, name);
+      body.line(`const ${name} = ${statement}`);
+      writeConfig(body, name, m.config, used, names);
+    }
+  }
+  if (adoption.datasets.length > 0) {
+    body.line();
+    used.add('Dataset');
+  }
+  for (const d of adoption.datasets) declare(d.constructId, `new Dataset(this, ${stringLiteral(d.constructId)}${propsArgument(body, { name: d.name === d.constructId ? undefined : d.name })});`);
+  if (adoption.jobs.length > 0) body.line();
+  for (const j of adoption.jobs) declare(j.constructId, jobStatement(body, j, vars, used));
+  if (imports && adoption.imports.length > 0) {
+    body.line();
+    body.line('// Terraform imports each adopted object at its first apply (import blocks), then manages it.');
+    for (const { address, id } of adoption.imports) {
+      const name = vars.get(address.slice(address.indexOf('.') + 1));
+      if (name !== undefined) body.line(`${name}.importFrom(${stringLiteral(id)});`);
+    }
+  }
+
+  const functions = new CodeWriter();
+  for (const b of adoption.blocks) {
+    functions.line();
+    functions.line(`/** The config machines ${b.machines.join(', ')} share. */`);
+    functions.block(`function ${b.functionName}(machine: Machine): Machine`, () => {
+      writeConfig(functions, 'machine', b.config, used, new VariableNames(['machine']));
+      functions.line('return machine;');
+    });
+  }
+  if (used.has('secret')) {
+    functions.line();
+    for (const l of SECRET_FUNCTION) functions.line(l);
+  }
+
+  const fleetformNames = [...used].filter((n) => n !== 'secret').sort();
+  const out = new CodeWriter();
+  out.line(`import { TerraformStack } from '${options.cdk}';`);
+  out.line(`import type { Construct } from 'constructs';`);
+  out.line(`import { ${fleetformNames.join(', ')} } from '${FLEETFORM_ENTRY[options.cdk]}';`);
+  out.line();
+  out.line('/**');
+  out.line(` * Organization ${adoption.organizationId} as code, as \`fleetform adopt\` read it: ${summary(adoption)}.`);
+  out.line(' * From here on this file is the source of truth: edit it, then `fleetform plan`.');
+  out.line(' */');
+  out.block(`export class ${options.className} extends TerraformStack`, () => {
+    out.block('constructor(scope: Construct, id: string)', () => {
+      out.line('super(scope, id);');
+      out.raw(body.toString());
+    });
+  });
+  return out.toString() + functions.toString();
+}
+
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
+/** One line: how many of each kind of object the adoption declares. */
+export function summary(adoption: Adoption): string {
+  return [
+    count(adoption.locations.length, 'location'),
+    count(adoption.machines.length, 'machine'),
+    count(adoption.datasets.length, 'dataset'),
+    count(adoption.jobs.length, 'training job'),
+  ].join(', ');
+}
+
+/** A main file for a project that has none: one app with the adopted stack. */
+export function renderMain(className: string, importPath: string, stackName: string, cdk: CdkFlavour): string {
+  const w = new CodeWriter();
+  w.line(`import { App } from '${cdk}';`);
+  w.line(`import { ${className} } from ${stringLiteral(importPath)};`);
+  w.line();
+  w.line('const app = new App();');
+  w.line(`new ${className}(app, ${stringLiteral(stackName)});`);
+  w.line('app.synth();');
+  return w.toString();
+}
+
+export { literal };
