@@ -2,7 +2,8 @@
  * `npm run bench [-- --quick] [-- --sizes 100,1000] [-- --parallelism N] [-- --only state,cli]`:
  * measures each fleet size in its own process, the same at a distance, the PostgreSQL state
  * backend against local files, the example plan as a command, training-job listing in a
- * 100,000-job organization, hostile requests and 1,000 simulated machines; prints the tables and writes
+ * 100,000-job organization, hostile requests, 1,000 simulated machines and the adoption of an
+ * organization; prints the tables and writes
  * bench/results.json.
  */
 import { spawn } from 'node:child_process';
@@ -53,7 +54,7 @@ async function listJobs(runs: number): Promise<Record<string, unknown>> {
 }
 
 /** The parts of a run, in the order they run; `--only` picks some of them. */
-const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile', 'sim'] as const;
+const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile', 'sim', 'adopt'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function chosenSections(): Set<Section> {
@@ -156,6 +157,16 @@ async function main(): Promise<void> {
     process.stdout.write(
       `simulated machines: ${String(sim.machines)} checking in every ${String(sim.check_in_interval_ms)} ms cost the emulator ` +
         `${String(sim.cpu_cores)} cores over ${String(sim.measured_s)} s, peak ${String(sim.peak_mb)} MB (targets: under 1 core, under 300 MB)\n\n`,
+    );
+  }
+  if (parts.has('adopt')) {
+    const machines = option('--adopt-machines') ?? (quick ? '1000' : '10000');
+    process.stderr.write(`adopting an organization of ${machines} machines...\n`);
+    const adopt = await runChild<Record<string, unknown>>('adopt-run.ts', [machines]);
+    results.adopt = { machines: adopt.machines, seconds: adopt.seconds, peak_mb: adopt.peak_mb };
+    process.stdout.write(
+      `fleetform adopt of ${String(adopt.machines)} machines on loopback, from an empty folder to code and state: ${String(adopt.seconds)} s, ` +
+        `peak ${String(adopt.peak_mb)} MB (goal: 10,000 in under a minute); the plan after it: ${String(adopt.plan_after_s)} s, no changes; phases ${JSON.stringify(adopt.phases)}\n\n`,
     );
   }
   const file = path.join(__dirname, 'results.json');
