@@ -168,6 +168,13 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(again.code).toBe(0);
   expect(again.stdout).toContain('0 locations, 0 machines, 0 datasets, 0 training jobs');
   expect(again.stdout).toMatch(/machine picker-1 \([^)]+\): another stack manages it/);
+  const lab = await fleetform(project, ['adopt', '--out', 'stacks/lab.ts', '--stack-name', 'lab', '--location', ids.locations.get('lab') ?? ''], withSecrets);
+  expect(lab.stdout).toContain('0 locations, 0 machines, 0 datasets');
+  expect(lab.stdout).toMatch(/location lab \([^)]+\): another stack manages it/);
+  expect(lab.stdout).not.toContain('location site-a');
+  const unknownLocation = await fleetform(project, ['adopt', '--out', 'stacks/x.ts', '--location', 'no-such-location'], withSecrets);
+  expect(unknownLocation.code).toBe(1);
+  expect(unknownLocation.stderr).toContain('has no location "no-such-location"');
   const refused = await fleetform(project, ['adopt'], withSecrets);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain('stacks/adopted.ts exists');
