@@ -22,6 +22,9 @@ interface AdoptOptions extends EngineCommandOptions {
   readonly cdk?: string;
 }
 
+/** Reads adoption keeps in flight, each on a connection of its own. */
+const READS_IN_FLIGHT = 64;
+
 /** What one adoption left for the import step: the stack and each object's address and id (no secrets). */
 interface AdoptionRecord {
   readonly stack: string;
@@ -168,7 +171,7 @@ export function register(program: Command, apps: AppRunner): void {
     const cdk = await cdkOf(cwd, opts.cdk);
     const managed = await managedIds(cwd);
 
-    const connection = await openConnection({ cwd, env: process.env });
+    const connection = await openConnection({ cwd, env: process.env, maxConnections: READS_IN_FLIGHT });
     let adoption: Adoption;
     try {
       const organizationId = await organizationOf(connection, opts.organization);
@@ -176,7 +179,7 @@ export function register(program: Command, apps: AppRunner): void {
         organizationId,
         locationIds: opts.location ?? [],
         includeJobs: opts.jobs,
-        concurrency: 64,
+        concurrency: READS_IN_FLIGHT,
         onProgress: progress('Reading machines'),
       }));
       adoption = await timePhase('adopt_declare', () => planAdoption(inventory, { managed }));

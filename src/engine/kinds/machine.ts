@@ -350,12 +350,17 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
   },
 
   async importById(ctx, id): Promise<Applied | undefined> {
-    const machine = await unlessNotFound(() => ctx.client.appClient.getMachine(id));
+    const machine = await machineById(ctx, id);
     if (!machine) return undefined;
     const partId = await mainPartId(ctx, machine.id);
     return { ids: { machine_id: machine.id, ...(partId ? { part_id: partId } : {}) }, outputs: { id: machine.id, ...(partId ? { part_id: partId } : {}) } };
   },
 };
+
+/** A machine read once per run: an import reads it, then observes it. */
+function machineById(ctx: KindContext, machineId: string) {
+  return ctx.memo(`machine:${machineId}`, () => unlessNotFound(() => ctx.client.appClient.getMachine(machineId)));
+}
 
 /** The locations of the run's organization, read once per run. */
 function locationsOf(ctx: KindContext): Promise<ReadonlyMap<string, string>> {
@@ -450,7 +455,7 @@ async function renameIfNeeded(ctx: KindContext, machineId: string, name: string)
 async function findMachine(ctx: KindContext, machineId: string, entry: StateEntry) {
   const locationId = typeof entry.attributes?.location_id === 'string' ? entry.attributes.location_id : ctx.locationId;
   // A machine just imported, in an organization of several locations, has no location to list yet.
-  if (!locationId) return unlessNotFound(() => ctx.client.appClient.getMachine(machineId));
+  if (!locationId) return machineById(ctx, machineId);
   const listed = await machinesIn(ctx, locationId);
   return listed.get(machineId) ?? (await unlessNotFound(() => ctx.client.appClient.getMachine(machineId)));
 }
