@@ -11,7 +11,7 @@ import * as tf from './protocol/generated/tfplugin6/tfplugin6_pb';
 import type { ProviderHandlers } from './protocol/services';
 import { configAddress } from './config-address';
 import { CreateIntents } from './create-intents';
-import { applyResource, importResource, planResource, readResource, settleIntent, type Stored } from './resource-lifecycle';
+import { applyResource, importResource, planTerraformResource, readResource, settleIntent, type Stored } from './resource-lifecycle';
 import { readPrivate, writePrivate } from './resource-private';
 import { conform, decodeMsgpack, encodeMsgpack, hasUnknown, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
@@ -185,7 +185,7 @@ export function providerHandlers(options: {
           const address = prior ? undefined : configAddress(kind.type, config);
           // Terraform plans the create half of a replace with no prior state and the replaced object's record.
           const replacing = prior ? undefined : readPrivate(req.priorPrivate)?.ids;
-          const planned = await planResource(kind, ctx, { prior, config, key, writeOnly: takesWriteOnly(req.clientCapabilities), intents, address, replacing }, diags);
+          const planned = await planTerraformResource(kind, ctx, { prior, config, key, writeOnly: takesWriteOnly(req.clientCapabilities), intents, address, replacing }, diags);
           return new tf.PlanResourceChange_Response({
             plannedState: encode(kind, planned.state),
             requiresReplace: planned.requiresReplace.map(attributePath),

@@ -1,7 +1,7 @@
 import { desireResource } from '../engine/desire';
 import { jsonEqual, type JsonObject } from '../engine/json';
 import { attributesOfView, type Applied, type KindContext, type ResourceKind } from '../engine/kind';
-import { replaceReasonsOf } from '../engine/kind-declaration';
+import { planResourceChange } from '../engine/plan/resource-core';
 import { maskPaths, observedSecretPaths } from '../engine/mask';
 import { engineAttributes, isEngineUnknown, terraformAttribute } from './attributes';
 import type { Diagnostics } from './diagnostics';
@@ -59,7 +59,7 @@ function recordOf(applied: Applied, view: JsonObject, sensitivePaths: readonly s
  * the service's own attributes are the prior values or unknown, an attribute the
  * service defaults is the value fleetform will send.
  */
-export async function planResource(
+export async function planTerraformResource(
   kind: ResourceKind,
   ctx: KindContext,
   input: {
@@ -119,20 +119,21 @@ export async function planResource(
   const requiresReplace = Object.values(declaration.attributes)
     .filter((f) => f.forcesReplacement && !same(prior.state[f.name], planned[f.name]))
     .map((f) => f.name);
-  const salt = prior.private.salt;
-  const after = maskPaths(desired.view, desired.sensitivePaths, salt, input.key);
-  const current = prior.private.applied ?? {};
-  const judgement = kind.judge?.({
-    current,
-    desired: after,
+  const plan = planResourceChange({
+    kind,
+    desired,
+    attributes: engineAttributes(declaration, config),
+    existing: entry,
     observation: undefined,
-    prior: entry as NonNullable<typeof entry>,
-    replaceReasons: requiresReplace.length > 0 ? requiresReplace : replaceReasonsOf(declaration, current, after),
-    ...(desired.kindData ? { desiredData: desired.kindData } : {}),
+    salt: prior.private.salt,
+    key: input.key,
+    forcedReplace: requiresReplace,
+    // Terraform shows what a plan says of an object only when the plan changes it.
+    unchanged: Object.keys(plannedState).every((name) => same(prior.state[name], plannedState[name])),
   });
-  if (judgement && !Object.keys(plannedState).every((name) => same(prior.state[name], plannedState[name]))) {
-    diags.problems(judgement.problems);
-    diags.notes(judgement.notes);
+  if (plan.action !== 'create') {
+    diags.problems(plan.judgement.problems);
+    diags.notes(plan.judgement.notes);
   }
   if (requiresReplace.length > 0) {
     for (const f of Object.values(declaration.attributes)) if (f.presence === 'computed') plannedState[f.name] = UNKNOWN_VALUE;
