@@ -1,5 +1,6 @@
 import type { IConstruct } from 'constructs';
 import type { MachineConfig, ModularResource as ModularResourceConfig, ModuleConfig } from '../domain';
+import { emptyConfigSections } from '../domain/config';
 import { isFinished } from './construction';
 import { kindOf } from './kinds';
 import type { IMachine as Machine, IModularResource as ModularResource, IModule as Module } from './machine-parts';
@@ -77,7 +78,7 @@ export function machineConfigJson(machine: Machine): string {
  */
 export function assembleMachine(machine: Machine): AssembledMachine {
   const { modules, resources } = machineParts(machine);
-  const config: AssembledMachine['config'] = { components: [], services: [], modules: [] };
+  const config: AssembledMachine['config'] = emptyConfigSections();
   const sources: ConfigEntrySource[] = [];
   for (const resource of resources) {
     const listName = resource.configList;

@@ -5,6 +5,7 @@ import {
   describeVersionPolicy,
   formatVersionPolicy,
   newestVersion,
+  RESOURCE_LISTS,
   moduleVersionToRun,
   tryParseVersionPolicy,
   validateMachineConfig,
@@ -215,7 +216,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
           return raw;
         }
         const prefix = `${raw.module_id}:`;
-        for (const list of ['components', 'services'] as const) {
+        for (const list of RESOURCE_LISTS) {
           const entries = Array.isArray(config[list]) ? (config[list] as unknown[]) : [];
           for (const entry of entries) {
             if (!isObject(entry) || typeof entry.model !== 'string' || !entry.model.startsWith(prefix)) continue;
