@@ -9,10 +9,9 @@
 import { createHash } from 'node:crypto';
 import { Client, type ClientConfig } from 'pg';
 import { FleetformError } from '../../domain/errors';
-import { pathOf } from '../../domain/json-path';
 import type { LockOptions, StateBackend, StateLock } from './backend';
 import { describeHolder, newLockInfo, StateLockedError } from './holder-process';
-import { emptyState, LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type State, type StateEntry } from './schema';
+import { emptyState, LockInfoSchema, StateEntrySchema, stateDocument, type LockInfo, type State, type StateEntry } from './schema';
 import { stateTextChunks } from './state-text';
 
 /** Where a PostgreSQL backend keeps state: cdktf's PgBackend settings. */
@@ -155,15 +154,7 @@ export class PgStateBackend implements StateBackend {
     } catch {
       throw new FleetformError(`the state of stack ${stack} in ${this.description} is not valid JSON`, { path: where, hint: 'restore it from a database backup' });
     }
-    const result = StateSchema.safeParse(parsed);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      throw new FleetformError(`the state of stack ${stack} in ${this.description} is not a fleetform state: ${issue?.message ?? 'invalid'}`, {
-        path: issue ? `${where}#${pathOf(issue.path)}` : where,
-        hint: 'it may come from a newer fleetform, or have been edited by hand',
-      });
-    }
-    return result.data;
+    return stateDocument(parsed, `the state of stack ${stack} in ${this.description}`, where);
   }
 
   async record(state: State, changes: ReadonlyMap<string, StateEntry | null>): Promise<void> {

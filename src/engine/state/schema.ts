@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { FleetformError } from '../../domain/errors';
+import { schemaProblems } from '../../domain/schema-issues';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 
 /**
@@ -51,6 +53,20 @@ export const StateSchema = z.object({
   outputs: z.record(z.string(), StateOutputSchema).optional(),
 });
 export type State = z.infer<typeof StateSchema>;
+
+/**
+ * A state document read from `where` (a file, a database row), checked against the schema:
+ * one that is not a fleetform state is an error naming the first refused value.
+ */
+export function stateDocument(parsed: unknown, what: string, where: string): State {
+  const result = StateSchema.safeParse(parsed);
+  if (result.success) return result.data;
+  const [problem] = schemaProblems(result.error.issues, parsed, { noun: 'key' });
+  throw new FleetformError(`${what} is not a fleetform state: ${problem?.message ?? 'invalid'}`, {
+    path: problem ? `${where}#${problem.path}` : where,
+    hint: 'it may come from a newer fleetform, or have been edited by hand',
+  });
+}
 
 export const LockInfoSchema = z.object({
   id: z.string(),
