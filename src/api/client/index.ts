@@ -5,7 +5,7 @@ export type { ApiKeyCredentials } from './auth';
 export type { MlTrainingClient } from './ml-training-client';
 export type { AppClient } from './app-client';
 export type { DatasetClient } from './dataset-client';
-export { ServiceError, statusCodeName, STATUS_CODE_NAMES } from './errors';
+export { isNotFound, ServiceError, statusCodeName, STATUS_CODE_NAMES, unlessNotFound } from './errors';
 export type { ServiceErrorCode } from './errors';
 export { DEFAULT_RETRY_POLICY } from './retry';
 export type { RetryPolicy, RetryClock } from './retry';
