@@ -44,7 +44,7 @@ export const trainingJobCommonPropsShape = {
 /**
  * What the two kinds of training job share: the fields of {@link TrainingJobCommonProps},
  * the job id, and the attributes around each kind's own (`organization_id` and `dataset_id`
- * first, `retain_on_delete` last, in contract order). Each subclass registers itself once
+ * first, `retain_on_delete` last, the order the attributes are declared in). Each subclass registers itself once
  * its own fields are set.
  */
 export abstract class TrainingJobBase extends TerraformResource {

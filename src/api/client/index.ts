@@ -1,4 +1,4 @@
-/** The typed service client (Contract 2): everything other layers and users import. */
+/** The typed service client: everything other layers and users import of the client comes from here. */
 export { createServiceClient, DEFAULT_MAX_CONNECTIONS, DEFAULT_TIMEOUT_MS } from './service-client';
 export type { ServiceClient, ServiceClientOptions } from './service-client';
 export type { ApiKeyCredentials } from './auth';
