@@ -18,7 +18,7 @@ export interface DatasetProps {
   readonly name?: string;
   /**
    * Organization owning the dataset.
-   * @default the provider's `organizationId`, else at plan time the API key's organization
+   * @default the provider's `organizationId`, else the only organization the API key sees
    */
   readonly organizationId?: string;
 }

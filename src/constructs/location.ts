@@ -24,7 +24,7 @@ export interface LocationProps {
   readonly parent?: Location | string;
   /**
    * Organization owning the location.
-   * @default the provider's `organizationId`, else at plan time the API key's organization
+   * @default the provider's `organizationId`, else the only organization the API key sees
    */
   readonly organizationId?: string;
 }

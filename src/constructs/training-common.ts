@@ -19,7 +19,7 @@ export interface TrainingJobCommonProps {
   readonly dataset: Dataset | string;
   /**
    * Organization to submit the job to.
-   * @default the provider's `organizationId`, else at plan time the API key's organization
+   * @default the provider's `organizationId`, else the only organization the API key sees
    */
   readonly organizationId?: string;
   /** Name of the model to train. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ORGANIZATION_DEFAULT } from '../../domain/service-defaults';
 import { datasetAttributes } from '../../domain/resource-attributes';
 import type { Applied, DesiredValue, Judgement, Observation, ResourceKind } from '../kind';
 import { defineKind } from '../kind-declaration';
@@ -14,7 +15,7 @@ export const datasetDeclaration = defineKind({
       description: 'Organization owning the dataset.',
       computed: 'when-unset',
       forcesReplacement: true,
-      serviceDefault: "the provider's organization_id, else the only organization the API key sees",
+      serviceDefault: ORGANIZATION_DEFAULT,
     },
     id: { schema: z.string(), description: 'Id the service assigns to the dataset.', computed: 'always' },
   },

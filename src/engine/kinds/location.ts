@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ORGANIZATION_DEFAULT } from '../../domain/service-defaults';
 import { ServiceError } from '../../api/client';
 import type { LocationDetail } from '../../api/client/app-client';
 import { FleetformError } from '../../domain/errors';
@@ -22,7 +23,7 @@ export const locationDeclaration = defineKind({
       description: 'Organization owning the location.',
       computed: 'when-unset',
       forcesReplacement: true,
-      serviceDefault: "the provider's organization_id, else the only organization the API key sees",
+      serviceDefault: ORGANIZATION_DEFAULT,
     },
     id: { schema: z.string(), description: 'Id the service assigns to the location.', computed: 'always' },
   },

@@ -1,4 +1,5 @@
 import { childPath } from '../../domain/json-path';
+import { LOCATION_DEFAULT } from '../../domain/service-defaults';
 import { ServiceError, type RegistryModule } from '../../api/client';
 import { SERVICE_MAX_MESSAGE_BYTES, updateRobotPartRequestSize } from '../../api/message-size';
 import {
@@ -58,7 +59,7 @@ export const machineDeclaration = defineKind({
       description: 'Location the machine lives in.',
       computed: 'when-unset',
       forcesReplacement: true,
-      serviceDefault: "the provider's location_id, else the only location of the organization",
+      serviceDefault: LOCATION_DEFAULT,
     },
     config: {
       schema: machineAttributes.config,

@@ -1,4 +1,5 @@
 import type { TrainingJob } from '../../api/client';
+import { ORGANIZATION_DEFAULT } from '../../domain/service-defaults';
 import {
   canCancel,
   canDeleteCompleted,
@@ -58,7 +59,7 @@ const commonAttributes = {
     schema: trainingJobAttributes.organization_id,
     description: 'Organization the job is submitted to.',
     computed: 'when-unset',
-    serviceDefault: "the provider's organization_id, else the only organization the API key sees",
+    serviceDefault: ORGANIZATION_DEFAULT,
   },
   dataset_id: { schema: trainingJobAttributes.dataset_id, description: 'Id of the dataset to train on (a Dataset\'s id, or an existing one).' },
   model_name: { schema: trainingJobAttributes.model_name, description: 'Name of the model to train.', forcesReplacement: true },
