@@ -3,7 +3,7 @@ import { FleetformError } from '../domain/errors';
 import { applyStack, type ApplyOutcome, type ApplyReporter } from './apply/executor';
 import { desireResource } from './desire';
 import type { DesiredStack, ProviderSettings } from './desired/stack';
-import type { KindContext, KindRegistry } from './kind';
+import { IMPORT_ID_HINT, type KindContext, type KindRegistry } from './kind';
 import { maskPaths, observedSecretPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
@@ -14,6 +14,9 @@ import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import { evaluateOutputs } from './outputs';
 import { kindContext, resolveTarget, type Target } from './target';
 import type { LockInfo, State, StateOutput } from './state/schema';
+
+/** The fix for a saved plan the state or the service moved past. */
+const PLAN_AGAIN = 'run `fleetform plan --out FILE` again and review it';
 
 export interface EngineSettings {
   readonly client: ServiceClient;
@@ -173,7 +176,7 @@ export class Engine {
       const state = await this.settings.backend.read(header.name);
       if (state.lineage !== header.lineage || state.serial !== header.serial) {
         throw new StalePlanError(`saved plan is stale: the state of stack ${header.name} changed since the plan (serial ${header.serial} -> ${state.serial})`, {
-          hint: 'run `fleetform plan --out FILE` again and review it',
+          hint: PLAN_AGAIN,
         });
       }
       states.set(header.name, state);
@@ -186,7 +189,7 @@ export class Engine {
         const now = await kind.observe(ctx, entry);
         if ((now?.version ?? null) !== change.observedVersion) {
           throw new StalePlanError(`saved plan is stale: ${change.address} changed on the service since the plan`, {
-            hint: 'run `fleetform plan --out FILE` again and review it',
+            hint: PLAN_AGAIN,
           });
         }
       }
@@ -242,7 +245,7 @@ export class Engine {
     const unknownId = () =>
       new FleetformError(`the service has no ${resource.type} with id ${JSON.stringify(id)}`, {
         path: address,
-        hint: 'give the id the service assigned to the object (not its name)',
+        hint: IMPORT_ID_HINT,
       });
     const applied = await atAddress(address, () => kind.importById(ctx, id));
     if (!applied) throw unknownId();

@@ -1,5 +1,5 @@
 import { FleetformError } from '../domain/errors';
-import type { KindContext, KindRegistry, ResourceKind } from '../engine/kind';
+import { IMPORT_ID_HINT, type KindContext, type KindRegistry, type ResourceKind } from '../engine/kind';
 import { attributeProblems } from '../engine/desire';
 import { kindContext, resolveTarget } from '../engine/target';
 import { terraformResourceSchema } from '../engine/terraform-schema';
@@ -219,7 +219,7 @@ export function providerHandlers(options: {
           const { ctx, key } = await runtime();
           const found = await importResource(kind, ctx, req.id, key, takesWriteOnly(req.clientCapabilities));
           if (!found) {
-            diags.error(`the service has no ${kind.type} with id ${JSON.stringify(req.id)}`, { hint: 'give the id the service assigned to the object (not its name)' });
+            diags.error(`the service has no ${kind.type} with id ${JSON.stringify(req.id)}`, { hint: IMPORT_ID_HINT });
             return new tf.ImportResourceState_Response({ diagnostics: diags.list });
           }
           return new tf.ImportResourceState_Response({

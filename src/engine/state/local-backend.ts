@@ -4,7 +4,7 @@ import { z } from 'zod';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
 import type { LockOptions, StateBackend, StateLock } from './backend';
-import { describeHolder, holderIsDead, newLockInfo, StateLockedError } from './holder-process';
+import { holderIsDead, lockedError, newLockInfo, StateLockedError } from './holder-process';
 import { stateTextChunks } from './state-text';
 import { emptyState, LockInfoSchema, StateEntrySchema, stateDocument, type LockInfo, type State, type StateEntry } from './schema';
 
@@ -220,13 +220,7 @@ export class LocalStateBackend implements StateBackend {
         ), { stale: true });
       }
       if (Date.now() >= deadline) {
-        const who = holder ? describeHolder(holder) : 'another process';
-        throw new StateLockedError(`state of stack "${stack}" is locked by ${who}`, {
-          path: file,
-          hint: holder
-            ? `wait for it to finish, retry with --lock-timeout, or if no fleetform is running: ${unlock}`
-            : 'wait for it to finish or retry with --lock-timeout',
-        });
+        throw lockedError(stack, file, holder, `if no fleetform is running: ${unlock}`, 'another process');
       }
       await new Promise((r) => setTimeout(r, Math.min(250, Math.max(10, deadline - Date.now()))));
     }

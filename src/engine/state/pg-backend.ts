@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { Client, type ClientConfig } from 'pg';
 import { FleetformError } from '../../domain/errors';
 import type { LockOptions, StateBackend, StateLock } from './backend';
-import { describeHolder, newLockInfo, StateLockedError } from './holder-process';
+import { lockedError, newLockInfo } from './holder-process';
 import { emptyState, LockInfoSchema, StateEntrySchema, stateDocument, type LockInfo, type State, type StateEntry } from './schema';
 import { stateTextChunks } from './state-text';
 
@@ -284,13 +284,7 @@ export class PgStateBackend implements StateBackend {
       }
       if (!taken) {
         const holder = await this.recordedHolder(client, stack);
-        const who = holder ? describeHolder(holder) : 'another run';
-        throw new StateLockedError(`state of stack "${stack}" is locked by ${who}`, {
-          path: `${this.description} stack ${stack}`,
-          hint: holder
-            ? `wait for it to finish, retry with --lock-timeout, or if it hangs: fleetform force-unlock ${holder.id} (ends the holder's database session)`
-            : 'wait for it to finish or retry with --lock-timeout',
-        });
+        throw lockedError(stack, `${this.description} stack ${stack}`, holder, `if it hangs: fleetform force-unlock ${holder?.id ?? ''} (ends the holder's database session)`, 'another run');
       }
       await client.query(
         `INSERT INTO ${this.table('fleetform_locks')} (stack, workspace, info, backend_pid) VALUES ($1, $2, $3, pg_backend_pid())
