@@ -62,6 +62,17 @@ export type ResourcePlan = CreatePlan | ChangePlan;
 const NO_JUDGEMENT: Judgement = { problems: [], notes: [] };
 
 /**
+ * The desired value of an existing object with its ignored attributes as they exist, and
+ * the secret paths of that view (an ignored value the service holds is masked by the same
+ * rule as a declared one). Unchanged when nothing is ignored.
+ */
+export function desiredWithLifecycle(kind: ResourceKind, desired: Desired, existing: JsonObject | undefined, lifecycle: ResourceLifecycle | undefined, attributes: JsonObject): Desired {
+  const view = withIgnoredChanges(desired.view, existing, lifecycle);
+  if (view === desired.view) return desired;
+  return { ...desired, view, sensitivePaths: [...new Set([...desired.sensitivePaths, ...observedSecretPaths(kind, view, attributes)])] };
+}
+
+/**
  * Plans one resource from what the stack wants and what exists, by its kind's declaration:
  * the masked views, the diff, the replace reasons and the kind's judgement. Both the
  * engine's planner and the Terraform provider plan through it; neither reads or writes.
@@ -72,9 +83,8 @@ export function planResourceChange(input: ResourcePlanInput): ResourcePlan {
     const after = withServiceChoices(maskPaths(desired.view, desired.sensitivePaths, salt, key), kind.serviceChosen);
     return { action: 'create', after, changes: diffJson(undefined, after) };
   }
-  const view = withIgnoredChanges(desired.view, observation?.view ?? existing.attributes ?? undefined, input.lifecycle);
-  const viewSecrets = view === desired.view ? desired.sensitivePaths : [...new Set([...desired.sensitivePaths, ...observedSecretPaths(kind, view, input.attributes)])];
-  const after = maskPaths(view, viewSecrets, salt, key);
+  const wanted = desiredWithLifecycle(kind, desired, observation?.view ?? existing.attributes ?? undefined, input.lifecycle, input.attributes);
+  const after = maskPaths(wanted.view, wanted.sensitivePaths, salt, key);
   // What the service holds is masked by the same rule as what the stack declares: a secret
   // added outside fleetform never shows in clear as drift.
   const observedSecrets = observation ? observedSecretPaths(kind, observation.view, input.attributes) : [];
