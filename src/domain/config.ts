@@ -69,7 +69,10 @@ export function resourceListOf(api: string): ResourceListName {
   return isServiceApi(api) ? 'services' : 'components';
 }
 
+/** Every section of a config, each present: the lists of modular resources and the modules. */
+export type ConfigSections<R = ModularResource, M = ModuleConfig> = { [L in ResourceListName]: R[] } & { modules: M[] };
+
 /** Every section, empty: what a machine's config is assembled into. */
-export function emptyConfigSections<R = ModularResource, M = ModuleConfig>(): { components: R[]; services: R[]; modules: M[] } {
+export function emptyConfigSections<R = ModularResource, M = ModuleConfig>(): ConfigSections<R, M> {
   return { components: [], services: [], modules: [] };
 }
