@@ -11,7 +11,7 @@ import { Client, type ClientConfig } from 'pg';
 import { FleetformError } from '../../domain/errors';
 import type { LockOptions, StateBackend, StateLock } from './backend';
 import { lockedError, newLockInfo } from './holder-process';
-import { emptyState, LockInfoSchema, StateEntrySchema, stateDocument, type LockInfo, type State, type StateEntry } from './schema';
+import { emptyState, LockInfoSchema, recordedEntry, stateDocument, type LockInfo, type State, type StateEntry } from './schema';
 import { stateTextChunks } from './state-text';
 
 /** Where a PostgreSQL backend keeps state: cdktf's PgBackend settings. */
@@ -139,7 +139,7 @@ export class PgStateBackend implements StateBackend {
         const serial = Number(line.serial);
         if (line.lineage !== state.lineage || serial <= written) continue;
         if (line.entry === null) delete state.resources[line.address];
-        else state.resources[line.address] = StateEntrySchema.parse(JSON.parse(line.entry));
+        else state.resources[line.address] = recordedEntry(JSON.parse(line.entry), `the journal of stack ${stack} in ${this.description}, ${line.address}`);
         state.serial = Math.max(state.serial, serial);
       }
       return state;
