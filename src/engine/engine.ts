@@ -4,7 +4,7 @@ import { applyStack, type ApplyOutcome, type ApplyReporter } from './apply/execu
 import { desireResource } from './desire';
 import type { DesiredStack, ProviderSettings } from './desired/stack';
 import { IMPORT_ID_HINT, type KindContext, type KindRegistry } from './kind';
-import { maskPaths, observedSecretPaths } from './mask';
+import { maskPaths, viewSecretPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
 import type { StateBackend, StateLock } from './state/backend';
@@ -260,7 +260,7 @@ export class Engine {
     const observed = await atAddress(address, () => kind.observe(ctx, entry));
     if (!observed) throw unknownId();
     const desired = await desireResource(kind, ctx, resource.attributes, undefined).catch(() => undefined);
-    const sensitive = [...new Set([...(desired ? desired.sensitivePaths : []), ...observedSecretPaths(kind, observed.view, resource.attributes)])];
+    const sensitive = viewSecretPaths(kind, observed.view, desired ? desired.sensitivePaths : [], resource.attributes);
     state.resources[address] = { ...entry, attributes: maskPaths(observed.view, sensitive, state.lineage), sensitive_paths: sensitive };
     state.serial += 1;
     await this.settings.backend.write(state);

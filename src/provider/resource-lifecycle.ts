@@ -2,7 +2,7 @@ import { desireResource } from '../engine/desire';
 import { jsonEqual, type JsonObject } from '../engine/json';
 import { attributesOfView, type Applied, type KindContext, type ResourceKind } from '../engine/kind';
 import { planResourceChange } from '../engine/plan/resource-core';
-import { maskPaths, observedSecretPaths } from '../engine/mask';
+import { maskPaths, observedSecretPaths, viewSecretPaths } from '../engine/mask';
 import { engineAttributes, isEngineUnknown, terraformAttribute } from './attributes';
 import type { Diagnostics } from './diagnostics';
 import type { CreateIntents } from './create-intents';
@@ -271,7 +271,7 @@ export async function readResource(kind: ResourceKind, ctx: KindContext, stored:
   if (!observation) return null;
   const record: ResourcePrivate = { ...stored.private, version: observation.version };
   const current = engineAttributes(kind.declaration, stored.state);
-  const secrets = [...new Set([...stored.private.sensitive_paths, ...observedSecretPaths(kind, observation.view, current)])];
+  const secrets = viewSecretPaths(kind, observation.view, stored.private.sensitive_paths, current);
   if (stored.private.applied && jsonEqual(maskPaths(observation.view, secrets, stored.private.salt, key), stored.private.applied)) {
     // A secret an earlier layout kept in state leaves it at the first read.
     if (!writeOnly) return { state: stored.state, private: record };

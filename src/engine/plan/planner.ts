@@ -6,7 +6,7 @@ import { runGraph } from '../graph';
 import { UNKNOWN, type JsonObject } from '../json';
 import { desireResource } from '../desire';
 import type { Applied, Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
-import { maskPaths, observedSecretPaths } from '../mask';
+import { maskPaths, viewSecretPaths } from '../mask';
 import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
 import { isDeposedKey, type ResourceChange } from './model';
@@ -254,7 +254,7 @@ function planRemoval(input: PlanStackInput, known: Known, address: string, obser
   if (entry.status === 'deleting') notes.push({ level: 'info', message: 'deletion started earlier and is not finished yet' });
   if (deposed) notes.push({ level: 'info', message: 'replaced earlier; its delete did not succeed and is retried' });
   if (adopted) notes.push({ level: 'info', message: 'adopted: an interrupted create had made it; it is no longer declared' });
-  const before = observation ? maskPaths(observation.view, [...entry.sensitive_paths, ...observedSecretPaths(kind, observation.view)], salt) : entry.attributes;
+  const before = observation ? maskPaths(observation.view, viewSecretPaths(kind, observation.view, entry.sensitive_paths), salt) : entry.attributes;
   return {
     stack: stack.name,
     address,

@@ -3,7 +3,7 @@ import { diffJson, type AttributeChange } from '../diff';
 import type { JsonObject } from '../json';
 import type { Desired, Judgement, Observation, ResourceKind } from '../kind';
 import { replaceReasonsOf } from '../kind-declaration';
-import { maskPaths, observedSecretPaths } from '../mask';
+import { maskPaths, viewSecretPaths } from '../mask';
 import type { StateEntry } from '../state/schema';
 import { unignoredDrift, withIgnoredChanges } from './lifecycle-rules';
 import { withServiceChoices } from './service-choices';
@@ -69,7 +69,7 @@ const NO_JUDGEMENT: Judgement = { problems: [], notes: [] };
 export function desiredWithLifecycle(kind: ResourceKind, desired: Desired, existing: JsonObject | undefined, lifecycle: ResourceLifecycle | undefined, attributes: JsonObject): Desired {
   const view = withIgnoredChanges(desired.view, existing, lifecycle);
   if (view === desired.view) return desired;
-  return { ...desired, view, sensitivePaths: [...new Set([...desired.sensitivePaths, ...observedSecretPaths(kind, view, attributes)])] };
+  return { ...desired, view, sensitivePaths: viewSecretPaths(kind, view, desired.sensitivePaths, attributes) };
 }
 
 /**
@@ -87,9 +87,8 @@ export function planResourceChange(input: ResourcePlanInput): ResourcePlan {
   const after = maskPaths(wanted.view, wanted.sensitivePaths, salt, key);
   // What the service holds is masked by the same rule as what the stack declares: a secret
   // added outside fleetform never shows in clear as drift.
-  const observedSecrets = observation ? observedSecretPaths(kind, observation.view, input.attributes) : [];
-  const sensitive = [...new Set([...desired.sensitivePaths, ...existing.sensitive_paths, ...observedSecrets])];
-  const observedView = observation ? maskPaths(observation.view, sensitive, salt, key) : undefined;
+  const known = [...desired.sensitivePaths, ...existing.sensitive_paths];
+  const observedView = observation ? maskPaths(observation.view, viewSecretPaths(kind, observation.view, known, input.attributes), salt, key) : undefined;
   const current = observedView ?? existing.attributes ?? {};
   const drift = existing.attributes && observedView ? unignoredDrift(diffJson(existing.attributes, observedView), input.lifecycle) : [];
   const changes = diffJson(current, after);
