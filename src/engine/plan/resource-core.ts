@@ -75,7 +75,8 @@ export function desiredWithLifecycle(kind: ResourceKind, desired: Desired, exist
 /**
  * Plans one resource from what the stack wants and what exists, by its kind's declaration:
  * the masked views, the diff, the replace reasons and the kind's judgement. Both the
- * engine's planner and the Terraform provider plan through it; neither reads or writes.
+ * engine's planner and the Terraform provider plan through it. It calls no service and writes nothing:
+ * what exists is read by its callers.
  */
 export function planResourceChange(input: ResourcePlanInput): ResourcePlan {
   const { kind, desired, existing, observation, salt, key } = input;
