@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../domain/errors';
-import { pathOf } from '../domain/json-path';
+import { schemaProblems } from '../domain/schema-issues';
 import type { CdktfSettings } from './app-environment';
 
 /** What fleetform needs of a project to run its app: cdktf.json's settings and the output folder. */
@@ -36,7 +36,8 @@ function schemaProblem(issues: readonly z.core.$ZodIssue[]): string {
   if (issue === undefined) return 'cdktf.json cannot be read';
   if (issue.path.length === 0) return 'cdktf.json must hold an object, e.g. {"app": "npx ts-node main.ts"}';
   if (issue.path[0] === 'app' && issue.message === 'is missing') return 'cdktf.json has no "app": the command that runs the app';
-  return `cdktf.json: "${pathOf(issue.path)}" ${issue.message}`;
+  const [problem] = schemaProblems([issue], undefined, { noun: 'key', ownMessages: true });
+  return `cdktf.json: ${problem?.message ?? issue.message}`;
 }
 
 /** Reads cdktf.json of the project in `cwd`, as `cdktf synth` does; `outdirOption` overrides its `output`. */

@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { InputError } from '../domain/errors';
 import type { Plan } from '../engine/plan/model';
 
+/** How a saved plan is made: the fix for any file that is not one. */
+const MAKE_SAVED_PLAN = 'create one with `fleetform plan --out FILE`';
+
 const SavedPlanSchema = z.object({
   fleetform_saved_plan: z.literal(1),
   plan: z.object({ formatVersion: z.literal('1.0'), changes: z.array(z.looseObject({})), stacks: z.array(z.looseObject({})) }).loose(),
@@ -27,15 +30,15 @@ export async function readSavedPlan(file: string): Promise<Plan> {
   try {
     text = await fs.readFile(file, 'utf8');
   } catch {
-    throw new InputError(`cannot read saved plan ${file}`, { path: file, hint: 'create one with `fleetform plan --out FILE`' });
+    throw new InputError(`cannot read saved plan ${file}`, { path: file, hint: MAKE_SAVED_PLAN });
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new InputError(`${file} is not a fleetform saved plan (not JSON)`, { path: file, hint: 'create one with `fleetform plan --out FILE`' });
+    throw new InputError(`${file} is not a fleetform saved plan (not JSON)`, { path: file, hint: MAKE_SAVED_PLAN });
   }
   const result = SavedPlanSchema.safeParse(parsed);
-  if (!result.success) throw new InputError(`${file} is not a fleetform saved plan`, { path: file, hint: 'create one with `fleetform plan --out FILE`' });
+  if (!result.success) throw new InputError(`${file} is not a fleetform saved plan`, { path: file, hint: MAKE_SAVED_PLAN });
   return result.data.plan as unknown as Plan;
 }

@@ -1,4 +1,5 @@
 import type { ModuleConfig } from '../domain';
+import { emptyConfigSections } from '../domain/config';
 import { perGeneration } from './generation';
 import type { IMachine as Machine } from './machine-parts';
 import { configEntryOf, machineParts, secretEnvOf } from './machine-config';
@@ -19,7 +20,7 @@ export interface SynthesizedConfig {
 export const synthesizedConfig: (machine: Machine) => SynthesizedConfig = perGeneration((machine: Machine) => {
   const { modules, resources } = machineParts(machine);
   const secretEnv = secretEnvOf(modules);
-  const config: { components: unknown[]; services: unknown[]; modules: unknown[] } = { components: [], services: [], modules: [] };
+  const config = emptyConfigSections<unknown, unknown>();
   for (const resource of resources) config[resource.configList].push(configEntryOf(resource));
   for (const module of modules) config.modules.push(withoutSecretEnv(module.toConfig(), secretEnv));
   return { configJson: JSON.stringify(config), secretEnv };

@@ -1,5 +1,6 @@
 import type { IConstruct } from 'constructs';
-import type { MachineConfig, ModularResource as ModularResourceConfig, ModuleConfig } from '../domain';
+import type { MachineConfig } from '../domain';
+import { emptyConfigSections, type ConfigSections } from '../domain/config';
 import { isFinished } from './construction';
 import { kindOf } from './kinds';
 import type { IMachine as Machine, IModularResource as ModularResource, IModule as Module } from './machine-parts';
@@ -14,11 +15,7 @@ export interface ConfigEntrySource {
 /** A machine's config document with the construct behind each entry. */
 export interface AssembledMachine {
   /** `components`, `services` and `modules`, always all three, in declaration order. */
-  readonly config: MachineConfig & {
-    components: ModularResourceConfig[];
-    services: ModularResourceConfig[];
-    modules: ModuleConfig[];
-  };
+  readonly config: MachineConfig & ConfigSections;
   readonly sources: readonly ConfigEntrySource[];
   /** Every secret module environment entry by `<moduleName>.<ENV_KEY>`, in sorted order. */
   readonly secretEnv: Readonly<Record<string, string>>;
@@ -77,7 +74,7 @@ export function machineConfigJson(machine: Machine): string {
  */
 export function assembleMachine(machine: Machine): AssembledMachine {
   const { modules, resources } = machineParts(machine);
-  const config: AssembledMachine['config'] = { components: [], services: [], modules: [] };
+  const config: AssembledMachine['config'] = emptyConfigSections();
   const sources: ConfigEntrySource[] = [];
   for (const resource of resources) {
     const listName = resource.configList;

@@ -1,5 +1,5 @@
 import type { IConstruct } from 'constructs';
-import type { MachineConfig, ModularResource as ModularResourceConfig, ModuleConfig, ModuleType } from '../domain';
+import type { MachineConfig, ModularResource as ModularResourceConfig, ModuleConfig, ModuleType, ResourceListName } from '../domain';
 import type { VersionPolicy } from '../domain/version-policy';
 import type { JsonObject } from './json-value';
 
@@ -67,7 +67,7 @@ export interface IModularResource extends IConstruct {
   /** Dependencies as given: resources or names. */
   readonly dependsOn: ReadonlyArray<IModularResource | string>;
   /** `services` for a service API, else `components`. */
-  readonly configList: 'components' | 'services';
+  readonly configList: ResourceListName;
   /** Names of the dependencies, in the order given. */
   readonly dependsOnNames: string[];
   /** This resource's entry of the machine config. */

@@ -29,12 +29,12 @@ export interface MachineProps {
   /**
    * Location the machine lives in: a {@link Location} of the same stack, or the id of an
    * existing location. Give this or `locationId`, not both.
-   * @default the provider's `locationId`, else at plan time the only location of the organization
+   * @default the provider's `locationId`, else the only location of the organization
    */
   readonly location?: Location | string;
   /**
    * Id of the location the machine lives in (the same as `location` given an id).
-   * @default the provider's `locationId`, else at plan time the only location of the organization
+   * @default the provider's `locationId`, else the only location of the organization
    */
   readonly locationId?: string;
 }

@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
 import type { ModularResource as ModularResourceConfig } from '../domain';
-import { isServiceApi } from '../domain/triplet';
+import { resourceListOf, type ResourceListName } from '../domain/config';
 import type { JsonObject } from './json-value';
 import { kindOf, markKind, markKindOfClass } from './kinds';
 import type { IMachine, IModularResource } from './machine-parts';
@@ -89,8 +89,8 @@ export class ModularResource extends Construct implements IModularResource {
   }
 
   /** `services` for a service API, else `components` (a malformed API is checked under `components`). */
-  get configList(): 'components' | 'services' {
-    return isServiceApi(this.api) ? 'services' : 'components';
+  get configList(): ResourceListName {
+    return resourceListOf(this.api);
   }
 
   /** Names of the dependencies, in the order given. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isServiceApi } from './triplet';
 
 /**
  * Machine configuration as the service stores it. Every object is loose: keys the
@@ -55,3 +56,23 @@ export type MachineConfig = z.infer<typeof MachineConfigSchema>;
 /** The two lists of modular resources of a machine config. */
 export const RESOURCE_LISTS = ['components', 'services'] as const;
 export type ResourceListName = (typeof RESOURCE_LISTS)[number];
+
+/** The sections of a machine config fleetform manages, in the order a config lists them. */
+export const CONFIG_SECTIONS = [...RESOURCE_LISTS, 'modules'] as const;
+export type ConfigSectionName = (typeof CONFIG_SECTIONS)[number];
+
+/** What one entry of each section is called. */
+export const CONFIG_SECTION_ENTRY: Readonly<Record<ConfigSectionName, string>> = { components: 'component', services: 'service', modules: 'module' };
+
+/** The list a modular resource of this API triplet is listed under (a malformed API under `components`). */
+export function resourceListOf(api: string): ResourceListName {
+  return isServiceApi(api) ? 'services' : 'components';
+}
+
+/** Every section of a config, each present: the lists of modular resources and the modules. */
+export type ConfigSections<R = ModularResource, M = ModuleConfig> = { [L in ResourceListName]: R[] } & { modules: M[] };
+
+/** Every section, empty: what a machine's config is assembled into. */
+export function emptyConfigSections<R = ModularResource, M = ModuleConfig>(): ConfigSections<R, M> {
+  return { components: [], services: [], modules: [] };
+}

@@ -12,14 +12,15 @@ export const MODULE_NAME_MAX_LENGTH = 200;
 /** Module names the machine server keeps for itself. */
 export const RESERVED_MODULE_NAMES: readonly string[] = ['parent'];
 
-const CHARS_HINT = 'start with a letter or digit and use only letters, digits, "_" and "-"';
+/** How a valid name is written (resource, model and module names alike). */
+export const NAME_CHARS_HINT = 'start with a letter or digit and use only letters, digits, "_" and "-"';
 
 /** Checks one resource name; returns the problems (empty when valid). */
 export function checkResourceName(name: string, path: string): Issue[] {
-  if (name === '') return [errorIssue('resource-name', path, 'resource name is empty', CHARS_HINT)];
+  if (name === '') return [errorIssue('resource-name', path, 'resource name is empty', NAME_CHARS_HINT)];
   const issues: Issue[] = [];
   if (!RESOURCE_NAME_PATTERN.test(name)) {
-    issues.push(errorIssue('resource-name', path, `invalid resource name ${JSON.stringify(name)}`, CHARS_HINT));
+    issues.push(errorIssue('resource-name', path, `invalid resource name ${JSON.stringify(name)}`, NAME_CHARS_HINT));
   }
   if (name.length > RESOURCE_NAME_MAX_LENGTH) {
     issues.push(
@@ -36,10 +37,10 @@ export function checkResourceName(name: string, path: string): Issue[] {
 
 /** Checks one module name; returns the problems (empty when valid). */
 export function checkModuleName(name: string, path: string): Issue[] {
-  if (name === '') return [errorIssue('module-name', path, 'module name is empty', CHARS_HINT)];
+  if (name === '') return [errorIssue('module-name', path, 'module name is empty', NAME_CHARS_HINT)];
   const issues: Issue[] = [];
   if (!MODULE_NAME_PATTERN.test(name)) {
-    issues.push(errorIssue('module-name', path, `invalid module name ${JSON.stringify(name)}`, CHARS_HINT));
+    issues.push(errorIssue('module-name', path, `invalid module name ${JSON.stringify(name)}`, NAME_CHARS_HINT));
   }
   if (name.length > MODULE_NAME_MAX_LENGTH) {
     issues.push(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { declareResource } from './resource-declaration';
+import { ORGANIZATION_DEFAULT } from './service-defaults';
 
 /**
  * The resources whose constructs are derived from their declaration, declared once: each
@@ -9,8 +10,7 @@ import { declareResource } from './resource-declaration';
  * a rule, a description or a default text is written once.
  */
 
-/** Where an organization left out comes from, as the docs, the provider schema and the constructs say it. */
-export const ORGANIZATION_DEFAULT = "the provider's organization_id, else the only organization the API key sees";
+export { ORGANIZATION_DEFAULT };
 
 const organizationId = (owner: string) => ({
   schema: z.string().optional(),

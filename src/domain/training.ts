@@ -1,6 +1,6 @@
 import { FleetformError } from './errors';
 import { errorIssue, joinPath, warningIssue, type Issue } from './issue';
-import { RESOURCE_NAME_PATTERN } from './names';
+import { NAME_CHARS_HINT, RESOURCE_NAME_PATTERN } from './names';
 import { parseModuleId } from './triplet';
 
 /** Kind of model a training job produces (wire enum `viam.app.mltraining.v1.ModelType`). */
@@ -156,7 +156,7 @@ function checkCommon(
         'training-model-name',
         joinPath(prefix, 'model_name'),
         `invalid model name ${JSON.stringify(p.modelName)}`,
-        'start with a letter or digit and use only letters, digits, "_" and "-"',
+        NAME_CHARS_HINT,
       ),
     );
   }

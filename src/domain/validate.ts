@@ -3,6 +3,7 @@ import {
   MachineConfigSchema,
   ModularResourceSchema,
   ModuleConfigSchema,
+  CONFIG_SECTIONS,
   RESOURCE_LISTS,
   type MachineConfig,
   type ModularResource,
@@ -20,6 +21,7 @@ import { findPlaceholders, mayHoldPlaceholder, PLACEHOLDER_PATTERN } from './pla
 import { BUILTIN_MODULE_ID, isApiTriplet, isModelTriplet, isModuleId, REGISTRY_MODEL_TRIPLET } from './triplet';
 import { ACCEPTED_VERSION_FORMS, isVersionPolicy } from './version-policy';
 import { ownRecord } from './own-keys';
+import { describeValue, schemaProblems, type SchemaProblem } from './schema-issues';
 
 export type { Issue, ValidationResult } from './issue';
 export { formatIssue } from './issue';
@@ -48,26 +50,9 @@ export class ValidationError extends FleetformError {
   }
 }
 
-function describeType(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'object') return 'an object';
-  return `a ${typeof v}`;
-}
-
 /** A field of a value that may not be an object (undefined then). */
 function fieldOf(value: unknown, key: string): unknown {
   return value === null || typeof value !== 'object' ? undefined : (value as Record<string, unknown>)[key];
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let cur: unknown = root;
-  for (const key of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[key];
-  }
-  return cur;
 }
 
 /** A shallow copy of an object without one of its own keys. */
@@ -75,27 +60,19 @@ function withoutKey(value: unknown, key: string): unknown {
   return ownRecord(Object.entries(value as object).filter(([k]) => k !== key));
 }
 
-function pathOf(base: string, keys: readonly PropertyKey[]): string {
-  return keys.reduce<string>((p, k) => childPath(p, typeof k === 'number' ? k : String(k)), base);
-}
+const ISSUE_CODE: Readonly<Record<SchemaProblem['kind'], string>> = { unknown: 'schema', required: 'required', type: 'type', value: 'enum', other: 'schema' };
 
 /** Turns zod's structural issues into ours, with readable messages. */
 function schemaIssues(error: z.ZodError, value: unknown, base: string): Issue[] {
-  return error.issues.map((zi) => {
-    const path = pathOf(base, zi.path);
-    const found = valueAt(value, zi.path);
-    const field = zi.path.length > 0 ? String(zi.path[zi.path.length - 1]) : 'value';
-    if (zi.code === 'invalid_type') {
-      if (found === undefined) {
-        return errorIssue('required', path, `missing required field "${field}"`, `add "${field}" (${zi.expected})`);
-      }
-      return errorIssue('type', path, `expected ${zi.expected}, found ${describeType(found)}`, `make "${field}" ${/^[aeiou]/.test(zi.expected) ? 'an' : 'a'} ${zi.expected}`);
-    }
-    if (zi.code === 'invalid_value') {
-      const allowed = zi.values.map((v) => JSON.stringify(v)).join(', ');
-      return errorIssue('enum', path, `invalid value ${JSON.stringify(found)}`, `use one of ${allowed}`);
-    }
-    return errorIssue('schema', path, zi.message);
+  return schemaProblems(error.issues, value, { noun: 'field' }).map((p) => {
+    const field = p.name;
+    const expected = p.expected ?? '';
+    const hint =
+      p.kind === 'required' ? `add "${field}" (${expected})`
+      : p.kind === 'type' ? `make "${field}" ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}`
+      : p.kind === 'value' ? `use one of ${expected}`
+      : p.hint;
+    return errorIssue(ISSUE_CODE[p.kind], joinPath(base, p.path), p.text, hint);
   });
 }
 
@@ -347,7 +324,7 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
 export function validateMachineConfig(input: unknown, options: ValidateOptions = {}): ValidationResult {
   const issues: Issue[] = [];
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    issues.push(errorIssue('type', '', `a machine config is a JSON object, found ${describeType(input)}`, 'start from {"components": [], "modules": []}'));
+    issues.push(errorIssue('type', '', `a machine config is a JSON object, found ${describeValue(input)}`, 'start from {"components": [], "modules": []}'));
     return prefixed(toValidationResult(issues), options.pathPrefix);
   }
   const beyondLimits = checkJsonLimits(input);
@@ -360,7 +337,7 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
     const v = root[key];
     if (v === undefined) return undefined;
     if (!Array.isArray(v)) {
-      issues.push(errorIssue('type', key, `"${key}" must be an array, found ${describeType(v)}`, `write "${key}": [ ... ]`));
+      issues.push(errorIssue('type', key, `"${key}" must be an array, found ${describeValue(v)}`, `write "${key}": [ ... ]`));
       namesUnknown = true;
       return undefined;
     }
@@ -377,7 +354,7 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
     const r = plain !== undefined ? { success: true as const, data: plain } : ModuleConfigSchema.safeParse(envIsRecord ? withoutKey(item, 'env') : item);
     const env = envIsRecord ? Object.entries(rawEnv) : [];
     for (const [key, v] of env) {
-      if (typeof v !== 'string') issues.push(errorIssue('type', childPath(childPath(path, 'env'), key), `expected string, found ${describeType(v)}`, `make "${key}" a string`));
+      if (typeof v !== 'string') issues.push(errorIssue('type', childPath(childPath(path, 'env'), key), `expected string, found ${describeValue(v)}`, `make "${key}" a string`));
     }
     if (r.success) {
       const ownEnv = envIsRecord ? ownRecord(env.filter((e): e is [string, string] => typeof e[1] === 'string')) : undefined;
@@ -409,7 +386,7 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
   return prefixed(toValidationResult(inDocumentOrder(issues)), options.pathPrefix);
 }
 
-const SECTION_ORDER: readonly string[] = ['', 'components', 'services', 'modules'];
+const SECTION_ORDER: readonly string[] = ['', ...CONFIG_SECTIONS];
 
 /** Sorts issues by the entry they concern (components, services, modules, by index), keeping the order within one entry. */
 function inDocumentOrder(issues: readonly Issue[]): Issue[] {

@@ -1,7 +1,7 @@
 /**
  * What a new emulator holds: one organization (public namespace `acme`) with a location, a
- * dataset and an owner API key, and the registry the example stacks use (team brief,
- * Contract 3). Seeding happens once per data folder; the credentials file is rewritten with
+ * dataset and an owner API key, and the registry the example stacks use (the modules and
+ * training scripts they name). Seeding happens once per data folder; the credentials file is rewritten with
  * a fresh owner key when it has gone missing (the key secret is only ever stored hashed).
  */
 import { ModelFramework, ModelType } from '../domain';

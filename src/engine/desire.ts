@@ -1,6 +1,5 @@
-import { childPath, pathOf } from '../domain/json-path';
+import { schemaProblems } from '../domain/schema-issues';
 import type { z } from 'zod';
-import { nearestName } from '../domain/suggest';
 import type { JsonObject } from './json';
 import { sensitivePathsOf, type KindDeclaration } from './kind-declaration';
 import type { Desired, KindContext, PlanProblem, ResourceKind } from './kind';
@@ -9,20 +8,11 @@ import type { StateEntry } from './state/schema';
 /** One problem per refused attribute, named by its path, with the fix. */
 export function attributeProblems(declaration: KindDeclaration, attributes: JsonObject, issues: readonly z.core.$ZodIssue[]): PlanProblem[] {
   const known = Object.keys(declaration.schema.shape);
-  return issues.flatMap((issue): PlanProblem[] => {
-    const at = pathOf(issue.path);
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => {
-        const near = nearestName(key, known);
-        return { path: childPath(at, key), message: `${declaration.type} has no attribute ${key}`, hint: near ? `did you mean ${near}?` : `its attributes: ${known.join(', ')}` };
-      });
-    }
-    const top = issue.path[0];
-    if (issue.code === 'invalid_type' && issue.path.length === 1 && typeof top === 'string' && attributes[top] === undefined) {
-      return [{ path: at, message: `${at} is required`, hint: declaration.attributes[top]?.description }];
-    }
-    const hint = typeof top === 'string' ? declaration.attributes[top]?.description : undefined;
-    return [{ path: at, message: issue.code === 'invalid_type' ? `${at}: expected ${issue.expected}` : issue.message, ...(hint ? { hint } : {}) }];
+  const hintAt = (keys: readonly PropertyKey[]): string | undefined => (typeof keys[0] === 'string' ? declaration.attributes[keys[0]]?.description : undefined);
+  return schemaProblems(issues, attributes, { noun: 'attribute', owner: declaration.type, quote: false, known, hintAt }).map((p) => {
+    const hint = p.hint ?? (p.kind === 'unknown' ? `its attributes: ${known.join(', ')}` : undefined);
+    // A message the schema words itself (a refine's) reads beside the path as it is.
+    return { path: p.path, message: p.kind === 'other' ? p.text : p.message, ...(hint ? { hint } : {}) };
   });
 }
 

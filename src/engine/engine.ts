@@ -2,8 +2,8 @@ import type { ServiceClient } from '../api/client';
 import { FleetformError } from '../domain/errors';
 import { applyStack, type ApplyOutcome, type ApplyReporter } from './apply/executor';
 import type { DesiredStack, ProviderSettings } from './desired/stack';
-import type { KindContext, KindRegistry } from './kind';
-import { maskPaths, observedSecretPaths } from './mask';
+import { IMPORT_ID_HINT, type KindContext, type KindRegistry } from './kind';
+import { maskPaths, viewSecretPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
 import type { StateBackend, StateLock } from './state/backend';
@@ -13,6 +13,9 @@ import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import { evaluateOutputs } from './outputs';
 import { kindContext, resolveTarget, type Target } from './target';
 import type { LockInfo, State, StateEntry, StateOutput } from './state/schema';
+
+/** The fix for a saved plan the state or the service moved past. */
+const PLAN_AGAIN = 'run `fleetform plan --out FILE` again and review it';
 
 export interface EngineSettings {
   readonly client: ServiceClient;
@@ -172,7 +175,7 @@ export class Engine {
       const state = await this.settings.backend.read(header.name);
       if (state.lineage !== header.lineage || state.serial !== header.serial) {
         throw new StalePlanError(`saved plan is stale: the state of stack ${header.name} changed since the plan (serial ${header.serial} -> ${state.serial})`, {
-          hint: 'run `fleetform plan --out FILE` again and review it',
+          hint: PLAN_AGAIN,
         });
       }
       states.set(header.name, state);
@@ -185,7 +188,7 @@ export class Engine {
         const now = await kind.observe(ctx, entry);
         if ((now?.version ?? null) !== change.observedVersion) {
           throw new StalePlanError(`saved plan is stale: ${change.address} changed on the service since the plan`, {
-            hint: 'run `fleetform plan --out FILE` again and review it',
+            hint: PLAN_AGAIN,
           });
         }
       }
@@ -285,7 +288,7 @@ export class Engine {
     const unknownId = () =>
       new FleetformError(`the service has no ${resource.type} with id ${JSON.stringify(id)}`, {
         path: address,
-        hint: 'give the id the service assigned to the object (not its name)',
+        hint: IMPORT_ID_HINT,
       });
     const applied = await atAddress(address, () => kind.importById(ctx, id));
     if (!applied) throw unknownId();
@@ -300,7 +303,7 @@ export class Engine {
     const observed = await atAddress(address, () => kind.observe(ctx, entry));
     if (!observed) throw unknownId();
     // The state holds the object as observed: the secrets in it are those the declaration and the code's attributes name.
-    const sensitive = observedSecretPaths(kind, observed.view, resource.attributes);
+    const sensitive = viewSecretPaths(kind, observed.view, [], resource.attributes);
     return { ...entry, attributes: maskPaths(observed.view, sensitive, state.lineage), sensitive_paths: sensitive };
   }
 }

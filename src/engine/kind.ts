@@ -88,6 +88,9 @@ export interface Applied {
   readonly outputs: Readonly<Record<string, string>>;
 }
 
+/** The fix for an import by an id the service does not know. */
+export const IMPORT_ID_HINT = 'give the id the service assigned to the object (not its name)';
+
 /**
  * One resource kind: observe / create / update / delete (and import), the way a
  * Crossplane external client or a Terraform provider resource is written. The engine

@@ -1,5 +1,5 @@
 import { FleetformError } from '../domain/errors';
-import type { KindContext, KindRegistry, ResourceKind } from '../engine/kind';
+import { IMPORT_ID_HINT, type KindContext, type KindRegistry, type ResourceKind } from '../engine/kind';
 import { attributeProblems } from '../engine/desire';
 import { kindContext, resolveTarget } from '../engine/target';
 import { terraformResourceSchema } from '../engine/terraform-schema';
@@ -11,7 +11,7 @@ import * as tf from './protocol/generated/tfplugin6/tfplugin6_pb';
 import type { ProviderHandlers } from './protocol/services';
 import { configAddress } from './config-address';
 import { CreateIntents } from './create-intents';
-import { applyResource, importResource, planResource, readResource, settleIntent, type Stored } from './resource-lifecycle';
+import { applyResource, importResource, planTerraformResource, readResource, settleIntent, type Stored } from './resource-lifecycle';
 import { readPrivate, writePrivate } from './resource-private';
 import { conform, decodeMsgpack, encodeMsgpack, hasUnknown, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
@@ -185,7 +185,7 @@ export function providerHandlers(options: {
           const address = prior ? undefined : configAddress(kind.type, config);
           // Terraform plans the create half of a replace with no prior state and the replaced object's record.
           const replacing = prior ? undefined : readPrivate(req.priorPrivate)?.ids;
-          const planned = await planResource(kind, ctx, { prior, config, key, writeOnly: takesWriteOnly(req.clientCapabilities), intents, address, replacing }, diags);
+          const planned = await planTerraformResource(kind, ctx, { prior, config, key, writeOnly: takesWriteOnly(req.clientCapabilities), intents, address, replacing }, diags);
           return new tf.PlanResourceChange_Response({
             plannedState: encode(kind, planned.state),
             requiresReplace: planned.requiresReplace.map(attributePath),
@@ -219,7 +219,7 @@ export function providerHandlers(options: {
           const { ctx, key } = await runtime();
           const found = await importResource(kind, ctx, req.id, key, takesWriteOnly(req.clientCapabilities));
           if (!found) {
-            diags.error(`the service has no ${kind.type} with id ${JSON.stringify(req.id)}`, { hint: 'give the id the service assigned to the object (not its name)' });
+            diags.error(`the service has no ${kind.type} with id ${JSON.stringify(req.id)}`, { hint: IMPORT_ID_HINT });
             return new tf.ImportResourceState_Response({ diagnostics: diags.list });
           }
           return new tf.ImportResourceState_Response({

@@ -1,8 +1,8 @@
 import { desireResource } from '../engine/desire';
 import { jsonEqual, type JsonObject } from '../engine/json';
 import { attributesOfView, type Applied, type KindContext, type ResourceKind } from '../engine/kind';
-import { replaceReasonsOf } from '../engine/kind-declaration';
-import { maskPaths, observedSecretPaths } from '../engine/mask';
+import { planResourceChange } from '../engine/plan/resource-core';
+import { maskPaths, observedSecretPaths, viewSecretPaths } from '../engine/mask';
 import { engineAttributes, isEngineUnknown, terraformAttribute } from './attributes';
 import type { Diagnostics } from './diagnostics';
 import type { CreateIntents } from './create-intents';
@@ -59,7 +59,7 @@ function recordOf(applied: Applied, view: JsonObject, sensitivePaths: readonly s
  * the service's own attributes are the prior values or unknown, an attribute the
  * service defaults is the value fleetform will send.
  */
-export async function planResource(
+export async function planTerraformResource(
   kind: ResourceKind,
   ctx: KindContext,
   input: {
@@ -119,20 +119,21 @@ export async function planResource(
   const requiresReplace = Object.values(declaration.attributes)
     .filter((f) => f.forcesReplacement && !same(prior.state[f.name], planned[f.name]))
     .map((f) => f.name);
-  const salt = prior.private.salt;
-  const after = maskPaths(desired.view, desired.sensitivePaths, salt, input.key);
-  const current = prior.private.applied ?? {};
-  const judgement = kind.judge?.({
-    current,
-    desired: after,
+  const plan = planResourceChange({
+    kind,
+    desired,
+    attributes: engineAttributes(declaration, config),
+    existing: entry,
     observation: undefined,
-    prior: entry as NonNullable<typeof entry>,
-    replaceReasons: requiresReplace.length > 0 ? requiresReplace : replaceReasonsOf(declaration, current, after),
-    ...(desired.kindData ? { desiredData: desired.kindData } : {}),
+    salt: prior.private.salt,
+    key: input.key,
+    forcedReplace: requiresReplace,
+    // Terraform shows what a plan says of an object only when the plan changes it.
+    unchanged: Object.keys(plannedState).every((name) => same(prior.state[name], plannedState[name])),
   });
-  if (judgement && !Object.keys(plannedState).every((name) => same(prior.state[name], plannedState[name]))) {
-    diags.problems(judgement.problems);
-    diags.notes(judgement.notes);
+  if (plan.action !== 'create') {
+    diags.problems(plan.judgement.problems);
+    diags.notes(plan.judgement.notes);
   }
   if (requiresReplace.length > 0) {
     for (const f of Object.values(declaration.attributes)) if (f.presence === 'computed') plannedState[f.name] = UNKNOWN_VALUE;
@@ -270,7 +271,7 @@ export async function readResource(kind: ResourceKind, ctx: KindContext, stored:
   if (!observation) return null;
   const record: ResourcePrivate = { ...stored.private, version: observation.version };
   const current = engineAttributes(kind.declaration, stored.state);
-  const secrets = [...new Set([...stored.private.sensitive_paths, ...observedSecretPaths(kind, observation.view, current)])];
+  const secrets = viewSecretPaths(kind, observation.view, stored.private.sensitive_paths, current);
   if (stored.private.applied && jsonEqual(maskPaths(observation.view, secrets, stored.private.salt, key), stored.private.applied)) {
     // A secret an earlier layout kept in state leaves it at the first read.
     if (!writeOnly) return { state: stored.state, private: record };

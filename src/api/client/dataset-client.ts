@@ -5,7 +5,7 @@
 import type { DatasetServiceType } from '../services';
 import type { Invoker } from './call';
 import { datasetOf } from './convert';
-import { ServiceError } from './errors';
+import { unlessNotFound } from './errors';
 import type { Dataset } from './types';
 
 /** Datasets of an organization. */
@@ -32,14 +32,9 @@ export function createDatasetClient(call: Invoker<DatasetServiceType>): DatasetC
     },
 
     async getDataset(id) {
-      try {
-        const res = await call('listDatasetsByIDs', true, (c, o) => c.listDatasetsByIDs({ ids: [id] }, o));
-        const found = res.datasets.find((d) => d.id === id);
-        return found === undefined ? undefined : datasetOf(found);
-      } catch (e) {
-        if (e instanceof ServiceError && e.code === 'NOT_FOUND') return undefined;
-        throw e;
-      }
+      const res = await unlessNotFound(() => call('listDatasetsByIDs', true, (c, o) => c.listDatasetsByIDs({ ids: [id] }, o)));
+      const found = res?.datasets.find((d) => d.id === id);
+      return found === undefined ? undefined : datasetOf(found);
     },
 
     async deleteDataset(id) {

@@ -57,6 +57,21 @@ export class ServiceError extends FleetformError {
   }
 }
 
+/** Whether an error is the service saying the object asked for does not exist. */
+export function isNotFound(err: unknown): err is ServiceError {
+  return err instanceof ServiceError && err.code === 'NOT_FOUND';
+}
+
+/** Runs a call; the service answering that the object does not exist gives undefined. */
+export async function unlessNotFound<T>(call: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await call();
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
 /** What {@link toServiceError} knows about the call besides the error. */
 export interface ErrorContext {
   /** `Service.Method` of the call. */

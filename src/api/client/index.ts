@@ -1,4 +1,4 @@
-/** The typed service client (Contract 2): everything other layers and users import. */
+/** The typed service client: everything other layers and users import of the client comes from here. */
 export { createServiceClient, DEFAULT_MAX_CONNECTIONS, DEFAULT_TIMEOUT_MS } from './service-client';
 export type { ServiceClient, ServiceClientOptions } from './service-client';
 export type { ApiKeyCredentials } from './auth';
@@ -18,7 +18,7 @@ export type {
   ResolvedFragmentInfo,
 } from './fragment-client';
 export type { DatasetClient } from './dataset-client';
-export { ServiceError, statusCodeName, STATUS_CODE_NAMES } from './errors';
+export { isNotFound, ServiceError, statusCodeName, STATUS_CODE_NAMES, unlessNotFound } from './errors';
 export type { ServiceErrorCode } from './errors';
 export { DEFAULT_RETRY_POLICY } from './retry';
 export type { RetryPolicy, RetryClock } from './retry';

@@ -7,7 +7,7 @@ import type { ServiceType } from '@bufbuild/protobuf';
 import { ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { z } from 'zod';
 import { InputError } from '../../domain/errors';
-import { pathOf } from '../../domain/json-path';
+import { schemaProblems } from '../../domain/schema-issues';
 import { AuthService, loadServices } from '../services';
 import { createAppClient, type AppClient } from './app-client';
 import { authInterceptor, AuthenticationError, TokenSource, type ApiKeyCredentials } from './auth';
@@ -86,9 +86,9 @@ const OptionsSchema = z.object({
 function checkOptions(opts: ServiceClientOptions): void {
   const r = OptionsSchema.safeParse(opts);
   if (r.success) return;
-  const first = r.error.issues[0]!;
-  throw new InputError(first.message, {
-    path: pathOf(first.path),
+  const [first] = schemaProblems(r.error.issues, opts, { noun: 'option', ownMessages: true });
+  throw new InputError(first?.text ?? 'invalid options', {
+    path: first?.path ?? '',
     hint: 'createServiceClient({ serviceHost, credentials: { type: "api-key", authEntity: KEY_ID, payload: KEY } })',
   });
 }

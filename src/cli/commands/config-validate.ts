@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { formatIssue, InputError, validateMachineConfig, type Issue, type MachineConfig } from '../../domain';
+import { CONFIG_SECTION_ENTRY, CONFIG_SECTIONS, formatIssue, InputError, validateMachineConfig, type Issue, type MachineConfig } from '../../domain';
 
 /** The `config` command group, created by whichever `config ...` sub-command registers first. */
 function configGroup(program: Command): Command {
@@ -71,11 +71,7 @@ export function register(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      const counts = [
-        plural(listLength(config, 'components'), 'component'),
-        plural(listLength(config, 'services'), 'service'),
-        plural(listLength(config, 'modules'), 'module'),
-      ].join(', ');
+      const counts = CONFIG_SECTIONS.map((section) => plural(listLength(config, section), CONFIG_SECTION_ENTRY[section])).join(', ');
       process.stdout.write(`${file}: valid machine config (${counts}; ${plural(result.warnings.length, 'warning')})\n`);
     });
 }

@@ -6,6 +6,8 @@ import { projectBackend, type ProjectStateBackend } from '../state-backend';
 import { register as registerMigrate } from './state-migrate';
 import type { State } from '../../engine/state/schema';
 
+const LOCK_TIMEOUT_HELP = 'how long to wait for the state lock (e.g. 30s, 2m)';
+
 let chosen: Promise<ProjectStateBackend> | undefined;
 function backend(): Promise<ProjectStateBackend> {
   chosen ??= projectBackend(process.cwd());
@@ -59,7 +61,7 @@ export function register(program: Command): void {
     .command('mv <source> <destination>')
     .description('manage a remote object at a new address (after renaming its construct), without touching the service')
     .option('--stack <name>', 'the stack holding it')
-    .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 2m)', '0s')
+    .option('--lock-timeout <duration>', LOCK_TIMEOUT_HELP, '0s')
     .action(async (source: string, destination: string, opts: { stack?: string; lockTimeout: string }) => {
       const s = await locate(source, opts.stack);
       const b = await backend();
@@ -88,7 +90,7 @@ export function register(program: Command): void {
     .command('rm <address>')
     .description('stop managing a resource without deleting it on the service')
     .option('--stack <name>', 'the stack holding it')
-    .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 2m)', '0s')
+    .option('--lock-timeout <duration>', LOCK_TIMEOUT_HELP, '0s')
     .action(async (address: string, opts: { stack?: string; lockTimeout: string }) => {
       const s = await locate(address, opts.stack);
       const b = await backend();

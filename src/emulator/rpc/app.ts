@@ -7,6 +7,7 @@
 import { Struct as MessageStruct, type JsonValue } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { MachineConfigSchema, validateMachineConfig, type MachineConfig } from '../../domain';
+import { schemaProblems } from '../../domain/schema-issues';
 import type { AppWireServiceType } from '../../api/services';
 import { decodeStruct, encodeStruct } from '../../api/struct-codec';
 import { generateApiKeySecret, hashApiKey } from '../auth/keys';
@@ -272,7 +273,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
       const result = validateMachineConfig(configToCheck(db, machines.getPart(db, req.id), json));
       if (result.errors.length > 0) throw invalidIssues(result.errors);
       const parsed = MachineConfigSchema.safeParse(json);
-      if (!parsed.success) throw invalidArgument(`robot_config: ${parsed.error.message}`);
+      if (!parsed.success) throw invalidArgument(`robot_config: ${schemaProblems(parsed.error.issues, json, { noun: 'field' }).map((p) => p.message).join('; ')}`);
       const config: MachineConfig = parsed.data;
       const lastKnown = req.lastKnownUpdate ? millisOf(req.lastKnownUpdate) : undefined;
       const written = db.transaction(() => {

@@ -9,6 +9,7 @@
  * exits at every start and is restarted at every check-in (`consecutive_failures` counts
  * them); its resources stay unhealthy, as do resources of a model armed unhealthy.
  */
+import { CONFIG_SECTION_ENTRY, type ResourceListName } from '../../domain/config';
 import { isBuiltinModel, moduleIdOfModel, parseApiTriplet } from '../../domain/triplet';
 
 /** viam.robot.v1 ModuleStatus.State numbers. */
@@ -68,7 +69,7 @@ export interface LogLine {
 export interface FetchedConfig {
   readonly revision: string;
   readonly modules: readonly { readonly name: string; readonly moduleId: string; readonly version: string }[];
-  readonly resources: readonly { readonly kind: 'components' | 'services'; readonly entry: Readonly<Record<string, unknown>> }[];
+  readonly resources: readonly { readonly kind: ResourceListName; readonly entry: Readonly<Record<string, unknown>> }[];
   /** Registry modules the machine cannot run (not in the registry, no version satisfies the policy). */
   readonly unresolved: readonly { readonly name: string; readonly reason: string }[];
 }
@@ -92,12 +93,12 @@ function moduleKey(m: { name: string; moduleId: string; version: string }): stri
   return `${m.name}\0${m.moduleId}\0${m.version}`;
 }
 
-function apiOf(kind: 'components' | 'services', entry: Readonly<Record<string, unknown>>): { namespace: string; type: string; subtype: string } {
+function apiOf(kind: ResourceListName, entry: Readonly<Record<string, unknown>>): { namespace: string; type: string; subtype: string } {
   const api = typeof entry.api === 'string' ? parseApiTriplet(entry.api) : undefined;
   if (api) return { namespace: api.namespace, type: api.type, subtype: api.name };
   const subtype = typeof entry.type === 'string' ? entry.type : 'unknown';
   const namespace = typeof entry.namespace === 'string' ? entry.namespace : 'rdk';
-  return { namespace, type: kind === 'services' ? 'service' : 'component', subtype };
+  return { namespace, type: CONFIG_SECTION_ENTRY[kind], subtype };
 }
 
 /** The part's run after a check-in at `now` that fetched `config` (or restarts it when `restart`). */

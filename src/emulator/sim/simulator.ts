@@ -5,7 +5,7 @@
  * machine runs (see machine-state) and stores that and its log lines, all in one
  * transaction per tick.
  */
-import { MachineConfigSchema } from '../../domain/config';
+import { MachineConfigSchema, RESOURCE_LISTS } from '../../domain/config';
 import type { Db } from '../db/database';
 import { appendLog, deployedVersions, partsToCheckIn, recordCheckin, trimLogs, type CheckinPart } from '../store/checkins';
 import { getPart } from '../store/machines';
@@ -52,7 +52,7 @@ function readConfig(db: Db, partId: string, lastUpdated: number): Known['config'
       moduleId: m.type === 'registry' ? (m.module_id ?? '') : undefined,
       policy: m.version ?? '',
     })),
-    resources: (['components', 'services'] as const).flatMap((kind) => (config[kind] ?? []).map((entry) => ({ kind, entry }))),
+    resources: RESOURCE_LISTS.flatMap((kind) => (config[kind] ?? []).map((entry) => ({ kind, entry }))),
   };
 }
 

@@ -88,7 +88,10 @@ export function organizationByNamespace(db: Db, namespace: string): Organization
   return r && toOrg(r);
 }
 
-/** The organization that claimed `namespace` by publishing to it (see migration 3). */
+/**
+ * The organization that claimed `namespace` by publishing to it: a namespace no organization
+ * has becomes, at its first publish, a namespace of the publishing key's organization.
+ */
 export function organizationByClaimedNamespace(db: Db, namespace: string): OrganizationRecord | undefined {
   const r = stmt<[string], OrgRow>(
     db,

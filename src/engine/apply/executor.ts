@@ -5,9 +5,9 @@ import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { runGraph } from '../graph';
 import { isObject, jsonEqual, UNKNOWN, type JsonObject, type JsonValue } from '../json';
 import type { Applied, Desired, KindContext, KindRegistry, ResourceKind } from '../kind';
-import { maskPaths, observedSecretPaths } from '../mask';
-import { withIgnoredChanges } from '../plan/lifecycle-rules';
+import { maskPaths } from '../mask';
 import { DEPOSED_MARK, type ResourceChange } from '../plan/model';
+import { desiredWithLifecycle } from '../plan/resource-core';
 import type { StateBackend } from '../state/backend';
 import type { State, StateEntry } from '../state/schema';
 import { StateSaver } from './state-saver';
@@ -129,9 +129,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
     const ignoring = resource.lifecycle && resource.lifecycle.ignoreChanges.length > 0;
     if (!ignoring || !prior || change.action === 'create') return value;
     const existing = (await kind.observe(ctx, prior))?.view ?? prior.attributes ?? undefined;
-    const view = withIgnoredChanges(value.view, existing, resource.lifecycle);
-    if (view === value.view) return value;
-    return { ...value, view, sensitivePaths: [...new Set([...value.sensitivePaths, ...observedSecretPaths(kind, view, attributes)])] };
+    return desiredWithLifecycle(kind, value, existing, resource.lifecycle, attributes);
   };
 
   const desire = async (change: ResourceChange, kind: ResourceKind) => {

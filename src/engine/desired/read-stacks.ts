@@ -11,6 +11,9 @@ import type { DesiredOutput, DesiredResource, DesiredStack, StackBackend, Provid
 /** Resource types of the fleetform provider begin with its name; the rest belong to other providers. */
 const OWN_TYPE_PREFIX = 'fleetform_';
 
+/** The fix for a synthesized output fleetform cannot read. */
+const SYNTH_AGAIN = 'synthesize again with `fleetform synth`';
+
 /**
  * Terraform meta-arguments: they steer the engine and are not resource attributes. Each is
  * honoured (depends_on, lifecycle, count, for_each, the default provider) or refused by name.
@@ -30,7 +33,7 @@ async function readJson(file: string, what: string): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch {
-    throw new FleetformError(`${what} is not valid JSON: ${file}`, { path: file, hint: 'synthesize again with `fleetform synth`' });
+    throw new FleetformError(`${what} is not valid JSON: ${file}`, { path: file, hint: SYNTH_AGAIN });
   }
 }
 
@@ -188,7 +191,7 @@ export async function readStacks(outdir: string, only?: readonly string[]): Prom
   const manifest = await readJson(path.join(outdir, 'manifest.json'), 'synthesized app manifest');
   const stacks = isObject(manifest) && isObject(manifest.stacks) ? manifest.stacks : undefined;
   if (!stacks) {
-    throw new FleetformError(`${outdir}/manifest.json lists no stacks`, { hint: 'synthesize again with `fleetform synth`' });
+    throw new FleetformError(`${outdir}/manifest.json lists no stacks`, { hint: SYNTH_AGAIN });
   }
   const names = Object.keys(stacks);
   for (const wanted of only ?? []) {

@@ -1,7 +1,8 @@
+import { CONFIG_SECTIONS } from '../../domain/config';
 import { isObject, toJson, type JsonObject, type JsonValue } from '../json';
 
 /** The parts of a machine config fleetform manages; other top-level keys are left as the service has them. */
-export const MANAGED_LISTS = ['components', 'services', 'modules'] as const;
+export const MANAGED_LISTS = CONFIG_SECTIONS;
 
 function keyOf(entry: JsonObject, taken: Set<string>): string {
   const name = typeof entry.name === 'string' ? entry.name : '';

@@ -1,10 +1,12 @@
 import { childPath } from '../../domain/json-path';
+import { LOCATION_DEFAULT } from '../../domain/service-defaults';
 import { ServiceError, type RegistryModule } from '../../api/client';
 import { SERVICE_MAX_MESSAGE_BYTES, updateRobotPartRequestSize } from '../../api/message-size';
 import {
   describeVersionPolicy,
   formatVersionPolicy,
   newestVersion,
+  RESOURCE_LISTS,
   moduleVersionToRun,
   tryParseVersionPolicy,
   validateMachineConfig,
@@ -57,7 +59,7 @@ export const machineDeclaration = defineKind({
       description: 'Location the machine lives in.',
       computed: 'when-unset',
       forcesReplacement: true,
-      serviceDefault: "the provider's location_id, else the only location of the organization",
+      serviceDefault: LOCATION_DEFAULT,
     },
     config: {
       schema: machineAttributes.config,
@@ -221,7 +223,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
           return raw;
         }
         const prefix = `${raw.module_id}:`;
-        for (const list of ['components', 'services'] as const) {
+        for (const list of RESOURCE_LISTS) {
           const entries = Array.isArray(config[list]) ? (config[list] as unknown[]) : [];
           for (const entry of entries) {
             if (!isObject(entry) || typeof entry.model !== 'string' || !entry.model.startsWith(prefix)) continue;

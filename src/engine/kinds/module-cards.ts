@@ -1,4 +1,4 @@
-import { ServiceError, type ServiceClient } from '../../api/client';
+import { isNotFound, type ServiceClient } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
 import { formatVersionPolicy, newestVersion, policyAdmits, tryParseVersionPolicy } from '../../domain';
 import { isObject } from '../json';
@@ -28,7 +28,7 @@ function readFailure(moduleId: string, err: unknown): FleetformError {
   const reason = err instanceof Error ? err.message : String(err);
   return new FleetformError(`the registry could not be read for module ${moduleId}: ${reason}`, {
     path: moduleId,
-    hint: err instanceof ServiceError && err.code === 'NOT_FOUND' ? 'the module is no longer in the registry: check module_id' : 'check the connection and the API key, then run status again',
+    hint: isNotFound(err) ? 'the module is no longer in the registry: check module_id' : 'check the connection and the API key, then run status again',
   });
 }
 

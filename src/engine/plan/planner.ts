@@ -6,13 +6,12 @@ import { runGraph } from '../graph';
 import { UNKNOWN, type JsonObject } from '../json';
 import { desireResource } from '../desire';
 import type { Applied, Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
-import { replaceReasonsOf } from '../kind-declaration';
-import { maskPaths, observedSecretPaths } from '../mask';
+import { maskPaths, viewSecretPaths } from '../mask';
 import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
 import { isDeposedKey, type ResourceChange } from './model';
-import { withServiceChoices } from './service-choices';
-import { firedTriggers, guardPreventDestroy, replaceOrderOf, unignoredDrift, unknownIgnoredAttributes, withIgnoredChanges } from './lifecycle-rules';
+import { firedTriggers, guardPreventDestroy, replaceOrderOf, unknownIgnoredAttributes } from './lifecycle-rules';
+import { planResourceChange } from './resource-core';
 
 export interface PlanStackInput {
   readonly stack: DesiredStack;
@@ -130,7 +129,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
     async (address) => {
       try {
         const resource = byAddress.get(address) as DesiredResource;
-        changes.set(address, await planResource(input, known, resource, await observe(input, known, address), changes, salt));
+        changes.set(address, await planDeclaredResource(input, known, resource, await observe(input, known, address), changes, salt));
       } catch (err) {
         failures.push(err);
         throw err;
@@ -255,7 +254,7 @@ function planRemoval(input: PlanStackInput, known: Known, address: string, obser
   if (entry.status === 'deleting') notes.push({ level: 'info', message: 'deletion started earlier and is not finished yet' });
   if (deposed) notes.push({ level: 'info', message: 'replaced earlier; its delete did not succeed and is retried' });
   if (adopted) notes.push({ level: 'info', message: 'adopted: an interrupted create had made it; it is no longer declared' });
-  const before = observation ? maskPaths(observation.view, [...entry.sensitive_paths, ...observedSecretPaths(kind, observation.view)], salt) : entry.attributes;
+  const before = observation ? maskPaths(observation.view, viewSecretPaths(kind, observation.view, entry.sensitive_paths), salt) : entry.attributes;
   return {
     stack: stack.name,
     address,
@@ -279,7 +278,7 @@ function planRemoval(input: PlanStackInput, known: Known, address: string, obser
   };
 }
 
-async function planResource(
+async function planDeclaredResource(
   input: PlanStackInput,
   known: Known,
   resource: DesiredResource,
@@ -301,31 +300,27 @@ async function planResource(
   const misnamed = unknownIgnoredAttributes(resource.lifecycle, Object.keys(kind.declaration.attributes));
   const desired: Desired = misnamed.length > 0 ? { ...read, problems: [...read.problems, ...misnamed] } : read;
   const { observation } = observed;
-  const exists = prior !== undefined && !observed.gone && prior.status !== 'deleting';
-  const view = exists ? withIgnoredChanges(desired.view, observation?.view ?? prior.attributes ?? undefined, resource.lifecycle) : desired.view;
-  const viewSecrets = view === desired.view ? desired.sensitivePaths : [...new Set([...desired.sensitivePaths, ...observedSecretPaths(kind, view, attributes)])];
-  const after = maskPaths(view, viewSecrets, salt);
+  const vanished = prior !== undefined && observed.gone;
+  const existing = prior && !vanished && prior.status !== 'deleting' ? prior : undefined;
+  const plan = planResourceChange({ kind, desired, attributes, existing, observation, lifecycle: resource.lifecycle, salt });
   const base = {
     stack: stack.name,
     address: resource.address,
     type: resource.type,
     replaceOrder: replaceOrderOf(resource.lifecycle, kind.replaceOrder),
-    after,
+    after: plan.after,
     sensitivePaths: desired.sensitivePaths,
     dependsOn: resource.dependsOn,
     facts: observation?.facts ?? {},
   };
-  const vanished = prior !== undefined && observed.gone;
-  if (!prior || vanished || prior.status === 'deleting') {
+  if (plan.action === 'create' || !existing) {
     const notes = [...desired.notes];
     if (vanished) notes.unshift({ level: 'warning', message: 'was deleted outside fleetform; apply creates it again' });
-    const shown = withServiceChoices(after, kind.declaration.serviceChosen);
     return {
       ...base,
-      after: shown,
       action: 'create',
       before: null,
-      changes: diffJson(undefined, shown),
+      changes: plan.changes,
       drift: [],
       vanished,
       replaceReasons: [],
@@ -334,29 +329,21 @@ async function planResource(
       observedVersion: null,
     };
   }
-  // What the service holds is masked by the same rule as what the stack declares: a secret
-  // added outside fleetform never shows in clear as drift.
-  const observedSecrets = observation ? observedSecretPaths(kind, observation.view, attributes) : [];
-  const sensitive = [...new Set([...desired.sensitivePaths, ...prior.sensitive_paths, ...observedSecrets])];
-  const observedView = observation ? maskPaths(observation.view, sensitive, salt) : undefined;
-  const current = observedView ?? prior.attributes ?? {};
-  const drift = prior.attributes && observedView ? unignoredDrift(diffJson(prior.attributes, observedView), resource.lifecycle) : [];
-  const changes = diffJson(current, after);
-  const replaceReasons = replaceReasonsOf(kind.declaration, current, after);
-  const judgement = kind.judge?.({ current, desired: after, observation, prior, replaceReasons, ...(desired.kindData ? { desiredData: desired.kindData } : {}) }) ?? { problems: [], notes: [] };
+  const { after, current, changes, drift, judgement } = plan;
+  const replaceReasons = [...plan.replaceReasons];
   const settled = adopted ? 'adopt' : movedFrom ? 'move' : 'no-op';
   const triggered = firedTriggers(resource.lifecycle, planned);
-  const byAttributes = changes.length === 0 ? settled : replaceReasons.length > 0 ? 'replace' : 'update';
+  const byAttributes = plan.action === 'no-op' ? settled : plan.action;
   const action = triggered.length > 0 && (byAttributes === 'no-op' || byAttributes === 'update') ? 'replace' : byAttributes;
   if (action === 'replace') replaceReasons.push(...triggered.filter((t) => !replaceReasons.includes(t)));
-  const noDrift = prior.attributes !== null && drift.length === 0;
+  const noDrift = existing.attributes !== null && drift.length === 0;
   return {
     ...base,
     action,
     // Equal when nothing changes: one object serves both (the state's own when nothing drifted
     // either), so a large plan without changes holds no view beyond what the state holds.
-    before: action === 'no-op' || action === 'adopt' || action === 'move' ? (noDrift ? (prior.attributes as JsonObject) : after) : current,
-    after: (action === 'no-op' || action === 'adopt' || action === 'move') && noDrift ? (prior.attributes as JsonObject) : after,
+    before: action === 'no-op' || action === 'adopt' || action === 'move' ? (noDrift ? (existing.attributes as JsonObject) : after) : current,
+    after: (action === 'no-op' || action === 'adopt' || action === 'move') && noDrift ? (existing.attributes as JsonObject) : after,
     changes,
     drift,
     vanished: false,

@@ -56,6 +56,17 @@ export function newLockInfo(operation: string): LockInfo {
   return { id: randomUUID(), operation, who: `${os.userInfo().username}@${os.hostname()}`, created: new Date().toISOString(), ...thisProcess() };
 }
 
+/**
+ * The error of a lock another run holds: who holds it and, when it is known, how to release
+ * it should that run be stuck (`stuck`, e.g. "if it hangs: fleetform force-unlock ID").
+ */
+export function lockedError(stack: string, path: string, holder: LockInfo | undefined, stuck: string, nobody: string): StateLockedError {
+  return new StateLockedError(`state of stack "${stack}" is locked by ${holder ? describeHolder(holder) : nobody}`, {
+    path,
+    hint: holder ? `wait for it to finish, retry with --lock-timeout, or ${stuck}` : 'wait for it to finish or retry with --lock-timeout',
+  });
+}
+
 /** The holder as lock errors name it: who, which process and command, since when, the lock ID. */
 export function describeHolder(holder: LockInfo): string {
   return `${holder.who} (pid ${holder.pid}${holder.command ? `, "${holder.command}"` : ''}) for "${holder.operation}" since ${holder.created}, lock ID ${holder.id}`;

@@ -3,11 +3,10 @@ import { promises as fs, constants } from 'node:fs';
 import { z } from 'zod';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
-import { pathOf } from '../../domain/json-path';
 import type { LockOptions, StateBackend, StateLock } from './backend';
-import { describeHolder, holderIsDead, newLockInfo, StateLockedError } from './holder-process';
+import { holderIsDead, lockedError, newLockInfo, StateLockedError } from './holder-process';
 import { stateTextChunks } from './state-text';
-import { emptyState, LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type State, type StateEntry } from './schema';
+import { emptyState, LockInfoSchema, StateEntrySchema, stateDocument, type LockInfo, type State, type StateEntry } from './schema';
 
 /** One journal line: a change recorded after the last full write. */
 const JournalLineSchema = z.object({ lineage: z.string(), serial: z.number().int(), address: z.string(), entry: StateEntrySchema.nullable() });
@@ -122,15 +121,7 @@ export class LocalStateBackend implements StateBackend {
         hint: 'restore it from a backup (the previous version is kept as .backup), or remove it and import the resources again',
       });
     }
-    const result = StateSchema.safeParse(parsed);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      throw new FleetformError(`state file ${file} is not a fleetform state: ${issue?.message ?? 'invalid'}`, {
-        path: issue ? `${file}#${pathOf(issue.path)}` : file,
-        hint: 'it may come from a newer fleetform, or have been edited by hand',
-      });
-    }
-    return result.data;
+    return stateDocument(parsed, `state file ${file}`, file);
   }
 
   async write(state: State): Promise<void> {
@@ -229,13 +220,7 @@ export class LocalStateBackend implements StateBackend {
         ), { stale: true });
       }
       if (Date.now() >= deadline) {
-        const who = holder ? describeHolder(holder) : 'another process';
-        throw new StateLockedError(`state of stack "${stack}" is locked by ${who}`, {
-          path: file,
-          hint: holder
-            ? `wait for it to finish, retry with --lock-timeout, or if no fleetform is running: ${unlock}`
-            : 'wait for it to finish or retry with --lock-timeout',
-        });
+        throw lockedError(stack, file, holder, `if no fleetform is running: ${unlock}`, 'another process');
       }
       await new Promise((r) => setTimeout(r, Math.min(250, Math.max(10, deadline - Date.now()))));
     }

@@ -9,10 +9,9 @@
 import { createHash } from 'node:crypto';
 import { Client, type ClientConfig } from 'pg';
 import { FleetformError } from '../../domain/errors';
-import { pathOf } from '../../domain/json-path';
 import type { LockOptions, StateBackend, StateLock } from './backend';
-import { describeHolder, newLockInfo, StateLockedError } from './holder-process';
-import { emptyState, LockInfoSchema, StateEntrySchema, StateSchema, type LockInfo, type State, type StateEntry } from './schema';
+import { lockedError, newLockInfo } from './holder-process';
+import { emptyState, LockInfoSchema, recordedEntry, stateDocument, type LockInfo, type State, type StateEntry } from './schema';
 import { stateTextChunks } from './state-text';
 
 /** Where a PostgreSQL backend keeps state: cdktf's PgBackend settings. */
@@ -140,7 +139,7 @@ export class PgStateBackend implements StateBackend {
         const serial = Number(line.serial);
         if (line.lineage !== state.lineage || serial <= written) continue;
         if (line.entry === null) delete state.resources[line.address];
-        else state.resources[line.address] = StateEntrySchema.parse(JSON.parse(line.entry));
+        else state.resources[line.address] = recordedEntry(JSON.parse(line.entry), `the journal of stack ${stack} in ${this.description}, ${line.address}`);
         state.serial = Math.max(state.serial, serial);
       }
       return state;
@@ -155,15 +154,7 @@ export class PgStateBackend implements StateBackend {
     } catch {
       throw new FleetformError(`the state of stack ${stack} in ${this.description} is not valid JSON`, { path: where, hint: 'restore it from a database backup' });
     }
-    const result = StateSchema.safeParse(parsed);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      throw new FleetformError(`the state of stack ${stack} in ${this.description} is not a fleetform state: ${issue?.message ?? 'invalid'}`, {
-        path: issue ? `${where}#${pathOf(issue.path)}` : where,
-        hint: 'it may come from a newer fleetform, or have been edited by hand',
-      });
-    }
-    return result.data;
+    return stateDocument(parsed, `the state of stack ${stack} in ${this.description}`, where);
   }
 
   async record(state: State, changes: ReadonlyMap<string, StateEntry | null>): Promise<void> {
@@ -293,13 +284,7 @@ export class PgStateBackend implements StateBackend {
       }
       if (!taken) {
         const holder = await this.recordedHolder(client, stack);
-        const who = holder ? describeHolder(holder) : 'another run';
-        throw new StateLockedError(`state of stack "${stack}" is locked by ${who}`, {
-          path: `${this.description} stack ${stack}`,
-          hint: holder
-            ? `wait for it to finish, retry with --lock-timeout, or if it hangs: fleetform force-unlock ${holder.id} (ends the holder's database session)`
-            : 'wait for it to finish or retry with --lock-timeout',
-        });
+        throw lockedError(stack, `${this.description} stack ${stack}`, holder, `if it hangs: fleetform force-unlock ${holder?.id ?? ''} (ends the holder's database session)`, 'another run');
       }
       await client.query(
         `INSERT INTO ${this.table('fleetform_locks')} (stack, workspace, info, backend_pid) VALUES ($1, $2, $3, pg_backend_pid())

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { FleetformError } from '../../domain/errors';
+import { schemaProblems } from '../../domain/schema-issues';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 
 /**
@@ -51,6 +53,31 @@ export const StateSchema = z.object({
   outputs: z.record(z.string(), StateOutputSchema).optional(),
 });
 export type State = z.infer<typeof StateSchema>;
+
+/** A recorded state entry read from `where` (a journal row): one the schema refuses is an error naming the value. */
+export function recordedEntry(parsed: unknown, where: string): StateEntry {
+  const result = StateEntrySchema.safeParse(parsed);
+  if (result.success) return result.data;
+  const [problem] = schemaProblems(result.error.issues, parsed, { noun: 'key' });
+  throw new FleetformError(`${where} is not a state entry: ${problem?.message ?? 'invalid'}`, {
+    path: problem ? `${where}#${problem.path}` : where,
+    hint: 'restore the state from a database backup, or remove the journal row and import what it recorded',
+  });
+}
+
+/**
+ * A state document read from `where` (a file, a database row), checked against the schema:
+ * one that is not a fleetform state is an error naming the first refused value.
+ */
+export function stateDocument(parsed: unknown, what: string, where: string): State {
+  const result = StateSchema.safeParse(parsed);
+  if (result.success) return result.data;
+  const [problem] = schemaProblems(result.error.issues, parsed, { noun: 'key' });
+  throw new FleetformError(`${what} is not a fleetform state: ${problem?.message ?? 'invalid'}`, {
+    path: problem ? `${where}#${problem.path}` : where,
+    hint: 'it may come from a newer fleetform, or have been edited by hand',
+  });
+}
 
 export const LockInfoSchema = z.object({
   id: z.string(),
