@@ -150,6 +150,14 @@ describe('planAdoption', () => {
     expect(a.imports.map((i) => i.address)).toEqual(['fleetform_location.top', 'fleetform_location.inner', 'fleetform_machine.kept', 'fleetform_dataset.boxes', 'fleetform_training_job.detector-j1']);
   });
 
+  test('code for CDK Terrain imports its classes from cdktn and fleetform/cdktn', () => {
+    const a = planAdoption(inventory([machine('m1', 'rover', sensors('t', '1'))]), { managed: new Map() });
+    const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktn' });
+    expect(code).toContain("import { TerraformStack } from 'cdktn';");
+    expect(code).toMatch(/^import \{ [^}]+ \} from 'fleetform\/cdktn';$/m);
+    expect(code).not.toContain("'cdktf'");
+  });
+
   test('a machine importing fragments is left out until fragments can be declared', () => {
     const made = machineConfigCode({ ...sensors('t', '1'), fragments: [{ id: 'f1' }] }, 'm');
     expect(made).toEqual({ ok: false, reason: 'it imports fragments (fragments), which fleetform does not declare yet' });
