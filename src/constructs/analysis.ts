@@ -2,7 +2,7 @@ import { TerraformResource, TerraformStack } from './cdk';
 import type { IConstruct } from 'constructs';
 import type { Issue } from '../domain';
 import type { AppReport } from './app-hook';
-import { checksOf, type IssueSink, type KindChecks } from './checks';
+import { checksOf, errorIssueOf, type IssueSink, type KindChecks } from './checks';
 import type { FleetIssue } from './fleet-issue';
 import { isFinished } from './construction';
 import { perGeneration } from './generation';
@@ -83,7 +83,7 @@ class Issues implements IssueSink {
   }
 
   error(construct: IConstruct, field: string, code: string, message: string, hint?: string): void {
-    this.add(construct, field, hint === undefined ? { severity: 'error', code, message } : { severity: 'error', code, message, hint });
+    this.add(construct, field, errorIssueOf(code, message, hint));
   }
 }
 

@@ -96,10 +96,13 @@ export function assembleMachine(machine: Machine): AssembledMachine {
 export function secretEnvOf(modules: readonly Module[]): Record<string, string> {
   const secret: Array<[string, string]> = [];
   for (const module of modules) {
+    const keys = module.sensitiveEnvKeys;
+    if (keys.length === 0) continue;
     // From the props every copy of this library has (a module may come from another copy).
     const env = { ...module.env, ...module.sensitiveEnv };
-    for (const key of module.sensitiveEnvKeys) secret.push([`${module.name}.${key}`, env[key] as string]);
+    for (const key of keys) secret.push([`${module.name}.${key}`, env[key] as string]);
   }
+  if (secret.length === 0) return {};
   secret.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return Object.fromEntries(secret);
 }

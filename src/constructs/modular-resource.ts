@@ -51,6 +51,9 @@ export const modularResourcePropsSchema = z.strictObject({
   dependsOn: z.array(z.union([propSchemas.text, propSchemas.construct<ModularResource>('modular-resource', 'expected a ModularResource or its name')])).optional(),
 }) satisfies z.ZodType<Omit<ModularResourceProps, 'attributes'>>;
 
+/** The dependencies of a resource given none: one list for them all. */
+const NO_DEPENDENCIES: ReadonlyArray<ModularResource | string> = Object.freeze([]);
+
 /**
  * A modular resource on a machine: an instance of a module's model, listed under
  * `components` or `services` of the machine config as its API triplet says. Declare it
@@ -84,7 +87,7 @@ export class ModularResource extends Construct implements IModularResource {
     this.api = props.api;
     this.model = props.model;
     this.attributes = { ...props.attributes };
-    this.dependsOn = [...(props.dependsOn ?? [])];
+    this.dependsOn = props.dependsOn === undefined ? NO_DEPENDENCIES : [...props.dependsOn];
     registerFleetConstruct(this);
   }
 
