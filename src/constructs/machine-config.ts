@@ -11,6 +11,19 @@ export interface ConfigEntrySource {
   readonly construct: Module | ModularResource;
 }
 
+/** A source whose path is written out only when asked: a machine's checks need it for an issue alone. */
+class EntrySource implements ConfigEntrySource {
+  constructor(
+    private readonly list: string,
+    private readonly index: number,
+    readonly construct: ConfigEntrySource['construct'],
+  ) {}
+
+  get path(): string {
+    return `${this.list}[${this.index}]`;
+  }
+}
+
 /** A machine's config document with the construct behind each entry. */
 export interface AssembledMachine {
   /** `components`, `services` and `modules`, always all three, in declaration order. */
@@ -82,11 +95,11 @@ export function assembleMachine(machine: Machine): AssembledMachine {
   for (const resource of resources) {
     const listName = resource.configList;
     const list = config[listName];
-    sources.push({ path: `${listName}[${list.length}]`, construct: resource });
+    sources.push(new EntrySource(listName, list.length, resource));
     list.push(configEntryOf(resource));
   }
   for (const module of modules) {
-    sources.push({ path: `modules[${config.modules.length}]`, construct: module });
+    sources.push(new EntrySource('modules', config.modules.length, module));
     config.modules.push(module.toConfig());
   }
   return { config, sources, secretEnv: secretEnvOf(modules) };

@@ -178,11 +178,12 @@ export class Module extends Construct implements IModule {
 
   /** This module's entry of the machine config's `modules` list, its whole env (secrets included). */
   toConfig(): ModuleConfig {
-    const env = { ...this.env, ...this.sensitiveEnv };
     const entry: ModuleConfig = { type: this.type, name: this.name };
     if (this.moduleId !== undefined) entry.module_id = this.moduleId;
     if (this.version !== undefined) entry.version = this.version;
     if (this.executablePath !== undefined) entry.executable_path = this.executablePath;
+    if (this.env === NO_ENV && this.sensitiveEnv === NO_ENV) return entry;
+    const env = { ...this.env, ...this.sensitiveEnv };
     if (Object.keys(env).length > 0) entry.env = env;
     return entry;
   }
