@@ -15,6 +15,12 @@ export async function timed(fn: () => Promise<unknown> | unknown): Promise<numbe
   return (performance.now() - t0) / 1000;
 }
 
+/** CPU seconds (user and system, every thread of the process) since `start` (a `process.cpuUsage()`). */
+export function cpuSecondsSince(start: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1e6;
+}
+
 /** Median duration (s) of `runs` runs of `fn`. */
 export async function medianOf(runs: number, fn: (run: number) => Promise<unknown> | unknown): Promise<number> {
   const times: number[] = [];

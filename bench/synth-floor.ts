@@ -7,8 +7,9 @@
  * Usage: synth-floor.ts SIZE [--runs N] [--no-children] [--from OUTDIR]; `--from` takes the
  * attributes from a synth of the fleet already in OUTDIR (else it synthesizes one in a
  * child process first, untimed); prints one JSON line
- * `{ size, children, seconds: number[], peak_rss_mb }` (the peak includes the attributes
- * read back, about what the machines' own JSON takes).
+ * `{ size, children, seconds: number[], cpu_seconds: number[], peak_rss_mb }` (the peak
+ * includes the attributes read back, about what the machines' own JSON takes; CPU seconds
+ * as synth-child.ts counts them).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -17,7 +18,7 @@ import { App, TerraformResource, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { FLEET_STACK } from './fleet';
 import { synthInChild } from './session';
-import { runMain, timed } from './stats';
+import { cpuSecondsSince, runMain, timed } from './stats';
 
 const PARTS_PER_MACHINE = 15;
 
@@ -61,8 +62,10 @@ async function main(): Promise<void> {
   const machines = Object.entries(from > 0 ? attributesIn(process.argv[from + 1] as string) : fleetAttributes(size));
   if (machines.length !== size) throw new Error(`found ${machines.length} machines to synthesize, expected ${size}`);
   const seconds: number[] = [];
+  const cpuSeconds: number[] = [];
   for (let r = 0; r < runs; r++) {
     const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-synth-floor-'));
+    const cpu = process.cpuUsage();
     // Timed as synth_s is: building the app and synthesizing it.
     seconds.push(
       await timed(() => {
@@ -75,9 +78,10 @@ async function main(): Promise<void> {
         app.synth();
       }),
     );
+    cpuSeconds.push(cpuSecondsSince(cpu));
     fs.rmSync(outdir, { recursive: true, force: true });
   }
-  process.stdout.write(`${JSON.stringify({ size, children, seconds, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
+  process.stdout.write(`${JSON.stringify({ size, children, seconds, cpu_seconds: cpuSeconds, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
 }
 
 runMain(main);

@@ -2,7 +2,7 @@ import { TerraformResource, TerraformStack } from './cdk';
 import type { IConstruct } from 'constructs';
 import type { Issue } from '../domain';
 import type { AppReport } from './app-hook';
-import { checksOf, type IssueSink, type KindChecks } from './checks';
+import { checksOf, errorIssueOf, type IssueSink, type KindChecks } from './checks';
 import type { FleetIssue } from './fleet-issue';
 import { isFinished } from './construction';
 import { perGeneration } from './generation';
@@ -59,6 +59,8 @@ function addContent(contents: StackContents, c: IConstruct, kind: FleetKind): vo
     contents.unchecked.push({ construct: c, kind });
     return;
   }
+  // A kind checked with the construct that holds it has nothing to run here.
+  if (checks.each === undefined && typeof checks.acrossStack !== 'function') return;
   const list = contents.byChecks.get(checks);
   if (list) list.push(c);
   else contents.byChecks.set(checks, [c]);
@@ -83,17 +85,21 @@ class Issues implements IssueSink {
   }
 
   error(construct: IConstruct, field: string, code: string, message: string, hint?: string): void {
-    this.add(construct, field, hint === undefined ? { severity: 'error', code, message } : { severity: 'error', code, message, hint });
+    this.add(construct, field, errorIssueOf(code, message, hint));
   }
 }
 
 /** Resources of one type whose logical ids (and so addresses) coincide. */
 function checkAddresses(resources: readonly TerraformResource[], sink: IssueSink): void {
-  const seen = new Map<string, TerraformResource>();
+  // By type, then by logical id: a large app's addresses are never joined into strings.
+  const seenByType = new Map<string, Map<string, TerraformResource>>();
   for (const resource of resources) {
-    const address = `${resource.terraformResourceType}.${resource.friendlyUniqueId}`;
-    const first = seen.get(address);
+    const type = resource.terraformResourceType;
+    let seen = seenByType.get(type);
+    if (seen === undefined) seenByType.set(type, (seen = new Map()));
+    const first = seen.get(resource.friendlyUniqueId);
     if (first) {
+      const address = `${type}.${resource.friendlyUniqueId}`;
       sink.error(
         resource,
         '',
@@ -101,7 +107,7 @@ function checkAddresses(resources: readonly TerraformResource[], sink: IssueSink
         `its address ${address} is also the address of ${first.node.path}`,
         'an address joins the construct ids below the stack with "_"; a "/" inside one id becomes "--" and other characters Terraform does not allow become "_"; rename one of the constructs',
       );
-    } else seen.set(address, resource);
+    } else seen.set(resource.friendlyUniqueId, resource);
   }
 }
 

@@ -26,6 +26,11 @@ export interface KindChecks<C extends IConstruct> {
   readonly acrossStack: ((constructs: readonly C[], sink: IssueSink, stack: IConstruct) => void) | 'checked-elsewhere' | 'none';
 }
 
+/** The issue IssueSink.error stands for: an error, with its hint when there is one. */
+export function errorIssueOf(code: string, message: string, hint?: string): Omit<Issue, 'path'> {
+  return hint === undefined ? { severity: 'error', code, message } : { severity: 'error', code, message, hint };
+}
+
 const registered = new Map<FleetKind, KindChecks<IConstruct>>();
 
 /** Registers the checks of a kind of construct; called once by the module that defines it. */

@@ -1,8 +1,6 @@
 import type { ModuleConfig } from '../domain';
-import { emptyConfigSections } from '../domain/config';
-import { perGeneration } from './generation';
 import type { IMachine as Machine } from './machine-parts';
-import { configEntryOf, machineParts, secretEnvOf } from './machine-config';
+import { assembleMachine, type AssembledMachine } from './machine-config';
 
 /** What a machine synthesizes from its parts. */
 export interface SynthesizedConfig {
@@ -13,18 +11,19 @@ export interface SynthesizedConfig {
 }
 
 /**
- * The `config` and `secret_env` a machine synthesizes, once per generation: the JSON text
- * of its config document (as assembleMachine assembles it) with the secret env entries
- * left out.
+ * The `config` and `secret_env` a machine synthesizes from its assembled config: the JSON
+ * text of the config document with the secret env entries left out.
  */
-export const synthesizedConfig: (machine: Machine) => SynthesizedConfig = perGeneration((machine: Machine) => {
-  const { modules, resources } = machineParts(machine);
-  const secretEnv = secretEnvOf(modules);
-  const config = emptyConfigSections<unknown, unknown>();
-  for (const resource of resources) config[resource.configList].push(configEntryOf(resource));
-  for (const module of modules) config.modules.push(withoutSecretEnv(module.toConfig(), secretEnv));
-  return { configJson: JSON.stringify(config), secretEnv };
-});
+export function synthesizedConfigOf({ config, secretEnv }: AssembledMachine): SynthesizedConfig {
+  if (Object.keys(secretEnv).length === 0) return { configJson: JSON.stringify(config), secretEnv };
+  const withoutSecrets = { ...config, modules: config.modules.map((module) => withoutSecretEnv(module, secretEnv)) };
+  return { configJson: JSON.stringify(withoutSecrets), secretEnv };
+}
+
+/** The `config` and `secret_env` a machine synthesizes (see synthesizedConfigOf). */
+export function synthesizedConfig(machine: Machine): SynthesizedConfig {
+  return synthesizedConfigOf(assembleMachine(machine));
+}
 
 /** A module's entry without its secret env entries (and without env when none is left). */
 function withoutSecretEnv(module: ModuleConfig, secretEnv: Readonly<Record<string, string>>): ModuleConfig {

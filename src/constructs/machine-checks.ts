@@ -8,7 +8,7 @@ import { validateMachineConfig } from '../domain/validate';
 import type { IssueSink, KindChecks } from './checks';
 import { camelFirstSegment } from './field-names';
 import { kindOf } from './kinds';
-import { assembleMachine, type ConfigEntrySource } from './machine-config';
+import type { AssembledMachine, ConfigEntrySource } from './machine-config';
 import type { IMachine, IModularResource, IModule } from './machine-parts';
 
 /** The key of an `env.KEY` or `env["KEY"]` path, if it is one. */
@@ -72,9 +72,8 @@ class EntryAttribution {
 
 const NO_PATHS: ReadonlySet<string> = new Set();
 
-/** The machine's config document, checked by the domain rules, each issue on the part that declared it. */
-function checkMachine(machine: IMachine, sink: IssueSink): void {
-  const { config, sources } = assembleMachine(machine);
+/** The machine's config document as assembled, checked by the domain rules, each issue on the part that declared it. */
+export function checkMachineConfig(machine: IMachine, { config, sources }: AssembledMachine, sink: IssueSink): void {
   const attribution = new EntryAttribution(machine, sources, sink);
   const tokens = someStringIncludes(config, STRING_TOKEN_MARK) ? new Set(tokenPaths(config, '', [])) : NO_PATHS;
   for (const path of tokens) {
@@ -86,20 +85,22 @@ function checkMachine(machine: IMachine, sink: IssueSink): void {
     });
   }
   // Dependencies on resources of other machines: reported here, not again as missing names.
-  const foreign = new Set<string>();
+  let foreign: Set<string> | undefined;
   for (const source of sources) {
     if (kindOf(source.construct) !== 'modular-resource') continue;
     const { dependsOn } = source.construct as IModularResource;
     for (let i = 0; i < dependsOn.length; i++) {
       const dep = dependsOn[i] as IModularResource | string;
-      if (typeof dep !== 'string' && dep.machine !== machine) foreign.add(`${source.path}.depends_on[${i}]`);
+      if (typeof dep !== 'string' && dep.machine !== machine) (foreign ??= new Set()).add(`${source.path}.depends_on[${i}]`);
     }
   }
   const result = validateMachineConfig(config, { allowUnpinnedModules: true });
-  for (const issue of [...result.errors, ...result.warnings]) {
-    if (issue.code === 'placeholder' && tokens.has(issue.path)) continue;
-    if (foreign.has(issue.path)) continue;
-    attribution.add(issue.path, issue);
+  for (const issues of [result.errors, result.warnings]) {
+    for (const issue of issues) {
+      if (issue.code === 'placeholder' && tokens.has(issue.path)) continue;
+      if (foreign?.has(issue.path)) continue;
+      attribution.add(issue.path, issue);
+    }
   }
 
   for (const source of sources) {
@@ -129,7 +130,7 @@ function checkMachine(machine: IMachine, sink: IssueSink): void {
 }
 
 /** Machine names: not empty, unique per location. */
-function checkMachineNames(machines: readonly IMachine[], sink: IssueSink): void {
+export function checkMachineNames(machines: readonly IMachine[], sink: IssueSink): void {
   const seen = new Map<string, IMachine>();
   for (const machine of machines) {
     if (machine.name.trim() === '') {
@@ -143,9 +144,6 @@ function checkMachineNames(machines: readonly IMachine[], sink: IssueSink): void
     } else seen.set(key, machine);
   }
 }
-
-/** The checks of a machine: its name among the stack's machines, and its config with every part of it. */
-export const machineChecks: KindChecks<IMachine> = { acrossStack: checkMachineNames, each: checkMachine };
 
 /** Modules and modular resources are checked with the machine whose config holds them. */
 export const machinePartChecks: KindChecks<IConstruct> = { acrossStack: 'checked-elsewhere' };

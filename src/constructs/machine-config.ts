@@ -12,6 +12,19 @@ export interface ConfigEntrySource {
   readonly construct: Module | ModularResource;
 }
 
+/** A source whose path is written out only when asked: a machine's checks need it for an issue alone. */
+class EntrySource implements ConfigEntrySource {
+  constructor(
+    private readonly list: string,
+    private readonly index: number,
+    readonly construct: ConfigEntrySource['construct'],
+  ) {}
+
+  get path(): string {
+    return `${this.list}[${this.index}]`;
+  }
+}
+
 /** A machine's config document with the construct behind each entry. */
 export interface AssembledMachine {
   /** `components`, `services` and `modules`, always all three, in declaration order. */
@@ -79,11 +92,11 @@ export function assembleMachine(machine: Machine): AssembledMachine {
   for (const resource of resources) {
     const listName = resource.configList;
     const list = config[listName];
-    sources.push({ path: `${listName}[${list.length}]`, construct: resource });
+    sources.push(new EntrySource(listName, list.length, resource));
     list.push(configEntryOf(resource));
   }
   for (const module of modules) {
-    sources.push({ path: `modules[${config.modules.length}]`, construct: module });
+    sources.push(new EntrySource('modules', config.modules.length, module));
     config.modules.push(module.toConfig());
   }
   return { config, sources, secretEnv: secretEnvOf(modules) };
@@ -93,10 +106,13 @@ export function assembleMachine(machine: Machine): AssembledMachine {
 export function secretEnvOf(modules: readonly Module[]): Record<string, string> {
   const secret: Array<[string, string]> = [];
   for (const module of modules) {
+    const keys = module.sensitiveEnvKeys;
+    if (keys.length === 0) continue;
     // From the props every copy of this library has (a module may come from another copy).
     const env = { ...module.env, ...module.sensitiveEnv };
-    for (const key of module.sensitiveEnvKeys) secret.push([`${module.name}.${key}`, env[key] as string]);
+    for (const key of keys) secret.push([`${module.name}.${key}`, env[key] as string]);
   }
+  if (secret.length === 0) return {};
   secret.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return Object.fromEntries(secret);
 }

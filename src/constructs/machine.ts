@@ -5,17 +5,14 @@ import { FleetformError } from '../domain/errors';
 import { kindOf, markKind, markKindOfClass } from './kinds';
 import { logicalIdFor } from './logical-id';
 import { machineConfigJson, machineParts } from './machine-config';
-import { synthesizedConfig } from './config-json';
 import { enclosingMachine } from './machine-scope';
 import type { IMachine, IModularResource, IModule } from './machine-parts';
 import { registerChecks } from './checks';
-import { machineChecks } from './machine-checks';
+import { machineChecks, machineSynthesis } from './machine-synthesis';
 import { registerFleetConstruct } from './registry';
 import { checkProps, propSchemas } from './props';
 import { camelShape, machineAttributes } from '../domain/resource-attributes';
 import { z } from 'zod';
-import { terraformLiterals } from './terraform-literal';
-import { perGeneration } from './generation';
 import { plainResourceFragment, usesNoResourceFeatures } from './plain-resource';
 import { locationIdOf, type Location } from './location';
 
@@ -143,11 +140,6 @@ markKindOfClass(Machine, 'machine');
 registerChecks('machine', machineChecks);
 
 /** A machine's attributes as synthesized, computed once per generation (shared: do not mutate). */
-const machineAttributesOf = perGeneration((machine: Machine): Record<string, unknown> => {
-  const { configJson, secretEnv } = synthesizedConfig(machine);
-  const attributes: Record<string, unknown> = { name: machine.name };
-  if (machine.locationId !== undefined) attributes.location_id = machine.locationId;
-  attributes.config = configJson;
-  if (Object.keys(secretEnv).length > 0) attributes.secret_env = { ...secretEnv };
-  return terraformLiterals(attributes);
-});
+function machineAttributesOf(machine: Machine): Readonly<Record<string, unknown>> {
+  return machineSynthesis(machine).attributes;
+}

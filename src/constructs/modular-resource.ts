@@ -51,6 +51,9 @@ export const modularResourcePropsSchema = z.strictObject({
   dependsOn: z.array(z.union([propSchemas.text, propSchemas.construct<ModularResource>('modular-resource', 'expected a ModularResource or its name')])).optional(),
 }) satisfies z.ZodType<Omit<ModularResourceProps, 'attributes'>>;
 
+/** The dependencies of a resource given none: one list for them all. */
+const NO_DEPENDENCIES: ReadonlyArray<ModularResource | string> = Object.freeze([]);
+
 /**
  * A modular resource on a machine: an instance of a module's model, listed under
  * `components` or `services` of the machine config as its API triplet says. Declare it
@@ -84,7 +87,7 @@ export class ModularResource extends Construct implements IModularResource {
     this.api = props.api;
     this.model = props.model;
     this.attributes = { ...props.attributes };
-    this.dependsOn = [...(props.dependsOn ?? [])];
+    this.dependsOn = props.dependsOn === undefined ? NO_DEPENDENCIES : [...props.dependsOn];
     registerFleetConstruct(this);
   }
 
@@ -100,16 +103,21 @@ export class ModularResource extends Construct implements IModularResource {
 
   /** This resource's entry of the machine config. */
   toConfig(): ModularResourceConfig {
-    return configEntry(this, { ...this.attributes });
+    return configEntry(this, { ...this.attributes }, this.dependsOnNames);
   }
 }
 
-function configEntry(resource: ModularResource, attributes: JsonObject): ModularResourceConfig {
-  return { name: resource.name, api: resource.api, model: resource.model, attributes, depends_on: resource.dependsOnNames };
+function configEntry(resource: ModularResource, attributes: JsonObject, dependsOn: string[]): ModularResourceConfig {
+  return { name: resource.name, api: resource.api, model: resource.model, attributes, depends_on: dependsOn };
 }
+
+/** The depends_on of the shared entries of resources without dependencies: one list for them all. */
+const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
 
 markKindOfClass(ModularResource, 'modular-resource');
 registerChecks('modular-resource', machinePartChecks);
 
 // What toConfig returns, sharing the attributes: the machine config only reads them.
-sharesConfigEntries<ModularResource, ModularResourceConfig>(ModularResource.prototype.toConfig, (resource) => configEntry(resource, resource.attributes));
+sharesConfigEntries<ModularResource, ModularResourceConfig>(ModularResource.prototype.toConfig, (resource) =>
+  configEntry(resource, resource.attributes, resource.dependsOn.length === 0 ? NO_NAMES : resource.dependsOnNames),
+);

@@ -72,6 +72,31 @@ export const modulePropsSchema = z.strictObject({
   type: ModuleTypeSchema.optional(),
 }) satisfies z.ZodType<ModuleProps>;
 
+/** The env of a module given none: one object for them all. */
+const NO_ENV: Readonly<Record<string, string>> = Object.freeze({});
+const NO_KEYS: readonly string[] = Object.freeze([]);
+
+/** A `version` prop: its policy (undefined when it is none) and its stored form (the text as given then). */
+interface ModuleVersion {
+  readonly policy: VersionPolicy | undefined;
+  readonly stored: string;
+}
+
+/** Versions by text: a fleet declares a handful of versions thousands of times (policies shared, so frozen). */
+const versions = new Map<string, ModuleVersion>();
+const VERSIONS_KEPT = 1024;
+
+function versionOf(text: string): ModuleVersion {
+  const known = versions.get(text);
+  if (known !== undefined) return known;
+  const parsed = tryParseVersionPolicy(text);
+  const policy = parsed === undefined ? undefined : Object.freeze(parsed);
+  const version: ModuleVersion = { policy, stored: policy === undefined ? text : formatVersionPolicy(policy) };
+  if (versions.size >= VERSIONS_KEPT) versions.clear();
+  versions.set(text, version);
+  return version;
+}
+
 /**
  * A module on a machine: an entry of its config's `modules` list. Declare it inside a
  * {@link Machine}; `model(name)` gives the full model triplet of one of its models.
@@ -120,11 +145,12 @@ export class Module extends Construct implements IModule {
     }
     this.moduleId = props.moduleId;
     this.name = props.name ?? (props.moduleId !== undefined ? conventionalModuleName(props.moduleId) : undefined) ?? id;
-    this.versionPolicy = props.version === undefined ? undefined : tryParseVersionPolicy(props.version);
-    this.version = this.versionPolicy === undefined ? props.version : formatVersionPolicy(this.versionPolicy);
+    const version = props.version === undefined ? undefined : versionOf(props.version);
+    this.versionPolicy = version?.policy;
+    this.version = version?.stored;
     this.executablePath = props.executablePath;
-    this.env = { ...props.env };
-    this.sensitiveEnv = { ...props.sensitiveEnv };
+    this.env = props.env === undefined ? NO_ENV : { ...props.env };
+    this.sensitiveEnv = props.sensitiveEnv === undefined ? NO_ENV : { ...props.sensitiveEnv };
     registerFleetConstruct(this);
   }
 
@@ -144,6 +170,7 @@ export class Module extends Construct implements IModule {
 
   /** Names of the environment entries that are secrets: `sensitiveEnv` keys and secret-looking `env` keys. */
   get sensitiveEnvKeys(): readonly string[] {
+    if (this.env === NO_ENV && this.sensitiveEnv === NO_ENV) return NO_KEYS;
     const keys = new Set(Object.keys(this.sensitiveEnv));
     for (const key of Object.keys(this.env)) if (isSecretEnvName(key)) keys.add(key);
     return [...keys].sort();
@@ -151,11 +178,12 @@ export class Module extends Construct implements IModule {
 
   /** This module's entry of the machine config's `modules` list, its whole env (secrets included). */
   toConfig(): ModuleConfig {
-    const env = { ...this.env, ...this.sensitiveEnv };
     const entry: ModuleConfig = { type: this.type, name: this.name };
     if (this.moduleId !== undefined) entry.module_id = this.moduleId;
     if (this.version !== undefined) entry.version = this.version;
     if (this.executablePath !== undefined) entry.executable_path = this.executablePath;
+    if (this.env === NO_ENV && this.sensitiveEnv === NO_ENV) return entry;
+    const env = { ...this.env, ...this.sensitiveEnv };
     if (Object.keys(env).length > 0) entry.env = env;
     return entry;
   }
