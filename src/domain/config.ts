@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PackageConfigSchema } from './packages';
 
 /**
  * Machine configuration as the service stores it. Every object is loose: keys the
@@ -49,6 +50,8 @@ export const MachineConfigSchema = z.looseObject({
   components: z.array(ModularResourceSchema).optional(),
   services: z.array(ModularResourceSchema).optional(),
   modules: z.array(ModuleConfigSchema).optional(),
+  /** Registry packages the machine downloads (see packages.ts). */
+  packages: z.array(PackageConfigSchema).optional(),
 });
 export type MachineConfig = z.infer<typeof MachineConfigSchema>;
 
