@@ -17,11 +17,12 @@ export interface SynthesizedConfig {
  * left out.
  */
 export const synthesizedConfig: (machine: Machine) => SynthesizedConfig = perGeneration((machine: Machine) => {
-  const { modules, resources } = machineParts(machine);
+  const { modules, resources, packages } = machineParts(machine);
   const secretEnv = secretEnvOf(modules);
-  const config: { components: unknown[]; services: unknown[]; modules: unknown[] } = { components: [], services: [], modules: [] };
+  const config: { components: unknown[]; services: unknown[]; modules: unknown[]; packages?: unknown[] } = { components: [], services: [], modules: [] };
   for (const resource of resources) config[resource.configList].push(configEntryOf(resource));
   for (const module of modules) config.modules.push(withoutSecretEnv(module.toConfig(), secretEnv));
+  if (packages.length > 0) config.packages = packages.map((p) => p.toConfig());
   return { configJson: JSON.stringify(config), secretEnv };
 });
 

@@ -34,7 +34,7 @@ function fieldOfEntry(source: ConfigEntrySource, rest: string): string {
 /** How cdktf marks a string token inside a string: `${TfToken[TOKEN.12]}`. */
 const STRING_TOKEN_MARK = '${TfToken[';
 
-const ENTRY_PATH = /^((?:components|services|modules)\[\d+\])(?:\.(.*)|(\[.*))?$/;
+const ENTRY_PATH = /^((?:components|services|modules|packages)\[\d+\])(?:\.(.*)|(\[.*))?$/;
 
 /** Strings holding unresolved CDKTF tokens, by wire path: a machine config takes literal values only. */
 function tokenPaths(value: unknown, path: string, into: string[]): string[] {
@@ -116,7 +116,7 @@ function checkMachine(machine: IMachine, sink: IssueSink): void {
           );
         }
       }
-    } else {
+    } else if (kindOf(source.construct) === 'module') {
       const module = source.construct as IModule;
       for (const key of Object.keys(module.sensitiveEnv)) {
         if (key in module.env) {

@@ -2,41 +2,51 @@ import type { IConstruct } from 'constructs';
 import type { MachineConfig, ModularResource as ModularResourceConfig, ModuleConfig } from '../domain';
 import { isFinished } from './construction';
 import { kindOf } from './kinds';
-import type { IMachine as Machine, IModularResource as ModularResource, IModule as Module } from './machine-parts';
+import type { PackageConfig } from '../domain/packages';
+import type { IMachine as Machine, IModularResource as ModularResource, IModule as Module, IPackage as Package } from './machine-parts';
 
 /** Where an entry of a machine config came from: `components[1]` was declared by that construct. */
 export interface ConfigEntrySource {
   /** JSON path of the entry, e.g. `components[1]`. */
   readonly path: string;
-  readonly construct: Module | ModularResource;
+  readonly construct: Module | ModularResource | Package;
 }
 
 /** A machine's config document with the construct behind each entry. */
 export interface AssembledMachine {
-  /** `components`, `services` and `modules`, always all three, in declaration order. */
+  /** `components`, `services` and `modules`, always all three, in declaration order; `packages` when there are any. */
   readonly config: MachineConfig & {
     components: ModularResourceConfig[];
     services: ModularResourceConfig[];
     modules: ModuleConfig[];
+    packages?: PackageConfig[];
   };
   readonly sources: readonly ConfigEntrySource[];
   /** Every secret module environment entry by `<moduleName>.<ENV_KEY>`, in sorted order. */
   readonly secretEnv: Readonly<Record<string, string>>;
 }
 
-/** The modules and modular resources of a machine, in declaration order (depth first). */
-export function machineParts(machine: Machine): { modules: Module[]; resources: ModularResource[] } {
-  const parts = { modules: [] as Module[], resources: [] as ModularResource[] };
+/** The parts of a machine by kind, each in declaration order. */
+export interface MachinePartLists {
+  modules: Module[];
+  resources: ModularResource[];
+  packages: Package[];
+}
+
+/** The modules, modular resources and packages of a machine, in declaration order (depth first). */
+export function machineParts(machine: Machine): MachinePartLists {
+  const parts: MachinePartLists = { modules: [], resources: [], packages: [] };
   collectParts(machine, parts);
   return parts;
 }
 
-function collectParts(scope: IConstruct, into: { modules: Module[]; resources: ModularResource[] }): void {
+function collectParts(scope: IConstruct, into: MachinePartLists): void {
   for (const child of scope.node.children) {
     const kind = kindOf(child);
     if (!isFinished(child)) continue;
     if (kind === 'module') into.modules.push(child as Module);
     else if (kind === 'modular-resource') into.resources.push(child as ModularResource);
+    else if (kind === 'package') into.packages.push(child as Package);
     if (kind !== 'machine') collectParts(child, into);
   }
 }
@@ -76,7 +86,7 @@ export function machineConfigJson(machine: Machine): string {
  * Its entries may share objects with the constructs: do not mutate it.
  */
 export function assembleMachine(machine: Machine): AssembledMachine {
-  const { modules, resources } = machineParts(machine);
+  const { modules, resources, packages } = machineParts(machine);
   const config: AssembledMachine['config'] = { components: [], services: [], modules: [] };
   const sources: ConfigEntrySource[] = [];
   for (const resource of resources) {
@@ -88,6 +98,14 @@ export function assembleMachine(machine: Machine): AssembledMachine {
   for (const module of modules) {
     sources.push({ path: `modules[${config.modules.length}]`, construct: module });
     config.modules.push(module.toConfig());
+  }
+  if (packages.length > 0) {
+    const list: PackageConfig[] = [];
+    for (const pkg of packages) {
+      sources.push({ path: `packages[${list.length}]`, construct: pkg });
+      list.push(pkg.toConfig());
+    }
+    config.packages = list;
   }
   return { config, sources, secretEnv: secretEnvOf(modules) };
 }

@@ -7,7 +7,7 @@ import { logicalIdFor } from './logical-id';
 import { machineConfigJson, machineParts } from './machine-config';
 import { synthesizedConfig } from './config-json';
 import { enclosingMachine } from './machine-scope';
-import type { IMachine, IModularResource, IModule } from './machine-parts';
+import type { IMachine, IModularResource, IModule, IPackage } from './machine-parts';
 import { registerChecks } from './checks';
 import { machineChecks } from './machine-checks';
 import { registerFleetConstruct } from './registry';
@@ -108,6 +108,11 @@ export class Machine extends TerraformResource implements IMachine {
   /** The modular resources declared inside this machine, in declaration order. */
   get resources(): IModularResource[] {
     return machineParts(this).resources;
+  }
+
+  /** The packages declared inside this machine, in declaration order. */
+  get packages(): IPackage[] {
+    return machineParts(this).packages;
   }
 
   /**

@@ -1,7 +1,10 @@
 import { isObject, toJson, type JsonObject, type JsonValue } from '../json';
 
 /** The parts of a machine config fleetform manages; other top-level keys are left as the service has them. */
-export const MANAGED_LISTS = ['components', 'services', 'modules'] as const;
+export const MANAGED_LISTS = ['components', 'services', 'modules', 'packages'] as const;
+
+/** Managed lists written only when the desired config or the service's has them (a machine without packages stores no `packages`). */
+const WRITTEN_WHEN_PRESENT: ReadonlySet<string> = new Set(['packages']);
 
 function keyOf(entry: JsonObject, taken: Set<string>): string {
   const name = typeof entry.name === 'string' ? entry.name : '';
@@ -40,6 +43,7 @@ export function configDocument(view: JsonObject, base: Record<string, unknown> =
   }
   for (const list of MANAGED_LISTS) {
     const keyed = view[list];
+    if (!isObject(keyed) && WRITTEN_WHEN_PRESENT.has(list) && base[list] === undefined) continue;
     doc[list] = isObject(keyed) ? Object.values(keyed) : [];
   }
   return doc;
