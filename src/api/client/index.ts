@@ -5,6 +5,7 @@ export type { ApiKeyCredentials } from './auth';
 export type { MlTrainingClient } from './ml-training-client';
 export type { AppClient } from './app-client';
 export type { DatasetClient } from './dataset-client';
+export type { PackagesClient, PackageUpload, RegistryPackage, RegistryPackageType } from './packages-client';
 export { ServiceError, statusCodeName, STATUS_CODE_NAMES } from './errors';
 export type { ServiceErrorCode } from './errors';
 export { DEFAULT_RETRY_POLICY } from './retry';
