@@ -32,7 +32,15 @@ function problems(m: MachineHealth): string[] {
   return [
     ...m.modules.filter((x) => x.error !== '').map((x) => `${m.machine}: module ${x.name} ${x.state} (${x.consecutiveFailures} consecutive failures): ${x.error}`),
     ...m.resources.filter((r) => r.error !== '').map((r) => `${m.machine}: resource ${r.name} (${r.api}) ${r.state}: ${r.error}`),
+    ...(m.packages ?? []).filter((x) => x.error !== '').map((x) => `${m.machine}: package ${x.name}@${x.version} ${x.state}: ${x.error}`),
   ];
+}
+
+/** One row per package of each machine: what it downloads and how far it got. */
+function packageTable(machines: readonly MachineHealth[]): string {
+  const rows = [['STACK', 'MACHINE', 'PACKAGE', 'TYPE', 'VERSION', 'STATE']];
+  for (const m of machines) for (const x of m.packages ?? []) rows.push([m.stack, m.machine, x.name, x.type, x.version, x.state]);
+  return rows.length > 1 ? `${table(rows)}\n` : '';
 }
 
 function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]): string {
@@ -44,6 +52,7 @@ function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]
     const notes = machines.flatMap(problems);
     if (notes.length > 0) out += notes.map((n) => `  ${n}\n`).join('');
     out += '\n';
+    out += packageTable(machines);
   }
   if (cards.length === 0) return `${out}No machine modules are managed yet (run \`fleetform apply\`).\n`;
   const rows = [['STACK', 'MACHINE', 'MODULE', 'MODULE ID', 'POLICY', 'RUNS', 'LATEST', 'POLICY ADMITS LATEST']];

@@ -6,11 +6,13 @@
  * transaction per tick.
  */
 import { MachineConfigSchema } from '../../domain/config';
+import { isLatestPackageVersion, splitPackageId, type PackageConfig } from '../../domain/packages';
 import type { Db } from '../db/database';
 import { appendLog, deployedVersions, partsToCheckIn, recordCheckin, trimLogs, type CheckinPart } from '../store/checkins';
 import { getPart } from '../store/machines';
+import { resolvePackageVersion } from '../store/packages';
 import type { MachineFaults } from './machine-faults';
-import { checkIn, type FetchedConfig, type PartRun, type Timings } from './machine-state';
+import { checkIn, type FetchedConfig, type FetchedPackage, type PartRun, type Timings } from './machine-state';
 
 /** Log lines kept per part. */
 const LOGS_KEPT = 1000;
@@ -22,9 +24,12 @@ export function configRevision(lastUpdated: number): string {
 
 interface Known {
   readonly lastUpdated: number;
-  readonly config: Omit<FetchedConfig, 'modules' | 'unresolved'> & {
+  readonly config: Omit<FetchedConfig, 'modules' | 'unresolved' | 'packages'> & {
     readonly modules: readonly { readonly name: string; readonly moduleId: string | undefined; readonly policy: string }[];
+    readonly packages: readonly PackageConfig[];
   };
+  /** The packages as the registry had them at the last check-in; looked up again while one is missing. */
+  fetchedPackages: readonly FetchedPackage[] | undefined;
   run: PartRun | undefined;
   runJson: string | undefined;
 }
@@ -42,7 +47,24 @@ function readConfig(db: Db, partId: string, lastUpdated: number): Known['config'
       policy: m.version ?? '',
     })),
     resources: (['components', 'services'] as const).flatMap((kind) => (config[kind] ?? []).map((entry) => ({ kind, entry }))),
+    packages: config.packages ?? [],
   };
+}
+
+/** A package entry as the registry gives it: the version to download, or why there is none. */
+function fetchPackage(db: Db, entry: PackageConfig): FetchedPackage {
+  const base = { name: entry.name, packageId: entry.package, type: entry.type };
+  const wanted = entry.version ?? '';
+  const id = splitPackageId(entry.package);
+  const found = id ? resolvePackageVersion(db, id.organizationId, id.name, wanted) : undefined;
+  if (found && found.type === entry.type) return { ...base, version: found.version, totalBytes: found.size };
+  const written = isLatestPackageVersion(wanted) ? 'latest' : wanted;
+  const missing = found
+    ? `the registry's ${entry.package}@${found.version} is a ${found.type} package, not ${entry.type}`
+    : isLatestPackageVersion(wanted)
+      ? `the registry has no package ${entry.package}`
+      : `the registry has no version ${wanted} of ${entry.package}`;
+  return { ...base, version: written, totalBytes: 0, missing };
 }
 
 export interface SimulatorOptions extends Timings {
@@ -105,8 +127,11 @@ export class MachineSimulator {
     const { db } = this;
     let known = this.known.get(part.id);
     if (!known || known.lastUpdated !== part.lastUpdated) {
-      known = { lastUpdated: part.lastUpdated, config: readConfig(db, part.id, part.lastUpdated), run: known?.run, runJson: known?.runJson };
+      known = { lastUpdated: part.lastUpdated, config: readConfig(db, part.id, part.lastUpdated), fetchedPackages: undefined, run: known?.run, runJson: known?.runJson };
       this.known.set(part.id, known);
+    }
+    if (known.fetchedPackages === undefined || known.fetchedPackages.some((p) => p.missing !== undefined)) {
+      known.fetchedPackages = known.config.packages.map((entry) => fetchPackage(db, entry));
     }
     const modules: FetchedConfig['modules'][number][] = [];
     const unresolved: FetchedConfig['unresolved'][number][] = [];
@@ -122,10 +147,14 @@ export class MachineSimulator {
     const machine = { machineId: part.robotId, machineName: part.robotName };
     const { run, logs } = checkIn(
       known.run,
-      { ...known.config, modules, unresolved },
+      { ...known.config, modules, unresolved, packages: known.fetchedPackages },
       now,
       this.options,
-      { crashes: (moduleId, version) => this.faults.crashes(machine, moduleId, version), unhealthy: (model) => this.faults.unhealthy(machine, model) },
+      {
+        crashes: (moduleId, version) => this.faults.crashes(machine, moduleId, version),
+        unhealthy: (model) => this.faults.unhealthy(machine, model),
+        packageFails: (p) => this.faults.packageFails(machine, [p.name, p.packageId, splitPackageId(p.packageId)?.name ?? p.packageId], p.version),
+      },
       part.restartRequested,
     );
     known.run = run;

@@ -19,6 +19,7 @@ import { defineKind } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
 import { configDocument, configView } from './machine-config-view';
 import { secretEnvEntries, splitSecretEnv, withSecretEnv } from './machine-secrets';
+import { missingPackageProblem, missingPackages, packageEntries } from './machine-packages';
 import { unlessNotFound } from './not-found';
 
 function megabytes(bytes: number): string {
@@ -229,6 +230,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
       }),
     );
     problems.push(...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
+    for (const absent of await missingPackages(ctx, packageEntries(config))) problems.push(await missingPackageProblem(ctx, absent));
     const desiredConfig: Record<string, unknown> = { ...config };
     if (modules.length > 0) desiredConfig.modules = resolvedModules;
     const requestBytes = updateRobotPartRequestSize(name, desiredConfig);
