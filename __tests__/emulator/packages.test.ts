@@ -4,7 +4,8 @@
  * model is an ml_model package of its organization.
  */
 import { createServiceClient, ServiceError, type ServiceClient } from '../../src/api/client';
-import { ModelType, TrainingStatus } from '../../src/domain';
+import { loadServices } from '../../src/api/services';
+import { ModelFramework, ModelType, TrainingStatus } from '../../src/domain';
 import { useEmulator } from './fixture';
 import { waitUntil } from './helpers';
 
@@ -74,4 +75,24 @@ test('a completed training job\'s model is an ml_model package version of its or
   expect(await client.packagesClient.getPackage(`${organizationId}/box-detector`, '3')).toMatchObject({ id: `${organizationId}/box-detector`, version: '3', type: 'ml_model' });
   expect((await client.packagesClient.listPackages(organizationId, { type: 'ml_model' })).map((p) => `${p.name}@${p.version}`)).toContain('box-detector@3');
   await expect(client.packagesClient.deletePackage(`${organizationId}/box-detector`, '3', 'ml_model')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+});
+
+test('an uploaded ml_model package is an ML model item of the registry, a version per upload, beside trained ones', async () => {
+  const org = fx.emulator.credentials.organizationId;
+  for (const version of ['a1', 'a2']) {
+    await client.packagesClient.createPackage({ organizationId: org, name: 'uploaded-model', version, type: 'ml_model', metadata: { model_type: 'object_detection', model_framework: 'onnx' } }, bytes(20));
+  }
+  await client.packagesClient.createPackage({ organizationId: org, name: 'just-files', version: '1', type: 'archive' }, bytes(20));
+  const services = await loadServices();
+  const app = client.clientFor(services.app);
+  const { item } = await app.getRegistryItem({ itemId: `${org}:uploaded-model` });
+  expect(item?.type).toBe(2);
+  expect(item?.metadata.case).toBe('mlModelMetadata');
+  const metadata = item?.metadata.value as { versions: string[]; modelType: number; modelFramework: number };
+  expect(metadata.versions).toEqual(['a1', 'a2']);
+  expect(metadata.modelType).toBe(ModelType.OBJECT_DETECTION);
+  expect(metadata.modelFramework).toBe(ModelFramework.ONNX);
+  const listed = await app.listRegistryItems({ organizationId: org, types: [2] });
+  expect(listed.items.map((i) => i.name)).toEqual(expect.arrayContaining(['uploaded-model', 'box-detector']));
+  expect(listed.items.map((i) => i.name)).not.toContain('just-files');
 });
