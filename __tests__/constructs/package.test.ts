@@ -1,5 +1,5 @@
 import { Testing } from 'cdktf';
-import { Machine, ModularResource, Module, Package } from '../../src/constructs';
+import { Dataset, Machine, ModelType, ModularResource, Module, Package, TrainingJob } from '../../src/constructs';
 import { errorsOf, issueAt, newStack, resourceOf, synth } from './helpers';
 import { unescapeTemplate } from '../../src/domain';
 
@@ -70,5 +70,24 @@ describe('Package', () => {
     expect(errorsOf(app)).toEqual(['s/inspector/a name package-name', 's/inspector/b package package-id', 's/inspector/c name duplicate-package-name']);
     expect(() => new Package(machine, 'd', { package: 'acme-org-id/d', type: 'ml_training' as 'ml_model' })).toThrow(/Package: "type"/);
     expect(() => new Package(stack, 'e', { package: 'acme-org-id/e', type: 'ml_model' })).toThrow(/Package must be declared inside a Machine/);
+  });
+
+  test('deployModel: an ml_model package at the job\'s model version, synthesized in deploy_models, the machine depending on the job', () => {
+    const { app, stack } = newStack('s');
+    const { machine, tflite } = inspector(stack);
+    const boxes = new Dataset(stack, 'boxes', { name: 'boxes' });
+    const job = new TrainingJob(stack, 'detector', { dataset: boxes, modelName: 'box-detector', modelVersion: '3', modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
+    const model = machine.deployModel(job, { name: 'detector' });
+    new ModularResource(machine, 'mlmodel', { api: 'rdk:service:mlmodel', model: tflite.model('tflite_cpu'), attributes: { model_path: `${model.path}/model.tflite`, bad: '${packages.ml_model.other}' } });
+    expect(model.path).toBe('${packages.ml_model.detector}');
+    expect(model.trainingJob).toBe(job);
+    expect(errorsOf(app)).toEqual(['s/inspector/mlmodel attributes.bad package-placeholder']);
+    new Package(machine, 'x', { name: 'other', package: 'acme-org-id/other', type: 'ml_model' });
+    expect(errorsOf(app)).toEqual([]);
+    const resource = resourceOf(synth(stack), 'fleetform_machine', 'inspector');
+    expect(resource.deploy_models).toEqual({ detector: 'box-detector@3' });
+    expect(resource.depends_on).toEqual(['${fleetform_training_job.detector}']);
+    const config = JSON.parse(unescapeTemplate(resource.config as string)) as { packages: Array<{ name: string }> };
+    expect(config.packages.map((p) => p.name)).toEqual(['other']);
   });
 });

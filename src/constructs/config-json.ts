@@ -22,7 +22,9 @@ export const synthesizedConfig: (machine: Machine) => SynthesizedConfig = perGen
   const config: { components: unknown[]; services: unknown[]; modules: unknown[]; packages?: unknown[] } = { components: [], services: [], modules: [] };
   for (const resource of resources) config[resource.configList].push(configEntryOf(resource));
   for (const module of modules) config.modules.push(withoutSecretEnv(module.toConfig(), secretEnv));
-  if (packages.length > 0) config.packages = packages.map((p) => p.toConfig());
+  // A deployed model's package is written at plan, when its organization is known (deploy_models).
+  const listed = packages.filter((p) => p.trainingJob === undefined);
+  if (listed.length > 0) config.packages = listed.map((p) => p.toConfig());
   return { configJson: JSON.stringify(config), secretEnv };
 });
 

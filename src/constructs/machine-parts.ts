@@ -55,6 +55,15 @@ export interface IModule extends IConstruct {
   toConfig(): ModuleConfig;
 }
 
+/** A training job as a machine deploying its model sees it (see TrainingJob). */
+export interface ITrainedModelSource extends IConstruct {
+  /** Terraform's name of the resource, for `depends_on`. */
+  readonly fqn: string;
+  readonly modelName: string;
+  readonly modelVersion: string;
+  readonly organizationId: string | undefined;
+}
+
 /** A registry package on a machine (see Package). */
 export interface IPackage extends IConstruct {
   /** The machine whose config holds this package. */
@@ -66,6 +75,8 @@ export interface IPackage extends IConstruct {
   readonly type: PackageType;
   /** The placeholder of the package's folder on the machine. */
   readonly path: string;
+  /** The training job whose model it deploys, if any: synthesized in `deploy_models`, not in `config`. */
+  readonly trainingJob: ITrainedModelSource | undefined;
   /** This package's entry of the machine config's `packages` list. */
   toConfig(): PackageConfig;
 }

@@ -7,7 +7,7 @@ import { logicalIdFor } from './logical-id';
 import { machineConfigJson, machineParts } from './machine-config';
 import { synthesizedConfig } from './config-json';
 import { enclosingMachine } from './machine-scope';
-import type { IMachine, IModularResource, IModule, IPackage } from './machine-parts';
+import type { IMachine, IModularResource, IModule, IPackage, ITrainedModelSource } from './machine-parts';
 import { registerChecks } from './checks';
 import { machineChecks } from './machine-checks';
 import { registerFleetConstruct } from './registry';
@@ -18,6 +18,7 @@ import { terraformLiterals } from './terraform-literal';
 import { perGeneration } from './generation';
 import { plainResourceFragment, usesNoResourceFeatures } from './plain-resource';
 import { locationIdOf, type Location } from './location';
+import { deployedModelPackage, deployedModels, type DeployModelOptions, type Package } from './package';
 
 /** Properties of a {@link Machine}. */
 export interface MachineProps {
@@ -116,6 +117,17 @@ export class Machine extends TerraformResource implements IMachine {
   }
 
   /**
+   * Deploys the model a training job makes: an `ml_model` package of this machine at the
+   * job's model version (`package.path` for attributes). The machine's change waits for the
+   * job: apply writes it once that model version exists.
+   */
+  deployModel(job: ITrainedModelSource, options: DeployModelOptions = {}): Package {
+    const pkg = deployedModelPackage(this, job, options);
+    if (!(this.dependsOn ?? []).includes(job.fqn)) this.dependsOn = [...(this.dependsOn ?? []), job.fqn];
+    return pkg;
+  }
+
+  /**
    * The config document this machine gives its main part (`components`, `services`,
    * `modules`), secret env entries included: it synthesizes them in `secret_env`, the rest
    * in `config`.
@@ -154,5 +166,7 @@ const machineAttributesOf = perGeneration((machine: Machine): Record<string, unk
   if (machine.locationId !== undefined) attributes.location_id = machine.locationId;
   attributes.config = configJson;
   if (Object.keys(secretEnv).length > 0) attributes.secret_env = { ...secretEnv };
+  const models = deployedModels(machine.packages);
+  if (models) attributes.deploy_models = models;
   return terraformLiterals(attributes);
 });

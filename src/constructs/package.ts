@@ -4,7 +4,7 @@ import { LATEST_PACKAGE_VERSION, packagePlaceholder, PACKAGE_TYPES, type Package
 import { registerChecks } from './checks';
 import { kindOf, markKind, markKindOfClass } from './kinds';
 import { machinePartChecks } from './machine-checks';
-import type { IMachine, IPackage } from './machine-parts';
+import type { IMachine, IPackage, ITrainedModelSource } from './machine-parts';
 import { owningMachine } from './machine-scope';
 import { checkProps, propSchemas } from './props';
 import { registerFleetConstruct } from './registry';
@@ -60,6 +60,8 @@ export class Package extends Construct implements IPackage {
   /** The version as given; undefined for the newest one. */
   readonly version: string | undefined;
   readonly type: PackageType;
+  /** The training job whose model this package deploys (see Machine.deployModel), if any. */
+  readonly trainingJob: ITrainedModelSource | undefined;
 
   constructor(scope: Construct, id: string, props: PackageProps) {
     super(scope, id);
@@ -70,6 +72,7 @@ export class Package extends Construct implements IPackage {
     this.package = props.package;
     this.version = props.version;
     this.type = props.type;
+    this.trainingJob = deploymentsInConstruction.get(props);
     registerFleetConstruct(this);
   }
 
@@ -82,6 +85,42 @@ export class Package extends Construct implements IPackage {
   toConfig(): PackageConfig {
     return { name: this.name, package: this.package, version: this.version ?? LATEST_PACKAGE_VERSION, type: this.type };
   }
+}
+
+/** Props of packages being made by deployedModelPackage, with the job they deploy. */
+const deploymentsInConstruction = new WeakMap<PackageProps, ITrainedModelSource>();
+
+/**
+ * Stands for the organization in a deployed model's package id until plan, which fills in
+ * the organization the job trains in: the id is never synthesized with it.
+ */
+export const PLAN_TIME_ORGANIZATION = '(organization)';
+
+/** Options of Machine.deployModel. */
+export interface DeployModelOptions {
+  /**
+   * Local name of the package on the machine.
+   * @default the job's model name
+   */
+  readonly name?: string;
+}
+
+/** The ml_model package of a machine that deploys the model a training job makes. */
+export function deployedModelPackage(machine: IMachine, job: ITrainedModelSource, options: DeployModelOptions = {}): Package {
+  const name = options.name ?? job.modelName;
+  const props: PackageProps = { name, package: `${job.organizationId ?? PLAN_TIME_ORGANIZATION}/${job.modelName}`, version: job.modelVersion, type: 'ml_model' };
+  deploymentsInConstruction.set(props, job);
+  return new Package(machine, `model-${name}`, props);
+}
+
+/** What a machine synthesizes in `deploy_models`: `<local name>` -> `[<organization id>/]<model name>@<model version>`. */
+export function deployedModels(packages: readonly IPackage[]): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const p of packages) {
+    const job = p.trainingJob;
+    if (job) out[p.name] = `${job.organizationId ? `${job.organizationId}/` : ''}${job.modelName}@${job.modelVersion}`;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 markKindOfClass(Package, 'package');

@@ -32,6 +32,12 @@ export const machineAttributes = {
    * sensitive as a whole and `config` can be shown (and diffed) in the clear.
    */
   secret_env: z.record(z.string(), z.string()).optional(),
+  /**
+   * Models of training jobs the machine deploys, by local package name:
+   * `[<organization id>/]<model name>@<model version>`. Each is an `ml_model` package of the
+   * config, written once that model version exists (the job's organization, else the run's).
+   */
+  deploy_models: z.record(z.string(), z.string()).optional(),
 };
 
 /** What every training job is synthesized with. */
