@@ -1,5 +1,7 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { App, TerraformStack } from 'cdktf';
-import { Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, TrainingJob } from '../../src';
+import { Dataset, FleetProvider, Machine, MlModel, ModelType, ModularResource, Module, TrainingJob } from '../../src';
 import { EmulatorService } from '../../src/api/emulator-control';
 import type { ClockMode } from '../../src/emulator';
 import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
@@ -73,7 +75,7 @@ test('apply --wait-for-training submits the job, waits for it, deploys the model
   synthTrainAndDeploy();
   const plan = await p.run('plan');
   expect(plan.code).toBe(0);
-  expect(plan.stdout).toContain('waits for the training job this apply submits');
+  expect(plan.stdout).toContain('waits for the training job (or upload) this apply makes');
 
   const apply = await p.run('apply', '--auto-approve', '--wait-for-training', '1m');
   expect(apply.stdout + apply.stderr).toContain('Apply complete!');
@@ -117,4 +119,38 @@ test('a job that fails is an error naming the job and its error; no machine gets
   expect(plan.code).toBe(1);
   expect(plan.stdout + plan.stderr).toContain(`training job ${id} for model box-detector@3 is TRAINING_STATUS_FAILED: out of GPU memory`);
   expect(await p.client.appClient.listMachines(p.credentials.locationId)).toEqual([]);
+});
+
+test('an uploaded model file (MlModel) is an ML model version of the registry, deployed the same way; READY on both machines', async () => {
+  await open('running');
+  const file = path.join(p.dir, 'box-detector.tflite');
+  await fs.writeFile(file, Buffer.alloc(50_000, 7));
+  const app = new App({ outdir: p.outdir });
+  const stack = new TerraformStack(app, 'fleet');
+  new FleetProvider(stack, 'cloud', {});
+  const uploaded = new MlModel(stack, 'box-detector', { version: '2026-11-01T10-00-00', path: file, modelType: 'object_detection', modelFramework: 'tflite' });
+  for (const name of ['inspector-1', 'inspector-2']) {
+    const inspector = new Machine(stack, name, { name });
+    const tflite = new Module(inspector, 'tflite', { moduleId: 'acme:sensors', version: '~1.2' });
+    const model = inspector.deployModel(uploaded);
+    new ModularResource(inspector, 'mlmodel', { name: 'mlmodel', api: 'rdk:service:mlmodel', model: tflite.model('pi-board'), attributes: { model_path: `${model.path}/box-detector.tflite` } });
+  }
+  app.synth();
+
+  const apply = await p.run('apply', '--auto-approve');
+  expect(apply.stdout + apply.stderr).toContain('Apply complete! Resources: 3 added');
+  expect(apply.code).toBe(0);
+  const organizationId = p.credentials.organizationId;
+  const pkg = await p.client.packagesClient.getPackage(`${organizationId}/box-detector`, '2026-11-01T10-00-00');
+  expect(pkg).toMatchObject({ type: 'ml_model', metadata: { model_type: 'object_detection', model_framework: 'tflite' } });
+  for (const name of ['inspector-1', 'inspector-2']) {
+    expect(await storedPackages(name)).toEqual([{ name: 'box-detector', package: `${organizationId}/box-detector`, version: '2026-11-01T10-00-00', type: 'ml_model' }]);
+  }
+  const landed = await statusUntil((s) => s.machines.length === 2 && s.machines.every((m) => m.health === 'healthy'));
+  for (const m of landed.machines) expect(m.packages).toEqual([expect.objectContaining({ name: 'box-detector', state: 'ready' })]);
+  expect((await p.run('plan', '--detailed-exitcode')).code).toBe(0);
+
+  const destroy = await p.run('destroy', '--auto-approve');
+  expect(destroy.code).toBe(0);
+  expect(await p.client.packagesClient.getPackage(`${organizationId}/box-detector`, '2026-11-01T10-00-00')).toBeUndefined();
 });

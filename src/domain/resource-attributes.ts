@@ -13,6 +13,16 @@ export const datasetAttributes = {
   organization_id: z.string().optional(),
 };
 
+/** A model file uploaded to the registry as a version of an ML model (an `ml_model` package). */
+export const mlModelAttributes = {
+  name: z.string().regex(/^[a-zA-Z0-9][-\w]*$/, 'a model name starts with a letter or digit and uses only letters, digits, "_" and "-"'),
+  version: z.string().min(1, 'a model upload needs a version'),
+  path: z.string().min(1, 'a model upload needs the path of its file'),
+  model_type: z.string().optional(),
+  model_framework: z.string().optional(),
+  organization_id: z.string().optional(),
+};
+
 /** A location of an organization, at the top level or inside another location. */
 export const locationAttributes = {
   name: z.string().min(1, 'a location needs a name'),

@@ -1,5 +1,5 @@
 /**
- * Models a machine deploys from training jobs (its `deploy_models`): at plan each is an
+ * Models a machine deploys from training jobs or uploads (its `deploy_models`): at plan each is an
  * `ml_model` package entry of its config, and while the registry lacks that model version
  * the machine's change waits for the job that makes it. At apply no machine is written
  * with a model version that does not exist: the write waits for the job (up to the run's
@@ -85,7 +85,7 @@ export async function waitingModel(ctx: KindContext, entry: PackageConfig, model
   if (job && failedJob(job)) {
     return { problem: { path, message: `${jobFailure(job, label)}; no machine gets a model that does not exist`, hint: 'fix the job and train a new model version (a new modelVersion), or deploy a version that exists' } };
   }
-  const by = job ? `training job ${job.id} (${trainingStatusName(job.status)})` : 'the training job this apply submits';
+  const by = job ? `training job ${job.id} (${trainingStatusName(job.status)})` : 'the training job (or upload) this apply makes';
   return { note: { level: 'warning', path, message: `waits for ${by}: model ${label} is not in the registry yet; apply writes this machine once it is (apply --wait-for-training DURATION waits for it, else the deploy stays pending until the next apply)` } };
 }
 
