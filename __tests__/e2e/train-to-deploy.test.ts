@@ -154,3 +154,17 @@ test('an uploaded model file (MlModel) is an ML model version of the registry, d
   expect(destroy.code).toBe(0);
   expect(await p.client.packagesClient.getPackage(`${organizationId}/box-detector`, '2026-11-01T10-00-00')).toBeUndefined();
 });
+
+test('training logs prints a job\'s log, following it until the job ends; an address with no job says what to give', async () => {
+  await open('running');
+  synthTrainAndDeploy();
+  expect((await p.run('apply', '--auto-approve')).code).toBe(1);
+  const logs = await p.runBare('training', 'logs', 'fleetform_training_job.box-detector', '--interval', '200ms');
+  expect(logs.code).toBe(0);
+  expect(logs.stdout).toContain('submitted for model box-detector version 3');
+  expect(logs.stdout.trim().split('\n').length).toBeGreaterThan(1);
+  expect(logs.stderr).toMatch(/training job \S+ is TRAINING_STATUS_COMPLETED/);
+  const missing = await p.runBare('training', 'logs', 'fleetform_training_job.nope');
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).toContain('no training job at fleetform_training_job.nope in the state');
+});

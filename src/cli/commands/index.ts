@@ -14,6 +14,7 @@ import { register as provider } from './provider-install';
 import { register as state } from './state';
 import { register as status } from './status';
 import { register as synth } from './synth';
+import { register as training } from './training';
 import { register as validate } from './validate';
 
 /** Every sub-command, each in its own file, registered on the root program. */
@@ -29,6 +30,7 @@ const registrations: ReadonlyArray<(program: Command, apps: AppRunner) => void> 
   importCommand,
   forceUnlock,
   status,
+  training,
   env,
   emulatorServe,
   emulatorControls,
