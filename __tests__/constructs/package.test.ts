@@ -86,7 +86,9 @@ describe('Package', () => {
     expect(errorsOf(app)).toEqual([]);
     const resource = resourceOf(synth(stack), 'fleetform_machine', 'inspector');
     expect(resource.deploy_models).toEqual({ detector: 'box-detector@3' });
-    expect(resource.depends_on).toEqual(['${fleetform_training_job.detector}']);
+    expect(resource.depends_on).toEqual(['fleetform_training_job.detector']);
+    machine.deployModel(job, { name: 'again' });
+    expect(resourceOf(synth(stack), 'fleetform_machine', 'inspector').depends_on).toEqual(['fleetform_training_job.detector']);
     const config = JSON.parse(unescapeTemplate(resource.config as string)) as { packages: Array<{ name: string }> };
     expect(config.packages.map((p) => p.name)).toEqual(['other']);
   });

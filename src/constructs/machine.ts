@@ -1,4 +1,4 @@
-import { TerraformResource, TerraformStack } from './cdk';
+import { dependable, TerraformResource, TerraformStack } from './cdk';
 import type { Construct } from 'constructs';
 import type { MachineConfig } from '../domain';
 import { FleetformError } from '../domain/errors';
@@ -68,6 +68,8 @@ export class Machine extends TerraformResource implements IMachine {
   readonly name: string;
   /** Location id, when given: a reference to a Location's id, or the id given. */
   readonly locationId: string | undefined;
+  /** The jobs and uploads whose models this machine deploys (it depends on each once). */
+  private readonly modelSources = new Set<ITrainedModelSource>();
 
   constructor(scope: Construct, id: string, props: MachineProps = {}) {
     super(scope, id, { terraformResourceType: Machine.tfResourceType });
@@ -123,7 +125,10 @@ export class Machine extends TerraformResource implements IMachine {
    */
   deployModel(job: ITrainedModelSource, options: DeployModelOptions = {}): Package {
     const pkg = deployedModelPackage(this, job, options);
-    if (!(this.dependsOn ?? []).includes(job.fqn)) this.dependsOn = [...(this.dependsOn ?? []), job.fqn];
+    if (!this.modelSources.has(job)) {
+      this.modelSources.add(job);
+      this.dependsOn = [...(this.dependsOn ?? []), dependable(job)];
+    }
     return pkg;
   }
 
