@@ -31,10 +31,11 @@ export function deployedModelsOf(attribute: Readonly<Record<string, string>> | u
   const models: DeployedModel[] = [];
   const problems: PlanProblem[] = [];
   for (const [name, text] of Object.entries(attribute ?? {})) {
-    const at = text.lastIndexOf('@');
+    // Model names hold no "/" or "@"; a version may.
     const slash = text.indexOf('/');
+    const at = text.indexOf('@', slash + 1);
     const modelName = text.slice(slash + 1, at);
-    if (at <= slash + 1 || at === text.length - 1) {
+    if (at < 0 || at === slash + 1 || at === text.length - 1) {
       problems.push({ path: `deploy_models.${name}`, message: `${JSON.stringify(text)} is not a model version`, hint: 'write <model name>@<model version>, e.g. box-detector@3 (Machine.deployModel does)' });
       continue;
     }
