@@ -57,6 +57,7 @@ async function jobId(): Promise<string> {
 
 interface StatusJson {
   machines: { machine: string; health: string; packages?: { name: string; version: string; state: string }[] }[];
+  trainingJobs?: { address: string; model: string; status: string; trainingSeconds?: number }[];
 }
 
 async function statusUntil(ok: (s: StatusJson) => boolean, deadlineMs = 30_000): Promise<StatusJson> {
@@ -87,6 +88,9 @@ test('apply --wait-for-training submits the job, waits for it, deploys the model
   }
   const landed = await statusUntil((s) => s.machines.length === 2 && s.machines.every((m) => m.health === 'healthy'));
   for (const m of landed.machines) expect(m.packages).toEqual([expect.objectContaining({ name: 'box-detector', version: '3', state: 'ready' })]);
+  expect(landed.trainingJobs).toEqual([expect.objectContaining({ address: 'fleetform_training_job.box-detector', model: 'box-detector@3', status: 'completed', trainingSeconds: 2 })]);
+  const text = await p.runBare('status');
+  expect(text.stdout).toMatch(/fleet\s+fleetform_training_job\.box-detector\s+box-detector@3\s+completed\s+2s/);
   expect((await p.run('plan', '--detailed-exitcode')).code).toBe(0);
 });
 

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { InputError } from '../../domain/errors';
 import { machineHealth, type MachineHealth } from '../../engine/kinds/machine-health';
 import { moduleCards, type ModuleCard } from '../../engine/kinds/module-cards';
+import { trainingProgress, type TrainingProgress } from '../../engine/kinds/training-progress';
 import { parseMillis } from '../../emulator';
 import { openConnection } from '../connection';
 import { projectBackend } from '../state-backend';
@@ -43,7 +44,15 @@ function packageTable(machines: readonly MachineHealth[]): string {
   return rows.length > 1 ? `${table(rows)}\n` : '';
 }
 
-function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]): string {
+/** One row per training job: the model it makes, its status and how long it has trained. */
+function trainingTable(jobs: readonly TrainingProgress[]): string {
+  if (jobs.length === 0) return '';
+  const rows = [['STACK', 'TRAINING JOB', 'MODEL', 'STATUS', 'TRAINING']];
+  for (const j of jobs) rows.push([j.stack, j.address, j.model, j.error ? `${j.status}: ${j.error}` : j.status, j.trainingSeconds === undefined ? '-' : `${j.trainingSeconds}s`]);
+  return `${table(rows)}\n`;
+}
+
+function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[], jobs: readonly TrainingProgress[] = []): string {
   let out = '';
   if (machines.length > 0) {
     const rows = [['STACK', 'MACHINE', 'ONLINE', 'HEALTH', 'CONFIG', 'MODULES', 'RESOURCES']];
@@ -54,6 +63,7 @@ function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]
     out += '\n';
     out += packageTable(machines);
   }
+  out += trainingTable(jobs);
   if (cards.length === 0) return `${out}No machine modules are managed yet (run \`fleetform apply\`).\n`;
   const rows = [['STACK', 'MACHINE', 'MODULE', 'MODULE ID', 'POLICY', 'RUNS', 'LATEST', 'POLICY ADMITS LATEST']];
   for (const c of cards) {
@@ -63,9 +73,9 @@ function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]
   return out + table(rows);
 }
 
-function toJson(machines: readonly MachineHealth[], cards: readonly ModuleCard[]): string {
+function toJson(machines: readonly MachineHealth[], cards: readonly ModuleCard[], jobs: readonly TrainingProgress[] = []): string {
   const modules = cards.map(({ registryError, ...c }) => ({ ...c, ...(registryError ? { registryError: registryError.message } : {}) }));
-  return `${JSON.stringify({ machines, modules }, null, 2)}\n`;
+  return `${JSON.stringify({ machines, modules, ...(jobs.length > 0 ? { trainingJobs: jobs } : {}) }, null, 2)}\n`;
 }
 
 export function register(program: Command): void {
@@ -92,8 +102,8 @@ export function register(program: Command): void {
       try {
         for (;;) {
           const states = await Promise.all(names.map((n) => backend.read(n)));
-          const [machines, cards] = await Promise.all([machineHealth(connection.client, states), moduleCards(connection.client, states)]);
-          const text = opts.json ? toJson(machines, cards) : render(machines, cards);
+          const [machines, cards, jobs] = await Promise.all([machineHealth(connection.client, states), moduleCards(connection.client, states), trainingProgress(connection.client, states)]);
+          const text = opts.json ? toJson(machines, cards, jobs) : render(machines, cards, jobs);
           if (opts.watch && process.stdout.isTTY) process.stdout.write('\x1b[H\x1b[2J');
           process.stdout.write(opts.watch ? `${new Date().toISOString()}\n${text}` : text);
           // A registry that could not be read is an error, never shown as a module without versions.
