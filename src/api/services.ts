@@ -10,6 +10,7 @@ import { UpdateRobotPartCall } from './update-robot-part-call';
 import * as own from './own-messages';
 import { MachineStatusReply } from './generated/viam/robot/v1/machine_status_pb';
 import { FRAGMENT_METHODS, type FragmentMethods } from './fragment-methods';
+import * as pkg from './generated/viam/app/packages/v1/packages_pb';
 
 const unary = MethodKind.Unary;
 
@@ -37,6 +38,17 @@ export const DatasetService = {
       O: own.ListDatasetsByIDsResponse,
       kind: unary,
     },
+  },
+} as const;
+
+/** Registry packages: CreatePackage takes the package as a stream (its info, then its contents in chunks). */
+export const PackageService = {
+  typeName: 'viam.app.packages.v1.PackageService',
+  methods: {
+    createPackage: { name: 'CreatePackage', I: pkg.CreatePackageRequest, O: pkg.CreatePackageResponse, kind: MethodKind.ClientStreaming },
+    getPackage: { name: 'GetPackage', I: pkg.GetPackageRequest, O: pkg.GetPackageResponse, kind: unary },
+    listPackages: { name: 'ListPackages', I: pkg.ListPackagesRequest, O: pkg.ListPackagesResponse, kind: unary },
+    deletePackage: { name: 'DeletePackage', I: pkg.DeletePackageRequest, O: pkg.DeletePackageResponse, kind: unary },
   },
 } as const;
 
@@ -218,6 +230,7 @@ function robotStatusService(sdk: Sdk): RobotStatusServiceType {
 
 export type AuthServiceType = typeof AuthService;
 export type DatasetServiceType = typeof DatasetService;
+export type PackageServiceType = typeof PackageService;
 
 export interface Services {
   readonly sdk: Sdk;
@@ -227,6 +240,7 @@ export interface Services {
   readonly app: AppServiceType;
   readonly appWire: AppWireServiceType;
   readonly robotStatus: RobotStatusServiceType;
+  readonly packages: PackageServiceType;
 }
 
 let cached: Promise<Services> | undefined;
@@ -243,6 +257,7 @@ export function loadServices(): Promise<Services> {
       app,
       appWire: appWireService(sdk, app),
       robotStatus: robotStatusService(sdk),
+      packages: PackageService,
     };
   });
   return cached;

@@ -24,6 +24,8 @@ export interface EngineCommandOptions {
   readonly synthOut?: string;
   /** Take over a lock whose holder is a dead process of this machine. */
   readonly breakStaleLock?: boolean;
+  /** apply: how long to wait for the training jobs whose models machines deploy (a duration; default: not at all). */
+  readonly waitForTraining?: string;
 }
 
 export function addEngineOptions(cmd: Command): Command {
@@ -126,6 +128,7 @@ export async function openWorkspace(options: EngineCommandOptions, apps: AppRunn
   const parallelism = positiveInt(options.parallelism, '--parallelism', 10);
   const readParallelism = Math.max(parallelism, positiveInt(options.readParallelism, '--read-parallelism', 512));
   const lockTimeoutMs = durationFlag(options.lockTimeout, '--lock-timeout');
+  const trainingWaitMs = durationFlag(options.waitForTraining, '--wait-for-training');
   const early = options.synthOut ? undefined : openEarly(cwd, readParallelism);
   let stacks: DesiredStack[];
   let stacksEndpoint: string | undefined;
@@ -160,6 +163,7 @@ export async function openWorkspace(options: EngineCommandOptions, apps: AppRunn
     breakStaleLock: staleLockPolicy(Boolean(options.breakStaleLock)),
     onLockWait: (stack) => process.stderr.write(`waiting up to ${options.lockTimeout} for the state lock of stack ${stack}, held by another run...\n`),
     defaults: { ...(connection.organizationId ? { organizationId: connection.organizationId } : {}), ...(connection.locationId ? { locationId: connection.locationId } : {}) },
+    run: { trainingWaitMs, progress: (line) => process.stderr.write(`${line}\n`) },
   });
   return { cwd, stacks, engine, connection, backend, close: () => connection.close() };
 }

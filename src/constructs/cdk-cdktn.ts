@@ -9,7 +9,7 @@ import { CDKTN, loadCdkLibrary } from './cdk-library';
 
 const cdk = loadCdkLibrary<typeof Cdk>(CDKTN, () => require('cdktn'));
 
-export const { Annotations, AnnotationMetadataEntryType, TerraformProvider, TerraformResource, TerraformStack, Token } = cdk;
+export const { Annotations, AnnotationMetadataEntryType, TerraformProvider, TerraformResource, TerraformStack, Token, dependable } = cdk;
 export type AnnotationMetadataEntryType = Cdk.AnnotationMetadataEntryType;
 export type TerraformProvider = Cdk.TerraformProvider;
 export type TerraformResource = Cdk.TerraformResource;

@@ -14,9 +14,11 @@ export interface SynthesizedConfig {
  * The `config` and `secret_env` a machine synthesizes from its assembled config: the JSON
  * text of the config document with the secret env entries left out.
  */
-export function synthesizedConfigOf({ config, secretEnv }: AssembledMachine): SynthesizedConfig {
-  if (Object.keys(secretEnv).length === 0) return { configJson: JSON.stringify(config), secretEnv };
-  const withoutSecrets = { ...config, modules: config.modules.map((module) => withoutSecretEnv(module, secretEnv)) };
+export function synthesizedConfigOf({ config, secretEnv, synthesizedPackages }: AssembledMachine): SynthesizedConfig {
+  const { packages, ...sections } = config;
+  const document = packages === undefined ? config : synthesizedPackages.length > 0 ? { ...sections, packages: synthesizedPackages } : sections;
+  if (Object.keys(secretEnv).length === 0) return { configJson: JSON.stringify(document), secretEnv };
+  const withoutSecrets = { ...document, modules: config.modules.map((module) => withoutSecretEnv(module, secretEnv)) };
   return { configJson: JSON.stringify(withoutSecrets), secretEnv };
 }
 

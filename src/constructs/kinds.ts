@@ -18,6 +18,7 @@ export type FleetKind =
   | 'machine'
   | 'module'
   | 'modular-resource'
+  | 'package'
   | 'dataset'
   | 'training-job'
   | 'custom-training-job'

@@ -1,7 +1,7 @@
 import { Token } from './cdk';
 import type { IConstruct } from 'constructs';
 import type { Issue } from '../domain';
-import { CONFIG_SECTIONS } from '../domain/config';
+import { MANAGED_CONFIG_SECTIONS } from '../domain/config';
 import { childPath } from '../domain/json-path';
 import { someStringIncludes } from '../domain/strings-within';
 import { validateMachineConfig } from '../domain/validate';
@@ -35,7 +35,7 @@ function fieldOfEntry(source: ConfigEntrySource, rest: string): string {
 /** How cdktf marks a string token inside a string: `${TfToken[TOKEN.12]}`. */
 const STRING_TOKEN_MARK = '${TfToken[';
 
-const ENTRY_PATH = new RegExp(`^((?:${CONFIG_SECTIONS.join('|')})\\[\\d+\\])(?:\\.(.*)|(\\[.*))?$`);
+const ENTRY_PATH = new RegExp(`^((?:${MANAGED_CONFIG_SECTIONS.join('|')})\\[\\d+\\])(?:\\.(.*)|(\\[.*))?$`);
 
 /** Strings holding unresolved CDKTF tokens, by wire path: a machine config takes literal values only. */
 function tokenPaths(value: unknown, path: string, into: string[]): string[] {
@@ -118,7 +118,7 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
           );
         }
       }
-    } else {
+    } else if (kindOf(source.construct) === 'module') {
       const module = source.construct as IModule;
       for (const key of Object.keys(module.sensitiveEnv)) {
         if (key in module.env) {

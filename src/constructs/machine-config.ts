@@ -3,13 +3,14 @@ import type { MachineConfig } from '../domain';
 import { emptyConfigSections, type ConfigSections } from '../domain/config';
 import { isFinished } from './construction';
 import { kindOf } from './kinds';
-import type { IMachine as Machine, IModularResource as ModularResource, IModule as Module } from './machine-parts';
+import type { PackageConfig } from '../domain/packages';
+import type { IMachine as Machine, IModularResource as ModularResource, IModule as Module, IPackage as Package } from './machine-parts';
 
 /** Where an entry of a machine config came from: `components[1]` was declared by that construct. */
 export interface ConfigEntrySource {
   /** JSON path of the entry, e.g. `components[1]`. */
   readonly path: string;
-  readonly construct: Module | ModularResource;
+  readonly construct: Module | ModularResource | Package;
 }
 
 /** A source whose path is written out only when asked: a machine's checks need it for an issue alone. */
@@ -27,26 +28,36 @@ class EntrySource implements ConfigEntrySource {
 
 /** A machine's config document with the construct behind each entry. */
 export interface AssembledMachine {
-  /** `components`, `services` and `modules`, always all three, in declaration order. */
-  readonly config: MachineConfig & ConfigSections;
+  /** `components`, `services` and `modules`, always all three, in declaration order; `packages` when there are any. */
+  readonly config: MachineConfig & ConfigSections & { packages?: PackageConfig[] };
+  /** The packages the machine synthesizes: a deployed model's is written at plan, when its organization is known (deploy_models). */
+  readonly synthesizedPackages: readonly PackageConfig[];
   readonly sources: readonly ConfigEntrySource[];
   /** Every secret module environment entry by `<moduleName>.<ENV_KEY>`, in sorted order. */
   readonly secretEnv: Readonly<Record<string, string>>;
 }
 
-/** The modules and modular resources of a machine, in declaration order (depth first). */
-export function machineParts(machine: Machine): { modules: Module[]; resources: ModularResource[] } {
-  const parts = { modules: [] as Module[], resources: [] as ModularResource[] };
+/** The parts of a machine by kind, each in declaration order. */
+export interface MachinePartLists {
+  modules: Module[];
+  resources: ModularResource[];
+  packages: Package[];
+}
+
+/** The modules, modular resources and packages of a machine, in declaration order (depth first). */
+export function machineParts(machine: Machine): MachinePartLists {
+  const parts: MachinePartLists = { modules: [], resources: [], packages: [] };
   collectParts(machine, parts);
   return parts;
 }
 
-function collectParts(scope: IConstruct, into: { modules: Module[]; resources: ModularResource[] }): void {
+function collectParts(scope: IConstruct, into: MachinePartLists): void {
   for (const child of scope.node.children) {
     const kind = kindOf(child);
     if (!isFinished(child)) continue;
     if (kind === 'module') into.modules.push(child as Module);
     else if (kind === 'modular-resource') into.resources.push(child as ModularResource);
+    else if (kind === 'package') into.packages.push(child as Package);
     if (kind !== 'machine') collectParts(child, into);
   }
 }
@@ -86,7 +97,7 @@ export function machineConfigJson(machine: Machine): string {
  * Its entries may share objects with the constructs: do not mutate it.
  */
 export function assembleMachine(machine: Machine): AssembledMachine {
-  const { modules, resources } = machineParts(machine);
+  const { modules, resources, packages } = machineParts(machine);
   const config: AssembledMachine['config'] = emptyConfigSections();
   const sources: ConfigEntrySource[] = [];
   for (const resource of resources) {
@@ -99,7 +110,18 @@ export function assembleMachine(machine: Machine): AssembledMachine {
     sources.push(new EntrySource('modules', config.modules.length, module));
     config.modules.push(module.toConfig());
   }
-  return { config, sources, secretEnv: secretEnvOf(modules) };
+  const synthesizedPackages: PackageConfig[] = [];
+  if (packages.length > 0) {
+    const list: PackageConfig[] = [];
+    for (const pkg of packages) {
+      sources.push({ path: `packages[${list.length}]`, construct: pkg });
+      const entry = pkg.toConfig();
+      list.push(entry);
+      if (pkg.trainingJob === undefined) synthesizedPackages.push(entry);
+    }
+    config.packages = list;
+  }
+  return { config, sources, secretEnv: secretEnvOf(modules), synthesizedPackages };
 }
 
 /** Every secret environment entry of the modules by `<moduleName>.<ENV_KEY>`, in sorted order. */

@@ -1,5 +1,6 @@
 import type { IConstruct } from 'constructs';
 import type { MachineConfig, ModularResource as ModularResourceConfig, ModuleConfig, ModuleType, ResourceListName } from '../domain';
+import type { PackageConfig, PackageType } from '../domain/packages';
 import type { VersionPolicy } from '../domain/version-policy';
 import type { JsonObject } from './json-value';
 
@@ -20,6 +21,8 @@ export interface IMachine extends IConstruct {
   readonly modules: IModule[];
   /** The modular resources declared inside this machine, in declaration order. */
   readonly resources: IModularResource[];
+  /** The packages declared inside this machine, in declaration order. */
+  readonly packages: IPackage[];
   /** The config document this machine gives its main part, secret env entries included. */
   toMachineConfig(): MachineConfig;
 }
@@ -50,6 +53,32 @@ export interface IModule extends IConstruct {
   model(modelName: string): string;
   /** This module's entry of the machine config's `modules` list, its whole env (secrets included). */
   toConfig(): ModuleConfig;
+}
+
+/** A training job as a machine deploying its model sees it (see TrainingJob). */
+export interface ITrainedModelSource extends IConstruct {
+  /** Terraform's name of the resource, for `depends_on`. */
+  readonly fqn: string;
+  readonly modelName: string;
+  readonly modelVersion: string;
+  readonly organizationId: string | undefined;
+}
+
+/** A registry package on a machine (see Package). */
+export interface IPackage extends IConstruct {
+  /** The machine whose config holds this package. */
+  readonly machine: IMachine;
+  /** Local name of the package. */
+  readonly name: string;
+  /** Registry package id `<organization id>/<package name>`. */
+  readonly package: string;
+  readonly type: PackageType;
+  /** The placeholder of the package's folder on the machine. */
+  readonly path: string;
+  /** The training job whose model it deploys, if any: synthesized in `deploy_models`, not in `config`. */
+  readonly trainingJob: ITrainedModelSource | undefined;
+  /** This package's entry of the machine config's `packages` list. */
+  toConfig(): PackageConfig;
 }
 
 /** A modular resource on a machine (see ModularResource). */

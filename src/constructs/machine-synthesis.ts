@@ -6,6 +6,7 @@ import { perGeneration } from './generation';
 import { checkMachineConfig, checkMachineNames } from './machine-checks';
 import { assembleMachine } from './machine-config';
 import type { IMachine } from './machine-parts';
+import { deployedModels } from './package';
 import { terraformLiterals } from './terraform-literal';
 
 /** An issue a check found, against the construct and field it concerns. */
@@ -53,6 +54,8 @@ export const machineSynthesis: (machine: IMachine) => MachineSynthesis = perGene
   if (machine.locationId !== undefined) attributes.location_id = machine.locationId;
   attributes.config = configJson;
   if (Object.keys(secretEnv).length > 0) attributes.secret_env = { ...secretEnv };
+  const models = deployedModels(machine.packages);
+  if (models) attributes.deploy_models = models;
   return { attributes: terraformLiterals(attributes), issues: found.found ?? NO_ISSUES };
 });
 

@@ -1,4 +1,4 @@
-import { TerraformResource, TerraformStack } from './cdk';
+import { dependable, TerraformResource, TerraformStack } from './cdk';
 import type { Construct } from 'constructs';
 import type { MachineConfig } from '../domain';
 import { FleetformError } from '../domain/errors';
@@ -6,7 +6,7 @@ import { kindOf, markKind, markKindOfClass } from './kinds';
 import { logicalIdFor } from './logical-id';
 import { machineConfigJson, machineParts } from './machine-config';
 import { enclosingMachine } from './machine-scope';
-import type { IMachine, IModularResource, IModule } from './machine-parts';
+import type { IMachine, IModularResource, IModule, IPackage, ITrainedModelSource } from './machine-parts';
 import { registerChecks } from './checks';
 import { machineChecks, machineSynthesis } from './machine-synthesis';
 import { registerFleetConstruct } from './registry';
@@ -15,6 +15,7 @@ import { camelShape, machineAttributes } from '../domain/resource-attributes';
 import { z } from 'zod';
 import { plainResourceFragment, usesNoResourceFeatures } from './plain-resource';
 import { locationIdOf, type Location } from './location';
+import { deployedModelPackage, type DeployModelOptions, type Package } from './package';
 
 /** Properties of a {@link Machine}. */
 export interface MachineProps {
@@ -64,6 +65,8 @@ export class Machine extends TerraformResource implements IMachine {
   readonly name: string;
   /** Location id, when given: a reference to a Location's id, or the id given. */
   readonly locationId: string | undefined;
+  /** The jobs and uploads whose models this machine deploys (it depends on each once). */
+  private readonly modelSources = new Set<ITrainedModelSource>();
 
   constructor(scope: Construct, id: string, props: MachineProps = {}) {
     super(scope, id, { terraformResourceType: Machine.tfResourceType });
@@ -105,6 +108,25 @@ export class Machine extends TerraformResource implements IMachine {
   /** The modular resources declared inside this machine, in declaration order. */
   get resources(): IModularResource[] {
     return machineParts(this).resources;
+  }
+
+  /** The packages declared inside this machine, in declaration order. */
+  get packages(): IPackage[] {
+    return machineParts(this).packages;
+  }
+
+  /**
+   * Deploys the model a training job makes: an `ml_model` package of this machine at the
+   * job's model version (`package.path` for attributes). The machine's change waits for the
+   * job: apply writes it once that model version exists.
+   */
+  deployModel(job: ITrainedModelSource, options: DeployModelOptions = {}): Package {
+    const pkg = deployedModelPackage(this, job, options);
+    if (!this.modelSources.has(job)) {
+      this.modelSources.add(job);
+      this.dependsOn = [...(this.dependsOn ?? []), dependable(job)];
+    }
+    return pkg;
   }
 
   /**

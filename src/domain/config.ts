@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isServiceApi } from './triplet';
+import { PackageConfigSchema } from './packages';
 
 /**
  * Machine configuration as the service stores it. Every object is loose: keys the
@@ -50,6 +51,8 @@ export const MachineConfigSchema = z.looseObject({
   components: z.array(ModularResourceSchema).optional(),
   services: z.array(ModularResourceSchema).optional(),
   modules: z.array(ModuleConfigSchema).optional(),
+  /** Registry packages the machine downloads (see packages.ts). */
+  packages: z.array(PackageConfigSchema).optional(),
 });
 export type MachineConfig = z.infer<typeof MachineConfigSchema>;
 
@@ -60,6 +63,12 @@ export type ResourceListName = (typeof RESOURCE_LISTS)[number];
 /** The sections of a machine config fleetform manages, in the order a config lists them. */
 export const CONFIG_SECTIONS = [...RESOURCE_LISTS, 'modules'] as const;
 export type ConfigSectionName = (typeof CONFIG_SECTIONS)[number];
+
+/** Managed sections a config holds only when it has entries: a machine without packages stores no `packages`. */
+export const OPTIONAL_CONFIG_SECTIONS = ['packages'] as const;
+
+/** Every section fleetform manages: those always written, then the optional ones. */
+export const MANAGED_CONFIG_SECTIONS = [...CONFIG_SECTIONS, ...OPTIONAL_CONFIG_SECTIONS] as const;
 
 /** What one entry of each section is called. */
 export const CONFIG_SECTION_ENTRY: Readonly<Record<ConfigSectionName, string>> = { components: 'component', services: 'service', modules: 'module' };

@@ -7,6 +7,7 @@ export * from './triplet';
 export * from './names';
 export * from './version-policy';
 export * from './placeholders';
+export * from './packages';
 export * from './module-env';
 export * from './duration';
 export * from './training';

@@ -1,9 +1,11 @@
 import { childPath } from './issue';
+import { parsePackageKey, type PackageReference } from './packages';
 import { someStringIncludes } from './strings-within';
 
 /**
- * Placeholders `${...}`. The only valid key is `environment.NAME`, read from
- * the machine server's own environment. There is no escaping in the value itself (in the
+ * Placeholders `${...}`. The valid keys are `environment.NAME`, read from the machine
+ * server's own environment, and `packages.NAME` / `packages.TYPE.NAME`, the folder of one
+ * of the machine's packages. There is no escaping in the value itself (in the
  * synthesized Terraform JSON they are written `$${...}`: see template-escape.ts). They are applied to
  * module `env` values, `executable_path` and resource attributes at any depth.
  */
@@ -19,8 +21,10 @@ export interface PlaceholderRef {
   path: string;
   /** The whole placeholder text, e.g. `${environment.HOME}`. */
   text: string;
-  /** The environment variable it reads, when valid. */
+  /** The environment variable it reads, for an `environment.NAME` key. */
   variable?: string;
+  /** The package it refers to, for a `packages...` key. */
+  package?: PackageReference;
   valid: boolean;
 }
 
@@ -28,7 +32,10 @@ function refsInString(s: string, path: string): PlaceholderRef[] {
   const refs: PlaceholderRef[] = [];
   for (const m of s.matchAll(PLACEHOLDER_PATTERN)) {
     const key = ENVIRONMENT_KEY_PATTERN.exec(m[1] as string);
-    refs.push(key ? { path, text: m[0], variable: key[1] as string, valid: true } : { path, text: m[0], valid: false });
+    const pkg = key ? undefined : parsePackageKey(m[1] as string);
+    if (key) refs.push({ path, text: m[0], variable: key[1] as string, valid: true });
+    else if (pkg) refs.push({ path, text: m[0], package: pkg, valid: true });
+    else refs.push({ path, text: m[0], valid: false });
   }
   return refs;
 }
@@ -76,17 +83,26 @@ export interface Substitution {
   value: string;
   /** Variables that were referenced but are not set, in order of first use. */
   missing: string[];
-  /** Placeholders whose key is not `environment.NAME`, as written. */
+  /** Placeholders whose key is neither `environment.NAME` nor a package's, as written. */
   invalid: string[];
 }
 
-/** Replaces `${environment.NAME}` in text with values from env (an empty value counts as set). */
-export function substitutePlaceholders(text: string, env: Readonly<Record<string, string | undefined>>): Substitution {
+/** The folder of a package a placeholder refers to, or undefined when the machine has no such package. */
+export type PackageFolders = (ref: PackageReference) => string | undefined;
+
+/**
+ * Replaces `${environment.NAME}` in text with values from env (an empty value counts as
+ * set), and package placeholders with their folders when `packages` is given (else, and
+ * for a package it cannot place, they stay as written).
+ */
+export function substitutePlaceholders(text: string, env: Readonly<Record<string, string | undefined>>, packages?: PackageFolders): Substitution {
   const missing: string[] = [];
   const invalid: string[] = [];
   const value = text.replace(PLACEHOLDER_PATTERN, (whole: string, key: string) => {
     const m = ENVIRONMENT_KEY_PATTERN.exec(key);
     if (!m) {
+      const pkg = parsePackageKey(key);
+      if (pkg) return packages?.(pkg) ?? whole;
       if (!invalid.includes(whole)) invalid.push(whole);
       return whole;
     }

@@ -30,6 +30,16 @@ export const datasetResource = declareResource({
   },
 });
 
+/** A model file uploaded to the registry as a version of an ML model (an `ml_model` package). */
+export const mlModelAttributes = {
+  name: z.string().regex(/^[a-zA-Z0-9][-\w]*$/, 'a model name starts with a letter or digit and uses only letters, digits, "_" and "-"'),
+  version: z.string().min(1, 'a model upload needs a version'),
+  path: z.string().min(1, 'a model upload needs the path of its file'),
+  model_type: z.string().optional(),
+  model_framework: z.string().optional(),
+  organization_id: z.string().optional(),
+};
+
 /** A location of an organization, at the top level or inside another location. */
 export const locationResource = declareResource({
   type: 'fleetform_location',
@@ -57,6 +67,12 @@ export const machineAttributes = {
    * sensitive as a whole and `config` can be shown (and diffed) in the clear.
    */
   secret_env: z.record(z.string(), z.string()).optional(),
+  /**
+   * Models of training jobs the machine deploys, by local package name:
+   * `[<organization id>/]<model name>@<model version>`. Each is an `ml_model` package of the
+   * config, written once that model version exists (the job's organization, else the run's).
+   */
+  deploy_models: z.record(z.string(), z.string()).optional(),
 };
 
 /** The attributes both kinds of training job declare alike, before each kind's own. */

@@ -3,7 +3,7 @@ import {
   MachineConfigSchema,
   ModularResourceSchema,
   ModuleConfigSchema,
-  CONFIG_SECTIONS,
+  MANAGED_CONFIG_SECTIONS,
   RESOURCE_LISTS,
   type MachineConfig,
   type ModularResource,
@@ -17,7 +17,8 @@ import { checkModuleName, checkModuleNamingConvention, checkResourceName, conven
 import { checkJsonLimits } from './json-limits';
 import { unreceivableEnvEntry } from './module-env';
 import { plainModuleEntry, plainResourceEntry } from './plain-entries';
-import { findPlaceholders, mayHoldPlaceholder, PLACEHOLDER_PATTERN } from './placeholders';
+import { checkPackageEntry, checkPackageReference, checkUniquePackageNames, knownPackages, PackageConfigSchema, type KnownPackages, type PackageConfig } from './packages';
+import { findPlaceholders, mayHoldPlaceholder, PLACEHOLDER_PATTERN, type PlaceholderRef } from './placeholders';
 import { BUILTIN_MODULE_ID, isApiTriplet, isModelTriplet, isModuleId, REGISTRY_MODEL_TRIPLET } from './triplet';
 import { ACCEPTED_VERSION_FORMS, isVersionPolicy } from './version-policy';
 import { ownRecord } from './own-keys';
@@ -85,7 +86,7 @@ interface LocatedResource extends Located<ModularResource> {
   list: (typeof RESOURCE_LISTS)[number];
 }
 
-function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions): Issue[] {
+function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, packages: KnownPackages): Issue[] {
   const issues: Issue[] = [];
   issues.push(...checkModuleName(mod.name, childPath(path, 'name')));
   if (mod.module_id !== undefined && !isModuleId(mod.module_id)) {
@@ -142,9 +143,8 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions):
     }
   }
   if (mayHoldPlaceholder(mod.env) || mayHoldPlaceholder(mod.executable_path)) {
-    for (const p of [...findPlaceholders(mod.env ?? {}, childPath(path, 'env')), ...findPlaceholders(mod.executable_path ?? '', childPath(path, 'executable_path'))]) {
-      if (!p.valid) issues.push(invalidPlaceholder(p.path, p.text));
-    }
+    const refs = [...findPlaceholders(mod.env ?? {}, childPath(path, 'env')), ...findPlaceholders(mod.executable_path ?? '', childPath(path, 'executable_path'))];
+    issues.push(...placeholderIssues(refs, packages));
   }
   return issues;
 }
@@ -168,7 +168,25 @@ function breaksNamingConvention(mod: ModuleConfig): boolean {
 }
 
 function invalidPlaceholder(path: string, text: string): Issue {
-  return errorIssue('placeholder', path, `invalid placeholder ${text}`, 'the only placeholder is ${environment.NAME}, read from the machine server environment');
+  return errorIssue(
+    'placeholder',
+    path,
+    `invalid placeholder ${text}`,
+    'placeholders are ${environment.NAME}, read from the machine server environment, and ${packages.NAME} or ${packages.TYPE.NAME}, the folder of one of the machine\'s packages',
+  );
+}
+
+/** The problems of placeholders: keys that are none, packages the machine does not have or has of another type. */
+function placeholderIssues(refs: readonly PlaceholderRef[], packages: KnownPackages): Issue[] {
+  const issues: Issue[] = [];
+  for (const p of refs) {
+    if (!p.valid) issues.push(invalidPlaceholder(p.path, p.text));
+    else if (p.package) {
+      const problem = checkPackageReference(p.package, p.text, p.path, packages);
+      if (problem) issues.push(problem);
+    }
+  }
+  return issues;
 }
 
 /** What model checks know of the configured modules (also of entries too broken to parse). */
@@ -195,7 +213,7 @@ function knownModules(raw: unknown[] | undefined, listBroken: boolean): KnownMod
   return { ids, lenient, unknown: listBroken };
 }
 
-function checkResource(res: ModularResource, path: string, modules: KnownModules): Issue[] {
+function checkResource(res: ModularResource, path: string, modules: KnownModules, packages: KnownPackages): Issue[] {
   const issues: Issue[] = [];
   issues.push(...checkResourceName(res.name, childPath(path, 'name')));
   if (!isApiTriplet(res.api)) {
@@ -226,9 +244,7 @@ function checkResource(res: ModularResource, path: string, modules: KnownModules
     }
   }
   if (mayHoldPlaceholder(res.attributes)) {
-    for (const p of findPlaceholders(res.attributes ?? {}, childPath(path, 'attributes'))) {
-      if (!p.valid) issues.push(invalidPlaceholder(p.path, p.text));
-    }
+    issues.push(...placeholderIssues(findPlaceholders(res.attributes ?? {}, childPath(path, 'attributes')), packages));
   }
   return issues;
 }
@@ -317,8 +333,8 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
 /**
  * Validates a raw machine config (the JSON the service stores) and returns every
  * problem at once: structure, names and their uniqueness, API and model triplets, the
- * model-to-module rule, module fields, version policies, placeholders, timeouts and
- * depends_on (existence, self, ambiguity, cycles). Entries whose structure is broken
+ * model-to-module rule, module fields, version policies, packages, placeholders (package
+ * ones against the machine's packages), timeouts and depends_on (existence, self, ambiguity, cycles). Entries whose structure is broken
  * are reported and left out of the checks that need their fields.
  */
 export function validateMachineConfig(input: unknown, options: ValidateOptions = {}): ValidationResult {
@@ -378,15 +394,27 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
     });
   }
 
-  for (const m of modules) issues.push(...checkModule(m.value, m.path, options));
+  const rawPackages = listOk('packages');
+  const packagesKnown = knownPackages(rawPackages, root.packages !== undefined && rawPackages === undefined);
+  const packages: Located<PackageConfig>[] = [];
+  (rawPackages ?? []).forEach((item, i) => {
+    const path = `packages[${i}]`;
+    const r = PackageConfigSchema.safeParse(item);
+    if (r.success) packages.push({ value: r.data, path });
+    else issues.push(...schemaIssues(r.error, item, path));
+  });
+  for (const p of packages) issues.push(...checkPackageEntry(p.value, p.path));
+  issues.push(...checkUniquePackageNames(packages));
+
+  for (const m of modules) issues.push(...checkModule(m.value, m.path, options, packagesKnown));
   issues.push(...checkUniqueModules(modules));
-  for (const r of resources) issues.push(...checkResource(r.value, r.path, modulesKnown));
+  for (const r of resources) issues.push(...checkResource(r.value, r.path, modulesKnown, packagesKnown));
   issues.push(...checkUniqueNames(resources));
   issues.push(...checkDependencies(resources, namesUnknown ? undefined : brokenNames));
   return prefixed(toValidationResult(inDocumentOrder(issues)), options.pathPrefix);
 }
 
-const SECTION_ORDER: readonly string[] = ['', ...CONFIG_SECTIONS];
+const SECTION_ORDER: readonly string[] = ['', ...MANAGED_CONFIG_SECTIONS];
 
 /** Sorts issues by the entry they concern (components, services, modules, by index), keeping the order within one entry. */
 function inDocumentOrder(issues: readonly Issue[]): Issue[] {

@@ -18,6 +18,7 @@ import { CallCounter, callCounterInterceptor } from './rpc/call-counter';
 import { FaultTable, faultInterceptor, type FaultReport } from './rpc/faults';
 import { faultableMethodNames, installFaults, type FaultSpec } from './rpc/fault-spec';
 import { mlTrainingService } from './rpc/ml-training';
+import { packageService } from './rpc/packages';
 import { ensureSeeded } from './seed';
 import { gatedHandler } from './server/gate';
 import { resolveLimits, type ServerLimits } from './server/limits';
@@ -118,6 +119,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
         router.service(services.mlTraining, mlTrainingService(backend));
         router.service(EmulatorService, controlService(backend));
         router.service(services.robotStatus, liveMachineStatus(backend));
+        router.service(services.packages, packageService(backend));
       },
     });
     const listener = await listen(handler, options.port ?? 0, host, limits);

@@ -11,7 +11,7 @@ import { StateLockedError } from './state/holder-process';
 import { startLoopStallClock } from './loop-stall';
 import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import { evaluateOutputs } from './outputs';
-import { kindContext, resolveTarget, type Target } from './target';
+import { kindContext, resolveTarget, type RunSettings, type Target } from './target';
 import type { LockInfo, State, StateEntry, StateOutput } from './state/schema';
 
 /** The fix for a saved plan the state or the service moved past. */
@@ -38,6 +38,8 @@ export interface EngineSettings {
   readonly onLockWait?: (stack: string) => void;
   /** Used when a stack's provider names no organization or location (e.g. the embedded emulator's). */
   readonly defaults?: { readonly organizationId?: string; readonly locationId?: string };
+  /** How long apply waits for the training jobs whose models machines deploy, and where it says so (see KindContext). */
+  readonly run?: RunSettings;
 }
 
 /** Seconds of the last plan spent reading states, and the rest (service reads, diffs). */
@@ -131,7 +133,7 @@ export class Engine {
   }
 
   async context(provider: ProviderSettings): Promise<KindContext> {
-    return kindContext(this.settings.client, await this.target(provider));
+    return kindContext(this.settings.client, await this.target(provider), this.settings.run);
   }
 
   /** Reads states and the service, and plans every stack. Call under `lock`. */

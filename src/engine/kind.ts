@@ -12,6 +12,10 @@ export interface KindContext {
   readonly locationId: string;
   /** Shares one read among every resource of a run (e.g. a registry module many machines use). */
   memo<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /** How long apply waits for a training job whose model a machine deploys; 0 or unset: not at all. */
+  readonly trainingWaitMs?: number;
+  /** Tells the person running apply what a long wait is waiting for (one line each time). */
+  progress?(line: string): void;
 }
 
 /** A remark attached to a resource in a plan, at an attribute path when it concerns one. */

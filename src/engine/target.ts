@@ -52,12 +52,16 @@ export async function resolveTarget(client: ServiceClient, provider: ProviderSet
   return { organizationId, locationId };
 }
 
+/** What a run's kind context carries beside the client and target. */
+export type RunSettings = Pick<KindContext, 'trainingWaitMs' | 'progress'>;
+
 /** A kind context for one run: the target, and reads shared among its resources. */
-export function kindContext(client: ServiceClient, target: Target): KindContext {
+export function kindContext(client: ServiceClient, target: Target, run: RunSettings = {}): KindContext {
   const cache = new Map<string, Promise<unknown>>();
   return {
     client,
     ...target,
+    ...run,
     memo: <T>(key: string, load: () => Promise<T>): Promise<T> => {
       let hit = cache.get(key) as Promise<T> | undefined;
       if (!hit) {

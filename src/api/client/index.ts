@@ -18,6 +18,7 @@ export type {
   ResolvedFragmentInfo,
 } from './fragment-client';
 export type { DatasetClient } from './dataset-client';
+export type { PackagesClient, PackageUpload, RegistryPackage, RegistryPackageType } from './packages-client';
 export { isNotFound, ServiceError, statusCodeName, STATUS_CODE_NAMES, unlessNotFound } from './errors';
 export type { ServiceErrorCode } from './errors';
 export { DEFAULT_RETRY_POLICY } from './retry';

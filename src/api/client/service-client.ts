@@ -4,7 +4,7 @@
  * (training, app, datasets) and authenticated raw clients for any other service.
  */
 import type { ServiceType } from '@bufbuild/protobuf';
-import { ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { ConnectError, createClient, type Client, type Transport } from '@connectrpc/connect';
 import { z } from 'zod';
 import { InputError } from '../../domain/errors';
 import { schemaProblems } from '../../domain/schema-issues';
@@ -15,8 +15,9 @@ import { createInvoker, type CallSettings } from './call';
 import { createDatasetClient, type DatasetClient } from './dataset-client';
 import { toServiceError } from './errors';
 import { createMlTrainingClient, type MlTrainingClient } from './ml-training-client';
+import { createPackagesClient, type PackagesClient } from './packages-client';
 import { DEFAULT_RETRY_POLICY, systemClock, withRetries, type RetryClock, type RetryPolicy } from './retry';
-import type { ResponseCompression, TransportKind } from './transport';
+import type { ClientTransportOptions, ResponseCompression, TransportKind } from './transport';
 
 /** The engine's default parallelism, and so the default size of the connection pool. */
 export const DEFAULT_MAX_CONNECTIONS = 10;
@@ -50,6 +51,8 @@ export interface ServiceClient {
   readonly mlTrainingClient: MlTrainingClient;
   readonly appClient: AppClient;
   readonly datasetClient: DatasetClient;
+  /** Registry packages, over HTTP/2 gRPC (CreatePackage streams). */
+  readonly packagesClient: PackagesClient;
   /**
    * A connect-es client for any service over the same authenticated transport (bearer
    * token, re-authentication, default deadline). Errors are raw ConnectErrors.
@@ -121,14 +124,15 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
     }
   });
   const { createClientTransport, defaultCompression } = transports();
-  const wire = createClientTransport({
+  const transportOptions: ClientTransportOptions = {
     baseUrl,
     kind: opts.transport ?? 'grpc-web',
     maxConnections: opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     compression: opts.compression ?? defaultCompression(baseUrl),
     defaultTimeoutMs: settings.timeoutMs,
     interceptors: [authInterceptor(tokens)],
-  });
+  };
+  const wire = createClientTransport(transportOptions);
   const auth = createClient(AuthService, wire.transport);
 
   try {
@@ -138,12 +142,27 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
     throw toServiceError(e, { method: 'AuthService.Authenticate', serviceHost: baseUrl, timeoutMs: settings.timeoutMs, secrets: settings.secrets });
   }
 
+  // Client-streaming calls need HTTP/2: over gRPC-web, packages get an HTTP/2 transport of their own, opened at first use.
+  let streaming: ReturnType<typeof createClientTransport> | undefined;
+  const streamingTransport = (): Transport => {
+    if (opts.transport === 'grpc') return wire.transport;
+    streaming ??= createClientTransport({ ...transportOptions, kind: 'grpc' });
+    return streaming.transport;
+  };
+  const lazyStreaming: Transport = {
+    unary: (...args) => streamingTransport().unary(...args),
+    stream: (...args) => streamingTransport().stream(...args),
+  };
+
   return {
+    packagesClient: createPackagesClient(createInvoker(services.packages, lazyStreaming, settings)),
     mlTrainingClient: createMlTrainingClient(createInvoker(services.mlTraining, wire.transport, settings)),
     appClient: createAppClient(createInvoker(services.appWire, wire.transport, settings), services.sdk),
     datasetClient: createDatasetClient(createInvoker(services.dataset, wire.transport, settings)),
     clientFor: (service) => createClient(service, wire.transport),
     connections: () => wire.connections(),
-    close: () => wire.close(),
+    close: async () => {
+      await Promise.all([wire.close(), streaming?.close()]);
+    },
   };
 }

@@ -13,7 +13,8 @@ export function register(program: Command, apps: AppRunner): void {
     program
       .command('apply [planfile]')
       .description('make the fleet match the configuration (or apply exactly a saved plan)')
-      .option('--auto-approve', 'apply without asking'),
+      .option('--auto-approve', 'apply without asking')
+      .option('--wait-for-training <duration>', 'wait up to this long (e.g. 5m) for the training jobs whose models machines deploy; default: do not wait (those machines stay pending until the next apply)'),
   ).action(async (planfile: string | undefined, opts: ApplyOptions) => {
     await withWorkspace(opts, apps, async (ws) => {
       const saved = planfile ? await readSavedPlan(planfile) : undefined;

@@ -15,6 +15,7 @@ import { register as provider } from './provider-install';
 import { register as state } from './state';
 import { register as status } from './status';
 import { register as synth } from './synth';
+import { register as training } from './training';
 import { register as validate } from './validate';
 
 /** Every sub-command, each in its own file, registered on the root program. */
@@ -31,6 +32,7 @@ const registrations: ReadonlyArray<(program: Command, apps: AppRunner) => void> 
   adopt,
   forceUnlock,
   status,
+  training,
   env,
   emulatorServe,
   emulatorControls,

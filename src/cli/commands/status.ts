@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { InputError } from '../../domain/errors';
 import { machineHealth, type MachineHealth } from '../../engine/kinds/machine-health';
 import { moduleCards, type ModuleCard } from '../../engine/kinds/module-cards';
+import { trainingProgress, type TrainingProgress } from '../../engine/kinds/training-progress';
 import { parseMillis } from '../../emulator';
 import { openConnection } from '../connection';
 import { projectBackend } from '../state-backend';
@@ -32,10 +33,26 @@ function problems(m: MachineHealth): string[] {
   return [
     ...m.modules.filter((x) => x.error !== '').map((x) => `${m.machine}: module ${x.name} ${x.state} (${x.consecutiveFailures} consecutive failures): ${x.error}`),
     ...m.resources.filter((r) => r.error !== '').map((r) => `${m.machine}: resource ${r.name} (${r.api}) ${r.state}: ${r.error}`),
+    ...(m.packages ?? []).filter((x) => x.error !== '').map((x) => `${m.machine}: package ${x.name}@${x.version} ${x.state}: ${x.error}`),
   ];
 }
 
-function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]): string {
+/** One row per package of each machine: what it downloads and how far it got. */
+function packageTable(machines: readonly MachineHealth[]): string {
+  const rows = [['STACK', 'MACHINE', 'PACKAGE', 'TYPE', 'VERSION', 'STATE']];
+  for (const m of machines) for (const x of m.packages ?? []) rows.push([m.stack, m.machine, x.name, x.type, x.version, x.state]);
+  return rows.length > 1 ? `${table(rows)}\n` : '';
+}
+
+/** One row per training job: the model it makes, its status and how long it has trained. */
+function trainingTable(jobs: readonly TrainingProgress[]): string {
+  if (jobs.length === 0) return '';
+  const rows = [['STACK', 'TRAINING JOB', 'MODEL', 'STATUS', 'TRAINING']];
+  for (const j of jobs) rows.push([j.stack, j.address, j.model, j.error ? `${j.status}: ${j.error}` : j.status, j.trainingSeconds === undefined ? '-' : `${j.trainingSeconds}s`]);
+  return `${table(rows)}\n`;
+}
+
+function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[], jobs: readonly TrainingProgress[] = []): string {
   let out = '';
   if (machines.length > 0) {
     const rows = [['STACK', 'MACHINE', 'ONLINE', 'HEALTH', 'CONFIG', 'MODULES', 'RESOURCES']];
@@ -44,7 +61,9 @@ function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]
     const notes = machines.flatMap(problems);
     if (notes.length > 0) out += notes.map((n) => `  ${n}\n`).join('');
     out += '\n';
+    out += packageTable(machines);
   }
+  out += trainingTable(jobs);
   if (cards.length === 0) return `${out}No machine modules are managed yet (run \`fleetform apply\`).\n`;
   const rows = [['STACK', 'MACHINE', 'MODULE', 'MODULE ID', 'POLICY', 'RUNS', 'LATEST', 'POLICY ADMITS LATEST']];
   for (const c of cards) {
@@ -54,9 +73,9 @@ function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]
   return out + table(rows);
 }
 
-function toJson(machines: readonly MachineHealth[], cards: readonly ModuleCard[]): string {
+function toJson(machines: readonly MachineHealth[], cards: readonly ModuleCard[], jobs: readonly TrainingProgress[] = []): string {
   const modules = cards.map(({ registryError, ...c }) => ({ ...c, ...(registryError ? { registryError: registryError.message } : {}) }));
-  return `${JSON.stringify({ machines, modules }, null, 2)}\n`;
+  return `${JSON.stringify({ machines, modules, ...(jobs.length > 0 ? { trainingJobs: jobs } : {}) }, null, 2)}\n`;
 }
 
 export function register(program: Command): void {
@@ -83,8 +102,8 @@ export function register(program: Command): void {
       try {
         for (;;) {
           const states = await Promise.all(names.map((n) => backend.read(n)));
-          const [machines, cards] = await Promise.all([machineHealth(connection.client, states), moduleCards(connection.client, states)]);
-          const text = opts.json ? toJson(machines, cards) : render(machines, cards);
+          const [machines, cards, jobs] = await Promise.all([machineHealth(connection.client, states), moduleCards(connection.client, states), trainingProgress(connection.client, states)]);
+          const text = opts.json ? toJson(machines, cards, jobs) : render(machines, cards, jobs);
           if (opts.watch && process.stdout.isTTY) process.stdout.write('\x1b[H\x1b[2J');
           process.stdout.write(opts.watch ? `${new Date().toISOString()}\n${text}` : text);
           // A registry that could not be read is an error, never shown as a module without versions.

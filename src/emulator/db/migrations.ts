@@ -265,6 +265,28 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 8,
+    name: 'registry packages',
+    sql: `
+      -- Packages uploaded through CreatePackage; the id is <organization id>/<name>, one row per version.
+      -- Trained models are packages too, read from trained_models.
+      CREATE TABLE packages (
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        version TEXT NOT NULL,
+        type TEXT NOT NULL,
+        platform TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        files TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        checksum TEXT NOT NULL,
+        contents BLOB NOT NULL,
+        created_on INTEGER NOT NULL,
+        PRIMARY KEY (organization_id, name, version)
+      );
+    `,
+  },
+  {
     version: 9,
     name: 'fragments',
     sql: `

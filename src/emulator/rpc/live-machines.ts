@@ -6,7 +6,9 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { MACHINE_HOST_HEADER, type AppServiceType, type RobotStatusServiceType } from '../../api/services';
 import { knowsOrganization, organizationsOf, roleOn, type Principal } from '../auth/principal';
-import type { PartRun } from '../sim/machine-state';
+import { PackageState, type PartRun } from '../sim/machine-state';
+import type { StoredPackageType } from '../store/packages';
+import { packageTypeNumber } from './packages';
 import * as accounts from '../store/accounts';
 import { checkinsOfRobot, getCheckin, partLogs, requestRestart, type CheckinRecord } from '../store/checkins';
 import * as machines from '../store/machines';
@@ -203,6 +205,16 @@ export function liveMachineStatus(backend: Backend): ServiceImpl<RobotStatusServ
         config: { revision: run.revision, lastUpdated: timestamp(run.ingestedAt) },
         state: run.state,
         modules: run.modules.map((m) => ({ moduleName: m.name, state: m.state, lastUpdated: timestamp(m.lastUpdated), error: m.error, consecutiveFailures: m.consecutiveFailures })),
+        packages: (run.packages ?? []).map((p) => ({
+          name: p.name,
+          type: packageTypeNumber(p.type as StoredPackageType),
+          state: p.state,
+          error: p.error,
+          lastUpdated: timestamp(p.lastUpdated),
+          version: p.version,
+          bytesDownloaded: BigInt(p.state === PackageState.READY ? p.totalBytes : 0),
+          totalBytes: BigInt(p.totalBytes),
+        })),
       };
     },
   };

@@ -3,6 +3,8 @@
  * - `module=<namespace>:<name>[@<version>]:crash`: the module (that version, or any) exits on start;
  * - `model=<namespace>:<family>:<model>:unhealthy`: resources of that model never become ready;
  * - `machine=<machine name or id>:offline`: the machine never checks in;
+ * - `package=<name>[@<version>]:fail`: the package (that version, or any) fails to load; the name is
+ *   its local name on the machine, its registry name or its id `<organization id>/<name>`;
  * each optionally followed by `:<percent>%`, the share of machines it hits (chosen by a hash of
  * the spec and the machine id, so the same machines every run).
  */
@@ -16,9 +18,10 @@ export const MACHINE_FAULTS_ENV = 'FLEETFORM_EMULATOR_MACHINE_FAULT';
 export type MachineFault =
   | { readonly kind: 'crash'; readonly moduleId: string; readonly version?: string; readonly percent: number; readonly text: string }
   | { readonly kind: 'unhealthy'; readonly model: string; readonly percent: number; readonly text: string }
-  | { readonly kind: 'offline'; readonly machine: string; readonly percent: number; readonly text: string };
+  | { readonly kind: 'offline'; readonly machine: string; readonly percent: number; readonly text: string }
+  | { readonly kind: 'package-fails'; readonly name: string; readonly version?: string; readonly percent: number; readonly text: string };
 
-const EXAMPLES = 'module=acme:sensors@1.3.0:crash, model=acme:sensors:hc-sr04:unhealthy, machine=picker-3:offline, each optionally ending in :30%';
+const EXAMPLES = 'module=acme:sensors@1.3.0:crash, model=acme:sensors:hc-sr04:unhealthy, machine=picker-3:offline, package=box-detector@3:fail, each optionally ending in :30%';
 
 function fail(text: string, path: string, why: string, hint: string): never {
   throw new InputError(`machine fault ${JSON.stringify(text)}: ${why}`, { path, hint });
@@ -73,8 +76,18 @@ export function parseMachineFault(raw: string, path: string): MachineFault {
       if (machine.trim() === '') fail(text, path, 'the machine is missing', 'name the machine (or its id), e.g. machine=picker-3:offline');
       return { kind: 'offline', machine, percent, text };
     }
+    case 'package': {
+      const target = splitEffect(body, 'fail', text, path);
+      const at = target.lastIndexOf('@');
+      const name = at < 0 ? target : target.slice(0, at);
+      const version = at < 0 ? undefined : target.slice(at + 1);
+      if (name.trim() === '' || version === '') {
+        fail(text, path, `${JSON.stringify(target)} is not a package with an optional version`, 'write the package as NAME or NAME@VERSION, e.g. package=box-detector@3:fail');
+      }
+      return { kind: 'package-fails', name, ...(version === undefined ? {} : { version }), percent, text };
+    }
     default:
-      return fail(text, path, `unknown target ${JSON.stringify(key)}`, `start with module=, model= or machine=: ${EXAMPLES}`);
+      return fail(text, path, `unknown target ${JSON.stringify(key)}`, `start with module=, model=, machine= or package=: ${EXAMPLES}`);
   }
 }
 
@@ -121,6 +134,13 @@ export class MachineFaults {
   crashes(m: FaultTarget, moduleId: string, version: string): boolean {
     return this.faults.some(
       (f) => f.kind === 'crash' && f.moduleId === moduleId && (f.version === undefined || f.version === version) && hits(f, m.machineId),
+    );
+  }
+
+  /** Whether the package fails to load: `names` are its local name, registry name and id. */
+  packageFails(m: FaultTarget, names: readonly string[], version: string): boolean {
+    return this.faults.some(
+      (f) => f.kind === 'package-fails' && names.includes(f.name) && (f.version === undefined || f.version === version) && hits(f, m.machineId),
     );
   }
 

@@ -8,14 +8,22 @@
  * configure after their module is up, taking `resourceConfigureMs`. A module armed to crash
  * exits at every start and is restarted at every check-in (`consecutive_failures` counts
  * them); its resources stay unhealthy, as do resources of a model armed unhealthy.
+ *
+ * Packages download when first listed (or when their version changes), taking
+ * `moduleStartMs`; one the registry lacks, or armed to fail, is FAILED. A resource whose
+ * attributes use a package's placeholder configures once that package is READY, and is
+ * unhealthy while it is FAILED.
  */
 import { CONFIG_SECTION_ENTRY, type ResourceListName } from '../../domain/config';
+import { findPlaceholders } from '../../domain/placeholders';
 import { isBuiltinModel, moduleIdOfModel, parseApiTriplet } from '../../domain/triplet';
 
 /** viam.robot.v1 ModuleStatus.State numbers. */
 export const ModuleState = { PENDING: 1, STARTING: 2, READY: 3, UNHEALTHY: 4 } as const;
 /** viam.robot.v1 ResourceStatus.State numbers. */
 export const ResourceState = { CONFIGURING: 2, READY: 3, UNHEALTHY: 5 } as const;
+/** viam.robot.v1 PackageStatus.State numbers. */
+export const PackageState = { DOWNLOADING: 1, READY: 4, FAILED: 5 } as const;
 /** viam.robot.v1 GetMachineStatusResponse.State numbers. */
 export const MachineState = { INITIALIZING: 1, RUNNING: 2 } as const;
 
@@ -50,6 +58,24 @@ export interface ResourceRun {
   readonly readyAt: number;
 }
 
+export interface PackageRun {
+  /** Local name on the machine. */
+  readonly name: string;
+  /** Registry id `<organization id>/<name>`. */
+  readonly packageId: string;
+  readonly type: string;
+  /** The version downloaded (the newest one's for `latest`), or as written when the registry lacks it. */
+  readonly version: string;
+  /** Whether the registry has that version. */
+  readonly present: boolean;
+  readonly state: number;
+  readonly error: string;
+  readonly lastUpdated: number;
+  readonly totalBytes: number;
+  /** When the current download finishes. */
+  readonly readyAt: number;
+}
+
 /** What a machine part runs, as its GetMachineStatus reports it. */
 export interface PartRun {
   readonly revision: string;
@@ -57,6 +83,20 @@ export interface PartRun {
   readonly state: number;
   readonly modules: readonly ModuleRun[];
   readonly resources: readonly ResourceRun[];
+  /** Absent in runs recorded before machines had packages. */
+  readonly packages?: readonly PackageRun[];
+}
+
+/** A package of the config as the machine finds it in the registry. */
+export interface FetchedPackage {
+  readonly name: string;
+  readonly packageId: string;
+  readonly type: string;
+  /** The version to download, resolved; as written when `missing`. */
+  readonly version: string;
+  readonly totalBytes: number;
+  /** Why the registry cannot give it, when it cannot. */
+  readonly missing?: string;
 }
 
 export interface LogLine {
@@ -72,6 +112,7 @@ export interface FetchedConfig {
   readonly resources: readonly { readonly kind: ResourceListName; readonly entry: Readonly<Record<string, unknown>> }[];
   /** Registry modules the machine cannot run (not in the registry, no version satisfies the policy). */
   readonly unresolved: readonly { readonly name: string; readonly reason: string }[];
+  readonly packages?: readonly FetchedPackage[];
 }
 
 export interface Timings {
@@ -82,6 +123,8 @@ export interface Timings {
 export interface Health {
   crashes(moduleId: string, version: string): boolean;
   unhealthy(model: string): boolean;
+  /** Whether a package fails to load once downloaded. */
+  packageFails?(pkg: FetchedPackage): boolean;
 }
 
 /** Resource key: API and name. */
@@ -91,6 +134,16 @@ function resourceKey(r: Pick<ResourceRun, 'namespace' | 'type' | 'subtype' | 'na
 
 function moduleKey(m: { name: string; moduleId: string; version: string }): string {
   return `${m.name}\0${m.moduleId}\0${m.version}`;
+}
+
+function packageKey(p: { name: string; packageId: string; version: string; present: boolean }): string {
+  return `${p.name}\0${p.packageId}\0${p.version}\0${p.present ? 'present' : 'missing'}`;
+}
+
+/** The local names of the packages a resource entry's attributes use. */
+function packagesUsed(entry: Readonly<Record<string, unknown>>, text: string): string[] {
+  if (!text.includes('${packages.')) return [];
+  return findPlaceholders(entry.attributes ?? {}, '').flatMap((p) => (p.package ? [p.package.name] : []));
 }
 
 function apiOf(kind: ResourceListName, entry: Readonly<Record<string, unknown>>): { namespace: string; type: string; subtype: string } {
@@ -143,6 +196,8 @@ export function checkIn(
     if (!config.modules.some((m) => moduleKey(m) === moduleKey(gone))) logs.push({ level: 'info', logger: 'rdk.modmanager', message: `stopped module ${gone.name}` });
   }
 
+  const packages = stepPackages(base?.packages ?? [], config.packages ?? [], now, timings, health, logs);
+  const packageByName = new Map(packages.map((p) => [p.name, p]));
   const moduleById = new Map(modules.filter((m) => m.moduleId !== '').map((m) => [m.moduleId, m]));
   const previousResources = new Map((base?.resources ?? []).map((r) => [resourceKey(r), r]));
   const resources = config.resources.map(({ kind, entry }): ResourceRun => {
@@ -162,6 +217,13 @@ export function checkIn(
     if (moduleId !== undefined && !isBuiltinModel(model) && provider === undefined) {
       return settle(fresh, ResourceState.UNHEALTHY, `no running module provides model ${model}`, label);
     }
+    for (const used of packagesUsed(entry, text)) {
+      const pkg = packageByName.get(used);
+      if (pkg?.state === PackageState.FAILED) return settle(fresh, ResourceState.UNHEALTHY, `package ${used} is not available: ${pkg.error}`, label);
+      if (pkg?.state === PackageState.DOWNLOADING) {
+        return fresh.state === ResourceState.CONFIGURING ? { ...fresh, readyAt: Math.max(fresh.readyAt, pkg.readyAt + timings.resourceConfigureMs) } : fresh;
+      }
+    }
     if (provider && provider.state !== ModuleState.READY) {
       if (provider.state === ModuleState.UNHEALTHY) return settle(fresh, ResourceState.UNHEALTHY, `module ${provider.name} is not running`, label);
       return fresh.state === ResourceState.CONFIGURING ? { ...fresh, readyAt: Math.max(fresh.readyAt, provider.readyAt + timings.resourceConfigureMs) } : fresh;
@@ -180,9 +242,42 @@ export function checkIn(
     return { ...r, state, error, lastUpdated: now };
   }
 
-  const settling = modules.some((m) => m.state === ModuleState.STARTING) || resources.some((r) => r.state === ResourceState.CONFIGURING);
+  const settling =
+    modules.some((m) => m.state === ModuleState.STARTING) || resources.some((r) => r.state === ResourceState.CONFIGURING) || packages.some((p) => p.state === PackageState.DOWNLOADING);
   const state = settling ? MachineState.INITIALIZING : MachineState.RUNNING;
-  return { run: { revision: config.revision, ingestedAt, state, modules, resources }, logs };
+  return { run: { revision: config.revision, ingestedAt, state, modules, resources, ...(packages.length > 0 ? { packages } : {}) }, logs };
+}
+
+/** The packages after a check-in: downloads start, finish (READY or FAILED), and packages the registry lacks fail. */
+function stepPackages(before: readonly PackageRun[], fetched: readonly FetchedPackage[], now: number, timings: Timings, health: Health, logs: LogLine[]): PackageRun[] {
+  const previous = new Map(before.map((p) => [packageKey(p), p]));
+  const runs = fetched.map((p): PackageRun => {
+    const present = p.missing === undefined;
+    const was = previous.get(packageKey({ ...p, present }));
+    const label = `${p.name} (${p.packageId}@${p.version})`;
+    if (!present) {
+      if (was) return was;
+      const error = p.missing as string;
+      logs.push({ level: 'error', logger: 'rdk.package_manager', message: `package ${label} cannot be downloaded: ${error}` });
+      return { name: p.name, packageId: p.packageId, type: p.type, version: p.version, present, state: PackageState.FAILED, error, lastUpdated: now, totalBytes: 0, readyAt: now };
+    }
+    if (!was) {
+      logs.push({ level: 'info', logger: 'rdk.package_manager', message: `downloading package ${label}` });
+      return { name: p.name, packageId: p.packageId, type: p.type, version: p.version, present, state: PackageState.DOWNLOADING, error: '', lastUpdated: now, totalBytes: p.totalBytes, readyAt: now + timings.moduleStartMs };
+    }
+    if (was.state !== PackageState.DOWNLOADING || now < was.readyAt) return was;
+    if (health.packageFails?.(p)) {
+      const error = `package ${p.name} failed to load: its contents could not be unpacked`;
+      logs.push({ level: 'error', logger: 'rdk.package_manager', message: `package ${label} failed to load: its contents could not be unpacked` });
+      return { ...was, state: PackageState.FAILED, error, lastUpdated: now };
+    }
+    logs.push({ level: 'info', logger: 'rdk.package_manager', message: `package ${label} is ready` });
+    return { ...was, state: PackageState.READY, error: '', lastUpdated: now };
+  });
+  for (const gone of before) {
+    if (!runs.some((r) => r.name === gone.name && r.version === gone.version)) logs.push({ level: 'info', logger: 'rdk.package_manager', message: `removed package ${gone.name}` });
+  }
+  return runs;
 }
 
 /** Healthy: running the given revision, every module ready and every resource ready at that revision. */
@@ -191,6 +286,7 @@ export function isHealthy(run: PartRun, revision: string): boolean {
     run.revision === revision &&
     run.state === MachineState.RUNNING &&
     run.modules.every((m) => m.state === ModuleState.READY) &&
-    run.resources.every((r) => r.state === ResourceState.READY && r.revision === revision)
+    run.resources.every((r) => r.state === ResourceState.READY && r.revision === revision) &&
+    (run.packages ?? []).every((p) => p.state === PackageState.READY)
   );
 }

@@ -9,10 +9,12 @@ import { MachineConfigSchema, RESOURCE_LISTS } from '../../domain/config';
 import type { Db } from '../db/database';
 import { appendLog, deployedVersions, partsToCheckIn, recordCheckin, trimLogs, type CheckinPart } from '../store/checkins';
 import { getPart } from '../store/machines';
+import { resolvePackageVersion } from '../store/packages';
 import { fragmentGeneration } from '../store/fragments';
 import { machineRevision, resolvePart } from '../logic/fragment-resolution';
+import { isLatestPackageVersion, splitPackageId, type PackageConfig } from '../../domain/packages';
 import type { MachineFaults } from './machine-faults';
-import { checkIn, type FetchedConfig, type PartRun, type Timings } from './machine-state';
+import { checkIn, type FetchedConfig, type FetchedPackage, type PartRun, type Timings } from './machine-state';
 
 /** Log lines kept per part. */
 const LOGS_KEPT = 1000;
@@ -26,9 +28,12 @@ interface Known {
   readonly lastUpdated: number;
   /** The fragment generation its config was resolved at; undefined when it imports no fragment. */
   readonly generation: number | undefined;
-  readonly config: Omit<FetchedConfig, 'modules' | 'unresolved'> & {
+  readonly config: Omit<FetchedConfig, 'modules' | 'unresolved' | 'packages'> & {
     readonly modules: readonly { readonly name: string; readonly moduleId: string | undefined; readonly policy: string }[];
+    readonly packages: readonly PackageConfig[];
   };
+  /** The packages as the registry had them at the last check-in; looked up again while one is missing. */
+  fetchedPackages: readonly FetchedPackage[] | undefined;
   run: PartRun | undefined;
   runJson: string | undefined;
 }
@@ -53,7 +58,24 @@ function readConfig(db: Db, partId: string, lastUpdated: number): Known['config'
       policy: m.version ?? '',
     })),
     resources: RESOURCE_LISTS.flatMap((kind) => (config[kind] ?? []).map((entry) => ({ kind, entry }))),
+    packages: config.packages ?? [],
   };
+}
+
+/** A package entry as the registry gives it: the version to download, or why there is none. */
+function fetchPackage(db: Db, entry: PackageConfig): FetchedPackage {
+  const base = { name: entry.name, packageId: entry.package, type: entry.type };
+  const wanted = entry.version ?? '';
+  const id = splitPackageId(entry.package);
+  const found = id ? resolvePackageVersion(db, id.organizationId, id.name, wanted) : undefined;
+  if (found && found.type === entry.type) return { ...base, version: found.version, totalBytes: found.size };
+  const written = isLatestPackageVersion(wanted) ? 'latest' : wanted;
+  const missing = found
+    ? `the registry's ${entry.package}@${found.version} is a ${found.type} package, not ${entry.type}`
+    : isLatestPackageVersion(wanted)
+      ? `the registry has no package ${entry.package}`
+      : `the registry has no version ${wanted} of ${entry.package}`;
+  return { ...base, version: written, totalBytes: 0, missing };
 }
 
 export interface SimulatorOptions extends Timings {
@@ -118,8 +140,11 @@ export class MachineSimulator {
     let known = this.known.get(part.id);
     if (!known || known.lastUpdated !== part.lastUpdated || (known.generation !== undefined && known.generation !== generation)) {
       const { usesFragments, ...config } = readConfig(db, part.id, part.lastUpdated);
-      known = { lastUpdated: part.lastUpdated, generation: usesFragments ? generation : undefined, config, run: known?.run, runJson: known?.runJson };
+      known = { lastUpdated: part.lastUpdated, generation: usesFragments ? generation : undefined, config, fetchedPackages: undefined, run: known?.run, runJson: known?.runJson };
       this.known.set(part.id, known);
+    }
+    if (known.fetchedPackages === undefined || known.fetchedPackages.some((p) => p.missing !== undefined)) {
+      known.fetchedPackages = known.config.packages.map((entry) => fetchPackage(db, entry));
     }
     const modules: FetchedConfig['modules'][number][] = [];
     const unresolved: FetchedConfig['unresolved'][number][] = [];
@@ -135,10 +160,14 @@ export class MachineSimulator {
     const machine = { machineId: part.robotId, machineName: part.robotName };
     const { run, logs } = checkIn(
       known.run,
-      { ...known.config, modules, unresolved },
+      { ...known.config, modules, unresolved, packages: known.fetchedPackages },
       now,
       this.options,
-      { crashes: (moduleId, version) => this.faults.crashes(machine, moduleId, version), unhealthy: (model) => this.faults.unhealthy(machine, model) },
+      {
+        crashes: (moduleId, version) => this.faults.crashes(machine, moduleId, version),
+        unhealthy: (model) => this.faults.unhealthy(machine, model),
+        packageFails: (p) => this.faults.packageFails(machine, [p.name, p.packageId, splitPackageId(p.packageId)?.name ?? p.packageId], p.version),
+      },
       part.restartRequested,
     );
     known.run = run;

@@ -3,10 +3,11 @@ import type { KindDeclaration } from '../kind-declaration';
 import { datasetKind } from './dataset';
 import { locationKind } from './location';
 import { machineKind } from './machine';
+import { mlModelKind } from './ml-model';
 import { customTrainingJobKind, trainingJobKind } from './training-job';
 
 /** Every resource kind fleetform manages, in the order the reference docs list them. */
-export const allKinds: readonly ResourceKind[] = [machineKind, datasetKind, trainingJobKind, customTrainingJobKind, locationKind];
+export const allKinds: readonly ResourceKind[] = [machineKind, datasetKind, trainingJobKind, customTrainingJobKind, locationKind, mlModelKind];
 
 /** The declaration of every kind: what a provider schema and the reference docs are built from. */
 export const kindDeclarations: readonly KindDeclaration[] = allKinds.map((k) => k.declaration);

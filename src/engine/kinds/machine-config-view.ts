@@ -1,8 +1,11 @@
-import { CONFIG_SECTIONS } from '../../domain/config';
+import { MANAGED_CONFIG_SECTIONS, OPTIONAL_CONFIG_SECTIONS } from '../../domain/config';
 import { isObject, toJson, type JsonObject, type JsonValue } from '../json';
 
 /** The parts of a machine config fleetform manages; other top-level keys are left as the service has them. */
-export const MANAGED_LISTS = CONFIG_SECTIONS;
+export const MANAGED_LISTS = MANAGED_CONFIG_SECTIONS;
+
+/** Managed lists written only when the desired config or the service's has them. */
+const WRITTEN_WHEN_PRESENT: ReadonlySet<string> = new Set(OPTIONAL_CONFIG_SECTIONS);
 
 function keyOf(entry: JsonObject, taken: Set<string>): string {
   const name = typeof entry.name === 'string' ? entry.name : '';
@@ -41,6 +44,7 @@ export function configDocument(view: JsonObject, base: Record<string, unknown> =
   }
   for (const list of MANAGED_LISTS) {
     const keyed = view[list];
+    if (!isObject(keyed) && WRITTEN_WHEN_PRESENT.has(list) && base[list] === undefined) continue;
     doc[list] = isObject(keyed) ? Object.values(keyed) : [];
   }
   return doc;

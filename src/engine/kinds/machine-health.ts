@@ -29,6 +29,15 @@ export interface ResourceHealth {
   readonly error: string;
 }
 
+export interface PackageHealth {
+  readonly name: string;
+  readonly type: string;
+  readonly version: string;
+  /** `downloading`, `loading`, `first run`, `ready` or `failed`. */
+  readonly state: string;
+  readonly error: string;
+}
+
 export interface MachineHealth {
   readonly stack: string;
   readonly machine: string;
@@ -45,6 +54,8 @@ export interface MachineHealth {
   readonly health: 'healthy' | 'starting' | 'unhealthy' | 'behind' | 'unreachable';
   readonly modules: readonly ModuleHealth[];
   readonly resources: readonly ResourceHealth[];
+  /** The machine's packages and their download states (absent from the status of machines that report none). */
+  readonly packages?: readonly PackageHealth[];
   /** Why the machine's status could not be read. */
   readonly unreachable?: string;
 }
@@ -52,6 +63,8 @@ export interface MachineHealth {
 const ONLINE: Record<number, OnlineStateName> = { 1: 'online', 2: 'offline', 3: 'awaiting setup' };
 const MODULE_STATES: Record<number, string> = { 1: 'pending', 2: 'starting', 3: 'ready', 4: 'unhealthy', 5: 'closing' };
 const RESOURCE_STATES: Record<number, string> = { 1: 'unconfigured', 2: 'configuring', 3: 'ready', 4: 'removing', 5: 'unhealthy' };
+const PACKAGE_STATES: Record<number, string> = { 1: 'downloading', 2: 'loading', 3: 'first run', 4: 'ready', 5: 'failed' };
+const PACKAGE_TYPES: Record<number, string> = { 1: 'archive', 2: 'ml_model', 3: 'module', 4: 'slam_map', 5: 'ml_training' };
 
 function iso(ts: { seconds: bigint; nanos: number } | undefined): string | undefined {
   return ts ? new Date(Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6)).toISOString() : undefined;
@@ -111,11 +124,16 @@ export async function machineHealth(client: ServiceClient, states: readonly Stat
         revision: r.revision,
         error: r.error,
       }));
+      const packages = status.packages.map((x) => ({ name: x.name, type: PACKAGE_TYPES[x.type] ?? 'unknown', version: x.version, state: PACKAGE_STATES[x.state] ?? 'unknown', error: x.error }));
       const runningRevision = status.config?.revision ?? '';
-      const bad = modules.some((x) => x.state === 'unhealthy') || resources.some((r) => r.state === 'unhealthy');
-      const ready = status.state === 2 && modules.every((x) => x.state === 'ready') && resources.every((r) => r.state === 'ready' && r.revision === latestRevision);
+      const bad = modules.some((x) => x.state === 'unhealthy') || resources.some((r) => r.state === 'unhealthy') || packages.some((x) => x.state === 'failed');
+      const ready =
+        status.state === 2 &&
+        modules.every((x) => x.state === 'ready') &&
+        resources.every((r) => r.state === 'ready' && r.revision === latestRevision) &&
+        packages.every((x) => x.state === 'ready');
       const health = bad ? 'unhealthy' : runningRevision !== latestRevision ? 'behind' : ready ? 'healthy' : 'starting';
-      return { ...base, runningRevision, health, modules, resources };
+      return { ...base, runningRevision, health, modules, resources, ...(packages.length > 0 ? { packages } : {}) };
     }),
   );
 }

@@ -21,6 +21,8 @@ import { defineKind } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
 import { configDocument, configView } from './machine-config-view';
 import { secretEnvEntries, splitSecretEnv, withSecretEnv } from './machine-secrets';
+import { missingPackageProblem, missingPackages, packageEntries } from './machine-packages';
+import { awaitModels, deployedModelsOf, waitingModel, withDeployedModels } from './machine-models';
 import { unlessNotFound } from './not-found';
 
 function megabytes(bytes: number): string {
@@ -71,6 +73,11 @@ export const machineDeclaration = defineKind({
       schema: machineAttributes.secret_env,
       description: "The modules' secret env entries by `<module>.<KEY>` (those code marks secret and those whose names look secret), merged into the modules' env.",
       sensitive: true,
+    },
+    deploy_models: {
+      schema: machineAttributes.deploy_models,
+      description:
+        'Models of training jobs the machine deploys, by local package name: `[<organization id>/]<model name>@<model version>`. Each becomes an `ml_model` package of the config, written once that model version exists.',
     },
     id: { schema: z.string(), description: 'Id the service assigns to the machine.', computed: 'always' },
     part_id: { schema: z.string(), description: "Id of the machine's main part, which holds its config.", computed: 'always' },
@@ -178,7 +185,9 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     if (parsed.problem) problems.push(parsed.problem);
     const merged = withSecretEnv(parsed.config, attributes.secret_env);
     problems.push(...merged.problems);
-    const config = merged.config;
+    const deployed = deployedModelsOf(attributes.deploy_models, ctx.organizationId);
+    problems.push(...deployed.problems);
+    const config = withDeployedModels(merged.config, deployed.models);
     const result = validateMachineConfig(config, { allowUnpinnedModules: true, pathPrefix: 'config' });
     for (const e of result.errors) problems.push({ path: e.path, message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
     for (const w of result.warnings) notes.push({ level: 'warning', path: w.path, message: w.message });
@@ -237,6 +246,16 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
       }),
     );
     problems.push(...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
+    for (const absent of await missingPackages(ctx, packageEntries(config))) {
+      const model = deployed.models.find((m) => m.name === absent.name);
+      if (!model) {
+        problems.push(await missingPackageProblem(ctx, absent));
+        continue;
+      }
+      const waiting = await waitingModel(ctx, absent, model);
+      if (waiting.problem) problems.push(waiting.problem);
+      if (waiting.note) notes.push(waiting.note);
+    }
     const desiredConfig: Record<string, unknown> = { ...config };
     if (modules.length > 0) desiredConfig.modules = resolvedModules;
     const requestBytes = updateRobotPartRequestSize(name, desiredConfig);
@@ -289,6 +308,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
   },
 
   async create(ctx, desired, checkpoint): Promise<Applied> {
+    await awaitModels(ctx, desired.name, packageEntries(configDocument(desired.config)));
     const machineId = await newMachine(ctx, desired.name, desired.location_id);
     await checkpoint({ ids: { machine_id: machineId }, outputs: { id: machineId } });
     const partId = await mainPartId(ctx, machineId);
@@ -312,6 +332,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     await renameIfNeeded(ctx, machineId, desired.name);
     // A rename alone writes no config: the part is left as it is (and its version with it).
     if (stableStringify(configView(part.config)) === stableStringify(desired.config)) return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
+    await awaitModels(ctx, desired.name, packageEntries(configDocument(desired.config)));
     try {
       await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(desired.config, part.config), part.lastUpdated);
     } catch (err) {
