@@ -9,6 +9,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { createServiceClient } from '../../src/api/client';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { fleetform } from './fleet-fixture';
@@ -101,6 +102,15 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i++) await newMachine(pick([c.locationId, site?.id ?? '', lab?.id ?? '']), `rover-${i}`, randomConfig(i));
   // A frame is not something fleetform declares: that machine is left out, by name.
   await newMachine(lab?.id ?? '', 'legacy-cam', { components: [{ name: 'cam', api: 'rdk:component:camera', model: 'rdk:builtin:webcam', attributes: {}, frame: { parent: 'world' } }] });
+  // A package in the registry (the SDK has no PackageService: our client uploads it) that a machine downloads.
+  const ours = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
+  await ours.packagesClient.createPackage({ organizationId: c.organizationId, name: 'lookup', version: '2', type: 'archive', files: [{ name: 'lut.bin', size: 3 }] }, new Uint8Array([1, 2, 3]));
+  await ours.close();
+  await newMachine(lab?.id ?? '', 'mapper', {
+    modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '1.2.3' }],
+    components: [{ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: { table: '${packages.archive.lookup}/lut.bin' }, depends_on: [] }],
+    packages: [{ name: 'lookup', package: `${c.organizationId}/lookup`, version: '2', type: 'archive' }],
+  });
   const datasetId = await viam.dataClient.createDataset('boxes', c.organizationId);
   await viam.mlTrainingClient.submitTrainingJob(c.organizationId, datasetId, 'box-detector', '1', sdk.mlTrainingApi.ModelType.OBJECT_DETECTION, ['box']);
 
@@ -131,7 +141,7 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(first.stderr).toBe('');
   expect(first.code).toBe(0);
   // The emulator's seeded location and dataset are the organization's like any other.
-  expect(first.stdout).toContain('3 locations, 6 machines, 2 datasets, 1 training job');
+  expect(first.stdout).toContain('3 locations, 7 machines, 2 datasets, 1 training job');
   expect(first.stdout).toMatch(/machine legacy-cam \([^)]+\): components entry cam has keys fleetform does not declare: frame/);
   expect(first.stdout).toContain('config section "network"');
   expect(first.stdout).toContain('fleetform adopt --finish');
@@ -140,13 +150,14 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(code).not.toMatch(/token-\d|shared-token/);
   expect(code).toMatch(/function pickerConfig\(machine: Machine\): Machine/);
   expect(code.match(/pickerConfig\(new Machine/g)).toHaveLength(3);
+  expect(code).toMatch(/new Package\(mapper, 'lookup', \{ package: '[^']+\/lookup', version: '2', type: 'archive' \}\);/);
 
   const secrets = secretEnv(first.stdout);
   expect(Object.keys(secrets).length).toBe(4);
   const withSecrets = { ...env, ...secrets };
   const finish = await fleetform(project, ['adopt', '--finish'], withSecrets);
   expect(finish.stderr).toBe('');
-  expect(finish.stdout).toContain('Imported 12 objects into stack adopted');
+  expect(finish.stdout).toContain('Imported 13 objects into stack adopted');
 
   const tsc = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', 'main.ts'], { cwd: project }).catch((err: { stdout?: string; code?: number }) => ({ stdout: err.stdout ?? String(err), stderr: '', failed: true }));
   expect(tsc.stdout).toBe('');

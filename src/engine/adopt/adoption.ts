@@ -2,7 +2,7 @@ import type { TrainingJob } from '../../api/client';
 import { TrainingStatus } from '../../domain/training';
 import { stableStringify } from '../json';
 import type { Inventory, InventoryMachine } from './inventory';
-import { machineConfigCode, secretVariableName, type MachineConfigCode, type SecretVariable } from './machine-code';
+import { isEmptyConfig, machineConfigCode, secretVariableName, type MachineConfigCode, type SecretVariable } from './machine-code';
 import { ConstructIds } from './names';
 
 /** Something code refers to: a construct of the generated file, or an id it keeps as text. */
@@ -110,7 +110,7 @@ function blockFunctionName(machines: readonly string[], taken: Set<string>): str
 function sameConfigKey(config: MachineConfigCode, secrets: readonly SecretVariable[]): string {
   const values = new Map(secrets.map((s) => [s.variable, s.value]));
   const modules = config.modules.map((m) => ({ ...m, sensitiveEnv: Object.fromEntries(Object.entries(m.sensitiveEnv).map(([k, v]) => [k, values.get(v) ?? v])) }));
-  return stableStringify(JSON.parse(JSON.stringify({ modules, resources: config.resources })) as Parameters<typeof stableStringify>[0]);
+  return stableStringify(JSON.parse(JSON.stringify({ modules, resources: config.resources, packages: config.packages })) as Parameters<typeof stableStringify>[0]);
 }
 
 /** The config with its secrets read from variables named after `prefix` instead of one machine. */
@@ -208,7 +208,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
   for (const [key, members] of groups) {
     const first = members[0];
     if (!first) continue;
-    if (members.length < 2 || (first.config.modules.length === 0 && first.config.resources.length === 0)) {
+    if (members.length < 2 || isEmptyConfig(first.config)) {
       for (const m of members) for (const s of m.secrets) secrets.push({ ...s, machine: m.machine.name });
       continue;
     }

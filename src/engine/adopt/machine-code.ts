@@ -2,6 +2,8 @@ import { isServiceApi } from '../../domain/triplet';
 import { isSecretEnvName } from '../../domain/module-env';
 import { conventionalModuleName } from '../../domain/names';
 import { validateMachineConfig } from '../../domain';
+import { MANAGED_CONFIG_SECTIONS } from '../../domain/config';
+import { isPackageType, LATEST_PACKAGE_VERSION, type PackageType } from '../../domain/packages';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 
 /** The model of a resource in code: `module.model('name')` when a module of the machine gives it, else the triplet. */
@@ -31,10 +33,25 @@ export interface ResourceCode {
   readonly dependsOn: readonly (number | string)[];
 }
 
+/** One `Package` of a machine, as code will declare it. */
+export interface PackageCode {
+  readonly name: string;
+  readonly package: string;
+  /** Left out when it is the newest version (`latest`). */
+  readonly version?: string;
+  readonly type: PackageType;
+}
+
 /** The config of a machine's main part, as code will declare it. */
 export interface MachineConfigCode {
   readonly modules: readonly ModuleCode[];
   readonly resources: readonly ResourceCode[];
+  readonly packages: readonly PackageCode[];
+}
+
+/** Whether a config declares nothing: no module, resource or package. */
+export function isEmptyConfig(config: MachineConfigCode): boolean {
+  return config.modules.length === 0 && config.resources.length === 0 && config.packages.length === 0;
 }
 
 /** A secret env entry that code reads from the environment instead of holding it. */
@@ -52,7 +69,8 @@ export type MachineCodeResult =
 
 const MODULE_KEYS = new Set(['type', 'name', 'module_id', 'version', 'executable_path', 'env']);
 const RESOURCE_KEYS = new Set(['name', 'api', 'model', 'attributes', 'depends_on']);
-const MANAGED_SECTIONS = new Set(['components', 'services', 'modules']);
+const PACKAGE_KEYS = new Set(['name', 'package', 'version', 'type']);
+const MANAGED_SECTIONS: ReadonlySet<string> = new Set(MANAGED_CONFIG_SECTIONS);
 
 function text(v: JsonValue | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -174,5 +192,18 @@ export function machineConfigCode(config: Record<string, unknown>, secretPrefix:
       dependsOn,
     });
   }
-  return { ok: true, code: { modules, resources }, secrets, untouched };
+  const packages: PackageCode[] = [];
+  for (const raw of Array.isArray(config.packages) ? config.packages : []) {
+    if (!isObject(raw)) return { ok: false, reason: 'a packages entry that is not an object' };
+    const stray = Object.keys(raw).filter((k) => !PACKAGE_KEYS.has(k));
+    const name = text(raw.name) ?? '';
+    if (stray.length > 0) return { ok: false, reason: `package ${name} has keys fleetform does not declare: ${stray.join(', ')}` };
+    const type = text(raw.type) ?? '';
+    if (!isPackageType(type)) return { ok: false, reason: `package ${name} has type ${JSON.stringify(type)}, which fleetform does not declare` };
+    const version = text(raw.version);
+    // A package written without a version is written back with `latest`: keep what the service holds.
+    if (version === undefined) return { ok: false, reason: `package ${name} has no version; fleetform writes one (latest)` };
+    packages.push({ name, package: text(raw.package) ?? '', ...(version === LATEST_PACKAGE_VERSION ? {} : { version }), type });
+  }
+  return { ok: true, code: { modules, resources, packages }, secrets, untouched };
 }

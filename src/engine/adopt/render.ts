@@ -2,7 +2,7 @@ import { conventionalModuleName } from '../../domain/names';
 import { ModelFramework, ModelType } from '../../domain/training';
 import type { Adoption, JobDecl, MachineDecl, Reference } from './adoption';
 import { Code, CodeWriter, literal, stringLiteral, type Literal } from './code-writer';
-import type { MachineConfigCode } from './machine-code';
+import { isEmptyConfig, type MachineConfigCode } from './machine-code';
 import { ConstructIds, VariableNames } from './names';
 
 /** Which CDK the generated code is written for: its core package and fleetform's entry for it. */
@@ -50,6 +50,12 @@ function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCod
       w.line(`const ${moduleVars[i]} = ${statement}`);
     } else w.line(statement);
   });
+  for (const p of config.packages) {
+    const id = ids.take(p.name, 'package');
+    const props: Literal = { name: p.name === id ? undefined : p.name, package: p.package, version: p.version, type: p.type };
+    w.line(`new Package(${machineVar}, ${stringLiteral(id)}, ${w.literal(props)});`);
+  }
+  if (config.packages.length > 0) used.add('Package');
   config.resources.forEach((r, i) => {
     const id = ids.take(r.name, 'resource');
     const model = 'module' in r.model ? new Code(`${moduleVars[r.model.module]}.model(${stringLiteral(r.model.model)})`) : r.model.triplet;
@@ -163,13 +169,13 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
   if (adoption.machines.length > 0) used.add('Machine');
   let previousInline = true;
   for (const m of adoption.machines) {
-    const inline = typeof m.config !== 'number' && (m.config.modules.length > 0 || m.config.resources.length > 0);
+    const inline = typeof m.config !== 'number' && !isEmptyConfig(m.config);
     // A machine with its config inline stands apart; one-line machines stay together.
     if (inline || previousInline) body.line();
     previousInline = inline;
     const statement = `new Machine(this, ${stringLiteral(m.constructId)}${propsArgument(body, machineProps(m, vars))});`;
     const shared = typeof m.config === 'number' ? adoption.blocks[m.config] : undefined;
-    const empty = typeof m.config !== 'number' && m.config.modules.length === 0 && m.config.resources.length === 0;
+    const empty = typeof m.config !== 'number' && isEmptyConfig(m.config);
     if (shared) {
       declare(m.constructId, `${shared.functionName}(${statement.slice(0, -1)});`);
     } else if (empty || typeof m.config === 'number') {
