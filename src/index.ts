@@ -9,7 +9,6 @@ export {
   Dataset,
   TrainingJob,
   CustomTrainingJob,
-  Location,
   ModelType,
   ModelFramework,
   TrainingStatus,

@@ -3,7 +3,7 @@ export { createServiceClient, DEFAULT_MAX_CONNECTIONS, DEFAULT_TIMEOUT_MS } from
 export type { ServiceClient, ServiceClientOptions } from './service-client';
 export type { ApiKeyCredentials } from './auth';
 export type { MlTrainingClient } from './ml-training-client';
-export type { AppClient } from './app-client';
+export type { AppClient, LocationDetail } from './app-client';
 export type {
   AdditionalFragmentImport,
   FragmentClient,
@@ -24,9 +24,9 @@ export type { ServiceErrorCode } from './errors';
 export { DEFAULT_RETRY_POLICY } from './retry';
 export type { RetryPolicy, RetryClock } from './retry';
 export type { ResponseCompression, TransportKind } from './transport';
+// Locations come as LocationDetail: `Location` at the package root is the construct.
 export type {
   Dataset,
-  Location,
   Machine,
   MachinePart,
   Organization,
