@@ -17,6 +17,9 @@
  */
 import { z } from 'zod';
 
+/** The key of a stack document's comment block (`//`, which Terraform ignores) holding its rollout policy. */
+export const ROLLOUT_DOCUMENT_KEY = 'fleetform_rollout';
+
 export const ROLLOUT_OFFLINE_POLICIES = ['wait', 'skip', 'fail'] as const;
 export const ROLLOUT_FAILURE_POLICIES = ['rollback', 'halt'] as const;
 
@@ -58,6 +61,19 @@ export interface PlannedWave {
   /** How the wave chose its machines, e.g. `fraction 0.25`, `the rest`. */
   readonly rule: string;
   readonly machines: readonly string[];
+}
+
+/** A machine of a planned wave: its address and name. */
+export interface RolloutWaveMachine {
+  readonly address: string;
+  readonly name: string;
+}
+
+/** A stack's rollout as planned: the policy and its waves in order. */
+export interface RolloutPlan {
+  readonly stack: string;
+  readonly policy: RolloutPolicy;
+  readonly waves: ReadonlyArray<{ readonly rule: string; readonly machines: readonly RolloutWaveMachine[] }>;
 }
 
 /** A wave's rule in words. */

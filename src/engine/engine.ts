@@ -7,6 +7,7 @@ import type { KindContext, KindRegistry } from './kind';
 import { maskPaths, observedSecretPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
+import { planRollouts } from './rollout/plan';
 import type { StateBackend, StateLock } from './state/backend';
 import { StateLockedError } from './state/holder-process';
 import { startLoopStallClock } from './loop-stall';
@@ -158,7 +159,9 @@ export class Engine {
       stalls?.stop();
     }
     this.lastPlan = { stateS, planS: (performance.now() - started) / 1000 - stateS, reads: readLimit?.stats() };
-    return { plan: { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy }, states };
+    const rollouts = options.destroy ? [] : planRollouts(stacks, changes);
+    const plan: Plan = { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy, ...(rollouts.length > 0 ? { rollouts } : {}) };
+    return { plan, states };
   }
 
   /**
