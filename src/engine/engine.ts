@@ -8,6 +8,10 @@ import { maskPaths, observedSecretPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
 import { planRollouts } from './rollout/plan';
+import { applyWithRollout } from './rollout/apply-with-rollout';
+import type { RolloutEvents, RolloutOutcome } from './rollout/events';
+import type { MachineStatusSource } from './health/machine-status-source';
+import { serviceStatusSource } from './health/service-status-source';
 import type { StateBackend, StateLock } from './state/backend';
 import { StateLockedError } from './state/holder-process';
 import { startLoopStallClock } from './loop-stall';
@@ -35,6 +39,8 @@ export interface EngineSettings {
   readonly breakStaleLock?: (holder: LockInfo) => Promise<boolean>;
   /** Told when a stack's lock is held by another run and this one starts waiting for it. */
   readonly onLockWait?: (stack: string) => void;
+  /** Where rollouts read machine health; default: through the service. */
+  readonly statusSource?: MachineStatusSource;
   /** Used when a stack's provider names no organization or location (e.g. the embedded emulator's). */
   readonly defaults?: { readonly organizationId?: string; readonly locationId?: string };
 }
@@ -201,14 +207,24 @@ export class Engine {
    * Applies a plan stack by stack, then evaluates each stack's outputs against its new
    * state and keeps them there. Call under `lock`.
    */
-  async apply(plan: Plan, stacks: readonly DesiredStack[], states: Map<string, State>, reporter: ApplyReporter): Promise<ApplyOutcome & { outputs: Record<string, Record<string, StateOutput>> }> {
-    const outcome = { applied: 0, failed: [] as Array<{ address: string; error: unknown }>, skipped: [] as string[], outputs: {} as Record<string, Record<string, StateOutput>> };
+  async apply(
+    plan: Plan,
+    stacks: readonly DesiredStack[],
+    states: Map<string, State>,
+    reporter: ApplyReporter,
+    rolloutEvents: RolloutEvents = () => undefined,
+  ): Promise<ApplyOutcome & { outputs: Record<string, Record<string, StateOutput>>; rollouts: RolloutOutcome[] }> {
+    const outcome = { applied: 0, failed: [] as Array<{ address: string; error: unknown }>, skipped: [] as string[], outputs: {} as Record<string, Record<string, StateOutput>>, rollouts: [] as RolloutOutcome[] };
     for (const stack of stacks) {
       let state = states.get(stack.name) ?? (await this.settings.backend.read(stack.name));
       const changes = plan.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
       if (changes.length > 0) {
         const ctx = await this.context(stack.provider);
-        const r = await applyStack({ stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter });
+        const input = { stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter };
+        const rollout = plan.rollouts?.find((r) => r.stack === stack.name);
+        const staged = rollout ? await applyWithRollout({ ...input, rollout, source: await this.statusSource(), events: rolloutEvents }) : undefined;
+        if (staged?.rollout) outcome.rollouts.push(staged.rollout);
+        const r = staged ?? (await applyStack(input));
         outcome.applied += r.applied;
         outcome.failed.push(...r.failed);
         outcome.skipped.push(...r.skipped);
@@ -223,6 +239,14 @@ export class Engine {
       if (Object.keys(outputs).length > 0) outcome.outputs[stack.name] = outputs;
     }
     return outcome;
+  }
+
+  private source: Promise<MachineStatusSource> | undefined;
+
+  /** Where machine health is read (one per engine). */
+  statusSource(): Promise<MachineStatusSource> {
+    this.source ??= this.settings.statusSource ? Promise.resolve(this.settings.statusSource) : serviceStatusSource(this.settings.client);
+    return this.source;
   }
 
   /**

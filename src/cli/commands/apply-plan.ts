@@ -7,12 +7,13 @@ import type { State, StateOutput } from '../../engine/state/schema';
 import { confirm } from '../confirm';
 import { outcomeLines, pendingDeletions } from '../pending-deletions';
 import { consoleReporter } from '../reporter';
+import { rolloutPrinter, rolloutSummaryLines, writeApplyReport } from '../rollout-output';
 import { serviceLine, type Workspace } from '../workspace';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Shows a plan, asks, applies it and prints the outcome; shared by apply and destroy. */
-export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<string, State>, options: { autoApprove: boolean; saved: boolean; verb: string }): Promise<void> {
+export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<string, State>, options: { autoApprove: boolean; saved: boolean; verb: string; report?: string }): Promise<void> {
   if (!options.saved) process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
   const summary = summarize(plan.changes);
   if (summary.problems > 0) throw new FleetformError(`the plan has ${summary.problems} problem(s); nothing was changed`, { hint: 'fix the errors above and plan again' });
@@ -29,8 +30,10 @@ export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<stri
   }
   const total = plan.changes.filter((c) => c.action !== 'no-op').length;
   const reporter = consoleReporter(total, out);
-  const outcome = await ws.engine.apply(plan, ws.stacks, states, reporter);
+  const outcome = await ws.engine.apply(plan, ws.stacks, states, reporter, rolloutPrinter(out));
+  if (options.report) await writeApplyReport(options.report, outcome);
   out('');
+  for (const line of rolloutSummaryLines(outcome.rollouts)) out(line);
   if (outcome.failed.length > 0) {
     out(`Apply failed: ${outcome.failed.length} resource(s) failed, ${outcome.skipped.length} skipped, ${outcome.applied} applied.`);
     for (const f of outcome.failed) out(`  - ${f.address}`);

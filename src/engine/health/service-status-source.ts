@@ -1,0 +1,70 @@
+/** Machine health read through the service: the part from the app, the status from the machine by its address. */
+import { Code, ConnectError } from '@connectrpc/connect';
+import type { ServiceClient } from '../../api/client';
+import { loadServices, MACHINE_HOST_HEADER } from '../../api/services';
+import type { MachineStatusReport } from '../../domain/rollout';
+import type { MachineReading, MachineStatusSource, OnlineState } from './machine-status-source';
+
+const ONLINE: Record<number, OnlineState> = { 1: 'online', 2: 'offline', 3: 'awaiting setup' };
+const MACHINE_STATES: Record<number, MachineStatusReport['state']> = { 1: 'initializing', 2: 'running' };
+const MODULE_STATES: Record<number, string> = { 1: 'pending', 2: 'starting', 3: 'ready', 4: 'unhealthy', 5: 'closing' };
+const RESOURCE_STATES: Record<number, string> = { 1: 'unconfigured', 2: 'configuring', 3: 'ready', 4: 'removing', 5: 'unhealthy' };
+
+function iso(ts: { seconds: bigint; nanos: number } | undefined): string {
+  return ts ? new Date(Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6)).toISOString() : '';
+}
+
+function reasonOf(err: unknown): string {
+  if (err instanceof ConnectError) return err.code === Code.Unimplemented ? 'the service does not reach machines for their status' : err.rawMessage;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Reads machines through the app (GetRobotPart, GetRobotPartLogs) and the machine's own GetMachineStatus. */
+export async function serviceStatusSource(client: ServiceClient): Promise<MachineStatusSource> {
+  const services = await loadServices();
+  const app = client.clientFor(services.app);
+  const robot = client.clientFor(services.robotStatus);
+  return {
+    async read(partId): Promise<MachineReading> {
+      let part;
+      try {
+        part = (await app.getRobotPart({ id: partId })).part;
+      } catch (err) {
+        return { reachable: false, online: 'unknown', latestRevision: '', reason: `its part could not be read: ${reasonOf(err)}` };
+      }
+      const online = ONLINE[part?.onlineState ?? 0] ?? 'unknown';
+      const latestRevision = iso(part?.lastUpdated);
+      try {
+        const status = await robot.getMachineStatus({}, { headers: { [MACHINE_HOST_HEADER]: part?.fqdn || partId } });
+        return {
+          reachable: true,
+          online,
+          latestRevision,
+          status: {
+            revision: status.config?.revision ?? '',
+            state: MACHINE_STATES[status.state] ?? 'unknown',
+            modules: status.modules.map((m) => ({ name: m.moduleName, state: MODULE_STATES[m.state] ?? 'unknown', error: m.error, consecutiveFailures: m.consecutiveFailures })),
+            resources: status.resources.map((r) => ({
+              name: r.name?.name ?? '',
+              api: r.name ? `${r.name.namespace}:${r.name.type}:${r.name.subtype}` : '',
+              state: RESOURCE_STATES[r.state] ?? 'unknown',
+              revision: r.revision,
+              error: r.error,
+            })),
+          },
+        };
+      } catch (err) {
+        return { reachable: false, online, latestRevision, reason: reasonOf(err) };
+      }
+    },
+
+    async errorLines(partId, limit) {
+      try {
+        const { logs } = await app.getRobotPartLogs({ id: partId, levels: ['error'], limit: BigInt(limit) });
+        return logs.map((l) => `${iso(l.time)} ${l.loggerName}: ${l.message}`);
+      } catch (err) {
+        return [`(its log could not be read: ${reasonOf(err)})`];
+      }
+    },
+  };
+}

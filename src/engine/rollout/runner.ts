@@ -1,0 +1,253 @@
+/**
+ * Runs a planned rollout: for each wave, writes its machines' configs through the executor
+ * (guarded as any apply), waits until each machine passes its gate, and goes on; past the
+ * abort threshold it stops and, by policy, writes every changed machine back to the config
+ * it had before the rollout (guarded by the revision the rollout wrote), its state entry
+ * with it.
+ */
+import { ServiceError, type ServiceClient } from '../../api/client';
+import { abortReason, judgeHealth, stepGate, type GateTrack, type HealthVerdict, type RolloutPlan } from '../../domain/rollout';
+import type { ApplyOutcome } from '../apply/executor';
+import type { MachineStatusSource } from '../health/machine-status-source';
+import type { ResourceChange } from '../plan/model';
+import type { State, StateEntry } from '../state/schema';
+import type { MachineOutcome, RolloutEvents, RolloutOutcome, WaveOutcome } from './events';
+
+export interface RunRolloutInput {
+  readonly plan: RolloutPlan;
+  readonly changes: ReadonlyMap<string, ResourceChange>;
+  /** Applies changes through the executor. */
+  apply(changes: readonly ResourceChange[]): Promise<ApplyOutcome>;
+  readState(): Promise<State>;
+  /** Puts entries back in the state (rolled-back machines get the entry they had). */
+  restoreEntries(entries: ReadonlyMap<string, StateEntry>): Promise<void>;
+  readonly client: ServiceClient;
+  readonly source: MachineStatusSource;
+  readonly events: RolloutEvents;
+  /** The most machines read or written at once. */
+  readonly concurrency: number;
+  /** How often machines are read while waiting. */
+  readonly pollMs?: number;
+}
+
+/** What the rollout changed on one machine: enough to write it back. */
+interface Written {
+  readonly outcome: MachineOutcome;
+  readonly partId: string;
+  readonly baseline: { readonly config: Record<string, unknown>; readonly revision: string };
+  readonly prior: StateEntry;
+  /** The revision of the rollout's write. */
+  readonly revision: string;
+  track: GateTrack;
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The poll interval for a gate: a quarter of its settle time, from 50 ms to 1 s. */
+export function pollInterval(settleMs: number): number {
+  return Math.min(1000, Math.max(50, Math.floor(settleMs / 4)));
+}
+
+export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome> {
+  const { plan, source, events, client } = input;
+  const { policy } = plan;
+  const name = policy.name;
+  const pollMs = input.pollMs ?? pollInterval(policy.gate.settle_ms);
+  const started = Date.now();
+  const waves: WaveOutcome[] = plan.waves.map((w) => ({ rule: w.rule, machines: w.machines.map((m) => ({ machine: m.name, address: m.address, result: 'not reached' as const })) }));
+  const result: RolloutOutcome = { stack: plan.stack, name, outcome: 'completed', onFailure: policy.on_failure, waves, seconds: 0 };
+  const written: Written[] = [];
+  let failed = 0;
+  let reached = 0;
+
+  const fail = async (wave: number, m: MachineOutcome, why: string, partId: string | undefined, problems: MachineOutcome['problems'] = []): Promise<void> => {
+    m.result = 'failed';
+    m.why = why;
+    m.problems = problems;
+    m.log = partId ? await source.errorLines(partId, 3) : [];
+    failed += 1;
+    events({ type: 'failed', rollout: name, wave, machine: m.machine, why, problems, log: m.log });
+  };
+  const stopIfPast = (wave: number): boolean => {
+    const reason = abortReason(failed, reached, policy.abort);
+    if (!reason) return false;
+    result.outcome = 'stopped';
+    result.reason = reason;
+    result.stoppedAt = wave;
+    events({ type: 'stopping', rollout: name, wave, reason, then: policy.on_failure });
+    return true;
+  };
+
+  for (const [i, wave] of waves.entries()) {
+    const number = i + 1;
+    const waveStarted = Date.now();
+    events({ type: 'wave', rollout: name, wave: number, waves: waves.length, rule: wave.rule, machines: wave.machines.map((m) => m.machine) });
+    const state = await input.readState();
+    reached += wave.machines.length;
+
+    // Offline machines follow the policy before anything is written to them.
+    const targets: MachineOutcome[] = [];
+    await mapLimit(wave.machines, input.concurrency, async (m) => {
+      const partId = state.resources[m.address]?.ids.part_id;
+      if (policy.offline !== 'wait' && partId) {
+        const reading = await source.read(partId);
+        if (reading.online === 'offline') {
+          if (policy.offline === 'skip') {
+            m.result = 'skipped';
+            m.why = 'offline when its wave started; its change is left for a later apply';
+            reached -= 1;
+            events({ type: 'skipped', rollout: name, wave: number, machine: m.machine, why: m.why });
+          } else await fail(number, m, 'offline when its wave started', partId);
+          return;
+        }
+      }
+      targets.push(m);
+    });
+
+    // The config each machine has now, kept in memory to write it back.
+    const baselines = new Map<string, { partId: string; config: Record<string, unknown>; revision: string }>();
+    await mapLimit(targets, input.concurrency, async (m) => {
+      const partId = state.resources[m.address]?.ids.part_id;
+      if (!partId) return;
+      const part = await client.appClient.getMachinePart(partId);
+      baselines.set(m.address, { partId, config: part.config as Record<string, unknown>, revision: part.lastUpdated?.toISOString() ?? '' });
+    });
+
+    const applied = await input.apply(targets.flatMap((m) => {
+      const change = input.changes.get(m.address);
+      return change ? [change] : [];
+    }));
+    const writeFailed = new Map(applied.failed.map((f) => [f.address, f.error]));
+    const notWritten = new Set([...writeFailed.keys(), ...applied.skipped]);
+    await mapLimit(targets, input.concurrency, async (m) => {
+      const baseline = baselines.get(m.address);
+      const prior = state.resources[m.address];
+      if (notWritten.has(m.address) || !baseline || !prior) {
+        await fail(number, m, `its config could not be written: ${message(writeFailed.get(m.address) ?? 'skipped by the executor')}`, baseline?.partId);
+        return;
+      }
+      const part = await client.appClient.getMachinePart(baseline.partId);
+      const now = Date.now();
+      written.push({
+        outcome: m,
+        partId: baseline.partId,
+        baseline,
+        prior,
+        revision: part.lastUpdated?.toISOString() ?? '',
+        track: { writtenAt: now, verdict: 'pending', since: now },
+      });
+    });
+    events({ type: 'written', rollout: name, wave: number, machines: targets.length - notWritten.size, seconds: (Date.now() - waveStarted) / 1000 });
+
+    let stopped = stopIfPast(number);
+    let waiting = stopped ? [] : written.filter((w) => wave.machines.includes(w.outcome));
+    while (waiting.length > 0) {
+      const still: Written[] = [];
+      await mapLimit(waiting, input.concurrency, async (w) => {
+        if (stopped) return;
+        const reading = await source.read(w.partId);
+        const verdict: HealthVerdict | { health: 'unreachable'; why: string } = reading.reachable
+          ? judgeHealth(reading.status, w.revision)
+          : { health: 'unreachable', why: `${reading.online === 'offline' ? 'offline: ' : ''}${reading.reason}` };
+        const now = Date.now();
+        const step = stepGate(w.track, verdict, now, policy.gate);
+        w.track = step.track;
+        if (step.outcome === 'passed') {
+          w.outcome.result = 'healthy';
+          events({ type: 'healthy', rollout: name, wave: number, machine: w.outcome.machine, seconds: (now - w.track.writtenAt) / 1000 });
+        } else if (step.outcome === 'failed') {
+          await fail(number, w.outcome, step.why, w.partId, step.problems);
+          stopped = stopped || stopIfPast(number);
+        } else still.push(w);
+      });
+      if (stopped) {
+        for (const w of still) {
+          w.outcome.result = 'stopped';
+          w.outcome.why = 'the rollout stopped while it was waiting for this machine';
+        }
+        break;
+      }
+      waiting = still;
+      if (waiting.length > 0) await sleep(pollMs);
+    }
+    wave.seconds = (Date.now() - waveStarted) / 1000;
+    if (stopped) break;
+    events({ type: 'passed', rollout: name, wave: number, seconds: wave.seconds });
+  }
+
+  if (result.outcome === 'stopped' && policy.on_failure === 'rollback') await rollBack(input, written);
+  result.seconds = (Date.now() - started) / 1000;
+  events({ type: 'done', rollout: name, outcome: result });
+  return result;
+}
+
+/**
+ * Writes every changed machine back to the config it had, guarded by the revision the
+ * rollout wrote (a machine changed since is left as it is, and said so), puts its state
+ * entry back, and waits (up to the gate's timeout) for it to run that config again.
+ */
+async function rollBack(input: RunRolloutInput, written: readonly Written[]): Promise<void> {
+  const { client, events, source, plan } = input;
+  const name = plan.policy.name;
+  const restored = new Map<string, StateEntry>();
+  const back: Array<{ w: Written; revision: string }> = [];
+  await mapLimit(written, input.concurrency, async (w) => {
+    const say = (ok: boolean, detail: string): void => {
+      w.outcome.rollback = { ok, detail };
+      events({ type: 'rolled-back', rollout: name, machine: w.outcome.machine, ok, detail });
+    };
+    try {
+      const part = await client.appClient.getMachinePart(w.partId);
+      const now = part.lastUpdated?.toISOString() ?? '';
+      if (now !== w.revision) {
+        say(false, `its config was changed on the service after the rollout wrote it (revision ${now}, not ${w.revision}); left as it is`);
+        return;
+      }
+      const after = await client.appClient.updateMachinePart(part.id, part.name, w.baseline.config, part.lastUpdated);
+      restored.set(w.outcome.address, w.prior);
+      back.push({ w, revision: after.lastUpdated?.toISOString() ?? '' });
+    } catch (err) {
+      const changed = err instanceof ServiceError && err.code === 'FAILED_PRECONDITION';
+      say(false, changed ? 'its config was changed on the service while it was rolled back; left as it is' : `the write failed: ${message(err)}`);
+    }
+  });
+  if (restored.size > 0) await input.restoreEntries(restored);
+  const deadline = Date.now() + plan.policy.gate.timeout_ms;
+  const pollMs = input.pollMs ?? pollInterval(plan.policy.gate.settle_ms);
+  let waiting = back;
+  for (;;) {
+    const still: typeof back = [];
+    await mapLimit(waiting, input.concurrency, async (b) => {
+      const reading = await source.read(b.w.partId);
+      if (reading.reachable && reading.status.revision === b.revision) {
+        b.w.outcome.rollback = { ok: true, detail: `back on the config it had (revision ${b.w.baseline.revision}), running it again` };
+        events({ type: 'rolled-back', rollout: name, machine: b.w.outcome.machine, ok: true, detail: b.w.outcome.rollback.detail });
+      } else still.push(b);
+    });
+    waiting = still;
+    if (waiting.length === 0) return;
+    if (Date.now() > deadline) break;
+    await sleep(pollMs);
+  }
+  for (const b of waiting) {
+    b.w.outcome.rollback = { ok: true, detail: `its previous config is written back; the machine had not ingested it within ${plan.policy.gate.timeout_ms} ms` };
+    events({ type: 'rolled-back', rollout: name, machine: b.w.outcome.machine, ok: true, detail: b.w.outcome.rollback.detail });
+  }
+}
