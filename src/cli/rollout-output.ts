@@ -1,5 +1,6 @@
 /** What `apply` prints of rollouts, and the report file it writes. */
 import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { eventLine, type RolloutEvents, type RolloutOutcome } from '../engine/rollout/events';
 import { describeError } from './describe-error';
 
@@ -51,4 +52,9 @@ export async function writeApplyReport(file: string, outcome: ApplyReportInput):
     rollouts: outcome.rollouts,
   };
   await fs.writeFile(file, `${JSON.stringify(doc, null, 2)}\n`, 'utf8');
+}
+
+/** Where a project keeps its rollout journals. */
+export function rolloutJournalDir(cwd: string): string {
+  return path.join(cwd, '.fleetform', 'rollouts');
 }

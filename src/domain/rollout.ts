@@ -74,6 +74,8 @@ export interface RolloutPlan {
   readonly stack: string;
   readonly policy: RolloutPolicy;
   readonly waves: ReadonlyArray<{ readonly rule: string; readonly machines: readonly RolloutWaveMachine[] }>;
+  /** Set when an interrupted run of the rollout is resumed: the wave it goes on at, and when it started. */
+  readonly resumes?: { readonly wave: number; readonly startedAt: string };
 }
 
 /** A wave's rule in words. */

@@ -20,7 +20,12 @@ export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<stri
   if (!hasChanges(plan)) {
     out(options.saved ? 'The saved plan has no changes.' : '');
     // Nothing to change, but outputs may be new: they are evaluated and kept all the same.
-    printOutputs((await ws.engine.apply(plan, ws.stacks, states, consoleReporter(0, out))).outputs);
+    // An interrupted rollout goes on even without new changes.
+    const outcome = await ws.engine.apply(plan, ws.stacks, states, consoleReporter(0, out), rolloutPrinter(out));
+    if (options.report) await writeApplyReport(options.report, outcome);
+    for (const line of rolloutSummaryLines(outcome.rollouts)) out(line);
+    if (outcome.failed.length > 0) process.exitCode = 1;
+    printOutputs(outcome.outputs);
     return;
   }
   if (!options.saved && !(await confirm(`\nDo you want to ${options.verb}?`, options.autoApprove))) {

@@ -11,6 +11,7 @@ import { register as importCommand } from './import';
 import { register as output } from './output';
 import { register as plan } from './plan';
 import { register as provider } from './provider-install';
+import { register as rollout } from './rollout';
 import { register as state } from './state';
 import { register as status } from './status';
 import { register as synth } from './synth';
@@ -29,6 +30,7 @@ const registrations: ReadonlyArray<(program: Command, apps: AppRunner) => void> 
   importCommand,
   forceUnlock,
   status,
+  rollout,
   env,
   emulatorServe,
   emulatorControls,

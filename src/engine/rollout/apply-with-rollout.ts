@@ -7,6 +7,7 @@ import type { RolloutPlan } from '../../domain/rollout';
 import { applyStack, type ApplyOutcome, type ApplyStackInput } from '../apply/executor';
 import type { MachineStatusSource } from '../health/machine-status-source';
 import type { RolloutEvents, RolloutOutcome } from './events';
+import type { RolloutJournal, RolloutJournalStore } from './journal';
 import { runRollout } from './runner';
 
 /** A machine of a rollout that did not pass, as an apply failure. */
@@ -16,6 +17,8 @@ export interface ApplyWithRolloutInput extends ApplyStackInput {
   readonly rollout: RolloutPlan;
   readonly source: MachineStatusSource;
   readonly events: RolloutEvents;
+  readonly journal: RolloutJournalStore;
+  readonly resume: RolloutJournal | undefined;
 }
 
 export async function applyWithRollout(input: ApplyWithRolloutInput): Promise<ApplyOutcome & { rollout: RolloutOutcome | undefined }> {
@@ -48,6 +51,8 @@ export async function applyWithRollout(input: ApplyWithRolloutInput): Promise<Ap
     source: input.source,
     events: input.events,
     concurrency: Math.max(input.parallelism, 16),
+    journal: input.journal,
+    ...(input.resume ? { resume: input.resume } : {}),
   });
   const machines = outcome.waves.flatMap((w) => w.machines);
   const failed = machines

@@ -38,6 +38,7 @@ export interface RolloutOutcome {
 
 export type RolloutEvent =
   | { readonly type: 'wave'; readonly rollout: string; readonly wave: number; readonly waves: number; readonly rule: string; readonly machines: readonly string[] }
+  | { readonly type: 'resumed'; readonly rollout: string; readonly wave: number; readonly machines: number }
   | { readonly type: 'written'; readonly rollout: string; readonly wave: number; readonly machines: number; readonly seconds: number }
   | { readonly type: 'healthy'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly seconds: number }
   | { readonly type: 'skipped'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly why: string }
@@ -55,6 +56,8 @@ export function eventLine(e: RolloutEvent): string {
   switch (e.type) {
     case 'wave':
       return `${head} wave ${e.wave}/${e.waves} (${e.rule}): ${e.machines.length} machine(s): ${e.machines.join(', ')}`;
+    case 'resumed':
+      return `${head} resuming wave ${e.wave}: ${e.machines} machine(s) written before the interruption are gated again`;
     case 'written':
       return `${head} wave ${e.wave}: ${e.machines} config(s) written in ${e.seconds.toFixed(1)}s; waiting for health`;
     case 'healthy':

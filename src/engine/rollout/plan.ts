@@ -51,6 +51,7 @@ export function rolloutPlanLines(rollouts: readonly RolloutPlan[]): string[] {
   for (const r of rollouts) {
     const count = r.waves.reduce((n, w) => n + w.machines.length, 0);
     lines.push(`Rollout ${r.policy.name} (stack ${r.stack}): ${count} machine update(s) in ${r.waves.length} wave(s)`);
+    if (r.resumes) lines.push(`  resumes at wave ${r.resumes.wave}: a run started ${r.resumes.startedAt} was interrupted (its waves, machines and baselines are kept)`);
     lines.push(`  ${describePolicy(r.policy)}`);
     r.waves.forEach((w, i) => lines.push(`  wave ${i + 1} (${w.rule}): ${w.machines.map((m) => m.name).join(', ')}`));
     const unmatched = r.policy.waves.filter((w) => !r.waves.some((x) => x.rule === describeWave(w)));

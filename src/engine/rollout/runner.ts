@@ -12,6 +12,8 @@ import type { MachineStatusSource } from '../health/machine-status-source';
 import type { ResourceChange } from '../plan/model';
 import type { State, StateEntry } from '../state/schema';
 import type { MachineOutcome, RolloutEvents, RolloutOutcome, WaveOutcome } from './events';
+import type { JournalMachine, RolloutJournal, RolloutJournalStore } from './journal';
+import { configAtRevision } from './part-history';
 
 export interface RunRolloutInput {
   readonly plan: RolloutPlan;
@@ -28,13 +30,17 @@ export interface RunRolloutInput {
   readonly concurrency: number;
   /** How often machines are read while waiting. */
   readonly pollMs?: number;
+  readonly journal: RolloutJournalStore;
+  /** The journal of an interrupted run of this rollout: it goes on from there. */
+  readonly resume?: RolloutJournal;
 }
 
 /** What the rollout changed on one machine: enough to write it back. */
-interface Written {
+export interface Written {
   readonly outcome: MachineOutcome;
   readonly partId: string;
-  readonly baseline: { readonly config: Record<string, unknown>; readonly revision: string };
+  /** The config before the rollout (read from the part history when the run resumed), and its revision. */
+  readonly baseline: { readonly config: Record<string, unknown> | undefined; readonly revision: string };
   readonly prior: StateEntry;
   /** The revision of the rollout's write. */
   readonly revision: string;
@@ -65,8 +71,24 @@ export function pollInterval(settleMs: number): number {
   return Math.min(1000, Math.max(50, Math.floor(settleMs / 4)));
 }
 
+function journalPlan(plan: RolloutPlan): RolloutJournal['plan'] {
+  return { stack: plan.stack, policy: plan.policy, waves: plan.waves.map((w) => ({ rule: w.rule, machines: w.machines.map((m) => ({ address: m.address, name: m.name })) })) };
+}
+
+/** The waves to run: the plan's, or an interrupted run's with machines changed since added to its last wave. */
+function wavesToRun(input: RunRolloutInput): RolloutPlan['waves'] {
+  if (!input.resume) return input.plan.waves;
+  const waves = input.resume.plan.waves.map((w) => ({ rule: w.rule, machines: [...w.machines] }));
+  const known = new Set(waves.flatMap((w) => w.machines.map((m) => m.address)));
+  const added = input.plan.waves.flatMap((w) => w.machines).filter((m) => !known.has(m.address));
+  const last = waves[waves.length - 1];
+  if (last && added.length > 0) last.machines.push(...added);
+  return waves;
+}
+
 export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome> {
-  const { plan, source, events, client } = input;
+  const { source, events, client, resume } = input;
+  const plan = { ...(resume?.plan ?? input.plan), waves: wavesToRun(input) };
   const { policy } = plan;
   const name = policy.name;
   const pollMs = input.pollMs ?? pollInterval(policy.gate.settle_ms);
@@ -76,6 +98,35 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
   const written: Written[] = [];
   let failed = 0;
   let reached = 0;
+  const now = new Date().toISOString();
+  const journal: RolloutJournal = resume
+    ? { ...resume, plan: journalPlan(plan), updated_at: now }
+    : { format: 1, stack: plan.stack, status: 'running', started_at: now, updated_at: now, wave: 1, plan: journalPlan(plan), machines: [] };
+  const record = (w: Written, result: JournalMachine['result']): void => {
+    const entry: JournalMachine = { address: w.outcome.address, name: w.outcome.machine, part_id: w.partId, baseline_revision: w.baseline.revision, written_revision: w.revision, result, prior: w.prior };
+    const at = journal.machines.findIndex((m) => m.address === entry.address);
+    if (at >= 0) journal.machines[at] = entry;
+    else journal.machines.push(entry);
+  };
+  const save = (): Promise<void> => input.journal.write({ ...journal, updated_at: new Date().toISOString() });
+  const startWave = resume?.wave ?? 1;
+  // What the interrupted run did: machines it wrote keep their baseline and are gated again in the current wave.
+  const resumed = new Map((resume?.machines ?? []).map((m) => [m.address, m]));
+  for (const [i, wave] of waves.entries()) {
+    if (i + 1 > startWave) break;
+    for (const m of wave.machines) {
+      const j = resumed.get(m.address);
+      if (i + 1 < startWave) reached += 1;
+      if (!j) continue;
+      const w: Written = { outcome: m, partId: j.part_id, baseline: { config: undefined, revision: j.baseline_revision }, prior: j.prior, revision: j.written_revision, track: { writtenAt: Date.now(), verdict: 'pending', since: Date.now() } };
+      written.push(w);
+      if (j.result === 'failed') {
+        m.result = 'failed';
+        failed += 1;
+      } else if (i + 1 < startWave) m.result = 'healthy';
+    }
+  }
+  await save();
 
   const fail = async (wave: number, m: MachineOutcome, why: string, partId: string | undefined, problems: MachineOutcome['problems'] = []): Promise<void> => {
     m.result = 'failed';
@@ -97,14 +148,19 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
 
   for (const [i, wave] of waves.entries()) {
     const number = i + 1;
+    if (number < startWave) continue;
     const waveStarted = Date.now();
+    journal.wave = number;
     events({ type: 'wave', rollout: name, wave: number, waves: waves.length, rule: wave.rule, machines: wave.machines.map((m) => m.machine) });
     const state = await input.readState();
     reached += wave.machines.length;
+    const regated = new Set(written.filter((w) => wave.machines.includes(w.outcome) && w.outcome.result !== 'failed').map((w) => w.outcome.address));
+    if (regated.size > 0) events({ type: 'resumed', rollout: name, wave: number, machines: [...regated].length });
 
     // Offline machines follow the policy before anything is written to them.
     const targets: MachineOutcome[] = [];
-    await mapLimit(wave.machines, input.concurrency, async (m) => {
+    const toWrite = wave.machines.filter((m) => m.result === 'not reached' && input.changes.has(m.address));
+    await mapLimit(toWrite, input.concurrency, async (m) => {
       const partId = state.resources[m.address]?.ids.part_id;
       if (policy.offline !== 'wait' && partId) {
         const reading = await source.read(partId);
@@ -144,20 +200,26 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         return;
       }
       const part = await client.appClient.getMachinePart(baseline.partId);
-      const now = Date.now();
-      written.push({
+      const at = Date.now();
+      const earlier = written.find((w) => w.outcome === m);
+      const w: Written = {
         outcome: m,
         partId: baseline.partId,
-        baseline,
-        prior,
+        // A machine written again after a resume keeps the baseline of its first write.
+        baseline: earlier ? earlier.baseline : baseline,
+        prior: earlier ? earlier.prior : prior,
         revision: part.lastUpdated?.toISOString() ?? '',
-        track: { writtenAt: now, verdict: 'pending', since: now },
-      });
+        track: { writtenAt: at, verdict: 'pending', since: at },
+      };
+      if (earlier) written.splice(written.indexOf(earlier), 1);
+      written.push(w);
+      record(w, 'written');
     });
+    await save();
     events({ type: 'written', rollout: name, wave: number, machines: targets.length - notWritten.size, seconds: (Date.now() - waveStarted) / 1000 });
 
     let stopped = stopIfPast(number);
-    let waiting = stopped ? [] : written.filter((w) => wave.machines.includes(w.outcome));
+    let waiting = stopped ? [] : written.filter((w) => wave.machines.includes(w.outcome) && w.outcome.result === 'not reached');
     while (waiting.length > 0) {
       const still: Written[] = [];
       await mapLimit(waiting, input.concurrency, async (w) => {
@@ -171,9 +233,11 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         w.track = step.track;
         if (step.outcome === 'passed') {
           w.outcome.result = 'healthy';
+          record(w, 'healthy');
           events({ type: 'healthy', rollout: name, wave: number, machine: w.outcome.machine, seconds: (now - w.track.writtenAt) / 1000 });
         } else if (step.outcome === 'failed') {
           await fail(number, w.outcome, step.why, w.partId, step.problems);
+          record(w, 'failed');
           stopped = stopped || stopIfPast(number);
         } else still.push(w);
       });
@@ -184,15 +248,26 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         }
         break;
       }
+      if (still.length !== waiting.length) await save();
       waiting = still;
       if (waiting.length > 0) await sleep(pollMs);
     }
     wave.seconds = (Date.now() - waveStarted) / 1000;
     if (stopped) break;
     events({ type: 'passed', rollout: name, wave: number, seconds: wave.seconds });
+    if (number < waves.length) {
+      journal.wave = number + 1;
+      await save();
+    }
   }
 
-  if (result.outcome === 'stopped' && policy.on_failure === 'rollback') await rollBack(input, written);
+  if (result.outcome === 'stopped' && policy.on_failure === 'rollback') {
+    await rollBack(input, written, plan);
+    for (const w of written) if (w.outcome.rollback?.ok) record(w, 'rolled back');
+  }
+  journal.status = result.outcome;
+  if (result.reason) journal.reason = result.reason;
+  await save();
   result.seconds = (Date.now() - started) / 1000;
   events({ type: 'done', rollout: name, outcome: result });
   return result;
@@ -203,8 +278,8 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
  * rollout wrote (a machine changed since is left as it is, and said so), puts its state
  * entry back, and waits (up to the gate's timeout) for it to run that config again.
  */
-async function rollBack(input: RunRolloutInput, written: readonly Written[]): Promise<void> {
-  const { client, events, source, plan } = input;
+export async function rollBack(input: Pick<RunRolloutInput, 'client' | 'events' | 'source' | 'concurrency' | 'pollMs' | 'restoreEntries'>, written: readonly Written[], plan: RolloutPlan): Promise<void> {
+  const { client, events, source } = input;
   const name = plan.policy.name;
   const restored = new Map<string, StateEntry>();
   const back: Array<{ w: Written; revision: string }> = [];
@@ -220,7 +295,8 @@ async function rollBack(input: RunRolloutInput, written: readonly Written[]): Pr
         say(false, `its config was changed on the service after the rollout wrote it (revision ${now}, not ${w.revision}); left as it is`);
         return;
       }
-      const after = await client.appClient.updateMachinePart(part.id, part.name, w.baseline.config, part.lastUpdated);
+      const config = w.baseline.config ?? (await configAtRevision(client, w.partId, w.baseline.revision));
+      const after = await client.appClient.updateMachinePart(part.id, part.name, config, part.lastUpdated);
       restored.set(w.outcome.address, w.prior);
       back.push({ w, revision: after.lastUpdated?.toISOString() ?? '' });
     } catch (err) {
