@@ -37,6 +37,13 @@ export interface MachineProps {
    * @default the provider's `locationId`, else at plan time the only location of the organization
    */
   readonly locationId?: string;
+  /**
+   * Makes create and update (under Terraform, and under `fleetform apply`) wait until the
+   * machine runs its new config with every module and resource ready, and stays so for
+   * `settle`; not within `timeout` is an error. Durations like `10m`, `1m30s`, `500ms`.
+   * @default no wait
+   */
+  readonly healthGate?: { readonly timeout?: string; readonly settle?: string };
 }
 
 /** The run-time check of {@link MachineProps}: strict, without coercion. */
@@ -45,6 +52,7 @@ export const machinePropsSchema = z.strictObject({
   // An empty name is reported by the app's analysis, with duplicate names.
   name: propSchemas.text.optional(),
   location: z.union([propSchemas.text, propSchemas.construct<Location>('fleetform_location', 'expected a Location or a location id')]).optional(),
+  healthGate: z.strictObject({ timeout: propSchemas.text.optional(), settle: propSchemas.text.optional() }).optional(),
 }) satisfies z.ZodType<MachineProps>;
 
 /**
@@ -67,6 +75,8 @@ export class Machine extends TerraformResource implements IMachine {
   readonly name: string;
   /** Location id, when given: a reference to a Location's id, or the id given. */
   readonly locationId: string | undefined;
+  /** The health gate create and update wait on, when given. */
+  readonly healthGate: MachineProps['healthGate'];
 
   constructor(scope: Construct, id: string, props: MachineProps = {}) {
     super(scope, id, { terraformResourceType: Machine.tfResourceType });
@@ -92,6 +102,7 @@ export class Machine extends TerraformResource implements IMachine {
     this.overrideLogicalId(logicalIdFor(this));
     this.name = props.name ?? id;
     this.locationId = props.location !== undefined ? locationIdOf(props.location) : props.locationId;
+    this.healthGate = props.healthGate;
     registerFleetConstruct(this);
   }
 
@@ -149,5 +160,6 @@ const machineAttributesOf = perGeneration((machine: Machine): Record<string, unk
   if (machine.locationId !== undefined) attributes.location_id = machine.locationId;
   attributes.config = configJson;
   if (Object.keys(secretEnv).length > 0) attributes.secret_env = { ...secretEnv };
+  if (machine.healthGate !== undefined) attributes.health_gate = { ...machine.healthGate };
   return terraformLiterals(attributes);
 });

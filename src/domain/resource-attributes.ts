@@ -32,6 +32,8 @@ export const machineAttributes = {
    * sensitive as a whole and `config` can be shown (and diffed) in the clear.
    */
   secret_env: z.record(z.string(), z.string()).optional(),
+  /** Create and update wait for the machine's health: `timeout` and `settle`, as durations. */
+  health_gate: z.record(z.string(), z.string()).optional(),
 };
 
 /** What every training job is synthesized with. */

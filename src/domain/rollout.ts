@@ -16,6 +16,7 @@
  * or is not healthy within `timeout` of its write.
  */
 import { z } from 'zod';
+import { parseGoDuration } from './duration';
 
 /** The key of a stack document's comment block (`//`, which Terraform ignores) holding its rollout policy. */
 export const ROLLOUT_DOCUMENT_KEY = 'fleetform_rollout';
@@ -198,4 +199,29 @@ export function stepGate(track: GateTrack, verdict: HealthVerdict | { readonly h
     return { outcome: 'failed', track: next, why: `not healthy for ${gate.settle_ms} ms within ${gate.timeout_ms} ms (last: ${why})`, problems: verdict.health === 'unhealthy' ? verdict.problems : [] };
   }
   return { outcome: 'waiting', track: next };
+}
+
+/** A machine's own health gate (`health_gate`): the keys it takes. */
+export const HEALTH_GATE_KEYS = ['timeout', 'settle'] as const;
+
+/** Reads a `health_gate` map (`timeout`, `settle` as Go durations) into a gate; the problems name the key. */
+export function parseHealthGate(raw: Readonly<Record<string, string>>): { gate?: RolloutPolicy['gate']; problems: { key: string; message: string }[] } {
+  const problems: { key: string; message: string }[] = [];
+  for (const key of Object.keys(raw)) {
+    if (!(HEALTH_GATE_KEYS as readonly string[]).includes(key)) problems.push({ key, message: `unknown key ${JSON.stringify(key)}: a health gate takes ${HEALTH_GATE_KEYS.join(' and ')}` });
+  }
+  const read = (key: 'timeout' | 'settle', fallback: number): number => {
+    const text = raw[key];
+    if (text === undefined) return fallback;
+    const ms = parseGoDuration(text);
+    if (ms === undefined || ms < 0) {
+      problems.push({ key, message: `${JSON.stringify(text)} is not a duration (write it like 10m, 1m30s or 500ms)` });
+      return fallback;
+    }
+    return Math.round(ms);
+  };
+  const timeout_ms = read('timeout', DEFAULT_GATE_TIMEOUT_MS);
+  const settle_ms = read('settle', 0);
+  if (timeout_ms === 0) problems.push({ key: 'timeout', message: 'the timeout must be above zero' });
+  return problems.length > 0 ? { problems } : { gate: { timeout_ms, settle_ms }, problems };
 }

@@ -20,6 +20,7 @@ import type { StateEntry } from '../state/schema';
 import { configDocument, configView } from './machine-config-view';
 import { secretEnvEntries, splitSecretEnv, withSecretEnv } from './machine-secrets';
 import { unlessNotFound } from './not-found';
+import { gateOf, passHealthGate } from './machine-health-gate';
 
 function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB (${bytes.toLocaleString('en-US')} bytes)`;
@@ -69,6 +70,11 @@ export const machineDeclaration = defineKind({
       schema: machineAttributes.secret_env,
       description: "The modules' secret env entries by `<module>.<KEY>` (those code marks secret and those whose names look secret), merged into the modules' env.",
       sensitive: true,
+    },
+    health_gate: {
+      schema: machineAttributes.health_gate,
+      description:
+        'Makes create and update wait until the machine runs the new config, every module and resource ready, and stays so for `settle` (default 0s); not within `timeout` (default 10m) is an error. Durations like 10m, 1m30s, 500ms.',
     },
     id: { schema: z.string(), description: 'Id the service assigns to the machine.', computed: 'always' },
     part_id: { schema: z.string(), description: "Id of the machine's main part, which holds its config.", computed: 'always' },
@@ -234,6 +240,11 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
     const requestBytes = updateRobotPartRequestSize(name, desiredConfig);
     if (requestBytes > SERVICE_MAX_MESSAGE_BYTES) problems.push(oversizeProblem(requestBytes));
     const view: JsonObject = { name, location_id: locationId, config: configView(desiredConfig) };
+    if (attributes.health_gate !== undefined) {
+      const gate = gateOf(attributes.health_gate);
+      problems.push(...gate.problems);
+      view.health_gate = { ...attributes.health_gate };
+    }
 
     return { view, private: { pins }, notes, problems, kindData: { running: await runningVersions(ctx, view.config) } };
   },
@@ -247,8 +258,10 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
     const part = partId ? await unlessNotFound(() => ctx.client.appClient.getMachinePart(partId)) : undefined;
     if (!part) return { view: { name: machine.name, location_id: machine.locationId, config: {} }, version: 'no-part', facts: {} };
     const config = configView(part.config);
+    // The gate lives in code and state only: the service has no such field.
+    const gate: JsonObject = isObject(entry.attributes?.health_gate) ? { health_gate: entry.attributes.health_gate } : {};
     return {
-      view: { name: machine.name, location_id: machine.locationId, config },
+      view: { name: machine.name, location_id: machine.locationId, config, ...gate },
       version: part.lastUpdated?.toISOString() ?? 'never',
       facts: {},
       kindData: { running: await runningVersions(ctx, config) },
@@ -287,6 +300,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
     if (!partId) throw new FleetformError(`machine ${machineId} has no main part`, { hint: 'the service did not create one; delete the machine and apply again' });
     const part = await ctx.client.appClient.getMachinePart(partId);
     await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(viewConfig(desired), part.config), part.lastUpdated);
+    await passHealthGate(ctx, desired, partId);
     return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
   },
 
@@ -310,6 +324,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
       if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION') throw stale();
       throw err;
     }
+    await passHealthGate(ctx, desired, partId);
     return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
   },
 
@@ -325,6 +340,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration.schema> = {
     const flagged = new Set(isObject(prior?.secret_env) ? Object.keys(prior.secret_env) : []);
     const { config, secretEnv } = splitSecretEnv(viewConfig(view), flagged);
     const attributes: JsonObject = { name: view.name ?? null, location_id: view.location_id ?? null, config: JSON.stringify(configDocument(config)) };
+    if (isObject(view.health_gate)) attributes.health_gate = view.health_gate;
     if (Object.keys(secretEnv).length > 0) attributes.secret_env = secretEnv;
     return attributes;
   },
