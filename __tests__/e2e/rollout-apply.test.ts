@@ -123,7 +123,7 @@ test('a healthy change goes through every wave, with progress per wave', async (
   expect(apply.stderr).toBe('');
   expect(apply.code).toBe(0);
   const lines = apply.stdout.split('\n').filter((l) => l.startsWith('rollout careful:'));
-  const order = ['wave 1/3', 'wave 1 healthy', 'wave 2/3', 'wave 2 healthy', 'wave 3/3', 'wave 3 healthy'].map((t) => lines.findIndex((l) => l.includes(t)));
+  const order = ['wave 1/3', 'wave 1 passed', 'wave 2/3', 'wave 2 passed', 'wave 3/3', 'wave 3 passed'].map((t) => lines.findIndex((l) => l.includes(t)));
   expect(order.every((i) => i >= 0)).toBe(true);
   expect(order).toEqual([...order].sort((a, b) => a - b));
   for (const name of pickerNames(MACHINES)) expect(apply.stdout).toMatch(new RegExp(`rollout careful: wave \\d: ${name} healthy after`));

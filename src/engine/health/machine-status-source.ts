@@ -20,6 +20,11 @@ export type MachineReading =
 export interface MachineStatusSource {
   /** The part's latest revision and the machine's status, or why the status could not be read. */
   read(partId: string): Promise<MachineReading>;
+  /**
+   * The machine's status alone (no part read: online state and latest revision are left
+   * `unknown` and empty), for a caller that knows the revision it waits for.
+   */
+  status(partId: string): Promise<MachineReading>;
   /** The newest error lines of the part's log (newest first), each as `time logger: message`. */
   errorLines(partId: string, limit: number): Promise<string[]>;
 }

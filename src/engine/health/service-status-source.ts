@@ -24,38 +24,65 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
   const services = await loadServices();
   const app = client.clientFor(services.app);
   const robot = client.clientFor(services.robotStatus);
-  return {
-    async read(partId): Promise<MachineReading> {
+  // A part's address does not change: read once, then its status is asked for directly.
+  const addresses = new Map<string, string>();
+
+  const readPart = async (partId: string) => {
+    const part = (await app.getRobotPart({ id: partId })).part;
+    addresses.set(partId, part?.fqdn || partId);
+    return part;
+  };
+
+  const machineStatus = async (address: string, online: OnlineState, latestRevision: string): Promise<MachineReading> => {
+    try {
+      const status = await robot.getMachineStatus({}, { headers: { [MACHINE_HOST_HEADER]: address } });
+      return {
+        reachable: true,
+        online,
+        latestRevision,
+        status: {
+          revision: status.config?.revision ?? '',
+          state: MACHINE_STATES[status.state] ?? 'unknown',
+          modules: status.modules.map((m) => ({ name: m.moduleName, state: MODULE_STATES[m.state] ?? 'unknown', error: m.error, consecutiveFailures: m.consecutiveFailures })),
+          resources: status.resources.map((r) => ({
+            name: r.name?.name ?? '',
+            api: r.name ? `${r.name.namespace}:${r.name.type}:${r.name.subtype}` : '',
+            state: RESOURCE_STATES[r.state] ?? 'unknown',
+            revision: r.revision,
+            error: r.error,
+          })),
+        },
+      };
+    } catch (err) {
+      return { reachable: false, online, latestRevision, reason: reasonOf(err) };
+    }
+  };
+
+  const unreadable = (err: unknown): MachineReading => ({ reachable: false, online: 'unknown', latestRevision: '', reason: `its part could not be read: ${reasonOf(err)}` });
+
+  const source: MachineStatusSource = {
+    async read(partId) {
       let part;
       try {
-        part = (await app.getRobotPart({ id: partId })).part;
+        part = await readPart(partId);
       } catch (err) {
-        return { reachable: false, online: 'unknown', latestRevision: '', reason: `its part could not be read: ${reasonOf(err)}` };
+        return unreadable(err);
       }
-      const online = ONLINE[part?.onlineState ?? 0] ?? 'unknown';
-      const latestRevision = iso(part?.lastUpdated);
-      try {
-        const status = await robot.getMachineStatus({}, { headers: { [MACHINE_HOST_HEADER]: part?.fqdn || partId } });
-        return {
-          reachable: true,
-          online,
-          latestRevision,
-          status: {
-            revision: status.config?.revision ?? '',
-            state: MACHINE_STATES[status.state] ?? 'unknown',
-            modules: status.modules.map((m) => ({ name: m.moduleName, state: MODULE_STATES[m.state] ?? 'unknown', error: m.error, consecutiveFailures: m.consecutiveFailures })),
-            resources: status.resources.map((r) => ({
-              name: r.name?.name ?? '',
-              api: r.name ? `${r.name.namespace}:${r.name.type}:${r.name.subtype}` : '',
-              state: RESOURCE_STATES[r.state] ?? 'unknown',
-              revision: r.revision,
-              error: r.error,
-            })),
-          },
-        };
-      } catch (err) {
-        return { reachable: false, online, latestRevision, reason: reasonOf(err) };
+      return machineStatus(part?.fqdn || partId, ONLINE[part?.onlineState ?? 0] ?? 'unknown', iso(part?.lastUpdated));
+    },
+
+    async status(partId) {
+      let address = addresses.get(partId);
+      if (address === undefined) {
+        try {
+          address = (await readPart(partId))?.fqdn || partId;
+        } catch (err) {
+          return unreadable(err);
+        }
       }
+      const reading = await machineStatus(address, 'unknown', '');
+      // Unreachable: the part says whether the machine is offline.
+      return reading.reachable ? reading : source.read(partId);
     },
 
     async errorLines(partId, limit) {
@@ -67,4 +94,5 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
       }
     },
   };
+  return source;
 }

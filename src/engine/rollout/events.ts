@@ -69,7 +69,7 @@ export function eventLine(e: RolloutEvent): string {
       return `${head} wave ${e.wave}: ${e.machine} FAILED: ${e.why}${what ? `; ${what}` : ''}${e.log[0] ? `; log: ${e.log[0]}` : ''}`;
     }
     case 'passed':
-      return `${head} wave ${e.wave} healthy in ${e.seconds.toFixed(1)}s`;
+      return `${head} wave ${e.wave} passed in ${e.seconds.toFixed(1)}s`;
     case 'stopping':
       return `${head} stopping in wave ${e.wave}: ${e.reason}; ${e.then === 'rollback' ? 'rolling the changed machines back' : 'leaving the changed machines as they are'}`;
     case 'rolled-back':

@@ -26,8 +26,10 @@ export interface RunRolloutInput {
   readonly client: ServiceClient;
   readonly source: MachineStatusSource;
   readonly events: RolloutEvents;
-  /** The most machines read or written at once. */
+  /** The most machines read or written back at once. */
   readonly concurrency: number;
+  /** The most machine reads in flight while waiting at a gate (default 32, at least `concurrency`). */
+  readonly readConcurrency?: number;
   /** How often machines are read while waiting. */
   readonly pollMs?: number;
   readonly journal: RolloutJournalStore;
@@ -110,6 +112,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
   };
   const save = (): Promise<void> => input.journal.write({ ...journal, updated_at: new Date().toISOString() });
   const startWave = resume?.wave ?? 1;
+  const reads = Math.max(input.concurrency, input.readConcurrency ?? 32);
   // What the interrupted run did: machines it wrote keep their baseline and are gated again in the current wave.
   const resumed = new Map((resume?.machines ?? []).map((m) => [m.address, m]));
   for (const [i, wave] of waves.entries()) {
@@ -160,7 +163,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     // Offline machines follow the policy before anything is written to them.
     const targets: MachineOutcome[] = [];
     const toWrite = wave.machines.filter((m) => m.result === 'not reached' && input.changes.has(m.address));
-    await mapLimit(toWrite, input.concurrency, async (m) => {
+    await mapLimit(toWrite, reads, async (m) => {
       const partId = state.resources[m.address]?.ids.part_id;
       if (policy.offline !== 'wait' && partId) {
         const reading = await source.read(partId);
@@ -179,7 +182,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
 
     // The config each machine has now, kept in memory to write it back.
     const baselines = new Map<string, { partId: string; config: Record<string, unknown>; revision: string }>();
-    await mapLimit(targets, input.concurrency, async (m) => {
+    await mapLimit(targets, reads, async (m) => {
       const partId = state.resources[m.address]?.ids.part_id;
       if (!partId) return;
       const part = await client.appClient.getMachinePart(partId);
@@ -192,7 +195,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     }));
     const writeFailed = new Map(applied.failed.map((f) => [f.address, f.error]));
     const notWritten = new Set([...writeFailed.keys(), ...applied.skipped]);
-    await mapLimit(targets, input.concurrency, async (m) => {
+    await mapLimit(targets, reads, async (m) => {
       const baseline = baselines.get(m.address);
       const prior = state.resources[m.address];
       if (notWritten.has(m.address) || !baseline || !prior) {
@@ -222,9 +225,10 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     let waiting = stopped ? [] : written.filter((w) => wave.machines.includes(w.outcome) && w.outcome.result === 'not reached');
     while (waiting.length > 0) {
       const still: Written[] = [];
-      await mapLimit(waiting, input.concurrency, async (w) => {
+      const failedBefore = failed;
+      await mapLimit(waiting, reads, async (w) => {
         if (stopped) return;
-        const reading = await source.read(w.partId);
+        const reading = await source.status(w.partId);
         const verdict: HealthVerdict | { health: 'unreachable'; why: string } = reading.reachable
           ? judgeHealth(reading.status, w.revision)
           : { health: 'unreachable', why: `${reading.online === 'offline' ? 'offline: ' : ''}${reading.reason}` };
@@ -248,7 +252,8 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         }
         break;
       }
-      if (still.length !== waiting.length) await save();
+      // Failures are journaled as they come; a machine that passed is gated again after a resume.
+      if (failed !== failedBefore) await save();
       waiting = still;
       if (waiting.length > 0) await sleep(pollMs);
     }
