@@ -174,6 +174,15 @@ describe('the gate of one machine', () => {
     expect(stepGate(s.track, { health: 'healthy' }, 160, gate).outcome).toBe('passed');
   });
 
+  test('a machine healthy since before the reading settles from then, never from before its write', () => {
+    const written = { writtenAt: 1000, verdict: 'pending' as const, since: 1000 };
+    expect(stepGate(written, { health: 'healthy', since: 1020 }, 1130, gate).outcome).toBe('passed');
+    expect(stepGate(written, { health: 'healthy', since: 1050 }, 1130, gate).outcome).toBe('waiting');
+    // A machine clock far behind cannot make it pass before settle has gone by since the write.
+    expect(stepGate(written, { health: 'healthy', since: 0 }, 1090, gate).outcome).toBe('waiting');
+    expect(stepGate(written, { health: 'healthy', since: 5000 }, 1090, gate).outcome).toBe('waiting');
+  });
+
   test('unhealthy for settle fails with the problems; never healthy within the timeout fails', () => {
     const sick = { health: 'unhealthy' as const, problems: [{ what: 'module sensors', error: 'crashed' }] };
     const s = stepGate(start, sick, 10, gate);

@@ -12,6 +12,67 @@ export function rolloutPrinter(write: (line: string) => void): RolloutEvents {
   };
 }
 
+/**
+ * A progress board for a terminal: each wave's line is updated in place while its machines
+ * are gated (healthy, failed, waiting), and kept once the wave passes or the rollout stops;
+ * failures and rollbacks are printed as lines of their own.
+ */
+export function rolloutBoard(stream: { write(text: string): unknown }): RolloutEvents {
+  let wave: { number: number; total: number; rule: string; machines: number; healthy: number; failed: number; skipped: number } | undefined;
+  let live = false;
+  const clear = (): void => {
+    if (live) stream.write('\r\x1b[2K');
+    live = false;
+  };
+  const draw = (): void => {
+    if (!wave) return;
+    const waiting = wave.machines - wave.healthy - wave.failed - wave.skipped;
+    clear();
+    stream.write(`wave ${wave.number}/${wave.total} (${wave.rule}): ${wave.healthy}/${wave.machines} healthy, ${wave.failed} failed, ${wave.skipped} skipped, ${waiting} waiting`);
+    live = true;
+  };
+  const line = (text: string): void => {
+    clear();
+    stream.write(`${text}\n`);
+  };
+  return (e) => {
+    switch (e.type) {
+      case 'wave':
+        line(eventLine(e));
+        wave = { number: e.wave, total: e.waves, rule: e.rule, machines: e.machines.length, healthy: 0, failed: 0, skipped: 0 };
+        return;
+      case 'written':
+      case 'resumed':
+        line(eventLine(e));
+        draw();
+        return;
+      case 'healthy':
+        if (wave) wave.healthy += 1;
+        draw();
+        return;
+      case 'skipped':
+      case 'failed':
+        if (wave) wave[e.type] += 1;
+        line(eventLine(e));
+        draw();
+        return;
+      case 'passed':
+      case 'stopping':
+        draw();
+        stream.write('\n');
+        live = false;
+        line(eventLine(e));
+        return;
+      case 'rolled-back':
+        line(eventLine(e));
+        return;
+      case 'done':
+        clear();
+        return;
+    }
+  };
+}
+
 /** After the apply: each rollout's outcome, and for a stopped one what failed where. */
 export function rolloutSummaryLines(outcomes: readonly RolloutOutcome[]): string[] {
   const lines: string[] = [];

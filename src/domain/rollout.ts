@@ -138,6 +138,8 @@ export interface MachineStatusReport {
   readonly resources: readonly { readonly name: string; readonly api: string; readonly state: string; readonly revision: string; readonly error: string }[];
   /** Packages the machine loads, when its status tells them. */
   readonly packages?: readonly { readonly name: string; readonly state: string; readonly error: string }[];
+  /** Since when (ms since the epoch, the machine's clock) nothing of it changed state: its newest `last_updated`. */
+  readonly since?: number;
 }
 
 /** Something wrong on a machine: which module, resource or package, and its error. */
@@ -147,7 +149,7 @@ export interface MachineProblem {
 }
 
 export type HealthVerdict =
-  | { readonly health: 'healthy' }
+  | { readonly health: 'healthy'; readonly since?: number }
   | { readonly health: 'pending'; readonly why: string }
   | { readonly health: 'unhealthy'; readonly problems: readonly MachineProblem[] };
 
@@ -171,7 +173,7 @@ export function judgeHealth(status: MachineStatusReport, revision: string): Heal
   if (resource) return { health: 'pending', why: `resource ${resource.name} is ${resource.state === 'ready' ? 'ready at an older revision' : resource.state}` };
   const pkg = (status.packages ?? []).find((p) => p.state !== 'loaded');
   if (pkg) return { health: 'pending', why: `package ${pkg.name} is ${pkg.state}` };
-  return { health: 'healthy' };
+  return status.since === undefined ? { health: 'healthy' } : { health: 'healthy', since: status.since };
 }
 
 /** Where one machine's gate stands: since when its verdict has held. */
@@ -186,9 +188,14 @@ export type GateStep =
   | { readonly outcome: 'passed'; readonly track: GateTrack }
   | { readonly outcome: 'failed'; readonly track: GateTrack; readonly why: string; readonly problems: readonly MachineProblem[] };
 
-/** The gate after one reading at `now`: passed once healthy for `settle`, failed once unhealthy for `settle` or past `timeout`. */
+/**
+ * The gate after one reading at `now`: passed once healthy for `settle`, failed once
+ * unhealthy for `settle` or past `timeout`. A machine found healthy says since when
+ * (`since`): settling counts from then, though never from before its write.
+ */
 export function stepGate(track: GateTrack, verdict: HealthVerdict | { readonly health: 'unreachable'; readonly why: string }, now: number, gate: RolloutPolicy['gate']): GateStep {
-  const next: GateTrack = verdict.health === track.verdict ? track : { ...track, verdict: verdict.health, since: now };
+  const healthySince = verdict.health === 'healthy' && verdict.since !== undefined ? Math.min(now, Math.max(track.writtenAt, verdict.since)) : now;
+  const next: GateTrack = verdict.health === track.verdict ? track : { ...track, verdict: verdict.health, since: healthySince };
   const held = now - next.since;
   if (verdict.health === 'healthy' && held >= gate.settle_ms) return { outcome: 'passed', track: next };
   if (verdict.health === 'unhealthy' && held >= gate.settle_ms) {

@@ -7,7 +7,7 @@ import type { State, StateOutput } from '../../engine/state/schema';
 import { confirm } from '../confirm';
 import { outcomeLines, pendingDeletions } from '../pending-deletions';
 import { consoleReporter } from '../reporter';
-import { rolloutPrinter, rolloutSummaryLines, writeApplyReport } from '../rollout-output';
+import { rolloutBoard, rolloutPrinter, rolloutSummaryLines, writeApplyReport } from '../rollout-output';
 import { serviceLine, type Workspace } from '../workspace';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -21,7 +21,7 @@ export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<stri
     out(options.saved ? 'The saved plan has no changes.' : '');
     // Nothing to change, but outputs may be new: they are evaluated and kept all the same.
     // An interrupted rollout goes on even without new changes.
-    const outcome = await ws.engine.apply(plan, ws.stacks, states, consoleReporter(0, out), rolloutPrinter(out));
+    const outcome = await ws.engine.apply(plan, ws.stacks, states, consoleReporter(0, out), rolloutProgress());
     if (options.report) await writeApplyReport(options.report, outcome);
     for (const line of rolloutSummaryLines(outcome.rollouts)) out(line);
     if (outcome.failed.length > 0) process.exitCode = 1;
@@ -35,7 +35,7 @@ export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<stri
   }
   const total = plan.changes.filter((c) => c.action !== 'no-op').length;
   const reporter = consoleReporter(total, out);
-  const outcome = await ws.engine.apply(plan, ws.stacks, states, reporter, rolloutPrinter(out));
+  const outcome = await ws.engine.apply(plan, ws.stacks, states, reporter, rolloutProgress());
   if (options.report) await writeApplyReport(options.report, outcome);
   out('');
   for (const line of rolloutSummaryLines(outcome.rollouts)) out(line);
@@ -48,6 +48,11 @@ export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<stri
   const pending = await pendingDeletions(ws.backend, [...new Set(plan.changes.map((c) => c.stack))]);
   for (const line of outcomeLines(summary, pending, plan.destroy)) out(line);
   printOutputs(outcome.outputs);
+}
+
+/** Rollout progress: a board updated in place on a terminal, one line per event otherwise. */
+function rolloutProgress() {
+  return process.stdout.isTTY ? rolloutBoard(process.stdout) : rolloutPrinter(out);
 }
 
 /** Terraform's `Outputs:` block: one `name = value` line per output, grouped by stack when there are several. */

@@ -14,6 +14,10 @@ function iso(ts: { seconds: bigint; nanos: number } | undefined): string {
   return ts ? new Date(Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6)).toISOString() : '';
 }
 
+function ms(ts: { seconds: bigint; nanos: number } | undefined): number {
+  return ts ? Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6) : 0;
+}
+
 function reasonOf(err: unknown): string {
   if (err instanceof ConnectError) return err.code === Code.Unimplemented ? 'the service does not reach machines for their status' : err.rawMessage;
   return err instanceof Error ? err.message : String(err);
@@ -42,6 +46,7 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
         latestRevision,
         status: {
           revision: status.config?.revision ?? '',
+          since: Math.max(ms(status.config?.lastUpdated), ...status.modules.map((m) => ms(m.lastUpdated)), ...status.resources.map((r) => ms(r.lastUpdated))),
           state: MACHINE_STATES[status.state] ?? 'unknown',
           modules: status.modules.map((m) => ({ name: m.moduleName, state: MODULE_STATES[m.state] ?? 'unknown', error: m.error, consecutiveFailures: m.consecutiveFailures })),
           resources: status.resources.map((r) => ({
