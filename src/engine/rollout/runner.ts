@@ -222,11 +222,12 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     events({ type: 'written', rollout: name, wave: number, machines: targets.length - notWritten.size, seconds: (Date.now() - waveStarted) / 1000 });
 
     let stopped = stopIfPast(number);
-    let waiting = stopped ? [] : written.filter((w) => wave.machines.includes(w.outcome) && w.outcome.result === 'not reached');
-    while (waiting.length > 0) {
-      const still: Written[] = [];
+    // Each machine is read when it is due: a pending one every poll, a healthy one once its settle time is over.
+    const due = new Map<Written, number>(stopped ? [] : written.filter((w) => wave.machines.includes(w.outcome) && w.outcome.result === 'not reached').map((w) => [w, 0]));
+    while (due.size > 0 && !stopped) {
+      const ready = [...due].filter(([, at]) => at <= Date.now()).map(([w]) => w);
       const failedBefore = failed;
-      await mapLimit(waiting, reads, async (w) => {
+      await mapLimit(ready, reads, async (w) => {
         if (stopped) return;
         const reading = await source.status(w.partId);
         const verdict: HealthVerdict | { health: 'unreachable'; why: string } = reading.reachable
@@ -236,26 +237,30 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         const step = stepGate(w.track, verdict, now, policy.gate);
         w.track = step.track;
         if (step.outcome === 'passed') {
+          due.delete(w);
           w.outcome.result = 'healthy';
           record(w, 'healthy');
           events({ type: 'healthy', rollout: name, wave: number, machine: w.outcome.machine, seconds: (now - w.track.writtenAt) / 1000 });
         } else if (step.outcome === 'failed') {
+          due.delete(w);
           await fail(number, w.outcome, step.why, w.partId, step.problems);
           record(w, 'failed');
           stopped = stopped || stopIfPast(number);
-        } else still.push(w);
-      });
-      if (stopped) {
-        for (const w of still) {
-          w.outcome.result = 'stopped';
-          w.outcome.why = 'the rollout stopped while it was waiting for this machine';
+        } else {
+          const settled = w.track.since + policy.gate.settle_ms;
+          due.set(w, w.track.verdict === 'healthy' || w.track.verdict === 'unhealthy' ? Math.max(now + 50, Math.min(settled, now + pollMs * 4)) : now + pollMs);
         }
-        break;
-      }
+      });
       // Failures are journaled as they come; a machine that passed is gated again after a resume.
       if (failed !== failedBefore) await save();
-      waiting = still;
-      if (waiting.length > 0) await sleep(pollMs);
+      if (stopped || due.size === 0) break;
+      await sleep(Math.max(0, Math.min(...due.values()) - Date.now()));
+    }
+    if (stopped) {
+      for (const w of due.keys()) {
+        w.outcome.result = 'stopped';
+        w.outcome.why = 'the rollout stopped while it was waiting for this machine';
+      }
     }
     wave.seconds = (Date.now() - waveStarted) / 1000;
     if (stopped) break;
