@@ -180,11 +180,17 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
       targets.push(m);
     });
 
-    // The config each machine has now, kept in memory to write it back.
-    const baselines = new Map<string, { partId: string; config: Record<string, unknown>; revision: string }>();
+    // The revision each machine has now: the plan observed it, and the write is guarded by it, so
+    // the part history keeps its config for a rollback. Read only when the plan did not observe it.
+    const baselines = new Map<string, { partId: string; config: Record<string, unknown> | undefined; revision: string }>();
     await mapLimit(targets, reads, async (m) => {
       const partId = state.resources[m.address]?.ids.part_id;
       if (!partId) return;
+      const observed = input.changes.get(m.address)?.observedVersion;
+      if (observed && !Number.isNaN(Date.parse(observed))) {
+        baselines.set(m.address, { partId, config: undefined, revision: observed });
+        return;
+      }
       const part = await client.appClient.getMachinePart(partId);
       baselines.set(m.address, { partId, config: part.config as Record<string, unknown>, revision: part.lastUpdated?.toISOString() ?? '' });
     });
