@@ -7,15 +7,30 @@ import type { MachineStatusReport } from '../../domain/rollout';
 
 export type OnlineState = 'online' | 'offline' | 'awaiting setup' | 'unknown';
 
+/** What the app says of the part's machine: seconds since it was last online (when offline), and its last access. */
+export interface PartPresence {
+  readonly secondsSinceOnline: number;
+  readonly lastAccess: string | undefined;
+}
+
 export type MachineReading =
   | {
       readonly reachable: true;
       readonly online: OnlineState;
       /** The revision of the part's latest config write (RFC 3339). */
       readonly latestRevision: string;
+      readonly presence?: PartPresence;
       readonly status: MachineStatusReport;
     }
-  | { readonly reachable: false; readonly online: OnlineState; readonly latestRevision: string; readonly reason: string };
+  | {
+      readonly reachable: false;
+      readonly online: OnlineState;
+      readonly latestRevision: string;
+      readonly presence?: PartPresence;
+      readonly reason: string;
+      /** Set when the part itself could not be read (not only the machine's status). */
+      readonly partUnreadable?: true;
+    };
 
 export interface MachineStatusSource {
   /** The part's latest revision and the machine's status, or why the status could not be read. */

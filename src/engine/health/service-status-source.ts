@@ -3,7 +3,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import type { ServiceClient } from '../../api/client';
 import { loadServices, MACHINE_HOST_HEADER } from '../../api/services';
 import type { MachineStatusReport } from '../../domain/rollout';
-import type { MachineReading, MachineStatusSource, OnlineState } from './machine-status-source';
+import type { MachineReading, MachineStatusSource, OnlineState, PartPresence } from './machine-status-source';
 
 const ONLINE: Record<number, OnlineState> = { 1: 'online', 2: 'offline', 3: 'awaiting setup' };
 const MACHINE_STATES: Record<number, MachineStatusReport['state']> = { 1: 'initializing', 2: 'running' };
@@ -37,13 +37,14 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
     return part;
   };
 
-  const machineStatus = async (address: string, online: OnlineState, latestRevision: string): Promise<MachineReading> => {
+  const machineStatus = async (address: string, online: OnlineState, latestRevision: string, presence?: PartPresence): Promise<MachineReading> => {
     try {
       const status = await robot.getMachineStatus({}, { headers: { [MACHINE_HOST_HEADER]: address } });
       return {
         reachable: true,
         online,
         latestRevision,
+        ...(presence ? { presence } : {}),
         status: {
           revision: status.config?.revision ?? '',
           since: Math.max(ms(status.config?.lastUpdated), ...status.modules.map((m) => ms(m.lastUpdated)), ...status.resources.map((r) => ms(r.lastUpdated))),
@@ -59,11 +60,11 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
         },
       };
     } catch (err) {
-      return { reachable: false, online, latestRevision, reason: reasonOf(err) };
+      return { reachable: false, online, latestRevision, ...(presence ? { presence } : {}), reason: reasonOf(err) };
     }
   };
 
-  const unreadable = (err: unknown): MachineReading => ({ reachable: false, online: 'unknown', latestRevision: '', reason: `its part could not be read: ${reasonOf(err)}` });
+  const unreadable = (err: unknown): MachineReading => ({ reachable: false, online: 'unknown', latestRevision: '', reason: reasonOf(err), partUnreadable: true });
 
   const source: MachineStatusSource = {
     async read(partId) {
@@ -73,7 +74,8 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
       } catch (err) {
         return unreadable(err);
       }
-      return machineStatus(part?.fqdn || partId, ONLINE[part?.onlineState ?? 0] ?? 'unknown', iso(part?.lastUpdated));
+      const presence = { secondsSinceOnline: Number(part?.secondsSinceOnline ?? 0n), lastAccess: part?.lastAccess ? iso(part.lastAccess) : undefined };
+      return machineStatus(part?.fqdn || partId, ONLINE[part?.onlineState ?? 0] ?? 'unknown', iso(part?.lastUpdated), presence);
     },
 
     async status(partId) {

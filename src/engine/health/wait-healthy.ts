@@ -19,7 +19,7 @@ export async function waitHealthy(source: MachineStatusSource, partId: string, m
   let track = { writtenAt: start, verdict: 'pending' as HealthVerdict['health'] | 'unreachable', since: start };
   for (;;) {
     const reading = await source.read(partId);
-    const verdict = reading.reachable ? judgeHealth(reading.status, reading.latestRevision) : { health: 'unreachable' as const, why: reading.reason };
+    const verdict = reading.reachable ? judgeHealth(reading.status, reading.latestRevision) : { health: 'unreachable' as const, why: `${reading.partUnreadable ? 'its part could not be read: ' : ''}${reading.reason}` };
     const step = stepGate(track, verdict, Date.now(), gate);
     track = step.track;
     if (step.outcome === 'passed') return;

@@ -238,7 +238,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         const reading = await source.status(w.partId);
         const verdict: HealthVerdict | { health: 'unreachable'; why: string } = reading.reachable
           ? judgeHealth(reading.status, w.revision)
-          : { health: 'unreachable', why: `${reading.online === 'offline' ? 'offline: ' : ''}${reading.reason}` };
+          : { health: 'unreachable', why: `${reading.online === 'offline' ? 'offline: ' : ''}${reading.partUnreadable ? 'its part could not be read: ' : ''}${reading.reason}` };
         const now = Date.now();
         const step = stepGate(w.track, verdict, now, policy.gate);
         w.track = step.track;
