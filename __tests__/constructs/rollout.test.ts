@@ -1,5 +1,6 @@
 import { App, TerraformStack } from 'cdktf';
 import { Location, Machine, Rollout } from '../../src';
+import { parseHealthGate } from '../../src/domain/rollout';
 import { parseStackDocument } from '../../src/engine/desired/read-stacks';
 import { newStack } from './helpers';
 
@@ -68,5 +69,25 @@ describe('Rollout', () => {
 
   test('a broken policy in a stack document is an error naming the field', () => {
     expect(() => parseStackDocument('s', { '//': { fleetform_rollout: { name: 'r', waves: [{ fraction: 2 }] } } })).toThrow(/rollout policy is not valid: waves\[0\]/);
+  });
+});
+
+describe('Machine healthGate', () => {
+  test('synthesizes health_gate; bad keys and durations are problems naming the key', () => {
+    const { stack } = newStack();
+    new Machine(stack, 'arm', { healthGate: { timeout: '5m', settle: '30s' } });
+    const doc = synth(stack) as unknown as { resource: { fleetform_machine: { arm: { health_gate: unknown } } } };
+    expect(doc.resource.fleetform_machine.arm.health_gate).toEqual({ timeout: '5m', settle: '30s' });
+    expect(() => new Machine(stack, 'bad', { healthGate: { timeout: '5m', wait: '1m' } as { timeout: string } })).toThrow(/healthGate/);
+  });
+
+  test('the gate rule: durations, defaults, and what is refused', () => {
+    expect(parseHealthGate({ timeout: '5m', settle: '30s' })).toEqual({ gate: { timeout_ms: 300_000, settle_ms: 30_000 }, problems: [] });
+    expect(parseHealthGate({})).toEqual({ gate: { timeout_ms: 600_000, settle_ms: 0 }, problems: [] });
+    expect(parseHealthGate({ timeout: 'soon', wait: '1m' }).problems).toEqual([
+      { key: 'wait', message: 'unknown key "wait": a health gate takes timeout and settle' },
+      { key: 'timeout', message: '"soon" is not a duration (write it like 10m, 1m30s or 500ms)' },
+    ]);
+    expect(parseHealthGate({ timeout: '0s' }).problems).toEqual([{ key: 'timeout', message: 'the timeout must be above zero' }]);
   });
 });
