@@ -2,8 +2,8 @@
  * `npm run bench [-- --quick] [-- --sizes 100,1000] [-- --parallelism N] [-- --only state,cli]`:
  * measures each fleet size in its own process, the same at a distance, the PostgreSQL state
  * backend against local files, the example plan as a command, training-job listing in a
- * 100,000-job organization, hostile requests, 1,000 simulated machines and the adoption of an
- * organization; prints the tables and writes
+ * 100,000-job organization, hostile requests, 1,000 simulated machines, a staged rollout to
+ * them and the adoption of an organization; prints the tables and writes
  * bench/results.json.
  */
 import { spawn } from 'node:child_process';
@@ -54,7 +54,7 @@ async function listJobs(runs: number): Promise<Record<string, unknown>> {
 }
 
 /** The parts of a run, in the order they run; `--only` picks some of them. */
-const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile', 'sim', 'adopt'] as const;
+const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile', 'sim', 'rollout', 'adopt'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function chosenSections(): Set<Section> {
@@ -157,6 +157,16 @@ async function main(): Promise<void> {
     process.stdout.write(
       `simulated machines: ${String(sim.machines)} checking in every ${String(sim.check_in_interval_ms)} ms cost the emulator ` +
         `${String(sim.cpu_cores)} cores over ${String(sim.measured_s)} s, peak ${String(sim.peak_mb)} MB (targets: under 1 core, under 300 MB)\n\n`,
+    );
+  }
+  if (parts.has('rollout')) {
+    const machines = option('--rollout-machines') ?? '1000';
+    process.stderr.write(`rolling a change out to ${machines} simulated machines in 4 waves...\n`);
+    const rollout = await runChild<Record<string, unknown>>('rollout-run.ts', [machines, option('--parallelism') ?? '10']);
+    results.rollout = { machines: rollout.machines, waves: rollout.waves, seconds: rollout.seconds, bound_s: rollout.bound_s, ratio: rollout.ratio };
+    process.stdout.write(
+      `staged rollout: ${String(rollout.machines)} machines in ${String(rollout.waves)} waves took ${String(rollout.seconds)} s against a bound of ${String(rollout.bound_s)} s ` +
+        `(each wave's writes at --parallelism plus its gate: slowest machine healthy, then settle) = ${String(rollout.ratio)}x (goal: within 1.2x); per wave ${JSON.stringify(rollout.per_wave)}\n\n`,
     );
   }
   if (parts.has('adopt')) {

@@ -81,7 +81,7 @@ function machineConfig(version: string, timeoutMs = 150): string {
 
 /** A machine's configuration as Terraform decodes it: computed attributes null. */
 function machine(name: string, version = '~1.2'): TerraformObject {
-  return { name, location_id: null, config: machineConfig(version), secret_env: { 'acme_sensors.API_TOKEN': 'token-one' }, deploy_models: null, id: null, part_id: null };
+  return { name, location_id: null, config: machineConfig(version), secret_env: { 'acme_sensors.API_TOKEN': 'token-one' }, deploy_models: null, health_gate: null, id: null, part_id: null };
 }
 
 /** Terraform's proposed new state: the config, computed attributes left null by it taken from the prior state. */
@@ -143,7 +143,7 @@ test('GetProviderSchema: every kind, required/optional/computed/sensitive as dec
   const flags = (type: string) =>
     Object.fromEntries((schema.resourceSchemas[type]?.block?.attributes ?? []).map((a) => [a.name, [a.required && 'required', a.optional && 'optional', a.computed && 'computed', a.sensitive && 'sensitive'].filter(Boolean).join(' ')]));
   expect(flags('fleetform_location')).toEqual({ name: 'required', parent_location_id: 'optional', organization_id: 'optional computed', id: 'computed' });
-  expect(flags(MACHINE)).toEqual({ name: 'required', location_id: 'optional computed', config: 'required', secret_env: 'optional sensitive', deploy_models: 'optional', id: 'computed', part_id: 'computed', secret_env_digest: 'computed' });
+  expect(flags(MACHINE)).toEqual({ name: 'required', location_id: 'optional computed', config: 'required', secret_env: 'optional sensitive', deploy_models: 'optional', health_gate: 'optional', id: 'computed', part_id: 'computed', secret_env_digest: 'computed' });
   // A secret as a whole is write-only: Terraform never keeps it in its plan or state.
   expect((schema.resourceSchemas[MACHINE]?.block?.attributes ?? []).filter((a) => a.writeOnly).map((a) => a.name)).toEqual(['secret_env']);
   expect(flags('fleetform_dataset')).toEqual({ name: 'required', organization_id: 'optional computed', id: 'computed' });
@@ -221,7 +221,7 @@ describe('UpgradeResourceState', () => {
   test('an attribute of a former layout is dropped, a new one starts null', async () => {
     const res = await upgrade(0n, { id: 'm1', part_id: 'p1', name: 'm', location_id: 'l', config: '{}', sensitive_env: { A: 'b' } });
     expect(res.diagnostics).toEqual([]);
-    expect(valueOf(MACHINE, res.upgradedState)).toEqual({ id: 'm1', part_id: 'p1', name: 'm', location_id: 'l', config: '{}', secret_env: null, deploy_models: null, secret_env_digest: null });
+    expect(valueOf(MACHINE, res.upgradedState)).toEqual({ id: 'm1', part_id: 'p1', name: 'm', location_id: 'l', config: '{}', secret_env: null, deploy_models: null, health_gate: null, secret_env_digest: null });
   });
 
 

@@ -15,3 +15,4 @@ export { analyzeApp, type AppAnalysis } from './analysis';
 export { formatFleetIssue, type FleetIssue } from './fleet-issue';
 export { ModelType, ModelFramework, TrainingStatus } from '../domain';
 export { Location, type LocationProps } from './location';
+export { Rollout, type RolloutProps, type RolloutWaveProps } from './rollout';

@@ -23,6 +23,8 @@ export interface IMachine extends IConstruct {
   readonly resources: IModularResource[];
   /** The packages declared inside this machine, in declaration order. */
   readonly packages: IPackage[];
+  /** The health gate create and update wait on (`timeout`, `settle` as durations), when given. */
+  readonly healthGate?: Readonly<Record<string, string>>;
   /** The config document this machine gives its main part, secret env entries included. */
   toMachineConfig(): MachineConfig;
 }

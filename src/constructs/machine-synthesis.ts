@@ -56,6 +56,7 @@ export const machineSynthesis: (machine: IMachine) => MachineSynthesis = perGene
   if (Object.keys(secretEnv).length > 0) attributes.secret_env = { ...secretEnv };
   const models = deployedModels(machine.packages);
   if (models) attributes.deploy_models = models;
+  if (machine.healthGate !== undefined) attributes.health_gate = { ...machine.healthGate };
   return { attributes: terraformLiterals(attributes), issues: found.found ?? NO_ISSUES };
 });
 

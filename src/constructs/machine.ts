@@ -35,6 +35,13 @@ export interface MachineProps {
    * @default the provider's `locationId`, else the only location of the organization
    */
   readonly locationId?: string;
+  /**
+   * Makes create and update (under Terraform, and under `fleetform apply`) wait until the
+   * machine runs its new config with every module and resource ready, and stays so for
+   * `settle`; not within `timeout` is an error. Durations like `10m`, `1m30s`, `500ms`.
+   * @default no wait
+   */
+  readonly healthGate?: { readonly timeout?: string; readonly settle?: string };
 }
 
 /** The run-time check of {@link MachineProps}: strict, without coercion. */
@@ -43,6 +50,7 @@ export const machinePropsSchema = z.strictObject({
   // An empty name is reported by the app's analysis, with duplicate names.
   name: propSchemas.text.optional(),
   location: z.union([propSchemas.text, propSchemas.construct<Location>('fleetform_location', 'expected a Location or a location id')]).optional(),
+  healthGate: z.strictObject({ timeout: propSchemas.text.optional(), settle: propSchemas.text.optional() }).optional(),
 }) satisfies z.ZodType<MachineProps>;
 
 /**
@@ -67,6 +75,8 @@ export class Machine extends TerraformResource implements IMachine {
   readonly locationId: string | undefined;
   /** The jobs and uploads whose models this machine deploys (it depends on each once). */
   private readonly modelSources = new Set<ITrainedModelSource>();
+  /** The health gate create and update wait on, when given. */
+  readonly healthGate: MachineProps['healthGate'];
 
   constructor(scope: Construct, id: string, props: MachineProps = {}) {
     super(scope, id, { terraformResourceType: Machine.tfResourceType });
@@ -92,6 +102,7 @@ export class Machine extends TerraformResource implements IMachine {
     this.overrideLogicalId(logicalIdFor(this));
     this.name = props.name ?? id;
     this.locationId = props.location !== undefined ? locationIdOf(props.location) : props.locationId;
+    this.healthGate = props.healthGate;
     registerFleetConstruct(this);
   }
 

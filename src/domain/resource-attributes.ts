@@ -73,6 +73,8 @@ export const machineAttributes = {
    * config, written once that model version exists (the job's organization, else the run's).
    */
   deploy_models: z.record(z.string(), z.string()).optional(),
+  /** Create and update wait for the machine's health: `timeout` and `settle`, as durations. */
+  health_gate: z.record(z.string(), z.string()).optional(),
 };
 
 /** The attributes both kinds of training job declare alike, before each kind's own. */

@@ -6,6 +6,13 @@ import { IMPORT_ID_HINT, type KindContext, type KindRegistry } from './kind';
 import { maskPaths, viewSecretPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
+import { planRollouts } from './rollout/plan';
+import { applyWithRollout } from './rollout/apply-with-rollout';
+import type { RolloutEvents, RolloutOutcome } from './rollout/events';
+import type { MachineStatusSource } from './health/machine-status-source';
+import { memoryJournalStore, type RolloutJournalStore } from './rollout/journal';
+import type { RolloutPlan } from '../domain/rollout';
+import { serviceStatusSource } from './health/service-status-source';
 import type { StateBackend, StateLock } from './state/backend';
 import { StateLockedError } from './state/holder-process';
 import { startLoopStallClock } from './loop-stall';
@@ -36,6 +43,10 @@ export interface EngineSettings {
   readonly breakStaleLock?: (holder: LockInfo) => Promise<boolean>;
   /** Told when a stack's lock is held by another run and this one starts waiting for it. */
   readonly onLockWait?: (stack: string) => void;
+  /** Where rollouts journal their progress; default: in memory (no resume after a kill). */
+  readonly rolloutJournal?: RolloutJournalStore;
+  /** Where rollouts read machine health; default: through the service. */
+  readonly statusSource?: MachineStatusSource;
   /** Used when a stack's provider names no organization or location (e.g. the embedded emulator's). */
   readonly defaults?: { readonly organizationId?: string; readonly locationId?: string };
   /** How long apply waits for the training jobs whose models machines deploy, and where it says so (see KindContext). */
@@ -162,7 +173,9 @@ export class Engine {
       stalls?.stop();
     }
     this.lastPlan = { stateS, planS: (performance.now() - started) / 1000 - stateS, reads: readLimit?.stats() };
-    return { plan: { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy }, states };
+    const rollouts = options.destroy ? [] : await this.withResumes(stacks, planRollouts(stacks, changes));
+    const plan: Plan = { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy, ...(rollouts.length > 0 ? { rollouts } : {}) };
+    return { plan, states };
   }
 
   /**
@@ -202,14 +215,29 @@ export class Engine {
    * Applies a plan stack by stack, then evaluates each stack's outputs against its new
    * state and keeps them there. Call under `lock`.
    */
-  async apply(plan: Plan, stacks: readonly DesiredStack[], states: Map<string, State>, reporter: ApplyReporter): Promise<ApplyOutcome & { outputs: Record<string, Record<string, StateOutput>> }> {
-    const outcome = { applied: 0, failed: [] as Array<{ address: string; error: unknown }>, skipped: [] as string[], outputs: {} as Record<string, Record<string, StateOutput>> };
+  async apply(
+    plan: Plan,
+    stacks: readonly DesiredStack[],
+    states: Map<string, State>,
+    reporter: ApplyReporter,
+    rolloutEvents: RolloutEvents = () => undefined,
+  ): Promise<ApplyOutcome & { outputs: Record<string, Record<string, StateOutput>>; rollouts: RolloutOutcome[] }> {
+    const outcome = { applied: 0, failed: [] as Array<{ address: string; error: unknown }>, skipped: [] as string[], outputs: {} as Record<string, Record<string, StateOutput>>, rollouts: [] as RolloutOutcome[] };
     for (const stack of stacks) {
       let state = states.get(stack.name) ?? (await this.settings.backend.read(stack.name));
       const changes = plan.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
-      if (changes.length > 0) {
+      // An interrupted rollout goes on, with or without new changes.
+      const journal = plan.destroy ? undefined : await this.journals.read(stack.name);
+      const resume = journal?.status === 'running' ? journal : undefined;
+      if (changes.length > 0 || resume) {
         const ctx = await this.context(stack.provider);
-        const r = await applyStack({ stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter });
+        const input = { stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter };
+        const rollout = plan.rollouts?.find((r) => r.stack === stack.name) ?? resume?.plan;
+        const staged = rollout
+          ? await applyWithRollout({ ...input, rollout, source: await this.statusSource(), events: rolloutEvents, journal: this.journals, resume })
+          : undefined;
+        if (staged?.rollout) outcome.rollouts.push(staged.rollout);
+        const r = staged ?? (await applyStack(input));
         outcome.applied += r.applied;
         outcome.failed.push(...r.failed);
         outcome.skipped.push(...r.skipped);
@@ -224,6 +252,36 @@ export class Engine {
       if (Object.keys(outputs).length > 0) outcome.outputs[stack.name] = outputs;
     }
     return outcome;
+  }
+
+  private source: Promise<MachineStatusSource> | undefined;
+  private memoryJournals: RolloutJournalStore | undefined;
+
+  /** The planned rollouts, with each interrupted one (journaled as running) marked as resumed at its wave. */
+  private async withResumes(stacks: readonly DesiredStack[], planned: RolloutPlan[]): Promise<RolloutPlan[]> {
+    const out = [...planned];
+    for (const stack of stacks) {
+      const journal = await this.journals.read(stack.name);
+      if (journal?.status !== 'running') continue;
+      const resumes = { wave: journal.wave, startedAt: journal.started_at };
+      const at = out.findIndex((r) => r.stack === stack.name);
+      if (at >= 0) out[at] = { ...journal.plan, resumes };
+      else out.push({ ...journal.plan, resumes });
+    }
+    return out;
+  }
+
+  /** Where rollouts journal their progress. */
+  get journals(): RolloutJournalStore {
+    if (this.settings.rolloutJournal) return this.settings.rolloutJournal;
+    this.memoryJournals ??= memoryJournalStore();
+    return this.memoryJournals;
+  }
+
+  /** Where machine health is read (one per engine). */
+  statusSource(): Promise<MachineStatusSource> {
+    this.source ??= this.settings.statusSource ? Promise.resolve(this.settings.statusSource) : serviceStatusSource(this.settings.client);
+    return this.source;
   }
 
   /**

@@ -7,19 +7,25 @@ import type { State, StateOutput } from '../../engine/state/schema';
 import { confirm } from '../confirm';
 import { outcomeLines, pendingDeletions } from '../pending-deletions';
 import { consoleReporter } from '../reporter';
+import { rolloutBoard, rolloutPrinter, rolloutSummaryLines, writeApplyReport } from '../rollout-output';
 import { serviceLine, type Workspace } from '../workspace';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Shows a plan, asks, applies it and prints the outcome; shared by apply and destroy. */
-export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<string, State>, options: { autoApprove: boolean; saved: boolean; verb: string }): Promise<void> {
+export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<string, State>, options: { autoApprove: boolean; saved: boolean; verb: string; report?: string }): Promise<void> {
   if (!options.saved) process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
   const summary = summarize(plan.changes);
   if (summary.problems > 0) throw new FleetformError(`the plan has ${summary.problems} problem(s); nothing was changed`, { hint: 'fix the errors above and plan again' });
   if (!hasChanges(plan)) {
     out(options.saved ? 'The saved plan has no changes.' : '');
     // Nothing to change, but outputs may be new: they are evaluated and kept all the same.
-    printOutputs((await ws.engine.apply(plan, ws.stacks, states, consoleReporter(0, out))).outputs);
+    // An interrupted rollout goes on even without new changes.
+    const outcome = await ws.engine.apply(plan, ws.stacks, states, consoleReporter(0, out), rolloutProgress());
+    if (options.report) await writeApplyReport(options.report, outcome);
+    for (const line of rolloutSummaryLines(outcome.rollouts)) out(line);
+    if (outcome.failed.length > 0) process.exitCode = 1;
+    printOutputs(outcome.outputs);
     return;
   }
   if (!options.saved && !(await confirm(`\nDo you want to ${options.verb}?`, options.autoApprove))) {
@@ -29,8 +35,10 @@ export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<stri
   }
   const total = plan.changes.filter((c) => c.action !== 'no-op').length;
   const reporter = consoleReporter(total, out);
-  const outcome = await ws.engine.apply(plan, ws.stacks, states, reporter);
+  const outcome = await ws.engine.apply(plan, ws.stacks, states, reporter, rolloutProgress());
+  if (options.report) await writeApplyReport(options.report, outcome);
   out('');
+  for (const line of rolloutSummaryLines(outcome.rollouts)) out(line);
   if (outcome.failed.length > 0) {
     out(`Apply failed: ${outcome.failed.length} resource(s) failed, ${outcome.skipped.length} skipped, ${outcome.applied} applied.`);
     for (const f of outcome.failed) out(`  - ${f.address}`);
@@ -40,6 +48,11 @@ export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<stri
   const pending = await pendingDeletions(ws.backend, [...new Set(plan.changes.map((c) => c.stack))]);
   for (const line of outcomeLines(summary, pending, plan.destroy)) out(line);
   printOutputs(outcome.outputs);
+}
+
+/** Rollout progress: a board updated in place on a terminal, one line per event otherwise. */
+function rolloutProgress() {
+  return process.stdout.isTTY ? rolloutBoard(process.stdout) : rolloutPrinter(out);
 }
 
 /** Terraform's `Outputs:` block: one `name = value` line per output, grouped by stack when there are several. */

@@ -12,6 +12,7 @@ import { register as importCommand } from './import';
 import { register as output } from './output';
 import { register as plan } from './plan';
 import { register as provider } from './provider-install';
+import { register as rollout } from './rollout';
 import { register as state } from './state';
 import { register as status } from './status';
 import { register as synth } from './synth';
@@ -33,6 +34,7 @@ const registrations: ReadonlyArray<(program: Command, apps: AppRunner) => void> 
   forceUnlock,
   status,
   training,
+  rollout,
   env,
   emulatorServe,
   emulatorControls,

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../json';
+import type { RolloutPolicy } from '../../domain/rollout';
 import type { ResourceLifecycle } from './lifecycle';
 
 /** The provider block of a stack: where and as whom its resources live. */
@@ -47,4 +48,6 @@ export interface DesiredStack {
   readonly foreign: readonly string[];
   /** `moved` blocks (cdktf's moveTo/moveToId/moveFromId): the object at `from` is now managed at `to`. */
   readonly moves?: ReadonlyArray<{ readonly from: string; readonly to: string }>;
+  /** Its rollout policy: machine config changes are applied in waves behind a health gate. */
+  readonly rollout?: RolloutPolicy;
 }

@@ -4,15 +4,15 @@
  * resources with their state). A config has landed when the machine runs the revision of
  * the part's latest config write and every module and resource is ready at it.
  */
-import { Code, ConnectError } from '@connectrpc/connect';
 import type { ServiceClient } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
-import { loadServices, MACHINE_HOST_HEADER } from '../../api/services';
+import { serviceStatusSource } from '../health/service-status-source';
+import type { OnlineState } from '../health/machine-status-source';
 import { isObject } from '../json';
 import type { State } from '../state/schema';
 import { machineKind } from './machine';
 
-export type OnlineStateName = 'online' | 'offline' | 'awaiting setup' | 'unknown';
+export type OnlineStateName = OnlineState;
 
 export interface ModuleHealth {
   readonly name: string;
@@ -60,15 +60,6 @@ export interface MachineHealth {
   readonly unreachable?: string;
 }
 
-const ONLINE: Record<number, OnlineStateName> = { 1: 'online', 2: 'offline', 3: 'awaiting setup' };
-const MODULE_STATES: Record<number, string> = { 1: 'pending', 2: 'starting', 3: 'ready', 4: 'unhealthy', 5: 'closing' };
-const RESOURCE_STATES: Record<number, string> = { 1: 'unconfigured', 2: 'configuring', 3: 'ready', 4: 'removing', 5: 'unhealthy' };
-const PACKAGE_STATES: Record<number, string> = { 1: 'downloading', 2: 'loading', 3: 'first run', 4: 'ready', 5: 'failed' };
-const PACKAGE_TYPES: Record<number, string> = { 1: 'archive', 2: 'ml_model', 3: 'module', 4: 'slam_map', 5: 'ml_training' };
-
-function iso(ts: { seconds: bigint; nanos: number } | undefined): string | undefined {
-  return ts ? new Date(Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6)).toISOString() : undefined;
-}
 
 /** The managed machines of the given states: stack, name and main part id. */
 function managedMachines(states: readonly State[]): { stack: string; machine: string; partId: string }[] {
@@ -84,51 +75,35 @@ function managedMachines(states: readonly State[]): { stack: string; machine: st
   return out;
 }
 
-/** Health of every machine in the given states. */
+/** Health of every machine in the given states, read through the machine status source. */
 export async function machineHealth(client: ServiceClient, states: readonly State[]): Promise<MachineHealth[]> {
-  const services = await loadServices();
-  const app = client.clientFor(services.app);
-  const robot = client.clientFor(services.robotStatus);
+  const source = await serviceStatusSource(client);
   return Promise.all(
     managedMachines(states).map(async (m): Promise<MachineHealth> => {
-      let part;
-      try {
-        part = (await app.getRobotPart({ id: m.partId })).part;
-      } catch (err) {
-        const reason = err instanceof ConnectError ? err.rawMessage : String(err);
-        throw new FleetformError(`machine ${m.machine}: its part ${m.partId} could not be read: ${reason}`, {
+      const reading = await source.read(m.partId);
+      if (!reading.reachable && reading.partUnreadable) {
+        throw new FleetformError(`machine ${m.machine}: its part ${m.partId} could not be read: ${reading.reason}`, {
           path: m.machine,
           hint: 'check the connection and the API key; if the machine was deleted on the service, run plan to see it',
         });
       }
-      const latestRevision = iso(part?.lastUpdated) ?? '';
+      const latestRevision = reading.latestRevision;
       const base = {
         ...m,
-        online: ONLINE[part?.onlineState ?? 0] ?? 'unknown',
-        secondsSinceOnline: Number(part?.secondsSinceOnline ?? 0n),
-        lastAccess: iso(part?.lastAccess),
+        online: reading.online,
+        secondsSinceOnline: reading.presence?.secondsSinceOnline ?? 0,
+        lastAccess: reading.presence?.lastAccess,
         latestRevision,
       };
-      let status;
-      try {
-        status = await robot.getMachineStatus({}, { headers: { [MACHINE_HOST_HEADER]: part?.fqdn || m.partId } });
-      } catch (err) {
-        const reason = err instanceof ConnectError ? (err.code === Code.Unimplemented ? 'the service does not reach machines for their status' : err.rawMessage) : String(err);
-        return { ...base, runningRevision: undefined, health: 'unreachable', modules: [], resources: [], unreachable: reason };
-      }
-      const modules = status.modules.map((x) => ({ name: x.moduleName, state: MODULE_STATES[x.state] ?? 'unknown', consecutiveFailures: x.consecutiveFailures, error: x.error }));
-      const resources = status.resources.map((r) => ({
-        name: r.name?.name ?? '',
-        api: r.name ? `${r.name.namespace}:${r.name.type}:${r.name.subtype}` : '',
-        state: RESOURCE_STATES[r.state] ?? 'unknown',
-        revision: r.revision,
-        error: r.error,
-      }));
-      const packages = status.packages.map((x) => ({ name: x.name, type: PACKAGE_TYPES[x.type] ?? 'unknown', version: x.version, state: PACKAGE_STATES[x.state] ?? 'unknown', error: x.error }));
-      const runningRevision = status.config?.revision ?? '';
+      if (!reading.reachable) return { ...base, runningRevision: undefined, health: 'unreachable', modules: [], resources: [], unreachable: reading.reason };
+      const { status } = reading;
+      const modules = status.modules.map((x) => ({ name: x.name, state: x.state, consecutiveFailures: x.consecutiveFailures, error: x.error }));
+      const resources = status.resources.map((r) => ({ name: r.name, api: r.api, state: r.state, revision: r.revision, error: r.error }));
+      const packages = (status.packages ?? []).map((x) => ({ name: x.name, type: x.type ?? 'unknown', version: x.version ?? '', state: x.state, error: x.error }));
+      const runningRevision = status.revision;
       const bad = modules.some((x) => x.state === 'unhealthy') || resources.some((r) => r.state === 'unhealthy') || packages.some((x) => x.state === 'failed');
       const ready =
-        status.state === 2 &&
+        status.state === 'running' &&
         modules.every((x) => x.state === 'ready') &&
         resources.every((r) => r.state === 'ready' && r.revision === latestRevision) &&
         packages.every((x) => x.state === 'ready');

@@ -24,6 +24,7 @@ import { secretEnvEntries, splitSecretEnv, withSecretEnv } from './machine-secre
 import { missingPackageProblem, missingPackages, packageEntries } from './machine-packages';
 import { awaitModels, deployedModelsOf, waitingModel, withDeployedModels } from './machine-models';
 import { unlessNotFound } from './not-found';
+import { gateOf, passHealthGate } from './machine-health-gate';
 
 function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB (${bytes.toLocaleString('en-US')} bytes)`;
@@ -79,6 +80,11 @@ export const machineDeclaration = defineKind({
       description:
         'Models of training jobs the machine deploys, by local package name: `[<organization id>/]<model name>@<model version>`. Each becomes an `ml_model` package of the config, written once that model version exists.',
     },
+    health_gate: {
+      schema: machineAttributes.health_gate,
+      description:
+        'Makes create and update wait until the machine runs the new config, every module and resource ready, and stays so for `settle` (default 0s); not within `timeout` (default 10m) is an error. Durations like 10m, 1m30s, 500ms.',
+    },
     id: { schema: z.string(), description: 'Id the service assigns to the machine.', computed: 'always' },
     part_id: { schema: z.string(), description: "Id of the machine's main part, which holds its config.", computed: 'always' },
   },
@@ -88,7 +94,7 @@ export const machineDeclaration = defineKind({
  * A machine as its kind compares it: the config as an object (modules keyed by name, the
  * secret env entries merged back into their modules' env), not the JSON text code gives.
  */
-type MachineView = { name: string; location_id: string; config: JsonObject };
+type MachineView = { name: string; location_id: string; config: JsonObject; health_gate?: Record<string, string> };
 
 function registryModule(ctx: KindContext, moduleId: string): Promise<RegistryModule | undefined> {
   return ctx.memo(`registry-module:${moduleId}`, () => unlessNotFound(() => ctx.client.appClient.getModule(moduleId)));
@@ -261,6 +267,11 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const requestBytes = updateRobotPartRequestSize(name, desiredConfig);
     if (requestBytes > SERVICE_MAX_MESSAGE_BYTES) problems.push(oversizeProblem(requestBytes));
     const view: MachineView = { name, location_id: locationId, config: configView(desiredConfig) };
+    if (attributes.health_gate !== undefined) {
+      const gate = gateOf(attributes.health_gate);
+      problems.push(...gate.problems);
+      view.health_gate = { ...attributes.health_gate };
+    }
 
     return { view, private: { pins }, notes, problems, kindData: { running: await runningVersions(ctx, view.config) } };
   },
@@ -274,8 +285,10 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const part = partId ? await unlessNotFound(() => ctx.client.appClient.getMachinePart(partId)) : undefined;
     if (!part) return { view: { name: machine.name, location_id: machine.locationId, config: {} }, version: 'no-part', facts: {} };
     const config = configView(part.config);
+    // The gate lives in code and state only: the service has no such field.
+    const gate: JsonObject = isObject(entry.attributes?.health_gate) ? { health_gate: entry.attributes.health_gate } : {};
     return {
-      view: { name: machine.name, location_id: machine.locationId, config },
+      view: { name: machine.name, location_id: machine.locationId, config, ...gate },
       version: part.lastUpdated?.toISOString() ?? 'never',
       facts: {},
       kindData: { running: await runningVersions(ctx, config) },
@@ -315,6 +328,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     if (!partId) throw new FleetformError(`machine ${machineId} has no main part`, { hint: 'the service did not create one; delete the machine and apply again' });
     const part = await ctx.client.appClient.getMachinePart(partId);
     await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(desired.config, part.config), part.lastUpdated);
+    await passHealthGate(ctx, desired, partId);
     return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
   },
 
@@ -339,6 +353,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
       if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION') throw stale();
       throw err;
     }
+    await passHealthGate(ctx, desired, partId);
     return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
   },
 
@@ -354,6 +369,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const flagged = new Set(isObject(prior?.secret_env) ? Object.keys(prior.secret_env) : []);
     const { config, secretEnv } = splitSecretEnv(view.config, flagged);
     const attributes: JsonObject = { name: view.name, location_id: view.location_id, config: JSON.stringify(configDocument(config)) };
+    if (isObject(view.health_gate)) attributes.health_gate = view.health_gate;
     if (Object.keys(secretEnv).length > 0) attributes.secret_env = secretEnv;
     return attributes;
   },

@@ -1,3 +1,4 @@
+import type { RolloutPlan } from '../../domain/rollout';
 import type { AttributeChange } from '../diff';
 import type { JsonObject } from '../json';
 import type { PlanNote, PlanProblem } from '../kind';
@@ -64,6 +65,8 @@ export interface Plan {
   readonly changes: readonly ResourceChange[];
   /** Set for `destroy` plans. */
   readonly destroy: boolean;
+  /** The waves in which apply stages machine updates, for stacks with a rollout policy. */
+  readonly rollouts?: readonly RolloutPlan[];
 }
 
 export interface PlanSummary {

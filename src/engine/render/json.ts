@@ -44,6 +44,7 @@ export function renderPlanJson(plan: Plan): string {
       facts: c.facts,
     })),
     summary: summarize(plan.changes),
+    ...(plan.rollouts ? { rollouts: plan.rollouts } : {}),
   } satisfies Record<string, unknown>;
   return `${JSON.stringify(doc as unknown as JsonValue, null, 2)}\n`;
 }

@@ -1,6 +1,7 @@
 import type { AttributeChange } from '../diff';
 import { isObject, type JsonObject } from '../json';
 import { summarize, type Action, type Plan, type PlanSummary, type ResourceChange } from '../plan/model';
+import { rolloutPlanLines } from '../rollout/plan';
 import { palette, type Palette } from './colors';
 import { showValue } from './values';
 
@@ -108,6 +109,7 @@ export function renderPlanText(plan: Plan, options: { color: boolean }): string 
     out.push(p.red(`Error: ${pr.address}${pr.path ? `.${pr.path}` : ''}: ${pr.message}`));
     if (pr.hint) out.push(`  hint: ${pr.hint}`);
   }
+  if (plan.rollouts && plan.rollouts.length > 0) out.push('', ...rolloutPlanLines(plan.rollouts));
   out.push(p.bold(summaryLine(summarize(plan.changes), plan.destroy)));
   return `${out.join('\n')}\n`;
 }

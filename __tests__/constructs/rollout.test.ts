@@ -1,0 +1,93 @@
+import { App, TerraformStack } from 'cdktf';
+import { Location, Machine, Rollout } from '../../src';
+import { parseHealthGate } from '../../src/domain/rollout';
+import { parseStackDocument } from '../../src/engine/desired/read-stacks';
+import { newStack } from './helpers';
+
+/** The whole stack document, its `//` block included. */
+function synth(stack: TerraformStack): { '//': { fleetform_rollout: unknown } } {
+  return JSON.parse(JSON.stringify(stack.toTerraform())) as { '//': { fleetform_rollout: unknown } };
+}
+
+describe('Rollout', () => {
+  test('synthesizes its policy into the stack document comment block, which the engine reads back', () => {
+    const { stack } = newStack();
+    const lab = new Location(stack, 'lab');
+    const picker1 = new Machine(stack, 'picker-1', { location: lab });
+    new Machine(stack, 'picker-2');
+    new Rollout(stack, 'careful', {
+      waves: [{ machines: [picker1] }, { location: lab }, { location: 'loc-9' }, { count: 2 }, { fraction: 0.25 }, { fraction: 1 }],
+      gate: { timeout: '10m', settle: '1m30s' },
+      abort: { maxFailed: 1, maxFailedFraction: 0.1 },
+      offline: 'skip',
+      onFailure: 'halt',
+    });
+    const doc = synth(stack);
+    const expected = {
+      name: 'careful',
+      waves: [{ machines: ['fleetform_machine.picker-1'] }, { location: '${fleetform_location.lab.id}' }, { location: 'loc-9' }, { count: 2 }, { fraction: 0.25 }, { fraction: 1 }],
+      gate: { timeout_ms: 600_000, settle_ms: 90_000 },
+      abort: { max_failed: 1, max_failed_fraction: 0.1 },
+      offline: 'skip',
+      on_failure: 'halt',
+    };
+    expect(doc['//'].fleetform_rollout).toEqual(expected);
+    expect(parseStackDocument('stack', doc).rollout).toEqual(expected);
+  });
+
+  test('defaults: gate 10m with 1m settle, any failure stops, offline machines are waited for, failures roll back', () => {
+    const { stack } = newStack();
+    new Rollout(stack, 'r', { waves: [{ fraction: 1 }] });
+    expect(synth(stack)['//'].fleetform_rollout).toEqual({
+      name: 'r',
+      waves: [{ fraction: 1 }],
+      gate: { timeout_ms: 600_000, settle_ms: 60_000 },
+      abort: {},
+      offline: 'wait',
+      on_failure: 'rollback',
+    });
+  });
+
+  test('bad props are refused naming the prop', () => {
+    const { stack } = newStack();
+    expect(() => new Rollout(stack, 'a', { waves: [] })).toThrow(/Rollout: "waves"/);
+    expect(() => new Rollout(stack, 'b', { waves: [{ fraction: 1.5 }] })).toThrow(/waves/);
+    expect(() => new Rollout(stack, 'c', { waves: [{ fraction: 1 }], gate: { timeout: 'soon' } })).toThrow(/"gate.timeout" is not a duration: "soon"/);
+    expect(() => new Rollout(stack, 'd', { waves: [{ fraction: 1 }], offline: 'later' as 'wait' })).toThrow(/offline/);
+    expect(() => new Rollout(stack, 'e', { waves: [{ machines: ['picker-1' as unknown as Machine] }] })).toThrow(/Rollout/);
+  });
+
+  test('one rollout per stack; machines of another stack are refused', () => {
+    const app = new App();
+    const stack = new TerraformStack(app, 's');
+    const other = new TerraformStack(app, 'o');
+    const elsewhere = new Machine(other, 'elsewhere');
+    expect(() => new Rollout(stack, 'x', { waves: [{ machines: [elsewhere] }] })).toThrow('machine o/elsewhere of waves[0] belongs to another stack');
+    new Rollout(stack, 'first', { waves: [{ fraction: 1 }] });
+    expect(() => new Rollout(stack, 'second', { waves: [{ fraction: 1 }] })).toThrow('stack s already has the rollout s/first');
+  });
+
+  test('a broken policy in a stack document is an error naming the field', () => {
+    expect(() => parseStackDocument('s', { '//': { fleetform_rollout: { name: 'r', waves: [{ fraction: 2 }] } } })).toThrow(/rollout policy is not valid: waves\[0\]/);
+  });
+});
+
+describe('Machine healthGate', () => {
+  test('synthesizes health_gate; bad keys and durations are problems naming the key', () => {
+    const { stack } = newStack();
+    new Machine(stack, 'arm', { healthGate: { timeout: '5m', settle: '30s' } });
+    const doc = synth(stack) as unknown as { resource: { fleetform_machine: { arm: { health_gate: unknown } } } };
+    expect(doc.resource.fleetform_machine.arm.health_gate).toEqual({ timeout: '5m', settle: '30s' });
+    expect(() => new Machine(stack, 'bad', { healthGate: { timeout: '5m', wait: '1m' } as { timeout: string } })).toThrow(/healthGate/);
+  });
+
+  test('the gate rule: durations, defaults, and what is refused', () => {
+    expect(parseHealthGate({ timeout: '5m', settle: '30s' })).toEqual({ gate: { timeout_ms: 300_000, settle_ms: 30_000 }, problems: [] });
+    expect(parseHealthGate({})).toEqual({ gate: { timeout_ms: 600_000, settle_ms: 0 }, problems: [] });
+    expect(parseHealthGate({ timeout: 'soon', wait: '1m' }).problems).toEqual([
+      { key: 'wait', message: 'unknown key "wait": a health gate takes timeout and settle' },
+      { key: 'timeout', message: '"soon" is not a duration (write it like 10m, 1m30s or 500ms)' },
+    ]);
+    expect(parseHealthGate({ timeout: '0s' }).problems).toEqual([{ key: 'timeout', message: 'the timeout must be above zero' }]);
+  });
+});

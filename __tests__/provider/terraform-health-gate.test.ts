@@ -1,0 +1,88 @@
+/**
+ * A machine's health_gate under the real Terraform CLI: create and update wait for the
+ * machine's health, so machines chained with depends_on change one after the other and a
+ * change that crashes the first machine never reaches the next.
+ */
+import * as path from 'node:path';
+import { App, LocalBackend, TerraformStack } from 'cdktf';
+import { EmulatorService } from '../../src/api/emulator-control';
+import { FleetProvider, Machine, ModularResource, Module } from '../../src';
+import { openEmulatorProject, type EmulatorProject } from '../e2e/fleet-fixture';
+import { requireTerraform, terraform, terraformHome } from './terraform-cli';
+
+jest.setTimeout(300_000);
+
+let project: EmulatorProject;
+let env: NodeJS.ProcessEnv;
+let stackDir: string;
+
+beforeAll(async () => {
+  requireTerraform();
+  Object.assign(process.env, {
+    FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50',
+    FLEETFORM_EMULATOR_MODULE_START_TIME: '0',
+    FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0',
+  });
+  project = await openEmulatorProject('ff-terraform-health-gate-');
+  env = await terraformHome(project.dir, project.env);
+  stackDir = path.join(project.outdir, 'stacks', 'fleet');
+});
+
+afterAll(async () => {
+  await project?.close();
+  delete process.env.FLEETFORM_EMULATOR_CHECK_IN_INTERVAL;
+  delete process.env.FLEETFORM_EMULATOR_MODULE_START_TIME;
+  delete process.env.FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME;
+});
+
+const tf = (...args: string[]) => terraform(stackDir, env, ...args);
+
+/** Two machines, the second after the first: a wave of one, then the next. */
+function synth(policy: string): void {
+  const app = new App({ outdir: project.outdir });
+  const stack = new TerraformStack(app, 'fleet');
+  new LocalBackend(stack, { path: path.join(project.dir, 'terraform.fleet.tfstate') });
+  new FleetProvider(stack, 'cloud', {});
+  let previous: Machine | undefined;
+  for (const name of ['canary', 'rest']) {
+    const machine = new Machine(stack, name, { name, healthGate: { timeout: '20s', settle: '200ms' } });
+    if (previous) machine.dependsOn = [`${Machine.tfResourceType}.${previous.friendlyUniqueId}`];
+    const sensors = new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: policy });
+    new ModularResource(machine, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
+    previous = machine;
+  }
+  app.synth();
+}
+
+async function runningVersion(name: string): Promise<string | undefined> {
+  const machines = await project.client.appClient.listMachines(project.credentials.locationId);
+  const machine = machines.find((m) => m.name === name);
+  const parts = await project.client.appClient.getMachineParts(machine?.id ?? '');
+  const config = parts[0]?.config as { modules?: { version?: string }[] };
+  return config.modules?.[0]?.version;
+}
+
+test('create waits for health; a crashing update stops at the first machine with the failure named, the second untouched', async () => {
+  synth('~1.2');
+  expect((await tf('init', '-input=false', '-no-color')).stderr).toBe('');
+  const create = await tf('apply', '-input=false', '-no-color', '-auto-approve');
+  expect(create.stderr).toBe('');
+  expect(create.stdout).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
+  expect((await tf('plan', '-input=false', '-no-color', '-detailed-exitcode')).code).toBe(0);
+
+  const controls = project.client.clientFor(EmulatorService);
+  await controls.setMachineFaults({ specs: ['module=acme:sensors@1.3.0:crash'] });
+  try {
+    synth('~1.3');
+    const update = await tf('apply', '-input=false', '-no-color', '-auto-approve');
+    expect(update.code).toBe(1);
+    const text = update.stderr.replace(/\s+/g, ' ');
+    expect(text).toContain('machine canary did not pass its health gate: unhealthy for');
+    expect(text).toContain('module acme_sensors');
+    expect(text).toMatch(/log: \S+ rdk\.modmanager: module acme_sensors \(acme:sensors@1\.3\.0\) crashed/);
+    expect(await runningVersion('canary')).toBe('~1.3');
+    expect(await runningVersion('rest')).toBe('~1.2');
+  } finally {
+    await controls.setMachineFaults({ specs: [] });
+  }
+});

@@ -1,0 +1,121 @@
+/** What `apply` prints of rollouts, and the report file it writes. */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { eventLine, type RolloutEvents, type RolloutOutcome } from '../engine/rollout/events';
+import { describeError } from './describe-error';
+
+/** Prints one line per rollout event. */
+export function rolloutPrinter(write: (line: string) => void): RolloutEvents {
+  return (e) => {
+    // The final outcome is printed with the apply's summary.
+    if (e.type !== 'done') write(eventLine(e));
+  };
+}
+
+/**
+ * A progress board for a terminal: each wave's line is updated in place while its machines
+ * are gated (healthy, failed, waiting), and kept once the wave passes or the rollout stops;
+ * failures and rollbacks are printed as lines of their own.
+ */
+export function rolloutBoard(stream: { write(text: string): unknown }): RolloutEvents {
+  let wave: { number: number; total: number; rule: string; machines: number; healthy: number; failed: number; skipped: number } | undefined;
+  let live = false;
+  const clear = (): void => {
+    if (live) stream.write('\r\x1b[2K');
+    live = false;
+  };
+  const draw = (): void => {
+    if (!wave) return;
+    const waiting = wave.machines - wave.healthy - wave.failed - wave.skipped;
+    clear();
+    stream.write(`wave ${wave.number}/${wave.total} (${wave.rule}): ${wave.healthy}/${wave.machines} healthy, ${wave.failed} failed, ${wave.skipped} skipped, ${waiting} waiting`);
+    live = true;
+  };
+  const line = (text: string): void => {
+    clear();
+    stream.write(`${text}\n`);
+  };
+  return (e) => {
+    switch (e.type) {
+      case 'wave':
+        line(eventLine(e));
+        wave = { number: e.wave, total: e.waves, rule: e.rule, machines: e.machines.length, healthy: 0, failed: 0, skipped: 0 };
+        return;
+      case 'written':
+      case 'resumed':
+        line(eventLine(e));
+        draw();
+        return;
+      case 'healthy':
+        if (wave) wave.healthy += 1;
+        draw();
+        return;
+      case 'skipped':
+      case 'failed':
+        if (wave) wave[e.type] += 1;
+        line(eventLine(e));
+        draw();
+        return;
+      case 'passed':
+      case 'stopping':
+        draw();
+        stream.write('\n');
+        live = false;
+        line(eventLine(e));
+        return;
+      case 'rolled-back':
+        line(eventLine(e));
+        return;
+      case 'done':
+        clear();
+        return;
+    }
+  };
+}
+
+/** After the apply: each rollout's outcome, and for a stopped one what failed where. */
+export function rolloutSummaryLines(outcomes: readonly RolloutOutcome[]): string[] {
+  const lines: string[] = [];
+  for (const o of outcomes) {
+    if (o.outcome === 'completed') {
+      lines.push(`Rollout ${o.name}: completed, ${o.waves.length} wave(s) healthy in ${o.seconds.toFixed(1)}s.`);
+      continue;
+    }
+    lines.push(`Rollout ${o.name} stopped in wave ${o.stoppedAt ?? '?'} of ${o.waves.length}: ${o.reason ?? ''}.`);
+    for (const m of o.waves.flatMap((w) => w.machines)) {
+      if (m.result === 'failed') {
+        lines.push(`  ${m.machine}: ${m.why ?? 'failed'}`);
+        for (const p of m.problems ?? []) lines.push(`    ${p.what}: ${p.error}`);
+        if (m.log?.[0]) lines.push(`    log: ${m.log[0]}`);
+      }
+      if (m.rollback) lines.push(`  ${m.machine}: ${m.rollback.ok ? 'rolled back' : 'NOT rolled back'}: ${m.rollback.detail}`);
+    }
+    const untouched = o.waves.flatMap((w) => w.machines).filter((m) => m.result === 'not reached').length;
+    if (untouched > 0) lines.push(`  ${untouched} machine(s) of later waves were not changed.`);
+  }
+  return lines;
+}
+
+export interface ApplyReportInput {
+  readonly applied: number;
+  readonly failed: ReadonlyArray<{ address: string; error: unknown }>;
+  readonly skipped: readonly string[];
+  readonly rollouts: readonly RolloutOutcome[];
+}
+
+/** Writes the apply's outcome as JSON (`--report FILE`): counts, failures and each rollout wave by wave. */
+export async function writeApplyReport(file: string, outcome: ApplyReportInput): Promise<void> {
+  const doc = {
+    outcome: outcome.failed.length > 0 ? 'failed' : 'applied',
+    applied: outcome.applied,
+    failed: outcome.failed.map((f) => ({ address: f.address, error: describeError(f.error) })),
+    skipped: outcome.skipped,
+    rollouts: outcome.rollouts,
+  };
+  await fs.writeFile(file, `${JSON.stringify(doc, null, 2)}\n`, 'utf8');
+}
+
+/** Where a project keeps its rollout journals. */
+export function rolloutJournalDir(cwd: string): string {
+  return path.join(cwd, '.fleetform', 'rollouts');
+}

@@ -1,0 +1,142 @@
+import { Construct } from 'constructs';
+import { z } from 'zod';
+import { TerraformStack } from './cdk';
+import { FleetformError } from '../domain/errors';
+import { parseGoDuration } from '../domain/duration';
+import {
+  DEFAULT_GATE_SETTLE_MS,
+  DEFAULT_GATE_TIMEOUT_MS,
+  ROLLOUT_FAILURE_POLICIES,
+  ROLLOUT_OFFLINE_POLICIES,
+  ROLLOUT_DOCUMENT_KEY,
+  RolloutPolicySchema,
+  type RolloutPolicy,
+  type RolloutWave,
+} from '../domain/rollout';
+import { kindOf } from './kinds';
+import { checkProps, propSchemas } from './props';
+import type { Location } from './location';
+import type { Machine } from './machine';
+
+/** One wave of a {@link Rollout}: named machines, a location, a count, or the share of changed machines reached by its end. */
+export type RolloutWaveProps =
+  | { readonly machines: readonly Machine[] }
+  | { readonly location: Location | string }
+  | { readonly count: number }
+  | { readonly fraction: number };
+
+/** Properties of a {@link Rollout}. */
+export interface RolloutProps {
+  /** The waves, in order; changed machines no wave takes go in a last wave. */
+  readonly waves: readonly RolloutWaveProps[];
+  /**
+   * When a wave's machine passes: healthy within `timeout` of its write, and staying so for
+   * `settle` (durations like `10m`, `1m30s`, `500ms`).
+   * @default { timeout: '10m', settle: '1m' }
+   */
+  readonly gate?: { readonly timeout?: string; readonly settle?: string };
+  /**
+   * When the rollout stops: more failed machines than `maxFailed`, or a failed share of the
+   * machines written so far above `maxFailedFraction`.
+   * @default any failed machine stops it
+   */
+  readonly abort?: { readonly maxFailed?: number; readonly maxFailedFraction?: number };
+  /**
+   * A machine offline when its wave starts: written and waited for (`wait`), left for a
+   * later apply (`skip`), or counted as failed (`fail`).
+   * @default 'wait'
+   */
+  readonly offline?: (typeof ROLLOUT_OFFLINE_POLICIES)[number];
+  /**
+   * Once stopped: the machines changed so far go back to the config they had (`rollback`),
+   * or stay as they are (`halt`).
+   * @default 'rollback'
+   */
+  readonly onFailure?: (typeof ROLLOUT_FAILURE_POLICIES)[number];
+}
+
+const isMachine = z.custom<Machine>((x) => kindOf(x) === 'machine', 'expected a Machine');
+const isLocation = propSchemas.construct<Location>('fleetform_location', 'expected a Location or a location id');
+
+/** The run-time check of {@link RolloutProps}: strict, without coercion. */
+export const rolloutPropsSchema = z.strictObject({
+  waves: z
+    .array(
+      z.union([
+        z.strictObject({ machines: z.array(isMachine).min(1) }),
+        z.strictObject({ location: z.union([propSchemas.text, isLocation]) }),
+        z.strictObject({ count: z.number().int().positive() }),
+        z.strictObject({ fraction: z.number().gt(0).lte(1) }),
+      ]),
+    )
+    .min(1),
+  gate: z.strictObject({ timeout: propSchemas.text.optional(), settle: propSchemas.text.optional() }).optional(),
+  abort: z.strictObject({ maxFailed: z.number().int().nonnegative().optional(), maxFailedFraction: z.number().gte(0).lte(1).optional() }).optional(),
+  offline: z.enum(ROLLOUT_OFFLINE_POLICIES).optional(),
+  onFailure: z.enum(ROLLOUT_FAILURE_POLICIES).optional(),
+});
+
+const rollouts = new WeakMap<TerraformStack, Rollout>();
+
+/**
+ * A staged rollout of a stack's machine config changes: `fleetform apply` writes them wave
+ * by wave, waits for each wave's machines to be healthy, and stops (rolling back by
+ * default) once too many fail. One per stack; synthesized into the stack document's `//`
+ * block, which Terraform ignores.
+ */
+export class Rollout extends Construct {
+  /** The policy as the engine reads it. */
+  readonly policy: RolloutPolicy;
+
+  constructor(scope: Construct, id: string, props: RolloutProps) {
+    super(scope, id);
+    checkProps(this, 'Rollout', rolloutPropsSchema, props);
+    const stack = TerraformStack.of(this);
+    const other = rollouts.get(stack);
+    if (other) {
+      throw new FleetformError(`stack ${stack.node.id} already has the rollout ${other.node.path}`, { path: this.node.path, hint: 'a stack has one rollout policy: give it all the waves' });
+    }
+    this.policy = {
+      name: id,
+      waves: props.waves.map((w, i) => this.wave(stack, w, i)),
+      gate: {
+        timeout_ms: this.duration('gate.timeout', props.gate?.timeout, DEFAULT_GATE_TIMEOUT_MS),
+        settle_ms: this.duration('gate.settle', props.gate?.settle, DEFAULT_GATE_SETTLE_MS),
+      },
+      abort: {
+        ...(props.abort?.maxFailed === undefined ? {} : { max_failed: props.abort.maxFailed }),
+        ...(props.abort?.maxFailedFraction === undefined ? {} : { max_failed_fraction: props.abort.maxFailedFraction }),
+      },
+      offline: props.offline ?? 'wait',
+      on_failure: props.onFailure ?? 'rollback',
+    };
+    if (this.policy.gate.timeout_ms === 0) throw new FleetformError('Rollout: "gate.timeout" must be above zero', { path: this.node.path, hint: "write a duration like '10m'" });
+    RolloutPolicySchema.parse(this.policy);
+    stack.addOverride(`//.${ROLLOUT_DOCUMENT_KEY}`, this.policy);
+    rollouts.set(stack, this);
+  }
+
+  private wave(stack: TerraformStack, wave: RolloutWaveProps, index: number): RolloutWave {
+    if ('machines' in wave) {
+      return {
+        machines: wave.machines.map((m) => {
+          if (TerraformStack.of(m) !== stack) {
+            throw new FleetformError(`Rollout: machine ${m.node.path} of waves[${index}] belongs to another stack`, { path: this.node.path, hint: 'a rollout orders the machines of its own stack' });
+          }
+          return `${m.terraformResourceType}.${m.friendlyUniqueId}`;
+        }),
+      };
+    }
+    if ('location' in wave) return { location: typeof wave.location === 'string' ? wave.location : wave.location.locationId };
+    return 'count' in wave ? { count: wave.count } : { fraction: wave.fraction };
+  }
+
+  private duration(field: string, text: string | undefined, fallback: number): number {
+    if (text === undefined) return fallback;
+    const ms = parseGoDuration(text);
+    if (ms === undefined || ms < 0) {
+      throw new FleetformError(`Rollout: "${field}" is not a duration: ${JSON.stringify(text)}`, { path: this.node.path, hint: "write a duration like '10m', '1m30s' or '500ms'" });
+    }
+    return Math.round(ms);
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * Staged rollouts: which changed machines go in which wave, when a rollout stops, and what
+ * "healthy" means for one machine's status. Pure rules: the runner feeds them statuses.
+ *
+ * Waves take machines from those not yet placed, in order:
+ * - `machines`: the named machines (addresses) that change;
+ * - `location`: the changed machines of that location;
+ * - `count`: the next `count` machines;
+ * - `fraction`: machines until that share of all changed machines has the change (rounded
+ *   up, and at least one machine while any is left, so rounding never leaves a wave empty).
+ * A wave that finds no machine is left out; machines no wave took go in a last wave.
+ *
+ * A rollout stops once more machines failed than `maxFailed`, or once the failed share of
+ * the machines written so far is above `maxFailedFraction`. A machine passes its gate when
+ * it is healthy and stays so for `settle`; it fails when it stays unhealthy for `settle`,
+ * or is not healthy within `timeout` of its write.
+ */
+import { z } from 'zod';
+import { parseGoDuration } from './duration';
+
+/** The key of a stack document's comment block (`//`, which Terraform ignores) holding its rollout policy. */
+export const ROLLOUT_DOCUMENT_KEY = 'fleetform_rollout';
+
+export const ROLLOUT_OFFLINE_POLICIES = ['wait', 'skip', 'fail'] as const;
+export const ROLLOUT_FAILURE_POLICIES = ['rollback', 'halt'] as const;
+
+/** One wave as synthesized: machine addresses, a location (address reference or id), a count or a cumulative fraction. */
+export const RolloutWaveSchema = z.union([
+  z.strictObject({ machines: z.array(z.string().min(1)).min(1) }),
+  z.strictObject({ location: z.string().min(1) }),
+  z.strictObject({ count: z.number().int().positive() }),
+  z.strictObject({ fraction: z.number().gt(0).lte(1) }),
+]);
+export type RolloutWave = z.infer<typeof RolloutWaveSchema>;
+
+/** A rollout policy as synthesized into a stack (durations in milliseconds). */
+export const RolloutPolicySchema = z.strictObject({
+  name: z.string().min(1),
+  waves: z.array(RolloutWaveSchema).min(1),
+  gate: z.strictObject({ timeout_ms: z.number().int().positive(), settle_ms: z.number().int().nonnegative() }),
+  abort: z.strictObject({
+    max_failed: z.number().int().nonnegative().optional(),
+    max_failed_fraction: z.number().gte(0).lte(1).optional(),
+  }),
+  offline: z.enum(ROLLOUT_OFFLINE_POLICIES),
+  on_failure: z.enum(ROLLOUT_FAILURE_POLICIES),
+});
+export type RolloutPolicy = z.infer<typeof RolloutPolicySchema>;
+
+/** Gate defaults: a machine has ten minutes to become healthy and must stay so for one. */
+export const DEFAULT_GATE_TIMEOUT_MS = 600_000;
+export const DEFAULT_GATE_SETTLE_MS = 60_000;
+
+/** A changed machine as wave rules see it. */
+export interface RolloutCandidate {
+  readonly address: string;
+  /** Its location as declared (a `${fleetform_location.x.id}` reference or an id) and as resolved; either may match a wave. */
+  readonly locations: readonly string[];
+}
+
+export interface PlannedWave {
+  /** How the wave chose its machines, e.g. `fraction 0.25`, `the rest`. */
+  readonly rule: string;
+  readonly machines: readonly string[];
+}
+
+/** A machine of a planned wave: its address and name. */
+export interface RolloutWaveMachine {
+  readonly address: string;
+  readonly name: string;
+}
+
+/** A stack's rollout as planned: the policy and its waves in order. */
+export interface RolloutPlan {
+  readonly stack: string;
+  readonly policy: RolloutPolicy;
+  readonly waves: ReadonlyArray<{ readonly rule: string; readonly machines: readonly RolloutWaveMachine[] }>;
+  /** Set when an interrupted run of the rollout is resumed: the wave it goes on at, and when it started. */
+  readonly resumes?: { readonly wave: number; readonly startedAt: string };
+}
+
+/** A wave's rule in words. */
+export function describeWave(wave: RolloutWave): string {
+  if ('machines' in wave) return `machines ${wave.machines.join(', ')}`;
+  if ('location' in wave) return `location ${wave.location}`;
+  if ('count' in wave) return `count ${wave.count}`;
+  return `fraction ${wave.fraction}`;
+}
+
+/** How many machines a fraction wave brings the total to: the share rounded up (float noise ignored). */
+export function fractionTarget(fraction: number, total: number): number {
+  return Math.min(total, Math.ceil(fraction * total - 1e-9));
+}
+
+/** Splits changed machines (in order) into non-empty waves; every machine lands in exactly one. */
+export function splitWaves(candidates: readonly RolloutCandidate[], waves: readonly RolloutWave[]): PlannedWave[] {
+  const total = candidates.length;
+  let remaining = [...candidates];
+  let placed = 0;
+  const out: PlannedWave[] = [];
+  const take = (chosen: readonly RolloutCandidate[], rule: string): void => {
+    if (chosen.length === 0) return;
+    const picked = new Set(chosen.map((c) => c.address));
+    remaining = remaining.filter((c) => !picked.has(c.address));
+    placed += chosen.length;
+    out.push({ rule, machines: chosen.map((c) => c.address) });
+  };
+  for (const wave of waves) {
+    if (remaining.length === 0) break;
+    const rule = describeWave(wave);
+    if ('machines' in wave) take(remaining.filter((c) => wave.machines.includes(c.address)), rule);
+    else if ('location' in wave) take(remaining.filter((c) => c.locations.includes(wave.location)), rule);
+    else if ('count' in wave) take(remaining.slice(0, wave.count), rule);
+    else take(remaining.slice(0, Math.max(1, fractionTarget(wave.fraction, total) - placed)), rule);
+  }
+  take(remaining, 'the rest');
+  return out;
+}
+
+/** Why the rollout stops now, or undefined while it may go on. */
+export function abortReason(failed: number, written: number, abort: RolloutPolicy['abort']): string | undefined {
+  if (failed === 0) return undefined;
+  const maxFailed = abort.max_failed ?? (abort.max_failed_fraction === undefined ? 0 : undefined);
+  if (maxFailed !== undefined && failed > maxFailed) return `${failed} machine(s) failed, more than max_failed ${maxFailed}`;
+  const share = written === 0 ? 1 : failed / written;
+  if (abort.max_failed_fraction !== undefined && share > abort.max_failed_fraction) {
+    return `${failed} of ${written} machine(s) written failed (${Math.round(share * 1000) / 10}%), more than max_failed_fraction ${abort.max_failed_fraction}`;
+  }
+  return undefined;
+}
+
+/** One machine's status as the gate reads it (GetMachineStatus, with the names of its states). */
+export interface MachineStatusReport {
+  /** The config revision the machine ingested. */
+  readonly revision: string;
+  readonly state: 'initializing' | 'running' | 'unknown';
+  readonly modules: readonly { readonly name: string; readonly state: string; readonly error: string; readonly consecutiveFailures: number }[];
+  readonly resources: readonly { readonly name: string; readonly api: string; readonly state: string; readonly revision: string; readonly error: string }[];
+  /** Packages the machine loads, when its status tells them. */
+  readonly packages?: readonly { readonly name: string; readonly state: string; readonly error: string; readonly type?: string; readonly version?: string }[];
+  /** Since when (ms since the epoch, the machine's clock) nothing of it changed state: its newest `last_updated`. */
+  readonly since?: number;
+}
+
+/** Something wrong on a machine: which module, resource or package, and its error. */
+export interface MachineProblem {
+  readonly what: string;
+  readonly error: string;
+}
+
+export type HealthVerdict =
+  | { readonly health: 'healthy'; readonly since?: number }
+  | { readonly health: 'pending'; readonly why: string }
+  | { readonly health: 'unhealthy'; readonly problems: readonly MachineProblem[] };
+
+/**
+ * Healthy: the machine ingested `revision`, runs, every module and resource is ready (the
+ * resources at that revision) and every package it tells of is loaded. Unhealthy: at that
+ * revision, a module, resource or package failed. Pending otherwise (behind, starting).
+ */
+export function judgeHealth(status: MachineStatusReport, revision: string): HealthVerdict {
+  if (status.revision !== revision) return { health: 'pending', why: `runs config revision ${status.revision || 'none'}, not ${revision} yet` };
+  const problems: MachineProblem[] = [
+    ...status.modules.filter((m) => m.state === 'unhealthy').map((m) => ({ what: `module ${m.name}`, error: m.error || `unhealthy (${m.consecutiveFailures} consecutive failures)` })),
+    ...status.resources.filter((r) => r.state === 'unhealthy').map((r) => ({ what: `resource ${r.name} (${r.api})`, error: r.error || 'unhealthy' })),
+    ...(status.packages ?? []).filter((p) => p.state === 'failed').map((p) => ({ what: `package ${p.name}`, error: p.error || 'failed to load' })),
+  ];
+  if (problems.length > 0) return { health: 'unhealthy', problems };
+  if (status.state !== 'running') return { health: 'pending', why: 'the machine is still starting' };
+  const module = status.modules.find((m) => m.state !== 'ready');
+  if (module) return { health: 'pending', why: `module ${module.name} is ${module.state}` };
+  const resource = status.resources.find((r) => r.state !== 'ready' || r.revision !== revision);
+  if (resource) return { health: 'pending', why: `resource ${resource.name} is ${resource.state === 'ready' ? 'ready at an older revision' : resource.state}` };
+  const pkg = (status.packages ?? []).find((p) => p.state !== 'loaded');
+  if (pkg) return { health: 'pending', why: `package ${pkg.name} is ${pkg.state}` };
+  return status.since === undefined ? { health: 'healthy' } : { health: 'healthy', since: status.since };
+}
+
+/** Where one machine's gate stands: since when its verdict has held. */
+export interface GateTrack {
+  readonly writtenAt: number;
+  readonly verdict: HealthVerdict['health'] | 'unreachable';
+  readonly since: number;
+}
+
+export type GateStep =
+  | { readonly outcome: 'waiting'; readonly track: GateTrack }
+  | { readonly outcome: 'passed'; readonly track: GateTrack }
+  | { readonly outcome: 'failed'; readonly track: GateTrack; readonly why: string; readonly problems: readonly MachineProblem[] };
+
+/**
+ * The gate after one reading at `now`: passed once healthy for `settle`, failed once
+ * unhealthy for `settle` or past `timeout`. A machine found healthy says since when
+ * (`since`): settling counts from then, though never from before its write.
+ */
+export function stepGate(track: GateTrack, verdict: HealthVerdict | { readonly health: 'unreachable'; readonly why: string }, now: number, gate: RolloutPolicy['gate']): GateStep {
+  const healthySince = verdict.health === 'healthy' && verdict.since !== undefined ? Math.min(now, Math.max(track.writtenAt, verdict.since)) : now;
+  const next: GateTrack = verdict.health === track.verdict ? track : { ...track, verdict: verdict.health, since: healthySince };
+  const held = now - next.since;
+  if (verdict.health === 'healthy' && held >= gate.settle_ms) return { outcome: 'passed', track: next };
+  if (verdict.health === 'unhealthy' && held >= gate.settle_ms) {
+    return { outcome: 'failed', track: next, why: `unhealthy for ${held} ms`, problems: verdict.problems };
+  }
+  if (now - track.writtenAt >= gate.timeout_ms) {
+    const why = verdict.health === 'healthy' ? 'healthy' : verdict.health === 'unhealthy' ? 'unhealthy' : verdict.why;
+    return { outcome: 'failed', track: next, why: `not healthy for ${gate.settle_ms} ms within ${gate.timeout_ms} ms (last: ${why})`, problems: verdict.health === 'unhealthy' ? verdict.problems : [] };
+  }
+  return { outcome: 'waiting', track: next };
+}
+
+/** A machine's own health gate (`health_gate`): the keys it takes. */
+export const HEALTH_GATE_KEYS = ['timeout', 'settle'] as const;
+
+/** Reads a `health_gate` map (`timeout`, `settle` as Go durations) into a gate; the problems name the key. */
+export function parseHealthGate(raw: Readonly<Record<string, string>>): { gate?: RolloutPolicy['gate']; problems: { key: string; message: string }[] } {
+  const problems: { key: string; message: string }[] = [];
+  for (const key of Object.keys(raw)) {
+    if (!(HEALTH_GATE_KEYS as readonly string[]).includes(key)) problems.push({ key, message: `unknown key ${JSON.stringify(key)}: a health gate takes ${HEALTH_GATE_KEYS.join(' and ')}` });
+  }
+  const read = (key: 'timeout' | 'settle', fallback: number): number => {
+    const text = raw[key];
+    if (text === undefined) return fallback;
+    const ms = parseGoDuration(text);
+    if (ms === undefined || ms < 0) {
+      problems.push({ key, message: `${JSON.stringify(text)} is not a duration (write it like 10m, 1m30s or 500ms)` });
+      return fallback;
+    }
+    return Math.round(ms);
+  };
+  const timeout_ms = read('timeout', DEFAULT_GATE_TIMEOUT_MS);
+  const settle_ms = read('settle', 0);
+  if (timeout_ms === 0) problems.push({ key: 'timeout', message: 'the timeout must be above zero' });
+  return problems.length > 0 ? { problems } : { gate: { timeout_ms, settle_ms }, problems };
+}

@@ -1,0 +1,108 @@
+/** Machine health read through the service: the part from the app, the status from the machine by its address. */
+import { Code, ConnectError } from '@connectrpc/connect';
+import type { ServiceClient } from '../../api/client';
+import { loadServices, MACHINE_HOST_HEADER } from '../../api/services';
+import type { MachineStatusReport } from '../../domain/rollout';
+import type { MachineReading, MachineStatusSource, OnlineState, PartPresence } from './machine-status-source';
+
+const ONLINE: Record<number, OnlineState> = { 1: 'online', 2: 'offline', 3: 'awaiting setup' };
+const MACHINE_STATES: Record<number, MachineStatusReport['state']> = { 1: 'initializing', 2: 'running' };
+const MODULE_STATES: Record<number, string> = { 1: 'pending', 2: 'starting', 3: 'ready', 4: 'unhealthy', 5: 'closing' };
+const RESOURCE_STATES: Record<number, string> = { 1: 'unconfigured', 2: 'configuring', 3: 'ready', 4: 'removing', 5: 'unhealthy' };
+const PACKAGE_STATES: Record<number, string> = { 1: 'downloading', 2: 'loading', 3: 'first run', 4: 'ready', 5: 'failed' };
+const PACKAGE_TYPES: Record<number, string> = { 1: 'archive', 2: 'ml_model', 3: 'module', 4: 'slam_map', 5: 'ml_training' };
+
+function iso(ts: { seconds: bigint; nanos: number } | undefined): string {
+  return ts ? new Date(Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6)).toISOString() : '';
+}
+
+function ms(ts: { seconds: bigint; nanos: number } | undefined): number {
+  return ts ? Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6) : 0;
+}
+
+function reasonOf(err: unknown): string {
+  if (err instanceof ConnectError) return err.code === Code.Unimplemented ? 'the service does not reach machines for their status' : err.rawMessage;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Reads machines through the app (GetRobotPart, GetRobotPartLogs) and the machine's own GetMachineStatus. */
+export async function serviceStatusSource(client: ServiceClient): Promise<MachineStatusSource> {
+  const services = await loadServices();
+  const app = client.clientFor(services.app);
+  const robot = client.clientFor(services.robotStatus);
+  // A part's address does not change: read once, then its status is asked for directly.
+  const addresses = new Map<string, string>();
+
+  const readPart = async (partId: string) => {
+    const part = (await app.getRobotPart({ id: partId })).part;
+    addresses.set(partId, part?.fqdn || partId);
+    return part;
+  };
+
+  const machineStatus = async (address: string, online: OnlineState, latestRevision: string, presence?: PartPresence): Promise<MachineReading> => {
+    try {
+      const status = await robot.getMachineStatus({}, { headers: { [MACHINE_HOST_HEADER]: address } });
+      return {
+        reachable: true,
+        online,
+        latestRevision,
+        ...(presence ? { presence } : {}),
+        status: {
+          revision: status.config?.revision ?? '',
+          since: Math.max(ms(status.config?.lastUpdated), ...status.modules.map((m) => ms(m.lastUpdated)), ...status.resources.map((r) => ms(r.lastUpdated))),
+          state: MACHINE_STATES[status.state] ?? 'unknown',
+          modules: status.modules.map((m) => ({ name: m.moduleName, state: MODULE_STATES[m.state] ?? 'unknown', error: m.error, consecutiveFailures: m.consecutiveFailures })),
+          resources: status.resources.map((r) => ({
+            name: r.name?.name ?? '',
+            api: r.name ? `${r.name.namespace}:${r.name.type}:${r.name.subtype}` : '',
+            state: RESOURCE_STATES[r.state] ?? 'unknown',
+            revision: r.revision,
+            error: r.error,
+          })),
+          packages: status.packages.map((p) => ({ name: p.name, type: PACKAGE_TYPES[p.type] ?? 'unknown', version: p.version, state: PACKAGE_STATES[p.state] ?? 'unknown', error: p.error })),
+        },
+      };
+    } catch (err) {
+      return { reachable: false, online, latestRevision, ...(presence ? { presence } : {}), reason: reasonOf(err) };
+    }
+  };
+
+  const unreadable = (err: unknown): MachineReading => ({ reachable: false, online: 'unknown', latestRevision: '', reason: reasonOf(err), partUnreadable: true });
+
+  const source: MachineStatusSource = {
+    async read(partId) {
+      let part;
+      try {
+        part = await readPart(partId);
+      } catch (err) {
+        return unreadable(err);
+      }
+      const presence = { secondsSinceOnline: Number(part?.secondsSinceOnline ?? 0n), lastAccess: part?.lastAccess ? iso(part.lastAccess) : undefined };
+      return machineStatus(part?.fqdn || partId, ONLINE[part?.onlineState ?? 0] ?? 'unknown', iso(part?.lastUpdated), presence);
+    },
+
+    async status(partId) {
+      let address = addresses.get(partId);
+      if (address === undefined) {
+        try {
+          address = (await readPart(partId))?.fqdn || partId;
+        } catch (err) {
+          return unreadable(err);
+        }
+      }
+      const reading = await machineStatus(address, 'unknown', '');
+      // Unreachable: the part says whether the machine is offline.
+      return reading.reachable ? reading : source.read(partId);
+    },
+
+    async errorLines(partId, limit) {
+      try {
+        const { logs } = await app.getRobotPartLogs({ id: partId, levels: ['error'], limit: BigInt(limit) });
+        return logs.map((l) => `${iso(l.time)} ${l.loggerName}: ${l.message}`);
+      } catch (err) {
+        return [`(its log could not be read: ${reasonOf(err)})`];
+      }
+    },
+  };
+  return source;
+}

@@ -1,0 +1,82 @@
+/** What a rollout reports while it runs, and what it comes to. */
+import type { MachineProblem } from '../../domain/rollout';
+
+export type MachineResult = 'healthy' | 'failed' | 'skipped' | 'stopped' | 'not reached';
+
+/** One machine of a wave: what became of it, and why when it did not pass. */
+export interface MachineOutcome {
+  readonly machine: string;
+  readonly address: string;
+  result: MachineResult;
+  why?: string;
+  problems?: readonly MachineProblem[];
+  /** The newest error lines of its log when it failed. */
+  log?: readonly string[];
+  /** Whether it went back to the config it had, when the rollout rolled back. */
+  rollback?: { readonly ok: boolean; readonly detail: string };
+}
+
+export interface WaveOutcome {
+  readonly rule: string;
+  readonly machines: MachineOutcome[];
+  /** Seconds from its first write to its last machine passing (or the stop). */
+  seconds?: number;
+}
+
+export interface RolloutOutcome {
+  readonly stack: string;
+  readonly name: string;
+  /** `completed`: every wave passed; `stopped`: past the abort threshold (rolled back or halted). */
+  outcome: 'completed' | 'stopped';
+  reason?: string;
+  /** The wave it stopped in (1-based). */
+  stoppedAt?: number;
+  readonly onFailure: 'rollback' | 'halt';
+  readonly waves: WaveOutcome[];
+  seconds: number;
+}
+
+export type RolloutEvent =
+  | { readonly type: 'wave'; readonly rollout: string; readonly wave: number; readonly waves: number; readonly rule: string; readonly machines: readonly string[] }
+  | { readonly type: 'resumed'; readonly rollout: string; readonly wave: number; readonly machines: number }
+  | { readonly type: 'written'; readonly rollout: string; readonly wave: number; readonly machines: number; readonly seconds: number }
+  | { readonly type: 'healthy'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly seconds: number }
+  | { readonly type: 'skipped'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly why: string }
+  | { readonly type: 'failed'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly why: string; readonly problems: readonly MachineProblem[]; readonly log: readonly string[] }
+  | { readonly type: 'passed'; readonly rollout: string; readonly wave: number; readonly seconds: number }
+  | { readonly type: 'stopping'; readonly rollout: string; readonly wave: number; readonly reason: string; readonly then: 'rollback' | 'halt' }
+  | { readonly type: 'rolled-back'; readonly rollout: string; readonly machine: string; readonly ok: boolean; readonly detail: string }
+  | { readonly type: 'done'; readonly rollout: string; readonly outcome: RolloutOutcome };
+
+export type RolloutEvents = (event: RolloutEvent) => void;
+
+/** One line of an event, for a log or a terminal without cursor control. */
+export function eventLine(e: RolloutEvent): string {
+  const head = `rollout ${e.rollout}:`;
+  switch (e.type) {
+    case 'wave':
+      return `${head} wave ${e.wave}/${e.waves} (${e.rule}): ${e.machines.length} machine(s): ${e.machines.join(', ')}`;
+    case 'resumed':
+      return `${head} resuming wave ${e.wave}: ${e.machines} machine(s) written before the interruption are gated again`;
+    case 'written':
+      return `${head} wave ${e.wave}: ${e.machines} config(s) written in ${e.seconds.toFixed(1)}s; waiting for health`;
+    case 'healthy':
+      return `${head} wave ${e.wave}: ${e.machine} healthy after ${e.seconds.toFixed(1)}s`;
+    case 'skipped':
+      return `${head} wave ${e.wave}: ${e.machine} skipped: ${e.why}`;
+    case 'failed': {
+      const what = e.problems.map((p) => `${p.what}: ${p.error}`).join('; ');
+      return `${head} wave ${e.wave}: ${e.machine} FAILED: ${e.why}${what ? `; ${what}` : ''}${e.log[0] ? `; log: ${e.log[0]}` : ''}`;
+    }
+    case 'passed':
+      return `${head} wave ${e.wave} passed in ${e.seconds.toFixed(1)}s`;
+    case 'stopping':
+      return `${head} stopping in wave ${e.wave}: ${e.reason}; ${e.then === 'rollback' ? 'rolling the changed machines back' : 'leaving the changed machines as they are'}`;
+    case 'rolled-back':
+      return `${head} ${e.machine} ${e.ok ? 'rolled back' : 'NOT rolled back'}: ${e.detail}`;
+    case 'done':
+      return e.outcome.outcome === 'completed'
+        ? `${head} completed: ${e.outcome.waves.length} wave(s) in ${e.outcome.seconds.toFixed(1)}s`
+        : `${head} stopped in wave ${e.outcome.stoppedAt ?? '?'}: ${e.outcome.reason ?? ''}`;
+  }
+}

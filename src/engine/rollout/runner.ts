@@ -1,0 +1,345 @@
+/**
+ * Runs a planned rollout: for each wave, writes its machines' configs through the executor
+ * (guarded as any apply), waits until each machine passes its gate, and goes on; past the
+ * abort threshold it stops and, by policy, writes every changed machine back to the config
+ * it had before the rollout (guarded by the revision the rollout wrote), its state entry
+ * with it.
+ */
+import { ServiceError, type ServiceClient } from '../../api/client';
+import { abortReason, judgeHealth, stepGate, type GateTrack, type HealthVerdict, type RolloutPlan } from '../../domain/rollout';
+import type { ApplyOutcome } from '../apply/executor';
+import type { MachineStatusSource } from '../health/machine-status-source';
+import type { ResourceChange } from '../plan/model';
+import type { State, StateEntry } from '../state/schema';
+import type { MachineOutcome, RolloutEvents, RolloutOutcome, WaveOutcome } from './events';
+import type { JournalMachine, RolloutJournal, RolloutJournalStore } from './journal';
+import { configAtRevision } from './part-history';
+
+export interface RunRolloutInput {
+  readonly plan: RolloutPlan;
+  readonly changes: ReadonlyMap<string, ResourceChange>;
+  /** Applies changes through the executor. */
+  apply(changes: readonly ResourceChange[]): Promise<ApplyOutcome>;
+  readState(): Promise<State>;
+  /** Puts entries back in the state (rolled-back machines get the entry they had). */
+  restoreEntries(entries: ReadonlyMap<string, StateEntry>): Promise<void>;
+  readonly client: ServiceClient;
+  readonly source: MachineStatusSource;
+  readonly events: RolloutEvents;
+  /** The most machines read or written back at once. */
+  readonly concurrency: number;
+  /** The most machine reads in flight while waiting at a gate (default 32, at least `concurrency`). */
+  readonly readConcurrency?: number;
+  /** How often machines are read while waiting. */
+  readonly pollMs?: number;
+  readonly journal: RolloutJournalStore;
+  /** The journal of an interrupted run of this rollout: it goes on from there. */
+  readonly resume?: RolloutJournal;
+}
+
+/** What the rollout changed on one machine: enough to write it back. */
+export interface Written {
+  readonly outcome: MachineOutcome;
+  readonly partId: string;
+  /** The config before the rollout (read from the part history when the run resumed), and its revision. */
+  readonly baseline: { readonly config: Record<string, unknown> | undefined; readonly revision: string };
+  readonly prior: StateEntry;
+  /** The revision of the rollout's write. */
+  readonly revision: string;
+  track: GateTrack;
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The poll interval for a gate: a quarter of its settle time, from 50 ms to 1 s. */
+export function pollInterval(settleMs: number): number {
+  return Math.min(1000, Math.max(50, Math.floor(settleMs / 4)));
+}
+
+function journalPlan(plan: RolloutPlan): RolloutJournal['plan'] {
+  return { stack: plan.stack, policy: plan.policy, waves: plan.waves.map((w) => ({ rule: w.rule, machines: w.machines.map((m) => ({ address: m.address, name: m.name })) })) };
+}
+
+/** The waves to run: the plan's, or an interrupted run's with machines changed since added to its last wave. */
+function wavesToRun(input: RunRolloutInput): RolloutPlan['waves'] {
+  if (!input.resume) return input.plan.waves;
+  const waves = input.resume.plan.waves.map((w) => ({ rule: w.rule, machines: [...w.machines] }));
+  const known = new Set(waves.flatMap((w) => w.machines.map((m) => m.address)));
+  const added = input.plan.waves.flatMap((w) => w.machines).filter((m) => !known.has(m.address));
+  const last = waves[waves.length - 1];
+  if (last && added.length > 0) last.machines.push(...added);
+  return waves;
+}
+
+export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome> {
+  const { source, events, client, resume } = input;
+  const plan = { ...(resume?.plan ?? input.plan), waves: wavesToRun(input) };
+  const { policy } = plan;
+  const name = policy.name;
+  const pollMs = input.pollMs ?? pollInterval(policy.gate.settle_ms);
+  const started = Date.now();
+  const waves: WaveOutcome[] = plan.waves.map((w) => ({ rule: w.rule, machines: w.machines.map((m) => ({ machine: m.name, address: m.address, result: 'not reached' as const })) }));
+  const result: RolloutOutcome = { stack: plan.stack, name, outcome: 'completed', onFailure: policy.on_failure, waves, seconds: 0 };
+  const written: Written[] = [];
+  let failed = 0;
+  let reached = 0;
+  const now = new Date().toISOString();
+  const journal: RolloutJournal = resume
+    ? { ...resume, plan: journalPlan(plan), updated_at: now }
+    : { format: 1, stack: plan.stack, status: 'running', started_at: now, updated_at: now, wave: 1, plan: journalPlan(plan), machines: [] };
+  const record = (w: Written, result: JournalMachine['result']): void => {
+    const entry: JournalMachine = { address: w.outcome.address, name: w.outcome.machine, part_id: w.partId, baseline_revision: w.baseline.revision, written_revision: w.revision, result, prior: w.prior };
+    const at = journal.machines.findIndex((m) => m.address === entry.address);
+    if (at >= 0) journal.machines[at] = entry;
+    else journal.machines.push(entry);
+  };
+  const save = (): Promise<void> => input.journal.write({ ...journal, updated_at: new Date().toISOString() });
+  const startWave = resume?.wave ?? 1;
+  const reads = Math.max(input.concurrency, input.readConcurrency ?? 32);
+  // What the interrupted run did: machines it wrote keep their baseline and are gated again in the current wave.
+  const resumed = new Map((resume?.machines ?? []).map((m) => [m.address, m]));
+  for (const [i, wave] of waves.entries()) {
+    if (i + 1 > startWave) break;
+    for (const m of wave.machines) {
+      const j = resumed.get(m.address);
+      if (i + 1 < startWave) reached += 1;
+      if (!j) continue;
+      const w: Written = { outcome: m, partId: j.part_id, baseline: { config: undefined, revision: j.baseline_revision }, prior: j.prior, revision: j.written_revision, track: { writtenAt: Date.now(), verdict: 'pending', since: Date.now() } };
+      written.push(w);
+      if (j.result === 'failed') {
+        m.result = 'failed';
+        failed += 1;
+      } else if (i + 1 < startWave) m.result = 'healthy';
+    }
+  }
+  await save();
+
+  const fail = async (wave: number, m: MachineOutcome, why: string, partId: string | undefined, problems: MachineOutcome['problems'] = []): Promise<void> => {
+    m.result = 'failed';
+    m.why = why;
+    m.problems = problems;
+    m.log = partId ? await source.errorLines(partId, 3) : [];
+    failed += 1;
+    events({ type: 'failed', rollout: name, wave, machine: m.machine, why, problems, log: m.log });
+  };
+  const stopIfPast = (wave: number): boolean => {
+    const reason = abortReason(failed, reached, policy.abort);
+    if (!reason) return false;
+    result.outcome = 'stopped';
+    result.reason = reason;
+    result.stoppedAt = wave;
+    events({ type: 'stopping', rollout: name, wave, reason, then: policy.on_failure });
+    return true;
+  };
+
+  for (const [i, wave] of waves.entries()) {
+    const number = i + 1;
+    if (number < startWave) continue;
+    const waveStarted = Date.now();
+    journal.wave = number;
+    events({ type: 'wave', rollout: name, wave: number, waves: waves.length, rule: wave.rule, machines: wave.machines.map((m) => m.machine) });
+    const state = await input.readState();
+    reached += wave.machines.length;
+    const regated = new Set(written.filter((w) => wave.machines.includes(w.outcome) && w.outcome.result !== 'failed').map((w) => w.outcome.address));
+    if (regated.size > 0) events({ type: 'resumed', rollout: name, wave: number, machines: [...regated].length });
+
+    // Offline machines follow the policy before anything is written to them.
+    const targets: MachineOutcome[] = [];
+    const toWrite = wave.machines.filter((m) => m.result === 'not reached' && input.changes.has(m.address));
+    await mapLimit(toWrite, reads, async (m) => {
+      const partId = state.resources[m.address]?.ids.part_id;
+      if (policy.offline !== 'wait' && partId) {
+        const reading = await source.read(partId);
+        if (reading.online === 'offline') {
+          if (policy.offline === 'skip') {
+            m.result = 'skipped';
+            m.why = 'offline when its wave started; its change is left for a later apply';
+            reached -= 1;
+            events({ type: 'skipped', rollout: name, wave: number, machine: m.machine, why: m.why });
+          } else await fail(number, m, 'offline when its wave started', partId);
+          return;
+        }
+      }
+      targets.push(m);
+    });
+
+    // The revision each machine has now: the plan observed it, and the write is guarded by it, so
+    // the part history keeps its config for a rollback. Read only when the plan did not observe it.
+    const baselines = new Map<string, { partId: string; config: Record<string, unknown> | undefined; revision: string }>();
+    await mapLimit(targets, reads, async (m) => {
+      const partId = state.resources[m.address]?.ids.part_id;
+      if (!partId) return;
+      const observed = input.changes.get(m.address)?.observedVersion;
+      if (observed && !Number.isNaN(Date.parse(observed))) {
+        baselines.set(m.address, { partId, config: undefined, revision: observed });
+        return;
+      }
+      const part = await client.appClient.getMachinePart(partId);
+      baselines.set(m.address, { partId, config: part.config as Record<string, unknown>, revision: part.lastUpdated?.toISOString() ?? '' });
+    });
+
+    const applied = await input.apply(targets.flatMap((m) => {
+      const change = input.changes.get(m.address);
+      return change ? [change] : [];
+    }));
+    const writeFailed = new Map(applied.failed.map((f) => [f.address, f.error]));
+    const notWritten = new Set([...writeFailed.keys(), ...applied.skipped]);
+    await mapLimit(targets, reads, async (m) => {
+      const baseline = baselines.get(m.address);
+      const prior = state.resources[m.address];
+      if (notWritten.has(m.address) || !baseline || !prior) {
+        await fail(number, m, `its config could not be written: ${message(writeFailed.get(m.address) ?? 'skipped by the executor')}`, baseline?.partId);
+        return;
+      }
+      const part = await client.appClient.getMachinePart(baseline.partId);
+      const at = Date.now();
+      const earlier = written.find((w) => w.outcome === m);
+      const w: Written = {
+        outcome: m,
+        partId: baseline.partId,
+        // A machine written again after a resume keeps the baseline of its first write.
+        baseline: earlier ? earlier.baseline : baseline,
+        prior: earlier ? earlier.prior : prior,
+        revision: part.lastUpdated?.toISOString() ?? '',
+        track: { writtenAt: at, verdict: 'pending', since: at },
+      };
+      if (earlier) written.splice(written.indexOf(earlier), 1);
+      written.push(w);
+      record(w, 'written');
+    });
+    await save();
+    events({ type: 'written', rollout: name, wave: number, machines: targets.length - notWritten.size, seconds: (Date.now() - waveStarted) / 1000 });
+
+    let stopped = stopIfPast(number);
+    // Each machine is read when it is due: a pending one every poll, a healthy one once its settle time is over.
+    const due = new Map<Written, number>(stopped ? [] : written.filter((w) => wave.machines.includes(w.outcome) && w.outcome.result === 'not reached').map((w) => [w, 0]));
+    while (due.size > 0 && !stopped) {
+      const ready = [...due].filter(([, at]) => at <= Date.now()).map(([w]) => w);
+      const failedBefore = failed;
+      await mapLimit(ready, reads, async (w) => {
+        if (stopped) return;
+        const reading = await source.status(w.partId);
+        const verdict: HealthVerdict | { health: 'unreachable'; why: string } = reading.reachable
+          ? judgeHealth(reading.status, w.revision)
+          : { health: 'unreachable', why: `${reading.online === 'offline' ? 'offline: ' : ''}${reading.partUnreadable ? 'its part could not be read: ' : ''}${reading.reason}` };
+        const now = Date.now();
+        const step = stepGate(w.track, verdict, now, policy.gate);
+        w.track = step.track;
+        if (step.outcome === 'passed') {
+          due.delete(w);
+          w.outcome.result = 'healthy';
+          record(w, 'healthy');
+          events({ type: 'healthy', rollout: name, wave: number, machine: w.outcome.machine, seconds: (now - w.track.writtenAt) / 1000 });
+        } else if (step.outcome === 'failed') {
+          due.delete(w);
+          await fail(number, w.outcome, step.why, w.partId, step.problems);
+          record(w, 'failed');
+          stopped = stopped || stopIfPast(number);
+        } else {
+          const settled = w.track.since + policy.gate.settle_ms;
+          due.set(w, w.track.verdict === 'healthy' || w.track.verdict === 'unhealthy' ? Math.max(now + 50, Math.min(settled, now + pollMs * 4)) : now + pollMs);
+        }
+      });
+      // Failures are journaled as they come; a machine that passed is gated again after a resume.
+      if (failed !== failedBefore) await save();
+      if (stopped || due.size === 0) break;
+      await sleep(Math.max(0, Math.min(...due.values()) - Date.now()));
+    }
+    if (stopped) {
+      for (const w of due.keys()) {
+        w.outcome.result = 'stopped';
+        w.outcome.why = 'the rollout stopped while it was waiting for this machine';
+      }
+    }
+    wave.seconds = (Date.now() - waveStarted) / 1000;
+    if (stopped) break;
+    events({ type: 'passed', rollout: name, wave: number, seconds: wave.seconds });
+    if (number < waves.length) {
+      journal.wave = number + 1;
+      await save();
+    }
+  }
+
+  if (result.outcome === 'stopped' && policy.on_failure === 'rollback') {
+    await rollBack(input, written, plan);
+    for (const w of written) if (w.outcome.rollback?.ok) record(w, 'rolled back');
+  }
+  journal.status = result.outcome;
+  if (result.reason) journal.reason = result.reason;
+  await save();
+  result.seconds = (Date.now() - started) / 1000;
+  events({ type: 'done', rollout: name, outcome: result });
+  return result;
+}
+
+/**
+ * Writes every changed machine back to the config it had, guarded by the revision the
+ * rollout wrote (a machine changed since is left as it is, and said so), puts its state
+ * entry back, and waits (up to the gate's timeout) for it to run that config again.
+ */
+export async function rollBack(input: Pick<RunRolloutInput, 'client' | 'events' | 'source' | 'concurrency' | 'pollMs' | 'restoreEntries'>, written: readonly Written[], plan: RolloutPlan): Promise<void> {
+  const { client, events, source } = input;
+  const name = plan.policy.name;
+  const restored = new Map<string, StateEntry>();
+  const back: Array<{ w: Written; revision: string }> = [];
+  await mapLimit(written, input.concurrency, async (w) => {
+    const say = (ok: boolean, detail: string): void => {
+      w.outcome.rollback = { ok, detail };
+      events({ type: 'rolled-back', rollout: name, machine: w.outcome.machine, ok, detail });
+    };
+    try {
+      const part = await client.appClient.getMachinePart(w.partId);
+      const now = part.lastUpdated?.toISOString() ?? '';
+      if (now !== w.revision) {
+        say(false, `its config was changed on the service after the rollout wrote it (revision ${now}, not ${w.revision}); left as it is`);
+        return;
+      }
+      const config = w.baseline.config ?? (await configAtRevision(client, w.partId, w.baseline.revision));
+      const after = await client.appClient.updateMachinePart(part.id, part.name, config, part.lastUpdated);
+      restored.set(w.outcome.address, w.prior);
+      back.push({ w, revision: after.lastUpdated?.toISOString() ?? '' });
+    } catch (err) {
+      const changed = err instanceof ServiceError && err.code === 'FAILED_PRECONDITION';
+      say(false, changed ? 'its config was changed on the service while it was rolled back; left as it is' : `the write failed: ${message(err)}`);
+    }
+  });
+  if (restored.size > 0) await input.restoreEntries(restored);
+  const deadline = Date.now() + plan.policy.gate.timeout_ms;
+  const pollMs = input.pollMs ?? pollInterval(plan.policy.gate.settle_ms);
+  let waiting = back;
+  for (;;) {
+    const still: typeof back = [];
+    await mapLimit(waiting, input.concurrency, async (b) => {
+      const reading = await source.read(b.w.partId);
+      if (reading.reachable && reading.status.revision === b.revision) {
+        b.w.outcome.rollback = { ok: true, detail: `back on the config it had (revision ${b.w.baseline.revision}), running it again` };
+        events({ type: 'rolled-back', rollout: name, machine: b.w.outcome.machine, ok: true, detail: b.w.outcome.rollback.detail });
+      } else still.push(b);
+    });
+    waiting = still;
+    if (waiting.length === 0) return;
+    if (Date.now() > deadline) break;
+    await sleep(pollMs);
+  }
+  for (const b of waiting) {
+    b.w.outcome.rollback = { ok: true, detail: `its previous config is written back; the machine had not ingested it within ${plan.policy.gate.timeout_ms} ms` };
+    events({ type: 'rolled-back', rollout: name, machine: b.w.outcome.machine, ok: true, detail: b.w.outcome.rollback.detail });
+  }
+}
