@@ -70,6 +70,8 @@ export interface RunningCli {
   readonly result: Promise<CliResult>;
   /** Resolves once stderr holds `text`; rejects if the command ends first. */
   stderrShows(text: string): Promise<void>;
+  /** Resolves once stdout holds `text`; rejects if the command ends first. */
+  stdoutShows(text: string): Promise<void>;
 }
 
 /** Starts the real `fleetform` command in `cwd`. */
@@ -83,20 +85,18 @@ export function startFleetform(cwd: string, args: readonly string[], env: Record
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
-  return {
-    result,
-    stderrShows: (text) =>
-      new Promise<void>((resolve, reject) => {
-        const check = (): void => {
-          if (!stderr.includes(text)) return;
-          child.stderr.off('data', check);
-          resolve();
-        };
-        child.stderr.on('data', check);
-        check();
-        void result.then(() => reject(new Error(`fleetform ended without writing ${JSON.stringify(text)}; stderr: ${stderr}`)), reject);
-      }),
-  };
+  const shows = (stream: NodeJS.ReadableStream, read: () => string, name: string) => (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = (): void => {
+        if (!read().includes(text)) return;
+        stream.off('data', check);
+        resolve();
+      };
+      stream.on('data', check);
+      check();
+      void result.then(() => reject(new Error(`fleetform ended without writing ${JSON.stringify(text)} on ${name}; stdout: ${stdout}; stderr: ${stderr}`)), reject);
+    });
+  return { result, stderrShows: shows(child.stderr, () => stderr, 'stderr'), stdoutShows: shows(child.stdout, () => stdout, 'stdout') };
 }
 
 /** Runs the real `fleetform` command in `cwd`. */

@@ -96,13 +96,16 @@ test('an apply from one working copy is seen by a plan from the other: no change
 test('two applies at once from two copies: one fails naming the holder, nothing is lost or made twice', async () => {
   const { p, a, b, schema } = await twoCopies();
   const backend = { connStr: server.url, schemaName: schema };
-  const fleet = Array.from({ length: 12 }, (_, i) => `arm-${i}`);
+  const fleet = Array.from({ length: 100 }, (_, i) => `arm-${i}`);
   synth(a, fleet, backend);
   synth(b, fleet, backend);
-  const [first, second] = await Promise.all([run(p, a, 'apply', '--auto-approve', '--parallelism', '1'), run(p, b, 'apply', '--auto-approve', '--parallelism', '1')]);
-  const outcomes = [first, second].sort((x, y) => x.code - y.code);
-  expect(outcomes.map((o) => o.code)).toEqual([0, 1]);
-  expect(outcomes[1]?.stderr).toMatch(/state of stack "fleet" is locked by \S+ \(pid \d+, "fleetform apply --auto-approve/);
+  // The second starts once the first holds the lock and is writing (one machine at a time, a hundred to go).
+  const first = startFleetform(a.dir, ['apply', '--auto-approve', '--parallelism', '1', '--synth-out', a.outdir], p.env);
+  await first.stdoutShows(': Creation complete');
+  const second = await run(p, b, 'apply', '--auto-approve', '--parallelism', '1');
+  expect((await first.result).code).toBe(0);
+  expect(second.code).toBe(1);
+  expect(second.stderr).toMatch(/state of stack "fleet" is locked by \S+ \(pid \d+, "fleetform apply --auto-approve/);
   expect(await machineNames(p)).toEqual([...fleet].sort());
   expect((await run(p, b, 'plan', '--detailed-exitcode')).code).toBe(0);
   expect((await run(p, a, 'plan', '--detailed-exitcode')).code).toBe(0);
