@@ -88,7 +88,7 @@ describe('an ES module app that fails with its own message', () => {
     const main = [...PRELUDE, "new Dataset(stack, 'images', { nam: 'images' });", 'app.synth();'].join('\n');
     const r = await fleetform(project('uncaught', { 'main.mjs': main }), 'validate');
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('error: main.mjs:7:1: s/images: Dataset: unknown prop "nam"\n  hint: did you mean "name"?; Dataset takes: organizationId, name\n1 error, 0 warnings\n');
+    expect(r.stderr).toBe('error: main.mjs:7:1: s/images: Dataset: unknown prop "nam"\n  hint: did you mean "name"?; Dataset takes: name, organizationId\n1 error, 0 warnings\n');
   });
 
   test('a long stderr is cut to its last lines, saying how many were left out', async () => {
