@@ -37,6 +37,12 @@ export interface AttributeDeclaration<S extends z.ZodType = z.ZodType> {
    * nothing there, so a kind whose objects cannot change does not refuse it.
    */
   readonly ignoredForChanges?: true;
+  /**
+   * Only for an attribute computed `always`: the service gives it a new value at every
+   * update (a revision), so a plan that updates the object shows it, and every reference
+   * to it, as known after apply.
+   */
+  readonly changesOnUpdate?: true;
 }
 
 export type AttributeDeclarations = { readonly [name: string]: AttributeDeclaration };

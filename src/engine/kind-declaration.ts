@@ -39,6 +39,8 @@ export interface AttributeFacts {
   readonly serviceChoosesWhen?: string | number | boolean;
   /** fleetform's own setting: a difference in it alone changes nothing on the service. */
   readonly ignoredForChanges: boolean;
+  /** A new value at every update of the object (see AttributeDeclaration.changesOnUpdate). */
+  readonly changesOnUpdate?: true;
 }
 
 /** The strict zod object of the attributes code gives. */
@@ -142,6 +144,7 @@ function factsOf(type: string, name: string, a: AttributeDeclaration): Attribute
     ...(a.serviceDefault !== undefined ? { serviceDefault: a.serviceDefault } : {}),
     ...(a.serviceChoosesWhen !== undefined ? { serviceChoosesWhen: a.serviceChoosesWhen } : {}),
     ignoredForChanges: a.ignoredForChanges === true,
+    ...(a.changesOnUpdate === true && a.computed === 'always' ? { changesOnUpdate: true as const } : {}),
   };
 }
 
