@@ -2,6 +2,7 @@ import type { ModuleConfig } from '../domain';
 import { perGeneration } from './generation';
 import type { IMachine as Machine } from './machine-parts';
 import { configEntryOf, machineParts, secretEnvOf } from './machine-config';
+import { fragmentConfigKeys } from './fragment-imports';
 
 /** What a machine synthesizes from its parts. */
 export interface SynthesizedConfig {
@@ -22,7 +23,8 @@ export const synthesizedConfig: (machine: Machine) => SynthesizedConfig = perGen
   const config: { components: unknown[]; services: unknown[]; modules: unknown[] } = { components: [], services: [], modules: [] };
   for (const resource of resources) config[resource.configList].push(configEntryOf(resource));
   for (const module of modules) config.modules.push(withoutSecretEnv(module.toConfig(), secretEnv));
-  return { configJson: JSON.stringify(config), secretEnv };
+  const imports = fragmentConfigKeys(machine);
+  return { configJson: JSON.stringify(imports.fragments ? { ...config, ...imports } : config), secretEnv };
 });
 
 /** A module's entry without its secret env entries (and without env when none is left). */

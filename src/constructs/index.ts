@@ -13,3 +13,5 @@ export { analyzeApp, type AppAnalysis } from './analysis';
 export { formatFleetIssue, type FleetIssue } from './fleet-issue';
 export { ModelType, ModelFramework, TrainingStatus } from '../domain';
 export { Location, type LocationProps } from './location';
+export { Fragment, FragmentTag, type FragmentProps, type FragmentTagProps } from './fragment';
+export type { FragmentMod, IFragment, UseFragmentOptions } from './fragment-imports';

@@ -37,7 +37,7 @@ function collectParts(scope: IConstruct, into: { modules: Module[]; resources: M
     if (!isFinished(child)) continue;
     if (kind === 'module') into.modules.push(child as Module);
     else if (kind === 'modular-resource') into.resources.push(child as ModularResource);
-    if (kind !== 'machine') collectParts(child, into);
+    if (kind !== 'machine' && kind !== 'fleetform_fragment') collectParts(child, into);
   }
 }
 

@@ -15,9 +15,11 @@ import { checkProps, propSchemas } from './props';
 import { camelShape, machineAttributes } from '../domain/resource-attributes';
 import { z } from 'zod';
 import { terraformLiterals } from './terraform-literal';
-import { perGeneration } from './generation';
+import { bumpGeneration, perGeneration } from './generation';
 import { plainResourceFragment, usesNoResourceFeatures } from './plain-resource';
 import { locationIdOf, type Location } from './location';
+import { addFragmentImport, type IFragment, type UseFragmentOptions } from './fragment-imports';
+import { useFragmentOptionsSchema } from './use-fragment';
 
 /** Properties of a {@link Machine}. */
 export interface MachineProps {
@@ -103,6 +105,18 @@ export class Machine extends TerraformResource implements IMachine {
   /** The modules declared inside this machine, in declaration order. */
   get modules(): IModule[] {
     return machineParts(this).modules;
+  }
+
+  /**
+   * Imports a fragment into this machine's config (`fragments`, and its `mods` in
+   * `fragment_mods`): at a `version` (a revision or tag; the latest otherwise), its entries'
+   * names after `prefix`, its `variables` set, overridden by `mods`.
+   */
+  useFragment(fragment: IFragment | string, options: UseFragmentOptions = {}): this {
+    checkProps(this, 'useFragment', useFragmentOptionsSchema, options);
+    addFragmentImport(this, fragment, options);
+    bumpGeneration();
+    return this;
   }
 
   /** The modular resources declared inside this machine, in declaration order. */

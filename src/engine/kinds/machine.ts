@@ -34,6 +34,12 @@ function oversizeProblem(bytes: number): PlanProblem {
   };
 }
 
+/** A machine's config to write: known by apply, when every reference in it is. */
+function knownConfig(view: MachineView): JsonObject {
+  if (isObject(view.config)) return view.config;
+  throw new FleetformError(`the config of machine ${view.name} is not known yet`, { hint: 'apply the resources its config names (its fragments) first' });
+}
+
 /** Thrown when the machine changed on the service after the plan read it. */
 export class ConcurrentChangeError extends FleetformError {}
 
@@ -79,7 +85,7 @@ export const machineDeclaration = defineKind({
  * A machine as its kind compares it: the config as an object (modules keyed by name, the
  * secret env entries merged back into their modules' env), not the JSON text code gives.
  */
-type MachineView = { name: string; location_id: string; config: JsonObject };
+type MachineView = { name: string; location_id: string; config: JsonObject | typeof UNKNOWN };
 
 function registryModule(ctx: KindContext, moduleId: string): Promise<RegistryModule | undefined> {
   return ctx.memo(`registry-module:${moduleId}`, () => unlessNotFound(() => ctx.client.appClient.getModule(moduleId)));
@@ -172,6 +178,12 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const notes: PlanNote[] = [];
     const name = attributes.name;
     const locationId = attributes.location_id || ctx.locationId;
+    if (attributes.config === UNKNOWN) {
+      // A reference in the config (a fragment this apply creates) is known only at apply, where it is checked.
+      notes.push({ level: 'info', path: 'config', message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists' });
+      problems.push(...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
+      return { view: { name, location_id: locationId, config: UNKNOWN }, private: { pins: pinsOf(prior) }, notes, problems };
+    }
     const parsed = parseConfig(attributes.config);
     if (parsed.problem) problems.push(parsed.problem);
     const merged = withSecretEnv(parsed.config, attributes.secret_env);
@@ -292,7 +304,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const partId = await mainPartId(ctx, machineId);
     if (!partId) throw new FleetformError(`machine ${machineId} has no main part`, { hint: 'the service did not create one; delete the machine and apply again' });
     const part = await ctx.client.appClient.getMachinePart(partId);
-    await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(desired.config, part.config), part.lastUpdated);
+    await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(knownConfig(desired), part.config), part.lastUpdated);
     return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
   },
 
@@ -311,7 +323,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     // A rename alone writes no config: the part is left as it is (and its version with it).
     if (stableStringify(configView(part.config)) === stableStringify(desired.config)) return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
     try {
-      await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(desired.config, part.config), part.lastUpdated);
+      await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(knownConfig(desired), part.config), part.lastUpdated);
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION') throw stale();
       throw err;
@@ -329,6 +341,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
 
   attributesOf(view, prior): JsonObject {
     const flagged = new Set(isObject(prior?.secret_env) ? Object.keys(prior.secret_env) : []);
+    if (!isObject(view.config)) return { name: view.name, location_id: view.location_id, config: UNKNOWN };
     const { config, secretEnv } = splitSecretEnv(view.config, flagged);
     const attributes: JsonObject = { name: view.name, location_id: view.location_id, config: JSON.stringify(configDocument(config)) };
     if (Object.keys(secretEnv).length > 0) attributes.secret_env = secretEnv;

@@ -1,0 +1,106 @@
+/**
+ * Fragments through `fleetform plan/apply` on the emulator: a fragment, its `stable` tag and
+ * two machines importing it at the tag (prefix, variable, mod) are created in one apply; a
+ * change of the fragment saves a new revision and moves the tag, noted with the machines it
+ * reaches; an edit made on the service is shown as drift and reverted.
+ */
+import { App, TerraformStack } from 'cdktf';
+import { FleetProvider, Fragment, FragmentTag, Machine, ModularResource, Module } from '../../src';
+import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
+
+jest.setTimeout(180_000);
+
+let p: EmulatorProject | undefined;
+afterEach(async () => {
+  await p?.close();
+  p = undefined;
+});
+
+function synth(project: EmulatorProject, timeoutMs: number): void {
+  const app = new App({ outdir: project.outdir });
+  const stack = new TerraformStack(app, 'fleet');
+  new FleetProvider(stack, 'cloud', {});
+  const rig = new Fragment(stack, 'rig', { name: 'sensor-rig' });
+  const sensors = new Module(rig, 'sensors', { name: 'sensors', moduleId: 'acme:sensors', version: '~1.2' });
+  new ModularResource(rig, 'board', { name: 'board', api: 'rdk:component:board', model: sensors.model('pi-board'), attributes: { pin: rig.variable('board_pin'), timeout_ms: timeoutMs } });
+  new FragmentTag(stack, 'rig-stable', { fragment: rig, tag: 'stable' });
+  for (const [name, pin] of [['picker-1', '11'], ['picker-2', '12']] as const) {
+    new Machine(stack, name, { name }).useFragment(rig, { version: 'stable', prefix: 'front', variables: { board_pin: pin }, mods: [{ $set: { 'components.front-board.attributes.mode': 'fast' } }] });
+  }
+  app.synth();
+}
+
+async function ids(project: EmulatorProject): Promise<{ fragmentId: string; machines: string[] }> {
+  const state = await project.backend().read('fleet');
+  const fragmentId = state.resources['fleetform_fragment.rig']?.ids.id;
+  if (!fragmentId) throw new Error('no fragment in state');
+  return { fragmentId, machines: ['picker-1', 'picker-2'].map((m) => state.resources[`fleetform_machine.${m}`]?.ids.machine_id ?? '') };
+}
+
+test('a fragment, its tag and machines importing it apply in one run; a change moves the tag and names the machines it reaches; drift is reverted', async () => {
+  const q = (p = await openEmulatorProject('ff-fragments-'));
+  synth(q, 150);
+  const plan = await q.run('plan', '--detailed-exitcode');
+  expect(plan.stdout).toContain('# fleetform_fragment.rig will be created');
+  expect(plan.stdout).toContain('# fleetform_fragment_tag.rig-stable will be created');
+  expect(plan.stdout).toContain('Plan: 4 to add, 0 to change, 0 to destroy.');
+  expect(plan.code).toBe(2);
+
+  const apply = await q.run('apply', '--auto-approve');
+  expect(apply.stderr + apply.stdout).not.toContain('Error');
+  expect(apply.code).toBe(0);
+  const { fragmentId, machines } = await ids(q);
+  const detail = await q.client.appClient.getFragment(fragmentId);
+  expect(detail.fragment).toMatchObject({ name: 'sensor-rig', revision: '1', visibility: 'private' });
+  expect(detail.tags).toEqual([{ tag: 'stable', revision: '1' }]);
+  const parts = await q.client.appClient.getMachineParts(machines[0] as string);
+  const part = await q.client.appClient.getMachinePart(parts[0]?.id as string);
+  expect(part.config.fragments).toEqual([{ id: fragmentId, version: 'stable', prefix: 'front', variables: { board_pin: '11' } }]);
+  expect(part.config.fragment_mods).toEqual([{ fragment_id: fragmentId, mods: [{ $set: { 'components.front-board.attributes.mode': 'fast' } }] }]);
+  // What the machine runs: the fragment's entries, prefixed, its variable set and the mod applied.
+  const resolved = await q.client.appClient.listMachineFragments(machines[0] as string);
+  expect(resolved.resolved.map((r) => [r.fragmentId, r.revision, r.error])).toEqual([[fragmentId, '1', undefined]]);
+  expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);
+
+  synth(q, 200);
+  const change = await q.run('plan', '--detailed-exitcode');
+  expect(change.stdout).toContain('# fleetform_fragment.rig will be updated in-place');
+  expect(change.stdout).toContain('# fleetform_fragment_tag.rig-stable will be updated in-place');
+  expect(change.stdout).toContain('2 machines follow a revision or tag (stable: 2)');
+  expect(change.stdout).toContain('Plan: 0 to add, 2 to change, 0 to destroy.');
+  expect(change.code).toBe(2);
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  const changed = await q.client.appClient.getFragment(fragmentId);
+  expect(changed.fragment.revision).toBe('2');
+  expect(changed.tags).toEqual([{ tag: 'stable', revision: '2' }]);
+  expect((changed.fragment.config.components as Array<{ attributes: unknown }>)[0]?.attributes).toEqual({ pin: { $variable: { name: 'board_pin' } }, timeout_ms: 200 });
+  expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);
+
+  // An edit in the app: shown as drift, reverted by the next apply (a new revision).
+  await q.client.appClient.updateFragment(fragmentId, 'sensor-rig', { components: [], services: [], modules: [] });
+  const drift = await q.run('plan', '--detailed-exitcode');
+  expect(drift.stdout).toContain('# fleetform_fragment.rig will be updated in-place');
+  expect(drift.stdout).toContain('apply will undo them');
+  expect(drift.code).toBe(2);
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  const reverted = await q.client.appClient.getFragment(fragmentId);
+  expect(reverted.fragment.revision).toBe('4');
+  expect(reverted.tags).toEqual([{ tag: 'stable', revision: '4' }]);
+  expect((reverted.fragment.config.modules as Array<{ name: string }>).map((m) => m.name)).toEqual(['sensors']);
+  expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);
+});
+
+test('an update guarded by the revision read at plan: an edit in between fails the apply and overwrites nothing', async () => {
+  const q = (p = await openEmulatorProject('ff-fragments-guard-'));
+  synth(q, 150);
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  const { fragmentId } = await ids(q);
+  synth(q, 300);
+  const planned = await q.run('plan', '--out', 'fragment.plan');
+  expect(planned.code).toBe(0);
+  await q.client.appClient.updateFragment(fragmentId, 'sensor-rig', { components: [], services: [], modules: [] });
+  const apply = await q.run('apply', 'fragment.plan');
+  expect(apply.code).toBe(1);
+  expect(apply.stdout + apply.stderr).toContain('fleetform_fragment.rig changed on the service since the plan');
+  expect((await q.client.appClient.getFragment(fragmentId)).fragment.config).toEqual({ components: [], services: [], modules: [] });
+});
