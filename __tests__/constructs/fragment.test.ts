@@ -50,7 +50,12 @@ describe('Fragment', () => {
     const fragment = rig(stack);
     new FragmentTag(stack, 'rig-stable', { fragment, tag: 'stable' });
     new FragmentTag(stack, 'rig-old', { fragment: 'frag-1', tag: 'old', revision: '2' });
+    new Machine(stack, 'follower').useFragment(fragment, { version: 'stable' });
+    new Machine(stack, 'pinned').useFragment(fragment, { version: '1' });
     const doc = synth(stack);
+    // A machine importing at a tag the stack declares follows that tag: it is written after it.
+    expect(resourceOf(doc, 'fleetform_machine', 'follower').depends_on).toEqual(['fleetform_fragment_tag.rig-stable']);
+    expect(resourceOf(doc, 'fleetform_machine', 'pinned').depends_on).toBeUndefined();
     expect(resourceOf(doc, 'fleetform_fragment_tag', 'rig-stable')).toEqual({ fragment_id: '${fleetform_fragment.sensor-rig.id}', tag: 'stable', revision: '${fleetform_fragment.sensor-rig.revision}' });
     expect(resourceOf(doc, 'fleetform_fragment_tag', 'rig-old')).toEqual({ fragment_id: 'frag-1', tag: 'old', revision: '2' });
   });

@@ -47,7 +47,8 @@ test('a fragment, its tag and machines importing it apply in one run; a change m
   expect(plan.code).toBe(2);
 
   const apply = await q.run('apply', '--auto-approve');
-  expect(apply.stderr + apply.stdout).not.toContain('Error');
+  // The tag the machines import at is made before them.
+  expect(apply.stdout.indexOf('fleetform_fragment_tag.rig-stable: Creation complete')).toBeLessThan(apply.stdout.indexOf('fleetform_machine.picker-1: Creating'));
   expect(apply.code).toBe(0);
   const { fragmentId, machines } = await ids(q);
   const detail = await q.client.appClient.getFragment(fragmentId);
@@ -103,4 +104,57 @@ test('an update guarded by the revision read at plan: an edit in between fails t
   expect(apply.code).toBe(1);
   expect(apply.stdout + apply.stderr).toContain('fleetform_fragment.rig changed on the service since the plan');
   expect((await q.client.appClient.getFragment(fragmentId)).fragment.config).toEqual({ components: [], services: [], modules: [] });
+});
+
+/** A fragment and one machine importing it, as each case shapes them. */
+function synthChecked(
+  project: EmulatorProject,
+  shape: { variables?: Record<string, string>; mods?: Array<{ $set: Record<string, number | string[]> }>; boardDependsOn?: string[]; ownUsesFragmentModule?: boolean; prefix?: string },
+): void {
+  const app = new App({ outdir: project.outdir });
+  const stack = new TerraformStack(app, 'fleet');
+  new FleetProvider(stack, 'cloud', {});
+  const rig = new Fragment(stack, 'rig', { name: 'sensor-rig' });
+  const sensors = new Module(rig, 'sensors', { name: 'sensors', moduleId: 'acme:sensors', version: '~1.2' });
+  new ModularResource(rig, 'board', { name: 'board', api: 'rdk:component:board', model: sensors.model('pi-board'), attributes: { pin: rig.variable('board_pin') }, dependsOn: shape.boardDependsOn ?? [] });
+  const picker = new Machine(stack, 'picker', { name: 'picker' });
+  picker.useFragment(rig, { ...(shape.prefix ? { prefix: shape.prefix } : {}), ...(shape.variables ? { variables: shape.variables } : {}), ...(shape.mods ? { mods: shape.mods } : {}) });
+  if (shape.ownUsesFragmentModule) new ModularResource(picker, 'sonar', { name: 'sonar', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', dependsOn: ['front-board'] });
+  app.synth();
+}
+
+test("plan checks what each machine will run, naming machine, fragment and field, before any call", async () => {
+  const q = (p = await openEmulatorProject('ff-fragments-checks-'));
+  synthChecked(q, { prefix: 'front', variables: { board_pin: '11' }, ownUsesFragmentModule: true });
+  // The machine's own resource uses the fragment's module and depends on its (prefixed) board.
+  const first = await q.run('apply', '--auto-approve');
+  expect(first.stdout + first.stderr).not.toContain('Error');
+  expect(first.code).toBe(0);
+  const state = await q.backend().read('fleet');
+  const rigId = state.resources['fleetform_fragment.rig']?.ids.id as string;
+  expect(rigId).toBeTruthy();
+  const before = await q.client.appClient.getFragment(rigId);
+
+  const refused = async (shape: Parameters<typeof synthChecked>[1], ...expected: string[]) => {
+    synthChecked(q, shape);
+    const plan = await q.run('plan');
+    for (const text of expected) expect(plan.stdout + plan.stderr).toContain(text);
+    expect(plan.code).toBe(1);
+    const apply = await q.run('apply', '--auto-approve');
+    expect(apply.code).toBe(1);
+  };
+  await refused({ prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-camera.attributes.fps': 5 } }] }, 'machine picker', 'front-camera');
+  await refused({ prefix: 'front' }, `machine picker, fragment ${rigId}`, 'board_pin');
+  await refused({ prefix: 'front', variables: { board_pin: '11', pni: '3' } }, 'pni');
+  // An override that breaks what the machine runs: named with the fragment the entry comes from.
+  await refused(
+    { prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-board.depends_on': ['encoder'] } }] },
+    `machine picker, fragment sensor-rig (${rigId}): components.front-board.depends_on[0]`,
+    'encoder',
+  );
+  // Nothing was written by the refused applies.
+  const after = await q.client.appClient.getFragment(rigId);
+  expect(after.fragment.revision).toBe(before.fragment.revision);
+  synthChecked(q, { prefix: 'front', variables: { board_pin: '11' }, ownUsesFragmentModule: true });
+  expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);
 });

@@ -84,3 +84,42 @@ export function fragmentConfigKeys(holder: IConstruct): { fragments?: JsonObject
   if (mods.size > 0) keys.fragment_mods = [...mods].map(([fragment_id, list]) => ({ fragment_id, mods: list }));
   return keys;
 }
+
+/** A FragmentTag of the stack as imports find it: its tag and its address. */
+interface DeclaredTag {
+  readonly tag: string;
+  /** `fleetform_fragment_tag.<logical id>`. */
+  address(): string;
+}
+
+const tagsOf = new WeakMap<IFragment, DeclaredTag[]>();
+
+/** Records a FragmentTag of a Fragment: machines importing the fragment at that tag follow it. */
+export function addDeclaredTag(fragment: IFragment, tag: DeclaredTag): void {
+  tagsOf.set(fragment, [...(tagsOf.get(fragment) ?? []), tag]);
+}
+
+/**
+ * The addresses of the FragmentTags a machine's or fragment's imports name (a Fragment
+ * imported at a tag the stack declares): its `depends_on`, so the tag exists, and points at
+ * its revision, before the config importing it is written.
+ */
+export function tagDependencies(holder: IConstruct): string[] {
+  const out = new Set<string>();
+  for (const { fragment, options } of importsOf.get(holder) ?? []) {
+    if (typeof fragment === 'string' || options.version === undefined) continue;
+    for (const t of tagsOf.get(fragment) ?? []) if (t.tag === options.version) out.add(t.address());
+  }
+  return [...out];
+}
+
+/** A resource's Terraform JSON with `extra` added to its `depends_on`. */
+export function withDependencies(json: Record<string, unknown>, type: string, logicalId: string, extra: readonly string[]): Record<string, unknown> {
+  if (extra.length === 0) return json;
+  const resources = json.resource as Record<string, Record<string, Record<string, unknown>>> | undefined;
+  const body = resources?.[type]?.[logicalId];
+  if (!resources || !body) return json;
+  const own = Array.isArray(body.depends_on) ? (body.depends_on as unknown[]) : [];
+  const dependsOn = [...own, ...extra.filter((d) => !own.includes(d))];
+  return { ...json, resource: { ...resources, [type]: { ...resources[type], [logicalId]: { ...body, depends_on: dependsOn } } } };
+}

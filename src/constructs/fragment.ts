@@ -6,7 +6,7 @@ import { FRAGMENT_VISIBILITIES, fragmentTagResource } from '../domain/resource-a
 import { TerraformResource, TerraformStack } from './cdk';
 import { registerChecks, type IssueSink } from './checks';
 import { synthesizedConfig } from './config-json';
-import { addFragmentImport, type IFragment, type UseFragmentOptions } from './fragment-imports';
+import { addDeclaredTag, addFragmentImport, tagDependencies, withDependencies, type IFragment, type UseFragmentOptions } from './fragment-imports';
 import type { JsonObject } from './json-value';
 import { kindConstruct, propForm, type KindProps } from './kind-construct';
 import { kindOf, markKind, markKindOfClass } from './kinds';
@@ -145,6 +145,10 @@ export class Fragment extends TerraformResource implements IMachine, IFragment {
     return this;
   }
 
+  override toTerraform(): Record<string, unknown> {
+    return withDependencies(super.toTerraform(), this.terraformResourceType, this.friendlyUniqueId, tagDependencies(this));
+  }
+
   protected override synthesizeAttributes(): Record<string, unknown> {
     const attributes: Record<string, unknown> = { name: this.name, config: synthesizedConfig(this).configJson };
     if (this.visibility !== undefined) attributes.visibility = this.visibility;
@@ -207,6 +211,12 @@ export class FragmentTag extends kindConstruct(fragmentTagResource, { constructN
   /** Whether x is a FragmentTag (of any copy of this library). */
   static isFragmentTag(x: unknown): x is FragmentTag {
     return kindOf(x) === FragmentTag.tfResourceType;
+  }
+
+  constructor(scope: Construct, id: string, props: FragmentTagProps) {
+    super(scope, id, props);
+    const fragment = this.fragment;
+    if (typeof fragment !== 'string') addDeclaredTag(fragment, { tag: this.tag, address: () => `${this.terraformResourceType}.${this.friendlyUniqueId}` });
   }
 
   protected override synthesizeAttributes(): Record<string, unknown> {

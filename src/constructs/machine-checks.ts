@@ -7,6 +7,7 @@ import { validateMachineConfig } from '../domain/validate';
 import type { IssueSink, KindChecks } from './checks';
 import { camelFirstSegment } from './field-names';
 import { kindOf } from './kinds';
+import { fragmentImportsOf } from './fragment-imports';
 import { assembleMachine, type ConfigEntrySource } from './machine-config';
 import type { IMachine, IModularResource, IModule } from './machine-parts';
 
@@ -95,8 +96,11 @@ function checkMachine(machine: IMachine, sink: IssueSink): void {
     }
   }
   const result = validateMachineConfig(config, { allowUnpinnedModules: true });
+  // What its fragments bring (a module, a dependency's target) is checked at plan, resolved.
+  const importsFragments = fragmentImportsOf(machine).length > 0;
   for (const issue of [...result.errors, ...result.warnings]) {
     if (issue.code === 'placeholder' && tokens.has(issue.path)) continue;
+    if (importsFragments && (issue.code === 'model-module-mismatch' || issue.code === 'depends-on-missing')) continue;
     if (foreign.has(issue.path)) continue;
     attribution.add(issue.path, issue);
   }

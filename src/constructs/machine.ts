@@ -18,7 +18,7 @@ import { terraformLiterals } from './terraform-literal';
 import { bumpGeneration, perGeneration } from './generation';
 import { plainResourceFragment, usesNoResourceFeatures } from './plain-resource';
 import { locationIdOf, type Location } from './location';
-import { addFragmentImport, type IFragment, type UseFragmentOptions } from './fragment-imports';
+import { addFragmentImport, tagDependencies, withDependencies, type IFragment, type UseFragmentOptions } from './fragment-imports';
 import { useFragmentOptionsSchema } from './use-fragment';
 
 /** Properties of a {@link Machine}. */
@@ -146,6 +146,10 @@ export class Machine extends TerraformResource implements IMachine {
   }
 
   override toTerraform(): Record<string, unknown> {
+    return withDependencies(this.ownTerraform(), this.terraformResourceType, this.friendlyUniqueId, tagDependencies(this));
+  }
+
+  private ownTerraform(): Record<string, unknown> {
     // A subclass synthesizing attributes of its own gets cdktf's treatment of them.
     const ownAttributes = this.synthesizeAttributes === Machine.prototype.synthesizeAttributes;
     if (!ownAttributes || !usesNoResourceFeatures(this, super.toMetadata())) return super.toTerraform();

@@ -6,6 +6,7 @@ import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNo
 import { defineKind } from '../kind-declaration';
 import { configDocument, configView, MANAGED_LISTS } from './machine-config-view';
 import { unlessNotFound } from './not-found';
+import { declareFragment } from './machine-fragments';
 
 export const fragmentDeclaration = defineKind(fragmentResource);
 
@@ -86,8 +87,11 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
   // Machines import it by id: the new one must exist before they move to it.
   replaceOrder: 'create-first',
 
-  async desire(ctx, attributes): Promise<DesiredValue<FragmentView>> {
+  async desire(ctx, attributes, prior): Promise<DesiredValue<FragmentView>> {
     const parsed = parseConfig(attributes.config);
+    // Machines importing it are checked against it as declared.
+    const id = prior?.ids.id;
+    if (id && parsed.config !== UNKNOWN && !parsed.problem) await declareFragment(ctx, id, { name: attributes.name, config: parsed.config });
     const config = parsed.config === UNKNOWN ? UNKNOWN : fragmentConfigView(parsed.config);
     const view: FragmentView = {
       name: attributes.name,

@@ -20,6 +20,7 @@ import type { StateEntry } from '../state/schema';
 import { configDocument, configView } from './machine-config-view';
 import { secretEnvEntries, splitSecretEnv, withSecretEnv } from './machine-secrets';
 import { unlessNotFound } from './not-found';
+import { importsFragments, resolvedConfigChecks } from './machine-fragments';
 
 function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB (${bytes.toLocaleString('en-US')} bytes)`;
@@ -189,9 +190,17 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const merged = withSecretEnv(parsed.config, attributes.secret_env);
     problems.push(...merged.problems);
     const config = merged.config;
-    const result = validateMachineConfig(config, { allowUnpinnedModules: true, pathPrefix: 'config' });
-    for (const e of result.errors) problems.push({ path: e.path, message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
-    for (const w of result.warnings) notes.push({ level: 'warning', path: w.path, message: w.message });
+    const validate = (c: unknown) => validateMachineConfig(c, { allowUnpinnedModules: true, pathPrefix: 'config' });
+    if (importsFragments(config)) {
+      // What the machine will run: its own entries with what its fragments bring.
+      const checked = await resolvedConfigChecks(ctx, name, config, validate);
+      problems.push(...checked.problems);
+      notes.push(...checked.notes);
+    } else {
+      const result = validate(config);
+      for (const e of result.errors) problems.push({ path: e.path, message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
+      for (const w of result.warnings) notes.push({ level: 'warning', path: w.path, message: w.message });
+    }
 
     const priorPins = pinsOf(prior);
     const pins: Record<string, string> = {};
