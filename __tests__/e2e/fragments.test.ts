@@ -158,3 +158,33 @@ test("plan checks what each machine will run, naming machine, fragment and field
   synthChecked(q, { prefix: 'front', variables: { board_pin: '11' }, ownUsesFragmentModule: true });
   expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);
 });
+
+test("a machine importing a fragment is healthy in status once it runs the fragment's revision; a new revision is a new config", async () => {
+  const quick = { FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50', FLEETFORM_EMULATOR_MODULE_START_TIME: '0', FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0' };
+  Object.assign(process.env, quick);
+  try {
+    const q = (p = await openEmulatorProject('ff-fragments-status-'));
+    synth(q, 150);
+    expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+    const { fragmentId } = await ids(q);
+    type Status = { machines: { machine: string; health: string; latestRevision: string; runningRevision?: string; resources: { name: string }[] }[] };
+    const until = async (ok: (s: Status) => boolean): Promise<Status> => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const res = await q.runBare('status', '--json');
+        expect(res.code).toBe(0);
+        const parsed = JSON.parse(res.stdout) as Status;
+        if (ok(parsed)) return parsed;
+        if (Date.now() > deadline) throw new Error(`status did not settle: ${res.stdout}`);
+      }
+    };
+    const healthy = (revision: string) => (s: Status) => s.machines.length === 2 && s.machines.every((m) => m.health === 'healthy' && m.latestRevision.endsWith(` +${fragmentId}@${revision}`));
+    const first = await until(healthy('1'));
+    expect(first.machines[0]?.resources.map((r) => r.name)).toContain('front-board');
+    synth(q, 300);
+    expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+    await until(healthy('2'));
+  } finally {
+    for (const k of Object.keys(quick)) delete process.env[k];
+  }
+});

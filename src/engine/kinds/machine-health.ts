@@ -9,8 +9,10 @@ import type { ServiceClient } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
 import { loadServices, MACHINE_HOST_HEADER } from '../../api/services';
 import { isObject } from '../json';
+import { decodeStruct } from '../../api/struct-codec';
 import type { State } from '../state/schema';
 import { machineKind } from './machine';
+import { importsFragments, resolveFetching, serviceFetch, type FragmentFetch } from './machine-fragments';
 
 export type OnlineStateName = 'online' | 'offline' | 'awaiting setup' | 'unknown';
 
@@ -37,7 +39,7 @@ export interface MachineHealth {
   /** Seconds since the machine was last online, when offline. */
   readonly secondsSinceOnline: number;
   readonly lastAccess: string | undefined;
-  /** The revision of the part's latest config (the time of its last write, RFC 3339). */
+  /** The revision of the part's latest config (the time of its last write, RFC 3339, then each fragment revision it reaches). */
   readonly latestRevision: string;
   /** The revision the machine ingested; undefined when its status could not be read. */
   readonly runningRevision: string | undefined;
@@ -55,6 +57,25 @@ const RESOURCE_STATES: Record<number, string> = { 1: 'unconfigured', 2: 'configu
 
 function iso(ts: { seconds: bigint; nanos: number } | undefined): string | undefined {
   return ts ? new Date(Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6)).toISOString() : undefined;
+}
+
+/** A part's config as read: its JSON text, else its Struct. */
+function partConfig(json: string, struct: Uint8Array | undefined): unknown {
+  if (json) return JSON.parse(json) as unknown;
+  return struct === undefined ? undefined : decodeStruct(struct);
+}
+
+/**
+ * The revision of a part's latest config as its machine runs it: the time of its last
+ * write, then ` +<fragment id>@<revision>` for each fragment its config reaches (in the
+ * order the resolution meets them, disabled imports and unknown ones left out), so a new
+ * revision of a fragment, or a tag moved, is a new config revision.
+ */
+async function configRevision(time: string, config: unknown, partId: string, fetch: FragmentFetch): Promise<string> {
+  if (!isObject(config) || !importsFragments(config)) return time;
+  const resolution = await resolveFetching(partId, config, fetch);
+  const reached = resolution.imports.filter((i) => i.revision !== undefined && !i.disabled);
+  return reached.length === 0 ? time : `${time} ${reached.map((i) => `+${i.id}@${i.revision}`).join(' ')}`;
 }
 
 /** The managed machines of the given states: stack, name and main part id. */
@@ -76,11 +97,20 @@ export async function machineHealth(client: ServiceClient, states: readonly Stat
   const services = await loadServices();
   const app = client.clientFor(services.app);
   const robot = client.clientFor(services.robotStatus);
+  // Each fragment at each version is read once for every machine of the run.
+  const read = new Map<string, Promise<unknown>>();
+  const fetch = serviceFetch(client.appClient, <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    if (!read.has(key)) read.set(key, load());
+    return read.get(key) as Promise<T>;
+  });
   return Promise.all(
     managedMachines(states).map(async (m): Promise<MachineHealth> => {
       let part;
+      let configJson = '';
       try {
-        part = (await app.getRobotPart({ id: m.partId })).part;
+        const res = await app.getRobotPart({ id: m.partId });
+        part = res.part;
+        configJson = res.configJson;
       } catch (err) {
         const reason = err instanceof ConnectError ? err.rawMessage : String(err);
         throw new FleetformError(`machine ${m.machine}: its part ${m.partId} could not be read: ${reason}`, {
@@ -88,7 +118,7 @@ export async function machineHealth(client: ServiceClient, states: readonly Stat
           hint: 'check the connection and the API key; if the machine was deleted on the service, run plan to see it',
         });
       }
-      const latestRevision = iso(part?.lastUpdated) ?? '';
+      const latestRevision = await configRevision(iso(part?.lastUpdated) ?? '', partConfig(configJson, part?.robotConfig), m.partId, fetch);
       const base = {
         ...m,
         online: ONLINE[part?.onlineState ?? 0] ?? 'unknown',
