@@ -67,7 +67,7 @@ test('a fragment, its tag and machines importing it apply in one run; a change m
   const change = await q.run('plan', '--detailed-exitcode');
   expect(change.stdout).toContain('# fleetform_fragment.rig will be updated in-place');
   expect(change.stdout).toContain('# fleetform_fragment_tag.rig-stable will be updated in-place');
-  expect(change.stdout).toContain('2 machines follow a revision or tag (stable: 2)');
+  expect(change.stdout).toContain('this change reaches 2 machines now (stable: 2)');
   expect(change.stdout).toContain('Plan: 0 to add, 2 to change, 0 to destroy.');
   expect(change.code).toBe(2);
   expect((await q.run('apply', '--auto-approve')).code).toBe(0);

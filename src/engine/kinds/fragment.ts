@@ -120,12 +120,14 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
     const latest = typeof usage.latest === 'number' ? usage.latest : 0;
     const all = typeof usage.all === 'number' ? usage.all : 0;
     const pinned = isObject(usage.byVersion) ? Object.entries(usage.byVersion).map(([v, n]) => `${v}: ${String(n)}`) : [];
+    const reached = [...(latest > 0 ? [`latest: ${latest}`] : []), ...pinned];
     notes.push({
-      level: latest > 0 ? 'warning' : 'info',
+      level: all > 0 ? 'warning' : 'info',
       path: 'config',
       message:
-        `the new revision reaches ${plural(latest, 'machine', 'machines')} (those following the latest revision)` +
-        (all > latest ? `; ${plural(all - latest, 'machine follows', 'machines follow')} a revision or tag (${pinned.join(', ')}) and move when it does` : ''),
+        all === 0
+          ? 'no machine imports this fragment now'
+          : `this change reaches ${plural(all, 'machine', 'machines')} now (${reached.join(', ')}); those at a tag or revision run it once the tag names the new revision`,
     });
     return { problems: [], notes };
   },
