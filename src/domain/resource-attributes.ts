@@ -52,6 +52,33 @@ export const FRAGMENT_VISIBILITIES = ['private', 'public', 'public_unlisted'] as
 export const fragmentResource = declareResource({
   type: 'fleetform_fragment',
   description: 'A fragment: a config (modules, components, services, nested fragment imports) that machines import; every change saves a new revision.',
+  example: `
+# A fleet built on one fragment: the pickers import the sensor rig at its stable tag,
+# each setting its own pin; a change of the rig is one change reaching every picker.
+resource "fleetform_fragment" "rig" {
+  name = "sensor-rig"
+  config = jsonencode({
+    modules    = [{ type = "registry", name = "sensors", module_id = "acme:sensors", version = "~1.2" }]
+    components = [{ name = "board", api = "rdk:component:board", model = "acme:sensors:pi-board",
+                    attributes = { pin = { "$variable" = { name = "board_pin" } } } }]
+  })
+}
+
+resource "fleetform_fragment_tag" "rig_stable" {
+  fragment_id = fleetform_fragment.rig.id
+  tag         = "stable"
+  revision    = fleetform_fragment.rig.revision
+}
+
+resource "fleetform_machine" "picker" {
+  for_each = { "picker-1" = "11", "picker-2" = "12" }
+  name     = each.key
+  config = jsonencode({
+    fragments     = [{ id = fleetform_fragment.rig.id, version = "stable", prefix = "front", variables = { board_pin = each.value } }]
+    fragment_mods = [{ fragment_id = fleetform_fragment.rig.id, mods = [{ "$set" = { "components.front-board.attributes.timeout_ms" = 200 } }] }]
+  })
+  depends_on = [fleetform_fragment_tag.rig_stable]
+}`,
   attributes: {
     name: { schema: z.string().min(1, 'a fragment needs a name'), description: 'Name of the fragment; a new name renames it in place (same id).' },
     config: {

@@ -55,6 +55,8 @@ export interface ResourceDeclaration<A extends AttributeDeclarations = Attribute
   readonly description: string;
   /** Version of the attribute layout; raised when stored state must be upgraded. */
   readonly schemaVersion?: number;
+  /** Terraform (HCL) of the resource in use, shown under its table in the reference docs. */
+  readonly example?: string;
   /** Every attribute, in the order docs, schemas and synthesized resources list them. */
   readonly attributes: A;
 }

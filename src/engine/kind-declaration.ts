@@ -63,6 +63,8 @@ export interface KindDeclaration<Schema extends z.ZodObject = z.ZodObject, View 
   readonly attributes: Readonly<Record<string, AttributeFacts>>;
   /** Version of the attribute layout; raised when stored state must be upgraded. */
   readonly schemaVersion: number;
+  /** Terraform (HCL) of the resource in use, for the reference docs. */
+  readonly example?: string;
   /**
    * The attributes whose value, when it is this one, leaves the choice to the service (an
    * unspecified framework): a plan shows a new object's as known after apply, not as sent.
@@ -170,6 +172,7 @@ export function defineKind<const A extends AttributeDeclarations>(declaration: R
     schema: z.strictObject(shape) as unknown as InputSchema<A>,
     attributes,
     schemaVersion: declaration.schemaVersion ?? 0,
+    ...(declaration.example !== undefined ? { example: declaration.example } : {}),
     serviceChosen,
   };
 }
