@@ -188,3 +188,23 @@ test("a machine importing a fragment is healthy in status once it runs the fragm
     for (const k of Object.keys(quick)) delete process.env[k];
   }
 });
+
+test('a fragment and its tag made in the app are imported by id; the next plan changes nothing', async () => {
+  const q = (p = await openEmulatorProject('ff-fragments-import-'));
+  synth(q, 150);
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  const { fragmentId } = await ids(q);
+  for (const address of ['fleetform_fragment_tag.rig-stable', 'fleetform_fragment.rig']) expect((await q.runBare('state', 'rm', address)).code).toBe(0);
+
+  const wrong = await q.run('import', 'fleetform_fragment_tag.rig-stable', fragmentId);
+  expect(wrong.code).toBe(1);
+  expect(wrong.stdout + wrong.stderr).toContain('import a fragment tag by `<fragment_id>/<tag>`');
+  const tag = await q.run('import', 'fleetform_fragment_tag.rig-stable', `${fragmentId}/stable`);
+  expect(tag.stderr).toBe('');
+  expect(tag.code).toBe(0);
+  const fragment = await q.run('import', 'fleetform_fragment.rig', fragmentId);
+  expect(fragment.code).toBe(0);
+  const plan = await q.run('plan', '--detailed-exitcode');
+  expect(plan.stdout).toContain('No changes');
+  expect(plan.code).toBe(0);
+});
