@@ -70,6 +70,15 @@ test('a fragment, its tag and machines importing it apply in one run; a change m
   expect(change.stdout).toContain('this change reaches 2 machines now (stable: 2)');
   expect(change.stdout).toContain('Plan: 0 to add, 2 to change, 0 to destroy.');
   expect(change.code).toBe(2);
+  // One machine's resolved change: what it runs differently, through the fragment.
+  const one = await q.run('plan', '--machine', 'picker-1');
+  expect(one.stdout).toContain('Machine picker-1 (fleetform_machine.picker-1) as it will run, its config resolved with its fragments:');
+  expect(one.stdout).toContain('~ components.front-board.attributes.timeout_ms: 150 -> 200');
+  expect(one.stdout).not.toContain('components.front-board.attributes.pin');
+  const none = await q.run('plan', '--machine', 'picker-9');
+  expect(none.code).toBe(1);
+  expect(none.stderr).toContain('the plan has no machine named picker-9');
+  expect(none.stderr).toContain('picker-1, picker-2');
   expect((await q.run('apply', '--auto-approve')).code).toBe(0);
   const changed = await q.client.appClient.getFragment(fragmentId);
   expect(changed.fragment.revision).toBe('2');

@@ -72,7 +72,7 @@ export function serviceFetch(client: FragmentClient, once: <T>(key: string, load
 }
 
 /** A fragment as the stack declares it, by id: what its apply will save. */
-interface DeclaredFragment {
+export interface DeclaredFragment {
   readonly name: string;
   readonly config: Record<string, unknown>;
 }
@@ -94,10 +94,15 @@ export async function declareFragment(ctx: KindContext, id: string, fragment: De
  */
 export function planFetch(ctx: KindContext): FragmentFetch {
   const fromService = serviceFetch(ctx.client.appClient, (k, load) => ctx.memo(k, load));
+  return declaredFetch(async (id) => (await declaredFragments(ctx)).get(id), fromService);
+}
+
+/** Fragments as declared where `declared` knows them (see planFetch), else as `fromService` reads them. */
+export function declaredFetch(declared: (id: string) => Promise<DeclaredFragment | undefined>, fromService: FragmentFetch): FragmentFetch {
   return async (id, version) => {
-    const declared = (await declaredFragments(ctx)).get(id);
-    if (!declared) return fromService(id, version);
-    const asDeclared: FragmentAtVersion = { id, name: declared.name, revision: NEXT_REVISION, config: declared.config };
+    const fragment = await declared(id);
+    if (!fragment) return fromService(id, version);
+    const asDeclared: FragmentAtVersion = { id, name: fragment.name, revision: NEXT_REVISION, config: fragment.config };
     if (version === undefined || version === '') return asDeclared;
     if (/^\d+$/.test(version)) return fromService(id, version);
     const latest = await fromService(id, undefined);
