@@ -127,7 +127,8 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
       message:
         all === 0
           ? 'no machine imports this fragment now'
-          : `this change reaches ${plural(all, 'machine', 'machines')} now (${reached.join(', ')}); those at a tag or revision run it once the tag names the new revision`,
+          : `this change reaches ${plural(all, 'machine', 'machines')} now (${reached.join(', ')})` +
+            (pinned.length > 0 ? '; those importing a tag or revision run it once the tag names the new revision' : ''),
     });
     return { problems: [], notes };
   },
