@@ -1,19 +1,20 @@
 import { Construct } from 'constructs';
-import { ModularResource, Module } from 'fleetform';
+import { ModularResource, Module, type JsonObject } from 'fleetform';
 
 /** Options of a {@link SensorRig}. */
 export interface SensorRigProps {
-  /** GPIO pin triggering the ultrasonic sensor. */
-  readonly triggerPin: string;
-  /** GPIO pin receiving its echo interrupt. */
-  readonly echoPin: string;
+  /** GPIO pin triggering the ultrasonic sensor (in a Fragment, a variable each machine sets). */
+  readonly triggerPin: string | JsonObject;
+  /** GPIO pin receiving its echo interrupt (in a Fragment, a variable each machine sets). */
+  readonly echoPin: string | JsonObject;
 }
 
 /**
  * The sensor kit every picking station carries, from the registry module `acme:sensors`
  * (minor policy ~1.2: newer 1.2.x patches roll out, 1.3 and 2.x do not): a board, an
  * ultrasonic distance sensor wired to it, and a camera that fuses the sensor's readings.
- * Declared inside a Machine, it becomes part of that machine's config.
+ * Declared inside a Machine, it becomes part of that machine's config; declared inside a
+ * Fragment, part of the config every machine importing the fragment runs.
  */
 export class SensorRig extends Construct {
   readonly module: Module;

@@ -1,10 +1,11 @@
 import { TerraformStack } from 'cdktf';
 import type { Construct } from 'constructs';
-import { FleetProvider, Machine, ModularResource, Module } from 'fleetform';
+import { FleetProvider, Fragment, FragmentTag, Machine, ModularResource, Module } from 'fleetform';
 import { SensorRig } from './sensor-rig';
 
 /**
- * The warehouse floor: three picking stations sharing the `acme:sensors` rig, an
+ * The warehouse floor: three picking stations importing the `acme:sensors` rig as one
+ * fragment (at its `stable` tag, each setting its own pins), an
  * inspection station running the box finder next to a locally built gripper driver, and
  * a packing arm whose module is pinned to the newest release at its first apply.
  * Organization and location come from the API key at plan time (the embedded emulator
@@ -20,9 +21,12 @@ export class WarehouseStack extends TerraformStack {
       { triggerPin: '15', echoPin: '16' },
       { triggerPin: '18', echoPin: '22' },
     ];
+    // The pickers' rig is written once: a change of it is one change reaching every picker.
+    const pickerRig = new Fragment(this, 'picker-rig', { name: 'picker-sensor-rig' });
+    new SensorRig(pickerRig, 'rig', { triggerPin: pickerRig.variable('trigger_pin'), echoPin: pickerRig.variable('echo_pin') });
+    new FragmentTag(this, 'picker-rig-stable', { fragment: pickerRig, tag: 'stable' });
     pins.forEach((wiring, i) => {
-      const picker = new Machine(this, `picker-${i + 1}`);
-      new SensorRig(picker, 'rig', wiring);
+      new Machine(this, `picker-${i + 1}`).useFragment(pickerRig, { version: 'stable', variables: { trigger_pin: wiring.triggerPin, echo_pin: wiring.echoPin } });
     });
 
     const inspector = new Machine(this, 'inspector-1');

@@ -65,7 +65,7 @@ describe('fleetform validate / synth on the example fleet', () => {
   test('validate reports a valid fleet', async () => {
     const r = await fleetform(ROOT, 'validate');
     expect(r.stderr).toBe('');
-    expect(r.stdout).toBe('valid: 2 stacks (training, warehouse), 5 machines, 1 dataset, 1 training job, 1 custom training job; 0 warnings\n');
+    expect(r.stdout).toBe('valid: 2 stacks (training, warehouse), 1 fragment, 1 fragment tag, 5 machines, 1 dataset, 1 training job, 1 custom training job; 0 warnings\n');
     expect(r.code).toBe(0);
   });
 
@@ -74,7 +74,7 @@ describe('fleetform validate / synth on the example fleet', () => {
     const r = await fleetform(ROOT, 'synth', '--output', out);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^synthesized 2 stacks \(training, warehouse\), 5 machines, 1 dataset, 1 training job, 1 custom training job to /);
+    expect(r.stdout).toMatch(/^synthesized 2 stacks \(training, warehouse\), 1 fragment, 1 fragment tag, 5 machines, 1 dataset, 1 training job, 1 custom training job to /);
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { stacks: Record<string, unknown> };
     expect(Object.keys(manifest.stacks).sort()).toEqual(['training', 'warehouse']);
     const warehouse = JSON.parse(readFileSync(join(out, 'stacks', 'warehouse', 'cdk.tf.json'), 'utf8')) as {
@@ -132,7 +132,7 @@ describe('fleetform validate / synth on a broken app', () => {
     const dir = project('wiring', ["const app = new App();", "const stack = new TerraformStack(app, 's');", "new Module(stack, 'loose', { moduleId: 'acme:sensors' });", 'app.synth();'].join('\n'));
     const r = await fleetform(dir, 'validate');
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: main\.ts:5:1: s\/loose: Module must be declared inside a Machine\n {2}hint: pass the machine/);
+    expect(r.stderr).toMatch(/^error: main\.ts:5:1: s\/loose: Module must be declared inside a Machine or a Fragment\n {2}hint: pass the machine/);
   });
 
   test('an app that never synthesizes is an error', async () => {

@@ -5,6 +5,12 @@ import { App, TerraformStack, Testing } from 'cdktf';
 import { analyzeApp } from '../../src/constructs';
 import { buildFleet } from '../../stacks';
 import { machineConfig, resourceOf, type SynthDoc } from './helpers';
+import { unescapeTemplate } from '../../src/domain';
+
+/** The parsed `config` of a synthesized fragment. */
+function fragmentConfig(doc: SynthDoc, logicalId: string): ReturnType<typeof machineConfig> {
+  return JSON.parse(unescapeTemplate(resourceOf(doc, 'fleetform_fragment', logicalId).config as string)) as ReturnType<typeof machineConfig>;
+}
 
 function exampleApp(): { app: App; warehouse: SynthDoc; training: SynthDoc } {
   const app = Testing.app();
@@ -23,31 +29,41 @@ describe('the example fleet (stacks/)', () => {
     expect(analyzeApp(app).issues).toEqual([]);
   });
 
-  test('warehouse: five machines with readable addresses, three pickers sharing acme:sensors under ~1.2', () => {
+  test('warehouse: five machines with readable addresses, three pickers importing one sensor-rig fragment (acme:sensors under ~1.2) at its stable tag', () => {
     const { warehouse } = exampleApp();
     expect(Object.keys(warehouse.resource?.fleetform_machine ?? {}).sort()).toEqual(['inspector-1', 'packer-1', 'picker-1', 'picker-2', 'picker-3']);
-    for (const id of ['picker-1', 'picker-2', 'picker-3', 'inspector-1']) {
-      const sensors = machineConfig(warehouse, id).modules.find((m) => m.module_id === 'acme:sensors');
-      expect(sensors).toEqual({
-        type: 'registry',
-        name: 'acme_sensors',
-        module_id: 'acme:sensors',
-        version: '~1.2',
-        env: { PATH: '/opt/acme/bin:${environment.PATH}', ACME_LOG_LEVEL: 'info' },
-      });
+    const sensorsModule = {
+      type: 'registry',
+      name: 'acme_sensors',
+      module_id: 'acme:sensors',
+      version: '~1.2',
+      env: { PATH: '/opt/acme/bin:${environment.PATH}', ACME_LOG_LEVEL: 'info' },
+    };
+    const rig = fragmentConfig(warehouse, 'picker-rig');
+    expect(resourceOf(warehouse, 'fleetform_fragment', 'picker-rig').name).toBe('picker-sensor-rig');
+    expect(rig.modules).toEqual([sensorsModule]);
+    expect(resourceOf(warehouse, 'fleetform_fragment_tag', 'picker-rig-stable')).toEqual({ fragment_id: '${fleetform_fragment.picker-rig.id}', tag: 'stable', revision: '${fleetform_fragment.picker-rig.revision}' });
+    const pins = { 'picker-1': ['11', '13'], 'picker-2': ['15', '16'], 'picker-3': ['18', '22'] };
+    for (const [id, [trigger, echo]] of Object.entries(pins)) {
+      const picker = machineConfig(warehouse, id) as ReturnType<typeof machineConfig> & { fragments?: unknown };
+      expect(picker.modules).toEqual([]);
+      expect(picker.components).toEqual([]);
+      expect(picker.fragments).toEqual([{ id: '${fleetform_fragment.picker-rig.id}', version: 'stable', variables: { trigger_pin: trigger, echo_pin: echo } }]);
+      expect(resourceOf(warehouse, 'fleetform_machine', id).depends_on).toEqual(['fleetform_fragment_tag.picker-rig-stable']);
     }
+    expect(machineConfig(warehouse, 'inspector-1').modules.find((m) => m.module_id === 'acme:sensors')).toEqual(sensorsModule);
     expect(warehouse.provider?.fleetform).toEqual([{}]);
   });
 
-  test('warehouse: the seed sensor and camera shapes', () => {
+  test('warehouse: the seed sensor and camera shapes, the pins as variables of the fragment', () => {
     const { warehouse } = exampleApp();
-    const [board, sensor, camera] = machineConfig(warehouse, 'picker-2').components;
+    const [board, sensor, camera] = fragmentConfig(warehouse, 'picker-rig').components;
     expect(board).toMatchObject({ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board' });
     expect(sensor).toEqual({
       name: 'ultrasonic-1',
       api: 'rdk:component:sensor',
       model: 'acme:sensors:hc-sr04',
-      attributes: { trigger_pin: '15', echo_interrupt_pin: '16', board: 'board-1', timeout_ms: 150 },
+      attributes: { trigger_pin: { $variable: { name: 'trigger_pin' } }, echo_interrupt_pin: { $variable: { name: 'echo_pin' } }, board: 'board-1', timeout_ms: 150 },
       depends_on: ['board-1'],
     });
     expect(camera).toEqual({

@@ -50,7 +50,7 @@ afterAll(async () => {
 test('cdktf deploy, diff, a one-line change, destroy', async () => {
   const deploy = await cdktf('deploy', '*', '--auto-approve', '--skip-provider-lock');
   expect(commandFailure(deploy)).toEqual({ code: 0, failure: '' });
-  expect(deploy.stdout).toContain('Apply complete! Resources: 5 added, 0 changed, 0 destroyed.');
+  expect(deploy.stdout).toContain('Apply complete! Resources: 7 added, 0 changed, 0 destroyed.');
   expect(deploy.stdout).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');
   expect(await machinesOnService(dir)).toEqual(['inspector-1', 'packer-1', 'picker-1', 'picker-2', 'picker-3']);
 
@@ -70,6 +70,6 @@ test('cdktf deploy, diff, a one-line change, destroy', async () => {
 
   const destroy = await cdktf('destroy', '*', '--auto-approve', '--skip-provider-lock');
   expect(destroy.code).toBe(0);
-  expect(destroy.stdout).toContain('Destroy complete! Resources: 5 destroyed.');
+  expect(destroy.stdout).toContain('Destroy complete! Resources: 7 destroyed.');
   expect(await machinesOnService(dir)).toEqual([]);
 });

@@ -88,7 +88,7 @@ afterAll(async () => {
 test('cdktn deploy, diff, a one-line change, destroy; then fleetform apply manages the same project', async () => {
   const deploy = await cdktn('deploy', '*', '--auto-approve', '--skip-provider-lock');
   expect(failure(deploy)).toEqual({ code: 0, failure: '' });
-  expect(deploy.stdout).toContain('Apply complete! Resources: 5 added, 0 changed, 0 destroyed.');
+  expect(deploy.stdout).toContain('Apply complete! Resources: 7 added, 0 changed, 0 destroyed.');
   expect(deploy.stdout).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');
   expect(await machinesOnService(dir)).toEqual(['inspector-1', 'packer-1', 'picker-1', 'picker-2', 'picker-3']);
 
@@ -107,7 +107,7 @@ test('cdktn deploy, diff, a one-line change, destroy; then fleetform apply manag
 
   const destroy = await cdktn('destroy', '*', '--auto-approve', '--skip-provider-lock');
   expect(failure(destroy)).toEqual({ code: 0, failure: '' });
-  expect(destroy.stdout).toContain('Destroy complete! Resources: 5 destroyed.');
+  expect(destroy.stdout).toContain('Destroy complete! Resources: 7 destroyed.');
   expect(await machinesOnService(dir)).toEqual([]);
 
   // A model version is never reused, even by canceled jobs: the training jobs go on at version 2.
@@ -117,7 +117,7 @@ test('cdktn deploy, diff, a one-line change, destroy; then fleetform apply manag
   await fs.writeFile(training, jobs.replace(/modelVersion: '1'/g, "modelVersion: '2'"));
   const apply = await run(process.execPath, [FLEETFORM, 'apply', '--auto-approve'], dir, env);
   expect(failure(apply)).toEqual({ code: 0, failure: '' });
-  expect(apply.stdout).toMatch(/8 added, 0 changed, 0 destroyed/);
+  expect(apply.stdout).toMatch(/10 added, 0 changed, 0 destroyed/);
   const again = await run(process.execPath, [FLEETFORM, 'plan', '--detailed-exitcode'], dir, env);
   expect(failure(again)).toEqual({ code: 0, failure: '' });
   expect(again.stdout).toContain('No changes');

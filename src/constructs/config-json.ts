@@ -1,6 +1,7 @@
 import type { ModuleConfig } from '../domain';
 import type { IMachine as Machine } from './machine-parts';
 import { assembleMachine, type AssembledMachine } from './machine-config';
+import { fragmentConfigKeys } from './fragment-imports';
 
 /** What a machine synthesizes from its parts. */
 export interface SynthesizedConfig {
@@ -14,9 +15,10 @@ export interface SynthesizedConfig {
  * The `config` and `secret_env` a machine synthesizes from its assembled config: the JSON
  * text of the config document with the secret env entries left out.
  */
-export function synthesizedConfigOf({ config, secretEnv, synthesizedPackages }: AssembledMachine): SynthesizedConfig {
+export function synthesizedConfigOf({ config, secretEnv, synthesizedPackages }: AssembledMachine, imports: ReturnType<typeof fragmentConfigKeys> = {}): SynthesizedConfig {
   const { packages, ...sections } = config;
-  const document = packages === undefined ? config : synthesizedPackages.length > 0 ? { ...sections, packages: synthesizedPackages } : sections;
+  const withPackages = packages === undefined ? config : synthesizedPackages.length > 0 ? { ...sections, packages: synthesizedPackages } : sections;
+  const document = imports.fragments ? { ...withPackages, ...imports } : withPackages;
   if (Object.keys(secretEnv).length === 0) return { configJson: JSON.stringify(document), secretEnv };
   const withoutSecrets = { ...document, modules: config.modules.map((module) => withoutSecretEnv(module, secretEnv)) };
   return { configJson: JSON.stringify(withoutSecrets), secretEnv };
@@ -24,7 +26,7 @@ export function synthesizedConfigOf({ config, secretEnv, synthesizedPackages }: 
 
 /** The `config` and `secret_env` a machine synthesizes (see synthesizedConfigOf). */
 export function synthesizedConfig(machine: Machine): SynthesizedConfig {
-  return synthesizedConfigOf(assembleMachine(machine));
+  return synthesizedConfigOf(assembleMachine(machine), fragmentConfigKeys(machine));
 }
 
 /** A module's entry without its secret env entries (and without env when none is left). */

@@ -9,6 +9,7 @@ import type { IssueSink, KindChecks } from './checks';
 import { camelFirstSegment } from './field-names';
 import { kindOf } from './kinds';
 import type { AssembledMachine, ConfigEntrySource } from './machine-config';
+import { fragmentImportsOf } from './fragment-imports';
 import type { IMachine, IModularResource, IModule } from './machine-parts';
 
 /** The key of an `env.KEY` or `env["KEY"]` path, if it is one. */
@@ -95,9 +96,12 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
     }
   }
   const result = validateMachineConfig(config, { allowUnpinnedModules: true });
+  // What its fragments bring (a module, a dependency's target) is checked at plan, resolved.
+  const importsFragments = fragmentImportsOf(machine).length > 0;
   for (const issues of [result.errors, result.warnings]) {
     for (const issue of issues) {
       if (issue.code === 'placeholder' && tokens.has(issue.path)) continue;
+      if (importsFragments && (issue.code === 'model-module-mismatch' || issue.code === 'depends-on-missing')) continue;
       if (foreign?.has(issue.path)) continue;
       attribution.add(issue.path, issue);
     }

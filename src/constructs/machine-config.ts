@@ -58,7 +58,7 @@ function collectParts(scope: IConstruct, into: MachinePartLists): void {
     if (kind === 'module') into.modules.push(child as Module);
     else if (kind === 'modular-resource') into.resources.push(child as ModularResource);
     else if (kind === 'package') into.packages.push(child as Package);
-    if (kind !== 'machine') collectParts(child, into);
+    if (kind !== 'machine' && kind !== 'fleetform_fragment') collectParts(child, into);
   }
 }
 

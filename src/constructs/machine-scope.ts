@@ -3,10 +3,19 @@ import { FleetformError } from '../domain/errors';
 import { kindOf } from './kinds';
 import type { IMachine as Machine } from './machine-parts';
 
-/** The closest enclosing Machine of a construct, or undefined when it is not inside one. */
+/** The kind a Fragment construct is marked with: it holds modules and resources as a machine does. */
+export const FRAGMENT_KIND = 'fleetform_fragment';
+
+/** Whether a construct holds machine parts: a Machine or a Fragment. */
+export function holdsMachineParts(construct: IConstruct): boolean {
+  const kind = kindOf(construct);
+  return kind === 'machine' || kind === FRAGMENT_KIND;
+}
+
+/** The closest enclosing Machine (or Fragment) of a construct, or undefined when it is not inside one. */
 export function enclosingMachine(construct: IConstruct): Machine | undefined {
   for (let scope = construct.node.scope; scope !== undefined; scope = scope.node.scope) {
-    if (kindOf(scope) === 'machine') return scope as Machine;
+    if (holdsMachineParts(scope)) return scope as Machine;
   }
   return undefined;
 }
@@ -18,9 +27,9 @@ export function enclosingMachine(construct: IConstruct): Machine | undefined {
 export function owningMachine(part: IConstruct, what: string): Machine {
   const machine = enclosingMachine(part);
   if (machine === undefined) {
-    throw new FleetformError(`${what} must be declared inside a Machine`, {
+    throw new FleetformError(`${what} must be declared inside a Machine or a Fragment`, {
       path: part.node.path,
-      hint: `pass the machine (or a construct inside it) as the scope: new ${what}(machine, '${part.node.id}', {...})`,
+      hint: `pass the machine or fragment (or a construct inside it) as the scope: new ${what}(machine, '${part.node.id}', {...})`,
     });
   }
   return machine;

@@ -2,6 +2,7 @@ import type { IConstruct } from 'constructs';
 import type { Issue } from '../domain';
 import { errorIssueOf, type IssueSink, type KindChecks } from './checks';
 import { synthesizedConfigOf } from './config-json';
+import { fragmentConfigKeys } from './fragment-imports';
 import { perGeneration } from './generation';
 import { checkMachineConfig, checkMachineNames } from './machine-checks';
 import { assembleMachine } from './machine-config';
@@ -49,7 +50,7 @@ export const machineSynthesis: (machine: IMachine) => MachineSynthesis = perGene
   const assembled = assembleMachine(machine);
   const found = new FoundIssues();
   checkMachineConfig(machine, assembled, found);
-  const { configJson, secretEnv } = synthesizedConfigOf(assembled);
+  const { configJson, secretEnv } = synthesizedConfigOf(assembled, fragmentConfigKeys(machine));
   const attributes: Record<string, unknown> = { name: machine.name };
   if (machine.locationId !== undefined) attributes.location_id = machine.locationId;
   attributes.config = configJson;

@@ -16,6 +16,9 @@ import { z } from 'zod';
 import { plainResourceFragment, usesNoResourceFeatures } from './plain-resource';
 import { locationIdOf, type Location } from './location';
 import { deployedModelPackage, type DeployModelOptions, type Package } from './package';
+import { addFragmentImport, tagDependencies, withDependencies, type IFragment, type UseFragmentOptions } from './fragment-imports';
+import { useFragmentOptionsSchema } from './use-fragment';
+import { bumpGeneration } from './generation';
 
 /** Properties of a {@link Machine}. */
 export interface MachineProps {
@@ -116,6 +119,18 @@ export class Machine extends TerraformResource implements IMachine {
     return machineParts(this).modules;
   }
 
+  /**
+   * Imports a fragment into this machine's config (`fragments`, and its `mods` in
+   * `fragment_mods`): at a `version` (a revision or tag; the latest otherwise), its entries'
+   * names after `prefix`, its `variables` set, overridden by `mods`.
+   */
+  useFragment(fragment: IFragment | string, options: UseFragmentOptions = {}): this {
+    checkProps(this, 'useFragment', useFragmentOptionsSchema, options);
+    addFragmentImport(this, fragment, options);
+    bumpGeneration();
+    return this;
+  }
+
   /** The modular resources declared inside this machine, in declaration order. */
   get resources(): IModularResource[] {
     return machineParts(this).resources;
@@ -162,6 +177,10 @@ export class Machine extends TerraformResource implements IMachine {
   }
 
   override toTerraform(): Record<string, unknown> {
+    return withDependencies(this.ownTerraform(), this.terraformResourceType, this.friendlyUniqueId, tagDependencies(this));
+  }
+
+  private ownTerraform(): Record<string, unknown> {
     // A subclass synthesizing attributes of its own gets cdktf's treatment of them.
     const ownAttributes = this.synthesizeAttributes === Machine.prototype.synthesizeAttributes;
     if (!ownAttributes || !usesNoResourceFeatures(this, super.toMetadata())) return super.toTerraform();

@@ -55,6 +55,82 @@ export const locationResource = declareResource({
   },
 });
 
+/** Who may see and import a fragment: its organization only, anyone (listed), or anyone with its id. */
+export const FRAGMENT_VISIBILITIES = ['private', 'public', 'public_unlisted'] as const;
+
+/** A fragment: a config an organization's machines import, saved as numbered revisions. */
+export const fragmentResource = declareResource({
+  type: 'fleetform_fragment',
+  description: 'A fragment: a config (modules, components, services, nested fragment imports) that machines import; every change saves a new revision.',
+  example: `
+# A fleet built on one fragment: the pickers import the sensor rig at its stable tag,
+# each setting its own pin; a change of the rig is one change reaching every picker.
+resource "fleetform_fragment" "rig" {
+  name = "sensor-rig"
+  config = jsonencode({
+    modules    = [{ type = "registry", name = "sensors", module_id = "acme:sensors", version = "~1.2" }]
+    components = [{ name = "board", api = "rdk:component:board", model = "acme:sensors:pi-board",
+                    attributes = { pin = { "$variable" = { name = "board_pin" } } } }]
+  })
+}
+
+resource "fleetform_fragment_tag" "rig_stable" {
+  fragment_id = fleetform_fragment.rig.id
+  tag         = "stable"
+  revision    = fleetform_fragment.rig.revision
+}
+
+resource "fleetform_machine" "picker" {
+  for_each = { "picker-1" = "11", "picker-2" = "12" }
+  name     = each.key
+  config = jsonencode({
+    fragments     = [{ id = fleetform_fragment.rig.id, version = "stable", prefix = "front", variables = { board_pin = each.value } }]
+    fragment_mods = [{ fragment_id = fleetform_fragment.rig.id, mods = [{ "$set" = { "components.front-board.attributes.timeout_ms" = 200 } }] }]
+  })
+  depends_on = [fleetform_fragment_tag.rig_stable]
+}`,
+  attributes: {
+    name: { schema: z.string().min(1, 'a fragment needs a name'), description: 'Name of the fragment; a new name renames it in place (same id).' },
+    config: {
+      schema: z.string(),
+      description: 'The fragment config as JSON text, in the form of a machine config; `{"$variable":{"name":"..."}}` stands for a variable each importing machine sets.',
+    },
+    visibility: {
+      schema: z.enum(FRAGMENT_VISIBILITIES).optional(),
+      description: 'Who may see and import it: `private` (its organization), `public` (listed to everyone) or `public_unlisted` (anyone with its id).',
+      computed: 'when-unset',
+      serviceDefault: 'private',
+    },
+    organization_id: { ...organizationId('owning the fragment'), forcesReplacement: true },
+    id: { schema: z.string(), description: 'Id the service assigns to the fragment: what machines import.', computed: 'always' },
+    revision: { schema: z.string(), description: 'The revision the last apply saved (`1` at creation, one more per change).', computed: 'always', changesOnUpdate: true },
+  },
+});
+
+/** A tag of a fragment, such as `stable`: machines importing the fragment at the tag follow the revision it names. */
+export const fragmentTagResource = declareResource({
+  type: 'fleetform_fragment_tag',
+  description: 'A tag of a fragment, such as `stable`, naming one of its revisions: machines importing the fragment at the tag run that revision.',
+  attributes: {
+    fragment_id: { schema: z.string().min(1, 'a fragment tag needs a fragment id'), description: 'Id of the fragment the tag belongs to.', forcesReplacement: true },
+    tag: {
+      schema: z
+        .string()
+        .regex(/^[a-z_-][a-z0-9_-]{0,59}$/, 'a tag is lowercase letters, digits, - and _, at most 60 characters, not starting with a digit')
+        .refine((t) => !t.startsWith('v'), 'a tag cannot start with v (versions do)'),
+      description: 'Name of the tag: lowercase letters, digits, `-` and `_`, not starting with a digit or `v`, at most 60 characters.',
+      forcesReplacement: true,
+    },
+    revision: {
+      schema: z.string().optional(),
+      description: 'The revision the tag names.',
+      computed: 'when-unset',
+      serviceDefault: "the fragment's latest revision (a construct's FragmentTag: the revision its Fragment's apply saved)",
+    },
+    id: { schema: z.string(), description: 'Id of the tag: `<fragment_id>/<tag>`.', computed: 'always' },
+  },
+});
+
 /** A machine and the whole config of its main part. */
 export const machineAttributes = {
   name: z.string().min(1, 'a machine needs a name'),

@@ -37,6 +37,12 @@ export interface AttributeDeclaration<S extends z.ZodType = z.ZodType> {
    * nothing there, so a kind whose objects cannot change does not refuse it.
    */
   readonly ignoredForChanges?: true;
+  /**
+   * Only for an attribute computed `always`: the service gives it a new value at every
+   * update (a revision), so a plan that updates the object shows it, and every reference
+   * to it, as known after apply.
+   */
+  readonly changesOnUpdate?: true;
 }
 
 export type AttributeDeclarations = { readonly [name: string]: AttributeDeclaration };
@@ -49,6 +55,8 @@ export interface ResourceDeclaration<A extends AttributeDeclarations = Attribute
   readonly description: string;
   /** Version of the attribute layout; raised when stored state must be upgraded. */
   readonly schemaVersion?: number;
+  /** Terraform (HCL) of the resource in use, shown under its table in the reference docs. */
+  readonly example?: string;
   /** Every attribute, in the order docs, schemas and synthesized resources list them. */
   readonly attributes: A;
 }

@@ -39,6 +39,8 @@ export interface AttributeFacts {
   readonly serviceChoosesWhen?: string | number | boolean;
   /** fleetform's own setting: a difference in it alone changes nothing on the service. */
   readonly ignoredForChanges: boolean;
+  /** A new value at every update of the object (see AttributeDeclaration.changesOnUpdate). */
+  readonly changesOnUpdate?: true;
 }
 
 /** The strict zod object of the attributes code gives. */
@@ -61,6 +63,8 @@ export interface KindDeclaration<Schema extends z.ZodObject = z.ZodObject, View 
   readonly attributes: Readonly<Record<string, AttributeFacts>>;
   /** Version of the attribute layout; raised when stored state must be upgraded. */
   readonly schemaVersion: number;
+  /** Terraform (HCL) of the resource in use, for the reference docs. */
+  readonly example?: string;
   /**
    * The attributes whose value, when it is this one, leaves the choice to the service (an
    * unspecified framework): a plan shows a new object's as known after apply, not as sent.
@@ -142,6 +146,7 @@ function factsOf(type: string, name: string, a: AttributeDeclaration): Attribute
     ...(a.serviceDefault !== undefined ? { serviceDefault: a.serviceDefault } : {}),
     ...(a.serviceChoosesWhen !== undefined ? { serviceChoosesWhen: a.serviceChoosesWhen } : {}),
     ignoredForChanges: a.ignoredForChanges === true,
+    ...(a.changesOnUpdate === true && a.computed === 'always' ? { changesOnUpdate: true as const } : {}),
   };
 }
 
@@ -167,6 +172,7 @@ export function defineKind<const A extends AttributeDeclarations>(declaration: R
     schema: z.strictObject(shape) as unknown as InputSchema<A>,
     attributes,
     schemaVersion: declaration.schemaVersion ?? 0,
+    ...(declaration.example !== undefined ? { example: declaration.example } : {}),
     serviceChosen,
   };
 }

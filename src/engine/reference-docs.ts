@@ -41,6 +41,7 @@ export function resourcesMarkdown(declarations: readonly KindDeclaration[]): str
     lines.push('| Attribute | Type | Set by | Forces replacement | Sensitive | When unset | Description |');
     lines.push('| --- | --- | --- | --- | --- | --- | --- |');
     for (const f of Object.values(d.attributes)) lines.push(row(f));
+    if (d.example) lines.push('', '```hcl', d.example.trim(), '```');
   }
   return `${lines.join('\n')}\n`;
 }

@@ -137,6 +137,9 @@ export async function planTerraformResource(
   }
   if (requiresReplace.length > 0) {
     for (const f of Object.values(declaration.attributes)) if (f.presence === 'computed') plannedState[f.name] = UNKNOWN_VALUE;
+  } else if (!Object.keys(plannedState).every((name) => same(prior.state[name], plannedState[name]))) {
+    // An update: what the service renews at every update (a revision) is known only after it.
+    for (const f of Object.values(declaration.attributes)) if (f.changesOnUpdate) plannedState[f.name] = UNKNOWN_VALUE;
   }
   return { state: plannedState, requiresReplace, private: prior.private };
 }

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
 import { hasChanges, summarize } from '../../engine/plan/model';
+import { machineRunDiff, plannedMachineNames, renderMachineRunDiff } from '../../engine/kinds/machine-resolved-diff';
+import { FleetformError } from '../../domain/errors';
 import { colorWanted } from '../../engine/render/colors';
 import { renderPlanJson } from '../../engine/render/json';
 import { renderPlanMarkdown } from '../../engine/render/markdown';
@@ -15,6 +17,7 @@ interface PlanOptions extends EngineCommandOptions {
   out?: string;
   detailedExitcode?: boolean;
   refresh: string | boolean;
+  machine?: string;
 }
 
 export function register(program: Command, apps: AppRunner): void {
@@ -26,7 +29,8 @@ export function register(program: Command, apps: AppRunner): void {
       .option('--markdown', 'print a collapsed summary for a pull-request comment')
       .option('--out <file>', 'save the plan for `fleetform apply FILE`')
       .option('--detailed-exitcode', 'exit 0 without changes, 2 with changes, 1 on error')
-      .option('--refresh <bool>', 'read the service (false: trust the state)', 'true'),
+      .option('--refresh <bool>', 'read the service (false: trust the state)', 'true')
+      .option('--machine <name>', "also show what that machine will run differently: its config resolved with its fragments, before and after"),
   ).action(async (opts: PlanOptions) => {
     const refresh = booleanFlag(opts.refresh, '--refresh');
     await withWorkspace(opts, apps, async (ws) => {
@@ -41,6 +45,13 @@ export function register(program: Command, apps: AppRunner): void {
           else if (opts.markdown) process.stdout.write(renderPlanMarkdown(plan));
           else process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
         });
+        if (opts.machine !== undefined) {
+          const diff = await machineRunDiff(plan, opts.machine, ws.connection.client);
+          if (!diff) {
+            throw new FleetformError(`the plan has no machine named ${opts.machine}`, { path: '--machine', hint: `its machines: ${plannedMachineNames(plan).join(', ') || 'none'}` });
+          }
+          if (!opts.json && !opts.markdown) process.stdout.write(`\n${renderMachineRunDiff(diff)}`);
+        }
         const summary = summarize(plan.changes);
         if (summary.problems > 0) {
           process.exitCode = 1;

@@ -4,6 +4,7 @@ import type { ServiceClient } from '../../api/client';
 import { loadServices, MACHINE_HOST_HEADER } from '../../api/services';
 import type { MachineStatusReport } from '../../domain/rollout';
 import type { MachineReading, MachineStatusSource, OnlineState, PartPresence } from './machine-status-source';
+import { configRevision, partConfig, serviceFetch } from '../kinds/machine-fragments';
 
 const ONLINE: Record<number, OnlineState> = { 1: 'online', 2: 'offline', 3: 'awaiting setup' };
 const MACHINE_STATES: Record<number, MachineStatusReport['state']> = { 1: 'initializing', 2: 'running' };
@@ -33,10 +34,17 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
   // A part's address does not change: read once, then its status is asked for directly.
   const addresses = new Map<string, string>();
 
+  // Each fragment at each version is read once for every machine of the source.
+  const fragmentReads = new Map<string, Promise<unknown>>();
+  const fetchFragment = serviceFetch(client.appClient, <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    if (!fragmentReads.has(key)) fragmentReads.set(key, load());
+    return fragmentReads.get(key) as Promise<T>;
+  });
+
   const readPart = async (partId: string) => {
-    const part = (await app.getRobotPart({ id: partId })).part;
+    const { part, configJson } = await app.getRobotPart({ id: partId });
     addresses.set(partId, part?.fqdn || partId);
-    return part;
+    return { part, configJson };
   };
 
   const machineStatus = async (address: string, online: OnlineState, latestRevision: string, presence?: PartPresence): Promise<MachineReading> => {
@@ -71,21 +79,25 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
 
   const source: MachineStatusSource = {
     async read(partId) {
-      let part;
+      let read;
+      let latestRevision;
       try {
-        part = await readPart(partId);
+        read = await readPart(partId);
+        // A config importing fragments is a new revision when a fragment it reaches is.
+        latestRevision = await configRevision(iso(read.part?.lastUpdated), partConfig(read.configJson, read.part?.robotConfig), partId, fetchFragment);
       } catch (err) {
         return unreadable(err);
       }
+      const { part } = read;
       const presence = { secondsSinceOnline: Number(part?.secondsSinceOnline ?? 0n), lastAccess: part?.lastAccess ? iso(part.lastAccess) : undefined };
-      return machineStatus(part?.fqdn || partId, ONLINE[part?.onlineState ?? 0] ?? 'unknown', iso(part?.lastUpdated), presence);
+      return machineStatus(part?.fqdn || partId, ONLINE[part?.onlineState ?? 0] ?? 'unknown', latestRevision, presence);
     },
 
     async status(partId) {
       let address = addresses.get(partId);
       if (address === undefined) {
         try {
-          address = (await readPart(partId))?.fqdn || partId;
+          address = (await readPart(partId)).part?.fqdn || partId;
         } catch (err) {
           return unreadable(err);
         }

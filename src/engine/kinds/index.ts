@@ -1,13 +1,15 @@
 import { KindRegistry, type ResourceKind } from '../kind';
 import type { KindDeclaration } from '../kind-declaration';
 import { datasetKind } from './dataset';
+import { fragmentKind } from './fragment';
+import { fragmentTagKind } from './fragment-tag';
 import { locationKind } from './location';
 import { machineKind } from './machine';
 import { mlModelKind } from './ml-model';
 import { customTrainingJobKind, trainingJobKind } from './training-job';
 
 /** Every resource kind fleetform manages, in the order the reference docs list them. */
-export const allKinds: readonly ResourceKind[] = [machineKind, datasetKind, trainingJobKind, customTrainingJobKind, locationKind, mlModelKind];
+export const allKinds: readonly ResourceKind[] = [machineKind, datasetKind, trainingJobKind, customTrainingJobKind, locationKind, mlModelKind, fragmentKind, fragmentTagKind];
 
 /** The declaration of every kind: what a provider schema and the reference docs are built from. */
 export const kindDeclarations: readonly KindDeclaration[] = allKinds.map((k) => k.declaration);

@@ -7,6 +7,11 @@ export const MANAGED_LISTS = MANAGED_CONFIG_SECTIONS;
 /** Managed lists written only when the desired config or the service's has them. */
 const WRITTEN_WHEN_PRESENT: ReadonlySet<string> = new Set(OPTIONAL_CONFIG_SECTIONS);
 
+/** The fragment imports and their overrides: managed too, compared as written (absent when empty). */
+export const MANAGED_IMPORTS = ['fragments', 'fragment_mods'] as const;
+
+const isManaged = (key: string): boolean => (MANAGED_LISTS as readonly string[]).includes(key) || (MANAGED_IMPORTS as readonly string[]).includes(key);
+
 function keyOf(entry: JsonObject, taken: Set<string>): string {
   const name = typeof entry.name === 'string' ? entry.name : '';
   let key = name;
@@ -33,6 +38,10 @@ export function configView(config: Record<string, unknown>): JsonObject {
     for (const raw of entries) if (isObject(raw)) keyed[keyOf(raw, taken)] = raw;
     view[list] = keyed;
   }
+  for (const key of MANAGED_IMPORTS) {
+    const imports = config[key];
+    if (Array.isArray(imports) && imports.length > 0) view[key] = imports as JsonValue[];
+  }
   return view;
 }
 
@@ -40,12 +49,13 @@ export function configView(config: Record<string, unknown>): JsonObject {
 export function configDocument(view: JsonObject, base: Record<string, unknown> = {}): Record<string, JsonValue> {
   const doc: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(base)) {
-    if (!(MANAGED_LISTS as readonly string[]).includes(k)) doc[k] = toJson(v);
+    if (!isManaged(k)) doc[k] = toJson(v);
   }
   for (const list of MANAGED_LISTS) {
     const keyed = view[list];
     if (!isObject(keyed) && WRITTEN_WHEN_PRESENT.has(list) && base[list] === undefined) continue;
     doc[list] = isObject(keyed) ? Object.values(keyed) : [];
   }
+  for (const key of MANAGED_IMPORTS) if (Array.isArray(view[key])) doc[key] = view[key];
   return doc;
 }

@@ -46,7 +46,7 @@ export interface MachineHealth {
   /** Seconds since the machine was last online, when offline. */
   readonly secondsSinceOnline: number;
   readonly lastAccess: string | undefined;
-  /** The revision of the part's latest config (the time of its last write, RFC 3339). */
+  /** The revision of the part's latest config (the time of its last write, RFC 3339, then each fragment revision it reaches). */
   readonly latestRevision: string;
   /** The revision the machine ingested; undefined when its status could not be read. */
   readonly runningRevision: string | undefined;

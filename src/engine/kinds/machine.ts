@@ -25,6 +25,7 @@ import { missingPackageProblem, missingPackages, packageEntries } from './machin
 import { awaitModels, deployedModelsOf, waitingModel, withDeployedModels } from './machine-models';
 import { unlessNotFound } from './not-found';
 import { gateOf, passHealthGate } from './machine-health-gate';
+import { importsFragments, resolvedConfigChecks } from './machine-fragments';
 
 function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB (${bytes.toLocaleString('en-US')} bytes)`;
@@ -37,6 +38,12 @@ function oversizeProblem(bytes: number): PlanProblem {
     message: `the config needs a ${megabytes(bytes)} UpdateRobotPart message, over the service's message limit of ${megabytes(SERVICE_MAX_MESSAGE_BYTES)}`,
     hint: 'make the config smaller: split the machine, or ship large data (models, lookup tables) as a package or module instead of attributes',
   };
+}
+
+/** A machine's config to write: known by apply, when every reference in it is. */
+function knownConfig(view: MachineView): JsonObject {
+  if (isObject(view.config)) return view.config;
+  throw new FleetformError(`the config of machine ${view.name} is not known yet`, { hint: 'apply the resources its config names (its fragments) first' });
 }
 
 /** Thrown when the machine changed on the service after the plan read it. */
@@ -94,7 +101,7 @@ export const machineDeclaration = defineKind({
  * A machine as its kind compares it: the config as an object (modules keyed by name, the
  * secret env entries merged back into their modules' env), not the JSON text code gives.
  */
-type MachineView = { name: string; location_id: string; config: JsonObject; health_gate?: Record<string, string> };
+type MachineView = { name: string; location_id: string; config: JsonObject | typeof UNKNOWN; health_gate?: Record<string, string> };
 
 function registryModule(ctx: KindContext, moduleId: string): Promise<RegistryModule | undefined> {
   return ctx.memo(`registry-module:${moduleId}`, () => unlessNotFound(() => ctx.client.appClient.getModule(moduleId)));
@@ -187,6 +194,12 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const notes: PlanNote[] = [];
     const name = attributes.name;
     const locationId = attributes.location_id || ctx.locationId;
+    if (attributes.config === UNKNOWN) {
+      // A reference in the config (a fragment this apply creates) is known only at apply, where it is checked.
+      notes.push({ level: 'info', path: 'config', message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists' });
+      problems.push(...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
+      return { view: { name, location_id: locationId, config: UNKNOWN }, private: { pins: pinsOf(prior) }, notes, problems };
+    }
     const parsed = parseConfig(attributes.config);
     if (parsed.problem) problems.push(parsed.problem);
     const merged = withSecretEnv(parsed.config, attributes.secret_env);
@@ -194,9 +207,17 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const deployed = deployedModelsOf(attributes.deploy_models, ctx.organizationId);
     problems.push(...deployed.problems);
     const config = withDeployedModels(merged.config, deployed.models);
-    const result = validateMachineConfig(config, { allowUnpinnedModules: true, pathPrefix: 'config' });
-    for (const e of result.errors) problems.push({ path: e.path, message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
-    for (const w of result.warnings) notes.push({ level: 'warning', path: w.path, message: w.message });
+    const validate = (c: unknown) => validateMachineConfig(c, { allowUnpinnedModules: true, pathPrefix: 'config' });
+    if (importsFragments(config)) {
+      // What the machine will run: its own entries with what its fragments bring.
+      const checked = await resolvedConfigChecks(ctx, name, config, validate);
+      problems.push(...checked.problems);
+      notes.push(...checked.notes);
+    } else {
+      const result = validate(config);
+      for (const e of result.errors) problems.push({ path: e.path, message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
+      for (const w of result.warnings) notes.push({ level: 'warning', path: w.path, message: w.message });
+    }
 
     const priorPins = pinsOf(prior);
     const pins: Record<string, string> = {};
@@ -321,13 +342,13 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
   },
 
   async create(ctx, desired, checkpoint): Promise<Applied> {
-    await awaitModels(ctx, desired.name, packageEntries(configDocument(desired.config)));
+    await awaitModels(ctx, desired.name, packageEntries(configDocument(knownConfig(desired))));
     const machineId = await newMachine(ctx, desired.name, desired.location_id);
     await checkpoint({ ids: { machine_id: machineId }, outputs: { id: machineId } });
     const partId = await mainPartId(ctx, machineId);
     if (!partId) throw new FleetformError(`machine ${machineId} has no main part`, { hint: 'the service did not create one; delete the machine and apply again' });
     const part = await ctx.client.appClient.getMachinePart(partId);
-    await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(desired.config, part.config), part.lastUpdated);
+    await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(knownConfig(desired), part.config), part.lastUpdated);
     await passHealthGate(ctx, desired, partId);
     return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
   },
@@ -346,9 +367,9 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     await renameIfNeeded(ctx, machineId, desired.name);
     // A rename alone writes no config: the part is left as it is (and its version with it).
     if (stableStringify(configView(part.config)) === stableStringify(desired.config)) return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
-    await awaitModels(ctx, desired.name, packageEntries(configDocument(desired.config)));
+    await awaitModels(ctx, desired.name, packageEntries(configDocument(knownConfig(desired))));
     try {
-      await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(desired.config, part.config), part.lastUpdated);
+      await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(knownConfig(desired), part.config), part.lastUpdated);
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION') throw stale();
       throw err;
@@ -367,6 +388,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
 
   attributesOf(view, prior): JsonObject {
     const flagged = new Set(isObject(prior?.secret_env) ? Object.keys(prior.secret_env) : []);
+    if (!isObject(view.config)) return { name: view.name, location_id: view.location_id, config: UNKNOWN };
     const { config, secretEnv } = splitSecretEnv(view.config, flagged);
     const attributes: JsonObject = { name: view.name, location_id: view.location_id, config: JSON.stringify(configDocument(config)) };
     if (isObject(view.health_gate)) attributes.health_gate = view.health_gate;

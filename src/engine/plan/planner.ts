@@ -294,6 +294,8 @@ async function planDeclaredResource(
   const attributes = resolveReferences(resource.attributes, (ref) => {
     const upstream = planned.get(ref.address);
     if (upstream && (upstream.action === 'create' || upstream.action === 'replace')) return undefined;
+    // An output the service renews at every update (a revision) is known only after it.
+    if (upstream?.action === 'update' && kinds.get(upstream.type)?.declaration.attributes[ref.output]?.changesOnUpdate) return undefined;
     return known.entries.get(ref.address)?.outputs[ref.output];
   }) as JsonObject;
   const read: Desired = await desireResource(kind, ctx, attributes, prior);

@@ -1,0 +1,42 @@
+import { declaredFetch, resolveFetching, type FetchedFragment, type FragmentFetch } from '../../src/engine/kinds/machine-fragments';
+
+/** Fragments as plain data: by id, revisions oldest first, tags; counts each read. */
+function service(fragments: Record<string, { revisions: Record<string, unknown>[]; tags?: Record<string, string> }>) {
+  const reads: string[] = [];
+  const fetch: FragmentFetch = async (id, version) => {
+    reads.push(`${id}@${version ?? ''}`);
+    const f = fragments[id];
+    if (!f) return 'unknown-fragment';
+    const revision = version === undefined ? String(f.revisions.length) : /^\d+$/.test(version) ? version : f.tags?.[version];
+    const config = revision === undefined ? undefined : f.revisions[Number(revision) - 1];
+    return config === undefined ? 'unknown-version' : ({ id, name: id, revision: revision as string, config } satisfies FetchedFragment);
+  };
+  return { fetch, reads };
+}
+
+const board = (name: string) => ({ name, api: 'rdk:component:board', model: 'acme:sensors:pi-board' });
+
+test('nested imports are read a level per round, each fragment at each version once', async () => {
+  const { fetch, reads } = service({
+    outer: { revisions: [{ components: [board('a')], fragments: [{ id: 'inner' }] }] },
+    inner: { revisions: [{ components: [board('b')] }, { components: [board('c')] }] },
+  });
+  const resolution = await resolveFetching('picker', { fragments: [{ id: 'outer' }, { id: 'inner', version: '1', prefix: 'old' }] }, fetch);
+  expect(resolution.errors).toEqual([]);
+  expect((resolution.config.components as Array<{ name: string }>).map((c) => c.name).sort()).toEqual(['a', 'c', 'old-b']);
+  expect(reads.sort()).toEqual(['inner@', 'inner@1', 'outer@']);
+});
+
+test('a fragment the stack declares is taken as declared at its latest revision and at a tag naming it; older revisions and other tags from the service', async () => {
+  const { fetch } = service({ rig: { revisions: [{ components: [board('v1')] }, { components: [board('v2')] }], tags: { stable: '2', old: '1' } } });
+  const declared = declaredFetch(async (id) => (id === 'rig' ? { name: 'rig', config: { components: [board('next')] } } : undefined), fetch);
+  const name = async (version: string | undefined) => {
+    const f = await declared('rig', version);
+    return typeof f === 'string' ? f : (f.config.components as Array<{ name: string }>)[0]?.name;
+  };
+  expect(await name(undefined)).toBe('next');
+  expect(await name('stable')).toBe('next');
+  expect(await name('old')).toBe('v1');
+  expect(await name('2')).toBe('v2');
+  expect(await name('nope')).toBe('unknown-version');
+});
