@@ -6,7 +6,8 @@ type Accepts = (value: unknown) => boolean;
 
 /**
  * The test of a schema built from the kinds of schema props use (strings without checks,
- * optional, string enums, records of strings, arrays, unions, custom predicates); undefined for any
+ * optional, string enums, records of strings, arrays, unions, nested strict objects, custom
+ * predicates); undefined for any
  * other kind, which only zod may judge.
  */
 function acceptsOf(schema: z.core.$ZodType): Accepts | undefined {
@@ -51,6 +52,9 @@ function acceptsOf(schema: z.core.$ZodType): Accepts | undefined {
       const allowed = new Set<unknown>(values);
       return (v) => typeof v === 'string' && allowed.has(v);
     }
+    case 'object':
+      // A nested strict object of props (e.g. a machine's health gate).
+      return acceptsProps(schema as unknown as z.ZodObject);
     case 'custom': {
       const { fn } = def as z.core.$ZodCustomDef;
       return (v) => {
