@@ -158,8 +158,8 @@ describe('planAdoption', () => {
     expect(code).not.toContain("'cdktf'");
   });
 
-  test('a machine importing fragments is left out until fragments can be declared', () => {
+  test('a machine importing fragments is left out, by name, until adoption writes fragments', () => {
     const made = machineConfigCode({ ...sensors('t', '1'), fragments: [{ id: 'f1' }] }, 'm');
-    expect(made).toEqual({ ok: false, reason: 'it imports fragments (fragments), which fleetform does not declare yet' });
+    expect(made).toEqual({ ok: false, reason: 'it imports fragments (fragments), which adoption does not write yet' });
   });
 });

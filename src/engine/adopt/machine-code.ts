@@ -148,7 +148,7 @@ export function machineConfigCode(config: Record<string, unknown>, secretPrefix:
   const untouched = Object.keys(config).filter((k) => !MANAGED_SECTIONS.has(k) && k !== 'fragments' && k !== 'fragment_mods');
   for (const section of ['fragments', 'fragment_mods'] as const) {
     const value = config[section];
-    if (Array.isArray(value) ? value.length > 0 : value !== undefined) return { ok: false, reason: `it imports fragments (${section}), which fleetform does not declare yet` };
+    if (Array.isArray(value) ? value.length > 0 : value !== undefined) return { ok: false, reason: `it imports fragments (${section}), which adoption does not write yet` };
   }
   const invalid = validateMachineConfig(config).errors[0];
   if (invalid) return { ok: false, reason: `its config does not pass fleetform's checks at ${invalid.path}: ${invalid.message}` };
