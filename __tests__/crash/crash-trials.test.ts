@@ -7,23 +7,13 @@
  */
 import { TrainingStatus } from '../../src/domain';
 import { fleetform, openEmulatorProject, type EmulatorProject, type FleetShape } from '../e2e/fleet-fixture';
+import { seededRandom as random } from '../seeded-random';
 
 const TRIALS = Number(process.env.CRASH_TRIALS ?? '6');
 const SEED = Number(process.env.CRASH_SEED ?? '20261123');
 /** Service calls an apply of these shapes makes at most (a kill point beyond it lets the apply finish). */
 const MAX_CALL = 40;
 
-/** A small seeded generator (mulberry32): the same seed gives the same trials. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Trial {
   readonly from: FleetShape | undefined;

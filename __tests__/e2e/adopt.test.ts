@@ -13,6 +13,7 @@ import { createServiceClient } from '../../src/api/client';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { fleetform } from './fleet-fixture';
+import { seededRandom as random } from '../seeded-random';
 
 jest.setTimeout(240_000);
 
@@ -21,17 +22,6 @@ const SEED = 20261124;
 
 type ViamClient = Awaited<ReturnType<Sdk['createViamClient']>>;
 
-/** mulberry32: the same seed builds the same organization. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const next = random(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;

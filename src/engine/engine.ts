@@ -18,6 +18,7 @@ import { StateLockedError } from './state/holder-process';
 import { startLoopStallClock } from './loop-stall';
 import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import { evaluateOutputs } from './outputs';
+import { mapLimited } from './map-limited';
 import { kindContext, resolveTarget, type RunSettings, type Target } from './target';
 import type { LockInfo, State, StateEntry, StateOutput } from './state/schema';
 
@@ -306,21 +307,14 @@ export class Engine {
       if (state.resources[address] || claimed.has(address)) throw new FleetformError(`${address} is already managed`, { path: address, hint: 'fleetform state rm it first to import another object' });
       claimed.set(address, address);
     }
-    const entries = new Array<[string, StateEntry]>(objects.length);
-    let next = 0;
-    let done = 0;
-    const worker = async (): Promise<void> => {
-      while (next < objects.length) {
-        const at = next++;
-        const object = objects[at];
-        if (!object) continue;
-        entries[at] = [object.address, await this.importedEntry(stack, ctx, state, object.address, object.id)];
-        onProgress?.(++done, objects.length);
-      }
-    };
     // Imports only read: as many in flight as a plan's reads start with.
     const inFlight = Math.max(this.settings.parallelism, Math.min(this.settings.readParallelism ?? this.settings.parallelism, 128));
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(inFlight, objects.length)) }, worker));
+    let done = 0;
+    const entries = await mapLimited(objects, inFlight, async (object): Promise<[string, StateEntry]> => {
+      const entry = await this.importedEntry(stack, ctx, state, object.address, object.id);
+      onProgress?.(++done, objects.length);
+      return [object.address, entry];
+    });
     const taken = new Map<string, string>();
     for (const [address, entry] of entries) {
       for (const [k, v] of Object.entries(entry.ids)) {

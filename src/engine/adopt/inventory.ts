@@ -1,6 +1,7 @@
 import type { Dataset, MachinePart, ServiceClient, TrainingJob } from '../../api/client';
 import type { LocationDetail } from '../../api/client/app-client';
 import { FleetformError } from '../../domain/errors';
+import { mapLimited } from '../map-limited';
 
 /** A machine as adoption reads it: where it lives and every part with its config. */
 export interface InventoryMachine {
@@ -28,20 +29,6 @@ export interface InventoryOptions {
   readonly concurrency: number;
   /** Called as machines are read: how many of how many. */
   readonly onProgress?: (done: number, total: number) => void;
-}
-
-/** Runs `work` on every item, at most `limit` at a time, keeping the items' order in the result. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const at = next++;
-      out[at] = await work(items[at] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
 }
 
 /** Reads the organization's locations, machines with their parts, datasets and (unless left out) training jobs. Read-only. */

@@ -14,6 +14,7 @@ import type { State, StateEntry } from '../state/schema';
 import type { MachineOutcome, RolloutEvents, RolloutOutcome, WaveOutcome } from './events';
 import type { JournalMachine, RolloutJournal, RolloutJournalStore } from './journal';
 import { configAtRevision } from './part-history';
+import { mapLimited } from '../map-limited';
 
 export interface RunRolloutInput {
   readonly plan: RolloutPlan;
@@ -47,19 +48,6 @@ export interface Written {
   /** The revision of the rollout's write. */
   readonly revision: string;
   track: GateTrack;
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -163,7 +151,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     // Offline machines follow the policy before anything is written to them.
     const targets: MachineOutcome[] = [];
     const toWrite = wave.machines.filter((m) => m.result === 'not reached' && input.changes.has(m.address));
-    await mapLimit(toWrite, reads, async (m) => {
+    await mapLimited(toWrite, reads, async (m) => {
       const partId = state.resources[m.address]?.ids.part_id;
       if (policy.offline !== 'wait' && partId) {
         const reading = await source.read(partId);
@@ -183,7 +171,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     // The revision each machine has now: the plan observed it, and the write is guarded by it, so
     // the part history keeps its config for a rollback. Read only when the plan did not observe it.
     const baselines = new Map<string, { partId: string; config: Record<string, unknown> | undefined; revision: string }>();
-    await mapLimit(targets, reads, async (m) => {
+    await mapLimited(targets, reads, async (m) => {
       const partId = state.resources[m.address]?.ids.part_id;
       if (!partId) return;
       const observed = input.changes.get(m.address)?.observedVersion;
@@ -201,7 +189,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     }));
     const writeFailed = new Map(applied.failed.map((f) => [f.address, f.error]));
     const notWritten = new Set([...writeFailed.keys(), ...applied.skipped]);
-    await mapLimit(targets, reads, async (m) => {
+    await mapLimited(targets, reads, async (m) => {
       const baseline = baselines.get(m.address);
       const prior = state.resources[m.address];
       if (notWritten.has(m.address) || !baseline || !prior) {
@@ -233,7 +221,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     while (due.size > 0 && !stopped) {
       const ready = [...due].filter(([, at]) => at <= Date.now()).map(([w]) => w);
       const failedBefore = failed;
-      await mapLimit(ready, reads, async (w) => {
+      await mapLimited(ready, reads, async (w) => {
         if (stopped) return;
         const reading = await source.status(w.partId);
         const verdict: HealthVerdict | { health: 'unreachable'; why: string } = reading.reachable
@@ -299,7 +287,7 @@ export async function rollBack(input: Pick<RunRolloutInput, 'client' | 'events' 
   const name = plan.policy.name;
   const restored = new Map<string, StateEntry>();
   const back: Array<{ w: Written; revision: string }> = [];
-  await mapLimit(written, input.concurrency, async (w) => {
+  await mapLimited(written, input.concurrency, async (w) => {
     const say = (ok: boolean, detail: string): void => {
       w.outcome.rollback = { ok, detail };
       events({ type: 'rolled-back', rollout: name, machine: w.outcome.machine, ok, detail });
@@ -326,7 +314,7 @@ export async function rollBack(input: Pick<RunRolloutInput, 'client' | 'events' 
   let waiting = back;
   for (;;) {
     const still: typeof back = [];
-    await mapLimit(waiting, input.concurrency, async (b) => {
+    await mapLimited(waiting, input.concurrency, async (b) => {
       const reading = await source.read(b.w.partId);
       if (reading.reachable && reading.status.revision === b.revision) {
         b.w.outcome.rollback = { ok: true, detail: `back on the config it had (revision ${b.w.baseline.revision}), running it again` };
