@@ -130,7 +130,7 @@ describe('what healthy means', () => {
 
   test('ingested, running, every module and resource ready, every package loaded', () => {
     expect(judgeHealth(good, rev)).toEqual({ health: 'healthy' });
-    expect(judgeHealth({ ...good, packages: [{ name: 'model', state: 'loaded', error: '' }] }, rev)).toEqual({ health: 'healthy' });
+    expect(judgeHealth({ ...good, packages: [{ name: 'model', state: 'ready', error: '' }] }, rev)).toEqual({ health: 'healthy' });
   });
 
   test('behind, starting or loading is pending', () => {

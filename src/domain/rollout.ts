@@ -171,7 +171,7 @@ export function judgeHealth(status: MachineStatusReport, revision: string): Heal
   if (module) return { health: 'pending', why: `module ${module.name} is ${module.state}` };
   const resource = status.resources.find((r) => r.state !== 'ready' || r.revision !== revision);
   if (resource) return { health: 'pending', why: `resource ${resource.name} is ${resource.state === 'ready' ? 'ready at an older revision' : resource.state}` };
-  const pkg = (status.packages ?? []).find((p) => p.state !== 'loaded');
+  const pkg = (status.packages ?? []).find((p) => p.state !== 'ready');
   if (pkg) return { health: 'pending', why: `package ${pkg.name} is ${pkg.state}` };
   return status.since === undefined ? { health: 'healthy' } : { health: 'healthy', since: status.since };
 }

@@ -6,6 +6,7 @@
  */
 import type { ServiceClient } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
+import { judgeHealth } from '../../domain/rollout';
 import { serviceStatusSource } from '../health/service-status-source';
 import type { OnlineState } from '../health/machine-status-source';
 import { isObject } from '../json';
@@ -101,13 +102,9 @@ export async function machineHealth(client: ServiceClient, states: readonly Stat
       const resources = status.resources.map((r) => ({ name: r.name, api: r.api, state: r.state, revision: r.revision, error: r.error }));
       const packages = (status.packages ?? []).map((x) => ({ name: x.name, type: x.type ?? 'unknown', version: x.version ?? '', state: x.state, error: x.error }));
       const runningRevision = status.revision;
-      const bad = modules.some((x) => x.state === 'unhealthy') || resources.some((r) => r.state === 'unhealthy') || packages.some((x) => x.state === 'failed');
-      const ready =
-        status.state === 'running' &&
-        modules.every((x) => x.state === 'ready') &&
-        resources.every((r) => r.state === 'ready' && r.revision === latestRevision) &&
-        packages.every((x) => x.state === 'ready');
-      const health = bad ? 'unhealthy' : runningRevision !== latestRevision ? 'behind' : ready ? 'healthy' : 'starting';
+      // The domain's rule, judged against the config the machine runs; one that runs an older one is behind.
+      const verdict = judgeHealth(status, runningRevision);
+      const health = verdict.health === 'unhealthy' ? 'unhealthy' : runningRevision !== latestRevision ? 'behind' : verdict.health === 'healthy' ? 'healthy' : 'starting';
       return { ...base, runningRevision, health, modules, resources, ...(packages.length > 0 ? { packages } : {}) };
     }),
   );
