@@ -18,10 +18,13 @@ export function locationIdOf(location: ILocation | string): string {
   return typeof location === 'string' ? location : location.locationId;
 }
 
+/** A location prop: a Location or the id of an existing location. */
+export const locationReference = z.union([propSchemas.text, propSchemas.construct<ILocation>(locationResource.type, 'expected a Location or a location id')]);
+
 const locationForms = {
   // An empty name is reported by the app's analysis.
   name: propForm(propSchemas.text.optional(), { default: (constructId: string) => constructId }),
-  parent_location_id: propForm(z.union([propSchemas.text, propSchemas.construct<ILocation>('fleetform_location', 'expected a Location or a location id')]).optional(), {
+  parent_location_id: propForm(locationReference.optional(), {
     prop: 'parent',
     synthesize: locationIdOf,
   }),

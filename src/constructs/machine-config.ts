@@ -3,6 +3,7 @@ import type { MachineConfig } from '../domain';
 import { emptyConfigSections, type ConfigSections } from '../domain/config';
 import { isFinished } from './construction';
 import { kindOf } from './kinds';
+import { FRAGMENT_KIND } from './machine-scope';
 import type { PackageConfig } from '../domain/packages';
 import type { IMachine as Machine, IModularResource as ModularResource, IModule as Module, IPackage as Package } from './machine-parts';
 
@@ -58,7 +59,7 @@ function collectParts(scope: IConstruct, into: MachinePartLists): void {
     if (kind === 'module') into.modules.push(child as Module);
     else if (kind === 'modular-resource') into.resources.push(child as ModularResource);
     else if (kind === 'package') into.packages.push(child as Package);
-    if (kind !== 'machine' && kind !== 'fleetform_fragment') collectParts(child, into);
+    if (kind !== 'machine' && kind !== FRAGMENT_KIND) collectParts(child, into);
   }
 }
 

@@ -14,7 +14,7 @@ import { checkProps, propSchemas } from './props';
 import { camelShape, machineAttributes } from '../domain/resource-attributes';
 import { z } from 'zod';
 import { plainResourceFragment, usesNoResourceFeatures } from './plain-resource';
-import { locationIdOf, type Location } from './location';
+import { locationIdOf, locationReference, type ILocation } from './location';
 import { deployedModelPackage, type DeployModelOptions, type Package } from './package';
 import { addFragmentImport, tagDependencies, withDependencies, type IFragment, type UseFragmentOptions } from './fragment-imports';
 import { useFragmentOptionsSchema } from './use-fragment';
@@ -32,7 +32,7 @@ export interface MachineProps {
    * existing location. Give this or `locationId`, not both.
    * @default the provider's `locationId`, else the only location of the organization
    */
-  readonly location?: Location | string;
+  readonly location?: ILocation | string;
   /**
    * Id of the location the machine lives in (the same as `location` given an id).
    * @default the provider's `locationId`, else the only location of the organization
@@ -52,7 +52,7 @@ export const machinePropsSchema = z.strictObject({
   ...camelShape(machineAttributes, ['location_id']),
   // An empty name is reported by the app's analysis, with duplicate names.
   name: propSchemas.text.optional(),
-  location: z.union([propSchemas.text, propSchemas.construct<Location>('fleetform_location', 'expected a Location or a location id')]).optional(),
+  location: locationReference.optional(),
   healthGate: z.strictObject({ timeout: propSchemas.text.optional(), settle: propSchemas.text.optional() }).optional(),
 }) satisfies z.ZodType<MachineProps>;
 

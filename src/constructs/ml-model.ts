@@ -50,7 +50,7 @@ export class MlModel extends TerraformResource implements ITrainedModelSource {
 
   /** Whether x is an MlModel (of any copy of this library). */
   static isMlModel(x: unknown): x is MlModel {
-    return kindOf(x) === 'fleetform_ml_model';
+    return kindOf(x) === MlModel.tfResourceType;
   }
 
   /** Name of the model (its package name). */
@@ -66,7 +66,7 @@ export class MlModel extends TerraformResource implements ITrainedModelSource {
 
   constructor(scope: Construct, id: string, props: MlModelProps) {
     super(scope, id, { terraformResourceType: MlModel.tfResourceType });
-    markKind(this, 'fleetform_ml_model');
+    markKind(this, MlModel.tfResourceType);
     checkProps(this, 'MlModel', mlModelPropsSchema, props);
     this.overrideLogicalId(logicalIdFor(this));
     this.modelName = props.name ?? id;
@@ -98,4 +98,4 @@ function checkModelVersions(models: readonly MlModel[], sink: IssueSink): void {
   }
 }
 
-registerChecks<MlModel>('fleetform_ml_model', { acrossStack: checkModelVersions });
+registerChecks<MlModel>(MlModel.tfResourceType, { acrossStack: checkModelVersions });

@@ -15,13 +15,13 @@ import {
 } from '../domain/rollout';
 import { kindOf } from './kinds';
 import { checkProps, propSchemas } from './props';
-import type { Location } from './location';
+import { locationReference, type ILocation } from './location';
 import type { Machine } from './machine';
 
 /** One wave of a {@link Rollout}: named machines, a location, a count, or the share of changed machines reached by its end. */
 export type RolloutWaveProps =
   | { readonly machines: readonly Machine[] }
-  | { readonly location: Location | string }
+  | { readonly location: ILocation | string }
   | { readonly count: number }
   | { readonly fraction: number };
 
@@ -56,7 +56,6 @@ export interface RolloutProps {
 }
 
 const isMachine = z.custom<Machine>((x) => kindOf(x) === 'machine', 'expected a Machine');
-const isLocation = propSchemas.construct<Location>('fleetform_location', 'expected a Location or a location id');
 
 /** The run-time check of {@link RolloutProps}: strict, without coercion. */
 export const rolloutPropsSchema = z.strictObject({
@@ -64,7 +63,7 @@ export const rolloutPropsSchema = z.strictObject({
     .array(
       z.union([
         z.strictObject({ machines: z.array(isMachine).min(1) }),
-        z.strictObject({ location: z.union([propSchemas.text, isLocation]) }),
+        z.strictObject({ location: locationReference }),
         z.strictObject({ count: z.number().int().positive() }),
         z.strictObject({ fraction: z.number().gt(0).lte(1) }),
       ]),

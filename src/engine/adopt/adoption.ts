@@ -1,5 +1,7 @@
 import type { TrainingJob } from '../../api/client';
+import { customTrainingJobResource, datasetResource, locationResource, trainingJobResource } from '../../domain/resource-attributes';
 import { TrainingStatus } from '../../domain/training';
+import { machineDeclaration } from '../kinds/machine';
 import { stableStringify } from '../json';
 import type { Inventory, InventoryMachine } from './inventory';
 import { isEmptyConfig, machineConfigCode, secretVariableName, type MachineConfigCode, type SecretVariable } from './machine-code';
@@ -70,11 +72,11 @@ export interface AdoptionOptions {
   readonly managed: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
-const MACHINE = 'fleetform_machine';
-const LOCATION = 'fleetform_location';
-const DATASET = 'fleetform_dataset';
-const JOB = 'fleetform_training_job';
-const CUSTOM_JOB = 'fleetform_custom_training_job';
+const MACHINE = machineDeclaration.type;
+const LOCATION = locationResource.type;
+const DATASET = datasetResource.type;
+const JOB = trainingJobResource.type;
+const CUSTOM_JOB = customTrainingJobResource.type;
 
 /** Locations ordered so that every parent comes before the locations inside it. */
 function parentsFirst<T extends { id: string; parentLocationId: string }>(locations: readonly T[]): T[] {

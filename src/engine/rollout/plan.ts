@@ -4,10 +4,11 @@
  */
 import { describeWave, splitWaves, type RolloutPlan, type RolloutPolicy } from '../../domain/rollout';
 import type { DesiredStack } from '../desired/stack';
+import { machineDeclaration } from '../kinds/machine';
 import type { ResourceChange } from '../plan/model';
 
 /** The resource type whose updates a rollout stages. */
-export const ROLLED_OUT_TYPE = 'fleetform_machine';
+export const ROLLED_OUT_TYPE = machineDeclaration.type;
 
 /** Whether the change is one a rollout stages: a machine updated in place. */
 export function isRolledOut(change: ResourceChange): boolean {
