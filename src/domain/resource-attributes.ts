@@ -31,14 +31,31 @@ export const datasetResource = declareResource({
 });
 
 /** A model file uploaded to the registry as a version of an ML model (an `ml_model` package). */
-export const mlModelAttributes = {
-  name: z.string().regex(/^[a-zA-Z0-9][-\w]*$/, 'a model name starts with a letter or digit and uses only letters, digits, "_" and "-"'),
-  version: z.string().min(1, 'a model upload needs a version'),
-  path: z.string().min(1, 'a model upload needs the path of its file'),
-  model_type: z.string().optional(),
-  model_framework: z.string().optional(),
-  organization_id: z.string().optional(),
-};
+export const mlModelResource = declareResource({
+  type: 'fleetform_ml_model',
+  description: 'A model file (tflite, onnx, ...) uploaded as one version of an ML model of the registry (an `ml_model` package), deployed like a trained one.',
+  attributes: {
+    name: {
+      schema: z.string().regex(/^[a-zA-Z0-9][-\w]*$/, 'a model name starts with a letter or digit and uses only letters, digits, "_" and "-"'),
+      description: 'Name of the model in its organization (the package name).',
+      forcesReplacement: true,
+    },
+    version: {
+      schema: z.string().min(1, 'a model upload needs a version'),
+      description: 'The version this upload makes; a registry version never changes, so a new file is a new version.',
+      forcesReplacement: true,
+    },
+    path: {
+      schema: z.string().min(1, 'a model upload needs the path of its file'),
+      description: 'The model file on the machine running fleetform; uploaded packed as a `.tar.gz` holding it.',
+      forcesReplacement: true,
+    },
+    model_type: { schema: z.string().optional(), description: 'What the model does, as its metadata says (e.g. `object_detection`).', forcesReplacement: true },
+    model_framework: { schema: z.string().optional(), description: 'Its framework, as its metadata says (e.g. `tflite`, `onnx`).', forcesReplacement: true },
+    organization_id: { ...organizationId('owning the model'), forcesReplacement: true },
+    id: { schema: z.string(), description: 'Package id `<organization id>/<name>`.', computed: 'always' },
+  },
+});
 
 /** A location of an organization, at the top level or inside another location. */
 export const locationResource = declareResource({

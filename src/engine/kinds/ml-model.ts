@@ -1,8 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
-import { mlModelAttributes } from '../../domain/resource-attributes';
-import { ORGANIZATION_DEFAULT } from '../../domain/service-defaults';
+import { mlModelResource } from '../../domain/resource-attributes';
 import { FleetformError } from '../../domain/errors';
 import type { RegistryPackage } from '../../api/client';
 import type { Applied, DesiredValue, KindContext, Observation, PlanProblem, ResourceKind } from '../kind';
@@ -11,25 +9,7 @@ import type { JsonObject } from '../json';
 import { packFile } from './model-archive';
 import { unlessNotFound } from './not-found';
 
-export const mlModelDeclaration = defineKind({
-  type: 'fleetform_ml_model',
-  description: 'A model file (tflite, onnx, ...) uploaded as one version of an ML model of the registry (an `ml_model` package), deployed like a trained one.',
-  attributes: {
-    name: { schema: mlModelAttributes.name, description: 'Name of the model in its organization (the package name).', forcesReplacement: true },
-    version: { schema: mlModelAttributes.version, description: 'The version this upload makes; a registry version never changes, so a new file is a new version.', forcesReplacement: true },
-    path: { schema: mlModelAttributes.path, description: 'The model file on the machine running fleetform; uploaded packed as a `.tar.gz` holding it.', forcesReplacement: true },
-    model_type: { schema: mlModelAttributes.model_type, description: 'What the model does, as its metadata says (e.g. `object_detection`).', forcesReplacement: true },
-    model_framework: { schema: mlModelAttributes.model_framework, description: 'Its framework, as its metadata says (e.g. `tflite`, `onnx`).', forcesReplacement: true },
-    organization_id: {
-      schema: mlModelAttributes.organization_id,
-      description: 'Organization owning the model.',
-      computed: 'when-unset',
-      forcesReplacement: true,
-      serviceDefault: ORGANIZATION_DEFAULT,
-    },
-    id: { schema: z.string(), description: 'Package id `<organization id>/<name>`.', computed: 'always' },
-  },
-});
+export const mlModelDeclaration = defineKind(mlModelResource);
 
 type MlModelView = ViewOf<typeof mlModelDeclaration>;
 
