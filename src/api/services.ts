@@ -60,58 +60,37 @@ type UnaryMethod<Api, Name extends string> = {
   readonly kind: MethodKind.Unary;
 };
 
-/** Descriptor methods keyed by the method name with a lower-case first letter, as connect-es clients expose them. */
-type MethodsOf<Api, Names extends readonly string[]> = { readonly [N in Names[number] as Uncapitalize<N>]: UnaryMethod<Api, N> };
+/** The names N of `Api`'s methods: each has a `<N>Request` and a `<N>Response` message class. */
+type MethodNamesOf<Api> = { [K in keyof Api & string]: K extends `${infer N}Request` ? (`${N}Response` extends keyof Api ? N : never) : never }[keyof Api & string];
 
-/** Unary method descriptors over `api`'s `<Name>Request` / `<Name>Response` classes. */
-function unaryMethods<Api extends object, Names extends readonly string[]>(api: Api, names: Names): MethodsOf<Api, Names> {
+/** Descriptor methods keyed by the method name with a lower-case first letter, as connect-es clients expose them. */
+type MethodsOf<Api, Names extends string> = { readonly [N in Names as Uncapitalize<N>]: UnaryMethod<Api, N> };
+
+/** The methods of the service's APIs that stream: their messages pair as a unary method's do. */
+const STREAMING_METHODS: ReadonlySet<string> = new Set(['TailRobotPartLogs', 'UploadModuleFile']);
+type StreamingMethod = 'TailRobotPartLogs' | 'UploadModuleFile';
+
+/**
+ * A unary method descriptor for every request/response pair of `api` (`<Name>Request` and
+ * `<Name>Response`), streaming methods left out: a call the client makes, or a handler the
+ * emulator serves, needs no list of names beside the message classes.
+ */
+function unaryMethods<Api extends object>(api: Api): MethodsOf<Api, Exclude<MethodNamesOf<Api>, StreamingMethod>> {
   const table = api as Record<string, unknown>;
   const methods: Record<string, unknown> = {};
-  for (const name of names) {
-    methods[name.charAt(0).toLowerCase() + name.slice(1)] = { name, I: table[`${name}Request`], O: table[`${name}Response`], kind: unary };
+  for (const key of Object.keys(table)) {
+    if (!key.endsWith('Request')) continue;
+    const name = key.slice(0, -'Request'.length);
+    const response = table[`${name}Response`];
+    if (response === undefined || STREAMING_METHODS.has(name)) continue;
+    methods[name.charAt(0).toLowerCase() + name.slice(1)] = { name, I: table[key], O: response, kind: unary };
   }
-  return methods as MethodsOf<Api, Names>;
+  return methods as MethodsOf<Api, Exclude<MethodNamesOf<Api>, StreamingMethod>>;
 }
-
-const ML_TRAINING_METHODS = [
-  'SubmitTrainingJob',
-  'SubmitCustomTrainingJob',
-  'GetTrainingJob',
-  'ListTrainingJobs',
-  'CancelTrainingJob',
-  'DeleteCompletedTrainingJob',
-  'GetTrainingJobLogs',
-] as const;
-
-const APP_METHODS = [
-  'ListOrganizations',
-  'GetOrganization',
-  'ListLocations',
-  'CreateLocation',
-  'GetLocation',
-  'UpdateLocation',
-  'DeleteLocation',
-  'NewRobot',
-  'GetRobot',
-  'ListRobots',
-  'UpdateRobot',
-  'DeleteRobot',
-  'GetRobotParts',
-  'NewRobotPart',
-  'UpdateRobotPart',
-  'DeleteRobotPart',
-  'GetModule',
-  'GetRegistryItem',
-  'ListRegistryItems',
-  'CreateKey',
-  'ListMachineSummaries',
-  'GetRobotPartLogs',
-  'MarkPartForRestart',
-] as const;
 
 export interface MLTrainingServiceType {
   readonly typeName: 'viam.app.mltraining.v1.MLTrainingService';
-  readonly methods: MethodsOf<Sdk['mlTrainingApi'], typeof ML_TRAINING_METHODS>;
+  readonly methods: MethodsOf<Sdk['mlTrainingApi'], MethodNamesOf<Sdk['mlTrainingApi']>>;
 }
 
 /**
@@ -144,7 +123,7 @@ type GetRobotPartHistoryMethod = {
 
 export interface AppServiceType {
   readonly typeName: 'viam.app.v1.AppService';
-  readonly methods: Omit<MethodsOf<Sdk['appApi'], typeof APP_METHODS>, 'getRobotPart'> & {
+  readonly methods: Omit<MethodsOf<Sdk['appApi'], Exclude<MethodNamesOf<Sdk['appApi']>, StreamingMethod>>, 'getRobotPart' | 'getRobotPartHistory' | keyof FragmentMethods> & {
     readonly getRobotPart: GetRobotPartMethod;
     readonly getRobotPartHistory: GetRobotPartHistoryMethod;
   } & FragmentMethods;
@@ -160,7 +139,7 @@ export interface AppWireServiceType {
 }
 
 function mlTrainingService(sdk: Sdk): MLTrainingServiceType {
-  return { typeName: 'viam.app.mltraining.v1.MLTrainingService', methods: unaryMethods(sdk.mlTrainingApi, ML_TRAINING_METHODS) };
+  return { typeName: 'viam.app.mltraining.v1.MLTrainingService', methods: unaryMethods(sdk.mlTrainingApi) };
 }
 
 function appService(sdk: Sdk): AppServiceType {
@@ -178,7 +157,7 @@ function appService(sdk: Sdk): AppServiceType {
   };
   return {
     typeName: 'viam.app.v1.AppService',
-    methods: { ...unaryMethods(sdk.appApi, APP_METHODS), getRobotPart, getRobotPartHistory, ...FRAGMENT_METHODS },
+    methods: { ...unaryMethods(sdk.appApi), getRobotPart, getRobotPartHistory, ...FRAGMENT_METHODS },
   };
 }
 

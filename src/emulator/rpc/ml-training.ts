@@ -131,7 +131,7 @@ function principalOwning(ctx: HandlerContext, orgId: string): Principal {
   return p;
 }
 
-export function mlTrainingService(backend: Backend): ServiceImpl<MLTrainingServiceType> {
+export function mlTrainingService(backend: Backend): Partial<ServiceImpl<MLTrainingServiceType>> {
   return {
     submitTrainingJob(req, ctx) {
       principalOwning(ctx, req.organizationId);
