@@ -120,6 +120,28 @@ test("a part checks in: the SDK's part and machine summaries show it online", as
   expect(one.flatMap((l) => l.machineSummaries)).toHaveLength(1);
 });
 
+test("a part's FQDN reaches its machine whatever characters its name has (upper case, spaces, underscores)", async () => {
+  const hosts: Array<{ partId: string; fqdn: string; revision: string }> = [];
+  for (const name of ['Dock-Picker-7', 'dock picker_8', 'dock-picker-9']) {
+    const { partId } = await newMachine(app, fx.emulator.credentials.locationId, name);
+    const revision = await configure(partId, sensorConfig('~1.2'));
+    await waitForStatus(partId, (s) => s.config?.revision === revision);
+    const fqdn = (await viam.appClient.getRobotPart(partId)).part?.fqdn ?? '';
+    hosts.push({ partId, fqdn, revision });
+  }
+  expect(new Set(hosts.map((h) => h.fqdn)).size).toBe(3);
+  for (const h of hosts) {
+    expect(h.fqdn).toMatch(/^[a-z0-9-]+\.[^.]+\.emulator\.fleetform\.local$/);
+    expect((await machineStatus(h.fqdn)).config?.revision).toBe(h.revision);
+    expect((await machineStatus(h.fqdn.toUpperCase())).config?.revision).toBe(h.revision);
+  }
+  const unknown = await machineStatus(`nobody-main.${fx.emulator.credentials.locationId}.emulator.fleetform.local`).then(
+    () => undefined,
+    (err: unknown) => ConnectError.from(err).code,
+  );
+  expect(unknown).toBeDefined();
+});
+
 test('a config lands: the machine runs its revision, modules at the version the policy resolves to, resources ready', async () => {
   const { partId } = await newMachine(app, fx.emulator.credentials.locationId, 'lands-1');
   const revision = await configure(partId, sensorConfig('~1.2'));

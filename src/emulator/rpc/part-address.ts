@@ -25,9 +25,5 @@ export function partByHost(db: Db, host: string): machines.PartRecord | undefine
   const m = /^([a-z0-9-]+)\.([^.]+)\.(?:local\.)?emulator\.fleetform\.local$/.exec(name);
   if (!m) return undefined;
   const [, label, locationId] = m as unknown as [string, string, string];
-  for (const robot of machines.listRobots(db, locationId)) {
-    const part = machines.listParts(db, robot.id).find((p) => dnsLabel(p.name) === label);
-    if (part) return part;
-  }
-  return undefined;
+  return machines.partInLocationByLabel(db, locationId, label, dnsLabel);
 }

@@ -159,6 +159,30 @@ export function listParts(db: Db, robotId: string): PartRecord[] {
     .map(toPart);
 }
 
+/** The order parts are met in when a location's machines are listed, each with its parts. */
+const PARTS_IN_LOCATION_ORDER = 'ORDER BY r.created_on, r.id, p.main_part DESC, p.created_on, p.id';
+
+/**
+ * The part of a location whose name reads as the DNS label `label` (by `labelOf`): one
+ * query through the location's index finds a part whose lower-case name is the label;
+ * only when none is are the location's other part names read. Parts are met in the order
+ * the location's machines, then their parts, are listed, the first match winning.
+ */
+export function partInLocationByLabel(db: Db, locationId: string, label: string, labelOf: (name: string) => string): PartRecord | undefined {
+  const plain = stmt<[string, string], { id: string; name: string }>(
+    db,
+    `SELECT p.id, p.name FROM robot_parts p JOIN robots r ON r.id = p.robot_id WHERE r.location_id = ? AND lower(p.name) = ? ${PARTS_IN_LOCATION_ORDER}`,
+  )
+    .all(locationId, label)
+    .find((p) => labelOf(p.name) === label);
+  const found =
+    plain ??
+    stmt<[string], { id: string; name: string }>(db, `SELECT p.id, p.name FROM robot_parts p JOIN robots r ON r.id = p.robot_id WHERE r.location_id = ? ${PARTS_IN_LOCATION_ORDER}`)
+      .all(locationId)
+      .find((p) => labelOf(p.name) === label);
+  return found && getPart(db, found.id);
+}
+
 export function deletePart(db: Db, id: string): void {
   stmt<[string]>(db, 'DELETE FROM robot_parts WHERE id = ?').run(id);
 }
