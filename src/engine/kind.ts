@@ -90,6 +90,12 @@ export interface Judgement {
 export interface Applied {
   readonly ids: Readonly<Record<string, string>>;
   readonly outputs: Readonly<Record<string, string>>;
+  /**
+   * The revision of the object's configuration this write made, when the service versions
+   * it (a machine part's config: the time of the write, RFC 3339); a rollout gates each
+   * machine on the revision it wrote. Not kept in state.
+   */
+  readonly revision?: string;
 }
 
 /** The fix for an import by an id the service does not know. */

@@ -35,6 +35,8 @@ export interface ApplyOutcome {
   readonly applied: number;
   readonly failed: ReadonlyArray<{ address: string; error: unknown }>;
   readonly skipped: readonly string[];
+  /** The revision each create or update made, by address, where the kind reports one. */
+  readonly revisions?: ReadonlyMap<string, string>;
 }
 
 /** True when `actual` is what the plan promised; UNKNOWN in the plan matches anything. */
@@ -61,6 +63,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
   const changes = new Map(input.changes.map((c) => [c.address, c]));
   const failed: Array<{ address: string; error: unknown }> = [];
   const skipped: string[] = [];
+  const revisions = new Map<string, string>();
   let applied = 0;
 
   const kindOf = (c: ResourceChange): ResourceKind => kinds.require(c.type, c.address);
@@ -173,13 +176,17 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
       sensitive_paths: [...value.sensitivePaths],
       status: 'ok',
     });
-    return { view: value.view, entryFor, dependsOn: resource.dependsOn };
+    const written = (made: Applied): StateEntry => {
+      if (made.revision !== undefined) revisions.set(change.address, made.revision);
+      return entryFor(made);
+    };
+    return { view: value.view, entryFor, written, dependsOn: resource.dependsOn };
   };
 
   const writeNode = async (change: ResourceChange): Promise<void> => {
     const kind = kindOf(change);
     await timed(change, async () => {
-      const { view, entryFor, dependsOn } = await desire(change, kind);
+      const { view, entryFor, written, dependsOn } = await desire(change, kind);
       const prior = await settle(change);
       const checkpoint = async (ids: Applied): Promise<void> => {
         await record(change, { ...entryFor(ids), attributes: null });
@@ -192,7 +199,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
         const finishing = state.resources[change.address];
         if (finishing?.status === 'deleting') batch.set(deposedKey(change.address), finishing);
         await saver.recordAll(batch);
-        await record(change, entryFor(await kind.create(ctx, view, checkpoint)));
+        await record(change, written(await kind.create(ctx, view, checkpoint)));
         return 'created';
       }
       if (!prior) throw new FleetformError(`${change.address} is missing from state`, { hint: 'plan again' });
@@ -201,7 +208,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
         return change.action === 'adopt' ? 'adopted' : `moved from ${change.movedFrom ?? ''}`;
       }
       if (change.action === 'update') {
-        await record(change, entryFor(await kind.update(ctx, prior, view, prior.attributes === null ? null : change.observedVersion)));
+        await record(change, written(await kind.update(ctx, prior, view, prior.attributes === null ? null : change.observedVersion)));
         return 'updated';
       }
       const retain = kind.retainOnDelete(prior);
@@ -209,7 +216,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
         // The old object stays in state (deposed) until the service confirmed it gone.
         const key = deposedKey(change.address);
         await saver.recordAll(new Map<string, StateEntry | null>([[change.address, intent], ...(retain ? [] : ([[key, prior]] as const))]));
-        await record(change, entryFor(await kind.create(ctx, view, checkpoint)));
+        await record(change, written(await kind.create(ctx, view, checkpoint)));
         if (!retain) await deleteDeposed(kind, key, prior);
       } else {
         if (!retain) {
@@ -217,7 +224,7 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
           if (result === 'pending') await saver.record(deposedKey(change.address), { ...prior, status: 'deleting' });
         }
         await record(change, intent);
-        await record(change, entryFor(await kind.create(ctx, view, checkpoint)));
+        await record(change, written(await kind.create(ctx, view, checkpoint)));
       }
       return 'replaced';
     });
@@ -266,5 +273,5 @@ export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> 
     onSkip,
   );
   await saver.flush();
-  return { applied, failed, skipped };
+  return { applied, failed, skipped, ...(revisions.size > 0 ? { revisions } : {}) };
 }

@@ -183,6 +183,11 @@ export function runningModuleVersion(module: { readonly name: string; readonly v
   return moduleVersionToRun(module.version, pinsOf(entry)[module.name], versions);
 }
 
+/** The revision a config write made: the part's last_updated after it. */
+function revisionOf(part: { readonly lastUpdated?: Date | undefined }): { revision?: string } {
+  return part.lastUpdated ? { revision: part.lastUpdated.toISOString() } : {};
+}
+
 /** A machine and the whole configuration of its main part (components, services, modules). */
 export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> = {
   type: machineDeclaration.type,
@@ -348,9 +353,9 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const partId = await mainPartId(ctx, machineId);
     if (!partId) throw new FleetformError(`machine ${machineId} has no main part`, { hint: 'the service did not create one; delete the machine and apply again' });
     const part = await ctx.client.appClient.getMachinePart(partId);
-    await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(knownConfig(desired), part.config), part.lastUpdated);
+    const after = await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(knownConfig(desired), part.config), part.lastUpdated);
     await passHealthGate(ctx, desired, partId);
-    return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
+    return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId }, ...revisionOf(after) };
   },
 
   async update(ctx, entry, desired, plannedVersion): Promise<Applied> {
@@ -368,14 +373,15 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     // A rename alone writes no config: the part is left as it is (and its version with it).
     if (stableStringify(configView(part.config)) === stableStringify(desired.config)) return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
     await awaitModels(ctx, desired.name, packageEntries(configDocument(knownConfig(desired))));
+    let after;
     try {
-      await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(knownConfig(desired), part.config), part.lastUpdated);
+      after = await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(knownConfig(desired), part.config), part.lastUpdated);
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION') throw stale();
       throw err;
     }
     await passHealthGate(ctx, desired, partId);
-    return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
+    return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId }, ...revisionOf(after) };
   },
 
   async delete(ctx, entry) {

@@ -196,7 +196,8 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         await fail(number, m, `its config could not be written: ${message(writeFailed.get(m.address) ?? 'skipped by the executor')}`, baseline?.partId);
         return;
       }
-      const part = await client.appClient.getMachinePart(baseline.partId);
+      // The revision the write made, as the executor reports it; read from the part when it does not.
+      const revision = applied.revisions?.get(m.address) ?? (await client.appClient.getMachinePart(baseline.partId)).lastUpdated?.toISOString() ?? '';
       const at = Date.now();
       const earlier = written.find((w) => w.outcome === m);
       const w: Written = {
@@ -205,7 +206,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         // A machine written again after a resume keeps the baseline of its first write.
         baseline: earlier ? earlier.baseline : baseline,
         prior: earlier ? earlier.prior : prior,
-        revision: part.lastUpdated?.toISOString() ?? '',
+        revision,
         track: { writtenAt: at, verdict: 'pending', since: at },
       };
       if (earlier) written.splice(written.indexOf(earlier), 1);
