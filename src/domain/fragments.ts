@@ -32,7 +32,7 @@ import { childPath } from './json-path';
 import { setOwn } from './own-keys';
 
 export * from './fragment-errors';
-export { variableName } from './fragment-variables';
+export { variableName, VARIABLE_NAME_PATTERN } from './fragment-variables';
 
 /** The deepest import: a fragment at most this many imports away from the machine. */
 export const FRAGMENT_NESTING_LIMIT = 5;

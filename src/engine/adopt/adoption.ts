@@ -3,12 +3,13 @@ import { customTrainingJobResource, datasetResource, locationResource, trainingJ
 import { TrainingStatus } from '../../domain/training';
 import { machineDeclaration } from '../kinds/machine';
 import { stableStringify } from '../json';
+import { importsCode } from './fragment-code';
+import { planFragments, type FragmentDecl, type ImportDecl, type Reference } from './fragment-adoption';
 import type { Inventory, InventoryMachine } from './inventory';
 import { isEmptyConfig, machineConfigCode, secretVariableName, type MachineConfigCode, type SecretVariable } from './machine-code';
 import { ConstructIds } from './names';
 
-/** Something code refers to: a construct of the generated file, or an id it keeps as text. */
-export type Reference = { readonly construct: string } | { readonly id: string };
+export type { FragmentDecl, FragmentTagDecl, ImportDecl, Reference } from './fragment-adoption';
 
 export interface LocationDecl {
   readonly constructId: string;
@@ -24,6 +25,8 @@ export interface MachineDecl {
   readonly location: Reference;
   /** The machine's own config, or the shared block (index into `blocks`) that declares it. */
   readonly config: MachineConfigCode | number;
+  /** The fragments it imports: its own, never shared in a block. */
+  readonly imports: readonly ImportDecl[];
 }
 
 /** A config several machines have exactly alike: declared once, in a function each of them calls. */
@@ -55,6 +58,8 @@ export interface Skipped {
 export interface Adoption {
   readonly organizationId: string;
   readonly locations: readonly LocationDecl[];
+  /** Nested fragments before the fragments importing them; all before the machines. */
+  readonly fragments: readonly FragmentDecl[];
   readonly machines: readonly MachineDecl[];
   readonly blocks: readonly SharedBlock[];
   readonly datasets: readonly DatasetDecl[];
@@ -138,7 +143,8 @@ function isCanceled(job: TrainingJob): boolean {
 
 /**
  * Turns an organization's inventory into declarations: a `Location` per location (parents
- * first), a `Machine` per machine with its main part's config as `Module`s and
+ * first), a `Fragment` per fragment of the organization with a `FragmentTag` per tag (see
+ * planFragments), a `Machine` per machine with `useFragment` per import with its main part's config as `Module`s and
  * `ModularResource`s, a `Dataset` per dataset, a training job construct per job that is not
  * canceled. Machines whose whole managed config is alike (the same modules and resources,
  * secrets included) share one function; a single machine's config is written inline.
@@ -174,8 +180,15 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     return construct ? { construct } : { id };
   };
 
+  const fragmentPlan = planFragments(inventory.fragments, {
+    ids,
+    managedAs,
+    skip: (what, reason) => skipped.push({ what, reason }),
+    adopt: (address, id) => imports.push({ address, id }),
+  });
+
   const untouched: { machine: string; what: string[] }[] = [];
-  const pending: { machine: InventoryMachine; constructId: string; config: MachineConfigCode; secrets: readonly SecretVariable[]; key: string }[] = [];
+  const pending: { machine: InventoryMachine; constructId: string; config: MachineConfigCode; imports: readonly ImportDecl[]; secrets: readonly SecretVariable[]; key: string }[] = [];
   const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   for (const machine of [...inventory.machines].sort(byName)) {
     const label = `machine ${machine.name} (${machine.id})`;
@@ -193,11 +206,17 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
       skipped.push({ what: label, reason: made.reason });
       continue;
     }
+    const parsed = importsCode(main.config);
+    const resolved = parsed.ok ? fragmentPlan.resolve(parsed.imports) : parsed;
+    if (!resolved.ok) {
+      skipped.push({ what: label, reason: resolved.reason });
+      continue;
+    }
     const constructId = ids.take(machine.name, 'machine');
     const others = machine.parts.filter((p) => !p.mainPart).map((p) => `part ${p.name}`);
     const left = [...made.untouched.map((s) => `config section "${s}"`), ...others];
     if (left.length > 0) untouched.push({ machine: machine.name, what: left });
-    pending.push({ machine, constructId, config: made.code, secrets: made.secrets, key: sameConfigKey(made.code, made.secrets) });
+    pending.push({ machine, constructId, config: made.code, imports: resolved.imports, secrets: made.secrets, key: sameConfigKey(made.code, made.secrets) });
     imports.push({ address: `${MACHINE}.${constructId}`, id: machine.id });
   }
 
@@ -228,6 +247,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     name: p.machine.name,
     location: locationRef(p.machine.locationId),
     config: blockOf.get(p.key) ?? p.config,
+    imports: p.imports,
   }));
 
   const datasetConstruct = new Map<string, string>();
@@ -262,5 +282,5 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     imports.push({ address: `${type}.${constructId}`, id: job.id });
   }
 
-  return { organizationId: inventory.organizationId, locations, machines, blocks, datasets, jobs, imports, skipped, secrets, untouched };
+  return { organizationId: inventory.organizationId, locations, fragments: fragmentPlan.fragments, machines, blocks, datasets, jobs, imports, skipped, secrets, untouched };
 }

@@ -142,14 +142,10 @@ function modelCode(model: string, modules: readonly ModuleCode[]): ModelCode {
  * The code that declares a main part's config, or why code cannot declare it exactly
  * (an entry key or a section fleetform does not model): such a machine is not adopted,
  * since its next plan would rewrite it. `secretPrefix` starts the names of the variables
- * secret env entries are read from.
+ * secret env entries are read from. Fragment imports are read apart (importsCode).
  */
 export function machineConfigCode(config: Record<string, unknown>, secretPrefix: string): MachineCodeResult {
   const untouched = Object.keys(config).filter((k) => !MANAGED_SECTIONS.has(k) && k !== 'fragments' && k !== 'fragment_mods');
-  for (const section of ['fragments', 'fragment_mods'] as const) {
-    const value = config[section];
-    if (Array.isArray(value) ? value.length > 0 : value !== undefined) return { ok: false, reason: `it imports fragments (${section}), which adoption does not write yet` };
-  }
   const invalid = validateMachineConfig(config).errors[0];
   if (invalid) return { ok: false, reason: `its config does not pass fleetform's checks at ${invalid.path}: ${invalid.message}` };
   const secrets: SecretVariable[] = [];
