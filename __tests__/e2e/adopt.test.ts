@@ -126,7 +126,9 @@ beforeAll(async () => {
     fragments: [{ id: rigId, prefix: 'left' }],
     fragment_mods: [{ fragment_id: rigId, mods: [{ $set: { 'services.left-finder.attributes.confidence': 0.9 } }, { $unset: { 'components.left-board-1.attributes.extra': 0 } }] }],
   });
-  await newMachine(c.locationId, 'arm-2', { fragments: [{ id: baseId, version: '2', variables: { pin: String(Math.floor(next() * 40)) } }] });
+  // A fragment variable that holds a secret: the machine's import sets it.
+  const uplinkId = await newFragment('uplink', { components: [{ name: 'uplink', api: 'rdk:component:generic', model: 'rdk:builtin:fake', attributes: { api_token: { $variable: { name: 'api_token' } } }, depends_on: [] }] });
+  await newMachine(c.locationId, 'arm-2', { fragments: [{ id: baseId, version: '2', variables: { pin: String(Math.floor(next() * 40)) } }, { id: uplinkId, variables: { api_token: 'fragment-token' } }] });
   await newMachine(c.locationId, 'arm-old', { fragments: [{ id: ids.fragments.get('legacy-net') ?? '' }] });
 
   await ours.close();
@@ -148,9 +150,9 @@ afterAll(async () => {
 /** The secrets the adopted code reads, with the values the random organization holds. */
 function secretEnv(stdout: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [, variable, machine] of stdout.matchAll(/^ {2}([A-Z0-9_]+) {2}\(([^:]+): module/gm)) {
+  for (const [, variable, machine, what] of stdout.matchAll(/^ {2}([A-Z0-9_]+) {2}\(([^:]+): (module|import of fragment)/gm)) {
     const first = (machine ?? '').split(', ')[0] ?? '';
-    out[variable as string] = first.startsWith('picker') ? 'shared-token' : `token-${first.replace('rover-', '')}`;
+    out[variable as string] = what !== 'module' ? 'fragment-token' : first.startsWith('picker') ? 'shared-token' : `token-${first.replace('rover-', '')}`;
   }
   return out;
 }
@@ -160,7 +162,7 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(first.stderr).toBe('');
   expect(first.code).toBe(0);
   // The emulator's seeded location and dataset are the organization's like any other.
-  expect(first.stdout).toContain('3 locations, 9 machines, 2 datasets, 1 training job, 2 fragments, 1 fragment tag');
+  expect(first.stdout).toContain('3 locations, 9 machines, 2 datasets, 1 training job, 3 fragments, 1 fragment tag');
   expect(first.stdout).toMatch(/machine legacy-cam \([^)]+\): components entry cam has keys fleetform does not declare: frame/);
   expect(first.stdout).toContain('config section "network"');
   // A fragment code cannot declare is left out, and so is every machine importing it, each by name.
@@ -169,7 +171,7 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(first.stdout).toContain('fleetform adopt --finish');
   const code = await fs.readFile(path.join(project, 'stacks', 'adopted.ts'), 'utf8');
   // Nothing secret is written to code: the tokens are read from the environment.
-  expect(code).not.toMatch(/token-\d|shared-token/);
+  expect(code).not.toMatch(/token-\d|shared-token|fragment-token/);
   expect(code).toMatch(/function pickerConfig\(machine: Machine\): Machine/);
   expect(code.match(/pickerConfig\(new Machine/g)).toHaveLength(3);
   // Fragments before the machines importing them, the nested one before the rig.
@@ -181,15 +183,18 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(code).toMatch(/new FragmentTag\(this, 'sensor-base-stable', \{ fragment: sensorBase, tag: 'stable', revision: '2' \}\);/);
   expect(code).toMatch(/rig\.useFragment\(sensorBase, \{ version: 'stable', variables: \{ pin: '7' \} \}\);/);
   expect(code).toMatch(/arm1\.useFragment\(rig, \{\n\s+prefix: 'left',\n\s+mods: \[/);
+  // A variable whose name looks secret is read from the environment, like a secret env entry.
   expect(code).toMatch(/arm2\.useFragment\(sensorBase, \{ version: '2', variables: \{ pin: '\d+' \} \}\);/);
+  expect(code).toContain("arm2.useFragment(uplink, { variables: { api_token: secret('ARM_2_UPLINK_API_TOKEN') } });");
+  expect(first.stdout).toContain('ARM_2_UPLINK_API_TOKEN  (arm-2: import of fragment uplink, variable api_token)');
   expect(code).toMatch(/new Package\(mapper, 'lookup', \{ package: '[^']+\/lookup', version: '2', type: 'archive' \}\);/);
 
   const secrets = secretEnv(first.stdout);
-  expect(Object.keys(secrets).length).toBe(4);
+  expect(Object.keys(secrets).length).toBe(5);
   const withSecrets = { ...env, ...secrets };
   const finish = await fleetform(project, ['adopt', '--finish'], withSecrets);
   expect(finish.stderr).toBe('');
-  expect(finish.stdout).toContain('Imported 18 objects into stack adopted');
+  expect(finish.stdout).toContain('Imported 19 objects into stack adopted');
 
   const tsc = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', 'main.ts'], { cwd: project }).catch((err: { stdout?: string; code?: number }) => ({ stdout: err.stdout ?? String(err), stderr: '', failed: true }));
   expect(tsc.stdout).toBe('');

@@ -238,7 +238,18 @@ describe('fragments', () => {
       { what: 'fragment top-level (f-top)', reason: 'it imports fragment networked (f-net), which is left out' },
       { what: 'machine uses-net (m1)', reason: 'it imports fragment top-level (f-top), which is left out' },
     ]);
-    expect(a.machines.map((m) => [m.name, m.imports])).toEqual([['uses-theirs', [{ fragment: { id: 'f-theirs' }, version: '4' }]]]);
+    expect(a.machines.map((m) => [m.name, m.imports])).toEqual([['uses-theirs', [{ fragment: { id: 'f-theirs' }, label: 'theirs', version: '4' }]]]);
+  });
+
+  test('an import variable whose name looks secret is read from the environment on a machine, and leaves a fragment out', () => {
+    const tokenPassing = fragment('f-pass', 'passes-token', { fragments: [{ id: 'f-inner', variables: { pin: '1', API_TOKEN: 'abc' } }] });
+    const a = planAdoption(inventory([machine('m1', 'rover', { fragments: [{ id: 'f-inner', prefix: 'l', variables: { pin: '1', api_token: 'abc', retries: 3 } }] })], { fragments: [inner, tokenPassing] }), { managed: new Map() });
+    expect(a.skipped).toEqual([{ what: 'fragment passes-token (f-pass)', reason: 'its import of fragment f-inner sets variable API_TOKEN, which looks secret: code does not write it into a fragment' }]);
+    expect(a.secrets).toEqual([{ variable: 'ROVER_INNER_L_API_TOKEN', module: '', key: 'api_token', value: 'abc', machine: 'rover', fragment: 'inner' }]);
+    const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
+    expect(code).not.toContain("'abc'");
+    expect(code).toContain("variables: { pin: '1', retries: 3, api_token: secret('ROVER_INNER_L_API_TOKEN') },");
+    expect(code).toContain('function secret(name: string): string {');
   });
 
   test('fragments importing each other in a cycle are left out: code declares a fragment after those it imports', () => {

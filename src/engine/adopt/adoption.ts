@@ -3,7 +3,7 @@ import { customTrainingJobResource, datasetResource, locationResource, trainingJ
 import { TrainingStatus } from '../../domain/training';
 import { machineDeclaration } from '../kinds/machine';
 import { stableStringify } from '../json';
-import { importsCode } from './fragment-code';
+import { importsCode, secretVariables } from './fragment-code';
 import { planFragments, type FragmentDecl, type ImportDecl, type Reference } from './fragment-adoption';
 import type { Inventory, InventoryMachine } from './inventory';
 import { isEmptyConfig, machineConfigCode, secretVariableName, type MachineConfigCode, type SecretVariable } from './machine-code';
@@ -67,10 +67,13 @@ export interface Adoption {
   /** Each adopted object's address in the generated stack and its id on the service. */
   readonly imports: readonly { readonly address: string; readonly id: string }[];
   readonly skipped: readonly Skipped[];
-  readonly secrets: readonly (SecretVariable & { readonly machine: string })[];
+  /** Secret env entries of modules, and secret variables of fragment imports (`fragment` names the fragment; `module` is empty). */
+  readonly secrets: readonly AdoptedSecret[];
   /** Config sections and parts fleetform leaves on the service as they are, per machine. */
   readonly untouched: readonly { readonly machine: string; readonly what: readonly string[] }[];
 }
+
+export type AdoptedSecret = SecretVariable & { readonly machine: string; readonly fragment?: string };
 
 export interface AdoptionOptions {
   /** Ids already managed by a stack, by resource type: such objects are skipped and named. */
@@ -136,6 +139,24 @@ function renameSecrets(config: MachineConfigCode, secrets: readonly SecretVariab
   return { config: { ...config, modules }, secrets: renamed };
 }
 
+/** The import with its secret-looking variables read from environment variables named after the machine, the fragment and the prefix. */
+function withSecretVariables(i: ImportDecl, machine: string, secrets: AdoptedSecret[]): ImportDecl {
+  const found = Object.entries(secretVariables(i));
+  if (found.length === 0 || !i.variables) return i;
+  const variables = { ...i.variables };
+  const read: Record<string, string> = {};
+  for (const [key, value] of found) {
+    delete variables[key];
+    const base = secretVariableName(machine, i.label, i.prefix ?? '', key);
+    let variable = base;
+    for (let n = 2; secrets.some((s) => s.variable === variable && s.value !== value); n++) variable = `${base}_${n}`;
+    read[key] = variable;
+    secrets.push({ variable, module: '', key, value, machine, fragment: i.label });
+  }
+  const { variables: _all, ...rest } = i;
+  return { ...rest, ...(Object.keys(variables).length > 0 ? { variables } : {}), secretVariables: read };
+}
+
 /** Whether a job is over without a result code could keep (canceled, or being canceled). */
 function isCanceled(job: TrainingJob): boolean {
   return job.status === TrainingStatus.CANCELED || job.status === TrainingStatus.CANCELING;
@@ -187,6 +208,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     adopt: (address, id) => imports.push({ address, id }),
   });
 
+  const secrets: AdoptedSecret[] = [];
   const untouched: { machine: string; what: string[] }[] = [];
   const pending: { machine: InventoryMachine; constructId: string; config: MachineConfigCode; imports: readonly ImportDecl[]; secrets: readonly SecretVariable[]; key: string }[] = [];
   const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -216,7 +238,8 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     const others = machine.parts.filter((p) => !p.mainPart).map((p) => `part ${p.name}`);
     const left = [...made.untouched.map((s) => `config section "${s}"`), ...others];
     if (left.length > 0) untouched.push({ machine: machine.name, what: left });
-    pending.push({ machine, constructId, config: made.code, imports: resolved.imports, secrets: made.secrets, key: sameConfigKey(made.code, made.secrets) });
+    const imported = resolved.imports.map((i) => withSecretVariables(i, machine.name, secrets));
+    pending.push({ machine, constructId, config: made.code, imports: imported, secrets: made.secrets, key: sameConfigKey(made.code, made.secrets) });
     imports.push({ address: `${MACHINE}.${constructId}`, id: machine.id });
   }
 
@@ -225,7 +248,6 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
   const blocks: SharedBlock[] = [];
   const blockOf = new Map<string, number>();
   const functionNames = new Set<string>();
-  const secrets: (SecretVariable & { machine: string })[] = [];
   for (const [key, members] of groups) {
     const first = members[0];
     if (!first) continue;

@@ -10,7 +10,13 @@ import type { ConstructIds } from './names';
 export type Reference = { readonly construct: string } | { readonly id: string };
 
 /** One `useFragment(fragment, {...})` of a machine or fragment. */
-export type ImportDecl = Omit<ImportCode, 'fragmentId'> & { readonly fragment: Reference };
+export type ImportDecl = Omit<ImportCode, 'fragmentId'> & {
+  readonly fragment: Reference;
+  /** The fragment's name, or its id when it is another organization's. */
+  readonly label: string;
+  /** Variables read from the environment at synth (variable -> environment variable), left out of `variables`. */
+  readonly secretVariables?: Readonly<Record<string, string>>;
+};
 
 /** A `FragmentTag` of an adopted fragment, naming the revision it names on the service. */
 export interface FragmentTagDecl {
@@ -128,13 +134,14 @@ export function planFragments(owned: readonly InventoryFragment[], sink: Sink): 
   }
 
   const constructOf = new Map<string, string>();
+  const names = new Map(owned.map((f) => [f.fragment.id, f.fragment.name]));
   const resolve: FragmentPlan['resolve'] = (imports) => {
     const out: ImportDecl[] = [];
     for (const { fragmentId, ...options } of imports) {
       const missing = leftOut.get(fragmentId);
       if (missing) return { ok: false, reason: `it imports ${label(missing)}, which is left out` };
       const construct = constructOf.get(fragmentId);
-      out.push({ fragment: construct ? { construct } : { id: fragmentId }, ...options });
+      out.push({ fragment: construct ? { construct } : { id: fragmentId }, label: names.get(fragmentId) ?? fragmentId, ...options });
     }
     return { ok: true, imports: out };
   };

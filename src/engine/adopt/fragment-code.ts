@@ -1,4 +1,5 @@
 import { variableName, VARIABLE_NAME_PATTERN } from '../../domain/fragments';
+import { isSecretEnvName } from '../../domain/module-env';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 import { machineConfigCode, type MachineConfigCode } from './machine-code';
 
@@ -106,7 +107,18 @@ export function fragmentConfigCode(config: Record<string, unknown>, name: string
   if (secret) return { ok: false, reason: `module ${secret.module} has a secret env entry ${secret.key}, which code does not write into a fragment` };
   const imports = importsCode(config);
   if (!imports.ok) return imports;
+  for (const i of imports.imports) {
+    const key = Object.keys(secretVariables(i)).at(0);
+    if (key !== undefined) return { ok: false, reason: `its import of fragment ${i.fragmentId} sets variable ${key}, which looks secret: code does not write it into a fragment` };
+  }
   return { ok: true, code: made.code, imports: imports.imports };
+}
+
+/** The variables of an import whose names look secret (as env names do) and whose values are text: code reads them from the environment. */
+export function secretVariables(i: Pick<ImportCode, 'variables'>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(i.variables ?? {})) if (typeof value === 'string' && isSecretEnvName(key)) out[key] = value;
+  return out;
 }
 
 /** The variable a value reads when it is a placeholder `fragment.variable(name)` writes exactly (`{"$variable": {"name": ...}}`, nothing else). */

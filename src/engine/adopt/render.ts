@@ -93,10 +93,13 @@ function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCod
   if (config.resources.length > 0) used.add('ModularResource');
 }
 
-/** `holderVar.useFragment(fragment, {...});` per import, in the order the config lists them. */
-function writeImports(w: CodeWriter, holderVar: string, imports: readonly ImportDecl[], vars: ReadonlyMap<string, string>): void {
+/** `holderVar.useFragment(fragment, {...});` per import, in the order the config lists them; secret variables read with `secret`. */
+function writeImports(w: CodeWriter, holderVar: string, imports: readonly ImportDecl[], vars: ReadonlyMap<string, string>, used: Set<string>): void {
   for (const i of imports) {
-    const options: Literal = { version: i.version, prefix: i.prefix, variables: i.variables, disabled: i.disabled, mods: i.mods };
+    const secrets = Object.entries(i.secretVariables ?? {}).map(([key, variable]): [string, Literal] => [key, new Code(`secret(${stringLiteral(variable)})`)]);
+    if (secrets.length > 0) used.add('secret');
+    const variables: Literal = i.variables || secrets.length > 0 ? { ...i.variables, ...Object.fromEntries(secrets) } : undefined;
+    const options: Literal = { version: i.version, prefix: i.prefix, variables, disabled: i.disabled, mods: i.mods };
     w.line(`${holderVar}.useFragment(${literal(refCode(i.fragment, vars), 0)}${propsArgument(w, options)});`);
   }
 }
@@ -108,7 +111,7 @@ function writeFragment(w: CodeWriter, f: FragmentDecl, vars: Map<string, string>
   const props: Literal = { name: f.name === f.constructId ? undefined : f.name, visibility: f.visibility === 'private' ? undefined : f.visibility };
   w.line(`const ${name} = new Fragment(this, ${stringLiteral(f.constructId)}${propsArgument(w, props)});`);
   writeConfig(w, name, f.config, used, names, name);
-  writeImports(w, name, f.imports, vars);
+  writeImports(w, name, f.imports, vars, used);
   for (const t of f.tags) declare(t.constructId, `new FragmentTag(this, ${stringLiteral(t.constructId)}, ${w.literal({ fragment: new Code(name), tag: t.tag, revision: t.revision })});`);
   if (f.tags.length > 0) used.add('FragmentTag');
 }
@@ -230,7 +233,7 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
       writeConfig(body, name, m.config, used, names);
     }
     const machineVar = vars.get(m.constructId);
-    if (machineVar !== undefined) writeImports(body, machineVar, m.imports, vars);
+    if (machineVar !== undefined) writeImports(body, machineVar, m.imports, vars, used);
   }
   if (adoption.datasets.length > 0) {
     body.line();
