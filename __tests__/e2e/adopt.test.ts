@@ -128,7 +128,8 @@ beforeAll(async () => {
   });
   // A fragment variable that holds a secret: the machine's import sets it.
   const uplinkId = await newFragment('uplink', { components: [{ name: 'uplink', api: 'rdk:component:generic', model: 'rdk:builtin:fake', attributes: { api_token: { $variable: { name: 'api_token' } } }, depends_on: [] }] });
-  await newMachine(c.locationId, 'arm-2', { fragments: [{ id: baseId, version: '2', variables: { pin: String(Math.floor(next() * 40)) } }, { id: uplinkId, variables: { api_token: 'fragment-token' } }] });
+  // Its own probe runs on the module and board the base brings.
+  await newMachine(c.locationId, 'arm-2', { components: [{ name: 'probe', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: {}, depends_on: ['board-1'] }], fragments: [{ id: baseId, version: '2', variables: { pin: String(Math.floor(next() * 40)) } }, { id: uplinkId, variables: { api_token: 'fragment-token' } }] });
   await newMachine(c.locationId, 'arm-old', { fragments: [{ id: ids.fragments.get('legacy-net') ?? '' }] });
 
   await ours.close();
@@ -185,6 +186,7 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(code).toMatch(/arm1\.useFragment\(rig, \{\n\s+prefix: 'left',\n\s+mods: \[/);
   // A variable whose name looks secret is read from the environment, like a secret env entry.
   expect(code).toMatch(/arm2\.useFragment\(sensorBase, \{ version: '2', variables: \{ pin: '\d+' \} \}\);/);
+  expect(code).toContain("new ModularResource(arm2, 'probe', { api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', dependsOn: ['board-1'] });");
   expect(code).toContain("arm2.useFragment(uplink, { variables: { api_token: secret('ARM_2_UPLINK_API_TOKEN') } });");
   expect(first.stdout).toContain('ARM_2_UPLINK_API_TOKEN  (arm-2: import of fragment uplink, variable api_token)');
   expect(code).toMatch(/new Package\(mapper, 'lookup', \{ package: '[^']+\/lookup', version: '2', type: 'archive' \}\);/);

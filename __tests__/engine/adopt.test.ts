@@ -252,6 +252,15 @@ describe('fragments', () => {
     expect(code).toContain('function secret(name: string): string {');
   });
 
+  test('a machine whose own resources use a module its fragment brings is adopted, as a Machine importing fragments is declared', () => {
+    const ownSensor = { name: 'probe', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: {}, depends_on: ['board-1'] };
+    const a = planAdoption(inventory([machine('m1', 'rover', { components: [ownSensor], fragments: [{ id: 'f-inner', variables: { pin: '3' } }] }), machine('m2', 'alone', { components: [ownSensor] })], { fragments: [inner] }), { managed: new Map() });
+    expect(a.machines.map((m) => m.name)).toEqual(['rover']);
+    expect(a.skipped.map((s) => s.what)).toEqual(['machine alone (m2)']);
+    const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
+    expect(code).toContain("new ModularResource(rover, 'probe', { api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', dependsOn: ['board-1'] });");
+  });
+
   test('fragments importing each other in a cycle are left out: code declares a fragment after those it imports', () => {
     const a = planAdoption(inventory([], { fragments: [fragment('fa', 'a', { fragments: [{ id: 'fb' }] }), fragment('fb', 'b', { fragments: [{ id: 'fa' }] }), fragment('fc', 'c', { fragments: [{ id: 'fa' }] })] }), { managed: new Map() });
     expect(a.fragments).toEqual([]);

@@ -2,6 +2,7 @@ import { isServiceApi } from '../../domain/triplet';
 import { isSecretEnvName } from '../../domain/module-env';
 import { conventionalModuleName } from '../../domain/names';
 import { validateMachineConfig } from '../../domain';
+import { FRAGMENT_RESOLVED_ISSUES } from '../../domain/fragments';
 import { MANAGED_CONFIG_SECTIONS } from '../../domain/config';
 import { isPackageType, LATEST_PACKAGE_VERSION, type PackageType } from '../../domain/packages';
 import { isObject, type JsonObject, type JsonValue } from '../json';
@@ -146,7 +147,8 @@ function modelCode(model: string, modules: readonly ModuleCode[]): ModelCode {
  */
 export function machineConfigCode(config: Record<string, unknown>, secretPrefix: string): MachineCodeResult {
   const untouched = Object.keys(config).filter((k) => !MANAGED_SECTIONS.has(k) && k !== 'fragments' && k !== 'fragment_mods');
-  const invalid = validateMachineConfig(config).errors[0];
+  const imports = Array.isArray(config.fragments) && config.fragments.length > 0;
+  const invalid = validateMachineConfig(config).errors.find((e) => !(imports && FRAGMENT_RESOLVED_ISSUES.has(e.code)));
   if (invalid) return { ok: false, reason: `its config does not pass fleetform's checks at ${invalid.path}: ${invalid.message}` };
   const secrets: SecretVariable[] = [];
   const modules: ModuleCode[] = [];
