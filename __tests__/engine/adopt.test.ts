@@ -261,6 +261,12 @@ describe('fragments', () => {
     expect(code).toContain("new ModularResource(rover, 'probe', { api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', dependsOn: ['board-1'] });");
   });
 
+  test('a second fragment of a name is left out: a stack declares one fragment per name', () => {
+    const a = planAdoption(inventory([], { fragments: [fragment('f1', 'kit', {}), fragment('f2', 'kit', {})] }), { managed: new Map() });
+    expect(a.fragments.map((f) => f.id)).toEqual(['f1']);
+    expect(a.skipped).toEqual([{ what: 'fragment kit (f2)', reason: 'fragment kit (f1) has its name, and fleetform declares one fragment per name' }]);
+  });
+
   test('fragments importing each other in a cycle are left out: code declares a fragment after those it imports', () => {
     const a = planAdoption(inventory([], { fragments: [fragment('fa', 'a', { fragments: [{ id: 'fb' }] }), fragment('fb', 'b', { fragments: [{ id: 'fa' }] }), fragment('fc', 'c', { fragments: [{ id: 'fa' }] })] }), { managed: new Map() });
     expect(a.fragments).toEqual([]);

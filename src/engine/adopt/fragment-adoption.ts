@@ -97,11 +97,13 @@ function importedFirst(candidates: ReadonlyMap<string, Candidate>): Candidate[] 
  * The organization's fragments as declarations, by name: a `Fragment` each with its tags,
  * nested fragments first. A fragment another stack manages is referred to by id (its tags
  * are left to that stack); one whose config code cannot declare exactly, one on an import
- * cycle, and one importing a fragment left out are left out, named, with their tags.
+ * cycle, one named like an earlier one and one importing a fragment left out are left
+ * out, named, with their tags.
  * Fragments of other organizations are never adopted: imports of them keep their id.
  */
 export function planFragments(owned: readonly InventoryFragment[], sink: Sink): FragmentPlan {
-  const byName = (a: InventoryFragment, b: InventoryFragment) => (a.fragment.name < b.fragment.name ? -1 : a.fragment.name > b.fragment.name ? 1 : 0);
+  const keyOf = (f: InventoryFragment): string => `${f.fragment.name}\u0000${f.fragment.id}`;
+  const byName = (a: InventoryFragment, b: InventoryFragment) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0);
   const candidates = new Map<string, Candidate>();
   const leftOut = new Map<string, InventoryFragment>();
   const leaveOut = (f: InventoryFragment, reason: string): void => {
@@ -110,11 +112,19 @@ export function planFragments(owned: readonly InventoryFragment[], sink: Sink): 
     candidates.delete(f.fragment.id);
     for (const t of f.tags) sink.skip(`tag ${t.tag} of fragment ${f.fragment.name}`, 'its fragment is left out');
   };
+  const named = new Map<string, InventoryFragment>();
   for (const f of [...owned].sort(byName)) {
     if (sink.managedAs(FRAGMENT, f.fragment.id)) {
       sink.skip(label(f), 'another stack manages it');
       continue;
     }
+    // Code gives each fragment of an organization its own name.
+    const namesake = named.get(f.fragment.name);
+    if (namesake) {
+      leaveOut(f, `${label(namesake)} has its name, and fleetform declares one fragment per name`);
+      continue;
+    }
+    named.set(f.fragment.name, f);
     const made = fragmentConfigCode(f.fragment.config, f.fragment.name);
     if (made.ok) candidates.set(f.fragment.id, { source: f, config: made.code, imports: made.imports });
     else leaveOut(f, made.reason);
