@@ -1,9 +1,9 @@
 import { conventionalModuleName } from '../../domain/names';
 import { ModelFramework, ModelType } from '../../domain/training';
+import type { JsonValue } from '../json';
 import type { Adoption, FragmentDecl, ImportDecl, JobDecl, MachineDecl, Reference } from './adoption';
 import { Code, CodeWriter, literal, stringLiteral, type Literal } from './code-writer';
 import { placeholderName } from './fragment-code';
-import type { JsonValue } from '../json';
 import { isEmptyConfig, type MachineConfigCode } from './machine-code';
 import { ConstructIds, VariableNames } from './names';
 
