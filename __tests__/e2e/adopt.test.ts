@@ -67,7 +67,14 @@ let project: string;
 let env: Record<string, string>;
 let sdk: Sdk;
 let viam: ViamClient;
-const ids = { machines: new Map<string, string>(), locations: new Map<string, string>() };
+const ids = { machines: new Map<string, string>(), locations: new Map<string, string>(), fragments: new Map<string, string>() };
+
+async function newFragment(name: string, config: Record<string, unknown>): Promise<string> {
+  const created = await viam.appClient.createFragment(emulator.credentials.organizationId, name, sdk.Struct.fromJson(config as never));
+  if (!created) throw new Error(`fragment ${name} was not created`);
+  ids.fragments.set(name, created.id);
+  return created.id;
+}
 
 async function newMachine(locationId: string, name: string, config: Record<string, unknown>): Promise<void> {
   const robotId = await viam.appClient.newRobot(locationId, name);
@@ -95,12 +102,37 @@ beforeAll(async () => {
   // A package in the registry (the SDK has no PackageService: our client uploads it) that a machine downloads.
   const ours = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
   await ours.packagesClient.createPackage({ organizationId: c.organizationId, name: 'lookup', version: '2', type: 'archive', files: [{ name: 'lut.bin', size: 3 }] }, new Uint8Array([1, 2, 3]));
-  await ours.close();
   await newMachine(lab?.id ?? '', 'mapper', {
     modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '1.2.3' }],
     components: [{ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: { table: '${packages.archive.lookup}/lut.bin' }, depends_on: [] }],
     packages: [{ name: 'lookup', package: `${c.organizationId}/lookup`, version: '2', type: 'archive' }],
   });
+  // Fragments, drawn after the machines above so those stay as the seed made them: a base with a
+  // variable, saved three times and tagged at its second revision; a rig nesting it; machines importing them.
+  const board = { name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', depends_on: [] };
+  const base = { modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2' }], components: [{ ...board, attributes: { pin: { $variable: { name: 'pin' } }, timeout_ms: 150, extra: value(0) } }] };
+  const baseId = await newFragment('sensor-base', { ...base, components: [{ ...board, attributes: {} }] });
+  const firstSave = await viam.appClient.updateFragment(baseId, 'sensor-base', sdk.Struct.fromJson(base as never));
+  // SDK 0.61.1 has no SetFragmentTag: our client sets the tag.
+  await ours.appClient.setFragmentTag(baseId, 'stable', firstSave?.revision ?? '');
+  await viam.appClient.updateFragment(baseId, 'sensor-base', sdk.Struct.fromJson({ ...base, components: [{ ...board, attributes: { ...base.components[0]?.attributes, extra: value(0) } }] } as never));
+  const rigId = await newFragment('rig', {
+    fragments: [{ id: baseId, version: 'stable', variables: { pin: '7' } }],
+    modules: [{ type: 'registry', name: 'vision', module_id: 'acme:vision', version: '^1' }],
+    services: [{ name: 'finder', api: 'rdk:service:vision', model: 'acme:vision:box-finder', attributes: { confidence: Math.round(next() * 100) / 100 }, depends_on: [] }],
+  });
+  await newFragment('legacy-net', { network: { bind_address: ':9090' } });
+  await newMachine(site?.id ?? '', 'arm-1', {
+    fragments: [{ id: rigId, prefix: 'left' }],
+    fragment_mods: [{ fragment_id: rigId, mods: [{ $set: { 'services.left-finder.attributes.confidence': 0.9 } }, { $unset: { 'components.left-board-1.attributes.extra': 0 } }] }],
+  });
+  // A fragment variable that holds a secret: the machine's import sets it.
+  const uplinkId = await newFragment('uplink', { components: [{ name: 'uplink', api: 'rdk:component:generic', model: 'rdk:builtin:fake', attributes: { api_token: { $variable: { name: 'api_token' } } }, depends_on: [] }] });
+  // Its own probe runs on the module and board the base brings.
+  await newMachine(c.locationId, 'arm-2', { components: [{ name: 'probe', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: {}, depends_on: ['board-1'] }], fragments: [{ id: baseId, version: '2', variables: { pin: String(Math.floor(next() * 40)) } }, { id: uplinkId, variables: { api_token: 'fragment-token' } }] });
+  await newMachine(c.locationId, 'arm-old', { fragments: [{ id: ids.fragments.get('legacy-net') ?? '' }] });
+
+  await ours.close();
   const datasetId = await viam.dataClient.createDataset('boxes', c.organizationId);
   await viam.mlTrainingClient.submitTrainingJob(c.organizationId, datasetId, 'box-detector', '1', sdk.mlTrainingApi.ModelType.OBJECT_DETECTION, ['box']);
 
@@ -119,9 +151,9 @@ afterAll(async () => {
 /** The secrets the adopted code reads, with the values the random organization holds. */
 function secretEnv(stdout: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [, variable, machine] of stdout.matchAll(/^ {2}([A-Z0-9_]+) {2}\(([^:]+): module/gm)) {
+  for (const [, variable, machine, what] of stdout.matchAll(/^ {2}([A-Z0-9_]+) {2}\(([^:]+): (module|import of fragment)/gm)) {
     const first = (machine ?? '').split(', ')[0] ?? '';
-    out[variable as string] = first.startsWith('picker') ? 'shared-token' : `token-${first.replace('rover-', '')}`;
+    out[variable as string] = what !== 'module' ? 'fragment-token' : first.startsWith('picker') ? 'shared-token' : `token-${first.replace('rover-', '')}`;
   }
   return out;
 }
@@ -131,23 +163,40 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(first.stderr).toBe('');
   expect(first.code).toBe(0);
   // The emulator's seeded location and dataset are the organization's like any other.
-  expect(first.stdout).toContain('3 locations, 7 machines, 2 datasets, 1 training job');
+  expect(first.stdout).toContain('3 locations, 9 machines, 2 datasets, 1 training job, 3 fragments, 1 fragment tag');
   expect(first.stdout).toMatch(/machine legacy-cam \([^)]+\): components entry cam has keys fleetform does not declare: frame/);
   expect(first.stdout).toContain('config section "network"');
+  // A fragment code cannot declare is left out, and so is every machine importing it, each by name.
+  expect(first.stdout).toMatch(/fragment legacy-net \([^)]+\): config sections fleetform does not declare in a fragment: network/);
+  expect(first.stdout).toMatch(/machine arm-old \([^)]+\): it imports fragment legacy-net \([^)]+\), which is left out/);
   expect(first.stdout).toContain('fleetform adopt --finish');
   const code = await fs.readFile(path.join(project, 'stacks', 'adopted.ts'), 'utf8');
   // Nothing secret is written to code: the tokens are read from the environment.
-  expect(code).not.toMatch(/token-\d|shared-token/);
+  expect(code).not.toMatch(/token-\d|shared-token|fragment-token/);
   expect(code).toMatch(/function pickerConfig\(machine: Machine\): Machine/);
   expect(code.match(/pickerConfig\(new Machine/g)).toHaveLength(3);
+  // Fragments before the machines importing them, the nested one before the rig.
+  const at = (text: string): number => code.indexOf(text);
+  expect(at("const sensorBase = new Fragment(this, 'sensor-base');")).toBeGreaterThan(0);
+  expect(at("const rig = new Fragment(this, 'rig');")).toBeGreaterThan(at('const sensorBase'));
+  expect(at("const arm1 = new Machine(this, 'arm-1'")).toBeGreaterThan(at('const rig'));
+  expect(code).toContain("pin: sensorBase.variable('pin')");
+  expect(code).toMatch(/new FragmentTag\(this, 'sensor-base-stable', \{ fragment: sensorBase, tag: 'stable', revision: '2' \}\);/);
+  expect(code).toMatch(/rig\.useFragment\(sensorBase, \{ version: 'stable', variables: \{ pin: '7' \} \}\);/);
+  expect(code).toMatch(/arm1\.useFragment\(rig, \{\n\s+prefix: 'left',\n\s+mods: \[/);
+  // A variable whose name looks secret is read from the environment, like a secret env entry.
+  expect(code).toMatch(/arm2\.useFragment\(sensorBase, \{ version: '2', variables: \{ pin: '\d+' \} \}\);/);
+  expect(code).toContain("new ModularResource(arm2, 'probe', { api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', dependsOn: ['board-1'] });");
+  expect(code).toContain("arm2.useFragment(uplink, { variables: { api_token: secret('ARM_2_UPLINK_API_TOKEN') } });");
+  expect(first.stdout).toContain('ARM_2_UPLINK_API_TOKEN  (arm-2: import of fragment uplink, variable api_token)');
   expect(code).toMatch(/new Package\(mapper, 'lookup', \{ package: '[^']+\/lookup', version: '2', type: 'archive' \}\);/);
 
   const secrets = secretEnv(first.stdout);
-  expect(Object.keys(secrets).length).toBe(4);
+  expect(Object.keys(secrets).length).toBe(5);
   const withSecrets = { ...env, ...secrets };
   const finish = await fleetform(project, ['adopt', '--finish'], withSecrets);
   expect(finish.stderr).toBe('');
-  expect(finish.stdout).toContain('Imported 13 objects into stack adopted');
+  expect(finish.stdout).toContain('Imported 19 objects into stack adopted');
 
   const tsc = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', 'main.ts'], { cwd: project }).catch((err: { stdout?: string; code?: number }) => ({ stdout: err.stdout ?? String(err), stderr: '', failed: true }));
   expect(tsc.stdout).toBe('');
@@ -164,11 +213,24 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(changed.stdout).toContain('Plan: 0 to add, 3 to change, 0 to destroy.');
   expect(changed.stdout).toContain('config.components.board-1.attributes.pins');
 
+  // An edit to a fragment plans as that edit alone: the machines importing it are not rewritten.
+  const fragmentEdit = code.replace('timeout_ms: 150', 'timeout_ms: 200');
+  expect(fragmentEdit).not.toBe(code);
+  await fs.writeFile(path.join(project, 'stacks', 'adopted.ts'), fragmentEdit);
+  const fragmentChanged = await fleetform(project, ['plan', '--detailed-exitcode'], withSecrets);
+  expect(fragmentChanged.stderr).toBe('');
+  expect(fragmentChanged.code).toBe(2);
+  expect(fragmentChanged.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy.');
+  expect(fragmentChanged.stdout).toContain('config.components.board-1.attributes.timeout_ms');
+  expect(fragmentChanged.stdout).toMatch(/fleetform_fragment\.sensor-base/);
+
   // Once adopted, the objects belong to that stack: a second adoption names and skips them.
   const again = await fleetform(project, ['adopt', '--out', 'stacks/again.ts', '--stack-name', 'again'], withSecrets);
   expect(again.code).toBe(0);
   expect(again.stdout).toContain('0 locations, 0 machines, 0 datasets, 0 training jobs');
   expect(again.stdout).toMatch(/machine picker-1 \([^)]+\): another stack manages it/);
+  expect(again.stdout).toContain('0 fragments, 0 fragment tags');
+  expect(again.stdout).toMatch(/fragment rig \([^)]+\): another stack manages it/);
   const lab = await fleetform(project, ['adopt', '--out', 'stacks/lab.ts', '--stack-name', 'lab', '--location', ids.locations.get('lab') ?? ''], withSecrets);
   expect(lab.stdout).toContain('0 locations, 0 machines, 0 datasets');
   expect(lab.stdout).toMatch(/location lab \([^)]+\): another stack manages it/);

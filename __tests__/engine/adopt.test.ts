@@ -5,10 +5,10 @@
 import fc from 'fast-check';
 import { planAdoption } from '../../src/engine/adopt/adoption';
 import { literal, propertyKey, stringLiteral } from '../../src/engine/adopt/code-writer';
-import type { Inventory, InventoryMachine } from '../../src/engine/adopt/inventory';
-import { machineConfigCode } from '../../src/engine/adopt/machine-code';
+import { importsCode } from '../../src/engine/adopt/fragment-code';
+import type { Inventory, InventoryFragment, InventoryMachine } from '../../src/engine/adopt/inventory';
 import { ConstructIds } from '../../src/engine/adopt/names';
-import { renderAdoption } from '../../src/engine/adopt/render';
+import { renderAdoption, summary } from '../../src/engine/adopt/render';
 import { TrainingStatus } from '../../src/domain/training';
 import type { TrainingJob } from '../../src/api/client';
 
@@ -102,6 +102,7 @@ function inventory(machines: InventoryMachine[], extra: Partial<Inventory> = {})
       { id: 'loc-top', name: 'top', parentLocationId: '', organizationId: 'org' },
     ],
     machines,
+    fragments: [],
     datasets: [{ id: 'ds-1', name: 'boxes', organizationId: 'org' }],
     jobs: [],
     ...extra,
@@ -158,8 +159,133 @@ describe('planAdoption', () => {
     expect(code).not.toContain("'cdktf'");
   });
 
-  test('a machine importing fragments is left out, by name, until adoption writes fragments', () => {
-    const made = machineConfigCode({ ...sensors('t', '1'), fragments: [{ id: 'f1' }] }, 'm');
-    expect(made).toEqual({ ok: false, reason: 'it imports fragments (fragments), which adoption does not write yet' });
+  test('a machine importing a fragment by a bare id is left out, by name: code writes every import as an object', () => {
+    const a = planAdoption(inventory([machine('m1', 'bare', { ...sensors('t', '1'), fragments: ['f1'] })]), { managed: new Map() });
+    expect(a.machines).toEqual([]);
+    expect(a.skipped).toEqual([{ what: 'machine bare (m1)', reason: 'fragments entry 0 is a bare id; code writes it as {"id": ...}' }]);
+  });
+});
+
+const board = (name: string, attributes: Record<string, unknown>) => ({ name, api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes, depends_on: [] });
+const sensorsModule = { type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2' };
+
+function fragment(id: string, name: string, config: Record<string, unknown>, tags: { tag: string; revision: string }[] = [], visibility: 'private' | 'public' = 'private'): InventoryFragment {
+  return { fragment: { id, name, organizationId: 'org', organizationName: 'org', config, visibility, revision: '2', machineCount: 0, organizationCount: 0 }, tags };
+}
+
+describe('fragments', () => {
+  const inner = fragment('f-inner', 'inner', { modules: [sensorsModule], components: [board('board-1', { pin: { $variable: { name: 'pin' } }, keep: { $variable: { name: 'x', default: 1 } } })] });
+  const outer = fragment('f-outer', 'outer', { fragments: [{ id: 'f-inner', version: '1', variables: { pin: '13' } }], fragment_mods: [{ fragment_id: 'f-inner', mods: [{ $set: { 'components.board-1.attributes.rate': 5 } }] }] }, [{ tag: 'stable', revision: '1' }], 'public');
+  const importer = machine('m1', 'rover', {
+    fragments: [{ id: 'f-outer', version: 'stable', prefix: 'front' }, { id: 'f-public-elsewhere' }],
+    fragment_mods: [{ fragment_id: 'f-outer', mods: [{ $unset: { 'components.front-board-1.attributes.keep': 0 } }] }],
+  });
+
+  test('a Fragment per fragment, nested ones first, a FragmentTag per tag, and useFragment with every option on machines and fragments', () => {
+    const a = planAdoption(inventory([importer], { fragments: [outer, inner] }), { managed: new Map() });
+    expect(a.fragments.map((f) => f.constructId)).toEqual(['inner-fragment', 'outer']);
+    expect(a.imports.map((i) => [i.address, i.id])).toEqual([
+      ['fleetform_location.top', 'loc-top'],
+      ['fleetform_location.inner', 'loc-in'],
+      ['fleetform_fragment.inner-fragment', 'f-inner'],
+      ['fleetform_fragment.outer', 'f-outer'],
+      ['fleetform_fragment_tag.outer-stable', 'f-outer/stable'],
+      ['fleetform_machine.rover', 'm1'],
+      ['fleetform_dataset.boxes', 'ds-1'],
+    ]);
+    const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
+    expect(code).toMatch(/^import \{ [^}]*\bFragment, FragmentTag\b[^}]* \} from 'fleetform';$/m);
+    expect(code).toContain("const innerFragment = new Fragment(this, 'inner-fragment', { name: 'inner' });");
+    // A placeholder as `variable` writes it becomes the call; any other object stays as it is.
+    expect(code).toContain("attributes: { pin: innerFragment.variable('pin'), keep: { $variable: { name: 'x', default: 1 } } }");
+    expect(code).toContain("const outer = new Fragment(this, 'outer', { visibility: 'public' });");
+    expect(code).toContain("outer.useFragment(innerFragment, {");
+    expect(code).toContain("mods: [{ $set: { 'components.board-1.attributes.rate': 5 } }]");
+    expect(code).toContain("new FragmentTag(this, 'outer-stable', { fragment: outer, tag: 'stable', revision: '1' });");
+    expect(code).toContain("const rover = new Machine(this, 'rover', { location: top });");
+    expect(code).toContain("rover.useFragment('f-public-elsewhere');");
+    expect(code).toMatch(/rover\.useFragment\(outer, \{\n\s+version: 'stable',\n\s+prefix: 'front',\n\s+mods: \[\{ \$unset: \{ 'components\.front-board-1\.attributes\.keep': 0 \} \}\],\n\s+\}\);/);
+    const order = ['new Fragment(this, \'inner-fragment\'', 'new Fragment(this, \'outer\'', "new FragmentTag(", 'new Machine(this, \'rover\''].map((t) => code.indexOf(t));
+    expect(order).toEqual([...order].sort((x, y) => x - y));
+    expect(summary(a)).toBe('2 locations, 1 machine, 1 dataset, 0 training jobs, 2 fragments, 1 fragment tag');
+  });
+
+  test('with --terraform, fragments and tags import from their ids too', () => {
+    const a = planAdoption(inventory([], { fragments: [outer, inner] }), { managed: new Map() });
+    const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf', terraformImports: true });
+    expect(code).toContain("innerFragment.importFrom('f-inner');");
+    expect(code).toContain("outer.importFrom('f-outer');");
+    expect(code).toMatch(/const outerStable = new FragmentTag\(/);
+    expect(code).toContain("outerStable.importFrom('f-outer/stable');");
+  });
+
+  test('a fragment code cannot declare is left out with its tags and importers, each named; one another stack manages is imported by id', () => {
+    const networked = fragment('f-net', 'networked', { components: [board('b', {})], modules: [sensorsModule], network: { bind_address: ':1' } }, [{ tag: 'stable', revision: '1' }]);
+    const importsNetworked = fragment('f-top', 'top-level', { fragments: [{ id: 'f-net' }] });
+    const secretive = fragment('f-sec', 'secretive', { modules: [{ ...sensorsModule, env: { API_TOKEN: 'x' } }] });
+    const a = planAdoption(
+      inventory([machine('m1', 'uses-net', { fragments: [{ id: 'f-top' }] }), machine('m2', 'uses-theirs', { fragments: [{ id: 'f-theirs', version: '4' }] })], {
+        fragments: [networked, importsNetworked, secretive, fragment('f-theirs', 'theirs', {})],
+      }),
+      { managed: new Map([['fleetform_fragment', new Set(['f-theirs'])]]) },
+    );
+    expect(a.fragments).toEqual([]);
+    expect(a.skipped).toEqual([
+      { what: 'fragment networked (f-net)', reason: 'config sections fleetform does not declare in a fragment: network' },
+      { what: 'tag stable of fragment networked', reason: 'its fragment is left out' },
+      { what: 'fragment secretive (f-sec)', reason: 'module acme_sensors has a secret env entry API_TOKEN, which code does not write into a fragment' },
+      { what: 'fragment theirs (f-theirs)', reason: 'another stack manages it' },
+      { what: 'fragment top-level (f-top)', reason: 'it imports fragment networked (f-net), which is left out' },
+      { what: 'machine uses-net (m1)', reason: 'it imports fragment top-level (f-top), which is left out' },
+    ]);
+    expect(a.machines.map((m) => [m.name, m.imports])).toEqual([['uses-theirs', [{ fragment: { id: 'f-theirs' }, label: 'theirs', version: '4' }]]]);
+  });
+
+  test('an import variable whose name looks secret is read from the environment on a machine, and leaves a fragment out', () => {
+    const tokenPassing = fragment('f-pass', 'passes-token', { fragments: [{ id: 'f-inner', variables: { pin: '1', API_TOKEN: 'abc' } }] });
+    const a = planAdoption(inventory([machine('m1', 'rover', { fragments: [{ id: 'f-inner', prefix: 'l', variables: { pin: '1', api_token: 'abc', retries: 3 } }] })], { fragments: [inner, tokenPassing] }), { managed: new Map() });
+    expect(a.skipped).toEqual([{ what: 'fragment passes-token (f-pass)', reason: 'its import of fragment f-inner sets variable API_TOKEN, which looks secret: code does not write it into a fragment' }]);
+    expect(a.secrets).toEqual([{ variable: 'ROVER_INNER_L_API_TOKEN', module: '', key: 'api_token', value: 'abc', machine: 'rover', fragment: 'inner' }]);
+    const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
+    expect(code).not.toContain("'abc'");
+    expect(code).toContain("variables: { pin: '1', retries: 3, api_token: secret('ROVER_INNER_L_API_TOKEN') },");
+    expect(code).toContain('function secret(name: string): string {');
+  });
+
+  test('a machine whose own resources use a module its fragment brings is adopted, as a Machine importing fragments is declared', () => {
+    const ownSensor = { name: 'probe', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: {}, depends_on: ['board-1'] };
+    const a = planAdoption(inventory([machine('m1', 'rover', { components: [ownSensor], fragments: [{ id: 'f-inner', variables: { pin: '3' } }] }), machine('m2', 'alone', { components: [ownSensor] })], { fragments: [inner] }), { managed: new Map() });
+    expect(a.machines.map((m) => m.name)).toEqual(['rover']);
+    expect(a.skipped.map((s) => s.what)).toEqual(['machine alone (m2)']);
+    const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
+    expect(code).toContain("new ModularResource(rover, 'probe', { api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', dependsOn: ['board-1'] });");
+  });
+
+  test('a second fragment of a name is left out: a stack declares one fragment per name', () => {
+    const a = planAdoption(inventory([], { fragments: [fragment('f1', 'kit', {}), fragment('f2', 'kit', {})] }), { managed: new Map() });
+    expect(a.fragments.map((f) => f.id)).toEqual(['f1']);
+    expect(a.skipped).toEqual([{ what: 'fragment kit (f2)', reason: 'fragment kit (f1) has its name, and fleetform declares one fragment per name' }]);
+  });
+
+  test('fragments importing each other in a cycle are left out: code declares a fragment after those it imports', () => {
+    const a = planAdoption(inventory([], { fragments: [fragment('fa', 'a', { fragments: [{ id: 'fb' }] }), fragment('fb', 'b', { fragments: [{ id: 'fa' }] }), fragment('fc', 'c', { fragments: [{ id: 'fa' }] })] }), { managed: new Map() });
+    expect(a.fragments).toEqual([]);
+    expect(a.skipped.map((s) => s.what)).toEqual(['fragment a (fa)', 'fragment b (fb)', 'fragment c (fc)']);
+    expect(a.skipped[2]?.reason).toBe('it imports fragment a (fa), which is left out');
+  });
+
+  test('imports code cannot write back exactly are refused with the reason', () => {
+    expect(importsCode({ fragments: [{ id: 'a' }, { id: 'b' }], fragment_mods: [{ fragment_id: 'b', mods: [{ $set: { x: 1 } }] }, { fragment_id: 'a', mods: [{ $set: { x: 1 } }] }] })).toEqual({
+      ok: false,
+      reason: 'fragment_mods in another order than the imports they modify',
+    });
+    expect(importsCode({ fragments: [{ id: 'a' }], fragment_mods: [{ fragment_id: 'a', mods: [{ $rename: { x: 'y' } }] }] })).toMatchObject({ ok: false, reason: 'a mod of fragment a other than $set and $unset of paths' });
+    expect(importsCode({ fragments: [{ id: 'a', weight: 2 }] })).toMatchObject({ ok: false, reason: 'fragments entry 0 has keys fleetform does not declare: weight' });
+    expect(importsCode({ fragment_mods: [{ fragment_id: 'z', mods: [{ $set: {} }] }] })).toMatchObject({ ok: false, reason: 'fragment_mods of fragment z, which it does not import' });
+    // A fragment imported twice carries its mods on its first import, as code synthesizes them.
+    expect(importsCode({ fragments: [{ id: 'a', prefix: 'l' }, { id: 'a', prefix: 'r' }], fragment_mods: [{ fragment_id: 'a', mods: [{ $set: { x: 1 } }] }] })).toEqual({
+      ok: true,
+      imports: [{ fragmentId: 'a', prefix: 'l', mods: [{ $set: { x: 1 } }] }, { fragmentId: 'a', prefix: 'r' }],
+    });
   });
 });

@@ -1,11 +1,12 @@
 /**
  * `fleetform adopt --terraform`: the generated code carries an import block per adopted
- * object, and the real `terraform plan` of its synthesized stack, through the provider,
+ * object (fragments and their tags included), and the real `terraform plan` of its synthesized stack, through the provider,
  * imports every one of them with nothing to add, change or destroy.
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createServiceClient } from '../../src/api/client';
 import { loadSdk } from '../../src/api/sdk';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { fleetform } from '../e2e/fleet-fixture';
@@ -38,6 +39,16 @@ beforeAll(async () => {
     const [part] = await viam.appClient.getRobotParts(robotId);
     await viam.appClient.updateRobotPart(part?.id ?? '', part?.name ?? '', sdk.Struct.fromJson(SENSORS as never));
   }
+  // Fragments: a kit with a variable, tagged, nested in a base a third machine imports at the tag.
+  const kit = await viam.appClient.createFragment(c.organizationId, 'kit', sdk.Struct.fromJson({ ...SENSORS, components: [{ ...SENSORS.components[0], attributes: { trigger_pin: { $variable: { name: 'pin' } } } }] } as never));
+  const base = await viam.appClient.createFragment(c.organizationId, 'sorter-base', sdk.Struct.fromJson({ fragments: [{ id: kit?.id ?? '', variables: { pin: '13' } }] } as never));
+  // SDK 0.61.1 has no SetFragmentTag: our client sets the tag.
+  const ours = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
+  await ours.appClient.setFragmentTag(base?.id ?? '', 'stable', base?.revision ?? '');
+  await ours.close();
+  const robotId = await viam.appClient.newRobot(dock?.id ?? '', 'sorter-3');
+  const [part] = await viam.appClient.getRobotParts(robotId);
+  await viam.appClient.updateRobotPart(part?.id ?? '', part?.name ?? '', sdk.Struct.fromJson({ fragments: [{ id: base?.id ?? '', version: 'stable', prefix: 'left' }] } as never));
 
   project = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-adopt-tf-'));
   await fs.mkdir(path.join(project, 'node_modules'));
@@ -54,10 +65,11 @@ afterAll(async () => {
 test('adopt --terraform, then terraform plan imports everything and changes nothing', async () => {
   const adopted = await fleetform(project, ['adopt', '--terraform', '--no-jobs'], env);
   expect(adopted.stderr).toBe('');
-  expect(adopted.stdout).toContain('2 locations, 2 machines, 1 dataset, 0 training jobs');
+  expect(adopted.stdout).toContain('2 locations, 3 machines, 1 dataset, 0 training jobs, 2 fragments, 1 fragment tag');
   expect(adopted.stdout).toContain('`cdktf deploy` (or `terraform apply`) adopts them');
   const code = await fs.readFile(path.join(project, 'stacks', 'adopted.ts'), 'utf8');
-  expect(code.match(/\.importFrom\('/g)).toHaveLength(5);
+  expect(code.match(/\.importFrom\('/g)).toHaveLength(9);
+  expect(code).toMatch(/sorterBaseStable\.importFrom\('[^'/]+\/stable'\);/);
   // No fleetform state is written on this path.
   await expect(fs.stat(path.join(project, '.fleetform', 'state'))).rejects.toThrow();
 
@@ -69,5 +81,5 @@ test('adopt --terraform, then terraform plan imports everything and changes noth
   expect(init.stderr).toBe('');
   const plan = await terraform(stackDir, tfEnv, 'plan', '-input=false', '-no-color');
   expect(plan.stderr).toBe('');
-  expect(plan.stdout).toContain('Plan: 5 to import, 0 to add, 0 to change, 0 to destroy.');
+  expect(plan.stdout).toContain('Plan: 9 to import, 0 to add, 0 to change, 0 to destroy.');
 });

@@ -2,6 +2,7 @@ import type { Construct } from 'constructs';
 import { z } from 'zod';
 import type { MachineConfig } from '../domain';
 import { FleetformError } from '../domain/errors';
+import { VARIABLE_NAME_PATTERN } from '../domain/fragment-variables';
 import { FRAGMENT_VISIBILITIES, fragmentTagResource } from '../domain/resource-attributes';
 import { TerraformResource, TerraformStack } from './cdk';
 import { registerChecks, type IssueSink } from './checks';
@@ -47,9 +48,6 @@ export const fragmentPropsSchema = z.strictObject({
   visibility: z.enum(FRAGMENT_VISIBILITIES).optional(),
   organizationId: propSchemas.text.optional(),
 }) satisfies z.ZodType<FragmentProps>;
-
-/** A variable name: what `{"$variable": {"name": ...}}` names. */
-const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 /**
  * A fragment: one config (modules, components, services, nested fragment imports) that
@@ -132,7 +130,7 @@ export class Fragment extends TerraformResource implements IMachine, IFragment {
    * `{"$variable": {"name": name}}` in the fragment's config.
    */
   variable(name: string): JsonObject {
-    if (!VARIABLE_NAME.test(name)) {
+    if (!VARIABLE_NAME_PATTERN.test(name)) {
       throw new FleetformError(`fragment variable name ${JSON.stringify(name)} is not valid`, {
         path: this.node.path,
         hint: 'use letters, digits, _ and -, starting with a letter or _',

@@ -3,6 +3,7 @@ import type { IConstruct } from 'constructs';
 import type { Issue } from '../domain';
 import { MANAGED_CONFIG_SECTIONS } from '../domain/config';
 import { childPath } from '../domain/json-path';
+import { FRAGMENT_RESOLVED_ISSUES } from '../domain/fragments';
 import { someStringIncludes } from '../domain/strings-within';
 import { validateMachineConfig } from '../domain/validate';
 import type { IssueSink, KindChecks } from './checks';
@@ -101,7 +102,7 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
   for (const issues of [result.errors, result.warnings]) {
     for (const issue of issues) {
       if (issue.code === 'placeholder' && tokens.has(issue.path)) continue;
-      if (importsFragments && (issue.code === 'model-module-mismatch' || issue.code === 'depends-on-missing')) continue;
+      if (importsFragments && FRAGMENT_RESOLVED_ISSUES.has(issue.code)) continue;
       if (foreign?.has(issue.path)) continue;
       attribution.add(issue.path, issue);
     }

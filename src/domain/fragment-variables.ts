@@ -11,6 +11,9 @@ import { setOwn } from './own-keys';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
+/** What a variable may be named: letters, digits, `_` and `-`, starting with a letter or `_`. */
+export const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }

@@ -32,7 +32,13 @@ import { childPath } from './json-path';
 import { setOwn } from './own-keys';
 
 export * from './fragment-errors';
-export { variableName } from './fragment-variables';
+export { variableName, VARIABLE_NAME_PATTERN } from './fragment-variables';
+
+/**
+ * Issues of a config that imports fragments which only its resolved config can judge (a
+ * module or a dependency's target its fragments may bring): checked at plan, resolved.
+ */
+export const FRAGMENT_RESOLVED_ISSUES: ReadonlySet<string> = new Set(['model-module-mismatch', 'depends-on-missing']);
 
 /** The deepest import: a fragment at most this many imports away from the machine. */
 export const FRAGMENT_NESTING_LIMIT = 5;

@@ -113,7 +113,7 @@ function report(adoption: Adoption): string {
   }
   if (adoption.secrets.length > 0) {
     out += '\nSecrets are read from the environment at synth; set these before `fleetform plan` (their values are on the service now):\n';
-    for (const s of adoption.secrets) out += `  ${s.variable}  (${s.machine}: module ${s.module}, ${s.key})\n`;
+    for (const s of adoption.secrets) out += `  ${s.variable}  (${s.machine}: ${s.fragment === undefined ? `module ${s.module}, ${s.key}` : `import of fragment ${s.fragment}, variable ${s.key}`})\n`;
   }
   return out;
 }
@@ -144,7 +144,7 @@ export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
     program
       .command('adopt')
-      .description('turn an existing organization into code and state: locations, machines and their configs, datasets and training jobs')
+      .description('turn an existing organization into code and state: locations, fragments and their tags, machines and their configs, datasets and training jobs')
       .option('--organization <id>', 'the organization to adopt (default: the API key\'s only organization, or FLEETFORM_ORGANIZATION_ID)')
       .option('--location <id...>', 'only these locations and their machines')
       .option('--out <file>', 'the TypeScript file to write', 'stacks/adopted.ts')

@@ -3,12 +3,13 @@ import { customTrainingJobResource, datasetResource, locationResource, trainingJ
 import { TrainingStatus } from '../../domain/training';
 import { machineDeclaration } from '../kinds/machine';
 import { stableStringify } from '../json';
+import { importsCode, secretVariables } from './fragment-code';
+import { planFragments, type FragmentDecl, type ImportDecl, type Reference } from './fragment-adoption';
 import type { Inventory, InventoryMachine } from './inventory';
 import { isEmptyConfig, machineConfigCode, secretVariableName, type MachineConfigCode, type SecretVariable } from './machine-code';
 import { ConstructIds } from './names';
 
-/** Something code refers to: a construct of the generated file, or an id it keeps as text. */
-export type Reference = { readonly construct: string } | { readonly id: string };
+export type { FragmentDecl, FragmentTagDecl, ImportDecl, Reference } from './fragment-adoption';
 
 export interface LocationDecl {
   readonly constructId: string;
@@ -24,6 +25,8 @@ export interface MachineDecl {
   readonly location: Reference;
   /** The machine's own config, or the shared block (index into `blocks`) that declares it. */
   readonly config: MachineConfigCode | number;
+  /** The fragments it imports: its own, never shared in a block. */
+  readonly imports: readonly ImportDecl[];
 }
 
 /** A config several machines have exactly alike: declared once, in a function each of them calls. */
@@ -55,6 +58,8 @@ export interface Skipped {
 export interface Adoption {
   readonly organizationId: string;
   readonly locations: readonly LocationDecl[];
+  /** Nested fragments before the fragments importing them; all before the machines. */
+  readonly fragments: readonly FragmentDecl[];
   readonly machines: readonly MachineDecl[];
   readonly blocks: readonly SharedBlock[];
   readonly datasets: readonly DatasetDecl[];
@@ -62,10 +67,13 @@ export interface Adoption {
   /** Each adopted object's address in the generated stack and its id on the service. */
   readonly imports: readonly { readonly address: string; readonly id: string }[];
   readonly skipped: readonly Skipped[];
-  readonly secrets: readonly (SecretVariable & { readonly machine: string })[];
+  /** Secret env entries of modules, and secret variables of fragment imports (`fragment` names the fragment; `module` is empty). */
+  readonly secrets: readonly AdoptedSecret[];
   /** Config sections and parts fleetform leaves on the service as they are, per machine. */
   readonly untouched: readonly { readonly machine: string; readonly what: readonly string[] }[];
 }
+
+export type AdoptedSecret = SecretVariable & { readonly machine: string; readonly fragment?: string };
 
 export interface AdoptionOptions {
   /** Ids already managed by a stack, by resource type: such objects are skipped and named. */
@@ -131,6 +139,24 @@ function renameSecrets(config: MachineConfigCode, secrets: readonly SecretVariab
   return { config: { ...config, modules }, secrets: renamed };
 }
 
+/** The import with its secret-looking variables read from environment variables named after the machine, the fragment and the prefix. */
+function withSecretVariables(i: ImportDecl, machine: string, secrets: AdoptedSecret[]): ImportDecl {
+  const found = Object.entries(secretVariables(i));
+  if (found.length === 0 || !i.variables) return i;
+  const variables = { ...i.variables };
+  const read: Record<string, string> = {};
+  for (const [key, value] of found) {
+    delete variables[key];
+    const base = secretVariableName(machine, i.label, i.prefix ?? '', key);
+    let variable = base;
+    for (let n = 2; secrets.some((s) => s.variable === variable && s.value !== value); n++) variable = `${base}_${n}`;
+    read[key] = variable;
+    secrets.push({ variable, module: '', key, value, machine, fragment: i.label });
+  }
+  const { variables: _all, ...rest } = i;
+  return { ...rest, ...(Object.keys(variables).length > 0 ? { variables } : {}), secretVariables: read };
+}
+
 /** Whether a job is over without a result code could keep (canceled, or being canceled). */
 function isCanceled(job: TrainingJob): boolean {
   return job.status === TrainingStatus.CANCELED || job.status === TrainingStatus.CANCELING;
@@ -138,7 +164,8 @@ function isCanceled(job: TrainingJob): boolean {
 
 /**
  * Turns an organization's inventory into declarations: a `Location` per location (parents
- * first), a `Machine` per machine with its main part's config as `Module`s and
+ * first), a `Fragment` per fragment of the organization with a `FragmentTag` per tag (see
+ * planFragments), a `Machine` per machine with `useFragment` per import with its main part's config as `Module`s and
  * `ModularResource`s, a `Dataset` per dataset, a training job construct per job that is not
  * canceled. Machines whose whole managed config is alike (the same modules and resources,
  * secrets included) share one function; a single machine's config is written inline.
@@ -174,8 +201,16 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     return construct ? { construct } : { id };
   };
 
+  const fragmentPlan = planFragments(inventory.fragments, {
+    ids,
+    managedAs,
+    skip: (what, reason) => skipped.push({ what, reason }),
+    adopt: (address, id) => imports.push({ address, id }),
+  });
+
+  const secrets: AdoptedSecret[] = [];
   const untouched: { machine: string; what: string[] }[] = [];
-  const pending: { machine: InventoryMachine; constructId: string; config: MachineConfigCode; secrets: readonly SecretVariable[]; key: string }[] = [];
+  const pending: { machine: InventoryMachine; constructId: string; config: MachineConfigCode; imports: readonly ImportDecl[]; secrets: readonly SecretVariable[]; key: string }[] = [];
   const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   for (const machine of [...inventory.machines].sort(byName)) {
     const label = `machine ${machine.name} (${machine.id})`;
@@ -193,11 +228,18 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
       skipped.push({ what: label, reason: made.reason });
       continue;
     }
+    const parsed = importsCode(main.config);
+    const resolved = parsed.ok ? fragmentPlan.resolve(parsed.imports) : parsed;
+    if (!resolved.ok) {
+      skipped.push({ what: label, reason: resolved.reason });
+      continue;
+    }
     const constructId = ids.take(machine.name, 'machine');
     const others = machine.parts.filter((p) => !p.mainPart).map((p) => `part ${p.name}`);
     const left = [...made.untouched.map((s) => `config section "${s}"`), ...others];
     if (left.length > 0) untouched.push({ machine: machine.name, what: left });
-    pending.push({ machine, constructId, config: made.code, secrets: made.secrets, key: sameConfigKey(made.code, made.secrets) });
+    const imported = resolved.imports.map((i) => withSecretVariables(i, machine.name, secrets));
+    pending.push({ machine, constructId, config: made.code, imports: imported, secrets: made.secrets, key: sameConfigKey(made.code, made.secrets) });
     imports.push({ address: `${MACHINE}.${constructId}`, id: machine.id });
   }
 
@@ -206,7 +248,6 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
   const blocks: SharedBlock[] = [];
   const blockOf = new Map<string, number>();
   const functionNames = new Set<string>();
-  const secrets: (SecretVariable & { machine: string })[] = [];
   for (const [key, members] of groups) {
     const first = members[0];
     if (!first) continue;
@@ -228,6 +269,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     name: p.machine.name,
     location: locationRef(p.machine.locationId),
     config: blockOf.get(p.key) ?? p.config,
+    imports: p.imports,
   }));
 
   const datasetConstruct = new Map<string, string>();
@@ -262,5 +304,5 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     imports.push({ address: `${type}.${constructId}`, id: job.id });
   }
 
-  return { organizationId: inventory.organizationId, locations, machines, blocks, datasets, jobs, imports, skipped, secrets, untouched };
+  return { organizationId: inventory.organizationId, locations, fragments: fragmentPlan.fragments, machines, blocks, datasets, jobs, imports, skipped, secrets, untouched };
 }

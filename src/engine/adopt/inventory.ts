@@ -1,4 +1,4 @@
-import type { Dataset, MachinePart, ServiceClient, TrainingJob } from '../../api/client';
+import { unlessNotFound, type Dataset, type FragmentInfo, type FragmentTagInfo, type MachinePart, type ServiceClient, type TrainingJob } from '../../api/client';
 import type { LocationDetail } from '../../api/client/app-client';
 import { FleetformError } from '../../domain/errors';
 import { mapLimited } from '../map-limited';
@@ -11,11 +11,19 @@ export interface InventoryMachine {
   readonly parts: readonly MachinePart[];
 }
 
+/** A fragment the organization owns, at its latest revision, with its tags. */
+export interface InventoryFragment {
+  readonly fragment: FragmentInfo;
+  readonly tags: readonly FragmentTagInfo[];
+}
+
 /** What an API key can see of one organization: the objects adoption turns into code. */
 export interface Inventory {
   readonly organizationId: string;
   readonly locations: readonly LocationDetail[];
   readonly machines: readonly InventoryMachine[];
+  /** The organization's own fragments; other organizations' public fragments its machines import are referred to by id. */
+  readonly fragments: readonly InventoryFragment[];
   readonly datasets: readonly Dataset[];
   readonly jobs: readonly TrainingJob[];
 }
@@ -31,7 +39,11 @@ export interface InventoryOptions {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
-/** Reads the organization's locations, machines with their parts, datasets and (unless left out) training jobs. Read-only. */
+/**
+ * Reads the organization's locations, machines with their parts, fragments with their tags
+ * (all of them, whatever `locationIds` says: a fragment belongs to no location), datasets
+ * and (unless left out) training jobs. Read-only.
+ */
 export async function readInventory(client: ServiceClient, options: InventoryOptions): Promise<Inventory> {
   const { organizationId } = options;
   const allLocations = await client.appClient.listLocations(organizationId);
@@ -50,9 +62,13 @@ export async function readInventory(client: ServiceClient, options: InventoryOpt
     options.onProgress?.(++done, listed.length);
     return { id: m.id, name: m.name, locationId: m.locationId, parts };
   });
+  const owned = (await client.appClient.listFragments(organizationId)).filter((f) => f.organizationId === organizationId);
+  // A fragment deleted since the list is not there to adopt.
+  const details = await mapLimited(owned, options.concurrency, (f) => unlessNotFound(() => client.appClient.getFragment(f.id)));
+  const fragments = details.flatMap((d): InventoryFragment[] => (d ? [{ fragment: d.fragment, tags: d.tags }] : []));
   const [datasets, jobs] = await Promise.all([
     client.datasetClient.listDatasets(organizationId),
     options.includeJobs ? client.mlTrainingClient.listTrainingJobs(organizationId) : Promise.resolve([]),
   ]);
-  return { organizationId, locations, machines, datasets, jobs };
+  return { organizationId, locations, machines, fragments, datasets, jobs };
 }

@@ -2,6 +2,7 @@ import { isServiceApi } from '../../domain/triplet';
 import { isSecretEnvName } from '../../domain/module-env';
 import { conventionalModuleName } from '../../domain/names';
 import { validateMachineConfig } from '../../domain';
+import { FRAGMENT_RESOLVED_ISSUES } from '../../domain/fragments';
 import { MANAGED_CONFIG_SECTIONS } from '../../domain/config';
 import { isPackageType, LATEST_PACKAGE_VERSION, type PackageType } from '../../domain/packages';
 import { isObject, type JsonObject, type JsonValue } from '../json';
@@ -142,15 +143,12 @@ function modelCode(model: string, modules: readonly ModuleCode[]): ModelCode {
  * The code that declares a main part's config, or why code cannot declare it exactly
  * (an entry key or a section fleetform does not model): such a machine is not adopted,
  * since its next plan would rewrite it. `secretPrefix` starts the names of the variables
- * secret env entries are read from.
+ * secret env entries are read from. Fragment imports are read apart (importsCode).
  */
 export function machineConfigCode(config: Record<string, unknown>, secretPrefix: string): MachineCodeResult {
   const untouched = Object.keys(config).filter((k) => !MANAGED_SECTIONS.has(k) && k !== 'fragments' && k !== 'fragment_mods');
-  for (const section of ['fragments', 'fragment_mods'] as const) {
-    const value = config[section];
-    if (Array.isArray(value) ? value.length > 0 : value !== undefined) return { ok: false, reason: `it imports fragments (${section}), which adoption does not write yet` };
-  }
-  const invalid = validateMachineConfig(config).errors[0];
+  const imports = Array.isArray(config.fragments) && config.fragments.length > 0;
+  const invalid = validateMachineConfig(config).errors.find((e) => !(imports && FRAGMENT_RESOLVED_ISSUES.has(e.code)));
   if (invalid) return { ok: false, reason: `its config does not pass fleetform's checks at ${invalid.path}: ${invalid.message}` };
   const secrets: SecretVariable[] = [];
   const modules: ModuleCode[] = [];

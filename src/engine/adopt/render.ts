@@ -1,7 +1,9 @@
 import { conventionalModuleName } from '../../domain/names';
 import { ModelFramework, ModelType } from '../../domain/training';
-import type { Adoption, JobDecl, MachineDecl, Reference } from './adoption';
+import type { JsonValue } from '../json';
+import type { Adoption, FragmentDecl, ImportDecl, JobDecl, MachineDecl, Reference } from './adoption';
 import { Code, CodeWriter, literal, stringLiteral, type Literal } from './code-writer';
+import { placeholderName } from './fragment-code';
 import { isEmptyConfig, type MachineConfigCode } from './machine-code';
 import { ConstructIds, VariableNames } from './names';
 
@@ -24,8 +26,22 @@ function refCode(ref: Reference, vars: ReadonlyMap<string, string>): Literal {
   return name === undefined ? ref.construct : new Code(name);
 }
 
-/** The statements declaring a machine's config inside `machineVar`: modules first, then resources. */
-function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCode, used: Set<string>, vars: VariableNames): void {
+/** A value of a fragment's config with each variable placeholder written as `fragment.variable(name)`. */
+function withVariables(value: JsonValue, fragmentVar: string): Literal {
+  const name = placeholderName(value);
+  if (name !== undefined) return new Code(`${fragmentVar}.variable(${stringLiteral(name)})`);
+  if (Array.isArray(value)) return value.map((v) => withVariables(v, fragmentVar));
+  if (value === null || typeof value !== 'object') return value;
+  const out: { [key: string]: Literal } = {};
+  for (const [k, v] of Object.entries(value)) out[k] = withVariables(v, fragmentVar);
+  return out;
+}
+
+/**
+ * The statements declaring a machine's (or, with `fragmentVar`, a fragment's) config inside
+ * `machineVar`: modules first, then resources.
+ */
+function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCode, used: Set<string>, vars: VariableNames, fragmentVar?: string): void {
   const ids = new ConstructIds();
   const moduleVars = config.modules.map(() => '');
   const resourceVars = config.resources.map(() => '');
@@ -64,7 +80,7 @@ function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCod
       name: r.name === id ? undefined : r.name,
       api: r.api,
       model,
-      attributes: r.attributes && Object.keys(r.attributes).length > 0 ? r.attributes : undefined,
+      attributes: r.attributes && Object.keys(r.attributes).length > 0 ? (fragmentVar === undefined ? r.attributes : withVariables(r.attributes, fragmentVar)) : undefined,
       dependsOn: dependsOn.length > 0 ? dependsOn : undefined,
     };
     const statement = `new ModularResource(${machineVar}, ${stringLiteral(id)}, ${w.literal(props)});`;
@@ -75,6 +91,29 @@ function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCod
   });
   if (config.modules.length > 0) used.add('Module');
   if (config.resources.length > 0) used.add('ModularResource');
+}
+
+/** `holderVar.useFragment(fragment, {...});` per import, in the order the config lists them; secret variables read with `secret`. */
+function writeImports(w: CodeWriter, holderVar: string, imports: readonly ImportDecl[], vars: ReadonlyMap<string, string>, used: Set<string>): void {
+  for (const i of imports) {
+    const secrets = Object.entries(i.secretVariables ?? {}).map(([key, variable]): [string, Literal] => [key, new Code(`secret(${stringLiteral(variable)})`)]);
+    if (secrets.length > 0) used.add('secret');
+    const variables: Literal = i.variables || secrets.length > 0 ? { ...i.variables, ...Object.fromEntries(secrets) } : undefined;
+    const options: Literal = { version: i.version, prefix: i.prefix, variables, disabled: i.disabled, mods: i.mods };
+    w.line(`${holderVar}.useFragment(${literal(refCode(i.fragment, vars), 0)}${propsArgument(w, options)});`);
+  }
+}
+
+/** A fragment: its construct, its config, its nested imports, then its tags. */
+function writeFragment(w: CodeWriter, f: FragmentDecl, vars: Map<string, string>, names: VariableNames, used: Set<string>, declare: (constructId: string, statement: string) => void): void {
+  const name = names.take(f.constructId);
+  vars.set(f.constructId, name);
+  const props: Literal = { name: f.name === f.constructId ? undefined : f.name, visibility: f.visibility === 'private' ? undefined : f.visibility };
+  w.line(`const ${name} = new Fragment(this, ${stringLiteral(f.constructId)}${propsArgument(w, props)});`);
+  writeConfig(w, name, f.config, used, names, name);
+  writeImports(w, name, f.imports, vars, used);
+  for (const t of f.tags) declare(t.constructId, `new FragmentTag(this, ${stringLiteral(t.constructId)}, ${w.literal({ fragment: new Code(name), tag: t.tag, revision: t.revision })});`);
+  if (f.tags.length > 0) used.add('FragmentTag');
 }
 
 function jobStatement(w: CodeWriter, decl: JobDecl, vars: ReadonlyMap<string, string>, used: Set<string>): string {
@@ -144,6 +183,8 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
     ...adoption.locations.flatMap((l) => (l.parent && 'construct' in l.parent ? [l.parent.construct] : [])),
     ...adoption.machines.flatMap((m) => ('construct' in m.location ? [m.location.construct] : [])),
     ...adoption.jobs.flatMap((j) => ('construct' in j.dataset ? [j.dataset.construct] : [])),
+    // A machine importing fragments is named: its imports are statements of their own.
+    ...adoption.machines.flatMap((m) => (m.imports.length > 0 ? [m.constructId] : [])),
   ]);
   const imports = options.terraformImports ?? false;
   const declare = (constructId: string, statement: string): void => {
@@ -166,10 +207,15 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
     const props: Literal = { name: l.name === l.constructId ? undefined : l.name, parent: l.parent ? refCode(l.parent, vars) : undefined };
     declare(l.constructId, `new Location(this, ${stringLiteral(l.constructId)}${propsArgument(body, props)});`);
   }
+  if (adoption.fragments.length > 0) used.add('Fragment');
+  for (const f of adoption.fragments) {
+    body.line();
+    writeFragment(body, f, vars, names, used, declare);
+  }
   if (adoption.machines.length > 0) used.add('Machine');
   let previousInline = true;
   for (const m of adoption.machines) {
-    const inline = typeof m.config !== 'number' && !isEmptyConfig(m.config);
+    const inline = (typeof m.config !== 'number' && !isEmptyConfig(m.config)) || m.imports.length > 0;
     // A machine with its config inline stands apart; one-line machines stay together.
     if (inline || previousInline) body.line();
     previousInline = inline;
@@ -186,6 +232,8 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
       body.line(`const ${name} = ${statement}`);
       writeConfig(body, name, m.config, used, names);
     }
+    const machineVar = vars.get(m.constructId);
+    if (machineVar !== undefined) writeImports(body, machineVar, m.imports, vars, used);
   }
   if (adoption.datasets.length > 0) {
     body.line();
@@ -247,6 +295,8 @@ export function summary(adoption: Adoption): string {
     count(adoption.machines.length, 'machine'),
     count(adoption.datasets.length, 'dataset'),
     count(adoption.jobs.length, 'training job'),
+    count(adoption.fragments.length, 'fragment'),
+    count(adoption.fragments.reduce((n, f) => n + f.tags.length, 0), 'fragment tag'),
   ].join(', ');
 }
 
