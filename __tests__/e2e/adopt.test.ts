@@ -131,6 +131,8 @@ beforeAll(async () => {
   // Its own probe runs on the module and board the base brings.
   await newMachine(c.locationId, 'arm-2', { components: [{ name: 'probe', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: {}, depends_on: ['board-1'] }], fragments: [{ id: baseId, version: '2', variables: { pin: String(Math.floor(next() * 40)) } }, { id: uplinkId, variables: { api_token: 'fragment-token' } }] });
   await newMachine(c.locationId, 'arm-old', { fragments: [{ id: ids.fragments.get('legacy-net') ?? '' }] });
+  // An import written as the fragment's bare id, as older configs have it.
+  await newMachine(c.locationId, 'arm-3', { fragments: [rigId] });
 
   await ours.close();
   const datasetId = await viam.dataClient.createDataset('boxes', c.organizationId);
@@ -163,7 +165,7 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(first.stderr).toBe('');
   expect(first.code).toBe(0);
   // The emulator's seeded location and dataset are the organization's like any other.
-  expect(first.stdout).toContain('3 locations, 9 machines, 2 datasets, 1 training job, 3 fragments, 1 fragment tag');
+  expect(first.stdout).toContain('3 locations, 10 machines, 2 datasets, 1 training job, 3 fragments, 1 fragment tag');
   expect(first.stdout).toMatch(/machine legacy-cam \([^)]+\): components entry cam has keys fleetform does not declare: frame/);
   expect(first.stdout).toContain('config section "network"');
   // A fragment code cannot declare is left out, and so is every machine importing it, each by name.
@@ -189,6 +191,7 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(code).toContain("new ModularResource(arm2, 'probe', { api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', dependsOn: ['board-1'] });");
   expect(code).toContain("arm2.useFragment(uplink, { variables: { api_token: secret('ARM_2_UPLINK_API_TOKEN') } });");
   expect(first.stdout).toContain('ARM_2_UPLINK_API_TOKEN  (arm-2: import of fragment uplink, variable api_token)');
+  expect(code).toMatch(/arm3\.useFragment\(rig\);/);
   expect(code).toMatch(/new Package\(mapper, 'lookup', \{ package: '[^']+\/lookup', version: '2', type: 'archive' \}\);/);
 
   const secrets = secretEnv(first.stdout);
@@ -196,7 +199,7 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   const withSecrets = { ...env, ...secrets };
   const finish = await fleetform(project, ['adopt', '--finish'], withSecrets);
   expect(finish.stderr).toBe('');
-  expect(finish.stdout).toContain('Imported 19 objects into stack adopted');
+  expect(finish.stdout).toContain('Imported 20 objects into stack adopted');
 
   const tsc = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', 'main.ts'], { cwd: project }).catch((err: { stdout?: string; code?: number }) => ({ stdout: err.stdout ?? String(err), stderr: '', failed: true }));
   expect(tsc.stdout).toBe('');

@@ -159,10 +159,15 @@ describe('planAdoption', () => {
     expect(code).not.toContain("'cdktf'");
   });
 
-  test('a machine importing a fragment by a bare id is left out, by name: code writes every import as an object', () => {
-    const a = planAdoption(inventory([machine('m1', 'bare', { ...sensors('t', '1'), fragments: ['f1'] })]), { managed: new Map() });
-    expect(a.machines).toEqual([]);
-    expect(a.skipped).toEqual([{ what: 'machine bare (m1)', reason: 'fragments entry 0 is a bare id; code writes it as {"id": ...}' }]);
+  test('a machine importing a fragment by a bare id imports it as code does, following its latest revision', () => {
+    const a = planAdoption(
+      inventory([machine('m1', 'bare', { ...sensors('t', '1'), fragments: ['f1'] })], { fragments: [fragment('f1', 'kit', { components: [board('b', {})], modules: [sensorsModule] })] }),
+      { managed: new Map() },
+    );
+    expect(a.skipped).toEqual([]);
+    expect(a.machines.map((m) => m.name)).toEqual(['bare']);
+    const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
+    expect(code).toMatch(/bare\.useFragment\(kit\);/);
   });
 });
 

@@ -25,7 +25,8 @@ function stray(entry: JsonObject, allowed: ReadonlySet<string>): string[] {
 }
 
 function importCode(raw: JsonValue, at: number): ImportCode | string {
-  if (typeof raw === 'string') return `fragments entry ${at} is a bare id; code writes it as {"id": ...}`;
+  // A bare id is the import `{ id }` (the machine kind reads it so): it follows the latest revision.
+  if (typeof raw === 'string') return raw === '' ? `fragments entry ${at} has no fragment id` : { fragmentId: raw };
   if (!isObject(raw)) return `fragments entry ${at} is not an object`;
   const extra = stray(raw, IMPORT_KEYS);
   if (extra.length > 0) return `fragments entry ${at} has keys fleetform does not declare: ${extra.join(', ')}`;

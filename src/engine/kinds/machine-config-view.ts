@@ -22,6 +22,11 @@ function keyOf(entry: JsonObject, taken: Set<string>): string {
   return key;
 }
 
+/** A fragment import written as its bare id is the import `{ id }`: the service follows the fragment's latest revision for both. */
+function importObject(entry: JsonValue): JsonValue {
+  return typeof entry === 'string' && entry !== '' ? { id: entry } : entry;
+}
+
 /**
  * A machine config as a plan compares it: each managed list keyed by entry name, so a
  * change shows as `config.components.sensor-1.attributes.timeout_ms`, not as a list shift.
@@ -40,7 +45,7 @@ export function configView(config: Record<string, unknown>): JsonObject {
   }
   for (const key of MANAGED_IMPORTS) {
     const imports = config[key];
-    if (Array.isArray(imports) && imports.length > 0) view[key] = imports as JsonValue[];
+    if (Array.isArray(imports) && imports.length > 0) view[key] = key === 'fragments' ? (imports as JsonValue[]).map(importObject) : (imports as JsonValue[]);
   }
   return view;
 }
