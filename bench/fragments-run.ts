@@ -23,7 +23,7 @@ import { EXTRA_MODULES } from './fleet';
 import { FRAGMENT_COUNT, fragmentedStack, plainStack } from './fragments-fleet';
 import { benchEngine, READ_PARALLELISM } from './session';
 import { topSelfTime, type CpuProfile } from './profile-summary';
-import { median, r3, runMain, timed } from './stats';
+import { cpuSecondsSince, median, r3, runMain, timed } from './stats';
 
 const silent = { start() {}, done() {}, failed() {}, skipped() {} };
 
@@ -95,10 +95,15 @@ async function run(): Promise<Record<string, unknown>> {
     const fragmentTimes: number[] = [];
     const plainTimes: number[] = [];
     const readCounts: number[][] = [];
+    // The engine's CPU seconds (this process) over each plan: steadier than wall time on shared cores.
+    const fragmentCpu: number[] = [];
+    const plainCpu: number[] = [];
     const planFragments = async () => {
       reads.clear();
       let changed = -1;
+      const cpu = process.cpuUsage();
       fragmentTimes.push(await timed(async () => ({ changed } = await planStack(engine, fragmented, false))));
+      fragmentCpu.push(cpuSecondsSince(cpu));
       if (changed !== 0) throw new Error(`the fragment fleet planned ${changed} change(s) where none was expected`);
       const counts = [...reads.values()];
       readCounts.push(counts);
@@ -106,7 +111,9 @@ async function run(): Promise<Record<string, unknown>> {
     };
     const planPlain = async () => {
       let changed = -1;
+      const cpu = process.cpuUsage();
       plainTimes.push(await timed(async () => ({ changed } = await planStack(engine, plain, false))));
+      plainCpu.push(cpuSecondsSince(cpu));
       if (changed !== 0) throw new Error(`the plain fleet planned ${changed} change(s) where none was expected`);
     };
     const profileAt = process.argv.indexOf('--profile');
@@ -145,6 +152,8 @@ async function run(): Promise<Record<string, unknown>> {
       fragment_reads_per_plan: readCounts.map((c) => c.reduce((s, n) => s + n, 0)),
       plan_runs_s: fragmentTimes.map(r3),
       plain_plan_runs_s: plainTimes.map(r3),
+      plan_cpu_s: r3(median(fragmentCpu)),
+      plain_plan_cpu_s: r3(median(plainCpu)),
       setup_apply_s: r3(setupFragmentsS),
       plain_setup_apply_s: r3(setupPlainS),
     };
