@@ -3,8 +3,8 @@
  * measures each fleet size in its own process, the same at a distance, the PostgreSQL state
  * backend against local files, the example plan as a command, training-job listing in a
  * 100,000-job organization, hostile requests, 1,000 simulated machines, a staged rollout to
- * them and the adoption of an organization; prints the tables and writes
- * bench/results.json.
+ * them, the adoption of an organization and a fleet on fragments against the same fleet
+ * inline; prints the tables and writes bench/results.json.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -54,7 +54,7 @@ async function listJobs(runs: number): Promise<Record<string, unknown>> {
 }
 
 /** The parts of a run, in the order they run; `--only` picks some of them. */
-const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile', 'sim', 'rollout', 'adopt'] as const;
+const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile', 'sim', 'rollout', 'adopt', 'fragments'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function chosenSections(): Set<Section> {
@@ -177,6 +177,16 @@ async function main(): Promise<void> {
     process.stdout.write(
       `fleetform adopt of ${String(adopt.machines)} machines on loopback, from an empty folder to code and state: ${String(adopt.seconds)} s, ` +
         `peak ${String(adopt.peak_mb)} MB (goal: 10,000 in under a minute); the plan after it: ${String(adopt.plan_after_s)} s, no changes; phases ${JSON.stringify(adopt.phases)}\n\n`,
+    );
+  }
+  if (parts.has('fragments')) {
+    const machines = option('--fragments-machines') ?? (quick ? '1000' : '10000');
+    process.stderr.write(`planning ${machines} machines importing 10 fragments against the same fleet inline...\n`);
+    const fragments = await runChild<Record<string, unknown>>('fragments-run.ts', [machines, '--runs', option('--runs') ?? '3', ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : [])]);
+    results.fragments = { size: fragments.size, plan_s: fragments.plan_s, plain_plan_s: fragments.plain_plan_s, ratio: fragments.ratio };
+    process.stdout.write(
+      `fragments: a no-change plan of ${String(fragments.size)} machines importing ${String(fragments.fragments)} fragments took ${String(fragments.plan_s)} s against ` +
+        `${String(fragments.plain_plan_s)} s for the same fleet inline = ${String(fragments.ratio)}x (goal: within 1.2x); fragment reads per plan ${JSON.stringify(fragments.fragment_reads_per_plan)} (one per fragment)\n\n`,
     );
   }
   const file = path.join(__dirname, 'results.json');

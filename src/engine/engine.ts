@@ -4,7 +4,8 @@ import { applyStack, type ApplyOutcome, type ApplyReporter } from './apply/execu
 import type { DesiredStack, ProviderSettings } from './desired/stack';
 import { IMPORT_ID_HINT, type KindContext, type KindRegistry } from './kind';
 import { maskPaths, viewSecretPaths } from './mask';
-import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
+import type { Plan, ResolvedMachineChange, ResourceChange, StackPlanHeader } from './plan/model';
+import { fragmentReach } from './kinds/fragment-reach';
 import { planStack } from './plan/planner';
 import { planRollouts } from './rollout/plan';
 import { applyWithRollout } from './rollout/apply-with-rollout';
@@ -153,6 +154,7 @@ export class Engine {
     const states = new Map<string, State>();
     const headers: StackPlanHeader[] = [];
     const changes: ResourceChange[] = [];
+    const resolvedMachines: ResolvedMachineChange[] = [];
     const { parallelism, readParallelism = parallelism, readStart } = this.settings;
     const stalls = readParallelism > parallelism ? startLoopStallClock() : undefined;
     const readLimit = stalls ? planReadLimit({ parallelism, readParallelism, readStart }, stalls.stalledMs) : undefined;
@@ -166,16 +168,18 @@ export class Engine {
         states.set(stack.name, state);
         const ctx = await this.context(stack.provider);
         headers.push({ name: stack.name, lineage: state.lineage, serial: state.serial, organizationId: ctx.organizationId, locationId: ctx.locationId });
-        changes.push(
-          ...(await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism, readLimit, destroy: options.destroy })),
-        );
+        const planned = await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism, readLimit, destroy: options.destroy });
+        // What the stack's fragment changes do to the machines importing them.
+        const reach = options.destroy ? { changes: planned, resolved: [] } : await fragmentReach(ctx, stack.name, state, planned);
+        changes.push(...reach.changes);
+        resolvedMachines.push(...reach.resolved);
       }
     } finally {
       stalls?.stop();
     }
     this.lastPlan = { stateS, planS: (performance.now() - started) / 1000 - stateS, reads: readLimit?.stats() };
     const rollouts = options.destroy ? [] : await this.withResumes(stacks, planRollouts(stacks, changes));
-    const plan: Plan = { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy, ...(rollouts.length > 0 ? { rollouts } : {}) };
+    const plan: Plan = { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy, ...(rollouts.length > 0 ? { rollouts } : {}), ...(resolvedMachines.length > 0 ? { resolvedMachines } : {}) };
     return { plan, states };
   }
 

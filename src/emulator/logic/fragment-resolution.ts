@@ -81,6 +81,24 @@ export interface VersionUse {
  * each fragment its config reaches (nested ones too), disabled imports included.
  */
 export function fragmentUsage(db: Db): Map<string, Map<string, VersionUse>> {
+  // Worked out again only after a write: any row the connection changed may change it.
+  const changes = rowsChanged(db);
+  const cached = usageCache.get(db);
+  if (cached && cached.changes === changes && !db.inTransaction) return cached.usage;
+  const usage = usageOfEveryFragment(db);
+  if (!db.inTransaction) usageCache.set(db, { changes, usage });
+  return usage;
+}
+
+/** The last usage worked out on each database, with the rows its connection had changed then (treat as read-only). */
+const usageCache = new WeakMap<Db, { readonly changes: number; readonly usage: Map<string, Map<string, VersionUse>> }>();
+
+/** How many rows the connection has inserted, updated or deleted since it was opened. */
+function rowsChanged(db: Db): number {
+  return (db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+}
+
+function usageOfEveryFragment(db: Db): Map<string, Map<string, VersionUse>> {
   const usage = new Map<string, Map<string, VersionUse>>();
   const owners = new Map(store.listFragments(db, undefined).map((f) => [f.id, f.organizationId]));
   const lookups = new Map<string, FragmentLookup>();

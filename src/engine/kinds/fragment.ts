@@ -74,6 +74,9 @@ async function usageOf(ctx: KindContext, id: string): Promise<{ latest: number; 
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
+/** How the note on a changed fragment's reach begins (more is said of the machines of the plan once it is made). */
+export const REACH_NOTE = 'this change reaches';
+
 function stale(name: string): FragmentChangedError {
   return new FragmentChangedError(`fragment ${name} was changed on the service after the plan was made; nothing was overwritten`, {
     hint: 'run `fleetform plan` again to see the change, then apply',
@@ -119,7 +122,8 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
     if (!isObject(usage) || stableStringify(current.config) === stableStringify(desired.config) || replaceReasons.length > 0) return { problems: [], notes };
     const latest = typeof usage.latest === 'number' ? usage.latest : 0;
     const all = typeof usage.all === 'number' ? usage.all : 0;
-    const pinned = isObject(usage.byVersion) ? Object.entries(usage.byVersion).map(([v, n]) => `${v}: ${String(n)}`) : [];
+    // A revision pin reads `rev 4`, a tag as named.
+    const pinned = isObject(usage.byVersion) ? Object.entries(usage.byVersion).map(([v, n]) => `${/^\d+$/.test(v) ? `rev ${v}` : v}: ${String(n)}`) : [];
     const reached = [...(latest > 0 ? [`latest: ${latest}`] : []), ...pinned];
     notes.push({
       level: all > 0 ? 'warning' : 'info',
@@ -127,7 +131,7 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
       message:
         all === 0
           ? 'no machine imports this fragment now'
-          : `this change reaches ${plural(all, 'machine', 'machines')} now (${reached.join(', ')})` +
+          : `${REACH_NOTE} ${plural(all, 'machine', 'machines')} now (${reached.join(', ')})` +
             (pinned.length > 0 ? '; those importing a tag or revision run it once the tag names the new revision' : ''),
     });
     return { problems: [], notes };

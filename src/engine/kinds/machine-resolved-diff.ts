@@ -10,7 +10,8 @@ import type { Plan, ResourceChange } from '../plan/model';
 import { showValue } from '../render/values';
 import { fragmentConfigDocument } from './fragment';
 import { configDocument, configView } from './machine-config-view';
-import { declaredFetch, importsFragments, resolveFetching, serviceFetch, type DeclaredFragment } from './machine-fragments';
+import type { MachineResolution } from '../../domain/fragments';
+import { declaredFetch, importsFragments, resolveFetching, serviceFetch, type DeclaredFragment, type FragmentFetch } from './machine-fragments';
 import { machineKind } from './machine';
 
 export interface MachineRunDiff {
@@ -23,6 +24,29 @@ export interface MachineRunDiff {
 }
 
 const nameOf = (view: JsonObject | null): string | undefined => (view && typeof view.name === 'string' ? view.name : undefined);
+
+/** Why a side of a machine's change cannot be resolved. */
+export const UNKNOWN_UNTIL_APPLY = 'its config names an object this apply creates: it is known once that exists';
+
+/** What a machine runs: its config view resolved with its fragments, and the resolution when it imports any. */
+export interface MachineRuns {
+  readonly config: JsonObject;
+  readonly resolution: MachineResolution | undefined;
+}
+
+/**
+ * What one side of a machine's change (its `before` or `after` view) runs, its fragments
+ * read through `fetch`; undefined when the side is absent, 'unknown' when its config is
+ * known only at apply.
+ */
+export async function runsAs(machine: string, view: JsonObject | null, fetch: FragmentFetch): Promise<MachineRuns | undefined | 'unknown'> {
+  if (!view) return undefined;
+  if (!isObject(view.config)) return 'unknown';
+  const document = configDocument(view.config);
+  if (!importsFragments(document)) return { config: configView(document), resolution: undefined };
+  const resolution = await resolveFetching(machine, document, fetch);
+  return { config: configView(resolution.config), resolution };
+}
 
 /** The machines a plan holds, by name. */
 export function plannedMachineNames(plan: Plan): string[] {
@@ -53,19 +77,12 @@ export async function machineRunDiff(plan: Plan, machine: string, client: Servic
     return read.get(key) as Promise<T>;
   });
   const planned = await plannedFragments(plan, client);
-  const runs = async (view: JsonObject | null, fetch: typeof fromService): Promise<JsonObject | undefined | 'unknown'> => {
-    if (!view) return undefined;
-    if (!isObject(view.config)) return 'unknown';
-    const document = configDocument(view.config);
-    if (!importsFragments(document)) return configView(document);
-    return configView((await resolveFetching(machine, document, fetch)).config);
-  };
-  const before = await runs(change.before, fromService);
-  const after = await runs(change.after, declaredFetch(async (id) => planned.get(id), fromService));
+  const before = await runsAs(machine, change.before, fromService);
+  const after = await runsAs(machine, change.after, declaredFetch(async (id) => planned.get(id), fromService));
   if (before === 'unknown' || after === 'unknown') {
-    return { address: change.address, machine, changes: [], unknown: 'its config names an object this apply creates: it is known once that exists' };
+    return { address: change.address, machine, changes: [], unknown: UNKNOWN_UNTIL_APPLY };
   }
-  return { address: change.address, machine, changes: diffJson(before, after) };
+  return { address: change.address, machine, changes: diffJson(before?.config, after?.config) };
 }
 
 /** The diff as text: one line per key the machine runs differently. */

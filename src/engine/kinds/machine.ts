@@ -15,7 +15,7 @@ import {
 import { FleetformError } from '../../domain/errors';
 import { machineAttributes } from '../../domain/resource-attributes';
 import { z } from 'zod';
-import { isObject, jsonEqual, stableStringify, UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import { isObject, stableStringify, UNKNOWN, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
@@ -26,6 +26,7 @@ import { awaitModels, deployedModelsOf, waitingModel, withDeployedModels } from 
 import { unlessNotFound } from './not-found';
 import { gateOf, passHealthGate } from './machine-health-gate';
 import { importsFragments, resolvedConfigChecks } from './machine-fragments';
+import { moduleRestarts } from './module-restarts';
 
 function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB (${bytes.toLocaleString('en-US')} bytes)`;
@@ -157,7 +158,7 @@ function policyFacts(facts: RegistryFacts, policyText: string): PolicyFacts {
 }
 
 /** The version each registry module of a config view runs, by module name (absent when the registry cannot tell). */
-async function runningVersions(ctx: KindContext, config: JsonValue | undefined): Promise<JsonObject> {
+export async function runningVersions(ctx: KindContext, config: JsonValue | undefined): Promise<JsonObject> {
   const modules = isObject(config) && isObject(config.modules) ? config.modules : {};
   const running: JsonObject = {};
   await Promise.all(
@@ -328,19 +329,8 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const runningBefore = isObject(observation?.kindData?.running) ? observation.kindData.running : {};
     const runningAfter = isObject(desiredData?.running) ? desiredData.running : {};
     if (isObject(was) && isObject(now)) {
-      for (const [m, def] of Object.entries(now)) {
-        const before = was[m];
-        if (!isObject(before) || !isObject(def) || jsonEqual(before, def)) continue;
-        // The versions it runs where the registry tells for both sides; else the versions as written.
-        const resolved = typeof runningBefore[m] === 'string' && typeof runningAfter[m] === 'string';
-        const from = resolved ? runningBefore[m] : before.version;
-        const to = resolved ? runningAfter[m] : def.version;
-        const moves = from !== to;
-        const envChanges = !jsonEqual(before.env ?? null, def.env ?? null);
-        if (moves || envChanges) {
-          const why = moves ? `it moves from ${String(from)} to ${String(to)}` : 'its environment changes';
-          notes.push({ level: 'warning', path: childPath('config.modules', m), message: `this change restarts the module (${why}); what it provides stops while it restarts` });
-        }
+      for (const r of moduleRestarts(was, now, runningBefore, runningAfter)) {
+        notes.push({ level: 'warning', path: childPath('config.modules', r.name), message: `this change restarts the module (${r.why}); what it provides stops while it restarts` });
       }
     }
     return { problems: [], notes };

@@ -58,6 +58,22 @@ export interface StackPlanHeader {
   readonly locationId: string;
 }
 
+/**
+ * A machine a fragment change of the plan reaches: what it runs differently, its config
+ * resolved with its fragments before the plan and after it (paths as the machine runs
+ * them, secrets masked as in the rest of the plan).
+ */
+export interface ResolvedMachineChange {
+  readonly stack: string;
+  readonly address: string;
+  readonly machine: string;
+  /** The fragments the plan changes that the machine reaches (nested imports included). */
+  readonly fragments: ReadonlyArray<{ readonly id: string; readonly name: string | undefined; readonly address: string }>;
+  readonly changes: readonly AttributeChange[];
+  /** The modules the machine restarts (by registry id, else name), and why. */
+  readonly restarts: ReadonlyArray<{ readonly module: string; readonly why: string }>;
+}
+
 export interface Plan {
   readonly formatVersion: '1.0';
   readonly createdAt: string;
@@ -67,6 +83,8 @@ export interface Plan {
   readonly destroy: boolean;
   /** The waves in which apply stages machine updates, for stacks with a rollout policy. */
   readonly rollouts?: readonly RolloutPlan[];
+  /** The machines the plan's fragment changes reach, when it changes a fragment that machines of its stacks import. */
+  readonly resolvedMachines?: readonly ResolvedMachineChange[];
 }
 
 export interface PlanSummary {

@@ -1,12 +1,16 @@
 import type { JsonValue } from '../json';
-import { summarize, type Action, type Plan } from '../plan/model';
+import type { AttributeChange } from '../diff';
+import { summarize, type Action, type Plan, type ResolvedMachineChange } from '../plan/model';
 import { redact } from './values';
 
 /**
  * The machine-readable plan (`fleetform plan --json`), format_version 1.0. Stable fields:
  * format_version, created_at, destroy, stacks[], resource_changes[] (address, stack, type,
  * change {actions, before, after, replace_paths}, attribute_changes[], drift[], deleted_outside,
- * notes[], problems[], facts), summary {add, change, destroy, forget, drifted, problems}.
+ * notes[], problems[], facts), summary {add, change, destroy, forget, drifted, problems},
+ * resolved_machine_changes[] (when a fragment change reaches machines of the plan: stack,
+ * address, machine, fragments[] {id, name, address}, changes[] {path, kind, before, after}
+ * of the config the machine runs, restarts[] {module, why}).
  * Secrets appear as "(sensitive)".
  */
 export const PLAN_JSON_FORMAT_VERSION = '1.0';
@@ -15,6 +19,19 @@ function actions(action: Action, replaceOrder: 'create-first' | 'delete-first'):
   if (action === 'replace') return replaceOrder === 'create-first' ? ['create', 'delete'] : ['delete', 'create'];
   if (action === 'adopt' || action === 'move') return ['no-op'];
   return [action];
+}
+
+const changeJson = (a: AttributeChange) => ({ path: a.path, kind: a.kind, before: redact(a.before) ?? null, after: redact(a.after) ?? null });
+
+function resolvedMachineJson(m: ResolvedMachineChange) {
+  return {
+    stack: m.stack,
+    address: m.address,
+    machine: m.machine,
+    fragments: m.fragments.map((f) => ({ id: f.id, name: f.name ?? null, address: f.address })),
+    changes: m.changes.map(changeJson),
+    restarts: m.restarts.map((r) => ({ module: r.module, why: r.why })),
+  };
 }
 
 export function renderPlanJson(plan: Plan): string {
@@ -33,8 +50,8 @@ export function renderPlanJson(plan: Plan): string {
         after: redact(c.after ?? undefined) ?? null,
         replace_paths: c.replaceReasons,
       },
-      attribute_changes: c.changes.map((a) => ({ path: a.path, kind: a.kind, before: redact(a.before) ?? null, after: redact(a.after) ?? null })),
-      drift: c.drift.map((a) => ({ path: a.path, kind: a.kind, before: redact(a.before) ?? null, after: redact(a.after) ?? null })),
+      attribute_changes: c.changes.map(changeJson),
+      drift: c.drift.map(changeJson),
       deleted_outside: c.vanished,
       ...(c.movedFrom ? { previous_address: c.movedFrom } : {}),
       ...(c.adopted ? { adopted: true } : {}),
@@ -45,6 +62,7 @@ export function renderPlanJson(plan: Plan): string {
     })),
     summary: summarize(plan.changes),
     ...(plan.rollouts ? { rollouts: plan.rollouts } : {}),
+    ...(plan.resolvedMachines ? { resolved_machine_changes: plan.resolvedMachines.map(resolvedMachineJson) } : {}),
   } satisfies Record<string, unknown>;
   return `${JSON.stringify(doc as unknown as JsonValue, null, 2)}\n`;
 }
