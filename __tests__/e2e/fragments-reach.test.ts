@@ -63,6 +63,7 @@ test('a fragment change names the machines restarting its module; --json carries
   expect(text.code).toBe(0);
   const note = text.stdout.split('\n').find((l) => l.includes('this change reaches')) ?? '';
   expect(note).toContain('this change reaches 3 machines now (rev 1: 1, stable: 2)');
+  expect(note).toContain('those following a tag run it once the tag names the new revision; those pinned to a revision stay on it');
   expect(note).toContain('restarts module acme:sensors on picker-1, picker-2');
   expect(note).not.toContain('picker-3');
   const markdown = await q.run('plan', '--markdown');

@@ -125,6 +125,9 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
     // A revision pin reads `rev 4`, a tag as named.
     const pinned = isObject(usage.byVersion) ? Object.entries(usage.byVersion).map(([v, n]) => `${/^\d+$/.test(v) ? `rev ${v}` : v}: ${String(n)}`) : [];
     const reached = [...(latest > 0 ? [`latest: ${latest}`] : []), ...pinned];
+    const versions = isObject(usage.byVersion) ? Object.keys(usage.byVersion) : [];
+    const tagged = versions.some((v) => !/^\d+$/.test(v));
+    const revisionPinned = versions.some((v) => /^\d+$/.test(v));
     notes.push({
       level: all > 0 ? 'warning' : 'info',
       path: 'config',
@@ -132,7 +135,8 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
         all === 0
           ? 'no machine imports this fragment now'
           : `${REACH_NOTE} ${plural(all, 'machine', 'machines')} now (${reached.join(', ')})` +
-            (pinned.length > 0 ? '; those importing a tag or revision run it once the tag names the new revision' : ''),
+            (tagged ? '; those following a tag run it once the tag names the new revision' : '') +
+            (revisionPinned ? '; those pinned to a revision stay on it' : ''),
     });
     return { problems: [], notes };
   },
