@@ -4,6 +4,7 @@
  * back on its tag, the tag left where it was), a healthy one moves the tag at the end and
  * lifts the pins.
  */
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { EmulatorService } from '../../src/api/emulator-control';
@@ -13,6 +14,7 @@ import { pickerNames, synthFragmentFleet, type FragmentFleetShape } from './roll
 jest.setTimeout(180_000);
 
 const MACHINES = 4;
+const BIN = path.resolve(__dirname, '../../bin/fleetform.js');
 const ALL = pickerNames(MACHINES);
 let p: EmulatorProject;
 
@@ -121,6 +123,10 @@ test('a fragment revision whose module crashes stops at the canary: the canary b
     // The machine following the latest revision (now the failed one) stays on the one it ran.
     expect(await importedAt(after, 'picker-4')).toMatch(/^\d+$/);
     expect(after.machines.find((m) => m.machine === 'picker-4')?.latestRevision).not.toContain(`@${now.revision}`);
+    // The saved revision is still to reach the machines: the next plan rolls it out again, gated.
+    const again = await p.run('plan');
+    expect(again.stdout).toContain('Rollout rig-careful (stack fleet): fragment sensor-rig');
+    expect(again.stdout).toContain('picker-4 (latest)');
   } finally {
     await controls.setMachineFaults({ specs: [] });
   }
@@ -145,4 +151,68 @@ test('a healthy fragment revision goes through every wave, then the tag moves to
   for (const name of ALL.slice(0, -1)) expect(await importedAt(s, name)).toBe('stable');
   expect(await importedAt(s, 'picker-4')).toBeUndefined();
   expect((await p.run('plan')).stdout).toContain('No changes.');
+});
+
+// A long settle keeps the rollout waiting at wave 2's gate while the test kills it.
+const slow: NonNullable<FragmentFleetShape['rollout']> = { canary: 0, waves: [{ fraction: 1 }], gate: { timeout: '60s', settle: '1s' } };
+
+/** Starts `fleetform apply` and kills it (SIGKILL) once its output shows `text`. */
+function applyKilledAt(text: string): Promise<string> {
+  const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve', '--synth-out', p.outdir], { cwd: p.dir, env: { ...process.env, NO_COLOR: '1', ...p.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (stdout.includes(text)) child.kill('SIGKILL');
+    });
+    child.on('close', (_code, signal) => (signal === 'SIGKILL' ? resolve(stdout) : reject(new Error(`apply ended before showing ${JSON.stringify(text)}: ${stdout}`))));
+  });
+}
+
+test('a killed fragment rollout resumes at the wave it was in, without saving the fragment again, and moves the tag at the end', async () => {
+  await healthy();
+  synthFragmentFleet(p.outdir, { machines: MACHINES, version: '1.2.4', rollout: slow });
+  await applyKilledAt('rollout rig-careful: wave 2: 3 config(s) written');
+  const saved = await fragmentNow();
+  expect(saved.stable).not.toBe(saved.revision);
+
+  const status = await p.runBare('rollout', 'status');
+  expect(status.stdout).toMatch(/Rollout rig-careful \(stack fleet\): running, wave 2 of 2/);
+  expect(status.stdout).toMatch(new RegExp(`fragment sensor-rig: revision \\d+ -> ${saved.revision}; tag\\(s\\) stable move after the last wave`));
+  expect(status.stdout).toContain('wave 2 (fraction 1): picker-2 written, picker-3 written, picker-4 written');
+  expect((await p.run('plan', '--break-stale-lock')).stdout).toMatch(/resumes at wave 2: a run started \S+ was interrupted/);
+
+  const resumed = await p.run('apply', '--auto-approve', '--break-stale-lock');
+  expect(resumed.code).toBe(0);
+  expect(resumed.stdout).toContain('rollout rig-careful: resuming wave 2: 3 machine(s) written before the interruption are gated again');
+  expect(resumed.stdout).not.toContain('wave 1/2');
+  expect(resumed.stdout).not.toContain('saved as revision');
+  expect(resumed.stdout).toMatch(/Rollout rig-careful: completed/);
+  const now = await fragmentNow();
+  expect(now.revision).toBe(saved.revision);
+  expect(now.stable).toBe(saved.revision);
+  expect((await p.runBare('rollout', 'status')).stdout).toMatch(/Rollout rig-careful \(stack fleet\): completed, wave 2 of 2/);
+  expect((await p.run('plan')).stdout).toContain('No changes.');
+});
+
+test('rollout abort --rollout puts a killed fragment rollout\'s machines back on what they followed; the tag stays', async () => {
+  await healthy();
+  const was = await fragmentNow();
+  synthFragmentFleet(p.outdir, { machines: MACHINES, version: '1.2.3', rollout: slow });
+  await applyKilledAt('rollout rig-careful: wave 2: 3 config(s) written');
+  const abort = await p.runBare('rollout', 'abort', '--stack', 'fleet', '--rollout', 'rig-careful', '--break-stale-lock');
+  expect(abort.code).toBe(0);
+  expect(abort.stdout).toContain('Rollout rig-careful: 4 machine(s) rolled back.');
+  expect(abort.stdout).toMatch(/picker-1 rolled back: back on tag stable of the fragment/);
+  expect(abort.stdout).toMatch(new RegExp(`picker-4 rolled back: pinned to revision ${was.revision} of the fragment`));
+  const now = await fragmentNow();
+  expect(now.stable).toBe(was.stable);
+  const s = await healthy();
+  for (const name of ALL.slice(0, -1)) expect(await importedAt(s, name)).toBe('stable');
+  expect(await importedAt(s, 'picker-4')).toBe(was.revision);
+  expect((await p.runBare('rollout', 'status')).stdout).toMatch(/Rollout rig-careful \(stack fleet\): aborted, wave 2 of 2/);
+  // The stack form has no journal of its own here: abort without --rollout says so.
+  const none = await p.runBare('rollout', 'abort', '--stack', 'fleet');
+  expect(none.code).toBe(1);
+  expect(none.stderr).toContain('nothing to abort: it has no rollout journal');
 });

@@ -6,7 +6,7 @@ import { IMPORT_ID_HINT, type KindContext, type KindRegistry } from './kind';
 import { maskPaths, viewSecretPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
-import { planFragmentRollouts, planRollouts } from './rollout/plan';
+import { isFragmentPinChange, planFragmentRollouts, planRollouts } from './rollout/plan';
 import { applyFragmentRollout, fragmentRolloutAddresses } from './rollout/apply-fragment-rollout';
 import { applyWithRollout } from './rollout/apply-with-rollout';
 import type { RolloutEvents, RolloutOutcome } from './rollout/events';
@@ -232,10 +232,10 @@ export class Engine {
       const journal = plan.destroy ? undefined : await this.journals.read(stack.name);
       const resume = journal?.status === 'running' ? journal : undefined;
       const fragmentRollouts = plan.destroy ? [] : await this.fragmentRolloutsOf(stack, plan);
-      // A fragment's rollout applies its fragment and tags itself; resumed, its machines' pins are its own too.
-      const fragmentStaged = new Set(fragmentRollouts.flatMap((f) => [...fragmentRolloutAddresses(f.rollout), ...(f.resume ? f.rollout.waves.flatMap((w) => w.machines.map((m) => m.address)) : [])]));
-      const changes = all.filter((c) => !fragmentStaged.has(c.address));
-      outcome.skipped.push(...all.filter((c) => fragmentStaged.has(c.address) && !fragmentRollouts.some((f) => fragmentRolloutAddresses(f.rollout).includes(c.address))).map((c) => c.address));
+      // A fragment's rollout applies its fragment and tags itself, and lifts the pins of its machines.
+      const fragmentMachines = new Set(fragmentRollouts.flatMap((f) => f.rollout.waves.flatMap((w) => w.machines.map((m) => m.address))));
+      const fragmentStaged = new Set(fragmentRollouts.flatMap((f) => fragmentRolloutAddresses(f.rollout)));
+      const changes = all.filter((c) => !fragmentStaged.has(c.address) && !(fragmentMachines.has(c.address) && isFragmentPinChange(c)));
       const ctx = changes.length > 0 || resume || fragmentRollouts.length > 0 ? await this.context(stack.provider) : undefined;
       if (ctx && (changes.length > 0 || resume)) {
         const input = { stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter };

@@ -89,6 +89,16 @@ export function planFragmentRollouts(stacks: readonly DesiredStack[], changes: r
   return out;
 }
 
+const IMPORT_VERSION = /^config\.fragments\[\d+\]\.version$/;
+
+/**
+ * Whether a machine's change is only the version of a fragment import: a pin a fragment's
+ * rollout set and lifts itself (its machines' changes of this sort are left to it).
+ */
+export function isFragmentPinChange(change: ResourceChange): boolean {
+  return change.type === ROLLED_OUT_TYPE && change.action === 'update' && change.changes.length > 0 && change.changes.every((c) => IMPORT_VERSION.test(c.path));
+}
+
 function parseConfig(text: unknown): Record<string, unknown> {
   if (typeof text !== 'string') return isObject(text) ? text : {};
   try {
