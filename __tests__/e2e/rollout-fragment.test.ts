@@ -42,7 +42,7 @@ afterAll(async () => {
 const rollout: NonNullable<FragmentFleetShape['rollout']> = { canary: 0, waves: [{ fraction: 1 }], gate: { timeout: '20s', settle: '300ms' } };
 
 interface StatusJson {
-  machines: { machine: string; health: string; partId: string; latestRevision: string; runningRevision?: string }[];
+  machines: { machine: string; online: string; health: string; partId: string; latestRevision: string; runningRevision?: string }[];
 }
 
 async function statusUntil(ok: (s: StatusJson) => boolean, what: string, deadlineMs = 30_000): Promise<StatusJson> {
@@ -215,4 +215,36 @@ test('rollout abort --rollout puts a killed fragment rollout\'s machines back on
   const none = await p.runBare('rollout', 'abort', '--stack', 'fleet');
   expect(none.code).toBe(1);
   expect(none.stderr).toContain('nothing to abort: it has no rollout journal');
+});
+
+test('skip: a machine offline in its wave keeps the revision it ran, pinned, when the tag moves; the next apply rolls it out to it', async () => {
+  await healthy();
+  const was = await fragmentNow();
+  const controls = p.client.clientFor(EmulatorService);
+  await controls.setMachineFaults({ specs: ['machine=picker-3:offline'] });
+  try {
+    await statusUntil((s) => s.machines.find((m) => m.machine === 'picker-3')?.online === 'offline', 'picker-3 offline');
+    synthFragmentFleet(p.outdir, { machines: MACHINES, version: '1.2.5', rollout: { ...rollout, offline: 'skip' } });
+    const apply = await p.run('apply', '--auto-approve');
+    expect(apply.code).toBe(0);
+    expect(apply.stdout).toMatch(/rollout rig-careful: wave 2: picker-3 skipped: offline when its wave started/);
+    expect(apply.stdout).toContain('1 skipped machine(s) stay pinned to the revision they ran, for a later apply');
+    const now = await fragmentNow();
+    expect(now.stable).toBe(now.revision);
+    const s = await statusUntil((x) => x.machines.length === MACHINES, 'the machines');
+    expect(await importedAt(s, 'picker-3')).toBe(was.stable);
+    expect(await importedAt(s, 'picker-2')).toBe('stable');
+  } finally {
+    await controls.setMachineFaults({ specs: [] });
+  }
+  await healthy();
+  const plan = await p.run('plan');
+  expect(plan.stdout).toContain('Rollout rig-careful (stack fleet): fragment sensor-rig');
+  const again = await p.run('apply', '--auto-approve');
+  expect(again.code).toBe(0);
+  expect(again.stdout).toMatch(/rollout rig-careful: wave \d: picker-3 healthy after/);
+  expect(again.stdout).not.toContain('saved as revision');
+  const s = await healthy();
+  expect(await importedAt(s, 'picker-3')).toBe('stable');
+  expect((await p.run('plan')).stdout).toContain('No changes.');
 });

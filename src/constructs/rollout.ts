@@ -94,8 +94,10 @@ const fragmentPolicies = new WeakMap<TerraformStack, Record<string, RolloutPolic
 /**
  * A staged rollout of a stack's machine config changes: `fleetform apply` writes them wave
  * by wave, waits for each wave's machines to be healthy, and stops (rolling back by
- * default) once too many fail. One per stack; synthesized into the stack document's `//`
- * block, which Terraform ignores.
+ * default) once too many fail. Given a `fragment`, the fragment's new revisions are
+ * staged instead (waves pin machines to the new revision; tags move after the last).
+ * One per stack and one per fragment; synthesized into the stack document's `//` block,
+ * which Terraform ignores.
  */
 export class Rollout extends Construct {
   /** The policy as the engine reads it. */

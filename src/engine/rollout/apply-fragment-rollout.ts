@@ -123,24 +123,30 @@ export async function applyFragmentRollout(input: ApplyFragmentRolloutInput): Pr
     return { applied, failed, skipped: target.tags.map((t) => t.address), rollout: outcome };
   }
 
-  // Every wave is healthy: the tags move, then each import follows what it followed.
+  // Every wave is healthy: the tags move, then each import follows what it followed. A
+  // machine skipped (offline) keeps the revision it ran, pinned, for a later apply to gate.
+  const skipped = new Set(results.filter((m) => m.result === 'skipped').map((m) => m.address));
+  const tagRevisions = new Map((await client.appClient.getFragment(fragmentId)).tags.map((t) => [t.tag, t.revision]));
   const tagChanges = target.tags.flatMap((t) => changes.get(t.address) ?? []);
   if (tagChanges.length > 0) {
     const r = await applyStack({ ...input, changes: tagChanges, state: await backend.read(input.stack.name) });
     applied += r.applied;
     if (r.failed.length > 0) {
       say(`tag(s) ${tags.join(', ')} could not be moved to revision ${to}; the machines stay pinned to it`);
-      return { applied, failed: [...failed, ...r.failed], skipped: [], rollout: outcome };
+      return { applied, failed: [...failed, ...r.failed], skipped: [...skipped], rollout: outcome };
     }
   }
   outcome.fragment.tags_moved = true;
   const state = await backend.read(input.stack.name);
   const lifted = await mapLimited(machines, Math.max(input.parallelism, 16), async (m) => {
     const partId = state.resources[m.address]?.ids.part_id;
-    const version = m.follows ?? '';
+    const follows = m.follows ?? '';
     if (!partId) return `${m.name}: no part in the state`;
+    // Following the latest revision, a skipped machine is pinned already (to the one it ran).
+    if (skipped.has(m.address) && follows === '') return undefined;
+    const version = skipped.has(m.address) ? tagRevisions.get(follows) : follows === '' ? undefined : follows;
     try {
-      await pinImport(client, partId, fragmentId, version === '' ? undefined : version);
+      await pinImport(client, partId, fragmentId, version);
       return undefined;
     } catch (err) {
       return `${m.name}: ${message(err)}`;
@@ -148,7 +154,8 @@ export async function applyFragmentRollout(input: ApplyFragmentRolloutInput): Pr
   });
   const stuck = lifted.filter((l): l is string => l !== undefined);
   outcome.fragment.pins_lifted = stuck.length === 0;
-  say(`${tags.length > 0 ? `tag(s) ${tags.join(', ')} moved to revision ${to}; ` : ''}pins lifted: ${machines.length - stuck.length} machine(s) follow what they followed`);
+  const kept = skipped.size > 0 ? `; ${skipped.size} skipped machine(s) stay pinned to the revision they ran, for a later apply` : '';
+  say(`${tags.length > 0 ? `tag(s) ${tags.join(', ')} moved to revision ${to}; ` : ''}pins lifted: ${machines.length - skipped.size - stuck.length} machine(s) follow what they followed${kept}`);
   const pinFailures = stuck.map((s) => ({ address: target.address, error: new FragmentRolloutError(`rollout ${name}: a pin could not be lifted: ${s}`, { path: target.address, hint: `set the machine's import of fragment ${target.name} back by hand` }) }));
-  return { applied, failed: [...failed, ...pinFailures], skipped: [], rollout: outcome };
+  return { applied, failed: [...failed, ...pinFailures], skipped: [...skipped], rollout: outcome };
 }
