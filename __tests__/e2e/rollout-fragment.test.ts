@@ -125,7 +125,7 @@ test('a fragment revision whose module crashes stops at the canary: the canary b
     expect(after.machines.find((m) => m.machine === 'picker-4')?.latestRevision).not.toContain(`@${now.revision}`);
     // The saved revision is still to reach the machines: the next plan rolls it out again, gated.
     const again = await p.run('plan');
-    expect(again.stdout).toContain('Rollout rig-careful (stack fleet): fragment sensor-rig');
+    expect(again.stdout).toContain(`Rollout rig-careful (stack fleet): fragment sensor-rig's revision ${now.revision} reaches 4 machine(s) in 2 wave(s)`);
     expect(again.stdout).toContain('picker-4 (latest)');
   } finally {
     await controls.setMachineFaults({ specs: [] });
@@ -239,7 +239,7 @@ test('skip: a machine offline in its wave keeps the revision it ran, pinned, whe
   }
   await healthy();
   const plan = await p.run('plan');
-  expect(plan.stdout).toContain('Rollout rig-careful (stack fleet): fragment sensor-rig');
+  expect(plan.stdout).toContain(`Rollout rig-careful (stack fleet): fragment sensor-rig's revision ${(await fragmentNow()).revision} reaches 4 machine(s) in 2 wave(s)`);
   const again = await p.run('apply', '--auto-approve');
   expect(again.code).toBe(0);
   expect(again.stdout).toMatch(/rollout rig-careful: wave \d: picker-3 healthy after/);

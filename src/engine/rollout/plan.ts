@@ -83,7 +83,9 @@ export function planFragmentRollouts(stacks: readonly DesiredStack[], changes: r
       const declared = stack.resources.find((r) => r.address === address)?.attributes.name;
       const name = typeof change?.after?.name === 'string' ? change.after.name : typeof declared === 'string' ? declared : address;
       const from = change?.facts.revision;
-      out.push({ stack: stack.name, policy, waves, fragment: { address, name, tags, ...(from ? { from_revision: from } : {}) } });
+      // Without a config change the revision to roll out is the one saved already.
+      const revisions = from ? { from_revision: from, ...(configChanges ? {} : { to_revision: from }) } : {};
+      out.push({ stack: stack.name, policy, waves, fragment: { address, name, tags, ...revisions } });
     }
   }
   return out;
@@ -127,9 +129,10 @@ export function rolloutPlanLines(rollouts: readonly RolloutPlan[]): string[] {
   for (const r of rollouts) {
     const count = r.waves.reduce((n, w) => n + w.machines.length, 0);
     if (r.fragment) {
-      const from = r.fragment.from_revision ? ` (from revision ${r.fragment.from_revision})` : '';
-      const tags = r.fragment.tags.map((t) => t.tag);
-      lines.push(`Rollout ${r.policy.name} (stack ${r.stack}): fragment ${r.fragment.name}'s new revision${from} reaches ${count} machine(s) in ${r.waves.length} wave(s)`);
+      const f = r.fragment;
+      const revision = f.to_revision !== undefined ? `revision ${f.to_revision}` : `new revision${f.from_revision ? ` (from revision ${f.from_revision})` : ''}`;
+      const tags = f.tags.map((t) => t.tag);
+      lines.push(`Rollout ${r.policy.name} (stack ${r.stack}): fragment ${f.name}'s ${revision} reaches ${count} machine(s) in ${r.waves.length} wave(s)`);
       lines.push(`  each wave's machines are pinned to the new revision and gated; after the last wave ${tags.length > 0 ? `the tag(s) ${tags.join(', ')} move to it and ` : ''}the pins are lifted`);
     } else lines.push(`Rollout ${r.policy.name} (stack ${r.stack}): ${count} machine update(s) in ${r.waves.length} wave(s)`);
     if (r.resumes) lines.push(`  resumes at wave ${r.resumes.wave}: a run started ${r.resumes.startedAt} was interrupted (its waves, machines and baselines are kept)`);
