@@ -6,12 +6,12 @@ import { IMPORT_ID_HINT, type KindContext, type KindRegistry } from './kind';
 import { maskPaths, viewSecretPaths } from './mask';
 import type { Plan, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
-import { isFragmentPinChange, planFragmentRollouts, planRollouts } from './rollout/plan';
-import { applyFragmentRollout, fragmentRolloutAddresses } from './rollout/apply-fragment-rollout';
+import { planFragmentRollouts, planRollouts } from './rollout/plan';
+import { applyFragmentRollout, fragmentRolloutAddresses, fragmentRolloutsToRun, leftByFragmentRollouts } from './rollout/apply-fragment-rollout';
 import { applyWithRollout } from './rollout/apply-with-rollout';
 import type { RolloutEvents, RolloutOutcome } from './rollout/events';
 import type { MachineStatusSource } from './health/machine-status-source';
-import { memoryJournalStore, type RolloutJournal, type RolloutJournalStore } from './rollout/journal';
+import { memoryJournalStore, type RolloutJournalStore } from './rollout/journal';
 import { rolloutJournalKey, type RolloutPlan } from '../domain/rollout';
 import { serviceStatusSource } from './health/service-status-source';
 import type { StateBackend, StateLock } from './state/backend';
@@ -231,11 +231,8 @@ export class Engine {
       // An interrupted rollout goes on, with or without new changes.
       const journal = plan.destroy ? undefined : await this.journals.read(stack.name);
       const resume = journal?.status === 'running' ? journal : undefined;
-      const fragmentRollouts = plan.destroy ? [] : await this.fragmentRolloutsOf(stack, plan);
-      // A fragment's rollout applies its fragment and tags itself, and lifts the pins of its machines.
-      const fragmentMachines = new Set(fragmentRollouts.flatMap((f) => f.rollout.waves.flatMap((w) => w.machines.map((m) => m.address))));
-      const fragmentStaged = new Set(fragmentRollouts.flatMap((f) => fragmentRolloutAddresses(f.rollout)));
-      const changes = all.filter((c) => !fragmentStaged.has(c.address) && !(fragmentMachines.has(c.address) && isFragmentPinChange(c)));
+      const fragmentRollouts = plan.destroy ? [] : await fragmentRolloutsToRun(this.journals, stack, plan.rollouts ?? []);
+      const changes = leftByFragmentRollouts(all, fragmentRollouts);
       const ctx = changes.length > 0 || resume || fragmentRollouts.length > 0 ? await this.context(stack.provider) : undefined;
       if (ctx && (changes.length > 0 || resume)) {
         const input = { stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter };
@@ -290,7 +287,8 @@ export class Engine {
         const journal = await this.journals.read(key);
         if (journal?.status !== 'running') continue;
         const resumes = { wave: journal.wave, startedAt: journal.started_at };
-        const at = out.findIndex((r) => r.stack === stack.name && r.policy.name === journal.plan.policy.name && Boolean(r.fragment) === Boolean(journal.plan.fragment));
+        const fragment = journal.plan.fragment;
+        const at = out.findIndex((r) => r.stack === stack.name && (fragment ? r.fragment && r.policy.name === journal.plan.policy.name : !r.fragment));
         if (at >= 0) out[at] = { ...journal.plan, resumes };
         else out.push({ ...journal.plan, resumes });
       }
@@ -298,18 +296,6 @@ export class Engine {
     return out;
   }
 
-  /** The stack's fragment rollouts this apply runs: those planned, and each interrupted one, which goes on. */
-  private async fragmentRolloutsOf(stack: DesiredStack, plan: Plan): Promise<Array<{ rollout: RolloutPlan; resume: RolloutJournal | undefined }>> {
-    const out: Array<{ rollout: RolloutPlan; resume: RolloutJournal | undefined }> = [];
-    for (const policy of stack.fragmentRollouts ?? []) {
-      const journal = await this.journals.read(rolloutJournalKey(stack.name, policy));
-      const resume = journal?.status === 'running' ? journal : undefined;
-      const planned = plan.rollouts?.find((r) => r.stack === stack.name && r.fragment && r.policy.name === policy.name);
-      const rollout = planned ?? resume?.plan;
-      if (rollout) out.push({ rollout, resume });
-    }
-    return out;
-  }
 
   /** Where rollouts journal their progress. */
   get journals(): RolloutJournalStore {

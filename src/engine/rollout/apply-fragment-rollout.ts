@@ -8,13 +8,16 @@
  * Journaled as the stack's rollout is, under its own key: a killed apply goes on.
  */
 import { FleetformError } from '../../domain/errors';
-import { importedVersion, type RolloutPlan } from '../../domain/rollout';
+import { importedVersion, rolloutJournalKey, type RolloutPlan } from '../../domain/rollout';
 import { applyStack, type ApplyOutcome, type ApplyStackInput } from '../apply/executor';
+import type { DesiredStack } from '../desired/stack';
+import type { ResourceChange } from '../plan/model';
 import type { MachineStatusSource } from '../health/machine-status-source';
 import { mapLimited } from '../map-limited';
 import type { RolloutEvents, RolloutOutcome } from './events';
 import { fragmentStage, pinImport } from './fragment-stage';
 import type { RolloutJournal, RolloutJournalStore } from './journal';
+import { isFragmentPinChange } from './plan';
 import { runRollout } from './runner';
 
 /** A fragment's rollout that could not start or finish. */
@@ -31,6 +34,31 @@ export interface ApplyFragmentRolloutInput extends ApplyStackInput {
 /** The addresses a fragment's rollout applies itself: the fragment and the tags following it. */
 export function fragmentRolloutAddresses(rollout: RolloutPlan): string[] {
   return rollout.fragment ? [rollout.fragment.address, ...rollout.fragment.tags.map((t) => t.address)] : [];
+}
+
+/** A fragment rollout an apply runs: planned, or interrupted (journaled as running) and going on. */
+export interface FragmentRolloutRun {
+  readonly rollout: RolloutPlan;
+  readonly resume: RolloutJournal | undefined;
+}
+
+/** The stack's fragment rollouts this apply runs: those planned, and each interrupted one. */
+export async function fragmentRolloutsToRun(journals: RolloutJournalStore, stack: DesiredStack, planned: readonly RolloutPlan[]): Promise<FragmentRolloutRun[]> {
+  const out: FragmentRolloutRun[] = [];
+  for (const policy of stack.fragmentRollouts ?? []) {
+    const journal = await journals.read(rolloutJournalKey(stack.name, policy));
+    const resume = journal?.status === 'running' ? journal : undefined;
+    const rollout = planned.find((r) => r.stack === stack.name && r.fragment && r.policy.name === policy.name) ?? resume?.plan;
+    if (rollout) out.push({ rollout, resume });
+  }
+  return out;
+}
+
+/** The changes left to the stack's own apply: a fragment's rollout applies its fragment and tags, and lifts its machines' pins. */
+export function leftByFragmentRollouts(changes: readonly ResourceChange[], runs: readonly FragmentRolloutRun[]): ResourceChange[] {
+  const machines = new Set(runs.flatMap((f) => f.rollout.waves.flatMap((w) => w.machines.map((m) => m.address))));
+  const staged = new Set(runs.flatMap((f) => fragmentRolloutAddresses(f.rollout)));
+  return changes.filter((c) => !staged.has(c.address) && !(machines.has(c.address) && isFragmentPinChange(c)));
 }
 
 function message(err: unknown): string {
