@@ -89,6 +89,8 @@ export const FragmentRolloutTargetSchema = z.object({
   id: z.string().optional(),
   from_revision: z.string().optional(),
   to_revision: z.string().optional(),
+  /** Machines importing it that no wave takes (pinned to a revision or another tag, or outside the stack), as the plan counted them. */
+  unstaged: z.number().int().nonnegative().optional(),
 });
 export type FragmentRolloutTarget = z.infer<typeof FragmentRolloutTargetSchema>;
 

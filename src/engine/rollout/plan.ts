@@ -85,7 +85,9 @@ export function planFragmentRollouts(stacks: readonly DesiredStack[], changes: r
       const from = change?.facts.revision;
       // Without a config change the revision to roll out is the one saved already.
       const revisions = from ? { from_revision: from, ...(configChanges ? {} : { to_revision: from }) } : {};
-      out.push({ stack: stack.name, policy, waves, fragment: { address, name, tags, ...revisions } });
+      const importing = Number(change?.facts.machines ?? '0');
+      const unstaged = Number.isInteger(importing) && importing > machines.length ? { unstaged: importing - machines.length } : {};
+      out.push({ stack: stack.name, policy, waves, fragment: { address, name, tags, ...revisions, ...unstaged } });
     }
   }
   return out;
@@ -134,6 +136,7 @@ export function rolloutPlanLines(rollouts: readonly RolloutPlan[]): string[] {
       const tags = f.tags.map((t) => t.tag);
       lines.push(`Rollout ${r.policy.name} (stack ${r.stack}): fragment ${f.name}'s ${revision} reaches ${count} machine(s) in ${r.waves.length} wave(s)`);
       lines.push(`  each wave's machines are pinned to the new revision and gated; after the last wave ${tags.length > 0 ? `the tag(s) ${tags.join(', ')} move to it and ` : ''}the pins are lifted`);
+      if (f.unstaged) lines.push(`  ${f.unstaged} other machine(s) import it outside the waves (pinned to a revision or another tag, or not in this stack): they run what they import, ungated`);
     } else lines.push(`Rollout ${r.policy.name} (stack ${r.stack}): ${count} machine update(s) in ${r.waves.length} wave(s)`);
     if (r.resumes) lines.push(`  resumes at wave ${r.resumes.wave}: a run started ${r.resumes.startedAt} was interrupted (its waves, machines and baselines are kept)`);
     lines.push(`  ${describePolicy(r.policy)}`);
