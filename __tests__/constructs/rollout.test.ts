@@ -1,5 +1,5 @@
 import { App, TerraformStack } from 'cdktf';
-import { Location, Machine, Rollout } from '../../src';
+import { Fragment, Location, Machine, Rollout } from '../../src';
 import { parseHealthGate } from '../../src/domain/rollout';
 import { parseStackDocument } from '../../src/engine/desired/read-stacks';
 import { newStack } from './helpers';
@@ -65,6 +65,45 @@ describe('Rollout', () => {
     expect(() => new Rollout(stack, 'x', { waves: [{ machines: [elsewhere] }] })).toThrow('machine o/elsewhere of waves[0] belongs to another stack');
     new Rollout(stack, 'first', { waves: [{ fraction: 1 }] });
     expect(() => new Rollout(stack, 'second', { waves: [{ fraction: 1 }] })).toThrow('stack s already has the rollout s/first');
+  });
+
+  test('a fragment rollout synthesizes by name beside the stack rollout, naming its fragment, and the engine reads both back', () => {
+    const { stack } = newStack();
+    const rig = new Fragment(stack, 'rig');
+    const gripper = new Fragment(stack, 'gripper');
+    const picker1 = new Machine(stack, 'picker-1').useFragment(rig, { version: 'stable' });
+    new Rollout(stack, 'careful', { waves: [{ fraction: 1 }] });
+    new Rollout(stack, 'rig-careful', { fragment: rig, waves: [{ machines: [picker1] }, { fraction: 1 }], gate: { timeout: '5m', settle: '30s' } });
+    new Rollout(stack, 'gripper-careful', { fragment: gripper, waves: [{ count: 1 }] });
+    const doc = synth(stack) as unknown as { '//': { fleetform_rollout: { name: string }; fleetform_fragment_rollouts: Record<string, unknown> } };
+    expect(doc['//'].fleetform_rollout.name).toBe('careful');
+    expect(doc['//'].fleetform_fragment_rollouts['rig-careful']).toEqual({
+      name: 'rig-careful',
+      waves: [{ machines: ['fleetform_machine.picker-1'] }, { fraction: 1 }],
+      gate: { timeout_ms: 300_000, settle_ms: 30_000 },
+      abort: {},
+      offline: 'wait',
+      on_failure: 'rollback',
+      fragment: 'fleetform_fragment.rig',
+    });
+    const read = parseStackDocument('stack', doc as never);
+    expect(read.rollout?.fragment).toBeUndefined();
+    expect(read.fragmentRollouts?.map((r) => [r.name, r.fragment])).toEqual([['rig-careful', 'fleetform_fragment.rig'], ['gripper-careful', 'fleetform_fragment.gripper']]);
+  });
+
+  test('one rollout per fragment; a fragment of another stack, or no Fragment, is refused', () => {
+    const app = new App();
+    const stack = new TerraformStack(app, 's');
+    const other = new TerraformStack(app, 'o');
+    const rig = new Fragment(stack, 'rig');
+    expect(() => new Rollout(stack, 'x', { fragment: new Fragment(other, 'far'), waves: [{ fraction: 1 }] })).toThrow('fragment o/far belongs to another stack');
+    expect(() => new Rollout(stack, 'y', { fragment: 'frag-1' as unknown as Fragment, waves: [{ fraction: 1 }] })).toThrow(/fragment/);
+    new Rollout(stack, 'first', { fragment: rig, waves: [{ fraction: 1 }] });
+    expect(() => new Rollout(stack, 'second', { fragment: rig, waves: [{ fraction: 1 }] })).toThrow('fragment s/rig already has the rollout s/first');
+  });
+
+  test('a broken fragment rollout in a stack document is an error naming it', () => {
+    expect(() => parseStackDocument('s', { '//': { fleetform_fragment_rollouts: { r: { name: 'r', waves: [{ fraction: 1 }], gate: { timeout_ms: 1, settle_ms: 0 }, abort: {}, offline: 'wait', on_failure: 'halt' } } } })).toThrow(/the rollout r is not valid: it names no fragment/);
   });
 
   test('a broken policy in a stack document is an error naming the field', () => {

@@ -2,7 +2,10 @@ import fc from 'fast-check';
 import {
   abortReason,
   fractionTarget,
+  importedVersion,
   judgeHealth,
+  rolloutJournalKey,
+  withFragmentVersion,
   RolloutPolicySchema,
   splitWaves,
   stepGate,
@@ -197,4 +200,29 @@ test('the synthesized policy is checked strictly', () => {
   expect(RolloutPolicySchema.safeParse({ ...ok, waves: [{ fraction: 0 }] }).success).toBe(false);
   expect(RolloutPolicySchema.safeParse({ ...ok, offline: 'later' }).success).toBe(false);
   expect(RolloutPolicySchema.safeParse({ ...ok, waves: [{ count: 2, fraction: 1 }] }).success).toBe(false);
+});
+
+describe('fragment pins', () => {
+  const config = { components: [], fragments: ['frag-a', { id: 'frag-b', version: 'stable', prefix: 'front' }, { id: 'frag-c' }] };
+
+  test('a pin sets one fragment\'s import version and keeps everything else; lifting it follows the latest again', () => {
+    const pinned = withFragmentVersion(config, 'frag-b', '7');
+    expect(pinned.fragments).toEqual(['frag-a', { id: 'frag-b', version: '7', prefix: 'front' }, { id: 'frag-c' }]);
+    expect(withFragmentVersion(config, 'frag-a', '3').fragments).toEqual([{ id: 'frag-a', version: '3' }, config.fragments[1], config.fragments[2]]);
+    expect(withFragmentVersion(pinned, 'frag-b', undefined).fragments).toEqual(['frag-a', { id: 'frag-b', prefix: 'front' }, { id: 'frag-c' }]);
+    expect(config.fragments[1]).toEqual({ id: 'frag-b', version: 'stable', prefix: 'front' });
+  });
+
+  test('the version an import follows: a tag or revision, the latest as empty, none when not imported', () => {
+    expect(importedVersion(config, 'frag-a')).toBe('');
+    expect(importedVersion(config, 'frag-b')).toBe('stable');
+    expect(importedVersion(config, 'frag-c')).toBe('');
+    expect(importedVersion(config, 'frag-z')).toBeUndefined();
+    expect(importedVersion({}, 'frag-a')).toBeUndefined();
+  });
+
+  test('a fragment rollout is journaled apart from its stack\'s', () => {
+    expect(rolloutJournalKey('fleet', { name: 'careful' })).toBe('fleet');
+    expect(rolloutJournalKey('fleet', { name: 'rig-careful', fragment: 'fleetform_fragment.rig' })).toBe('fleet~rig-careful');
+  });
 });

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { App, LocalBackend, TerraformStack } from 'cdktf';
-import { FleetProvider, Machine, ModularResource, Module, Rollout, type RolloutProps } from '../../src';
+import { FleetProvider, Fragment, FragmentTag, Machine, ModularResource, Module, Rollout, type RolloutProps } from '../../src';
 
 export interface RolloutFleetShape {
   readonly machines: number;
@@ -31,6 +31,38 @@ export function synthRolloutFleet(outdir: string, shape: RolloutFleetShape): voi
     const { canary, waves, ...rest } = shape.rollout;
     const first = canary === undefined ? [] : [{ machines: [machines[canary] as Machine] }];
     new Rollout(stack, 'careful', { ...rest, waves: [...first, ...waves] });
+  }
+  app.synth();
+}
+
+export interface FragmentFleetShape {
+  readonly machines: number;
+  /** The exact version of the fragment's module. */
+  readonly version: string;
+  /** The fragment's rollout; its canary wave is machine `canary` when given. */
+  readonly rollout?: Omit<RolloutProps, 'waves' | 'fragment'> & { readonly canary?: number; readonly waves: RolloutProps['waves'] };
+}
+
+/**
+ * Synthesizes a fleet whose machines import the fragment `rig` (acme:sensors and a board):
+ * every machine but the last at its `stable` tag (which follows the fragment), the last at
+ * its latest revision; with the fragment's rollout when given.
+ */
+export function synthFragmentFleet(outdir: string, shape: FragmentFleetShape): void {
+  const app = new App({ outdir });
+  const stack = new TerraformStack(app, 'fleet');
+  new LocalBackend(stack, { path: path.join(path.dirname(path.resolve(outdir)), 'terraform.fleet.tfstate') });
+  new FleetProvider(stack, 'cloud', {});
+  const rig = new Fragment(stack, 'rig', { name: 'sensor-rig' });
+  const sensors = new Module(rig, 'sensors', { moduleId: 'acme:sensors', version: shape.version });
+  new ModularResource(rig, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
+  new FragmentTag(stack, 'rig-stable', { fragment: rig, tag: 'stable' });
+  const names = pickerNames(shape.machines);
+  const machines = names.map((name, i) => new Machine(stack, name, { name }).useFragment(rig, i < names.length - 1 ? { version: 'stable' } : {}));
+  if (shape.rollout) {
+    const { canary, waves, ...rest } = shape.rollout;
+    const first = canary === undefined ? [] : [{ machines: [machines[canary] as Machine] }];
+    new Rollout(stack, 'rig-careful', { ...rest, fragment: rig, waves: [...first, ...waves] });
   }
   app.synth();
 }

@@ -64,6 +64,7 @@ export function rolloutBoard(stream: { write(text: string): unknown }): RolloutE
         line(eventLine(e));
         return;
       case 'rolled-back':
+      case 'fragment':
         line(eventLine(e));
         return;
       case 'done':
@@ -77,11 +78,14 @@ export function rolloutBoard(stream: { write(text: string): unknown }): RolloutE
 export function rolloutSummaryLines(outcomes: readonly RolloutOutcome[]): string[] {
   const lines: string[] = [];
   for (const o of outcomes) {
+    const f = o.fragment;
     if (o.outcome === 'completed') {
       lines.push(`Rollout ${o.name}: completed, ${o.waves.length} wave(s) healthy in ${o.seconds.toFixed(1)}s.`);
+      if (f) lines.push(`  fragment ${f.name}: revision ${f.to_revision} on every machine${f.tags.length > 0 ? `; tag(s) ${f.tags.join(', ')} ${f.tags_moved ? 'moved to it' : 'NOT moved'}` : ''}${f.pins_lifted ? '' : '; some pins were not lifted'}.`);
       continue;
     }
     lines.push(`Rollout ${o.name} stopped in wave ${o.stoppedAt ?? '?'} of ${o.waves.length}: ${o.reason ?? ''}.`);
+    if (f) lines.push(`  fragment ${f.name}: revision ${f.to_revision} is saved but reaches no machine: ${f.tags.length > 0 ? `tag(s) ${f.tags.join(', ')} did not move, ` : ''}machines following its latest revision stay pinned to the one they ran.`);
     for (const m of o.waves.flatMap((w) => w.machines)) {
       if (m.result === 'failed') {
         lines.push(`  ${m.machine}: ${m.why ?? 'failed'}`);

@@ -9,6 +9,7 @@ import {
   ROLLOUT_FAILURE_POLICIES,
   ROLLOUT_OFFLINE_POLICIES,
   ROLLOUT_DOCUMENT_KEY,
+  FRAGMENT_ROLLOUTS_DOCUMENT_KEY,
   RolloutPolicySchema,
   type RolloutPolicy,
   type RolloutWave,
@@ -17,6 +18,8 @@ import { kindOf } from './kinds';
 import { checkProps, propSchemas } from './props';
 import { locationReference, type ILocation } from './location';
 import type { Machine } from './machine';
+import { FRAGMENT_KIND } from './machine-scope';
+import type { Fragment } from './fragment';
 
 /** One wave of a {@link Rollout}: named machines, a location, a count, or the share of changed machines reached by its end. */
 export type RolloutWaveProps =
@@ -27,6 +30,14 @@ export type RolloutWaveProps =
 
 /** Properties of a {@link Rollout}. */
 export interface RolloutProps {
+  /**
+   * Roll out this fragment's revisions instead of the stack's machine configs: when a plan
+   * changes it, apply saves the new revision, pins each wave's machines (those importing it
+   * at its latest revision or at a tag following it) to that revision, gates them, and only
+   * after the last wave is healthy moves the tags and lifts the pins. A Fragment of the stack.
+   * @default the stack's machine config changes
+   */
+  readonly fragment?: Fragment;
   /** The waves, in order; changed machines no wave takes go in a last wave. */
   readonly waves: readonly RolloutWaveProps[];
   /**
@@ -59,6 +70,7 @@ const isMachine = z.custom<Machine>((x) => kindOf(x) === 'machine', 'expected a 
 
 /** The run-time check of {@link RolloutProps}: strict, without coercion. */
 export const rolloutPropsSchema = z.strictObject({
+  fragment: z.custom<Fragment>((x) => kindOf(x) === FRAGMENT_KIND, 'expected a Fragment of the stack').optional(),
   waves: z
     .array(
       z.union([
@@ -76,12 +88,16 @@ export const rolloutPropsSchema = z.strictObject({
 });
 
 const rollouts = new WeakMap<TerraformStack, Rollout>();
+const fragmentRollouts = new WeakMap<TerraformStack, Map<Fragment, Rollout>>();
+const fragmentPolicies = new WeakMap<TerraformStack, Record<string, RolloutPolicy>>();
 
 /**
  * A staged rollout of a stack's machine config changes: `fleetform apply` writes them wave
  * by wave, waits for each wave's machines to be healthy, and stops (rolling back by
- * default) once too many fail. One per stack; synthesized into the stack document's `//`
- * block, which Terraform ignores.
+ * default) once too many fail. Given a `fragment`, the fragment's new revisions are
+ * staged instead (waves pin machines to the new revision; tags move after the last).
+ * One per stack and one per fragment; synthesized into the stack document's `//` block,
+ * which Terraform ignores.
  */
 export class Rollout extends Construct {
   /** The policy as the engine reads it. */
@@ -91,9 +107,14 @@ export class Rollout extends Construct {
     super(scope, id);
     checkProps(this, 'Rollout', rolloutPropsSchema, props);
     const stack = TerraformStack.of(this);
-    const other = rollouts.get(stack);
+    const fragment = props.fragment;
+    const other = fragment ? fragmentRollouts.get(stack)?.get(fragment) : rollouts.get(stack);
     if (other) {
-      throw new FleetformError(`stack ${stack.node.id} already has the rollout ${other.node.path}`, { path: this.node.path, hint: 'a stack has one rollout policy: give it all the waves' });
+      const hint = 'one rollout policy per stack and per fragment: give it all the waves';
+      throw new FleetformError(fragment ? `fragment ${fragment.node.path} already has the rollout ${other.node.path}` : `stack ${stack.node.id} already has the rollout ${other.node.path}`, { path: this.node.path, hint });
+    }
+    if (fragment && TerraformStack.of(fragment) !== stack) {
+      throw new FleetformError(`Rollout: fragment ${fragment.node.path} belongs to another stack`, { path: this.node.path, hint: 'declare the rollout in the stack of its Fragment' });
     }
     this.policy = {
       name: id,
@@ -108,11 +129,21 @@ export class Rollout extends Construct {
       },
       offline: props.offline ?? 'wait',
       on_failure: props.onFailure ?? 'rollback',
+      ...(fragment ? { fragment: `${fragment.terraformResourceType}.${fragment.friendlyUniqueId}` } : {}),
     };
     if (this.policy.gate.timeout_ms === 0) throw new FleetformError('Rollout: "gate.timeout" must be above zero', { path: this.node.path, hint: "write a duration like '10m'" });
     RolloutPolicySchema.parse(this.policy);
-    stack.addOverride(`//.${ROLLOUT_DOCUMENT_KEY}`, this.policy);
-    rollouts.set(stack, this);
+    if (fragment) {
+      const byFragment = fragmentRollouts.get(stack) ?? new Map<Fragment, Rollout>();
+      fragmentRollouts.set(stack, byFragment.set(fragment, this));
+      const policies = fragmentPolicies.get(stack) ?? {};
+      policies[id] = this.policy;
+      fragmentPolicies.set(stack, policies);
+      stack.addOverride(`//.${FRAGMENT_ROLLOUTS_DOCUMENT_KEY}`, policies);
+    } else {
+      stack.addOverride(`//.${ROLLOUT_DOCUMENT_KEY}`, this.policy);
+      rollouts.set(stack, this);
+    }
   }
 
   private wave(stack: TerraformStack, wave: RolloutWaveProps, index: number): RolloutWave {

@@ -21,6 +21,9 @@ import { parseGoDuration } from './duration';
 /** The key of a stack document's comment block (`//`, which Terraform ignores) holding its rollout policy. */
 export const ROLLOUT_DOCUMENT_KEY = 'fleetform_rollout';
 
+/** The key of that block holding the rollouts of the stack's fragments, by rollout name. */
+export const FRAGMENT_ROLLOUTS_DOCUMENT_KEY = 'fleetform_fragment_rollouts';
+
 export const ROLLOUT_OFFLINE_POLICIES = ['wait', 'skip', 'fail'] as const;
 export const ROLLOUT_FAILURE_POLICIES = ['rollback', 'halt'] as const;
 
@@ -44,6 +47,8 @@ export const RolloutPolicySchema = z.strictObject({
   }),
   offline: z.enum(ROLLOUT_OFFLINE_POLICIES),
   on_failure: z.enum(ROLLOUT_FAILURE_POLICIES),
+  /** For a fragment's rollout: the fragment's address (`fleetform_fragment.<name>`); its revisions roll out, not machine configs. */
+  fragment: z.string().min(1).optional(),
 });
 export type RolloutPolicy = z.infer<typeof RolloutPolicySchema>;
 
@@ -68,15 +73,73 @@ export interface PlannedWave {
 export interface RolloutWaveMachine {
   readonly address: string;
   readonly name: string;
+  /** In a fragment's rollout: the version its import follows (`''` the latest revision, else a tag). */
+  readonly follows?: string;
 }
+
+/**
+ * What a fragment's rollout moves: the fragment, from the revision machines run to the one
+ * its apply saves, and the tags that name the new revision once every wave is healthy.
+ * The revisions are known at apply (the plan shows them as far as it knows them).
+ */
+export const FragmentRolloutTargetSchema = z.object({
+  address: z.string(),
+  name: z.string(),
+  tags: z.array(z.object({ address: z.string(), tag: z.string() })),
+  id: z.string().optional(),
+  from_revision: z.string().optional(),
+  to_revision: z.string().optional(),
+  /** Machines importing it that no wave takes (pinned to a revision or another tag, or outside the stack), as the plan counted them. */
+  unstaged: z.number().int().nonnegative().optional(),
+});
+export type FragmentRolloutTarget = z.infer<typeof FragmentRolloutTargetSchema>;
 
 /** A stack's rollout as planned: the policy and its waves in order. */
 export interface RolloutPlan {
   readonly stack: string;
   readonly policy: RolloutPolicy;
   readonly waves: ReadonlyArray<{ readonly rule: string; readonly machines: readonly RolloutWaveMachine[] }>;
+  /** Set for a fragment's rollout: waves pin their machines to the fragment's new revision. */
+  readonly fragment?: FragmentRolloutTarget;
   /** Set when an interrupted run of the rollout is resumed: the wave it goes on at, and when it started. */
   readonly resumes?: { readonly wave: number; readonly startedAt: string };
+}
+
+/** Where a rollout's journal is kept: the stack's rollout by the stack's name, a fragment's by the stack's and the rollout's. */
+export function rolloutJournalKey(stack: string, policy: Pick<RolloutPolicy, 'name' | 'fragment'>): string {
+  return policy.fragment === undefined ? stack : `${stack}~${policy.name}`;
+}
+
+/**
+ * A fragment import's version with one fragment's imports set to `version` (`undefined`
+ * follows the latest revision): a machine config's `fragments`, the others as they are.
+ */
+export function withFragmentVersion(config: Readonly<Record<string, unknown>>, fragmentId: string, version: string | undefined): Record<string, unknown> {
+  const imports = config.fragments;
+  if (!Array.isArray(imports)) return { ...config };
+  const fragments = imports.map((raw: unknown) => {
+    if (typeof raw === 'string') return raw === fragmentId && version !== undefined ? { id: raw, version } : raw;
+    if (raw === null || typeof raw !== 'object' || (raw as { id?: unknown }).id !== fragmentId) return raw;
+    const entry: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
+    if (version === undefined) delete entry.version;
+    else entry.version = version;
+    return entry;
+  });
+  return { ...config, fragments };
+}
+
+/** The version a config imports a fragment at: `''` for the latest revision, undefined when it does not import it. */
+export function importedVersion(config: Readonly<Record<string, unknown>>, fragmentId: string): string | undefined {
+  const imports = config.fragments;
+  if (!Array.isArray(imports)) return undefined;
+  for (const raw of imports as unknown[]) {
+    if (raw === fragmentId) return '';
+    if (raw !== null && typeof raw === 'object' && (raw as { id?: unknown }).id === fragmentId) {
+      const version = (raw as { version?: unknown }).version;
+      return typeof version === 'string' ? version : '';
+    }
+  }
+  return undefined;
 }
 
 /** A wave's rule in words. */

@@ -7,12 +7,13 @@ import { maskPaths, viewSecretPaths } from './mask';
 import type { Plan, ResolvedMachineChange, ResourceChange, StackPlanHeader } from './plan/model';
 import { fragmentReach } from './kinds/fragment-reach';
 import { planStack } from './plan/planner';
-import { planRollouts } from './rollout/plan';
+import { planFragmentRollouts, planRollouts } from './rollout/plan';
+import { applyFragmentRollout, fragmentRolloutAddresses, fragmentRolloutsToRun, leftByFragmentRollouts } from './rollout/apply-fragment-rollout';
 import { applyWithRollout } from './rollout/apply-with-rollout';
 import type { RolloutEvents, RolloutOutcome } from './rollout/events';
 import type { MachineStatusSource } from './health/machine-status-source';
 import { memoryJournalStore, type RolloutJournalStore } from './rollout/journal';
-import type { RolloutPlan } from '../domain/rollout';
+import { rolloutJournalKey, type RolloutPlan } from '../domain/rollout';
 import { serviceStatusSource } from './health/service-status-source';
 import type { StateBackend, StateLock } from './state/backend';
 import { StateLockedError } from './state/holder-process';
@@ -178,7 +179,7 @@ export class Engine {
       stalls?.stop();
     }
     this.lastPlan = { stateS, planS: (performance.now() - started) / 1000 - stateS, reads: readLimit?.stats() };
-    const rollouts = options.destroy ? [] : await this.withResumes(stacks, planRollouts(stacks, changes));
+    const rollouts = options.destroy ? [] : await this.withResumes(stacks, [...planRollouts(stacks, changes), ...planFragmentRollouts(stacks, changes)]);
     const plan: Plan = { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy, ...(rollouts.length > 0 ? { rollouts } : {}), ...(resolvedMachines.length > 0 ? { resolvedMachines } : {}) };
     return { plan, states };
   }
@@ -230,14 +231,16 @@ export class Engine {
     const outcome = { applied: 0, failed: [] as Array<{ address: string; error: unknown }>, skipped: [] as string[], outputs: {} as Record<string, Record<string, StateOutput>>, rollouts: [] as RolloutOutcome[] };
     for (const stack of stacks) {
       let state = states.get(stack.name) ?? (await this.settings.backend.read(stack.name));
-      const changes = plan.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
+      const all = plan.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
       // An interrupted rollout goes on, with or without new changes.
       const journal = plan.destroy ? undefined : await this.journals.read(stack.name);
       const resume = journal?.status === 'running' ? journal : undefined;
-      if (changes.length > 0 || resume) {
-        const ctx = await this.context(stack.provider);
+      const fragmentRollouts = plan.destroy ? [] : await fragmentRolloutsToRun(this.journals, stack, plan.rollouts ?? []);
+      const changes = leftByFragmentRollouts(all, fragmentRollouts);
+      const ctx = changes.length > 0 || resume || fragmentRollouts.length > 0 ? await this.context(stack.provider) : undefined;
+      if (ctx && (changes.length > 0 || resume)) {
         const input = { stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter };
-        const rollout = plan.rollouts?.find((r) => r.stack === stack.name) ?? resume?.plan;
+        const rollout = plan.rollouts?.find((r) => r.stack === stack.name && !r.fragment) ?? resume?.plan;
         const staged = rollout
           ? await applyWithRollout({ ...input, rollout, source: await this.statusSource(), events: rolloutEvents, journal: this.journals, resume })
           : undefined;
@@ -246,6 +249,23 @@ export class Engine {
         outcome.applied += r.applied;
         outcome.failed.push(...r.failed);
         outcome.skipped.push(...r.skipped);
+        state = await this.settings.backend.read(stack.name);
+      }
+      for (const f of fragmentRollouts) {
+        if (!ctx) break;
+        if (outcome.failed.length > 0) {
+          // A fragment's waves wait for a stack whose other changes went through.
+          outcome.skipped.push(...fragmentRolloutAddresses(f.rollout));
+          continue;
+        }
+        const input = { stack, changes: all, state: await this.settings.backend.read(stack.name), backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter };
+        const r = await applyFragmentRollout({ ...input, rollout: f.rollout, source: await this.statusSource(), events: rolloutEvents, journal: this.journals, resume: f.resume });
+        if (r.rollout) outcome.rollouts.push(r.rollout);
+        outcome.applied += r.applied;
+        outcome.failed.push(...r.failed);
+        outcome.skipped.push(...r.skipped);
+      }
+      if (ctx) {
         state = await this.settings.backend.read(stack.name);
       }
       const outputs = plan.destroy ? {} : evaluateOutputs(stack, state);
@@ -266,15 +286,20 @@ export class Engine {
   private async withResumes(stacks: readonly DesiredStack[], planned: RolloutPlan[]): Promise<RolloutPlan[]> {
     const out = [...planned];
     for (const stack of stacks) {
-      const journal = await this.journals.read(stack.name);
-      if (journal?.status !== 'running') continue;
-      const resumes = { wave: journal.wave, startedAt: journal.started_at };
-      const at = out.findIndex((r) => r.stack === stack.name);
-      if (at >= 0) out[at] = { ...journal.plan, resumes };
-      else out.push({ ...journal.plan, resumes });
+      const keys = [stack.name, ...(stack.fragmentRollouts ?? []).map((p) => rolloutJournalKey(stack.name, p))];
+      for (const key of keys) {
+        const journal = await this.journals.read(key);
+        if (journal?.status !== 'running') continue;
+        const resumes = { wave: journal.wave, startedAt: journal.started_at };
+        const fragment = journal.plan.fragment;
+        const at = out.findIndex((r) => r.stack === stack.name && (fragment ? r.fragment && r.policy.name === journal.plan.policy.name : !r.fragment));
+        if (at >= 0) out[at] = { ...journal.plan, resumes };
+        else out.push({ ...journal.plan, resumes });
+      }
     }
     return out;
   }
+
 
   /** Where rollouts journal their progress. */
   get journals(): RolloutJournalStore {

@@ -15,6 +15,8 @@ const out = (line: string): void => {
 function statusLines(j: RolloutJournal): string[] {
   const byAddress = new Map(j.machines.map((m) => [m.address, m]));
   const lines = [`Rollout ${j.plan.policy.name} (stack ${j.stack}): ${j.status}, wave ${j.wave} of ${j.plan.waves.length}; started ${j.started_at}, last update ${j.updated_at}${j.reason ? `; ${j.reason}` : ''}`];
+  const f = j.plan.fragment;
+  if (f) lines.push(`  fragment ${f.name}: revision ${f.from_revision ?? '?'} -> ${f.to_revision ?? '(not saved yet)'}${f.tags.length > 0 ? `; tag(s) ${f.tags.map((t) => t.tag).join(', ')} move after the last wave` : ''}`);
   j.plan.waves.forEach((w, i) => {
     const machines = w.machines.map((m) => `${m.name} ${byAddress.get(m.address)?.result ?? (i + 1 < j.wave ? 'unchanged' : 'not written')}`);
     lines.push(`  wave ${i + 1} (${w.rule}): ${machines.join(', ')}`);
@@ -37,10 +39,7 @@ export function register(program: Command): void {
     .action(async (opts: { stack?: string[]; json?: boolean }) => {
       const journals = fileJournalStore(rolloutJournalDir(process.cwd()));
       const found: RolloutJournal[] = [];
-      for (const stack of await stacksOf(opts)) {
-        const j = await journals.read(stack);
-        if (j) found.push(j);
-      }
+      for (const stack of await stacksOf(opts)) found.push(...(await journals.list(stack)));
       if (opts.json) {
         out(JSON.stringify(found, null, 2));
         return;
@@ -52,9 +51,10 @@ export function register(program: Command): void {
     .command('abort')
     .description('roll a running or halted rollout back: every machine it changed goes back to the config it had')
     .requiredOption('--stack <name>', 'the stack whose rollout to roll back')
+    .option('--rollout <name>', "a fragment rollout of the stack to roll back (its machines go back to the version they followed), instead of the stack's own")
     .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 2m)', '0s')
     .option('--break-stale-lock', 'take over a state lock left by a fleetform that is no longer running on this machine (e.g. a killed apply)')
-    .action(async (opts: { stack: string; lockTimeout: string; breakStaleLock?: boolean }) => {
+    .action(async (opts: { stack: string; rollout?: string; lockTimeout: string; breakStaleLock?: boolean }) => {
       const backend = await projectBackend(process.cwd());
       const timeoutMs = durationFlag(opts.lockTimeout, '--lock-timeout');
       const lock = await backend.lock(opts.stack, 'rollout abort', { timeoutMs, breakStale: staleLockPolicy(Boolean(opts.breakStaleLock)) });
@@ -62,6 +62,7 @@ export function register(program: Command): void {
       try {
         const { journal, machines } = await abortRollout({
           stack: opts.stack,
+          ...(opts.rollout === undefined ? {} : { rollout: opts.rollout }),
           journals: fileJournalStore(rolloutJournalDir(process.cwd())),
           backend,
           client: connection.client,

@@ -50,4 +50,6 @@ export interface DesiredStack {
   readonly moves?: ReadonlyArray<{ readonly from: string; readonly to: string }>;
   /** Its rollout policy: machine config changes are applied in waves behind a health gate. */
   readonly rollout?: RolloutPolicy;
+  /** Its fragments' rollout policies: a fragment's new revision reaches its machines in waves behind a health gate. */
+  readonly fragmentRollouts?: readonly RolloutPolicy[];
 }

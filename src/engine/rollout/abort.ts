@@ -9,10 +9,13 @@ import type { MachineStatusSource } from '../health/machine-status-source';
 import type { StateBackend } from '../state/backend';
 import type { MachineOutcome, RolloutEvents } from './events';
 import type { RolloutJournal, RolloutJournalStore } from './journal';
+import { fragmentStage } from './fragment-stage';
 import { rollBack, type Written } from './runner';
 
 export interface AbortInput {
   readonly stack: string;
+  /** A fragment rollout of the stack, by name; the stack's own rollout when left out. */
+  readonly rollout?: string;
   readonly journals: RolloutJournalStore;
   readonly backend: StateBackend;
   readonly client: ServiceClient;
@@ -27,9 +30,10 @@ export function abortable(journal: RolloutJournal): boolean {
 }
 
 export async function abortRollout(input: AbortInput): Promise<{ journal: RolloutJournal; machines: MachineOutcome[] }> {
-  const journal = await input.journals.read(input.stack);
+  const key = input.rollout === undefined ? input.stack : (await input.journals.list(input.stack)).find((j) => j.plan.policy.name === input.rollout && j.plan.fragment);
+  const journal = typeof key === 'string' ? await input.journals.read(key) : key;
   if (!journal || !abortable(journal)) {
-    const why = journal ? `its rollout ${journal.plan.policy.name} is ${journal.status} with nothing left to roll back` : 'it has no rollout journal';
+    const why = journal ? `its rollout ${journal.plan.policy.name} is ${journal.status} with nothing left to roll back` : input.rollout === undefined ? 'it has no rollout journal' : `it has no journal of a fragment rollout ${input.rollout}`;
     throw new FleetformError(`stack ${input.stack}: nothing to abort: ${why}`, { path: input.stack, hint: 'to undo a completed rollout, apply the configuration you want back' });
   }
   const now = Date.now();
@@ -43,7 +47,12 @@ export async function abortRollout(input: AbortInput): Promise<{ journal: Rollou
       revision: m.written_revision,
       track: { writtenAt: now, verdict: 'pending', since: now },
     }));
-  await rollBack(
+  const fragment = journal.plan.fragment;
+  if (fragment) {
+    const follows = new Map(journal.plan.waves.flatMap((w) => w.machines.map((m) => [m.address, m.follows ?? ''] as const)));
+    const stage = fragmentStage({ ...input, fragmentId: fragment.id ?? '', toRevision: fragment.to_revision ?? '', fromRevision: fragment.from_revision ?? '', follows });
+    await stage.rollBack(written, journal.plan);
+  } else await rollBack(
     {
       client: input.client,
       events: input.events,

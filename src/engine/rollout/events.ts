@@ -34,6 +34,8 @@ export interface RolloutOutcome {
   readonly onFailure: 'rollback' | 'halt';
   readonly waves: WaveOutcome[];
   seconds: number;
+  /** A fragment's rollout: the revisions, and whether its tags moved and its pins were lifted. */
+  fragment?: { readonly name: string; readonly id: string; readonly from_revision: string; readonly to_revision: string; readonly tags: readonly string[]; tags_moved: boolean; pins_lifted: boolean };
 }
 
 export type RolloutEvent =
@@ -46,6 +48,7 @@ export type RolloutEvent =
   | { readonly type: 'passed'; readonly rollout: string; readonly wave: number; readonly seconds: number }
   | { readonly type: 'stopping'; readonly rollout: string; readonly wave: number; readonly reason: string; readonly then: 'rollback' | 'halt' }
   | { readonly type: 'rolled-back'; readonly rollout: string; readonly machine: string; readonly ok: boolean; readonly detail: string }
+  | { readonly type: 'fragment'; readonly rollout: string; readonly detail: string }
   | { readonly type: 'done'; readonly rollout: string; readonly outcome: RolloutOutcome };
 
 export type RolloutEvents = (event: RolloutEvent) => void;
@@ -74,6 +77,8 @@ export function eventLine(e: RolloutEvent): string {
       return `${head} stopping in wave ${e.wave}: ${e.reason}; ${e.then === 'rollback' ? 'rolling the changed machines back' : 'leaving the changed machines as they are'}`;
     case 'rolled-back':
       return `${head} ${e.machine} ${e.ok ? 'rolled back' : 'NOT rolled back'}: ${e.detail}`;
+    case 'fragment':
+      return `${head} ${e.detail}`;
     case 'done':
       return e.outcome.outcome === 'completed'
         ? `${head} completed: ${e.outcome.waves.length} wave(s) in ${e.outcome.seconds.toFixed(1)}s`

@@ -9,13 +9,14 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { FleetformError } from '../../domain/errors';
-import { RolloutPolicySchema } from '../../domain/rollout';
+import { FragmentRolloutTargetSchema, RolloutPolicySchema, rolloutJournalKey } from '../../domain/rollout';
 import { StateEntrySchema } from '../state/schema';
 
 const MachineRecordSchema = z.object({
   address: z.string(),
   name: z.string(),
   part_id: z.string(),
+  /** The revision its config had before; in a fragment's rollout, the version its import goes back to (a tag, or the old revision). */
   baseline_revision: z.string(),
   written_revision: z.string(),
   /** `written`: waiting at its gate; `healthy`: passed; `failed`; `rolled back`. */
@@ -35,7 +36,9 @@ export const RolloutJournalSchema = z.object({
   plan: z.object({
     stack: z.string(),
     policy: RolloutPolicySchema,
-    waves: z.array(z.object({ rule: z.string(), machines: z.array(z.object({ address: z.string(), name: z.string() })) })),
+    waves: z.array(z.object({ rule: z.string(), machines: z.array(z.object({ address: z.string(), name: z.string(), follows: z.string().optional() })) })),
+    /** A fragment's rollout: the fragment, the revisions it goes from and to, and the tags that move at the end. */
+    fragment: FragmentRolloutTargetSchema.optional(),
   }),
   machines: z.array(MachineRecordSchema),
   reason: z.string().optional(),
@@ -43,16 +46,18 @@ export const RolloutJournalSchema = z.object({
 export type RolloutJournal = z.infer<typeof RolloutJournalSchema>;
 export type JournalMachine = z.infer<typeof MachineRecordSchema>;
 
-/** Where journals are kept: one per stack. */
+/** Where journals are kept: one per stack, and one per fragment rollout (by its key, see rolloutJournalKey). */
 export interface RolloutJournalStore {
-  read(stack: string): Promise<RolloutJournal | undefined>;
+  read(key: string): Promise<RolloutJournal | undefined>;
+  /** The stack's journals: its own rollout's, then its fragments' rollouts' by name. */
+  list(stack: string): Promise<RolloutJournal[]>;
   write(journal: RolloutJournal): Promise<void>;
 }
 
 /** Journals as files `<dir>/<stack>.rollout.json`, written atomically (temporary file, fsync, rename). */
 export function fileJournalStore(dir: string): RolloutJournalStore {
   const file = (stack: string): string => path.join(dir, `${stack}.rollout.json`);
-  return {
+  const store: RolloutJournalStore = {
     async read(stack) {
       let text: string;
       try {
@@ -65,9 +70,21 @@ export function fileJournalStore(dir: string): RolloutJournalStore {
       if (!parsed.success) throw new FleetformError(`the rollout journal of stack ${stack} is not readable`, { path: file(stack), hint: 'move it away to start the rollout afresh' });
       return parsed.data;
     },
+    async list(stack) {
+      let names: string[];
+      try {
+        names = await fs.readdir(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw err;
+      }
+      const keys = names.filter((n) => n.endsWith('.rollout.json')).map((n) => n.slice(0, -'.rollout.json'.length)).filter((k) => k === stack || k.startsWith(`${stack}~`)).sort();
+      const found = await Promise.all(keys.map((k) => store.read(k)));
+      return found.filter((j): j is RolloutJournal => j !== undefined && j.stack === stack);
+    },
     async write(journal) {
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-      const target = file(journal.stack);
+      const target = file(rolloutJournalKey(journal.stack, journal.plan.policy));
       const tmp = `${target}.${process.pid}.tmp`;
       const handle = await fs.open(tmp, 'w', 0o600);
       try {
@@ -79,15 +96,17 @@ export function fileJournalStore(dir: string): RolloutJournalStore {
       await fs.rename(tmp, target);
     },
   };
+  return store;
 }
 
 /** A store that keeps journals in memory (a run without a project folder). */
 export function memoryJournalStore(): RolloutJournalStore {
   const journals = new Map<string, RolloutJournal>();
   return {
-    read: (stack) => Promise.resolve(journals.get(stack)),
+    read: (key) => Promise.resolve(journals.get(key)),
+    list: (stack) => Promise.resolve([...journals.values()].filter((j) => j.stack === stack)),
     write: (journal) => {
-      journals.set(journal.stack, structuredClone(journal));
+      journals.set(rolloutJournalKey(journal.stack, journal.plan.policy), structuredClone(journal));
       return Promise.resolve();
     },
   };

@@ -2,8 +2,11 @@
  * The waves a plan shows for a stack's rollout: its machine updates split by the policy's
  * wave rules. Apply runs exactly these waves (a saved plan carries them).
  */
-import { describeWave, splitWaves, type RolloutPlan, type RolloutPolicy } from '../../domain/rollout';
+import { describeWave, importedVersion, splitWaves, type RolloutPlan, type RolloutPolicy } from '../../domain/rollout';
 import type { DesiredStack } from '../desired/stack';
+import { isObject } from '../json';
+import { fragmentDeclaration } from '../kinds/fragment';
+import { fragmentTagDeclaration } from '../kinds/fragment-tag';
 import { machineDeclaration } from '../kinds/machine';
 import type { ResourceChange } from '../plan/model';
 
@@ -34,6 +37,82 @@ export function planRollouts(stacks: readonly DesiredStack[], changes: readonly 
   return out;
 }
 
+/**
+ * The rollout plan of each fragment rollout whose fragment's config the plan changes (or
+ * whose saved revision is still to reach its machines: a tag following it moves, a machine's
+ * pin is lifted): the
+ * stack's existing machines importing it at its latest revision or at a tag that follows it
+ * (a FragmentTag of the stack naming the revision its apply saves), split by the policy's
+ * wave rules, and those tags. Machines created or replaced by the plan, and those pinned to
+ * a revision or another tag, are not in it.
+ */
+export function planFragmentRollouts(stacks: readonly DesiredStack[], changes: readonly ResourceChange[]): RolloutPlan[] {
+  const out: RolloutPlan[] = [];
+  for (const stack of stacks) {
+    for (const policy of stack.fragmentRollouts ?? []) {
+      const address = policy.fragment ?? '';
+      const change = changes.find((c) => c.stack === stack.name && c.address === address && c.type === fragmentDeclaration.type);
+      if (change && change.action !== 'update' && change.action !== 'no-op') continue;
+      const reference = (output: string): string => `\${${address}.${output}}`;
+      const tags = stack.resources
+        .filter((r) => r.type === fragmentTagDeclaration.type && r.attributes.fragment_id === reference('id') && (r.attributes.revision === undefined || r.attributes.revision === reference('revision')))
+        .map((r) => ({ address: r.address, tag: typeof r.attributes.tag === 'string' ? r.attributes.tag : '' }));
+      const following = new Set(['', ...tags.map((t) => t.tag)]);
+      const planned = new Map(changes.filter((c) => c.stack === stack.name).map((c) => [c.address, c.action]));
+      const machines = stack.resources.flatMap((r) => {
+        if (r.type !== machineDeclaration.type || planned.get(r.address) === 'create' || planned.get(r.address) === 'replace') return [];
+        const follows = importedVersion(parseConfig(r.attributes.config), reference('id'));
+        if (follows === undefined || !following.has(follows)) return [];
+        const name = typeof r.attributes.name === 'string' ? r.attributes.name : r.address;
+        const locations = [r.attributes.location_id].filter((l): l is string => typeof l === 'string');
+        return [{ address: r.address, name, follows, locations }];
+      });
+      // A new revision to reach the machines: the fragment's config changes, or a revision saved
+      // before (by a rollout that stopped) is still to reach them: its tags move, or pins are lifted.
+      const configChanges = change?.changes.some((c) => c.path === 'config' || c.path.startsWith('config.')) ?? false;
+      const pending = [...tags.map((t) => t.address), ...machines.map((m) => m.address)].some((a) => planned.get(a) === 'update');
+      if (machines.length === 0 || (!configChanges && !pending)) continue;
+      const byAddress = new Map(machines.map((m) => [m.address, m]));
+      const waves = splitWaves(machines, policy.waves).map((w) => ({
+        rule: w.rule,
+        machines: w.machines.map((a) => {
+          const m = byAddress.get(a);
+          return { address: a, name: m?.name ?? a, follows: m?.follows ?? '' };
+        }),
+      }));
+      const declared = stack.resources.find((r) => r.address === address)?.attributes.name;
+      const name = typeof change?.after?.name === 'string' ? change.after.name : typeof declared === 'string' ? declared : address;
+      const from = change?.facts.revision;
+      // Without a config change the revision to roll out is the one saved already.
+      const revisions = from ? { from_revision: from, ...(configChanges ? {} : { to_revision: from }) } : {};
+      const importing = Number(change?.facts.machines ?? '0');
+      const unstaged = Number.isInteger(importing) && importing > machines.length ? { unstaged: importing - machines.length } : {};
+      out.push({ stack: stack.name, policy, waves, fragment: { address, name, tags, ...revisions, ...unstaged } });
+    }
+  }
+  return out;
+}
+
+const IMPORT_VERSION = /^config\.fragments\[\d+\]\.version$/;
+
+/**
+ * Whether a machine's change is only the version of a fragment import: a pin a fragment's
+ * rollout set and lifts itself (its machines' changes of this sort are left to it).
+ */
+export function isFragmentPinChange(change: ResourceChange): boolean {
+  return change.type === ROLLED_OUT_TYPE && change.action === 'update' && change.changes.length > 0 && change.changes.every((c) => IMPORT_VERSION.test(c.path));
+}
+
+function parseConfig(text: unknown): Record<string, unknown> {
+  if (typeof text !== 'string') return isObject(text) ? text : {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isObject(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
 function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
@@ -51,10 +130,18 @@ export function rolloutPlanLines(rollouts: readonly RolloutPlan[]): string[] {
   const lines: string[] = [];
   for (const r of rollouts) {
     const count = r.waves.reduce((n, w) => n + w.machines.length, 0);
-    lines.push(`Rollout ${r.policy.name} (stack ${r.stack}): ${count} machine update(s) in ${r.waves.length} wave(s)`);
+    if (r.fragment) {
+      const f = r.fragment;
+      const revision = f.to_revision !== undefined ? `revision ${f.to_revision}` : `new revision${f.from_revision ? ` (from revision ${f.from_revision})` : ''}`;
+      const tags = f.tags.map((t) => t.tag);
+      lines.push(`Rollout ${r.policy.name} (stack ${r.stack}): fragment ${f.name}'s ${revision} reaches ${count} machine(s) in ${r.waves.length} wave(s)`);
+      lines.push(`  each wave's machines are pinned to the new revision and gated; after the last wave ${tags.length > 0 ? `the tag(s) ${tags.join(', ')} move to it and ` : ''}the pins are lifted`);
+      if (f.unstaged) lines.push(`  ${f.unstaged} other machine(s) import it outside the waves (pinned to a revision or another tag, or not in this stack): they run what they import, ungated`);
+    } else lines.push(`Rollout ${r.policy.name} (stack ${r.stack}): ${count} machine update(s) in ${r.waves.length} wave(s)`);
     if (r.resumes) lines.push(`  resumes at wave ${r.resumes.wave}: a run started ${r.resumes.startedAt} was interrupted (its waves, machines and baselines are kept)`);
     lines.push(`  ${describePolicy(r.policy)}`);
-    r.waves.forEach((w, i) => lines.push(`  wave ${i + 1} (${w.rule}): ${w.machines.map((m) => m.name).join(', ')}`));
+    const follows = (m: { name: string; follows?: string }): string => (r.fragment ? ` (${m.follows ? `tag ${m.follows}` : 'latest'})` : '');
+    r.waves.forEach((w, i) => lines.push(`  wave ${i + 1} (${w.rule}): ${w.machines.map((m) => `${m.name}${follows(m)}`).join(', ')}`));
     const unmatched = r.policy.waves.filter((w) => !r.waves.some((x) => x.rule === describeWave(w)));
     for (const w of unmatched) lines.push(`  (no changed machine for ${describeWave(w)})`);
     lines.push('');

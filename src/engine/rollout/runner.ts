@@ -36,6 +36,27 @@ export interface RunRolloutInput {
   readonly journal: RolloutJournalStore;
   /** The journal of an interrupted run of this rollout: it goes on from there. */
   readonly resume?: RolloutJournal;
+  /** How machines are written and put back; the stack's config changes by default. */
+  readonly stage?: RolloutStage;
+}
+
+/** One machine a stage wrote: its part, what puts it back, and the revision its gate waits for. */
+export type StageWrite =
+  | { readonly partId: string; readonly baseline: Written['baseline']; readonly prior: StateEntry; readonly revision: string }
+  | { readonly partId: string | undefined; readonly error: string };
+
+/**
+ * How a rollout changes a wave's machines and puts them back: the stack's rollout writes
+ * their planned configs (and writes the configs they had back), a fragment's rollout pins
+ * their imports to its new revision (and back to the version they followed).
+ */
+export interface RolloutStage {
+  /** Whether the machine has a change this run writes. */
+  pending(address: string): boolean;
+  /** Writes the machines (their state entries in `state`); each one's result by address. */
+  write(targets: readonly MachineOutcome[], state: State): Promise<ReadonlyMap<string, StageWrite>>;
+  /** Puts back every machine written (each outcome says how it went). */
+  rollBack(written: readonly Written[], plan: RolloutPlan): Promise<void>;
 }
 
 /** What the rollout changed on one machine: enough to write it back. */
@@ -62,7 +83,12 @@ export function pollInterval(settleMs: number): number {
 }
 
 function journalPlan(plan: RolloutPlan): RolloutJournal['plan'] {
-  return { stack: plan.stack, policy: plan.policy, waves: plan.waves.map((w) => ({ rule: w.rule, machines: w.machines.map((m) => ({ address: m.address, name: m.name })) })) };
+  return {
+    stack: plan.stack,
+    policy: plan.policy,
+    waves: plan.waves.map((w) => ({ rule: w.rule, machines: w.machines.map((m) => ({ address: m.address, name: m.name, ...(m.follows === undefined ? {} : { follows: m.follows }) })) })),
+    ...(plan.fragment ? { fragment: plan.fragment } : {}),
+  };
 }
 
 /** The waves to run: the plan's, or an interrupted run's with machines changed since added to its last wave. */
@@ -77,7 +103,8 @@ function wavesToRun(input: RunRolloutInput): RolloutPlan['waves'] {
 }
 
 export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome> {
-  const { source, events, client, resume } = input;
+  const { source, events, resume } = input;
+  const stage = input.stage ?? stackStage(input);
   const plan = { ...(resume?.plan ?? input.plan), waves: wavesToRun(input) };
   const { policy } = plan;
   const name = policy.name;
@@ -150,7 +177,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
 
     // Offline machines follow the policy before anything is written to them.
     const targets: MachineOutcome[] = [];
-    const toWrite = wave.machines.filter((m) => m.result === 'not reached' && input.changes.has(m.address));
+    const toWrite = wave.machines.filter((m) => m.result === 'not reached' && stage.pending(m.address));
     await mapLimited(toWrite, reads, async (m) => {
       const partId = state.resources[m.address]?.ids.part_id;
       if (policy.offline !== 'wait' && partId) {
@@ -168,45 +195,24 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
       targets.push(m);
     });
 
-    // The revision each machine has now: the plan observed it, and the write is guarded by it, so
-    // the part history keeps its config for a rollback. Read only when the plan did not observe it.
-    const baselines = new Map<string, { partId: string; config: Record<string, unknown> | undefined; revision: string }>();
+    const results = await stage.write(targets, state);
+    const notWritten = new Set<string>();
     await mapLimited(targets, reads, async (m) => {
-      const partId = state.resources[m.address]?.ids.part_id;
-      if (!partId) return;
-      const observed = input.changes.get(m.address)?.observedVersion;
-      if (observed && !Number.isNaN(Date.parse(observed))) {
-        baselines.set(m.address, { partId, config: undefined, revision: observed });
+      const r = results.get(m.address);
+      if (!r || 'error' in r) {
+        notWritten.add(m.address);
+        await fail(number, m, r?.error ?? 'its config could not be written: skipped by the executor', r?.partId);
         return;
       }
-      const part = await client.appClient.getMachinePart(partId);
-      baselines.set(m.address, { partId, config: part.config as Record<string, unknown>, revision: part.lastUpdated?.toISOString() ?? '' });
-    });
-
-    const applied = await input.apply(targets.flatMap((m) => {
-      const change = input.changes.get(m.address);
-      return change ? [change] : [];
-    }));
-    const writeFailed = new Map(applied.failed.map((f) => [f.address, f.error]));
-    const notWritten = new Set([...writeFailed.keys(), ...applied.skipped]);
-    await mapLimited(targets, reads, async (m) => {
-      const baseline = baselines.get(m.address);
-      const prior = state.resources[m.address];
-      if (notWritten.has(m.address) || !baseline || !prior) {
-        await fail(number, m, `its config could not be written: ${message(writeFailed.get(m.address) ?? 'skipped by the executor')}`, baseline?.partId);
-        return;
-      }
-      // The revision the write made, as the executor reports it; read from the part when it does not.
-      const revision = applied.revisions?.get(m.address) ?? (await client.appClient.getMachinePart(baseline.partId)).lastUpdated?.toISOString() ?? '';
       const at = Date.now();
       const earlier = written.find((w) => w.outcome === m);
       const w: Written = {
         outcome: m,
-        partId: baseline.partId,
+        partId: r.partId,
         // A machine written again after a resume keeps the baseline of its first write.
-        baseline: earlier ? earlier.baseline : baseline,
-        prior: earlier ? earlier.prior : prior,
-        revision,
+        baseline: earlier ? earlier.baseline : r.baseline,
+        prior: earlier ? earlier.prior : r.prior,
+        revision: r.revision,
         track: { writtenAt: at, verdict: 'pending', since: at },
       };
       if (earlier) written.splice(written.indexOf(earlier), 1);
@@ -267,7 +273,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
   }
 
   if (result.outcome === 'stopped' && policy.on_failure === 'rollback') {
-    await rollBack(input, written, plan);
+    await stage.rollBack(written, plan);
     for (const w of written) if (w.outcome.rollback?.ok) record(w, 'rolled back');
   }
   journal.status = result.outcome;
@@ -276,6 +282,51 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
   result.seconds = (Date.now() - started) / 1000;
   events({ type: 'done', rollout: name, outcome: result });
   return result;
+}
+
+/** The stack's rollout: each machine's planned config written through the executor, guarded by the revision the plan observed. */
+function stackStage(input: RunRolloutInput): RolloutStage {
+  const { client } = input;
+  const reads = Math.max(input.concurrency, input.readConcurrency ?? 32);
+  return {
+    pending: (address) => input.changes.has(address),
+    async write(targets, state) {
+      // The revision each machine has now: the plan observed it, and the write is guarded by it, so
+      // the part history keeps its config for a rollback. Read only when the plan did not observe it.
+      const baselines = new Map<string, { partId: string; config: Record<string, unknown> | undefined; revision: string }>();
+      await mapLimited(targets, reads, async (m) => {
+        const partId = state.resources[m.address]?.ids.part_id;
+        if (!partId) return;
+        const observed = input.changes.get(m.address)?.observedVersion;
+        if (observed && !Number.isNaN(Date.parse(observed))) {
+          baselines.set(m.address, { partId, config: undefined, revision: observed });
+          return;
+        }
+        const part = await client.appClient.getMachinePart(partId);
+        baselines.set(m.address, { partId, config: part.config as Record<string, unknown>, revision: part.lastUpdated?.toISOString() ?? '' });
+      });
+      const applied = await input.apply(targets.flatMap((m) => {
+        const change = input.changes.get(m.address);
+        return change ? [change] : [];
+      }));
+      const writeFailed = new Map(applied.failed.map((f) => [f.address, f.error]));
+      const notWritten = new Set([...writeFailed.keys(), ...applied.skipped]);
+      const out = new Map<string, StageWrite>();
+      await mapLimited(targets, reads, async (m) => {
+        const baseline = baselines.get(m.address);
+        const prior = state.resources[m.address];
+        if (notWritten.has(m.address) || !baseline || !prior) {
+          out.set(m.address, { partId: baseline?.partId, error: `its config could not be written: ${message(writeFailed.get(m.address) ?? 'skipped by the executor')}` });
+          return;
+        }
+        // The revision the write made, as the executor reports it; read from the part when it does not.
+        const revision = applied.revisions?.get(m.address) ?? (await client.appClient.getMachinePart(baseline.partId)).lastUpdated?.toISOString() ?? '';
+        out.set(m.address, { partId: baseline.partId, baseline, prior, revision });
+      });
+      return out;
+    },
+    rollBack: (written, plan) => rollBack(input, written, plan),
+  };
 }
 
 /**

@@ -1,0 +1,146 @@
+/**
+ * A fragment's rollout writes no machine config of its own: it pins a machine's import of
+ * the fragment to a revision (the import's `version`), guarded by the part's last update,
+ * and puts the version it followed back. The revision a gate waits for is the part's
+ * config revision with the fragments it reaches (` +<fragment id>@<revision>`).
+ */
+import { ServiceError, type ServiceClient } from '../../api/client';
+import { FleetformError } from '../../domain/errors';
+import { importedVersion, withFragmentVersion, type RolloutPlan } from '../../domain/rollout';
+import { configRevision, serviceFetch, type FragmentFetch } from '../kinds/machine-fragments';
+import type { MachineStatusSource } from '../health/machine-status-source';
+import { mapLimited } from '../map-limited';
+import type { RolloutEvents } from './events';
+import { pollInterval, type RolloutStage, type StageWrite, type Written } from './runner';
+
+export interface FragmentStageInput {
+  readonly client: ServiceClient;
+  readonly source: MachineStatusSource;
+  readonly events: RolloutEvents;
+  readonly concurrency: number;
+  readonly pollMs?: number;
+  readonly fragmentId: string;
+  /** The revision the waves pin machines to. */
+  readonly toRevision: string;
+  /** The revision machines ran before: a machine following the latest revision goes back to it. */
+  readonly fromRevision: string;
+  /** The version each machine's import follows (`''` the latest revision, else a tag), by address. */
+  readonly follows: ReadonlyMap<string, string>;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Fragments read once per stage (a revision's config does not change; tags are read at the write that needs them). */
+function stageFetch(client: ServiceClient): FragmentFetch {
+  const reads = new Map<string, Promise<unknown>>();
+  return serviceFetch(client.appClient, <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    if (!reads.has(key)) reads.set(key, load());
+    return reads.get(key) as Promise<T>;
+  });
+}
+
+/** The time part of a config revision (before its fragments). */
+const timeOf = (revision: string): string => revision.split(' ')[0] ?? '';
+
+export interface Pinned {
+  readonly partId: string;
+  /** The version the import had before (`''` the latest revision). */
+  readonly was: string;
+  /** The config revision the machine runs once it ingested the pin. */
+  readonly revision: string;
+}
+
+/**
+ * Sets the part's import of the fragment to `version` (undefined: the latest revision),
+ * guarded by `expected` (the time of the write the caller knows of) when given.
+ */
+export async function pinImport(client: ServiceClient, partId: string, fragmentId: string, version: string | undefined, expected?: string, fetch: FragmentFetch = stageFetch(client)): Promise<Pinned> {
+  const part = await client.appClient.getMachinePart(partId);
+  const now = part.lastUpdated?.toISOString() ?? '';
+  if (expected !== undefined && now !== expected) {
+    throw new FragmentPinConflict(`its config was changed on the service after the rollout wrote it (revision ${now}, not ${expected}); left as it is`, { path: partId, hint: 'set the import\'s version by hand, or apply the configuration you want' });
+  }
+  const was = importedVersion(part.config as Record<string, unknown>, fragmentId) ?? '';
+  const config = withFragmentVersion(part.config as Record<string, unknown>, fragmentId, version);
+  const after = await client.appClient.updateMachinePart(part.id, part.name, config, part.lastUpdated);
+  return { partId, was, revision: await configRevision(after.lastUpdated?.toISOString() ?? '', config, partId, fetch) };
+}
+
+/** A machine whose config changed on the service while a rollout pinned it. */
+export class FragmentPinConflict extends FleetformError {}
+
+/**
+ * What the import goes back to: its tag; following the latest revision (the new one), the
+ * revision it was pinned to while the new one was saved, else the old revision.
+ */
+function restoredVersion(follows: string, was: string, toRevision: string, fromRevision: string): string {
+  if (follows !== '') return follows;
+  return was !== '' && was !== toRevision ? was : fromRevision;
+}
+
+export function fragmentStage(input: FragmentStageInput): RolloutStage {
+  const { client, events, source } = input;
+  const fetch = stageFetch(client);
+  return {
+    pending: () => true,
+    async write(targets, state) {
+      const out = new Map<string, StageWrite>();
+      await mapLimited(targets, input.concurrency, async (m) => {
+        const prior = state.resources[m.address];
+        const partId = prior?.ids.part_id;
+        if (!prior || !partId) {
+          out.set(m.address, { partId: undefined, error: 'it has no part in the state' });
+          return;
+        }
+        try {
+          const pinned = await pinImport(client, partId, input.fragmentId, input.toRevision, undefined, fetch);
+          const back = restoredVersion(input.follows.get(m.address) ?? '', pinned.was, input.toRevision, input.fromRevision);
+          out.set(m.address, { partId, baseline: { config: undefined, revision: back }, prior, revision: pinned.revision });
+        } catch (err) {
+          const changed = err instanceof ServiceError && err.code === 'FAILED_PRECONDITION';
+          out.set(m.address, { partId, error: changed ? 'its config was changed on the service while it was pinned; left as it is' : `its pin could not be written: ${message(err)}` });
+        }
+      });
+      return out;
+    },
+    async rollBack(written: readonly Written[], plan: RolloutPlan) {
+      const name = plan.policy.name;
+      const back: Array<{ w: Written; revision: string }> = [];
+      const say = (w: Written, ok: boolean, detail: string): void => {
+        w.outcome.rollback = { ok, detail };
+        events({ type: 'rolled-back', rollout: name, machine: w.outcome.machine, ok, detail });
+      };
+      await mapLimited(written, input.concurrency, async (w) => {
+        try {
+          const pinned = await pinImport(client, w.partId, input.fragmentId, w.baseline.revision, timeOf(w.revision), fetch);
+          back.push({ w, revision: pinned.revision });
+        } catch (err) {
+          if (err instanceof FragmentPinConflict) say(w, false, err.message);
+          else if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION') say(w, false, 'its config was changed on the service while it was rolled back; left as it is');
+          else say(w, false, `the write failed: ${message(err)}`);
+        }
+      });
+      const where = (w: Written): string => (/^\d+$/.test(w.baseline.revision) ? `pinned to revision ${w.baseline.revision} of the fragment` : `back on tag ${w.baseline.revision} of the fragment`);
+      const deadline = Date.now() + plan.policy.gate.timeout_ms;
+      const pollMs = input.pollMs ?? pollInterval(plan.policy.gate.settle_ms);
+      let waiting = back;
+      for (;;) {
+        const still: typeof back = [];
+        await mapLimited(waiting, input.concurrency, async (b) => {
+          const reading = await source.status(b.w.partId);
+          if (reading.reachable && reading.status.revision === b.revision) say(b.w, true, `${where(b.w)}, running it again`);
+          else still.push(b);
+        });
+        waiting = still;
+        if (waiting.length === 0) return;
+        if (Date.now() > deadline) break;
+        await sleep(pollMs);
+      }
+      for (const b of waiting) say(b.w, true, `${where(b.w)}; the machine had not ingested it within ${plan.policy.gate.timeout_ms} ms`);
+    },
+  };
+}
