@@ -273,32 +273,31 @@ function checkUniqueNames(resources: readonly LocatedResource[]): Issue[] {
 
 function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): Issue[] {
   // Nearly always every name and module id is given once: nothing to look for.
-  const seen = new Set<string>();
-  let given = 0;
+  const names = new Set<string>();
+  const ids = new Set<string>();
+  let idCount = 0;
   for (const m of modules) {
-    seen.add(m.value.name);
-    given += 1;
+    names.add(m.value.name);
     if (m.value.module_id !== undefined) {
-      // Apart from the names (a collision only means the full look below).
-      seen.add(`\u0000${m.value.module_id}`);
-      given += 1;
+      ids.add(m.value.module_id);
+      idCount += 1;
     }
   }
-  if (seen.size === given) return [];
+  if (names.size === modules.length && ids.size === idCount) return [];
   const issues: Issue[] = [];
-  const names = new Map<string, string>();
-  const ids = new Map<string, string>();
+  const firstByName = new Map<string, string>();
+  const firstById = new Map<string, string>();
   for (const m of modules) {
-    const first = names.get(m.value.name);
+    const first = firstByName.get(m.value.name);
     if (first !== undefined) {
       issues.push(errorIssue('duplicate-module-name', childPath(m.path, 'name'), `duplicate module name "${m.value.name}" (also ${first})`, 'module names are unique; rename or remove one'));
-    } else names.set(m.value.name, m.path);
+    } else firstByName.set(m.value.name, m.path);
     const id = m.value.module_id;
     if (id !== undefined) {
-      const firstId = ids.get(id);
+      const firstId = firstById.get(id);
       if (firstId !== undefined) {
         issues.push(warningIssue('duplicate-module-id', childPath(m.path, 'module_id'), `module "${id}" is configured twice (also ${firstId})`, 'keep one entry per module'));
-      } else ids.set(id, m.path);
+      } else firstById.set(id, m.path);
     }
   }
   return issues;
