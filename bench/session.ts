@@ -45,6 +45,8 @@ export interface Session {
 /** What synthesizing in a child process took: seconds of each run, and its peak RSS. */
 export interface SynthRun {
   readonly seconds: number[];
+  /** CPU seconds of each run, every thread of the process (see synth-child.ts). */
+  readonly cpu_seconds: number[];
   readonly peak_rss_mb: number;
 }
 
@@ -56,6 +58,17 @@ export function synthInChild(outdir: string, size: number, revision: number, run
     maxBuffer: 1 << 20,
   });
   if (child.status !== 0) throw new Error(`synthesizing ${size} machines failed (exit ${child.status})`);
+  return JSON.parse(child.stdout.trim().split('\n').pop() as string) as SynthRun;
+}
+
+/** cdktf's own cost for the tree synthesized into `outdir` (bench/synth-floor.ts), one run in a child process. */
+export function synthFloorInChild(outdir: string, size: number): SynthRun {
+  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'synth-floor.ts'), String(size), '--runs', '1', '--from', outdir], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0) throw new Error(`the synth floor of ${size} machines failed (exit ${child.status})`);
   return JSON.parse(child.stdout.trim().split('\n').pop() as string) as SynthRun;
 }
 

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { FLEET_STACK } from './fleet';
 import { measureFloor, measureOursBatched, measureSdk, measureWriteFloor } from './reads';
-import { openSession, planAndApply, planOnce, synthInChild, type Session, type SynthRun } from './session';
+import { openSession, planAndApply, planOnce, synthFloorInChild, synthInChild, type Session, type SynthRun } from './session';
 import { median, medianOf, r3, runMain } from './stats';
 
 /** Runs bench/engine-child.ts (one plan and apply of the stacks in `out`) against the session's emulator and state. */
@@ -23,17 +23,6 @@ function applyInChild(session: Session, out: string, parallelism: number): { cha
   });
   if (child.status !== 0) throw new Error(`apply process failed (exit ${child.status})`);
   return JSON.parse(child.stdout.trim().split('\n').pop() as string) as { changed: number; failed: number; peak_rss_mb: number };
-}
-
-/** cdktf's own cost for the tree synthesized into `outdir` (bench/synth-floor.ts), one run in a child process. */
-function synthFloorInChild(outdir: string, size: number): SynthRun {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'synth-floor.ts'), String(size), '--runs', '1', '--from', outdir], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 1 << 20,
-  });
-  if (child.status !== 0) throw new Error(`the synth floor of ${size} machines failed (exit ${child.status})`);
-  return JSON.parse(child.stdout.trim().split('\n').pop() as string) as SynthRun;
 }
 
 function arg(name: string, fallback: number): number {

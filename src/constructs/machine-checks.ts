@@ -74,6 +74,9 @@ class EntryAttribution {
 
 const NO_PATHS: ReadonlySet<string> = new Set();
 
+/** A machine's registry modules may omit their version: apply pins them. */
+const UNPINNED_ALLOWED = { allowUnpinnedModules: true } as const;
+
 /** The machine's config document as assembled, checked by the domain rules, each issue on the part that declared it. */
 export function checkMachineConfig(machine: IMachine, { config, sources }: AssembledMachine, sink: IssueSink): void {
   const attribution = new EntryAttribution(machine, sources, sink);
@@ -86,52 +89,52 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
       hint: 'write the value itself; references to other resources are not supported inside machine configs',
     });
   }
-  // Dependencies on resources of other machines: reported here, not again as missing names.
+  // Dependencies on resources of other machines (reported here, not again as missing names)
+  // and env keys given twice: found in one pass over the parts, reported after the config's issues.
   let foreign: Set<string> | undefined;
+  let partIssues: Array<() => void> | undefined;
   for (const source of sources) {
-    if (kindOf(source.construct) !== 'modular-resource') continue;
-    const { dependsOn } = source.construct as IModularResource;
-    for (let i = 0; i < dependsOn.length; i++) {
-      const dep = dependsOn[i] as IModularResource | string;
-      if (typeof dep !== 'string' && dep.machine !== machine) (foreign ??= new Set()).add(`${source.path}.depends_on[${i}]`);
-    }
-  }
-  const result = validateMachineConfig(config, { allowUnpinnedModules: true });
-  // What its fragments bring (a module, a dependency's target) is checked at plan, resolved.
-  const importsFragments = fragmentImportsOf(machine).length > 0;
-  for (const issues of [result.errors, result.warnings]) {
-    for (const issue of issues) {
-      if (issue.code === 'placeholder' && tokens.has(issue.path)) continue;
-      if (importsFragments && FRAGMENT_RESOLVED_ISSUES.has(issue.code)) continue;
-      if (foreign?.has(issue.path)) continue;
-      attribution.add(issue.path, issue);
-    }
-  }
-
-  for (const source of sources) {
-    if (kindOf(source.construct) === 'modular-resource') {
+    const kind = kindOf(source.construct);
+    if (kind === 'modular-resource') {
       const resource = source.construct as IModularResource;
-      for (let i = 0; i < resource.dependsOn.length; i++) {
-        const dep = resource.dependsOn[i] as IModularResource | string;
-        if (typeof dep !== 'string' && dep.machine !== machine) {
+      const { dependsOn } = resource;
+      for (let i = 0; i < dependsOn.length; i++) {
+        const dep = dependsOn[i] as IModularResource | string;
+        if (typeof dep === 'string' || dep.machine === machine) continue;
+        (foreign ??= new Set()).add(`${source.path}.depends_on[${i}]`);
+        (partIssues ??= []).push(() =>
           sink.error(
             resource,
             `dependsOn[${i}]`,
             'depends-on-other-machine',
             `depends on ${dep.node.path}, a resource of another machine (${dep.machine.node.path})`,
             'dependencies are between resources of one machine',
-          );
-        }
+          ),
+        );
       }
-    } else if (kindOf(source.construct) === 'module') {
+    } else if (kind === 'module') {
       const module = source.construct as IModule;
       for (const key of Object.keys(module.sensitiveEnv)) {
         if (key in module.env) {
-          sink.error(module, `sensitiveEnv.${key}`, 'duplicate-env', `${key} is set in both env and sensitiveEnv`, 'keep it in sensitiveEnv only');
+          (partIssues ??= []).push(() => sink.error(module, `sensitiveEnv.${key}`, 'duplicate-env', `${key} is set in both env and sensitiveEnv`, 'keep it in sensitiveEnv only'));
         }
       }
     }
   }
+  const result = validateMachineConfig(config, UNPINNED_ALLOWED);
+  if (result.errors.length > 0 || result.warnings.length > 0) {
+    // What its fragments bring (a module, a dependency's target) is checked at plan, resolved.
+    const importsFragments = fragmentImportsOf(machine).length > 0;
+    for (const issues of [result.errors, result.warnings]) {
+      for (const issue of issues) {
+        if (issue.code === 'placeholder' && tokens.has(issue.path)) continue;
+        if (importsFragments && FRAGMENT_RESOLVED_ISSUES.has(issue.code)) continue;
+        if (foreign?.has(issue.path)) continue;
+        attribution.add(issue.path, issue);
+      }
+    }
+  }
+  if (partIssues !== undefined) for (const report of partIssues) report();
 }
 
 /** Machine names: not empty, unique per location. */

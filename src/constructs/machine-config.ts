@@ -36,6 +36,8 @@ export interface AssembledMachine {
   readonly sources: readonly ConfigEntrySource[];
   /** Every secret module environment entry by `<moduleName>.<ENV_KEY>`, in sorted order. */
   readonly secretEnv: Readonly<Record<string, string>>;
+  /** The package constructs behind `packages`, in declaration order. */
+  readonly packageParts: readonly Package[];
 }
 
 /** The parts of a machine by kind, each in declaration order. */
@@ -122,7 +124,7 @@ export function assembleMachine(machine: Machine): AssembledMachine {
     }
     config.packages = list;
   }
-  return { config, sources, secretEnv: secretEnvOf(modules), synthesizedPackages };
+  return { config, sources, secretEnv: secretEnvOf(modules), synthesizedPackages, packageParts: packages };
 }
 
 /** Every secret environment entry of the modules by `<moduleName>.<ENV_KEY>`, in sorted order. */

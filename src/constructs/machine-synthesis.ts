@@ -55,7 +55,7 @@ export const machineSynthesis: (machine: IMachine) => MachineSynthesis = perGene
   if (machine.locationId !== undefined) attributes.location_id = machine.locationId;
   attributes.config = configJson;
   if (Object.keys(secretEnv).length > 0) attributes.secret_env = { ...secretEnv };
-  const models = deployedModels(machine.packages);
+  const models = deployedModels(assembled.packageParts);
   if (models) attributes.deploy_models = models;
   if (machine.healthGate !== undefined) attributes.health_gate = { ...machine.healthGate };
   return { attributes: terraformLiterals(attributes), issues: found.found ?? NO_ISSUES };

@@ -76,8 +76,8 @@ export class Machine extends TerraformResource implements IMachine {
   readonly name: string;
   /** Location id, when given: a reference to a Location's id, or the id given. */
   readonly locationId: string | undefined;
-  /** The jobs and uploads whose models this machine deploys (it depends on each once). */
-  private readonly modelSources = new Set<ITrainedModelSource>();
+  /** The jobs and uploads whose models this machine deploys (it depends on each once); none kept until one is deployed. */
+  private modelSources: Set<ITrainedModelSource> | undefined;
   /** The health gate create and update wait on, when given. */
   readonly healthGate: MachineProps['healthGate'];
 
@@ -148,6 +148,7 @@ export class Machine extends TerraformResource implements IMachine {
    */
   deployModel(job: ITrainedModelSource, options: DeployModelOptions = {}): Package {
     const pkg = deployedModelPackage(this, job, options);
+    this.modelSources ??= new Set();
     if (!this.modelSources.has(job)) {
       this.modelSources.add(job);
       this.dependsOn = [...(this.dependsOn ?? []), dependable(job)];

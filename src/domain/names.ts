@@ -58,10 +58,19 @@ export function checkModuleName(name: string, path: string): Issue[] {
   return issues;
 }
 
+/** Conventional module names by module id: a fleet names a handful of module ids thousands of times. */
+const conventionalNames = new Map<string, string | undefined>();
+const CONVENTIONAL_NAMES_KEPT = 1024;
+
 /** The conventional module name for a module id: `<namespace>_<module-name>`, e.g. `acme_sensors`. */
 export function conventionalModuleName(moduleId: string): string | undefined {
+  const known = conventionalNames.get(moduleId);
+  if (known !== undefined || conventionalNames.has(moduleId)) return known;
   // A module id has exactly one ":", between its namespace and its name.
-  return isModuleId(moduleId) ? moduleId.replace(':', '_') : undefined;
+  const name = isModuleId(moduleId) ? moduleId.replace(':', '_') : undefined;
+  if (conventionalNames.size >= CONVENTIONAL_NAMES_KEPT) conventionalNames.clear();
+  conventionalNames.set(moduleId, name);
+  return name;
 }
 
 /**

@@ -51,6 +51,11 @@ export class ValidationError extends FleetformError {
   }
 }
 
+/** Appends every issue of `more` (most checks find none: no copy then). */
+function pushAll(issues: Issue[], more: readonly Issue[]): void {
+  for (let i = 0; i < more.length; i++) issues.push(more[i] as Issue);
+}
+
 /** A field of a value that may not be an object (undefined then). */
 function fieldOf(value: unknown, key: string): unknown {
   return value === null || typeof value !== 'object' ? undefined : (value as Record<string, unknown>)[key];
@@ -86,9 +91,9 @@ interface LocatedResource extends Located<ModularResource> {
   list: (typeof RESOURCE_LISTS)[number];
 }
 
-function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, packages: KnownPackages): Issue[] {
-  const issues: Issue[] = [];
-  issues.push(...checkModuleName(mod.name, childPath(path, 'name')));
+/** Adds the problems of one module entry to `issues`. */
+function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, packages: KnownPackages, issues: Issue[]): void {
+  pushAll(issues, checkModuleName(mod.name, childPath(path, 'name')));
   if (mod.module_id !== undefined && !isModuleId(mod.module_id)) {
     issues.push(
       errorIssue(
@@ -115,7 +120,7 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, 
     if (mod.executable_path !== undefined) {
       issues.push(warningIssue('ignored-field', childPath(path, 'executable_path'), 'executable_path is ignored for registry modules', 'remove it, or make the module "local"'));
     }
-    if (breaksNamingConvention(mod)) issues.push(...checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
+    if (breaksNamingConvention(mod)) pushAll(issues, checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
   } else {
     if (mod.executable_path === undefined || mod.executable_path === '') {
       issues.push(errorIssue('required', childPath(path, 'executable_path'), 'a local module needs "executable_path"', 'add the absolute path of the module executable on the machine'));
@@ -125,7 +130,7 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, 
     if (mod.version !== undefined) {
       issues.push(warningIssue('ignored-field', childPath(path, 'version'), 'version is ignored for local modules', 'remove it'));
     }
-    if (breaksNamingConvention(mod)) issues.push(...checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
+    if (breaksNamingConvention(mod)) pushAll(issues, checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
   }
   for (const [key, value] of Object.entries(mod.env ?? {})) {
     const unreceivable = unreceivableEnvEntry(key, value);
@@ -144,9 +149,8 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, 
   }
   if (mayHoldPlaceholder(mod.env) || mayHoldPlaceholder(mod.executable_path)) {
     const refs = [...findPlaceholders(mod.env ?? {}, childPath(path, 'env')), ...findPlaceholders(mod.executable_path ?? '', childPath(path, 'executable_path'))];
-    issues.push(...placeholderIssues(refs, packages));
+    pushAll(issues, placeholderIssues(refs, packages));
   }
-  return issues;
 }
 
 /** The path of an entry of a module's env. */
@@ -213,9 +217,9 @@ function knownModules(raw: unknown[] | undefined, listBroken: boolean): KnownMod
   return { ids, lenient, unknown: listBroken };
 }
 
-function checkResource(res: ModularResource, path: string, modules: KnownModules, packages: KnownPackages): Issue[] {
-  const issues: Issue[] = [];
-  issues.push(...checkResourceName(res.name, childPath(path, 'name')));
+/** Adds the problems of one resource entry to `issues`. */
+function checkResource(res: ModularResource, path: string, modules: KnownModules, packages: KnownPackages, issues: Issue[]): void {
+  pushAll(issues, checkResourceName(res.name, childPath(path, 'name')));
   if (!isApiTriplet(res.api)) {
     issues.push(
       errorIssue('api-triplet', childPath(path, 'api'), `invalid API ${JSON.stringify(res.api)} of resource "${res.name}"`, 'use <namespace>:<component|service>:<api-name>, e.g. rdk:component:sensor'),
@@ -244,12 +248,15 @@ function checkResource(res: ModularResource, path: string, modules: KnownModules
     }
   }
   if (mayHoldPlaceholder(res.attributes)) {
-    issues.push(...placeholderIssues(findPlaceholders(res.attributes ?? {}, childPath(path, 'attributes')), packages));
+    pushAll(issues, placeholderIssues(findPlaceholders(res.attributes ?? {}, childPath(path, 'attributes')), packages));
   }
-  return issues;
 }
 
 function checkUniqueNames(resources: readonly LocatedResource[]): Issue[] {
+  // Names unique among all resources are unique per API: nothing to look for.
+  const names = new Set<string>();
+  for (const r of resources) names.add(r.value.name);
+  if (names.size === resources.length) return [];
   const issues: Issue[] = [];
   const seen = new Map<string, string>();
   for (const r of resources) {
@@ -265,24 +272,38 @@ function checkUniqueNames(resources: readonly LocatedResource[]): Issue[] {
 }
 
 function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): Issue[] {
-  const issues: Issue[] = [];
-  const names = new Map<string, string>();
-  const ids = new Map<string, string>();
+  // Nearly always every name and module id is given once: nothing to look for.
+  const names = new Set<string>();
+  const ids = new Set<string>();
+  let idCount = 0;
   for (const m of modules) {
-    const first = names.get(m.value.name);
+    names.add(m.value.name);
+    if (m.value.module_id !== undefined) {
+      ids.add(m.value.module_id);
+      idCount += 1;
+    }
+  }
+  if (names.size === modules.length && ids.size === idCount) return [];
+  const issues: Issue[] = [];
+  const firstByName = new Map<string, string>();
+  const firstById = new Map<string, string>();
+  for (const m of modules) {
+    const first = firstByName.get(m.value.name);
     if (first !== undefined) {
       issues.push(errorIssue('duplicate-module-name', childPath(m.path, 'name'), `duplicate module name "${m.value.name}" (also ${first})`, 'module names are unique; rename or remove one'));
-    } else names.set(m.value.name, m.path);
+    } else firstByName.set(m.value.name, m.path);
     const id = m.value.module_id;
     if (id !== undefined) {
-      const firstId = ids.get(id);
+      const firstId = firstById.get(id);
       if (firstId !== undefined) {
         issues.push(warningIssue('duplicate-module-id', childPath(m.path, 'module_id'), `module "${id}" is configured twice (also ${firstId})`, 'keep one entry per module'));
-      } else ids.set(id, m.path);
+      } else firstById.set(id, m.path);
     }
   }
   return issues;
 }
+
+const NO_NAMES: readonly string[] = [];
 
 /**
  * depends_on: every name must resolve (by short name) to exactly one API's resource,
@@ -292,31 +313,44 @@ function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): Issue[] 
  */
 function checkDependencies(resources: readonly LocatedResource[], knownNames: ReadonlySet<string> | undefined): Issue[] {
   const issues: Issue[] = [];
-  const byName = new Map<string, number[]>();
-  resources.forEach((r, i) => {
-    const same = byName.get(r.value.name);
-    if (same) same.push(i);
-    else byName.set(r.value.name, [i]);
-  });
+  // Each name's first resource; the names given to several, with all of theirs (rare).
+  const byName = new Map<string, number>();
+  let repeated: Map<string, number[]> | undefined;
+  for (let i = 0; i < resources.length; i++) {
+    const name = (resources[i] as LocatedResource).value.name;
+    const first = byName.get(name);
+    if (first === undefined) byName.set(name, i);
+    else {
+      repeated ??= new Map();
+      const all = repeated.get(name);
+      if (all) all.push(i);
+      else repeated.set(name, [first, i]);
+    }
+  }
   const edges: number[][] = [];
   for (const r of resources) {
     const out: number[] = [];
-    (r.value.depends_on ?? []).forEach((dep, j) => {
-      const targets = byName.get(dep) ?? [];
+    const dependsOn = r.value.depends_on ?? NO_NAMES;
+    for (let j = 0; j < dependsOn.length; j++) {
+      // Holes of a sparse list are passed by, as forEach does.
+      if (!(j in dependsOn)) continue;
+      const dep = dependsOn[j] as string;
+      const target = byName.get(dep);
+      const targets = repeated?.get(dep);
       if (dep === r.value.name) {
         issues.push(errorIssue('depends-on-self', dependencyPath(r.path, j), `resource "${r.value.name}" depends on itself`, 'remove it from its own depends_on'));
-      } else if (targets.length === 0 && (knownNames === undefined || knownNames.has(dep))) {
+      } else if (target === undefined && (knownNames === undefined || knownNames.has(dep))) {
         // The target is configured but malformed (or may be): its own errors are reported already.
-      } else if (targets.length === 0) {
+      } else if (target === undefined) {
         const names = [...byName.keys()].filter((n) => n !== r.value.name);
         issues.push(
           errorIssue('depends-on-missing', dependencyPath(r.path, j), `resource "${r.value.name}" depends on "${dep}", which is not configured`, names.length > 0 ? `depends_on names a resource of this machine: ${names.join(', ')}` : 'configure that resource or remove the dependency'),
         );
-      } else if (targets.length > 1 && new Set(targets.map((t) => resources[t]?.value.api)).size > 1) {
+      } else if (targets !== undefined && new Set(targets.map((t) => resources[t]?.value.api)).size > 1) {
         const where = targets.map((t) => `${resources[t]?.value.api} (${resources[t]?.path})`).join(', ');
         issues.push(errorIssue('depends-on-ambiguous', dependencyPath(r.path, j), `dependency "${dep}" of resource "${r.value.name}" is ambiguous: ${where}`, 'give the resources distinct names'));
-      } else if (!out.includes(targets[0] as number)) out.push(targets[0] as number);
-    });
+      } else if (!out.includes(target)) out.push(target);
+    }
     edges.push(out);
   }
   if (isAcyclic(edges)) return issues;
@@ -328,6 +362,50 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
     );
   }
   return issues;
+}
+
+/** What reading the config's lists found out beyond their issues. */
+interface ListsRead {
+  /** Some entry's name is unknown (a list that is no array, an entry without a string name). */
+  namesUnknown: boolean;
+}
+
+/** The list under `key`, if any; anything but an array is an issue (and its names are unknown). */
+function listOf(root: Record<string, unknown>, key: string, issues: Issue[], lists: ListsRead): unknown[] | undefined {
+  const v = root[key];
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v)) {
+    issues.push(errorIssue('type', key, `"${key}" must be an array, found ${describeValue(v)}`, `write "${key}": [ ... ]`));
+    lists.namesUnknown = true;
+    return undefined;
+  }
+  return v;
+}
+
+/** Reads one entry of `modules`: its env from the entry's own keys, the rest as the schema takes it. */
+function readModule(item: unknown, path: string, modules: Located<ModuleConfig>[], issues: Issue[]): void {
+  // env is checked from the config's own keys (zod leaves out keys such as "__proto__").
+  const rawEnv = fieldOf(item, 'env');
+  const envIsRecord = rawEnv !== null && typeof rawEnv === 'object' && !Array.isArray(rawEnv);
+  const plain = rawEnv === undefined || envIsRecord ? plainModuleEntry(item) : undefined;
+  const r = plain !== undefined ? { success: true as const, data: plain } : ModuleConfigSchema.safeParse(envIsRecord ? withoutKey(item, 'env') : item);
+  if (!envIsRecord) {
+    if (r.success) modules.push({ value: r.data, path });
+    else pushAll(issues, schemaIssues(r.error, item, path));
+    return;
+  }
+  const env = Object.entries(rawEnv);
+  let allStrings = true;
+  for (const [key, v] of env) {
+    if (typeof v !== 'string') {
+      allStrings = false;
+      issues.push(errorIssue('type', childPath(childPath(path, 'env'), key), `expected string, found ${describeValue(v)}`, `make "${key}" a string`));
+    }
+  }
+  if (r.success) {
+    const ownEnv = ownRecord(allStrings ? (env as Array<[string, string]>) : env.filter((e): e is [string, string] => typeof e[1] === 'string'));
+    modules.push({ value: { ...r.data, env: ownEnv }, path });
+  } else pushAll(issues, schemaIssues(r.error, item, path));
 }
 
 /**
@@ -348,76 +426,67 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
   const root = input as Record<string, unknown>;
   const modules: Located<ModuleConfig>[] = [];
   const resources: LocatedResource[] = [];
-  let namesUnknown = false;
-  const listOk = (key: string): unknown[] | undefined => {
-    const v = root[key];
-    if (v === undefined) return undefined;
-    if (!Array.isArray(v)) {
-      issues.push(errorIssue('type', key, `"${key}" must be an array, found ${describeValue(v)}`, `write "${key}": [ ... ]`));
-      namesUnknown = true;
-      return undefined;
-    }
-    return v;
-  };
-  const rawModules = listOk('modules');
+  const lists: ListsRead = { namesUnknown: false };
+  const rawModules = listOf(root, 'modules', issues, lists);
   const modulesKnown = knownModules(rawModules, root.modules !== undefined && rawModules === undefined);
-  (rawModules ?? []).forEach((item, i) => {
-    const path = `modules[${i}]`;
-    // env is checked from the config's own keys (zod leaves out keys such as "__proto__").
-    const rawEnv = fieldOf(item, 'env');
-    const envIsRecord = rawEnv !== null && typeof rawEnv === 'object' && !Array.isArray(rawEnv);
-    const plain = rawEnv === undefined || envIsRecord ? plainModuleEntry(item) : undefined;
-    const r = plain !== undefined ? { success: true as const, data: plain } : ModuleConfigSchema.safeParse(envIsRecord ? withoutKey(item, 'env') : item);
-    const env = envIsRecord ? Object.entries(rawEnv) : [];
-    for (const [key, v] of env) {
-      if (typeof v !== 'string') issues.push(errorIssue('type', childPath(childPath(path, 'env'), key), `expected string, found ${describeValue(v)}`, `make "${key}" a string`));
+  if (rawModules !== undefined) {
+    for (let i = 0; i < rawModules.length; i++) {
+      // Holes of a sparse list are passed by, as forEach does.
+      if (i in rawModules) readModule(rawModules[i], `modules[${i}]`, modules, issues);
     }
-    if (r.success) {
-      const ownEnv = envIsRecord ? ownRecord(env.filter((e): e is [string, string] => typeof e[1] === 'string')) : undefined;
-      modules.push({ value: ownEnv === undefined ? r.data : { ...r.data, env: ownEnv }, path });
-    } else issues.push(...schemaIssues(r.error, item, path));
-  });
+  }
   const brokenNames = new Set<string>();
   for (const list of RESOURCE_LISTS) {
-    (listOk(list) ?? []).forEach((item, i) => {
+    const items = listOf(root, list, issues, lists);
+    if (items === undefined) continue;
+    for (let i = 0; i < items.length; i++) {
+      if (!(i in items)) continue;
+      const item = items[i];
       const path = `${list}[${i}]`;
       const plain = plainResourceEntry(item);
       const r = plain !== undefined ? { success: true as const, data: plain } : ModularResourceSchema.safeParse(item);
       const attributes = fieldOf(item, 'attributes') as Record<string, unknown> | undefined;
-      if (r.success) resources.push({ value: attributes === undefined ? r.data : { ...r.data, attributes }, path, list });
+      // The entry's own attributes, as given (a plain entry holds them already).
+      if (r.success) resources.push({ value: attributes === undefined || r.data.attributes === attributes ? r.data : { ...r.data, attributes }, path, list });
       else {
-        issues.push(...schemaIssues(r.error, item, path));
+        pushAll(issues, schemaIssues(r.error, item, path));
         const name = fieldOf(item, 'name');
         if (typeof name === 'string') brokenNames.add(name);
-        else namesUnknown = true;
+        else lists.namesUnknown = true;
       }
-    });
+    }
   }
 
-  const rawPackages = listOk('packages');
+  const rawPackages = listOf(root, 'packages', issues, lists);
   const packagesKnown = knownPackages(rawPackages, root.packages !== undefined && rawPackages === undefined);
   const packages: Located<PackageConfig>[] = [];
-  (rawPackages ?? []).forEach((item, i) => {
-    const path = `packages[${i}]`;
-    const r = PackageConfigSchema.safeParse(item);
-    if (r.success) packages.push({ value: r.data, path });
-    else issues.push(...schemaIssues(r.error, item, path));
-  });
-  for (const p of packages) issues.push(...checkPackageEntry(p.value, p.path));
-  issues.push(...checkUniquePackageNames(packages));
+  if (rawPackages !== undefined) {
+    for (let i = 0; i < rawPackages.length; i++) {
+      if (!(i in rawPackages)) continue;
+      const item = rawPackages[i];
+      const path = `packages[${i}]`;
+      const r = PackageConfigSchema.safeParse(item);
+      if (r.success) packages.push({ value: r.data, path });
+      else pushAll(issues, schemaIssues(r.error, item, path));
+    }
+  }
+  for (const p of packages) pushAll(issues, checkPackageEntry(p.value, p.path));
+  pushAll(issues, checkUniquePackageNames(packages));
 
-  for (const m of modules) issues.push(...checkModule(m.value, m.path, options, packagesKnown));
-  issues.push(...checkUniqueModules(modules));
-  for (const r of resources) issues.push(...checkResource(r.value, r.path, modulesKnown, packagesKnown));
-  issues.push(...checkUniqueNames(resources));
-  issues.push(...checkDependencies(resources, namesUnknown ? undefined : brokenNames));
+  for (const m of modules) checkModule(m.value, m.path, options, packagesKnown, issues);
+  pushAll(issues, checkUniqueModules(modules));
+  for (const r of resources) checkResource(r.value, r.path, modulesKnown, packagesKnown, issues);
+  pushAll(issues, checkUniqueNames(resources));
+  pushAll(issues, checkDependencies(resources, lists.namesUnknown ? undefined : brokenNames));
   return prefixed(toValidationResult(inDocumentOrder(issues)), options.pathPrefix);
 }
 
 const SECTION_ORDER: readonly string[] = ['', ...MANAGED_CONFIG_SECTIONS];
 
 /** Sorts issues by the entry they concern (components, services, modules, by index), keeping the order within one entry. */
-function inDocumentOrder(issues: readonly Issue[]): Issue[] {
+function inDocumentOrder(issues: Issue[]): Issue[] {
+  // Nearly every config has no issue: nothing to sort.
+  if (issues.length < 2) return issues;
   const rank = (path: string): [number, number] => {
     const m = /^([A-Za-z_$][\w$]*)?(?:\[(\d+)\])?/.exec(path);
     const section = SECTION_ORDER.indexOf(m?.[1] ?? '');
