@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { App, PgBackend, TerraformStack } from 'cdktf';
-import { FleetProvider, Machine } from '../../src';
+import { FleetProvider, Machine, ModularResource, Module, Rollout } from '../../src';
 import { fleetform, openEmulatorProject, startFleetform, type CliResult, type EmulatorProject } from './fleet-fixture';
 import { startPostgres, type PgServer } from '../../scripts/postgres-server';
 
@@ -77,6 +77,48 @@ function run(p: EmulatorProject, copy: Copy, ...args: string[]): Promise<CliResu
 async function machineNames(p: EmulatorProject): Promise<string[]> {
   return (await p.client.appClient.listMachines(p.credentials.locationId)).map((m) => m.name).sort();
 }
+
+/** The fleet of `synth`, each machine running acme:sensors at `policy`, changed in one wave behind a gate. */
+function synthRollout(copy: Copy, machines: readonly string[], policy: string, backend: { connStr: string; schemaName: string }): void {
+  const app = new App({ outdir: copy.outdir });
+  const stack = new TerraformStack(app, 'fleet');
+  new PgBackend(stack, backend);
+  new FleetProvider(stack, 'cloud', {});
+  for (const name of machines) {
+    const machine = new Machine(stack, name, { name });
+    const sensors = new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: policy });
+    new ModularResource(machine, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
+  }
+  new Rollout(stack, 'careful', { waves: [{ fraction: 1 }], gate: { timeout: '60s', settle: '0s' } });
+  app.synth();
+}
+
+test("a rollout's journal is kept with the team's state: the other working copy sees where it stands", async () => {
+  const quick = { FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50', FLEETFORM_EMULATOR_MODULE_START_TIME: '0', FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0' };
+  Object.assign(process.env, quick);
+  try {
+    const { p, a, b, schema } = await twoCopies();
+    const backend = { connStr: server.url, schemaName: schema };
+    synthRollout(a, ['arm-1', 'arm-2'], '~1.2', backend);
+    expect((await run(p, a, 'apply', '--auto-approve')).code).toBe(0);
+    synthRollout(a, ['arm-1', 'arm-2'], '~1.3', backend);
+    const staged = await run(p, a, 'apply', '--auto-approve');
+    expect(staged.stderr).toBe('');
+    expect(staged.code).toBe(0);
+    expect(await fs.readdir(a.dir)).not.toContain('.fleetform');
+    synthRollout(b, ['arm-1', 'arm-2'], '~1.3', backend);
+    const status = await fleetform(b.dir, ['rollout', 'status', '--json'], p.env);
+    expect(status.stderr).toBe('');
+    const journals = JSON.parse(status.stdout) as Array<{ stack: string; status: string; machines: Array<{ name: string; result: string }> }>;
+    expect(journals.map((j) => [j.stack, j.status])).toEqual([['fleet', 'completed']]);
+    expect(journals[0]?.machines.map((m) => [m.name, m.result]).sort()).toEqual([
+      ['arm-1', 'healthy'],
+      ['arm-2', 'healthy'],
+    ]);
+  } finally {
+    for (const key of Object.keys(quick)) delete process.env[key];
+  }
+});
 
 test('an apply from one working copy is seen by a plan from the other: no changes', async () => {
   const { p, a, b, schema } = await twoCopies();

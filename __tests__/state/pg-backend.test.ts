@@ -1,5 +1,6 @@
 /** The PostgreSQL state backend against a real server started for this file. */
 import { Client } from 'pg';
+import type { RolloutJournal } from '../../src/engine/rollout/journal';
 import { PgBackendError, PgStateBackend } from '../../src/engine/state/pg-backend';
 import { emptyState } from '../../src/engine/state/schema';
 import type { StateEntry } from '../../src/engine/state/schema';
@@ -101,4 +102,59 @@ test('an unreachable server is an error naming it (without the password) and say
   expect((err as Error).message).toContain(`PostgreSQL state backend at postgres://fleetform@127.0.0.1:${server.port + 1}/postgres`);
   expect((err as Error).message).not.toContain('secret-pw');
   expect((err as PgBackendError).hint).toContain('nothing was lost');
+});
+
+describe('rollout journals kept with the state', () => {
+  const policy = (name: string, fragment?: string) => ({
+    name,
+    waves: [{ fraction: 1 }],
+    gate: { timeout_ms: 60_000, settle_ms: 0 },
+    abort: {},
+    offline: 'wait' as const,
+    on_failure: 'rollback' as const,
+    ...(fragment === undefined ? {} : { fragment }),
+  });
+  const journal = (stack: string, name: string, wave: number, fragment?: string): RolloutJournal => ({
+    format: 1,
+    stack,
+    status: 'running',
+    started_at: '2026-11-25T00:00:00.000Z',
+    updated_at: '2026-11-25T00:00:00.000Z',
+    wave,
+    plan: { stack, policy: policy(name, fragment), waves: [{ rule: 'all', machines: [{ address: 'fleetform_machine.a', name: 'a' }] }] },
+    machines: [{ address: 'fleetform_machine.a', name: 'a', part_id: 'p-a', baseline_revision: 'r0', written_revision: 'r1', result: 'written', prior: entry('a') }],
+  });
+
+  test("a stack's journal and its fragment rollouts' are written, read back by key, listed by stack and replaced in place", async () => {
+    const b = backend();
+    const journals = b.rolloutJournals();
+    expect(await journals.read('fleet')).toBeUndefined();
+    expect(await journals.list('fleet')).toEqual([]);
+    await journals.write(journal('fleet', 'careful', 1));
+    await journals.write(journal('fleet', 'rig-careful', 1, 'fleetform_fragment.rig'));
+    await journals.write(journal('other', 'careful', 1));
+    await journals.write(journal('fleet', 'careful', 2));
+    expect((await journals.read('fleet'))?.wave).toBe(2);
+    expect((await journals.read('fleet~rig-careful'))?.plan.policy.fragment).toBe('fleetform_fragment.rig');
+    expect((await journals.list('fleet')).map((j) => j.plan.policy.name)).toEqual(['careful', 'rig-careful']);
+    // Another backend on the same database (another machine of the team) reads the same journals.
+    const again = new PgStateBackend({ connStr: server.url, schemaName: `t${schemaCount}_${process.pid}` }).rolloutJournals();
+    expect((await again.read('fleet'))?.machines[0]?.written_revision).toBe('r1');
+  });
+
+  test('journals are per workspace, and one that does not parse is an error naming it', async () => {
+    const schemaName = `w${process.pid}`;
+    const prod = new PgStateBackend({ connStr: server.url, schemaName, workspace: 'prod' }).rolloutJournals();
+    const staging = new PgStateBackend({ connStr: server.url, schemaName, workspace: 'staging' }).rolloutJournals();
+    await prod.write(journal('fleet', 'careful', 3));
+    expect(await staging.read('fleet')).toBeUndefined();
+    const client = new Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      await client.query(`UPDATE "${schemaName}".fleetform_rollouts SET document = '{"format": 2}' WHERE workspace = 'prod'`);
+    } finally {
+      await client.end();
+    }
+    await expect(prod.read('fleet')).rejects.toThrow(/the rollout journal fleet .* is not readable/);
+  });
 });

@@ -2,6 +2,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { eventLine, type RolloutEvents, type RolloutOutcome } from '../engine/rollout/events';
+import { fileJournalStore, type RolloutJournalStore } from '../engine/rollout/journal';
+import type { StateBackend } from '../engine/state/backend';
 import { describeError } from './describe-error';
 
 /** Prints one line per rollout event. */
@@ -119,7 +121,12 @@ export async function writeApplyReport(file: string, outcome: ApplyReportInput):
   await fs.writeFile(file, `${JSON.stringify(doc, null, 2)}\n`, 'utf8');
 }
 
-/** Where a project keeps its rollout journals. */
+/** Where a project keeps its rollout journals when its state backend keeps none. */
 export function rolloutJournalDir(cwd: string): string {
   return path.join(cwd, '.fleetform', 'rollouts');
+}
+
+/** A project's rollout journals: with its state when the backend keeps them (PostgreSQL), else files of the project. */
+export function rolloutJournals(backend: StateBackend, cwd: string): RolloutJournalStore {
+  return backend.rolloutJournals?.() ?? fileJournalStore(rolloutJournalDir(cwd));
 }

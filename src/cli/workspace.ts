@@ -7,11 +7,10 @@ import { readStacks } from '../engine/desired/read-stacks';
 import type { DesiredStack } from '../engine/desired/stack';
 import { Engine } from '../engine/engine';
 import { defaultKinds } from '../engine/kinds';
-import { fileJournalStore } from '../engine/rollout/journal';
 import { assertNothingLeftBehind, backendFor, declaredBackend, type ProjectStateBackend } from './state-backend';
 import { openConnection, providerEndpoint, type Connection } from './connection';
 import { timePhase } from './phase-timings';
-import { rolloutJournalDir } from './rollout-output';
+import { rolloutJournals } from './rollout-output';
 import type { AppRunner } from './app-runner';
 import { askYes } from './confirm';
 import type { LockInfo } from '../engine/state/schema';
@@ -164,7 +163,7 @@ export async function openWorkspace(options: EngineCommandOptions, apps: AppRunn
     lockTimeoutMs,
     breakStaleLock: staleLockPolicy(Boolean(options.breakStaleLock)),
     onLockWait: (stack) => process.stderr.write(`waiting up to ${options.lockTimeout} for the state lock of stack ${stack}, held by another run...\n`),
-    rolloutJournal: fileJournalStore(rolloutJournalDir(cwd)),
+    rolloutJournal: rolloutJournals(backend, cwd),
     defaults: { ...(connection.organizationId ? { organizationId: connection.organizationId } : {}), ...(connection.locationId ? { locationId: connection.locationId } : {}) },
     run: { trainingWaitMs, progress: (line) => process.stderr.write(`${line}\n`) },
   });

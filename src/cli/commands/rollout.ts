@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { serviceStatusSource } from '../../engine/health/service-status-source';
 import { abortRollout } from '../../engine/rollout/abort';
-import { fileJournalStore, type RolloutJournal } from '../../engine/rollout/journal';
+import type { RolloutJournal } from '../../engine/rollout/journal';
 import { openConnection } from '../connection';
-import { rolloutJournalDir, rolloutPrinter } from '../rollout-output';
+import { rolloutJournals, rolloutPrinter } from '../rollout-output';
 import { projectBackend } from '../state-backend';
 import { durationFlag, staleLockPolicy } from '../workspace';
 
@@ -37,7 +37,7 @@ export function register(program: Command): void {
     .option('--stack <name...>', 'only these stacks')
     .option('--json', 'print the journals as JSON')
     .action(async (opts: { stack?: string[]; json?: boolean }) => {
-      const journals = fileJournalStore(rolloutJournalDir(process.cwd()));
+      const journals = rolloutJournals(await projectBackend(process.cwd()), process.cwd());
       const found: RolloutJournal[] = [];
       for (const stack of await stacksOf(opts)) found.push(...(await journals.list(stack)));
       if (opts.json) {
@@ -63,7 +63,7 @@ export function register(program: Command): void {
         const { journal, machines } = await abortRollout({
           stack: opts.stack,
           ...(opts.rollout === undefined ? {} : { rollout: opts.rollout }),
-          journals: fileJournalStore(rolloutJournalDir(process.cwd())),
+          journals: rolloutJournals(backend, process.cwd()),
           backend,
           client: connection.client,
           source: await serviceStatusSource(connection.client),

@@ -1,3 +1,4 @@
+import type { RolloutJournalStore } from '../rollout/journal';
 import type { LockInfo, State, StateEntry } from './schema';
 
 export interface LockOptions {
@@ -28,4 +29,10 @@ export interface StateBackend {
   forceUnlock(stack: string, lockId: string): Promise<void>;
   /** Reads the current holder without taking the lock. */
   lockHolder(stack: string): Promise<LockInfo | undefined>;
+  /**
+   * Where rollout journals live when they are kept with the state (a team's database), so
+   * an apply killed on one machine resumes, and is aborted, from another; without it they
+   * are files of the project.
+   */
+  rolloutJournals?(): RolloutJournalStore;
 }

@@ -9,6 +9,8 @@
 import { createHash } from 'node:crypto';
 import { Client, type ClientConfig } from 'pg';
 import { FleetformError } from '../../domain/errors';
+import { rolloutJournalKey } from '../../domain/rollout';
+import { RolloutJournalSchema, type RolloutJournal, type RolloutJournalStore } from '../rollout/journal';
 import type { LockOptions, StateBackend, StateLock } from './backend';
 import { lockedError, newLockInfo } from './holder-process';
 import { emptyState, LockInfoSchema, recordedEntry, stateDocument, type LockInfo, type State, type StateEntry } from './schema';
@@ -112,6 +114,9 @@ export class PgStateBackend implements StateBackend {
         await client.query(`CREATE TABLE IF NOT EXISTS ${this.table('fleetform_journal')} (
           id bigserial PRIMARY KEY, stack text NOT NULL, workspace text NOT NULL, lineage text NOT NULL,
           serial bigint NOT NULL, address text NOT NULL, entry text)`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.table('fleetform_rollouts')} (
+          key text NOT NULL, workspace text NOT NULL, stack text NOT NULL, document text NOT NULL,
+          updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (key, workspace))`);
         await client.query(`CREATE TABLE IF NOT EXISTS ${this.table('fleetform_locks')} (
           stack text NOT NULL, workspace text NOT NULL, info text NOT NULL, backend_pid integer NOT NULL, PRIMARY KEY (stack, workspace))`);
         await client.query('COMMIT');
@@ -144,6 +149,40 @@ export class PgStateBackend implements StateBackend {
       }
       return state;
     });
+  }
+
+  /** Rollout journals as rows of the workspace, one per key (a stack's rollout, or one of its fragments'). */
+  rolloutJournals(): RolloutJournalStore {
+    const parse = (key: string, text: string): RolloutJournal => {
+      const parsed = RolloutJournalSchema.safeParse(JSON.parse(text));
+      if (!parsed.success) {
+        throw new FleetformError(`the rollout journal ${key} in ${this.description} is not readable`, { path: key, hint: 'delete its row to start the rollout afresh' });
+      }
+      return parsed.data;
+    };
+    return {
+      read: (key) =>
+        this.withClient(async (client) => {
+          const row = await client.query<{ document: string }>(`SELECT document FROM ${this.table('fleetform_rollouts')} WHERE key = $1 AND workspace = $2`, [key, this.workspace]);
+          return row.rows[0] ? parse(key, row.rows[0].document) : undefined;
+        }),
+      list: (stack) =>
+        this.withClient(async (client) => {
+          const rows = await client.query<{ key: string; document: string }>(
+            `SELECT key, document FROM ${this.table('fleetform_rollouts')} WHERE stack = $1 AND workspace = $2 ORDER BY key`,
+            [stack, this.workspace],
+          );
+          return rows.rows.map((r) => parse(r.key, r.document));
+        }),
+      write: (journal) =>
+        this.withClient(async (client) => {
+          await client.query(
+            `INSERT INTO ${this.table('fleetform_rollouts')} (key, workspace, stack, document, updated_at) VALUES ($1, $2, $3, $4, now())
+             ON CONFLICT (key, workspace) DO UPDATE SET stack = EXCLUDED.stack, document = EXCLUDED.document, updated_at = now()`,
+            [rolloutJournalKey(journal.stack, journal.plan.policy), this.workspace, journal.stack, JSON.stringify(journal)],
+          );
+        }),
+    };
   }
 
   private parseDocument(stack: string, text: string): State {
