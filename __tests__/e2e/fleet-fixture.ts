@@ -99,6 +99,23 @@ export function startFleetform(cwd: string, args: readonly string[], env: Record
   return { result, stderrShows: shows(child.stderr, () => stderr, 'stderr'), stdoutShows: shows(child.stdout, () => stdout, 'stdout') };
 }
 
+/**
+ * Simulated machines that check in every 50 ms and start modules and resources at once (a
+ * gate settles in a fraction of a second), set in this process's environment, which the
+ * emulator reads when it starts, until the returned function puts the environment back.
+ */
+export function quickMachines(): () => void {
+  const settings: Record<string, string> = { FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50', FLEETFORM_EMULATOR_MODULE_START_TIME: '0', FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0' };
+  const before = Object.keys(settings).map((key) => [key, process.env[key]] as const);
+  Object.assign(process.env, settings);
+  return () => {
+    for (const [key, value] of before) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  };
+}
+
 /** Runs the real `fleetform` command in `cwd`. */
 export function fleetform(cwd: string, args: readonly string[], env: Record<string, string>): Promise<CliResult> {
   return startFleetform(cwd, args, env).result;

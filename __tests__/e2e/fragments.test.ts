@@ -6,7 +6,7 @@
  */
 import { App, TerraformStack } from 'cdktf';
 import { FleetProvider, Fragment, FragmentTag, Machine, ModularResource, Module } from '../../src';
-import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
+import { openEmulatorProject, quickMachines, type EmulatorProject } from './fleet-fixture';
 
 jest.setTimeout(180_000);
 
@@ -169,8 +169,7 @@ test("plan checks what each machine will run, naming machine, fragment and field
 });
 
 test("a machine importing a fragment is healthy in status once it runs the fragment's revision; a new revision is a new config", async () => {
-  const quick = { FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50', FLEETFORM_EMULATOR_MODULE_START_TIME: '0', FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0' };
-  Object.assign(process.env, quick);
+  const restoreEnv = quickMachines();
   try {
     const q = (p = await openEmulatorProject('ff-fragments-status-'));
     synth(q, 150);
@@ -194,7 +193,7 @@ test("a machine importing a fragment is healthy in status once it runs the fragm
     expect((await q.run('apply', '--auto-approve')).code).toBe(0);
     await until(healthy('2'));
   } finally {
-    for (const k of Object.keys(quick)) delete process.env[k];
+    restoreEnv();
   }
 });
 

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { App, PgBackend, TerraformStack } from 'cdktf';
 import { FleetProvider, Machine, ModularResource, Module, Rollout } from '../../src';
-import { fleetform, openEmulatorProject, startFleetform, type CliResult, type EmulatorProject } from './fleet-fixture';
+import { fleetform, openEmulatorProject, quickMachines, startFleetform, type CliResult, type EmulatorProject } from './fleet-fixture';
 import { startPostgres, type PgServer } from '../../scripts/postgres-server';
 
 jest.setTimeout(180_000);
@@ -94,8 +94,7 @@ function synthRollout(copy: Copy, machines: readonly string[], policy: string, b
 }
 
 test("a rollout's journal is kept with the team's state: the other working copy sees where it stands", async () => {
-  const quick = { FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50', FLEETFORM_EMULATOR_MODULE_START_TIME: '0', FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0' };
-  Object.assign(process.env, quick);
+  const restoreEnv = quickMachines();
   try {
     const { p, a, b, schema } = await twoCopies();
     const backend = { connStr: server.url, schemaName: schema };
@@ -116,7 +115,7 @@ test("a rollout's journal is kept with the team's state: the other working copy 
       ['arm-2', 'healthy'],
     ]);
   } finally {
-    for (const key of Object.keys(quick)) delete process.env[key];
+    restoreEnv();
   }
 });
 

@@ -1,21 +1,18 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { EmulatorService } from '../../src/api/emulator-control';
-import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
+import { openEmulatorProject, quickMachines, type EmulatorProject } from './fleet-fixture';
 import { pickerNames, synthRolloutFleet, type RolloutFleetShape } from './rollout-fixture';
 
 jest.setTimeout(180_000);
 
 const MACHINES = 5;
 let p: EmulatorProject;
+let restoreEnv: (() => void) | undefined;
 
 beforeAll(async () => {
   // Quick check-ins and starts: a gate settles in a fraction of a second.
-  Object.assign(process.env, {
-    FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50',
-    FLEETFORM_EMULATOR_MODULE_START_TIME: '0',
-    FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0',
-  });
+  restoreEnv = quickMachines();
   p = await openEmulatorProject('ff-rollout-apply-');
   synthRolloutFleet(p.outdir, { machines: MACHINES, policy: '~1.2' });
   const apply = await p.run('apply', '--auto-approve');
@@ -25,9 +22,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await p?.close();
-  delete process.env.FLEETFORM_EMULATOR_CHECK_IN_INTERVAL;
-  delete process.env.FLEETFORM_EMULATOR_MODULE_START_TIME;
-  delete process.env.FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME;
+  restoreEnv?.();
 });
 
 interface StatusJson {

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { EmulatorService } from '../../src/api/emulator-control';
-import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
+import { openEmulatorProject, quickMachines, type EmulatorProject } from './fleet-fixture';
 import { pickerNames, synthFragmentFleet, type FragmentFleetShape } from './rollout-fixture';
 
 jest.setTimeout(180_000);
@@ -17,13 +17,10 @@ const MACHINES = 4;
 const BIN = path.resolve(__dirname, '../../bin/fleetform.js');
 const ALL = pickerNames(MACHINES);
 let p: EmulatorProject;
+let restoreEnv: (() => void) | undefined;
 
 beforeAll(async () => {
-  Object.assign(process.env, {
-    FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50',
-    FLEETFORM_EMULATOR_MODULE_START_TIME: '0',
-    FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0',
-  });
+  restoreEnv = quickMachines();
   p = await openEmulatorProject('ff-rollout-fragment-');
   synthFragmentFleet(p.outdir, { machines: MACHINES, version: '1.2.3', rollout });
   const apply = await p.run('apply', '--auto-approve');
@@ -33,9 +30,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await p?.close();
-  delete process.env.FLEETFORM_EMULATOR_CHECK_IN_INTERVAL;
-  delete process.env.FLEETFORM_EMULATOR_MODULE_START_TIME;
-  delete process.env.FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME;
+  restoreEnv?.();
 });
 
 // picker-1 is the canary; picker-1..3 import the fragment at its `stable` tag, picker-4 at its latest revision.

@@ -1,18 +1,15 @@
 import { EmulatorService } from '../../src/api/emulator-control';
-import { openEmulatorProject, startFleetform, type EmulatorProject } from './fleet-fixture';
+import { openEmulatorProject, quickMachines, startFleetform, type EmulatorProject } from './fleet-fixture';
 import { pickerNames, synthRolloutFleet, type RolloutFleetShape } from './rollout-fixture';
 
 jest.setTimeout(180_000);
 
 const MACHINES = 3;
 let p: EmulatorProject;
+let restoreEnv: (() => void) | undefined;
 
 beforeAll(async () => {
-  Object.assign(process.env, {
-    FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50',
-    FLEETFORM_EMULATOR_MODULE_START_TIME: '0',
-    FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0',
-  });
+  restoreEnv = quickMachines();
   p = await openEmulatorProject('ff-rollout-offline-');
   synthRolloutFleet(p.outdir, { machines: MACHINES, policy: '~1.2' });
   const apply = await p.run('apply', '--auto-approve');
@@ -21,9 +18,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await p?.close();
-  delete process.env.FLEETFORM_EMULATOR_CHECK_IN_INTERVAL;
-  delete process.env.FLEETFORM_EMULATOR_MODULE_START_TIME;
-  delete process.env.FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME;
+  restoreEnv?.();
 });
 
 interface StatusJson {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
+import { openEmulatorProject, quickMachines, type EmulatorProject } from './fleet-fixture';
 import { pickerNames, synthRolloutFleet, type RolloutFleetShape } from './rollout-fixture';
 
 jest.setTimeout(180_000);
@@ -8,13 +8,10 @@ jest.setTimeout(180_000);
 const MACHINES = 5;
 const BIN = path.resolve(__dirname, '../../bin/fleetform.js');
 let p: EmulatorProject;
+let restoreEnv: (() => void) | undefined;
 
 beforeAll(async () => {
-  Object.assign(process.env, {
-    FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50',
-    FLEETFORM_EMULATOR_MODULE_START_TIME: '0',
-    FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0',
-  });
+  restoreEnv = quickMachines();
   p = await openEmulatorProject('ff-rollout-resume-');
   synthRolloutFleet(p.outdir, { machines: MACHINES, policy: '~1.2' });
   const apply = await p.run('apply', '--auto-approve');
@@ -23,9 +20,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await p?.close();
-  delete process.env.FLEETFORM_EMULATOR_CHECK_IN_INTERVAL;
-  delete process.env.FLEETFORM_EMULATOR_MODULE_START_TIME;
-  delete process.env.FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME;
+  restoreEnv?.();
 });
 
 // A long settle keeps the rollout waiting at wave 2's gate while the test kills it.

@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { abortReason } from '../../src/domain/rollout';
-import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
+import { openEmulatorProject, quickMachines, type EmulatorProject } from './fleet-fixture';
 import { pickerNames, synthRolloutFleet } from './rollout-fixture';
 
 jest.setTimeout(180_000);
@@ -9,13 +9,10 @@ jest.setTimeout(180_000);
 const MACHINES = 10;
 const FAULT = 'module=acme:sensors@1.3.0:crash:30%';
 let p: EmulatorProject;
+let restoreEnv: (() => void) | undefined;
 
 beforeAll(async () => {
-  Object.assign(process.env, {
-    FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50',
-    FLEETFORM_EMULATOR_MODULE_START_TIME: '0',
-    FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0',
-  });
+  restoreEnv = quickMachines();
   p = await openEmulatorProject('ff-rollout-threshold-');
   synthRolloutFleet(p.outdir, { machines: MACHINES, policy: '~1.2' });
   const apply = await p.run('apply', '--auto-approve');
@@ -24,9 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await p?.close();
-  delete process.env.FLEETFORM_EMULATOR_CHECK_IN_INTERVAL;
-  delete process.env.FLEETFORM_EMULATOR_MODULE_START_TIME;
-  delete process.env.FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME;
+  restoreEnv?.();
 });
 
 /** Whether a fault with a share hits a machine: the emulator's rule (a hash of the spec and the machine id). */

@@ -3,19 +3,16 @@ import { EmulatorService } from '../../src/api/emulator-control';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { loadServices } from '../../src/api/services';
-import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
+import { openEmulatorProject, quickMachines, type EmulatorProject } from './fleet-fixture';
 
 jest.setTimeout(120_000);
 
 let p: EmulatorProject;
+let restoreEnv: (() => void) | undefined;
 
 beforeAll(async () => {
   // The project's emulator runs its machines with quick check-ins and start times.
-  Object.assign(process.env, {
-    FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50',
-    FLEETFORM_EMULATOR_MODULE_START_TIME: '0',
-    FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0',
-  });
+  restoreEnv = quickMachines();
   p = await openEmulatorProject('ff-status-');
   p.synth({ machines: ['picker-1'] });
   const apply = await p.run('apply', '--auto-approve');
@@ -24,9 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await p?.close();
-  delete process.env.FLEETFORM_EMULATOR_CHECK_IN_INTERVAL;
-  delete process.env.FLEETFORM_EMULATOR_MODULE_START_TIME;
-  delete process.env.FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME;
+  restoreEnv?.();
 });
 
 interface StatusJson {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { App, LocalBackend, TerraformStack } from 'cdktf';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { FleetProvider, Machine, ModularResource, Module } from '../../src';
-import { openEmulatorProject, type EmulatorProject } from '../e2e/fleet-fixture';
+import { openEmulatorProject, quickMachines, type EmulatorProject } from '../e2e/fleet-fixture';
 import { requireTerraform, terraform, terraformHome } from './terraform-cli';
 
 jest.setTimeout(300_000);
@@ -16,13 +16,11 @@ let project: EmulatorProject;
 let env: NodeJS.ProcessEnv;
 let stackDir: string;
 
+let restoreEnv: (() => void) | undefined;
+
 beforeAll(async () => {
   requireTerraform();
-  Object.assign(process.env, {
-    FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50',
-    FLEETFORM_EMULATOR_MODULE_START_TIME: '0',
-    FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0',
-  });
+  restoreEnv = quickMachines();
   project = await openEmulatorProject('ff-terraform-health-gate-');
   env = await terraformHome(project.dir, project.env);
   stackDir = path.join(project.outdir, 'stacks', 'fleet');
@@ -30,9 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await project?.close();
-  delete process.env.FLEETFORM_EMULATOR_CHECK_IN_INTERVAL;
-  delete process.env.FLEETFORM_EMULATOR_MODULE_START_TIME;
-  delete process.env.FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME;
+  restoreEnv?.();
 });
 
 const tf = (...args: string[]) => terraform(stackDir, env, ...args);
