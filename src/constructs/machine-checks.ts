@@ -5,6 +5,7 @@ import { MANAGED_CONFIG_SECTIONS } from '../domain/config';
 import { childPath } from '../domain/json-path';
 import { FRAGMENT_RESOLVED_ISSUES } from '../domain/fragments';
 import { scanJson } from '../domain/json-limits';
+import { hasOwnKeys } from '../domain/own-keys';
 import { someStringIncludes } from '../domain/strings-within';
 import { validateMachineConfig } from '../domain/validate';
 import type { IssueSink, KindChecks } from './checks';
@@ -93,7 +94,8 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
   // and env keys given twice: found in one pass over the parts, reported after the config's issues.
   let foreign: Set<string> | undefined;
   let partIssues: Array<() => void> | undefined;
-  for (const source of sources) {
+  for (let s = 0; s < sources.length; s++) {
+    const source = sources[s] as ConfigEntrySource;
     const kind = kindOf(source.construct);
     if (kind === 'modular-resource') {
       const resource = source.construct as IModularResource;
@@ -114,6 +116,7 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
       }
     } else if (kind === 'module') {
       const module = source.construct as IModule;
+      if (!hasOwnKeys(module.sensitiveEnv)) continue;
       for (const key of Object.keys(module.sensitiveEnv)) {
         if (key in module.env) {
           (partIssues ??= []).push(() => sink.error(module, `sensitiveEnv.${key}`, 'duplicate-env', `${key} is set in both env and sensitiveEnv`, 'keep it in sensitiveEnv only'));
