@@ -256,11 +256,14 @@ function checkResource(res: ModularResource, path: string, modules: KnownModules
   }
 }
 
-function checkUniqueNames(resources: readonly LocatedResource[]): Issue[] {
+/** What a check finding nothing returns: one empty list for every config. */
+const NO_ISSUES: readonly Issue[] = Object.freeze([]);
+
+function checkUniqueNames(resources: readonly LocatedResource[]): readonly Issue[] {
   // Names unique among all resources are unique per API: nothing to look for.
   const names = new Set<string>();
   for (const r of resources) names.add(r.value.name);
-  if (names.size === resources.length) return [];
+  if (names.size === resources.length) return NO_ISSUES;
   const issues: Issue[] = [];
   const seen = new Map<string, string>();
   for (const r of resources) {
@@ -275,7 +278,7 @@ function checkUniqueNames(resources: readonly LocatedResource[]): Issue[] {
   return issues;
 }
 
-function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): Issue[] {
+function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): readonly Issue[] {
   // Nearly always every name and module id is given once: nothing to look for.
   const names = new Set<string>();
   const ids = new Set<string>();
@@ -287,7 +290,7 @@ function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): Issue[] 
       idCount += 1;
     }
   }
-  if (names.size === modules.length && ids.size === idCount) return [];
+  if (names.size === modules.length && ids.size === idCount) return NO_ISSUES;
   const issues: Issue[] = [];
   const firstByName = new Map<string, string>();
   const firstById = new Map<string, string>();
