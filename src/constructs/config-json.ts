@@ -1,4 +1,5 @@
 import type { ModuleConfig } from '../domain';
+import { hasOwnKeys } from '../domain/own-keys';
 import type { IMachine as Machine } from './machine-parts';
 import { assembleMachine, type AssembledMachine } from './machine-config';
 import { fragmentConfigKeys } from './fragment-imports';
@@ -16,12 +17,17 @@ export interface SynthesizedConfig {
  * text of the config document with the secret env entries left out.
  */
 export function synthesizedConfigOf({ config, secretEnv, synthesizedPackages }: AssembledMachine, imports: ReturnType<typeof fragmentConfigKeys> = {}): SynthesizedConfig {
-  const { packages, ...sections } = config;
-  const withPackages = packages === undefined ? config : synthesizedPackages.length > 0 ? { ...sections, packages: synthesizedPackages } : sections;
+  const withPackages = config.packages === undefined ? config : withSynthesizedPackages(config, synthesizedPackages);
   const document = imports.fragments ? { ...withPackages, ...imports } : withPackages;
-  if (Object.keys(secretEnv).length === 0) return { configJson: JSON.stringify(document), secretEnv };
+  if (!hasOwnKeys(secretEnv)) return { configJson: JSON.stringify(document), secretEnv };
   const withoutSecrets = { ...document, modules: config.modules.map((module) => withoutSecretEnv(module, secretEnv)) };
   return { configJson: JSON.stringify(withoutSecrets), secretEnv };
+}
+
+/** The config with the packages it synthesizes in place of its `packages` (left out when none is). */
+function withSynthesizedPackages(config: AssembledMachine['config'], synthesizedPackages: AssembledMachine['synthesizedPackages']): object {
+  const { packages: _all, ...sections } = config;
+  return synthesizedPackages.length > 0 ? { ...sections, packages: synthesizedPackages } : sections;
 }
 
 /** The `config` and `secret_env` a machine synthesizes (see synthesizedConfigOf). */

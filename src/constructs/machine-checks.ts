@@ -4,6 +4,8 @@ import type { Issue } from '../domain';
 import { MANAGED_CONFIG_SECTIONS } from '../domain/config';
 import { childPath } from '../domain/json-path';
 import { FRAGMENT_RESOLVED_ISSUES } from '../domain/fragments';
+import { scanJson } from '../domain/json-limits';
+import { hasOwnKeys } from '../domain/own-keys';
 import { someStringIncludes } from '../domain/strings-within';
 import { validateMachineConfig } from '../domain/validate';
 import type { IssueSink, KindChecks } from './checks';
@@ -74,13 +76,12 @@ class EntryAttribution {
 
 const NO_PATHS: ReadonlySet<string> = new Set();
 
-/** A machine's registry modules may omit their version: apply pins them. */
-const UNPINNED_ALLOWED = { allowUnpinnedModules: true } as const;
-
 /** The machine's config document as assembled, checked by the domain rules, each issue on the part that declared it. */
 export function checkMachineConfig(machine: IMachine, { config, sources }: AssembledMachine, sink: IssueSink): void {
   const attribution = new EntryAttribution(machine, sources, sink);
-  const tokens = someStringIncludes(config, STRING_TOKEN_MARK) ? new Set(tokenPaths(config, '', [])) : NO_PATHS;
+  // One walk of the config for the limits and placeholders; a token's mark starts as a placeholder does.
+  const scan = scanJson(config);
+  const tokens = scan.mayHoldTemplate && someStringIncludes(config, STRING_TOKEN_MARK) ? new Set(tokenPaths(config, '', [])) : NO_PATHS;
   for (const path of tokens) {
     attribution.add(path, {
       severity: 'error',
@@ -93,7 +94,8 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
   // and env keys given twice: found in one pass over the parts, reported after the config's issues.
   let foreign: Set<string> | undefined;
   let partIssues: Array<() => void> | undefined;
-  for (const source of sources) {
+  for (let s = 0; s < sources.length; s++) {
+    const source = sources[s] as ConfigEntrySource;
     const kind = kindOf(source.construct);
     if (kind === 'modular-resource') {
       const resource = source.construct as IModularResource;
@@ -114,6 +116,7 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
       }
     } else if (kind === 'module') {
       const module = source.construct as IModule;
+      if (!hasOwnKeys(module.sensitiveEnv)) continue;
       for (const key of Object.keys(module.sensitiveEnv)) {
         if (key in module.env) {
           (partIssues ??= []).push(() => sink.error(module, `sensitiveEnv.${key}`, 'duplicate-env', `${key} is set in both env and sensitiveEnv`, 'keep it in sensitiveEnv only'));
@@ -121,7 +124,8 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
       }
     }
   }
-  const result = validateMachineConfig(config, UNPINNED_ALLOWED);
+  // A machine's registry modules may omit their version: apply pins them.
+  const result = validateMachineConfig(config, { allowUnpinnedModules: true, scan });
   if (result.errors.length > 0 || result.warnings.length > 0) {
     // What its fragments bring (a module, a dependency's target) is checked at plan, resolved.
     const importsFragments = fragmentImportsOf(machine).length > 0;

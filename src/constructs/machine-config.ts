@@ -103,13 +103,15 @@ export function assembleMachine(machine: Machine): AssembledMachine {
   const { modules, resources, packages } = machineParts(machine);
   const config: AssembledMachine['config'] = emptyConfigSections();
   const sources: ConfigEntrySource[] = [];
-  for (const resource of resources) {
+  for (let i = 0; i < resources.length; i++) {
+    const resource = resources[i] as ModularResource;
     const listName = resource.configList;
     const list = config[listName];
     sources.push(new EntrySource(listName, list.length, resource));
     list.push(configEntryOf(resource));
   }
-  for (const module of modules) {
+  for (let i = 0; i < modules.length; i++) {
+    const module = modules[i] as Module;
     sources.push(new EntrySource('modules', config.modules.length, module));
     config.modules.push(module.toConfig());
   }

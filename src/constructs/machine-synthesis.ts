@@ -1,5 +1,6 @@
 import type { IConstruct } from 'constructs';
 import type { Issue } from '../domain';
+import { hasOwnKeys } from '../domain/own-keys';
 import { errorIssueOf, type IssueSink, type KindChecks } from './checks';
 import { synthesizedConfigOf } from './config-json';
 import { fragmentConfigKeys } from './fragment-imports';
@@ -54,8 +55,8 @@ export const machineSynthesis: (machine: IMachine) => MachineSynthesis = perGene
   const attributes: Record<string, unknown> = { name: machine.name };
   if (machine.locationId !== undefined) attributes.location_id = machine.locationId;
   attributes.config = configJson;
-  if (Object.keys(secretEnv).length > 0) attributes.secret_env = { ...secretEnv };
-  const models = deployedModels(assembled.packageParts);
+  if (hasOwnKeys(secretEnv)) attributes.secret_env = { ...secretEnv };
+  const models = assembled.packageParts.length > 0 ? deployedModels(assembled.packageParts) : undefined;
   if (models) attributes.deploy_models = models;
   if (machine.healthGate !== undefined) attributes.health_gate = { ...machine.healthGate };
   return { attributes: terraformLiterals(attributes), issues: found.found ?? NO_ISSUES };

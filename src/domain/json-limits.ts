@@ -32,33 +32,68 @@ interface Pending {
 /** Deepest limit for which withinLimits may recurse (it nests one call per level). */
 const QUICK_DEPTH_MAX = 256;
 
+/** What a walk of a value counts and finds, besides the verdict. */
+interface Walk {
+  values: number;
+  /** Some string met so far contains `${` (a placeholder's or a template's start). */
+  template: boolean;
+}
+
 /**
  * Whether `value` is within all limits, by a walk that allocates nothing: true exactly
  * when checkJsonLimits finds no issue (it visits the same values, only not in the same
- * order, and says nothing of which limit is exceeded where).
+ * order, and says nothing of which limit is exceeded where). It notes on the way whether
+ * some string (keys aside) contains `${`.
  */
-function withinLimits(v: unknown, depth: number, limits: JsonLimits, count: { n: number }): boolean {
-  count.n += 1;
-  if (count.n > limits.maxValues) return false;
-  if (typeof v === 'string') return v.length <= limits.maxStringLength;
+function withinLimits(v: unknown, depth: number, limits: JsonLimits, walk: Walk): boolean {
+  walk.values += 1;
+  if (walk.values > limits.maxValues) return false;
+  if (typeof v === 'string') {
+    if (!walk.template && v.includes('${')) walk.template = true;
+    return v.length <= limits.maxStringLength;
+  }
   if (v === null || typeof v !== 'object') return true;
   if (depth >= limits.maxDepth) return false;
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (!withinLimits(v[i], depth + 1, limits, count)) return false;
+    for (let i = 0; i < v.length; i++) if (!withinLimits(v[i], depth + 1, limits, walk)) return false;
     return true;
   }
   for (const k in v) {
     if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
     if (k.length > limits.maxStringLength) return false;
-    if (!withinLimits((v as Record<string, unknown>)[k], depth + 1, limits, count)) return false;
+    if (!withinLimits((v as Record<string, unknown>)[k], depth + 1, limits, walk)) return false;
   }
   return true;
+}
+
+/** What one walk of a value found (see scanJson). */
+export interface JsonScan {
+  /** checkJsonLimits finds no issue. */
+  readonly withinLimits: boolean;
+  /**
+   * Some string in the value (at any depth, keys aside) may contain `${`: false says none
+   * does, so the value holds neither a placeholder nor a template (nor a cdktf token).
+   */
+  readonly mayHoldTemplate: boolean;
+}
+
+/** A value beyond the limits, or too deep to walk here: nothing known of its strings. */
+const UNSCANNED: JsonScan = { withinLimits: false, mayHoldTemplate: true };
+
+/**
+ * One walk of a value answering what a machine config's checks ask of all of it: whether
+ * it is within the limits, and whether any string may hold a placeholder.
+ */
+export function scanJson(value: unknown, limits: JsonLimits = DEFAULT_JSON_LIMITS): JsonScan {
+  if (limits.maxDepth > QUICK_DEPTH_MAX) return UNSCANNED;
+  const walk: Walk = { values: 0, template: false };
+  return withinLimits(value, 0, limits, walk) ? { withinLimits: true, mayHoldTemplate: walk.template } : UNSCANNED;
 }
 
 /** The first limit `value` exceeds, as an issue at its path; undefined when within all. */
 export function checkJsonLimits(value: unknown, base = '', limits: JsonLimits = DEFAULT_JSON_LIMITS): Issue | undefined {
   // Nearly every value is within the limits: say so without building the walk below.
-  if (limits.maxDepth <= QUICK_DEPTH_MAX && withinLimits(value, 0, limits, { n: 0 })) return undefined;
+  if (scanJson(value, limits).withinLimits) return undefined;
   const stack: Pending[] = [{ value, depth: 0, parent: undefined, key: undefined }];
   const pathOf = (at: Pending): string => {
     const keys: (string | number)[] = [];

@@ -8,6 +8,12 @@ export function setOwn<T>(target: Record<string, T>, key: string, value: T): voi
   else target[key] = value;
 }
 
+/** Whether a record has an own enumerable key (without listing its keys, as Object.keys would). */
+export function hasOwnKeys(record: object): boolean {
+  for (const key in record) if (Object.prototype.hasOwnProperty.call(record, key)) return true;
+  return false;
+}
+
 /** A record holding exactly `entries` as own keys, whatever their names. */
 export function ownRecord<T>(entries: Iterable<readonly [string, T]>): Record<string, T> {
   const out: Record<string, T> = {};

@@ -14,7 +14,7 @@ import { findCycles, isAcyclic } from './cycles';
 import { FleetformError } from './errors';
 import { childPath, errorIssue, formatIssue, joinPath, toValidationResult, warningIssue, type Issue, type ValidationResult } from './issue';
 import { checkModuleName, checkModuleNamingConvention, checkResourceName, conventionalModuleName } from './names';
-import { checkJsonLimits } from './json-limits';
+import { checkJsonLimits, scanJson, type JsonScan } from './json-limits';
 import { unreceivableEnvEntry } from './module-env';
 import { plainModuleEntry, plainResourceEntry } from './plain-entries';
 import { checkPackageEntry, checkPackageReference, checkUniquePackageNames, knownPackages, PackageConfigSchema, type KnownPackages, type PackageConfig } from './packages';
@@ -33,6 +33,8 @@ export interface ValidateOptions {
   allowUnpinnedModules?: boolean;
   /** Prefix of every reported path, e.g. `machines.robot1.config`. */
   pathPrefix?: string;
+  /** What scanJson found of this very input, when the caller has walked it already: it is not walked again. */
+  scan?: JsonScan;
 }
 
 /** A machine config that did not validate; carries every error (and the warnings). */
@@ -91,8 +93,8 @@ interface LocatedResource extends Located<ModularResource> {
   list: (typeof RESOURCE_LISTS)[number];
 }
 
-/** Adds the problems of one module entry to `issues`. */
-function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, packages: KnownPackages, issues: Issue[]): void {
+/** Adds the problems of one module entry to `issues` (`packages` undefined: the config holds no placeholder). */
+function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, packages: KnownPackages | undefined, issues: Issue[]): void {
   pushAll(issues, checkModuleName(mod.name, childPath(path, 'name')));
   if (mod.module_id !== undefined && !isModuleId(mod.module_id)) {
     issues.push(
@@ -132,7 +134,7 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, 
     }
     if (breaksNamingConvention(mod)) pushAll(issues, checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
   }
-  for (const [key, value] of Object.entries(mod.env ?? {})) {
+  for (const [key, value] of mod.env === undefined ? NO_ENTRIES : Object.entries(mod.env)) {
     const unreceivable = unreceivableEnvEntry(key, value);
     if (unreceivable) {
       issues.push(errorIssue('env-name', envPathOf(path, key), unreceivable, 'use letters, digits and "_", not starting with a digit, and no NUL in values'));
@@ -147,11 +149,13 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, 
       }
     }
   }
-  if (mayHoldPlaceholder(mod.env) || mayHoldPlaceholder(mod.executable_path)) {
+  if (packages !== undefined && (mayHoldPlaceholder(mod.env) || mayHoldPlaceholder(mod.executable_path))) {
     const refs = [...findPlaceholders(mod.env ?? {}, childPath(path, 'env')), ...findPlaceholders(mod.executable_path ?? '', childPath(path, 'executable_path'))];
     pushAll(issues, placeholderIssues(refs, packages));
   }
 }
+
+const NO_ENTRIES: ReadonlyArray<[string, string]> = [];
 
 /** The path of an entry of a module's env. */
 function envPathOf(modulePath: string, key: string): string {
@@ -217,8 +221,8 @@ function knownModules(raw: unknown[] | undefined, listBroken: boolean): KnownMod
   return { ids, lenient, unknown: listBroken };
 }
 
-/** Adds the problems of one resource entry to `issues`. */
-function checkResource(res: ModularResource, path: string, modules: KnownModules, packages: KnownPackages, issues: Issue[]): void {
+/** Adds the problems of one resource entry to `issues` (`packages` undefined: the config holds no placeholder). */
+function checkResource(res: ModularResource, path: string, modules: KnownModules, packages: KnownPackages | undefined, issues: Issue[]): void {
   pushAll(issues, checkResourceName(res.name, childPath(path, 'name')));
   if (!isApiTriplet(res.api)) {
     issues.push(
@@ -247,16 +251,19 @@ function checkResource(res: ModularResource, path: string, modules: KnownModules
       issues.push(errorIssue('model-triplet', childPath(path, 'model'), `registry models are lowercase; "${res.model}" cannot come from module "${moduleId}"`, `write it as "${res.model.toLowerCase()}"`));
     }
   }
-  if (mayHoldPlaceholder(res.attributes)) {
+  if (packages !== undefined && mayHoldPlaceholder(res.attributes)) {
     pushAll(issues, placeholderIssues(findPlaceholders(res.attributes ?? {}, childPath(path, 'attributes')), packages));
   }
 }
 
-function checkUniqueNames(resources: readonly LocatedResource[]): Issue[] {
+/** What a check finding nothing returns: one empty list for every config. */
+const NO_ISSUES: readonly Issue[] = Object.freeze([]);
+
+function checkUniqueNames(resources: readonly LocatedResource[]): readonly Issue[] {
   // Names unique among all resources are unique per API: nothing to look for.
   const names = new Set<string>();
   for (const r of resources) names.add(r.value.name);
-  if (names.size === resources.length) return [];
+  if (names.size === resources.length) return NO_ISSUES;
   const issues: Issue[] = [];
   const seen = new Map<string, string>();
   for (const r of resources) {
@@ -271,7 +278,7 @@ function checkUniqueNames(resources: readonly LocatedResource[]): Issue[] {
   return issues;
 }
 
-function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): Issue[] {
+function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): readonly Issue[] {
   // Nearly always every name and module id is given once: nothing to look for.
   const names = new Set<string>();
   const ids = new Set<string>();
@@ -283,7 +290,7 @@ function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): Issue[] 
       idCount += 1;
     }
   }
-  if (names.size === modules.length && ids.size === idCount) return [];
+  if (names.size === modules.length && ids.size === idCount) return NO_ISSUES;
   const issues: Issue[] = [];
   const firstByName = new Map<string, string>();
   const firstById = new Map<string, string>();
@@ -304,6 +311,9 @@ function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): Issue[] 
 }
 
 const NO_NAMES: readonly string[] = [];
+
+/** The names of broken entries when there are none: one set for every config. */
+const NO_BROKEN_NAMES: ReadonlySet<string> = new Set();
 
 /**
  * depends_on: every name must resolve (by short name) to exactly one API's resource,
@@ -421,7 +431,9 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
     issues.push(errorIssue('type', '', `a machine config is a JSON object, found ${describeValue(input)}`, 'start from {"components": [], "modules": []}'));
     return prefixed(toValidationResult(issues), options.pathPrefix);
   }
-  const beyondLimits = checkJsonLimits(input);
+  // One walk says whether the config is within the limits and whether it may hold placeholders.
+  const scan = options.scan ?? scanJson(input);
+  const beyondLimits = scan.withinLimits ? undefined : checkJsonLimits(input);
   if (beyondLimits) return prefixed(toValidationResult([beyondLimits]), options.pathPrefix);
   const root = input as Record<string, unknown>;
   const modules: Located<ModuleConfig>[] = [];
@@ -435,30 +447,37 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
       if (i in rawModules) readModule(rawModules[i], `modules[${i}]`, modules, issues);
     }
   }
-  const brokenNames = new Set<string>();
-  for (const list of RESOURCE_LISTS) {
+  let brokenNames: Set<string> | undefined;
+  for (let l = 0; l < RESOURCE_LISTS.length; l++) {
+    const list = RESOURCE_LISTS[l] as LocatedResource['list'];
     const items = listOf(root, list, issues, lists);
     if (items === undefined) continue;
     for (let i = 0; i < items.length; i++) {
       if (!(i in items)) continue;
       const item = items[i];
       const path = `${list}[${i}]`;
+      // A plain entry holds the entry's own attributes already.
       const plain = plainResourceEntry(item);
-      const r = plain !== undefined ? { success: true as const, data: plain } : ModularResourceSchema.safeParse(item);
+      if (plain !== undefined) {
+        resources.push({ value: plain, path, list });
+        continue;
+      }
+      const r = ModularResourceSchema.safeParse(item);
       const attributes = fieldOf(item, 'attributes') as Record<string, unknown> | undefined;
-      // The entry's own attributes, as given (a plain entry holds them already).
+      // The entry's own attributes, as given.
       if (r.success) resources.push({ value: attributes === undefined || r.data.attributes === attributes ? r.data : { ...r.data, attributes }, path, list });
       else {
         pushAll(issues, schemaIssues(r.error, item, path));
         const name = fieldOf(item, 'name');
-        if (typeof name === 'string') brokenNames.add(name);
+        if (typeof name === 'string') (brokenNames ??= new Set()).add(name);
         else lists.namesUnknown = true;
       }
     }
   }
 
   const rawPackages = listOf(root, 'packages', issues, lists);
-  const packagesKnown = knownPackages(rawPackages, root.packages !== undefined && rawPackages === undefined);
+  // Placeholders are looked for (and packages they may name known) only when some string may hold one.
+  const packagesKnown = scan.mayHoldTemplate ? knownPackages(rawPackages, root.packages !== undefined && rawPackages === undefined) : undefined;
   const packages: Located<PackageConfig>[] = [];
   if (rawPackages !== undefined) {
     for (let i = 0; i < rawPackages.length; i++) {
@@ -473,11 +492,18 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
   for (const p of packages) pushAll(issues, checkPackageEntry(p.value, p.path));
   pushAll(issues, checkUniquePackageNames(packages));
 
-  for (const m of modules) checkModule(m.value, m.path, options, packagesKnown, issues);
+  // Indexed loops: a fleet validates its configs before the engine has optimized this code.
+  for (let i = 0; i < modules.length; i++) {
+    const m = modules[i] as Located<ModuleConfig>;
+    checkModule(m.value, m.path, options, packagesKnown, issues);
+  }
   pushAll(issues, checkUniqueModules(modules));
-  for (const r of resources) checkResource(r.value, r.path, modulesKnown, packagesKnown, issues);
+  for (let i = 0; i < resources.length; i++) {
+    const r = resources[i] as LocatedResource;
+    checkResource(r.value, r.path, modulesKnown, packagesKnown, issues);
+  }
   pushAll(issues, checkUniqueNames(resources));
-  pushAll(issues, checkDependencies(resources, lists.namesUnknown ? undefined : brokenNames));
+  pushAll(issues, checkDependencies(resources, lists.namesUnknown ? undefined : (brokenNames ?? NO_BROKEN_NAMES)));
   return prefixed(toValidationResult(inDocumentOrder(issues)), options.pathPrefix);
 }
 
