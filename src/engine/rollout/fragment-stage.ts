@@ -11,7 +11,7 @@ import { configRevision, serviceFetch, type FragmentFetch } from '../kinds/machi
 import type { MachineStatusSource } from '../health/machine-status-source';
 import { mapLimited } from '../map-limited';
 import type { RolloutEvents } from './events';
-import { pollInterval, type RolloutStage, type StageWrite, type Written } from './runner';
+import { awaitWrittenBack, pollInterval, type RolloutStage, type StageWrite, type Written, type WrittenBack } from './runner';
 
 export interface FragmentStageInput {
   readonly client: ServiceClient;
@@ -27,8 +27,6 @@ export interface FragmentStageInput {
   /** The version each machine's import follows (`''` the latest revision, else a tag), by address. */
   readonly follows: ReadonlyMap<string, string>;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -109,7 +107,7 @@ export function fragmentStage(input: FragmentStageInput): RolloutStage {
     },
     async rollBack(written: readonly Written[], plan: RolloutPlan) {
       const name = plan.policy.name;
-      const back: Array<{ w: Written; revision: string }> = [];
+      const back: WrittenBack[] = [];
       const say = (w: Written, ok: boolean, detail: string): void => {
         w.outcome.rollback = { ok, detail };
         events({ type: 'rolled-back', rollout: name, machine: w.outcome.machine, ok, detail });
@@ -125,22 +123,10 @@ export function fragmentStage(input: FragmentStageInput): RolloutStage {
         }
       });
       const where = (w: Written): string => (/^\d+$/.test(w.baseline.revision) ? `pinned to revision ${w.baseline.revision} of the fragment` : `back on tag ${w.baseline.revision} of the fragment`);
-      const deadline = Date.now() + plan.policy.gate.timeout_ms;
-      const pollMs = input.pollMs ?? pollInterval(plan.policy.gate.settle_ms);
-      let waiting = back;
-      for (;;) {
-        const still: typeof back = [];
-        await mapLimited(waiting, input.concurrency, async (b) => {
-          const reading = await source.status(b.w.partId);
-          if (reading.reachable && reading.status.revision === b.revision) say(b.w, true, `${where(b.w)}, running it again`);
-          else still.push(b);
-        });
-        waiting = still;
-        if (waiting.length === 0) return;
-        if (Date.now() > deadline) break;
-        await sleep(pollMs);
-      }
-      for (const b of waiting) say(b.w, true, `${where(b.w)}; the machine had not ingested it within ${plan.policy.gate.timeout_ms} ms`);
+      await awaitWrittenBack(back, (partId) => source.status(partId), { concurrency: input.concurrency, pollMs: input.pollMs ?? pollInterval(plan.policy.gate.settle_ms), timeoutMs: plan.policy.gate.timeout_ms }, {
+        running: (w) => say(w, true, `${where(w)}, running it again`),
+        late: (w) => say(w, true, `${where(w)}; the machine had not ingested it within ${plan.policy.gate.timeout_ms} ms`),
+      });
     },
   };
 }

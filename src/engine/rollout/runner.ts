@@ -8,7 +8,7 @@
 import { ServiceError, type ServiceClient } from '../../api/client';
 import { abortReason, judgeHealth, stepGate, type GateTrack, type HealthVerdict, type RolloutPlan } from '../../domain/rollout';
 import type { ApplyOutcome } from '../apply/executor';
-import type { MachineStatusSource } from '../health/machine-status-source';
+import type { MachineReading, MachineStatusSource } from '../health/machine-status-source';
 import type { ResourceChange } from '../plan/model';
 import type { State, StateEntry } from '../state/schema';
 import type { MachineOutcome, RolloutEvents, RolloutOutcome, WaveOutcome } from './events';
@@ -338,7 +338,7 @@ export async function rollBack(input: Pick<RunRolloutInput, 'client' | 'events' 
   const { client, events, source } = input;
   const name = plan.policy.name;
   const restored = new Map<string, StateEntry>();
-  const back: Array<{ w: Written; revision: string }> = [];
+  const back: WrittenBack[] = [];
   await mapLimited(written, input.concurrency, async (w) => {
     const say = (ok: boolean, detail: string): void => {
       w.outcome.rollback = { ok, detail };
@@ -361,25 +361,46 @@ export async function rollBack(input: Pick<RunRolloutInput, 'client' | 'events' 
     }
   });
   if (restored.size > 0) await input.restoreEntries(restored);
-  const deadline = Date.now() + plan.policy.gate.timeout_ms;
-  const pollMs = input.pollMs ?? pollInterval(plan.policy.gate.settle_ms);
+  const said = (w: Written, detail: string): void => {
+    w.outcome.rollback = { ok: true, detail };
+    events({ type: 'rolled-back', rollout: name, machine: w.outcome.machine, ok: true, detail });
+  };
+  await awaitWrittenBack(back, (partId) => source.read(partId), { concurrency: input.concurrency, pollMs: input.pollMs ?? pollInterval(plan.policy.gate.settle_ms), timeoutMs: plan.policy.gate.timeout_ms }, {
+    running: (w) => said(w, `back on the config it had (revision ${w.baseline.revision}), running it again`),
+    late: (w) => said(w, `its previous config is written back; the machine had not ingested it within ${plan.policy.gate.timeout_ms} ms`),
+  });
+}
+
+/** A machine written back by a rollback, and the revision it runs once it has ingested that write. */
+export interface WrittenBack {
+  readonly w: Written;
+  readonly revision: string;
+}
+
+/**
+ * Waits, up to `timeoutMs`, until each machine written back runs the revision of that
+ * write (read through `read`), and says of each whether it did (`running`) or had not
+ * within the timeout (`late`).
+ */
+export async function awaitWrittenBack(
+  back: readonly WrittenBack[],
+  read: (partId: string) => Promise<MachineReading>,
+  options: { readonly concurrency: number; readonly pollMs: number; readonly timeoutMs: number },
+  say: { running(w: Written): void; late(w: Written): void },
+): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
   let waiting = back;
   for (;;) {
-    const still: typeof back = [];
-    await mapLimited(waiting, input.concurrency, async (b) => {
-      const reading = await source.read(b.w.partId);
-      if (reading.reachable && reading.status.revision === b.revision) {
-        b.w.outcome.rollback = { ok: true, detail: `back on the config it had (revision ${b.w.baseline.revision}), running it again` };
-        events({ type: 'rolled-back', rollout: name, machine: b.w.outcome.machine, ok: true, detail: b.w.outcome.rollback.detail });
-      } else still.push(b);
+    const still: WrittenBack[] = [];
+    await mapLimited(waiting, options.concurrency, async (b) => {
+      const reading = await read(b.w.partId);
+      if (reading.reachable && reading.status.revision === b.revision) say.running(b.w);
+      else still.push(b);
     });
     waiting = still;
     if (waiting.length === 0) return;
     if (Date.now() > deadline) break;
-    await sleep(pollMs);
+    await sleep(options.pollMs);
   }
-  for (const b of waiting) {
-    b.w.outcome.rollback = { ok: true, detail: `its previous config is written back; the machine had not ingested it within ${plan.policy.gate.timeout_ms} ms` };
-    events({ type: 'rolled-back', rollout: name, machine: b.w.outcome.machine, ok: true, detail: b.w.outcome.rollback.detail });
-  }
+  for (const b of waiting) say.late(b.w);
 }
