@@ -5,7 +5,6 @@ import type { DesiredStack, ProviderSettings } from './desired/stack';
 import { IMPORT_ID_HINT, type KindContext, type KindRegistry } from './kind';
 import { maskPaths, viewSecretPaths } from './mask';
 import type { Plan, ResolvedMachineChange, ResourceChange, StackPlanHeader } from './plan/model';
-import { fragmentReach } from './kinds/fragment-reach';
 import { planStack } from './plan/planner';
 import { planFragmentRollouts, planRollouts } from './rollout/plan';
 import { applyFragmentRollout, fragmentRolloutAddresses, fragmentRolloutsToRun, leftByFragmentRollouts } from './rollout/apply-fragment-rollout';
@@ -170,8 +169,8 @@ export class Engine {
         const ctx = await this.context(stack.provider);
         headers.push({ name: stack.name, lineage: state.lineage, serial: state.serial, organizationId: ctx.organizationId, locationId: ctx.locationId });
         const planned = await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism, readLimit, destroy: options.destroy });
-        // What the stack's fragment changes do to the machines importing them.
-        const reach = options.destroy ? { changes: planned, resolved: [] } : await fragmentReach(ctx, stack.name, state, planned);
+        // What changes do beyond their own objects (a fragment's, to the machines importing it).
+        const reach = options.destroy ? { changes: planned, resolved: [] } : await this.settings.kinds.reviewStack(ctx, stack.name, state, planned);
         changes.push(...reach.changes);
         resolvedMachines.push(...reach.resolved);
       }

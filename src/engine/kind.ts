@@ -3,7 +3,9 @@ import type { ServiceClient } from '../api/client';
 import { FleetformError } from '../domain/errors';
 import type { JsonObject } from './json';
 import { attributesFromView, type KindDeclaration, type ViewOf } from './kind-declaration';
-import type { StateEntry } from './state/schema';
+import type { PlanNote, PlanProblem } from './plan/notes';
+import type { ResolvedMachineChange, ResourceChange } from './plan/model';
+import type { State, StateEntry } from './state/schema';
 
 /** Where resources are created: the stack's organization and default location. */
 export interface KindContext {
@@ -18,25 +20,7 @@ export interface KindContext {
   progress?(line: string): void;
 }
 
-/** A remark attached to a resource in a plan, at an attribute path when it concerns one. */
-export interface PlanNote {
-  readonly level: 'info' | 'warning';
-  readonly path?: string;
-  readonly message: string;
-}
-
-/** Something that makes a resource impossible to plan; the plan fails listing every one. */
-export interface PlanProblem {
-  readonly path: string;
-  readonly message: string;
-  readonly hint?: string;
-  /**
-   * The service id of an existing object this resource could stand for (a name or version
-   * it takes): front ends name their own import command with it, and an interrupted create
-   * that made this very object does not count it as a clash.
-   */
-  readonly existingId?: string;
-}
+export type { PlanNote, PlanProblem };
 
 /** What the service holds now, as a kind sees it. */
 export interface Observation<View extends JsonObject = JsonObject> {
@@ -160,11 +144,37 @@ export function attributesOfView(kind: ResourceKind, view: JsonObject, prior: Js
   return kind.attributesOf ? kind.attributesOf(view, prior) : attributesFromView(kind.declaration, view);
 }
 
-/** The kinds an engine run knows, by type. */
+/** A stack's plan as a look at it after its resources are planned gives it back. */
+export interface StackReview {
+  /** The changes, notes added where a change reaches past its own object. */
+  readonly changes: readonly ResourceChange[];
+  /** Objects the changes reach, each with its resolved change (the JSON plan's `resolved_machine_changes`). */
+  readonly resolved: readonly ResolvedMachineChange[];
+}
+
+/**
+ * A look at a stack's whole plan, once its resources are planned: what some changes do
+ * beyond their own objects (a fragment's, to the machines importing it).
+ */
+export type ReviewStack = (ctx: KindContext, stack: string, state: State, changes: readonly ResourceChange[]) => Promise<StackReview>;
+
+/** The kinds an engine run knows, by type, and the looks at a stack's plan they come with. */
 export class KindRegistry {
   private readonly kinds = new Map<string, ResourceKind>();
-  constructor(kinds: readonly ResourceKind[]) {
+  constructor(
+    kinds: readonly ResourceKind[],
+    private readonly reviews: readonly ReviewStack[] = [],
+  ) {
     for (const k of kinds) this.kinds.set(k.type, k);
+  }
+  /** The stack's planned changes after each review looked at them. */
+  async reviewStack(ctx: KindContext, stack: string, state: State, changes: readonly ResourceChange[]): Promise<StackReview> {
+    let review: StackReview = { changes: [...changes], resolved: [] };
+    for (const look of this.reviews) {
+      const next = await look(ctx, stack, state, review.changes);
+      review = { changes: next.changes, resolved: [...review.resolved, ...next.resolved] };
+    }
+    return review;
   }
   /** Every kind's declaration, in registration order. */
   declarations(): KindDeclaration[] {

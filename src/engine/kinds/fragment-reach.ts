@@ -10,7 +10,7 @@
  */
 import { diffJson } from '../diff';
 import { isObject, stableStringify, type JsonObject } from '../json';
-import type { KindContext, PlanNote } from '../kind';
+import type { KindContext, PlanNote, StackReview } from '../kind';
 import { mapLimited } from '../map-limited';
 import type { ResolvedMachineChange, ResourceChange } from '../plan/model';
 import type { State } from '../state/schema';
@@ -116,7 +116,7 @@ export async function fragmentReach(
   stack: string,
   state: State,
   changes: readonly ResourceChange[],
-): Promise<{ changes: readonly ResourceChange[]; resolved: ResolvedMachineChange[] }> {
+): Promise<StackReview> {
   const changed = changedFragments(state, changes);
   if (changed.size === 0) return { changes, resolved: [] };
   const machines = changes.filter((c) => c.type === machineKind.type && c.before !== null && c.after !== null);

@@ -2,6 +2,7 @@ import { KindRegistry, type ResourceKind } from '../kind';
 import type { KindDeclaration } from '../kind-declaration';
 import { datasetKind } from './dataset';
 import { fragmentKind } from './fragment';
+import { fragmentReach } from './fragment-reach';
 import { fragmentTagKind } from './fragment-tag';
 import { locationKind } from './location';
 import { machineKind } from './machine';
@@ -14,7 +15,7 @@ export const allKinds: readonly ResourceKind[] = [machineKind, datasetKind, trai
 /** The declaration of every kind: what a provider schema and the reference docs are built from. */
 export const kindDeclarations: readonly KindDeclaration[] = allKinds.map((k) => k.declaration);
 
-/** Every resource kind fleetform manages, by type. */
+/** Every resource kind fleetform manages, by type, with what a fragment change does to the machines importing it. */
 export function defaultKinds(): KindRegistry {
-  return new KindRegistry(allKinds);
+  return new KindRegistry(allKinds, [fragmentReach]);
 }
