@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import {
+  isRevisionNumber,
   FRAGMENT_NESTING_LIMIT,
   FragmentResolutionError,
   fragmentLookup,
@@ -365,4 +366,9 @@ describe('properties', () => {
       }),
     );
   });
+});
+
+test('an import version of digits names a revision; anything else names a tag', () => {
+  expect(['1', '42'].map(isRevisionNumber)).toEqual([true, true]);
+  expect(['stable', '1a', 'v2', ''].map(isRevisionNumber)).toEqual([false, false, false, false]);
 });

@@ -51,6 +51,11 @@ export interface FragmentAtVersion {
   readonly config: Readonly<Record<string, unknown>>;
 }
 
+/** Whether an import's version names a revision (its number) rather than a tag: revisions are numbered 1, 2, ... */
+export function isRevisionNumber(version: string): boolean {
+  return /^\d+$/.test(version);
+}
+
 /** A fragment at a version (revision or tag; undefined: the latest revision), or why there is none. */
 export type FragmentLookup = (id: string, version: string | undefined) => FragmentAtVersion | 'unknown-fragment' | 'unknown-version';
 

@@ -1,5 +1,6 @@
 import { ServiceError, type FragmentDetail } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
+import { isRevisionNumber } from '../../domain/fragments';
 import { fragmentResource } from '../../domain/resource-attributes';
 import { isObject, stableStringify, UNKNOWN, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
@@ -123,11 +124,11 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
     const latest = typeof usage.latest === 'number' ? usage.latest : 0;
     const all = typeof usage.all === 'number' ? usage.all : 0;
     // A revision pin reads `rev 4`, a tag as named.
-    const pinned = isObject(usage.byVersion) ? Object.entries(usage.byVersion).map(([v, n]) => `${/^\d+$/.test(v) ? `rev ${v}` : v}: ${String(n)}`) : [];
+    const pinned = isObject(usage.byVersion) ? Object.entries(usage.byVersion).map(([v, n]) => `${isRevisionNumber(v) ? `rev ${v}` : v}: ${String(n)}`) : [];
     const reached = [...(latest > 0 ? [`latest: ${latest}`] : []), ...pinned];
     const versions = isObject(usage.byVersion) ? Object.keys(usage.byVersion) : [];
-    const tagged = versions.some((v) => !/^\d+$/.test(v));
-    const revisionPinned = versions.some((v) => /^\d+$/.test(v));
+    const tagged = versions.some((v) => !isRevisionNumber(v));
+    const revisionPinned = versions.some(isRevisionNumber);
     notes.push({
       level: all > 0 ? 'warning' : 'info',
       path: 'config',

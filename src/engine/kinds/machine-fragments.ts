@@ -5,7 +5,7 @@
  * synchronously, so the imports it meets are read in rounds until none is missing.
  */
 import { ServiceError, type FragmentClient } from '../../api/client';
-import { FRAGMENT_NESTING_LIMIT, resolveMachineConfig, type FragmentAtVersion, type MachineResolution } from '../../domain/fragments';
+import { FRAGMENT_NESTING_LIMIT, isRevisionNumber, resolveMachineConfig, type FragmentAtVersion, type MachineResolution } from '../../domain/fragments';
 import { childPath } from '../../domain/json-path';
 import { decodeStruct } from '../../api/struct-codec';
 import { isObject } from '../json';
@@ -105,7 +105,7 @@ export function declaredFetch(declared: (id: string) => Promise<DeclaredFragment
     if (!fragment) return fromService(id, version);
     const asDeclared: FragmentAtVersion = { id, name: fragment.name, revision: NEXT_REVISION, config: fragment.config };
     if (version === undefined || version === '') return asDeclared;
-    if (/^\d+$/.test(version)) return fromService(id, version);
+    if (isRevisionNumber(version)) return fromService(id, version);
     const latest = await fromService(id, undefined);
     const tagged = await fromService(id, version);
     return typeof latest !== 'string' && typeof tagged !== 'string' && tagged.revision === latest.revision ? asDeclared : tagged;

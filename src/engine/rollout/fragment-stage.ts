@@ -6,6 +6,7 @@
  */
 import { ServiceError, type ServiceClient } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
+import { isRevisionNumber } from '../../domain/fragments';
 import { importedVersion, withFragmentVersion, type RolloutPlan } from '../../domain/rollout';
 import { configRevision, serviceFetch, type FragmentFetch } from '../kinds/machine-fragments';
 import type { MachineStatusSource } from '../health/machine-status-source';
@@ -122,7 +123,7 @@ export function fragmentStage(input: FragmentStageInput): RolloutStage {
           else say(w, false, `the write failed: ${message(err)}`);
         }
       });
-      const where = (w: Written): string => (/^\d+$/.test(w.baseline.revision) ? `pinned to revision ${w.baseline.revision} of the fragment` : `back on tag ${w.baseline.revision} of the fragment`);
+      const where = (w: Written): string => (isRevisionNumber(w.baseline.revision) ? `pinned to revision ${w.baseline.revision} of the fragment` : `back on tag ${w.baseline.revision} of the fragment`);
       await awaitWrittenBack(back, (partId) => source.status(partId), { concurrency: input.concurrency, pollMs: input.pollMs ?? pollInterval(plan.policy.gate.settle_ms), timeoutMs: plan.policy.gate.timeout_ms }, {
         running: (w) => say(w, true, `${where(w)}, running it again`),
         late: (w) => say(w, true, `${where(w)}; the machine had not ingested it within ${plan.policy.gate.timeout_ms} ms`),
