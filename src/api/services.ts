@@ -67,8 +67,8 @@ type MethodNamesOf<Api> = { [K in keyof Api & string]: K extends `${infer N}Requ
 type MethodsOf<Api, Names extends string> = { readonly [N in Names as Uncapitalize<N>]: UnaryMethod<Api, N> };
 
 /** The methods of the service's APIs that stream: their messages pair as a unary method's do. */
-const STREAMING_METHODS: ReadonlySet<string> = new Set(['TailRobotPartLogs', 'UploadModuleFile']);
-type StreamingMethod = 'TailRobotPartLogs' | 'UploadModuleFile';
+const STREAMING_METHODS = ['TailRobotPartLogs', 'UploadModuleFile'] as const;
+type StreamingMethod = (typeof STREAMING_METHODS)[number];
 
 /**
  * A unary method descriptor for every request/response pair of `api` (`<Name>Request` and
@@ -82,7 +82,7 @@ function unaryMethods<Api extends object>(api: Api): MethodsOf<Api, Exclude<Meth
     if (!key.endsWith('Request')) continue;
     const name = key.slice(0, -'Request'.length);
     const response = table[`${name}Response`];
-    if (response === undefined || STREAMING_METHODS.has(name)) continue;
+    if (response === undefined || (STREAMING_METHODS as readonly string[]).includes(name)) continue;
     methods[name.charAt(0).toLowerCase() + name.slice(1)] = { name, I: table[key], O: response, kind: unary };
   }
   return methods as MethodsOf<Api, Exclude<MethodNamesOf<Api>, StreamingMethod>>;
