@@ -51,8 +51,9 @@ export interface SynthRun {
 }
 
 /** Synthesizes revision `revision` of the fleet `runs` times into `outdir`, in a child process. */
-export function synthInChild(outdir: string, size: number, revision: number, runs = 1): SynthRun {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'synth-child.ts'), outdir, String(size), String(revision), String(runs)], {
+export function synthInChild(outdir: string, size: number, revision: number, runs = 1, unchecked = false): SynthRun {
+  const mode = unchecked ? ['unchecked'] : [];
+  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'synth-child.ts'), outdir, String(size), String(revision), String(runs), ...mode], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 20,

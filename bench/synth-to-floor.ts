@@ -5,6 +5,8 @@
  * (5 by default), and prints one JSON line with the medians of both (seconds, CPU seconds,
  * peak RSS) and of their ratios per pair, the floor taken right after its synth so that
  * the two share the machine's moment. The goal is at most 1.25 in time and memory.
+ * `synth_unchecked_*`: the same synth in an app made with `skipValidation` (no validation:
+ * neither fleetform's config checks nor cdktf's own), taken in the same turn.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -18,13 +20,17 @@ async function main(): Promise<void> {
   const runs = i > 0 ? Number(process.argv[i + 1]) : 5;
   const synth = { seconds: [] as number[], cpu: [] as number[], mb: [] as number[] };
   const floor = { seconds: [] as number[], cpu: [] as number[], mb: [] as number[] };
+  const unchecked = { seconds: [] as number[], cpu: [] as number[], mb: [] as number[] };
   const ratios = { seconds: [] as number[], cpu: [] as number[], mb: [] as number[] };
+  const uncheckedRatios: number[] = [];
   for (let r = 0; r < runs; r++) {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-synth-to-floor-'));
     try {
       const ours = synthInChild(out, size, 0);
       const cdktf = synthFloorInChild(out, size);
-      for (const [into, run] of [[synth, ours], [floor, cdktf]] as const) {
+      const bare = synthInChild(fs.mkdtempSync(path.join(out, 'unchecked-')), size, 0, 1, true);
+      uncheckedRatios.push((bare.seconds[0] as number) / (cdktf.seconds[0] as number));
+      for (const [into, run] of [[synth, ours], [floor, cdktf], [unchecked, bare]] as const) {
         into.seconds.push(run.seconds[0] as number);
         into.cpu.push(run.cpu_seconds[0] as number);
         into.mb.push(run.peak_rss_mb);
@@ -45,6 +51,8 @@ async function main(): Promise<void> {
     synth_cpu_s: r3(median(synth.cpu)),
     synth_floor_cpu_s: r3(median(floor.cpu)),
     synth_cpu_to_floor: r3(median(ratios.cpu)),
+    synth_unchecked_s: r3(median(unchecked.seconds)),
+    synth_unchecked_to_floor: r3(median(uncheckedRatios)),
     synth_peak_mb: median(synth.mb),
     synth_floor_peak_mb: median(floor.mb),
     synth_mb_to_floor: r3(median(ratios.mb)),

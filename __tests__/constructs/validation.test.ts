@@ -54,6 +54,21 @@ describe('validation of a whole app', () => {
     expect(fs.existsSync(path.join(outdir, 'stacks', 'bad', 'cdk.tf.json'))).toBe(false);
   });
 
+  test('an app made with skipValidation checks no machine config at synth: the config is written as declared', () => {
+    const outdir = tempDir();
+    const app = new App({ outdir, skipValidation: true });
+    const stack = new TerraformStack(app, 'fleet');
+    brokenMachine(stack, 'broken');
+    app.synth();
+    const doc = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as { resource: { fleetform_machine: Record<string, { config: string }> } };
+    expect(JSON.parse(doc.resource.fleetform_machine.broken?.config ?? '{}').components).toEqual([expect.objectContaining({ name: 'arm', model: 'acme:arm-control:six-axis' })]);
+    expect(analyzeApp(app).issues).toEqual([]);
+    // The same app validated finds the problem.
+    const checked = Testing.app();
+    brokenMachine(new TerraformStack(checked, 'fleet'), 'broken');
+    expect(errorsOf(checked)).toEqual(['fleet/broken/arm model model-module-mismatch']);
+  });
+
   test('warnings do not fail synth; they land in the manifest as annotations', () => {
     const outdir = tempDir();
     const app = new App({ outdir });

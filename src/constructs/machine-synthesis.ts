@@ -41,6 +41,15 @@ interface MachineSynthesis {
 const NO_ISSUES: readonly FoundIssue[] = [];
 
 /**
+ * Whether the construct's app runs no validation (`new App({ skipValidation: true })`):
+ * CDKTF then asks no construct for its problems, so a machine's config is not checked at
+ * synth (`fleetform plan` checks it before planning).
+ */
+function appSkipsValidation(construct: IConstruct): boolean {
+  return Reflect.get(construct.node.root, 'skipValidation') === true;
+}
+
+/**
  * A machine's attributes as synthesized and the issues its config's checks find, once per
  * generation from one assembly of its config: CDKTF asks a machine for its attributes
  * before it validates the app, and a fleet of thousands of machines assembles and walks
@@ -50,7 +59,7 @@ const NO_ISSUES: readonly FoundIssue[] = [];
 export const machineSynthesis: (machine: IMachine) => MachineSynthesis = perGeneration((machine: IMachine) => {
   const assembled = assembleMachine(machine);
   const found = new FoundIssues();
-  checkMachineConfig(machine, assembled, found);
+  if (!appSkipsValidation(machine)) checkMachineConfig(machine, assembled, found);
   const { configJson, secretEnv } = synthesizedConfigOf(assembled, fragmentConfigKeys(machine));
   const attributes: Record<string, unknown> = { name: machine.name };
   if (machine.locationId !== undefined) attributes.location_id = machine.locationId;

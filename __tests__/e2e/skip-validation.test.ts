@@ -1,0 +1,39 @@
+/**
+ * An app made with `skipValidation` asks no construct for its problems at synth, so a
+ * machine's config is not checked then; `fleetform plan` checks it with the same rules
+ * before it plans, and refuses it.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { App, TerraformStack } from 'cdktf';
+import { FleetProvider, Machine, ModularResource, Module } from '../../src';
+import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
+
+jest.setTimeout(120_000);
+
+let p: EmulatorProject;
+
+beforeEach(async () => {
+  p = await openEmulatorProject('ff-skip-validation-');
+});
+
+afterEach(async () => {
+  await p?.close();
+});
+
+test('a machine config synth did not check is refused by plan, the problem named', async () => {
+  const app = new App({ outdir: p.outdir, skipValidation: true });
+  const stack = new TerraformStack(app, 'fleet');
+  new FleetProvider(stack, 'cloud', {});
+  const machine = new Machine(stack, 'picker-1');
+  new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2' });
+  new ModularResource(machine, 'arm', { api: 'rdk:component:arm', model: 'acme:arm-control:six-axis' });
+  app.synth();
+  const written = JSON.parse(await fs.readFile(path.join(p.outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as { resource: { fleetform_machine: Record<string, { config: string }> } };
+  expect(JSON.parse(written.resource.fleetform_machine['picker-1']?.config ?? '{}').components).toEqual([expect.objectContaining({ model: 'acme:arm-control:six-axis' })]);
+
+  const plan = await p.run('plan');
+  expect(plan.code).not.toBe(0);
+  expect(plan.stdout + plan.stderr).toMatch(/model "acme:arm-control:six-axis" of resource "arm" needs a module with module_id "acme:arm-control"/);
+  expect(await p.backend().read('fleet').then((s) => Object.keys(s.resources))).toEqual([]);
+});
