@@ -62,9 +62,10 @@ export function synthInChild(outdir: string, size: number, revision: number, run
   return JSON.parse(child.stdout.trim().split('\n').pop() as string) as SynthRun;
 }
 
-/** cdktf's own cost for the tree synthesized into `outdir` (bench/synth-floor.ts), one run in a child process. */
-export function synthFloorInChild(outdir: string, size: number): SynthRun {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'synth-floor.ts'), String(size), '--runs', '1', '--from', outdir], {
+/** cdktf's own cost for the tree synthesized into `outdir` (bench/synth-floor.ts), one run in a child process; `checked`: with the machine configs validated in it. */
+export function synthFloorInChild(outdir: string, size: number, checked = false): SynthRun {
+  const mode = checked ? ['--checked'] : [];
+  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'synth-floor.ts'), String(size), '--runs', '1', '--from', outdir, ...mode], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 20,

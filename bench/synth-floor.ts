@@ -4,7 +4,10 @@
  * `Machine` writes), with 15 empty constructs under it where the machine has its 5 modules
  * and 10 modular resources. No fleetform code runs during the timed synthesis: its time
  * and memory are the floor under `synth_s` and `synth_peak_mb`.
- * Usage: synth-floor.ts SIZE [--runs N] [--no-children] [--from OUTDIR]; `--from` takes the
+ * `--checked` adds, inside the timed synthesis, the domain's validation of each machine's
+ * config (read from its JSON before the clock starts): what a synth that checks every
+ * config before it writes it cannot do without.
+ * Usage: synth-floor.ts SIZE [--runs N] [--no-children] [--checked] [--from OUTDIR]; `--from` takes the
  * attributes from a synth of the fleet already in OUTDIR (else it synthesizes one in a
  * child process first, untimed); prints one JSON line
  * `{ size, children, seconds: number[], cpu_seconds: number[], peak_rss_mb }` (the peak
@@ -61,16 +64,24 @@ async function main(): Promise<void> {
   const from = process.argv.indexOf('--from');
   const machines = Object.entries(from > 0 ? attributesIn(process.argv[from + 1] as string) : fleetAttributes(size));
   if (machines.length !== size) throw new Error(`found ${machines.length} machines to synthesize, expected ${size}`);
+  // Loaded only when asked for: the plain floor loads nothing of fleetform.
+  const validate = process.argv.includes('--checked') ? (await import('../src/domain')).validateMachineConfig : undefined;
   const seconds: number[] = [];
   const cpuSeconds: number[] = [];
   for (let r = 0; r < runs; r++) {
     const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-synth-floor-'));
+    // Read before the clock starts, anew each run: the checks see objects never walked before.
+    const configs = validate ? machines.map(([, attributes]) => JSON.parse(attributes.config as string) as unknown) : [];
     const cpu = process.cpuUsage();
     // Timed as synth_s is: building the app and synthesizing it.
     seconds.push(
       await timed(() => {
         const app = new App({ outdir });
         const stack = new TerraformStack(app, FLEET_STACK);
+        for (const config of configs) {
+          const result = validate?.(config, { allowUnpinnedModules: true });
+          if (result && result.errors.length > 0) throw new Error(`the benchmark fleet's config is invalid: ${result.errors[0]?.message}`);
+        }
         for (const [id, { '//': _metadata, ...attributes }] of machines) {
           const machine = new PlainMachine(stack, id, attributes);
           if (children) for (let p = 0; p < PARTS_PER_MACHINE; p++) new Construct(machine, `part-${p}`);
@@ -81,7 +92,7 @@ async function main(): Promise<void> {
     cpuSeconds.push(cpuSecondsSince(cpu));
     fs.rmSync(outdir, { recursive: true, force: true });
   }
-  process.stdout.write(`${JSON.stringify({ size, children, seconds, cpu_seconds: cpuSeconds, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
+  process.stdout.write(`${JSON.stringify({ size, children, checked: validate !== undefined, seconds, cpu_seconds: cpuSeconds, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
 }
 
 runMain(main);

@@ -6,7 +6,9 @@
  * peak RSS) and of their ratios per pair, the floor taken right after its synth so that
  * the two share the machine's moment. The goal is at most 1.25 in time and memory.
  * `synth_unchecked_*`: the same synth in an app made with `skipValidation` (no validation:
- * neither fleetform's config checks nor cdktf's own), taken in the same turn.
+ * neither fleetform's config checks nor cdktf's own), and `synth_checked_floor_*`: the
+ * floor with the domain's validation of each machine's config inside its timed synthesis
+ * (synth-floor.ts --checked), both taken in the same turn.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -23,6 +25,8 @@ async function main(): Promise<void> {
   const unchecked = { seconds: [] as number[], cpu: [] as number[], mb: [] as number[] };
   const ratios = { seconds: [] as number[], cpu: [] as number[], mb: [] as number[] };
   const uncheckedRatios: number[] = [];
+  const checkedFloor: number[] = [];
+  const toCheckedFloor: number[] = [];
   for (let r = 0; r < runs; r++) {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-synth-to-floor-'));
     try {
@@ -30,6 +34,9 @@ async function main(): Promise<void> {
       const cdktf = synthFloorInChild(out, size);
       const bare = synthInChild(fs.mkdtempSync(path.join(out, 'unchecked-')), size, 0, 1, true);
       uncheckedRatios.push((bare.seconds[0] as number) / (cdktf.seconds[0] as number));
+      const withChecks = synthFloorInChild(out, size, true);
+      checkedFloor.push(withChecks.seconds[0] as number);
+      toCheckedFloor.push((ours.seconds[0] as number) / (withChecks.seconds[0] as number));
       for (const [into, run] of [[synth, ours], [floor, cdktf], [unchecked, bare]] as const) {
         into.seconds.push(run.seconds[0] as number);
         into.cpu.push(run.cpu_seconds[0] as number);
@@ -53,6 +60,8 @@ async function main(): Promise<void> {
     synth_cpu_to_floor: r3(median(ratios.cpu)),
     synth_unchecked_s: r3(median(unchecked.seconds)),
     synth_unchecked_to_floor: r3(median(uncheckedRatios)),
+    synth_checked_floor_s: r3(median(checkedFloor)),
+    synth_to_checked_floor: r3(median(toCheckedFloor)),
     synth_peak_mb: median(synth.mb),
     synth_floor_peak_mb: median(floor.mb),
     synth_mb_to_floor: r3(median(ratios.mb)),
