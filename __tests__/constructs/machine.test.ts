@@ -65,8 +65,10 @@ describe('Machine', () => {
     const line = new Construct(stack, 'line-a');
     new Machine(line, 'picker 1');
     new Machine(stack, '7up');
+    new Machine(stack, 'dock.2');
+    new Machine(stack, 'Dock_3-b');
     const machines = synth(stack).resource?.fleetform_machine ?? {};
-    expect(Object.keys(machines).sort()).toEqual(['_7up', 'line-a_picker_1']);
+    expect(Object.keys(machines).sort()).toEqual(['Dock_3-b', '_7up', 'dock_2', 'line-a_picker_1']);
   });
 
   test('two constructs mapping to one address are an error naming both', () => {
