@@ -43,7 +43,10 @@ function acceptsOf(schema: z.core.$ZodType): Accepts | undefined {
     case 'union': {
       const options = (def as z.core.$ZodUnionDef).options.map(acceptsOf);
       if (options.some((o) => o === undefined)) return undefined;
-      return (v) => options.some((o) => (o as Accepts)(v));
+      return (v) => {
+        for (let i = 0; i < options.length; i++) if ((options[i] as Accepts)(v)) return true;
+        return false;
+      };
     }
     case 'enum': {
       // String enums only: a numeric TypeScript enum's object also maps its numbers back to names.
@@ -76,11 +79,18 @@ function acceptsProps(schema: z.ZodObject): Accepts | undefined {
   const def = schema._zod.def;
   if (def.catchall?._zod.def.type !== 'never') return undefined;
   const keys = Object.keys(def.shape);
+  // Each key's test and whether it may be undefined: an optional key's test is its inner
+  // schema's, so that the props a construct leaves out cost no call each.
   const tests: Accepts[] = [];
+  const optional: boolean[] = [];
   for (const key of keys) {
-    const test = acceptsOf(def.shape[key] as z.core.$ZodType);
+    const field = def.shape[key] as z.core.$ZodType;
+    const fieldDef = field._zod.def;
+    const isOptional = fieldDef.type === 'optional' && !fieldDef.checks?.length;
+    const test = acceptsOf(isOptional ? (fieldDef as z.core.$ZodOptionalDef).innerType : field);
     if (!test) return undefined;
     tests.push(test);
+    optional.push(isOptional);
   }
   const known = new Set(keys);
   return (props) => {
@@ -88,7 +98,10 @@ function acceptsProps(schema: z.ZodObject): Accepts | undefined {
     // zod names unknown keys by the same enumeration.
     for (const key in props) if (!known.has(key)) return false;
     const record = props as Record<string, unknown>;
-    for (let i = 0; i < keys.length; i++) if (!(tests[i] as Accepts)(record[keys[i] as string])) return false;
+    for (let i = 0; i < keys.length; i++) {
+      const value = record[keys[i] as string];
+      if (value === undefined ? !optional[i] : !(tests[i] as Accepts)(value)) return false;
+    }
     return true;
   };
 }
