@@ -44,23 +44,38 @@ function stacksOf(root: IConstruct): StackContents[] {
       enclosing.push(contents);
     }
     const kind = kindOf(c);
-    if (kind !== undefined && isFinished(c)) for (const contents of enclosing) addContent(contents, c, kind);
-    for (const child of c.node.children) visit(child);
+    if (kind !== undefined && isFinished(c)) {
+      const resource = TerraformResource.isTerraformResource(c) ? c : undefined;
+      const checks = checksOf(kind);
+      // A kind checked with the construct that holds it (a machine's modules) has nothing to run here.
+      const runsChecks = checks !== undefined && (checks.each !== undefined || typeof checks.acrossStack === 'function');
+      if (resource !== undefined || checks === undefined || runsChecks) {
+        for (let i = 0; i < enclosing.length; i++) addContent(enclosing[i] as StackContents, c, kind, resource, checks, runsChecks);
+      }
+    }
+    const children = c.node.children;
+    for (let i = 0; i < children.length; i++) visit(children[i] as IConstruct);
     if (isStack) enclosing.pop();
   };
   visit(root);
   return all;
 }
 
-function addContent(contents: StackContents, c: IConstruct, kind: FleetKind): void {
-  if (TerraformResource.isTerraformResource(c)) contents.resources.push(c);
-  const checks = checksOf(kind);
+/** Adds a construct (`resource` when it is one) to a stack's contents, under its kind's `checks` when they run here. */
+function addContent(
+  contents: StackContents,
+  c: IConstruct,
+  kind: FleetKind,
+  resource: TerraformResource | undefined,
+  checks: KindChecks<IConstruct> | undefined,
+  runsChecks: boolean,
+): void {
+  if (resource !== undefined) contents.resources.push(resource);
   if (checks === undefined) {
     contents.unchecked.push({ construct: c, kind });
     return;
   }
-  // A kind checked with the construct that holds it has nothing to run here.
-  if (checks.each === undefined && typeof checks.acrossStack !== 'function') return;
+  if (!runsChecks) return;
   const list = contents.byChecks.get(checks);
   if (list) list.push(c);
   else contents.byChecks.set(checks, [c]);
