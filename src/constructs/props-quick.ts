@@ -81,16 +81,20 @@ function acceptsProps(schema: z.ZodObject): Accepts | undefined {
   const keys = Object.keys(def.shape);
   // Each key's test and whether it may be undefined: an optional key's test is its inner
   // schema's, so that the props a construct leaves out cost no call each.
+  // A text key's test is written out in the loop below: most props are text.
   const tests: Accepts[] = [];
   const optional: boolean[] = [];
+  const text: boolean[] = [];
   for (const key of keys) {
     const field = def.shape[key] as z.core.$ZodType;
     const fieldDef = field._zod.def;
     const isOptional = fieldDef.type === 'optional' && !fieldDef.checks?.length;
-    const test = acceptsOf(isOptional ? (fieldDef as z.core.$ZodOptionalDef).innerType : field);
+    const valueSchema = isOptional ? (fieldDef as z.core.$ZodOptionalDef).innerType : field;
+    const test = acceptsOf(valueSchema);
     if (!test) return undefined;
     tests.push(test);
     optional.push(isOptional);
+    text.push(valueSchema._zod.def.type === 'string');
   }
   const known = new Set(keys);
   return (props) => {
@@ -100,7 +104,7 @@ function acceptsProps(schema: z.ZodObject): Accepts | undefined {
     const record = props as Record<string, unknown>;
     for (let i = 0; i < keys.length; i++) {
       const value = record[keys[i] as string];
-      if (value === undefined ? !optional[i] : !(tests[i] as Accepts)(value)) return false;
+      if (value === undefined ? !optional[i] : text[i] ? typeof value !== 'string' : !(tests[i] as Accepts)(value)) return false;
     }
     return true;
   };
@@ -114,10 +118,16 @@ const compiled = new WeakMap<z.ZodObject, Accepts | null>();
  * says nothing: zod then decides and explains.
  */
 export function quicklyAccepted(schema: z.ZodObject, props: unknown): boolean {
-  let accepts = compiled.get(schema);
+  // Constructs of one kind come in runs: the schema of the last call is looked up without hashing.
+  let accepts = schema === lastSchema ? lastAccepts : compiled.get(schema);
   if (accepts === undefined) {
     accepts = acceptsProps(schema) ?? null;
     compiled.set(schema, accepts);
   }
+  lastSchema = schema;
+  lastAccepts = accepts;
   return accepts !== null && accepts(props);
 }
+
+let lastSchema: z.ZodObject | undefined;
+let lastAccepts: Accepts | null = null;
