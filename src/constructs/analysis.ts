@@ -37,13 +37,14 @@ function stacksOf(root: IConstruct): StackContents[] {
   const all: StackContents[] = [];
   const enclosing: StackContents[] = [];
   const visit = (c: IConstruct): void => {
-    const isStack = TerraformStack.isStack(c);
+    const kind = kindOf(c);
+    // No kind of fleetform construct is a stack: only the others are asked.
+    const isStack = kind === undefined && TerraformStack.isStack(c);
     if (isStack) {
       const contents: StackContents = { stack: c, byChecks: new Map(), unchecked: [], resources: [] };
       all.push(contents);
       enclosing.push(contents);
     }
-    const kind = kindOf(c);
     if (kind !== undefined && isFinished(c)) {
       const resource = TerraformResource.isTerraformResource(c) ? c : undefined;
       const checks = checksOf(kind);
