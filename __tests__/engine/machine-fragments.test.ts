@@ -27,6 +27,24 @@ test('nested imports are read a level per round, each fragment at each version o
   expect(reads.sort()).toEqual(['inner@', 'inner@1', 'outer@']);
 });
 
+test('machines resolved with one fetch share what it read: each fragment at each version is read once for them all', async () => {
+  const { fetch, reads } = service({
+    outer: { revisions: [{ components: [board('a')], fragments: [{ id: 'inner' }] }] },
+    inner: { revisions: [{ components: [board('b')] }] },
+  });
+  for (const machine of ['picker-1', 'picker-2', 'picker-3']) {
+    const resolution = await resolveFetching(machine, { fragments: [{ id: 'outer' }] }, fetch);
+    expect(resolution.errors).toEqual([]);
+    expect((resolution.config.components as Array<{ name: string }>).map((c) => c.name).sort()).toEqual(['a', 'b']);
+  }
+  expect(reads.sort()).toEqual(['inner@', 'outer@']);
+  // Another fetch reads anew.
+  const other = service({ outer: { revisions: [{ components: [board('z')] }] } });
+  const resolution = await resolveFetching('picker-1', { fragments: [{ id: 'outer' }] }, other.fetch);
+  expect((resolution.config.components as Array<{ name: string }>).map((c) => c.name)).toEqual(['z']);
+  expect(other.reads).toEqual(['outer@']);
+});
+
 test('a fragment the stack declares is taken as declared at its latest revision and at a tag naming it; older revisions and other tags from the service', async () => {
   const { fetch } = service({ rig: { revisions: [{ components: [board('v1')] }, { components: [board('v2')] }], tags: { stable: '2', old: '1' } } });
   const declared = declaredFetch(async (id) => (id === 'rig' ? { name: 'rig', config: { components: [board('next')] } } : undefined), fetch);

@@ -14,7 +14,11 @@ import type { KindContext, PlanNote, PlanProblem } from '../kind';
 /** A fragment at a version, or why there is none. */
 export type FetchedFragment = FragmentAtVersion | 'unknown-fragment' | 'unknown-version';
 
-/** Reads one fragment at one version (a revision, a tag, or undefined: the latest). */
+/**
+ * Reads one fragment at one version (a revision, a tag, or undefined: the latest). A fetch
+ * stands for one moment of the service: resolveFetching keeps what it read for every
+ * machine it resolves with the same fetch, so make a new one to read anew.
+ */
 export type FragmentFetch = (id: string, version: string | undefined) => Promise<FetchedFragment>;
 
 /** The revision a fragment the stack declares is taken at: the one its apply will save. */
@@ -27,9 +31,18 @@ export function importsFragments(config: Readonly<Record<string, unknown>>): boo
   return Array.isArray(config.fragments) && config.fragments.length > 0;
 }
 
+/**
+ * What each fetch has read, by fragment and version, once read: shared by every machine
+ * resolved with that fetch, so a fleet importing a few fragments resolves each machine
+ * once (the rounds are for fragments no machine has read yet).
+ */
+const readBy = new WeakMap<FragmentFetch, Map<string, FetchedFragment>>();
+
 /** The machine's config resolved, reading the fragments it reaches through `fetch`. */
 export async function resolveFetching(machine: string, config: Readonly<Record<string, unknown>>, fetch: FragmentFetch): Promise<MachineResolution> {
-  const found = new Map<string, FetchedFragment>();
+  let found = readBy.get(fetch);
+  if (found === undefined) readBy.set(fetch, (found = new Map()));
+  const known = found;
   // Each round reads the imports the previous one met: one more level of nesting per round.
   for (let round = 0; ; round++) {
     const missing = new Map<string, { id: string; version: string | undefined }>();
@@ -37,14 +50,14 @@ export async function resolveFetching(machine: string, config: Readonly<Record<s
       machine,
       config,
       fragments: (id, version) => {
-        const known = found.get(key(id, version));
-        if (known !== undefined) return known;
+        const fragment = known.get(key(id, version));
+        if (fragment !== undefined) return fragment;
         missing.set(key(id, version), { id, version });
         return 'unknown-fragment';
       },
     });
     if (missing.size === 0 || round > FRAGMENT_NESTING_LIMIT + 1) return resolution;
-    await Promise.all([...missing].map(async ([k, m]) => found.set(k, await fetch(m.id, m.version))));
+    await Promise.all([...missing].map(async ([k, m]) => known.set(k, await fetch(m.id, m.version))));
   }
 }
 
@@ -94,9 +107,17 @@ export async function declareFragment(ctx: KindContext, id: string, fragment: De
  * other one, and other revisions, from the service, read once per run.
  */
 export function planFetch(ctx: KindContext): FragmentFetch {
-  const fromService = serviceFetch(ctx.client.appClient, (k, load) => ctx.memo(k, load));
-  return declaredFetch(async (id) => (await declaredFragments(ctx)).get(id), fromService);
+  let fetch = planFetches.get(ctx);
+  if (fetch === undefined) {
+    const fromService = serviceFetch(ctx.client.appClient, (k, load) => ctx.memo(k, load));
+    fetch = declaredFetch(async (id) => (await declaredFragments(ctx)).get(id), fromService);
+    planFetches.set(ctx, fetch);
+  }
+  return fetch;
 }
+
+/** The fetch of each plan's context: one per run, so what it has read is shared by the machines of the run. */
+const planFetches = new WeakMap<KindContext, FragmentFetch>();
 
 /** Fragments as declared where `declared` knows them (see planFetch), else as `fromService` reads them. */
 export function declaredFetch(declared: (id: string) => Promise<DeclaredFragment | undefined>, fromService: FragmentFetch): FragmentFetch {
