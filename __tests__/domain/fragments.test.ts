@@ -87,6 +87,17 @@ describe('variables', () => {
     expect((r.config['components'] as Array<Record<string, unknown>>)[1]?.['attributes']).toEqual({ pin: { $variable: { name: 'pin' } } });
   });
 
+  it('a fragment resolved again for other machines reads the same: variables, unset ones and unread ones alike', () => {
+    for (let round = 0; round < 3; round++) {
+      expect((resolve({ fragments: [{ id: 'rig', version: '1', variables: { pin: 1 } }] }).errors).map((e) => e.code)).toEqual(['unknown-variable']);
+      expect(codes(resolve({ fragments: [{ id: 'rig', version: '1' }] }))).toEqual([]);
+      const set = resolve({ fragments: [{ id: 'rig', variables: { pin: round } }] });
+      expect(codes(set)).toEqual([]);
+      expect((set.config['components'] as Array<Record<string, unknown>>)[1]?.['attributes']).toEqual({ pin: round });
+      expect(codes(resolve({ fragments: [{ id: 'rig' }] }))).toEqual(['unset-variable']);
+    }
+  });
+
   it('a variable the fragment never reads is an error naming it', () => {
     const r = resolve({ fragments: [{ id: 'rig', variables: { pin: 1, pni: 2 } }] });
     expect(codes(r)).toEqual(['unknown-variable']);

@@ -46,8 +46,15 @@ export interface Substitution {
   readonly read: Set<string>;
 }
 
+/**
+ * Values walked before and found to hold no placeholder: a fragment read once is imported
+ * by every machine, and a value is never changed (see Substitution).
+ */
+const withoutPlaceholders = new WeakSet<object>();
+
 /** Replaces the `$variable` placeholders of a JSON value at any depth by `variables`' own values. */
 export function substituteVariables(value: unknown, variables: Readonly<Record<string, unknown>>, path = ''): Substitution {
+  if (value !== null && typeof value === 'object' && withoutPlaceholders.has(value)) return { value, unset: [], read: new Set() };
   const unset: UnsetVariable[] = [];
   const read = new Set<string>();
   // The path is kept as a stack of keys and written out only for an unset placeholder.
@@ -87,5 +94,7 @@ export function substituteVariables(value: unknown, variables: Readonly<Record<s
     }
     return out ?? v;
   };
-  return { value: walk(value), unset, read };
+  const substituted = walk(value);
+  if (read.size === 0 && value !== null && typeof value === 'object') withoutPlaceholders.add(value);
+  return { value: substituted, unset, read };
 }
