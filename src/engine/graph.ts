@@ -21,7 +21,12 @@ export async function runGraph<K extends string>(
   for (const n of nodes) {
     const deps = new Set(dependencies(n).filter((d) => members.has(d) && d !== n));
     waitingOn.set(n, deps);
-    for (const d of deps) dependents.set(d, [...(dependents.get(d) ?? []), n]);
+    for (const d of deps) {
+      // Appended in place: ten thousand machines may depend on one fragment.
+      const list = dependents.get(d);
+      if (list) list.push(n);
+      else dependents.set(d, [n]);
+    }
   }
   assertAcyclic(nodes, (n) => [...(waitingOn.get(n) ?? [])]);
   const outcome = new Map<K, NodeOutcome>();
