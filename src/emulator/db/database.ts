@@ -33,6 +33,9 @@ function describeOpenFailure(file: string, dataDir: string, err: unknown): Error
   return err instanceof Error ? err : new Error(String(err));
 }
 
+/** How long a statement waits for another process's lock on the database before failing. */
+const BUSY_TIMEOUT_MS = 30_000;
+
 /**
  * Opens (creating when needed) the database in `dataDir` (mode 0600): WAL journal, foreign keys on,
  * and every pending migration applied in order, each in its own transaction. A folder that
@@ -50,7 +53,9 @@ export function openDatabase(dataDir: string): Db {
     fs.chmodSync(file, 0o600);
     db = new Database(file);
     // First, so that every step below waits for another process opening the same folder.
-    db.pragma('busy_timeout = 5000');
+    // Processes of one command share the folder (`cdktf deploy '*'` runs a provider per
+    // stack, each with its emulator): on busy cores one may hold the write lock for seconds.
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
