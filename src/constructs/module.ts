@@ -4,6 +4,7 @@ import { isSecretEnvName } from '../domain/module-env';
 import { conventionalModuleName } from '../domain/names';
 import { formatVersionPolicy, tryParseVersionPolicy, type VersionPolicy } from '../domain/version-policy';
 import { FleetformError } from '../domain/errors';
+import { rememberedByText } from '../domain/remembered';
 import { kindOf, markKind, markKindOfClass } from './kinds';
 import type { IMachine, IModule } from './machine-parts';
 import { owningMachine } from './machine-scope';
@@ -82,20 +83,12 @@ interface ModuleVersion {
   readonly stored: string;
 }
 
-/** Versions by text: a fleet declares a handful of versions thousands of times (policies shared, so frozen). */
-const versions = new Map<string, ModuleVersion>();
-const VERSIONS_KEPT = 1024;
-
-function versionOf(text: string): ModuleVersion {
-  const known = versions.get(text);
-  if (known !== undefined) return known;
+/** A `version` prop read (remembered by text: a fleet declares a handful of versions; policies shared, so frozen). */
+const versionOf = rememberedByText((text): ModuleVersion => {
   const parsed = tryParseVersionPolicy(text);
   const policy = parsed === undefined ? undefined : Object.freeze(parsed);
-  const version: ModuleVersion = { policy, stored: policy === undefined ? text : formatVersionPolicy(policy) };
-  if (versions.size >= VERSIONS_KEPT) versions.clear();
-  versions.set(text, version);
-  return version;
-}
+  return { policy, stored: policy === undefined ? text : formatVersionPolicy(policy) };
+});
 
 /**
  * A module on a machine: an entry of its config's `modules` list. Declare it inside a

@@ -1,3 +1,4 @@
+import { rememberedByText } from './remembered';
 import { errorIssue, warningIssue, type Issue } from './issue';
 import { isModuleId } from './triplet';
 
@@ -61,20 +62,11 @@ export function checkModuleName(name: string, path: string): readonly Issue[] {
   return issues ?? NO_ISSUES;
 }
 
-/** Conventional module names by module id: a fleet names a handful of module ids thousands of times. */
-const conventionalNames = new Map<string, string | undefined>();
-const CONVENTIONAL_NAMES_KEPT = 1024;
-
-/** The conventional module name for a module id: `<namespace>_<module-name>`, e.g. `acme_sensors`. */
-export function conventionalModuleName(moduleId: string): string | undefined {
-  const known = conventionalNames.get(moduleId);
-  if (known !== undefined || conventionalNames.has(moduleId)) return known;
+/** The conventional module name for a module id: `<namespace>_<module-name>`, e.g. `acme_sensors` (remembered: a fleet names a handful of module ids). */
+export const conventionalModuleName: (moduleId: string) => string | undefined = rememberedByText((moduleId) =>
   // A module id has exactly one ":", between its namespace and its name.
-  const name = isModuleId(moduleId) ? moduleId.replace(':', '_') : undefined;
-  if (conventionalNames.size >= CONVENTIONAL_NAMES_KEPT) conventionalNames.clear();
-  conventionalNames.set(moduleId, name);
-  return name;
-}
+  isModuleId(moduleId) ? moduleId.replace(':', '_') : undefined,
+);
 
 /**
  * The naming convention `<module-namespace>_<module-name>`: breaking it is allowed,

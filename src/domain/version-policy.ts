@@ -1,3 +1,4 @@
+import { rememberedByText } from './remembered';
 import * as semver from 'semver';
 import { FleetformError } from './errors';
 
@@ -45,22 +46,8 @@ export function tryParseVersionPolicy(text: string): VersionPolicy | undefined {
   return undefined;
 }
 
-/** Verdicts of isVersionPolicy on short texts: a fleet repeats a handful of versions thousands of times. */
-const verdicts = new Map<string, boolean>();
-const VERDICTS_KEPT = 1024;
-const VERDICT_TEXT_MAX = 64;
-
-/** Whether tryParseVersionPolicy accepts the text. */
-export function isVersionPolicy(text: string): boolean {
-  const known = verdicts.get(text);
-  if (known !== undefined) return known;
-  const verdict = tryParseVersionPolicy(text) !== undefined;
-  if (text.length <= VERDICT_TEXT_MAX) {
-    if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
-    verdicts.set(text, verdict);
-  }
-  return verdict;
-}
+/** Whether tryParseVersionPolicy accepts the text (remembered for short texts: a fleet repeats a handful of versions). */
+export const isVersionPolicy: (text: string) => boolean = rememberedByText((text) => tryParseVersionPolicy(text) !== undefined, 64);
 
 /** Parses a `version` field; throws a FleetformError listing the accepted forms when it is none of them. */
 export function parseVersionPolicy(text: string): VersionPolicy {
