@@ -1,6 +1,6 @@
 /** The words a fragment's note uses for the machines restarting its modules: a short list, capped for big fleets. */
 import { cappedList, NAMES_SHOWN, restartsText } from '../../src/engine/kinds/fragment-reach';
-import { moduleRestarts } from '../../src/engine/kinds/module-restarts';
+import { moduleRestarts } from '../../src/domain/module-restarts';
 
 test('a list longer than NAMES_SHOWN names the first ones and counts the rest', () => {
   const names = Array.from({ length: 1203 }, (_, i) => `robot-${i}`);

@@ -1,5 +1,6 @@
 import { childPath } from './json-path';
 import { setOwn } from './own-keys';
+import { isObject } from './json-value';
 
 /**
  * Per-machine overrides of a fragment (`fragment_mods`): MongoDB-style `$set` and `$unset`
@@ -42,9 +43,6 @@ export interface ModFailure {
 
 const INDEX = /^(0|[1-9]\d*)$/;
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** Entries by the names they have now (before any mod), per section. */
 function entryIndex(sections: Sections): Map<string, Record<string, unknown>> {

@@ -1,5 +1,6 @@
 import { childPath } from './json-path';
 import { setOwn } from './own-keys';
+import { isObject } from './json-value';
 
 /**
  * Fragment variables. A value of a fragment's config written `{"$variable": {"name": "<var>"}}`
@@ -14,9 +15,6 @@ const hasOwn = Object.prototype.hasOwnProperty;
 /** What a variable may be named: letters, digits, `_` and `-`, starting with a letter or `_`. */
 export const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** The variable a value reads, when it is a `$variable` placeholder. */
 export function variableName(value: unknown): string | undefined {

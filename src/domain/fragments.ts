@@ -26,10 +26,12 @@
  *   appear in the result.
  */
 import { FragmentResolutionError, type FragmentErrorCode } from './fragment-errors';
+
 import { applyMods, entryName, isNamedSection, NAMED_SECTIONS, type NamedSection, type Sections } from './fragment-mods';
 import { substituteVariables } from './fragment-variables';
 import { childPath } from './json-path';
 import { setOwn } from './own-keys';
+import { isObject, jsonEqual } from './json-value';
 
 export * from './fragment-errors';
 export { variableName, VARIABLE_NAME_PATTERN } from './fragment-variables';
@@ -154,17 +156,6 @@ interface Resolved {
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  if (!isObject(a) || !isObject(b)) return false;
-  const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => hasOwn.call(b, k) && jsonEqual(a[k], b[k]));
-}
 
 /** A copy of an object's own keys (its values shared). */
 function shallowCopy(v: Record<string, unknown>): Record<string, unknown> {

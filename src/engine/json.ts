@@ -1,6 +1,7 @@
+import { jsonEqual } from '../domain/json-value';
 import { setOwn } from '../domain/own-keys';
 
-export { setOwn };
+export { jsonEqual, setOwn };
 /** JSON values as the engine handles them: plain data, comparable and serializable. */
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
@@ -27,27 +28,6 @@ export function stableStringify(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-/** Deep equality of JSON values; key order does not matter. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const x = a as JsonObject;
-  const y = b as JsonObject;
-  let count = 0;
-  for (const k in x) {
-    if (!Object.prototype.hasOwnProperty.call(x, k)) continue;
-    if (!Object.prototype.hasOwnProperty.call(y, k) || !jsonEqual(x[k], y[k])) return false;
-    count++;
-  }
-  for (const k in y) if (Object.prototype.hasOwnProperty.call(y, k)) count--;
-  return count === 0;
-}
 
 /** Converts arbitrary parsed data (e.g. from JSON.parse or a Struct) into JsonValue, dropping undefined. */
 export function toJson(value: unknown): JsonValue {

@@ -18,7 +18,7 @@ import { fragmentKind, REACH_NOTE } from './fragment';
 import { machineKind, runningVersions } from './machine';
 import { planFetch, serviceFetch } from './machine-fragments';
 import { runsAs, type MachineRuns } from './machine-resolved-diff';
-import { moduleRestarts } from './module-restarts';
+import { moduleRestarts } from '../../domain/module-restarts';
 
 /** Machine names a note shows per module before "and N more". */
 export const NAMES_SHOWN = 5;

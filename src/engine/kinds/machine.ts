@@ -26,7 +26,7 @@ import { awaitModels, deployedModelsOf, waitingModel, withDeployedModels } from 
 import { unlessNotFound } from './not-found';
 import { gateOf, passHealthGate } from './machine-health-gate';
 import { importsFragments, resolvedConfigChecks } from './machine-fragments';
-import { moduleRestarts } from './module-restarts';
+import { moduleRestarts } from '../../domain/module-restarts';
 
 function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB (${bytes.toLocaleString('en-US')} bytes)`;

@@ -3,7 +3,9 @@
  * version it runs moves (as the registry resolves both sides where it can tell, else as
  * written) or its environment changes. Other changes to the entry restart nothing.
  */
-import { isObject, jsonEqual, type JsonObject } from '../json';
+import { isObject, jsonEqual } from './json-value';
+
+type JsonObject = Readonly<Record<string, unknown>>;
 
 export interface ModuleRestart {
   /** The module's name in the config. */
