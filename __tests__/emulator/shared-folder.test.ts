@@ -26,14 +26,17 @@ function startInProcess(dir: string): Promise<string> {
   });
 }
 
-test('four emulators starting at once on a new folder: one seed, one organization, all serve it', async () => {
-  const dir = newDir();
-  const organizations = await Promise.all([1, 2, 3, 4].map(() => startInProcess(dir)));
-  expect(new Set(organizations).size).toBe(1);
-  const db = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
-  try {
-    expect(db.prepare('SELECT COUNT(*) AS n FROM organizations').get()).toEqual({ n: 1 });
-  } finally {
-    db.close();
+test('four emulators starting at once on a new folder, three folders over: one seed, one organization, all serve it', async () => {
+  // The race is in turning a new file to WAL and migrating it: each new folder runs it again.
+  for (let round = 0; round < 3; round++) {
+    const dir = newDir();
+    const organizations = await Promise.all([1, 2, 3, 4].map(() => startInProcess(dir)));
+    expect(new Set(organizations).size).toBe(1);
+    const db = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
+    try {
+      expect(db.prepare('SELECT COUNT(*) AS n FROM organizations').get()).toEqual({ n: 1 });
+    } finally {
+      db.close();
+    }
   }
-}, 60_000);
+}, 120_000);

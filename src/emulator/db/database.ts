@@ -36,6 +36,28 @@ function describeOpenFailure(file: string, dataDir: string, err: unknown): Error
 /** How long a statement waits for another process's lock on the database before failing. */
 const BUSY_TIMEOUT_MS = 30_000;
 
+/** Whether an error is SQLite's "another connection holds the lock". */
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/** Runs `step` again, a few milliseconds apart, while it fails on another process's lock, for up to BUSY_TIMEOUT_MS. */
+function untilNotBusy(step: () => void): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+    try {
+      step();
+      return;
+    } catch (err) {
+      if (!isBusy(err) || Date.now() + wait > deadline) throw err;
+      // The process is opening its data folder: nothing else of it runs yet.
+      Atomics.wait(pause, 0, 0, wait);
+    }
+  }
+}
+
 /**
  * Opens (creating when needed) the database in `dataDir` (mode 0600): WAL journal, foreign keys on,
  * and every pending migration applied in order, each in its own transaction. A folder that
@@ -51,17 +73,22 @@ export function openDatabase(dataDir: string): Db {
     // and -shm files the database file's permissions.
     fs.closeSync(fs.openSync(file, 'a', 0o600));
     fs.chmodSync(file, 0o600);
-    db = new Database(file);
+    const opened = new Database(file);
+    db = opened;
     // First, so that every step below waits for another process opening the same folder.
     // Processes of one command share the folder (`cdktf deploy '*'` runs a provider per
     // stack, each with its emulator): on busy cores one may hold the write lock for seconds.
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    refuseNewerSchema(db, file, MIGRATIONS);
-    migrate(db, MIGRATIONS);
-    return db;
+    opened.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Turning a new file to WAL takes a lock SQLite does not wait for: each step is asked
+    // again while another process holds it (each is the same when done twice).
+    untilNotBusy(() => {
+      if (opened.pragma('journal_mode', { simple: true }) !== 'wal') opened.pragma('journal_mode = WAL');
+      opened.pragma('synchronous = NORMAL');
+      opened.pragma('foreign_keys = ON');
+      refuseNewerSchema(opened, file, MIGRATIONS);
+      migrate(opened, MIGRATIONS);
+    });
+    return opened;
   } catch (err) {
     db?.close();
     throw describeOpenFailure(file, dataDir, err);
