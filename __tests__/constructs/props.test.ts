@@ -62,7 +62,7 @@ describe('construct props are checked at construction', () => {
       /"dataset"/,
     );
     const machine = new Machine(stack, 'm');
-    expect(() => new Module(machine, 'x', untyped({ env: { PORT: 8080 } }))).toThrow(/"env\.PORT": expected string, got a number/);
+    expect(() => new Module(machine, 'x', untyped({ env: { PORT: 8080 } }))).toThrow(/"env\.PORT": expected string or a Secret \(Secret\.fromEnv, Secret\.fromFile\), got a number/);
     expect(() => new Dataset(stack, 'd', untyped({ nmae: 'x' }))).toThrow(/unknown prop "nmae"/);
     expect(() => new FleetProvider(stack, 'p', untyped({ endpont: 'https://x' }))).toThrow(PropsError);
   });

@@ -1,5 +1,6 @@
 import type { ModuleConfig } from '../domain';
 import { hasOwnKeys } from '../domain/own-keys';
+import { pathKeys, withoutValueAt, type SecretReference } from '../domain/secret-reference';
 import type { IMachine as Machine } from './machine-parts';
 import { assembleMachine, type AssembledMachine } from './machine-config';
 import { fragmentConfigKeys } from './fragment-imports';
@@ -10,18 +11,33 @@ export interface SynthesizedConfig {
   readonly configJson: string;
   /** The secret env entries, synthesized apart in `secret_env` (see secretEnvOf). */
   readonly secretEnv: Readonly<Record<string, string>>;
+  /** Secrets by reference by the path of their value, synthesized in `secrets`; `configJson` holds nothing at those paths. */
+  readonly secrets: Readonly<Record<string, SecretReference>>;
 }
 
 /**
  * The `config` and `secret_env` a machine synthesizes from its assembled config: the JSON
  * text of the config document with the secret env entries left out.
  */
-export function synthesizedConfigOf({ config, secretEnv, synthesizedPackages }: AssembledMachine, imports: ReturnType<typeof fragmentConfigKeys> = {}): SynthesizedConfig {
+export function synthesizedConfigOf({ config, secretEnv, synthesizedPackages, secretReferences }: AssembledMachine, imports: ReturnType<typeof fragmentConfigKeys> = {}): SynthesizedConfig {
   const withPackages = config.packages === undefined ? config : withSynthesizedPackages(config, synthesizedPackages);
-  const document = imports.fragments ? { ...withPackages, ...imports } : withPackages;
-  if (!hasOwnKeys(secretEnv)) return { configJson: JSON.stringify(document), secretEnv };
-  const withoutSecrets = { ...document, modules: config.modules.map((module) => withoutSecretEnv(module, secretEnv)) };
-  return { configJson: JSON.stringify(withoutSecrets), secretEnv };
+  const referenced = hasOwnKeys(secretReferences) ? withoutReferencedPaths(withPackages, secretReferences) : withPackages;
+  const secrets = secretReferences;
+  const document = imports.fragments ? { ...referenced, ...imports } : referenced;
+  if (!hasOwnKeys(secretEnv)) return { configJson: JSON.stringify(document), secretEnv, secrets };
+  const modules = (document as { modules: ModuleConfig[] }).modules;
+  const withoutSecrets = { ...document, modules: modules.map((module) => withoutSecretEnv(module, secretEnv)) };
+  return { configJson: JSON.stringify(withoutSecrets), secretEnv, secrets };
+}
+
+/** The document with nothing at the paths references fill. */
+function withoutReferencedPaths<T>(document: T, references: Readonly<Record<string, SecretReference>>): T {
+  let out = document;
+  for (const path of Object.keys(references)) {
+    const keys = pathKeys(path);
+    if (keys) out = withoutValueAt(out, keys);
+  }
+  return out;
 }
 
 /** The config with the packages it synthesizes in place of its `packages` (left out when none is). */

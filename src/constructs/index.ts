@@ -2,6 +2,8 @@
 export { FleetProvider, type FleetProviderProps } from './provider';
 export { Machine, type MachineProps } from './machine';
 export { Module, type ModuleProps } from './module';
+export { Secret, SecretValueRefusedError } from './secret';
+export type { SecretReference } from '../domain/secret-reference';
 export { ModularResource, type ModularResourceProps } from './modular-resource';
 export { Package, type PackageProps, type DeployModelOptions } from './package';
 export { MlModel, type MlModelProps } from './ml-model';

@@ -5,6 +5,8 @@ import { isFinished } from './construction';
 import { kindOf } from './kinds';
 import { FRAGMENT_KIND } from './machine-scope';
 import type { PackageConfig } from '../domain/packages';
+import { childPathOf, type SecretReference } from '../domain/secret-reference';
+import { configSecrets } from './secret';
 import type { IMachine as Machine, IModularResource as ModularResource, IModule as Module, IPackage as Package } from './machine-parts';
 
 /** Where an entry of a machine config came from: `components[1]` was declared by that construct. */
@@ -38,6 +40,8 @@ export interface AssembledMachine {
   readonly secretEnv: Readonly<Record<string, string>>;
   /** The package constructs behind `packages`, in declaration order. */
   readonly packageParts: readonly Package[];
+  /** Secrets by reference, by the path of their value in the config (see configSecrets): synthesis leaves those paths out. */
+  readonly secretReferences: Readonly<Record<string, SecretReference>>;
 }
 
 /** The parts of a machine by kind, each in declaration order. */
@@ -126,7 +130,20 @@ export function assembleMachine(machine: Machine): AssembledMachine {
     }
     config.packages = list;
   }
-  return { config, sources, secretEnv: secretEnvOf(modules), synthesizedPackages, packageParts: packages };
+  const found = configSecrets(config);
+  const secretReferences = { ...found.references, ...moduleSecretReferences(modules) };
+  return { config: found.config, sources, secretEnv: secretEnvOf(modules), synthesizedPackages, packageParts: packages, secretReferences };
+}
+
+/** The env entries modules give by reference, by their path in the config (`modules.<name>.env.<KEY>`). */
+function moduleSecretReferences(modules: readonly Module[]): Record<string, SecretReference> {
+  const out: Record<string, SecretReference> = {};
+  for (const module of modules) {
+    const refs = module.secretReferences;
+    if (refs === undefined) continue;
+    for (const [key, ref] of Object.entries(refs)) out[childPathOf(['modules', module.name, 'env', key])] = ref;
+  }
+  return out;
 }
 
 /** Every secret environment entry of the modules by `<moduleName>.<ENV_KEY>`, in sorted order. */
@@ -137,7 +154,8 @@ export function secretEnvOf(modules: readonly Module[]): Record<string, string> 
     if (keys.length === 0) continue;
     // From the props every copy of this library has (a module may come from another copy).
     const env = { ...module.env, ...module.sensitiveEnv };
-    for (const key of keys) secret.push([`${module.name}.${key}`, env[key] as string]);
+    // An entry given by reference is no text: it travels in `secrets`.
+    for (const key of keys) if (typeof env[key] === 'string') secret.push([`${module.name}.${key}`, env[key]]);
   }
   if (secret.length === 0) return {};
   secret.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -1,3 +1,4 @@
+import type { SecretReference } from '../domain/secret-reference';
 import type { IConstruct } from 'constructs';
 import type { MachineConfig, ModularResource as ModularResourceConfig, ModuleConfig, ModuleType, ResourceListName } from '../domain';
 import type { PackageConfig, PackageType } from '../domain/packages';
@@ -51,6 +52,8 @@ export interface IModule extends IConstruct {
   readonly sensitiveEnv: Readonly<Record<string, string>>;
   /** Names of the environment entries that are secrets. */
   readonly sensitiveEnvKeys: readonly string[];
+  /** The env entries given by reference (Secret), by env key. */
+  readonly secretReferences?: Readonly<Record<string, SecretReference>>;
   /** The full model triplet `<moduleId>:<modelName>` of one of this module's models. */
   model(modelName: string): string;
   /** This module's entry of the machine config's `modules` list, its whole env (secrets included). */

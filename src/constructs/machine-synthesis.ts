@@ -60,11 +60,12 @@ export const machineSynthesis: (machine: IMachine) => MachineSynthesis = perGene
   const assembled = assembleMachine(machine);
   const found = new FoundIssues();
   if (!appSkipsValidation(machine)) checkMachineConfig(machine, assembled, found);
-  const { configJson, secretEnv } = synthesizedConfigOf(assembled, fragmentConfigKeys(machine));
+  const { configJson, secretEnv, secrets } = synthesizedConfigOf(assembled, fragmentConfigKeys(machine));
   const attributes: Record<string, unknown> = { name: machine.name };
   if (machine.locationId !== undefined) attributes.location_id = machine.locationId;
   attributes.config = configJson;
   if (hasOwnKeys(secretEnv)) attributes.secret_env = { ...secretEnv };
+  if (hasOwnKeys(secrets)) attributes.secrets = { ...secrets };
   const models = assembled.packageParts.length > 0 ? deployedModels(assembled.packageParts) : undefined;
   if (models) attributes.deploy_models = models;
   if (machine.healthGate !== undefined) attributes.health_gate = { ...machine.healthGate };

@@ -13,6 +13,8 @@ import { machinePartChecks } from './machine-checks';
 import { registerFleetConstruct } from './registry';
 import { checkProps, PropsError, propSchemas } from './props';
 import { z } from 'zod';
+import type { Secret } from './secret';
+import { describeSecretReference, type SecretReference } from '../domain/secret-reference';
 
 /** Properties of a {@link Module}. */
 export interface ModuleProps {
@@ -49,17 +51,21 @@ export interface ModuleProps {
   /**
    * Extra environment of the module process. Values may use `${environment.NAME}`, e.g.
    * `{ PATH: '/opt/acme/bin:${environment.PATH}' }`. Keys that look secret (API_KEY,
-   * TOKEN, PASSWORD, ...) are treated as `sensitiveEnv` automatically.
+   * TOKEN, PASSWORD, ...) are treated as `sensitiveEnv` automatically. A secret is best
+   * given by reference, `Secret.fromEnv('NAME')` or `Secret.fromFile('/path')`: synthesis
+   * then writes the reference, never the value.
    * @default {}
    */
-  readonly env?: Readonly<Record<string, string>>;
+  readonly env?: Readonly<Record<string, string | Secret>>;
   /**
    * Environment entries that are secrets: the module gets them with `env`, but they are
    * synthesized in the machine's `secret_env` (sensitive as a whole), not in its `config`,
-   * so plans and state never show them. Prefer `${environment.NAME}` over literal secrets.
+   * so plans and state never show them. A text value is written to the synthesized stack:
+   * give a `Secret.fromEnv('NAME')` or `Secret.fromFile('/path')` reference instead, or
+   * `${environment.NAME}`, which the machine fills in from its own environment.
    * @default {}
    */
-  readonly sensitiveEnv?: Readonly<Record<string, string>>;
+  readonly sensitiveEnv?: Readonly<Record<string, string | Secret>>;
 }
 
 /** The run-time check of {@link ModuleProps}: strict, without coercion. */
@@ -68,14 +74,30 @@ export const modulePropsSchema = z.strictObject({
   name: propSchemas.text.optional(),
   version: propSchemas.text.optional(),
   executablePath: propSchemas.text.optional(),
-  env: propSchemas.stringMap.optional(),
-  sensitiveEnv: propSchemas.stringMap.optional(),
+  env: propSchemas.secretOrStringMap.optional(),
+  sensitiveEnv: propSchemas.secretOrStringMap.optional(),
   type: ModuleTypeSchema.optional(),
 }) satisfies z.ZodType<ModuleProps>;
 
 /** The env of a module given none: one object for them all. */
 const NO_ENV: Readonly<Record<string, string>> = Object.freeze({});
 const NO_KEYS: readonly string[] = Object.freeze([]);
+const NO_REFERENCES: Readonly<Record<string, SecretReference>> = Object.freeze({});
+
+/** The text entries of an env prop; its Secrets' references go to `references`. */
+function textEntries(env: Readonly<Record<string, string | Secret>>, references: Record<string, SecretReference>): Record<string, string> {
+  const text: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (typeof value === 'string') text[key] = value;
+    else references[key] = value.reference;
+  }
+  return text;
+}
+
+/** The text a reference's entry takes in a config assembled for checks: never a value. */
+function secretText(ref: SecretReference): string {
+  return `<secret from ${describeSecretReference(ref)}>`;
+}
 
 /** A `version` prop: its policy (undefined when it is none) and its stored form (the text as given then). */
 interface ModuleVersion {
@@ -119,10 +141,12 @@ export class Module extends Construct implements IModule {
   readonly versionPolicy: VersionPolicy | undefined;
   /** Local modules: the executable path. */
   readonly executablePath: string | undefined;
-  /** The `env` entries as given. */
+  /** The `env` entries as given (text; a Secret's entry is in secretReferences). */
   readonly env: Readonly<Record<string, string>>;
-  /** The `sensitiveEnv` entries as given. */
+  /** The `sensitiveEnv` entries as given (text; a Secret's entry is in secretReferences). */
   readonly sensitiveEnv: Readonly<Record<string, string>>;
+  /** The env entries given as a Secret: their references by env key. */
+  readonly secretReferences: Readonly<Record<string, SecretReference>>;
 
   constructor(scope: Construct, id: string, props: ModuleProps = {}) {
     super(scope, id);
@@ -142,8 +166,10 @@ export class Module extends Construct implements IModule {
     this.versionPolicy = version?.policy;
     this.version = version?.stored;
     this.executablePath = props.executablePath;
-    this.env = props.env === undefined ? NO_ENV : { ...props.env };
-    this.sensitiveEnv = props.sensitiveEnv === undefined ? NO_ENV : { ...props.sensitiveEnv };
+    const references: Record<string, SecretReference> = {};
+    this.env = props.env === undefined ? NO_ENV : textEntries(props.env, references);
+    this.sensitiveEnv = props.sensitiveEnv === undefined ? NO_ENV : textEntries(props.sensitiveEnv, references);
+    this.secretReferences = Object.keys(references).length === 0 ? NO_REFERENCES : references;
     registerFleetConstruct(this);
   }
 
@@ -169,14 +195,18 @@ export class Module extends Construct implements IModule {
     return [...keys].sort();
   }
 
-  /** This module's entry of the machine config's `modules` list, its whole env (secrets included). */
+  /**
+   * This module's entry of the machine config's `modules` list, its whole env (secrets
+   * included; a Secret's entry as its text, which synthesis leaves out: see secretReferences).
+   */
   toConfig(): ModuleConfig {
     const entry: ModuleConfig = { type: this.type, name: this.name };
     if (this.moduleId !== undefined) entry.module_id = this.moduleId;
     if (this.version !== undefined) entry.version = this.version;
     if (this.executablePath !== undefined) entry.executable_path = this.executablePath;
-    if (this.env === NO_ENV && this.sensitiveEnv === NO_ENV) return entry;
+    if (this.env === NO_ENV && this.sensitiveEnv === NO_ENV && this.secretReferences === NO_REFERENCES) return entry;
     const env = { ...this.env, ...this.sensitiveEnv };
+    for (const [key, ref] of Object.entries(this.secretReferences)) env[key] = secretText(ref);
     if (Object.keys(env).length > 0) entry.env = env;
     return entry;
   }

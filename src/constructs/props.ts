@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { IConstruct } from 'constructs';
 import { FleetformError } from '../domain/errors';
-import { schemaProblems } from '../domain/schema-issues';
+import { describeValue, schemaProblems } from '../domain/schema-issues';
 import { kindOf, type FleetKind } from './kinds';
 import { camelCase } from './field-names';
 import { quicklyAccepted } from './props-quick';
+import { Secret } from './secret';
 
 /** Props of a construct that its schema refuses: an unknown name, a wrong type or a missing value. */
 export class PropsError extends FleetformError {}
@@ -42,6 +43,11 @@ export function checkProps<T>(construct: IConstruct, constructName: string, sche
 export const propSchemas = {
   text: z.string(),
   stringMap: z.record(z.string(), z.string()),
+  /** Text, or a Secret by reference (of any copy of the library). */
+  secretOrStringMap: z.record(
+    z.string(),
+    z.custom<string | Secret>((x) => typeof x === 'string' || Secret.isSecret(x), { error: (issue) => `expected string or a Secret (Secret.fromEnv, Secret.fromFile), got ${describeValue(issue.input)}` }),
+  ),
   jsonObject: z.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'expected an object of attributes'),
   /** A construct of this library of the given kind (of any copy of the library). */
   construct: <T>(kind: FleetKind, expected: string) => z.custom<T>((x) => kindOf(x) === kind, expected),

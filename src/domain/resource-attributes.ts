@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { declareResource } from './resource-declaration';
+import { secretReferencesSchema } from './secret-reference';
 import { ORGANIZATION_DEFAULT } from './service-defaults';
 
 /**
@@ -160,6 +161,11 @@ export const machineAttributes = {
    * sensitive as a whole and `config` can be shown (and diffed) in the clear.
    */
   secret_env: z.record(z.string(), z.string()).optional(),
+  /**
+   * Secrets by reference: for a path of the config (as plans name it), where its value is
+   * read at plan and apply. The config holds no value there; the service's does.
+   */
+  secrets: secretReferencesSchema.optional(),
   /**
    * Models of training jobs the machine deploys, by local package name:
    * `[<organization id>/]<model name>@<model version>`. Each is an `ml_model` package of the

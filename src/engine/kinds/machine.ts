@@ -21,6 +21,7 @@ import { defineKind } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
 import { configDocument, configView } from './machine-config-view';
 import { secretEnvEntries, splitSecretEnv, withSecretEnv } from './machine-secrets';
+import { withReferencedParts, withoutReferencedValues, withResolvedSecrets } from '../secret-references';
 import { missingPackageProblem, missingPackages, packageEntries } from './machine-packages';
 import { awaitModels, deployedModelsOf, waitingModel, withDeployedModels } from './machine-models';
 import { unlessNotFound } from './not-found';
@@ -76,12 +77,17 @@ export const machineDeclaration = defineKind({
       schema: machineAttributes.config,
       description: 'The machine config as JSON text (components, services, modules) without the secret env entries; a module without a version is pinned to the newest release at its first apply.',
       // The secret parts of the view's config come from secret_env, which is sensitive as a whole.
-      sensitive: secretEnvEntries,
+      sensitive: withReferencedParts(secretEnvEntries),
     },
     secret_env: {
       schema: machineAttributes.secret_env,
       description: "The modules' secret env entries by `<module>.<KEY>` (those code marks secret and those whose names look secret), merged into the modules' env.",
       sensitive: true,
+    },
+    secrets: {
+      schema: machineAttributes.secrets,
+      description:
+        'Secrets by reference, by the path of their value in the config as plans name it (`modules.acme_sensors.env.API_TOKEN`): `{ from = "env", name = "ACME_TOKEN" }` or `{ from = "file", path = "/run/secrets/acme" }`. The value is read where the plan or apply runs and sent to the service; `config`, plans and state never hold it.',
     },
     deploy_models: {
       schema: machineAttributes.deploy_models,
@@ -208,7 +214,9 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     }
     const parsed = parseConfig(attributes.config);
     if (parsed.problem) problems.push(parsed.problem);
-    const merged = withSecretEnv(parsed.config, attributes.secret_env);
+    const withEnv = withSecretEnv(parsed.config, attributes.secret_env);
+    problems.push(...withEnv.problems);
+    const merged = withResolvedSecrets(withEnv.config, attributes.secrets, `machine ${name}`);
     problems.push(...merged.problems);
     const deployed = deployedModelsOf(attributes.deploy_models, ctx.organizationId);
     problems.push(...deployed.problems);
@@ -385,10 +393,12 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
   attributesOf(view, prior): JsonObject {
     const flagged = new Set(isObject(prior?.secret_env) ? Object.keys(prior.secret_env) : []);
     if (!isObject(view.config)) return { name: view.name, location_id: view.location_id, config: UNKNOWN };
-    const { config, secretEnv } = splitSecretEnv(view.config, flagged);
+    // What references fill stays theirs: the attributes keep the references, not the values.
+    const { config, secretEnv } = splitSecretEnv(withoutReferencedValues(view.config, prior?.secrets), flagged);
     const attributes: JsonObject = { name: view.name, location_id: view.location_id, config: JSON.stringify(configDocument(config)) };
     if (isObject(view.health_gate)) attributes.health_gate = view.health_gate;
     if (Object.keys(secretEnv).length > 0) attributes.secret_env = secretEnv;
+    if (isObject(prior?.secrets) && Object.keys(prior.secrets).length > 0) attributes.secrets = prior.secrets;
     return attributes;
   },
 

@@ -1,0 +1,71 @@
+/**
+ * A secret given by reference: synthesis writes the reference in the machine's `secrets`
+ * (by the path of its value) and nothing at that path of its `config`; a value the app
+ * holds is refused with a hint.
+ */
+import { Machine, Module, Secret, SecretValueRefusedError } from '../../src/constructs';
+import { configSecrets } from '../../src/constructs/secret';
+import { FleetformError } from '../../src/domain/errors';
+import { errorsOf, machineConfig, newStack, resourceOf, synth } from './helpers';
+
+test('a module env entry given by reference is synthesized as the reference, by its path, never in config', () => {
+  const { app, stack } = newStack();
+  const m = new Machine(stack, 'm');
+  new Module(m, 'sensors', {
+    moduleId: 'acme:sensors',
+    version: '1.2.3',
+    env: { PATH: '/opt/bin', API_TOKEN: Secret.fromEnv('ACME_TOKEN') },
+    sensitiveEnv: { CERT: Secret.fromFile('/run/secrets/acme cert') },
+  });
+  expect(errorsOf(app)).toEqual([]);
+  const doc = synth(stack);
+  const machine = resourceOf(doc, 'fleetform_machine', 'm');
+  expect(machine.secrets).toEqual({
+    'modules.acme_sensors.env.API_TOKEN': { from: 'env', name: 'ACME_TOKEN' },
+    'modules.acme_sensors.env.CERT': { from: 'file', path: '/run/secrets/acme cert' },
+  });
+  expect(machine.secret_env).toBeUndefined();
+  expect(machineConfig(doc, 'm').modules).toEqual([{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '1.2.3', env: { PATH: '/opt/bin' } }]);
+});
+
+test('a module whose env is all references synthesizes no env; text secrets keep to secret_env', () => {
+  const { stack } = newStack();
+  const m = new Machine(stack, 'm');
+  new Module(m, 'a', { moduleId: 'acme:a', version: '1.0.0', env: { API_TOKEN: Secret.fromEnv('A_TOKEN') } });
+  new Module(m, 'b', { moduleId: 'acme:b', version: '1.0.0', env: { DB_PASSWORD: '${environment.DB_PASSWORD}' } });
+  const doc = synth(stack);
+  const machine = resourceOf(doc, 'fleetform_machine', 'm');
+  expect(machine.secrets).toEqual({ 'modules.acme_a.env.API_TOKEN': { from: 'env', name: 'A_TOKEN' } });
+  expect(machine.secret_env).toEqual({ 'acme_b.DB_PASSWORD': '$${environment.DB_PASSWORD}' });
+  expect(machineConfig(doc, 'm').modules.map((x) => x.env)).toEqual([undefined, undefined]);
+});
+
+test('a Secret anywhere in a config document is a reference by its path, list entries by name', () => {
+  const token = Secret.fromEnv('REMOTE_SECRET');
+  const doc = { remotes: [{ name: 'arm', address: 'arm.local', auth: { credentials: { type: 'robot-location-secret', payload: token } } }], processes: [{ id: 'p', env: { X: 'y' } }] };
+  const found = configSecrets(doc);
+  expect(found.references).toEqual({ 'remotes.arm.auth.credentials.payload': { from: 'env', name: 'REMOTE_SECRET' } });
+  expect(found.config.remotes[0]?.auth.credentials.payload).toBe('<secret from environment variable REMOTE_SECRET>');
+  // The document given is not changed, nor the parts without a secret copied.
+  expect(doc.remotes[0]?.auth.credentials.payload).toBe(token);
+  expect(found.config.processes).toBe(doc.processes);
+});
+
+test('a value the app holds is refused with the references to use instead', () => {
+  let thrown: unknown;
+  try {
+    Secret.fromValue('hunter2-value');
+  } catch (err) {
+    thrown = err;
+  }
+  expect(thrown).toBeInstanceOf(SecretValueRefusedError);
+  expect((thrown as FleetformError).message).not.toContain('hunter2-value');
+  expect((thrown as FleetformError).hint).toMatch(/Secret\.fromEnv/);
+});
+
+test('a reference names a variable a shell can set, and a file', () => {
+  expect(() => Secret.fromEnv('ACME-TOKEN')).toThrow(FleetformError);
+  expect(() => Secret.fromEnv('')).toThrow(/environment variable name/);
+  expect(() => Secret.fromFile('')).toThrow(/path/);
+  expect(String(Secret.fromEnv('X_TOKEN'))).toBe('<secret from environment variable X_TOKEN>');
+});

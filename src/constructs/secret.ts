@@ -1,0 +1,129 @@
+import { FleetformError } from '../domain/errors';
+import {
+  childPathOf,
+  describeSecretReference,
+  listEntryKey,
+  secretReferenceSchema,
+  type SecretReference,
+} from '../domain/secret-reference';
+
+/** A secret's value given to code: refused, since synthesis could only write it in clear. */
+export class SecretValueRefusedError extends FleetformError {}
+
+/** Marks a Secret of any copy of this library (cdktf's and cdktn's builds may meet in one app). */
+const SECRET_BRAND = Symbol.for('fleetform.secret');
+/** Set once any Secret is made, in any copy: until then a config holds none and is not walked. */
+const SECRETS_MADE = Symbol.for('fleetform.secrets-made');
+
+/**
+ * A secret given by reference: where its value is read when fleetform (or the Terraform
+ * provider) plans and applies, never the value. Give it wherever a config takes a secret,
+ * e.g. a module's env:
+ *
+ * ```ts
+ * new Module(machine, 'sensors', { moduleId: 'acme:sensors', env: { API_TOKEN: Secret.fromEnv('ACME_TOKEN') } });
+ * ```
+ *
+ * Synthesis writes `{"from":"env","name":"ACME_TOKEN"}` in the machine's `secrets`, and
+ * nothing at that place of its `config`; the service stores the value.
+ */
+export class Secret {
+  /** The value of an environment variable where the plan and the apply run. */
+  static fromEnv(name: string): Secret {
+    return new Secret(checkedReference({ from: 'env', name }, 'Secret.fromEnv'));
+  }
+
+  /** The content of a file where the plan and the apply run (one trailing line break dropped), e.g. a mounted CI or Kubernetes secret. */
+  static fromFile(path: string): Secret {
+    return new Secret(checkedReference({ from: 'file', path }, 'Secret.fromFile'));
+  }
+
+  /**
+   * Refused: a value the app holds could reach Terraform and the engine only through the
+   * synthesized files. Read it where the plan runs instead (Secret.fromEnv, Secret.fromFile).
+   */
+  static fromValue(_value: string): never {
+    throw new SecretValueRefusedError('Secret.fromValue: a secret value held by the app would be written in clear to the synthesized stack', {
+      hint: 'pass the secret where fleetform or Terraform runs and name it: Secret.fromEnv("NAME") (an environment variable) or Secret.fromFile("/path") (a mounted secret file)',
+    });
+  }
+
+  /** Whether x is a Secret (of any copy of this library). */
+  static isSecret(x: unknown): x is Secret {
+    return typeof x === 'object' && x !== null && (x as { [SECRET_BRAND]?: unknown })[SECRET_BRAND] === true;
+  }
+
+  readonly [SECRET_BRAND] = true;
+
+  private constructor(readonly reference: SecretReference) {
+    Reflect.set(globalThis, SECRETS_MADE, true);
+  }
+
+  /** What stands for it where text is needed (checks of a config): never a value. */
+  toString(): string {
+    return `<secret from ${describeSecretReference(this.reference)}>`;
+  }
+
+  toJSON(): SecretReference {
+    return { ...this.reference };
+  }
+}
+
+function checkedReference(ref: SecretReference, api: string): SecretReference {
+  const parsed = secretReferenceSchema.safeParse(ref);
+  if (parsed.success) return parsed.data;
+  throw new FleetformError(`${api}: ${parsed.error.issues.map((i) => i.message).join('; ')}`, {
+    hint: ref.from === 'env' ? 'name the variable as a shell sets it, e.g. Secret.fromEnv("ACME_TOKEN")' : 'give the path of the file holding the secret',
+  });
+}
+
+/** Whether any Secret was made in this process: a config can hold one only then. */
+export function anySecretMade(): boolean {
+  return Reflect.get(globalThis, SECRETS_MADE) === true;
+}
+
+/** A config with its secrets found: text stands in for each, and each reference by its path. */
+export interface ConfigSecrets<T> {
+  /** The config with each Secret replaced by its text (for checks of the config alone: never synthesized). */
+  readonly config: T;
+  /** The references by the path of their value, as plans name it (list entries by name). */
+  readonly references: Readonly<Record<string, SecretReference>>;
+}
+
+/**
+ * The secrets anywhere in a config document (list form) under construction: any field of
+ * any construct may hold a Secret, and this is where each becomes a reference by path.
+ * The document is not changed; without any Secret it is given back as it is.
+ */
+export function configSecrets<T>(config: T): ConfigSecrets<T> {
+  if (!anySecretMade()) return { config, references: {} };
+  const references: Record<string, SecretReference> = {};
+  const keys: Array<string | number> = [];
+  const walk = (node: unknown): unknown => {
+    if (Secret.isSecret(node)) {
+      references[childPathOf(keys)] = { ...node.reference };
+      return node.toString();
+    }
+    if (Array.isArray(node)) {
+      let copy: unknown[] | undefined;
+      node.forEach((entry, i) => {
+        keys.push(listEntryKey(entry, i));
+        const out = walk(entry);
+        keys.pop();
+        if (out !== entry) (copy ??= [...node])[i] = out;
+      });
+      return copy ?? node;
+    }
+    if (node === null || typeof node !== 'object') return node;
+    let copy: Record<string, unknown> | undefined;
+    for (const [k, v] of Object.entries(node)) {
+      keys.push(k);
+      const out = walk(v);
+      keys.pop();
+      if (out !== v) (copy ??= { ...(node as Record<string, unknown>) })[k] = out;
+    }
+    return copy ?? node;
+  };
+  const out = walk(config) as T;
+  return { config: out, references };
+}
