@@ -6,13 +6,15 @@ import { createServiceClient, type ServiceClient } from '../../src/api/client';
 import { startEmulator, type ClockMode, type EmulatorCredentials } from '../../src/emulator';
 import { LocalStateBackend } from '../../src/engine/state/local-backend';
 import { App, LocalBackend, TerraformStack } from 'cdktf';
-import { Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, TrainingJob } from '../../src';
+import { Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, TrainingJob, type Secret } from '../../src';
 
 export interface FleetShape {
   readonly machines?: readonly string[];
   readonly timeoutMs?: number;
   readonly policy?: string;
   readonly token?: string;
+  /** The token by reference (Secret.fromEnv, Secret.fromFile), in place of `token`. */
+  readonly tokenRef?: Secret;
   /** Model version of the training job; undefined = no job. */
   readonly jobVersion?: string;
   readonly jobTags?: readonly string[];
@@ -33,7 +35,7 @@ export function synthFleet(outdir: string, shape: FleetShape = {}): void {
       moduleId: 'acme:sensors',
       version: shape.policy ?? '~1.2',
       env: { PATH: '/opt/acme/bin:${environment.PATH}', ...shape.env },
-      sensitiveEnv: { API_TOKEN: shape.token ?? 'token-one' },
+      sensitiveEnv: { API_TOKEN: shape.tokenRef ?? shape.token ?? 'token-one' },
     });
     const board = new ModularResource(machine, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
     new ModularResource(machine, 'ultrasonic', {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { childPath } from '../domain/json-path';
 import {
-  describeSecretReference,
   pathKeys,
   resolveSecretReference,
   secretReferenceSchema,
@@ -69,7 +68,7 @@ export function withResolvedSecrets(
     }
     const resolved = resolveSecretReference(ref, source);
     if ('unresolved' in resolved) {
-      problems.push({ path: at, message: `${owner} needs the secret ${path} from ${describeSecretReference(ref)}: ${resolved.unresolved.message}`, hint: resolved.unresolved.hint });
+      problems.push({ path: at, message: `${owner} needs the secret ${path}: ${resolved.unresolved.message}`, hint: resolved.unresolved.hint });
       continue;
     }
     const placed = withValueAt(out, keys, resolved.value);
@@ -126,6 +125,6 @@ function removedAt(node: JsonValue, keys: ReadonlyArray<string | number>): JsonV
 export function withReferencedParts(parts: SensitiveParts, attributeName = 'config'): SensitiveParts {
   return {
     describe: `${parts.describe}, and the values its \`secrets\` references fill`,
-    paths: (view, attributes) => [...parts.paths(view, attributes), ...referencedViewPaths(attributes, attributeName)],
+    paths: (view, attributes) => [...new Set([...parts.paths(view, attributes), ...referencedViewPaths(attributes, attributeName)])],
   };
 }
