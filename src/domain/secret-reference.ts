@@ -196,3 +196,6 @@ export function withoutValueAt<T>(doc: T, keys: ReadonlyArray<string | number>):
   };
   return remove(doc, 0) as T;
 }
+
+/** The attribute of a resource that holds its secrets by reference (see secretReferencesSchema). */
+export const SECRET_REFERENCES_ATTRIBUTE = 'secrets';

@@ -1,3 +1,4 @@
+import { SECRET_REFERENCES_ATTRIBUTE } from '../domain/secret-reference';
 import type { AttributeFacts, KindDeclaration, TerraformType } from './kind-declaration';
 
 /** One attribute of a resource schema as Terraform's plugin protocol describes it. */
@@ -77,6 +78,28 @@ function digestAttributeOf(f: AttributeFacts): TerraformAttribute {
   };
 }
 
+/**
+ * A kind whose secrets are given by reference (its `secrets` attribute) gets a computed
+ * `secrets_digest`: a keyed digest of the values the references name, read where Terraform
+ * runs, so a new secret behind an unchanged reference is a change Terraform sees.
+ */
+export function referenceDigestAttributes(declaration: KindDeclaration): TerraformAttribute[] {
+  const refs = declaration.attributes[SECRET_REFERENCES_ATTRIBUTE];
+  if (!refs) return [];
+  return [
+    {
+      name: digestName(refs),
+      type: 'string',
+      description: `Keyed digest of the values the ${refs.name} references name: changes when one of them does (the values are never kept).`,
+      required: false,
+      optional: false,
+      computed: true,
+      sensitive: false,
+      writeOnly: false,
+    },
+  ];
+}
+
 /** The Terraform schema of a kind, derived from its declaration. */
 export function terraformResourceSchema(declaration: KindDeclaration): TerraformResourceSchema {
   const facts = Object.values(declaration.attributes);
@@ -84,7 +107,7 @@ export function terraformResourceSchema(declaration: KindDeclaration): Terraform
     type: declaration.type,
     version: declaration.schemaVersion,
     description: declaration.description,
-    attributes: [...facts.map(attributeOf), ...writeOnlyAttributes(declaration).map(digestAttributeOf)],
+    attributes: [...facts.map(attributeOf), ...writeOnlyAttributes(declaration).map(digestAttributeOf), ...referenceDigestAttributes(declaration)],
     requiresReplace: facts.filter((f) => f.forcesReplacement).map((f) => f.name),
   };
 }

@@ -10,6 +10,7 @@ import { newSalt, stateEntry, type ResourcePrivate } from './resource-private';
 import type { StateEntry } from '../engine/state/schema';
 import { digestName, writeOnlyAttributes } from '../engine/terraform-schema';
 import { creationSalt, withoutWriteOnly, withWriteOnlyFrom } from './write-only';
+import { withReferenceDigest } from './secret-digests';
 import { UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /** A resource's value in Terraform's state and the provider's record of it. */
@@ -109,11 +110,11 @@ export async function planTerraformResource(
     const salt = creationSalt(declaration, kind.type, config);
     // An adopted object's ids ride to apply in the planned record.
     const record: ResourcePrivate = { ids: { ...adopted?.ids }, outputs: { ...adopted?.outputs }, kind_private: {}, applied: null, sensitive_paths: [], salt: salt ?? newSalt(), version: null };
-    const state = withoutWriteOnly(declaration, planned, config, input.key, record.salt, input.writeOnly);
+    const state = withReferenceDigest(declaration, withoutWriteOnly(declaration, planned, config, input.key, record.salt, input.writeOnly), desired.view, engineAttributes(declaration, config), input.key, salt);
     if (salt === undefined) for (const f of writeOnlyAttributes(declaration)) if (state[digestName(f)] !== null) state[digestName(f)] = UNKNOWN_VALUE;
     return { state, requiresReplace: [], private: record };
   }
-  const plannedState = withoutWriteOnly(declaration, planned, config, input.key, prior.private.salt, input.writeOnly);
+  const plannedState = withReferenceDigest(declaration, withoutWriteOnly(declaration, planned, config, input.key, prior.private.salt, input.writeOnly), desired.view, engineAttributes(declaration, config), input.key, prior.private.salt);
 
   // An unknown replace-forcing value counts as a change: Terraform's final plan may not turn an update into a replace.
   const requiresReplace = Object.values(declaration.attributes)
@@ -223,7 +224,10 @@ export async function applyResource(
   const adopting = !prior && Object.keys(plannedIds).length > 0 ? { ids: plannedIds, outputs: input.plannedPrivate?.outputs ?? {} } : undefined;
   const entry = prior ? stateEntry(kind.type, prior.private) : adopting ? adoptedEntry(kind, adopting) : undefined;
   // Write-only secrets are in the configuration only.
-  const desired = await desireResource(kind, ctx, engineAttributes(kind.declaration, withWriteOnlyFrom(kind.declaration, planned, input.config)), entry);
+  const attributes = engineAttributes(kind.declaration, withWriteOnlyFrom(kind.declaration, planned, input.config));
+  const desired = await desireResource(kind, ctx, attributes, entry);
+  // The state of an applied object: the digest of the secrets references read as this apply read them.
+  const appliedState = (state: TerraformObject, salt: string): TerraformObject => withReferenceDigest(kind.declaration, state, desired.view, attributes, key, salt);
   // At apply, the service is the judge of what it holds (a replaced object is gone by now).
   const refused = desired.problems.filter((p) => !p.existingId);
   if (refused.length > 0) {
@@ -236,7 +240,7 @@ export async function applyResource(
     const applied = await kind.update(ctx, entry, desired.view, null);
     const identity = kind.identity(desired.view);
     if (identity && intents) intents.record(kind.type, identity.key, applied.ids);
-    return { state: withServiceAttributes(kind, planned, applied), private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt, key) };
+    return { state: appliedState(withServiceAttributes(kind, planned, applied), salt), private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt, key) };
   }
   if (!prior || !entry) {
     const salt = input.plannedPrivate?.salt ?? newSalt();
@@ -250,18 +254,18 @@ export async function applyResource(
         if (identity && intents) intents.record(kind.type, identity.key, ids.ids);
       });
       if (identity && intents) intents.record(kind.type, identity.key, applied.ids);
-      return { state: withServiceAttributes(kind, planned, applied), private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt, key) };
+      return { state: appliedState(withServiceAttributes(kind, planned, applied), salt), private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt, key) };
     } catch (err) {
       diags.failure(err, `creating ${kind.type}`);
       // What the service already made stays in state (Terraform marks it tainted) instead of being lost.
-      if (made) return { state: withServiceAttributes(kind, planned, made), private: recordOf(made, desired.view, desired.sensitivePaths, desired.private, salt, key) };
+      if (made) return { state: appliedState(withServiceAttributes(kind, planned, made), salt), private: recordOf(made, desired.view, desired.sensitivePaths, desired.private, salt, key) };
       return { state: null, private: undefined };
     }
   }
   const plannedVersion = input.plannedPrivate?.version ?? prior.private.version;
   const applied = await kind.update(ctx, entry, desired.view, plannedVersion);
   const record = recordOf(applied, desired.view, desired.sensitivePaths, { ...prior.private.kind_private, ...desired.private }, prior.private.salt, key);
-  return { state: withServiceAttributes(kind, planned, applied), private: record };
+  return { state: appliedState(withServiceAttributes(kind, planned, applied), prior.private.salt), private: record };
 }
 
 /**
@@ -287,7 +291,9 @@ export async function readResource(kind: ResourceKind, ctx: KindContext, stored:
   for (const f of Object.values(kind.declaration.attributes)) {
     if (f.presence !== 'computed' && f.name in attributes) state[f.name] = terraformAttribute(f, attributes[f.name]);
   }
-  return { state: withoutWriteOnly(kind.declaration, state, { ...state }, key, stored.private.salt, writeOnly), private: record };
+  // What the service holds at the referenced paths is digested as a plan digests what the references read.
+  const observed = withReferenceDigest(kind.declaration, state, observation.view, current, key, stored.private.salt);
+  return { state: withoutWriteOnly(kind.declaration, observed, { ...observed }, key, stored.private.salt, writeOnly), private: record };
 }
 
 /** Adopts an object by its service id: its attributes as the service holds them. */
