@@ -143,7 +143,7 @@ test('GetProviderSchema: every kind, required/optional/computed/sensitive as dec
   const flags = (type: string) =>
     Object.fromEntries((schema.resourceSchemas[type]?.block?.attributes ?? []).map((a) => [a.name, [a.required && 'required', a.optional && 'optional', a.computed && 'computed', a.sensitive && 'sensitive'].filter(Boolean).join(' ')]));
   expect(flags('fleetform_location')).toEqual({ name: 'required', parent_location_id: 'optional', organization_id: 'optional computed', id: 'computed' });
-  expect(flags(MACHINE)).toEqual({ name: 'required', location_id: 'optional computed', config: 'required', secret_env: 'optional sensitive', deploy_models: 'optional', health_gate: 'optional', id: 'computed', part_id: 'computed', secret_env_digest: 'computed' });
+  expect(flags(MACHINE)).toEqual({ name: 'required', location_id: 'optional computed', config: 'required', secret_env: 'optional sensitive', deploy_models: 'optional', health_gate: 'optional', id: 'computed', part_id: 'computed', secret_env_digest: 'computed', secrets: 'optional', secrets_digest: 'computed' });
   // A secret as a whole is write-only: Terraform never keeps it in its plan or state.
   expect((schema.resourceSchemas[MACHINE]?.block?.attributes ?? []).filter((a) => a.writeOnly).map((a) => a.name)).toEqual(['secret_env']);
   expect(flags('fleetform_dataset')).toEqual({ name: 'required', organization_id: 'optional computed', id: 'computed' });
@@ -221,7 +221,7 @@ describe('UpgradeResourceState', () => {
   test('an attribute of a former layout is dropped, a new one starts null', async () => {
     const res = await upgrade(0n, { id: 'm1', part_id: 'p1', name: 'm', location_id: 'l', config: '{}', sensitive_env: { A: 'b' } });
     expect(res.diagnostics).toEqual([]);
-    expect(valueOf(MACHINE, res.upgradedState)).toEqual({ id: 'm1', part_id: 'p1', name: 'm', location_id: 'l', config: '{}', secret_env: null, deploy_models: null, health_gate: null, secret_env_digest: null });
+    expect(valueOf(MACHINE, res.upgradedState)).toEqual({ id: 'm1', part_id: 'p1', name: 'm', location_id: 'l', config: '{}', secret_env: null, deploy_models: null, health_gate: null, secret_env_digest: null, secrets: null, secrets_digest: null });
   });
 
 
@@ -257,6 +257,8 @@ describe('a machine: plan, apply, read, import', () => {
       // The secret stays out of the plan; its keyed digest stands for it.
       secret_env: null,
       secret_env_digest: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/),
+      secrets: null,
+      secrets_digest: null,
     });
   });
 
@@ -271,6 +273,8 @@ describe('a machine: plan, apply, read, import', () => {
       part_id: expect.any(String),
       secret_env: null,
       secret_env_digest: expect.stringMatching(/^hmac-sha256:/),
+      secrets: null,
+      secrets_digest: null,
     });
     expect(JSON.stringify(created.state)).not.toContain('token-one');
     const part = await project.client.appClient.getMachinePart(created.state.part_id as string);
