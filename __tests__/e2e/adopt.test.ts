@@ -189,7 +189,7 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   // A variable whose name looks secret is read from the environment, like a secret env entry.
   expect(code).toMatch(/arm2\.useFragment\(sensorBase, \{ version: '2', variables: \{ pin: '\d+' \} \}\);/);
   expect(code).toContain("new ModularResource(arm2, 'probe', { api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', dependsOn: ['board-1'] });");
-  expect(code).toContain("arm2.useFragment(uplink, { variables: { api_token: secret('ARM_2_UPLINK_API_TOKEN') } });");
+  expect(code).toContain("arm2.useFragment(uplink, { variables: { api_token: Secret.fromEnv('ARM_2_UPLINK_API_TOKEN') } });");
   expect(first.stdout).toContain('ARM_2_UPLINK_API_TOKEN  (arm-2: import of fragment uplink, variable api_token)');
   expect(code).toMatch(/arm3\.useFragment\(rig\);/);
   expect(code).toMatch(/new Package\(mapper, 'lookup', \{ package: '[^']+\/lookup', version: '2', type: 'archive' \}\);/);

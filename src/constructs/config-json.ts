@@ -4,6 +4,7 @@ import { pathKeys, withoutValueAt, type SecretReference } from '../domain/secret
 import type { IMachine as Machine } from './machine-parts';
 import { assembleMachine, type AssembledMachine } from './machine-config';
 import { fragmentConfigKeys } from './fragment-imports';
+import { configSecrets } from './secret';
 
 /** What a machine synthesizes from its parts. */
 export interface SynthesizedConfig {
@@ -22,8 +23,10 @@ export interface SynthesizedConfig {
 export function synthesizedConfigOf({ config, secretEnv, synthesizedPackages, secretReferences }: AssembledMachine, imports: ReturnType<typeof fragmentConfigKeys> = {}): SynthesizedConfig {
   const withPackages = config.packages === undefined ? config : withSynthesizedPackages(config, synthesizedPackages);
   const referenced = hasOwnKeys(secretReferences) ? withoutReferencedPaths(withPackages, secretReferences) : withPackages;
-  const secrets = secretReferences;
-  const document = imports.fragments ? { ...referenced, ...imports } : referenced;
+  // A secret variable of an import is a reference by its path, as any other secret.
+  const importSecrets = imports.fragments ? configSecrets(imports) : undefined;
+  const secrets = importSecrets && hasOwnKeys(importSecrets.references) ? { ...secretReferences, ...importSecrets.references } : secretReferences;
+  const document = importSecrets ? withoutReferencedPaths({ ...referenced, ...importSecrets.config }, importSecrets.references) : referenced;
   if (!hasOwnKeys(secretEnv)) return { configJson: JSON.stringify(document), secretEnv, secrets };
   const modules = (document as { modules: ModuleConfig[] }).modules;
   const withoutSecrets = { ...document, modules: modules.map((module) => withoutSecretEnv(module, secretEnv)) };

@@ -1,5 +1,6 @@
 import type { IConstruct } from 'constructs';
 import type { JsonObject, JsonValue } from './json-value';
+import type { Secret } from './secret';
 
 /** A fragment as a machine imports it: a Fragment construct (of any copy of this library). */
 export interface IFragment extends IConstruct {
@@ -30,8 +31,8 @@ export interface UseFragmentOptions {
   readonly version?: string;
   /** Prepended to the names of the components and services it brings (`front` + `board` -> `front-board`). */
   readonly prefix?: string;
-  /** Values of the fragment's variables (see Fragment.variable). */
-  readonly variables?: Readonly<Record<string, JsonValue>>;
+  /** Values of the fragment's variables (see Fragment.variable); a secret one by reference (Secret.fromEnv, Secret.fromFile). */
+  readonly variables?: Readonly<Record<string, JsonValue | Secret>>;
   /** Overrides of what it brings: if one fails, the service applies none. */
   readonly mods?: readonly FragmentMod[];
   /** Keep the import but bring none of its entries. */
@@ -52,6 +53,9 @@ export function addFragmentImport(holder: IConstruct, fragment: IFragment | stri
   importsOf.set(holder, list);
 }
 
+/** An import's entry of a config: JSON, but for the secret variables given by reference (until synthesis takes them out). */
+export type ImportEntry = { [key: string]: JsonValue | Readonly<Record<string, JsonValue | Secret>> };
+
 /** The fragments a machine or fragment imports, in the order declared. */
 export function fragmentImportsOf(holder: IConstruct): ReadonlyArray<{ readonly fragment: IFragment | string; readonly options: UseFragmentOptions }> {
   return importsOf.get(holder) ?? [];
@@ -64,8 +68,8 @@ const idOf = (fragment: IFragment | string): string => (typeof fragment === 'str
  * imports any: each import's entry (`{id, version, prefix, variables, disabled}`, unset
  * options left out) and the mods of each imported fragment, in the order declared.
  */
-export function fragmentConfigKeys(holder: IConstruct): { fragments?: JsonObject[]; fragment_mods?: JsonObject[] } {
-  type Entry = { [key: string]: JsonValue };
+export function fragmentConfigKeys(holder: IConstruct): { fragments?: ImportEntry[]; fragment_mods?: JsonObject[] } {
+  type Entry = ImportEntry;
   const imports = importsOf.get(holder);
   if (!imports || imports.length === 0) return {};
   const fragments: Entry[] = [];
@@ -80,7 +84,7 @@ export function fragmentConfigKeys(holder: IConstruct): { fragments?: JsonObject
     fragments.push(entry);
     if (options.mods && options.mods.length > 0) mods.set(id, [...(mods.get(id) ?? []), ...options.mods.map((m) => ({ ...m }) as JsonObject)]);
   }
-  const keys: { fragments: Entry[]; fragment_mods?: Entry[] } = { fragments };
+  const keys: { fragments: Entry[]; fragment_mods?: JsonObject[] } = { fragments };
   if (mods.size > 0) keys.fragment_mods = [...mods].map(([fragment_id, list]) => ({ fragment_id, mods: list }));
   return keys;
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { UseFragmentOptions } from './fragment-imports';
 import type { JsonValue } from './json-value';
 import { propSchemas } from './props';
+import { Secret } from './secret';
 
 const jsonValue = z.custom<JsonValue>((x) => x !== undefined && typeof x !== 'function' && typeof x !== 'symbol' && typeof x !== 'bigint', 'expected a JSON value');
 const paths = z.record(z.string(), jsonValue);
@@ -10,7 +11,7 @@ const paths = z.record(z.string(), jsonValue);
 export const useFragmentOptionsSchema = z.strictObject({
   version: propSchemas.text.min(1, 'a version is a revision number or a tag').optional(),
   prefix: propSchemas.text.min(1, 'leave prefix out rather than empty').optional(),
-  variables: z.record(z.string(), jsonValue).optional(),
+  variables: z.record(z.string(), z.custom<JsonValue | Secret>((x) => Secret.isSecret(x) || jsonValue.safeParse(x).success, 'expected a JSON value or a Secret')).optional(),
   mods: z.array(z.strictObject({ $set: paths.optional(), $unset: paths.optional() })).optional(),
   disabled: z.boolean().optional(),
 }) satisfies z.ZodType<UseFragmentOptions>;

@@ -50,8 +50,8 @@ function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCod
   config.modules.forEach((m, i) => {
     const id = ids.take(m.name, 'module');
     const defaultName = m.moduleId !== undefined ? (conventionalModuleName(m.moduleId) ?? id) : id;
-    const sensitiveEnv = Object.fromEntries(Object.entries(m.sensitiveEnv).map(([k, variable]) => [k, new Code(`secret(${stringLiteral(variable)})`)]));
-    if (Object.keys(sensitiveEnv).length > 0) used.add('secret');
+    const sensitiveEnv = Object.fromEntries(Object.entries(m.sensitiveEnv).map(([k, variable]) => [k, secretReferenceCode(variable)]));
+    if (Object.keys(sensitiveEnv).length > 0) used.add('Secret');
     const props: Literal = {
       moduleId: m.moduleId,
       name: m.name === defaultName ? undefined : m.name,
@@ -93,11 +93,16 @@ function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCod
   if (config.resources.length > 0) used.add('ModularResource');
 }
 
-/** `holderVar.useFragment(fragment, {...});` per import, in the order the config lists them; secret variables read with `secret`. */
+/** A secret by reference to the environment variable that holds it where plans run: code and synthesized files hold only its name. */
+function secretReferenceCode(variable: string): Code {
+  return new Code(`Secret.fromEnv(${stringLiteral(variable)})`);
+}
+
+/** `holderVar.useFragment(fragment, {...});` per import, in the order the config lists them; secret variables by reference. */
 function writeImports(w: CodeWriter, holderVar: string, imports: readonly ImportDecl[], vars: ReadonlyMap<string, string>, used: Set<string>): void {
   for (const i of imports) {
-    const secrets = Object.entries(i.secretVariables ?? {}).map(([key, variable]): [string, Literal] => [key, new Code(`secret(${stringLiteral(variable)})`)]);
-    if (secrets.length > 0) used.add('secret');
+    const secrets = Object.entries(i.secretVariables ?? {}).map(([key, variable]): [string, Literal] => [key, secretReferenceCode(variable)]);
+    if (secrets.length > 0) used.add('Secret');
     const variables: Literal = i.variables || secrets.length > 0 ? { ...i.variables, ...Object.fromEntries(secrets) } : undefined;
     const options: Literal = { version: i.version, prefix: i.prefix, variables, disabled: i.disabled, mods: i.mods };
     w.line(`${holderVar}.useFragment(${literal(refCode(i.fragment, vars), 0)}${propsArgument(w, options)});`);
@@ -161,18 +166,9 @@ function machineProps(m: MachineDecl, vars: ReadonlyMap<string, string>): Litera
   return { name: m.name === m.constructId ? undefined : m.name, location: refCode(m.location, vars) };
 }
 
-const SECRET_FUNCTION = [
-  '/** A secret the fleet needs, read from the environment at synth: code never holds it. */',
-  'function secret(name: string): string {',
-  '  const value = process.env[name];',
-  '  if (value === undefined) throw new Error(`set the environment variable ${name}: it holds a secret of the adopted fleet`);',
-  '  return value;',
-  '}',
-];
-
 /**
  * The TypeScript of an adopted organization: one stack class in the house style, its
- * shared configs as functions below it, and a `secret` reader when secrets were found.
+ * shared configs as functions below it; secrets by reference (`Secret.fromEnv`).
  */
 export function renderAdoption(adoption: Adoption, options: RenderOptions): string {
   const used = new Set<string>(['FleetProvider']);
@@ -260,12 +256,7 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
       functions.line('return machine;');
     });
   }
-  if (used.has('secret')) {
-    functions.line();
-    for (const l of SECRET_FUNCTION) functions.line(l);
-  }
-
-  const fleetformNames = [...used].filter((n) => n !== 'secret').sort();
+  const fleetformNames = [...used].sort();
   const out = new CodeWriter();
   out.line(`import { TerraformStack } from '${options.cdk}';`);
   out.line(`import type { Construct } from 'constructs';`);
