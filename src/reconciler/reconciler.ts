@@ -187,7 +187,13 @@ export class Reconciler implements ReconcilerHandle {
       this.emit({ type: 'leader', holder: this.holder, leading: true });
       return true;
     } catch (err) {
-      this.settings.logger.log('warn', 'could not take the leader lease', message(err));
+      // Said once per revision: a broken commit is announced (the fleet is left as it is), then waited out.
+      const m = message(err);
+      if (this.broken && !this.broken.said) {
+        this.broken.said = true;
+        this.settings.logger.log('error', 'the project could not be loaded', m);
+        this.emit({ type: 'cycle-failed', ...m, ...(this.revision?.commit ? { commit: this.revision.commit } : {}) });
+      } else if (!this.broken) this.settings.logger.log('warn', 'could not take the leader lease', m);
       return false;
     }
   }

@@ -114,6 +114,7 @@ export function gitSource(options: GitSourceOptions): ProjectSource {
   const ref = `refs/heads/${branch}`;
   const run = (args: readonly string[], cwd = workdir): Promise<string> => git(args, cwd, env, repo);
   let cloned = false;
+  let checkedOut: string | undefined;
   const ensureClone = async (): Promise<void> => {
     if (cloned) return;
     if (!existsSync(path.join(workdir, '.git'))) {
@@ -128,8 +129,10 @@ export function gitSource(options: GitSourceOptions): ProjectSource {
       await ensureClone();
       await run(['fetch', '--quiet', 'origin', `+${ref}:refs/remotes/origin/${branch}`]);
       const commit = await run(['rev-parse', `refs/remotes/origin/${branch}`]);
-      const head = await run(['rev-parse', '--verify', '--quiet', 'HEAD']).catch(() => '');
-      if (head !== commit) await run(['checkout', '--quiet', '--force', '--detach', commit]);
+      if (checkedOut !== commit) {
+        await run(['checkout', '--quiet', '--force', '--detach', commit]);
+        checkedOut = commit;
+      }
       const dir = path.resolve(workdir, options.path || '.');
       if (!existsSync(dir)) throw new GitError(`commit ${commit.slice(0, 12)} has no folder ${options.path}`, { path: '--path', hint: 'name the project folder inside the repository' });
       return { dir, id: commit, commit };
