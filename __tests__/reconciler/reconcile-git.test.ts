@@ -134,10 +134,10 @@ test('commits reach every machine through a two-wave rollout; drift is reported 
   const now = Date.now();
   const minute = new Date(now);
   const opened = Date.UTC(minute.getUTCFullYear(), minute.getUTCMonth(), minute.getUTCDate(), minute.getUTCHours(), minute.getUTCMinutes());
-  const endsIn = 4000;
+  const endsIn = 15_000;
   const deny = `deny:${minute.getUTCMinutes()} ${minute.getUTCHours()} * * *:${now + endsIn - opened}ms:UTC`;
   mark = hook.events.length;
-  project.commit({ machines: MACHINES, policy: '~1.4', reconcile: { drift: 'heal', windows: [deny] } }, 'sensors 1.4, in a deny window');
+  project.commit({ machines: MACHINES, policy: '~1.2', reconcile: { drift: 'heal', windows: [deny] } }, 'sensors back to 1.2, in a deny window');
   const waiting = (await hook.waitFor(of('apply-waiting'), mark)) as Extract<ReconcilerEvent, { type: 'apply-waiting' }>;
   expect(waiting.reason).toContain('deny window');
   expect(Date.now()).toBeLessThan(now + endsIn);
@@ -145,7 +145,7 @@ test('commits reach every machine through a two-wave rollout; drift is reported 
   const started = await hook.waitFor(of('apply-started'), mark);
   expect(Date.parse(started.at)).toBeGreaterThanOrEqual(now + endsIn - 50);
   await hook.waitFor(of('apply-finished'), mark);
-  for (let i = 1; i <= MACHINES; i++) expect(moduleVersion(await machineConfig(`picker-${i}`))).toBe('~1.4');
+  for (let i = 1; i <= MACHINES; i++) expect(moduleVersion(await machineConfig(`picker-${i}`))).toBe('~1.2');
 
   // Nothing in the log or the events holds the webhook's URL.
   expect(running.log()).not.toContain(hook.url);
