@@ -12,16 +12,21 @@ export interface FleetSpec {
   readonly machines: number;
   readonly policy: string;
   readonly reconcile?: { apply?: string; drift?: string; windows?: string[] };
+  /** The rollout gate's settle time (default 100ms). */
+  readonly settle?: string;
+  /** State in PostgreSQL (cdktf's PgBackend) instead of local files. */
+  readonly pg?: { readonly connStr: string; readonly schemaName: string };
 }
 
 /** The app of the test project: machines running acme:sensors, a two-wave rollout (a canary, then the rest), as fleet.json says. */
 const MAIN = `
 const path = require('node:path');
-const { App, TerraformStack } = require(${JSON.stringify(path.join(ROOT, 'node_modules', 'cdktf'))});
+const { App, PgBackend, TerraformStack } = require(${JSON.stringify(path.join(ROOT, 'node_modules', 'cdktf'))});
 const ff = require(${JSON.stringify(path.join(ROOT, 'dist', 'index.js'))});
 const spec = require('./fleet.json');
 const app = new App();
 const stack = new TerraformStack(app, 'fleet');
+if (spec.pg) new PgBackend(stack, spec.pg);
 new ff.FleetProvider(stack, 'cloud', {});
 const machines = [];
 for (let i = 1; i <= spec.machines; i++) {
@@ -32,7 +37,7 @@ for (let i = 1; i <= spec.machines; i++) {
   new ff.ModularResource(m, 'ultrasonic', { name: 'ultrasonic-1', api: 'rdk:component:sensor', model: sensors.model('hc-sr04'), attributes: { board: 'board-1', timeout_ms: 150 }, dependsOn: [board] });
   machines.push(m);
 }
-new ff.Rollout(stack, 'careful', { waves: [{ machines: [machines[0]] }, { fraction: 1 }], gate: { timeout: '60s', settle: '100ms' }, abort: { maxFailed: 0 } });
+new ff.Rollout(stack, 'careful', { waves: [{ machines: [machines[0]] }, { fraction: 1 }], gate: { timeout: '60s', settle: spec.settle || '100ms' }, abort: { maxFailed: 0 } });
 if (spec.reconcile) new ff.ReconcilePolicy(stack, 'reconcile', spec.reconcile);
 app.synth();
 `;
