@@ -6,7 +6,7 @@ import { loadSdk } from '../../src/api/sdk';
 import { startEmulator } from '../../src/emulator';
 import type { ReconcilerEvent } from '../../src/reconciler/events';
 import type { ReconcilerStatus } from '../../src/reconciler/events';
-import { quickMachines } from '../e2e/fleet-fixture';
+import { fleetform, quickMachines } from '../e2e/fleet-fixture';
 import { gitProject, startReconcile, webhookReceiver, type ReconcileProcess } from './fixture';
 
 jest.setTimeout(240_000);
@@ -146,6 +146,29 @@ test('commits reach every machine through a two-wave rollout; drift is reported 
   expect(Date.parse(started.at)).toBeGreaterThanOrEqual(now + endsIn - 50);
   await hook.waitFor(of('apply-finished'), mark);
   for (let i = 1; i <= MACHINES; i++) expect(moduleVersion(await machineConfig(`picker-${i}`))).toBe('~1.2');
+
+  // A commit destroying more than --max-destroy (0) waits for an approval, whatever the policy; the command gives it.
+  mark = hook.events.length;
+  project.commit({ machines: MACHINES - 1, policy: '~1.2', reconcile: { drift: 'heal' } }, 'one machine fewer');
+  const asked = (await hook.waitFor(of('approval-needed'), mark)) as Extract<ReconcilerEvent, { type: 'approval-needed' }>;
+  expect(asked).toMatchObject({ destroy: 1, reason: 'it destroys 1 object(s), more than --max-destroy 0' });
+  expect((await status()).stacks[0]?.waiting?.for).toBe('approval');
+  expect((await client.appClient.listMachines(emulator.credentials.locationId)).length).toBe(MACHINES);
+  const approved = await fleetform(dir, ['reconcile', 'approve', 'fleet', '--server', url], env as Record<string, string>);
+  expect(approved).toMatchObject({ code: 0, stdout: 'Approved: stack fleet is applied now.\n' });
+  await hook.waitFor(of('apply-finished'), mark);
+  expect((await client.appClient.listMachines(emulator.credentials.locationId)).map((m) => m.name).sort()).toEqual(['picker-1', 'picker-2', 'picker-3']);
+  const shown = await fleetform(dir, ['reconcile', 'status', '--server', url], env as Record<string, string>);
+  expect(shown.stdout).toMatch(/^Reconciler: (idle|cycling) \(leader\), cycle \d+, commit [0-9a-f]{12}/);
+  expect(shown.stdout).toContain('stack fleet (apply auto, drift heal)');
+
+  // A broken commit leaves the fleet as it is and is announced once.
+  mark = hook.events.length;
+  const broken = project.commit({ machines: MACHINES - 1, policy: 'not a version', reconcile: { drift: 'heal' } }, 'a broken version policy');
+  const failed = (await hook.waitFor(of('cycle-failed'), mark)) as Extract<ReconcilerEvent, { type: 'cycle-failed' }>;
+  expect(failed.commit).toBe(broken);
+  expect(failed.error).toContain('not a version');
+  expect((await client.appClient.listMachines(emulator.credentials.locationId)).length).toBe(MACHINES - 1);
 
   // Nothing in the log or the events holds the webhook's URL.
   expect(running.log()).not.toContain(hook.url);

@@ -11,7 +11,6 @@ export class ReconcilerMetrics {
   private readonly applies = new Counter({ name: 'fleetform_reconcile_applies_total', help: 'Applies started, by stack and cause', labelNames: ['stack', 'cause'] as const, registers: [this.registry] });
   private readonly waves = new Counter({ name: 'fleetform_reconcile_waves_passed_total', help: 'Rollout waves passed', labelNames: ['stack', 'rollout'] as const, registers: [this.registry] });
   private readonly rollouts = new Gauge({ name: 'fleetform_reconcile_rollout_state', help: 'Rollouts by their last state (1 for the state it is in)', labelNames: ['stack', 'rollout', 'state'] as const, registers: [this.registry] });
-  private readonly machines = new Gauge({ name: 'fleetform_reconcile_machines', help: 'Managed machines by health at the last check', labelNames: ['health'] as const, registers: [this.registry] });
   private readonly leader = new Gauge({ name: 'fleetform_reconcile_leader', help: '1 while this reconciler leads, 0 on standby', registers: [this.registry] });
   private readonly waiting = new Gauge({ name: 'fleetform_reconcile_waiting_stacks', help: 'Stacks waiting, by what for', labelNames: ['for'] as const, registers: [this.registry] });
 
@@ -71,11 +70,6 @@ export class ReconcilerMetrics {
   stackChecked(stack: string, changes: number, drifted: number): void {
     this.pendingChanges.set({ stack }, changes);
     this.drifted.set({ stack }, drifted);
-  }
-
-  machinesByHealth(counts: Readonly<Record<string, number>>): void {
-    this.machines.reset();
-    for (const [health, n] of Object.entries(counts)) this.machines.set({ health }, n);
   }
 
   waitingStacks(approval: number, window: number): void {

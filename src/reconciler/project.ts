@@ -15,8 +15,6 @@ export interface ReconcileProject {
    * while another reconciler holds it.
    */
   lead(holder: string): Promise<(() => Promise<void>) | undefined>;
-  /** Managed machines by health (healthy, unhealthy, offline...), read cheaply; for metrics. */
-  machinesByHealth?(): Promise<Record<string, number>>;
 }
 
 export interface ProjectLoader {
