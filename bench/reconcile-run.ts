@@ -93,7 +93,9 @@ async function main(): Promise<void> {
     if (!part) throw new Error('no part to edit');
     const found = next((e) => e.type === 'drift-found');
     const editedAt = Date.now();
-    await client.appClient.updateMachinePart(part.id, part.name, { ...part.config, components: [] }, part.lastUpdated);
+    const components = (part.config.components ?? []) as Array<{ attributes?: Record<string, unknown> }>;
+    const drifted = components.map((c, i) => (i === 0 ? { ...c, attributes: { ...c.attributes, edited_by_hand: true } } : c));
+    await client.appClient.updateMachinePart(part.id, part.name, { ...part.config, components: drifted }, part.lastUpdated);
     reconciler.healNow();
     await found;
     const driftReportedS = (Date.now() - editedAt) / 1000;
