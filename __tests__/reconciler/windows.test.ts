@@ -1,4 +1,4 @@
-import { parseWindow, windowVerdict } from '../../src/reconciler/windows';
+import { parseWindow, windowVerdict } from '../../src/domain/sync-windows';
 
 const at = (iso: string): number => Date.parse(iso);
 

@@ -1,6 +1,7 @@
 import { Construct } from 'constructs';
 import { TerraformStack } from './cdk';
 import { FleetformError } from '../domain/errors';
+import { parseWindow } from '../domain/sync-windows';
 import { RECONCILE_DOCUMENT_KEY, ReconcilePolicySchema, type ReconcilePolicy as ReconcilePolicyValue } from '../domain/reconcile-policy';
 
 /** Properties of a {@link ReconcilePolicy}: each unset one follows the reconciler's flags. */
@@ -26,6 +27,14 @@ export class ReconcilePolicy extends Construct {
       const issue = parsed.error.issues[0];
       throw new FleetformError(`ReconcilePolicy: ${issue ? `${issue.path.join('.') || '(whole)'}: ${issue.message}` : 'not valid'}`, { path: this.node.path, hint: "apply: 'auto' | 'approve' | 'plan-only'; drift: 'heal' | 'warn' | 'off'; windows: ['deny:0 9 * * 1-5:8h:Europe/Berlin']" });
     }
+    (parsed.data.windows ?? []).forEach((w, i) => {
+      try {
+        parseWindow(w, `windows[${i}]`);
+      } catch (err) {
+        const e = err as FleetformError;
+        throw new FleetformError(`ReconcilePolicy: windows[${i}]: ${e.message}`, { path: this.node.path, hint: e.hint });
+      }
+    });
     this.policy = parsed.data;
     TerraformStack.of(this).addOverride(`//.${RECONCILE_DOCUMENT_KEY}`, this.policy);
   }

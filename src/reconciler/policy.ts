@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { DesiredStack } from '../engine/desired/stack';
 import type { ResourceChange } from '../engine/plan/model';
 import type { ApplyPolicy, DriftPolicy } from './events';
-import { parseWindow, type SyncWindow } from './windows';
+import { parseWindow, type SyncWindow } from '../domain/sync-windows';
 
 export interface Defaults {
   readonly apply: ApplyPolicy;

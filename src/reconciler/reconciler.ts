@@ -17,7 +17,7 @@ import type { Logger } from './log';
 import { changesFingerprint, isDrift, stackPolicy, type Defaults, type StackPolicy } from './policy';
 import type { ProjectLoader, ReconcileProject } from './project';
 import type { ProjectSource, Revision } from './source';
-import { windowVerdict, type WindowVerdict } from './windows';
+import { windowVerdict, type WindowVerdict } from '../domain/sync-windows';
 
 export interface ReconcilerSettings extends Defaults {
   readonly source: ProjectSource;

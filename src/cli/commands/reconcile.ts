@@ -7,7 +7,7 @@ import { startReconciler } from '../../reconciler/run';
 import { parseListen } from '../../reconciler/server';
 import { folderSource, gitSource } from '../../reconciler/source';
 import { webhooksFromEnv, webhookTarget } from '../../reconciler/webhooks';
-import { parseWindow } from '../../reconciler/windows';
+import { parseWindow } from '../../domain/sync-windows';
 import type { AppRunner } from '../app-runner';
 import { projectLoader } from '../reconcile-project';
 import { durationFlag } from '../workspace';

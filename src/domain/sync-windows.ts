@@ -3,9 +3,14 @@
  * it stays open, a time zone how the expression is read. Applies start only while the
  * windows allow it: inside an allow window (when any is given) and outside every deny window.
  */
-import { CronExpressionParser } from 'cron-parser';
-import { parseGoDuration } from '../domain/duration';
-import { InputError } from '../domain/errors';
+import type { CronExpressionParser as Parser } from 'cron-parser';
+import { parseGoDuration } from './duration';
+import { InputError } from './errors';
+
+/** cron-parser, loaded when a window is first read: an app that declares none never loads it. */
+function cronParser(): typeof Parser {
+  return (require('cron-parser') as typeof import('cron-parser')).CronExpressionParser;
+}
 
 export interface SyncWindow {
   readonly kind: 'allow' | 'deny';
@@ -37,7 +42,7 @@ export function parseWindow(text: string, where = '--window'): SyncWindow {
   if (durationMs === undefined || durationMs <= 0) throw new InputError(`the window's duration ${JSON.stringify(duration)} is not a positive duration`, { path: where, hint: HINT });
   if (!validZone(zone)) throw new InputError(`unknown time zone ${JSON.stringify(zone)}`, { path: where, hint: 'an IANA time zone such as Europe/Berlin or UTC' });
   try {
-    CronExpressionParser.parse(cron, { tz: zone });
+    cronParser().parse(cron, { tz: zone });
   } catch (err) {
     throw new InputError(`the window's cron expression ${JSON.stringify(cron)} is not valid: ${err instanceof Error ? err.message : String(err)}`, { path: where, hint: HINT });
   }
@@ -46,11 +51,11 @@ export function parseWindow(text: string, where = '--window'): SyncWindow {
 
 /** When the window last opened at or before `now` (epoch ms). */
 function lastStart(w: SyncWindow, now: number): number {
-  return CronExpressionParser.parse(w.cron, { tz: w.timeZone, currentDate: new Date(now + 1) }).prev().getTime();
+  return cronParser().parse(w.cron, { tz: w.timeZone, currentDate: new Date(now + 1) }).prev().getTime();
 }
 
 function nextStart(w: SyncWindow, now: number): number {
-  return CronExpressionParser.parse(w.cron, { tz: w.timeZone, currentDate: new Date(now) }).next().getTime();
+  return cronParser().parse(w.cron, { tz: w.timeZone, currentDate: new Date(now) }).next().getTime();
 }
 
 /** Whether the window is open at `now`. */
