@@ -3,8 +3,8 @@
  * measures each fleet size in its own process, the same at a distance, the PostgreSQL state
  * backend against local files, the example plan as a command, training-job listing in a
  * 100,000-job organization, hostile requests, 1,000 simulated machines, a staged rollout to
- * them, the adoption of an organization and a fleet on fragments against the same fleet
- * inline; prints the tables and writes bench/results.json.
+ * them, the adoption of an organization, a fleet on fragments against the same fleet
+ * inline and the reconciler watching a fleet; prints the tables and writes bench/results.json.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -54,7 +54,7 @@ async function listJobs(runs: number): Promise<Record<string, unknown>> {
 }
 
 /** The parts of a run, in the order they run; `--only` picks some of them. */
-const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile', 'sim', 'rollout', 'adopt', 'fragments'] as const;
+const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile', 'sim', 'rollout', 'adopt', 'fragments', 'reconcile'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function chosenSections(): Set<Section> {
@@ -187,6 +187,18 @@ async function main(): Promise<void> {
     process.stdout.write(
       `fragments: a no-change plan of ${String(fragments.size)} machines importing ${String(fragments.fragments)} fragments took ${String(fragments.plan_s)} s against ` +
         `${String(fragments.plain_plan_s)} s for the same fleet inline = ${String(fragments.ratio)}x (goal: within 1.2x); fragment reads per plan ${JSON.stringify(fragments.fragment_reads_per_plan)} (one per fragment)\n\n`,
+    );
+  }
+  if (parts.has('reconcile')) {
+    const machines = option('--reconcile-machines') ?? (quick ? '1000' : '10000');
+    process.stderr.write(`watching ${machines} machines with the reconciler...\n`);
+    const reconcile = await runChild<Record<string, unknown>>('reconcile-run.ts', [machines, quick ? '2' : '3']);
+    results.reconcile = reconcile;
+    process.stdout.write(
+      `reconcile: watching ${String(reconcile.machines)} machines, a drift check costs the reconciler ${String(reconcile.own_cpu_s_per_check)} CPU-s ` +
+        `(${String(reconcile.own_cores_at_60s)} cores at one check a minute; goal under 0.05) and the emulator ${String(reconcile.emulator_cpu_s_per_check)} CPU-s; ` +
+        `peak ${String(reconcile.peak_rss_mb)} MB (goal under 600); a drift reported ${String(reconcile.drift_reported_s)} s after the edit; ` +
+        `a new revision's apply started after ${String(reconcile.revision_to_apply_s)} s (synthesis excluded)\n\n`,
     );
   }
   const file = path.join(__dirname, 'results.json');

@@ -67,6 +67,7 @@ export function rolloutBoard(stream: { write(text: string): unknown }): RolloutE
         return;
       case 'rolled-back':
       case 'fragment':
+      case 'paused':
         line(eventLine(e));
         return;
       case 'done':
@@ -84,6 +85,10 @@ export function rolloutSummaryLines(outcomes: readonly RolloutOutcome[]): string
     if (o.outcome === 'completed') {
       lines.push(`Rollout ${o.name}: completed, ${o.waves.length} wave(s) healthy in ${o.seconds.toFixed(1)}s.`);
       if (f) lines.push(`  fragment ${f.name}: revision ${f.to_revision} on every machine${f.tags.length > 0 ? `; tag(s) ${f.tags.join(', ')} ${f.tags_moved ? 'moved to it' : 'NOT moved'}` : ''}${f.pins_lifted ? '' : '; some pins were not lifted'}.`);
+      continue;
+    }
+    if (o.outcome === 'paused') {
+      lines.push(`Rollout ${o.name} paused before wave ${o.stoppedAt ?? '?'} of ${o.waves.length}: ${o.reason ?? ''}; the next apply resumes it there.`);
       continue;
     }
     lines.push(`Rollout ${o.name} stopped in wave ${o.stoppedAt ?? '?'} of ${o.waves.length}: ${o.reason ?? ''}.`);

@@ -9,7 +9,7 @@ import { planStack } from './plan/planner';
 import { planFragmentRollouts, planRollouts } from './rollout/plan';
 import { applyFragmentRollout, fragmentRolloutAddresses, fragmentRolloutsToRun, leftByFragmentRollouts } from './rollout/apply-fragment-rollout';
 import { applyWithRollout } from './rollout/apply-with-rollout';
-import type { RolloutEvents, RolloutOutcome } from './rollout/events';
+import type { RolloutEvents, RolloutOutcome, WaveBoundary } from './rollout/events';
 import type { MachineStatusSource } from './health/machine-status-source';
 import { memoryJournalStore, type RolloutJournalStore } from './rollout/journal';
 import { rolloutJournalKey, type RolloutPlan } from '../domain/rollout';
@@ -226,6 +226,7 @@ export class Engine {
     states: Map<string, State>,
     reporter: ApplyReporter,
     rolloutEvents: RolloutEvents = () => undefined,
+    options: { readonly waveBoundary?: WaveBoundary } = {},
   ): Promise<ApplyOutcome & { outputs: Record<string, Record<string, StateOutput>>; rollouts: RolloutOutcome[] }> {
     const outcome = { applied: 0, failed: [] as Array<{ address: string; error: unknown }>, skipped: [] as string[], outputs: {} as Record<string, Record<string, StateOutput>>, rollouts: [] as RolloutOutcome[] };
     for (const stack of stacks) {
@@ -241,7 +242,7 @@ export class Engine {
         const input = { stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter };
         const rollout = plan.rollouts?.find((r) => r.stack === stack.name && !r.fragment) ?? resume?.plan;
         const staged = rollout
-          ? await applyWithRollout({ ...input, rollout, source: await this.statusSource(), events: rolloutEvents, journal: this.journals, resume })
+          ? await applyWithRollout({ ...input, rollout, source: await this.statusSource(), events: rolloutEvents, journal: this.journals, resume, ...(options.waveBoundary ? { waveBoundary: options.waveBoundary } : {}) })
           : undefined;
         if (staged?.rollout) outcome.rollouts.push(staged.rollout);
         const r = staged ?? (await applyStack(input));

@@ -12,6 +12,7 @@ import { register as importCommand } from './import';
 import { register as output } from './output';
 import { register as plan } from './plan';
 import { register as provider } from './provider-install';
+import { register as reconcile } from './reconcile';
 import { register as rollout } from './rollout';
 import { register as state } from './state';
 import { register as status } from './status';
@@ -35,6 +36,7 @@ const registrations: ReadonlyArray<(program: Command, apps: AppRunner) => void> 
   status,
   training,
   rollout,
+  reconcile,
   env,
   emulatorServe,
   emulatorControls,

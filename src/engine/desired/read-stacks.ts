@@ -6,7 +6,7 @@ import { isObject, setOwn, type JsonObject } from '../json';
 import { expandInstances } from './instances';
 import { NO_LIFECYCLE, parseLifecycle, refuseUnhonoured, unwrapExpression } from './lifecycle';
 import { findReferences } from './references';
-import { fragmentRolloutsOf, rolloutOf } from './rollout';
+import { fragmentRolloutsOf, reconcilePolicyOf, rolloutOf } from './rollout';
 import type { DesiredOutput, DesiredResource, DesiredStack, StackBackend, ProviderSettings } from './stack';
 
 /** Resource types of the fleetform provider begin with its name; the rest belong to other providers. */
@@ -165,10 +165,12 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
   }
   const rollout = rolloutOf(doc, file);
   const fragmentRollouts = fragmentRolloutsOf(doc, file);
+  const reconcile = reconcilePolicyOf(doc, file);
   return {
     name, provider: providerOf(doc), resources, foreign, outputs: outputsOf(doc), moves: movesOf(doc, file), backend: backendOf(doc),
     ...(rollout ? { rollout } : {}),
     ...(fragmentRollouts.length > 0 ? { fragmentRollouts } : {}),
+    ...(reconcile ? { reconcile } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '../json';
 import type { RolloutPolicy } from '../../domain/rollout';
+import type { ReconcilePolicy } from '../../domain/reconcile-policy';
 import type { ResourceLifecycle } from './lifecycle';
 
 /** The provider block of a stack: where and as whom its resources live. */
@@ -52,4 +53,6 @@ export interface DesiredStack {
   readonly rollout?: RolloutPolicy;
   /** Its fragments' rollout policies: a fragment's new revision reaches its machines in waves behind a health gate. */
   readonly fragmentRollouts?: readonly RolloutPolicy[];
+  /** How `fleetform reconcile` treats it, as its code says (unset fields follow the reconciler's flags). */
+  readonly reconcile?: ReconcilePolicy;
 }

@@ -6,7 +6,7 @@ import { FleetformError } from '../../domain/errors';
 import type { RolloutPlan } from '../../domain/rollout';
 import { applyStack, type ApplyOutcome, type ApplyStackInput } from '../apply/executor';
 import type { MachineStatusSource } from '../health/machine-status-source';
-import type { RolloutEvents, RolloutOutcome } from './events';
+import type { RolloutEvents, RolloutOutcome, WaveBoundary } from './events';
 import type { RolloutJournal, RolloutJournalStore } from './journal';
 import { runRollout } from './runner';
 
@@ -19,6 +19,7 @@ export interface ApplyWithRolloutInput extends ApplyStackInput {
   readonly events: RolloutEvents;
   readonly journal: RolloutJournalStore;
   readonly resume: RolloutJournal | undefined;
+  readonly waveBoundary?: WaveBoundary;
 }
 
 export async function applyWithRollout(input: ApplyWithRolloutInput): Promise<ApplyOutcome & { rollout: RolloutOutcome | undefined }> {
@@ -53,6 +54,7 @@ export async function applyWithRollout(input: ApplyWithRolloutInput): Promise<Ap
     concurrency: Math.max(input.parallelism, 16),
     journal: input.journal,
     ...(input.resume ? { resume: input.resume } : {}),
+    ...(input.waveBoundary ? { waveBoundary: input.waveBoundary } : {}),
   });
   const machines = outcome.waves.flatMap((w) => w.machines);
   const failed = machines

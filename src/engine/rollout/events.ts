@@ -26,10 +26,14 @@ export interface WaveOutcome {
 export interface RolloutOutcome {
   readonly stack: string;
   readonly name: string;
-  /** `completed`: every wave passed; `stopped`: past the abort threshold (rolled back or halted). */
-  outcome: 'completed' | 'stopped';
+  /**
+   * `completed`: every wave passed; `stopped`: past the abort threshold (rolled back or
+   * halted); `paused`: held at a wave boundary by its caller (journaled as running, so the
+   * next apply resumes at that wave).
+   */
+  outcome: 'completed' | 'stopped' | 'paused';
   reason?: string;
-  /** The wave it stopped in (1-based). */
+  /** The wave it stopped in, or paused before (1-based). */
   stoppedAt?: number;
   readonly onFailure: 'rollback' | 'halt';
   readonly waves: WaveOutcome[];
@@ -49,7 +53,11 @@ export type RolloutEvent =
   | { readonly type: 'stopping'; readonly rollout: string; readonly wave: number; readonly reason: string; readonly then: 'rollback' | 'halt' }
   | { readonly type: 'rolled-back'; readonly rollout: string; readonly machine: string; readonly ok: boolean; readonly detail: string }
   | { readonly type: 'fragment'; readonly rollout: string; readonly detail: string }
+  | { readonly type: 'paused'; readonly rollout: string; readonly wave: number; readonly reason: string }
   | { readonly type: 'done'; readonly rollout: string; readonly outcome: RolloutOutcome };
+
+/** Asked at each wave boundary of a running rollout: a reason holds it there (paused, resumed by a later apply). */
+export type WaveBoundary = (next: { readonly stack: string; readonly rollout: string; readonly wave: number }) => string | undefined;
 
 export type RolloutEvents = (event: RolloutEvent) => void;
 
@@ -79,9 +87,10 @@ export function eventLine(e: RolloutEvent): string {
       return `${head} ${e.machine} ${e.ok ? 'rolled back' : 'NOT rolled back'}: ${e.detail}`;
     case 'fragment':
       return `${head} ${e.detail}`;
+    case 'paused':
+      return `${head} paused before wave ${e.wave}: ${e.reason}; the next apply resumes there`;
     case 'done':
-      return e.outcome.outcome === 'completed'
-        ? `${head} completed: ${e.outcome.waves.length} wave(s) in ${e.outcome.seconds.toFixed(1)}s`
-        : `${head} stopped in wave ${e.outcome.stoppedAt ?? '?'}: ${e.outcome.reason ?? ''}`;
+      if (e.outcome.outcome === 'completed') return `${head} completed: ${e.outcome.waves.length} wave(s) in ${e.outcome.seconds.toFixed(1)}s`;
+      return `${head} ${e.outcome.outcome} ${e.outcome.outcome === 'paused' ? 'before' : 'in'} wave ${e.outcome.stoppedAt ?? '?'}: ${e.outcome.reason ?? ''}`;
   }
 }

@@ -11,7 +11,7 @@ import type { ApplyOutcome } from '../apply/executor';
 import type { MachineReading, MachineStatusSource } from '../health/machine-status-source';
 import type { ResourceChange } from '../plan/model';
 import type { State, StateEntry } from '../state/schema';
-import type { MachineOutcome, RolloutEvents, RolloutOutcome, WaveOutcome } from './events';
+import type { MachineOutcome, RolloutEvents, RolloutOutcome, WaveBoundary, WaveOutcome } from './events';
 import type { JournalMachine, RolloutJournal, RolloutJournalStore } from './journal';
 import { configAtRevision } from './part-history';
 import { mapLimited } from '../map-limited';
@@ -38,6 +38,8 @@ export interface RunRolloutInput {
   readonly resume?: RolloutJournal;
   /** How machines are written and put back; the stack's config changes by default. */
   readonly stage?: RolloutStage;
+  /** Asked before each wave after the first of this run: a reason pauses the rollout there. */
+  readonly waveBoundary?: WaveBoundary;
 }
 
 /** One machine a stage wrote: its part, what puts it back, and the revision its gate waits for. */
@@ -167,6 +169,14 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
   for (const [i, wave] of waves.entries()) {
     const number = i + 1;
     if (number < startWave) continue;
+    const hold = number > startWave ? input.waveBoundary?.({ stack: plan.stack, rollout: name, wave: number }) : undefined;
+    if (hold !== undefined) {
+      result.outcome = 'paused';
+      result.reason = hold;
+      result.stoppedAt = number;
+      events({ type: 'paused', rollout: name, wave: number, reason: hold });
+      break;
+    }
     const waveStarted = Date.now();
     journal.wave = number;
     events({ type: 'wave', rollout: name, wave: number, waves: waves.length, rule: wave.rule, machines: wave.machines.map((m) => m.machine) });
@@ -276,8 +286,9 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     await stage.rollBack(written, plan);
     for (const w of written) if (w.outcome.rollback?.ok) record(w, 'rolled back');
   }
-  journal.status = result.outcome;
-  if (result.reason) journal.reason = result.reason;
+  // A paused rollout stays `running` in its journal: the next apply resumes it.
+  journal.status = result.outcome === 'paused' ? 'running' : result.outcome;
+  if (result.reason && result.outcome !== 'paused') journal.reason = result.reason;
   await save();
   result.seconds = (Date.now() - started) / 1000;
   events({ type: 'done', rollout: name, outcome: result });

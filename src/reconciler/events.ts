@@ -1,0 +1,85 @@
+/**
+ * What a reconciler tells the world: the events it emits (to webhooks, logs, metrics and a
+ * dashboard), its status, and the handle a dashboard or a test drives it by. The events are
+ * zod schemas, so their JSON schema (`fleetform reconcile events-schema`) is derived from the
+ * same declaration the code is typed by. No event holds a secret or a webhook URL.
+ */
+import { z } from 'zod';
+
+export const APPLY_POLICIES = ['auto', 'approve', 'plan-only'] as const;
+export type ApplyPolicy = (typeof APPLY_POLICIES)[number];
+export const DRIFT_POLICIES = ['heal', 'warn', 'off'] as const;
+export type DriftPolicy = (typeof DRIFT_POLICIES)[number];
+
+const base = {
+  /** When it happened, ISO 8601. */
+  at: z.string(),
+  /** The cycle it belongs to (1-based, counted by this process). */
+  cycle: z.number().int().nonnegative(),
+};
+const stackBase = { ...base, stack: z.string() };
+
+export const ReconcilerEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('cycle-started'), ...base, reason: z.enum(['start', 'commit', 'interval', 'heal-now', 'approval', 'window']), commit: z.string().optional() }),
+  z.object({ type: z.literal('cycle-finished'), ...base, seconds: z.number(), commit: z.string().optional(), changes: z.number().int(), drifted: z.number().int() }),
+  z.object({ type: z.literal('cycle-failed'), ...base, commit: z.string().optional(), error: z.string(), hint: z.string().optional(), where: z.string().optional() }),
+  z.object({ type: z.literal('drift-found'), ...stackBase, objects: z.array(z.string()), policy: z.enum(DRIFT_POLICIES) }),
+  z.object({ type: z.literal('drift-healed'), ...stackBase, objects: z.array(z.string()) }),
+  z.object({ type: z.literal('approval-needed'), ...stackBase, reason: z.string(), add: z.number().int(), change: z.number().int(), destroy: z.number().int() }),
+  z.object({ type: z.literal('apply-waiting'), ...stackBase, reason: z.string() }),
+  z.object({ type: z.literal('apply-started'), ...stackBase, changes: z.number().int(), heal: z.boolean() }),
+  z.object({ type: z.literal('apply-finished'), ...stackBase, applied: z.number().int(), failed: z.array(z.string()), seconds: z.number() }),
+  z.object({ type: z.literal('wave-passed'), ...stackBase, rollout: z.string(), wave: z.number().int(), seconds: z.number() }),
+  z.object({ type: z.literal('rollout-paused'), ...stackBase, rollout: z.string(), wave: z.number().int(), reason: z.string() }),
+  z.object({ type: z.literal('rollout-stopped'), ...stackBase, rollout: z.string(), wave: z.number().int(), reason: z.string(), rolledBack: z.boolean() }),
+  z.object({ type: z.literal('leader'), ...base, holder: z.string(), leading: z.boolean() }),
+]);
+
+/** One event, as webhooks receive it (JSON) and `subscribe` listeners get it. */
+export type ReconcilerEvent = z.infer<typeof ReconcilerEventSchema>;
+export type ReconcilerEventType = ReconcilerEvent['type'];
+/** Events without the fields the reconciler stamps (`at`, `cycle`). */
+export type EventBody = ReconcilerEvent extends infer E ? (E extends ReconcilerEvent ? Omit<E, 'at' | 'cycle'> : never) : never;
+
+/** The JSON schema of one event (draft 2020-12), for receivers to validate against. */
+export function eventJsonSchema(): unknown {
+  return z.toJSONSchema(ReconcilerEventSchema, { target: 'draft-2020-12' });
+}
+
+/** What one stack waits for, when the reconciler holds it. */
+export interface StackStatus {
+  readonly stack: string;
+  readonly apply: ApplyPolicy;
+  readonly drift: DriftPolicy;
+  /** Changes its last plan had (drift included). */
+  readonly changes: number;
+  readonly drifted: readonly string[];
+  /** Set while it waits: for an approval, or for a window to open. */
+  readonly waiting?: { readonly for: 'approval' | 'window'; readonly reason: string; readonly since: string };
+  readonly lastApply?: { readonly at: string; readonly applied: number; readonly failed: number };
+}
+
+/** What the reconciler is doing, as `fleetform reconcile status` and the dashboard show it. */
+export interface ReconcilerStatus {
+  readonly state: 'starting' | 'idle' | 'cycling' | 'standby' | 'stopped';
+  readonly leader: boolean;
+  readonly cycle: number;
+  readonly commit?: string;
+  readonly lastCycle?: { readonly at: string; readonly ok: boolean; readonly seconds: number; readonly error?: string };
+  readonly nextCheckAt?: string;
+  readonly stacks: readonly StackStatus[];
+  readonly override?: { readonly windows: 'open' | 'closed'; readonly until?: string };
+}
+
+/** The programmatic surface of a running reconciler: what its HTTP routes and a dashboard use. */
+export interface ReconcilerHandle {
+  status(): ReconcilerStatus;
+  /** Calls `listener` with every event from now on; returns the function that stops it. */
+  subscribe(listener: (event: ReconcilerEvent) => void): () => void;
+  /** Approves the plan the stack waits on (its next cycle applies it); false when it waits on none. */
+  approve(stack: string): boolean;
+  /** Starts a cycle now (a drift check and heal by policy), or after the running one. */
+  healNow(): void;
+  /** Opens (or closes) every window until `untilMs` (epoch ms), or clears the override with undefined. */
+  overrideWindows(mode: 'open' | 'closed' | undefined, untilMs?: number): void;
+}

@@ -1,0 +1,25 @@
+/**
+ * What the reconciler needs of a project, given by the command line that starts it: its
+ * stacks synthesized from a folder, an engine to plan and apply them, and the lease that
+ * makes one reconciler of the project lead.
+ */
+import type { DesiredStack } from '../engine/desired/stack';
+import type { Engine } from '../engine/engine';
+
+export interface ReconcileProject {
+  readonly stacks: readonly DesiredStack[];
+  readonly engine: Engine;
+  /**
+   * Tries to take the project's leader lease (a lock held by this process's session with the
+   * state backend, released by the server when the session ends); its release, or undefined
+   * while another reconciler holds it.
+   */
+  lead(holder: string): Promise<(() => Promise<void>) | undefined>;
+}
+
+export interface ProjectLoader {
+  /** Runs the app of the project in `dir` and opens its engine; throws a FleetformError for a broken app or config. */
+  load(dir: string): Promise<ReconcileProject>;
+  /** Closes connections left open. */
+  close(): Promise<void>;
+}

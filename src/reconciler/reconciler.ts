@@ -1,0 +1,428 @@
+/**
+ * The reconcile loop of one project: each cycle fetches the code, synthesizes it when it
+ * changed, plans every stack against the service (which finds drift), and per stack applies,
+ * waits for an approval or a window, or only reports, by its policy. A new commit starts a
+ * cycle at once; a cycle also runs every interval. Only the leader (the holder of the
+ * project's lease) cycles; other reconcilers of the project wait and take over when it goes.
+ */
+import * as os from 'node:os';
+import { FleetformError } from '../domain/errors';
+import type { ApplyReporter } from '../engine/apply/executor';
+import type { DesiredStack } from '../engine/desired/stack';
+import { summarize, type Plan, type ResourceChange } from '../engine/plan/model';
+import type { RolloutEvent } from '../engine/rollout/events';
+import type { State } from '../engine/state/schema';
+import type { EventBody, ReconcilerEvent, ReconcilerHandle, ReconcilerStatus, StackStatus } from './events';
+import type { Logger } from './log';
+import { changesFingerprint, isDrift, stackPolicy, type Defaults, type StackPolicy } from './policy';
+import type { ProjectLoader, ReconcileProject } from './project';
+import type { ProjectSource, Revision } from './source';
+import { windowVerdict, type WindowVerdict } from '../domain/sync-windows';
+
+export interface ReconcilerSettings extends Defaults {
+  readonly source: ProjectSource;
+  readonly loader: ProjectLoader;
+  /** How often a cycle looks for drift. */
+  readonly intervalMs: number;
+  /** How often the source is asked for a new commit between cycles. */
+  readonly pollMs: number;
+  /** A plan destroying more objects than this waits for an approval, whatever the policy. */
+  readonly maxDestroy: number;
+  readonly logger: Logger;
+  /** Who this reconciler is, in the lease and in events (default host:pid). */
+  readonly holder?: string;
+  readonly now?: () => number;
+}
+
+type CycleReason = Extract<ReconcilerEvent, { type: 'cycle-started' }>['reason'];
+
+interface StackMemory {
+  status: StackStatus;
+  /** The drifted objects last reported, so a lasting drift is reported once. */
+  reportedDrift: string;
+  /** The fingerprint of the changes an approval was asked for, and the one approved. */
+  asked?: string;
+  approved?: string;
+  waitingFingerprint?: string;
+  windowSaid?: string;
+}
+
+const noReporter: ApplyReporter = { start: () => undefined, done: () => undefined, failed: () => undefined, skipped: () => undefined };
+
+function message(err: unknown): { error: string; hint?: string; where?: string } {
+  if (err instanceof FleetformError) return { error: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.path ? { where: err.path } : {}) };
+  return { error: err instanceof Error ? err.message : String(err) };
+}
+
+export class Reconciler implements ReconcilerHandle {
+  private readonly listeners = new Set<(e: ReconcilerEvent) => void>();
+  private readonly stacks = new Map<string, StackMemory>();
+  private state: ReconcilerStatus['state'] = 'starting';
+  private leading = false;
+  private releaseLease: (() => Promise<void>) | undefined;
+  private cycleNumber = 0;
+  private revision: Revision | undefined;
+  private project: ReconcileProject | undefined;
+  private broken: { id: string; said: boolean } | undefined;
+  private lastCycle: ReconcilerStatus['lastCycle'];
+  private nextCheckAt: number | undefined;
+  private trigger: CycleReason | undefined;
+  private wake: (() => void) | undefined;
+  private stopping = false;
+  private loop: Promise<void> | undefined;
+  private override: { mode: 'open' | 'closed'; untilMs: number | undefined } | undefined;
+  private windowChangeAt: number | undefined;
+  readonly holder: string;
+
+  constructor(private readonly settings: ReconcilerSettings) {
+    this.holder = settings.holder ?? `${os.hostname()}:${process.pid}`;
+  }
+
+  private now(): number {
+    return this.settings.now?.() ?? Date.now();
+  }
+
+  // ---- the handle ----
+
+  status(): ReconcilerStatus {
+    const override = this.activeOverride();
+    return {
+      state: this.state,
+      leader: this.leading,
+      cycle: this.cycleNumber,
+      ...(this.revision?.commit ? { commit: this.revision.commit } : {}),
+      ...(this.lastCycle ? { lastCycle: this.lastCycle } : {}),
+      ...(this.nextCheckAt ? { nextCheckAt: new Date(this.nextCheckAt).toISOString() } : {}),
+      stacks: [...this.stacks.values()].map((m) => m.status),
+      ...(override ? { override: { windows: override.mode, ...(override.untilMs ? { until: new Date(override.untilMs).toISOString() } : {}) } } : {}),
+    };
+  }
+
+  subscribe(listener: (e: ReconcilerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  approve(stack: string): boolean {
+    const m = this.stacks.get(stack);
+    if (!m?.asked) return false;
+    m.approved = m.asked;
+    this.settings.logger.log('info', 'approval given', { stack });
+    this.kick('approval');
+    return true;
+  }
+
+  healNow(): void {
+    this.kick('heal-now');
+  }
+
+  overrideWindows(mode: 'open' | 'closed' | undefined, untilMs?: number): void {
+    this.override = mode ? { mode, untilMs } : undefined;
+    this.settings.logger.log('info', mode ? `windows overridden: ${mode}${untilMs ? ` until ${new Date(untilMs).toISOString()}` : ''}` : 'window override cleared');
+    this.kick('window');
+  }
+
+  // ---- running ----
+
+  /** Starts the loop; `stop` ends it. */
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Ends the loop after the cycle under way (a rollout pauses at its next wave boundary), and gives up the lease. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+    await this.releaseLease?.().catch(() => undefined);
+    this.releaseLease = undefined;
+    this.leading = false;
+    this.state = 'stopped';
+  }
+
+  private kick(reason: CycleReason): void {
+    this.trigger = reason;
+    this.wake?.();
+  }
+
+  private emit(body: EventBody): void {
+    const event = { ...body, at: new Date(this.now()).toISOString(), cycle: this.cycleNumber } as ReconcilerEvent;
+    for (const l of this.listeners) {
+      try {
+        l(event);
+      } catch (err) {
+        this.settings.logger.log('warn', 'an event listener failed', { error: message(err).error });
+      }
+    }
+  }
+
+  private async run(): Promise<void> {
+    let reason: CycleReason = 'start';
+    while (!this.stopping) {
+      if (!(await this.ensureLeading())) {
+        this.state = 'standby';
+        await this.pause(this.settings.pollMs);
+        continue;
+      }
+      this.state = 'cycling';
+      const started = this.now();
+      await this.cycle(reason);
+      this.state = 'idle';
+      this.nextCheckAt = started + this.settings.intervalMs;
+      reason = await this.waitForNext();
+    }
+  }
+
+  /** Whether this reconciler leads: it takes the lease when it is free (a project must be loaded to know where). */
+  private async ensureLeading(): Promise<boolean> {
+    if (this.leading) return true;
+    try {
+      const project = await this.loadIfNew();
+      if (!project) return false;
+      const release = await project.lead(this.holder);
+      if (!release) return false;
+      this.releaseLease = release;
+      this.leading = true;
+      this.settings.logger.log('info', 'leading the project', { holder: this.holder });
+      this.emit({ type: 'leader', holder: this.holder, leading: true });
+      return true;
+    } catch (err) {
+      // Said once per revision: a broken commit is announced (the fleet is left as it is), then waited out.
+      const m = message(err);
+      if (this.broken && !this.broken.said) {
+        this.broken.said = true;
+        this.settings.logger.log('error', 'the project could not be loaded', m);
+        this.emit({ type: 'cycle-failed', ...m, ...(this.revision?.commit ? { commit: this.revision.commit } : {}) });
+      } else if (!this.broken) this.settings.logger.log('warn', 'could not take the leader lease', m);
+      return false;
+    }
+  }
+
+  private async pause(ms: number): Promise<void> {
+    if (this.stopping || this.trigger) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, Math.max(0, ms));
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+    this.wake = undefined;
+  }
+
+  /** Waits for the next reason to cycle: a trigger, a new commit, a window's edge or the interval. */
+  private async waitForNext(): Promise<CycleReason> {
+    while (!this.stopping) {
+      const trigger = this.trigger;
+      if (trigger) {
+        this.trigger = undefined;
+        return trigger;
+      }
+      const now = this.now();
+      if (this.windowChangeAt !== undefined && now >= this.windowChangeAt) {
+        this.windowChangeAt = undefined;
+        return 'window';
+      }
+      if (this.nextCheckAt !== undefined && now >= this.nextCheckAt) return 'interval';
+      if (this.revision && (await this.settings.source.hasNew(this.revision.id).catch(() => false))) return 'commit';
+      const edges = [this.nextCheckAt, this.windowChangeAt, this.override?.untilMs].filter((t): t is number => t !== undefined);
+      await this.pause(Math.min(this.settings.pollMs, ...edges.map((t) => t - this.now())));
+    }
+    return 'interval';
+  }
+
+  /** Fetches the code and loads it when it changed; undefined while the newest commit is broken. */
+  private async loadIfNew(): Promise<ReconcileProject | undefined> {
+    const rev = await this.settings.source.fetch();
+    if (this.project && this.revision?.id === rev.id) return this.project;
+    if (this.broken?.id === rev.id) return undefined;
+    try {
+      this.project = await this.settings.loader.load(rev.dir);
+      this.revision = rev;
+      this.broken = undefined;
+      this.settings.logger.log('info', 'project loaded', { revision: rev.commit ?? rev.id, stacks: this.project.stacks.map((s) => s.name) });
+      return this.project;
+    } catch (err) {
+      // A broken commit leaves the fleet as it is: no cycle plans or applies until a good one comes.
+      this.broken = { id: rev.id, said: false };
+      this.revision = rev;
+      this.project = undefined;
+      throw err;
+    }
+  }
+
+  private async cycle(reason: CycleReason): Promise<void> {
+    this.cycleNumber += 1;
+    const started = this.now();
+    const commit = this.revision?.commit;
+    this.emit({ type: 'cycle-started', reason, ...(commit ? { commit } : {}) });
+    try {
+      const project = await this.loadIfNew();
+      if (!project) throw new FleetformError(`revision ${this.revision?.commit ?? this.revision?.id ?? '?'} could not be loaded; waiting for a new one`, { hint: 'push a fix; the fleet is left as it is' });
+      const { changes, drifted } = await this.reconcile(project);
+      const seconds = (this.now() - started) / 1000;
+      this.lastCycle = { at: new Date(started).toISOString(), ok: true, seconds };
+      this.emit({ type: 'cycle-finished', seconds, changes, drifted, ...(this.revision?.commit ? { commit: this.revision.commit } : {}) });
+      this.settings.logger.log('info', 'cycle finished', { cycle: this.cycleNumber, reason, seconds: Number(seconds.toFixed(3)), changes, drifted });
+    } catch (err) {
+      const m = message(err);
+      const seconds = (this.now() - started) / 1000;
+      this.lastCycle = { at: new Date(started).toISOString(), ok: false, seconds, error: m.error };
+      this.settings.logger.log('error', 'cycle failed', { cycle: this.cycleNumber, ...m });
+      // A broken revision is announced once, not at every interval.
+      if (this.broken?.said) return;
+      if (this.broken) this.broken.said = true;
+      this.emit({ type: 'cycle-failed', ...m, ...(this.revision?.commit ? { commit: this.revision.commit } : {}) });
+    }
+  }
+
+  /** Plans every stack under its lock and treats each by its policy. */
+  private async reconcile(project: ReconcileProject): Promise<{ changes: number; drifted: number }> {
+    const { engine, stacks } = project;
+    const release = await engine.lock(stacks.map((s) => s.name), 'reconcile');
+    try {
+      const { plan, states } = await engine.plan(stacks, { refresh: true, destroy: false });
+      let changes = 0;
+      let drifted = 0;
+      this.windowChangeAt = undefined;
+      for (const stack of stacks) {
+        const r = await this.reconcileStack(project, stack, plan, states);
+        changes += r.changes;
+        drifted += r.drifted;
+      }
+      return { changes, drifted };
+    } finally {
+      await release();
+    }
+  }
+
+  private memory(stack: DesiredStack, policy: StackPolicy): StackMemory {
+    let m = this.stacks.get(stack.name);
+    if (!m) {
+      m = { status: { stack: stack.name, apply: policy.apply, drift: policy.drift, changes: 0, drifted: [] }, reportedDrift: '' };
+      this.stacks.set(stack.name, m);
+    }
+    return m;
+  }
+
+  private verdict(policy: StackPolicy): WindowVerdict {
+    const o = this.activeOverride();
+    if (o) return o.mode === 'open' ? { open: true } : { open: false, reason: 'windows closed by a manual override' };
+    const v = windowVerdict(policy.windows, this.now());
+    if (v.changesAt !== undefined) this.windowChangeAt = Math.min(this.windowChangeAt ?? Infinity, v.changesAt);
+    return v;
+  }
+
+  private activeOverride(): { mode: 'open' | 'closed'; untilMs: number | undefined } | undefined {
+    const o = this.override;
+    if (o?.untilMs !== undefined && this.now() >= o.untilMs) this.override = undefined;
+    return this.override;
+  }
+
+  private async reconcileStack(project: ReconcileProject, stack: DesiredStack, plan: Plan, states: Map<string, State>): Promise<{ changes: number; drifted: number }> {
+    const policy = stackPolicy(stack, this.settings);
+    const m = this.memory(stack, policy);
+    const all = plan.changes.filter((c) => c.stack === stack.name);
+    const changes = all.filter((c) => c.action !== 'no-op');
+    const drifted = changes.filter(isDrift).map((c) => c.address);
+    const journal = await project.engine.journals.read(stack.name);
+    const resume = journal?.status === 'running';
+    const set = (s: Partial<StackStatus>): void => {
+      const { waiting: _w, ...rest } = m.status;
+      m.status = { ...rest, apply: policy.apply, drift: policy.drift, changes: changes.length, drifted, ...s };
+    };
+    set({});
+
+    const problems = all.flatMap((c) => c.problems.map((p) => `${c.address}: ${p.message}`));
+    if (problems.length > 0) throw new FleetformError(`stack ${stack.name}: the plan has ${problems.length} problem(s); nothing is applied: ${problems.slice(0, 3).join('; ')}`, { path: stack.name, hint: 'fix the code; the fleet is left as it is' });
+
+    const driftKey = drifted.join('\n');
+    if (drifted.length > 0 && policy.drift !== 'off' && driftKey !== m.reportedDrift) this.emit({ type: 'drift-found', stack: stack.name, objects: drifted, policy: policy.drift });
+    m.reportedDrift = policy.drift === 'off' ? '' : driftKey;
+
+    // warn and off leave drifted objects as they are: a change to one of them waits until the drift is gone or healed by hand.
+    const held = new Set(policy.drift === 'heal' ? [] : drifted);
+    const toApply = changes.filter((c) => !held.has(c.address));
+    if (toApply.length === 0 && !resume) return { changes: changes.length, drifted: drifted.length };
+    const healOnly = toApply.length > 0 && toApply.every(isDrift);
+    if (policy.apply === 'plan-only' && !healOnly) return { changes: changes.length, drifted: drifted.length };
+
+    const summary = summarize(toApply);
+    const fingerprint = changesFingerprint(toApply);
+    const why =
+      summary.destroy > this.settings.maxDestroy
+        ? `it destroys ${summary.destroy} object(s), more than --max-destroy ${this.settings.maxDestroy}`
+        : policy.apply === 'approve' && !healOnly && toApply.length > 0
+          ? "the stack's policy is approve"
+          : undefined;
+    if (why && m.approved !== fingerprint) {
+      set({ waiting: { for: 'approval', reason: why, since: new Date(this.now()).toISOString() } });
+      if (m.asked !== fingerprint) {
+        m.asked = fingerprint;
+        this.emit({ type: 'approval-needed', stack: stack.name, reason: why, add: summary.add, change: summary.change, destroy: summary.destroy });
+      }
+      return { changes: changes.length, drifted: drifted.length };
+    }
+
+    const window = this.verdict(policy);
+    if (!window.open) {
+      const reason = window.reason ?? 'outside its windows';
+      set({ waiting: { for: 'window', reason, since: new Date(this.now()).toISOString() } });
+      if (m.windowSaid !== `${fingerprint}/${reason}`) {
+        m.windowSaid = `${fingerprint}/${reason}`;
+        this.emit({ type: 'apply-waiting', stack: stack.name, reason });
+      }
+      return { changes: changes.length, drifted: drifted.length };
+    }
+    m.windowSaid = undefined;
+    await this.applyStack(project, stack, plan, states, toApply, { policy, healOnly, drifted: drifted.filter((a) => !held.has(a)) });
+    m.asked = undefined;
+    m.approved = undefined;
+    return { changes: changes.length, drifted: drifted.length };
+  }
+
+  private async applyStack(
+    project: ReconcileProject,
+    stack: DesiredStack,
+    plan: Plan,
+    states: Map<string, State>,
+    toApply: readonly ResourceChange[],
+    how: { policy: StackPolicy; healOnly: boolean; drifted: readonly string[] },
+  ): Promise<void> {
+    const m = this.stacks.get(stack.name);
+    const chosen = new Set(toApply.map((c) => c.address));
+    const subPlan: Plan = { ...plan, changes: plan.changes.filter((c) => c.stack === stack.name && (c.action === 'no-op' || chosen.has(c.address))) };
+    const started = this.now();
+    this.emit({ type: 'apply-started', stack: stack.name, changes: toApply.length, heal: how.healOnly });
+    this.settings.logger.log('info', 'apply started', { stack: stack.name, changes: toApply.length, heal: how.healOnly });
+    const onRollout = (e: RolloutEvent): void => this.rolloutEvent(stack.name, e);
+    const outcome = await project.engine.apply(subPlan, [stack], states, noReporter, onRollout, {
+      waveBoundary: () => {
+        if (this.stopping) return 'the reconciler is stopping';
+        const v = this.verdict(how.policy);
+        return v.open ? undefined : (v.reason ?? 'its window closed');
+      },
+    });
+    const failed = outcome.failed.map((f) => f.address);
+    const seconds = (this.now() - started) / 1000;
+    this.emit({ type: 'apply-finished', stack: stack.name, applied: outcome.applied, failed, seconds });
+    this.settings.logger.log(failed.length > 0 ? 'warn' : 'info', 'apply finished', { stack: stack.name, applied: outcome.applied, failed: failed.length, seconds: Number(seconds.toFixed(3)) });
+    const notDone = new Set([...failed, ...outcome.skipped]);
+    const healed = how.drifted.filter((a) => !notDone.has(a));
+    if (healed.length > 0) this.emit({ type: 'drift-healed', stack: stack.name, objects: healed });
+    if (m) {
+      m.status = { ...m.status, lastApply: { at: new Date(started).toISOString(), applied: outcome.applied, failed: failed.length } };
+      if (healed.length > 0) m.reportedDrift = '';
+    }
+  }
+
+  private rolloutEvent(stack: string, e: RolloutEvent): void {
+    this.settings.logger.log('info', 'rollout', { stack, event: e.type, rollout: e.rollout, ...('wave' in e ? { wave: e.wave } : {}) });
+    if (e.type === 'passed') this.emit({ type: 'wave-passed', stack, rollout: e.rollout, wave: e.wave, seconds: e.seconds });
+    else if (e.type === 'paused') this.emit({ type: 'rollout-paused', stack, rollout: e.rollout, wave: e.wave, reason: e.reason });
+    else if (e.type === 'done' && e.outcome.outcome === 'stopped') {
+      this.emit({ type: 'rollout-stopped', stack, rollout: e.rollout, wave: e.outcome.stoppedAt ?? 0, reason: e.outcome.reason ?? '', rolledBack: e.outcome.onFailure === 'rollback' });
+    }
+  }
+}
