@@ -2,7 +2,8 @@
  * Import rules of src/, checked by __tests__/architecture/dependencies.test.ts:
  * no import cycle at run time (type-only imports are erased and load nothing), and each
  * layer imports only the layers below it: domain < api < constructs < engine < provider,
- * with the emulator beside them (over domain and api) and the command line on top.
+ * with the emulator beside them (over domain and api), the dashboard over the engine
+ * (it reads state and the service) and the command line on top.
  */
 const layer = (name, mayImport) => ({
   name: `layer-${name}`,
@@ -27,6 +28,7 @@ module.exports = {
     layer('engine', ['domain', 'api', 'constructs']),
     layer('provider', ['domain', 'api', 'constructs', 'engine']),
     layer('emulator', ['domain', 'api']),
+    layer('dashboard', ['domain', 'api', 'constructs', 'engine']),
   ],
   options: {
     tsPreCompilationDeps: true,
