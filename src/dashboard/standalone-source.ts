@@ -38,8 +38,8 @@ export interface StandaloneSourceInput {
   /** Makes the pending plan; without it the plans and drift pages say there is none. */
   readonly pendingPlan?: () => Promise<Plan>;
   readonly planIntervalMs?: number;
-  /** Continues an interrupted rollout (e.g. by running apply for its stack). */
-  readonly resume?: (target: RolloutTarget) => Promise<ActionResult>;
+  /** Continues an interrupted rollout (e.g. by running apply for its stack), reporting its progress as events. */
+  readonly resume?: (target: RolloutTarget, report: (event: SourceEvent) => void) => Promise<ActionResult>;
   /** How long an abort waits for the state lock. */
   readonly lockTimeoutMs?: number;
 }
@@ -235,7 +235,7 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
       return machineDetail({ client: input.client, machine, health: health.find((h) => h.partId === machine.partId), entry, fragmentNames: fragmentNames(states) });
     },
     abortRollout: abort,
-    ...(input.resume ? { resumeRollout: input.resume } : {}),
+    ...(input.resume ? { resumeRollout: (target: RolloutTarget) => input.resume!(target, event) } : {}),
     refresh,
     close() {
       closed = true;
