@@ -40,6 +40,8 @@ export interface StandaloneSourceInput {
   readonly planIntervalMs?: number;
   /** Continues an interrupted rollout (e.g. by running apply for its stack), reporting its progress as events. */
   readonly resume?: (target: RolloutTarget, report: (event: SourceEvent) => void) => Promise<ActionResult>;
+  /** Applies the pending plan the dashboard shows (the plan last made by `pendingPlan`), reporting its progress as events. */
+  readonly approve?: (stack: string, report: (event: SourceEvent) => void) => Promise<ActionResult>;
   /** How long an abort waits for the state lock. */
   readonly lockTimeoutMs?: number;
 }
@@ -99,7 +101,7 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
     drift: [],
     cycles: [],
     events: [],
-    capabilities: { abort: true, resume: input.resume !== undefined, approve: false, heal: false },
+    capabilities: { abort: true, resume: input.resume !== undefined, approve: input.approve !== undefined && input.pendingPlan !== undefined, heal: false },
   };
 
   const emit = (change: SourceChange): void => {
@@ -236,6 +238,17 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
     },
     abortRollout: abort,
     ...(input.resume ? { resumeRollout: (target: RolloutTarget) => input.resume!(target, event) } : {}),
+    ...(input.approve && input.pendingPlan
+      ? {
+          approve: async (stack: string) => {
+            const plan = snapshot.plan;
+            if (!plan) return { ok: false, message: 'no plan has been made yet' };
+            if (!plan.stacks.includes(stack)) return { ok: false, message: `the pending plan has no stack ${stack} (its stacks: ${plan.stacks.join(', ')})` };
+            if (!plan.hasChanges) return { ok: false, message: 'the pending plan changes nothing' };
+            return input.approve!(stack, event);
+          },
+        }
+      : {}),
     refresh,
     close() {
       closed = true;

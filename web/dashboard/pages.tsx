@@ -7,6 +7,7 @@ import { HealthBadge, shortRevision, when } from './parts';
 /** A button for an action: disabled without a token, its answer shown beside it. */
 function ActionButton({ name, label, body, tokenOk, available }: { name: ActionName; label: string; body: { stack?: string; rollout?: string }; tokenOk: boolean; available: boolean }) {
   const [answer, setAnswer] = useState<ActionResult | undefined>();
+  const [answers, setAnswers] = useState(0);
   const [busy, setBusy] = useState(false);
   if (!available) return null;
   return (
@@ -18,14 +19,16 @@ function ActionButton({ name, label, body, tokenOk, available }: { name: ActionN
         disabled={busy}
         onClick={async () => {
           setBusy(true);
+          setAnswer(undefined);
           setAnswer(await act(name, body));
+          setAnswers((n) => n + 1);
           setBusy(false);
         }}
       >
         {label}
       </button>
       {answer && (
-        <span role="status" class={answer.ok ? 'ok' : 'error'} data-answer={name}>
+        <span role="status" class={answer.ok ? 'ok' : 'error'} data-answer={name} data-answers={answers}>
           {answer.message}
         </span>
       )}

@@ -5,6 +5,9 @@
  * read); without it the dashboard is read-only.
  */
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { Command } from 'commander';
 import { FleetformError, InputError } from '../../domain/errors';
 import type { RolloutTarget, SourceEvent } from '../../dashboard/source';
@@ -15,6 +18,7 @@ import { parseMillis } from '../../emulator';
 import type { AppRunner } from '../app-runner';
 import { openConnection } from '../connection';
 import { rolloutJournals } from '../rollout-output';
+import { writeSavedPlan } from '../saved-plan';
 import { projectBackend } from '../state-backend';
 import { addEngineOptions, durationFlag, withWorkspace, type EngineCommandOptions } from '../workspace';
 
@@ -44,18 +48,32 @@ function dashboardToken(env: NodeJS.ProcessEnv): string | undefined {
   return token;
 }
 
-/** Resumes a rollout by running `fleetform apply` for its stack in the background; its output lines are reported. */
+/** Runs `fleetform apply ARGS` in the background (waiting for the state lock a while); its output lines are reported as events of `kind`. */
+function applyInBackground(opts: DashboardOptions, kind: string, stack: string, args: readonly string[], report: (event: SourceEvent) => void): number | undefined {
+  const argv = [process.argv[1] ?? 'fleetform', 'apply', ...args, '--lock-timeout', '1m', ...(opts.synthOut ? ['--synth-out', opts.synthOut] : [])];
+  const child = spawn(process.execPath, argv, { cwd: process.cwd(), env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines = (level: EventLevel) => (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') report({ kind, level, stack, message: line });
+  };
+  child.stdout.on('data', lines('info'));
+  child.stderr.on('data', lines('warn'));
+  child.on('close', (code) => report({ kind, level: code === 0 ? 'info' : 'error', stack, message: `apply ended with exit code ${code}` }));
+  return child.pid;
+}
+
+/** Resumes a rollout by running apply for its stack: a journal left running is resumed from its wave. */
 function resumeByApply(opts: DashboardOptions): (target: RolloutTarget, report: (event: SourceEvent) => void) => Promise<ActionResult> {
   return async (target, report) => {
-    const args = [process.argv[1] ?? 'fleetform', 'apply', '--auto-approve', '--stack', target.stack, ...(opts.synthOut ? ['--synth-out', opts.synthOut] : [])];
-    const child = spawn(process.execPath, args, { cwd: process.cwd(), env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const lines = (level: EventLevel) => (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') report({ kind: 'resume', level, stack: target.stack, message: line });
-    };
-    child.stdout.on('data', lines('info'));
-    child.stderr.on('data', lines('warn'));
-    child.on('close', (code) => report({ kind: 'resume', level: code === 0 ? 'info' : 'error', stack: target.stack, message: `apply of stack ${target.stack} ended with exit code ${code}` }));
-    return { ok: true, message: `resuming: fleetform apply started for stack ${target.stack} (pid ${child.pid})` };
+    const pid = applyInBackground(opts, 'resume', target.stack, ['--auto-approve', '--stack', target.stack], report);
+    return { ok: true, message: `resuming: fleetform apply started for stack ${target.stack} (pid ${pid})` };
+  };
+}
+
+/** Approving applies exactly the plan the dashboard shows, saved when it was made (apply refuses it once the state moved on). */
+function approveByApply(opts: DashboardOptions, planFile: string): (stack: string, report: (event: SourceEvent) => void) => Promise<ActionResult> {
+  return async (stack, report) => {
+    const pid = applyInBackground(opts, 'approve', stack, [planFile], report);
+    return { ok: true, message: `approved: fleetform apply of the pending plan started (pid ${pid})` };
   };
 }
 
@@ -75,6 +93,8 @@ export function register(program: Command, apps: AppRunner): void {
     const planIntervalMs = durationFlag(opts.planEvery, '--plan-every');
     const backend = await projectBackend(process.cwd());
     const connection = await openConnection({ cwd: process.cwd(), env: process.env });
+    const planDir = await mkdtemp(path.join(os.tmpdir(), 'fleetform-dashboard-'));
+    const planFile = path.join(planDir, 'pending.plan');
     const log = (line: string): void => {
       process.stderr.write(`${line}\n`);
     };
@@ -92,7 +112,9 @@ export function register(program: Command, apps: AppRunner): void {
               withWorkspace(opts, apps, async (ws) => {
                 const release = await ws.engine.lock(ws.stacks.map((s) => s.name), 'dashboard plan');
                 try {
-                  return (await ws.engine.plan(ws.stacks, { refresh: true, destroy: false })).plan;
+                  const { plan } = await ws.engine.plan(ws.stacks, { refresh: true, destroy: false });
+                  await writeSavedPlan(planFile, plan);
+                  return plan;
                 } finally {
                   await release();
                 }
@@ -100,6 +122,7 @@ export function register(program: Command, apps: AppRunner): void {
           }
         : {}),
       resume: resumeByApply(opts),
+      ...(opts.plan ? { approve: approveByApply(opts, planFile) } : {}),
     });
     let server;
     try {
@@ -123,5 +146,6 @@ export function register(program: Command, apps: AppRunner): void {
     source.close();
     await server.close();
     await connection.close();
+    await rm(planDir, { recursive: true, force: true });
   });
 }
