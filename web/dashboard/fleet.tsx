@@ -74,7 +74,7 @@ export function FleetPage({ machines }: { machines: readonly FleetMachine[] }) {
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const resize = (): void => setHeight(el.clientHeight || 600);
+    const resize = (): void => setHeight(Math.max(el.clientHeight, window.innerHeight));
     resize();
     window.addEventListener('resize', resize);
     return () => window.removeEventListener('resize', resize);
