@@ -24,9 +24,11 @@ async function post(url: string, body: unknown, token?: string): Promise<{ statu
 }
 
 /** Reads server-sent events from `url` until `enough` says so; the stream is then closed. */
-function readEvents(url: string, enough: (updates: DashboardUpdate[]) => boolean, onOpen?: () => void): Promise<DashboardUpdate[]> {
+type Numbered = DashboardUpdate & { readonly id: number };
+
+function readEvents(url: string, enough: (updates: Numbered[]) => boolean, onOpen?: () => void): Promise<Numbered[]> {
   return new Promise((resolve, reject) => {
-    const updates: DashboardUpdate[] = [];
+    const updates: Numbered[] = [];
     const req = request(url, (res) => {
       expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
       let buffer = '';
@@ -39,11 +41,11 @@ function readEvents(url: string, enough: (updates: DashboardUpdate[]) => boolean
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const data = block.split('\n').find((l) => l.startsWith('data: '));
-          if (data) updates.push(JSON.parse(data.slice(6)) as DashboardUpdate);
-        }
-        if (!opened && updates.length > 0) {
-          opened = true;
-          onOpen?.();
+          const id = block.split('\n').find((l) => l.startsWith('id: '));
+          if (data && id) updates.push({ ...(JSON.parse(data.slice(6)) as DashboardUpdate), id: Number(id.slice(4)) });
+          // The stream opens with a `hello`, after which a page reads the snapshot.
+          if (data && block.includes('event: hello')) opened = true;
+          if (opened && block.includes('event: hello')) onOpen?.();
         }
         if (enough(updates)) {
           req.destroy();
@@ -84,7 +86,7 @@ test('mounted under a path, it leaves other paths to the host server', async () 
   expect((await fetch(server.url.replace('/dashboard/', '/other'))).status).toBe(404);
 });
 
-test('the event stream sends the snapshot, then only the machines that changed, and events', async () => {
+test('the event stream sends only the machines that changed, and events, numbered after the snapshot', async () => {
   const machines = Array.from({ length: 1000 }, (_, i) => machineRow(i));
   const source = new FakeSource(snapshotOf(machines));
   const server = await serve(source);
@@ -93,15 +95,23 @@ test('the event stream sends the snapshot, then only the machines that changed, 
     `${server.url}api/events`,
     (u) => u.some((x) => x.type === 'event'),
     () => {
-      source.push({ kind: 'snapshot', snapshot: snapshotOf(machines.map((m, i) => (i === 7 ? changed : m)).slice(0, 999)) });
-      source.push({ kind: 'event', event: { kind: 'rollout', level: 'error', message: 'picker-2 failed' } });
+      // As a page does: the snapshot once the stream is open, then the updates after it.
+      void fetch(`${server.url}api/snapshot`).then(() => {
+        source.push({ kind: 'snapshot', snapshot: snapshotOf(machines.map((m, i) => (i === 7 ? changed : m)).slice(0, 999)) });
+        source.push({ kind: 'event', event: { kind: 'rollout', level: 'error', message: 'picker-2 failed' } });
+      });
     },
   );
-  expect(updates[0]?.type).toBe('snapshot');
   const change = updates.find((u) => u.type === 'machines');
-  expect(change).toEqual({ type: 'machines', upsert: [changed], remove: ['fleet/m-00999'] });
+  expect(change).toEqual({ type: 'machines', upsert: [changed], remove: ['fleet/m-00999'], id: 1 });
   expect(updates.find((u) => u.type === 'event')).toMatchObject({ event: { kind: 'rollout', level: 'error', message: 'picker-2 failed', id: 1 } });
-  expect(updates.some((u) => u.type === 'rollouts')).toBe(false);
+  expect(updates.some((u) => u.type === 'rollouts' || u.type === 'snapshot')).toBe(false);
+  // The snapshot read now includes them all: a page applies only updates numbered after its version.
+  const now = (await (await fetch(`${server.url}api/snapshot`)).json()) as { version: number; machines: { key: string; health: string }[]; events: { message: string }[] };
+  expect(now.version).toBe(Math.max(...updates.map((u) => u.id)));
+  expect(now.machines).toHaveLength(999);
+  expect(now.machines.find((m) => m.key === 'fleet/m-00007')?.health).toBe('unhealthy');
+  expect(now.events.map((e) => e.message)).toEqual(['picker-2 failed']);
 });
 
 test('without a token the dashboard is read-only; with one, actions need it and are logged and told to the source', async () => {

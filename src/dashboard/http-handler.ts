@@ -9,7 +9,7 @@ import { describeFailure } from './failure-text';
 import { dashboardHub, type DashboardHub } from './hub';
 import { loadPageFiles, type PageFile } from './page-files';
 import type { DashboardSource, RolloutTarget } from './source';
-import type { ActionResult, DashboardUpdate } from './view';
+import type { ActionResult } from './view';
 
 export interface DashboardHandlerOptions {
   /** The token actions need (sent as `Authorization: Bearer TOKEN`); none: read-only. */
@@ -128,15 +128,10 @@ export function dashboardHandler(source: DashboardSource, options: DashboardHand
   const streams = new Set<ServerResponse>();
   const keepAliveMs = (options.keepAliveSeconds ?? 15) * 1000;
 
-  const stream = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  /** Updates as they come, each with its number as the event id; a `hello` first, after which the page reads the snapshot. */
+  const stream = (req: IncomingMessage, res: ServerResponse): void => {
     res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    const write = (u: DashboardUpdate): void => {
-      res.write(`event: ${u.type}\ndata: ${JSON.stringify(u)}\n\n`);
-    };
-    // Updates that come while the first reading is made are sent after it, in order.
-    const queued: DashboardUpdate[] = [];
-    let ready = false;
-    const stop = hub.watch((u) => (ready ? write(u) : queued.push(u)));
+    const stop = hub.watch((u, version) => res.write(`id: ${version}\nevent: ${u.type}\ndata: ${JSON.stringify(u)}\n\n`));
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
     const end = (): void => {
       stop();
@@ -146,13 +141,7 @@ export function dashboardHandler(source: DashboardSource, options: DashboardHand
     streams.add(res);
     req.on('close', end);
     res.on('close', end);
-    try {
-      write({ type: 'snapshot', snapshot: await hub.current() });
-    } catch (err) {
-      res.write(`event: failure\ndata: ${JSON.stringify({ message: describeFailure(err) })}\n\n`);
-    }
-    ready = true;
-    for (const u of queued.splice(0)) if (u.type !== 'snapshot') write(u);
+    res.write('event: hello\ndata: {}\n\n');
   };
 
   const act = async (name: ActionName, req: IncomingMessage, res: ServerResponse): Promise<void> => {

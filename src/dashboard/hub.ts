@@ -12,21 +12,23 @@ export const EVENT_LOG_SIZE = 500;
 export interface DashboardHub {
   /** The latest reading, with the dashboard's event log. */
   current(): Promise<DashboardSnapshot>;
-  /** Calls `listener` with every update until the returned function is called. */
-  watch(listener: (update: DashboardUpdate) => void): () => void;
+  /** Calls `listener` with every update and its number until the returned function is called. */
+  watch(listener: (update: DashboardUpdate, version: number) => void): () => void;
   /** Adds an event to the log and sends it to every page. */
   record(event: SourceEvent): EventView;
   close(): void;
 }
 
 export function dashboardHub(source: DashboardSource): DashboardHub {
-  const listeners = new Set<(update: DashboardUpdate) => void>();
+  const listeners = new Set<(update: DashboardUpdate, version: number) => void>();
   const events: EventView[] = [];
   let nextId = 1;
   let latest: DashboardSnapshot | undefined;
+  let version = 0;
 
   const send = (update: DashboardUpdate): void => {
-    for (const l of listeners) l(update);
+    version += 1;
+    for (const l of listeners) l(update, version);
   };
   const record = (e: SourceEvent): EventView => {
     const event: EventView = { id: nextId++, at: e.at ?? new Date().toISOString(), kind: e.kind, level: e.level, message: e.message, ...(e.stack ? { stack: e.stack } : {}) };
@@ -35,7 +37,7 @@ export function dashboardHub(source: DashboardSource): DashboardHub {
     send({ type: 'event', event });
     return event;
   };
-  const withLog = (s: DashboardSnapshot): DashboardSnapshot => ({ ...s, events: [...events] });
+  const withLog = (s: DashboardSnapshot): DashboardSnapshot => ({ ...s, events: [...events], version });
 
   const unsubscribe = source.subscribe((change) => {
     if (change.kind === 'event') {
@@ -50,7 +52,10 @@ export function dashboardHub(source: DashboardSource): DashboardHub {
 
   return {
     async current() {
-      latest ??= await source.snapshot();
+      if (!latest) {
+        const first = await source.snapshot();
+        latest ??= first;
+      }
       return withLog(latest);
     },
     watch(listener) {

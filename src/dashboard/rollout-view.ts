@@ -13,7 +13,7 @@ export interface FailureNote {
 
 function wavePhase(j: RolloutJournal, number: number): RolloutWaveView['phase'] {
   if (j.status === 'completed' || number < j.wave) return 'done';
-  if (number > j.wave) return 'pending';
+  if (number > j.wave) return j.status === 'running' ? 'pending' : 'not reached';
   return j.status === 'running' ? 'current' : 'stopped';
 }
 
@@ -29,7 +29,7 @@ export function rolloutView(j: RolloutJournal, failures: ReadonlyMap<string, Fai
     const machines = w.machines.map((m): RolloutMachineView => {
       const record = records.get(m.address);
       const note = failures.get(m.address);
-      const state: RolloutMachineView['state'] = record?.result ?? (phase === 'pending' && j.status === 'running' ? 'waiting' : 'not reached');
+      const state: RolloutMachineView['state'] = record?.result ?? (phase === 'pending' ? 'waiting' : 'not reached');
       const failed = state === 'failed' || (state === 'rolled back' && note !== undefined);
       return {
         name: m.name,

@@ -55,8 +55,8 @@ export interface RolloutMachineView {
 export interface RolloutWaveView {
   readonly number: number;
   readonly rule: string;
-  /** `done` passed, `current` the rollout is in it, `stopped` it stopped in it, `pending` not started. */
-  readonly phase: 'done' | 'current' | 'stopped' | 'pending';
+  /** `done` passed, `current` the rollout is in it, `stopped` it stopped in it, `pending` not started yet, `not reached` the rollout ended before it. */
+  readonly phase: 'done' | 'current' | 'stopped' | 'pending' | 'not reached';
   readonly machines: readonly RolloutMachineView[];
 }
 
@@ -152,11 +152,15 @@ export interface DashboardSnapshot {
   readonly capabilities: Capabilities;
   /** Why the fleet could not be read, when it could not (the rest is the last good reading). */
   readonly readError?: string;
+  /** The number of the last update this snapshot includes (set by the dashboard; a page applies only later ones). */
+  readonly version?: number;
 }
 
 /**
- * What the server pushes to a page (server-sent events, the event name is `type`): the whole
- * snapshot first, then only what changed, so a fleet of thousands updates machine by machine.
+ * What the server pushes to a page (server-sent events, the event name is `type`, the event
+ * id the update's number): only what changed, so a fleet of thousands updates machine by
+ * machine. A page reads the snapshot once (api/snapshot, after its stream opened) and applies
+ * the updates numbered after the snapshot's `version`.
  */
 export type DashboardUpdate =
   | { readonly type: 'snapshot'; readonly snapshot: DashboardSnapshot }

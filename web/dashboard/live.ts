@@ -58,10 +58,17 @@ export function applyUpdate(state: LiveState, u: DashboardUpdate): LiveState {
   }
 }
 
-/** Follows the server's event stream; calls `onChange` at most once a frame. Returns a function that stops it. */
+/**
+ * Follows the server's event stream; calls `onChange` at most once a frame. Once the stream
+ * is open (and again after each reconnection) the snapshot is read; updates that came
+ * meanwhile are applied after it when they are newer. Returns a function that stops it.
+ */
 export function followLive(onChange: (state: LiveState) => void): () => void {
   let state: LiveState = { machines: [], connected: false, version: 0 };
   let pending = false;
+  /** Updates that came before the snapshot they follow, by number; undefined once it is read. */
+  let waiting: Array<{ id: number; update: DashboardUpdate }> | undefined = [];
+  let loaded = 0;
   const changed = (): void => {
     if (pending) return;
     pending = true;
@@ -70,10 +77,34 @@ export function followLive(onChange: (state: LiveState) => void): () => void {
       onChange(state);
     });
   };
+  const readSnapshot = async (): Promise<void> => {
+    waiting = [];
+    const res = await fetch('api/snapshot', { cache: 'no-store' });
+    const body = (await res.json()) as DashboardSnapshot | { message: string };
+    if (!res.ok || !('machines' in body)) {
+      state = { ...state, failure: 'message' in body ? body.message : `the server answered ${res.status}`, version: state.version + 1 };
+    } else {
+      loaded = body.version ?? 0;
+      state = applyUpdate(state, { type: 'snapshot', snapshot: body });
+      for (const w of waiting) if (w.id > loaded) state = applyUpdate(state, w.update);
+    }
+    waiting = undefined;
+    changed();
+  };
   const source = new EventSource('api/events');
+  source.addEventListener('hello', () => {
+    void readSnapshot().catch((err: unknown) => {
+      state = { ...state, failure: String(err), version: state.version + 1 };
+      changed();
+    });
+  });
   for (const type of UPDATE_TYPES) {
     source.addEventListener(type, (e) => {
-      state = applyUpdate(state, JSON.parse((e as MessageEvent<string>).data) as DashboardUpdate);
+      const m = e as MessageEvent<string>;
+      const update = JSON.parse(m.data) as DashboardUpdate;
+      const id = Number(m.lastEventId);
+      if (waiting) waiting.push({ id, update });
+      else if (id > loaded) state = applyUpdate(state, update);
       changed();
     });
   }
