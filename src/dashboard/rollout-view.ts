@@ -20,8 +20,9 @@ function wavePhase(j: RolloutJournal, number: number): RolloutWaveView['phase'] 
 /**
  * `failures` holds what is known of machines that failed (by address): a machine counts as
  * failed when the journal says so, or when it was rolled back and a failure is known of it.
+ * A running rollout whose stack no run holds (`stackLocked` false) was interrupted.
  */
-export function rolloutView(j: RolloutJournal, failures: ReadonlyMap<string, FailureNote> = new Map()): RolloutView {
+export function rolloutView(j: RolloutJournal, failures: ReadonlyMap<string, FailureNote> = new Map(), stackLocked = true): RolloutView {
   const records = new Map(j.machines.map((m) => [m.address, m]));
   const waves = j.plan.waves.map((w, i): RolloutWaveView => {
     const number = i + 1;
@@ -56,5 +57,6 @@ export function rolloutView(j: RolloutJournal, failures: ReadonlyMap<string, Fai
     ...(f ? { fragment: { name: f.name, ...(f.from_revision ? { fromRevision: f.from_revision } : {}), ...(f.to_revision ? { toRevision: f.to_revision } : {}) } } : {}),
     waves,
     abortable: abortable(j),
+    resumable: j.status === 'running' && !stackLocked,
   };
 }

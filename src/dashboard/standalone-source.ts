@@ -131,7 +131,7 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
 
   const readRollouts = async (): Promise<void> => {
     const journals = (await Promise.all((await input.stacks()).map((s) => input.journals.list(s)))).flat();
-    const views = await Promise.all(journals.map(async (j) => rolloutView(j, await notesOf(j))));
+    const views = await Promise.all(journals.map(async (j) => rolloutView(j, await notesOf(j), j.status === 'running' && (await input.backend.lockHolder(j.stack)) !== undefined)));
     const before = new Map(snapshot.rollouts.map((r) => [r.key, r]));
     const changed = views.flatMap((v) => rolloutChanges(before.get(v.key), v));
     if (JSON.stringify(views) !== JSON.stringify(snapshot.rollouts)) publish({ rollouts: views });

@@ -74,6 +74,8 @@ export interface RolloutView {
   readonly waves: readonly RolloutWaveView[];
   /** Whether an abort would write machines back. */
   readonly abortable: boolean;
+  /** Whether it was interrupted (left running with no run holding its stack) and can be resumed. */
+  readonly resumable: boolean;
 }
 
 /** One drifted value: changed outside fleetform since the last apply. Values are shown as text, secrets as `(sensitive)`. */

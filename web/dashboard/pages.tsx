@@ -205,7 +205,7 @@ function Rollout({ r, tokenOk, caps }: { r: RolloutView; tokenOk: boolean; caps:
       </ol>
       <p class="actions">
         <ActionButton name="abort" label="Abort (roll back)" body={target} tokenOk={tokenOk} available={caps.abort && r.abortable} />
-        <ActionButton name="resume" label="Resume" body={target} tokenOk={tokenOk} available={caps.resume && r.status === 'running'} />
+        <ActionButton name="resume" label="Resume" body={target} tokenOk={tokenOk} available={caps.resume && r.resumable} />
       </p>
     </article>
   );
