@@ -2,7 +2,8 @@
  * `fleetform dashboard`: the web dashboard on its own, reading the state and the service
  * (and the pending plan, made on an interval), until SIGINT/SIGTERM. Actions need the token
  * in FLEETFORM_DASHBOARD_TOKEN (an environment variable, never a flag other users could
- * read); without it the dashboard is read-only.
+ * read); without it the dashboard is read-only. Its actions: abort a rollout, resume an
+ * interrupted one (apply of its stack), approve the pending plan (apply of exactly it).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
