@@ -2,8 +2,9 @@
  * Import rules of src/, checked by __tests__/architecture/dependencies.test.ts:
  * no import cycle at run time (type-only imports are erased and load nothing), and each
  * layer imports only the layers below it: domain < api < constructs < engine < provider,
- * the reconciler beside the provider (it drives the engine), the emulator beside them (over
- * domain and api) and the command line on top.
+ * the dashboard over the engine (it reads state and the service), the reconciler over the
+ * engine and the dashboard (it drives the engine and serves the dashboard), the emulator beside
+ * them (over domain and api) and the command line on top.
  */
 const layer = (name, mayImport) => ({
   name: `layer-${name}`,
@@ -27,8 +28,9 @@ module.exports = {
     layer('constructs', ['domain', 'api']),
     layer('engine', ['domain', 'api', 'constructs']),
     layer('provider', ['domain', 'api', 'constructs', 'engine']),
-    layer('reconciler', ['domain', 'api', 'constructs', 'engine']),
+    layer('reconciler', ['domain', 'api', 'constructs', 'engine', 'dashboard']),
     layer('emulator', ['domain', 'api']),
+    layer('dashboard', ['domain', 'api', 'constructs', 'engine']),
   ],
   options: {
     tsPreCompilationDeps: true,

@@ -4,7 +4,8 @@
  * backend against local files, the example plan as a command, training-job listing in a
  * 100,000-job organization, hostile requests, 1,000 simulated machines, a staged rollout to
  * them, the adoption of an organization, a fleet on fragments against the same fleet
- * inline and the reconciler watching a fleet; prints the tables and writes bench/results.json.
+ * inline, the reconciler watching a fleet and the dashboard's fleet page with 10,000 machines
+ * in Chromium; prints the tables and writes bench/results.json.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -54,7 +55,7 @@ async function listJobs(runs: number): Promise<Record<string, unknown>> {
 }
 
 /** The parts of a run, in the order they run; `--only` picks some of them. */
-const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile', 'sim', 'rollout', 'adopt', 'fragments', 'reconcile'] as const;
+const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile', 'sim', 'rollout', 'adopt', 'fragments', 'reconcile', 'dashboard'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function chosenSections(): Set<Section> {
@@ -199,6 +200,17 @@ async function main(): Promise<void> {
         `(${String(reconcile.own_cores_at_60s)} cores at one check a minute; goal under 0.05) and the emulator ${String(reconcile.emulator_cpu_s_per_check)} CPU-s; ` +
         `peak ${String(reconcile.peak_rss_mb)} MB (goal under 600); a drift reported ${String(reconcile.drift_reported_s)} s after the edit; ` +
         `a new revision's apply started after ${String(reconcile.revision_to_apply_s)} s (synthesis excluded)\n\n`,
+    );
+  }
+  if (parts.has('dashboard')) {
+    const machines = option('--dashboard-machines') ?? '10000';
+    process.stderr.write(`the dashboard's fleet page with ${machines} machines in Chromium...\n`);
+    const dashboard = await runChild<Record<string, unknown>>('dashboard-run.ts', [machines]);
+    results.dashboard = dashboard;
+    process.stdout.write(
+      `dashboard: ${String(dashboard.machines)} machines drawn ${String(dashboard.first_render_ms)} ms after navigation (goal: under 1000 ms; ${String(dashboard.rows_drawn)} rows in view drawn); ` +
+        `${String(dashboard.update_machines)} machines changed shown in ${String(dashboard.update_ms)} ms, longest task ${String(dashboard.update_longest_task_ms)} ms; ` +
+        `last row in ${String(dashboard.scroll_to_last_ms)} ms (load average ${String(dashboard.load_average)} on ${String(dashboard.cpu_cores)} cores)\n\n`,
     );
   }
   const file = path.join(__dirname, 'results.json');

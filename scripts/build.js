@@ -1,6 +1,6 @@
 'use strict';
 // Builds dist/ without ever removing or half-writing a file a running fleetform uses: tsc
-// (declarations), swc (JavaScript), the cdktn flavour and the ES module entries write into a fresh folder beside
+// (declarations), swc (JavaScript), the cdktn flavour, the ES module entries and the dashboard's page write into a fresh folder beside
 // dist/, and each file then replaces its old copy in dist/ by a rename, which is atomic. A
 // command started from the old build keeps finding every file it may load later. Files
 // the new build no longer makes are kept (a running command may still load them) and
@@ -41,6 +41,7 @@ try {
   run(path.join(path.dirname(require.resolve('@swc/cli/package.json')), 'bin', 'swc.js'), ['src', '-d', staging, '--strip-leading-paths', '--quiet']);
   run(path.join(__dirname, 'cdk-flavours.js'), [staging]);
   run(path.join(__dirname, 'esm-entry.js'), [staging]);
+  run(path.join(__dirname, 'build-dashboard.js'), [staging]);
   const built = new Set(publish(staging, dist));
   const kept = filesUnder(dist).filter((rel) => !built.has(rel));
   if (kept.length > 0) {

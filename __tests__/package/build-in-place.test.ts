@@ -24,7 +24,7 @@ beforeAll(() => {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first');
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-build-'));
   for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', '.swcrc']) fs.copyFileSync(path.join(ROOT, f), path.join(work, f));
-  for (const d of ['src', 'scripts', 'bin', 'dist']) fs.cpSync(path.join(ROOT, d), path.join(work, d), { recursive: true });
+  for (const d of ['src', 'web', 'scripts', 'bin', 'dist']) fs.cpSync(path.join(ROOT, d), path.join(work, d), { recursive: true });
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(work, 'node_modules'));
 });
 

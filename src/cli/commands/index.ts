@@ -3,6 +3,7 @@ import type { AppRunner } from '../app-runner';
 import { register as adopt } from './adopt';
 import { register as apply } from './apply';
 import { register as configValidate } from './config-validate';
+import { register as dashboard } from './dashboard';
 import { register as destroy } from './destroy';
 import { register as emulatorControls } from './emulator-controls';
 import { register as emulatorServe } from './emulator-serve';
@@ -37,6 +38,7 @@ const registrations: ReadonlyArray<(program: Command, apps: AppRunner) => void> 
   training,
   rollout,
   reconcile,
+  dashboard,
   env,
   emulatorServe,
   emulatorControls,

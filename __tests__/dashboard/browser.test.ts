@@ -1,0 +1,232 @@
+/**
+ * The dashboard in a real Chromium against the emulator: `fleetform dashboard` serves a
+ * fleet of simulated machines; a plan is approved with the token (and refused without it);
+ * the rollout it starts is watched wave by wave, a crashing canary turns red with its log
+ * line and is rolled back, and the fleet shows every machine back on the old version. A
+ * drift with a secret shows masked. Screenshots of each page go to test-artifacts/dashboard.
+ */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Browser, Page } from 'puppeteer-core';
+import { EmulatorService } from '../../src/api/emulator-control';
+import { launchChromium } from '../../scripts/chromium';
+import { openEmulatorProject, quickMachines, type EmulatorProject } from '../e2e/fleet-fixture';
+import { MODULE_SECRET, pickerNames, synthDashboardFleet, type DashboardFleetShape } from './dashboard-fleet';
+
+jest.setTimeout(300_000);
+
+const ROOT = path.resolve(__dirname, '../..');
+const BIN = path.join(ROOT, 'bin', 'fleetform.js');
+const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'dashboard');
+const TOKEN = 'browser-test-token-0123456789';
+const DRIFT_SECRET = 'drifted-Secret-8Wz1';
+const MACHINES = 5;
+
+let p: EmulatorProject;
+let restoreEnv: (() => void) | undefined;
+let dashboard: ChildProcessByStdio<null, Readable, Readable> | undefined;
+let url: string;
+let browser: Browser;
+let page: Page;
+
+const rollout = (settle: string): NonNullable<DashboardFleetShape['rollout']> => ({
+  canary: 1,
+  waves: [{ fraction: 0.5 }, { fraction: 1 }],
+  gate: { timeout: '20s', settle },
+  abort: { maxFailed: 1, maxFailedFraction: 0.1 },
+});
+
+/** `fleetform dashboard` with the token, planning every second; resolves with its URL once it listens. */
+function startDashboard(): Promise<string> {
+  const env = { ...process.env, ...p.env, NO_COLOR: '1', FLEETFORM_DASHBOARD_TOKEN: TOKEN };
+  const args = [BIN, 'dashboard', '--listen', '127.0.0.1:0', '--interval', '300ms', '--plan-every', '1s', '--synth-out', p.outdir];
+  const child = spawn(process.execPath, args, { cwd: p.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  dashboard = child;
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /dashboard on (\S+)/.exec(stdout);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.on('close', (code) => reject(new Error(`fleetform dashboard ended (${code}): ${stdout}${stderr}`)));
+  });
+}
+
+async function stopDashboard(): Promise<void> {
+  if (!dashboard || dashboard.exitCode !== null) return;
+  const child = dashboard;
+  const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  await ended;
+}
+
+async function shot(name: string): Promise<void> {
+  await fs.mkdir(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+async function expectNoSecret(where: string): Promise<void> {
+  const html = await page.content();
+  for (const secret of [MODULE_SECRET, DRIFT_SECRET]) if (html.includes(secret)) throw new Error(`the ${where} page shows a secret in clear`);
+}
+
+// Code run in the page is given as text: this project's types describe Node, not the browser.
+
+/** Waits until the text of an element matching `selector` holds `text`. */
+async function pageShows(selector: string, text: string | RegExp, timeout = 60_000): Promise<void> {
+  const test = typeof text === 'string' ? `t.includes(${JSON.stringify(text)})` : `new RegExp(${JSON.stringify(text.source)}).test(t)`;
+  await page.waitForFunction(`[...document.querySelectorAll(${JSON.stringify(selector)})].some((el) => { const t = el.textContent || ''; return ${test}; })`, { timeout, polling: 100 });
+}
+
+async function go(hash: string): Promise<void> {
+  await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+}
+
+/** Clicks an action's button (the one whose label holds `label`) and returns the answer shown. */
+async function clickAction(name: string, label = ''): Promise<string> {
+  const before = Number(await page.evaluate(`document.querySelector('[data-answer="${name}"]')?.dataset.answers || 0`));
+  await page.evaluate(`(() => {
+    const button = [...document.querySelectorAll('button[data-action="${name}"]')].find((b) => (b.textContent || '').includes(${JSON.stringify(label)}));
+    if (!button) throw new Error('no ${name} button');
+    button.click();
+  })()`);
+  await page.waitForFunction(`Number(document.querySelector('[data-answer="${name}"]')?.dataset.answers || 0) > ${before}`, { timeout: 30_000 });
+  return page.$eval(`[data-answer="${name}"]`, (el) => el.textContent ?? '');
+}
+
+async function useToken(token: string): Promise<string> {
+  const before = await page.$eval('[data-token-note]', (el) => el.textContent ?? '');
+  await page.$eval('.token input', (el) => el.setAttribute('value', ''));
+  await page.click('.token input', { clickCount: 3 });
+  await page.keyboard.press('Backspace');
+  await page.type('.token input', token);
+  await page.click('.token button[type="submit"]');
+  await page.waitForFunction(`(document.querySelector('[data-token-note]')?.textContent || '') !== ${JSON.stringify(before)}`, { timeout: 10_000 });
+  return page.$eval('[data-token-note]', (el) => el.textContent ?? '');
+}
+
+/** Waits for a plan that changes `n` machines, then approves it on the plans page. */
+async function approvePlan(n: number): Promise<string> {
+  await go('#/plans');
+  await pageShows('[data-plan-summary]', `${n} to change`);
+  return clickAction('approve', 'fleet');
+}
+
+beforeAll(async () => {
+  restoreEnv = quickMachines();
+  p = await openEmulatorProject('ff-dashboard-browser-');
+  synthDashboardFleet(p.outdir, { machines: MACHINES, policy: '~1.2' });
+  const apply = await p.run('apply', '--auto-approve');
+  if (apply.code !== 0) throw new Error(`setup apply failed: ${apply.stdout}${apply.stderr}`);
+  url = await startDashboard();
+  browser = await launchChromium();
+  page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 860 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopDashboard();
+  await p?.close();
+  restoreEnv?.();
+});
+
+test('the dashboard pages, a refused and an approved plan, a failed canary rolled back, then a rollout wave by wave', async () => {
+  await page.goto(url);
+
+  // Fleet: every machine, healthy, in its location, with its module version against the latest.
+  await pageShows('.counts', `${MACHINES} machine(s): ${MACHINES} healthy`);
+  await pageShows('.rows', 'north-hall');
+  await pageShows('[data-machine="picker-2"] [data-modules]', /sensors 1\.2\.\d+ \(latest 1\.3\.0\)/);
+  await expectNoSecret('fleet');
+  await shot('fleet');
+
+  // A machine: its config (secret hidden), resources, logs and history.
+  await go(`#/machine/${encodeURIComponent('fleet/picker-1')}`);
+  await pageShows('#machine-title', 'picker-1');
+  await pageShows('main', 'Part history');
+  await pageShows('pre.code', '(sensitive)');
+  await pageShows('main', 'board-1');
+  await expectNoSecret('machine');
+  await shot('machine');
+
+  // The next apply is a change to 1.3.0, whose module crashes on start.
+  const controls = p.client.clientFor(EmulatorService);
+  await controls.setMachineFaults({ specs: ['module=acme:sensors@1.3.0:crash'] });
+  synthDashboardFleet(p.outdir, { machines: MACHINES, policy: '~1.3', rollout: rollout('300ms') });
+  await go('#/plans');
+  await pageShows('[data-plan-summary]', `${MACHINES} to change`);
+  await pageShows('[data-plan="text"]', `Plan: 0 to add, ${MACHINES} to change, 0 to destroy.`);
+  await expectNoSecret('plans');
+  await shot('plans');
+
+  // Without the token, approving is refused and nothing runs.
+  expect(await approvePlan(MACHINES)).toMatch(/token is missing or wrong/);
+  expect(await useToken('not-the-token-at-all')).toMatch(/Read-only: the token is wrong/);
+  expect(await approvePlan(MACHINES)).toMatch(/token is missing or wrong/);
+  expect(await useToken(TOKEN)).toBe('Actions allowed.');
+  expect(await approvePlan(MACHINES)).toMatch(/approved: fleetform apply of the pending plan started/);
+
+  // The canary fails: red with its log line, then rolled back; later waves are never reached.
+  await go('#/rollouts');
+  await page.waitForSelector('[data-rollout="fleet"] [data-machine="picker-2"][data-failed="true"] [data-log]', { timeout: 60_000 });
+  await pageShows('[data-machine="picker-2"] [data-log]', 'crashed');
+  await pageShows('[data-rollout="fleet"] [data-status]', 'stopped');
+  await page.waitForSelector('[data-machine="picker-2"][data-state="rolled back"]', { timeout: 60_000 });
+  await pageShows('[data-wave="2"]', 'not reached');
+  await expectNoSecret('rollouts');
+  await shot('rollouts-failed');
+
+  // The fleet is back on the old version: every machine healthy on 1.2.
+  await go('#/fleet');
+  for (const name of pickerNames(MACHINES)) await pageShows(`[data-machine="${name}"] [data-modules]`, /sensors 1\.2\.\d+/);
+  await pageShows('.counts', `${MACHINES} machine(s): ${MACHINES} healthy`);
+  await shot('fleet-after-rollback');
+
+  // Events: the approval and each rollout step.
+  await go('#/events');
+  await pageShows('.events', 'approve (stack fleet)');
+  await pageShows('.events', /picker-2 failed/);
+  await expectNoSecret('events');
+  await shot('events');
+
+  // A healthy change goes wave by wave: each wave is seen current before the next.
+  await controls.setMachineFaults({ specs: [] });
+  synthDashboardFleet(p.outdir, { machines: MACHINES, policy: '~1.3', rollout: rollout('2s') });
+  expect(await approvePlan(MACHINES)).toMatch(/approved/);
+  await go('#/rollouts');
+  for (const wave of [1, 2, 3]) await page.waitForSelector(`[data-rollout="fleet"] [data-wave="${wave}"][data-phase="current"]`, { timeout: 60_000 });
+  await pageShows('[data-rollout="fleet"] [data-status]', 'completed');
+  await shot('rollouts');
+  await go('#/fleet');
+  for (const name of pickerNames(MACHINES)) await pageShows(`[data-machine="${name}"] [data-modules]`, 'sensors 1.3.0');
+
+  // Drift: a value and a secret changed on the service show, the secret masked.
+  const state = await p.backend().read('fleet');
+  const partId = state.resources['fleetform_machine.picker-3']?.ids.part_id as string;
+  const part = await p.client.appClient.getMachinePart(partId);
+  const config = JSON.parse(JSON.stringify(part.config)) as { modules: Array<{ env?: Record<string, string> }>; components: Array<{ attributes?: Record<string, unknown> }> };
+  const [module] = config.modules;
+  const [board] = config.components;
+  if (!module || !board) throw new Error('picker-3 has no module or board');
+  module.env = { ...module.env, DEPLOY_TOKEN: DRIFT_SECRET };
+  board.attributes = { ...board.attributes, pins: ['7'] };
+  await p.client.appClient.updateMachinePart(part.id, part.name, config, part.lastUpdated);
+  await go('#/drift');
+  await pageShows('table.drift', 'fleetform_machine.picker-3');
+  await pageShows('table.drift', 'DEPLOY_TOKEN');
+  await pageShows('table.drift', '(sensitive)');
+  await expectNoSecret('drift');
+  await shot('drift');
+
+  // On a phone-sized screen the fleet still reads.
+  await page.setViewport({ width: 390, height: 844, isMobile: true });
+  await go('#/fleet');
+  await pageShows('.rows', 'picker-1');
+  await shot('fleet-phone');
+});

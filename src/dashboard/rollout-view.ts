@@ -1,0 +1,62 @@
+/** A rollout's journal as the rollouts page shows it: waves as a timeline, each machine's state, the failure. */
+import { abortable } from '../engine/rollout/abort';
+import type { RolloutJournal } from '../engine/rollout/journal';
+import { rolloutJournalKey } from '../domain/rollout';
+import type { RolloutMachineView, RolloutView, RolloutWaveView } from './view';
+
+/** What is known of a machine that failed its gate: why, what failed on it, its log line. */
+export interface FailureNote {
+  readonly why?: string;
+  readonly problems?: ReadonlyArray<{ readonly what: string; readonly error: string }>;
+  readonly log?: string;
+}
+
+function wavePhase(j: RolloutJournal, number: number): RolloutWaveView['phase'] {
+  if (j.status === 'completed' || number < j.wave) return 'done';
+  if (number > j.wave) return j.status === 'running' ? 'pending' : 'not reached';
+  return j.status === 'running' ? 'current' : 'stopped';
+}
+
+/**
+ * `failures` holds what is known of machines that failed (by address): a machine counts as
+ * failed when the journal says so, or when it was rolled back and a failure is known of it.
+ * A running rollout whose stack no run holds (`stackLocked` false) was interrupted.
+ */
+export function rolloutView(j: RolloutJournal, failures: ReadonlyMap<string, FailureNote> = new Map(), stackLocked = true): RolloutView {
+  const records = new Map(j.machines.map((m) => [m.address, m]));
+  const waves = j.plan.waves.map((w, i): RolloutWaveView => {
+    const number = i + 1;
+    const phase = wavePhase(j, number);
+    const machines = w.machines.map((m): RolloutMachineView => {
+      const record = records.get(m.address);
+      const note = failures.get(m.address);
+      const state: RolloutMachineView['state'] = record?.result ?? (phase === 'pending' ? 'waiting' : 'not reached');
+      const failed = state === 'failed' || (state === 'rolled back' && note !== undefined);
+      return {
+        name: m.name,
+        address: m.address,
+        state,
+        failed,
+        ...(failed && note?.why ? { why: note.why } : {}),
+        ...(failed && note?.problems && note.problems.length > 0 ? { problems: note.problems } : {}),
+        ...(failed && note?.log ? { log: note.log } : {}),
+      };
+    });
+    return { number, rule: w.rule, phase, machines };
+  });
+  const f = j.plan.fragment;
+  return {
+    key: rolloutJournalKey(j.stack, j.plan.policy),
+    stack: j.stack,
+    name: j.plan.policy.name,
+    status: j.status,
+    wave: j.wave,
+    startedAt: j.started_at,
+    updatedAt: j.updated_at,
+    ...(j.reason ? { reason: j.reason } : {}),
+    ...(f ? { fragment: { name: f.name, ...(f.from_revision ? { fromRevision: f.from_revision } : {}), ...(f.to_revision ? { toRevision: f.to_revision } : {}) } } : {}),
+    waves,
+    abortable: abortable(j),
+    resumable: j.status === 'running' && !stackLocked,
+  };
+}

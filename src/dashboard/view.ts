@@ -1,0 +1,193 @@
+/**
+ * What the dashboard shows, as plain JSON the server sends and the page reads. This file
+ * imports nothing, so the page (built for the browser) shares these types with the server.
+ * Every value here is safe to show: secrets are masked before a view is made.
+ */
+
+export type MachineHealthName = 'healthy' | 'starting' | 'unhealthy' | 'behind' | 'unreachable';
+
+/** One module of a machine: the version its policy resolves to against the registry's latest. */
+export interface FleetModule {
+  readonly name: string;
+  readonly moduleId: string;
+  readonly policy: string;
+  readonly running?: string;
+  readonly latest?: string;
+  readonly admitsLatest: boolean;
+  /** The state the machine reports for it (`ready`, `failed`, ...), when known. */
+  readonly state?: string;
+  readonly error?: string;
+}
+
+/** One machine of the fleet page. `key` is `stack/machine` and unique. */
+export interface FleetMachine {
+  readonly key: string;
+  readonly stack: string;
+  readonly machine: string;
+  readonly partId: string;
+  readonly location: string;
+  readonly online: string;
+  readonly secondsSinceOnline: number;
+  readonly health: MachineHealthName;
+  readonly runningRevision?: string;
+  readonly latestRevision: string;
+  readonly modules: readonly FleetModule[];
+  readonly resources: { readonly ready: number; readonly total: number };
+  /** What went wrong on it, one line each. */
+  readonly problems: readonly string[];
+}
+
+export type RolloutMachineState = 'waiting' | 'written' | 'healthy' | 'failed' | 'rolled back' | 'left' | 'not reached';
+
+export interface RolloutMachineView {
+  readonly name: string;
+  readonly address: string;
+  readonly state: RolloutMachineState;
+  /** The machine failed its gate (it may have been rolled back since). */
+  readonly failed: boolean;
+  readonly why?: string;
+  /** The module or resource that failed, with its error. */
+  readonly problems?: ReadonlyArray<{ readonly what: string; readonly error: string }>;
+  /** The newest error line of its log, for a failed machine. */
+  readonly log?: string;
+}
+
+export interface RolloutWaveView {
+  readonly number: number;
+  readonly rule: string;
+  /** `done` passed, `current` the rollout is in it, `stopped` it stopped in it, `pending` not started yet, `not reached` the rollout ended before it. */
+  readonly phase: 'done' | 'current' | 'stopped' | 'pending' | 'not reached';
+  readonly machines: readonly RolloutMachineView[];
+}
+
+export interface RolloutView {
+  /** `stack` for a stack's rollout, `stack~name` for a fragment's. */
+  readonly key: string;
+  readonly stack: string;
+  readonly name: string;
+  readonly status: 'running' | 'completed' | 'stopped' | 'aborted';
+  readonly wave: number;
+  readonly startedAt: string;
+  readonly updatedAt: string;
+  readonly reason?: string;
+  readonly fragment?: { readonly name: string; readonly fromRevision?: string; readonly toRevision?: string };
+  readonly waves: readonly RolloutWaveView[];
+  /** Whether an abort would write machines back. */
+  readonly abortable: boolean;
+  /** Whether it was interrupted (left running with no run holding its stack) and can be resumed. */
+  readonly resumable: boolean;
+}
+
+/** One drifted value: changed outside fleetform since the last apply. Values are shown as text, secrets as `(sensitive)`. */
+export interface DriftView {
+  readonly stack: string;
+  readonly address: string;
+  readonly type: string;
+  readonly path: string;
+  readonly before: string;
+  readonly after: string;
+  /** The object was deleted outside fleetform. */
+  readonly vanished: boolean;
+}
+
+export interface PlanSummaryView {
+  readonly add: number;
+  readonly change: number;
+  readonly destroy: number;
+  readonly drifted: number;
+  readonly problems: number;
+}
+
+/** The pending plan, rendered as `fleetform plan` and `plan --markdown` render it. */
+export interface PlanView {
+  readonly createdAt: string;
+  readonly stacks: readonly string[];
+  readonly text: string;
+  readonly markdown: string;
+  readonly summary: PlanSummaryView;
+  readonly hasChanges: boolean;
+  /** Waiting for an approval before it is applied (a reconciler's plan). */
+  readonly awaitingApproval: boolean;
+}
+
+/** One reconcile cycle of a reconciler: what it found and did. */
+export interface CycleView {
+  readonly id: string;
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  readonly outcome: string;
+  readonly summary: string;
+}
+
+export type EventLevel = 'info' | 'warn' | 'error';
+
+/** One line of the event log: a rollout step, an action taken, a reconciler's step. */
+export interface EventView {
+  readonly id: number;
+  readonly at: string;
+  readonly kind: string;
+  readonly level: EventLevel;
+  readonly message: string;
+  readonly stack?: string;
+}
+
+/** The actions this dashboard's source can take (each still needs the token). */
+export interface Capabilities {
+  readonly abort: boolean;
+  readonly resume: boolean;
+  readonly approve: boolean;
+  readonly heal: boolean;
+}
+
+export interface DashboardSnapshot {
+  readonly generatedAt: string;
+  /** Who feeds the dashboard: `fleetform dashboard` on its own, or a reconciler. */
+  readonly source: string;
+  readonly machines: readonly FleetMachine[];
+  readonly rollouts: readonly RolloutView[];
+  readonly drift: readonly DriftView[];
+  readonly plan?: PlanView;
+  /** Why the pending plan could not be made, when it could not. */
+  readonly planError?: string;
+  readonly cycles: readonly CycleView[];
+  readonly events: readonly EventView[];
+  readonly capabilities: Capabilities;
+  /** Why the fleet could not be read, when it could not (the rest is the last good reading). */
+  readonly readError?: string;
+  /** The number of the last update this snapshot includes (set by the dashboard; a page applies only later ones). */
+  readonly version?: number;
+}
+
+/**
+ * What the server pushes to a page (server-sent events, the event name is `type`, the event
+ * id the update's number): only what changed, so a fleet of thousands updates machine by
+ * machine. A page reads the snapshot once (api/snapshot, after its stream opened) and applies
+ * the updates numbered after the snapshot's `version`.
+ */
+export type DashboardUpdate =
+  | { readonly type: 'snapshot'; readonly snapshot: DashboardSnapshot }
+  | { readonly type: 'machines'; readonly upsert: readonly FleetMachine[]; readonly remove: readonly string[] }
+  | { readonly type: 'rollouts'; readonly rollouts: readonly RolloutView[] }
+  | { readonly type: 'drift'; readonly drift: readonly DriftView[] }
+  | { readonly type: 'plan'; readonly plan?: PlanView; readonly planError?: string }
+  | { readonly type: 'cycles'; readonly cycles: readonly CycleView[] }
+  | { readonly type: 'event'; readonly event: EventView }
+  | { readonly type: 'status'; readonly generatedAt: string; readonly readError?: string };
+
+/** A machine's page: its config as resolved, fragments, resources, logs and part history. */
+export interface MachineDetail {
+  readonly machine: FleetMachine;
+  /** Its config as fleetform last applied it (state), secrets masked. */
+  readonly config: unknown;
+  readonly fragments: ReadonlyArray<{ readonly id: string; readonly name?: string; readonly version?: string }>;
+  readonly resources: ReadonlyArray<{ readonly name: string; readonly api: string; readonly state: string; readonly error: string }>;
+  readonly logs: ReadonlyArray<{ readonly at: string; readonly level: string; readonly logger: string; readonly message: string }>;
+  /** The part's config edits, newest first, each as a diff against the config before it. */
+  readonly history: ReadonlyArray<{ readonly at: string; readonly editedBy: string; readonly changes: ReadonlyArray<{ readonly path: string; readonly before: string; readonly after: string }> }>;
+}
+
+/** The result of an action: what was done, for the page and the event log. */
+export interface ActionResult {
+  readonly ok: boolean;
+  readonly message: string;
+}
