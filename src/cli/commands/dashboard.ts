@@ -42,7 +42,7 @@ export function parseListen(text: string): { host: string; port: number } {
   return { host: (m[1] ?? m[2]) as string, port };
 }
 
-function dashboardToken(env: NodeJS.ProcessEnv): string | undefined {
+export function dashboardToken(env: NodeJS.ProcessEnv): string | undefined {
   const token = env[DASHBOARD_TOKEN_ENV]?.trim();
   if (!token) return undefined;
   if (token.length < MIN_TOKEN_LENGTH) throw new InputError(`${DASHBOARD_TOKEN_ENV} is too short (${token.length} characters)`, { path: DASHBOARD_TOKEN_ENV, hint: `use at least ${MIN_TOKEN_LENGTH} random characters, e.g. \`openssl rand -hex 24\`` });
