@@ -1,0 +1,34 @@
+/**
+ * The maintenance window: a machine reconfigures only while a sensor's reading at a key is
+ * `true`. What the sensor name must look like, and the words a machine's log uses when it
+ * holds a new config back, so that a health gate can tell "held" from "unhealthy".
+ */
+
+/** `<namespace>:<component|service>:<api>/<name>`: the form `maintenance.sensor_name` takes. */
+const FULL_RESOURCE_NAME = /^([\w-]+):(component|service):([\w-]+)\/(.+)$/;
+
+/** A full resource name's parts, or undefined when it is not one. */
+export function parseFullResourceName(text: string): { namespace: string; type: string; subtype: string; name: string } | undefined {
+  const m = FULL_RESOURCE_NAME.exec(text);
+  if (!m) return undefined;
+  const [, namespace, type, subtype, name] = m as unknown as [string, string, string, string, string];
+  return { namespace, type, subtype, name };
+}
+
+/** The short name of a maintenance sensor written as a full name (`rdk:component:sensor/gate` is `gate`); the text when not one. */
+export function maintenanceSensorShortName(sensorName: string): string {
+  return parseFullResourceName(sensorName)?.name ?? sensorName;
+}
+
+/** The words every log line starts with while a machine holds a config back for its maintenance window. */
+export const MAINTENANCE_HOLD_PREFIX = 'reconfiguration blocked by maintenance';
+
+/** The log line of a machine holding `revision` back, for `reason`. */
+export function maintenanceHoldMessage(revision: string, reason: string): string {
+  return `${MAINTENANCE_HOLD_PREFIX}: ${reason}; config revision ${revision} pending (network, cloud and auth changes still apply)`;
+}
+
+/** Whether a log message says the machine holds a config back for its maintenance window. */
+export function isMaintenanceHold(message: string): boolean {
+  return message.startsWith(MAINTENANCE_HOLD_PREFIX);
+}
