@@ -69,6 +69,10 @@ export function rolloutBoard(stream: { write(text: string): unknown }): RolloutE
       case 'fragment':
         line(eventLine(e));
         return;
+      case 'held':
+        line(eventLine(e));
+        draw();
+        return;
       case 'done':
         clear();
         return;

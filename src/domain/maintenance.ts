@@ -32,3 +32,22 @@ export function maintenanceHoldMessage(revision: string, reason: string): string
 export function isMaintenanceHold(message: string): boolean {
   return message.startsWith(MAINTENANCE_HOLD_PREFIX);
 }
+
+/** What a hold line says: the revision held back and why; undefined when the message is no hold line. */
+export function parseMaintenanceHold(message: string): { revision: string; reason: string } | undefined {
+  if (!isMaintenanceHold(message)) return undefined;
+  const m = /^[^:]*: (.*); config revision (\S+) pending /.exec(message);
+  return m ? { reason: m[1] as string, revision: m[2] as string } : undefined;
+}
+
+const HELD_WHY = 'config pending, held by maintenance';
+
+/** The gate's word for a machine whose maintenance window holds the revision it waits for. */
+export function heldByMaintenanceWhy(reason: string): string {
+  return `${HELD_WHY} (${reason})`;
+}
+
+/** Whether a gate's reason is a maintenance hold. */
+export function isHeldByMaintenanceWhy(why: string): boolean {
+  return why.startsWith(HELD_WHY);
+}
