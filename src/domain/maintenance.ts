@@ -20,6 +20,32 @@ export function maintenanceSensorShortName(sensorName: string): string {
   return parseFullResourceName(sensorName)?.name ?? sensorName;
 }
 
+import { RESOURCE_LISTS } from './config';
+import { normalApi } from './resource-forms';
+
+/**
+ * Why a config's maintenance window can never hold a config back (its sensor is not a full
+ * name, or no resource of the config is that sensor), or undefined when it can or there is
+ * none. Fragments' resources are not looked at: a sensor they bring is not found here.
+ */
+export function unconfiguredMaintenanceSensor(config: unknown): string | undefined {
+  if (typeof config !== 'object' || config === null) return undefined;
+  const root = config as Record<string, unknown>;
+  if (Array.isArray(root.fragments) && root.fragments.length > 0) return undefined;
+  const maintenance = root.maintenance;
+  if (typeof maintenance !== 'object' || maintenance === null) return undefined;
+  const sensorName = (maintenance as Record<string, unknown>).sensor_name;
+  if (typeof sensorName !== 'string' || sensorName === '') return undefined;
+  const parsed = parseFullResourceName(sensorName);
+  if (!parsed) return `maintenance sensor ${JSON.stringify(sensorName)} is not a full resource name (rdk:component:sensor/<name>)`;
+  const api = `${parsed.namespace}:${parsed.type}:${parsed.subtype}`;
+  const found = RESOURCE_LISTS.some((list) => {
+    const entries = root[list];
+    return Array.isArray(entries) && entries.some((e) => typeof e === 'object' && e !== null && (e as Record<string, unknown>).name === parsed.name && normalApi(e as Record<string, unknown>, list) === api);
+  });
+  return found ? undefined : `maintenance sensor ${sensorName} is not configured on it`;
+}
+
 /** The words every log line starts with while a machine holds a config back for its maintenance window. */
 export const MAINTENANCE_HOLD_PREFIX = 'reconfiguration blocked by maintenance';
 
