@@ -14,6 +14,7 @@
  * attributes use a package's placeholder configures once that package is READY, and is
  * unhealthy while it is FAILED.
  */
+import * as crypto from 'node:crypto';
 import type { ResourceListName } from '../../domain/config';
 import { isKnownBuiltinModel } from '../../domain/builtin-models';
 import { findPlaceholders } from '../../domain/placeholders';
@@ -52,7 +53,7 @@ export interface ResourceRun {
   readonly subtype: string;
   readonly name: string;
   readonly model: string;
-  /** The config entry as JSON text: a change reconfigures the resource. */
+  /** A digest of the config entry's JSON text (empty for a remote's resource): a change reconfigures the resource. */
   readonly entry: string;
   readonly state: number;
   /** The last config revision that updated it. */
@@ -174,6 +175,25 @@ export interface Health {
   maintenanceReading?(): MaintenanceReading;
   /** Whether a run of the job of that name fails. */
   jobFails?(job: string): boolean;
+}
+
+/** What a check-in needs of an entry: a digest of its JSON text and the packages its attributes use. */
+interface EntryFacts {
+  readonly digest: string;
+  readonly packages: readonly string[];
+}
+
+const facts = new WeakMap<object, EntryFacts>();
+
+/** An entry's facts, found once per entry object (entries are never changed). */
+function factsOf(entry: Readonly<Record<string, unknown>>): EntryFacts {
+  let f = facts.get(entry);
+  if (f === undefined) {
+    const text = JSON.stringify(entry);
+    f = { digest: crypto.createHash('sha1').update(text).digest('base64'), packages: packagesUsed(entry, text) };
+    facts.set(entry, f);
+  }
+  return f;
 }
 
 /** Resource key: API and name. */
@@ -307,13 +327,13 @@ export function checkIn(
     const apiText = `${api.namespace}:${api.type}:${api.subtype}`;
     const name = typeof entry.name === 'string' ? entry.name : '';
     const model = normalModel(entry, kind);
-    const text = JSON.stringify(entry);
+    const { digest, packages: used } = factsOf(entry);
     const key = resourceKey({ ...api, name });
     const was = previousResources.get(key);
     const fresh: ResourceRun =
-      was && was.entry === text
+      was && was.entry === digest
         ? was
-        : { ...api, name, model, entry: text, state: ResourceState.CONFIGURING, revision: was?.revision ?? '', lastUpdated: now, error: '', readyAt: now + timings.resourceConfigureMs };
+        : { ...api, name, model, entry: digest, state: ResourceState.CONFIGURING, revision: was?.revision ?? '', lastUpdated: now, error: '', readyAt: now + timings.resourceConfigureMs };
     const label = `${apiText}/${name}`;
     const moduleId = moduleIdOfModel(model);
     const builtin = isBuiltinModel(model);
@@ -333,9 +353,9 @@ export function checkIn(
           : { ...fresh, state: ResourceState.CONFIGURING, readyAt: Math.max(fresh.readyAt, target.readyAt + timings.resourceConfigureMs) };
       }
     }
-    for (const used of packagesUsed(entry, text)) {
-      const pkg = packageByName.get(used);
-      if (pkg?.state === PackageState.FAILED) return settle(fresh, ResourceState.UNHEALTHY, `package ${used} is not available: ${pkg.error}`, label);
+    for (const name of used) {
+      const pkg = packageByName.get(name);
+      if (pkg?.state === PackageState.FAILED) return settle(fresh, ResourceState.UNHEALTHY, `package ${name} is not available: ${pkg.error}`, label);
       if (pkg?.state === PackageState.DOWNLOADING) {
         return fresh.state === ResourceState.CONFIGURING ? { ...fresh, readyAt: Math.max(fresh.readyAt, pkg.readyAt + timings.resourceConfigureMs) } : fresh;
       }

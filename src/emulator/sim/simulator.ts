@@ -5,6 +5,7 @@
  * machine runs (see machine-state) and stores that and its log lines, all in one
  * transaction per tick.
  */
+import * as crypto from 'node:crypto';
 import type { Db } from '../db/database';
 import { appendLog, deployedVersions, partsToCheckIn, recordCheckin, trimLogs, type CheckinPart } from '../store/checkins';
 import { getPart } from '../store/machines';
@@ -35,7 +36,8 @@ interface Known {
   /** The packages as the registry had them at the last check-in; looked up again while one is missing. */
   fetchedPackages: readonly FetchedPackage[] | undefined;
   run: PartRun | undefined;
-  runJson: string | undefined;
+  /** A digest of the run's JSON as last stored. */
+  runDigest: string | undefined;
 }
 
 /**
@@ -143,7 +145,7 @@ export class MachineSimulator {
     let known = this.known.get(part.id);
     if (!known || known.lastUpdated !== part.lastUpdated || (known.generation !== undefined && known.generation !== generation)) {
       const { usesFragments, ...config } = readConfig(db, part.id, part.lastUpdated);
-      known = { lastUpdated: part.lastUpdated, generation: usesFragments ? generation : undefined, config, fetchedPackages: undefined, run: known?.run, runJson: known?.runJson };
+      known = { lastUpdated: part.lastUpdated, generation: usesFragments ? generation : undefined, config, fetchedPackages: undefined, run: known?.run, runDigest: known?.runDigest };
       this.known.set(part.id, known);
     }
     if (known.fetchedPackages === undefined || known.fetchedPackages.some((p) => p.missing !== undefined)) {
@@ -178,8 +180,9 @@ export class MachineSimulator {
     );
     known.run = run;
     const json = JSON.stringify(run);
-    const changed = json !== known.runJson;
-    known.runJson = json;
+    const digest = crypto.createHash('sha1').update(json).digest('base64');
+    const changed = digest !== known.runDigest;
+    known.runDigest = digest;
     recordCheckin(db, part.id, now, changed ? json : undefined);
     for (const line of logs) appendLog(db, part.id, now, line.level, line.logger, line.message);
     if (logs.length > 0) trimLogs(db, part.id, LOGS_KEPT);
