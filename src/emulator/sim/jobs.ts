@@ -5,7 +5,7 @@
  * (a continuous job only when its outcome changes).
  */
 import { parseGoDuration } from '../../domain/duration';
-import { ResourceState, type LogLine, type ResourceRun } from './machine-state';
+import { ResourceState, type LogLine, type ResourceView } from './states';
 
 /** A job of the config, its fields as written. */
 export interface FetchedJob {
@@ -101,7 +101,7 @@ function invalidJob(job: FetchedJob): string | undefined {
 export function stepJobs(
   before: readonly JobRun[],
   jobs: readonly FetchedJob[],
-  resources: readonly ResourceRun[],
+  resources: readonly ResourceView[],
   now: number,
   health: { jobFails?(job: string): boolean },
   logs: LogLine[],

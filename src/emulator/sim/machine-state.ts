@@ -24,14 +24,9 @@ import { stepJobs, type JobRun, type FetchedJob } from './jobs';
 import { maintenanceHold, type MaintenanceSettings } from './maintenance';
 import type { MaintenanceReading } from './machine-faults';
 
-/** viam.robot.v1 ModuleStatus.State numbers. */
-export const ModuleState = { PENDING: 1, STARTING: 2, READY: 3, UNHEALTHY: 4 } as const;
-/** viam.robot.v1 ResourceStatus.State numbers. */
-export const ResourceState = { UNCONFIGURED: 1, CONFIGURING: 2, READY: 3, UNHEALTHY: 5 } as const;
-/** viam.robot.v1 PackageStatus.State numbers. */
-export const PackageState = { DOWNLOADING: 1, READY: 4, FAILED: 5 } as const;
-/** viam.robot.v1 GetMachineStatusResponse.State numbers. */
-export const MachineState = { INITIALIZING: 1, RUNNING: 2 } as const;
+import { MachineState, ModuleState, PackageState, ResourceState, type LogLine } from './states';
+
+export { MachineState, ModuleState, PackageState, ResourceState, type LogLine } from './states';
 
 export interface ModuleRun {
   readonly name: string;
@@ -139,11 +134,6 @@ export interface FetchedPackage {
   readonly missing?: string;
 }
 
-export interface LogLine {
-  readonly level: 'info' | 'warn' | 'error';
-  readonly logger: string;
-  readonly message: string;
-}
 
 /** The config as the machine reads it: modules with resolved versions, resource entries. */
 export interface FetchedConfig {

@@ -7,7 +7,7 @@
  */
 import { maintenanceHoldMessage, parseFullResourceName } from '../../domain/maintenance';
 import type { MaintenanceReading } from './machine-faults';
-import { ResourceState, type LogLine, type PartRun } from './machine-state';
+import { ResourceState, type LogLine, type ResourceView } from './states';
 
 export interface MaintenanceSettings {
   /** `maintenance.sensor_name` as written. */
@@ -22,7 +22,7 @@ export interface MaintenanceHold {
 }
 
 /** Why the running machine holds the new revision back, or undefined when it takes it (logging why, when the sensor is unusable). */
-export function maintenanceHold(running: PartRun, settings: MaintenanceSettings | undefined, reading: MaintenanceReading, logs: LogLine[]): MaintenanceHold | undefined {
+export function maintenanceHold(running: { readonly resources: readonly ResourceView[] }, settings: MaintenanceSettings | undefined, reading: MaintenanceReading, logs: LogLine[]): MaintenanceHold | undefined {
   if (settings === undefined || settings.sensorName === '') return undefined;
   const parsed = parseFullResourceName(settings.sensorName);
   if (!parsed) {
