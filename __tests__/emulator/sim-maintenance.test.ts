@@ -122,3 +122,29 @@ test('remotes by address: the remote machine\'s resources are part of this one; 
   const logs = await app.getRobotPartLogs({ id: user.partId, filter: 'not reachable' });
   expect(logs.logs[0]?.message).toMatch(/^remote cell at .* is not reachable, its resources are unavailable: connection refused$/);
 });
+
+test('builtins in both written forms, an unknown model, processes and a failing job, written to the emulator: each as viam-server reports it', async () => {
+  const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'builtins-1');
+  const source = await serviceStatusSource(client);
+  await controls.setMachineFaults({ specs: ['job=read-window:fail'] });
+  const revision = await write(partId, partName, {
+    components: [
+      { name: 'window', api: 'rdk:component:sensor', model: 'rdk:builtin:fake' },
+      { name: 'cam', type: 'camera', model: 'webcam' },
+      { name: 'gantry', type: 'gantry', model: 'simpleoneaxis' },
+    ],
+    services: [{ name: 'data', type: 'data_manager' }],
+    processes: [{ id: 'p1', name: 'echo', args: ['hello'] }],
+    jobs: [{ name: 'read-window', schedule: 'continuous', resource: 'window', method: 'GetReadings' }],
+  });
+  const up = await waitUntil('the machine runs the config', () => source.read(partId), (r) => r.reachable && r.status.revision === revision && r.status.state === 'running');
+  expect(up.reachable && up.status.resources.map((r) => [r.api, r.name, r.state, r.error])).toEqual([
+    ['rdk:component:sensor', 'window', 'ready', ''],
+    ['rdk:component:camera', 'cam', 'ready', ''],
+    ['rdk:component:gantry', 'gantry', 'unhealthy', 'unknown resource type: API "rdk:component:gantry" with model "rdk:builtin:simpleoneaxis" not registered'],
+    ['rdk:service:data_manager', 'data', 'ready', ''],
+  ]);
+  const errors = await waitUntil('the job failed', () => source.errorLines(partId, 10), (lines) => lines.some((l) => l.includes('job read-window failed')));
+  expect(errors.some((l) => /rdk: Processes have been deprecated and are no longer supported in viam-server versions v0\.74\.0\+/.test(l))).toBe(true);
+  expect(errors.some((l) => l.includes('rdk.job_manager: job read-window failed: GetReadings on window: GetReadings returned an error'))).toBe(true);
+});
