@@ -1,7 +1,9 @@
 /**
- * `sim-run.ts MACHINES INTERVAL_MS [SECONDS]`: what simulated machines cost the emulator. An
+ * `sim-run.ts MACHINES INTERVAL_MS [SECONDS] [full]`: what simulated machines cost the emulator. An
  * emulator in its own process runs MACHINES machines (each with a registry module and two
- * resources) checking in every INTERVAL_MS; once every one of them is online and running its
+ * resources; with `full`, also builtin components in both written forms, builtin services
+ * written with a type only, a maintenance sensor, a job and a remote to the machine made
+ * before it) checking in every INTERVAL_MS; once every one of them is online and running its
  * config, the emulator's CPU (cores: CPU seconds over wall seconds) is measured for SECONDS,
  * with its peak resident memory. Prints one JSON line (targets: under one core, under 300 MB).
  */
@@ -25,10 +27,31 @@ const CONFIG: JsonObject = {
   modules: [{ type: 'registry', name: 'sensors', module_id: 'acme:sensors', version: '~1.2' }],
 };
 
+/** The `full` config of a machine: CONFIG with builtins, a maintenance sensor, a job and a remote to `remoteAddress`. */
+function fullConfig(remoteAddress: string | undefined): JsonObject {
+  return {
+    components: [
+      ...(CONFIG.components as JsonObject[]),
+      { name: 'window', api: 'rdk:component:sensor', model: 'rdk:builtin:fake' },
+      { name: 'cam', type: 'camera', model: 'webcam', attributes: { video_path: '/dev/video0' } },
+      { name: 'arm', type: 'arm', model: 'fake', depends_on: ['cam'] },
+    ],
+    services: [
+      { name: 'data', type: 'data_manager' },
+      { name: 'motion', api: 'rdk:service:motion', model: 'rdk:builtin:builtin' },
+    ],
+    modules: CONFIG.modules as JsonObject[],
+    maintenance: { sensor_name: 'rdk:component:sensor/window', maintenance_allowed_key: 'allowed' },
+    jobs: [{ name: 'read-window', schedule: '10s', resource: 'window', method: 'GetReadings' }],
+    ...(remoteAddress ? { remotes: [{ name: 'neighbour', address: remoteAddress, prefix: 'n-' }] } : {}),
+  };
+}
+
 async function run(): Promise<Record<string, unknown>> {
   const machines = Number(process.argv[2] ?? 1000);
   const intervalMs = Number(process.argv[3] ?? 1000);
   const seconds = Number(process.argv[4] ?? 20);
+  const full = process.argv[5] === 'full';
   const emu = await spawnEmulator({ simulateIntervalMs: intervalMs });
   const { apiKeyId, apiKey, locationId, organizationId } = emu.credentials;
   const client = await createServiceClient({ serviceHost: emu.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
@@ -36,13 +59,17 @@ async function run(): Promise<Record<string, unknown>> {
     const services = await loadServices();
     const app = client.clientFor(services.app);
     const robotConfig = services.sdk.Struct.fromJson(CONFIG);
+    // With `full`, each machine's remote is a machine of the batch before it (by its FQDN).
+    let previous: string[] = [];
     for (let start = 0; start < machines; start += 50) {
-      await Promise.all(
+      previous = await Promise.all(
         Array.from({ length: Math.min(50, machines - start) }, async (_, i) => {
           const name = `sim-${start + i}`;
           const { id } = await app.newRobot({ name, location: locationId });
           const { parts } = await app.getRobotParts({ robotId: id });
-          await app.updateRobotPart({ id: parts[0]?.id ?? '', name: parts[0]?.name ?? '', robotConfig });
+          const config = full ? services.sdk.Struct.fromJson(fullConfig(previous[i])) : robotConfig;
+          await app.updateRobotPart({ id: parts[0]?.id ?? '', name: parts[0]?.name ?? '', robotConfig: config });
+          return parts[0]?.fqdn ?? '';
         }),
       );
     }
@@ -60,7 +87,7 @@ async function run(): Promise<Record<string, unknown>> {
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     const wall = Number(process.hrtime.bigint() - t0) / 1e9;
     const cpu = processCpuSeconds(emu.pid) - cpu0;
-    return { machines, check_in_interval_ms: intervalMs, measured_s: r3(wall), cpu_cores: r3(cpu / wall), peak_mb: peakRssMb(emu.pid) };
+    return { machines, full, check_in_interval_ms: intervalMs, measured_s: r3(wall), cpu_cores: r3(cpu / wall), peak_mb: peakRssMb(emu.pid) };
   } finally {
     client.close();
     await emu.stop();

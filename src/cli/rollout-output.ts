@@ -70,6 +70,10 @@ export function rolloutBoard(stream: { write(text: string): unknown }): RolloutE
       case 'paused':
         line(eventLine(e));
         return;
+      case 'held':
+        line(eventLine(e));
+        draw();
+        return;
       case 'done':
         clear();
         return;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isServiceApi } from './triplet';
 import { PackageConfigSchema } from './packages';
+import { AgentSchema, AuthSchema, JobSchema, LogPatternSchema, MaintenanceSchema, ModuleSettingsShape, NetworkSchema, ProcessSchema, RemoteSchema, ResourceEntrySchema, TracingSchema } from './config-language';
 
 /**
  * Machine configuration as the service stores it. Every object is loose: keys the
@@ -8,19 +9,11 @@ import { PackageConfigSchema } from './packages';
  * back unchanged round-trips byte for byte (modulo key order of the JSON printer).
  */
 
-/** A modular resource: an entry of `components` or `services`. */
-export const ModularResourceSchema = z.looseObject({
-  /** Name of this instance; unique per API. */
-  name: z.string(),
-  /** Model triplet `<namespace>:<module-name>:<model-name>`. */
-  model: z.string(),
-  /** API triplet `<namespace>:<component|service>:<api-name>`. */
-  api: z.string(),
-  /** Model-specific attributes, defined by the module. */
-  attributes: z.record(z.string(), z.unknown()).optional(),
-  /** Short names of resources that must be available first. */
-  depends_on: z.array(z.string()).optional(),
-});
+/**
+ * An entry of `components` or `services` as stored: a builtin resource or a module's, its
+ * API and model in any of the forms resource-forms.ts reads.
+ */
+export const ModularResourceSchema = ResourceEntrySchema;
 export type ModularResource = z.infer<typeof ModularResourceSchema>;
 
 /** Where a module comes from. */
@@ -33,7 +26,8 @@ export type ModuleType = z.infer<typeof ModuleTypeSchema>;
  * `validateMachineConfig`, which reports them with paths and hints.
  */
 export const ModuleConfigSchema = z.looseObject({
-  type: ModuleTypeSchema,
+  /** Left out in the older form: a module with `executable_path` is local, else registry (moduleTypeOf). */
+  type: ModuleTypeSchema.optional(),
   name: z.string(),
   /** `<namespace or organization id>:<module-name>`. */
   module_id: z.string().optional(),
@@ -43,8 +37,15 @@ export const ModuleConfigSchema = z.looseObject({
   env: z.record(z.string(), z.string()).optional(),
   /** Local modules: the executable to run. */
   executable_path: z.string().optional(),
+  ...ModuleSettingsShape,
 });
 export type ModuleConfig = z.infer<typeof ModuleConfigSchema>;
+
+/** A module's type, also when written in the older form without one. */
+export function moduleTypeOf(mod: { readonly type?: unknown; readonly executable_path?: unknown }): ModuleType {
+  if (mod.type === 'registry' || mod.type === 'local') return mod.type;
+  return typeof mod.executable_path === 'string' ? 'local' : 'registry';
+}
 
 /** A whole machine (part) configuration. */
 export const MachineConfigSchema = z.looseObject({
@@ -53,6 +54,18 @@ export const MachineConfigSchema = z.looseObject({
   modules: z.array(ModuleConfigSchema).optional(),
   /** Registry packages the machine downloads (see packages.ts). */
   packages: z.array(PackageConfigSchema).optional(),
+  remotes: z.array(RemoteSchema).optional(),
+  processes: z.array(ProcessSchema).optional(),
+  jobs: z.array(JobSchema).optional(),
+  network: NetworkSchema.optional(),
+  auth: AuthSchema.optional(),
+  maintenance: MaintenanceSchema.optional(),
+  log: z.array(LogPatternSchema).optional(),
+  debug: z.boolean().optional(),
+  enable_web_profile: z.boolean().optional(),
+  disable_log_deduplication: z.boolean().optional(),
+  tracing: TracingSchema.optional(),
+  agent: AgentSchema.optional(),
 });
 export type MachineConfig = z.infer<typeof MachineConfigSchema>;
 

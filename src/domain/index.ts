@@ -18,3 +18,7 @@ export * from './cycles';
 export * from './json-path';
 export * from './template-escape';
 export * from './fragments';
+export * from './config-language';
+export * from './resource-forms';
+export * from './builtin-models';
+export * from './config-secrets';

@@ -7,6 +7,7 @@
  * they return are the input's own: the validation only reads them.
  */
 import type { ModularResource, ModuleConfig } from './config';
+import { ModuleSettingsShape } from './config-language';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const isEnumerable = Object.prototype.propertyIsEnumerable;
@@ -41,6 +42,8 @@ export function plainResourceEntry(item: unknown): ModularResource | undefined {
   if (!isObjectLiteral(item)) return undefined;
   const { name, model, api, attributes, depends_on: dependsOn } = item;
   if (typeof name !== 'string' || typeof model !== 'string' || typeof api !== 'string') return undefined;
+  // Fields with structure of their own are left to the schema.
+  if (item.frame !== undefined || item.service_configs !== undefined || item.log_configuration !== undefined) return undefined;
   if (attributes !== undefined && !isPlainRecord(attributes)) return undefined;
   if (dependsOn !== undefined && !isStringArray(dependsOn)) return undefined;
   const entry: ModularResource = { name, model, api };
@@ -50,6 +53,7 @@ export function plainResourceEntry(item: unknown): ModularResource | undefined {
 }
 
 const MODULE_FIELDS = ['type', 'name', 'module_id', 'version', 'executable_path'] as const;
+const MODULE_SETTINGS = Object.keys(ModuleSettingsShape);
 
 /**
  * A module entry ModuleConfigSchema accepts, `env` left out (the validation checks it from
@@ -64,6 +68,8 @@ export function plainModuleEntry(item: unknown): ModuleConfig | undefined {
     // The schema sees only own enumerable fields when env is left out (a copy of them).
     if (item[field] !== undefined && !isEnumerable.call(item, field)) return undefined;
   }
+  // Fields with rules of their own (log level, timeouts, ...) are left to the schema.
+  for (const field of MODULE_SETTINGS) if (item[field] !== undefined) return undefined;
   const { type, name, module_id: moduleId, version, executable_path: executablePath } = item;
   if ((type !== 'registry' && type !== 'local') || typeof name !== 'string') return undefined;
   if (!isOptionalString(moduleId) || !isOptionalString(version) || !isOptionalString(executablePath)) return undefined;

@@ -75,6 +75,8 @@ export interface RolloutWaveMachine {
   readonly name: string;
   /** In a fragment's rollout: the version its import follows (`''` the latest revision, else a tag). */
   readonly follows?: string;
+  /** Why its config's maintenance window can never hold the change (its sensor is not configured on it). */
+  readonly maintenance?: string;
 }
 
 /**

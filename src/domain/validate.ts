@@ -23,6 +23,10 @@ import { BUILTIN_MODULE_ID, isApiTriplet, isModelTriplet, isModuleId, REGISTRY_M
 import { ACCEPTED_VERSION_FORMS, isVersionPolicy } from './version-policy';
 import { ownRecord } from './own-keys';
 import { describeValue, schemaProblems, type SchemaProblem } from './schema-issues';
+import { normalApi, normalModel } from './resource-forms';
+import { isKnownBuiltinModel } from './builtin-models';
+import { checkLanguageSections } from './config-checks';
+import { moduleTypeOf, type ResourceListName } from './config';
 
 export type { Issue, ValidationResult } from './issue';
 export { formatIssue } from './issue';
@@ -89,16 +93,35 @@ interface Located<T> {
   path: string;
 }
 
-interface LocatedResource extends Located<ModularResource> {
+/** A resource entry with its API and model in their normal form (resource-forms.ts). */
+type NormalResource = ModularResource & { api: string; model: string };
+
+interface LocatedResource extends Located<NormalResource> {
   list: (typeof RESOURCE_LISTS)[number];
+}
+
+/** The entry with its API and model read into their normal form (the stored entry keeps the author's). */
+function normalResource(entry: ModularResource, list: ResourceListName): NormalResource {
+  const api = normalApi(entry, list);
+  const model = normalModel(entry, list);
+  return api === entry.api && model === entry.model ? (entry as NormalResource) : { ...entry, api, model };
+}
+
+/**
+ * The same issues as warnings: what fails one entry at run time (the machine server leaves
+ * that resource or module out and runs the rest), not the whole config.
+ */
+function asWarnings(issues: readonly Issue[]): readonly Issue[] {
+  if (issues.length === 0) return issues;
+  return issues.map((i) => (i.severity === 'warning' ? i : { ...i, severity: 'warning' as const }));
 }
 
 /** Adds the problems of one module entry to `issues` (`packages` undefined: the config holds no placeholder). */
 function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, packages: KnownPackages | undefined, issues: Issue[]): void {
-  pushAll(issues, checkModuleName(mod.name, childPath(path, 'name')));
+  pushAll(issues, asWarnings(checkModuleName(mod.name, childPath(path, 'name'))));
   if (mod.module_id !== undefined && !isModuleId(mod.module_id)) {
     issues.push(
-      errorIssue(
+      warningIssue(
         'module-id',
         childPath(path, 'module_id'),
         `invalid module_id ${JSON.stringify(mod.module_id)}`,
@@ -106,9 +129,9 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, 
       ),
     );
   }
-  if (mod.type === 'registry') {
+  if (moduleTypeOf(mod) === 'registry') {
     if (mod.module_id === undefined) {
-      issues.push(errorIssue('required', childPath(path, 'module_id'), 'a registry module needs "module_id"', 'add "module_id": "<namespace>:<module-name>"'));
+      issues.push(warningIssue('required', childPath(path, 'module_id'), `module "${mod.name}" will not start: a registry module needs "module_id"`, 'add "module_id": "<namespace>:<module-name>"'));
     }
     if (mod.version === undefined) {
       if (!options.allowUnpinnedModules) {
@@ -125,7 +148,7 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, 
     if (breaksNamingConvention(mod)) pushAll(issues, checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
   } else {
     if (mod.executable_path === undefined || mod.executable_path === '') {
-      issues.push(errorIssue('required', childPath(path, 'executable_path'), 'a local module needs "executable_path"', 'add the absolute path of the module executable on the machine'));
+      issues.push(warningIssue('required', childPath(path, 'executable_path'), `module "${mod.name}" will not start: a local module needs "executable_path"`, 'add the absolute path of the module executable on the machine'));
     } else if (!mod.executable_path.match(PLACEHOLDER_PATTERN) && !/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(mod.executable_path)) {
       issues.push(warningIssue('executable-path', childPath(path, 'executable_path'), `executable_path ${JSON.stringify(mod.executable_path)} is not absolute`, 'use an absolute path; the machine server does not resolve relative ones predictably'));
     }
@@ -213,7 +236,7 @@ function knownModules(raw: unknown[] | undefined, listBroken: boolean): KnownMod
   for (const item of raw ?? []) {
     const id = fieldOf(item, 'module_id');
     const type = fieldOf(item, 'type');
-    const t = type === 'registry' || type === 'local' ? type : undefined;
+    const t = type === 'registry' || type === 'local' ? type : type === undefined ? moduleTypeOf({ executable_path: fieldOf(item, 'executable_path') }) : undefined;
     if (typeof id === 'string') {
       if (!ids.has(id)) ids.set(id, t);
     } else if (t !== 'registry') lenient = true;
@@ -222,33 +245,32 @@ function knownModules(raw: unknown[] | undefined, listBroken: boolean): KnownMod
 }
 
 /** Adds the problems of one resource entry to `issues` (`packages` undefined: the config holds no placeholder). */
-function checkResource(res: ModularResource, path: string, modules: KnownModules, packages: KnownPackages | undefined, issues: Issue[]): void {
-  pushAll(issues, checkResourceName(res.name, childPath(path, 'name')));
+function checkResource(res: NormalResource, path: string, modules: KnownModules, packages: KnownPackages | undefined, issues: Issue[]): void {
+  pushAll(issues, asWarnings(checkResourceName(res.name, childPath(path, 'name'))));
   if (!isApiTriplet(res.api)) {
     issues.push(
-      errorIssue('api-triplet', childPath(path, 'api'), `invalid API ${JSON.stringify(res.api)} of resource "${res.name}"`, 'use <namespace>:<component|service>:<api-name>, e.g. rdk:component:sensor'),
+      warningIssue('api-triplet', childPath(path, 'api'), `invalid API ${JSON.stringify(res.api)} of resource "${res.name}"`, 'use <namespace>:<component|service>:<api-name>, e.g. rdk:component:sensor'),
     );
   }
   if (!isModelTriplet(res.model)) {
     issues.push(
-      errorIssue('model-triplet', childPath(path, 'model'), `invalid model ${JSON.stringify(res.model)} of resource "${res.name}"`, 'use <namespace>:<module-name>:<model-name>, e.g. acme:sensors:hc-sr04'),
+      warningIssue('model-triplet', childPath(path, 'model'), `invalid model ${JSON.stringify(res.model)} of resource "${res.name}"`, 'use <namespace>:<module-name>:<model-name>, e.g. acme:sensors:hc-sr04'),
     );
   } else if (!modules.unknown) {
     // A well-formed triplet: its module id is what comes before the last ":".
     const moduleId = res.model.slice(0, res.model.lastIndexOf(':'));
     if (moduleId === BUILTIN_MODULE_ID) {
-      // Built-in models come from no module.
+      // Built-in models come from no module; one not known may be newer than this list.
+      if (!isKnownBuiltinModel(res.model)) {
+        issues.push(warningIssue('unknown-builtin-model', childPath(path, 'model'), `resource "${res.name}" may not start: ${JSON.stringify(res.model)} is no builtin model fleetform knows`, 'check the model name, or use the triplet of a module\'s model'));
+      }
     } else if (!modules.ids.has(moduleId)) {
       const known = [...modules.ids.keys()];
-      const message = `model ${JSON.stringify(res.model)} of resource "${res.name}" needs a module with module_id "${moduleId}"; configured module ids: ${known.length > 0 ? known.join(', ') : '(none)'}`;
+      const message = `resource "${res.name}" will not start: model ${JSON.stringify(res.model)} needs a module with module_id "${moduleId}"; configured module ids: ${known.length > 0 ? known.join(', ') : '(none)'}`;
       const hint = `add a module with "module_id": "${moduleId}", or change the model to one of a configured module`;
-      issues.push(
-        modules.lenient
-          ? warningIssue('model-module-mismatch', childPath(path, 'model'), `${message} (a local module without module_id may provide it)`, hint)
-          : errorIssue('model-module-mismatch', childPath(path, 'model'), message, hint),
-      );
+      issues.push(warningIssue('model-module-mismatch', childPath(path, 'model'), modules.lenient ? `${message} (a local module without module_id may provide it)` : message, hint));
     } else if (modules.ids.get(moduleId) === 'registry' && !REGISTRY_MODEL_TRIPLET.test(res.model)) {
-      issues.push(errorIssue('model-triplet', childPath(path, 'model'), `registry models are lowercase; "${res.model}" cannot come from module "${moduleId}"`, `write it as "${res.model.toLowerCase()}"`));
+      issues.push(warningIssue('model-triplet', childPath(path, 'model'), `registry models are lowercase; "${res.model}" cannot come from module "${moduleId}"`, `write it as "${res.model.toLowerCase()}"`));
     }
   }
   if (packages !== undefined && mayHoldPlaceholder(res.attributes)) {
@@ -271,7 +293,7 @@ function checkUniqueNames(resources: readonly LocatedResource[]): readonly Issue
     const first = seen.get(key);
     if (first !== undefined) {
       issues.push(
-        errorIssue('duplicate-resource-name', childPath(r.path, 'name'), `duplicate resource name "${r.value.name}" for API ${r.value.api} (also ${first})`, 'names are unique per API; rename one of them'),
+        warningIssue('duplicate-resource-name', childPath(r.path, 'name'), `duplicate resource name "${r.value.name}" for API ${r.value.api} (also ${first}): neither is reachable`, 'names are unique per API; rename one of them'),
       );
     } else seen.set(key, r.path);
   }
@@ -297,7 +319,7 @@ function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): readonly
   for (const m of modules) {
     const first = firstByName.get(m.value.name);
     if (first !== undefined) {
-      issues.push(errorIssue('duplicate-module-name', childPath(m.path, 'name'), `duplicate module name "${m.value.name}" (also ${first})`, 'module names are unique; rename or remove one'));
+      issues.push(warningIssue('duplicate-module-name', childPath(m.path, 'name'), `duplicate module name "${m.value.name}" (also ${first})`, 'module names are unique; rename or remove one'));
     } else firstByName.set(m.value.name, m.path);
     const id = m.value.module_id;
     if (id !== undefined) {
@@ -348,17 +370,17 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
       const target = byName.get(dep);
       const targets = repeated?.get(dep);
       if (dep === r.value.name) {
-        issues.push(errorIssue('depends-on-self', dependencyPath(r.path, j), `resource "${r.value.name}" depends on itself`, 'remove it from its own depends_on'));
+        issues.push(warningIssue('depends-on-self', dependencyPath(r.path, j), `resource "${r.value.name}" depends on itself`, 'remove it from its own depends_on'));
       } else if (target === undefined && (knownNames === undefined || knownNames.has(dep))) {
         // The target is configured but malformed (or may be): its own errors are reported already.
       } else if (target === undefined) {
         const names = [...byName.keys()].filter((n) => n !== r.value.name);
         issues.push(
-          errorIssue('depends-on-missing', dependencyPath(r.path, j), `resource "${r.value.name}" depends on "${dep}", which is not configured`, names.length > 0 ? `depends_on names a resource of this machine: ${names.join(', ')}` : 'configure that resource or remove the dependency'),
+          warningIssue('depends-on-missing', dependencyPath(r.path, j), `resource "${r.value.name}" will not start: it depends on "${dep}", which is not configured`, names.length > 0 ? `depends_on names a resource of this machine: ${names.join(', ')}` : 'configure that resource or remove the dependency'),
         );
       } else if (targets !== undefined && new Set(targets.map((t) => resources[t]?.value.api)).size > 1) {
         const where = targets.map((t) => `${resources[t]?.value.api} (${resources[t]?.path})`).join(', ');
-        issues.push(errorIssue('depends-on-ambiguous', dependencyPath(r.path, j), `dependency "${dep}" of resource "${r.value.name}" is ambiguous: ${where}`, 'give the resources distinct names'));
+        issues.push(warningIssue('depends-on-ambiguous', dependencyPath(r.path, j), `dependency "${dep}" of resource "${r.value.name}" is ambiguous: ${where}`, 'give the resources distinct names'));
       } else if (!out.includes(target)) out.push(target);
     }
     edges.push(out);
@@ -368,7 +390,7 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
     const names = [...cycle, cycle[0] as number].map((n) => resources[n]?.value.name ?? '?');
     const head = resources[cycle[0] as number];
     issues.push(
-      errorIssue('depends-on-cycle', head ? childPath(head.path, 'depends_on') : '', `circular dependency: ${names.join(' -> ')}`, 'remove one of these dependencies to break the cycle'),
+      warningIssue('depends-on-cycle', head ? childPath(head.path, 'depends_on') : '', `circular dependency: ${names.join(' -> ')}`, 'remove one of these dependencies to break the cycle'),
     );
   }
   return issues;
@@ -459,13 +481,13 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
       // A plain entry holds the entry's own attributes already.
       const plain = plainResourceEntry(item);
       if (plain !== undefined) {
-        resources.push({ value: plain, path, list });
+        resources.push({ value: normalResource(plain, list), path, list });
         continue;
       }
       const r = ModularResourceSchema.safeParse(item);
       const attributes = fieldOf(item, 'attributes') as Record<string, unknown> | undefined;
       // The entry's own attributes, as given.
-      if (r.success) resources.push({ value: attributes === undefined || r.data.attributes === attributes ? r.data : { ...r.data, attributes }, path, list });
+      if (r.success) resources.push({ value: normalResource(attributes === undefined || r.data.attributes === attributes ? r.data : { ...r.data, attributes }, list), path, list });
       else {
         pushAll(issues, schemaIssues(r.error, item, path));
         const name = fieldOf(item, 'name');
@@ -504,6 +526,7 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
   }
   pushAll(issues, checkUniqueNames(resources));
   pushAll(issues, checkDependencies(resources, lists.namesUnknown ? undefined : (brokenNames ?? NO_BROKEN_NAMES)));
+  pushAll(issues, checkLanguageSections(root, resources));
   return prefixed(toValidationResult(inDocumentOrder(issues)), options.pathPrefix);
 }
 

@@ -112,7 +112,7 @@ export function register(program: Command): void {
     .option('--resource-configure-time <duration>', `how long a simulated resource takes to configure (default ${DEFAULT_SIMULATION.resourceConfigureMs}ms; env ${SIMULATION_ENV.resourceConfigureMs})`)
     .option(
       '--machine-fault <SPEC>',
-      `make simulated machines fail: module=acme:sensors@1.3.0:crash, model=acme:sensors:hc-sr04:unhealthy, machine=picker-3:offline, each optionally ending in :30%; repeatable (env ${MACHINE_FAULTS_ENV}, comma-separated)`,
+      `make simulated machines fail: module=acme:sensors@1.3.0:crash, model=acme:sensors:hc-sr04:unhealthy, machine=picker-3:offline, maintenance=picker-3:closed (or open, error), remote=arm-cell:unreachable, job=read-window:fail, each optionally ending in :30%; repeatable (env ${MACHINE_FAULTS_ENV}, comma-separated)`,
       (value: string, prior: MachineFault[]) => [...prior, parseMachineFault(value, '--machine-fault')],
       [] as MachineFault[],
     )

@@ -15,7 +15,8 @@ function table(rows: readonly (readonly string[])[]): string {
 
 function count(items: readonly { state: string }[]): string {
   if (items.length === 0) return '-';
-  return `${items.filter((x) => x.state === 'ready').length}/${items.length} ready`;
+  const unhealthy = items.filter((x) => x.state === 'unhealthy').length;
+  return `${items.filter((x) => x.state === 'ready').length}/${items.length} ready${unhealthy > 0 ? `, ${unhealthy} unhealthy` : ''}`;
 }
 
 function onlineCell(m: MachineHealth): string {
@@ -31,6 +32,7 @@ function configCell(m: MachineHealth): string {
 function problems(m: MachineHealth): string[] {
   if (m.unreachable) return [`${m.machine}: status not reachable: ${m.unreachable}`];
   return [
+    ...(m.heldByMaintenance === undefined ? [] : [`${m.machine}: latest config pending, held by maintenance (${m.heldByMaintenance})`]),
     ...m.modules.filter((x) => x.error !== '').map((x) => `${m.machine}: module ${x.name} ${x.state} (${x.consecutiveFailures} consecutive failures): ${x.error}`),
     ...m.resources.filter((r) => r.error !== '').map((r) => `${m.machine}: resource ${r.name} (${r.api}) ${r.state}: ${r.error}`),
     ...(m.packages ?? []).filter((x) => x.error !== '').map((x) => `${m.machine}: package ${x.name}@${x.version} ${x.state}: ${x.error}`),

@@ -5,6 +5,10 @@
  * - `machine=<machine name or id>:offline`: the machine never checks in;
  * - `package=<name>[@<version>]:fail`: the package (that version, or any) fails to load; the name is
  *   its local name on the machine, its registry name or its id `<organization id>/<name>`;
+ * - `maintenance=<machine name or id>:closed|open|error`: the machine's maintenance sensor reads
+ *   reconfiguring as not allowed, allowed (the default), or fails to read (which blocks it too);
+ * - `remote=<remote name or address>:unreachable`: machines using that remote cannot reach it;
+ * - `job=<job name>:fail`: every run of jobs of that name fails;
  * each optionally followed by `:<percent>%`, the share of machines it hits (chosen by a hash of
  * the spec and the machine id, so the same machines every run).
  */
@@ -19,9 +23,17 @@ export type MachineFault =
   | { readonly kind: 'crash'; readonly moduleId: string; readonly version?: string; readonly percent: number; readonly text: string }
   | { readonly kind: 'unhealthy'; readonly model: string; readonly percent: number; readonly text: string }
   | { readonly kind: 'offline'; readonly machine: string; readonly percent: number; readonly text: string }
-  | { readonly kind: 'package-fails'; readonly name: string; readonly version?: string; readonly percent: number; readonly text: string };
+  | { readonly kind: 'package-fails'; readonly name: string; readonly version?: string; readonly percent: number; readonly text: string }
+  | { readonly kind: 'maintenance'; readonly machine: string; readonly reading: MaintenanceReading; readonly percent: number; readonly text: string }
+  | { readonly kind: 'remote-unreachable'; readonly remote: string; readonly percent: number; readonly text: string }
+  | { readonly kind: 'job-fails'; readonly job: string; readonly percent: number; readonly text: string };
 
-const EXAMPLES = 'module=acme:sensors@1.3.0:crash, model=acme:sensors:hc-sr04:unhealthy, machine=picker-3:offline, package=box-detector@3:fail, each optionally ending in :30%';
+/** What a machine's maintenance sensor reads: reconfiguring allowed, not allowed, or the read fails. */
+export const MAINTENANCE_READINGS = ['open', 'closed', 'error'] as const;
+export type MaintenanceReading = (typeof MAINTENANCE_READINGS)[number];
+
+const EXAMPLES =
+  'module=acme:sensors@1.3.0:crash, model=acme:sensors:hc-sr04:unhealthy, machine=picker-3:offline, package=box-detector@3:fail, maintenance=picker-3:closed, remote=arm-cell:unreachable, job=hourly-check:fail, each optionally ending in :30%';
 
 function fail(text: string, path: string, why: string, hint: string): never {
   throw new InputError(`machine fault ${JSON.stringify(text)}: ${why}`, { path, hint });
@@ -86,8 +98,28 @@ export function parseMachineFault(raw: string, path: string): MachineFault {
       }
       return { kind: 'package-fails', name, ...(version === undefined ? {} : { version }), percent, text };
     }
+    case 'maintenance': {
+      const at = body.lastIndexOf(':');
+      const reading = at < 0 ? '' : body.slice(at + 1);
+      const machine = at < 0 ? '' : body.slice(0, at);
+      if (!(MAINTENANCE_READINGS as readonly string[]).includes(reading)) {
+        fail(text, path, `expected the reading closed, open or error at the end, not ${JSON.stringify(reading)}`, 'write it like maintenance=picker-3:closed');
+      }
+      if (machine.trim() === '') fail(text, path, 'the machine is missing', 'name the machine (or its id), e.g. maintenance=picker-3:closed');
+      return { kind: 'maintenance', machine, reading: reading as MaintenanceReading, percent, text };
+    }
+    case 'remote': {
+      const remote = splitEffect(body, 'unreachable', text, path);
+      if (remote.trim() === '') fail(text, path, 'the remote is missing', 'name the remote (its name in the config or its address), e.g. remote=arm-cell:unreachable');
+      return { kind: 'remote-unreachable', remote, percent, text };
+    }
+    case 'job': {
+      const job = splitEffect(body, 'fail', text, path);
+      if (job.trim() === '') fail(text, path, 'the job is missing', 'name the job as the config does, e.g. job=hourly-check:fail');
+      return { kind: 'job-fails', job, percent, text };
+    }
     default:
-      return fail(text, path, `unknown target ${JSON.stringify(key)}`, `start with module=, model=, machine= or package=: ${EXAMPLES}`);
+      return fail(text, path, `unknown target ${JSON.stringify(key)}`, `start with module=, model=, machine=, package=, maintenance=, remote= or job=: ${EXAMPLES}`);
   }
 }
 
@@ -142,6 +174,24 @@ export class MachineFaults {
     return this.faults.some(
       (f) => f.kind === 'package-fails' && names.includes(f.name) && (f.version === undefined || f.version === version) && hits(f, m.machineId),
     );
+  }
+
+  /** The machine's maintenance sensor reading: the last fault naming the machine wins; open when none does. */
+  maintenanceReading(m: FaultTarget): MaintenanceReading {
+    let reading: MaintenanceReading = 'open';
+    for (const f of this.faults) {
+      if (f.kind === 'maintenance' && (f.machine === m.machineName || f.machine === m.machineId) && hits(f, m.machineId)) reading = f.reading;
+    }
+    return reading;
+  }
+
+  /** Whether a remote (by its name in the config or its address) cannot be reached from this machine. */
+  remoteUnreachable(m: FaultTarget, names: readonly string[]): boolean {
+    return this.faults.some((f) => f.kind === 'remote-unreachable' && names.includes(f.remote) && hits(f, m.machineId));
+  }
+
+  jobFails(m: FaultTarget, job: string): boolean {
+    return this.faults.some((f) => f.kind === 'job-fails' && f.job === job && hits(f, m.machineId));
   }
 
   unhealthy(m: FaultTarget, model: string): boolean {

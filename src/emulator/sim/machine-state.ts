@@ -14,18 +14,19 @@
  * attributes use a package's placeholder configures once that package is READY, and is
  * unhealthy while it is FAILED.
  */
-import { CONFIG_SECTION_ENTRY, type ResourceListName } from '../../domain/config';
+import * as crypto from 'node:crypto';
+import type { ResourceListName } from '../../domain/config';
+import { isKnownBuiltinModel } from '../../domain/builtin-models';
 import { findPlaceholders } from '../../domain/placeholders';
-import { isBuiltinModel, moduleIdOfModel, parseApiTriplet } from '../../domain/triplet';
+import { normalApi, normalModel } from '../../domain/resource-forms';
+import { isBuiltinModel, moduleIdOfModel } from '../../domain/triplet';
+import { stepJobs, type JobRun, type FetchedJob } from './jobs';
+import { maintenanceHold, type MaintenanceSettings } from './maintenance';
+import type { MaintenanceReading } from './machine-faults';
 
-/** viam.robot.v1 ModuleStatus.State numbers. */
-export const ModuleState = { PENDING: 1, STARTING: 2, READY: 3, UNHEALTHY: 4 } as const;
-/** viam.robot.v1 ResourceStatus.State numbers. */
-export const ResourceState = { CONFIGURING: 2, READY: 3, UNHEALTHY: 5 } as const;
-/** viam.robot.v1 PackageStatus.State numbers. */
-export const PackageState = { DOWNLOADING: 1, READY: 4, FAILED: 5 } as const;
-/** viam.robot.v1 GetMachineStatusResponse.State numbers. */
-export const MachineState = { INITIALIZING: 1, RUNNING: 2 } as const;
+import { MachineState, ModuleState, PackageState, ResourceState, type LogLine } from './states';
+
+export { MachineState, ModuleState, PackageState, ResourceState, type LogLine } from './states';
 
 export interface ModuleRun {
   readonly name: string;
@@ -47,7 +48,7 @@ export interface ResourceRun {
   readonly subtype: string;
   readonly name: string;
   readonly model: string;
-  /** The config entry as JSON text: a change reconfigures the resource. */
+  /** A digest of the config entry's JSON text (empty for a remote's resource): a change reconfigures the resource. */
   readonly entry: string;
   readonly state: number;
   /** The last config revision that updated it. */
@@ -85,6 +86,40 @@ export interface PartRun {
   readonly resources: readonly ResourceRun[];
   /** Absent in runs recorded before machines had packages. */
   readonly packages?: readonly PackageRun[];
+  /** Scheduled jobs and their last outcome (absent when the config has none). */
+  readonly jobs?: readonly JobRun[];
+  /** Remotes and whether they are reached (absent when the config has none). */
+  readonly remotes?: readonly RemoteRun[];
+  /** A newer config revision the maintenance window holds back, and why. */
+  readonly held?: { readonly revision: string; readonly reason: string };
+  /** The maintenance settings of the running config (checked at the next new revision). */
+  readonly maintenance?: MaintenanceSettings;
+}
+
+/** A remote as the machine reaches it. */
+export interface RemoteRun {
+  readonly name: string;
+  readonly address: string;
+  readonly reachable: boolean;
+  readonly error: string;
+}
+
+/** Another machine's resource, as a remote gives it (its API and name on that machine). */
+export interface RemoteResource {
+  readonly namespace: string;
+  readonly type: string;
+  readonly subtype: string;
+  readonly name: string;
+}
+
+/** A remote of the config: the resources of the machine at its address, or why it cannot be reached. */
+export interface FetchedRemote {
+  readonly name: string;
+  readonly address: string;
+  readonly prefix: string;
+  readonly resources: readonly RemoteResource[];
+  /** Why the machine at the address cannot be reached, when it cannot. */
+  readonly unreachable?: string;
 }
 
 /** A package of the config as the machine finds it in the registry. */
@@ -99,20 +134,21 @@ export interface FetchedPackage {
   readonly missing?: string;
 }
 
-export interface LogLine {
-  readonly level: 'info' | 'warn' | 'error';
-  readonly logger: string;
-  readonly message: string;
-}
 
 /** The config as the machine reads it: modules with resolved versions, resource entries. */
 export interface FetchedConfig {
   readonly revision: string;
-  readonly modules: readonly { readonly name: string; readonly moduleId: string; readonly version: string }[];
+  /** `models`: what the module's version registers, when the registry tells (absent: not known until it runs). */
+  readonly modules: readonly { readonly name: string; readonly moduleId: string; readonly version: string; readonly models?: readonly string[] }[];
   readonly resources: readonly { readonly kind: ResourceListName; readonly entry: Readonly<Record<string, unknown>> }[];
   /** Registry modules the machine cannot run (not in the registry, no version satisfies the policy). */
   readonly unresolved: readonly { readonly name: string; readonly reason: string }[];
   readonly packages?: readonly FetchedPackage[];
+  readonly remotes?: readonly FetchedRemote[];
+  readonly jobs?: readonly FetchedJob[];
+  /** How many `processes` entries the config has (the machine server ignores them). */
+  readonly processes?: number;
+  readonly maintenance?: MaintenanceSettings;
 }
 
 export interface Timings {
@@ -125,6 +161,29 @@ export interface Health {
   unhealthy(model: string): boolean;
   /** Whether a package fails to load once downloaded. */
   packageFails?(pkg: FetchedPackage): boolean;
+  /** What the machine's maintenance sensor reads (open when not told). */
+  maintenanceReading?(): MaintenanceReading;
+  /** Whether a run of the job of that name fails. */
+  jobFails?(job: string): boolean;
+}
+
+/** What a check-in needs of an entry: a digest of its JSON text and the packages its attributes use. */
+interface EntryFacts {
+  readonly digest: string;
+  readonly packages: readonly string[];
+}
+
+const facts = new WeakMap<object, EntryFacts>();
+
+/** An entry's facts, found once per entry object (entries are never changed). */
+function factsOf(entry: Readonly<Record<string, unknown>>): EntryFacts {
+  let f = facts.get(entry);
+  if (f === undefined) {
+    const text = JSON.stringify(entry);
+    f = { digest: crypto.createHash('sha1').update(text).digest('base64'), packages: packagesUsed(entry, text) };
+    facts.set(entry, f);
+  }
+  return f;
 }
 
 /** Resource key: API and name. */
@@ -146,12 +205,19 @@ function packagesUsed(entry: Readonly<Record<string, unknown>>, text: string): s
   return findPlaceholders(entry.attributes ?? {}, '').flatMap((p) => (p.package ? [p.package.name] : []));
 }
 
+/** The entry's API in its parts, from whatever form it is written in; undefined parts read as `unknown`. */
 function apiOf(kind: ResourceListName, entry: Readonly<Record<string, unknown>>): { namespace: string; type: string; subtype: string } {
-  const api = typeof entry.api === 'string' ? parseApiTriplet(entry.api) : undefined;
-  if (api) return { namespace: api.namespace, type: api.type, subtype: api.name };
-  const subtype = typeof entry.type === 'string' ? entry.type : 'unknown';
-  const namespace = typeof entry.namespace === 'string' ? entry.namespace : 'rdk';
-  return { namespace, type: CONFIG_SECTION_ENTRY[kind], subtype };
+  const [namespace = 'unknown', type = 'unknown', subtype = 'unknown'] = normalApi(entry, kind).split(':');
+  return { namespace, type, subtype };
+}
+
+/** The message the machine server gives for a model nothing registers. */
+export function unregisteredModelError(api: string, model: string): string {
+  return `unknown resource type: API ${JSON.stringify(api)} with model ${JSON.stringify(model)} not registered`;
+}
+
+function dependsOn(entry: Readonly<Record<string, unknown>>): string[] {
+  return Array.isArray(entry.depends_on) ? entry.depends_on.filter((d): d is string => typeof d === 'string') : [];
 }
 
 /** The part's run after a check-in at `now` that fetched `config` (or restarts it when `restart`). */
@@ -164,17 +230,35 @@ export function checkIn(
   restart: boolean,
 ): { run: PartRun; logs: LogLine[] } {
   const logs: LogLine[] = [];
+  const newRevision = previous !== undefined && !restart && previous.revision !== config.revision;
+  // A running machine asks its maintenance sensor before taking a new revision (never at start).
+  if (newRevision) {
+    const hold = maintenanceHold(previous, config.maintenance, health.maintenanceReading?.() ?? 'open', logs);
+    if (hold) {
+      const logged = previous.held?.revision === config.revision && previous.held.reason === hold.reason;
+      if (!logged) logs.push({ level: hold.level, logger: 'rdk.maintenance', message: hold.message(config.revision) });
+      const jobs = previous.jobs ? stepJobs(previous.jobs, previous.jobs, previous.resources, now, health, logs) : undefined;
+      return { run: { ...previous, ...(jobs ? { jobs } : {}), held: { revision: config.revision, reason: hold.reason } }, logs };
+    }
+  }
   const ingest = previous === undefined || restart || previous.revision !== config.revision;
   const base = restart ? undefined : previous;
   if (restart) logs.push({ level: 'info', logger: 'rdk', message: 'restarting the machine server as requested' });
   if (ingest) {
     logs.push({ level: 'info', logger: 'rdk.config', message: `config revision ${config.revision} received` });
     for (const u of config.unresolved) logs.push({ level: 'error', logger: 'rdk.modmanager', message: `module ${u.name} cannot be started: ${u.reason}` });
+    if ((config.processes ?? 0) > 0) {
+      logs.push({
+        level: 'error',
+        logger: 'rdk',
+        message: `Processes have been deprecated and are no longer supported in viam-server versions v0.74.0+; the ${config.processes} process(es) of this config are ignored`,
+      });
+    }
   }
   const ingestedAt = ingest ? now : (previous as PartRun).ingestedAt;
 
   const before = new Map((base?.modules ?? []).map((m) => [moduleKey(m), m]));
-  const modules = config.modules.map((m): ModuleRun => {
+  const modules = config.modules.map(({ models: _models, ...m }): ModuleRun => {
     const was = before.get(moduleKey(m));
     const label = m.moduleId === '' ? m.name : `${m.name} (${m.moduleId}@${m.version})`;
     if (!was) {
@@ -198,28 +282,70 @@ export function checkIn(
 
   const packages = stepPackages(base?.packages ?? [], config.packages ?? [], now, timings, health, logs);
   const packageByName = new Map(packages.map((p) => [p.name, p]));
-  const moduleById = new Map(modules.filter((m) => m.moduleId !== '').map((m) => [m.moduleId, m]));
+  const providerOf = moduleProviders(config.modules, modules);
   const previousResources = new Map((base?.resources ?? []).map((r) => [resourceKey(r), r]));
-  const resources = config.resources.map(({ kind, entry }): ResourceRun => {
+  const remotes = stepRemotes(base?.remotes ?? [], config.remotes ?? [], logs);
+  const remoteResources = remoteResourceRuns(base?.resources ?? [], config.remotes ?? [], config.revision, now);
+  const remoteByName = new Map<string, ResourceRun>();
+  for (const r of remoteResources) {
+    remoteByName.set(r.name, r);
+    remoteByName.set(r.name.slice(r.name.indexOf(':') + 1), r);
+  }
+
+  // Each resource is stepped after the resources it depends on (by short name).
+  const entries = config.resources;
+  const indexByName = new Map<string, number>();
+  entries.forEach(({ entry }, i) => {
+    if (typeof entry.name === 'string' && !indexByName.has(entry.name)) indexByName.set(entry.name, i);
+  });
+  const stepped: (ResourceRun | undefined)[] = entries.map(() => undefined);
+  const visiting = new Set<number>();
+
+  const stepAt = (i: number): ResourceRun => {
+    const done = stepped[i];
+    if (done) return done;
+    visiting.add(i);
+    const r = stepResource(i);
+    visiting.delete(i);
+    stepped[i] = r;
+    return r;
+  };
+
+  const stepResource = (i: number): ResourceRun => {
+    const { kind, entry } = entries[i] as FetchedConfig['resources'][number];
     const api = apiOf(kind, entry);
+    const apiText = `${api.namespace}:${api.type}:${api.subtype}`;
     const name = typeof entry.name === 'string' ? entry.name : '';
-    const model = typeof entry.model === 'string' ? entry.model : '';
-    const text = JSON.stringify(entry);
+    const model = normalModel(entry, kind);
+    const { digest, packages: used } = factsOf(entry);
     const key = resourceKey({ ...api, name });
     const was = previousResources.get(key);
     const fresh: ResourceRun =
-      was && was.entry === text
+      was && was.entry === digest
         ? was
-        : { ...api, name, model, entry: text, state: ResourceState.CONFIGURING, revision: was?.revision ?? '', lastUpdated: now, error: '', readyAt: now + timings.resourceConfigureMs };
+        : { ...api, name, model, entry: digest, state: ResourceState.CONFIGURING, revision: was?.revision ?? '', lastUpdated: now, error: '', readyAt: now + timings.resourceConfigureMs };
+    const label = `${apiText}/${name}`;
     const moduleId = moduleIdOfModel(model);
-    const provider = moduleId === undefined || isBuiltinModel(model) ? undefined : moduleById.get(moduleId);
-    const label = `${api.namespace}:${api.type}:${api.subtype}/${name}`;
-    if (moduleId !== undefined && !isBuiltinModel(model) && provider === undefined) {
-      return settle(fresh, ResourceState.UNHEALTHY, `no running module provides model ${model}`, label);
+    const builtin = isBuiltinModel(model);
+    const provider = moduleId === undefined || builtin ? undefined : providerOf(model);
+    if ((builtin && !isKnownBuiltinModel(model)) || (!builtin && provider === undefined)) {
+      return settle(fresh, ResourceState.UNHEALTHY, unregisteredModelError(apiText, model), label);
     }
-    for (const used of packagesUsed(entry, text)) {
-      const pkg = packageByName.get(used);
-      if (pkg?.state === PackageState.FAILED) return settle(fresh, ResourceState.UNHEALTHY, `package ${used} is not available: ${pkg.error}`, label);
+    for (const dep of dependsOn(entry)) {
+      const at = indexByName.get(dep);
+      if (at !== undefined && visiting.has(at)) return settle(fresh, ResourceState.UNHEALTHY, `circular dependency on ${JSON.stringify(dep)}`, label);
+      const target = at !== undefined ? stepAt(at) : remoteByName.get(dep);
+      if (target === undefined) return settle(fresh, ResourceState.UNHEALTHY, `dependency ${JSON.stringify(dep)} not found: no resource or remote resource of that name`, label);
+      if (target.state === ResourceState.UNHEALTHY) return settle(fresh, ResourceState.UNHEALTHY, `dependency ${JSON.stringify(dep)} is not available: ${target.error}`, label);
+      if (target.state !== ResourceState.READY) {
+        return fresh.state === ResourceState.READY && fresh.revision === config.revision
+          ? fresh
+          : { ...fresh, state: ResourceState.CONFIGURING, readyAt: Math.max(fresh.readyAt, target.readyAt + timings.resourceConfigureMs) };
+      }
+    }
+    for (const name of used) {
+      const pkg = packageByName.get(name);
+      if (pkg?.state === PackageState.FAILED) return settle(fresh, ResourceState.UNHEALTHY, `package ${name} is not available: ${pkg.error}`, label);
       if (pkg?.state === PackageState.DOWNLOADING) {
         return fresh.state === ResourceState.CONFIGURING ? { ...fresh, readyAt: Math.max(fresh.readyAt, pkg.readyAt + timings.resourceConfigureMs) } : fresh;
       }
@@ -233,7 +359,7 @@ export function checkIn(
     if (health.unhealthy(model)) return settle(fresh, ResourceState.UNHEALTHY, `resource ${name} of model ${model} did not become ready`, label);
     if (fresh.state !== ResourceState.READY) logs.push({ level: 'info', logger: 'rdk.resource_manager', message: `resource ${label} (${model}) is ready` });
     return { ...fresh, state: ResourceState.READY, revision: config.revision, lastUpdated: fresh.state === ResourceState.READY ? fresh.lastUpdated : now, error: '' };
-  });
+  };
 
   /** A resource that cannot become ready; logged once per change of its error. */
   function settle(r: ResourceRun, state: number, error: string, label: string): ResourceRun {
@@ -242,10 +368,78 @@ export function checkIn(
     return { ...r, state, error, lastUpdated: now };
   }
 
+  const resources = [...entries.map((_, i) => stepAt(i)), ...remoteResources];
+  const jobs = config.jobs && config.jobs.length > 0 ? stepJobs(base?.jobs ?? [], config.jobs, resources, now, health, logs) : undefined;
+
   const settling =
     modules.some((m) => m.state === ModuleState.STARTING) || resources.some((r) => r.state === ResourceState.CONFIGURING) || packages.some((p) => p.state === PackageState.DOWNLOADING);
   const state = settling ? MachineState.INITIALIZING : MachineState.RUNNING;
-  return { run: { revision: config.revision, ingestedAt, state, modules, resources, ...(packages.length > 0 ? { packages } : {}) }, logs };
+  return {
+    run: {
+      revision: config.revision,
+      ingestedAt,
+      state,
+      modules,
+      resources,
+      ...(packages.length > 0 ? { packages } : {}),
+      ...(jobs ? { jobs } : {}),
+      ...(remotes.length > 0 ? { remotes } : {}),
+      ...(config.maintenance ? { maintenance: config.maintenance } : {}),
+    },
+    logs,
+  };
+}
+
+/**
+ * The module providing a model: one whose version registers it; else the registry module
+ * whose id is the model's first two parts; else a module whose models are not known (a local
+ * module, or one the registry lists no models for) in the model's namespace, or any local one.
+ */
+function moduleProviders(fetched: FetchedConfig['modules'], runs: readonly ModuleRun[]): (model: string) => ModuleRun | undefined {
+  const exact = new Map<string, ModuleRun>();
+  const byId = new Map<string, ModuleRun>();
+  const unknown: { run: ModuleRun; namespace: string }[] = [];
+  fetched.forEach((m, i) => {
+    const run = runs[i] as ModuleRun;
+    for (const model of m.models ?? []) if (!exact.has(model)) exact.set(model, run);
+    if (m.moduleId !== '' && !byId.has(m.moduleId)) byId.set(m.moduleId, run);
+    if (m.models === undefined || m.models.length === 0) unknown.push({ run, namespace: m.moduleId === '' ? '' : (m.moduleId.split(':')[0] as string) });
+  });
+  return (model) => {
+    const found = exact.get(model) ?? byId.get(moduleIdOfModel(model) ?? '');
+    if (found) return found;
+    const namespace = model.split(':')[0];
+    return (unknown.find((u) => u.namespace === namespace) ?? unknown.find((u) => u.namespace === ''))?.run;
+  };
+}
+
+/** Remotes after a check-in: a change of reach is logged (an unreachable remote takes its resources away, not the machine). */
+function stepRemotes(before: readonly RemoteRun[], fetched: readonly FetchedRemote[], logs: LogLine[]): RemoteRun[] {
+  const previous = new Map(before.map((r) => [r.name, r]));
+  return fetched.map((f): RemoteRun => {
+    const was = previous.get(f.name);
+    const error = f.unreachable ?? '';
+    const reachable = f.unreachable === undefined;
+    if (was && was.reachable === reachable && was.error === error && was.address === f.address) return was;
+    if (reachable) logs.push({ level: 'info', logger: 'rdk.remotes', message: `connected to remote ${f.name} at ${f.address}` });
+    else logs.push({ level: 'warn', logger: 'rdk.remotes', message: `remote ${f.name} at ${f.address} is not reachable, its resources are unavailable: ${error}` });
+    return { name: f.name, address: f.address, reachable, error };
+  });
+}
+
+/** The resources reachable remotes give, named `<remote>:<prefix><name>`, ready at this revision. */
+function remoteResourceRuns(before: readonly ResourceRun[], fetched: readonly FetchedRemote[], revision: string, now: number): ResourceRun[] {
+  const previous = new Map(before.filter((r) => r.entry === '').map((r) => [resourceKey(r), r]));
+  return fetched.flatMap((f) =>
+    f.unreachable !== undefined
+      ? []
+      : f.resources.map((res): ResourceRun => {
+          const name = `${f.name}:${f.prefix}${res.name}`;
+          const was = previous.get(resourceKey({ ...res, name }));
+          if (was && was.revision === revision) return was;
+          return { namespace: res.namespace, type: res.type, subtype: res.subtype, name, model: '', entry: '', state: ResourceState.READY, revision, lastUpdated: was?.lastUpdated ?? now, error: '', readyAt: now };
+        }),
+  );
 }
 
 /** The packages after a check-in: downloads start, finish (READY or FAILED), and packages the registry lacks fail. */

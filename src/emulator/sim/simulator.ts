@@ -5,7 +5,7 @@
  * machine runs (see machine-state) and stores that and its log lines, all in one
  * transaction per tick.
  */
-import { MachineConfigSchema, RESOURCE_LISTS } from '../../domain/config';
+import * as crypto from 'node:crypto';
 import type { Db } from '../db/database';
 import { appendLog, deployedVersions, partsToCheckIn, recordCheckin, trimLogs, type CheckinPart } from '../store/checkins';
 import { getPart } from '../store/machines';
@@ -14,7 +14,11 @@ import { fragmentGeneration } from '../store/fragments';
 import { machineRevision, resolvePart } from '../logic/fragment-resolution';
 import { isLatestPackageVersion, splitPackageId, type PackageConfig } from '../../domain/packages';
 import type { MachineFaults } from './machine-faults';
-import { checkIn, type FetchedConfig, type FetchedPackage, type PartRun, type Timings } from './machine-state';
+import { readMachineConfig, type MachineConfigRead } from './machine-config';
+import { checkIn, ResourceState, type FetchedConfig, type FetchedPackage, type FetchedRemote, type PartRun, type Timings } from './machine-state';
+import { partByHost } from '../rpc/part-address';
+import { findRegistryItem } from '../rpc/registry';
+import { registryVersions } from '../store/registry';
 
 /** Log lines kept per part. */
 const LOGS_KEPT = 1000;
@@ -28,14 +32,12 @@ interface Known {
   readonly lastUpdated: number;
   /** The fragment generation its config was resolved at; undefined when it imports no fragment. */
   readonly generation: number | undefined;
-  readonly config: Omit<FetchedConfig, 'modules' | 'unresolved' | 'packages'> & {
-    readonly modules: readonly { readonly name: string; readonly moduleId: string | undefined; readonly policy: string }[];
-    readonly packages: readonly PackageConfig[];
-  };
+  readonly config: MachineConfigRead & { readonly revision: string };
   /** The packages as the registry had them at the last check-in; looked up again while one is missing. */
   fetchedPackages: readonly FetchedPackage[] | undefined;
   run: PartRun | undefined;
-  runJson: string | undefined;
+  /** A digest of the run's JSON as last stored. */
+  runDigest: string | undefined;
 }
 
 /**
@@ -47,18 +49,10 @@ function readConfig(db: Db, partId: string, lastUpdated: number): Known['config'
   const stored: unknown = part ? JSON.parse(part.config) : {};
   const usesFragments = part !== undefined && stored !== null && typeof stored === 'object' && 'fragments' in stored;
   const resolution = usesFragments && part ? resolvePart(db, part) : undefined;
-  const parsed = MachineConfigSchema.safeParse(resolution ? resolution.config : stored);
-  const config = parsed.success ? parsed.data : {};
   return {
     usesFragments,
     revision: resolution ? machineRevision(lastUpdated, resolution) : configRevision(lastUpdated),
-    modules: (config.modules ?? []).map((m) => ({
-      name: m.name,
-      moduleId: m.type === 'registry' ? (m.module_id ?? '') : undefined,
-      policy: m.version ?? '',
-    })),
-    resources: RESOURCE_LISTS.flatMap((kind) => (config[kind] ?? []).map((entry) => ({ kind, entry }))),
-    packages: config.packages ?? [],
+    ...readMachineConfig(resolution ? resolution.config : stored),
   };
 }
 
@@ -84,6 +78,12 @@ export interface SimulatorOptions extends Timings {
 
 export class MachineSimulator {
   private readonly known = new Map<string, Known>();
+  /** The part each remote address names (null: none), looked up once until the set of parts changes. */
+  private readonly addresses = new Map<string, string | null>();
+  private partCount = -1;
+  private readonly models = new Map<string, readonly string[]>();
+  /** Parts that did not check in at this tick (offline). */
+  private offline = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -126,9 +126,14 @@ export class MachineSimulator {
       const versions = deployedVersions(db);
       const generation = fragmentGeneration(db);
       const present = new Set<string>();
+      if (parts.length !== this.partCount) {
+        this.addresses.clear();
+        this.partCount = parts.length;
+      }
+      this.offline = new Set(parts.filter((p) => this.faults.offline({ machineId: p.robotId, machineName: p.robotName })).map((p) => p.id));
       for (const part of parts) {
         present.add(part.id);
-        if (this.faults.offline({ machineId: part.robotId, machineName: part.robotName })) continue;
+        if (this.offline.has(part.id)) continue;
         this.checkInPart(part, versions.get(part.id), now, generation);
       }
       for (const id of this.known.keys()) if (!present.has(id)) this.known.delete(id);
@@ -140,7 +145,7 @@ export class MachineSimulator {
     let known = this.known.get(part.id);
     if (!known || known.lastUpdated !== part.lastUpdated || (known.generation !== undefined && known.generation !== generation)) {
       const { usesFragments, ...config } = readConfig(db, part.id, part.lastUpdated);
-      known = { lastUpdated: part.lastUpdated, generation: usesFragments ? generation : undefined, config, fetchedPackages: undefined, run: known?.run, runJson: known?.runJson };
+      known = { lastUpdated: part.lastUpdated, generation: usesFragments ? generation : undefined, config, fetchedPackages: undefined, run: known?.run, runDigest: known?.runDigest };
       this.known.set(part.id, known);
     }
     if (known.fetchedPackages === undefined || known.fetchedPackages.some((p) => p.missing !== undefined)) {
@@ -154,28 +159,61 @@ export class MachineSimulator {
         continue;
       }
       const deployed = versions?.get(m.name);
-      if (deployed && deployed.moduleId === m.moduleId) modules.push({ name: m.name, moduleId: m.moduleId, version: deployed.version });
+      if (deployed && deployed.moduleId === m.moduleId) modules.push({ name: m.name, moduleId: m.moduleId, version: deployed.version, models: this.modelsOf(m.moduleId, deployed.version) });
       else unresolved.push({ name: m.name, reason: `the registry has no version of ${m.moduleId} that ${JSON.stringify(m.policy)} admits` });
     }
     const machine = { machineId: part.robotId, machineName: part.robotName };
+    const remotes = known.config.remotes.map((r) => this.fetchRemote(machine, part.id, r));
     const { run, logs } = checkIn(
       known.run,
-      { ...known.config, modules, unresolved, packages: known.fetchedPackages },
+      { ...known.config, modules, unresolved, packages: known.fetchedPackages, remotes },
       now,
       this.options,
       {
         crashes: (moduleId, version) => this.faults.crashes(machine, moduleId, version),
         unhealthy: (model) => this.faults.unhealthy(machine, model),
         packageFails: (p) => this.faults.packageFails(machine, [p.name, p.packageId, splitPackageId(p.packageId)?.name ?? p.packageId], p.version),
+        maintenanceReading: () => this.faults.maintenanceReading(machine),
+        jobFails: (job) => this.faults.jobFails(machine, job),
       },
       part.restartRequested,
     );
     known.run = run;
     const json = JSON.stringify(run);
-    const changed = json !== known.runJson;
-    known.runJson = json;
+    const digest = crypto.createHash('sha1').update(json).digest('base64');
+    const changed = digest !== known.runDigest;
+    known.runDigest = digest;
     recordCheckin(db, part.id, now, changed ? json : undefined);
     for (const line of logs) appendLog(db, part.id, now, line.level, line.logger, line.message);
     if (logs.length > 0) trimLogs(db, part.id, LOGS_KEPT);
+  }
+
+  /** The models a registry module's version registers (looked up once per version). */
+  private modelsOf(moduleId: string, version: string): readonly string[] {
+    const key = `${moduleId}@${version}`;
+    let models = this.models.get(key);
+    if (models === undefined) {
+      const item = findRegistryItem(this.db, moduleId);
+      models = item ? (registryVersions(this.db, item.itemId).find((v) => v.version === version)?.models.map((m) => m.model) ?? []) : [];
+      this.models.set(key, models);
+    }
+    return models;
+  }
+
+  /** A remote as this machine reaches it: the ready resources of the part at its address, as that part's last check-in left them. */
+  private fetchRemote(machine: { machineId: string; machineName: string }, selfId: string, r: MachineConfigRead['remotes'][number]): FetchedRemote {
+    const base = { name: r.name, address: r.address, prefix: r.prefix };
+    if (this.faults.remoteUnreachable(machine, [r.name, r.address])) return { ...base, resources: [], unreachable: 'connection refused' };
+    let target = this.addresses.get(r.address);
+    if (target === undefined) {
+      target = r.address === '' ? null : (partByHost(this.db, r.address)?.id ?? null);
+      this.addresses.set(r.address, target);
+    }
+    if (target === null) return { ...base, resources: [], unreachable: `no machine answers at ${JSON.stringify(r.address)}` };
+    if (target === selfId) return { ...base, resources: [], unreachable: 'the address is this machine itself' };
+    const run = this.known.get(target)?.run;
+    if (this.offline.has(target) || run === undefined) return { ...base, resources: [], unreachable: `the machine at ${r.address} is offline` };
+    const resources = run.resources.filter((res) => res.entry !== '' && res.state === ResourceState.READY).map(({ namespace, type, subtype, name }) => ({ namespace, type, subtype, name }));
+    return { ...base, resources };
   }
 }

@@ -42,4 +42,9 @@ export interface MachineStatusSource {
   status(partId: string): Promise<MachineReading>;
   /** The newest error lines of the part's log (newest first), each as `time logger: message`. */
   errorLines(partId: string, limit: number): Promise<string[]>;
+  /**
+   * Why the machine's maintenance window holds `revision` back (its newest log line saying
+   * so names that revision), or undefined when it does not.
+   */
+  maintenanceHold?(partId: string, revision: string): Promise<string | undefined>;
 }

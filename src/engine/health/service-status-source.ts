@@ -3,6 +3,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import type { ServiceClient } from '../../api/client';
 import { loadServices, MACHINE_HOST_HEADER } from '../../api/services';
 import type { MachineStatusReport } from '../../domain/rollout';
+import { MAINTENANCE_HOLD_PREFIX, parseMaintenanceHold } from '../../domain/maintenance';
 import type { MachineReading, MachineStatusSource, OnlineState, PartPresence } from './machine-status-source';
 import { configRevision, partConfig, serviceFetch } from '../kinds/machine-fragments';
 
@@ -105,6 +106,16 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
       const reading = await machineStatus(address, 'unknown', '');
       // Unreachable: the part says whether the machine is offline.
       return reading.reachable ? reading : source.read(partId);
+    },
+
+    async maintenanceHold(partId, revision) {
+      try {
+        const { logs } = await app.getRobotPartLogs({ id: partId, filter: MAINTENANCE_HOLD_PREFIX, limit: 1n });
+        const hold = logs[0] ? parseMaintenanceHold(logs[0].message) : undefined;
+        return hold?.revision === revision ? hold.reason : undefined;
+      } catch {
+        return undefined;
+      }
     },
 
     async errorLines(partId, limit) {

@@ -1,10 +1,22 @@
 /** Waiting for one machine to pass a health gate after a config write (a machine's own `health_gate`). */
 import { FleetformError } from '../../domain/errors';
-import { judgeHealth, stepGate, type HealthVerdict, type RolloutPolicy } from '../../domain/rollout';
+import { judgeHealth, stepGate, type HealthVerdict, type MachineStatusReport, type RolloutPolicy } from '../../domain/rollout';
+import { heldByMaintenanceWhy } from '../../domain/maintenance';
 import type { MachineStatusSource } from './machine-status-source';
 
 /** A machine that did not pass its health gate. */
 export class HealthGateError extends FleetformError {}
+
+/**
+ * The machine's verdict for `revision`; a machine still on an older revision whose maintenance
+ * window holds this one back is pending "held by maintenance", not merely behind.
+ */
+export async function heldOrJudged(source: MachineStatusSource, partId: string, status: MachineStatusReport, revision: string): Promise<HealthVerdict> {
+  const verdict = judgeHealth(status, revision);
+  if (verdict.health !== 'pending' || status.revision === revision || !source.maintenanceHold) return verdict;
+  const held = await source.maintenanceHold(partId, revision);
+  return held === undefined ? verdict : { health: 'pending', why: heldByMaintenanceWhy(held) };
+}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -19,7 +31,9 @@ export async function waitHealthy(source: MachineStatusSource, partId: string, m
   let track = { writtenAt: start, verdict: 'pending' as HealthVerdict['health'] | 'unreachable', since: start };
   for (;;) {
     const reading = await source.read(partId);
-    const verdict = reading.reachable ? judgeHealth(reading.status, reading.latestRevision) : { health: 'unreachable' as const, why: `${reading.partUnreadable ? 'its part could not be read: ' : ''}${reading.reason}` };
+    const verdict = reading.reachable
+      ? await heldOrJudged(source, partId, reading.status, reading.latestRevision)
+      : { health: 'unreachable' as const, why: `${reading.partUnreadable ? 'its part could not be read: ' : ''}${reading.reason}` };
     const step = stepGate(track, verdict, Date.now(), gate);
     track = step.track;
     if (step.outcome === 'passed') return;

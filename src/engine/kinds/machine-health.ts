@@ -51,8 +51,13 @@ export interface MachineHealth {
   readonly latestRevision: string;
   /** The revision the machine ingested; undefined when its status could not be read. */
   readonly runningRevision: string | undefined;
-  /** `healthy` (landed: latest revision, running, all ready), `starting`, `unhealthy`, `behind` or `unreachable`. */
-  readonly health: 'healthy' | 'starting' | 'unhealthy' | 'behind' | 'unreachable';
+  /**
+   * `healthy` (landed: latest revision, running, all ready), `starting`, `unhealthy`, `behind`,
+   * `held` (behind because its maintenance window holds the latest revision) or `unreachable`.
+   */
+  readonly health: 'healthy' | 'starting' | 'unhealthy' | 'behind' | 'held' | 'unreachable';
+  /** Why the maintenance window holds the latest revision, when it does. */
+  readonly heldByMaintenance?: string;
   readonly modules: readonly ModuleHealth[];
   readonly resources: readonly ResourceHealth[];
   /** The machine's packages and their download states (absent from the status of machines that report none). */
@@ -104,8 +109,10 @@ export async function machineHealth(client: ServiceClient, states: readonly Stat
       const runningRevision = status.revision;
       // The domain's rule, judged against the config the machine runs; one that runs an older one is behind.
       const verdict = judgeHealth(status, runningRevision);
-      const health = verdict.health === 'unhealthy' ? 'unhealthy' : runningRevision !== latestRevision ? 'behind' : verdict.health === 'healthy' ? 'healthy' : 'starting';
-      return { ...base, runningRevision, health, modules, resources, ...(packages.length > 0 ? { packages } : {}) };
+      const held = runningRevision !== latestRevision && source.maintenanceHold ? await source.maintenanceHold(m.partId, latestRevision) : undefined;
+      const health =
+        verdict.health === 'unhealthy' ? 'unhealthy' : held !== undefined ? 'held' : runningRevision !== latestRevision ? 'behind' : verdict.health === 'healthy' ? 'healthy' : 'starting';
+      return { ...base, runningRevision, health, modules, resources, ...(packages.length > 0 ? { packages } : {}), ...(held !== undefined ? { heldByMaintenance: held } : {}) };
     }),
   );
 }

@@ -48,6 +48,8 @@ export type RolloutEvent =
   | { readonly type: 'written'; readonly rollout: string; readonly wave: number; readonly machines: number; readonly seconds: number }
   | { readonly type: 'healthy'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly seconds: number }
   | { readonly type: 'skipped'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly why: string }
+  /** A machine whose maintenance window holds the written config: the wave waits for it, up to the gate's timeout. */
+  | { readonly type: 'held'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly why: string }
   | { readonly type: 'failed'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly why: string; readonly problems: readonly MachineProblem[]; readonly log: readonly string[] }
   | { readonly type: 'passed'; readonly rollout: string; readonly wave: number; readonly seconds: number }
   | { readonly type: 'stopping'; readonly rollout: string; readonly wave: number; readonly reason: string; readonly then: 'rollback' | 'halt' }
@@ -75,6 +77,8 @@ export function eventLine(e: RolloutEvent): string {
       return `${head} wave ${e.wave}: ${e.machine} healthy after ${e.seconds.toFixed(1)}s`;
     case 'skipped':
       return `${head} wave ${e.wave}: ${e.machine} skipped: ${e.why}`;
+    case 'held':
+      return `${head} wave ${e.wave}: ${e.machine} waiting: ${e.why}; the wave waits for its window to open, up to the gate's timeout`;
     case 'failed': {
       const what = e.problems.map((p) => `${p.what}: ${p.error}`).join('; ');
       return `${head} wave ${e.wave}: ${e.machine} FAILED: ${e.why}${what ? `; ${what}` : ''}${e.log[0] ? `; log: ${e.log[0]}` : ''}`;

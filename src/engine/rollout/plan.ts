@@ -9,6 +9,18 @@ import { fragmentDeclaration } from '../kinds/fragment';
 import { fragmentTagDeclaration } from '../kinds/fragment-tag';
 import { machineDeclaration } from '../kinds/machine';
 import type { ResourceChange } from '../plan/model';
+import { unconfiguredMaintenanceSensor } from '../../domain/maintenance';
+
+/** A planned machine config, as the change holds it (an object, or its JSON text). */
+function plannedConfig(after: Readonly<Record<string, unknown>> | null | undefined): unknown {
+  const config = after?.config;
+  if (typeof config !== 'string') return config;
+  try {
+    return JSON.parse(config) as unknown;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The resource type whose updates a rollout stages. */
 export const ROLLED_OUT_TYPE = machineDeclaration.type;
@@ -31,7 +43,14 @@ export function planRollouts(stacks: readonly DesiredStack[], changes: readonly 
       return { address: c.address, locations };
     });
     const names = new Map(staged.map((c) => [c.address, typeof c.after?.name === 'string' ? c.after.name : c.address]));
-    const waves = splitWaves(candidates, stack.rollout.waves).map((w) => ({ rule: w.rule, machines: w.machines.map((address) => ({ address, name: names.get(address) ?? address })) }));
+    const windows = new Map(staged.map((c) => [c.address, unconfiguredMaintenanceSensor(plannedConfig(c.after))]));
+    const waves = splitWaves(candidates, stack.rollout.waves).map((w) => ({
+      rule: w.rule,
+      machines: w.machines.map((address) => {
+        const maintenance = windows.get(address);
+        return { address, name: names.get(address) ?? address, ...(maintenance ? { maintenance } : {}) };
+      }),
+    }));
     out.push({ stack: stack.name, policy: stack.rollout, waves });
   }
   return out;
@@ -142,6 +161,11 @@ export function rolloutPlanLines(rollouts: readonly RolloutPlan[]): string[] {
     lines.push(`  ${describePolicy(r.policy)}`);
     const follows = (m: { name: string; follows?: string }): string => (r.fragment ? ` (${m.follows ? `tag ${m.follows}` : 'latest'})` : '');
     r.waves.forEach((w, i) => lines.push(`  wave ${i + 1} (${w.rule}): ${w.machines.map((m) => `${m.name}${follows(m)}`).join(', ')}`));
+    r.waves.forEach((w, i) => {
+      for (const m of w.machines) {
+        if (m.maintenance) lines.push(`  warning: wave ${i + 1}: ${m.name}: ${m.maintenance}, so its maintenance window never holds the change (the machine reconfigures at once)`);
+      }
+    });
     const unmatched = r.policy.waves.filter((w) => !r.waves.some((x) => x.rule === describeWave(w)));
     for (const w of unmatched) lines.push(`  (no changed machine for ${describeWave(w)})`);
     lines.push('');

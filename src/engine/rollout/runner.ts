@@ -6,7 +6,9 @@
  * with it.
  */
 import { ServiceError, type ServiceClient } from '../../api/client';
-import { abortReason, judgeHealth, stepGate, type GateTrack, type HealthVerdict, type RolloutPlan } from '../../domain/rollout';
+import { abortReason, stepGate, type GateTrack, type HealthVerdict, type RolloutPlan } from '../../domain/rollout';
+import { isHeldByMaintenanceWhy } from '../../domain/maintenance';
+import { heldOrJudged } from '../health/wait-healthy';
 import type { ApplyOutcome } from '../apply/executor';
 import type { MachineReading, MachineStatusSource } from '../health/machine-status-source';
 import type { ResourceChange } from '../plan/model';
@@ -71,6 +73,8 @@ export interface Written {
   /** The revision of the rollout's write. */
   readonly revision: string;
   track: GateTrack;
+  /** Whether its last reading found the revision held back by the machine's maintenance window. */
+  held?: boolean;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -242,10 +246,13 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         if (stopped) return;
         const reading = await source.status(w.partId);
         const verdict: HealthVerdict | { health: 'unreachable'; why: string } = reading.reachable
-          ? judgeHealth(reading.status, w.revision)
+          ? await heldOrJudged(source, w.partId, reading.status, w.revision)
           : { health: 'unreachable', why: `${reading.online === 'offline' ? 'offline: ' : ''}${reading.partUnreadable ? 'its part could not be read: ' : ''}${reading.reason}` };
         const now = Date.now();
         const step = stepGate(w.track, verdict, now, policy.gate);
+        const held = verdict.health === 'pending' && isHeldByMaintenanceWhy(verdict.why);
+        if (held && step.outcome === 'waiting' && !w.held) events({ type: 'held', rollout: name, wave: number, machine: w.outcome.machine, why: verdict.why });
+        w.held = held;
         w.track = step.track;
         if (step.outcome === 'passed') {
           due.delete(w);
