@@ -4,7 +4,7 @@
  * Every value here is safe to show: secrets are masked before a view is made.
  */
 
-export type MachineHealthName = 'healthy' | 'starting' | 'unhealthy' | 'behind' | 'unreachable';
+export type MachineHealthName = 'healthy' | 'starting' | 'held' | 'unhealthy' | 'behind' | 'unreachable';
 
 /** One module of a machine: the version its policy resolves to against the registry's latest. */
 export interface FleetModule {

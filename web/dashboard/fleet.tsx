@@ -102,7 +102,7 @@ export function FleetPage({ machines }: { machines: readonly FleetMachine[] }) {
           Health
           <select value={filters.health} onChange={set('health')}>
             <option value="">any</option>
-            {['healthy', 'starting', 'behind', 'unhealthy', 'unreachable'].map((h) => (
+            {['healthy', 'starting', 'held', 'behind', 'unhealthy', 'unreachable'].map((h) => (
               <option value={h}>{h}</option>
             ))}
           </select>

@@ -4,6 +4,7 @@ import type { MachineHealthName } from '../../src/dashboard/view';
 const HEALTH_WORDS: Readonly<Record<MachineHealthName, string>> = {
   healthy: 'healthy',
   starting: 'starting',
+  held: 'held by maintenance',
   behind: 'behind',
   unhealthy: 'unhealthy',
   unreachable: 'unreachable',
