@@ -29,4 +29,19 @@ describe('synthesized strings are Terraform JSON literals', () => {
     expect(job.dataset_id).toBe('${fleetform_dataset.boxes.id}');
     expect(job.tags).toEqual(['a$${b}', '%%{c}', '${fleetform_dataset.boxes.id}:$${environment.HOST}']);
   });
+
+  test('${count.index}, ${each.key} and ${each.value} written in a string stay interpolations, as Terraform reads them; a placeholder beside them is still escaped', () => {
+    const { stack } = newStack();
+    const rows = new Dataset(stack, 'rows', { name: 'rows-${count.index}-${environment.HOST}' });
+    rows.addOverride('count', 2);
+    const sets = new Dataset(stack, 'sets', { name: '${each.key}/${each.value.suffix}' });
+    sets.addOverride('for_each', { a: { suffix: 'x' } });
+    const literal = new Dataset(stack, 'literal', { name: 'keep $${count.index}' });
+    void literal;
+    const doc = synth(stack);
+    expect(resourceOf(doc, 'fleetform_dataset', 'rows').name).toBe('rows-${count.index}-$${environment.HOST}');
+    expect(resourceOf(doc, 'fleetform_dataset', 'sets').name).toBe('${each.key}/${each.value.suffix}');
+    expect(resourceOf(doc, 'fleetform_dataset', 'literal').name).toBe('keep $$${count.index}');
+  });
 });
+

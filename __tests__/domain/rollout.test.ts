@@ -9,6 +9,8 @@ import {
   RolloutPolicySchema,
   splitWaves,
   stepGate,
+  waveEndText,
+  waveVerdict,
   type MachineStatusReport,
   type RolloutCandidate,
   type RolloutWave,
@@ -119,6 +121,26 @@ describe('abort thresholds', () => {
         }
       }),
     );
+  });
+});
+
+describe('the canary wave', () => {
+  test('a failure in the canary stops the rollout although max_failed tolerates it, unless canary_max_failed does', () => {
+    expect(abortReason(1, 1, { max_failed: 1 })).toBeUndefined();
+    expect(abortReason(1, 1, { max_failed: 1 }, 1)).toMatch(/1 machine\(s\) of the canary wave failed, more than canary_max_failed 0/);
+    expect(abortReason(1, 1, { max_failed: 1, canary_max_failed: 1 }, 1)).toBeUndefined();
+    expect(abortReason(2, 2, { max_failed: 1, canary_max_failed: 2 }, 2)).toMatch(/more than max_failed 1/);
+    expect(abortReason(0, 1, {}, 0)).toBeUndefined();
+  });
+
+  test('a wave ends passed, with the failures tolerated and the threshold that tolerated them, or failed when every machine of it failed', () => {
+    expect(waveVerdict(0, 3, { max_failed: 1 }, false)).toEqual({ verdict: 'passed', failed: 0 });
+    expect(waveVerdict(1, 3, { max_failed: 1 }, false)).toEqual({ verdict: 'passed', failed: 1, tolerated: 'max_failed 1' });
+    expect(waveVerdict(2, 2, { max_failed: 5, max_failed_fraction: 0.5 }, false)).toEqual({ verdict: 'failed', failed: 2, tolerated: 'max_failed 5, max_failed_fraction 0.5' });
+    expect(waveVerdict(1, 1, { max_failed: 1, canary_max_failed: 1 }, true)).toEqual({ verdict: 'failed', failed: 1, tolerated: 'canary_max_failed 1' });
+    expect(waveEndText(waveVerdict(1, 3, { max_failed: 1 }, false))).toBe('passed with 1 failure tolerated (max_failed 1)');
+    expect(waveEndText(waveVerdict(2, 2, { max_failed: 5 }, false))).toBe('FAILED on all 2 machine(s), tolerated (max_failed 5): the rollout goes on');
+    expect(waveEndText(waveVerdict(0, 2, {}, false))).toBe('passed');
   });
 });
 

@@ -102,8 +102,8 @@ describe('newestVersion', () => {
   });
 });
 
-describe('resolveModuleVersion: the seed policy examples (deployed 1.2.3)', () => {
-  // Seed 3.1: Minor 1.2.3 may move to 1.2.4 or 1.2.5, not 1.3.0 or 2.0.0;
+describe('resolveModuleVersion: Minor and Major from a deployed 1.2.3', () => {
+  // Minor 1.2.3 may move to 1.2.4 or 1.2.5, not 1.3.0 or 2.0.0;
   // Major 1.2.3 may move to 1.2.4 or 1.3.0, not 2.0.0 or 3.0.0.
   test.each<[string, string[], string]>([
     ['~1.2', ['1.2.3', '1.2.4'], '1.2.4'],

@@ -187,3 +187,35 @@ test('with several locations, only a machine that names none fails the plan; one
   expect((await q.run('apply', '--auto-approve')).code).toBe(0);
   expect((await q.client.appClient.listMachines(second.id)).map((m) => m.name)).toEqual(['placed']);
 });
+
+test('a machine that names no location stays where it is when a second location appears: the next plan says No changes', async () => {
+  p = await openEmulatorProject('ff-locations-');
+  const q = p;
+  synth(q, (s) => new Machine(s, 'unplaced'));
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  // The stack adds a location and a machine placed in it; the first machine keeps its location.
+  synth(q, (s) => {
+    new Machine(s, 'placed', { location: new Location(s, 'yard-b', { name: 'Yard B' }) });
+    new Machine(s, 'unplaced');
+  });
+  const apply = await q.run('apply', '--auto-approve');
+  expect(apply.stdout).not.toContain('fleetform_machine.unplaced');
+  expect(apply.code).toBe(0);
+  const plan = await q.run('plan', '--detailed-exitcode');
+  expect(plan.stdout).toContain('No changes.');
+  expect(plan.code).toBe(0);
+  expect((await q.client.appClient.listMachines(q.credentials.locationId)).map((m) => m.name)).toEqual(['unplaced']);
+});
+
+test('the first plan of a stack that creates a second location says a new machine naming none must say which, as every later plan would', async () => {
+  p = await openEmulatorProject('ff-locations-');
+  const q = p;
+  synth(q, (s) => {
+    new Machine(s, 'placed', { location: new Location(s, 'yard-b', { name: 'Yard B' }) });
+    new Machine(s, 'unplaced');
+  });
+  const plan = await q.run('plan');
+  expect(plan.code).toBe(1);
+  expect(plan.stdout).toContain(`Error: fleetform_machine.unplaced.location_id: organization ${q.credentials.organizationId} will have 2 locations once this stack creates 1 more: the machine must say which`);
+  expect(plan.stdout).not.toContain('fleetform_machine.placed.location_id');
+});

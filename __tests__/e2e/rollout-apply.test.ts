@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { openEmulatorProject, quickMachines, type EmulatorProject } from './fleet-fixture';
-import { pickerNames, synthRolloutFleet, type RolloutFleetShape } from './rollout-fixture';
+import { pickerNames, settleRolloutFleet, synthRolloutFleet, type RolloutFleetShape } from './rollout-fixture';
 
 jest.setTimeout(180_000);
 
@@ -68,6 +68,7 @@ interface Report {
 }
 
 test('a module version armed to crash stops at the canary: one machine changed, then rolled back, the other waves untouched', async () => {
+  await settleRolloutFleet(p, MACHINES, '~1.2', '1.2.5');
   const before = await status();
   const controls = p.client.clientFor(EmulatorService);
   await controls.setMachineFaults({ specs: ['module=acme:sensors@1.3.0:crash'] });
@@ -113,6 +114,7 @@ test('a module version armed to crash stops at the canary: one machine changed, 
 });
 
 test('a healthy change goes through every wave, with progress per wave', async () => {
+  await settleRolloutFleet(p, MACHINES, '~1.2', '1.2.5');
   synthRolloutFleet(p.outdir, { machines: MACHINES, policy: '~1.3', rollout });
   const apply = await p.run('apply', '--auto-approve');
   expect(apply.stderr).toBe('');
@@ -129,6 +131,7 @@ test('a healthy change goes through every wave, with progress per wave', async (
 });
 
 test('an offline machine follows the offline policy: skip leaves its change for a later apply', async () => {
+  await settleRolloutFleet(p, MACHINES, '~1.3', '1.3.0');
   const controls = p.client.clientFor(EmulatorService);
   await controls.setMachineFaults({ specs: ['machine=picker-4:offline'] });
   try {

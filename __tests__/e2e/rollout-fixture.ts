@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { App, LocalBackend, TerraformStack } from 'cdktf';
 import { FleetProvider, Fragment, FragmentTag, Machine, ModularResource, Module, Rollout, type RolloutProps } from '../../src';
+import type { EmulatorProject } from './fleet-fixture';
 
 export interface RolloutFleetShape {
   readonly machines: number;
@@ -65,4 +66,51 @@ export function synthFragmentFleet(outdir: string, shape: FragmentFleetShape): v
     new Rollout(stack, 'rig-careful', { ...rest, fragment: rig, waves: [...first, ...waves] });
   }
   app.synth();
+}
+
+/**
+ * A test's starting point whatever ran before it: every machine of the rollout fleet at
+ * `policy` (one apply, no rollout), then waits until `fleetform status` shows each running
+ * `running` (a test rolling from it needs it healthy there).
+ */
+export async function settleRolloutFleet(p: EmulatorProject, machines: number, policy: string, running: string, deadlineMs = 60_000): Promise<void> {
+  synthRolloutFleet(p.outdir, { machines, policy });
+  const apply = await p.run('apply', '--auto-approve');
+  if (apply.code !== 0) throw new Error(`settling the fleet at ${policy} failed: ${apply.stdout}${apply.stderr}`);
+  const names = pickerNames(machines);
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const res = await p.runBare('status', '--json');
+    if (res.code !== 0) throw new Error(`status failed: ${res.stderr}`);
+    const s = JSON.parse(res.stdout) as { machines: { machine: string; health: string }[]; modules: { machine: string; running?: string }[] };
+    const settled = names.every((n) => s.modules.find((m) => m.machine === n)?.running === running && s.machines.find((m) => m.machine === n)?.health === 'healthy');
+    if (settled) return;
+    if (Date.now() > until) throw new Error(`the fleet never ran ${running} everywhere, healthy; last: ${res.stdout}`);
+  }
+}
+
+/**
+ * A fragment-fleet test's starting point whatever ran before it: the fragment at `version`
+ * on every machine (one apply, no rollout: the tag follows, pins are lifted), then waits
+ * until `fleetform status` shows each machine healthy on the fragment's current revision.
+ */
+export async function settleFragmentFleet(p: EmulatorProject, machines: number, version: string, deadlineMs = 60_000): Promise<void> {
+  synthFragmentFleet(p.outdir, { machines, version });
+  const apply = await p.run('apply', '--auto-approve');
+  if (apply.code !== 0) throw new Error(`settling the fragment at ${version} failed: ${apply.stdout}${apply.stderr}`);
+  const id = (await p.backend().read('fleet')).resources['fleetform_fragment.rig']?.ids.id ?? '';
+  const revision = (await p.client.appClient.getFragment(id)).fragment.revision;
+  const names = pickerNames(machines);
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const res = await p.runBare('status', '--json');
+    if (res.code !== 0) throw new Error(`status failed: ${res.stderr}`);
+    const s = JSON.parse(res.stdout) as { machines: { machine: string; health: string; latestRevision: string }[] };
+    const settled = names.every((n) => {
+      const m = s.machines.find((x) => x.machine === n);
+      return m?.health === 'healthy' && m.latestRevision.includes(`+${id}@${revision}`);
+    });
+    if (settled) return;
+    if (Date.now() > until) throw new Error(`the fleet never ran revision ${revision} of the fragment everywhere, healthy; last: ${res.stdout}`);
+  }
 }

@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { openEmulatorProject, quickMachines, type EmulatorProject } from './fleet-fixture';
-import { pickerNames, synthFragmentFleet, type FragmentFleetShape } from './rollout-fixture';
+import { pickerNames, settleFragmentFleet, synthFragmentFleet, type FragmentFleetShape } from './rollout-fixture';
 
 jest.setTimeout(180_000);
 
@@ -72,6 +72,7 @@ interface Report {
 }
 
 test('a fragment revision whose module crashes stops at the canary: the canary back on the tag, the tag unmoved, the other machines untouched', async () => {
+  await settleFragmentFleet(p, MACHINES, '1.2.3');
   const before = await healthy();
   const was = await fragmentNow();
   const controls = p.client.clientFor(EmulatorService);
@@ -128,7 +129,7 @@ test('a fragment revision whose module crashes stops at the canary: the canary b
 });
 
 test('a healthy fragment revision goes through every wave, then the tag moves to it and the pins are lifted', async () => {
-  await healthy();
+  await settleFragmentFleet(p, MACHINES, '1.2.3');
   synthFragmentFleet(p.outdir, { machines: MACHINES, version: '1.2.5', rollout });
   const apply = await p.run('apply', '--auto-approve');
   expect(apply.stderr).toBe('');
@@ -165,7 +166,7 @@ function applyKilledAt(text: string): Promise<string> {
 }
 
 test('a killed fragment rollout resumes at the wave it was in, without saving the fragment again, and moves the tag at the end', async () => {
-  await healthy();
+  await settleFragmentFleet(p, MACHINES, '1.2.3');
   synthFragmentFleet(p.outdir, { machines: MACHINES, version: '1.2.4', rollout: slow });
   await applyKilledAt('rollout rig-careful: wave 2: 3 config(s) written');
   const saved = await fragmentNow();
@@ -191,7 +192,7 @@ test('a killed fragment rollout resumes at the wave it was in, without saving th
 });
 
 test('rollout abort --rollout puts a killed fragment rollout\'s machines back on what they followed; the tag stays', async () => {
-  await healthy();
+  await settleFragmentFleet(p, MACHINES, '1.2.5');
   const was = await fragmentNow();
   synthFragmentFleet(p.outdir, { machines: MACHINES, version: '1.2.3', rollout: slow });
   await applyKilledAt('rollout rig-careful: wave 2: 3 config(s) written');
@@ -213,7 +214,7 @@ test('rollout abort --rollout puts a killed fragment rollout\'s machines back on
 });
 
 test('skip: a machine offline in its wave keeps the revision it ran, pinned, when the tag moves; the next apply rolls it out to it', async () => {
-  await healthy();
+  await settleFragmentFleet(p, MACHINES, '1.2.3');
   const was = await fragmentNow();
   const controls = p.client.clientFor(EmulatorService);
   await controls.setMachineFaults({ specs: ['machine=picker-3:offline'] });

@@ -1,6 +1,6 @@
 import { EmulatorService } from '../../src/api/emulator-control';
 import { openEmulatorProject, quickMachines, startFleetform, type EmulatorProject } from './fleet-fixture';
-import { pickerNames, synthRolloutFleet, type RolloutFleetShape } from './rollout-fixture';
+import { pickerNames, settleRolloutFleet, synthRolloutFleet, type RolloutFleetShape } from './rollout-fixture';
 
 jest.setTimeout(180_000);
 
@@ -49,6 +49,7 @@ const waitRollout = (timeout: string): NonNullable<RolloutFleetShape['rollout']>
 });
 
 test('wait: an offline machine holds its wave until it is back online, then the rollout goes on', async () => {
+  await settleRolloutFleet(p, MACHINES, '~1.2', '1.2.5');
   const controls = p.client.clientFor(EmulatorService);
   await controls.setMachineFaults({ specs: ['machine=picker-2:offline'] });
   try {
@@ -82,6 +83,7 @@ test('wait: an offline machine holds its wave until it is back online, then the 
 });
 
 test('wait: a machine still offline at the gate timeout fails, named, and the rollout stops before the next wave', async () => {
+  await settleRolloutFleet(p, MACHINES, '~1.3', '1.3.0');
   const controls = p.client.clientFor(EmulatorService);
   await controls.setMachineFaults({ specs: ['machine=picker-2:offline'] });
   try {

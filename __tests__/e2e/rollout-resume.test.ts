@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { openEmulatorProject, quickMachines, type EmulatorProject } from './fleet-fixture';
-import { pickerNames, synthRolloutFleet, type RolloutFleetShape } from './rollout-fixture';
+import { pickerNames, settleRolloutFleet, synthRolloutFleet, type RolloutFleetShape } from './rollout-fixture';
 
 jest.setTimeout(180_000);
 
@@ -46,6 +46,7 @@ async function revisions(): Promise<Map<string, string>> {
 }
 
 test('a killed apply resumes at the wave it was in: the same machines, not written again, then the rest', async () => {
+  await settleRolloutFleet(p, MACHINES, '~1.2', '1.2.5');
   synthRolloutFleet(p.outdir, { machines: MACHINES, policy: '~1.3', rollout });
   await applyKilledAt('rollout careful: wave 2: 2 config(s) written');
   const atKill = await revisions();
@@ -74,6 +75,7 @@ test('a killed apply resumes at the wave it was in: the same machines, not writt
 });
 
 test('rollout abort rolls a killed rollout back to the baseline from the part history', async () => {
+  await settleRolloutFleet(p, MACHINES, '~1.3', '1.3.0');
   const before = await revisions();
   synthRolloutFleet(p.outdir, { machines: MACHINES, policy: '~1.2', rollout });
   await applyKilledAt('rollout careful: wave 2: 2 config(s) written');

@@ -27,7 +27,7 @@ afterEach(async () => {
   for (const key of Object.keys(QUICK)) delete process.env[key];
 });
 
-/** The loop: a job trains box-detector@3 and two inspectors deploy it to their mlmodel service. */
+/** Training feeding deployment: a job trains box-detector@3 and two inspectors deploy it to their mlmodel service. */
 function synthTrainAndDeploy(): void {
   const app = new App({ outdir: p.outdir });
   const stack = new TerraformStack(app, 'fleet');

@@ -1,4 +1,4 @@
-/** openConnection (Contract 3): environment variables first, else the embedded emulator in <cwd>/.fleetform/emulator. */
+/** openConnection: environment variables first, else the embedded emulator in <cwd>/.fleetform/emulator. */
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { EmulatorService } from '../../src/api/emulator-control';

@@ -83,6 +83,8 @@ test('an uploaded ml_model package is an ML model item of the registry, a versio
     await client.packagesClient.createPackage({ organizationId: org, name: 'uploaded-model', version, type: 'ml_model', metadata: { model_type: 'object_detection', model_framework: 'onnx' } }, bytes(20));
   }
   await client.packagesClient.createPackage({ organizationId: org, name: 'just-files', version: '1', type: 'archive' }, bytes(20));
+  const trained = await client.mlTrainingClient.submitTrainingJob(org, fx.emulator.credentials.datasetId, 'crate-detector', '1', ModelType.OBJECT_DETECTION, ['crate']);
+  await waitUntil('job COMPLETED', () => client.mlTrainingClient.getTrainingJob(trained), (j) => j.status === TrainingStatus.COMPLETED);
   const services = await loadServices();
   const app = client.clientFor(services.app);
   const { item } = await app.getRegistryItem({ itemId: `${org}:uploaded-model` });
@@ -93,6 +95,6 @@ test('an uploaded ml_model package is an ML model item of the registry, a versio
   expect(metadata.modelType).toBe(ModelType.OBJECT_DETECTION);
   expect(metadata.modelFramework).toBe(ModelFramework.ONNX);
   const listed = await app.listRegistryItems({ organizationId: org, types: [2] });
-  expect(listed.items.map((i) => i.name)).toEqual(expect.arrayContaining(['uploaded-model', 'box-detector']));
+  expect(listed.items.map((i) => i.name)).toEqual(expect.arrayContaining(['uploaded-model', 'crate-detector']));
   expect(listed.items.map((i) => i.name)).not.toContain('just-files');
 });

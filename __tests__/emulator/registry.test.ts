@@ -13,7 +13,7 @@ beforeAll(async () => {
   app = await clientOf(fx.emulator, (await loadServices()).app);
 });
 
-test('the seeded modules match the team brief', async () => {
+test('a new data folder holds acme:sensors, acme:vision and acme:arm-control with their seeded versions and models', async () => {
   expect(SEED_MODULES.map((m) => m.moduleId)).toEqual(['acme:sensors', 'acme:vision', 'acme:arm-control']);
   const { module } = await app.getModule({ moduleId: 'acme:arm-control' });
   expect(module?.versions.map((v) => v.version)).toEqual(['3.0.0', '3.1.0']);

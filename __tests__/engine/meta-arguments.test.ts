@@ -134,6 +134,28 @@ describe('meta-arguments', () => {
     expect(byAddress(fewer, 'fleetform_note.n[1]').action).toBe('delete');
   });
 
+  test('${count.index} inside a string is the index, as Terraform evaluates it; an escaped $${count.index} is the literal text', async () => {
+    const doc = stack({ rows: { count: 2, title: 'rows-${count.index}', text: 'cost $${count.index} at ${count.index}' } });
+    expect(doc.resources.map((r) => [r.address, r.attributes.title, r.attributes.text])).toEqual([
+      ['fleetform_note.rows[0]', 'rows-0', 'cost $${count.index} at 0'],
+      ['fleetform_note.rows[1]', 'rows-1', 'cost $${count.index} at 1'],
+    ]);
+    await world.converge(doc);
+    expect([...world.store.notes.values()].map((n) => `${n.title}: ${n.text ?? ''}`).sort()).toEqual(['rows-0: cost ${count.index} at 0', 'rows-1: cost ${count.index} at 1']);
+    // Escaped, it means nothing without count either.
+    expect(() => stack({ a: { title: 'a $${count.index}' } })).not.toThrow();
+  });
+
+  test('a Terraform expression the engine does not evaluate is refused by name, never sent as written', () => {
+    expect(refusal({ a: { title: '${var.region}' } })).toMatchObject({ message: expect.stringContaining("holds ${var.region}, a Terraform expression fleetform's engine does not evaluate"), path: expect.stringContaining('fleetform_note.a.title') });
+    expect(refusal({ a: { title: 'x-${upper("a")}' } }).message).toContain('holds ${upper("a")}');
+    expect(refusal({ a: { title: 'A', text: '%{ if true }yes%{ endif }' } }).message).toContain('holds %{ if true }');
+    expect(refusal({ n: { count: 2, title: 'n-${count.index + 1}' } }).message).toContain("uses count or each in an expression fleetform's engine does not evaluate");
+    expect(refusal({ a: { title: 'A', text: '${fleetform_note.b.outputs["x"]}' }, b: { title: 'B' } }).message).toContain('holds ${fleetform_note.b.outputs["x"]}');
+    // What it evaluates, and placeholders of older synthesized output (read literally), pass.
+    expect(() => stack({ a: { title: 'A', text: '$${var.x} %%{ if } ${environment.HOME} ${packages.ml_model.box}' }, b: { title: 'B', parent_id: '${fleetform_note.a.id}' } })).not.toThrow();
+  });
+
   test('instances that would be one object on the service stop the plan, naming each other', async () => {
     const changes = await world.plan(stack({ n: { count: 2, title: 'same' } }));
     expect(byAddress(changes, 'fleetform_note.n[0]').problems[0]?.message).toBe('fleetform_note.n[0] and fleetform_note.n[1] would both be note same on the service');

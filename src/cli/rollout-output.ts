@@ -1,6 +1,7 @@
 /** What `apply` prints of rollouts, and the report file it writes. */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { waveEndText } from '../domain/rollout';
 import { eventLine, type RolloutEvents, type RolloutOutcome } from '../engine/rollout/events';
 import { fileJournalStore, type RolloutJournalStore } from '../engine/rollout/journal';
 import type { StateBackend } from '../engine/state/backend';
@@ -58,7 +59,7 @@ export function rolloutBoard(stream: { write(text: string): unknown }): RolloutE
         line(eventLine(e));
         draw();
         return;
-      case 'passed':
+      case 'wave-ended':
       case 'stopping':
         draw();
         stream.write('\n');
@@ -87,7 +88,9 @@ export function rolloutSummaryLines(outcomes: readonly RolloutOutcome[]): string
   for (const o of outcomes) {
     const f = o.fragment;
     if (o.outcome === 'completed') {
-      lines.push(`Rollout ${o.name}: completed, ${o.waves.length} wave(s) healthy in ${o.seconds.toFixed(1)}s.`);
+      const tolerated = o.waves.flatMap((w, i) => (w.verdict && w.verdict.failed > 0 ? [`wave ${i + 1} ${waveEndText(w.verdict)}`] : []));
+      if (tolerated.length === 0) lines.push(`Rollout ${o.name}: completed, ${o.waves.length} wave(s) healthy in ${o.seconds.toFixed(1)}s.`);
+      else lines.push(`Rollout ${o.name}: completed, ${o.waves.length} wave(s) in ${o.seconds.toFixed(1)}s; ${tolerated.join('; ')}.`);
       if (f) lines.push(`  fragment ${f.name}: revision ${f.to_revision} on every machine${f.tags.length > 0 ? `; tag(s) ${f.tags.join(', ')} ${f.tags_moved ? 'moved to it' : 'NOT moved'}` : ''}${f.pins_lifted ? '' : '; some pins were not lifted'}.`);
       continue;
     }

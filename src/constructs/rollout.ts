@@ -48,10 +48,12 @@ export interface RolloutProps {
   readonly gate?: { readonly timeout?: string; readonly settle?: string };
   /**
    * When the rollout stops: more failed machines than `maxFailed`, or a failed share of the
-   * machines written so far above `maxFailedFraction`.
+   * machines written so far above `maxFailedFraction`. With several waves the first is the
+   * canary: any failure in it stops the rollout, whatever those allow, unless
+   * `canaryMaxFailed` tolerates it.
    * @default any failed machine stops it
    */
-  readonly abort?: { readonly maxFailed?: number; readonly maxFailedFraction?: number };
+  readonly abort?: { readonly maxFailed?: number; readonly maxFailedFraction?: number; readonly canaryMaxFailed?: number };
   /**
    * A machine offline when its wave starts: written and waited for (`wait`), left for a
    * later apply (`skip`), or counted as failed (`fail`).
@@ -82,7 +84,9 @@ export const rolloutPropsSchema = z.strictObject({
     )
     .min(1),
   gate: z.strictObject({ timeout: propSchemas.text.optional(), settle: propSchemas.text.optional() }).optional(),
-  abort: z.strictObject({ maxFailed: z.number().int().nonnegative().optional(), maxFailedFraction: z.number().gte(0).lte(1).optional() }).optional(),
+  abort: z
+    .strictObject({ maxFailed: z.number().int().nonnegative().optional(), maxFailedFraction: z.number().gte(0).lte(1).optional(), canaryMaxFailed: z.number().int().nonnegative().optional() })
+    .optional(),
   offline: z.enum(ROLLOUT_OFFLINE_POLICIES).optional(),
   onFailure: z.enum(ROLLOUT_FAILURE_POLICIES).optional(),
 });
@@ -126,6 +130,7 @@ export class Rollout extends Construct {
       abort: {
         ...(props.abort?.maxFailed === undefined ? {} : { max_failed: props.abort.maxFailed }),
         ...(props.abort?.maxFailedFraction === undefined ? {} : { max_failed_fraction: props.abort.maxFailedFraction }),
+        ...(props.abort?.canaryMaxFailed === undefined ? {} : { canary_max_failed: props.abort.canaryMaxFailed }),
       },
       offline: props.offline ?? 'wait',
       on_failure: props.onFailure ?? 'rollback',

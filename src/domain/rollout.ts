@@ -11,7 +11,11 @@
  * A wave that finds no machine is left out; machines no wave took go in a last wave.
  *
  * A rollout stops once more machines failed than `maxFailed`, or once the failed share of
- * the machines written so far is above `maxFailedFraction`. A machine passes its gate when
+ * the machines written so far is above `maxFailedFraction`. The first wave of a rollout of
+ * several waves is its canary: the fleet-wide thresholds say what the fleet tolerates, not
+ * what a handful of first machines may show, so any failure there stops the rollout unless
+ * `canaryMaxFailed` tolerates it. A wave ends passed (with the failures the thresholds
+ * tolerated, named) or, when every machine of it failed, failed. A machine passes its gate when
  * it is healthy and stays so for `settle`; it fails when it stays unhealthy for `settle`,
  * or is not healthy within `timeout` of its write.
  */
@@ -44,6 +48,8 @@ export const RolloutPolicySchema = z.strictObject({
   abort: z.strictObject({
     max_failed: z.number().int().nonnegative().optional(),
     max_failed_fraction: z.number().gte(0).lte(1).optional(),
+    /** Failures the first wave (the canary, when there are several waves) tolerates; none when unset. */
+    canary_max_failed: z.number().int().nonnegative().optional(),
   }),
   offline: z.enum(ROLLOUT_OFFLINE_POLICIES),
   on_failure: z.enum(ROLLOUT_FAILURE_POLICIES),
@@ -182,16 +188,61 @@ export function splitWaves(candidates: readonly RolloutCandidate[], waves: reado
   return out;
 }
 
-/** Why the rollout stops now, or undefined while it may go on. */
-export function abortReason(failed: number, written: number, abort: RolloutPolicy['abort']): string | undefined {
+/** `max_failed` as it applies: unset with no fraction either, no failure is tolerated. */
+function maxFailedOf(abort: RolloutPolicy['abort']): number | undefined {
+  return abort.max_failed ?? (abort.max_failed_fraction === undefined ? 0 : undefined);
+}
+
+/**
+ * Why the rollout stops now, or undefined while it may go on. `canaryFailed` is given while
+ * the canary wave runs (the first of several): its failures beyond `canary_max_failed`
+ * (none by default) stop the rollout whatever the fleet-wide thresholds allow.
+ */
+export function abortReason(failed: number, written: number, abort: RolloutPolicy['abort'], canaryFailed?: number): string | undefined {
   if (failed === 0) return undefined;
-  const maxFailed = abort.max_failed ?? (abort.max_failed_fraction === undefined ? 0 : undefined);
+  const maxFailed = maxFailedOf(abort);
   if (maxFailed !== undefined && failed > maxFailed) return `${failed} machine(s) failed, more than max_failed ${maxFailed}`;
   const share = written === 0 ? 1 : failed / written;
   if (abort.max_failed_fraction !== undefined && share > abort.max_failed_fraction) {
     return `${failed} of ${written} machine(s) written failed (${Math.round(share * 1000) / 10}%), more than max_failed_fraction ${abort.max_failed_fraction}`;
   }
+  const canaryTolerates = abort.canary_max_failed ?? 0;
+  if (canaryFailed !== undefined && canaryFailed > canaryTolerates) {
+    return `${canaryFailed} machine(s) of the canary wave failed, more than canary_max_failed ${canaryTolerates} (max_failed and max_failed_fraction apply from the second wave)`;
+  }
   return undefined;
+}
+
+/** The thresholds that let failures through, in words: `max_failed 1`, `max_failed_fraction 0.2`, or both. */
+export function toleranceText(abort: RolloutPolicy['abort'], canary: boolean): string {
+  if (canary) return `canary_max_failed ${abort.canary_max_failed ?? 0}`;
+  const parts: string[] = [];
+  const maxFailed = maxFailedOf(abort);
+  if (maxFailed !== undefined) parts.push(`max_failed ${maxFailed}`);
+  if (abort.max_failed_fraction !== undefined) parts.push(`max_failed_fraction ${abort.max_failed_fraction}`);
+  return parts.join(', ');
+}
+
+/** How a wave the rollout went on from ended: its failures (tolerated by the thresholds) out of the machines it gated. */
+export interface WaveVerdict {
+  /** `passed`: some machine of it passed, or it had no failure; `failed`: every machine it gated failed. */
+  readonly verdict: 'passed' | 'failed';
+  readonly failed: number;
+  /** The thresholds that tolerated the failures (`max_failed 1`), when any failed. */
+  readonly tolerated?: string;
+}
+
+/** A wave's verdict once it ended without stopping the rollout: `gated` counts its machines written or failed (not the skipped). */
+export function waveVerdict(failed: number, gated: number, abort: RolloutPolicy['abort'], canary: boolean): WaveVerdict {
+  if (failed === 0) return { verdict: 'passed', failed };
+  return { verdict: failed >= gated ? 'failed' : 'passed', failed, tolerated: toleranceText(abort, canary) };
+}
+
+/** `passed`, `passed with 1 failure tolerated (max_failed 1)`, or `FAILED on all 2 machine(s), tolerated (max_failed 5)`. */
+export function waveEndText(v: WaveVerdict): string {
+  if (v.failed === 0) return 'passed';
+  if (v.verdict === 'failed') return `FAILED on all ${v.failed} machine(s), tolerated (${v.tolerated ?? ''}): the rollout goes on`;
+  return `passed with ${v.failed} failure${v.failed === 1 ? '' : 's'} tolerated (${v.tolerated ?? ''})`;
 }
 
 /** One machine's status as the gate reads it (GetMachineStatus, with the names of its states). */

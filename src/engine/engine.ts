@@ -23,6 +23,9 @@ import { mapLimited } from './map-limited';
 import { kindContext, resolveTarget, type RunSettings, type Target } from './target';
 import type { LockInfo, State, StateEntry, StateOutput } from './state/schema';
 
+/** The resource type of a location: the stack's new ones change where a machine naming none may go. */
+const LOCATION_TYPE = 'fleetform_location';
+
 /** The fix for a saved plan the state or the service moved past. */
 const PLAN_AGAIN = 'run `fleetform plan --out FILE` again and review it';
 
@@ -149,6 +152,13 @@ export class Engine {
     return kindContext(this.settings.client, await this.target(provider), this.settings.run);
   }
 
+  /** A stack's context for a plan or an apply: with the locations it creates in this run (a machine naming none cannot default to the only one then). */
+  private async stackContext(stack: DesiredStack, state: State): Promise<KindContext> {
+    const ctx = await this.context(stack.provider);
+    const creatingLocations = stack.resources.filter((r) => r.type === LOCATION_TYPE && !state.resources[r.address]).length;
+    return creatingLocations > 0 ? { ...ctx, creatingLocations } : ctx;
+  }
+
   /** Reads states and the service, and plans every stack. Call under `lock`. */
   async plan(stacks: readonly DesiredStack[], options: { refresh: boolean; destroy: boolean }): Promise<{ plan: Plan; states: Map<string, State> }> {
     const states = new Map<string, State>();
@@ -166,7 +176,7 @@ export class Engine {
         const state = await this.settings.backend.read(stack.name);
         stateS += (performance.now() - readStarted) / 1000;
         states.set(stack.name, state);
-        const ctx = await this.context(stack.provider);
+        const ctx = await this.stackContext(stack, state);
         headers.push({ name: stack.name, lineage: state.lineage, serial: state.serial, organizationId: ctx.organizationId, locationId: ctx.locationId });
         const planned = await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism, readLimit, destroy: options.destroy });
         // What changes do beyond their own objects (a fragment's, to the machines importing it).
@@ -237,7 +247,7 @@ export class Engine {
       const resume = journal?.status === 'running' ? journal : undefined;
       const fragmentRollouts = plan.destroy ? [] : await fragmentRolloutsToRun(this.journals, stack, plan.rollouts ?? []);
       const changes = leftByFragmentRollouts(all, fragmentRollouts);
-      const ctx = changes.length > 0 || resume || fragmentRollouts.length > 0 ? await this.context(stack.provider) : undefined;
+      const ctx = changes.length > 0 || resume || fragmentRollouts.length > 0 ? await this.stackContext(stack, state) : undefined;
       if (ctx && (changes.length > 0 || resume)) {
         const input = { stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter };
         const rollout = plan.rollouts?.find((r) => r.stack === stack.name && !r.fragment) ?? resume?.plan;

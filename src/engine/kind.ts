@@ -12,6 +12,10 @@ export interface KindContext {
   readonly client: ServiceClient;
   readonly organizationId: string;
   readonly locationId: string;
+  /** Whether locationId is named by the provider (or the run's configured default) rather than being the organization's only location. */
+  readonly locationNamed?: boolean;
+  /** How many locations the stack being planned or applied creates in this run. */
+  readonly creatingLocations?: number;
   /** Shares one read among every resource of a run (e.g. a registry module many machines use). */
   memo<T>(key: string, load: () => Promise<T>): Promise<T>;
   /** How long apply waits for a training job whose model a machine deploys; 0 or unset: not at all. */

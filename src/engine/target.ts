@@ -8,6 +8,8 @@ export interface Target {
   readonly organizationId: string;
   /** The location machines default to; empty when the organization has none or several and the provider names none. */
   readonly locationId: string;
+  /** Whether the provider (or the run's configured default) names the location, rather than it being the organization's only one. */
+  readonly locationNamed?: boolean;
 }
 
 /**
@@ -35,6 +37,7 @@ export async function resolveTarget(client: ServiceClient, provider: ProviderSet
     }
   }
   let locationId = provider.locationId ?? (provider.organizationId ? undefined : defaults.locationId);
+  const locationNamed = Boolean(locationId);
   if (!locationId) {
     // Without one location to default to (none yet, or several), only a machine that names
     // no location is a problem: the machine kind reports it (see defaultLocationProblem).
@@ -49,7 +52,7 @@ export async function resolveTarget(client: ServiceClient, provider: ProviderSet
       });
     }
   }
-  return { organizationId, locationId };
+  return { organizationId, locationId, locationNamed };
 }
 
 /** What a run's kind context carries beside the client and target. */

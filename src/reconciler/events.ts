@@ -29,7 +29,7 @@ export const ReconcilerEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('apply-waiting'), ...stackBase, reason: z.string() }),
   z.object({ type: z.literal('apply-started'), ...stackBase, changes: z.number().int(), heal: z.boolean() }),
   z.object({ type: z.literal('apply-finished'), ...stackBase, applied: z.number().int(), failed: z.array(z.string()), seconds: z.number() }),
-  z.object({ type: z.literal('wave-passed'), ...stackBase, rollout: z.string(), wave: z.number().int(), seconds: z.number() }),
+  z.object({ type: z.literal('wave-passed'), ...stackBase, rollout: z.string(), wave: z.number().int(), seconds: z.number(), outcome: z.string() }),
   z.object({ type: z.literal('rollout-paused'), ...stackBase, rollout: z.string(), wave: z.number().int(), reason: z.string() }),
   z.object({ type: z.literal('rollout-stopped'), ...stackBase, rollout: z.string(), wave: z.number().int(), reason: z.string(), rolledBack: z.boolean() }),
   z.object({ type: z.literal('leader'), ...base, holder: z.string(), leading: z.boolean() }),

@@ -18,6 +18,7 @@ import { changesFingerprint, isDrift, stackPolicy, type Defaults, type StackPoli
 import type { ProjectLoader, ReconcileProject } from './project';
 import type { ProjectSource, Revision } from './source';
 import { windowVerdict, type WindowVerdict } from '../domain/sync-windows';
+import { waveEndText } from '../domain/rollout';
 
 export interface ReconcilerSettings extends Defaults {
   readonly source: ProjectSource;
@@ -419,7 +420,7 @@ export class Reconciler implements ReconcilerHandle {
 
   private rolloutEvent(stack: string, e: RolloutEvent): void {
     this.settings.logger.log('info', 'rollout', { stack, event: e.type, rollout: e.rollout, ...('wave' in e ? { wave: e.wave } : {}) });
-    if (e.type === 'passed') this.emit({ type: 'wave-passed', stack, rollout: e.rollout, wave: e.wave, seconds: e.seconds });
+    if (e.type === 'wave-ended') this.emit({ type: 'wave-passed', stack, rollout: e.rollout, wave: e.wave, seconds: e.seconds, outcome: waveEndText(e) });
     else if (e.type === 'paused') this.emit({ type: 'rollout-paused', stack, rollout: e.rollout, wave: e.wave, reason: e.reason });
     else if (e.type === 'done' && e.outcome.outcome === 'stopped') {
       this.emit({ type: 'rollout-stopped', stack, rollout: e.rollout, wave: e.outcome.stoppedAt ?? 0, reason: e.outcome.reason ?? '', rolledBack: e.outcome.onFailure === 'rollback' });

@@ -46,7 +46,7 @@ export function eventText(e: ReconcilerEvent): string {
     case 'apply-finished':
       return `fleetform: ${stack}apply finished: ${e.applied} applied${e.failed.length > 0 ? `, ${e.failed.length} FAILED` : ''} in ${e.seconds.toFixed(1)}s`;
     case 'wave-passed':
-      return `fleetform: ${stack}rollout ${e.rollout}: wave ${e.wave} passed in ${e.seconds.toFixed(1)}s`;
+      return `fleetform: ${stack}rollout ${e.rollout}: wave ${e.wave} ${e.outcome} in ${e.seconds.toFixed(1)}s`;
     case 'rollout-paused':
       return `fleetform: ${stack}rollout ${e.rollout} paused before wave ${e.wave}: ${e.reason}`;
     case 'rollout-stopped':

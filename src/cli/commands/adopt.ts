@@ -188,13 +188,15 @@ export function register(program: Command, apps: AppRunner): void {
     }
 
     const name = className(opts.stackName);
-    await timePhase('adopt_write', async () => writeNew(outFile, renderAdoption(adoption, { className: name, cdk, terraformImports: opts.terraform ?? false }), opts.force ?? false));
+    const mainFile = await appEntryOf(cwd);
+    // Written as the app's entry, the file makes the App itself: the project synthesizes as it is.
+    const appStackName = path.resolve(mainFile) === outFile ? opts.stackName : undefined;
+    await timePhase('adopt_write', async () => writeNew(outFile, renderAdoption(adoption, { className: name, cdk, terraformImports: opts.terraform ?? false, ...(appStackName === undefined ? {} : { appStackName }) }), opts.force ?? false));
     const written = [path.relative(cwd, outFile)];
-    const mainFile = path.join(cwd, 'main.ts');
-    if (!existsSync(mainFile)) {
-      const relative = path.relative(cwd, outFile).replace(/\.ts$/, '').split(path.sep).join('/');
+    if (appStackName === undefined && !existsSync(mainFile)) {
+      const relative = path.relative(path.dirname(mainFile), outFile).replace(/\.ts$/, '').split(path.sep).join('/');
       await writeNew(mainFile, renderMain(name, relative.startsWith('.') ? relative : `./${relative}`, opts.stackName, cdk), false);
-      written.push('main.ts');
+      written.push(path.relative(cwd, mainFile));
     }
     if (!existsSync(path.join(cwd, 'cdktf.json'))) {
       await writeNew(path.join(cwd, 'cdktf.json'), `${JSON.stringify({ language: 'typescript', app: 'node --import tsx main.ts', terraformProviders: [], terraformModules: [], context: {} }, null, 2)}\n`, false);
@@ -216,6 +218,24 @@ export function register(program: Command, apps: AppRunner): void {
     }
     await finish(opts, apps, record, file);
   });
+}
+
+/**
+ * The file the project's app runs: the `.ts` or `.js` file cdktf.json's `app` command names
+ * (`node --import tsx main.ts`), else main.ts, which adopt writes with cdktf.json when the
+ * project has neither.
+ */
+async function appEntryOf(cwd: string): Promise<string> {
+  const config = path.join(cwd, 'cdktf.json');
+  if (!existsSync(config)) return path.join(cwd, 'main.ts');
+  let app: unknown;
+  try {
+    app = (JSON.parse(await fs.readFile(config, 'utf8')) as { app?: unknown }).app;
+  } catch {
+    app = undefined;
+  }
+  const entry = typeof app === 'string' ? app.split(/\s+/).find((word) => /\.(ts|mts|cts|js|mjs|cjs)$/.test(word)) : undefined;
+  return path.resolve(cwd, entry ?? 'main.ts');
 }
 
 async function finish(opts: AdoptOptions, apps: AppRunner, record: AdoptionRecord, file: string): Promise<void> {

@@ -16,6 +16,8 @@ export interface RenderOptions {
   readonly cdk: CdkFlavour;
   /** Write `importFrom(id)` for every adopted object, so Terraform imports them at its first apply. */
   readonly terraformImports?: boolean;
+  /** The file is the app's entry: it also makes the App, the stack (by this name) and synthesizes. */
+  readonly appStackName?: string;
 }
 
 const FLEETFORM_ENTRY: Record<CdkFlavour, string> = { cdktf: 'fleetform', cdktn: 'fleetform/cdktn' };
@@ -258,7 +260,7 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
   }
   const fleetformNames = [...used].sort();
   const out = new CodeWriter();
-  out.line(`import { TerraformStack } from '${options.cdk}';`);
+  out.line(`import { ${options.appStackName === undefined ? '' : 'App, '}TerraformStack } from '${options.cdk}';`);
   out.line(`import type { Construct } from 'constructs';`);
   out.line(`import { ${fleetformNames.join(', ')} } from '${FLEETFORM_ENTRY[options.cdk]}';`);
   out.line();
@@ -272,7 +274,14 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
       out.raw(body.toString());
     });
   });
-  return out.toString() + functions.toString();
+  const app = new CodeWriter();
+  if (options.appStackName !== undefined) {
+    app.line();
+    app.line('const app = new App();');
+    app.line(`new ${options.className}(app, ${stringLiteral(options.appStackName)});`);
+    app.line('app.synth();');
+  }
+  return out.toString() + functions.toString() + app.toString();
 }
 
 function count(n: number, one: string, many = `${one}s`): string {

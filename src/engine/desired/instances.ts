@@ -1,4 +1,5 @@
 import { FleetformError } from '../../domain/errors';
+import { TEMPLATE_PART } from '../../domain/terraform-expressions';
 import { isObject, setOwn, type JsonObject, type JsonValue } from '../json';
 import { unwrapExpression } from './lifecycle';
 
@@ -62,9 +63,15 @@ function render(value: JsonValue): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-const ITERATION_REF = /\$\{\s*(count\.index|each\.key|each\.value((?:\.[A-Za-z0-9_-]+|\["[^"]*"\])*))\s*\}/g;
+const WHOLE_ITERATION = new RegExp(String.raw`^\$\{\s*(count\.index|each\.key|each\.value((?:\.[A-Za-z0-9_-]+|\["[^"]*"\])*))\s*\}$`);
+const ITERATION_INSIDE = new RegExp(String.raw`^\s*(count\.index|each\.key|each\.value((?:\.[A-Za-z0-9_-]+|\["[^"]*"\])*))\s*$`);
 
-/** Replaces `count.*` / `each.*` in one string; a string that is only `${each.value}` takes the value itself. */
+/**
+ * Replaces `count.*` / `each.*` in one string, read left to right as Terraform reads a
+ * template: an escape (`$${count.index}` is the literal text `${count.index}`) stays as
+ * written, `${count.index}` is the index, and inside a reference `[count.index]` /
+ * `[each.key]` name one instance. A string that is only `${each.value}` takes the value itself.
+ */
 function substitute(text: string, it: Iteration, at: string): JsonValue {
   if (!text.includes('count.') && !text.includes('each.')) return text;
   const resolve = (expr: string, path: string | undefined): JsonValue => {
@@ -75,17 +82,22 @@ function substitute(text: string, it: Iteration, at: string): JsonValue {
     if (it.kind !== 'each') return refuse(at, `${expr} used in a resource without for_each`, 'use count.index with count');
     return expr === 'each.key' ? it.key : eachValueAt(it.value, path ?? '', at);
   };
-  const whole = /^\$\{\s*(count\.index|each\.key|each\.value((?:\.[A-Za-z0-9_-]+|\["[^"]*"\])*))\s*\}$/.exec(text);
+  const whole = WHOLE_ITERATION.exec(text);
   if (whole) return resolve(whole[1] as string, whole[2]);
-  // Inside a reference: `fleetform_x.y[count.index].id`, `fleetform_x.y[each.key].id`.
-  const indexed = text
-    .replace(/\[\s*count\.index\s*\]/g, () => `[${String(resolve('count.index', undefined))}]`)
-    .replace(/\[\s*each\.key\s*\]/g, () => `[${JSON.stringify(resolve('each.key', undefined))}]`);
-  const replaced = indexed.replace(ITERATION_REF, (_m, expr: string, path: string | undefined) => render(resolve(expr, path)));
-  if (/\$\{[^}]*\b(count|each)\./.test(replaced)) {
-    return refuse(at, `${JSON.stringify(text)} uses count or each in an expression fleetform's engine does not evaluate`, 'use ${count.index}, ${each.key} or ${each.value...} on their own or as an index');
-  }
-  return replaced;
+  return text.replace(TEMPLATE_PART, (part: string, ...rest: unknown[]) => {
+    const groups = rest[rest.length - 1] as { expression?: string };
+    const expression = groups.expression;
+    if (expression === undefined) return part;
+    const own = ITERATION_INSIDE.exec(expression);
+    if (own) return render(resolve(own[1] as string, own[2]));
+    const indexed = expression
+      .replace(/\[\s*count\.index\s*\]/g, () => `[${String(resolve('count.index', undefined))}]`)
+      .replace(/\[\s*each\.key\s*\]/g, () => `[${JSON.stringify(resolve('each.key', undefined))}]`);
+    if (/\b(count|each)\./.test(indexed)) {
+      return refuse(at, `${JSON.stringify(text)} uses count or each in an expression fleetform's engine does not evaluate`, 'use ${count.index}, ${each.key} or ${each.value...} on their own or as an index');
+    }
+    return `\${${indexed}}`;
+  });
 }
 
 function substituteAll(value: JsonValue, it: Iteration, at: string): JsonValue {
@@ -99,13 +111,22 @@ function substituteAll(value: JsonValue, it: Iteration, at: string): JsonValue {
   return value;
 }
 
-const ITERATION_USE = /\$\{[^}]*\b(count\.index|each\.(?:key|value))/;
+const ITERATION_USE = /\b(count\.index|each\.(?:key|value))/;
+
+/** The first `count.*` / `each.*` inside an interpolation (escapes are literal text). */
+function iterationUse(text: string): string | undefined {
+  for (const m of text.matchAll(TEMPLATE_PART)) {
+    const used = m.groups?.expression === undefined ? undefined : ITERATION_USE.exec(m.groups.expression);
+    if (used) return used[1];
+  }
+  return undefined;
+}
 
 /** Without count or for_each, `count.*` and `each.*` stand for nothing (walked without copying). */
 function refuseIteration(value: JsonValue, at: string): void {
   if (typeof value === 'string') {
-    const m = (value.includes('count.') || value.includes('each.')) && ITERATION_USE.exec(value);
-    if (m) refuse(at, `${m[1] as string} used in a resource without ${m[1] === 'count.index' ? 'count' : 'for_each'}`, `set ${m[1] === 'count.index' ? 'count' : 'for_each'} on the resource, or write the value itself`);
+    const m = value.includes('count.') || value.includes('each.') ? iterationUse(value) : undefined;
+    if (m) refuse(at, `${m} used in a resource without ${m === 'count.index' ? 'count' : 'for_each'}`, `set ${m === 'count.index' ? 'count' : 'for_each'} on the resource, or write the value itself`);
   } else if (Array.isArray(value)) value.forEach((v, i) => refuseIteration(v, `${at}[${i}]`));
   else if (isObject(value)) for (const [k, v] of Object.entries(value)) refuseIteration(v, `${at}.${k}`);
 }

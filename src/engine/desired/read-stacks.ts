@@ -5,7 +5,7 @@ import { unescapeTemplate } from '../../domain/template-escape';
 import { isObject, setOwn, type JsonObject } from '../json';
 import { expandInstances } from './instances';
 import { NO_LIFECYCLE, parseLifecycle, refuseUnhonoured, unwrapExpression } from './lifecycle';
-import { findReferences } from './references';
+import { findReferences, refuseUnevaluated } from './references';
 import { fragmentRolloutsOf, reconcilePolicyOf, rolloutOf } from './rollout';
 import type { DesiredOutput, DesiredResource, DesiredStack, StackBackend, ProviderSettings } from './stack';
 
@@ -123,6 +123,7 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
         refuseUnhonoured(body, at);
         const attributes: JsonObject = {};
         for (const [k, v] of Object.entries(body)) if (!META_KEYS.has(k)) setOwn(attributes, k, v);
+        refuseUnevaluated(attributes, at);
         const lifecycle = parseLifecycle(body.lifecycle, `${at}.lifecycle`);
         const explicit = Array.isArray(body.depends_on)
           ? body.depends_on.filter((d): d is string => typeof d === 'string').map(unwrapExpression)

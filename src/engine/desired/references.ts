@@ -1,3 +1,5 @@
+import { FleetformError } from '../../domain/errors';
+import { unevaluatedExpression } from '../../domain/terraform-expressions';
 import { unescapeTemplate } from '../../domain/template-escape';
 import { isObject, setOwn, UNKNOWN, type JsonObject, type JsonValue } from '../json';
 
@@ -5,8 +7,8 @@ import { isObject, setOwn, UNKNOWN, type JsonObject, type JsonValue } from '../j
  * Read left to right as Terraform reads a JSON-syntax string: a `$${` or `%%{` escape (a
  * literal `${` or `%{`), or `${fleetform_dataset.boxes.id}`, a reference to another
  * resource's output (`${fleetform_machine.arm[0].id}` or `["key"]` for one instance of a
- * resource with count or for_each). Any other `${...}` (e.g. `${environment.HOME}` of older synthesized
- * output) is literal text.
+ * resource with count or for_each). A `${environment.HOME}` of older synthesized output is
+ * literal text; any other expression is refused when the stack is read (refuseUnevaluated).
  */
 const REFERENCE_OR_ESCAPE = /\$\$\{|%%\{|\$\{(fleetform_[a-z_]+)\.([A-Za-z0-9_-]+(?:\[\d+\]|\["[^"\]]*"\])?)\.([A-Za-z0-9_]+)\}/g;
 
@@ -68,4 +70,27 @@ export function resolveReferences(
 /** Escapes read as the literals they stand for, references left as written (for commands that show code's values without applying them). */
 export function unescapedAttributes(value: JsonValue): JsonValue {
   return resolveReferences(value, (ref) => `\${${ref.address}.${ref.output}}`);
+}
+
+/**
+ * Refuses, by name, a Terraform expression or directive the engine does not evaluate (e.g.
+ * `${var.region}`, `${upper(x)}`, `%{ if }`) anywhere in a resource's attributes, keys
+ * included: what Terraform would compute is never sent as written.
+ */
+export function refuseUnevaluated(value: JsonValue, at: string): void {
+  if (typeof value === 'string') {
+    const expression = unevaluatedExpression(value);
+    if (expression !== undefined) {
+      throw new FleetformError(`${JSON.stringify(value)} holds ${expression}, a Terraform expression fleetform's engine does not evaluate`, {
+        path: at,
+        hint: 'fleetform evaluates ${count.index}, ${each.key}, ${each.value...} and references to fleetform resources\' outputs: write the value itself (a literal `${` is written `$${`), or deploy with `cdktf deploy` (the fleetform Terraform provider)',
+      });
+    }
+  } else if (Array.isArray(value)) value.forEach((v, i) => refuseUnevaluated(v, `${at}[${i}]`));
+  else if (isObject(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      refuseUnevaluated(k, `${at}.${k}`);
+      refuseUnevaluated(v, `${at}.${k}`);
+    }
+  }
 }

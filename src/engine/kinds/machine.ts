@@ -1,5 +1,6 @@
 import { childPath } from '../../domain/json-path';
 import { LOCATION_DEFAULT } from '../../domain/service-defaults';
+import { locationOfUnplacedMachine } from '../../domain/machine-location';
 import { ServiceError, type RegistryModule } from '../../api/client';
 import { SERVICE_MAX_MESSAGE_BYTES, updateRobotPartRequestSize } from '../../api/message-size';
 import {
@@ -205,7 +206,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const problems: PlanProblem[] = [];
     const notes: PlanNote[] = [];
     const name = attributes.name;
-    const locationId = attributes.location_id || ctx.locationId;
+    const locationId = attributes.location_id || (await unsetLocationOf(ctx, prior));
     if (attributes.config === UNKNOWN) {
       // A reference in the config (a fragment this apply creates) is known only at apply, where it is checked.
       notes.push({ level: 'info', path: 'config', message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists' });
@@ -473,13 +474,25 @@ async function placementProblems(ctx: KindContext, name: string, explicitLocatio
   ];
 }
 
-/** A machine that names no location, where the provider names none and the organization has not exactly one. */
+/** Where a machine whose code names no location lives (see locationOfUnplacedMachine); '' when it must say which. */
+async function unsetLocationOf(ctx: KindContext, prior: StateEntry | undefined): Promise<string> {
+  const current = typeof prior?.attributes?.location_id === 'string' ? prior.attributes.location_id : undefined;
+  const named = ctx.locationNamed ? ctx.locationId : undefined;
+  if (named || current) return locationOfUnplacedMachine({ named, current, existing: [], creating: 0 }).locationId ?? '';
+  const existing = ctx.locationId ? [ctx.locationId] : [...(await locationsOf(ctx)).keys()];
+  return locationOfUnplacedMachine({ existing, creating: ctx.creatingLocations ?? 0 }).locationId ?? '';
+}
+
+/** A machine that names no location, where the provider names none and the organization has not exactly one (counting those the stack creates). */
 async function defaultLocationProblem(ctx: KindContext): Promise<PlanProblem> {
   const locations = await locationsOf(ctx);
   const choices = [...locations].map(([id, n]) => `${id} (${n})`).join(', ');
+  const creating = ctx.creatingLocations ?? 0;
+  const count = locations.size + creating;
+  const created = creating > 0 ? ` once this stack creates ${creating} more` : '';
   return {
     path: 'location_id',
-    message: locations.size === 0 ? `organization ${ctx.organizationId} has no location to place the machine in` : `organization ${ctx.organizationId} has ${locations.size} locations: the machine must say which`,
+    message: count === 0 ? `organization ${ctx.organizationId} has no location to place the machine in` : `organization ${ctx.organizationId} ${creating > 0 ? 'will have' : 'has'} ${count} locations${created}: the machine must say which`,
     hint: `give the Machine a location (a Location construct or a location id), or set locationId on the FleetProvider${choices ? `; choices: ${choices}` : ''}`,
   };
 }

@@ -1,5 +1,5 @@
 /** What a rollout reports while it runs, and what it comes to. */
-import type { MachineProblem } from '../../domain/rollout';
+import { waveEndText, type MachineProblem, type WaveVerdict } from '../../domain/rollout';
 
 export type MachineResult = 'healthy' | 'failed' | 'skipped' | 'stopped' | 'not reached';
 
@@ -21,6 +21,8 @@ export interface WaveOutcome {
   readonly machines: MachineOutcome[];
   /** Seconds from its first write to its last machine passing (or the stop). */
   seconds?: number;
+  /** How it ended when the rollout went on from it: passed, or failed on every machine, with the failures tolerated. */
+  verdict?: WaveVerdict;
 }
 
 export interface RolloutOutcome {
@@ -51,7 +53,7 @@ export type RolloutEvent =
   /** A machine whose maintenance window holds the written config: the wave waits for it, up to the gate's timeout. */
   | { readonly type: 'held'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly why: string }
   | { readonly type: 'failed'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly why: string; readonly problems: readonly MachineProblem[]; readonly log: readonly string[] }
-  | { readonly type: 'passed'; readonly rollout: string; readonly wave: number; readonly seconds: number }
+  | ({ readonly type: 'wave-ended'; readonly rollout: string; readonly wave: number; readonly seconds: number } & WaveVerdict)
   | { readonly type: 'stopping'; readonly rollout: string; readonly wave: number; readonly reason: string; readonly then: 'rollback' | 'halt' }
   | { readonly type: 'rolled-back'; readonly rollout: string; readonly machine: string; readonly ok: boolean; readonly detail: string }
   | { readonly type: 'fragment'; readonly rollout: string; readonly detail: string }
@@ -83,8 +85,8 @@ export function eventLine(e: RolloutEvent): string {
       const what = e.problems.map((p) => `${p.what}: ${p.error}`).join('; ');
       return `${head} wave ${e.wave}: ${e.machine} FAILED: ${e.why}${what ? `; ${what}` : ''}${e.log[0] ? `; log: ${e.log[0]}` : ''}`;
     }
-    case 'passed':
-      return `${head} wave ${e.wave} passed in ${e.seconds.toFixed(1)}s`;
+    case 'wave-ended':
+      return `${head} wave ${e.wave} ${waveEndText(e)} in ${e.seconds.toFixed(1)}s`;
     case 'stopping':
       return `${head} stopping in wave ${e.wave}: ${e.reason}; ${e.then === 'rollback' ? 'rolling the changed machines back' : 'leaving the changed machines as they are'}`;
     case 'rolled-back':
@@ -98,3 +100,4 @@ export function eventLine(e: RolloutEvent): string {
       return `${head} ${e.outcome.outcome} ${e.outcome.outcome === 'paused' ? 'before' : 'in'} wave ${e.outcome.stoppedAt ?? '?'}: ${e.outcome.reason ?? ''}`;
   }
 }
+

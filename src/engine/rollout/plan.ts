@@ -159,6 +159,10 @@ export function rolloutPlanLines(rollouts: readonly RolloutPlan[]): string[] {
     } else lines.push(`Rollout ${r.policy.name} (stack ${r.stack}): ${count} machine update(s) in ${r.waves.length} wave(s)`);
     if (r.resumes) lines.push(`  resumes at wave ${r.resumes.wave}: a run started ${r.resumes.startedAt} was interrupted (its waves, machines and baselines are kept)`);
     lines.push(`  ${describePolicy(r.policy)}`);
+    const { max_failed: n, max_failed_fraction: f, canary_max_failed: c } = r.policy.abort;
+    if (r.waves.length > 1 && (n !== undefined || f !== undefined)) {
+      lines.push(`  wave 1 is the canary: it stops on ${c ? `more than ${c} failed` : 'any failed machine'}; the limits above apply from wave 2`);
+    }
     const follows = (m: { name: string; follows?: string }): string => (r.fragment ? ` (${m.follows ? `tag ${m.follows}` : 'latest'})` : '');
     r.waves.forEach((w, i) => lines.push(`  wave ${i + 1} (${w.rule}): ${w.machines.map((m) => `${m.name}${follows(m)}`).join(', ')}`));
     r.waves.forEach((w, i) => {

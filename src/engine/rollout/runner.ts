@@ -6,7 +6,7 @@
  * with it.
  */
 import { ServiceError, type ServiceClient } from '../../api/client';
-import { abortReason, stepGate, type GateTrack, type HealthVerdict, type RolloutPlan } from '../../domain/rollout';
+import { abortReason, stepGate, waveVerdict, type GateTrack, type HealthVerdict, type RolloutPlan } from '../../domain/rollout';
 import { isHeldByMaintenanceWhy } from '../../domain/maintenance';
 import { heldOrJudged } from '../health/wait-healthy';
 import type { ApplyOutcome } from '../apply/executor';
@@ -160,8 +160,11 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     failed += 1;
     events({ type: 'failed', rollout: name, wave, machine: m.machine, why, problems, log: m.log });
   };
+  // The first wave of several is the canary: its failures are held to canary_max_failed.
+  const isCanary = (wave: number): boolean => wave === 1 && waves.length > 1;
+  const failedIn = (wave: number): number => (waves[wave - 1]?.machines ?? []).filter((m) => m.result === 'failed').length;
   const stopIfPast = (wave: number): boolean => {
-    const reason = abortReason(failed, reached, policy.abort);
+    const reason = abortReason(failed, reached, policy.abort, isCanary(wave) ? failedIn(wave) : undefined);
     if (!reason) return false;
     result.outcome = 'stopped';
     result.reason = reason;
@@ -282,7 +285,10 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     }
     wave.seconds = (Date.now() - waveStarted) / 1000;
     if (stopped) break;
-    events({ type: 'passed', rollout: name, wave: number, seconds: wave.seconds });
+    const gated = wave.machines.filter((m) => m.result === 'healthy' || m.result === 'failed').length;
+    const verdict = waveVerdict(failedIn(number), gated, policy.abort, isCanary(number));
+    wave.verdict = verdict;
+    events({ type: 'wave-ended', rollout: name, wave: number, seconds: wave.seconds, ...verdict });
     if (number < waves.length) {
       journal.wave = number + 1;
       await save();
