@@ -7,6 +7,7 @@
  * drift made on the service takes to be reported; and from a new revision to its apply
  * starting (the app's synthesis excluded: a sizes row measures it). Prints one JSON line.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -19,10 +20,9 @@ import type { ReconcilerEvent } from '../src/reconciler/events';
 import { Reconciler } from '../src/reconciler/reconciler';
 import type { ProjectSource } from '../src/reconciler/source';
 import { spawnEmulator } from './emulator';
-import { FLEET_STACK, synthFleet } from './fleet';
+import { synthFleet } from './fleet';
 import { cpuSecondsSince, processCpuSeconds, r3, runMain } from './stats';
 
-const silent = { start() {}, done() {}, failed() {}, skipped() {} };
 const INTERVAL_S = 60;
 
 async function main(): Promise<void> {
@@ -38,13 +38,10 @@ async function main(): Promise<void> {
   try {
     process.stderr.write(`  applying ${size} machines...\n`);
     synthFleet(outdir, size);
-    {
-      const stacks = await readStacks(outdir);
-      const release = await engine.lock([FLEET_STACK], 'bench setup');
-      const { plan, states } = await engine.plan(stacks, { refresh: true, destroy: false });
-      await engine.apply(plan, stacks, states, silent);
-      await release();
-    }
+    // The fleet is made by an apply in a process of its own: this one's peak memory is the reconciler's.
+    const session = path.join(dir, 'session.json');
+    fs.writeFileSync(session, JSON.stringify({ url: emulator.url, credentials: emulator.credentials, stateDir: path.join(dir, 'state'), parallelism: 10 }));
+    execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'engine-child.ts'), session, outdir], { stdio: ['ignore', 'ignore', 'inherit'] });
     let revision = 0;
     const source: ProjectSource = {
       description: outdir,
