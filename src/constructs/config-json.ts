@@ -20,7 +20,7 @@ export function synthesizedConfigOf({ config, secretEnv, synthesizedPackages }: 
   const withPackages = config.packages === undefined ? config : withSynthesizedPackages(config, synthesizedPackages);
   const document = imports.fragments ? { ...withPackages, ...imports } : withPackages;
   if (!hasOwnKeys(secretEnv)) return { configJson: JSON.stringify(document), secretEnv };
-  const withoutSecrets = { ...document, modules: config.modules.map((module) => withoutSecretEnv(module, secretEnv)) };
+  const withoutSecrets = { ...document, modules: (config.modules ?? []).map((module) => withoutSecretEnv(module, secretEnv)) };
   return { configJson: JSON.stringify(withoutSecrets), secretEnv };
 }
 

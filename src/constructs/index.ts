@@ -2,7 +2,9 @@
 export { FleetProvider, type FleetProviderProps } from './provider';
 export { Machine, type MachineProps } from './machine';
 export { Module, type ModuleProps } from './module';
-export { ModularResource, type ModularResourceProps } from './modular-resource';
+export { ModularResource, Component, Service, type ModularResourceProps, type ResourceProps } from './modular-resource';
+export { Remote, type RemoteProps } from './remote';
+export { Process, type ProcessProps } from './process';
 export { Package, type PackageProps, type DeployModelOptions } from './package';
 export { MlModel, type MlModelProps } from './ml-model';
 export type { IMachine, IModularResource, IModule, IPackage } from './machine-parts';

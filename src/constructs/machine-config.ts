@@ -2,6 +2,8 @@ import type { IConstruct } from 'constructs';
 import type { MachineConfig } from '../domain';
 import { emptyConfigSections, type ConfigSections } from '../domain/config';
 import { isFinished } from './construction';
+import { withOverrides } from './config-overrides';
+import { declaredSectionsOf, withSections } from './machine-sections';
 import { kindOf } from './kinds';
 import { FRAGMENT_KIND } from './machine-scope';
 import type { PackageConfig } from '../domain/packages';
@@ -126,7 +128,10 @@ export function assembleMachine(machine: Machine): AssembledMachine {
     }
     config.packages = list;
   }
-  return { config, sources, secretEnv: secretEnvOf(modules), synthesizedPackages, packageParts: packages };
+  // Sections beyond modules, resources and packages, then the overrides, come last.
+  const sections = declaredSectionsOf(machine);
+  const whole = sections === undefined ? config : withOverrides(withSections(config, sections), sections.overrides);
+  return { config: whole, sources, secretEnv: secretEnvOf(modules), synthesizedPackages, packageParts: packages };
 }
 
 /** Every secret environment entry of the modules by `<moduleName>.<ENV_KEY>`, in sorted order. */
