@@ -11,8 +11,8 @@ export interface RemoteProps {
   readonly name?: string;
   /** Address of the other machine, e.g. `arm-pi.local:8080` or its cloud address. */
   readonly address: string;
-  /** Prepended to the names of the remote's resources (and frames). */
-  readonly prefix?: string;
+  /** Prepended to the names of the remote's resources (and frames); older configs write `true` (the remote's name). */
+  readonly prefix?: string | boolean;
   /** Places the remote's `world` frame in this machine's frame system. */
   readonly frame?: Frame;
   /**
@@ -37,7 +37,7 @@ export interface RemoteProps {
 const remotePropsSchema = z.strictObject({
   name: propSchemas.text.optional(),
   address: z.string(),
-  prefix: z.string().optional(),
+  prefix: z.union([z.string(), z.boolean()]).optional(),
   frame: propSchemas.jsonObject.optional(),
   credentials: z.strictObject({ type: z.string().optional(), payload: z.string().optional() }).optional(),
   entity: z.string().optional(),

@@ -207,8 +207,8 @@ function moduleCode(entry: JsonObject, secretPrefix: string, secrets: SecretVari
   const moduleId = text(entry.module_id);
   const executablePath = text(entry.executable_path);
   const written = text(entry.type);
-  const type = written ?? (executablePath === undefined ? 'registry' : 'local');
-  if ((type === 'local') !== (executablePath !== undefined)) return `module ${name}: type "${type}" and executable_path disagree`;
+  // The construct writes the type its executable path says; a config saying otherwise keeps its own through an override.
+  const type = executablePath === undefined ? 'registry' : 'local';
   const allEnv = stringMap(entry.env);
   if (allEnv === undefined) return `module ${name}: env values that are not text`;
   const env: Record<string, string> = {};
@@ -224,11 +224,15 @@ function moduleCode(entry: JsonObject, secretPrefix: string, secrets: SecretVari
   }
   const settings: Record<string, JsonValue> = {};
   for (const [key, prop] of Object.entries(MODULE_SETTINGS)) if (entry[key] !== undefined) settings[prop] = entry[key] as JsonValue;
-  const overrides = strayOverrides(entry, (k) => MODULE_KEYS.has(k) || (k in MODULE_SETTINGS && settingFits(k, entry[k])));
+  const overrides = strayOverrides(entry, (k) => (MODULE_KEYS.has(k) && k !== 'type') || (k in MODULE_SETTINGS && settingFits(k, entry[k])));
+  // A type in another spelling than the construct's is kept as written (below); the construct writes registry or local.
+  const typeIndex = overrides.findIndex((o) => o.path === 'type');
+  if (typeIndex >= 0) overrides.splice(typeIndex, 1);
   // A setting of an unexpected type is kept through an override (and not given as a prop).
   for (const o of overrides) delete settings[MODULE_SETTINGS[o.path] ?? ''];
-  // The older form has no type: the construct writes one, so code removes it.
+  // The older form has no type (or another one): the construct writes its own, so code says what the config has.
   if (written === undefined) overrides.push({ path: 'type', value: undefined });
+  else if (written !== type) overrides.push({ path: 'type', value: written });
   // An env written empty is kept as written (the construct leaves an empty env out).
   if (isObject(entry.env) && Object.keys(entry.env).length === 0) overrides.push({ path: 'env', value: {} });
   const conventional = moduleId === undefined ? undefined : conventionalModuleName(moduleId);

@@ -13,7 +13,7 @@ export function packageEntries(config: Record<string, unknown>): PackageConfig[]
   const list = Array.isArray(config.packages) ? config.packages : [];
   return list.flatMap((raw) => {
     const parsed = PackageConfigSchema.safeParse(raw);
-    return parsed.success && splitPackageId(parsed.data.package) && isPackageType(parsed.data.type) ? [parsed.data] : [];
+    return parsed.success && splitPackageId(parsed.data.package) && isPackageType(parsed.data.type ?? '') ? [parsed.data] : [];
   });
 }
 
