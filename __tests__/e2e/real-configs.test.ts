@@ -126,8 +126,9 @@ test('every config is stored, adopted with nothing left out, planned with no cha
   expect(adopted.stdout).not.toMatch(/^\s+machine .* \(.*\): /m);
   expect(adopted.stdout).not.toContain('left on the service');
   const code = await fs.readFile(path.join(project, 'stacks', 'adopted.ts'), 'utf8');
-  // No secret of the corpus is written to code.
-  for (const value of Object.values(secrets)) expect(code).not.toContain(`'${value}'`);
+  // No secret of the corpus is written to code (a `${environment...}`-style placeholder is no secret: the corpus also uses it as a key id).
+  const liveSecrets = Object.values(secrets).filter((value) => !value.startsWith('${'));
+  for (const value of liveSecrets) expect(code).not.toContain(`'${value}'`);
   const withSecrets = { ...env, ...secrets };
   const finish = await fleetform(project, ['adopt', '--finish'], withSecrets);
   expect(finish.stderr).toBe('');
@@ -135,7 +136,7 @@ test('every config is stored, adopted with nothing left out, planned with no cha
   expect(plan.stderr).toBe('');
   expect(plan.stdout).toContain('No changes.');
   // Secrets never reach the plan's text.
-  for (const value of Object.values(secrets)) expect(plan.stdout).not.toContain(value);
+  for (const value of liveSecrets) expect(plan.stdout).not.toContain(value);
 
   const docs = await synthesized(project);
   const byName = new Map<string, Record<string, unknown>>();
