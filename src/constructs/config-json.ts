@@ -16,8 +16,9 @@ export interface SynthesizedConfig {
  * The `config` and `secret_env` a machine synthesizes from its assembled config: the JSON
  * text of the config document with the secret env entries left out.
  */
-export function synthesizedConfigOf({ config, secretEnv, synthesizedPackages }: AssembledMachine, imports: ReturnType<typeof fragmentConfigKeys> = {}): SynthesizedConfig {
-  const withPackages = config.packages === undefined ? config : withSynthesizedPackages(config, synthesizedPackages);
+export function synthesizedConfigOf({ config, secretEnv, synthesizedPackages, packageParts }: AssembledMachine, imports: ReturnType<typeof fragmentConfigKeys> = {}): SynthesizedConfig {
+  // Packages given by an override, with no Package construct, are written as given.
+  const withPackages = config.packages === undefined || packageParts.length === 0 ? config : withSynthesizedPackages(config, synthesizedPackages);
   const document = imports.fragments ? { ...withPackages, ...imports } : withPackages;
   if (!hasOwnKeys(secretEnv)) return { configJson: JSON.stringify(document), secretEnv };
   const withoutSecrets = { ...document, modules: (config.modules ?? []).map((module) => withoutSecretEnv(module, secretEnv)) };
