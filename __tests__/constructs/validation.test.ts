@@ -14,10 +14,14 @@ function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-constructs-'));
 }
 
-/** A machine with one problem in its resource (a model of no configured module). */
+/**
+ * A machine with one problem the machine server cannot load (an env entry no process can
+ * receive), and one that only fails its resource at run time (a model of no configured
+ * module: a warning).
+ */
 function brokenMachine(stack: TerraformStack, id: string): void {
   const m = new Machine(stack, id);
-  new Module(m, 'sensors', { moduleId: 'acme:sensors', version: '~1.2' });
+  new Module(m, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { 'A=B': 'x' } });
   new ModularResource(m, 'arm', { api: 'rdk:component:arm', model: 'acme:arm-control:six-axis' });
 }
 
@@ -30,8 +34,8 @@ describe('validation of a whole app', () => {
     brokenMachine(b, 'two');
     new TrainingJob(b, 'job', { dataset: 'd', modelName: 'bad name', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['x'] });
     expect(errorsOf(app)).toEqual([
-      'a/one/arm model model-module-mismatch',
-      'b/two/arm model model-module-mismatch',
+      'a/one/sensors env["A=B"] env-name',
+      'b/two/sensors env["A=B"] env-name',
       'b/job modelName training-model-name',
     ]);
   });
@@ -49,7 +53,7 @@ describe('validation of a whole app', () => {
     } catch (err) {
       message = String(err);
     }
-    expect(message).toMatch(/\[good\] bad\/broken\/arm: model: model "acme:arm-control:six-axis" of resource "arm" needs a module .* \(hint: add a module/);
+    expect(message).toMatch(/\[good\] bad\/broken\/sensors: env\["A=B"\]: .* \(hint: use letters/);
     expect(fs.existsSync(path.join(outdir, 'stacks', 'good', 'cdk.tf.json'))).toBe(false);
     expect(fs.existsSync(path.join(outdir, 'stacks', 'bad', 'cdk.tf.json'))).toBe(false);
   });
@@ -66,7 +70,7 @@ describe('validation of a whole app', () => {
     // The same app validated finds the problem.
     const checked = Testing.app();
     brokenMachine(new TerraformStack(checked, 'fleet'), 'broken');
-    expect(errorsOf(checked)).toEqual(['fleet/broken/arm model model-module-mismatch']);
+    expect(errorsOf(checked)).toEqual(['fleet/broken/sensors env["A=B"] env-name']);
   });
 
   test('warnings do not fail synth; they land in the manifest as annotations', () => {
@@ -89,18 +93,18 @@ describe('validation of a whole app', () => {
     const m = new Machine(stack, 'm');
     const sensors = new Module(m, 'sensors', { moduleId: 'acme:sensors', version: '~1.2' });
     expect(() => Testing.synth(stack, true)).not.toThrow();
-    new ModularResource(m, 'arm', { api: 'rdk:component:arm', model: 'acme:arm-control:six-axis' });
-    expect(() => Testing.synth(stack, true)).toThrow(/\[s\/m\/arm\] model:/);
-    expect(errorsOf(app)).toEqual(['s/m/arm model model-module-mismatch']);
+    new Module(m, 'arm', { moduleId: 'acme:arm-control', version: '~1.2', env: { 'A=B': 'x' } });
+    expect(() => Testing.synth(stack, true)).toThrow(/\[s\/m\/arm\] env\["A=B"\]:/);
+    expect(errorsOf(app)).toEqual(['s/m/arm env["A=B"] env-name']);
     expect(sensors.node.metadata.filter((e) => e.type === '@cdktf/warn')).toEqual([]);
   });
 
   test('issues print as path: field: message with the hint on its own line', () => {
     const { app, stack } = newStack('s');
     brokenMachine(stack, 'm');
-    const [issue] = analyzeApp(app).issues;
+    const issue = analyzeApp(app).issues.find((i) => i.constructPath.endsWith('arm'));
     expect(issue && formatFleetIssue(issue)).toBe(
-      's/m/arm: model: model "acme:arm-control:six-axis" of resource "arm" needs a module with module_id "acme:arm-control"; configured module ids: acme:sensors\n' +
+      's/m/arm: model: resource "arm" will not start: model "acme:arm-control:six-axis" needs a module with module_id "acme:arm-control"; configured module ids: acme:sensors\n' +
         '  hint: add a module with "module_id": "acme:arm-control", or change the model to one of a configured module',
     );
   });

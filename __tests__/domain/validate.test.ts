@@ -107,6 +107,8 @@ const FAILS_AT_RUN_TIME = new Set([
   'invalid API triplet',
   'API neither component nor service',
   'invalid model triplet',
+  'module type not registry|local',
+  'invalid version policy',
   'a bare model name that is no known builtin',
   'model of an unconfigured module',
   'uppercase model of a registry module',
@@ -143,7 +145,7 @@ describe('validateMachineConfig: errors', () => {
       { code: 'type', path: 'components[0].attributes' },
       { code: 'type', path: 'components[0].depends_on' },
     ]],
-    ['module type not registry|local', (c) => { c.modules[1].type = 'cloud'; }, [{ code: 'enum', path: 'modules[1].type' }]],
+    ['module type not registry|local', (c) => { c.modules[1].type = 'cloud'; }, [{ code: 'module-type', path: 'modules[1].type' }]],
     ['env value not a string', (c) => { c.modules[0].env!.N = 5; }, [{ code: 'type', path: 'modules[0].env.N' }]],
     ['invalid resource name', (c) => { c.services[0].name = 'box finder'; }, [{ code: 'resource-name', path: 'services[0].name' }]],
     ['resource name too long', (c) => { c.services[0].name = 'x'.repeat(61); }, [{ code: 'resource-name', path: 'services[0].name' }]],
@@ -269,7 +271,7 @@ describe('validateMachineConfig: messages and reporting', () => {
   });
   test('an invalid version lists the accepted forms', () => {
     const r = run((c) => { c.modules[1].version = 'newest'; });
-    expect(r.errors[0]!.hint).toMatch(/X\.Y\.Z.*~X\.Y.*\^X.*latest.*latest-with-prerelease/);
+    expect(r.warnings[0]!.hint).toMatch(/X\.Y\.Z.*~X\.Y.*\^X.*latest.*latest-with-prerelease/);
   });
   test('every problem at once, in document order', () => {
     const r = run((c) => {
@@ -279,11 +281,11 @@ describe('validateMachineConfig: messages and reporting', () => {
       c.components[2].api = 'x';
     });
     expect(brief([...r.errors, ...r.warnings])).toEqual([
-      { code: 'module-version', path: 'modules[1].version' },
       { code: 'resource-name', path: 'components[0].name' },
       { code: 'depends-on-missing', path: 'components[1].depends_on[0]' },
       { code: 'api-triplet', path: 'components[2].api' },
       { code: 'depends-on-missing', path: 'services[0].depends_on[0]' },
+      { code: 'module-version', path: 'modules[1].version' },
     ]);
   });
   test('a broken entry does not cause spurious missing-dependency errors', () => {

@@ -97,7 +97,7 @@ beforeAll(async () => {
   ids.locations.set('site-a', site?.id ?? '').set('lab', lab?.id ?? '');
   for (const name of ['picker-1', 'picker-2', 'picker-3']) await newMachine(c.locationId, name, SHARED);
   for (let i = 0; i < 3; i++) await newMachine(pick([c.locationId, site?.id ?? '', lab?.id ?? '']), `rover-${i}`, randomConfig(i));
-  // A frame is not something fleetform declares: that machine is left out, by name.
+  // A frame is declared in code like any other field of a component.
   await newMachine(lab?.id ?? '', 'legacy-cam', { components: [{ name: 'cam', api: 'rdk:component:camera', model: 'rdk:builtin:webcam', attributes: {}, frame: { parent: 'world' } }] });
   // A package in the registry (the SDK has no PackageService: our client uploads it) that a machine downloads.
   const ours = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
@@ -165,12 +165,9 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(first.stderr).toBe('');
   expect(first.code).toBe(0);
   // The emulator's seeded location and dataset are the organization's like any other.
-  expect(first.stdout).toContain('3 locations, 10 machines, 2 datasets, 1 training job, 3 fragments, 1 fragment tag');
-  expect(first.stdout).toMatch(/machine legacy-cam \([^)]+\): components entry cam has keys fleetform does not declare: frame/);
-  expect(first.stdout).toContain('config section "network"');
-  // A fragment code cannot declare is left out, and so is every machine importing it, each by name.
-  expect(first.stdout).toMatch(/fragment legacy-net \([^)]+\): config sections fleetform does not declare in a fragment: network/);
-  expect(first.stdout).toMatch(/machine arm-old \([^)]+\): it imports fragment legacy-net \([^)]+\), which is left out/);
+  // Every machine and fragment is adopted: frames, network settings and every other section are declared in code.
+  expect(first.stdout).toContain('3 locations, 12 machines, 2 datasets, 1 training job, 4 fragments, 1 fragment tag');
+  expect(first.stdout).not.toContain('config section "network"');
   expect(first.stdout).toContain('fleetform adopt --finish');
   const code = await fs.readFile(path.join(project, 'stacks', 'adopted.ts'), 'utf8');
   // Nothing secret is written to code: the tokens are read from the environment.
@@ -188,7 +185,9 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(code).toMatch(/arm1\.useFragment\(rig, \{\n\s+prefix: 'left',\n\s+mods: \[/);
   // A variable whose name looks secret is read from the environment, like a secret env entry.
   expect(code).toMatch(/arm2\.useFragment\(sensorBase, \{ version: '2', variables: \{ pin: '\d+' \} \}\);/);
-  expect(code).toContain("new ModularResource(arm2, 'probe', { api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', dependsOn: ['board-1'] });");
+  expect(code).toContain("new Component(arm2, 'probe', { api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: {}, dependsOn: ['board-1'] });");
+  expect(code).toContain("frame: { parent: 'world' }");
+  expect(code).toContain("network: { bind_address: ':8080' }");
   expect(code).toContain("arm2.useFragment(uplink, { variables: { api_token: Secret.fromEnv('ARM_2_UPLINK_API_TOKEN') } });");
   expect(first.stdout).toContain('ARM_2_UPLINK_API_TOKEN  (arm-2: import of fragment uplink, variable api_token)');
   expect(code).toMatch(/arm3\.useFragment\(rig\);/);
@@ -199,7 +198,7 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   const withSecrets = { ...env, ...secrets };
   const finish = await fleetform(project, ['adopt', '--finish'], withSecrets);
   expect(finish.stderr).toBe('');
-  expect(finish.stdout).toContain('Imported 20 objects into stack adopted');
+  expect(finish.stdout).toContain('Imported 23 objects into stack adopted');
 
   const tsc = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', 'main.ts'], { cwd: project }).catch((err: { stdout?: string; code?: number }) => ({ stdout: err.stdout ?? String(err), stderr: '', failed: true }));
   expect(tsc.stdout).toBe('');

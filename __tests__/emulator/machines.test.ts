@@ -145,6 +145,7 @@ describe('part config', () => {
         { name: 'cam', api: 'not-a-triplet', model: 'acme:sensors:multi-cam' },
       ],
       modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: 'not-a-version' }],
+      network: { bind_address: 'nowhere' },
     };
     let message = '';
     try {
@@ -153,9 +154,32 @@ describe('part config', () => {
       message = (err as Error).message;
       expect(await codeOf(Promise.reject(err))).toBe('InvalidArgument');
     }
-    expect(message).toContain('components[1].api');
+    expect(message).toContain('network.bind_address');
     expect(message).toContain('modules[0].version');
+    // A malformed API fails that resource alone when the machine runs: not a reason to refuse the write.
+    expect(message).not.toContain('components[1].api');
     expect(structOf((await app.getRobotPart({ id: partId })).part)).toEqual(validConfig);
+  });
+
+  test('configs in every form people write are stored as sent: legacy API forms, builtin models, older module shapes, unknown keys', async () => {
+    const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'cfg-real-forms');
+    const config: JsonObject = {
+      _comment: 'written by hand',
+      components: [
+        { name: 'cam', type: 'camera', model: 'webcam', attributes: { video_path: 'video0' }, frame: { parent: 'world' } },
+        { name: 'arm', type: 'arm', namespace: 'rdk', model: 'viam:viam:fake', depends_on: ['from-a-fragment'] },
+        { name: 'Lidar', api: 'rdk:component:camera', model: 'fake', service_configs: [{ type: 'data_manager', attributes: { capture_methods: [{ method: 'NextPointCloud', capture_frequency_hz: 0.2 }] } }] },
+      ],
+      services: [{ name: 'dm', type: 'data_manager' }],
+      modules: [{ name: 'old-shape', executable_path: '/opt/mod/run.sh' }],
+      remotes: [{ name: 'other', address: 'other.local:8080' }],
+      processes: [{ id: 'ui', name: 'python3', args: ['serve.py'] }],
+      network: { bind_address: ':8080' },
+      enable_web_profile: false,
+      ui_folder: '/srv/ui',
+    };
+    await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(config) });
+    expect(structOf((await app.getRobotPart({ id: partId })).part)).toEqual(config);
   });
 
   test('a registry module missing from the registry, or a version no release satisfies, is stored as written and runs nowhere', async () => {

@@ -133,7 +133,7 @@ describe('planAdoption', () => {
     expect(a.machines[0]?.location).toEqual({ construct: 'inner' });
   });
 
-  test('what another stack manages, canceled jobs and configs code cannot declare are left out, each with its reason', () => {
+  test('what another stack manages and canceled jobs are left out, each with its reason; a frame is declared in code', () => {
     const frame = { components: [{ name: 'cam', api: 'rdk:component:camera', model: 'acme:sensors:cam', frame: { parent: 'world' } }], modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '1.2.3' }] };
     const a = planAdoption(
       inventory([machine('m1', 'kept', sensors('t', '1')), machine('m2', 'framed', frame), machine('m3', 'theirs', sensors('t', '1'))], {
@@ -141,14 +141,14 @@ describe('planAdoption', () => {
       }),
       { managed: new Map([['fleetform_machine', new Set(['m3'])]]) },
     );
-    expect(a.machines.map((m) => m.name)).toEqual(['kept']);
+    expect(a.machines.map((m) => m.name)).toEqual(['framed', 'kept']);
     expect(a.jobs.map((j) => j.job.id)).toEqual(['j1']);
+    expect(renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' })).toContain("frame: { parent: 'world' }");
     expect(a.skipped).toEqual([
-      { what: 'machine framed (m2)', reason: 'components entry cam has keys fleetform does not declare: frame' },
       { what: 'machine theirs (m3)', reason: 'another stack manages it' },
       { what: 'training job detector j2 (j2)', reason: 'it was canceled: nothing of it is left to manage' },
     ]);
-    expect(a.imports.map((i) => i.address)).toEqual(['fleetform_location.top', 'fleetform_location.inner', 'fleetform_machine.kept', 'fleetform_dataset.boxes', 'fleetform_training_job.detector-j1']);
+    expect(a.imports.map((i) => i.address)).toEqual(['fleetform_location.top', 'fleetform_location.inner', 'fleetform_machine.framed', 'fleetform_machine.kept', 'fleetform_dataset.boxes', 'fleetform_training_job.detector-j1']);
   });
 
   test('code for CDK Terrain imports its classes from cdktn and fleetform/cdktn', () => {
@@ -225,7 +225,7 @@ describe('fragments', () => {
   });
 
   test('a fragment code cannot declare is left out with its tags and importers, each named; one another stack manages is imported by id', () => {
-    const networked = fragment('f-net', 'networked', { components: [board('b', {})], modules: [sensorsModule], network: { bind_address: ':1' } }, [{ tag: 'stable', revision: '1' }]);
+    const networked = fragment('f-net', 'networked', { components: [board('b', {})], modules: [{ ...sensorsModule, env: { API_TOKEN: 'x' } }] }, [{ tag: 'stable', revision: '1' }]);
     const importsNetworked = fragment('f-top', 'top-level', { fragments: [{ id: 'f-net' }] });
     const secretive = fragment('f-sec', 'secretive', { modules: [{ ...sensorsModule, env: { API_TOKEN: 'x' } }] });
     const a = planAdoption(
@@ -236,7 +236,7 @@ describe('fragments', () => {
     );
     expect(a.fragments).toEqual([]);
     expect(a.skipped).toEqual([
-      { what: 'fragment networked (f-net)', reason: 'config sections fleetform does not declare in a fragment: network' },
+      { what: 'fragment networked (f-net)', reason: 'module acme_sensors has a secret env entry API_TOKEN, which code does not write into a fragment' },
       { what: 'tag stable of fragment networked', reason: 'its fragment is left out' },
       { what: 'fragment secretive (f-sec)', reason: 'module acme_sensors has a secret env entry API_TOKEN, which code does not write into a fragment' },
       { what: 'fragment theirs (f-theirs)', reason: 'another stack manages it' },
@@ -260,10 +260,11 @@ describe('fragments', () => {
   test('a machine whose own resources use a module its fragment brings is adopted, as a Machine importing fragments is declared', () => {
     const ownSensor = { name: 'probe', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: {}, depends_on: ['board-1'] };
     const a = planAdoption(inventory([machine('m1', 'rover', { components: [ownSensor], fragments: [{ id: 'f-inner', variables: { pin: '3' } }] }), machine('m2', 'alone', { components: [ownSensor] })], { fragments: [inner] }), { managed: new Map() });
-    expect(a.machines.map((m) => m.name)).toEqual(['rover']);
-    expect(a.skipped.map((s) => s.what)).toEqual(['machine alone (m2)']);
+    // A model no module provides and a dependency on nothing fail that resource at run time: the machine is adopted as it is.
+    expect(a.machines.map((m) => m.name)).toEqual(['alone', 'rover']);
+    expect(a.skipped).toEqual([]);
     const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
-    expect(code).toContain("new ModularResource(rover, 'probe', { api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', dependsOn: ['board-1'] });");
+    expect(code).toMatch(/new Component\(machine, 'probe', \{\n\s+api: 'rdk:component:sensor',\n\s+model: 'acme:sensors:hc-sr04',\n\s+attributes: \{\},\n\s+dependsOn: \['board-1'\],/);
   });
 
   test('a second fragment of a name is left out: a stack declares one fragment per name', () => {

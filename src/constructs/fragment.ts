@@ -14,6 +14,8 @@ import { kindOf, markKind, markKindOfClass } from './kinds';
 import { logicalIdFor } from './logical-id';
 import { machineChecks } from './machine-synthesis';
 import { machineConfigJson, machineParts } from './machine-config';
+import { sectionsOf } from './machine-sections';
+import { overridePath } from './config-overrides';
 import type { IMachine, IModularResource, IModule, IPackage } from './machine-parts';
 import { enclosingMachine, FRAGMENT_KIND } from './machine-scope';
 import { checkProps, propSchemas } from './props';
@@ -106,6 +108,16 @@ export class Fragment extends TerraformResource implements IMachine, IFragment {
   }
 
   /** The modules declared inside this fragment, in declaration order. */
+  /**
+   * Sets a value in this fragment's config at a dotted path after everything typed, or
+   * removes it with `undefined`: for whatever no construct declares (`network`, `_comment`).
+   */
+  addConfigOverride(path: string, value: unknown): this {
+    sectionsOf(this).overrides.push({ path: overridePath(path, this.node.path), value });
+    bumpGeneration();
+    return this;
+  }
+
   get modules(): IModule[] {
     return machineParts(this).modules;
   }

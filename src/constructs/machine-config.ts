@@ -2,6 +2,8 @@ import type { IConstruct } from 'constructs';
 import type { MachineConfig } from '../domain';
 import { emptyConfigSections, type ConfigSections } from '../domain/config';
 import { isFinished } from './construction';
+import { withOverrides } from './config-overrides';
+import { declaredSectionsOf, withSections } from './machine-sections';
 import { kindOf } from './kinds';
 import { FRAGMENT_KIND } from './machine-scope';
 import type { PackageConfig } from '../domain/packages';
@@ -130,7 +132,11 @@ export function assembleMachine(machine: Machine): AssembledMachine {
     }
     config.packages = list;
   }
-  const found = configSecrets(config);
+  // Sections beyond modules, resources and packages, then the overrides, come last.
+  const sections = declaredSectionsOf(machine);
+  const whole = sections === undefined ? config : withOverrides(withSections(config, sections), sections.overrides);
+  // A secret given by reference anywhere in the config, modules' env included, is synthesized as its reference.
+  const found = configSecrets(whole);
   const secretReferences = { ...found.references, ...moduleSecretReferences(modules) };
   return { config: found.config, sources, secretEnv: secretEnvOf(modules), synthesizedPackages, packageParts: packages, secretReferences };
 }

@@ -19,6 +19,9 @@ import { deployedModelPackage, type DeployModelOptions, type Package } from './p
 import { addFragmentImport, tagDependencies, withDependencies, type IFragment, type UseFragmentOptions } from './fragment-imports';
 import { useFragmentOptionsSchema } from './use-fragment';
 import { bumpGeneration } from './generation';
+import { sectionsOf } from './machine-sections';
+import { overridePath } from './config-overrides';
+import type { AgentConfig, AuthConfig, JobConfig, LogPattern, MaintenanceConfig, NetworkConfig } from '../domain/config-language';
 
 /** Properties of a {@link Machine}. */
 export interface MachineProps {
@@ -45,7 +48,41 @@ export interface MachineProps {
    * @default no wait
    */
   readonly healthGate?: { readonly timeout?: string; readonly settle?: string };
+  /** The web server: `bind_address`, TLS files, `sessions`, `traffic_tunnel_endpoints`. */
+  readonly network?: NetworkConfig;
+  /** API key handlers (their keys are secrets, masked in plans, state and logs), TLS entities. */
+  readonly auth?: AuthConfig;
+  /** A sensor whose reading at a key allows reconfiguring: `{ sensor_name: 'rdk:component:sensor/door', maintenance_allowed_key: 'closed' }`. */
+  readonly maintenance?: MaintenanceConfig;
+  /** Scheduled calls of a resource's method: `[{ name, schedule, resource, method, command? }]`. */
+  readonly jobs?: readonly JobConfig[];
+  /** viam-agent settings: `version_control`, `advanced_settings`, `network_configuration`, `additional_networks`, `system_configuration`. */
+  readonly agent?: AgentConfig;
+  /** Debug logging for the whole machine (and modules without a log level). */
+  readonly debug?: boolean;
+  /** Log levels by logger name pattern: `[{ pattern: 'rdk.resource_manager.*', level: 'debug' }]`. */
+  readonly log?: readonly LogPattern[];
+  /** Serves pprof profiles on localhost. */
+  readonly enableWebProfile?: boolean;
+  /** Turns off the deduplication of repeated log lines. */
+  readonly disableLogDeduplication?: boolean;
+  /** Tracing: `{ enabled, disk, console, otlpendpoint }`. */
+  readonly tracing?: Readonly<Record<string, unknown>>;
 }
+
+/** Machine props written as top-level sections of its config, by their config key. */
+const SECTION_PROPS = [
+  ['network', 'network'],
+  ['auth', 'auth'],
+  ['maintenance', 'maintenance'],
+  ['jobs', 'jobs'],
+  ['agent', 'agent'],
+  ['debug', 'debug'],
+  ['log', 'log'],
+  ['enableWebProfile', 'enable_web_profile'],
+  ['disableLogDeduplication', 'disable_log_deduplication'],
+  ['tracing', 'tracing'],
+] as const;
 
 /** The run-time check of {@link MachineProps}: strict, without coercion. */
 export const machinePropsSchema = z.strictObject({
@@ -54,7 +91,17 @@ export const machinePropsSchema = z.strictObject({
   name: propSchemas.text.optional(),
   location: locationReference.optional(),
   healthGate: z.strictObject({ timeout: propSchemas.text.optional(), settle: propSchemas.text.optional() }).optional(),
-}) satisfies z.ZodType<MachineProps>;
+  network: propSchemas.jsonObject.optional(),
+  auth: propSchemas.jsonObject.optional(),
+  maintenance: propSchemas.jsonObject.optional(),
+  jobs: z.array(propSchemas.jsonObject).optional(),
+  agent: propSchemas.jsonObject.optional(),
+  debug: z.boolean().optional(),
+  log: z.array(propSchemas.jsonObject).optional(),
+  enableWebProfile: z.boolean().optional(),
+  disableLogDeduplication: z.boolean().optional(),
+  tracing: propSchemas.jsonObject.optional(),
+});
 
 /**
  * A machine and its whole configuration: one `fleetform_machine` resource. The
@@ -106,7 +153,20 @@ export class Machine extends TerraformResource implements IMachine {
     this.name = props.name ?? id;
     this.locationId = props.location !== undefined ? locationIdOf(props.location) : props.locationId;
     this.healthGate = props.healthGate;
+    for (const [prop, key] of SECTION_PROPS) if (props[prop] !== undefined) sectionsOf(this).settings.set(key, props[prop]);
     registerFleetConstruct(this);
+  }
+
+  /**
+   * Sets a value in this machine's config at a dotted path (`ui_folder`,
+   * `network.sessions.heartbeat_window`, `components.0._comment`) after everything typed,
+   * or removes it with `undefined`: for whatever no construct or prop declares, so any
+   * config can be declared exactly.
+   */
+  addConfigOverride(path: string, value: unknown): this {
+    sectionsOf(this).overrides.push({ path: overridePath(path, this.node.path), value });
+    bumpGeneration();
+    return this;
   }
 
   /** The machine id the service assigns, known after apply. */

@@ -15,6 +15,7 @@ import { checkProps, PropsError, propSchemas } from './props';
 import { z } from 'zod';
 import type { Secret } from './secret';
 import { describeSecretReference, type SecretReference } from '../domain/secret-reference';
+import { overridePath, withOverrides, type ConfigOverride } from './config-overrides';
 
 /** Properties of a {@link Module}. */
 export interface ModuleProps {
@@ -66,6 +67,18 @@ export interface ModuleProps {
    * @default {}
    */
   readonly sensitiveEnv?: Readonly<Record<string, string | Secret>>;
+  /** The module's log level (`debug`, `info`, `warn`, `error`), passed as `--log-level`. @default the machine's */
+  readonly logLevel?: string;
+  /** Leaves the module and its resources stopped. @default false */
+  readonly disabled?: boolean;
+  /** Timeout of the module's first-run script, a duration such as `30m`. @default 1h */
+  readonly firstRunTimeout?: string;
+  /** Talks to the module over TCP instead of a Unix socket. @default false */
+  readonly tcpMode?: boolean;
+  /** Local development: the path the module is reloaded from. */
+  readonly reloadPath?: string;
+  /** Local development: reloading is on. */
+  readonly reloadEnabled?: boolean;
 }
 
 /** The run-time check of {@link ModuleProps}: strict, without coercion. */
@@ -77,7 +90,23 @@ export const modulePropsSchema = z.strictObject({
   env: propSchemas.secretOrStringMap.optional(),
   sensitiveEnv: propSchemas.secretOrStringMap.optional(),
   type: ModuleTypeSchema.optional(),
+  logLevel: propSchemas.text.optional(),
+  disabled: z.boolean().optional(),
+  firstRunTimeout: propSchemas.text.optional(),
+  tcpMode: z.boolean().optional(),
+  reloadPath: propSchemas.text.optional(),
+  reloadEnabled: z.boolean().optional(),
 }) satisfies z.ZodType<ModuleProps>;
+
+/** Module props written as they are, by their config key. */
+const MODULE_SETTINGS = [
+  ['logLevel', 'log_level'],
+  ['disabled', 'disabled'],
+  ['firstRunTimeout', 'first_run_timeout'],
+  ['tcpMode', 'tcp_mode'],
+  ['reloadPath', 'reload_path'],
+  ['reloadEnabled', 'reload_enabled'],
+] as const;
 
 /** The env of a module given none: one object for them all. */
 const NO_ENV: Readonly<Record<string, string>> = Object.freeze({});
@@ -170,7 +199,22 @@ export class Module extends Construct implements IModule {
     this.env = props.env === undefined ? NO_ENV : textEntries(props.env, references);
     this.sensitiveEnv = props.sensitiveEnv === undefined ? NO_ENV : textEntries(props.sensitiveEnv, references);
     this.secretReferences = Object.keys(references).length === 0 ? NO_REFERENCES : references;
+    this.settings = props;
     registerFleetConstruct(this);
+  }
+
+  /** The props beyond identity and env (log level, timeouts, ...), as given. */
+  private readonly settings: ModuleProps;
+  /** Keys set or removed in this module's entry after the typed ones: see addConfigOverride. */
+  private readonly overrides: ConfigOverride[] = [];
+
+  /**
+   * Sets a key of this module's config entry (a dotted path into it) after the typed ones, or
+   * removes it with `undefined` (e.g. `type`, for the older form that has none).
+   */
+  addConfigOverride(path: string, value: unknown): this {
+    this.overrides.push({ path: overridePath(path, this.node.path), value });
+    return this;
   }
 
   /**
@@ -204,11 +248,14 @@ export class Module extends Construct implements IModule {
     if (this.moduleId !== undefined) entry.module_id = this.moduleId;
     if (this.version !== undefined) entry.version = this.version;
     if (this.executablePath !== undefined) entry.executable_path = this.executablePath;
-    if (this.env === NO_ENV && this.sensitiveEnv === NO_ENV && this.secretReferences === NO_REFERENCES) return entry;
-    const env = { ...this.env, ...this.sensitiveEnv };
-    for (const [key, ref] of Object.entries(this.secretReferences)) env[key] = secretText(ref);
-    if (Object.keys(env).length > 0) entry.env = env;
-    return entry;
+    // Settings and overrides are read from this copy's own fields (a module of another copy has none).
+    for (const [prop, key] of this.settings === undefined ? [] : MODULE_SETTINGS) if (this.settings[prop] !== undefined) (entry as Record<string, unknown>)[key] = this.settings[prop];
+    if (this.env !== NO_ENV || this.sensitiveEnv !== NO_ENV || this.secretReferences !== NO_REFERENCES) {
+      const env = { ...this.env, ...this.sensitiveEnv };
+      for (const [key, ref] of Object.entries(this.secretReferences)) env[key] = secretText(ref);
+      if (Object.keys(env).length > 0) entry.env = env;
+    }
+    return this.overrides === undefined ? entry : withOverrides(entry, this.overrides);
   }
 }
 

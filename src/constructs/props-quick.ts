@@ -17,6 +17,8 @@ function acceptsOf(schema: z.core.$ZodType): Accepts | undefined {
   switch (def.type) {
     case 'string':
       return (v) => typeof v === 'string';
+    case 'boolean':
+      return (v) => typeof v === 'boolean';
     case 'optional': {
       const inner = acceptsOf((def as z.core.$ZodOptionalDef).innerType);
       return inner && ((v) => v === undefined || inner(v));

@@ -1,4 +1,4 @@
-import { CONFIG_LANGUAGE, LOG_LEVELS, type SectionDeclaration } from './config-language';
+import { CONFIG_LANGUAGE, FrameSchema, LOG_LEVELS, type SectionDeclaration } from './config-language';
 import type { ResourceListName } from './config';
 import { parseGoDuration } from './duration';
 import { errorIssue, warningIssue, type Issue } from './issue';
@@ -19,6 +19,8 @@ interface CheckedResource {
 }
 
 const DATA_MANAGER_API = 'rdk:service:data_manager';
+/** Sections whose entries (or settings) fail alone when they do not convert. */
+const PER_ITEM_SECTIONS: ReadonlySet<string> = new Set(['remotes', 'processes', 'jobs', 'log', 'agent', 'maintenance', 'tracing', 'global_log_configuration']);
 const HEARTBEAT_MIN_MS = 30;
 const HEARTBEAT_MAX_MS = 60_000;
 const FULL_RESOURCE_NAME = /^[\w-]+:[\w-]+:[\w-]+\/.+$/;
@@ -43,8 +45,10 @@ function sectionShapes(root: Record<string, unknown>, issues: Issue[]): Set<stri
     const r = declared.schema.safeParse(value);
     if (r.success) continue;
     broken.add(key);
+    // An entry of a list (or an agent setting) that does not convert is dropped or corrected alone; other sections fail the config.
+    const make = PER_ITEM_SECTIONS.has(key) ? warningIssue : errorIssue;
     for (const p of schemaProblems(r.error.issues, value, { noun: 'field' })) {
-      issues.push(errorIssue('type', p.path === '' ? key : p.path.startsWith('[') ? `${key}${p.path}` : `${key}.${p.path}`, p.text, p.hint ?? `write "${key}" as the config language has it`));
+      issues.push(make('type', p.path === '' ? key : p.path.startsWith('[') ? `${key}${p.path}` : `${key}.${p.path}`, p.text, p.hint ?? `write "${key}" as the config language has it`));
     }
   }
   return broken;
@@ -91,6 +95,12 @@ function checkFrame(frame: unknown, path: string, owner: string, issues: Issue[]
   if (!isRecord(frame)) return;
   if (typeof frame.parent !== 'string' || frame.parent === '') {
     issues.push(warningIssue('frame', childPath(path, 'parent'), `the frame of "${owner}" has no parent: it is left out of the frame system`, 'set "parent", e.g. "world"'));
+  }
+  const parsed = FrameSchema.safeParse(frame);
+  if (!parsed.success) {
+    for (const p of schemaProblems(parsed.error.issues, frame, { noun: 'field' })) {
+      issues.push(warningIssue('frame', p.path.startsWith('[') ? `${path}${p.path}` : `${path}.${p.path}`, `the frame of "${owner}" does not parse (${p.text}): it is left out of the frame system`, 'give translation and orientation values as numbers'));
+    }
   }
 }
 

@@ -83,8 +83,8 @@ export const ResourceEntrySchema = z.looseObject({
   attributes: record.optional(),
   /** Short names of resources that must be available first. */
   depends_on: z.array(z.string()).optional(),
-  /** Where the component sits in the frame system. */
-  frame: FrameSchema.optional(),
+  /** Where the component sits in the frame system (a frame that does not parse is dropped at run time: see FrameSchema, checked as a warning). */
+  frame: record.optional(),
   /** Config attached for other services (data capture). */
   service_configs: z.array(ServiceConfigSchema).optional(),
   /** This resource's log level. */
@@ -96,8 +96,9 @@ export type ResourceEntry = z.infer<typeof ResourceEntrySchema>;
 export const RemoteSchema = z.looseObject({
   name: z.string(),
   address: z.string().optional(),
-  prefix: z.string().optional(),
-  frame: FrameSchema.optional(),
+  /** Older configs write a boolean (prefix with the remote's name). */
+  prefix: z.union([z.string(), z.boolean()]).optional(),
+  frame: record.optional(),
   auth: z
     .looseObject({
       credentials: z.looseObject({ type: z.string().optional(), payload: z.string().optional() }).optional(),

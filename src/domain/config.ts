@@ -27,7 +27,7 @@ export type ModuleType = z.infer<typeof ModuleTypeSchema>;
  */
 export const ModuleConfigSchema = z.looseObject({
   /** Left out in the older form: a module with `executable_path` is local, else registry (moduleTypeOf). */
-  type: ModuleTypeSchema.optional(),
+  type: z.string().optional(),
   name: z.string(),
   /** `<namespace or organization id>:<module-name>`. */
   module_id: z.string().optional(),

@@ -29,8 +29,8 @@ export const PackageConfigSchema = z.looseObject({
   package: z.string(),
   /** The version to download; empty or `latest` for the newest one. */
   version: z.string().optional(),
-  /** One of PACKAGE_TYPES. */
-  type: z.string(),
+  /** One of PACKAGE_TYPES (older configs leave it out). */
+  type: z.string().optional(),
 });
 export type PackageConfig = z.infer<typeof PackageConfigSchema>;
 
@@ -156,7 +156,9 @@ export function checkPackageEntry(entry: PackageConfig, path: string): Issue[] {
       errorIssue('package-id', childPath(path, 'package'), `invalid package ${JSON.stringify(entry.package)}`, 'write "<organization id>/<package name>", e.g. "acme-org-id/box-detector"'),
     );
   }
-  if (!isPackageType(entry.type)) {
+  if (entry.type === undefined) {
+    issues.push(errorIssue('package-type', childPath(path, 'type'), `package "${entry.name}" has no type`, `add "type": one of ${PACKAGE_TYPES.join(', ')}`));
+  } else if (!isPackageType(entry.type)) {
     issues.push(errorIssue('package-type', childPath(path, 'type'), `unsupported package type ${JSON.stringify(entry.type)}`, `use one of ${PACKAGE_TYPES.join(', ')}`));
   }
   return issues;

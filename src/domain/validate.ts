@@ -129,17 +129,21 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, 
       ),
     );
   }
+  if (mod.type !== undefined && mod.type !== 'registry' && mod.type !== 'local') {
+    issues.push(warningIssue('module-type', childPath(path, 'type'), `module "${mod.name}" has type ${JSON.stringify(mod.type)}: it is read as a ${moduleTypeOf(mod)} module`, 'use "registry" or "local"'));
+  }
   if (moduleTypeOf(mod) === 'registry') {
     if (mod.module_id === undefined) {
       issues.push(warningIssue('required', childPath(path, 'module_id'), `module "${mod.name}" will not start: a registry module needs "module_id"`, 'add "module_id": "<namespace>:<module-name>"'));
     }
     if (mod.version === undefined) {
-      if (!options.allowUnpinnedModules) {
+      // Without a module id there is nothing to pin (that is warned about above).
+      if (!options.allowUnpinnedModules && mod.module_id !== undefined) {
         issues.push(errorIssue('required', childPath(path, 'version'), 'a registry module needs "version"', `add a version: ${ACCEPTED_VERSION_FORMS.join('; ')}`));
       }
     } else if (!isVersionPolicy(mod.version)) {
       issues.push(
-        errorIssue('module-version', childPath(path, 'version'), `invalid module version ${JSON.stringify(mod.version)}`, `use one of: ${ACCEPTED_VERSION_FORMS.join('; ')}`),
+        warningIssue('module-version', childPath(path, 'version'), `module "${mod.name}" will not start: invalid module version ${JSON.stringify(mod.version)}`, `use one of: ${ACCEPTED_VERSION_FORMS.join('; ')}`),
       );
     }
     if (mod.executable_path !== undefined) {
@@ -511,8 +515,9 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
       else pushAll(issues, schemaIssues(r.error, item, path));
     }
   }
-  for (const p of packages) pushAll(issues, checkPackageEntry(p.value, p.path));
-  pushAll(issues, checkUniquePackageNames(packages));
+  // A package the machine server cannot use fails that package alone.
+  for (const p of packages) pushAll(issues, asWarnings(checkPackageEntry(p.value, p.path)));
+  pushAll(issues, asWarnings(checkUniquePackageNames(packages)));
 
   // Indexed loops: a fleet validates its configs before the engine has optimized this code.
   for (let i = 0; i < modules.length; i++) {

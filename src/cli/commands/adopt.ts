@@ -113,7 +113,7 @@ function report(adoption: Adoption): string {
   }
   if (adoption.secrets.length > 0) {
     out += '\nSecrets are read from the environment at synth; set these before `fleetform plan` (their values are on the service now):\n';
-    for (const s of adoption.secrets) out += `  ${s.variable}  (${s.machine}: ${s.fragment === undefined ? `module ${s.module}, ${s.key}` : `import of fragment ${s.fragment}, variable ${s.key}`})\n`;
+    for (const s of adoption.secrets) out += `  ${s.variable}  (${s.machine}: ${s.fragment !== undefined ? `import of fragment ${s.fragment}, variable ${s.key}` : s.module === '' ? `config ${s.key}` : `module ${s.module}, ${s.key}`})\n`;
   }
   return out;
 }

@@ -50,9 +50,15 @@ export function readMachineConfig(raw: unknown): MachineConfigRead {
       return Array.isArray(list) ? list.filter(isRecord).map((entry) => ({ kind, entry })) : [];
     }),
     packages: entries(config, 'packages', PackageConfigSchema),
-    remotes: entries(config, 'remotes', RemoteSchema).map((r) => ({ name: r.name, address: r.address ?? '', prefix: r.prefix ?? '' })),
+    remotes: entries(config, 'remotes', RemoteSchema).map((r) => ({ name: r.name, address: r.address ?? '', prefix: remotePrefix(r.name, r.prefix) })),
     jobs: entries(config, 'jobs', JobSchema).map((j) => ({ name: j.name ?? '', schedule: j.schedule ?? '', resource: j.resource ?? '', method: j.method ?? '' })),
     processes: Array.isArray(config.processes) ? config.processes.length : 0,
     ...(sensorName === '' ? {} : { maintenance: { sensorName, key: maintenance.success ? (maintenance.data.maintenance_allowed_key ?? '') : '' } }),
   };
+}
+
+/** The prefix of a remote's resource names: older configs write `true` for the remote's own name. */
+function remotePrefix(name: string, prefix: string | boolean | undefined): string {
+  if (typeof prefix === 'string') return prefix;
+  return prefix === true ? `${name}.` : '';
 }

@@ -58,7 +58,7 @@ function readConfig(db: Db, partId: string, lastUpdated: number): Known['config'
 
 /** A package entry as the registry gives it: the version to download, or why there is none. */
 function fetchPackage(db: Db, entry: PackageConfig): FetchedPackage {
-  const base = { name: entry.name, packageId: entry.package, type: entry.type };
+  const base = { name: entry.name, packageId: entry.package, type: entry.type ?? '' };
   const wanted = entry.version ?? '';
   const id = splitPackageId(entry.package);
   const found = id ? resolvePackageVersion(db, id.organizationId, id.name, wanted) : undefined;

@@ -120,7 +120,9 @@ function blockFunctionName(machines: readonly string[], taken: Set<string>): str
 function sameConfigKey(config: MachineConfigCode, secrets: readonly SecretVariable[]): string {
   const values = new Map(secrets.map((s) => [s.variable, s.value]));
   const modules = config.modules.map((m) => ({ ...m, sensitiveEnv: Object.fromEntries(Object.entries(m.sensitiveEnv).map(([k, v]) => [k, values.get(v) ?? v])) }));
-  return stableStringify(JSON.parse(JSON.stringify({ modules, resources: config.resources, packages: config.packages })) as Parameters<typeof stableStringify>[0]);
+  return stableStringify(
+    JSON.parse(JSON.stringify({ modules, resources: config.resources, packages: config.packages, entries: config.entries, settings: config.settings, overrides: config.overrides })) as Parameters<typeof stableStringify>[0],
+  );
 }
 
 /** The config with its secrets read from variables named after `prefix` instead of one machine. */

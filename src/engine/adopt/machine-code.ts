@@ -1,14 +1,31 @@
-import { isServiceApi } from '../../domain/triplet';
 import { isSecretEnvName } from '../../domain/module-env';
 import { conventionalModuleName } from '../../domain/names';
 import { validateMachineConfig } from '../../domain';
 import { FRAGMENT_RESOLVED_ISSUES } from '../../domain/fragments';
-import { MANAGED_CONFIG_SECTIONS } from '../../domain/config';
+import { isCodeOwnedKey } from '../../domain/config-language';
+import { configSecrets } from '../../domain/config-secrets';
 import { isPackageType, LATEST_PACKAGE_VERSION, type PackageType } from '../../domain/packages';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 
-/** The model of a resource in code: `module.model('name')` when a module of the machine gives it, else the triplet. */
+/** The model of a resource in code: `module.model('name')` when a module of the machine gives it, else the text as written. */
 export type ModelCode = { readonly module: number; readonly model: string } | { readonly triplet: string };
+
+/** A value in code: JSON, or a secret read from a variable of the environment at synth. */
+export type ValueCode = JsonValue | SecretRef | readonly ValueCode[] | { readonly [key: string]: ValueCode };
+
+/** A secret value of the config: code reads it from this environment variable. */
+export class SecretRef {
+  constructor(readonly variable: string) {}
+  toJSON(): string {
+    return `secret:${this.variable}`;
+  }
+}
+
+/** A key set (or, with `undefined`, removed) after the typed props: `addConfigOverride(path, value)`. */
+export interface OverrideCode {
+  readonly path: string;
+  readonly value: ValueCode | undefined;
+}
 
 /** One `Module` of a machine, as code will declare it. */
 export interface ModuleCode {
@@ -22,16 +39,28 @@ export interface ModuleCode {
   readonly env: Readonly<Record<string, string>>;
   /** Secret env entries: read from these variables of the environment at synth. */
   readonly sensitiveEnv: Readonly<Record<string, string>>;
+  /** Log level, disabling, timeouts, reload: props by name. */
+  readonly settings: Readonly<Record<string, JsonValue>>;
+  readonly overrides: readonly OverrideCode[];
 }
 
-/** One `ModularResource` of a machine, as code will declare it. */
+/** One `Component` or `Service` of a machine, as code will declare it: what its entry says, in the form it says it. */
 export interface ResourceCode {
+  readonly list: 'components' | 'services';
   readonly name: string;
-  readonly api: string;
-  readonly model: ModelCode;
+  /** The API as written: `api` (text), or `type` with an optional `namespace`. */
+  readonly api?: string;
+  readonly type?: string;
+  readonly namespace?: string;
+  /** Absent when the entry has none (a builtin service). */
+  readonly model?: ModelCode;
   readonly attributes?: JsonObject;
-  /** Each dependency: the index of a resource of the same machine, or a name code keeps as text. */
-  readonly dependsOn: readonly (number | string)[];
+  /** Each dependency: the index of a resource of the same machine, or a name code keeps as text; absent when the entry has no depends_on. */
+  readonly dependsOn?: readonly (number | string)[];
+  readonly frame?: JsonObject;
+  readonly serviceConfigs?: readonly JsonValue[];
+  readonly logConfiguration?: JsonObject;
+  readonly overrides: readonly OverrideCode[];
 }
 
 /** One `Package` of a machine, as code will declare it. */
@@ -43,16 +72,35 @@ export interface PackageCode {
   readonly type: PackageType;
 }
 
+/** An entry of another list (`remotes`, `processes`): its construct and its props. */
+export interface EntryCode {
+  readonly construct: 'Remote' | 'Process';
+  readonly id: string;
+  readonly props: { readonly [key: string]: ValueCode };
+}
+
 /** The config of a machine's main part, as code will declare it. */
 export interface MachineConfigCode {
   readonly modules: readonly ModuleCode[];
   readonly resources: readonly ResourceCode[];
   readonly packages: readonly PackageCode[];
+  readonly entries: readonly EntryCode[];
+  /** Machine props for top-level sections (`network`, `debug`, ...), by prop name. */
+  readonly settings: { readonly [prop: string]: ValueCode };
+  /** What no construct or prop declares, and the lists the config does not have. */
+  readonly overrides: readonly OverrideCode[];
 }
 
-/** Whether a config declares nothing: no module, resource or package. */
+/** Whether a config declares nothing: no module, resource, package, entry, setting or override. */
 export function isEmptyConfig(config: MachineConfigCode): boolean {
-  return config.modules.length === 0 && config.resources.length === 0 && config.packages.length === 0;
+  return (
+    config.modules.length === 0 &&
+    config.resources.length === 0 &&
+    config.packages.length === 0 &&
+    config.entries.length === 0 &&
+    Object.keys(config.settings).length === 0 &&
+    config.overrides.length === 0
+  );
 }
 
 /** A secret env entry that code reads from the environment instead of holding it. */
@@ -69,9 +117,57 @@ export type MachineCodeResult =
   | { readonly ok: false; readonly reason: string };
 
 const MODULE_KEYS = new Set(['type', 'name', 'module_id', 'version', 'executable_path', 'env']);
-const RESOURCE_KEYS = new Set(['name', 'api', 'model', 'attributes', 'depends_on']);
+/** Module settings: config key -> prop. */
+const MODULE_SETTINGS: Readonly<Record<string, string>> = {
+  log_level: 'logLevel',
+  disabled: 'disabled',
+  first_run_timeout: 'firstRunTimeout',
+  tcp_mode: 'tcpMode',
+  reload_path: 'reloadPath',
+  reload_enabled: 'reloadEnabled',
+};
 const PACKAGE_KEYS = new Set(['name', 'package', 'version', 'type']);
-const MANAGED_SECTIONS: ReadonlySet<string> = new Set(MANAGED_CONFIG_SECTIONS);
+/** Top-level sections a Machine prop declares: config key -> prop. */
+const MACHINE_SETTINGS: Readonly<Record<string, string>> = {
+  network: 'network',
+  auth: 'auth',
+  maintenance: 'maintenance',
+  jobs: 'jobs',
+  agent: 'agent',
+  debug: 'debug',
+  log: 'log',
+  enable_web_profile: 'enableWebProfile',
+  disable_log_deduplication: 'disableLogDeduplication',
+  tracing: 'tracing',
+};
+/** Remote keys a prop declares: config key -> prop (auth is read apart). */
+const REMOTE_PROPS: Readonly<Record<string, string>> = {
+  name: 'name',
+  address: 'address',
+  prefix: 'prefix',
+  frame: 'frame',
+  secret: 'secret',
+  insecure: 'insecure',
+  connection_check_interval: 'connectionCheckInterval',
+  reconnect_interval: 'reconnectInterval',
+  service_configs: 'serviceConfigs',
+};
+const PROCESS_PROPS: Readonly<Record<string, string>> = {
+  id: 'id',
+  name: 'name',
+  args: 'args',
+  cwd: 'cwd',
+  one_shot: 'oneShot',
+  log: 'log',
+  username: 'username',
+  env: 'env',
+  stop_signal: 'stopSignal',
+  stop_timeout: 'stopTimeout',
+};
+/** Keys the machine writes in every config (empty when nothing is declared). */
+const ALWAYS_WRITTEN = ['components', 'services', 'modules'] as const;
+/** Keys read apart: the resource lists, modules, packages and the fragment imports. */
+const READ_APART = new Set(['components', 'services', 'modules', 'packages', 'fragments', 'fragment_mods']);
 
 function text(v: JsonValue | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -98,15 +194,21 @@ export function secretVariableName(...parts: readonly string[]): string {
     .replace(/^(\d)/, '_$1');
 }
 
+/** An override per key of `entry` no prop declares. */
+function strayOverrides(entry: JsonObject, declared: (key: string) => boolean): OverrideCode[] {
+  return Object.keys(entry)
+    .filter((k) => !declared(k))
+    .map((k) => ({ path: k, value: entry[k] }));
+}
+
 function moduleCode(entry: JsonObject, secretPrefix: string, secrets: SecretVariable[]): ModuleCode | string {
-  const stray = Object.keys(entry).filter((k) => !MODULE_KEYS.has(k));
-  if (stray.length > 0) return `module entry keys fleetform does not declare: ${stray.join(', ')}`;
   const name = text(entry.name);
   if (!name) return 'a module entry without a name';
   const moduleId = text(entry.module_id);
   const executablePath = text(entry.executable_path);
-  const type = text(entry.type) ?? (executablePath === undefined ? 'registry' : 'local');
-  if ((type === 'local') !== (executablePath !== undefined)) return `module ${name}: type "${type}" and executable_path disagree`;
+  const written = text(entry.type);
+  // The construct writes the type its executable path says; a config saying otherwise keeps its own through an override.
+  const type = executablePath === undefined ? 'registry' : 'local';
   const allEnv = stringMap(entry.env);
   if (allEnv === undefined) return `module ${name}: env values that are not text`;
   const env: Record<string, string> = {};
@@ -120,6 +222,19 @@ function moduleCode(entry: JsonObject, secretPrefix: string, secrets: SecretVari
     sensitiveEnv[key] = variable;
     secrets.push({ variable, module: name, key, value });
   }
+  const settings: Record<string, JsonValue> = {};
+  for (const [key, prop] of Object.entries(MODULE_SETTINGS)) if (entry[key] !== undefined) settings[prop] = entry[key] as JsonValue;
+  const overrides = strayOverrides(entry, (k) => (MODULE_KEYS.has(k) && k !== 'type') || (k in MODULE_SETTINGS && settingFits(k, entry[k])));
+  // A type in another spelling than the construct's is kept as written (below); the construct writes registry or local.
+  const typeIndex = overrides.findIndex((o) => o.path === 'type');
+  if (typeIndex >= 0) overrides.splice(typeIndex, 1);
+  // A setting of an unexpected type is kept through an override (and not given as a prop).
+  for (const o of overrides) delete settings[MODULE_SETTINGS[o.path] ?? ''];
+  // The older form has no type (or another one): the construct writes its own, so code says what the config has.
+  if (written === undefined) overrides.push({ path: 'type', value: undefined });
+  else if (written !== type) overrides.push({ path: 'type', value: written });
+  // An env written empty is kept as written (the construct leaves an empty env out).
+  if (isObject(entry.env) && Object.keys(entry.env).length === 0) overrides.push({ path: 'env', value: {} });
   const conventional = moduleId === undefined ? undefined : conventionalModuleName(moduleId);
   return {
     name,
@@ -129,7 +244,15 @@ function moduleCode(entry: JsonObject, secretPrefix: string, secrets: SecretVari
     ...(executablePath === undefined ? {} : { executablePath }),
     env,
     sensitiveEnv,
+    settings,
+    overrides,
   };
+}
+
+/** Whether a module setting's value has the type its prop takes. */
+function settingFits(key: string, value: JsonValue | undefined): boolean {
+  const flag = key === 'disabled' || key === 'tcp_mode' || key === 'reload_enabled';
+  return flag ? typeof value === 'boolean' : typeof value === 'string';
 }
 
 function modelCode(model: string, modules: readonly ModuleCode[]): ModelCode {
@@ -139,20 +262,119 @@ function modelCode(model: string, modules: readonly ModuleCode[]): ModelCode {
   return index >= 0 && cut > 0 ? { module: index, model: model.slice(cut + 1) } : { triplet: model };
 }
 
+/** Props of a resource entry: key -> whether the value fits the prop. */
+const RESOURCE_FIELDS: Readonly<Record<string, (v: JsonValue) => boolean>> = {
+  name: (v) => typeof v === 'string',
+  api: (v) => typeof v === 'string',
+  type: (v) => typeof v === 'string',
+  namespace: (v) => typeof v === 'string',
+  model: (v) => typeof v === 'string',
+  attributes: isObject,
+  depends_on: (v) => Array.isArray(v) && v.every((d) => typeof d === 'string'),
+  frame: isObject,
+  service_configs: (v) => Array.isArray(v) && v.every(isObject),
+  log_configuration: isObject,
+};
+
+function resourceCode(entry: JsonObject, list: 'components' | 'services', names: readonly string[], modules: readonly ModuleCode[]): ResourceCode {
+  const fits = (k: string): boolean => k in RESOURCE_FIELDS && entry[k] !== undefined && (RESOURCE_FIELDS[k] as (v: JsonValue) => boolean)(entry[k] as JsonValue);
+  const has = (k: string): boolean => k !== 'name' && fits(k);
+  const deps = has('depends_on') ? (entry.depends_on as string[]) : undefined;
+  return {
+    list,
+    name: text(entry.name) ?? '',
+    ...(has('api') ? { api: entry.api as string } : {}),
+    ...(has('type') ? { type: entry.type as string } : {}),
+    ...(has('namespace') ? { namespace: entry.namespace as string } : {}),
+    ...(has('model') ? { model: modelCode(entry.model as string, modules) } : {}),
+    ...(has('attributes') ? { attributes: entry.attributes as JsonObject } : {}),
+    ...(deps === undefined
+      ? {}
+      : {
+          dependsOn: deps.map((d) => {
+            const at = names.indexOf(d);
+            return at >= 0 && names.indexOf(d, at + 1) < 0 ? at : d;
+          }),
+        }),
+    ...(has('frame') ? { frame: entry.frame as JsonObject } : {}),
+    ...(has('service_configs') ? { serviceConfigs: entry.service_configs as JsonValue[] } : {}),
+    ...(has('log_configuration') ? { logConfiguration: entry.log_configuration as JsonObject } : {}),
+    overrides: strayOverrides(entry, fits),
+  };
+}
+
+/** The value with each secret of `found` (by its steps below `base`) read from a variable. */
+function withSecrets(value: JsonValue, base: readonly (string | number)[], found: readonly FoundSecretVariable[]): ValueCode {
+  const inside = found.filter((f) => base.every((step, i) => f.steps[i] === step));
+  if (inside.length === 0) return value;
+  const exact = inside.find((f) => f.steps.length === base.length);
+  if (exact) return new SecretRef(exact.variable);
+  if (Array.isArray(value)) return value.map((v, i) => withSecrets(v, [...base, i], inside));
+  if (!isObject(value)) return value;
+  const out: { [key: string]: ValueCode } = {};
+  for (const [k, v] of Object.entries(value)) out[k] = withSecrets(v, [...base, k], inside);
+  return out;
+}
+
+interface FoundSecretVariable {
+  readonly steps: readonly (string | number)[];
+  readonly variable: string;
+}
+
+function remoteCode(entry: JsonObject, index: number, found: readonly FoundSecretVariable[]): EntryCode | undefined {
+  if (typeof entry.name !== 'string' || typeof entry.address !== 'string') return undefined;
+  const props: { [key: string]: ValueCode } = {};
+  const overrides: string[] = [];
+  for (const [key, value] of Object.entries(entry)) {
+    const prop = REMOTE_PROPS[key];
+    if (key === 'auth' && isObject(value) && Object.keys(value).every((k) => k === 'credentials' || k === 'entity') && (value.credentials === undefined || isObject(value.credentials))) {
+      if (value.credentials !== undefined) props.credentials = withSecrets(value.credentials, ['remotes', index, 'auth', 'credentials'], found);
+      if (value.entity !== undefined) props.entity = value.entity;
+    } else if (prop !== undefined) props[prop] = withSecrets(value, ['remotes', index, key], found);
+    else overrides.push(key);
+  }
+  // A remote with keys no prop declares is kept whole through an override.
+  if (overrides.length > 0) return undefined;
+  return { construct: 'Remote', id: entry.name, props };
+}
+
+function processCode(entry: JsonObject, index: number, found: readonly FoundSecretVariable[]): EntryCode | undefined {
+  if (typeof entry.id !== 'string' || typeof entry.name !== 'string') return undefined;
+  const props: { [key: string]: ValueCode } = {};
+  for (const [key, value] of Object.entries(entry)) {
+    const prop = PROCESS_PROPS[key];
+    if (prop === undefined) return undefined;
+    props[prop] = withSecrets(value, ['processes', index, key], found);
+  }
+  const { id, ...rest } = props;
+  return { construct: 'Process', id: String(id), props: rest };
+}
+
 /**
- * The code that declares a main part's config, or why code cannot declare it exactly
- * (an entry key or a section fleetform does not model): such a machine is not adopted,
- * since its next plan would rewrite it. `secretPrefix` starts the names of the variables
- * secret env entries are read from. Fragment imports are read apart (importsCode).
+ * The code that declares a part's config exactly: every entry and section, each with its
+ * construct or prop where one declares it, and an override for anything else (unknown
+ * keys, `_comment`, the lists the config does not have). Only the service's own keys
+ * (`revision`, `cloud`) stay out of code. A config that does not pass fleetform's checks
+ * (the machine server could not load it) is not adopted. Secrets the language declares are
+ * read from environment variables named after `secretPrefix`. Fragment imports are read
+ * apart (importsCode).
  */
 export function machineConfigCode(config: Record<string, unknown>, secretPrefix: string): MachineCodeResult {
-  const untouched = Object.keys(config).filter((k) => !MANAGED_SECTIONS.has(k) && k !== 'fragments' && k !== 'fragment_mods');
   const imports = Array.isArray(config.fragments) && config.fragments.length > 0;
   const invalid = validateMachineConfig(config).errors.find((e) => !(imports && FRAGMENT_RESOLVED_ISSUES.has(e.code)));
   if (invalid) return { ok: false, reason: `its config does not pass fleetform's checks at ${invalid.path}: ${invalid.message}` };
   const secrets: SecretVariable[] = [];
+  const found: FoundSecretVariable[] = configSecrets(config).flatMap((s) => {
+    if (typeof s.value !== 'string') return [];
+    const variable = secretVariableName(secretPrefix, ...s.steps.map(String));
+    secrets.push({ variable, module: '', key: s.path, value: s.value });
+    return [{ steps: s.steps, variable }];
+  });
+  const overrides: OverrideCode[] = [];
+  for (const list of ALWAYS_WRITTEN) if (config[list] === undefined) overrides.push({ path: list, value: undefined });
   const modules: ModuleCode[] = [];
-  for (const raw of Array.isArray(config.modules) ? config.modules : []) {
+  const rawModules = Array.isArray(config.modules) ? (config.modules as unknown[]) : [];
+  for (const raw of rawModules) {
     if (!isObject(raw)) return { ok: false, reason: 'a module entry that is not an object' };
     const made = moduleCode(raw, secretPrefix, secrets);
     if (typeof made === 'string') return { ok: false, reason: made };
@@ -167,41 +389,43 @@ export function machineConfigCode(config: Record<string, unknown>, secretPrefix:
   }
   // Code lists components before services, each in the service's order, as a machine synthesizes them.
   const names = entries.map(({ entry }) => text(entry.name) ?? '');
-  const resources: ResourceCode[] = [];
-  for (const { entry, section } of entries) {
-    const stray = Object.keys(entry).filter((k) => !RESOURCE_KEYS.has(k));
-    const name = text(entry.name) ?? '';
-    if (stray.length > 0) return { ok: false, reason: `${section} entry ${name} has keys fleetform does not declare: ${stray.join(', ')}` };
-    const api = text(entry.api) ?? '';
-    if ((section === 'services') !== isServiceApi(api)) return { ok: false, reason: `${section} entry ${name} has api ${api}, which belongs in the other list` };
-    const attributes = entry.attributes;
-    if (attributes !== undefined && !isObject(attributes)) return { ok: false, reason: `${section} entry ${name} has attributes that are not an object` };
-    const deps = entry.depends_on;
-    if (deps !== undefined && (!Array.isArray(deps) || deps.some((d) => typeof d !== 'string'))) return { ok: false, reason: `${section} entry ${name} has a depends_on that is not a list of names` };
-    const dependsOn = ((deps ?? []) as string[]).map((d) => {
-      const at = names.indexOf(d);
-      return at >= 0 && names.indexOf(d, at + 1) < 0 ? at : d;
-    });
-    resources.push({
-      name,
-      api,
-      model: modelCode(text(entry.model) ?? '', modules),
-      ...(attributes === undefined ? {} : { attributes }),
-      dependsOn,
-    });
-  }
+  const resources = entries.map(({ entry, section }) => resourceCode(entry, section, names, modules));
   const packages: PackageCode[] = [];
-  for (const raw of Array.isArray(config.packages) ? config.packages : []) {
-    if (!isObject(raw)) return { ok: false, reason: 'a packages entry that is not an object' };
-    const stray = Object.keys(raw).filter((k) => !PACKAGE_KEYS.has(k));
-    const name = text(raw.name) ?? '';
-    if (stray.length > 0) return { ok: false, reason: `package ${name} has keys fleetform does not declare: ${stray.join(', ')}` };
-    const type = text(raw.type) ?? '';
-    if (!isPackageType(type)) return { ok: false, reason: `package ${name} has type ${JSON.stringify(type)}, which fleetform does not declare` };
-    const version = text(raw.version);
-    // A package written without a version is written back with `latest`: keep what the service holds.
-    if (version === undefined) return { ok: false, reason: `package ${name} has no version; fleetform writes one (latest)` };
-    packages.push({ name, package: text(raw.package) ?? '', ...(version === LATEST_PACKAGE_VERSION ? {} : { version }), type });
+  const rawPackages = Array.isArray(config.packages) ? (config.packages as unknown[]) : [];
+  const typedPackages = rawPackages.every(
+    (raw) => isObject(raw) && Object.keys(raw).every((k) => PACKAGE_KEYS.has(k)) && isPackageType(text(raw.type) ?? '') && typeof raw.version === 'string' && typeof raw.name === 'string' && typeof raw.package === 'string',
+  );
+  if (typedPackages) {
+    for (const raw of rawPackages as JsonObject[]) {
+      const version = text(raw.version);
+      packages.push({ name: text(raw.name) ?? '', package: text(raw.package) ?? '', ...(version === LATEST_PACKAGE_VERSION ? {} : { version }), type: text(raw.type) as PackageType });
+    }
+  } else if (config.packages !== undefined) overrides.push({ path: 'packages', value: config.packages as JsonValue });
+  const settings: { [prop: string]: ValueCode } = {};
+  const listEntries: EntryCode[] = [];
+  for (const [key, value] of Object.entries(config) as Array<[string, JsonValue]>) {
+    if (READ_APART.has(key) || !isCodeOwnedKey(key) || value === undefined) continue;
+    const prop = MACHINE_SETTINGS[key];
+    if (prop !== undefined) {
+      settings[prop] = withSecrets(value, [key], found);
+      continue;
+    }
+    const made = key === 'remotes' || key === 'processes' ? listCode(key, value, found) : undefined;
+    if (made !== undefined) listEntries.push(...made);
+    else overrides.push({ path: key, value: withSecrets(value, [key], found) });
   }
-  return { ok: true, code: { modules, resources, packages }, secrets, untouched };
+  return { ok: true, code: { modules, resources, packages, entries: listEntries, settings, overrides }, secrets, untouched: [] };
+}
+
+/** The constructs of a `remotes` or `processes` list, or undefined when one entry needs what no prop declares (the list is then an override). */
+function listCode(key: 'remotes' | 'processes', value: JsonValue, found: readonly FoundSecretVariable[]): EntryCode[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const out: EntryCode[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const entry = value[i];
+    const made = isObject(entry) ? (key === 'remotes' ? remoteCode(entry, i, found) : processCode(entry, i, found)) : undefined;
+    if (made === undefined) return undefined;
+    out.push(made);
+  }
+  return out;
 }

@@ -4,7 +4,7 @@ import type { JsonValue } from '../json';
 import type { Adoption, FragmentDecl, ImportDecl, JobDecl, MachineDecl, Reference } from './adoption';
 import { Code, CodeWriter, literal, stringLiteral, type Literal } from './code-writer';
 import { placeholderName } from './fragment-code';
-import { isEmptyConfig, type MachineConfigCode } from './machine-code';
+import { isEmptyConfig, SecretRef, type MachineConfigCode, type OverrideCode, type ValueCode } from './machine-code';
 import { ConstructIds, VariableNames } from './names';
 
 /** Which CDK the generated code is written for: its core package and fleetform's entry for it. */
@@ -39,16 +39,34 @@ function withVariables(value: JsonValue, fragmentVar: string): Literal {
   return out;
 }
 
+/** A value of the config code as a literal: each secret read with `secret(name)`. */
+function valueLiteral(value: ValueCode | undefined, used: Set<string>): Literal {
+  if (value instanceof SecretRef) {
+    used.add('secret');
+    return new Code(`secret(${stringLiteral(value.variable)})`);
+  }
+  if (value === undefined || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return (value as readonly ValueCode[]).map((v) => valueLiteral(v, used));
+  const out: { [key: string]: Literal } = {};
+  for (const [k, v] of Object.entries(value as { [key: string]: ValueCode })) out[k] = valueLiteral(v, used);
+  return out;
+}
+
+/** `.addConfigOverride(path, value)` per override, chained. */
+function overrideCalls(w: CodeWriter, overrides: readonly OverrideCode[], used: Set<string>): string {
+  return overrides.map((o) => `.addConfigOverride(${stringLiteral(o.path)}, ${o.value === undefined ? 'undefined' : w.literal(valueLiteral(o.value, used))})`).join('');
+}
+
 /**
  * The statements declaring a machine's (or, with `fragmentVar`, a fragment's) config inside
- * `machineVar`: modules first, then resources.
+ * `machineVar`: modules, packages, resources, remotes and processes, then the overrides.
  */
-function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCode, used: Set<string>, vars: VariableNames, fragmentVar?: string): void {
+function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCode, used: Set<string>, vars: VariableNames, fragmentVar?: string, settingsAsOverrides = fragmentVar !== undefined): void {
   const ids = new ConstructIds();
   const moduleVars = config.modules.map(() => '');
   const resourceVars = config.resources.map(() => '');
-  const modelUsers = new Set(config.resources.flatMap((r) => ('module' in r.model ? [r.model.module] : [])));
-  const dependedOn = new Set(config.resources.flatMap((r) => r.dependsOn.filter((d): d is number => typeof d === 'number')));
+  const modelUsers = new Set(config.resources.flatMap((r) => (r.model !== undefined && 'module' in r.model ? [r.model.module] : [])));
+  const dependedOn = new Set(config.resources.flatMap((r) => (r.dependsOn ?? []).filter((d): d is number => typeof d === 'number')));
   config.modules.forEach((m, i) => {
     const id = ids.take(m.name, 'module');
     const defaultName = m.moduleId !== undefined ? (conventionalModuleName(m.moduleId) ?? id) : id;
@@ -61,8 +79,9 @@ function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCod
       executablePath: m.executablePath,
       env: Object.keys(m.env).length > 0 ? m.env : undefined,
       sensitiveEnv: Object.keys(sensitiveEnv).length > 0 ? sensitiveEnv : undefined,
+      ...m.settings,
     };
-    const statement = `new Module(${machineVar}, ${stringLiteral(id)}, ${w.literal(props)});`;
+    const statement = `new Module(${machineVar}, ${stringLiteral(id)}, ${w.literal(props)})${overrideCalls(w, m.overrides, used)};`;
     if (modelUsers.has(i)) {
       moduleVars[i] = vars.take(m.name, machineVar);
       w.line(`const ${moduleVars[i]} = ${statement}`);
@@ -76,29 +95,48 @@ function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCod
   if (config.packages.length > 0) used.add('Package');
   config.resources.forEach((r, i) => {
     const id = ids.take(r.name, 'resource');
-    const model = 'module' in r.model ? new Code(`${moduleVars[r.model.module]}.model(${stringLiteral(r.model.model)})`) : r.model.triplet;
-    const dependsOn = r.dependsOn.map((d) => (typeof d === 'number' ? new Code(resourceVars[d] || stringLiteral(config.resources[d]?.name ?? '')) : d));
+    const model = r.model === undefined ? undefined : 'module' in r.model ? new Code(`${moduleVars[r.model.module]}.model(${stringLiteral(r.model.model)})`) : r.model.triplet;
+    const dependsOn = r.dependsOn?.map((d) => (typeof d === 'number' ? new Code(resourceVars[d] || stringLiteral(config.resources[d]?.name ?? '')) : d));
+    const attributes = r.attributes === undefined ? undefined : fragmentVar === undefined ? r.attributes : withVariables(r.attributes, fragmentVar);
     const props: Literal = {
       name: r.name === id ? undefined : r.name,
       api: r.api,
+      type: r.type,
+      namespace: r.namespace,
       model,
-      attributes: r.attributes && Object.keys(r.attributes).length > 0 ? (fragmentVar === undefined ? r.attributes : withVariables(r.attributes, fragmentVar)) : undefined,
-      dependsOn: dependsOn.length > 0 ? dependsOn : undefined,
+      attributes,
+      dependsOn,
+      frame: r.frame,
+      serviceConfigs: r.serviceConfigs,
+      logConfiguration: r.logConfiguration,
     };
-    const statement = `new ModularResource(${machineVar}, ${stringLiteral(id)}, ${w.literal(props)});`;
+    const construct = r.list === 'services' ? 'Service' : 'Component';
+    used.add(construct);
+    const statement = `new ${construct}(${machineVar}, ${stringLiteral(id)}, ${w.literal(props)})${overrideCalls(w, r.overrides, used)};`;
     if (dependedOn.has(i)) {
       resourceVars[i] = vars.take(r.name, machineVar);
       w.line(`const ${resourceVars[i]} = ${statement}`);
     } else w.line(statement);
   });
+  for (const e of config.entries) {
+    used.add(e.construct);
+    w.line(`new ${e.construct}(${machineVar}, ${stringLiteral(ids.take(e.id, e.construct.toLowerCase()))}, ${w.literal(valueLiteral(e.props, used))});`);
+  }
+  // A fragment (or a machine made before its shared config) takes no machine props: its sections are overrides.
+  const settings = !settingsAsOverrides ? [] : Object.entries(config.settings).map(([prop, value]) => ({ path: SETTING_KEYS[prop] ?? prop, value }));
+  for (const o of [...settings, ...config.overrides]) {
+    w.line(`${machineVar}${overrideCalls(w, [o], used)};`);
+  }
   if (config.modules.length > 0) used.add('Module');
-  if (config.resources.length > 0) used.add('ModularResource');
 }
 
 /** A secret by reference to the environment variable that holds it where plans run: code and synthesized files hold only its name. */
 function secretReferenceCode(variable: string): Code {
   return new Code(`Secret.fromEnv(${stringLiteral(variable)})`);
 }
+
+/** The config key of each Machine prop that declares a section. */
+const SETTING_KEYS: Readonly<Record<string, string>> = { enableWebProfile: 'enable_web_profile', disableLogDeduplication: 'disable_log_deduplication' };
 
 /** `holderVar.useFragment(fragment, {...});` per import, in the order the config lists them; secret variables by reference. */
 function writeImports(w: CodeWriter, holderVar: string, imports: readonly ImportDecl[], vars: ReadonlyMap<string, string>, used: Set<string>): void {
@@ -164,8 +202,9 @@ function propsArgument(w: CodeWriter, props: Literal): string {
   return text === '{}' ? '' : `, ${text}`;
 }
 
-function machineProps(m: MachineDecl, vars: ReadonlyMap<string, string>): Literal {
-  return { name: m.name === m.constructId ? undefined : m.name, location: refCode(m.location, vars) };
+function machineProps(m: MachineDecl, vars: ReadonlyMap<string, string>, used: Set<string>): Literal {
+  const settings = typeof m.config === 'number' ? {} : (valueLiteral(m.config.settings, used) as { [key: string]: Literal });
+  return { name: m.name === m.constructId ? undefined : m.name, location: refCode(m.location, vars), ...settings };
 }
 
 /**
@@ -217,7 +256,7 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
     // A machine with its config inline stands apart; one-line machines stay together.
     if (inline || previousInline) body.line();
     previousInline = inline;
-    const statement = `new Machine(this, ${stringLiteral(m.constructId)}${propsArgument(body, machineProps(m, vars))});`;
+    const statement = `new Machine(this, ${stringLiteral(m.constructId)}${propsArgument(body, machineProps(m, vars, used))});`;
     const shared = typeof m.config === 'number' ? adoption.blocks[m.config] : undefined;
     const empty = typeof m.config !== 'number' && isEmptyConfig(m.config);
     if (shared) {
@@ -254,7 +293,7 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
     functions.line();
     functions.line(`/** The config machines ${b.machines.join(', ')} share. */`);
     functions.block(`function ${b.functionName}(machine: Machine): Machine`, () => {
-      writeConfig(functions, 'machine', b.config, used, new VariableNames(['machine']));
+      writeConfig(functions, 'machine', b.config, used, new VariableNames(['machine']), undefined, true);
       functions.line('return machine;');
     });
   }

@@ -1,7 +1,8 @@
 import { MANAGED_CONFIG_SECTIONS, OPTIONAL_CONFIG_SECTIONS } from '../../domain/config';
+import { isCodeOwnedKey } from '../../domain/config-language';
 import { isObject, toJson, type JsonObject, type JsonValue } from '../json';
 
-/** The parts of a machine config fleetform manages; other top-level keys are left as the service has them. */
+/** The lists of a machine config a plan keys by entry name; every other section code writes is compared as written. */
 export const MANAGED_LISTS = MANAGED_CONFIG_SECTIONS;
 
 /** Managed lists written only when the desired config or the service's has them. */
@@ -10,7 +11,10 @@ const WRITTEN_WHEN_PRESENT: ReadonlySet<string> = new Set(OPTIONAL_CONFIG_SECTIO
 /** The fragment imports and their overrides: managed too, compared as written (absent when empty). */
 export const MANAGED_IMPORTS = ['fragments', 'fragment_mods'] as const;
 
-const isManaged = (key: string): boolean => (MANAGED_LISTS as readonly string[]).includes(key) || (MANAGED_IMPORTS as readonly string[]).includes(key);
+const isListOrImport = (key: string): boolean => (MANAGED_LISTS as readonly string[]).includes(key) || (MANAGED_IMPORTS as readonly string[]).includes(key);
+
+/** Every key code writes is managed: the lists and imports above, and every other section but the service's own (`revision`, `cloud`). */
+const isManaged = (key: string): boolean => isListOrImport(key) || isCodeOwnedKey(key);
 
 function keyOf(entry: JsonObject, taken: Set<string>): string {
   const name = typeof entry.name === 'string' ? entry.name : '';
@@ -47,6 +51,11 @@ export function configView(config: Record<string, unknown>): JsonObject {
     const imports = config[key];
     if (Array.isArray(imports) && imports.length > 0) view[key] = key === 'fragments' ? (imports as JsonValue[]).map(importObject) : (imports as JsonValue[]);
   }
+  // Every other section code writes (network, remotes, agent, `_comment`, ...), compared as written.
+  for (const key of Object.keys(config)) {
+    if (isListOrImport(key) || !isCodeOwnedKey(key) || config[key] === undefined) continue;
+    view[key] = toJson(config[key]);
+  }
   return view;
 }
 
@@ -62,5 +71,6 @@ export function configDocument(view: JsonObject, base: Record<string, unknown> =
     doc[list] = isObject(keyed) ? Object.values(keyed) : [];
   }
   for (const key of MANAGED_IMPORTS) if (Array.isArray(view[key])) doc[key] = view[key];
+  for (const [key, value] of Object.entries(view)) if (!isListOrImport(key) && isCodeOwnedKey(key)) doc[key] = value;
   return doc;
 }

@@ -6,6 +6,7 @@
 import type { RegistryPackage, RegistryPackageType } from '../../api/client';
 import { childPath } from '../../domain/json-path';
 import { isLatestPackageVersion, isPackageType, splitPackageId, PackageConfigSchema, type PackageConfig } from '../../domain/packages';
+import { ServiceError } from '../../api/client';
 import type { KindContext, PlanProblem } from '../kind';
 
 /** The package entries of a config that can be checked (malformed ones are reported by validation). */
@@ -13,7 +14,7 @@ export function packageEntries(config: Record<string, unknown>): PackageConfig[]
   const list = Array.isArray(config.packages) ? config.packages : [];
   return list.flatMap((raw) => {
     const parsed = PackageConfigSchema.safeParse(raw);
-    return parsed.success && splitPackageId(parsed.data.package) && isPackageType(parsed.data.type) ? [parsed.data] : [];
+    return parsed.success && splitPackageId(parsed.data.package) && isPackageType(parsed.data.type ?? '') ? [parsed.data] : [];
   });
 }
 
@@ -42,8 +43,21 @@ export function packageVersionPath(entry: PackageConfig): string {
 
 /** The packages (or versions) of the entries that the registry does not have. */
 export async function missingPackages(ctx: KindContext, entries: readonly PackageConfig[]): Promise<PackageConfig[]> {
-  const found = await Promise.all(entries.map((e) => registryPackage(ctx, e.package, isLatestPackageVersion(e.version) ? 'latest' : (e.version as string), e.type as RegistryPackageType)));
-  return entries.filter((_, i) => found[i] === undefined);
+  const found = await Promise.all(entries.map((e) => ownPackageFound(ctx, e)));
+  return entries.filter((_, i) => !found[i]);
+}
+
+/**
+ * Whether the registry has an entry's package; another organization's package (a public one
+ * the machine downloads) cannot be read with this key, so it is not reported missing.
+ */
+async function ownPackageFound(ctx: KindContext, e: PackageConfig): Promise<boolean> {
+  try {
+    return (await registryPackage(ctx, e.package, isLatestPackageVersion(e.version) ? 'latest' : (e.version as string), e.type as RegistryPackageType)) !== undefined;
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 'PERMISSION_DENIED') return true;
+    throw err;
+  }
 }
 
 /** A plan problem for a package the registry does not have, listing the versions it has. */

@@ -1,5 +1,5 @@
 import { childPath } from '../../domain/json-path';
-import { isSecretEnvName } from '../../domain';
+import { configSecrets, isSecretEnvName } from '../../domain';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 import type { PlanProblem } from '../kind';
 import type { SensitiveParts } from '../kind-declaration';
@@ -76,7 +76,8 @@ export function splitSecretEnv(config: JsonObject, flagged: ReadonlySet<string>)
 
 /** Env entries of the desired config's modules that hold secrets: names that look secret, and those code gives in `secret_env`. */
 export const secretEnvEntries: SensitiveParts = {
-  describe: 'env entries of its modules whose names look secret (TOKEN, SECRET, PASSWORD, KEY, ...) or that code marks secret (given in `secret_env`)',
+  describe:
+    'env entries of its modules whose names look secret (TOKEN, SECRET, PASSWORD, KEY, ...) or that code marks secret (given in `secret_env`), and the config paths the language declares secret (remote credentials, API keys, hotspot and network passwords)',
   paths(view, attributes) {
     const flagged = new Set(isObject(attributes.secret_env) ? Object.keys(attributes.secret_env) : []);
     const modules = isObject(view.config) && isObject(view.config.modules) ? view.config.modules : {};
@@ -87,6 +88,8 @@ export const secretEnvEntries: SensitiveParts = {
         if (isSecretEnvName(key) || flagged.has(`${moduleName}.${key}`)) paths.push(childPath(childPath(childPath('config.modules', moduleName), 'env'), key));
       }
     }
+    // Sections other than the keyed lists are held in the view as written: the declared paths apply as they are.
+    if (isObject(view.config)) for (const found of configSecrets(view.config)) paths.push(`config.${found.path}`);
     return paths;
   },
 };
