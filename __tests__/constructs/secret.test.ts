@@ -3,7 +3,7 @@
  * (by the path of its value) and nothing at that path of its `config`; a value the app
  * holds is refused with a hint.
  */
-import { Machine, Module, Secret, SecretValueRefusedError } from '../../src/constructs';
+import { Machine, Module, Remote, Secret, SecretValueRefusedError } from '../../src/constructs';
 import { configSecrets } from '../../src/constructs/secret';
 import { FleetformError } from '../../src/domain/errors';
 import { errorsOf, machineConfig, newStack, resourceOf, synth } from './helpers';
@@ -68,4 +68,22 @@ test('a reference names a variable a shell can set, and a file', () => {
   expect(() => Secret.fromEnv('')).toThrow(/environment variable name/);
   expect(() => Secret.fromFile('')).toThrow(/path/);
   expect(String(Secret.fromEnv('X_TOKEN'))).toBe('<secret from environment variable X_TOKEN>');
+});
+
+test("a remote's credentials given by reference are synthesized as references, the rest of the remote in config", () => {
+  const { app, stack } = newStack();
+  const m = new Machine(stack, 'm');
+  new Remote(m, 'arm', { address: 'arm.local:8080', credentials: { type: 'api-key', payload: Secret.fromEnv('ARM_KEY') }, entity: 'key-id-1' });
+  new Remote(m, 'cell', { address: 'cell.local:8080', secret: Secret.fromFile('/run/secrets/cell') });
+  expect(errorsOf(app)).toEqual([]);
+  const doc = synth(stack);
+  expect(resourceOf(doc, 'fleetform_machine', 'm').secrets).toEqual({
+    'remotes.arm.auth.credentials.payload': { from: 'env', name: 'ARM_KEY' },
+    'remotes.cell.secret': { from: 'file', path: '/run/secrets/cell' },
+  });
+  const remotes = (machineConfig(doc, 'm') as { remotes?: unknown }).remotes;
+  expect(remotes).toEqual([
+    { name: 'arm', address: 'arm.local:8080', auth: { credentials: { type: 'api-key' }, entity: 'key-id-1' } },
+    { name: 'cell', address: 'cell.local:8080' },
+  ]);
 });

@@ -39,15 +39,18 @@ export function checkProps<T>(construct: IConstruct, constructName: string, sche
   });
 }
 
+const SECRET_OR_STRING = z.custom<string | Secret>((x) => typeof x === 'string' || Secret.isSecret(x), {
+  error: (issue) => `expected string or a Secret (Secret.fromEnv, Secret.fromFile), got ${describeValue(issue.input)}`,
+});
+
 /** Schema pieces the props of several constructs share. */
 export const propSchemas = {
   text: z.string(),
   stringMap: z.record(z.string(), z.string()),
   /** Text, or a Secret by reference (of any copy of the library). */
-  secretOrStringMap: z.record(
-    z.string(),
-    z.custom<string | Secret>((x) => typeof x === 'string' || Secret.isSecret(x), { error: (issue) => `expected string or a Secret (Secret.fromEnv, Secret.fromFile), got ${describeValue(issue.input)}` }),
-  ),
+  secretOrString: SECRET_OR_STRING,
+  /** Text values, or Secrets by reference. */
+  secretOrStringMap: z.record(z.string(), SECRET_OR_STRING),
   jsonObject: z.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'expected an object of attributes'),
   /** A construct of this library of the given kind (of any copy of the library). */
   construct: <T>(kind: FleetKind, expected: string) => z.custom<T>((x) => kindOf(x) === kind, expected),

@@ -2,6 +2,7 @@ import { Construct } from 'constructs';
 import { z } from 'zod';
 import type { Frame, RemoteConfig, ServiceConfig } from '../domain/config-language';
 import { checkProps, propSchemas } from './props';
+import { textOrSecret, type Secret } from './secret';
 import { owningMachine } from './machine-scope';
 import { sectionsOf } from './machine-sections';
 
@@ -19,11 +20,11 @@ export interface RemoteProps {
    * Credentials: `{ type: 'api-key' | 'robot-location-secret' | 'robot-secret', payload }`;
    * `payload` is a secret (masked in plans, state and logs).
    */
-  readonly credentials?: { readonly type?: string; readonly payload?: string };
+  readonly credentials?: { readonly type?: string; readonly payload?: string | Secret };
   /** With `api-key` credentials: the API key's id. */
   readonly entity?: string;
-  /** Shorthand for a location secret (a secret). */
-  readonly secret?: string;
+  /** Shorthand for a location secret (a secret: give a `Secret.fromEnv` or `Secret.fromFile` reference). */
+  readonly secret?: string | Secret;
   /** Allows a plaintext connection. @default false */
   readonly insecure?: boolean;
   /** How often the connection is checked, a duration. @default 10s */
@@ -39,9 +40,9 @@ const remotePropsSchema = z.strictObject({
   address: z.string(),
   prefix: z.union([z.string(), z.boolean()]).optional(),
   frame: propSchemas.jsonObject.optional(),
-  credentials: z.strictObject({ type: z.string().optional(), payload: z.string().optional() }).optional(),
+  credentials: z.strictObject({ type: z.string().optional(), payload: propSchemas.secretOrString.optional() }).optional(),
   entity: z.string().optional(),
-  secret: z.string().optional(),
+  secret: propSchemas.secretOrString.optional(),
   insecure: z.boolean().optional(),
   connectionCheckInterval: z.string().optional(),
   reconnectInterval: z.string().optional(),
@@ -69,10 +70,13 @@ export class Remote extends Construct {
     if (p.frame !== undefined) entry.frame = p.frame;
     if (p.credentials !== undefined || p.entity !== undefined) {
       entry.auth = {};
-      if (p.credentials !== undefined) entry.auth.credentials = { ...p.credentials };
+      if (p.credentials !== undefined) {
+        const { payload, ...rest } = p.credentials;
+        entry.auth.credentials = payload === undefined ? rest : { ...rest, payload: textOrSecret(payload) };
+      }
       if (p.entity !== undefined) entry.auth.entity = p.entity;
     }
-    if (p.secret !== undefined) entry.secret = p.secret;
+    if (p.secret !== undefined) entry.secret = textOrSecret(p.secret);
     if (p.insecure !== undefined) entry.insecure = p.insecure;
     if (p.connectionCheckInterval !== undefined) entry.connection_check_interval = p.connectionCheckInterval;
     if (p.reconnectInterval !== undefined) entry.reconnect_interval = p.reconnectInterval;

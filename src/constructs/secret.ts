@@ -127,3 +127,12 @@ export function configSecrets<T>(config: T): ConfigSecrets<T> {
   const out = walk(config) as T;
   return { config: out, references };
 }
+
+/**
+ * A field of a config document under construction that holds text or a Secret: a Secret
+ * stays in place until `configSecrets` takes it out as a reference, so the document's
+ * type (text, as the service stores it) holds it for that while.
+ */
+export function textOrSecret(value: string | Secret): string {
+  return value as string;
+}

@@ -39,11 +39,11 @@ function withVariables(value: JsonValue, fragmentVar: string): Literal {
   return out;
 }
 
-/** A value of the config code as a literal: each secret read with `secret(name)`. */
+/** A value of the config code as a literal: each secret by reference to its environment variable. */
 function valueLiteral(value: ValueCode | undefined, used: Set<string>): Literal {
   if (value instanceof SecretRef) {
-    used.add('secret');
-    return new Code(`secret(${stringLiteral(value.variable)})`);
+    used.add('Secret');
+    return secretReferenceCode(value.variable);
   }
   if (value === undefined || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return (value as readonly ValueCode[]).map((v) => valueLiteral(v, used));
