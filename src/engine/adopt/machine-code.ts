@@ -346,8 +346,8 @@ function processCode(entry: JsonObject, index: number, found: readonly FoundSecr
     if (prop === undefined) return undefined;
     props[prop] = withSecrets(value, ['processes', index, key], found);
   }
-  const { id, ...rest } = props;
-  return { construct: 'Process', id: String(id), props: rest };
+  // The id is given as written: a construct id may differ from it (an id of digits is not one).
+  return { construct: 'Process', id: entry.id, props };
 }
 
 /**
