@@ -346,8 +346,8 @@ function processCode(entry: JsonObject, index: number, found: readonly FoundSecr
     if (prop === undefined) return undefined;
     props[prop] = withSecrets(value, ['processes', index, key], found);
   }
-  const { id, ...rest } = props;
-  return { construct: 'Process', id: String(id), props: rest };
+  // The id is given as written: a construct id may differ from it (an id of digits is not one).
+  return { construct: 'Process', id: entry.id, props };
 }
 
 /**
@@ -372,6 +372,8 @@ export function machineConfigCode(config: Record<string, unknown>, secretPrefix:
   });
   const overrides: OverrideCode[] = [];
   for (const list of ALWAYS_WRITTEN) if (config[list] === undefined) overrides.push({ path: list, value: undefined });
+  // Imports written as an empty list have no useFragment call to write them: kept as written.
+  for (const key of ['fragments', 'fragment_mods']) if (Array.isArray(config[key]) && (config[key] as unknown[]).length === 0) overrides.push({ path: key, value: [] });
   const modules: ModuleCode[] = [];
   const rawModules = Array.isArray(config.modules) ? (config.modules as unknown[]) : [];
   for (const raw of rawModules) {
