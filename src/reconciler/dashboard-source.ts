@@ -1,11 +1,12 @@
 /**
  * The dashboard as a reconciler serves it: the standalone reading of the fleet, rollouts
- * and machines (over the service, state and journals of the project the reconciler last
+ * and machines (over the service, state and journals of the project the reconciler
  * loaded), with the reconciler's own plan, drift, cycles and events. Approving and healing
  * go to the reconciler; resuming a rollout starts a cycle (a cycle resumes a rollout left
  * running); every action taken on the dashboard becomes a reconciler event, so webhooks
  * get it too.
  */
+import type { ServiceClient } from '../api/client';
 import { driftOf, planView } from '../dashboard/plan-view';
 import type { DashboardSource, RolloutTarget, SourceChange, SourceEvent } from '../dashboard/source';
 import { standaloneSource, type StandaloneSource } from '../dashboard/standalone-source';
@@ -95,7 +96,7 @@ export function reconcilerDashboardSource(reconciler: DashboardReconciler, optio
   const keep = options.keepCycles ?? 50;
   let cycles: CycleView[] = [];
   let planned: Pick<DashboardSnapshot, 'plan' | 'drift'> = { drift: [] };
-  let fleet: { standalone: StandaloneSource; stop: () => void } | undefined;
+  let fleet: { standalone: StandaloneSource; client: ServiceClient; stop: () => void } | undefined;
   let lastFleet: DashboardSnapshot | undefined;
 
   const empty = (): DashboardSnapshot => ({ generatedAt: new Date().toISOString(), source: '', machines: [], rollouts: [], drift: [], cycles: [], events: [], capabilities: CAPABILITIES });
@@ -111,11 +112,13 @@ export function reconcilerDashboardSource(reconciler: DashboardReconciler, optio
   };
   const publish = (): void => emit({ kind: 'snapshot', snapshot: compose(lastFleet) });
 
-  /** The standalone reading, over the first project the reconciler loads (its service, state and journals). */
+  /** The standalone reading, over the service, state and journals of the project the reconciler loaded (made again when its connection changes). */
   const standalone = (): StandaloneSource | undefined => {
-    if (fleet) return fleet.standalone;
     const project = reconciler.latest().project;
+    if (fleet && (!project?.fleet || project.fleet.client === fleet.client)) return fleet.standalone;
     if (!project?.fleet) return undefined;
+    fleet?.stop();
+    fleet?.standalone.close();
     const s = standaloneSource({
       ...project.fleet,
       stacks: async () => (reconciler.latest().project ?? project).stacks.map((st) => st.name),
@@ -127,7 +130,7 @@ export function reconcilerDashboardSource(reconciler: DashboardReconciler, optio
       lastFleet = change.snapshot;
       publish();
     });
-    fleet = { standalone: s, stop };
+    fleet = { standalone: s, client: project.fleet.client, stop };
     return s;
   };
 
