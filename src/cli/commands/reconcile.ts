@@ -94,7 +94,7 @@ export function register(program: Command, apps: AppRunner): void {
     .option('--read-parallelism <n>', 'the most reads in flight while planning', '512')
     .action(async (opts: ReconcileOptions) => {
       const logFormat = oneOf<LogFormat>(opts.logFormat, ['text', 'json'], '--log-format');
-      const token = dashboardToken(process.env);
+      const token = opts.listen === 'off' ? undefined : dashboardToken(process.env);
       const logger = streamLogger(logFormat, (line) => process.stderr.write(line));
       const intervalMs = durationFlag(opts.interval, '--interval');
       const pollMs = durationFlag(opts.poll, '--poll');
