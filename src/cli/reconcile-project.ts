@@ -40,6 +40,7 @@ export function projectLoader(options: LoaderOptions): ProjectLoader {
       const stacks = await readStacks(app.outdir);
       const connection = await connect(dir, providerEndpoint(stacks.map((s) => s.provider.endpoint)));
       const backend = backendFor(declaredBackend(stacks), dir, env);
+      const journals = rolloutJournals(backend, dir);
       const engine = new Engine({
         client: connection.client,
         backend,
@@ -49,12 +50,13 @@ export function projectLoader(options: LoaderOptions): ProjectLoader {
         lockTimeoutMs: 0,
         // A lock left by a fleetform no longer running on this machine (a killed leader) is taken over.
         breakStaleLock: () => Promise.resolve(true),
-        rolloutJournal: rolloutJournals(backend, dir),
+        rolloutJournal: journals,
         defaults: { ...(connection.organizationId ? { organizationId: connection.organizationId } : {}), ...(connection.locationId ? { locationId: connection.locationId } : {}) },
       });
       return {
         stacks,
         engine,
+        fleet: { client: connection.client, backend, journals },
         async lead(holder) {
           try {
             const lock = await backend.lock(LEADER_LOCK, `reconcile leader ${holder}`, { timeoutMs: 0, breakStale: () => Promise.resolve(true) });

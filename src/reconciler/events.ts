@@ -33,6 +33,8 @@ export const ReconcilerEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('rollout-paused'), ...stackBase, rollout: z.string(), wave: z.number().int(), reason: z.string() }),
   z.object({ type: z.literal('rollout-stopped'), ...stackBase, rollout: z.string(), wave: z.number().int(), reason: z.string(), rolledBack: z.boolean() }),
   z.object({ type: z.literal('leader'), ...base, holder: z.string(), leading: z.boolean() }),
+  /** An action someone took on the dashboard the reconciler serves (an approval, a heal, a rollout aborted or resumed). */
+  z.object({ type: z.literal('dashboard-action'), ...base, stack: z.string().optional(), ok: z.boolean(), message: z.string() }),
 ]);
 
 /** One event, as webhooks receive it (JSON) and `subscribe` listeners get it. */

@@ -73,6 +73,7 @@ export class Reconciler implements ReconcilerHandle {
   private loop: Promise<void> | undefined;
   private override: { mode: 'open' | 'closed'; untilMs: number | undefined } | undefined;
   private windowChangeAt: number | undefined;
+  private lastPlan: Plan | undefined;
   readonly holder: string;
 
   constructor(private readonly settings: ReconcilerSettings) {
@@ -121,6 +122,16 @@ export class Reconciler implements ReconcilerHandle {
     this.override = mode ? { mode, untilMs } : undefined;
     this.settings.logger.log('info', mode ? `windows overridden: ${mode}${untilMs ? ` until ${new Date(untilMs).toISOString()}` : ''}` : 'window override cleared');
     this.kick('window');
+  }
+
+  /** The project last loaded and the plan its last cycle made (for a dashboard); undefined before the first. */
+  latest(): { readonly project: ReconcileProject | undefined; readonly plan: Plan | undefined } {
+    return { project: this.project, plan: this.lastPlan };
+  }
+
+  /** Emits an event that happened outside the loop (an action taken on the dashboard), stamped like the loop's own. */
+  announce(body: EventBody): void {
+    this.emit(body);
   }
 
   // ---- running ----
@@ -284,6 +295,7 @@ export class Reconciler implements ReconcilerHandle {
     const release = await engine.lock(stacks.map((s) => s.name), 'reconcile');
     try {
       const { plan, states } = await engine.plan(stacks, { refresh: true, destroy: false });
+      this.lastPlan = plan;
       let changes = 0;
       let drifted = 0;
       this.windowChangeAt = undefined;

@@ -2,6 +2,8 @@
  * A reconciler with everything around it: its log, its webhooks, its metrics and (given a
  * listen address) its HTTP server. What `fleetform reconcile` starts, and tests too.
  */
+import { dashboardHandler, type DashboardHandler } from '../dashboard/http-handler';
+import { reconcilerDashboardSource, type ReconcilerDashboardSource } from './dashboard-source';
 import type { ReconcilerEvent } from './events';
 import type { Logger } from './log';
 import { ReconcilerMetrics } from './metrics';
@@ -23,8 +25,13 @@ export interface RunOptions extends ReconcilerSettings {
   readonly webhooks: readonly WebhookTarget[];
   readonly webhookOptions?: WebhookOptions;
   readonly listen?: { readonly host: string; readonly port: number };
+  /** Serves the dashboard at /dashboard/ of the listen address; its actions need the token (none: read-only). */
+  readonly dashboard?: { readonly token?: string; readonly fleetIntervalMs?: number };
   readonly logger: Logger;
 }
+
+/** Where the reconciler's server mounts the dashboard. */
+export const DASHBOARD_PATH = '/dashboard';
 
 /** Events written to the log as they happen (the rest of the log says how cycles went). */
 const LOGGED: ReadonlySet<ReconcilerEvent['type']> = new Set(['drift-found', 'drift-healed', 'approval-needed', 'apply-waiting', 'wave-passed', 'rollout-paused', 'rollout-stopped', 'cycle-failed']);
@@ -52,10 +59,19 @@ export async function startReconciler(options: RunOptions): Promise<RunningRecon
   });
   let server: ReconcilerServer | undefined;
   let url: string | undefined;
+  let dashboard: { source: ReconcilerDashboardSource; handler: DashboardHandler } | undefined;
   if (options.listen) {
     server = new ReconcilerServer(reconciler, metrics, () => reconciler.status().state !== 'stopped');
+    if (options.dashboard) {
+      const fleetIntervalMs = options.dashboard.fleetIntervalMs ?? 2000;
+      const source = reconcilerDashboardSource(reconciler, { fleetIntervalMs, rolloutIntervalMs: Math.min(fleetIntervalMs, 500) });
+      const { token } = options.dashboard;
+      const handler = dashboardHandler(source, { basePath: DASHBOARD_PATH, ...(token ? { token } : {}), log: (line) => logger.log('info', line) });
+      server.mount(DASHBOARD_PATH, handler);
+      dashboard = { source, handler };
+    }
     url = await server.listen(options.listen.host, options.listen.port);
-    logger.log('info', 'listening', { url });
+    logger.log('info', 'listening', { url, ...(dashboard ? { dashboard: `${url}${DASHBOARD_PATH}/`, actions: options.dashboard?.token ? 'need the token' : 'read-only' } : {}) });
   }
   logger.log('info', 'reconciler started', { source: options.source.description, apply: options.apply, drift: options.drift, interval_ms: options.intervalMs, webhooks: notifier.count });
   reconciler.start();
@@ -67,6 +83,8 @@ export async function startReconciler(options: RunOptions): Promise<RunningRecon
     close: async () => {
       await reconciler.stop();
       await notifier.drain();
+      dashboard?.handler.close();
+      dashboard?.source.close();
       await server?.close();
       await options.loader.close();
     },

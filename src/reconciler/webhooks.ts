@@ -53,6 +53,8 @@ export function eventText(e: ReconcilerEvent): string {
       return `fleetform: ${stack}rollout ${e.rollout} STOPPED in wave ${e.wave}: ${e.reason}${e.rolledBack ? '; rolled back' : ''}`;
     case 'leader':
       return `fleetform: ${e.holder} ${e.leading ? 'leads' : 'stands by'}`;
+    case 'dashboard-action':
+      return `fleetform: ${e.stack ? `stack ${e.stack}: ` : ''}dashboard action${e.ok ? '' : ' FAILED'}: ${e.message}`;
   }
 }
 

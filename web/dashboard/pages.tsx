@@ -281,6 +281,7 @@ export function PlansPage({ s, tokenOk }: { s: DashboardSnapshot; tokenOk: boole
           <p data-plan-summary>
             Made {when(p.createdAt)} for {p.stacks.join(', ')}: {p.summary.add} to add, {p.summary.change} to change, {p.summary.destroy} to destroy; {p.summary.drifted} drifted.
           </p>
+          {p.awaitingApproval && <p data-plan-waiting>Waiting for an approval: the reconciler applies it once a stack is approved.</p>}
           <p class="actions">
             {p.stacks.map((stack) => (
               <ActionButton name="approve" label={`Approve and apply ${stack}`} body={{ stack }} tokenOk={tokenOk} available={s.capabilities.approve && p.hasChanges} />

@@ -11,6 +11,7 @@ import { parseWindow } from '../../domain/sync-windows';
 import type { AppRunner } from '../app-runner';
 import { projectLoader } from '../reconcile-project';
 import { durationFlag } from '../workspace';
+import { dashboardToken, DASHBOARD_TOKEN_ENV } from './dashboard';
 
 interface ReconcileOptions {
   path: string;
@@ -87,12 +88,13 @@ export function register(program: Command, apps: AppRunner): void {
     .option('--window <spec>', "allow or deny window KIND:CRON:DURATION[:TZ], e.g. 'deny:0 9 * * 1-5:8h:Europe/Berlin' (repeatable)", collect, [])
     .option('--webhook <url>', 'POST every event to this URL as JSON (slack:URL for Slack text; repeatable; URLs with tokens: FLEETFORM_WEBHOOK_URLS)', collect, [])
     .option('--max-destroy <n>', 'a plan destroying more objects than this waits for an approval, whatever the policy', process.env.FLEETFORM_RECONCILE_MAX_DESTROY ?? '0')
-    .option('--listen <host:port>', 'serve /healthz, /metrics and the API here ("off": no server)', process.env.FLEETFORM_RECONCILE_LISTEN ?? '127.0.0.1:9464')
+    .option('--listen <host:port>', `serve /healthz, /metrics, the API and the dashboard (/dashboard/; actions need the token in ${DASHBOARD_TOKEN_ENV}) here ("off": no server)`, process.env.FLEETFORM_RECONCILE_LISTEN ?? '127.0.0.1:9464')
     .option('--log-format <format>', 'text or json', process.env.FLEETFORM_LOG_FORMAT ?? 'text')
     .option('--parallelism <n>', 'how many resources are written at once', '10')
     .option('--read-parallelism <n>', 'the most reads in flight while planning', '512')
     .action(async (opts: ReconcileOptions) => {
       const logFormat = oneOf<LogFormat>(opts.logFormat, ['text', 'json'], '--log-format');
+      const token = opts.listen === 'off' ? undefined : dashboardToken(process.env);
       const logger = streamLogger(logFormat, (line) => process.stderr.write(line));
       const intervalMs = durationFlag(opts.interval, '--interval');
       const pollMs = durationFlag(opts.poll, '--poll');
@@ -111,7 +113,7 @@ export function register(program: Command, apps: AppRunner): void {
         pollMs: Math.max(50, pollMs),
         maxDestroy: wholeNumber(opts.maxDestroy, '--max-destroy', 0),
         webhooks: [...opts.webhook.map(webhookTarget), ...webhooksFromEnv(process.env)],
-        ...(opts.listen === 'off' ? {} : { listen: parseListen(opts.listen) }),
+        ...(opts.listen === 'off' ? {} : { listen: parseListen(opts.listen), dashboard: { ...(token ? { token } : {}) } }),
         logger,
       });
       await new Promise<void>((resolve) => {
