@@ -178,14 +178,14 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   const at = (text: string): number => code.indexOf(text);
   expect(at("const sensorBase = new Fragment(this, 'sensor-base');")).toBeGreaterThan(0);
   expect(at("const rig = new Fragment(this, 'rig');")).toBeGreaterThan(at('const sensorBase'));
-  expect(at("const arm1 = new Machine(this, 'arm-1'")).toBeGreaterThan(at('const rig'));
+  expect(at("const arm1 = armConfig(new Machine(this, 'arm-1'")).toBeGreaterThan(at('const rig'));
   expect(code).toContain("pin: sensorBase.variable('pin')");
   expect(code).toMatch(/new FragmentTag\(this, 'sensor-base-stable', \{ fragment: sensorBase, tag: 'stable', revision: '2' \}\);/);
   expect(code).toMatch(/rig\.useFragment\(sensorBase, \{ version: 'stable', variables: \{ pin: '7' \} \}\);/);
   expect(code).toMatch(/arm1\.useFragment\(rig, \{\n\s+prefix: 'left',\n\s+mods: \[/);
   // A variable whose name looks secret is read from the environment, like a secret env entry.
   expect(code).toMatch(/arm2\.useFragment\(sensorBase, \{ version: '2', variables: \{ pin: '\d+' \} \}\);/);
-  expect(code).toContain("new Component(arm2, 'probe', { api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: {}, dependsOn: ['board-1'] });");
+  expect(code).toMatch(/new Component\(arm2, 'probe', \{\s+api: 'rdk:component:sensor',\s+model: 'acme:sensors:hc-sr04',\s+attributes: \{\},\s+dependsOn: \['board-1'\],?\s+\}\);/);
   expect(code).toContain("frame: { parent: 'world' }");
   expect(code).toContain("network: { bind_address: ':8080' }");
   expect(code).toContain("arm2.useFragment(uplink, { variables: { api_token: Secret.fromEnv('ARM_2_UPLINK_API_TOKEN') } });");
