@@ -11,6 +11,7 @@ import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { configSecrets, isSecretEnvName, unescapeTemplate } from '../../src/domain';
 import { secretVariableName } from '../../src/engine/adopt/machine-code';
+import { pathKeys, withValueAt } from '../../src/domain/secret-reference';
 import { fleetform } from './fleet-fixture';
 import { realConfigs } from '../fixtures/real-configs';
 import { HAND_WRITTEN } from './real-config-forms';
@@ -91,6 +92,14 @@ afterAll(async () => {
   for (const d of [dataDir, project]) if (d) await fs.rm(d, { recursive: true, force: true });
 });
 
+/** A synthesized machine resource: its config, its text secrets and its secrets by reference. */
+interface MachineResource {
+  readonly name: string;
+  readonly config: string;
+  readonly secret_env?: Record<string, string>;
+  readonly secrets?: Record<string, { from: string; name?: string; path?: string }>;
+}
+
 /** Every cdk.tf.json under a folder. */
 async function synthesized(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -107,9 +116,15 @@ function sorted(value: unknown): unknown {
   return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]));
 }
 
-/** A synthesized machine's config with its secret env entries merged back into its modules. */
-function configOf(resource: { config: string; secret_env?: Record<string, string> }): Record<string, unknown> {
-  const config = JSON.parse(unescapeTemplate(resource.config)) as Record<string, unknown>;
+/** A synthesized machine's config with its secret env entries merged back into its modules and each secret reference filled from the variables given. */
+function configOf(resource: MachineResource, variables: Readonly<Record<string, string>>): Record<string, unknown> {
+  let config = JSON.parse(unescapeTemplate(resource.config)) as Record<string, unknown>;
+  for (const [at, ref] of Object.entries(resource.secrets ?? {})) {
+    const keys = pathKeys(at);
+    const value = ref.from === 'env' ? variables[ref.name ?? ''] : undefined;
+    if (keys === undefined || value === undefined) throw new Error(`secret reference ${at} cannot be filled: ${JSON.stringify(ref)}`);
+    config = withValueAt(config, keys, value) ?? config;
+  }
   for (const [key, value] of Object.entries(resource.secret_env ?? {})) {
     const dot = key.indexOf('.');
     const mod = (config.modules as Array<{ name: string; env?: Record<string, string> }>).find((m) => m.name === key.slice(0, dot));
@@ -141,8 +156,8 @@ test('every config is stored, adopted with nothing left out, planned with no cha
   const docs = await synthesized(project);
   const byName = new Map<string, Record<string, unknown>>();
   for (const file of docs) {
-    const doc = JSON.parse(await fs.readFile(file, 'utf8')) as { resource?: { fleetform_machine?: Record<string, { name: string; config: string; secret_env?: Record<string, string> }> } };
-    for (const r of Object.values(doc.resource?.fleetform_machine ?? {})) byName.set(r.name, configOf(r));
+    const doc = JSON.parse(await fs.readFile(file, 'utf8')) as { resource?: { fleetform_machine?: Record<string, MachineResource> } };
+    for (const r of Object.values(doc.resource?.fleetform_machine ?? {})) byName.set(r.name, configOf(r, withSecrets));
   }
   for (const [name, config] of machines) {
     expect({ name, config: sorted(byName.get(name)) }).toEqual({ name, config: sorted(config) });
