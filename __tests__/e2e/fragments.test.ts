@@ -132,7 +132,7 @@ function synthChecked(
   app.synth();
 }
 
-test("plan checks what each machine will run, naming machine, fragment and field, before any call", async () => {
+test("plan checks what each machine will run, naming machine, fragment and field, before any call; what fails one resource at run time is a warning", async () => {
   const q = (p = await openEmulatorProject('ff-fragments-checks-'));
   synthChecked(q, { prefix: 'front', variables: { board_pin: '11' }, ownUsesFragmentModule: true });
   // The machine's own resource uses the fragment's module and depends on its (prefixed) board.
@@ -155,12 +155,14 @@ test("plan checks what each machine will run, naming machine, fragment and field
   await refused({ prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-camera.attributes.fps': 5 } }] }, 'machine picker', 'front-camera');
   await refused({ prefix: 'front' }, `machine picker, fragment ${rigId}`, 'board_pin');
   await refused({ prefix: 'front', variables: { board_pin: '11', pni: '3' } }, 'pni');
-  // An override that breaks what the machine runs: named with the fragment the entry comes from.
-  await refused(
-    { prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-board.depends_on': ['encoder'] } }] },
-    `machine picker, fragment sensor-rig (${rigId}): components.front-board.depends_on[0]`,
-    'encoder',
-  );
+  // An override that gives a resource a dependency the machine lacks fails that resource alone when it runs:
+  // a warning named with the fragment the entry comes from, and the plan goes on.
+  synthChecked(q, { prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-board.depends_on': ['encoder'] } }] });
+  const warned = await q.run('plan');
+  expect(warned.stdout + warned.stderr).toContain(`machine picker, fragment sensor-rig (${rigId}): components.front-board.depends_on[0]`);
+  expect(warned.stdout + warned.stderr).toContain('encoder');
+  expect(warned.stdout + warned.stderr).toMatch(/warning/i);
+  expect(warned.code).toBe(0);
   // Nothing was written by the refused applies.
   const after = await q.client.appClient.getFragment(rigId);
   expect(after.fragment.revision).toBe(before.fragment.revision);

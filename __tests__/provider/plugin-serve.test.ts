@@ -131,7 +131,7 @@ test('handshake, schema over mutual TLS, Shutdown: exit 0 with nothing but the h
     expect(schema.diagnostics).toEqual([]);
     expect(Object.keys(schema.resourceSchemas).sort()).toEqual(['fleetform_custom_training_job', 'fleetform_dataset', 'fleetform_fragment', 'fleetform_fragment_tag', 'fleetform_location', 'fleetform_machine', 'fleetform_ml_model', 'fleetform_training_job']);
     const machine = new Map(schema.resourceSchemas.fleetform_machine?.block?.attributes.map((a) => [a.name, a]));
-    expect([...machine.keys()]).toEqual(['name', 'location_id', 'config', 'secret_env', 'deploy_models', 'health_gate', 'id', 'part_id', 'secret_env_digest']);
+    expect([...machine.keys()]).toEqual(['name', 'location_id', 'config', 'secret_env', 'secrets', 'deploy_models', 'health_gate', 'id', 'part_id', 'secret_env_digest', 'secrets_digest']);
     expect(machine.get('secret_env')).toMatchObject({ sensitive: true, writeOnly: true, computed: false });
     expect(machine.get('secret_env_digest')).toMatchObject({ computed: true, writeOnly: false });
     expect(machine.get('name')).toMatchObject({ required: true, optional: false, computed: false, sensitive: false });
