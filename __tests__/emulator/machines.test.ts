@@ -146,6 +146,7 @@ describe('part config', () => {
       ],
       modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: 'not-a-version' }],
       network: { bind_address: 'nowhere' },
+      auth: { handlers: [{ type: 'external', config: {} }] },
     };
     let message = '';
     try {
@@ -155,9 +156,10 @@ describe('part config', () => {
       expect(await codeOf(Promise.reject(err))).toBe('InvalidArgument');
     }
     expect(message).toContain('network.bind_address');
-    expect(message).toContain('modules[0].version');
-    // A malformed API fails that resource alone when the machine runs: not a reason to refuse the write.
+    expect(message).toContain('auth.handlers[0].type');
+    // A malformed API or module version fails that resource or module alone when the machine runs: not a reason to refuse the write.
     expect(message).not.toContain('components[1].api');
+    expect(message).not.toContain('modules[0].version');
     expect(structOf((await app.getRobotPart({ id: partId })).part)).toEqual(validConfig);
   });
 
