@@ -12,6 +12,8 @@ export interface FleetSpec {
   readonly machines: number;
   readonly policy: string;
   readonly reconcile?: { apply?: string; drift?: string; windows?: string[] };
+  /** Every machine's network settings (a bad one makes the commit's config refused). */
+  readonly network?: Record<string, unknown>;
   /** The rollout gate's settle time (default 100ms). */
   readonly settle?: string;
   /** State in PostgreSQL (cdktf's PgBackend) instead of local files. */
@@ -31,7 +33,7 @@ new ff.FleetProvider(stack, 'cloud', {});
 const machines = [];
 for (let i = 1; i <= spec.machines; i++) {
   const name = 'picker-' + i;
-  const m = new ff.Machine(stack, name, { name });
+  const m = new ff.Machine(stack, name, spec.network ? { name, network: spec.network } : { name });
   const sensors = new ff.Module(m, 'sensors', { moduleId: 'acme:sensors', version: spec.policy });
   const board = new ff.ModularResource(m, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
   new ff.ModularResource(m, 'ultrasonic', { name: 'ultrasonic-1', api: 'rdk:component:sensor', model: sensors.model('hc-sr04'), attributes: { board: 'board-1', timeout_ms: 150 }, dependsOn: [board] });

@@ -164,10 +164,10 @@ test('commits reach every machine through a two-wave rollout; drift is reported 
 
   // A broken commit leaves the fleet as it is and is announced once.
   mark = hook.events.length;
-  const broken = project.commit({ machines: MACHINES - 1, policy: 'not a version', reconcile: { drift: 'heal' } }, 'a broken version policy');
+  const broken = project.commit({ machines: MACHINES - 1, policy: '~1.2', network: { bind_address: 'nowhere' }, reconcile: { drift: 'heal' } }, 'a bind address the machine server refuses');
   const failed = (await hook.waitFor(of('cycle-failed'), mark)) as Extract<ReconcilerEvent, { type: 'cycle-failed' }>;
   expect(failed.commit).toBe(broken);
-  expect(failed.error).toContain('not a version');
+  expect(failed.error).toContain('bind_address');
   expect((await client.appClient.listMachines(emulator.credentials.locationId)).length).toBe(MACHINES - 1);
 
   // Nothing in the log or the events holds the webhook's URL.
