@@ -89,20 +89,17 @@ describe('fleetform validate / synth on the example fleet', () => {
 });
 
 describe('fleetform validate / synth on a broken app', () => {
-  test('validate lists every error with its construct path and field, without stack traces, and exits 1', async () => {
+  test('validate lists every error and warning with its construct path and field, without stack traces, and exits 1', async () => {
     const dir = project('broken-validate', BROKEN);
     const r = await fleetform(dir, 'validate');
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    const errors = r.stderr.split('\n').filter((l) => l.startsWith('error: '));
-    expect(errors.map((l) => l.split(': ').slice(1, 3).join(': '))).toEqual([
-      'broken/m/arm: model',
-      'broken/m/cam: api',
-      'broken/m/cam: dependsOn[0]',
-      'broken/job: modelType',
-    ]);
+    const lines = (kind: string) => r.stderr.split('\n').filter((l) => l.startsWith(`${kind}: `)).map((l) => l.split(': ').slice(1, 3).join(': '));
+    expect(lines('error')).toEqual(['broken/job: modelType']);
+    // What fails one resource when the machine runs is a warning naming it: the machine server still loads the rest.
+    expect(lines('warning')).toEqual(['broken/m/arm: model', 'broken/m/cam: api', 'broken/m/cam: dependsOn[0]']);
     expect(r.stderr).toMatch(/^ {2}hint: /m);
-    expect(r.stderr).toMatch(/4 errors, 0 warnings\n$/);
+    expect(r.stderr).toMatch(/1 error, 3 warnings\n$/);
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 
@@ -112,7 +109,7 @@ describe('fleetform validate / synth on a broken app', () => {
     writeFileSync(join(dir, 'cdktf.out', 'previous.txt'), 'kept');
     const r = await fleetform(dir, 'synth');
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/error: broken\/m\/arm: model: /);
+    expect(r.stderr).toMatch(/error: broken\/job: modelType: /);
     expect(r.stderr).toMatch(/nothing was written\n$/);
     expect(readFileSync(join(dir, 'cdktf.out', 'previous.txt'), 'utf8')).toBe('kept');
     expect(existsSync(join(dir, 'cdktf.out', 'manifest.json'))).toBe(false);

@@ -131,9 +131,9 @@ describe.each<Mode>(['grpc-web', 'grpc'])('official SDK in %s mode', (mode) => {
     expect(got.part?.lastUpdated?.toDate().getTime()).toBe(updated?.lastUpdated?.toDate().getTime());
 
     const bad = await statusOf(
-      app.updateRobotPart(partId, main?.name ?? '', sdk.Struct.fromJson({ components: [{ name: 'x', api: 'nope', model: 'acme:sensors:pi-board' }] })),
+      app.updateRobotPart(partId, main?.name ?? '', sdk.Struct.fromJson({ network: { bind_address: 'nowhere' } })),
     );
-    expect(bad).toMatchObject({ code: sdk.Code.InvalidArgument, message: expect.stringContaining('components[0].api') });
+    expect(bad).toMatchObject({ code: sdk.Code.InvalidArgument, message: expect.stringContaining('network.bind_address') });
   });
 
   test('a wrong key is refused with PermissionDenied', async () => {
