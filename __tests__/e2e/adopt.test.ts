@@ -178,7 +178,7 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   const at = (text: string): number => code.indexOf(text);
   expect(at("const sensorBase = new Fragment(this, 'sensor-base');")).toBeGreaterThan(0);
   expect(at("const rig = new Fragment(this, 'rig');")).toBeGreaterThan(at('const sensorBase'));
-  expect(at("const arm1 = armConfig(new Machine(this, 'arm-1'")).toBeGreaterThan(at('const rig'));
+  expect(at("const arm1 = new Machine(this, 'arm-1'")).toBeGreaterThan(at('const rig'));
   expect(code).toContain("pin: sensorBase.variable('pin')");
   expect(code).toMatch(/new FragmentTag\(this, 'sensor-base-stable', \{ fragment: sensorBase, tag: 'stable', revision: '2' \}\);/);
   expect(code).toMatch(/rig\.useFragment\(sensorBase, \{ version: 'stable', variables: \{ pin: '7' \} \}\);/);

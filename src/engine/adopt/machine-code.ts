@@ -164,8 +164,6 @@ const PROCESS_PROPS: Readonly<Record<string, string>> = {
   stop_signal: 'stopSignal',
   stop_timeout: 'stopTimeout',
 };
-/** Keys the machine writes in every config (empty when nothing is declared). */
-const ALWAYS_WRITTEN = ['components', 'services', 'modules'] as const;
 /** Keys read apart: the resource lists, modules, packages and the fragment imports. */
 const READ_APART = new Set(['components', 'services', 'modules', 'packages', 'fragments', 'fragment_mods']);
 
@@ -371,7 +369,8 @@ export function machineConfigCode(config: Record<string, unknown>, secretPrefix:
     return [{ steps: s.steps, variable }];
   });
   const overrides: OverrideCode[] = [];
-  for (const list of ALWAYS_WRITTEN) if (config[list] === undefined) overrides.push({ path: list, value: undefined });
+  // A machine writes its three lists always, empty when nothing is declared: to the service, viam-server,
+  // fleetform's plans and Terraform's an absent list and an empty one are the same config, so code declares none.
   // Imports written as an empty list have no useFragment call to write them: kept as written.
   for (const key of ['fragments', 'fragment_mods']) if (Array.isArray(config[key]) && (config[key] as unknown[]).length === 0) overrides.push({ path: key, value: [] });
   const modules: ModuleCode[] = [];
