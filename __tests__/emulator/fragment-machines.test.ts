@@ -81,14 +81,20 @@ test('a machine runs the fragment it imports, with its prefix and mods, and foll
   const resolved = await ours.appClient.listMachineFragments(m.robotId);
   expect(resolved.resolved.map((r) => r.revision)).toEqual(['1']);
   await ours.appClient.setFragmentTag(rig.id, 'stable', '2');
-  const second = await waitUntil('the tag moved', () => statusOf(m.partId), (s) => running(s).resources.length === 3);
-  expect(running(second)).toMatchObject({ resources: ['front-range', 'main-board', 'own-cam'], modules: ['sensors'] });
-  expect(running(second).revision).toContain(`+${rig.id}@2`);
+  // The new sensor depends on the fragment's board by its prefixed name, which the machine's mod renamed:
+  // it fails alone, as viam-server fails a resource whose dependency is missing, and the rest runs.
+  const failedAlone = (s: MachineStatusReply | undefined) => (s?.resources ?? []).find((r) => r.name?.name === 'front-range' && r.state === 5);
+  const second = await waitUntil('the tag moved', () => statusOf(m.partId), (s) => running(s).revision.includes(`+${rig.id}@2`) && running(s).resources.length === 2 && failedAlone(s) !== undefined);
+  expect(running(second)).toMatchObject({ resources: ['main-board', 'own-cam'], modules: ['sensors'] });
+  expect(failedAlone(second)?.error).toContain('dependency "front-board" not found');
   // The part keeps its config as written: fragments and mods are resolved for the machine, never stored resolved.
   const parts = await viam.appClient.getRobotParts(m.robotId);
   expect(parts[0]?.robotConfig?.toJson()).toEqual(config);
 
-  // A dependency on a name no resolved entry has is refused, as for any config.
-  const bad = { ...config, components: [{ ...config.components[0], depends_on: ['front-board'] }] };
-  await expect(viam.appClient.updateRobotPart(m.partId, m.partName, sdk.Struct.fromJson(bad))).rejects.toThrow(/depends on "front-board", which is not configured/);
+  // A dependency on a name no resolved entry has is stored, as the service stores it: that resource fails alone.
+  const missing = { ...config, components: [{ ...config.components[0], depends_on: ['front-board'] }] };
+  await viam.appClient.updateRobotPart(m.partId, m.partName, sdk.Struct.fromJson(missing));
+  const camFails = (s: MachineStatusReply | undefined) => (s?.resources ?? []).find((r) => r.name?.name === 'own-cam' && r.state === 5);
+  const third = await waitUntil('the camera failing alone', () => statusOf(m.partId), (s) => camFails(s) !== undefined && running(s).resources.includes('main-board'));
+  expect(camFails(third)?.error).toContain('front-board');
 });
