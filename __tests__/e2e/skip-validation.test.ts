@@ -25,15 +25,16 @@ test('a machine config synth did not check is refused by plan, the problem named
   const app = new App({ outdir: p.outdir, skipValidation: true });
   const stack = new TerraformStack(app, 'fleet');
   new FleetProvider(stack, 'cloud', {});
-  const machine = new Machine(stack, 'picker-1');
+  // A bind address the machine server cannot parse: it would refuse the whole config.
+  const machine = new Machine(stack, 'picker-1', { network: { bind_address: 'nowhere' } });
   new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2' });
-  new ModularResource(machine, 'arm', { api: 'rdk:component:arm', model: 'acme:arm-control:six-axis' });
+  new ModularResource(machine, 'arm', { api: 'rdk:component:arm', model: 'acme:sensors:six-axis' });
   app.synth();
   const written = JSON.parse(await fs.readFile(path.join(p.outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as { resource: { fleetform_machine: Record<string, { config: string }> } };
-  expect(JSON.parse(written.resource.fleetform_machine['picker-1']?.config ?? '{}').components).toEqual([expect.objectContaining({ model: 'acme:arm-control:six-axis' })]);
+  expect(JSON.parse(written.resource.fleetform_machine['picker-1']?.config ?? '{}').network).toEqual({ bind_address: 'nowhere' });
 
   const plan = await p.run('plan');
   expect(plan.code).not.toBe(0);
-  expect(plan.stdout + plan.stderr).toMatch(/model "acme:arm-control:six-axis" of resource "arm" needs a module with module_id "acme:arm-control"/);
+  expect(plan.stdout + plan.stderr).toMatch(/bind_address "nowhere" is not host:port/);
   expect(await p.backend().read('fleet').then((s) => Object.keys(s.resources))).toEqual([]);
 });
