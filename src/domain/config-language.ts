@@ -253,3 +253,9 @@ export const ModuleSettingsShape = {
   /** Set by the service only (an error it found); kept as written. */
   status: record.optional(),
 } as const;
+
+/** The prefix of a remote's resource names: older configs write `true` for the remote's own name, `false` for none. */
+export function remoteNamePrefix(name: string, prefix: string | boolean | undefined): string {
+  if (typeof prefix === 'string') return prefix;
+  return prefix === true ? `${name}.` : '';
+}

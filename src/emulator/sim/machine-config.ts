@@ -3,7 +3,7 @@
  * malformed entry drops that entry (as the machine server drops what it cannot convert),
  * never the whole config.
  */
-import { JobSchema, MaintenanceSchema, RemoteSchema } from '../../domain/config-language';
+import { JobSchema, MaintenanceSchema, RemoteSchema, remoteNamePrefix } from '../../domain/config-language';
 import { ModuleConfigSchema, moduleTypeOf, RESOURCE_LISTS, type ResourceListName } from '../../domain/config';
 import { PackageConfigSchema, type PackageConfig } from '../../domain/packages';
 import type { z } from 'zod';
@@ -50,15 +50,9 @@ export function readMachineConfig(raw: unknown): MachineConfigRead {
       return Array.isArray(list) ? list.filter(isRecord).map((entry) => ({ kind, entry })) : [];
     }),
     packages: entries(config, 'packages', PackageConfigSchema),
-    remotes: entries(config, 'remotes', RemoteSchema).map((r) => ({ name: r.name, address: r.address ?? '', prefix: remotePrefix(r.name, r.prefix) })),
+    remotes: entries(config, 'remotes', RemoteSchema).map((r) => ({ name: r.name, address: r.address ?? '', prefix: remoteNamePrefix(r.name, r.prefix) })),
     jobs: entries(config, 'jobs', JobSchema).map((j) => ({ name: j.name ?? '', schedule: j.schedule ?? '', resource: j.resource ?? '', method: j.method ?? '' })),
     processes: Array.isArray(config.processes) ? config.processes.length : 0,
     ...(sensorName === '' ? {} : { maintenance: { sensorName, key: maintenance.success ? (maintenance.data.maintenance_allowed_key ?? '') : '' } }),
   };
-}
-
-/** The prefix of a remote's resource names: older configs write `true` for the remote's own name. */
-function remotePrefix(name: string, prefix: string | boolean | undefined): string {
-  if (typeof prefix === 'string') return prefix;
-  return prefix === true ? `${name}.` : '';
 }
