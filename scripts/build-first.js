@@ -56,7 +56,7 @@ module.exports = async function buildFirst() {
   try {
     execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   } catch (err) {
-    throw new Error(`npm run build failed, so the tests would run stale code:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+    throw new Error(`npm run build failed, so the tests would run stale code:\n${err.stdout ?? ''}${err.stderr ?? ''}`, { cause: err });
   }
   process.stderr.write(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { appCommand } from '../../src/cli/early-start';
 
 // The compiled module, as the command runs it: the app's process preloads the compiled reporter beside it.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the compiled module itself, loaded at run time
 const { AppRunner } = require('../../dist/cli/app-runner') as typeof import('../../src/cli/app-runner');
 
 function project(app: string): string {

@@ -36,10 +36,12 @@ describe('plan renderers', () => {
     expect(text).toContain('+ resource "fleetform_dataset" "d"');
     expect(text).toContain('- resource "fleetform_training_job" "old"');
     expect(text).toContain('Plan: 1 to add, 1 to change, 1 to destroy.');
+    // eslint-disable-next-line no-control-regex -- ESC starts the ANSI colour codes that must be absent
     expect(text).not.toMatch(/secret|sha256|\u001b\[/);
   });
 
   test('text with colour uses ANSI codes', () => {
+    // eslint-disable-next-line no-control-regex -- ESC starts the ANSI colour codes looked for
     expect(renderPlanText(plan, { color: true })).toMatch(/\u001b\[3[123]m/);
   });
 

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS script without type declarations
 const { staleness } = require('../../scripts/build-first.js') as { staleness: (root: string) => string | undefined };
 
 let root: string;

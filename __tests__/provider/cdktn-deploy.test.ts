@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { commandFailure, machinesOnService, requireTerraform, run, terraformHome } from './terraform-cli';
 
 jest.setTimeout(400_000);
@@ -64,7 +65,7 @@ async function exampleProject(): Promise<string> {
   return project;
 }
 
-const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
+const plain = (text: string) => stripVTControlCharacters(text);
 const cdktn = async (...args: string[]) => {
   const r = await run(NODE22, [CDKTN_CLI, ...args], dir, env);
   return { ...r, stdout: plain(r.stdout), stderr: plain(r.stderr) };

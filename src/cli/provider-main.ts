@@ -30,6 +30,7 @@ export function projectFolder(start: string): string {
 
 async function connect(block: ProviderBlock): Promise<ProviderConnection> {
   // Loaded on first use: Terraform starts the provider several times a run, most of them only for its schema.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, synchronously
   const { openConnection } = require('./connection') as typeof import('./connection');
   const c = await openConnection({ cwd: projectFolder(process.cwd()), env: connectionEnv(block, process.env) });
   return {

@@ -51,6 +51,7 @@ export function declaredBackend(stacks: readonly DesiredStack[]): StackBackend {
 export function backendFor(declared: StackBackend, cwd: string, env: NodeJS.ProcessEnv = process.env): ProjectStateBackend {
   if (declared.type === 'pg') {
     // Loaded only for stacks that keep state in PostgreSQL: the driver is a tenth of a second of every start.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, synchronously
     const { PgStateBackend } = require('../engine/state/pg-backend') as typeof import('../engine/state/pg-backend');
     return new PgStateBackend({ ...declared, ...(env.FLEETFORM_WORKSPACE ? { workspace: env.FLEETFORM_WORKSPACE } : {}) }, env);
   }

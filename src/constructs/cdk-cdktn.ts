@@ -7,6 +7,7 @@
 import type * as Cdk from 'cdktn';
 import { CDKTN, loadCdkLibrary } from './cdk-library';
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer: loaded inside the check that names it when missing
 const cdk = loadCdkLibrary<typeof Cdk>(CDKTN, () => require('cdktn'));
 
 export const { Annotations, AnnotationMetadataEntryType, TerraformProvider, TerraformResource, TerraformStack, Token, dependable } = cdk;

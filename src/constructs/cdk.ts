@@ -7,6 +7,7 @@
 import type * as Cdk from 'cdktf';
 import { CDKTF, loadCdkLibrary } from './cdk-library';
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer: loaded inside the check that names it when missing
 const cdk = loadCdkLibrary<typeof Cdk>(CDKTF, () => require('cdktf'));
 
 export const { Annotations, AnnotationMetadataEntryType, TerraformProvider, TerraformResource, TerraformStack, Token, dependable } = cdk;

@@ -60,6 +60,7 @@ export interface KindConstructClass<A extends AttributeDeclarations, F, I> {
   new (
     scope: Construct,
     id: string,
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- true when every prop is optional: then props may be left out
     ...props: {} extends KindProps<A, F> ? [props?: KindProps<A, F>] : [props: KindProps<A, F>]
   ): TerraformResource & KindFields<A, F> & { readonly [G in keyof I]: string };
   /** The Terraform resource type. */

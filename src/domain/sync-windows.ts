@@ -9,6 +9,7 @@ import { InputError } from './errors';
 
 /** cron-parser, loaded when a window is first read: an app that declares none never loads it. */
 function cronParser(): typeof Parser {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, synchronously
   return (require('cron-parser') as typeof import('cron-parser')).CronExpressionParser;
 }
 

@@ -69,6 +69,7 @@ export interface ServiceClient {
  * that only declares constructs never pays for loading them.
  */
 function transports(): typeof import('./transport') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, synchronously
   return require('./transport') as typeof import('./transport');
 }
 

@@ -7,7 +7,7 @@ const caches = new WeakMap<Db, Map<string, Statement<unknown[], unknown>>>();
  * A prepared statement for `sql`, prepared once per database handle. `P` is the tuple of
  * positional parameters (or one object of named ones), `R` the row type.
  */
-export function stmt<P extends unknown[] | {} = unknown[], R = unknown>(db: Db, sql: string): Statement<P, R> {
+export function stmt<P extends unknown[] | object = unknown[], R = unknown>(db: Db, sql: string): Statement<P, R> {
   let cache = caches.get(db);
   if (!cache) {
     cache = new Map();
