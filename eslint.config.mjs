@@ -27,7 +27,10 @@ export default defineConfig(
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       // An unused name is an error; a leading underscore says it is unused on purpose (a callback's position).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {

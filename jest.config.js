@@ -1,14 +1,34 @@
-/** @type {import('jest').Config} */
-module.exports = {
+const { availableParallelism } = require('node:os');
+const { tiers } = require('./scripts/test-tiers');
+
+/** What every tier shares. */
+const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/__tests__'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
   },
+  // Property tests: a fixed seed in CI, PROPERTY_SEED to repeat one anywhere.
+  setupFiles: ['<rootDir>/scripts/property-seed.js'],
+};
+
+// Three tiers (scripts/test-tiers.js places each suite by the real parts it starts):
+// `unit` is `npm run test:unit`; `npm test` runs all three.
+const suites = tiers();
+const tier = (name, extra = {}) => ({ ...shared, displayName: name, testMatch: suites[name].map((file) => `<rootDir>/${file}`), ...extra });
+
+/** @type {import('jest').Config} */
+module.exports = {
+  // Two workers even on two cores (jest would run one): most suites wait on the emulator or a
+  // child process, not on the processor. --maxWorkers overrides it.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   testTimeout: 30000,
   // Suites that run bin/fleetform.js load dist/: it is rebuilt first when src/ is newer.
   globalSetup: '<rootDir>/scripts/build-first.js',
-  // Property tests: a fixed seed in CI, PROPERTY_SEED to repeat one anywhere.
-  setupFiles: ['<rootDir>/scripts/property-seed.js'],
+  projects: [
+    tier('unit'),
+    tier('integration'),
+    // The package is packed once for both package suites, only when one of them runs.
+    tier('package', { globalSetup: '<rootDir>/scripts/pack-once.js', globalTeardown: '<rootDir>/scripts/pack-once-teardown.js' }),
+  ],
 };
