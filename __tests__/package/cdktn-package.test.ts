@@ -13,6 +13,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { packed, useLocalPrebuilds } from './packed';
 
 const ROOT = resolve(__dirname, '../..');
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
@@ -84,15 +85,14 @@ let app: string;
 beforeAll(async () => {
   if (!existsSync(join(ROOT, 'dist', 'cdktn.js'))) throw new Error('dist/cdktn.js is missing: run `npm run build` (npm test does) before this suite');
   for (const needed of [join(TEMPLATE, 'tsconfig.json'), NODE22]) if (!existsSync(needed)) throw new Error(`${needed} is missing: run \`npm install\` (cdktn-cli and node 22 are devDependencies)`);
+  const built = packed();
+  tarball = built.tarball;
   scratch = mkdtempSync(join(tmpdir(), 'fleetform-cdktn-package-'));
-  const packed = await mustRun('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', scratch], ROOT);
-  tarball = join(scratch, packed.stdout.trim().split('\n').pop() as string);
   app = join(scratch, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'yard-fleet', version: '1.0.0', private: true }, null, 2));
   writeFileSync(join(app, 'tsconfig.json'), readFileSync(join(TEMPLATE, 'tsconfig.json')));
-  // Native addons are built here, never downloaded, as in this project's own install.
-  writeFileSync(join(app, '.prebuild-installrc'), 'buildFromSource=true\n');
+  useLocalPrebuilds(app, built.prebuilds);
   writeFileSync(join(app, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts', projectId: 'yard', sendCrashReports: 'false' }, null, 2));
   writeFileSync(join(app, 'main.ts'), TS_APP);
   const dev = PACKAGE.devDependencies;

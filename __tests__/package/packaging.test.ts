@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
+import { packed, useLocalPrebuilds } from './packed';
 
 const ROOT = resolve(__dirname, '../..');
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
@@ -115,14 +116,12 @@ let scratch: string;
 let app: string;
 beforeAll(async () => {
   if (!existsSync(join(ROOT, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does) before this suite');
+  const { tarball, prebuilds } = packed();
   scratch = mkdtempSync(join(tmpdir(), 'fleetform-package-'));
-  const packed = await mustRun('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', scratch], ROOT);
-  const tarball = join(scratch, packed.stdout.trim().split('\n').pop() as string);
   app = join(scratch, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'yard-fleet', version: '1.0.0', private: true }, null, 2));
-  // Native addons are built here, never downloaded, as in this project's own install.
-  writeFileSync(join(app, '.prebuild-installrc'), 'buildFromSource=true\n');
+  useLocalPrebuilds(app, prebuilds);
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(TEMPLATE_TSCONFIG, null, 2));
   writeFileSync(join(app, 'tsconfig.nodenext.json'), JSON.stringify(NODENEXT_TSCONFIG, null, 2));
   writeFileSync(join(app, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts', projectId: 'yard', sendCrashReports: 'false' }, null, 2));
