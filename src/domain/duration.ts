@@ -53,7 +53,7 @@ export function parseDuration(text: string, where: string, options: DurationOpti
   const ms = BARE_MILLISECONDS.test(trimmed) ? Number(trimmed) : parseGoDuration(trimmed);
   const minimum = options.minimumMs ?? 0;
   if (ms === undefined || ms < minimum) {
-    const atLeast = minimum > 0 ? ` of at least ${formatGoDuration(minimum)}` : '';
+    const atLeast = minimum > 0 ? ` of at least ${formatGoDuration(minimum)},` : '';
     const forms = 'a Go duration such as 1m30s, or a bare number of milliseconds';
     throw new InputError(`must be a duration${atLeast} like 300ms, 45s or 2m, not ${JSON.stringify(text)}`, { path: where, hint: options.hint ? `${forms}; ${options.hint}` : forms });
   }
