@@ -1,9 +1,11 @@
 import {
   formatGoDuration,
   moduleStartupTimeout,
+  parseDuration,
   parseGoDuration,
   resourceConfigurationTimeout,
 } from '../../src/domain';
+import { InputError } from '../../src/domain/errors';
 
 describe('parseGoDuration', () => {
   test.each([
@@ -25,6 +27,39 @@ describe('parseGoDuration', () => {
   ])('%j = %d ms', (text, ms) => expect(parseGoDuration(text)).toBe(ms));
   test.each(['', '1', '5 m', 'm', '1d', '1.5.5s', '.s', 'abc', '1m 30s', '1M', 's5'])('%j is not a Go duration', (text) => {
     expect(parseGoDuration(text)).toBeUndefined();
+  });
+});
+
+describe('parseDuration: the durations fleetform itself reads', () => {
+  test.each([
+    ['250', 250],
+    ['250ms', 250],
+    [' 2s ', 2000],
+    ['1m30s', 90_000],
+    ['1.5s', 1500],
+    ['0', 0],
+    ['1500us', 2],
+  ])('%j = %d whole ms', (text, ms) => expect(parseDuration(text, '--interval')).toBe(ms));
+
+  test.each(['', 'soon', '5 m', '-1s', '1d', '250 ms'])('%j is refused, naming the flag and the forms', (text) => {
+    let caught: unknown;
+    try {
+      parseDuration(text, '--interval');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(InputError);
+    const error = caught as InputError;
+    expect(error.path).toBe('--interval');
+    expect(error.message).toBe(`must be a duration like 300ms, 45s or 2m, not ${JSON.stringify(text)}`);
+    expect(error.hint).toMatch(/Go duration such as 1m30s, or a bare number of milliseconds/);
+  });
+
+  test('a minimum is named in the error, and a purpose is added to the hint', () => {
+    expect(parseDuration('100ms', 'X', { minimumMs: 100 })).toBe(100);
+    expect(() => parseDuration('50ms', 'X', { minimumMs: 100, hint: 'how often machines are read' })).toThrow(
+      expect.objectContaining({ path: 'X', message: 'must be a duration of at least 100ms, like 300ms, 45s or 2m, not "50ms"', hint: expect.stringContaining('; how often machines are read') }),
+    );
   });
 });
 

@@ -201,6 +201,34 @@ new TrainingJob(stack, 'k', { dataset: 'd', modelName: 'x', modelVersion: '2', t
     expect(r.stdout).toMatch(/wrong\.ts\(7,\d+\): error TS2345: [\s\S]*Property 'modelType' is missing/);
   }, 120_000);
 
+  test('the client is fleetform/client (required, imported, typed); the root still gives it, marked deprecated', async () => {
+    const dir = join(app, 'client-entry');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'client.ts'),
+      `import { createServiceClient, ServiceError, type Machine, type ServiceClient } from 'fleetform/client';
+import { createServiceClient as atRoot } from 'fleetform';
+export const nameOf = (m: Machine): string => m.name;
+export const make: typeof createServiceClient = atRoot;
+export const errorOf = (e: unknown): ServiceError | undefined => (e instanceof ServiceError ? e : undefined);
+export type Client = ServiceClient;
+`,
+    );
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ ...TEMPLATE_TSCONFIG, include: ['client.ts'], compilerOptions: { ...TEMPLATE_TSCONFIG.compilerOptions, incremental: false, noEmit: true } }));
+    writeFileSync(join(dir, 'tsconfig.nodenext.json'), JSON.stringify({ ...NODENEXT_TSCONFIG, files: ['client.ts'] }));
+    for (const config of ['tsconfig.json', 'tsconfig.nodenext.json']) {
+      const r = await run('npx', ['tsc', '-p', config], dir);
+      expect(r.stdout + r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    }
+    const cjs = await mustRun('node', ['-e', "const c = require('fleetform/client'); const r = require('fleetform'); console.log(typeof c.createServiceClient, c.createServiceClient === r.createServiceClient, c.ServiceError === r.ServiceError, 'Machine' in c)"], app);
+    expect(cjs.stdout.trim()).toBe('function true true false');
+    writeFileSync(join(app, 'client.mjs'), "import { createServiceClient } from 'fleetform/client';\nimport * as root from 'fleetform';\nconsole.log(createServiceClient === root.createServiceClient);\n");
+    expect((await mustRun('node', ['client.mjs'], app)).stdout.trim()).toBe('true');
+    const declarations = readFileSync(join(app, 'node_modules', 'fleetform', 'dist', 'root-client.d.ts'), 'utf8');
+    expect(declarations).toMatch(/@deprecated Import it from `fleetform\/client`[^\n]*\n\s*export declare const createServiceClient/);
+  }, 180_000);
+
   test('the app synthesizes with node on compiled JavaScript, with ts-node and as an ES module, the same each time', async () => {
     writeFileSync(join(app, 'main.js'), CJS_APP);
     writeFileSync(join(app, 'main.mjs'), ESM_APP);

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { createServiceClient, type ServiceClient } from '../api/client';
-import { parseGoDuration } from '../domain/duration';
+import { parseDuration } from '../domain/duration';
 import { InputError } from '../domain/errors';
 import { clockOptionsFromEnv, describeFaultReport, faultSpecsFromEnv, startEmulator } from '../emulator';
 
@@ -33,9 +33,7 @@ export function providerEndpoint(endpoints: readonly (string | undefined)[]): st
 function callTimeout(env: NodeJS.ProcessEnv): { timeoutMs?: number } {
   const text = env.FLEETFORM_CALL_TIMEOUT;
   if (!text) return {};
-  const ms = parseGoDuration(text.trim());
-  if (ms === undefined || ms < 1) throw new InputError(`expected a duration like 10s, not ${JSON.stringify(text)}`, { path: 'FLEETFORM_CALL_TIMEOUT' });
-  return { timeoutMs: ms };
+  return { timeoutMs: parseDuration(text, 'FLEETFORM_CALL_TIMEOUT', { minimumMs: 1 }) };
 }
 
 /**

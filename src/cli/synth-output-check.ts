@@ -7,6 +7,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { FleetIssue } from '../constructs/fleet-issue';
+import { isObject } from '../domain/json-value';
 
 function problem(file: string, message: string): FleetIssue {
   return {
@@ -17,10 +18,6 @@ function problem(file: string, message: string): FleetIssue {
     message: `the app wrote ${file}, which is not valid JSON: ${message}`,
     hint: 'the app (or something it runs) writes this file itself or after app.synth(): let cdktf write the output alone',
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Parses `file`; a problem naming it (relative to `outdir`) when it does not parse; undefined when it is missing (the caller's concern). */

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { parseGoDuration } from '../domain/duration';
+import { parseDuration } from '../domain/duration';
 import { InputError } from '../domain/errors';
 import { readStacks } from '../engine/desired/read-stacks';
 import type { DesiredStack } from '../engine/desired/stack';
@@ -46,12 +46,9 @@ function positiveInt(text: string | undefined, flag: string, fallback: number): 
   return n;
 }
 
-/** A flag holding a Go duration (`30s`, `2m`, `1m30s`), read with the domain's parser. */
+/** A flag holding a duration (`30s`, `2m`, `1m30s`), zero when not given. */
 export function durationFlag(text: string | undefined, flag: string): number {
-  if (text === undefined) return 0;
-  const ms = parseGoDuration(text.trim());
-  if (ms === undefined || ms < 0) throw new InputError(`expected a duration like 30s or 2m, not ${JSON.stringify(text)}`, { path: flag });
-  return ms;
+  return text === undefined ? 0 : parseDuration(text, flag);
 }
 
 /** A flag holding `true` or `false` (any other value is refused, not read as true). */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { MachineConfig } from '../domain';
 import { FleetformError } from '../domain/errors';
 import { VARIABLE_NAME_PATTERN } from '../domain/fragment-variables';
-import { FRAGMENT_VISIBILITIES, fragmentTagResource } from '../domain/resource-attributes';
+import { FRAGMENT_TYPE, FRAGMENT_VISIBILITIES, fragmentTagResource } from '../domain/resource-attributes';
 import { TerraformResource, TerraformStack } from './cdk';
 import { registerChecks, type IssueSink } from './checks';
 import { synthesizedConfig } from './config-json';
@@ -60,7 +60,7 @@ export const fragmentPropsSchema = z.strictObject({
  */
 export class Fragment extends TerraformResource implements IMachine, IFragment {
   /** The Terraform resource type. */
-  static readonly tfResourceType = 'fleetform_fragment';
+  static readonly tfResourceType = FRAGMENT_TYPE;
 
   /** Whether x is a Fragment (of any copy of this library). */
   static isFragment(x: unknown): x is Fragment {

@@ -1,5 +1,2 @@
-/** A JSON value as machine configuration attributes hold them. */
-export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
-
-/** An object of JSON values: the `attributes` of a modular resource. */
-export type JsonObject = { readonly [key: string]: JsonValue };
+/** JSON values as construct props take them (machine configuration attributes): read-only arrays and objects accepted. */
+export type { ReadonlyJsonObject as JsonObject, ReadonlyJsonValue as JsonValue } from '../domain/json-value';

@@ -1,10 +1,11 @@
 import type { IConstruct } from 'constructs';
 import { FleetformError } from '../domain/errors';
+import { FRAGMENT_TYPE } from '../domain/resource-attributes';
 import { kindOf } from './kinds';
 import type { IMachine as Machine } from './machine-parts';
 
 /** The kind a Fragment construct is marked with: it holds modules and resources as a machine does. */
-export const FRAGMENT_KIND = 'fleetform_fragment';
+export const FRAGMENT_KIND = FRAGMENT_TYPE;
 
 /** Whether a construct holds machine parts: a Machine or a Fragment. */
 export function holdsMachineParts(construct: IConstruct): boolean {

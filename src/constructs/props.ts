@@ -4,7 +4,6 @@ import { FleetformError } from '../domain/errors';
 import { describeValue, schemaProblems } from '../domain/schema-issues';
 import { kindOf, type FleetKind } from './kinds';
 import { camelCase } from './field-names';
-import { quicklyAccepted } from './props-quick';
 import { Secret } from './secret';
 
 /** Props of a construct that its schema refuses: an unknown name, a wrong type or a missing value. */
@@ -16,6 +15,22 @@ function camelHint(key: string, known: readonly string[]): string | undefined {
   return camel !== key && known.includes(camel) ? `did you mean "${camel}"? props are camelCase, where the service's JSON writes ${key}` : undefined;
 }
 
+const compiledSchemas = new WeakMap<z.ZodObject, z.ZodObject>();
+
+/**
+ * A props schema compiled once: a construct is declared by the hundred thousand, nearly
+ * always with right props, which take the compiled path; wrong props are parsed again by
+ * the schema itself, so its issues are zod's own.
+ */
+function compiledSchema(schema: z.ZodObject): z.ZodObject {
+  let compiled = compiledSchemas.get(schema);
+  if (compiled === undefined) {
+    compiled = z.compile(schema);
+    compiledSchemas.set(schema, compiled);
+  }
+  return compiled;
+}
+
 /**
  * Checks a construct's props against its strict schema, so JavaScript callers (and
  * TypeScript run without type checks) get the errors the compiler gives: an unknown prop
@@ -23,8 +38,7 @@ function camelHint(key: string, known: readonly string[]): string | undefined {
  * (a string is never split into an array). Throws a PropsError at the construct's path.
  */
 export function checkProps<T>(construct: IConstruct, constructName: string, schema: z.ZodObject, props: unknown): T {
-  if (quicklyAccepted(schema, props ?? {})) return props as T;
-  const result = schema.safeParse(props ?? {});
+  const result = compiledSchema(schema).safeParse(props ?? {});
   if (result.success) return props as T;
   const known = Object.keys(schema.shape);
   const problems = schemaProblems(result.error.issues, props, { noun: 'prop', known, suggest: (key) => camelHint(key, known) });

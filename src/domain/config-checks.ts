@@ -4,6 +4,7 @@ import { parseGoDuration } from './duration';
 import { errorIssue, warningIssue, type Issue } from './issue';
 import { childPath } from './json-path';
 import { schemaProblems } from './schema-issues';
+import { isObject as isRecord } from './json-value';
 
 /**
  * Checks of the sections beyond resources, modules and packages. An error is what makes the
@@ -25,10 +26,6 @@ const HEARTBEAT_MIN_MS = 30;
 const HEARTBEAT_MAX_MS = 60_000;
 const FULL_RESOURCE_NAME = /^[\w-]+:[\w-]+:[\w-]+\/.+$/;
 const HOST_PORT = /^(\[[^\]]*\]|[^:[\]]*):\d{1,5}$/;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function isLogLevel(level: unknown): boolean {
   return typeof level === 'string' && (LOG_LEVELS as readonly string[]).includes(level.toLowerCase());

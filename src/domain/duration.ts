@@ -3,6 +3,8 @@
  * server reads its timeout variables. Values are milliseconds (fractions allowed).
  */
 
+import { InputError } from './errors';
+
 const UNIT_MS: Readonly<Record<string, number>> = {
   ns: 1e-6,
   us: 1e-3,
@@ -28,6 +30,34 @@ export function parseGoDuration(text: string): number | undefined {
   }
   // Avoid floating noise from unit products (e.g. 3.5s): round to whole nanoseconds.
   return (sign * Math.round(ms * 1e6)) / 1e6;
+}
+
+/** Options of `parseDuration`. */
+export interface DurationOptions {
+  /** The shortest duration allowed, in milliseconds (0 by default). */
+  readonly minimumMs?: number;
+  /** What the value is for, added to the hint of the error. */
+  readonly hint?: string;
+}
+
+const BARE_MILLISECONDS = /^\d+(?:\.\d+)?$/;
+
+/**
+ * A duration fleetform itself reads (a flag, a variable, an emulator setting): Go duration
+ * text (`300ms`, `45s`, `2m`, `1m30s`), or a bare number meaning milliseconds (`250`);
+ * blanks around it are ignored. Returns whole milliseconds; throws an InputError naming
+ * `where` when the text is no duration or is shorter than the minimum.
+ */
+export function parseDuration(text: string, where: string, options: DurationOptions = {}): number {
+  const trimmed = text.trim();
+  const ms = BARE_MILLISECONDS.test(trimmed) ? Number(trimmed) : parseGoDuration(trimmed);
+  const minimum = options.minimumMs ?? 0;
+  if (ms === undefined || ms < minimum) {
+    const atLeast = minimum > 0 ? ` of at least ${formatGoDuration(minimum)},` : '';
+    const forms = 'a Go duration such as 1m30s, or a bare number of milliseconds';
+    throw new InputError(`must be a duration${atLeast} like 300ms, 45s or 2m, not ${JSON.stringify(text)}`, { path: where, hint: options.hint ? `${forms}; ${options.hint}` : forms });
+  }
+  return Math.round(ms);
 }
 
 function trimFraction(n: number, digits: number): string {

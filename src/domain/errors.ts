@@ -20,5 +20,10 @@ export class FleetformError extends Error {
   }
 }
 
+/** The message of anything thrown: an Error's message, else the value as text. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** A user-supplied file, flag or value that cannot be used. */
 export class InputError extends FleetformError {}

@@ -1,3 +1,12 @@
+/** A JSON value as fleetform handles it: plain data, comparable and serializable. */
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A JSON value as a caller hands it in, whose arrays and objects may be read-only (`as const`). */
+export type ReadonlyJsonValue = JsonPrimitive | readonly ReadonlyJsonValue[] | { readonly [key: string]: ReadonlyJsonValue };
+export type ReadonlyJsonObject = { readonly [key: string]: ReadonlyJsonValue };
+
 /** An object of a JSON value (not an array, not null). */
 export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

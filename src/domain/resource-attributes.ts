@@ -125,6 +125,9 @@ resource "fleetform_machine" "picker" {
   },
 });
 
+/** The Terraform type of a fragment. */
+export const FRAGMENT_TYPE = fragmentResource.type;
+
 /** A tag of a fragment, such as `stable`: machines importing the fragment at the tag follow the revision it names. */
 export const fragmentTagResource = declareResource({
   type: 'fleetform_fragment_tag',
@@ -238,6 +241,9 @@ export const customTrainingJobResource = declareResource({
     id: jobId,
   },
 });
+
+/** The Terraform types of training jobs, of both kinds. */
+export const TRAINING_JOB_TYPES: readonly string[] = [trainingJobResource.type, customTrainingJobResource.type];
 
 /** `organization_id` -> `organizationId`. */
 export type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;

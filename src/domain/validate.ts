@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   MachineConfigSchema,
   ModularResourceSchema,
@@ -16,7 +16,6 @@ import { childPath, errorIssue, formatIssue, joinPath, toValidationResult, warni
 import { checkModuleName, checkModuleNamingConvention, checkResourceName, conventionalModuleName } from './names';
 import { checkJsonLimits, scanJson, type JsonScan } from './json-limits';
 import { unreceivableEnvEntry } from './module-env';
-import { plainModuleEntry, plainResourceEntry } from './plain-entries';
 import { checkPackageEntry, checkPackageReference, checkUniquePackageNames, knownPackages, PackageConfigSchema, type KnownPackages, type PackageConfig } from './packages';
 import { findPlaceholders, mayHoldPlaceholder, PLACEHOLDER_PATTERN, type PlaceholderRef } from './placeholders';
 import { BUILTIN_MODULE_ID, isApiTriplet, isModelTriplet, isModuleId, REGISTRY_MODEL_TRIPLET } from './triplet';
@@ -66,6 +65,14 @@ function pushAll(issues: Issue[], more: readonly Issue[]): void {
 function fieldOf(value: unknown, key: string): unknown {
   return value === null || typeof value !== 'object' ? undefined : (value as Record<string, unknown>)[key];
 }
+
+/**
+ * The entry schemas compiled: a fleet validates tens of thousands of entries per synth.
+ * A valid entry takes the compiled path; an invalid one is parsed again by the schema
+ * itself, so its issues are zod's own.
+ */
+const resourceEntrySchema = z.compile(ModularResourceSchema);
+const moduleEntrySchema = z.compile(ModuleConfigSchema);
 
 /** A shallow copy of an object without one of its own keys. */
 function withoutKey(value: unknown, key: string): unknown {
@@ -423,8 +430,7 @@ function readModule(item: unknown, path: string, modules: Located<ModuleConfig>[
   // env is checked from the config's own keys (zod leaves out keys such as "__proto__").
   const rawEnv = fieldOf(item, 'env');
   const envIsRecord = rawEnv !== null && typeof rawEnv === 'object' && !Array.isArray(rawEnv);
-  const plain = rawEnv === undefined || envIsRecord ? plainModuleEntry(item) : undefined;
-  const r = plain !== undefined ? { success: true as const, data: plain } : ModuleConfigSchema.safeParse(envIsRecord ? withoutKey(item, 'env') : item);
+  const r = moduleEntrySchema.safeParse(envIsRecord ? withoutKey(item, 'env') : item);
   if (!envIsRecord) {
     if (r.success) modules.push({ value: r.data, path });
     else pushAll(issues, schemaIssues(r.error, item, path));
@@ -482,13 +488,7 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
       if (!(i in items)) continue;
       const item = items[i];
       const path = `${list}[${i}]`;
-      // A plain entry holds the entry's own attributes already.
-      const plain = plainResourceEntry(item);
-      if (plain !== undefined) {
-        resources.push({ value: normalResource(plain, list), path, list });
-        continue;
-      }
-      const r = ModularResourceSchema.safeParse(item);
+      const r = resourceEntrySchema.safeParse(item);
       const attributes = fieldOf(item, 'attributes') as Record<string, unknown> | undefined;
       // The entry's own attributes, as given.
       if (r.success) resources.push({ value: normalResource(attributes === undefined || r.data.attributes === attributes ? r.data : { ...r.data, attributes }, list), path, list });

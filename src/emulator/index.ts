@@ -36,7 +36,7 @@ export { HEALTH_PATH } from './server/gate';
 export { describeFaultReport, FAULTS_ENV, faultSpecsFromEnv, parseFaultSpec, type FaultSpec } from './rpc/fault-spec';
 export type { FaultReport } from './rpc/faults';
 export { MACHINE_FAULTS_ENV, machineFaultsFromEnv, parseMachineFault, type MachineFault } from './sim/machine-faults';
-export { DEFAULT_SIMULATION, parseMillis, resolveSimulation, SIMULATION_ENV, type SimulationSettings } from './sim/options';
+export { DEFAULT_SIMULATION, resolveSimulation, SIMULATION_ENV, type SimulationSettings } from './sim/options';
 export { CLOCK_ENV, clockOptionsFromEnv, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV, type ClockMode } from './clock/settings';
 export { DEFAULT_TRAINING_DURATION_MS } from './logic/training-schedule';
 export { SEED_MODULES, SEED_ORGANIZATION, SEED_TRAINING_SCRIPT } from './seed';

@@ -1,11 +1,8 @@
-import { jsonEqual } from '../domain/json-value';
+import { jsonEqual, type JsonObject, type JsonPrimitive, type JsonValue } from '../domain/json-value';
 import { setOwn } from '../domain/own-keys';
 
 export { jsonEqual, setOwn };
-/** JSON values as the engine handles them: plain data, comparable and serializable. */
-export type JsonPrimitive = string | number | boolean | null;
-export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+export type { JsonObject, JsonPrimitive, JsonValue };
 
 /**
  * A value that is only known once apply has run (for example the id of a dataset that

@@ -7,13 +7,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isObject as isRecord } from '../domain/json-value';
 
 /** Attributes that name an object on the service, compared when they are plain strings in both. */
 const NAMING = ['name', 'model_name', 'model_version'] as const;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** `TYPE.NAME` of the one JSON-configured resource of `type` matching `config`, else undefined. */
 export function configAddress(type: string, config: Readonly<Record<string, unknown>>, dir = process.cwd()): string | undefined {

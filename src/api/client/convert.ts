@@ -17,6 +17,7 @@ import type {
   TrainingJob,
   TrainingJobLogEntry,
 } from './types';
+import { isObject as isRecord } from '../../domain/json-value';
 
 /** A google.protobuf.Timestamp as protobuf-es represents it. */
 export interface TimestampLike {
@@ -181,10 +182,6 @@ export function registryItemOf(m: RegistryItemLike): RegistryItem {
       ? (md.value as { versions: { version: string }[] }).versions.map((v) => v.version)
       : [];
   return { itemId: m.itemId, name: m.name, organizationId: m.organizationId, type, versions: sortBySemver(raw, (v) => v) };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Drops keys whose value is undefined, so optional fields are absent rather than undefined. */

@@ -39,11 +39,3 @@ export type {
   TrainingJobLogEntry,
 } from './types';
 
-// Aliases for the package root, where `TrainingJob`, `Machine` and `Dataset` name constructs.
-import type { Dataset, Machine, TrainingJob } from './types';
-/** A training job's metadata as the client returns it (same as the client's `TrainingJob`). */
-export type TrainingJobMetadata = TrainingJob;
-/** A machine as the client returns it (same as the client's `Machine`). */
-export type MachineInfo = Machine;
-/** A dataset as the client returns it (same as the client's `Dataset`). */
-export type DatasetInfo = Dataset;

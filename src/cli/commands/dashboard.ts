@@ -15,7 +15,7 @@ import type { RolloutTarget, SourceEvent } from '../../dashboard/source';
 import { startDashboardServer } from '../../dashboard/server';
 import { standaloneSource } from '../../dashboard/standalone-source';
 import type { ActionResult, EventLevel } from '../../dashboard/view';
-import { parseMillis } from '../../emulator';
+import { parseDuration } from '../../domain/duration';
 import type { AppRunner } from '../app-runner';
 import { openConnection } from '../connection';
 import { rolloutJournals } from '../rollout-output';
@@ -90,7 +90,7 @@ export function register(program: Command, apps: AppRunner): void {
   ).action(async (opts: DashboardOptions) => {
     const listen = parseListen(opts.listen);
     const token = dashboardToken(process.env);
-    const fleetIntervalMs = parseMillis(opts.interval, '--interval', 100);
+    const fleetIntervalMs = parseDuration(opts.interval, '--interval', { minimumMs: 100 });
     const planIntervalMs = durationFlag(opts.planEvery, '--plan-every');
     const backend = await projectBackend(process.cwd());
     const connection = await openConnection({ cwd: process.cwd(), env: process.env });

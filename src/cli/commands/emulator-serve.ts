@@ -1,6 +1,7 @@
 /** `fleetform emulator serve`: runs the cloud emulator in the foreground until SIGINT/SIGTERM. */
 import * as path from 'node:path';
 import type { Command } from 'commander';
+import { parseDuration } from '../../domain/duration';
 import { FleetformError, InputError } from '../../domain/errors';
 import { CLOCK_ENV, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV, type ClockMode } from '../../emulator';
 import {
@@ -13,7 +14,6 @@ import {
   parseFaultSpec,
   parseLimit,
   parseMachineFault,
-  parseMillis,
   SIMULATION_ENV,
   startEmulator,
   type FaultSpec,
@@ -133,9 +133,9 @@ export function register(program: Command): void {
       const simulation: Partial<SimulationSettings> = {
         // Off when the flag says so; otherwise the variable (or the default) decides.
         ...(opts.simulate ? {} : { simulate: false }),
-        ...(opts.checkInInterval === undefined ? {} : { checkInIntervalMs: parseMillis(opts.checkInInterval, '--check-in-interval', 1) }),
-        ...(opts.moduleStartTime === undefined ? {} : { moduleStartMs: parseMillis(opts.moduleStartTime, '--module-start-time') }),
-        ...(opts.resourceConfigureTime === undefined ? {} : { resourceConfigureMs: parseMillis(opts.resourceConfigureTime, '--resource-configure-time') }),
+        ...(opts.checkInInterval === undefined ? {} : { checkInIntervalMs: parseDuration(opts.checkInInterval, '--check-in-interval', { minimumMs: 1 }) }),
+        ...(opts.moduleStartTime === undefined ? {} : { moduleStartMs: parseDuration(opts.moduleStartTime, '--module-start-time') }),
+        ...(opts.resourceConfigureTime === undefined ? {} : { resourceConfigureMs: parseDuration(opts.resourceConfigureTime, '--resource-configure-time') }),
         machineFaults: opts.machineFault,
       };
       const dataDir = path.resolve(opts.data);

@@ -3,7 +3,7 @@ import { InputError } from '../../domain/errors';
 import { machineHealth, type MachineHealth } from '../../engine/kinds/machine-health';
 import { moduleCards, type ModuleCard } from '../../engine/kinds/module-cards';
 import { trainingProgress, type TrainingProgress } from '../../engine/kinds/training-progress';
-import { parseMillis } from '../../emulator';
+import { parseDuration } from '../../domain/duration';
 import { openConnection } from '../connection';
 import { projectBackend } from '../state-backend';
 
@@ -89,7 +89,7 @@ export function register(program: Command): void {
     .option('--watch', 'refresh until interrupted (in place on a terminal)')
     .option('--interval <duration>', 'refresh interval of --watch, e.g. 2s or 500ms', '2s')
     .action(async (opts: { stack?: string[]; json?: boolean; watch?: boolean; interval: string }) => {
-      const intervalMs = parseMillis(opts.interval, '--interval', 100);
+      const intervalMs = parseDuration(opts.interval, '--interval', { minimumMs: 100 });
       if (opts.watch && opts.json) throw new InputError('--watch and --json cannot be combined', { path: '--watch', hint: 'poll `fleetform status --json` instead' });
       const backend = await projectBackend(process.cwd());
       const names = opts.stack && opts.stack.length > 0 ? opts.stack : await backend.stacks();

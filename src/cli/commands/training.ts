@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
 import type { TrainingJobLogEntry } from '../../api/client';
 import { InputError } from '../../domain/errors';
+import { TRAINING_JOB_TYPES } from '../../domain/resource-attributes';
 import { isTerminal, trainingStatusName } from '../../domain/training';
-import { parseMillis } from '../../emulator';
+import { parseDuration } from '../../domain/duration';
 import { openConnection } from '../connection';
 import { projectBackend } from '../state-backend';
-
-const JOB_TYPES = ['fleetform_training_job', 'fleetform_custom_training_job'];
 
 /** The id of the training job at an address of the project's state (in any stack, or the one named). */
 async function jobIdAt(address: string, stack: string | undefined): Promise<string> {
@@ -15,7 +14,7 @@ async function jobIdAt(address: string, stack: string | undefined): Promise<stri
   const found: string[] = [];
   for (const name of stacks) {
     const entry = (await backend.read(name)).resources[address];
-    if (entry && JOB_TYPES.includes(entry.type) && entry.ids.id) found.push(entry.ids.id);
+    if (entry && TRAINING_JOB_TYPES.includes(entry.type) && entry.ids.id) found.push(entry.ids.id);
   }
   if (found.length === 1) return found[0] as string;
   if (found.length > 1) throw new InputError(`${address} is a training job of ${found.length} stacks`, { path: address, hint: 'name the stack with --stack' });
@@ -38,7 +37,7 @@ export function register(program: Command): void {
     .option('--no-follow', 'print what the log holds now and stop')
     .option('--interval <duration>', 'how often to read the log while following, e.g. 2s or 500ms', '2s')
     .action(async (address: string, opts: { stack?: string; follow: boolean; interval: string }) => {
-      const intervalMs = parseMillis(opts.interval, '--interval', 100);
+      const intervalMs = parseDuration(opts.interval, '--interval', { minimumMs: 100 });
       const id = await jobIdAt(address, opts.stack);
       const connection = await openConnection({ cwd: process.cwd(), env: process.env });
       try {

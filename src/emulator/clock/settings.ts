@@ -3,7 +3,7 @@
  * environment variables: the training duration (Go duration text, `300ms` to `2h`) and
  * whether the clock starts frozen.
  */
-import { parseGoDuration } from '../../domain';
+import { parseDuration } from '../../domain/duration';
 import { InputError } from '../../domain/errors';
 import { DEFAULT_TRAINING_DURATION_MS } from '../logic/training-schedule';
 
@@ -13,16 +13,9 @@ export const CLOCK_ENV = 'FLEETFORM_EMULATOR_CLOCK';
 /** `frozen` stops the clock at start; `running` lets a clock frozen earlier run; unset keeps what the data folder has. */
 export type ClockMode = 'frozen' | 'running';
 
-/** Whole milliseconds of a non-negative Go duration; `where` names the flag or variable in the error. */
+/** Whole milliseconds of a training duration; `where` names the flag or variable in the error. */
 export function parseTrainingDuration(text: string, where: string): number {
-  const ms = parseGoDuration(text.trim());
-  if (ms === undefined || ms < 0) {
-    throw new InputError(`must be a duration like 300ms, 45s or 2m, not ${JSON.stringify(text)}`, {
-      path: where,
-      hint: 'a job is COMPLETED this long after it is submitted (PENDING for the first tenth)',
-    });
-  }
-  return Math.round(ms);
+  return parseDuration(text, where, { hint: 'a job is COMPLETED this long after it is submitted (PENDING for the first tenth)' });
 }
 
 export function parseClockMode(text: string, where: string): ClockMode {

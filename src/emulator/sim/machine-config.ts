@@ -9,6 +9,7 @@ import { PackageConfigSchema, type PackageConfig } from '../../domain/packages';
 import type { z } from 'zod';
 import type { FetchedJob } from './jobs';
 import type { MaintenanceSettings } from './maintenance';
+import { isObject as isRecord } from '../../domain/json-value';
 
 export interface MachineConfigRead {
   readonly modules: readonly { readonly name: string; readonly moduleId: string | undefined; readonly policy: string }[];
@@ -18,10 +19,6 @@ export interface MachineConfigRead {
   readonly jobs: readonly FetchedJob[];
   readonly processes: number;
   readonly maintenance?: MaintenanceSettings;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The entries of a list section that its schema takes. */

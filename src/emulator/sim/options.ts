@@ -1,4 +1,5 @@
 /** Settings of the simulated machines: from options first, then FLEETFORM_EMULATOR_* variables, then defaults. */
+import { parseDuration } from '../../domain/duration';
 import { InputError } from '../../domain/errors';
 import { machineFaultsFromEnv, type MachineFault } from './machine-faults';
 
@@ -27,24 +28,6 @@ export const DEFAULT_SIMULATION: Omit<SimulationSettings, 'machineFaults'> = {
   resourceConfigureMs: 500,
 };
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
-
-/**
- * A duration in milliseconds: `250` or `250ms`, `2s`, `1m`. `minimum` bounds it from
- * below (the check-in interval cannot be zero); `path` names the flag or variable in errors.
- */
-export function parseMillis(text: string, path: string, minimum = 0): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(text);
-  const value = m ? Math.round(Number(m[1]) * (UNITS[m[2] ?? 'ms'] ?? 1)) : Number.NaN;
-  if (!Number.isFinite(value) || value < minimum) {
-    throw new InputError(`expected a duration of at least ${minimum} ms, not ${JSON.stringify(text)}`, {
-      path,
-      hint: 'write milliseconds (250 or 250ms), seconds (2s) or minutes (1m)',
-    });
-  }
-  return value;
-}
-
 /** Whether a variable's text turns simulation off (0, false, off, no). */
 function parseSwitch(text: string, path: string): boolean {
   const t = text.trim().toLowerCase();
@@ -57,7 +40,7 @@ function parseSwitch(text: string, path: string): boolean {
 export function resolveSimulation(env: NodeJS.ProcessEnv, given: Partial<SimulationSettings> = {}): SimulationSettings {
   const fromEnv = <K extends 'checkInIntervalMs' | 'moduleStartMs' | 'resourceConfigureMs'>(key: K, minimum: number): number => {
     const text = env[SIMULATION_ENV[key]];
-    return given[key] ?? (text === undefined || text === '' ? DEFAULT_SIMULATION[key] : parseMillis(text, SIMULATION_ENV[key], minimum));
+    return given[key] ?? (text === undefined || text === '' ? DEFAULT_SIMULATION[key] : parseDuration(text, SIMULATION_ENV[key], { minimumMs: minimum }));
   };
   const simulateText = env[SIMULATION_ENV.simulate];
   return {

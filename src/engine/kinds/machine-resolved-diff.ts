@@ -11,6 +11,7 @@ import { showValue } from '../render/values';
 import { fragmentConfigDocument } from './fragment';
 import { configDocument, configView } from './machine-config-view';
 import type { MachineResolution } from '../../domain/fragments';
+import { FRAGMENT_TYPE } from '../../domain/resource-attributes';
 import { declaredFetch, importsFragments, resolveFetching, serviceFetch, type DeclaredFragment, type FragmentFetch } from './machine-fragments';
 import { machineKind } from './machine';
 
@@ -56,7 +57,7 @@ export function plannedMachineNames(plan: Plan): string[] {
 /** The fragments the plan changes, as planned, by the id the service gave them (found by name in their organization). */
 async function plannedFragments(plan: Plan, client: ServiceClient): Promise<Map<string, DeclaredFragment>> {
   const out = new Map<string, DeclaredFragment>();
-  const changed = plan.changes.filter((c) => c.type === 'fleetform_fragment' && c.before && c.after && isObject(c.after.config));
+  const changed = plan.changes.filter((c) => c.type === FRAGMENT_TYPE && c.before && c.after && isObject(c.after.config));
   for (const c of changed) {
     const after = c.after as JsonObject;
     const organization = typeof after.organization_id === 'string' ? after.organization_id : '';

@@ -3,6 +3,7 @@
  * trains and, once ended, how long it took or why it failed.
  */
 import type { ServiceClient } from '../../api/client';
+import { TRAINING_JOB_TYPES } from '../../domain/resource-attributes';
 import { trainingStatusName } from '../../domain/training';
 import type { State } from '../state/schema';
 import { unlessNotFound } from './not-found';
@@ -21,8 +22,6 @@ export interface TrainingProgress {
   readonly error?: string;
 }
 
-const JOB_TYPES = ['fleetform_training_job', 'fleetform_custom_training_job'];
-
 function statusWord(status: number): string {
   return trainingStatusName(status as Parameters<typeof trainingStatusName>[0]).replace(/^TRAINING_STATUS_/, '').toLowerCase().replace(/_/g, ' ');
 }
@@ -31,7 +30,7 @@ function statusWord(status: number): string {
 export async function trainingProgress(client: ServiceClient, states: readonly State[], now: Date = new Date()): Promise<TrainingProgress[]> {
   const entries = states.flatMap((state) =>
     Object.entries(state.resources)
-      .filter(([, e]) => JOB_TYPES.includes(e.type) && e.ids.id !== undefined)
+      .filter(([, e]) => TRAINING_JOB_TYPES.includes(e.type) && e.ids.id !== undefined)
       .map(([address, e]) => ({ stack: state.stack, address, jobId: e.ids.id as string })),
   );
   return Promise.all(

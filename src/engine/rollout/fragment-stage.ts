@@ -5,7 +5,7 @@
  * config revision with the fragments it reaches (` +<fragment id>@<revision>`).
  */
 import { ServiceError, type ServiceClient } from '../../api/client';
-import { FleetformError } from '../../domain/errors';
+import { errorMessage as message, FleetformError } from '../../domain/errors';
 import { isRevisionNumber } from '../../domain/fragments';
 import { importedVersion, withFragmentVersion, type RolloutPlan } from '../../domain/rollout';
 import { configRevision, serviceFetch, type FragmentFetch } from '../kinds/machine-fragments';
@@ -27,10 +27,6 @@ export interface FragmentStageInput {
   readonly fromRevision: string;
   /** The version each machine's import follows (`''` the latest revision, else a tag), by address. */
   readonly follows: ReadonlyMap<string, string>;
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** Fragments read once per stage (a revision's config does not change; tags are read at the write that needs them). */

@@ -8,6 +8,7 @@
 import { ServiceError, type ServiceClient } from '../../api/client';
 import { abortReason, stepGate, waveVerdict, type GateTrack, type HealthVerdict, type RolloutPlan } from '../../domain/rollout';
 import { isHeldByMaintenanceWhy } from '../../domain/maintenance';
+import { errorMessage as message } from '../../domain/errors';
 import { heldOrJudged } from '../health/wait-healthy';
 import type { ApplyOutcome } from '../apply/executor';
 import type { MachineReading, MachineStatusSource } from '../health/machine-status-source';
@@ -78,10 +79,6 @@ export interface Written {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** The poll interval for a gate: a quarter of its settle time, from 50 ms to 1 s. */
 export function pollInterval(settleMs: number): number {

@@ -1,7 +1,8 @@
 /**
- * Props recognized without zod are props the construct's schema accepts: generated props
- * (right and wrong types, unknown and prototype-named keys, class instances, holes) never
- * pass the quick test when zod refuses them, and right props nearly always pass it.
+ * The compiled props check gives the construct's schema's own verdict: generated props
+ * (right and wrong types, unknown and prototype-named keys, class instances, holes) pass
+ * checkProps exactly when the schema (not compiled) accepts them, and a refusal names the
+ * same props the schema's issues name.
  */
 import fc from 'fast-check';
 import type { z } from 'zod';
@@ -12,7 +13,7 @@ import { machinePropsSchema } from '../../src/constructs/machine';
 import { modularResourcePropsSchema, ModularResource } from '../../src/constructs/modular-resource';
 import { modulePropsSchema, Module } from '../../src/constructs/module';
 import { Machine } from '../../src/constructs';
-import { quicklyAccepted } from '../../src/constructs/props-quick';
+import { checkProps, PropsError } from '../../src/constructs/props';
 import { fleetProviderPropsSchema } from '../../src/constructs/provider';
 import { trainingJobPropsSchema } from '../../src/constructs/training-job';
 import { newStack } from './helpers';
@@ -63,24 +64,37 @@ function propsOf(schema: z.ZodObject): fc.Arbitrary<unknown> {
   return fc.oneof({ weight: 10, arbitrary: object }, { weight: 1, arbitrary: value });
 }
 
-test.each(Object.entries(schemas))('%s: what passes the quick test, zod accepts', (name, schema) => {
-  let quick = 0;
+/** The message checkProps gives for props, or undefined when it accepts them. */
+function verdict(schema: z.ZodObject, props: unknown): string | undefined {
+  try {
+    checkProps(machine, 'Props', schema, props);
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof PropsError)) throw e;
+    return e.message;
+  }
+}
+
+test.each(Object.entries(schemas))('%s: checkProps accepts what the schema accepts, and only that', (name, schema) => {
+  const accepted = { yes: 0, no: 0 };
   fc.assert(
     fc.property(propsOf(schema as z.ZodObject), (p) => {
-      if (!quicklyAccepted(schema as z.ZodObject, p)) return;
-      quick += 1;
-      expect((schema as z.ZodObject).safeParse(p).success).toBe(true);
+      const expected = (schema as z.ZodObject).safeParse(p ?? {});
+      const message = verdict(schema as z.ZodObject, p);
+      expect(message === undefined).toBe(expected.success);
+      accepted[expected.success ? 'yes' : 'no'] += 1;
+      if (!expected.success) for (const issue of expected.error.issues) if (issue.path[0] !== undefined) expect(message).toContain(String(issue.path[0]));
     }),
     { numRuns: 3000, seed: 5 },
   );
-  // Schemas with kinds the quick test does not know (enums) are left to zod entirely.
-  if (name.startsWith('trainingJob') || name.startsWith('customTrainingJob')) expect(quick).toBe(0);
-  else expect(quick).toBeGreaterThan(0);
+  // The generated props exercise both verdicts (a training job's enums are never generated right).
+  if (!name.startsWith('trainingJob') && !name.startsWith('customTrainingJob')) expect(accepted.yes).toBeGreaterThan(0);
+  expect(accepted.no).toBeGreaterThan(0);
 });
 
-test('the props a fleet is declared with pass the quick test', () => {
-  expect(quicklyAccepted(modulePropsSchema, { moduleId: 'acme:x', version: '~1.2', env: { A: 'b' }, sensitiveEnv: {} })).toBe(true);
-  expect(quicklyAccepted(modularResourcePropsSchema, { api: 'rdk:component:arm', model: 'acme:x:y', attributes: { a: [1] }, dependsOn: ['b', resource] })).toBe(true);
-  expect(quicklyAccepted(machinePropsSchema, {})).toBe(true);
-  expect(quicklyAccepted(modularResourcePropsSchema, { api: 'rdk:component:arm', model: 'acme:x:y', dependsOn: [sensors] })).toBe(false);
+test('the props a fleet is declared with pass, a construct where a module belongs is named', () => {
+  expect(verdict(modulePropsSchema, { moduleId: 'acme:x', version: '~1.2', env: { A: 'b' }, sensitiveEnv: {} })).toBeUndefined();
+  expect(verdict(modularResourcePropsSchema, { api: 'rdk:component:arm', model: 'acme:x:y', attributes: { a: [1] }, dependsOn: ['b', resource] })).toBeUndefined();
+  expect(verdict(machinePropsSchema, {})).toBeUndefined();
+  expect(verdict(modularResourcePropsSchema, { api: 'rdk:component:arm', model: 'acme:x:y', dependsOn: [sensors] })).toMatch(/dependsOn/);
 });
