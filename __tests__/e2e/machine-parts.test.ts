@@ -8,7 +8,7 @@ import type { Construct } from 'constructs';
 import { Component, FleetProvider, Machine, Module, Part } from '../../src';
 import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
 
-jest.setTimeout(120_000);
+jest.setTimeout(240_000);
 
 let p: EmulatorProject | undefined;
 afterEach(async () => {
