@@ -53,7 +53,7 @@ interface PartResource {
   readonly name: string;
   readonly machine_id: string;
   readonly config: string;
-  readonly secret_env?: Record<string, string>;
+  readonly secrets?: Record<string, { from: string; name?: string }>;
 }
 
 test('a machine with two other parts is adopted part by part: No changes after, each part synthesized as stored', async () => {
@@ -108,7 +108,8 @@ test('a machine with two other parts is adopted part by part: No changes after, 
     // Secrets travel apart (secret_env, secrets by reference): compare the rest.
     const withoutSecrets = JSON.parse(JSON.stringify(stored)) as Record<string, unknown>;
     if (r.name === 'arm-controller') {
-      expect(r.secret_env).toEqual({ 'arm-driver.ARM_API_TOKEN': 'arm-token-7731' });
+      // Read where plans run, from the variables adopt listed.
+      expect(Object.values(r.secrets ?? {}).map((ref) => ref.name).sort()).toEqual([token, ...Object.keys(remoteKeys)].sort());
       delete (withoutSecrets.modules as Array<{ env: Record<string, string> }>)[0]?.env.ARM_API_TOKEN;
       for (const remote of withoutSecrets.remotes as Array<{ auth: { credentials: Record<string, string> } }>) delete remote.auth.credentials.payload;
     }
