@@ -60,14 +60,6 @@ function knownConfig(view: MachinePartView): JsonObject {
   throw new FleetformError(`the config of machine part ${view.name} is not known yet`, { hint: 'apply the resources its config names (its fragments) first' });
 }
 
-function parsedText(text: string): { parsed?: unknown } {
-  try {
-    return { parsed: JSON.parse(text) };
-  } catch {
-    return {};
-  }
-}
-
 /** The main part is the machine's: a fleetform_machine's config, never a part of its own. */
 function mainPartRefusal(part: MachinePart): FleetformError {
   return new FleetformError(`part ${part.id} is the main part of machine ${part.machineId}`, {
@@ -87,9 +79,6 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
     if (attributes.config === UNKNOWN) {
       const note: PlanNote = { level: 'info', path: 'config', message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists' };
       return { view: { machine_id, name, config: UNKNOWN }, private: { pins: pinsOf(prior) }, notes: [note], problems: [] };
-    }
-    if (!isObject(parsedText(attributes.config).parsed)) {
-      return { view: { machine_id, name, config: {} }, private: {}, notes: [], problems: [{ path: 'config', message: 'config is not a JSON object', hint: 'synthesize the app again' }] };
     }
     const desired = await desirePartConfig(ctx, name, attributes, prior);
     return { view: { machine_id, name, config: desired.config }, private: { pins: desired.pins }, notes: desired.notes, problems: desired.problems };
