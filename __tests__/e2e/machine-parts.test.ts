@@ -41,7 +41,15 @@ async function partsOf(project: EmulatorProject, machineName: string) {
   return project.client.appClient.getMachineParts(machine.id);
 }
 
-test('a part is created with its own config, changed and renamed in place, removed alone, its secret never shown', async () => {
+/** A project whose rover (and its arm part) is applied. */
+async function appliedRover(): Promise<EmulatorProject> {
+  p = await openEmulatorProject('ff-parts-');
+  synth(p, rover('/dev/ttyUSB0'));
+  expect((await p.run('apply', '--auto-approve')).code).toBe(0);
+  return p;
+}
+
+test('a part is created with its own config, its secret never shown; the next plan changes nothing', async () => {
   p = await openEmulatorProject('ff-parts-');
   synth(p, rover('/dev/ttyUSB0'));
   const plan = await p.run('plan', '--detailed-exitcode');
@@ -60,36 +68,40 @@ test('a part is created with its own config, changed and renamed in place, remov
   expect((arm?.config.modules as Array<{ env: Record<string, string> }>)[0]?.env).toEqual({ ARM_TOKEN: 'tok-secret-1' });
   expect(JSON.stringify((await p.backend().read('fleet')).resources['fleetform_machine_part.rover_arm'])).not.toContain('tok-secret-1');
   expect((await p.run('plan', '--detailed-exitcode')).code).toBe(0);
+});
 
-  synth(p, rover('/dev/ttyUSB1', 'arm'));
-  const edit = await p.run('plan', '--detailed-exitcode');
+test('an edit and a rename of a part are made in place; an edit on the service is drift the plan shows on the part', async () => {
+  const q = await appliedRover();
+  const arm = (await partsOf(q, 'rover')).find((x) => !x.mainPart);
+  synth(q, rover('/dev/ttyUSB1', 'arm'));
+  const edit = await q.run('plan', '--detailed-exitcode');
   expect(edit.code).toBe(2);
   expect(edit.stdout).toContain('# fleetform_machine_part.rover_arm will be updated in-place');
   expect(edit.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy.');
-  expect((await p.run('apply', '--auto-approve')).code).toBe(0);
-  const edited = (await partsOf(p, 'rover')).find((x) => !x.mainPart);
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  const edited = (await partsOf(q, 'rover')).find((x) => !x.mainPart);
   expect(edited).toMatchObject({ id: arm?.id, name: 'arm', config: { components: [{ attributes: { port: '/dev/ttyUSB1' } }] } });
-  expect((await p.run('plan', '--detailed-exitcode')).code).toBe(0);
 
-  // An edit made on the service is drift the plan shows on the part.
-  await p.client.appClient.updateMachinePart(arm?.id ?? '', 'arm', { ...edited?.config, debug: false });
-  const drift = await p.run('plan', '--detailed-exitcode');
+  await q.client.appClient.updateMachinePart(arm?.id ?? '', 'arm', { ...edited?.config, debug: false });
+  const drift = await q.run('plan', '--detailed-exitcode');
   expect(drift.code).toBe(2);
   expect(drift.stdout).toMatch(/~ config\.debug\s+= false -> true/);
-  expect((await p.run('apply', '--auto-approve')).code).toBe(0);
+  expect(drift.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy.');
+});
 
-  synth(p, (s) => new Component(new Machine(s, 'rover'), 'base', { api: 'rdk:component:base', model: 'fake' }));
-  const removal = await p.run('plan');
+test('a part removed from code is deleted alone: its machine and main part stay', async () => {
+  const q = await appliedRover();
+  const main = (await partsOf(q, 'rover')).find((x) => x.mainPart);
+  synth(q, (s) => new Component(new Machine(s, 'rover'), 'base', { api: 'rdk:component:base', model: 'fake' }));
+  const removal = await q.run('plan');
   expect(removal.stdout).toContain('# fleetform_machine_part.rover_arm will be destroyed');
   expect(removal.stdout).toContain('Plan: 0 to add, 0 to change, 1 to destroy.');
-  expect((await p.run('apply', '--auto-approve')).code).toBe(0);
-  expect((await partsOf(p, 'rover')).map((x) => x.name)).toEqual([main?.name]);
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  expect((await partsOf(q, 'rover')).map((x) => x.name)).toEqual([main?.name]);
 });
 
 test('a destroy removes the part and its machine; an import of a main part is refused naming the machine', async () => {
-  p = await openEmulatorProject('ff-parts-');
-  synth(p, rover('/dev/ttyUSB0'));
-  expect((await p.run('apply', '--auto-approve')).code).toBe(0);
+  p = await appliedRover();
   const main = (await partsOf(p, 'rover')).find((x) => x.mainPart);
 
   synth(p, (s) => {
