@@ -151,6 +151,37 @@ describe('planAdoption', () => {
     expect(a.imports.map((i) => i.address)).toEqual(['fleetform_location.top', 'fleetform_location.inner', 'fleetform_machine.framed', 'fleetform_machine.kept', 'fleetform_dataset.boxes', 'fleetform_training_job.detector-j1']);
   });
 
+  test("a machine's other parts are Parts inside it, each its own import; machines alike share their main config, never their parts", () => {
+    const withParts = (m: InventoryMachine, partName: string, config: Record<string, unknown>): InventoryMachine => ({
+      ...m,
+      parts: [...m.parts, { id: `${m.id}-p`, name: partName, machineId: m.id, locationId: m.locationId, mainPart: false, config }],
+    });
+    const arm = { ...sensors('arm-secret', '7'), network: { bind_address: ':8081' } };
+    const a = planAdoption(
+      inventory([
+        withParts(machine('m1', 'picker-1', sensors('t', '11')), 'arm controller', arm),
+        withParts(machine('m2', 'picker-2', sensors('t', '11')), 'cam', { components: [{ name: 'c', api: 'rdk:component:camera', model: 'fake' }] }),
+        withParts(machine('m3', 'picker-3', {}), 'theirs', {}),
+      ]),
+      { managed: new Map([['fleetform_machine_part', new Set(['m3-p'])]]) },
+    );
+    expect(a.blocks.map((b) => b.machines)).toEqual([['picker-1', 'picker-2']]);
+    expect(a.machines.map((m) => m.parts.map((p) => [p.constructId, p.name]))).toEqual([[['arm-controller', 'arm controller']], [['cam', 'cam']], []]);
+    expect(a.imports.filter((i) => i.address.startsWith('fleetform_machine_part.'))).toEqual([
+      { address: 'fleetform_machine_part.picker-1_arm-controller', id: 'm1-p' },
+      { address: 'fleetform_machine_part.picker-2_cam', id: 'm2-p' },
+    ]);
+    expect(a.skipped).toEqual([{ what: 'part theirs (m3-p) of machine picker-3', reason: 'another stack manages it' }]);
+    expect(a.untouched).toEqual([]);
+    expect(a.secrets.map((s) => [s.variable, s.machine])).toContainEqual(['PICKER_1_ARM_CONTROLLER_ACME_SENSORS_API_TOKEN', 'picker-1 (part arm controller)']);
+    const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
+    expect(code).toContain("const picker1 = pickerConfig(new Machine(this, 'picker-1'");
+    expect(code).toContain("new Part(picker1, 'arm-controller', { name: 'arm controller', network: { bind_address: ':8081' } });");
+    expect(code).toMatch(/new Module\(armController, 'acme_sensors', \{[^}]*sensitiveEnv: \{ API_TOKEN: Secret\.fromEnv\('PICKER_1_ARM_CONTROLLER_ACME_SENSORS_API_TOKEN'\) \}/);
+    expect(code).not.toContain('arm-secret');
+    expect(code).toMatch(/^import \{ [^}]*\bPart\b[^}]* \} from 'fleetform';$/m);
+  });
+
   test('code for CDK Terrain imports its classes from cdktn and fleetform/cdktn', () => {
     const a = planAdoption(inventory([machine('m1', 'rover', sensors('t', '1'))]), { managed: new Map() });
     const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktn' });

@@ -44,8 +44,9 @@ describe('kind declarations', () => {
 
   test("every kind's Terraform schema: replace-forcing, computed ids, secrets", () => {
     const schemas = Object.fromEntries(kindDeclarations.map((d) => [d.type, terraformResourceSchema(d)]));
-    expect(Object.keys(schemas)).toEqual(['fleetform_machine', 'fleetform_dataset', 'fleetform_training_job', 'fleetform_custom_training_job', 'fleetform_location', 'fleetform_ml_model', 'fleetform_fragment', 'fleetform_fragment_tag']);
+    expect(Object.keys(schemas)).toEqual(['fleetform_machine', 'fleetform_machine_part', 'fleetform_dataset', 'fleetform_training_job', 'fleetform_custom_training_job', 'fleetform_location', 'fleetform_ml_model', 'fleetform_fragment', 'fleetform_fragment_tag']);
     expect(schemas.fleetform_fragment_tag?.requiresReplace).toEqual(['fragment_id', 'tag']);
+    expect(schemas.fleetform_machine_part?.requiresReplace).toEqual(['machine_id']);
     expect(schemas.fleetform_location?.requiresReplace).toEqual(['organization_id']);
     expect(schemas.fleetform_training_job?.requiresReplace).toEqual(['model_name', 'model_version']);
     expect(schemas.fleetform_machine?.requiresReplace).toEqual(['location_id']);

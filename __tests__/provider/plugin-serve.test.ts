@@ -129,7 +129,7 @@ test('handshake, schema over mutual TLS, Shutdown: exit 0 with nothing but the h
     client = clientFor(provider.handshake, host);
     const schema = await call(client, '/tfplugin6.Provider/GetProviderSchema', new tf.GetProviderSchema_Request(), tf.GetProviderSchema_Response);
     expect(schema.diagnostics).toEqual([]);
-    expect(Object.keys(schema.resourceSchemas).sort()).toEqual(['fleetform_custom_training_job', 'fleetform_dataset', 'fleetform_fragment', 'fleetform_fragment_tag', 'fleetform_location', 'fleetform_machine', 'fleetform_ml_model', 'fleetform_training_job']);
+    expect(Object.keys(schema.resourceSchemas).sort()).toEqual(['fleetform_custom_training_job', 'fleetform_dataset', 'fleetform_fragment', 'fleetform_fragment_tag', 'fleetform_location', 'fleetform_machine', 'fleetform_machine_part', 'fleetform_ml_model', 'fleetform_training_job']);
     const machine = new Map(schema.resourceSchemas.fleetform_machine?.block?.attributes.map((a) => [a.name, a]));
     expect([...machine.keys()]).toEqual(['name', 'location_id', 'config', 'secret_env', 'secrets', 'deploy_models', 'health_gate', 'id', 'part_id', 'secret_env_digest', 'secrets_digest']);
     expect(machine.get('secret_env')).toMatchObject({ sensitive: true, writeOnly: true, computed: false });

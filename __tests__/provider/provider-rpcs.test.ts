@@ -139,7 +139,7 @@ const MACHINE_COMPUTED = ['location_id', 'id', 'part_id'];
 test('GetProviderSchema: every kind, required/optional/computed/sensitive as declared, version 0', async () => {
   const schema = await handlers.GetProviderSchema(new tf.GetProviderSchema_Request());
   expect(schema.diagnostics).toEqual([]);
-  expect([...types.keys()].sort()).toEqual(['fleetform_custom_training_job', 'fleetform_dataset', 'fleetform_fragment', 'fleetform_fragment_tag', 'fleetform_location', 'fleetform_machine', 'fleetform_ml_model', 'fleetform_training_job']);
+  expect([...types.keys()].sort()).toEqual(['fleetform_custom_training_job', 'fleetform_dataset', 'fleetform_fragment', 'fleetform_fragment_tag', 'fleetform_location', 'fleetform_machine', 'fleetform_machine_part', 'fleetform_ml_model', 'fleetform_training_job']);
   const flags = (type: string) =>
     Object.fromEntries((schema.resourceSchemas[type]?.block?.attributes ?? []).map((a) => [a.name, [a.required && 'required', a.optional && 'optional', a.computed && 'computed', a.sensitive && 'sensitive'].filter(Boolean).join(' ')]));
   expect(flags('fleetform_location')).toEqual({ name: 'required', parent_location_id: 'optional', organization_id: 'optional computed', id: 'computed' });

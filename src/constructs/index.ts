@@ -1,6 +1,7 @@
 /** The construct library: a fleet and its ML training as CDKTF constructs. */
 export { FleetProvider, type FleetProviderProps } from './provider';
-export { Machine, type MachineProps } from './machine';
+export { Machine, type MachineConfigProps, type MachineProps } from './machine';
+export { Part, type PartProps } from './part';
 export { Module, type ModuleProps } from './module';
 export { Secret, SecretValueRefusedError } from './secret';
 export type { SecretReference } from '../domain/secret-reference';

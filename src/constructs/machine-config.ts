@@ -5,7 +5,7 @@ import { isFinished } from './construction';
 import { withOverrides } from './config-overrides';
 import { declaredSectionsOf, withSections } from './machine-sections';
 import { kindOf } from './kinds';
-import { FRAGMENT_KIND } from './machine-scope';
+import { holdsMachineParts } from './machine-scope';
 import type { PackageConfig } from '../domain/packages';
 import { childPathOf, type SecretReference } from '../domain/secret-reference';
 import { configSecrets } from './secret';
@@ -67,7 +67,7 @@ function collectParts(scope: IConstruct, into: MachinePartLists): void {
     if (kind === 'module') into.modules.push(child as Module);
     else if (kind === 'modular-resource') into.resources.push(child as ModularResource);
     else if (kind === 'package') into.packages.push(child as Package);
-    if (kind !== 'machine' && kind !== FRAGMENT_KIND) collectParts(child, into);
+    if (!holdsMachineParts(child)) collectParts(child, into);
   }
 }
 

@@ -7,10 +7,13 @@ import type { IMachine as Machine } from './machine-parts';
 /** The kind a Fragment construct is marked with: it holds modules and resources as a machine does. */
 export const FRAGMENT_KIND = FRAGMENT_TYPE;
 
-/** Whether a construct holds machine parts: a Machine or a Fragment. */
+/** The kind a Part construct is marked with: a machine's part other than its main one, holding modules and resources of its own. */
+export const PART_KIND = 'fleetform_machine_part';
+
+/** Whether a construct holds machine parts: a Machine (its main part), a Part or a Fragment. */
 export function holdsMachineParts(construct: IConstruct): boolean {
   const kind = kindOf(construct);
-  return kind === 'machine' || kind === FRAGMENT_KIND;
+  return kind === 'machine' || kind === FRAGMENT_KIND || kind === PART_KIND;
 }
 
 /** The closest enclosing Machine (or Fragment) of a construct, or undefined when it is not inside one. */

@@ -24,7 +24,7 @@ import { overridePath } from './config-overrides';
 import type { AgentConfig, AuthConfig, JobConfig, LogPattern, MaintenanceConfig, NetworkConfig } from '../domain/config-language';
 
 /** Properties of a {@link Machine}. */
-export interface MachineProps {
+export interface MachineProps extends MachineConfigProps {
   /**
    * Name of the machine in its location.
    * @default the construct id
@@ -48,6 +48,10 @@ export interface MachineProps {
    * @default no wait
    */
   readonly healthGate?: { readonly timeout?: string; readonly settle?: string };
+}
+
+/** The settings of a machine's config beyond its modules and resources: its main part's, or another {@link Part}'s. */
+export interface MachineConfigProps {
   /** The web server: `bind_address`, TLS files, `sessions`, `traffic_tunnel_endpoints`. */
   readonly network?: NetworkConfig;
   /** API key handlers (their keys are secrets, masked in plans, state and logs), TLS entities. */
@@ -84,13 +88,8 @@ const SECTION_PROPS = [
   ['tracing', 'tracing'],
 ] as const;
 
-/** The run-time check of {@link MachineProps}: strict, without coercion. */
-export const machinePropsSchema = z.strictObject({
-  ...camelShape(machineAttributes, ['location_id']),
-  // An empty name is reported by the app's analysis, with duplicate names.
-  name: propSchemas.text.optional(),
-  location: locationReference.optional(),
-  healthGate: z.strictObject({ timeout: propSchemas.text.optional(), settle: propSchemas.text.optional() }).optional(),
+/** The run-time check of {@link MachineConfigProps}, to spread in a strict object. */
+export const machineConfigPropsShape = {
   network: propSchemas.jsonObject.optional(),
   auth: propSchemas.jsonObject.optional(),
   maintenance: propSchemas.jsonObject.optional(),
@@ -101,6 +100,21 @@ export const machinePropsSchema = z.strictObject({
   enableWebProfile: z.boolean().optional(),
   disableLogDeduplication: z.boolean().optional(),
   tracing: propSchemas.jsonObject.optional(),
+};
+
+/** Declares the config sections the props give, in the owner's (a machine's or a part's) config. */
+export function declareConfigSections(owner: Construct, props: MachineConfigProps): void {
+  for (const [prop, key] of SECTION_PROPS) if (props[prop] !== undefined) sectionsOf(owner).settings.set(key, props[prop]);
+}
+
+/** The run-time check of {@link MachineProps}: strict, without coercion. */
+export const machinePropsSchema = z.strictObject({
+  ...camelShape(machineAttributes, ['location_id']),
+  // An empty name is reported by the app's analysis, with duplicate names.
+  name: propSchemas.text.optional(),
+  location: locationReference.optional(),
+  healthGate: z.strictObject({ timeout: propSchemas.text.optional(), settle: propSchemas.text.optional() }).optional(),
+  ...machineConfigPropsShape,
 });
 
 /**
@@ -153,7 +167,7 @@ export class Machine extends TerraformResource implements IMachine {
     this.name = props.name ?? id;
     this.locationId = props.location !== undefined ? locationIdOf(props.location) : props.locationId;
     this.healthGate = props.healthGate;
-    for (const [prop, key] of SECTION_PROPS) if (props[prop] !== undefined) sectionsOf(this).settings.set(key, props[prop]);
+    declareConfigSections(this, props);
     registerFleetConstruct(this);
   }
 

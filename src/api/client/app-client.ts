@@ -41,6 +41,10 @@ export interface AppClient extends FragmentClient {
   deleteMachine(id: string): Promise<void>;
   getMachineParts(machineId: string): Promise<MachinePart[]>;
   getMachinePart(partId: string): Promise<MachinePart>;
+  /** Adds a part (not the main one, with an empty config) to a machine; resolves to the part id. */
+  newMachinePart(machineId: string, name: string): Promise<string>;
+  /** Deletes a part other than the main one. */
+  deleteMachinePart(partId: string): Promise<void>;
   /**
    * Replaces the part's name and config. With `lastKnownUpdate` (the part's `lastUpdated`
    * as read) the service refuses the write if the part changed since; such a guarded
@@ -132,6 +136,15 @@ export function createAppClient(call: Invoker<AppWireServiceType>, sdk: Pick<Sdk
       // The config comes twice: parsed from config_json, the Struct decoded only without it.
       const { robotConfig, ...part } = res.part;
       return machinePartOf({ ...part, robotConfig: undefined }, res.configJson || (robotConfig === undefined ? undefined : JSON.stringify(decodeStruct(robotConfig))));
+    },
+
+    async newMachinePart(machineId, name) {
+      const res = await call('newRobotPart', false, (c, o) => c.newRobotPart({ robotId: machineId, partName: name }, o));
+      return res.partId;
+    },
+
+    async deleteMachinePart(partId) {
+      await call('deleteRobotPart', false, (c, o) => c.deleteRobotPart({ partId }, o));
     },
 
     async updateMachinePart(partId, name, config, lastKnownUpdate) {

@@ -2,6 +2,7 @@ import type { TrainingJob } from '../../api/client';
 import { customTrainingJobResource, datasetResource, locationResource, trainingJobResource } from '../../domain/resource-attributes';
 import { TrainingStatus } from '../../domain/training';
 import { machineDeclaration } from '../kinds/machine';
+import { machinePartDeclaration } from '../kinds/machine-part';
 import { stableStringify } from '../json';
 import { importsCode, secretVariables } from './fragment-code';
 import { planFragments, type FragmentDecl, type ImportDecl, type Reference } from './fragment-adoption';
@@ -26,6 +27,18 @@ export interface MachineDecl {
   /** The machine's own config, or the shared block (index into `blocks`) that declares it. */
   readonly config: MachineConfigCode | number;
   /** The fragments it imports: its own, never shared in a block. */
+  readonly imports: readonly ImportDecl[];
+  /** Its parts other than the main one, each a `Part` inside it. */
+  readonly parts: readonly PartDecl[];
+}
+
+/** A part of a machine other than its main one, with its own config. */
+export interface PartDecl {
+  /** Its construct id inside its machine. */
+  readonly constructId: string;
+  readonly id: string;
+  readonly name: string;
+  readonly config: MachineConfigCode;
   readonly imports: readonly ImportDecl[];
 }
 
@@ -81,6 +94,7 @@ export interface AdoptionOptions {
 }
 
 const MACHINE = machineDeclaration.type;
+const PART = machinePartDeclaration.type;
 const LOCATION = locationResource.type;
 const DATASET = datasetResource.type;
 const JOB = trainingJobResource.type;
@@ -159,6 +173,54 @@ function withSecretVariables(i: ImportDecl, machine: string, secrets: AdoptedSec
   return { ...rest, ...(Object.keys(variables).length > 0 ? { variables } : {}), secretVariables: read };
 }
 
+/** What planParts needs of the adoption around it. */
+interface PartPlanning {
+  readonly fragmentPlan: ReturnType<typeof planFragments>;
+  readonly managedAs: (type: string, id: string) => boolean;
+  readonly skipped: Skipped[];
+  readonly secrets: AdoptedSecret[];
+  /** The machine's list of what stays on the service as it is. */
+  readonly untouched: string[];
+}
+
+/**
+ * A machine's parts other than its main one, each a `Part` inside it with its own config
+ * (its address `<machine construct>_<part construct>`, as the construct's logical id is);
+ * a part another stack manages, or whose config code cannot declare exactly, is skipped and named.
+ */
+function planParts(machine: InventoryMachine, machineConstructId: string, planning: PartPlanning): { decls: PartDecl[]; imports: { address: string; id: string }[] } {
+  const ids = new ConstructIds();
+  const decls: PartDecl[] = [];
+  const imports: { address: string; id: string }[] = [];
+  const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  for (const part of machine.parts.filter((p) => !p.mainPart).sort(byName)) {
+    const what = `part ${part.name} (${part.id}) of machine ${machine.name}`;
+    if (planning.managedAs(PART, part.id)) {
+      planning.skipped.push({ what, reason: 'another stack manages it' });
+      continue;
+    }
+    const label = `${machine.name}-${part.name}`;
+    const made = machineConfigCode(part.config, label);
+    if (!made.ok) {
+      planning.skipped.push({ what, reason: made.reason });
+      continue;
+    }
+    const parsed = importsCode(part.config);
+    const resolved = parsed.ok ? planning.fragmentPlan.resolve(parsed.imports) : parsed;
+    if (!resolved.ok) {
+      planning.skipped.push({ what, reason: resolved.reason });
+      continue;
+    }
+    const constructId = ids.take(part.name, 'part');
+    for (const s of made.secrets) planning.secrets.push({ ...s, machine: `${machine.name} (part ${part.name})` });
+    planning.untouched.push(...made.untouched.map((s) => `config section "${s}" of part ${part.name}`));
+    const partImports = resolved.imports.map((i) => withSecretVariables(i, label, planning.secrets));
+    decls.push({ constructId, id: part.id, name: part.name, config: made.code, imports: partImports });
+    imports.push({ address: `${PART}.${machineConstructId}_${constructId}`, id: part.id });
+  }
+  return { decls, imports };
+}
+
 /** Whether a job is over without a result code could keep (canceled, or being canceled). */
 function isCanceled(job: TrainingJob): boolean {
   return job.status === TrainingStatus.CANCELED || job.status === TrainingStatus.CANCELING;
@@ -212,7 +274,15 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
 
   const secrets: AdoptedSecret[] = [];
   const untouched: { machine: string; what: string[] }[] = [];
-  const pending: { machine: InventoryMachine; constructId: string; config: MachineConfigCode; imports: readonly ImportDecl[]; secrets: readonly SecretVariable[]; key: string }[] = [];
+  const pending: {
+    machine: InventoryMachine;
+    constructId: string;
+    config: MachineConfigCode;
+    imports: readonly ImportDecl[];
+    parts: readonly PartDecl[];
+    secrets: readonly SecretVariable[];
+    key: string;
+  }[] = [];
   const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   for (const machine of [...inventory.machines].sort(byName)) {
     const label = `machine ${machine.name} (${machine.id})`;
@@ -237,12 +307,13 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
       continue;
     }
     const constructId = ids.take(machine.name, 'machine');
-    const others = machine.parts.filter((p) => !p.mainPart).map((p) => `part ${p.name}`);
-    const left = [...made.untouched.map((s) => `config section "${s}"`), ...others];
+    const left = made.untouched.map((s) => `config section "${s}"`);
+    const parts = planParts(machine, constructId, { fragmentPlan, managedAs, skipped, secrets, untouched: left });
     if (left.length > 0) untouched.push({ machine: machine.name, what: left });
     const imported = resolved.imports.map((i) => withSecretVariables(i, machine.name, secrets));
-    pending.push({ machine, constructId, config: made.code, imports: imported, secrets: made.secrets, key: sameConfigKey(made.code, made.secrets) });
+    pending.push({ machine, constructId, config: made.code, imports: imported, parts: parts.decls, secrets: made.secrets, key: sameConfigKey(made.code, made.secrets) });
     imports.push({ address: `${MACHINE}.${constructId}`, id: machine.id });
+    imports.push(...parts.imports);
   }
 
   const groups = new Map<string, typeof pending>();
@@ -272,6 +343,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     location: locationRef(p.machine.locationId),
     config: blockOf.get(p.key) ?? p.config,
     imports: p.imports,
+    parts: p.parts,
   }));
 
   const datasetConstruct = new Map<string, string>();

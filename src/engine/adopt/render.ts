@@ -1,7 +1,7 @@
 import { conventionalModuleName } from '../../domain/names';
 import { ModelFramework, ModelType } from '../../domain/training';
 import type { JsonValue } from '../json';
-import type { Adoption, FragmentDecl, ImportDecl, JobDecl, MachineDecl, Reference } from './adoption';
+import type { Adoption, FragmentDecl, ImportDecl, JobDecl, MachineDecl, PartDecl, Reference } from './adoption';
 import { Code, CodeWriter, literal, stringLiteral, type Literal } from './code-writer';
 import { placeholderName } from './fragment-code';
 import { isEmptyConfig, SecretRef, type MachineConfigCode, type OverrideCode, type ValueCode } from './machine-code';
@@ -161,6 +161,26 @@ function writeFragment(w: CodeWriter, f: FragmentDecl, vars: Map<string, string>
   if (f.tags.length > 0) used.add('FragmentTag');
 }
 
+/**
+ * A machine's part besides its main one: `new Part(machine, id, {...})` with its settings
+ * as props, then its config and fragment imports inside it. It is named (under its
+ * address's key in `vars`) when statements follow or Terraform imports it.
+ */
+function writePart(w: CodeWriter, machineVar: string, address: string, part: PartDecl, vars: Map<string, string>, names: VariableNames, used: Set<string>, named: boolean): void {
+  used.add('Part');
+  const settings = valueLiteral(part.config.settings, used) as { [key: string]: Literal };
+  const statement = `new Part(${machineVar}, ${stringLiteral(part.constructId)}${propsArgument(w, { name: part.name === part.constructId ? undefined : part.name, ...settings })});`;
+  if (!named && isEmptyConfig({ ...part.config, settings: {} }) && part.imports.length === 0) {
+    w.line(statement);
+    return;
+  }
+  const name = names.take(part.name, machineVar);
+  vars.set(address, name);
+  w.line(`const ${name} = ${statement}`);
+  writeConfig(w, name, part.config, used, names);
+  writeImports(w, name, part.imports, vars, used);
+}
+
 function jobStatement(w: CodeWriter, decl: JobDecl, vars: ReadonlyMap<string, string>, used: Set<string>): string {
   const { job } = decl;
   const dataset = refCode(decl.dataset, vars);
@@ -220,8 +240,8 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
     ...adoption.locations.flatMap((l) => (l.parent && 'construct' in l.parent ? [l.parent.construct] : [])),
     ...adoption.machines.flatMap((m) => ('construct' in m.location ? [m.location.construct] : [])),
     ...adoption.jobs.flatMap((j) => ('construct' in j.dataset ? [j.dataset.construct] : [])),
-    // A machine importing fragments is named: its imports are statements of their own.
-    ...adoption.machines.flatMap((m) => (m.imports.length > 0 ? [m.constructId] : [])),
+    // A machine importing fragments, or with parts besides its main one, is named: its imports and parts are statements of their own.
+    ...adoption.machines.flatMap((m) => (m.imports.length > 0 || m.parts.length > 0 ? [m.constructId] : [])),
   ]);
   const imports = options.terraformImports ?? false;
   const declare = (constructId: string, statement: string): void => {
@@ -271,6 +291,7 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
     }
     const machineVar = vars.get(m.constructId);
     if (machineVar !== undefined) writeImports(body, machineVar, m.imports, vars, used);
+    if (machineVar !== undefined) for (const part of m.parts) writePart(body, machineVar, `${m.constructId}_${part.constructId}`, part, vars, names, used, imports);
   }
   if (adoption.datasets.length > 0) {
     body.line();

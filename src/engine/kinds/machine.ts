@@ -179,7 +179,8 @@ export async function runningVersions(ctx: KindContext, config: JsonValue | unde
   return running;
 }
 
-function pinsOf(entry: StateEntry | undefined): Record<string, string> {
+/** The module pins a machine's (or part's) state entry keeps, by module name. */
+export function pinsOf(entry: StateEntry | undefined): Record<string, string> {
   const pins = entry?.private.pins;
   const out: Record<string, string> = {};
   if (isObject(pins)) for (const [k, v] of Object.entries(pins)) if (typeof v === 'string') out[k] = v;
@@ -194,6 +195,122 @@ export function runningModuleVersion(module: { readonly name: string; readonly v
 /** The revision a config write made: the part's last_updated after it. */
 function revisionOf(part: { readonly lastUpdated?: Date | undefined }): { revision?: string } {
   return part.lastUpdated ? { revision: part.lastUpdated.toISOString() } : {};
+}
+
+/** The config attributes a part of a machine gives: its config text, secret env entries, secrets by reference and deployed models. */
+export interface PartConfigAttributes {
+  readonly config: string;
+  readonly secret_env?: Record<string, string> | undefined;
+  readonly secrets?: z.infer<typeof machineAttributes.secrets>;
+  readonly deploy_models?: Record<string, string> | undefined;
+}
+
+/** A part's desired config: what it will run (modules pinned, secrets and models filled in), the pins to keep, the checks' findings. */
+export interface DesiredPartConfig {
+  readonly config: JsonObject;
+  readonly pins: Record<string, string>;
+  readonly notes: PlanNote[];
+  readonly problems: PlanProblem[];
+}
+
+/**
+ * The config a part (the main one or another) is to run, checked as the machine server
+ * would load it: modules without a version pinned at their first apply, their policies
+ * resolved against the registry, deployed models and packages awaited, the message size
+ * the service takes.
+ */
+export async function desirePartConfig(ctx: KindContext, name: string, attributes: PartConfigAttributes, prior: StateEntry | undefined): Promise<DesiredPartConfig> {
+  const problems: PlanProblem[] = [];
+  const notes: PlanNote[] = [];
+  const parsed = parseConfig(attributes.config);
+  if (parsed.problem) problems.push(parsed.problem);
+  const withEnv = withSecretEnv(parsed.config, attributes.secret_env);
+  problems.push(...withEnv.problems);
+  const merged = withResolvedSecrets(withEnv.config, attributes.secrets, `machine ${name}`);
+  problems.push(...merged.problems);
+  const deployed = deployedModelsOf(attributes.deploy_models, ctx.organizationId);
+  problems.push(...deployed.problems);
+  const config = withDeployedModels(merged.config, deployed.models);
+  const validate = (c: unknown) => validateMachineConfig(c, { allowUnpinnedModules: true, pathPrefix: 'config' });
+  if (importsFragments(config)) {
+    // What the machine will run: its own entries with what its fragments bring.
+    const checked = await resolvedConfigChecks(ctx, name, config, validate);
+    problems.push(...checked.problems);
+    notes.push(...checked.notes);
+  } else {
+    const result = validate(config);
+    for (const e of result.errors) problems.push({ path: e.path, message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
+    for (const w of result.warnings) notes.push({ level: 'warning', path: w.path, message: w.message });
+  }
+
+  const priorPins = pinsOf(prior);
+  const pins: Record<string, string> = {};
+  const modules = Array.isArray(config.modules) ? config.modules : [];
+  const resolvedModules = await Promise.all(
+    modules.map(async (raw) => {
+      if (!isObject(raw) || raw.type === 'local' || typeof raw.module_id !== 'string') return raw;
+      const moduleName = typeof raw.name === 'string' ? raw.name : raw.module_id;
+      const path = childPath(childPath('config.modules', moduleName), 'version');
+      const facts = await registryFacts(ctx, raw.module_id);
+      if (!facts) {
+        // The service stores such a config; the machine then fails to start the module.
+        notes.push({
+          level: 'warning',
+          path: childPath('config.modules', moduleName),
+          message: `module ${raw.module_id} is not in the registry: the machine will not be able to start it (check module_id, or publish the module first)`,
+        });
+        return raw;
+      }
+      const { versions } = facts;
+      if (typeof raw.version !== 'string' || raw.version === '') {
+        const pinned = moduleVersionToRun(undefined, priorPins[moduleName], versions);
+        if (!pinned) {
+          problems.push({ path, message: `module ${raw.module_id} has no release to pin to`, hint: 'give a version explicitly' });
+          return raw;
+        }
+        pins[moduleName] = pinned;
+        if (!priorPins[moduleName]) notes.push({ level: 'info', path, message: `no version given: pinned to ${pinned}, the newest release, at this first apply; it will not update automatically` });
+        return { ...raw, version: pinned };
+      }
+      const { policy, resolved, provided, summary } = policyFacts(facts, raw.version);
+      if (!policy) return raw;
+      if (!resolved) {
+        notes.push({
+          level: 'warning',
+          path,
+          message: `no version of ${raw.module_id} satisfies ${raw.version}: the machine will not be able to start it (the registry has: ${versions.join(', ') || 'none'})`,
+        });
+        return raw;
+      }
+      const prefix = `${raw.module_id}:`;
+      for (const list of RESOURCE_LISTS) {
+        const entries = Array.isArray(config[list]) ? (config[list] as unknown[]) : [];
+        for (const entry of entries) {
+          if (!isObject(entry) || typeof entry.model !== 'string' || !entry.model.startsWith(prefix)) continue;
+          if (provided.size > 0 && !provided.has(entry.model)) {
+            notes.push({ level: 'warning', path: childPath(childPath(`config.${list}`, String(entry.name)), 'model'), message: `${raw.module_id}@${resolved} does not list model ${entry.model}` });
+          }
+        }
+      }
+      if (summary) notes.push({ level: 'info', path: childPath('config.modules', moduleName), message: summary });
+      return raw;
+    }),
+  );
+  for (const absent of await missingPackages(ctx, packageEntries(config))) {
+    const model = deployed.models.find((m) => m.name === absent.name);
+    if (!model) {
+      problems.push(await missingPackageProblem(ctx, absent));
+      continue;
+    }
+    const waiting = await waitingModel(ctx, absent, model);
+    if (waiting.problem) problems.push(waiting.problem);
+    if (waiting.note) notes.push(waiting.note);
+  }
+  const desiredConfig: Record<string, unknown> = { ...config };
+  if (modules.length > 0) desiredConfig.modules = resolvedModules;
+  const requestBytes = updateRobotPartRequestSize(name, desiredConfig);
+  if (requestBytes > SERVICE_MAX_MESSAGE_BYTES) problems.push(oversizeProblem(requestBytes));
+  return { config: configView(desiredConfig), pins, notes, problems };
 }
 
 /** A machine and the whole configuration of its main part (components, services, modules). */
@@ -213,96 +330,11 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
       problems.push(...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
       return { view: { name, location_id: locationId, config: UNKNOWN }, private: { pins: pinsOf(prior) }, notes, problems };
     }
-    const parsed = parseConfig(attributes.config);
-    if (parsed.problem) problems.push(parsed.problem);
-    const withEnv = withSecretEnv(parsed.config, attributes.secret_env);
-    problems.push(...withEnv.problems);
-    const merged = withResolvedSecrets(withEnv.config, attributes.secrets, `machine ${name}`);
-    problems.push(...merged.problems);
-    const deployed = deployedModelsOf(attributes.deploy_models, ctx.organizationId);
-    problems.push(...deployed.problems);
-    const config = withDeployedModels(merged.config, deployed.models);
-    const validate = (c: unknown) => validateMachineConfig(c, { allowUnpinnedModules: true, pathPrefix: 'config' });
-    if (importsFragments(config)) {
-      // What the machine will run: its own entries with what its fragments bring.
-      const checked = await resolvedConfigChecks(ctx, name, config, validate);
-      problems.push(...checked.problems);
-      notes.push(...checked.notes);
-    } else {
-      const result = validate(config);
-      for (const e of result.errors) problems.push({ path: e.path, message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
-      for (const w of result.warnings) notes.push({ level: 'warning', path: w.path, message: w.message });
-    }
-
-    const priorPins = pinsOf(prior);
-    const pins: Record<string, string> = {};
-    const modules = Array.isArray(config.modules) ? config.modules : [];
-    const resolvedModules = await Promise.all(
-      modules.map(async (raw) => {
-        if (!isObject(raw) || raw.type === 'local' || typeof raw.module_id !== 'string') return raw;
-        const moduleName = typeof raw.name === 'string' ? raw.name : raw.module_id;
-        const path = childPath(childPath('config.modules', moduleName), 'version');
-        const facts = await registryFacts(ctx, raw.module_id);
-        if (!facts) {
-          // The service stores such a config; the machine then fails to start the module.
-          notes.push({
-            level: 'warning',
-            path: childPath('config.modules', moduleName),
-            message: `module ${raw.module_id} is not in the registry: the machine will not be able to start it (check module_id, or publish the module first)`,
-          });
-          return raw;
-        }
-        const { versions } = facts;
-        if (typeof raw.version !== 'string' || raw.version === '') {
-          const pinned = moduleVersionToRun(undefined, priorPins[moduleName], versions);
-          if (!pinned) {
-            problems.push({ path, message: `module ${raw.module_id} has no release to pin to`, hint: 'give a version explicitly' });
-            return raw;
-          }
-          pins[moduleName] = pinned;
-          if (!priorPins[moduleName]) notes.push({ level: 'info', path, message: `no version given: pinned to ${pinned}, the newest release, at this first apply; it will not update automatically` });
-          return { ...raw, version: pinned };
-        }
-        const { policy, resolved, provided, summary } = policyFacts(facts, raw.version);
-        if (!policy) return raw;
-        if (!resolved) {
-          notes.push({
-            level: 'warning',
-            path,
-            message: `no version of ${raw.module_id} satisfies ${raw.version}: the machine will not be able to start it (the registry has: ${versions.join(', ') || 'none'})`,
-          });
-          return raw;
-        }
-        const prefix = `${raw.module_id}:`;
-        for (const list of RESOURCE_LISTS) {
-          const entries = Array.isArray(config[list]) ? (config[list] as unknown[]) : [];
-          for (const entry of entries) {
-            if (!isObject(entry) || typeof entry.model !== 'string' || !entry.model.startsWith(prefix)) continue;
-            if (provided.size > 0 && !provided.has(entry.model)) {
-              notes.push({ level: 'warning', path: childPath(childPath(`config.${list}`, String(entry.name)), 'model'), message: `${raw.module_id}@${resolved} does not list model ${entry.model}` });
-            }
-          }
-        }
-        if (summary) notes.push({ level: 'info', path: childPath('config.modules', moduleName), message: summary });
-        return raw;
-      }),
-    );
-    problems.push(...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
-    for (const absent of await missingPackages(ctx, packageEntries(config))) {
-      const model = deployed.models.find((m) => m.name === absent.name);
-      if (!model) {
-        problems.push(await missingPackageProblem(ctx, absent));
-        continue;
-      }
-      const waiting = await waitingModel(ctx, absent, model);
-      if (waiting.problem) problems.push(waiting.problem);
-      if (waiting.note) notes.push(waiting.note);
-    }
-    const desiredConfig: Record<string, unknown> = { ...config };
-    if (modules.length > 0) desiredConfig.modules = resolvedModules;
-    const requestBytes = updateRobotPartRequestSize(name, desiredConfig);
-    if (requestBytes > SERVICE_MAX_MESSAGE_BYTES) problems.push(oversizeProblem(requestBytes));
-    const view: MachineView = { name, location_id: locationId, config: configView(desiredConfig) };
+    const desired = await desirePartConfig(ctx, name, attributes, prior);
+    problems.push(...desired.problems, ...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
+    notes.push(...desired.notes);
+    const pins = desired.pins;
+    const view: MachineView = { name, location_id: locationId, config: desired.config };
     if (attributes.health_gate !== undefined) {
       const gate = gateOf(attributes.health_gate);
       problems.push(...gate.problems);
