@@ -3,6 +3,7 @@ import { historyDiffs, maskedConfigView } from '../../src/dashboard/machine-deta
 import { driftOf } from '../../src/dashboard/plan-view';
 import { rolloutView } from '../../src/dashboard/rollout-view';
 import { rolloutChanges } from '../../src/dashboard/standalone-source';
+import { encodeFleet } from '../../src/dashboard/fleet-table';
 import { updatesBetween } from '../../src/dashboard/updates';
 import type { Plan, ResourceChange } from '../../src/engine/plan/model';
 import type { RolloutJournal } from '../../src/engine/rollout/journal';
@@ -140,7 +141,7 @@ test('updates between readings: one machine changed sends one row; unchanged sec
   const before = snapshotOf([machineRow(1), machineRow(2), machineRow(3)]);
   const after = snapshotOf([machineRow(1), { ...machineRow(2), health: 'behind' }, machineRow(4)]);
   const updates = updatesBetween(before, after);
-  expect(updates.filter((u) => u.type !== 'status')).toEqual([{ type: 'machines', upsert: [after.machines[1], after.machines[2]], remove: ['fleet/m-00003'] }]);
+  expect(updates.filter((u) => u.type !== 'status')).toEqual([{ type: 'machines', upsert: encodeFleet(after.machines.slice(1, 3)), remove: ['fleet/m-00003'] }]);
   const plan = updatesBetween(after, { ...after, planError: 'state locked' });
   expect(plan.filter((u) => u.type !== 'status')).toEqual([{ type: 'plan', planError: 'state locked' }]);
 });
