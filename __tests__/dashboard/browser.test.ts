@@ -11,6 +11,9 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Browser, Page } from 'puppeteer-core';
 import { EmulatorService } from '../../src/api/emulator-control';
+import type { MachineDetail } from '../../src/dashboard/view';
+import { openDatabase } from '../../src/emulator/db/database';
+import { appendLog } from '../../src/emulator/store/checkins';
 import { launchChromium } from '../../scripts/chromium';
 import { openEmulatorProject, quickMachines, type EmulatorProject } from '../e2e/fleet-fixture';
 import { MODULE_SECRET, pickerNames, synthDashboardFleet, type DashboardFleetShape } from './dashboard-fleet';
@@ -146,11 +149,25 @@ test('the dashboard pages, a refused and an approved plan, a failed canary rolle
   await expectNoSecret('fleet');
   await shot('fleet');
 
-  // A machine: its config (secret hidden), resources, logs and history.
+  // A machine: its config (secret hidden), resources, logs and history. Its module logs its
+  // environment, secret included: the page and the JSON it reads show it masked.
+  const detailUrl = `${url}api/machines/${encodeURIComponent('fleet/picker-1')}`;
+  const { machine } = (await (await fetch(detailUrl)).json()) as MachineDetail;
+  const db = openDatabase(path.join(p.dir, 'emulator'));
+  try {
+    appendLog(db, machine.partId, Date.now(), 'info', 'rdk.modmanager.acme_sensors', `sensors starting with env API_TOKEN=${MODULE_SECRET} LEVEL=debug`);
+  } finally {
+    db.close();
+  }
   await go(`#/machine/${encodeURIComponent('fleet/picker-1')}`);
   await pageShows('#machine-title', 'picker-1');
   await pageShows('main', 'Part history');
   await pageShows('pre.code', '(sensitive)');
+  await pageShows('pre.logs', 'API_TOKEN=(sensitive) LEVEL=debug');
+  for (const endpoint of [detailUrl, `${url}api/snapshot`]) {
+    const body = await (await fetch(endpoint)).text();
+    if (body.includes(MODULE_SECRET)) throw new Error(`${endpoint} holds the module secret in clear`);
+  }
   await pageShows('main', 'board-1');
   await expectNoSecret('machine');
   await shot('machine');
