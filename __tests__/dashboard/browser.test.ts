@@ -68,9 +68,14 @@ async function stopDashboard(): Promise<void> {
   await ended;
 }
 
+/** The README's screenshots (docs/images/dashboard-NAME.png), rewritten from a run with FLEETFORM_README_SHOTS=1. */
+const README_SHOTS = new Set(['fleet', 'machine', 'rollouts-failed', 'rollouts', 'drift', 'plans', 'events', 'fleet-phone']);
+
 async function shot(name: string): Promise<void> {
   await fs.mkdir(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  if (process.env.FLEETFORM_README_SHOTS === '1' && README_SHOTS.has(name)) await fs.copyFile(file, path.join(ROOT, 'docs', 'images', `dashboard-${name}.png`));
 }
 
 async function expectNoSecret(where: string): Promise<void> {
