@@ -88,6 +88,13 @@ function fragmentsOf(entry: StateEntry | undefined, names: ReadonlyMap<string, s
   });
 }
 
+/** The text of every secret a part's config holds on the service (for hiding them in its log lines and errors). */
+export async function partSecretTexts(client: ServiceClient, partId: string, entry: StateEntry | undefined): Promise<string[]> {
+  const app = client.clientFor((await loadServices()).app);
+  const part = await app.getRobotPart({ id: partId });
+  return secretTexts(partConfig(part.configJson, part.part?.robotConfig), entry);
+}
+
 export interface MachineDetailInput {
   readonly client: ServiceClient;
   readonly machine: FleetMachine;
