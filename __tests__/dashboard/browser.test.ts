@@ -11,6 +11,9 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Browser, Page } from 'puppeteer-core';
 import { EmulatorService } from '../../src/api/emulator-control';
+import type { MachineDetail } from '../../src/dashboard/view';
+import { openDatabase } from '../../src/emulator/db/database';
+import { appendLog } from '../../src/emulator/store/checkins';
 import { launchChromium } from '../../scripts/chromium';
 import { openEmulatorProject, quickMachines, type EmulatorProject } from '../e2e/fleet-fixture';
 import { MODULE_SECRET, pickerNames, synthDashboardFleet, type DashboardFleetShape } from './dashboard-fleet';
@@ -65,9 +68,14 @@ async function stopDashboard(): Promise<void> {
   await ended;
 }
 
+/** The README's screenshots (docs/images/dashboard-NAME.png), rewritten from a run with FLEETFORM_README_SHOTS=1. */
+const README_SHOTS = new Set(['fleet', 'machine', 'rollouts-failed', 'rollouts', 'drift', 'plans', 'events', 'fleet-phone']);
+
 async function shot(name: string): Promise<void> {
   await fs.mkdir(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  if (process.env.FLEETFORM_README_SHOTS === '1' && README_SHOTS.has(name)) await fs.copyFile(file, path.join(ROOT, 'docs', 'images', `dashboard-${name}.png`));
 }
 
 async function expectNoSecret(where: string): Promise<void> {
@@ -146,11 +154,25 @@ test('the dashboard pages, a refused and an approved plan, a failed canary rolle
   await expectNoSecret('fleet');
   await shot('fleet');
 
-  // A machine: its config (secret hidden), resources, logs and history.
+  // A machine: its config (secret hidden), resources, logs and history. Its module logs its
+  // environment, secret included: the page and the JSON it reads show it masked.
+  const detailUrl = `${url}api/machines/${encodeURIComponent('fleet/picker-1')}`;
+  const { machine } = (await (await fetch(detailUrl)).json()) as MachineDetail;
+  const db = openDatabase(path.join(p.dir, 'emulator'));
+  try {
+    appendLog(db, machine.partId, Date.now(), 'info', 'rdk.modmanager.acme_sensors', `sensors starting with env API_TOKEN=${MODULE_SECRET} LEVEL=debug`);
+  } finally {
+    db.close();
+  }
   await go(`#/machine/${encodeURIComponent('fleet/picker-1')}`);
   await pageShows('#machine-title', 'picker-1');
   await pageShows('main', 'Part history');
   await pageShows('pre.code', '(sensitive)');
+  await pageShows('pre.logs', 'API_TOKEN=(sensitive) LEVEL=debug');
+  for (const endpoint of [detailUrl, `${url}api/snapshot`]) {
+    const body = await (await fetch(endpoint)).text();
+    if (body.includes(MODULE_SECRET)) throw new Error(`${endpoint} holds the module secret in clear`);
+  }
   await pageShows('main', 'board-1');
   await expectNoSecret('machine');
   await shot('machine');
@@ -229,4 +251,91 @@ test('the dashboard pages, a refused and an approved plan, a failed canary rolle
   await go('#/fleet');
   await pageShows('.rows', 'picker-1');
   await shot('fleet-phone');
+});
+
+/** What keyboard focus is on: its selector-like description, accessible name and whether a focus ring shows. */
+interface Focused {
+  readonly what: string;
+  readonly name: string;
+  readonly ring: boolean;
+  readonly href: string;
+  readonly action: string;
+}
+
+async function tabUntil(found: (f: Focused) => boolean, limit = 80): Promise<Focused[]> {
+  const seen: Focused[] = [];
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab');
+    const f = (await page.evaluate(`(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return { what: 'body', name: '', ring: false, href: '', action: '' };
+      const style = getComputedStyle(el);
+      const labelled = el.getAttribute('aria-labelledby');
+      const name = (el.getAttribute('aria-label') || (labelled && document.getElementById(labelled)?.textContent) || (el.labels && el.labels[0]?.textContent) || el.textContent || el.getAttribute('title') || '').trim();
+      return {
+        what: el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : ''),
+        name,
+        ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+        href: el.getAttribute('href') || '',
+        action: el.getAttribute('data-action') || '',
+      };
+    })()`)) as Focused;
+    seen.push(f);
+    if (found(f)) return seen;
+  }
+  throw new Error(`not reached in ${limit} Tab presses; focus went through: ${seen.map((f) => `${f.what} "${f.name.slice(0, 30)}"`).join(', ')}`);
+}
+
+/** Text whose contrast with the background behind it is under 4.5:1 (WCAG AA), as `text (ratio)`. */
+async function lowContrast(): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+    const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }; return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+    const behind = (el) => { for (let e = el; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor); if (c.length >= 3 && (c.length < 4 || c[3] > 0)) return c; } return [255, 255, 255]; };
+    const out = [];
+    for (const el of document.querySelectorAll('main *, header *')) {
+      const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== '');
+      const box = el.getBoundingClientRect();
+      if (!own || box.width === 0 || box.height === 0 || box.bottom < 0 || box.top > innerHeight) continue;
+      const a = lum(rgb(getComputedStyle(el).color)), b = lum(behind(el));
+      const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+      if (ratio < 4.5) out.push(el.textContent.trim().slice(0, 40) + ' (' + ratio.toFixed(2) + ')');
+    }
+    return out;
+  })()`)) as string[];
+}
+
+test('by keyboard alone: Tab through the fleet page to a machine, open it with Enter, reach the approve action; every stop named and ringed, text in contrast', async () => {
+  // One machine more than applied: a plan to approve whatever the other test did.
+  synthDashboardFleet(p.outdir, { machines: MACHINES + 1, policy: '~1.2' });
+  await page.setViewport({ width: 1280, height: 860 });
+  await page.goto(`${url}#/fleet`);
+  await pageShows('.counts', `${MACHINES} machine(s)`);
+  expect(await lowContrast()).toEqual([]);
+
+  const machineLink = `#/machine/${encodeURIComponent('fleet/picker-1')}`;
+  const toMachine = await tabUntil((f) => f.href === machineLink);
+  for (const f of toMachine) {
+    expect({ what: f.what, named: f.name !== '' }).toEqual({ what: f.what, named: true });
+    expect({ what: f.what, ring: f.ring }).toEqual({ what: f.what, ring: true });
+  }
+  // The skip link comes first, then the pages, the token form, the filters and the machines.
+  expect(toMachine[0]?.name).toBe('Skip to content');
+  expect(toMachine.map((f) => f.name)).toEqual(expect.arrayContaining(['Fleet', 'Plans', 'Use', 'Machines, scroll for more']));
+  await shot('keyboard-fleet-focus');
+  await page.keyboard.press('Enter');
+  await pageShows('#machine-title', 'picker-1');
+  expect(await lowContrast()).toEqual([]);
+
+  // From the machine page to the plans page and its approve button, by keyboard.
+  await page.evaluate('document.activeElement && document.activeElement.blur()');
+  await tabUntil((f) => f.href === '#/plans');
+  await page.keyboard.press('Enter');
+  await pageShows('[data-plan-summary]', '1 to add');
+  await page.evaluate(`document.getElementById('main').focus()`);
+  const toApprove = await tabUntil((f) => f.action === 'approve');
+  const approve = toApprove[toApprove.length - 1];
+  expect(approve).toMatchObject({ name: 'Approve and apply fleet', ring: true });
+  expect(await lowContrast()).toEqual([]);
+  await shot('keyboard-approve-focus');
 });

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { startDashboardServer, type DashboardServer } from '../../src/dashboard/server';
-import type { DashboardUpdate } from '../../src/dashboard/view';
+import { decodeFleet } from '../../src/dashboard/fleet-table';
+import type { DashboardUpdate, FleetMachine, FleetRow, PageSnapshot } from '../../src/dashboard/view';
 import { FakeSource, machineRow, snapshotOf } from './fake-source';
 
 const TOKEN = 'a-long-enough-test-token';
@@ -23,6 +24,23 @@ async function post(url: string, body: unknown, token?: string): Promise<{ statu
   return { status: res.status, body: (await res.json()) as { ok: boolean; message: string } };
 }
 
+/** What the fleet page gets of a machine (the rest comes with the machine's page). */
+function shownOnFleetPage(m: FleetMachine): FleetRow {
+  return {
+    key: m.key,
+    stack: m.stack,
+    machine: m.machine,
+    location: m.location,
+    health: m.health,
+    online: m.online,
+    secondsSinceOnline: m.secondsSinceOnline,
+    runningRevision: m.runningRevision,
+    latestRevision: m.latestRevision,
+    modules: m.modules.map((x) => ({ name: x.name, moduleId: x.moduleId, ...(x.running !== undefined ? { running: x.running } : {}), ...(x.latest !== undefined ? { latest: x.latest } : {}) })),
+    resources: m.resources,
+  };
+}
+
 /** Reads server-sent events from `url` until `enough` says so; the stream is then closed. */
 type Numbered = DashboardUpdate & { readonly id: number };
 
@@ -43,9 +61,11 @@ function readEvents(url: string, enough: (updates: Numbered[]) => boolean, onOpe
           const data = block.split('\n').find((l) => l.startsWith('data: '));
           const id = block.split('\n').find((l) => l.startsWith('id: '));
           if (data && id) updates.push({ ...(JSON.parse(data.slice(6)) as DashboardUpdate), id: Number(id.slice(4)) });
-          // The stream opens with a `hello`, after which a page reads the snapshot.
-          if (data && block.includes('event: hello')) opened = true;
-          if (opened && block.includes('event: hello')) onOpen?.();
+          // The stream opens with the snapshot, then the updates after it.
+          if (!opened && block.includes('event: snapshot')) {
+            opened = true;
+            onOpen?.();
+          }
         }
         if (enough(updates)) {
           req.destroy();
@@ -67,8 +87,8 @@ test('serves the page, the snapshot and a machine, and nothing else', async () =
   expect(await page.text()).toContain('<script type="module" src="app.js">');
   const script = await fetch(`${server.url}app.js`);
   expect(script.headers.get('content-type')).toMatch(/javascript/);
-  const snapshot = (await (await fetch(`${server.url}api/snapshot`)).json()) as { machines: { machine: string }[] };
-  expect(snapshot.machines.map((m) => m.machine)).toEqual(['m-00001', 'm-00002']);
+  const snapshot = (await (await fetch(`${server.url}api/snapshot`)).json()) as PageSnapshot;
+  expect(decodeFleet(snapshot.fleet)).toEqual([machineRow(1), machineRow(2)].map(shownOnFleetPage));
   const detail = await fetch(`${server.url}api/machines/${encodeURIComponent('fleet/m-00002')}`);
   expect(((await detail.json()) as { machine: { partId: string } }).machine.partId).toBe('part-2');
   expect((await fetch(`${server.url}api/machines/fleet%2Fnone`)).status).toBe(404);
@@ -86,7 +106,7 @@ test('mounted under a path, it leaves other paths to the host server', async () 
   expect((await fetch(server.url.replace('/dashboard/', '/other'))).status).toBe(404);
 });
 
-test('the event stream sends only the machines that changed, and events, numbered after the snapshot', async () => {
+test('the event stream opens with the snapshot, then sends only the machines that changed, and events, numbered after it', async () => {
   const machines = Array.from({ length: 1000 }, (_, i) => machineRow(i));
   const source = new FakeSource(snapshotOf(machines));
   const server = await serve(source);
@@ -95,22 +115,23 @@ test('the event stream sends only the machines that changed, and events, numbere
     `${server.url}api/events`,
     (u) => u.some((x) => x.type === 'event'),
     () => {
-      // As a page does: the snapshot once the stream is open, then the updates after it.
-      void fetch(`${server.url}api/snapshot`).then(() => {
-        source.push({ kind: 'snapshot', snapshot: snapshotOf(machines.map((m, i) => (i === 7 ? changed : m)).slice(0, 999)) });
-        source.push({ kind: 'event', event: { kind: 'rollout', level: 'error', message: 'picker-2 failed' } });
-      });
+      source.push({ kind: 'snapshot', snapshot: snapshotOf(machines.map((m, i) => (i === 7 ? changed : m)).slice(0, 999)) });
+      source.push({ kind: 'event', event: { kind: 'rollout', level: 'error', message: 'picker-2 failed' } });
     },
   );
-  const change = updates.find((u) => u.type === 'machines');
-  expect(change).toEqual({ type: 'machines', upsert: [changed], remove: ['fleet/m-00999'], id: 1 });
-  expect(updates.find((u) => u.type === 'event')).toMatchObject({ event: { kind: 'rollout', level: 'error', message: 'picker-2 failed', id: 1 } });
-  expect(updates.some((u) => u.type === 'rollouts' || u.type === 'snapshot')).toBe(false);
+  const [first, ...rest] = updates;
+  expect(first?.type === 'snapshot' && decodeFleet(first.snapshot.fleet)).toHaveLength(1000);
+  expect(first?.id).toBe(0);
+  const change = rest.find((u) => u.type === 'machines');
+  expect(change?.type === 'machines' && { upsert: decodeFleet(change.upsert), remove: change.remove, id: change.id }).toEqual({ upsert: [shownOnFleetPage(changed)], remove: ['fleet/m-00999'], id: 1 });
+  expect(rest.find((u) => u.type === 'event')).toMatchObject({ event: { kind: 'rollout', level: 'error', message: 'picker-2 failed', id: 1 } });
+  expect(rest.some((u) => u.type === 'rollouts' || u.type === 'snapshot')).toBe(false);
   // The snapshot read now includes them all: a page applies only updates numbered after its version.
-  const now = (await (await fetch(`${server.url}api/snapshot`)).json()) as { version: number; machines: { key: string; health: string }[]; events: { message: string }[] };
+  const now = (await (await fetch(`${server.url}api/snapshot`)).json()) as PageSnapshot;
   expect(now.version).toBe(Math.max(...updates.map((u) => u.id)));
-  expect(now.machines).toHaveLength(999);
-  expect(now.machines.find((m) => m.key === 'fleet/m-00007')?.health).toBe('unhealthy');
+  const rows = decodeFleet(now.fleet);
+  expect(rows).toHaveLength(999);
+  expect(rows.find((m) => m.key === 'fleet/m-00007')?.health).toBe('unhealthy');
   expect(now.events.map((e) => e.message)).toEqual(['picker-2 failed']);
 });
 

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { historyDiffs, maskedConfigView } from '../../src/dashboard/machine-detail';
+import { historyDiffs, maskedConfigView, secretTexts, withoutSecrets } from '../../src/dashboard/machine-detail';
 import { driftOf } from '../../src/dashboard/plan-view';
 import { rolloutView } from '../../src/dashboard/rollout-view';
 import { rolloutChanges } from '../../src/dashboard/standalone-source';
+import { encodeFleet } from '../../src/dashboard/fleet-table';
 import { updatesBetween } from '../../src/dashboard/updates';
 import type { Plan, ResourceChange } from '../../src/engine/plan/model';
 import type { RolloutJournal } from '../../src/engine/rollout/journal';
@@ -102,7 +103,10 @@ test('drift shows each changed value, a masked value or one at a secret path as 
           { path: 'config.components.board-1.attributes.pins', kind: 'change', before: ['11'], after: ['7'] },
           { path: 'config.modules.sensors.env.API_TOKEN', kind: 'change', before: maskValue('a', 'salt', randomBytes(32)), after: SECRET },
           { path: 'config.modules.sensors.env.DEPLOY_TOKEN', kind: 'add', after: maskValue(SECRET, 'salt', randomBytes(32)) },
+          // A whole env changed at once: the secret inside it is hidden, the rest shown.
+          { path: 'config.modules.backup.env', kind: 'change', before: {}, after: { API_TOKEN: SECRET, LEVEL: 'debug' } },
         ],
+        sensitivePaths: ['config.modules.sensors.env.API_TOKEN', 'config.modules.backup.env.API_TOKEN'],
       }),
       change({ address: 'fleetform_machine.picker-2', vanished: true }),
     ],
@@ -112,6 +116,7 @@ test('drift shows each changed value, a masked value or one at a secret path as 
     ['fleetform_machine.picker-1', 'config.components.board-1.attributes.pins', '["11"]', '["7"]'],
     ['fleetform_machine.picker-1', 'config.modules.sensors.env.API_TOKEN', '(sensitive)', '(sensitive)'],
     ['fleetform_machine.picker-1', 'config.modules.sensors.env.DEPLOY_TOKEN', '(none)', '(sensitive)'],
+    ['fleetform_machine.picker-1', 'config.modules.backup.env', '{}', '{"API_TOKEN":"(sensitive)","LEVEL":"debug"}'],
     ['fleetform_machine.picker-2', '', 'exists', '(deleted outside fleetform)'],
   ]);
   expect(JSON.stringify(drift)).not.toContain(SECRET);
@@ -136,11 +141,22 @@ test('part history: secrets in the service configs are masked before the diffs, 
   expect(JSON.stringify(history)).not.toMatch(/Secret/);
 });
 
+test('a secret of the part config is hidden wherever it appears in text: a module logging its env, an error quoting it', () => {
+  const config = {
+    modules: [{ type: 'registry', name: 'sensors', module_id: 'acme:sensors', version: '~1.2', env: { API_TOKEN: SECRET, LEVEL: 'debug' } }],
+    components: [{ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: { pins: ['7'] } }],
+  };
+  const secrets = secretTexts(config, undefined);
+  expect(secrets).toEqual([SECRET]);
+  expect(withoutSecrets(`sensors started with env API_TOKEN=${SECRET} LEVEL=debug (${SECRET})`, secrets)).toBe('sensors started with env API_TOKEN=(sensitive) LEVEL=debug ((sensitive))');
+  expect(withoutSecrets('pins 7 ready', secrets)).toBe('pins 7 ready');
+});
+
 test('updates between readings: one machine changed sends one row; unchanged sections send nothing', () => {
   const before = snapshotOf([machineRow(1), machineRow(2), machineRow(3)]);
   const after = snapshotOf([machineRow(1), { ...machineRow(2), health: 'behind' }, machineRow(4)]);
   const updates = updatesBetween(before, after);
-  expect(updates.filter((u) => u.type !== 'status')).toEqual([{ type: 'machines', upsert: [after.machines[1], after.machines[2]], remove: ['fleet/m-00003'] }]);
+  expect(updates.filter((u) => u.type !== 'status')).toEqual([{ type: 'machines', upsert: encodeFleet(after.machines.slice(1, 3)), remove: ['fleet/m-00003'] }]);
   const plan = updatesBetween(after, { ...after, planError: 'state locked' });
   expect(plan.filter((u) => u.type !== 'status')).toEqual([{ type: 'plan', planError: 'state locked' }]);
 });

@@ -9,7 +9,8 @@ import { describeFailure } from './failure-text';
 import { dashboardHub, type DashboardHub } from './hub';
 import { loadPageFiles, type PageFile } from './page-files';
 import type { DashboardSource, RolloutTarget } from './source';
-import type { ActionResult } from './view';
+import { pageSnapshot } from './updates';
+import type { ActionResult, DashboardUpdate } from './view';
 
 export interface DashboardHandlerOptions {
   /** The token actions need (sent as `Authorization: Bearer TOKEN`); none: read-only. */
@@ -125,13 +126,21 @@ export function dashboardHandler(source: DashboardSource, options: DashboardHand
   const base = (options.basePath ?? '').replace(/\/+$/, '');
   const files = options.pageFiles ?? loadPageFiles();
   const hub = dashboardHub(source);
+  // The first reading is read and encoded now, so the first page opened does not wait for it (a failure is told to that page).
+  void hub.current().then(pageSnapshot, () => undefined);
   const streams = new Set<ServerResponse>();
   const keepAliveMs = (options.keepAliveSeconds ?? 15) * 1000;
 
-  /** Updates as they come, each with its number as the event id; a `hello` first, after which the page reads the snapshot. */
-  const stream = (req: IncomingMessage, res: ServerResponse): void => {
+  /**
+   * The snapshot first (as pages read it, numbered with the last update it includes), then
+   * the updates after it as they come, each with its number as the event id. Updates sent
+   * while the snapshot is read wait and go out after it when they are newer.
+   */
+  const stream = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    const stop = hub.watch((u, version) => res.write(`id: ${version}\nevent: ${u.type}\ndata: ${JSON.stringify(u)}\n\n`));
+    const write = (u: DashboardUpdate, version: number): boolean => res.write(`id: ${version}\nevent: ${u.type}\ndata: ${JSON.stringify(u)}\n\n`);
+    let waiting: Array<[DashboardUpdate, number]> | undefined = [];
+    const stop = hub.watch((u, version) => (waiting ? waiting.push([u, version]) : write(u, version)));
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
     const end = (): void => {
       stop();
@@ -141,7 +150,15 @@ export function dashboardHandler(source: DashboardSource, options: DashboardHand
     streams.add(res);
     req.on('close', end);
     res.on('close', end);
-    res.write('event: hello\ndata: {}\n\n');
+    try {
+      const first = await hub.current();
+      const version = first.version ?? 0;
+      write({ type: 'snapshot', snapshot: pageSnapshot(first) }, version);
+      for (const [u, v] of waiting) if (v > version) write(u, v);
+    } catch (err) {
+      res.write(`event: failure\ndata: ${JSON.stringify({ message: describeFailure(err) })}\n\n`);
+    }
+    waiting = undefined;
   };
 
   const act = async (name: ActionName, req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -183,7 +200,7 @@ export function dashboardHandler(source: DashboardSource, options: DashboardHand
       return;
     }
     if (method !== 'GET' && method !== 'HEAD') throw new RequestError(405, `${method} is not served here`);
-    if (rel === 'api/snapshot') return sendJson(res, 200, await hub.current());
+    if (rel === 'api/snapshot') return sendJson(res, 200, pageSnapshot(await hub.current()));
     if (rel === 'api/events') return stream(req, res);
     if (rel === 'api/token') {
       // Lets the page check a token before it offers actions.

@@ -3,7 +3,7 @@
  * and sends each page the updates that bring it up to date.
  */
 import type { DashboardSource, SourceEvent } from './source';
-import { updatesBetween } from './updates';
+import { pageSnapshot, updatesBetween } from './updates';
 import type { DashboardSnapshot, DashboardUpdate, EventView } from './view';
 
 /** How many events the log keeps (the newest). */
@@ -47,7 +47,7 @@ export function dashboardHub(source: DashboardSource): DashboardHub {
     const before = latest;
     latest = change.snapshot;
     if (before) for (const u of updatesBetween(before, latest)) send(u);
-    else send({ type: 'snapshot', snapshot: withLog(latest) });
+    else send({ type: 'snapshot', snapshot: pageSnapshot(withLog(latest)) });
   });
 
   return {

@@ -14,7 +14,7 @@ import { configView } from '../engine/kinds/machine-config-view';
 import { partConfig } from '../engine/kinds/machine-fragments';
 import type { MachineHealth } from '../engine/kinds/machine-health';
 import { machineKind } from '../engine/kinds/machine';
-import { maskPaths, viewSecretPaths } from '../engine/mask';
+import { isMasked, maskPaths, viewSecretPaths } from '../engine/mask';
 import { redact, showValue } from '../engine/render/values';
 import type { StateEntry } from '../engine/state/schema';
 import type { FleetMachine, MachineDetail } from './view';
@@ -25,12 +25,46 @@ const LOG_LIMIT = 50;
 type Timestamp = { seconds: bigint; nanos: number } | undefined;
 const iso = (ts: Timestamp): string => (ts ? new Date(Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6)).toISOString() : '');
 
-/** A part config as the machine kind views it, with every secret replaced by a keyed digest. */
-export function maskedConfigView(config: unknown, entry: StateEntry | undefined, key: Buffer): JsonObject {
+/** A part config as the machine kind views it, and the paths of its secrets (those state recorded and those the kind's declarations find). */
+function secretView(config: unknown, entry: StateEntry | undefined): { view: JsonObject; paths: string[] } {
   const view: JsonObject = { config: configView(isObject(config as JsonValue) ? (config as Record<string, unknown>) : {}) };
   const attributes = entry?.attributes ?? {};
-  const paths = viewSecretPaths(machineKind, view, entry?.sensitive_paths ?? [], attributes);
+  return { view, paths: viewSecretPaths(machineKind, view, entry?.sensitive_paths ?? [], attributes) };
+}
+
+/** A part config as the machine kind views it, with every secret replaced by a keyed digest. */
+export function maskedConfigView(config: unknown, entry: StateEntry | undefined, key: Buffer): JsonObject {
+  const { view, paths } = secretView(config, entry);
   return maskPaths(view, paths, 'dashboard', key);
+}
+
+/** The text of every secret of a part config: each string at (or under) one of its secret paths. */
+export function secretTexts(config: unknown, entry: StateEntry | undefined): string[] {
+  const { view, paths } = secretView(config, entry);
+  const found = new Set<string>();
+  const collect = (v: JsonValue): void => {
+    if (typeof v === 'string' && v !== '' && !isMasked(v)) found.add(v);
+    else if (Array.isArray(v)) v.forEach(collect);
+    else if (isObject(v)) Object.values(v).forEach(collect);
+  };
+  // The same walk as masking: the value a secret path leads to, whatever it holds.
+  const marker = randomBytes(16);
+  const masked = maskPaths(view, paths, 'dashboard', marker);
+  const walk = (plain: JsonValue, hidden: JsonValue): void => {
+    if (plain === hidden) return;
+    if (isMasked(hidden)) collect(plain);
+    else if (Array.isArray(plain) && Array.isArray(hidden)) plain.forEach((x, i) => walk(x, hidden[i] ?? null));
+    else if (isObject(plain) && isObject(hidden)) for (const [k, x] of Object.entries(plain)) walk(x, hidden[k] ?? null);
+  };
+  walk(view, masked);
+  return [...found];
+}
+
+/** Text with every occurrence of a secret replaced by `(sensitive)` (longest first, so no part of a longer secret is left). */
+export function withoutSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(s).join('(sensitive)');
+  return out;
 }
 
 /** Edits newest first, each the change from the config before it to the one after it. */
@@ -54,6 +88,13 @@ function fragmentsOf(entry: StateEntry | undefined, names: ReadonlyMap<string, s
   });
 }
 
+/** The text of every secret a part's config holds on the service (for hiding them in its log lines and errors). */
+export async function partSecretTexts(client: ServiceClient, partId: string, entry: StateEntry | undefined): Promise<string[]> {
+  const app = client.clientFor((await loadServices()).app);
+  const part = await app.getRobotPart({ id: partId });
+  return secretTexts(partConfig(part.configJson, part.part?.robotConfig), entry);
+}
+
 export interface MachineDetailInput {
   readonly client: ServiceClient;
   readonly machine: FleetMachine;
@@ -68,18 +109,24 @@ export async function machineDetail(input: MachineDetailInput): Promise<MachineD
   const partId = input.machine.partId;
   const key = randomBytes(32);
   const [{ logs }, part, history] = await Promise.all([app.getRobotPartLogs({ id: partId, limit: BigInt(LOG_LIMIT) }), app.getRobotPart({ id: partId }), app.getRobotPartHistory({ id: partId })]);
-  const current = maskedConfigView(partConfig(part.configJson, part.part?.robotConfig), input.entry, key);
-  const edits = history.history.slice(0, HISTORY_LIMIT).map((h) => ({
-    at: iso(h.when),
-    editedBy: h.editedBy?.value ?? '',
-    before: maskedConfigView(h.old ? partConfig(h.old.robotConfigJson ?? '', undefined) ?? h.old.robotConfig?.toJson() : {}, input.entry, key),
-  }));
+  const currentConfig = partConfig(part.configJson, part.part?.robotConfig);
+  const current = maskedConfigView(currentConfig, input.entry, key);
+  const older = history.history.slice(0, HISTORY_LIMIT).map((h) => ({ h, config: h.old ? (partConfig(h.old.robotConfigJson ?? '', undefined) ?? h.old.robotConfig?.toJson()) : {} }));
+  const edits = older.map(({ h, config }) => ({ at: iso(h.when), editedBy: h.editedBy?.value ?? '', before: maskedConfigView(config, input.entry, key) }));
+  // A module may log its environment, a resource's error may quote its config: every secret the part holds now or held in its recent history is hidden in text.
+  const secrets = [...new Set([currentConfig, ...older.map((o) => o.config)].flatMap((c) => secretTexts(c, input.entry)))];
+  const text = (t: string): string => withoutSecrets(t, secrets);
+  const machine: FleetMachine = {
+    ...input.machine,
+    problems: input.machine.problems.map(text),
+    modules: input.machine.modules.map((m) => (m.error === undefined ? m : { ...m, error: text(m.error) })),
+  };
   return {
-    machine: input.machine,
+    machine,
     config: redact(isObject(input.entry?.attributes?.config) ? input.entry.attributes.config : {}) ?? {},
     fragments: fragmentsOf(input.entry, input.fragmentNames),
-    resources: (input.health?.resources ?? []).map((r) => ({ name: r.name, api: r.api, state: r.state, error: r.error })),
-    logs: logs.map((l) => ({ at: iso(l.time), level: l.level, logger: l.loggerName, message: l.message })),
+    resources: (input.health?.resources ?? []).map((r) => ({ name: r.name, api: r.api, state: r.state, error: text(r.error) })),
+    logs: logs.map((l) => ({ at: iso(l.time), level: l.level, logger: l.loggerName, message: text(l.message) })),
     history: historyDiffs(current, edits),
   };
 }

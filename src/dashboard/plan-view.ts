@@ -3,7 +3,8 @@ import { hasChanges, summarize, type Plan } from '../engine/plan/model';
 import { renderPlanMarkdown } from '../engine/render/markdown';
 import { renderPlanText } from '../engine/render/text';
 import { showValue } from '../engine/render/values';
-import { isMasked } from '../engine/mask';
+import { randomBytes } from 'node:crypto';
+import { isMasked, maskPaths } from '../engine/mask';
 import type { JsonValue } from '../engine/json';
 import type { DriftView, PlanView } from './view';
 
@@ -25,18 +26,25 @@ function underSecret(path: string, secrets: readonly string[]): boolean {
   return secrets.some((s) => path === s || path.startsWith(`${s}.`) || path.startsWith(`${s}[`));
 }
 
-/** A drifted value for display: masked values and anything at a secret path read `(sensitive)`. */
-function shown(value: JsonValue | undefined, path: string, secrets: readonly string[]): string {
+/** The secret paths inside the value at `path`, relative to it (a drift of a whole object holding a secret). */
+function secretsInside(path: string, secrets: readonly string[]): string[] {
+  return secrets.flatMap((s) => (path === '' ? [s] : s.startsWith(`${path}.`) ? [s.slice(path.length + 1)] : s.startsWith(`${path}[`) ? [s.slice(path.length)] : []));
+}
+
+/** A drifted value for display: masked values, anything at a secret path and every secret inside it read `(sensitive)`. */
+function shown(value: JsonValue | undefined, path: string, secrets: readonly string[], key: Buffer): string {
   if (value !== undefined && (isMasked(value) || underSecret(path, secrets))) return '(sensitive)';
-  return showValue(value);
+  const inside = secretsInside(path, secrets);
+  return showValue(value === undefined || inside.length === 0 ? value : maskPaths(value, inside, 'dashboard', key));
 }
 
 /** Every value changed outside fleetform, and every object deleted outside it. */
 export function driftOf(plan: Plan): DriftView[] {
   const out: DriftView[] = [];
+  const key = randomBytes(32);
   for (const c of plan.changes) {
     if (c.vanished) out.push({ stack: c.stack, address: c.address, type: c.type, path: '', before: 'exists', after: '(deleted outside fleetform)', vanished: true });
-    for (const d of c.drift) out.push({ stack: c.stack, address: c.address, type: c.type, path: d.path, before: shown(d.before, d.path, c.sensitivePaths), after: shown(d.after, d.path, c.sensitivePaths), vanished: false });
+    for (const d of c.drift) out.push({ stack: c.stack, address: c.address, type: c.type, path: d.path, before: shown(d.before, d.path, c.sensitivePaths, key), after: shown(d.after, d.path, c.sensitivePaths, key), vanished: false });
   }
   return out;
 }

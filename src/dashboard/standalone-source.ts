@@ -19,7 +19,7 @@ import type { StateBackend } from '../engine/state/backend';
 import type { State } from '../engine/state/schema';
 import { describeFailure } from './failure-text';
 import { fleetMachines } from './fleet-view';
-import { machineDetail } from './machine-detail';
+import { machineDetail, partSecretTexts, withoutSecrets } from './machine-detail';
 import { driftOf, planView } from './plan-view';
 import { rolloutView, type FailureNote } from './rollout-view';
 import type { DashboardSource, RolloutTarget, SourceChange, SourceEvent } from './source';
@@ -124,7 +124,15 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
       if (notes.has(m.address) || (m.result !== 'failed' && m.result !== 'rolled back')) continue;
       const lines = (await source.errorLines(m.part_id, 3)).filter((l) => l.slice(0, 24) >= j.started_at.slice(0, 24));
       const problems = (health.find((h) => h.partId === m.part_id)?.modules ?? []).filter((x) => x.error !== '').map((x) => ({ what: `module ${x.name}`, error: x.error }));
-      if (m.result === 'failed' || lines.length > 0) notes.set(m.address, { ...(lines[0] ? { log: lines[0] } : {}), ...(problems.length > 0 ? { problems } : {}), why: m.result === 'failed' ? 'failed its health gate' : 'failed its health gate, then was rolled back' });
+      if (m.result !== 'failed' && lines.length === 0) continue;
+      // A crashing module may log its env: its part's secrets are hidden in what the page shows of it.
+      const entry = states.find((st) => st.stack === j.stack)?.resources[m.address] ?? m.prior;
+      // Until its config can be read, the machine has no note (tried again at the next reading).
+      const secrets = await partSecretTexts(input.client, m.part_id, entry).catch(() => undefined);
+      if (secrets === undefined) continue;
+      const text = (t: string): string => withoutSecrets(t, secrets);
+      const log = lines[0] === undefined ? undefined : text(lines[0]);
+      notes.set(m.address, { ...(log ? { log } : {}), ...(problems.length > 0 ? { problems: problems.map((x) => ({ what: x.what, error: text(x.error) })) } : {}), why: m.result === 'failed' ? 'failed its health gate' : 'failed its health gate, then was rolled back' });
     }
     return notes;
   };

@@ -158,6 +158,53 @@ export interface DashboardSnapshot {
   readonly version?: number;
 }
 
+/** A module as the fleet page shows it. */
+export interface FleetRowModule {
+  readonly name: string;
+  readonly moduleId: string;
+  readonly running?: string;
+  readonly latest?: string;
+}
+
+/** A machine as the fleet page shows it (a `FleetMachine` is one). */
+export interface FleetRow {
+  readonly key: string;
+  readonly stack: string;
+  readonly machine: string;
+  readonly location: string;
+  readonly online: string;
+  readonly secondsSinceOnline: number;
+  readonly health: MachineHealthName;
+  readonly runningRevision?: string;
+  readonly latestRevision: string;
+  readonly modules: readonly FleetRowModule[];
+  readonly resources: { readonly ready: number; readonly total: number };
+}
+
+/**
+ * The fleet page's rows as sent to a page: only what the page shows, as one tuple per
+ * machine whose repeated strings (stacks, locations, revisions, module lists) are indexes
+ * into shared tables. 10,000 machines cost a few hundred kilobytes rather than megabytes; a
+ * machine's full row comes with its page (api/machines/KEY).
+ */
+export interface FleetTable {
+  /** Distinct strings the rows and module sets point to. */
+  readonly strings: readonly string[];
+  /** Distinct module lists, each flat: name, module id, running, latest (string indexes; -1 for none) per module. */
+  readonly moduleSets: ReadonlyArray<readonly number[]>;
+  readonly rows: readonly FleetRowTuple[];
+}
+
+/**
+ * One machine: stack, machine name (itself, unique), location, health, online, seconds since
+ * online, running revision (-1 for none), latest revision, module set, resources ready, resources
+ * total. Every other value is an index into `strings` (`moduleSet` into `moduleSets`).
+ */
+export type FleetRowTuple = readonly [stack: number, machine: string, location: number, health: number, online: number, secondsSinceOnline: number, runningRevision: number, latestRevision: number, moduleSet: number, ready: number, total: number];
+
+/** A snapshot as a page reads it (api/snapshot, and the event stream's first message): the machines as a table. */
+export type PageSnapshot = Omit<DashboardSnapshot, 'machines'> & { readonly fleet: FleetTable };
+
 /**
  * What the server pushes to a page (server-sent events, the event name is `type`, the event
  * id the update's number): only what changed, so a fleet of thousands updates machine by
@@ -165,8 +212,8 @@ export interface DashboardSnapshot {
  * the updates numbered after the snapshot's `version`.
  */
 export type DashboardUpdate =
-  | { readonly type: 'snapshot'; readonly snapshot: DashboardSnapshot }
-  | { readonly type: 'machines'; readonly upsert: readonly FleetMachine[]; readonly remove: readonly string[] }
+  | { readonly type: 'snapshot'; readonly snapshot: PageSnapshot }
+  | { readonly type: 'machines'; readonly upsert: FleetTable; readonly remove: readonly string[] }
   | { readonly type: 'rollouts'; readonly rollouts: readonly RolloutView[] }
   | { readonly type: 'drift'; readonly drift: readonly DriftView[] }
   | { readonly type: 'plan'; readonly plan?: PlanView; readonly planError?: string }

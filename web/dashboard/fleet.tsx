@@ -5,17 +5,17 @@
  * more than the few dozen on screen.
  */
 import { useMemo, useState, useEffect, useRef } from 'preact/hooks';
-import type { FleetMachine } from '../../src/dashboard/view';
+import type { FleetRow } from '../../src/dashboard/view';
 import { HealthBadge, shortRevision } from './parts';
 
 const ROW_HEIGHT = 44;
 const OVERSCAN = 8;
 
-function moduleText(m: FleetMachine): string {
+function moduleText(m: FleetRow): string {
   return m.modules.map((x) => `${x.name} ${x.running ?? '?'}${x.latest && x.latest !== x.running ? ` (latest ${x.latest})` : ''}`).join(', ') || '-';
 }
 
-function behindLatest(m: FleetMachine): boolean {
+function behindLatest(m: FleetRow): boolean {
   return m.modules.some((x) => x.latest !== undefined && x.running !== undefined && x.latest !== x.running);
 }
 
@@ -25,7 +25,7 @@ interface Filters {
   location: string;
 }
 
-function matches(m: FleetMachine, f: Filters): boolean {
+function matches(m: FleetRow, f: Filters): boolean {
   if (f.health !== '' && m.health !== f.health) return false;
   if (f.location !== '' && m.location !== f.location) return false;
   if (f.text === '') return true;
@@ -33,7 +33,7 @@ function matches(m: FleetMachine, f: Filters): boolean {
   return m.machine.toLowerCase().includes(t) || m.stack.toLowerCase().includes(t) || m.modules.some((x) => x.name.toLowerCase().includes(t) || x.moduleId.toLowerCase().includes(t));
 }
 
-function Row({ m, index, top }: { m: FleetMachine; index: number; top: number }) {
+function Row({ m, index, top }: { m: FleetRow; index: number; top: number }) {
   return (
     <div class={`row health-${m.health}`} role="row" aria-rowindex={index + 2} style={{ top: `${top}px` }} data-machine={m.machine}>
       <span role="cell" class="c-name">
@@ -58,7 +58,7 @@ function Row({ m, index, top }: { m: FleetMachine; index: number; top: number })
   );
 }
 
-export function FleetPage({ machines }: { machines: readonly FleetMachine[] }) {
+export function FleetPage({ machines }: { machines: readonly FleetRow[] }) {
   const [filters, setFilters] = useState<Filters>({ text: '', health: '', location: '' });
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);

@@ -1,6 +1,7 @@
 /** The machine, rollouts, drift, plans and events pages. */
 import { useEffect, useState } from 'preact/hooks';
-import type { ActionResult, Capabilities, DashboardSnapshot, MachineDetail, RolloutView } from '../../src/dashboard/view';
+import type { ActionResult, Capabilities, MachineDetail, RolloutView } from '../../src/dashboard/view';
+import type { LiveSnapshot } from './live';
 import { act, type ActionName } from './actions';
 import { HealthBadge, shortRevision, when } from './parts';
 
@@ -211,7 +212,7 @@ function Rollout({ r, tokenOk, caps }: { r: RolloutView; tokenOk: boolean; caps:
   );
 }
 
-export function RolloutsPage({ s, tokenOk }: { s: DashboardSnapshot; tokenOk: boolean }) {
+export function RolloutsPage({ s, tokenOk }: { s: LiveSnapshot; tokenOk: boolean }) {
   return (
     <section aria-labelledby="rollouts-title">
       <h1 id="rollouts-title">Rollouts</h1>
@@ -223,7 +224,7 @@ export function RolloutsPage({ s, tokenOk }: { s: DashboardSnapshot; tokenOk: bo
   );
 }
 
-export function DriftPage({ s, tokenOk }: { s: DashboardSnapshot; tokenOk: boolean }) {
+export function DriftPage({ s, tokenOk }: { s: LiveSnapshot; tokenOk: boolean }) {
   return (
     <section aria-labelledby="drift-title">
       <h1 id="drift-title">Drift</h1>
@@ -267,7 +268,7 @@ export function DriftPage({ s, tokenOk }: { s: DashboardSnapshot; tokenOk: boole
   );
 }
 
-export function PlansPage({ s, tokenOk }: { s: DashboardSnapshot; tokenOk: boolean }) {
+export function PlansPage({ s, tokenOk }: { s: LiveSnapshot; tokenOk: boolean }) {
   const [view, setView] = useState<'text' | 'markdown'>('text');
   const p = s.plan;
   return (
@@ -304,7 +305,7 @@ export function PlansPage({ s, tokenOk }: { s: DashboardSnapshot; tokenOk: boole
   );
 }
 
-export function EventsPage({ s }: { s: DashboardSnapshot }) {
+export function EventsPage({ s }: { s: LiveSnapshot }) {
   const events = [...s.events].reverse();
   return (
     <section aria-labelledby="events-title">
