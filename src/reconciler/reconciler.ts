@@ -58,6 +58,8 @@ interface StackMemory {
   approved?: string;
   waitingFingerprint?: string;
   windowSaid?: string;
+  /** A rollout that stopped (its gate failed) on this revision: the stack applies nothing more of it until a new commit or a retry. */
+  stopped?: { readonly revision: string; readonly text: string; said: boolean };
 }
 
 const noReporter: ApplyReporter = { start: () => undefined, done: () => undefined, failed: () => undefined, skipped: () => undefined };
@@ -123,6 +125,12 @@ export class Reconciler implements ReconcilerHandle {
 
   approve(stack: string): boolean {
     const m = this.stacks.get(stack);
+    if (m?.stopped) {
+      m.stopped = undefined;
+      this.settings.logger.log('info', 'retry of the stopped rollout approved', { stack });
+      this.kick('approval');
+      return true;
+    }
     if (!m?.asked) return false;
     m.approved = m.asked;
     this.settings.logger.log('info', 'approval given', { stack });
@@ -418,6 +426,17 @@ export class Reconciler implements ReconcilerHandle {
     const healOnly = toApply.length > 0 && toApply.every(isDrift);
     if (policy.apply === 'plan-only' && !healOnly) return { changes: changes.length, drifted: drifted.length, applied: false };
 
+    if (m.stopped && m.stopped.revision !== this.revision?.id) m.stopped = undefined;
+    if (m.stopped) {
+      const reason = `${m.stopped.text}; a new commit or \`fleetform reconcile approve ${stack.name}\` retries it`;
+      set({ waiting: { for: 'retry', reason, since: new Date(this.now()).toISOString() } });
+      if (!m.stopped.said) {
+        m.stopped.said = true;
+        this.emit({ type: 'apply-waiting', stack: stack.name, reason });
+      }
+      return { changes: changes.length, drifted: drifted.length, applied: false };
+    }
+
     const summary = summarize(toApply);
     const fingerprint = changesFingerprint(toApply);
     const why =
@@ -492,6 +511,9 @@ export class Reconciler implements ReconcilerHandle {
     if (e.type === 'wave-ended') this.emit({ type: 'wave-passed', stack, rollout: e.rollout, wave: e.wave, seconds: e.seconds, outcome: waveEndText(e) });
     else if (e.type === 'paused') this.emit({ type: 'rollout-paused', stack, rollout: e.rollout, wave: e.wave, reason: e.reason });
     else if (e.type === 'done' && e.outcome.outcome === 'stopped') {
+      // Retrying it each cycle would fail the same gate again: it waits for a new commit or a retry.
+      const m = this.stacks.get(stack);
+      if (m && this.revision) m.stopped = { revision: this.revision.id, text: `rollout ${e.rollout} stopped at wave ${e.outcome.stoppedAt ?? 0} on this commit (${e.outcome.reason ?? 'its gate failed'})`, said: false };
       this.emit({ type: 'rollout-stopped', stack, rollout: e.rollout, wave: e.outcome.stoppedAt ?? 0, reason: e.outcome.reason ?? '', rolledBack: e.outcome.onFailure === 'rollback' });
     }
   }
