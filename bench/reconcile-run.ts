@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     };
     const reconciler = new Reconciler({
       source,
-      loader: { load: async () => ({ stacks: await readStacks(outdir), engine, readers: { kinds, backend }, lead: () => Promise.resolve(async () => undefined) }), close: async () => undefined },
+      loader: { load: async () => ({ stacks: await readStacks(outdir), engine, readers: { kinds }, lead: () => Promise.resolve(async () => undefined) }), close: async () => undefined },
       apply: 'auto',
       drift: 'warn',
       windows: [],

@@ -74,7 +74,7 @@ test('an unchanged fleet is checked by versions without planning; a part edited 
   const plans = jest.spyOn(engine, 'plan');
   const reconciler = new Reconciler({
     source: { description: outdir, fetch: () => Promise.resolve({ dir: outdir, id: 'r1' }), hasNew: () => Promise.resolve(false) },
-    loader: { load: async () => ({ stacks: await readStacks(outdir), engine, readers: { kinds, backend }, lead: () => Promise.resolve(async () => undefined) }), close: async () => undefined },
+    loader: { load: async () => ({ stacks: await readStacks(outdir), engine, readers: { kinds }, lead: () => Promise.resolve(async () => undefined) }), close: async () => undefined },
     apply: 'auto',
     drift: 'warn',
     windows: [],

@@ -58,7 +58,7 @@ export function projectLoader(options: LoaderOptions): ProjectLoader {
         stacks,
         engine,
         fleet: { client: connection.client, backend, journals },
-        readers: { kinds, backend },
+        readers: { kinds },
         async lead(holder) {
           try {
             const lock = await backend.lock(LEADER_LOCK, `reconcile leader ${holder}`, { timeoutMs: 0, breakStale: () => Promise.resolve(true) });

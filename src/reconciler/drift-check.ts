@@ -1,10 +1,11 @@
 /**
- * The drift check between full plans. While the commit, the stacks' states and their
- * rollouts stay as the last full plan left them, a new plan could only differ where the
- * service changed. So a check reads each managed object once and compares the version the
- * service gives it (it changes at every write: a part's `last_updated`, a fragment's
- * revision) with the one that plan observed: nothing is synthesized, desired or diffed. An
- * object whose version moved, or that vanished or came back, sends the cycle to a full plan.
+ * The drift check between full plans. While the commit stays and nothing was applied since
+ * the last full plan, a new plan could only differ where the service changed. So a check
+ * reads each managed object once and compares the version the service gives it (it changes
+ * at every write: a part's `last_updated`, a fragment's revision) with the one that plan
+ * observed: nothing is synthesized, desired or diffed, and the state is not read again (an
+ * apply by anyone writes the objects it changes, which moves their versions). An object
+ * whose version moved, or that vanished or came back, sends the cycle to a full plan.
  * The reads are spread over a share of the interval, slice by slice, rather than sent at once.
  */
 import type { DesiredStack } from '../engine/desired/stack';
@@ -12,8 +13,8 @@ import type { Engine } from '../engine/engine';
 import type { KindRegistry } from '../engine/kind';
 import { mapLimited } from '../engine/map-limited';
 import type { Plan } from '../engine/plan/model';
-import type { StateBackend } from '../engine/state/backend';
 import type { State } from '../engine/state/schema';
+import { VERSION_READERS } from './version-readers';
 
 /** One managed object as the full plan observed it. */
 interface ObjectMark {
@@ -30,15 +31,14 @@ export interface CheckBaseline {
   readonly revision: string;
   /** When the plan was made (epoch ms). */
   readonly at: number;
-  /** Each stack's state as planned. */
-  readonly states: ReadonlyMap<string, { readonly lineage: string; readonly serial: number }>;
+  /** Each stack's state as planned: what the objects are read by. */
+  readonly states: ReadonlyMap<string, State>;
   readonly objects: readonly ObjectMark[];
 }
 
-/** What the check reads through: the engine's kinds and state backend. */
+/** What the check reads through: the engine's kinds. */
 export interface CheckReaders {
   readonly kinds: KindRegistry;
-  readonly backend: StateBackend;
 }
 
 /**
@@ -55,8 +55,7 @@ export function baselineOf(revision: string, plan: Plan, states: ReadonlyMap<str
       if (state.resources[address]) objects.push({ stack: name, address, version: c.observedVersion });
     }
   }
-  const marks = new Map([...states].map(([name, s]) => [name, { lineage: s.lineage, serial: s.serial }]));
-  return { revision, at, states: marks, objects };
+  return { revision, at, states: new Map(states), objects };
 }
 
 export type CheckResult =
@@ -64,8 +63,6 @@ export type CheckResult =
   | { readonly outcome: 'same'; readonly read: number }
   /** These objects changed on the service: a full plan says how. */
   | { readonly outcome: 'changed'; readonly read: number; readonly addresses: readonly string[] }
-  /** A state changed since the full plan (an apply ran): plan again. */
-  | { readonly outcome: 'stale'; readonly read: number; readonly why: string }
   /** Something more urgent came (a commit, a trigger, a stop). */
   | { readonly outcome: 'interrupted'; readonly read: number };
 
@@ -91,13 +88,8 @@ export const SLICE_MS = 1000;
 /** Reads every object of the baseline, slice by slice, and says whether any changed. */
 export async function checkDrift(input: CheckInput): Promise<CheckResult> {
   const { baseline, readers, engine } = input;
-  const states = new Map<string, State>();
-  for (const stack of input.stacks) {
-    const state = await readers.backend.read(stack.name);
-    const was = baseline.states.get(stack.name);
-    if (!was || was.lineage !== state.lineage || was.serial !== state.serial) return { outcome: 'stale', read: 0, why: `the state of stack ${stack.name} changed` };
-    states.set(stack.name, state);
-  }
+  // The state is not read again: an apply by anyone writes the objects it changes, which moves their versions.
+  const states = baseline.states;
   const contexts = new Map(await Promise.all(input.stacks.map(async (s) => [s.name, await engine.context(s.provider)] as const)));
   const objects = baseline.objects;
   const slices = input.spreadMs > 0 ? Math.max(1, Math.floor(input.spreadMs / SLICE_MS)) : 1;
@@ -113,8 +105,9 @@ export async function checkDrift(input: CheckInput): Promise<CheckResult> {
       const entry = states.get(mark.stack)?.resources[mark.address];
       const ctx = contexts.get(mark.stack);
       if (!entry || !ctx) return mark.address;
-      const observation = await readers.kinds.require(entry.type, mark.address).observe(ctx, entry);
-      return (observation?.version ?? null) === mark.version ? undefined : mark.address;
+      const version = mark.version === null ? undefined : await VERSION_READERS.get(entry.type)?.(ctx, entry);
+      const seen = version ?? ((await readers.kinds.require(entry.type, mark.address).observe(ctx, entry))?.version ?? null);
+      return seen === mark.version ? undefined : mark.address;
     });
     read += slice.length;
     const addresses = moved.filter((a): a is string => a !== undefined);

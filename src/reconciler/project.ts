@@ -15,7 +15,7 @@ export interface ReconcileProject {
   readonly engine: Engine;
   /** What a dashboard reads the fleet through: the service, the state and the rollout journals the engine uses. */
   readonly fleet?: { readonly client: ServiceClient; readonly backend: StateBackend; readonly journals: RolloutJournalStore };
-  /** The engine's kinds and state backend, for drift checks that read versions only; without them every cycle plans in full. */
+  /** The engine's kinds, for drift checks that read versions only; without them every cycle plans in full. */
   readonly readers?: CheckReaders;
   /**
    * Tries to take the project's leader lease (a lock held by this process's session with the
