@@ -208,8 +208,9 @@ async function main(): Promise<void> {
     process.stdout.write(
       `reconcile: watching ${String(reconcile.machines)} machines, a drift check costs the reconciler ${String(reconcile.own_cpu_s_per_check)} CPU-s ` +
         `(${String(reconcile.own_cores_at_60s)} cores at one check a minute; goal under 0.05) and the emulator ${String(reconcile.emulator_cpu_s_per_check)} CPU-s; ` +
-        `peak ${String(reconcile.peak_rss_mb)} MB (goal under 600); a drift reported ${String(reconcile.drift_reported_s)} s after the edit; ` +
-        `a new revision's apply started after ${String(reconcile.revision_to_apply_s)} s (synthesis excluded)\n\n`,
+        `a full plan ${String((reconcile.full_plan as { own_cpu_s?: number } | undefined)?.own_cpu_s)} CPU-s; ` +
+        `peak ${String(reconcile.peak_rss_mb)} MB (goal under 600); a drift reported ${String(reconcile.drift_reported_s)} s after the edit (interval ${String(reconcile.interval_s)} s); ` +
+        `a new revision's apply started after ${String(reconcile.revision_to_apply_s)} s (goal under 5; synthesis excluded), finished after ${String(reconcile.revision_applied_s)} s\n\n`,
     );
   }
   if (parts.has('dashboard')) {

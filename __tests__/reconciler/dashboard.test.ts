@@ -109,6 +109,8 @@ test('the reconciler serves the dashboard: an approval refused without the token
   await page.goto(`${running.url}/dashboard/`);
   await pageShows('.counts', `${MACHINES} machine(s): ${MACHINES} healthy`);
   await pageShows('[data-machine="picker-3"] [data-modules]', /sensors 1\.2\.\d+/);
+  // The health the dashboard reads is on /metrics too.
+  expect(await (await fetch(`${running.url}/metrics`)).text()).toContain(`fleetform_reconcile_machines{health="healthy"} ${MACHINES}`);
   await shot('reconciler-fleet');
 
   // Version 1.3.0 crashes on start; the commit moving to it, on a stack whose policy is approve, waits.

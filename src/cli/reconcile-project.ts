@@ -41,10 +41,11 @@ export function projectLoader(options: LoaderOptions): ProjectLoader {
       const connection = await connect(dir, providerEndpoint(stacks.map((s) => s.provider.endpoint)));
       const backend = backendFor(declaredBackend(stacks), dir, env);
       const journals = rolloutJournals(backend, dir);
+      const kinds = defaultKinds();
       const engine = new Engine({
         client: connection.client,
         backend,
-        kinds: defaultKinds(),
+        kinds,
         parallelism: options.parallelism,
         readParallelism: options.readParallelism,
         lockTimeoutMs: 0,
@@ -57,6 +58,7 @@ export function projectLoader(options: LoaderOptions): ProjectLoader {
         stacks,
         engine,
         fleet: { client: connection.client, backend, journals },
+        readers: { kinds },
         async lead(holder) {
           try {
             const lock = await backend.lock(LEADER_LOCK, `reconcile leader ${holder}`, { timeoutMs: 0, breakStale: () => Promise.resolve(true) });

@@ -48,6 +48,9 @@ export function eventJsonSchema(): unknown {
   return z.toJSONSchema(ReconcilerEventSchema, { target: 'draft-2020-12' });
 }
 
+/** What a held stack waits for. */
+export type WaitingFor = 'approval' | 'window' | 'retry';
+
 /** What one stack waits for, when the reconciler holds it. */
 export interface StackStatus {
   readonly stack: string;
@@ -56,8 +59,8 @@ export interface StackStatus {
   /** Changes its last plan had (drift included). */
   readonly changes: number;
   readonly drifted: readonly string[];
-  /** Set while it waits: for an approval, or for a window to open. */
-  readonly waiting?: { readonly for: 'approval' | 'window'; readonly reason: string; readonly since: string };
+  /** Set while it waits: for an approval, for a window to open, or (its rollout stopped on this commit) for a new commit or a retry. */
+  readonly waiting?: { readonly for: WaitingFor; readonly reason: string; readonly since: string };
   readonly lastApply?: { readonly at: string; readonly applied: number; readonly failed: number };
 }
 
@@ -78,7 +81,7 @@ export interface ReconcilerHandle {
   status(): ReconcilerStatus;
   /** Calls `listener` with every event from now on; returns the function that stops it. */
   subscribe(listener: (event: ReconcilerEvent) => void): () => void;
-  /** Approves the plan the stack waits on (its next cycle applies it); false when it waits on none. */
+  /** Approves the plan the stack waits on, or retries its rollout stopped on this commit (its next cycle applies); false when it waits on neither. */
   approve(stack: string): boolean;
   /** Starts a cycle now (a drift check and heal by policy), or after the running one. */
   healNow(): void;

@@ -1,6 +1,11 @@
 /** The reconciler's Prometheus metrics, on a registry of its own (prom-client). */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ReconcilerEvent } from './events';
+import type { MachineHealthName } from '../dashboard/view';
+import type { ReconcilerEvent, WaitingFor } from './events';
+
+/** Every health a machine can be in, each a series of the machines gauge (0 when none is). */
+const HEALTHS: readonly MachineHealthName[] = ['healthy', 'starting', 'held', 'unhealthy', 'behind', 'unreachable'];
+const WAITING_FOR: readonly WaitingFor[] = ['approval', 'window', 'retry'];
 
 export class ReconcilerMetrics {
   readonly registry = new Registry();
@@ -13,6 +18,7 @@ export class ReconcilerMetrics {
   private readonly rollouts = new Gauge({ name: 'fleetform_reconcile_rollout_state', help: 'Rollouts by their last state (1 for the state it is in)', labelNames: ['stack', 'rollout', 'state'] as const, registers: [this.registry] });
   private readonly leader = new Gauge({ name: 'fleetform_reconcile_leader', help: '1 while this reconciler leads, 0 on standby', registers: [this.registry] });
   private readonly waiting = new Gauge({ name: 'fleetform_reconcile_waiting_stacks', help: 'Stacks waiting, by what for', labelNames: ['for'] as const, registers: [this.registry] });
+  private readonly machines = new Gauge({ name: 'fleetform_reconcile_machines', help: 'Managed machines by health, as last read', labelNames: ['health'] as const, registers: [this.registry] });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'fleetform_reconcile_process_' });
@@ -72,9 +78,14 @@ export class ReconcilerMetrics {
     this.drifted.set({ stack }, drifted);
   }
 
-  waitingStacks(approval: number, window: number): void {
-    this.waiting.set({ for: 'approval' }, approval);
-    this.waiting.set({ for: 'window' }, window);
+  /** How many stacks wait, from their statuses. */
+  waitingStacks(stacks: ReadonlyArray<{ readonly waiting?: { readonly for: WaitingFor } }>): void {
+    for (const what of WAITING_FOR) this.waiting.set({ for: what }, stacks.filter((s) => s.waiting?.for === what).length);
+  }
+
+  /** The machines' health as last read: one series per health, those none is in at 0. */
+  machinesByHealth(machines: ReadonlyArray<{ readonly health: MachineHealthName }>): void {
+    for (const health of HEALTHS) this.machines.set({ health }, machines.filter((m) => m.health === health).length);
   }
 
   text(): Promise<string> {

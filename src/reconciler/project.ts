@@ -8,12 +8,15 @@ import type { ServiceClient } from '../api/client';
 import type { Engine } from '../engine/engine';
 import type { RolloutJournalStore } from '../engine/rollout/journal';
 import type { StateBackend } from '../engine/state/backend';
+import type { CheckReaders } from './drift-check';
 
 export interface ReconcileProject {
   readonly stacks: readonly DesiredStack[];
   readonly engine: Engine;
   /** What a dashboard reads the fleet through: the service, the state and the rollout journals the engine uses. */
   readonly fleet?: { readonly client: ServiceClient; readonly backend: StateBackend; readonly journals: RolloutJournalStore };
+  /** The engine's kinds, for drift checks that read versions only; without them every cycle plans in full. */
+  readonly readers?: CheckReaders;
   /**
    * Tries to take the project's leader lease (a lock held by this process's session with the
    * state backend, released by the server when the session ends); its release, or undefined

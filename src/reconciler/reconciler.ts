@@ -19,6 +19,7 @@ import type { ProjectLoader, ReconcileProject } from './project';
 import type { ProjectSource, Revision } from './source';
 import { windowVerdict, type WindowVerdict } from '../domain/sync-windows';
 import { waveEndText } from '../domain/rollout';
+import { baselineOf, checkDrift, type CheckBaseline } from './drift-check';
 
 export interface ReconcilerSettings extends Defaults {
   readonly source: ProjectSource;
@@ -33,7 +34,18 @@ export interface ReconcilerSettings extends Defaults {
   /** Who this reconciler is, in the lease and in events (default host:pid). */
   readonly holder?: string;
   readonly now?: () => number;
+  /**
+   * The share of the interval a drift check spreads its reads over (default 0.5: a drift is
+   * still found within one interval); 0 reads all at once.
+   */
+  readonly spreadShare?: number;
+  /** How long drift checks may stand for a full plan of an unchanged commit (default an hour): then a cycle plans in full again. */
+  readonly fullPlanEveryMs?: number;
 }
+
+/** Reads in flight at most in a drift check's slice. */
+const CHECK_PARALLELISM = 32;
+const DEFAULT_FULL_PLAN_EVERY_MS = 3_600_000;
 
 type CycleReason = Extract<ReconcilerEvent, { type: 'cycle-started' }>['reason'];
 
@@ -46,6 +58,8 @@ interface StackMemory {
   approved?: string;
   waitingFingerprint?: string;
   windowSaid?: string;
+  /** A rollout that stopped (its gate failed) on this revision: the stack applies nothing more of it until a new commit or a retry. */
+  stopped?: { readonly revision: string; readonly text: string; said: boolean };
 }
 
 const noReporter: ApplyReporter = { start: () => undefined, done: () => undefined, failed: () => undefined, skipped: () => undefined };
@@ -74,6 +88,10 @@ export class Reconciler implements ReconcilerHandle {
   private override: { mode: 'open' | 'closed'; untilMs: number | undefined } | undefined;
   private windowChangeAt: number | undefined;
   private lastPlan: Plan | undefined;
+  /** What the last full plan found, while drift checks may stand for the next one. */
+  private baseline: CheckBaseline | undefined;
+  private lastCounts = { changes: 0, drifted: 0 };
+  private lastPolledAt = 0;
   readonly holder: string;
 
   constructor(private readonly settings: ReconcilerSettings) {
@@ -107,6 +125,12 @@ export class Reconciler implements ReconcilerHandle {
 
   approve(stack: string): boolean {
     const m = this.stacks.get(stack);
+    if (m?.stopped) {
+      m.stopped = undefined;
+      this.settings.logger.log('info', 'retry of the stopped rollout approved', { stack });
+      this.kick('approval');
+      return true;
+    }
     if (!m?.asked) return false;
     m.approved = m.asked;
     this.settings.logger.log('info', 'approval given', { stack });
@@ -272,7 +296,9 @@ export class Reconciler implements ReconcilerHandle {
     try {
       const project = await this.loadIfNew();
       if (!project) throw new FleetformError(`revision ${this.revision?.commit ?? this.revision?.id ?? '?'} could not be loaded; waiting for a new one`, { hint: 'push a fix; the fleet is left as it is' });
-      const { changes, drifted } = await this.reconcile(project);
+      const checked = reason === 'interval' ? await this.check(project) : 'plan';
+      if (checked === 'interrupted') return;
+      const { changes, drifted } = checked === 'same' ? this.lastCounts : await this.reconcile(project);
       const seconds = (this.now() - started) / 1000;
       this.lastCycle = { at: new Date(started).toISOString(), ok: true, seconds };
       this.emit({ type: 'cycle-finished', seconds, changes, drifted, ...(this.revision?.commit ? { commit: this.revision.commit } : {}) });
@@ -289,21 +315,60 @@ export class Reconciler implements ReconcilerHandle {
     }
   }
 
+  /**
+   * A drift check standing for a full plan when it may: `same` when nothing changed on the
+   * service since the last full plan of this commit, `plan` when a full plan must say.
+   */
+  private async check(project: ReconcileProject): Promise<'same' | 'plan' | 'interrupted'> {
+    const baseline = this.baseline;
+    const fullEvery = this.settings.fullPlanEveryMs ?? DEFAULT_FULL_PLAN_EVERY_MS;
+    if (!baseline || !project.readers || baseline.revision !== this.revision?.id || this.now() - baseline.at >= fullEvery) return 'plan';
+    const result = await checkDrift({
+      baseline,
+      readers: project.readers,
+      engine: project.engine,
+      stacks: project.stacks,
+      spreadMs: this.settings.intervalMs * (this.settings.spreadShare ?? 0.5),
+      parallelism: CHECK_PARALLELISM,
+      wait: (ms) => this.pause(ms),
+      interrupted: () => this.somethingNew(),
+      now: () => this.now(),
+    });
+    if (result.outcome === 'changed') this.settings.logger.log('info', 'objects changed on the service since the last plan', { objects: result.addresses.slice(0, 10), count: result.addresses.length });
+    return result.outcome === 'same' ? 'same' : result.outcome === 'interrupted' ? 'interrupted' : 'plan';
+  }
+
+  /** Whether a trigger, a stop or a new commit (asked at most every poll) should cut a drift check short. */
+  private async somethingNew(): Promise<boolean> {
+    if (this.stopping || this.trigger) return true;
+    if (this.now() - this.lastPolledAt < this.settings.pollMs || !this.revision) return false;
+    this.lastPolledAt = this.now();
+    if (!(await this.settings.source.hasNew(this.revision.id).catch(() => false))) return false;
+    this.trigger = 'commit';
+    return true;
+  }
+
   /** Plans every stack under its lock and treats each by its policy. */
   private async reconcile(project: ReconcileProject): Promise<{ changes: number; drifted: number }> {
     const { engine, stacks } = project;
     const release = await engine.lock(stacks.map((s) => s.name), 'reconcile');
+    this.baseline = undefined;
     try {
       const { plan, states } = await engine.plan(stacks, { refresh: true, destroy: false });
       this.lastPlan = plan;
       let changes = 0;
       let drifted = 0;
+      let wrote = false;
       this.windowChangeAt = undefined;
       for (const stack of stacks) {
         const r = await this.reconcileStack(project, stack, plan, states);
         changes += r.changes;
         drifted += r.drifted;
+        wrote ||= r.applied;
       }
+      this.lastCounts = { changes, drifted };
+      // After an apply (or a rollout resumed or paused) the next cycle plans in full.
+      if (!wrote && this.revision) this.baseline = baselineOf(this.revision.id, plan, states, this.now());
       return { changes, drifted };
     } finally {
       await release();
@@ -333,7 +398,7 @@ export class Reconciler implements ReconcilerHandle {
     return this.override;
   }
 
-  private async reconcileStack(project: ReconcileProject, stack: DesiredStack, plan: Plan, states: Map<string, State>): Promise<{ changes: number; drifted: number }> {
+  private async reconcileStack(project: ReconcileProject, stack: DesiredStack, plan: Plan, states: Map<string, State>): Promise<{ changes: number; drifted: number; applied: boolean }> {
     const policy = stackPolicy(stack, this.settings);
     const m = this.memory(stack, policy);
     const all = plan.changes.filter((c) => c.stack === stack.name);
@@ -357,9 +422,20 @@ export class Reconciler implements ReconcilerHandle {
     // warn and off leave drifted objects as they are: a change to one of them waits until the drift is gone or healed by hand.
     const held = new Set(policy.drift === 'heal' ? [] : drifted);
     const toApply = changes.filter((c) => !held.has(c.address));
-    if (toApply.length === 0 && !resume) return { changes: changes.length, drifted: drifted.length };
+    if (toApply.length === 0 && !resume) return { changes: changes.length, drifted: drifted.length, applied: false };
     const healOnly = toApply.length > 0 && toApply.every(isDrift);
-    if (policy.apply === 'plan-only' && !healOnly) return { changes: changes.length, drifted: drifted.length };
+    if (policy.apply === 'plan-only' && !healOnly) return { changes: changes.length, drifted: drifted.length, applied: false };
+
+    if (m.stopped && m.stopped.revision !== this.revision?.id) m.stopped = undefined;
+    if (m.stopped) {
+      const reason = `${m.stopped.text}; a new commit or \`fleetform reconcile approve ${stack.name}\` retries it`;
+      set({ waiting: { for: 'retry', reason, since: new Date(this.now()).toISOString() } });
+      if (!m.stopped.said) {
+        m.stopped.said = true;
+        this.emit({ type: 'apply-waiting', stack: stack.name, reason });
+      }
+      return { changes: changes.length, drifted: drifted.length, applied: false };
+    }
 
     const summary = summarize(toApply);
     const fingerprint = changesFingerprint(toApply);
@@ -375,7 +451,7 @@ export class Reconciler implements ReconcilerHandle {
         m.asked = fingerprint;
         this.emit({ type: 'approval-needed', stack: stack.name, reason: why, add: summary.add, change: summary.change, destroy: summary.destroy });
       }
-      return { changes: changes.length, drifted: drifted.length };
+      return { changes: changes.length, drifted: drifted.length, applied: false };
     }
 
     const window = this.verdict(policy);
@@ -386,13 +462,13 @@ export class Reconciler implements ReconcilerHandle {
         m.windowSaid = `${fingerprint}/${reason}`;
         this.emit({ type: 'apply-waiting', stack: stack.name, reason });
       }
-      return { changes: changes.length, drifted: drifted.length };
+      return { changes: changes.length, drifted: drifted.length, applied: false };
     }
     m.windowSaid = undefined;
     await this.applyStack(project, stack, plan, states, toApply, { policy, healOnly, drifted: drifted.filter((a) => !held.has(a)) });
     m.asked = undefined;
     m.approved = undefined;
-    return { changes: changes.length, drifted: drifted.length };
+    return { changes: changes.length, drifted: drifted.length, applied: true };
   }
 
   private async applyStack(
@@ -435,6 +511,9 @@ export class Reconciler implements ReconcilerHandle {
     if (e.type === 'wave-ended') this.emit({ type: 'wave-passed', stack, rollout: e.rollout, wave: e.wave, seconds: e.seconds, outcome: waveEndText(e) });
     else if (e.type === 'paused') this.emit({ type: 'rollout-paused', stack, rollout: e.rollout, wave: e.wave, reason: e.reason });
     else if (e.type === 'done' && e.outcome.outcome === 'stopped') {
+      // Retrying it each cycle would fail the same gate again: it waits for a new commit or a retry.
+      const m = this.stacks.get(stack);
+      if (m && this.revision) m.stopped = { revision: this.revision.id, text: `rollout ${e.rollout} stopped at wave ${e.outcome.stoppedAt ?? 0} on this commit (${e.outcome.reason ?? 'its gate failed'})`, said: false };
       this.emit({ type: 'rollout-stopped', stack, rollout: e.rollout, wave: e.outcome.stoppedAt ?? 0, reason: e.outcome.reason ?? '', rolledBack: e.outcome.onFailure === 'rollback' });
     }
   }

@@ -49,7 +49,7 @@ export async function startReconciler(options: RunOptions): Promise<RunningRecon
     if (e.type === 'cycle-finished') {
       const st = reconciler.status();
       for (const s of st.stacks) metrics.stackChecked(s.stack, s.changes, s.drifted.length);
-      metrics.waitingStacks(st.stacks.filter((s) => s.waiting?.for === 'approval').length, st.stacks.filter((s) => s.waiting?.for === 'window').length);
+      metrics.waitingStacks(st.stacks);
     }
     if (LOGGED.has(e.type)) {
       const { type, at: _at, ...fields } = e;
@@ -68,6 +68,10 @@ export async function startReconciler(options: RunOptions): Promise<RunningRecon
       const { token } = options.dashboard;
       const handler = dashboardHandler(source, { basePath: DASHBOARD_PATH, ...(token ? { token } : {}), log: (line) => logger.log('info', line) });
       server.mount(DASHBOARD_PATH, handler);
+      // The fleet's health, read for the dashboard, is counted for /metrics too.
+      source.subscribe((change) => {
+        if (change.kind === 'snapshot') metrics.machinesByHealth(change.snapshot.machines);
+      });
       dashboard = { source, handler };
     }
     url = await server.listen(options.listen.host, options.listen.port);
