@@ -1,12 +1,16 @@
-/** An object of a JSON value (not an array, not null). */
+import { PlanValue } from './plan-values';
+
+/** An object of a JSON value (not an array, not null, not a plan's unknown or digest). */
 export function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof PlanValue);
 }
 
 /** Deep equality of JSON values; key order does not matter. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  // Plan values are one instance per value: unequal when not the same.
+  if (a instanceof PlanValue || b instanceof PlanValue) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;

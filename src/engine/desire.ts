@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { schemaProblems } from '../domain/schema-issues';
 import type { z } from 'zod';
-import type { JsonObject } from './json';
+import { isObject, isUnknown, unknownValue, type JsonObject, type JsonValue } from './json';
 import { sensitivePathsOf, type KindDeclaration } from './kind-declaration';
 import type { Desired, KindContext, PlanProblem, ResourceKind } from './kind';
 import type { StateEntry } from './state/schema';
@@ -25,12 +26,47 @@ function withSecretsHidden(declaration: KindDeclaration, attributes: JsonObject)
 }
 
 /**
+ * A value not known yet goes through the attribute schemas (which check text) as this
+ * text, made afresh by each process so that no value a stack gives can equal it, and
+ * comes out of them unknown again.
+ */
+const unknownStandIn = `\u0000unknown:${randomUUID()}`;
+
+/** `value` with every value `is` matches replaced by `to`, and whether any was. */
+function replaced(value: JsonValue, is: (v: JsonValue) => boolean, to: JsonValue): { value: JsonValue; any: boolean } {
+  let any = false;
+  const walk = (v: JsonValue): JsonValue => {
+    if (is(v)) {
+      any = true;
+      return to;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (isObject(v)) {
+      const out: JsonObject = {};
+      for (const [k, x] of Object.entries(v)) out[k] = walk(x);
+      return out;
+    }
+    return v;
+  };
+  const out = walk(value);
+  return { value: any ? out : value, any };
+}
+
+/** The attributes parsed by the kind's schema, values not known yet kept unknown. */
+function parseAttributes(kind: ResourceKind, attributes: JsonObject) {
+  const checked = replaced(attributes, isUnknown, unknownStandIn);
+  const parsed = kind.declaration.schema.safeParse(checked.value);
+  if (!checked.any || !parsed.success) return parsed;
+  return { ...parsed, data: replaced(parsed.data as JsonValue, (v) => v === unknownStandIn, unknownValue).value as typeof parsed.data };
+}
+
+/**
  * The desired value of one resource: its attributes parsed with the kind's declared
  * schema (a refused attribute is a problem naming it), normalized by the kind, with the
  * secret paths its declaration names.
  */
 export async function desireResource(kind: ResourceKind, ctx: KindContext, attributes: JsonObject, prior: StateEntry | undefined): Promise<Desired> {
-  const parsed = kind.declaration.schema.safeParse(attributes);
+  const parsed = parseAttributes(kind, attributes);
   if (!parsed.success) {
     return { ...withSecretsHidden(kind.declaration, attributes), private: {}, notes: [], problems: attributeProblems(kind.declaration, attributes, parsed.error.issues) };
   }

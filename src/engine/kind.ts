@@ -106,7 +106,7 @@ export interface ResourceKind<D extends KindDeclaration = KindDeclaration, View 
   readonly replaceOrder: 'create-first' | 'delete-first';
   /**
    * Normalizes attributes the declaration's schema has already parsed (references
-   * resolved, or UNKNOWN) into the view plan compares, with the kind's own checks.
+   * resolved, or unknown) into the view plan compares, with the kind's own checks.
    */
   desire(ctx: KindContext, attributes: z.output<D['schema']>, prior: StateEntry | undefined): Promise<DesiredValue<View>>;
   /** Reads the remote object into the view desire gives; undefined when it no longer exists. */

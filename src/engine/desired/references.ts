@@ -1,7 +1,7 @@
 import { FleetformError } from '../../domain/errors';
 import { unevaluatedExpression } from '../../domain/terraform-expressions';
 import { unescapeTemplate } from '../../domain/template-escape';
-import { isObject, setOwn, UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import { isObject, setOwn, unknownValue, type JsonObject, type JsonValue } from '../json';
 
 /**
  * Read left to right as Terraform reads a JSON-syntax string: a `$${` or `%%{` escape (a
@@ -41,7 +41,7 @@ export function findReferences(value: JsonValue): Reference[] {
 /**
  * Replaces references with the outputs they point at, and the escapes `$${` and `%%{` with
  * `${` and `%{` (in object keys too, which Terraform also reads as templates).
- * A reference whose value is not known yet makes the whole string UNKNOWN.
+ * A reference whose value is not known yet makes the whole string unknown (`unknownValue`).
  */
 export function resolveReferences(
   value: JsonValue,
@@ -56,7 +56,7 @@ export function resolveReferences(
       if (resolved === undefined) unknown = true;
       return resolved ?? '';
     });
-    return unknown ? UNKNOWN : replaced;
+    return unknown ? unknownValue : replaced;
   }
   if (Array.isArray(value)) return value.map((v) => resolveReferences(v, lookup));
   if (isObject(value)) {

@@ -3,7 +3,7 @@ import { resolveReferences } from '../desired/references';
 import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { diffJson } from '../diff';
 import { runGraph } from '../graph';
-import { UNKNOWN, type JsonObject } from '../json';
+import { isObject, isUnknown, type JsonObject } from '../json';
 import { desireResource } from '../desire';
 import type { Applied, Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
 import { maskPaths, viewSecretPaths } from '../mask';
@@ -60,7 +60,7 @@ async function settle(input: PlanStackInput): Promise<Known> {
     if (entry.status !== 'creating') continue;
     const kind = kinds.require(entry.type, address);
     const intent = entry.private.intent;
-    const found = intent && typeof intent === 'object' && !Array.isArray(intent) && input.refresh ? await kind.findCreated(ctx, intent, managedIds) : undefined;
+    const found = isObject(intent) && input.refresh ? await kind.findCreated(ctx, intent, managedIds) : undefined;
     if (found) {
       adopted.set(address, found);
       for (const id of Object.values(found.ids)) managedIds.add(id);
@@ -224,7 +224,7 @@ function flagSameIdentity(input: PlanStackInput, changes: Map<string, ResourceCh
   for (const c of changes.values()) {
     if (c.after === null || c.deposed) continue;
     const id = input.kinds.require(c.type, c.address).identity(c.after);
-    if (!id || Object.values(id.key).some((v) => v === UNKNOWN)) continue;
+    if (!id || Object.values(id.key).some((v) => isUnknown(v))) continue;
     const key = `${c.type}\u0000${JSON.stringify(id.key)}`;
     byIdentity.set(key, [...(byIdentity.get(key) ?? []), c.address]);
   }
