@@ -1,4 +1,4 @@
-import { PlanValue } from './plan-values';
+import { PlanValue, Unknown } from './plan-values';
 
 /** An object of a JSON value (not an array, not null, not a plan's unknown or digest). */
 export function isObject(v: unknown): v is Record<string, unknown> {
@@ -9,8 +9,8 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  // Plan values are one instance per value: unequal when not the same.
-  if (a instanceof PlanValue || b instanceof PlanValue) return false;
+  // Digests are one instance per digest: unequal when not the same; unknowns are all alike.
+  if (a instanceof PlanValue || b instanceof PlanValue) return a instanceof Unknown && b instanceof Unknown;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;

@@ -9,12 +9,21 @@ export abstract class PlanValue {
   abstract describe(): string;
 }
 
-/** A value only known once apply has run (e.g. the id of an object still to be created). */
+/**
+ * A value only known once apply has run (e.g. the id of an object still to be created).
+ * Text that refers to objects this apply creates may carry a stand-in: the text with
+ * stand-ins for those objects, what a plan checks in its place.
+ */
 export class Unknown extends PlanValue {
-  private constructor() {
+  private constructor(readonly standIn?: string) {
     super();
+    Object.freeze(this);
   }
-  static readonly value: Unknown = Object.freeze(new Unknown()) as Unknown;
+  static readonly value: Unknown = new Unknown();
+  /** Text known after apply, checked at plan as `standIn`. */
+  static withStandIn(standIn: string): Unknown {
+    return new Unknown(standIn);
+  }
   describe(): string {
     return '(known after apply)';
   }
@@ -28,7 +37,7 @@ export class Unknown extends PlanValue {
 export const unknownValue: Unknown = Unknown.value;
 
 export function isUnknown(value: unknown): value is Unknown {
-  return value === Unknown.value;
+  return value instanceof Unknown;
 }
 
 /** How a digest is written in a state file: its algorithm's label before the hex digest. */

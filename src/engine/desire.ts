@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { schemaProblems } from '../domain/schema-issues';
 import type { z } from 'zod';
-import { isObject, isUnknown, unknownValue, type JsonObject, type JsonValue } from './json';
+import { isObject, isUnknown, unknownValue, type JsonObject, type JsonValue, type Unknown } from './json';
 import { sensitivePathsOf, type KindDeclaration } from './kind-declaration';
 import type { Desired, KindContext, PlanProblem, ResourceKind } from './kind';
 import type { StateEntry } from './state/schema';
@@ -27,37 +27,43 @@ function withSecretsHidden(declaration: KindDeclaration, attributes: JsonObject)
 
 /**
  * A value not known yet goes through the attribute schemas (which check text) as this
- * text, made afresh by each process so that no value a stack gives can equal it, and
- * comes out of them unknown again.
+ * text and a number, made afresh by each process so that no value a stack gives can
+ * equal it, and comes out of them as the same unknown again.
  */
 const unknownStandIn = `\u0000unknown:${randomUUID()}`;
 
-/** `value` with every value `is` matches replaced by `to`, and whether any was. */
-function replaced(value: JsonValue, is: (v: JsonValue) => boolean, to: JsonValue): { value: JsonValue; any: boolean } {
-  let any = false;
-  const walk = (v: JsonValue): JsonValue => {
-    if (is(v)) {
-      any = true;
-      return to;
-    }
-    if (Array.isArray(v)) return v.map(walk);
-    if (isObject(v)) {
-      const out: JsonObject = {};
-      for (const [k, x] of Object.entries(v)) out[k] = walk(x);
-      return out;
-    }
-    return v;
-  };
-  const out = walk(value);
-  return { value: any ? out : value, any };
+/** True when `value` holds a value not known yet. */
+function holdsUnknown(value: JsonValue): boolean {
+  if (isUnknown(value)) return true;
+  if (Array.isArray(value)) return value.some(holdsUnknown);
+  if (isObject(value)) return Object.values(value).some(holdsUnknown);
+  return false;
 }
 
-/** The attributes parsed by the kind's schema, values not known yet kept unknown. */
+/** `value` with `at` applied to each of its leaves (text, numbers, typed values...). */
+function mapLeaves(value: JsonValue, at: (v: JsonValue) => JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map((v) => mapLeaves(v, at));
+  if (isObject(value)) {
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(value)) out[k] = mapLeaves(x, at);
+    return out;
+  }
+  return at(value);
+}
+
+/**
+ * The attributes parsed by the kind's schema, values not known yet given back as they
+ * came (with their stand-ins), and whether any carries a stand-in.
+ */
 function parseAttributes(kind: ResourceKind, attributes: JsonObject) {
-  const checked = replaced(attributes, isUnknown, unknownStandIn);
-  const parsed = kind.declaration.schema.safeParse(checked.value);
-  if (!checked.any || !parsed.success) return parsed;
-  return { ...parsed, data: replaced(parsed.data as JsonValue, (v) => v === unknownStandIn, unknownValue).value as typeof parsed.data };
+  if (!holdsUnknown(attributes)) return { parsed: kind.declaration.schema.safeParse(attributes), standIns: false };
+  const unknowns: Unknown[] = [];
+  const marker = `${unknownStandIn}:`;
+  const checked = mapLeaves(attributes, (v) => (isUnknown(v) ? `${marker}${unknowns.push(v) - 1}` : v));
+  const parsed = kind.declaration.schema.safeParse(checked);
+  if (!parsed.success) return { parsed, standIns: false };
+  const back = (v: JsonValue): JsonValue => (typeof v === 'string' && v.startsWith(marker) ? (unknowns[Number(v.slice(marker.length))] ?? unknownValue) : v);
+  return { parsed: { ...parsed, data: mapLeaves(parsed.data as JsonValue, back) as typeof parsed.data }, standIns: unknowns.some((u) => u.standIn !== undefined) };
 }
 
 /**
@@ -66,10 +72,12 @@ function parseAttributes(kind: ResourceKind, attributes: JsonObject) {
  * secret paths its declaration names.
  */
 export async function desireResource(kind: ResourceKind, ctx: KindContext, attributes: JsonObject, prior: StateEntry | undefined): Promise<Desired> {
-  const parsed = parseAttributes(kind, attributes);
+  const { parsed, standIns } = parseAttributes(kind, attributes);
   if (!parsed.success) {
     return { ...withSecretsHidden(kind.declaration, attributes), private: {}, notes: [], problems: attributeProblems(kind.declaration, attributes, parsed.error.issues) };
   }
-  const value = await kind.desire(ctx, parsed.data, prior);
+  const desired = await kind.desire(ctx, parsed.data, prior);
+  // A stand-in serves the kind's checks only: the plan shows, and apply compares, the value as unknown.
+  const value = standIns ? { ...desired, view: mapLeaves(desired.view, (v) => (isUnknown(v) ? unknownValue : v)) as JsonObject } : desired;
   return { ...value, sensitivePaths: sensitivePathsOf(kind.declaration, value.view, parsed.data) };
 }

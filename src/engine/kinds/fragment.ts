@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ServiceError, type FragmentDetail } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
 import { isRevisionNumber } from '../../domain/fragments';
@@ -104,6 +105,13 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
       organization_id: attributes.organization_id || ctx.organizationId,
     };
     return { view, private: {}, notes: [], problems: parsed.problem ? [parsed.problem] : [] };
+  },
+
+  async standIn(ctx, view): Promise<Readonly<Record<string, string>>> {
+    // An id no fragment on the service has: what machines importing the new fragment are checked with.
+    const id = randomUUID();
+    if (isObject(view.config)) await declareFragment(ctx, id, { name: view.name, config: fragmentConfigDocument(view.config) });
+    return { id };
   },
 
   async observe(ctx, entry): Promise<Observation<FragmentView> | undefined> {

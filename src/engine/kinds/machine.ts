@@ -207,8 +207,14 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const notes: PlanNote[] = [];
     const name = attributes.name;
     const locationId = attributes.location_id || (await unsetLocationOf(ctx, prior));
+    if (isUnknown(attributes.config) && attributes.config.standIn !== undefined) {
+      // The fragments this apply creates stand in as the stack declares them: checked now, as in every later plan.
+      const checked = await machineKind.desire(ctx, { ...attributes, config: attributes.config.standIn }, prior);
+      const note: PlanNote = { level: 'info', path: 'config', message: 'the config names a fragment this apply creates: checked against the fragment as the stack declares it; its id is known once it exists' };
+      return { ...checked, view: { ...checked.view, config: unknownValue }, notes: [note, ...checked.notes] };
+    }
     if (isUnknown(attributes.config)) {
-      // A reference in the config (a fragment this apply creates) is known only at apply, where it is checked.
+      // A reference in the config (an object this apply creates) is known only at apply, where it is checked.
       notes.push({ level: 'info', path: 'config', message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists' });
       problems.push(...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
       return { view: { name, location_id: locationId, config: unknownValue }, private: { pins: pinsOf(prior) }, notes, problems };

@@ -121,6 +121,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   const desiredResources = input.destroy ? [] : stack.resources;
   const byAddress = new Map(desiredResources.map((r) => [r.address, r]));
   const failures: unknown[] = [];
+  const standIns: StandIns = new Map();
 
   await runGraph(
     desiredResources.map((r) => r.address),
@@ -129,7 +130,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
     async (address) => {
       try {
         const resource = byAddress.get(address) as DesiredResource;
-        changes.set(address, await planDeclaredResource(input, known, resource, await observe(input, known, address), changes, salt));
+        changes.set(address, await planDeclaredResource(input, known, resource, await observe(input, known, address), changes, salt, standIns));
       } catch (err) {
         failures.push(err);
         throw err;
@@ -278,6 +279,9 @@ function planRemoval(input: PlanStackInput, known: Known, address: string, obser
   };
 }
 
+/** Outputs standing in, at plan, for those of objects the plan creates, by address (see ResourceKind.standIn). */
+type StandIns = Map<string, Readonly<Record<string, string>>>;
+
 async function planDeclaredResource(
   input: PlanStackInput,
   known: Known,
@@ -285,6 +289,7 @@ async function planDeclaredResource(
   observed: Observed,
   planned: Map<string, ResourceChange>,
   salt: string,
+  standIns: StandIns,
 ): Promise<ResourceChange> {
   const { kinds, ctx, stack } = input;
   const kind = kinds.require(resource.type, resource.address);
@@ -297,7 +302,7 @@ async function planDeclaredResource(
     // An output the service renews at every update (a revision) is known only after it.
     if (upstream?.action === 'update' && kinds.get(upstream.type)?.declaration.attributes[ref.output]?.changesOnUpdate) return undefined;
     return known.entries.get(ref.address)?.outputs[ref.output];
-  }) as JsonObject;
+  }, (ref) => standIns.get(ref.address)?.[ref.output]) as JsonObject;
   const read: Desired = await desireResource(kind, ctx, attributes, prior);
   const misnamed = unknownIgnoredAttributes(resource.lifecycle, Object.keys(kind.declaration.attributes));
   const desired: Desired = misnamed.length > 0 ? { ...read, problems: [...read.problems, ...misnamed] } : read;
@@ -305,6 +310,7 @@ async function planDeclaredResource(
   const vanished = prior !== undefined && observed.gone;
   const existing = prior && !vanished && prior.status !== 'deleting' ? prior : undefined;
   const plan = planResourceChange({ kind, desired, attributes, existing, observation, lifecycle: resource.lifecycle, salt });
+  if (kind.standIn && (plan.action === 'create' || plan.action === 'replace' || !existing)) standIns.set(resource.address, await kind.standIn(ctx, desired.view));
   const base = {
     stack: stack.name,
     address: resource.address,
