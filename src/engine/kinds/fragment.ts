@@ -110,7 +110,7 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
   async standIn(ctx, view): Promise<Readonly<Record<string, string>>> {
     // An id no fragment on the service has: what machines importing the new fragment are checked with.
     const id = randomUUID();
-    if (isObject(view.config)) await declareFragment(ctx, id, { name: view.name, config: fragmentConfigDocument(view.config) });
+    if (isObject(view.config)) await declareFragment(ctx, id, { name: view.name, config: fragmentConfigDocument(view.config), planned: true });
     return { id };
   },
 
