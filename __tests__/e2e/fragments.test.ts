@@ -182,7 +182,7 @@ test('the first plan, which creates the fragment with its machines, checks them 
   expect(await q.client.appClient.listFragments(q.credentials.organizationId)).toEqual([]);
 
   // The same stack with a mod naming the fragment's (prefixed) board plans and applies.
-  synthChecked(q, { prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-board.attributes.mode': 'fast' } }] });
+  synthChecked(q, { prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-board.attributes.timeout_ms': 200 } }] });
   const fine = await q.run('plan');
   expect(fine.stdout).toContain('checked against the fragment as the stack declares it');
   expect(fine.code).toBe(0);
