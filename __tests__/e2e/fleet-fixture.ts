@@ -20,6 +20,8 @@ export interface FleetShape {
   readonly jobTags?: readonly string[];
   /** Extra env entries of each machine's module. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Extra attributes of each machine's ultrasonic sensor. */
+  readonly sensorAttributes?: Readonly<Record<string, string>>;
 }
 
 /** Synthesizes a small fleet with the real constructs into `outdir`. */
@@ -42,7 +44,7 @@ export function synthFleet(outdir: string, shape: FleetShape = {}): void {
       name: 'ultrasonic-1',
       api: 'rdk:component:sensor',
       model: sensors.model('hc-sr04'),
-      attributes: { trigger_pin: '11', echo_interrupt_pin: '13', board: 'board-1', timeout_ms: shape.timeoutMs ?? 150 },
+      attributes: { trigger_pin: '11', echo_interrupt_pin: '13', board: 'board-1', timeout_ms: shape.timeoutMs ?? 150, ...shape.sensorAttributes },
       dependsOn: [board],
     });
   }

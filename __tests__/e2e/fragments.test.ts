@@ -170,6 +170,26 @@ test("plan checks what each machine will run, naming machine, fragment and field
   expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);
 });
 
+test('the first plan, which creates the fragment with its machines, checks them against the fragment as declared: a mod naming nothing is refused before any call', async () => {
+  const q = (p = await openEmulatorProject('ff-fragments-first-'));
+  synthChecked(q, { prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.nosuch.attributes.x': 5 } }] });
+  const plan = await q.run('plan');
+  expect(plan.stdout + plan.stderr).toContain('machine picker');
+  expect(plan.stdout + plan.stderr).toContain('nosuch');
+  expect(plan.code).toBe(1);
+  const apply = await q.run('apply', '--auto-approve');
+  expect(apply.code).toBe(1);
+  expect(await q.client.appClient.listFragments(q.credentials.organizationId)).toEqual([]);
+
+  // The same stack with a mod naming the fragment's (prefixed) board plans and applies.
+  synthChecked(q, { prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-board.attributes.timeout_ms': 200 } }] });
+  const fine = await q.run('plan');
+  expect(fine.stdout).toContain('checked against the fragment as the stack declares it');
+  expect(fine.code).toBe(0);
+  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);
+});
+
 test("a machine importing a fragment is healthy in status once it runs the fragment's revision; a new revision is a new config", async () => {
   const restoreEnv = quickMachines();
   try {

@@ -5,7 +5,7 @@ import { findReferences, resolveReferences } from '../../src/engine/desired/refe
 import { parseStackDocument } from '../../src/engine/desired/read-stacks';
 import { diffJson } from '../../src/engine/diff';
 import { runGraph } from '../../src/engine/graph';
-import { UNKNOWN } from '../../src/engine/json';
+import { unknownValue } from '../../src/engine/json';
 import { maskPaths, isMasked } from '../../src/engine/mask';
 import { LocalStateBackend } from '../../src/engine/state/local-backend';
 import { matchesPlanned } from '../../src/engine/apply/executor';
@@ -29,7 +29,7 @@ describe('references', () => {
     const value = { dataset_id: '${fleetform_dataset.boxes.id}', literal: '$${environment.PATH}', nested: ['x${fleetform_machine.m1.part_id}y'] };
     expect(findReferences(value).map((r) => `${r.address}.${r.output}`)).toEqual(['fleetform_dataset.boxes.id', 'fleetform_machine.m1.part_id']);
     const resolved = resolveReferences(value, (r) => (r.address === 'fleetform_dataset.boxes' ? 'ds-1' : undefined));
-    expect(resolved).toEqual({ dataset_id: 'ds-1', literal: '${environment.PATH}', nested: [UNKNOWN] });
+    expect(resolved).toEqual({ dataset_id: 'ds-1', literal: '${environment.PATH}', nested: [unknownValue] });
   });
 
   test('escapes read as Terraform reads them: $${ and %%{ are literals, in keys too; older unescaped placeholders stay literal', () => {
@@ -122,8 +122,8 @@ describe('masking', () => {
   });
 
   test('a plan with unknown values matches what apply computes', () => {
-    expect(matchesPlanned({ a: UNKNOWN, b: 1 }, { a: 'ds-1', b: 1 })).toBe(true);
-    expect(matchesPlanned({ a: UNKNOWN, b: 1 }, { a: 'ds-1', b: 2 })).toBe(false);
+    expect(matchesPlanned({ a: unknownValue, b: 1 }, { a: 'ds-1', b: 1 })).toBe(true);
+    expect(matchesPlanned({ a: unknownValue, b: 1 }, { a: 'ds-1', b: 2 })).toBe(false);
   });
 });
 

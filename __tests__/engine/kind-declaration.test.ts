@@ -1,3 +1,4 @@
+import { unknownValue } from '../../src/engine/json';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -37,7 +38,9 @@ describe('kind declarations', () => {
 
   test('replace reasons and secret paths come from the declaration', () => {
     expect(replaceReasonsOf(noteDeclaration, { title: 'a', text: 'x' }, { title: 'b', text: 'y' })).toEqual(['title']);
-    expect(replaceReasonsOf(noteDeclaration, { title: 'a' }, { title: '(known after apply)' })).toEqual([]);
+    expect(replaceReasonsOf(noteDeclaration, { title: 'a' }, { title: unknownValue })).toEqual([]);
+    // Text that reads like an unknown is text: a change like any other.
+    expect(replaceReasonsOf(noteDeclaration, { title: 'a' }, { title: '(known after apply)' })).toEqual(['title']);
     expect(sensitivePathsOf(noteDeclaration, { title: 'a', secret: 's' }, {})).toEqual(['secret']);
     expect(sensitivePathsOf(noteDeclaration, { title: 'a' }, {})).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import { UNKNOWN } from '../../src/engine/json';
+import { unknownValue } from '../../src/engine/json';
 import { isMasked } from '../../src/engine/mask';
 import { byAddress, notesStack, NotesWorld } from './fake-harness';
 
@@ -16,7 +16,7 @@ describe('planner', () => {
       ['fleetform_note.a', 'create'],
       ['fleetform_note.b', 'create'],
     ]);
-    expect(byAddress(changes, 'fleetform_note.b').after).toEqual({ title: 'B', text: '', parent_id: UNKNOWN });
+    expect(byAddress(changes, 'fleetform_note.b').after).toEqual({ title: 'B', text: '', parent_id: unknownValue });
     expect(byAddress(changes, 'fleetform_note.b').dependsOn).toEqual(['fleetform_note.a']);
   });
 

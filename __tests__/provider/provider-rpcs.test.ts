@@ -12,7 +12,7 @@ import type { ProviderBlock, ProviderConnection } from '../../src/provider/provi
 import { providerHandlers } from '../../src/provider/provider-handlers';
 import * as tf from '../../src/provider/protocol/generated/tfplugin6/tfplugin6_pb';
 import type { ProviderHandlers } from '../../src/provider/protocol/services';
-import { decodeMsgpack, encodeMsgpack, UNKNOWN_VALUE, type TerraformObject, type TerraformValue } from '../../src/provider/values/terraform-value';
+import { decodeMsgpack, encodeMsgpack, unknownValue, type TerraformObject, type TerraformValue } from '../../src/provider/values/terraform-value';
 import { openEmulatorProject, type EmulatorProject } from '../e2e/fleet-fixture';
 
 jest.setTimeout(60_000);
@@ -158,7 +158,7 @@ test('GetProviderSchema: every kind, required/optional/computed/sensitive as dec
 const PROVIDER_TYPE: TerraformType = ['object', { organization_id: 'string', location_id: 'string', endpoint: 'string', api_key_id: 'string', api_key: 'string' }];
 
 test('ValidateProviderConfig accepts a block (unknowns too) and reports undecodable bytes', async () => {
-  const ok = await handlers.ValidateProviderConfig(new tf.ValidateProviderConfig_Request({ config: new tf.DynamicValue({ msgpack: encodeMsgpack({ endpoint: UNKNOWN_VALUE }, PROVIDER_TYPE) }) }));
+  const ok = await handlers.ValidateProviderConfig(new tf.ValidateProviderConfig_Request({ config: new tf.DynamicValue({ msgpack: encodeMsgpack({ endpoint: unknownValue }, PROVIDER_TYPE) }) }));
   expect(ok.diagnostics).toEqual([]);
   const bad = await handlers.ValidateProviderConfig(new tf.ValidateProviderConfig_Request({ config: new tf.DynamicValue({ msgpack: encodeMsgpack({ endpoint: 5 }, ['object', { endpoint: 'number' }]) }) }));
   expect(severities(bad.diagnostics)).toEqual([tf.Diagnostic_Severity.ERROR]);
@@ -180,7 +180,7 @@ describe('ValidateResourceConfig', () => {
 
   test('a valid machine, and one with unknown values, have no diagnostics', async () => {
     expect((await validate(MACHINE, dv(MACHINE, machine('m')))).diagnostics).toEqual([]);
-    const unknowns = { ...machine('m'), name: UNKNOWN_VALUE, config: UNKNOWN_VALUE, secret_env: { 'acme_sensors.API_TOKEN': UNKNOWN_VALUE } };
+    const unknowns = { ...machine('m'), name: unknownValue, config: unknownValue, secret_env: { 'acme_sensors.API_TOKEN': unknownValue } };
     expect((await validate(MACHINE, dv(MACHINE, unknowns))).diagnostics).toEqual([]);
   });
 
@@ -252,8 +252,8 @@ describe('a machine: plan, apply, read, import', () => {
     expect(valueOf(MACHINE, res.plannedState)).toEqual({
       ...machine(name),
       location_id: project.credentials.locationId,
-      id: UNKNOWN_VALUE,
-      part_id: UNKNOWN_VALUE,
+      id: unknownValue,
+      part_id: unknownValue,
       // The secret stays out of the plan; its keyed digest stands for it.
       secret_env: null,
       secret_env_digest: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/),
@@ -344,7 +344,7 @@ describe('a machine: plan, apply, read, import', () => {
     const created = await newMachine(name);
     const res = await plan(MACHINE, created, { ...machine(name), location_id: 'elsewhere' }, MACHINE_COMPUTED);
     expect(res.requiresReplace.map((p) => attributeNames(p))).toEqual([['location_id']]);
-    expect(valueOf(MACHINE, res.plannedState)).toMatchObject({ id: UNKNOWN_VALUE, part_id: UNKNOWN_VALUE, location_id: 'elsewhere' });
+    expect(valueOf(MACHINE, res.plannedState)).toMatchObject({ id: unknownValue, part_id: unknownValue, location_id: 'elsewhere' });
   });
 
   test('drift made on the service comes back from read as a changed attribute', async () => {
@@ -438,7 +438,7 @@ describe('a dataset and a training job', () => {
     const replace = await plan(JOB, submitted, job(datasetId, '2'), JOB_COMPUTED);
     expect(errorsOf(replace.diagnostics)).toEqual([]);
     expect(replace.requiresReplace.map((p) => attributeNames(p))).toEqual([['model_version']]);
-    expect(valueOf(JOB, replace.plannedState)).toMatchObject({ model_version: '2', id: UNKNOWN_VALUE });
+    expect(valueOf(JOB, replace.plannedState)).toMatchObject({ model_version: '2', id: unknownValue });
 
     const unchanged = await plan(JOB, submitted, job(datasetId, '1'), JOB_COMPUTED);
     expect(unchanged.requiresReplace).toEqual([]);

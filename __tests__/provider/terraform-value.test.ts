@@ -6,7 +6,7 @@
 import { decode, encode, ExtData } from '@msgpack/msgpack';
 import fc from 'fast-check';
 import type { TerraformType } from '../../src/engine/kind-declaration';
-import { conform, decodeMsgpack, encodeMsgpack, hasUnknown, UNKNOWN_VALUE, ValueDecodeError, type TerraformValue } from '../../src/provider/values/terraform-value';
+import { conform, decodeMsgpack, encodeMsgpack, hasUnknown, unknownValue, ValueDecodeError, type TerraformValue } from '../../src/provider/values/terraform-value';
 
 const JOB: TerraformType = [
   'object',
@@ -36,24 +36,24 @@ function decodeError(raw: unknown, type: TerraformType): ValueDecodeError {
 
 describe('unknowns', () => {
   test('extension type 0 (unknown) and 12 (refined unknown) decode as unknown, wherever they are', () => {
-    expect(decodeMsgpack(wire(new ExtData(0, new Uint8Array([0]))), 'string')).toBe(UNKNOWN_VALUE);
+    expect(decodeMsgpack(wire(new ExtData(0, new Uint8Array([0]))), 'string')).toBe(unknownValue);
     // A refined unknown carries its refinements (here: not null, a prefix) in the extension's payload.
     const refined = new ExtData(12, new Uint8Array(encode({ 1: true, 2: 'ab' })));
-    expect(decodeMsgpack(wire(refined), 'string')).toBe(UNKNOWN_VALUE);
-    expect(decodeMsgpack(wire(refined), ['list', 'number'])).toBe(UNKNOWN_VALUE);
+    expect(decodeMsgpack(wire(refined), 'string')).toBe(unknownValue);
+    expect(decodeMsgpack(wire(refined), ['list', 'number'])).toBe(unknownValue);
     const nested = decodeMsgpack(wire({ name: 'a', replicas: refined, tags: ['x', new ExtData(0, new Uint8Array([0]))], env: new ExtData(0, new Uint8Array([0])), limits: null }), JOB);
-    expect(nested).toEqual({ name: 'a', replicas: UNKNOWN_VALUE, enabled: null, tags: ['x', UNKNOWN_VALUE], env: UNKNOWN_VALUE, limits: null });
+    expect(nested).toEqual({ name: 'a', replicas: unknownValue, enabled: null, tags: ['x', unknownValue], env: unknownValue, limits: null });
     expect(hasUnknown(nested)).toBe(true);
     expect(hasUnknown({ a: ['x', { b: null }] })).toBe(false);
   });
 
   test('encode writes an unknown as extension type 0', () => {
-    const raw = decode(encodeMsgpack({ name: UNKNOWN_VALUE, tags: [UNKNOWN_VALUE], env: UNKNOWN_VALUE }, JOB)) as Record<string, unknown>;
+    const raw = decode(encodeMsgpack({ name: unknownValue, tags: [unknownValue], env: unknownValue }, JOB)) as Record<string, unknown>;
     for (const v of [raw.name, (raw.tags as unknown[])[0], raw.env]) {
       expect(v).toBeInstanceOf(ExtData);
       expect((v as ExtData).type).toBe(0);
     }
-    expect(Buffer.from(encodeMsgpack(UNKNOWN_VALUE, 'string'))).toEqual(Buffer.from([0xd4, 0x00, 0x00]));
+    expect(Buffer.from(encodeMsgpack(unknownValue, 'string'))).toEqual(Buffer.from([0xd4, 0x00, 0x00]));
   });
 });
 
@@ -175,7 +175,7 @@ const typeArb: fc.Arbitrary<TerraformType> = fc.letrec<{ type: TerraformType }>(
 
 /** Values of `type` as decode gives them: null or unknown anywhere, every object attribute present. */
 function valueOf(type: TerraformType): fc.Arbitrary<TerraformValue> {
-  const special = fc.constantFrom<TerraformValue>(null, UNKNOWN_VALUE);
+  const special = fc.constantFrom<TerraformValue>(null, unknownValue);
   const data = ((): fc.Arbitrary<TerraformValue> => {
     if (type === 'string') return fc.string();
     // Terraform's numbers have no negative zero (a test below shows -0 travelling as 0).

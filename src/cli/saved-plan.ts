@@ -3,12 +3,16 @@ import { promises as fs, constants } from 'node:fs';
 import { z } from 'zod';
 import { InputError } from '../domain/errors';
 import type { Plan } from '../engine/plan/model';
+import { planValuesText, readPlanValuesText } from '../engine/plan/plan-text';
 
 /** How a saved plan is made: the fix for any file that is not one. */
 const MAKE_SAVED_PLAN = 'create one with `fleetform plan --out FILE`';
 
+/** The saved plan's layout; 2 writes unknown values and secrets' digests as typed values. */
+const LAYOUT = 2;
+
 const SavedPlanSchema = z.object({
-  fleetform_saved_plan: z.literal(1),
+  fleetform_saved_plan: z.literal(LAYOUT),
   plan: z.object({ formatVersion: z.literal('1.0'), changes: z.array(z.looseObject({})), stacks: z.array(z.looseObject({})) }).loose(),
 });
 
@@ -17,7 +21,7 @@ export async function writeSavedPlan(file: string, plan: Plan): Promise<void> {
   const tmp = `${file}.${randomUUID()}.tmp`;
   const handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
   try {
-    await handle.writeFile(JSON.stringify({ fleetform_saved_plan: 1, plan }), 'utf8');
+    await handle.writeFile(planValuesText({ fleetform_saved_plan: LAYOUT, plan }), 'utf8');
     await handle.sync();
   } finally {
     await handle.close();
@@ -34,9 +38,12 @@ export async function readSavedPlan(file: string): Promise<Plan> {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = readPlanValuesText(text);
   } catch {
     throw new InputError(`${file} is not a fleetform saved plan (not JSON)`, { path: file, hint: MAKE_SAVED_PLAN });
+  }
+  if (parsed !== null && typeof parsed === 'object' && 'fleetform_saved_plan' in parsed && parsed.fleetform_saved_plan !== LAYOUT) {
+    throw new InputError(`${file} was saved by another version of fleetform`, { path: file, hint: `make the plan again: ${MAKE_SAVED_PLAN.replace('create one', 'run')}` });
   }
   const result = SavedPlanSchema.safeParse(parsed);
   if (!result.success) throw new InputError(`${file} is not a fleetform saved plan`, { path: file, hint: MAKE_SAVED_PLAN });

@@ -1,3 +1,5 @@
+import { PlanValue, Unknown } from './plan-values';
+
 /** A JSON value as fleetform handles it: plain data, comparable and serializable. */
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
@@ -7,15 +9,17 @@ export type JsonObject = { [key: string]: JsonValue };
 export type ReadonlyJsonValue = JsonPrimitive | readonly ReadonlyJsonValue[] | { readonly [key: string]: ReadonlyJsonValue };
 export type ReadonlyJsonObject = { readonly [key: string]: ReadonlyJsonValue };
 
-/** An object of a JSON value (not an array, not null). */
+/** An object of a JSON value (not an array, not null, not a plan's unknown or digest). */
 export function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof PlanValue);
 }
 
 /** Deep equality of JSON values; key order does not matter. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  // Digests are one instance per digest: unequal when not the same; unknowns are all alike.
+  if (a instanceof PlanValue || b instanceof PlanValue) return a instanceof Unknown && b instanceof Unknown;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;

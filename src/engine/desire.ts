@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { schemaProblems } from '../domain/schema-issues';
 import type { z } from 'zod';
-import type { JsonObject } from './json';
+import { isObject, isUnknown, unknownValue, type JsonObject, type JsonValue, type Unknown } from './json';
 import { sensitivePathsOf, type KindDeclaration } from './kind-declaration';
 import type { Desired, KindContext, PlanProblem, ResourceKind } from './kind';
 import type { StateEntry } from './state/schema';
@@ -25,15 +26,58 @@ function withSecretsHidden(declaration: KindDeclaration, attributes: JsonObject)
 }
 
 /**
+ * A value not known yet goes through the attribute schemas (which check text) as this
+ * text and a number, made afresh by each process so that no value a stack gives can
+ * equal it, and comes out of them as the same unknown again.
+ */
+const unknownStandIn = `\u0000unknown:${randomUUID()}`;
+
+/** True when `value` holds a value not known yet. */
+function holdsUnknown(value: JsonValue): boolean {
+  if (isUnknown(value)) return true;
+  if (Array.isArray(value)) return value.some(holdsUnknown);
+  if (isObject(value)) return Object.values(value).some(holdsUnknown);
+  return false;
+}
+
+/** `value` with `at` applied to each of its leaves (text, numbers, typed values...). */
+function mapLeaves(value: JsonValue, at: (v: JsonValue) => JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map((v) => mapLeaves(v, at));
+  if (isObject(value)) {
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(value)) out[k] = mapLeaves(x, at);
+    return out;
+  }
+  return at(value);
+}
+
+/**
+ * The attributes parsed by the kind's schema, values not known yet given back as they
+ * came (with their stand-ins), and whether any carries a stand-in.
+ */
+function parseAttributes(kind: ResourceKind, attributes: JsonObject) {
+  if (!holdsUnknown(attributes)) return { parsed: kind.declaration.schema.safeParse(attributes), standIns: false };
+  const unknowns: Unknown[] = [];
+  const marker = `${unknownStandIn}:`;
+  const checked = mapLeaves(attributes, (v) => (isUnknown(v) ? `${marker}${unknowns.push(v) - 1}` : v));
+  const parsed = kind.declaration.schema.safeParse(checked);
+  if (!parsed.success) return { parsed, standIns: false };
+  const back = (v: JsonValue): JsonValue => (typeof v === 'string' && v.startsWith(marker) ? (unknowns[Number(v.slice(marker.length))] ?? unknownValue) : v);
+  return { parsed: { ...parsed, data: mapLeaves(parsed.data as JsonValue, back) as typeof parsed.data }, standIns: unknowns.some((u) => u.standIn !== undefined) };
+}
+
+/**
  * The desired value of one resource: its attributes parsed with the kind's declared
  * schema (a refused attribute is a problem naming it), normalized by the kind, with the
  * secret paths its declaration names.
  */
 export async function desireResource(kind: ResourceKind, ctx: KindContext, attributes: JsonObject, prior: StateEntry | undefined): Promise<Desired> {
-  const parsed = kind.declaration.schema.safeParse(attributes);
+  const { parsed, standIns } = parseAttributes(kind, attributes);
   if (!parsed.success) {
     return { ...withSecretsHidden(kind.declaration, attributes), private: {}, notes: [], problems: attributeProblems(kind.declaration, attributes, parsed.error.issues) };
   }
-  const value = await kind.desire(ctx, parsed.data, prior);
+  const desired = await kind.desire(ctx, parsed.data, prior);
+  // A stand-in serves the kind's checks only: the plan shows, and apply compares, the value as unknown.
+  const value = standIns ? { ...desired, view: mapLeaves(desired.view, (v) => (isUnknown(v) ? unknownValue : v)) as JsonObject } : desired;
   return { ...value, sensitivePaths: sensitivePathsOf(kind.declaration, value.view, parsed.data) };
 }

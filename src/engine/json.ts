@@ -1,18 +1,18 @@
-import { jsonEqual, type JsonObject, type JsonPrimitive, type JsonValue } from '../domain/json-value';
+import { jsonEqual } from '../domain/json-value';
 import { setOwn } from '../domain/own-keys';
+import { isSensitiveDigest, isUnknown, PlanValue, SensitiveDigest, Unknown, unknownValue } from '../domain/plan-values';
 
-export { jsonEqual, setOwn };
-export type { JsonObject, JsonPrimitive, JsonValue };
-
+export { isSensitiveDigest, isUnknown, jsonEqual, PlanValue, SensitiveDigest, setOwn, Unknown, unknownValue };
 /**
- * A value that is only known once apply has run (for example the id of a dataset that
- * does not exist yet). It is a marker string so that plans stay plain JSON.
+ * JSON values as the engine handles them: plain data, plus the plan's typed values (a
+ * value known after apply, a secret's digest), comparable and serializable.
  */
-export const UNKNOWN = '(known after apply)';
-
+export type JsonPrimitive = string | number | boolean | null | Unknown | SensitiveDigest;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
 
 export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof PlanValue);
 }
 
 /** Deterministic serialization: object keys sorted, so equal values give equal text. */
@@ -29,7 +29,7 @@ export function stableStringify(value: unknown): string {
 /** Converts arbitrary parsed data (e.g. from JSON.parse or a Struct) into JsonValue, dropping undefined. */
 export function toJson(value: unknown): JsonValue {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'string' || typeof value === 'boolean' || value instanceof Unknown || value instanceof SensitiveDigest) return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) return value.map(toJson);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FleetformError } from '../domain/errors';
 import type { AttributeDeclaration, AttributeDeclarations, InputKeys, ResourceDeclaration, ResourceView, SensitiveParts } from '../domain/resource-declaration';
-import { jsonEqual, UNKNOWN, type JsonObject, type JsonValue } from './json';
+import { jsonEqual, isUnknown, type JsonObject, type JsonValue } from './json';
 
 /**
  * The Terraform type of an attribute, in the JSON form a provider schema sends:
@@ -225,6 +225,6 @@ export function attributesFromView(declaration: KindDeclaration, view: JsonObjec
 /** The replace-forcing attributes whose value differs between what exists and what is desired (an unknown value forces nothing yet). */
 export function replaceReasonsOf(declaration: KindDeclaration, current: JsonObject, desired: JsonObject): string[] {
   return Object.values(declaration.attributes)
-    .filter((f) => f.forcesReplacement && desired[f.name] !== UNKNOWN && !jsonEqual(current[f.name], desired[f.name]))
+    .filter((f) => f.forcesReplacement && !isUnknown(desired[f.name]) && !jsonEqual(current[f.name], desired[f.name]))
     .map((f) => f.name);
 }

@@ -106,9 +106,15 @@ export interface ResourceKind<D extends KindDeclaration = KindDeclaration, View 
   readonly replaceOrder: 'create-first' | 'delete-first';
   /**
    * Normalizes attributes the declaration's schema has already parsed (references
-   * resolved, or UNKNOWN) into the view plan compares, with the kind's own checks.
+   * resolved, or unknown) into the view plan compares, with the kind's own checks.
    */
   desire(ctx: KindContext, attributes: z.output<D['schema']>, prior: StateEntry | undefined): Promise<DesiredValue<View>>;
+  /**
+   * For an object the plan creates: outputs that stand in for its own until it exists
+   * (its id), recorded with its desired view so that resources referring to it are
+   * checked at plan against it as declared. Kinds without it leave such references unknown.
+   */
+  standIn?(ctx: KindContext, view: View): Promise<Readonly<Record<string, string>>>;
   /** Reads the remote object into the view desire gives; undefined when it no longer exists. */
   observe(ctx: KindContext, entry: StateEntry): Promise<Observation<View> | undefined>;
   /** Problems and notes of a change beyond the declared replace reasons (e.g. an immutable field). */

@@ -1,37 +1,42 @@
 import { childPath } from '../domain/json-path';
 import { createHmac } from 'node:crypto';
-import { isObject, type JsonObject, type JsonValue } from './json';
+import { isObject, isSensitiveDigest, isUnknown, SensitiveDigest, type JsonObject, type JsonValue } from './json';
 import { sensitivePathsOf, type KindDeclaration } from './kind-declaration';
 import { secretKey } from './state/secret-key';
 
 /**
  * Secrets are stored and compared as keyed digests (HMAC-SHA256 with the key of
- * state/secret-key.ts, over the state's lineage and the value); this prefix marks one.
+ * state/secret-key.ts, over the state's lineage and the value), typed `SensitiveDigest`;
+ * digests of earlier versions (plain salted SHA-256) are still read and never shown.
  */
-export const SENSITIVE_PREFIX = 'sensitive:hmac-sha256:';
-
-/** Digests of earlier versions (plain salted SHA-256): still recognized and never shown. */
-const FORMER_PREFIXES: readonly string[] = ['sensitive:sha256:'];
-
-export function isMasked(value: unknown): boolean {
-  return typeof value === 'string' && (value.startsWith(SENSITIVE_PREFIX) || FORMER_PREFIXES.some((p) => value.startsWith(p)));
-}
-
-/** The keyed digest of a secret; `key` defaults to the user's key file (a front end sharing state elsewhere passes its own). */
-export function maskValue(value: JsonValue, salt: string, key: Buffer = secretKey()): string {
-  if (isMasked(value)) return value as string;
-  return SENSITIVE_PREFIX + createHmac('sha256', key).update(salt).update('\0').update(JSON.stringify(value)).digest('hex');
+export function isMasked(value: unknown): value is SensitiveDigest {
+  return isSensitiveDigest(value);
 }
 
 /**
- * Replaces the values at the given paths (diffJson's notation) by keyed digests, so two
- * masked documents compare equal exactly when their secrets are equal.
+ * The keyed digest of a secret; `key` defaults to the user's key file (a front end sharing
+ * state elsewhere passes its own). A digest stays as it is, and so does a value not known yet.
  */
-export function maskPaths<T extends JsonValue>(value: T, paths: readonly string[], salt: string, key?: Buffer): T {
+export function maskValue(value: JsonValue, salt: string, key: Buffer = secretKey()): JsonValue {
+  if (isSensitiveDigest(value) || isUnknown(value)) return value;
+  return SensitiveDigest.of('hmac-sha256', createHmac('sha256', key).update(salt).update('\0').update(JSON.stringify(value)).digest('hex'));
+}
+
+/**
+ * A value read from a state document with its secrets typed again: the digests it holds
+ * as text at the paths recorded as secret become `SensitiveDigest`s. Text anywhere else,
+ * whatever it reads, stays the user's text.
+ */
+export function withDigestsRead<T extends JsonValue>(value: T, paths: readonly string[]): T {
+  return mapPaths(value, paths, (v) => (typeof v === 'string' ? (SensitiveDigest.fromText(v) ?? v) : v));
+}
+
+/** The value with `at` applied to what it holds at each of the paths (diffJson's notation); unchanged without paths. */
+function mapPaths<T extends JsonValue>(value: T, paths: readonly string[], at: (v: JsonValue) => JsonValue): T {
   if (paths.length === 0) return value;
   const wanted = new Set(paths);
   const walk = (v: JsonValue, path: string): JsonValue => {
-    if (wanted.has(path)) return maskValue(v, salt, key);
+    if (wanted.has(path)) return at(v);
     if (Array.isArray(v)) return v.map((x, i) => walk(x, childPath(path, i)));
     if (isObject(v)) {
       const out: { [k: string]: JsonValue } = {};
@@ -41,6 +46,14 @@ export function maskPaths<T extends JsonValue>(value: T, paths: readonly string[
     return v;
   };
   return walk(value, '') as T;
+}
+
+/**
+ * Replaces the values at the given paths (diffJson's notation) by keyed digests, so two
+ * masked documents compare equal exactly when their secrets are equal.
+ */
+export function maskPaths<T extends JsonValue>(value: T, paths: readonly string[], salt: string, key?: Buffer): T {
+  return mapPaths(value, paths, (v) => maskValue(v, salt, key));
 }
 
 /**

@@ -6,11 +6,12 @@
  */
 import { resolveReferences } from './desired/references';
 import type { DesiredStack } from './desired/stack';
-import { isObject, UNKNOWN, type JsonValue } from './json';
+import { isObject, isUnknown, type JsonValue } from './json';
 import type { State, StateOutput } from './state/schema';
 
 function holdsPlaceholder(value: JsonValue): boolean {
-  if (typeof value === 'string') return value === UNKNOWN || value.includes('${');
+  if (isUnknown(value)) return true;
+  if (typeof value === 'string') return value.includes('${');
   if (Array.isArray(value)) return value.some(holdsPlaceholder);
   if (isObject(value)) return Object.values(value).some(holdsPlaceholder);
   return false;

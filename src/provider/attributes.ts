@@ -1,7 +1,7 @@
-import { isObject, UNKNOWN, type JsonObject, type JsonValue } from '../engine/json';
+import { isObject, isUnknown, type JsonObject, type JsonValue } from '../engine/json';
 import type { AttributeFacts, KindDeclaration, TerraformType } from '../engine/kind-declaration';
 import { terraformResourceSchema } from '../engine/terraform-schema';
-import { conform, UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
+import { conform, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /** The Terraform object type of a kind's attributes. */
 export function objectType(declaration: KindDeclaration): TerraformType {
@@ -11,7 +11,7 @@ export function objectType(declaration: KindDeclaration): TerraformType {
 }
 
 function toEngine(value: TerraformValue): JsonValue {
-  if (value instanceof UnknownValue) return UNKNOWN;
+  if (isUnknown(value)) return value;
   if (Array.isArray(value)) return value.map(toEngine);
   if (value !== null && typeof value === 'object') {
     const out: JsonObject = {};
@@ -23,7 +23,7 @@ function toEngine(value: TerraformValue): JsonValue {
 
 /**
  * The attributes code gives, as the engine's kinds read them: null (unset) left out, the
- * service's own attributes left out, unknown values as the engine's unknown marker.
+ * service's own attributes left out, unknown values unknown.
  */
 export function engineAttributes(declaration: KindDeclaration, value: TerraformObject): JsonObject {
   const out: JsonObject = {};
@@ -35,16 +35,15 @@ export function engineAttributes(declaration: KindDeclaration, value: TerraformO
   return out;
 }
 
-/** The Terraform value of an attribute from an engine value (a view's or the service's), the unknown marker as unknown. */
+/** The Terraform value of an attribute from an engine value (a view's or the service's), unknown as unknown. */
 export function terraformAttribute(facts: AttributeFacts, value: JsonValue | undefined): TerraformValue {
   if (value === undefined) return null;
-  if (value === UNKNOWN) return UNKNOWN_VALUE;
   return conform(value, facts.type, facts.name);
 }
 
-/** True when a value (or anything in it) is the engine's unknown marker. */
+/** True when a value (or anything in it) is unknown. */
 export function isEngineUnknown(value: JsonValue | undefined): boolean {
-  if (value === UNKNOWN) return true;
+  if (isUnknown(value)) return true;
   if (Array.isArray(value)) return value.some(isEngineUnknown);
   if (isObject(value)) return Object.values(value).some(isEngineUnknown);
   return false;

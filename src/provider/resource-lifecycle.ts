@@ -11,7 +11,7 @@ import type { StateEntry } from '../engine/state/schema';
 import { digestName, writeOnlyAttributes } from '../engine/terraform-schema';
 import { creationSalt, withoutWriteOnly, withWriteOnlyFrom } from './write-only';
 import { withReferenceDigest } from './secret-digests';
-import { UNKNOWN_VALUE, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
+import { unknownValue, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /** A resource's value in Terraform's state and the provider's record of it. */
 export interface Stored {
@@ -97,11 +97,11 @@ export async function planTerraformResource(
   const planned: TerraformObject = {};
   for (const f of Object.values(declaration.attributes)) {
     const given = config[f.name] ?? null;
-    if (f.presence === 'computed') planned[f.name] = prior ? (prior.state[f.name] ?? null) : UNKNOWN_VALUE;
+    if (f.presence === 'computed') planned[f.name] = prior ? (prior.state[f.name] ?? null) : unknownValue;
     else if (given !== null) planned[f.name] = given;
     else if (f.presence === 'optional-computed') {
       const v = desired.view[f.name];
-      planned[f.name] = v !== undefined && !isEngineUnknown(v) ? terraformAttribute(f, v) : prior ? (prior.state[f.name] ?? null) : UNKNOWN_VALUE;
+      planned[f.name] = v !== undefined && !isEngineUnknown(v) ? terraformAttribute(f, v) : prior ? (prior.state[f.name] ?? null) : unknownValue;
     } else planned[f.name] = null;
   }
   if (!prior) {
@@ -111,7 +111,7 @@ export async function planTerraformResource(
     // An adopted object's ids ride to apply in the planned record.
     const record: ResourcePrivate = { ids: { ...adopted?.ids }, outputs: { ...adopted?.outputs }, kind_private: {}, applied: null, sensitive_paths: [], salt: salt ?? newSalt(), version: null };
     const state = withReferenceDigest(declaration, withoutWriteOnly(declaration, planned, config, input.key, record.salt, input.writeOnly), desired.view, engineAttributes(declaration, config), input.key, salt);
-    if (salt === undefined) for (const f of writeOnlyAttributes(declaration)) if (state[digestName(f)] !== null) state[digestName(f)] = UNKNOWN_VALUE;
+    if (salt === undefined) for (const f of writeOnlyAttributes(declaration)) if (state[digestName(f)] !== null) state[digestName(f)] = unknownValue;
     return { state, requiresReplace: [], private: record };
   }
   const plannedState = withReferenceDigest(declaration, withoutWriteOnly(declaration, planned, config, input.key, prior.private.salt, input.writeOnly), desired.view, engineAttributes(declaration, config), input.key, prior.private.salt);
@@ -137,10 +137,10 @@ export async function planTerraformResource(
     diags.notes(plan.judgement.notes);
   }
   if (requiresReplace.length > 0) {
-    for (const f of Object.values(declaration.attributes)) if (f.presence === 'computed') plannedState[f.name] = UNKNOWN_VALUE;
+    for (const f of Object.values(declaration.attributes)) if (f.presence === 'computed') plannedState[f.name] = unknownValue;
   } else if (!Object.keys(plannedState).every((name) => same(prior.state[name], plannedState[name]))) {
     // An update: what the service renews at every update (a revision) is known only after it.
-    for (const f of Object.values(declaration.attributes)) if (f.changesOnUpdate) plannedState[f.name] = UNKNOWN_VALUE;
+    for (const f of Object.values(declaration.attributes)) if (f.changesOnUpdate) plannedState[f.name] = unknownValue;
   }
   return { state: plannedState, requiresReplace, private: prior.private };
 }

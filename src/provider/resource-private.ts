@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { isObject, type JsonObject } from '../engine/json';
+import { withDigestsRead } from '../engine/mask';
 import type { StateEntry } from '../engine/state/schema';
 
 /**
@@ -19,7 +20,9 @@ const ResourcePrivateSchema = z.object({
   salt: z.string(),
   /** The service's version of the object when last read: guards an update planned from it. */
   version: z.string().nullable().default(null),
-});
+})
+  // The bytes hold secrets' digests as text: read back as digests at the paths recorded as secret.
+  .transform((p) => (p.applied && p.sensitive_paths.length > 0 ? { ...p, applied: withDigestsRead(p.applied, p.sensitive_paths) } : p));
 export type ResourcePrivate = z.infer<typeof ResourcePrivateSchema>;
 
 export function newSalt(): string {

@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { pathKeys, SECRET_REFERENCES_ATTRIBUTE } from '../domain/secret-reference';
 import type { KindDeclaration } from '../engine/kind-declaration';
-import { isObject, stableStringify, UNKNOWN, type JsonObject, type JsonValue } from '../engine/json';
+import { isObject, isUnknown, stableStringify, type JsonObject, type JsonValue } from '../engine/json';
 import { referencedViewPaths } from '../engine/secret-references';
 import { digestName } from '../engine/terraform-schema';
-import { UNKNOWN_VALUE, type TerraformObject, type TerraformValue } from './values/terraform-value';
+import { unknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /**
  * Secrets by reference under Terraform: the configuration, plan and state hold only the
@@ -31,7 +31,7 @@ function valueAt(view: JsonObject, path: string): JsonValue | undefined {
 export function referenceDigest(view: JsonObject, attributes: Readonly<Record<string, unknown>>, key: Buffer, salt: string | undefined): TerraformValue {
   const paths = referencedViewPaths(attributes).sort();
   if (paths.length === 0) return null;
-  if (salt === undefined || view.config === UNKNOWN || view.config === undefined) return UNKNOWN_VALUE;
+  if (salt === undefined || isUnknown(view.config) || view.config === undefined) return unknownValue;
   const values = paths.map((p) => [p, valueAt(view, p) ?? null]);
   return `hmac-sha256:${createHmac('sha256', key).update(salt).update('\0references\0').update(stableStringify(values)).digest('hex')}`;
 }

@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import type { KindDeclaration } from '../engine/kind-declaration';
 import { digestName, writeOnlyAttributes } from '../engine/terraform-schema';
 import { stableStringify } from '../engine/json';
-import { hasUnknown, UNKNOWN_VALUE, type TerraformObject, type TerraformValue } from './values/terraform-value';
+import { hasUnknown, unknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /** The digest key: derived from the API key the team's runs share, so every runner computes the same digests. */
 export function digestKey(apiKey: string): Buffer {
@@ -12,7 +12,7 @@ export function digestKey(apiKey: string): Buffer {
 /** The digest of a write-only value: null when unset, unknown when the value is. */
 export function digestOf(value: TerraformValue | undefined, key: Buffer, salt: string): TerraformValue {
   if (value === null || value === undefined) return null;
-  if (hasUnknown(value)) return UNKNOWN_VALUE;
+  if (hasUnknown(value)) return unknownValue;
   // Object keys sorted: equal secrets give equal digests.
   return `hmac-sha256:${createHmac('sha256', key).update(salt).update('\0').update(stableStringify(value)).digest('hex')}`;
 }

@@ -3,7 +3,7 @@ import { desireResource } from '../desire';
 import { resolveReferences } from '../desired/references';
 import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { runGraph } from '../graph';
-import { isObject, jsonEqual, UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import { isObject, isUnknown, jsonEqual, type JsonObject, type JsonValue } from '../json';
 import type { Applied, Desired, KindContext, KindRegistry, ResourceKind } from '../kind';
 import { maskPaths } from '../mask';
 import { DEPOSED_MARK, type ResourceChange } from '../plan/model';
@@ -39,9 +39,9 @@ export interface ApplyOutcome {
   readonly revisions?: ReadonlyMap<string, string>;
 }
 
-/** True when `actual` is what the plan promised; UNKNOWN in the plan matches anything. */
+/** True when `actual` is what the plan promised; a value unknown in the plan matches anything. */
 export function matchesPlanned(planned: JsonValue | undefined, actual: JsonValue | undefined): boolean {
-  if (planned === UNKNOWN) return true;
+  if (isUnknown(planned)) return true;
   if (Array.isArray(planned)) {
     return Array.isArray(actual) && planned.length === actual.length && planned.every((p, i) => matchesPlanned(p, actual[i]));
   }

@@ -1,7 +1,7 @@
 import { FleetformError } from '../../domain/errors';
 import { unevaluatedExpression } from '../../domain/terraform-expressions';
 import { unescapeTemplate } from '../../domain/template-escape';
-import { isObject, setOwn, UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import { isObject, setOwn, Unknown, unknownValue, type JsonObject, type JsonValue } from '../json';
 
 /**
  * Read left to right as Terraform reads a JSON-syntax string: a `$${` or `%%{` escape (a
@@ -41,27 +41,43 @@ export function findReferences(value: JsonValue): Reference[] {
 /**
  * Replaces references with the outputs they point at, and the escapes `$${` and `%%{` with
  * `${` and `%{` (in object keys too, which Terraform also reads as templates).
- * A reference whose value is not known yet makes the whole string UNKNOWN.
+ * A reference whose value is not known yet makes the whole string unknown (`unknownValue`).
  */
 export function resolveReferences(
   value: JsonValue,
   lookup: (ref: Reference) => string | undefined,
+  /** What stands in, at plan, for an output not known yet (an object this apply creates): the unknown text then carries its stand-in. */
+  standIn?: (ref: Reference) => string | undefined,
 ): JsonValue {
   if (typeof value === 'string') {
     if (!mayHoldTemplate(value)) return value;
     let unknown = false;
+    let standsIn = standIn !== undefined;
+    const withStandIns: string[] = [];
     const replaced = value.replace(REFERENCE_OR_ESCAPE, (whole: string, type: string | undefined, name: string, output: string) => {
-      if (type === undefined) return whole.slice(1);
-      const resolved = lookup({ address: `${type}.${name}`, output });
-      if (resolved === undefined) unknown = true;
+      if (type === undefined) {
+        withStandIns.push(whole.slice(1));
+        return whole.slice(1);
+      }
+      const ref = { address: `${type}.${name}`, output };
+      const resolved = lookup(ref);
+      if (resolved === undefined) {
+        unknown = true;
+        const stand = standsIn ? standIn?.(ref) : undefined;
+        if (stand === undefined) standsIn = false;
+        withStandIns.push(stand ?? '');
+      } else withStandIns.push(resolved);
       return resolved ?? '';
     });
-    return unknown ? UNKNOWN : replaced;
+    if (!unknown) return replaced;
+    if (!standsIn) return unknownValue;
+    let i = 0;
+    return Unknown.withStandIn(value.replace(REFERENCE_OR_ESCAPE, () => withStandIns[i++] as string));
   }
-  if (Array.isArray(value)) return value.map((v) => resolveReferences(v, lookup));
+  if (Array.isArray(value)) return value.map((v) => resolveReferences(v, lookup, standIn));
   if (isObject(value)) {
     const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) setOwn(out, unescapeTemplate(k), resolveReferences(v, lookup));
+    for (const [k, v] of Object.entries(value)) setOwn(out, unescapeTemplate(k), resolveReferences(v, lookup, standIn));
     return out;
   }
   return value;

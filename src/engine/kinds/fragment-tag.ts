@@ -1,7 +1,7 @@
 import { ServiceError } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
 import { fragmentTagResource } from '../../domain/resource-attributes';
-import { UNKNOWN } from '../json';
+import { isUnknown, unknownValue } from '../json';
 import type { Applied, DesiredValue, KindContext, Observation, PlanProblem, ResourceKind } from '../kind';
 import { defineKind, type ViewOf } from '../kind-declaration';
 import { unlessNotFound } from './not-found';
@@ -43,6 +43,11 @@ async function setTag(ctx: KindContext, desired: FragmentTagView): Promise<void>
   }
 }
 
+/** The revision a tag will name when the fragment is saved by this apply: in a view typed as text, unknown until then. */
+function textNotKnownYet(): string {
+  return unknownValue as unknown as string;
+}
+
 /** A tag of a fragment, naming one of its revisions. */
 export const fragmentTagKind: ResourceKind<typeof fragmentTagDeclaration> = {
   type: fragmentTagDeclaration.type,
@@ -54,7 +59,7 @@ export const fragmentTagKind: ResourceKind<typeof fragmentTagDeclaration> = {
     const problems: PlanProblem[] = [];
     const fragmentId = attributes.fragment_id;
     let revision = attributes.revision;
-    if (fragmentId !== UNKNOWN && revision !== UNKNOWN) {
+    if (!isUnknown(fragmentId) && !isUnknown(revision)) {
       const fragment = await fragmentNow(ctx, fragmentId);
       if (!fragment) problems.push({ path: 'fragment_id', message: `the organization has no fragment ${fragmentId}`, hint: 'give the id of an existing fragment, or a Fragment of the stack' });
       else if (revision === undefined) revision = fragment.fragment.revision;
@@ -66,7 +71,7 @@ export const fragmentTagKind: ResourceKind<typeof fragmentTagDeclaration> = {
         });
       }
     }
-    return { view: { fragment_id: fragmentId, tag: attributes.tag, revision: revision ?? UNKNOWN }, private: {}, notes: [], problems };
+    return { view: { fragment_id: fragmentId, tag: attributes.tag, revision: revision ?? textNotKnownYet() }, private: {}, notes: [], problems };
   },
 
   async observe(ctx, entry): Promise<Observation<FragmentTagView> | undefined> {
@@ -108,7 +113,7 @@ export const fragmentTagKind: ResourceKind<typeof fragmentTagDeclaration> = {
   async findCreated(ctx, key, managedIds): Promise<Applied | undefined> {
     const fragmentId = text(key.fragment_id);
     const tag = text(key.tag);
-    if (!fragmentId || fragmentId === UNKNOWN || managedIds.has(fragmentTagId(fragmentId, tag))) return undefined;
+    if (!fragmentId || isUnknown(fragmentId) || managedIds.has(fragmentTagId(fragmentId, tag))) return undefined;
     const fragment = await unlessNotFound(() => ctx.client.appClient.getFragment(fragmentId));
     return fragment?.tags.some((t) => t.tag === tag) ? applied(fragmentId, tag) : undefined;
   },

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { ServiceError, type FragmentDetail } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
 import { isRevisionNumber } from '../../domain/fragments';
 import { fragmentResource } from '../../domain/resource-attributes';
-import { isObject, stableStringify, UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import { isObject, stableStringify, isUnknown, unknownValue, type Unknown, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind } from '../kind-declaration';
 import { configDocument, configView, MANAGED_LISTS } from './machine-config-view';
@@ -14,10 +15,10 @@ export const fragmentDeclaration = defineKind(fragmentResource);
 /**
  * A fragment as its kind compares it: the config as an object whose entry lists are keyed
  * by name (a change shows as `config.components.board.attributes.pin`), every other key
- * of the config (nested `fragments`, `fragment_mods`) as written; UNKNOWN while a
+ * of the config (nested `fragments`, `fragment_mods`) as written; unknown while a
  * reference in it (a nested fragment created by the same apply) is not known yet.
  */
-type FragmentView = { name: string; config: JsonObject | typeof UNKNOWN; visibility: 'private' | 'public' | 'public_unlisted'; organization_id: string };
+type FragmentView = { name: string; config: JsonObject | Unknown; visibility: 'private' | 'public' | 'public_unlisted'; organization_id: string };
 
 /** Thrown when the fragment was saved on the service after the plan read it. */
 export class FragmentChangedError extends FleetformError {}
@@ -39,8 +40,8 @@ export function fragmentConfigDocument(view: JsonObject): Record<string, JsonVal
   return configDocument(view, view);
 }
 
-function parseConfig(text: string): { config: Record<string, unknown> | typeof UNKNOWN; problem?: PlanProblem } {
-  if (text === UNKNOWN) return { config: UNKNOWN };
+function parseConfig(text: string | Unknown): { config: Record<string, unknown> | Unknown; problem?: PlanProblem } {
+  if (isUnknown(text)) return { config: unknownValue };
   try {
     const parsed: unknown = JSON.parse(text);
     if (isObject(parsed)) return { config: parsed };
@@ -95,8 +96,8 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
     const parsed = parseConfig(attributes.config);
     // Machines importing it are checked against it as declared.
     const id = prior?.ids.id;
-    if (id && parsed.config !== UNKNOWN && !parsed.problem) await declareFragment(ctx, id, { name: attributes.name, config: parsed.config });
-    const config = parsed.config === UNKNOWN ? UNKNOWN : fragmentConfigView(parsed.config);
+    if (id && !isUnknown(parsed.config) && !parsed.problem) await declareFragment(ctx, id, { name: attributes.name, config: parsed.config });
+    const config = isUnknown(parsed.config) ? unknownValue : fragmentConfigView(parsed.config);
     const view: FragmentView = {
       name: attributes.name,
       config,
@@ -104,6 +105,13 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
       organization_id: attributes.organization_id || ctx.organizationId,
     };
     return { view, private: {}, notes: [], problems: parsed.problem ? [parsed.problem] : [] };
+  },
+
+  async standIn(ctx, view): Promise<Readonly<Record<string, string>>> {
+    // An id no fragment on the service has: what machines importing the new fragment are checked with.
+    const id = randomUUID();
+    if (isObject(view.config)) await declareFragment(ctx, id, { name: view.name, config: fragmentConfigDocument(view.config), planned: true });
+    return { id };
   },
 
   async observe(ctx, entry): Promise<Observation<FragmentView> | undefined> {
@@ -186,7 +194,7 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
   retainOnDelete: () => false,
 
   attributesOf(view): JsonObject {
-    const config = isObject(view.config) ? JSON.stringify(fragmentConfigDocument(view.config)) : UNKNOWN;
+    const config = isObject(view.config) ? JSON.stringify(fragmentConfigDocument(view.config)) : unknownValue;
     return { name: view.name, config, visibility: view.visibility, organization_id: view.organization_id };
   },
 

@@ -89,6 +89,8 @@ export function serviceFetch(client: FragmentClient, once: <T>(key: string, load
 export interface DeclaredFragment {
   readonly name: string;
   readonly config: Record<string, unknown>;
+  /** Not on the service yet (this apply creates it): every version a machine names is the declared one. */
+  readonly planned?: boolean;
 }
 
 /** The fragments of the run's stack that exist already, by id, as the stack declares them. */
@@ -125,7 +127,7 @@ export function declaredFetch(declared: (id: string) => Promise<DeclaredFragment
     const fragment = await declared(id);
     if (!fragment) return fromService(id, version);
     const asDeclared: FragmentAtVersion = { id, name: fragment.name, revision: NEXT_REVISION, config: fragment.config };
-    if (version === undefined || version === '') return asDeclared;
+    if (version === undefined || version === '' || fragment.planned) return asDeclared;
     if (isRevisionNumber(version)) return fromService(id, version);
     const latest = await fromService(id, undefined);
     const tagged = await fromService(id, version);

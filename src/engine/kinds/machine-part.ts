@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ServiceError, type MachinePart } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
 import { machineAttributes } from '../../domain/resource-attributes';
-import { isObject, stableStringify, UNKNOWN, type JsonObject } from '../json';
+import { isObject, isUnknown, stableStringify, unknownValue, type JsonObject, type Unknown } from '../json';
 import type { Applied, DesiredValue, KindContext, Observation, PlanNote, ResourceKind } from '../kind';
 import { defineKind } from '../kind-declaration';
 import { withoutReferencedValues, withReferencedParts } from '../secret-references';
@@ -46,7 +46,7 @@ export const machinePartDeclaration = defineKind({
 });
 
 /** A part as its kind compares it: the config as an object keyed as a machine's is. */
-type MachinePartView = { machine_id: string; name: string; config: JsonObject | typeof UNKNOWN };
+type MachinePartView = { machine_id: string; name: string; config: JsonObject | Unknown };
 
 const applied = (partId: string): Applied => ({ ids: { part_id: partId }, outputs: { id: partId } });
 
@@ -76,9 +76,15 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
 
   async desire(ctx, attributes, prior): Promise<DesiredValue<MachinePartView>> {
     const { machine_id, name } = attributes;
-    if (attributes.config === UNKNOWN) {
+    if (isUnknown(attributes.config) && attributes.config.standIn !== undefined) {
+      // The fragments this apply creates stand in as the stack declares them: checked now, as in every later plan.
+      const checked = await machinePartKind.desire(ctx, { ...attributes, config: attributes.config.standIn }, prior);
+      const note: PlanNote = { level: 'info', path: 'config', message: 'the config names a fragment this apply creates: checked against the fragment as the stack declares it; its id is known once it exists' };
+      return { ...checked, view: { ...checked.view, config: unknownValue }, notes: [note, ...checked.notes] };
+    }
+    if (isUnknown(attributes.config)) {
       const note: PlanNote = { level: 'info', path: 'config', message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists' };
-      return { view: { machine_id, name, config: UNKNOWN }, private: { pins: pinsOf(prior) }, notes: [note], problems: [] };
+      return { view: { machine_id, name, config: unknownValue }, private: { pins: pinsOf(prior) }, notes: [note], problems: [] };
     }
     const desired = await desirePartConfig(ctx, name, attributes, prior);
     return { view: { machine_id, name, config: desired.config }, private: { pins: desired.pins }, notes: desired.notes, problems: desired.problems };
@@ -132,7 +138,7 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
   retainOnDelete: () => false,
 
   attributesOf(view, prior): JsonObject {
-    if (!isObject(view.config)) return { machine_id: view.machine_id, name: view.name, config: UNKNOWN };
+    if (!isObject(view.config)) return { machine_id: view.machine_id, name: view.name, config: unknownValue };
     const flagged = new Set(isObject(prior?.secret_env) ? Object.keys(prior.secret_env) : []);
     const { config, secretEnv } = splitSecretEnv(withoutReferencedValues(view.config, prior?.secrets), flagged);
     const attributes: JsonObject = { machine_id: view.machine_id, name: view.name, config: JSON.stringify(configDocument(config)) };

@@ -27,7 +27,7 @@ export interface MachineRunDiff {
 const nameOf = (view: JsonObject | null): string | undefined => (view && typeof view.name === 'string' ? view.name : undefined);
 
 /** Why a side of a machine's change cannot be resolved. */
-export const UNKNOWN_UNTIL_APPLY = 'its config names an object this apply creates: it is known once that exists';
+export const CONFIG_KNOWN_AFTER_CREATE = 'its config names an object this apply creates: it is known once that exists';
 
 /** What a machine runs: its config view resolved with its fragments, and the resolution when it imports any. */
 export interface MachineRuns {
@@ -81,7 +81,7 @@ export async function machineRunDiff(plan: Plan, machine: string, client: Servic
   const before = await runsAs(machine, change.before, fromService);
   const after = await runsAs(machine, change.after, declaredFetch(async (id) => planned.get(id), fromService));
   if (before === 'unknown' || after === 'unknown') {
-    return { address: change.address, machine, changes: [], unknown: UNKNOWN_UNTIL_APPLY };
+    return { address: change.address, machine, changes: [], unknown: CONFIG_KNOWN_AFTER_CREATE };
   }
   return { address: change.address, machine, changes: diffJson(before?.config, after?.config) };
 }

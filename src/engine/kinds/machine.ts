@@ -16,7 +16,7 @@ import {
 import { FleetformError } from '../../domain/errors';
 import { machineAttributes } from '../../domain/resource-attributes';
 import { z } from 'zod';
-import { isObject, stableStringify, UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import { isObject, stableStringify, isUnknown, unknownValue, type Unknown, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
@@ -109,7 +109,7 @@ export const machineDeclaration = defineKind({
  * A machine as its kind compares it: the config as an object (modules keyed by name, the
  * secret env entries merged back into their modules' env), not the JSON text code gives.
  */
-type MachineView = { name: string; location_id: string; config: JsonObject | typeof UNKNOWN; health_gate?: Record<string, string> };
+type MachineView = { name: string; location_id: string; config: JsonObject | Unknown; health_gate?: Record<string, string> };
 
 function registryModule(ctx: KindContext, moduleId: string): Promise<RegistryModule | undefined> {
   return ctx.memo(`registry-module:${moduleId}`, () => unlessNotFound(() => ctx.client.appClient.getModule(moduleId)));
@@ -324,11 +324,17 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const notes: PlanNote[] = [];
     const name = attributes.name;
     const locationId = attributes.location_id || (await unsetLocationOf(ctx, prior));
-    if (attributes.config === UNKNOWN) {
-      // A reference in the config (a fragment this apply creates) is known only at apply, where it is checked.
+    if (isUnknown(attributes.config) && attributes.config.standIn !== undefined) {
+      // The fragments this apply creates stand in as the stack declares them: checked now, as in every later plan.
+      const checked = await machineKind.desire(ctx, { ...attributes, config: attributes.config.standIn }, prior);
+      const note: PlanNote = { level: 'info', path: 'config', message: 'the config names a fragment this apply creates: checked against the fragment as the stack declares it; its id is known once it exists' };
+      return { ...checked, view: { ...checked.view, config: unknownValue }, notes: [note, ...checked.notes] };
+    }
+    if (isUnknown(attributes.config)) {
+      // A reference in the config (an object this apply creates) is known only at apply, where it is checked.
       notes.push({ level: 'info', path: 'config', message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists' });
       problems.push(...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
-      return { view: { name, location_id: locationId, config: UNKNOWN }, private: { pins: pinsOf(prior) }, notes, problems };
+      return { view: { name, location_id: locationId, config: unknownValue }, private: { pins: pinsOf(prior) }, notes, problems };
     }
     const desired = await desirePartConfig(ctx, name, attributes, prior);
     problems.push(...desired.problems, ...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
@@ -425,7 +431,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
 
   attributesOf(view, prior): JsonObject {
     const flagged = new Set(isObject(prior?.secret_env) ? Object.keys(prior.secret_env) : []);
-    if (!isObject(view.config)) return { name: view.name, location_id: view.location_id, config: UNKNOWN };
+    if (!isObject(view.config)) return { name: view.name, location_id: view.location_id, config: unknownValue };
     // What references fill stays theirs: the attributes keep the references, not the values.
     const { config, secretEnv } = splitSecretEnv(withoutReferencedValues(view.config, prior?.secrets), flagged);
     const attributes: JsonObject = { name: view.name, location_id: view.location_id, config: JSON.stringify(configDocument(config)) };
@@ -480,7 +486,7 @@ function machinesIn(ctx: KindContext, locationId: string) {
  * location the organization does not have, a name another machine holds there.
  */
 async function placementProblems(ctx: KindContext, name: string, explicitLocation: string | undefined, locationId: string, prior: StateEntry | undefined): Promise<PlanProblem[]> {
-  if (name === UNKNOWN || locationId === UNKNOWN) return [];
+  if (isUnknown(name) || isUnknown(locationId)) return [];
   if (locationId === '') return [await defaultLocationProblem(ctx)];
   if (explicitLocation) {
     let locations = await locationsOf(ctx);

@@ -18,7 +18,7 @@ import {
 import { FleetformError } from '../../domain/errors';
 import { customTrainingJobResource, trainingJobResource } from '../../domain/resource-attributes';
 import type { z } from 'zod';
-import { UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import { isUnknown, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind, ignoredForChangesOf, keepServiceChoices, type KindDeclaration, type ViewOf } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
@@ -66,7 +66,7 @@ function submitsNewJob(view: JsonObject, prior: StateEntry | undefined): boolean
 async function submissionProblems<D extends KindDeclaration<z.ZodObject, JobView>>(ctx: KindContext, flavour: JobFlavour<D>, view: ViewOf<D>, prior: StateEntry | undefined): Promise<PlanProblem[]> {
   const problems: PlanProblem[] = [];
   const { model_name: modelName, model_version: modelVersion } = view;
-  if (modelName && modelVersion && modelName !== UNKNOWN && modelVersion !== UNKNOWN) {
+  if (modelName && modelVersion && !isUnknown(modelName) && !isUnknown(modelVersion)) {
     const jobs = (await jobsOfOrganization(ctx, view.organization_id)).filter((j) => j.modelName === modelName);
     const clash = jobs.find((j) => j.modelVersion === modelVersion && j.id !== prior?.ids.id);
     if (clash) {
@@ -85,10 +85,10 @@ async function submissionProblems<D extends KindDeclaration<z.ZodObject, JobView
 
 /** A training script or script version the registry does not have. */
 async function scriptProblems(ctx: KindContext, itemId: string, version: string): Promise<PlanProblem[]> {
-  if (!itemId || itemId === UNKNOWN) return [];
+  if (!itemId || isUnknown(itemId)) return [];
   const item = await ctx.memo(`registry-item:${itemId}`, () => unlessNotFound(() => ctx.client.appClient.getRegistryItem(itemId)));
   if (!item) return [{ path: 'registry_item_id', message: `the registry has no training script ${itemId}`, hint: 'check registryItemId (`<namespace>:<script-name>`), or publish the script first' }];
-  if (version && version !== UNKNOWN && !item.versions.includes(version)) {
+  if (version && !isUnknown(version) && !item.versions.includes(version)) {
     return [{ path: 'registry_item_version', message: `training script ${itemId} has no version ${version}`, hint: `use one of its versions: ${item.versions.join(', ') || 'none published'}` }];
   }
   return [];
@@ -109,7 +109,7 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
         .map((i) => ({ path: i.path, message: i.message, ...(i.hint ? { hint: i.hint } : {}) }));
       const notes: PlanNote[] = issues.filter((i) => i.severity === 'warning').map((i) => ({ level: 'warning', path: i.path, message: i.message }));
       const datasetId = view.dataset_id;
-      if (datasetId && datasetId !== UNKNOWN) {
+      if (datasetId && !isUnknown(datasetId)) {
         const dataset = await ctx.memo(`dataset:${datasetId}`, () => unlessNotFound(() => ctx.client.datasetClient.getDataset(datasetId)));
         if (!dataset) problems.push({ path: 'dataset_id', message: `dataset ${datasetId} does not exist`, hint: 'declare a Dataset or use the id of an existing one' });
       }
@@ -136,7 +136,7 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
           if (ignoredForChanges.has(key)) continue;
           // A job adopted after an interrupted submit: what the service chose for a parameter left unspecified is no change.
           if (prior.attributes === null && serviceChosen[key] !== undefined && desired[key] === serviceChosen[key]) continue;
-          if (JSON.stringify(current[key]) !== JSON.stringify(desired[key]) && desired[key] !== UNKNOWN) {
+          if (JSON.stringify(current[key]) !== JSON.stringify(desired[key]) && !isUnknown(desired[key])) {
             problems.push({
               path: key,
               message: `a training job cannot change ${key} while keeping model ${str(desired.model_name)} version ${str(desired.model_version)}`,
@@ -190,7 +190,7 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
         model_name: str(view.model_name),
         model_version: str(view.model_version),
       };
-      if (!key.model_name || !key.model_version || key.dataset_id === UNKNOWN) return undefined;
+      if (!key.model_name || !key.model_version || isUnknown(key.dataset_id)) return undefined;
       return { key, label: `training job ${str(key.model_name)}@${str(key.model_version)}` };
     },
 
@@ -255,7 +255,7 @@ export const trainingJobKind = trainingKind({
           modelVersion: a.model_version,
           modelType,
           tags: [...a.tags],
-        }).filter((i) => !(i.path === 'dataset_id' && a.dataset_id === UNKNOWN)),
+        }).filter((i) => !(i.path === 'dataset_id' && isUnknown(a.dataset_id))),
       );
     }
     return { view, issues };
@@ -302,7 +302,7 @@ export const customTrainingJobKind = trainingKind({
       registryItemVersion: a.registry_item_version,
       modelName: a.model_name,
       modelVersion: a.model_version,
-    }).filter((i) => !(i.path === 'dataset_id' && a.dataset_id === UNKNOWN));
+    }).filter((i) => !(i.path === 'dataset_id' && isUnknown(a.dataset_id)));
     return { view, issues };
   },
   fromJob(job, retainOnDelete) {

@@ -43,6 +43,28 @@ export interface ResourceChange {
   readonly deposed?: boolean;
 }
 
+/** What a change must say; every other field has its empty default (nothing before or after, no notes...). */
+export type ChangeFields = Pick<ResourceChange, 'stack' | 'address' | 'type' | 'action' | 'replaceOrder'> & Partial<ResourceChange>;
+
+/** The one place a ResourceChange is made: `fields` over the empty defaults. */
+export function resourceChange(fields: ChangeFields): ResourceChange {
+  return {
+    before: null,
+    after: null,
+    changes: [],
+    drift: [],
+    vanished: false,
+    replaceReasons: [],
+    notes: [],
+    problems: [],
+    facts: {},
+    sensitivePaths: [],
+    dependsOn: [],
+    observedVersion: null,
+    ...fields,
+  };
+}
+
 /** State keys of deposed objects: the address they were replaced at, `#deposed`, a number. */
 export const DEPOSED_MARK = '#deposed';
 

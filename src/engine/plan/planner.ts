@@ -3,13 +3,13 @@ import { resolveReferences } from '../desired/references';
 import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { diffJson } from '../diff';
 import { runGraph } from '../graph';
-import { UNKNOWN, type JsonObject } from '../json';
+import { isObject, isUnknown, type JsonObject } from '../json';
 import { desireResource } from '../desire';
-import type { Applied, Desired, KindContext, KindRegistry, Observation, PlanNote } from '../kind';
+import type { Applied, Desired, KindContext, KindRegistry, Observation, PlanNote, ResourceKind } from '../kind';
 import { maskPaths, viewSecretPaths } from '../mask';
 import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
-import { isDeposedKey, type ResourceChange } from './model';
+import { isDeposedKey, resourceChange, type ResourceChange } from './model';
 import { firedTriggers, guardPreventDestroy, replaceOrderOf, unknownIgnoredAttributes } from './lifecycle-rules';
 import { planResourceChange } from './resource-core';
 
@@ -60,7 +60,7 @@ async function settle(input: PlanStackInput): Promise<Known> {
     if (entry.status !== 'creating') continue;
     const kind = kinds.require(entry.type, address);
     const intent = entry.private.intent;
-    const found = intent && typeof intent === 'object' && !Array.isArray(intent) && input.refresh ? await kind.findCreated(ctx, intent, managedIds) : undefined;
+    const found = isObject(intent) && input.refresh ? await kind.findCreated(ctx, intent, managedIds) : undefined;
     if (found) {
       adopted.set(address, found);
       for (const id of Object.values(found.ids)) managedIds.add(id);
@@ -86,14 +86,30 @@ async function settle(input: PlanStackInput): Promise<Known> {
   return { entries, adopted, movedFrom, emptyIntents };
 }
 
-/** Reads the remote object of a state entry (nothing when not refreshing or not in state). */
-async function observe(input: PlanStackInput, known: Known, address: string): Promise<Observed> {
-  const entry = known.entries.get(address);
-  if (!input.refresh || !entry) return { observation: undefined, gone: false };
-  const kind = input.kinds.require(entry.type, address);
-  const read = () => kind.observe(input.ctx, entry);
+/**
+ * One address as every planning step sees it, resolved once: its kind, what state holds
+ * for it (moves and interrupted creates settled) and what reading the service found.
+ */
+interface AddressRecord {
+  readonly address: string;
+  readonly kind: ResourceKind;
+  readonly prior: StateEntry | undefined;
+  readonly observed: Observed;
+  /** An object an interrupted create made, found by name. */
+  readonly adopted: Applied | undefined;
+  /** The state address it is managed at until apply moves it here. */
+  readonly movedFrom: string | undefined;
+}
+
+/** Resolves an address (of `type`, else of its state entry's), reading its remote object (nothing when not refreshing or not in state). */
+async function resolveAddress(input: PlanStackInput, known: Known, address: string, type?: string): Promise<AddressRecord> {
+  const prior = known.entries.get(address);
+  const kind = input.kinds.require(type ?? (prior as StateEntry).type, address);
+  const record = { address, kind, prior, adopted: known.adopted.get(address), movedFrom: known.movedFrom.get(address) };
+  if (!input.refresh || !prior) return { ...record, observed: { observation: undefined, gone: false } };
+  const read = () => kind.observe(input.ctx, prior);
   const observation = input.readLimit ? await input.readLimit.measure(read, readOutcome) : await read();
-  return { observation, gone: observation === undefined };
+  return { ...record, observed: { observation, gone: observation === undefined } };
 }
 
 function readParallelism(input: PlanStackInput): number | (() => number) {
@@ -121,6 +137,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   const desiredResources = input.destroy ? [] : stack.resources;
   const byAddress = new Map(desiredResources.map((r) => [r.address, r]));
   const failures: unknown[] = [];
+  const standIns: StandIns = new Map();
 
   await runGraph(
     desiredResources.map((r) => r.address),
@@ -129,7 +146,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
     async (address) => {
       try {
         const resource = byAddress.get(address) as DesiredResource;
-        changes.set(address, await planDeclaredResource(input, known, resource, await observe(input, known, address), changes, salt));
+        changes.set(address, await planDeclaredResource(input, known, resource, await resolveAddress(input, known, address, resource.type), changes, salt, standIns));
       } catch (err) {
         failures.push(err);
         throw err;
@@ -141,7 +158,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   const removed = [...known.entries.keys()].filter((address) => !byAddress.has(address));
   await runGraph(removed, () => [], readParallelism(input), async (address) => {
     try {
-      changes.set(address, planRemoval(input, known, address, await observe(input, known, address), salt));
+      changes.set(address, planRemoval(input, await resolveAddress(input, known, address), salt));
     } catch (err) {
       failures.push(err);
       throw err;
@@ -161,25 +178,14 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
 /** An intent whose create made nothing, no longer declared: apply drops it from state. */
 function emptyIntentChange(input: PlanStackInput, address: string): ResourceChange {
   const entry = input.state.resources[address] as StateEntry;
-  return {
+  return resourceChange({
     stack: input.stack.name,
     address,
     type: entry.type,
     action: 'forget',
     replaceOrder: input.kinds.require(entry.type, address).replaceOrder,
-    before: null,
-    after: null,
-    changes: [],
-    drift: [],
-    vanished: false,
-    replaceReasons: [],
     notes: [{ level: 'info', message: 'an interrupted create made nothing on the service; only its record is removed' }],
-    problems: [],
-    facts: {},
-    sensitivePaths: [],
-    dependsOn: [],
-    observedVersion: null,
-  };
+  });
 }
 
 /**
@@ -224,7 +230,7 @@ function flagSameIdentity(input: PlanStackInput, changes: Map<string, ResourceCh
   for (const c of changes.values()) {
     if (c.after === null || c.deposed) continue;
     const id = input.kinds.require(c.type, c.address).identity(c.after);
-    if (!id || Object.values(id.key).some((v) => v === UNKNOWN)) continue;
+    if (!id || Object.values(id.key).some((v) => isUnknown(v))) continue;
     const key = `${c.type}\u0000${JSON.stringify(id.key)}`;
     byIdentity.set(key, [...(byIdentity.get(key) ?? []), c.address]);
   }
@@ -240,13 +246,12 @@ function flagSameIdentity(input: PlanStackInput, changes: Map<string, ResourceCh
 }
 
 /** The change for an address in state that the stack no longer declares (or every one, when destroying). */
-function planRemoval(input: PlanStackInput, known: Known, address: string, observed: Observed, salt: string): ResourceChange {
-  const { stack, kinds } = input;
-  const entry = known.entries.get(address) as StateEntry;
+function planRemoval(input: PlanStackInput, record: AddressRecord, salt: string): ResourceChange {
+  const { stack } = input;
+  const { address, kind, adopted } = record;
+  const entry = record.prior as StateEntry;
   const deposed = isDeposedKey(address);
-  const adopted = known.adopted.get(address);
-  const kind = kinds.require(entry.type, address);
-  const { observation, gone } = observed;
+  const { observation, gone } = record.observed;
   const retain = kind.retainOnDelete(entry);
   const notes: PlanNote[] = [];
   if (gone) notes.push({ level: 'info', message: 'already deleted outside fleetform; it is only removed from state' });
@@ -255,49 +260,46 @@ function planRemoval(input: PlanStackInput, known: Known, address: string, obser
   if (deposed) notes.push({ level: 'info', message: 'replaced earlier; its delete did not succeed and is retried' });
   if (adopted) notes.push({ level: 'info', message: 'adopted: an interrupted create had made it; it is no longer declared' });
   const before = observation ? maskPaths(observation.view, viewSecretPaths(kind, observation.view, entry.sensitive_paths), salt) : entry.attributes;
-  return {
+  return resourceChange({
     stack: stack.name,
     address,
     type: entry.type,
     action: gone || retain ? 'forget' : 'delete',
     replaceOrder: kind.replaceOrder,
     before,
-    after: null,
     changes: before ? diffJson(before, undefined) : [],
-    drift: [],
     vanished: gone,
-    replaceReasons: [],
     notes,
-    problems: [],
     facts: observation?.facts ?? {},
     sensitivePaths: entry.sensitive_paths,
     dependsOn: entry.dependencies,
     observedVersion: observation?.version ?? null,
     ...(adopted ? { adopted } : {}),
     ...(deposed ? { deposed } : {}),
-  };
+  });
 }
+
+/** Outputs standing in, at plan, for those of objects the plan creates, by address (see ResourceKind.standIn). */
+type StandIns = Map<string, Readonly<Record<string, string>>>;
 
 async function planDeclaredResource(
   input: PlanStackInput,
   known: Known,
   resource: DesiredResource,
-  observed: Observed,
+  record: AddressRecord,
   planned: Map<string, ResourceChange>,
   salt: string,
+  standIns: StandIns,
 ): Promise<ResourceChange> {
   const { kinds, ctx, stack } = input;
-  const kind = kinds.require(resource.type, resource.address);
-  const prior = known.entries.get(resource.address);
-  const adopted = known.adopted.get(resource.address);
-  const movedFrom = known.movedFrom.get(resource.address);
+  const { address, kind, prior, adopted, movedFrom, observed } = record;
   const attributes = resolveReferences(resource.attributes, (ref) => {
     const upstream = planned.get(ref.address);
     if (upstream && (upstream.action === 'create' || upstream.action === 'replace')) return undefined;
     // An output the service renews at every update (a revision) is known only after it.
     if (upstream?.action === 'update' && kinds.get(upstream.type)?.declaration.attributes[ref.output]?.changesOnUpdate) return undefined;
     return known.entries.get(ref.address)?.outputs[ref.output];
-  }) as JsonObject;
+  }, (ref) => standIns.get(ref.address)?.[ref.output]) as JsonObject;
   const read: Desired = await desireResource(kind, ctx, attributes, prior);
   const misnamed = unknownIgnoredAttributes(resource.lifecycle, Object.keys(kind.declaration.attributes));
   const desired: Desired = misnamed.length > 0 ? { ...read, problems: [...read.problems, ...misnamed] } : read;
@@ -305,9 +307,10 @@ async function planDeclaredResource(
   const vanished = prior !== undefined && observed.gone;
   const existing = prior && !vanished && prior.status !== 'deleting' ? prior : undefined;
   const plan = planResourceChange({ kind, desired, attributes, existing, observation, lifecycle: resource.lifecycle, salt });
+  if (kind.standIn && (plan.action === 'create' || plan.action === 'replace' || !existing)) standIns.set(address, await kind.standIn(ctx, desired.view));
   const base = {
     stack: stack.name,
-    address: resource.address,
+    address,
     type: resource.type,
     replaceOrder: replaceOrderOf(resource.lifecycle, kind.replaceOrder),
     after: plan.after,
@@ -318,18 +321,7 @@ async function planDeclaredResource(
   if (plan.action === 'create' || !existing) {
     const notes = [...desired.notes];
     if (vanished) notes.unshift({ level: 'warning', message: 'was deleted outside fleetform; apply creates it again' });
-    return {
-      ...base,
-      action: 'create',
-      before: null,
-      changes: plan.changes,
-      drift: [],
-      vanished,
-      replaceReasons: [],
-      notes,
-      problems: desired.problems,
-      observedVersion: null,
-    };
+    return resourceChange({ ...base, action: 'create', changes: plan.changes, vanished, notes, problems: desired.problems });
   }
   const { after, current, changes, drift, judgement } = plan;
   const replaceReasons = [...plan.replaceReasons];
@@ -339,7 +331,7 @@ async function planDeclaredResource(
   const action = triggered.length > 0 && (byAttributes === 'no-op' || byAttributes === 'update') ? 'replace' : byAttributes;
   if (action === 'replace') replaceReasons.push(...triggered.filter((t) => !replaceReasons.includes(t)));
   const noDrift = existing.attributes !== null && drift.length === 0;
-  return {
+  return resourceChange({
     ...base,
     action,
     // Equal when nothing changes: one object serves both (the state's own when nothing drifted
@@ -355,5 +347,5 @@ async function planDeclaredResource(
     observedVersion: observation?.version ?? null,
     ...(adopted ? { adopted } : {}),
     ...(movedFrom ? { movedFrom } : {}),
-  };
+  });
 }

@@ -1,4 +1,4 @@
-import { jsonEqual, UNKNOWN, type JsonObject, type JsonValue } from '../json';
+import { jsonEqual, unknownValue, type JsonObject, type JsonValue } from '../json';
 
 /**
  * The view a plan shows of an object about to be made: an attribute left to the service's
@@ -12,7 +12,7 @@ export function withServiceChoices(view: JsonObject, chosen: Readonly<Record<str
     const value = view[key];
     if (value === undefined || !jsonEqual(value, unspecified)) continue;
     shown ??= { ...view };
-    shown[key] = UNKNOWN;
+    shown[key] = unknownValue;
   }
   return shown ?? view;
 }

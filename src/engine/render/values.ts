@@ -1,10 +1,9 @@
-import { isMasked } from '../mask';
-import { isObject, UNKNOWN, type JsonValue } from '../json';
+import { isObject, PlanValue, type JsonValue } from '../json';
 
-/** Replaces stored secret hashes by `(sensitive)` for display. */
+/** Replaces secrets' digests and values not known yet by the words a reviewer reads, `(sensitive)` and the like. */
 export function redact(value: JsonValue | undefined): JsonValue | undefined {
   if (value === undefined) return undefined;
-  if (isMasked(value)) return '(sensitive)';
+  if (value instanceof PlanValue) return value.describe();
   if (Array.isArray(value)) return value.map((v) => redact(v) ?? null);
   if (isObject(value)) {
     const out: { [k: string]: JsonValue } = {};
@@ -14,11 +13,10 @@ export function redact(value: JsonValue | undefined): JsonValue | undefined {
   return value;
 }
 
-/** A value as a reviewer reads it: JSON, secrets and unknowns in words. */
+/** A value as a reviewer reads it: JSON (text quoted, whatever it says), secrets and unknowns in words. */
 export function showValue(value: JsonValue | undefined, indent = ''): string {
   if (value === undefined) return '(none)';
-  if (isMasked(value)) return '(sensitive)';
-  if (value === UNKNOWN) return UNKNOWN;
+  if (value instanceof PlanValue) return value.describe();
   if (isObject(value) || Array.isArray(value)) {
     const text = JSON.stringify(redact(value), null, 2);
     return text.length <= 60 ? JSON.stringify(redact(value)) : text.split('\n').join(`\n${indent}`);

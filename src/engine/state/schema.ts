@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { FleetformError } from '../../domain/errors';
 import { schemaProblems } from '../../domain/schema-issues';
 import { isObject, type JsonObject, type JsonValue } from '../json';
+import { withDigestsRead } from '../mask';
 
 /**
  * An object of JSON values. State is read with JSON.parse, so its values are JSON by
@@ -31,7 +32,9 @@ export const StateEntrySchema = z.object({
    * on the service); the next plan finds and adopts what it made, if anything.
    */
   status: z.enum(['ok', 'deleting', 'creating']).default('ok'),
-});
+})
+  // A state's text holds secrets' digests as text: read back as digests at the paths recorded as secret.
+  .transform((entry) => (entry.attributes && entry.sensitive_paths.length > 0 ? { ...entry, attributes: withDigestsRead(entry.attributes, entry.sensitive_paths) } : entry));
 export type StateEntry = z.infer<typeof StateEntrySchema>;
 
 /** An output as the last apply evaluated it; a sensitive one keeps no value. */

@@ -1,13 +1,10 @@
 import { decode, encode, ExtData } from '@msgpack/msgpack';
 import { FleetformError } from '../../domain/errors';
 import type { TerraformType } from '../../engine/kind-declaration';
+import { Unknown as UnknownValue, unknownValue } from '../../engine/json';
 
-/** A value Terraform does not know yet (e.g. the id of an object still to be created). */
-export class UnknownValue {
-  private constructor() {}
-  static readonly instance = new UnknownValue();
-}
-export const UNKNOWN_VALUE = UnknownValue.instance;
+/** A value Terraform does not know yet (e.g. the id of an object still to be created): the engine's own unknown. */
+export { UnknownValue, unknownValue };
 
 /** A value of a Terraform type: null, unknown, or data of that type. */
 export type TerraformValue = null | UnknownValue | string | number | boolean | TerraformValue[] | { [key: string]: TerraformValue };
@@ -17,7 +14,7 @@ export type TerraformObject = { [key: string]: TerraformValue };
 export class ValueDecodeError extends FleetformError {}
 
 /** Terraform marks an unknown with a msgpack extension (type 0, or 12 when refined): any extension is one. */
-const UNKNOWN_EXT = new ExtData(0, new Uint8Array([0]));
+const unknownExtension = new ExtData(0, new Uint8Array([0]));
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof ExtData) && !(v instanceof Uint8Array);
@@ -33,7 +30,7 @@ export type ExtraAttributes = 'drop' | 'error';
 /** Reads decoded msgpack (or parsed JSON) as a value of `type`; `path` names the place in errors. */
 export function conform(raw: unknown, type: TerraformType, path: string, extra: ExtraAttributes = 'drop'): TerraformValue {
   if (raw === null || raw === undefined) return null;
-  if (raw instanceof ExtData || raw instanceof UnknownValue) return UNKNOWN_VALUE;
+  if (raw instanceof ExtData || raw instanceof UnknownValue) return unknownValue;
   const wrong = () => new ValueDecodeError(`expected a value of type ${JSON.stringify(type)}`, { path: path || '(root)' });
   if (type === 'string') {
     if (typeof raw !== 'string') throw wrong();
@@ -76,7 +73,7 @@ export function conform(raw: unknown, type: TerraformType, path: string, extra: 
 /** The msgpack form of a value: every attribute of an object present (null when unset, own properties only), unknowns as extensions. */
 function toWire(value: TerraformValue | undefined, type: TerraformType): unknown {
   if (value === null || value === undefined) return null;
-  if (value instanceof UnknownValue) return UNKNOWN_EXT;
+  if (value instanceof UnknownValue) return unknownExtension;
   if (type === 'number') return value === 0 ? 0 : value;
   if (typeof type === 'string') return value;
   const [shape, inner] = type;
