@@ -9,7 +9,7 @@ import { ServiceError, type ServiceClient } from '../../api/client';
 import { abortReason, stepGate, waveVerdict, type GateTrack, type HealthVerdict, type RolloutPlan } from '../../domain/rollout';
 import { isHeldByMaintenanceWhy } from '../../domain/maintenance';
 import { heldOrJudged } from '../health/wait-healthy';
-import type { ApplyOutcome } from '../apply/executor';
+import type { ApplyOutcome } from '../apply/outcome';
 import type { MachineReading, MachineStatusSource } from '../health/machine-status-source';
 import type { ResourceChange } from '../plan/model';
 import type { State, StateEntry } from '../state/schema';
