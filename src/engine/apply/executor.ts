@@ -126,8 +126,8 @@ async function writeNow(run: ScheduleRun, changes: readonly ResourceChange[], st
 
 /** Prepares the waves of a gated schedule; 'refused' (its failure tallied) ends the schedule. */
 async function openWaves(run: ScheduleRun, gate: Extract<Gate, { kind: 'health' }>): Promise<WaveSteps | 'refused'> {
-  if (run.schedule.write.kind === 'config') return configWaves(run, gate);
   const gating = gatingOf(run);
+  if (run.schedule.write.kind === 'config') return configWaves(run, gate);
   const { env } = run;
   const fragmentEnv = { stack: env.stack.name, backend: env.backend, client: env.ctx.client, source: await gating.source(), events: gating.events, journals: gating.journals, concurrency: waveConcurrency(run) };
   const opened = await openFragmentRollout(fragmentEnv, gate.rollout, gate.resume, run.schedule.write.savesRevision);
