@@ -113,6 +113,16 @@ describe('schedule builders', () => {
     expect(addresses(unsaved.lead)).toEqual(['fleetform_fragment.rig']);
   });
 
+  test('a revision saved before (by a rollout that stopped) is rolled out as it is: nothing of the fragment is written again', () => {
+    const stack = fleet();
+    const changes = [change('fleetform_fragment.rig', 'no-op', [], { revision: '5' }), change('fleetform_machine.follower', 'update', ['config.fragments[0].version'])];
+    const [rollout] = planFragmentRollouts([stack], changes);
+    if (!rollout) throw new Error('no fragment rollout planned');
+    const s = fragmentRolloutSchedule('fleet', changes, rollout, undefined);
+    expect(s.lead).toEqual([]);
+    expect(s.write).toEqual({ kind: 'fragment-pin', savesRevision: false });
+  });
+
   test("a stack's schedules: its own changes (less what its fragment rollouts write) first, then each fragment rollout", () => {
     const stack = fleet();
     const changes = [

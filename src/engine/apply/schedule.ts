@@ -23,7 +23,7 @@ export type Gate =
 export type WaveWrite =
   /** Their planned configs are written through the executor. */
   | { readonly kind: 'config' }
-  /** Their imports of the fragment are pinned to its new revision; `savesRevision` is false when an interrupted run saved it already. */
+  /** Their imports of the fragment are pinned to its new revision; `savesRevision` is false when that revision is saved already (by an interrupted run, or one that stopped). */
   | { readonly kind: 'fragment-pin'; readonly savesRevision: boolean };
 
 /** One gated wave: its rule, its machines, and the planned changes it writes (none for a pin). */
@@ -88,15 +88,16 @@ export function fragmentRolloutAddresses(rollout: RolloutPlan): string[] {
 }
 
 /**
- * A fragment's rollout: the fragment's change first (its new revision, unless an interrupted
- * run saved it), then each wave's machines pinned to it behind the gate, then its tags.
+ * A fragment's rollout: the fragment's change first (its new revision, unless one saved
+ * before is what rolls out), then each wave's machines pinned to it behind the gate, then its tags.
  * `changes` are the stack's; the rollout takes from them what it writes.
  */
 export function fragmentRolloutSchedule(stack: string, changes: readonly ResourceChange[], planned: RolloutPlan, resume: RolloutJournal | undefined): Schedule {
   const rollout: RolloutPlan = resume ? { ...resume.plan, ...(planned.resumes ? { resumes: planned.resumes } : {}) } : planned;
   const target = rollout.fragment;
   const at = new Map(changes.map((c) => [c.address, c]));
-  const savesRevision = resume?.plan.fragment?.to_revision === undefined;
+  // The revision to roll out is known when an interrupted run saved it, or when the plan rolls out one saved before.
+  const savesRevision = target?.to_revision === undefined;
   const fragmentChange = target && savesRevision ? at.get(target.address) : undefined;
   return {
     kind: 'fragment-rollout',
