@@ -126,6 +126,7 @@ async function writeNow(run: ScheduleRun, changes: readonly ResourceChange[], st
 
 /** Prepares the waves of a gated schedule; 'refused' (its failure tallied) ends the schedule. */
 async function openWaves(run: ScheduleRun, gate: Extract<Gate, { kind: 'health' }>): Promise<WaveSteps | 'refused'> {
+  // Refused before anything is written when nothing can read machine health.
   const gating = gatingOf(run);
   if (run.schedule.write.kind === 'config') return configWaves(run, gate);
   const { env } = run;
