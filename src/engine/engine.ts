@@ -1,18 +1,17 @@
 import type { ServiceClient } from '../api/client';
 import { FleetformError } from '../domain/errors';
-import { applyStack, type ApplyOutcome, type ApplyReporter } from './apply/executor';
+import { executeSchedule, type ApplyOutcome, type ApplyReporter, type GatingEnv } from './apply/executor';
+import { stackSchedules, rolloutJournalKeys, waitingAddresses, type RunningJournals } from './apply/schedule';
 import type { DesiredStack, ProviderSettings } from './desired/stack';
 import { IMPORT_ID_HINT, type KindContext, type KindRegistry } from './kind';
 import { maskPaths, viewSecretPaths } from './mask';
 import type { Plan, ResolvedMachineChange, ResourceChange, StackPlanHeader } from './plan/model';
 import { planStack } from './plan/planner';
 import { planFragmentRollouts, planRollouts } from './rollout/plan';
-import { applyFragmentRollout, fragmentRolloutAddresses, fragmentRolloutsToRun, leftByFragmentRollouts } from './rollout/apply-fragment-rollout';
-import { applyWithRollout } from './rollout/apply-with-rollout';
 import type { RolloutEvents, RolloutOutcome, WaveBoundary } from './rollout/events';
 import type { MachineStatusSource } from './health/machine-status-source';
-import { memoryJournalStore, type RolloutJournalStore } from './rollout/journal';
-import { rolloutJournalKey, type RolloutPlan } from '../domain/rollout';
+import { memoryJournalStore, type RolloutJournal, type RolloutJournalStore } from './rollout/journal';
+import type { RolloutPlan } from '../domain/rollout';
 import { serviceStatusSource } from './health/service-status-source';
 import type { StateBackend, StateLock } from './state/backend';
 import { StateLockedError } from './state/holder-process';
@@ -239,45 +238,28 @@ export class Engine {
     options: { readonly waveBoundary?: WaveBoundary } = {},
   ): Promise<ApplyOutcome & { outputs: Record<string, Record<string, StateOutput>>; rollouts: RolloutOutcome[] }> {
     const outcome = { applied: 0, failed: [] as Array<{ address: string; error: unknown }>, skipped: [] as string[], outputs: {} as Record<string, Record<string, StateOutput>>, rollouts: [] as RolloutOutcome[] };
+    const gating: GatingEnv = { source: () => this.statusSource(), events: rolloutEvents, journals: this.journals, ...(options.waveBoundary ? { waveBoundary: options.waveBoundary } : {}) };
     for (const stack of stacks) {
-      let state = states.get(stack.name) ?? (await this.settings.backend.read(stack.name));
-      const all = plan.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
-      // An interrupted rollout goes on, with or without new changes.
-      const journal = plan.destroy ? undefined : await this.journals.read(stack.name);
-      const resume = journal?.status === 'running' ? journal : undefined;
-      const fragmentRollouts = plan.destroy ? [] : await fragmentRolloutsToRun(this.journals, stack, plan.rollouts ?? []);
-      const changes = leftByFragmentRollouts(all, fragmentRollouts);
-      const ctx = changes.length > 0 || resume || fragmentRollouts.length > 0 ? await this.stackContext(stack, state) : undefined;
-      if (ctx && (changes.length > 0 || resume)) {
-        const input = { stack, changes, state, backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter };
-        const rollout = plan.rollouts?.find((r) => r.stack === stack.name && !r.fragment) ?? resume?.plan;
-        const staged = rollout
-          ? await applyWithRollout({ ...input, rollout, source: await this.statusSource(), events: rolloutEvents, journal: this.journals, resume, ...(options.waveBoundary ? { waveBoundary: options.waveBoundary } : {}) })
-          : undefined;
-        if (staged?.rollout) outcome.rollouts.push(staged.rollout);
-        const r = staged ?? (await applyStack(input));
-        outcome.applied += r.applied;
-        outcome.failed.push(...r.failed);
-        outcome.skipped.push(...r.skipped);
-        state = await this.settings.backend.read(stack.name);
-      }
-      for (const f of fragmentRollouts) {
+      const planned = states.get(stack.name) ?? (await this.settings.backend.read(stack.name));
+      const changes = plan.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
+      // An interrupted rollout goes on, with or without new changes; a destroy runs none.
+      const schedules = plan.destroy ? stackSchedules(stack, changes, [], new Map()) : stackSchedules(stack, changes, plan.rollouts ?? [], await this.runningJournals(stack));
+      const ctx = schedules.length > 0 ? await this.stackContext(stack, planned) : undefined;
+      for (const [i, schedule] of schedules.entries()) {
         if (!ctx) break;
-        if (outcome.failed.length > 0) {
-          // A fragment's waves wait for a stack whose other changes went through.
-          outcome.skipped.push(...fragmentRolloutAddresses(f.rollout));
+        if (schedule.afterCleanRun && outcome.failed.length > 0) {
+          outcome.skipped.push(...waitingAddresses(schedule));
           continue;
         }
-        const input = { stack, changes: all, state: await this.settings.backend.read(stack.name), backend: this.settings.backend, kinds: this.settings.kinds, ctx, parallelism: this.settings.parallelism, reporter };
-        const r = await applyFragmentRollout({ ...input, rollout: f.rollout, source: await this.statusSource(), events: rolloutEvents, journal: this.journals, resume: f.resume });
+        const state = i === 0 ? planned : await this.settings.backend.read(stack.name);
+        const { kinds, backend, parallelism } = this.settings;
+        const r = await executeSchedule(schedule, { stack, state, backend, kinds, ctx, parallelism, reporter, gating });
         if (r.rollout) outcome.rollouts.push(r.rollout);
         outcome.applied += r.applied;
         outcome.failed.push(...r.failed);
         outcome.skipped.push(...r.skipped);
       }
-      if (ctx) {
-        state = await this.settings.backend.read(stack.name);
-      }
+      const state = ctx ? await this.settings.backend.read(stack.name) : planned;
       const outputs = plan.destroy ? {} : evaluateOutputs(stack, state);
       if (JSON.stringify(outputs) !== JSON.stringify(state.outputs ?? {})) {
         state.outputs = outputs;
@@ -289,6 +271,16 @@ export class Engine {
     return outcome;
   }
 
+  /** The stack's rollout journals an interrupted apply left running, by key. */
+  private async runningJournals(stack: DesiredStack): Promise<RunningJournals> {
+    const running = new Map<string, RolloutJournal>();
+    for (const key of rolloutJournalKeys(stack)) {
+      const journal = await this.journals.read(key);
+      if (journal?.status === 'running') running.set(key, journal);
+    }
+    return running;
+  }
+
   private source: Promise<MachineStatusSource> | undefined;
   private memoryJournals: RolloutJournalStore | undefined;
 
@@ -296,10 +288,7 @@ export class Engine {
   private async withResumes(stacks: readonly DesiredStack[], planned: RolloutPlan[]): Promise<RolloutPlan[]> {
     const out = [...planned];
     for (const stack of stacks) {
-      const keys = [stack.name, ...(stack.fragmentRollouts ?? []).map((p) => rolloutJournalKey(stack.name, p))];
-      for (const key of keys) {
-        const journal = await this.journals.read(key);
-        if (journal?.status !== 'running') continue;
+      for (const journal of (await this.runningJournals(stack)).values()) {
         const resumes = { wave: journal.wave, startedAt: journal.started_at };
         const fragment = journal.plan.fragment;
         const at = out.findIndex((r) => r.stack === stack.name && (fragment ? r.fragment && r.policy.name === journal.plan.policy.name : !r.fragment));

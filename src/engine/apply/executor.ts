@@ -1,277 +1,273 @@
+/**
+ * The one executor of every apply: it runs a {@link Schedule}. Each schedule goes through the
+ * same steps: open its waves, write its lead at once, run its waves behind its gate, write its
+ * trail, close. A plain apply has only a lead; a rollout's waves and gate are its own (how a
+ * wave writes its machines decides the few steps that differ, see {@link WaveSteps}).
+ */
 import { FleetformError } from '../../domain/errors';
-import { desireResource } from '../desire';
-import { resolveReferences } from '../desired/references';
-import type { DesiredResource, DesiredStack } from '../desired/stack';
-import { runGraph } from '../graph';
-import { isObject, isUnknown, jsonEqual, type JsonObject, type JsonValue } from '../json';
-import type { Applied, Desired, KindContext, KindRegistry, ResourceKind } from '../kind';
-import { maskPaths } from '../mask';
-import { DEPOSED_MARK, type ResourceChange } from '../plan/model';
-import { desiredWithLifecycle } from '../plan/resource-core';
-import type { StateBackend } from '../state/backend';
-import type { State, StateEntry } from '../state/schema';
-import { StateSaver } from './state-saver';
+import type { MachineStatusSource } from '../health/machine-status-source';
+import type { ResourceChange } from '../plan/model';
+import type { MachineOutcome, RolloutEvents, RolloutOutcome, WaveBoundary } from '../rollout/events';
+import type { RolloutJournalStore } from '../rollout/journal';
+import {
+  liftPins,
+  noteFragment,
+  openFragmentRollout,
+  pinnedMachineError,
+  pinningStage,
+  recordSavedRevision,
+  runnerPlan,
+  sayStopped,
+  sayTagsStuck,
+  tagRevisions,
+  type FragmentRun,
+} from '../rollout/fragment-rollout';
+import { runRollout, type RunRolloutInput } from '../rollout/runner';
+import type { State } from '../state/schema';
+import type { ApplyOutcome, ApplyStackInput } from './outcome';
+import { fragmentRolloutAddresses, plainSchedule, type Gate, type Schedule } from './schedule';
+import { applyWrites } from './writes';
 
-/** Receives progress while a plan is applied. */
-export interface ApplyReporter {
-  start(change: ResourceChange): void;
-  done(change: ResourceChange, elapsedMs: number, detail?: string): void;
-  failed(change: ResourceChange, error: unknown, elapsedMs: number): void;
-  skipped(change: ResourceChange, because: string): void;
+export type { ApplyOutcome, ApplyReporter, ApplyStackInput } from './outcome';
+export { matchesPlanned } from './writes';
+
+/** A machine of a stack's rollout that did not pass, as an apply failure. */
+export class RolloutMachineError extends FleetformError {}
+
+/** What a gated schedule needs besides the stack: where health is read, where the rollout reports and journals, and who may pause it. */
+export interface GatingEnv {
+  /** Where machine health is read (asked only when a gate waits). */
+  readonly source: () => Promise<MachineStatusSource>;
+  readonly events: RolloutEvents;
+  readonly journals: RolloutJournalStore;
+  /** Asked before each wave after the first of a run: a reason pauses the rollout there. */
+  readonly waveBoundary?: WaveBoundary;
 }
 
-export interface ApplyStackInput {
-  readonly stack: DesiredStack;
-  readonly changes: readonly ResourceChange[];
-  readonly state: State;
-  readonly backend: StateBackend;
-  readonly kinds: KindRegistry;
-  readonly ctx: KindContext;
-  readonly parallelism: number;
-  readonly reporter: ApplyReporter;
+/** What a schedule runs against: the stack, the state its lead starts from, the service; `gating` for a gated one. */
+export interface ScheduleEnv extends Omit<ApplyStackInput, 'changes'> {
+  readonly gating?: GatingEnv;
 }
 
-export interface ApplyOutcome {
-  readonly applied: number;
-  readonly failed: ReadonlyArray<{ address: string; error: unknown }>;
-  readonly skipped: readonly string[];
-  /** The revision each create or update made, by address, where the kind reports one. */
-  readonly revisions?: ReadonlyMap<string, string>;
+export type ScheduleOutcome = ApplyOutcome & { readonly rollout?: RolloutOutcome };
+
+type Failure = { address: string; error: unknown };
+
+/** One schedule being run: what its steps read, and what they tally (the only state they share). */
+interface ScheduleRun {
+  readonly schedule: Schedule;
+  readonly env: ScheduleEnv;
+  readonly tally: { applied: number; readonly failed: Failure[]; readonly skipped: string[]; rollout?: RolloutOutcome };
 }
 
-/** True when `actual` is what the plan promised; a value unknown in the plan matches anything. */
-export function matchesPlanned(planned: JsonValue | undefined, actual: JsonValue | undefined): boolean {
-  if (isUnknown(planned)) return true;
-  if (Array.isArray(planned)) {
-    return Array.isArray(actual) && planned.length === actual.length && planned.every((p, i) => matchesPlanned(p, actual[i]));
+/** A gated schedule's waves: the steps that differ by how a wave writes its machines. */
+interface WaveSteps {
+  /** What is left unwritten when the lead fails. */
+  readonly unwrittenIfLeadFails: readonly string[];
+  /** After the lead went through (`wrote`: it had changes). */
+  afterLead(wrote: boolean): Promise<void>;
+  /** How the runner writes and puts back the waves' machines. */
+  runner(run: ScheduleRun): Pick<RunRolloutInput, 'plan' | 'apply' | 'restoreEntries' | 'resume' | 'stage' | 'waveBoundary'>;
+  /** Notes on the outcome what the waves moved. */
+  noteOutcome(outcome: RolloutOutcome): void;
+  /** A machine that did not pass its gate, as an apply failure. */
+  machineError(m: MachineOutcome): FleetformError;
+  /** What is left unwritten when the waves did not all pass. */
+  unwrittenIfStopped(outcome: RolloutOutcome): readonly string[];
+  /** Before the trail is written. */
+  beforeTrail(): Promise<void>;
+  /** When the trail failed. */
+  trailFailed(): void;
+  /** After the trail: the last writes, each failure of which is returned. */
+  close(outcome: RolloutOutcome): Promise<Failure[]>;
+}
+
+/** Runs one schedule: its lead at once, then its waves behind its gate, then its trail. */
+export async function executeSchedule(schedule: Schedule, env: ScheduleEnv): Promise<ScheduleOutcome> {
+  const run: ScheduleRun = { schedule, env, tally: { applied: 0, failed: [], skipped: [] } };
+  const waves = schedule.gate.kind === 'health' ? await openWaves(run, schedule.gate) : undefined;
+  if (waves === 'refused') return outcomeOf(run);
+  if (!(await writeLead(run, waves))) return outcomeOf(run);
+  const outcome = waves ? await runWaves(run, waves) : undefined;
+  if (outcome && !wavesPassed(run, waves, outcome)) return outcomeOf(run);
+  if (!(await writeTrail(run, waves))) return outcomeOf(run);
+  if (waves && outcome) run.tally.failed.push(...(await waves.close(outcome)));
+  if (outcome) run.tally.skipped.push(...machinesLeft(outcome, ['skipped', 'not reached']));
+  return outcomeOf(run);
+}
+
+/** Applies one stack's changes at once, ungated: a plain schedule through the executor. */
+export function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> {
+  return executeSchedule(plainSchedule(input.stack.name, input.changes), input);
+}
+
+function outcomeOf(run: ScheduleRun): ScheduleOutcome {
+  const { applied, failed, skipped, rollout } = run.tally;
+  return { applied, failed, skipped, ...(rollout ? { rollout } : {}) };
+}
+
+function tallyWrites(run: ScheduleRun, r: ApplyOutcome): void {
+  run.tally.applied += r.applied;
+  run.tally.failed.push(...r.failed);
+  run.tally.skipped.push(...r.skipped);
+}
+
+function gatingOf(run: ScheduleRun): GatingEnv {
+  const { gating } = run.env;
+  if (!gating) throw new FleetformError(`a rollout of stack ${run.schedule.stack} was scheduled without health gating`, { path: run.schedule.stack, hint: 'apply through the engine, which reads machine health' });
+  return gating;
+}
+
+/** The writes of one step on the state as it is now (the lead of a plain apply starts from the planned state). */
+async function writeNow(run: ScheduleRun, changes: readonly ResourceChange[], state?: State): Promise<ApplyOutcome> {
+  const { env } = run;
+  return applyWrites({ ...env, changes, state: state ?? (await env.backend.read(env.stack.name)) });
+}
+
+/** Prepares the waves of a gated schedule; 'refused' (its failure tallied) ends the schedule. */
+async function openWaves(run: ScheduleRun, gate: Extract<Gate, { kind: 'health' }>): Promise<WaveSteps | 'refused'> {
+  // Refused before anything is written when nothing can read machine health.
+  const gating = gatingOf(run);
+  if (run.schedule.write.kind === 'config') return configWaves(run, gate);
+  const { env } = run;
+  const fragmentEnv = { stack: env.stack.name, backend: env.backend, client: env.ctx.client, source: await gating.source(), events: gating.events, journals: gating.journals, concurrency: waveConcurrency(run) };
+  const opened = await openFragmentRollout(fragmentEnv, gate.rollout, gate.resume, run.schedule.write.savesRevision);
+  if (opened instanceof FleetformError) {
+    run.tally.failed.push({ address: gate.rollout.fragment?.address ?? env.stack.name, error: opened });
+    run.tally.skipped.push(...fragmentRolloutAddresses(gate.rollout).slice(1));
+    return 'refused';
   }
-  if (isObject(planned)) {
-    if (!isObject(actual)) return false;
-    const keys = new Set([...Object.keys(planned), ...Object.keys(actual)]);
-    return [...keys].every((k) => matchesPlanned(planned[k], actual[k]));
-  }
-  return planned === actual;
+  return pinWaves(run, opened);
 }
 
-class ChangedSincePlanError extends FleetformError {}
+function waveConcurrency(run: ScheduleRun): number {
+  return Math.max(run.env.parallelism, 16);
+}
 
-/** Applies one stack's planned changes: creates/updates in dependency order, then deletes in reverse. */
-export async function applyStack(input: ApplyStackInput): Promise<ApplyOutcome> {
-  const { state, kinds, ctx, reporter } = input;
-  const saver = new StateSaver(input.backend, state);
-  const desired = new Map<string, DesiredResource>(input.stack.resources.map((r) => [r.address, r]));
-  const changes = new Map(input.changes.map((c) => [c.address, c]));
-  const failed: Array<{ address: string; error: unknown }> = [];
-  const skipped: string[] = [];
-  const revisions = new Map<string, string>();
-  let applied = 0;
+/** Writes the lead at once; false when something of it failed (the waves then wait). */
+async function writeLead(run: ScheduleRun, waves: WaveSteps | undefined): Promise<boolean> {
+  const { lead, gate } = run.schedule;
+  // A plain apply writes its one wave even when empty (its state is written back as read).
+  if (lead.length > 0 || gate.kind === 'none') tallyWrites(run, await writeNow(run, lead, run.env.state));
+  if (run.tally.failed.length > 0) {
+    run.tally.skipped.push(...(waves?.unwrittenIfLeadFails ?? []));
+    return false;
+  }
+  await waves?.afterLead(lead.length > 0);
+  return true;
+}
 
-  const kindOf = (c: ResourceChange): ResourceKind => kinds.require(c.type, c.address);
-
-  const timed = async (change: ResourceChange, fn: () => Promise<string | undefined>): Promise<void> => {
-    const started = Date.now();
-    reporter.start(change);
-    try {
-      const detail = await fn();
-      applied++;
-      reporter.done(change, Date.now() - started, detail);
-    } catch (error) {
-      failed.push({ address: change.address, error });
-      reporter.failed(change, error, Date.now() - started);
-      throw error;
-    }
-  };
-
-  const record = (change: ResourceChange, entry: StateEntry | null): Promise<void> => saver.record(change.address, entry);
-
-  /** The entry the change starts from: moved from its old address, or standing for the object an interrupted create made. */
-  const priorOf = (change: ResourceChange): StateEntry | undefined => {
-    const stored = state.resources[change.movedFrom ?? change.address];
-    if (!stored || !change.adopted) return stored;
-    return { ...stored, ids: { ...change.adopted.ids }, outputs: { ...change.adopted.outputs }, status: 'ok', attributes: null };
-  };
-
-  /** Records an adoption or a move before anything else happens to the object. */
-  const settle = async (change: ResourceChange): Promise<StateEntry | undefined> => {
-    const prior = priorOf(change);
-    if (!prior || (!change.adopted && !change.movedFrom)) return prior;
-    const batch = new Map<string, StateEntry | null>([[change.address, prior]]);
-    if (change.movedFrom) batch.set(change.movedFrom, null);
-    await saver.recordAll(batch);
-    return prior;
-  };
-
-  /** A free state key for a replaced object kept until its delete succeeds. */
-  const deposedKey = (address: string): string => {
-    for (let n = 1; ; n++) {
-      const key = `${address}${DEPOSED_MARK}-${n}`;
-      if (!state.resources[key]) return key;
-    }
-  };
-
-  /** Recorded durably before a create: what it will make, so an interrupted create is found by name, not duplicated. */
-  const intentFor = (change: ResourceChange, kind: ResourceKind, view: JsonObject, dependsOn: readonly string[]): StateEntry => ({
-    type: change.type,
-    ids: {},
-    outputs: {},
-    attributes: null,
-    dependencies: [...dependsOn],
-    private: { intent: kind.identity(view)?.key ?? null },
-    sensitive_paths: [],
-    status: 'creating',
+/** Runs the waves through the runner: each wave's machines written, then gated. */
+async function runWaves(run: ScheduleRun, waves: WaveSteps): Promise<RolloutOutcome> {
+  const gating = gatingOf(run);
+  const outcome = await runRollout({
+    changes: new Map(run.schedule.waves.flatMap((w) => w.writes).map((c) => [c.address, c])),
+    readState: () => run.env.backend.read(run.env.stack.name),
+    client: run.env.ctx.client,
+    source: await gating.source(),
+    events: gating.events,
+    concurrency: waveConcurrency(run),
+    journal: gating.journals,
+    ...waves.runner(run),
   });
+  waves.noteOutcome(outcome);
+  run.tally.rollout = outcome;
+  const failed = outcome.waves.flatMap((w) => w.machines).filter((m) => m.result === 'failed');
+  run.tally.failed.push(...failed.map((m) => ({ address: m.address, error: waves.machineError(m) })));
+  return outcome;
+}
 
-  /** Deletes a replaced object kept as deposed; its record goes only once the service confirmed it gone. */
-  const deleteDeposed = async (kind: ResourceKind, key: string, entry: StateEntry): Promise<void> => {
-    const result = await kind.delete(ctx, entry);
-    await saver.record(key, result === 'deleted' ? null : { ...entry, status: 'deleting' });
+/** Whether every wave passed; when not, what the schedule leaves unwritten is tallied. */
+function wavesPassed(run: ScheduleRun, waves: WaveSteps | undefined, outcome: RolloutOutcome): boolean {
+  if (outcome.outcome === 'completed' || !waves) return true;
+  run.tally.skipped.push(...waves.unwrittenIfStopped(outcome));
+  return false;
+}
+
+/** Writes the trail at once; false when something of it failed. */
+async function writeTrail(run: ScheduleRun, waves: WaveSteps | undefined): Promise<boolean> {
+  const { trail } = run.schedule;
+  if (trail.length === 0) return true;
+  await waves?.beforeTrail();
+  const r = await writeNow(run, trail);
+  run.tally.applied += r.applied;
+  run.tally.failed.push(...r.failed);
+  if (r.failed.length === 0) return true;
+  waves?.trailFailed();
+  const outcome = run.tally.rollout;
+  if (outcome) run.tally.skipped.push(...machinesLeft(outcome, ['skipped']));
+  return false;
+}
+
+/** The caller's wave boundary, which may pause any rollout between its waves. */
+function pauses(run: ScheduleRun): Pick<RunRolloutInput, 'waveBoundary'> {
+  const { waveBoundary } = gatingOf(run);
+  return waveBoundary ? { waveBoundary } : {};
+}
+
+function machinesLeft(outcome: RolloutOutcome, results: ReadonlyArray<MachineOutcome['result']>): string[] {
+  return outcome.waves.flatMap((w) => w.machines).filter((m) => results.includes(m.result)).map((m) => m.address);
+}
+
+/** A stack's rollout: each wave's planned machine configs written through the executor's writes. */
+function configWaves(run: ScheduleRun, gate: Extract<Gate, { kind: 'health' }>): WaveSteps {
+  const { rollout, resume } = gate;
+  const { backend, stack } = run.env;
+  return {
+    unwrittenIfLeadFails: rollout.waves.flatMap((w) => w.machines.map((m) => m.address)),
+    afterLead: () => Promise.resolve(),
+    runner: () => ({
+      plan: rollout,
+      apply: async (wave) => {
+        const r = await writeNow(run, wave);
+        run.tally.applied += r.applied;
+        return r;
+      },
+      restoreEntries: async (entries) => {
+        const state = await backend.read(stack.name);
+        for (const [address, entry] of entries) state.resources[address] = entry;
+        state.serial += 1;
+        await backend.write(state);
+      },
+      ...(resume ? { resume } : {}),
+      ...pauses(run),
+    }),
+    noteOutcome: () => undefined,
+    machineError: (m) => new RolloutMachineError(`rollout ${rollout.policy.name}: ${m.machine} failed: ${m.why ?? ''}`, { path: m.address }),
+    unwrittenIfStopped: (outcome) => machinesLeft(outcome, ['skipped', 'not reached']),
+    beforeTrail: () => Promise.resolve(),
+    trailFailed: () => undefined,
+    close: () => Promise.resolve([]),
   };
+}
 
-  /** Ignored attributes keep what the service holds now (read again: the plan's view is masked). */
-  const withLifecycle = async (change: ResourceChange, kind: ResourceKind, resource: DesiredResource, prior: StateEntry | undefined, value: Desired, attributes: JsonObject): Promise<Desired> => {
-    const ignoring = resource.lifecycle && resource.lifecycle.ignoreChanges.length > 0;
-    if (!ignoring || !prior || change.action === 'create') return value;
-    const existing = (await kind.observe(ctx, prior))?.view ?? prior.attributes ?? undefined;
-    return desiredWithLifecycle(kind, value, existing, resource.lifecycle, attributes);
+/** A fragment's rollout: each wave's machines pinned to the fragment's saved revision; its tags move, then its pins are lifted. */
+function pinWaves(run: ScheduleRun, fragment: FragmentRun): WaveSteps {
+  let ran: ReadonlyMap<string, string> = new Map();
+  return {
+    unwrittenIfLeadFails: fragmentRolloutAddresses(fragment.plan).slice(1),
+    afterLead: (wrote) => (run.schedule.write.kind === 'fragment-pin' && run.schedule.write.savesRevision ? recordSavedRevision(fragment, wrote) : Promise.resolve()),
+    runner: () => ({
+      plan: runnerPlan(fragment),
+      apply: () => Promise.resolve({ applied: 0, failed: [], skipped: [] }),
+      restoreEntries: () => Promise.resolve(),
+      resume: fragment.journal,
+      stage: pinningStage(fragment),
+      ...pauses(run),
+    }),
+    noteOutcome: (outcome) => noteFragment(fragment, outcome),
+    machineError: (m) => pinnedMachineError(fragment, m),
+    unwrittenIfStopped: () => {
+      sayStopped(fragment);
+      return fragment.target.tags.map((t) => t.address);
+    },
+    beforeTrail: async () => {
+      ran = await tagRevisions(fragment);
+    },
+    trailFailed: () => sayTagsStuck(fragment),
+    close: async (outcome) => {
+      if (run.schedule.trail.length === 0) ran = await tagRevisions(fragment);
+      return liftPins(fragment, outcome, ran);
+    },
   };
-
-  const desire = async (change: ResourceChange, kind: ResourceKind) => {
-    const resource = desired.get(change.address);
-    if (!resource) throw new FleetformError(`${change.address} is no longer declared by stack ${input.stack.name}`, { hint: 'plan again' });
-    const missing: string[] = [];
-    const attributes = resolveReferences(resource.attributes, (ref) => {
-      const value = state.resources[ref.address]?.outputs[ref.output];
-      if (value === undefined) missing.push(`${ref.address}.${ref.output}`);
-      return value;
-    }) as JsonObject;
-    if (missing.length > 0) {
-      throw new FleetformError(`${change.address} refers to ${missing.join(', ')}, which is not available`, {
-        path: change.address,
-        hint: 'apply the resources it depends on first',
-      });
-    }
-    const prior = priorOf(change);
-    const desiredValue = await desireResource(kind, ctx, attributes, prior);
-    if (desiredValue.problems.length > 0) {
-      const p = desiredValue.problems[0];
-      throw new FleetformError(p?.message ?? 'invalid', { path: `${change.address}.${p?.path ?? ''}`, hint: p?.hint });
-    }
-    const value = await withLifecycle(change, kind, resource, prior, desiredValue, attributes);
-    const masked = maskPaths(value.view, value.sensitivePaths, state.lineage);
-    if (!matchesPlanned(change.after ?? undefined, masked)) {
-      throw new ChangedSincePlanError(`the configuration of ${change.address} changed since the plan was made`, {
-        path: change.address,
-        hint: 'run `fleetform plan` again and review the new plan',
-      });
-    }
-    // The plan's own object when nothing in it was unknown: state and plan then share one view.
-    const stored = change.after !== null && jsonEqual(change.after, masked) ? change.after : masked;
-    const entryFor = (ids: Applied): StateEntry => ({
-      type: change.type,
-      ids: { ...ids.ids },
-      outputs: { ...ids.outputs },
-      attributes: stored,
-      dependencies: [...resource.dependsOn],
-      private: value.private,
-      sensitive_paths: [...value.sensitivePaths],
-      status: 'ok',
-    });
-    const written = (made: Applied): StateEntry => {
-      if (made.revision !== undefined) revisions.set(change.address, made.revision);
-      return entryFor(made);
-    };
-    return { view: value.view, entryFor, written, dependsOn: resource.dependsOn };
-  };
-
-  const writeNode = async (change: ResourceChange): Promise<void> => {
-    const kind = kindOf(change);
-    await timed(change, async () => {
-      const { view, entryFor, written, dependsOn } = await desire(change, kind);
-      const prior = await settle(change);
-      const checkpoint = async (ids: Applied): Promise<void> => {
-        await record(change, { ...entryFor(ids), attributes: null });
-      };
-      const intent = intentFor(change, kind, view, dependsOn);
-      if (change.action === 'create') {
-        // A moved entry whose object vanished is replaced by the intent in the same write.
-        const batch = new Map<string, StateEntry | null>([[change.address, intent]]);
-        if (change.movedFrom) batch.set(change.movedFrom, null);
-        const finishing = state.resources[change.address];
-        if (finishing?.status === 'deleting') batch.set(deposedKey(change.address), finishing);
-        await saver.recordAll(batch);
-        await record(change, written(await kind.create(ctx, view, checkpoint)));
-        return 'created';
-      }
-      if (!prior) throw new FleetformError(`${change.address} is missing from state`, { hint: 'plan again' });
-      if (change.action === 'adopt' || change.action === 'move') {
-        await record(change, { ...entryFor(prior), attributes: prior.attributes === null ? change.after : prior.attributes });
-        return change.action === 'adopt' ? 'adopted' : `moved from ${change.movedFrom ?? ''}`;
-      }
-      if (change.action === 'update') {
-        await record(change, written(await kind.update(ctx, prior, view, prior.attributes === null ? null : change.observedVersion)));
-        return 'updated';
-      }
-      const retain = kind.retainOnDelete(prior);
-      if (change.replaceOrder === 'create-first') {
-        // The old object stays in state (deposed) until the service confirmed it gone.
-        const key = deposedKey(change.address);
-        await saver.recordAll(new Map<string, StateEntry | null>([[change.address, intent], ...(retain ? [] : ([[key, prior]] as const))]));
-        await record(change, written(await kind.create(ctx, view, checkpoint)));
-        if (!retain) await deleteDeposed(kind, key, prior);
-      } else {
-        if (!retain) {
-          const result = await kind.delete(ctx, prior);
-          if (result === 'pending') await saver.record(deposedKey(change.address), { ...prior, status: 'deleting' });
-        }
-        await record(change, intent);
-        await record(change, written(await kind.create(ctx, view, checkpoint)));
-      }
-      return 'replaced';
-    });
-  };
-
-  const removeNode = async (change: ResourceChange): Promise<void> => {
-    const kind = kindOf(change);
-    await timed(change, async () => {
-      const entry = await settle(change);
-      if (!entry) return 'already gone';
-      if (change.action === 'forget') {
-        await record(change, null);
-        return 'removed from state';
-      }
-      const result = await kind.delete(ctx, entry);
-      if (result === 'pending') {
-        await record(change, { ...entry, status: 'deleting' });
-        return 'deletion started; it finishes on the service and a later apply removes it';
-      }
-      await record(change, null);
-      return 'destroyed';
-    });
-  };
-
-  const onSkip = (address: string, because: string): void => {
-    const change = changes.get(address);
-    skipped.push(address);
-    if (change) reporter.skipped(change, because);
-  };
-
-  const writes = input.changes.filter((c) => c.action === 'create' || c.action === 'update' || c.action === 'replace' || c.action === 'adopt' || c.action === 'move');
-  await runGraph(
-    writes.map((c) => c.address),
-    (a) => changes.get(a)?.dependsOn ?? [],
-    input.parallelism,
-    (a) => writeNode(changes.get(a) as ResourceChange),
-    onSkip,
-  );
-  const removals = input.changes.filter((c) => c.action === 'delete' || c.action === 'forget');
-  const removing = new Set(removals.map((c) => c.address));
-  await runGraph(
-    removals.map((c) => c.address),
-    (a) => removals.filter((c) => removing.has(c.address) && c.dependsOn.includes(a)).map((c) => c.address),
-    input.parallelism,
-    (a) => removeNode(changes.get(a) as ResourceChange),
-    onSkip,
-  );
-  await saver.flush();
-  return { applied, failed, skipped, ...(revisions.size > 0 ? { revisions } : {}) };
 }

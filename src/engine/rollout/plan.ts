@@ -144,19 +144,32 @@ export function describePolicy(policy: RolloutPolicy): string {
   return `gate: healthy for ${seconds(policy.gate.settle_ms)} within ${seconds(policy.gate.timeout_ms)}; stops on ${abort}, then ${policy.on_failure === 'rollback' ? 'rolls back' : 'halts'}; offline machines: ${policy.offline}`;
 }
 
-/** The plan text of the rollouts: the waves in order with their machines, and the gate. */
+/** What a rollout writes, in its plan's words: a headline, and how its waves write their machines. */
+function whatItWrites(r: RolloutPlan): { headline: string; how: string[] } {
+  const count = r.waves.reduce((n, w) => n + w.machines.length, 0);
+  const waves = `${count} machine${r.fragment ? '(s)' : ' update(s)'} in ${r.waves.length} wave(s)`;
+  if (!r.fragment) return { headline: `Rollout ${r.policy.name} (stack ${r.stack}): ${waves}`, how: [] };
+  const f = r.fragment;
+  const revision = f.to_revision !== undefined ? `revision ${f.to_revision}` : `new revision${f.from_revision ? ` (from revision ${f.from_revision})` : ''}`;
+  const tags = f.tags.map((t) => t.tag);
+  return {
+    headline: `Rollout ${r.policy.name} (stack ${r.stack}): fragment ${f.name}'s ${revision} reaches ${waves}`,
+    how: [
+      `  each wave's machines are pinned to the new revision and gated; after the last wave ${tags.length > 0 ? `the tag(s) ${tags.join(', ')} move to it and ` : ''}the pins are lifted`,
+      ...(f.unstaged ? [`  ${f.unstaged} other machine(s) import it outside the waves (pinned to a revision or another tag, or not in this stack): they run what they import, ungated`] : []),
+    ],
+  };
+}
+
+/**
+ * The plan text of the rollouts, each described the same way: what it writes, whether it
+ * resumes, its gate, then its waves in order with their machines.
+ */
 export function rolloutPlanLines(rollouts: readonly RolloutPlan[]): string[] {
   const lines: string[] = [];
   for (const r of rollouts) {
-    const count = r.waves.reduce((n, w) => n + w.machines.length, 0);
-    if (r.fragment) {
-      const f = r.fragment;
-      const revision = f.to_revision !== undefined ? `revision ${f.to_revision}` : `new revision${f.from_revision ? ` (from revision ${f.from_revision})` : ''}`;
-      const tags = f.tags.map((t) => t.tag);
-      lines.push(`Rollout ${r.policy.name} (stack ${r.stack}): fragment ${f.name}'s ${revision} reaches ${count} machine(s) in ${r.waves.length} wave(s)`);
-      lines.push(`  each wave's machines are pinned to the new revision and gated; after the last wave ${tags.length > 0 ? `the tag(s) ${tags.join(', ')} move to it and ` : ''}the pins are lifted`);
-      if (f.unstaged) lines.push(`  ${f.unstaged} other machine(s) import it outside the waves (pinned to a revision or another tag, or not in this stack): they run what they import, ungated`);
-    } else lines.push(`Rollout ${r.policy.name} (stack ${r.stack}): ${count} machine update(s) in ${r.waves.length} wave(s)`);
+    const { headline, how } = whatItWrites(r);
+    lines.push(headline, ...how);
     if (r.resumes) lines.push(`  resumes at wave ${r.resumes.wave}: a run started ${r.resumes.startedAt} was interrupted (its waves, machines and baselines are kept)`);
     lines.push(`  ${describePolicy(r.policy)}`);
     const { max_failed: n, max_failed_fraction: f, canary_max_failed: c } = r.policy.abort;

@@ -10,7 +10,7 @@ import { abortReason, stepGate, waveVerdict, type GateTrack, type HealthVerdict,
 import { isHeldByMaintenanceWhy } from '../../domain/maintenance';
 import { errorMessage as message } from '../../domain/errors';
 import { heldOrJudged } from '../health/wait-healthy';
-import type { ApplyOutcome } from '../apply/executor';
+import type { ApplyOutcome } from '../apply/outcome';
 import type { MachineReading, MachineStatusSource } from '../health/machine-status-source';
 import type { ResourceChange } from '../plan/model';
 import type { State, StateEntry } from '../state/schema';
