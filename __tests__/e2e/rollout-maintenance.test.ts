@@ -1,0 +1,105 @@
+/**
+ * A rollout over machines whose maintenance window is closed, with the real CLI against the
+ * emulator's simulated machines: the wave waits for the window (saying so), goes on when it
+ * opens mid-rollout, and fails naming the machine and the maintenance hold at the gate's
+ * timeout when it never opens.
+ */
+import { EmulatorService } from '../../src/api/emulator-control';
+import { openEmulatorProject, quickMachines, startFleetform, type EmulatorProject } from './fleet-fixture';
+import { pickerNames, synthRolloutFleet, type RolloutFleetShape } from './rollout-fixture';
+
+jest.setTimeout(180_000);
+
+const MACHINES = 3;
+let p: EmulatorProject;
+let restoreEnv: (() => void) | undefined;
+
+beforeAll(async () => {
+  restoreEnv = quickMachines();
+  p = await openEmulatorProject('ff-rollout-maintenance-');
+});
+
+afterAll(async () => {
+  await p?.close();
+  restoreEnv?.();
+});
+
+interface StatusJson {
+  machines: { machine: string; health: string }[];
+  modules: { machine: string; running?: string }[];
+}
+
+/** Waits until `ok` holds of `fleetform status --json`; fails with the last answer after the deadline. */
+async function statusUntil(ok: (s: StatusJson) => boolean, what: string, deadlineMs = 60_000): Promise<StatusJson> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const res = await p.runBare('status', '--json');
+    if (res.code !== 0) throw new Error(`status failed: ${res.stderr}`);
+    const s = JSON.parse(res.stdout) as StatusJson;
+    if (ok(s)) return s;
+    if (Date.now() > until) throw new Error(`status never showed ${what}; last: ${res.stdout}`);
+  }
+}
+
+const running = (version: string, names = pickerNames(MACHINES)) => (s: StatusJson): boolean =>
+  names.every((n) => s.modules.find((m) => m.machine === n)?.running === version && s.machines.find((m) => m.machine === n)?.health === 'healthy');
+
+/** Every machine at `policy` with its maintenance sensor, healthy and running `version` (the window open). */
+async function settle(policy: string, version: string): Promise<void> {
+  synthRolloutFleet(p.outdir, { machines: MACHINES, policy, maintenanceWindow: true });
+  const apply = await p.run('apply', '--auto-approve');
+  if (apply.code !== 0) throw new Error(`settling the fleet at ${policy} failed: ${apply.stdout}${apply.stderr}`);
+  await statusUntil(running(version), `every machine healthy on ${version}`);
+}
+
+// picker-2 is the canary; the rest follow in a second wave.
+const rollout = (timeout: string): NonNullable<RolloutFleetShape['rollout']> => ({ canary: 1, waves: [{ fraction: 1 }], gate: { timeout, settle: '300ms' } });
+
+test('a closed window holds the canary: the wave waits, saying so, and goes on once the window opens', async () => {
+  await settle('~1.2', '1.2.5');
+  const controls = p.client.clientFor(EmulatorService);
+  await controls.setMachineFaults({ specs: ['maintenance=picker-2:closed'] });
+  try {
+    synthRolloutFleet(p.outdir, { machines: MACHINES, policy: '~1.3', maintenanceWindow: true, rollout: rollout('60s') });
+    const run = startFleetform(p.dir, ['apply', '--auto-approve', '--synth-out', p.outdir], p.env);
+    let ended = false;
+    void run.result.then(() => (ended = true));
+    await run.stdoutShows('rollout careful: wave 1: picker-2 waiting: config pending, held by maintenance (maintenance sensor rdk:component:sensor/gate reads allowed=false)');
+    // Held, the machine still runs the old version and the rollout has not moved on.
+    await statusUntil(running('1.2.5', ['picker-2']), 'picker-2 still on 1.2.5');
+    expect(ended).toBe(false);
+    await controls.setMachineFaults({ specs: [] });
+    const apply = await run.result;
+    expect(apply.stderr).toBe('');
+    expect(apply.code).toBe(0);
+    const lines = apply.stdout.split('\n');
+    const held = lines.findIndex((l) => l.includes("the wave waits for its window to open, up to the gate's timeout"));
+    const healthy = lines.findIndex((l) => /rollout careful: wave 1: picker-2 healthy after/.test(l));
+    const second = lines.findIndex((l) => l.includes('rollout careful: wave 2/2'));
+    expect(held).toBeGreaterThanOrEqual(0);
+    expect(healthy).toBeGreaterThan(held);
+    expect(second).toBeGreaterThan(healthy);
+    expect(apply.stdout).toMatch(/Rollout careful: completed, 2 wave\(s\) healthy/);
+    await statusUntil(running('1.3.0'), 'every machine healthy on 1.3.0');
+  } finally {
+    await controls.setMachineFaults({ specs: [] });
+  }
+});
+
+test('a window that never opens fails the canary by name at the gate timeout, saying it was held by maintenance; the next wave is not written', async () => {
+  await settle('~1.3', '1.3.0');
+  const controls = p.client.clientFor(EmulatorService);
+  await controls.setMachineFaults({ specs: ['maintenance=picker-2:closed'] });
+  try {
+    synthRolloutFleet(p.outdir, { machines: MACHINES, policy: '~1.2', maintenanceWindow: true, rollout: rollout('2s') });
+    const apply = await p.run('apply', '--auto-approve');
+    expect(apply.code).toBe(1);
+    expect(apply.stdout).toContain('rollout careful: wave 1: picker-2 waiting: config pending, held by maintenance');
+    expect(apply.stdout).toMatch(/rollout careful: wave 1: picker-2 FAILED: .*within 2000 ms \(last: config pending, held by maintenance \(maintenance sensor rdk:component:sensor\/gate reads allowed=false\)\)/);
+    expect(apply.stdout).toContain('Rollout careful stopped in wave 1 of 2');
+    expect(apply.stdout).not.toContain('wave 2/2');
+    await statusUntil(running('1.3.0'), 'every machine still on 1.3.0');
+  } finally {
+    await controls.setMachineFaults({ specs: [] });
+  }
+});
