@@ -44,6 +44,10 @@ async function statusUntil(ok: (s: StatusJson) => boolean, what: string, deadlin
 const running = (version: string, names = pickerNames(MACHINES)) => (s: StatusJson): boolean =>
   names.every((n) => s.modules.find((m) => m.machine === n)?.running === version && s.machines.find((m) => m.machine === n)?.health === 'healthy');
 
+/** picker-2 held by its maintenance window, its module still at `version`. */
+const heldOn = (version: string) => (s: StatusJson): boolean =>
+  s.machines.find((m) => m.machine === 'picker-2')?.health === 'held' && s.modules.find((m) => m.machine === 'picker-2')?.running === version;
+
 /** Every machine at `policy` with its maintenance sensor, healthy and running `version` (the window open). */
 async function settle(policy: string, version: string): Promise<void> {
   synthRolloutFleet(p.outdir, { machines: MACHINES, policy, maintenanceWindow: true });
@@ -66,7 +70,7 @@ test('a closed window holds the canary: the wave waits, saying so, and goes on o
     void run.result.then(() => (ended = true));
     await run.stdoutShows('rollout careful: wave 1: picker-2 waiting: config pending, held by maintenance (maintenance sensor rdk:component:sensor/gate reads allowed=false)');
     // Held, the machine still runs the old version and the rollout has not moved on.
-    await statusUntil(running('1.2.5', ['picker-2']), 'picker-2 still on 1.2.5');
+    await statusUntil(heldOn('1.2.5'), 'picker-2 held, still on 1.2.5');
     expect(ended).toBe(false);
     await controls.setMachineFaults({ specs: [] });
     const apply = await run.result;
@@ -98,7 +102,8 @@ test('a window that never opens fails the canary by name at the gate timeout, sa
     expect(apply.stdout).toMatch(/rollout careful: wave 1: picker-2 FAILED: .*within 2000 ms \(last: config pending, held by maintenance \(maintenance sensor rdk:component:sensor\/gate reads allowed=false\)\)/);
     expect(apply.stdout).toContain('Rollout careful stopped in wave 1 of 2');
     expect(apply.stdout).not.toContain('wave 2/2');
-    await statusUntil(running('1.3.0'), 'every machine still on 1.3.0');
+    // The later wave was never written; the canary never took the new config.
+    await statusUntil((x) => running('1.3.0', ['picker-1', 'picker-3'])(x) && x.modules.find((m) => m.machine === 'picker-2')?.running === '1.3.0', 'every machine still on 1.3.0');
   } finally {
     await controls.setMachineFaults({ specs: [] });
   }
