@@ -25,7 +25,7 @@ import { fleetform, openEmulatorProject, quickMachines, type CliResult, type Emu
 import { searchFiles, searchTexts } from './secret-search';
 import { startReconcile } from '../reconciler/fixture';
 
-jest.setTimeout(400_000);
+jest.setTimeout(900_000);
 
 const TOKEN_VARIABLE = 'BLUNT_API_TOKEN';
 const secret = (label: string): string => `${label}-${randomBytes(9).toString('base64url')}`;
