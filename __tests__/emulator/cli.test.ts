@@ -177,7 +177,7 @@ describe('emulator serve', () => {
     const app = await clientOf({ url: served.url, credentials: creds } as RunningEmulator, (await loadServices()).app);
     await newMachine(app, creds.locationId, 'door-cell');
     const set = await cli(['emulator', 'sensor-reading', 'door-cell', 'rdk:component:sensor/door', '{"allowed": false}'], env);
-    expect(set).toEqual({ code: 0, stdout: 'door-cell door reads {"allowed":false}\n', stderr: '' });
+    expect(set).toEqual({ code: 0, stdout: 'door-cell rdk:component:sensor/door reads {"allowed":false}\n', stderr: '' });
     expect((await cli(['emulator', 'sensor-reading', 'door-cell', 'door'], env)).stdout).toBe('door-cell door reads {}\n');
     const bad = await cli(['emulator', 'sensor-reading', 'door-cell', 'door', '{allowed}'], env);
     expect(bad.code).toBe(1);
