@@ -273,8 +273,8 @@ test('no secret value is written anywhere fleetform writes, on either front end'
     FLEETFORM_DASHBOARD_TOKEN: DASHBOARD_TOKEN,
   });
   try {
-    await hook.until((bodies) => bodies.some((b) => b.includes('"type":"cycle-finished"')), 180_000);
-    expect(hook.bodies.join('\n')).toContain('"type":"apply-finished"');
+    // Both receivers (JSON and Slack text) have the apply's end.
+    await hook.until((bodies) => bodies.some((b) => b.includes('"type":"apply-finished"')) && bodies.some((b) => b.includes('apply finished')), 180_000);
     expect(hook.bodies.join('\n')).toContain('"type":"wave-passed"');
     Object.assign(captured, await servedTexts(reconciler.url));
     hook.bodies.forEach((b, i) => (captured[`webhook body ${i + 1}`] = b));
