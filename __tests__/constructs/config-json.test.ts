@@ -5,7 +5,7 @@
  */
 import { Construct } from 'constructs';
 import type { ModularResource as ModularResourceConfig } from '../../src/domain';
-import { Machine, ModularResource, Module } from '../../src/constructs';
+import { Machine, ModularResource, Module, Secret } from '../../src/constructs';
 import { synthesizedConfig } from '../../src/constructs/config-json';
 import { assembleMachine } from '../../src/constructs/machine-config';
 import type { JsonObject } from '../../src/constructs/json-value';
@@ -35,8 +35,8 @@ class Renamed extends ModularResource {
 test('entries written one by one are the JSON of the assembled document', () => {
   const { stack } = newStack();
   const machine = new Machine(stack, 'm');
-  const sensors = new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { PATH: '/bin:${environment.PATH}', DB_PASSWORD: 'x' }, sensitiveEnv: { API_KEY: 'k' } });
-  new Module(machine, 'local', { name: 'drv', executablePath: '/opt/drv', sensitiveEnv: { TOKEN: 't' } });
+  const sensors = new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { PATH: '/bin:${environment.PATH}', DB_PASSWORD: Secret.plainText('x') }, sensitiveEnv: { API_KEY: Secret.plainText('k') } });
+  new Module(machine, 'local', { name: 'drv', executablePath: '/opt/drv', sensitiveEnv: { TOKEN: Secret.plainText('t') } });
   const odd = JSON.parse('{"__proto__":{"a":1},"ü":"\\u2028 \\"q\\" \\\\","n":[1e21,-0,0.30000000000000004,1.5e-7],"deep":[[{"x":null}]],"t":true}') as JsonObject;
   new ModularResource(machine, 'cam', { api: 'rdk:component:camera', model: sensors.model('cam'), attributes: odd });
   const nested = new Construct(machine, 'rig');

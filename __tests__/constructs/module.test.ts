@@ -1,6 +1,6 @@
 import { Testing } from 'cdktf';
 import { FleetformError } from '../../src/domain/errors';
-import { Machine, ModularResource, Module } from '../../src/constructs';
+import { Machine, ModularResource, Module, Secret } from '../../src/constructs';
 import { errorsOf, issueAt, machineConfig, newStack, resourceOf, synth, warningsOf } from './helpers';
 
 describe('Module', () => {
@@ -88,9 +88,9 @@ describe('Module', () => {
       moduleId: 'acme:sensors',
       version: '~1.2',
       env: { LOG_LEVEL: 'debug', ACME_API_KEY: '${environment.ACME_KEY}' },
-      sensitiveEnv: { PAIRING_CODE: 'c0de' },
+      sensitiveEnv: { PAIRING_CODE: Secret.plainText('c0de') },
     });
-    new Module(m, 'vision', { moduleId: 'acme:vision', version: '1.0.1', sensitiveEnv: { LICENSE: 'abc' } });
+    new Module(m, 'vision', { moduleId: 'acme:vision', version: '1.0.1', sensitiveEnv: { LICENSE: Secret.plainText('abc') } });
     expect(mod.sensitiveEnvKeys).toEqual(['ACME_API_KEY', 'PAIRING_CODE']);
     const doc = synth(stack);
     const machine = resourceOf(doc, 'fleetform_machine', 'm');
@@ -110,17 +110,32 @@ describe('Module', () => {
     expect(m.toMachineConfig().modules?.[0]?.env).toEqual({ LOG_LEVEL: 'debug', ACME_API_KEY: '${environment.ACME_KEY}', PAIRING_CODE: 'c0de' });
   });
 
+  test('a secret given as text is an error at synth naming the field and the references to use; placeholders, references and Secret.plainText pass', () => {
+    const { app, stack } = newStack('s');
+    const m = new Machine(stack, 'm');
+    new Module(m, 'sensors', {
+      moduleId: 'acme:sensors',
+      version: '~1.2',
+      env: { LOG_LEVEL: 'debug', ACME_API_KEY: 'in-clear-1', DB_PASSWORD: '${environment.DB_PASSWORD}', EMPTY_TOKEN: '' },
+      sensitiveEnv: { PAIRING_CODE: 'in-clear-2', CERT: Secret.fromFile('/run/secrets/cert'), LICENSE: Secret.plainText('acknowledged'), SEED: Secret.fromEnv('SEED') },
+    });
+    expect(errorsOf(app)).toEqual(['s/m/sensors env.ACME_API_KEY plain-text-secret', 's/m/sensors sensitiveEnv.PAIRING_CODE plain-text-secret']);
+    const issue = issueAt(app, 's/m/sensors', 'sensitiveEnv.PAIRING_CODE');
+    expect(issue?.message).toBe('PAIRING_CODE is a secret given as text: it would be written in clear to the synthesized stack');
+    expect(issue?.hint).toMatch(/Secret\.fromEnv\("NAME"\) or Secret\.fromFile\("\/path"\).*Secret\.plainText\(value\)/);
+  });
+
   test('a key in both env and sensitiveEnv is an error on the sensitiveEnv field', () => {
     const { app, stack } = newStack('s');
     const m = new Machine(stack, 'm');
-    new Module(m, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { TOKEN: 'a' }, sensitiveEnv: { TOKEN: 'b' } });
+    new Module(m, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { TOKEN: Secret.plainText('a') }, sensitiveEnv: { TOKEN: Secret.plainText('b') } });
     expect(errorsOf(app)).toEqual(['s/m/sensors sensitiveEnv.TOKEN duplicate-env']);
   });
 
   test('an invalid placeholder is an error naming the env entry it is in', () => {
     const { app, stack } = newStack('s');
     const m = new Machine(stack, 'm');
-    new Module(m, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { HOME_DIR: '${env.HOME}' }, sensitiveEnv: { SECRET: '${secret}' } });
+    new Module(m, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { HOME_DIR: '${env.HOME}' }, sensitiveEnv: { SECRET: Secret.plainText('${secret}') } });
     expect(errorsOf(app)).toEqual(['s/m/sensors env.HOME_DIR placeholder', 's/m/sensors sensitiveEnv.SECRET placeholder']);
   });
 

@@ -1,4 +1,4 @@
-import { CustomTrainingJob, Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, TrainingJob } from '../../src/constructs';
+import { CustomTrainingJob, Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, Secret, TrainingJob } from '../../src/constructs';
 import { PropsError } from '../../src/constructs/props';
 import { newStack } from './helpers';
 
@@ -71,7 +71,7 @@ describe('construct props are checked at construction', () => {
     const { stack } = newStack();
     new FleetProvider(stack, 'cloud', { organizationId: 'o', locationId: 'l', endpoint: 'https://example.com:443' });
     const machine = new Machine(stack, 'm', { name: 'm', locationId: 'l' });
-    const mod = new Module(machine, 'sensors', { moduleId: 'acme:sensors', name: 'acme_sensors', version: '~1.2', env: { A: 'b' }, sensitiveEnv: { API_TOKEN: 't' } });
+    const mod = new Module(machine, 'sensors', { moduleId: 'acme:sensors', name: 'acme_sensors', version: '~1.2', env: { A: 'b' }, sensitiveEnv: { API_TOKEN: Secret.plainText('t') } });
     new Module(machine, 'local', { name: 'drive', executablePath: '/opt/drive' });
     const board = new ModularResource(machine, 'board', { name: 'board-1', api: 'rdk:component:board', model: mod.model('pi'), attributes: { pin: 1 } });
     new ModularResource(machine, 'sensor', { api: 'rdk:component:sensor', model: mod.model('hc'), dependsOn: [board, 'board-1'] });

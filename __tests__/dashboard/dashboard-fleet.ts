@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { App, LocalBackend, TerraformStack } from 'cdktf';
-import { FleetProvider, Location, Machine, ModularResource, Module, Rollout, type RolloutProps } from '../../src';
+import { FleetProvider, Location, Machine, ModularResource, Module, Rollout, Secret, type RolloutProps } from '../../src';
 
 /** The module secret every machine has: no page may show it. */
 export const MODULE_SECRET = 'dashboard-Secret-5Tq8';
@@ -25,7 +25,7 @@ export function synthDashboardFleet(outdir: string, shape: DashboardFleetShape):
   const sites = [new Location(stack, 'north', { name: 'north-hall' }), new Location(stack, 'south', { name: 'south-hall' })];
   const machines = pickerNames(shape.machines).map((name, i) => {
     const machine = new Machine(stack, name, { name, location: sites[i % 2] as Location });
-    const sensors = new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: shape.policy, sensitiveEnv: { API_TOKEN: MODULE_SECRET } });
+    const sensors = new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: shape.policy, sensitiveEnv: { API_TOKEN: Secret.plainText(MODULE_SECRET) } });
     new ModularResource(machine, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
     return machine;
   });

@@ -6,7 +6,7 @@ import { createServiceClient, type ServiceClient } from '../../src/api/client';
 import { startEmulator, type ClockMode, type EmulatorCredentials } from '../../src/emulator';
 import { LocalStateBackend } from '../../src/engine/state/local-backend';
 import { App, LocalBackend, TerraformStack } from 'cdktf';
-import { Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, TrainingJob, type Secret } from '../../src';
+import { Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, Secret, TrainingJob } from '../../src';
 
 export interface FleetShape {
   readonly machines?: readonly string[];
@@ -37,7 +37,7 @@ export function synthFleet(outdir: string, shape: FleetShape = {}): void {
       moduleId: 'acme:sensors',
       version: shape.policy ?? '~1.2',
       env: { PATH: '/opt/acme/bin:${environment.PATH}', ...shape.env },
-      sensitiveEnv: { API_TOKEN: shape.tokenRef ?? shape.token ?? 'token-one' },
+      sensitiveEnv: { API_TOKEN: shape.tokenRef ?? Secret.plainText(shape.token ?? 'token-one') },
     });
     const board = new ModularResource(machine, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
     new ModularResource(machine, 'ultrasonic', {

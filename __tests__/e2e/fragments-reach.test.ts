@@ -5,7 +5,7 @@
  * reached machine's resolved change, its secrets masked as in the rest of the plan.
  */
 import { App, TerraformStack } from 'cdktf';
-import { FleetProvider, Fragment, FragmentTag, Machine, ModularResource, Module } from '../../src';
+import { FleetProvider, Fragment, FragmentTag, Machine, ModularResource, Module, Secret } from '../../src';
 import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
 
 jest.setTimeout(180_000);
@@ -31,7 +31,7 @@ function synth(project: EmulatorProject, shape: { logLevel: string; token: strin
   for (const [name, pin, version] of [['picker-1', '11', 'stable'], ['picker-2', '12', 'stable'], ['picker-3', '13', '1']] as const) {
     const machine = new Machine(stack, name, { name });
     machine.useFragment(rig, { version, prefix: 'front', variables: { board_pin: pin } });
-    if (name === 'picker-1') new Module(machine, 'vision', { name: 'vision', moduleId: 'acme:vision', version: '1.0.1', sensitiveEnv: { API_TOKEN: shape.token } });
+    if (name === 'picker-1') new Module(machine, 'vision', { name: 'vision', moduleId: 'acme:vision', version: '1.0.1', sensitiveEnv: { API_TOKEN: Secret.plainText(shape.token) } });
   }
   app.synth();
 }

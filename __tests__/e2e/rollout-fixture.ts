@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { App, LocalBackend, TerraformStack } from 'cdktf';
-import { FleetProvider, Fragment, FragmentTag, Machine, ModularResource, Module, Rollout, type RolloutProps } from '../../src';
+import { Component, FleetProvider, Fragment, FragmentTag, Machine, ModularResource, Module, Rollout, type RolloutProps } from '../../src';
 import type { EmulatorProject } from './fleet-fixture';
 
 export interface RolloutFleetShape {
@@ -9,7 +9,12 @@ export interface RolloutFleetShape {
   readonly policy: string;
   /** The rollout; its canary wave names `canary` (a machine index) when given. */
   readonly rollout?: Omit<RolloutProps, 'waves'> & { readonly canary?: number; readonly waves: RolloutProps['waves'] };
+  /** Every machine also runs a fake sensor `gate` whose reading at `allowed` is its maintenance window. */
+  readonly maintenanceWindow?: boolean;
 }
+
+/** The maintenance settings of a fleet with `maintenanceWindow`. */
+export const MAINTENANCE_WINDOW = { sensor_name: 'rdk:component:sensor/gate', maintenance_allowed_key: 'allowed' };
 
 /** Names of the fleet's machines: picker-1, picker-2, ... */
 export function pickerNames(n: number): string[] {
@@ -23,7 +28,8 @@ export function synthRolloutFleet(outdir: string, shape: RolloutFleetShape): voi
   new LocalBackend(stack, { path: path.join(path.dirname(path.resolve(outdir)), 'terraform.fleet.tfstate') });
   new FleetProvider(stack, 'cloud', {});
   const machines = pickerNames(shape.machines).map((name) => {
-    const machine = new Machine(stack, name, { name });
+    const machine = new Machine(stack, name, { name, ...(shape.maintenanceWindow ? { maintenance: MAINTENANCE_WINDOW } : {}) });
+    if (shape.maintenanceWindow) new Component(machine, 'gate', { name: 'gate', api: 'rdk:component:sensor', model: 'rdk:builtin:fake' });
     const sensors = new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: shape.policy });
     new ModularResource(machine, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
     return machine;

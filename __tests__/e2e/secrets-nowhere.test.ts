@@ -3,12 +3,17 @@
  * reference (an environment variable and a file) is planned in every format, saved as a plan
  * file, applied from it, rolled out in a health-gated wave with a new value, shown from
  * state, refused while a variable is missing, adopted into a second project and finished,
- * and applied through the real Terraform CLI; then every file of the projects, every row of
- * the PostgreSQL state backend and everything the commands printed is searched for each
+ * applied through the real Terraform CLI, and reconciled by `fleetform reconcile` (which rolls
+ * the first value back, posts its events to webhooks and serves its dashboard and metrics);
+ * then every file of the projects, every webhook body, every page and JSON document the
+ * reconciler serves, every row of the PostgreSQL state backend and everything the commands
+ * printed is searched for each
  * value in clear, base64, hex, URL-encoded and JSON-escaped forms. The service (the
  * emulator's own database) holds the values, as it must, and is the one place not searched.
  */
 import { randomBytes } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
@@ -18,14 +23,16 @@ import { startPostgres, type PgServer } from '../../scripts/postgres-server';
 import { requireTerraform, terraform, terraformHome } from '../provider/terraform-cli';
 import { fleetform, openEmulatorProject, quickMachines, type CliResult, type EmulatorProject } from './fleet-fixture';
 import { searchFiles, searchTexts } from './secret-search';
+import { startReconcile } from '../reconciler/fixture';
 
-jest.setTimeout(400_000);
+jest.setTimeout(900_000);
 
 const TOKEN_VARIABLE = 'BLUNT_API_TOKEN';
 const secret = (label: string): string => `${label}-${randomBytes(9).toString('base64url')}`;
 const TOKEN = secret('tok1');
 const NEXT_TOKEN = secret('tok2');
 const FILE_SECRET = secret('file');
+const DASHBOARD_TOKEN = secret('dash');
 
 let server: PgServer;
 let project: EmulatorProject;
@@ -71,6 +78,88 @@ function synthTerraformStack(outdir: string, secretFile: string, stateFile: stri
   const machine = new Machine(stack, 'tf-1', { name: 'tf-1' });
   new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { API_TOKEN: Secret.fromEnv(TOKEN_VARIABLE), CLIENT_SECRET: Secret.fromFile(secretFile) } });
   app.synth();
+}
+
+/** The app `fleetform reconcile` runs: the fleet of synthFleet, its secrets by the same references. */
+function reconciledApp(secretFile: string, backend: { connStr: string; schemaName: string }, policy: string): string {
+  const root = path.resolve(__dirname, '../..');
+  return `
+const { App, PgBackend, TerraformStack } = require(${JSON.stringify(path.join(root, 'node_modules', 'cdktf'))});
+const ff = require(${JSON.stringify(path.join(root, 'dist', 'index.js'))});
+const app = new App();
+const stack = new TerraformStack(app, 'fleet');
+new PgBackend(stack, ${JSON.stringify(backend)});
+new ff.FleetProvider(stack, 'cloud', {});
+for (const name of ['arm-1', 'arm-2']) {
+  const machine = new ff.Machine(stack, name, { name });
+  const sensors = new ff.Module(machine, 'sensors', {
+    moduleId: 'acme:sensors',
+    version: ${JSON.stringify(policy)},
+    env: { API_TOKEN: ff.Secret.fromEnv(${JSON.stringify(TOKEN_VARIABLE)}), LOG_LEVEL: 'debug' },
+    sensitiveEnv: { CLIENT_SECRET: ff.Secret.fromFile(${JSON.stringify(secretFile)}) },
+  });
+  new ff.ModularResource(machine, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
+}
+new ff.Rollout(stack, 'careful', { waves: [{ fraction: 0.5 }, { fraction: 1 }], gate: { timeout: '60s', settle: '0s' } });
+app.synth();
+`;
+}
+
+/** A receiver on 127.0.0.1 keeping every body it is sent, as sent. */
+async function rawReceiver(): Promise<{ url: string; bodies: string[]; until(ok: (bodies: string[]) => boolean, deadlineMs: number): Promise<void>; close(): Promise<void> }> {
+  const bodies: string[] = [];
+  const waiters: Array<() => void> = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      bodies.push(body);
+      res.writeHead(204).end();
+      for (const w of [...waiters]) w();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    bodies,
+    until: (ok, deadlineMs) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the webhook never got what was waited for within ${deadlineMs} ms; bodies: ${bodies.join('\n')}`)), deadlineMs);
+        const check = (): void => {
+          if (!ok(bodies)) return;
+          clearTimeout(timer);
+          waiters.splice(waiters.indexOf(check), 1);
+          resolve();
+        };
+        waiters.push(check);
+        check();
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Everything the reconciler at `url` serves that could show a config: its pages and their assets, their JSON, each machine's detail, its status and metrics. */
+async function servedTexts(url: string): Promise<Record<string, string>> {
+  const texts: Record<string, string> = {};
+  const get = async (p: string): Promise<string> => {
+    const res = await fetch(`${url}${p}`);
+    const text = await res.text();
+    expect({ path: p, status: res.status }).toEqual({ path: p, status: 200 });
+    texts[`served ${p}`] = text;
+    return text;
+  };
+  const page = await get('/dashboard/');
+  for (const [, asset] of page.matchAll(/(?:src|href)="(?:\.\/|\/dashboard\/)?([\w./-]+\.(?:js|css))"/g)) await get(`/dashboard/${asset}`);
+  const snapshot = JSON.parse(await get('/dashboard/api/snapshot')) as { machines: Array<{ key: string }> };
+  expect(snapshot.machines.length).toBeGreaterThan(0);
+  for (const m of snapshot.machines) await get(`/dashboard/api/machines/${encodeURIComponent(m.key)}`);
+  await get('/api/status');
+  await get('/metrics');
+  return texts;
 }
 
 async function dumpSchema(schema: string): Promise<string> {
@@ -171,7 +260,33 @@ test('no secret value is written anywhere fleetform writes, on either front end'
   expect((await tf('terraform apply', 'apply', '-input=false', '-no-color', 'tf.plan')).code).toBe(0);
   expect((await tf('terraform plan again', 'plan', '-input=false', '-no-color', '-detailed-exitcode')).code).toBe(0);
 
-  const values = [TOKEN, NEXT_TOKEN, FILE_SECRET];
+  // The reconciler rolls the first value (and version) back by itself, telling webhooks (JSON and Slack text) and serving its dashboard.
+  const reconciledDir = path.join(project.dir, 'reconciled');
+  await fs.mkdir(reconciledDir, { recursive: true });
+  await fs.writeFile(path.join(reconciledDir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node main.js' }));
+  await fs.writeFile(path.join(reconciledDir, 'main.js'), reconciledApp(secretFile, backend, '~1.2'));
+  const hook = await rawReceiver();
+  const reconciler = await startReconcile(reconciledDir, ['--apply', 'auto', '--drift', 'warn', '--interval', '1m', '--poll', '100ms', '--webhook', hook.url, '--webhook', `slack:${hook.url}`], {
+    ...process.env,
+    ...project.env,
+    [TOKEN_VARIABLE]: TOKEN,
+    FLEETFORM_DASHBOARD_TOKEN: DASHBOARD_TOKEN,
+  });
+  try {
+    // Both receivers (JSON and Slack text) have the apply's end.
+    await hook.until((bodies) => bodies.some((b) => b.includes('"type":"apply-finished"')) && bodies.some((b) => b.includes('apply finished')), 180_000);
+    expect(hook.bodies.join('\n')).toContain('"type":"wave-passed"');
+    Object.assign(captured, await servedTexts(reconciler.url));
+    hook.bodies.forEach((b, i) => (captured[`webhook body ${i + 1}`] = b));
+  } finally {
+    await reconciler.stop();
+    captured['reconcile log'] = reconciler.log();
+    await hook.close();
+  }
+  const rolledBack = (await project.client.appClient.getMachineParts(arm?.id ?? '')).find((p) => p.mainPart);
+  expect(JSON.stringify(rolledBack?.config)).toContain(TOKEN);
+
+  const values = [TOKEN, NEXT_TOKEN, FILE_SECRET, DASHBOARD_TOKEN];
   const files = await searchFiles(project.dir, values, ['emulator', 'secrets']);
   // What each step wrote is among what was searched.
   expect(files.files).toEqual(
@@ -183,6 +298,7 @@ test('no secret value is written anywhere fleetform writes, on either front end'
       path.join('tf.out', 'stacks', 'tf', 'cdk.tf.json'),
       path.join('tf.out', 'stacks', 'tf', 'tf.plan'),
       'terraform.tf.tfstate',
+      path.join('reconciled', 'cdktf.out', 'stacks', 'fleet', 'cdk.tf.json'),
     ]),
   );
   const state = await dumpSchema(schema);

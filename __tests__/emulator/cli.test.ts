@@ -173,6 +173,20 @@ describe('emulator serve', () => {
     expect((await cli(['emulator', 'machine-faults'], env)).stdout).toBe('no machine faults\n');
   });
 
+  test("sensor-reading sets what a machine's sensor reads; none clears it; bad JSON and an unknown machine are refused by name", async () => {
+    const app = await clientOf({ url: served.url, credentials: creds } as RunningEmulator, (await loadServices()).app);
+    await newMachine(app, creds.locationId, 'door-cell');
+    const set = await cli(['emulator', 'sensor-reading', 'door-cell', 'rdk:component:sensor/door', '{"allowed": false}'], env);
+    expect(set).toEqual({ code: 0, stdout: 'door-cell rdk:component:sensor/door reads {"allowed":false}\n', stderr: '' });
+    expect((await cli(['emulator', 'sensor-reading', 'door-cell', 'door'], env)).stdout).toBe('door-cell door reads {}\n');
+    const bad = await cli(['emulator', 'sensor-reading', 'door-cell', 'door', '{allowed}'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('readings: "{allowed}" is not a JSON object');
+    const unknown = await cli(['emulator', 'sensor-reading', 'no-such-cell', 'door', '{}'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('NOT_FOUND: machine: no machine part of yours is named or has the id "no-such-cell"');
+  });
+
   test('clock: shown, stepped (jobs move with it), resumed', async () => {
     const shown = await cli(['emulator', 'clock'], env);
     expect(shown.stdout).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z frozen; training takes 1m0s\n$/);

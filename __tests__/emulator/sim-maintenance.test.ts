@@ -4,6 +4,7 @@
  * the health gate reads "held by maintenance" (pending, not unhealthy), fails naming it at its
  * timeout, and passes once the window opens. Remotes between simulated machines by address.
  */
+import { Struct, type JsonObject } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { createServiceClient, type ServiceClient } from '../../src/api/client';
@@ -44,7 +45,6 @@ const gated = (boards: number) => ({
 });
 
 async function write(partId: string, name: string, config: Record<string, unknown>): Promise<string> {
-  const { Struct } = await import('@bufbuild/protobuf');
   const { part } = await app.updateRobotPart({ id: partId, name, robotConfig: Struct.fromJson(config as never) });
   const at = part?.lastUpdated;
   if (!at) throw new Error('no lastUpdated');
@@ -82,6 +82,39 @@ test('a closed window holds the new config: the gate waits "held by maintenance"
   await passing;
   const after = await source.read(partId);
   expect(after.reachable && after.status.resources.map((r) => r.name)).toEqual(['gate', 'board-1', 'board-2']);
+});
+
+test("the sensor's readings set through the control service are the window: false holds, a missing key or a non-bool fails the read, true lets the config in", async () => {
+  const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'picker-5');
+  const source = await serviceStatusSource(client);
+  const first = await write(partId, partName, gated(0));
+  await waitHealthy(source, partId, 'picker-5', gate(10_000));
+  const set = (readings: Record<string, unknown>, sensor = 'gate') =>
+    controls.setSensorReading({ machine: 'picker-5', sensor, readings: Struct.fromJson(readings as JsonObject) }).then((r) => r.readings?.toJson());
+  expect(await set({ allowed: false, temperature: 21.5 })).toEqual({ allowed: false, temperature: 21.5 });
+  const second = await write(partId, partName, gated(1));
+  const holdOf = (revision: string, ok: (h: string) => boolean) =>
+    waitUntil('the hold logged', () => source.maintenanceHold?.(partId, revision) ?? Promise.resolve(undefined), (h) => h !== undefined && ok(h));
+  expect(await holdOf(second, () => true)).toBe('maintenance sensor rdk:component:sensor/gate reads allowed=false');
+  // The full name of the sensor names the same one.
+  await set({ temperature: 21.5 }, 'rdk:component:sensor/gate');
+  expect(await holdOf(second, (h) => h !== 'maintenance sensor rdk:component:sensor/gate reads allowed=false')).toBe(
+    'maintenance sensor rdk:component:sensor/gate could not be read: it has no reading at key "allowed"',
+  );
+  await set({ allowed: 'yes' });
+  expect(await holdOf(second, (h) => h.includes('not a bool'))).toBe('maintenance sensor rdk:component:sensor/gate could not be read: its reading at key "allowed" is "yes", not a bool');
+  const still = await source.read(partId);
+  expect(still.reachable && still.status.revision).toBe(first);
+  // A fault naming the machine overrides the readings.
+  await controls.setMachineFaults({ specs: ['maintenance=picker-5:closed'] });
+  await set({ allowed: true });
+  expect(await holdOf(second, (h) => h.endsWith('reads allowed=false'))).toBe('maintenance sensor rdk:component:sensor/gate reads allowed=false');
+  const passing = waitHealthy(source, partId, 'picker-5', gate(20_000));
+  await controls.setMachineFaults({ specs: [] });
+  await passing;
+  // Empty readings clear what was set; an unknown machine is NOT_FOUND.
+  expect(await set({})).toEqual({});
+  await expect(controls.setSensorReading({ machine: 'no-such-machine', sensor: 'gate' })).rejects.toThrow(/no machine part of yours is named or has the id "no-such-machine"/);
 });
 
 test('a sensor that errors blocks reconfiguring too, logged as an error', async () => {

@@ -2,7 +2,8 @@
  * `fleetform.emulator.v1.EmulatorService`: the emulator's own control surface, kept apart
  * from the real service's APIs. It publishes registry versions (which moves machines whose
  * module update policy admits them), drives training jobs along their lifecycle, freezes and steps the clock, shows
- * module cards, creates extra organizations and injects faults into later calls.
+ * module cards, creates extra organizations, injects faults into later calls and into simulated
+ * machines, and sets what simulated machines' sensors read.
  *
  * Every call needs `authorization: Bearer <token>` from an organization-owner API key
  * (tokens come from `proto.rpc.v1.AuthService/Authenticate`, as for the real services).
@@ -32,6 +33,8 @@ import {
   ClearFaultsResponse,
   SetMachineFaultsRequest,
   SetMachineFaultsResponse,
+  SetSensorReadingRequest,
+  SetSensorReadingResponse,
 } from './generated/fleetform/emulator/v1/emulator_pb';
 
 export * from './generated/fleetform/emulator/v1/emulator_pb';
@@ -67,6 +70,7 @@ export const EmulatorService = {
     injectFault: { name: 'InjectFault', I: InjectFaultRequest, O: InjectFaultResponse, kind: unary },
     clearFaults: { name: 'ClearFaults', I: ClearFaultsRequest, O: ClearFaultsResponse, kind: unary },
     setMachineFaults: { name: 'SetMachineFaults', I: SetMachineFaultsRequest, O: SetMachineFaultsResponse, kind: unary },
+    setSensorReading: { name: 'SetSensorReading', I: SetSensorReadingRequest, O: SetSensorReadingResponse, kind: unary },
   },
 } as const;
 

@@ -11,8 +11,10 @@ import { validateMachineConfig } from '../domain/validate';
 import type { IssueSink, KindChecks } from './checks';
 import { camelFirstSegment } from './field-names';
 import { kindOf } from './kinds';
+import { FRAGMENT_KIND } from './machine-scope';
 import type { AssembledMachine, ConfigEntrySource } from './machine-config';
 import { fragmentImportsOf } from './fragment-imports';
+import { isPlainTextSecret, PLAIN_TEXT_SECRET_HINT } from './secret';
 import type { IMachine, IModularResource, IModule } from './machine-parts';
 
 /** The key of an `env.KEY` or `env["KEY"]` path, if it is one. */
@@ -116,6 +118,15 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
       }
     } else if (kind === 'module') {
       const module = source.construct as IModule;
+      // A fragment takes no secret at all (its own check says so).
+      for (const key of kindOf(machine) === FRAGMENT_KIND ? [] : module.sensitiveEnvKeys) {
+        const field = key in module.sensitiveEnv ? 'sensitiveEnv' : 'env';
+        const value = field === 'sensitiveEnv' ? module.sensitiveEnv[key] : module.env[key];
+        if (typeof value !== 'string' || !isPlainTextSecret(value)) continue;
+        (partIssues ??= []).push(() =>
+          sink.error(module, `${field}.${key}`, 'plain-text-secret', `${key} is a secret given as text: it would be written in clear to the synthesized stack`, PLAIN_TEXT_SECRET_HINT),
+        );
+      }
       if (!hasOwnKeys(module.sensitiveEnv)) continue;
       for (const key of Object.keys(module.sensitiveEnv)) {
         if (key in module.env) {

@@ -52,18 +52,20 @@ export interface ModuleProps {
   /**
    * Extra environment of the module process. Values may use `${environment.NAME}`, e.g.
    * `{ PATH: '/opt/acme/bin:${environment.PATH}' }`. Keys that look secret (API_KEY,
-   * TOKEN, PASSWORD, ...) are treated as `sensitiveEnv` automatically. A secret is best
-   * given by reference, `Secret.fromEnv('NAME')` or `Secret.fromFile('/path')`: synthesis
-   * then writes the reference, never the value.
+   * TOKEN, PASSWORD, ...) are treated as `sensitiveEnv` automatically, and take their values
+   * as it does: by reference, `Secret.fromEnv('NAME')` or `Secret.fromFile('/path')` (synthesis
+   * writes the reference, never the value), or `${environment.NAME}`.
    * @default {}
    */
   readonly env?: Readonly<Record<string, string | Secret>>;
   /**
    * Environment entries that are secrets: the module gets them with `env`, but they are
    * synthesized in the machine's `secret_env` (sensitive as a whole), not in its `config`,
-   * so plans and state never show them. A text value is written to the synthesized stack:
-   * give a `Secret.fromEnv('NAME')` or `Secret.fromFile('/path')` reference instead, or
-   * `${environment.NAME}`, which the machine fills in from its own environment.
+   * so plans and state never show them. Give each by reference, `Secret.fromEnv('NAME')` or
+   * `Secret.fromFile('/path')`, or as `${environment.NAME}`, which the machine fills in from
+   * its own environment. Other text (here, or under a secret-looking `env` key) is an error
+   * at synth, since it would be written in clear to the synthesized stack, unless wrapped in
+   * `Secret.plainText(value)`, which accepts that on purpose.
    * @default {}
    */
   readonly sensitiveEnv?: Readonly<Record<string, string | Secret>>;

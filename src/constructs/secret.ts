@@ -14,6 +14,8 @@ export class SecretValueRefusedError extends FleetformError {}
 const SECRET_BRAND = Symbol.for('fleetform.secret');
 /** Set once any Secret is made, in any copy: until then a config holds none and is not walked. */
 const SECRETS_MADE = Symbol.for('fleetform.secrets-made');
+/** The text values acknowledged as secrets written in clear (Secret.plainText), shared by every copy. */
+const PLAIN_TEXT_ACKNOWLEDGED = Symbol.for('fleetform.plain-text-secrets');
 
 /**
  * A secret given by reference: where its value is read when fleetform (or the Terraform
@@ -48,6 +50,18 @@ export class Secret {
     });
   }
 
+  /**
+   * A secret given as text, acknowledged as written in clear to the synthesized stack (the
+   * machine's `secret_env`, which Terraform treats as sensitive; state and plans still hold
+   * only digests and masks). For tests and throwaway values: anything that matters is read
+   * where the plan runs (Secret.fromEnv, Secret.fromFile). Returns the text itself, so it
+   * goes wherever text does; without it, a secret given as text is an error at synth.
+   */
+  static plainText(value: string): string {
+    plainTextAcknowledged().add(value);
+    return value;
+  }
+
   /** Whether x is a Secret (of any copy of this library). */
   static isSecret(x: unknown): x is Secret {
     return typeof x === 'object' && x !== null && (x as { [SECRET_BRAND]?: unknown })[SECRET_BRAND] === true;
@@ -76,6 +90,32 @@ function checkedReference(ref: SecretReference, api: string): SecretReference {
     hint: ref.from === 'env' ? 'name the variable as a shell sets it, e.g. Secret.fromEnv("ACME_TOKEN")' : 'give the path of the file holding the secret',
   });
 }
+
+function plainTextAcknowledged(): Set<string> {
+  let set = Reflect.get(globalThis, PLAIN_TEXT_ACKNOWLEDGED) as Set<string> | undefined;
+  if (set === undefined) {
+    set = new Set();
+    Reflect.set(globalThis, PLAIN_TEXT_ACKNOWLEDGED, set);
+  }
+  return set;
+}
+
+/** `${environment.NAME}` placeholders: the machine fills them in from its own environment. */
+const MACHINE_ENV_PLACEHOLDERS = /\$\{environment\.[A-Za-z_][A-Za-z0-9_]*\}/g;
+
+/**
+ * Whether a secret given as text would put a secret in clear in the synthesized stack: not
+ * when it is empty, made only of `${environment.NAME}` placeholders (the value stays on the
+ * machine), or acknowledged with Secret.plainText.
+ */
+export function isPlainTextSecret(value: string): boolean {
+  if (value.replace(MACHINE_ENV_PLACEHOLDERS, '').trim() === '') return false;
+  return !plainTextAcknowledged().has(value);
+}
+
+/** The hint of a secret given as text. */
+export const PLAIN_TEXT_SECRET_HINT =
+  'give it by reference, read where the plan and the apply run: Secret.fromEnv("NAME") or Secret.fromFile("/path"); ${environment.NAME} lets the machine fill it in from its own environment; Secret.plainText(value) writes it in clear in the synthesized stack on purpose (tests, throwaway values)';
 
 /** Whether any Secret was made in this process: a config can hold one only then. */
 export function anySecretMade(): boolean {

@@ -25,6 +25,7 @@ import { resolveLimits, type ServerLimits } from './server/limits';
 import { listen } from './server/listener';
 import { liveMachineStatus } from './rpc/live-machines';
 import { MachineFaults } from './sim/machine-faults';
+import { SensorReadings } from './sim/sensor-readings';
 import { resolveSimulation, type SimulationSettings } from './sim/options';
 import { MachineSimulator } from './sim/simulator';
 
@@ -99,6 +100,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       services,
       faults,
       machineFaults: new MachineFaults(simulation.machineFaults),
+      sensorReadings: new SensorReadings(),
       checkInIntervalMs: simulation.checkInIntervalMs,
       now: () => clock.now(),
       clock,
@@ -123,7 +125,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       },
     });
     const listener = await listen(handler, options.port ?? 0, host, limits);
-    const simulator = simulation.simulate ? new MachineSimulator(db, backend.machineFaults, simulation, backend.now) : undefined;
+    const simulator = simulation.simulate ? new MachineSimulator(db, backend.machineFaults, simulation, backend.now, backend.sensorReadings) : undefined;
     simulator?.start();
     const urlHost = host.includes(':') ? `[${host}]` : host;
     let closed: Promise<void> | undefined;

@@ -4,6 +4,7 @@
  * with an organization-owner key.
  */
 import type { Command } from 'commander';
+import { Struct, type JsonObject } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { EmulatorService, type ClockState, type EmulatorServiceType, type ModuleCard } from '../../api/emulator-control';
 import { statusCodeName } from '../../api/client';
@@ -192,4 +193,30 @@ export function register(program: Command): void {
         process.stdout.write(res.specs.length === 0 ? 'no machine faults\n' : `machine faults: ${res.specs.join(', ')}\n`);
       });
     });
+
+  emulator
+    .command('sensor-reading <machine> <sensor> [readings]')
+    .description('set what a simulated machine\'s sensor reads, as a JSON object (e.g. \'{"allowed": true}\' for its maintenance window); none clears it')
+    .action(async (machine: string, sensor: string, readings: string | undefined) => {
+      const parsed = sensorReadings(readings);
+      await withControls('SetSensorReading', async (controls) => {
+        const res = await controls.setSensorReading({ machine, sensor, readings: Struct.fromJson(parsed) });
+        process.stdout.write(`${machine} ${sensor} reads ${res.readings?.toJsonString() ?? '{}'}\n`);
+      });
+    });
+}
+
+/** The readings argument: a JSON object; none is no readings. */
+function sensorReadings(text: string | undefined): JsonObject {
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InputError(`readings: ${JSON.stringify(text)} is not a JSON object`, { path: 'readings', hint: 'write it like \'{"allowed": true}\' (quoted for the shell)' });
+  }
+  return value as JsonObject;
 }

@@ -6,6 +6,7 @@ import type { Principal } from '../auth/principal';
 import type { EmulatorClock } from '../clock/clock';
 import type { FaultTable } from './faults';
 import type { MachineFaults } from '../sim/machine-faults';
+import type { SensorReadings } from '../sim/sensor-readings';
 import { unauthenticated } from './errors';
 
 export interface Backend {
@@ -14,6 +15,8 @@ export interface Backend {
   readonly faults: FaultTable;
   /** Faults of the simulated machines. */
   readonly machineFaults: MachineFaults;
+  /** What simulated machines' sensors read, as set through the control service. */
+  readonly sensorReadings: SensorReadings;
   /** How often simulated machines check in: a part not seen for three intervals (at least a second) is offline. */
   readonly checkInIntervalMs: number;
   /** Milliseconds since the epoch, read from `clock`. */

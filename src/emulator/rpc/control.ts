@@ -1,4 +1,5 @@
 /** `fleetform.emulator.v1.EmulatorService`: the emulator's own controls (organization-owner keys only). */
+import { Struct, type JsonObject } from '@bufbuild/protobuf';
 import { Code, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import type { EmulatorServiceType } from '../../api/emulator-control';
 import { InputError, isTerminal, type ModelFramework, type ModelType } from '../../domain';
@@ -10,14 +11,34 @@ import { registryVersions } from '../store/registry';
 import { newId } from '../store/statements';
 import { isOrganizationOwner } from '../auth/principal';
 import { parseMachineFault } from '../sim/machine-faults';
+import { maintenanceSensorShortName } from '../../domain/maintenance';
 import { principalOf, timestamp, type Backend } from './context';
-import { failedPrecondition, invalidArgument, permissionDenied, required } from './errors';
+import { failedPrecondition, invalidArgument, notFound, permissionDenied, required } from './errors';
+import { partFor } from './access';
+import { partsToCheckIn } from '../store/checkins';
 import { ClockError, type ClockState } from '../clock/clock';
 import { checkFaultMethod, faultableMethodNames } from './fault-spec';
 import { applyTransition, jobFor, settleTrainingJobs } from './ml-training';
 import { createOrganization } from './organizations';
 import { ownedOrganizations, publishModuleVersion, publishTrainingScript } from './publish';
 import { findRegistryItem } from './registry';
+
+/** The part a control call names (a part id, or a machine's name or id: its first part), if the caller may write it. */
+function simulatedPart(backend: Backend, p: Principal, machine: string): string {
+  const parts = partsToCheckIn(backend.db).filter((x) => x.id === machine || x.robotId === machine || x.robotName === machine);
+  const own = parts.filter((x) => {
+    try {
+      partFor(backend.db, p, x.id, 'write');
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (own.length === 0) throw notFound(`machine: no machine part of yours is named or has the id ${JSON.stringify(machine)}`);
+  const names = new Set(own.map((x) => x.robotId));
+  if (names.size > 1) throw invalidArgument(`machine: ${own.length} machines are named ${JSON.stringify(machine)}; give the machine's id or the part's id`);
+  return (own.find((x) => x.id === machine) ?? own[0] as (typeof own)[number]).id;
+}
 
 function controller(ctx: HandlerContext): Principal {
   const p = principalOf(ctx);
@@ -190,6 +211,14 @@ export function controlService(backend: Backend): ServiceImpl<EmulatorServiceTyp
       });
       backend.machineFaults.replace(faults);
       return { specs: faults.map((f) => f.text) };
+    },
+
+    setSensorReading(req, ctx) {
+      const p = controller(ctx);
+      const part = simulatedPart(backend, p, required(req.machine, 'machine'));
+      const sensor = maintenanceSensorShortName(required(req.sensor, 'sensor'));
+      backend.sensorReadings.set(part, sensor, req.readings?.toJson() as Record<string, unknown> | undefined ?? {});
+      return { readings: Struct.fromJson((backend.sensorReadings.get(part, sensor) ?? {}) as JsonObject) };
     },
   };
 }

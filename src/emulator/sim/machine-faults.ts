@@ -31,6 +31,8 @@ export type MachineFault =
 /** What a machine's maintenance sensor reads: reconfiguring allowed, not allowed, or the read fails. */
 export const MAINTENANCE_READINGS = ['open', 'closed', 'error'] as const;
 export type MaintenanceReading = (typeof MAINTENANCE_READINGS)[number];
+/** What a maintenance sensor answers: a reading, or why the read fails. */
+export type MaintenanceAnswer = MaintenanceReading | { readonly error: string };
 
 const EXAMPLES =
   'module=acme:sensors@1.3.0:crash, model=acme:sensors:hc-sr04:unhealthy, machine=picker-3:offline, package=box-detector@3:fail, maintenance=picker-3:closed, remote=arm-cell:unreachable, job=hourly-check:fail, each optionally ending in :30%';
@@ -178,7 +180,12 @@ export class MachineFaults {
 
   /** The machine's maintenance sensor reading: the last fault naming the machine wins; open when none does. */
   maintenanceReading(m: FaultTarget): MaintenanceReading {
-    let reading: MaintenanceReading = 'open';
+    return this.maintenanceFault(m) ?? 'open';
+  }
+
+  /** The reading the last maintenance fault naming the machine sets; undefined when none does. */
+  maintenanceFault(m: FaultTarget): MaintenanceReading | undefined {
+    let reading: MaintenanceReading | undefined;
     for (const f of this.faults) {
       if (f.kind === 'maintenance' && (f.machine === m.machineName || f.machine === m.machineId) && hits(f, m.machineId)) reading = f.reading;
     }

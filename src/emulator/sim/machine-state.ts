@@ -20,9 +20,10 @@ import { isKnownBuiltinModel } from '../../domain/builtin-models';
 import { findPlaceholders } from '../../domain/placeholders';
 import { normalApi, normalModel } from '../../domain/resource-forms';
 import { isBuiltinModel, moduleIdOfModel } from '../../domain/triplet';
+import { implicitDependencies } from '../../domain/implicit-dependencies';
 import { stepJobs, type JobRun, type FetchedJob } from './jobs';
 import { maintenanceHold, type MaintenanceSettings } from './maintenance';
-import type { MaintenanceReading } from './machine-faults';
+import type { MaintenanceAnswer } from './machine-faults';
 
 import { MachineState, ModuleState, PackageState, ResourceState, type LogLine } from './states';
 
@@ -161,8 +162,8 @@ export interface Health {
   unhealthy(model: string): boolean;
   /** Whether a package fails to load once downloaded. */
   packageFails?(pkg: FetchedPackage): boolean;
-  /** What the machine's maintenance sensor reads (open when not told). */
-  maintenanceReading?(): MaintenanceReading;
+  /** What the machine's maintenance sensor (`settings.sensorName`) answers at its key (open when not told). */
+  maintenanceReading?(settings: MaintenanceSettings): MaintenanceAnswer;
   /** Whether a run of the job of that name fails. */
   jobFails?(job: string): boolean;
 }
@@ -216,8 +217,11 @@ export function unregisteredModelError(api: string, model: string): string {
   return `unknown resource type: API ${JSON.stringify(api)} with model ${JSON.stringify(model)} not registered`;
 }
 
-function dependsOn(entry: Readonly<Record<string, unknown>>): string[] {
-  return Array.isArray(entry.depends_on) ? entry.depends_on.filter((d): d is string => typeof d === 'string') : [];
+/** The resources an entry depends on: `depends_on`, then those its builtin model's attributes name (with the field naming each). */
+function dependenciesOf(entry: Readonly<Record<string, unknown>>, subtype: string, model: string): { readonly name: string; readonly field?: string }[] {
+  const explicit = Array.isArray(entry.depends_on) ? entry.depends_on.filter((d): d is string => typeof d === 'string').map((name) => ({ name })) : [];
+  const implicit = implicitDependencies(subtype, model, entry.attributes).filter((d) => !explicit.some((e) => e.name === d.name));
+  return [...explicit, ...implicit.map((d) => ({ name: d.name, field: `attributes.${d.field}` }))];
 }
 
 /** The part's run after a check-in at `now` that fetched `config` (or restarts it when `restart`). */
@@ -233,7 +237,7 @@ export function checkIn(
   const newRevision = previous !== undefined && !restart && previous.revision !== config.revision;
   // A running machine asks its maintenance sensor before taking a new revision (never at start).
   if (newRevision) {
-    const hold = maintenanceHold(previous, config.maintenance, health.maintenanceReading?.() ?? 'open', logs);
+    const hold = maintenanceHold(previous, config.maintenance, config.maintenance && health.maintenanceReading ? health.maintenanceReading(config.maintenance) : 'open', logs);
     if (hold) {
       const logged = previous.held?.revision === config.revision && previous.held.reason === hold.reason;
       if (!logged) logs.push({ level: hold.level, logger: 'rdk.maintenance', message: hold.message(config.revision) });
@@ -331,12 +335,14 @@ export function checkIn(
     if ((builtin && !isKnownBuiltinModel(model)) || (!builtin && provider === undefined)) {
       return settle(fresh, ResourceState.UNHEALTHY, unregisteredModelError(apiText, model), label);
     }
-    for (const dep of dependsOn(entry)) {
+    for (const { name: dep, field } of dependenciesOf(entry, api.subtype, model)) {
       const at = indexByName.get(dep);
+      const named = field === undefined ? JSON.stringify(dep) : `${JSON.stringify(dep)} (named by ${field})`;
+      if (at === i) return settle(fresh, ResourceState.UNHEALTHY, `dependency ${named}: a resource cannot depend on itself`, label);
       if (at !== undefined && visiting.has(at)) return settle(fresh, ResourceState.UNHEALTHY, `circular dependency on ${JSON.stringify(dep)}`, label);
       const target = at !== undefined ? stepAt(at) : remoteByName.get(dep);
-      if (target === undefined) return settle(fresh, ResourceState.UNHEALTHY, `dependency ${JSON.stringify(dep)} not found: no resource or remote resource of that name`, label);
-      if (target.state === ResourceState.UNHEALTHY) return settle(fresh, ResourceState.UNHEALTHY, `dependency ${JSON.stringify(dep)} is not available: ${target.error}`, label);
+      if (target === undefined) return settle(fresh, ResourceState.UNHEALTHY, `dependency ${named} not found: no resource or remote resource of that name`, label);
+      if (target.state === ResourceState.UNHEALTHY) return settle(fresh, ResourceState.UNHEALTHY, `dependency ${named} is not available: ${target.error}`, label);
       if (target.state !== ResourceState.READY) {
         return fresh.state === ResourceState.READY && fresh.revision === config.revision
           ? fresh

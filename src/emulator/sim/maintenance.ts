@@ -6,7 +6,7 @@
  * ready blocks it.
  */
 import { maintenanceHoldMessage, parseFullResourceName } from '../../domain/maintenance';
-import type { MaintenanceReading } from './machine-faults';
+import type { MaintenanceAnswer } from './machine-faults';
 import { ResourceState, type LogLine, type ResourceView } from './states';
 
 export interface MaintenanceSettings {
@@ -22,7 +22,7 @@ export interface MaintenanceHold {
 }
 
 /** Why the running machine holds the new revision back, or undefined when it takes it (logging why, when the sensor is unusable). */
-export function maintenanceHold(running: { readonly resources: readonly ResourceView[] }, settings: MaintenanceSettings | undefined, reading: MaintenanceReading, logs: LogLine[]): MaintenanceHold | undefined {
+export function maintenanceHold(running: { readonly resources: readonly ResourceView[] }, settings: MaintenanceSettings | undefined, reading: MaintenanceAnswer, logs: LogLine[]): MaintenanceHold | undefined {
   if (settings === undefined || settings.sensorName === '') return undefined;
   const parsed = parseFullResourceName(settings.sensorName);
   if (!parsed) {
@@ -36,6 +36,7 @@ export function maintenanceHold(running: { readonly resources: readonly Resource
   }
   const hold = (level: LogLine['level'], reason: string): MaintenanceHold => ({ level, reason, message: (revision) => maintenanceHoldMessage(revision, reason) });
   if (sensor.state !== ResourceState.READY) return hold('error', `maintenance sensor ${settings.sensorName} could not be read: it is not ready${sensor.error ? ` (${sensor.error})` : ''}`);
+  if (typeof reading === 'object') return hold('error', `maintenance sensor ${settings.sensorName} could not be read: ${reading.error}`);
   if (reading === 'error') return hold('error', `maintenance sensor ${settings.sensorName} could not be read: its readings returned an error`);
   if (reading === 'closed') return hold('info', `maintenance sensor ${settings.sensorName} reads ${settings.key || '(no key)'}=false`);
   if (settings.key === '') return hold('error', `maintenance sensor ${settings.sensorName} has no reading at key "" (maintenance_allowed_key is not set)`);

@@ -14,6 +14,8 @@ import { fragmentGeneration } from '../store/fragments';
 import { machineRevision, resolvePart } from '../logic/fragment-resolution';
 import { isLatestPackageVersion, splitPackageId, type PackageConfig } from '../../domain/packages';
 import type { MachineFaults } from './machine-faults';
+import type { SensorReadings } from './sensor-readings';
+import { maintenanceSensorShortName } from '../../domain/maintenance';
 import { readMachineConfig, type MachineConfigRead } from './machine-config';
 import { checkIn, ResourceState, type FetchedConfig, type FetchedPackage, type FetchedRemote, type PartRun, type Timings } from './machine-state';
 import { partByHost } from '../rpc/part-address';
@@ -92,6 +94,7 @@ export class MachineSimulator {
     private readonly faults: MachineFaults,
     private readonly options: SimulatorOptions,
     private readonly now: () => number,
+    private readonly readings?: SensorReadings,
   ) {}
 
   /** Checks every part in now and then at every interval until stop(). */
@@ -173,7 +176,9 @@ export class MachineSimulator {
         crashes: (moduleId, version) => this.faults.crashes(machine, moduleId, version),
         unhealthy: (model) => this.faults.unhealthy(machine, model),
         packageFails: (p) => this.faults.packageFails(machine, [p.name, p.packageId, splitPackageId(p.packageId)?.name ?? p.packageId], p.version),
-        maintenanceReading: () => this.faults.maintenanceReading(machine),
+        // A maintenance fault naming the machine wins over the sensor's readings; open when neither says.
+        maintenanceReading: (settings) =>
+          this.faults.maintenanceFault(machine) ?? this.readings?.maintenanceAnswer(part.id, maintenanceSensorShortName(settings.sensorName), settings.key) ?? 'open',
         jobFails: (job) => this.faults.jobFails(machine, job),
       },
       part.restartRequested,

@@ -11,7 +11,7 @@
 // @ts-nocheck
 
 import type { BinaryReadOptions, FieldList, JsonReadOptions, JsonValue, PartialMessage, PlainMessage } from "@bufbuild/protobuf";
-import { Message, proto3, protoInt64, Timestamp } from "@bufbuild/protobuf";
+import { Message, proto3, protoInt64, Struct, Timestamp } from "@bufbuild/protobuf";
 
 /**
  * An {api, model} pair a module version provides.
@@ -1224,6 +1224,100 @@ export class SetMachineFaultsResponse extends Message<SetMachineFaultsResponse> 
 
   static equals(a: SetMachineFaultsResponse | PlainMessage<SetMachineFaultsResponse> | undefined, b: SetMachineFaultsResponse | PlainMessage<SetMachineFaultsResponse> | undefined): boolean {
     return proto3.util.equals(SetMachineFaultsResponse, a, b);
+  }
+}
+
+/**
+ * Sets what a sensor of a simulated machine reads. `machine` names the machine part (its
+ * id, or its machine's name or id), `sensor` the sensor's name on it. A maintenance window
+ * whose sensor it is reads its key there (true: reconfiguring allowed; false: held; absent
+ * or not a bool: the read fails, which holds it too). Readings with no fields clear what was
+ * set. A machine fault `maintenance=<machine>:...` overrides the window's reading.
+ *
+ * @generated from message fleetform.emulator.v1.SetSensorReadingRequest
+ */
+export class SetSensorReadingRequest extends Message<SetSensorReadingRequest> {
+  /**
+   * @generated from field: string machine = 1;
+   */
+  machine = "";
+
+  /**
+   * @generated from field: string sensor = 2;
+   */
+  sensor = "";
+
+  /**
+   * @generated from field: google.protobuf.Struct readings = 3;
+   */
+  readings?: Struct;
+
+  constructor(data?: PartialMessage<SetSensorReadingRequest>) {
+    super();
+    proto3.util.initPartial(data, this);
+  }
+
+  static readonly runtime: typeof proto3 = proto3;
+  static readonly typeName = "fleetform.emulator.v1.SetSensorReadingRequest";
+  static readonly fields: FieldList = proto3.util.newFieldList(() => [
+    { no: 1, name: "machine", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+    { no: 2, name: "sensor", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+    { no: 3, name: "readings", kind: "message", T: Struct },
+  ]);
+
+  static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): SetSensorReadingRequest {
+    return new SetSensorReadingRequest().fromBinary(bytes, options);
+  }
+
+  static fromJson(jsonValue: JsonValue, options?: Partial<JsonReadOptions>): SetSensorReadingRequest {
+    return new SetSensorReadingRequest().fromJson(jsonValue, options);
+  }
+
+  static fromJsonString(jsonString: string, options?: Partial<JsonReadOptions>): SetSensorReadingRequest {
+    return new SetSensorReadingRequest().fromJsonString(jsonString, options);
+  }
+
+  static equals(a: SetSensorReadingRequest | PlainMessage<SetSensorReadingRequest> | undefined, b: SetSensorReadingRequest | PlainMessage<SetSensorReadingRequest> | undefined): boolean {
+    return proto3.util.equals(SetSensorReadingRequest, a, b);
+  }
+}
+
+/**
+ * The readings in force for that sensor afterwards.
+ *
+ * @generated from message fleetform.emulator.v1.SetSensorReadingResponse
+ */
+export class SetSensorReadingResponse extends Message<SetSensorReadingResponse> {
+  /**
+   * @generated from field: google.protobuf.Struct readings = 1;
+   */
+  readings?: Struct;
+
+  constructor(data?: PartialMessage<SetSensorReadingResponse>) {
+    super();
+    proto3.util.initPartial(data, this);
+  }
+
+  static readonly runtime: typeof proto3 = proto3;
+  static readonly typeName = "fleetform.emulator.v1.SetSensorReadingResponse";
+  static readonly fields: FieldList = proto3.util.newFieldList(() => [
+    { no: 1, name: "readings", kind: "message", T: Struct },
+  ]);
+
+  static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): SetSensorReadingResponse {
+    return new SetSensorReadingResponse().fromBinary(bytes, options);
+  }
+
+  static fromJson(jsonValue: JsonValue, options?: Partial<JsonReadOptions>): SetSensorReadingResponse {
+    return new SetSensorReadingResponse().fromJson(jsonValue, options);
+  }
+
+  static fromJsonString(jsonString: string, options?: Partial<JsonReadOptions>): SetSensorReadingResponse {
+    return new SetSensorReadingResponse().fromJsonString(jsonString, options);
+  }
+
+  static equals(a: SetSensorReadingResponse | PlainMessage<SetSensorReadingResponse> | undefined, b: SetSensorReadingResponse | PlainMessage<SetSensorReadingResponse> | undefined): boolean {
+    return proto3.util.equals(SetSensorReadingResponse, a, b);
   }
 }
 
