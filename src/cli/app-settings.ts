@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { InputError } from '../domain/errors';
+import { InputError, errorMessage } from '../domain/errors';
 import { schemaProblems } from '../domain/schema-issues';
 import type { CdktfSettings } from './app-environment';
 
@@ -50,7 +50,7 @@ export function readProjectSettings(cwd: string, outdirOption: string | undefine
   try {
     parsed = JSON.parse(readFileSync(configFile, 'utf8'));
   } catch (err) {
-    throw new InputError(`cdktf.json is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, {
+    throw new InputError(`cdktf.json is not valid JSON: ${errorMessage(err)}`, {
       path: configFile,
       hint: 'fix the file; it names the app command in "app"',
     });

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FleetformError } from '../domain/errors';
+import { FleetformError, errorMessage } from '../domain/errors';
 import { defaultKinds } from '../engine/kinds';
 import { providerHandlers, servePlugin, type ProviderBlock, type ProviderConnection } from '../provider';
 import { intentsFolder } from '../provider/create-intents';
@@ -53,7 +53,7 @@ export async function providerMain(): Promise<number> {
     await plugin.stopped;
     return 0;
   } catch (err) {
-    process.stderr.write(`terraform-provider-fleetform: ${err instanceof FleetformError ? err.format() : err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`terraform-provider-fleetform: ${err instanceof FleetformError ? err.format() : errorMessage(err)}\n`);
     return 1;
   } finally {
     await close();

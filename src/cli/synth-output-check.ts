@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { FleetIssue } from '../constructs/fleet-issue';
 import { isObject } from '../domain/json-value';
+import { errorMessage } from '../domain/errors';
 
 function problem(file: string, message: string): FleetIssue {
   return {
@@ -32,7 +33,7 @@ async function parse(outdir: string, file: string): Promise<{ value: unknown } |
   try {
     return { value: JSON.parse(text) as unknown };
   } catch (err) {
-    return { problem: problem(path.relative(outdir, file), err instanceof Error ? err.message : String(err)) };
+    return { problem: problem(path.relative(outdir, file), errorMessage(err)) };
   }
 }
 

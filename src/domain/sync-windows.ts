@@ -5,7 +5,7 @@
  */
 import type { CronExpressionParser as Parser } from 'cron-parser';
 import { parseGoDuration } from './duration';
-import { InputError } from './errors';
+import { InputError, errorMessage } from './errors';
 
 /** cron-parser, loaded when a window is first read: an app that declares none never loads it. */
 function cronParser(): typeof Parser {
@@ -45,7 +45,7 @@ export function parseWindow(text: string, where = '--window'): SyncWindow {
   try {
     cronParser().parse(cron, { tz: zone });
   } catch (err) {
-    throw new InputError(`the window's cron expression ${JSON.stringify(cron)} is not valid: ${err instanceof Error ? err.message : String(err)}`, { path: where, hint: HINT });
+    throw new InputError(`the window's cron expression ${JSON.stringify(cron)} is not valid: ${errorMessage(err)}`, { path: where, hint: HINT });
   }
   return { kind, cron, durationMs, timeZone: zone, text };
 }

@@ -1,4 +1,4 @@
-import { FleetformError } from '../domain/errors';
+import { FleetformError, errorMessage } from '../domain/errors';
 import type { PlanNote, PlanProblem } from '../engine/kind';
 import { AttributePath, AttributePath_Step, Diagnostic, Diagnostic_Severity } from './protocol/generated/tfplugin6/tfplugin6_pb';
 
@@ -61,6 +61,6 @@ export class Diagnostics {
   /** A failure: a FleetformError with its path and hint, anything else by its message. */
   failure(err: unknown, context: string): void {
     if (err instanceof FleetformError) this.error(`${context}: ${err.message}`, { ...(err.path ? { path: err.path } : {}), ...(err.hint ? { hint: err.hint } : {}) });
-    else this.error(`${context}: ${err instanceof Error ? err.message : String(err)}`);
+    else this.error(`${context}: ${errorMessage(err)}`);
   }
 }

@@ -6,7 +6,7 @@
  * project's lease) cycles; other reconcilers of the project wait and take over when it goes.
  */
 import * as os from 'node:os';
-import { FleetformError } from '../domain/errors';
+import { FleetformError, errorMessage } from '../domain/errors';
 import type { ApplyReporter } from '../engine/apply/executor';
 import type { DesiredStack } from '../engine/desired/stack';
 import { summarize, type Plan, type ResourceChange } from '../engine/plan/model';
@@ -66,7 +66,7 @@ const noReporter: ApplyReporter = { start: () => undefined, done: () => undefine
 
 function message(err: unknown): { error: string; hint?: string; where?: string } {
   if (err instanceof FleetformError) return { error: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.path ? { where: err.path } : {}) };
-  return { error: err instanceof Error ? err.message : String(err) };
+  return { error: errorMessage(err) };
 }
 
 export class Reconciler implements ReconcilerHandle {

@@ -8,7 +8,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseGoDuration } from '../domain/duration';
-import { InputError } from '../domain/errors';
+import { InputError, errorMessage } from '../domain/errors';
 import type { ReconcilerHandle } from './events';
 import type { ReconcilerMetrics } from './metrics';
 
@@ -47,7 +47,7 @@ export class ReconcilerServer {
   ) {
     this.server = http.createServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
-        if (!res.headersSent) json(res, err instanceof InputError ? 400 : 500, { error: err instanceof Error ? err.message : String(err) });
+        if (!res.headersSent) json(res, err instanceof InputError ? 400 : 500, { error: errorMessage(err) });
         else res.end();
       });
     });

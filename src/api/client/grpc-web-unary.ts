@@ -11,6 +11,7 @@ import { compressedFlag, createMethodUrl, encodeEnvelope, envelopeDecompress, ty
 import { requestHeaderWithCompression, trailerFlag, trailerParse, validateResponseWithCompression, validateTrailer } from '@connectrpc/connect/protocol-grpc-web';
 import type { AnyMessage, Message, MethodInfo, PartialMessage, ServiceType } from '@bufbuild/protobuf';
 import type { WholeExchange } from './undici-http-client';
+import { errorMessage } from '../../domain/errors';
 
 /** Options of {@link createGrpcWebUnaryTransport}. */
 export interface GrpcWebUnaryOptions {
@@ -110,7 +111,7 @@ function parseOutput<I extends Message<I>, O extends Message<O>>(method: MethodI
   try {
     return method.O.fromBinary(bytes);
   } catch (e) {
-    throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
+    throw new ConnectError(`parse binary: ${errorMessage(e)}`, Code.Internal);
   }
 }
 

@@ -9,6 +9,7 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { UniversalClientFn, UniversalClientRequest, UniversalClientResponse } from '@connectrpc/connect/protocol';
 import { Pool } from 'undici';
+import { errorMessage } from '../../domain/errors';
 
 /** Options of {@link createUndiciHttpClient}. */
 export interface UndiciHttpClientOptions {
@@ -166,7 +167,7 @@ function transportError(e: unknown, signal: AbortSignal | undefined): ConnectErr
   if (e instanceof ConnectError) return e;
   if (signal?.aborted) return ConnectError.from(signal.reason, Code.Canceled);
   const code = errorCode(e);
-  const text = e instanceof Error ? e.message : String(e);
+  const text = errorMessage(e);
   return new ConnectError(code ? `${text} (${code})` : text, Code.Unavailable, undefined, undefined, e);
 }
 

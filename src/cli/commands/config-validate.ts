@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { CONFIG_SECTION_ENTRY, CONFIG_SECTIONS, formatIssue, InputError, validateMachineConfig, type Issue, type MachineConfig } from '../../domain';
+import { errorMessage } from '../../domain/errors';
 
 /** The `config` command group, created by whichever `config ...` sub-command registers first. */
 function configGroup(program: Command): Command {
@@ -31,7 +32,7 @@ export async function readJsonFile(file: string): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    const detail = err instanceof Error ? err.message : String(err);
+    const detail = errorMessage(err);
     const pos = /position (\d+)/.exec(detail);
     const where = pos ? (({ line, column }) => ` at line ${line}, column ${column}`)(lineAndColumn(text, Number(pos[1]))) : '';
     throw new InputError(`malformed JSON${where}: ${detail}`, {

@@ -21,6 +21,7 @@ import { checkIn, ResourceState, type FetchedConfig, type FetchedPackage, type F
 import { partByHost } from '../rpc/part-address';
 import { findRegistryItem } from '../rpc/registry';
 import { registryVersions } from '../store/registry';
+import { errorMessage } from '../../domain/errors';
 
 /** Log lines kept per part. */
 const LOGS_KEPT = 1000;
@@ -107,7 +108,7 @@ export class MachineSimulator {
       } catch (err) {
         // A closed database ends the loop; anything else is reported and the loop goes on.
         if (this.stopped || !this.db.open) return;
-        process.stderr.write(`simulated machines: check-in failed: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.stderr.write(`simulated machines: check-in failed: ${errorMessage(err)}\n`);
       }
       this.timer = setTimeout(loop, Math.max(0, this.options.checkInIntervalMs - (Date.now() - began)));
       this.timer.unref();

@@ -6,6 +6,7 @@ import type { MachineStatusReport } from '../../domain/rollout';
 import { MAINTENANCE_HOLD_PREFIX, parseMaintenanceHold } from '../../domain/maintenance';
 import type { MachineReading, MachineStatusSource, OnlineState, PartPresence } from './machine-status-source';
 import { configRevision, partConfig, serviceFetch } from '../kinds/machine-fragments';
+import { errorMessage } from '../../domain/errors';
 
 const ONLINE: Record<number, OnlineState> = { 1: 'online', 2: 'offline', 3: 'awaiting setup' };
 const MACHINE_STATES: Record<number, MachineStatusReport['state']> = { 1: 'initializing', 2: 'running' };
@@ -24,7 +25,7 @@ function ms(ts: { seconds: bigint; nanos: number } | undefined): number {
 
 function reasonOf(err: unknown): string {
   if (err instanceof ConnectError) return err.code === Code.Unimplemented ? 'the service does not reach machines for their status' : err.rawMessage;
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /** Reads machines through the app (GetRobotPart, GetRobotPartLogs) and the machine's own GetMachineStatus. */

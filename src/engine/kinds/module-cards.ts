@@ -1,5 +1,5 @@
 import { isNotFound, type ServiceClient } from '../../api/client';
-import { FleetformError } from '../../domain/errors';
+import { FleetformError, errorMessage } from '../../domain/errors';
 import { formatVersionPolicy, newestVersion, policyAdmits, tryParseVersionPolicy } from '../../domain';
 import { isObject } from '../json';
 import type { State } from '../state/schema';
@@ -25,7 +25,7 @@ export interface ModuleCard {
 type RegistryRead = { readonly versions: string[] } | { readonly error: FleetformError };
 
 function readFailure(moduleId: string, err: unknown): FleetformError {
-  const reason = err instanceof Error ? err.message : String(err);
+  const reason = errorMessage(err);
   return new FleetformError(`the registry could not be read for module ${moduleId}: ${reason}`, {
     path: moduleId,
     hint: isNotFound(err) ? 'the module is no longer in the registry: check module_id' : 'check the connection and the API key, then run status again',

@@ -15,7 +15,7 @@ import {
   TrainingStatus,
   type Issue,
 } from '../../domain';
-import { FleetformError } from '../../domain/errors';
+import { FleetformError, errorMessage } from '../../domain/errors';
 import { customTrainingJobResource, trainingJobResource } from '../../domain/resource-attributes';
 import type { z } from 'zod';
 import { isUnknown, type JsonObject, type JsonValue } from '../json';
@@ -227,14 +227,14 @@ export const trainingJobKind = trainingKind({
     try {
       modelType = parseModelType(a.model_type);
     } catch (err) {
-      issues.push({ severity: 'error', code: 'model-type', path: 'model_type', message: err instanceof Error ? err.message : String(err) });
+      issues.push({ severity: 'error', code: 'model-type', path: 'model_type', message: errorMessage(err) });
     }
     let framework: ModelFramework = ModelFramework.UNSPECIFIED;
     if (a.model_framework !== undefined) {
       try {
         framework = parseModelFramework(a.model_framework);
       } catch (err) {
-        issues.push({ severity: 'error', code: 'model-framework', path: 'model_framework', message: err instanceof Error ? err.message : String(err) });
+        issues.push({ severity: 'error', code: 'model-framework', path: 'model_framework', message: errorMessage(err) });
       }
     }
     const view = {

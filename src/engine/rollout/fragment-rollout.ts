@@ -9,7 +9,7 @@
  * goes on.
  */
 import type { ServiceClient } from '../../api/client';
-import { FleetformError } from '../../domain/errors';
+import { FleetformError, errorMessage } from '../../domain/errors';
 import { importedVersion, type FragmentRolloutTarget, type RolloutPlan } from '../../domain/rollout';
 import type { MachineStatusSource } from '../health/machine-status-source';
 import { mapLimited } from '../map-limited';
@@ -42,10 +42,6 @@ export interface FragmentRun {
   readonly fragmentId: string;
   readonly from: string;
   journal: RolloutJournal;
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** Says how the fragment's rollout goes, as a rollout event. */
@@ -100,7 +96,7 @@ async function pinLatestFollowers(run: FragmentRun): Promise<FragmentRolloutErro
       if ((importedVersion(part.config as Record<string, unknown>, fragmentId) ?? '') === '') await pinImport(env.client, partId, fragmentId, from);
       return undefined;
     } catch (err) {
-      return `${m.name}: ${message(err)}`;
+      return `${m.name}: ${errorMessage(err)}`;
     }
   });
   const unpinned = pins.filter((p): p is string => p !== undefined);
@@ -183,7 +179,7 @@ export async function liftPins(run: FragmentRun, outcome: RolloutOutcome, ran: R
       await pinImport(env.client, partId, fragmentId, version);
       return undefined;
     } catch (err) {
-      return `${m.name}: ${message(err)}`;
+      return `${m.name}: ${errorMessage(err)}`;
     }
   });
   const stuck = lifted.filter((l): l is string => l !== undefined);

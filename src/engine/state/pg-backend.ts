@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Client, type ClientConfig } from 'pg';
-import { FleetformError } from '../../domain/errors';
+import { FleetformError, errorMessage } from '../../domain/errors';
 import { rolloutJournalKey } from '../../domain/rollout';
 import { RolloutJournalSchema, type RolloutJournal, type RolloutJournalStore } from '../rollout/journal';
 import type { LockOptions, StateBackend, StateLock } from './backend';
@@ -95,7 +95,7 @@ export class PgStateBackend implements StateBackend {
 
   private explain(err: unknown): unknown {
     if (err instanceof FleetformError) return err;
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     return new PgBackendError(`PostgreSQL state backend at ${describeTarget(this.config)}: ${message}`, {
       hint: 'check that the server is running and the connection string (PgBackend connStr, PG_CONN_STR or PG* variables); nothing was lost: state written so far stays in the database',
     });

@@ -2,6 +2,7 @@ import type { Message, MessageType } from '@bufbuild/protobuf';
 import type * as grpc from '@grpc/grpc-js';
 import { Empty } from './generated/plugin/grpc_controller_pb';
 import * as tf from './generated/tfplugin6/tfplugin6_pb';
+import { errorMessage } from '../../domain/errors';
 
 /** One unary RPC: its request and response messages. */
 interface Rpc<I extends Message<I>, O extends Message<O>> {
@@ -49,7 +50,7 @@ function unary<I, O>(handle: (request: I) => Promise<O>): grpc.handleUnaryCall<I
   return (call, callback) => {
     handle(call.request).then(
       (response) => callback(null, response),
-      (err: unknown) => callback({ code: 13, details: err instanceof Error ? err.message : String(err) }, null),
+      (err: unknown) => callback({ code: 13, details: errorMessage(err) }, null),
     );
   };
 }

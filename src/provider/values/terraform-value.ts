@@ -1,5 +1,5 @@
 import { decode, encode, ExtData } from '@msgpack/msgpack';
-import { FleetformError } from '../../domain/errors';
+import { FleetformError, errorMessage } from '../../domain/errors';
 import type { TerraformType } from '../../engine/kind-declaration';
 import { Unknown as UnknownValue, unknownValue } from '../../engine/json';
 
@@ -95,7 +95,7 @@ export function decodeMsgpack(bytes: Uint8Array, type: TerraformType): Terraform
   try {
     raw = decode(bytes, { useBigInt64: false });
   } catch (err) {
-    throw new ValueDecodeError(`undecodable value from Terraform: ${err instanceof Error ? err.message : String(err)}`, { path: '(root)' });
+    throw new ValueDecodeError(`undecodable value from Terraform: ${errorMessage(err)}`, { path: '(root)' });
   }
   return conform(raw, type, '', 'error');
 }
