@@ -18,7 +18,8 @@ module.exports = {
   forbidden: [
     {
       name: 'no-circular',
-      comment: 'an import cycle makes load order matter (a module may see another half-initialized) and modules inseparable; type-only imports count',
+      comment:
+        'an import cycle makes load order matter (a module may see another half-initialized) and modules inseparable; type-only imports count',
       severity: 'error',
       from: { path: '^src/' },
       to: { circular: true },

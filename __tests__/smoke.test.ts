@@ -15,7 +15,9 @@ test('router accepts descriptors', async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
   const res = await fetch(`http://127.0.0.1:${port}/viam.app.mltraining.v1.MLTrainingService/GetTrainingJob`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'j1' }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'j1' }),
   });
   const body = await res.json();
   server.close();

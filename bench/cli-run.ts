@@ -17,17 +17,23 @@ const BIN = path.join(ROOT, 'bin', 'fleetform.js');
 /** A scratch copy of the example app that resolves `fleetform` to this checkout. */
 function exampleApp(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-cli-'));
-  for (const entry of ['main.ts', 'stacks', 'cdktf.json', 'tsconfig.json']) fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
+  for (const entry of ['main.ts', 'stacks', 'cdktf.json', 'tsconfig.json'])
+    fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
   const modules = path.join(dir, 'node_modules');
   fs.mkdirSync(modules);
-  for (const entry of fs.readdirSync(path.join(ROOT, 'node_modules'))) fs.symlinkSync(path.join(ROOT, 'node_modules', entry), path.join(modules, entry));
+  for (const entry of fs.readdirSync(path.join(ROOT, 'node_modules')))
+    fs.symlinkSync(path.join(ROOT, 'node_modules', entry), path.join(modules, entry));
   fs.symlinkSync(ROOT, path.join(modules, 'fleetform'));
   return dir;
 }
 
 function run(cwd: string, args: readonly string[]): { seconds: number; stderr: string } {
   const started = performance.now();
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, FLEETFORM_TIMINGS: '1', FLEETFORM_ENDPOINT: '' } });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, FLEETFORM_TIMINGS: '1', FLEETFORM_ENDPOINT: '' },
+  });
   const seconds = (performance.now() - started) / 1000;
   if (r.status !== 0) throw new Error(`fleetform ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return { seconds, stderr: r.stderr };
@@ -53,7 +59,9 @@ async function main(): Promise<void> {
     });
     const phases = plans.map((p) => timings(p.stderr));
     const phaseMedians = Object.fromEntries(Object.keys(phases[0] ?? {}).map((k) => [k, r3(median(phases.map((p) => p[k] ?? 0)))]));
-    process.stdout.write(`${JSON.stringify({ example_plan_s: r3(median(plans.map((p) => p.seconds))), node_start_s: r3(median(nodeStarts)), runs, phases: phaseMedians })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ example_plan_s: r3(median(plans.map((p) => p.seconds))), node_start_s: r3(median(nodeStarts)), runs, phases: phaseMedians })}\n`,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

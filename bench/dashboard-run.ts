@@ -27,14 +27,33 @@ function machine(i: number, health: FleetMachine['health'] = 'healthy'): FleetMa
     health,
     runningRevision: '2026-01-01T00:00:00.000Z',
     latestRevision: '2026-01-01T00:00:00.000Z',
-    modules: [{ name: 'acme_sensors', moduleId: 'acme:sensors', policy: '~1.2', running: '1.2.5', latest: '1.3.0', admitsLatest: false, state: 'ready' }],
+    modules: [
+      {
+        name: 'acme_sensors',
+        moduleId: 'acme:sensors',
+        policy: '~1.2',
+        running: '1.2.5',
+        latest: '1.3.0',
+        admitsLatest: false,
+        state: 'ready',
+      },
+    ],
     resources: { ready: 2, total: 2 },
     problems: [],
   };
 }
 
 function snapshot(machines: FleetMachine[]): DashboardSnapshot {
-  return { generatedAt: new Date().toISOString(), source: 'bench', machines, rollouts: [], drift: [], cycles: [], events: [], capabilities: { abort: false, resume: false, approve: false, heal: false } };
+  return {
+    generatedAt: new Date().toISOString(),
+    source: 'bench',
+    machines,
+    rollouts: [],
+    drift: [],
+    cycles: [],
+    events: [],
+    capabilities: { abort: false, resume: false, approve: false, heal: false },
+  };
 }
 
 async function main(): Promise<void> {
@@ -67,7 +86,10 @@ async function main(): Promise<void> {
     const started = performance.now();
     current = snapshot(current.machines.map((m, i) => (i % 10 === 0 ? machine(i, 'unhealthy') : m)));
     for (const l of listeners) l({ kind: 'snapshot', snapshot: current });
-    await page.waitForFunction(`(document.querySelector('.counts')?.textContent || '').includes('${changed} unhealthy')`, { timeout: 60_000, polling: 'raf' });
+    await page.waitForFunction(`(document.querySelector('.counts')?.textContent || '').includes('${changed} unhealthy')`, {
+      timeout: 60_000,
+      polling: 'raf',
+    });
     const updateMs = performance.now() - started;
     const longestTaskMs = Number(await page.evaluate('window.__longest'));
 
@@ -77,7 +99,9 @@ async function main(): Promise<void> {
     const scrollMs = performance.now() - scrollStarted;
 
     const r = (n: number): number => Math.round(n * 10) / 10;
-    process.stdout.write(`${JSON.stringify({ machines: size, first_render_ms: r(firstRenderMs), rows_drawn: drawnRows, update_machines: changed, update_ms: r(updateMs), update_longest_task_ms: r(longestTaskMs), scroll_to_last_ms: r(scrollMs), load_average: r(os.loadavg()[0] ?? 0), cpu_cores: os.cpus().length })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ machines: size, first_render_ms: r(firstRenderMs), rows_drawn: drawnRows, update_machines: changed, update_ms: r(updateMs), update_longest_task_ms: r(longestTaskMs), scroll_to_last_ms: r(scrollMs), load_average: r(os.loadavg()[0] ?? 0), cpu_cores: os.cpus().length })}\n`,
+    );
   } finally {
     await browser.close();
     await server.close();

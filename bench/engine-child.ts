@@ -19,10 +19,22 @@ const silent = { start() {}, done() {}, failed() {}, skipped() {} };
 
 async function main(): Promise<void> {
   const [sessionFile, outdir] = process.argv.slice(2) as [string, string];
-  const s = JSON.parse(fs.readFileSync(sessionFile, 'utf8')) as { url: string; credentials: EmulatorCredentials; stateDir: string; parallelism: number };
+  const s = JSON.parse(fs.readFileSync(sessionFile, 'utf8')) as {
+    url: string;
+    credentials: EmulatorCredentials;
+    stateDir: string;
+    parallelism: number;
+  };
   const { apiKeyId, apiKey, organizationId, locationId } = s.credentials;
   const client = await createServiceClient({ serviceHost: s.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
-  const engine = new Engine({ client, backend: new LocalStateBackend(s.stateDir), kinds: defaultKinds(), parallelism: s.parallelism, lockTimeoutMs: 10_000, defaults: { organizationId, locationId } });
+  const engine = new Engine({
+    client,
+    backend: new LocalStateBackend(s.stateDir),
+    kinds: defaultKinds(),
+    parallelism: s.parallelism,
+    lockTimeoutMs: 10_000,
+    defaults: { organizationId, locationId },
+  });
   const release = await engine.lock([FLEET_STACK], 'bench apply');
   try {
     const stacks = await readStacks(outdir);

@@ -27,7 +27,11 @@ function declareMachine(stack: TerraformStack, i: number, revision: number): voi
   new ModularResource(m, 'board', {
     api: 'rdk:component:board',
     model: sensors.model('pi-board'),
-    attributes: { i2cs: [{ name: 'bus1', bus: '1' }], digital_interrupts: [{ name: 'echo', pin: '18' }], analogs: [{ name: 'vbat', pin: '0', spi_bus: 'main' }] },
+    attributes: {
+      i2cs: [{ name: 'bus1', bus: '1' }],
+      digital_interrupts: [{ name: 'echo', pin: '18' }],
+      analogs: [{ name: 'vbat', pin: '0', spi_bus: 'main' }],
+    },
   });
   for (const side of ['front', 'rear', 'left']) {
     new ModularResource(m, `range-${side}`, {
@@ -40,7 +44,14 @@ function declareMachine(stack: TerraformStack, i: number, revision: number): voi
   new ModularResource(m, 'cam', {
     api: 'rdk:component:camera',
     model: sensors.model('multi-cam'),
-    attributes: { video_path: '/dev/video0', width_px: 1280, height_px: 720, frame_rate: 30 + changed, format: 'mjpeg', intrinsic_parameters: { fx: 939.2, fy: 940.1, ppx: 640.5, ppy: 360.2, width_px: 1280, height_px: 720 } },
+    attributes: {
+      video_path: '/dev/video0',
+      width_px: 1280,
+      height_px: 720,
+      frame_rate: 30 + changed,
+      format: 'mjpeg',
+      intrinsic_parameters: { fx: 939.2, fy: 940.1, ppx: 640.5, ppy: 360.2, width_px: 1280, height_px: 720 },
+    },
   });
   new ModularResource(m, 'detector', {
     api: 'rdk:service:vision',
@@ -51,7 +62,19 @@ function declareMachine(stack: TerraformStack, i: number, revision: number): voi
   new ModularResource(m, 'arm', {
     api: 'rdk:component:arm',
     model: arm.model('six-axis'),
-    attributes: { host: `10.1.${Math.floor(i / 250)}.${i % 250}`, speed_degs_per_sec: 45, acceleration_degs_per_sec2: 90, joint_limits_deg: [[-170, 170], [-120, 120], [-170, 170], [-190, 190], [-120, 120], [-360, 360]] },
+    attributes: {
+      host: `10.1.${Math.floor(i / 250)}.${i % 250}`,
+      speed_degs_per_sec: 45,
+      acceleration_degs_per_sec2: 90,
+      joint_limits_deg: [
+        [-170, 170],
+        [-120, 120],
+        [-170, 170],
+        [-190, 190],
+        [-120, 120],
+        [-360, 360],
+      ],
+    },
   });
   new ModularResource(m, 'lidar', {
     api: 'rdk:component:camera',

@@ -23,7 +23,10 @@ const registry = (name: string, moduleId: string, version: string, env?: Record<
 const HOST = { $variable: { name: 'arm_host' } };
 
 /** The fragments, each as a machine config: 5 with one module, 5 with the resources. */
-const FRAGMENTS: ReadonlyArray<{ readonly name: string; readonly config: { modules?: Entry[]; components?: Entry[]; services?: Entry[] } }> = [
+const FRAGMENTS: ReadonlyArray<{
+  readonly name: string;
+  readonly config: { modules?: Entry[]; components?: Entry[]; services?: Entry[] };
+}> = [
   { name: 'mod-sensors', config: { modules: [registry('mod-sensors', 'acme:sensors', '~1.2', { LOG_LEVEL: 'info' })] } },
   { name: 'mod-vision', config: { modules: [registry('mod-vision', 'acme:vision', '1.0.1')] } },
   { name: 'mod-arm', config: { modules: [registry('mod-arm', 'acme:arm-control', '^3')] } },
@@ -37,13 +40,24 @@ const FRAGMENTS: ReadonlyArray<{ readonly name: string; readonly config: { modul
           name: 'board',
           api: 'rdk:component:board',
           model: 'acme:sensors:pi-board',
-          attributes: { i2cs: [{ name: 'bus1', bus: '1' }], digital_interrupts: [{ name: 'echo', pin: '18' }], analogs: [{ name: 'vbat', pin: '0', spi_bus: 'main' }] },
+          attributes: {
+            i2cs: [{ name: 'bus1', bus: '1' }],
+            digital_interrupts: [{ name: 'echo', pin: '18' }],
+            analogs: [{ name: 'vbat', pin: '0', spi_bus: 'main' }],
+          },
         },
         {
           name: 'cam',
           api: 'rdk:component:camera',
           model: 'acme:sensors:multi-cam',
-          attributes: { video_path: '/dev/video0', width_px: 1280, height_px: 720, frame_rate: 30, format: 'mjpeg', intrinsic_parameters: { fx: 939.2, fy: 940.1, ppx: 640.5, ppy: 360.2, width_px: 1280, height_px: 720 } },
+          attributes: {
+            video_path: '/dev/video0',
+            width_px: 1280,
+            height_px: 720,
+            frame_rate: 30,
+            format: 'mjpeg',
+            intrinsic_parameters: { fx: 939.2, fy: 940.1, ppx: 640.5, ppy: 360.2, width_px: 1280, height_px: 720 },
+          },
         },
       ],
     },
@@ -82,7 +96,19 @@ const FRAGMENTS: ReadonlyArray<{ readonly name: string; readonly config: { modul
           name: 'arm',
           api: 'rdk:component:arm',
           model: 'acme:arm-control:six-axis',
-          attributes: { host: HOST, speed_degs_per_sec: 45, acceleration_degs_per_sec2: 90, joint_limits_deg: [[-170, 170], [-120, 120], [-170, 170], [-190, 190], [-120, 120], [-360, 360]] },
+          attributes: {
+            host: HOST,
+            speed_degs_per_sec: 45,
+            acceleration_degs_per_sec2: 90,
+            joint_limits_deg: [
+              [-170, 170],
+              [-120, 120],
+              [-170, 170],
+              [-190, 190],
+              [-120, 120],
+              [-360, 360],
+            ],
+          },
         },
       ],
     },
@@ -91,8 +117,19 @@ const FRAGMENTS: ReadonlyArray<{ readonly name: string; readonly config: { modul
     name: 'lidar-gripper',
     config: {
       components: [
-        { name: 'lidar', api: 'rdk:component:camera', model: 'acme:lidar:rplidar-a3', attributes: { device_path: '/dev/ttyUSB0', scan_mode: 'sensitivity', min_range_mm: 150, max_range_mm: 25000 } },
-        { name: 'gripper', api: 'rdk:component:gripper', model: 'acme:gripper:soft-jaw', attributes: { arm: 'arm', max_force_n: 40, open_width_mm: 85, pressure_kpa: 55 }, depends_on: ['arm'] },
+        {
+          name: 'lidar',
+          api: 'rdk:component:camera',
+          model: 'acme:lidar:rplidar-a3',
+          attributes: { device_path: '/dev/ttyUSB0', scan_mode: 'sensitivity', min_range_mm: 150, max_range_mm: 25000 },
+        },
+        {
+          name: 'gripper',
+          api: 'rdk:component:gripper',
+          model: 'acme:gripper:soft-jaw',
+          attributes: { arm: 'arm', max_force_n: 40, open_width_mm: 85, pressure_kpa: 55 },
+          depends_on: ['arm'],
+        },
       ],
     },
   },
@@ -113,7 +150,13 @@ function filled(value: unknown, host: string): unknown {
 }
 
 function machine(name: string, config: Entry, dependsOn: readonly string[]): DesiredResource {
-  return { address: `fleetform_machine.${name}`, type: 'fleetform_machine', name, attributes: { name, config: JSON.stringify(config) }, dependsOn };
+  return {
+    address: `fleetform_machine.${name}`,
+    type: 'fleetform_machine',
+    name,
+    attributes: { name, config: JSON.stringify(config) },
+    dependsOn,
+  };
 }
 
 /** The fleet of `size` machines importing the 10 fragments, the fragments declared in the same stack. */
@@ -127,7 +170,10 @@ export function fragmentedStack(size: number): DesiredStack {
   }));
   const addresses = fragments.map((f) => f.address);
   const machines = Array.from({ length: size }, (_, i) => {
-    const imports = FRAGMENTS.map((f) => ({ id: `\${fleetform_fragment.${f.name}.id}`, ...(f.name === 'arm' ? { variables: { arm_host: armHost(i) } } : {}) }));
+    const imports = FRAGMENTS.map((f) => ({
+      id: `\${fleetform_fragment.${f.name}.id}`,
+      ...(f.name === 'arm' ? { variables: { arm_host: armHost(i) } } : {}),
+    }));
     return machine(machineName(i), { components: [], services: [], modules: [], fragments: imports }, addresses);
   });
   return { name: FRAGMENTED_STACK, provider: {}, resources: [...fragments, ...machines], foreign: [] };

@@ -51,10 +51,14 @@ async function planStack(engine: Engine, stack: DesiredStack, apply: boolean): P
     const { plan, states } = await engine.plan([stack], { refresh: true, destroy: false });
     const changed = plan.changes.filter((c) => c.action !== 'no-op').length;
     const problems = plan.changes.reduce((n, c) => n + c.problems.length, 0);
-    if (problems > 0) throw new Error(`${stack.name}: ${problems} plan problem(s), first: ${JSON.stringify(plan.changes.find((c) => c.problems.length > 0)?.problems[0])}`);
+    if (problems > 0)
+      throw new Error(
+        `${stack.name}: ${problems} plan problem(s), first: ${JSON.stringify(plan.changes.find((c) => c.problems.length > 0)?.problems[0])}`,
+      );
     if (apply && changed > 0) {
       const outcome = await engine.apply(plan, [stack], states, silent);
-      if (outcome.failed.length > 0) throw new Error(`${stack.name}: ${outcome.failed.length} change(s) failed: ${String(outcome.failed[0]?.error)}`);
+      if (outcome.failed.length > 0)
+        throw new Error(`${stack.name}: ${outcome.failed.length} change(s) failed: ${String(outcome.failed[0]?.error)}`);
     }
     return { changed, problems };
   } finally {
@@ -80,10 +84,15 @@ async function run(): Promise<Record<string, unknown>> {
   const emu = await spawnEmulator();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-bench-fragments-'));
   const { apiKeyId, apiKey, organizationId, locationId } = emu.credentials;
-  const client = await createServiceClient({ serviceHost: emu.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey }, maxConnections: READ_PARALLELISM });
+  const client = await createServiceClient({
+    serviceHost: emu.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+    maxConnections: READ_PARALLELISM,
+  });
   try {
     const control = client.clientFor(EmulatorService);
-    for (const m of EXTRA_MODULES) await control.publishModuleVersion({ moduleId: m.moduleId, version: m.version, models: m.models.map((x) => ({ ...x })) });
+    for (const m of EXTRA_MODULES)
+      await control.publishModuleVersion({ moduleId: m.moduleId, version: m.version, models: m.models.map((x) => ({ ...x })) });
     const engine = benchEngine(client, new LocalStateBackend(path.join(work, 'state')), parallelism, { organizationId, locationId });
     const fragmented = fragmentedStack(size);
     const plain = plainStack(size);
@@ -107,7 +116,8 @@ async function run(): Promise<Record<string, unknown>> {
       if (changed !== 0) throw new Error(`the fragment fleet planned ${changed} change(s) where none was expected`);
       const counts = [...reads.values()];
       readCounts.push(counts);
-      if (reads.size !== FRAGMENT_COUNT || counts.some((n) => n !== 1)) throw new Error(`each fragment should be read once per plan; reads by fragment: ${JSON.stringify(Object.fromEntries(reads))}`);
+      if (reads.size !== FRAGMENT_COUNT || counts.some((n) => n !== 1))
+        throw new Error(`each fragment should be read once per plan; reads by fragment: ${JSON.stringify(Object.fromEntries(reads))}`);
     };
     const planPlain = async () => {
       let changed = -1;

@@ -35,7 +35,13 @@ export async function measureHostile(): Promise<Record<string, unknown>> {
     const gzipBomb = await refusalSeconds(emu.url, { ...base, 'content-encoding': 'gzip' }, bomb);
     const oversized = await refusalSeconds(emu.url, base, Buffer.alloc(5 * 1024 * 1024, 8));
     const wrongKey = await refusalSeconds(emu.url, { ...base, authorization: 'Bearer wrong', 'content-encoding': 'gzip' }, bomb);
-    return { gzip_bomb: gzipBomb, oversized, wrong_key_bomb: wrongKey, peak_rss_mb_before: rssBefore, peak_rss_mb_after: peakRssMb(emu.pid) };
+    return {
+      gzip_bomb: gzipBomb,
+      oversized,
+      wrong_key_bomb: wrongKey,
+      peak_rss_mb_before: rssBefore,
+      peak_rss_mb_after: peakRssMb(emu.pid),
+    };
   } finally {
     await emu.stop();
   }

@@ -22,7 +22,8 @@ const MIX: ReadonlyArray<readonly [TrainingStatus, number]> = [
 export function insertJobs(dataDir: string, organizationId: string, datasetId: string, count: number): void {
   const db = new Database(path.join(dataDir, DATABASE_FILE));
   db.pragma('busy_timeout = 5000');
-  const insert = db.prepare(`INSERT INTO training_jobs (id, organization_id, dataset_id, model_name, model_version, model_type, model_framework,
+  const insert =
+    db.prepare(`INSERT INTO training_jobs (id, organization_id, dataset_id, model_name, model_version, model_type, model_framework,
     is_custom_job, registry_item_id, registry_item_version, status, error_code, error_message, created_on, last_modified, training_started,
     training_ended, synced_model_id, tags, arguments, container_version) VALUES (?, ?, ?, ?, ?, 3, 1, 0, '', '', ?, ?, ?, ?, ?, ?, ?, '', ?, '{}', '')`);
   const start = Date.now() - count * 1000;
@@ -33,8 +34,21 @@ export function insertJobs(dataDir: string, organizationId: string, datasetId: s
       for (let k = 0; k < n && i < count; k++, i++) {
         const t = start + i * 1000;
         const failed = status === TrainingStatus.FAILED;
-        insert.run(crypto.randomUUID(), organizationId, datasetId, `model-${i % 500}`, `v${i}`, status, failed ? 13 : null, failed ? 'out of memory' : null,
-          t, t + 500, status === TrainingStatus.PENDING ? null : t + 100, status >= TrainingStatus.COMPLETED ? t + 400 : null, JSON.stringify(['bench', `batch-${i % 7}`]));
+        insert.run(
+          crypto.randomUUID(),
+          organizationId,
+          datasetId,
+          `model-${i % 500}`,
+          `v${i}`,
+          status,
+          failed ? 13 : null,
+          failed ? 'out of memory' : null,
+          t,
+          t + 500,
+          status === TrainingStatus.PENDING ? null : t + 100,
+          status >= TrainingStatus.COMPLETED ? t + 400 : null,
+          JSON.stringify(['bench', `batch-${i % 7}`]),
+        );
       }
     }
   })();
@@ -42,7 +56,11 @@ export function insertJobs(dataDir: string, organizationId: string, datasetId: s
 }
 
 /** Median seconds and result size of listing the jobs of each status, and of all. */
-export async function measureListJobs(client: ServiceClient, organizationId: string, runs: number): Promise<Record<string, { seconds: number; jobs: number }>> {
+export async function measureListJobs(
+  client: ServiceClient,
+  organizationId: string,
+  runs: number,
+): Promise<Record<string, { seconds: number; jobs: number }>> {
   const out: Record<string, { seconds: number; jobs: number }> = {};
   for (const status of [...MIX.map(([s]) => s), undefined]) {
     let jobs = 0;

@@ -134,9 +134,20 @@ export interface RemoteLatencyProxy {
 export async function spawnLatencyProxy(options: LatencyProxyOptions): Promise<RemoteLatencyProxy> {
   const { spawn } = await import('node:child_process');
   const path = await import('node:path');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'latency-proxy-child.ts'), options.target, String(options.rttMs), String(options.bytesPerSecond)], {
-    stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      path.join(__dirname, 'latency-proxy-child.ts'),
+      options.target,
+      String(options.rttMs),
+      String(options.bytesPerSecond),
+    ],
+    {
+      stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';

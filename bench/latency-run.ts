@@ -48,7 +48,13 @@ export interface LatencyRow {
   readonly plan_goal_s: number;
   readonly plan_meets_goal: boolean;
   /** The same plans by the `--baseline` engine, taking turns with this row's. */
-  readonly baseline?: { readonly read_start: number; readonly read_parallelism: number; readonly plan_s: number; readonly concurrency: number; readonly fleetform_cpu_s: number };
+  readonly baseline?: {
+    readonly read_start: number;
+    readonly read_parallelism: number;
+    readonly plan_s: number;
+    readonly concurrency: number;
+    readonly fleetform_cpu_s: number;
+  };
 }
 
 /** What a no-change plan at `rttMs` may take: 1.3 x on loopback plus four round trips (connect, authenticate, read, a read that depends on it). */
@@ -87,8 +93,20 @@ async function main(): Promise<void> {
     let current = session.a;
     for (const rtt of rtts) {
       const proxy = await spawnLatencyProxy({ target: session.emu.url, rttMs: rtt, bytesPerSecond: rtt === 0 ? 0 : bytesPerSecond });
-      const client = await createServiceClient({ serviceHost: proxy.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey }, maxConnections: Math.max(readParallelism, baseline?.max ?? 0), compression: 'none' });
-      const settings = { client, backend: session.backend, kinds: defaultKinds(), parallelism, lockTimeoutMs: 10_000, defaults: { organizationId, locationId } };
+      const client = await createServiceClient({
+        serviceHost: proxy.url,
+        credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+        maxConnections: Math.max(readParallelism, baseline?.max ?? 0),
+        compression: 'none',
+      });
+      const settings = {
+        client,
+        backend: session.backend,
+        kinds: defaultKinds(),
+        parallelism,
+        lockTimeoutMs: 10_000,
+        defaults: { organizationId, locationId },
+      };
       const engine = new Engine({ ...settings, readParallelism, readStart: READ_LIMIT_START });
       const before = baseline ? new Engine({ ...settings, readParallelism: baseline.max, readStart: baseline.start }) : undefined;
       const baseTimes: number[] = [];
@@ -159,7 +177,15 @@ async function main(): Promise<void> {
           plan_goal_s: r3(goal),
           plan_meets_goal: planS <= goal,
           ...(baseline
-            ? { baseline: { read_start: baseline.start, read_parallelism: baseline.max, plan_s: r3(median(baseTimes)), concurrency: baseInFlight, fleetform_cpu_s: r3(median(baseCpu)) } }
+            ? {
+                baseline: {
+                  read_start: baseline.start,
+                  read_parallelism: baseline.max,
+                  plan_s: r3(median(baseTimes)),
+                  concurrency: baseInFlight,
+                  fleetform_cpu_s: r3(median(baseCpu)),
+                },
+              }
             : {}),
         });
         process.stderr.write(
@@ -179,7 +205,8 @@ async function main(): Promise<void> {
       }
     }
     const state = await session.backend.read(FLEET_STACK);
-    if (Object.keys(state.resources).length !== size) throw new Error(`state holds ${Object.keys(state.resources).length} machines, expected ${size}`);
+    if (Object.keys(state.resources).length !== size)
+      throw new Error(`state holds ${Object.keys(state.resources).length} machines, expected ${size}`);
     process.stdout.write(`${JSON.stringify(rows)}\n`);
   } finally {
     await session.close();

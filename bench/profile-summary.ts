@@ -20,6 +20,11 @@ export function topSelfTime(profile: CpuProfile, limit: number): string {
   return [...byFn.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, limit)
-    .map(([k, n]) => `${((100 * n) / total).toFixed(1).padStart(5)}%  ${Math.round((ms * n) / total).toString().padStart(6)} ms  ${k}`)
+    .map(
+      ([k, n]) =>
+        `${((100 * n) / total).toFixed(1).padStart(5)}%  ${Math.round((ms * n) / total)
+          .toString()
+          .padStart(6)} ms  ${k}`,
+    )
     .join('\n');
 }

@@ -23,10 +23,14 @@ const TERRAFORM = process.env.TERRAFORM_BINARY_NAME || 'terraform';
 /** The emulator's env for a command, with the benchmark's two extra registry modules published. */
 async function prepared(emu: BenchEmulator): Promise<Record<string, string>> {
   const { apiKeyId, apiKey } = emu.credentials;
-  const client = await createServiceClient({ serviceHost: emu.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  const client = await createServiceClient({
+    serviceHost: emu.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
   try {
     const control = client.clientFor(EmulatorService);
-    for (const m of EXTRA_MODULES) await control.publishModuleVersion({ moduleId: m.moduleId, version: m.version, models: m.models.map((x) => ({ ...x })) });
+    for (const m of EXTRA_MODULES)
+      await control.publishModuleVersion({ moduleId: m.moduleId, version: m.version, models: m.models.map((x) => ({ ...x })) });
   } finally {
     client.close();
   }
@@ -55,20 +59,31 @@ async function main(): Promise<void> {
     const home = path.join(work, 'home');
     fs.mkdirSync(home);
     fs.writeFileSync(path.join(home, '.terraformrc'), '');
-    const base: NodeJS.ProcessEnv = { ...process.env, HOME: home, TF_CLI_CONFIG_FILE: path.join(home, '.terraformrc'), CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', FLEETFORM_SECRET_KEY_FILE: path.join(home, 'key') };
+    const base: NodeJS.ProcessEnv = {
+      ...process.env,
+      HOME: home,
+      TF_CLI_CONFIG_FILE: path.join(home, '.terraformrc'),
+      CHECKPOINT_DISABLE: '1',
+      TF_IN_AUTOMATION: '1',
+      FLEETFORM_SECRET_KEY_FILE: path.join(home, 'key'),
+    };
     timedRun(process.execPath, [BIN, 'provider', 'install'], work, base);
 
     const tfEnv = { ...base, ...(await prepared(forTerraform)) };
     const stackDir = path.join(outdir, 'stacks', FLEET_STACK);
     timedRun(TERRAFORM, ['init', '-input=false', '-no-color'], stackDir, tfEnv);
     const terraformApplyS = timedRun(TERRAFORM, ['apply', '-input=false', '-no-color', '-auto-approve'], stackDir, tfEnv);
-    const terraformPlans = Array.from({ length: runs }, () => timedRun(TERRAFORM, ['plan', '-input=false', '-no-color', '-lock=false', '-detailed-exitcode'], stackDir, tfEnv));
+    const terraformPlans = Array.from({ length: runs }, () =>
+      timedRun(TERRAFORM, ['plan', '-input=false', '-no-color', '-lock=false', '-detailed-exitcode'], stackDir, tfEnv),
+    );
 
     const ffEnv = { ...base, ...(await prepared(forFleetform)) };
     const project = path.join(work, 'project');
     fs.mkdirSync(project);
     const fleetformApplyS = timedRun(process.execPath, [BIN, 'apply', '--auto-approve', '--synth-out', outdir], project, ffEnv);
-    const fleetformPlans = Array.from({ length: runs }, () => timedRun(process.execPath, [BIN, 'plan', '--detailed-exitcode', '--synth-out', outdir], project, ffEnv));
+    const fleetformPlans = Array.from({ length: runs }, () =>
+      timedRun(process.execPath, [BIN, 'plan', '--detailed-exitcode', '--synth-out', outdir], project, ffEnv),
+    );
 
     const terraformPlanS = median(terraformPlans);
     const fleetformPlanS = median(fleetformPlans);

@@ -38,17 +38,33 @@ async function main(): Promise<void> {
   const outdir = path.join(dir, 'cdktf.out');
   const emulator = await spawnEmulator();
   const { apiKeyId, apiKey, organizationId, locationId } = emulator.credentials;
-  const client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  const client = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
   const backend = new LocalStateBackend(path.join(dir, 'state'));
   const kinds = defaultKinds();
-  const engine = new Engine({ client, backend, kinds, parallelism: 10, readParallelism: 512, lockTimeoutMs: 10_000, defaults: { organizationId, locationId } });
+  const engine = new Engine({
+    client,
+    backend,
+    kinds,
+    parallelism: 10,
+    readParallelism: 512,
+    lockTimeoutMs: 10_000,
+    defaults: { organizationId, locationId },
+  });
   try {
     process.stderr.write(`  applying ${size} machines...\n`);
     synthFleet(outdir, size);
     // The fleet is made by an apply in a process of its own: this one's peak memory is the reconciler's.
     const session = path.join(dir, 'session.json');
-    fs.writeFileSync(session, JSON.stringify({ url: emulator.url, credentials: emulator.credentials, stateDir: path.join(dir, 'state'), parallelism: 10 }));
-    execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'engine-child.ts'), session, outdir], { stdio: ['ignore', 'ignore', 'inherit'] });
+    fs.writeFileSync(
+      session,
+      JSON.stringify({ url: emulator.url, credentials: emulator.credentials, stateDir: path.join(dir, 'state'), parallelism: 10 }),
+    );
+    execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'engine-child.ts'), session, outdir], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     let revision = 0;
     const source: ProjectSource = {
       description: outdir,
@@ -57,7 +73,15 @@ async function main(): Promise<void> {
     };
     const reconciler = new Reconciler({
       source,
-      loader: { load: async () => ({ stacks: await readStacks(outdir), engine, readers: { kinds }, lead: () => Promise.resolve(async () => undefined) }), close: async () => undefined },
+      loader: {
+        load: async () => ({
+          stacks: await readStacks(outdir),
+          engine,
+          readers: { kinds },
+          lead: () => Promise.resolve(async () => undefined),
+        }),
+        close: async () => undefined,
+      },
       apply: 'auto',
       drift: 'warn',
       windows: [],
@@ -70,12 +94,14 @@ async function main(): Promise<void> {
     const waiters: Array<{ match: (e: ReconcilerEvent) => boolean; resolve: (e: ReconcilerEvent) => void }> = [];
     reconciler.subscribe((e) => {
       events.push(e);
-      for (const w of [...waiters]) if (w.match(e)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(e);
-      }
+      for (const w of [...waiters])
+        if (w.match(e)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(e);
+        }
     });
-    const next = (match: (e: ReconcilerEvent) => boolean): Promise<ReconcilerEvent> => new Promise((resolve) => waiters.push({ match, resolve }));
+    const next = (match: (e: ReconcilerEvent) => boolean): Promise<ReconcilerEvent> =>
+      new Promise((resolve) => waiters.push({ match, resolve }));
 
     const cycleEnd = (): Promise<ReconcilerEvent> => next((e) => e.type === 'cycle-finished' || e.type === 'cycle-failed');
     const first = cycleEnd();
@@ -88,7 +114,11 @@ async function main(): Promise<void> {
     reconciler.healNow();
     const full = await fullDone;
     if (full.type !== 'cycle-finished') throw new Error(`full plan failed: ${JSON.stringify(full)}`);
-    const fullPlan = { own_cpu_s: r3(cpuSecondsSince(fullCpu)), emulator_cpu_s: r3(processCpuSeconds(emulator.pid) - fullEmu), seconds: r3(full.seconds) };
+    const fullPlan = {
+      own_cpu_s: r3(cpuSecondsSince(fullCpu)),
+      emulator_cpu_s: r3(processCpuSeconds(emulator.pid) - fullEmu),
+      seconds: r3(full.seconds),
+    };
     // Each interval's check, its CPU counted from the end of the cycle before (the waiting and polling included).
     const perCheck: Array<{ own_cpu_s: number; emulator_cpu_s: number; seconds: number }> = [];
     for (let i = 0; i < checks; i++) {
@@ -96,7 +126,11 @@ async function main(): Promise<void> {
       const emu = processCpuSeconds(emulator.pid);
       const e = await cycleEnd();
       if (e.type !== 'cycle-finished') throw new Error(`drift check failed: ${JSON.stringify(e)}`);
-      perCheck.push({ own_cpu_s: r3(cpuSecondsSince(cpu)), emulator_cpu_s: r3(processCpuSeconds(emulator.pid) - emu), seconds: r3(e.seconds) });
+      perCheck.push({
+        own_cpu_s: r3(cpuSecondsSince(cpu)),
+        emulator_cpu_s: r3(processCpuSeconds(emulator.pid) - emu),
+        seconds: r3(e.seconds),
+      });
     }
 
     // A config edited on the service is reported by the next interval's check.

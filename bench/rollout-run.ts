@@ -37,7 +37,11 @@ function stack(machines: number, policy: string, rollout?: RolloutPolicy): Desir
   return { name: STACK, provider: {}, resources, foreign: [], ...(rollout ? { rollout } : {}) };
 }
 
-async function applyAll(engine: Engine, desired: DesiredStack, events: RolloutEvents = () => undefined): Promise<{ seconds: number; changed: number; rollouts: RolloutOutcome[] }> {
+async function applyAll(
+  engine: Engine,
+  desired: DesiredStack,
+  events: RolloutEvents = () => undefined,
+): Promise<{ seconds: number; changed: number; rollouts: RolloutOutcome[] }> {
   const release = await engine.lock([STACK], 'bench');
   try {
     const { plan, states } = await engine.plan([desired], { refresh: true, destroy: false });
@@ -56,7 +60,10 @@ function ms(ts: { seconds: bigint; nanos: number } | undefined): number {
 }
 
 /** When each machine's config was written and when it became healthy at it, by machine name. */
-async function landings(client: ServiceClient, state: Awaited<ReturnType<LocalStateBackend['read']>>): Promise<Map<string, { writtenAt: number; healthyAt: number; healthy: boolean }>> {
+async function landings(
+  client: ServiceClient,
+  state: Awaited<ReturnType<LocalStateBackend['read']>>,
+): Promise<Map<string, { writtenAt: number; healthyAt: number; healthy: boolean }>> {
   const services = await loadServices();
   const app = client.clientFor(services.app);
   const robot = client.clientFor(services.robotStatus);
@@ -67,7 +74,11 @@ async function landings(client: ServiceClient, state: Awaited<ReturnType<LocalSt
     const status = await robot.getMachineStatus({}, { headers: { [MACHINE_HOST_HEADER]: part?.fqdn || partId } });
     const writtenAt = ms(part?.lastUpdated);
     const times = [...status.modules.map((m) => ms(m.lastUpdated)), ...status.resources.map((r) => ms(r.lastUpdated))];
-    const healthy = status.state === 2 && status.config?.revision === new Date(writtenAt).toISOString() && status.modules.every((m) => m.state === 3) && status.resources.every((r) => r.state === 3);
+    const healthy =
+      status.state === 2 &&
+      status.config?.revision === new Date(writtenAt).toISOString() &&
+      status.modules.every((m) => m.state === 3) &&
+      status.resources.every((r) => r.state === 3);
     out.set(address, { writtenAt, healthyAt: Math.max(...times), healthy });
   });
   return out;
@@ -91,9 +102,19 @@ async function run(): Promise<Record<string, unknown>> {
   const emu = await spawnEmulator({ simulateIntervalMs: 1000 });
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-bench-rollout-'));
   const { apiKeyId, apiKey, organizationId, locationId } = emu.credentials;
-  const client = await createServiceClient({ serviceHost: emu.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  const client = await createServiceClient({
+    serviceHost: emu.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
   const backend = new LocalStateBackend(stateDir);
-  const engine = new Engine({ client, backend, kinds: defaultKinds(), parallelism, lockTimeoutMs: 10_000, defaults: { organizationId, locationId } });
+  const engine = new Engine({
+    client,
+    backend,
+    kinds: defaultKinds(),
+    parallelism,
+    lockTimeoutMs: 10_000,
+    defaults: { organizationId, locationId },
+  });
   try {
     process.stderr.write(`  creating ${machines} machines...\n`);
     await applyAll(engine, stack(machines, '~1.2'));
@@ -115,13 +136,21 @@ async function run(): Promise<Record<string, unknown>> {
       if (e.type === 'written') writesS.push(e.seconds);
     });
     const outcome = staged.rollouts[0];
-    if (!outcome || outcome.outcome !== 'completed') throw new Error(`the rollout did not complete: ${outcome?.reason ?? 'no rollout ran'}`);
+    if (!outcome || outcome.outcome !== 'completed')
+      throw new Error(`the rollout did not complete: ${outcome?.reason ?? 'no rollout ran'}`);
     const landed = await landings(client, await backend.read(STACK));
     const perWrite = plain.seconds / plain.changed;
     const waves = outcome.waves.map((w, i) => {
       const times = w.machines.map((m) => landed.get(m.address) ?? { writtenAt: 0, healthyAt: 0 });
-      const gate = Math.max(0, Math.max(...times.map((t) => t.healthyAt)) - Math.max(...times.map((t) => t.writtenAt))) / 1000 + settleMs / 1000;
-      return { machines: w.machines.length, seconds: r3(w.seconds ?? 0), writes_s: r3(writesS[i] ?? 0), writes_bound_s: r3(perWrite * w.machines.length), gate_bound_s: r3(gate) };
+      const gate =
+        Math.max(0, Math.max(...times.map((t) => t.healthyAt)) - Math.max(...times.map((t) => t.writtenAt))) / 1000 + settleMs / 1000;
+      return {
+        machines: w.machines.length,
+        seconds: r3(w.seconds ?? 0),
+        writes_s: r3(writesS[i] ?? 0),
+        writes_bound_s: r3(perWrite * w.machines.length),
+        gate_bound_s: r3(gate),
+      };
     });
     const bound = waves.reduce((s, w) => s + w.writes_bound_s + w.gate_bound_s, 0);
     return {

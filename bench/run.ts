@@ -27,7 +27,9 @@ function option(name: string): string | undefined {
 /** Runs a bench script in a process of its own and parses the JSON line it ends with. */
 function runChild<T>(script: string, args: readonly string[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, script), ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.once('exit', (code) => {
@@ -44,7 +46,10 @@ function runSize(size: number, extra: readonly string[]): Promise<{ row: Row; de
 async function listJobs(runs: number): Promise<Record<string, unknown>> {
   const emu = await spawnEmulator();
   const { apiKeyId, apiKey, organizationId, datasetId } = emu.credentials;
-  const client = await createServiceClient({ serviceHost: emu.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  const client = await createServiceClient({
+    serviceHost: emu.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
   try {
     const insertS = await timed(() => insertJobs(emu.dataDir, organizationId, datasetId, JOBS));
     return { jobs: JOBS, insert_s: r3(insertS), runs, by_status: await measureListJobs(client, organizationId, runs) };
@@ -55,7 +60,22 @@ async function listJobs(runs: number): Promise<Record<string, unknown>> {
 }
 
 /** The parts of a run, in the order they run; `--only` picks some of them. */
-const SECTIONS = ['sizes', 'latency', 'state', 'provider', 'cli', 'jobs', 'hostile', 'sim', 'sim-full', 'rollout', 'adopt', 'fragments', 'reconcile', 'dashboard'] as const;
+const SECTIONS = [
+  'sizes',
+  'latency',
+  'state',
+  'provider',
+  'cli',
+  'jobs',
+  'hostile',
+  'sim',
+  'sim-full',
+  'rollout',
+  'adopt',
+  'fragments',
+  'reconcile',
+  'dashboard',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 function chosenSections(): Set<Section> {
@@ -103,18 +123,32 @@ async function main(): Promise<void> {
     const latency: Record<string, unknown>[] = [];
     for (const size of sizes) {
       process.stderr.write(`measuring ${size} machines at a distance...\n`);
-      latency.push(...(await runChild<Record<string, unknown>[]>('latency-run.ts', [String(size), ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : [])])));
+      latency.push(
+        ...(await runChild<Record<string, unknown>[]>('latency-run.ts', [
+          String(size),
+          ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : []),
+        ])),
+      );
     }
     results.latency = latency;
-    process.stdout.write(`at a distance (plan reads start at 128 in flight and follow the network up to 512; writes at the engine's parallelism; goal: 1.3x the plan on loopback plus 4 round trips):\n${formatLatency(latency)}\n\n`);
+    process.stdout.write(
+      `at a distance (plan reads start at 128 in flight and follow the network up to 512; writes at the engine's parallelism; goal: 1.3x the plan on loopback plus 4 round trips):\n${formatLatency(latency)}\n\n`,
+    );
   }
   if (parts.has('state')) {
     const size = option('--state-size') ?? '1000';
     process.stderr.write(`comparing the PostgreSQL state backend with local files on ${size} machines...\n`);
     const runs = option('--runs') ?? (quick ? '3' : '5');
-    const state_backends = await runChild<Record<string, unknown>>('state-backends.ts', [size, '--runs', runs, ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : [])]);
+    const state_backends = await runChild<Record<string, unknown>>('state-backends.ts', [
+      size,
+      '--runs',
+      runs,
+      ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : []),
+    ]);
     results.state_backends = state_backends;
-    process.stdout.write(`state backends (PostgreSQL on 127.0.0.1 with fsync, against local files; median of ${runs}):\n${formatStateBackends(state_backends)}\n\n`);
+    process.stdout.write(
+      `state backends (PostgreSQL on 127.0.0.1 with fsync, against local files; median of ${runs}):\n${formatStateBackends(state_backends)}\n\n`,
+    );
   }
   if (parts.has('provider')) {
     const size = option('--provider-size') ?? (quick ? '100' : '1000');
@@ -132,7 +166,9 @@ async function main(): Promise<void> {
     process.stderr.write('timing the example plan as a command...\n');
     const cli = await runChild<Record<string, unknown>>('cli-run.ts', ['--runs', quick ? '5' : '9']);
     results.cli = cli;
-    process.stdout.write(`example plan with no changes: ${String(cli.example_plan_s)} s (bare node start ${String(cli.node_start_s)} s); phases ${JSON.stringify(cli.phases)}\n\n`);
+    process.stdout.write(
+      `example plan with no changes: ${String(cli.example_plan_s)} s (bare node start ${String(cli.node_start_s)} s); phases ${JSON.stringify(cli.phases)}\n\n`,
+    );
   }
   if (parts.has('jobs')) {
     process.stderr.write(`listing training jobs among ${JOBS}...\n`);
@@ -162,7 +198,9 @@ async function main(): Promise<void> {
   }
   if (parts.has('sim-full')) {
     const machines = option('--sim-machines') ?? '1000';
-    process.stderr.write(`running ${machines} simulated machines with builtins, a remote each, a maintenance sensor and a job, checking in every second...\n`);
+    process.stderr.write(
+      `running ${machines} simulated machines with builtins, a remote each, a maintenance sensor and a job, checking in every second...\n`,
+    );
     const sim = await runChild<Record<string, unknown>>('sim-run.ts', [machines, '1000', quick ? '10' : '20', 'full']);
     results.emulator_sim_full = { machines: sim.machines, cpu_cores: sim.cpu_cores, peak_mb: sim.peak_mb };
     process.stdout.write(
@@ -174,7 +212,13 @@ async function main(): Promise<void> {
     const machines = option('--rollout-machines') ?? '1000';
     process.stderr.write(`rolling a change out to ${machines} simulated machines in 4 waves...\n`);
     const rollout = await runChild<Record<string, unknown>>('rollout-run.ts', [machines, option('--parallelism') ?? '10']);
-    results.rollout = { machines: rollout.machines, waves: rollout.waves, seconds: rollout.seconds, bound_s: rollout.bound_s, ratio: rollout.ratio };
+    results.rollout = {
+      machines: rollout.machines,
+      waves: rollout.waves,
+      seconds: rollout.seconds,
+      bound_s: rollout.bound_s,
+      ratio: rollout.ratio,
+    };
     process.stdout.write(
       `staged rollout: ${String(rollout.machines)} machines in ${String(rollout.waves)} waves took ${String(rollout.seconds)} s against a bound of ${String(rollout.bound_s)} s ` +
         `(each wave's writes at --parallelism plus its gate: slowest machine healthy, then settle) = ${String(rollout.ratio)}x (goal: within 1.2x); per wave ${JSON.stringify(rollout.per_wave)}\n\n`,
@@ -193,7 +237,12 @@ async function main(): Promise<void> {
   if (parts.has('fragments')) {
     const machines = option('--fragments-machines') ?? (quick ? '1000' : '10000');
     process.stderr.write(`planning ${machines} machines importing 10 fragments against the same fleet inline...\n`);
-    const fragments = await runChild<Record<string, unknown>>('fragments-run.ts', [machines, '--runs', option('--runs') ?? '3', ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : [])]);
+    const fragments = await runChild<Record<string, unknown>>('fragments-run.ts', [
+      machines,
+      '--runs',
+      option('--runs') ?? '3',
+      ...(option('--parallelism') ? ['--parallelism', option('--parallelism') as string] : []),
+    ]);
     results.fragments = { size: fragments.size, plan_s: fragments.plan_s, plain_plan_s: fragments.plain_plan_s, ratio: fragments.ratio };
     process.stdout.write(
       `fragments: a no-change plan of ${String(fragments.size)} machines importing ${String(fragments.fragments)} fragments took ${String(fragments.plan_s)} s against ` +

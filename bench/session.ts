@@ -53,11 +53,15 @@ export interface SynthRun {
 /** Synthesizes revision `revision` of the fleet `runs` times into `outdir`, in a child process. */
 export function synthInChild(outdir: string, size: number, revision: number, runs = 1, unchecked = false): SynthRun {
   const mode = unchecked ? ['unchecked'] : [];
-  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'synth-child.ts'), outdir, String(size), String(revision), String(runs), ...mode], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 1 << 20,
-  });
+  const child = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, 'synth-child.ts'), outdir, String(size), String(revision), String(runs), ...mode],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 1 << 20,
+    },
+  );
   if (child.status !== 0) throw new Error(`synthesizing ${size} machines failed (exit ${child.status})`);
   return JSON.parse(child.stdout.trim().split('\n').pop() as string) as SynthRun;
 }
@@ -65,11 +69,15 @@ export function synthInChild(outdir: string, size: number, revision: number, run
 /** cdktf's own cost for the tree synthesized into `outdir` (bench/synth-floor.ts), one run in a child process; `checked`: with the machine configs validated in it. */
 export function synthFloorInChild(outdir: string, size: number, checked = false): SynthRun {
   const mode = checked ? ['--checked'] : [];
-  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'synth-floor.ts'), String(size), '--runs', '1', '--from', outdir, ...mode], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 1 << 20,
-  });
+  const child = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, 'synth-floor.ts'), String(size), '--runs', '1', '--from', outdir, ...mode],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 1 << 20,
+    },
+  );
   if (child.status !== 0) throw new Error(`the synth floor of ${size} machines failed (exit ${child.status})`);
   return JSON.parse(child.stdout.trim().split('\n').pop() as string) as SynthRun;
 }
@@ -78,7 +86,11 @@ export function synthFloorInChild(outdir: string, size: number, checked = false)
  * Synthesizes both revisions into `work` (revision 0 only if absent), each in a child
  * process, and starts the emulator.
  */
-export async function openSession(size: number, parallelism: number, work = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-bench-'))): Promise<Session> {
+export async function openSession(
+  size: number,
+  parallelism: number,
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-bench-')),
+): Promise<Session> {
   const outA = path.join(work, 'out-a');
   const outB = path.join(work, 'out-b');
   if (!fs.existsSync(outA)) synthInChild(outA, size, 0);
@@ -88,9 +100,14 @@ export async function openSession(size: number, parallelism: number, work = fs.m
   const emu = await spawnEmulator();
   const { apiKeyId, apiKey, organizationId, locationId } = emu.credentials;
   // As the CLI runs: writes at `parallelism`, plan reads following the network up to 512.
-  const client = await createServiceClient({ serviceHost: emu.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey }, maxConnections: READ_PARALLELISM });
+  const client = await createServiceClient({
+    serviceHost: emu.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+    maxConnections: READ_PARALLELISM,
+  });
   const control = client.clientFor(EmulatorService);
-  for (const m of EXTRA_MODULES) await control.publishModuleVersion({ moduleId: m.moduleId, version: m.version, models: m.models.map((x) => ({ ...x })) });
+  for (const m of EXTRA_MODULES)
+    await control.publishModuleVersion({ moduleId: m.moduleId, version: m.version, models: m.models.map((x) => ({ ...x })) });
   const backend = new LocalStateBackend(path.join(work, 'state'));
   const engine = benchEngine(client, backend, parallelism, { organizationId, locationId });
   return {
@@ -110,8 +127,21 @@ export async function openSession(size: number, parallelism: number, work = fs.m
 }
 
 /** An engine as the CLI builds one: writes at `parallelism`, plan reads starting at 128 and following the network up to 512. */
-export function benchEngine(client: ServiceClient, backend: StateBackend, parallelism: number, defaults: { organizationId: string; locationId: string }): Engine {
-  return new Engine({ client, backend, kinds: defaultKinds(), parallelism, readParallelism: Math.max(parallelism, READ_PARALLELISM), lockTimeoutMs: 10_000, defaults });
+export function benchEngine(
+  client: ServiceClient,
+  backend: StateBackend,
+  parallelism: number,
+  defaults: { organizationId: string; locationId: string },
+): Engine {
+  return new Engine({
+    client,
+    backend,
+    kinds: defaultKinds(),
+    parallelism,
+    readParallelism: Math.max(parallelism, READ_PARALLELISM),
+    lockTimeoutMs: 10_000,
+    defaults,
+  });
 }
 
 /** Reads the stacks and plans them under the lock; returns how many changes the plan holds. */

@@ -22,7 +22,12 @@ function peakRssMb(pid: number): number {
 const CONFIG: JsonObject = {
   components: [
     { name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board' },
-    { name: 'ultrasonic-1', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: { board: 'board-1', trigger_pin: '11' } },
+    {
+      name: 'ultrasonic-1',
+      api: 'rdk:component:sensor',
+      model: 'acme:sensors:hc-sr04',
+      attributes: { board: 'board-1', trigger_pin: '11' },
+    },
   ],
   modules: [{ type: 'registry', name: 'sensors', module_id: 'acme:sensors', version: '~1.2' }],
 };
@@ -54,7 +59,10 @@ async function run(): Promise<Record<string, unknown>> {
   const full = process.argv[5] === 'full';
   const emu = await spawnEmulator({ simulateIntervalMs: intervalMs });
   const { apiKeyId, apiKey, locationId, organizationId } = emu.credentials;
-  const client = await createServiceClient({ serviceHost: emu.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  const client = await createServiceClient({
+    serviceHost: emu.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
   try {
     const services = await loadServices();
     const app = client.clientFor(services.app);
@@ -87,7 +95,14 @@ async function run(): Promise<Record<string, unknown>> {
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     const wall = Number(process.hrtime.bigint() - t0) / 1e9;
     const cpu = processCpuSeconds(emu.pid) - cpu0;
-    return { machines, full, check_in_interval_ms: intervalMs, measured_s: r3(wall), cpu_cores: r3(cpu / wall), peak_mb: peakRssMb(emu.pid) };
+    return {
+      machines,
+      full,
+      check_in_interval_ms: intervalMs,
+      measured_s: r3(wall),
+      cpu_cores: r3(cpu / wall),
+      peak_mb: peakRssMb(emu.pid),
+    };
   } finally {
     client.close();
     await emu.stop();

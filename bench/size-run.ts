@@ -16,11 +16,19 @@ import { median, medianOf, r3, runMain } from './stats';
 /** Runs bench/engine-child.ts (one plan and apply of the stacks in `out`) against the session's emulator and state. */
 function applyInChild(session: Session, out: string, parallelism: number): { changed: number; failed: number; peak_rss_mb: number } {
   const file = path.join(session.work, 'session.json');
-  fs.writeFileSync(file, JSON.stringify({ url: session.emu.url, credentials: session.emu.credentials, stateDir: path.join(session.work, 'state'), parallelism }), { mode: 0o600 });
-  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'engine-child.ts'), file, path.join(session.work, out)], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ url: session.emu.url, credentials: session.emu.credentials, stateDir: path.join(session.work, 'state'), parallelism }),
+    { mode: 0o600 },
+  );
+  const child = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, 'engine-child.ts'), file, path.join(session.work, out)],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   if (child.status !== 0) throw new Error(`apply process failed (exit ${child.status})`);
   return JSON.parse(child.stdout.trim().split('\n').pop() as string) as { changed: number; failed: number; peak_rss_mb: number };
 }
@@ -77,12 +85,15 @@ async function main(): Promise<void> {
     // One apply of the change in a process of its own, as `fleetform apply` runs: its peak
     // memory is the engine's (the rounds above, in one long process, let the heap grow).
     const applyChild = applyInChild(session, runs % 2 === 1 ? 'out-a' : 'out-b', parallelism);
-    if (applyChild.changed !== Math.ceil(size / 10) || applyChild.failed !== 0) throw new Error(`apply process: ${JSON.stringify(applyChild)}`);
+    if (applyChild.changed !== Math.ceil(size / 10) || applyChild.failed !== 0)
+      throw new Error(`apply process: ${JSON.stringify(applyChild)}`);
     const planChangedS = median(planTimes);
     const applyChangedS = median(applyTimes);
 
     const state = await backend.read(FLEET_STACK);
-    const partIds = Object.values(state.resources).map((e) => e.ids.part_id).filter((id): id is string => typeof id === 'string');
+    const partIds = Object.values(state.resources)
+      .map((e) => e.ids.part_id)
+      .filter((id): id is string => typeof id === 'string');
     const floor = await measureFloor(client, partIds, parallelisms, runs);
     mark('floor');
     const sdkS = await measureSdk(emu.url, apiKeyId, apiKey, partIds, floor.parallelism, runs);
@@ -93,7 +104,8 @@ async function main(): Promise<void> {
       .filter(([address]) => Number(/(\d+)$/.exec(address)?.[1] ?? 1) % 10 === 0)
       .map(([, e]) => e.ids.part_id)
       .filter((id): id is string => typeof id === 'string');
-    if (changedParts.length !== Math.ceil(size / 10)) throw new Error(`found ${changedParts.length} changed parts, expected ${Math.ceil(size / 10)}`);
+    if (changedParts.length !== Math.ceil(size / 10))
+      throw new Error(`found ${changedParts.length} changed parts, expected ${Math.ceil(size / 10)}`);
     const writeFloorS = await measureWriteFloor(client, changedParts, floor.parallelism, runs);
     mark('ours_batched_and_write_floor');
 

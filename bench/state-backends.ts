@@ -104,7 +104,8 @@ async function main(): Promise<void> {
     const applied = await session.backend.read(FLEET_STACK);
     const pgBackend = new PgStateBackend({ connStr: pg.url });
     await pgBackend.write(applied);
-    if (fingerprint(await pgBackend.read(FLEET_STACK)) !== fingerprint(applied)) throw new Error('the state copied into PostgreSQL does not read back as written');
+    if (fingerprint(await pgBackend.read(FLEET_STACK)) !== fingerprint(applied))
+      throw new Error('the state copied into PostgreSQL does not read back as written');
     const { organizationId, locationId } = session.emu.credentials;
     const local = side(session.backend, session.engine);
     const remote = side(pgBackend, benchEngine(session.client, pgBackend, parallelism, { organizationId, locationId }));

@@ -17,7 +17,9 @@ async function main(): Promise<void> {
     seconds.push(await timed(() => synthFleet(outdir as string, Number(size), Number(revision), mode === 'unchecked')));
     cpuSeconds.push(cpuSecondsSince(cpu));
   }
-  process.stdout.write(`${JSON.stringify({ seconds, cpu_seconds: cpuSeconds, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ seconds, cpu_seconds: cpuSeconds, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
+  );
 }
 
 runMain(main);

@@ -41,7 +41,9 @@ class PlainMachine extends TerraformResource {
 
 /** The machines' attributes in a synthesized fleet's stack. */
 function attributesIn(outdir: string): Record<string, Record<string, unknown>> {
-  const doc = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', FLEET_STACK, 'cdk.tf.json'), 'utf8')) as { resource: { fleetform_machine: Record<string, Record<string, unknown>> } };
+  const doc = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', FLEET_STACK, 'cdk.tf.json'), 'utf8')) as {
+    resource: { fleetform_machine: Record<string, Record<string, unknown>> };
+  };
   return doc.resource.fleetform_machine;
 }
 
@@ -92,7 +94,9 @@ async function main(): Promise<void> {
     cpuSeconds.push(cpuSecondsSince(cpu));
     fs.rmSync(outdir, { recursive: true, force: true });
   }
-  process.stdout.write(`${JSON.stringify({ size, children, checked: validate !== undefined, seconds, cpu_seconds: cpuSeconds, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ size, children, checked: validate !== undefined, seconds, cpu_seconds: cpuSeconds, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
+  );
 }
 
 runMain(main);

@@ -37,7 +37,11 @@ async function main(): Promise<void> {
       const withChecks = synthFloorInChild(out, size, true);
       checkedFloor.push(withChecks.seconds[0] as number);
       toCheckedFloor.push((ours.seconds[0] as number) / (withChecks.seconds[0] as number));
-      for (const [into, run] of [[synth, ours], [floor, cdktf], [unchecked, bare]] as const) {
+      for (const [into, run] of [
+        [synth, ours],
+        [floor, cdktf],
+        [unchecked, bare],
+      ] as const) {
         into.seconds.push(run.seconds[0] as number);
         into.cpu.push(run.cpu_seconds[0] as number);
         into.mb.push(run.peak_rss_mb);

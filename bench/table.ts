@@ -35,7 +35,10 @@ const COLUMNS: ReadonlyArray<readonly [keyof Row, string]> = [
 ];
 
 /** A fixed-width text table: one line of headers, then one line per record. */
-function formatColumns(columns: ReadonlyArray<readonly [string, string]>, records: ReadonlyArray<Readonly<Record<string, unknown>>>): string {
+function formatColumns(
+  columns: ReadonlyArray<readonly [string, string]>,
+  records: ReadonlyArray<Readonly<Record<string, unknown>>>,
+): string {
   const cells = [columns.map(([, h]) => h), ...records.map((r) => columns.map(([k]) => String(r[k] ?? '-')))];
   const widths = columns.map((_, i) => Math.max(...cells.map((c) => (c[i] as string).length)));
   const line = (c: readonly string[]) => c.map((v, i) => v.padStart(widths[i] as number)).join('  ');

@@ -14,7 +14,9 @@ try {
   ({ main } = require('../dist/cli/main.js'));
 } catch (err) {
   if (err && err.code === 'MODULE_NOT_FOUND' && /dist\/cli\/(main|early-start)\.js/.test(String(err.message))) {
-    process.stderr.write('fleetform: the compiled command is missing (dist/cli/main.js)\n  hint: run `npm run build` in the fleetform checkout\n');
+    process.stderr.write(
+      'fleetform: the compiled command is missing (dist/cli/main.js)\n  hint: run `npm run build` in the fleetform checkout\n',
+    );
     process.exit(1);
   }
   throw err;

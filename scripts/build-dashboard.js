@@ -12,7 +12,10 @@ const root = path.join(__dirname, '..');
 const web = path.join(root, 'web', 'dashboard');
 const out = path.join(process.argv[2] ?? path.join(root, 'dist'), 'dashboard', 'page');
 
-const checked = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(web, 'tsconfig.json')], { cwd: root, stdio: 'inherit' });
+const checked = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(web, 'tsconfig.json')], {
+  cwd: root,
+  stdio: 'inherit',
+});
 if (checked.status !== 0) throw new Error(`the dashboard page does not type-check (exit ${checked.status ?? checked.signal})`);
 
 fs.mkdirSync(out, { recursive: true });

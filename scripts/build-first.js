@@ -8,7 +8,14 @@ const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
 /** What the build reads: the sources, its TypeScript settings and the scripts writing the cdktn flavour and the ES module entries. */
-const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', path.join('scripts', 'build.js'), path.join('scripts', 'cdk-flavours.js'), path.join('scripts', 'esm-entry.js')];
+const INPUTS = [
+  'src',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  path.join('scripts', 'build.js'),
+  path.join('scripts', 'cdk-flavours.js'),
+  path.join('scripts', 'esm-entry.js'),
+];
 /** What the build writes last (scripts/esm-entry.js, after tsc and swc): its time is the build's. */
 const STAMP = path.join('dist', 'index.mjs');
 
@@ -52,7 +59,9 @@ module.exports = async function buildFirst() {
   const why = staleness();
   if (why === undefined) return;
   const started = Date.now();
-  process.stderr.write(`\ndist/ is older than src/ (${why}): building it first with npm run build, as the suites that run bin/fleetform.js load dist/\n`);
+  process.stderr.write(
+    `\ndist/ is older than src/ (${why}): building it first with npm run build, as the suites that run bin/fleetform.js load dist/\n`,
+  );
   try {
     execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   } catch (err) {

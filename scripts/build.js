@@ -38,14 +38,22 @@ function publish(from, to) {
 const staging = fs.mkdtempSync(path.join(root, '.dist-build-'));
 try {
   run(require.resolve('typescript/bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', staging]);
-  run(path.join(path.dirname(require.resolve('@swc/cli/package.json')), 'bin', 'swc.js'), ['src', '-d', staging, '--strip-leading-paths', '--quiet']);
+  run(path.join(path.dirname(require.resolve('@swc/cli/package.json')), 'bin', 'swc.js'), [
+    'src',
+    '-d',
+    staging,
+    '--strip-leading-paths',
+    '--quiet',
+  ]);
   run(path.join(__dirname, 'cdk-flavours.js'), [staging]);
   run(path.join(__dirname, 'esm-entry.js'), [staging]);
   run(path.join(__dirname, 'build-dashboard.js'), [staging]);
   const built = new Set(publish(staging, dist));
   const kept = filesUnder(dist).filter((rel) => !built.has(rel));
   if (kept.length > 0) {
-    process.stdout.write(`dist/: kept ${kept.length} file(s) this build no longer makes (a running command may load them); \`npm run clean\` removes dist/\n`);
+    process.stdout.write(
+      `dist/: kept ${kept.length} file(s) this build no longer makes (a running command may load them); \`npm run clean\` removes dist/\n`,
+    );
   }
 } finally {
   fs.rmSync(staging, { recursive: true, force: true });

@@ -35,14 +35,19 @@ function mapSpecifier(text, from, to, file) {
 
 for (const ext of ['.js', '.d.ts']) {
   const entry = path.join(dist, `index${ext}`);
-  fs.writeFileSync(path.join(dist, `cdktn${ext}`), mapSpecifier(fs.readFileSync(entry, 'utf8'), './constructs', './constructs-cdktn', entry));
+  fs.writeFileSync(
+    path.join(dist, `cdktn${ext}`),
+    mapSpecifier(fs.readFileSync(entry, 'utf8'), './constructs', './constructs-cdktn', entry),
+  );
 }
 
 /** Files of a tree (or one file) that import or require `library`. */
 function naming(where, library) {
   const files = fs.statSync(where).isDirectory() ? fs.readdirSync(where, { recursive: true }).map((f) => path.join(where, f)) : [where];
   const pattern = new RegExp(`(require\\(|import\\(|from )\\s*["']${library}["']`);
-  return files.filter((f) => /\.(js|d\.ts)$/.test(f) && !/cdk-cdkt[fn]\./.test(path.basename(f)) && pattern.test(fs.readFileSync(f, 'utf8')));
+  return files.filter(
+    (f) => /\.(js|d\.ts)$/.test(f) && !/cdk-cdkt[fn]\./.test(path.basename(f)) && pattern.test(fs.readFileSync(f, 'utf8')),
+  );
 }
 const crossed = [
   ...naming(cdktn, 'cdktf'),

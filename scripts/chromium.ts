@@ -21,9 +21,13 @@ function chromiumPath(): string | undefined {
 export function ensureChromium(): string {
   let found = chromiumPath();
   if (!found) {
-    const installed = spawnSync(path.join(ROOT, 'scripts', 'ensure-chromium.sh'), { encoding: 'utf8', stdio: ['ignore', 'inherit', 'pipe'] });
+    const installed = spawnSync(path.join(ROOT, 'scripts', 'ensure-chromium.sh'), {
+      encoding: 'utf8',
+      stdio: ['ignore', 'inherit', 'pipe'],
+    });
     found = chromiumPath();
-    if (!found) throw new Error(`Chromium is needed here and could not be installed: ${installed.stderr.trim() || `exit ${installed.status}`}`);
+    if (!found)
+      throw new Error(`Chromium is needed here and could not be installed: ${installed.stderr.trim() || `exit ${installed.status}`}`);
   }
   return found;
 }

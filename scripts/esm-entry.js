@@ -9,8 +9,12 @@ const path = require('node:path');
 const dist = path.resolve(process.argv[2] ?? path.join(__dirname, '..', 'dist'));
 for (const name of ['index', 'cdktn', 'client']) {
   const entry = require(path.join(dist, `${name}.js`));
-  const names = Object.keys(entry).filter((key) => key !== 'default' && /^[A-Za-z_$][\w$]*$/.test(key)).sort();
+  const names = Object.keys(entry)
+    .filter((key) => key !== 'default' && /^[A-Za-z_$][\w$]*$/.test(key))
+    .sort();
   if (names.length === 0) throw new Error(`dist/${name}.js exports nothing: the build is broken`);
-  const text = [`import entry from './${name}.js';`, '', `export const { ${names.join(', ')} } = entry;`, 'export default entry;', ''].join('\n');
+  const text = [`import entry from './${name}.js';`, '', `export const { ${names.join(', ')} } = entry;`, 'export default entry;', ''].join(
+    '\n',
+  );
   fs.writeFileSync(path.join(dist, `${name}.mjs`), text);
 }

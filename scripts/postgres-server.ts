@@ -35,9 +35,13 @@ function binDir(): string | undefined {
 function serverPrograms(): string {
   let dir = binDir();
   if (!dir) {
-    const installed = spawnSync(path.join(ROOT, 'scripts', 'ensure-postgres.sh'), { encoding: 'utf8', stdio: ['ignore', 'inherit', 'pipe'] });
+    const installed = spawnSync(path.join(ROOT, 'scripts', 'ensure-postgres.sh'), {
+      encoding: 'utf8',
+      stdio: ['ignore', 'inherit', 'pipe'],
+    });
     dir = binDir();
-    if (!dir) throw new Error(`PostgreSQL is needed here and could not be installed: ${installed.stderr.trim() || `exit ${installed.status}`}`);
+    if (!dir)
+      throw new Error(`PostgreSQL is needed here and could not be installed: ${installed.stderr.trim() || `exit ${installed.status}`}`);
   }
   return dir;
 }

@@ -26,7 +26,10 @@ export class WarehouseStack extends TerraformStack {
     new SensorRig(pickerRig, 'rig', { triggerPin: pickerRig.variable('trigger_pin'), echoPin: pickerRig.variable('echo_pin') });
     new FragmentTag(this, 'picker-rig-stable', { fragment: pickerRig, tag: 'stable' });
     pins.forEach((wiring, i) => {
-      new Machine(this, `picker-${i + 1}`).useFragment(pickerRig, { version: 'stable', variables: { trigger_pin: wiring.triggerPin, echo_pin: wiring.echoPin } });
+      new Machine(this, `picker-${i + 1}`).useFragment(pickerRig, {
+        version: 'stable',
+        variables: { trigger_pin: wiring.triggerPin, echo_pin: wiring.echoPin },
+      });
     });
 
     const inspector = new Machine(this, 'inspector-1');

@@ -33,7 +33,12 @@ function recordingClock(): RetryClock & { waits: number[] } {
 
 const PART_CONFIG = {
   components: [
-    { name: 'range', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: { trigger_pin: '16', echo_pin: 18, fast: true } },
+    {
+      name: 'range',
+      api: 'rdk:component:sensor',
+      model: 'acme:sensors:hc-sr04',
+      attributes: { trigger_pin: '16', echo_pin: 18, fast: true },
+    },
   ],
   modules: [{ type: 'registry', name: 'sensors', module_id: 'acme:sensors', version: '1.2.3' }],
 };
@@ -258,7 +263,11 @@ describe.each<TransportKind>(['grpc-web', 'grpc'])('service client over %s', (tr
     test('a large config reads back the same with gzip-compressed responses and without', async () => {
       const id = await client.appClient.newMachine(`large-${transport}`, emulator.credentials.locationId);
       const [part] = await client.appClient.getMachineParts(id);
-      const components = Array.from({ length: 60 }, (_, i) => ({ ...PART_CONFIG.components[0]!, name: `range-${i}`, attributes: { pin: i, note: 'x'.repeat(100) } }));
+      const components = Array.from({ length: 60 }, (_, i) => ({
+        ...PART_CONFIG.components[0]!,
+        name: `range-${i}`,
+        attributes: { pin: i, note: 'x'.repeat(100) },
+      }));
       const config = { ...PART_CONFIG, components };
       expect(JSON.stringify(config).length).toBeGreaterThan(8 * 1024);
       await client.appClient.updateMachinePart(part!.id, part!.name, config);
@@ -295,7 +304,10 @@ describe.each<TransportKind>(['grpc-web', 'grpc'])('service client over %s', (tr
         type: 'ml_training',
         versions: ['0.2.0', '0.3.0'],
       });
-      expect(await client.appClient.getRegistryItem('acme:vision')).toMatchObject({ type: 'module', versions: ['0.9.0', '1.0.0', '1.0.1'] });
+      expect(await client.appClient.getRegistryItem('acme:vision')).toMatchObject({
+        type: 'module',
+        versions: ['0.9.0', '1.0.0', '1.0.1'],
+      });
       expect((await failure(client.appClient.getRegistryItem('acme:nothing'))).code).toBe('NOT_FOUND');
       expect((await failure(client.appClient.getModule('acme:nothing'))).code).toBe('NOT_FOUND');
     });
@@ -333,7 +345,13 @@ describe.each<TransportKind>(['grpc-web', 'grpc'])('service client over %s', (tr
       const created = await client.clientFor(services.app).createKey({
         name: `operator-${transport}`,
         authorizations: [
-          { authorizationType: 'role', authorizationId: 'organization_operator', resourceType: 'organization', resourceId: org, organizationId: org },
+          {
+            authorizationType: 'role',
+            authorizationId: 'organization_operator',
+            resourceType: 'organization',
+            resourceId: org,
+            organizationId: org,
+          },
         ],
       });
       const operator = await createServiceClient({
@@ -346,7 +364,9 @@ describe.each<TransportKind>(['grpc-web', 'grpc'])('service client over %s', (tr
         const err = await failure(operator.mlTrainingClient.listTrainingJobs(org));
         expect(err).toMatchObject({ code: 'PERMISSION_DENIED', method: 'MLTrainingService.ListTrainingJobs' });
         expect(err.hint).toMatch(/organization owner/);
-        const submit = await failure(operator.mlTrainingClient.submitTrainingJob(org, datasetId, modelName(), '1', ModelType.OBJECT_DETECTION, ['box']));
+        const submit = await failure(
+          operator.mlTrainingClient.submitTrainingJob(org, datasetId, modelName(), '1', ModelType.OBJECT_DETECTION, ['box']),
+        );
         expect(submit.code).toBe('PERMISSION_DENIED');
       } finally {
         await operator.close();
@@ -396,9 +416,13 @@ describe.each<TransportKind>(['grpc-web', 'grpc'])('service client over %s', (tr
     test('submits, creates and deletes are never repeated', async () => {
       const name = modelName();
       await injectFault('SubmitTrainingJob', Code.Unavailable, 2);
-      expect((await failure(client.mlTrainingClient.submitTrainingJob(org, datasetId, name, '1', ModelType.OBJECT_DETECTION, ['box']))).code).toBe('UNAVAILABLE');
+      expect(
+        (await failure(client.mlTrainingClient.submitTrainingJob(org, datasetId, name, '1', ModelType.OBJECT_DETECTION, ['box']))).code,
+      ).toBe('UNAVAILABLE');
       // one attempt consumed one fault: the next submit meets the second
-      expect((await failure(client.mlTrainingClient.submitTrainingJob(org, datasetId, name, '1', ModelType.OBJECT_DETECTION, ['box']))).code).toBe('UNAVAILABLE');
+      expect(
+        (await failure(client.mlTrainingClient.submitTrainingJob(org, datasetId, name, '1', ModelType.OBJECT_DETECTION, ['box']))).code,
+      ).toBe('UNAVAILABLE');
       await client.mlTrainingClient.submitTrainingJob(org, datasetId, name, '1', ModelType.OBJECT_DETECTION, ['box']);
       expect((await client.mlTrainingClient.listTrainingJobs(org)).filter((j) => j.modelName === name)).toHaveLength(1);
 

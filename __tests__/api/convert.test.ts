@@ -1,10 +1,5 @@
 import { loadSdk, type Sdk } from '../../src/api/sdk';
-import {
-  machinePartOf,
-  registryItemOf,
-  registryModuleOf,
-  trainingJobOf,
-} from '../../src/api/client/convert';
+import { machinePartOf, registryItemOf, registryModuleOf, trainingJobOf } from '../../src/api/client/convert';
 import { ModelFramework, ModelType, TrainingStatus } from '../../src/domain/training';
 import { sortBySemver } from '../../src/domain/version-policy';
 
@@ -58,7 +53,14 @@ describe('conversions from the service messages', () => {
 
   test('a part config comes from the Struct, round-tripping nested JSON', () => {
     const config = {
-      components: [{ name: 'cam', model: 'acme:sensors:multi-cam', api: 'rdk:component:camera', attributes: { fps: 30, hd: true, tags: ['a'], none: null } }],
+      components: [
+        {
+          name: 'cam',
+          model: 'acme:sensors:multi-cam',
+          api: 'rdk:component:camera',
+          attributes: { fps: 30, hd: true, tags: ['a'], none: null },
+        },
+      ],
       modules: [{ type: 'registry', name: 'sensors', module_id: 'acme:sensors', version: '~1.2' }],
     };
     const updated = new Date('2026-03-01T00:00:00.123Z');
@@ -72,7 +74,15 @@ describe('conversions from the service messages', () => {
       lastUpdated: sdk.Timestamp.fromDate(updated),
     });
     const back = sdk.appApi.RobotPart.fromBinary(part.toBinary());
-    expect(machinePartOf(back)).toEqual({ id: 'p1', name: 'main', machineId: 'm1', locationId: 'loc', mainPart: true, config, lastUpdated: updated });
+    expect(machinePartOf(back)).toEqual({
+      id: 'p1',
+      name: 'main',
+      machineId: 'm1',
+      locationId: 'loc',
+      mainPart: true,
+      config,
+      lastUpdated: updated,
+    });
   });
 
   test('config_json is read first, the Struct without it, and an empty config without either', () => {
@@ -107,7 +117,13 @@ describe('conversions from the service messages', () => {
       type: 5,
       metadata: { case: 'mlTrainingMetadata', value: { versions: [{ version: '0.3.0' }, { version: '0.2.0' }] } },
     });
-    expect(registryItemOf(item)).toEqual({ itemId: 'acme:trainer', name: 'trainer', organizationId: 'org', type: 'ml_training', versions: ['0.2.0', '0.3.0'] });
+    expect(registryItemOf(item)).toEqual({
+      itemId: 'acme:trainer',
+      name: 'trainer',
+      organizationId: 'org',
+      type: 'ml_training',
+      versions: ['0.2.0', '0.3.0'],
+    });
     const module = new sdk.appApi.RegistryItem({
       itemId: 'acme:vision',
       type: 3,

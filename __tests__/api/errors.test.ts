@@ -25,9 +25,13 @@ describe('ServiceError', () => {
   });
 
   test('hints tell a wrong key from a key without owner permission', () => {
-    const wrongKey = toServiceError(new ConnectError('failed to authenticate', Code.PermissionDenied), { method: 'AuthService.Authenticate' });
+    const wrongKey = toServiceError(new ConnectError('failed to authenticate', Code.PermissionDenied), {
+      method: 'AuthService.Authenticate',
+    });
     expect(wrongKey.hint).toMatch(/FLEETFORM_API_KEY and FLEETFORM_API_KEY_ID/);
-    const notOwner = toServiceError(new ConnectError('not an owner', Code.PermissionDenied), { method: 'MLTrainingService.ListTrainingJobs' });
+    const notOwner = toServiceError(new ConnectError('not an owner', Code.PermissionDenied), {
+      method: 'MLTrainingService.ListTrainingJobs',
+    });
     expect(notOwner.hint).toMatch(/organization owner/);
     const unauth = toServiceError(new ConnectError('authentication required', Code.Unauthenticated), { method: 'AppService.GetRobot' });
     expect(unauth.hint).toMatch(/FLEETFORM_API_KEY/);
@@ -36,9 +40,13 @@ describe('ServiceError', () => {
       serviceHost: 'http://127.0.0.1:1',
     });
     expect(down.hint).toContain('http://127.0.0.1:1');
-    const cancel = toServiceError(new ConnectError('job is completed', Code.FailedPrecondition), { method: 'MLTrainingService.CancelTrainingJob' });
+    const cancel = toServiceError(new ConnectError('job is completed', Code.FailedPrecondition), {
+      method: 'MLTrainingService.CancelTrainingJob',
+    });
     expect(cancel.hint).toMatch(/PENDING or IN_PROGRESS/);
-    const del = toServiceError(new ConnectError('job is running', Code.FailedPrecondition), { method: 'MLTrainingService.DeleteCompletedTrainingJob' });
+    const del = toServiceError(new ConnectError('job is running', Code.FailedPrecondition), {
+      method: 'MLTrainingService.DeleteCompletedTrainingJob',
+    });
     expect(del.hint).toMatch(/cancel it first/);
     const deadline = toServiceError(new ConnectError('timeout', Code.DeadlineExceeded), { method: 'AppService.GetRobot', timeoutMs: 1500 });
     expect(deadline.hint).toContain('1500 ms');

@@ -31,23 +31,44 @@ const fragment = {
   revision: '7',
 };
 const usage = { fragmentId: 'f1', organizations: 2, machines: 5, machinesInCurrentOrg: 4, version: 'stable' };
-const resolved = { fragmentId: 'f1', resolvedConfig: config, error: { errorType: 'FRAGMENT_ERROR_TYPE_CYCLE_DETECTED', fragmentId: 'f2', detail: 'loop' }, revision: '2' };
+const resolved = {
+  fragmentId: 'f1',
+  resolvedConfig: config,
+  error: { errorType: 'FRAGMENT_ERROR_TYPE_CYCLE_DETECTED', fragmentId: 'f2', detail: 'loop' },
+  revision: '2',
+};
 
 /** Each message by name with every field set, in the proto JSON form both read. */
 const SAMPLES: Record<string, JsonValue> = {
   Fragment: fragment,
   // The editor's type is a number in ours (2: API_KEY), the AuthenticationType enum in the SDK's.
-  FragmentHistoryEntry: { fragment: 'f1', editedOn: time, old: fragment, editedBy: { type: 2, value: 'key-1', isDeactivated: true }, revision: '8', config },
+  FragmentHistoryEntry: {
+    fragment: 'f1',
+    editedOn: time,
+    old: fragment,
+    editedBy: { type: 2, value: 'key-1', isDeactivated: true },
+    revision: '8',
+    config,
+  },
   FragmentRevision: { revision: '3', createdAt: time },
   FragmentTag: { tag: 'stable', revision: '3' },
   FragmentError: resolved.error,
   FragmentUsage: usage,
   ResolvedFragment: resolved,
   AdditionalFragment: { fragmentId: 'f1', version: 'stable' },
-  ListFragmentsRequest: { organizationId: 'org-1', showPublic: true, fragmentVisibility: ['FRAGMENT_VISIBILITY_PRIVATE', 'FRAGMENT_VISIBILITY_PUBLIC'] },
+  ListFragmentsRequest: {
+    organizationId: 'org-1',
+    showPublic: true,
+    fragmentVisibility: ['FRAGMENT_VISIBILITY_PRIVATE', 'FRAGMENT_VISIBILITY_PUBLIC'],
+  },
   ListFragmentsResponse: { fragments: [fragment], fragmentUsages: [usage] },
   GetFragmentRequest: { id: 'f1', currentOrganizationId: 'org-1', version: '3' },
-  GetFragmentResponse: { fragment, fragmentUsage: usage, revisions: [{ revision: '3', createdAt: time }], tags: [{ tag: 'stable', revision: '3' }] },
+  GetFragmentResponse: {
+    fragment,
+    fragmentUsage: usage,
+    revisions: [{ revision: '3', createdAt: time }],
+    tags: [{ tag: 'stable', revision: '3' }],
+  },
   CreateFragmentRequest: { name: 'rig', config, organizationId: 'org-1', visibility: 'FRAGMENT_VISIBILITY_PRIVATE' },
   CreateFragmentResponse: { fragment },
   UpdateFragmentRequest: { id: 'f1', name: 'rig', config, public: false, visibility: 'FRAGMENT_VISIBILITY_PUBLIC', lastKnownUpdate: time },
@@ -76,7 +97,10 @@ test.each(Object.keys(SAMPLES))('%s reads the same through ours and the SDK', (n
   const mine = (ours as unknown as Record<string, MessageClass>)[name] as MessageClass;
   const theirs = (sdk.appApi as unknown as Record<string, MessageClass>)[name] as MessageClass;
   const sample = JSON.parse(JSON.stringify(SAMPLES[name])) as JsonValue;
-  const sdkForm = name === 'FragmentHistoryEntry' ? { ...(sample as object), editedBy: { type: 'AUTHENTICATION_TYPE_API_KEY', value: 'key-1', isDeactivated: true } } : sample;
+  const sdkForm =
+    name === 'FragmentHistoryEntry'
+      ? { ...(sample as object), editedBy: { type: 'AUTHENTICATION_TYPE_API_KEY', value: 'key-1', isDeactivated: true } }
+      : sample;
   const sent = mine.fromJson(sample);
   expect(sent.toJson()).toEqual(sample);
   expect(theirs.fromBinary(sent.toBinary()).toJson()).toEqual(sdkForm);

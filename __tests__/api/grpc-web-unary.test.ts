@@ -89,7 +89,14 @@ function transports(interceptors: Interceptor[] = [], defaultTimeoutMs = 5000): 
     writeMaxBytes: 0xffffffff,
     defaultTimeoutMs,
   });
-  const ours = createGrpcWebUnaryTransport({ baseUrl: url, exchange: http1.exchange, streaming: connect, interceptors, acceptCompression, defaultTimeoutMs });
+  const ours = createGrpcWebUnaryTransport({
+    baseUrl: url,
+    exchange: http1.exchange,
+    streaming: connect,
+    interceptors,
+    acceptCompression,
+    defaultTimeoutMs,
+  });
   return { ours, connect };
 }
 
@@ -111,20 +118,33 @@ function jobMessage(id: string): Uint8Array {
 
 const scripts: Record<string, () => Scripted> = {
   'a message and status 0': () => ({ body: Buffer.concat([frame(0, jobMessage('job-1')), trailer('grpc-status: 0\r\n')]) }),
-  'a gzip-compressed message': () => ({ headers: { 'grpc-encoding': 'gzip' }, body: Buffer.concat([frame(1, gzipSync(jobMessage('job-zip'))), trailer('grpc-status: 0\r\n')]) }),
-  'a compressed trailer': () => ({ headers: { 'grpc-encoding': 'gzip' }, body: Buffer.concat([frame(0, jobMessage('job-2')), frame(0x81, gzipSync(Buffer.from('grpc-status: 0\r\n')))]) }),
+  'a gzip-compressed message': () => ({
+    headers: { 'grpc-encoding': 'gzip' },
+    body: Buffer.concat([frame(1, gzipSync(jobMessage('job-zip'))), trailer('grpc-status: 0\r\n')]),
+  }),
+  'a compressed trailer': () => ({
+    headers: { 'grpc-encoding': 'gzip' },
+    body: Buffer.concat([frame(0, jobMessage('job-2')), frame(0x81, gzipSync(Buffer.from('grpc-status: 0\r\n')))]),
+  }),
   'an error in the trailer': () => ({ body: trailer('grpc-status: 5\r\ngrpc-message: training%20job%20not%20found\r\n') }),
   'an error in the headers only': () => ({ headers: { 'grpc-status': '7', 'grpc-message': 'permission denied' } }),
   'no trailer': () => ({ body: frame(0, jobMessage('job-1')) }),
   'no message': () => ({ body: trailer('grpc-status: 0\r\n') }),
   'two messages': () => ({ body: Buffer.concat([frame(0, jobMessage('a')), frame(0, jobMessage('b')), trailer('grpc-status: 0\r\n')]) }),
-  'two trailers': () => ({ body: Buffer.concat([frame(0, jobMessage('a')), trailer('grpc-status: 0\r\n'), trailer('grpc-status: 0\r\n')]) }),
+  'two trailers': () => ({
+    body: Buffer.concat([frame(0, jobMessage('a')), trailer('grpc-status: 0\r\n'), trailer('grpc-status: 0\r\n')]),
+  }),
   'an envelope cut short': () => ({ body: frame(0, jobMessage('job-1')).subarray(0, 9) }),
   'a body shorter than an envelope header': () => ({ body: Buffer.from([0, 0, 0]) }),
   'HTTP 503': () => ({ status: 503, body: Buffer.from('overloaded') }),
   'HTTP 401 with a grpc-message': () => ({ status: 401, headers: { 'grpc-message': 'bad%20token' } }),
-  'an unknown encoding': () => ({ headers: { 'grpc-encoding': 'br' }, body: Buffer.concat([frame(1, jobMessage('x')), trailer('grpc-status: 0\r\n')]) }),
-  'a message that is not protobuf': () => ({ body: Buffer.concat([frame(0, Buffer.from([0xff, 0xff, 0xff])), trailer('grpc-status: 0\r\n')]) }),
+  'an unknown encoding': () => ({
+    headers: { 'grpc-encoding': 'br' },
+    body: Buffer.concat([frame(1, jobMessage('x')), trailer('grpc-status: 0\r\n')]),
+  }),
+  'a message that is not protobuf': () => ({
+    body: Buffer.concat([frame(0, Buffer.from([0xff, 0xff, 0xff])), trailer('grpc-status: 0\r\n')]),
+  }),
 };
 
 describe.each(Object.keys(scripts))('answer: %s', (name) => {
@@ -140,7 +160,13 @@ describe.each(Object.keys(scripts))('answer: %s', (name) => {
 test('the answers above are not all alike: messages, codes and texts come through', async () => {
   const { ours } = transports();
   const results: unknown[] = [];
-  for (const name of ['a message and status 0', 'a gzip-compressed message', 'an error in the trailer', 'an error in the headers only', 'HTTP 503']) {
+  for (const name of [
+    'a message and status 0',
+    'a gzip-compressed message',
+    'an error in the trailer',
+    'an error in the headers only',
+    'HTTP 503',
+  ]) {
     answer = (scripts[name] as () => Scripted)();
     results.push(await outcome(ours));
   }
@@ -170,7 +196,13 @@ test('the request carries the gRPC-web headers, the deadline and what intercepto
   expect(await outcome(ours)).toEqual({ id: 'job-1' });
   expect(order).toEqual(['outer in', 'inner in', 'inner out', 'outer out']);
   const h = seen[0] as http.IncomingHttpHeaders;
-  expect({ type: h['content-type'], web: h['x-grpc-web'], outer: h['x-outer'], inner: h['x-inner'], accept: h['grpc-accept-encoding'] }).toEqual({
+  expect({
+    type: h['content-type'],
+    web: h['x-grpc-web'],
+    outer: h['x-outer'],
+    inner: h['x-inner'],
+    accept: h['grpc-accept-encoding'],
+  }).toEqual({
     type: 'application/grpc-web+proto',
     web: '1',
     outer: 'yes',
@@ -207,7 +239,14 @@ test('an unreachable server is UNAVAILABLE', async () => {
   await new Promise((r) => closed.close(r));
   const gone = createUndiciHttpClient(`http://127.0.0.1:${port}`, { connections: 1 });
   const unused = transports().connect;
-  const ours = createGrpcWebUnaryTransport({ baseUrl: `http://127.0.0.1:${port}`, exchange: gone.exchange, streaming: unused, interceptors: [], acceptCompression: [], defaultTimeoutMs: 2000 });
+  const ours = createGrpcWebUnaryTransport({
+    baseUrl: `http://127.0.0.1:${port}`,
+    exchange: gone.exchange,
+    streaming: unused,
+    interceptors: [],
+    acceptCompression: [],
+    defaultTimeoutMs: 2000,
+  });
   expect(await outcome(ours)).toMatchObject({ code: 'Unavailable', message: expect.stringContaining('ECONNREFUSED') });
   await gone.close();
 });

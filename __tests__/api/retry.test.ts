@@ -25,7 +25,14 @@ describe('retry policy', () => {
     expect(isRetryable(new ConnectError('x', Code.Unavailable))).toBe(true);
     expect(isRetryable(new ConnectError('x', Code.DeadlineExceeded))).toBe(true);
     expect(isRetryable(new ConnectError('x', Code.ResourceExhausted))).toBe(true);
-    for (const c of [Code.NotFound, Code.AlreadyExists, Code.PermissionDenied, Code.FailedPrecondition, Code.Unauthenticated, Code.Internal]) {
+    for (const c of [
+      Code.NotFound,
+      Code.AlreadyExists,
+      Code.PermissionDenied,
+      Code.FailedPrecondition,
+      Code.Unauthenticated,
+      Code.Internal,
+    ]) {
       expect(isRetryable(new ConnectError('x', c))).toBe(false);
     }
     expect(isRetryable(new Error('plain'))).toBe(false);

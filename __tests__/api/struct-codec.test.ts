@@ -4,7 +4,15 @@ import { decodeStruct, encodeStruct, type StructObject } from '../../src/api/str
 
 /** JSON objects as a config holds them (finite numbers; Struct has no integers apart from doubles). */
 const json = fc.letrec<{ value: unknown; object: Record<string, unknown> }>((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string(), fc.array(tie('value'), { maxLength: 3 }), tie('object')),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.constant(null),
+    fc.boolean(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.string(),
+    fc.array(tie('value'), { maxLength: 3 }),
+    tie('object'),
+  ),
   object: fc.dictionary(fc.string({ maxLength: 6 }), tie('value'), { maxKeys: 4 }),
 })).object;
 

@@ -179,9 +179,20 @@ test('gzip responses are asked for only when compression is gzip; by default onl
     expect({ compression, gzip: accepted.includes('gzip') }).toEqual({ compression, gzip: compression === 'gzip' });
     await client.close();
   }
-  expect(['http://127.0.0.1:8080', 'http://localhost:1', 'http://[::1]:8080', 'http://127.1.2.3'].map(defaultCompression)).toEqual(['none', 'none', 'none', 'none']);
-  expect(['https://app.viam.com:443', 'http://10.0.0.5:8080', 'http://127.example.com'].map(defaultCompression)).toEqual(['gzip', 'gzip', 'gzip']);
-  await expect(createServiceClient({ serviceHost: url, credentials, compression: 'br' as 'gzip' })).rejects.toMatchObject({ path: 'compression' });
+  expect(['http://127.0.0.1:8080', 'http://localhost:1', 'http://[::1]:8080', 'http://127.1.2.3'].map(defaultCompression)).toEqual([
+    'none',
+    'none',
+    'none',
+    'none',
+  ]);
+  expect(['https://app.viam.com:443', 'http://10.0.0.5:8080', 'http://127.example.com'].map(defaultCompression)).toEqual([
+    'gzip',
+    'gzip',
+    'gzip',
+  ]);
+  await expect(createServiceClient({ serviceHost: url, credentials, compression: 'br' as 'gzip' })).rejects.toMatchObject({
+    path: 'compression',
+  });
 });
 
 describe('wholeEnvelopes', () => {

@@ -281,13 +281,19 @@ describe('our requests equal the official client requests', () => {
 describe('our client reads what the official messages encode', () => {
   const APP = '/viam.app.v1.AppService';
   const config = {
-    components: [{ name: 'cam', api: 'rdk:component:camera', model: 'acme:sensors:cam', attributes: { fps: 30, hd: true, tags: ['a'], none: null } }],
+    components: [
+      { name: 'cam', api: 'rdk:component:camera', model: 'acme:sensors:cam', attributes: { fps: 30, hd: true, tags: ['a'], none: null } },
+    ],
     modules: [{ type: 'registry', name: 'sensors', module_id: 'acme:sensors', version: '~1.2' }],
   };
   const updated = new Date('2026-03-01T00:00:00.123Z');
   const partFields = { id: 'p1', name: 'main', robot: 'm1', locationId: 'loc', mainPart: true, secret: 'part-secret' };
   const partOf = (robotConfig: typeof config) =>
-    new sdk.appApi.RobotPart({ ...partFields, robotConfig: sdk.Struct.fromJson(robotConfig), lastUpdated: sdk.Timestamp.fromDate(updated) });
+    new sdk.appApi.RobotPart({
+      ...partFields,
+      robotConfig: sdk.Struct.fromJson(robotConfig),
+      lastUpdated: sdk.Timestamp.fromDate(updated),
+    });
   const expected = { id: 'p1', name: 'main', machineId: 'm1', locationId: 'loc', mainPart: true, config, lastUpdated: updated };
 
   test('GetRobotPart: the config from config_json, the Struct beside it left encoded', async () => {
@@ -318,7 +324,10 @@ describe('our client reads what the official messages encode', () => {
   });
 
   test('an empty config is written present, as the official empty Struct is', () => {
-    const official = new sdk.appApi.GetRobotPartResponse({ part: new sdk.appApi.RobotPart({ id: 'p1', robotConfig: sdk.Struct.fromJson({}) }), configJson: '{}' });
+    const official = new sdk.appApi.GetRobotPartResponse({
+      part: new sdk.appApi.RobotPart({ id: 'p1', robotConfig: sdk.Struct.fromJson({}) }),
+      configJson: '{}',
+    });
     const mine = new own.GetRobotPartResponseWithEncodedConfig({ part: { id: 'p1', robotConfig: new Uint8Array(0) }, configJson: '{}' });
     expect(Buffer.from(mine.toBinary()).equals(Buffer.from(official.toBinary()))).toBe(true);
     expect(GetRobotPartReply.fromBinary(official.toBinary()).part?.robotConfig).toEqual(new Uint8Array(0));

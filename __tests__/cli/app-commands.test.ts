@@ -65,7 +65,9 @@ describe('fleetform validate / synth on the example fleet', () => {
   test('validate reports a valid fleet', async () => {
     const r = await fleetform(ROOT, 'validate');
     expect(r.stderr).toBe('');
-    expect(r.stdout).toBe('valid: 2 stacks (training, warehouse), 1 fragment, 1 fragment tag, 5 machines, 1 dataset, 1 training job, 1 custom training job; 0 warnings\n');
+    expect(r.stdout).toBe(
+      'valid: 2 stacks (training, warehouse), 1 fragment, 1 fragment tag, 5 machines, 1 dataset, 1 training job, 1 custom training job; 0 warnings\n',
+    );
     expect(r.code).toBe(0);
   });
 
@@ -74,13 +76,21 @@ describe('fleetform validate / synth on the example fleet', () => {
     const r = await fleetform(ROOT, 'synth', '--output', out);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^synthesized 2 stacks \(training, warehouse\), 1 fragment, 1 fragment tag, 5 machines, 1 dataset, 1 training job, 1 custom training job to /);
+    expect(r.stdout).toMatch(
+      /^synthesized 2 stacks \(training, warehouse\), 1 fragment, 1 fragment tag, 5 machines, 1 dataset, 1 training job, 1 custom training job to /,
+    );
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { stacks: Record<string, unknown> };
     expect(Object.keys(manifest.stacks).sort()).toEqual(['training', 'warehouse']);
     const warehouse = JSON.parse(readFileSync(join(out, 'stacks', 'warehouse', 'cdk.tf.json'), 'utf8')) as {
       resource: { fleetform_machine: Record<string, { config: string }> };
     };
-    expect(Object.keys(warehouse.resource.fleetform_machine).sort()).toEqual(['inspector-1', 'packer-1', 'picker-1', 'picker-2', 'picker-3']);
+    expect(Object.keys(warehouse.resource.fleetform_machine).sort()).toEqual([
+      'inspector-1',
+      'packer-1',
+      'picker-1',
+      'picker-2',
+      'picker-3',
+    ]);
     // Synthesized documents may hold secret values: owner-only files in owner-only folders.
     expect(statSync(join(out, 'stacks', 'warehouse', 'cdk.tf.json')).mode & 0o777).toBe(0o600);
     expect(statSync(join(out, 'manifest.json')).mode & 0o777).toBe(0o600);
@@ -94,7 +104,11 @@ describe('fleetform validate / synth on a broken app', () => {
     const r = await fleetform(dir, 'validate');
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    const lines = (kind: string) => r.stderr.split('\n').filter((l) => l.startsWith(`${kind}: `)).map((l) => l.split(': ').slice(1, 3).join(': '));
+    const lines = (kind: string) =>
+      r.stderr
+        .split('\n')
+        .filter((l) => l.startsWith(`${kind}: `))
+        .map((l) => l.split(': ').slice(1, 3).join(': '));
     expect(lines('error')).toEqual(['broken/job: modelType']);
     // What fails one resource when the machine runs is a warning naming it: the machine server still loads the rest.
     expect(lines('warning')).toEqual(['broken/m/arm: model', 'broken/m/cam: api', 'broken/m/cam: dependsOn[0]']);
@@ -118,7 +132,12 @@ describe('fleetform validate / synth on a broken app', () => {
   test('an app that throws is reported with its message and source location, not a stack trace', async () => {
     const dir = project(
       'crashing',
-      ["const app = new App();", "const stack = new TerraformStack(app, 's');", "new Machine(stack, 'm');", "throw new TypeError('boom');"].join('\n'),
+      [
+        'const app = new App();',
+        "const stack = new TerraformStack(app, 's');",
+        "new Machine(stack, 'm');",
+        "throw new TypeError('boom');",
+      ].join('\n'),
     );
     const r = await fleetform(dir, 'validate');
     expect(r.code).toBe(1);
@@ -126,14 +145,24 @@ describe('fleetform validate / synth on a broken app', () => {
   });
 
   test('a wiring mistake thrown by a construct names the construct and the fix', async () => {
-    const dir = project('wiring', ["const app = new App();", "const stack = new TerraformStack(app, 's');", "new Module(stack, 'loose', { moduleId: 'acme:sensors' });", 'app.synth();'].join('\n'));
+    const dir = project(
+      'wiring',
+      [
+        'const app = new App();',
+        "const stack = new TerraformStack(app, 's');",
+        "new Module(stack, 'loose', { moduleId: 'acme:sensors' });",
+        'app.synth();',
+      ].join('\n'),
+    );
     const r = await fleetform(dir, 'validate');
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: main\.ts:5:1: s\/loose: Module must be declared inside a Machine or a Fragment\n {2}hint: pass the machine/);
+    expect(r.stderr).toMatch(
+      /^error: main\.ts:5:1: s\/loose: Module must be declared inside a Machine or a Fragment\n {2}hint: pass the machine/,
+    );
   });
 
   test('an app that never synthesizes is an error', async () => {
-    const dir = project('silent', ["const app = new App();", "new Machine(new TerraformStack(app, 's'), 'm');"].join('\n'));
+    const dir = project('silent', ['const app = new App();', "new Machine(new TerraformStack(app, 's'), 'm');"].join('\n'));
     const r = await fleetform(dir, 'synth');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/error: the app \(npx tsx main\.ts\) synthesized nothing\n {2}hint: call app\.synth\(\)/);

@@ -2,7 +2,14 @@ import { knownMistakeHint, stderrExcerpt } from '../../src/cli/app-failure';
 
 describe('the excerpt of an app stderr', () => {
   test('keeps the lines as written, indented, with stack frames counted', () => {
-    const stderr = ['build failed', 'Error: no site "lab"', '    at main (/p/main.ts:3:9)', '    at Object.<anonymous> (/p/main.ts:9:1)', 'giving up', ''].join('\n');
+    const stderr = [
+      'build failed',
+      'Error: no site "lab"',
+      '    at main (/p/main.ts:3:9)',
+      '    at Object.<anonymous> (/p/main.ts:9:1)',
+      'giving up',
+      '',
+    ].join('\n');
     expect(stderrExcerpt(stderr)).toBe(['  build failed', '  Error: no site "lab"', '      ... 2 stack frames', '  giving up'].join('\n'));
   });
 
@@ -19,7 +26,10 @@ describe('the excerpt of an app stderr', () => {
 
 describe('hints for known setup mistakes', () => {
   test.each([
-    ["Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'fleetform' imported from /p/main.mjs", /^install fleetform in the project \(npm install fleetform\)/],
+    [
+      "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'fleetform' imported from /p/main.mjs",
+      /^install fleetform in the project \(npm install fleetform\)/,
+    ],
     ["Error: Cannot find module '@acme/fleet-parts/sensors'", /^install @acme\/fleet-parts in the project/],
     ["Error: Cannot find module './stacks'", /^check the path \.\/stacks the app imports/],
     ['TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts" for /p/main.ts', /^Node does not run TypeScript by itself here/],

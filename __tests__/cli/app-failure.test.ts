@@ -88,7 +88,9 @@ describe('an ES module app that fails with its own message', () => {
     const main = [...PRELUDE, "new Dataset(stack, 'images', { nam: 'images' });", 'app.synth();'].join('\n');
     const r = await fleetform(project('uncaught', { 'main.mjs': main }), 'validate');
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('error: main.mjs:7:1: s/images: Dataset: unknown prop "nam"\n  hint: did you mean "name"?; Dataset takes: name, organizationId\n1 error, 0 warnings\n');
+    expect(r.stderr).toBe(
+      'error: main.mjs:7:1: s/images: Dataset: unknown prop "nam"\n  hint: did you mean "name"?; Dataset takes: name, organizationId\n1 error, 0 warnings\n',
+    );
   });
 
   test('a long stderr is cut to its last lines, saying how many were left out', async () => {
@@ -123,7 +125,11 @@ describe('known setup mistakes get a hint', () => {
   });
 
   test('TypeScript run by plain node', async () => {
-    const dir = project('plain-node-ts', { 'main.ts': 'const x: number = 1;\nexport {};\n', 'package.json': '{"type":"module"}' }, 'node main.ts');
+    const dir = project(
+      'plain-node-ts',
+      { 'main.ts': 'const x: number = 1;\nexport {};\n', 'package.json': '{"type":"module"}' },
+      'node main.ts',
+    );
     const r = await fleetform(dir, 'plan');
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('Unknown file extension ".ts"');

@@ -41,7 +41,11 @@ test('stop ends the shell and what it started in the background', async () => {
 });
 
 test('what the app leaves running when its shell ends is ended with it', async () => {
-  const app = startAppProcess('sleep 600 > /dev/null 2>&1 & echo $! > grandchild.tmp && mv grandchild.tmp grandchild; echo done >&2', dir, process.env);
+  const app = startAppProcess(
+    'sleep 600 > /dev/null 2>&1 & echo $! > grandchild.tmp && mv grandchild.tmp grandchild; echo done >&2',
+    dir,
+    process.env,
+  );
   const exit = await app.exit;
   expect(exit).toEqual({ code: 0, signal: null, stderr: 'done\n' });
   expect(await ended(Number(readFileSync(join(dir, 'grandchild'), 'utf8')))).toBe(true);

@@ -28,13 +28,26 @@ function refusal(text: string): InputError {
 describe('cdktf.json', () => {
   test('gives the app command, the output folder, the context and the modules; other keys pass unread', () => {
     const settings = settingsOf(
-      JSON.stringify({ language: 'typescript', app: '  npx tsx main.ts ', output: 'out', context: { site: 'lab' }, terraformModules: ['./m'], projectId: 'x' }),
+      JSON.stringify({
+        language: 'typescript',
+        app: '  npx tsx main.ts ',
+        output: 'out',
+        context: { site: 'lab' },
+        terraformModules: ['./m'],
+        projectId: 'x',
+      }),
     );
-    expect(settings).toEqual({ cdktf: { app: 'npx tsx main.ts', context: { site: 'lab' }, terraformModules: ['./m'] }, outdir: join(dir, 'out') });
+    expect(settings).toEqual({
+      cdktf: { app: 'npx tsx main.ts', context: { site: 'lab' }, terraformModules: ['./m'] },
+      outdir: join(dir, 'out'),
+    });
   });
 
   test('defaults: cdktf.out, no context, no modules; --output wins over "output"', () => {
-    expect(settingsOf('{"app": "node main.js"}')).toEqual({ cdktf: { app: 'node main.js', context: {}, terraformModules: [] }, outdir: join(dir, 'cdktf.out') });
+    expect(settingsOf('{"app": "node main.js"}')).toEqual({
+      cdktf: { app: 'node main.js', context: {}, terraformModules: [] },
+      outdir: join(dir, 'cdktf.out'),
+    });
     expect(settingsOf('{"app": "node main.js", "output": "a"}', 'b').outdir).toBe(join(dir, 'b'));
   });
 

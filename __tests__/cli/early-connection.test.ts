@@ -18,7 +18,8 @@ let outside: RunningEmulator;
 
 function fleetform(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const base: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  for (const k of ['FLEETFORM_ENDPOINT', 'FLEETFORM_API_KEY', 'FLEETFORM_API_KEY_ID', 'FLEETFORM_REPORT_FILE', 'CDKTF_OUTDIR']) delete base[k];
+  for (const k of ['FLEETFORM_ENDPOINT', 'FLEETFORM_API_KEY', 'FLEETFORM_API_KEY_ID', 'FLEETFORM_REPORT_FILE', 'CDKTF_OUTDIR'])
+    delete base[k];
   return new Promise((done) => {
     execFile(process.execPath, [BIN, ...args], { cwd: dir, env: { ...base, ...env } }, (err, stdout, stderr) => {
       done({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
@@ -63,7 +64,11 @@ test('the embedded emulator guessed from its folder serves the plan; a stack nam
 
   // The stack names another service: the guess is dropped and that service is planned against.
   const { apiKey, apiKeyId } = outside.credentials;
-  const elsewhere = await fleetform({ LAB_ENDPOINT: outside.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId }, 'plan', '--detailed-exitcode');
+  const elsewhere = await fleetform(
+    { LAB_ENDPOINT: outside.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId },
+    'plan',
+    '--detailed-exitcode',
+  );
   expect(elsewhere.stdout).toContain(`Service: ${outside.url}\n`);
   expect(elsewhere.stdout).not.toContain('embedded emulator');
   expect(elsewhere.code).toBe(2);

@@ -5,7 +5,15 @@ const events: RolloutEvent[] = [
   { type: 'wave', rollout: 'r', wave: 1, waves: 2, rule: 'count 2', machines: ['a', 'b'] },
   { type: 'written', rollout: 'r', wave: 1, machines: 2, seconds: 0.2 },
   { type: 'healthy', rollout: 'r', wave: 1, machine: 'a', seconds: 1 },
-  { type: 'failed', rollout: 'r', wave: 1, machine: 'b', why: 'unhealthy for 300 ms', problems: [{ what: 'module m', error: 'crashed' }], log: ['t rdk: crashed'] },
+  {
+    type: 'failed',
+    rollout: 'r',
+    wave: 1,
+    machine: 'b',
+    why: 'unhealthy for 300 ms',
+    problems: [{ what: 'module m', error: 'crashed' }],
+    log: ['t rdk: crashed'],
+  },
   { type: 'stopping', rollout: 'r', wave: 1, reason: '1 of 2 failed', then: 'rollback' },
   { type: 'rolled-back', rollout: 'r', machine: 'a', ok: true, detail: 'back on the config it had' },
 ];

@@ -9,7 +9,9 @@ import { FleetformError } from '../../src/domain/errors';
 
 const missing = (library: string) => () => {
   // What Node throws for a package that is not installed.
-  const err = new Error(`Cannot find module '${library}'\nRequire stack:\n- /app/node_modules/fleetform/dist/constructs/cdk.js`) as Error & { code: string };
+  const err = new Error(
+    `Cannot find module '${library}'\nRequire stack:\n- /app/node_modules/fleetform/dist/constructs/cdk.js`,
+  ) as Error & { code: string };
   err.code = 'MODULE_NOT_FOUND';
   throw err;
 };
@@ -36,7 +38,13 @@ describe('the construct layer', () => {
       .filter((file) => direct.test(readFileSync(path.join(src, file), 'utf8')));
     expect(offenders).toEqual([]);
     // The pattern itself finds what it must.
-    for (const line of ["import { Token } from 'cdktf';", "import type { App } from 'cdktn/lib/app';", "const c = require('cdktf');", "await import(\"cdktn\")"]) expect(direct.test(line)).toBe(true);
+    for (const line of [
+      "import { Token } from 'cdktf';",
+      "import type { App } from 'cdktn/lib/app';",
+      "const c = require('cdktf');",
+      'await import("cdktn")',
+    ])
+      expect(direct.test(line)).toBe(true);
   });
 });
 
@@ -55,7 +63,7 @@ describe('loadCdkLibrary', () => {
     })();
     expect(err).toBeInstanceOf(FleetformError);
     expect((err as FleetformError).format()).toBe(
-      "fleetform/cdktn: the constructs need the cdktn package, which is not installed\n" +
+      'fleetform/cdktn: the constructs need the cdktn package, which is not installed\n' +
         "  hint: install CDK Terrain for a new project (npm install cdktn constructs) and import from 'fleetform/cdktn', or install cdktf (npm install cdktf constructs) for a CDKTF project and import from 'fleetform'",
     );
   });

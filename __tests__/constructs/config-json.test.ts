@@ -35,13 +35,24 @@ class Renamed extends ModularResource {
 test('entries written one by one are the JSON of the assembled document', () => {
   const { stack } = newStack();
   const machine = new Machine(stack, 'm');
-  const sensors = new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { PATH: '/bin:${environment.PATH}', DB_PASSWORD: Secret.plainText('x') }, sensitiveEnv: { API_KEY: Secret.plainText('k') } });
+  const sensors = new Module(machine, 'sensors', {
+    moduleId: 'acme:sensors',
+    version: '~1.2',
+    env: { PATH: '/bin:${environment.PATH}', DB_PASSWORD: Secret.plainText('x') },
+    sensitiveEnv: { API_KEY: Secret.plainText('k') },
+  });
   new Module(machine, 'local', { name: 'drv', executablePath: '/opt/drv', sensitiveEnv: { TOKEN: Secret.plainText('t') } });
-  const odd = JSON.parse('{"__proto__":{"a":1},"ü":"\\u2028 \\"q\\" \\\\","n":[1e21,-0,0.30000000000000004,1.5e-7],"deep":[[{"x":null}]],"t":true}') as JsonObject;
+  const odd = JSON.parse(
+    '{"__proto__":{"a":1},"ü":"\\u2028 \\"q\\" \\\\","n":[1e21,-0,0.30000000000000004,1.5e-7],"deep":[[{"x":null}]],"t":true}',
+  ) as JsonObject;
   new ModularResource(machine, 'cam', { api: 'rdk:component:camera', model: sensors.model('cam'), attributes: odd });
   const nested = new Construct(machine, 'rig');
   new ModularResource(nested, 'nav', { name: 'nav-1', api: 'rdk:service:navigation', model: sensors.model('nav'), dependsOn: ['cam'] });
-  new ModularResource(machine, 'when', { api: 'rdk:component:sensor', model: sensors.model('clock'), attributes: { at: new Date(0) } as unknown as JsonObject });
+  new ModularResource(machine, 'when', {
+    api: 'rdk:component:sensor',
+    model: sensors.model('clock'),
+    attributes: { at: new Date(0) } as unknown as JsonObject,
+  });
   new Renamed(machine, 'arm', { api: 'rdk:component:arm', model: sensors.model('arm') });
   const { configJson, secretEnv } = synthesizedConfig(machine);
   expect(configJson).toBe(expectedJson(machine));

@@ -5,23 +5,38 @@ describe('the whole config language in code', () => {
   test('builtin components and services, frames, data capture and log levels are written exactly as declared', () => {
     const { app, stack } = newStack('s');
     const m = new Machine(stack, 'm');
-    new Component(m, 'cam', { type: 'camera', model: 'webcam', attributes: { video_path: 'video0' }, frame: { parent: 'world', translation: { x: 0, y: 0, z: 120 } } });
+    new Component(m, 'cam', {
+      type: 'camera',
+      model: 'webcam',
+      attributes: { video_path: 'video0' },
+      frame: { parent: 'world', translation: { x: 0, y: 0, z: 120 } },
+    });
     new Component(m, 'lidar', {
       api: 'rdk:component:camera',
       model: 'fake',
-      serviceConfigs: [{ type: 'data_manager', attributes: { capture_methods: [{ method: 'NextPointCloud', capture_frequency_hz: 0.2 }] } }],
+      serviceConfigs: [
+        { type: 'data_manager', attributes: { capture_methods: [{ method: 'NextPointCloud', capture_frequency_hz: 0.2 }] } },
+      ],
       logConfiguration: { level: 'debug' },
     }).addConfigOverride('_comment', 'front lidar');
     new Service(m, 'dm', { type: 'data_manager', attributes: { sync_interval_mins: 1 } });
     expect(errorsOf(app)).toEqual([]);
     const config = machineConfig(synth(stack), 'm');
     expect(config.components).toEqual([
-      { name: 'cam', type: 'camera', model: 'webcam', attributes: { video_path: 'video0' }, frame: { parent: 'world', translation: { x: 0, y: 0, z: 120 } } },
+      {
+        name: 'cam',
+        type: 'camera',
+        model: 'webcam',
+        attributes: { video_path: 'video0' },
+        frame: { parent: 'world', translation: { x: 0, y: 0, z: 120 } },
+      },
       {
         name: 'lidar',
         api: 'rdk:component:camera',
         model: 'fake',
-        service_configs: [{ type: 'data_manager', attributes: { capture_methods: [{ method: 'NextPointCloud', capture_frequency_hz: 0.2 }] } }],
+        service_configs: [
+          { type: 'data_manager', attributes: { capture_methods: [{ method: 'NextPointCloud', capture_frequency_hz: 0.2 }] } },
+        ],
         log_configuration: { level: 'debug' },
         _comment: 'front lidar',
       },
@@ -41,7 +56,10 @@ describe('the whole config language in code', () => {
       log: [{ pattern: 'rdk.*', level: 'warn' }],
       enableWebProfile: false,
     });
-    new Module(m, 'old', { executablePath: '/opt/old/run', logLevel: 'debug', firstRunTimeout: '30m' }).addConfigOverride('type', undefined);
+    new Module(m, 'old', { executablePath: '/opt/old/run', logLevel: 'debug', firstRunTimeout: '30m' }).addConfigOverride(
+      'type',
+      undefined,
+    );
     new Remote(m, 'arm-pi', { address: 'arm-pi.local:8080', credentials: { type: 'robot-location-secret', payload: 'shh' } });
     new Process(m, 'ui', { name: 'python3', args: ['serve.py'], oneShot: false });
     m.addConfigOverride('ui_folder', '/srv/ui').addConfigOverride('services', undefined);

@@ -9,7 +9,9 @@ import { unescapeTemplate } from '../../src/domain';
 
 /** The parsed `config` of a synthesized fragment. */
 function fragmentConfig(doc: SynthDoc, logicalId: string): ReturnType<typeof machineConfig> {
-  return JSON.parse(unescapeTemplate(resourceOf(doc, 'fleetform_fragment', logicalId).config as string)) as ReturnType<typeof machineConfig>;
+  return JSON.parse(unescapeTemplate(resourceOf(doc, 'fleetform_fragment', logicalId).config as string)) as ReturnType<
+    typeof machineConfig
+  >;
 }
 
 function exampleApp(): { app: App; warehouse: SynthDoc; training: SynthDoc } {
@@ -31,7 +33,13 @@ describe('the example fleet (stacks/)', () => {
 
   test('warehouse: five machines with readable addresses, three pickers importing one sensor-rig fragment (acme:sensors under ~1.2) at its stable tag', () => {
     const { warehouse } = exampleApp();
-    expect(Object.keys(warehouse.resource?.fleetform_machine ?? {}).sort()).toEqual(['inspector-1', 'packer-1', 'picker-1', 'picker-2', 'picker-3']);
+    expect(Object.keys(warehouse.resource?.fleetform_machine ?? {}).sort()).toEqual([
+      'inspector-1',
+      'packer-1',
+      'picker-1',
+      'picker-2',
+      'picker-3',
+    ]);
     const sensorsModule = {
       type: 'registry',
       name: 'acme_sensors',
@@ -42,13 +50,19 @@ describe('the example fleet (stacks/)', () => {
     const rig = fragmentConfig(warehouse, 'picker-rig');
     expect(resourceOf(warehouse, 'fleetform_fragment', 'picker-rig').name).toBe('picker-sensor-rig');
     expect(rig.modules).toEqual([sensorsModule]);
-    expect(resourceOf(warehouse, 'fleetform_fragment_tag', 'picker-rig-stable')).toEqual({ fragment_id: '${fleetform_fragment.picker-rig.id}', tag: 'stable', revision: '${fleetform_fragment.picker-rig.revision}' });
+    expect(resourceOf(warehouse, 'fleetform_fragment_tag', 'picker-rig-stable')).toEqual({
+      fragment_id: '${fleetform_fragment.picker-rig.id}',
+      tag: 'stable',
+      revision: '${fleetform_fragment.picker-rig.revision}',
+    });
     const pins = { 'picker-1': ['11', '13'], 'picker-2': ['15', '16'], 'picker-3': ['18', '22'] };
     for (const [id, [trigger, echo]] of Object.entries(pins)) {
       const picker = machineConfig(warehouse, id) as ReturnType<typeof machineConfig> & { fragments?: unknown };
       expect(picker.modules).toEqual([]);
       expect(picker.components).toEqual([]);
-      expect(picker.fragments).toEqual([{ id: '${fleetform_fragment.picker-rig.id}', version: 'stable', variables: { trigger_pin: trigger, echo_pin: echo } }]);
+      expect(picker.fragments).toEqual([
+        { id: '${fleetform_fragment.picker-rig.id}', version: 'stable', variables: { trigger_pin: trigger, echo_pin: echo } },
+      ]);
       expect(resourceOf(warehouse, 'fleetform_machine', id).depends_on).toEqual(['fleetform_fragment_tag.picker-rig-stable']);
     }
     expect(machineConfig(warehouse, 'inspector-1').modules.find((m) => m.module_id === 'acme:sensors')).toEqual(sensorsModule);
@@ -63,7 +77,12 @@ describe('the example fleet (stacks/)', () => {
       name: 'ultrasonic-1',
       api: 'rdk:component:sensor',
       model: 'acme:sensors:hc-sr04',
-      attributes: { trigger_pin: { $variable: { name: 'trigger_pin' } }, echo_interrupt_pin: { $variable: { name: 'echo_pin' } }, board: 'board-1', timeout_ms: 150 },
+      attributes: {
+        trigger_pin: { $variable: { name: 'trigger_pin' } },
+        echo_interrupt_pin: { $variable: { name: 'echo_pin' } },
+        board: 'board-1',
+        timeout_ms: 150,
+      },
       depends_on: ['board-1'],
     });
     expect(camera).toEqual({
@@ -78,7 +97,9 @@ describe('the example fleet (stacks/)', () => {
   test('warehouse: the inspector runs a vision service and a local module; the packer is pinned at first apply', () => {
     const { warehouse } = exampleApp();
     const inspector = machineConfig(warehouse, 'inspector-1');
-    expect(inspector.services.map((s) => [s.name, s.api, s.model])).toEqual([['box-finder', 'rdk:service:vision', 'acme:vision:box-finder']]);
+    expect(inspector.services.map((s) => [s.name, s.api, s.model])).toEqual([
+      ['box-finder', 'rdk:service:vision', 'acme:vision:box-finder'],
+    ]);
     expect(inspector.modules.find((m) => m.type === 'local')).toEqual({
       type: 'local',
       name: 'fleet_gripper',
@@ -86,7 +107,9 @@ describe('the example fleet (stacks/)', () => {
       executable_path: '/opt/fleet/gripper/bin/gripper-driver',
       env: { GRIPPER_CALIBRATION: '${environment.HOME}/.config/gripper.json' },
     });
-    expect(machineConfig(warehouse, 'packer-1').modules).toEqual([{ type: 'registry', name: 'acme_arm-control', module_id: 'acme:arm-control' }]);
+    expect(machineConfig(warehouse, 'packer-1').modules).toEqual([
+      { type: 'registry', name: 'acme_arm-control', module_id: 'acme:arm-control' },
+    ]);
   });
 
   test('training: a dataset, a managed job and a custom acme:trainer 0.3.0 job referencing it', () => {
@@ -113,6 +136,8 @@ describe('the example fleet (stacks/)', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(outdir, 'manifest.json'), 'utf8')) as { stacks: Record<string, unknown> };
     expect(Object.keys(manifest.stacks).sort()).toEqual(['training', 'warehouse']);
     const doc = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', 'warehouse', 'cdk.tf.json'), 'utf8')) as SynthDoc;
-    expect(resourceOf(doc, 'fleetform_machine', 'picker-1')['//']).toEqual({ metadata: { path: 'warehouse/picker-1', uniqueId: 'picker-1' } });
+    expect(resourceOf(doc, 'fleetform_machine', 'picker-1')['//']).toEqual({
+      metadata: { path: 'warehouse/picker-1', uniqueId: 'picker-1' },
+    });
   });
 });

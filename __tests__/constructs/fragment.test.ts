@@ -5,7 +5,12 @@ import { unescapeTemplate } from '../../src/domain';
 function rig(stack: ConstructableStack) {
   const fragment = new Fragment(stack, 'sensor-rig', { name: 'sensor-rig' });
   const sensors = new Module(fragment, 'sensors', { moduleId: 'acme:sensors', version: '~1.2' });
-  new ModularResource(fragment, 'board', { name: 'board', api: 'rdk:component:board', model: sensors.model('pi-board'), attributes: { pin: fragment.variable('board_pin') } });
+  new ModularResource(fragment, 'board', {
+    name: 'board',
+    api: 'rdk:component:board',
+    model: sensors.model('pi-board'),
+    attributes: { pin: fragment.variable('board_pin') },
+  });
   return fragment;
 }
 type ConstructableStack = ReturnType<typeof newStack>['stack'];
@@ -18,7 +23,15 @@ describe('Fragment', () => {
     const synthesized = resourceOf(doc, 'fleetform_fragment', 'sensor-rig');
     expect(synthesized.name).toBe('sensor-rig');
     expect(JSON.parse(unescapeTemplate(synthesized.config as string))).toEqual({
-      components: [{ name: 'board', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: { pin: { $variable: { name: 'board_pin' } } }, depends_on: [] }],
+      components: [
+        {
+          name: 'board',
+          api: 'rdk:component:board',
+          model: 'acme:sensors:pi-board',
+          attributes: { pin: { $variable: { name: 'board_pin' } } },
+          depends_on: [],
+        },
+      ],
       services: [],
       modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2' }],
     });
@@ -33,7 +46,12 @@ describe('Fragment', () => {
     const fragment = rig(stack);
     const picker = new Machine(stack, 'picker');
     new Module(picker, 'arm', { moduleId: 'acme:arm', version: '1.0.0' });
-    picker.useFragment(fragment, { version: 'stable', prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-board.attributes.timeout_ms': 200 } }] });
+    picker.useFragment(fragment, {
+      version: 'stable',
+      prefix: 'front',
+      variables: { board_pin: '11' },
+      mods: [{ $set: { 'components.front-board.attributes.timeout_ms': 200 } }],
+    });
     picker.useFragment('existing-fragment-id', { disabled: true });
     const config = machineConfig(synth(stack), 'picker') as unknown as Record<string, unknown>;
     expect(config.modules).toEqual([{ type: 'registry', name: 'acme_arm', module_id: 'acme:arm', version: '1.0.0' }]);
@@ -41,7 +59,9 @@ describe('Fragment', () => {
       { id: '${fleetform_fragment.sensor-rig.id}', version: 'stable', prefix: 'front', variables: { board_pin: '11' } },
       { id: 'existing-fragment-id', disabled: true },
     ]);
-    expect(config.fragment_mods).toEqual([{ fragment_id: '${fleetform_fragment.sensor-rig.id}', mods: [{ $set: { 'components.front-board.attributes.timeout_ms': 200 } }] }]);
+    expect(config.fragment_mods).toEqual([
+      { fragment_id: '${fleetform_fragment.sensor-rig.id}', mods: [{ $set: { 'components.front-board.attributes.timeout_ms': 200 } }] },
+    ]);
     expect(errorsOf(stack)).toEqual([]);
   });
 
@@ -56,7 +76,11 @@ describe('Fragment', () => {
     // A machine importing at a tag the stack declares follows that tag: it is written after it.
     expect(resourceOf(doc, 'fleetform_machine', 'follower').depends_on).toEqual(['fleetform_fragment_tag.rig-stable']);
     expect(resourceOf(doc, 'fleetform_machine', 'pinned').depends_on).toBeUndefined();
-    expect(resourceOf(doc, 'fleetform_fragment_tag', 'rig-stable')).toEqual({ fragment_id: '${fleetform_fragment.sensor-rig.id}', tag: 'stable', revision: '${fleetform_fragment.sensor-rig.revision}' });
+    expect(resourceOf(doc, 'fleetform_fragment_tag', 'rig-stable')).toEqual({
+      fragment_id: '${fleetform_fragment.sensor-rig.id}',
+      tag: 'stable',
+      revision: '${fleetform_fragment.sensor-rig.revision}',
+    });
     expect(resourceOf(doc, 'fleetform_fragment_tag', 'rig-old')).toEqual({ fragment_id: 'frag-1', tag: 'old', revision: '2' });
   });
 

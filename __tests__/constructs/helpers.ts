@@ -28,7 +28,10 @@ export function resourceOf(doc: SynthDoc, type: string, logicalId: string): Reco
 }
 
 /** The parsed `config` of a synthesized machine, as Terraform reads it (`$${` escapes as the literal `${`). */
-export function machineConfig(doc: SynthDoc, logicalId: string): {
+export function machineConfig(
+  doc: SynthDoc,
+  logicalId: string,
+): {
   components: Array<Record<string, unknown>>;
   services: Array<Record<string, unknown>>;
   modules: Array<Record<string, unknown>>;

@@ -51,7 +51,12 @@ describe('a construct built from its resource declaration', () => {
     new Note(stack, 'second', props);
     const doc = synth(stack);
     expect(resourceOf(doc, 'fleetform_note', 'first')).toEqual({ title: 'a', priority: 2 });
-    expect(resourceOf(doc, 'fleetform_note', 'second')).toEqual({ title: 'b', text: 'body', labels: ['x'], follows_id: '${fleetform_note.first.id}' });
+    expect(resourceOf(doc, 'fleetform_note', 'second')).toEqual({
+      title: 'b',
+      text: 'body',
+      labels: ['x'],
+      follows_id: '${fleetform_note.first.id}',
+    });
     expect(first.title).toBe('a');
     expect(first.follows).toBeUndefined();
     expect(Note.tfResourceType).toBe('fleetform_note');
@@ -67,7 +72,9 @@ describe('a construct built from its resource declaration', () => {
   test("props are checked by the attributes' schemas, strictly, naming the prop", () => {
     const { stack } = newStack();
     const untyped = (p: unknown) => p as NoteProps;
-    expect(() => new Note(stack, 'a', untyped({ title: 't', priority: '1' }))).toThrow(/Note: "priority": expected number, got the string "1"/);
+    expect(() => new Note(stack, 'a', untyped({ title: 't', priority: '1' }))).toThrow(
+      /Note: "priority": expected number, got the string "1"/,
+    );
     expect(() => new Note(stack, 'b', untyped({ title: 't', follows_id: 'x' }))).toThrow(PropsError);
     expect(() => new Note(stack, 'c', untyped({}))).toThrow(/"title" is required/);
     expect(Object.keys(Note.propsSchema.shape)).toEqual(['title', 'text', 'priority', 'labels', 'follows']);

@@ -6,7 +6,11 @@ describe('Location', () => {
   test('synthesizes a fleetform_location with its name, parent and organization', () => {
     const { stack } = newStack();
     new Location(stack, 'site', { name: 'Warehouse', parent: 'loc-1', organizationId: 'org-1' });
-    expect(resourceOf(synth(stack), 'fleetform_location', 'site')).toEqual({ name: 'Warehouse', parent_location_id: 'loc-1', organization_id: 'org-1' });
+    expect(resourceOf(synth(stack), 'fleetform_location', 'site')).toEqual({
+      name: 'Warehouse',
+      parent_location_id: 'loc-1',
+      organization_id: 'org-1',
+    });
   });
 
   test('name defaults to the construct id; a top-level location has no parent', () => {

@@ -16,7 +16,11 @@ function declare(stack: TerraformStack, id: string): Machine {
     env: { PATH: '/opt/bin:${environment.PATH}', SERVICE_TOKEN: 'abc' },
     sensitiveEnv: { API_KEY: '${environment.KEY}' },
   });
-  new ModularResource(machine, 'board', { api: 'rdk:component:board', model: sensors.model('pi-board'), attributes: { pin: '%{x}', n: 1 } });
+  new ModularResource(machine, 'board', {
+    api: 'rdk:component:board',
+    model: sensors.model('pi-board'),
+    attributes: { pin: '%{x}', n: 1 },
+  });
   return machine;
 }
 

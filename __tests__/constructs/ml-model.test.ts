@@ -28,7 +28,9 @@ describe('MlModel', () => {
     const { stack } = newStack();
     expect(() => new MlModel(stack, 'a', { name: '-x', version: '1', path: '/m.onnx' })).toThrow(/"name".*starts with a letter or digit/s);
     expect(() => new MlModel(stack, 'b', { version: '', path: '/m.onnx' })).toThrow(/"version".*needs a version/s);
-    expect(() => new MlModel(stack, 'c', { version: '1', path: '/m.onnx', modelKind: 'x' } as unknown as { version: string; path: string })).toThrow(/modelKind/);
+    expect(
+      () => new MlModel(stack, 'c', { version: '1', path: '/m.onnx', modelKind: 'x' } as unknown as { version: string; path: string }),
+    ).toThrow(/modelKind/);
   });
 
   test('one upload per model version in a stack; a machine deploys an upload by name and version', () => {

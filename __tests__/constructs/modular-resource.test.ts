@@ -37,7 +37,13 @@ describe('ModularResource', () => {
         attributes: { trigger_pin: '11', echo_interrupt_pin: '13', board: 'board-1', timeout_ms: 150 },
         depends_on: ['board-1'],
       },
-      { name: 'camera-1', api: 'rdk:component:camera', model: 'acme:sensors:multi-cam', attributes: { sensors: ['ultrasonic-1'] }, depends_on: ['ultrasonic-1'] },
+      {
+        name: 'camera-1',
+        api: 'rdk:component:camera',
+        model: 'acme:sensors:multi-cam',
+        attributes: { sensors: ['ultrasonic-1'] },
+        depends_on: ['ultrasonic-1'],
+      },
     ]);
   });
 
@@ -49,7 +55,9 @@ describe('ModularResource', () => {
     expect(finder.configList).toBe('services');
     const config = machineConfig(synth(stack), 'm');
     expect(config.components).toEqual([]);
-    expect(config.services).toEqual([{ name: 'box-finder', api: 'rdk:service:vision', model: 'acme:vision:box-finder', attributes: {}, depends_on: [] }]);
+    expect(config.services).toEqual([
+      { name: 'box-finder', api: 'rdk:service:vision', model: 'acme:vision:box-finder', attributes: {}, depends_on: [] },
+    ]);
   });
 
   test('attributes keep ${environment.NAME} placeholders and nested values', () => {
@@ -131,14 +139,22 @@ describe('ModularResource', () => {
     const { app, stack } = newStack('s');
     const { machine, sensors } = machineWithSensors(stack);
     const ds = new Dataset(stack, 'ds');
-    new ModularResource(machine, 'cam', { api: 'rdk:component:camera', model: sensors.model('multi-cam'), attributes: { dataset: ds.datasetId } });
+    new ModularResource(machine, 'cam', {
+      api: 'rdk:component:camera',
+      model: sensors.model('multi-cam'),
+      attributes: { dataset: ds.datasetId },
+    });
     expect(errorsOf(app)).toEqual(['s/m/cam attributes.dataset unresolved-token']);
   });
 
   test('an invalid placeholder in attributes is an error on that attribute', () => {
     const { app, stack } = newStack('s');
     const { machine, sensors } = machineWithSensors(stack);
-    new ModularResource(machine, 'cam', { api: 'rdk:component:camera', model: sensors.model('multi-cam'), attributes: { dirs: ['${home}'] } });
+    new ModularResource(machine, 'cam', {
+      api: 'rdk:component:camera',
+      model: sensors.model('multi-cam'),
+      attributes: { dirs: ['${home}'] },
+    });
     expect(errorsOf(app)).toEqual(['s/m/cam attributes.dirs[0] placeholder']);
   });
 });

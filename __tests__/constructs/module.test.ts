@@ -38,7 +38,9 @@ describe('Module', () => {
     const m = new Machine(stack, 'm');
     new Module(m, 'arm', { moduleId: 'acme:arm-control' });
     expect(errorsOf(app)).toEqual([]);
-    expect(machineConfig(synth(stack), 'm').modules).toEqual([{ type: 'registry', name: 'acme_arm-control', module_id: 'acme:arm-control' }]);
+    expect(machineConfig(synth(stack), 'm').modules).toEqual([
+      { type: 'registry', name: 'acme_arm-control', module_id: 'acme:arm-control' },
+    ]);
   });
 
   test('an invalid version is a warning listing the accepted forms: the machine fails that module alone, so synth goes on', () => {
@@ -99,7 +101,11 @@ describe('Module', () => {
       'acme_sensors.PAIRING_CODE': 'c0de',
       'acme_vision.LICENSE': 'abc',
     });
-    expect(Object.keys(machine.secret_env as object)).toEqual(['acme_sensors.ACME_API_KEY', 'acme_sensors.PAIRING_CODE', 'acme_vision.LICENSE']);
+    expect(Object.keys(machine.secret_env as object)).toEqual([
+      'acme_sensors.ACME_API_KEY',
+      'acme_sensors.PAIRING_CODE',
+      'acme_vision.LICENSE',
+    ]);
     expect(machine).not.toHaveProperty('sensitive_env');
     expect(machine.config as string).not.toMatch(/c0de|abc|ACME_API_KEY|PAIRING_CODE|LICENSE/);
     expect(machineConfig(doc, 'm').modules).toEqual([
@@ -107,7 +113,11 @@ describe('Module', () => {
       { type: 'registry', name: 'acme_vision', module_id: 'acme:vision', version: '1.0.1' },
     ]);
     // What the machine's part gets: every entry, secrets included.
-    expect(m.toMachineConfig().modules?.[0]?.env).toEqual({ LOG_LEVEL: 'debug', ACME_API_KEY: '${environment.ACME_KEY}', PAIRING_CODE: 'c0de' });
+    expect(m.toMachineConfig().modules?.[0]?.env).toEqual({
+      LOG_LEVEL: 'debug',
+      ACME_API_KEY: '${environment.ACME_KEY}',
+      PAIRING_CODE: 'c0de',
+    });
   });
 
   test('a secret given as text is an error at synth naming the field and the references to use; placeholders, references and Secret.plainText pass', () => {
@@ -117,9 +127,17 @@ describe('Module', () => {
       moduleId: 'acme:sensors',
       version: '~1.2',
       env: { LOG_LEVEL: 'debug', ACME_API_KEY: 'in-clear-1', DB_PASSWORD: '${environment.DB_PASSWORD}', EMPTY_TOKEN: '' },
-      sensitiveEnv: { PAIRING_CODE: 'in-clear-2', CERT: Secret.fromFile('/run/secrets/cert'), LICENSE: Secret.plainText('acknowledged'), SEED: Secret.fromEnv('SEED') },
+      sensitiveEnv: {
+        PAIRING_CODE: 'in-clear-2',
+        CERT: Secret.fromFile('/run/secrets/cert'),
+        LICENSE: Secret.plainText('acknowledged'),
+        SEED: Secret.fromEnv('SEED'),
+      },
     });
-    expect(errorsOf(app)).toEqual(['s/m/sensors env.ACME_API_KEY plain-text-secret', 's/m/sensors sensitiveEnv.PAIRING_CODE plain-text-secret']);
+    expect(errorsOf(app)).toEqual([
+      's/m/sensors env.ACME_API_KEY plain-text-secret',
+      's/m/sensors sensitiveEnv.PAIRING_CODE plain-text-secret',
+    ]);
     const issue = issueAt(app, 's/m/sensors', 'sensitiveEnv.PAIRING_CODE');
     expect(issue?.message).toBe('PAIRING_CODE is a secret given as text: it would be written in clear to the synthesized stack');
     expect(issue?.hint).toMatch(/Secret\.fromEnv\("NAME"\) or Secret\.fromFile\("\/path"\).*Secret\.plainText\(value\)/);
@@ -128,14 +146,24 @@ describe('Module', () => {
   test('a key in both env and sensitiveEnv is an error on the sensitiveEnv field', () => {
     const { app, stack } = newStack('s');
     const m = new Machine(stack, 'm');
-    new Module(m, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { TOKEN: Secret.plainText('a') }, sensitiveEnv: { TOKEN: Secret.plainText('b') } });
+    new Module(m, 'sensors', {
+      moduleId: 'acme:sensors',
+      version: '~1.2',
+      env: { TOKEN: Secret.plainText('a') },
+      sensitiveEnv: { TOKEN: Secret.plainText('b') },
+    });
     expect(errorsOf(app)).toEqual(['s/m/sensors sensitiveEnv.TOKEN duplicate-env']);
   });
 
   test('an invalid placeholder is an error naming the env entry it is in', () => {
     const { app, stack } = newStack('s');
     const m = new Machine(stack, 'm');
-    new Module(m, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { HOME_DIR: '${env.HOME}' }, sensitiveEnv: { SECRET: Secret.plainText('${secret}') } });
+    new Module(m, 'sensors', {
+      moduleId: 'acme:sensors',
+      version: '~1.2',
+      env: { HOME_DIR: '${env.HOME}' },
+      sensitiveEnv: { SECRET: Secret.plainText('${secret}') },
+    });
     expect(errorsOf(app)).toEqual(['s/m/sensors env.HOME_DIR placeholder', 's/m/sensors sensitiveEnv.SECRET placeholder']);
   });
 
@@ -164,7 +192,9 @@ describe('Module', () => {
     Testing.synth(stack, true);
     Testing.synth(stack, true);
     const warnings = mod.node.metadata.filter((e) => e.type === '@cdktf/warn').map((e) => e.data);
-    expect(warnings).toEqual(['name: module name "my-sensors" does not follow the convention <namespace>_<module-name> (hint: name it "acme_sensors")']);
+    expect(warnings).toEqual([
+      'name: module name "my-sensors" does not follow the convention <namespace>_<module-name> (hint: name it "acme_sensors")',
+    ]);
   });
 
   test('models of a local module without module id only warn when their prefix matches no module', () => {

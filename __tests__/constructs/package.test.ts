@@ -11,16 +11,28 @@ function inspector(stack: ConstructLike): { machine: Machine; tflite: Module } {
 type ConstructLike = ConstructorParameters<typeof Machine>[0];
 
 function configOf(stack: ReturnType<typeof newStack>['stack']): Record<string, unknown> {
-  return JSON.parse(unescapeTemplate(resourceOf(synth(stack), 'fleetform_machine', 'inspector').config as string)) as Record<string, unknown>;
+  return JSON.parse(unescapeTemplate(resourceOf(synth(stack), 'fleetform_machine', 'inspector').config as string)) as Record<
+    string,
+    unknown
+  >;
 }
 
 describe('Package', () => {
   test('a machine synthesizes its packages; path is the placeholder the attributes use', () => {
     const { stack } = newStack();
     const { machine, tflite } = inspector(stack);
-    const detector = new Package(machine, 'detector', { name: 'box-detector', package: 'acme-org-id/box-detector', version: '2026-11-01T10-00-00', type: 'ml_model' });
+    const detector = new Package(machine, 'detector', {
+      name: 'box-detector',
+      package: 'acme-org-id/box-detector',
+      version: '2026-11-01T10-00-00',
+      type: 'ml_model',
+    });
     new Package(machine, 'maps', { package: 'acme-org-id/floor', type: 'slam_map' });
-    new ModularResource(machine, 'mlmodel', { api: 'rdk:service:mlmodel', model: tflite.model('tflite_cpu'), attributes: { model_path: `${detector.path}/model.tflite` } });
+    new ModularResource(machine, 'mlmodel', {
+      api: 'rdk:service:mlmodel',
+      model: tflite.model('tflite_cpu'),
+      attributes: { model_path: `${detector.path}/model.tflite` },
+    });
     expect(detector.path).toBe('${packages.ml_model.box-detector}');
     expect(machine.packages.map((p) => p.name)).toEqual(['box-detector', 'maps']);
     const config = configOf(stack);
@@ -28,7 +40,9 @@ describe('Package', () => {
       { name: 'box-detector', package: 'acme-org-id/box-detector', version: '2026-11-01T10-00-00', type: 'ml_model' },
       { name: 'maps', package: 'acme-org-id/floor', version: 'latest', type: 'slam_map' },
     ]);
-    expect((config.services as Array<{ attributes: unknown }>)[0]?.attributes).toEqual({ model_path: '${packages.ml_model.box-detector}/model.tflite' });
+    expect((config.services as Array<{ attributes: unknown }>)[0]?.attributes).toEqual({
+      model_path: '${packages.ml_model.box-detector}/model.tflite',
+    });
     expect(errorsOf(stack)).toEqual([]);
   });
 
@@ -38,16 +52,22 @@ describe('Package', () => {
     expect(configOf(stack)).not.toHaveProperty('packages');
   });
 
-  test('an unknown package name is an error at the field, naming the machine\'s packages', () => {
+  test("an unknown package name is an error at the field, naming the machine's packages", () => {
     const { app, stack } = newStack('s');
     const { machine, tflite } = inspector(stack);
     new Package(machine, 'detector', { package: 'acme-org-id/box-detector', type: 'ml_model' });
-    new ModularResource(machine, 'mlmodel', { api: 'rdk:service:mlmodel', model: tflite.model('tflite_cpu'), attributes: { model_path: '${packages.ml_model.detektor}/m.tflite' } });
+    new ModularResource(machine, 'mlmodel', {
+      api: 'rdk:service:mlmodel',
+      model: tflite.model('tflite_cpu'),
+      attributes: { model_path: '${packages.ml_model.detektor}/m.tflite' },
+    });
     expect(errorsOf(app)).toEqual(['s/inspector/mlmodel attributes.model_path package-placeholder']);
     expect(issueAt(app, 's/inspector/mlmodel', 'attributes.model_path').message).toBe(
       'placeholder ${packages.ml_model.detektor}: failed to find a package named "detektor"; this machine\'s packages: detector (ml_model)',
     );
-    expect(() => Testing.synth(stack, true)).toThrow(/\[s\/inspector\/mlmodel\] attributes\.model_path: placeholder \$\{packages\.ml_model\.detektor\}/);
+    expect(() => Testing.synth(stack, true)).toThrow(
+      /\[s\/inspector\/mlmodel\] attributes\.model_path: placeholder \$\{packages\.ml_model\.detektor\}/,
+    );
   });
 
   test('a type mismatch in a module env is an error on the module; a package of another machine is unknown here', () => {
@@ -58,7 +78,9 @@ describe('Package', () => {
     new Package(machine, 'floor', { package: 'acme-org-id/floor', type: 'slam_map' });
     new Module(machine, 'slam', { moduleId: 'acme:slam', version: '^1', env: { MAP: '${packages.ml_model.floor}', OTHER: map.path } });
     expect(errorsOf(app)).toEqual(['s/inspector/slam env.MAP package-placeholder', 's/inspector/slam env.OTHER package-placeholder']);
-    expect(issueAt(app, 's/inspector/slam', 'env.MAP').message).toBe('placeholder ${packages.ml_model.floor} is looking for a package of type ml_model but a package of type slam_map was found');
+    expect(issueAt(app, 's/inspector/slam', 'env.MAP').message).toBe(
+      'placeholder ${packages.ml_model.floor} is looking for a package of type ml_model but a package of type slam_map was found',
+    );
   });
 
   test('entries are checked on the Package: name rule, id, duplicates; props are strict', () => {
@@ -68,18 +90,34 @@ describe('Package', () => {
     new Package(machine, 'b', { name: 'dup', package: 'no-org', type: 'archive' });
     new Package(machine, 'c', { name: 'dup', package: 'acme-org-id/c', type: 'module' });
     // A package the machine cannot use fails alone: warnings.
-    expect(warningsOf(app)).toEqual(['s/inspector/a name package-name', 's/inspector/b package package-id', 's/inspector/c name duplicate-package-name']);
+    expect(warningsOf(app)).toEqual([
+      's/inspector/a name package-name',
+      's/inspector/b package package-id',
+      's/inspector/c name duplicate-package-name',
+    ]);
     expect(() => new Package(machine, 'd', { package: 'acme-org-id/d', type: 'ml_training' as 'ml_model' })).toThrow(/Package: "type"/);
-    expect(() => new Package(stack, 'e', { package: 'acme-org-id/e', type: 'ml_model' })).toThrow(/Package must be declared inside a Machine/);
+    expect(() => new Package(stack, 'e', { package: 'acme-org-id/e', type: 'ml_model' })).toThrow(
+      /Package must be declared inside a Machine/,
+    );
   });
 
-  test('deployModel: an ml_model package at the job\'s model version, synthesized in deploy_models, the machine depending on the job', () => {
+  test("deployModel: an ml_model package at the job's model version, synthesized in deploy_models, the machine depending on the job", () => {
     const { app, stack } = newStack('s');
     const { machine, tflite } = inspector(stack);
     const boxes = new Dataset(stack, 'boxes', { name: 'boxes' });
-    const job = new TrainingJob(stack, 'detector', { dataset: boxes, modelName: 'box-detector', modelVersion: '3', modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
+    const job = new TrainingJob(stack, 'detector', {
+      dataset: boxes,
+      modelName: 'box-detector',
+      modelVersion: '3',
+      modelType: ModelType.OBJECT_DETECTION,
+      tags: ['box'],
+    });
     const model = machine.deployModel(job, { name: 'detector' });
-    new ModularResource(machine, 'mlmodel', { api: 'rdk:service:mlmodel', model: tflite.model('tflite_cpu'), attributes: { model_path: `${model.path}/model.tflite`, bad: '${packages.ml_model.other}' } });
+    new ModularResource(machine, 'mlmodel', {
+      api: 'rdk:service:mlmodel',
+      model: tflite.model('tflite_cpu'),
+      attributes: { model_path: `${model.path}/model.tflite`, bad: '${packages.ml_model.other}' },
+    });
     expect(model.path).toBe('${packages.ml_model.detector}');
     expect(model.trainingJob).toBe(job);
     expect(errorsOf(app)).toEqual(['s/inspector/mlmodel attributes.bad package-placeholder']);

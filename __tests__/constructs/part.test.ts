@@ -15,7 +15,12 @@ describe('Part', () => {
     const robot = new Machine(stack, 'rover', { locationId: 'loc-1' });
     new Component(robot, 'base', { api: 'rdk:component:base', model: 'fake' });
     const arm = new Part(robot, 'arm-controller', { network: { bind_address: ':8081' } });
-    const drivers = new Module(arm, 'drivers', { name: 'drivers', moduleId: 'acme:arm', version: '1.2.0', sensitiveEnv: { ARM_TOKEN: 'hunter2' } });
+    const drivers = new Module(arm, 'drivers', {
+      name: 'drivers',
+      moduleId: 'acme:arm',
+      version: '1.2.0',
+      sensitiveEnv: { ARM_TOKEN: 'hunter2' },
+    });
     new Component(arm, 'arm', { api: 'rdk:component:arm', model: drivers.model('six-axis'), attributes: { port: '/dev/ttyUSB0' } });
     const doc = synth(stack);
 

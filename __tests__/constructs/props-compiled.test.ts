@@ -30,9 +30,20 @@ function own(entries: readonly (readonly [string, unknown])[]): Record<string, u
   return out;
 }
 
-const schemas = { machinePropsSchema, modulePropsSchema, modularResourcePropsSchema, datasetPropsSchema, fleetProviderPropsSchema, trainingJobPropsSchema, customTrainingJobPropsSchema };
+const schemas = {
+  machinePropsSchema,
+  modulePropsSchema,
+  modularResourcePropsSchema,
+  datasetPropsSchema,
+  fleetProviderPropsSchema,
+  trainingJobPropsSchema,
+  customTrainingJobPropsSchema,
+};
 const fieldNames = [...new Set(Object.values(schemas).flatMap((s) => Object.keys(s.shape)))];
-const key = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...fieldNames) }, { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'verison', '') });
+const key = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom(...fieldNames) },
+  { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'verison', '') },
+);
 const text = fc.constantFrom('acme:x', 'rdk:component:arm', '1.2.3', '', 'x');
 const { value } = fc.letrec((tie) => ({
   value: fc.oneof(
@@ -57,7 +68,12 @@ const likely = fc.oneof(
 );
 /** Props of a schema: each of its keys present or not, sometimes an extra key, sometimes not an object at all. */
 function propsOf(schema: z.ZodObject): fc.Arbitrary<unknown> {
-  const fields = Object.keys(schema.shape).map((k) => fc.option(likely.map((v) => [k, v] as const), { freq: 8 }));
+  const fields = Object.keys(schema.shape).map((k) =>
+    fc.option(
+      likely.map((v) => [k, v] as const),
+      { freq: 8 },
+    ),
+  );
   const object = fc
     .tuple(fc.tuple(...fields), fc.option(fc.tuple(key, value), { freq: 4 }))
     .map(([picked, extra]) => own([...picked.filter((e): e is readonly [string, unknown] => e !== null), ...(extra ? [extra] : [])]));
@@ -83,7 +99,8 @@ test.each(Object.entries(schemas))('%s: checkProps accepts what the schema accep
       const message = verdict(schema as z.ZodObject, p);
       expect(message === undefined).toBe(expected.success);
       accepted[expected.success ? 'yes' : 'no'] += 1;
-      if (!expected.success) for (const issue of expected.error.issues) if (issue.path[0] !== undefined) expect(message).toContain(String(issue.path[0]));
+      if (!expected.success)
+        for (const issue of expected.error.issues) if (issue.path[0] !== undefined) expect(message).toContain(String(issue.path[0]));
     }),
     { numRuns: 3000, seed: 5 },
   );
@@ -94,7 +111,14 @@ test.each(Object.entries(schemas))('%s: checkProps accepts what the schema accep
 
 test('the props a fleet is declared with pass, a construct where a module belongs is named', () => {
   expect(verdict(modulePropsSchema, { moduleId: 'acme:x', version: '~1.2', env: { A: 'b' }, sensitiveEnv: {} })).toBeUndefined();
-  expect(verdict(modularResourcePropsSchema, { api: 'rdk:component:arm', model: 'acme:x:y', attributes: { a: [1] }, dependsOn: ['b', resource] })).toBeUndefined();
+  expect(
+    verdict(modularResourcePropsSchema, {
+      api: 'rdk:component:arm',
+      model: 'acme:x:y',
+      attributes: { a: [1] },
+      dependsOn: ['b', resource],
+    }),
+  ).toBeUndefined();
   expect(verdict(machinePropsSchema, {})).toBeUndefined();
   expect(verdict(modularResourcePropsSchema, { api: 'rdk:component:arm', model: 'acme:x:y', dependsOn: [sensors] })).toMatch(/dependsOn/);
 });

@@ -1,4 +1,14 @@
-import { CustomTrainingJob, Dataset, FleetProvider, Machine, ModelType, ModularResource, Module, Secret, TrainingJob } from '../../src/constructs';
+import {
+  CustomTrainingJob,
+  Dataset,
+  FleetProvider,
+  Machine,
+  ModelType,
+  ModularResource,
+  Module,
+  Secret,
+  TrainingJob,
+} from '../../src/constructs';
 import { PropsError } from '../../src/constructs/props';
 import { newStack } from './helpers';
 
@@ -32,7 +42,11 @@ describe('construct props are checked at construction', () => {
     const { stack } = newStack();
     const err = thrown(
       () =>
-        new TrainingJob(stack, 'job', untyped({ dataset: 'd', modelName: 'm', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: 'cat' })),
+        new TrainingJob(
+          stack,
+          'job',
+          untyped({ dataset: 'd', modelName: 'm', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: 'cat' }),
+        ),
     );
     expect(err.message).toBe('TrainingJob: "tags": expected array, got the string "cat"');
     expect(err.path).toBe('stack/job');
@@ -40,7 +54,9 @@ describe('construct props are checked at construction', () => {
 
   test('a missing required prop is named', () => {
     const { stack } = newStack();
-    const err = thrown(() => new CustomTrainingJob(stack, 'job', untyped({ dataset: 'd', modelName: 'm', modelVersion: '1', registryItemId: 'acme:t' })));
+    const err = thrown(
+      () => new CustomTrainingJob(stack, 'job', untyped({ dataset: 'd', modelName: 'm', modelVersion: '1', registryItemId: 'acme:t' })),
+    );
     expect(err.message).toBe('CustomTrainingJob: "registryItemVersion" is required');
   });
 
@@ -57,12 +73,16 @@ describe('construct props are checked at construction', () => {
 
   test('wrong enum values, wrong references and wrong nested values are refused', () => {
     const { stack } = newStack();
-    expect(() => new TrainingJob(stack, 'a', untyped({ dataset: 'd', modelName: 'm', modelVersion: '1', modelType: 42, tags: ['x'] }))).toThrow(PropsError);
-    expect(() => new TrainingJob(stack, 'b', untyped({ dataset: 12, modelName: 'm', modelVersion: '1', modelType: 1, tags: ['x'] }))).toThrow(
-      /"dataset"/,
-    );
+    expect(
+      () => new TrainingJob(stack, 'a', untyped({ dataset: 'd', modelName: 'm', modelVersion: '1', modelType: 42, tags: ['x'] })),
+    ).toThrow(PropsError);
+    expect(
+      () => new TrainingJob(stack, 'b', untyped({ dataset: 12, modelName: 'm', modelVersion: '1', modelType: 1, tags: ['x'] })),
+    ).toThrow(/"dataset"/);
     const machine = new Machine(stack, 'm');
-    expect(() => new Module(machine, 'x', untyped({ env: { PORT: 8080 } }))).toThrow(/"env\.PORT": expected string or a Secret \(Secret\.fromEnv, Secret\.fromFile\), got a number/);
+    expect(() => new Module(machine, 'x', untyped({ env: { PORT: 8080 } }))).toThrow(
+      /"env\.PORT": expected string or a Secret \(Secret\.fromEnv, Secret\.fromFile\), got a number/,
+    );
     expect(() => new Dataset(stack, 'd', untyped({ nmae: 'x' }))).toThrow(/unknown prop "nmae"/);
     expect(() => new FleetProvider(stack, 'p', untyped({ endpont: 'https://x' }))).toThrow(PropsError);
   });
@@ -71,12 +91,31 @@ describe('construct props are checked at construction', () => {
     const { stack } = newStack();
     new FleetProvider(stack, 'cloud', { organizationId: 'o', locationId: 'l', endpoint: 'https://example.com:443' });
     const machine = new Machine(stack, 'm', { name: 'm', locationId: 'l' });
-    const mod = new Module(machine, 'sensors', { moduleId: 'acme:sensors', name: 'acme_sensors', version: '~1.2', env: { A: 'b' }, sensitiveEnv: { API_TOKEN: Secret.plainText('t') } });
+    const mod = new Module(machine, 'sensors', {
+      moduleId: 'acme:sensors',
+      name: 'acme_sensors',
+      version: '~1.2',
+      env: { A: 'b' },
+      sensitiveEnv: { API_TOKEN: Secret.plainText('t') },
+    });
     new Module(machine, 'local', { name: 'drive', executablePath: '/opt/drive' });
-    const board = new ModularResource(machine, 'board', { name: 'board-1', api: 'rdk:component:board', model: mod.model('pi'), attributes: { pin: 1 } });
+    const board = new ModularResource(machine, 'board', {
+      name: 'board-1',
+      api: 'rdk:component:board',
+      model: mod.model('pi'),
+      attributes: { pin: 1 },
+    });
     new ModularResource(machine, 'sensor', { api: 'rdk:component:sensor', model: mod.model('hc'), dependsOn: [board, 'board-1'] });
     const data = new Dataset(stack, 'boxes', { name: 'boxes', organizationId: 'o' });
-    new TrainingJob(stack, 'job', { dataset: data, organizationId: 'o', modelName: 'm', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['box'], retainOnDelete: true });
+    new TrainingJob(stack, 'job', {
+      dataset: data,
+      organizationId: 'o',
+      modelName: 'm',
+      modelVersion: '1',
+      modelType: ModelType.OBJECT_DETECTION,
+      tags: ['box'],
+      retainOnDelete: true,
+    });
     new CustomTrainingJob(stack, 'custom', {
       dataset: 'dataset-id',
       modelName: 'm2',
@@ -98,7 +137,15 @@ describe('construct props are checked at construction', () => {
       [() => new ModularResource(machine, 'r', untyped({ api: 'rdk:component:arm', model: 'acme:arm:x', depends_on: [] })), 'dependsOn'],
       [() => new FleetProvider(stack, 'p', untyped({ organization_id: 'o' })), 'organizationId'],
       [() => new FleetProvider(stack, 'q', untyped({ location_id: 'l' })), 'locationId'],
-      [() => new TrainingJob(stack, 'j', untyped({ dataset: 'd', model_name: 'm', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['x'] })), 'modelName'],
+      [
+        () =>
+          new TrainingJob(
+            stack,
+            'j',
+            untyped({ dataset: 'd', model_name: 'm', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['x'] }),
+          ),
+        'modelName',
+      ],
     ];
     for (const [make, camel] of cases) {
       const err = thrown(make);

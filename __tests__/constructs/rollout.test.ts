@@ -25,7 +25,14 @@ describe('Rollout', () => {
     const doc = synth(stack);
     const expected = {
       name: 'careful',
-      waves: [{ machines: ['fleetform_machine.picker-1'] }, { location: '${fleetform_location.lab.id}' }, { location: 'loc-9' }, { count: 2 }, { fraction: 0.25 }, { fraction: 1 }],
+      waves: [
+        { machines: ['fleetform_machine.picker-1'] },
+        { location: '${fleetform_location.lab.id}' },
+        { location: 'loc-9' },
+        { count: 2 },
+        { fraction: 0.25 },
+        { fraction: 1 },
+      ],
       gate: { timeout_ms: 600_000, settle_ms: 90_000 },
       abort: { max_failed: 1, max_failed_fraction: 0.1 },
       offline: 'skip',
@@ -52,7 +59,9 @@ describe('Rollout', () => {
     const { stack } = newStack();
     expect(() => new Rollout(stack, 'a', { waves: [] })).toThrow(/Rollout: "waves"/);
     expect(() => new Rollout(stack, 'b', { waves: [{ fraction: 1.5 }] })).toThrow(/waves/);
-    expect(() => new Rollout(stack, 'c', { waves: [{ fraction: 1 }], gate: { timeout: 'soon' } })).toThrow(/"gate.timeout" is not a duration: "soon"/);
+    expect(() => new Rollout(stack, 'c', { waves: [{ fraction: 1 }], gate: { timeout: 'soon' } })).toThrow(
+      /"gate.timeout" is not a duration: "soon"/,
+    );
     expect(() => new Rollout(stack, 'd', { waves: [{ fraction: 1 }], offline: 'later' as 'wait' })).toThrow(/offline/);
     expect(() => new Rollout(stack, 'e', { waves: [{ machines: ['picker-1' as unknown as Machine] }] })).toThrow(/Rollout/);
   });
@@ -62,7 +71,9 @@ describe('Rollout', () => {
     const stack = new TerraformStack(app, 's');
     const other = new TerraformStack(app, 'o');
     const elsewhere = new Machine(other, 'elsewhere');
-    expect(() => new Rollout(stack, 'x', { waves: [{ machines: [elsewhere] }] })).toThrow('machine o/elsewhere of waves[0] belongs to another stack');
+    expect(() => new Rollout(stack, 'x', { waves: [{ machines: [elsewhere] }] })).toThrow(
+      'machine o/elsewhere of waves[0] belongs to another stack',
+    );
     new Rollout(stack, 'first', { waves: [{ fraction: 1 }] });
     expect(() => new Rollout(stack, 'second', { waves: [{ fraction: 1 }] })).toThrow('stack s already has the rollout s/first');
   });
@@ -73,9 +84,15 @@ describe('Rollout', () => {
     const gripper = new Fragment(stack, 'gripper');
     const picker1 = new Machine(stack, 'picker-1').useFragment(rig, { version: 'stable' });
     new Rollout(stack, 'careful', { waves: [{ fraction: 1 }] });
-    new Rollout(stack, 'rig-careful', { fragment: rig, waves: [{ machines: [picker1] }, { fraction: 1 }], gate: { timeout: '5m', settle: '30s' } });
+    new Rollout(stack, 'rig-careful', {
+      fragment: rig,
+      waves: [{ machines: [picker1] }, { fraction: 1 }],
+      gate: { timeout: '5m', settle: '30s' },
+    });
     new Rollout(stack, 'gripper-careful', { fragment: gripper, waves: [{ count: 1 }] });
-    const doc = synth(stack) as unknown as { '//': { fleetform_rollout: { name: string }; fleetform_fragment_rollouts: Record<string, unknown> } };
+    const doc = synth(stack) as unknown as {
+      '//': { fleetform_rollout: { name: string }; fleetform_fragment_rollouts: Record<string, unknown> };
+    };
     expect(doc['//'].fleetform_rollout.name).toBe('careful');
     expect(doc['//'].fleetform_fragment_rollouts['rig-careful']).toEqual({
       name: 'rig-careful',
@@ -88,7 +105,10 @@ describe('Rollout', () => {
     });
     const read = parseStackDocument('stack', doc as never);
     expect(read.rollout?.fragment).toBeUndefined();
-    expect(read.fragmentRollouts?.map((r) => [r.name, r.fragment])).toEqual([['rig-careful', 'fleetform_fragment.rig'], ['gripper-careful', 'fleetform_fragment.gripper']]);
+    expect(read.fragmentRollouts?.map((r) => [r.name, r.fragment])).toEqual([
+      ['rig-careful', 'fleetform_fragment.rig'],
+      ['gripper-careful', 'fleetform_fragment.gripper'],
+    ]);
   });
 
   test('one rollout per fragment; a fragment of another stack, or no Fragment, is refused', () => {
@@ -96,18 +116,39 @@ describe('Rollout', () => {
     const stack = new TerraformStack(app, 's');
     const other = new TerraformStack(app, 'o');
     const rig = new Fragment(stack, 'rig');
-    expect(() => new Rollout(stack, 'x', { fragment: new Fragment(other, 'far'), waves: [{ fraction: 1 }] })).toThrow('fragment o/far belongs to another stack');
+    expect(() => new Rollout(stack, 'x', { fragment: new Fragment(other, 'far'), waves: [{ fraction: 1 }] })).toThrow(
+      'fragment o/far belongs to another stack',
+    );
     expect(() => new Rollout(stack, 'y', { fragment: 'frag-1' as unknown as Fragment, waves: [{ fraction: 1 }] })).toThrow(/fragment/);
     new Rollout(stack, 'first', { fragment: rig, waves: [{ fraction: 1 }] });
-    expect(() => new Rollout(stack, 'second', { fragment: rig, waves: [{ fraction: 1 }] })).toThrow('fragment s/rig already has the rollout s/first');
+    expect(() => new Rollout(stack, 'second', { fragment: rig, waves: [{ fraction: 1 }] })).toThrow(
+      'fragment s/rig already has the rollout s/first',
+    );
   });
 
   test('a broken fragment rollout in a stack document is an error naming it', () => {
-    expect(() => parseStackDocument('s', { '//': { fleetform_fragment_rollouts: { r: { name: 'r', waves: [{ fraction: 1 }], gate: { timeout_ms: 1, settle_ms: 0 }, abort: {}, offline: 'wait', on_failure: 'halt' } } } })).toThrow(/the rollout r is not valid: it names no fragment/);
+    expect(() =>
+      parseStackDocument('s', {
+        '//': {
+          fleetform_fragment_rollouts: {
+            r: {
+              name: 'r',
+              waves: [{ fraction: 1 }],
+              gate: { timeout_ms: 1, settle_ms: 0 },
+              abort: {},
+              offline: 'wait',
+              on_failure: 'halt',
+            },
+          },
+        },
+      }),
+    ).toThrow(/the rollout r is not valid: it names no fragment/);
   });
 
   test('a broken policy in a stack document is an error naming the field', () => {
-    expect(() => parseStackDocument('s', { '//': { fleetform_rollout: { name: 'r', waves: [{ fraction: 2 }] } } })).toThrow(/rollout policy is not valid: waves\[0\]/);
+    expect(() => parseStackDocument('s', { '//': { fleetform_rollout: { name: 'r', waves: [{ fraction: 2 }] } } })).toThrow(
+      /rollout policy is not valid: waves\[0\]/,
+    );
   });
 });
 

@@ -25,7 +25,9 @@ test('a module env entry given by reference is synthesized as the reference, by 
     'modules.acme_sensors.env.CERT': { from: 'file', path: '/run/secrets/acme cert' },
   });
   expect(machine.secret_env).toBeUndefined();
-  expect(machineConfig(doc, 'm').modules).toEqual([{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '1.2.3', env: { PATH: '/opt/bin' } }]);
+  expect(machineConfig(doc, 'm').modules).toEqual([
+    { type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '1.2.3', env: { PATH: '/opt/bin' } },
+  ]);
 });
 
 test('a module whose env is all references synthesizes no env; text secrets keep to secret_env', () => {
@@ -42,7 +44,10 @@ test('a module whose env is all references synthesizes no env; text secrets keep
 
 test('a Secret anywhere in a config document is a reference by its path, list entries by name', () => {
   const token = Secret.fromEnv('REMOTE_SECRET');
-  const doc = { remotes: [{ name: 'arm', address: 'arm.local', auth: { credentials: { type: 'robot-location-secret', payload: token } } }], processes: [{ id: 'p', env: { X: 'y' } }] };
+  const doc = {
+    remotes: [{ name: 'arm', address: 'arm.local', auth: { credentials: { type: 'robot-location-secret', payload: token } } }],
+    processes: [{ id: 'p', env: { X: 'y' } }],
+  };
   const found = configSecrets(doc);
   expect(found.references).toEqual({ 'remotes.arm.auth.credentials.payload': { from: 'env', name: 'REMOTE_SECRET' } });
   expect(found.config.remotes[0]?.auth.credentials.payload).toBe('<secret from environment variable REMOTE_SECRET>');
@@ -73,7 +78,11 @@ test('a reference names a variable a shell can set, and a file', () => {
 test("a remote's credentials given by reference are synthesized as references, the rest of the remote in config", () => {
   const { app, stack } = newStack();
   const m = new Machine(stack, 'm');
-  new Remote(m, 'arm', { address: 'arm.local:8080', credentials: { type: 'api-key', payload: Secret.fromEnv('ARM_KEY') }, entity: 'key-id-1' });
+  new Remote(m, 'arm', {
+    address: 'arm.local:8080',
+    credentials: { type: 'api-key', payload: Secret.fromEnv('ARM_KEY') },
+    entity: 'key-id-1',
+  });
   new Remote(m, 'cell', { address: 'cell.local:8080', secret: Secret.fromFile('/run/secrets/cell') });
   expect(errorsOf(app)).toEqual([]);
   const doc = synth(stack);

@@ -16,13 +16,23 @@ describe('synthesized strings are Terraform JSON literals', () => {
     expect(config).toContain('"BOTH":"$$$${environment.A} $${environment.HOST}"');
     expect(config).toContain('"TEMPLATE":"%%{if}"');
     // What code reads back is the literal, unescaped.
-    expect(machine.toMachineConfig().modules?.[0]?.env).toEqual({ HOME_DIR: '${environment.HOME}', TEMPLATE: '%{if}', BOTH: '$$${environment.A} ${environment.HOST}' });
+    expect(machine.toMachineConfig().modules?.[0]?.env).toEqual({
+      HOME_DIR: '${environment.HOME}',
+      TEMPLATE: '%{if}',
+      BOTH: '$$${environment.A} ${environment.HOST}',
+    });
   });
 
   test('other kinds escape their strings too; a reference to another resource stays an interpolation', () => {
     const { stack } = newStack();
     const boxes = new Dataset(stack, 'boxes', { name: 'boxes ${x}' });
-    new TrainingJob(stack, 'job', { dataset: boxes, modelName: 'detector', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['a${b}', Token.asString('%{c}'), `${boxes.datasetId}:\${environment.HOST}`] });
+    new TrainingJob(stack, 'job', {
+      dataset: boxes,
+      modelName: 'detector',
+      modelVersion: '1',
+      modelType: ModelType.OBJECT_DETECTION,
+      tags: ['a${b}', Token.asString('%{c}'), `${boxes.datasetId}:\${environment.HOST}`],
+    });
     const doc = synth(stack);
     expect(resourceOf(doc, 'fleetform_dataset', 'boxes').name).toBe('boxes $${x}');
     const job = resourceOf(doc, 'fleetform_training_job', 'job');
@@ -44,4 +54,3 @@ describe('synthesized strings are Terraform JSON literals', () => {
     expect(resourceOf(doc, 'fleetform_dataset', 'literal').name).toBe('keep $$${count.index}');
   });
 });
-

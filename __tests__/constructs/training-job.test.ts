@@ -73,7 +73,13 @@ describe('TrainingJob', () => {
 
   test('a repeated tag is a warning only', () => {
     const { app, stack } = newStack('s');
-    new TrainingJob(stack, 'job', { dataset: 'd', modelName: 'm', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['box', 'box'] });
+    new TrainingJob(stack, 'job', {
+      dataset: 'd',
+      modelName: 'm',
+      modelVersion: '1',
+      modelType: ModelType.OBJECT_DETECTION,
+      tags: ['box', 'box'],
+    });
     expect(errorsOf(app)).toEqual([]);
     expect(warningsOf(app)).toEqual(['s/job tags[1] training-tags']);
     expect(() => Testing.synth(stack, true)).not.toThrow();
@@ -108,7 +114,14 @@ describe('CustomTrainingJob', () => {
 
   test('minimal form: no arguments, container version or retain flag', () => {
     const { stack } = newStack();
-    new CustomTrainingJob(stack, 'custom', { dataset: 'd-1', organizationId: 'o', registryItemId: 'acme:trainer', registryItemVersion: '0.2.0', modelName: 'm', modelVersion: '1' });
+    new CustomTrainingJob(stack, 'custom', {
+      dataset: 'd-1',
+      organizationId: 'o',
+      registryItemId: 'acme:trainer',
+      registryItemVersion: '0.2.0',
+      modelName: 'm',
+      modelVersion: '1',
+    });
     expect(resourceOf(synth(stack), 'fleetform_custom_training_job', 'custom')).toEqual({
       organization_id: 'o',
       dataset_id: 'd-1',
@@ -121,7 +134,13 @@ describe('CustomTrainingJob', () => {
 
   test('a malformed registry item id and an empty script version are errors', () => {
     const { app, stack } = newStack('s');
-    new CustomTrainingJob(stack, 'custom', { dataset: 'd', registryItemId: 'trainer', registryItemVersion: ' ', modelName: 'm', modelVersion: '1' });
+    new CustomTrainingJob(stack, 'custom', {
+      dataset: 'd',
+      registryItemId: 'trainer',
+      registryItemVersion: ' ',
+      modelName: 'm',
+      modelVersion: '1',
+    });
     expect(errorsOf(app)).toEqual(['s/custom registryItemId registry-item-id', 's/custom registryItemVersion training-script-version']);
   });
 });
@@ -130,9 +149,27 @@ describe('training jobs in a stack', () => {
   test('two jobs (of either kind) may not train the same model version', () => {
     const { app, stack } = newStack('s');
     const ds = new Dataset(stack, 'boxes');
-    new TrainingJob(stack, 'first', { dataset: ds, modelName: 'detector', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
-    new CustomTrainingJob(stack, 'second', { dataset: ds, registryItemId: 'acme:trainer', registryItemVersion: '0.3.0', modelName: 'detector', modelVersion: '1' });
-    new TrainingJob(stack, 'third', { dataset: ds, modelName: 'detector', modelVersion: '2', modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
+    new TrainingJob(stack, 'first', {
+      dataset: ds,
+      modelName: 'detector',
+      modelVersion: '1',
+      modelType: ModelType.OBJECT_DETECTION,
+      tags: ['box'],
+    });
+    new CustomTrainingJob(stack, 'second', {
+      dataset: ds,
+      registryItemId: 'acme:trainer',
+      registryItemVersion: '0.3.0',
+      modelName: 'detector',
+      modelVersion: '1',
+    });
+    new TrainingJob(stack, 'third', {
+      dataset: ds,
+      modelName: 'detector',
+      modelVersion: '2',
+      modelType: ModelType.OBJECT_DETECTION,
+      tags: ['box'],
+    });
     expect(errorsOf(app)).toEqual(['s/second modelVersion duplicate-model-version']);
     expect(() => Testing.synth(stack, true)).toThrow(/model "detector" version "1" is also trained by s\/first/);
   });

@@ -4,7 +4,17 @@ import * as path from 'node:path';
 import { App, TerraformStack, Testing } from 'cdktf';
 import { TerraformResource } from 'cdktf';
 import type { Construct } from 'constructs';
-import { analyzeApp, CustomTrainingJob, Dataset, formatFleetIssue, Machine, ModelType, ModularResource, Module, TrainingJob } from '../../src/constructs';
+import {
+  analyzeApp,
+  CustomTrainingJob,
+  Dataset,
+  formatFleetIssue,
+  Machine,
+  ModelType,
+  ModularResource,
+  Module,
+  TrainingJob,
+} from '../../src/constructs';
 import { registerChecks } from '../../src/constructs/checks';
 import { markKind, type FleetKind } from '../../src/constructs/kinds';
 import { registerFleetConstruct } from '../../src/constructs/registry';
@@ -32,7 +42,13 @@ describe('validation of a whole app', () => {
     const b = new TerraformStack(app, 'b');
     brokenMachine(a, 'one');
     brokenMachine(b, 'two');
-    new TrainingJob(b, 'job', { dataset: 'd', modelName: 'bad name', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['x'] });
+    new TrainingJob(b, 'job', {
+      dataset: 'd',
+      modelName: 'bad name',
+      modelVersion: '1',
+      modelType: ModelType.OBJECT_DETECTION,
+      tags: ['x'],
+    });
     expect(errorsOf(app)).toEqual([
       'a/one/sensors env["A=B"] env-name',
       'b/two/sensors env["A=B"] env-name',
@@ -64,8 +80,12 @@ describe('validation of a whole app', () => {
     const stack = new TerraformStack(app, 'fleet');
     brokenMachine(stack, 'broken');
     app.synth();
-    const doc = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as { resource: { fleetform_machine: Record<string, { config: string }> } };
-    expect(JSON.parse(doc.resource.fleetform_machine.broken?.config ?? '{}').components).toEqual([expect.objectContaining({ name: 'arm', model: 'acme:arm-control:six-axis' })]);
+    const doc = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as {
+      resource: { fleetform_machine: Record<string, { config: string }> };
+    };
+    expect(JSON.parse(doc.resource.fleetform_machine.broken?.config ?? '{}').components).toEqual([
+      expect.objectContaining({ name: 'arm', model: 'acme:arm-control:six-axis' }),
+    ]);
     expect(analyzeApp(app).issues).toEqual([]);
     // The same app validated finds the problem.
     const checked = Testing.app();
@@ -84,7 +104,11 @@ describe('validation of a whole app', () => {
       stacks: Record<string, { annotations: Array<{ constructPath: string; level: string; message: string }> }>;
     };
     expect(manifest.stacks.fleet?.annotations.map((a) => [a.constructPath, a.level, a.message])).toEqual([
-      ['fleet/m/sensors', '@cdktf/warn', 'name: module name "sensors" does not follow the convention <namespace>_<module-name> (hint: name it "acme_sensors")'],
+      [
+        'fleet/m/sensors',
+        '@cdktf/warn',
+        'name: module name "sensors" does not follow the convention <namespace>_<module-name> (hint: name it "acme_sensors")',
+      ],
     ]);
   });
 
@@ -177,7 +201,13 @@ describe('checks registered by each kind of construct', () => {
   test('both kinds of training job are checked together: a model version is unique across them', () => {
     const { app, stack } = newStack('s');
     new TrainingJob(stack, 'a', { dataset: 'd', modelName: 'm', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['x'] });
-    new CustomTrainingJob(stack, 'b', { dataset: 'd', modelName: 'm', modelVersion: '1', registryItemId: 'acme:train', registryItemVersion: '1.0.0' });
+    new CustomTrainingJob(stack, 'b', {
+      dataset: 'd',
+      modelName: 'm',
+      modelVersion: '1',
+      registryItemId: 'acme:train',
+      registryItemVersion: '1.0.0',
+    });
     expect(analyzeApp(app).issues.map((i) => [i.constructPath, i.code])).toEqual([['s/b', 'duplicate-model-version']]);
   });
 });

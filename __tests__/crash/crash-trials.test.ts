@@ -14,7 +14,6 @@ const SEED = Number(process.env.CRASH_SEED ?? '20261123');
 /** Service calls an apply of these shapes makes at most (a kill point beyond it lets the apply finish). */
 const MAX_CALL = 40;
 
-
 interface Trial {
   readonly from: FleetShape | undefined;
   readonly to: FleetShape;
@@ -72,7 +71,11 @@ async function audit(project: EmulatorProject, shape: FleetShape, preexisting: R
   const managed = new Set(entries.flatMap(([, e]) => Object.values(e.ids)));
   const counts: Counts = { strays: [], orphans: 0, duplicates: 0, lost: 0 };
   const remote = (await remoteObjects(project)).filter((r) => !preexisting.has(r.id));
-  const declared = [...(shape.machines ?? []).map((m) => `machine ${m}`), 'dataset boxes', ...(shape.jobVersion ? [`job box-detector@${shape.jobVersion}`] : [])];
+  const declared = [
+    ...(shape.machines ?? []).map((m) => `machine ${m}`),
+    'dataset boxes',
+    ...(shape.jobVersion ? [`job box-detector@${shape.jobVersion}`] : []),
+  ];
   for (const r of remote) {
     if (managed.has(r.id) && declared.includes(r.name)) continue;
     counts.orphans += 1;
@@ -93,44 +96,50 @@ async function audit(project: EmulatorProject, shape: FleetShape, preexisting: R
   return counts;
 }
 
-test(`${TRIALS} applies killed at chosen and seeded service calls (seed ${SEED}) all recover with no orphan, duplicate or lost object`, async () => {
-  const totals = { trials: 0, killed: 0, orphans: 0, duplicates: 0, lost: 0, notConverged: 0 };
-  const failures: string[] = [];
-  for (const [i, trial] of trials(TRIALS, SEED).entries()) {
-    const project = await openEmulatorProject('ff-crash-', { clock: 'frozen' });
-    try {
-      const preexisting = new Set((await remoteObjects(project)).map((r) => r.id));
-      if (trial.from) {
-        project.synth(trial.from);
-        const setup = await project.run('apply', '--auto-approve');
-        if (setup.code !== 0) throw new Error(`setup apply failed: ${setup.stderr}`);
+test(
+  `${TRIALS} applies killed at chosen and seeded service calls (seed ${SEED}) all recover with no orphan, duplicate or lost object`,
+  async () => {
+    const totals = { trials: 0, killed: 0, orphans: 0, duplicates: 0, lost: 0, notConverged: 0 };
+    const failures: string[] = [];
+    for (const [i, trial] of trials(TRIALS, SEED).entries()) {
+      const project = await openEmulatorProject('ff-crash-', { clock: 'frozen' });
+      try {
+        const preexisting = new Set((await remoteObjects(project)).map((r) => r.id));
+        if (trial.from) {
+          project.synth(trial.from);
+          const setup = await project.run('apply', '--auto-approve');
+          if (setup.code !== 0) throw new Error(`setup apply failed: ${setup.stderr}`);
+        }
+        project.synth(trial.to);
+        const args = ['apply', '--auto-approve', ...(i % 3 === 0 ? ['--parallelism', '1'] : []), '--synth-out', project.outdir];
+        const killed = await fleetform(project.dir, args, { ...project.env, FLEETFORM_TEST_KILL_AT_CALL: trial.killAt });
+        totals.trials += 1;
+        if (killed.code !== 0) totals.killed += 1;
+        const recovery = await project.run('apply', '--auto-approve', '--break-stale-lock');
+        const plan = await project.run('plan', '--detailed-exitcode');
+        const counts = await audit(project, trial.to, preexisting);
+        totals.orphans += counts.orphans;
+        totals.duplicates += counts.duplicates;
+        totals.lost += counts.lost;
+        const converged = recovery.code === 0 && plan.code === 0 && plan.stdout.includes('No changes');
+        if (!converged) totals.notConverged += 1;
+        if (!converged && process.env.CRASH_KILL_AT) process.stdout.write(`${recovery.stdout}\n${recovery.stderr}\n`);
+        if (!converged || counts.orphans + counts.duplicates + counts.lost > 0) {
+          failures.push(
+            `trial ${i} (kill at ${trial.killAt}, ${trial.from ? 'change' : 'fresh'}): ${JSON.stringify(counts)} recovery ${recovery.code} ${recovery.stderr.slice(0, 400)} plan ${plan.code} ${plan.stdout.slice(0, 600)}`,
+          );
+        }
+      } finally {
+        await project.close();
       }
-      project.synth(trial.to);
-      const args = ['apply', '--auto-approve', ...(i % 3 === 0 ? ['--parallelism', '1'] : []), '--synth-out', project.outdir];
-      const killed = await fleetform(project.dir, args, { ...project.env, FLEETFORM_TEST_KILL_AT_CALL: trial.killAt });
-      totals.trials += 1;
-      if (killed.code !== 0) totals.killed += 1;
-      const recovery = await project.run('apply', '--auto-approve', '--break-stale-lock');
-      const plan = await project.run('plan', '--detailed-exitcode');
-      const counts = await audit(project, trial.to, preexisting);
-      totals.orphans += counts.orphans;
-      totals.duplicates += counts.duplicates;
-      totals.lost += counts.lost;
-      const converged = recovery.code === 0 && plan.code === 0 && plan.stdout.includes('No changes');
-      if (!converged) totals.notConverged += 1;
-      if (!converged && process.env.CRASH_KILL_AT) process.stdout.write(`${recovery.stdout}\n${recovery.stderr}\n`);
-      if (!converged || counts.orphans + counts.duplicates + counts.lost > 0) {
-        failures.push(`trial ${i} (kill at ${trial.killAt}, ${trial.from ? 'change' : 'fresh'}): ${JSON.stringify(counts)} recovery ${recovery.code} ${recovery.stderr.slice(0, 400)} plan ${plan.code} ${plan.stdout.slice(0, 600)}`);
-      }
-    } finally {
-      await project.close();
     }
-  }
-  process.stdout.write(
-    `crash trials (seed ${SEED}): ${totals.trials} trials, ${totals.killed} killed mid-apply, ${totals.orphans} orphans, ${totals.duplicates} duplicates, ${totals.lost} lost, ${totals.notConverged} not converged\n`,
-  );
-  expect(failures).toEqual([]);
-  expect(totals).toMatchObject({ orphans: 0, duplicates: 0, lost: 0, notConverged: 0 });
-  // Most trials must really have been killed, or the suite tests nothing.
-  expect(totals.killed).toBeGreaterThan(totals.trials / 2);
-}, 30 * 60 * 1000);
+    process.stdout.write(
+      `crash trials (seed ${SEED}): ${totals.trials} trials, ${totals.killed} killed mid-apply, ${totals.orphans} orphans, ${totals.duplicates} duplicates, ${totals.lost} lost, ${totals.notConverged} not converged\n`,
+    );
+    expect(failures).toEqual([]);
+    expect(totals).toMatchObject({ orphans: 0, duplicates: 0, lost: 0, notConverged: 0 });
+    // Most trials must really have been killed, or the suite tests nothing.
+    expect(totals.killed).toBeGreaterThan(totals.trials / 2);
+  },
+  30 * 60 * 1000,
+);

@@ -22,9 +22,13 @@ export function firedFaults(stopOutput: string): number {
 
 /** Starts the real command with `--fail` specs; resolves once it says where it listens. */
 export async function serveEmulator(dataDir: string, fail: readonly string[]): Promise<EmulatorProcess> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'emulator', 'serve', '--port', '0', '--data', dataDir, '--clock', 'frozen', ...fail.flatMap((f) => ['--fail', f])], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [BIN, 'emulator', 'serve', '--port', '0', '--data', dataDir, '--clock', 'frozen', ...fail.flatMap((f) => ['--fail', f])],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   let out = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -39,7 +43,10 @@ export async function serveEmulator(dataDir: string, fail: readonly string[]): P
   const credentials = readCredentials(dataDir);
   if (!credentials) throw new Error(`no credentials in ${dataDir}`);
   const env = { FLEETFORM_ENDPOINT: url, FLEETFORM_API_KEY: credentials.apiKey, FLEETFORM_API_KEY_ID: credentials.apiKeyId };
-  const client = await createServiceClient({ serviceHost: url, credentials: { type: 'api-key', authEntity: credentials.apiKeyId, payload: credentials.apiKey } });
+  const client = await createServiceClient({
+    serviceHost: url,
+    credentials: { type: 'api-key', authEntity: credentials.apiKeyId, payload: credentials.apiKey },
+  });
   const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
   return {
     url,

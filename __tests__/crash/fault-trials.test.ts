@@ -20,13 +20,27 @@ import { firedFaults, serveEmulator, type EmulatorProcess } from './emulator-pro
  * these phases never reach: a fault on them would fire nothing.
  */
 const ALL_METHODS = [
-  'ListOrganizations', 'ListLocations', 'ListRobots', 'GetRobot', 'NewRobot', 'DeleteRobot', 'GetRobotParts', 'GetRobotPart',
-  'UpdateRobotPart', 'GetModule', 'CreateDataset', 'ListDatasetsByIDs',
-  'SubmitTrainingJob', 'GetTrainingJob', 'ListTrainingJobs', 'CancelTrainingJob',
+  'ListOrganizations',
+  'ListLocations',
+  'ListRobots',
+  'GetRobot',
+  'NewRobot',
+  'DeleteRobot',
+  'GetRobotParts',
+  'GetRobotPart',
+  'UpdateRobotPart',
+  'GetModule',
+  'CreateDataset',
+  'ListDatasetsByIDs',
+  'SubmitTrainingJob',
+  'GetTrainingJob',
+  'ListTrainingJobs',
+  'CancelTrainingJob',
 ];
 /** A small sample for CI: a create that may have happened, and a replace's cancel. */
 const CI_METHODS = ['NewRobot', 'CancelTrainingJob'];
-const METHODS = process.env.FAULT_METHODS === 'all' ? ALL_METHODS : process.env.FAULT_METHODS ? process.env.FAULT_METHODS.split(',') : CI_METHODS;
+const METHODS =
+  process.env.FAULT_METHODS === 'all' ? ALL_METHODS : process.env.FAULT_METHODS ? process.env.FAULT_METHODS.split(',') : CI_METHODS;
 const CODES = ['unavailable', 'internal', 'deadline_exceeded'];
 
 const PHASES: ReadonlyArray<{ name: string; shape: FleetShape }> = [
@@ -65,42 +79,48 @@ async function audit(dir: string, emulator: EmulatorProcess, shape: FleetShape) 
 }
 
 describe('faults on every call', () => {
-  test.each(METHODS.map((m, i) => [m, CODES[i % CODES.length] as string]))('%s failing with %s in every phase loses nothing', async (method, code) => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-fault-'));
-    const data = path.join(dir, 'emulator');
-    const outdir = path.join(dir, 'cdktf.out');
-    const totals = { orphans: 0, duplicates: 0, lost: 0 };
-    let fired = 0;
-    try {
-      for (const phase of PHASES) {
-        synthFleet(outdir, phase.shape);
-        // Two failures in a row: beyond one retry of a safe call.
-        let emulator = await serveEmulator(data, [`${method}:${code}:2`]);
-        await runPhase(dir, outdir, emulator, ['apply', '--auto-approve']);
-        fired += firedFaults(await emulator.stop());
-        emulator = await serveEmulator(data, []);
-        try {
-          const second = await runPhase(dir, outdir, emulator, ['apply', '--auto-approve', '--break-stale-lock']);
-          expect(second.stderr).toBe('');
-          await finishCancels(dir, emulator);
-          // Deposed or removed jobs whose cancel finished are deleted now.
-          expect((await runPhase(dir, outdir, emulator, ['apply', '--auto-approve'])).code).toBe(0);
-          const plan = await runPhase(dir, outdir, emulator, ['plan', '--detailed-exitcode']);
-          expect([phase.name, plan.code, plan.stdout]).toEqual([phase.name, 0, expect.stringContaining('No changes')]);
-          const counts = await audit(dir, emulator, phase.shape);
-          totals.orphans += counts.orphans;
-          totals.duplicates += counts.duplicates;
-          totals.lost += counts.lost;
-        } finally {
-          await emulator.stop();
+  test.each(METHODS.map((m, i) => [m, CODES[i % CODES.length] as string]))(
+    '%s failing with %s in every phase loses nothing',
+    async (method, code) => {
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-fault-'));
+      const data = path.join(dir, 'emulator');
+      const outdir = path.join(dir, 'cdktf.out');
+      const totals = { orphans: 0, duplicates: 0, lost: 0 };
+      let fired = 0;
+      try {
+        for (const phase of PHASES) {
+          synthFleet(outdir, phase.shape);
+          // Two failures in a row: beyond one retry of a safe call.
+          let emulator = await serveEmulator(data, [`${method}:${code}:2`]);
+          await runPhase(dir, outdir, emulator, ['apply', '--auto-approve']);
+          fired += firedFaults(await emulator.stop());
+          emulator = await serveEmulator(data, []);
+          try {
+            const second = await runPhase(dir, outdir, emulator, ['apply', '--auto-approve', '--break-stale-lock']);
+            expect(second.stderr).toBe('');
+            await finishCancels(dir, emulator);
+            // Deposed or removed jobs whose cancel finished are deleted now.
+            expect((await runPhase(dir, outdir, emulator, ['apply', '--auto-approve'])).code).toBe(0);
+            const plan = await runPhase(dir, outdir, emulator, ['plan', '--detailed-exitcode']);
+            expect([phase.name, plan.code, plan.stdout]).toEqual([phase.name, 0, expect.stringContaining('No changes')]);
+            const counts = await audit(dir, emulator, phase.shape);
+            totals.orphans += counts.orphans;
+            totals.duplicates += counts.duplicates;
+            totals.lost += counts.lost;
+          } finally {
+            await emulator.stop();
+          }
         }
+        process.stdout.write(
+          `fault ${method}:${code}: fired ${fired} times; ${totals.orphans} orphans, ${totals.duplicates} duplicates, ${totals.lost} lost\n`,
+        );
+        // A fault that never fired tested nothing (a misspelt or never-called method).
+        expect(fired).toBeGreaterThan(0);
+        expect(totals).toEqual({ orphans: 0, duplicates: 0, lost: 0 });
+      } finally {
+        await fs.rm(dir, { recursive: true, force: true });
       }
-      process.stdout.write(`fault ${method}:${code}: fired ${fired} times; ${totals.orphans} orphans, ${totals.duplicates} duplicates, ${totals.lost} lost\n`);
-      // A fault that never fired tested nothing (a misspelt or never-called method).
-      expect(fired).toBeGreaterThan(0);
-      expect(totals).toEqual({ orphans: 0, duplicates: 0, lost: 0 });
-    } finally {
-      await fs.rm(dir, { recursive: true, force: true });
-    }
-  }, 180_000);
+    },
+    180_000,
+  );
 });

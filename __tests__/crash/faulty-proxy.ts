@@ -8,7 +8,10 @@ export type ProxyFault = { readonly kind: 'reset' | 'stall'; readonly atChunk: n
  * chosen chunk it either resets the client's connection (the call happened on the service,
  * its answer is lost) or holds the connection silent (the client's deadline runs out).
  */
-export async function startFaultyProxy(target: URL, fault: ProxyFault): Promise<{ url: string; hits: () => number; close(): Promise<void> }> {
+export async function startFaultyProxy(
+  target: URL,
+  fault: ProxyFault,
+): Promise<{ url: string; hits: () => number; close(): Promise<void> }> {
   let chunks = 0;
   let hits = 0;
   const sockets = new Set<net.Socket>();

@@ -59,7 +59,19 @@ test('a lock left by a dead process is reported stale; --break-stale-lock takes 
   const dir = path.join(project.dir, '.fleetform', 'state');
   await fs.mkdir(dir, { recursive: true });
   const lock = (id: string, pid: number) =>
-    fs.writeFile(path.join(dir, 'fleet.lock'), JSON.stringify({ id, operation: 'apply', who: 'ci@host', created: new Date().toISOString(), pid, host: os.hostname(), process_start: 1, command: 'fleetform apply' }));
+    fs.writeFile(
+      path.join(dir, 'fleet.lock'),
+      JSON.stringify({
+        id,
+        operation: 'apply',
+        who: 'ci@host',
+        created: new Date().toISOString(),
+        pid,
+        host: os.hostname(),
+        process_start: 1,
+        command: 'fleetform apply',
+      }),
+    );
 
   await lock('lock-1', await deadPid());
   const refused = await project.run('plan');

@@ -16,27 +16,31 @@ const FAULTS: ProxyFault[] = [
   { kind: 'stall', atChunk: 11 },
 ];
 
-test.each(FAULTS.map((f) => [f.kind, f.atChunk, f] as const))('a %s at answer chunk %i leaves nothing behind', async (_kind, _at, fault) => {
-  const project = await openEmulatorProject('ff-proxy-');
-  const proxy = await startFaultyProxy(new URL(project.env.FLEETFORM_ENDPOINT as string), fault);
-  try {
-    project.synth(SHAPE);
-    const viaProxy = { ...project.env, FLEETFORM_ENDPOINT: proxy.url, FLEETFORM_CALL_TIMEOUT: '2s' };
-    await fleetform(project.dir, ['apply', '--auto-approve', '--synth-out', project.outdir], viaProxy);
-    expect(proxy.hits()).toBe(1);
-    const recovery = await project.run('apply', '--auto-approve', '--break-stale-lock');
-    if (recovery.code !== 0) throw new Error(`recovery apply failed:\n${recovery.stdout}${recovery.stderr}`);
-    const plan = await project.run('plan', '--detailed-exitcode');
-    expect([plan.code, plan.stdout]).toEqual([0, expect.stringContaining('No changes')]);
-    const machines = await project.client.appClient.listMachines(project.credentials.locationId);
-    const jobs = await project.client.mlTrainingClient.listTrainingJobs(project.credentials.organizationId);
-    const state = await project.backend().read('fleet');
-    const managed = new Set(Object.values(state.resources).flatMap((e) => Object.values(e.ids)));
-    expect(machines.map((m) => m.name).sort()).toEqual(['p-a', 'p-b']);
-    expect(jobs.filter((j) => j.modelName === 'box-detector').length).toBe(1);
-    expect([...machines.map((m) => m.id), ...jobs.map((j) => j.id)].filter((id) => !managed.has(id))).toEqual([]);
-  } finally {
-    await proxy.close();
-    await project.close();
-  }
-}, 120_000);
+test.each(FAULTS.map((f) => [f.kind, f.atChunk, f] as const))(
+  'a %s at answer chunk %i leaves nothing behind',
+  async (_kind, _at, fault) => {
+    const project = await openEmulatorProject('ff-proxy-');
+    const proxy = await startFaultyProxy(new URL(project.env.FLEETFORM_ENDPOINT as string), fault);
+    try {
+      project.synth(SHAPE);
+      const viaProxy = { ...project.env, FLEETFORM_ENDPOINT: proxy.url, FLEETFORM_CALL_TIMEOUT: '2s' };
+      await fleetform(project.dir, ['apply', '--auto-approve', '--synth-out', project.outdir], viaProxy);
+      expect(proxy.hits()).toBe(1);
+      const recovery = await project.run('apply', '--auto-approve', '--break-stale-lock');
+      if (recovery.code !== 0) throw new Error(`recovery apply failed:\n${recovery.stdout}${recovery.stderr}`);
+      const plan = await project.run('plan', '--detailed-exitcode');
+      expect([plan.code, plan.stdout]).toEqual([0, expect.stringContaining('No changes')]);
+      const machines = await project.client.appClient.listMachines(project.credentials.locationId);
+      const jobs = await project.client.mlTrainingClient.listTrainingJobs(project.credentials.organizationId);
+      const state = await project.backend().read('fleet');
+      const managed = new Set(Object.values(state.resources).flatMap((e) => Object.values(e.ids)));
+      expect(machines.map((m) => m.name).sort()).toEqual(['p-a', 'p-b']);
+      expect(jobs.filter((j) => j.modelName === 'box-detector').length).toBe(1);
+      expect([...machines.map((m) => m.id), ...jobs.map((j) => j.id)].filter((id) => !managed.has(id))).toEqual([]);
+    } finally {
+      await proxy.close();
+      await project.close();
+    }
+  },
+  120_000,
+);

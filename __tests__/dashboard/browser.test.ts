@@ -75,12 +75,14 @@ async function shot(name: string): Promise<void> {
   await fs.mkdir(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
-  if (process.env.FLEETFORM_README_SHOTS === '1' && README_SHOTS.has(name)) await fs.copyFile(file, path.join(ROOT, 'docs', 'images', `dashboard-${name}.png`));
+  if (process.env.FLEETFORM_README_SHOTS === '1' && README_SHOTS.has(name))
+    await fs.copyFile(file, path.join(ROOT, 'docs', 'images', `dashboard-${name}.png`));
 }
 
 async function expectNoSecret(where: string): Promise<void> {
   const html = await page.content();
-  for (const secret of [MODULE_SECRET, DRIFT_SECRET]) if (html.includes(secret)) throw new Error(`the ${where} page shows a secret in clear`);
+  for (const secret of [MODULE_SECRET, DRIFT_SECRET])
+    if (html.includes(secret)) throw new Error(`the ${where} page shows a secret in clear`);
 }
 
 // Code run in the page is given as text: this project's types describe Node, not the browser.
@@ -88,7 +90,10 @@ async function expectNoSecret(where: string): Promise<void> {
 /** Waits until the text of an element matching `selector` holds `text`. */
 async function pageShows(selector: string, text: string | RegExp, timeout = 60_000): Promise<void> {
   const test = typeof text === 'string' ? `t.includes(${JSON.stringify(text)})` : `new RegExp(${JSON.stringify(text.source)}).test(t)`;
-  await page.waitForFunction(`[...document.querySelectorAll(${JSON.stringify(selector)})].some((el) => { const t = el.textContent || ''; return ${test}; })`, { timeout, polling: 100 });
+  await page.waitForFunction(
+    `[...document.querySelectorAll(${JSON.stringify(selector)})].some((el) => { const t = el.textContent || ''; return ${test}; })`,
+    { timeout, polling: 100 },
+  );
 }
 
 async function go(hash: string): Promise<void> {
@@ -103,7 +108,9 @@ async function clickAction(name: string, label = ''): Promise<string> {
     if (!button) throw new Error('no ${name} button');
     button.click();
   })()`);
-  await page.waitForFunction(`Number(document.querySelector('[data-answer="${name}"]')?.dataset.answers || 0) > ${before}`, { timeout: 30_000 });
+  await page.waitForFunction(`Number(document.querySelector('[data-answer="${name}"]')?.dataset.answers || 0) > ${before}`, {
+    timeout: 30_000,
+  });
   return page.$eval(`[data-answer="${name}"]`, (el) => el.textContent ?? '');
 }
 
@@ -114,7 +121,9 @@ async function useToken(token: string): Promise<string> {
   await page.keyboard.press('Backspace');
   await page.type('.token input', token);
   await page.click('.token button[type="submit"]');
-  await page.waitForFunction(`(document.querySelector('[data-token-note]')?.textContent || '') !== ${JSON.stringify(before)}`, { timeout: 10_000 });
+  await page.waitForFunction(`(document.querySelector('[data-token-note]')?.textContent || '') !== ${JSON.stringify(before)}`, {
+    timeout: 10_000,
+  });
   return page.$eval('[data-token-note]', (el) => el.textContent ?? '');
 }
 
@@ -160,7 +169,14 @@ test('the dashboard pages, a refused and an approved plan, a failed canary rolle
   const { machine } = (await (await fetch(detailUrl)).json()) as MachineDetail;
   const db = openDatabase(path.join(p.dir, 'emulator'));
   try {
-    appendLog(db, machine.partId, Date.now(), 'info', 'rdk.modmanager.acme_sensors', `sensors starting with env API_TOKEN=${MODULE_SECRET} LEVEL=debug`);
+    appendLog(
+      db,
+      machine.partId,
+      Date.now(),
+      'info',
+      'rdk.modmanager.acme_sensors',
+      `sensors starting with env API_TOKEN=${MODULE_SECRET} LEVEL=debug`,
+    );
   } finally {
     db.close();
   }
@@ -222,7 +238,8 @@ test('the dashboard pages, a refused and an approved plan, a failed canary rolle
   synthDashboardFleet(p.outdir, { machines: MACHINES, policy: '~1.3', rollout: rollout('2s') });
   expect(await approvePlan(MACHINES)).toMatch(/approved/);
   await go('#/rollouts');
-  for (const wave of [1, 2, 3]) await page.waitForSelector(`[data-rollout="fleet"] [data-wave="${wave}"][data-phase="current"]`, { timeout: 60_000 });
+  for (const wave of [1, 2, 3])
+    await page.waitForSelector(`[data-rollout="fleet"] [data-wave="${wave}"][data-phase="current"]`, { timeout: 60_000 });
   await pageShows('[data-rollout="fleet"] [data-status]', 'completed');
   await shot('rollouts');
   await go('#/fleet');
@@ -232,7 +249,10 @@ test('the dashboard pages, a refused and an approved plan, a failed canary rolle
   const state = await p.backend().read('fleet');
   const partId = state.resources['fleetform_machine.picker-3']?.ids.part_id as string;
   const part = await p.client.appClient.getMachinePart(partId);
-  const config = JSON.parse(JSON.stringify(part.config)) as { modules: Array<{ env?: Record<string, string> }>; components: Array<{ attributes?: Record<string, unknown> }> };
+  const config = JSON.parse(JSON.stringify(part.config)) as {
+    modules: Array<{ env?: Record<string, string> }>;
+    components: Array<{ attributes?: Record<string, unknown> }>;
+  };
   const [module] = config.modules;
   const [board] = config.components;
   if (!module || !board) throw new Error('picker-3 has no module or board');
@@ -283,7 +303,9 @@ async function tabUntil(found: (f: Focused) => boolean, limit = 80): Promise<Foc
     seen.push(f);
     if (found(f)) return seen;
   }
-  throw new Error(`not reached in ${limit} Tab presses; focus went through: ${seen.map((f) => `${f.what} "${f.name.slice(0, 30)}"`).join(', ')}`);
+  throw new Error(
+    `not reached in ${limit} Tab presses; focus went through: ${seen.map((f) => `${f.what} "${f.name.slice(0, 30)}"`).join(', ')}`,
+  );
 }
 
 /** Text whose contrast with the background behind it is under 4.5:1 (WCAG AA), as `text (ratio)`. */

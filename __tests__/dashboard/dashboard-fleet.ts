@@ -25,7 +25,11 @@ export function synthDashboardFleet(outdir: string, shape: DashboardFleetShape):
   const sites = [new Location(stack, 'north', { name: 'north-hall' }), new Location(stack, 'south', { name: 'south-hall' })];
   const machines = pickerNames(shape.machines).map((name, i) => {
     const machine = new Machine(stack, name, { name, location: sites[i % 2] as Location });
-    const sensors = new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: shape.policy, sensitiveEnv: { API_TOKEN: Secret.plainText(MODULE_SECRET) } });
+    const sensors = new Module(machine, 'sensors', {
+      moduleId: 'acme:sensors',
+      version: shape.policy,
+      sensitiveEnv: { API_TOKEN: Secret.plainText(MODULE_SECRET) },
+    });
     new ModularResource(machine, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
     return machine;
   });

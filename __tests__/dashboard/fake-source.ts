@@ -14,7 +14,9 @@ export function machineRow(i: number, over: Partial<FleetMachine> = {}): FleetMa
     health: 'healthy',
     runningRevision: '2026-01-01T00:00:00.000Z',
     latestRevision: '2026-01-01T00:00:00.000Z',
-    modules: [{ name: 'sensors', moduleId: 'acme:sensors', policy: '~1.2', running: '1.2.3', latest: '1.3.0', admitsLatest: false, state: 'ready' }],
+    modules: [
+      { name: 'sensors', moduleId: 'acme:sensors', policy: '~1.2', running: '1.2.3', latest: '1.3.0', admitsLatest: false, state: 'ready' },
+    ],
     resources: { ready: 2, total: 2 },
     problems: [],
     ...over,

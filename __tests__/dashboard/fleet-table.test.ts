@@ -31,11 +31,14 @@ test('a fleet table holds what the fleet page shows, each repeated string and mo
 test('changes merge into the rows by key: replaced in place, removed, added in key order', () => {
   const rows: FleetRow[] = decodeFleet(encodeFleet([1, 3, 5].map((i) => machineRow(i))));
   const [two, three] = decodeFleet(encodeFleet([machineRow(2), machineRow(3, { health: 'unhealthy' })]));
-  const merged = mergeMachines(rows, new Map<string, FleetRow | null>([
-    ['fleet/m-00005', null],
-    ['fleet/m-00002', two ?? null],
-    ['fleet/m-00003', three ?? null],
-  ]));
+  const merged = mergeMachines(
+    rows,
+    new Map<string, FleetRow | null>([
+      ['fleet/m-00005', null],
+      ['fleet/m-00002', two ?? null],
+      ['fleet/m-00003', three ?? null],
+    ]),
+  );
   expect(merged.map((r) => `${r.machine} ${r.health}`)).toEqual(['m-00001 healthy', 'm-00002 healthy', 'm-00003 unhealthy']);
   expect(merged[0]).toBe(rows[0]);
 });

@@ -14,13 +14,21 @@ afterEach(async () => {
 
 async function serve(source: FakeSource, token?: string, basePath?: string): Promise<DashboardServer> {
   const lines: string[] = [];
-  const server = await startDashboardServer(source, { host: '127.0.0.1', port: 0 }, { ...(token ? { token } : {}), ...(basePath ? { basePath } : {}), log: (l) => lines.push(l) });
+  const server = await startDashboardServer(
+    source,
+    { host: '127.0.0.1', port: 0 },
+    { ...(token ? { token } : {}), ...(basePath ? { basePath } : {}), log: (l) => lines.push(l) },
+  );
   servers.push(server);
   return server;
 }
 
 async function post(url: string, body: unknown, token?: string): Promise<{ status: number; body: { ok: boolean; message: string } }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as { ok: boolean; message: string } };
 }
 
@@ -36,7 +44,12 @@ function shownOnFleetPage(m: FleetMachine): FleetRow {
     secondsSinceOnline: m.secondsSinceOnline,
     runningRevision: m.runningRevision,
     latestRevision: m.latestRevision,
-    modules: m.modules.map((x) => ({ name: x.name, moduleId: x.moduleId, ...(x.running !== undefined ? { running: x.running } : {}), ...(x.latest !== undefined ? { latest: x.latest } : {}) })),
+    modules: m.modules.map((x) => ({
+      name: x.name,
+      moduleId: x.moduleId,
+      ...(x.running !== undefined ? { running: x.running } : {}),
+      ...(x.latest !== undefined ? { latest: x.latest } : {}),
+    })),
     resources: m.resources,
   };
 }
@@ -123,8 +136,14 @@ test('the event stream opens with the snapshot, then sends only the machines tha
   expect(first?.type === 'snapshot' && decodeFleet(first.snapshot.fleet)).toHaveLength(1000);
   expect(first?.id).toBe(0);
   const change = rest.find((u) => u.type === 'machines');
-  expect(change?.type === 'machines' && { upsert: decodeFleet(change.upsert), remove: change.remove, id: change.id }).toEqual({ upsert: [shownOnFleetPage(changed)], remove: ['fleet/m-00999'], id: 1 });
-  expect(rest.find((u) => u.type === 'event')).toMatchObject({ event: { kind: 'rollout', level: 'error', message: 'picker-2 failed', id: 1 } });
+  expect(change?.type === 'machines' && { upsert: decodeFleet(change.upsert), remove: change.remove, id: change.id }).toEqual({
+    upsert: [shownOnFleetPage(changed)],
+    remove: ['fleet/m-00999'],
+    id: 1,
+  });
+  expect(rest.find((u) => u.type === 'event')).toMatchObject({
+    event: { kind: 'rollout', level: 'error', message: 'picker-2 failed', id: 1 },
+  });
   expect(rest.some((u) => u.type === 'rollouts' || u.type === 'snapshot')).toBe(false);
   // The snapshot read now includes them all: a page applies only updates numbered after its version.
   const now = (await (await fetch(`${server.url}api/snapshot`)).json()) as PageSnapshot;
@@ -145,16 +164,28 @@ test('without a token the dashboard is read-only; with one, actions need it and 
   expect((await post(`${server.url}api/actions/approve`, { stack: 'fleet' }, 'wrong-token-of-some-length')).status).toBe(401);
   expect(source.asked).toEqual([]);
 
-  expect(await post(`${server.url}api/actions/approve`, { stack: 'fleet' }, TOKEN)).toEqual({ status: 200, body: { ok: true, message: 'applying the plan' } });
+  expect(await post(`${server.url}api/actions/approve`, { stack: 'fleet' }, TOKEN)).toEqual({
+    status: 200,
+    body: { ok: true, message: 'applying the plan' },
+  });
   expect(await post(`${server.url}api/actions/abort`, { stack: 'fleet', rollout: 'rig' }, TOKEN)).toMatchObject({ status: 200 });
   expect(source.asked).toEqual(['approve fleet', 'abort fleet rig']);
   expect(source.notified).toEqual(['approve (stack fleet): applying the plan', 'abort (stack fleet, rollout rig): rolled back']);
   const log = ((await (await fetch(`${server.url}api/snapshot`)).json()) as { events: { kind: string; message: string }[] }).events;
-  expect(log.map((e) => `${e.kind}: ${e.message}`)).toEqual(['action: approve (stack fleet): applying the plan', 'action: abort (stack fleet, rollout rig): rolled back']);
+  expect(log.map((e) => `${e.kind}: ${e.message}`)).toEqual([
+    'action: approve (stack fleet): applying the plan',
+    'action: abort (stack fleet, rollout rig): rolled back',
+  ]);
 
   source.approveAnswer = { ok: false, message: 'the plan is stale' };
-  expect(await post(`${server.url}api/actions/approve`, { stack: 'fleet' }, TOKEN)).toEqual({ status: 409, body: { ok: false, message: 'the plan is stale' } });
-  expect(await post(`${server.url}api/actions/approve`, {}, TOKEN)).toMatchObject({ status: 400, body: { message: expect.stringContaining('"stack"') } });
+  expect(await post(`${server.url}api/actions/approve`, { stack: 'fleet' }, TOKEN)).toEqual({
+    status: 409,
+    body: { ok: false, message: 'the plan is stale' },
+  });
+  expect(await post(`${server.url}api/actions/approve`, {}, TOKEN)).toMatchObject({
+    status: 400,
+    body: { message: expect.stringContaining('"stack"') },
+  });
   expect((await post(`${server.url}api/actions/heal`, {}, TOKEN)).status).toBe(501);
   expect((await fetch(`${server.url}api/actions/approve`)).status).toBe(405);
   expect((await fetch(`${server.url}api/token`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);

@@ -20,7 +20,16 @@ function journal(over: Partial<RolloutJournal>): RolloutJournal {
     baseline_revision: 'r1',
     written_revision: 'r2',
     result,
-    prior: { type: 'fleetform_machine', ids: {}, outputs: {}, attributes: {}, dependencies: [], private: {}, sensitive_paths: [], status: 'ok' as const },
+    prior: {
+      type: 'fleetform_machine',
+      ids: {},
+      outputs: {},
+      attributes: {},
+      dependencies: [],
+      private: {},
+      sensitive_paths: [],
+      status: 'ok' as const,
+    },
   });
   return {
     format: 1,
@@ -31,7 +40,14 @@ function journal(over: Partial<RolloutJournal>): RolloutJournal {
     wave: 2,
     plan: {
       stack: 'fleet',
-      policy: { name: 'careful', waves: [{ count: 1 }], gate: { timeout_ms: 1000, settle_ms: 0 }, abort: {}, offline: 'wait', on_failure: 'rollback' },
+      policy: {
+        name: 'careful',
+        waves: [{ count: 1 }],
+        gate: { timeout_ms: 1000, settle_ms: 0 },
+        abort: {},
+        offline: 'wait',
+        on_failure: 'rollback',
+      },
       waves: [
         { rule: 'machines picker-2', machines: [machine('picker-2')] },
         { rule: 'fraction 0.5', machines: [machine('picker-1'), machine('picker-3')] },
@@ -46,17 +62,44 @@ function journal(over: Partial<RolloutJournal>): RolloutJournal {
 test('a running rollout: waves done, current and pending, each machine in its state', () => {
   const v = rolloutView(journal({}), new Map(), false);
   expect(v.waves.map((w) => w.phase)).toEqual(['done', 'current', 'pending']);
-  expect(v.waves.flatMap((w) => w.machines.map((m) => `${m.name} ${m.state}`))).toEqual(['picker-2 healthy', 'picker-1 written', 'picker-3 not reached', 'picker-4 waiting']);
+  expect(v.waves.flatMap((w) => w.machines.map((m) => `${m.name} ${m.state}`))).toEqual([
+    'picker-2 healthy',
+    'picker-1 written',
+    'picker-3 not reached',
+    'picker-4 waiting',
+  ]);
   expect(v).toMatchObject({ key: 'fleet', status: 'running', abortable: true, resumable: true });
   expect(rolloutView(journal({}), new Map(), true).resumable).toBe(false);
 });
 
 test('a stopped rollout: its failed machine shows why and its log line even once rolled back; later waves were not reached', () => {
-  const j = journal({ status: 'stopped', wave: 1, reason: '1 of 1 failed', machines: [journal({}).machines[0]!].map((m) => ({ ...m, result: 'rolled back' as const })) });
-  const failures = new Map([['fleetform_machine.picker-2', { why: 'failed its health gate', log: 'module acme_sensors crashed', problems: [{ what: 'module acme_sensors', error: 'exited with code 1' }] }]]);
+  const j = journal({
+    status: 'stopped',
+    wave: 1,
+    reason: '1 of 1 failed',
+    machines: [journal({}).machines[0]!].map((m) => ({ ...m, result: 'rolled back' as const })),
+  });
+  const failures = new Map([
+    [
+      'fleetform_machine.picker-2',
+      {
+        why: 'failed its health gate',
+        log: 'module acme_sensors crashed',
+        problems: [{ what: 'module acme_sensors', error: 'exited with code 1' }],
+      },
+    ],
+  ]);
   const v = rolloutView(j, failures);
   expect(v.waves.map((w) => w.phase)).toEqual(['stopped', 'not reached', 'not reached']);
-  expect(v.waves[0]?.machines[0]).toEqual({ name: 'picker-2', address: 'fleetform_machine.picker-2', state: 'rolled back', failed: true, why: 'failed its health gate', log: 'module acme_sensors crashed', problems: [{ what: 'module acme_sensors', error: 'exited with code 1' }] });
+  expect(v.waves[0]?.machines[0]).toEqual({
+    name: 'picker-2',
+    address: 'fleetform_machine.picker-2',
+    state: 'rolled back',
+    failed: true,
+    why: 'failed its health gate',
+    log: 'module acme_sensors crashed',
+    problems: [{ what: 'module acme_sensors', error: 'exited with code 1' }],
+  });
   expect(v.waves[1]?.machines.map((m) => m.state)).toEqual(['not reached', 'not reached']);
   // Rolled back without a known failure: it went back because another failed.
   expect(rolloutView(j).waves[0]?.machines[0]).toMatchObject({ state: 'rolled back', failed: false });
@@ -143,12 +186,16 @@ test('part history: secrets in the service configs are masked before the diffs, 
 
 test('a secret of the part config is hidden wherever it appears in text: a module logging its env, an error quoting it', () => {
   const config = {
-    modules: [{ type: 'registry', name: 'sensors', module_id: 'acme:sensors', version: '~1.2', env: { API_TOKEN: SECRET, LEVEL: 'debug' } }],
+    modules: [
+      { type: 'registry', name: 'sensors', module_id: 'acme:sensors', version: '~1.2', env: { API_TOKEN: SECRET, LEVEL: 'debug' } },
+    ],
     components: [{ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: { pins: ['7'] } }],
   };
   const secrets = secretTexts(config, undefined);
   expect(secrets).toEqual([SECRET]);
-  expect(withoutSecrets(`sensors started with env API_TOKEN=${SECRET} LEVEL=debug (${SECRET})`, secrets)).toBe('sensors started with env API_TOKEN=(sensitive) LEVEL=debug ((sensitive))');
+  expect(withoutSecrets(`sensors started with env API_TOKEN=${SECRET} LEVEL=debug (${SECRET})`, secrets)).toBe(
+    'sensors started with env API_TOKEN=(sensitive) LEVEL=debug ((sensitive))',
+  );
   expect(withoutSecrets('pins 7 ready', secrets)).toBe('pins 7 ready');
 });
 
@@ -156,7 +203,9 @@ test('updates between readings: one machine changed sends one row; unchanged sec
   const before = snapshotOf([machineRow(1), machineRow(2), machineRow(3)]);
   const after = snapshotOf([machineRow(1), { ...machineRow(2), health: 'behind' }, machineRow(4)]);
   const updates = updatesBetween(before, after);
-  expect(updates.filter((u) => u.type !== 'status')).toEqual([{ type: 'machines', upsert: encodeFleet(after.machines.slice(1, 3)), remove: ['fleet/m-00003'] }]);
+  expect(updates.filter((u) => u.type !== 'status')).toEqual([
+    { type: 'machines', upsert: encodeFleet(after.machines.slice(1, 3)), remove: ['fleet/m-00003'] },
+  ]);
   const plan = updatesBetween(after, { ...after, planError: 'state locked' });
   expect(plan.filter((u) => u.type !== 'status')).toEqual([{ type: 'plan', planError: 'state locked' }]);
 });

@@ -1,4 +1,12 @@
-import { configSecrets, isCodeOwnedKey, MachineConfigSchema, normalApi, normalModel, usesLegacyApi, validateMachineConfig } from '../../src/domain';
+import {
+  configSecrets,
+  isCodeOwnedKey,
+  MachineConfigSchema,
+  normalApi,
+  normalModel,
+  usesLegacyApi,
+  validateMachineConfig,
+} from '../../src/domain';
 
 describe('resource forms: one normal form for API and model', () => {
   test.each<[string, Record<string, unknown>, 'components' | 'services', string]>([
@@ -29,13 +37,29 @@ describe('the whole language validates as the machine server reads it', () => {
   const real = {
     _comment: 'kitchen robot',
     components: [
-      { name: 'cam', type: 'camera', model: 'webcam', attributes: { video_path: 'video0' }, frame: { parent: 'world', translation: { x: 0, y: 0, z: 120 } } },
-      { name: 'base', type: 'base', namespace: 'rdk', model: 'wheeled', depends_on: ['left', 'right'], service_configs: [{ type: 'data_manager', attributes: { capture_methods: [{ method: 'Position', capture_frequency_hz: 1 }] } }] },
+      {
+        name: 'cam',
+        type: 'camera',
+        model: 'webcam',
+        attributes: { video_path: 'video0' },
+        frame: { parent: 'world', translation: { x: 0, y: 0, z: 120 } },
+      },
+      {
+        name: 'base',
+        type: 'base',
+        namespace: 'rdk',
+        model: 'wheeled',
+        depends_on: ['left', 'right'],
+        service_configs: [{ type: 'data_manager', attributes: { capture_methods: [{ method: 'Position', capture_frequency_hz: 1 }] } }],
+      },
       { name: 'left', type: 'motor', model: 'gpio', log_configuration: { level: 'debug' } },
       { name: 'right', api: 'rdk:component:motor', model: 'viam:viam:fake' },
       { name: 'from-fragment-user', type: 'sensor', model: 'fake', depends_on: ['fragment-board'] },
     ],
-    services: [{ name: 'dm', type: 'data_manager', attributes: { sync_interval_mins: 1 } }, { name: 'nav', type: 'navigation', model: 'builtin' }],
+    services: [
+      { name: 'dm', type: 'data_manager', attributes: { sync_interval_mins: 1 } },
+      { name: 'nav', type: 'navigation', model: 'builtin' },
+    ],
     modules: [{ name: 'old-shape', executable_path: '/opt/mod/run.sh' }],
     remotes: [{ name: 'arm-pi', address: 'arm-pi.local:8080', auth: { credentials: { type: 'robot-location-secret', payload: 'shh' } } }],
     processes: [{ id: 'ui', name: 'python3', args: ['serve.py'], cwd: '/home/pi', one_shot: false, log: true }],
@@ -46,7 +70,10 @@ describe('the whole language validates as the machine server reads it', () => {
     log: [{ pattern: 'rdk.resource_manager.*', level: 'warn' }],
     debug: false,
     enable_web_profile: false,
-    agent: { network_configuration: { hotspot_password: 'viamsetup2' }, additional_networks: { home: { type: 'wifi', ssid: 'home', psk: 'wifi-pass' } } },
+    agent: {
+      network_configuration: { hotspot_password: 'viamsetup2' },
+      additional_networks: { home: { type: 'wifi', ssid: 'home', psk: 'wifi-pass' } },
+    },
     ui_folder: '/srv/ui',
   };
 
@@ -55,7 +82,11 @@ describe('the whole language validates as the machine server reads it', () => {
     expect(r.errors).toEqual([]);
     const codes = r.warnings.map((w) => `${w.code} ${w.path}`);
     expect(codes).toEqual(
-      expect.arrayContaining(['model-module-mismatch components[3].model', 'depends-on-missing components[4].depends_on[0]', 'ignored-section processes']),
+      expect.arrayContaining([
+        'model-module-mismatch components[3].model',
+        'depends-on-missing components[4].depends_on[0]',
+        'ignored-section processes',
+      ]),
     );
     expect(r.warnings.find((w) => w.code === 'model-module-mismatch')?.message).toContain('resource "right" will not start');
   });
@@ -73,7 +104,7 @@ describe('the whole language validates as the machine server reads it', () => {
     ]);
   });
 
-  test('code owns every section but the service\'s own', () => {
+  test("code owns every section but the service's own", () => {
     expect(isCodeOwnedKey('network')).toBe(true);
     expect(isCodeOwnedKey('_comment')).toBe(true);
     expect(isCodeOwnedKey('revision')).toBe(false);

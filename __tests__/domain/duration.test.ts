@@ -1,10 +1,4 @@
-import {
-  formatGoDuration,
-  moduleStartupTimeout,
-  parseDuration,
-  parseGoDuration,
-  resourceConfigurationTimeout,
-} from '../../src/domain';
+import { formatGoDuration, moduleStartupTimeout, parseDuration, parseGoDuration, resourceConfigurationTimeout } from '../../src/domain';
 import { InputError } from '../../src/domain/errors';
 
 describe('parseGoDuration', () => {
@@ -58,7 +52,11 @@ describe('parseDuration: the durations fleetform itself reads', () => {
   test('a minimum is named in the error, and a purpose is added to the hint', () => {
     expect(parseDuration('100ms', 'X', { minimumMs: 100 })).toBe(100);
     expect(() => parseDuration('50ms', 'X', { minimumMs: 100, hint: 'how often machines are read' })).toThrow(
-      expect.objectContaining({ path: 'X', message: 'must be a duration of at least 100ms, like 300ms, 45s or 2m, not "50ms"', hint: expect.stringContaining('; how often machines are read') }),
+      expect.objectContaining({
+        path: 'X',
+        message: 'must be a duration of at least 100ms, like 300ms, 45s or 2m, not "50ms"',
+        hint: expect.stringContaining('; how often machines are read'),
+      }),
     );
   });
 });

@@ -14,7 +14,13 @@ import {
 } from '../../src/domain/fragments';
 
 const cam = { name: 'cam', api: 'rdk:component:camera', model: 'acme:cams:usb', attributes: { fps: 30 } };
-const board = { name: 'board', api: 'rdk:component:board', model: 'acme:sensors:pi', attributes: { pin: { $variable: { name: 'pin' } } }, depends_on: ['cam'] };
+const board = {
+  name: 'board',
+  api: 'rdk:component:board',
+  model: 'acme:sensors:pi',
+  attributes: { pin: { $variable: { name: 'pin' } } },
+  depends_on: ['cam'],
+};
 const sensorsModule = { type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2' };
 
 const rig: FragmentSource = {
@@ -49,7 +55,7 @@ describe('versions', () => {
   });
 
   it('accepts a bare id as an import', () => {
-    expect(resolve({ fragments: ['rig'], }).imports[0]?.revision).toBe('2');
+    expect(resolve({ fragments: ['rig'] }).imports[0]?.revision).toBe('2');
   });
 
   it('names an unknown fragment or version, and the import brings nothing', () => {
@@ -76,7 +82,9 @@ describe('variables', () => {
     const r = resolve({ fragments: [{ id: 'rig', variables: { pin: 11 } }] });
     const components = r.config['components'] as Array<Record<string, unknown>>;
     expect(components[1]?.['attributes']).toEqual({ pin: 11 });
-    expect((rig.revisions[1]?.config['components'] as Array<Record<string, unknown>>)[1]?.['attributes']).toEqual({ pin: { $variable: { name: 'pin' } } });
+    expect((rig.revisions[1]?.config['components'] as Array<Record<string, unknown>>)[1]?.['attributes']).toEqual({
+      pin: { $variable: { name: 'pin' } },
+    });
   });
 
   it('an unset variable is an error and its placeholder stays as written', () => {
@@ -89,7 +97,9 @@ describe('variables', () => {
 
   it('a fragment resolved again for other machines reads the same: variables, unset ones and unread ones alike', () => {
     for (let round = 0; round < 3; round++) {
-      expect((resolve({ fragments: [{ id: 'rig', version: '1', variables: { pin: 1 } }] }).errors).map((e) => e.code)).toEqual(['unknown-variable']);
+      expect(resolve({ fragments: [{ id: 'rig', version: '1', variables: { pin: 1 } }] }).errors.map((e) => e.code)).toEqual([
+        'unknown-variable',
+      ]);
       expect(codes(resolve({ fragments: [{ id: 'rig', version: '1' }] }))).toEqual([]);
       const set = resolve({ fragments: [{ id: 'rig', variables: { pin: round } }] });
       expect(codes(set)).toEqual([]);
@@ -123,7 +133,12 @@ describe('prefixes and disabled imports', () => {
       ['front-cam', 'front-board', 'acme_sensors'],
       ['back-cam', 'back-board'],
     ]);
-    const twice = resolve({ fragments: [{ id: 'rig', version: '1' }, { id: 'rig', version: '1' }] });
+    const twice = resolve({
+      fragments: [
+        { id: 'rig', version: '1' },
+        { id: 'rig', version: '1' },
+      ],
+    });
     expect(codes(twice)).toEqual(['duplicate-import']);
   });
 
@@ -148,7 +163,15 @@ describe('nesting', () => {
     return Array.from({ length: n }, (_, i) => ({
       id: `f${i + 1}`,
       name: `f${i + 1}`,
-      revisions: [{ revision: '1', config: { services: [{ name: `s${i + 1}`, api: 'rdk:service:x', model: 'a:b:c' }], ...(i + 1 < n ? { fragments: [{ id: `f${i + 2}` }] } : {}) } }],
+      revisions: [
+        {
+          revision: '1',
+          config: {
+            services: [{ name: `s${i + 1}`, api: 'rdk:service:x', model: 'a:b:c' }],
+            ...(i + 1 < n ? { fragments: [{ id: `f${i + 2}` }] } : {}),
+          },
+        },
+      ],
     }));
   }
 
@@ -181,11 +204,17 @@ describe('nesting', () => {
   });
 
   it('nested prefixes compose outer first and variables pass down through imports', () => {
-    const inner: FragmentSource = { id: 'inner', name: 'inner', revisions: [{ revision: '1', config: { components: [{ ...cam, attributes: { fps: { $variable: { name: 'fps' } } } }] } }] };
+    const inner: FragmentSource = {
+      id: 'inner',
+      name: 'inner',
+      revisions: [{ revision: '1', config: { components: [{ ...cam, attributes: { fps: { $variable: { name: 'fps' } } } }] } }],
+    };
     const outer: FragmentSource = {
       id: 'outer',
       name: 'outer',
-      revisions: [{ revision: '1', config: { fragments: [{ id: 'inner', prefix: 'in', variables: { fps: { $variable: { name: 'rate' } } } }] } }],
+      revisions: [
+        { revision: '1', config: { fragments: [{ id: 'inner', prefix: 'in', variables: { fps: { $variable: { name: 'rate' } } } }] } },
+      ],
     };
     const r = resolve({ fragments: [{ id: 'outer', prefix: 'out', variables: { rate: 12 } }] }, [inner, outer]);
     expect(r.errors).toEqual([]);
@@ -242,7 +271,10 @@ describe('fragment_mods', () => {
     const r = resolve({
       ...base,
       fragment_mods: [
-        { fragment_id: 'rig', mods: [{ $set: { 'components.front-board.attributes.pin': 99 } }, { $set: { 'components.board.attributes.x': 1 } }] },
+        {
+          fragment_id: 'rig',
+          mods: [{ $set: { 'components.front-board.attributes.pin': 99 } }, { $set: { 'components.board.attributes.x': 1 } }],
+        },
         { fragment_id: 'other', mods: [] },
         { fragment_id: 'rig', mods: [{ $rename: { a: 'b' } }, { $unset: { 'components.front-cam.attributes.nothing': 0 } }] },
       ],
@@ -260,7 +292,11 @@ describe('fragment_mods', () => {
   });
 
   it('mods of a disabled import are skipped and the others still apply', () => {
-    const other: FragmentSource = { id: 'other', name: 'other', revisions: [{ revision: '1', config: { services: [{ name: 'nav', api: 'rdk:service:navigation', model: 'a:b:c' }] } }] };
+    const other: FragmentSource = {
+      id: 'other',
+      name: 'other',
+      revisions: [{ revision: '1', config: { services: [{ name: 'nav', api: 'rdk:service:navigation', model: 'a:b:c' }] } }],
+    };
     const r = resolve(
       {
         fragments: [{ id: 'rig', disabled: true }, 'other'],
@@ -278,7 +314,12 @@ describe('fragment_mods', () => {
   it('refuses a set through a value that is not an object, and an index past the end', () => {
     const r = resolve({
       ...base,
-      fragment_mods: [{ fragment_id: 'rig', mods: [{ $set: { 'components.front-cam.attributes.fps.x': 1, 'components.front-board.depends_on.5': 'x' } }] }],
+      fragment_mods: [
+        {
+          fragment_id: 'rig',
+          mods: [{ $set: { 'components.front-cam.attributes.fps.x': 1, 'components.front-board.depends_on.5': 'x' } }],
+        },
+      ],
     });
     expect(codes(r)).toEqual(['mod-failed', 'mod-failed']);
     expect(r.errors[0]?.message).toMatch(/is 30, not an object/);
@@ -288,7 +329,12 @@ describe('fragment_mods', () => {
 
 describe('properties', () => {
   const name = fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/);
-  const entry = fc.record({ name, api: fc.constant('rdk:component:x'), model: fc.constant('a:b:c'), attributes: fc.dictionary(name, fc.integer()) });
+  const entry = fc.record({
+    name,
+    api: fc.constant('rdk:component:x'),
+    model: fc.constant('a:b:c'),
+    attributes: fc.dictionary(name, fc.integer()),
+  });
   const entries = fc.uniqueArray(entry, { selector: (e) => e.name, maxLength: 5 });
 
   it('a machine without fragments resolves to its own config, keys and entries unchanged', () => {
@@ -321,20 +367,40 @@ describe('properties', () => {
 
   it('variables, prefixes and mods never change the fragments or the machine config they come from', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(entry, { selector: (e) => e.name, minLength: 1, maxLength: 4 }), fc.jsonValue(), name, fc.nat(), (fragmentEntries, value, key, pick) => {
-        const withPlaceholder = fragmentEntries.map((e, i) => (i === 0 ? { ...e, attributes: { ...e.attributes, v: { $variable: { name: 'v' } } } } : e));
-        const source: FragmentSource = { id: 'f', name: 'f', revisions: [{ revision: '1', config: { components: withPlaceholder, network: { bind: { port: 1 } } } }] };
-        const target = fragmentEntries[pick % fragmentEntries.length]?.name as string;
-        const config = {
-          network: { bind: { port: 2 } },
-          fragments: [{ id: 'f', prefix: 'p', variables: { v: { nested: [value] } } }],
-          fragment_mods: [{ fragment_id: 'f', mods: [{ $set: { [`components.p-${target}.attributes.${key}.deep`]: value } }, { $unset: { [`components.p-${fragmentEntries[0]?.name}.attributes.v`]: 1 } }] }],
-        };
-        const before = JSON.stringify([config, source]);
-        const r = resolve(config, [source]);
-        expect(JSON.stringify([config, source])).toBe(before);
-        expect((r.config['components'] as unknown[]).length).toBe(fragmentEntries.length);
-      }),
+      fc.property(
+        fc.uniqueArray(entry, { selector: (e) => e.name, minLength: 1, maxLength: 4 }),
+        fc.jsonValue(),
+        name,
+        fc.nat(),
+        (fragmentEntries, value, key, pick) => {
+          const withPlaceholder = fragmentEntries.map((e, i) =>
+            i === 0 ? { ...e, attributes: { ...e.attributes, v: { $variable: { name: 'v' } } } } : e,
+          );
+          const source: FragmentSource = {
+            id: 'f',
+            name: 'f',
+            revisions: [{ revision: '1', config: { components: withPlaceholder, network: { bind: { port: 1 } } } }],
+          };
+          const target = fragmentEntries[pick % fragmentEntries.length]?.name as string;
+          const config = {
+            network: { bind: { port: 2 } },
+            fragments: [{ id: 'f', prefix: 'p', variables: { v: { nested: [value] } } }],
+            fragment_mods: [
+              {
+                fragment_id: 'f',
+                mods: [
+                  { $set: { [`components.p-${target}.attributes.${key}.deep`]: value } },
+                  { $unset: { [`components.p-${fragmentEntries[0]?.name}.attributes.v`]: 1 } },
+                ],
+              },
+            ],
+          };
+          const before = JSON.stringify([config, source]);
+          const r = resolve(config, [source]);
+          expect(JSON.stringify([config, source])).toBe(before);
+          expect((r.config['components'] as unknown[]).length).toBe(fragmentEntries.length);
+        },
+      ),
     );
   });
 
@@ -356,25 +422,34 @@ describe('properties', () => {
 
   it('mods apply all or none: with one failing mod the result equals the unmodded one', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(entry, { selector: (e) => e.name, minLength: 1, maxLength: 4 }), fc.array(fc.tuple(fc.nat(), name, fc.integer()), { maxLength: 4 }), fc.boolean(), (fragmentEntries, sets, broken) => {
-        const source: FragmentSource = { id: 'f', name: 'f', revisions: [{ revision: '1', config: { components: fragmentEntries } }] };
-        const mods = sets.map(([i, key, value]) => ({ $set: { [`components.${fragmentEntries[i % fragmentEntries.length]?.name}.attributes.${key}`]: value } }));
-        if (broken) mods.push({ $set: { 'components.NoSuchEntry.attributes.x': 1 } });
-        const plain = resolve({ fragments: ['f'] }, [source]);
-        const modded = resolve({ fragments: ['f'], fragment_mods: [{ fragment_id: 'f', mods }] }, [source]);
-        if (broken) {
-          expect(modded.errors.map((e) => e.code)).toEqual(['mod-failed']);
-          expect(modded.config).toEqual(plain.config);
-        } else {
-          expect(modded.errors).toEqual([]);
-          for (const [i, key, value] of sets) {
-            const target = fragmentEntries[i % fragmentEntries.length]?.name;
-            const last = [...sets].reverse().find(([j, k]) => fragmentEntries[j % fragmentEntries.length]?.name === target && k === key);
-            const got = (modded.config['components'] as Array<{ name: string; attributes: Record<string, unknown> }>).find((c) => c.name === target);
-            expect(got?.attributes[key]).toBe(last?.[2] ?? value);
+      fc.property(
+        fc.uniqueArray(entry, { selector: (e) => e.name, minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.nat(), name, fc.integer()), { maxLength: 4 }),
+        fc.boolean(),
+        (fragmentEntries, sets, broken) => {
+          const source: FragmentSource = { id: 'f', name: 'f', revisions: [{ revision: '1', config: { components: fragmentEntries } }] };
+          const mods = sets.map(([i, key, value]) => ({
+            $set: { [`components.${fragmentEntries[i % fragmentEntries.length]?.name}.attributes.${key}`]: value },
+          }));
+          if (broken) mods.push({ $set: { 'components.NoSuchEntry.attributes.x': 1 } });
+          const plain = resolve({ fragments: ['f'] }, [source]);
+          const modded = resolve({ fragments: ['f'], fragment_mods: [{ fragment_id: 'f', mods }] }, [source]);
+          if (broken) {
+            expect(modded.errors.map((e) => e.code)).toEqual(['mod-failed']);
+            expect(modded.config).toEqual(plain.config);
+          } else {
+            expect(modded.errors).toEqual([]);
+            for (const [i, key, value] of sets) {
+              const target = fragmentEntries[i % fragmentEntries.length]?.name;
+              const last = [...sets].reverse().find(([j, k]) => fragmentEntries[j % fragmentEntries.length]?.name === target && k === key);
+              const got = (modded.config['components'] as Array<{ name: string; attributes: Record<string, unknown> }>).find(
+                (c) => c.name === target,
+              );
+              expect(got?.attributes[key]).toBe(last?.[2] ?? value);
+            }
           }
-        }
-      }),
+        },
+      ),
     );
   });
 });

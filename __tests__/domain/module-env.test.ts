@@ -22,7 +22,7 @@ const registry: ModuleConfig = { type: 'registry', name: 'acme_sensors', module_
 const local: ModuleConfig = { type: 'local', name: 'my_mod', executable_path: '/opt/my-mod/bin/run.sh' };
 
 describe('moduleEnvironment', () => {
-  test('registry module on a cloud-connected machine: the seed\'s 12 variables and the server environment', () => {
+  test("registry module on a cloud-connected machine: the seed's 12 variables and the server environment", () => {
     const { env, missing } = moduleEnvironment(registry, serverEnv, identity);
     expect(missing).toEqual([]);
     expect(env).toEqual({
@@ -65,7 +65,15 @@ describe('moduleEnvironment', () => {
     const { env } = moduleEnvironment(registry, { ...serverEnv, VIAM_HOME: '/var/viam' });
     expect(env.VIAM_HOME).toBe('/var/viam');
     expect(env.VIAM_MODULE_DATA).toBe('/var/viam/module-data/local/acme_sensors');
-    for (const name of ['VIAM_API_KEY', 'VIAM_API_KEY_ID', 'VIAM_MACHINE_ID', 'VIAM_MACHINE_PART_ID', 'VIAM_LOCATION_ID', 'VIAM_PRIMARY_ORG_ID', 'VIAM_MACHINE_FQDN']) {
+    for (const name of [
+      'VIAM_API_KEY',
+      'VIAM_API_KEY_ID',
+      'VIAM_MACHINE_ID',
+      'VIAM_MACHINE_PART_ID',
+      'VIAM_LOCATION_ID',
+      'VIAM_PRIMARY_ORG_ID',
+      'VIAM_MACHINE_FQDN',
+    ]) {
       expect(env).not.toHaveProperty(name);
     }
     expect(moduleEnvironment(local, { HOME: '/home/pi' }).env.VIAM_HOME).toBe('/home/pi/.viam');
@@ -91,14 +99,18 @@ describe('moduleEnvironment', () => {
   });
 
   test('timeouts from the server environment, unusable ones replaced by the defaults', () => {
-    expect(moduleEnvironment(registry, { VIAM_RESOURCE_CONFIGURATION_TIMEOUT: '4m0s', VIAM_MODULE_STARTUP_TIMEOUT: '420s' }).env).toMatchObject({
+    expect(
+      moduleEnvironment(registry, { VIAM_RESOURCE_CONFIGURATION_TIMEOUT: '4m0s', VIAM_MODULE_STARTUP_TIMEOUT: '420s' }).env,
+    ).toMatchObject({
       VIAM_RESOURCE_CONFIGURATION_TIMEOUT: '4m0s',
       VIAM_MODULE_STARTUP_TIMEOUT: '7m0s',
     });
-    expect(moduleEnvironment(registry, { VIAM_RESOURCE_CONFIGURATION_TIMEOUT: 'soon', VIAM_MODULE_STARTUP_TIMEOUT: '' }).env).toMatchObject({
-      VIAM_RESOURCE_CONFIGURATION_TIMEOUT: '1m0s',
-      VIAM_MODULE_STARTUP_TIMEOUT: '5m0s',
-    });
+    expect(moduleEnvironment(registry, { VIAM_RESOURCE_CONFIGURATION_TIMEOUT: 'soon', VIAM_MODULE_STARTUP_TIMEOUT: '' }).env).toMatchObject(
+      {
+        VIAM_RESOURCE_CONFIGURATION_TIMEOUT: '1m0s',
+        VIAM_MODULE_STARTUP_TIMEOUT: '5m0s',
+      },
+    );
   });
 
   test('placeholders in a local executable_path', () => {
@@ -110,10 +122,18 @@ describe('moduleEnvironment', () => {
 });
 
 describe('isSecretEnvName', () => {
-  test.each(['VIAM_API_KEY', 'VIAM_API_KEY_ID', 'DB_PASSWORD', 'db_passwd', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'GOOGLE_CREDENTIALS', 'SSH_PRIVATE_KEY', 'openai-apikey', 'client_secret'])(
-    '%s is secret',
-    (name) => expect(isSecretEnvName(name)).toBe(true),
-  );
+  test.each([
+    'VIAM_API_KEY',
+    'VIAM_API_KEY_ID',
+    'DB_PASSWORD',
+    'db_passwd',
+    'GITHUB_TOKEN',
+    'AWS_SECRET_ACCESS_KEY',
+    'GOOGLE_CREDENTIALS',
+    'SSH_PRIVATE_KEY',
+    'openai-apikey',
+    'client_secret',
+  ])('%s is secret', (name) => expect(isSecretEnvName(name)).toBe(true));
   test.each(['PATH', 'HOME', 'PWD', 'VIAM_MODULE_DATA', 'LOG_LEVEL', 'KEYBOARD_LAYOUT', 'VIAM_MACHINE_ID'])('%s is not secret', (name) =>
     expect(isSecretEnvName(name)).toBe(false),
   );

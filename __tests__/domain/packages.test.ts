@@ -11,7 +11,11 @@ import {
 const detector = { name: 'box-detector', package: 'org-1/box-detector', version: '2026-11-01T10-00-00', type: 'ml_model' };
 const tflite = { type: 'registry', name: 'viam_mlmodel-tflite', module_id: 'viam:mlmodel-tflite', version: '^1' };
 
-function configWith(attributes: Record<string, unknown>, packages: unknown = [detector], env: Record<string, string> = {}): Record<string, unknown> {
+function configWith(
+  attributes: Record<string, unknown>,
+  packages: unknown = [detector],
+  env: Record<string, string> = {},
+): Record<string, unknown> {
   return {
     services: [{ name: 'mlmodel', api: 'rdk:service:mlmodel', model: 'viam:mlmodel-tflite:tflite_cpu', attributes }],
     modules: [{ ...tflite, env }],
@@ -61,9 +65,13 @@ describe('package placeholder keys', () => {
 
 describe('packages in a machine config', () => {
   test('a config using its package through both placeholder forms is valid', () => {
-    const config = configWith({ model_path: '${packages.ml_model.box-detector}/model.tflite', label_path: '${packages.box-detector}/labels.txt' }, [detector], {
-      MODEL_DIR: '${packages.box-detector}',
-    });
+    const config = configWith(
+      { model_path: '${packages.ml_model.box-detector}/model.tflite', label_path: '${packages.box-detector}/labels.txt' },
+      [detector],
+      {
+        MODEL_DIR: '${packages.box-detector}',
+      },
+    );
     expect(validateMachineConfig(config)).toEqual({ errors: [], warnings: [] });
   });
 
@@ -72,7 +80,8 @@ describe('packages in a machine config', () => {
       {
         code: 'package-placeholder',
         path: 'services[0].attributes.model_path',
-        message: 'placeholder ${packages.ml_model.box-detecter}: failed to find a package named "box-detecter"; this machine\'s packages: box-detector (ml_model)',
+        message:
+          'placeholder ${packages.ml_model.box-detecter}: failed to find a package named "box-detecter"; this machine\'s packages: box-detector (ml_model)',
       },
     ]);
   });
@@ -84,14 +93,26 @@ describe('packages in a machine config', () => {
       ],
     };
     expect(errorsOf(config).map((e) => [e.path, e.message])).toEqual([
-      ['modules[0].env.DATA', 'placeholder ${packages.archive.data}: failed to find a package named "data"; this machine\'s packages: (none)'],
-      ['modules[0].executable_path', 'placeholder ${packages.module.mine}: failed to find a package named "mine"; this machine\'s packages: (none)'],
+      [
+        'modules[0].env.DATA',
+        'placeholder ${packages.archive.data}: failed to find a package named "data"; this machine\'s packages: (none)',
+      ],
+      [
+        'modules[0].executable_path',
+        'placeholder ${packages.module.mine}: failed to find a package named "mine"; this machine\'s packages: (none)',
+      ],
     ]);
   });
 
   test('a type mismatch is an error saying both types; ${packages.NAME} looks for an ml_model', () => {
     const archive = { ...detector, type: 'archive' };
-    expect(errorsOf(configWith({ a: '${packages.box-detector}', b: '${packages.module.box-detector}', c: '${packages.archive.box-detector}' }, [archive]))).toEqual([
+    expect(
+      errorsOf(
+        configWith({ a: '${packages.box-detector}', b: '${packages.module.box-detector}', c: '${packages.archive.box-detector}' }, [
+          archive,
+        ]),
+      ),
+    ).toEqual([
       {
         code: 'package-placeholder',
         path: 'services[0].attributes.a',
@@ -100,7 +121,8 @@ describe('packages in a machine config', () => {
       {
         code: 'package-placeholder',
         path: 'services[0].attributes.b',
-        message: 'placeholder ${packages.module.box-detector} is looking for a package of type module but a package of type archive was found',
+        message:
+          'placeholder ${packages.module.box-detector} is looking for a package of type module but a package of type archive was found',
       },
     ]);
   });
@@ -127,6 +149,8 @@ describe('packages in a machine config', () => {
 
   test('an unusable packages list reports itself, not every placeholder', () => {
     expect(errorsOf(configWith({ p: '${packages.anything}' }, { not: 'a list' })).map((e) => e.path)).toEqual(['packages']);
-    expect(errorsOf(configWith({ p: '${packages.anything}' }, [{ package: 'org-1/a', type: 'ml_model' }])).map((e) => e.path)).toEqual(['packages[0].name']);
+    expect(errorsOf(configWith({ p: '${packages.anything}' }, [{ package: 'org-1/a', type: 'ml_model' }])).map((e) => e.path)).toEqual([
+      'packages[0].name',
+    ]);
   });
 });

@@ -34,7 +34,9 @@ describe('findPlaceholders', () => {
     ['${HOME}', undefined],
   ])('%j -> variable %j', (text, variable) => {
     const [ref] = findPlaceholders(text, 'modules[0].env.X');
-    expect(ref).toEqual(variable === undefined ? { path: 'modules[0].env.X', text, valid: false } : { path: 'modules[0].env.X', text, variable, valid: true });
+    expect(ref).toEqual(
+      variable === undefined ? { path: 'modules[0].env.X', text, valid: false } : { path: 'modules[0].env.X', text, variable, valid: true },
+    );
   });
 
   test.each(['plain', '$HOME', '${unterminated', '{environment.X}', '$ {environment.X}'])('%j holds no placeholder', (text) => {
@@ -48,7 +50,12 @@ describe('substitutePlaceholders', () => {
     ['/opt/acme/bin:${environment.PATH}', '/opt/acme/bin:/usr/bin:/bin', [], []],
     ['${environment.HOME}/data/${environment.HOME}', '/home/pi/data//home/pi', [], []],
     ['x${environment.EMPTY}y', 'xy', [], []],
-    ['${environment.NOPE}:${environment.UNSET}:${environment.NOPE}', '${environment.NOPE}:${environment.UNSET}:${environment.NOPE}', ['NOPE', 'UNSET'], []],
+    [
+      '${environment.NOPE}:${environment.UNSET}:${environment.NOPE}',
+      '${environment.NOPE}:${environment.UNSET}:${environment.NOPE}',
+      ['NOPE', 'UNSET'],
+      [],
+    ],
     ['${secret.X} ${environment.HOME}', '${secret.X} /home/pi', [], ['${secret.X}']],
     ['no placeholders', 'no placeholders', [], []],
     ['${environment.toString}', '${environment.toString}', ['toString'], []],

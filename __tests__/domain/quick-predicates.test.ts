@@ -3,7 +3,15 @@
  */
 import fc from 'fast-check';
 import { findPlaceholders, mayHoldPlaceholder } from '../../src/domain/placeholders';
-import { isApiTriplet, isModelTriplet, isModuleId, isServiceApi, parseApiTriplet, parseModelTriplet, parseModuleId } from '../../src/domain/triplet';
+import {
+  isApiTriplet,
+  isModelTriplet,
+  isModuleId,
+  isServiceApi,
+  parseApiTriplet,
+  parseModelTriplet,
+  parseModuleId,
+} from '../../src/domain/triplet';
 import { isVersionPolicy, tryParseVersionPolicy } from '../../src/domain/version-policy';
 import { conventionalModuleName } from '../../src/domain/names';
 
@@ -39,7 +47,10 @@ test('the triplet and module id predicates agree with the parsers', () => {
 });
 
 test('isVersionPolicy agrees with tryParseVersionPolicy, asked once or again', () => {
-  const texts = fc.oneof(fc.constantFrom('1.2.3', '~1.2', '1.2.*', '^1', '1.*', 'latest', 'latest-with-prerelease', '01.2.3', '1.2', 'x'), fc.stringMatching(/^[0-9.~^*a-z-]{0,8}$/));
+  const texts = fc.oneof(
+    fc.constantFrom('1.2.3', '~1.2', '1.2.*', '^1', '1.*', 'latest', 'latest-with-prerelease', '01.2.3', '1.2', 'x'),
+    fc.stringMatching(/^[0-9.~^*a-z-]{0,8}$/),
+  );
   fc.assert(
     fc.property(texts, (t) => {
       const expected = tryParseVersionPolicy(t) !== undefined;

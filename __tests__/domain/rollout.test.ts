@@ -25,7 +25,17 @@ describe('splitting changed machines into waves', () => {
     expect(waves).toEqual([
       { rule: 'machines fleetform_machine.m3', machines: ['fleetform_machine.m3'] },
       { rule: 'fraction 0.25', machines: ['fleetform_machine.m0'] },
-      { rule: 'fraction 1', machines: ['fleetform_machine.m1', 'fleetform_machine.m2', 'fleetform_machine.m4', 'fleetform_machine.m5', 'fleetform_machine.m6', 'fleetform_machine.m7'] },
+      {
+        rule: 'fraction 1',
+        machines: [
+          'fleetform_machine.m1',
+          'fleetform_machine.m2',
+          'fleetform_machine.m4',
+          'fleetform_machine.m5',
+          'fleetform_machine.m6',
+          'fleetform_machine.m7',
+        ],
+      },
     ]);
   });
 
@@ -49,7 +59,12 @@ describe('splitting changed machines into waves', () => {
   });
 
   const wave: fc.Arbitrary<RolloutWave> = fc.oneof(
-    fc.record({ machines: fc.array(fc.integer({ min: 0, max: 40 }).map((i) => `fleetform_machine.m${i}`), { minLength: 1, maxLength: 4 }) }),
+    fc.record({
+      machines: fc.array(
+        fc.integer({ min: 0, max: 40 }).map((i) => `fleetform_machine.m${i}`),
+        { minLength: 1, maxLength: 4 },
+      ),
+    }),
     fc.record({ location: fc.constantFrom('loc-a', 'loc-b', 'loc-c') }),
     fc.record({ count: fc.integer({ min: 1, max: 50 }) }),
     fc.record({ fraction: fc.double({ min: 0.001, max: 1, noNaN: true }) }),
@@ -73,17 +88,24 @@ describe('splitting changed machines into waves', () => {
 
   test('fraction waves bring the total to their share, and take at least one machine while any is left', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 200 }), fc.array(fc.double({ min: 0.001, max: 1, noNaN: true }), { minLength: 1, maxLength: 5 }), (n, fractions) => {
-        const sorted = [...fractions].sort((a, b) => a - b);
-        const waves = splitWaves(machines(n), sorted.map((fraction) => ({ fraction })));
-        let total = 0;
-        for (const w of waves.filter((x) => x.rule !== 'the rest')) {
-          total += w.machines.length;
-          const f = Number(w.rule.slice('fraction '.length));
-          expect(total).toBeGreaterThanOrEqual(Math.min(n, fractionTarget(f, n)));
-        }
-        expect(waves.length).toBeLessThanOrEqual(Math.max(sorted.length, 1) + 1);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 200 }),
+        fc.array(fc.double({ min: 0.001, max: 1, noNaN: true }), { minLength: 1, maxLength: 5 }),
+        (n, fractions) => {
+          const sorted = [...fractions].sort((a, b) => a - b);
+          const waves = splitWaves(
+            machines(n),
+            sorted.map((fraction) => ({ fraction })),
+          );
+          let total = 0;
+          for (const w of waves.filter((x) => x.rule !== 'the rest')) {
+            total += w.machines.length;
+            const f = Number(w.rule.slice('fraction '.length));
+            expect(total).toBeGreaterThanOrEqual(Math.min(n, fractionTarget(f, n)));
+          }
+          expect(waves.length).toBeLessThanOrEqual(Math.max(sorted.length, 1) + 1);
+        },
+      ),
     );
   });
 });
@@ -104,22 +126,32 @@ describe('abort thresholds', () => {
     expect(abortReason(1, 100, {})).toBeDefined();
     expect(abortReason(0, 0, {})).toBeUndefined();
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 1000 }), fc.double({ min: 0, max: 1, noNaN: true }), (maxFailed, written, fraction) => {
-        expect(abortReason(0, written, { max_failed: maxFailed, max_failed_fraction: fraction })).toBeUndefined();
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 100 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (maxFailed, written, fraction) => {
+          expect(abortReason(0, written, { max_failed: maxFailed, max_failed_fraction: fraction })).toBeUndefined();
+        },
+      ),
     );
   });
 
   test('more failures never turn an abort back into going on', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 0, max: 10 }), fc.double({ min: 0, max: 1, noNaN: true }), (written, maxFailed, fraction) => {
-        let stopped = false;
-        for (let failed = 0; failed <= written; failed++) {
-          const stops = abortReason(failed, written, { max_failed: maxFailed, max_failed_fraction: fraction }) !== undefined;
-          if (stopped) expect(stops).toBe(true);
-          stopped = stops;
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 100 }),
+        fc.integer({ min: 0, max: 10 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (written, maxFailed, fraction) => {
+          let stopped = false;
+          for (let failed = 0; failed <= written; failed++) {
+            const stops = abortReason(failed, written, { max_failed: maxFailed, max_failed_fraction: fraction }) !== undefined;
+            if (stopped) expect(stops).toBe(true);
+            stopped = stops;
+          }
+        },
+      ),
     );
   });
 });
@@ -136,10 +168,20 @@ describe('the canary wave', () => {
   test('a wave ends passed, with the failures tolerated and the threshold that tolerated them, or failed when every machine of it failed', () => {
     expect(waveVerdict(0, 3, { max_failed: 1 }, false)).toEqual({ verdict: 'passed', failed: 0 });
     expect(waveVerdict(1, 3, { max_failed: 1 }, false)).toEqual({ verdict: 'passed', failed: 1, tolerated: 'max_failed 1' });
-    expect(waveVerdict(2, 2, { max_failed: 5, max_failed_fraction: 0.5 }, false)).toEqual({ verdict: 'failed', failed: 2, tolerated: 'max_failed 5, max_failed_fraction 0.5' });
-    expect(waveVerdict(1, 1, { max_failed: 1, canary_max_failed: 1 }, true)).toEqual({ verdict: 'failed', failed: 1, tolerated: 'canary_max_failed 1' });
+    expect(waveVerdict(2, 2, { max_failed: 5, max_failed_fraction: 0.5 }, false)).toEqual({
+      verdict: 'failed',
+      failed: 2,
+      tolerated: 'max_failed 5, max_failed_fraction 0.5',
+    });
+    expect(waveVerdict(1, 1, { max_failed: 1, canary_max_failed: 1 }, true)).toEqual({
+      verdict: 'failed',
+      failed: 1,
+      tolerated: 'canary_max_failed 1',
+    });
     expect(waveEndText(waveVerdict(1, 3, { max_failed: 1 }, false))).toBe('passed with 1 failure tolerated (max_failed 1)');
-    expect(waveEndText(waveVerdict(2, 2, { max_failed: 5 }, false))).toBe('FAILED on all 2 machine(s), tolerated (max_failed 5): the rollout goes on');
+    expect(waveEndText(waveVerdict(2, 2, { max_failed: 5 }, false))).toBe(
+      'FAILED on all 2 machine(s), tolerated (max_failed 5): the rollout goes on',
+    );
     expect(waveEndText(waveVerdict(0, 2, {}, false))).toBe('passed');
   });
 });
@@ -159,10 +201,18 @@ describe('what healthy means', () => {
   });
 
   test('behind, starting or loading is pending', () => {
-    expect(judgeHealth(good, '2026-11-25T00:00:00.000Z')).toMatchObject({ health: 'pending', why: expect.stringContaining('not 2026-11-25') });
+    expect(judgeHealth(good, '2026-11-25T00:00:00.000Z')).toMatchObject({
+      health: 'pending',
+      why: expect.stringContaining('not 2026-11-25'),
+    });
     expect(judgeHealth({ ...good, state: 'initializing' }, rev)).toMatchObject({ health: 'pending' });
-    expect(judgeHealth({ ...good, resources: [{ ...good.resources[0]!, revision: 'older' }] }, rev)).toMatchObject({ health: 'pending', why: expect.stringContaining('older revision') });
-    expect(judgeHealth({ ...good, packages: [{ name: 'model', state: 'downloading', error: '' }] }, rev)).toMatchObject({ health: 'pending' });
+    expect(judgeHealth({ ...good, resources: [{ ...good.resources[0]!, revision: 'older' }] }, rev)).toMatchObject({
+      health: 'pending',
+      why: expect.stringContaining('older revision'),
+    });
+    expect(judgeHealth({ ...good, packages: [{ name: 'model', state: 'downloading', error: '' }] }, rev)).toMatchObject({
+      health: 'pending',
+    });
   });
 
   test('a failing module, resource or package is unhealthy, named with its error', () => {
@@ -212,12 +262,22 @@ describe('the gate of one machine', () => {
     const sick = { health: 'unhealthy' as const, problems: [{ what: 'module sensors', error: 'crashed' }] };
     const s = stepGate(start, sick, 10, gate);
     expect(stepGate(s.track, sick, 110, gate)).toMatchObject({ outcome: 'failed', problems: sick.problems });
-    expect(stepGate(start, { health: 'unreachable', why: 'offline' }, 1000, gate)).toMatchObject({ outcome: 'failed', why: expect.stringContaining('offline') });
+    expect(stepGate(start, { health: 'unreachable', why: 'offline' }, 1000, gate)).toMatchObject({
+      outcome: 'failed',
+      why: expect.stringContaining('offline'),
+    });
   });
 });
 
 test('the synthesized policy is checked strictly', () => {
-  const ok = { name: 'careful', waves: [{ fraction: 1 }], gate: { timeout_ms: 1000, settle_ms: 0 }, abort: {}, offline: 'wait', on_failure: 'rollback' };
+  const ok = {
+    name: 'careful',
+    waves: [{ fraction: 1 }],
+    gate: { timeout_ms: 1000, settle_ms: 0 },
+    abort: {},
+    offline: 'wait',
+    on_failure: 'rollback',
+  };
   expect(RolloutPolicySchema.safeParse(ok).success).toBe(true);
   expect(RolloutPolicySchema.safeParse({ ...ok, waves: [{ fraction: 0 }] }).success).toBe(false);
   expect(RolloutPolicySchema.safeParse({ ...ok, offline: 'later' }).success).toBe(false);
@@ -227,11 +287,19 @@ test('the synthesized policy is checked strictly', () => {
 describe('fragment pins', () => {
   const config = { components: [], fragments: ['frag-a', { id: 'frag-b', version: 'stable', prefix: 'front' }, { id: 'frag-c' }] };
 
-  test('a pin sets one fragment\'s import version and keeps everything else; lifting it follows the latest again', () => {
+  test("a pin sets one fragment's import version and keeps everything else; lifting it follows the latest again", () => {
     const pinned = withFragmentVersion(config, 'frag-b', '7');
     expect(pinned.fragments).toEqual(['frag-a', { id: 'frag-b', version: '7', prefix: 'front' }, { id: 'frag-c' }]);
-    expect(withFragmentVersion(config, 'frag-a', '3').fragments).toEqual([{ id: 'frag-a', version: '3' }, config.fragments[1], config.fragments[2]]);
-    expect(withFragmentVersion(pinned, 'frag-b', undefined).fragments).toEqual(['frag-a', { id: 'frag-b', prefix: 'front' }, { id: 'frag-c' }]);
+    expect(withFragmentVersion(config, 'frag-a', '3').fragments).toEqual([
+      { id: 'frag-a', version: '3' },
+      config.fragments[1],
+      config.fragments[2],
+    ]);
+    expect(withFragmentVersion(pinned, 'frag-b', undefined).fragments).toEqual([
+      'frag-a',
+      { id: 'frag-b', prefix: 'front' },
+      { id: 'frag-c' },
+    ]);
     expect(config.fragments[1]).toEqual({ id: 'frag-b', version: 'stable', prefix: 'front' });
   });
 
@@ -243,7 +311,7 @@ describe('fragment pins', () => {
     expect(importedVersion({}, 'frag-a')).toBeUndefined();
   });
 
-  test('a fragment rollout is journaled apart from its stack\'s', () => {
+  test("a fragment rollout is journaled apart from its stack's", () => {
     expect(rolloutJournalKey('fleet', { name: 'careful' })).toBe('fleet');
     expect(rolloutJournalKey('fleet', { name: 'rig-careful', fragment: 'fleetform_fragment.rig' })).toBe('fleet~rig-careful');
   });

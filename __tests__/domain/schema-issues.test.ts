@@ -14,7 +14,9 @@ describe('schemaProblems', () => {
     expect(problemsOf({ name: 'x', sise: 1 }, { noun: 'prop', known: ['name', 'size'] })).toEqual([
       { kind: 'unknown', path: 'sise', name: 'sise', text: 'unknown prop', message: 'unknown prop "sise"', hint: 'did you mean "size"?' },
     ]);
-    expect(problemsOf({ name: 'x', sise: 1 }, { noun: 'attribute', owner: 'fleetform_note', quote: false, known: ['name', 'size'] })[0]?.message).toBe('fleetform_note has no attribute sise');
+    expect(
+      problemsOf({ name: 'x', sise: 1 }, { noun: 'attribute', owner: 'fleetform_note', quote: false, known: ['name', 'size'] })[0]?.message,
+    ).toBe('fleetform_note has no attribute sise');
   });
 
   test('a missing value is required, a wrong one says what was expected and what was found, an enum lists what it allows', () => {
@@ -26,10 +28,12 @@ describe('schemaProblems', () => {
     expect(value).toMatchObject({ kind: 'value', text: 'expected one of "a", "b", got the string "c"' });
   });
 
-  test("a schema that words its own messages is quoted as it says", () => {
+  test('a schema that words its own messages is quoted as it says', () => {
     const own = z.object({ app: z.string('must be a string: the command that runs the app') });
     const result = own.safeParse({ app: 5 });
     if (result.success) throw new Error('expected the schema to refuse the value');
-    expect(schemaProblems(result.error.issues, { app: 5 }, { noun: 'key', ownMessages: true })[0]?.message).toBe('"app" must be a string: the command that runs the app');
+    expect(schemaProblems(result.error.issues, { app: 5 }, { noun: 'key', ownMessages: true })[0]?.message).toBe(
+      '"app" must be a string: the command that runs the app',
+    );
   });
 });

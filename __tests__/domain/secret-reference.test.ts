@@ -1,5 +1,13 @@
 /** Secrets by reference: the reference's schema, its reading, and placing a value at a config path. */
-import { childPathOf, pathKeys, resolveSecretReference, secretReferencesSchema, withoutValueAt, withValueAt, type SecretSource } from '../../src/domain/secret-reference';
+import {
+  childPathOf,
+  pathKeys,
+  resolveSecretReference,
+  secretReferencesSchema,
+  withoutValueAt,
+  withValueAt,
+  type SecretSource,
+} from '../../src/domain/secret-reference';
 import { withoutReferencedValues, withResolvedSecrets } from '../../src/engine/secret-references';
 
 const source = (env: Record<string, string>, files: Record<string, string> = {}): SecretSource => ({
@@ -8,7 +16,12 @@ const source = (env: Record<string, string>, files: Record<string, string> = {})
 });
 
 test('a path reads back as the keys childPath wrote, odd keys and indexes included', () => {
-  for (const keys of [['modules', 'acme_sensors', 'env', 'API_TOKEN'], ['fragments', 0, 'variables', 'api token'], ['remotes', 'arm-1', 'auth', 'credentials', 'payload'], ['a["b"]', 'c.d']]) {
+  for (const keys of [
+    ['modules', 'acme_sensors', 'env', 'API_TOKEN'],
+    ['fragments', 0, 'variables', 'api token'],
+    ['remotes', 'arm-1', 'auth', 'credentials', 'payload'],
+    ['a["b"]', 'c.d'],
+  ]) {
     expect(pathKeys(childPathOf(keys))).toEqual(keys);
   }
   expect(pathKeys('')).toBeUndefined();
@@ -19,18 +32,29 @@ test('a path reads back as the keys childPath wrote, odd keys and indexes includ
 test('a reference is a typed object: env by a name a shell sets, file by a path; anything else is refused', () => {
   expect(secretReferencesSchema.safeParse({ 'modules.m.env.K': { from: 'env', name: 'ACME_TOKEN' } }).success).toBe(true);
   expect(secretReferencesSchema.safeParse({ 'modules.m.env.K': { from: 'file', path: '/run/s' } }).success).toBe(true);
-  for (const bad of [{ from: 'env', name: 'A-B' }, { from: 'file', path: '' }, { from: 'value', value: 'x' }, { from: 'env', name: 'A', extra: '1' }]) {
+  for (const bad of [
+    { from: 'env', name: 'A-B' },
+    { from: 'file', path: '' },
+    { from: 'value', value: 'x' },
+    { from: 'env', name: 'A', extra: '1' },
+  ]) {
     expect(secretReferencesSchema.safeParse({ p: bad }).success).toBe(false);
   }
 });
 
 test('reading: the value, or why there is none (unset, empty, unreadable); one trailing line break of a file dropped', () => {
   expect(resolveSecretReference({ from: 'env', name: 'T' }, source({ T: 'v' }))).toEqual({ value: 'v' });
-  expect(resolveSecretReference({ from: 'env', name: 'T' }, source({}))).toMatchObject({ unresolved: { message: 'environment variable T is not set' } });
-  expect(resolveSecretReference({ from: 'env', name: 'T' }, source({ T: '' }))).toMatchObject({ unresolved: { message: 'environment variable T is empty' } });
+  expect(resolveSecretReference({ from: 'env', name: 'T' }, source({}))).toMatchObject({
+    unresolved: { message: 'environment variable T is not set' },
+  });
+  expect(resolveSecretReference({ from: 'env', name: 'T' }, source({ T: '' }))).toMatchObject({
+    unresolved: { message: 'environment variable T is empty' },
+  });
   expect(resolveSecretReference({ from: 'file', path: '/s' }, source({}, { '/s': 'v\n\n' }))).toEqual({ value: 'v\n' });
   expect(resolveSecretReference({ from: 'file', path: '/s' }, source({}, { '/s': 'v\r\n' }))).toEqual({ value: 'v' });
-  expect(resolveSecretReference({ from: 'file', path: '/x' }, source({}))).toMatchObject({ unresolved: { message: 'file /x cannot be read: no such file' } });
+  expect(resolveSecretReference({ from: 'file', path: '/x' }, source({}))).toMatchObject({
+    unresolved: { message: 'file /x cannot be read: no such file' },
+  });
 });
 
 test('a value is placed at its path (list entries by name or index) and taken out again, the document unchanged', () => {
@@ -38,14 +62,20 @@ test('a value is placed at its path (list entries by name or index) and taken ou
   const placed = withValueAt(doc, ['modules', 'm', 'env', 'API_TOKEN'], 's1');
   expect(placed).toEqual({ ...doc, modules: [{ name: 'm', type: 'registry', env: { API_TOKEN: 's1' } }] });
   expect(doc.modules[0]).toEqual({ name: 'm', type: 'registry' });
-  expect(withValueAt(doc, ['fragments', 0, 'variables', 'token'], 's2')?.fragments).toEqual([{ id: 'f', variables: { pin: '1', token: 's2' } }]);
+  expect(withValueAt(doc, ['fragments', 0, 'variables', 'token'], 's2')?.fragments).toEqual([
+    { id: 'f', variables: { pin: '1', token: 's2' } },
+  ]);
   expect(withValueAt(doc, ['modules', 'nope', 'env', 'K'], 's')).toBeUndefined();
   expect(withoutValueAt(placed, ['modules', 'm', 'env', 'API_TOKEN'])).toEqual(doc);
 });
 
 test('the engine places every value and names the machine, the field and the variable of each it cannot read', () => {
   const config = { modules: [{ name: 'm', type: 'registry' }] };
-  const refs = { 'modules.m.env.A_TOKEN': { from: 'env', name: 'A' }, 'modules.m.env.B_TOKEN': { from: 'env', name: 'B' }, 'modules.gone.env.C': { from: 'env', name: 'A' } };
+  const refs = {
+    'modules.m.env.A_TOKEN': { from: 'env', name: 'A' },
+    'modules.m.env.B_TOKEN': { from: 'env', name: 'B' },
+    'modules.gone.env.C': { from: 'env', name: 'A' },
+  };
   const out = withResolvedSecrets(config, refs, 'machine m1', source({ A: 'a-value' }));
   expect(out.config).toEqual({ modules: [{ name: 'm', type: 'registry', env: { A_TOKEN: 'a-value' } }] });
   expect(out.problems.map((p) => [p.path, p.message])).toEqual([
@@ -53,5 +83,7 @@ test('the engine places every value and names the machine, the field and the var
     ['secrets["modules.gone.env.C"]', 'secret modules.gone.env.C of machine m1 names no field of its config'],
   ]);
   // The attributes code gives hold the references, not the values they fill.
-  expect(withoutReferencedValues({ modules: { m: { name: 'm', env: { A_TOKEN: 'a-value' } } } }, refs)).toEqual({ modules: { m: { name: 'm' } } });
+  expect(withoutReferencedValues({ modules: { m: { name: 'm', env: { A_TOKEN: 'a-value' } } } }, refs)).toEqual({
+    modules: { m: { name: 'm' } },
+  });
 });

@@ -132,7 +132,9 @@ describe('checkTrainingJobParams', () => {
     ]);
   });
   test('every problem at once', () => {
-    expect(checkTrainingJobParams({ datasetId: '', modelName: '', modelVersion: '', modelType: ModelType.UNSPECIFIED, tags: [] })).toHaveLength(5);
+    expect(
+      checkTrainingJobParams({ datasetId: '', modelName: '', modelVersion: '', modelType: ModelType.UNSPECIFIED, tags: [] }),
+    ).toHaveLength(5);
   });
 });
 

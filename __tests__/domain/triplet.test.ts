@@ -1,4 +1,12 @@
-import { formatApiTriplet, formatModelTriplet, isBuiltinModel, moduleIdOfModel, parseApiTriplet, parseModelTriplet, parseModuleId } from '../../src/domain';
+import {
+  formatApiTriplet,
+  formatModelTriplet,
+  isBuiltinModel,
+  moduleIdOfModel,
+  parseApiTriplet,
+  parseModelTriplet,
+  parseModuleId,
+} from '../../src/domain';
 
 describe('parseApiTriplet', () => {
   test.each([

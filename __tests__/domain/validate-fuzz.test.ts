@@ -30,7 +30,11 @@ function nest(depth: number): unknown {
   return Object.defineProperty(v as object, fc.toStringMethod, { value: () => `nest(${depth})` });
 }
 
-const key = fc.oneof(fc.constantFrom(...PROTO_KEYS), fc.string({ maxLength: 8 }), fc.constantFrom('VIAM_MODULE_STARTUP_TIMEOUT', 'VIAM_RESOURCE_CONFIGURATION_TIMEOUT'));
+const key = fc.oneof(
+  fc.constantFrom(...PROTO_KEYS),
+  fc.string({ maxLength: 8 }),
+  fc.constantFrom('VIAM_MODULE_STARTUP_TIMEOUT', 'VIAM_RESOURCE_CONFIGURATION_TIMEOUT'),
+);
 const text = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.constantFrom('${environment.HOME}', '${bad}', '${', '1m0s', 'zz', '/usr/bin/x', 'rel/x'),
@@ -45,16 +49,31 @@ const { shallow } = fc.letrec((tie) => ({
 const json = fc.oneof({ weight: 30, arbitrary: shallow }, { weight: 1, arbitrary: fc.integer({ min: 60, max: 6000 }).map(nest) });
 
 const names = fc.constantFrom('arm', 'cam', 'base', '__proto__', 'constructor', 'toString', '', 'Bad Name', 'a'.repeat(70));
-const triplet = fc.constantFrom('rdk:builtin:fake', 'acme:sensors:ultra', 'acme:sensors:Ultra', 'rdk:component:arm', 'nope', '', 'acme:__proto__:x');
+const triplet = fc.constantFrom(
+  'rdk:builtin:fake',
+  'acme:sensors:ultra',
+  'acme:sensors:Ultra',
+  'rdk:component:arm',
+  'nope',
+  '',
+  'acme:__proto__:x',
+);
 const moduleId = fc.constantFrom('acme:sensors', 'acme:__proto__', 'constructor:x', 'bad id', '');
 const version = fc.constantFrom('1.0.0', '^1.2', '~1.2.3', 'latest', 'latest-with-prerelease', 'banana', '');
 
 /** Optional fields: each entry present or not, in any order, sometimes of the wrong type. */
 function entriesOf(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Record<string, unknown>> {
-  const picks = Object.entries(fields).map(([k, arb]) => fc.option(fc.oneof({ weight: 5, arbitrary: arb }, { weight: 1, arbitrary: json }).map((v) => [k, v] as const), { freq: 6 }));
-  return fc.tuple(fc.tuple(...picks), fc.array(fc.tuple(key, json), { maxLength: 2 })).map(([fixed, extra]) =>
-    own([...fixed.filter((e): e is readonly [string, unknown] => e !== null), ...extra.filter(([k]) => !(k in fields))]),
+  const picks = Object.entries(fields).map(([k, arb]) =>
+    fc.option(
+      fc.oneof({ weight: 5, arbitrary: arb }, { weight: 1, arbitrary: json }).map((v) => [k, v] as const),
+      { freq: 6 },
+    ),
   );
+  return fc
+    .tuple(fc.tuple(...picks), fc.array(fc.tuple(key, json), { maxLength: 2 }))
+    .map(([fixed, extra]) =>
+      own([...fixed.filter((e): e is readonly [string, unknown] => e !== null), ...extra.filter(([k]) => !(k in fields))]),
+    );
 }
 
 const resource = entriesOf({
@@ -73,7 +92,14 @@ const moduleEntry = entriesOf({
   executable_path: text,
 });
 const config = fc.oneof(
-  { weight: 4, arbitrary: entriesOf({ components: fc.array(resource, { maxLength: 4 }), services: fc.array(resource, { maxLength: 2 }), modules: fc.array(moduleEntry, { maxLength: 3 }) }) },
+  {
+    weight: 4,
+    arbitrary: entriesOf({
+      components: fc.array(resource, { maxLength: 4 }),
+      services: fc.array(resource, { maxLength: 2 }),
+      modules: fc.array(moduleEntry, { maxLength: 3 }),
+    }),
+  },
   { weight: 1, arbitrary: json },
 );
 
@@ -100,57 +126,76 @@ function assertClear(issue: Issue): void {
 /** Generous bound for a whole suite run on a loaded machine: only a hang exceeds it. */
 const HANG_GUARD_MS = 600_000;
 
-test(`${RUNS} generated configs: no crash, every rejection a clear issue, valid ones round-trip (seed ${SEED})`, () => {
-  let rejected = 0;
-  fc.assert(
-    fc.property(config, (cfg) => {
-      const result = validateMachineConfig(cfg);
-      [...result.errors, ...result.warnings].forEach(assertClear);
-      if (result.errors.length > 0) {
-        rejected += 1;
-        let thrown: unknown;
-        try {
-          parseMachineConfig(cfg);
-        } catch (err) {
-          thrown = err;
+test(
+  `${RUNS} generated configs: no crash, every rejection a clear issue, valid ones round-trip (seed ${SEED})`,
+  () => {
+    let rejected = 0;
+    fc.assert(
+      fc.property(config, (cfg) => {
+        const result = validateMachineConfig(cfg);
+        [...result.errors, ...result.warnings].forEach(assertClear);
+        if (result.errors.length > 0) {
+          rejected += 1;
+          let thrown: unknown;
+          try {
+            parseMachineConfig(cfg);
+          } catch (err) {
+            thrown = err;
+          }
+          if (!(thrown instanceof ValidationError))
+            throw new Error(`parseMachineConfig did not throw a ValidationError: ${String(thrown)}`);
+        } else if (JSON.stringify(parseMachineConfig(cfg)) !== JSON.stringify(cfg)) {
+          throw new Error('a valid config did not round-trip unchanged');
         }
-        if (!(thrown instanceof ValidationError)) throw new Error(`parseMachineConfig did not throw a ValidationError: ${String(thrown)}`);
-      } else if (JSON.stringify(parseMachineConfig(cfg)) !== JSON.stringify(cfg)) {
-        throw new Error('a valid config did not round-trip unchanged');
-      }
-    }),
-    { numRuns: RUNS, seed: SEED },
-  );
-  // The generator reaches both verdicts.
-  expect(rejected).toBeGreaterThan(RUNS / 10);
-  expect(rejected).toBeLessThan(RUNS);
-}, HANG_GUARD_MS);
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+    // The generator reaches both verdicts.
+    expect(rejected).toBeGreaterThan(RUNS / 10);
+    expect(rejected).toBeLessThan(RUNS);
+  },
+  HANG_GUARD_MS,
+);
 
-test(`prototype-named keys are ordinary keys: renaming them never changes a verdict (seed ${SEED})`, () => {
-  fc.assert(
-    fc.property(config, (cfg) => {
-      const a = validateMachineConfig(cfg);
-      const b = validateMachineConfig(renamed(cfg));
-      const codes = (r: typeof a): string => [...r.errors, ...r.warnings].map((i) => `${i.severity}:${i.code}`).join(' ');
-      if (codes(a) !== codes(b)) throw new Error(`verdict changed by renaming keys: ${codes(a)} vs ${codes(b)}`);
-    }),
-    { numRuns: Math.ceil(RUNS / 2), seed: SEED },
-  );
-}, HANG_GUARD_MS);
+test(
+  `prototype-named keys are ordinary keys: renaming them never changes a verdict (seed ${SEED})`,
+  () => {
+    fc.assert(
+      fc.property(config, (cfg) => {
+        const a = validateMachineConfig(cfg);
+        const b = validateMachineConfig(renamed(cfg));
+        const codes = (r: typeof a): string => [...r.errors, ...r.warnings].map((i) => `${i.severity}:${i.code}`).join(' ');
+        if (codes(a) !== codes(b)) throw new Error(`verdict changed by renaming keys: ${codes(a)} vs ${codes(b)}`);
+      }),
+      { numRuns: Math.ceil(RUNS / 2), seed: SEED },
+    );
+  },
+  HANG_GUARD_MS,
+);
 
 test('nesting 5,000 deep and oversized strings are refused with one clear issue', () => {
-  const deep = validateMachineConfig({ components: [{ name: 'arm', model: 'rdk:builtin:fake', api: 'rdk:component:arm', attributes: { x: nest(5000) } }] });
+  const deep = validateMachineConfig({
+    components: [{ name: 'arm', model: 'rdk:builtin:fake', api: 'rdk:component:arm', attributes: { x: nest(5000) } }],
+  });
   expect(deep.errors.map((i) => i.code)).toEqual(['too-deep']);
   expect(deep.errors[0]?.path).toMatch(/^components\[0\]\.attributes\.x/);
-  const long = validateMachineConfig({ components: [{ name: 'arm', model: 'rdk:builtin:fake', api: 'rdk:component:arm', attributes: { x: 'y'.repeat(2_000_001) } }] });
+  const long = validateMachineConfig({
+    components: [{ name: 'arm', model: 'rdk:builtin:fake', api: 'rdk:component:arm', attributes: { x: 'y'.repeat(2_000_001) } }],
+  });
   expect(long.errors.map((i) => i.code)).toEqual(['too-large']);
   expect(long.errors[0]?.path).toBe('components[0].attributes.x');
 });
 
 test('"__proto__" and "constructor" keys round-trip and are checked like any other', () => {
-  const text = '{"__proto__":{"a":1},"components":[{"name":"arm","model":"rdk:builtin:fake","api":"rdk:component:arm","attributes":{"__proto__":{"k":"v"},"constructor":{"prototype":1}}}],"modules":[{"type":"local","name":"m","executable_path":"/x","env":{"__proto__":"${environment.HOME}","constructor":"1"}}]}';
+  const text =
+    '{"__proto__":{"a":1},"components":[{"name":"arm","model":"rdk:builtin:fake","api":"rdk:component:arm","attributes":{"__proto__":{"k":"v"},"constructor":{"prototype":1}}}],"modules":[{"type":"local","name":"m","executable_path":"/x","env":{"__proto__":"${environment.HOME}","constructor":"1"}}]}';
   expect(JSON.stringify(parseMachineConfig(JSON.parse(text)))).toBe(text);
-  const bad = validateMachineConfig(JSON.parse('{"modules":[{"type":"local","name":"m","executable_path":"/x","env":{"__proto__":5,"constructor":"${bad}"}}]}'));
-  expect(bad.errors.map((i) => `${i.path}: ${i.code}`)).toEqual(['modules[0].env.__proto__: type', 'modules[0].env.constructor: placeholder']);
+  const bad = validateMachineConfig(
+    JSON.parse('{"modules":[{"type":"local","name":"m","executable_path":"/x","env":{"__proto__":5,"constructor":"${bad}"}}]}'),
+  );
+  expect(bad.errors.map((i) => `${i.path}: ${i.code}`)).toEqual([
+    'modules[0].env.__proto__: type',
+    'modules[0].env.constructor: placeholder',
+  ]);
   expect(({} as Record<string, unknown>).a).toBeUndefined();
 });

@@ -34,8 +34,28 @@ describe('parseVersionPolicy / formatVersionPolicy', () => {
   });
 
   test.each([
-    '', '1', '1.2', 'v1.2.3', '=1.2.3', ' 1.2.3', '1.2.3 ', '01.2.3', '1.02.3', '~1', '~1.2.3', '^1.2', '^1.2.3',
-    '1.x', '1.2.x', '*', '>=1.2.3', 'Latest', 'newest', 'latest-prerelease', '1.2.3-', '1.2.3-rc..1',
+    '',
+    '1',
+    '1.2',
+    'v1.2.3',
+    '=1.2.3',
+    ' 1.2.3',
+    '1.2.3 ',
+    '01.2.3',
+    '1.02.3',
+    '~1',
+    '~1.2.3',
+    '^1.2',
+    '^1.2.3',
+    '1.x',
+    '1.2.x',
+    '*',
+    '>=1.2.3',
+    'Latest',
+    'newest',
+    'latest-prerelease',
+    '1.2.3-',
+    '1.2.3-rc..1',
   ])('%j is rejected with the accepted forms listed', (text) => {
     expect(tryParseVersionPolicy(text)).toBeUndefined();
     let caught: unknown;

@@ -36,7 +36,14 @@ function corpusConfig(file: string): Record<string, unknown> {
 const OTHER_PARTS: Readonly<Record<string, Record<string, unknown>>> = {
   'arm-controller': {
     ...corpusConfig('viamrobotics__rdk__etc-configs-remote_local_auth.json'),
-    modules: [{ type: 'local', name: 'arm-driver', executable_path: '/opt/arm/run.sh', env: { ARM_API_TOKEN: 'arm-token-7731', PORT: '/dev/ttyUSB0' } }],
+    modules: [
+      {
+        type: 'local',
+        name: 'arm-driver',
+        executable_path: '/opt/arm/run.sh',
+        env: { ARM_API_TOKEN: 'arm-token-7731', PORT: '/dev/ttyUSB0' },
+      },
+    ],
     components: [{ name: 'arm', api: 'rdk:component:arm', model: 'fake', attributes: { arm_model: 'ur5e' } }],
   },
   'camera-rig': corpusConfig('viamrobotics__rdk__robots-configs-gripper-cam.json'),
@@ -46,7 +53,11 @@ const OTHER_PARTS: Readonly<Record<string, Record<string, unknown>>> = {
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+  );
 }
 
 interface PartResource {
@@ -64,20 +75,31 @@ test('a machine with two other parts is adopted part by part: No changes after, 
   const c = emulator.credentials;
   const env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: c.apiKey, FLEETFORM_API_KEY_ID: c.apiKeyId };
   const sdk = await loadSdk();
-  const viam = await sdk.createViamClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
+  const viam = await sdk.createViamClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey },
+  });
 
   const robotId = await viam.appClient.newRobot(c.locationId, 'rover');
   const [main] = await viam.appClient.getRobotParts(robotId);
-  await viam.appClient.updateRobotPart(main?.id ?? '', main?.name ?? '', sdk.Struct.fromJson({ components: [{ name: 'base', api: 'rdk:component:base', model: 'fake' }] }));
+  await viam.appClient.updateRobotPart(
+    main?.id ?? '',
+    main?.name ?? '',
+    sdk.Struct.fromJson({ components: [{ name: 'base', api: 'rdk:component:base', model: 'fake' }] }),
+  );
   for (const [name, config] of Object.entries(OTHER_PARTS)) {
     const partId = await viam.appClient.newRobotPart(robotId, name);
     await viam.appClient.updateRobotPart(partId, name, sdk.Struct.fromJson(config as never));
   }
 
   await fs.mkdir(path.join(project, 'node_modules'));
-  for (const m of ['cdktf', 'constructs', 'tsx', '@types']) await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
+  for (const m of ['cdktf', 'constructs', 'tsx', '@types'])
+    await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
   await fs.symlink(ROOT, path.join(project, 'node_modules', 'fleetform'));
-  await fs.writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'parts-fleet', private: true, dependencies: { cdktf: '*', fleetform: '*' } }));
+  await fs.writeFile(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'parts-fleet', private: true, dependencies: { cdktf: '*', fleetform: '*' } }),
+  );
 
   const adopted = await fleetform(project, ['adopt'], env);
   expect(adopted.stderr).toBe('');
@@ -89,7 +111,10 @@ test('a machine with two other parts is adopted part by part: No changes after, 
   expect(code).not.toContain('arm-token-7731');
 
   const token = secretVariableName('rover-arm-controller', 'arm-driver', 'ARM_API_TOKEN');
-  const remoteKeys = { [secretVariableName('rover-arm-controller', 'remotes', '0', 'auth', 'credentials', 'payload')]: '${RDK_AUTH_API_KEY}2', [secretVariableName('rover-arm-controller', 'remotes', '1', 'auth', 'credentials', 'payload')]: '${RDK_AUTH_API_KEY}' };
+  const remoteKeys = {
+    [secretVariableName('rover-arm-controller', 'remotes', '0', 'auth', 'credentials', 'payload')]: '${RDK_AUTH_API_KEY}2',
+    [secretVariableName('rover-arm-controller', 'remotes', '1', 'auth', 'credentials', 'payload')]: '${RDK_AUTH_API_KEY}',
+  };
   const withSecrets = { ...env, [token]: 'arm-token-7731', ...remoteKeys };
   const finish = await fleetform(project, ['adopt', '--finish'], withSecrets);
   expect(finish.stderr).toBe('');
@@ -98,7 +123,9 @@ test('a machine with two other parts is adopted part by part: No changes after, 
   expect(plan.stdout).toContain('No changes.');
   expect(plan.code).toBe(0);
 
-  const doc = JSON.parse(await fs.readFile(path.join(project, 'cdktf.out', 'stacks', 'adopted', 'cdk.tf.json'), 'utf8')) as { resource: { fleetform_machine_part: Record<string, PartResource> } };
+  const doc = JSON.parse(await fs.readFile(path.join(project, 'cdktf.out', 'stacks', 'adopted', 'cdk.tf.json'), 'utf8')) as {
+    resource: { fleetform_machine_part: Record<string, PartResource> };
+  };
   const parts = Object.values(doc.resource.fleetform_machine_part);
   expect(parts.map((r) => r.name).sort()).toEqual(['arm-controller', 'camera-rig']);
   for (const r of parts) {
@@ -109,9 +136,14 @@ test('a machine with two other parts is adopted part by part: No changes after, 
     const withoutSecrets = JSON.parse(JSON.stringify(stored)) as Record<string, unknown>;
     if (r.name === 'arm-controller') {
       // Read where plans run, from the variables adopt listed.
-      expect(Object.values(r.secrets ?? {}).map((ref) => ref.name).sort()).toEqual([token, ...Object.keys(remoteKeys)].sort());
+      expect(
+        Object.values(r.secrets ?? {})
+          .map((ref) => ref.name)
+          .sort(),
+      ).toEqual([token, ...Object.keys(remoteKeys)].sort());
       delete (withoutSecrets.modules as Array<{ env: Record<string, string> }>)[0]?.env.ARM_API_TOKEN;
-      for (const remote of withoutSecrets.remotes as Array<{ auth: { credentials: Record<string, string> } }>) delete remote.auth.credentials.payload;
+      for (const remote of withoutSecrets.remotes as Array<{ auth: { credentials: Record<string, string> } }>)
+        delete remote.auth.credentials.payload;
     }
     expect(sorted(config)).toEqual(sorted({ components: [], services: [], modules: [], ...withoutSecrets }));
   }

@@ -22,7 +22,6 @@ const SEED = 20261124;
 
 type ViamClient = Awaited<ReturnType<Sdk['createViamClient']>>;
 
-
 const next = random(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
 const SENSOR_MODELS = ['hc-sr04', 'pi-board'];
@@ -40,17 +39,37 @@ function value(depth: number): unknown {
 /** A random config of sensors (and sometimes vision) with secrets, dependencies and a section fleetform leaves alone. */
 function randomConfig(index: number): Record<string, unknown> {
   const modules: Record<string, unknown>[] = [
-    { type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: pick(['~1.2', '^1', '1.2.3']), env: { PATH: '/opt/acme/bin', API_TOKEN: `token-${index}` } },
+    {
+      type: 'registry',
+      name: 'acme_sensors',
+      module_id: 'acme:sensors',
+      version: pick(['~1.2', '^1', '1.2.3']),
+      env: { PATH: '/opt/acme/bin', API_TOKEN: `token-${index}` },
+    },
   ];
-  const components: Record<string, unknown>[] = [{ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: {}, depends_on: [] }];
+  const components: Record<string, unknown>[] = [
+    { name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: {}, depends_on: [] },
+  ];
   const count = 1 + Math.floor(next() * 3);
   for (let i = 0; i < count; i++) {
-    components.push({ name: `sensor-${i}`, api: 'rdk:component:sensor', model: `acme:sensors:${pick(SENSOR_MODELS)}`, attributes: { pin: value(0), extra: value(0) }, depends_on: ['board-1'] });
+    components.push({
+      name: `sensor-${i}`,
+      api: 'rdk:component:sensor',
+      model: `acme:sensors:${pick(SENSOR_MODELS)}`,
+      attributes: { pin: value(0), extra: value(0) },
+      depends_on: ['board-1'],
+    });
   }
   const services: Record<string, unknown>[] = [];
   if (next() < 0.5) {
     modules.push({ type: 'registry', name: 'vision', module_id: 'acme:vision', version: '^1' });
-    services.push({ name: 'finder', api: 'rdk:service:vision', model: 'acme:vision:box-finder', attributes: { confidence: 0.5 }, depends_on: [] });
+    services.push({
+      name: 'finder',
+      api: 'rdk:service:vision',
+      model: 'acme:vision:box-finder',
+      attributes: { confidence: 0.5 },
+      depends_on: [],
+    });
   }
   return { modules, components, services, network: { bind_address: ':8080' } };
 }
@@ -58,7 +77,9 @@ function randomConfig(index: number): Record<string, unknown> {
 /** The config three machines share: the same modules, resources and secret. */
 const SHARED = {
   modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2', env: { API_TOKEN: 'shared-token' } }],
-  components: [{ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: { pins: ['11', '13'] }, depends_on: [] }],
+  components: [
+    { name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: { pins: ['11', '13'] }, depends_on: [] },
+  ],
 };
 
 let emulator: RunningEmulator;
@@ -90,7 +111,10 @@ beforeAll(async () => {
   const c = emulator.credentials;
   env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: c.apiKey, FLEETFORM_API_KEY_ID: c.apiKeyId };
   sdk = await loadSdk();
-  viam = await sdk.createViamClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
+  viam = await sdk.createViamClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey },
+  });
 
   const site = await viam.appClient.createLocation(c.organizationId, 'site-a');
   const lab = await viam.appClient.createLocation(c.organizationId, 'lab', site?.id);
@@ -98,51 +122,120 @@ beforeAll(async () => {
   for (const name of ['picker-1', 'picker-2', 'picker-3']) await newMachine(c.locationId, name, SHARED);
   for (let i = 0; i < 3; i++) await newMachine(pick([c.locationId, site?.id ?? '', lab?.id ?? '']), `rover-${i}`, randomConfig(i));
   // A frame is declared in code like any other field of a component.
-  await newMachine(lab?.id ?? '', 'legacy-cam', { components: [{ name: 'cam', api: 'rdk:component:camera', model: 'rdk:builtin:webcam', attributes: {}, frame: { parent: 'world' } }] });
+  await newMachine(lab?.id ?? '', 'legacy-cam', {
+    components: [{ name: 'cam', api: 'rdk:component:camera', model: 'rdk:builtin:webcam', attributes: {}, frame: { parent: 'world' } }],
+  });
   // A package in the registry (the SDK has no PackageService: our client uploads it) that a machine downloads.
-  const ours = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
-  await ours.packagesClient.createPackage({ organizationId: c.organizationId, name: 'lookup', version: '2', type: 'archive', files: [{ name: 'lut.bin', size: 3 }] }, new Uint8Array([1, 2, 3]));
+  const ours = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey },
+  });
+  await ours.packagesClient.createPackage(
+    { organizationId: c.organizationId, name: 'lookup', version: '2', type: 'archive', files: [{ name: 'lut.bin', size: 3 }] },
+    new Uint8Array([1, 2, 3]),
+  );
   await newMachine(lab?.id ?? '', 'mapper', {
     modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '1.2.3' }],
-    components: [{ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: { table: '${packages.archive.lookup}/lut.bin' }, depends_on: [] }],
+    components: [
+      {
+        name: 'board-1',
+        api: 'rdk:component:board',
+        model: 'acme:sensors:pi-board',
+        attributes: { table: '${packages.archive.lookup}/lut.bin' },
+        depends_on: [],
+      },
+    ],
     packages: [{ name: 'lookup', package: `${c.organizationId}/lookup`, version: '2', type: 'archive' }],
   });
   // Fragments, drawn after the machines above so those stay as the seed made them: a base with a
   // variable, saved three times and tagged at its second revision; a rig nesting it; machines importing them.
   const board = { name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', depends_on: [] };
-  const base = { modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2' }], components: [{ ...board, attributes: { pin: { $variable: { name: 'pin' } }, timeout_ms: 150, extra: value(0) } }] };
+  const base = {
+    modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2' }],
+    components: [{ ...board, attributes: { pin: { $variable: { name: 'pin' } }, timeout_ms: 150, extra: value(0) } }],
+  };
   const baseId = await newFragment('sensor-base', { ...base, components: [{ ...board, attributes: {} }] });
   const firstSave = await viam.appClient.updateFragment(baseId, 'sensor-base', sdk.Struct.fromJson(base as never));
   // SDK 0.61.1 has no SetFragmentTag: our client sets the tag.
   await ours.appClient.setFragmentTag(baseId, 'stable', firstSave?.revision ?? '');
-  await viam.appClient.updateFragment(baseId, 'sensor-base', sdk.Struct.fromJson({ ...base, components: [{ ...board, attributes: { ...base.components[0]?.attributes, extra: value(0) } }] } as never));
+  await viam.appClient.updateFragment(
+    baseId,
+    'sensor-base',
+    sdk.Struct.fromJson({
+      ...base,
+      components: [{ ...board, attributes: { ...base.components[0]?.attributes, extra: value(0) } }],
+    } as never),
+  );
   const rigId = await newFragment('rig', {
     fragments: [{ id: baseId, version: 'stable', variables: { pin: '7' } }],
     modules: [{ type: 'registry', name: 'vision', module_id: 'acme:vision', version: '^1' }],
-    services: [{ name: 'finder', api: 'rdk:service:vision', model: 'acme:vision:box-finder', attributes: { confidence: Math.round(next() * 100) / 100 }, depends_on: [] }],
+    services: [
+      {
+        name: 'finder',
+        api: 'rdk:service:vision',
+        model: 'acme:vision:box-finder',
+        attributes: { confidence: Math.round(next() * 100) / 100 },
+        depends_on: [],
+      },
+    ],
   });
   await newFragment('legacy-net', { network: { bind_address: ':9090' } });
   await newMachine(site?.id ?? '', 'arm-1', {
     fragments: [{ id: rigId, prefix: 'left' }],
-    fragment_mods: [{ fragment_id: rigId, mods: [{ $set: { 'services.left-finder.attributes.confidence': 0.9 } }, { $unset: { 'components.left-board-1.attributes.extra': 0 } }] }],
+    fragment_mods: [
+      {
+        fragment_id: rigId,
+        mods: [
+          { $set: { 'services.left-finder.attributes.confidence': 0.9 } },
+          { $unset: { 'components.left-board-1.attributes.extra': 0 } },
+        ],
+      },
+    ],
   });
   // A fragment variable that holds a secret: the machine's import sets it.
-  const uplinkId = await newFragment('uplink', { components: [{ name: 'uplink', api: 'rdk:component:generic', model: 'rdk:builtin:fake', attributes: { api_token: { $variable: { name: 'api_token' } } }, depends_on: [] }] });
+  const uplinkId = await newFragment('uplink', {
+    components: [
+      {
+        name: 'uplink',
+        api: 'rdk:component:generic',
+        model: 'rdk:builtin:fake',
+        attributes: { api_token: { $variable: { name: 'api_token' } } },
+        depends_on: [],
+      },
+    ],
+  });
   // Its own probe runs on the module and board the base brings.
-  await newMachine(c.locationId, 'arm-2', { components: [{ name: 'probe', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: {}, depends_on: ['board-1'] }], fragments: [{ id: baseId, version: '2', variables: { pin: String(Math.floor(next() * 40)) } }, { id: uplinkId, variables: { api_token: 'fragment-token' } }] });
+  await newMachine(c.locationId, 'arm-2', {
+    components: [{ name: 'probe', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: {}, depends_on: ['board-1'] }],
+    fragments: [
+      { id: baseId, version: '2', variables: { pin: String(Math.floor(next() * 40)) } },
+      { id: uplinkId, variables: { api_token: 'fragment-token' } },
+    ],
+  });
   await newMachine(c.locationId, 'arm-old', { fragments: [{ id: ids.fragments.get('legacy-net') ?? '' }] });
   // An import written as the fragment's bare id, as older configs have it.
   await newMachine(c.locationId, 'arm-3', { fragments: [rigId] });
 
   await ours.close();
   const datasetId = await viam.dataClient.createDataset('boxes', c.organizationId);
-  await viam.mlTrainingClient.submitTrainingJob(c.organizationId, datasetId, 'box-detector', '1', sdk.mlTrainingApi.ModelType.OBJECT_DETECTION, ['box']);
+  await viam.mlTrainingClient.submitTrainingJob(
+    c.organizationId,
+    datasetId,
+    'box-detector',
+    '1',
+    sdk.mlTrainingApi.ModelType.OBJECT_DETECTION,
+    ['box'],
+  );
 
   project = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-adopt-'));
   await fs.mkdir(path.join(project, 'node_modules'));
-  for (const m of ['cdktf', 'constructs', 'tsx', '@types']) await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
+  for (const m of ['cdktf', 'constructs', 'tsx', '@types'])
+    await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
   await fs.symlink(ROOT, path.join(project, 'node_modules', 'fleetform'));
-  await fs.writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'adopted-fleet', private: true, dependencies: { cdktf: '*', fleetform: '*' } }));
+  await fs.writeFile(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'adopted-fleet', private: true, dependencies: { cdktf: '*', fleetform: '*' } }),
+  );
 });
 
 afterAll(async () => {
@@ -155,7 +248,8 @@ function secretEnv(stdout: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [, variable, machine, what] of stdout.matchAll(/^ {2}([A-Z0-9_]+) {2}\(([^:]+): (module|import of fragment)/gm)) {
     const first = (machine ?? '').split(', ')[0] ?? '';
-    out[variable as string] = what !== 'module' ? 'fragment-token' : first.startsWith('picker') ? 'shared-token' : `token-${first.replace('rover-', '')}`;
+    out[variable as string] =
+      what !== 'module' ? 'fragment-token' : first.startsWith('picker') ? 'shared-token' : `token-${first.replace('rover-', '')}`;
   }
   return out;
 }
@@ -185,7 +279,9 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(code).toMatch(/arm1\.useFragment\(rig, \{\n\s+prefix: 'left',\n\s+mods: \[/);
   // A variable whose name looks secret is read from the environment, like a secret env entry.
   expect(code).toMatch(/arm2\.useFragment\(sensorBase, \{ version: '2', variables: \{ pin: '\d+' \} \}\);/);
-  expect(code).toMatch(/new Component\(arm2, 'probe', \{\s+api: 'rdk:component:sensor',\s+model: 'acme:sensors:hc-sr04',\s+attributes: \{\},\s+dependsOn: \['board-1'\],?\s+\}\);/);
+  expect(code).toMatch(
+    /new Component\(arm2, 'probe', \{\s+api: 'rdk:component:sensor',\s+model: 'acme:sensors:hc-sr04',\s+attributes: \{\},\s+dependsOn: \['board-1'\],?\s+\}\);/,
+  );
   expect(code).toContain("frame: { parent: 'world' }");
   expect(code).toContain("network: { bind_address: ':8080' }");
   expect(code).toContain("arm2.useFragment(uplink, { variables: { api_token: Secret.fromEnv('ARM_2_UPLINK_API_TOKEN') } });");
@@ -200,7 +296,23 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(finish.stderr).toBe('');
   expect(finish.stdout).toContain('Imported 23 objects into stack adopted');
 
-  const tsc = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', 'main.ts'], { cwd: project }).catch((err: { stdout?: string; code?: number }) => ({ stdout: err.stdout ?? String(err), stderr: '', failed: true }));
+  const tsc = await promisify(execFile)(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '--noEmit',
+      '--strict',
+      '--skipLibCheck',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      'main.ts',
+    ],
+    { cwd: project },
+  ).catch((err: { stdout?: string; code?: number }) => ({ stdout: err.stdout ?? String(err), stderr: '', failed: true }));
   expect(tsc.stdout).toBe('');
 
   const plan = await fleetform(project, ['plan'], withSecrets);
@@ -233,7 +345,11 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
   expect(again.stdout).toMatch(/machine picker-1 \([^)]+\): another stack manages it/);
   expect(again.stdout).toContain('0 fragments, 0 fragment tags');
   expect(again.stdout).toMatch(/fragment rig \([^)]+\): another stack manages it/);
-  const lab = await fleetform(project, ['adopt', '--out', 'stacks/lab.ts', '--stack-name', 'lab', '--location', ids.locations.get('lab') ?? ''], withSecrets);
+  const lab = await fleetform(
+    project,
+    ['adopt', '--out', 'stacks/lab.ts', '--stack-name', 'lab', '--location', ids.locations.get('lab') ?? ''],
+    withSecrets,
+  );
   expect(lab.stdout).toContain('0 locations, 0 machines, 0 datasets');
   expect(lab.stdout).toMatch(/location lab \([^)]+\): another stack manages it/);
   expect(lab.stdout).not.toContain('location site-a');

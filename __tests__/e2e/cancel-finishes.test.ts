@@ -26,7 +26,8 @@ test('after a replace whose cancel failed, the recovery apply cancels, the cance
   const outdir = path.join(cwd, 'cdktf.out');
   // Training takes 40 s (so the first job is still running at the replace); a cancel takes 4 s.
   const env = { [TRAINING_DURATION_ENV]: '40s' };
-  const run = (args: string[], extra: Record<string, string> = {}) => fleetform(cwd, [...args, '--synth-out', outdir], { ...env, ...extra });
+  const run = (args: string[], extra: Record<string, string> = {}) =>
+    fleetform(cwd, [...args, '--synth-out', outdir], { ...env, ...extra });
 
   synthFleet(outdir, { machines: ['picker-1'], jobVersion: '1' });
   expect((await run(['apply', '--auto-approve'])).code).toBe(0);

@@ -44,7 +44,13 @@ export function synthFleet(outdir: string, shape: FleetShape = {}): void {
       name: 'ultrasonic-1',
       api: 'rdk:component:sensor',
       model: sensors.model('hc-sr04'),
-      attributes: { trigger_pin: '11', echo_interrupt_pin: '13', board: 'board-1', timeout_ms: shape.timeoutMs ?? 150, ...shape.sensorAttributes },
+      attributes: {
+        trigger_pin: '11',
+        echo_interrupt_pin: '13',
+        board: 'board-1',
+        timeout_ms: shape.timeoutMs ?? 150,
+        ...shape.sensorAttributes,
+      },
       dependsOn: [board],
     });
   }
@@ -80,7 +86,11 @@ export interface RunningCli {
 
 /** Starts the real `fleetform` command in `cwd`. */
 export function startFleetform(cwd: string, args: readonly string[], env: Record<string, string>): RunningCli {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -98,7 +108,10 @@ export function startFleetform(cwd: string, args: readonly string[], env: Record
       };
       stream.on('data', check);
       check();
-      void result.then(() => reject(new Error(`fleetform ended without writing ${JSON.stringify(text)} on ${name}; stdout: ${stdout}; stderr: ${stderr}`)), reject);
+      void result.then(
+        () => reject(new Error(`fleetform ended without writing ${JSON.stringify(text)} on ${name}; stdout: ${stdout}; stderr: ${stderr}`)),
+        reject,
+      );
     });
   return { result, stderrShows: shows(child.stderr, () => stderr, 'stderr'), stdoutShows: shows(child.stdout, () => stdout, 'stdout') };
 }
@@ -109,7 +122,11 @@ export function startFleetform(cwd: string, args: readonly string[], env: Record
  * emulator reads when it starts, until the returned function puts the environment back.
  */
 export function quickMachines(): () => void {
-  const settings: Record<string, string> = { FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50', FLEETFORM_EMULATOR_MODULE_START_TIME: '0', FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0' };
+  const settings: Record<string, string> = {
+    FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '50',
+    FLEETFORM_EMULATOR_MODULE_START_TIME: '0',
+    FLEETFORM_EMULATOR_RESOURCE_CONFIGURE_TIME: '0',
+  };
   const before = Object.keys(settings).map((key) => [key, process.env[key]] as const);
   Object.assign(process.env, settings);
   return () => {
@@ -148,7 +165,10 @@ export async function openEmulatorProject(prefix: string, options: { clock?: Clo
   const emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0, ...options });
   const { apiKey, apiKeyId } = emulator.credentials;
   const env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId };
-  const client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  const client = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
   const outdir = path.join(dir, 'cdktf.out');
   return {
     dir,

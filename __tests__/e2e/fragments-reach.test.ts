@@ -25,13 +25,33 @@ function synth(project: EmulatorProject, shape: { logLevel: string; token: strin
   const stack = new TerraformStack(app, 'fleet');
   new FleetProvider(stack, 'cloud', {});
   const rig = new Fragment(stack, 'rig', { name: 'sensor-rig' });
-  const sensors = new Module(rig, 'sensors', { name: 'sensors', moduleId: 'acme:sensors', version: '~1.2', env: { LOG_LEVEL: shape.logLevel } });
-  new ModularResource(rig, 'board', { name: 'board', api: 'rdk:component:board', model: sensors.model('pi-board'), attributes: { pin: rig.variable('board_pin') } });
+  const sensors = new Module(rig, 'sensors', {
+    name: 'sensors',
+    moduleId: 'acme:sensors',
+    version: '~1.2',
+    env: { LOG_LEVEL: shape.logLevel },
+  });
+  new ModularResource(rig, 'board', {
+    name: 'board',
+    api: 'rdk:component:board',
+    model: sensors.model('pi-board'),
+    attributes: { pin: rig.variable('board_pin') },
+  });
   new FragmentTag(stack, 'rig-stable', { fragment: rig, tag: 'stable' });
-  for (const [name, pin, version] of [['picker-1', '11', 'stable'], ['picker-2', '12', 'stable'], ['picker-3', '13', '1']] as const) {
+  for (const [name, pin, version] of [
+    ['picker-1', '11', 'stable'],
+    ['picker-2', '12', 'stable'],
+    ['picker-3', '13', '1'],
+  ] as const) {
     const machine = new Machine(stack, name, { name });
     machine.useFragment(rig, { version, prefix: 'front', variables: { board_pin: pin } });
-    if (name === 'picker-1') new Module(machine, 'vision', { name: 'vision', moduleId: 'acme:vision', version: '1.0.1', sensitiveEnv: { API_TOKEN: Secret.plainText(shape.token) } });
+    if (name === 'picker-1')
+      new Module(machine, 'vision', {
+        name: 'vision',
+        moduleId: 'acme:vision',
+        version: '1.0.1',
+        sensitiveEnv: { API_TOKEN: Secret.plainText(shape.token) },
+      });
   }
   app.synth();
 }
@@ -76,7 +96,11 @@ test('a fragment change names the machines restarting its module; --json carries
   const resolved = (JSON.parse(json.stdout) as { resolved_machine_changes: ResolvedJson[] }).resolved_machine_changes;
   expect(resolved.map((m) => m.machine)).toEqual(['picker-1', 'picker-2']);
   const [one, two] = resolved as [ResolvedJson, ResolvedJson];
-  expect(one).toMatchObject({ stack: 'fleet', address: 'fleetform_machine.picker-1', fragments: [{ id: fragmentId, name: 'sensor-rig', address: 'fleetform_fragment.rig' }] });
+  expect(one).toMatchObject({
+    stack: 'fleet',
+    address: 'fleetform_machine.picker-1',
+    fragments: [{ id: fragmentId, name: 'sensor-rig', address: 'fleetform_fragment.rig' }],
+  });
   expect(two.changes).toEqual([{ path: 'modules.sensors.env.LOG_LEVEL', kind: 'change', before: 'info', after: 'debug' }]);
   expect(two.restarts).toEqual([{ module: 'acme:sensors', why: 'its environment changes' }]);
   expect(one.changes).toContainEqual({ path: 'modules.sensors.env.LOG_LEVEL', kind: 'change', before: 'info', after: 'debug' });
@@ -84,9 +108,11 @@ test('a fragment change names the machines restarting its module; --json carries
   const secret = one.changes.filter((c) => c.path.startsWith('modules.vision'));
   expect(secret.length).toBeGreaterThan(0);
   for (const c of secret) expect([c.before, c.after]).toEqual(['(sensitive)', '(sensitive)']);
-  const machineChange = (JSON.parse(json.stdout) as { resource_changes: Array<{ address: string; attribute_changes: Array<{ path: string; before: unknown; after: unknown }> }> }).resource_changes.find(
-    (c) => c.address === 'fleetform_machine.picker-1',
-  );
+  const machineChange = (
+    JSON.parse(json.stdout) as {
+      resource_changes: Array<{ address: string; attribute_changes: Array<{ path: string; before: unknown; after: unknown }> }>;
+    }
+  ).resource_changes.find((c) => c.address === 'fleetform_machine.picker-1');
   const secretInPlan = machineChange?.attribute_changes.filter((c) => c.path.startsWith('config.modules.vision')) ?? [];
   expect(secretInPlan.map((c) => [c.before, c.after])).toEqual(secret.map((c) => [c.before, c.after]));
 

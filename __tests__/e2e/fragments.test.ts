@@ -22,10 +22,23 @@ function synth(project: EmulatorProject, timeoutMs: number): void {
   new FleetProvider(stack, 'cloud', {});
   const rig = new Fragment(stack, 'rig', { name: 'sensor-rig' });
   const sensors = new Module(rig, 'sensors', { name: 'sensors', moduleId: 'acme:sensors', version: '~1.2' });
-  new ModularResource(rig, 'board', { name: 'board', api: 'rdk:component:board', model: sensors.model('pi-board'), attributes: { pin: rig.variable('board_pin'), timeout_ms: timeoutMs } });
+  new ModularResource(rig, 'board', {
+    name: 'board',
+    api: 'rdk:component:board',
+    model: sensors.model('pi-board'),
+    attributes: { pin: rig.variable('board_pin'), timeout_ms: timeoutMs },
+  });
   new FragmentTag(stack, 'rig-stable', { fragment: rig, tag: 'stable' });
-  for (const [name, pin] of [['picker-1', '11'], ['picker-2', '12']] as const) {
-    new Machine(stack, name, { name }).useFragment(rig, { version: 'stable', prefix: 'front', variables: { board_pin: pin }, mods: [{ $set: { 'components.front-board.attributes.mode': 'fast' } }] });
+  for (const [name, pin] of [
+    ['picker-1', '11'],
+    ['picker-2', '12'],
+  ] as const) {
+    new Machine(stack, name, { name }).useFragment(rig, {
+      version: 'stable',
+      prefix: 'front',
+      variables: { board_pin: pin },
+      mods: [{ $set: { 'components.front-board.attributes.mode': 'fast' } }],
+    });
   }
   app.synth();
 }
@@ -48,7 +61,9 @@ test('a fragment, its tag and machines importing it apply in one run; a change m
 
   const apply = await q.run('apply', '--auto-approve');
   // The tag the machines import at is made before them.
-  expect(apply.stdout.indexOf('fleetform_fragment_tag.rig-stable: Creation complete')).toBeLessThan(apply.stdout.indexOf('fleetform_machine.picker-1: Creating'));
+  expect(apply.stdout.indexOf('fleetform_fragment_tag.rig-stable: Creation complete')).toBeLessThan(
+    apply.stdout.indexOf('fleetform_machine.picker-1: Creating'),
+  );
   expect(apply.code).toBe(0);
   const { fragmentId, machines } = await ids(q);
   const detail = await q.client.appClient.getFragment(fragmentId);
@@ -57,7 +72,9 @@ test('a fragment, its tag and machines importing it apply in one run; a change m
   const parts = await q.client.appClient.getMachineParts(machines[0] as string);
   const part = await q.client.appClient.getMachinePart(parts[0]?.id as string);
   expect(part.config.fragments).toEqual([{ id: fragmentId, version: 'stable', prefix: 'front', variables: { board_pin: '11' } }]);
-  expect(part.config.fragment_mods).toEqual([{ fragment_id: fragmentId, mods: [{ $set: { 'components.front-board.attributes.mode': 'fast' } }] }]);
+  expect(part.config.fragment_mods).toEqual([
+    { fragment_id: fragmentId, mods: [{ $set: { 'components.front-board.attributes.mode': 'fast' } }] },
+  ]);
   // What the machine runs: the fragment's entries, prefixed, its variable set and the mod applied.
   const resolved = await q.client.appClient.listMachineFragments(machines[0] as string);
   expect(resolved.resolved.map((r) => [r.fragmentId, r.revision, r.error])).toEqual([[fragmentId, '1', undefined]]);
@@ -83,7 +100,10 @@ test('a fragment, its tag and machines importing it apply in one run; a change m
   const changed = await q.client.appClient.getFragment(fragmentId);
   expect(changed.fragment.revision).toBe('2');
   expect(changed.tags).toEqual([{ tag: 'stable', revision: '2' }]);
-  expect((changed.fragment.config.components as Array<{ attributes: unknown }>)[0]?.attributes).toEqual({ pin: { $variable: { name: 'board_pin' } }, timeout_ms: 200 });
+  expect((changed.fragment.config.components as Array<{ attributes: unknown }>)[0]?.attributes).toEqual({
+    pin: { $variable: { name: 'board_pin' } },
+    timeout_ms: 200,
+  });
   expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);
 
   // An edit in the app: shown as drift, reverted by the next apply (a new revision).
@@ -118,21 +138,43 @@ test('an update guarded by the revision read at plan: an edit in between fails t
 /** A fragment and one machine importing it, as each case shapes them. */
 function synthChecked(
   project: EmulatorProject,
-  shape: { variables?: Record<string, string>; mods?: Array<{ $set: Record<string, number | string[]> }>; boardDependsOn?: string[]; ownUsesFragmentModule?: boolean; prefix?: string },
+  shape: {
+    variables?: Record<string, string>;
+    mods?: Array<{ $set: Record<string, number | string[]> }>;
+    boardDependsOn?: string[];
+    ownUsesFragmentModule?: boolean;
+    prefix?: string;
+  },
 ): void {
   const app = new App({ outdir: project.outdir });
   const stack = new TerraformStack(app, 'fleet');
   new FleetProvider(stack, 'cloud', {});
   const rig = new Fragment(stack, 'rig', { name: 'sensor-rig' });
   const sensors = new Module(rig, 'sensors', { name: 'sensors', moduleId: 'acme:sensors', version: '~1.2' });
-  new ModularResource(rig, 'board', { name: 'board', api: 'rdk:component:board', model: sensors.model('pi-board'), attributes: { pin: rig.variable('board_pin') }, dependsOn: shape.boardDependsOn ?? [] });
+  new ModularResource(rig, 'board', {
+    name: 'board',
+    api: 'rdk:component:board',
+    model: sensors.model('pi-board'),
+    attributes: { pin: rig.variable('board_pin') },
+    dependsOn: shape.boardDependsOn ?? [],
+  });
   const picker = new Machine(stack, 'picker', { name: 'picker' });
-  picker.useFragment(rig, { ...(shape.prefix ? { prefix: shape.prefix } : {}), ...(shape.variables ? { variables: shape.variables } : {}), ...(shape.mods ? { mods: shape.mods } : {}) });
-  if (shape.ownUsesFragmentModule) new ModularResource(picker, 'sonar', { name: 'sonar', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', dependsOn: ['front-board'] });
+  picker.useFragment(rig, {
+    ...(shape.prefix ? { prefix: shape.prefix } : {}),
+    ...(shape.variables ? { variables: shape.variables } : {}),
+    ...(shape.mods ? { mods: shape.mods } : {}),
+  });
+  if (shape.ownUsesFragmentModule)
+    new ModularResource(picker, 'sonar', {
+      name: 'sonar',
+      api: 'rdk:component:sensor',
+      model: 'acme:sensors:hc-sr04',
+      dependsOn: ['front-board'],
+    });
   app.synth();
 }
 
-test("plan checks what each machine will run, naming machine, fragment and field, before any call; what fails one resource at run time is a warning", async () => {
+test('plan checks what each machine will run, naming machine, fragment and field, before any call; what fails one resource at run time is a warning', async () => {
   const q = (p = await openEmulatorProject('ff-fragments-checks-'));
   synthChecked(q, { prefix: 'front', variables: { board_pin: '11' }, ownUsesFragmentModule: true });
   // The machine's own resource uses the fragment's module and depends on its (prefixed) board.
@@ -152,12 +194,20 @@ test("plan checks what each machine will run, naming machine, fragment and field
     const apply = await q.run('apply', '--auto-approve');
     expect(apply.code).toBe(1);
   };
-  await refused({ prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-camera.attributes.fps': 5 } }] }, 'machine picker', 'front-camera');
+  await refused(
+    { prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-camera.attributes.fps': 5 } }] },
+    'machine picker',
+    'front-camera',
+  );
   await refused({ prefix: 'front' }, `machine picker, fragment ${rigId}`, 'board_pin');
   await refused({ prefix: 'front', variables: { board_pin: '11', pni: '3' } }, 'pni');
   // An override that gives a resource a dependency the machine lacks fails that resource alone when it runs:
   // a warning named with the fragment the entry comes from, and the plan goes on.
-  synthChecked(q, { prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-board.depends_on': ['encoder'] } }] });
+  synthChecked(q, {
+    prefix: 'front',
+    variables: { board_pin: '11' },
+    mods: [{ $set: { 'components.front-board.depends_on': ['encoder'] } }],
+  });
   const warned = await q.run('plan');
   expect(warned.stdout + warned.stderr).toContain(`machine picker, fragment sensor-rig (${rigId}): components.front-board.depends_on[0]`);
   expect(warned.stdout + warned.stderr).toContain('encoder');
@@ -182,7 +232,11 @@ test('the first plan, which creates the fragment with its machines, checks them 
   expect(await q.client.appClient.listFragments(q.credentials.organizationId)).toEqual([]);
 
   // The same stack with a mod naming the fragment's (prefixed) board plans and applies.
-  synthChecked(q, { prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-board.attributes.timeout_ms': 200 } }] });
+  synthChecked(q, {
+    prefix: 'front',
+    variables: { board_pin: '11' },
+    mods: [{ $set: { 'components.front-board.attributes.timeout_ms': 200 } }],
+  });
   const fine = await q.run('plan');
   expect(fine.stdout).toContain('checked against the fragment as the stack declares it');
   expect(fine.code).toBe(0);
@@ -197,7 +251,9 @@ test("a machine importing a fragment is healthy in status once it runs the fragm
     synth(q, 150);
     expect((await q.run('apply', '--auto-approve')).code).toBe(0);
     const { fragmentId } = await ids(q);
-    type Status = { machines: { machine: string; health: string; latestRevision: string; runningRevision?: string; resources: { name: string }[] }[] };
+    type Status = {
+      machines: { machine: string; health: string; latestRevision: string; runningRevision?: string; resources: { name: string }[] }[];
+    };
     const until = async (ok: (s: Status) => boolean): Promise<Status> => {
       const deadline = Date.now() + 30_000;
       for (;;) {
@@ -208,7 +264,9 @@ test("a machine importing a fragment is healthy in status once it runs the fragm
         if (Date.now() > deadline) throw new Error(`status did not settle: ${res.stdout}`);
       }
     };
-    const healthy = (revision: string) => (s: Status) => s.machines.length === 2 && s.machines.every((m) => m.health === 'healthy' && m.latestRevision.endsWith(` +${fragmentId}@${revision}`));
+    const healthy = (revision: string) => (s: Status) =>
+      s.machines.length === 2 &&
+      s.machines.every((m) => m.health === 'healthy' && m.latestRevision.endsWith(` +${fragmentId}@${revision}`));
     const first = await until(healthy('1'));
     expect(first.machines[0]?.resources.map((r) => r.name)).toContain('front-board');
     synth(q, 300);
@@ -224,7 +282,8 @@ test('a fragment and its tag made in the app are imported by id; the next plan c
   synth(q, 150);
   expect((await q.run('apply', '--auto-approve')).code).toBe(0);
   const { fragmentId } = await ids(q);
-  for (const address of ['fleetform_fragment_tag.rig-stable', 'fleetform_fragment.rig']) expect((await q.runBare('state', 'rm', address)).code).toBe(0);
+  for (const address of ['fleetform_fragment_tag.rig-stable', 'fleetform_fragment.rig'])
+    expect((await q.runBare('state', 'rm', address)).code).toBe(0);
 
   const wrong = await q.run('import', 'fleetform_fragment_tag.rig-stable', fragmentId);
   expect(wrong.code).toBe(1);

@@ -25,7 +25,12 @@ function synth(timeoutMs: number, level: string): void {
   const machine = new Machine(stack, 'arm', { name: 'arm' });
   machine.lifecycle = { ignoreChanges: ['config.components.sensor-1.attributes'] };
   new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { LEVEL: level } });
-  new ModularResource(machine, 'sensor', { name: 'sensor-1', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: { timeout_ms: timeoutMs } });
+  new ModularResource(machine, 'sensor', {
+    name: 'sensor-1',
+    api: 'rdk:component:sensor',
+    model: 'acme:sensors:hc-sr04',
+    attributes: { timeout_ms: timeoutMs },
+  });
   app.synth();
 }
 

@@ -65,7 +65,9 @@ describe('env entries no process can receive', () => {
   test('are synth errors', async () => {
     const p = await openEmulatorProject('ff-refused-env-');
     try {
-      expect(() => synthFleet(p.outdir, { machines: ['f-a'], env: { 'A=B': 'x' } })).toThrow(/env\["A=B"\]: environment variable name "A=B" holds "=", which ends a name/);
+      expect(() => synthFleet(p.outdir, { machines: ['f-a'], env: { 'A=B': 'x' } })).toThrow(
+        /env\["A=B"\]: environment variable name "A=B" holds "=", which ends a name/,
+      );
       expect(() => synthFleet(p.outdir, { machines: ['f-a'], env: { 'A\0B': 'x' } })).toThrow(/holds a NUL character/);
     } finally {
       await p.close();
@@ -112,7 +114,7 @@ describe('a machine config over the message limit', () => {
       const plan = await p.run('plan');
       expect(plan.code).toBe(1);
       const output = plan.stdout + plan.stderr;
-      expect(output).toContain("needs a 5.2 MiB (5,400,");
+      expect(output).toContain('needs a 5.2 MiB (5,400,');
       expect(output).toContain("UpdateRobotPart message, over the service's message limit of 4.0 MiB (4,194,304 bytes)");
       const apply = await p.run('apply', '--auto-approve');
       expect(apply.code).toBe(1);

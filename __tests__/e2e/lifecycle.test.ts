@@ -104,7 +104,9 @@ test('a machine edited between plan and apply is not overwritten; the rest of th
     expect(String(outcome.failed[0]?.error)).toMatch(/changed on the service after the plan was made; nothing was overwritten/);
     expect((await client.appClient.getMachinePart(partId)).config.components).toEqual([]);
     const other = states.get('fleet')?.resources['fleetform_machine.picker-2']?.ids.part_id as string;
-    const sensor = ((await client.appClient.getMachinePart(other)).config.components as Array<{ name: string; attributes: { timeout_ms: number } }>).find((c) => c.name === 'ultrasonic-1');
+    const sensor = (
+      (await client.appClient.getMachinePart(other)).config.components as Array<{ name: string; attributes: { timeout_ms: number } }>
+    ).find((c) => c.name === 'ultrasonic-1');
     expect(sensor?.attributes.timeout_ms).toBe(175);
   } finally {
     await release();

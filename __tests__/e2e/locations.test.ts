@@ -65,7 +65,9 @@ test('a machine that names no location, in an organization without one, fails th
   synth(q, (s) => new Machine(s, 'arm'));
   const plan = await q.run('plan');
   expect(plan.code).toBe(1);
-  expect(plan.stdout).toContain(`Error: fleetform_machine.arm.location_id: organization ${q.credentials.organizationId} has no location to place the machine in`);
+  expect(plan.stdout).toContain(
+    `Error: fleetform_machine.arm.location_id: organization ${q.credentials.organizationId} has no location to place the machine in`,
+  );
   expect(plan.stdout).toContain('give the Machine a location (a Location construct or a location id)');
 });
 
@@ -180,7 +182,9 @@ test('with several locations, only a machine that names none fails the plan; one
   });
   const plan = await q.run('plan');
   expect(plan.code).toBe(1);
-  expect(plan.stdout).toContain(`Error: fleetform_machine.unplaced.location_id: organization ${q.credentials.organizationId} has 2 locations: the machine must say which`);
+  expect(plan.stdout).toContain(
+    `Error: fleetform_machine.unplaced.location_id: organization ${q.credentials.organizationId} has 2 locations: the machine must say which`,
+  );
   expect(plan.stdout).not.toContain('fleetform_machine.placed.location_id');
 
   synth(q, (s) => new Machine(s, 'placed', { location: second.id }));
@@ -216,6 +220,8 @@ test('the first plan of a stack that creates a second location says a new machin
   });
   const plan = await q.run('plan');
   expect(plan.code).toBe(1);
-  expect(plan.stdout).toContain(`Error: fleetform_machine.unplaced.location_id: organization ${q.credentials.organizationId} will have 2 locations once this stack creates 1 more: the machine must say which`);
+  expect(plan.stdout).toContain(
+    `Error: fleetform_machine.unplaced.location_id: organization ${q.credentials.organizationId} will have 2 locations once this stack creates 1 more: the machine must say which`,
+  );
   expect(plan.stdout).not.toContain('fleetform_machine.placed.location_id');
 });

@@ -64,7 +64,10 @@ test('a part is created with its own config, its secret never shown; the next pl
   const main = parts.find((x) => x.mainPart);
   const arm = parts.find((x) => !x.mainPart);
   expect((main?.config.components as Array<{ name: string }>).map((c) => c.name)).toEqual(['base']);
-  expect(arm).toMatchObject({ name: 'arm-controller', config: { debug: true, components: [{ name: 'arm', attributes: { port: '/dev/ttyUSB0' } }] } });
+  expect(arm).toMatchObject({
+    name: 'arm-controller',
+    config: { debug: true, components: [{ name: 'arm', attributes: { port: '/dev/ttyUSB0' } }] },
+  });
   expect((arm?.config.modules as Array<{ env: Record<string, string> }>)[0]?.env).toEqual({ ARM_TOKEN: 'tok-secret-1' });
   expect(JSON.stringify((await p.backend().read('fleet')).resources['fleetform_machine_part.rover_arm'])).not.toContain('tok-secret-1');
   expect((await p.run('plan', '--detailed-exitcode')).code).toBe(0);

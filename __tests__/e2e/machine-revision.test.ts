@@ -44,7 +44,11 @@ test('an update that writes the config reports the revision the part then has; o
   const first = config.components[0];
   if (!first) throw new Error('picker-1 has no component');
   first.attributes = { ...first.attributes, timeout_ms: 250 };
-  const changed = await machineKind.desire(ctx, machineKind.declaration.schema.parse({ ...attributes, config: JSON.stringify(config) }), entry);
+  const changed = await machineKind.desire(
+    ctx,
+    machineKind.declaration.schema.parse({ ...attributes, config: JSON.stringify(config) }),
+    entry,
+  );
   const made = await machineKind.update(ctx, entry, changed.view, observed.version);
   const part = await p.client.appClient.getMachinePart(partId);
   expect(made.revision).toBe(part.lastUpdated?.toISOString());

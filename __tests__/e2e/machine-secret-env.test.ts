@@ -37,7 +37,9 @@ interface WrittenMachine {
 }
 
 async function writtenMachine(name: string): Promise<WrittenMachine> {
-  const doc = JSON.parse(await fs.readFile(path.join(p.outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as { resource: { fleetform_machine: Record<string, WrittenMachine> } };
+  const doc = JSON.parse(await fs.readFile(path.join(p.outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as {
+    resource: { fleetform_machine: Record<string, WrittenMachine> };
+  };
   const machine = doc.resource.fleetform_machine[name];
   if (!machine) throw new Error(`no machine ${name} synthesized`);
   return machine;
@@ -46,7 +48,9 @@ async function writtenMachine(name: string): Promise<WrittenMachine> {
 async function moduleEnv(name: string): Promise<Record<string, string> | undefined> {
   const partId = (await p.backend().read('fleet')).resources[`fleetform_machine.${name}`]?.ids.part_id;
   if (!partId) throw new Error(`no part of ${name} in state`);
-  const config = JSON.parse(JSON.stringify((await p.client.appClient.getMachinePart(partId)).config)) as { modules: Array<{ env?: Record<string, string> }> };
+  const config = JSON.parse(JSON.stringify((await p.client.appClient.getMachinePart(partId)).config)) as {
+    modules: Array<{ env?: Record<string, string> }>;
+  };
   return config.modules[0]?.env;
 }
 
@@ -106,6 +110,9 @@ test('attributesOf of what the service holds gives the attributes code synthesiz
   expect(desired.view).toEqual(observed.view);
 
   // The synthesized attributes, read as the engine reads them, desire the same view.
-  const synthesized = resolveReferences(stack.resources.find((r) => r.address === 'fleetform_machine.picker-1')?.attributes ?? {}, () => undefined) as JsonObject;
+  const synthesized = resolveReferences(
+    stack.resources.find((r) => r.address === 'fleetform_machine.picker-1')?.attributes ?? {},
+    () => undefined,
+  ) as JsonObject;
   expect((await machineKind.desire(ctx, machineKind.declaration.schema.parse(synthesized), entry)).view).toEqual(observed.view);
 });

@@ -44,7 +44,7 @@ function synth(outdir: string, prefix: string, v: Version): void {
   arm.dependsOn = ['fleetform_dataset.sets'];
   void sets;
   const follower = new Machine(stack, 'follower', { name: `${prefix}follower` });
-    // Written as a bare address: Terraform reads replace_triggered_by as expressions and
+  // Written as a bare address: Terraform reads replace_triggered_by as expressions and
   // refuses the `${...}` form cdktf writes for a construct (fleetform's engine reads both).
   follower.lifecycle = { replaceTriggeredBy: ['fleetform_dataset.trigger'] };
   void trigger;
@@ -55,7 +55,9 @@ type Actions = Record<string, string>;
 
 function fleetformActions(result: CliResult): Actions {
   const doc = JSON.parse(result.stdout) as { resource_changes: Array<{ address: string; change: { actions: string[] } }> };
-  return Object.fromEntries(doc.resource_changes.filter((c) => c.change.actions.join() !== 'no-op').map((c) => [c.address, c.change.actions.join(',')]));
+  return Object.fromEntries(
+    doc.resource_changes.filter((c) => c.change.actions.join() !== 'no-op').map((c) => [c.address, c.change.actions.join(',')]),
+  );
 }
 
 let project: EmulatorProject;
@@ -83,7 +85,9 @@ async function terraformActions(): Promise<Actions> {
   if (plan.code !== 0) throw new Error(`terraform plan failed: ${plan.stderr}`);
   const shown = await tf('show', '-json', 'tfplan');
   const doc = JSON.parse(shown.stdout) as { resource_changes?: Array<{ address: string; change: { actions: string[] } }> };
-  return Object.fromEntries((doc.resource_changes ?? []).filter((c) => c.change.actions.join() !== 'no-op').map((c) => [c.address, c.change.actions.join(',')]));
+  return Object.fromEntries(
+    (doc.resource_changes ?? []).filter((c) => c.change.actions.join() !== 'no-op').map((c) => [c.address, c.change.actions.join(',')]),
+  );
 }
 
 async function both(v: Version): Promise<{ fleetform: Actions; terraform: Actions }> {
@@ -105,7 +109,10 @@ async function applyBoth(): Promise<void> {
 
 async function datasetNames(): Promise<string[]> {
   const sets = await project.client.datasetClient.listDatasets(project.credentials.organizationId);
-  return sets.map((d) => d.name).filter((n) => n.startsWith('ff-') || n.startsWith('tf-')).sort();
+  return sets
+    .map((d) => d.name)
+    .filter((n) => n.startsWith('ff-') || n.startsWith('tf-'))
+    .sort();
 }
 
 async function machineIds(): Promise<Record<string, string>> {
@@ -135,8 +142,26 @@ test('both paths plan, apply and refuse the same for every meta-argument', async
   });
   expect(Object.keys(first.terraform).map((a) => a.replace('tf-', 'ff-'))).toEqual(Object.keys(first.fleetform).sort());
   await applyBoth();
-  expect(await datasetNames()).toEqual(['ff-a', 'ff-b', 'ff-kept', 'ff-swap-1', 'ff-trigger-1', 'tf-a', 'tf-b', 'tf-kept', 'tf-swap-1', 'tf-trigger-1']);
-  expect(Object.keys(await machineIds()).sort()).toEqual(['ff-arm-0-one', 'ff-arm-1-one', 'ff-follower', 'tf-arm-0-one', 'tf-arm-1-one', 'tf-follower']);
+  expect(await datasetNames()).toEqual([
+    'ff-a',
+    'ff-b',
+    'ff-kept',
+    'ff-swap-1',
+    'ff-trigger-1',
+    'tf-a',
+    'tf-b',
+    'tf-kept',
+    'tf-swap-1',
+    'tf-trigger-1',
+  ]);
+  expect(Object.keys(await machineIds()).sort()).toEqual([
+    'ff-arm-0-one',
+    'ff-arm-1-one',
+    'ff-follower',
+    'tf-arm-0-one',
+    'tf-arm-1-one',
+    'tf-follower',
+  ]);
 
   // ignore_changes: a new name in code changes nothing on either path.
   const ignored = await both({ ...V1, armSuffix: 'two' });
@@ -156,7 +181,18 @@ test('both paths plan, apply and refuse the same for every meta-argument', async
   expect(after['ff-follower']).not.toBe(ids['ff-follower']);
   expect(after['tf-follower']).not.toBe(ids['tf-follower']);
   expect(after['ff-arm-0-one']).toBe(ids['ff-arm-0-one']);
-  expect(await datasetNames()).toEqual(['ff-a', 'ff-b', 'ff-kept', 'ff-swap-2', 'ff-trigger-2', 'tf-a', 'tf-b', 'tf-kept', 'tf-swap-2', 'tf-trigger-2']);
+  expect(await datasetNames()).toEqual([
+    'ff-a',
+    'ff-b',
+    'ff-kept',
+    'ff-swap-2',
+    'ff-trigger-2',
+    'tf-a',
+    'tf-b',
+    'tf-kept',
+    'tf-swap-2',
+    'tf-trigger-2',
+  ]);
 
   // prevent_destroy: both refuse a replace of the protected dataset, naming it, before any call.
   const v3 = { ...V1, triggerName: 'trigger-2', swappedName: 'swap-2', keptName: 'kept-renamed' };

@@ -27,7 +27,12 @@ function synth(attributes: Record<string, unknown>): void {
   new FleetProvider(stack, 'cloud', {});
   const machine = new Machine(stack, 'arm', { name: 'arm' });
   new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2' });
-  new ModularResource(machine, 'sensor', { name: 'sensor-1', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: attributes as never });
+  new ModularResource(machine, 'sensor', {
+    name: 'sensor-1',
+    api: 'rdk:component:sensor',
+    model: 'acme:sensors:hc-sr04',
+    attributes: attributes as never,
+  });
   app.synth();
 }
 
@@ -44,15 +49,30 @@ const RESERVED = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'val
 
 /** Objects whose keys are often the reserved ones, parsed from JSON as an app reading a file would get them. */
 const attributesArb = fc
-  .array(fc.tuple(fc.oneof(fc.constantFrom(...RESERVED), fc.constantFrom('depth', 'pin')), fc.oneof(fc.integer({ min: 0, max: 9 }), fc.constantFrom(...RESERVED), fc.constant(JSON.parse('{"__proto__":{"constructor":1}}') as unknown))), { minLength: 1, maxLength: 4 })
-  .map((entries) => JSON.parse(`{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`) as Record<string, unknown>);
+  .array(
+    fc.tuple(
+      fc.oneof(fc.constantFrom(...RESERVED), fc.constantFrom('depth', 'pin')),
+      fc.oneof(
+        fc.integer({ min: 0, max: 9 }),
+        fc.constantFrom(...RESERVED),
+        fc.constant(JSON.parse('{"__proto__":{"constructor":1}}') as unknown),
+      ),
+    ),
+    { minLength: 1, maxLength: 4 },
+  )
+  .map(
+    (entries) =>
+      JSON.parse(`{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`) as Record<string, unknown>,
+  );
 
 test('every own key reaches the service and state, and the next plan has no changes', async () => {
   const seen: string[] = [];
   await fc.assert(
     fc.asyncProperty(attributesArb, async (attributes) => {
       synth(attributes);
-      const written = JSON.parse(await fs.readFile(path.join(p.outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as { resource: { fleetform_machine: { arm: { config: string } } } };
+      const written = JSON.parse(await fs.readFile(path.join(p.outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as {
+        resource: { fleetform_machine: { arm: { config: string } } };
+      };
       const synthesized = JSON.parse(written.resource.fleetform_machine.arm.config) as { components: Array<{ attributes?: unknown }> };
       expect(JSON.stringify(synthesized.components[0]?.attributes)).toBe(JSON.stringify(attributes));
       const apply = await p.run('apply', '--auto-approve');

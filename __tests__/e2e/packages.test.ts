@@ -20,7 +20,10 @@ beforeEach(async () => {
   Object.assign(process.env, QUICK_MACHINES);
   p = await openEmulatorProject('ff-packages-');
   for (const version of ['1', '2']) {
-    await p.client.packagesClient.createPackage({ organizationId: p.credentials.organizationId, name: 'box-detector', version, type: 'ml_model' }, new Uint8Array(64 * 1024 + 5));
+    await p.client.packagesClient.createPackage(
+      { organizationId: p.credentials.organizationId, name: 'box-detector', version, type: 'ml_model' },
+      new Uint8Array(64 * 1024 + 5),
+    );
   }
 });
 
@@ -53,8 +56,18 @@ function synthInspectors(version: string): void {
   for (const name of ['inspector-1', 'inspector-2']) {
     const machine = new Machine(stack, name, { name });
     const tflite = new Module(machine, 'tflite', { moduleId: 'acme:sensors', version: '~1.2' });
-    const detector = new Package(machine, 'detector', { name: 'box-detector', package: `${p.credentials.organizationId}/box-detector`, version, type: 'ml_model' });
-    new ModularResource(machine, 'mlmodel', { name: 'mlmodel', api: 'rdk:service:mlmodel', model: tflite.model('pi-board'), attributes: { model_path: `${detector.path}/model.tflite` } });
+    const detector = new Package(machine, 'detector', {
+      name: 'box-detector',
+      package: `${p.credentials.organizationId}/box-detector`,
+      version,
+      type: 'ml_model',
+    });
+    new ModularResource(machine, 'mlmodel', {
+      name: 'mlmodel',
+      api: 'rdk:service:mlmodel',
+      model: tflite.model('pi-board'),
+      attributes: { model_path: `${detector.path}/model.tflite` },
+    });
   }
   app.synth();
 }
@@ -72,15 +85,20 @@ test('packages reach the machine configs through plan and apply, and a changed v
   expect(apply.code).toBe(0);
   for (const name of ['inspector-1', 'inspector-2']) {
     const config = await storedConfig(name);
-    expect(config.packages).toEqual([{ name: 'box-detector', package: `${p.credentials.organizationId}/box-detector`, version: '1', type: 'ml_model' }]);
-    expect((config.services as Array<{ attributes: unknown }>)[0]?.attributes).toEqual({ model_path: '${packages.ml_model.box-detector}/model.tflite' });
+    expect(config.packages).toEqual([
+      { name: 'box-detector', package: `${p.credentials.organizationId}/box-detector`, version: '1', type: 'ml_model' },
+    ]);
+    expect((config.services as Array<{ attributes: unknown }>)[0]?.attributes).toEqual({
+      model_path: '${packages.ml_model.box-detector}/model.tflite',
+    });
   }
   const again = await p.run('plan', '--detailed-exitcode');
   expect(again.stdout).toContain('No changes.');
   expect(again.code).toBe(0);
 
   const landed = await statusUntil((s) => s.machines.length === 2 && s.machines.every((m) => m.health === 'healthy'));
-  for (const m of landed.machines) expect(m.packages).toEqual([{ name: 'box-detector', type: 'ml_model', version: '1', state: 'ready', error: '' }]);
+  for (const m of landed.machines)
+    expect(m.packages).toEqual([{ name: 'box-detector', type: 'ml_model', version: '1', state: 'ready', error: '' }]);
   const text = await p.runBare('status');
   expect(text.stdout).toMatch(/fleet\s+inspector-1\s+box-detector\s+ml_model\s+1\s+ready/);
   expect(text.stdout).toMatch(/fleet\s+inspector-2\s+box-detector\s+ml_model\s+1\s+ready/);
@@ -96,7 +114,10 @@ test('packages reach the machine configs through plan and apply, and a changed v
   expect((await p.run('apply', '--auto-approve')).code).toBe(0);
   const failed = await statusUntil((s) => s.machines.every((m) => m.packages?.[0]?.state === 'failed'));
   expect(failed.machines.map((m) => m.health)).toEqual(['unhealthy', 'unhealthy']);
-  expect(failed.machines[0]?.packages?.[0]).toMatchObject({ version: '2', error: 'package box-detector failed to load: its contents could not be unpacked' });
+  expect(failed.machines[0]?.packages?.[0]).toMatchObject({
+    version: '2',
+    error: 'package box-detector failed to load: its contents could not be unpacked',
+  });
 });
 
 test('a package version the registry lacks stops the plan, naming the machine, the field and the versions it has', async () => {
@@ -106,7 +127,9 @@ test('a package version the registry lacks stops the plan, naming the machine, t
   const out = plan.stdout + plan.stderr;
   expect(out).toContain('fleetform_machine.inspector-1');
   expect(out).toContain('config.packages.box-detector.version');
-  expect(out).toContain(`package box-detector: the registry has no ml_model ${p.credentials.organizationId}/box-detector at version 7; the registry has versions 1, 2`);
+  expect(out).toContain(
+    `package box-detector: the registry has no ml_model ${p.credentials.organizationId}/box-detector at version 7; the registry has versions 1, 2`,
+  );
 });
 
 test('a broken placeholder in the synthesized output stops the plan, naming the machine, the field and its packages; nothing reaches the service', async () => {

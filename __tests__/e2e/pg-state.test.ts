@@ -67,7 +67,10 @@ async function writeApp(copy: Copy, machines: readonly string[], backend: { conn
     'app.synth();',
   ];
   await fs.writeFile(path.join(copy.dir, 'app.js'), `${lines.join('\n')}\n`);
-  await fs.writeFile(path.join(copy.dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node app.js', output: path.relative(copy.dir, copy.outdir) }));
+  await fs.writeFile(
+    path.join(copy.dir, 'cdktf.json'),
+    JSON.stringify({ language: 'typescript', app: 'node app.js', output: path.relative(copy.dir, copy.outdir) }),
+  );
 }
 
 function run(p: EmulatorProject, copy: Copy, ...args: string[]): Promise<CliResult> {
@@ -108,7 +111,11 @@ test("a rollout's journal is kept with the team's state: the other working copy 
     synthRollout(b, ['arm-1', 'arm-2'], '~1.3', backend);
     const status = await fleetform(b.dir, ['rollout', 'status', '--json'], p.env);
     expect(status.stderr).toBe('');
-    const journals = JSON.parse(status.stdout) as Array<{ stack: string; status: string; machines: Array<{ name: string; result: string }> }>;
+    const journals = JSON.parse(status.stdout) as Array<{
+      stack: string;
+      status: string;
+      machines: Array<{ name: string; result: string }>;
+    }>;
     expect(journals.map((j) => [j.stack, j.status])).toEqual([['fleet', 'completed']]);
     expect(journals[0]?.machines.map((m) => [m.name, m.result]).sort()).toEqual([
       ['arm-1', 'healthy'],
@@ -157,7 +164,10 @@ test('a killed lock holder leaves no lock: the other copy applies at once and co
   const backend = { connStr: server.url, schemaName: schema };
   synth(a, ['arm-1', 'arm-2', 'arm-3'], backend);
   synth(b, ['arm-1', 'arm-2', 'arm-3'], backend);
-  const killed = await fleetform(a.dir, ['apply', '--auto-approve', '--parallelism', '1', '--synth-out', a.outdir], { ...p.env, FLEETFORM_TEST_KILL_AT_CALL: '4' });
+  const killed = await fleetform(a.dir, ['apply', '--auto-approve', '--parallelism', '1', '--synth-out', a.outdir], {
+    ...p.env,
+    FLEETFORM_TEST_KILL_AT_CALL: '4',
+  });
   expect(killed.code).not.toBe(0);
   const recovery = await run(p, b, 'apply', '--auto-approve');
   expect(recovery.stderr).toBe('');
@@ -209,7 +219,9 @@ test('local state is migrated into PostgreSQL, verified, and kept as a backup; u
   await fs.rm(a.outdir, { recursive: true, force: true });
   const migrate = await fleetform(a.dir, ['state', 'migrate'], p.env);
   expect(migrate.stderr).toBe('');
-  expect(migrate.stdout).toMatch(/^Migrated pg \(.*\): stack fleet \(1 resource, serial \d+\)\.\nThe local files are kept in \.fleetform\/state\/migrated-/);
+  expect(migrate.stdout).toMatch(
+    /^Migrated pg \(.*\): stack fleet \(1 resource, serial \d+\)\.\nThe local files are kept in \.fleetform\/state\/migrated-/,
+  );
   expect((await run(p, a, 'plan', '--detailed-exitcode')).code).toBe(0);
   synth(b, ['arm-1'], { connStr: server.url, schemaName: schema });
   expect((await run(p, b, 'plan', '--detailed-exitcode')).code).toBe(0);

@@ -14,7 +14,6 @@ const synth = (shape: FleetShape = {}) => p.synth(shape);
 const run = (...args: string[]) => p.run(...args);
 const backend = () => p.backend();
 
-
 async function machinePart(name: string) {
   const state = await backend().read('fleet');
   const entry = state.resources[`fleetform_machine.${name}`];
@@ -72,14 +71,16 @@ test('env prints the environment a module process receives: the version it runs,
   expect(out.code).toBe(0);
   expect(out.stderr).toBe('');
   const lines = out.stdout.trim().split('\n');
-  expect(lines).toEqual(expect.arrayContaining([
-    'API_TOKEN=(sensitive)',
-    `VIAM_MACHINE_ID=${ids?.machine_id}`,
-    `VIAM_MACHINE_PART_ID=${ids?.part_id}`,
-    'VIAM_MODULE_ID=acme:sensors',
-    'VIAM_MODULE_NAME=acme_sensors',
-    `VIAM_MODULE_ROOT=${os.homedir()}/.viam/packages/data/module/acme-sensors-1.2.5`,
-  ]));
+  expect(lines).toEqual(
+    expect.arrayContaining([
+      'API_TOKEN=(sensitive)',
+      `VIAM_MACHINE_ID=${ids?.machine_id}`,
+      `VIAM_MACHINE_PART_ID=${ids?.part_id}`,
+      'VIAM_MODULE_ID=acme:sensors',
+      'VIAM_MODULE_NAME=acme_sensors',
+      `VIAM_MODULE_ROOT=${os.homedir()}/.viam/packages/data/module/acme-sensors-1.2.5`,
+    ]),
+  );
   expect(lines.find((l) => l.startsWith('PATH='))).toMatch(/^PATH=\/opt\/acme\/bin:\//);
   expect(out.stdout).not.toContain('token-one');
 });
@@ -94,7 +95,9 @@ test('changing one attribute shows only that attribute, and apply writes it', as
   expect(plan.stdout).toContain('Plan: 0 to add, 2 to change, 0 to destroy.');
   expect((await run('apply', '--auto-approve')).code).toBe(0);
   const part = await machinePart('picker-2');
-  const sensor = (part.config.components as Array<{ name: string; attributes?: { timeout_ms?: number } }>).find((c) => c.name === 'ultrasonic-1');
+  const sensor = (part.config.components as Array<{ name: string; attributes?: { timeout_ms?: number } }>).find(
+    (c) => c.name === 'ultrasonic-1',
+  );
   expect(sensor?.attributes?.timeout_ms).toBe(200);
 });
 
@@ -110,7 +113,7 @@ test('a module policy change shows the policy, the version it resolves to and a 
   expect((await run('apply', '--auto-approve')).code).toBe(0);
 });
 
-test('drift made behind fleetform\'s back shows in the plan and apply reverts it', async () => {
+test("drift made behind fleetform's back shows in the plan and apply reverts it", async () => {
   await applied({ timeoutMs: 200, policy: '^1', token: 'token-two' });
   const part = await machinePart('picker-1');
   const config = JSON.parse(JSON.stringify(part.config)) as { components: Array<{ name: string; attributes: Record<string, unknown> }> };
@@ -120,7 +123,13 @@ test('drift made behind fleetform\'s back shows in the plan and apply reverts it
   await client.appClient.updateMachinePart(part.id, part.name, config, part.lastUpdated);
 
   const plan = await run('plan', '--json');
-  const doc = JSON.parse(plan.stdout) as { resource_changes: Array<{ address: string; drift: Array<{ path: string; before: unknown; after: unknown }>; change: { actions: string[] } }> };
+  const doc = JSON.parse(plan.stdout) as {
+    resource_changes: Array<{
+      address: string;
+      drift: Array<{ path: string; before: unknown; after: unknown }>;
+      change: { actions: string[] };
+    }>;
+  };
   const m1 = doc.resource_changes.find((c) => c.address === 'fleetform_machine.picker-1');
   expect(m1?.drift).toEqual([{ path: 'config.components.ultrasonic-1.attributes.timeout_ms', kind: 'change', before: 200, after: 999 }]);
   expect(m1?.change.actions).toEqual(['update']);
@@ -158,7 +167,9 @@ test('apply without a terminal and without --auto-approve refuses, changing noth
   expect(refused.code).toBe(1);
   expect(refused.stderr).toMatch(/needs confirmation.*\n.*--auto-approve/);
   const part = await machinePart('picker-1');
-  const sensor = (part.config.components as Array<{ name: string; attributes?: { timeout_ms?: number } }>).find((c) => c.name === 'ultrasonic-1');
+  const sensor = (part.config.components as Array<{ name: string; attributes?: { timeout_ms?: number } }>).find(
+    (c) => c.name === 'ultrasonic-1',
+  );
   expect(sensor?.attributes?.timeout_ms).toBe(300);
 });
 

@@ -73,13 +73,18 @@ const fleetArb: fc.Arbitrary<FleetSpec> = fc.record({
         fc.record({
           id: fc.constant(id),
           variant,
-          module: fc.option(fc.record({ version: fc.constantFrom('~1.2', '1.2.5', '^1', '1.1.0', ''), level: fc.constantFrom('info', 'debug') }), { nil: null }),
+          module: fc.option(
+            fc.record({ version: fc.constantFrom('~1.2', '1.2.5', '^1', '1.1.0', ''), level: fc.constantFrom('info', 'debug') }),
+            { nil: null },
+          ),
         }),
       ),
     ),
   ),
   datasets: fc.subarray(['d0', 'd1']).chain((ids) => fc.tuple(...ids.map((id) => fc.record({ id: fc.constant(id), variant })))),
-  jobs: fc.subarray(['j0', 'j1', 'c0']).chain((ids) => fc.tuple(...ids.map((id) => fc.record({ id: fc.constant(id), choice: fc.boolean(), bump: fc.boolean() })))),
+  jobs: fc
+    .subarray(['j0', 'j1', 'c0'])
+    .chain((ids) => fc.tuple(...ids.map((id) => fc.record({ id: fc.constant(id), choice: fc.boolean(), bump: fc.boolean() })))),
 });
 
 /**
@@ -107,7 +112,11 @@ function synthFleet(outdir: string, fleet: FleetSpec, versions: ReadonlyMap<stri
   for (const m of fleet.machines) {
     const machine = new Machine(stack, m.id, { name: `${m.id}-${m.variant}` });
     if (m.module) {
-      new Module(machine, 'sensors', { moduleId: 'acme:sensors', ...(m.module.version ? { version: m.module.version } : {}), env: { LEVEL: m.module.level } });
+      new Module(machine, 'sensors', {
+        moduleId: 'acme:sensors',
+        ...(m.module.version ? { version: m.module.version } : {}),
+        env: { LEVEL: m.module.level },
+      });
     }
   }
   for (const d of fleet.datasets) new Dataset(stack, d.id, { name: `${d.id}-${d.variant}` });
@@ -115,9 +124,19 @@ function synthFleet(outdir: string, fleet: FleetSpec, versions: ReadonlyMap<stri
   for (const j of fleet.jobs) {
     const common = { dataset: base, modelName: `model-${j.id}`, modelVersion: versions.get(j.id) as string };
     if (j.id.startsWith('c')) {
-      new CustomTrainingJob(stack, j.id, { ...common, registryItemId: 'acme:trainer', registryItemVersion: '0.3.0', ...(j.choice ? { containerVersion: '2.1' } : {}) });
+      new CustomTrainingJob(stack, j.id, {
+        ...common,
+        registryItemId: 'acme:trainer',
+        registryItemVersion: '0.3.0',
+        ...(j.choice ? { containerVersion: '2.1' } : {}),
+      });
     } else {
-      new TrainingJob(stack, j.id, { ...common, modelType: ModelType.OBJECT_DETECTION, tags: ['box'], ...(j.choice ? { modelFramework: ModelFramework.TFLITE } : {}) });
+      new TrainingJob(stack, j.id, {
+        ...common,
+        modelType: ModelType.OBJECT_DETECTION,
+        tags: ['box'],
+        ...(j.choice ? { modelFramework: ModelFramework.TFLITE } : {}),
+      });
     }
   }
   app.synth();
@@ -165,7 +184,6 @@ function writesOf(calls: Readonly<Record<string, number>>): Record<string, numbe
   return out;
 }
 
-
 /** The version each module of each machine runs, as `fleetform status` shows it, by machine address and module. */
 async function runningVersions(state: State): Promise<Map<string, string | undefined>> {
   const addressOf = new Map(Object.entries(state.resources).map(([address, e]) => [String(e.attributes?.name), address]));
@@ -194,7 +212,8 @@ function restartMismatches(plan: Plan, before: Map<string, string | undefined>, 
       const key = `${c.address}/${m}`;
       const restarts = before.get(key) !== after.get(key) || envOf(was, m) !== envOf(now, m);
       const noted = c.notes.some((n) => n.path === childPath('config.modules', m) && n.message.includes('restarts the module'));
-      if (restarts !== noted) wrong.push(`${key}: restarts ${String(restarts)} (runs ${before.get(key)} -> ${after.get(key)}), noted ${String(noted)}`);
+      if (restarts !== noted)
+        wrong.push(`${key}: restarts ${String(restarts)} (runs ${before.get(key)} -> ${after.get(key)}), noted ${String(noted)}`);
     }
   }
   return wrong;
@@ -206,9 +225,13 @@ function runsMismatches(plan: Plan, after: Map<string, string | undefined>): str
   for (const c of plan.changes) {
     if (c.type !== 'fleetform_machine' || c.after === null) continue;
     for (const m of Object.keys(modulesOf(c.after))) {
-      const said = c.notes.filter((n) => n.path === childPath('config.modules', m)).map((n) => /: runs (\S+);/.exec(n.message)?.[1]).find((v) => v !== undefined);
+      const said = c.notes
+        .filter((n) => n.path === childPath('config.modules', m))
+        .map((n) => /: runs (\S+);/.exec(n.message)?.[1])
+        .find((v) => v !== undefined);
       const key = `${c.address}/${m}`;
-      if (said !== undefined && said !== after.get(key)) wrong.push(`${key}: plan says runs ${said}, status shows ${String(after.get(key))}`);
+      if (said !== undefined && said !== after.get(key))
+        wrong.push(`${key}: plan says runs ${said}, status shows ${String(after.get(key))}`);
     }
   }
   return wrong;
@@ -225,8 +248,18 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-plan-property-'));
   emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0, host: '127.0.0.1', clock: 'frozen' });
   const { apiKey, apiKeyId, organizationId, locationId } = emulator.credentials;
-  client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
-  engine = new Engine({ client, backend: new LocalStateBackend(path.join(dir, 'state')), kinds: defaultKinds(), parallelism: 4, lockTimeoutMs: 0, defaults: { organizationId, locationId } });
+  client = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
+  engine = new Engine({
+    client,
+    backend: new LocalStateBackend(path.join(dir, 'state')),
+    kinds: defaultKinds(),
+    parallelism: 4,
+    lockTimeoutMs: 0,
+    defaults: { organizationId, locationId },
+  });
 });
 
 afterAll(async () => {

@@ -63,7 +63,9 @@ test('a machine name another machine holds in the location fails the plan, namin
   synth(q, (s) => new Machine(s, 'arm', { name: 'taken' }));
   const plan = await q.run('plan', '--detailed-exitcode');
   expect(plan.code).toBe(1);
-  expect(plan.stdout).toContain(`Error: fleetform_machine.arm.name: location ${q.credentials.locationId} already has a machine named taken (id ${other})`);
+  expect(plan.stdout).toContain(
+    `Error: fleetform_machine.arm.name: location ${q.credentials.locationId} already has a machine named taken (id ${other})`,
+  );
   const apply = await q.run('apply', '--auto-approve');
   expect(apply.code).toBe(1);
   expect(await machineNames(q)).toEqual(['taken']);
@@ -75,13 +77,17 @@ test('a location the organization does not have fails the plan, for a machine an
   synth(q, (s) => new Machine(s, 'arm', { name: 'arm', locationId: 'no-such-location' }));
   const plan = await q.run('plan');
   expect(plan.code).toBe(1);
-  expect(plan.stdout).toContain(`Error: fleetform_machine.arm.location_id: organization ${q.credentials.organizationId} has no location no-such-location`);
+  expect(plan.stdout).toContain(
+    `Error: fleetform_machine.arm.location_id: organization ${q.credentials.organizationId} has no location no-such-location`,
+  );
   expect(plan.stdout).toContain(`hint: use one of its locations: ${q.credentials.locationId} (`);
 
   synth(q, (s) => new Machine(s, 'arm', { name: 'arm' }), { locationId: 'elsewhere' });
   const viaProvider = await q.run('plan');
   expect(viaProvider.code).toBe(1);
-  expect(viaProvider.stderr).toContain(`error: FleetProvider.locationId: organization ${q.credentials.organizationId} has no location elsewhere`);
+  expect(viaProvider.stderr).toContain(
+    `error: FleetProvider.locationId: organization ${q.credentials.organizationId} has no location elsewhere`,
+  );
   expect(await machineNames(q)).toEqual([]);
 });
 
@@ -92,12 +98,20 @@ test('a model version a canceled job already has fails the plan with the next fr
   const old = await ml.submitTrainingJob(organizationId, datasetId, 'boxes', '1', ModelType.OBJECT_DETECTION, ['box']);
   await ml.cancelTrainingJob(old);
   const job = (version: string) => (s: Construct) =>
-    new TrainingJob(s, 'detector', { dataset: datasetId, modelName: 'boxes', modelVersion: version, modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
+    new TrainingJob(s, 'detector', {
+      dataset: datasetId,
+      modelName: 'boxes',
+      modelVersion: version,
+      modelType: ModelType.OBJECT_DETECTION,
+      tags: ['box'],
+    });
 
   synth(q, job('1'));
   const plan = await q.run('plan');
   expect(plan.code).toBe(1);
-  expect(plan.stdout).toContain(`Error: fleetform_training_job.detector.model_version: model boxes already has version 1 (job ${old}, TRAINING_STATUS_CANCELING)`);
+  expect(plan.stdout).toContain(
+    `Error: fleetform_training_job.detector.model_version: model boxes already has version 1 (job ${old}, TRAINING_STATUS_CANCELING)`,
+  );
   expect(plan.stdout).toContain('hint: set modelVersion to 2, the next free version, or manage that job');
   expect(await jobIds(q)).toEqual([old]);
 
@@ -118,18 +132,28 @@ test('a training script version the registry does not have fails the plan, listi
   const q = await project();
   await q.client.clientFor(EmulatorService).publishTrainingScript({ itemId: 'acme:segmenter', version: '0.4.0' });
   const job = (item: string, version: string) => (s: Construct) =>
-    new CustomTrainingJob(s, 'custom', { dataset: q.credentials.datasetId, registryItemId: item, registryItemVersion: version, modelName: 'seg', modelVersion: '1' });
+    new CustomTrainingJob(s, 'custom', {
+      dataset: q.credentials.datasetId,
+      registryItemId: item,
+      registryItemVersion: version,
+      modelName: 'seg',
+      modelVersion: '1',
+    });
 
   synth(q, job('acme:segmenter', '9.9.9'));
   const plan = await q.run('plan');
   expect(plan.code).toBe(1);
-  expect(plan.stdout).toContain('Error: fleetform_custom_training_job.custom.registry_item_version: training script acme:segmenter has no version 9.9.9');
+  expect(plan.stdout).toContain(
+    'Error: fleetform_custom_training_job.custom.registry_item_version: training script acme:segmenter has no version 9.9.9',
+  );
   expect(plan.stdout).toContain('hint: use one of its versions: 0.4.0');
 
   synth(q, job('acme:nothing', '0.4.0'));
   const missing = await q.run('plan');
   expect(missing.code).toBe(1);
-  expect(missing.stdout).toContain('Error: fleetform_custom_training_job.custom.registry_item_id: the registry has no training script acme:nothing');
+  expect(missing.stdout).toContain(
+    'Error: fleetform_custom_training_job.custom.registry_item_id: the registry has no training script acme:nothing',
+  );
   expect(await jobIds(q)).toEqual([]);
 });
 
@@ -154,7 +178,8 @@ test("the provider's endpoint is the service the run talks to, FLEETFORM_ENDPOIN
   const q = await project();
   const url = q.env.FLEETFORM_ENDPOINT as string;
   const { FLEETFORM_ENDPOINT: _unused, ...keyOnly } = q.env;
-  const run = (env: Record<string, string>, ...args: string[]) => fleetform(q.dir, [...args, '--synth-out', q.outdir], { ...env, FLEETFORM_ENDPOINT: env.FLEETFORM_ENDPOINT ?? '' });
+  const run = (env: Record<string, string>, ...args: string[]) =>
+    fleetform(q.dir, [...args, '--synth-out', q.outdir], { ...env, FLEETFORM_ENDPOINT: env.FLEETFORM_ENDPOINT ?? '' });
 
   synth(q, (s) => new Machine(s, 'arm', { name: 'arm' }), { endpoint: url });
   const plan = await run(keyOnly, 'plan');
@@ -170,15 +195,19 @@ test("the provider's endpoint is the service the run talks to, FLEETFORM_ENDPOIN
 
   const noKey = await run({}, 'plan');
   expect(noKey.code).toBe(1);
-  expect(noKey.stderr).toContain("error: FLEETFORM_API_KEY: the FleetProvider's endpoint is http://127.0.0.1:9 but FLEETFORM_API_KEY and FLEETFORM_API_KEY_ID are not");
+  expect(noKey.stderr).toContain(
+    "error: FLEETFORM_API_KEY: the FleetProvider's endpoint is http://127.0.0.1:9 but FLEETFORM_API_KEY and FLEETFORM_API_KEY_ID are not",
+  );
 });
 
 test('a restart is noted only for a module whose running version or environment changes', async () => {
   const q = await project();
-  const fleet = (policy: string, env: Record<string, string> = {}) => (s: Construct) => {
-    const m = new Machine(s, 'arm', { name: 'arm' });
-    new Module(m, 'sensors', { moduleId: 'acme:sensors', version: policy, env });
-  };
+  const fleet =
+    (policy: string, env: Record<string, string> = {}) =>
+    (s: Construct) => {
+      const m = new Machine(s, 'arm', { name: 'arm' });
+      new Module(m, 'sensors', { moduleId: 'acme:sensors', version: policy, env });
+    };
   synth(q, fleet('~1.2'));
   expect((await q.run('apply', '--auto-approve')).code).toBe(0);
 
@@ -209,14 +238,19 @@ test('outputs are evaluated after apply, printed like Terraform, kept in state (
   const apply = await q.run('apply', '--auto-approve');
   expect(apply.code).toBe(0);
   const id = (await q.backend().read('fleet')).resources['fleetform_machine.arm']?.ids.machine_id as string;
-  expect(apply.stdout).toContain(`Outputs:\n\narm_id = "${id}"\nsecret_note = <sensitive>\nsummary = {\n  "machine": "${id}",\n  "name": "arm"\n}\n`);
+  expect(apply.stdout).toContain(
+    `Outputs:\n\narm_id = "${id}"\nsecret_note = <sensitive>\nsummary = {\n  "machine": "${id}",\n  "name": "arm"\n}\n`,
+  );
   expect(apply.stdout).not.toContain('hush-hush-value');
   const stateText = JSON.stringify(await q.backend().read('fleet'));
   expect(stateText).toContain(id);
   expect(stateText).not.toContain('hush-hush-value');
 
   expect(await q.runBare('output', 'arm_id')).toEqual({ code: 0, stdout: `${id}\n`, stderr: '' });
-  const all = JSON.parse((await q.runBare('output', '--json')).stdout) as Record<string, Record<string, { value: unknown; sensitive: boolean }>>;
+  const all = JSON.parse((await q.runBare('output', '--json')).stdout) as Record<
+    string,
+    Record<string, { value: unknown; sensitive: boolean }>
+  >;
   expect(all.fleet?.arm_id).toEqual({ value: id, sensitive: false, known: true });
   expect(all.fleet?.secret_note).toEqual({ value: null, sensitive: true, known: true });
   const secret = await q.runBare('output', 'secret_note');
@@ -239,8 +273,20 @@ test('outputs are evaluated after apply, printed like Terraform, kept in state (
 test("what the service chooses (a job's framework, a custom job's container) is known after apply, and the next plan has no changes", async () => {
   const q = await project();
   synth(q, (s) => {
-    new TrainingJob(s, 'managed', { dataset: q.credentials.datasetId, modelName: 'boxes', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
-    new CustomTrainingJob(s, 'custom', { dataset: q.credentials.datasetId, registryItemId: 'acme:trainer', registryItemVersion: '0.3.0', modelName: 'seg', modelVersion: '1' });
+    new TrainingJob(s, 'managed', {
+      dataset: q.credentials.datasetId,
+      modelName: 'boxes',
+      modelVersion: '1',
+      modelType: ModelType.OBJECT_DETECTION,
+      tags: ['box'],
+    });
+    new CustomTrainingJob(s, 'custom', {
+      dataset: q.credentials.datasetId,
+      registryItemId: 'acme:trainer',
+      registryItemVersion: '0.3.0',
+      modelName: 'seg',
+      modelVersion: '1',
+    });
   });
   const plan = await q.run('plan');
   expect(plan.code).toBe(0);

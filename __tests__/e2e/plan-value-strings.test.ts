@@ -74,12 +74,18 @@ test('env and attribute text equal to an unknown or a digest round-trips through
   expect(stateText).toContain(`"LIKE_DIGEST": ${JSON.stringify(LIKE_DIGEST)}`);
   expect(stateText).not.toContain(`"API_TOKEN": ${JSON.stringify(LIKE_DIGEST)}`);
   const entry = (await p.backend().read('fleet')).resources['fleetform_machine.picker-1'];
-  const env = ((entry?.attributes?.config as { modules: Record<string, { env: Record<string, unknown> }> }).modules.acme_sensors as { env: Record<string, unknown> }).env;
+  const env = (
+    (entry?.attributes?.config as { modules: Record<string, { env: Record<string, unknown> }> }).modules.acme_sensors as {
+      env: Record<string, unknown>;
+    }
+  ).env;
   expect(env.LIKE_UNKNOWN).toBe(LIKE_UNKNOWN);
   expect(env.LIKE_DIGEST).toBe(LIKE_DIGEST);
   expect(isSensitiveDigest(env.API_TOKEN)).toBe(true);
   expect(env.API_TOKEN).not.toBe(SensitiveDigest.fromText(LIKE_DIGEST));
-  const attributes = (entry?.attributes?.config as { components: Record<string, { attributes: Record<string, unknown> }> }).components['ultrasonic-1']?.attributes;
+  const attributes = (entry?.attributes?.config as { components: Record<string, { attributes: Record<string, unknown> }> }).components[
+    'ultrasonic-1'
+  ]?.attributes;
   expect(attributes).toMatchObject(strings);
 
   // The next plan has nothing to change.
@@ -90,7 +96,14 @@ test('env and attribute text equal to an unknown or a digest round-trips through
 
 test('a saved plan keeps its typed values apart from data that reads like them, or like their tags', () => {
   const digest = SensitiveDigest.of('hmac-sha256', 'abcd');
-  const data = { a: unknownValue, b: LIKE_UNKNOWN, c: digest, d: LIKE_DIGEST, e: { $fleetform: 'unknown' }, f: [{ $fleetform: 'sensitive', algorithm: 'sha256', hex: 'ab' }] };
+  const data = {
+    a: unknownValue,
+    b: LIKE_UNKNOWN,
+    c: digest,
+    d: LIKE_DIGEST,
+    e: { $fleetform: 'unknown' },
+    f: [{ $fleetform: 'sensitive', algorithm: 'sha256', hex: 'ab' }],
+  };
   const read = readPlanValuesText(planValuesText(data)) as typeof data;
   expect(isUnknown(read.a)).toBe(true);
   expect(read.b).toBe(LIKE_UNKNOWN);

@@ -44,11 +44,17 @@ const secrets: Record<string, string> = {};
 
 /** A machine name from a fixture file name: letters, digits and dashes. */
 function machineName(file: string): string {
-  return file.replace(/\.json$/, '').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(-50).replace(/^-+/, '');
+  return file
+    .replace(/\.json$/, '')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(-50)
+    .replace(/^-+/, '');
 }
 
 function collectSecrets(name: string, config: Record<string, unknown>): void {
-  for (const s of configSecrets(config)) if (typeof s.value === 'string') secrets[secretVariableName(name, ...s.steps.map(String))] = s.value;
+  for (const s of configSecrets(config))
+    if (typeof s.value === 'string') secrets[secretVariableName(name, ...s.steps.map(String))] = s.value;
   for (const m of Array.isArray(config.modules) ? config.modules : []) {
     const mod = m as { name?: unknown; env?: Record<string, unknown> };
     for (const [key, value] of Object.entries(mod.env ?? {})) {
@@ -63,13 +69,18 @@ beforeAll(async () => {
   const c = emulator.credentials;
   env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: c.apiKey, FLEETFORM_API_KEY_ID: c.apiKeyId };
   sdk = await loadSdk();
-  viam = await sdk.createViamClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
+  viam = await sdk.createViamClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey },
+  });
   const corpus = [...realConfigs().map((r) => ({ file: r.file, config: r.config })), ...HAND_WRITTEN];
   for (const { file, config } of corpus) {
     if (REFUSED[file] !== undefined) {
       const robotId = await viam.appClient.newRobot(c.locationId, machineName(file));
       const [part] = await viam.appClient.getRobotParts(robotId);
-      await expect(viam.appClient.updateRobotPart(part?.id ?? '', part?.name ?? '', sdk.Struct.fromJson(config as never))).rejects.toThrow(REFUSED[file]);
+      await expect(viam.appClient.updateRobotPart(part?.id ?? '', part?.name ?? '', sdk.Struct.fromJson(config as never))).rejects.toThrow(
+        REFUSED[file],
+      );
       await viam.appClient.deleteRobot(robotId);
     } else machines.set(machineName(file), config);
   }
@@ -82,9 +93,13 @@ beforeAll(async () => {
   }
   project = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-real-'));
   await fs.mkdir(path.join(project, 'node_modules'));
-  for (const m of ['cdktf', 'constructs', 'tsx', '@types']) await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
+  for (const m of ['cdktf', 'constructs', 'tsx', '@types'])
+    await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
   await fs.symlink(ROOT, path.join(project, 'node_modules', 'fleetform'));
-  await fs.writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'real-fleet', private: true, dependencies: { cdktf: '*', fleetform: '*' } }));
+  await fs.writeFile(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'real-fleet', private: true, dependencies: { cdktf: '*', fleetform: '*' } }),
+  );
 });
 
 afterAll(async () => {
@@ -113,7 +128,11 @@ async function synthesized(dir: string): Promise<string[]> {
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+  );
 }
 
 /** A synthesized machine's config with its secret env entries merged back into its modules and each secret reference filled from the variables given. */

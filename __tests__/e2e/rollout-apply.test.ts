@@ -47,7 +47,10 @@ async function statusUntil(ok: (s: StatusJson) => boolean, what: string, deadlin
 }
 
 function healthy(names: readonly string[]): Promise<StatusJson> {
-  return statusUntil((s) => names.every((n) => s.machines.find((m) => m.machine === n)?.health === 'healthy'), `${names.join(', ')} healthy`);
+  return statusUntil(
+    (s) => names.every((n) => s.machines.find((m) => m.machine === n)?.health === 'healthy'),
+    `${names.join(', ')} healthy`,
+  );
 }
 
 const rollout: NonNullable<RolloutFleetShape['rollout']> = {
@@ -63,7 +66,16 @@ interface Report {
     outcome: string;
     stoppedAt?: number;
     reason?: string;
-    waves: { rule: string; machines: { machine: string; result: string; problems?: { what: string; error: string }[]; log?: string[]; rollback?: { ok: boolean; detail: string } }[] }[];
+    waves: {
+      rule: string;
+      machines: {
+        machine: string;
+        result: string;
+        problems?: { what: string; error: string }[];
+        log?: string[];
+        rollback?: { ok: boolean; detail: string };
+      }[];
+    }[];
   }[];
 }
 
@@ -78,9 +90,13 @@ test('a module version armed to crash stops at the canary: one machine changed, 
     const apply = await p.run('apply', '--auto-approve', '--report', reportFile);
     expect(apply.code).toBe(1);
     expect(apply.stdout).toContain('rollout careful: wave 1/3 (machines fleetform_machine.picker-2): 1 machine(s): picker-2');
-    expect(apply.stdout).toMatch(/rollout careful: wave 1: picker-2 FAILED: unhealthy for \d+ ms; module acme_sensors: module acme_sensors exited with code 1 on start/);
+    expect(apply.stdout).toMatch(
+      /rollout careful: wave 1: picker-2 FAILED: unhealthy for \d+ ms; module acme_sensors: module acme_sensors exited with code 1 on start/,
+    );
     expect(apply.stdout).toMatch(/log: \S+ rdk\.modmanager: module acme_sensors \(acme:sensors@1\.3\.0\) crashed/);
-    expect(apply.stdout).toContain('rollout careful: stopping in wave 1: 1 of 1 machine(s) written failed (100%), more than max_failed_fraction 0.1; rolling the changed machines back');
+    expect(apply.stdout).toContain(
+      'rollout careful: stopping in wave 1: 1 of 1 machine(s) written failed (100%), more than max_failed_fraction 0.1; rolling the changed machines back',
+    );
     expect(apply.stdout).toMatch(/rollout careful: picker-2 rolled back: back on the config it had/);
     expect(apply.stdout).toContain('Rollout careful stopped in wave 1 of 3');
     expect(apply.stdout).toContain('4 machine(s) of later waves were not changed.');
@@ -94,7 +110,12 @@ test('a module version armed to crash stops at the canary: one machine changed, 
     expect(canary).toMatchObject({ machine: 'picker-2', result: 'failed', rollback: { ok: true } });
     expect(canary?.problems?.map((x) => x.what)).toContain('module acme_sensors');
     expect(canary?.log?.[0]).toMatch(/crashed/);
-    expect(r?.waves.slice(1).flatMap((w) => w.machines.map((m) => m.result))).toEqual(['not reached', 'not reached', 'not reached', 'not reached']);
+    expect(r?.waves.slice(1).flatMap((w) => w.machines.map((m) => m.result))).toEqual([
+      'not reached',
+      'not reached',
+      'not reached',
+      'not reached',
+    ]);
 
     // The fleet is back on its old config: the canary runs 1.2 again, the others were never written.
     const after = await healthy(pickerNames(MACHINES));
@@ -120,7 +141,9 @@ test('a healthy change goes through every wave, with progress per wave', async (
   expect(apply.stderr).toBe('');
   expect(apply.code).toBe(0);
   const lines = apply.stdout.split('\n').filter((l) => l.startsWith('rollout careful:'));
-  const order = ['wave 1/3', 'wave 1 passed', 'wave 2/3', 'wave 2 passed', 'wave 3/3', 'wave 3 passed'].map((t) => lines.findIndex((l) => l.includes(t)));
+  const order = ['wave 1/3', 'wave 1 passed', 'wave 2/3', 'wave 2 passed', 'wave 3/3', 'wave 3 passed'].map((t) =>
+    lines.findIndex((l) => l.includes(t)),
+  );
   expect(order.every((i) => i >= 0)).toBe(true);
   expect(order).toEqual([...order].sort((a, b) => a - b));
   for (const name of pickerNames(MACHINES)) expect(apply.stdout).toMatch(new RegExp(`rollout careful: wave \\d: ${name} healthy after`));

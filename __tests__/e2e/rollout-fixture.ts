@@ -65,7 +65,9 @@ export function synthFragmentFleet(outdir: string, shape: FragmentFleetShape): v
   new ModularResource(rig, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
   new FragmentTag(stack, 'rig-stable', { fragment: rig, tag: 'stable' });
   const names = pickerNames(shape.machines);
-  const machines = names.map((name, i) => new Machine(stack, name, { name }).useFragment(rig, i < names.length - 1 ? { version: 'stable' } : {}));
+  const machines = names.map((name, i) =>
+    new Machine(stack, name, { name }).useFragment(rig, i < names.length - 1 ? { version: 'stable' } : {}),
+  );
   if (shape.rollout) {
     const { canary, waves, ...rest } = shape.rollout;
     const first = canary === undefined ? [] : [{ machines: [machines[canary] as Machine] }];
@@ -79,7 +81,13 @@ export function synthFragmentFleet(outdir: string, shape: FragmentFleetShape): v
  * `policy` (one apply, no rollout), then waits until `fleetform status` shows each running
  * `running` (a test rolling from it needs it healthy there).
  */
-export async function settleRolloutFleet(p: EmulatorProject, machines: number, policy: string, running: string, deadlineMs = 60_000): Promise<void> {
+export async function settleRolloutFleet(
+  p: EmulatorProject,
+  machines: number,
+  policy: string,
+  running: string,
+  deadlineMs = 60_000,
+): Promise<void> {
   synthRolloutFleet(p.outdir, { machines, policy });
   const apply = await p.run('apply', '--auto-approve');
   if (apply.code !== 0) throw new Error(`settling the fleet at ${policy} failed: ${apply.stdout}${apply.stderr}`);
@@ -88,8 +96,13 @@ export async function settleRolloutFleet(p: EmulatorProject, machines: number, p
   for (;;) {
     const res = await p.runBare('status', '--json');
     if (res.code !== 0) throw new Error(`status failed: ${res.stderr}`);
-    const s = JSON.parse(res.stdout) as { machines: { machine: string; health: string }[]; modules: { machine: string; running?: string }[] };
-    const settled = names.every((n) => s.modules.find((m) => m.machine === n)?.running === running && s.machines.find((m) => m.machine === n)?.health === 'healthy');
+    const s = JSON.parse(res.stdout) as {
+      machines: { machine: string; health: string }[];
+      modules: { machine: string; running?: string }[];
+    };
+    const settled = names.every(
+      (n) => s.modules.find((m) => m.machine === n)?.running === running && s.machines.find((m) => m.machine === n)?.health === 'healthy',
+    );
     if (settled) return;
     if (Date.now() > until) throw new Error(`the fleet never ran ${running} everywhere, healthy; last: ${res.stdout}`);
   }
@@ -117,6 +130,7 @@ export async function settleFragmentFleet(p: EmulatorProject, machines: number, 
       return m?.health === 'healthy' && m.latestRevision.includes(`+${id}@${revision}`);
     });
     if (settled) return;
-    if (Date.now() > until) throw new Error(`the fleet never ran revision ${revision} of the fragment everywhere, healthy; last: ${res.stdout}`);
+    if (Date.now() > until)
+      throw new Error(`the fleet never ran revision ${revision} of the fragment everywhere, healthy; last: ${res.stdout}`);
   }
 }

@@ -34,7 +34,11 @@ afterAll(async () => {
 });
 
 // picker-1 is the canary; picker-1..3 import the fragment at its `stable` tag, picker-4 at its latest revision.
-const rollout: NonNullable<FragmentFleetShape['rollout']> = { canary: 0, waves: [{ fraction: 1 }], gate: { timeout: '20s', settle: '300ms' } };
+const rollout: NonNullable<FragmentFleetShape['rollout']> = {
+  canary: 0,
+  waves: [{ fraction: 1 }],
+  gate: { timeout: '20s', settle: '300ms' },
+};
 
 interface StatusJson {
   machines: { machine: string; online: string; health: string; partId: string; latestRevision: string; runningRevision?: string }[];
@@ -51,7 +55,8 @@ async function statusUntil(ok: (s: StatusJson) => boolean, what: string, deadlin
   }
 }
 
-const healthy = (): Promise<StatusJson> => statusUntil((s) => ALL.every((n) => s.machines.find((m) => m.machine === n)?.health === 'healthy'), 'every machine healthy');
+const healthy = (): Promise<StatusJson> =>
+  statusUntil((s) => ALL.every((n) => s.machines.find((m) => m.machine === n)?.health === 'healthy'), 'every machine healthy');
 
 async function fragmentNow(): Promise<{ id: string; revision: string; stable: string | undefined }> {
   const state = await p.backend().read('fleet');
@@ -68,7 +73,12 @@ async function importedAt(s: StatusJson, name: string): Promise<unknown> {
 }
 
 interface Report {
-  rollouts: { outcome: string; stoppedAt?: number; fragment?: { tags_moved: boolean; pins_lifted: boolean }; waves: { machines: { machine: string; result: string; problems?: { what: string }[]; log?: string[]; rollback?: { ok: boolean } }[] }[] }[];
+  rollouts: {
+    outcome: string;
+    stoppedAt?: number;
+    fragment?: { tags_moved: boolean; pins_lifted: boolean };
+    waves: { machines: { machine: string; result: string; problems?: { what: string }[]; log?: string[]; rollback?: { ok: boolean } }[] }[];
+  }[];
 }
 
 test('a fragment revision whose module crashes stops at the canary: the canary back on the tag, the tag unmoved, the other machines untouched', async () => {
@@ -81,18 +91,29 @@ test('a fragment revision whose module crashes stops at the canary: the canary b
     synthFragmentFleet(p.outdir, { machines: MACHINES, version: '1.3.0', rollout });
     const plan = await p.run('plan');
     expect(plan.code).toBe(0);
-    expect(plan.stdout).toContain(`Rollout rig-careful (stack fleet): fragment sensor-rig's new revision (from revision ${was.revision}) reaches 4 machine(s) in 2 wave(s)`);
-    expect(plan.stdout).toContain('  wave 1 (machines fleetform_machine.picker-1): picker-1 (tag stable)\n  wave 2 (fraction 1): picker-2 (tag stable), picker-3 (tag stable), picker-4 (latest)\n');
-    const json = JSON.parse((await p.run('plan', '--json')).stdout) as { rollouts: { fragment?: { address: string; tags: { tag: string }[] }; waves: { machines: { name: string; follows?: string }[] }[] }[] };
+    expect(plan.stdout).toContain(
+      `Rollout rig-careful (stack fleet): fragment sensor-rig's new revision (from revision ${was.revision}) reaches 4 machine(s) in 2 wave(s)`,
+    );
+    expect(plan.stdout).toContain(
+      '  wave 1 (machines fleetform_machine.picker-1): picker-1 (tag stable)\n  wave 2 (fraction 1): picker-2 (tag stable), picker-3 (tag stable), picker-4 (latest)\n',
+    );
+    const json = JSON.parse((await p.run('plan', '--json')).stdout) as {
+      rollouts: { fragment?: { address: string; tags: { tag: string }[] }; waves: { machines: { name: string; follows?: string }[] }[] }[];
+    };
     expect(json.rollouts[0]?.fragment).toMatchObject({ address: 'fleetform_fragment.rig', tags: [{ tag: 'stable' }] });
-    expect(json.rollouts[0]?.waves.map((w) => w.machines.map((m) => `${m.name}@${m.follows ?? '?'}`))).toEqual([['picker-1@stable'], ['picker-2@stable', 'picker-3@stable', 'picker-4@']]);
+    expect(json.rollouts[0]?.waves.map((w) => w.machines.map((m) => `${m.name}@${m.follows ?? '?'}`))).toEqual([
+      ['picker-1@stable'],
+      ['picker-2@stable', 'picker-3@stable', 'picker-4@'],
+    ]);
 
     const reportFile = path.join(p.dir, 'report-crash.json');
     const apply = await p.run('apply', '--auto-approve', '--report', reportFile);
     expect(apply.code).toBe(1);
     expect(apply.stdout).toContain(`rollout rig-careful: fragment sensor-rig saved as revision ${Number(was.revision) + 1}`);
     expect(apply.stdout).toContain('rollout rig-careful: wave 1/2 (machines fleetform_machine.picker-1): 1 machine(s): picker-1');
-    expect(apply.stdout).toMatch(/rollout rig-careful: wave 1: picker-1 FAILED: unhealthy for \d+ ms; module \S+: .*exited with code 1 on start/);
+    expect(apply.stdout).toMatch(
+      /rollout rig-careful: wave 1: picker-1 FAILED: unhealthy for \d+ ms; module \S+: .*exited with code 1 on start/,
+    );
     expect(apply.stdout).toMatch(/log: \S+ rdk\.modmanager: module \S+ \(acme:sensors@1\.3\.0\) crashed/);
     expect(apply.stdout).toMatch(/rollout rig-careful: picker-1 rolled back: back on tag stable of the fragment, running it again/);
     expect(apply.stdout).toContain('Rollout rig-careful stopped in wave 1 of 2');
@@ -114,14 +135,18 @@ test('a fragment revision whose module crashes stops at the canary: the canary b
     expect(after.machines.find((m) => m.machine === 'picker-1')?.latestRevision).toContain(`+${was.id}@${was.stable ?? ''}`);
     // The other machines on the tag were never written.
     for (const name of ['picker-2', 'picker-3']) {
-      expect(after.machines.find((m) => m.machine === name)?.latestRevision).toBe(before.machines.find((m) => m.machine === name)?.latestRevision);
+      expect(after.machines.find((m) => m.machine === name)?.latestRevision).toBe(
+        before.machines.find((m) => m.machine === name)?.latestRevision,
+      );
     }
     // The machine following the latest revision (now the failed one) stays on the one it ran.
     expect(await importedAt(after, 'picker-4')).toMatch(/^\d+$/);
     expect(after.machines.find((m) => m.machine === 'picker-4')?.latestRevision).not.toContain(`@${now.revision}`);
     // The saved revision is still to reach the machines: the next plan rolls it out again, gated.
     const again = await p.run('plan');
-    expect(again.stdout).toContain(`Rollout rig-careful (stack fleet): fragment sensor-rig's revision ${now.revision} reaches 4 machine(s) in 2 wave(s)`);
+    expect(again.stdout).toContain(
+      `Rollout rig-careful (stack fleet): fragment sensor-rig's revision ${now.revision} reaches 4 machine(s) in 2 wave(s)`,
+    );
     expect(again.stdout).toContain('picker-4 (latest)');
   } finally {
     await controls.setMachineFaults({ specs: [] });
@@ -136,14 +161,29 @@ test('a healthy fragment revision goes through every wave, then the tag moves to
   expect(apply.code).toBe(0);
   const now = await fragmentNow();
   const lines = apply.stdout.split('\n').filter((l) => l.startsWith('rollout rig-careful:'));
-  const order = [`saved as revision ${now.revision}`, 'wave 1/2', 'wave 1 passed', 'wave 2/2', 'wave 2 passed', `tag(s) stable moved to revision ${now.revision}; pins lifted: 4 machine(s)`].map((t) => lines.findIndex((l) => l.includes(t)));
+  const order = [
+    `saved as revision ${now.revision}`,
+    'wave 1/2',
+    'wave 1 passed',
+    'wave 2/2',
+    'wave 2 passed',
+    `tag(s) stable moved to revision ${now.revision}; pins lifted: 4 machine(s)`,
+  ].map((t) => lines.findIndex((l) => l.includes(t)));
   expect(order.every((i) => i >= 0)).toBe(true);
   expect(order).toEqual([...order].sort((a, b) => a - b));
   for (const name of ALL) expect(apply.stdout).toMatch(new RegExp(`rollout rig-careful: wave \\d: ${name} healthy after`));
   expect(apply.stdout).toMatch(/Rollout rig-careful: completed, 2 wave\(s\) healthy/);
 
   expect(now.stable).toBe(now.revision);
-  const s = await statusUntil((x) => ALL.every((n) => x.machines.find((m) => m.machine === n)?.health === 'healthy' && x.machines.find((m) => m.machine === n)?.latestRevision.includes(`+${now.id}@${now.revision}`)), 'every machine healthy on the new revision');
+  const s = await statusUntil(
+    (x) =>
+      ALL.every(
+        (n) =>
+          x.machines.find((m) => m.machine === n)?.health === 'healthy' &&
+          x.machines.find((m) => m.machine === n)?.latestRevision.includes(`+${now.id}@${now.revision}`),
+      ),
+    'every machine healthy on the new revision',
+  );
   for (const name of ALL.slice(0, -1)) expect(await importedAt(s, name)).toBe('stable');
   expect(await importedAt(s, 'picker-4')).toBeUndefined();
   expect((await p.run('plan')).stdout).toContain('No changes.');
@@ -154,14 +194,20 @@ const slow: NonNullable<FragmentFleetShape['rollout']> = { canary: 0, waves: [{ 
 
 /** Starts `fleetform apply` and kills it (SIGKILL) once its output shows `text`. */
 function applyKilledAt(text: string): Promise<string> {
-  const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve', '--synth-out', p.outdir], { cwd: p.dir, env: { ...process.env, NO_COLOR: '1', ...p.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve', '--synth-out', p.outdir], {
+    cwd: p.dir,
+    env: { ...process.env, NO_COLOR: '1', ...p.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
       if (stdout.includes(text)) child.kill('SIGKILL');
     });
-    child.on('close', (_code, signal) => (signal === 'SIGKILL' ? resolve(stdout) : reject(new Error(`apply ended before showing ${JSON.stringify(text)}: ${stdout}`))));
+    child.on('close', (_code, signal) =>
+      signal === 'SIGKILL' ? resolve(stdout) : reject(new Error(`apply ended before showing ${JSON.stringify(text)}: ${stdout}`)),
+    );
   });
 }
 
@@ -174,7 +220,9 @@ test('a killed fragment rollout resumes at the wave it was in, without saving th
 
   const status = await p.runBare('rollout', 'status');
   expect(status.stdout).toMatch(/Rollout rig-careful \(stack fleet\): running, wave 2 of 2/);
-  expect(status.stdout).toMatch(new RegExp(`fragment sensor-rig: revision \\d+ -> ${saved.revision}; tag\\(s\\) stable move after the last wave`));
+  expect(status.stdout).toMatch(
+    new RegExp(`fragment sensor-rig: revision \\d+ -> ${saved.revision}; tag\\(s\\) stable move after the last wave`),
+  );
   expect(status.stdout).toContain('wave 2 (fraction 1): picker-2 written, picker-3 written, picker-4 written');
   expect((await p.run('plan', '--break-stale-lock')).stdout).toMatch(/resumes at wave 2: a run started \S+ was interrupted/);
 
@@ -191,7 +239,7 @@ test('a killed fragment rollout resumes at the wave it was in, without saving th
   expect((await p.run('plan')).stdout).toContain('No changes.');
 });
 
-test('rollout abort --rollout puts a killed fragment rollout\'s machines back on what they followed; the tag stays', async () => {
+test("rollout abort --rollout puts a killed fragment rollout's machines back on what they followed; the tag stays", async () => {
   await settleFragmentFleet(p, MACHINES, '1.2.5');
   const was = await fragmentNow();
   synthFragmentFleet(p.outdir, { machines: MACHINES, version: '1.2.3', rollout: slow });
@@ -235,7 +283,9 @@ test('skip: a machine offline in its wave keeps the revision it ran, pinned, whe
   }
   await healthy();
   const plan = await p.run('plan');
-  expect(plan.stdout).toContain(`Rollout rig-careful (stack fleet): fragment sensor-rig's revision ${(await fragmentNow()).revision} reaches 4 machine(s) in 2 wave(s)`);
+  expect(plan.stdout).toContain(
+    `Rollout rig-careful (stack fleet): fragment sensor-rig's revision ${(await fragmentNow()).revision} reaches 4 machine(s) in 2 wave(s)`,
+  );
   const again = await p.run('apply', '--auto-approve');
   expect(again.code).toBe(0);
   expect(again.stdout).toMatch(/rollout rig-careful: wave \d: picker-3 healthy after/);

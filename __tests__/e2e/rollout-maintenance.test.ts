@@ -42,13 +42,21 @@ async function statusUntil(ok: (s: StatusJson) => boolean, what: string, deadlin
   }
 }
 
-const running = (version: string, names = pickerNames(MACHINES)) => (s: StatusJson): boolean =>
-  names.every((n) => s.modules.find((m) => m.machine === n)?.running === version && s.machines.find((m) => m.machine === n)?.health === 'healthy');
+const running =
+  (version: string, names = pickerNames(MACHINES)) =>
+  (s: StatusJson): boolean =>
+    names.every(
+      (n) => s.modules.find((m) => m.machine === n)?.running === version && s.machines.find((m) => m.machine === n)?.health === 'healthy',
+    );
 
 /** picker-2 held by its maintenance window: still running an older config revision than its latest. */
 const held = (s: StatusJson): boolean => {
   const m = s.machines.find((x) => x.machine === 'picker-2');
-  return m?.health === 'held' && m.runningRevision !== m.latestRevision && m.heldByMaintenance === 'maintenance sensor rdk:component:sensor/gate reads allowed=false';
+  return (
+    m?.health === 'held' &&
+    m.runningRevision !== m.latestRevision &&
+    m.heldByMaintenance === 'maintenance sensor rdk:component:sensor/gate reads allowed=false'
+  );
 };
 
 /** Every machine at `policy` with its maintenance sensor, healthy and running `version` (the window open). */
@@ -60,7 +68,11 @@ async function settle(policy: string, version: string): Promise<void> {
 }
 
 // picker-2 is the canary; the rest follow in a second wave.
-const rollout = (timeout: string): NonNullable<RolloutFleetShape['rollout']> => ({ canary: 1, waves: [{ fraction: 1 }], gate: { timeout, settle: '300ms' } });
+const rollout = (timeout: string): NonNullable<RolloutFleetShape['rollout']> => ({
+  canary: 1,
+  waves: [{ fraction: 1 }],
+  gate: { timeout, settle: '300ms' },
+});
 
 test("a closed window holds the canary: the wave waits, saying so, and goes on once the sensor's reading opens it", async () => {
   await settle('~1.2', '1.2.5');
@@ -73,13 +85,19 @@ test("a closed window holds the canary: the wave waits, saying so, and goes on o
     const run = startFleetform(p.dir, ['apply', '--auto-approve', '--synth-out', p.outdir], p.env);
     let ended = false;
     void run.result.then(() => (ended = true));
-    await run.stdoutShows('rollout careful: wave 1: picker-2 waiting: config pending, held by maintenance (maintenance sensor rdk:component:sensor/gate reads allowed=false)');
+    await run.stdoutShows(
+      'rollout careful: wave 1: picker-2 waiting: config pending, held by maintenance (maintenance sensor rdk:component:sensor/gate reads allowed=false)',
+    );
     // Held, the machine still runs the old version and the rollout has not moved on.
     await statusUntil(held, 'picker-2 held by maintenance');
     expect(ended).toBe(false);
     await window(true);
     const apply = await run.result;
-    expect({ code: apply.code, stderr: apply.stderr, stdout: apply.stdout }).toEqual({ code: 0, stderr: '', stdout: expect.any(String) as string });
+    expect({ code: apply.code, stderr: apply.stderr, stdout: apply.stdout }).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: expect.any(String) as string,
+    });
     const lines = apply.stdout.split('\n');
     const waiting = lines.findIndex((l) => l.includes("the wave waits for its window to open, up to the gate's timeout"));
     const healthy = lines.findIndex((l) => /rollout careful: wave 1: picker-2 healthy after/.test(l));
@@ -103,11 +121,16 @@ test('a window that never opens fails the canary by name at the gate timeout, sa
     const apply = await p.run('apply', '--auto-approve');
     expect(apply.code).toBe(1);
     expect(apply.stdout).toContain('rollout careful: wave 1: picker-2 waiting: config pending, held by maintenance');
-    expect(apply.stdout).toMatch(/rollout careful: wave 1: picker-2 FAILED: .*within 2000 ms \(last: config pending, held by maintenance \(maintenance sensor rdk:component:sensor\/gate reads allowed=false\)\)/);
+    expect(apply.stdout).toMatch(
+      /rollout careful: wave 1: picker-2 FAILED: .*within 2000 ms \(last: config pending, held by maintenance \(maintenance sensor rdk:component:sensor\/gate reads allowed=false\)\)/,
+    );
     expect(apply.stdout).toContain('Rollout careful stopped in wave 1 of 2');
     expect(apply.stdout).not.toContain('wave 2/2');
     // The later wave was never written; the canary never took the new config.
-    await statusUntil((x) => running('1.3.0', ['picker-1', 'picker-3'])(x) && x.modules.find((m) => m.machine === 'picker-2')?.running === '1.3.0', 'every machine still on 1.3.0');
+    await statusUntil(
+      (x) => running('1.3.0', ['picker-1', 'picker-3'])(x) && x.modules.find((m) => m.machine === 'picker-2')?.running === '1.3.0',
+      'every machine still on 1.3.0',
+    );
   } finally {
     await controls.setMachineFaults({ specs: [] });
   }

@@ -75,7 +75,10 @@ test('wait: an offline machine holds its wave until it is back online, then the 
     expect(healthy).toBeGreaterThanOrEqual(0);
     expect(second).toBeGreaterThan(healthy);
     expect(apply.stdout).toMatch(/Rollout careful: completed, 2 wave\(s\) healthy/);
-    const s = await statusUntil((x) => pickerNames(MACHINES).every((n) => x.machines.find((m) => m.machine === n)?.health === 'healthy'), 'every machine healthy');
+    const s = await statusUntil(
+      (x) => pickerNames(MACHINES).every((n) => x.machines.find((m) => m.machine === n)?.health === 'healthy'),
+      'every machine healthy',
+    );
     for (const name of pickerNames(MACHINES)) expect(s.modules.find((m) => m.machine === name)?.running).toBe('1.3.0');
   } finally {
     await controls.setMachineFaults({ specs: [] });
@@ -91,11 +94,16 @@ test('wait: a machine still offline at the gate timeout fails, named, and the ro
     synthRolloutFleet(p.outdir, { machines: MACHINES, policy: '~1.2', rollout: waitRollout('2s') });
     const apply = await p.run('apply', '--auto-approve');
     expect(apply.code).toBe(1);
-    expect(apply.stdout).toMatch(/rollout careful: wave 1: picker-2 FAILED: not healthy for 300 ms within 2000 ms \(last: offline: [^)]*\)/);
+    expect(apply.stdout).toMatch(
+      /rollout careful: wave 1: picker-2 FAILED: not healthy for 300 ms within 2000 ms \(last: offline: [^)]*\)/,
+    );
     expect(apply.stdout).toContain('Rollout careful stopped in wave 1 of 2');
     expect(apply.stdout).not.toContain('wave 2/2');
     // The machines of the later wave were never written: they still run 1.3.
-    const s = await statusUntil((x) => ['picker-1', 'picker-3'].every((n) => x.machines.find((m) => m.machine === n)?.health === 'healthy'), 'picker-1 and picker-3 healthy');
+    const s = await statusUntil(
+      (x) => ['picker-1', 'picker-3'].every((n) => x.machines.find((m) => m.machine === n)?.health === 'healthy'),
+      'picker-1 and picker-3 healthy',
+    );
     for (const name of ['picker-1', 'picker-3']) expect(s.modules.find((m) => m.machine === name)?.running).toBe('1.3.0');
   } finally {
     await controls.setMachineFaults({ specs: [] });

@@ -24,18 +24,29 @@ afterAll(async () => {
 });
 
 // A long settle keeps the rollout waiting at wave 2's gate while the test kills it.
-const rollout: NonNullable<RolloutFleetShape['rollout']> = { canary: 1, waves: [{ fraction: 0.5 }, { fraction: 1 }], gate: { timeout: '60s', settle: '1s' }, abort: { maxFailed: 0 } };
+const rollout: NonNullable<RolloutFleetShape['rollout']> = {
+  canary: 1,
+  waves: [{ fraction: 0.5 }, { fraction: 1 }],
+  gate: { timeout: '60s', settle: '1s' },
+  abort: { maxFailed: 0 },
+};
 
 /** Starts `fleetform apply` and kills it (SIGKILL) once its output shows `text`; resolves with what it printed. */
 function applyKilledAt(text: string): Promise<string> {
-  const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve', '--synth-out', p.outdir], { cwd: p.dir, env: { ...process.env, NO_COLOR: '1', ...p.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve', '--synth-out', p.outdir], {
+    cwd: p.dir,
+    env: { ...process.env, NO_COLOR: '1', ...p.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
       if (stdout.includes(text)) child.kill('SIGKILL');
     });
-    child.on('close', (_code, signal) => (signal === 'SIGKILL' ? resolve(stdout) : reject(new Error(`apply ended before showing ${JSON.stringify(text)}: ${stdout}`))));
+    child.on('close', (_code, signal) =>
+      signal === 'SIGKILL' ? resolve(stdout) : reject(new Error(`apply ended before showing ${JSON.stringify(text)}: ${stdout}`)),
+    );
   });
 }
 
@@ -87,7 +98,10 @@ test('rollout abort rolls a killed rollout back to the baseline from the part hi
   expect(again.stderr).toMatch(/^(Taking over a stale state lock.*\n)?$/);
   expect(again.code).toBe(0);
   expect(again.stdout).toContain('Rollout careful: 3 machine(s) rolled back.');
-  const status = JSON.parse((await p.runBare('status', '--json')).stdout) as { modules: { machine: string; running?: string }[]; machines: { machine: string; health: string }[] };
+  const status = JSON.parse((await p.runBare('status', '--json')).stdout) as {
+    modules: { machine: string; running?: string }[];
+    machines: { machine: string; health: string }[];
+  };
   for (const name of pickerNames(MACHINES)) expect(status.modules.find((m) => m.machine === name)?.running).toBe('1.3.0');
   const after = await revisions();
   for (const name of ['picker-4', 'picker-5']) expect(after.get(name)).toBe(before.get(name));

@@ -52,7 +52,15 @@ test('a fault on a share of the fleet stops the rollout in the wave where the fa
   const controls = p.client.clientFor(EmulatorService);
   await controls.setMachineFaults({ specs: [FAULT] });
   try {
-    synthRolloutFleet(p.outdir, { machines: MACHINES, policy: '~1.3', rollout: { waves: [{ count: 3 }, { count: 3 }, { fraction: 1 }], gate: { timeout: '20s', settle: '300ms' }, abort: { maxFailedFraction: 0.2 } } });
+    synthRolloutFleet(p.outdir, {
+      machines: MACHINES,
+      policy: '~1.3',
+      rollout: {
+        waves: [{ count: 3 }, { count: 3 }, { fraction: 1 }],
+        gate: { timeout: '20s', settle: '300ms' },
+        abort: { maxFailedFraction: 0.2 },
+      },
+    });
     const apply = await p.run('apply', '--auto-approve');
     const changed = waves.slice(0, stopsAt ?? waves.length).flat();
     if (stopsAt === undefined) {

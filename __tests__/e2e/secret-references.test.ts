@@ -27,7 +27,9 @@ afterEach(async () => {
 async function moduleEnv(name: string): Promise<Record<string, string> | undefined> {
   const partId = (await p.backend().read('fleet')).resources[`fleetform_machine.${name}`]?.ids.part_id;
   if (!partId) throw new Error(`no part of ${name} in state`);
-  const config = JSON.parse(JSON.stringify((await p.client.appClient.getMachinePart(partId)).config)) as { modules: Array<{ env?: Record<string, string> }> };
+  const config = JSON.parse(JSON.stringify((await p.client.appClient.getMachinePart(partId)).config)) as {
+    modules: Array<{ env?: Record<string, string> }>;
+  };
   return config.modules[0]?.env;
 }
 
@@ -40,7 +42,9 @@ async function machinesOnService(): Promise<number> {
 
 test('the stack holds the reference; plan stops without the variable; apply stores the value; a new value is a change', async () => {
   p.synth({ machines: ['picker-1'], tokenRef: Secret.fromEnv(VARIABLE) });
-  const written = JSON.parse(await fs.readFile(path.join(p.outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as { resource: { fleetform_machine: Record<string, { config: string; secrets?: unknown; secret_env?: unknown }> } };
+  const written = JSON.parse(await fs.readFile(path.join(p.outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as {
+    resource: { fleetform_machine: Record<string, { config: string; secrets?: unknown; secret_env?: unknown }> };
+  };
   const machine = written.resource.fleetform_machine['picker-1'];
   expect(machine?.secrets).toEqual({ 'modules.acme_sensors.env.API_TOKEN': { from: 'env', name: VARIABLE } });
   expect(machine?.secret_env).toBeUndefined();
@@ -50,7 +54,9 @@ test('the stack holds the reference; plan stops without the variable; apply stor
   expect(missing.code).not.toBe(0);
   const said = missing.stdout + missing.stderr;
   expect(said).toContain('picker-1');
-  expect(said).toContain('fleetform_machine.picker-1.secrets["modules.acme_sensors.env.API_TOKEN"]: machine picker-1 needs the secret modules.acme_sensors.env.API_TOKEN');
+  expect(said).toContain(
+    'fleetform_machine.picker-1.secrets["modules.acme_sensors.env.API_TOKEN"]: machine picker-1 needs the secret modules.acme_sensors.env.API_TOKEN',
+  );
   expect(said).toContain(`environment variable ${VARIABLE} is not set`);
   expect((await p.run('apply', '--auto-approve')).code).not.toBe(0);
   expect(await machinesOnService()).toBe(0);

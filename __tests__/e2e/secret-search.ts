@@ -29,12 +29,18 @@ export type Finding = string;
 
 function findingsIn(name: string, content: Buffer, values: readonly string[]): Finding[] {
   const found: Finding[] = [];
-  for (const value of values) for (const form of secretForms(value)) if (content.includes(form)) found.push(`${name}: ${form === value ? 'clear' : `encoded ${form}`} (${value})`);
+  for (const value of values)
+    for (const form of secretForms(value))
+      if (content.includes(form)) found.push(`${name}: ${form === value ? 'clear' : `encoded ${form}`} (${value})`);
   return found;
 }
 
 /** Every file under `root` (but the folders `skip` names, by path relative to it) holding a form of one of the values. */
-export async function searchFiles(root: string, values: readonly string[], skip: readonly string[] = []): Promise<{ findings: Finding[]; files: string[] }> {
+export async function searchFiles(
+  root: string,
+  values: readonly string[],
+  skip: readonly string[] = [],
+): Promise<{ findings: Finding[]; files: string[] }> {
   const findings: Finding[] = [];
   const files: string[] = [];
   const walk = async (dir: string): Promise<void> => {

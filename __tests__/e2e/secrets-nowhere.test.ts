@@ -76,7 +76,11 @@ function synthTerraformStack(outdir: string, secretFile: string, stateFile: stri
   new LocalBackend(stack, { path: stateFile });
   new FleetProvider(stack, 'cloud', {});
   const machine = new Machine(stack, 'tf-1', { name: 'tf-1' });
-  new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { API_TOKEN: Secret.fromEnv(TOKEN_VARIABLE), CLIENT_SECRET: Secret.fromFile(secretFile) } });
+  new Module(machine, 'sensors', {
+    moduleId: 'acme:sensors',
+    version: '~1.2',
+    env: { API_TOKEN: Secret.fromEnv(TOKEN_VARIABLE), CLIENT_SECRET: Secret.fromFile(secretFile) },
+  });
   app.synth();
 }
 
@@ -106,7 +110,12 @@ app.synth();
 }
 
 /** A receiver on 127.0.0.1 keeping every body it is sent, as sent. */
-async function rawReceiver(): Promise<{ url: string; bodies: string[]; until(ok: (bodies: string[]) => boolean, deadlineMs: number): Promise<void>; close(): Promise<void> }> {
+async function rawReceiver(): Promise<{
+  url: string;
+  bodies: string[];
+  until(ok: (bodies: string[]) => boolean, deadlineMs: number): Promise<void>;
+  close(): Promise<void>;
+}> {
   const bodies: string[] = [];
   const waiters: Array<() => void> = [];
   const server = http.createServer((req, res) => {
@@ -124,7 +133,10 @@ async function rawReceiver(): Promise<{ url: string; bodies: string[]; until(ok:
     bodies,
     until: (ok, deadlineMs) =>
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the webhook never got what was waited for within ${deadlineMs} ms; bodies: ${bodies.join('\n')}`)), deadlineMs);
+        const timer = setTimeout(
+          () => reject(new Error(`the webhook never got what was waited for within ${deadlineMs} ms; bodies: ${bodies.join('\n')}`)),
+          deadlineMs,
+        );
         const check = (): void => {
           if (!ok(bodies)) return;
           clearTimeout(timer);
@@ -166,10 +178,16 @@ async function dumpSchema(schema: string): Promise<string> {
   const client = new Client({ connectionString: server.url });
   await client.connect();
   try {
-    const tables = await client.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [schema]);
+    const tables = await client.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [
+      schema,
+    ]);
     expect(tables.rows.length).toBeGreaterThan(0);
     const rows: unknown[] = [];
-    for (const { table_name } of tables.rows) rows.push(table_name, (await client.query(`SELECT * FROM ${client.escapeIdentifier(schema)}.${client.escapeIdentifier(table_name)}`)).rows);
+    for (const { table_name } of tables.rows)
+      rows.push(
+        table_name,
+        (await client.query(`SELECT * FROM ${client.escapeIdentifier(schema)}.${client.escapeIdentifier(table_name)}`)).rows,
+      );
     return JSON.stringify(rows);
   } finally {
     await client.end();
@@ -236,14 +254,20 @@ test('no secret value is written anywhere fleetform writes, on either front end'
   const adoptDir = path.join(project.dir, 'adopted');
   await fs.mkdir(path.join(adoptDir, 'node_modules'), { recursive: true });
   const root = path.resolve(__dirname, '../..');
-  for (const m of ['cdktf', 'constructs', 'tsx', '@types']) await fs.symlink(path.join(root, 'node_modules', m), path.join(adoptDir, 'node_modules', m));
+  for (const m of ['cdktf', 'constructs', 'tsx', '@types'])
+    await fs.symlink(path.join(root, 'node_modules', m), path.join(adoptDir, 'node_modules', m));
   await fs.symlink(root, path.join(adoptDir, 'node_modules', 'fleetform'));
   await fs.writeFile(path.join(adoptDir, 'package.json'), JSON.stringify({ name: 'adopted-fleet', private: true }));
   const adopt = keep('adopt', await fleetform(adoptDir, ['adopt', '--no-jobs'], project.env));
   expect(adopt.code).toBe(0);
-  const variables = [...adopt.stdout.matchAll(/^ {2}([A-Z0-9_]+) {2}\(([^:]+): module [\w-]+, (\w+)\)/gm)].map(([, variable, , key]) => [variable as string, key as string] as const);
+  const variables = [...adopt.stdout.matchAll(/^ {2}([A-Z0-9_]+) {2}\(([^:]+): module [\w-]+, (\w+)\)/gm)].map(
+    ([, variable, , key]) => [variable as string, key as string] as const,
+  );
   expect(variables.map(([, key]) => key).sort()).toEqual(['API_TOKEN', 'CLIENT_SECRET']);
-  const adoptEnv = { ...project.env, ...Object.fromEntries(variables.map(([variable, key]) => [variable, key === 'API_TOKEN' ? NEXT_TOKEN : FILE_SECRET])) };
+  const adoptEnv = {
+    ...project.env,
+    ...Object.fromEntries(variables.map(([variable, key]) => [variable, key === 'API_TOKEN' ? NEXT_TOKEN : FILE_SECRET])),
+  };
   expect(keep('adopt --finish', await fleetform(adoptDir, ['adopt', '--finish'], adoptEnv)).code).toBe(0);
   const adoptedPlan = keep('adopted plan', await fleetform(adoptDir, ['plan', '--detailed-exitcode'], adoptEnv));
   expect(adoptedPlan.stdout).toContain('No changes.');
@@ -266,15 +290,22 @@ test('no secret value is written anywhere fleetform writes, on either front end'
   await fs.writeFile(path.join(reconciledDir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node main.js' }));
   await fs.writeFile(path.join(reconciledDir, 'main.js'), reconciledApp(secretFile, backend, '~1.2'));
   const hook = await rawReceiver();
-  const reconciler = await startReconcile(reconciledDir, ['--apply', 'auto', '--drift', 'warn', '--interval', '1m', '--poll', '100ms', '--webhook', hook.url, '--webhook', `slack:${hook.url}`], {
-    ...process.env,
-    ...project.env,
-    [TOKEN_VARIABLE]: TOKEN,
-    FLEETFORM_DASHBOARD_TOKEN: DASHBOARD_TOKEN,
-  });
+  const reconciler = await startReconcile(
+    reconciledDir,
+    ['--apply', 'auto', '--drift', 'warn', '--interval', '1m', '--poll', '100ms', '--webhook', hook.url, '--webhook', `slack:${hook.url}`],
+    {
+      ...process.env,
+      ...project.env,
+      [TOKEN_VARIABLE]: TOKEN,
+      FLEETFORM_DASHBOARD_TOKEN: DASHBOARD_TOKEN,
+    },
+  );
   try {
     // Both receivers (JSON and Slack text) have the apply's end.
-    await hook.until((bodies) => bodies.some((b) => b.includes('"type":"apply-finished"')) && bodies.some((b) => b.includes('apply finished')), 180_000);
+    await hook.until(
+      (bodies) => bodies.some((b) => b.includes('"type":"apply-finished"')) && bodies.some((b) => b.includes('apply finished')),
+      180_000,
+    );
     expect(hook.bodies.join('\n')).toContain('"type":"wave-passed"');
     Object.assign(captured, await servedTexts(reconciler.url));
     hook.bodies.forEach((b, i) => (captured[`webhook body ${i + 1}`] = b));

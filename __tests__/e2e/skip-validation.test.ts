@@ -30,11 +30,18 @@ test('a machine config synth did not check is refused by plan, the problem named
   new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2' });
   new ModularResource(machine, 'arm', { api: 'rdk:component:arm', model: 'acme:sensors:six-axis' });
   app.synth();
-  const written = JSON.parse(await fs.readFile(path.join(p.outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as { resource: { fleetform_machine: Record<string, { config: string }> } };
+  const written = JSON.parse(await fs.readFile(path.join(p.outdir, 'stacks', 'fleet', 'cdk.tf.json'), 'utf8')) as {
+    resource: { fleetform_machine: Record<string, { config: string }> };
+  };
   expect(JSON.parse(written.resource.fleetform_machine['picker-1']?.config ?? '{}').network).toEqual({ bind_address: 'nowhere' });
 
   const plan = await p.run('plan');
   expect(plan.code).not.toBe(0);
   expect(plan.stdout + plan.stderr).toMatch(/bind_address "nowhere" is not host:port/);
-  expect(await p.backend().read('fleet').then((s) => Object.keys(s.resources))).toEqual([]);
+  expect(
+    await p
+      .backend()
+      .read('fleet')
+      .then((s) => Object.keys(s.resources)),
+  ).toEqual([]);
 });

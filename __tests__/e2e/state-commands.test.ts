@@ -25,13 +25,18 @@ type MachineConfigDoc = { components: Array<{ name: string; attributes?: Record<
 
 const STATE_FILE = ['.fleetform', 'state', 'fleet.state.json'] as const;
 /** A plan without changes, under the line naming the service the project's emulator is. */
-const noChanges = (project: EmulatorProject) => `Service: ${project.env.FLEETFORM_ENDPOINT as string}\n\nNo changes. Your fleet matches the configuration.\nPlan: 0 to add, 0 to change, 0 to destroy.\n`;
+const noChanges = (project: EmulatorProject) =>
+  `Service: ${project.env.FLEETFORM_ENDPOINT as string}\n\nNo changes. Your fleet matches the configuration.\nPlan: 0 to add, 0 to change, 0 to destroy.\n`;
 
 /** Actions and changes per address, from `plan --json`. */
-function planSummary(result: CliResult): Record<string, { actions: readonly string[]; changes: readonly JsonChange[]; drift: readonly JsonChange[] }> {
+function planSummary(
+  result: CliResult,
+): Record<string, { actions: readonly string[]; changes: readonly JsonChange[]; drift: readonly JsonChange[] }> {
   expect(result.stderr).toBe('');
   const doc = JSON.parse(result.stdout) as JsonPlan;
-  return Object.fromEntries(doc.resource_changes.map((c) => [c.address, { actions: c.change.actions, changes: c.attribute_changes, drift: c.drift }]));
+  return Object.fromEntries(
+    doc.resource_changes.map((c) => [c.address, { actions: c.change.actions, changes: c.attribute_changes, drift: c.drift }]),
+  );
 }
 
 function stateFile(p: EmulatorProject): string {
@@ -62,7 +67,9 @@ async function synthesizedConfig(p: EmulatorProject, machine: string): Promise<M
   const body = doc.resource.fleetform_machine[machine];
   if (!body) throw new Error(`${machine} not synthesized`);
   // What the service gets: Terraform's escapes read back, secret env entries in their modules.
-  const config = JSON.parse(unescapeTemplate(body.config)) as MachineConfigDoc & { modules?: Array<{ name: string; env?: Record<string, string> }> };
+  const config = JSON.parse(unescapeTemplate(body.config)) as MachineConfigDoc & {
+    modules?: Array<{ name: string; env?: Record<string, string> }>;
+  };
   for (const [key, value] of Object.entries(body.secret_env ?? {})) {
     const [moduleName, envKey] = key.split('.') as [string, string];
     const module = config.modules?.find((m) => m.name === moduleName);
@@ -107,8 +114,12 @@ describe('plan --refresh=false', () => {
     const refreshed = await p.run('plan', '--detailed-exitcode');
     expect(refreshed.code).toBe(2);
     expect(refreshed.stderr).toBe('');
-    expect(refreshed.stdout).toContain('  # fleetform_machine.picker-1 has changed\n      ~ config.components.ultrasonic-1.attributes.timeout_ms = 150 -> 999\n');
-    expect(refreshed.stdout).toContain('  ~ resource "fleetform_machine" "picker-1" {\n      ~ config.components.ultrasonic-1.attributes.timeout_ms = 999 -> 150\n      # config.modules.acme_sensors: policy ~1.2');
+    expect(refreshed.stdout).toContain(
+      '  # fleetform_machine.picker-1 has changed\n      ~ config.components.ultrasonic-1.attributes.timeout_ms = 150 -> 999\n',
+    );
+    expect(refreshed.stdout).toContain(
+      '  ~ resource "fleetform_machine" "picker-1" {\n      ~ config.components.ultrasonic-1.attributes.timeout_ms = 999 -> 150\n      # config.modules.acme_sensors: policy ~1.2',
+    );
     expect(refreshed.stdout).not.toContain('"picker-2"');
     expect(refreshed.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy.');
     // the explicit spelling of the default is the same as the default
@@ -120,7 +131,9 @@ describe('plan --refresh=false', () => {
   test('a change of the desired stacks is planned without refresh, against the state', async () => {
     await driftTimeout(p, (await stateIds(p, 'fleetform_machine.picker-1')).part_id as string, 999);
     p.synth({ timeoutMs: 200 });
-    const change = (before: number) => [{ path: 'config.components.ultrasonic-1.attributes.timeout_ms', kind: 'change', before, after: 200 }];
+    const change = (before: number) => [
+      { path: 'config.components.ultrasonic-1.attributes.timeout_ms', kind: 'change', before, after: 200 },
+    ];
 
     const trusting = planSummary(await p.run('plan', '--refresh=false', '--json'));
     expect(trusting).toEqual({
@@ -194,7 +207,9 @@ describe('import', () => {
   test('a dataset made on the service imports', async () => {
     const imported = await p.run('import', 'fleetform_dataset.boxes', datasetId);
     expect(imported.code).toBe(0);
-    expect(imported.stdout).toBe(`Imported ${datasetId} as fleetform_dataset.boxes in stack fleet. Run \`fleetform plan\` to see how it differs from the configuration.\n`);
+    expect(imported.stdout).toBe(
+      `Imported ${datasetId} as fleetform_dataset.boxes in stack fleet. Run \`fleetform plan\` to see how it differs from the configuration.\n`,
+    );
     expect(await stateIds(p, 'fleetform_dataset.boxes')).toEqual({ id: datasetId });
     const plan = planSummary(await p.run('plan', '--json'));
     expect(plan['fleetform_dataset.boxes']).toEqual({ actions: ['no-op'], changes: [], drift: [] });
@@ -225,7 +240,9 @@ describe('import', () => {
 
     expect((await p.run('apply', '--auto-approve')).code).toBe(0);
     expect(await p.run('plan', '--detailed-exitcode')).toEqual({ code: 0, stdout: noChanges(p), stderr: '' });
-    const sensor = ((await p.client.appClient.getMachinePart(differing.partId)).config as MachineConfigDoc).components.find((c) => c.name === 'ultrasonic-1');
+    const sensor = ((await p.client.appClient.getMachinePart(differing.partId)).config as MachineConfigDoc).components.find(
+      (c) => c.name === 'ultrasonic-1',
+    );
     expect(sensor?.attributes?.timeout_ms).toBe(150);
   });
 
@@ -290,7 +307,14 @@ describe('import of a training job', () => {
 
   test('a custom job imported at a managed job address is refused at that address, state untouched', async () => {
     const { organizationId, datasetId } = p.credentials;
-    const custom = await p.client.mlTrainingClient.submitCustomTrainingJob(organizationId, datasetId, 'acme:trainer', '0.3.0', 'by-hand', 'v1');
+    const custom = await p.client.mlTrainingClient.submitCustomTrainingJob(
+      organizationId,
+      datasetId,
+      'acme:trainer',
+      '0.3.0',
+      'by-hand',
+      'v1',
+    );
     const result = await p.run('import', 'fleetform_training_job.detector', custom);
     expect(result).toEqual({
       code: 1,
@@ -320,8 +344,16 @@ describe('state rm', () => {
     const partBefore = await p.client.appClient.getMachinePart(ids.part_id as string);
 
     const rm = await p.runBare('state', 'rm', 'fleetform_machine.picker-2');
-    expect(rm).toEqual({ code: 0, stdout: 'Removed fleetform_machine.picker-2 from the state of stack fleet; the remote object is untouched.\n', stderr: '' });
-    expect(await p.runBare('state', 'list')).toEqual({ code: 0, stdout: 'fleet\tfleetform_dataset.boxes\nfleet\tfleetform_machine.picker-1\n', stderr: '' });
+    expect(rm).toEqual({
+      code: 0,
+      stdout: 'Removed fleetform_machine.picker-2 from the state of stack fleet; the remote object is untouched.\n',
+      stderr: '',
+    });
+    expect(await p.runBare('state', 'list')).toEqual({
+      code: 0,
+      stdout: 'fleet\tfleetform_dataset.boxes\nfleet\tfleetform_machine.picker-1\n',
+      stderr: '',
+    });
     expect((await fs.stat(stateFile(p))).mode & 0o777).toBe(0o600);
 
     const machine = await p.client.appClient.getMachine(ids.machine_id as string);
@@ -337,7 +369,11 @@ describe('state rm', () => {
       `Error: fleetform_machine.picker-2.name: location ${p.credentials.locationId} already has a machine named picker-2 (id ${ids.machine_id as string})\n` +
         `  hint: if fleetform manages it under another address, move that address instead of recreating it (fleetform state mv OLD NEW); to manage it with this resource: fleetform import <this address> ${ids.machine_id as string}; or choose another name\n`,
     );
-    expect(await p.runBare('state', 'list')).toEqual({ code: 0, stdout: 'fleet\tfleetform_dataset.boxes\nfleet\tfleetform_machine.picker-1\n', stderr: '' });
+    expect(await p.runBare('state', 'list')).toEqual({
+      code: 0,
+      stdout: 'fleet\tfleetform_dataset.boxes\nfleet\tfleetform_machine.picker-1\n',
+      stderr: '',
+    });
     expect((await p.client.appClient.listMachines(p.credentials.locationId)).map((m) => m.name).sort()).toEqual(['picker-1', 'picker-2']);
     expect((await p.client.appClient.getMachinePart(ids.part_id as string)).lastUpdated).toEqual(partBefore.lastUpdated);
 
@@ -349,7 +385,11 @@ describe('state rm', () => {
   test('rm of an address not in state is an error and leaves the state intact', async () => {
     const before = await fs.readFile(stateFile(p), 'utf8');
     const rm = await p.runBare('state', 'rm', 'fleetform_machine.picker-9');
-    expect(rm).toEqual({ code: 1, stdout: '', stderr: 'error: fleetform_machine.picker-9: no resource fleetform_machine.picker-9 in state\n  hint: see `fleetform state list`\n' });
+    expect(rm).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: fleetform_machine.picker-9: no resource fleetform_machine.picker-9 in state\n  hint: see `fleetform state list`\n',
+    });
     expect(await fs.readFile(stateFile(p), 'utf8')).toBe(before);
     expect((await fs.stat(stateFile(p))).mode & 0o777).toBe(0o600);
     expect(await p.runBare('state', 'list')).toEqual({

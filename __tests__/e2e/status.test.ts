@@ -25,7 +25,17 @@ afterAll(async () => {
 });
 
 interface StatusJson {
-  machines: { machine: string; online: string; health: string; unreachable?: string; latestRevision: string; runningRevision?: string; partId: string; modules: { name: string; state: string; consecutiveFailures: number }[]; resources: { name: string; state: string }[] }[];
+  machines: {
+    machine: string;
+    online: string;
+    health: string;
+    unreachable?: string;
+    latestRevision: string;
+    runningRevision?: string;
+    partId: string;
+    modules: { name: string; state: string; consecutiveFailures: number }[];
+    resources: { name: string; state: string }[];
+  }[];
   modules: { machine: string; running?: string }[];
 }
 
@@ -66,7 +76,10 @@ test('an applied config lands: status shows the machine online, running the late
   expect(m).toMatchObject({ machine: 'picker-1', online: 'online' });
   expect(m?.runningRevision).toBe(m?.latestRevision);
   expect(m?.modules).toEqual([expect.objectContaining({ name: 'acme_sensors', state: 'ready', consecutiveFailures: 0 })]);
-  expect(m?.resources.map((r) => [r.name, r.state])).toEqual([['board-1', 'ready'], ['ultrasonic-1', 'ready']]);
+  expect(m?.resources.map((r) => [r.name, r.state])).toEqual([
+    ['board-1', 'ready'],
+    ['ultrasonic-1', 'ready'],
+  ]);
   expect(landed.modules[0]).toMatchObject({ machine: 'picker-1', running: expect.stringMatching(/^1\.2\./) });
 
   const text = await p.runBare('status');
@@ -88,7 +101,9 @@ test('a module armed to crash: status shows the machine unhealthy with the failu
     const app = p.client.clientFor((await loadServices()).app);
     const { part } = await app.getRobotPart({ id: (await statusUntil(() => true)).machines[0]?.partId ?? '' });
     await app.markPartForRestart({ partId: part?.id ?? '' });
-    const sick = await statusUntil((s) => s.machines[0]?.health === 'unhealthy' && (s.machines[0].modules[0]?.consecutiveFailures ?? 0) >= 1);
+    const sick = await statusUntil(
+      (s) => s.machines[0]?.health === 'unhealthy' && (s.machines[0].modules[0]?.consecutiveFailures ?? 0) >= 1,
+    );
     expect(sick.machines[0]?.modules[0]).toMatchObject({ state: 'unhealthy' });
     const text = await p.runBare('status');
     expect(text.stdout).toMatch(/picker-1\s+online\s+unhealthy/);

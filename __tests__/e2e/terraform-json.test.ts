@@ -55,7 +55,10 @@ async function terraformReadsAs(written: string, literal: string, of = 'local.wr
   try {
     const locals = { written, expected_base64: Buffer.from(literal, 'utf8').toString('base64') };
     await fs.writeFile(path.join(dir, 'main.tf.json'), JSON.stringify({ locals }));
-    const console = execFileAsync('terraform', ['console'], { cwd: dir, env: { ...process.env, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' } });
+    const console = execFileAsync('terraform', ['console'], {
+      cwd: dir,
+      env: { ...process.env, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' },
+    });
     console.child.stdin?.end(`${of} == base64decode(local.expected_base64)\n`);
     const { stdout } = await console;
     return stdout.trim() === 'true';

@@ -33,12 +33,23 @@ function synthTrainAndDeploy(): void {
   const stack = new TerraformStack(app, 'fleet');
   new FleetProvider(stack, 'cloud', {});
   const boxes = new Dataset(stack, 'boxes', { name: 'boxes' });
-  const job = new TrainingJob(stack, 'box-detector', { dataset: boxes, modelName: 'box-detector', modelVersion: '3', modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
+  const job = new TrainingJob(stack, 'box-detector', {
+    dataset: boxes,
+    modelName: 'box-detector',
+    modelVersion: '3',
+    modelType: ModelType.OBJECT_DETECTION,
+    tags: ['box'],
+  });
   for (const name of ['inspector-1', 'inspector-2']) {
     const inspector = new Machine(stack, name, { name });
     const tflite = new Module(inspector, 'tflite', { moduleId: 'acme:sensors', version: '~1.2' });
     const model = inspector.deployModel(job, { name: 'box-detector' });
-    new ModularResource(inspector, 'mlmodel', { name: 'mlmodel', api: 'rdk:service:mlmodel', model: tflite.model('pi-board'), attributes: { model_path: `${model.path}/model.tflite` } });
+    new ModularResource(inspector, 'mlmodel', {
+      name: 'mlmodel',
+      api: 'rdk:service:mlmodel',
+      model: tflite.model('pi-board'),
+      attributes: { model_path: `${model.path}/model.tflite` },
+    });
   }
   app.synth();
 }
@@ -84,11 +95,21 @@ test('apply --wait-for-training submits the job, waits for it, deploys the model
   expect(apply.stderr).toMatch(/machine inspector-\d waits for model box-detector@3: training job \S+ is/);
   const organizationId = p.credentials.organizationId;
   for (const name of ['inspector-1', 'inspector-2']) {
-    expect(await storedPackages(name)).toEqual([{ name: 'box-detector', package: `${organizationId}/box-detector`, version: '3', type: 'ml_model' }]);
+    expect(await storedPackages(name)).toEqual([
+      { name: 'box-detector', package: `${organizationId}/box-detector`, version: '3', type: 'ml_model' },
+    ]);
   }
   const landed = await statusUntil((s) => s.machines.length === 2 && s.machines.every((m) => m.health === 'healthy'));
-  for (const m of landed.machines) expect(m.packages).toEqual([expect.objectContaining({ name: 'box-detector', version: '3', state: 'ready' })]);
-  expect(landed.trainingJobs).toEqual([expect.objectContaining({ address: 'fleetform_training_job.box-detector', model: 'box-detector@3', status: 'completed', trainingSeconds: 2 })]);
+  for (const m of landed.machines)
+    expect(m.packages).toEqual([expect.objectContaining({ name: 'box-detector', version: '3', state: 'ready' })]);
+  expect(landed.trainingJobs).toEqual([
+    expect.objectContaining({
+      address: 'fleetform_training_job.box-detector',
+      model: 'box-detector@3',
+      status: 'completed',
+      trainingSeconds: 2,
+    }),
+  ]);
   const text = await p.runBare('status');
   expect(text.stdout).toMatch(/fleet\s+fleetform_training_job\.box-detector\s+box-detector@3\s+completed\s+2s/);
   expect((await p.run('plan', '--detailed-exitcode')).code).toBe(0);
@@ -99,7 +120,9 @@ test('without a wait the deploy stays pending (exit code and plan say so) and th
   synthTrainAndDeploy();
   const first = await p.run('apply', '--auto-approve');
   expect(first.code).toBe(1);
-  expect(first.stdout + first.stderr).toMatch(/machine inspector-1: the deploy of model box-detector@3 is pending: training job \S+ is TRAINING_STATUS_PENDING/);
+  expect(first.stdout + first.stderr).toMatch(
+    /machine inspector-1: the deploy of model box-detector@3 is pending: training job \S+ is TRAINING_STATUS_PENDING/,
+  );
   expect(await p.client.appClient.listMachines(p.credentials.locationId)).toEqual([]);
 
   const id = await jobId();
@@ -132,12 +155,22 @@ test('an uploaded model file (MlModel) is an ML model version of the registry, d
   const app = new App({ outdir: p.outdir });
   const stack = new TerraformStack(app, 'fleet');
   new FleetProvider(stack, 'cloud', {});
-  const uploaded = new MlModel(stack, 'box-detector', { version: '2026-11-01T10-00-00', path: file, modelType: 'object_detection', modelFramework: 'tflite' });
+  const uploaded = new MlModel(stack, 'box-detector', {
+    version: '2026-11-01T10-00-00',
+    path: file,
+    modelType: 'object_detection',
+    modelFramework: 'tflite',
+  });
   for (const name of ['inspector-1', 'inspector-2']) {
     const inspector = new Machine(stack, name, { name });
     const tflite = new Module(inspector, 'tflite', { moduleId: 'acme:sensors', version: '~1.2' });
     const model = inspector.deployModel(uploaded);
-    new ModularResource(inspector, 'mlmodel', { name: 'mlmodel', api: 'rdk:service:mlmodel', model: tflite.model('pi-board'), attributes: { model_path: `${model.path}/box-detector.tflite` } });
+    new ModularResource(inspector, 'mlmodel', {
+      name: 'mlmodel',
+      api: 'rdk:service:mlmodel',
+      model: tflite.model('pi-board'),
+      attributes: { model_path: `${model.path}/box-detector.tflite` },
+    });
   }
   app.synth();
 
@@ -148,7 +181,9 @@ test('an uploaded model file (MlModel) is an ML model version of the registry, d
   const pkg = await p.client.packagesClient.getPackage(`${organizationId}/box-detector`, '2026-11-01T10-00-00');
   expect(pkg).toMatchObject({ type: 'ml_model', metadata: { model_type: 'object_detection', model_framework: 'tflite' } });
   for (const name of ['inspector-1', 'inspector-2']) {
-    expect(await storedPackages(name)).toEqual([{ name: 'box-detector', package: `${organizationId}/box-detector`, version: '2026-11-01T10-00-00', type: 'ml_model' }]);
+    expect(await storedPackages(name)).toEqual([
+      { name: 'box-detector', package: `${organizationId}/box-detector`, version: '2026-11-01T10-00-00', type: 'ml_model' },
+    ]);
   }
   const landed = await statusUntil((s) => s.machines.length === 2 && s.machines.every((m) => m.health === 'healthy'));
   for (const m of landed.machines) expect(m.packages).toEqual([expect.objectContaining({ name: 'box-detector', state: 'ready' })]);
@@ -159,7 +194,7 @@ test('an uploaded model file (MlModel) is an ML model version of the registry, d
   expect(await p.client.packagesClient.getPackage(`${organizationId}/box-detector`, '2026-11-01T10-00-00')).toBeUndefined();
 });
 
-test('training logs prints a job\'s log, following it until the job ends; an address with no job says what to give', async () => {
+test("training logs prints a job's log, following it until the job ends; an address with no job says what to give", async () => {
   await open('running');
   synthTrainAndDeploy();
   expect((await p.run('apply', '--auto-approve')).code).toBe(1);

@@ -138,9 +138,13 @@ describe('roles', () => {
     const ds = await clientOf(fx.emulator, DatasetService, { credentials: creds });
     expect(await codeOf(ds.listDatasetsByOrganizationID({ organizationId: fx.emulator.credentials.organizationId }))).toBe('ok');
     expect(await codeOf(ds.createDataset({ name: 'op', organizationId: fx.emulator.credentials.organizationId }))).toBe('PermissionDenied');
-    expect(await codeOf(opApp.createKey({ authorizations: [{ authorizationType: 'role', authorizationId: 'robot_owner', resourceType: 'robot', resourceId: robotId }] }))).toBe(
-      'PermissionDenied',
-    );
+    expect(
+      await codeOf(
+        opApp.createKey({
+          authorizations: [{ authorizationType: 'role', authorizationId: 'robot_owner', resourceType: 'robot', resourceId: robotId }],
+        }),
+      ),
+    ).toBe('PermissionDenied');
     const opControls = await clientOf(fx.emulator, EmulatorService, { credentials: creds });
     expect(await codeOf(opControls.listModuleCards({}))).toBe('PermissionDenied');
   });
@@ -152,7 +156,11 @@ describe('roles', () => {
     const creds = await keyWith('owner', 'location', siteId);
     const locApp = await clientOf(fx.emulator, fx.services.app, { credentials: creds });
     const inside = await newMachine(locApp, siteId, 'inside-site');
-    await locApp.updateRobotPart({ id: inside.partId, name: inside.partName, robotConfig: fx.services.sdk.Struct.fromJson({ components: [] }) });
+    await locApp.updateRobotPart({
+      id: inside.partId,
+      name: inside.partName,
+      robotConfig: fx.services.sdk.Struct.fromJson({ components: [] }),
+    });
     expect(await codeOf(locApp.getRobot({ id: outside.robotId }))).toBe('PermissionDenied');
     expect(await codeOf(locApp.newRobot({ name: 'x', location: fx.emulator.credentials.locationId }))).toBe('PermissionDenied');
     const { locations } = await locApp.listLocations({ organizationId: fx.emulator.credentials.organizationId });
@@ -171,7 +179,20 @@ describe('roles', () => {
     expect(await codeOf(robotApp.getRobotPart({ id: other.partId }))).toBe('PermissionDenied');
     const visible = (await robotApp.listRobots({ locationId: fx.emulator.credentials.locationId })).robots.map((r) => r.id);
     expect(visible).toEqual([mine.robotId]);
-    expect(await codeOf(robotApp.createKey({ authorizations: [{ authorizationType: 'role', authorizationId: 'organization_owner', resourceType: 'organization', resourceId: fx.emulator.credentials.organizationId }] }))).toBe('PermissionDenied');
+    expect(
+      await codeOf(
+        robotApp.createKey({
+          authorizations: [
+            {
+              authorizationType: 'role',
+              authorizationId: 'organization_owner',
+              resourceType: 'organization',
+              resourceId: fx.emulator.credentials.organizationId,
+            },
+          ],
+        }),
+      ),
+    ).toBe('PermissionDenied');
   });
 });
 
@@ -190,7 +211,7 @@ describe('organization isolation', () => {
     expect((await fx.app.listOrganizations({})).organizations.map((o) => o.id)).toEqual([fx.emulator.credentials.organizationId]);
   });
 
-  test('another organization\'s machines, parts, locations, datasets and jobs cannot be read', async () => {
+  test("another organization's machines, parts, locations, datasets and jobs cannot be read", async () => {
     const target = await newMachine(fx.app, fx.emulator.credentials.locationId, 'isolated');
     const ml = await clientOf(fx.emulator, fx.services.mlTraining);
     const { id: jobId } = await ml.submitTrainingJob({
@@ -219,7 +240,7 @@ describe('organization isolation', () => {
     expect(await codeOf(otherControls.publishModuleVersion({ moduleId: 'acme:brand-new', version: '1.0.0' }))).toBe('PermissionDenied');
   });
 
-  test('public registry items are readable by every organization; publishing into one\'s own namespace works', async () => {
+  test("public registry items are readable by every organization; publishing into one's own namespace works", async () => {
     expect((await otherApp.getModule({ moduleId: 'acme:sensors' })).module?.moduleId).toBe('acme:sensors');
     const otherControls = await clientOf(fx.emulator, EmulatorService, { credentials: other });
     const res = await otherControls.publishModuleVersion({

@@ -130,7 +130,10 @@ describe('emulator serve', () => {
   });
 
   test('publish module with --model, publish script, and errors as `error: ...` with exit 1', async () => {
-    const withModel = await cli(['emulator', 'publish', 'module', 'acme:lidar', '0.1.0', '--model', 'rdk:component:camera=acme:lidar:scan'], env);
+    const withModel = await cli(
+      ['emulator', 'publish', 'module', 'acme:lidar', '0.1.0', '--model', 'rdk:component:camera=acme:lidar:scan'],
+      env,
+    );
     expect(withModel.stdout).toContain('published acme:lidar 0.1.0');
     const script = await cli(['emulator', 'publish', 'script', 'acme:trainer', '0.5.0'], env);
     expect(script).toMatchObject({ code: 0, stdout: 'published training script acme:trainer 0.5.0\n' });
@@ -154,7 +157,9 @@ describe('emulator serve', () => {
       modelType: 3,
       tags: ['box'],
     });
-    expect((await cli(['emulator', 'jobs', 'advance', id], env)).stdout).toBe(`${id}: TRAINING_STATUS_PENDING -> TRAINING_STATUS_IN_PROGRESS\n`);
+    expect((await cli(['emulator', 'jobs', 'advance', id], env)).stdout).toBe(
+      `${id}: TRAINING_STATUS_PENDING -> TRAINING_STATUS_IN_PROGRESS\n`,
+    );
     const failed = await cli(['emulator', 'jobs', 'fail', id, '--message', 'GPU on fire'], env);
     expect(failed.stdout).toBe(`${id}: TRAINING_STATUS_IN_PROGRESS -> TRAINING_STATUS_FAILED\n`);
     expect((await ml.getTrainingJob({ id })).metadata?.errorStatus?.message).toBe('GPU on fire');
@@ -268,8 +273,18 @@ test('serve rejects a misspelt machine fault, naming the fix', async () => {
 test('serve runs simulated machines as its flags say: interval, start times, a crashing module version', async () => {
   const dataDir = newDir();
   const served = await serve([
-    '--port', '0', '--data', dataDir, '--check-in-interval', '50ms', '--module-start-time', '0', '--resource-configure-time', '0',
-    '--machine-fault', 'module=acme:sensors@1.3.0:crash',
+    '--port',
+    '0',
+    '--data',
+    dataDir,
+    '--check-in-interval',
+    '50ms',
+    '--module-start-time',
+    '0',
+    '--resource-configure-time',
+    '0',
+    '--machine-fault',
+    'module=acme:sensors@1.3.0:crash',
   ]);
   try {
     expect(await printed(served, /simulated machines check in every 50 ms \(faults: module=acme:sensors@1\.3\.0:crash\)/)).toBe(true);
@@ -278,7 +293,11 @@ test('serve runs simulated machines as its flags say: interval, start times, a c
     const app = await clientOf({ url: served.url, credentials: creds } as RunningEmulator, (await loadServices()).app);
     const { partId, partName } = await newMachine(app, creds.locationId, 'crashing');
     const { Struct } = (await loadServices()).sdk;
-    await app.updateRobotPart({ id: partId, name: partName, robotConfig: Struct.fromJson(sensorsConfig([{ name: 'sensors', version: '1.3.0' }]) as JsonObject) });
+    await app.updateRobotPart({
+      id: partId,
+      name: partName,
+      robotConfig: Struct.fromJson(sensorsConfig([{ name: 'sensors', version: '1.3.0' }]) as JsonObject),
+    });
     const until = Date.now() + 10_000;
     let messages: string[] = [];
     while (!messages.some((m) => m.includes('crashed')) && Date.now() < until) {

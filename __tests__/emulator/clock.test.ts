@@ -26,7 +26,7 @@ test('an access token expires after 24 hours; authenticating again works', async
   expect(await codeOf(fresh.listOrganizations({}))).toBe('ok');
 });
 
-test('timestamps are the clock\'s', async () => {
+test("timestamps are the clock's", async () => {
   now = T0 + 5000;
   const ml = await clientOf(fx.emulator, services.mlTraining);
   const { id } = await ml.submitTrainingJob({

@@ -102,7 +102,10 @@ describe('fault specs are checked', () => {
     const emulator = await startEmulator({
       dataDir: path.join(scratch(), 'data'),
       faults: [services.app, services.dataset, services.mlTraining, services.auth].flatMap((s) =>
-        Object.values(s.methods).flatMap((m) => [parseFaultSpec(`${m.name}:internal:1`, '--fail'), parseFaultSpec(`${s.typeName}/${m.name}:internal:1`, '--fail')]),
+        Object.values(s.methods).flatMap((m) => [
+          parseFaultSpec(`${m.name}:internal:1`, '--fail'),
+          parseFaultSpec(`${s.typeName}/${m.name}:internal:1`, '--fail'),
+        ]),
       ),
     });
     await emulator.close();
@@ -112,7 +115,10 @@ describe('fault specs are checked', () => {
 
 describe('faults count what they fired', () => {
   test('a fault reports fired calls up to its count, then calls pass', async () => {
-    const emulator = await startEmulator({ dataDir: path.join(scratch(), 'data'), faults: [parseFaultSpec('ListOrganizations:internal:2', '--fail')] });
+    const emulator = await startEmulator({
+      dataDir: path.join(scratch(), 'data'),
+      faults: [parseFaultSpec('ListOrganizations:internal:2', '--fail')],
+    });
     try {
       expect(emulator.faults()).toEqual([{ method: 'ListOrganizations', code: Code.Internal, armed: 2, fired: 0 }]);
       const app = await clientOf(emulator, (await loadServices()).app);
@@ -161,7 +167,11 @@ describe("the README's examples", () => {
 
   test('a misspelt `emulator serve --fail` exits 1 before listening, naming the nearest RPCs', async () => {
     const data = path.join(scratch(), 'data');
-    const child = spawn(process.execPath, [BIN, 'emulator', 'serve', '--port', '0', '--data', data, '--fail', 'NewMachine:deadline_exceeded'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'emulator', 'serve', '--port', '0', '--data', data, '--fail', 'NewMachine:deadline_exceeded'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -182,7 +192,11 @@ describe("the README's examples", () => {
     expect(run.stdout).toContain(`${method} failed: INTERNAL: injected fault (${method})`);
     expect(run.stderr).toMatch(new RegExp(`^fault ${method}:\\w+ fired 1 of 1 calls$`, 'm'));
     // The fault was one call: the next apply finishes.
-    const again = await fleetform(dir, [...examples.envCommand, '--auto-approve', '--synth-out', outdir], { FLEETFORM_ENDPOINT: '', FLEETFORM_API_KEY: '', FLEETFORM_API_KEY_ID: '' });
+    const again = await fleetform(dir, [...examples.envCommand, '--auto-approve', '--synth-out', outdir], {
+      FLEETFORM_ENDPOINT: '',
+      FLEETFORM_API_KEY: '',
+      FLEETFORM_API_KEY_ID: '',
+    });
     expect([again.code, again.stderr]).toEqual([0, '']);
   }, 60_000);
 });

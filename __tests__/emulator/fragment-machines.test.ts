@@ -22,10 +22,14 @@ beforeAll(async () => {
   sdk = await loadSdk();
   const services = await loadServices();
   const { apiKeyId, apiKey } = fx.emulator.credentials;
-  ours = await createServiceClient({ serviceHost: fx.emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  ours = await createServiceClient({
+    serviceHost: fx.emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
   app = await clientOf(fx.emulator, services.app);
   const token = await tokenFor(fx.emulator.url, apiKeyId, apiKey);
-  robot = (host) => createClient(services.robotStatus, transport(fx.emulator.url, 'grpc', { authorization: `Bearer ${token}`, 'rpc-host': host }));
+  robot = (host) =>
+    createClient(services.robotStatus, transport(fx.emulator.url, 'grpc', { authorization: `Bearer ${token}`, 'rpc-host': host }));
 });
 afterAll(async () => {
   await ours?.close();
@@ -45,12 +49,23 @@ function running(s: MachineStatusReply | undefined): { revision: string; resourc
   const revision = s?.config?.revision ?? '';
   return {
     revision,
-    resources: (s?.resources ?? []).filter((r) => r.state === 3 && r.revision === revision).map((r) => r.name?.name ?? '').sort(),
-    modules: (s?.modules ?? []).filter((m) => m.state === 3).map((m) => m.moduleName).sort(),
+    resources: (s?.resources ?? [])
+      .filter((r) => r.state === 3 && r.revision === revision)
+      .map((r) => r.name?.name ?? '')
+      .sort(),
+    modules: (s?.modules ?? [])
+      .filter((m) => m.state === 3)
+      .map((m) => m.moduleName)
+      .sort(),
   };
 }
 
-const board = { name: 'board', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: { pin: { $variable: { name: 'pin' } } } };
+const board = {
+  name: 'board',
+  api: 'rdk:component:board',
+  model: 'acme:sensors:pi-board',
+  attributes: { pin: { $variable: { name: 'pin' } } },
+};
 const sensor = { name: 'range', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', depends_on: ['board'] };
 const sensorsModule = { type: 'registry', name: 'sensors', module_id: 'acme:sensors', version: '~1.2' };
 
@@ -72,7 +87,11 @@ test('a machine runs the fragment it imports, with its prefix and mods, and foll
   });
   await viam.appClient.updateRobotPart(m.partId, m.partName, sdk.Struct.fromJson(config));
 
-  const first = await waitUntil('the fragment running', () => statusOf(m.partId), (s) => running(s).resources.length === 2 && running(s).modules.length === 1);
+  const first = await waitUntil(
+    'the fragment running',
+    () => statusOf(m.partId),
+    (s) => running(s).resources.length === 2 && running(s).modules.length === 1,
+  );
   expect(running(first)).toMatchObject({ resources: ['main-board', 'own-cam'], modules: ['sensors'] });
   expect(running(first).revision).toContain(`+${rig.id}@1`);
 
@@ -83,8 +102,13 @@ test('a machine runs the fragment it imports, with its prefix and mods, and foll
   await ours.appClient.setFragmentTag(rig.id, 'stable', '2');
   // The new sensor depends on the fragment's board by its prefixed name, which the machine's mod renamed:
   // it fails alone, as viam-server fails a resource whose dependency is missing, and the rest runs.
-  const failedAlone = (s: MachineStatusReply | undefined) => (s?.resources ?? []).find((r) => r.name?.name === 'front-range' && r.state === 5);
-  const second = await waitUntil('the tag moved', () => statusOf(m.partId), (s) => running(s).revision.includes(`+${rig.id}@2`) && running(s).resources.length === 2 && failedAlone(s) !== undefined);
+  const failedAlone = (s: MachineStatusReply | undefined) =>
+    (s?.resources ?? []).find((r) => r.name?.name === 'front-range' && r.state === 5);
+  const second = await waitUntil(
+    'the tag moved',
+    () => statusOf(m.partId),
+    (s) => running(s).revision.includes(`+${rig.id}@2`) && running(s).resources.length === 2 && failedAlone(s) !== undefined,
+  );
   expect(running(second)).toMatchObject({ resources: ['main-board', 'own-cam'], modules: ['sensors'] });
   expect(failedAlone(second)?.error).toContain('dependency "front-board" not found');
   // The part keeps its config as written: fragments and mods are resolved for the machine, never stored resolved.
@@ -95,6 +119,10 @@ test('a machine runs the fragment it imports, with its prefix and mods, and foll
   const missing = { ...config, components: [{ ...config.components[0], depends_on: ['front-board'] }] };
   await viam.appClient.updateRobotPart(m.partId, m.partName, sdk.Struct.fromJson(missing));
   const camFails = (s: MachineStatusReply | undefined) => (s?.resources ?? []).find((r) => r.name?.name === 'own-cam' && r.state === 5);
-  const third = await waitUntil('the camera failing alone', () => statusOf(m.partId), (s) => camFails(s) !== undefined && running(s).resources.includes('main-board'));
+  const third = await waitUntil(
+    'the camera failing alone',
+    () => statusOf(m.partId),
+    (s) => camFails(s) !== undefined && running(s).resources.includes('main-board'),
+  );
   expect(camFails(third)?.error).toContain('front-board');
 });

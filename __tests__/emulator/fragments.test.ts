@@ -23,8 +23,14 @@ let app: Client<AppServiceType>;
 beforeAll(async () => {
   sdk = await loadSdk();
   const { apiKeyId, apiKey } = fx.emulator.credentials;
-  viam = await sdk.createViamClient({ serviceHost: fx.emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
-  ours = await createServiceClient({ serviceHost: fx.emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  viam = await sdk.createViamClient({
+    serviceHost: fx.emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
+  ours = await createServiceClient({
+    serviceHost: fx.emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
   app = await clientOf(fx.emulator, (await loadServices()).app);
 });
 afterAll(async () => {
@@ -42,7 +48,12 @@ async function statusOf(p: Promise<unknown>): Promise<{ code: string; message: s
   }
 }
 
-const camera = { name: 'cam', api: 'rdk:component:camera', model: 'acme:sensors:multi-cam', attributes: { fps: { $variable: { name: 'fps' } } } };
+const camera = {
+  name: 'cam',
+  api: 'rdk:component:camera',
+  model: 'acme:sensors:multi-cam',
+  attributes: { fps: { $variable: { name: 'fps' } } },
+};
 const sensorsModule = { type: 'registry', name: 'sensors', module_id: 'acme:sensors', version: '~1.2' };
 
 async function machineImporting(name: string, config: Record<string, unknown>): Promise<{ robotId: string; partId: string }> {
@@ -58,7 +69,11 @@ test('the SDK creates, reads, lists, updates and deletes a fragment; every save 
   expect(created?.fragment?.toJson()).toEqual({ components: [camera] });
   const id = created?.id as string;
 
-  const updated = await viam.appClient.updateFragment(id, 'sdk-rig-2', sdk.Struct.fromJson({ components: [camera], modules: [sensorsModule] }));
+  const updated = await viam.appClient.updateFragment(
+    id,
+    'sdk-rig-2',
+    sdk.Struct.fromJson({ components: [camera], modules: [sensorsModule] }),
+  );
   expect(updated).toMatchObject({ name: 'sdk-rig-2', revision: '2' });
   const read = await viam.appClient.getFragment(id);
   expect(read).toMatchObject({ id, name: 'sdk-rig-2', revision: '2', organizationName: 'Acme Robotics' });
@@ -105,7 +120,12 @@ test('a save with an old last_known_update is refused and saves nothing; history
   const { organizationId } = fx.emulator.credentials;
   const c = ours.appClient;
   const f = await c.createFragment(organizationId, 'guarded', { modules: [sensorsModule] });
-  const second = await c.updateFragment(f.id, 'guarded', { modules: [{ ...sensorsModule, version: '1.2.5' }] }, { lastKnownUpdate: f.lastUpdated as Date });
+  const second = await c.updateFragment(
+    f.id,
+    'guarded',
+    { modules: [{ ...sensorsModule, version: '1.2.5' }] },
+    { lastKnownUpdate: f.lastUpdated as Date },
+  );
   expect(second.revision).toBe('2');
   const stale = await statusOf(c.updateFragment(f.id, 'guarded', { modules: [] }, { lastKnownUpdate: f.lastUpdated as Date }));
   expect(stale).toMatchObject({ code: 'FAILED_PRECONDITION' });
@@ -116,7 +136,11 @@ test('a save with an old last_known_update is refused and saves nothing; history
   const first = await c.getFragmentHistory(f.id, { pageLimit: 2 });
   expect(first.history.map((h) => h.revision)).toEqual(['3', '2']);
   expect(first.history[0]?.config).toEqual({ modules: [] });
-  expect(first.history[0]?.before).toMatchObject({ revision: '2', name: 'guarded', config: { modules: [{ ...sensorsModule, version: '1.2.5' }] } });
+  expect(first.history[0]?.before).toMatchObject({
+    revision: '2',
+    name: 'guarded',
+    config: { modules: [{ ...sensorsModule, version: '1.2.5' }] },
+  });
   expect(first.history[0]?.editedBy).toBe(fx.emulator.credentials.apiKeyId);
   const rest = await c.getFragmentHistory(f.id, { pageToken: first.nextPageToken, pageLimit: 2 });
   expect(rest.history.map((h) => h.revision)).toEqual(['1']);
@@ -135,10 +159,12 @@ test('usage counts machines per version, nested imports included; a fragment in 
   await machineImporting('usage-c', { fragments: [{ id: holder.id }] });
 
   const usage = await c.getFragmentUsage(leaf.id);
-  expect(usage.map((u) => [u.version, u.machines]).sort()).toEqual([
-    ['stable', 2],
-    [undefined, 1],
-  ].sort());
+  expect(usage.map((u) => [u.version, u.machines]).sort()).toEqual(
+    [
+      ['stable', 2],
+      [undefined, 1],
+    ].sort(),
+  );
   const detail = await c.getFragment(leaf.id);
   expect(detail.usage).toMatchObject({ machines: 3, organizations: 1, machinesInOwnOrganization: 3 });
   expect(detail.fragment.machineCount).toBe(3);
@@ -181,7 +207,14 @@ test('machine fragments: resolved per import, with variables and prefixes; nesti
 
   const nested = await c.listNestedFragments(chain.id);
   expect(nested.fragments.map((f) => f.name)).toEqual(['level-2', 'level-3', 'level-4', 'level-5']);
-  expect(nested.resolved.map((r) => r.error?.kind)).toEqual([undefined, undefined, undefined, undefined, undefined, 'nesting_limit_exceeded']);
+  expect(nested.resolved.map((r) => r.error?.kind)).toEqual([
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    'nesting_limit_exceeded',
+  ]);
 
   // The SDK's additional fragment ids resolve along with the machine's own.
   const withExtra = await viam.appClient.listMachineFragments(m.robotId, [loop.id]);
@@ -198,15 +231,27 @@ test('an unknown fragment or organization and a fragment without a name are refu
 test('another organization: its public fragments are listed and imported, its private ones are NO_ACCESS and hidden', async () => {
   const controls = await clientOf(fx.emulator, EmulatorService);
   const other = await controls.createOrganization({ name: 'Other Org', publicNamespace: 'other-org' });
-  const theirs = await createServiceClient({ serviceHost: fx.emulator.url, credentials: { type: 'api-key', authEntity: other.apiKeyId, payload: other.apiKey } });
+  const theirs = await createServiceClient({
+    serviceHost: fx.emulator.url,
+    credentials: { type: 'api-key', authEntity: other.apiKeyId, payload: other.apiKey },
+  });
   try {
-    const shared = await theirs.appClient.createFragment(other.organizationId, 'shared', { components: [{ name: 'nav', api: 'rdk:service:navigation', model: 'rdk:builtin:builtin' }] }, 'public');
+    const shared = await theirs.appClient.createFragment(
+      other.organizationId,
+      'shared',
+      { components: [{ name: 'nav', api: 'rdk:service:navigation', model: 'rdk:builtin:builtin' }] },
+      'public',
+    );
     const secret = await theirs.appClient.createFragment(other.organizationId, 'secret', {});
     const { organizationId } = fx.emulator.credentials;
 
     expect((await ours.appClient.listFragments(organizationId, { showPublic: true })).map((f) => f.id)).toContain(shared.id);
     expect((await ours.appClient.listFragments(organizationId)).map((f) => f.id)).not.toContain(shared.id);
-    expect((await ours.appClient.getFragment(shared.id)).fragment).toMatchObject({ name: 'shared', visibility: 'public', organizationName: 'Other Org' });
+    expect((await ours.appClient.getFragment(shared.id)).fragment).toMatchObject({
+      name: 'shared',
+      visibility: 'public',
+      organizationName: 'Other Org',
+    });
     expect(await statusOf(ours.appClient.getFragment(secret.id))).toMatchObject({ code: 'NOT_FOUND' });
     expect(await statusOf(ours.appClient.updateFragment(shared.id, 'mine', {}))).toMatchObject({ code: 'PERMISSION_DENIED' });
 
@@ -217,7 +262,11 @@ test('another organization: its public fragments are listed and imported, its pr
       [secret.id, 'no_access'],
     ]);
     // The owner sees the other organization's machine among the public fragment's users.
-    expect((await theirs.appClient.getFragment(shared.id)).usage).toMatchObject({ machines: 1, organizations: 1, machinesInOwnOrganization: 0 });
+    expect((await theirs.appClient.getFragment(shared.id)).usage).toMatchObject({
+      machines: 1,
+      organizations: 1,
+      machinesInOwnOrganization: 0,
+    });
   } finally {
     await theirs.close();
   }

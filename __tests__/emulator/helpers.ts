@@ -95,7 +95,10 @@ export async function waitUntil<T>(what: string, read: () => Promise<T>, done: (
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms; last read ${JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what}: not reached within ${timeoutMs} ms; last read ${JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

@@ -51,7 +51,10 @@ async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, dea
   for (;;) {
     const value = await read();
     if (ok(value)) return value;
-    if (Date.now() > until) throw new Error(`condition not met before the deadline; last value: ${JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
+    if (Date.now() > until)
+      throw new Error(
+        `condition not met before the deadline; last value: ${JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`,
+      );
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -77,7 +80,10 @@ async function statusOnceUp(host: string): Promise<MachineStatusReply | undefine
 
 /** The machine's status once `ok` holds of it. */
 async function waitForStatus(host: string, ok: (s: MachineStatusReply) => boolean): Promise<MachineStatusReply> {
-  const status = await waitFor(() => statusOnceUp(host), (s) => s !== undefined && ok(s));
+  const status = await waitFor(
+    () => statusOnceUp(host),
+    (s) => s !== undefined && ok(s),
+  );
   if (!status) throw new Error('unreachable');
   return status;
 }
@@ -102,12 +108,18 @@ test("a part checks in: the SDK's part and machine summaries show it online", as
   );
   expect(part?.lastAccess).toBeDefined();
   expect(part?.secondsSinceOnline).toBe(0n);
-  await waitFor(() => viam.appClient.getRobot(robotId), (robot) => robot?.onlineState === sdk.appApi.OnlineState.ONLINE);
+  await waitFor(
+    () => viam.appClient.getRobot(robotId),
+    (robot) => robot?.onlineState === sdk.appApi.OnlineState.ONLINE,
+  );
 
   // Read until online: a test process held up for longer than the threshold sees its machines offline for a moment.
   const summaries = await waitFor(
     () => viam.appClient.listMachineSummaries(fx.emulator.credentials.organizationId),
-    (all) => all.some((l) => l.machineSummaries.some((m) => m.machineId === robotId && m.partSummaries[0]?.onlineState === sdk.appApi.OnlineState.ONLINE)),
+    (all) =>
+      all.some((l) =>
+        l.machineSummaries.some((m) => m.machineId === robotId && m.partSummaries[0]?.onlineState === sdk.appApi.OnlineState.ONLINE),
+      ),
   );
   const location = summaries.find((l) => l.locationId === fx.emulator.credentials.locationId);
   const machine = location?.machineSummaries.find((m) => m.machineId === robotId);
@@ -151,22 +163,25 @@ test('a config lands: the machine runs its revision, modules at the version the 
   );
   expect(status.modules).toEqual([expect.objectContaining({ moduleName: 'sensors', state: 3, consecutiveFailures: 0 })]);
   expect(status.resources).toEqual([
-    expect.objectContaining({ name: expect.objectContaining({ namespace: 'rdk', type: 'component', subtype: 'board', name: 'board1' }), revision, error: '' }),
+    expect.objectContaining({
+      name: expect.objectContaining({ namespace: 'rdk', type: 'component', subtype: 'board', name: 'board1' }),
+      revision,
+      error: '',
+    }),
   ]);
   // The part's FQDN reaches the same machine.
   const part = (await viam.appClient.getRobotPart(partId)).part;
   expect((await machineStatus(part?.fqdn ?? '')).config?.revision).toBe(revision);
   const logs = await viam.appClient.getRobotPartLogs(partId);
-  expect(logs.logs.map((l) => l.message)).toEqual(expect.arrayContaining([expect.stringContaining('starting module sensors (acme:sensors@1.2.5)')]));
+  expect(logs.logs.map((l) => l.message)).toEqual(
+    expect.arrayContaining([expect.stringContaining('starting module sensors (acme:sensors@1.2.5)')]),
+  );
 });
 
 test('a model armed unhealthy never becomes ready, and says why', async () => {
   const { partId } = await newMachine(app, fx.emulator.credentials.locationId, 'unhealthy-1');
   const revision = await configure(partId, sensorConfig('1.2.5', 'acme:sensors:hc-sr04'));
-  const status = await waitForStatus(
-    partId,
-    (s) => s.config?.revision === revision && s.resources.some((r) => r.state === 5),
-  );
+  const status = await waitForStatus(partId, (s) => s.config?.revision === revision && s.resources.some((r) => r.state === 5));
   expect(status.resources[0]?.error).toMatch(/did not become ready/);
   const errors = await viam.appClient.getRobotPartLogs(partId, undefined, ['error']);
   expect(errors.logs.length).toBeGreaterThan(0);
@@ -178,20 +193,14 @@ test('a module version armed to crash at run time: unhealthy, failures counted, 
   expect(await codeOf(controls.setMachineFaults({ specs: ['module=acme:sensors@1.3.0:crsh'] }))).toBe('InvalidArgument');
   await controls.setMachineFaults({ specs: ['module=acme:sensors@1.3.0:crash'] });
   const revision = await configure(partId, sensorConfig('1.3.0'));
-  const status = await waitForStatus(
-    partId,
-    (s) => s.config?.revision === revision && (s.modules[0]?.consecutiveFailures ?? 0) >= 2,
-  );
+  const status = await waitForStatus(partId, (s) => s.config?.revision === revision && (s.modules[0]?.consecutiveFailures ?? 0) >= 2);
   expect(status.modules[0]).toMatchObject({ moduleName: 'sensors', state: 4 });
   expect(status.resources[0]).toMatchObject({ state: 5, error: 'module sensors is not running' });
   const crashes = await viam.appClient.getRobotPartLogs(partId, 'crashed', ['error']);
   expect(crashes.logs[0]?.message).toMatch(/module sensors \(acme:sensors@1\.3\.0\) crashed/);
 
   await controls.setMachineFaults({ specs: [] });
-  await waitForStatus(
-    partId,
-    (s) => s.modules[0]?.state === 3 && s.modules[0].consecutiveFailures === 0 && s.resources[0]?.state === 3,
-  );
+  await waitForStatus(partId, (s) => s.modules[0]?.state === 3 && s.modules[0].consecutiveFailures === 0 && s.resources[0]?.state === 3);
 });
 
 test('a machine armed offline stops checking in; the part reads offline and its status cannot be reached', async () => {
@@ -232,7 +241,10 @@ test('markPartForRestart: the machine restarts at its next check-in and the requ
 test('log pages: the next page token continues where a page ended', async () => {
   const { partId } = await newMachine(app, fx.emulator.credentials.locationId, 'pages-1');
   await configure(partId, sensorConfig('~1.2'));
-  await waitFor(() => viam.appClient.getRobotPartLogs(partId), (r) => r.logs.length >= 3);
+  await waitFor(
+    () => viam.appClient.getRobotPartLogs(partId),
+    (r) => r.logs.length >= 3,
+  );
   const first = await app.getRobotPartLogs({ id: partId, limit: 1n });
   expect(first.logs).toHaveLength(1);
   expect(first.nextPageToken).not.toBe('');
@@ -248,7 +260,12 @@ test("the official SDK's robot client dials a machine directly at its address an
   // The emulator answers from this process: the child runs asynchronously.
   const run = await promisify(execFile)(
     process.execPath,
-    [path.join(__dirname, 'robot-client-child.mjs'), `http://localhost:${fx.emulator.port}/machines/${partId}`, fx.emulator.credentials.apiKeyId, fx.emulator.credentials.apiKey],
+    [
+      path.join(__dirname, 'robot-client-child.mjs'),
+      `http://localhost:${fx.emulator.port}/machines/${partId}`,
+      fx.emulator.credentials.apiKeyId,
+      fx.emulator.credentials.apiKey,
+    ],
     { encoding: 'utf8', timeout: 60_000 },
   );
   expect(run.stderr).toBe('');
@@ -256,10 +273,17 @@ test("the official SDK's robot client dials a machine directly at its address an
   expect(status.config?.revision).toBe(revision);
   expect(status.state).toBe(sdk.robotApi.GetMachineStatusResponse_State.RUNNING);
   expect(status.resources).toEqual([
-    expect.objectContaining({ name: expect.objectContaining({ subtype: 'board', name: 'board1' }), state: sdk.robotApi.ResourceStatus_State.READY, revision }),
+    expect.objectContaining({
+      name: expect.objectContaining({ subtype: 'board', name: 'board1' }),
+      state: sdk.robotApi.ResourceStatus_State.READY,
+      revision,
+    }),
   ]);
   // Only the machine's own services are at its address.
   const services = await loadServices();
-  const appAtMachine = createClient(services.app, transport(`${fx.emulator.url}/machines/${partId}`, 'grpc-web', { authorization: `Bearer ${token}` }));
+  const appAtMachine = createClient(
+    services.app,
+    transport(`${fx.emulator.url}/machines/${partId}`, 'grpc-web', { authorization: `Bearer ${token}` }),
+  );
   expect(await codeOf(appAtMachine.listOrganizations({}))).toBe('Unimplemented');
 });

@@ -13,7 +13,10 @@ let viam: ViamClient;
 beforeAll(async () => {
   sdk = await loadSdk();
   const { apiKeyId, apiKey } = fx.emulator.credentials;
-  viam = await sdk.createViamClient({ serviceHost: fx.emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  viam = await sdk.createViamClient({
+    serviceHost: fx.emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
 });
 
 async function statusOf(p: Promise<unknown>): Promise<{ code: number; message: string } | 'ok'> {

@@ -14,10 +14,20 @@ function errorOf(run: () => unknown): InputError {
 }
 
 test('the three forms, with and without a version or a share', () => {
-  expect(parseMachineFault('module=acme:sensors@1.3.0:crash', 'f')).toEqual({ kind: 'crash', moduleId: 'acme:sensors', version: '1.3.0', percent: 100, text: 'module=acme:sensors@1.3.0:crash' });
+  expect(parseMachineFault('module=acme:sensors@1.3.0:crash', 'f')).toEqual({
+    kind: 'crash',
+    moduleId: 'acme:sensors',
+    version: '1.3.0',
+    percent: 100,
+    text: 'module=acme:sensors@1.3.0:crash',
+  });
   expect(parseMachineFault('module=acme:sensors:crash:30%', 'f')).toMatchObject({ kind: 'crash', moduleId: 'acme:sensors', percent: 30 });
   expect(parseMachineFault('module=acme:sensors:crash', 'f')).not.toHaveProperty('version');
-  expect(parseMachineFault('model=acme:sensors:hc-sr04:unhealthy', 'f')).toMatchObject({ kind: 'unhealthy', model: 'acme:sensors:hc-sr04', percent: 100 });
+  expect(parseMachineFault('model=acme:sensors:hc-sr04:unhealthy', 'f')).toMatchObject({
+    kind: 'unhealthy',
+    model: 'acme:sensors:hc-sr04',
+    percent: 100,
+  });
   expect(parseMachineFault(' machine=picker-3:offline:5% ', 'f')).toMatchObject({ kind: 'offline', machine: 'picker-3', percent: 5 });
 });
 
@@ -37,7 +47,10 @@ test.each([
 });
 
 test('a share hits the same machines every time, about that share of them', () => {
-  const faults = new MachineFaults([parseMachineFault('machine=m:offline:30%', 'f'), parseMachineFault('module=acme:sensors:crash:30%', 'f')]);
+  const faults = new MachineFaults([
+    parseMachineFault('machine=m:offline:30%', 'f'),
+    parseMachineFault('module=acme:sensors:crash:30%', 'f'),
+  ]);
   const ids = Array.from({ length: 1000 }, (_, i) => `machine-${i}`);
   const crashing = ids.filter((id) => faults.crashes({ machineId: id, machineName: 'x' }, 'acme:sensors', '1.0.0'));
   expect(crashing.length).toBeGreaterThan(240);
@@ -60,14 +73,25 @@ test('a version narrows a crash to that version', () => {
 });
 
 test('the variable holds comma-separated specs; a bad one names the variable', () => {
-  expect(machineFaultsFromEnv({ FLEETFORM_EMULATOR_MACHINE_FAULT: 'machine=a:offline, model=acme:sensors:hc-sr04:unhealthy' }).map((f) => f.kind)).toEqual(['offline', 'unhealthy']);
-  expect(errorOf(() => machineFaultsFromEnv({ FLEETFORM_EMULATOR_MACHINE_FAULT: 'machine=a' })).path).toBe('FLEETFORM_EMULATOR_MACHINE_FAULT');
+  expect(
+    machineFaultsFromEnv({ FLEETFORM_EMULATOR_MACHINE_FAULT: 'machine=a:offline, model=acme:sensors:hc-sr04:unhealthy' }).map(
+      (f) => f.kind,
+    ),
+  ).toEqual(['offline', 'unhealthy']);
+  expect(errorOf(() => machineFaultsFromEnv({ FLEETFORM_EMULATOR_MACHINE_FAULT: 'machine=a' })).path).toBe(
+    'FLEETFORM_EMULATOR_MACHINE_FAULT',
+  );
 });
 
 test('settings: given ones first, then the variables, then the defaults', () => {
   expect(resolveSimulation({})).toMatchObject({ simulate: true, checkInIntervalMs: 5000, machineFaults: [] });
-  expect(resolveSimulation({ FLEETFORM_EMULATOR_SIMULATE: '0', FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '20ms' })).toMatchObject({ simulate: false, checkInIntervalMs: 20 });
-  expect(resolveSimulation({ FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '2s' }, { checkInIntervalMs: 7 })).toMatchObject({ checkInIntervalMs: 7 });
+  expect(resolveSimulation({ FLEETFORM_EMULATOR_SIMULATE: '0', FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '20ms' })).toMatchObject({
+    simulate: false,
+    checkInIntervalMs: 20,
+  });
+  expect(resolveSimulation({ FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '2s' }, { checkInIntervalMs: 7 })).toMatchObject({
+    checkInIntervalMs: 7,
+  });
   expect(errorOf(() => resolveSimulation({ FLEETFORM_EMULATOR_CHECK_IN_INTERVAL: '0' })).path).toBe('FLEETFORM_EMULATOR_CHECK_IN_INTERVAL');
   expect(errorOf(() => resolveSimulation({ FLEETFORM_EMULATOR_SIMULATE: 'maybe' })).hint).toMatch(/0\/false\/off/);
 });

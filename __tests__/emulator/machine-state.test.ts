@@ -73,7 +73,10 @@ test('a model with no module to provide it, and an unresolved module, are errors
     healthy,
     false,
   );
-  expect(step.run.resources[0]).toMatchObject({ state: ResourceState.UNHEALTHY, error: 'unknown resource type: API "rdk:component:board" with model "acme:sensors:pi-board" not registered' });
+  expect(step.run.resources[0]).toMatchObject({
+    state: ResourceState.UNHEALTHY,
+    error: 'unknown resource type: API "rdk:component:board" with model "acme:sensors:pi-board" not registered',
+  });
   expect(step.logs.filter((l) => l.level === 'error').map((l) => l.message)).toEqual([
     'module sensors cannot be started: no version admits "^9"',
     'resource rdk:component:board/board1 failed to configure: unknown resource type: API "rdk:component:board" with model "acme:sensors:pi-board" not registered',

@@ -19,7 +19,8 @@ beforeAll(async () => {
 
 const struct = (json: JsonObject) => services.sdk.Struct.fromJson(json);
 /** The config GetRobotPart sends as an encoded Struct (the client's descriptor leaves it encoded). */
-const structOf = (part: { robotConfig?: Uint8Array } | undefined) => (part?.robotConfig ? services.sdk.Struct.fromBinary(part.robotConfig).toJson() : undefined);
+const structOf = (part: { robotConfig?: Uint8Array } | undefined) =>
+  part?.robotConfig ? services.sdk.Struct.fromBinary(part.robotConfig).toJson() : undefined;
 
 const validConfig: JsonObject = {
   components: [
@@ -109,7 +110,12 @@ describe('part config', () => {
     const { partId, partName } = await newMachine(app, fx.emulator.credentials.locationId, 'cfg-occ');
     const first = await app.getRobotPart({ id: partId });
     const known = first.part?.lastUpdated;
-    const { part: written } = await app.updateRobotPart({ id: partId, name: partName, robotConfig: struct(validConfig), lastKnownUpdate: known });
+    const { part: written } = await app.updateRobotPart({
+      id: partId,
+      name: partName,
+      robotConfig: struct(validConfig),
+      lastKnownUpdate: known,
+    });
     expect(written?.robotConfig?.toJson()).toEqual(validConfig);
 
     // Someone else's write has happened since `known`: the second writer is refused.
@@ -170,7 +176,14 @@ describe('part config', () => {
       components: [
         { name: 'cam', type: 'camera', model: 'webcam', attributes: { video_path: 'video0' }, frame: { parent: 'world' } },
         { name: 'arm', type: 'arm', namespace: 'rdk', model: 'viam:viam:fake', depends_on: ['from-a-fragment'] },
-        { name: 'Lidar', api: 'rdk:component:camera', model: 'fake', service_configs: [{ type: 'data_manager', attributes: { capture_methods: [{ method: 'NextPointCloud', capture_frequency_hz: 0.2 }] } }] },
+        {
+          name: 'Lidar',
+          api: 'rdk:component:camera',
+          model: 'fake',
+          service_configs: [
+            { type: 'data_manager', attributes: { capture_methods: [{ method: 'NextPointCloud', capture_frequency_hz: 0.2 }] } },
+          ],
+        },
       ],
       services: [{ name: 'dm', type: 'data_manager' }],
       modules: [{ name: 'old-shape', executable_path: '/opt/mod/run.sh' }],

@@ -8,7 +8,11 @@ const fx = useEmulator({ per: 'test' });
 
 test('publishing yardco:drive claims "yardco" for the publisher\'s organization; its modules then read back', async () => {
   const controls = await clientOf(fx.emulator, EmulatorService);
-  const res = await controls.publishModuleVersion({ moduleId: 'yardco:drive', version: '1.0.0', models: [{ api: 'rdk:component:base', model: 'yardco:drive:wheels' }] });
+  const res = await controls.publishModuleVersion({
+    moduleId: 'yardco:drive',
+    version: '1.0.0',
+    models: [{ api: 'rdk:component:base', model: 'yardco:drive:wheels' }],
+  });
   expect(res.moduleId).toBe('yardco:drive');
   await controls.publishModuleVersion({ moduleId: 'yardco:drive', version: '1.1.0', models: [] });
   const app = await clientOf(fx.emulator, (await loadServices()).app);
@@ -27,5 +31,7 @@ test('a claimed namespace belongs to the claimer: another organization cannot pu
 
 test('a name that cannot be a namespace is refused with the rule', async () => {
   const controls = await clientOf(fx.emulator, EmulatorService);
-  await expect(controls.publishModuleVersion({ moduleId: 'Yard_Co:drive', version: '1.0.0', models: [] })).rejects.toThrow(/lowercase letters, digits/);
+  await expect(controls.publishModuleVersion({ moduleId: 'Yard_Co:drive', version: '1.0.0', models: [] })).rejects.toThrow(
+    /lowercase letters, digits/,
+  );
 });

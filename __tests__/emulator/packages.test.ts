@@ -14,7 +14,10 @@ let client: ServiceClient;
 
 beforeAll(async () => {
   const c = fx.emulator.credentials;
-  client = await createServiceClient({ serviceHost: fx.emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
+  client = await createServiceClient({
+    serviceHost: fx.emulator.url,
+    credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey },
+  });
 });
 
 afterAll(async () => {
@@ -32,17 +35,32 @@ test('an upload of several chunks is stored once per version; get, list and dele
   const org = fx.emulator.credentials.organizationId;
   const contents = bytes(100_000);
   const created = await client.packagesClient.createPackage(
-    { organizationId: org, name: 'sorter', version: '1.0.0', type: 'ml_model', metadata: { model_type: 'object_detection', model_framework: 'tflite' } },
+    {
+      organizationId: org,
+      name: 'sorter',
+      version: '1.0.0',
+      type: 'ml_model',
+      metadata: { model_type: 'object_detection', model_framework: 'tflite' },
+    },
     contents,
   );
   expect(created).toEqual({ id: `${org}/sorter`, version: '1.0.0' });
   const got = await client.packagesClient.getPackage(`${org}/sorter`, '1.0.0');
-  expect(got).toMatchObject({ id: `${org}/sorter`, name: 'sorter', version: '1.0.0', type: 'ml_model', metadata: { model_type: 'object_detection', model_framework: 'tflite' } });
+  expect(got).toMatchObject({
+    id: `${org}/sorter`,
+    name: 'sorter',
+    version: '1.0.0',
+    type: 'ml_model',
+    metadata: { model_type: 'object_detection', model_framework: 'tflite' },
+  });
   expect(got?.checksum).toMatch(/^[0-9a-f]{64}$/);
 
   const again = client.packagesClient.createPackage({ organizationId: org, name: 'sorter', version: '1.0.0', type: 'ml_model' }, contents);
   await expect(again).rejects.toMatchObject({ code: 'ALREADY_EXISTS' });
-  const stamped = await client.packagesClient.createPackage({ organizationId: org, name: 'sorter', version: '', type: 'ml_model' }, bytes(10));
+  const stamped = await client.packagesClient.createPackage(
+    { organizationId: org, name: 'sorter', version: '', type: 'ml_model' },
+    bytes(10),
+  );
   expect(stamped.version).toMatch(/^\d{13}$/);
   expect((await client.packagesClient.getPackage(`${org}/sorter`, 'latest'))?.version).toBe(stamped.version);
 
@@ -58,33 +76,71 @@ test('an upload of several chunks is stored once per version; get, list and dele
 
 test('bad uploads are refused with the field: a name, a type, another organization', async () => {
   const org = fx.emulator.credentials.organizationId;
-  await expect(client.packagesClient.createPackage({ organizationId: org, name: 'bad name', version: '1', type: 'archive' }, bytes(3))).rejects.toMatchObject({
+  await expect(
+    client.packagesClient.createPackage({ organizationId: org, name: 'bad name', version: '1', type: 'archive' }, bytes(3)),
+  ).rejects.toMatchObject({
     code: 'INVALID_ARGUMENT',
     message: expect.stringContaining('invalid package name'),
   });
-  await expect(client.packagesClient.createPackage({ organizationId: 'nobody', name: 'x', version: '1', type: 'archive' }, bytes(3))).rejects.toMatchObject({
+  await expect(
+    client.packagesClient.createPackage({ organizationId: 'nobody', name: 'x', version: '1', type: 'archive' }, bytes(3)),
+  ).rejects.toMatchObject({
     code: 'PERMISSION_DENIED',
   });
 });
 
-test('a completed training job\'s model is an ml_model package version of its organization', async () => {
+test("a completed training job's model is an ml_model package version of its organization", async () => {
   const { organizationId, datasetId } = fx.emulator.credentials;
-  const id = await client.mlTrainingClient.submitTrainingJob(organizationId, datasetId, 'box-detector', '3', ModelType.OBJECT_DETECTION, ['box']);
+  const id = await client.mlTrainingClient.submitTrainingJob(organizationId, datasetId, 'box-detector', '3', ModelType.OBJECT_DETECTION, [
+    'box',
+  ]);
   expect(await client.packagesClient.getPackage(`${organizationId}/box-detector`, '3')).toBeUndefined();
-  await waitUntil('job COMPLETED', () => client.mlTrainingClient.getTrainingJob(id), (j) => j.status === TrainingStatus.COMPLETED);
-  expect(await client.packagesClient.getPackage(`${organizationId}/box-detector`, '3')).toMatchObject({ id: `${organizationId}/box-detector`, version: '3', type: 'ml_model' });
-  expect((await client.packagesClient.listPackages(organizationId, { type: 'ml_model' })).map((p) => `${p.name}@${p.version}`)).toContain('box-detector@3');
-  await expect(client.packagesClient.deletePackage(`${organizationId}/box-detector`, '3', 'ml_model')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+  await waitUntil(
+    'job COMPLETED',
+    () => client.mlTrainingClient.getTrainingJob(id),
+    (j) => j.status === TrainingStatus.COMPLETED,
+  );
+  expect(await client.packagesClient.getPackage(`${organizationId}/box-detector`, '3')).toMatchObject({
+    id: `${organizationId}/box-detector`,
+    version: '3',
+    type: 'ml_model',
+  });
+  expect((await client.packagesClient.listPackages(organizationId, { type: 'ml_model' })).map((p) => `${p.name}@${p.version}`)).toContain(
+    'box-detector@3',
+  );
+  await expect(client.packagesClient.deletePackage(`${organizationId}/box-detector`, '3', 'ml_model')).rejects.toMatchObject({
+    code: 'FAILED_PRECONDITION',
+  });
 });
 
 test('an uploaded ml_model package is an ML model item of the registry, a version per upload, beside trained ones', async () => {
   const org = fx.emulator.credentials.organizationId;
   for (const version of ['a1', 'a2']) {
-    await client.packagesClient.createPackage({ organizationId: org, name: 'uploaded-model', version, type: 'ml_model', metadata: { model_type: 'object_detection', model_framework: 'onnx' } }, bytes(20));
+    await client.packagesClient.createPackage(
+      {
+        organizationId: org,
+        name: 'uploaded-model',
+        version,
+        type: 'ml_model',
+        metadata: { model_type: 'object_detection', model_framework: 'onnx' },
+      },
+      bytes(20),
+    );
   }
   await client.packagesClient.createPackage({ organizationId: org, name: 'just-files', version: '1', type: 'archive' }, bytes(20));
-  const trained = await client.mlTrainingClient.submitTrainingJob(org, fx.emulator.credentials.datasetId, 'crate-detector', '1', ModelType.OBJECT_DETECTION, ['crate']);
-  await waitUntil('job COMPLETED', () => client.mlTrainingClient.getTrainingJob(trained), (j) => j.status === TrainingStatus.COMPLETED);
+  const trained = await client.mlTrainingClient.submitTrainingJob(
+    org,
+    fx.emulator.credentials.datasetId,
+    'crate-detector',
+    '1',
+    ModelType.OBJECT_DETECTION,
+    ['crate'],
+  );
+  await waitUntil(
+    'job COMPLETED',
+    () => client.mlTrainingClient.getTrainingJob(trained),
+    (j) => j.status === TrainingStatus.COMPLETED,
+  );
   const services = await loadServices();
   const app = client.clientFor(services.app);
   const { item } = await app.getRegistryItem({ itemId: `${org}:uploaded-model` });

@@ -17,7 +17,10 @@ let viam: ViamClient;
 beforeAll(async () => {
   sdk = await loadSdk();
   const c = fx.emulator.credentials;
-  viam = await sdk.createViamClient({ serviceHost: fx.emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
+  viam = await sdk.createViamClient({
+    serviceHost: fx.emulator.url,
+    credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey },
+  });
 });
 
 const configs: JsonObject[] = [
@@ -52,7 +55,11 @@ test('the official SDK reads the part as it was before each edit, newest edit fi
   expect(history[0]?.old?.lastUpdated?.toDate().getTime()).toBe(m.writes[1]);
   expect(history[2]?.old?.lastUpdated?.toDate().getTime()).toBe(created?.createdOn?.toDate().getTime());
   expect(history[0]?.old).toMatchObject({ id: m.partId, robot: m.robotId, mainPart: true, locationId: fx.emulator.credentials.locationId });
-  expect(history[0]?.editedBy).toMatchObject({ type: sdk.appApi.AuthenticationType.API_KEY, value: fx.emulator.credentials.apiKeyId, isDeactivated: false });
+  expect(history[0]?.editedBy).toMatchObject({
+    type: sdk.appApi.AuthenticationType.API_KEY,
+    value: fx.emulator.credentials.apiKeyId,
+    isDeactivated: false,
+  });
 
   // Rollback: writing an entry's old config back restores it (and is itself recorded).
   const before = history[1]?.old;
@@ -80,7 +87,11 @@ test('writes the service refuses record nothing', async () => {
     lastKnownUpdate: { seconds: 1n, nanos: 0 } as never,
   });
   expect(await codeOf(stale)).toBe('FailedPrecondition');
-  const invalid = fx.app.updateRobotPart({ id: m.partId, name: m.partName, robotConfig: fx.services.sdk.Struct.fromJson({ components: 'no' }) });
+  const invalid = fx.app.updateRobotPart({
+    id: m.partId,
+    name: m.partName,
+    robotConfig: fx.services.sdk.Struct.fromJson({ components: 'no' }),
+  });
   expect(await codeOf(invalid)).toBe('InvalidArgument');
   expect((await fx.app.getRobotPartHistory({ id: m.partId })).history).toHaveLength(3);
 });

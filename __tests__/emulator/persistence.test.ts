@@ -33,7 +33,11 @@ test('machines, configs, deployments, datasets, jobs, keys, tokens and registry 
 
   const m = await newMachine(app, first.credentials.locationId, 'durable');
   const config = sensorsConfig([{ name: 'acme_sensors', version: '~1.2' }]);
-  const { part } = await app.updateRobotPart({ id: m.partId, name: m.partName, robotConfig: services.sdk.Struct.fromJson(config as never) });
+  const { part } = await app.updateRobotPart({
+    id: m.partId,
+    name: m.partName,
+    robotConfig: services.sdk.Struct.fromJson(config as never),
+  });
   await controls.publishModuleVersion({ moduleId: 'acme:sensors', version: '1.2.9' });
   const { id: datasetId } = await ds.createDataset({ name: 'durable-set', organizationId: first.credentials.organizationId });
   const { id: jobId } = await ml.submitTrainingJob({
@@ -121,7 +125,7 @@ test('migrations are recorded and run once; later ones apply on the next open', 
   }
 });
 
-test('listing an organization\'s jobs by status uses an index and stays correct at 100,000 jobs', async () => {
+test("listing an organization's jobs by status uses an index and stays correct at 100,000 jobs", async () => {
   const dataDir = newDir();
   const boot = await startEmulator({ dataDir, port: 0 });
   const { organizationId, datasetId } = boot.credentials;

@@ -44,12 +44,17 @@ test('Connect JSON: GetRobotPart writes robot_config as the config object, as th
   const { app, sdk } = await loadServices();
   const client = await clientOf(fx.emulator, app);
   const { robotId, partId, partName } = await newMachine(client, fx.emulator.credentials.locationId, 'json-part');
-  const config = { components: [{ name: 'cam', api: 'rdk:component:camera', model: 'rdk:builtin:fake', attributes: { fps: 30, tags: ['a'] } }] };
+  const config = {
+    components: [{ name: 'cam', api: 'rdk:component:camera', model: 'rdk:builtin:fake', attributes: { fps: 30, tags: ['a'] } }],
+  };
   await client.updateRobotPart({ id: partId, name: partName, robotConfig: sdk.Struct.fromJson(config) });
   const auth = await fetch(`${fx.emulator.url}/proto.rpc.v1.AuthService/Authenticate`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ entity: fx.emulator.credentials.apiKeyId, credentials: { type: 'api-key', payload: fx.emulator.credentials.apiKey } }),
+    body: JSON.stringify({
+      entity: fx.emulator.credentials.apiKeyId,
+      credentials: { type: 'api-key', payload: fx.emulator.credentials.apiKey },
+    }),
   });
   const { accessToken } = (await auth.json()) as { accessToken: string };
   const read = (id: string) =>

@@ -25,9 +25,18 @@ test('a new data folder holds acme:sensors, acme:vision and acme:arm-control wit
 
 test('GetModule lists versions ascending by semver, prereleases before their release', async () => {
   const { module } = await app.getModule({ moduleId: 'acme:sensors' });
-  expect(module).toMatchObject({ moduleId: 'acme:sensors', name: 'sensors', publicNamespace: 'acme', organizationId: fx.emulator.credentials.organizationId });
+  expect(module).toMatchObject({
+    moduleId: 'acme:sensors',
+    name: 'sensors',
+    publicNamespace: 'acme',
+    organizationId: fx.emulator.credentials.organizationId,
+  });
   expect(module?.versions.map((v) => v.version)).toEqual(['1.1.0', '1.2.0', '1.2.3', '1.2.4', '1.2.5', '1.3.0', '2.0.0-rc.1']);
-  expect(module?.versions[0]?.models.map((m) => m.model)).toEqual(['acme:sensors:pi-board', 'acme:sensors:hc-sr04', 'acme:sensors:multi-cam']);
+  expect(module?.versions[0]?.models.map((m) => m.model)).toEqual([
+    'acme:sensors:pi-board',
+    'acme:sensors:hc-sr04',
+    'acme:sensors:multi-cam',
+  ]);
 
   const controls = await clientOf(fx.emulator, EmulatorService);
   for (const version of ['1.2.10', '2.0.0', '2.0.0-rc.2']) await controls.publishModuleVersion({ moduleId: 'acme:sensors', version });

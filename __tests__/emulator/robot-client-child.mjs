@@ -6,7 +6,12 @@
 import { RobotClient } from '@viamrobotics/sdk';
 
 const [host, authEntity, payload] = process.argv.slice(2);
-const robot = await new RobotClient().dial({ host, credentials: { type: 'api-key', authEntity, payload }, disableSessions: true, noReconnect: true });
+const robot = await new RobotClient().dial({
+  host,
+  credentials: { type: 'api-key', authEntity, payload },
+  disableSessions: true,
+  noReconnect: true,
+});
 try {
   const status = await robot.getMachineStatus();
   process.stdout.write(`${status.toJsonString()}\n`);

@@ -8,7 +8,9 @@ import { waitHealthy } from '../../src/engine/health/wait-healthy';
 import { useEmulator } from './fixture';
 import { clientOf, newMachine } from './helpers';
 
-const fx = useEmulator({ simulation: { simulate: true, checkInIntervalMs: 40, moduleStartMs: 0, resourceConfigureMs: 0, machineFaults: [] } });
+const fx = useEmulator({
+  simulation: { simulate: true, checkInIntervalMs: 40, moduleStartMs: 0, resourceConfigureMs: 0, machineFaults: [] },
+});
 
 let app: Client<AppServiceType>;
 beforeAll(async () => {

@@ -30,7 +30,10 @@ describe('a running clock (training takes 400 ms)', () => {
   let viam: ViamClient;
   beforeAll(async () => {
     const c = fx.emulator.credentials;
-    viam = await sdk.createViamClient({ serviceHost: fx.emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
+    viam = await sdk.createViamClient({
+      serviceHost: fx.emulator.url,
+      credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey },
+    });
   });
 
   const submit = (modelName: string, modelVersion: string) =>
@@ -50,7 +53,11 @@ describe('a running clock (training takes 400 ms)', () => {
 
   test('a job completes by itself, on time, and its model version is an ML model in the registry', async () => {
     const id = await submit('sorter', '1');
-    const done = await waitUntil('job COMPLETED', () => job(id), (j) => j.status === sdk.mlTrainingApi.TrainingStatus.COMPLETED);
+    const done = await waitUntil(
+      'job COMPLETED',
+      () => job(id),
+      (j) => j.status === sdk.mlTrainingApi.TrainingStatus.COMPLETED,
+    );
     const created = ms(done.createdOn);
     // PENDING for a tenth of the duration, then training for the rest.
     expect(ms(done.trainingStarted) - created).toBe(40);
@@ -74,7 +81,11 @@ describe('a running clock (training takes 400 ms)', () => {
 
     // A second version joins the same item; the first stays after its job is deleted.
     const second = await submit('sorter', '2');
-    await waitUntil('second job COMPLETED', () => job(second), (j) => j.status === sdk.mlTrainingApi.TrainingStatus.COMPLETED);
+    await waitUntil(
+      'second job COMPLETED',
+      () => job(second),
+      (j) => j.status === sdk.mlTrainingApi.TrainingStatus.COMPLETED,
+    );
     await viam.mlTrainingClient.deleteCompletedTrainingJob(id);
     const both = await viam.appClient.getRegistryItem(item?.itemId ?? '');
     expect(both?.metadata.value).toMatchObject({ versions: ['1', '2'] });
@@ -95,11 +106,19 @@ describe('a running clock (training takes 400 ms)', () => {
 
   test('trained models are listed among the registry items, with the modules and scripts', async () => {
     const id = await submit('listed', '1');
-    await waitUntil('job COMPLETED', () => job(id), (j) => j.status === sdk.mlTrainingApi.TrainingStatus.COMPLETED);
+    await waitUntil(
+      'job COMPLETED',
+      () => job(id),
+      (j) => j.status === sdk.mlTrainingApi.TrainingStatus.COMPLETED,
+    );
     const org = fx.emulator.credentials.organizationId;
     const models = await viam.appClient.listRegistryItems(org, [ML_MODEL], [], [], []);
     expect(models.every((i) => i.type === ML_MODEL)).toBe(true);
-    expect(models.find((i) => i.name === 'listed')).toMatchObject({ itemId: 'acme:listed', organizationId: org, metadata: { case: 'mlModelMetadata' } });
+    expect(models.find((i) => i.name === 'listed')).toMatchObject({
+      itemId: 'acme:listed',
+      organizationId: org,
+      metadata: { case: 'mlModelMetadata' },
+    });
     const everything = (await viam.appClient.listRegistryItems(org, [], [], [], [])).map((i) => i.itemId);
     expect(everything).toEqual(expect.arrayContaining(['acme:sensors', 'acme:trainer', 'acme:listed']));
     expect(everything).toEqual([...everything].sort());
@@ -112,10 +131,16 @@ describe('a running clock (training takes 400 ms)', () => {
   test('a cancel finishes by itself', async () => {
     const id = await submit('canceled', '1');
     await viam.mlTrainingClient.cancelTrainingJob(id);
-    const canceled = await waitUntil('job CANCELED', () => job(id), (j) => j.status === sdk.mlTrainingApi.TrainingStatus.CANCELED);
+    const canceled = await waitUntil(
+      'job CANCELED',
+      () => job(id),
+      (j) => j.status === sdk.mlTrainingApi.TrainingStatus.CANCELED,
+    );
     expect(ms(canceled.trainingEnded)).toBeGreaterThan(ms(canceled.createdOn));
     // A canceled job trains no model.
-    await expect(viam.appClient.getRegistryItem(`${fx.emulator.credentials.organizationId}:canceled`)).rejects.toMatchObject({ code: Code.NotFound });
+    await expect(viam.appClient.getRegistryItem(`${fx.emulator.credentials.organizationId}:canceled`)).rejects.toMatchObject({
+      code: Code.NotFound,
+    });
   });
 
   test('an item no job trained is not found', async () => {
@@ -133,7 +158,14 @@ describe('a frozen clock (training takes 1 s)', () => {
     const ml = await clientOf(fx.emulator, services.mlTraining);
     const controls = await clientOf(fx.emulator, EmulatorService);
     const { organizationId, datasetId } = fx.emulator.credentials;
-    const { id } = await ml.submitTrainingJob({ organizationId, datasetId, modelName: 'stepped', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
+    const { id } = await ml.submitTrainingJob({
+      organizationId,
+      datasetId,
+      modelName: 'stepped',
+      modelVersion: '1',
+      modelType: ModelType.OBJECT_DETECTION,
+      tags: ['box'],
+    });
     const status = async () => (await ml.getTrainingJob({ id })).metadata?.status;
     const clock = await controls.getClock({});
     expect(clock.frozen).toBe(true);
@@ -152,7 +184,14 @@ describe('a frozen clock (training takes 1 s)', () => {
     expect(ms(m?.trainingEnded) - ms(m?.createdOn)).toBe(1000);
 
     // A cancel takes a tenth of the duration.
-    const { id: other } = await ml.submitTrainingJob({ organizationId, datasetId, modelName: 'stepped', modelVersion: '2', modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
+    const { id: other } = await ml.submitTrainingJob({
+      organizationId,
+      datasetId,
+      modelName: 'stepped',
+      modelVersion: '2',
+      modelType: ModelType.OBJECT_DETECTION,
+      tags: ['box'],
+    });
     await ml.cancelTrainingJob({ id: other });
     await controls.stepClock({ milliseconds: 99n });
     expect((await ml.getTrainingJob({ id: other })).metadata?.status).toBe(TrainingStatus.CANCELING);
@@ -160,7 +199,14 @@ describe('a frozen clock (training takes 1 s)', () => {
     expect((await ml.getTrainingJob({ id: other })).metadata?.status).toBe(TrainingStatus.CANCELED);
 
     // The controls still step a job by hand while the clock is frozen; its next phase counts from the step.
-    const { id: third } = await ml.submitTrainingJob({ organizationId, datasetId, modelName: 'stepped', modelVersion: '3', modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
+    const { id: third } = await ml.submitTrainingJob({
+      organizationId,
+      datasetId,
+      modelName: 'stepped',
+      modelVersion: '3',
+      modelType: ModelType.OBJECT_DETECTION,
+      tags: ['box'],
+    });
     expect((await controls.advanceTrainingJob({ id: third })).status).toBe(TrainingStatus.IN_PROGRESS);
     await controls.stepClock({ milliseconds: 899n });
     expect((await ml.getTrainingJob({ id: third })).metadata?.status).toBe(TrainingStatus.IN_PROGRESS);

@@ -99,13 +99,17 @@ describe('submit', () => {
     expect(await codeOf(ml.submitTrainingJob({ ...base, datasetId: 'nope', modelType: ModelType.OBJECT_DETECTION, tags: ['a'] }))).toBe(
       'NotFound',
     );
-    expect(await codeOf(ml.submitCustomTrainingJob({ ...base, registryItemId: 'acme:nope', registryItemVersion: '0.2.0' }))).toBe('NotFound');
+    expect(await codeOf(ml.submitCustomTrainingJob({ ...base, registryItemId: 'acme:nope', registryItemVersion: '0.2.0' }))).toBe(
+      'NotFound',
+    );
     expect(await codeOf(ml.submitCustomTrainingJob({ ...base, registryItemId: 'acme:trainer', registryItemVersion: '9.9.9' }))).toBe(
       'NotFound',
     );
-    expect(await codeOf(ml.submitCustomTrainingJob({ ...base, datasetId: 'nope', registryItemId: 'acme:trainer', registryItemVersion: '0.2.0' }))).toBe(
-      'NotFound',
-    );
+    expect(
+      await codeOf(
+        ml.submitCustomTrainingJob({ ...base, datasetId: 'nope', registryItemId: 'acme:trainer', registryItemVersion: '0.2.0' }),
+      ),
+    ).toBe('NotFound');
   });
 
   test('a module is not a training script (InvalidArgument)', async () => {
@@ -134,7 +138,14 @@ describe('submit', () => {
   });
 
   test('invalid parameters are InvalidArgument naming the field', async () => {
-    const res = ml.submitTrainingJob({ organizationId: org, datasetId: dataset, modelName: 'bad name!', modelVersion: '1', modelType: 0, tags: [] });
+    const res = ml.submitTrainingJob({
+      organizationId: org,
+      datasetId: dataset,
+      modelName: 'bad name!',
+      modelVersion: '1',
+      modelType: 0,
+      tags: [],
+    });
     const err = await res.catch((e: Error) => e);
     expect(await codeOf(Promise.reject(err))).toBe('InvalidArgument');
     expect((err as Error).message).toMatch(/model_name/);

@@ -12,7 +12,11 @@ const fx = useOwnerClients({ controlsProtocol: 'grpc', per: 'test' });
 
 async function configure(machine: string, modules: { name: string; version: string }[]): Promise<{ robotId: string; partId: string }> {
   const m = await newMachine(fx.app, fx.emulator.credentials.locationId, machine);
-  await fx.app.updateRobotPart({ id: m.partId, name: m.partName, robotConfig: fx.services.sdk.Struct.fromJson(sensorsConfig(modules) as JsonObject) });
+  await fx.app.updateRobotPart({
+    id: m.partId,
+    name: m.partName,
+    robotConfig: fx.services.sdk.Struct.fromJson(sensorsConfig(modules) as JsonObject),
+  });
   return m;
 }
 
@@ -72,9 +76,18 @@ describe('update policy table', () => {
       const res = await fx.controls.publishModuleVersion({ moduleId: 'acme:sensors', version: publish });
       const previous = TABLE[i - 1]?.expect ?? {};
       const moved = Object.keys(row.expect).filter((k) => row.expect[k]?.[0] !== previous[k]?.[0]);
-      expect(res.updates.filter((u) => u.machineId === robotId).map((u) => u.moduleName).sort()).toEqual(moved.sort());
+      expect(
+        res.updates
+          .filter((u) => u.machineId === robotId)
+          .map((u) => u.moduleName)
+          .sort(),
+      ).toEqual(moved.sort());
       for (const u of res.updates.filter((x) => x.machineId === robotId)) {
-        expect([u.fromVersion, u.toVersion, u.restartCount]).toEqual([previous[u.moduleName]?.[0], row.expect[u.moduleName]?.[0], row.expect[u.moduleName]?.[1]]);
+        expect([u.fromVersion, u.toVersion, u.restartCount]).toEqual([
+          previous[u.moduleName]?.[0],
+          row.expect[u.moduleName]?.[0],
+          row.expect[u.moduleName]?.[1],
+        ]);
       }
     }
     expect(await deployed(robotId)).toEqual(row.expect);
@@ -89,7 +102,11 @@ describe('config writes', () => {
     expect((await deployed(robotId)).m).toEqual(['1.3.7', 1]);
     // Writing the config again (same policy) keeps the deployed version and the restart count.
     const part = (await fx.app.getRobotPart({ id: partId })).part;
-    await fx.app.updateRobotPart({ id: partId, name: part?.name ?? '', robotConfig: fx.services.sdk.Struct.fromBinary(part?.robotConfig ?? new Uint8Array()) });
+    await fx.app.updateRobotPart({
+      id: partId,
+      name: part?.name ?? '',
+      robotConfig: fx.services.sdk.Struct.fromBinary(part?.robotConfig ?? new Uint8Array()),
+    });
     expect((await deployed(robotId)).m).toEqual(['1.3.7', 1]);
     expect(first.m?.[0]).toMatch(/^1\.3\./);
   });
@@ -98,7 +115,11 @@ describe('config writes', () => {
     const { robotId, partId } = await configure('repin', [{ name: 'm', version: '1.1.0' }]);
     expect((await deployed(robotId)).m).toEqual(['1.1.0', 0]);
     const name = (await fx.app.getRobotPart({ id: partId })).part?.name ?? '';
-    await fx.app.updateRobotPart({ id: partId, name, robotConfig: fx.services.sdk.Struct.fromJson(sensorsConfig([{ name: 'm', version: '1.2.0' }]) as JsonObject) });
+    await fx.app.updateRobotPart({
+      id: partId,
+      name,
+      robotConfig: fx.services.sdk.Struct.fromJson(sensorsConfig([{ name: 'm', version: '1.2.0' }]) as JsonObject),
+    });
     expect((await deployed(robotId)).m).toEqual(['1.2.0', 1]);
     await fx.app.updateRobotPart({ id: partId, name, robotConfig: fx.services.sdk.Struct.fromJson({ modules: [] }) });
     expect(await deployed(robotId)).toEqual({});
@@ -107,7 +128,8 @@ describe('config writes', () => {
 
 describe('module card', () => {
   test('shows policy, its description, deployed version and the registry latest release and prerelease', async () => {
-    for (const version of ['1.2.6', '1.4.0', '2.0.0', '2.1.0-beta.1']) await fx.controls.publishModuleVersion({ moduleId: 'acme:sensors', version });
+    for (const version of ['1.2.6', '1.4.0', '2.0.0', '2.1.0-beta.1'])
+      await fx.controls.publishModuleVersion({ moduleId: 'acme:sensors', version });
     const { robotId } = await configure('card', [{ name: 'acme_sensors', version: '1.2.*' }]);
     const [card] = await cards(robotId);
     expect(card).toMatchObject({

@@ -55,12 +55,15 @@ describe('literals', () => {
 
 test('construct ids are unique Terraform names, whatever the objects are called', () => {
   fc.assert(
-    fc.property(fc.array(fc.tuple(fc.string({ maxLength: 8 }), fc.constantFrom('machine', 'location', 'dataset')), { maxLength: 30 }), (objects) => {
-      const ids = new ConstructIds();
-      const taken = objects.map(([name, kind]) => ids.take(name, kind));
-      expect(new Set(taken).size).toBe(taken.length);
-      for (const id of taken) expect(id).toMatch(/^[A-Za-z_][A-Za-z0-9_-]*$/);
-    }),
+    fc.property(
+      fc.array(fc.tuple(fc.string({ maxLength: 8 }), fc.constantFrom('machine', 'location', 'dataset')), { maxLength: 30 }),
+      (objects) => {
+        const ids = new ConstructIds();
+        const taken = objects.map(([name, kind]) => ids.take(name, kind));
+        expect(new Set(taken).size).toBe(taken.length);
+        for (const id of taken) expect(id).toMatch(/^[A-Za-z_][A-Za-z0-9_-]*$/);
+      },
+    ),
     { numRuns: 300 },
   );
 });
@@ -111,7 +114,14 @@ function inventory(machines: InventoryMachine[], extra: Partial<Inventory> = {})
 
 describe('planAdoption', () => {
   test('machines alike in everything, secrets included, share one function and one secret variable', () => {
-    const a = planAdoption(inventory([machine('m1', 'picker-1', sensors('t', '11')), machine('m2', 'picker-2', sensors('t', '11')), machine('m3', 'picker-3', sensors('other', '11'))]), { managed: new Map() });
+    const a = planAdoption(
+      inventory([
+        machine('m1', 'picker-1', sensors('t', '11')),
+        machine('m2', 'picker-2', sensors('t', '11')),
+        machine('m3', 'picker-3', sensors('other', '11')),
+      ]),
+      { managed: new Map() },
+    );
     expect(a.blocks).toHaveLength(1);
     expect(a.blocks[0]).toMatchObject({ functionName: 'pickerConfig', machines: ['picker-1', 'picker-2'] });
     expect(a.secrets.map((s) => [s.variable, s.machine])).toEqual([
@@ -134,7 +144,10 @@ describe('planAdoption', () => {
   });
 
   test('what another stack manages and canceled jobs are left out, each with its reason; a frame is declared in code', () => {
-    const frame = { components: [{ name: 'cam', api: 'rdk:component:camera', model: 'acme:sensors:cam', frame: { parent: 'world' } }], modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '1.2.3' }] };
+    const frame = {
+      components: [{ name: 'cam', api: 'rdk:component:camera', model: 'acme:sensors:cam', frame: { parent: 'world' } }],
+      modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '1.2.3' }],
+    };
     const a = planAdoption(
       inventory([machine('m1', 'kept', sensors('t', '1')), machine('m2', 'framed', frame), machine('m3', 'theirs', sensors('t', '1'))], {
         jobs: [job('j1', TrainingStatus.COMPLETED), job('j2', TrainingStatus.CANCELED)],
@@ -148,7 +161,14 @@ describe('planAdoption', () => {
       { what: 'machine theirs (m3)', reason: 'another stack manages it' },
       { what: 'training job detector j2 (j2)', reason: 'it was canceled: nothing of it is left to manage' },
     ]);
-    expect(a.imports.map((i) => i.address)).toEqual(['fleetform_location.top', 'fleetform_location.inner', 'fleetform_machine.framed', 'fleetform_machine.kept', 'fleetform_dataset.boxes', 'fleetform_training_job.detector-j1']);
+    expect(a.imports.map((i) => i.address)).toEqual([
+      'fleetform_location.top',
+      'fleetform_location.inner',
+      'fleetform_machine.framed',
+      'fleetform_machine.kept',
+      'fleetform_dataset.boxes',
+      'fleetform_training_job.detector-j1',
+    ]);
   });
 
   test("a machine's other parts are Parts inside it, each its own import; machines alike share their main config, never their parts", () => {
@@ -160,24 +180,35 @@ describe('planAdoption', () => {
     const a = planAdoption(
       inventory([
         withParts(machine('m1', 'picker-1', sensors('t', '11')), 'arm controller', arm),
-        withParts(machine('m2', 'picker-2', sensors('t', '11')), 'cam', { components: [{ name: 'c', api: 'rdk:component:camera', model: 'fake' }] }),
+        withParts(machine('m2', 'picker-2', sensors('t', '11')), 'cam', {
+          components: [{ name: 'c', api: 'rdk:component:camera', model: 'fake' }],
+        }),
         withParts(machine('m3', 'picker-3', {}), 'theirs', {}),
       ]),
       { managed: new Map([['fleetform_machine_part', new Set(['m3-p'])]]) },
     );
     expect(a.blocks.map((b) => b.machines)).toEqual([['picker-1', 'picker-2']]);
-    expect(a.machines.map((m) => m.parts.map((p) => [p.constructId, p.name]))).toEqual([[['arm-controller', 'arm controller']], [['cam', 'cam']], []]);
+    expect(a.machines.map((m) => m.parts.map((p) => [p.constructId, p.name]))).toEqual([
+      [['arm-controller', 'arm controller']],
+      [['cam', 'cam']],
+      [],
+    ]);
     expect(a.imports.filter((i) => i.address.startsWith('fleetform_machine_part.'))).toEqual([
       { address: 'fleetform_machine_part.picker-1_arm-controller', id: 'm1-p' },
       { address: 'fleetform_machine_part.picker-2_cam', id: 'm2-p' },
     ]);
     expect(a.skipped).toEqual([{ what: 'part theirs (m3-p) of machine picker-3', reason: 'another stack manages it' }]);
     expect(a.untouched).toEqual([]);
-    expect(a.secrets.map((s) => [s.variable, s.machine])).toContainEqual(['PICKER_1_ARM_CONTROLLER_ACME_SENSORS_API_TOKEN', 'picker-1 (part arm controller)']);
+    expect(a.secrets.map((s) => [s.variable, s.machine])).toContainEqual([
+      'PICKER_1_ARM_CONTROLLER_ACME_SENSORS_API_TOKEN',
+      'picker-1 (part arm controller)',
+    ]);
     const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
     expect(code).toContain("const picker1 = pickerConfig(new Machine(this, 'picker-1'");
     expect(code).toContain("new Part(picker1, 'arm-controller', { name: 'arm controller', network: { bind_address: ':8081' } });");
-    expect(code).toMatch(/new Module\(armController, 'acme_sensors', \{[^}]*sensitiveEnv: \{ API_TOKEN: Secret\.fromEnv\('PICKER_1_ARM_CONTROLLER_ACME_SENSORS_API_TOKEN'\) \}/);
+    expect(code).toMatch(
+      /new Module\(armController, 'acme_sensors', \{[^}]*sensitiveEnv: \{ API_TOKEN: Secret\.fromEnv\('PICKER_1_ARM_CONTROLLER_ACME_SENSORS_API_TOKEN'\) \}/,
+    );
     expect(code).not.toContain('arm-secret');
     expect(code).toMatch(/^import \{ [^}]*\bPart\b[^}]* \} from 'fleetform';$/m);
   });
@@ -192,7 +223,9 @@ describe('planAdoption', () => {
 
   test('a machine importing a fragment by a bare id imports it as code does, following its latest revision', () => {
     const a = planAdoption(
-      inventory([machine('m1', 'bare', { ...sensors('t', '1'), fragments: ['f1'] })], { fragments: [fragment('f1', 'kit', { components: [board('b', {})], modules: [sensorsModule] })] }),
+      inventory([machine('m1', 'bare', { ...sensors('t', '1'), fragments: ['f1'] })], {
+        fragments: [fragment('f1', 'kit', { components: [board('b', {})], modules: [sensorsModule] })],
+      }),
       { managed: new Map() },
     );
     expect(a.skipped).toEqual([]);
@@ -202,16 +235,53 @@ describe('planAdoption', () => {
   });
 });
 
-const board = (name: string, attributes: Record<string, unknown>) => ({ name, api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes, depends_on: [] });
+const board = (name: string, attributes: Record<string, unknown>) => ({
+  name,
+  api: 'rdk:component:board',
+  model: 'acme:sensors:pi-board',
+  attributes,
+  depends_on: [],
+});
 const sensorsModule = { type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2' };
 
-function fragment(id: string, name: string, config: Record<string, unknown>, tags: { tag: string; revision: string }[] = [], visibility: 'private' | 'public' = 'private'): InventoryFragment {
-  return { fragment: { id, name, organizationId: 'org', organizationName: 'org', config, visibility, revision: '2', machineCount: 0, organizationCount: 0 }, tags };
+function fragment(
+  id: string,
+  name: string,
+  config: Record<string, unknown>,
+  tags: { tag: string; revision: string }[] = [],
+  visibility: 'private' | 'public' = 'private',
+): InventoryFragment {
+  return {
+    fragment: {
+      id,
+      name,
+      organizationId: 'org',
+      organizationName: 'org',
+      config,
+      visibility,
+      revision: '2',
+      machineCount: 0,
+      organizationCount: 0,
+    },
+    tags,
+  };
 }
 
 describe('fragments', () => {
-  const inner = fragment('f-inner', 'inner', { modules: [sensorsModule], components: [board('board-1', { pin: { $variable: { name: 'pin' } }, keep: { $variable: { name: 'x', default: 1 } } })] });
-  const outer = fragment('f-outer', 'outer', { fragments: [{ id: 'f-inner', version: '1', variables: { pin: '13' } }], fragment_mods: [{ fragment_id: 'f-inner', mods: [{ $set: { 'components.board-1.attributes.rate': 5 } }] }] }, [{ tag: 'stable', revision: '1' }], 'public');
+  const inner = fragment('f-inner', 'inner', {
+    modules: [sensorsModule],
+    components: [board('board-1', { pin: { $variable: { name: 'pin' } }, keep: { $variable: { name: 'x', default: 1 } } })],
+  });
+  const outer = fragment(
+    'f-outer',
+    'outer',
+    {
+      fragments: [{ id: 'f-inner', version: '1', variables: { pin: '13' } }],
+      fragment_mods: [{ fragment_id: 'f-inner', mods: [{ $set: { 'components.board-1.attributes.rate': 5 } }] }],
+    },
+    [{ tag: 'stable', revision: '1' }],
+    'public',
+  );
   const importer = machine('m1', 'rover', {
     fragments: [{ id: 'f-outer', version: 'stable', prefix: 'front' }, { id: 'f-public-elsewhere' }],
     fragment_mods: [{ fragment_id: 'f-outer', mods: [{ $unset: { 'components.front-board-1.attributes.keep': 0 } }] }],
@@ -235,13 +305,20 @@ describe('fragments', () => {
     // A placeholder as `variable` writes it becomes the call; any other object stays as it is.
     expect(code).toContain("attributes: { pin: innerFragment.variable('pin'), keep: { $variable: { name: 'x', default: 1 } } }");
     expect(code).toContain("const outer = new Fragment(this, 'outer', { visibility: 'public' });");
-    expect(code).toContain("outer.useFragment(innerFragment, {");
+    expect(code).toContain('outer.useFragment(innerFragment, {');
     expect(code).toContain("mods: [{ $set: { 'components.board-1.attributes.rate': 5 } }]");
     expect(code).toContain("new FragmentTag(this, 'outer-stable', { fragment: outer, tag: 'stable', revision: '1' });");
     expect(code).toContain("const rover = new Machine(this, 'rover', { location: top });");
     expect(code).toContain("rover.useFragment('f-public-elsewhere');");
-    expect(code).toMatch(/rover\.useFragment\(outer, \{\n\s+version: 'stable',\n\s+prefix: 'front',\n\s+mods: \[\{ \$unset: \{ 'components\.front-board-1\.attributes\.keep': 0 \} \}\],\n\s+\}\);/);
-    const order = ['new Fragment(this, \'inner-fragment\'', 'new Fragment(this, \'outer\'', "new FragmentTag(", 'new Machine(this, \'rover\''].map((t) => code.indexOf(t));
+    expect(code).toMatch(
+      /rover\.useFragment\(outer, \{\n\s+version: 'stable',\n\s+prefix: 'front',\n\s+mods: \[\{ \$unset: \{ 'components\.front-board-1\.attributes\.keep': 0 \} \}\],\n\s+\}\);/,
+    );
+    const order = [
+      "new Fragment(this, 'inner-fragment'",
+      "new Fragment(this, 'outer'",
+      'new FragmentTag(',
+      "new Machine(this, 'rover'",
+    ].map((t) => code.indexOf(t));
     expect(order).toEqual([...order].sort((x, y) => x - y));
     expect(summary(a)).toBe('2 locations, 1 machine, 1 dataset, 0 training jobs, 2 fragments, 1 fragment tag');
   });
@@ -256,32 +333,64 @@ describe('fragments', () => {
   });
 
   test('a fragment code cannot declare is left out with its tags and importers, each named; one another stack manages is imported by id', () => {
-    const networked = fragment('f-net', 'networked', { components: [board('b', {})], modules: [{ ...sensorsModule, env: { API_TOKEN: 'x' } }] }, [{ tag: 'stable', revision: '1' }]);
+    const networked = fragment(
+      'f-net',
+      'networked',
+      { components: [board('b', {})], modules: [{ ...sensorsModule, env: { API_TOKEN: 'x' } }] },
+      [{ tag: 'stable', revision: '1' }],
+    );
     const importsNetworked = fragment('f-top', 'top-level', { fragments: [{ id: 'f-net' }] });
     const secretive = fragment('f-sec', 'secretive', { modules: [{ ...sensorsModule, env: { API_TOKEN: 'x' } }] });
     const a = planAdoption(
-      inventory([machine('m1', 'uses-net', { fragments: [{ id: 'f-top' }] }), machine('m2', 'uses-theirs', { fragments: [{ id: 'f-theirs', version: '4' }] })], {
-        fragments: [networked, importsNetworked, secretive, fragment('f-theirs', 'theirs', {})],
-      }),
+      inventory(
+        [
+          machine('m1', 'uses-net', { fragments: [{ id: 'f-top' }] }),
+          machine('m2', 'uses-theirs', { fragments: [{ id: 'f-theirs', version: '4' }] }),
+        ],
+        {
+          fragments: [networked, importsNetworked, secretive, fragment('f-theirs', 'theirs', {})],
+        },
+      ),
       { managed: new Map([['fleetform_fragment', new Set(['f-theirs'])]]) },
     );
     expect(a.fragments).toEqual([]);
     expect(a.skipped).toEqual([
-      { what: 'fragment networked (f-net)', reason: 'module acme_sensors has a secret env entry API_TOKEN, which code does not write into a fragment' },
+      {
+        what: 'fragment networked (f-net)',
+        reason: 'module acme_sensors has a secret env entry API_TOKEN, which code does not write into a fragment',
+      },
       { what: 'tag stable of fragment networked', reason: 'its fragment is left out' },
-      { what: 'fragment secretive (f-sec)', reason: 'module acme_sensors has a secret env entry API_TOKEN, which code does not write into a fragment' },
+      {
+        what: 'fragment secretive (f-sec)',
+        reason: 'module acme_sensors has a secret env entry API_TOKEN, which code does not write into a fragment',
+      },
       { what: 'fragment theirs (f-theirs)', reason: 'another stack manages it' },
       { what: 'fragment top-level (f-top)', reason: 'it imports fragment networked (f-net), which is left out' },
       { what: 'machine uses-net (m1)', reason: 'it imports fragment top-level (f-top), which is left out' },
     ]);
-    expect(a.machines.map((m) => [m.name, m.imports])).toEqual([['uses-theirs', [{ fragment: { id: 'f-theirs' }, label: 'theirs', version: '4' }]]]);
+    expect(a.machines.map((m) => [m.name, m.imports])).toEqual([
+      ['uses-theirs', [{ fragment: { id: 'f-theirs' }, label: 'theirs', version: '4' }]],
+    ]);
   });
 
   test('an import variable whose name looks secret is read from the environment on a machine, and leaves a fragment out', () => {
     const tokenPassing = fragment('f-pass', 'passes-token', { fragments: [{ id: 'f-inner', variables: { pin: '1', API_TOKEN: 'abc' } }] });
-    const a = planAdoption(inventory([machine('m1', 'rover', { fragments: [{ id: 'f-inner', prefix: 'l', variables: { pin: '1', api_token: 'abc', retries: 3 } }] })], { fragments: [inner, tokenPassing] }), { managed: new Map() });
-    expect(a.skipped).toEqual([{ what: 'fragment passes-token (f-pass)', reason: 'its import of fragment f-inner sets variable API_TOKEN, which looks secret: code does not write it into a fragment' }]);
-    expect(a.secrets).toEqual([{ variable: 'ROVER_INNER_L_API_TOKEN', module: '', key: 'api_token', value: 'abc', machine: 'rover', fragment: 'inner' }]);
+    const a = planAdoption(
+      inventory(
+        [machine('m1', 'rover', { fragments: [{ id: 'f-inner', prefix: 'l', variables: { pin: '1', api_token: 'abc', retries: 3 } }] })],
+        { fragments: [inner, tokenPassing] },
+      ),
+      { managed: new Map() },
+    );
+    expect(a.skipped).toEqual([
+      {
+        what: 'fragment passes-token (f-pass)',
+        reason: 'its import of fragment f-inner sets variable API_TOKEN, which looks secret: code does not write it into a fragment',
+      },
+    ]);
+    expect(a.secrets).toEqual([
+      { variable: 'ROVER_INNER_L_API_TOKEN', module: '', key: 'api_token', value: 'abc', machine: 'rover', fragment: 'inner' },
+    ]);
     const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
     expect(code).not.toContain("'abc'");
     expect(code).toContain("variables: { pin: '1', retries: 3, api_token: Secret.fromEnv('ROVER_INNER_L_API_TOKEN') },");
@@ -289,40 +398,95 @@ describe('fragments', () => {
   });
 
   test('a machine whose own resources use a module its fragment brings is adopted, as a Machine importing fragments is declared', () => {
-    const ownSensor = { name: 'probe', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: {}, depends_on: ['board-1'] };
-    const a = planAdoption(inventory([machine('m1', 'rover', { components: [ownSensor], fragments: [{ id: 'f-inner', variables: { pin: '3' } }] }), machine('m2', 'alone', { components: [ownSensor] })], { fragments: [inner] }), { managed: new Map() });
+    const ownSensor = {
+      name: 'probe',
+      api: 'rdk:component:sensor',
+      model: 'acme:sensors:hc-sr04',
+      attributes: {},
+      depends_on: ['board-1'],
+    };
+    const a = planAdoption(
+      inventory(
+        [
+          machine('m1', 'rover', { components: [ownSensor], fragments: [{ id: 'f-inner', variables: { pin: '3' } }] }),
+          machine('m2', 'alone', { components: [ownSensor] }),
+        ],
+        { fragments: [inner] },
+      ),
+      { managed: new Map() },
+    );
     // A model no module provides and a dependency on nothing fail that resource at run time: the machine is adopted as it is.
     expect(a.machines.map((m) => m.name)).toEqual(['alone', 'rover']);
     expect(a.skipped).toEqual([]);
     const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
-    expect(code).toMatch(/new Component\(machine, 'probe', \{\n\s+api: 'rdk:component:sensor',\n\s+model: 'acme:sensors:hc-sr04',\n\s+attributes: \{\},\n\s+dependsOn: \['board-1'\],/);
+    expect(code).toMatch(
+      /new Component\(machine, 'probe', \{\n\s+api: 'rdk:component:sensor',\n\s+model: 'acme:sensors:hc-sr04',\n\s+attributes: \{\},\n\s+dependsOn: \['board-1'\],/,
+    );
   });
 
   test('a second fragment of a name is left out: a stack declares one fragment per name', () => {
     const a = planAdoption(inventory([], { fragments: [fragment('f1', 'kit', {}), fragment('f2', 'kit', {})] }), { managed: new Map() });
     expect(a.fragments.map((f) => f.id)).toEqual(['f1']);
-    expect(a.skipped).toEqual([{ what: 'fragment kit (f2)', reason: 'fragment kit (f1) has its name, and fleetform declares one fragment per name' }]);
+    expect(a.skipped).toEqual([
+      { what: 'fragment kit (f2)', reason: 'fragment kit (f1) has its name, and fleetform declares one fragment per name' },
+    ]);
   });
 
   test('fragments importing each other in a cycle are left out: code declares a fragment after those it imports', () => {
-    const a = planAdoption(inventory([], { fragments: [fragment('fa', 'a', { fragments: [{ id: 'fb' }] }), fragment('fb', 'b', { fragments: [{ id: 'fa' }] }), fragment('fc', 'c', { fragments: [{ id: 'fa' }] })] }), { managed: new Map() });
+    const a = planAdoption(
+      inventory([], {
+        fragments: [
+          fragment('fa', 'a', { fragments: [{ id: 'fb' }] }),
+          fragment('fb', 'b', { fragments: [{ id: 'fa' }] }),
+          fragment('fc', 'c', { fragments: [{ id: 'fa' }] }),
+        ],
+      }),
+      { managed: new Map() },
+    );
     expect(a.fragments).toEqual([]);
     expect(a.skipped.map((s) => s.what)).toEqual(['fragment a (fa)', 'fragment b (fb)', 'fragment c (fc)']);
     expect(a.skipped[2]?.reason).toBe('it imports fragment a (fa), which is left out');
   });
 
   test('imports code cannot write back exactly are refused with the reason', () => {
-    expect(importsCode({ fragments: [{ id: 'a' }, { id: 'b' }], fragment_mods: [{ fragment_id: 'b', mods: [{ $set: { x: 1 } }] }, { fragment_id: 'a', mods: [{ $set: { x: 1 } }] }] })).toEqual({
+    expect(
+      importsCode({
+        fragments: [{ id: 'a' }, { id: 'b' }],
+        fragment_mods: [
+          { fragment_id: 'b', mods: [{ $set: { x: 1 } }] },
+          { fragment_id: 'a', mods: [{ $set: { x: 1 } }] },
+        ],
+      }),
+    ).toEqual({
       ok: false,
       reason: 'fragment_mods in another order than the imports they modify',
     });
-    expect(importsCode({ fragments: [{ id: 'a' }], fragment_mods: [{ fragment_id: 'a', mods: [{ $rename: { x: 'y' } }] }] })).toMatchObject({ ok: false, reason: 'a mod of fragment a other than $set and $unset of paths' });
-    expect(importsCode({ fragments: [{ id: 'a', weight: 2 }] })).toMatchObject({ ok: false, reason: 'fragments entry 0 has keys fleetform does not declare: weight' });
-    expect(importsCode({ fragment_mods: [{ fragment_id: 'z', mods: [{ $set: {} }] }] })).toMatchObject({ ok: false, reason: 'fragment_mods of fragment z, which it does not import' });
+    expect(importsCode({ fragments: [{ id: 'a' }], fragment_mods: [{ fragment_id: 'a', mods: [{ $rename: { x: 'y' } }] }] })).toMatchObject(
+      { ok: false, reason: 'a mod of fragment a other than $set and $unset of paths' },
+    );
+    expect(importsCode({ fragments: [{ id: 'a', weight: 2 }] })).toMatchObject({
+      ok: false,
+      reason: 'fragments entry 0 has keys fleetform does not declare: weight',
+    });
+    expect(importsCode({ fragment_mods: [{ fragment_id: 'z', mods: [{ $set: {} }] }] })).toMatchObject({
+      ok: false,
+      reason: 'fragment_mods of fragment z, which it does not import',
+    });
     // A fragment imported twice carries its mods on its first import, as code synthesizes them.
-    expect(importsCode({ fragments: [{ id: 'a', prefix: 'l' }, { id: 'a', prefix: 'r' }], fragment_mods: [{ fragment_id: 'a', mods: [{ $set: { x: 1 } }] }] })).toEqual({
+    expect(
+      importsCode({
+        fragments: [
+          { id: 'a', prefix: 'l' },
+          { id: 'a', prefix: 'r' },
+        ],
+        fragment_mods: [{ fragment_id: 'a', mods: [{ $set: { x: 1 } }] }],
+      }),
+    ).toEqual({
       ok: true,
-      imports: [{ fragmentId: 'a', prefix: 'l', mods: [{ $set: { x: 1 } }] }, { fragmentId: 'a', prefix: 'r' }],
+      imports: [
+        { fragmentId: 'a', prefix: 'l', mods: [{ $set: { x: 1 } }] },
+        { fragmentId: 'a', prefix: 'r' },
+      ],
     });
   });
 });

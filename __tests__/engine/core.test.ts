@@ -16,7 +16,12 @@ describe('diffJson', () => {
     ['added key', { a: {} }, { a: { x: 'y' } }, [{ path: 'a.x', kind: 'add', after: 'y' }]],
     ['removed key', { a: { x: 1 } }, { a: {} }, [{ path: 'a.x', kind: 'remove', before: 1 }]],
     ['name with dash', { m: { 'sensor-1': 1 } }, { m: { 'sensor-1': 2 } }, [{ path: 'm.sensor-1', kind: 'change', before: 1, after: 2 }]],
-    ['scalar array as a whole', { t: ['a', 'b'] }, { t: ['b', 'a'] }, [{ path: 't', kind: 'change', before: ['a', 'b'], after: ['b', 'a'] }]],
+    [
+      'scalar array as a whole',
+      { t: ['a', 'b'] },
+      { t: ['b', 'a'] },
+      [{ path: 't', kind: 'change', before: ['a', 'b'], after: ['b', 'a'] }],
+    ],
     ['object array element-wise', { l: [{ a: 1 }] }, { l: [{ a: 2 }] }, [{ path: 'l[0].a', kind: 'change', before: 1, after: 2 }]],
     ['equal', { a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }, []],
   ])('%s', (_name, before, after, expected) => {
@@ -26,8 +31,15 @@ describe('diffJson', () => {
 
 describe('references', () => {
   test('found, resolved, unknown and escaped', () => {
-    const value = { dataset_id: '${fleetform_dataset.boxes.id}', literal: '$${environment.PATH}', nested: ['x${fleetform_machine.m1.part_id}y'] };
-    expect(findReferences(value).map((r) => `${r.address}.${r.output}`)).toEqual(['fleetform_dataset.boxes.id', 'fleetform_machine.m1.part_id']);
+    const value = {
+      dataset_id: '${fleetform_dataset.boxes.id}',
+      literal: '$${environment.PATH}',
+      nested: ['x${fleetform_machine.m1.part_id}y'],
+    };
+    expect(findReferences(value).map((r) => `${r.address}.${r.output}`)).toEqual([
+      'fleetform_dataset.boxes.id',
+      'fleetform_machine.m1.part_id',
+    ]);
     const resolved = resolveReferences(value, (r) => (r.address === 'fleetform_dataset.boxes' ? 'ds-1' : undefined));
     expect(resolved).toEqual({ dataset_id: 'ds-1', literal: '${environment.PATH}', nested: [unknownValue] });
   });
@@ -55,7 +67,9 @@ describe('references', () => {
       provider: { fleetform: [{ organization_id: 'o1' }] },
       resource: {
         fleetform_dataset: { boxes: { name: 'boxes' } },
-        fleetform_training_job: { job: { dataset_id: '${fleetform_dataset.boxes.id}', depends_on: ['fleetform_dataset.boxes'], model_name: 'm' } },
+        fleetform_training_job: {
+          job: { dataset_id: '${fleetform_dataset.boxes.id}', depends_on: ['fleetform_dataset.boxes'], model_name: 'm' },
+        },
       },
     });
     expect(stack.provider).toEqual({ organizationId: 'o1' });
@@ -65,7 +79,9 @@ describe('references', () => {
   });
 
   test('a reference to an undeclared resource is an error naming it', () => {
-    expect(() => parseStackDocument('s', { resource: { fleetform_training_job: { j: { dataset_id: '${fleetform_dataset.nope.id}' } } } })).toThrow(/fleetform_dataset\.nope/);
+    expect(() =>
+      parseStackDocument('s', { resource: { fleetform_training_job: { j: { dataset_id: '${fleetform_dataset.nope.id}' } } } }),
+    ).toThrow(/fleetform_dataset\.nope/);
   });
 });
 
@@ -75,13 +91,18 @@ describe('runGraph', () => {
     let running = 0;
     let peak = 0;
     const deps: Record<string, string[]> = { a: [], b: [], c: ['a', 'b'], d: ['c'], e: [] };
-    await runGraph(Object.keys(deps), (n) => deps[n] ?? [], 2, async (n) => {
-      running++;
-      peak = Math.max(peak, running);
-      await new Promise((r) => setImmediate(r));
-      order.push(n);
-      running--;
-    });
+    await runGraph(
+      Object.keys(deps),
+      (n) => deps[n] ?? [],
+      2,
+      async (n) => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setImmediate(r));
+        order.push(n);
+        running--;
+      },
+    );
     expect(peak).toBeLessThanOrEqual(2);
     expect(order.indexOf('c')).toBeGreaterThan(order.indexOf('a'));
     expect(order.indexOf('c')).toBeGreaterThan(order.indexOf('b'));
@@ -92,10 +113,16 @@ describe('runGraph', () => {
     const ran: string[] = [];
     const skipped: string[] = [];
     const deps: Record<string, string[]> = { a: [], b: ['a'], c: ['b'], x: [] };
-    const outcome = await runGraph(Object.keys(deps), (n) => deps[n] ?? [], 4, async (n) => {
-      ran.push(n);
-      if (n === 'a') throw new Error('boom');
-    }, (n) => skipped.push(n));
+    const outcome = await runGraph(
+      Object.keys(deps),
+      (n) => deps[n] ?? [],
+      4,
+      async (n) => {
+        ran.push(n);
+        if (n === 'a') throw new Error('boom');
+      },
+      (n) => skipped.push(n),
+    );
     expect(outcome.get('a')).toBe('failed');
     expect(outcome.get('b')).toBe('skipped');
     expect(outcome.get('c')).toBe('skipped');
@@ -105,7 +132,14 @@ describe('runGraph', () => {
   });
 
   test('a cycle is an error that prints it', async () => {
-    await expect(runGraph(['a', 'b'], (n) => (n === 'a' ? ['b'] : ['a']), 1, async () => undefined)).rejects.toThrow(/a -> b -> a|b -> a -> b/);
+    await expect(
+      runGraph(
+        ['a', 'b'],
+        (n) => (n === 'a' ? ['b'] : ['a']),
+        1,
+        async () => undefined,
+      ),
+    ).rejects.toThrow(/a -> b -> a|b -> a -> b/);
   });
 });
 
@@ -146,7 +180,16 @@ describe('LocalStateBackend', () => {
     expect(s.serial).toBe(0);
     expect(s.lineage).toMatch(/[0-9a-f-]{36}/);
     s.serial = 1;
-    s.resources['fleetform_dataset.d'] = { type: 'fleetform_dataset', ids: { id: 'x' }, outputs: { id: 'x' }, attributes: { name: 'd' }, dependencies: [], private: {}, sensitive_paths: [], status: 'ok' };
+    s.resources['fleetform_dataset.d'] = {
+      type: 'fleetform_dataset',
+      ids: { id: 'x' },
+      outputs: { id: 'x' },
+      attributes: { name: 'd' },
+      dependencies: [],
+      private: {},
+      sensitive_paths: [],
+      status: 'ok',
+    };
     await b.write(s);
     const stat = await fs.stat(path.join(dir, 'fleet.state.json'));
     expect(stat.mode & 0o777).toBe(0o600);
@@ -164,7 +207,10 @@ describe('LocalStateBackend', () => {
         type: 'fleetform_machine',
         ids: { machine_id: `id-${i}` },
         outputs: {},
-        attributes: { name: `m-${i}`, config: { components: { cam: { attributes: { note: 'line\nbreak "quoted" ünï', list: [1, [], {}, [2, { x: null }]] } } } } },
+        attributes: {
+          name: `m-${i}`,
+          config: { components: { cam: { attributes: { note: 'line\nbreak "quoted" ünï', list: [1, [], {}, [2, { x: null }]] } } } },
+        },
         dependencies: i % 2 ? [`fleetform_machine.m-${i - 1}`] : [],
         private: { pins: {} },
         sensitive_paths: [],
@@ -176,16 +222,37 @@ describe('LocalStateBackend', () => {
     expect(text).toBe(`${JSON.stringify(s, null, 2)}\n`);
     expect(await b.read('fleet')).toEqual(s);
 
-    await fs.writeFile(path.join(dir, 'fleet.state.json'), JSON.stringify({ ...s, resources: { 'fleetform_machine.x': { type: 'fleetform_machine', ids: {}, outputs: {}, attributes: 'text' } } }));
+    await fs.writeFile(
+      path.join(dir, 'fleet.state.json'),
+      JSON.stringify({
+        ...s,
+        resources: { 'fleetform_machine.x': { type: 'fleetform_machine', ids: {}, outputs: {}, attributes: 'text' } },
+      }),
+    );
     await expect(b.read('fleet')).rejects.toMatchObject({ path: expect.stringContaining('#resources["fleetform_machine.x"].attributes') });
   });
 
   test('recorded changes survive without a full write, a torn last line is ignored, the next write folds them in', async () => {
     const b = new LocalStateBackend(dir);
     const s = await b.read('fleet');
-    const entry = (id: string) => ({ type: 'fleetform_dataset', ids: { id }, outputs: { id }, attributes: { name: id }, dependencies: [], private: {}, sensitive_paths: [], status: 'ok' as const });
+    const entry = (id: string) => ({
+      type: 'fleetform_dataset',
+      ids: { id },
+      outputs: { id },
+      attributes: { name: id },
+      dependencies: [],
+      private: {},
+      sensitive_paths: [],
+      status: 'ok' as const,
+    });
     s.serial = 1;
-    await b.record(s, new Map([['fleetform_dataset.a', entry('a')], ['fleetform_dataset.b', entry('b')]]));
+    await b.record(
+      s,
+      new Map([
+        ['fleetform_dataset.a', entry('a')],
+        ['fleetform_dataset.b', entry('b')],
+      ]),
+    );
     s.serial = 2;
     await b.record(s, new Map([['fleetform_dataset.a', null]]));
     await fs.appendFile(path.join(dir, 'fleet.journal.jsonl'), '{"lineage":"cut sho');
@@ -208,9 +275,21 @@ describe('LocalStateBackend', () => {
     s.serial = 1;
     await b.record(s, new Map([['fleetform_dataset.a', null]]));
     s.serial = 2;
-    s.resources['fleetform_dataset.a'] = { type: 'fleetform_dataset', ids: { id: 'a' }, outputs: { id: 'a' }, attributes: null, dependencies: [], private: {}, sensitive_paths: [], status: 'ok' };
+    s.resources['fleetform_dataset.a'] = {
+      type: 'fleetform_dataset',
+      ids: { id: 'a' },
+      outputs: { id: 'a' },
+      attributes: null,
+      dependencies: [],
+      private: {},
+      sensitive_paths: [],
+      status: 'ok',
+    };
     await b.write(s);
-    await fs.writeFile(path.join(dir, 'fleet.journal.jsonl'), `${JSON.stringify({ lineage: s.lineage, serial: 1, address: 'fleetform_dataset.a', entry: null })}\n`);
+    await fs.writeFile(
+      path.join(dir, 'fleet.journal.jsonl'),
+      `${JSON.stringify({ lineage: s.lineage, serial: 1, address: 'fleetform_dataset.a', entry: null })}\n`,
+    );
     expect(Object.keys((await b.read('fleet')).resources)).toEqual(['fleetform_dataset.a']);
   });
 

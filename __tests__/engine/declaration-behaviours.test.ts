@@ -26,14 +26,24 @@ describe('plan behaviours declared on the attribute', () => {
 
   test('a service choice needs an attribute computed when unset', () => {
     expect(() =>
-      defineKind({ type: 'fleetform_x', description: 'd', attributes: { f: { schema: z.string().optional(), description: 'f', serviceChoosesWhen: '' } } }),
+      defineKind({
+        type: 'fleetform_x',
+        description: 'd',
+        attributes: { f: { schema: z.string().optional(), description: 'f', serviceChoosesWhen: '' } },
+      }),
     ).toThrow(/fleetform_x\.f leaves the choice to the service/);
   });
 
-  test("what the service chose for an attribute applied unspecified is a fact, not drift", () => {
-    expect(keepServiceChoices(declaration, { engine: 'FAST', name: 'a' }, { engine: 'ANY', name: 'a' })).toEqual({ view: { engine: 'ANY', name: 'a' }, facts: { engine: 'FAST' } });
+  test('what the service chose for an attribute applied unspecified is a fact, not drift', () => {
+    expect(keepServiceChoices(declaration, { engine: 'FAST', name: 'a' }, { engine: 'ANY', name: 'a' })).toEqual({
+      view: { engine: 'ANY', name: 'a' },
+      facts: { engine: 'FAST' },
+    });
     // Applied with a value of its own: what the service holds is compared as it is.
-    expect(keepServiceChoices(declaration, { engine: 'FAST', name: 'a' }, { engine: 'SLOW', name: 'a' })).toEqual({ view: { engine: 'FAST', name: 'a' }, facts: {} });
+    expect(keepServiceChoices(declaration, { engine: 'FAST', name: 'a' }, { engine: 'SLOW', name: 'a' })).toEqual({
+      view: { engine: 'FAST', name: 'a' },
+      facts: {},
+    });
     expect(keepServiceChoices(declaration, { name: 'a' }, null)).toEqual({ view: { name: 'a' }, facts: {} });
   });
 

@@ -65,7 +65,15 @@ export class NotesWorld {
 
   async plan(stack: DesiredStack, options: { parallelism?: number; destroy?: boolean } = {}): Promise<ResourceChange[]> {
     this.planned = await this.state();
-    return planStack({ stack, state: this.planned, kinds: this.kinds, ctx: fakeContext(), refresh: true, parallelism: options.parallelism ?? 4, destroy: options.destroy ?? false });
+    return planStack({
+      stack,
+      state: this.planned,
+      kinds: this.kinds,
+      ctx: fakeContext(),
+      refresh: true,
+      parallelism: options.parallelism ?? 4,
+      destroy: options.destroy ?? false,
+    });
   }
 
   async apply(stack: DesiredStack, changes: readonly ResourceChange[], parallelism = 4): Promise<ApplyOutcome> {

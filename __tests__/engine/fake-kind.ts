@@ -12,7 +12,11 @@ export const noteDeclaration = defineKind({
   type: 'fleetform_note',
   description: 'A note kept in memory: a title, a text and a secret.',
   attributes: {
-    title: { schema: z.string().min(1, 'a note needs a title'), description: 'Title of the note; a new title makes a new note.', forcesReplacement: true },
+    title: {
+      schema: z.string().min(1, 'a note needs a title'),
+      description: 'Title of the note; a new title makes a new note.',
+      forcesReplacement: true,
+    },
     text: { schema: z.string().optional(), description: 'Body of the note.', computed: 'when-unset', serviceDefault: 'empty' },
     secret: { schema: z.string().optional(), description: 'A value never shown in clear.', sensitive: true },
     parent_id: { schema: z.string().optional(), description: 'Id of another note this one follows.' },
@@ -95,11 +99,19 @@ export class NoteStore {
 }
 
 function viewOf(note: StoredNote): NoteView {
-  return { title: note.title, text: note.text, ...(note.secret !== undefined ? { secret: note.secret } : {}), ...(note.parentId !== undefined ? { parent_id: note.parentId } : {}) };
+  return {
+    title: note.title,
+    text: note.text,
+    ...(note.secret !== undefined ? { secret: note.secret } : {}),
+    ...(note.parentId !== undefined ? { parent_id: note.parentId } : {}),
+  };
 }
 
 /** The fake kind over a store; `replaceOrder` is the test's choice. */
-export function noteKind(store: NoteStore, replaceOrder: 'create-first' | 'delete-first' = 'delete-first'): ResourceKind<typeof noteDeclaration> {
+export function noteKind(
+  store: NoteStore,
+  replaceOrder: 'create-first' | 'delete-first' = 'delete-first',
+): ResourceKind<typeof noteDeclaration> {
   const stored = (id: string | undefined): StoredNote | undefined => (id ? store.notes.get(id) : undefined);
   return {
     type: noteDeclaration.type,
@@ -107,7 +119,12 @@ export function noteKind(store: NoteStore, replaceOrder: 'create-first' | 'delet
     replaceOrder,
 
     async desire(_ctx, a): Promise<DesiredValue<NoteView>> {
-      const view: NoteView = { title: a.title, text: a.text ?? '', ...(a.secret !== undefined ? { secret: a.secret } : {}), ...(a.parent_id !== undefined ? { parent_id: a.parent_id } : {}) };
+      const view: NoteView = {
+        title: a.title,
+        text: a.text ?? '',
+        ...(a.secret !== undefined ? { secret: a.secret } : {}),
+        ...(a.parent_id !== undefined ? { parent_id: a.parent_id } : {}),
+      };
       return { view, private: {}, notes: [], problems: [] };
     },
 
@@ -152,9 +169,15 @@ export function noteKind(store: NoteStore, replaceOrder: 'create-first' | 'delet
     async update(_ctx, entry, desired, plannedVersion): Promise<Applied> {
       const note = stored(entry.ids.id);
       if (!note) throw new FleetformError(`note ${entry.ids.id} is gone`);
-      if (plannedVersion !== null && String(note.version) !== plannedVersion) throw new FleetformError(`note ${note.title} changed since the plan`);
+      if (plannedVersion !== null && String(note.version) !== plannedVersion)
+        throw new FleetformError(`note ${note.title} changed since the plan`);
       await store.write('update', note.title, () => {
-        store.notes.set(note.id, { ...note, text: desired.text, ...(typeof desired.secret === 'string' ? { secret: desired.secret } : {}), version: note.version + 1 });
+        store.notes.set(note.id, {
+          ...note,
+          text: desired.text,
+          ...(typeof desired.secret === 'string' ? { secret: desired.secret } : {}),
+          version: note.version + 1,
+        });
       });
       return { ids: entry.ids, outputs: entry.outputs };
     },

@@ -19,9 +19,22 @@ test('each module with its machines; none restarting said so', () => {
 });
 
 test('a module restarts when the version it runs or its env changes, not for another field', () => {
-  const was = { s: { module_id: 'acme:sensors', version: '~1.2', env: { A: '1' } }, v: { module_id: 'acme:vision', version: '1.0.1' }, g: { module_id: 'acme:gripper', version: '2.1.0' } };
-  const now = { s: { module_id: 'acme:sensors', version: '~1.2', env: { A: '2' } }, v: { module_id: 'acme:vision', version: '^1' }, g: { module_id: 'acme:gripper', version: '2.1.0', notes: 'x' } };
+  const was = {
+    s: { module_id: 'acme:sensors', version: '~1.2', env: { A: '1' } },
+    v: { module_id: 'acme:vision', version: '1.0.1' },
+    g: { module_id: 'acme:gripper', version: '2.1.0' },
+  };
+  const now = {
+    s: { module_id: 'acme:sensors', version: '~1.2', env: { A: '2' } },
+    v: { module_id: 'acme:vision', version: '^1' },
+    g: { module_id: 'acme:gripper', version: '2.1.0', notes: 'x' },
+  };
   // vision's policy changes but it runs the same version: no restart.
-  expect(moduleRestarts(was, now, { v: '1.0.1' }, { v: '1.0.1' })).toEqual([{ name: 's', moduleId: 'acme:sensors', why: 'its environment changes' }]);
-  expect(moduleRestarts(was, now, { v: '1.0.1' }, { v: '1.1.0' }).map((r) => r.why)).toEqual(['its environment changes', 'it moves from 1.0.1 to 1.1.0']);
+  expect(moduleRestarts(was, now, { v: '1.0.1' }, { v: '1.0.1' })).toEqual([
+    { name: 's', moduleId: 'acme:sensors', why: 'its environment changes' },
+  ]);
+  expect(moduleRestarts(was, now, { v: '1.0.1' }, { v: '1.1.0' }).map((r) => r.why)).toEqual([
+    'its environment changes',
+    'it moves from 1.0.1 to 1.1.0',
+  ]);
 });

@@ -24,27 +24,61 @@ function fleet() {
   return parseStackDocument('fleet', JSON.parse(JSON.stringify(stack.toTerraform())));
 }
 
-function change(address: string, action: ResourceChange['action'], paths: string[] = [], facts: Record<string, string> = {}): ResourceChange {
+function change(
+  address: string,
+  action: ResourceChange['action'],
+  paths: string[] = [],
+  facts: Record<string, string> = {},
+): ResourceChange {
   const type = address.split('.')[0] ?? '';
   return {
-    stack: 'fleet', address, type, action, before: {}, after: address === 'fleetform_fragment.rig' ? { name: 'sensor-rig' } : {}, changes: paths.map((path) => ({ path, kind: 'change', before: 1, after: 2 })),
-    drift: [], vanished: false, replaceReasons: [], replaceOrder: 'create-first', notes: [], problems: [], facts, sensitivePaths: [], dependsOn: [], observedVersion: null,
+    stack: 'fleet',
+    address,
+    type,
+    action,
+    before: {},
+    after: address === 'fleetform_fragment.rig' ? { name: 'sensor-rig' } : {},
+    changes: paths.map((path) => ({ path, kind: 'change', before: 1, after: 2 })),
+    drift: [],
+    vanished: false,
+    replaceReasons: [],
+    replaceOrder: 'create-first',
+    notes: [],
+    problems: [],
+    facts,
+    sensitivePaths: [],
+    dependsOn: [],
+    observedVersion: null,
   };
 }
 
 test("a change of the fragment's config stages the stack's machines following it (latest or a tag following it), in the policy's waves", () => {
   const stack = fleet();
-  const plans = planFragmentRollouts([stack], [
-    change('fleetform_fragment.rig', 'update', ['config.modules.sensors.version'], { revision: '4', machines: '9' }),
-    change('fleetform_fragment_tag.rig-stable', 'update', ['revision']),
-    change('fleetform_machine.new-one', 'create'),
-  ]);
+  const plans = planFragmentRollouts(
+    [stack],
+    [
+      change('fleetform_fragment.rig', 'update', ['config.modules.sensors.version'], { revision: '4', machines: '9' }),
+      change('fleetform_fragment_tag.rig-stable', 'update', ['revision']),
+      change('fleetform_machine.new-one', 'create'),
+    ],
+  );
   expect(plans).toHaveLength(1);
   const plan = plans[0];
-  expect(plan?.fragment).toEqual({ address: 'fleetform_fragment.rig', name: 'sensor-rig', tags: [{ address: 'fleetform_fragment_tag.rig-stable', tag: 'stable' }], from_revision: '4', unstaged: 6 });
-  expect(plan?.waves.map((w) => w.machines.map((m) => `${m.name}:${m.follows ?? '?'}`))).toEqual([['canary:stable'], ['follower:', 'on-stable:stable']]);
+  expect(plan?.fragment).toEqual({
+    address: 'fleetform_fragment.rig',
+    name: 'sensor-rig',
+    tags: [{ address: 'fleetform_fragment_tag.rig-stable', tag: 'stable' }],
+    from_revision: '4',
+    unstaged: 6,
+  });
+  expect(plan?.waves.map((w) => w.machines.map((m) => `${m.name}:${m.follows ?? '?'}`))).toEqual([
+    ['canary:stable'],
+    ['follower:', 'on-stable:stable'],
+  ]);
   const text = rolloutPlanLines(plans).join('\n');
-  expect(text).toContain("Rollout rig-careful (stack fleet): fragment sensor-rig's new revision (from revision 4) reaches 3 machine(s) in 2 wave(s)");
+  expect(text).toContain(
+    "Rollout rig-careful (stack fleet): fragment sensor-rig's new revision (from revision 4) reaches 3 machine(s) in 2 wave(s)",
+  );
   expect(text).toContain('after the last wave the tag(s) stable move to it and the pins are lifted');
   expect(text).toContain('6 other machine(s) import it outside the waves');
   expect(text).toContain('wave 2 (fraction 1): follower (latest), on-stable (tag stable)');
@@ -52,7 +86,13 @@ test("a change of the fragment's config stages the stack's machines following it
 
 test('a saved revision still to reach the machines (a tag to move, a pin to lift) is planned as that revision; nothing pending plans nothing', () => {
   const stack = fleet();
-  const pending = planFragmentRollouts([stack], [change('fleetform_fragment.rig', 'no-op', [], { revision: '5', machines: '3' }), change('fleetform_machine.follower', 'update', ['config.fragments[0].version'])]);
+  const pending = planFragmentRollouts(
+    [stack],
+    [
+      change('fleetform_fragment.rig', 'no-op', [], { revision: '5', machines: '3' }),
+      change('fleetform_machine.follower', 'update', ['config.fragments[0].version']),
+    ],
+  );
   expect(pending[0]?.fragment).toMatchObject({ from_revision: '5', to_revision: '5' });
   expect(rolloutPlanLines(pending).join('\n')).toContain("fragment sensor-rig's revision 5 reaches 4 machine(s)");
   expect(planFragmentRollouts([stack], [change('fleetform_fragment.rig', 'no-op', [], { revision: '5' })])).toEqual([]);
@@ -63,7 +103,11 @@ test('a saved revision still to reach the machines (a tag to move, a pin to lift
 
 test("a machine change that is only a fragment import's version is a pin the rollout lifts; any other change is the machine's own", () => {
   expect(isFragmentPinChange(change('fleetform_machine.follower', 'update', ['config.fragments[0].version']))).toBe(true);
-  expect(isFragmentPinChange(change('fleetform_machine.follower', 'update', ['config.fragments[0].version', 'config.components.board.attributes.pin']))).toBe(false);
+  expect(
+    isFragmentPinChange(
+      change('fleetform_machine.follower', 'update', ['config.fragments[0].version', 'config.components.board.attributes.pin']),
+    ),
+  ).toBe(false);
   expect(isFragmentPinChange(change('fleetform_machine.follower', 'update', []))).toBe(false);
   expect(isFragmentPinChange(change('fleetform_fragment_tag.rig-stable', 'update', ['config.fragments[0].version']))).toBe(false);
 });

@@ -6,7 +6,11 @@ import { jsonEqual, stableStringify } from '../../src/engine/json';
 function reordered(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reordered);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([k, v]) => [k, reordered(v)]),
+    );
   }
   return value;
 }
@@ -36,7 +40,10 @@ test.each([
   [{ a: 1 }, { a: 1, b: 2 }],
   [{ a: 1, b: 2 }, { a: 1 }],
   [{ a: 1 }, { b: 1 }],
-  [[1, 2], [2, 1]],
+  [
+    [1, 2],
+    [2, 1],
+  ],
   [[1], { 0: 1 }],
   [{}, []],
   [null, {}],

@@ -32,8 +32,20 @@ describe('kind declarations', () => {
     });
     expect(d.attributes.limits?.type).toEqual(['object', { cpu: 'number', tags: ['list', 'string'] }]);
     expect(d.attributes.labels?.type).toEqual(['map', 'bool']);
-    expect(() => defineKind({ type: 'fleetform_x', description: 'd', attributes: { f: { schema: z.union([z.string(), z.number()]), description: 'f' } } })).toThrow(/fleetform_x\.f.*union/);
-    expect(() => defineKind({ type: 'fleetform_x', description: 'd', attributes: { f: { schema: z.string(), description: 'f', computed: 'when-unset' } } })).toThrow(/requires a value/);
+    expect(() =>
+      defineKind({
+        type: 'fleetform_x',
+        description: 'd',
+        attributes: { f: { schema: z.union([z.string(), z.number()]), description: 'f' } },
+      }),
+    ).toThrow(/fleetform_x\.f.*union/);
+    expect(() =>
+      defineKind({
+        type: 'fleetform_x',
+        description: 'd',
+        attributes: { f: { schema: z.string(), description: 'f', computed: 'when-unset' } },
+      }),
+    ).toThrow(/requires a value/);
   });
 
   test('replace reasons and secret paths come from the declaration', () => {
@@ -47,25 +59,51 @@ describe('kind declarations', () => {
 
   test("every kind's Terraform schema: replace-forcing, computed ids, secrets", () => {
     const schemas = Object.fromEntries(kindDeclarations.map((d) => [d.type, terraformResourceSchema(d)]));
-    expect(Object.keys(schemas)).toEqual(['fleetform_machine', 'fleetform_machine_part', 'fleetform_dataset', 'fleetform_training_job', 'fleetform_custom_training_job', 'fleetform_location', 'fleetform_ml_model', 'fleetform_fragment', 'fleetform_fragment_tag']);
+    expect(Object.keys(schemas)).toEqual([
+      'fleetform_machine',
+      'fleetform_machine_part',
+      'fleetform_dataset',
+      'fleetform_training_job',
+      'fleetform_custom_training_job',
+      'fleetform_location',
+      'fleetform_ml_model',
+      'fleetform_fragment',
+      'fleetform_fragment_tag',
+    ]);
     expect(schemas.fleetform_fragment_tag?.requiresReplace).toEqual(['fragment_id', 'tag']);
     expect(schemas.fleetform_machine_part?.requiresReplace).toEqual(['machine_id']);
     expect(schemas.fleetform_location?.requiresReplace).toEqual(['organization_id']);
     expect(schemas.fleetform_training_job?.requiresReplace).toEqual(['model_name', 'model_version']);
     expect(schemas.fleetform_machine?.requiresReplace).toEqual(['location_id']);
     // config has secret parts in the view, which come from secret_env: only secret_env is sensitive to Terraform.
-    expect(schemas.fleetform_machine?.attributes.find((a) => a.name === 'config')).toMatchObject({ required: true, sensitive: false, type: 'string' });
-    expect(schemas.fleetform_machine?.attributes.find((a) => a.name === 'secret_env')).toMatchObject({ optional: true, sensitive: true, type: ['map', 'string'] });
+    expect(schemas.fleetform_machine?.attributes.find((a) => a.name === 'config')).toMatchObject({
+      required: true,
+      sensitive: false,
+      type: 'string',
+    });
+    expect(schemas.fleetform_machine?.attributes.find((a) => a.name === 'secret_env')).toMatchObject({
+      optional: true,
+      sensitive: true,
+      type: ['map', 'string'],
+    });
     expect(schemas.fleetform_machine?.attributes.some((a) => a.name === 'sensitive_env')).toBe(false);
-    expect(schemas.fleetform_machine?.attributes.find((a) => a.name === 'location_id')).toMatchObject({ optional: true, computed: true, required: false });
-    for (const s of Object.values(schemas)) expect(s.attributes.find((a) => a.name === 'id')).toMatchObject({ computed: true, optional: false, required: false });
+    expect(schemas.fleetform_machine?.attributes.find((a) => a.name === 'location_id')).toMatchObject({
+      optional: true,
+      computed: true,
+      required: false,
+    });
+    for (const s of Object.values(schemas))
+      expect(s.attributes.find((a) => a.name === 'id')).toMatchObject({ computed: true, optional: false, required: false });
     for (const kind of allKinds) expect(kind.type).toBe(kind.declaration.type);
   });
 
   test('machine config: secret-looking env names and flagged entries are secret parts', () => {
     const machine = kindDeclarations.find((d) => d.type === 'fleetform_machine');
     const view = { name: 'm', config: { modules: { cam: { env: { API_TOKEN: 'x', PATH: '/bin', REGION: 'eu' } } } } };
-    expect(sensitivePathsOf(machine as NonNullable<typeof machine>, view, { secret_env: { 'cam.REGION': 'eu' } })).toEqual(['config.modules.cam.env.API_TOKEN', 'config.modules.cam.env.REGION']);
+    expect(sensitivePathsOf(machine as NonNullable<typeof machine>, view, { secret_env: { 'cam.REGION': 'eu' } })).toEqual([
+      'config.modules.cam.env.API_TOKEN',
+      'config.modules.cam.env.REGION',
+    ]);
   });
 
   test('docs/resources.md is what `npm run docs` writes from the declarations', async () => {

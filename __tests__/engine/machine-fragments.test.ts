@@ -46,8 +46,13 @@ test('machines resolved with one fetch share what it read: each fragment at each
 });
 
 test('a fragment the stack declares is taken as declared at its latest revision and at a tag naming it; older revisions and other tags from the service', async () => {
-  const { fetch } = service({ rig: { revisions: [{ components: [board('v1')] }, { components: [board('v2')] }], tags: { stable: '2', old: '1' } } });
-  const declared = declaredFetch(async (id) => (id === 'rig' ? { name: 'rig', config: { components: [board('next')] } } : undefined), fetch);
+  const { fetch } = service({
+    rig: { revisions: [{ components: [board('v1')] }, { components: [board('v2')] }], tags: { stable: '2', old: '1' } },
+  });
+  const declared = declaredFetch(
+    async (id) => (id === 'rig' ? { name: 'rig', config: { components: [board('next')] } } : undefined),
+    fetch,
+  );
   const name = async (version: string | undefined) => {
     const f = await declared('rig', version);
     return typeof f === 'string' ? f : (f.config.components as Array<{ name: string }>)[0]?.name;

@@ -42,7 +42,7 @@ describe('meta-arguments', () => {
     expect(byAddress(await world.plan(stack({})), 'fleetform_note.a')).toMatchObject({ action: 'delete', problems: [] });
   });
 
-  test('create_before_destroy overrides the kind\'s order, in the plan and in the calls apply makes', async () => {
+  test("create_before_destroy overrides the kind's order, in the plan and in the calls apply makes", async () => {
     await world.converge(stack({ a: { title: 'A' } }));
     const changes = await world.plan(stack({ a: { title: 'B', lifecycle: { create_before_destroy: true } } }));
     expect(byAddress(changes, 'fleetform_note.a')).toMatchObject({ action: 'replace', replaceOrder: 'create-first' });
@@ -88,7 +88,10 @@ describe('meta-arguments', () => {
   test('ignore_changes naming no attribute of the kind is a plan problem naming it', async () => {
     const changes = await world.plan(stack({ a: { title: 'A', lifecycle: { ignore_changes: ['txet'] } } }));
     expect(byAddress(changes, 'fleetform_note.a').problems).toEqual([
-      expect.objectContaining({ path: 'lifecycle.ignore_changes', message: 'ignore_changes names txet, but the resource has no attribute txet' }),
+      expect.objectContaining({
+        path: 'lifecycle.ignore_changes',
+        message: 'ignore_changes names txet, but the resource has no attribute txet',
+      }),
     ]);
   });
 
@@ -96,10 +99,17 @@ describe('meta-arguments', () => {
     const triggered = { title: 'B', lifecycle: { replace_triggered_by: ['${fleetform_note.a}'] } };
     const byText = { title: 'C', lifecycle: { replace_triggered_by: ['fleetform_note.a.title'] } };
     await world.converge(stack({ a: { title: 'A' }, b: triggered, c: byText }));
-    expect((await world.plan(stack({ a: { title: 'A' }, b: triggered, c: byText }))).map((c) => c.action)).toEqual(['no-op', 'no-op', 'no-op']);
+    expect((await world.plan(stack({ a: { title: 'A' }, b: triggered, c: byText }))).map((c) => c.action)).toEqual([
+      'no-op',
+      'no-op',
+      'no-op',
+    ]);
     const changes = await world.plan(stack({ a: { title: 'A', text: 'new' }, b: triggered, c: byText }));
     expect(byAddress(changes, 'fleetform_note.a').action).toBe('update');
-    expect(byAddress(changes, 'fleetform_note.b')).toMatchObject({ action: 'replace', replaceReasons: ['replace_triggered_by fleetform_note.a (update)'] });
+    expect(byAddress(changes, 'fleetform_note.b')).toMatchObject({
+      action: 'replace',
+      replaceReasons: ['replace_triggered_by fleetform_note.a (update)'],
+    });
     expect(byAddress(changes, 'fleetform_note.c').action).toBe('no-op');
     expect(byAddress(changes, 'fleetform_note.b').dependsOn).toEqual(['fleetform_note.a']);
     const beforeIds = [...world.store.notes.values()].filter((n) => n.title === 'B').map((n) => n.id);
@@ -113,7 +123,12 @@ describe('meta-arguments', () => {
     const doc = stack({
       n: { count: 2, title: 'n-${count.index}' },
       s: { for_each: '${toset(["p", "q"])}', title: '${each.value}' },
-      m: { for_each: { x: { t: 'one' }, y: { t: 'two' } }, title: '${each.value.t}', text: 'key ${each.key}', parent_id: '${fleetform_note.n[1].id}' },
+      m: {
+        for_each: { x: { t: 'one' }, y: { t: 'two' } },
+        title: '${each.value.t}',
+        text: 'key ${each.key}',
+        parent_id: '${fleetform_note.n[1].id}',
+      },
     });
     expect(doc.resources.map((r) => r.address).sort()).toEqual([
       'fleetform_note.m["x"]',
@@ -141,42 +156,70 @@ describe('meta-arguments', () => {
       ['fleetform_note.rows[1]', 'rows-1', 'cost $${count.index} at 1'],
     ]);
     await world.converge(doc);
-    expect([...world.store.notes.values()].map((n) => `${n.title}: ${n.text ?? ''}`).sort()).toEqual(['rows-0: cost ${count.index} at 0', 'rows-1: cost ${count.index} at 1']);
+    expect([...world.store.notes.values()].map((n) => `${n.title}: ${n.text ?? ''}`).sort()).toEqual([
+      'rows-0: cost ${count.index} at 0',
+      'rows-1: cost ${count.index} at 1',
+    ]);
     // Escaped, it means nothing without count either.
     expect(() => stack({ a: { title: 'a $${count.index}' } })).not.toThrow();
   });
 
   test('a Terraform expression the engine does not evaluate is refused by name, never sent as written', () => {
-    expect(refusal({ a: { title: '${var.region}' } })).toMatchObject({ message: expect.stringContaining("holds ${var.region}, a Terraform expression fleetform's engine does not evaluate"), path: expect.stringContaining('fleetform_note.a.title') });
+    expect(refusal({ a: { title: '${var.region}' } })).toMatchObject({
+      message: expect.stringContaining("holds ${var.region}, a Terraform expression fleetform's engine does not evaluate"),
+      path: expect.stringContaining('fleetform_note.a.title'),
+    });
     expect(refusal({ a: { title: 'x-${upper("a")}' } }).message).toContain('holds ${upper("a")}');
     expect(refusal({ a: { title: 'A', text: '%{ if true }yes%{ endif }' } }).message).toContain('holds %{ if true }');
-    expect(refusal({ n: { count: 2, title: 'n-${count.index + 1}' } }).message).toContain("uses count or each in an expression fleetform's engine does not evaluate");
-    expect(refusal({ a: { title: 'A', text: '${fleetform_note.b.outputs["x"]}' }, b: { title: 'B' } }).message).toContain('holds ${fleetform_note.b.outputs["x"]}');
+    expect(refusal({ n: { count: 2, title: 'n-${count.index + 1}' } }).message).toContain(
+      "uses count or each in an expression fleetform's engine does not evaluate",
+    );
+    expect(refusal({ a: { title: 'A', text: '${fleetform_note.b.outputs["x"]}' }, b: { title: 'B' } }).message).toContain(
+      'holds ${fleetform_note.b.outputs["x"]}',
+    );
     // What it evaluates, and placeholders of older synthesized output (read literally), pass.
-    expect(() => stack({ a: { title: 'A', text: '$${var.x} %%{ if } ${environment.HOME} ${packages.ml_model.box}' }, b: { title: 'B', parent_id: '${fleetform_note.a.id}' } })).not.toThrow();
+    expect(() =>
+      stack({
+        a: { title: 'A', text: '$${var.x} %%{ if } ${environment.HOME} ${packages.ml_model.box}' },
+        b: { title: 'B', parent_id: '${fleetform_note.a.id}' },
+      }),
+    ).not.toThrow();
   });
 
   test('instances that would be one object on the service stop the plan, naming each other', async () => {
     const changes = await world.plan(stack({ n: { count: 2, title: 'same' } }));
-    expect(byAddress(changes, 'fleetform_note.n[0]').problems[0]?.message).toBe('fleetform_note.n[0] and fleetform_note.n[1] would both be note same on the service');
+    expect(byAddress(changes, 'fleetform_note.n[0]').problems[0]?.message).toBe(
+      'fleetform_note.n[0] and fleetform_note.n[1] would both be note same on the service',
+    );
     expect(byAddress(changes, 'fleetform_note.n[1]').problems).toHaveLength(1);
   });
 
   test('depends_on a resource with count waits for every instance', () => {
     const doc = stack({ n: { count: 2, title: 'n-${count.index}' }, after: { title: 'last', depends_on: ['fleetform_note.n'] } });
-    expect(doc.resources.find((r) => r.address === 'fleetform_note.after')?.dependsOn).toEqual(['fleetform_note.n[0]', 'fleetform_note.n[1]']);
+    expect(doc.resources.find((r) => r.address === 'fleetform_note.after')?.dependsOn).toEqual([
+      'fleetform_note.n[0]',
+      'fleetform_note.n[1]',
+    ]);
   });
 
   test('what the engine does not carry out is refused by name, before any call', () => {
-    expect(refusal({ a: { title: 'A', provisioner: [{ 'local-exec': { command: 'true' } }] } })).toMatchObject({ path: expect.stringContaining('fleetform_note.a.provisioner') });
+    expect(refusal({ a: { title: 'A', provisioner: [{ 'local-exec': { command: 'true' } }] } })).toMatchObject({
+      path: expect.stringContaining('fleetform_note.a.provisioner'),
+    });
     expect(refusal({ a: { title: 'A', connection: { host: 'x' } } }).message).toContain('connection is not carried out');
     expect(refusal({ a: { title: 'A', provider: 'fleetform.west' } }).message).toContain('no aliases');
     expect(() => stack({ a: { title: 'A', provider: 'fleetform' } })).not.toThrow();
     expect(refusal({ a: { title: 'A', count: '${var.n}' } }).path).toContain('fleetform_note.a.count');
     expect(refusal({ a: { title: 'A', for_each: '${var.names}' } }).message).toContain('for_each');
     expect(refusal({ a: { title: '${each.value}' } }).message).toContain('each.value used in a resource without for_each');
-    expect(refusal({ a: { title: 'A', lifecycle: { ignore_changes: ['text + 1'] } } }).message).toContain('not an attribute name or a path into one');
-    expect(refusal({ a: { title: 'A', lifecycle: { precondition: [{}] } } }).message).toContain('lifecycle argument precondition is not implemented');
-    expect(refusal({ n: { count: 2, title: 'x${count.index}' }, b: { title: 'B', parent_id: '${fleetform_note.n.id}' } }).hint).toContain('fleetform_note.n[0].id');
+    expect(refusal({ a: { title: 'A', lifecycle: { ignore_changes: ['text + 1'] } } }).message).toContain(
+      'not an attribute name or a path into one',
+    );
+    expect(refusal({ a: { title: 'A', lifecycle: { precondition: [{}] } } }).message).toContain(
+      'lifecycle argument precondition is not implemented',
+    );
+    expect(refusal({ n: { count: 2, title: 'x${count.index}' }, b: { title: 'B', parent_id: '${fleetform_note.n.id}' } }).hint).toContain(
+      'fleetform_note.n[0].id',
+    );
   });
 });

@@ -12,9 +12,24 @@ describe('objects are never lost from state', () => {
     world = await NotesWorld.open();
     const stack = notesStack({ b: { title: 'B', text: 't' } });
     // A crash right after the service made B: state holds only the intent recorded before the call.
-    await world.backend.record({ format_version: 1, stack: 's', lineage: (await world.state()).lineage, serial: 1, resources: {} }, new Map([
-      ['fleetform_note.b', { type: 'fleetform_note', ids: {}, outputs: {}, attributes: null, dependencies: [], private: { intent: { title: 'B' } }, sensitive_paths: [], status: 'creating' as const }],
-    ]));
+    await world.backend.record(
+      { format_version: 1, stack: 's', lineage: (await world.state()).lineage, serial: 1, resources: {} },
+      new Map([
+        [
+          'fleetform_note.b',
+          {
+            type: 'fleetform_note',
+            ids: {},
+            outputs: {},
+            attributes: null,
+            dependencies: [],
+            private: { intent: { title: 'B' } },
+            sensitive_paths: [],
+            status: 'creating' as const,
+          },
+        ],
+      ]),
+    );
     world.store.notes.set('note-made', { id: 'note-made', title: 'B', text: 't', version: 1 });
     const changes = await world.plan(stack);
     expect(byAddress(changes, 'fleetform_note.b').action).toBe('adopt');
@@ -55,7 +70,10 @@ describe('objects are never lost from state', () => {
   test('a moved block moves the state entry; nothing is created or destroyed', async () => {
     world = await NotesWorld.open();
     await world.converge(notesStack({ a: { title: 'A' } }));
-    const moved = parseStackDocument('s', { resource: { fleetform_note: { b: { title: 'A' } } }, moved: [{ from: 'fleetform_note.a', to: 'fleetform_note.b' }] });
+    const moved = parseStackDocument('s', {
+      resource: { fleetform_note: { b: { title: 'A' } } },
+      moved: [{ from: 'fleetform_note.a', to: 'fleetform_note.b' }],
+    });
     const changes = await world.plan(moved);
     expect(changes.map((c) => [c.address, c.action, c.movedFrom])).toEqual([['fleetform_note.b', 'move', 'fleetform_note.a']]);
     await world.apply(moved, changes);

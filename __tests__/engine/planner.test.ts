@@ -22,7 +22,10 @@ describe('planner', () => {
 
   test('once applied: unchanged is a no-op, a changed text an update, a changed title a replace for the declared reason', async () => {
     await world.converge(notesStack({ a: { title: 'A', text: 'one' }, b: { title: 'B' } }));
-    expect((await world.plan(notesStack({ a: { title: 'A', text: 'one' }, b: { title: 'B' } }))).map((c) => c.action)).toEqual(['no-op', 'no-op']);
+    expect((await world.plan(notesStack({ a: { title: 'A', text: 'one' }, b: { title: 'B' } }))).map((c) => c.action)).toEqual([
+      'no-op',
+      'no-op',
+    ]);
     const changes = await world.plan(notesStack({ a: { title: 'A', text: 'two' }, b: { title: 'B2' } }));
     const a = byAddress(changes, 'fleetform_note.a');
     expect(a.action).toBe('update');
@@ -67,16 +70,26 @@ describe('planner', () => {
   });
 
   test('attributes the declaration refuses are problems naming the attribute, without a secret in clear', async () => {
-    const changes = await world.plan(notesStack({ a: { title: 'A', txet: 'x', secret: 'hunter2' }, b: { title: '' }, c: { text: 'no title' } }));
-    expect(byAddress(changes, 'fleetform_note.a').problems).toEqual([{ path: 'txet', message: 'fleetform_note has no attribute txet', hint: 'did you mean text?' }]);
+    const changes = await world.plan(
+      notesStack({ a: { title: 'A', txet: 'x', secret: 'hunter2' }, b: { title: '' }, c: { text: 'no title' } }),
+    );
+    expect(byAddress(changes, 'fleetform_note.a').problems).toEqual([
+      { path: 'txet', message: 'fleetform_note has no attribute txet', hint: 'did you mean text?' },
+    ]);
     expect(JSON.stringify(byAddress(changes, 'fleetform_note.a'))).not.toContain('hunter2');
-    expect(byAddress(changes, 'fleetform_note.b').problems).toEqual([expect.objectContaining({ path: 'title', message: 'a note needs a title' })]);
-    expect(byAddress(changes, 'fleetform_note.c').problems).toEqual([expect.objectContaining({ path: 'title', message: 'title is required' })]);
+    expect(byAddress(changes, 'fleetform_note.b').problems).toEqual([
+      expect.objectContaining({ path: 'title', message: 'a note needs a title' }),
+    ]);
+    expect(byAddress(changes, 'fleetform_note.c').problems).toEqual([
+      expect.objectContaining({ path: 'title', message: 'title is required' }),
+    ]);
   });
 
   test('destroy plans the removal of everything in state', async () => {
     await world.converge(notesStack({ a: { title: 'A' }, b: { title: 'B', parent_id: '${fleetform_note.a.id}' } }));
-    const changes = await world.plan(notesStack({ a: { title: 'A' }, b: { title: 'B', parent_id: '${fleetform_note.a.id}' } }), { destroy: true });
+    const changes = await world.plan(notesStack({ a: { title: 'A' }, b: { title: 'B', parent_id: '${fleetform_note.a.id}' } }), {
+      destroy: true,
+    });
     expect(changes.map((c) => c.action)).toEqual(['delete', 'delete']);
   });
 });

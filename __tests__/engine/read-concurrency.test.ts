@@ -126,7 +126,12 @@ describe('adaptive read limit', () => {
     const limit = new AdaptiveReadLimit({ initial: 128, floor: 10, max: 512, now: () => now });
     const round = async (ms: number) => {
       const gates: Array<() => void> = [];
-      const reads = Array.from({ length: limit.limit }, () => limit.measure(() => new Promise<void>((resolve) => gates.push(resolve)), () => 'error'));
+      const reads = Array.from({ length: limit.limit }, () =>
+        limit.measure(
+          () => new Promise<void>((resolve) => gates.push(resolve)),
+          () => 'error',
+        ),
+      );
       now += ms;
       gates.forEach((open) => open());
       await Promise.all(reads);
@@ -147,11 +152,21 @@ describe('adaptive read limit', () => {
   it('counts reads in flight through measure, and passes failures on', async () => {
     const limit = new AdaptiveReadLimit({ initial: 2, max: 4 });
     const gates: Array<() => void> = [];
-    const reads = [1, 2, 3].map(() => limit.measure(() => new Promise<void>((resolve) => gates.push(resolve)), () => 'error'));
+    const reads = [1, 2, 3].map(() =>
+      limit.measure(
+        () => new Promise<void>((resolve) => gates.push(resolve)),
+        () => 'error',
+      ),
+    );
     expect(limit.stats().peakInFlight).toBe(3);
     gates.forEach((open) => open());
     await Promise.all(reads);
-    await expect(limit.measure(() => Promise.reject(new Error('x')), () => 'overload')).rejects.toThrow('x');
+    await expect(
+      limit.measure(
+        () => Promise.reject(new Error('x')),
+        () => 'overload',
+      ),
+    ).rejects.toThrow('x');
     expect(limit.stats()).toMatchObject({ reads: 4, overloads: 1 });
   });
 });
@@ -168,14 +183,23 @@ describe("the engine's read limit", () => {
     expect(limit.limit).toBe(10);
   });
 
-  it("sends every read of a 100-resource plan at once", async () => {
+  it('sends every read of a 100-resource plan at once', async () => {
     const world = await NotesWorld.open();
     try {
       const stack = notesStack(Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`n${i}`, { title: `note ${i}` }])));
       const outcome = await world.apply(stack, await world.plan(stack));
       expect(outcome.failed).toEqual([]);
       const readLimit = planReadLimit({ parallelism: 10, readParallelism: 512 }) as AdaptiveReadLimit;
-      const changes = await planStack({ stack, state: await world.state(), kinds: world.kinds, ctx: fakeContext(), refresh: true, parallelism: 10, readLimit, destroy: false });
+      const changes = await planStack({
+        stack,
+        state: await world.state(),
+        kinds: world.kinds,
+        ctx: fakeContext(),
+        refresh: true,
+        parallelism: 10,
+        readLimit,
+        destroy: false,
+      });
       expect(changes.filter((c) => c.action !== 'no-op')).toEqual([]);
       expect(readLimit.stats()).toMatchObject({ reads: 100, peakInFlight: 100 });
     } finally {
@@ -191,12 +215,17 @@ describe('runGraph with a moving bound', () => {
     let most = 0;
     const pending: Array<() => void> = [];
     const nodes = Array.from({ length: 6 }, (_, i) => `n${i}`);
-    const done = runGraph(nodes, () => [], () => bound, async () => {
-      running++;
-      most = Math.max(most, running);
-      await new Promise<void>((resolve) => pending.push(resolve));
-      running--;
-    });
+    const done = runGraph(
+      nodes,
+      () => [],
+      () => bound,
+      async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => pending.push(resolve));
+        running--;
+      },
+    );
     expect(running).toBe(1);
     bound = 3;
     (pending.shift() as () => void)();

@@ -8,21 +8,56 @@ import { diffJson } from '../../src/engine/diff';
 const secretPath = 'config.modules.m.env.API_TOKEN';
 function change(partial: Partial<ResourceChange> & Pick<ResourceChange, 'address' | 'action'>): ResourceChange {
   return {
-    stack: 's', type: partial.address.split('.')[0] ?? '', before: null, after: null, changes: [], drift: [], vanished: false,
-    replaceReasons: [], replaceOrder: 'delete-first', notes: [], problems: [], facts: {}, sensitivePaths: [], dependsOn: [], observedVersion: null,
+    stack: 's',
+    type: partial.address.split('.')[0] ?? '',
+    before: null,
+    after: null,
+    changes: [],
+    drift: [],
+    vanished: false,
+    replaceReasons: [],
+    replaceOrder: 'delete-first',
+    notes: [],
+    problems: [],
+    facts: {},
+    sensitivePaths: [],
+    dependsOn: [],
+    observedVersion: null,
     ...partial,
   };
 }
 
-const before = maskPaths({ name: 'm1', config: { modules: { m: { env: { API_TOKEN: 'old-secret' } } }, components: { s1: { attributes: { timeout_ms: 150 } } } } }, [secretPath], 'salt');
-const after = maskPaths({ name: 'm1', config: { modules: { m: { env: { API_TOKEN: 'new-secret' } } }, components: { s1: { attributes: { timeout_ms: 200 } } } } }, [secretPath], 'salt');
+const before = maskPaths(
+  { name: 'm1', config: { modules: { m: { env: { API_TOKEN: 'old-secret' } } }, components: { s1: { attributes: { timeout_ms: 150 } } } } },
+  [secretPath],
+  'salt',
+);
+const after = maskPaths(
+  { name: 'm1', config: { modules: { m: { env: { API_TOKEN: 'new-secret' } } }, components: { s1: { attributes: { timeout_ms: 200 } } } } },
+  [secretPath],
+  'salt',
+);
 const plan: Plan = {
-  formatVersion: '1.0', createdAt: '2026-01-01T00:00:00.000Z', destroy: false,
+  formatVersion: '1.0',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  destroy: false,
   stacks: [{ name: 's', lineage: 'l', serial: 3, organizationId: 'o', locationId: 'loc' }],
   changes: [
-    change({ address: 'fleetform_machine.m1', action: 'update', before, after, changes: diffJson(before, after), sensitivePaths: [secretPath],
-      drift: [{ path: 'config.components.s1.attributes.timeout_ms', kind: 'change', before: 150, after: 170 }] }),
-    change({ address: 'fleetform_dataset.d', action: 'create', after: { name: 'd', organization_id: 'o' }, changes: diffJson(undefined, { name: 'd' }) }),
+    change({
+      address: 'fleetform_machine.m1',
+      action: 'update',
+      before,
+      after,
+      changes: diffJson(before, after),
+      sensitivePaths: [secretPath],
+      drift: [{ path: 'config.components.s1.attributes.timeout_ms', kind: 'change', before: 150, after: 170 }],
+    }),
+    change({
+      address: 'fleetform_dataset.d',
+      action: 'create',
+      after: { name: 'd', organization_id: 'o' },
+      changes: diffJson(undefined, { name: 'd' }),
+    }),
     change({ address: 'fleetform_training_job.old', action: 'delete', before: { model_name: 'x' }, replaceOrder: 'create-first' }),
   ],
 };
@@ -48,7 +83,11 @@ describe('plan renderers', () => {
   test('json: versioned schema with actions, attribute changes and drift, secrets as (sensitive)', () => {
     const doc = JSON.parse(renderPlanJson(plan));
     expect(doc.format_version).toBe('1.0');
-    expect(doc.resource_changes.map((c: { change: { actions: string[] } }) => c.change.actions)).toEqual([['update'], ['create'], ['delete']]);
+    expect(doc.resource_changes.map((c: { change: { actions: string[] } }) => c.change.actions)).toEqual([
+      ['update'],
+      ['create'],
+      ['delete'],
+    ]);
     expect(doc.resource_changes[0].drift).toHaveLength(1);
     expect(doc.summary).toMatchObject({ add: 1, change: 1, destroy: 1 });
     expect(JSON.stringify(doc)).not.toMatch(/secret|sha256/);

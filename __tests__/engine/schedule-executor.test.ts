@@ -27,13 +27,25 @@ const partsOnly = {
 
 /** Every machine runs the revision written, healthy. */
 const healthy = (): Promise<MachineReading> =>
-  Promise.resolve({ reachable: true, online: 'online', latestRevision: WRITTEN.toISOString(), status: { revision: WRITTEN.toISOString(), state: 'running', modules: [], resources: [] } });
+  Promise.resolve({
+    reachable: true,
+    online: 'online',
+    latestRevision: WRITTEN.toISOString(),
+    status: { revision: WRITTEN.toISOString(), state: 'running', modules: [], resources: [] },
+  });
 const source: MachineStatusSource = { read: healthy, status: healthy, errorLines: () => Promise.resolve([]) };
 
 /** Two notes rolled out one per wave, each gated on its health. */
 const rollout: RolloutPlan = {
   stack: 's',
-  policy: { name: 'careful', waves: [{ count: 1 }, { fraction: 1 }], gate: { timeout_ms: 10_000, settle_ms: 0 }, abort: {}, offline: 'wait', on_failure: 'halt' },
+  policy: {
+    name: 'careful',
+    waves: [{ count: 1 }, { fraction: 1 }],
+    gate: { timeout_ms: 10_000, settle_ms: 0 },
+    abort: {},
+    offline: 'wait',
+    on_failure: 'halt',
+  },
   waves: [
     { rule: 'count 1', machines: [{ address: 'fleetform_note.a', name: 'A' }] },
     { rule: 'fraction 1', machines: [{ address: 'fleetform_note.b', name: 'B' }] },
@@ -61,16 +73,40 @@ describe('one executor', () => {
 
   test('a plain apply is a schedule of one wave, no gate: every change written at once by the write steps', async () => {
     const { changes, state } = await machinesThenPlan(next);
-    const env = { stack: next, state, backend: world.backend, kinds: world.kinds, ctx: fakeContext(), parallelism: 1, reporter: world.reporter };
+    const env = {
+      stack: next,
+      state,
+      backend: world.backend,
+      kinds: world.kinds,
+      ctx: fakeContext(),
+      parallelism: 1,
+      reporter: world.reporter,
+    };
     const outcome = await executeSchedule(plainSchedule('s', changes), env);
     expect(outcome).toEqual({ applied: 3, failed: [], skipped: [] });
-    expect([...world.reporter.events].sort()).toEqual(['done:fleetform_note.a', 'done:fleetform_note.b', 'done:fleetform_note.c', 'start:fleetform_note.a', 'start:fleetform_note.b', 'start:fleetform_note.c']);
+    expect([...world.reporter.events].sort()).toEqual([
+      'done:fleetform_note.a',
+      'done:fleetform_note.b',
+      'done:fleetform_note.c',
+      'start:fleetform_note.a',
+      'start:fleetform_note.b',
+      'start:fleetform_note.c',
+    ]);
     expect(world.store.log.slice(-3).sort()).toEqual(['create:C', 'update:A', 'update:B']);
   });
 
   test('applyStack is the plain schedule through the executor', async () => {
     const { changes, state } = await machinesThenPlan(next);
-    const outcome = await applyStack({ stack: next, changes, state, backend: world.backend, kinds: world.kinds, ctx: fakeContext(), parallelism: 1, reporter: world.reporter });
+    const outcome = await applyStack({
+      stack: next,
+      changes,
+      state,
+      backend: world.backend,
+      kinds: world.kinds,
+      ctx: fakeContext(),
+      parallelism: 1,
+      reporter: world.reporter,
+    });
     expect(outcome).toEqual({ applied: 3, failed: [], skipped: [] });
   });
 
@@ -79,23 +115,68 @@ describe('one executor', () => {
     const events: RolloutEvent[] = [];
     const journals = memoryJournalStore();
     const gating: GatingEnv = { source: () => Promise.resolve(source), events: (e) => events.push(e), journals };
-    const env = { stack: next, state, backend: world.backend, kinds: world.kinds, ctx: { ...fakeContext(), client: partsOnly }, parallelism: 1, reporter: world.reporter, gating };
+    const env = {
+      stack: next,
+      state,
+      backend: world.backend,
+      kinds: world.kinds,
+      ctx: { ...fakeContext(), client: partsOnly },
+      parallelism: 1,
+      reporter: world.reporter,
+      gating,
+    };
     const outcome = await executeSchedule(stackRolloutSchedule('s', changes, rollout, undefined), env);
     expect(outcome.failed).toEqual([]);
     expect(outcome.applied).toBe(3);
-    expect(outcome.rollout).toMatchObject({ outcome: 'completed', waves: [{ machines: [{ machine: 'A', result: 'healthy' }] }, { machines: [{ machine: 'B', result: 'healthy' }] }] });
+    expect(outcome.rollout).toMatchObject({
+      outcome: 'completed',
+      waves: [{ machines: [{ machine: 'A', result: 'healthy' }] }, { machines: [{ machine: 'B', result: 'healthy' }] }],
+    });
     // The lead (C) first, then A in wave 1 and B in wave 2: each through the reporter, as a plain apply.
-    expect(world.reporter.events).toEqual(['start:fleetform_note.c', 'done:fleetform_note.c', 'start:fleetform_note.a', 'done:fleetform_note.a', 'start:fleetform_note.b', 'done:fleetform_note.b']);
-    expect(events.filter((e) => e.type === 'wave' || e.type === 'healthy').map((e) => `${e.type}:${e.wave}`)).toEqual(['wave:1', 'healthy:1', 'wave:2', 'healthy:2']);
-    expect(await journals.read('s')).toMatchObject({ status: 'completed', wave: 2, machines: [{ address: 'fleetform_note.a', result: 'healthy' }, { address: 'fleetform_note.b', result: 'healthy' }] });
+    expect(world.reporter.events).toEqual([
+      'start:fleetform_note.c',
+      'done:fleetform_note.c',
+      'start:fleetform_note.a',
+      'done:fleetform_note.a',
+      'start:fleetform_note.b',
+      'done:fleetform_note.b',
+    ]);
+    expect(events.filter((e) => e.type === 'wave' || e.type === 'healthy').map((e) => `${e.type}:${e.wave}`)).toEqual([
+      'wave:1',
+      'healthy:1',
+      'wave:2',
+      'healthy:2',
+    ]);
+    expect(await journals.read('s')).toMatchObject({
+      status: 'completed',
+      wave: 2,
+      machines: [
+        { address: 'fleetform_note.a', result: 'healthy' },
+        { address: 'fleetform_note.b', result: 'healthy' },
+      ],
+    });
     expect((await world.state()).resources['fleetform_note.b']?.attributes).toMatchObject({ text: '2' });
   });
 
   test('a wave boundary pauses the rollout between waves; it stays journaled as running', async () => {
     const { changes, state } = await machinesThenPlan(next);
     const journals = memoryJournalStore();
-    const gating: GatingEnv = { source: () => Promise.resolve(source), events: () => undefined, journals, waveBoundary: ({ wave }) => (wave === 2 ? 'the window closed' : undefined) };
-    const env = { stack: next, state, backend: world.backend, kinds: world.kinds, ctx: { ...fakeContext(), client: partsOnly }, parallelism: 1, reporter: world.reporter, gating };
+    const gating: GatingEnv = {
+      source: () => Promise.resolve(source),
+      events: () => undefined,
+      journals,
+      waveBoundary: ({ wave }) => (wave === 2 ? 'the window closed' : undefined),
+    };
+    const env = {
+      stack: next,
+      state,
+      backend: world.backend,
+      kinds: world.kinds,
+      ctx: { ...fakeContext(), client: partsOnly },
+      parallelism: 1,
+      reporter: world.reporter,
+      gating,
+    };
     const outcome = await executeSchedule(stackRolloutSchedule('s', changes, rollout, undefined), env);
     expect(outcome.rollout).toMatchObject({ outcome: 'paused', stoppedAt: 2, reason: 'the window closed' });
     expect(outcome.skipped).toEqual(['fleetform_note.b']);
@@ -104,7 +185,17 @@ describe('one executor', () => {
 
   test('a rollout without health gating is refused, naming the stack', async () => {
     const { changes, state } = await machinesThenPlan(next);
-    const env = { stack: next, state, backend: world.backend, kinds: world.kinds, ctx: fakeContext(), parallelism: 1, reporter: world.reporter };
-    await expect(executeSchedule(stackRolloutSchedule('s', changes, rollout, undefined), env)).rejects.toThrow('a rollout of stack s was scheduled without health gating');
+    const env = {
+      stack: next,
+      state,
+      backend: world.backend,
+      kinds: world.kinds,
+      ctx: fakeContext(),
+      parallelism: 1,
+      reporter: world.reporter,
+    };
+    await expect(executeSchedule(stackRolloutSchedule('s', changes, rollout, undefined), env)).rejects.toThrow(
+      'a rollout of stack s was scheduled without health gating',
+    );
   });
 });

@@ -3,7 +3,14 @@
  * run's journal: which writes, in which waves, behind which gate.
  */
 import { Fragment, FragmentTag, Machine, Rollout } from '../../src';
-import { fragmentRolloutSchedule, plainSchedule, scheduledWrites, stackRolloutSchedule, stackSchedules, waitingAddresses } from '../../src/engine/apply/schedule';
+import {
+  fragmentRolloutSchedule,
+  plainSchedule,
+  scheduledWrites,
+  stackRolloutSchedule,
+  stackSchedules,
+  waitingAddresses,
+} from '../../src/engine/apply/schedule';
 import { parseStackDocument } from '../../src/engine/desired/read-stacks';
 import type { RolloutPlan, RolloutPolicy } from '../../src/domain/rollout';
 import type { ResourceChange } from '../../src/engine/plan/model';
@@ -11,11 +18,31 @@ import type { RolloutJournal } from '../../src/engine/rollout/journal';
 import { planFragmentRollouts, planRollouts } from '../../src/engine/rollout/plan';
 import { newStack } from '../constructs/helpers';
 
-function change(address: string, action: ResourceChange['action'], paths: string[] = [], facts: Record<string, string> = {}): ResourceChange {
+function change(
+  address: string,
+  action: ResourceChange['action'],
+  paths: string[] = [],
+  facts: Record<string, string> = {},
+): ResourceChange {
   const type = address.split('.')[0] ?? '';
   return {
-    stack: 'fleet', address, type, action, before: {}, after: {}, changes: paths.map((path) => ({ path, kind: 'change', before: 1, after: 2 })),
-    drift: [], vanished: false, replaceReasons: [], replaceOrder: 'create-first', notes: [], problems: [], facts, sensitivePaths: [], dependsOn: [], observedVersion: null,
+    stack: 'fleet',
+    address,
+    type,
+    action,
+    before: {},
+    after: {},
+    changes: paths.map((path) => ({ path, kind: 'change', before: 1, after: 2 })),
+    drift: [],
+    vanished: false,
+    replaceReasons: [],
+    replaceOrder: 'create-first',
+    notes: [],
+    problems: [],
+    facts,
+    sensitivePaths: [],
+    dependsOn: [],
+    observedVersion: null,
   };
 }
 
@@ -36,10 +63,29 @@ function fleet() {
 const addresses = (changes: readonly ResourceChange[]): string[] => changes.map((c) => c.address);
 
 function journal(plan: RolloutPlan, wave: number, fragmentRevisions: { from?: string; to?: string } = {}): RolloutJournal {
-  const fragment = plan.fragment ? { fragment: { ...plan.fragment, id: 'frag-1', ...(fragmentRevisions.from ? { from_revision: fragmentRevisions.from } : {}), ...(fragmentRevisions.to ? { to_revision: fragmentRevisions.to } : {}) } } : {};
+  const fragment = plan.fragment
+    ? {
+        fragment: {
+          ...plan.fragment,
+          id: 'frag-1',
+          ...(fragmentRevisions.from ? { from_revision: fragmentRevisions.from } : {}),
+          ...(fragmentRevisions.to ? { to_revision: fragmentRevisions.to } : {}),
+        },
+      }
+    : {};
   return {
-    format: 1, stack: plan.stack, status: 'running', started_at: '2026-11-27T10:00:00.000Z', updated_at: '2026-11-27T10:05:00.000Z', wave,
-    plan: { stack: plan.stack, policy: plan.policy, waves: plan.waves.map((w) => ({ rule: w.rule, machines: w.machines.map((m) => ({ ...m })) })), ...fragment },
+    format: 1,
+    stack: plan.stack,
+    status: 'running',
+    started_at: '2026-11-27T10:00:00.000Z',
+    updated_at: '2026-11-27T10:05:00.000Z',
+    wave,
+    plan: {
+      stack: plan.stack,
+      policy: plan.policy,
+      waves: plan.waves.map((w) => ({ rule: w.rule, machines: w.machines.map((m) => ({ ...m })) })),
+      ...fragment,
+    },
     machines: [],
   };
 }
@@ -55,7 +101,11 @@ describe('schedule builders', () => {
 
   test("a stack's rollout writes its other changes first, then each wave's machine updates behind the policy's health gate", () => {
     const stack = fleet();
-    const changes = [change('fleetform_machine.canary', 'update'), change('fleetform_machine.worker', 'update'), change('fleetform_location.site', 'create')];
+    const changes = [
+      change('fleetform_machine.canary', 'update'),
+      change('fleetform_machine.worker', 'update'),
+      change('fleetform_location.site', 'create'),
+    ];
     const [rollout] = planRollouts([stack], changes);
     const s = stackRolloutSchedule('fleet', changes, rollout, undefined);
     expect(s.kind).toBe('stack-rollout');
@@ -82,7 +132,10 @@ describe('schedule builders', () => {
 
   test("a fragment's rollout saves the fragment first, pins each wave's machines behind the gate, then moves its tags; it waits for a clean run", () => {
     const stack = fleet();
-    const changes = [change('fleetform_fragment.rig', 'update', ['config.modules'], { revision: '4' }), change('fleetform_fragment_tag.rig-stable', 'update', ['revision'])];
+    const changes = [
+      change('fleetform_fragment.rig', 'update', ['config.modules'], { revision: '4' }),
+      change('fleetform_fragment_tag.rig-stable', 'update', ['revision']),
+    ];
     const [rollout] = planFragmentRollouts([stack], changes);
     if (!rollout) throw new Error('no fragment rollout planned');
     const s = fragmentRolloutSchedule('fleet', changes, rollout, undefined);
@@ -115,7 +168,10 @@ describe('schedule builders', () => {
 
   test('a revision saved before (by a rollout that stopped) is rolled out as it is: nothing of the fragment is written again', () => {
     const stack = fleet();
-    const changes = [change('fleetform_fragment.rig', 'no-op', [], { revision: '5' }), change('fleetform_machine.follower', 'update', ['config.fragments[0].version'])];
+    const changes = [
+      change('fleetform_fragment.rig', 'no-op', [], { revision: '5' }),
+      change('fleetform_machine.follower', 'update', ['config.fragments[0].version']),
+    ];
     const [rollout] = planFragmentRollouts([stack], changes);
     if (!rollout) throw new Error('no fragment rollout planned');
     const s = fragmentRolloutSchedule('fleet', changes, rollout, undefined);
@@ -135,14 +191,27 @@ describe('schedule builders', () => {
     const schedules = stackSchedules(stack, changes, planned, new Map());
     expect(schedules.map((s) => s.kind)).toEqual(['stack-rollout', 'fragment-rollout']);
     // The follower's pin change is the fragment rollout's to lift, not the stack's to write.
-    expect(schedules.map((s) => addresses(scheduledWrites(s)))).toEqual([['fleetform_machine.canary'], ['fleetform_fragment.rig', 'fleetform_fragment_tag.rig-stable']]);
+    expect(schedules.map((s) => addresses(scheduledWrites(s)))).toEqual([
+      ['fleetform_machine.canary'],
+      ['fleetform_fragment.rig', 'fleetform_fragment_tag.rig-stable'],
+    ]);
   });
 
   test('a stack with nothing to write and no interrupted rollout has no schedule; a running journal makes one', () => {
     const stack = fleet();
     expect(stackSchedules(stack, [], [], new Map())).toEqual([]);
-    const policy: RolloutPolicy = { name: 'careful', waves: [{ fraction: 1 }], gate: { timeout_ms: 1000, settle_ms: 0 }, abort: {}, offline: 'wait', on_failure: 'halt' };
-    const interrupted = journal({ stack: 'fleet', policy, waves: [{ rule: 'fraction 1', machines: [{ address: 'fleetform_machine.worker', name: 'worker' }] }] }, 1);
+    const policy: RolloutPolicy = {
+      name: 'careful',
+      waves: [{ fraction: 1 }],
+      gate: { timeout_ms: 1000, settle_ms: 0 },
+      abort: {},
+      offline: 'wait',
+      on_failure: 'halt',
+    };
+    const interrupted = journal(
+      { stack: 'fleet', policy, waves: [{ rule: 'fraction 1', machines: [{ address: 'fleetform_machine.worker', name: 'worker' }] }] },
+      1,
+    );
     const [resumed] = stackSchedules(stack, [], [], new Map([['fleet', interrupted]]));
     expect(resumed).toMatchObject({ kind: 'stack-rollout', lead: [], gate: { kind: 'health', resume: interrupted } });
   });

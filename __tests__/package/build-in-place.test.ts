@@ -23,7 +23,8 @@ let work: string;
 beforeAll(() => {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first');
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-build-'));
-  for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', '.swcrc']) fs.copyFileSync(path.join(ROOT, f), path.join(work, f));
+  for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', '.swcrc'])
+    fs.copyFileSync(path.join(ROOT, f), path.join(work, f));
   for (const d of ['src', 'web', 'scripts', 'bin', 'dist']) fs.cpSync(path.join(ROOT, d), path.join(work, d), { recursive: true });
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(work, 'node_modules'));
 });
@@ -38,9 +39,13 @@ test('a rebuild keeps every file of dist/ in place and whole while a command run
   const before = filesUnder(path.join(work, 'dist'));
 
   // A long-running command started from this checkout's build.
-  const serve = spawn(process.execPath, [path.join(work, 'bin', 'fleetform.js'), 'emulator', 'serve', '--port', '0', '--data', path.join(work, 'data')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const serve = spawn(
+    process.execPath,
+    [path.join(work, 'bin', 'fleetform.js'), 'emulator', 'serve', '--port', '0', '--data', path.join(work, 'data')],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let serveOut = '';
   serve.stdout.on('data', (d: Buffer) => (serveOut += d.toString()));
   serve.stderr.on('data', (d: Buffer) => (serveOut += d.toString()));

@@ -34,10 +34,22 @@ function run(command: string, args: readonly string[], cwd: string, env: NodeJS.
   const inherited: NodeJS.ProcessEnv = { ...process.env };
   for (const key of ['FLEETFORM_REPORT_FILE', 'CDKTF_OUTDIR', 'NODE_OPTIONS', 'CDKTF_CONTEXT_JSON']) delete inherited[key];
   return new Promise((done) => {
-    execFile(command, [...args], { cwd, env: { ...inherited, NO_COLOR: '1', ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      done({ code, stdout, stderr: stderr.split('\n').filter((line) => !line.startsWith('npm warn ')).join('\n') });
-    });
+    execFile(
+      command,
+      [...args],
+      { cwd, env: { ...inherited, NO_COLOR: '1', ...env }, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        done({
+          code,
+          stdout,
+          stderr: stderr
+            .split('\n')
+            .filter((line) => !line.startsWith('npm warn '))
+            .join('\n'),
+        });
+      },
+    );
   });
 }
 
@@ -83,8 +95,10 @@ let scratch: string;
 let tarball: string;
 let app: string;
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'cdktn.js'))) throw new Error('dist/cdktn.js is missing: run `npm run build` (npm test does) before this suite');
-  for (const needed of [join(TEMPLATE, 'tsconfig.json'), NODE22]) if (!existsSync(needed)) throw new Error(`${needed} is missing: run \`npm install\` (cdktn-cli and node 22 are devDependencies)`);
+  if (!existsSync(join(ROOT, 'dist', 'cdktn.js')))
+    throw new Error('dist/cdktn.js is missing: run `npm run build` (npm test does) before this suite');
+  for (const needed of [join(TEMPLATE, 'tsconfig.json'), NODE22])
+    if (!existsSync(needed)) throw new Error(`${needed} is missing: run \`npm install\` (cdktn-cli and node 22 are devDependencies)`);
   const built = packed();
   tarball = built.tarball;
   scratch = mkdtempSync(join(tmpdir(), 'fleetform-cdktn-package-'));
@@ -93,12 +107,26 @@ beforeAll(async () => {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'yard-fleet', version: '1.0.0', private: true }, null, 2));
   writeFileSync(join(app, 'tsconfig.json'), readFileSync(join(TEMPLATE, 'tsconfig.json')));
   useLocalPrebuilds(app, built.prebuilds);
-  writeFileSync(join(app, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts', projectId: 'yard', sendCrashReports: 'false' }, null, 2));
+  writeFileSync(
+    join(app, 'cdktf.json'),
+    JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts', projectId: 'yard', sendCrashReports: 'false' }, null, 2),
+  );
   writeFileSync(join(app, 'main.ts'), TS_APP);
   const dev = PACKAGE.devDependencies;
   await mustRun(
     'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `cdktn@${dev.cdktn}`, `constructs@${CONSTRUCTS}`, `typescript@${dev.typescript}`, `ts-node@${dev['ts-node']}`, `@types/node@${dev['@types/node']}`],
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      tarball,
+      `cdktn@${dev.cdktn}`,
+      `constructs@${CONSTRUCTS}`,
+      `typescript@${dev.typescript}`,
+      `ts-node@${dev['ts-node']}`,
+      `@types/node@${dev['@types/node']}`,
+    ],
     app,
   );
 }, SETUP_TIMEOUT);
@@ -124,7 +152,17 @@ describe('fleetform in a fresh cdktn 0.24 project', () => {
     const r = await run('npx', ['tsc', '--noEmit', '--strict', '-p', 'tsconfig.json'], app);
     expect(r.stdout + r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const nodenext = { compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, skipLibCheck: true, noEmit: true }, files: ['main.ts'] };
+    const nodenext = {
+      compilerOptions: {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        strict: true,
+        skipLibCheck: true,
+        noEmit: true,
+      },
+      files: ['main.ts'],
+    };
     writeFileSync(join(app, 'tsconfig.nodenext.json'), JSON.stringify(nodenext));
     const viaExports = await run('npx', ['tsc', '-p', 'tsconfig.nodenext.json'], app);
     expect(viaExports.stdout + viaExports.stderr).toBe('');
@@ -146,20 +184,29 @@ describe('fleetform in a fresh cdktn 0.24 project', () => {
   test('synthesizes as CommonJS (tsc output) and as an ES module, the same each time', async () => {
     // Under cdktf.out, which the template's tsconfig excludes, so the type-check never sees the output.
     const outDir = join(app, 'cdktf.out', 'js');
-    writeFileSync(join(app, 'tsconfig.emit.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { outDir, incremental: false }, include: [], files: ['main.ts'] }));
+    writeFileSync(
+      join(app, 'tsconfig.emit.json'),
+      JSON.stringify({ extends: './tsconfig.json', compilerOptions: { outDir, incremental: false }, include: [], files: ['main.ts'] }),
+    );
     await mustRun('npx', ['tsc', '--strict', '-p', 'tsconfig.emit.json'], app);
     writeFileSync(join(app, 'main.mjs'), ESM_APP);
     await mustRun('node', [join(outDir, 'main.js')], app, { CDKTF_OUTDIR: join(scratch, 'out-cjs') });
     await mustRun('node', ['main.mjs'], app, { CDKTF_OUTDIR: join(scratch, 'out-esm') });
     const read = (out: string) => JSON.parse(readFileSync(join(scratch, out, 'stacks', 'yard', 'cdk.tf.json'), 'utf8')) as unknown;
-    expect(read('out-cjs')).toMatchObject({ resource: { fleetform_machine: { 'mower-1': { name: 'mower-1' } }, fleetform_dataset: { grass: { name: 'grass' } } } });
+    expect(read('out-cjs')).toMatchObject({
+      resource: { fleetform_machine: { 'mower-1': { name: 'mower-1' } }, fleetform_dataset: { grass: { name: 'grass' } } },
+    });
     expect(read('out-esm')).toEqual(read('out-cjs'));
   }, 180_000);
 
   test('cdktn synth and fleetform synth run the cdktf.json app with the same output', async () => {
     const ours = await mustRun('npx', ['fleetform', 'synth', '--output', join(scratch, 'out-fleetform')], app);
     expect(ours.stdout).toMatch(/^synthesized 1 stack \(yard\)/);
-    await mustRun(NODE22, [CDKTN_CLI, 'synth', '--output', join(scratch, 'out-cdktn')], app, { CI: '1', CHECKPOINT_DISABLE: '1', HOME: join(scratch, 'home') });
+    await mustRun(NODE22, [CDKTN_CLI, 'synth', '--output', join(scratch, 'out-cdktn')], app, {
+      CI: '1',
+      CHECKPOINT_DISABLE: '1',
+      HOME: join(scratch, 'home'),
+    });
     const read = (out: string) => JSON.parse(readFileSync(join(scratch, out, 'stacks', 'yard', 'cdk.tf.json'), 'utf8')) as unknown;
     expect(read('out-fleetform')).toEqual(read('out-cdktn'));
   }, 300_000);
@@ -175,25 +222,37 @@ describe('fleetform in a fresh cdktn 0.24 project', () => {
     expect(again.stdout).toContain('No changes');
   }, 300_000);
 
-  test("the cdktf entry in a cdktn project fails naming the entry to import instead", async () => {
+  test('the cdktf entry in a cdktn project fails naming the entry to import instead', async () => {
     const r = await run('node', ['-e', "require('fleetform')"], app);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('fleetform: the constructs need the cdktf package, which is not installed');
     expect(r.stderr).toContain("this project has cdktn: import the constructs from 'fleetform/cdktn' instead of 'fleetform'");
   }, 60_000);
 
-  test('a project with neither library fails saying what to install', async () => {
-    const bare = join(scratch, 'bare');
-    mkdirSync(bare);
-    writeFileSync(join(bare, 'package.json'), JSON.stringify({ name: 'bare', version: '1.0.0', private: true }));
-    await mustRun('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, `constructs@${CONSTRUCTS}`], bare);
-    expect(installedVersion(bare, 'cdktf')).toBeUndefined();
-    expect(installedVersion(bare, 'cdktn')).toBeUndefined();
-    for (const entry of ['fleetform', 'fleetform/cdktn']) {
-      const r = await run('node', ['-e', `require('${entry}')`], bare);
-      expect(r.code).not.toBe(0);
-      expect(r.stderr).toContain(`${entry}: the constructs need the ${entry === 'fleetform' ? 'cdktf' : 'cdktn'} package, which is not installed`);
-      expect(r.stderr).toContain("install CDK Terrain for a new project (npm install cdktn constructs) and import from 'fleetform/cdktn'");
-    }
-  }, SETUP_TIMEOUT);
+  test(
+    'a project with neither library fails saying what to install',
+    async () => {
+      const bare = join(scratch, 'bare');
+      mkdirSync(bare);
+      writeFileSync(join(bare, 'package.json'), JSON.stringify({ name: 'bare', version: '1.0.0', private: true }));
+      await mustRun(
+        'npm',
+        ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, `constructs@${CONSTRUCTS}`],
+        bare,
+      );
+      expect(installedVersion(bare, 'cdktf')).toBeUndefined();
+      expect(installedVersion(bare, 'cdktn')).toBeUndefined();
+      for (const entry of ['fleetform', 'fleetform/cdktn']) {
+        const r = await run('node', ['-e', `require('${entry}')`], bare);
+        expect(r.code).not.toBe(0);
+        expect(r.stderr).toContain(
+          `${entry}: the constructs need the ${entry === 'fleetform' ? 'cdktf' : 'cdktn'} package, which is not installed`,
+        );
+        expect(r.stderr).toContain(
+          "install CDK Terrain for a new project (npm install cdktn constructs) and import from 'fleetform/cdktn'",
+        );
+      }
+    },
+    SETUP_TIMEOUT,
+  );
 });

@@ -12,12 +12,15 @@ const ROOT = resolve(__dirname, '../..');
 
 function node(args: readonly string[]): Promise<string> {
   return new Promise((done, fail) => {
-    execFile(process.execPath, [...args], { cwd: ROOT }, (err, stdout, stderr) => (err ? fail(new Error(`${err.message}\n${stderr}`)) : done(stdout.trim())));
+    execFile(process.execPath, [...args], { cwd: ROOT }, (err, stdout, stderr) =>
+      err ? fail(new Error(`${err.message}\n${stderr}`)) : done(stdout.trim()),
+    );
   });
 }
 
 beforeAll(() => {
-  if (!existsSync(join(ROOT, 'dist', 'client.js'))) throw new Error('dist/client.js is missing: run `npm run build` (npm test does) before this suite');
+  if (!existsSync(join(ROOT, 'dist', 'client.js')))
+    throw new Error('dist/client.js is missing: run `npm run build` (npm test does) before this suite');
 });
 
 test('require("fleetform/client") gives the client, without loading cdktf or cdktn, the same the root gives', async () => {
@@ -30,7 +33,13 @@ test('require("fleetform/client") gives the client, without loading cdktf or cdk
       "console.log(JSON.stringify({ create: typeof c.createServiceClient, same: c.createServiceClient === r.createServiceClient && c.ServiceError === r.ServiceError, construct: 'Machine' in c || 'FleetProvider' in c, cdk, resolved: require.resolve('fleetform/client') }));",
     ].join('\n'),
   ]);
-  expect(JSON.parse(out)).toEqual({ create: 'function', same: true, construct: false, cdk: false, resolved: join(ROOT, 'dist', 'client.js') });
+  expect(JSON.parse(out)).toEqual({
+    create: 'function',
+    same: true,
+    construct: false,
+    cdk: false,
+    resolved: join(ROOT, 'dist', 'client.js'),
+  });
 });
 
 test('import "fleetform/client" gives the same copy as require', async () => {

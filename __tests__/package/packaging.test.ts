@@ -12,7 +12,10 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { packed, useLocalPrebuilds } from './packed';
 
 const ROOT = resolve(__dirname, '../..');
-const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  devDependencies: Record<string, string>;
+};
 const CDKTF_CLI = join(ROOT, 'node_modules', '.bin', 'cdktf');
 const SETUP_TIMEOUT = 15 * 60_000;
 /** The newest constructs: cdktf's peer range takes it (cdktn 0.24's stops below it; the cdktn package suite uses 10.7). */
@@ -115,7 +118,8 @@ const NODENEXT_TSCONFIG = {
 let scratch: string;
 let app: string;
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does) before this suite');
+  if (!existsSync(join(ROOT, 'dist', 'index.js')))
+    throw new Error('dist/ is missing: run `npm run build` (npm test does) before this suite');
   const { tarball, prebuilds } = packed();
   scratch = mkdtempSync(join(tmpdir(), 'fleetform-package-'));
   app = join(scratch, 'app');
@@ -124,7 +128,10 @@ beforeAll(async () => {
   useLocalPrebuilds(app, prebuilds);
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(TEMPLATE_TSCONFIG, null, 2));
   writeFileSync(join(app, 'tsconfig.nodenext.json'), JSON.stringify(NODENEXT_TSCONFIG, null, 2));
-  writeFileSync(join(app, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts', projectId: 'yard', sendCrashReports: 'false' }, null, 2));
+  writeFileSync(
+    join(app, 'cdktf.json'),
+    JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts', projectId: 'yard', sendCrashReports: 'false' }, null, 2),
+  );
   writeFileSync(join(app, 'main.ts'), TS_APP);
   const dev = PACKAGE.devDependencies;
   await mustRun(
@@ -193,10 +200,19 @@ new TrainingJob(stack, 'j', { dataset: 'd', modelName: 'x', modelVersion: '1', m
 new TrainingJob(stack, 'k', { dataset: 'd', modelName: 'x', modelVersion: '2', tags: ['cat'] });
 `,
     );
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ ...TEMPLATE_TSCONFIG, include: ['wrong.ts'], compilerOptions: { ...TEMPLATE_TSCONFIG.compilerOptions, incremental: false } }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        ...TEMPLATE_TSCONFIG,
+        include: ['wrong.ts'],
+        compilerOptions: { ...TEMPLATE_TSCONFIG.compilerOptions, incremental: false },
+      }),
+    );
     const r = await run('npx', ['tsc', '--noEmit', '-p', 'tsconfig.json'], dir);
     expect(r.code).not.toBe(0);
-    expect(r.stdout).toMatch(/wrong\.ts\(5,\d+\): error TS\d+: .*'verison' does not exist in type 'ModuleProps'. Did you mean to write 'version'\?/);
+    expect(r.stdout).toMatch(
+      /wrong\.ts\(5,\d+\): error TS\d+: .*'verison' does not exist in type 'ModuleProps'. Did you mean to write 'version'\?/,
+    );
     expect(r.stdout).toMatch(/wrong\.ts\(6,\d+\): error TS2322: Type 'string' is not assignable to type 'readonly string\[\]'/);
     expect(r.stdout).toMatch(/wrong\.ts\(7,\d+\): error TS2345: [\s\S]*Property 'modelType' is missing/);
   }, 120_000);
@@ -214,16 +230,33 @@ export const errorOf = (e: unknown): ServiceError | undefined => (e instanceof S
 export type Client = ServiceClient;
 `,
     );
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ ...TEMPLATE_TSCONFIG, include: ['client.ts'], compilerOptions: { ...TEMPLATE_TSCONFIG.compilerOptions, incremental: false, noEmit: true } }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        ...TEMPLATE_TSCONFIG,
+        include: ['client.ts'],
+        compilerOptions: { ...TEMPLATE_TSCONFIG.compilerOptions, incremental: false, noEmit: true },
+      }),
+    );
     writeFileSync(join(dir, 'tsconfig.nodenext.json'), JSON.stringify({ ...NODENEXT_TSCONFIG, files: ['client.ts'] }));
     for (const config of ['tsconfig.json', 'tsconfig.nodenext.json']) {
       const r = await run('npx', ['tsc', '-p', config], dir);
       expect(r.stdout + r.stderr).toBe('');
       expect(r.code).toBe(0);
     }
-    const cjs = await mustRun('node', ['-e', "const c = require('fleetform/client'); const r = require('fleetform'); console.log(typeof c.createServiceClient, c.createServiceClient === r.createServiceClient, c.ServiceError === r.ServiceError, 'Machine' in c)"], app);
+    const cjs = await mustRun(
+      'node',
+      [
+        '-e',
+        "const c = require('fleetform/client'); const r = require('fleetform'); console.log(typeof c.createServiceClient, c.createServiceClient === r.createServiceClient, c.ServiceError === r.ServiceError, 'Machine' in c)",
+      ],
+      app,
+    );
     expect(cjs.stdout.trim()).toBe('function true true false');
-    writeFileSync(join(app, 'client.mjs'), "import { createServiceClient } from 'fleetform/client';\nimport * as root from 'fleetform';\nconsole.log(createServiceClient === root.createServiceClient);\n");
+    writeFileSync(
+      join(app, 'client.mjs'),
+      "import { createServiceClient } from 'fleetform/client';\nimport * as root from 'fleetform';\nconsole.log(createServiceClient === root.createServiceClient);\n",
+    );
     expect((await mustRun('node', ['client.mjs'], app)).stdout.trim()).toBe('true');
     const declarations = readFileSync(join(app, 'node_modules', 'fleetform', 'dist', 'root-client.d.ts'), 'utf8');
     expect(declarations).toMatch(/@deprecated Import it from `fleetform\/client`[^\n]*\n\s*export declare const createServiceClient/);
@@ -236,7 +269,9 @@ export type Client = ServiceClient;
     await mustRun('npx', ['ts-node', 'main.ts'], app, { CDKTF_OUTDIR: join(scratch, 'out-ts') });
     await mustRun('node', ['main.mjs'], app, { CDKTF_OUTDIR: join(scratch, 'out-esm') });
     const cjs = synthesized(join(scratch, 'out-cjs'));
-    expect(cjs).toMatchObject({ resource: { fleetform_machine: { 'mower-1': { name: 'mower-1' } }, fleetform_dataset: { grass: { name: 'grass' } } } });
+    expect(cjs).toMatchObject({
+      resource: { fleetform_machine: { 'mower-1': { name: 'mower-1' } }, fleetform_dataset: { grass: { name: 'grass' } } },
+    });
     expect(synthesized(join(scratch, 'out-ts'))).toEqual(cjs);
     expect(synthesized(join(scratch, 'out-esm'))).toEqual(cjs);
   }, 180_000);
@@ -272,10 +307,10 @@ export type Client = ServiceClient;
       writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ ...TEMPLATE_TSCONFIG, exclude: [] }));
       writeFileSync(
         join(dir, 'main.ts'),
-        TS_APP.replace("import { Dataset,", "import { Resource as NullResource } from '@cdktf/provider-null/lib/resource';\nimport { NullProvider } from '@cdktf/provider-null/lib/provider';\nimport { Dataset,").replace(
-          'app.synth();',
-          "new NullProvider(stack, 'null');\nnew NullResource(stack, 'marker');\napp.synth();",
-        ),
+        TS_APP.replace(
+          'import { Dataset,',
+          "import { Resource as NullResource } from '@cdktf/provider-null/lib/resource';\nimport { NullProvider } from '@cdktf/provider-null/lib/provider';\nimport { Dataset,",
+        ).replace('app.synth();', "new NullProvider(stack, 'null');\nnew NullResource(stack, 'marker');\napp.synth();"),
       );
       const plan = await run('npx', ['fleetform', 'plan'], dir);
       expect(plan.stderr).toBe('note: leaving 1 resource of other providers to Terraform (cdktf deploy): null_resource.marker\n');
@@ -324,7 +359,13 @@ const { createServiceClient, ModelType, ServiceError, TrainingStatus } = require
 `,
       );
       const { apiKeyId, apiKey, organizationId, datasetId } = emulator.credentials;
-      const r = await mustRun('node', ['client.js'], app, { FLEET_URL: emulator.url, KEY_ID: apiKeyId, KEY: apiKey, ORG: organizationId, DATASET: datasetId });
+      const r = await mustRun('node', ['client.js'], app, {
+        FLEET_URL: emulator.url,
+        KEY_ID: apiKeyId,
+        KEY: apiKey,
+        ORG: organizationId,
+        DATASET: datasetId,
+      });
       expect(JSON.parse(r.stdout)).toEqual({ status: 1, listed: true, serviceError: true, code: 'FAILED_PRECONDITION' });
     }, 60_000);
   });

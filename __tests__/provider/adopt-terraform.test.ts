@@ -22,7 +22,15 @@ let env: Record<string, string>;
 
 const SENSORS = {
   modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2', env: { PATH: '/opt/acme/bin' } }],
-  components: [{ name: 'ultrasonic-1', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: { trigger_pin: '11', timeout_ms: 150 }, depends_on: [] }],
+  components: [
+    {
+      name: 'ultrasonic-1',
+      api: 'rdk:component:sensor',
+      model: 'acme:sensors:hc-sr04',
+      attributes: { trigger_pin: '11', timeout_ms: 150 },
+      depends_on: [],
+    },
+  ],
 };
 
 beforeAll(async () => {
@@ -32,27 +40,52 @@ beforeAll(async () => {
   const c = emulator.credentials;
   env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: c.apiKey, FLEETFORM_API_KEY_ID: c.apiKeyId };
   const sdk = await loadSdk();
-  const viam = await sdk.createViamClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
+  const viam = await sdk.createViamClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey },
+  });
   const dock = await viam.appClient.createLocation(c.organizationId, 'dock');
-  for (const [name, location] of [['sorter-1', c.locationId], ['sorter-2', dock?.id ?? '']] as const) {
+  for (const [name, location] of [
+    ['sorter-1', c.locationId],
+    ['sorter-2', dock?.id ?? ''],
+  ] as const) {
     const robotId = await viam.appClient.newRobot(location, name);
     const [part] = await viam.appClient.getRobotParts(robotId);
     await viam.appClient.updateRobotPart(part?.id ?? '', part?.name ?? '', sdk.Struct.fromJson(SENSORS as never));
   }
   // Fragments: a kit with a variable, tagged, nested in a base a third machine imports at the tag.
-  const kit = await viam.appClient.createFragment(c.organizationId, 'kit', sdk.Struct.fromJson({ ...SENSORS, components: [{ ...SENSORS.components[0], attributes: { trigger_pin: { $variable: { name: 'pin' } } } }] } as never));
-  const base = await viam.appClient.createFragment(c.organizationId, 'sorter-base', sdk.Struct.fromJson({ fragments: [{ id: kit?.id ?? '', variables: { pin: '13' } }] } as never));
+  const kit = await viam.appClient.createFragment(
+    c.organizationId,
+    'kit',
+    sdk.Struct.fromJson({
+      ...SENSORS,
+      components: [{ ...SENSORS.components[0], attributes: { trigger_pin: { $variable: { name: 'pin' } } } }],
+    } as never),
+  );
+  const base = await viam.appClient.createFragment(
+    c.organizationId,
+    'sorter-base',
+    sdk.Struct.fromJson({ fragments: [{ id: kit?.id ?? '', variables: { pin: '13' } }] } as never),
+  );
   // SDK 0.61.1 has no SetFragmentTag: our client sets the tag.
-  const ours = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey } });
+  const ours = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey },
+  });
   await ours.appClient.setFragmentTag(base?.id ?? '', 'stable', base?.revision ?? '');
   await ours.close();
   const robotId = await viam.appClient.newRobot(dock?.id ?? '', 'sorter-3');
   const [part] = await viam.appClient.getRobotParts(robotId);
-  await viam.appClient.updateRobotPart(part?.id ?? '', part?.name ?? '', sdk.Struct.fromJson({ fragments: [{ id: base?.id ?? '', version: 'stable', prefix: 'left' }] } as never));
+  await viam.appClient.updateRobotPart(
+    part?.id ?? '',
+    part?.name ?? '',
+    sdk.Struct.fromJson({ fragments: [{ id: base?.id ?? '', version: 'stable', prefix: 'left' }] } as never),
+  );
 
   project = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-adopt-tf-'));
   await fs.mkdir(path.join(project, 'node_modules'));
-  for (const m of ['cdktf', 'constructs', 'tsx']) await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
+  for (const m of ['cdktf', 'constructs', 'tsx'])
+    await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
   await fs.symlink(ROOT, path.join(project, 'node_modules', 'fleetform'));
   await fs.writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'adopted-fleet', private: true }));
 });

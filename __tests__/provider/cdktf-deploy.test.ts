@@ -21,9 +21,11 @@ let env: NodeJS.ProcessEnv;
 /** A CDKTF project of the example stacks, using this checkout as its `fleetform` package. */
 async function exampleProject(): Promise<string> {
   const project = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-cdktf-'));
-  for (const entry of ['stacks', 'main.ts', 'cdktf.json', 'tsconfig.json']) await fs.cp(path.join(ROOT, entry), path.join(project, entry), { recursive: true });
+  for (const entry of ['stacks', 'main.ts', 'cdktf.json', 'tsconfig.json'])
+    await fs.cp(path.join(ROOT, entry), path.join(project, entry), { recursive: true });
   await fs.mkdir(path.join(project, 'node_modules'));
-  for (const m of ['cdktf', 'constructs', 'tsx']) await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
+  for (const m of ['cdktf', 'constructs', 'tsx'])
+    await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
   await fs.symlink(ROOT, path.join(project, 'node_modules', 'fleetform'));
   await fs.writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'fleet-app', private: true }));
   return project;
@@ -39,7 +41,8 @@ beforeAll(async () => {
   requireTerraform();
   dir = await exampleProject();
   env = await terraformHome(dir, {});
-  for (const k of ['FLEETFORM_ENDPOINT', 'FLEETFORM_API_KEY', 'FLEETFORM_API_KEY_ID', 'FLEETFORM_ORGANIZATION_ID', 'FLEETFORM_LOCATION_ID']) delete env[k];
+  for (const k of ['FLEETFORM_ENDPOINT', 'FLEETFORM_API_KEY', 'FLEETFORM_API_KEY_ID', 'FLEETFORM_ORGANIZATION_ID', 'FLEETFORM_LOCATION_ID'])
+    delete env[k];
   env.CI = '1';
   env.FORCE_COLOR = '0';
 });

@@ -28,13 +28,18 @@ let env: NodeJS.ProcessEnv;
 
 /** Node 22 and the cdktn-cli of the dev tree: missing, the suite fails saying how to get them. */
 function requireCdktnCli(): void {
-  const missing = [NODE22, CDKTN_CLI, path.join(ROOT, 'node_modules', 'cdktn', 'package.json'), path.join(ROOT, 'dist', 'cdktn.js')].filter((f) => !existsSync(f));
-  if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}: run \`npm install\` (it installs Node 22, cdktn and cdktn-cli and builds dist/)`);
+  const missing = [NODE22, CDKTN_CLI, path.join(ROOT, 'node_modules', 'cdktn', 'package.json'), path.join(ROOT, 'dist', 'cdktn.js')].filter(
+    (f) => !existsSync(f),
+  );
+  if (missing.length > 0)
+    throw new Error(`missing ${missing.join(', ')}: run \`npm install\` (it installs Node 22, cdktn and cdktn-cli and builds dist/)`);
   // Linked there, npm scripts (and so jest and its children) would run on Node 22.
-  if (existsSync(path.join(ROOT, 'node_modules', '.bin', 'node'))) throw new Error('node_modules/.bin/node is there: run `npm install` (its prepare step removes it)');
+  if (existsSync(path.join(ROOT, 'node_modules', '.bin', 'node')))
+    throw new Error('node_modules/.bin/node is there: run `npm install` (its prepare step removes it)');
   const version = spawnSync(NODE22, ['--version'], { encoding: 'utf8' }).stdout.trim();
   const [major, minor] = version.replace(/^v/, '').split('.').map(Number);
-  if (!(major === 22 && (minor as number) >= 19)) throw new Error(`${NODE22} is ${version || 'not runnable'}; cdktn-cli needs Node >= 22.19: run \`npm install\``);
+  if (!(major === 22 && (minor as number) >= 19))
+    throw new Error(`${NODE22} is ${version || 'not runnable'}; cdktn-cli needs Node >= 22.19: run \`npm install\``);
 }
 
 /** A file of the example with its CDK imports moved to CDK Terrain; fails if it had none to move. */
@@ -47,7 +52,8 @@ function toCdktn(source: string, file: string): string {
 /** A cdktn project of the example stacks, using this checkout as its `fleetform` package. */
 async function exampleProject(): Promise<string> {
   const project = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-cdktn-'));
-  for (const entry of ['stacks', 'main.ts', 'cdktf.json', 'tsconfig.json']) await fs.cp(path.join(ROOT, entry), path.join(project, entry), { recursive: true });
+  for (const entry of ['stacks', 'main.ts', 'cdktf.json', 'tsconfig.json'])
+    await fs.cp(path.join(ROOT, entry), path.join(project, entry), { recursive: true });
   let moved = 0;
   for (const file of ['main.ts', ...(await fs.readdir(path.join(project, 'stacks'))).map((f) => path.join('stacks', f))]) {
     const at = path.join(project, file);
@@ -59,7 +65,8 @@ async function exampleProject(): Promise<string> {
   expect(moved).toBeGreaterThanOrEqual(4);
   await fs.mkdir(path.join(project, 'node_modules'));
   // No cdktf in this project: the fleetform/cdktn entry must not need it.
-  for (const m of ['cdktn', 'constructs', 'tsx']) await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
+  for (const m of ['cdktn', 'constructs', 'tsx'])
+    await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
   await fs.symlink(ROOT, path.join(project, 'node_modules', 'fleetform'));
   await fs.writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'fleet-app', private: true }));
   return project;
@@ -77,7 +84,15 @@ beforeAll(async () => {
   requireCdktnCli();
   dir = await exampleProject();
   env = await terraformHome(dir, {});
-  for (const k of ['FLEETFORM_ENDPOINT', 'FLEETFORM_API_KEY', 'FLEETFORM_API_KEY_ID', 'FLEETFORM_ORGANIZATION_ID', 'FLEETFORM_LOCATION_ID', 'NODE_OPTIONS']) delete env[k];
+  for (const k of [
+    'FLEETFORM_ENDPOINT',
+    'FLEETFORM_API_KEY',
+    'FLEETFORM_API_KEY_ID',
+    'FLEETFORM_ORGANIZATION_ID',
+    'FLEETFORM_LOCATION_ID',
+    'NODE_OPTIONS',
+  ])
+    delete env[k];
   env.CI = '1';
   env.FORCE_COLOR = '0';
 });

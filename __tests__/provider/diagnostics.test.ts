@@ -12,7 +12,10 @@ test("the kinds' advice names Terraform's commands under Terraform", () => {
 test('a problem at a deep path points Terraform at its attribute and leads the summary with the whole path', () => {
   const d = new Diagnostics(new Set(['config', 'name']));
   d.problems([{ path: 'config.modules.arm.version', message: 'no such version', hint: 'run fleetform plan again' }]);
-  d.notes([{ level: 'info', message: 'shown only by fleetform plan' }, { level: 'warning', path: 'name', message: 'renamed' }]);
+  d.notes([
+    { level: 'info', message: 'shown only by fleetform plan' },
+    { level: 'warning', path: 'name', message: 'renamed' },
+  ]);
   expect(d.hasErrors).toBe(true);
   expect(d.list.map((x) => [x.severity, x.summary, x.detail, x.attribute?.steps.map((s) => s.selector.value)])).toEqual([
     [Diagnostic_Severity.ERROR, 'config.modules.arm.version: no such version', 'hint: run terraform plan again', ['config']],

@@ -24,7 +24,10 @@ function refusal(env: NodeJS.ProcessEnv): HandshakeError {
 
 describe('readHostRequest', () => {
   test('accepts the host Terraform sets up: the client certificate and socket dir are passed on', () => {
-    expect(readHostRequest(hostEnv({ PLUGIN_UNIX_SOCKET_DIR: '/tmp/tf-sockets' }))).toEqual({ clientCertificatePem: CLIENT_PEM, socketDir: '/tmp/tf-sockets' });
+    expect(readHostRequest(hostEnv({ PLUGIN_UNIX_SOCKET_DIR: '/tmp/tf-sockets' }))).toEqual({
+      clientCertificatePem: CLIENT_PEM,
+      socketDir: '/tmp/tf-sockets',
+    });
     expect(readHostRequest(hostEnv({ PLUGIN_PROTOCOL_VERSIONS: ' 6 ' })).socketDir).toBeUndefined();
     expect(readHostRequest(hostEnv({ PLUGIN_UNIX_SOCKET_DIR: '' })).socketDir).toBeUndefined();
   });

@@ -27,7 +27,10 @@ interface ClientIdentity {
 }
 
 function pem(label: string, der: ArrayBuffer): string {
-  return `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END ${label}-----\n`;
+  return `-----BEGIN ${label}-----\n${Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '')}\n-----END ${label}-----\n`;
 }
 
 /** A client certificate like the one go-plugin's host makes: self-signed ECDSA P-521 CA for localhost, client and server auth. */
@@ -44,7 +47,10 @@ async function hostCertificate(): Promise<ClientIdentity> {
     signingAlgorithm: algorithm,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyCertSign, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyCertSign,
+        true,
+      ),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth, x509.ExtendedKeyUsage.serverAuth]),
       new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'localhost' }]),
     ],
@@ -62,7 +68,13 @@ interface RunningProvider {
 
 /** Starts the executable as Terraform does and waits for its first stdout line. */
 async function startProvider(client: ClientIdentity, cwd: string): Promise<RunningProvider> {
-  const env: NodeJS.ProcessEnv = { ...process.env, TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: '5,6', PLUGIN_CLIENT_CERT: client.certPem, PLUGIN_UNIX_SOCKET_DIR: cwd };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE,
+    PLUGIN_PROTOCOL_VERSIONS: '5,6',
+    PLUGIN_CLIENT_CERT: client.certPem,
+    PLUGIN_UNIX_SOCKET_DIR: cwd,
+  };
   for (const k of Object.keys(env)) if (k.startsWith('FLEETFORM_')) delete env[k];
   const child = spawn(process.execPath, [BIN], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
@@ -88,10 +100,18 @@ function clientFor(handshake: string, identity: ClientIdentity | undefined): grp
   const credentials = identity
     ? grpc.credentials.createSsl(Buffer.from(serverPem), Buffer.from(identity.keyPem), Buffer.from(identity.certPem))
     : grpc.credentials.createSsl(Buffer.from(serverPem));
-  return new grpc.Client(`unix://${address}`, credentials, { 'grpc.ssl_target_name_override': 'localhost', 'grpc.default_authority': 'localhost' });
+  return new grpc.Client(`unix://${address}`, credentials, {
+    'grpc.ssl_target_name_override': 'localhost',
+    'grpc.default_authority': 'localhost',
+  });
 }
 
-function call<I extends Message<I>, O extends Message<O>>(client: grpc.Client, method: string, request: I, output: MessageType<O>): Promise<O> {
+function call<I extends Message<I>, O extends Message<O>>(
+  client: grpc.Client,
+  method: string,
+  request: I,
+  output: MessageType<O>,
+): Promise<O> {
   return new Promise((resolve, reject) => {
     client.makeUnaryRequest(
       method,
@@ -127,11 +147,38 @@ test('handshake, schema over mutual TLS, Shutdown: exit 0 with nothing but the h
     expect(fs.statSync(socket).isSocket()).toBe(true);
 
     client = clientFor(provider.handshake, host);
-    const schema = await call(client, '/tfplugin6.Provider/GetProviderSchema', new tf.GetProviderSchema_Request(), tf.GetProviderSchema_Response);
+    const schema = await call(
+      client,
+      '/tfplugin6.Provider/GetProviderSchema',
+      new tf.GetProviderSchema_Request(),
+      tf.GetProviderSchema_Response,
+    );
     expect(schema.diagnostics).toEqual([]);
-    expect(Object.keys(schema.resourceSchemas).sort()).toEqual(['fleetform_custom_training_job', 'fleetform_dataset', 'fleetform_fragment', 'fleetform_fragment_tag', 'fleetform_location', 'fleetform_machine', 'fleetform_machine_part', 'fleetform_ml_model', 'fleetform_training_job']);
+    expect(Object.keys(schema.resourceSchemas).sort()).toEqual([
+      'fleetform_custom_training_job',
+      'fleetform_dataset',
+      'fleetform_fragment',
+      'fleetform_fragment_tag',
+      'fleetform_location',
+      'fleetform_machine',
+      'fleetform_machine_part',
+      'fleetform_ml_model',
+      'fleetform_training_job',
+    ]);
     const machine = new Map(schema.resourceSchemas.fleetform_machine?.block?.attributes.map((a) => [a.name, a]));
-    expect([...machine.keys()]).toEqual(['name', 'location_id', 'config', 'secret_env', 'secrets', 'deploy_models', 'health_gate', 'id', 'part_id', 'secret_env_digest', 'secrets_digest']);
+    expect([...machine.keys()]).toEqual([
+      'name',
+      'location_id',
+      'config',
+      'secret_env',
+      'secrets',
+      'deploy_models',
+      'health_gate',
+      'id',
+      'part_id',
+      'secret_env_digest',
+      'secrets_digest',
+    ]);
     expect(machine.get('secret_env')).toMatchObject({ sensitive: true, writeOnly: true, computed: false });
     expect(machine.get('secret_env_digest')).toMatchObject({ computed: true, writeOnly: false });
     expect(machine.get('name')).toMatchObject({ required: true, optional: false, computed: false, sensitive: false });
@@ -168,7 +215,12 @@ test('a client without the host certificate is refused', async () => {
     for (const identity of [undefined, await hostCertificate()]) {
       const client = clientFor(provider.handshake, identity);
       clients.push(client);
-      const refused = await call(client, '/tfplugin6.Provider/GetProviderSchema', new tf.GetProviderSchema_Request(), tf.GetProviderSchema_Response).then(
+      const refused = await call(
+        client,
+        '/tfplugin6.Provider/GetProviderSchema',
+        new tf.GetProviderSchema_Request(),
+        tf.GetProviderSchema_Response,
+      ).then(
         () => undefined,
         (err: grpc.ServiceError) => err,
       );
@@ -229,7 +281,13 @@ test('a provider whose host is killed exits by itself, though the stdin it share
     process.stdout.write('pid ' + child.pid + '\\n');
     child.stdout.pipe(process.stdout);
   `;
-  const env: NodeJS.ProcessEnv = { ...process.env, TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: '5,6', PLUGIN_CLIENT_CERT: host.certPem, PLUGIN_UNIX_SOCKET_DIR: dir };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE,
+    PLUGIN_PROTOCOL_VERSIONS: '5,6',
+    PLUGIN_CLIENT_CERT: host.certPem,
+    PLUGIN_UNIX_SOCKET_DIR: dir,
+  };
   for (const k of Object.keys(env)) if (k.startsWith('FLEETFORM_')) delete env[k];
   const hostProcess = spawn(process.execPath, ['-e', hostScript], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';

@@ -16,7 +16,15 @@ test('--dir lays the provider out as HOST/fleetform/fleetform/VERSION/OS_ARCH fo
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`terraform init -plugin-dir=${dir}`);
     for (const host of ['registry.terraform.io', 'registry.opentofu.org']) {
-      const file = path.join(dir, host, 'fleetform', 'fleetform', packageVersion(), terraformPlatform(), `terraform-provider-fleetform_v${packageVersion()}`);
+      const file = path.join(
+        dir,
+        host,
+        'fleetform',
+        'fleetform',
+        packageVersion(),
+        terraformPlatform(),
+        `terraform-provider-fleetform_v${packageVersion()}`,
+      );
       expect(fs.statSync(file).mode & 0o111).toBe(0o111);
       // Started by hand (no magic cookie), the installed executable says what it is and exits 1.
       const started = spawnSync(file, [], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });

@@ -12,7 +12,13 @@ import type { ProviderBlock, ProviderConnection } from '../../src/provider/provi
 import { providerHandlers } from '../../src/provider/provider-handlers';
 import * as tf from '../../src/provider/protocol/generated/tfplugin6/tfplugin6_pb';
 import type { ProviderHandlers } from '../../src/provider/protocol/services';
-import { decodeMsgpack, encodeMsgpack, unknownValue, type TerraformObject, type TerraformValue } from '../../src/provider/values/terraform-value';
+import {
+  decodeMsgpack,
+  encodeMsgpack,
+  unknownValue,
+  type TerraformObject,
+  type TerraformValue,
+} from '../../src/provider/values/terraform-value';
 import { openEmulatorProject, type EmulatorProject } from '../e2e/fleet-fixture';
 
 jest.setTimeout(60_000);
@@ -36,7 +42,13 @@ beforeAll(async () => {
         serviceHost: block.endpoint as string,
         credentials: { type: 'api-key', authEntity: block.apiKeyId as string, payload: block.apiKey as string },
       });
-      return { client, endpoint: block.endpoint as string, defaults: {}, apiKey: block.apiKey as string, close: async () => client.close() };
+      return {
+        client,
+        endpoint: block.endpoint as string,
+        defaults: {},
+        apiKey: block.apiKey as string,
+        close: async () => client.close(),
+      };
     },
   });
   handlers = made.handlers;
@@ -59,29 +71,49 @@ function typeOf(typeName: string): TerraformType {
   if (!t) throw new Error(`no schema for ${typeName}`);
   return t;
 }
-const dv = (typeName: string, value: TerraformValue): tf.DynamicValue => new tf.DynamicValue({ msgpack: encodeMsgpack(value, typeOf(typeName)) });
+const dv = (typeName: string, value: TerraformValue): tf.DynamicValue =>
+  new tf.DynamicValue({ msgpack: encodeMsgpack(value, typeOf(typeName)) });
 const nothing = (typeName: string): tf.DynamicValue => dv(typeName, null);
 function valueOf(typeName: string, v: tf.DynamicValue | undefined): TerraformObject | null {
   return decodeMsgpack(v?.msgpack ?? new Uint8Array(), typeOf(typeName)) as TerraformObject | null;
 }
 const severities = (d: readonly tf.Diagnostic[]): tf.Diagnostic_Severity[] => d.map((x) => x.severity);
-const attributeNames = (p: tf.AttributePath | undefined): string[] => (p?.steps ?? []).map((s) => (s.selector.case === 'attributeName' ? s.selector.value : '?'));
-const errorsOf = (d: readonly tf.Diagnostic[]): string[] => d.filter((x) => x.severity === tf.Diagnostic_Severity.ERROR).map((x) => `${x.summary} ${x.detail}`);
+const attributeNames = (p: tf.AttributePath | undefined): string[] =>
+  (p?.steps ?? []).map((s) => (s.selector.case === 'attributeName' ? s.selector.value : '?'));
+const errorsOf = (d: readonly tf.Diagnostic[]): string[] =>
+  d.filter((x) => x.severity === tf.Diagnostic_Severity.ERROR).map((x) => `${x.summary} ${x.detail}`);
 
 function machineConfig(version: string, timeoutMs = 150): string {
   return JSON.stringify({
     components: [
       { name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: {}, depends_on: [] },
-      { name: 'ultrasonic-1', api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04', attributes: { trigger_pin: '11', board: 'board-1', timeout_ms: timeoutMs }, depends_on: ['board-1'] },
+      {
+        name: 'ultrasonic-1',
+        api: 'rdk:component:sensor',
+        model: 'acme:sensors:hc-sr04',
+        attributes: { trigger_pin: '11', board: 'board-1', timeout_ms: timeoutMs },
+        depends_on: ['board-1'],
+      },
     ],
     services: [],
-    modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version, env: { PATH: '/opt/acme/bin:${environment.PATH}' } }],
+    modules: [
+      { type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version, env: { PATH: '/opt/acme/bin:${environment.PATH}' } },
+    ],
   });
 }
 
 /** A machine's configuration as Terraform decodes it: computed attributes null. */
 function machine(name: string, version = '~1.2'): TerraformObject {
-  return { name, location_id: null, config: machineConfig(version), secret_env: { 'acme_sensors.API_TOKEN': 'token-one' }, deploy_models: null, health_gate: null, id: null, part_id: null };
+  return {
+    name,
+    location_id: null,
+    config: machineConfig(version),
+    secret_env: { 'acme_sensors.API_TOKEN': 'token-one' },
+    deploy_models: null,
+    health_gate: null,
+    id: null,
+    part_id: null,
+  };
 }
 
 /** Terraform's proposed new state: the config, computed attributes left null by it taken from the prior state. */
@@ -99,7 +131,12 @@ interface Managed {
 /** What Terraform 1.11 says it can take: write-only attributes among them. */
 const TERRAFORM_1_11 = new tf.ClientCapabilities({ writeOnlyAttributesAllowed: true });
 
-async function plan(typeName: string, prior: Managed | null, config: TerraformObject | null, computed: readonly string[]): Promise<tf.PlanResourceChange_Response> {
+async function plan(
+  typeName: string,
+  prior: Managed | null,
+  config: TerraformObject | null,
+  computed: readonly string[],
+): Promise<tf.PlanResourceChange_Response> {
   return handlers.PlanResourceChange(
     new tf.PlanResourceChange_Request({
       typeName,
@@ -113,7 +150,12 @@ async function plan(typeName: string, prior: Managed | null, config: TerraformOb
 }
 
 /** Plans and applies as Terraform does; the new state and private bytes. */
-async function planAndApply(typeName: string, prior: Managed | null, config: TerraformObject | null, computed: readonly string[]): Promise<Managed> {
+async function planAndApply(
+  typeName: string,
+  prior: Managed | null,
+  config: TerraformObject | null,
+  computed: readonly string[],
+): Promise<Managed> {
   const planned = await plan(typeName, prior, config, computed);
   expect(errorsOf(planned.diagnostics)).toEqual([]);
   const applied = await handlers.ApplyResourceChange(
@@ -130,7 +172,14 @@ async function planAndApply(typeName: string, prior: Managed | null, config: Ter
 }
 
 async function read(typeName: string, current: Managed): Promise<tf.ReadResource_Response> {
-  return handlers.ReadResource(new tf.ReadResource_Request({ typeName, currentState: dv(typeName, current.state), private: current.private, clientCapabilities: TERRAFORM_1_11 }));
+  return handlers.ReadResource(
+    new tf.ReadResource_Request({
+      typeName,
+      currentState: dv(typeName, current.state),
+      private: current.private,
+      clientCapabilities: TERRAFORM_1_11,
+    }),
+  );
 }
 
 const MACHINE = 'fleetform_machine';
@@ -139,44 +188,112 @@ const MACHINE_COMPUTED = ['location_id', 'id', 'part_id'];
 test('GetProviderSchema: every kind, required/optional/computed/sensitive as declared, version 0', async () => {
   const schema = await handlers.GetProviderSchema(new tf.GetProviderSchema_Request());
   expect(schema.diagnostics).toEqual([]);
-  expect([...types.keys()].sort()).toEqual(['fleetform_custom_training_job', 'fleetform_dataset', 'fleetform_fragment', 'fleetform_fragment_tag', 'fleetform_location', 'fleetform_machine', 'fleetform_machine_part', 'fleetform_ml_model', 'fleetform_training_job']);
+  expect([...types.keys()].sort()).toEqual([
+    'fleetform_custom_training_job',
+    'fleetform_dataset',
+    'fleetform_fragment',
+    'fleetform_fragment_tag',
+    'fleetform_location',
+    'fleetform_machine',
+    'fleetform_machine_part',
+    'fleetform_ml_model',
+    'fleetform_training_job',
+  ]);
   const flags = (type: string) =>
-    Object.fromEntries((schema.resourceSchemas[type]?.block?.attributes ?? []).map((a) => [a.name, [a.required && 'required', a.optional && 'optional', a.computed && 'computed', a.sensitive && 'sensitive'].filter(Boolean).join(' ')]));
-  expect(flags('fleetform_location')).toEqual({ name: 'required', parent_location_id: 'optional', organization_id: 'optional computed', id: 'computed' });
-  expect(flags(MACHINE)).toEqual({ name: 'required', location_id: 'optional computed', config: 'required', secret_env: 'optional sensitive', deploy_models: 'optional', health_gate: 'optional', id: 'computed', part_id: 'computed', secret_env_digest: 'computed', secrets: 'optional', secrets_digest: 'computed' });
+    Object.fromEntries(
+      (schema.resourceSchemas[type]?.block?.attributes ?? []).map((a) => [
+        a.name,
+        [a.required && 'required', a.optional && 'optional', a.computed && 'computed', a.sensitive && 'sensitive']
+          .filter(Boolean)
+          .join(' '),
+      ]),
+    );
+  expect(flags('fleetform_location')).toEqual({
+    name: 'required',
+    parent_location_id: 'optional',
+    organization_id: 'optional computed',
+    id: 'computed',
+  });
+  expect(flags(MACHINE)).toEqual({
+    name: 'required',
+    location_id: 'optional computed',
+    config: 'required',
+    secret_env: 'optional sensitive',
+    deploy_models: 'optional',
+    health_gate: 'optional',
+    id: 'computed',
+    part_id: 'computed',
+    secret_env_digest: 'computed',
+    secrets: 'optional',
+    secrets_digest: 'computed',
+  });
   // A secret as a whole is write-only: Terraform never keeps it in its plan or state.
   expect((schema.resourceSchemas[MACHINE]?.block?.attributes ?? []).filter((a) => a.writeOnly).map((a) => a.name)).toEqual(['secret_env']);
   expect(flags('fleetform_dataset')).toEqual({ name: 'required', organization_id: 'optional computed', id: 'computed' });
-  expect(flags('fleetform_training_job')).toMatchObject({ dataset_id: 'required', model_name: 'required', model_version: 'required', tags: 'required', retain_on_delete: 'optional computed', id: 'computed' });
+  expect(flags('fleetform_training_job')).toMatchObject({
+    dataset_id: 'required',
+    model_name: 'required',
+    model_version: 'required',
+    tags: 'required',
+    retain_on_delete: 'optional computed',
+    id: 'computed',
+  });
   expect(schema.resourceSchemas[MACHINE]?.version).toBe(0n);
-  expect(typeOf('fleetform_training_job')).toEqual(['object', expect.objectContaining({ tags: ['list', 'string'], retain_on_delete: 'bool' })]);
+  expect(typeOf('fleetform_training_job')).toEqual([
+    'object',
+    expect.objectContaining({ tags: ['list', 'string'], retain_on_delete: 'bool' }),
+  ]);
   expect(flags('fleetform_custom_training_job')).toMatchObject({ arguments: 'optional computed' });
-  expect(schema.provider?.block?.attributes.map((a) => a.name)).toEqual(['organization_id', 'location_id', 'endpoint', 'api_key_id', 'api_key']);
+  expect(schema.provider?.block?.attributes.map((a) => a.name)).toEqual([
+    'organization_id',
+    'location_id',
+    'endpoint',
+    'api_key_id',
+    'api_key',
+  ]);
   expect(schema.serverCapabilities?.planDestroy).toBe(true);
 });
 
-const PROVIDER_TYPE: TerraformType = ['object', { organization_id: 'string', location_id: 'string', endpoint: 'string', api_key_id: 'string', api_key: 'string' }];
+const PROVIDER_TYPE: TerraformType = [
+  'object',
+  { organization_id: 'string', location_id: 'string', endpoint: 'string', api_key_id: 'string', api_key: 'string' },
+];
 
 test('ValidateProviderConfig accepts a block (unknowns too) and reports undecodable bytes', async () => {
-  const ok = await handlers.ValidateProviderConfig(new tf.ValidateProviderConfig_Request({ config: new tf.DynamicValue({ msgpack: encodeMsgpack({ endpoint: unknownValue }, PROVIDER_TYPE) }) }));
+  const ok = await handlers.ValidateProviderConfig(
+    new tf.ValidateProviderConfig_Request({
+      config: new tf.DynamicValue({ msgpack: encodeMsgpack({ endpoint: unknownValue }, PROVIDER_TYPE) }),
+    }),
+  );
   expect(ok.diagnostics).toEqual([]);
-  const bad = await handlers.ValidateProviderConfig(new tf.ValidateProviderConfig_Request({ config: new tf.DynamicValue({ msgpack: encodeMsgpack({ endpoint: 5 }, ['object', { endpoint: 'number' }]) }) }));
+  const bad = await handlers.ValidateProviderConfig(
+    new tf.ValidateProviderConfig_Request({
+      config: new tf.DynamicValue({ msgpack: encodeMsgpack({ endpoint: 5 }, ['object', { endpoint: 'number' }]) }),
+    }),
+  );
   expect(severities(bad.diagnostics)).toEqual([tf.Diagnostic_Severity.ERROR]);
   expect(bad.diagnostics[0]?.summary).toContain('endpoint');
 });
 
 test('ConfigureProvider: the block wins over FLEETFORM_*, unset settings come from the environment', async () => {
   const block = { organization_id: null, location_id: null, endpoint: project.env.FLEETFORM_ENDPOINT, api_key_id: null, api_key: null };
-  const configured = await handlers.ConfigureProvider(new tf.ConfigureProvider_Request({ config: new tf.DynamicValue({ msgpack: encodeMsgpack(block, PROVIDER_TYPE) }) }));
+  const configured = await handlers.ConfigureProvider(
+    new tf.ConfigureProvider_Request({ config: new tf.DynamicValue({ msgpack: encodeMsgpack(block, PROVIDER_TYPE) }) }),
+  );
   expect(configured.diagnostics).toEqual([]);
   // The first call that needs the service connects with the configured block.
   const gone = await handlers.ImportResourceState(new tf.ImportResourceState_Request({ typeName: 'fleetform_dataset', id: 'no-such-id' }));
   expect(errorsOf(gone.diagnostics)).toEqual([expect.stringContaining('the service has no fleetform_dataset with id "no-such-id"')]);
-  expect(connectedTo.at(-1)).toEqual({ endpoint: project.env.FLEETFORM_ENDPOINT, apiKeyId: project.env.FLEETFORM_API_KEY_ID, apiKey: project.env.FLEETFORM_API_KEY });
+  expect(connectedTo.at(-1)).toEqual({
+    endpoint: project.env.FLEETFORM_ENDPOINT,
+    apiKeyId: project.env.FLEETFORM_API_KEY_ID,
+    apiKey: project.env.FLEETFORM_API_KEY,
+  });
 });
 
 describe('ValidateResourceConfig', () => {
-  const validate = (typeName: string, value: tf.DynamicValue) => handlers.ValidateResourceConfig(new tf.ValidateResourceConfig_Request({ typeName, config: value }));
+  const validate = (typeName: string, value: tf.DynamicValue) =>
+    handlers.ValidateResourceConfig(new tf.ValidateResourceConfig_Request({ typeName, config: value }));
 
   test('a valid machine, and one with unknown values, have no diagnostics', async () => {
     expect((await validate(MACHINE, dv(MACHINE, machine('m')))).diagnostics).toEqual([]);
@@ -189,7 +306,10 @@ describe('ValidateResourceConfig', () => {
     expect(severities(res.diagnostics)).toEqual([tf.Diagnostic_Severity.ERROR]);
     expect(res.diagnostics[0]?.summary).toContain('a machine needs a name');
     expect(attributeNames(res.diagnostics[0]?.attribute)).toEqual(['name']);
-    const job = await validate('fleetform_training_job', dv('fleetform_training_job', { dataset_id: '', model_name: 'm', model_version: '1', model_type: 'x', tags: ['a'] }));
+    const job = await validate(
+      'fleetform_training_job',
+      dv('fleetform_training_job', { dataset_id: '', model_name: 'm', model_version: '1', model_type: 'x', tags: ['a'] }),
+    );
     expect(attributeNames(job.diagnostics[0]?.attribute)).toEqual(['dataset_id']);
   });
 
@@ -202,7 +322,12 @@ describe('ValidateResourceConfig', () => {
   });
 
   test('an attribute the schema does not have is an error naming it', async () => {
-    const extra = new tf.DynamicValue({ msgpack: encodeMsgpack({ name: 'm', config: '{}', sensitive_env: 'x' }, ['object', { name: 'string', config: 'string', sensitive_env: 'string' }]) });
+    const extra = new tf.DynamicValue({
+      msgpack: encodeMsgpack({ name: 'm', config: '{}', sensitive_env: 'x' }, [
+        'object',
+        { name: 'string', config: 'string', sensitive_env: 'string' },
+      ]),
+    });
     const res = await validate(MACHINE, extra);
     expect(severities(res.diagnostics)).toEqual([tf.Diagnostic_Severity.ERROR]);
     expect(res.diagnostics[0]?.summary).toContain('sensitive_env');
@@ -216,14 +341,31 @@ describe('ValidateResourceConfig', () => {
 
 describe('UpgradeResourceState', () => {
   const upgrade = (version: bigint, json: unknown) =>
-    handlers.UpgradeResourceState(new tf.UpgradeResourceState_Request({ typeName: MACHINE, version, rawState: new tf.RawState({ json: Buffer.from(JSON.stringify(json)) }) }));
+    handlers.UpgradeResourceState(
+      new tf.UpgradeResourceState_Request({
+        typeName: MACHINE,
+        version,
+        rawState: new tf.RawState({ json: Buffer.from(JSON.stringify(json)) }),
+      }),
+    );
 
   test('an attribute of a former layout is dropped, a new one starts null', async () => {
     const res = await upgrade(0n, { id: 'm1', part_id: 'p1', name: 'm', location_id: 'l', config: '{}', sensitive_env: { A: 'b' } });
     expect(res.diagnostics).toEqual([]);
-    expect(valueOf(MACHINE, res.upgradedState)).toEqual({ id: 'm1', part_id: 'p1', name: 'm', location_id: 'l', config: '{}', secret_env: null, deploy_models: null, health_gate: null, secret_env_digest: null, secrets: null, secrets_digest: null });
+    expect(valueOf(MACHINE, res.upgradedState)).toEqual({
+      id: 'm1',
+      part_id: 'p1',
+      name: 'm',
+      location_id: 'l',
+      config: '{}',
+      secret_env: null,
+      deploy_models: null,
+      health_gate: null,
+      secret_env_digest: null,
+      secrets: null,
+      secrets_digest: null,
+    });
   });
-
 
   test('state written by a newer schema version is an error', async () => {
     const res = await upgrade(1n, { id: 'm1' });
@@ -313,7 +455,10 @@ describe('a machine: plan, apply, read, import', () => {
       }),
     );
     expect(res.diagnostics).toEqual([]);
-    expect(valueOf(MACHINE, res.plannedState)).toMatchObject({ secret_env: { 'acme_sensors.API_TOKEN': 'token-one' }, secret_env_digest: expect.stringMatching(/^hmac-sha256:/) });
+    expect(valueOf(MACHINE, res.plannedState)).toMatchObject({
+      secret_env: { 'acme_sensors.API_TOKEN': 'token-one' },
+      secret_env_digest: expect.stringMatching(/^hmac-sha256:/),
+    });
   });
 
   test('plan of an unchanged config plans the prior state', async () => {
@@ -330,13 +475,19 @@ describe('a machine: plan, apply, read, import', () => {
     const res = await plan(MACHINE, created, machine(name, '~1.3'), MACHINE_COMPUTED);
     // fleetform plan's warning, at the config attribute.
     expect(res.diagnostics.map((d) => [d.severity, d.summary, attributeNames(d.attribute)])).toEqual([
-      [tf.Diagnostic_Severity.WARNING, 'config.modules.acme_sensors: this change restarts the module (it moves from ~1.2 to ~1.3); what it provides stops while it restarts', ['config']],
+      [
+        tf.Diagnostic_Severity.WARNING,
+        'config.modules.acme_sensors: this change restarts the module (it moves from ~1.2 to ~1.3); what it provides stops while it restarts',
+        ['config'],
+      ],
     ]);
     expect(res.requiresReplace).toEqual([]);
     expect(valueOf(MACHINE, res.plannedState)).toEqual({ ...created.state, config: machineConfig('~1.3') });
     const updated = await planAndApply(MACHINE, created, machine(name, '~1.3'), MACHINE_COMPUTED);
     expect(updated.state).toEqual({ ...created.state, config: machineConfig('~1.3') });
-    expect(JSON.stringify((await project.client.appClient.getMachinePart(created.state.part_id as string)).config)).toContain('"version":"~1.3"');
+    expect(JSON.stringify((await project.client.appClient.getMachinePart(created.state.part_id as string)).config)).toContain(
+      '"version":"~1.3"',
+    );
   });
 
   test('a location change requires replacement and leaves the ids unknown', async () => {
@@ -372,13 +523,22 @@ describe('a machine: plan, apply, read, import', () => {
   test('import by id gives the state and private record a read accepts; an unknown id is an error', async () => {
     const name = newName();
     const created = await newMachine(name);
-    const res = await handlers.ImportResourceState(new tf.ImportResourceState_Request({ typeName: MACHINE, id: created.state.id as string, clientCapabilities: TERRAFORM_1_11 }));
+    const res = await handlers.ImportResourceState(
+      new tf.ImportResourceState_Request({ typeName: MACHINE, id: created.state.id as string, clientCapabilities: TERRAFORM_1_11 }),
+    );
     expect(res.diagnostics).toEqual([]);
     expect(res.importedResources).toHaveLength(1);
     const imported = res.importedResources[0] as tf.ImportResourceState_ImportedResource;
     expect(imported.typeName).toBe(MACHINE);
     const state = valueOf(MACHINE, imported.state);
-    expect(state).toMatchObject({ id: created.state.id, part_id: created.state.part_id, name, location_id: project.credentials.locationId, secret_env: null, secret_env_digest: expect.stringMatching(/^hmac-sha256:/) });
+    expect(state).toMatchObject({
+      id: created.state.id,
+      part_id: created.state.part_id,
+      name,
+      location_id: project.credentials.locationId,
+      secret_env: null,
+      secret_env_digest: expect.stringMatching(/^hmac-sha256:/),
+    });
     expect(JSON.parse(state?.config as string)).toMatchObject({ modules: [expect.objectContaining({ module_id: 'acme:sensors' })] });
     const reread = await read(MACHINE, { state: state ?? {}, private: imported.private });
     expect(reread.diagnostics).toEqual([]);
@@ -386,7 +546,9 @@ describe('a machine: plan, apply, read, import', () => {
 
     const unknown = await handlers.ImportResourceState(new tf.ImportResourceState_Request({ typeName: MACHINE, id: 'no-such-machine' }));
     expect(unknown.importedResources).toEqual([]);
-    expect(errorsOf(unknown.diagnostics)).toEqual([expect.stringContaining('the service has no fleetform_machine with id "no-such-machine"')]);
+    expect(errorsOf(unknown.diagnostics)).toEqual([
+      expect.stringContaining('the service has no fleetform_machine with id "no-such-machine"'),
+    ]);
   });
 
   test('destroy: plan is null, apply deletes on the service; read of a machine deleted outside is null', async () => {
@@ -426,12 +588,20 @@ describe('a dataset and a training job', () => {
   });
 
   test('a model_version change requires replacement; destroy deletes the job and the dataset', async () => {
-    const dataset = await planAndApply('fleetform_dataset', null, { name: 'boxes', organization_id: null, id: null }, ['organization_id', 'id']);
+    const dataset = await planAndApply('fleetform_dataset', null, { name: 'boxes', organization_id: null, id: null }, [
+      'organization_id',
+      'id',
+    ]);
     expect(dataset.state).toEqual({ name: 'boxes', organization_id: project.credentials.organizationId, id: expect.any(String) });
     const datasetId = dataset.state.id as string;
 
     const submitted = await planAndApply(JOB, null, job(datasetId, '1'), JOB_COMPUTED);
-    expect(submitted.state).toMatchObject({ model_version: '1', organization_id: project.credentials.organizationId, retain_on_delete: false, id: expect.any(String) });
+    expect(submitted.state).toMatchObject({
+      model_version: '1',
+      organization_id: project.credentials.organizationId,
+      retain_on_delete: false,
+      id: expect.any(String),
+    });
     const jobs = await project.client.mlTrainingClient.listTrainingJobs(project.credentials.organizationId);
     expect(jobs.map((j) => [j.id, j.modelVersion])).toEqual([[submitted.state.id, '1']]);
 
@@ -448,10 +618,18 @@ describe('a dataset and a training job', () => {
     expect(valueOf(JOB, destroyJob.plannedState)).toBeNull();
     // A running job is canceled: the service finishes it later, Terraform is told so.
     const deleted = await handlers.ApplyResourceChange(
-      new tf.ApplyResourceChange_Request({ typeName: JOB, priorState: dv(JOB, submitted.state), plannedState: nothing(JOB), config: nothing(JOB), plannedPrivate: destroyJob.plannedPrivate }),
+      new tf.ApplyResourceChange_Request({
+        typeName: JOB,
+        priorState: dv(JOB, submitted.state),
+        plannedState: nothing(JOB),
+        config: nothing(JOB),
+        plannedPrivate: destroyJob.plannedPrivate,
+      }),
     );
     expect(valueOf(JOB, deleted.newState)).toBeNull();
-    expect(deleted.diagnostics.map((d) => [d.severity, d.summary])).toEqual([[tf.Diagnostic_Severity.WARNING, expect.stringContaining('deletion started')]]);
+    expect(deleted.diagnostics.map((d) => [d.severity, d.summary])).toEqual([
+      [tf.Diagnostic_Severity.WARNING, expect.stringContaining('deletion started')],
+    ]);
     const after = await project.client.mlTrainingClient.getTrainingJob(submitted.state.id as string);
     expect([TrainingStatus.CANCELING, TrainingStatus.CANCELED]).toContain(after.status);
 

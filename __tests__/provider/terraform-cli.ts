@@ -73,7 +73,10 @@ export function terraform(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]
 export async function machinesOnService(dir: string): Promise<string[]> {
   const emulator = await startEmulator({ dataDir: path.join(dir, '.fleetform', 'emulator'), port: 0 });
   const { apiKey, apiKeyId, locationId } = emulator.credentials;
-  const client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  const client = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
   try {
     return (await client.appClient.listMachines(locationId)).map((m) => m.name).sort();
   } finally {

@@ -35,12 +35,20 @@ afterAll(async () => {
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+  );
 }
 
 /** A machine name from a fixture file name. */
 function machineName(file: string): string {
-  return file.replace(/\.json$/, '').replace(/[^A-Za-z0-9]+/g, '-').slice(-50).replace(/^-+/, '');
+  return file
+    .replace(/\.json$/, '')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .slice(-50)
+    .replace(/^-+/, '');
 }
 
 test('a sample of real configs applies through terraform as written; the next plan changes nothing; the service holds each exactly', async () => {
@@ -55,7 +63,9 @@ test('a sample of real configs applies through terraform as written; the next pl
   const env = await terraformHome(project.dir, project.env);
   const dir = path.join(project.dir, 'corpus');
   await fs.mkdir(dir);
-  const resources = Object.fromEntries(configs.map(({ name, config }, i) => [`m${i}`, { name, config: escapeTemplate(JSON.stringify(config)) }]));
+  const resources = Object.fromEntries(
+    configs.map(({ name, config }, i) => [`m${i}`, { name, config: escapeTemplate(JSON.stringify(config)) }]),
+  );
   const main = {
     terraform: { required_providers: { fleetform: { source: 'fleetform/fleetform', version: '0.1.0' } } },
     provider: { fleetform: {} },
@@ -78,6 +88,9 @@ test('a sample of real configs applies through terraform as written; the next pl
     const machine = machines.find((m) => m.name === name);
     const [part] = await project.client.appClient.getMachineParts(machine?.id ?? '');
     // A machine writes its three lists always: an absent list is the same config as an empty one.
-    expect({ name, config: sorted(part?.config) }).toEqual({ name, config: sorted({ components: [], services: [], modules: [], ...config }) });
+    expect({ name, config: sorted(part?.config) }).toEqual({
+      name,
+      config: sorted({ components: [], services: [], modules: [], ...config }),
+    });
   }
 });

@@ -15,7 +15,16 @@ import { requireTerraform, TERRAFORM, terraform, terraformHome } from './terrafo
 jest.setTimeout(300_000);
 
 /** The RPCs a create of the fixture's fleet makes, where a kill may land (before the call or after its answer). */
-const CREATE_CALLS = ['NewRobot', 'NewRobot#2', 'GetRobotParts', 'GetRobotParts#2', 'GetRobotPart', 'UpdateRobotPart', 'UpdateRobotPart#2', 'CreateDataset'];
+const CREATE_CALLS = [
+  'NewRobot',
+  'NewRobot#2',
+  'GetRobotParts',
+  'GetRobotParts#2',
+  'GetRobotPart',
+  'UpdateRobotPart',
+  'UpdateRobotPart#2',
+  'CreateDataset',
+];
 
 /** `count` kill points drawn with a seeded generator (mulberry32), half of them aimed at `terraform` itself. */
 function drawnPoints(count: number, seed: number): string[] {
@@ -77,11 +86,15 @@ interface Counts {
 
 /** Machines and datasets on the service against Terraform's state and the declared names. */
 async function audit(p: EmulatorProject, declared: readonly string[]): Promise<Counts> {
-  const state = JSON.parse(await fs.readFile(path.join(p.dir, 'terraform.fleet.tfstate'), 'utf8')) as { resources: { instances: { attributes: { id?: string } }[] }[] };
+  const state = JSON.parse(await fs.readFile(path.join(p.dir, 'terraform.fleet.tfstate'), 'utf8')) as {
+    resources: { instances: { attributes: { id?: string } }[] }[];
+  };
   const managed = new Set(state.resources.flatMap((r) => r.instances.map((i) => i.attributes.id)));
   const machines = await p.client.appClient.listMachines(p.credentials.locationId);
   // The emulator's seeded dataset is nobody's to manage.
-  const datasets = (await p.client.datasetClient.listDatasets(p.credentials.organizationId)).filter((d) => d.id !== p.credentials.datasetId);
+  const datasets = (await p.client.datasetClient.listDatasets(p.credentials.organizationId)).filter(
+    (d) => d.id !== p.credentials.datasetId,
+  );
   const objects = [...machines.map((m) => ({ id: m.id, name: m.name })), ...datasets.map((d) => ({ id: d.id, name: d.name }))];
   return {
     orphans: objects.filter((o) => !managed.has(o.id)).length,
@@ -113,31 +126,47 @@ beforeAll(() => {
   requireTerraform();
 });
 
-test.each(POINTS)('terraform apply whose provider is killed at %s: one more apply adopts, nothing orphaned or duplicated', async (point) => {
-  const p = await openEmulatorProject('ff-tf-crash-');
-  try {
-    const env = await terraformHome(p.dir, p.env);
-    p.synth({ machines: ['c-1', 'c-2'] });
-    const dir = path.join(p.outdir, 'stacks', 'fleet');
-    expect((await terraform(dir, env, 'init', '-input=false', '-no-color')).code).toBe(0);
-    const killed = point === 'terraform' ? await killTerraformMidCreate(dir, env) : await terraform(dir, { ...env, FLEETFORM_TEST_KILL_AT_CALL: point }, 'apply', '-input=false', '-no-color', '-auto-approve');
-    // Every CI point is a call the apply makes: it was killed. A drawn point may name a call it never makes.
-    if (!process.env.TF_CRASH_TRIALS) expect([point, killed.code]).not.toEqual([point, 0]);
-    await until(() => providersUnder(p.dir).length === 0, 15_000, `provider processes left after the killed apply: ${providersUnder(p.dir).join(', ')}`);
+test.each(POINTS)(
+  'terraform apply whose provider is killed at %s: one more apply adopts, nothing orphaned or duplicated',
+  async (point) => {
+    const p = await openEmulatorProject('ff-tf-crash-');
+    try {
+      const env = await terraformHome(p.dir, p.env);
+      p.synth({ machines: ['c-1', 'c-2'] });
+      const dir = path.join(p.outdir, 'stacks', 'fleet');
+      expect((await terraform(dir, env, 'init', '-input=false', '-no-color')).code).toBe(0);
+      const killed =
+        point === 'terraform'
+          ? await killTerraformMidCreate(dir, env)
+          : await terraform(dir, { ...env, FLEETFORM_TEST_KILL_AT_CALL: point }, 'apply', '-input=false', '-no-color', '-auto-approve');
+      // Every CI point is a call the apply makes: it was killed. A drawn point may name a call it never makes.
+      if (!process.env.TF_CRASH_TRIALS) expect([point, killed.code]).not.toEqual([point, 0]);
+      await until(
+        () => providersUnder(p.dir).length === 0,
+        15_000,
+        `provider processes left after the killed apply: ${providersUnder(p.dir).join(', ')}`,
+      );
 
-    const recovery = await terraform(dir, env, 'apply', '-input=false', '-no-color', '-auto-approve');
-    if (process.env.TF_CRASH_DEBUG) process.stdout.write(`RECOVERY ${recovery.stdout.split('\n').filter((l) => /Creat|adopt|Warning|rror|Apply/.test(l)).join('\n')}\n${recovery.stderr}\n`);
-    expect([point, recovery.code, recovery.stderr]).toEqual([point, 0, '']);
-    const plan = await terraform(dir, env, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
-    expect([point, plan.code, plan.stdout]).toEqual([point, 0, expect.stringContaining('No changes.')]);
-    const counts = await audit(p, ['c-1', 'c-2', 'boxes']);
-    process.stdout.write(`terraform kill at ${point}: ${JSON.stringify(counts)}\n`);
-    expect(counts).toEqual({ orphans: 0, duplicates: 0, lost: 0 });
-    await until(() => providersUnder(p.dir).length === 0, 15_000, 'provider processes left');
-  } finally {
-    await p.close();
-  }
-});
+      const recovery = await terraform(dir, env, 'apply', '-input=false', '-no-color', '-auto-approve');
+      if (process.env.TF_CRASH_DEBUG)
+        process.stdout.write(
+          `RECOVERY ${recovery.stdout
+            .split('\n')
+            .filter((l) => /Creat|adopt|Warning|rror|Apply/.test(l))
+            .join('\n')}\n${recovery.stderr}\n`,
+        );
+      expect([point, recovery.code, recovery.stderr]).toEqual([point, 0, '']);
+      const plan = await terraform(dir, env, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
+      expect([point, plan.code, plan.stdout]).toEqual([point, 0, expect.stringContaining('No changes.')]);
+      const counts = await audit(p, ['c-1', 'c-2', 'boxes']);
+      process.stdout.write(`terraform kill at ${point}: ${JSON.stringify(counts)}\n`);
+      expect(counts).toEqual({ orphans: 0, duplicates: 0, lost: 0 });
+      await until(() => providersUnder(p.dir).length === 0, 15_000, 'provider processes left');
+    } finally {
+      await p.close();
+    }
+  },
+);
 
 test('a runner without the intent gets the exact terraform import command', async () => {
   const p = await openEmulatorProject('ff-tf-crash-');
@@ -146,7 +175,14 @@ test('a runner without the intent gets the exact terraform import command', asyn
     p.synth({ machines: ['c-1'] });
     const dir = path.join(p.outdir, 'stacks', 'fleet');
     expect((await terraform(dir, env, 'init', '-input=false', '-no-color')).code).toBe(0);
-    const killed = await terraform(dir, { ...env, FLEETFORM_TEST_KILL_AT_CALL: 'NewRobot:after' }, 'apply', '-input=false', '-no-color', '-auto-approve');
+    const killed = await terraform(
+      dir,
+      { ...env, FLEETFORM_TEST_KILL_AT_CALL: 'NewRobot:after' },
+      'apply',
+      '-input=false',
+      '-no-color',
+      '-auto-approve',
+    );
     expect(killed.code).toBe(1);
     // Another runner: the intents of this one are not there.
     await fs.rm(path.join(dir, '.fleetform', 'provider-intents'), { recursive: true, force: true });

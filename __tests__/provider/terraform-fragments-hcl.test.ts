@@ -23,7 +23,8 @@ test("the fragment kind's documented example applies as written; the next plan c
   const env = await terraformHome(project.dir, project.env);
   const dir = path.join(project.dir, 'hcl');
   await fs.mkdir(dir);
-  const providers = 'terraform {\n  required_providers {\n    fleetform = { source = "fleetform/fleetform", version = "0.1.0" }\n  }\n}\n\nprovider "fleetform" {}\n';
+  const providers =
+    'terraform {\n  required_providers {\n    fleetform = { source = "fleetform/fleetform", version = "0.1.0" }\n  }\n}\n\nprovider "fleetform" {}\n';
   await fs.writeFile(path.join(dir, 'main.tf'), `${providers}\n${fragmentResource.example ?? ''}\n`);
   const tf = (...args: string[]) => terraform(dir, env, ...args);
   expect((await tf('init', '-input=false', '-no-color')).stderr).toBe('');

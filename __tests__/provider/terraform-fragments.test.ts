@@ -35,7 +35,12 @@ function synth(timeoutMs: number): void {
   new FleetProvider(stack, 'cloud', {});
   const rig = new Fragment(stack, 'rig', { name: 'sensor-rig' });
   const sensors = new Module(rig, 'sensors', { name: 'sensors', moduleId: 'acme:sensors', version: '~1.2' });
-  new ModularResource(rig, 'board', { name: 'board', api: 'rdk:component:board', model: sensors.model('pi-board'), attributes: { pin: rig.variable('board_pin'), timeout_ms: timeoutMs } });
+  new ModularResource(rig, 'board', {
+    name: 'board',
+    api: 'rdk:component:board',
+    model: sensors.model('pi-board'),
+    attributes: { pin: rig.variable('board_pin'), timeout_ms: timeoutMs },
+  });
   new FragmentTag(stack, 'rig-stable', { fragment: rig, tag: 'stable' });
   new Machine(stack, 'picker', { name: 'picker' }).useFragment(rig, { version: 'stable', prefix: 'front', variables: { board_pin: '11' } });
   app.synth();

@@ -98,11 +98,16 @@ test('init offline, create, no changes, update in place, replace, drift reverted
 
   // Drift made with the official SDK shows in the plan and apply reverts it.
   const sdk = await loadSdk();
-  const official = await sdk.createViamClient({ serviceHost: env.FLEETFORM_ENDPOINT as string, credentials: { type: 'api-key', authEntity: env.FLEETFORM_API_KEY_ID as string, payload: env.FLEETFORM_API_KEY as string } });
+  const official = await sdk.createViamClient({
+    serviceHost: env.FLEETFORM_ENDPOINT as string,
+    credentials: { type: 'api-key', authEntity: env.FLEETFORM_API_KEY_ID as string, payload: env.FLEETFORM_API_KEY as string },
+  });
   const machine = (await project.client.appClient.listMachines(project.credentials.locationId)).find((m) => m.name === 'picker-1');
   const parts = await official.appClient.getRobotParts(machine?.id as string);
   const part = parts.find((p) => p.mainPart) ?? parts[0];
-  const drifted = JSON.parse(JSON.stringify(part?.robotConfig?.toJson())) as { components: Array<{ name: string; attributes?: Record<string, unknown> }> };
+  const drifted = JSON.parse(JSON.stringify(part?.robotConfig?.toJson())) as {
+    components: Array<{ name: string; attributes?: Record<string, unknown> }>;
+  };
   const ultrasonic = drifted.components.find((c) => c.name === 'ultrasonic-1');
   if (!ultrasonic?.attributes) throw new Error('the machine has no ultrasonic-1 component');
   ultrasonic.attributes.timeout_ms = 999;
@@ -149,7 +154,9 @@ test('terraform import and an import block adopt objects made outside; nothing i
     expect(withImport.stdout).toContain('Plan: 1 to import, 0 to add, 1 to change, 0 to destroy.');
     const applied = await terraform(dir, otherEnv, 'apply', '-input=false', '-no-color', '-auto-approve');
     expect(applied.stdout).toContain('Apply complete! Resources: 1 imported, 0 added, 1 changed, 0 destroyed.');
-    expect((await other.client.datasetClient.listDatasets(other.credentials.organizationId)).filter((d) => d.name === 'boxes').map((d) => d.id)).toEqual([datasetId]);
+    expect(
+      (await other.client.datasetClient.listDatasets(other.credentials.organizationId)).filter((d) => d.name === 'boxes').map((d) => d.id),
+    ).toEqual([datasetId]);
     const settled = await terraform(dir, otherEnv, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(settled.stdout).toContain('No changes.');
   } finally {

@@ -44,7 +44,10 @@ test('a machine and its other part apply, plan no changes, update the part in pl
   expect(apply.stdout).not.toContain('tf-arm-secret-5');
   const [machine] = await project.client.appClient.listMachines(project.credentials.locationId);
   const arm = (await project.client.appClient.getMachineParts(machine?.id ?? '')).find((p) => !p.mainPart);
-  expect(arm).toMatchObject({ name: 'arm-controller', config: { components: [{ name: 'arm', attributes: { arm_model: 'ur5e' } }], modules: [{ env: { ARM_TOKEN: 'tf-arm-secret-5' } }] } });
+  expect(arm).toMatchObject({
+    name: 'arm-controller',
+    config: { components: [{ name: 'arm', attributes: { arm_model: 'ur5e' } }], modules: [{ env: { ARM_TOKEN: 'tf-arm-secret-5' } }] },
+  });
 
   const again = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
   expect(again.stderr).toBe('');
@@ -56,7 +59,9 @@ test('a machine and its other part apply, plan no changes, update the part in pl
   expect(edit.stderr).toBe('');
   expect(edit.stdout).toContain('# fleetform_machine_part.rover_arm will be updated in-place');
   expect(edit.stdout).toContain('Apply complete! Resources: 0 added, 1 changed, 0 destroyed.');
-  expect((await project.client.appClient.getMachinePart(arm?.id ?? '')).config).toMatchObject({ components: [{ attributes: { arm_model: 'ur10e' } }] });
+  expect((await project.client.appClient.getMachinePart(arm?.id ?? '')).config).toMatchObject({
+    components: [{ attributes: { arm_model: 'ur10e' } }],
+  });
 
   const destroy = await tf('destroy', '-input=false', '-no-color', '-auto-approve');
   expect(destroy.stderr).toBe('');

@@ -33,7 +33,12 @@ test('terraform uploads a model, deploys it to a machine, plans no changes after
   const machine = new Machine(stack, 'inspector', { name: 'inspector' });
   const sensors = new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2' });
   const deployed = machine.deployModel(model);
-  new ModularResource(machine, 'vision', { name: 'vision', api: 'rdk:service:vision', model: sensors.model('pi-board'), attributes: { model_path: `${deployed.path}/detector.onnx` } });
+  new ModularResource(machine, 'vision', {
+    name: 'vision',
+    api: 'rdk:service:vision',
+    model: sensors.model('pi-board'),
+    attributes: { model_path: `${deployed.path}/detector.onnx` },
+  });
   app.synth();
 
   const env = await terraformHome(project.dir, project.env);

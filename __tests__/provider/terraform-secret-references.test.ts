@@ -47,7 +47,9 @@ test('the reference goes through Terraform; the provider reads the value; a new 
 
   const missing = await tf({}, 'plan', '-input=false', '-no-color');
   expect(missing.code).toBe(1);
-  expect(missing.stderr).toContain(`machine picker-1 needs the secret modules.acme_sensors.env.API_TOKEN: environment variable ${VARIABLE} is not set`);
+  expect(missing.stderr).toContain(
+    `machine picker-1 needs the secret modules.acme_sensors.env.API_TOKEN: environment variable ${VARIABLE} is not set`,
+  );
   expect(missing.stderr).toContain('fleetform_machine.picker-1');
 
   const plan = await tf({ [VARIABLE]: TOKEN }, 'plan', '-input=false', '-no-color', '-out=first.tfplan');
@@ -63,12 +65,16 @@ test('the reference goes through Terraform; the provider reads the value; a new 
   expect(rotated.code).toBe(2);
   expect(rotated.stdout).toMatch(/~ secrets_digest += "hmac-sha256:[0-9a-f]+" -> "hmac-sha256:[0-9a-f]+"/);
   const shown = await tf({}, 'show', '-json', 'second.tfplan');
-  expect((await tf({ [VARIABLE]: NEXT_TOKEN }, 'apply', '-input=false', '-no-color', 'second.tfplan')).stdout).toContain('0 added, 1 changed, 0 destroyed');
+  expect((await tf({ [VARIABLE]: NEXT_TOKEN }, 'apply', '-input=false', '-no-color', 'second.tfplan')).stdout).toContain(
+    '0 added, 1 changed, 0 destroyed',
+  );
   expect(await apiToken('picker-1')).toBe(NEXT_TOKEN);
 
   const state = await fs.readFile(path.join(project.dir, 'terraform.fleet.tfstate'), 'utf8');
   for (const secret of [TOKEN, NEXT_TOKEN]) {
-    for (const text of [state, plan.stdout, plan.stderr, rotated.stdout, rotated.stderr, shown.stdout, apply.stdout, apply.stderr]) expect(text).not.toContain(secret);
-    for (const file of ['first.tfplan', 'second.tfplan']) expect((await fs.readFile(path.join(stackDir, file))).includes(secret)).toBe(false);
+    for (const text of [state, plan.stdout, plan.stderr, rotated.stdout, rotated.stderr, shown.stdout, apply.stdout, apply.stderr])
+      expect(text).not.toContain(secret);
+    for (const file of ['first.tfplan', 'second.tfplan'])
+      expect((await fs.readFile(path.join(stackDir, file))).includes(secret)).toBe(false);
   }
 });

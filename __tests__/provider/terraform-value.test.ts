@@ -6,7 +6,15 @@
 import { decode, encode, ExtData } from '@msgpack/msgpack';
 import fc from 'fast-check';
 import type { TerraformType } from '../../src/engine/kind-declaration';
-import { conform, decodeMsgpack, encodeMsgpack, hasUnknown, unknownValue, ValueDecodeError, type TerraformValue } from '../../src/provider/values/terraform-value';
+import {
+  conform,
+  decodeMsgpack,
+  encodeMsgpack,
+  hasUnknown,
+  unknownValue,
+  ValueDecodeError,
+  type TerraformValue,
+} from '../../src/provider/values/terraform-value';
 
 const JOB: TerraformType = [
   'object',
@@ -41,8 +49,24 @@ describe('unknowns', () => {
     const refined = new ExtData(12, new Uint8Array(encode({ 1: true, 2: 'ab' })));
     expect(decodeMsgpack(wire(refined), 'string')).toBe(unknownValue);
     expect(decodeMsgpack(wire(refined), ['list', 'number'])).toBe(unknownValue);
-    const nested = decodeMsgpack(wire({ name: 'a', replicas: refined, tags: ['x', new ExtData(0, new Uint8Array([0]))], env: new ExtData(0, new Uint8Array([0])), limits: null }), JOB);
-    expect(nested).toEqual({ name: 'a', replicas: unknownValue, enabled: null, tags: ['x', unknownValue], env: unknownValue, limits: null });
+    const nested = decodeMsgpack(
+      wire({
+        name: 'a',
+        replicas: refined,
+        tags: ['x', new ExtData(0, new Uint8Array([0]))],
+        env: new ExtData(0, new Uint8Array([0])),
+        limits: null,
+      }),
+      JOB,
+    );
+    expect(nested).toEqual({
+      name: 'a',
+      replicas: unknownValue,
+      enabled: null,
+      tags: ['x', unknownValue],
+      env: unknownValue,
+      limits: null,
+    });
     expect(hasUnknown(nested)).toBe(true);
     expect(hasUnknown({ a: ['x', { b: null }] })).toBe(false);
   });
@@ -70,7 +94,14 @@ describe('nulls and object attributes', () => {
   });
 
   test('decode gives every attribute of an object, absent ones null', () => {
-    expect(decodeMsgpack(wire({ enabled: false }), JOB)).toEqual({ name: null, replicas: null, enabled: false, tags: null, env: null, limits: null });
+    expect(decodeMsgpack(wire({ enabled: false }), JOB)).toEqual({
+      name: null,
+      replicas: null,
+      enabled: false,
+      tags: null,
+      env: null,
+      limits: null,
+    });
   });
 
   test('an attribute the object type does not have is an error naming it, as Terraform decodes', () => {
@@ -179,12 +210,18 @@ function valueOf(type: TerraformType): fc.Arbitrary<TerraformValue> {
   const data = ((): fc.Arbitrary<TerraformValue> => {
     if (type === 'string') return fc.string();
     // Terraform's numbers have no negative zero (a test below shows -0 travelling as 0).
-    if (type === 'number') return fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => (n === 0 ? 0 : n)));
+    if (type === 'number')
+      return fc.oneof(
+        fc.integer(),
+        fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => (n === 0 ? 0 : n)),
+      );
     if (type === 'bool') return fc.boolean();
     const [shape, inner] = type;
     if (shape === 'list') return fc.array(valueOf(inner), { maxLength: 3 });
     if (shape === 'map') return fc.dictionary(names, valueOf(inner), { maxKeys: 3 });
-    return fc.record(Object.fromEntries(Object.entries(inner).map(([k, t]) => [k, valueOf(t)])) as Record<string, fc.Arbitrary<TerraformValue>>);
+    return fc.record(
+      Object.fromEntries(Object.entries(inner).map(([k, t]) => [k, valueOf(t)])) as Record<string, fc.Arbitrary<TerraformValue>>,
+    );
   })();
   return fc.oneof({ weight: 1, arbitrary: special }, { weight: 4, arbitrary: data });
 }

@@ -6,9 +6,28 @@ import type { SourceChange } from '../../src/dashboard/source';
 import { nextCycles, reconcilerDashboardSource, type DashboardReconciler } from '../../src/reconciler/dashboard-source';
 import type { EventBody, ReconcilerEvent, ReconcilerStatus } from '../../src/reconciler/events';
 
-function fakeReconciler(): DashboardReconciler & { fire(e: ReconcilerEvent): void; announced: EventBody[]; approved: string[]; heals: number } {
+function fakeReconciler(): DashboardReconciler & {
+  fire(e: ReconcilerEvent): void;
+  announced: EventBody[];
+  approved: string[];
+  heals: number;
+} {
   const listeners = new Set<(e: ReconcilerEvent) => void>();
-  const status: ReconcilerStatus = { state: 'idle', leader: true, cycle: 1, stacks: [{ stack: 'fleet', apply: 'approve', drift: 'warn', changes: 2, drifted: [], waiting: { for: 'approval', reason: 'policy', since: '2026-01-01T00:00:00Z' } }] };
+  const status: ReconcilerStatus = {
+    state: 'idle',
+    leader: true,
+    cycle: 1,
+    stacks: [
+      {
+        stack: 'fleet',
+        apply: 'approve',
+        drift: 'warn',
+        changes: 2,
+        drifted: [],
+        waiting: { for: 'approval', reason: 'policy', since: '2026-01-01T00:00:00Z' },
+      },
+    ],
+  };
   const fake = {
     announced: [] as EventBody[],
     approved: [] as string[],
@@ -58,14 +77,31 @@ test('the source shows the cycles and events, hands approvals and heals to the r
   const changes: SourceChange[] = [];
   source.subscribe((c) => changes.push(c));
   reconciler.fire({ type: 'cycle-started', at: '2026-01-01T00:00:00Z', cycle: 1, reason: 'start' });
-  reconciler.fire({ type: 'approval-needed', at: '2026-01-01T00:00:01Z', cycle: 1, stack: 'fleet', reason: "the stack's policy is approve", add: 0, change: 2, destroy: 0 });
+  reconciler.fire({
+    type: 'approval-needed',
+    at: '2026-01-01T00:00:01Z',
+    cycle: 1,
+    stack: 'fleet',
+    reason: "the stack's policy is approve",
+    add: 0,
+    change: 2,
+    destroy: 0,
+  });
 
   const snap = await source.snapshot();
   expect(snap.source).toBe('fleetform reconcile (idle)');
   expect(snap.capabilities).toEqual({ abort: true, resume: true, approve: true, heal: true });
   expect(snap.cycles.map((c) => c.outcome)).toEqual(['running']);
   const events = changes.flatMap((c) => (c.kind === 'event' ? [c.event] : []));
-  expect(events).toEqual([{ kind: 'reconciler', level: 'warn', stack: 'fleet', at: '2026-01-01T00:00:01Z', message: "waiting for an approval (the stack's policy is approve): 0 to add, 2 to change, 0 to destroy" }]);
+  expect(events).toEqual([
+    {
+      kind: 'reconciler',
+      level: 'warn',
+      stack: 'fleet',
+      at: '2026-01-01T00:00:01Z',
+      message: "waiting for an approval (the stack's policy is approve): 0 to add, 2 to change, 0 to destroy",
+    },
+  ]);
 
   expect(await source.approve?.('fleet')).toEqual({ ok: true, message: 'approved: the reconciler applies stack fleet now' });
   expect(await source.approve?.('other')).toEqual({ ok: false, message: 'stack other waits for no approval' });

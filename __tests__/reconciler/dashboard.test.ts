@@ -39,7 +39,10 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-reconcile-dashboard-'));
   emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
   const { apiKey, apiKeyId } = emulator.credentials;
-  client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  client = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
   hook = await webhookReceiver();
   browser = await launchChromium();
   page = await browser.newPage();
@@ -56,7 +59,10 @@ afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-const of = <T extends ReconcilerEvent['type']>(type: T) => (e: ReconcilerEvent): e is Extract<ReconcilerEvent, { type: T }> => e.type === type;
+const of =
+  <T extends ReconcilerEvent['type']>(type: T) =>
+  (e: ReconcilerEvent): e is Extract<ReconcilerEvent, { type: T }> =>
+    e.type === type;
 
 async function shot(name: string): Promise<void> {
   await fs.mkdir(ARTIFACTS, { recursive: true });
@@ -67,7 +73,10 @@ async function shot(name: string): Promise<void> {
 
 async function pageShows(selector: string, text: string | RegExp, timeout = 60_000): Promise<void> {
   const test = typeof text === 'string' ? `t.includes(${JSON.stringify(text)})` : `new RegExp(${JSON.stringify(text.source)}).test(t)`;
-  await page.waitForFunction(`[...document.querySelectorAll(${JSON.stringify(selector)})].some((el) => { const t = el.textContent || ''; return ${test}; })`, { timeout, polling: 100 });
+  await page.waitForFunction(
+    `[...document.querySelectorAll(${JSON.stringify(selector)})].some((el) => { const t = el.textContent || ''; return ${test}; })`,
+    { timeout, polling: 100 },
+  );
 }
 
 async function go(hash: string): Promise<void> {
@@ -82,7 +91,9 @@ async function clickAction(name: string, label: string): Promise<string> {
     if (!button) throw new Error('no ${name} button');
     button.click();
   })()`);
-  await page.waitForFunction(`Number(document.querySelector('[data-answer="${name}"]')?.dataset.answers || 0) > ${before}`, { timeout: 30_000 });
+  await page.waitForFunction(`Number(document.querySelector('[data-answer="${name}"]')?.dataset.answers || 0) > ${before}`, {
+    timeout: 30_000,
+  });
   return page.$eval(`[data-answer="${name}"]`, (el) => el.textContent ?? '');
 }
 
@@ -92,16 +103,45 @@ async function useToken(token: string): Promise<string> {
   await page.keyboard.press('Backspace');
   await page.type('.token input', token);
   await page.click('.token button[type="submit"]');
-  await page.waitForFunction(`(document.querySelector('[data-token-note]')?.textContent || '') !== ${JSON.stringify(before)}`, { timeout: 10_000 });
+  await page.waitForFunction(`(document.querySelector('[data-token-note]')?.textContent || '') !== ${JSON.stringify(before)}`, {
+    timeout: 10_000,
+  });
   return page.$eval('[data-token-note]', (el) => el.textContent ?? '');
 }
 
 test('the reconciler serves the dashboard: an approval refused without the token and taken with it, a crashing canary rolled back, the fleet back on the old version', async () => {
   const { apiKey, apiKeyId } = emulator.credentials;
-  const env = { ...process.env, FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId, FLEETFORM_DASHBOARD_TOKEN: TOKEN };
+  const env = {
+    ...process.env,
+    FLEETFORM_ENDPOINT: emulator.url,
+    FLEETFORM_API_KEY: apiKey,
+    FLEETFORM_API_KEY_ID: apiKeyId,
+    FLEETFORM_DASHBOARD_TOKEN: TOKEN,
+  };
   const project = gitProject(path.join(dir, 'repo'));
   project.commit({ machines: MACHINES, policy: '~1.2' }, 'a fleet of three');
-  running = await startReconcile(dir, ['--repo', project.repo, '--branch', 'main', '--path', 'fleet', '--workdir', path.join(dir, 'checkout'), '--apply', 'auto', '--interval', '1m', '--poll', '100ms', '--webhook', hook.url], env);
+  running = await startReconcile(
+    dir,
+    [
+      '--repo',
+      project.repo,
+      '--branch',
+      'main',
+      '--path',
+      'fleet',
+      '--workdir',
+      path.join(dir, 'checkout'),
+      '--apply',
+      'auto',
+      '--interval',
+      '1m',
+      '--poll',
+      '100ms',
+      '--webhook',
+      hook.url,
+    ],
+    env,
+  );
   expect(running.log()).toContain(`"dashboard":"${running.url}/dashboard/"`);
   await hook.waitFor(of('apply-finished'), 0, 30_000);
 

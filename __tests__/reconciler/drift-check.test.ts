@@ -26,7 +26,10 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'ff-reconcile-check-'));
   emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
   const { apiKey, apiKeyId } = emulator.credentials;
-  client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  client = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
 });
 
 afterAll(async () => {
@@ -39,26 +42,34 @@ function synth(outdir: string): void {
   const app = new App({ outdir });
   const stack = new TerraformStack(app, 'fleet');
   new FleetProvider(stack, 'cloud', {});
-  for (const name of ['arm-1', 'arm-2', 'arm-3']) new Component(new Machine(stack, name, { name }), 'cam', { type: 'camera', model: 'fake' });
+  for (const name of ['arm-1', 'arm-2', 'arm-3'])
+    new Component(new Machine(stack, name, { name }), 'cam', { type: 'camera', model: 'fake' });
   app.synth();
 }
 
 /** Events, and waiting for one with a deadline. */
-function recorder(r: Reconciler): { events: ReconcilerEvent[]; next(match: (e: ReconcilerEvent) => boolean, timeoutMs?: number): Promise<ReconcilerEvent> } {
+function recorder(r: Reconciler): {
+  events: ReconcilerEvent[];
+  next(match: (e: ReconcilerEvent) => boolean, timeoutMs?: number): Promise<ReconcilerEvent>;
+} {
   const events: ReconcilerEvent[] = [];
   const waiters: Array<{ match: (e: ReconcilerEvent) => boolean; resolve: (e: ReconcilerEvent) => void }> = [];
   r.subscribe((e) => {
     events.push(e);
-    for (const w of [...waiters]) if (w.match(e)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(e);
-    }
+    for (const w of [...waiters])
+      if (w.match(e)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(e);
+      }
   });
   return {
     events,
     next: (match, timeoutMs = 30_000) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching event in ${timeoutMs} ms; got ${events.map((e) => e.type).join(', ')}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no matching event in ${timeoutMs} ms; got ${events.map((e) => e.type).join(', ')}`)),
+          timeoutMs,
+        );
         waiters.push({ match, resolve: (e) => (clearTimeout(timer), resolve(e)) });
       }),
   };
@@ -74,7 +85,15 @@ test('an unchanged fleet is checked by versions without planning; a part edited 
   const plans = jest.spyOn(engine, 'plan');
   const reconciler = new Reconciler({
     source: { description: outdir, fetch: () => Promise.resolve({ dir: outdir, id: 'r1' }), hasNew: () => Promise.resolve(false) },
-    loader: { load: async () => ({ stacks: await readStacks(outdir), engine, readers: { kinds }, lead: () => Promise.resolve(async () => undefined) }), close: async () => undefined },
+    loader: {
+      load: async () => ({
+        stacks: await readStacks(outdir),
+        engine,
+        readers: { kinds },
+        lead: () => Promise.resolve(async () => undefined),
+      }),
+      close: async () => undefined,
+    },
     apply: 'auto',
     drift: 'warn',
     windows: [],

@@ -45,7 +45,10 @@ app.synth();
 `;
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Fleet Test', '-c', 'user.email=fleet@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd, encoding: 'utf8' }).trim();
+  return execFileSync('git', ['-c', 'user.name=Fleet Test', '-c', 'user.email=fleet@example.com', '-c', 'commit.gpgsign=false', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
 }
 
 /** A real git repository holding a fleetform project in `fleet/`; `commit` writes fleet.json and commits it. */
@@ -67,7 +70,12 @@ export function gitProject(dir: string): { repo: string; commit(spec: FleetSpec,
 }
 
 /** A webhook receiver on 127.0.0.1: every JSON body it gets, and waiting for one. */
-export async function webhookReceiver(): Promise<{ url: string; events: ReconcilerEvent[]; waitFor(match: (e: ReconcilerEvent) => boolean, since?: number, timeoutMs?: number): Promise<ReconcilerEvent>; close(): Promise<void> }> {
+export async function webhookReceiver(): Promise<{
+  url: string;
+  events: ReconcilerEvent[];
+  waitFor(match: (e: ReconcilerEvent) => boolean, since?: number, timeoutMs?: number): Promise<ReconcilerEvent>;
+  close(): Promise<void>;
+}> {
   const events: ReconcilerEvent[] = [];
   const waiters: Array<{ match: (e: ReconcilerEvent) => boolean; resolve: (e: ReconcilerEvent) => void }> = [];
   const server = http.createServer((req, res) => {
@@ -76,10 +84,11 @@ export async function webhookReceiver(): Promise<{ url: string; events: Reconcil
     req.on('end', () => {
       const e = JSON.parse(body) as ReconcilerEvent;
       events.push(e);
-      for (const w of [...waiters]) if (w.match(e)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(e);
-      }
+      for (const w of [...waiters])
+        if (w.match(e)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(e);
+        }
       res.writeHead(204).end();
     });
   });
@@ -92,17 +101,24 @@ export async function webhookReceiver(): Promise<{ url: string; events: Reconcil
       const found = events.slice(since).find(match);
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching event within ${timeoutMs} ms; got: ${events.map((e) => e.type).join(', ')}`)), timeoutMs);
-        waiters.push({ match, resolve: (e) => {
-          clearTimeout(timer);
-          resolve(e);
-        } });
+        const timer = setTimeout(
+          () => reject(new Error(`no matching event within ${timeoutMs} ms; got: ${events.map((e) => e.type).join(', ')}`)),
+          timeoutMs,
+        );
+        waiters.push({
+          match,
+          resolve: (e) => {
+            clearTimeout(timer);
+            resolve(e);
+          },
+        });
       });
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -121,7 +137,11 @@ export interface ReconcileProcess {
 
 /** Starts the real command line with `--listen 127.0.0.1:0 --log-format json`, resolved once it listens. */
 export function startReconcile(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<ReconcileProcess> {
-  const child = spawn(process.execPath, [BIN, 'reconcile', '--listen', '127.0.0.1:0', '--log-format', 'json', ...args], { cwd, env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'reconcile', '--listen', '127.0.0.1:0', '--log-format', 'json', ...args], {
+    cwd,
+    env: { ...env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   const ended = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -129,19 +149,20 @@ export function startReconcile(cwd: string, args: readonly string[], env: NodeJS
     child.stderr?.on('data', (d: Buffer) => {
       log += d.toString();
       const m = /"msg":"listening","url":"([^"]+)"/.exec(log);
-      if (m?.[1]) resolve({
-        child,
-        url: m[1],
-        log: () => log,
-        stop: () => {
-          child.kill('SIGTERM');
-          return ended;
-        },
-        kill: async () => {
-          child.kill('SIGKILL');
-          await ended;
-        },
-      });
+      if (m?.[1])
+        resolve({
+          child,
+          url: m[1],
+          log: () => log,
+          stop: () => {
+            child.kill('SIGTERM');
+            return ended;
+          },
+          kill: async () => {
+            child.kill('SIGKILL');
+            await ended;
+          },
+        });
     });
     void ended.then((code) => reject(new Error(`fleetform reconcile ended (${code}) before listening: ${log}`)));
   });

@@ -34,5 +34,7 @@ test('a policy with an unknown value is refused at synth, naming the field', () 
   const app = new App({ outdir: dir });
   const stack = new TerraformStack(app, 'fleet');
   expect(() => new ReconcilePolicy(stack, 'reconcile', { drift: 'fix' as never })).toThrow(/ReconcilePolicy: drift/);
-  expect(() => new ReconcilePolicy(stack, 'reconcile2', { windows: ['deny:0 9 * * *:8h:Mars/Olympus'] })).toThrow(/ReconcilePolicy: windows\[0\]: unknown time zone/);
+  expect(() => new ReconcilePolicy(stack, 'reconcile2', { windows: ['deny:0 9 * * *:8h:Mars/Olympus'] })).toThrow(
+    /ReconcilePolicy: windows\[0\]: unknown time zone/,
+  );
 });

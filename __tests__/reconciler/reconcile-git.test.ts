@@ -26,7 +26,10 @@ beforeAll(async () => {
   emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
   const { apiKey, apiKeyId } = emulator.credentials;
   env = { ...process.env, FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId };
-  client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  client = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
   hook = await webhookReceiver();
 });
 
@@ -59,16 +62,24 @@ async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> 
   }
 }
 
-const of = <T extends ReconcilerEvent['type']>(type: T, stack = 'fleet') => (e: ReconcilerEvent): e is Extract<ReconcilerEvent, { type: T }> => e.type === type && (!('stack' in e) || e.stack === stack);
+const of =
+  <T extends ReconcilerEvent['type']>(type: T, stack = 'fleet') =>
+  (e: ReconcilerEvent): e is Extract<ReconcilerEvent, { type: T }> =>
+    e.type === type && (!('stack' in e) || e.stack === stack);
 
 /** Edits picker-2's ultrasonic timeout with the official SDK, outside fleetform. */
 async function driftWithSdk(timeout: number): Promise<void> {
   const sdk = await loadSdk();
-  const official = await sdk.createViamClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: emulator.credentials.apiKeyId, payload: emulator.credentials.apiKey } });
+  const official = await sdk.createViamClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: emulator.credentials.apiKeyId, payload: emulator.credentials.apiKey },
+  });
   const machine = (await client.appClient.listMachines(emulator.credentials.locationId)).find((m) => m.name === 'picker-2');
   const parts = await official.appClient.getRobotParts(machine?.id as string);
   const part = parts.find((p) => p.mainPart) ?? parts[0];
-  const config = JSON.parse(JSON.stringify(part?.robotConfig?.toJson())) as { components: Array<{ name: string; attributes?: Record<string, unknown> }> };
+  const config = JSON.parse(JSON.stringify(part?.robotConfig?.toJson())) as {
+    components: Array<{ name: string; attributes?: Record<string, unknown> }>;
+  };
   const ultrasonic = config.components.find((c) => c.name === 'ultrasonic-1');
   if (!ultrasonic?.attributes) throw new Error('no ultrasonic-1');
   ultrasonic.attributes.timeout_ms = timeout;
@@ -83,7 +94,30 @@ async function timeoutOf(name: string): Promise<unknown> {
 test('commits reach every machine through a two-wave rollout; drift is reported in warn and healed in heal; a commit in a deny window waits for it; the webhook gets each event', async () => {
   const project = gitProject(path.join(dir, 'repo'));
   project.commit({ machines: MACHINES, policy: '~1.2' }, 'a fleet of four');
-  running = await startReconcile(dir, ['--repo', project.repo, '--branch', 'main', '--path', 'fleet', '--workdir', path.join(dir, 'checkout'), '--apply', 'auto', '--drift', 'warn', '--interval', '3s', '--poll', '100ms', '--webhook', hook.url], env);
+  running = await startReconcile(
+    dir,
+    [
+      '--repo',
+      project.repo,
+      '--branch',
+      'main',
+      '--path',
+      'fleet',
+      '--workdir',
+      path.join(dir, 'checkout'),
+      '--apply',
+      'auto',
+      '--drift',
+      'warn',
+      '--interval',
+      '3s',
+      '--poll',
+      '100ms',
+      '--webhook',
+      hook.url,
+    ],
+    env,
+  );
   const url = running.url;
   const status = async (): Promise<ReconcilerStatus> => (await (await fetch(`${url}/api/status`)).json()) as ReconcilerStatus;
 
@@ -137,7 +171,10 @@ test('commits reach every machine through a two-wave rollout; drift is reported 
   const endsIn = 15_000;
   const deny = `deny:${minute.getUTCMinutes()} ${minute.getUTCHours()} * * *:${now + endsIn - opened}ms:UTC`;
   mark = hook.events.length;
-  project.commit({ machines: MACHINES, policy: '~1.2', reconcile: { drift: 'heal', windows: [deny] } }, 'sensors back to 1.2, in a deny window');
+  project.commit(
+    { machines: MACHINES, policy: '~1.2', reconcile: { drift: 'heal', windows: [deny] } },
+    'sensors back to 1.2, in a deny window',
+  );
   const waiting = (await hook.waitFor(of('apply-waiting'), mark)) as Extract<ReconcilerEvent, { type: 'apply-waiting' }>;
   expect(waiting.reason).toContain('deny window');
   expect(Date.now()).toBeLessThan(now + endsIn);
@@ -157,14 +194,21 @@ test('commits reach every machine through a two-wave rollout; drift is reported 
   const approved = await fleetform(dir, ['reconcile', 'approve', 'fleet', '--server', url], env as Record<string, string>);
   expect(approved).toMatchObject({ code: 0, stdout: 'Approved: stack fleet is applied now.\n' });
   await hook.waitFor(of('apply-finished'), mark);
-  expect((await client.appClient.listMachines(emulator.credentials.locationId)).map((m) => m.name).sort()).toEqual(['picker-1', 'picker-2', 'picker-3']);
+  expect((await client.appClient.listMachines(emulator.credentials.locationId)).map((m) => m.name).sort()).toEqual([
+    'picker-1',
+    'picker-2',
+    'picker-3',
+  ]);
   const shown = await fleetform(dir, ['reconcile', 'status', '--server', url], env as Record<string, string>);
   expect(shown.stdout).toMatch(/^Reconciler: (idle|cycling) \(leader\), cycle \d+, commit [0-9a-f]{12}/);
   expect(shown.stdout).toContain('stack fleet (apply auto, drift heal)');
 
   // A broken commit leaves the fleet as it is and is announced once.
   mark = hook.events.length;
-  const broken = project.commit({ machines: MACHINES - 1, policy: '~1.2', network: { bind_address: 'nowhere' }, reconcile: { drift: 'heal' } }, 'a bind address the machine server refuses');
+  const broken = project.commit(
+    { machines: MACHINES - 1, policy: '~1.2', network: { bind_address: 'nowhere' }, reconcile: { drift: 'heal' } },
+    'a bind address the machine server refuses',
+  );
   const failed = (await hook.waitFor(of('cycle-failed'), mark)) as Extract<ReconcilerEvent, { type: 'cycle-failed' }>;
   expect(failed.commit).toBe(broken);
   expect(failed.error).toContain('bind_address');
@@ -173,5 +217,7 @@ test('commits reach every machine through a two-wave rollout; drift is reported 
   // Nothing in the log or the events holds the webhook's URL.
   expect(running.log()).not.toContain(hook.url);
   expect(JSON.stringify(hook.events)).not.toContain(hook.url);
-  expect(hook.events.map((e) => e.type)).toEqual(expect.arrayContaining(['apply-started', 'apply-finished', 'wave-passed', 'drift-found', 'drift-healed', 'apply-waiting', 'leader']));
+  expect(hook.events.map((e) => e.type)).toEqual(
+    expect.arrayContaining(['apply-started', 'apply-finished', 'wave-passed', 'drift-found', 'drift-healed', 'apply-waiting', 'leader']),
+  );
 });

@@ -28,7 +28,10 @@ beforeAll(async () => {
   emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
   const { apiKey, apiKeyId } = emulator.credentials;
   env = { ...process.env, FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId };
-  client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  client = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
   hook = await webhookReceiver();
 });
 
@@ -66,7 +69,12 @@ test('windows closed mid-rollout pause it before its next wave; opened again, it
   expect(closed.status).toBe(200);
   const paused = (await hook.waitFor((e) => e.type === 'rollout-paused', mark)) as Extract<ReconcilerEvent, { type: 'rollout-paused' }>;
   expect(paused).toMatchObject({ stack: 'fleet', rollout: 'careful', wave: 2, reason: 'windows closed by a manual override' });
-  expect(hook.events.slice(mark).filter((e) => e.type === 'wave-passed').map((e) => 'wave' in e && e.wave)).toEqual([1]);
+  expect(
+    hook.events
+      .slice(mark)
+      .filter((e) => e.type === 'wave-passed')
+      .map((e) => 'wave' in e && e.wave),
+  ).toEqual([1]);
   expect(await versions()).toEqual(['picker-1 ~1.3', 'picker-2 ~1.2', 'picker-3 ~1.2']);
 
   const resumedFrom = hook.events.length;
@@ -76,5 +84,10 @@ test('windows closed mid-rollout pause it before its next wave; opened again, it
   await hook.waitFor((e) => e.type === 'apply-finished', resumedFrom);
   expect(await versions()).toEqual(['picker-1 ~1.3', 'picker-2 ~1.3', 'picker-3 ~1.3']);
   // Resumed at wave 2: wave 1 did not run again.
-  expect(hook.events.slice(resumedFrom).filter((e) => e.type === 'wave-passed').map((e) => 'wave' in e && e.wave)).toEqual([2]);
+  expect(
+    hook.events
+      .slice(resumedFrom)
+      .filter((e) => e.type === 'wave-passed')
+      .map((e) => 'wave' in e && e.wave),
+  ).toEqual([2]);
 });

@@ -34,7 +34,10 @@ beforeAll(async () => {
   emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
   const { apiKey, apiKeyId } = emulator.credentials;
   env = { ...process.env, FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId };
-  client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  client = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
   hook = await webhookReceiver();
 });
 
@@ -73,9 +76,27 @@ const leaderEvent = (e: ReconcilerEvent): e is Extract<ReconcilerEvent, { type: 
 
 test('the standby takes a killed leader over within two intervals and finishes its rollout, no machine written twice', async () => {
   const project = gitProject(path.join(dir, 'repo'));
-  const base: FleetSpec = { machines: MACHINES, policy: '~1.2', settle: '1500ms', pg: { connStr: pg.url, schemaName: `standby_${process.pid}` } };
+  const base: FleetSpec = {
+    machines: MACHINES,
+    policy: '~1.2',
+    settle: '1500ms',
+    pg: { connStr: pg.url, schemaName: `standby_${process.pid}` },
+  };
   project.commit(base, 'a fleet of four, state in PostgreSQL');
-  const args = (name: string): string[] => ['--repo', project.repo, '--path', 'fleet', '--workdir', path.join(dir, name), '--interval', `${INTERVAL_MS}ms`, '--poll', '100ms', '--webhook', hook.url];
+  const args = (name: string): string[] => [
+    '--repo',
+    project.repo,
+    '--path',
+    'fleet',
+    '--workdir',
+    path.join(dir, name),
+    '--interval',
+    `${INTERVAL_MS}ms`,
+    '--poll',
+    '100ms',
+    '--webhook',
+    hook.url,
+  ];
   const a = await startReconcile(dir, args('a'), env);
   processes.push(a);
   const first = (await hook.waitFor(leaderEvent)) as Extract<ReconcilerEvent, { type: 'leader' }>;
@@ -86,7 +107,8 @@ test('the standby takes a killed leader over within two intervals and finishes i
   const standby = leader === a ? b : a;
   expect(first.holder).toContain(`:${leader.child.pid}`);
   // The standby says so, and does nothing.
-  const standbyStatus = async (): Promise<{ state: string; leader: boolean }> => (await (await fetch(`${standby.url}/api/status`)).json()) as { state: string; leader: boolean };
+  const standbyStatus = async (): Promise<{ state: string; leader: boolean }> =>
+    (await (await fetch(`${standby.url}/api/status`)).json()) as { state: string; leader: boolean };
   const deadline = Date.now() + 30_000;
   while ((await standbyStatus()).state !== 'standby' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   expect(await standbyStatus()).toMatchObject({ state: 'standby', leader: false });
@@ -110,7 +132,9 @@ test('the standby takes a killed leader over within two intervals and finishes i
     expect({ name, written: (after.get(name) ?? 0) - (before.get(name) ?? 0) }).toEqual({ name, written: 1 });
   }
   const configs = await Promise.all(
-    (await client.appClient.listMachines(emulator.credentials.locationId)).map(async (m) => (await client.appClient.getMachineParts(m.id))[0]?.config as { modules?: Array<{ version?: string }> }),
+    (await client.appClient.listMachines(emulator.credentials.locationId)).map(
+      async (m) => (await client.appClient.getMachineParts(m.id))[0]?.config as { modules?: Array<{ version?: string }> },
+    ),
   );
   for (const c of configs) expect(c.modules?.[0]?.version).toBe('~1.3');
 });

@@ -6,7 +6,21 @@ import { parseListen, ReconcilerServer } from '../../src/reconciler/server';
 function fakeHandle(): ReconcilerHandle & { asked: string[]; send(e: ReconcilerEvent): void } {
   const listeners = new Set<(e: ReconcilerEvent) => void>();
   const asked: string[] = [];
-  const status: ReconcilerStatus = { state: 'idle', leader: true, cycle: 2, stacks: [{ stack: 'fleet', apply: 'approve', drift: 'warn', changes: 1, drifted: [], waiting: { for: 'approval', reason: "the stack's policy is approve", since: '2026-11-27T10:00:00.000Z' } }] };
+  const status: ReconcilerStatus = {
+    state: 'idle',
+    leader: true,
+    cycle: 2,
+    stacks: [
+      {
+        stack: 'fleet',
+        apply: 'approve',
+        drift: 'warn',
+        changes: 1,
+        drifted: [],
+        waiting: { for: 'approval', reason: "the stack's policy is approve", since: '2026-11-27T10:00:00.000Z' },
+      },
+    ],
+  };
   return {
     asked,
     status: () => status,
@@ -49,7 +63,14 @@ test('the server answers health, metrics and the API, and serves a mounted handl
     const res = await fetch(`${url}/api/events`);
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     await reader.read();
-    handle.send({ type: 'drift-found', at: '2026-11-27T10:00:00.000Z', cycle: 2, stack: 'fleet', objects: ['fleetform_machine.a'], policy: 'warn' });
+    handle.send({
+      type: 'drift-found',
+      at: '2026-11-27T10:00:00.000Z',
+      cycle: 2,
+      stack: 'fleet',
+      objects: ['fleetform_machine.a'],
+      policy: 'warn',
+    });
     const chunk = new TextDecoder().decode((await reader.read()).value);
     expect(chunk).toContain('event: drift-found');
     expect(chunk).toContain('"objects":["fleetform_machine.a"]');

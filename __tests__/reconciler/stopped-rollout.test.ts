@@ -30,7 +30,10 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'ff-reconcile-stopped-'));
   emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
   const { apiKey, apiKeyId } = emulator.credentials;
-  client = await createServiceClient({ serviceHost: emulator.url, credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey } });
+  client = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
 });
 
 afterAll(async () => {
@@ -51,7 +54,11 @@ function synth(outdir: string, policy: string): void {
     new ModularResource(m, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
     return m;
   });
-  new Rollout(stack, 'careful', { waves: [{ machines: [machines[0] as Machine] }, { fraction: 1 }], gate: { timeout: '20s', settle: '100ms' }, abort: { maxFailed: 0 } });
+  new Rollout(stack, 'careful', {
+    waves: [{ machines: [machines[0] as Machine] }, { fraction: 1 }],
+    gate: { timeout: '20s', settle: '100ms' },
+    abort: { maxFailed: 0 },
+  });
   app.synth();
 }
 
@@ -63,8 +70,15 @@ test('a rollout stopped at its canary waits for a retry or a new commit, not the
   let revision = 'r1';
   synth(path.join(dir, revision), '~1.2');
   const reconciler = new Reconciler({
-    source: { description: dir, fetch: () => Promise.resolve({ dir: path.join(dir, revision), id: revision }), hasNew: (than) => Promise.resolve(than !== revision) },
-    loader: { load: async (d) => ({ stacks: await readStacks(d), engine, readers: { kinds }, lead: () => Promise.resolve(async () => undefined) }), close: async () => undefined },
+    source: {
+      description: dir,
+      fetch: () => Promise.resolve({ dir: path.join(dir, revision), id: revision }),
+      hasNew: (than) => Promise.resolve(than !== revision),
+    },
+    loader: {
+      load: async (d) => ({ stacks: await readStacks(d), engine, readers: { kinds }, lead: () => Promise.resolve(async () => undefined) }),
+      close: async () => undefined,
+    },
     apply: 'auto',
     drift: 'warn',
     windows: [],
@@ -77,14 +91,18 @@ test('a rollout stopped at its canary waits for a retry or a new commit, not the
   const waiters: Array<{ match: (e: ReconcilerEvent) => boolean; resolve: () => void }> = [];
   reconciler.subscribe((e) => {
     events.push(e);
-    for (const w of [...waiters]) if (w.match(e)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve();
-    }
+    for (const w of [...waiters])
+      if (w.match(e)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
   });
   const next = (match: (e: ReconcilerEvent) => boolean, timeoutMs = 90_000): Promise<void> =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no matching event in ${timeoutMs} ms; got ${events.map((e) => e.type).join(', ')}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no matching event in ${timeoutMs} ms; got ${events.map((e) => e.type).join(', ')}`)),
+        timeoutMs,
+      );
       waiters.push({ match, resolve: () => (clearTimeout(timer), resolve()) });
     });
   const since = (mark: number, type: ReconcilerEvent['type']): ReconcilerEvent[] => events.slice(mark).filter((e) => e.type === type);
@@ -103,7 +121,12 @@ test('a rollout stopped at its canary waits for a retry or a new commit, not the
     // Cycles of the same commit go on without applying it again.
     for (let i = 0; i < 3; i++) await next((e) => e.type === 'cycle-finished');
     expect(since(mark, 'apply-started')).toHaveLength(1);
-    expect(since(mark, 'apply-waiting')).toEqual([expect.objectContaining({ stack: 'fleet', reason: expect.stringMatching(/rollout careful stopped at wave 1 on this commit.*fleetform reconcile approve fleet/) })]);
+    expect(since(mark, 'apply-waiting')).toEqual([
+      expect.objectContaining({
+        stack: 'fleet',
+        reason: expect.stringMatching(/rollout careful stopped at wave 1 on this commit.*fleetform reconcile approve fleet/),
+      }),
+    ]);
     expect(reconciler.status().stacks[0]?.waiting?.for).toBe('retry');
 
     // A retry by hand applies it once more (and it stops again).

@@ -3,7 +3,16 @@ import type { AddressInfo } from 'node:net';
 import type { ReconcilerEvent } from '../../src/reconciler/events';
 import { eventText, WebhookNotifier, webhooksFromEnv, webhookTarget } from '../../src/reconciler/webhooks';
 
-const EVENT: ReconcilerEvent = { type: 'approval-needed', at: '2026-11-27T10:00:00.000Z', cycle: 3, stack: 'fleet', reason: 'it destroys 3 object(s), more than --max-destroy 0', add: 0, change: 1, destroy: 3 };
+const EVENT: ReconcilerEvent = {
+  type: 'approval-needed',
+  at: '2026-11-27T10:00:00.000Z',
+  cycle: 3,
+  stack: 'fleet',
+  reason: 'it destroys 3 object(s), more than --max-destroy 0',
+  add: 0,
+  change: 1,
+  destroy: 3,
+};
 
 /** A receiver that answers 500 to the first `failures` requests, then 204. */
 async function receiver(failures: number): Promise<{ url: string; bodies: string[]; close(): Promise<void> }> {
@@ -20,7 +29,11 @@ async function receiver(failures: number): Promise<{ url: string; bodies: string
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook?token=secret-token`, bodies, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook?token=secret-token`,
+    bodies,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 test('a delivery is retried with backoff until the receiver takes it; the JSON body is the event', async () => {
@@ -40,7 +53,11 @@ test('a slack: target gets one line of text; giving up names the receiver by pos
   const ok = await receiver(0);
   const given: string[] = [];
   try {
-    const notifier = new WebhookNotifier([webhookTarget(r.url), webhookTarget(`slack:${ok.url}`)], { backoffMs: 1, attempts: 3, onGiveUp: (who, e, why) => given.push(`${who} ${e.type} ${why}`) });
+    const notifier = new WebhookNotifier([webhookTarget(r.url), webhookTarget(`slack:${ok.url}`)], {
+      backoffMs: 1,
+      attempts: 3,
+      onGiveUp: (who, e, why) => given.push(`${who} ${e.type} ${why}`),
+    });
     notifier.notify(EVENT);
     await notifier.drain();
     expect(given).toEqual(['webhook #1 approval-needed HTTP 500']);

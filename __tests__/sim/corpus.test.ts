@@ -9,17 +9,20 @@ test('the corpus is there', () => {
   expect(corpus.length).toBeGreaterThan(40);
 });
 
-test.each(corpus.map((c) => [c.file, c] as const))('%s runs: the machine runs, every resource is ready or failed with a reason logged', (_file, c) => {
-  const { run, logs } = runStandalone(c.config);
-  expect(run.state).toBe(MachineState.RUNNING);
-  for (const r of run.resources) {
-    expect([ResourceState.READY, ResourceState.UNHEALTHY]).toContain(r.state);
-    if (r.state === ResourceState.UNHEALTHY) {
-      expect(r.error).not.toBe('');
-      expect(logs.some((l) => l.level === 'error' && l.message.includes(`/${r.name} failed to configure: ${r.error}`))).toBe(true);
+test.each(corpus.map((c) => [c.file, c] as const))(
+  '%s runs: the machine runs, every resource is ready or failed with a reason logged',
+  (_file, c) => {
+    const { run, logs } = runStandalone(c.config);
+    expect(run.state).toBe(MachineState.RUNNING);
+    for (const r of run.resources) {
+      expect([ResourceState.READY, ResourceState.UNHEALTHY]).toContain(r.state);
+      if (r.state === ResourceState.UNHEALTHY) {
+        expect(r.error).not.toBe('');
+        expect(logs.some((l) => l.level === 'error' && l.message.includes(`/${r.name} failed to configure: ${r.error}`))).toBe(true);
+      }
     }
-  }
-});
+  },
+);
 
 function named(file: string) {
   const found = corpus.find((c) => c.file.endsWith(file));
@@ -36,7 +39,10 @@ test('rdk fake.json: every builtin fake (both written forms) is ready', () => {
 test('a model viam-server no longer has fails alone, with its "not registered" error; the rest of the machine runs', () => {
   const { run } = runStandalone(named('viamrobotics__rdk__robots-configs-nyc-tomato1.json'));
   const gantry = run.resources.find((r) => r.name === 'tomato-gantry');
-  expect(gantry).toMatchObject({ state: ResourceState.UNHEALTHY, error: 'unknown resource type: API "rdk:component:gantry" with model "rdk:builtin:simpleoneaxis" not registered' });
+  expect(gantry).toMatchObject({
+    state: ResourceState.UNHEALTHY,
+    error: 'unknown resource type: API "rdk:component:gantry" with model "rdk:builtin:simpleoneaxis" not registered',
+  });
   expect(run.resources.filter((r) => r.name !== 'tomato-gantry').every((r) => r.state === ResourceState.READY)).toBe(true);
 });
 
@@ -47,7 +53,12 @@ test('modular models with no module in the config fail alone', () => {
 
 test('processes are ignored with the error current viam-server logs', () => {
   const { logs } = runStandalone(named('viamrobotics__rdk__config-data-diff_config_2.json'));
-  expect(logs).toContainEqual(expect.objectContaining({ level: 'error', message: expect.stringMatching(/^Processes have been deprecated and are no longer supported in viam-server versions v0\.74\.0\+/) }));
+  expect(logs).toContainEqual(
+    expect.objectContaining({
+      level: 'error',
+      message: expect.stringMatching(/^Processes have been deprecated and are no longer supported in viam-server versions v0\.74\.0\+/),
+    }),
+  );
 });
 
 test('rdk fake_jobs.json: jobs are scheduled, then run on their schedules (cron with seconds, durations) and log their outcome', () => {

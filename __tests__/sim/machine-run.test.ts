@@ -10,7 +10,11 @@ const machine = (extra: Record<string, unknown> = {}) => ({
     { name: 'cam', type: 'camera', model: 'webcam', attributes: { video_path: '/dev/video0' } },
     { name: 'arm', type: 'arm', namespace: 'rdk', model: 'fake', depends_on: ['cam'] },
   ],
-  services: [{ name: 'dm', type: 'data_manager' }, { name: 'shell', type: 'shell' }, { name: 'vision', type: 'vision', model: 'color_detector' }],
+  services: [
+    { name: 'dm', type: 'data_manager' },
+    { name: 'shell', type: 'shell' },
+    { name: 'vision', type: 'vision', model: 'color_detector' },
+  ],
   maintenance: { sensor_name: 'rdk:component:sensor/gate', maintenance_allowed_key: 'ok' },
   ...extra,
 });
@@ -40,7 +44,10 @@ test('a missing dependency fails its resource alone; a failed one fails its depe
   const { run, logs } = runStandalone(config);
   expect(run.state).toBe(MachineState.RUNNING);
   const byName = new Map(run.resources.map((r) => [r.name, r]));
-  expect(byName.get('cam')).toMatchObject({ state: ResourceState.UNHEALTHY, error: 'unknown resource type: API "rdk:component:camera" with model "rdk:builtin:no_such_camera" not registered' });
+  expect(byName.get('cam')).toMatchObject({
+    state: ResourceState.UNHEALTHY,
+    error: 'unknown resource type: API "rdk:component:camera" with model "rdk:builtin:no_such_camera" not registered',
+  });
   expect(byName.get('arm')?.error).toBe(`dependency "cam" is not available: ${byName.get('cam')?.error}`);
   expect(byName.get('gripper')?.error).toMatch(/^dependency "missing" not found/);
   expect(byName.get('base')?.state).toBe(ResourceState.READY);
@@ -56,7 +63,13 @@ describe('maintenance window', () => {
   const next = machine({ services: [{ name: 'motion', type: 'motion' }] });
 
   test('closed: the new revision is held, logged once, the machine keeps running the old one', () => {
-    const held = runStandalone(next, { previous: running, revision: 'r2', now: 10_000, maxCheckIns: 3, health: { maintenanceReading: () => 'closed' } });
+    const held = runStandalone(next, {
+      previous: running,
+      revision: 'r2',
+      now: 10_000,
+      maxCheckIns: 3,
+      health: { maintenanceReading: () => 'closed' },
+    });
     expect(held.run.revision).toBe('r1');
     expect(held.run.held).toEqual({ revision: 'r2', reason: 'maintenance sensor rdk:component:sensor/gate reads ok=false' });
     expect(held.logs.filter((l) => isMaintenanceHold(l.message)).map((l) => l.message)).toEqual([
@@ -72,11 +85,21 @@ describe('maintenance window', () => {
   test('a sensor that fails to read blocks too (an error line); a sensor the machine does not run allows', () => {
     const erroring = runStandalone(next, { previous: running, revision: 'r2', health: { maintenanceReading: () => 'error' } });
     expect(erroring.run.revision).toBe('r1');
-    expect(erroring.logs).toContainEqual(expect.objectContaining({ level: 'error', message: expect.stringContaining('could not be read') }));
-    const noSensor = runStandalone(machine({ components: [], maintenance: { sensor_name: 'rdk:component:sensor/gate', maintenance_allowed_key: 'ok' } }), { revision: 'r1' }).run;
+    expect(erroring.logs).toContainEqual(
+      expect.objectContaining({ level: 'error', message: expect.stringContaining('could not be read') }),
+    );
+    const noSensor = runStandalone(
+      machine({ components: [], maintenance: { sensor_name: 'rdk:component:sensor/gate', maintenance_allowed_key: 'ok' } }),
+      { revision: 'r1' },
+    ).run;
     const allowed = runStandalone(next, { previous: noSensor, revision: 'r2', health: { maintenanceReading: () => 'closed' } });
     expect(allowed.run.revision).toBe('r2');
-    expect(allowed.logs).toContainEqual(expect.objectContaining({ level: 'error', message: 'maintenance sensor rdk:component:sensor/gate not found; reconfiguring is allowed' }));
+    expect(allowed.logs).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        message: 'maintenance sensor rdk:component:sensor/gate not found; reconfiguring is allowed',
+      }),
+    );
   });
 
   test('the first start is never held', () => {
@@ -101,13 +124,20 @@ test('jobs: a job on a missing resource and a job armed to fail log their failur
   expect(byName.get('flaky')?.failures).toBe(byName.get('flaky')?.runs);
   expect(byName.get('flaky')?.runs).toBeGreaterThan(0);
   expect(logs.filter((l) => l.message.startsWith('job steady succeeded')).length).toBe(1);
-  expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringContaining('job broken: schedule "every tuesday"') }));
-  expect(logs).toContainEqual(expect.objectContaining({ level: 'error', message: 'job flaky failed: GetReadings on gate: GetReadings returned an error' }));
+  expect(logs).toContainEqual(
+    expect.objectContaining({ level: 'warn', message: expect.stringContaining('job broken: schedule "every tuesday"') }),
+  );
+  expect(logs).toContainEqual(
+    expect.objectContaining({ level: 'error', message: 'job flaky failed: GetReadings on gate: GetReadings returned an error' }),
+  );
 });
 
 test('remotes: a reachable remote adds its resources (a dependency can use them); an unreachable one takes only its resources away', () => {
   const config = {
-    remotes: [{ name: 'cell', address: 'cell-main.loc.emulator.fleetform.local', prefix: 'c-' }, { name: 'gone', address: 'nowhere' }],
+    remotes: [
+      { name: 'cell', address: 'cell-main.loc.emulator.fleetform.local', prefix: 'c-' },
+      { name: 'gone', address: 'nowhere' },
+    ],
     components: [{ name: 'arm', type: 'arm', model: 'fake', depends_on: ['cell:c-cam'] }],
   };
   const reachable = { 'cell-main.loc.emulator.fleetform.local': [{ namespace: 'rdk', type: 'component', subtype: 'camera', name: 'cam' }] };
@@ -121,7 +151,9 @@ test('remotes: a reachable remote adds its resources (a dependency can use them)
     { name: 'cell', address: 'cell-main.loc.emulator.fleetform.local', reachable: true, error: '' },
     { name: 'gone', address: 'nowhere', reachable: false, error: 'no machine answers at "nowhere"' },
   ]);
-  expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringContaining('remote gone at nowhere is not reachable') }));
+  expect(logs).toContainEqual(
+    expect.objectContaining({ level: 'warn', message: expect.stringContaining('remote gone at nowhere is not reachable') }),
+  );
   const cut = runStandalone(config, { previous: run, now: 5000 });
   expect(cut.run.resources.map((r) => [r.name, r.state])).toEqual([['arm', ResourceState.UNHEALTHY]]);
   expect(cut.run.resources[0]?.error).toMatch(/^dependency "cell:c-cam" not found/);

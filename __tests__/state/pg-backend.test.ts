@@ -21,7 +21,16 @@ function backend(): PgStateBackend {
   return new PgStateBackend({ connStr: server.url, schemaName: `t${schemaCount}_${process.pid}` });
 }
 
-const entry = (id: string): StateEntry => ({ type: 'fleetform_machine', ids: { machine_id: id }, outputs: { id }, attributes: { name: id }, dependencies: [], private: {}, sensitive_paths: [], status: 'ok' });
+const entry = (id: string): StateEntry => ({
+  type: 'fleetform_machine',
+  ids: { machine_id: id },
+  outputs: { id },
+  attributes: { name: id },
+  dependencies: [],
+  private: {},
+  sensitive_paths: [],
+  status: 'ok',
+});
 
 test('a written state reads back; recorded changes are replayed on read and folded in by the next write', async () => {
   const b = backend();
@@ -32,7 +41,13 @@ test('a written state reads back; recorded changes are replayed on read and fold
   expect(await b.read('fleet')).toEqual(s);
 
   s.serial = 2;
-  await b.record(s, new Map([['fleetform_machine.b', entry('b')], ['fleetform_machine.a', null]]));
+  await b.record(
+    s,
+    new Map([
+      ['fleetform_machine.b', entry('b')],
+      ['fleetform_machine.a', null],
+    ]),
+  );
   const replayed = await b.read('fleet');
   expect(Object.keys(replayed.resources)).toEqual(['fleetform_machine.b']);
   expect(replayed.serial).toBe(2);
@@ -79,7 +94,9 @@ test("a holder whose session ends (a killed run) leaves no lock behind; force-un
   await admin.connect();
   try {
     // What the server sees when the holder's process dies: its connection ends.
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE '%fleetform_locks%'`);
+    await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE '%fleetform_locks%'`,
+    );
   } finally {
     await admin.end();
   }
@@ -122,7 +139,17 @@ describe('rollout journals kept with the state', () => {
     updated_at: '2026-11-25T00:00:00.000Z',
     wave,
     plan: { stack, policy: policy(name, fragment), waves: [{ rule: 'all', machines: [{ address: 'fleetform_machine.a', name: 'a' }] }] },
-    machines: [{ address: 'fleetform_machine.a', name: 'a', part_id: 'p-a', baseline_revision: 'r0', written_revision: 'r1', result: 'written', prior: entry('a') }],
+    machines: [
+      {
+        address: 'fleetform_machine.a',
+        name: 'a',
+        part_id: 'p-a',
+        baseline_revision: 'r0',
+        written_revision: 'r1',
+        result: 'written',
+        prior: entry('a'),
+      },
+    ],
   });
 
   test("a stack's journal and its fragment rollouts' are written, read back by key, listed by stack and replaced in place", async () => {

@@ -40,18 +40,51 @@ export function typeTests(): void {
   new ModularResource(machine, 'no-model', { api: 'rdk:component:board' });
 
   const boxes = new Dataset(stack, 'boxes');
-  new TrainingJob(stack, 'job', { dataset: boxes, modelName: 'm', modelVersion: '1', modelType: ModelType.OBJECT_DETECTION, tags: ['box'] });
+  new TrainingJob(stack, 'job', {
+    dataset: boxes,
+    modelName: 'm',
+    modelVersion: '1',
+    modelType: ModelType.OBJECT_DETECTION,
+    tags: ['box'],
+  });
   // @ts-expect-error tags are an array, never a string
   new TrainingJob(stack, 'tags', { dataset: boxes, modelName: 'm', modelVersion: '2', modelType: ModelType.OBJECT_DETECTION, tags: 'cat' });
   // @ts-expect-error the model type is required
   new TrainingJob(stack, 'no-type', { dataset: boxes, modelName: 'm', modelVersion: '3', tags: ['box'] });
   // @ts-expect-error a framework is one of ModelFramework's values
-  new TrainingJob(stack, 'framework', { dataset: boxes, modelName: 'm', modelVersion: '4', modelType: ModelType.OBJECT_DETECTION, modelFramework: 'tflite', tags: ['box'] });
-  new TrainingJob(stack, 'tflite', { dataset: boxes, modelName: 'm', modelVersion: '5', modelType: ModelType.OBJECT_DETECTION, modelFramework: ModelFramework.TFLITE, tags: ['box'] });
+  new TrainingJob(stack, 'framework', {
+    dataset: boxes,
+    modelName: 'm',
+    modelVersion: '4',
+    modelType: ModelType.OBJECT_DETECTION,
+    modelFramework: 'tflite',
+    tags: ['box'],
+  });
+  new TrainingJob(stack, 'tflite', {
+    dataset: boxes,
+    modelName: 'm',
+    modelVersion: '5',
+    modelType: ModelType.OBJECT_DETECTION,
+    modelFramework: ModelFramework.TFLITE,
+    tags: ['box'],
+  });
 
-  new CustomTrainingJob(stack, 'custom', { dataset: 'id', modelName: 'c', modelVersion: '1', registryItemId: 'acme:t', registryItemVersion: '0.3.0' });
+  new CustomTrainingJob(stack, 'custom', {
+    dataset: 'id',
+    modelName: 'c',
+    modelVersion: '1',
+    registryItemId: 'acme:t',
+    registryItemVersion: '0.3.0',
+  });
   // @ts-expect-error arguments are a map of strings
-  new CustomTrainingJob(stack, 'args', { dataset: 'id', modelName: 'c', modelVersion: '2', registryItemId: 'acme:t', registryItemVersion: '0.3.0', arguments: ['--epochs'] });
+  new CustomTrainingJob(stack, 'args', {
+    dataset: 'id',
+    modelName: 'c',
+    modelVersion: '2',
+    registryItemId: 'acme:t',
+    registryItemVersion: '0.3.0',
+    arguments: ['--epochs'],
+  });
 
   // Props types are exported for users' own constructs.
   const props: MachineProps & { readonly module?: ModuleProps; readonly job?: TrainingJobProps } = {};

@@ -24,7 +24,8 @@ export class GetRobotPartReply extends GetRobotPartResponseWithEncodedConfig {
   override toJson(options?: Partial<JsonWriteOptions>): JsonValue {
     const json = super.toJson(options);
     const encoded = this.part?.robotConfig;
-    if (isJsonObject(json) && isJsonObject(json.part) && encoded !== undefined) writeConfigJson(json.part, encoded, options?.useProtoFieldName);
+    if (isJsonObject(json) && isJsonObject(json.part) && encoded !== undefined)
+      writeConfigJson(json.part, encoded, options?.useProtoFieldName);
     return json;
   }
 

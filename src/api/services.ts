@@ -61,7 +61,9 @@ type UnaryMethod<Api, Name extends string> = {
 };
 
 /** The names N of `Api`'s methods: each has a `<N>Request` and a `<N>Response` message class. */
-type MethodNamesOf<Api> = { [K in keyof Api & string]: K extends `${infer N}Request` ? (`${N}Response` extends keyof Api ? N : never) : never }[keyof Api & string];
+type MethodNamesOf<Api> = {
+  [K in keyof Api & string]: K extends `${infer N}Request` ? (`${N}Response` extends keyof Api ? N : never) : never;
+}[keyof Api & string];
 
 /** Descriptor methods keyed by the method name with a lower-case first letter, as connect-es clients expose them. */
 type MethodsOf<Api, Names extends string> = { readonly [N in Names as Uncapitalize<N>]: UnaryMethod<Api, N> };
@@ -123,7 +125,10 @@ type GetRobotPartHistoryMethod = {
 
 export interface AppServiceType {
   readonly typeName: 'viam.app.v1.AppService';
-  readonly methods: Omit<MethodsOf<Sdk['appApi'], Exclude<MethodNamesOf<Sdk['appApi']>, StreamingMethod>>, 'getRobotPart' | 'getRobotPartHistory' | keyof FragmentMethods> & {
+  readonly methods: Omit<
+    MethodsOf<Sdk['appApi'], Exclude<MethodNamesOf<Sdk['appApi']>, StreamingMethod>>,
+    'getRobotPart' | 'getRobotPartHistory' | keyof FragmentMethods
+  > & {
     readonly getRobotPart: GetRobotPartMethod;
     readonly getRobotPartHistory: GetRobotPartHistoryMethod;
   } & FragmentMethods;

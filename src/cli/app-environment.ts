@@ -46,7 +46,11 @@ export function appEnvironment(
   }
   env.CDKTF_OUTDIR = outdir;
   env.CDKTF_CONTINUE_SYNTH_ON_ERROR_ANNOTATIONS = 'true';
-  env.CDKTF_CONTEXT_JSON = JSON.stringify({ ...inherited, ...settings.context, cdktfRelativeModules: relativeModules(settings.terraformModules) });
+  env.CDKTF_CONTEXT_JSON = JSON.stringify({
+    ...inherited,
+    ...settings.context,
+    cdktfRelativeModules: relativeModules(settings.terraformModules),
+  });
   env.SYNTH_HCL_OUTPUT = 'false';
   env.FLEETFORM_REPORT_FILE = reporter.reportFile;
   return env;

@@ -53,7 +53,10 @@ const KNOWN_MISTAKES: readonly KnownMistake[] = [
       const specifier = m[1] as string;
       if (specifier.startsWith('.') || specifier.startsWith('/')) return `check the path ${specifier} the app imports`;
       // The package of `@scope/name/sub` is `@scope/name`; of `name/sub`, `name`.
-      const pkg = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+      const pkg = specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/');
       return `install ${pkg} in the project (npm install ${pkg}), or run fleetform in the folder whose node_modules holds it`;
     },
   },
@@ -68,7 +71,8 @@ const KNOWN_MISTAKES: readonly KnownMistake[] = [
   },
   {
     pattern: /TSError: ⨯ Unable to compile TypeScript|error TS\d{4}:/,
-    hint: () => 'the app does not type-check: fix the errors above (npx tsc --noEmit lists them), or run it with tsx, which does not check types',
+    hint: () =>
+      'the app does not type-check: fix the errors above (npx tsc --noEmit lists them), or run it with tsx, which does not check types',
   },
   {
     pattern: /JavaScript heap out of memory|Reached heap limit/,

@@ -31,7 +31,12 @@ function userLocation(stack: string | undefined): string | undefined {
     const m = /\(?((?:file:\/\/)?(?:[A-Za-z]:)?[^():\s][^():]*):(\d+):(\d+)\)?\s*$/.exec(line.trim());
     if (!m) continue;
     const file = fileOf(m[1] as string);
-    if (!path.isAbsolute(file) || file.includes(`${path.sep}node_modules${path.sep}`) || PACKAGE_CODE.some((folder) => file.startsWith(folder))) continue;
+    if (
+      !path.isAbsolute(file) ||
+      file.includes(`${path.sep}node_modules${path.sep}`) ||
+      PACKAGE_CODE.some((folder) => file.startsWith(folder))
+    )
+      continue;
     return `${path.relative(process.cwd(), file)}:${m[2]}:${m[3]}`;
   }
   return undefined;

@@ -40,12 +40,18 @@ function crashProblem(crash: AppCrash, stderr: string): AppProblem {
 function exitProblem(app: string, exit: AppExit): AppProblem {
   const how = exit.signal ? `was stopped by ${exit.signal}` : `exited with code ${exit.code}`;
   const excerpt = stderrExcerpt(exit.stderr);
-  const message = excerpt ? `the app (${app}) ${how}; it wrote to stderr:\n${excerpt}` : `the app (${app}) ${how} and wrote nothing to stderr`;
+  const message = excerpt
+    ? `the app (${app}) ${how}; it wrote to stderr:\n${excerpt}`
+    : `the app (${app}) ${how} and wrote nothing to stderr`;
   return appProblem(message, knownMistakeHint(exit.stderr, exit.code));
 }
 
 function checkFailureProblem(failure: AppCrash): AppProblem {
-  return appProblem(`fleetform could not check the app: ${failure.name}: ${failure.message}`, 'this is a fault of fleetform, not of the app: please report it', 'check-failed');
+  return appProblem(
+    `fleetform could not check the app: ${failure.name}: ${failure.message}`,
+    'this is a fault of fleetform, not of the app: please report it',
+    'check-failed',
+  );
 }
 
 /** The report the app's process wrote at exit, if it wrote one. */

@@ -58,7 +58,8 @@ export class AppRunner {
 
   private claimEarly(options: RunAppOptions): Synthesis | undefined {
     const found = this.early;
-    if (!found || options.env !== undefined || found.outdirOption !== options.outdir || found.cwd !== path.resolve(options.cwd)) return undefined;
+    if (!found || options.env !== undefined || found.outdirOption !== options.outdir || found.cwd !== path.resolve(options.cwd))
+      return undefined;
     this.early = undefined;
     return found;
   }

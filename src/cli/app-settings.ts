@@ -44,7 +44,10 @@ function schemaProblem(issues: readonly z.core.$ZodIssue[]): string {
 export function readProjectSettings(cwd: string, outdirOption: string | undefined): ProjectSettings {
   const configFile = path.join(cwd, 'cdktf.json');
   if (!existsSync(configFile)) {
-    throw new InputError('no cdktf.json here: it names the command that runs the app', { path: cwd, hint: `run fleetform in the project folder, or ${CDKTF_JSON_HINT}` });
+    throw new InputError('no cdktf.json here: it names the command that runs the app', {
+      path: cwd,
+      hint: `run fleetform in the project folder, or ${CDKTF_JSON_HINT}`,
+    });
   }
   let parsed: unknown;
   try {
@@ -58,7 +61,10 @@ export function readProjectSettings(cwd: string, outdirOption: string | undefine
   const result = cdktfJsonSchema.safeParse(parsed);
   if (!result.success) {
     const appMissing = result.error.issues.some((i) => i.path[0] === 'app');
-    throw new InputError(schemaProblem(result.error.issues), { path: configFile, hint: appMissing ? APP_HINT : 'fix the key in cdktf.json' });
+    throw new InputError(schemaProblem(result.error.issues), {
+      path: configFile,
+      hint: appMissing ? APP_HINT : 'fix the key in cdktf.json',
+    });
   }
   const { app, output, context = {}, terraformModules = [] } = result.data;
   return { cdktf: { app, context, terraformModules }, outdir: path.resolve(cwd, outdirOption ?? output ?? 'cdktf.out') };

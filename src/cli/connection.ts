@@ -42,7 +42,12 @@ function callTimeout(env: NodeJS.ProcessEnv): { timeoutMs?: number } {
  * FLEETFORM_API_KEY_ID; with neither, the embedded emulator, started in this process on
  * `<cwd>/.fleetform/emulator/` with its seeded owner key.
  */
-export async function openConnection(options: { cwd: string; env: NodeJS.ProcessEnv; maxConnections?: number; providerEndpoint?: string }): Promise<Connection> {
+export async function openConnection(options: {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  maxConnections?: number;
+  providerEndpoint?: string;
+}): Promise<Connection> {
   const pool = { ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }), ...callTimeout(options.env) };
   const { env } = options;
   const fromEnv = env.FLEETFORM_ENDPOINT;
@@ -66,7 +71,12 @@ export async function openConnection(options: { cwd: string; env: NodeJS.Process
     return { client, endpoint, embedded: false, apiKey: env.FLEETFORM_API_KEY as string, close: async () => client.close() };
   }
   const faults = faultSpecsFromEnv(env);
-  const emulator = await startEmulator({ dataDir: path.join(options.cwd, '.fleetform', 'emulator'), port: 0, faults, ...clockOptionsFromEnv(env) });
+  const emulator = await startEmulator({
+    dataDir: path.join(options.cwd, '.fleetform', 'emulator'),
+    port: 0,
+    faults,
+    ...clockOptionsFromEnv(env),
+  });
   const { credentials } = emulator;
   try {
     const client = await createServiceClient({

@@ -11,7 +11,11 @@ export async function pendingDeletions(backend: StateBackend, stacks: readonly s
 }
 
 /** The closing lines of an apply: what was done, and plainly what the service is still deleting. */
-export function outcomeLines(summary: { add: number; change: number; destroy: number }, pending: readonly string[], destroying: boolean): string[] {
+export function outcomeLines(
+  summary: { add: number; change: number; destroy: number },
+  pending: readonly string[],
+  destroying: boolean,
+): string[] {
   const destroyed = Math.max(0, summary.destroy - pending.length);
   const still = pending.length > 0 ? `, ${pending.length} still being deleted on the service` : '';
   if (destroying && pending.length > 0) {
@@ -21,7 +25,9 @@ export function outcomeLines(summary: { add: number; change: number; destroy: nu
       'Run `fleetform destroy` again once the service has finished to remove them from state.',
     ];
   }
-  const lines = [`${destroying ? 'Destroy' : 'Apply'} complete! Resources: ${summary.add} added, ${summary.change} changed, ${destroyed} destroyed${still}.`];
+  const lines = [
+    `${destroying ? 'Destroy' : 'Apply'} complete! Resources: ${summary.add} added, ${summary.change} changed, ${destroyed} destroyed${still}.`,
+  ];
   if (pending.length > 0) lines.push(...pending.map((a) => `  - ${a} (deletion in progress; a later apply removes it from state)`));
   return lines;
 }

@@ -24,6 +24,10 @@ export async function timePhase<T>(name: string, fn: () => Promise<T> | T): Prom
 export function writePhaseTimings(env: NodeJS.ProcessEnv, startupS: number): void {
   if (env.FLEETFORM_TIMINGS !== '1') return;
   const round = (s: number) => Math.round(s * 1000) / 1000;
-  const report = { startup_s: round(startupS), ...Object.fromEntries(Object.entries(phases).map(([k, v]) => [`${k}_s`, round(v)])), total_s: round(performance.now() / 1000) };
+  const report = {
+    startup_s: round(startupS),
+    ...Object.fromEntries(Object.entries(phases).map(([k, v]) => [`${k}_s`, round(v)])),
+    total_s: round(performance.now() / 1000),
+  };
   process.stderr.write(`fleetform-timings ${JSON.stringify(report)}\n`);
 }

@@ -47,7 +47,12 @@ async function connect(block: ProviderBlock): Promise<ProviderConnection> {
  * it answers on a unix socket over mutual TLS, and exits when Terraform shuts it down.
  */
 export async function providerMain(): Promise<number> {
-  const { handlers, close } = providerHandlers({ kinds: defaultKinds(), connect, env: process.env, intentsDir: intentsFolder(projectFolder(process.cwd())) });
+  const { handlers, close } = providerHandlers({
+    kinds: defaultKinds(),
+    connect,
+    env: process.env,
+    intentsDir: intentsFolder(projectFolder(process.cwd())),
+  });
   try {
     const plugin = await servePlugin(handlers);
     await plugin.stopped;

@@ -52,7 +52,10 @@ export function projectLoader(options: LoaderOptions): ProjectLoader {
         // A lock left by a fleetform no longer running on this machine (a killed leader) is taken over.
         breakStaleLock: () => Promise.resolve(true),
         rolloutJournal: journals,
-        defaults: { ...(connection.organizationId ? { organizationId: connection.organizationId } : {}), ...(connection.locationId ? { locationId: connection.locationId } : {}) },
+        defaults: {
+          ...(connection.organizationId ? { organizationId: connection.organizationId } : {}),
+          ...(connection.locationId ? { locationId: connection.locationId } : {}),
+        },
       });
       return {
         stacks,
@@ -61,7 +64,10 @@ export function projectLoader(options: LoaderOptions): ProjectLoader {
         readers: { kinds },
         async lead(holder) {
           try {
-            const lock = await backend.lock(LEADER_LOCK, `reconcile leader ${holder}`, { timeoutMs: 0, breakStale: () => Promise.resolve(true) });
+            const lock = await backend.lock(LEADER_LOCK, `reconcile leader ${holder}`, {
+              timeoutMs: 0,
+              breakStale: () => Promise.resolve(true),
+            });
             return () => lock.release();
           } catch (err) {
             if (err instanceof StateLockedError) return undefined;

@@ -16,7 +16,10 @@ const VERB: Record<string, [string, string]> = {
  * Progress of an apply, one line a resource start and end with elapsed time; with many
  * resources each line carries a `[done/total]` counter.
  */
-export function consoleReporter(total: number, write: (line: string) => void): ApplyReporter & { summary(): { done: number; failed: number } } {
+export function consoleReporter(
+  total: number,
+  write: (line: string) => void,
+): ApplyReporter & { summary(): { done: number; failed: number } } {
   let done = 0;
   let failed = 0;
   const counter = () => (total > 20 ? `[${done + failed}/${total}] ` : '');

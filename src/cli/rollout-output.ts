@@ -31,7 +31,9 @@ export function rolloutBoard(stream: { write(text: string): unknown }): RolloutE
     if (!wave) return;
     const waiting = wave.machines - wave.healthy - wave.failed - wave.skipped;
     clear();
-    stream.write(`wave ${wave.number}/${wave.total} (${wave.rule}): ${wave.healthy}/${wave.machines} healthy, ${wave.failed} failed, ${wave.skipped} skipped, ${waiting} waiting`);
+    stream.write(
+      `wave ${wave.number}/${wave.total} (${wave.rule}): ${wave.healthy}/${wave.machines} healthy, ${wave.failed} failed, ${wave.skipped} skipped, ${waiting} waiting`,
+    );
     live = true;
   };
   const line = (text: string): void => {
@@ -89,17 +91,26 @@ export function rolloutSummaryLines(outcomes: readonly RolloutOutcome[]): string
     const f = o.fragment;
     if (o.outcome === 'completed') {
       const tolerated = o.waves.flatMap((w, i) => (w.verdict && w.verdict.failed > 0 ? [`wave ${i + 1} ${waveEndText(w.verdict)}`] : []));
-      if (tolerated.length === 0) lines.push(`Rollout ${o.name}: completed, ${o.waves.length} wave(s) healthy in ${o.seconds.toFixed(1)}s.`);
+      if (tolerated.length === 0)
+        lines.push(`Rollout ${o.name}: completed, ${o.waves.length} wave(s) healthy in ${o.seconds.toFixed(1)}s.`);
       else lines.push(`Rollout ${o.name}: completed, ${o.waves.length} wave(s) in ${o.seconds.toFixed(1)}s; ${tolerated.join('; ')}.`);
-      if (f) lines.push(`  fragment ${f.name}: revision ${f.to_revision} on every machine${f.tags.length > 0 ? `; tag(s) ${f.tags.join(', ')} ${f.tags_moved ? 'moved to it' : 'NOT moved'}` : ''}${f.pins_lifted ? '' : '; some pins were not lifted'}.`);
+      if (f)
+        lines.push(
+          `  fragment ${f.name}: revision ${f.to_revision} on every machine${f.tags.length > 0 ? `; tag(s) ${f.tags.join(', ')} ${f.tags_moved ? 'moved to it' : 'NOT moved'}` : ''}${f.pins_lifted ? '' : '; some pins were not lifted'}.`,
+        );
       continue;
     }
     if (o.outcome === 'paused') {
-      lines.push(`Rollout ${o.name} paused before wave ${o.stoppedAt ?? '?'} of ${o.waves.length}: ${o.reason ?? ''}; the next apply resumes it there.`);
+      lines.push(
+        `Rollout ${o.name} paused before wave ${o.stoppedAt ?? '?'} of ${o.waves.length}: ${o.reason ?? ''}; the next apply resumes it there.`,
+      );
       continue;
     }
     lines.push(`Rollout ${o.name} stopped in wave ${o.stoppedAt ?? '?'} of ${o.waves.length}: ${o.reason ?? ''}.`);
-    if (f) lines.push(`  fragment ${f.name}: revision ${f.to_revision} is saved but reaches no machine: ${f.tags.length > 0 ? `tag(s) ${f.tags.join(', ')} did not move, ` : ''}machines following its latest revision stay pinned to the one they ran.`);
+    if (f)
+      lines.push(
+        `  fragment ${f.name}: revision ${f.to_revision} is saved but reaches no machine: ${f.tags.length > 0 ? `tag(s) ${f.tags.join(', ')} did not move, ` : ''}machines following its latest revision stay pinned to the one they ran.`,
+      );
     for (const m of o.waves.flatMap((w) => w.machines)) {
       if (m.result === 'failed') {
         lines.push(`  ${m.machine}: ${m.why ?? 'failed'}`);

@@ -43,7 +43,10 @@ export async function readSavedPlan(file: string): Promise<Plan> {
     throw new InputError(`${file} is not a fleetform saved plan (not JSON)`, { path: file, hint: MAKE_SAVED_PLAN });
   }
   if (parsed !== null && typeof parsed === 'object' && 'fleetform_saved_plan' in parsed && parsed.fleetform_saved_plan !== LAYOUT) {
-    throw new InputError(`${file} was saved by another version of fleetform`, { path: file, hint: `make the plan again: ${MAKE_SAVED_PLAN.replace('create one', 'run')}` });
+    throw new InputError(`${file} was saved by another version of fleetform`, {
+      path: file,
+      hint: `make the plan again: ${MAKE_SAVED_PLAN.replace('create one', 'run')}`,
+    });
   }
   const result = SavedPlanSchema.safeParse(parsed);
   if (!result.success) throw new InputError(`${file} is not a fleetform saved plan`, { path: file, hint: MAKE_SAVED_PLAN });

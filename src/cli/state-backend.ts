@@ -70,10 +70,13 @@ export async function assertNothingLeftBehind(backend: ProjectStateBackend, cwd:
   const remote = new Set(await backend.stacks());
   const behind = localStacks.filter((s) => !remote.has(s));
   if (behind.length > 0) {
-    throw new FleetformError(`the state of ${behind.join(', ')} is in local files, but the stacks now keep state in ${backend.description}`, {
-      path: localStateDir(cwd),
-      hint: 'copy it there first: fleetform state migrate (the local files are kept as a backup)',
-    });
+    throw new FleetformError(
+      `the state of ${behind.join(', ')} is in local files, but the stacks now keep state in ${backend.description}`,
+      {
+        path: localStateDir(cwd),
+        hint: 'copy it there first: fleetform state migrate (the local files are kept as a backup)',
+      },
+    );
   }
 }
 

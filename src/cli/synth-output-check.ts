@@ -45,7 +45,10 @@ export async function invalidJsonProblems(outdir: string): Promise<FleetIssue[]>
   const stacks = isObject(manifest.value) && isObject(manifest.value.stacks) ? manifest.value.stacks : {};
   const problems: FleetIssue[] = [];
   for (const [name, entry] of Object.entries(stacks)) {
-    const rel = isObject(entry) && typeof entry.synthesizedStackPath === 'string' ? entry.synthesizedStackPath : path.join('stacks', name, 'cdk.tf.json');
+    const rel =
+      isObject(entry) && typeof entry.synthesizedStackPath === 'string'
+        ? entry.synthesizedStackPath
+        : path.join('stacks', name, 'cdk.tf.json');
     const stack = await parse(outdir, path.join(outdir, rel));
     if (stack !== undefined && 'problem' in stack) problems.push(stack.problem);
   }

@@ -33,16 +33,24 @@ export function addEngineOptions(cmd: Command): Command {
   return cmd
     .option('--stack <name...>', 'only these stacks (default: every stack of the app)')
     .option('--parallelism <n>', 'how many resources are written at once, and read at first', '10')
-    .option('--read-parallelism <n>', 'the most reads in flight while planning; reads start at 128 (or this, if lower) and follow the network between --parallelism and this', '512')
+    .option(
+      '--read-parallelism <n>',
+      'the most reads in flight while planning; reads start at 128 (or this, if lower) and follow the network between --parallelism and this',
+      '512',
+    )
     .option('--lock-timeout <duration>', 'how long to wait for a state lock (e.g. 30s, 2m)', '0s')
     .option('--synth-out <dir>', 'use this synthesized output instead of running the app')
-    .option('--break-stale-lock', 'take over a state lock left by a fleetform that is no longer running on this machine (harmless without one)');
+    .option(
+      '--break-stale-lock',
+      'take over a state lock left by a fleetform that is no longer running on this machine (harmless without one)',
+    );
 }
 
 function positiveInt(text: string | undefined, flag: string, fallback: number): number {
   if (text === undefined) return fallback;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InputError(`expected a whole number from 1 to 1000, not ${JSON.stringify(text)}`, { path: flag });
+  if (!Number.isInteger(n) || n < 1 || n > 1000)
+    throw new InputError(`expected a whole number from 1 to 1000, not ${JSON.stringify(text)}`, { path: flag });
   return n;
 }
 
@@ -111,7 +119,12 @@ async function discardEarly(early: EarlyConnection | undefined): Promise<void> {
 }
 
 /** The connection the stacks need: the early one when its guess was right, else a new one. */
-async function connectionFor(early: EarlyConnection | undefined, cwd: string, maxConnections: number, stacksEndpoint: string | undefined): Promise<Connection> {
+async function connectionFor(
+  early: EarlyConnection | undefined,
+  cwd: string,
+  maxConnections: number,
+  stacksEndpoint: string | undefined,
+): Promise<Connection> {
   const needed = process.env.FLEETFORM_ENDPOINT || stacksEndpoint;
   if (early && early.endpoint === needed) {
     const r = await early.opened;
@@ -140,13 +153,19 @@ export async function openWorkspace(options: EngineCommandOptions, apps: AppRunn
   }
   const foreign = stacks.flatMap((s) => s.foreign);
   if (foreign.length > 0) {
-    process.stderr.write(`note: leaving ${foreign.length} resource${foreign.length === 1 ? '' : 's'} of other providers to Terraform (cdktf deploy): ${foreign.join(', ')}\n`);
+    process.stderr.write(
+      `note: leaving ${foreign.length} resource${foreign.length === 1 ? '' : 's'} of other providers to Terraform (cdktf deploy): ${foreign.join(', ')}\n`,
+    );
   }
   const connection = await timePhase('connect', () => connectionFor(early, cwd, readParallelism, stacksEndpoint));
   let backend: ProjectStateBackend;
   try {
     backend = backendFor(declaredBackend(stacks), cwd);
-    await assertNothingLeftBehind(backend, cwd, stacks.map((s) => s.name));
+    await assertNothingLeftBehind(
+      backend,
+      cwd,
+      stacks.map((s) => s.name),
+    );
   } catch (err) {
     await connection.close();
     throw err;
@@ -159,9 +178,13 @@ export async function openWorkspace(options: EngineCommandOptions, apps: AppRunn
     readParallelism,
     lockTimeoutMs,
     breakStaleLock: staleLockPolicy(Boolean(options.breakStaleLock)),
-    onLockWait: (stack) => process.stderr.write(`waiting up to ${options.lockTimeout} for the state lock of stack ${stack}, held by another run...\n`),
+    onLockWait: (stack) =>
+      process.stderr.write(`waiting up to ${options.lockTimeout} for the state lock of stack ${stack}, held by another run...\n`),
     rolloutJournal: rolloutJournals(backend, cwd),
-    defaults: { ...(connection.organizationId ? { organizationId: connection.organizationId } : {}), ...(connection.locationId ? { locationId: connection.locationId } : {}) },
+    defaults: {
+      ...(connection.organizationId ? { organizationId: connection.organizationId } : {}),
+      ...(connection.locationId ? { locationId: connection.locationId } : {}),
+    },
     run: { trainingWaitMs, progress: (line) => process.stderr.write(`${line}\n`) },
   });
   return { cwd, stacks, engine, connection, backend, close: () => connection.close() };

@@ -135,7 +135,13 @@ function analyze(root: IConstruct): AppAnalysis {
     for (const { terraformResourceType: type } of contents.resources) resources[type] = (resources[type] ?? 0) + 1;
     checkAddresses(contents.resources, sink);
     for (const { construct, kind } of contents.unchecked) {
-      sink.error(construct, '', 'unchecked-kind', `no checks are registered for constructs of kind ${kind}`, 'the module defining the construct registers its checks with registerChecks');
+      sink.error(
+        construct,
+        '',
+        'unchecked-kind',
+        `no checks are registered for constructs of kind ${kind}`,
+        'the module defining the construct registers its checks with registerChecks',
+      );
     }
     for (const [checks, constructs] of contents.byChecks) {
       if (typeof checks.acrossStack === 'function') checks.acrossStack(constructs, sink, contents.stack);

@@ -47,7 +47,5 @@ export interface AppHook {
 /** The hook installed in this process, if any. */
 export function installedAppHook(): AppHook | undefined {
   const hook: unknown = (globalThis as { [APP_HOOK]?: unknown })[APP_HOOK];
-  return hook !== null && typeof hook === 'object' && typeof (hook as AppHook).observe === 'function'
-    ? (hook as AppHook)
-    : undefined;
+  return hook !== null && typeof hook === 'object' && typeof (hook as AppHook).observe === 'function' ? (hook as AppHook) : undefined;
 }

@@ -40,6 +40,9 @@ export function loadCdkLibrary<T>(flavour: CdkFlavour, load: () => T, isInstalle
     const hint = isInstalled(other.library)
       ? `this project has ${other.library}: import the constructs from '${other.entry}' instead of '${flavour.entry}'`
       : `install CDK Terrain for a new project (npm install cdktn constructs) and import from '${CDKTN.entry}', or install cdktf (npm install cdktf constructs) for a CDKTF project and import from '${CDKTF.entry}'`;
-    throw new FleetformError(`${flavour.entry}: the constructs need the ${flavour.library} package, which is not installed`, { hint, cause: err });
+    throw new FleetformError(`${flavour.entry}: the constructs need the ${flavour.library} package, which is not installed`, {
+      hint,
+      cause: err,
+    });
   }
 }

@@ -20,14 +20,21 @@ export interface SynthesizedConfig {
  * The `config` and `secret_env` a machine synthesizes from its assembled config: the JSON
  * text of the config document with the secret env entries left out.
  */
-export function synthesizedConfigOf({ config, secretEnv, synthesizedPackages, packageParts, secretReferences }: AssembledMachine, imports: ReturnType<typeof fragmentConfigKeys> = {}): SynthesizedConfig {
+export function synthesizedConfigOf(
+  { config, secretEnv, synthesizedPackages, packageParts, secretReferences }: AssembledMachine,
+  imports: ReturnType<typeof fragmentConfigKeys> = {},
+): SynthesizedConfig {
   // Packages given by an override, with no Package construct, are written as given.
-  const withPackages = config.packages === undefined || packageParts.length === 0 ? config : withSynthesizedPackages(config, synthesizedPackages);
+  const withPackages =
+    config.packages === undefined || packageParts.length === 0 ? config : withSynthesizedPackages(config, synthesizedPackages);
   const referenced = hasOwnKeys(secretReferences) ? withoutReferencedPaths(withPackages, secretReferences) : withPackages;
   // A secret variable of an import is a reference by its path, as any other secret.
   const importSecrets = imports.fragments ? configSecrets(imports) : undefined;
-  const secrets = importSecrets && hasOwnKeys(importSecrets.references) ? { ...secretReferences, ...importSecrets.references } : secretReferences;
-  const document = importSecrets ? withoutReferencedPaths({ ...referenced, ...importSecrets.config }, importSecrets.references) : referenced;
+  const secrets =
+    importSecrets && hasOwnKeys(importSecrets.references) ? { ...secretReferences, ...importSecrets.references } : secretReferences;
+  const document = importSecrets
+    ? withoutReferencedPaths({ ...referenced, ...importSecrets.config }, importSecrets.references)
+    : referenced;
   if (!hasOwnKeys(secretEnv)) return { configJson: JSON.stringify(document), secretEnv, secrets };
   const modules = (document as { modules?: ModuleConfig[] }).modules ?? [];
   const withoutSecrets = { ...document, modules: modules.map((module) => withoutSecretEnv(module, secretEnv)) };

@@ -15,7 +15,10 @@ export interface ConfigOverride {
 export function overridePath(path: string, where: string): string[] {
   const steps = path.split('.');
   if (path === '' || steps.some((s) => s === '')) {
-    throw new FleetformError(`config override path ${JSON.stringify(path)} has an empty step`, { path: where, hint: 'write keys joined by dots, e.g. network.bind_address' });
+    throw new FleetformError(`config override path ${JSON.stringify(path)} has an empty step`, {
+      path: where,
+      hint: 'write keys joined by dots, e.g. network.bind_address',
+    });
   }
   return steps;
 }
@@ -34,7 +37,11 @@ export function withOverrides<T extends object>(doc: T, overrides: readonly Conf
 
 function setAt(container: unknown, path: readonly string[], at: number, value: unknown): unknown {
   const key = path[at] as string;
-  const base: Record<string, unknown> | unknown[] = Array.isArray(container) ? [...container] : isContainer(container) ? { ...container } : {};
+  const base: Record<string, unknown> | unknown[] = Array.isArray(container)
+    ? [...container]
+    : isContainer(container)
+      ? { ...container }
+      : {};
   const last = at === path.length - 1;
   if (Array.isArray(base)) {
     const index = Number(key);

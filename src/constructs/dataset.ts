@@ -13,7 +13,12 @@ const datasetForms = {
 export type DatasetProps = KindProps<typeof datasetResource.attributes, typeof datasetForms>;
 
 /** A dataset to train models on: one `fleetform_dataset` resource; `datasetId` is the id the service assigns, a reference resolved at apply. */
-export class Dataset extends kindConstruct(datasetResource, { constructName: 'Dataset', kind: 'dataset', forms: datasetForms, ids: { datasetId: 'id' } }) {
+export class Dataset extends kindConstruct(datasetResource, {
+  constructName: 'Dataset',
+  kind: 'dataset',
+  forms: datasetForms,
+  ids: { datasetId: 'id' },
+}) {
   /** Whether x is a Dataset (of any copy of this library). */
   static isDataset(x: unknown): x is Dataset {
     return kindOf(x) === 'dataset';
@@ -34,7 +39,13 @@ function checkDatasetNames(datasets: readonly Dataset[], sink: IssueSink): void 
     const key = `${dataset.organizationId ?? ''}\u0000${dataset.name}`;
     const first = seen.get(key);
     if (first) {
-      sink.error(dataset, 'name', 'duplicate-dataset-name', `dataset name "${dataset.name}" is also used by ${first.node.path}`, 'dataset names are unique per organization; rename one');
+      sink.error(
+        dataset,
+        'name',
+        'duplicate-dataset-name',
+        `dataset name "${dataset.name}" is also used by ${first.node.path}`,
+        'dataset names are unique per organization; rename one',
+      );
     } else seen.set(key, dataset);
   }
 }

@@ -57,7 +57,9 @@ export function addFragmentImport(holder: IConstruct, fragment: IFragment | stri
 export type ImportEntry = { [key: string]: JsonValue | Readonly<Record<string, JsonValue | Secret>> };
 
 /** The fragments a machine or fragment imports, in the order declared. */
-export function fragmentImportsOf(holder: IConstruct): ReadonlyArray<{ readonly fragment: IFragment | string; readonly options: UseFragmentOptions }> {
+export function fragmentImportsOf(
+  holder: IConstruct,
+): ReadonlyArray<{ readonly fragment: IFragment | string; readonly options: UseFragmentOptions }> {
   return importsOf.get(holder) ?? [];
 }
 
@@ -82,7 +84,8 @@ export function fragmentConfigKeys(holder: IConstruct): { fragments?: ImportEntr
     if (options.variables !== undefined) entry.variables = { ...options.variables };
     if (options.disabled !== undefined) entry.disabled = options.disabled;
     fragments.push(entry);
-    if (options.mods && options.mods.length > 0) mods.set(id, [...(mods.get(id) ?? []), ...options.mods.map((m) => ({ ...m }) as JsonObject)]);
+    if (options.mods && options.mods.length > 0)
+      mods.set(id, [...(mods.get(id) ?? []), ...options.mods.map((m) => ({ ...m }) as JsonObject)]);
   }
   const keys: { fragments: Entry[]; fragment_mods?: JsonObject[] } = { fragments };
   if (mods.size > 0) keys.fragment_mods = [...mods].map(([fragment_id, list]) => ({ fragment_id, mods: list }));
@@ -118,7 +121,12 @@ export function tagDependencies(holder: IConstruct): string[] {
 }
 
 /** A resource's Terraform JSON with `extra` added to its `depends_on`. */
-export function withDependencies(json: Record<string, unknown>, type: string, logicalId: string, extra: readonly string[]): Record<string, unknown> {
+export function withDependencies(
+  json: Record<string, unknown>,
+  type: string,
+  logicalId: string,
+  extra: readonly string[],
+): Record<string, unknown> {
   if (extra.length === 0) return json;
   const resources = json.resource as Record<string, Record<string, Record<string, unknown>>> | undefined;
   const body = resources?.[type]?.[logicalId];

@@ -7,7 +7,14 @@ import { FRAGMENT_TYPE, FRAGMENT_VISIBILITIES, fragmentTagResource } from '../do
 import { TerraformResource, TerraformStack } from './cdk';
 import { registerChecks, type IssueSink } from './checks';
 import { synthesizedConfig } from './config-json';
-import { addDeclaredTag, addFragmentImport, tagDependencies, withDependencies, type IFragment, type UseFragmentOptions } from './fragment-imports';
+import {
+  addDeclaredTag,
+  addFragmentImport,
+  tagDependencies,
+  withDependencies,
+  type IFragment,
+  type UseFragmentOptions,
+} from './fragment-imports';
 import type { JsonObject } from './json-value';
 import { kindConstruct, propForm, type KindProps } from './kind-construct';
 import { kindOf, markKind, markKindOfClass } from './kinds';
@@ -154,7 +161,8 @@ export class Fragment extends TerraformResource implements IMachine, IFragment {
   /** Imports another fragment into this one (fragments nest up to five levels). */
   useFragment(fragment: IFragment | string, options: UseFragmentOptions = {}): this {
     checkProps(this, 'useFragment', useFragmentOptionsSchema, options);
-    if (fragment === this) throw new FleetformError('a Fragment cannot import itself', { path: this.node.path, hint: 'import another fragment' });
+    if (fragment === this)
+      throw new FleetformError('a Fragment cannot import itself', { path: this.node.path, hint: 'import another fragment' });
     addFragmentImport(this, fragment, options);
     bumpGeneration();
     return this;
@@ -179,12 +187,25 @@ function checkFragmentNames(fragments: readonly Fragment[], sink: IssueSink): vo
   const seen = new Map<string, Fragment>();
   for (const fragment of fragments) {
     if (fragment.name.trim() === '') {
-      sink.error(fragment, 'name', 'fragment-name', 'fragment name is empty', 'name the fragment, or leave name out to use the construct id');
+      sink.error(
+        fragment,
+        'name',
+        'fragment-name',
+        'fragment name is empty',
+        'name the fragment, or leave name out to use the construct id',
+      );
       continue;
     }
     const key = `${fragment.organizationId ?? ''}\u0000${fragment.name}`;
     const first = seen.get(key);
-    if (first) sink.error(fragment, 'name', 'duplicate-fragment-name', `fragment name "${fragment.name}" is also used by ${first.node.path}`, 'give each fragment its own name');
+    if (first)
+      sink.error(
+        fragment,
+        'name',
+        'duplicate-fragment-name',
+        `fragment name "${fragment.name}" is also used by ${first.node.path}`,
+        'give each fragment its own name',
+      );
     else seen.set(key, fragment);
   }
 }
@@ -208,10 +229,13 @@ function checkFragment(fragment: Fragment, sink: IssueSink, stack: Construct): v
 registerChecks<Fragment>(FRAGMENT_KIND, { acrossStack: checkFragmentNames, each: checkFragment });
 
 const fragmentTagForms = {
-  fragment_id: propForm(z.union([propSchemas.text, propSchemas.construct<IFragment>(FRAGMENT_KIND, 'expected a Fragment or a fragment id')]), {
-    prop: 'fragment',
-    synthesize: (fragment: IFragment | string) => (typeof fragment === 'string' ? fragment : fragment.fragmentId),
-  }),
+  fragment_id: propForm(
+    z.union([propSchemas.text, propSchemas.construct<IFragment>(FRAGMENT_KIND, 'expected a Fragment or a fragment id')]),
+    {
+      prop: 'fragment',
+      synthesize: (fragment: IFragment | string) => (typeof fragment === 'string' ? fragment : fragment.fragmentId),
+    },
+  ),
 } as const;
 
 /** Properties of a {@link FragmentTag}: its `fragment` (a Fragment or a fragment id), `tag`, and `revision` (default: the revision its Fragment's apply saved). */
@@ -222,7 +246,11 @@ export type FragmentTagProps = KindProps<typeof fragmentTagResource.attributes, 
  * fragment at the tag run that revision. Given a Fragment and no `revision`, the tag names
  * the revision that fragment's apply saved, so it moves with every change of the fragment.
  */
-export class FragmentTag extends kindConstruct(fragmentTagResource, { constructName: 'FragmentTag', forms: fragmentTagForms, ids: { tagId: 'id' } }) {
+export class FragmentTag extends kindConstruct(fragmentTagResource, {
+  constructName: 'FragmentTag',
+  forms: fragmentTagForms,
+  ids: { tagId: 'id' },
+}) {
   /** Whether x is a FragmentTag (of any copy of this library). */
   static isFragmentTag(x: unknown): x is FragmentTag {
     return kindOf(x) === FragmentTag.tfResourceType;
@@ -231,7 +259,8 @@ export class FragmentTag extends kindConstruct(fragmentTagResource, { constructN
   constructor(scope: Construct, id: string, props: FragmentTagProps) {
     super(scope, id, props);
     const fragment = this.fragment;
-    if (typeof fragment !== 'string') addDeclaredTag(fragment, { tag: this.tag, address: () => `${this.terraformResourceType}.${this.friendlyUniqueId}` });
+    if (typeof fragment !== 'string')
+      addDeclaredTag(fragment, { tag: this.tag, address: () => `${this.terraformResourceType}.${this.friendlyUniqueId}` });
   }
 
   protected override synthesizeAttributes(): Record<string, unknown> {
@@ -248,11 +277,24 @@ function checkFragmentTags(tags: readonly FragmentTag[], sink: IssueSink, stack:
   for (const tag of tags) {
     const fragment = tag.fragment;
     if (typeof fragment !== 'string' && TerraformStack.of(fragment) !== stack) {
-      sink.error(tag, 'fragment', 'fragment-other-stack', `fragment ${fragment.node.path} belongs to another stack`, 'declare the tag in the stack of its Fragment, or pass the fragment id');
+      sink.error(
+        tag,
+        'fragment',
+        'fragment-other-stack',
+        `fragment ${fragment.node.path} belongs to another stack`,
+        'declare the tag in the stack of its Fragment, or pass the fragment id',
+      );
     }
     const key = `${typeof fragment === 'string' ? fragment : fragment.node.path}\u0000${tag.tag}`;
     const first = seen.get(key);
-    if (first) sink.error(tag, 'tag', 'duplicate-fragment-tag', `tag "${tag.tag}" of this fragment is also declared by ${first.node.path}`, 'a tag names one revision: keep one of them');
+    if (first)
+      sink.error(
+        tag,
+        'tag',
+        'duplicate-fragment-tag',
+        `tag "${tag.tag}" of this fragment is also declared by ${first.node.path}`,
+        'a tag names one revision: keep one of them',
+      );
     else seen.set(key, tag);
   }
 }

@@ -31,10 +31,13 @@ export function propForm<V, const O extends PropOptions<V>>(schema: z.ZodType<V>
 type Output<D> = D extends { readonly schema: z.ZodType<infer O> } ? O : never;
 
 /** The prop forms of a resource's attributes, by attribute name; an attribute without one is its camelCase prop as it is. */
-export type PropForms<A extends AttributeDeclarations> = { readonly [K in InputKeys<A>]?: PropOptions<unknown> & { readonly schema: z.ZodType } };
+export type PropForms<A extends AttributeDeclarations> = {
+  readonly [K in InputKeys<A>]?: PropOptions<unknown> & { readonly schema: z.ZodType };
+};
 
 type FormOf<F, K> = K extends keyof F ? F[K] : undefined;
-type PropValue<A extends AttributeDeclarations, F, K extends keyof A> = FormOf<F, K> extends { readonly schema: z.ZodType<infer V> } ? V : Output<A[K]>;
+type PropValue<A extends AttributeDeclarations, F, K extends keyof A> =
+  FormOf<F, K> extends { readonly schema: z.ZodType<infer V> } ? V : Output<A[K]>;
 type PropName<F, K extends string> = FormOf<F, K> extends { readonly prop: infer N extends string } ? N : CamelCase<K>;
 type HasDefault<F, K> = FormOf<F, K> extends { default(constructId: string): unknown } ? true : false;
 type RequiredKeys<A extends AttributeDeclarations, F> = {
@@ -52,7 +55,9 @@ export type KindProps<A extends AttributeDeclarations, F> = Simplify<
 
 /** The construct's fields: each prop as given, or its default. */
 export type KindFields<A extends AttributeDeclarations, F> = Simplify<{
-  readonly [K in InputKeys<A> as PropName<F, K>]: HasDefault<F, K> extends true ? Exclude<PropValue<A, F, K>, undefined> : PropValue<A, F, K>;
+  readonly [K in InputKeys<A> as PropName<F, K>]: HasDefault<F, K> extends true
+    ? Exclude<PropValue<A, F, K>, undefined>
+    : PropValue<A, F, K>;
 }>;
 
 /** A construct class built from a resource's declaration (see kindConstruct). */
@@ -85,7 +90,11 @@ interface PropEntry {
  * code references (`ids`: getter name to attribute, e.g. `{ datasetId: 'id' }`). A new
  * attribute of the declaration is a prop, a check and a synthesized attribute at once.
  */
-export function kindConstruct<A extends AttributeDeclarations, const F extends PropForms<A>, const I extends Readonly<Record<string, string>>>(
+export function kindConstruct<
+  A extends AttributeDeclarations,
+  const F extends PropForms<A>,
+  const I extends Readonly<Record<string, string>>,
+>(
   resource: ResourceDeclaration<A>,
   spec: {
     /** The construct's name in errors. */

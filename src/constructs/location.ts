@@ -19,7 +19,10 @@ export function locationIdOf(location: ILocation | string): string {
 }
 
 /** A location prop: a Location or the id of an existing location. */
-export const locationReference = z.union([propSchemas.text, propSchemas.construct<ILocation>(locationResource.type, 'expected a Location or a location id')]);
+export const locationReference = z.union([
+  propSchemas.text,
+  propSchemas.construct<ILocation>(locationResource.type, 'expected a Location or a location id'),
+]);
 
 const locationForms = {
   // An empty name is reported by the app's analysis.
@@ -34,7 +37,11 @@ const locationForms = {
 export type LocationProps = KindProps<typeof locationResource.attributes, typeof locationForms>;
 
 /** A location of the organization, where machines live: one `fleetform_location` resource; `locationId` is the id the service assigns. */
-export class Location extends kindConstruct(locationResource, { constructName: 'Location', forms: locationForms, ids: { locationId: 'id' } }) {
+export class Location extends kindConstruct(locationResource, {
+  constructName: 'Location',
+  forms: locationForms,
+  ids: { locationId: 'id' },
+}) {
   /** Whether x is a Location (of any copy of this library). */
   static isLocation(x: unknown): x is Location {
     return kindOf(x) === Location.tfResourceType;
@@ -48,10 +55,25 @@ export const locationPropsSchema = Location.propsSchema;
 registerChecks<Location>(Location.tfResourceType, {
   acrossStack: 'none',
   each(location, sink, stack) {
-    if (location.name.trim() === '') sink.error(location, 'name', 'location-name', 'location name is empty', 'name the location, or leave name out to use the construct id');
+    if (location.name.trim() === '')
+      sink.error(
+        location,
+        'name',
+        'location-name',
+        'location name is empty',
+        'name the location, or leave name out to use the construct id',
+      );
     const parent = location.parent;
     if (parent === undefined || typeof parent === 'string') return;
-    if (parent === location) sink.error(location, 'parent', 'location-parent-self', 'a location cannot sit inside itself', 'give another location as parent');
-    else if (TerraformStack.of(parent) !== stack) sink.error(location, 'parent', 'location-other-stack', `parent location ${parent.node.path} belongs to another stack`, 'declare it in this stack, or pass its id as a string');
+    if (parent === location)
+      sink.error(location, 'parent', 'location-parent-self', 'a location cannot sit inside itself', 'give another location as parent');
+    else if (TerraformStack.of(parent) !== stack)
+      sink.error(
+        location,
+        'parent',
+        'location-other-stack',
+        `parent location ${parent.node.path} belongs to another stack`,
+        'declare it in this stack, or pass its id as a string',
+      );
   },
 });

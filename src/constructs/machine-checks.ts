@@ -124,13 +124,27 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
         const value = field === 'sensitiveEnv' ? module.sensitiveEnv[key] : module.env[key];
         if (typeof value !== 'string' || !isPlainTextSecret(value)) continue;
         (partIssues ??= []).push(() =>
-          sink.error(module, `${field}.${key}`, 'plain-text-secret', `${key} is a secret given as text: it would be written in clear to the synthesized stack`, PLAIN_TEXT_SECRET_HINT),
+          sink.error(
+            module,
+            `${field}.${key}`,
+            'plain-text-secret',
+            `${key} is a secret given as text: it would be written in clear to the synthesized stack`,
+            PLAIN_TEXT_SECRET_HINT,
+          ),
         );
       }
       if (!hasOwnKeys(module.sensitiveEnv)) continue;
       for (const key of Object.keys(module.sensitiveEnv)) {
         if (key in module.env) {
-          (partIssues ??= []).push(() => sink.error(module, `sensitiveEnv.${key}`, 'duplicate-env', `${key} is set in both env and sensitiveEnv`, 'keep it in sensitiveEnv only'));
+          (partIssues ??= []).push(() =>
+            sink.error(
+              module,
+              `sensitiveEnv.${key}`,
+              'duplicate-env',
+              `${key} is set in both env and sensitiveEnv`,
+              'keep it in sensitiveEnv only',
+            ),
+          );
         }
       }
     }
@@ -163,7 +177,13 @@ export function checkMachineNames(machines: readonly IMachine[], sink: IssueSink
     const key = `${machine.locationId ?? ''}\u0000${machine.name}`;
     const first = seen.get(key);
     if (first) {
-      sink.error(machine, 'name', 'duplicate-machine-name', `machine name "${machine.name}" is also used by ${first.node.path}`, 'machine names are unique per location; rename one');
+      sink.error(
+        machine,
+        'name',
+        'duplicate-machine-name',
+        `machine name "${machine.name}" is also used by ${first.node.path}`,
+        'machine names are unique per location; rename one',
+      );
     } else seen.set(key, machine);
   }
 }

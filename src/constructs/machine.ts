@@ -154,7 +154,10 @@ export class Machine extends TerraformResource implements IMachine {
       });
     }
     if (props.location !== undefined && props.locationId !== undefined) {
-      throw new FleetformError('a Machine takes location or locationId, not both', { path: `${this.node.path}.location`, hint: 'keep one of them' });
+      throw new FleetformError('a Machine takes location or locationId, not both', {
+        path: `${this.node.path}.location`,
+        hint: 'keep one of them',
+      });
     }
     const location = props.location;
     if (location !== undefined && typeof location !== 'string' && TerraformStack.of(location) !== TerraformStack.of(this)) {
@@ -242,7 +245,9 @@ export class Machine extends TerraformResource implements IMachine {
   protected override synthesizeAttributes(): Record<string, unknown> {
     const attributes = machineAttributesOf(this);
     // A copy: the attributes are computed once per generation and shared.
-    return attributes.secret_env === undefined ? { ...attributes } : { ...attributes, secret_env: { ...(attributes.secret_env as object) } };
+    return attributes.secret_env === undefined
+      ? { ...attributes }
+      : { ...attributes, secret_env: { ...(attributes.secret_env as object) } };
   }
 
   override toMetadata(): Record<string, unknown> {

@@ -48,7 +48,14 @@ function checkModelVersions(models: readonly MlModel[], sink: IssueSink): void {
   for (const model of models) {
     const key = `${model.organizationId ?? ''}\u0000${model.modelName}\u0000${model.modelVersion}`;
     const first = seen.get(key);
-    if (first) sink.error(model, 'version', 'duplicate-model-version', `model ${model.modelName} version ${model.modelVersion} is also uploaded by ${first.node.path}`, 'give each upload its own version');
+    if (first)
+      sink.error(
+        model,
+        'version',
+        'duplicate-model-version',
+        `model ${model.modelName} version ${model.modelVersion} is also uploaded by ${first.node.path}`,
+        'give each upload its own version',
+      );
     else seen.set(key, model);
   }
 }

@@ -51,7 +51,11 @@ export const modularResourcePropsSchema = z.strictObject({
   api: propSchemas.text,
   model: propSchemas.text,
   attributes: propSchemas.jsonObject.optional(),
-  dependsOn: z.array(z.union([propSchemas.text, propSchemas.construct<ModularResource>('modular-resource', 'expected a ModularResource or its name')])).optional(),
+  dependsOn: z
+    .array(
+      z.union([propSchemas.text, propSchemas.construct<ModularResource>('modular-resource', 'expected a ModularResource or its name')]),
+    )
+    .optional(),
 }) satisfies z.ZodType<Omit<ModularResourceProps, 'attributes'>>;
 
 /** The dependencies of a resource given none: one list for them all. */
@@ -179,7 +183,9 @@ registerChecks('modular-resource', machinePartChecks);
 // What toConfig returns, sharing the attributes: the machine config only reads them.
 sharesConfigEntries<ModularResource, ModularResourceConfig>(
   ModularResource.prototype.toConfig,
-  (resource) => resource.exactEntry() ?? configEntry(resource, resource.attributes, resource.dependsOn.length === 0 ? NO_NAMES : resource.dependsOnNames),
+  (resource) =>
+    resource.exactEntry() ??
+    configEntry(resource, resource.attributes, resource.dependsOn.length === 0 ? NO_NAMES : resource.dependsOnNames),
 );
 
 /**
@@ -221,7 +227,9 @@ export const resourcePropsSchema = z.strictObject({
   namespace: propSchemas.text.optional(),
   model: z.string().optional(),
   attributes: propSchemas.jsonObject.optional(),
-  dependsOn: z.array(z.union([propSchemas.text, propSchemas.construct<ModularResource>('modular-resource', 'expected a resource or its name')])).optional(),
+  dependsOn: z
+    .array(z.union([propSchemas.text, propSchemas.construct<ModularResource>('modular-resource', 'expected a resource or its name')]))
+    .optional(),
   frame: propSchemas.jsonObject.optional(),
   serviceConfigs: z.array(propSchemas.jsonObject).optional(),
   logConfiguration: propSchemas.jsonObject.optional(),

@@ -188,7 +188,10 @@ export class Module extends Construct implements IModule {
     if (props.type !== undefined && props.type !== this.type) {
       throw new PropsError(`Module: type "${props.type}" disagrees with executablePath`, {
         path: this.node.path,
-        hint: props.type === 'local' ? 'a local module runs the executable at executablePath: give it' : 'a registry module has no executablePath: remove it, or set type "local"',
+        hint:
+          props.type === 'local'
+            ? 'a local module runs the executable at executablePath: give it'
+            : 'a registry module has no executablePath: remove it, or set type "local"',
       });
     }
     this.moduleId = props.moduleId;
@@ -251,7 +254,8 @@ export class Module extends Construct implements IModule {
     if (this.version !== undefined) entry.version = this.version;
     if (this.executablePath !== undefined) entry.executable_path = this.executablePath;
     // Settings and overrides are read from this copy's own fields (a module of another copy has none).
-    for (const [prop, key] of this.settings === undefined ? [] : MODULE_SETTINGS) if (this.settings[prop] !== undefined) (entry as Record<string, unknown>)[key] = this.settings[prop];
+    for (const [prop, key] of this.settings === undefined ? [] : MODULE_SETTINGS)
+      if (this.settings[prop] !== undefined) (entry as Record<string, unknown>)[key] = this.settings[prop];
     if (this.env !== NO_ENV || this.sensitiveEnv !== NO_ENV || this.secretReferences !== NO_REFERENCES) {
       const env = { ...this.env, ...this.sensitiveEnv };
       for (const [key, ref] of Object.entries(this.secretReferences)) env[key] = secretText(ref);

@@ -108,7 +108,12 @@ export interface DeployModelOptions {
 /** The ml_model package of a machine that deploys the model a training job makes. */
 export function deployedModelPackage(machine: IMachine, job: ITrainedModelSource, options: DeployModelOptions = {}): Package {
   const name = options.name ?? job.modelName;
-  const props: PackageProps = { name, package: `${job.organizationId ?? PLAN_TIME_ORGANIZATION}/${job.modelName}`, version: job.modelVersion, type: 'ml_model' };
+  const props: PackageProps = {
+    name,
+    package: `${job.organizationId ?? PLAN_TIME_ORGANIZATION}/${job.modelName}`,
+    version: job.modelVersion,
+    type: 'ml_model',
+  };
   deploymentsInConstruction.set(props, job);
   return new Package(machine, `model-${name}`, props);
 }

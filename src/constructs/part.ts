@@ -151,7 +151,14 @@ function checkPartNames(parts: readonly Part[], sink: IssueSink): void {
     }
     const key = `${part.machine.node.path}\u0000${part.name}`;
     const first = seen.get(key);
-    if (first) sink.error(part, 'name', 'duplicate-part-name', `part name "${part.name}" is also used by ${first.node.path}`, 'part names are unique in their machine; rename one');
+    if (first)
+      sink.error(
+        part,
+        'name',
+        'duplicate-part-name',
+        `part name "${part.name}" is also used by ${first.node.path}`,
+        'part names are unique in their machine; rename one',
+      );
     else seen.set(key, part);
   }
 }

@@ -12,7 +12,9 @@ export class PropsError extends FleetformError {}
 /** The camelCase prop of a name written as the service's JSON writes it (module_id, depends_on...). */
 function camelHint(key: string, known: readonly string[]): string | undefined {
   const camel = camelCase(key);
-  return camel !== key && known.includes(camel) ? `did you mean "${camel}"? props are camelCase, where the service's JSON writes ${key}` : undefined;
+  return camel !== key && known.includes(camel)
+    ? `did you mean "${camel}"? props are camelCase, where the service's JSON writes ${key}`
+    : undefined;
 }
 
 const compiledSchemas = new WeakMap<z.ZodObject, z.ZodObject>();
@@ -65,7 +67,10 @@ export const propSchemas = {
   secretOrString: SECRET_OR_STRING,
   /** Text values, or Secrets by reference. */
   secretOrStringMap: z.record(z.string(), SECRET_OR_STRING),
-  jsonObject: z.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'expected an object of attributes'),
+  jsonObject: z.custom<Record<string, unknown>>(
+    (x) => x !== null && typeof x === 'object' && !Array.isArray(x),
+    'expected an object of attributes',
+  ),
   /** A construct of this library of the given kind (of any copy of the library). */
   construct: <T>(kind: FleetKind, expected: string) => z.custom<T>((x) => kindOf(x) === kind, expected),
 };

@@ -62,7 +62,11 @@ export class FleetProvider extends TerraformProvider {
       terraformResourceType: FleetProvider.tfProviderType,
       terraformProviderSource: FleetProvider.tfProviderSource,
       // The provider of this very package: Terraform and the cdktf-cli want its version in required_providers.
-      terraformGeneratorMetadata: { providerName: FleetProvider.tfProviderType, providerVersion: packageVersion(), providerVersionConstraint: packageVersion() },
+      terraformGeneratorMetadata: {
+        providerName: FleetProvider.tfProviderType,
+        providerVersion: packageVersion(),
+        providerVersionConstraint: packageVersion(),
+      },
     });
     markKind(this, 'provider');
     checkProps(this, 'FleetProvider', fleetProviderPropsSchema, props);
@@ -85,7 +89,13 @@ export class FleetProvider extends TerraformProvider {
 function checkProviders(providers: readonly FleetProvider[], sink: IssueSink): void {
   const [first, ...rest] = providers;
   for (const extra of rest) {
-    sink.error(extra, '', 'duplicate-provider', `a stack has one FleetProvider; ${first?.node.path} is already one`, 'remove this one, or move it to a stack of its own');
+    sink.error(
+      extra,
+      '',
+      'duplicate-provider',
+      `a stack has one FleetProvider; ${first?.node.path} is already one`,
+      'remove this one, or move it to a stack of its own',
+    );
   }
 }
 

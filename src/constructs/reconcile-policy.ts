@@ -25,7 +25,10 @@ export class ReconcilePolicy extends Construct {
     const parsed = ReconcilePolicySchema.safeParse({ ...props, ...(props.windows ? { windows: [...props.windows] } : {}) });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new FleetformError(`ReconcilePolicy: ${issue ? `${issue.path.join('.') || '(whole)'}: ${issue.message}` : 'not valid'}`, { path: this.node.path, hint: "apply: 'auto' | 'approve' | 'plan-only'; drift: 'heal' | 'warn' | 'off'; windows: ['deny:0 9 * * 1-5:8h:Europe/Berlin']" });
+      throw new FleetformError(`ReconcilePolicy: ${issue ? `${issue.path.join('.') || '(whole)'}: ${issue.message}` : 'not valid'}`, {
+        path: this.node.path,
+        hint: "apply: 'auto' | 'approve' | 'plan-only'; drift: 'heal' | 'warn' | 'off'; windows: ['deny:0 9 * * 1-5:8h:Europe/Berlin']",
+      });
     }
     (parsed.data.windows ?? []).forEach((w, i) => {
       try {

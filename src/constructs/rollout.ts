@@ -85,7 +85,11 @@ export const rolloutPropsSchema = z.strictObject({
     .min(1),
   gate: z.strictObject({ timeout: propSchemas.text.optional(), settle: propSchemas.text.optional() }).optional(),
   abort: z
-    .strictObject({ maxFailed: z.number().int().nonnegative().optional(), maxFailedFraction: z.number().gte(0).lte(1).optional(), canaryMaxFailed: z.number().int().nonnegative().optional() })
+    .strictObject({
+      maxFailed: z.number().int().nonnegative().optional(),
+      maxFailedFraction: z.number().gte(0).lte(1).optional(),
+      canaryMaxFailed: z.number().int().nonnegative().optional(),
+    })
     .optional(),
   offline: z.enum(ROLLOUT_OFFLINE_POLICIES).optional(),
   onFailure: z.enum(ROLLOUT_FAILURE_POLICIES).optional(),
@@ -115,10 +119,18 @@ export class Rollout extends Construct {
     const other = fragment ? fragmentRollouts.get(stack)?.get(fragment) : rollouts.get(stack);
     if (other) {
       const hint = 'one rollout policy per stack and per fragment: give it all the waves';
-      throw new FleetformError(fragment ? `fragment ${fragment.node.path} already has the rollout ${other.node.path}` : `stack ${stack.node.id} already has the rollout ${other.node.path}`, { path: this.node.path, hint });
+      throw new FleetformError(
+        fragment
+          ? `fragment ${fragment.node.path} already has the rollout ${other.node.path}`
+          : `stack ${stack.node.id} already has the rollout ${other.node.path}`,
+        { path: this.node.path, hint },
+      );
     }
     if (fragment && TerraformStack.of(fragment) !== stack) {
-      throw new FleetformError(`Rollout: fragment ${fragment.node.path} belongs to another stack`, { path: this.node.path, hint: 'declare the rollout in the stack of its Fragment' });
+      throw new FleetformError(`Rollout: fragment ${fragment.node.path} belongs to another stack`, {
+        path: this.node.path,
+        hint: 'declare the rollout in the stack of its Fragment',
+      });
     }
     this.policy = {
       name: id,
@@ -136,7 +148,8 @@ export class Rollout extends Construct {
       on_failure: props.onFailure ?? 'rollback',
       ...(fragment ? { fragment: `${fragment.terraformResourceType}.${fragment.friendlyUniqueId}` } : {}),
     };
-    if (this.policy.gate.timeout_ms === 0) throw new FleetformError('Rollout: "gate.timeout" must be above zero', { path: this.node.path, hint: "write a duration like '10m'" });
+    if (this.policy.gate.timeout_ms === 0)
+      throw new FleetformError('Rollout: "gate.timeout" must be above zero', { path: this.node.path, hint: "write a duration like '10m'" });
     RolloutPolicySchema.parse(this.policy);
     if (fragment) {
       const byFragment = fragmentRollouts.get(stack) ?? new Map<Fragment, Rollout>();
@@ -156,7 +169,10 @@ export class Rollout extends Construct {
       return {
         machines: wave.machines.map((m) => {
           if (TerraformStack.of(m) !== stack) {
-            throw new FleetformError(`Rollout: machine ${m.node.path} of waves[${index}] belongs to another stack`, { path: this.node.path, hint: 'a rollout orders the machines of its own stack' });
+            throw new FleetformError(`Rollout: machine ${m.node.path} of waves[${index}] belongs to another stack`, {
+              path: this.node.path,
+              hint: 'a rollout orders the machines of its own stack',
+            });
           }
           return `${m.terraformResourceType}.${m.friendlyUniqueId}`;
         }),
@@ -170,7 +186,10 @@ export class Rollout extends Construct {
     if (text === undefined) return fallback;
     const ms = parseGoDuration(text);
     if (ms === undefined || ms < 0) {
-      throw new FleetformError(`Rollout: "${field}" is not a duration: ${JSON.stringify(text)}`, { path: this.node.path, hint: "write a duration like '10m', '1m30s' or '500ms'" });
+      throw new FleetformError(`Rollout: "${field}" is not a duration: ${JSON.stringify(text)}`, {
+        path: this.node.path,
+        hint: "write a duration like '10m', '1m30s' or '500ms'",
+      });
     }
     return Math.round(ms);
   }

@@ -45,9 +45,12 @@ export class Secret {
    * synthesized files. Read it where the plan runs instead (Secret.fromEnv, Secret.fromFile).
    */
   static fromValue(_value: string): never {
-    throw new SecretValueRefusedError('Secret.fromValue: a secret value held by the app would be written in clear to the synthesized stack', {
-      hint: 'pass the secret where fleetform or Terraform runs and name it: Secret.fromEnv("NAME") (an environment variable) or Secret.fromFile("/path") (a mounted secret file)',
-    });
+    throw new SecretValueRefusedError(
+      'Secret.fromValue: a secret value held by the app would be written in clear to the synthesized stack',
+      {
+        hint: 'pass the secret where fleetform or Terraform runs and name it: Secret.fromEnv("NAME") (an environment variable) or Secret.fromFile("/path") (a mounted secret file)',
+      },
+    );
   }
 
   /**
@@ -87,7 +90,10 @@ function checkedReference(ref: SecretReference, api: string): SecretReference {
   const parsed = secretReferenceSchema.safeParse(ref);
   if (parsed.success) return parsed.data;
   throw new FleetformError(`${api}: ${parsed.error.issues.map((i) => i.message).join('; ')}`, {
-    hint: ref.from === 'env' ? 'name the variable as a shell sets it, e.g. Secret.fromEnv("ACME_TOKEN")' : 'give the path of the file holding the secret',
+    hint:
+      ref.from === 'env'
+        ? 'name the variable as a shell sets it, e.g. Secret.fromEnv("ACME_TOKEN")'
+        : 'give the path of the file holding the secret',
   });
 }
 

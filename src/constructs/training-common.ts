@@ -17,7 +17,10 @@ export const trainingJobCommonForms = {
     prop: 'dataset',
     synthesize: datasetIdOf,
   }),
-  retain_on_delete: propForm(z.boolean().optional(), { default: () => false, synthesize: (retain: boolean) => (retain ? true : undefined) }),
+  retain_on_delete: propForm(z.boolean().optional(), {
+    default: () => false,
+    synthesize: (retain: boolean) => (retain ? true : undefined),
+  }),
 } as const;
 
 /** Properties every training job has, of either kind. */
@@ -50,7 +53,13 @@ function checkJobs(jobs: readonly TrainingJobFields[], sink: IssueSink, stack: I
       sink.add(job, field, issue);
     }
     if (dataset && TerraformStack.of(dataset) !== stack) {
-      sink.error(job, 'dataset', 'dataset-other-stack', `dataset ${dataset.node.path} belongs to another stack`, 'declare the dataset in this stack, or pass its id as a string');
+      sink.error(
+        job,
+        'dataset',
+        'dataset-other-stack',
+        `dataset ${dataset.node.path} belongs to another stack`,
+        'declare the dataset in this stack, or pass its id as a string',
+      );
     }
     const key = `${job.organizationId ?? ''}\u0000${job.modelName}\u0000${job.modelVersion}`;
     const first = models.get(key);

@@ -17,7 +17,12 @@ const trainingJobForms = {
 export type TrainingJobProps = KindProps<typeof trainingJobResource.attributes, typeof trainingJobForms>;
 
 /** A training job on the service's built-in trainer: one `fleetform_training_job` resource; `jobId` is the id the service assigns. */
-export class TrainingJob extends kindConstruct(trainingJobResource, { constructName: 'TrainingJob', kind: 'training-job', forms: trainingJobForms, ids: { jobId: 'id' } }) {
+export class TrainingJob extends kindConstruct(trainingJobResource, {
+  constructName: 'TrainingJob',
+  kind: 'training-job',
+  forms: trainingJobForms,
+  ids: { jobId: 'id' },
+}) {
   /** Whether x is a TrainingJob (of any copy of this library). */
   static isTrainingJob(x: unknown): x is TrainingJob {
     return kindOf(x) === 'training-job';

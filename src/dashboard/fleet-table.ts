@@ -37,7 +37,19 @@ export function encodeFleet(machines: readonly FleetMachine[]): FleetTable {
       moduleSets.push(set);
       setAt.set(setKey, setIndex);
     }
-    return [index(m.stack), m.machine, index(m.location), index(m.health), index(m.online), m.secondsSinceOnline, index(m.runningRevision), index(m.latestRevision), setIndex, m.resources.ready, m.resources.total];
+    return [
+      index(m.stack),
+      m.machine,
+      index(m.location),
+      index(m.health),
+      index(m.online),
+      m.secondsSinceOnline,
+      index(m.runningRevision),
+      index(m.latestRevision),
+      setIndex,
+      m.resources.ready,
+      m.resources.total,
+    ];
   });
   return { strings, moduleSets, rows };
 }
@@ -51,7 +63,12 @@ export function decodeFleet(table: FleetTable): FleetRow[] {
     for (let i = 0; i + 3 < flat.length; i += 4) {
       const running = opt(flat[i + 2] ?? NONE);
       const latest = opt(flat[i + 3] ?? NONE);
-      modules.push({ name: str(flat[i] ?? NONE), moduleId: str(flat[i + 1] ?? NONE), ...(running !== undefined ? { running } : {}), ...(latest !== undefined ? { latest } : {}) });
+      modules.push({
+        name: str(flat[i] ?? NONE),
+        moduleId: str(flat[i + 1] ?? NONE),
+        ...(running !== undefined ? { running } : {}),
+        ...(latest !== undefined ? { latest } : {}),
+      });
     }
     return modules;
   });

@@ -35,12 +35,18 @@ export type DashboardHandler = ((req: IncomingMessage, res: ServerResponse) => P
 const HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
 };
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...HEADERS,
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -69,7 +75,8 @@ async function readBody(req: IncomingMessage, limit = 64 * 1024): Promise<Record
   } catch {
     throw new RequestError(400, 'the request body is not JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new RequestError(400, 'the request body must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new RequestError(400, 'the request body must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 
@@ -84,13 +91,15 @@ class RequestError extends Error {
 
 function stackOf(body: Record<string, unknown>): string {
   const stack = body.stack;
-  if (typeof stack !== 'string' || stack === '') throw new RequestError(400, 'field "stack" is missing: name the stack, e.g. {"stack":"fleet"}');
+  if (typeof stack !== 'string' || stack === '')
+    throw new RequestError(400, 'field "stack" is missing: name the stack, e.g. {"stack":"fleet"}');
   return stack;
 }
 
 function rolloutTarget(body: Record<string, unknown>): RolloutTarget {
   const rollout = body.rollout;
-  if (rollout !== undefined && (typeof rollout !== 'string' || rollout === '')) throw new RequestError(400, 'field "rollout" must be the name of a fragment rollout');
+  if (rollout !== undefined && (typeof rollout !== 'string' || rollout === ''))
+    throw new RequestError(400, 'field "rollout" must be the name of a fragment rollout');
   return { stack: stackOf(body), ...(typeof rollout === 'string' ? { rollout } : {}) };
 }
 
@@ -118,7 +127,12 @@ const ACTION_PATHS: Readonly<Record<string, ActionName>> = {
 };
 
 function describeAction(name: ActionName, body: Record<string, unknown>): string {
-  const target = [typeof body.stack === 'string' ? `stack ${body.stack}` : '', typeof body.rollout === 'string' ? `rollout ${body.rollout}` : ''].filter(Boolean).join(', ');
+  const target = [
+    typeof body.stack === 'string' ? `stack ${body.stack}` : '',
+    typeof body.rollout === 'string' ? `rollout ${body.rollout}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return `${name}${target ? ` (${target})` : ''}`;
 }
 
@@ -137,8 +151,15 @@ export function dashboardHandler(source: DashboardSource, options: DashboardHand
    * while the snapshot is read wait and go out after it when they are newer.
    */
   const stream = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    const write = (u: DashboardUpdate, version: number): boolean => res.write(`id: ${version}\nevent: ${u.type}\ndata: ${JSON.stringify(u)}\n\n`);
+    res.writeHead(200, {
+      ...HEADERS,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    const write = (u: DashboardUpdate, version: number): boolean =>
+      res.write(`id: ${version}\nevent: ${u.type}\ndata: ${JSON.stringify(u)}\n\n`);
     let waiting: Array<[DashboardUpdate, number]> | undefined = [];
     const stop = hub.watch((u, version) => (waiting ? waiting.push([u, version]) : write(u, version)));
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
@@ -184,7 +205,12 @@ export function dashboardHandler(source: DashboardSource, options: DashboardHand
       if (err instanceof RequestError) throw err;
       result = { ok: false, message: describeFailure(err) };
     }
-    const event = { kind: 'action', level: result.ok ? 'info' : 'error', message: `${what}: ${result.message}`, ...(typeof body.stack === 'string' ? { stack: body.stack } : {}) } as const;
+    const event = {
+      kind: 'action',
+      level: result.ok ? 'info' : 'error',
+      message: `${what}: ${result.message}`,
+      ...(typeof body.stack === 'string' ? { stack: body.stack } : {}),
+    } as const;
     hub.record(event);
     options.log?.(`dashboard action ${event.message}`);
     source.notify?.(event);
@@ -204,8 +230,11 @@ export function dashboardHandler(source: DashboardSource, options: DashboardHand
     if (rel === 'api/events') return stream(req, res);
     if (rel === 'api/token') {
       // Lets the page check a token before it offers actions.
-      if (options.token === undefined) return sendJson(res, 403, { ok: false, message: 'this dashboard is read-only: it was started without a token' });
-      return authorized(req, options.token) ? sendJson(res, 200, { ok: true, message: 'the token is right' }) : sendJson(res, 401, { ok: false, message: 'the token is wrong' });
+      if (options.token === undefined)
+        return sendJson(res, 403, { ok: false, message: 'this dashboard is read-only: it was started without a token' });
+      return authorized(req, options.token)
+        ? sendJson(res, 200, { ok: true, message: 'the token is right' })
+        : sendJson(res, 401, { ok: false, message: 'the token is wrong' });
     }
     if (rel.startsWith('api/machines/')) {
       const key = decodeURIComponent(rel.slice('api/machines/'.length));

@@ -31,7 +31,14 @@ export function dashboardHub(source: DashboardSource): DashboardHub {
     for (const l of listeners) l(update, version);
   };
   const record = (e: SourceEvent): EventView => {
-    const event: EventView = { id: nextId++, at: e.at ?? new Date().toISOString(), kind: e.kind, level: e.level, message: e.message, ...(e.stack ? { stack: e.stack } : {}) };
+    const event: EventView = {
+      id: nextId++,
+      at: e.at ?? new Date().toISOString(),
+      kind: e.kind,
+      level: e.level,
+      message: e.message,
+      ...(e.stack ? { stack: e.stack } : {}),
+    };
     events.push(event);
     if (events.length > EVENT_LOG_SIZE) events.splice(0, events.length - EVENT_LOG_SIZE);
     send({ type: 'event', event });

@@ -68,7 +68,10 @@ export function withoutSecrets(text: string, secrets: readonly string[]): string
 }
 
 /** Edits newest first, each the change from the config before it to the one after it. */
-export function historyDiffs(current: JsonObject, edits: ReadonlyArray<{ at: string; editedBy: string; before: JsonObject }>): MachineDetail['history'] {
+export function historyDiffs(
+  current: JsonObject,
+  edits: ReadonlyArray<{ at: string; editedBy: string; before: JsonObject }>,
+): MachineDetail['history'] {
   return edits.map((e, i) => {
     const after = i === 0 ? current : (edits[i - 1]?.before ?? current);
     const changes = diffJson(e.before, after).map((c) => ({ path: c.path, before: showValue(c.before), after: showValue(c.after) }));
@@ -108,11 +111,21 @@ export async function machineDetail(input: MachineDetailInput): Promise<MachineD
   const app = input.client.clientFor((await loadServices()).app);
   const partId = input.machine.partId;
   const key = randomBytes(32);
-  const [{ logs }, part, history] = await Promise.all([app.getRobotPartLogs({ id: partId, limit: BigInt(LOG_LIMIT) }), app.getRobotPart({ id: partId }), app.getRobotPartHistory({ id: partId })]);
+  const [{ logs }, part, history] = await Promise.all([
+    app.getRobotPartLogs({ id: partId, limit: BigInt(LOG_LIMIT) }),
+    app.getRobotPart({ id: partId }),
+    app.getRobotPartHistory({ id: partId }),
+  ]);
   const currentConfig = partConfig(part.configJson, part.part?.robotConfig);
   const current = maskedConfigView(currentConfig, input.entry, key);
-  const older = history.history.slice(0, HISTORY_LIMIT).map((h) => ({ h, config: h.old ? (partConfig(h.old.robotConfigJson ?? '', undefined) ?? h.old.robotConfig?.toJson()) : {} }));
-  const edits = older.map(({ h, config }) => ({ at: iso(h.when), editedBy: h.editedBy?.value ?? '', before: maskedConfigView(config, input.entry, key) }));
+  const older = history.history
+    .slice(0, HISTORY_LIMIT)
+    .map((h) => ({ h, config: h.old ? (partConfig(h.old.robotConfigJson ?? '', undefined) ?? h.old.robotConfig?.toJson()) : {} }));
+  const edits = older.map(({ h, config }) => ({
+    at: iso(h.when),
+    editedBy: h.editedBy?.value ?? '',
+    before: maskedConfigView(config, input.entry, key),
+  }));
   // A module may log its environment, a resource's error may quote its config: every secret the part holds now or held in its recent history is hidden in text.
   const secrets = [...new Set([currentConfig, ...older.map((o) => o.config)].flatMap((c) => secretTexts(c, input.entry)))];
   const text = (t: string): string => withoutSecrets(t, secrets);

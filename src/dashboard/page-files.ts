@@ -29,7 +29,10 @@ export function defaultPageDir(): string {
 /** The page's files by name; an error saying how to build them when they are missing. */
 export function loadPageFiles(dir = defaultPageDir()): ReadonlyMap<string, PageFile> {
   if (!existsSync(path.join(dir, 'index.html'))) {
-    throw new FleetformError(`the dashboard page is not built: ${dir} has no index.html`, { path: dir, hint: 'run `npm run build` (npm install runs it)' });
+    throw new FleetformError(`the dashboard page is not built: ${dir} has no index.html`, {
+      path: dir,
+      hint: 'run `npm run build` (npm install runs it)',
+    });
   }
   const files = new Map<string, PageFile>();
   for (const name of readdirSync(dir)) {

@@ -28,7 +28,9 @@ function underSecret(path: string, secrets: readonly string[]): boolean {
 
 /** The secret paths inside the value at `path`, relative to it (a drift of a whole object holding a secret). */
 function secretsInside(path: string, secrets: readonly string[]): string[] {
-  return secrets.flatMap((s) => (path === '' ? [s] : s.startsWith(`${path}.`) ? [s.slice(path.length + 1)] : s.startsWith(`${path}[`) ? [s.slice(path.length)] : []));
+  return secrets.flatMap((s) =>
+    path === '' ? [s] : s.startsWith(`${path}.`) ? [s.slice(path.length + 1)] : s.startsWith(`${path}[`) ? [s.slice(path.length)] : [],
+  );
 }
 
 /** A drifted value for display: masked values, anything at a secret path and every secret inside it read `(sensitive)`. */
@@ -43,8 +45,26 @@ export function driftOf(plan: Plan): DriftView[] {
   const out: DriftView[] = [];
   const key = randomBytes(32);
   for (const c of plan.changes) {
-    if (c.vanished) out.push({ stack: c.stack, address: c.address, type: c.type, path: '', before: 'exists', after: '(deleted outside fleetform)', vanished: true });
-    for (const d of c.drift) out.push({ stack: c.stack, address: c.address, type: c.type, path: d.path, before: shown(d.before, d.path, c.sensitivePaths, key), after: shown(d.after, d.path, c.sensitivePaths, key), vanished: false });
+    if (c.vanished)
+      out.push({
+        stack: c.stack,
+        address: c.address,
+        type: c.type,
+        path: '',
+        before: 'exists',
+        after: '(deleted outside fleetform)',
+        vanished: true,
+      });
+    for (const d of c.drift)
+      out.push({
+        stack: c.stack,
+        address: c.address,
+        type: c.type,
+        path: d.path,
+        before: shown(d.before, d.path, c.sensitivePaths, key),
+        after: shown(d.after, d.path, c.sensitivePaths, key),
+        vanished: false,
+      });
   }
   return out;
 }

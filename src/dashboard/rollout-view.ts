@@ -54,7 +54,15 @@ export function rolloutView(j: RolloutJournal, failures: ReadonlyMap<string, Fai
     startedAt: j.started_at,
     updatedAt: j.updated_at,
     ...(j.reason ? { reason: j.reason } : {}),
-    ...(f ? { fragment: { name: f.name, ...(f.from_revision ? { fromRevision: f.from_revision } : {}), ...(f.to_revision ? { toRevision: f.to_revision } : {}) } } : {}),
+    ...(f
+      ? {
+          fragment: {
+            name: f.name,
+            ...(f.from_revision ? { fromRevision: f.from_revision } : {}),
+            ...(f.to_revision ? { toRevision: f.to_revision } : {}),
+          },
+        }
+      : {}),
     waves,
     abortable: abortable(j),
     resumable: j.status === 'running' && !stackLocked,

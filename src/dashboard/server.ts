@@ -10,7 +10,11 @@ export interface DashboardServer {
   close(): Promise<void>;
 }
 
-export async function startDashboardServer(source: DashboardSource, listen: { host: string; port: number }, options: DashboardHandlerOptions = {}): Promise<DashboardServer> {
+export async function startDashboardServer(
+  source: DashboardSource,
+  listen: { host: string; port: number },
+  options: DashboardHandlerOptions = {},
+): Promise<DashboardServer> {
   const handler = dashboardHandler(source, options);
   const server: Server = createServer((req, res) => {
     void handler(req, res).then((handled) => {

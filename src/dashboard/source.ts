@@ -16,7 +16,8 @@ export interface SourceEvent {
 }
 
 /** What a source pushes: a fresh reading (the dashboard sends pages only what changed in it), or one event. */
-export type SourceChange = { readonly kind: 'snapshot'; readonly snapshot: DashboardSnapshot } | { readonly kind: 'event'; readonly event: SourceEvent };
+export type SourceChange =
+  { readonly kind: 'snapshot'; readonly snapshot: DashboardSnapshot } | { readonly kind: 'event'; readonly event: SourceEvent };
 
 /** A rollout an action names: the stack, and the fragment rollout's name for a fragment's. */
 export interface RolloutTarget {

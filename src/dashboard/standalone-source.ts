@@ -56,7 +56,8 @@ function fragmentNames(states: readonly State[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const s of states) {
     for (const e of Object.values(s.resources)) {
-      if (e.type === fragmentKind.type && e.ids.id && isObject(e.attributes) && typeof e.attributes.name === 'string') names.set(e.ids.id, e.attributes.name);
+      if (e.type === fragmentKind.type && e.ids.id && isObject(e.attributes) && typeof e.attributes.name === 'string')
+        names.set(e.ids.id, e.attributes.name);
     }
   }
   return names;
@@ -66,8 +67,10 @@ function fragmentNames(states: readonly State[]): Map<string, string> {
 export function rolloutChanges(before: RolloutView | undefined, after: RolloutView): SourceEvent[] {
   const out: SourceEvent[] = [];
   const head = `rollout ${after.name} (stack ${after.stack})`;
-  if (!before || before.startedAt !== after.startedAt) out.push({ kind: 'rollout', level: 'info', stack: after.stack, message: `${head}: started, ${after.waves.length} wave(s)` });
-  else if (before.wave !== after.wave) out.push({ kind: 'rollout', level: 'info', stack: after.stack, message: `${head}: wave ${after.wave} of ${after.waves.length}` });
+  if (!before || before.startedAt !== after.startedAt)
+    out.push({ kind: 'rollout', level: 'info', stack: after.stack, message: `${head}: started, ${after.waves.length} wave(s)` });
+  else if (before.wave !== after.wave)
+    out.push({ kind: 'rollout', level: 'info', stack: after.stack, message: `${head}: wave ${after.wave} of ${after.waves.length}` });
   const old = new Map((before?.startedAt === after.startedAt ? before.waves : []).flatMap((w) => w.machines).map((m) => [m.address, m]));
   for (const w of after.waves) {
     for (const m of w.machines) {
@@ -75,11 +78,21 @@ export function rolloutChanges(before: RolloutView | undefined, after: RolloutVi
       if (was?.state === m.state && was.failed === m.failed) continue;
       if (m.state === 'waiting' || m.state === 'not reached') continue;
       const level = m.failed ? 'error' : m.state === 'rolled back' ? 'warn' : 'info';
-      out.push({ kind: 'rollout', level, stack: after.stack, message: `${head}: wave ${w.number}: ${m.name} ${m.failed && m.state !== 'failed' ? `failed, ${m.state}` : m.state}${m.log ? `; log: ${m.log}` : ''}` });
+      out.push({
+        kind: 'rollout',
+        level,
+        stack: after.stack,
+        message: `${head}: wave ${w.number}: ${m.name} ${m.failed && m.state !== 'failed' ? `failed, ${m.state}` : m.state}${m.log ? `; log: ${m.log}` : ''}`,
+      });
     }
   }
   if (before?.status !== after.status && after.status !== 'running') {
-    out.push({ kind: 'rollout', level: after.status === 'completed' ? 'info' : 'warn', stack: after.stack, message: `${head}: ${after.status}${after.reason ? `: ${after.reason}` : ''}` });
+    out.push({
+      kind: 'rollout',
+      level: after.status === 'completed' ? 'info' : 'warn',
+      stack: after.stack,
+      message: `${head}: ${after.status}${after.reason ? `: ${after.reason}` : ''}`,
+    });
   }
   return out;
 }
@@ -101,7 +114,12 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
     drift: [],
     cycles: [],
     events: [],
-    capabilities: { abort: true, resume: input.resume !== undefined, approve: input.approve !== undefined && input.pendingPlan !== undefined, heal: false },
+    capabilities: {
+      abort: true,
+      resume: input.resume !== undefined,
+      approve: input.approve !== undefined && input.pendingPlan !== undefined,
+      heal: false,
+    },
   };
 
   const emit = (change: SourceChange): void => {
@@ -123,7 +141,9 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
     for (const m of j.machines) {
       if (notes.has(m.address) || (m.result !== 'failed' && m.result !== 'rolled back')) continue;
       const lines = (await source.errorLines(m.part_id, 3)).filter((l) => l.slice(0, 24) >= j.started_at.slice(0, 24));
-      const problems = (health.find((h) => h.partId === m.part_id)?.modules ?? []).filter((x) => x.error !== '').map((x) => ({ what: `module ${x.name}`, error: x.error }));
+      const problems = (health.find((h) => h.partId === m.part_id)?.modules ?? [])
+        .filter((x) => x.error !== '')
+        .map((x) => ({ what: `module ${x.name}`, error: x.error }));
       if (m.result !== 'failed' && lines.length === 0) continue;
       // A crashing module may log its env: its part's secrets are hidden in what the page shows of it.
       const entry = states.find((st) => st.stack === j.stack)?.resources[m.address] ?? m.prior;
@@ -132,14 +152,22 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
       if (secrets === undefined) continue;
       const text = (t: string): string => withoutSecrets(t, secrets);
       const log = lines[0] === undefined ? undefined : text(lines[0]);
-      notes.set(m.address, { ...(log ? { log } : {}), ...(problems.length > 0 ? { problems: problems.map((x) => ({ what: x.what, error: text(x.error) })) } : {}), why: m.result === 'failed' ? 'failed its health gate' : 'failed its health gate, then was rolled back' });
+      notes.set(m.address, {
+        ...(log ? { log } : {}),
+        ...(problems.length > 0 ? { problems: problems.map((x) => ({ what: x.what, error: text(x.error) })) } : {}),
+        why: m.result === 'failed' ? 'failed its health gate' : 'failed its health gate, then was rolled back',
+      });
     }
     return notes;
   };
 
   const readRollouts = async (): Promise<void> => {
     const journals = (await Promise.all((await input.stacks()).map((s) => input.journals.list(s)))).flat();
-    const views = await Promise.all(journals.map(async (j) => rolloutView(j, await notesOf(j), j.status === 'running' && (await input.backend.lockHolder(j.stack)) !== undefined)));
+    const views = await Promise.all(
+      journals.map(async (j) =>
+        rolloutView(j, await notesOf(j), j.status === 'running' && (await input.backend.lockHolder(j.stack)) !== undefined),
+      ),
+    );
     const before = new Map(snapshot.rollouts.map((r) => [r.key, r]));
     const changed = views.flatMap((v) => rolloutChanges(before.get(v.key), v));
     if (JSON.stringify(views) !== JSON.stringify(snapshot.rollouts)) publish({ rollouts: views });
@@ -215,11 +243,20 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
         backend: input.backend,
         client: input.client,
         source: await statuses(),
-        events: (e: RolloutEvent) => event({ kind: 'rollout', level: e.type === 'rolled-back' && !e.ok ? 'error' : 'info', stack: target.stack, message: eventLine(e) }),
+        events: (e: RolloutEvent) =>
+          event({
+            kind: 'rollout',
+            level: e.type === 'rolled-back' && !e.ok ? 'error' : 'info',
+            stack: target.stack,
+            message: eventLine(e),
+          }),
         concurrency: 16,
       });
       const failed = machines.filter((m) => !m.rollback?.ok).length;
-      return { ok: failed === 0, message: `rollout ${journal.plan.policy.name}: ${machines.length - failed} machine(s) rolled back${failed > 0 ? `, ${failed} not` : ''}` };
+      return {
+        ok: failed === 0,
+        message: `rollout ${journal.plan.policy.name}: ${machines.length - failed} machine(s) rolled back${failed > 0 ? `, ${failed} not` : ''}`,
+      };
     } finally {
       await lock.release();
       await readRollouts().catch(() => undefined);
@@ -242,7 +279,13 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
       if (!machine) return undefined;
       const state = states.find((s) => s.stack === machine.stack);
       const entry = Object.values(state?.resources ?? {}).find((e) => e.ids.part_id === machine.partId);
-      return machineDetail({ client: input.client, machine, health: health.find((h) => h.partId === machine.partId), entry, fragmentNames: fragmentNames(states) });
+      return machineDetail({
+        client: input.client,
+        machine,
+        health: health.find((h) => h.partId === machine.partId),
+        entry,
+        fragmentNames: fragmentNames(states),
+      });
     },
     abortRollout: abort,
     ...(input.resume ? { resumeRollout: (target: RolloutTarget) => input.resume!(target, event) } : {}),
@@ -251,7 +294,8 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
           approve: async (stack: string) => {
             const plan = snapshot.plan;
             if (!plan) return { ok: false, message: 'no plan has been made yet' };
-            if (!plan.stacks.includes(stack)) return { ok: false, message: `the pending plan has no stack ${stack} (its stacks: ${plan.stacks.join(', ')})` };
+            if (!plan.stacks.includes(stack))
+              return { ok: false, message: `the pending plan has no stack ${stack} (its stacks: ${plan.stacks.join(', ')})` };
             if (!plan.hasChanges) return { ok: false, message: 'the pending plan changes nothing' };
             return input.approve!(stack, event);
           },

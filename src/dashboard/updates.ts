@@ -26,7 +26,10 @@ export function pageSnapshot(s: DashboardSnapshot): PageSnapshot {
 }
 
 /** Machines added or changed, and keys of those gone. */
-export function machineChanges(before: readonly FleetMachine[], after: readonly FleetMachine[]): { upsert: FleetMachine[]; remove: string[] } {
+export function machineChanges(
+  before: readonly FleetMachine[],
+  after: readonly FleetMachine[],
+): { upsert: FleetMachine[]; remove: string[] } {
   const old = new Map(before.map((m) => [m.key, m]));
   const upsert = after.filter((m) => !jsonEqual(old.get(m.key), m));
   const kept = new Set(after.map((m) => m.key));
@@ -38,7 +41,8 @@ export function machineChanges(before: readonly FleetMachine[], after: readonly 
 export function updatesBetween(before: DashboardSnapshot, after: DashboardSnapshot): DashboardUpdate[] {
   const out: DashboardUpdate[] = [];
   const machines = machineChanges(before.machines, after.machines);
-  if (machines.upsert.length > 0 || machines.remove.length > 0) out.push({ type: 'machines', upsert: encodeFleet(machines.upsert), remove: machines.remove });
+  if (machines.upsert.length > 0 || machines.remove.length > 0)
+    out.push({ type: 'machines', upsert: encodeFleet(machines.upsert), remove: machines.remove });
   if (!sameJson(before.rollouts, after.rollouts)) out.push({ type: 'rollouts', rollouts: after.rollouts });
   if (!sameJson(before.drift, after.drift)) out.push({ type: 'drift', drift: after.drift });
   if (!sameJson(before.plan, after.plan) || before.planError !== after.planError) {

@@ -200,7 +200,19 @@ export interface FleetTable {
  * online, running revision (-1 for none), latest revision, module set, resources ready, resources
  * total. Every other value is an index into `strings` (`moduleSet` into `moduleSets`).
  */
-export type FleetRowTuple = readonly [stack: number, machine: string, location: number, health: number, online: number, secondsSinceOnline: number, runningRevision: number, latestRevision: number, moduleSet: number, ready: number, total: number];
+export type FleetRowTuple = readonly [
+  stack: number,
+  machine: string,
+  location: number,
+  health: number,
+  online: number,
+  secondsSinceOnline: number,
+  runningRevision: number,
+  latestRevision: number,
+  moduleSet: number,
+  ready: number,
+  total: number,
+];
 
 /** A snapshot as a page reads it (api/snapshot, and the event stream's first message): the machines as a table. */
 export type PageSnapshot = Omit<DashboardSnapshot, 'machines'> & { readonly fleet: FleetTable };
@@ -230,7 +242,11 @@ export interface MachineDetail {
   readonly resources: ReadonlyArray<{ readonly name: string; readonly api: string; readonly state: string; readonly error: string }>;
   readonly logs: ReadonlyArray<{ readonly at: string; readonly level: string; readonly logger: string; readonly message: string }>;
   /** The part's config edits, newest first, each as a diff against the config before it. */
-  readonly history: ReadonlyArray<{ readonly at: string; readonly editedBy: string; readonly changes: ReadonlyArray<{ readonly path: string; readonly before: string; readonly after: string }> }>;
+  readonly history: ReadonlyArray<{
+    readonly at: string;
+    readonly editedBy: string;
+    readonly changes: ReadonlyArray<{ readonly path: string; readonly before: string; readonly after: string }>;
+  }>;
 }
 
 /** The result of an action: what was done, for the page and the event log. */

@@ -169,7 +169,12 @@ export const LogPatternSchema = z.looseObject({ pattern: z.string(), level: z.st
 export type LogPattern = z.infer<typeof LogPatternSchema>;
 
 /** Tracing of the machine server. */
-export const TracingSchema = z.looseObject({ enabled: z.boolean().optional(), disk: z.boolean().optional(), console: z.boolean().optional(), otlpendpoint: z.string().optional() });
+export const TracingSchema = z.looseObject({
+  enabled: z.boolean().optional(),
+  disk: z.boolean().optional(),
+  console: z.boolean().optional(),
+  otlpendpoint: z.string().optional(),
+});
 
 /** Settings viam-agent reads (not viam-server): versions, provisioning, networks, the OS. */
 export const AgentSchema = z.looseObject({
@@ -199,28 +204,123 @@ export interface SectionDeclaration {
  * service's own. A key not listed here is kept as written and managed as an override.
  */
 export const CONFIG_LANGUAGE = {
-  components: { schema: z.array(json), description: 'Components: builtin ones and modules\' (with frames, data capture, log levels).', owner: 'code', construct: 'ModularResource, Component' },
-  services: { schema: z.array(json), description: 'Services: builtin ones (data manager, motion, vision, ...) and modules\'.', owner: 'code', construct: 'ModularResource, Service' },
-  modules: { schema: z.array(json), description: 'Registry and local modules, with env, log level and timeouts.', owner: 'code', construct: 'Module' },
-  packages: { schema: z.array(json), description: 'Registry packages: models, archives, SLAM maps, modules.', owner: 'code', construct: 'Package, Machine.deployModel' },
-  remotes: { schema: z.array(RemoteSchema), description: 'Other machines whose resources this one uses (credentials secret).', owner: 'code', construct: 'Remote' },
-  processes: { schema: z.array(ProcessSchema), description: 'Processes the machine server once started; ignored since viam-server v0.74.0.', owner: 'code', construct: 'Process' },
+  components: {
+    schema: z.array(json),
+    description: "Components: builtin ones and modules' (with frames, data capture, log levels).",
+    owner: 'code',
+    construct: 'ModularResource, Component',
+  },
+  services: {
+    schema: z.array(json),
+    description: "Services: builtin ones (data manager, motion, vision, ...) and modules'.",
+    owner: 'code',
+    construct: 'ModularResource, Service',
+  },
+  modules: {
+    schema: z.array(json),
+    description: 'Registry and local modules, with env, log level and timeouts.',
+    owner: 'code',
+    construct: 'Module',
+  },
+  packages: {
+    schema: z.array(json),
+    description: 'Registry packages: models, archives, SLAM maps, modules.',
+    owner: 'code',
+    construct: 'Package, Machine.deployModel',
+  },
+  remotes: {
+    schema: z.array(RemoteSchema),
+    description: 'Other machines whose resources this one uses (credentials secret).',
+    owner: 'code',
+    construct: 'Remote',
+  },
+  processes: {
+    schema: z.array(ProcessSchema),
+    description: 'Processes the machine server once started; ignored since viam-server v0.74.0.',
+    owner: 'code',
+    construct: 'Process',
+  },
   jobs: { schema: z.array(JobSchema), description: 'Scheduled calls of a resource method.', owner: 'code', construct: 'Machine `jobs`' },
-  network: { schema: NetworkSchema, description: 'Web server: bind address, TLS, sessions, traffic tunnels.', owner: 'code', construct: 'Machine `network`' },
-  auth: { schema: AuthSchema, description: 'API key handlers (keys secret), TLS entities, external auth.', owner: 'code', construct: 'Machine `auth`' },
-  maintenance: { schema: MaintenanceSchema, description: 'A sensor that allows or blocks reconfiguring.', owner: 'code', construct: 'Machine `maintenance`' },
+  network: {
+    schema: NetworkSchema,
+    description: 'Web server: bind address, TLS, sessions, traffic tunnels.',
+    owner: 'code',
+    construct: 'Machine `network`',
+  },
+  auth: {
+    schema: AuthSchema,
+    description: 'API key handlers (keys secret), TLS entities, external auth.',
+    owner: 'code',
+    construct: 'Machine `auth`',
+  },
+  maintenance: {
+    schema: MaintenanceSchema,
+    description: 'A sensor that allows or blocks reconfiguring.',
+    owner: 'code',
+    construct: 'Machine `maintenance`',
+  },
   log: { schema: z.array(LogPatternSchema), description: 'Log levels by logger name pattern.', owner: 'code', construct: 'Machine `log`' },
-  debug: { schema: z.boolean(), description: 'Debug logging for the whole machine and its modules.', owner: 'code', construct: 'Machine `debug`' },
-  enable_web_profile: { schema: z.boolean(), description: 'The pprof profiling server on localhost.', owner: 'code', construct: 'Machine `enableWebProfile`' },
-  disable_log_deduplication: { schema: z.boolean(), description: 'Turns off the deduplication of repeated log lines.', owner: 'code', construct: 'Machine `disableLogDeduplication`' },
-  tracing: { schema: TracingSchema, description: 'Tracing to disk, console or an OTLP endpoint.', owner: 'code', construct: 'Machine `tracing`' },
-  agent: { schema: AgentSchema, description: 'viam-agent settings: versions, provisioning hotspot (password secret), networks (keys secret), OS.', owner: 'code', construct: 'Machine `agent`' },
-  disable_partial_start: { schema: z.boolean(), description: 'Read by no current machine server; kept as written.', owner: 'code', construct: 'Machine.addConfigOverride' },
-  global_log_configuration: { schema: json, description: 'An older form of `log`, read by no current machine server; kept as written.', owner: 'code', construct: 'Machine.addConfigOverride' },
+  debug: {
+    schema: z.boolean(),
+    description: 'Debug logging for the whole machine and its modules.',
+    owner: 'code',
+    construct: 'Machine `debug`',
+  },
+  enable_web_profile: {
+    schema: z.boolean(),
+    description: 'The pprof profiling server on localhost.',
+    owner: 'code',
+    construct: 'Machine `enableWebProfile`',
+  },
+  disable_log_deduplication: {
+    schema: z.boolean(),
+    description: 'Turns off the deduplication of repeated log lines.',
+    owner: 'code',
+    construct: 'Machine `disableLogDeduplication`',
+  },
+  tracing: {
+    schema: TracingSchema,
+    description: 'Tracing to disk, console or an OTLP endpoint.',
+    owner: 'code',
+    construct: 'Machine `tracing`',
+  },
+  agent: {
+    schema: AgentSchema,
+    description: 'viam-agent settings: versions, provisioning hotspot (password secret), networks (keys secret), OS.',
+    owner: 'code',
+    construct: 'Machine `agent`',
+  },
+  disable_partial_start: {
+    schema: z.boolean(),
+    description: 'Read by no current machine server; kept as written.',
+    owner: 'code',
+    construct: 'Machine.addConfigOverride',
+  },
+  global_log_configuration: {
+    schema: json,
+    description: 'An older form of `log`, read by no current machine server; kept as written.',
+    owner: 'code',
+    construct: 'Machine.addConfigOverride',
+  },
   fragments: { schema: z.array(json), description: 'Fragment imports.', owner: 'code', construct: 'Machine.useFragment' },
-  fragment_mods: { schema: z.array(json), description: 'Changes made to imported fragments.', owner: 'code', construct: 'Machine.useFragment `mods`' },
-  cloud: { schema: record, description: 'The machine\'s identity and secrets; the service and /etc/viam.json give it.', owner: 'service', construct: '(none: the service\'s own)' },
-  revision: { schema: z.string(), description: 'The service\'s revision of the config.', owner: 'service', construct: '(none: the service\'s own)' },
+  fragment_mods: {
+    schema: z.array(json),
+    description: 'Changes made to imported fragments.',
+    owner: 'code',
+    construct: 'Machine.useFragment `mods`',
+  },
+  cloud: {
+    schema: record,
+    description: "The machine's identity and secrets; the service and /etc/viam.json give it.",
+    owner: 'service',
+    construct: "(none: the service's own)",
+  },
+  revision: {
+    schema: z.string(),
+    description: "The service's revision of the config.",
+    owner: 'service',
+    construct: "(none: the service's own)",
+  },
 } as const satisfies Readonly<Record<string, SectionDeclaration>>;
 
 export type DeclaredSection = keyof typeof CONFIG_LANGUAGE;

@@ -17,7 +17,10 @@ export interface SecretPathDeclaration {
 export const CONFIG_SECRET_PATHS: readonly SecretPathDeclaration[] = [
   { pattern: ['remotes', '*', 'auth', 'credentials', 'payload'], description: "a remote's credential payload" },
   { pattern: ['remotes', '*', 'secret'], description: "a remote's location secret" },
-  { pattern: ['auth', 'handlers', '*', 'config', '*!keys'], description: 'the keys of an API key handler (every value of its config but `keys`)' },
+  {
+    pattern: ['auth', 'handlers', '*', 'config', '*!keys'],
+    description: 'the keys of an API key handler (every value of its config but `keys`)',
+  },
   { pattern: ['cloud', 'secret'], description: "the machine's secret" },
   { pattern: ['cloud', 'api_key', 'key'], description: "the machine's API key" },
   { pattern: ['cloud', 'location_secret'], description: 'the location secret' },
@@ -37,7 +40,14 @@ export interface FoundSecret {
   readonly value: unknown;
 }
 
-function walk(value: unknown, pattern: readonly SecretStep[], at: number, steps: (string | number)[], path: string, out: FoundSecret[]): void {
+function walk(
+  value: unknown,
+  pattern: readonly SecretStep[],
+  at: number,
+  steps: (string | number)[],
+  path: string,
+  out: FoundSecret[],
+): void {
   if (at === pattern.length) {
     if (value !== undefined && value !== null && value !== '') out.push({ path, steps: [...steps], value });
     return;

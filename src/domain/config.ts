@@ -1,7 +1,19 @@
 import { z } from 'zod';
 import { isServiceApi } from './triplet';
 import { PackageConfigSchema } from './packages';
-import { AgentSchema, AuthSchema, JobSchema, LogPatternSchema, MaintenanceSchema, ModuleSettingsShape, NetworkSchema, ProcessSchema, RemoteSchema, ResourceEntrySchema, TracingSchema } from './config-language';
+import {
+  AgentSchema,
+  AuthSchema,
+  JobSchema,
+  LogPatternSchema,
+  MaintenanceSchema,
+  ModuleSettingsShape,
+  NetworkSchema,
+  ProcessSchema,
+  RemoteSchema,
+  ResourceEntrySchema,
+  TracingSchema,
+} from './config-language';
 
 /**
  * Machine configuration as the service stores it. Every object is loose: keys the
@@ -84,7 +96,11 @@ export const OPTIONAL_CONFIG_SECTIONS = ['packages'] as const;
 export const MANAGED_CONFIG_SECTIONS = [...CONFIG_SECTIONS, ...OPTIONAL_CONFIG_SECTIONS] as const;
 
 /** What one entry of each section is called. */
-export const CONFIG_SECTION_ENTRY: Readonly<Record<ConfigSectionName, string>> = { components: 'component', services: 'service', modules: 'module' };
+export const CONFIG_SECTION_ENTRY: Readonly<Record<ConfigSectionName, string>> = {
+  components: 'component',
+  services: 'service',
+  modules: 'module',
+};
 
 /** The list a modular resource of this API triplet is listed under (a malformed API under `components`). */
 export function resourceListOf(api: string): ResourceListName {

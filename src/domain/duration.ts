@@ -8,8 +8,8 @@ import { InputError } from './errors';
 const UNIT_MS: Readonly<Record<string, number>> = {
   ns: 1e-6,
   us: 1e-3,
-  'µs': 1e-3, // U+00B5 micro sign
-  'μs': 1e-3, // U+03BC Greek mu
+  µs: 1e-3, // U+00B5 micro sign
+  μs: 1e-3, // U+03BC Greek mu
   ms: 1,
   s: 1000,
   m: 60_000,
@@ -55,7 +55,10 @@ export function parseDuration(text: string, where: string, options: DurationOpti
   if (ms === undefined || ms < minimum) {
     const atLeast = minimum > 0 ? ` of at least ${formatGoDuration(minimum)},` : '';
     const forms = 'a Go duration such as 1m30s, or a bare number of milliseconds';
-    throw new InputError(`must be a duration${atLeast} like 300ms, 45s or 2m, not ${JSON.stringify(text)}`, { path: where, hint: options.hint ? `${forms}; ${options.hint}` : forms });
+    throw new InputError(`must be a duration${atLeast} like 300ms, 45s or 2m, not ${JSON.stringify(text)}`, {
+      path: where,
+      hint: options.hint ? `${forms}; ${options.hint}` : forms,
+    });
   }
   return Math.round(ms);
 }
@@ -101,11 +104,7 @@ export interface TimeoutSetting {
  * Reads a timeout variable: unset or empty means the default; text that is not a
  * positive Go duration falls back to the default with a warning.
  */
-export function timeoutFromEnv(
-  env: Readonly<Record<string, string | undefined>>,
-  name: string,
-  defaultMs: number,
-): TimeoutSetting {
+export function timeoutFromEnv(env: Readonly<Record<string, string | undefined>>, name: string, defaultMs: number): TimeoutSetting {
   const text = env[name];
   if (text === undefined || text === '') return { ms: defaultMs };
   const ms = parseGoDuration(text);

@@ -37,7 +37,8 @@ export class FragmentResolutionError extends FleetformError {
   readonly fragmentId: string | undefined;
   readonly field: string;
   constructor(code: FragmentErrorCode, details: { machine: string; fragmentId?: string; field: string; message: string; hint: string }) {
-    const about = details.fragmentId === undefined ? `machine ${details.machine}` : `machine ${details.machine}, fragment ${details.fragmentId}`;
+    const about =
+      details.fragmentId === undefined ? `machine ${details.machine}` : `machine ${details.machine}, fragment ${details.fragmentId}`;
     super(`${about}: ${details.message}`, { path: details.field, hint: details.hint });
     this.code = code;
     this.machine = details.machine;

@@ -43,7 +43,6 @@ export interface ModFailure {
 
 const INDEX = /^(0|[1-9]\d*)$/;
 
-
 /** Entries by the names they have now (before any mod), per section. */
 function entryIndex(sections: Sections): Map<string, Record<string, unknown>> {
   const index = new Map<string, Record<string, unknown>>();
@@ -69,9 +68,11 @@ function applyOne(
   if (section === undefined || name === undefined || name === '' || segments.some((s) => s === '')) {
     return `path ${JSON.stringify(path)} must be <section>.<entry name>[.<field>...]`;
   }
-  if (!isNamedSection(section)) return `path ${JSON.stringify(path)}: unknown section ${JSON.stringify(section)}; use one of ${NAMED_SECTIONS.join(', ')}`;
+  if (!isNamedSection(section))
+    return `path ${JSON.stringify(path)}: unknown section ${JSON.stringify(section)}; use one of ${NAMED_SECTIONS.join(', ')}`;
   const entry = index.get(`${section}\u0000${name}`);
-  if (!entry || removed.has(entry)) return `path ${JSON.stringify(path)}: the fragment has no ${section} entry named ${JSON.stringify(name)}`;
+  if (!entry || removed.has(entry))
+    return `path ${JSON.stringify(path)}: the fragment has no ${section} entry named ${JSON.stringify(name)}`;
   if (rest.length === 0) {
     if (op === '$unset') {
       removed.add(entry);
@@ -159,7 +160,11 @@ export function applyMods(sections: Sections, mods: unknown, field: string): Mod
     }
   });
   if (removed.size > 0) {
-    for (const [section, entries] of sections) sections.set(section, entries.filter((e) => !removed.has(e)));
+    for (const [section, entries] of sections)
+      sections.set(
+        section,
+        entries.filter((e) => !removed.has(e)),
+      );
   }
   return failures;
 }

@@ -15,7 +15,6 @@ const hasOwn = Object.prototype.hasOwnProperty;
 /** What a variable may be named: letters, digits, `_` and `-`, starting with a letter or `_`. */
 export const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
-
 /** The variable a value reads, when it is a `$variable` placeholder. */
 export function variableName(value: unknown): string | undefined {
   if (!isObject(value)) return undefined;

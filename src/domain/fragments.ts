@@ -156,7 +156,6 @@ interface Resolved {
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
-
 /** A copy of an object's own keys (its values shared). */
 function shallowCopy(v: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -183,7 +182,13 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
   const imports: ImportRecord[] = [];
   const errors: FragmentResolutionError[] = [];
   const fail = (code: FragmentErrorCode, fragmentId: string | undefined, field: string, message: string, hint: string) => {
-    const error = new FragmentResolutionError(code, { machine: input.machine, ...(fragmentId === undefined ? {} : { fragmentId }), field, message, hint });
+    const error = new FragmentResolutionError(code, {
+      machine: input.machine,
+      ...(fragmentId === undefined ? {} : { fragmentId }),
+      field,
+      message,
+      hint,
+    });
     errors.push(error);
     return error;
   };
@@ -191,7 +196,13 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
   function parseImport(raw: unknown, field: string, importer: string | undefined): FragmentImportSpec | undefined {
     if (typeof raw === 'string' && raw !== '') return { id: raw };
     const bad = (what: string) => {
-      fail('bad-import', importer, field, what, 'write an import as "<fragment id>" or {"id": "<fragment id>", "version"?, "prefix"?, "variables"?, "disabled"?}');
+      fail(
+        'bad-import',
+        importer,
+        field,
+        what,
+        'write an import as "<fragment id>" or {"id": "<fragment id>", "version"?, "prefix"?, "variables"?, "disabled"?}',
+      );
       return undefined;
     };
     if (!isObject(raw) || typeof raw['id'] !== 'string' || raw['id'] === '') return bad('a fragment import needs a fragment id');
@@ -223,7 +234,8 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
         sections.set(key, entries);
         for (const entry of entries) {
           const name = entryName(key, entry);
-          if (name !== undefined && !owners.has(`${key}\u0000${name}`)) owners.set(`${key}\u0000${name}`, { entry, fromFragment: false, where: level.base || 'the machine' });
+          if (name !== undefined && !owners.has(`${key}\u0000${name}`))
+            owners.set(`${key}\u0000${name}`, { entry, fromFragment: false, where: level.base || 'the machine' });
         }
       } else {
         setOwn(rest, key, value);
@@ -233,7 +245,13 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
     if (rawImports === undefined) return { sections, rest };
     const importsField = childPath(level.base, 'fragments');
     if (!Array.isArray(rawImports)) {
-      fail('bad-import', level.importedBy, importsField, 'fragments must be a list of imports', 'write "fragments": [{"id": "<fragment id>"}]');
+      fail(
+        'bad-import',
+        level.importedBy,
+        importsField,
+        'fragments must be a list of imports',
+        'write "fragments": [{"id": "<fragment id>"}]',
+      );
       return { sections, rest };
     }
     const brought: Array<{ spec: FragmentImportSpec; resolved: Resolved; record: ImportRecord }> = [];
@@ -246,7 +264,13 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
       named.add(spec.id);
       const key = `${spec.id}\u0000${spec.prefix ?? ''}`;
       if (seen.has(key)) {
-        fail('duplicate-import', spec.id, field, `fragment ${spec.id} is imported twice with the same prefix`, 'give each import of one fragment its own prefix');
+        fail(
+          'duplicate-import',
+          spec.id,
+          field,
+          `fragment ${spec.id} is imported twice with the same prefix`,
+          'give each import of one fragment its own prefix',
+        );
         return;
       }
       seen.add(key);
@@ -265,9 +289,13 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
             const owner = owners.get(`${section}\u0000${name}`);
             if (owner) {
               if (owner.fromFragment && jsonEqual(owner.entry, entry)) continue;
-              fail('duplicate-name', b.spec.id, childPath(childPath(`fragment:${b.spec.id}`, section), name),
+              fail(
+                'duplicate-name',
+                b.spec.id,
+                childPath(childPath(`fragment:${b.spec.id}`, section), name),
                 `${section} entry ${JSON.stringify(name)} of fragment ${b.spec.id} has the name of one from ${owner.where}`,
-                'rename one of them, or import the fragment with a prefix');
+                'rename one of them, or import the fragment with a prefix',
+              );
               continue;
             }
             owners.set(`${section}\u0000${name}`, { entry, fromFragment: true, where: `fragment ${b.spec.id}` });
@@ -289,28 +317,65 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
     const prefix = composePrefix(level.prefix, spec.prefix ?? '');
     const record = (extra: Partial<ImportRecord>): ImportRecord => {
       const r: ImportRecord = {
-        id: spec.id, name: undefined, version: spec.version, revision: undefined, prefix, depth,
-        importedBy: level.importedBy, field, disabled: spec.disabled === true, config: undefined, entries: [], error: undefined, ...extra,
+        id: spec.id,
+        name: undefined,
+        version: spec.version,
+        revision: undefined,
+        prefix,
+        depth,
+        importedBy: level.importedBy,
+        field,
+        disabled: spec.disabled === true,
+        config: undefined,
+        entries: [],
+        error: undefined,
+        ...extra,
       };
       imports.push(r);
       return r;
     };
     if (depth > FRAGMENT_NESTING_LIMIT) {
-      record({ error: fail('nesting-limit', spec.id, field, `fragment ${spec.id} is ${depth} imports away from the machine; at most ${FRAGMENT_NESTING_LIMIT} are allowed`, 'import the fragment closer to the machine, or flatten the fragments') });
+      record({
+        error: fail(
+          'nesting-limit',
+          spec.id,
+          field,
+          `fragment ${spec.id} is ${depth} imports away from the machine; at most ${FRAGMENT_NESTING_LIMIT} are allowed`,
+          'import the fragment closer to the machine, or flatten the fragments',
+        ),
+      });
       return undefined;
     }
     if (level.chain.includes(spec.id)) {
       const path = [...level.chain.slice(level.chain.indexOf(spec.id)), spec.id].join(' -> ');
-      record({ error: fail('cycle', spec.id, field, `fragment ${spec.id} imports itself (${path})`, 'remove one of the imports of the cycle') });
+      record({
+        error: fail('cycle', spec.id, field, `fragment ${spec.id} imports itself (${path})`, 'remove one of the imports of the cycle'),
+      });
       return undefined;
     }
     const found = input.fragments(spec.id, spec.version);
     if (found === 'unknown-fragment') {
-      record({ error: fail('unknown-fragment', spec.id, field, `there is no fragment ${spec.id}`, 'import an existing fragment id, or remove the import') });
+      record({
+        error: fail(
+          'unknown-fragment',
+          spec.id,
+          field,
+          `there is no fragment ${spec.id}`,
+          'import an existing fragment id, or remove the import',
+        ),
+      });
       return undefined;
     }
     if (found === 'unknown-version') {
-      record({ error: fail('unknown-version', spec.id, childPath(field, 'version'), `fragment ${spec.id} has no revision or tag ${JSON.stringify(spec.version)}`, 'use one of its revisions or tags, or leave version out to follow the latest revision') });
+      record({
+        error: fail(
+          'unknown-version',
+          spec.id,
+          childPath(field, 'version'),
+          `fragment ${spec.id} has no revision or tag ${JSON.stringify(spec.version)}`,
+          'use one of its revisions or tags, or leave version out to follow the latest revision',
+        ),
+      });
       return undefined;
     }
     if (spec.disabled === true) {
@@ -321,33 +386,69 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
     const variables = spec.variables ?? {};
     const sub = substituteVariables(found.config, variables, base);
     for (const u of sub.unset) {
-      fail('unset-variable', spec.id, u.path, `variable ${JSON.stringify(u.name)} has no value; the placeholder is left as written`, `give it a value in the import's variables (${childPath(childPath(field, 'variables'), u.name)})`);
+      fail(
+        'unset-variable',
+        spec.id,
+        u.path,
+        `variable ${JSON.stringify(u.name)} has no value; the placeholder is left as written`,
+        `give it a value in the import's variables (${childPath(childPath(field, 'variables'), u.name)})`,
+      );
     }
     for (const name of Object.keys(variables)) {
       if (!sub.read.has(name)) {
-        fail('unknown-variable', spec.id, childPath(childPath(field, 'variables'), name), `fragment ${spec.id} has no variable ${JSON.stringify(name)}`, 'remove it, or check the spelling against the fragment\'s $variable names');
+        fail(
+          'unknown-variable',
+          spec.id,
+          childPath(childPath(field, 'variables'), name),
+          `fragment ${spec.id} has no variable ${JSON.stringify(name)}`,
+          "remove it, or check the spelling against the fragment's $variable names",
+        );
       }
     }
     const rec = record({ name: found.name, revision: found.revision });
-    const resolved = resolveLevel(sub.value as Record<string, unknown>, { depth, chain: [...level.chain, spec.id], importedBy: spec.id, base, prefix });
+    const resolved = resolveLevel(sub.value as Record<string, unknown>, {
+      depth,
+      chain: [...level.chain, spec.id],
+      importedBy: spec.id,
+      base,
+      prefix,
+    });
     if (spec.prefix !== undefined) prefixNames(resolved.sections, spec.prefix);
     return { resolved, record: rec };
   }
 
   /** A level's `fragment_mods`, applied to copies of what its imports bring; kept only if every mod applies. */
-  function applyLevelMods(raw: unknown, level: Level, brought: Array<{ spec: FragmentImportSpec; resolved: Resolved }>, named: ReadonlySet<string>): void {
+  function applyLevelMods(
+    raw: unknown,
+    level: Level,
+    brought: Array<{ spec: FragmentImportSpec; resolved: Resolved }>,
+    named: ReadonlySet<string>,
+  ): void {
     if (raw === undefined) return;
     const field = childPath(level.base, 'fragment_mods');
     if (!Array.isArray(raw)) {
-      fail('bad-mod', level.importedBy, field, 'fragment_mods must be a list of {"fragment_id", "mods"}', 'write "fragment_mods": [{"fragment_id": "<id>", "mods": [{"$set": {"<path>": value}}]}]');
+      fail(
+        'bad-mod',
+        level.importedBy,
+        field,
+        'fragment_mods must be a list of {"fragment_id", "mods"}',
+        'write "fragment_mods": [{"fragment_id": "<id>", "mods": [{"$set": {"<path>": value}}]}]',
+      );
       return;
     }
-    const trial = brought.map((b) => new Map([...b.resolved.sections].map(([s, list]) => [s, copyJson(list) as Record<string, unknown>[]])) as Sections);
+    const trial = brought.map(
+      (b) => new Map([...b.resolved.sections].map(([s, list]) => [s, copyJson(list) as Record<string, unknown>[]])) as Sections,
+    );
     const failures: Array<{ fragmentId: string | undefined; field: string; message: string; code: FragmentErrorCode }> = [];
     raw.forEach((entry, i) => {
       const entryField = childPath(field, i);
       if (!isObject(entry) || typeof entry['fragment_id'] !== 'string') {
-        failures.push({ fragmentId: undefined, field: entryField, message: 'a fragment_mods entry needs a fragment_id and mods', code: 'bad-mod' });
+        failures.push({
+          fragmentId: undefined,
+          field: entryField,
+          message: 'a fragment_mods entry needs a fragment_id and mods',
+          code: 'bad-mod',
+        });
         return;
       }
       const id = entry['fragment_id'];
@@ -355,7 +456,12 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
       // Mods of an import that brings nothing (disabled, or failed and reported) wait for it.
       if (targets.length === 0 && named.has(id)) return;
       if (targets.length === 0) {
-        failures.push({ fragmentId: id, field: childPath(entryField, 'fragment_id'), message: `mods name fragment ${id}, which is not imported here`, code: 'mod-failed' });
+        failures.push({
+          fragmentId: id,
+          field: childPath(entryField, 'fragment_id'),
+          message: `mods name fragment ${id}, which is not imported here`,
+          code: 'mod-failed',
+        });
         return;
       }
       // An import of the fragment twice (with two prefixes): a mod holds if it names something in either.
@@ -373,7 +479,13 @@ export function resolveMachineConfig(input: MachineConfigInput): MachineResoluti
       return;
     }
     for (const f of failures) {
-      fail(f.code, f.fragmentId, f.field, `${f.message}; no mod of this machine's fragment_mods is applied`, 'fix or remove the mod: a mod must name an entry the fragment brings (by its name after prefixes)');
+      fail(
+        f.code,
+        f.fragmentId,
+        f.field,
+        `${f.message}; no mod of this machine's fragment_mods is applied`,
+        'fix or remove the mod: a mod must name an entry the fragment brings (by its name after prefixes)',
+      );
     }
   }
 

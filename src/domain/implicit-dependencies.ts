@@ -39,7 +39,11 @@ export function implicitDependencyFields(subtype: string, model: string): readon
 }
 
 /** The resource names a builtin resource's attributes imply it depends on, each with the field naming it, in field order. */
-export function implicitDependencies(subtype: string, model: string, attributes: unknown): { readonly field: string; readonly name: string }[] {
+export function implicitDependencies(
+  subtype: string,
+  model: string,
+  attributes: unknown,
+): { readonly field: string; readonly name: string }[] {
   if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) return [];
   const attrs = attributes as Record<string, unknown>;
   const out: { field: string; name: string }[] = [];

@@ -106,17 +106,32 @@ export function checkJsonLimits(value: unknown, base = '', limits: JsonLimits = 
     const { value: v, depth } = pending;
     count += 1;
     if (count > limits.maxValues) {
-      return errorIssue('too-large', base, `the config holds more than ${limits.maxValues} values`, 'split it across machines or fragments, or move bulk data out of attributes');
+      return errorIssue(
+        'too-large',
+        base,
+        `the config holds more than ${limits.maxValues} values`,
+        'split it across machines or fragments, or move bulk data out of attributes',
+      );
     }
     if (typeof v === 'string') {
       if (v.length > limits.maxStringLength) {
-        return errorIssue('too-large', pathOf(pending), `a string of ${v.length} characters is longer than the limit of ${limits.maxStringLength}`, 'keep large data out of the config (a file on the machine, or a dataset)');
+        return errorIssue(
+          'too-large',
+          pathOf(pending),
+          `a string of ${v.length} characters is longer than the limit of ${limits.maxStringLength}`,
+          'keep large data out of the config (a file on the machine, or a dataset)',
+        );
       }
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
     if (depth >= limits.maxDepth) {
-      return errorIssue('too-deep', pathOf(pending), `nesting deeper than ${limits.maxDepth} levels`, `flatten the value; at most ${limits.maxDepth} levels of objects and arrays`);
+      return errorIssue(
+        'too-deep',
+        pathOf(pending),
+        `nesting deeper than ${limits.maxDepth} levels`,
+        `flatten the value; at most ${limits.maxDepth} levels of objects and arrays`,
+      );
     }
     if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: depth + 1, parent: pending, key: i });
@@ -124,7 +139,12 @@ export function checkJsonLimits(value: unknown, base = '', limits: JsonLimits = 
       for (const k in v) {
         if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
         if (k.length > limits.maxStringLength) {
-          return errorIssue('too-large', pathOf(pending), `a key of ${k.length} characters is longer than the limit of ${limits.maxStringLength}`, 'use short keys');
+          return errorIssue(
+            'too-large',
+            pathOf(pending),
+            `a key of ${k.length} characters is longer than the limit of ${limits.maxStringLength}`,
+            'use short keys',
+          );
         }
         stack.push({ value: (v as Record<string, unknown>)[k], depth: depth + 1, parent: pending, key: k });
       }

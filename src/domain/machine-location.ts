@@ -16,7 +16,8 @@ export interface UnsetLocationInput {
   readonly creating: number;
 }
 
-export type UnsetLocation = { readonly locationId: string } | { readonly locationId: undefined; readonly locations: number; readonly creating: number };
+export type UnsetLocation =
+  { readonly locationId: string } | { readonly locationId: undefined; readonly locations: number; readonly creating: number };
 
 export function locationOfUnplacedMachine(input: UnsetLocationInput): UnsetLocation {
   if (input.named) return { locationId: input.named };

@@ -41,7 +41,16 @@ export function unconfiguredMaintenanceSensor(config: unknown): string | undefin
   const api = `${parsed.namespace}:${parsed.type}:${parsed.subtype}`;
   const found = RESOURCE_LISTS.some((list) => {
     const entries = root[list];
-    return Array.isArray(entries) && entries.some((e) => typeof e === 'object' && e !== null && (e as Record<string, unknown>).name === parsed.name && normalApi(e as Record<string, unknown>, list) === api);
+    return (
+      Array.isArray(entries) &&
+      entries.some(
+        (e) =>
+          typeof e === 'object' &&
+          e !== null &&
+          (e as Record<string, unknown>).name === parsed.name &&
+          normalApi(e as Record<string, unknown>, list) === api,
+      )
+    );
   });
   return found ? undefined : `maintenance sensor ${sensorName} is not configured on it`;
 }

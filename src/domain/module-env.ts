@@ -89,9 +89,11 @@ export function isSecretEnvName(name: string): boolean {
  */
 export function unreceivableEnvEntry(name: string, value: string): string | undefined {
   if (name === '') return 'an environment variable needs a name';
-  if (name.includes('=')) return `environment variable name ${JSON.stringify(name)} holds "=", which ends a name: no process can receive it`;
+  if (name.includes('='))
+    return `environment variable name ${JSON.stringify(name)} holds "=", which ends a name: no process can receive it`;
   if (name.includes('\0')) return `environment variable name ${JSON.stringify(name)} holds a NUL character: no process can receive it`;
-  if (value.includes('\0')) return `the value of ${JSON.stringify(name)} holds a NUL character, which ends it: no process can receive it whole`;
+  if (value.includes('\0'))
+    return `the value of ${JSON.stringify(name)} holds a NUL character, which ends it: no process can receive it whole`;
   return undefined;
 }
 
@@ -103,10 +105,7 @@ function dirname(path: string): string {
 }
 
 /** Where the machine server keeps its configuration: the identity's home, else `VIAM_HOME`, else `$HOME/.viam`. */
-export function machineHome(
-  serverEnv: Readonly<Record<string, string | undefined>>,
-  identity?: MachineIdentity,
-): string | undefined {
+export function machineHome(serverEnv: Readonly<Record<string, string | undefined>>, identity?: MachineIdentity): string | undefined {
   if (identity) return identity.home;
   if (serverEnv.VIAM_HOME) return serverEnv.VIAM_HOME;
   return serverEnv.HOME ? `${serverEnv.HOME}/.viam` : undefined;

@@ -127,7 +127,9 @@ export function checkPackageReference(ref: PackageReference, text: string, path:
       'package-placeholder',
       path,
       `placeholder ${text}: failed to find a package named ${JSON.stringify(ref.name)}; this machine's packages: ${namesOf(packages)}`,
-      packages.types.size > 0 ? 'use the name of one of those packages' : 'add a package of that name to the machine (a Package construct, or a "packages" entry)',
+      packages.types.size > 0
+        ? 'use the name of one of those packages'
+        : 'add a package of that name to the machine (a Package construct, or a "packages" entry)',
     );
   }
   const wanted = referencedType(ref);
@@ -147,19 +149,46 @@ export function checkPackageEntry(entry: PackageConfig, path: string): Issue[] {
   const issues: Issue[] = [];
   const namePath = childPath(path, 'name');
   if (entry.name === '') issues.push(errorIssue('package-name', namePath, 'package name is empty', NAME_HINT));
-  else if (!PACKAGE_NAME_PATTERN.test(entry.name)) issues.push(errorIssue('package-name', namePath, `invalid package name ${JSON.stringify(entry.name)}`, NAME_HINT));
+  else if (!PACKAGE_NAME_PATTERN.test(entry.name))
+    issues.push(errorIssue('package-name', namePath, `invalid package name ${JSON.stringify(entry.name)}`, NAME_HINT));
   if (entry.name.length > PACKAGE_NAME_MAX_LENGTH) {
-    issues.push(errorIssue('package-name', namePath, `package name is ${entry.name.length} characters long; at most ${PACKAGE_NAME_MAX_LENGTH} are allowed`, 'choose a shorter name'));
+    issues.push(
+      errorIssue(
+        'package-name',
+        namePath,
+        `package name is ${entry.name.length} characters long; at most ${PACKAGE_NAME_MAX_LENGTH} are allowed`,
+        'choose a shorter name',
+      ),
+    );
   }
   if (!splitPackageId(entry.package)) {
     issues.push(
-      errorIssue('package-id', childPath(path, 'package'), `invalid package ${JSON.stringify(entry.package)}`, 'write "<organization id>/<package name>", e.g. "acme-org-id/box-detector"'),
+      errorIssue(
+        'package-id',
+        childPath(path, 'package'),
+        `invalid package ${JSON.stringify(entry.package)}`,
+        'write "<organization id>/<package name>", e.g. "acme-org-id/box-detector"',
+      ),
     );
   }
   if (entry.type === undefined) {
-    issues.push(errorIssue('package-type', childPath(path, 'type'), `package "${entry.name}" has no type`, `add "type": one of ${PACKAGE_TYPES.join(', ')}`));
+    issues.push(
+      errorIssue(
+        'package-type',
+        childPath(path, 'type'),
+        `package "${entry.name}" has no type`,
+        `add "type": one of ${PACKAGE_TYPES.join(', ')}`,
+      ),
+    );
   } else if (!isPackageType(entry.type)) {
-    issues.push(errorIssue('package-type', childPath(path, 'type'), `unsupported package type ${JSON.stringify(entry.type)}`, `use one of ${PACKAGE_TYPES.join(', ')}`));
+    issues.push(
+      errorIssue(
+        'package-type',
+        childPath(path, 'type'),
+        `unsupported package type ${JSON.stringify(entry.type)}`,
+        `use one of ${PACKAGE_TYPES.join(', ')}`,
+      ),
+    );
   }
   return issues;
 }
@@ -171,7 +200,14 @@ export function checkUniquePackageNames(entries: ReadonlyArray<{ readonly value:
   for (const e of entries) {
     const first = seen.get(e.value.name);
     if (first !== undefined) {
-      issues.push(errorIssue('duplicate-package-name', childPath(e.path, 'name'), `duplicate package name "${e.value.name}" (also ${first})`, 'package names are unique per machine; rename one'));
+      issues.push(
+        errorIssue(
+          'duplicate-package-name',
+          childPath(e.path, 'name'),
+          `duplicate package name "${e.value.name}" (also ${first})`,
+          'package names are unique per machine; rename one',
+        ),
+      );
     } else seen.set(e.value.name, e.path);
   }
   return issues;

@@ -61,7 +61,13 @@ export function findPlaceholders(value: unknown, path: string): PlaceholderRef[]
  */
 function collectPlaceholders(value: unknown, base: string, keys: Array<string | number>, into: PlaceholderRef[]): void {
   if (typeof value === 'string') {
-    if (value.includes('${')) into.push(...refsInString(value, keys.reduce<string>((p, k) => childPath(p, k), base)));
+    if (value.includes('${'))
+      into.push(
+        ...refsInString(
+          value,
+          keys.reduce<string>((p, k) => childPath(p, k), base),
+        ),
+      );
   } else if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       keys.push(i);
@@ -95,7 +101,11 @@ export type PackageFolders = (ref: PackageReference) => string | undefined;
  * set), and package placeholders with their folders when `packages` is given (else, and
  * for a package it cannot place, they stay as written).
  */
-export function substitutePlaceholders(text: string, env: Readonly<Record<string, string | undefined>>, packages?: PackageFolders): Substitution {
+export function substitutePlaceholders(
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+  packages?: PackageFolders,
+): Substitution {
   const missing: string[] = [];
   const invalid: string[] = [];
   const value = text.replace(PLACEHOLDER_PATTERN, (whole: string, key: string) => {

@@ -13,19 +13,24 @@ import { ORGANIZATION_DEFAULT } from './service-defaults';
 
 export { ORGANIZATION_DEFAULT };
 
-const organizationId = (owner: string) => ({
-  schema: z.string().optional(),
-  description: `Organization ${owner}.`,
-  computed: 'when-unset',
-  serviceDefault: ORGANIZATION_DEFAULT,
-}) as const;
+const organizationId = (owner: string) =>
+  ({
+    schema: z.string().optional(),
+    description: `Organization ${owner}.`,
+    computed: 'when-unset',
+    serviceDefault: ORGANIZATION_DEFAULT,
+  }) as const;
 
 /** A dataset of an organization. */
 export const datasetResource = declareResource({
   type: 'fleetform_dataset',
   description: 'A dataset of an organization: the images and labels training jobs train on.',
   attributes: {
-    name: { schema: z.string().min(1, 'a dataset needs a name'), description: 'Name of the dataset in its organization.', forcesReplacement: true },
+    name: {
+      schema: z.string().min(1, 'a dataset needs a name'),
+      description: 'Name of the dataset in its organization.',
+      forcesReplacement: true,
+    },
     organization_id: { ...organizationId('owning the dataset'), forcesReplacement: true },
     id: { schema: z.string(), description: 'Id the service assigns to the dataset.', computed: 'always' },
   },
@@ -34,10 +39,13 @@ export const datasetResource = declareResource({
 /** A model file uploaded to the registry as a version of an ML model (an `ml_model` package). */
 export const mlModelResource = declareResource({
   type: 'fleetform_ml_model',
-  description: 'A model file (tflite, onnx, ...) uploaded as one version of an ML model of the registry (an `ml_model` package), deployed like a trained one.',
+  description:
+    'A model file (tflite, onnx, ...) uploaded as one version of an ML model of the registry (an `ml_model` package), deployed like a trained one.',
   attributes: {
     name: {
-      schema: z.string().regex(/^[a-zA-Z0-9][-\w]*$/, 'a model name starts with a letter or digit and uses only letters, digits, "_" and "-"'),
+      schema: z
+        .string()
+        .regex(/^[a-zA-Z0-9][-\w]*$/, 'a model name starts with a letter or digit and uses only letters, digits, "_" and "-"'),
       description: 'Name of the model in its organization (the package name).',
       forcesReplacement: true,
     },
@@ -51,8 +59,16 @@ export const mlModelResource = declareResource({
       description: 'The model file on the machine running fleetform; uploaded packed as a `.tar.gz` holding it.',
       forcesReplacement: true,
     },
-    model_type: { schema: z.string().optional(), description: 'What the model does, as its metadata says (e.g. `object_detection`).', forcesReplacement: true },
-    model_framework: { schema: z.string().optional(), description: 'Its framework, as its metadata says (e.g. `tflite`, `onnx`).', forcesReplacement: true },
+    model_type: {
+      schema: z.string().optional(),
+      description: 'What the model does, as its metadata says (e.g. `object_detection`).',
+      forcesReplacement: true,
+    },
+    model_framework: {
+      schema: z.string().optional(),
+      description: 'Its framework, as its metadata says (e.g. `tflite`, `onnx`).',
+      forcesReplacement: true,
+    },
     organization_id: { ...organizationId('owning the model'), forcesReplacement: true },
     id: { schema: z.string(), description: 'Package id `<organization id>/<name>`.', computed: 'always' },
   },
@@ -63,10 +79,14 @@ export const locationResource = declareResource({
   type: 'fleetform_location',
   description: 'A location of an organization, at its top level or inside another location: where machines live.',
   attributes: {
-    name: { schema: z.string().min(1, 'a location needs a name'), description: 'Name of the location; a new name renames it in place (same id).' },
+    name: {
+      schema: z.string().min(1, 'a location needs a name'),
+      description: 'Name of the location; a new name renames it in place (same id).',
+    },
     parent_location_id: {
       schema: z.string().optional(),
-      description: 'Id of the location this one sits in; unset for a top-level location. A new parent moves it in place (same id, same machines).',
+      description:
+        'Id of the location this one sits in; unset for a top-level location. A new parent moves it in place (same id, same machines).',
     },
     organization_id: { ...organizationId('owning the location'), forcesReplacement: true },
     id: { schema: z.string(), description: 'Id the service assigns to the location.', computed: 'always' },
@@ -79,7 +99,8 @@ export const FRAGMENT_VISIBILITIES = ['private', 'public', 'public_unlisted'] as
 /** A fragment: a config an organization's machines import, saved as numbered revisions. */
 export const fragmentResource = declareResource({
   type: 'fleetform_fragment',
-  description: 'A fragment: a config (modules, components, services, nested fragment imports) that machines import; every change saves a new revision.',
+  description:
+    'A fragment: a config (modules, components, services, nested fragment imports) that machines import; every change saves a new revision.',
   example: `
 # A fleet built on one fragment: the pickers import the sensor rig at its stable tag,
 # each setting its own pin; a change of the rig is one change reaching every picker.
@@ -108,20 +129,30 @@ resource "fleetform_machine" "picker" {
   depends_on = [fleetform_fragment_tag.rig_stable]
 }`,
   attributes: {
-    name: { schema: z.string().min(1, 'a fragment needs a name'), description: 'Name of the fragment; a new name renames it in place (same id).' },
+    name: {
+      schema: z.string().min(1, 'a fragment needs a name'),
+      description: 'Name of the fragment; a new name renames it in place (same id).',
+    },
     config: {
       schema: z.string(),
-      description: 'The fragment config as JSON text, in the form of a machine config; `{"$variable":{"name":"..."}}` stands for a variable each importing machine sets.',
+      description:
+        'The fragment config as JSON text, in the form of a machine config; `{"$variable":{"name":"..."}}` stands for a variable each importing machine sets.',
     },
     visibility: {
       schema: z.enum(FRAGMENT_VISIBILITIES).optional(),
-      description: 'Who may see and import it: `private` (its organization), `public` (listed to everyone) or `public_unlisted` (anyone with its id).',
+      description:
+        'Who may see and import it: `private` (its organization), `public` (listed to everyone) or `public_unlisted` (anyone with its id).',
       computed: 'when-unset',
       serviceDefault: 'private',
     },
     organization_id: { ...organizationId('owning the fragment'), forcesReplacement: true },
     id: { schema: z.string(), description: 'Id the service assigns to the fragment: what machines import.', computed: 'always' },
-    revision: { schema: z.string(), description: 'The revision the last apply saved (`1` at creation, one more per change).', computed: 'always', changesOnUpdate: true },
+    revision: {
+      schema: z.string(),
+      description: 'The revision the last apply saved (`1` at creation, one more per change).',
+      computed: 'always',
+      changesOnUpdate: true,
+    },
   },
 });
 
@@ -131,9 +162,14 @@ export const FRAGMENT_TYPE = fragmentResource.type;
 /** A tag of a fragment, such as `stable`: machines importing the fragment at the tag follow the revision it names. */
 export const fragmentTagResource = declareResource({
   type: 'fleetform_fragment_tag',
-  description: 'A tag of a fragment, such as `stable`, naming one of its revisions: machines importing the fragment at the tag run that revision.',
+  description:
+    'A tag of a fragment, such as `stable`, naming one of its revisions: machines importing the fragment at the tag run that revision.',
   attributes: {
-    fragment_id: { schema: z.string().min(1, 'a fragment tag needs a fragment id'), description: 'Id of the fragment the tag belongs to.', forcesReplacement: true },
+    fragment_id: {
+      schema: z.string().min(1, 'a fragment tag needs a fragment id'),
+      description: 'Id of the fragment the tag belongs to.',
+      forcesReplacement: true,
+    },
     tag: {
       schema: z
         .string()
@@ -182,12 +218,20 @@ export const machineAttributes = {
 /** The attributes both kinds of training job declare alike, before each kind's own. */
 const trainingJobCommon = {
   organization_id: organizationId('the job is submitted to'),
-  dataset_id: { schema: z.string().min(1, 'a training job needs a dataset id'), description: "Id of the dataset to train on (a Dataset's id, or an existing one)." },
+  dataset_id: {
+    schema: z.string().min(1, 'a training job needs a dataset id'),
+    description: "Id of the dataset to train on (a Dataset's id, or an existing one).",
+  },
   model_name: { schema: z.string(), description: 'Name of the model to train.', forcesReplacement: true },
-  model_version: { schema: z.string(), description: 'Version of the model, unique among its versions: a new version trains again.', forcesReplacement: true },
+  model_version: {
+    schema: z.string(),
+    description: 'Version of the model, unique among its versions: a new version trains again.',
+    forcesReplacement: true,
+  },
   retain_on_delete: {
     schema: z.boolean().optional(),
-    description: 'Keep the job on the service when it is removed from code (fleetform only forgets it) instead of canceling or deleting it.',
+    description:
+      'Keep the job on the service when it is removed from code (fleetform only forgets it) instead of canceling or deleting it.',
     computed: 'when-unset',
     serviceDefault: 'false',
     ignoredForChanges: true,
@@ -260,7 +304,10 @@ export type CamelShape<Shape, Keys extends keyof Shape & string> = { [K in Keys 
  * a construct's strict prop schema spreads this and overrides only the props whose form
  * differs from the attribute's (e.g. a Dataset object for `dataset_id`).
  */
-export function camelShape<Shape extends Record<string, z.ZodType>, Keys extends keyof Shape & string>(shape: Shape, keys: readonly Keys[]): CamelShape<Shape, Keys> {
+export function camelShape<Shape extends Record<string, z.ZodType>, Keys extends keyof Shape & string>(
+  shape: Shape,
+  keys: readonly Keys[],
+): CamelShape<Shape, Keys> {
   const out: Record<string, z.ZodType> = {};
   for (const key of keys) out[camelCase(key)] = shape[key] as z.ZodType;
   return out as CamelShape<Shape, Keys>;

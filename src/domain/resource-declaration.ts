@@ -67,7 +67,10 @@ export function declareResource<const A extends AttributeDeclarations>(declarati
 }
 
 /** The names of the attributes code gives: every declared one but those only the service sets. */
-export type InputKeys<A extends AttributeDeclarations> = { [K in keyof A]: A[K] extends { readonly computed: 'always' } ? never : K }[keyof A] & string;
+export type InputKeys<A extends AttributeDeclarations> = {
+  [K in keyof A]: A[K] extends { readonly computed: 'always' } ? never : K;
+}[keyof A] &
+  string;
 
 type Output<D> = D extends { readonly schema: infer S extends z.ZodType } ? z.output<S> : never;
 

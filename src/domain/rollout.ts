@@ -122,7 +122,11 @@ export function rolloutJournalKey(stack: string, policy: Pick<RolloutPolicy, 'na
  * A fragment import's version with one fragment's imports set to `version` (`undefined`
  * follows the latest revision): a machine config's `fragments`, the others as they are.
  */
-export function withFragmentVersion(config: Readonly<Record<string, unknown>>, fragmentId: string, version: string | undefined): Record<string, unknown> {
+export function withFragmentVersion(
+  config: Readonly<Record<string, unknown>>,
+  fragmentId: string,
+  version: string | undefined,
+): Record<string, unknown> {
   const imports = config.fragments;
   if (!Array.isArray(imports)) return { ...config };
   const fragments = imports.map((raw: unknown) => {
@@ -179,8 +183,16 @@ export function splitWaves(candidates: readonly RolloutCandidate[], waves: reado
   for (const wave of waves) {
     if (remaining.length === 0) break;
     const rule = describeWave(wave);
-    if ('machines' in wave) take(remaining.filter((c) => wave.machines.includes(c.address)), rule);
-    else if ('location' in wave) take(remaining.filter((c) => c.locations.includes(wave.location)), rule);
+    if ('machines' in wave)
+      take(
+        remaining.filter((c) => wave.machines.includes(c.address)),
+        rule,
+      );
+    else if ('location' in wave)
+      take(
+        remaining.filter((c) => c.locations.includes(wave.location)),
+        rule,
+      );
     else if ('count' in wave) take(remaining.slice(0, wave.count), rule);
     else take(remaining.slice(0, Math.max(1, fractionTarget(wave.fraction, total) - placed)), rule);
   }
@@ -250,10 +262,27 @@ export interface MachineStatusReport {
   /** The config revision the machine ingested. */
   readonly revision: string;
   readonly state: 'initializing' | 'running' | 'unknown';
-  readonly modules: readonly { readonly name: string; readonly state: string; readonly error: string; readonly consecutiveFailures: number }[];
-  readonly resources: readonly { readonly name: string; readonly api: string; readonly state: string; readonly revision: string; readonly error: string }[];
+  readonly modules: readonly {
+    readonly name: string;
+    readonly state: string;
+    readonly error: string;
+    readonly consecutiveFailures: number;
+  }[];
+  readonly resources: readonly {
+    readonly name: string;
+    readonly api: string;
+    readonly state: string;
+    readonly revision: string;
+    readonly error: string;
+  }[];
   /** Packages the machine loads, when its status tells them. */
-  readonly packages?: readonly { readonly name: string; readonly state: string; readonly error: string; readonly type?: string; readonly version?: string }[];
+  readonly packages?: readonly {
+    readonly name: string;
+    readonly state: string;
+    readonly error: string;
+    readonly type?: string;
+    readonly version?: string;
+  }[];
   /** Since when (ms since the epoch, the machine's clock) nothing of it changed state: its newest `last_updated`. */
   readonly since?: number;
 }
@@ -275,18 +304,29 @@ export type HealthVerdict =
  * revision, a module, resource or package failed. Pending otherwise (behind, starting).
  */
 export function judgeHealth(status: MachineStatusReport, revision: string): HealthVerdict {
-  if (status.revision !== revision) return { health: 'pending', why: `runs config revision ${status.revision || 'none'}, not ${revision} yet` };
+  if (status.revision !== revision)
+    return { health: 'pending', why: `runs config revision ${status.revision || 'none'}, not ${revision} yet` };
   const problems: MachineProblem[] = [
-    ...status.modules.filter((m) => m.state === 'unhealthy').map((m) => ({ what: `module ${m.name}`, error: m.error || `unhealthy (${m.consecutiveFailures} consecutive failures)` })),
-    ...status.resources.filter((r) => r.state === 'unhealthy').map((r) => ({ what: `resource ${r.name} (${r.api})`, error: r.error || 'unhealthy' })),
-    ...(status.packages ?? []).filter((p) => p.state === 'failed').map((p) => ({ what: `package ${p.name}`, error: p.error || 'failed to load' })),
+    ...status.modules
+      .filter((m) => m.state === 'unhealthy')
+      .map((m) => ({ what: `module ${m.name}`, error: m.error || `unhealthy (${m.consecutiveFailures} consecutive failures)` })),
+    ...status.resources
+      .filter((r) => r.state === 'unhealthy')
+      .map((r) => ({ what: `resource ${r.name} (${r.api})`, error: r.error || 'unhealthy' })),
+    ...(status.packages ?? [])
+      .filter((p) => p.state === 'failed')
+      .map((p) => ({ what: `package ${p.name}`, error: p.error || 'failed to load' })),
   ];
   if (problems.length > 0) return { health: 'unhealthy', problems };
   if (status.state !== 'running') return { health: 'pending', why: 'the machine is still starting' };
   const module = status.modules.find((m) => m.state !== 'ready');
   if (module) return { health: 'pending', why: `module ${module.name} is ${module.state}` };
   const resource = status.resources.find((r) => r.state !== 'ready' || r.revision !== revision);
-  if (resource) return { health: 'pending', why: `resource ${resource.name} is ${resource.state === 'ready' ? 'ready at an older revision' : resource.state}` };
+  if (resource)
+    return {
+      health: 'pending',
+      why: `resource ${resource.name} is ${resource.state === 'ready' ? 'ready at an older revision' : resource.state}`,
+    };
   const pkg = (status.packages ?? []).find((p) => p.state !== 'ready');
   if (pkg) return { health: 'pending', why: `package ${pkg.name} is ${pkg.state}` };
   return status.since === undefined ? { health: 'healthy' } : { health: 'healthy', since: status.since };
@@ -309,8 +349,14 @@ export type GateStep =
  * unhealthy for `settle` or past `timeout`. A machine found healthy says since when
  * (`since`): settling counts from then, though never from before its write.
  */
-export function stepGate(track: GateTrack, verdict: HealthVerdict | { readonly health: 'unreachable'; readonly why: string }, now: number, gate: RolloutPolicy['gate']): GateStep {
-  const healthySince = verdict.health === 'healthy' && verdict.since !== undefined ? Math.min(now, Math.max(track.writtenAt, verdict.since)) : now;
+export function stepGate(
+  track: GateTrack,
+  verdict: HealthVerdict | { readonly health: 'unreachable'; readonly why: string },
+  now: number,
+  gate: RolloutPolicy['gate'],
+): GateStep {
+  const healthySince =
+    verdict.health === 'healthy' && verdict.since !== undefined ? Math.min(now, Math.max(track.writtenAt, verdict.since)) : now;
   const next: GateTrack = verdict.health === track.verdict ? track : { ...track, verdict: verdict.health, since: healthySince };
   const held = now - next.since;
   if (verdict.health === 'healthy' && held >= gate.settle_ms) return { outcome: 'passed', track: next };
@@ -319,7 +365,12 @@ export function stepGate(track: GateTrack, verdict: HealthVerdict | { readonly h
   }
   if (now - track.writtenAt >= gate.timeout_ms) {
     const why = verdict.health === 'healthy' ? 'healthy' : verdict.health === 'unhealthy' ? 'unhealthy' : verdict.why;
-    return { outcome: 'failed', track: next, why: `not healthy for ${gate.settle_ms} ms within ${gate.timeout_ms} ms (last: ${why})`, problems: verdict.health === 'unhealthy' ? verdict.problems : [] };
+    return {
+      outcome: 'failed',
+      track: next,
+      why: `not healthy for ${gate.settle_ms} ms within ${gate.timeout_ms} ms (last: ${why})`,
+      problems: verdict.health === 'unhealthy' ? verdict.problems : [],
+    };
   }
   return { outcome: 'waiting', track: next };
 }
@@ -328,10 +379,14 @@ export function stepGate(track: GateTrack, verdict: HealthVerdict | { readonly h
 export const HEALTH_GATE_KEYS = ['timeout', 'settle'] as const;
 
 /** Reads a `health_gate` map (`timeout`, `settle` as Go durations) into a gate; the problems name the key. */
-export function parseHealthGate(raw: Readonly<Record<string, string>>): { gate?: RolloutPolicy['gate']; problems: { key: string; message: string }[] } {
+export function parseHealthGate(raw: Readonly<Record<string, string>>): {
+  gate?: RolloutPolicy['gate'];
+  problems: { key: string; message: string }[];
+} {
   const problems: { key: string; message: string }[] = [];
   for (const key of Object.keys(raw)) {
-    if (!(HEALTH_GATE_KEYS as readonly string[]).includes(key)) problems.push({ key, message: `unknown key ${JSON.stringify(key)}: a health gate takes ${HEALTH_GATE_KEYS.join(' and ')}` });
+    if (!(HEALTH_GATE_KEYS as readonly string[]).includes(key))
+      problems.push({ key, message: `unknown key ${JSON.stringify(key)}: a health gate takes ${HEALTH_GATE_KEYS.join(' and ')}` });
   }
   const read = (key: 'timeout' | 'settle', fallback: number): number => {
     const text = raw[key];

@@ -79,20 +79,38 @@ export function schemaProblems(issues: readonly z.core.$ZodIssue[], value: unkno
         return withHint({ kind: 'unknown' as const, path, name: key, text: `unknown ${wording.noun}`, message }, suggestion);
       });
     }
-    if (wording.ownMessages) return [withHint({ kind: 'other' as const, path: at, name, text: issue.message, message: at ? `${q(at)} ${issue.message}` : issue.message }, hint)];
+    if (wording.ownMessages)
+      return [
+        withHint(
+          { kind: 'other' as const, path: at, name, text: issue.message, message: at ? `${q(at)} ${issue.message}` : issue.message },
+          hint,
+        ),
+      ];
     const found = valueAt(value, issue.path);
     if (issue.code === 'invalid_type' && found === undefined) {
-      return [withHint({ kind: 'required' as const, path: at, name, text: 'is required', message: `${q(at)} is required`, expected: issue.expected }, hint)];
+      return [
+        withHint(
+          { kind: 'required' as const, path: at, name, text: 'is required', message: `${q(at)} is required`, expected: issue.expected },
+          hint,
+        ),
+      ];
     }
     if (issue.code === 'invalid_type') {
       const text = `expected ${issue.expected}, got ${describeValue(found)}`;
-      return [withHint({ kind: 'type' as const, path: at, name, text, message: at ? `${q(at)}: ${text}` : text, expected: issue.expected }, hint)];
+      return [
+        withHint({ kind: 'type' as const, path: at, name, text, message: at ? `${q(at)}: ${text}` : text, expected: issue.expected }, hint),
+      ];
     }
     if (issue.code === 'invalid_value') {
       const expected = issue.values.map((v) => JSON.stringify(v)).join(', ');
       const text = `expected one of ${expected}, got ${describeValue(found)}`;
       return [withHint({ kind: 'value' as const, path: at, name, text, message: at ? `${q(at)}: ${text}` : text, expected }, hint)];
     }
-    return [withHint({ kind: 'other' as const, path: at, name, text: issue.message, message: at ? `${q(at)}: ${issue.message}` : issue.message }, hint)];
+    return [
+      withHint(
+        { kind: 'other' as const, path: at, name, text: issue.message, message: at ? `${q(at)}: ${issue.message}` : issue.message },
+        hint,
+      ),
+    ];
   });
 }

@@ -38,7 +38,13 @@ export const secretReferencesSchema = z.record(
   z.string().min(1, 'a secret reference needs the path of its value'),
   z.record(z.string(), z.string()).superRefine((value, ctx) => {
     const parsed = secretReferenceSchema.safeParse(value);
-    if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: `${issue.message} (a secret reference is {"from":"env","name":...} or {"from":"file","path":...})` });
+    if (!parsed.success)
+      for (const issue of parsed.error.issues)
+        ctx.addIssue({
+          code: 'custom',
+          path: issue.path,
+          message: `${issue.message} (a secret reference is {"from":"env","name":...} or {"from":"file","path":...})`,
+        });
   }),
 );
 
@@ -72,12 +78,23 @@ export function resolveSecretReference(ref: SecretReference, source: SecretSourc
   if (ref.from === 'env') {
     const value = source.env(ref.name);
     if (value === undefined || value === '') {
-      return { unresolved: { message: `environment variable ${ref.name} ${value === undefined ? 'is not set' : 'is empty'}`, hint: `export ${ref.name} with the secret in the shell or job that runs the plan and the apply` } };
+      return {
+        unresolved: {
+          message: `environment variable ${ref.name} ${value === undefined ? 'is not set' : 'is empty'}`,
+          hint: `export ${ref.name} with the secret in the shell or job that runs the plan and the apply`,
+        },
+      };
     }
     return { value };
   }
   const read = source.file(ref.path);
-  if ('error' in read) return { unresolved: { message: `file ${ref.path} cannot be read: ${read.error}`, hint: 'write the secret to that file (readable by this user), or point the reference at the right one' } };
+  if ('error' in read)
+    return {
+      unresolved: {
+        message: `file ${ref.path} cannot be read: ${read.error}`,
+        hint: 'write the secret to that file (readable by this user), or point the reference at the right one',
+      },
+    };
   const value = read.value.endsWith('\r\n') ? read.value.slice(0, -2) : read.value.endsWith('\n') ? read.value.slice(0, -1) : read.value;
   if (value === '') return { unresolved: { message: `file ${ref.path} is empty`, hint: 'write the secret to that file' } };
   return { value };
@@ -135,7 +152,11 @@ export function childPathOf(keys: ReadonlyArray<string | number>): string {
 
 /** The key an entry of a list takes in a path: its name when it has one, else its index. */
 export function listEntryKey(entry: unknown, index: number): string | number {
-  return entry !== null && typeof entry === 'object' && !Array.isArray(entry) && typeof (entry as { name?: unknown }).name === 'string' && (entry as { name: string }).name !== ''
+  return entry !== null &&
+    typeof entry === 'object' &&
+    !Array.isArray(entry) &&
+    typeof (entry as { name?: unknown }).name === 'string' &&
+    (entry as { name: string }).name !== ''
     ? (entry as { name: string }).name
     : index;
 }
@@ -145,7 +166,11 @@ export function listEntryKey(entry: unknown, index: number): string | number {
  * is found by its name (listEntryKey) or index; objects on the way are copied, the rest
  * shared. Undefined when the path names no object to hold the value (an entry not there).
  */
-export function withValueAt(doc: Record<string, unknown>, keys: ReadonlyArray<string | number>, value: string): Record<string, unknown> | undefined {
+export function withValueAt(
+  doc: Record<string, unknown>,
+  keys: ReadonlyArray<string | number>,
+  value: string,
+): Record<string, unknown> | undefined {
   const place = (node: unknown, at: number): unknown => {
     const key = keys[at] as string | number;
     const last = at === keys.length - 1;
@@ -182,10 +207,12 @@ export function withoutValueAt<T>(doc: T, keys: ReadonlyArray<string | number>):
       copy[index] = remove(node[index], at + 1);
       return copy;
     }
-    if (node === null || typeof node !== 'object' || typeof key !== 'string' || !Object.prototype.hasOwnProperty.call(node, key)) return node;
+    if (node === null || typeof node !== 'object' || typeof key !== 'string' || !Object.prototype.hasOwnProperty.call(node, key))
+      return node;
     const record = node as Record<string, unknown>;
     const kept = at === keys.length - 1 ? undefined : remove(record[key], at + 1);
-    const emptied = kept === undefined || (kept !== null && typeof kept === 'object' && !Array.isArray(kept) && Object.keys(kept).length === 0);
+    const emptied =
+      kept === undefined || (kept !== null && typeof kept === 'object' && !Array.isArray(kept) && Object.keys(kept).length === 0);
     // Keys keep their order: the synthesized text reads as the code wrote it.
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(record)) {

@@ -37,26 +37,42 @@ function validZone(zone: string): boolean {
 export function parseWindow(text: string, where = '--window'): SyncWindow {
   const parts = text.split(':').map((p) => p.trim());
   const [kind, cron, duration, zone = 'UTC', ...rest] = parts;
-  if (rest.length > 0 || cron === undefined || duration === undefined) throw new InputError(`not a window: ${JSON.stringify(text)}`, { path: where, hint: HINT });
-  if (kind !== 'allow' && kind !== 'deny') throw new InputError(`a window is "allow" or "deny", not ${JSON.stringify(kind)}`, { path: where, hint: HINT });
+  if (rest.length > 0 || cron === undefined || duration === undefined)
+    throw new InputError(`not a window: ${JSON.stringify(text)}`, { path: where, hint: HINT });
+  if (kind !== 'allow' && kind !== 'deny')
+    throw new InputError(`a window is "allow" or "deny", not ${JSON.stringify(kind)}`, { path: where, hint: HINT });
   const durationMs = parseGoDuration(duration);
-  if (durationMs === undefined || durationMs <= 0) throw new InputError(`the window's duration ${JSON.stringify(duration)} is not a positive duration`, { path: where, hint: HINT });
-  if (!validZone(zone)) throw new InputError(`unknown time zone ${JSON.stringify(zone)}`, { path: where, hint: 'an IANA time zone such as Europe/Berlin or UTC' });
+  if (durationMs === undefined || durationMs <= 0)
+    throw new InputError(`the window's duration ${JSON.stringify(duration)} is not a positive duration`, { path: where, hint: HINT });
+  if (!validZone(zone))
+    throw new InputError(`unknown time zone ${JSON.stringify(zone)}`, {
+      path: where,
+      hint: 'an IANA time zone such as Europe/Berlin or UTC',
+    });
   try {
     cronParser().parse(cron, { tz: zone });
   } catch (err) {
-    throw new InputError(`the window's cron expression ${JSON.stringify(cron)} is not valid: ${errorMessage(err)}`, { path: where, hint: HINT });
+    throw new InputError(`the window's cron expression ${JSON.stringify(cron)} is not valid: ${errorMessage(err)}`, {
+      path: where,
+      hint: HINT,
+    });
   }
   return { kind, cron, durationMs, timeZone: zone, text };
 }
 
 /** When the window last opened at or before `now` (epoch ms). */
 function lastStart(w: SyncWindow, now: number): number {
-  return cronParser().parse(w.cron, { tz: w.timeZone, currentDate: new Date(now + 1) }).prev().getTime();
+  return cronParser()
+    .parse(w.cron, { tz: w.timeZone, currentDate: new Date(now + 1) })
+    .prev()
+    .getTime();
 }
 
 function nextStart(w: SyncWindow, now: number): number {
-  return cronParser().parse(w.cron, { tz: w.timeZone, currentDate: new Date(now) }).next().getTime();
+  return cronParser()
+    .parse(w.cron, { tz: w.timeZone, currentDate: new Date(now) })
+    .next()
+    .getTime();
 }
 
 /** Whether the window is open at `now`. */
@@ -81,6 +97,7 @@ export function windowVerdict(windows: readonly SyncWindow[], now: number): Wind
   const edges = windows.map((w) => (isOpen(w, now) ? lastStart(w, now) + w.durationMs : nextStart(w, now)));
   const changesAt = Math.min(...edges);
   if (denying.length > 0) return { open: false, reason: `inside the deny window ${denying.map((w) => w.text).join(', ')}`, changesAt };
-  if (allows.length > 0 && allowing.length === 0) return { open: false, reason: `outside every allow window (${allows.map((w) => w.text).join(', ')})`, changesAt };
+  if (allows.length > 0 && allowing.length === 0)
+    return { open: false, reason: `outside every allow window (${allows.map((w) => w.text).join(', ')})`, changesAt };
   return { open: true, changesAt };
 }

@@ -110,12 +110,7 @@ export function isTerminal(status: TrainingStatus): boolean {
 export function checkRegistryItemId(id: string, path = 'registry_item_id'): Issue[] {
   if (parseModuleId(id)) return [];
   return [
-    errorIssue(
-      'registry-item-id',
-      path,
-      `invalid registry item id ${JSON.stringify(id)}`,
-      'use <namespace>:<name>, e.g. acme:trainer',
-    ),
+    errorIssue('registry-item-id', path, `invalid registry item id ${JSON.stringify(id)}`, 'use <namespace>:<name>, e.g. acme:trainer'),
   ];
 }
 
@@ -142,10 +137,7 @@ export interface CustomTrainingJobParams {
 
 const MODEL_VERSION_PATTERN = /^[\w.+-]+$/;
 
-function checkCommon(
-  p: { datasetId: string; modelName: string; modelVersion: string },
-  prefix: string | undefined,
-): Issue[] {
+function checkCommon(p: { datasetId: string; modelName: string; modelVersion: string }, prefix: string | undefined): Issue[] {
   const issues: Issue[] = [];
   if (p.datasetId.trim() === '') {
     issues.push(errorIssue('training-dataset', joinPath(prefix, 'dataset_id'), 'dataset id is empty', 'name the dataset to train on'));
@@ -200,15 +192,14 @@ export function checkTrainingJobParams(p: TrainingJobParams, pathPrefix?: string
     );
   }
   if (p.tags.length === 0) {
-    issues.push(
-      errorIssue('training-tags', joinPath(pathPrefix, 'tags'), 'no tags to train on', 'list the labels the model should learn'),
-    );
+    issues.push(errorIssue('training-tags', joinPath(pathPrefix, 'tags'), 'no tags to train on', 'list the labels the model should learn'));
   }
   const seen = new Set<string>();
   p.tags.forEach((tag, i) => {
     const path = joinPath(pathPrefix, `tags[${i}]`);
     if (tag.trim() === '') issues.push(errorIssue('training-tags', path, 'tag is empty', 'remove it or name the label'));
-    else if (seen.has(tag)) issues.push(warningIssue('training-tags', path, `tag ${JSON.stringify(tag)} is listed twice`, 'remove the repetition'));
+    else if (seen.has(tag))
+      issues.push(warningIssue('training-tags', path, `tag ${JSON.stringify(tag)} is listed twice`, 'remove the repetition'));
     seen.add(tag);
   });
   return issues;

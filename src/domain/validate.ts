@@ -9,14 +9,28 @@ import {
   type ModularResource,
   type ModuleConfig,
 } from './config';
-import { MODULE_STARTUP_TIMEOUT_ENV, RESOURCE_CONFIGURATION_TIMEOUT_ENV, timeoutFromEnv, DEFAULT_MODULE_STARTUP_TIMEOUT_MS, DEFAULT_RESOURCE_CONFIGURATION_TIMEOUT_MS } from './duration';
+import {
+  MODULE_STARTUP_TIMEOUT_ENV,
+  RESOURCE_CONFIGURATION_TIMEOUT_ENV,
+  timeoutFromEnv,
+  DEFAULT_MODULE_STARTUP_TIMEOUT_MS,
+  DEFAULT_RESOURCE_CONFIGURATION_TIMEOUT_MS,
+} from './duration';
 import { findCycles, isAcyclic } from './cycles';
 import { FleetformError } from './errors';
 import { childPath, errorIssue, formatIssue, joinPath, toValidationResult, warningIssue, type Issue, type ValidationResult } from './issue';
 import { checkModuleName, checkModuleNamingConvention, checkResourceName, conventionalModuleName } from './names';
 import { checkJsonLimits, scanJson, type JsonScan } from './json-limits';
 import { unreceivableEnvEntry } from './module-env';
-import { checkPackageEntry, checkPackageReference, checkUniquePackageNames, knownPackages, PackageConfigSchema, type KnownPackages, type PackageConfig } from './packages';
+import {
+  checkPackageEntry,
+  checkPackageReference,
+  checkUniquePackageNames,
+  knownPackages,
+  PackageConfigSchema,
+  type KnownPackages,
+  type PackageConfig,
+} from './packages';
 import { findPlaceholders, mayHoldPlaceholder, PLACEHOLDER_PATTERN, type PlaceholderRef } from './placeholders';
 import { BUILTIN_MODULE_ID, isApiTriplet, isModelTriplet, isModuleId, REGISTRY_MODEL_TRIPLET } from './triplet';
 import { ACCEPTED_VERSION_FORMS, isVersionPolicy } from './version-policy';
@@ -79,7 +93,13 @@ function withoutKey(value: unknown, key: string): unknown {
   return ownRecord(Object.entries(value as object).filter(([k]) => k !== key));
 }
 
-const ISSUE_CODE: Readonly<Record<SchemaProblem['kind'], string>> = { unknown: 'schema', required: 'required', type: 'type', value: 'enum', other: 'schema' };
+const ISSUE_CODE: Readonly<Record<SchemaProblem['kind'], string>> = {
+  unknown: 'schema',
+  required: 'required',
+  type: 'type',
+  value: 'enum',
+  other: 'schema',
+};
 
 /** Turns zod's structural issues into ours, with readable messages. */
 function schemaIssues(error: z.ZodError, value: unknown, base: string): Issue[] {
@@ -87,10 +107,13 @@ function schemaIssues(error: z.ZodError, value: unknown, base: string): Issue[] 
     const field = p.name;
     const expected = p.expected ?? '';
     const hint =
-      p.kind === 'required' ? `add "${field}" (${expected})`
-      : p.kind === 'type' ? `make "${field}" ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}`
-      : p.kind === 'value' ? `use one of ${expected}`
-      : p.hint;
+      p.kind === 'required'
+        ? `add "${field}" (${expected})`
+        : p.kind === 'type'
+          ? `make "${field}" ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}`
+          : p.kind === 'value'
+            ? `use one of ${expected}`
+            : p.hint;
     return errorIssue(ISSUE_CODE[p.kind], joinPath(base, p.path), p.text, hint);
   });
 }
@@ -124,7 +147,13 @@ function asWarnings(issues: readonly Issue[]): readonly Issue[] {
 }
 
 /** Adds the problems of one module entry to `issues` (`packages` undefined: the config holds no placeholder). */
-function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, packages: KnownPackages | undefined, issues: Issue[]): void {
+function checkModule(
+  mod: ModuleConfig,
+  path: string,
+  options: ValidateOptions,
+  packages: KnownPackages | undefined,
+  issues: Issue[],
+): void {
   pushAll(issues, asWarnings(checkModuleName(mod.name, childPath(path, 'name'))));
   if (mod.module_id !== undefined && !isModuleId(mod.module_id)) {
     issues.push(
@@ -137,31 +166,78 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, 
     );
   }
   if (mod.type !== undefined && mod.type !== 'registry' && mod.type !== 'local') {
-    issues.push(warningIssue('module-type', childPath(path, 'type'), `module "${mod.name}" has type ${JSON.stringify(mod.type)}: it is read as a ${moduleTypeOf(mod)} module`, 'use "registry" or "local"'));
+    issues.push(
+      warningIssue(
+        'module-type',
+        childPath(path, 'type'),
+        `module "${mod.name}" has type ${JSON.stringify(mod.type)}: it is read as a ${moduleTypeOf(mod)} module`,
+        'use "registry" or "local"',
+      ),
+    );
   }
   if (moduleTypeOf(mod) === 'registry') {
     if (mod.module_id === undefined) {
-      issues.push(warningIssue('required', childPath(path, 'module_id'), `module "${mod.name}" will not start: a registry module needs "module_id"`, 'add "module_id": "<namespace>:<module-name>"'));
+      issues.push(
+        warningIssue(
+          'required',
+          childPath(path, 'module_id'),
+          `module "${mod.name}" will not start: a registry module needs "module_id"`,
+          'add "module_id": "<namespace>:<module-name>"',
+        ),
+      );
     }
     if (mod.version === undefined) {
       // Without a module id there is nothing to pin (that is warned about above).
       if (!options.allowUnpinnedModules && mod.module_id !== undefined) {
-        issues.push(errorIssue('required', childPath(path, 'version'), 'a registry module needs "version"', `add a version: ${ACCEPTED_VERSION_FORMS.join('; ')}`));
+        issues.push(
+          errorIssue(
+            'required',
+            childPath(path, 'version'),
+            'a registry module needs "version"',
+            `add a version: ${ACCEPTED_VERSION_FORMS.join('; ')}`,
+          ),
+        );
       }
     } else if (!isVersionPolicy(mod.version)) {
       issues.push(
-        warningIssue('module-version', childPath(path, 'version'), `module "${mod.name}" will not start: invalid module version ${JSON.stringify(mod.version)}`, `use one of: ${ACCEPTED_VERSION_FORMS.join('; ')}`),
+        warningIssue(
+          'module-version',
+          childPath(path, 'version'),
+          `module "${mod.name}" will not start: invalid module version ${JSON.stringify(mod.version)}`,
+          `use one of: ${ACCEPTED_VERSION_FORMS.join('; ')}`,
+        ),
       );
     }
     if (mod.executable_path !== undefined) {
-      issues.push(warningIssue('ignored-field', childPath(path, 'executable_path'), 'executable_path is ignored for registry modules', 'remove it, or make the module "local"'));
+      issues.push(
+        warningIssue(
+          'ignored-field',
+          childPath(path, 'executable_path'),
+          'executable_path is ignored for registry modules',
+          'remove it, or make the module "local"',
+        ),
+      );
     }
     if (breaksNamingConvention(mod)) pushAll(issues, checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
   } else {
     if (mod.executable_path === undefined || mod.executable_path === '') {
-      issues.push(warningIssue('required', childPath(path, 'executable_path'), `module "${mod.name}" will not start: a local module needs "executable_path"`, 'add the absolute path of the module executable on the machine'));
+      issues.push(
+        warningIssue(
+          'required',
+          childPath(path, 'executable_path'),
+          `module "${mod.name}" will not start: a local module needs "executable_path"`,
+          'add the absolute path of the module executable on the machine',
+        ),
+      );
     } else if (!mod.executable_path.match(PLACEHOLDER_PATTERN) && !/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(mod.executable_path)) {
-      issues.push(warningIssue('executable-path', childPath(path, 'executable_path'), `executable_path ${JSON.stringify(mod.executable_path)} is not absolute`, 'use an absolute path; the machine server does not resolve relative ones predictably'));
+      issues.push(
+        warningIssue(
+          'executable-path',
+          childPath(path, 'executable_path'),
+          `executable_path ${JSON.stringify(mod.executable_path)} is not absolute`,
+          'use an absolute path; the machine server does not resolve relative ones predictably',
+        ),
+      );
     }
     if (mod.version !== undefined) {
       issues.push(warningIssue('ignored-field', childPath(path, 'version'), 'version is ignored for local modules', 'remove it'));
@@ -171,20 +247,38 @@ function checkModule(mod: ModuleConfig, path: string, options: ValidateOptions, 
   for (const [key, value] of mod.env === undefined ? NO_ENTRIES : Object.entries(mod.env)) {
     const unreceivable = unreceivableEnvEntry(key, value);
     if (unreceivable) {
-      issues.push(errorIssue('env-name', envPathOf(path, key), unreceivable, 'use letters, digits and "_", not starting with a digit, and no NUL in values'));
+      issues.push(
+        errorIssue(
+          'env-name',
+          envPathOf(path, key),
+          unreceivable,
+          'use letters, digits and "_", not starting with a digit, and no NUL in values',
+        ),
+      );
     } else if (!ENV_NAME.test(key)) {
-      issues.push(warningIssue('env-name', envPathOf(path, key), `environment variable name ${JSON.stringify(key)} is unusual`, 'use letters, digits and "_", not starting with a digit'));
+      issues.push(
+        warningIssue(
+          'env-name',
+          envPathOf(path, key),
+          `environment variable name ${JSON.stringify(key)} is unusual`,
+          'use letters, digits and "_", not starting with a digit',
+        ),
+      );
     }
     if (key === RESOURCE_CONFIGURATION_TIMEOUT_ENV || key === MODULE_STARTUP_TIMEOUT_ENV) {
       if (!value.match(PLACEHOLDER_PATTERN)) {
         const def = key === MODULE_STARTUP_TIMEOUT_ENV ? DEFAULT_MODULE_STARTUP_TIMEOUT_MS : DEFAULT_RESOURCE_CONFIGURATION_TIMEOUT_MS;
         const t = timeoutFromEnv({ [key]: value }, key, def);
-        if (t.warning) issues.push(warningIssue('duration', envPathOf(path, key), t.warning, 'write a Go duration such as 1m0s, 7m15s or 300ms'));
+        if (t.warning)
+          issues.push(warningIssue('duration', envPathOf(path, key), t.warning, 'write a Go duration such as 1m0s, 7m15s or 300ms'));
       }
     }
   }
   if (packages !== undefined && (mayHoldPlaceholder(mod.env) || mayHoldPlaceholder(mod.executable_path))) {
-    const refs = [...findPlaceholders(mod.env ?? {}, childPath(path, 'env')), ...findPlaceholders(mod.executable_path ?? '', childPath(path, 'executable_path'))];
+    const refs = [
+      ...findPlaceholders(mod.env ?? {}, childPath(path, 'env')),
+      ...findPlaceholders(mod.executable_path ?? '', childPath(path, 'executable_path')),
+    ];
     pushAll(issues, placeholderIssues(refs, packages));
   }
 }
@@ -214,7 +308,7 @@ function invalidPlaceholder(path: string, text: string): Issue {
     'placeholder',
     path,
     `invalid placeholder ${text}`,
-    'placeholders are ${environment.NAME}, read from the machine server environment, and ${packages.NAME} or ${packages.TYPE.NAME}, the folder of one of the machine\'s packages',
+    "placeholders are ${environment.NAME}, read from the machine server environment, and ${packages.NAME} or ${packages.TYPE.NAME}, the folder of one of the machine's packages",
   );
 }
 
@@ -247,7 +341,12 @@ function knownModules(raw: unknown[] | undefined, listBroken: boolean): KnownMod
   for (const item of raw ?? []) {
     const id = fieldOf(item, 'module_id');
     const type = fieldOf(item, 'type');
-    const t = type === 'registry' || type === 'local' ? type : type === undefined ? moduleTypeOf({ executable_path: fieldOf(item, 'executable_path') }) : undefined;
+    const t =
+      type === 'registry' || type === 'local'
+        ? type
+        : type === undefined
+          ? moduleTypeOf({ executable_path: fieldOf(item, 'executable_path') })
+          : undefined;
     if (typeof id === 'string') {
       if (!ids.has(id)) ids.set(id, t);
     } else if (t !== 'registry') lenient = true;
@@ -256,16 +355,32 @@ function knownModules(raw: unknown[] | undefined, listBroken: boolean): KnownMod
 }
 
 /** Adds the problems of one resource entry to `issues` (`packages` undefined: the config holds no placeholder). */
-function checkResource(res: NormalResource, path: string, modules: KnownModules, packages: KnownPackages | undefined, issues: Issue[]): void {
+function checkResource(
+  res: NormalResource,
+  path: string,
+  modules: KnownModules,
+  packages: KnownPackages | undefined,
+  issues: Issue[],
+): void {
   pushAll(issues, asWarnings(checkResourceName(res.name, childPath(path, 'name'))));
   if (!isApiTriplet(res.api)) {
     issues.push(
-      warningIssue('api-triplet', childPath(path, 'api'), `invalid API ${JSON.stringify(res.api)} of resource "${res.name}"`, 'use <namespace>:<component|service>:<api-name>, e.g. rdk:component:sensor'),
+      warningIssue(
+        'api-triplet',
+        childPath(path, 'api'),
+        `invalid API ${JSON.stringify(res.api)} of resource "${res.name}"`,
+        'use <namespace>:<component|service>:<api-name>, e.g. rdk:component:sensor',
+      ),
     );
   }
   if (!isModelTriplet(res.model)) {
     issues.push(
-      warningIssue('model-triplet', childPath(path, 'model'), `invalid model ${JSON.stringify(res.model)} of resource "${res.name}"`, 'use <namespace>:<module-name>:<model-name>, e.g. acme:sensors:hc-sr04'),
+      warningIssue(
+        'model-triplet',
+        childPath(path, 'model'),
+        `invalid model ${JSON.stringify(res.model)} of resource "${res.name}"`,
+        'use <namespace>:<module-name>:<model-name>, e.g. acme:sensors:hc-sr04',
+      ),
     );
   } else if (!modules.unknown) {
     // A well-formed triplet: its module id is what comes before the last ":".
@@ -273,15 +388,36 @@ function checkResource(res: NormalResource, path: string, modules: KnownModules,
     if (moduleId === BUILTIN_MODULE_ID) {
       // Built-in models come from no module; one not known may be newer than this list.
       if (!isKnownBuiltinModel(res.model)) {
-        issues.push(warningIssue('unknown-builtin-model', childPath(path, 'model'), `resource "${res.name}" may not start: ${JSON.stringify(res.model)} is no builtin model fleetform knows`, 'check the model name, or use the triplet of a module\'s model'));
+        issues.push(
+          warningIssue(
+            'unknown-builtin-model',
+            childPath(path, 'model'),
+            `resource "${res.name}" may not start: ${JSON.stringify(res.model)} is no builtin model fleetform knows`,
+            "check the model name, or use the triplet of a module's model",
+          ),
+        );
       }
     } else if (!modules.ids.has(moduleId)) {
       const known = [...modules.ids.keys()];
       const message = `resource "${res.name}" will not start: model ${JSON.stringify(res.model)} needs a module with module_id "${moduleId}"; configured module ids: ${known.length > 0 ? known.join(', ') : '(none)'}`;
       const hint = `add a module with "module_id": "${moduleId}", or change the model to one of a configured module`;
-      issues.push(warningIssue('model-module-mismatch', childPath(path, 'model'), modules.lenient ? `${message} (a local module without module_id may provide it)` : message, hint));
+      issues.push(
+        warningIssue(
+          'model-module-mismatch',
+          childPath(path, 'model'),
+          modules.lenient ? `${message} (a local module without module_id may provide it)` : message,
+          hint,
+        ),
+      );
     } else if (modules.ids.get(moduleId) === 'registry' && !REGISTRY_MODEL_TRIPLET.test(res.model)) {
-      issues.push(warningIssue('model-triplet', childPath(path, 'model'), `registry models are lowercase; "${res.model}" cannot come from module "${moduleId}"`, `write it as "${res.model.toLowerCase()}"`));
+      issues.push(
+        warningIssue(
+          'model-triplet',
+          childPath(path, 'model'),
+          `registry models are lowercase; "${res.model}" cannot come from module "${moduleId}"`,
+          `write it as "${res.model.toLowerCase()}"`,
+        ),
+      );
     }
   }
   if (packages !== undefined && mayHoldPlaceholder(res.attributes)) {
@@ -304,7 +440,12 @@ function checkUniqueNames(resources: readonly LocatedResource[]): readonly Issue
     const first = seen.get(key);
     if (first !== undefined) {
       issues.push(
-        warningIssue('duplicate-resource-name', childPath(r.path, 'name'), `duplicate resource name "${r.value.name}" for API ${r.value.api} (also ${first}): neither is reachable`, 'names are unique per API; rename one of them'),
+        warningIssue(
+          'duplicate-resource-name',
+          childPath(r.path, 'name'),
+          `duplicate resource name "${r.value.name}" for API ${r.value.api} (also ${first}): neither is reachable`,
+          'names are unique per API; rename one of them',
+        ),
       );
     } else seen.set(key, r.path);
   }
@@ -330,13 +471,27 @@ function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): readonly
   for (const m of modules) {
     const first = firstByName.get(m.value.name);
     if (first !== undefined) {
-      issues.push(warningIssue('duplicate-module-name', childPath(m.path, 'name'), `duplicate module name "${m.value.name}" (also ${first})`, 'module names are unique; rename or remove one'));
+      issues.push(
+        warningIssue(
+          'duplicate-module-name',
+          childPath(m.path, 'name'),
+          `duplicate module name "${m.value.name}" (also ${first})`,
+          'module names are unique; rename or remove one',
+        ),
+      );
     } else firstByName.set(m.value.name, m.path);
     const id = m.value.module_id;
     if (id !== undefined) {
       const firstId = firstById.get(id);
       if (firstId !== undefined) {
-        issues.push(warningIssue('duplicate-module-id', childPath(m.path, 'module_id'), `module "${id}" is configured twice (also ${firstId})`, 'keep one entry per module'));
+        issues.push(
+          warningIssue(
+            'duplicate-module-id',
+            childPath(m.path, 'module_id'),
+            `module "${id}" is configured twice (also ${firstId})`,
+            'keep one entry per module',
+          ),
+        );
       } else firstById.set(id, m.path);
     }
   }
@@ -381,17 +536,38 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
       const target = byName.get(dep);
       const targets = repeated?.get(dep);
       if (dep === r.value.name) {
-        issues.push(warningIssue('depends-on-self', dependencyPath(r.path, j), `resource "${r.value.name}" depends on itself`, 'remove it from its own depends_on'));
+        issues.push(
+          warningIssue(
+            'depends-on-self',
+            dependencyPath(r.path, j),
+            `resource "${r.value.name}" depends on itself`,
+            'remove it from its own depends_on',
+          ),
+        );
       } else if (target === undefined && (knownNames === undefined || knownNames.has(dep))) {
         // The target is configured but malformed (or may be): its own errors are reported already.
       } else if (target === undefined) {
         const names = [...byName.keys()].filter((n) => n !== r.value.name);
         issues.push(
-          warningIssue('depends-on-missing', dependencyPath(r.path, j), `resource "${r.value.name}" will not start: it depends on "${dep}", which is not configured`, names.length > 0 ? `depends_on names a resource of this machine: ${names.join(', ')}` : 'configure that resource or remove the dependency'),
+          warningIssue(
+            'depends-on-missing',
+            dependencyPath(r.path, j),
+            `resource "${r.value.name}" will not start: it depends on "${dep}", which is not configured`,
+            names.length > 0
+              ? `depends_on names a resource of this machine: ${names.join(', ')}`
+              : 'configure that resource or remove the dependency',
+          ),
         );
       } else if (targets !== undefined && new Set(targets.map((t) => resources[t]?.value.api)).size > 1) {
         const where = targets.map((t) => `${resources[t]?.value.api} (${resources[t]?.path})`).join(', ');
-        issues.push(warningIssue('depends-on-ambiguous', dependencyPath(r.path, j), `dependency "${dep}" of resource "${r.value.name}" is ambiguous: ${where}`, 'give the resources distinct names'));
+        issues.push(
+          warningIssue(
+            'depends-on-ambiguous',
+            dependencyPath(r.path, j),
+            `dependency "${dep}" of resource "${r.value.name}" is ambiguous: ${where}`,
+            'give the resources distinct names',
+          ),
+        );
       } else if (!out.includes(target)) out.push(target);
     }
     edges.push(out);
@@ -401,7 +577,12 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
     const names = [...cycle, cycle[0] as number].map((n) => resources[n]?.value.name ?? '?');
     const head = resources[cycle[0] as number];
     issues.push(
-      warningIssue('depends-on-cycle', head ? childPath(head.path, 'depends_on') : '', `circular dependency: ${names.join(' -> ')}`, 'remove one of these dependencies to break the cycle'),
+      warningIssue(
+        'depends-on-cycle',
+        head ? childPath(head.path, 'depends_on') : '',
+        `circular dependency: ${names.join(' -> ')}`,
+        'remove one of these dependencies to break the cycle',
+      ),
     );
   }
   return issues;
@@ -441,11 +622,15 @@ function readModule(item: unknown, path: string, modules: Located<ModuleConfig>[
   for (const [key, v] of env) {
     if (typeof v !== 'string') {
       allStrings = false;
-      issues.push(errorIssue('type', childPath(childPath(path, 'env'), key), `expected string, found ${describeValue(v)}`, `make "${key}" a string`));
+      issues.push(
+        errorIssue('type', childPath(childPath(path, 'env'), key), `expected string, found ${describeValue(v)}`, `make "${key}" a string`),
+      );
     }
   }
   if (r.success) {
-    const ownEnv = ownRecord(allStrings ? (env as Array<[string, string]>) : env.filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const ownEnv = ownRecord(
+      allStrings ? (env as Array<[string, string]>) : env.filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
     modules.push({ value: { ...r.data, env: ownEnv }, path });
   } else pushAll(issues, schemaIssues(r.error, item, path));
 }
@@ -460,7 +645,14 @@ function readModule(item: unknown, path: string, modules: Located<ModuleConfig>[
 export function validateMachineConfig(input: unknown, options: ValidateOptions = {}): ValidationResult {
   const issues: Issue[] = [];
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    issues.push(errorIssue('type', '', `a machine config is a JSON object, found ${describeValue(input)}`, 'start from {"components": [], "modules": []}'));
+    issues.push(
+      errorIssue(
+        'type',
+        '',
+        `a machine config is a JSON object, found ${describeValue(input)}`,
+        'start from {"components": [], "modules": []}',
+      ),
+    );
     return prefixed(toValidationResult(issues), options.pathPrefix);
   }
   // One walk says whether the config is within the limits and whether it may hold placeholders.
@@ -491,7 +683,12 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
       const r = resourceEntrySchema.safeParse(item);
       const attributes = fieldOf(item, 'attributes') as Record<string, unknown> | undefined;
       // The entry's own attributes, as given.
-      if (r.success) resources.push({ value: normalResource(attributes === undefined || r.data.attributes === attributes ? r.data : { ...r.data, attributes }, list), path, list });
+      if (r.success)
+        resources.push({
+          value: normalResource(attributes === undefined || r.data.attributes === attributes ? r.data : { ...r.data, attributes }, list),
+          path,
+          list,
+        });
       else {
         pushAll(issues, schemaIssues(r.error, item, path));
         const name = fieldOf(item, 'name');
@@ -503,7 +700,9 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
 
   const rawPackages = listOf(root, 'packages', issues, lists);
   // Placeholders are looked for (and packages they may name known) only when some string may hold one.
-  const packagesKnown = scan.mayHoldTemplate ? knownPackages(rawPackages, root.packages !== undefined && rawPackages === undefined) : undefined;
+  const packagesKnown = scan.mayHoldTemplate
+    ? knownPackages(rawPackages, root.packages !== undefined && rawPackages === undefined)
+    : undefined;
   const packages: Located<PackageConfig>[] = [];
   if (rawPackages !== undefined) {
     for (let i = 0; i < rawPackages.length; i++) {

@@ -118,10 +118,7 @@ export function policyAdmits(p: VersionPolicy, version: string): boolean {
 }
 
 /** The newest valid semver in a list (releases only unless includePrerelease); invalid entries are ignored. */
-export function newestVersion(
-  available: readonly string[],
-  options: { includePrerelease?: boolean } = {},
-): string | undefined {
+export function newestVersion(available: readonly string[], options: { includePrerelease?: boolean } = {}): string | undefined {
   let best: { text: string; v: semver.SemVer } | undefined;
   for (const text of available) {
     const v = parsed(text);
@@ -148,11 +145,7 @@ export interface ResolvedModuleVersion {
  *   to a newer version; first deployments and downgrades are not automatic updates.
  * Undefined when no version satisfies the policy.
  */
-export function resolveModuleVersion(
-  p: VersionPolicy,
-  available: readonly string[],
-  deployed?: string,
-): ResolvedModuleVersion | undefined {
+export function resolveModuleVersion(p: VersionPolicy, available: readonly string[], deployed?: string): ResolvedModuleVersion | undefined {
   if (p.kind === 'patch') {
     const pinned = available.find((v) => policyAdmits(p, v));
     return pinned === undefined ? undefined : { version: pinned, automaticUpdate: false };
@@ -187,7 +180,11 @@ export function sortBySemver<T>(items: readonly T[], version: (item: T) => strin
  * release; one with a version policy runs what the policy resolves to among `available`.
  * Undefined when nothing qualifies (or the policy text is not one).
  */
-export function moduleVersionToRun(policyText: string | undefined, pinned: string | undefined, available: readonly string[]): string | undefined {
+export function moduleVersionToRun(
+  policyText: string | undefined,
+  pinned: string | undefined,
+  available: readonly string[],
+): string | undefined {
   if (!policyText) return pinned ?? newestVersion(available);
   const policy = tryParseVersionPolicy(policyText);
   return policy ? resolveModuleVersion(policy, available)?.version : undefined;

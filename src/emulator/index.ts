@@ -38,7 +38,14 @@ export { describeFaultReport, FAULTS_ENV, faultSpecsFromEnv, parseFaultSpec, typ
 export type { FaultReport } from './rpc/faults';
 export { MACHINE_FAULTS_ENV, machineFaultsFromEnv, parseMachineFault, type MachineFault } from './sim/machine-faults';
 export { DEFAULT_SIMULATION, resolveSimulation, SIMULATION_ENV, type SimulationSettings } from './sim/options';
-export { CLOCK_ENV, clockOptionsFromEnv, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV, type ClockMode } from './clock/settings';
+export {
+  CLOCK_ENV,
+  clockOptionsFromEnv,
+  parseClockMode,
+  parseTrainingDuration,
+  TRAINING_DURATION_ENV,
+  type ClockMode,
+} from './clock/settings';
 export { DEFAULT_TRAINING_DURATION_MS } from './logic/training-schedule';
 export { SEED_MODULES, SEED_ORGANIZATION, SEED_TRAINING_SCRIPT } from './seed';
 
@@ -112,7 +119,11 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     const handler = gatedHandler({
       limits,
       authenticate: (serviceTypeName, authorization) => authenticatedContext(backend, serviceTypeName, authorization ?? null),
-      interceptors: [callCounterInterceptor(counter, EmulatorService.typeName), faultInterceptor(backend.faults, EmulatorService.typeName), authInterceptor(backend)],
+      interceptors: [
+        callCounterInterceptor(counter, EmulatorService.typeName),
+        faultInterceptor(backend.faults, EmulatorService.typeName),
+        authInterceptor(backend),
+      ],
       machineServices: [services.auth.typeName, services.robotStatus.typeName],
       routes: (router) => {
         router.service(services.auth, authService(backend));
@@ -125,7 +136,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       },
     });
     const listener = await listen(handler, options.port ?? 0, host, limits);
-    const simulator = simulation.simulate ? new MachineSimulator(db, backend.machineFaults, simulation, backend.now, backend.sensorReadings) : undefined;
+    const simulator = simulation.simulate
+      ? new MachineSimulator(db, backend.machineFaults, simulation, backend.now, backend.sensorReadings)
+      : undefined;
     simulator?.start();
     const urlHost = host.includes(':') ? `[${host}]` : host;
     let closed: Promise<void> | undefined;

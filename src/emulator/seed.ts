@@ -85,11 +85,7 @@ function seedOnce(db: Db, dataDir: string, now: number): EmulatorCredentials {
     for (const version of SEED_TRAINING_SCRIPT.versions) {
       publishTrainingScript(db, 'seed', { ...SEED_TRAINING_SCRIPT, version }, now);
     }
-    setMeta(
-      db,
-      META_SEEDED,
-      JSON.stringify({ organizationId: c.organizationId, locationId: c.locationId, datasetId: c.datasetId }),
-    );
+    setMeta(db, META_SEEDED, JSON.stringify({ organizationId: c.organizationId, locationId: c.locationId, datasetId: c.datasetId }));
     return c;
   })();
   writeCredentials(dataDir, creds);

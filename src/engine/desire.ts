@@ -7,9 +7,14 @@ import type { Desired, KindContext, PlanProblem, ResourceKind } from './kind';
 import type { StateEntry } from './state/schema';
 
 /** One problem per refused attribute, named by its path, with the fix. */
-export function attributeProblems(declaration: KindDeclaration, attributes: JsonObject, issues: readonly z.core.$ZodIssue[]): PlanProblem[] {
+export function attributeProblems(
+  declaration: KindDeclaration,
+  attributes: JsonObject,
+  issues: readonly z.core.$ZodIssue[],
+): PlanProblem[] {
   const known = Object.keys(declaration.schema.shape);
-  const hintAt = (keys: readonly PropertyKey[]): string | undefined => (typeof keys[0] === 'string' ? declaration.attributes[keys[0]]?.description : undefined);
+  const hintAt = (keys: readonly PropertyKey[]): string | undefined =>
+    typeof keys[0] === 'string' ? declaration.attributes[keys[0]]?.description : undefined;
   return schemaProblems(issues, attributes, { noun: 'attribute', owner: declaration.type, quote: false, known, hintAt }).map((p) => {
     const hint = p.hint ?? (p.kind === 'unknown' ? `its attributes: ${known.join(', ')}` : undefined);
     // A message the schema words itself (a refine's) reads beside the path as it is.
@@ -62,8 +67,12 @@ function parseAttributes(kind: ResourceKind, attributes: JsonObject) {
   const checked = mapLeaves(attributes, (v) => (isUnknown(v) ? `${marker}${unknowns.push(v) - 1}` : v));
   const parsed = kind.declaration.schema.safeParse(checked);
   if (!parsed.success) return { parsed, standIns: false };
-  const back = (v: JsonValue): JsonValue => (typeof v === 'string' && v.startsWith(marker) ? (unknowns[Number(v.slice(marker.length))] ?? unknownValue) : v);
-  return { parsed: { ...parsed, data: mapLeaves(parsed.data as JsonValue, back) as typeof parsed.data }, standIns: unknowns.some((u) => u.standIn !== undefined) };
+  const back = (v: JsonValue): JsonValue =>
+    typeof v === 'string' && v.startsWith(marker) ? (unknowns[Number(v.slice(marker.length))] ?? unknownValue) : v;
+  return {
+    parsed: { ...parsed, data: mapLeaves(parsed.data as JsonValue, back) as typeof parsed.data },
+    standIns: unknowns.some((u) => u.standIn !== undefined),
+  };
 }
 
 /**
@@ -71,10 +80,20 @@ function parseAttributes(kind: ResourceKind, attributes: JsonObject) {
  * schema (a refused attribute is a problem naming it), normalized by the kind, with the
  * secret paths its declaration names.
  */
-export async function desireResource(kind: ResourceKind, ctx: KindContext, attributes: JsonObject, prior: StateEntry | undefined): Promise<Desired> {
+export async function desireResource(
+  kind: ResourceKind,
+  ctx: KindContext,
+  attributes: JsonObject,
+  prior: StateEntry | undefined,
+): Promise<Desired> {
   const { parsed, standIns } = parseAttributes(kind, attributes);
   if (!parsed.success) {
-    return { ...withSecretsHidden(kind.declaration, attributes), private: {}, notes: [], problems: attributeProblems(kind.declaration, attributes, parsed.error.issues) };
+    return {
+      ...withSecretsHidden(kind.declaration, attributes),
+      private: {},
+      notes: [],
+      problems: attributeProblems(kind.declaration, attributes, parsed.error.issues),
+    };
   }
   const desired = await kind.desire(ctx, parsed.data, prior);
   // A stand-in serves the kind's checks only: the plan shows, and apply compares, the value as unknown.

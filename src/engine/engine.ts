@@ -159,7 +159,10 @@ export class Engine {
   }
 
   /** Reads states and the service, and plans every stack. Call under `lock`. */
-  async plan(stacks: readonly DesiredStack[], options: { refresh: boolean; destroy: boolean }): Promise<{ plan: Plan; states: Map<string, State> }> {
+  async plan(
+    stacks: readonly DesiredStack[],
+    options: { refresh: boolean; destroy: boolean },
+  ): Promise<{ plan: Plan; states: Map<string, State> }> {
     const states = new Map<string, State>();
     const headers: StackPlanHeader[] = [];
     const changes: ResourceChange[] = [];
@@ -176,10 +179,27 @@ export class Engine {
         stateS += (performance.now() - readStarted) / 1000;
         states.set(stack.name, state);
         const ctx = await this.stackContext(stack, state);
-        headers.push({ name: stack.name, lineage: state.lineage, serial: state.serial, organizationId: ctx.organizationId, locationId: ctx.locationId });
-        const planned = await planStack({ stack, state, kinds: this.settings.kinds, ctx, refresh: options.refresh, parallelism, readLimit, destroy: options.destroy });
+        headers.push({
+          name: stack.name,
+          lineage: state.lineage,
+          serial: state.serial,
+          organizationId: ctx.organizationId,
+          locationId: ctx.locationId,
+        });
+        const planned = await planStack({
+          stack,
+          state,
+          kinds: this.settings.kinds,
+          ctx,
+          refresh: options.refresh,
+          parallelism,
+          readLimit,
+          destroy: options.destroy,
+        });
         // What changes do beyond their own objects (a fragment's, to the machines importing it).
-        const reach = options.destroy ? { changes: planned, resolved: [] } : await this.settings.kinds.reviewStack(ctx, stack.name, state, planned);
+        const reach = options.destroy
+          ? { changes: planned, resolved: [] }
+          : await this.settings.kinds.reviewStack(ctx, stack.name, state, planned);
         changes.push(...reach.changes);
         resolvedMachines.push(...reach.resolved);
       }
@@ -187,8 +207,18 @@ export class Engine {
       stalls?.stop();
     }
     this.lastPlan = { stateS, planS: (performance.now() - started) / 1000 - stateS, reads: readLimit?.stats() };
-    const rollouts = options.destroy ? [] : await this.withResumes(stacks, [...planRollouts(stacks, changes), ...planFragmentRollouts(stacks, changes)]);
-    const plan: Plan = { formatVersion: '1.0', createdAt: new Date().toISOString(), stacks: headers, changes, destroy: options.destroy, ...(rollouts.length > 0 ? { rollouts } : {}), ...(resolvedMachines.length > 0 ? { resolvedMachines } : {}) };
+    const rollouts = options.destroy
+      ? []
+      : await this.withResumes(stacks, [...planRollouts(stacks, changes), ...planFragmentRollouts(stacks, changes)]);
+    const plan: Plan = {
+      formatVersion: '1.0',
+      createdAt: new Date().toISOString(),
+      stacks: headers,
+      changes,
+      destroy: options.destroy,
+      ...(rollouts.length > 0 ? { rollouts } : {}),
+      ...(resolvedMachines.length > 0 ? { resolvedMachines } : {}),
+    };
     return { plan, states };
   }
 
@@ -200,12 +230,18 @@ export class Engine {
     const states = new Map<string, State>();
     for (const header of plan.stacks) {
       const stack = stacks.find((s) => s.name === header.name);
-      if (!stack) throw new StalePlanError(`saved plan is stale: stack ${header.name} is no longer in the app`, { hint: 'run `fleetform plan --out FILE` again' });
+      if (!stack)
+        throw new StalePlanError(`saved plan is stale: stack ${header.name} is no longer in the app`, {
+          hint: 'run `fleetform plan --out FILE` again',
+        });
       const state = await this.settings.backend.read(header.name);
       if (state.lineage !== header.lineage || state.serial !== header.serial) {
-        throw new StalePlanError(`saved plan is stale: the state of stack ${header.name} changed since the plan (serial ${header.serial} -> ${state.serial})`, {
-          hint: PLAN_AGAIN,
-        });
+        throw new StalePlanError(
+          `saved plan is stale: the state of stack ${header.name} changed since the plan (serial ${header.serial} -> ${state.serial})`,
+          {
+            hint: PLAN_AGAIN,
+          },
+        );
       }
       states.set(header.name, state);
       const ctx = await this.context(stack.provider);
@@ -237,13 +273,26 @@ export class Engine {
     rolloutEvents: RolloutEvents = () => undefined,
     options: { readonly waveBoundary?: WaveBoundary } = {},
   ): Promise<ApplyOutcome & { outputs: Record<string, Record<string, StateOutput>>; rollouts: RolloutOutcome[] }> {
-    const outcome = { applied: 0, failed: [] as Array<{ address: string; error: unknown }>, skipped: [] as string[], outputs: {} as Record<string, Record<string, StateOutput>>, rollouts: [] as RolloutOutcome[] };
-    const gating: GatingEnv = { source: () => this.statusSource(), events: rolloutEvents, journals: this.journals, ...(options.waveBoundary ? { waveBoundary: options.waveBoundary } : {}) };
+    const outcome = {
+      applied: 0,
+      failed: [] as Array<{ address: string; error: unknown }>,
+      skipped: [] as string[],
+      outputs: {} as Record<string, Record<string, StateOutput>>,
+      rollouts: [] as RolloutOutcome[],
+    };
+    const gating: GatingEnv = {
+      source: () => this.statusSource(),
+      events: rolloutEvents,
+      journals: this.journals,
+      ...(options.waveBoundary ? { waveBoundary: options.waveBoundary } : {}),
+    };
     for (const stack of stacks) {
       const planned = states.get(stack.name) ?? (await this.settings.backend.read(stack.name));
       const changes = plan.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
       // An interrupted rollout goes on, with or without new changes; a destroy runs none.
-      const schedules = plan.destroy ? stackSchedules(stack, changes, [], new Map()) : stackSchedules(stack, changes, plan.rollouts ?? [], await this.runningJournals(stack));
+      const schedules = plan.destroy
+        ? stackSchedules(stack, changes, [], new Map())
+        : stackSchedules(stack, changes, plan.rollouts ?? [], await this.runningJournals(stack));
       const ctx = schedules.length > 0 ? await this.stackContext(stack, planned) : undefined;
       for (const [i, schedule] of schedules.entries()) {
         if (!ctx) break;
@@ -291,14 +340,15 @@ export class Engine {
       for (const journal of (await this.runningJournals(stack)).values()) {
         const resumes = { wave: journal.wave, startedAt: journal.started_at };
         const fragment = journal.plan.fragment;
-        const at = out.findIndex((r) => r.stack === stack.name && (fragment ? r.fragment && r.policy.name === journal.plan.policy.name : !r.fragment));
+        const at = out.findIndex(
+          (r) => r.stack === stack.name && (fragment ? r.fragment && r.policy.name === journal.plan.policy.name : !r.fragment),
+        );
         if (at >= 0) out[at] = { ...journal.plan, resumes };
         else out.push({ ...journal.plan, resumes });
       }
     }
     return out;
   }
-
 
   /** Where rollouts journal their progress. */
   get journals(): RolloutJournalStore {
@@ -327,12 +377,20 @@ export class Engine {
    * once, after every object was found and read (reads run at the engine's parallelism).
    * Call under `lock`. A refusal names its address and leaves the state untouched.
    */
-  async importResources(stack: DesiredStack, objects: readonly { readonly address: string; readonly id: string }[], onProgress?: (done: number, total: number) => void): Promise<void> {
+  async importResources(
+    stack: DesiredStack,
+    objects: readonly { readonly address: string; readonly id: string }[],
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<void> {
     const state = await this.settings.backend.read(stack.name);
     const ctx = await this.context(stack.provider);
     const claimed = new Map<string, string>();
     for (const { address } of objects) {
-      if (state.resources[address] || claimed.has(address)) throw new FleetformError(`${address} is already managed`, { path: address, hint: 'fleetform state rm it first to import another object' });
+      if (state.resources[address] || claimed.has(address))
+        throw new FleetformError(`${address} is already managed`, {
+          path: address,
+          hint: 'fleetform state rm it first to import another object',
+        });
       claimed.set(address, address);
     }
     // Imports only read: as many in flight as a plan's reads start with.
@@ -348,7 +406,11 @@ export class Engine {
       for (const [k, v] of Object.entries(entry.ids)) {
         const key = `${entry.type}\u0000${k}\u0000${v}`;
         const twin = taken.get(key);
-        if (twin !== undefined) throw new FleetformError(`${entry.type} ${v} is given twice, at ${twin} and ${address}`, { path: address, hint: 'an object is managed at one address only' });
+        if (twin !== undefined)
+          throw new FleetformError(`${entry.type} ${v} is given twice, at ${twin} and ${address}`, {
+            path: address,
+            hint: 'an object is managed at one address only',
+          });
         taken.set(key, address);
       }
     }
@@ -374,14 +436,25 @@ export class Engine {
       });
     const applied = await atAddress(address, () => kind.importById(ctx, id));
     if (!applied) throw unknownId();
-    const twin = Object.entries(state.resources).find(([, e]) => e.type === resource.type && Object.entries(applied.ids).some(([k, v]) => e.ids[k] === v));
+    const twin = Object.entries(state.resources).find(
+      ([, e]) => e.type === resource.type && Object.entries(applied.ids).some(([k, v]) => e.ids[k] === v),
+    );
     if (twin) {
       throw new FleetformError(`${resource.type} ${id} is already managed as ${twin[0]}`, {
         path: address,
         hint: `an object is managed at one address only: \`fleetform state rm ${twin[0]}\` first to move it`,
       });
     }
-    const entry = { type: resource.type, ids: { ...applied.ids }, outputs: { ...applied.outputs }, attributes: null, dependencies: [...resource.dependsOn], private: {}, sensitive_paths: [], status: 'ok' as const };
+    const entry = {
+      type: resource.type,
+      ids: { ...applied.ids },
+      outputs: { ...applied.outputs },
+      attributes: null,
+      dependencies: [...resource.dependsOn],
+      private: {},
+      sensitive_paths: [],
+      status: 'ok' as const,
+    };
     const observed = await atAddress(address, () => kind.observe(ctx, entry));
     if (!observed) throw unknownId();
     // The state holds the object as observed: the secrets in it are those the declaration and the code's attributes name.

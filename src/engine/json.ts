@@ -25,7 +25,6 @@ export function stableStringify(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-
 /** Converts arbitrary parsed data (e.g. from JSON.parse or a Struct) into JsonValue, dropping undefined. */
 export function toJson(value: unknown): JsonValue {
   if (value === null || value === undefined) return null;

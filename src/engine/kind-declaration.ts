@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { FleetformError } from '../domain/errors';
-import type { AttributeDeclaration, AttributeDeclarations, InputKeys, ResourceDeclaration, ResourceView, SensitiveParts } from '../domain/resource-declaration';
+import type {
+  AttributeDeclaration,
+  AttributeDeclarations,
+  InputKeys,
+  ResourceDeclaration,
+  ResourceView,
+  SensitiveParts,
+} from '../domain/resource-declaration';
 import { jsonEqual, isUnknown, type JsonObject, type JsonValue } from './json';
 
 /**
@@ -85,7 +92,15 @@ function unwrapped(schema: z.ZodType): z.ZodType {
   let s = schema;
   for (;;) {
     const def = s._zod.def as { type: string; innerType?: z.ZodType; in?: z.ZodType };
-    if ((def.type === 'optional' || def.type === 'default' || def.type === 'nullable' || def.type === 'readonly' || def.type === 'prefault') && def.innerType) s = def.innerType;
+    if (
+      (def.type === 'optional' ||
+        def.type === 'default' ||
+        def.type === 'nullable' ||
+        def.type === 'readonly' ||
+        def.type === 'prefault') &&
+      def.innerType
+    )
+      s = def.innerType;
     else if (def.type === 'pipe' && def.in) s = def.in;
     else return s;
   }
@@ -94,7 +109,13 @@ function unwrapped(schema: z.ZodType): z.ZodType {
 /** The Terraform type a zod schema describes; a schema Terraform cannot express is an error at declaration. */
 export function terraformTypeOf(schema: z.ZodType, path: string): TerraformType {
   const s = unwrapped(schema);
-  const def = s._zod.def as { type: string; element?: z.ZodType; valueType?: z.ZodType; shape?: Record<string, z.ZodType>; values?: unknown[] };
+  const def = s._zod.def as {
+    type: string;
+    element?: z.ZodType;
+    valueType?: z.ZodType;
+    shape?: Record<string, z.ZodType>;
+    values?: unknown[];
+  };
   switch (def.type) {
     case 'string':
     case 'enum':
@@ -129,12 +150,19 @@ export function terraformTypeOf(schema: z.ZodType, path: string): TerraformType 
 function factsOf(type: string, name: string, a: AttributeDeclaration): AttributeFacts {
   const optional = a.schema.safeParse(undefined).success;
   if (a.computed === 'when-unset' && !optional) {
-    throw new FleetformError(`${type}.${name} is computed when unset but its schema requires a value`, { path: `${type}.${name}`, hint: 'make its schema .optional()' });
+    throw new FleetformError(`${type}.${name} is computed when unset but its schema requires a value`, {
+      path: `${type}.${name}`,
+      hint: 'make its schema .optional()',
+    });
   }
   if (a.serviceChoosesWhen !== undefined && a.computed !== 'when-unset') {
-    throw new FleetformError(`${type}.${name} leaves the choice to the service but is not computed when unset`, { path: `${type}.${name}`, hint: "declare it computed: 'when-unset'" });
+    throw new FleetformError(`${type}.${name} leaves the choice to the service but is not computed when unset`, {
+      path: `${type}.${name}`,
+      hint: "declare it computed: 'when-unset'",
+    });
   }
-  const presence: AttributePresence = a.computed === 'always' ? 'computed' : !optional ? 'required' : a.computed === 'when-unset' ? 'optional-computed' : 'optional';
+  const presence: AttributePresence =
+    a.computed === 'always' ? 'computed' : !optional ? 'required' : a.computed === 'when-unset' ? 'optional-computed' : 'optional';
   return {
     name,
     type: terraformTypeOf(a.schema, `${type}.${name}`),
@@ -157,7 +185,9 @@ function factsOf(type: string, name: string, a: AttributeDeclaration): Attribute
  * `attributes` holds every attribute's facts, and its view type is the attributes as the
  * kind compares them (see ResourceView).
  */
-export function defineKind<const A extends AttributeDeclarations>(declaration: ResourceDeclaration<A>): KindDeclaration<InputSchema<A>, ResourceView<A>> {
+export function defineKind<const A extends AttributeDeclarations>(
+  declaration: ResourceDeclaration<A>,
+): KindDeclaration<InputSchema<A>, ResourceView<A>> {
   const shape: Record<string, z.ZodType> = {};
   const attributes: Record<string, AttributeFacts> = {};
   const serviceChosen: Record<string, JsonValue> = {};
@@ -182,7 +212,11 @@ export function defineKind<const A extends AttributeDeclarations>(declaration: R
  * (their unspecified value), and what the service chose for them as facts: a choice the
  * service made is no drift.
  */
-export function keepServiceChoices<View extends JsonObject>(declaration: KindDeclaration, observed: View, applied: JsonObject | null): { view: View; facts: Record<string, string> } {
+export function keepServiceChoices<View extends JsonObject>(
+  declaration: KindDeclaration,
+  observed: View,
+  applied: JsonObject | null,
+): { view: View; facts: Record<string, string> } {
   const facts: Record<string, string> = {};
   let view = observed;
   for (const [key, unspecified] of Object.entries(declaration.serviceChosen)) {
@@ -196,7 +230,11 @@ export function keepServiceChoices<View extends JsonObject>(declaration: KindDec
 
 /** The attributes fleetform keeps to itself: a difference in them alone changes nothing on the service. */
 export function ignoredForChangesOf(declaration: KindDeclaration): ReadonlySet<string> {
-  return new Set(Object.values(declaration.attributes).filter((f) => f.ignoredForChanges).map((f) => f.name));
+  return new Set(
+    Object.values(declaration.attributes)
+      .filter((f) => f.ignoredForChanges)
+      .map((f) => f.name),
+  );
 }
 
 /** Paths of the desired view holding secrets: whole sensitive attributes and the declared secret parts. */

@@ -196,7 +196,8 @@ export class KindRegistry {
   /** The kind of a resource; an unknown type is an error naming the address and the known types. */
   require(type: string, address: string): ResourceKind {
     const kind = this.kinds.get(type);
-    if (!kind) throw new FleetformError(`unknown resource type ${type}`, { path: address, hint: `fleetform manages: ${this.types().join(', ')}` });
+    if (!kind)
+      throw new FleetformError(`unknown resource type ${type}`, { path: address, hint: `fleetform manages: ${this.types().join(', ')}` });
     return kind;
   }
   types(): string[] {

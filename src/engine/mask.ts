@@ -60,7 +60,12 @@ export function maskPaths<T extends JsonValue>(value: T, paths: readonly string[
  * Every secret path of a view: those already known (declared by the stack, recorded in
  * state) and those the kind's declarations find in it, each once.
  */
-export function viewSecretPaths(kind: { readonly declaration: KindDeclaration }, view: JsonObject, known: readonly string[], attributes: Readonly<Record<string, unknown>> = {}): string[] {
+export function viewSecretPaths(
+  kind: { readonly declaration: KindDeclaration },
+  view: JsonObject,
+  known: readonly string[],
+  attributes: Readonly<Record<string, unknown>> = {},
+): string[] {
   return [...new Set([...known, ...observedSecretPaths(kind, view, attributes)])];
 }
 
@@ -69,7 +74,11 @@ export function viewSecretPaths(kind: { readonly declaration: KindDeclaration },
  * mark the desired view's (e.g. env entries whose names look secret), whoever wrote them.
  * `attributes` are the stack's, for secrets its code flags by name.
  */
-export function observedSecretPaths(kind: { readonly declaration: KindDeclaration }, view: JsonObject, attributes: Readonly<Record<string, unknown>> = {}): string[] {
+export function observedSecretPaths(
+  kind: { readonly declaration: KindDeclaration },
+  view: JsonObject,
+  attributes: Readonly<Record<string, unknown>> = {},
+): string[] {
   try {
     return sensitivePathsOf(kind.declaration, view, attributes);
   } catch {

@@ -4,7 +4,10 @@ import type { AttributeFacts, AttributePresence, KindDeclaration, TerraformType 
 export function hclType(type: TerraformType): string {
   if (typeof type === 'string') return type;
   const [shape, inner] = type;
-  if (shape === 'object') return `object({${Object.entries(inner).map(([k, v]) => `${k} = ${hclType(v)}`).join(', ')}})`;
+  if (shape === 'object')
+    return `object({${Object.entries(inner)
+      .map(([k, v]) => `${k} = ${hclType(v)}`)
+      .join(', ')}})`;
   return `${shape}(${hclType(inner)})`;
 }
 
@@ -30,9 +33,9 @@ export function resourcesMarkdown(declarations: readonly KindDeclaration[]): str
   const lines = [
     '# Resource reference',
     '',
-    '<!-- Generated from the kinds\' declarations by `npm run docs`; edit the declarations, not this file. -->',
+    "<!-- Generated from the kinds' declarations by `npm run docs`; edit the declarations, not this file. -->",
     '',
-    'Every resource type fleetform manages, with what Terraform\'s schema says of each attribute:',
+    "Every resource type fleetform manages, with what Terraform's schema says of each attribute:",
     'who sets it, whether a change replaces the object, whether it holds secrets (masked in',
     'plans, logs and state) and what is used when code leaves it out.',
   ];

@@ -27,7 +27,16 @@ export const processSecretSource: SecretSource = {
       return { value: readFileSync(path, 'utf8') };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      return { error: code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (code ?? 'unreadable') };
+      return {
+        error:
+          code === 'ENOENT'
+            ? 'no such file'
+            : code === 'EACCES'
+              ? 'permission denied'
+              : code === 'EISDIR'
+                ? 'it is a folder'
+                : (code ?? 'unreadable'),
+      };
     }
   },
 };
@@ -63,17 +72,29 @@ export function withResolvedSecrets(
     const at = childPath('secrets', path);
     const keys = pathKeys(path);
     if (!keys) {
-      problems.push({ path: at, message: `secret reference path ${JSON.stringify(path)} of ${owner} is not a config path`, hint: 'write it as plans name fields, e.g. modules.acme_sensors.env.API_TOKEN' });
+      problems.push({
+        path: at,
+        message: `secret reference path ${JSON.stringify(path)} of ${owner} is not a config path`,
+        hint: 'write it as plans name fields, e.g. modules.acme_sensors.env.API_TOKEN',
+      });
       continue;
     }
     const resolved = resolveSecretReference(ref, source);
     if ('unresolved' in resolved) {
-      problems.push({ path: at, message: `${owner} needs the secret ${path}: ${resolved.unresolved.message}`, hint: resolved.unresolved.hint });
+      problems.push({
+        path: at,
+        message: `${owner} needs the secret ${path}: ${resolved.unresolved.message}`,
+        hint: resolved.unresolved.hint,
+      });
       continue;
     }
     const placed = withValueAt(out, keys, resolved.value);
     if (!placed) {
-      problems.push({ path: at, message: `secret ${path} of ${owner} names no field of its config`, hint: 'synthesize the app again: the reference must name an entry the config has' });
+      problems.push({
+        path: at,
+        message: `secret ${path} of ${owner} names no field of its config`,
+        hint: 'synthesize the app again: the reference must name an entry the config has',
+      });
       continue;
     }
     out = placed;
@@ -83,7 +104,9 @@ export function withResolvedSecrets(
 
 /** The paths of a view (its attribute `config` keyed as plans name it) that references fill. */
 export function referencedViewPaths(attributes: Readonly<Record<string, unknown>>, attributeName = 'config'): string[] {
-  return Object.keys(referencesOf(attributes.secrets)).map((path) => (path.startsWith('[') ? `${attributeName}${path}` : `${attributeName}.${path}`));
+  return Object.keys(referencesOf(attributes.secrets)).map((path) =>
+    path.startsWith('[') ? `${attributeName}${path}` : `${attributeName}.${path}`,
+  );
 }
 
 /**

@@ -21,10 +21,13 @@ export async function resolveTarget(client: ServiceClient, provider: ProviderSet
   if (!organizationId) {
     const orgs = await client.appClient.listOrganizations();
     if (orgs.length !== 1) {
-      throw new FleetformError(orgs.length === 0 ? 'the API key can see no organization' : `the API key can see ${orgs.length} organizations`, {
-        path: 'FleetProvider.organizationId',
-        hint: `set organizationId on the FleetProvider; choices: ${orgs.map((o) => `${o.id} (${o.name})`).join(', ') || 'none'}`,
-      });
+      throw new FleetformError(
+        orgs.length === 0 ? 'the API key can see no organization' : `the API key can see ${orgs.length} organizations`,
+        {
+          path: 'FleetProvider.organizationId',
+          hint: `set organizationId on the FleetProvider; choices: ${orgs.map((o) => `${o.id} (${o.name})`).join(', ') || 'none'}`,
+        },
+      );
     }
     organizationId = (orgs[0] as { id: string }).id;
   } else if (provider.organizationId) {

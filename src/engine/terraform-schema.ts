@@ -107,7 +107,11 @@ export function terraformResourceSchema(declaration: KindDeclaration): Terraform
     type: declaration.type,
     version: declaration.schemaVersion,
     description: declaration.description,
-    attributes: [...facts.map(attributeOf), ...writeOnlyAttributes(declaration).map(digestAttributeOf), ...referenceDigestAttributes(declaration)],
+    attributes: [
+      ...facts.map(attributeOf),
+      ...writeOnlyAttributes(declaration).map(digestAttributeOf),
+      ...referenceDigestAttributes(declaration),
+    ],
     requiresReplace: facts.filter((f) => f.forcesReplacement).map((f) => f.name),
   };
 }

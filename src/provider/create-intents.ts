@@ -37,7 +37,10 @@ export class CreateIntents {
   ) {}
 
   private file(type: string, key: JsonObject): string {
-    const digest = createHash('sha256').update(stableStringify([this.organizationId, type, key])).digest('hex').slice(0, 32);
+    const digest = createHash('sha256')
+      .update(stableStringify([this.organizationId, type, key]))
+      .digest('hex')
+      .slice(0, 32);
     return path.join(this.dir, `${type}-${digest}.json`);
   }
 
@@ -54,7 +57,13 @@ export class CreateIntents {
   /** Records (or completes with its ids) the intent; durable when it returns. */
   record(type: string, key: JsonObject, ids?: Readonly<Record<string, string>>): void {
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const intent: CreateIntent = { type, key, organizationId: this.organizationId, recordedAt: Date.now(), ...(ids ? { ids: { ...ids } } : {}) };
+    const intent: CreateIntent = {
+      type,
+      key,
+      organizationId: this.organizationId,
+      recordedAt: Date.now(),
+      ...(ids ? { ids: { ...ids } } : {}),
+    };
     const target = this.file(type, key);
     const temp = `${target}.${process.pid}.tmp`;
     const fd = fs.openSync(temp, 'w', 0o600);

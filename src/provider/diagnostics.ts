@@ -26,10 +26,21 @@ export function asTerraformAdvice(text: string): string {
   return text.replace(/\bfleetform (import|state mv|state rm|plan)\b/g, 'terraform $1');
 }
 
-function diagnostic(severity: Diagnostic_Severity, summary: string, detail: string | undefined, path: string | undefined, attributes: ReadonlySet<string>): Diagnostic {
+function diagnostic(
+  severity: Diagnostic_Severity,
+  summary: string,
+  detail: string | undefined,
+  path: string | undefined,
+  attributes: ReadonlySet<string>,
+): Diagnostic {
   const attribute = attributeOf(path, attributes);
   const said = asTerraformAdvice(summary);
-  return new Diagnostic({ severity, summary: path ? `${path}: ${said}` : said, detail: detail ? `hint: ${asTerraformAdvice(detail)}` : '', ...(attribute ? { attribute } : {}) });
+  return new Diagnostic({
+    severity,
+    summary: path ? `${path}: ${said}` : said,
+    detail: detail ? `hint: ${asTerraformAdvice(detail)}` : '',
+    ...(attribute ? { attribute } : {}),
+  });
 }
 
 /** Diagnostics of a resource type: errors and warnings at its attributes. */
@@ -60,7 +71,8 @@ export class Diagnostics {
 
   /** A failure: a FleetformError with its path and hint, anything else by its message. */
   failure(err: unknown, context: string): void {
-    if (err instanceof FleetformError) this.error(`${context}: ${err.message}`, { ...(err.path ? { path: err.path } : {}), ...(err.hint ? { hint: err.hint } : {}) });
+    if (err instanceof FleetformError)
+      this.error(`${context}: ${err.message}`, { ...(err.path ? { path: err.path } : {}), ...(err.hint ? { hint: err.hint } : {}) });
     else this.error(`${context}: ${errorMessage(err)}`);
   }
 }

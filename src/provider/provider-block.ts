@@ -35,9 +35,24 @@ interface BlockAttribute {
 }
 
 const BLOCK_ATTRIBUTES: readonly BlockAttribute[] = [
-  { name: 'organization_id', key: 'organizationId', env: 'FLEETFORM_ORGANIZATION_ID', description: 'Organization resources are created in; default the only one the API key sees.' },
-  { name: 'location_id', key: 'locationId', env: 'FLEETFORM_LOCATION_ID', description: 'Location machines are created in; default the only one of the organization.' },
-  { name: 'endpoint', key: 'endpoint', env: 'FLEETFORM_ENDPOINT', description: 'Address of the service; unset: the embedded emulator, with its data in .fleetform/emulator of the working directory.' },
+  {
+    name: 'organization_id',
+    key: 'organizationId',
+    env: 'FLEETFORM_ORGANIZATION_ID',
+    description: 'Organization resources are created in; default the only one the API key sees.',
+  },
+  {
+    name: 'location_id',
+    key: 'locationId',
+    env: 'FLEETFORM_LOCATION_ID',
+    description: 'Location machines are created in; default the only one of the organization.',
+  },
+  {
+    name: 'endpoint',
+    key: 'endpoint',
+    env: 'FLEETFORM_ENDPOINT',
+    description: 'Address of the service; unset: the embedded emulator, with its data in .fleetform/emulator of the working directory.',
+  },
   { name: 'api_key_id', key: 'apiKeyId', env: 'FLEETFORM_API_KEY_ID', description: 'Id of the API key of an organization owner.' },
   { name: 'api_key', key: 'apiKey', env: 'FLEETFORM_API_KEY', description: 'The API key of an organization owner.', sensitive: true },
 ];
@@ -49,7 +64,8 @@ export function providerBlockSchema(): Schema {
   return new Schema({
     version: 0n,
     block: new Schema_Block({
-      description: 'fleetform: robot fleet configuration and ML training jobs. Settings left out come from FLEETFORM_* environment variables.',
+      description:
+        'fleetform: robot fleet configuration and ML training jobs. Settings left out come from FLEETFORM_* environment variables.',
       attributes: BLOCK_ATTRIBUTES.map(
         (a) =>
           new Schema_Attribute({

@@ -41,7 +41,14 @@ function withServiceAttributes(kind: ResourceKind, planned: TerraformObject, app
 }
 
 /** The record of an object after a create, update or import: the view it was made to hold, secrets as digests. */
-function recordOf(applied: Applied, view: JsonObject, sensitivePaths: readonly string[], kindPrivate: JsonObject, salt: string, key: Buffer): ResourcePrivate {
+function recordOf(
+  applied: Applied,
+  view: JsonObject,
+  sensitivePaths: readonly string[],
+  kindPrivate: JsonObject,
+  salt: string,
+  key: Buffer,
+): ResourcePrivate {
   return {
     ids: { ...applied.ids },
     outputs: { ...applied.outputs },
@@ -101,7 +108,8 @@ export async function planTerraformResource(
     else if (given !== null) planned[f.name] = given;
     else if (f.presence === 'optional-computed') {
       const v = desired.view[f.name];
-      planned[f.name] = v !== undefined && !isEngineUnknown(v) ? terraformAttribute(f, v) : prior ? (prior.state[f.name] ?? null) : unknownValue;
+      planned[f.name] =
+        v !== undefined && !isEngineUnknown(v) ? terraformAttribute(f, v) : prior ? (prior.state[f.name] ?? null) : unknownValue;
     } else planned[f.name] = null;
   }
   if (!prior) {
@@ -109,12 +117,35 @@ export async function planTerraformResource(
     // same, so it is derived from its configuration (unknown while any of it is).
     const salt = creationSalt(declaration, kind.type, config);
     // An adopted object's ids ride to apply in the planned record.
-    const record: ResourcePrivate = { ids: { ...adopted?.ids }, outputs: { ...adopted?.outputs }, kind_private: {}, applied: null, sensitive_paths: [], salt: salt ?? newSalt(), version: null };
-    const state = withReferenceDigest(declaration, withoutWriteOnly(declaration, planned, config, input.key, record.salt, input.writeOnly), desired.view, engineAttributes(declaration, config), input.key, salt);
-    if (salt === undefined) for (const f of writeOnlyAttributes(declaration)) if (state[digestName(f)] !== null) state[digestName(f)] = unknownValue;
+    const record: ResourcePrivate = {
+      ids: { ...adopted?.ids },
+      outputs: { ...adopted?.outputs },
+      kind_private: {},
+      applied: null,
+      sensitive_paths: [],
+      salt: salt ?? newSalt(),
+      version: null,
+    };
+    const state = withReferenceDigest(
+      declaration,
+      withoutWriteOnly(declaration, planned, config, input.key, record.salt, input.writeOnly),
+      desired.view,
+      engineAttributes(declaration, config),
+      input.key,
+      salt,
+    );
+    if (salt === undefined)
+      for (const f of writeOnlyAttributes(declaration)) if (state[digestName(f)] !== null) state[digestName(f)] = unknownValue;
     return { state, requiresReplace: [], private: record };
   }
-  const plannedState = withReferenceDigest(declaration, withoutWriteOnly(declaration, planned, config, input.key, prior.private.salt, input.writeOnly), desired.view, engineAttributes(declaration, config), input.key, prior.private.salt);
+  const plannedState = withReferenceDigest(
+    declaration,
+    withoutWriteOnly(declaration, planned, config, input.key, prior.private.salt, input.writeOnly),
+    desired.view,
+    engineAttributes(declaration, config),
+    input.key,
+    prior.private.salt,
+  );
 
   // An unknown replace-forcing value counts as a change: Terraform's final plan may not turn an update into a replace.
   const requiresReplace = Object.values(declaration.attributes)
@@ -165,12 +196,22 @@ function holdsIds(ids: Readonly<Record<string, string>>, recorded: Readonly<Reco
 }
 
 function describeIds(applied: Applied): string {
-  return Object.entries(applied.ids).map(([k, v]) => `${k} ${v}`).join(', ');
+  return Object.entries(applied.ids)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
 }
 
 /** A state entry standing for an object an interrupted create made. */
 function adoptedEntry(kind: ResourceKind, applied: Applied) {
-  return stateEntry(kind.type, { ids: { ...applied.ids }, outputs: { ...applied.outputs }, kind_private: {}, applied: null, sensitive_paths: [], salt: '', version: null });
+  return stateEntry(kind.type, {
+    ids: { ...applied.ids },
+    outputs: { ...applied.outputs },
+    kind_private: {},
+    applied: null,
+    sensitive_paths: [],
+    salt: '',
+    version: null,
+  });
 }
 
 /**
@@ -178,7 +219,12 @@ function adoptedEntry(kind: ResourceKind, applied: Applied) {
  * way the engine settles its own intents; an intent whose create made nothing is dropped.
  * An object of that name whose ids differ from those the create recorded is someone else's.
  */
-async function interruptedCreate(kind: ResourceKind, ctx: KindContext, view: JsonObject, intents: CreateIntents | undefined): Promise<Applied | undefined> {
+async function interruptedCreate(
+  kind: ResourceKind,
+  ctx: KindContext,
+  view: JsonObject,
+  intents: CreateIntents | undefined,
+): Promise<Applied | undefined> {
   const identity = kind.identity(view);
   const intent = identity && intents?.find(kind.type, identity.key);
   if (!identity || !intent || !intents) return undefined;
@@ -203,7 +249,14 @@ export function settleIntent(kind: ResourceKind, stored: Stored, intents: Create
 export async function applyResource(
   kind: ResourceKind,
   ctx: KindContext,
-  input: { prior: Stored | undefined; planned: TerraformObject | null; config: TerraformObject | null; plannedPrivate: ResourcePrivate | undefined; key: Buffer; intents?: CreateIntents | undefined },
+  input: {
+    prior: Stored | undefined;
+    planned: TerraformObject | null;
+    config: TerraformObject | null;
+    plannedPrivate: ResourcePrivate | undefined;
+    key: Buffer;
+    intents?: CreateIntents | undefined;
+  },
   diags: Diagnostics,
 ): Promise<{ state: TerraformObject | null; private: ResourcePrivate | undefined }> {
   const { prior, planned, key, intents } = input;
@@ -221,13 +274,15 @@ export async function applyResource(
     return { state: null, private: undefined };
   }
   const plannedIds = input.plannedPrivate?.ids ?? {};
-  const adopting = !prior && Object.keys(plannedIds).length > 0 ? { ids: plannedIds, outputs: input.plannedPrivate?.outputs ?? {} } : undefined;
+  const adopting =
+    !prior && Object.keys(plannedIds).length > 0 ? { ids: plannedIds, outputs: input.plannedPrivate?.outputs ?? {} } : undefined;
   const entry = prior ? stateEntry(kind.type, prior.private) : adopting ? adoptedEntry(kind, adopting) : undefined;
   // Write-only secrets are in the configuration only.
   const attributes = engineAttributes(kind.declaration, withWriteOnlyFrom(kind.declaration, planned, input.config));
   const desired = await desireResource(kind, ctx, attributes, entry);
   // The state of an applied object: the digest of the secrets references read as this apply read them.
-  const appliedState = (state: TerraformObject, salt: string): TerraformObject => withReferenceDigest(kind.declaration, state, desired.view, attributes, key, salt);
+  const appliedState = (state: TerraformObject, salt: string): TerraformObject =>
+    withReferenceDigest(kind.declaration, state, desired.view, attributes, key, salt);
   // At apply, the service is the judge of what it holds (a replaced object is gone by now).
   const refused = desired.problems.filter((p) => !p.existingId);
   if (refused.length > 0) {
@@ -240,7 +295,10 @@ export async function applyResource(
     const applied = await kind.update(ctx, entry, desired.view, null);
     const identity = kind.identity(desired.view);
     if (identity && intents) intents.record(kind.type, identity.key, applied.ids);
-    return { state: appliedState(withServiceAttributes(kind, planned, applied), salt), private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt, key) };
+    return {
+      state: appliedState(withServiceAttributes(kind, planned, applied), salt),
+      private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt, key),
+    };
   }
   if (!prior || !entry) {
     const salt = input.plannedPrivate?.salt ?? newSalt();
@@ -254,17 +312,31 @@ export async function applyResource(
         if (identity && intents) intents.record(kind.type, identity.key, ids.ids);
       });
       if (identity && intents) intents.record(kind.type, identity.key, applied.ids);
-      return { state: appliedState(withServiceAttributes(kind, planned, applied), salt), private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt, key) };
+      return {
+        state: appliedState(withServiceAttributes(kind, planned, applied), salt),
+        private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt, key),
+      };
     } catch (err) {
       diags.failure(err, `creating ${kind.type}`);
       // What the service already made stays in state (Terraform marks it tainted) instead of being lost.
-      if (made) return { state: appliedState(withServiceAttributes(kind, planned, made), salt), private: recordOf(made, desired.view, desired.sensitivePaths, desired.private, salt, key) };
+      if (made)
+        return {
+          state: appliedState(withServiceAttributes(kind, planned, made), salt),
+          private: recordOf(made, desired.view, desired.sensitivePaths, desired.private, salt, key),
+        };
       return { state: null, private: undefined };
     }
   }
   const plannedVersion = input.plannedPrivate?.version ?? prior.private.version;
   const applied = await kind.update(ctx, entry, desired.view, plannedVersion);
-  const record = recordOf(applied, desired.view, desired.sensitivePaths, { ...prior.private.kind_private, ...desired.private }, prior.private.salt, key);
+  const record = recordOf(
+    applied,
+    desired.view,
+    desired.sensitivePaths,
+    { ...prior.private.kind_private, ...desired.private },
+    prior.private.salt,
+    key,
+  );
   return { state: appliedState(withServiceAttributes(kind, planned, applied), prior.private.salt), private: record };
 }
 
@@ -272,7 +344,13 @@ export async function applyResource(
  * Reads the object: null when it is gone; the stored attributes when the service holds
  * what was applied; else (drift) the attributes code would give for what it holds.
  */
-export async function readResource(kind: ResourceKind, ctx: KindContext, stored: Stored, key: Buffer, writeOnly: boolean): Promise<Stored | null> {
+export async function readResource(
+  kind: ResourceKind,
+  ctx: KindContext,
+  stored: Stored,
+  key: Buffer,
+  writeOnly: boolean,
+): Promise<Stored | null> {
   const entry = stateEntry(kind.type, stored.private);
   const observation = await kind.observe(ctx, entry);
   if (!observation) return null;
@@ -297,11 +375,25 @@ export async function readResource(kind: ResourceKind, ctx: KindContext, stored:
 }
 
 /** Adopts an object by its service id: its attributes as the service holds them. */
-export async function importResource(kind: ResourceKind, ctx: KindContext, id: string, key: Buffer, writeOnly: boolean): Promise<Stored | undefined> {
+export async function importResource(
+  kind: ResourceKind,
+  ctx: KindContext,
+  id: string,
+  key: Buffer,
+  writeOnly: boolean,
+): Promise<Stored | undefined> {
   const applied = await kind.importById(ctx, id);
   if (!applied) return undefined;
   const salt = newSalt();
-  const bare: ResourcePrivate = { ids: { ...applied.ids }, outputs: { ...applied.outputs }, kind_private: {}, applied: null, sensitive_paths: [], salt, version: null };
+  const bare: ResourcePrivate = {
+    ids: { ...applied.ids },
+    outputs: { ...applied.outputs },
+    kind_private: {},
+    applied: null,
+    sensitive_paths: [],
+    salt,
+    version: null,
+  };
   const observation = await kind.observe(ctx, stateEntry(kind.type, bare));
   if (!observation) return undefined;
   const attributes = attributesOfView(kind, observation.view, undefined);
@@ -309,5 +401,8 @@ export async function importResource(kind: ResourceKind, ctx: KindContext, id: s
   for (const f of Object.values(kind.declaration.attributes)) state[f.name] = terraformAttribute(f, attributes[f.name]);
   const secrets = observedSecretPaths(kind, observation.view, attributes);
   const withIds = withServiceAttributes(kind, state, applied);
-  return { state: withoutWriteOnly(kind.declaration, withIds, { ...withIds }, key, salt, writeOnly), private: { ...recordOf(applied, observation.view, secrets, {}, salt, key), version: observation.version } };
+  return {
+    state: withoutWriteOnly(kind.declaration, withIds, { ...withIds }, key, salt, writeOnly),
+    private: { ...recordOf(applied, observation.view, secrets, {}, salt, key), version: observation.version },
+  };
 }

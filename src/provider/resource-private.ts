@@ -8,19 +8,20 @@ import type { StateEntry } from '../engine/state/schema';
  * What the provider keeps beside an object's attributes in Terraform's state (the
  * resource's private bytes): the engine's record of it, as fleetform's own state holds it.
  */
-const ResourcePrivateSchema = z.object({
-  ids: z.record(z.string(), z.string()),
-  outputs: z.record(z.string(), z.string()),
-  /** The kind's own data (e.g. the versions unpinned modules were pinned to). */
-  kind_private: z.custom<JsonObject>(isObject).default({}),
-  /** The view last applied, secrets as keyed digests: what the service should hold. */
-  applied: z.custom<JsonObject>(isObject).nullable().default(null),
-  sensitive_paths: z.array(z.string()).default([]),
-  /** Salt of the digests of this object's secrets. */
-  salt: z.string(),
-  /** The service's version of the object when last read: guards an update planned from it. */
-  version: z.string().nullable().default(null),
-})
+const ResourcePrivateSchema = z
+  .object({
+    ids: z.record(z.string(), z.string()),
+    outputs: z.record(z.string(), z.string()),
+    /** The kind's own data (e.g. the versions unpinned modules were pinned to). */
+    kind_private: z.custom<JsonObject>(isObject).default({}),
+    /** The view last applied, secrets as keyed digests: what the service should hold. */
+    applied: z.custom<JsonObject>(isObject).nullable().default(null),
+    sensitive_paths: z.array(z.string()).default([]),
+    /** Salt of the digests of this object's secrets. */
+    salt: z.string(),
+    /** The service's version of the object when last read: guards an update planned from it. */
+    version: z.string().nullable().default(null),
+  })
   // The bytes hold secrets' digests as text: read back as digests at the paths recorded as secret.
   .transform((p) => (p.applied && p.sensitive_paths.length > 0 ? { ...p, applied: withDigestsRead(p.applied, p.sensitive_paths) } : p));
 export type ResourcePrivate = z.infer<typeof ResourcePrivateSchema>;
@@ -46,5 +47,14 @@ export function writePrivate(p: ResourcePrivate): Uint8Array<ArrayBuffer> {
 
 /** The engine's state entry of an object Terraform manages. */
 export function stateEntry(type: string, p: ResourcePrivate): StateEntry {
-  return { type, ids: { ...p.ids }, outputs: { ...p.outputs }, attributes: p.applied, dependencies: [], private: p.kind_private, sensitive_paths: [...p.sensitive_paths], status: 'ok' };
+  return {
+    type,
+    ids: { ...p.ids },
+    outputs: { ...p.outputs },
+    attributes: p.applied,
+    dependencies: [],
+    private: p.kind_private,
+    sensitive_paths: [...p.sensitive_paths],
+    status: 'ok',
+  };
 }

@@ -28,7 +28,12 @@ function valueAt(view: JsonObject, path: string): JsonValue | undefined {
  * The digest of the values a view holds at the paths the attributes' references name:
  * null without references, unknown while the view's config or the salt is.
  */
-export function referenceDigest(view: JsonObject, attributes: Readonly<Record<string, unknown>>, key: Buffer, salt: string | undefined): TerraformValue {
+export function referenceDigest(
+  view: JsonObject,
+  attributes: Readonly<Record<string, unknown>>,
+  key: Buffer,
+  salt: string | undefined,
+): TerraformValue {
   const paths = referencedViewPaths(attributes).sort();
   if (paths.length === 0) return null;
   if (salt === undefined || isUnknown(view.config) || view.config === undefined) return unknownValue;
@@ -37,7 +42,14 @@ export function referenceDigest(view: JsonObject, attributes: Readonly<Record<st
 }
 
 /** The state with the reference digest of a kind that takes references set (others are given back as they are). */
-export function withReferenceDigest(declaration: KindDeclaration, state: TerraformObject, view: JsonObject, attributes: Readonly<Record<string, unknown>>, key: Buffer, salt: string | undefined): TerraformObject {
+export function withReferenceDigest(
+  declaration: KindDeclaration,
+  state: TerraformObject,
+  view: JsonObject,
+  attributes: Readonly<Record<string, unknown>>,
+  key: Buffer,
+  salt: string | undefined,
+): TerraformObject {
   const refs = declaration.attributes[SECRET_REFERENCES_ATTRIBUTE];
   if (!refs) return state;
   return { ...state, [digestName(refs)]: referenceDigest(view, attributes, key, salt) };

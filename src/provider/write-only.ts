@@ -22,7 +22,14 @@ export function digestOf(value: TerraformValue | undefined, key: Buffer, salt: s
  * itself null when the client takes write-only attributes (Terraform 1.11 and later); a
  * client that does not (it ignores the flag) keeps it as a sensitive attribute.
  */
-export function withoutWriteOnly(declaration: KindDeclaration, state: TerraformObject, values: TerraformObject, key: Buffer, salt: string, writeOnly = true): TerraformObject {
+export function withoutWriteOnly(
+  declaration: KindDeclaration,
+  state: TerraformObject,
+  values: TerraformObject,
+  key: Buffer,
+  salt: string,
+  writeOnly = true,
+): TerraformObject {
   const out: TerraformObject = { ...state };
   for (const f of writeOnlyAttributes(declaration)) {
     out[digestName(f)] = digestOf(values[f.name] ?? null, key, salt);

@@ -41,7 +41,14 @@ const NOT_LOGGED: ReadonlySet<ReconcilerEvent['type']> = new Set(['cycle-started
 
 function levelOf(e: ReconcilerEvent): EventLevel {
   if (e.type === 'cycle-failed' || (e.type === 'apply-finished' && e.failed.length > 0)) return 'error';
-  if (e.type === 'rollout-stopped' || e.type === 'rollout-paused' || e.type === 'drift-found' || e.type === 'approval-needed' || e.type === 'apply-waiting') return 'warn';
+  if (
+    e.type === 'rollout-stopped' ||
+    e.type === 'rollout-paused' ||
+    e.type === 'drift-found' ||
+    e.type === 'approval-needed' ||
+    e.type === 'apply-waiting'
+  )
+    return 'warn';
   return 'info';
 }
 
@@ -82,13 +89,18 @@ export function reconcilerEventLine(e: ReconcilerEvent): string {
 /** The cycles list after one event: a started cycle is added, a finished or failed one closed. */
 export function nextCycles(cycles: readonly CycleView[], e: ReconcilerEvent, keep: number): CycleView[] {
   const id = String(e.cycle);
-  if (e.type === 'cycle-started') return [...cycles.filter((c) => c.id !== id), { id, startedAt: e.at, outcome: 'running', summary: reconcilerEventLine(e) }].slice(-keep);
+  if (e.type === 'cycle-started')
+    return [...cycles.filter((c) => c.id !== id), { id, startedAt: e.at, outcome: 'running', summary: reconcilerEventLine(e) }].slice(
+      -keep,
+    );
   if (e.type !== 'cycle-finished' && e.type !== 'cycle-failed') return [...cycles];
   const outcome = e.type === 'cycle-finished' ? 'ok' : 'failed';
   const summary = e.type === 'cycle-finished' ? `${e.changes} change(s), ${e.drifted} drifted, ${e.seconds.toFixed(1)}s` : e.error;
   const found = cycles.some((c) => c.id === id);
   const closed = (c: CycleView): CycleView => ({ ...c, finishedAt: e.at, outcome, summary });
-  return found ? cycles.map((c) => (c.id === id ? closed(c) : c)) : [...cycles, closed({ id, startedAt: e.at, outcome, summary })].slice(-keep);
+  return found
+    ? cycles.map((c) => (c.id === id ? closed(c) : c))
+    : [...cycles, closed({ id, startedAt: e.at, outcome, summary })].slice(-keep);
 }
 
 export function reconcilerDashboardSource(reconciler: DashboardReconciler, options: ReconcilerSourceOptions): ReconcilerDashboardSource {
@@ -99,7 +111,16 @@ export function reconcilerDashboardSource(reconciler: DashboardReconciler, optio
   let fleet: { standalone: StandaloneSource; client: ServiceClient; stop: () => void } | undefined;
   let lastFleet: DashboardSnapshot | undefined;
 
-  const empty = (): DashboardSnapshot => ({ generatedAt: new Date().toISOString(), source: '', machines: [], rollouts: [], drift: [], cycles: [], events: [], capabilities: CAPABILITIES });
+  const empty = (): DashboardSnapshot => ({
+    generatedAt: new Date().toISOString(),
+    source: '',
+    machines: [],
+    rollouts: [],
+    drift: [],
+    cycles: [],
+    events: [],
+    capabilities: CAPABILITIES,
+  });
   const compose = (base: DashboardSnapshot | undefined): DashboardSnapshot => ({
     ...(base ?? empty()),
     source: `fleetform reconcile (${reconciler.status().state})`,
@@ -145,7 +166,17 @@ export function reconcilerDashboardSource(reconciler: DashboardReconciler, optio
     cycles = nextCycles(cycles, e, keep);
     if (e.type === 'cycle-finished' || e.type === 'cycle-failed' || e.type === 'approval-needed') planOf();
     standalone();
-    if (!NOT_LOGGED.has(e.type)) emit({ kind: 'event', event: { kind: 'reconciler', level: levelOf(e), message: reconcilerEventLine(e), at: e.at, ...('stack' in e && e.stack ? { stack: e.stack } : {}) } });
+    if (!NOT_LOGGED.has(e.type))
+      emit({
+        kind: 'event',
+        event: {
+          kind: 'reconciler',
+          level: levelOf(e),
+          message: reconcilerEventLine(e),
+          at: e.at,
+          ...('stack' in e && e.stack ? { stack: e.stack } : {}),
+        },
+      });
     publish();
   });
 
@@ -181,7 +212,12 @@ export function reconcilerDashboardSource(reconciler: DashboardReconciler, optio
       return { ok: true, message: 'a cycle starts now: drift is checked and healed by policy' };
     },
     notify(event: SourceEvent) {
-      reconciler.announce({ type: 'dashboard-action', ok: event.level !== 'error', message: event.message, ...(event.stack ? { stack: event.stack } : {}) });
+      reconciler.announce({
+        type: 'dashboard-action',
+        ok: event.level !== 'error',
+        message: event.message,
+        ...(event.stack ? { stack: event.stack } : {}),
+      });
     },
     close() {
       unsubscribe();

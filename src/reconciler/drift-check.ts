@@ -106,7 +106,7 @@ export async function checkDrift(input: CheckInput): Promise<CheckResult> {
       const ctx = contexts.get(mark.stack);
       if (!entry || !ctx) return mark.address;
       const version = mark.version === null ? undefined : await VERSION_READERS.get(entry.type)?.(ctx, entry);
-      const seen = version ?? ((await readers.kinds.require(entry.type, mark.address).observe(ctx, entry))?.version ?? null);
+      const seen = version ?? (await readers.kinds.require(entry.type, mark.address).observe(ctx, entry))?.version ?? null;
       return seen === mark.version ? undefined : mark.address;
     });
     read += slice.length;

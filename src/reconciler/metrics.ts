@@ -9,16 +9,65 @@ const WAITING_FOR: readonly WaitingFor[] = ['approval', 'window', 'retry'];
 
 export class ReconcilerMetrics {
   readonly registry = new Registry();
-  private readonly cycles = new Counter({ name: 'fleetform_reconcile_cycles_total', help: 'Reconcile cycles, by result', labelNames: ['result'] as const, registers: [this.registry] });
-  private readonly cycleSeconds = new Histogram({ name: 'fleetform_reconcile_cycle_seconds', help: 'How long a reconcile cycle took', buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers: [this.registry] });
-  private readonly drifted = new Gauge({ name: 'fleetform_reconcile_drifted_objects', help: 'Objects that drifted from the code at the last check, by stack', labelNames: ['stack'] as const, registers: [this.registry] });
-  private readonly pendingChanges = new Gauge({ name: 'fleetform_reconcile_pending_changes', help: 'Changes the last plan had, by stack', labelNames: ['stack'] as const, registers: [this.registry] });
-  private readonly applies = new Counter({ name: 'fleetform_reconcile_applies_total', help: 'Applies started, by stack and cause', labelNames: ['stack', 'cause'] as const, registers: [this.registry] });
-  private readonly waves = new Counter({ name: 'fleetform_reconcile_waves_passed_total', help: 'Rollout waves passed', labelNames: ['stack', 'rollout'] as const, registers: [this.registry] });
-  private readonly rollouts = new Gauge({ name: 'fleetform_reconcile_rollout_state', help: 'Rollouts by their last state (1 for the state it is in)', labelNames: ['stack', 'rollout', 'state'] as const, registers: [this.registry] });
-  private readonly leader = new Gauge({ name: 'fleetform_reconcile_leader', help: '1 while this reconciler leads, 0 on standby', registers: [this.registry] });
-  private readonly waiting = new Gauge({ name: 'fleetform_reconcile_waiting_stacks', help: 'Stacks waiting, by what for', labelNames: ['for'] as const, registers: [this.registry] });
-  private readonly machines = new Gauge({ name: 'fleetform_reconcile_machines', help: 'Managed machines by health, as last read', labelNames: ['health'] as const, registers: [this.registry] });
+  private readonly cycles = new Counter({
+    name: 'fleetform_reconcile_cycles_total',
+    help: 'Reconcile cycles, by result',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  private readonly cycleSeconds = new Histogram({
+    name: 'fleetform_reconcile_cycle_seconds',
+    help: 'How long a reconcile cycle took',
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+  private readonly drifted = new Gauge({
+    name: 'fleetform_reconcile_drifted_objects',
+    help: 'Objects that drifted from the code at the last check, by stack',
+    labelNames: ['stack'] as const,
+    registers: [this.registry],
+  });
+  private readonly pendingChanges = new Gauge({
+    name: 'fleetform_reconcile_pending_changes',
+    help: 'Changes the last plan had, by stack',
+    labelNames: ['stack'] as const,
+    registers: [this.registry],
+  });
+  private readonly applies = new Counter({
+    name: 'fleetform_reconcile_applies_total',
+    help: 'Applies started, by stack and cause',
+    labelNames: ['stack', 'cause'] as const,
+    registers: [this.registry],
+  });
+  private readonly waves = new Counter({
+    name: 'fleetform_reconcile_waves_passed_total',
+    help: 'Rollout waves passed',
+    labelNames: ['stack', 'rollout'] as const,
+    registers: [this.registry],
+  });
+  private readonly rollouts = new Gauge({
+    name: 'fleetform_reconcile_rollout_state',
+    help: 'Rollouts by their last state (1 for the state it is in)',
+    labelNames: ['stack', 'rollout', 'state'] as const,
+    registers: [this.registry],
+  });
+  private readonly leader = new Gauge({
+    name: 'fleetform_reconcile_leader',
+    help: '1 while this reconciler leads, 0 on standby',
+    registers: [this.registry],
+  });
+  private readonly waiting = new Gauge({
+    name: 'fleetform_reconcile_waiting_stacks',
+    help: 'Stacks waiting, by what for',
+    labelNames: ['for'] as const,
+    registers: [this.registry],
+  });
+  private readonly machines = new Gauge({
+    name: 'fleetform_reconcile_machines',
+    help: 'Managed machines by health, as last read',
+    labelNames: ['health'] as const,
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'fleetform_reconcile_process_' });
@@ -60,7 +109,8 @@ export class ReconcilerMetrics {
   private setRollout(stack: string, rollout: string, state: 'running' | 'paused' | 'stopped' | 'completed'): void {
     const names = this.rolloutNames.get(stack) ?? new Set<string>();
     this.rolloutNames.set(stack, names.add(rollout));
-    for (const s of ['running', 'paused', 'stopped', 'completed'] as const) this.rollouts.set({ stack, rollout, state: s }, s === state ? 1 : 0);
+    for (const s of ['running', 'paused', 'stopped', 'completed'] as const)
+      this.rollouts.set({ stack, rollout, state: s }, s === state ? 1 : 0);
   }
 
   private setRollouts(stack: string, state: 'completed' | undefined): void {

@@ -32,6 +32,7 @@ export function isDrift(change: ResourceChange): boolean {
 /** What identifies a set of changes for an approval: the same changes get the same text. */
 export function changesFingerprint(changes: readonly ResourceChange[]): string {
   const hash = createHash('sha256');
-  for (const c of [...changes].sort((a, b) => a.address.localeCompare(b.address))) hash.update(JSON.stringify([c.address, c.action, c.after]));
+  for (const c of [...changes].sort((a, b) => a.address.localeCompare(b.address)))
+    hash.update(JSON.stringify([c.address, c.action, c.after]));
   return hash.digest('hex').slice(0, 16);
 }

@@ -65,7 +65,8 @@ interface StackMemory {
 const noReporter: ApplyReporter = { start: () => undefined, done: () => undefined, failed: () => undefined, skipped: () => undefined };
 
 function message(err: unknown): { error: string; hint?: string; where?: string } {
-  if (err instanceof FleetformError) return { error: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.path ? { where: err.path } : {}) };
+  if (err instanceof FleetformError)
+    return { error: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.path ? { where: err.path } : {}) };
   return { error: errorMessage(err) };
 }
 
@@ -114,7 +115,9 @@ export class Reconciler implements ReconcilerHandle {
       ...(this.lastCycle ? { lastCycle: this.lastCycle } : {}),
       ...(this.nextCheckAt ? { nextCheckAt: new Date(this.nextCheckAt).toISOString() } : {}),
       stacks: [...this.stacks.values()].map((m) => m.status),
-      ...(override ? { override: { windows: override.mode, ...(override.untilMs ? { until: new Date(override.untilMs).toISOString() } : {}) } } : {}),
+      ...(override
+        ? { override: { windows: override.mode, ...(override.untilMs ? { until: new Date(override.untilMs).toISOString() } : {}) } }
+        : {}),
     };
   }
 
@@ -144,7 +147,10 @@ export class Reconciler implements ReconcilerHandle {
 
   overrideWindows(mode: 'open' | 'closed' | undefined, untilMs?: number): void {
     this.override = mode ? { mode, untilMs } : undefined;
-    this.settings.logger.log('info', mode ? `windows overridden: ${mode}${untilMs ? ` until ${new Date(untilMs).toISOString()}` : ''}` : 'window override cleared');
+    this.settings.logger.log(
+      'info',
+      mode ? `windows overridden: ${mode}${untilMs ? ` until ${new Date(untilMs).toISOString()}` : ''}` : 'window override cleared',
+    );
     this.kick('window');
   }
 
@@ -277,7 +283,10 @@ export class Reconciler implements ReconcilerHandle {
       this.project = await this.settings.loader.load(rev.dir);
       this.revision = rev;
       this.broken = undefined;
-      this.settings.logger.log('info', 'project loaded', { revision: rev.commit ?? rev.id, stacks: this.project.stacks.map((s) => s.name) });
+      this.settings.logger.log('info', 'project loaded', {
+        revision: rev.commit ?? rev.id,
+        stacks: this.project.stacks.map((s) => s.name),
+      });
       return this.project;
     } catch (err) {
       // A broken commit leaves the fleet as it is: no cycle plans or applies until a good one comes.
@@ -295,14 +304,24 @@ export class Reconciler implements ReconcilerHandle {
     this.emit({ type: 'cycle-started', reason, ...(commit ? { commit } : {}) });
     try {
       const project = await this.loadIfNew();
-      if (!project) throw new FleetformError(`revision ${this.revision?.commit ?? this.revision?.id ?? '?'} could not be loaded; waiting for a new one`, { hint: 'push a fix; the fleet is left as it is' });
+      if (!project)
+        throw new FleetformError(
+          `revision ${this.revision?.commit ?? this.revision?.id ?? '?'} could not be loaded; waiting for a new one`,
+          { hint: 'push a fix; the fleet is left as it is' },
+        );
       const checked = reason === 'interval' ? await this.check(project) : 'plan';
       if (checked === 'interrupted') return;
       const { changes, drifted } = checked === 'same' ? this.lastCounts : await this.reconcile(project);
       const seconds = (this.now() - started) / 1000;
       this.lastCycle = { at: new Date(started).toISOString(), ok: true, seconds };
       this.emit({ type: 'cycle-finished', seconds, changes, drifted, ...(this.revision?.commit ? { commit: this.revision.commit } : {}) });
-      this.settings.logger.log('info', 'cycle finished', { cycle: this.cycleNumber, reason, seconds: Number(seconds.toFixed(3)), changes, drifted });
+      this.settings.logger.log('info', 'cycle finished', {
+        cycle: this.cycleNumber,
+        reason,
+        seconds: Number(seconds.toFixed(3)),
+        changes,
+        drifted,
+      });
     } catch (err) {
       const m = message(err);
       const seconds = (this.now() - started) / 1000;
@@ -334,7 +353,11 @@ export class Reconciler implements ReconcilerHandle {
       interrupted: () => this.somethingNew(),
       now: () => this.now(),
     });
-    if (result.outcome === 'changed') this.settings.logger.log('info', 'objects changed on the service since the last plan', { objects: result.addresses.slice(0, 10), count: result.addresses.length });
+    if (result.outcome === 'changed')
+      this.settings.logger.log('info', 'objects changed on the service since the last plan', {
+        objects: result.addresses.slice(0, 10),
+        count: result.addresses.length,
+      });
     return result.outcome === 'same' ? 'same' : result.outcome === 'interrupted' ? 'interrupted' : 'plan';
   }
 
@@ -351,7 +374,10 @@ export class Reconciler implements ReconcilerHandle {
   /** Plans every stack under its lock and treats each by its policy. */
   private async reconcile(project: ReconcileProject): Promise<{ changes: number; drifted: number }> {
     const { engine, stacks } = project;
-    const release = await engine.lock(stacks.map((s) => s.name), 'reconcile');
+    const release = await engine.lock(
+      stacks.map((s) => s.name),
+      'reconcile',
+    );
     this.baseline = undefined;
     try {
       const { plan, states } = await engine.plan(stacks, { refresh: true, destroy: false });
@@ -398,7 +424,12 @@ export class Reconciler implements ReconcilerHandle {
     return this.override;
   }
 
-  private async reconcileStack(project: ReconcileProject, stack: DesiredStack, plan: Plan, states: Map<string, State>): Promise<{ changes: number; drifted: number; applied: boolean }> {
+  private async reconcileStack(
+    project: ReconcileProject,
+    stack: DesiredStack,
+    plan: Plan,
+    states: Map<string, State>,
+  ): Promise<{ changes: number; drifted: number; applied: boolean }> {
     const policy = stackPolicy(stack, this.settings);
     const m = this.memory(stack, policy);
     const all = plan.changes.filter((c) => c.stack === stack.name);
@@ -413,10 +444,15 @@ export class Reconciler implements ReconcilerHandle {
     set({});
 
     const problems = all.flatMap((c) => c.problems.map((p) => `${c.address}: ${p.message}`));
-    if (problems.length > 0) throw new FleetformError(`stack ${stack.name}: the plan has ${problems.length} problem(s); nothing is applied: ${problems.slice(0, 3).join('; ')}`, { path: stack.name, hint: 'fix the code; the fleet is left as it is' });
+    if (problems.length > 0)
+      throw new FleetformError(
+        `stack ${stack.name}: the plan has ${problems.length} problem(s); nothing is applied: ${problems.slice(0, 3).join('; ')}`,
+        { path: stack.name, hint: 'fix the code; the fleet is left as it is' },
+      );
 
     const driftKey = drifted.join('\n');
-    if (drifted.length > 0 && policy.drift !== 'off' && driftKey !== m.reportedDrift) this.emit({ type: 'drift-found', stack: stack.name, objects: drifted, policy: policy.drift });
+    if (drifted.length > 0 && policy.drift !== 'off' && driftKey !== m.reportedDrift)
+      this.emit({ type: 'drift-found', stack: stack.name, objects: drifted, policy: policy.drift });
     m.reportedDrift = policy.drift === 'off' ? '' : driftKey;
 
     // warn and off leave drifted objects as they are: a change to one of them waits until the drift is gone or healed by hand.
@@ -449,7 +485,14 @@ export class Reconciler implements ReconcilerHandle {
       set({ waiting: { for: 'approval', reason: why, since: new Date(this.now()).toISOString() } });
       if (m.asked !== fingerprint) {
         m.asked = fingerprint;
-        this.emit({ type: 'approval-needed', stack: stack.name, reason: why, add: summary.add, change: summary.change, destroy: summary.destroy });
+        this.emit({
+          type: 'approval-needed',
+          stack: stack.name,
+          reason: why,
+          add: summary.add,
+          change: summary.change,
+          destroy: summary.destroy,
+        });
       }
       return { changes: changes.length, drifted: drifted.length, applied: false };
     }
@@ -481,7 +524,10 @@ export class Reconciler implements ReconcilerHandle {
   ): Promise<void> {
     const m = this.stacks.get(stack.name);
     const chosen = new Set(toApply.map((c) => c.address));
-    const subPlan: Plan = { ...plan, changes: plan.changes.filter((c) => c.stack === stack.name && (c.action === 'no-op' || chosen.has(c.address))) };
+    const subPlan: Plan = {
+      ...plan,
+      changes: plan.changes.filter((c) => c.stack === stack.name && (c.action === 'no-op' || chosen.has(c.address))),
+    };
     const started = this.now();
     this.emit({ type: 'apply-started', stack: stack.name, changes: toApply.length, heal: how.healOnly });
     this.settings.logger.log('info', 'apply started', { stack: stack.name, changes: toApply.length, heal: how.healOnly });
@@ -496,7 +542,12 @@ export class Reconciler implements ReconcilerHandle {
     const failed = outcome.failed.map((f) => f.address);
     const seconds = (this.now() - started) / 1000;
     this.emit({ type: 'apply-finished', stack: stack.name, applied: outcome.applied, failed, seconds });
-    this.settings.logger.log(failed.length > 0 ? 'warn' : 'info', 'apply finished', { stack: stack.name, applied: outcome.applied, failed: failed.length, seconds: Number(seconds.toFixed(3)) });
+    this.settings.logger.log(failed.length > 0 ? 'warn' : 'info', 'apply finished', {
+      stack: stack.name,
+      applied: outcome.applied,
+      failed: failed.length,
+      seconds: Number(seconds.toFixed(3)),
+    });
     const notDone = new Set([...failed, ...outcome.skipped]);
     const healed = how.drifted.filter((a) => !notDone.has(a));
     if (healed.length > 0) this.emit({ type: 'drift-healed', stack: stack.name, objects: healed });
@@ -508,13 +559,26 @@ export class Reconciler implements ReconcilerHandle {
 
   private rolloutEvent(stack: string, e: RolloutEvent): void {
     this.settings.logger.log('info', 'rollout', { stack, event: e.type, rollout: e.rollout, ...('wave' in e ? { wave: e.wave } : {}) });
-    if (e.type === 'wave-ended') this.emit({ type: 'wave-passed', stack, rollout: e.rollout, wave: e.wave, seconds: e.seconds, outcome: waveEndText(e) });
+    if (e.type === 'wave-ended')
+      this.emit({ type: 'wave-passed', stack, rollout: e.rollout, wave: e.wave, seconds: e.seconds, outcome: waveEndText(e) });
     else if (e.type === 'paused') this.emit({ type: 'rollout-paused', stack, rollout: e.rollout, wave: e.wave, reason: e.reason });
     else if (e.type === 'done' && e.outcome.outcome === 'stopped') {
       // Retrying it each cycle would fail the same gate again: it waits for a new commit or a retry.
       const m = this.stacks.get(stack);
-      if (m && this.revision) m.stopped = { revision: this.revision.id, text: `rollout ${e.rollout} stopped at wave ${e.outcome.stoppedAt ?? 0} on this commit (${e.outcome.reason ?? 'its gate failed'})`, said: false };
-      this.emit({ type: 'rollout-stopped', stack, rollout: e.rollout, wave: e.outcome.stoppedAt ?? 0, reason: e.outcome.reason ?? '', rolledBack: e.outcome.onFailure === 'rollback' });
+      if (m && this.revision)
+        m.stopped = {
+          revision: this.revision.id,
+          text: `rollout ${e.rollout} stopped at wave ${e.outcome.stoppedAt ?? 0} on this commit (${e.outcome.reason ?? 'its gate failed'})`,
+          said: false,
+        };
+      this.emit({
+        type: 'rollout-stopped',
+        stack,
+        rollout: e.rollout,
+        wave: e.outcome.stoppedAt ?? 0,
+        reason: e.outcome.reason ?? '',
+        rolledBack: e.outcome.onFailure === 'rollback',
+      });
     }
   }
 }

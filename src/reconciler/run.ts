@@ -34,7 +34,16 @@ export interface RunOptions extends ReconcilerSettings {
 export const DASHBOARD_PATH = '/dashboard';
 
 /** Events written to the log as they happen (the rest of the log says how cycles went). */
-const LOGGED: ReadonlySet<ReconcilerEvent['type']> = new Set(['drift-found', 'drift-healed', 'approval-needed', 'apply-waiting', 'wave-passed', 'rollout-paused', 'rollout-stopped', 'cycle-failed']);
+const LOGGED: ReadonlySet<ReconcilerEvent['type']> = new Set([
+  'drift-found',
+  'drift-healed',
+  'approval-needed',
+  'apply-waiting',
+  'wave-passed',
+  'rollout-paused',
+  'rollout-stopped',
+  'cycle-failed',
+]);
 
 export async function startReconciler(options: RunOptions): Promise<RunningReconciler> {
   const { logger } = options;
@@ -66,7 +75,11 @@ export async function startReconciler(options: RunOptions): Promise<RunningRecon
       const fleetIntervalMs = options.dashboard.fleetIntervalMs ?? 2000;
       const source = reconcilerDashboardSource(reconciler, { fleetIntervalMs, rolloutIntervalMs: Math.min(fleetIntervalMs, 500) });
       const { token } = options.dashboard;
-      const handler = dashboardHandler(source, { basePath: DASHBOARD_PATH, ...(token ? { token } : {}), log: (line) => logger.log('info', line) });
+      const handler = dashboardHandler(source, {
+        basePath: DASHBOARD_PATH,
+        ...(token ? { token } : {}),
+        log: (line) => logger.log('info', line),
+      });
       server.mount(DASHBOARD_PATH, handler);
       // The fleet's health, read for the dashboard, is counted for /metrics too.
       source.subscribe((change) => {
@@ -75,9 +88,18 @@ export async function startReconciler(options: RunOptions): Promise<RunningRecon
       dashboard = { source, handler };
     }
     url = await server.listen(options.listen.host, options.listen.port);
-    logger.log('info', 'listening', { url, ...(dashboard ? { dashboard: `${url}${DASHBOARD_PATH}/`, actions: options.dashboard?.token ? 'need the token' : 'read-only' } : {}) });
+    logger.log('info', 'listening', {
+      url,
+      ...(dashboard ? { dashboard: `${url}${DASHBOARD_PATH}/`, actions: options.dashboard?.token ? 'need the token' : 'read-only' } : {}),
+    });
   }
-  logger.log('info', 'reconciler started', { source: options.source.description, apply: options.apply, drift: options.drift, interval_ms: options.intervalMs, webhooks: notifier.count });
+  logger.log('info', 'reconciler started', {
+    source: options.source.description,
+    apply: options.apply,
+    drift: options.drift,
+    interval_ms: options.intervalMs,
+    webhooks: notifier.count,
+  });
   reconciler.start();
   return {
     reconciler,

@@ -19,7 +19,11 @@ export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse)
 export function parseListen(text: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text.trim());
   const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65535) throw new InputError(`expected HOST:PORT, not ${JSON.stringify(text)}`, { path: '--listen', hint: 'e.g. 127.0.0.1:9464, or :9464 for every interface' });
+  if (!m || port > 65535)
+    throw new InputError(`expected HOST:PORT, not ${JSON.stringify(text)}`, {
+      path: '--listen',
+      hint: 'e.g. 127.0.0.1:9464, or :9464 for every interface',
+    });
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }
 
@@ -107,7 +111,8 @@ export class ReconcilerServer {
       const mode = body.windows === 'open' || body.windows === 'closed' ? body.windows : undefined;
       if (body.windows !== null && body.windows !== undefined && !mode) throw new InputError('windows is "open", "closed" or null');
       const forMs = typeof body.for === 'string' ? parseGoDuration(body.for) : undefined;
-      if (body.for !== undefined && (forMs === undefined || forMs <= 0)) throw new InputError(`"for" is a duration like 1h, not ${JSON.stringify(body.for)}`);
+      if (body.for !== undefined && (forMs === undefined || forMs <= 0))
+        throw new InputError(`"for" is a duration like 1h, not ${JSON.stringify(body.for)}`);
       this.handle.overrideWindows(mode, forMs === undefined ? undefined : Date.now() + forMs);
       return json(res, 200, this.handle.status().override ?? { windows: null });
     }

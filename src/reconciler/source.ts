@@ -103,7 +103,12 @@ function git(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, repo:
       if (!err) return resolve(stdout.trim());
       // git's messages may repeat the URL: credentials are taken out of them.
       const said = stderr.split(repo).join(withoutCredentials(repo)).trim().split('\n').slice(-3).join(' ');
-      reject(new GitError(`git ${args[0]} failed: ${said || (err as Error).message}`, { path: withoutCredentials(repo), hint: 'check --repo, --branch and the credentials in the environment (FLEETFORM_GIT_TOKEN or git credential helpers)' }));
+      reject(
+        new GitError(`git ${args[0]} failed: ${said || (err as Error).message}`, {
+          path: withoutCredentials(repo),
+          hint: 'check --repo, --branch and the credentials in the environment (FLEETFORM_GIT_TOKEN or git credential helpers)',
+        }),
+      );
     });
   });
 }
@@ -119,7 +124,10 @@ export function gitSource(options: GitSourceOptions): ProjectSource {
     if (cloned) return;
     if (!existsSync(path.join(workdir, '.git'))) {
       await fs.mkdir(path.dirname(path.resolve(workdir)), { recursive: true });
-      await run(['clone', '--quiet', '--no-checkout', '--branch', branch, '--single-branch', repo, path.resolve(workdir)], path.dirname(path.resolve(workdir)));
+      await run(
+        ['clone', '--quiet', '--no-checkout', '--branch', branch, '--single-branch', repo, path.resolve(workdir)],
+        path.dirname(path.resolve(workdir)),
+      );
     }
     cloned = true;
   };
@@ -134,7 +142,11 @@ export function gitSource(options: GitSourceOptions): ProjectSource {
         checkedOut = commit;
       }
       const dir = path.resolve(workdir, options.path || '.');
-      if (!existsSync(dir)) throw new GitError(`commit ${commit.slice(0, 12)} has no folder ${options.path}`, { path: '--path', hint: 'name the project folder inside the repository' });
+      if (!existsSync(dir))
+        throw new GitError(`commit ${commit.slice(0, 12)} has no folder ${options.path}`, {
+          path: '--path',
+          hint: 'name the project folder inside the repository',
+        });
       return { dir, id: commit, commit };
     },
     async hasNew(than) {

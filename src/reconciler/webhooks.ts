@@ -20,7 +20,10 @@ export function webhookTarget(text: string): WebhookTarget {
 /** The targets from FLEETFORM_WEBHOOK_URL / FLEETFORM_WEBHOOK_URLS (comma- or space-separated), for URLs that carry a token. */
 export function webhooksFromEnv(env: NodeJS.ProcessEnv): WebhookTarget[] {
   const text = [env.FLEETFORM_WEBHOOK_URL, env.FLEETFORM_WEBHOOK_URLS].filter(Boolean).join(',');
-  return text.split(/[\s,]+/).filter((t) => t !== '').map(webhookTarget);
+  return text
+    .split(/[\s,]+/)
+    .filter((t) => t !== '')
+    .map(webhookTarget);
 }
 
 /** The Slack text of an event: one line. */
@@ -101,7 +104,12 @@ export class WebhookNotifier {
     let why = '';
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
       try {
-        const res = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'fleetform-reconciler' }, body, signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000) });
+        const res = await fetch(target.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': 'fleetform-reconciler' },
+          body,
+          signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        });
         await res.arrayBuffer().catch(() => undefined);
         if (res.ok) return;
         why = `HTTP ${res.status}`;

@@ -12,7 +12,10 @@ const ROW_HEIGHT = 44;
 const OVERSCAN = 8;
 
 function moduleText(m: FleetRow): string {
-  return m.modules.map((x) => `${x.name} ${x.running ?? '?'}${x.latest && x.latest !== x.running ? ` (latest ${x.latest})` : ''}`).join(', ') || '-';
+  return (
+    m.modules.map((x) => `${x.name} ${x.running ?? '?'}${x.latest && x.latest !== x.running ? ` (latest ${x.latest})` : ''}`).join(', ') ||
+    '-'
+  );
 }
 
 function behindLatest(m: FleetRow): boolean {
@@ -30,7 +33,11 @@ function matches(m: FleetRow, f: Filters): boolean {
   if (f.location !== '' && m.location !== f.location) return false;
   if (f.text === '') return true;
   const t = f.text.toLowerCase();
-  return m.machine.toLowerCase().includes(t) || m.stack.toLowerCase().includes(t) || m.modules.some((x) => x.name.toLowerCase().includes(t) || x.moduleId.toLowerCase().includes(t));
+  return (
+    m.machine.toLowerCase().includes(t) ||
+    m.stack.toLowerCase().includes(t) ||
+    m.modules.some((x) => x.name.toLowerCase().includes(t) || x.moduleId.toLowerCase().includes(t))
+  );
 }
 
 function Row({ m, index, top }: { m: FleetRow; index: number; top: number }) {
@@ -40,13 +47,19 @@ function Row({ m, index, top }: { m: FleetRow; index: number; top: number }) {
         <a href={`#/machine/${encodeURIComponent(m.key)}`}>{m.machine}</a>
         <span class="sub">{m.stack}</span>
       </span>
-      <span role="cell" class="c-loc">{m.location || '-'}</span>
+      <span role="cell" class="c-loc">
+        {m.location || '-'}
+      </span>
       <span role="cell" class="c-health">
         <HealthBadge health={m.health} />
         <span class="sub">{m.online === 'offline' ? `offline ${m.secondsSinceOnline}s` : m.online}</span>
       </span>
       <span role="cell" class="c-rev" title={m.runningRevision ?? ''}>
-        {m.runningRevision === undefined ? '-' : m.runningRevision === m.latestRevision ? `latest ${shortRevision(m.latestRevision)}` : `runs ${shortRevision(m.runningRevision)}`}
+        {m.runningRevision === undefined
+          ? '-'
+          : m.runningRevision === m.latestRevision
+            ? `latest ${shortRevision(m.latestRevision)}`
+            : `runs ${shortRevision(m.runningRevision)}`}
       </span>
       <span role="cell" class={`c-mod${behindLatest(m) ? ' behind' : ''}`} data-modules>
         {moduleText(m)}
@@ -91,7 +104,10 @@ export function FleetPage({ machines }: { machines: readonly FleetRow[] }) {
     <section aria-labelledby="fleet-title">
       <h1 id="fleet-title">Fleet</h1>
       <p class="counts" aria-live="polite">
-        {machines.length} machine(s): {Object.entries(counts).map(([h, n]) => `${n} ${h}`).join(', ') || 'none yet'}
+        {machines.length} machine(s):{' '}
+        {Object.entries(counts)
+          .map(([h, n]) => `${n} ${h}`)
+          .join(', ') || 'none yet'}
       </p>
       <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>
@@ -119,14 +135,33 @@ export function FleetPage({ machines }: { machines: readonly FleetRow[] }) {
       </form>
       <div class="grid" role="table" aria-label="Machines" aria-rowcount={shown.length + 1}>
         <div class="row head" role="row" aria-rowindex={1}>
-          <span role="columnheader" class="c-name">Machine</span>
-          <span role="columnheader" class="c-loc">Location</span>
-          <span role="columnheader" class="c-health">Health</span>
-          <span role="columnheader" class="c-rev">Config</span>
-          <span role="columnheader" class="c-mod">Modules (running vs latest)</span>
-          <span role="columnheader" class="c-res">Resources</span>
+          <span role="columnheader" class="c-name">
+            Machine
+          </span>
+          <span role="columnheader" class="c-loc">
+            Location
+          </span>
+          <span role="columnheader" class="c-health">
+            Health
+          </span>
+          <span role="columnheader" class="c-rev">
+            Config
+          </span>
+          <span role="columnheader" class="c-mod">
+            Modules (running vs latest)
+          </span>
+          <span role="columnheader" class="c-res">
+            Resources
+          </span>
         </div>
-        <div class="rows" ref={box} role="rowgroup" tabIndex={0} aria-label="Machines, scroll for more" onScroll={(e) => setScrollTop((e.target as HTMLDivElement).scrollTop)}>
+        <div
+          class="rows"
+          ref={box}
+          role="rowgroup"
+          tabIndex={0}
+          aria-label="Machines, scroll for more"
+          onScroll={(e) => setScrollTop((e.target as HTMLDivElement).scrollTop)}
+        >
           <div class="spacer" style={{ height: `${shown.length * ROW_HEIGHT}px` }}>
             {shown.slice(first, last).map((m, i) => (
               <Row key={m.key} m={m} index={first + i} top={(first + i) * ROW_HEIGHT} />
@@ -134,7 +169,9 @@ export function FleetPage({ machines }: { machines: readonly FleetRow[] }) {
           </div>
         </div>
       </div>
-      {shown.length === 0 && <p>{machines.length === 0 ? 'No managed machine yet (run `fleetform apply`).' : 'No machine matches the filters.'}</p>}
+      {shown.length === 0 && (
+        <p>{machines.length === 0 ? 'No managed machine yet (run `fleetform apply`).' : 'No machine matches the filters.'}</p>
+      )}
     </section>
   );
 }

@@ -21,7 +21,16 @@ export interface LiveState {
 }
 
 const EVENT_LIMIT = 500;
-const UPDATE_TYPES: ReadonlyArray<DashboardUpdate['type']> = ['snapshot', 'machines', 'rollouts', 'drift', 'plan', 'cycles', 'event', 'status'];
+const UPDATE_TYPES: ReadonlyArray<DashboardUpdate['type']> = [
+  'snapshot',
+  'machines',
+  'rollouts',
+  'drift',
+  'plan',
+  'cycles',
+  'event',
+  'status',
+];
 
 /** Applies updates in order; machine changes are gathered and merged once. */
 export function applyUpdates(state: LiveState, updates: readonly DashboardUpdate[]): LiveState {

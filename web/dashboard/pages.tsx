@@ -6,7 +6,19 @@ import { act, type ActionName } from './actions';
 import { HealthBadge, shortRevision, when } from './parts';
 
 /** A button for an action: disabled without a token, its answer shown beside it. */
-function ActionButton({ name, label, body, tokenOk, available }: { name: ActionName; label: string; body: { stack?: string; rollout?: string }; tokenOk: boolean; available: boolean }) {
+function ActionButton({
+  name,
+  label,
+  body,
+  tokenOk,
+  available,
+}: {
+  name: ActionName;
+  label: string;
+  body: { stack?: string; rollout?: string };
+  tokenOk: boolean;
+  available: boolean;
+}) {
   const [answer, setAnswer] = useState<ActionResult | undefined>();
   const [answers, setAnswers] = useState(0);
   const [busy, setBusy] = useState(false);
@@ -72,7 +84,11 @@ export function MachinePage({ machineKey }: { machineKey: string }) {
         <dt>Online</dt>
         <dd>{m.online}</dd>
         <dt>Config it runs</dt>
-        <dd>{m.runningRevision === undefined ? '-' : `${shortRevision(m.runningRevision)}${m.runningRevision === m.latestRevision ? ' (latest)' : `, latest ${shortRevision(m.latestRevision)}`}`}</dd>
+        <dd>
+          {m.runningRevision === undefined
+            ? '-'
+            : `${shortRevision(m.runningRevision)}${m.runningRevision === m.latestRevision ? ' (latest)' : `, latest ${shortRevision(m.latestRevision)}`}`}
+        </dd>
       </dl>
       {m.problems.length > 0 && (
         <ul class="problems">
@@ -136,9 +152,13 @@ export function MachinePage({ machineKey }: { machineKey: string }) {
         </tbody>
       </table>
       <h2>Config (as applied, secrets hidden)</h2>
-      <pre class="code" tabIndex={0}>{JSON.stringify(detail.config, null, 2)}</pre>
+      <pre class="code" tabIndex={0}>
+        {JSON.stringify(detail.config, null, 2)}
+      </pre>
       <h2>Recent logs</h2>
-      <pre class="code logs" tabIndex={0}>{detail.logs.map((l) => `${when(l.at)} ${l.level} ${l.logger}: ${l.message}`).join('\n') || 'No log lines.'}</pre>
+      <pre class="code logs" tabIndex={0}>
+        {detail.logs.map((l) => `${when(l.at)} ${l.level} ${l.logger}: ${l.message}`).join('\n') || 'No log lines.'}
+      </pre>
       <h2>Part history</h2>
       {detail.history.length === 0 && <p>No edit yet.</p>}
       <ol class="history">
@@ -166,7 +186,10 @@ function Rollout({ r, tokenOk, caps }: { r: RolloutView; tokenOk: boolean; caps:
   return (
     <article class={`rollout status-${r.status}`} aria-labelledby={`rollout-${r.key}`} data-rollout={r.key}>
       <h2 id={`rollout-${r.key}`}>
-        {r.name} <span class="sub">stack {r.stack}</span> <span class={`badge s-${r.status}`} data-status>{r.status}</span>
+        {r.name} <span class="sub">stack {r.stack}</span>{' '}
+        <span class={`badge s-${r.status}`} data-status>
+          {r.status}
+        </span>
       </h2>
       <p>
         Wave {r.wave} of {r.waves.length}; started {when(r.startedAt)}, last update {when(r.updatedAt)}
@@ -181,7 +204,12 @@ function Rollout({ r, tokenOk, caps }: { r: RolloutView; tokenOk: boolean; caps:
             </p>
             <ul class="machines">
               {w.machines.map((m) => (
-                <li class={`m-state${m.failed ? ' failed' : ''} st-${m.state.replace(' ', '-')}`} data-machine={m.name} data-state={m.state} data-failed={String(m.failed)}>
+                <li
+                  class={`m-state${m.failed ? ' failed' : ''} st-${m.state.replace(' ', '-')}`}
+                  data-machine={m.name}
+                  data-state={m.state}
+                  data-failed={String(m.failed)}
+                >
                   <strong>{m.name}</strong> {m.failed && m.state !== 'failed' ? `failed, ${m.state}` : m.state}
                   {m.failed && (
                     <div class="failure">
@@ -228,7 +256,10 @@ export function DriftPage({ s, tokenOk }: { s: LiveSnapshot; tokenOk: boolean })
   return (
     <section aria-labelledby="drift-title">
       <h1 id="drift-title">Drift</h1>
-      <p>Changes made outside fleetform since the last apply, as the pending plan found them{s.plan ? ` (${when(s.plan.createdAt)})` : ''}. The next apply reverts them.</p>
+      <p>
+        Changes made outside fleetform since the last apply, as the pending plan found them{s.plan ? ` (${when(s.plan.createdAt)})` : ''}.
+        The next apply reverts them.
+      </p>
       <p class="actions">
         <ActionButton name="heal" label="Heal now" body={{}} tokenOk={tokenOk} available={s.capabilities.heal && s.drift.length > 0} />
       </p>
@@ -280,12 +311,19 @@ export function PlansPage({ s, tokenOk }: { s: LiveSnapshot; tokenOk: boolean })
       ) : (
         <>
           <p data-plan-summary>
-            Made {when(p.createdAt)} for {p.stacks.join(', ')}: {p.summary.add} to add, {p.summary.change} to change, {p.summary.destroy} to destroy; {p.summary.drifted} drifted.
+            Made {when(p.createdAt)} for {p.stacks.join(', ')}: {p.summary.add} to add, {p.summary.change} to change, {p.summary.destroy} to
+            destroy; {p.summary.drifted} drifted.
           </p>
           {p.awaitingApproval && <p data-plan-waiting>Waiting for an approval: the reconciler applies it once a stack is approved.</p>}
           <p class="actions">
             {p.stacks.map((stack) => (
-              <ActionButton name="approve" label={`Approve and apply ${stack}`} body={{ stack }} tokenOk={tokenOk} available={s.capabilities.approve && p.hasChanges} />
+              <ActionButton
+                name="approve"
+                label={`Approve and apply ${stack}`}
+                body={{ stack }}
+                tokenOk={tokenOk}
+                available={s.capabilities.approve && p.hasChanges}
+              />
             ))}
           </p>
           <div role="group" aria-label="Plan format" class="tabs">

@@ -91,7 +91,9 @@ function h1(path: string, headers: Record<string, string>, body: Buffer | Readab
     const req = http.request(emu.url + path, { method: 'POST', headers, agent: false }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts), trailers: res.trailers }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts), trailers: res.trailers }),
+      );
       res.on('error', reject);
     });
     req.on('error', () => undefined); // the server may close the upload once it answered
@@ -109,7 +111,12 @@ function h1Streaming(path: string, headers: Record<string, string>, body: Readab
   return new Promise((resolve) => {
     const socket = net.connect(emu.port, '127.0.0.1');
     const chunked = headers['content-length'] === undefined;
-    const head = [`POST ${path} HTTP/1.1`, 'host: 127.0.0.1', ...(chunked ? ['transfer-encoding: chunked'] : []), ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+    const head = [
+      `POST ${path} HTTP/1.1`,
+      'host: 127.0.0.1',
+      ...(chunked ? ['transfer-encoding: chunked'] : []),
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ];
     socket.write(`${head.join('\r\n')}\r\n\r\n`);
     const received: Buffer[] = [];
     let done = false;
@@ -172,7 +179,7 @@ function h2(path: string, headers: Record<string, string>, body: Buffer | Readab
 
 /** The status of an answer as a gRPC code number, whatever the protocol. */
 function codeOfAnswer(protocol: 'connect' | 'grpc-web' | 'grpc', a: Answer): number | string {
-  if (protocol === 'connect') return (/"code":"([a-z_]+)"/.exec(a.body.toString())?.[1]) ?? `no code in ${a.body.toString()}`;
+  if (protocol === 'connect') return /"code":"([a-z_]+)"/.exec(a.body.toString())?.[1] ?? `no code in ${a.body.toString()}`;
   if (protocol === 'grpc') return Number(a.trailers['grpc-status'] ?? a.headers['grpc-status']);
   const text = a.body.toString('latin1');
   const m = /grpc-status:\s*(\d+)/.exec(text) ?? /(\d+)/.exec(String(a.headers['grpc-status']));
@@ -188,11 +195,21 @@ type Protocol = 'connect' | 'grpc-web' | 'grpc';
 const PROTOCOLS: readonly Protocol[] = ['connect', 'grpc-web', 'grpc'];
 
 /** Sends `payload` (the bytes of one message, compressed when `gzip`) as a call in `protocol`. */
-function call(protocol: Protocol, payload: Buffer | Readable, options: { gzip?: boolean; auth?: string; length?: number } = {}): Promise<Answer> {
+function call(
+  protocol: Protocol,
+  payload: Buffer | Readable,
+  options: { gzip?: boolean; auth?: string; length?: number } = {},
+): Promise<Answer> {
   const auth: Record<string, string> = options.auth ? { authorization: options.auth } : {};
   const length: Record<string, string> = options.length !== undefined ? { 'content-length': String(options.length) } : {};
   if (protocol === 'connect') {
-    const headers = { 'content-type': 'application/proto', 'connect-protocol-version': '1', ...(options.gzip ? { 'content-encoding': 'gzip' } : {}), ...auth, ...length };
+    const headers = {
+      'content-type': 'application/proto',
+      'connect-protocol-version': '1',
+      ...(options.gzip ? { 'content-encoding': 'gzip' } : {}),
+      ...auth,
+      ...length,
+    };
     return h1Streaming(METHOD, withLength(headers, payload), Buffer.isBuffer(payload) ? Readable.from([payload]) : payload);
   }
   const body = Buffer.isBuffer(payload) ? envelope(options.gzip ? 1 : 0, payload) : payload;
@@ -253,7 +270,11 @@ describe.each(PROTOCOLS)('%s', (protocol) => {
 });
 
 test('Connect JSON that does not parse is invalid_argument', async () => {
-  const a = await h1(METHOD, { 'content-type': 'application/json', 'connect-protocol-version': '1', authorization: `Bearer ${token}` }, Buffer.from('{"organizationId": '));
+  const a = await h1(
+    METHOD,
+    { 'content-type': 'application/json', 'connect-protocol-version': '1', authorization: `Bearer ${token}` },
+    Buffer.from('{"organizationId": '),
+  );
   expect(a.status).toBe(400);
   expect(JSON.parse(a.body.toString())).toMatchObject({ code: 'invalid_argument' });
 });
@@ -262,8 +283,16 @@ test.each(['grpc-web', 'grpc'] as const)('%s: an envelope promising more bytes t
   const head = Buffer.from([0, 0, 0, 0, 100]);
   const answer =
     protocol === 'grpc'
-      ? await h2(METHOD, { 'content-type': 'application/grpc', authorization: `Bearer ${token}` }, Buffer.concat([head, Buffer.from([1, 2, 3])]))
-      : await h1(METHOD, { 'content-type': 'application/grpc-web+proto', authorization: `Bearer ${token}` }, Buffer.concat([head, Buffer.from([1, 2, 3])]));
+      ? await h2(
+          METHOD,
+          { 'content-type': 'application/grpc', authorization: `Bearer ${token}` },
+          Buffer.concat([head, Buffer.from([1, 2, 3])]),
+        )
+      : await h1(
+          METHOD,
+          { 'content-type': 'application/grpc-web+proto', authorization: `Bearer ${token}` },
+          Buffer.concat([head, Buffer.from([1, 2, 3])]),
+        );
   expect(codeOfAnswer(protocol, answer)).toBe(3);
 });
 
@@ -289,11 +318,13 @@ test('2,000 silent connections: health still answers, and the idle timeout close
   const sockets = connections.map((c) => c.socket);
   for (const s of sockets) s.on('error', () => undefined);
   const health = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    http.get(`${emu.url}/healthz`, { agent: false }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    }).on('error', reject);
+    http
+      .get(`${emu.url}/healthz`, { agent: false }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
   });
   expect(health).toEqual({ status: 200, body: 'ok\n' });
   await Promise.all(connections.map((c) => c.closed));

@@ -76,7 +76,9 @@ export function createAppClient(call: Invoker<AppWireServiceType>, sdk: Pick<Sdk
     },
 
     async createLocation(organizationId, name, parentLocationId) {
-      const res = await call('createLocation', false, (c, o) => c.createLocation({ organizationId, name, ...(parentLocationId ? { parentLocationId } : {}) }, o));
+      const res = await call('createLocation', false, (c, o) =>
+        c.createLocation({ organizationId, name, ...(parentLocationId ? { parentLocationId } : {}) }, o),
+      );
       if (res.location === undefined) throw missing('CreateLocation', 'location');
       return locationDetailOf(res.location);
     },
@@ -135,7 +137,10 @@ export function createAppClient(call: Invoker<AppWireServiceType>, sdk: Pick<Sdk
       if (res.part === undefined) throw missing('GetRobotPart', 'part');
       // The config comes twice: parsed from config_json, the Struct decoded only without it.
       const { robotConfig, ...part } = res.part;
-      return machinePartOf({ ...part, robotConfig: undefined }, res.configJson || (robotConfig === undefined ? undefined : JSON.stringify(decodeStruct(robotConfig))));
+      return machinePartOf(
+        { ...part, robotConfig: undefined },
+        res.configJson || (robotConfig === undefined ? undefined : JSON.stringify(decodeStruct(robotConfig))),
+      );
     },
 
     async newMachinePart(machineId, name) {
@@ -172,7 +177,12 @@ export function createAppClient(call: Invoker<AppWireServiceType>, sdk: Pick<Sdk
 }
 
 /** viam.app.v1.Location: its owner is the organization marked primary (else the first listed). */
-function locationDetailOf(m: { id: string; name: string; parentLocationId: string; organizations: readonly { organizationId: string; primary: boolean }[] }): LocationDetail {
+function locationDetailOf(m: {
+  id: string;
+  name: string;
+  parentLocationId: string;
+  organizations: readonly { organizationId: string; primary: boolean }[];
+}): LocationDetail {
   const owner = m.organizations.find((o) => o.primary) ?? m.organizations[0];
   return { ...namedOf(m), parentLocationId: m.parentLocationId, organizationId: owner?.organizationId ?? '' };
 }

@@ -49,7 +49,12 @@ export function createInvoker<S extends ServiceType>(service: S, transport: Tran
       });
     } catch (e) {
       const label = isAuthenticationError(e) ? 'AuthService.Authenticate' : methodLabel(service, method);
-      throw toServiceError(e, { method: label, serviceHost: settings.serviceHost, timeoutMs: settings.timeoutMs, secrets: settings.secrets });
+      throw toServiceError(e, {
+        method: label,
+        serviceHost: settings.serviceHost,
+        timeoutMs: settings.timeoutMs,
+        secrets: settings.secrets,
+      });
     }
   };
 }

@@ -174,8 +174,7 @@ export interface RegistryItemLike {
 
 /** A registry item; versions from its module or training-script metadata, ascending. */
 export function registryItemOf(m: RegistryItemLike): RegistryItem {
-  const type: RegistryItemType =
-    m.type === PACKAGE_TYPE_MODULE ? 'module' : m.type === PACKAGE_TYPE_ML_TRAINING ? 'ml_training' : 'other';
+  const type: RegistryItemType = m.type === PACKAGE_TYPE_MODULE ? 'module' : m.type === PACKAGE_TYPE_ML_TRAINING ? 'ml_training' : 'other';
   const md = m.metadata;
   const raw =
     md.case === 'moduleMetadata' || md.case === 'mlTrainingMetadata'

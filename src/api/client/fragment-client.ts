@@ -90,20 +90,36 @@ export interface AdditionalFragmentImport {
 }
 
 export interface FragmentClient {
-  createFragment(organizationId: string, name: string, config: Record<string, unknown>, visibility?: FragmentVisibility): Promise<FragmentInfo>;
+  createFragment(
+    organizationId: string,
+    name: string,
+    config: Record<string, unknown>,
+    visibility?: FragmentVisibility,
+  ): Promise<FragmentInfo>;
   /** A fragment at `version` (a revision or tag; the latest revision without one). */
   getFragment(id: string, version?: string): Promise<FragmentDetail>;
   /** The organization's fragments, and other organizations' public ones with `showPublic`. */
-  listFragments(organizationId: string, options?: { showPublic?: boolean; visibilities?: readonly FragmentVisibility[] }): Promise<FragmentInfo[]>;
+  listFragments(
+    organizationId: string,
+    options?: { showPublic?: boolean; visibilities?: readonly FragmentVisibility[] },
+  ): Promise<FragmentInfo[]>;
   /**
    * Saves a new revision. With `lastKnownUpdate` (the fragment's `lastUpdated` as read) the
    * service refuses the save if the fragment was saved since; such a guarded save is also
    * retried on transient errors.
    */
-  updateFragment(id: string, name: string, config: Record<string, unknown>, options?: { visibility?: FragmentVisibility; lastKnownUpdate?: Date }): Promise<FragmentInfo>;
+  updateFragment(
+    id: string,
+    name: string,
+    config: Record<string, unknown>,
+    options?: { visibility?: FragmentVisibility; lastKnownUpdate?: Date },
+  ): Promise<FragmentInfo>;
   deleteFragment(id: string): Promise<void>;
   /** The saves of a fragment, newest first, a page at a time. */
-  getFragmentHistory(id: string, page?: { pageToken?: string; pageLimit?: number }): Promise<{ history: FragmentHistoryItem[]; nextPageToken: string }>;
+  getFragmentHistory(
+    id: string,
+    page?: { pageToken?: string; pageLimit?: number },
+  ): Promise<{ history: FragmentHistoryItem[]; nextPageToken: string }>;
   /** The machines that use a fragment, one entry per version they import it at. */
   getFragmentUsage(fragmentId: string): Promise<FragmentUsageInfo[]>;
   /** Points `tag` at `revision`; resolves to every tag of the fragment after the change. */
@@ -140,10 +156,21 @@ function fragmentOf(f: pb.Fragment): FragmentInfo {
 }
 
 function usageOf(u: pb.FragmentUsage): FragmentUsageInfo {
-  return { fragmentId: u.fragmentId, version: u.version, machines: u.machines, organizations: u.organizations, machinesInOwnOrganization: u.machinesInCurrentOrg };
+  return {
+    fragmentId: u.fragmentId,
+    version: u.version,
+    machines: u.machines,
+    organizations: u.organizations,
+    machinesInOwnOrganization: u.machinesInCurrentOrg,
+  };
 }
 
-const ERROR_KINDS: Readonly<Record<number, FragmentErrorKind>> = { 1: 'no_access', 2: 'nesting_limit_exceeded', 3: 'child_id_invalid', 4: 'cycle_detected' };
+const ERROR_KINDS: Readonly<Record<number, FragmentErrorKind>> = {
+  1: 'no_access',
+  2: 'nesting_limit_exceeded',
+  3: 'child_id_invalid',
+  4: 'cycle_detected',
+};
 
 function resolutionOf(res: { fragments: pb.Fragment[]; resolvedFragments: pb.ResolvedFragment[] }): FragmentResolutionInfo {
   return {
@@ -152,7 +179,10 @@ function resolutionOf(res: { fragments: pb.Fragment[]; resolvedFragments: pb.Res
       fragmentId: r.fragmentId,
       revision: r.revision,
       config: r.resolvedConfig === undefined ? undefined : configOf(r.resolvedConfig),
-      error: r.error === undefined ? undefined : { kind: ERROR_KINDS[r.error.errorType] ?? 'unspecified', fragmentId: r.error.fragmentId, detail: r.error.detail },
+      error:
+        r.error === undefined
+          ? undefined
+          : { kind: ERROR_KINDS[r.error.errorType] ?? 'unspecified', fragmentId: r.error.fragmentId, detail: r.error.detail },
     })),
   };
 }
@@ -165,7 +195,10 @@ export function createFragmentClient(call: Invoker<AppWireServiceType>): Fragmen
   return {
     async createFragment(organizationId, name, config, visibility) {
       const res = await call('createFragment', false, (c, o) =>
-        c.createFragment({ organizationId, name, config: structOf(config), ...(visibility ? { visibility: VISIBILITY_NUMBERS[visibility] } : {}) }, o),
+        c.createFragment(
+          { organizationId, name, config: structOf(config), ...(visibility ? { visibility: VISIBILITY_NUMBERS[visibility] } : {}) },
+          o,
+        ),
       );
       if (!res.fragment) throw missing('CreateFragment');
       return fragmentOf(res.fragment);
@@ -178,13 +211,22 @@ export function createFragmentClient(call: Invoker<AppWireServiceType>): Fragmen
         fragment: fragmentOf(res.fragment),
         revisions: res.revisions.map((r) => ({ revision: r.revision, createdAt: dateOf(r.createdAt) })),
         tags: tagsOf(res.tags),
-        usage: usageOf(res.fragmentUsage ?? ({ fragmentId: id, machines: 0, organizations: 0, machinesInCurrentOrg: 0 } as pb.FragmentUsage)),
+        usage: usageOf(
+          res.fragmentUsage ?? ({ fragmentId: id, machines: 0, organizations: 0, machinesInCurrentOrg: 0 } as pb.FragmentUsage),
+        ),
       };
     },
 
     async listFragments(organizationId, options = {}) {
       const res = await call('listFragments', true, (c, o) =>
-        c.listFragments({ organizationId, showPublic: options.showPublic ?? false, fragmentVisibility: (options.visibilities ?? []).map((v) => VISIBILITY_NUMBERS[v]) }, o),
+        c.listFragments(
+          {
+            organizationId,
+            showPublic: options.showPublic ?? false,
+            fragmentVisibility: (options.visibilities ?? []).map((v) => VISIBILITY_NUMBERS[v]),
+          },
+          o,
+        ),
       );
       return res.fragments.map(fragmentOf);
     },
@@ -193,7 +235,13 @@ export function createFragmentClient(call: Invoker<AppWireServiceType>): Fragmen
       const guard = options.lastKnownUpdate === undefined ? undefined : Timestamp.fromDate(options.lastKnownUpdate);
       const res = await call('updateFragment', guard !== undefined, (c, o) =>
         c.updateFragment(
-          { id, name, config: structOf(config), ...(options.visibility ? { visibility: VISIBILITY_NUMBERS[options.visibility] } : {}), ...(guard ? { lastKnownUpdate: guard } : {}) },
+          {
+            id,
+            name,
+            config: structOf(config),
+            ...(options.visibility ? { visibility: VISIBILITY_NUMBERS[options.visibility] } : {}),
+            ...(guard ? { lastKnownUpdate: guard } : {}),
+          },
           o,
         ),
       );
@@ -207,7 +255,14 @@ export function createFragmentClient(call: Invoker<AppWireServiceType>): Fragmen
 
     async getFragmentHistory(id, page = {}) {
       const res = await call('getFragmentHistory', true, (c, o) =>
-        c.getFragmentHistory({ id, ...(page.pageToken ? { pageToken: page.pageToken } : {}), ...(page.pageLimit ? { pageLimit: BigInt(page.pageLimit) } : {}) }, o),
+        c.getFragmentHistory(
+          {
+            id,
+            ...(page.pageToken ? { pageToken: page.pageToken } : {}),
+            ...(page.pageLimit ? { pageLimit: BigInt(page.pageLimit) } : {}),
+          },
+          o,
+        ),
       );
       return {
         history: res.history.map((h) => ({
@@ -239,14 +294,26 @@ export function createFragmentClient(call: Invoker<AppWireServiceType>): Fragmen
 
     async listNestedFragments(fragmentId, additional = []) {
       const res = await call('listNestedFragments', true, (c, o) =>
-        c.listNestedFragments({ ...(fragmentId ? { fragmentId } : {}), additionalFragments: additional.map((a) => ({ fragmentId: a.fragmentId, ...(a.version ? { version: a.version } : {}) })) }, o),
+        c.listNestedFragments(
+          {
+            ...(fragmentId ? { fragmentId } : {}),
+            additionalFragments: additional.map((a) => ({ fragmentId: a.fragmentId, ...(a.version ? { version: a.version } : {}) })),
+          },
+          o,
+        ),
       );
       return resolutionOf(res);
     },
 
     async listMachineFragments(machineId, additional = []) {
       const res = await call('listMachineFragments', true, (c, o) =>
-        c.listMachineFragments({ machineId, additionalFragments: additional.map((a) => ({ fragmentId: a.fragmentId, ...(a.version ? { version: a.version } : {}) })) }, o),
+        c.listMachineFragments(
+          {
+            machineId,
+            additionalFragments: additional.map((a) => ({ fragmentId: a.fragmentId, ...(a.version ? { version: a.version } : {}) })),
+          },
+          o,
+        ),
       );
       return resolutionOf(res);
     },

@@ -6,9 +6,24 @@
  * signal after each success (an `AbortError` built per call). Streaming calls go to the
  * connect-es transport unchanged.
  */
-import { Code, ConnectError, createContextValues, type ContextValues, type Interceptor, type Transport, type UnaryRequest, type UnaryResponse } from '@connectrpc/connect';
+import {
+  Code,
+  ConnectError,
+  createContextValues,
+  type ContextValues,
+  type Interceptor,
+  type Transport,
+  type UnaryRequest,
+  type UnaryResponse,
+} from '@connectrpc/connect';
 import { compressedFlag, createMethodUrl, encodeEnvelope, envelopeDecompress, type Compression } from '@connectrpc/connect/protocol';
-import { requestHeaderWithCompression, trailerFlag, trailerParse, validateResponseWithCompression, validateTrailer } from '@connectrpc/connect/protocol-grpc-web';
+import {
+  requestHeaderWithCompression,
+  trailerFlag,
+  trailerParse,
+  validateResponseWithCompression,
+  validateTrailer,
+} from '@connectrpc/connect/protocol-grpc-web';
 import type { AnyMessage, Message, MethodInfo, PartialMessage, ServiceType } from '@bufbuild/protobuf';
 import type { WholeExchange } from './undici-http-client';
 import { errorMessage } from '../../domain/errors';
@@ -51,7 +66,11 @@ export function createGrpcWebUnaryTransport(o: GrpcWebUnaryOptions): Transport {
           throw new ConnectError('protocol error: missing trailer', answer.header.has('grpc-status') ? Code.Unimplemented : Code.Unknown);
         }
         validateTrailer(trailer, answer.header);
-        if (message === undefined) throw new ConnectError('protocol error: missing output message for unary method', trailer.has('grpc-status') ? Code.Unimplemented : Code.Unknown);
+        if (message === undefined)
+          throw new ConnectError(
+            'protocol error: missing output message for unary method',
+            trailer.has('grpc-status') ? Code.Unimplemented : Code.Unknown,
+          );
         return { stream: false, service, method, header: answer.header, message: parseOutput(method, message), trailer };
       };
       const next = withInterceptors(send, o.interceptors);
@@ -118,7 +137,10 @@ function parseOutput<I extends Message<I>, O extends Message<O>>(method: MethodI
 type UnaryFn<I extends Message<I>, O extends Message<O>> = (req: UnaryRequest<I, O>) => Promise<UnaryResponse<I, O>>;
 
 /** `send` wrapped by the interceptors, the first one outermost (as connect-es orders them). */
-function withInterceptors<I extends Message<I>, O extends Message<O>>(send: UnaryFn<I, O>, interceptors: readonly Interceptor[]): UnaryFn<I, O> {
+function withInterceptors<I extends Message<I>, O extends Message<O>>(
+  send: UnaryFn<I, O>,
+  interceptors: readonly Interceptor[],
+): UnaryFn<I, O> {
   let next = send as unknown as Parameters<Interceptor>[0];
   for (let i = interceptors.length - 1; i >= 0; i--) next = (interceptors[i] as Interceptor)(next);
   return next as unknown as UnaryFn<I, O>;
@@ -128,18 +150,26 @@ function withInterceptors<I extends Message<I>, O extends Message<O>>(send: Unar
 async function splitAnswer(body: Uint8Array, compression: Compression | null): Promise<{ message?: Uint8Array; trailer?: Headers }> {
   let message: Uint8Array | undefined;
   let trailer: Headers | undefined;
-  for (let at = 0; at < body.byteLength; ) {
+  for (let at = 0; at < body.byteLength;) {
     if (body.byteLength - at < 5) throw new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
     const flags = body[at] as number;
     const length = new DataView(body.buffer, body.byteOffset + at + 1, 4).getUint32(0);
     const end = at + 5 + length;
-    if (end > body.byteLength) throw new ConnectError(`protocol error: promised ${length} bytes in enveloped message, got ${body.byteLength - at - 5} bytes`, Code.InvalidArgument);
-    const envelope = (flags & compressedFlag) === compressedFlag ? await envelopeDecompress({ flags, data: body.subarray(at + 5, end) }, compression, 0xffffffff) : { flags, data: body.subarray(at + 5, end) };
+    if (end > body.byteLength)
+      throw new ConnectError(
+        `protocol error: promised ${length} bytes in enveloped message, got ${body.byteLength - at - 5} bytes`,
+        Code.InvalidArgument,
+      );
+    const envelope =
+      (flags & compressedFlag) === compressedFlag
+        ? await envelopeDecompress({ flags, data: body.subarray(at + 5, end) }, compression, 0xffffffff)
+        : { flags, data: body.subarray(at + 5, end) };
     if ((envelope.flags & trailerFlag) === trailerFlag) {
       if (trailer !== undefined) throw new ConnectError('protocol error: received extra trailer', Code.Unimplemented);
       trailer = trailerParse(envelope.data);
     } else {
-      if (message !== undefined) throw new ConnectError('protocol error: received extra output message for unary method', Code.Unimplemented);
+      if (message !== undefined)
+        throw new ConnectError('protocol error: received extra output message for unary method', Code.Unimplemented);
       message = envelope.data;
     }
     at = end;

@@ -38,4 +38,3 @@ export type {
   TrainingJob,
   TrainingJobLogEntry,
 } from './types';
-

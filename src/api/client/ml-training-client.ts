@@ -95,9 +95,7 @@ export function createMlTrainingClient(call: Invoker<MLTrainingServiceType>): Ml
     },
 
     async listTrainingJobs(organizationId, status) {
-      const res = await call('listTrainingJobs', true, (c, o) =>
-        c.listTrainingJobs({ organizationId, status: status ?? UNSPECIFIED }, o),
-      );
+      const res = await call('listTrainingJobs', true, (c, o) => c.listTrainingJobs({ organizationId, status: status ?? UNSPECIFIED }, o));
       return res.jobs.map(trainingJobOf);
     },
 

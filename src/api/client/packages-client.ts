@@ -56,7 +56,10 @@ export interface PackagesClient {
   createPackage(upload: PackageUpload, contents: Uint8Array): Promise<{ id: string; version: string }>;
   /** A version (`latest` or empty: the newest) of a package, or undefined when the service has none. */
   getPackage(id: string, version: string, type?: RegistryPackageType): Promise<RegistryPackage | undefined>;
-  listPackages(organizationId: string, filter?: { name?: string; version?: string; type?: RegistryPackageType }): Promise<RegistryPackage[]>;
+  listPackages(
+    organizationId: string,
+    filter?: { name?: string; version?: string; type?: RegistryPackageType },
+  ): Promise<RegistryPackage[]>;
   deletePackage(id: string, version: string, type: RegistryPackageType): Promise<void>;
 }
 
@@ -111,7 +114,9 @@ export function createPackagesClient(call: Invoker<PackageServiceType>): Package
 
     async getPackage(id, version, type) {
       try {
-        const res = await call('getPackage', true, (c, o) => c.getPackage({ id, version, ...(type ? { type: TYPE_NUMBERS[type] } : {}) }, o));
+        const res = await call('getPackage', true, (c, o) =>
+          c.getPackage({ id, version, ...(type ? { type: TYPE_NUMBERS[type] } : {}) }, o),
+        );
         return res.package ? packageOf(res.package) : undefined;
       } catch (e) {
         if (e instanceof ServiceError && e.code === 'NOT_FOUND') return undefined;

@@ -140,7 +140,12 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
     await withRetries(() => tokens.token(), { safe: true, policy: settings.retry, clock: settings.clock });
   } catch (e) {
     await wire.close();
-    throw toServiceError(e, { method: 'AuthService.Authenticate', serviceHost: baseUrl, timeoutMs: settings.timeoutMs, secrets: settings.secrets });
+    throw toServiceError(e, {
+      method: 'AuthService.Authenticate',
+      serviceHost: baseUrl,
+      timeoutMs: settings.timeoutMs,
+      secrets: settings.secrets,
+    });
   }
 
   // Client-streaming calls need HTTP/2: over gRPC-web, packages get an HTTP/2 transport of their own, opened at first use.

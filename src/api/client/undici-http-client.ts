@@ -76,7 +76,13 @@ async function send(pool: Pool, req: UniversalClientRequest): Promise<UniversalC
   }
 }
 
-async function exchangeWhole(pool: Pool, url: string, header: Headers, body: Uint8Array, signal: AbortSignal | undefined): Promise<WholeAnswer> {
+async function exchangeWhole(
+  pool: Pool,
+  url: string,
+  header: Headers,
+  body: Uint8Array,
+  signal: AbortSignal | undefined,
+): Promise<WholeAnswer> {
   try {
     const res = await pool.request({ path: pathOf(url), method: 'POST', headers: Object.fromEntries(header), body, signal });
     return { status: res.statusCode, header: toWebHeaders(res.headers), body: new Uint8Array(await res.body.arrayBuffer()) };

@@ -65,7 +65,10 @@ async function organizationOf(connection: Connection, flag: string | undefined):
   if (organizations.length === 1 && only) return only.id;
   throw new InputError(organizations.length === 0 ? 'the API key sees no organization' : 'the API key sees several organizations', {
     path: '--organization',
-    hint: organizations.length === 0 ? 'use an API key of the organization to adopt' : `choose one: ${organizations.map((o) => `${o.name} (${o.id})`).join(', ')}`,
+    hint:
+      organizations.length === 0
+        ? 'use an API key of the organization to adopt'
+        : `choose one: ${organizations.map((o) => `${o.name} (${o.id})`).join(', ')}`,
   });
 }
 
@@ -113,7 +116,8 @@ function report(adoption: Adoption): string {
   }
   if (adoption.secrets.length > 0) {
     out += '\nSecrets are read from the environment at synth; set these before `fleetform plan` (their values are on the service now):\n';
-    for (const s of adoption.secrets) out += `  ${s.variable}  (${s.machine}: ${s.fragment !== undefined ? `import of fragment ${s.fragment}, variable ${s.key}` : s.module === '' ? `config ${s.key}` : `module ${s.module}, ${s.key}`})\n`;
+    for (const s of adoption.secrets)
+      out += `  ${s.variable}  (${s.machine}: ${s.fragment !== undefined ? `import of fragment ${s.fragment}, variable ${s.key}` : s.module === '' ? `config ${s.key}` : `module ${s.module}, ${s.key}`})\n`;
   }
   return out;
 }
@@ -144,8 +148,10 @@ export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
     program
       .command('adopt')
-      .description('turn an existing organization into code and state: locations, fragments and their tags, machines and their configs, datasets and training jobs')
-      .option('--organization <id>', 'the organization to adopt (default: the API key\'s only organization, or FLEETFORM_ORGANIZATION_ID)')
+      .description(
+        'turn an existing organization into code and state: locations, fragments and their tags, machines and their configs, datasets and training jobs',
+      )
+      .option('--organization <id>', "the organization to adopt (default: the API key's only organization, or FLEETFORM_ORGANIZATION_ID)")
       .option('--location <id...>', 'only these locations and their machines')
       .option('--out <file>', 'the TypeScript file to write', 'stacks/adopted.ts')
       .option('--stack-name <name>', 'the stack the adopted objects are managed in', 'adopted')
@@ -157,17 +163,25 @@ export function register(program: Command, apps: AppRunner): void {
   ).action(async (opts: AdoptOptions & { finish?: boolean }) => {
     const cwd = process.cwd();
     if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(opts.stackName)) {
-      throw new InputError(`stack name ${JSON.stringify(opts.stackName)} is not a name a stack can have`, { path: '--stack-name', hint: 'start with a letter; use letters, digits, "_" and "-"' });
+      throw new InputError(`stack name ${JSON.stringify(opts.stackName)} is not a name a stack can have`, {
+        path: '--stack-name',
+        hint: 'start with a letter; use letters, digits, "_" and "-"',
+      });
     }
     if (opts.finish) {
       const file = recordFile(cwd, opts.stackName);
-      if (!existsSync(file)) throw new InputError(`nothing to finish: ${path.relative(cwd, file)} does not exist`, { path: '--finish', hint: 'run `fleetform adopt` first' });
+      if (!existsSync(file))
+        throw new InputError(`nothing to finish: ${path.relative(cwd, file)} does not exist`, {
+          path: '--finish',
+          hint: 'run `fleetform adopt` first',
+        });
       const record = JSON.parse(await fs.readFile(file, 'utf8')) as AdoptionRecord;
       await finish(opts, apps, record, file);
       return;
     }
     const outFile = path.resolve(cwd, opts.out);
-    if (existsSync(outFile) && !opts.force) throw new InputError(`${opts.out} exists`, { path: '--out', hint: 'choose another file, or give --force to write over it' });
+    if (existsSync(outFile) && !opts.force)
+      throw new InputError(`${opts.out} exists`, { path: '--out', hint: 'choose another file, or give --force to write over it' });
     const cdk = await cdkOf(cwd, opts.cdk);
     const managed = await managedIds(cwd);
 
@@ -175,13 +189,15 @@ export function register(program: Command, apps: AppRunner): void {
     let adoption: Adoption;
     try {
       const organizationId = await organizationOf(connection, opts.organization);
-      const inventory = await timePhase('adopt_read', () => readInventory(connection.client, {
-        organizationId,
-        locationIds: opts.location ?? [],
-        includeJobs: opts.jobs,
-        concurrency: READS_IN_FLIGHT,
-        onProgress: progress('Reading machines'),
-      }));
+      const inventory = await timePhase('adopt_read', () =>
+        readInventory(connection.client, {
+          organizationId,
+          locationIds: opts.location ?? [],
+          includeJobs: opts.jobs,
+          concurrency: READS_IN_FLIGHT,
+          onProgress: progress('Reading machines'),
+        }),
+      );
       adoption = await timePhase('adopt_declare', () => planAdoption(inventory, { managed }));
     } finally {
       await connection.close();
@@ -191,7 +207,18 @@ export function register(program: Command, apps: AppRunner): void {
     const mainFile = await appEntryOf(cwd);
     // Written as the app's entry, the file makes the App itself: the project synthesizes as it is.
     const appStackName = path.resolve(mainFile) === outFile ? opts.stackName : undefined;
-    await timePhase('adopt_write', async () => writeNew(outFile, renderAdoption(adoption, { className: name, cdk, terraformImports: opts.terraform ?? false, ...(appStackName === undefined ? {} : { appStackName }) }), opts.force ?? false));
+    await timePhase('adopt_write', async () =>
+      writeNew(
+        outFile,
+        renderAdoption(adoption, {
+          className: name,
+          cdk,
+          terraformImports: opts.terraform ?? false,
+          ...(appStackName === undefined ? {} : { appStackName }),
+        }),
+        opts.force ?? false,
+      ),
+    );
     const written = [path.relative(cwd, outFile)];
     if (appStackName === undefined && !existsSync(mainFile)) {
       const relative = path.relative(path.dirname(mainFile), outFile).replace(/\.ts$/, '').split(path.sep).join('/');
@@ -199,13 +226,19 @@ export function register(program: Command, apps: AppRunner): void {
       written.push(path.relative(cwd, mainFile));
     }
     if (!existsSync(path.join(cwd, 'cdktf.json'))) {
-      await writeNew(path.join(cwd, 'cdktf.json'), `${JSON.stringify({ language: 'typescript', app: 'node --import tsx main.ts', terraformProviders: [], terraformModules: [], context: {} }, null, 2)}\n`, false);
+      await writeNew(
+        path.join(cwd, 'cdktf.json'),
+        `${JSON.stringify({ language: 'typescript', app: 'node --import tsx main.ts', terraformProviders: [], terraformModules: [], context: {} }, null, 2)}\n`,
+        false,
+      );
       written.push('cdktf.json');
     }
     process.stdout.write(`Adopted organization ${adoption.organizationId}: ${summary(adoption)}.\nWrote ${written.join(', ')}.\n`);
     process.stdout.write(report(adoption));
     if (opts.terraform) {
-      process.stdout.write('\nThe code imports every adopted object: `cdktf deploy` (or `terraform apply`) adopts them into Terraform state.\n');
+      process.stdout.write(
+        '\nThe code imports every adopted object: `cdktf deploy` (or `terraform apply`) adopts them into Terraform state.\n',
+      );
       return;
     }
     const record: AdoptionRecord = { stack: opts.stackName, imports: adoption.imports };
@@ -213,7 +246,9 @@ export function register(program: Command, apps: AppRunner): void {
     await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
     if (adoption.secrets.some((s) => process.env[s.variable] === undefined)) {
-      process.stdout.write(`\nSet the variables above, then run \`fleetform adopt --finish${opts.stackName === 'adopted' ? '' : ` --stack-name ${opts.stackName}`}\` to write the state.\n`);
+      process.stdout.write(
+        `\nSet the variables above, then run \`fleetform adopt --finish${opts.stackName === 'adopted' ? '' : ` --stack-name ${opts.stackName}`}\` to write the state.\n`,
+      );
       return;
     }
     await finish(opts, apps, record, file);
@@ -247,5 +282,7 @@ async function finish(opts: AdoptOptions, apps: AppRunner, record: AdoptionRecor
     return;
   }
   await fs.rm(file, { force: true });
-  process.stdout.write(`\nImported ${record.imports.length.toLocaleString('en-US')} objects into stack ${record.stack}. \`fleetform plan\` now shows what differs from the code (nothing, until you edit it).\n`);
+  process.stdout.write(
+    `\nImported ${record.imports.length.toLocaleString('en-US')} objects into stack ${record.stack}. \`fleetform plan\` now shows what differs from the code (nothing, until you edit it).\n`,
+  );
 }

@@ -13,10 +13,19 @@ import { serviceLine, type Workspace } from '../workspace';
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Shows a plan, asks, applies it and prints the outcome; shared by apply and destroy. */
-export async function reviewAndApply(ws: Workspace, plan: Plan, states: Map<string, State>, options: { autoApprove: boolean; saved: boolean; verb: string; report?: string }): Promise<void> {
-  if (!options.saved) process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
+export async function reviewAndApply(
+  ws: Workspace,
+  plan: Plan,
+  states: Map<string, State>,
+  options: { autoApprove: boolean; saved: boolean; verb: string; report?: string },
+): Promise<void> {
+  if (!options.saved)
+    process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
   const summary = summarize(plan.changes);
-  if (summary.problems > 0) throw new FleetformError(`the plan has ${summary.problems} problem(s); nothing was changed`, { hint: 'fix the errors above and plan again' });
+  if (summary.problems > 0)
+    throw new FleetformError(`the plan has ${summary.problems} problem(s); nothing was changed`, {
+      hint: 'fix the errors above and plan again',
+    });
   if (!hasChanges(plan)) {
     out(options.saved ? 'The saved plan has no changes.' : '');
     // Nothing to change, but outputs may be new: they are evaluated and kept all the same.

@@ -15,7 +15,10 @@ export function register(program: Command, apps: AppRunner): void {
       .command('apply [planfile]')
       .description('make the fleet match the configuration (or apply exactly a saved plan)')
       .option('--auto-approve', 'apply without asking')
-      .option('--wait-for-training <duration>', 'wait up to this long (e.g. 5m) for the training jobs whose models machines deploy; default: do not wait (those machines stay pending until the next apply)')
+      .option(
+        '--wait-for-training <duration>',
+        'wait up to this long (e.g. 5m) for the training jobs whose models machines deploy; default: do not wait (those machines stay pending until the next apply)',
+      )
       .option('--report <file>', 'write the outcome as JSON (failures, and each rollout wave by wave)'),
   ).action(async (planfile: string | undefined, opts: ApplyOptions) => {
     await withWorkspace(opts, apps, async (ws) => {
@@ -26,10 +29,20 @@ export function register(program: Command, apps: AppRunner): void {
         if (saved) {
           const stacks = ws.stacks.filter((s) => names.includes(s.name));
           const states = await ws.engine.assertFresh(saved, stacks);
-          await reviewAndApply({ ...ws, stacks }, saved, states, { autoApprove: true, saved: true, verb: 'perform these actions', ...(opts.report ? { report: opts.report } : {}) });
+          await reviewAndApply({ ...ws, stacks }, saved, states, {
+            autoApprove: true,
+            saved: true,
+            verb: 'perform these actions',
+            ...(opts.report ? { report: opts.report } : {}),
+          });
         } else {
           const { plan, states } = await ws.engine.plan(ws.stacks, { refresh: true, destroy: false });
-          await reviewAndApply(ws, plan, states, { autoApprove: Boolean(opts.autoApprove), saved: false, verb: 'perform these actions', ...(opts.report ? { report: opts.report } : {}) });
+          await reviewAndApply(ws, plan, states, {
+            autoApprove: Boolean(opts.autoApprove),
+            saved: false,
+            verb: 'perform these actions',
+            ...(opts.report ? { report: opts.report } : {}),
+          });
         }
       } finally {
         await release();

@@ -1,14 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { CONFIG_SECTION_ENTRY, CONFIG_SECTIONS, formatIssue, InputError, validateMachineConfig, type Issue, type MachineConfig } from '../../domain';
+import {
+  CONFIG_SECTION_ENTRY,
+  CONFIG_SECTIONS,
+  formatIssue,
+  InputError,
+  validateMachineConfig,
+  type Issue,
+  type MachineConfig,
+} from '../../domain';
 import { errorMessage } from '../../domain/errors';
 
 /** The `config` command group, created by whichever `config ...` sub-command registers first. */
 function configGroup(program: Command): Command {
-  return (
-    program.commands.find((c) => c.name() === 'config') ??
-    program.command('config').description('Work with machine configurations')
-  );
+  return program.commands.find((c) => c.name() === 'config') ?? program.command('config').description('Work with machine configurations');
 }
 
 /** Line and column (1-based) of a character offset in text. */
@@ -26,7 +31,13 @@ export async function readJsonFile(file: string): Promise<unknown> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why =
-      code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a directory, not a file' : code === 'EACCES' ? 'permission denied' : `cannot read file (${code ?? String(err)})`;
+      code === 'ENOENT'
+        ? 'file not found'
+        : code === 'EISDIR'
+          ? 'is a directory, not a file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : `cannot read file (${code ?? String(err)})`;
     throw new InputError(why, { path: file, hint: 'pass the path of a machine config JSON file' });
   }
   try {
@@ -68,7 +79,9 @@ export function register(program: Command): void {
       for (const w of result.warnings) printIssue('warning', w);
       if (result.errors.length > 0) {
         for (const e of result.errors) printIssue('error', e);
-        process.stderr.write(`${file}: invalid machine config: ${plural(result.errors.length, 'error')}, ${plural(result.warnings.length, 'warning')}\n`);
+        process.stderr.write(
+          `${file}: invalid machine config: ${plural(result.errors.length, 'error')}, ${plural(result.warnings.length, 'warning')}\n`,
+        );
         process.exitCode = 1;
         return;
       }

@@ -38,21 +38,46 @@ interface DashboardOptions extends EngineCommandOptions {
 export function parseListen(text: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text.trim());
   const port = Number(m?.[3]);
-  if (!m || port > 65535) throw new InputError(`expected host:port, not ${JSON.stringify(text)}`, { path: '--listen', hint: 'e.g. 127.0.0.1:8420, or 0.0.0.0:8420 to be reached from other computers' });
+  if (!m || port > 65535)
+    throw new InputError(`expected host:port, not ${JSON.stringify(text)}`, {
+      path: '--listen',
+      hint: 'e.g. 127.0.0.1:8420, or 0.0.0.0:8420 to be reached from other computers',
+    });
   return { host: (m[1] ?? m[2]) as string, port };
 }
 
 export function dashboardToken(env: NodeJS.ProcessEnv): string | undefined {
   const token = env[DASHBOARD_TOKEN_ENV]?.trim();
   if (!token) return undefined;
-  if (token.length < MIN_TOKEN_LENGTH) throw new InputError(`${DASHBOARD_TOKEN_ENV} is too short (${token.length} characters)`, { path: DASHBOARD_TOKEN_ENV, hint: `use at least ${MIN_TOKEN_LENGTH} random characters, e.g. \`openssl rand -hex 24\`` });
+  if (token.length < MIN_TOKEN_LENGTH)
+    throw new InputError(`${DASHBOARD_TOKEN_ENV} is too short (${token.length} characters)`, {
+      path: DASHBOARD_TOKEN_ENV,
+      hint: `use at least ${MIN_TOKEN_LENGTH} random characters, e.g. \`openssl rand -hex 24\``,
+    });
   return token;
 }
 
 /** Runs `fleetform apply ARGS` in the background (waiting for the state lock a while); its output lines are reported as events of `kind`. */
-function applyInBackground(opts: DashboardOptions, kind: string, stack: string, args: readonly string[], report: (event: SourceEvent) => void): number | undefined {
-  const argv = [process.argv[1] ?? 'fleetform', 'apply', ...args, '--lock-timeout', '1m', ...(opts.synthOut ? ['--synth-out', opts.synthOut] : [])];
-  const child = spawn(process.execPath, argv, { cwd: process.cwd(), env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function applyInBackground(
+  opts: DashboardOptions,
+  kind: string,
+  stack: string,
+  args: readonly string[],
+  report: (event: SourceEvent) => void,
+): number | undefined {
+  const argv = [
+    process.argv[1] ?? 'fleetform',
+    'apply',
+    ...args,
+    '--lock-timeout',
+    '1m',
+    ...(opts.synthOut ? ['--synth-out', opts.synthOut] : []),
+  ];
+  const child = spawn(process.execPath, argv, {
+    cwd: process.cwd(),
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines = (level: EventLevel) => (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') report({ kind, level, stack, message: line });
   };
@@ -71,7 +96,10 @@ function resumeByApply(opts: DashboardOptions): (target: RolloutTarget, report: 
 }
 
 /** Approving applies exactly the plan the dashboard shows, saved when it was made (apply refuses it once the state moved on). */
-function approveByApply(opts: DashboardOptions, planFile: string): (stack: string, report: (event: SourceEvent) => void) => Promise<ActionResult> {
+function approveByApply(
+  opts: DashboardOptions,
+  planFile: string,
+): (stack: string, report: (event: SourceEvent) => void) => Promise<ActionResult> {
   return async (stack, report) => {
     const pid = applyInBackground(opts, 'approve', stack, [planFile], report);
     return { ok: true, message: `approved: fleetform apply of the pending plan started (pid ${pid})` };
@@ -82,7 +110,9 @@ export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
     program
       .command('dashboard')
-      .description(`serve the web dashboard (machines, rollouts, drift, plans) read from the state and the service; actions need the token in ${DASHBOARD_TOKEN_ENV}`)
+      .description(
+        `serve the web dashboard (machines, rollouts, drift, plans) read from the state and the service; actions need the token in ${DASHBOARD_TOKEN_ENV}`,
+      )
       .option('--listen <host:port>', 'where to serve it', '127.0.0.1:8420')
       .option('--interval <duration>', 'how often machines are read, e.g. 2s', '2s')
       .option('--plan-every <duration>', 'how often the pending plan is made (it runs the app and reads the service)', '1m')
@@ -111,7 +141,10 @@ export function register(program: Command, apps: AppRunner): void {
             planIntervalMs: Math.max(planIntervalMs, 1000),
             pendingPlan: () =>
               withWorkspace(opts, apps, async (ws) => {
-                const release = await ws.engine.lock(ws.stacks.map((s) => s.name), 'dashboard plan');
+                const release = await ws.engine.lock(
+                  ws.stacks.map((s) => s.name),
+                  'dashboard plan',
+                );
                 try {
                   const { plan } = await ws.engine.plan(ws.stacks, { refresh: true, destroy: false });
                   await writeSavedPlan(planFile, plan);
@@ -131,10 +164,16 @@ export function register(program: Command, apps: AppRunner): void {
     } catch (err) {
       source.close();
       await connection.close();
-      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new FleetformError(`${opts.listen} is already in use`, { path: '--listen', hint: 'pick another port, or port 0 for any free one' });
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+        throw new FleetformError(`${opts.listen} is already in use`, {
+          path: '--listen',
+          hint: 'pick another port, or port 0 for any free one',
+        });
       throw err;
     }
-    process.stdout.write(`dashboard on ${server.url} (${token ? 'actions need the token' : `read-only: set ${DASHBOARD_TOKEN_ENV} to allow actions`})\n`);
+    process.stdout.write(
+      `dashboard on ${server.url} (${token ? 'actions need the token' : `read-only: set ${DASHBOARD_TOKEN_ENV} to allow actions`})\n`,
+    );
     await new Promise<void>((resolve) => {
       const on = (): void => {
         process.off('SIGINT', on);

@@ -61,7 +61,15 @@ export function formatClock(state: ClockState): string {
 /** Left-aligned columns. */
 export function formatTable(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => `${r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}\n`).join('');
+  return rows
+    .map(
+      (r) =>
+        `${r
+          .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
 }
 
 /** The module cards as a table. */
@@ -171,7 +179,13 @@ export function register(program: Command): void {
       await withControls('ListModuleCards', async (controls) => {
         const { cards } = await controls.listModuleCards({});
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify(cards.map((c) => c.toJson({ emitDefaultValues: true })), null, 2)}\n`);
+          process.stdout.write(
+            `${JSON.stringify(
+              cards.map((c) => c.toJson({ emitDefaultValues: true })),
+              null,
+              2,
+            )}\n`,
+          );
         } else if (cards.length === 0) {
           process.stdout.write('no machine runs a registry module yet\n');
         } else {
@@ -196,7 +210,9 @@ export function register(program: Command): void {
 
   emulator
     .command('sensor-reading <machine> <sensor> [readings]')
-    .description('set what a simulated machine\'s sensor reads, as a JSON object (e.g. \'{"allowed": true}\' for its maintenance window); none clears it')
+    .description(
+      "set what a simulated machine's sensor reads, as a JSON object (e.g. '{\"allowed\": true}' for its maintenance window); none clears it",
+    )
     .action(async (machine: string, sensor: string, readings: string | undefined) => {
       const parsed = sensorReadings(readings);
       await withControls('SetSensorReading', async (controls) => {
@@ -216,7 +232,10 @@ function sensorReadings(text: string | undefined): JsonObject {
     value = undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InputError(`readings: ${JSON.stringify(text)} is not a JSON object`, { path: 'readings', hint: 'write it like \'{"allowed": true}\' (quoted for the shell)' });
+    throw new InputError(`readings: ${JSON.stringify(text)} is not a JSON object`, {
+      path: 'readings',
+      hint: 'write it like \'{"allowed": true}\' (quoted for the shell)',
+    });
   }
   return value as JsonObject;
 }

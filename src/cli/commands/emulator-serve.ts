@@ -54,7 +54,9 @@ function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-type ServeOptions = { port: string; data: string; host: string; fail: FaultSpec[] } & SimulationFlags & ClockFlags & Partial<Record<keyof ServerLimits, string>>;
+type ServeOptions = { port: string; data: string; host: string; fail: FaultSpec[] } & SimulationFlags &
+  ClockFlags &
+  Partial<Record<keyof ServerLimits, string>>;
 
 /** The simulated machines' flags, as given. */
 interface SimulationFlags {
@@ -87,7 +89,10 @@ export function register(program: Command): void {
     .requiredOption('--data <dir>', 'data folder: SQLite database and credentials.json (seeded on first start)')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--max-message-bytes <n>', `largest request message, compressed or not (default 4194304; env ${LIMIT_ENV.maxMessageBytes})`)
-    .option('--header-timeout-ms <n>', `close connections whose request headers are not complete in time (default 30000; env ${LIMIT_ENV.headerTimeoutMs})`)
+    .option(
+      '--header-timeout-ms <n>',
+      `close connections whose request headers are not complete in time (default 30000; env ${LIMIT_ENV.headerTimeoutMs})`,
+    )
     .option('--idle-timeout-ms <n>', `close connections without traffic for this long (default 120000; env ${LIMIT_ENV.idleTimeoutMs})`)
     .option('--max-concurrent-streams <n>', `streams one HTTP/2 connection may hold (default 100; env ${LIMIT_ENV.maxConcurrentStreams})`)
     .option(
@@ -107,9 +112,18 @@ export function register(program: Command): void {
       [] as FaultSpec[],
     )
     .option('--no-simulate', `do not run simulated machines: parts never check in (env ${SIMULATION_ENV.simulate}=0)`)
-    .option('--check-in-interval <duration>', `how often simulated machines check in, e.g. 5s or 200ms (default ${DEFAULT_SIMULATION.checkInIntervalMs}ms; env ${SIMULATION_ENV.checkInIntervalMs})`)
-    .option('--module-start-time <duration>', `how long a simulated module takes to start (default ${DEFAULT_SIMULATION.moduleStartMs}ms; env ${SIMULATION_ENV.moduleStartMs})`)
-    .option('--resource-configure-time <duration>', `how long a simulated resource takes to configure (default ${DEFAULT_SIMULATION.resourceConfigureMs}ms; env ${SIMULATION_ENV.resourceConfigureMs})`)
+    .option(
+      '--check-in-interval <duration>',
+      `how often simulated machines check in, e.g. 5s or 200ms (default ${DEFAULT_SIMULATION.checkInIntervalMs}ms; env ${SIMULATION_ENV.checkInIntervalMs})`,
+    )
+    .option(
+      '--module-start-time <duration>',
+      `how long a simulated module takes to start (default ${DEFAULT_SIMULATION.moduleStartMs}ms; env ${SIMULATION_ENV.moduleStartMs})`,
+    )
+    .option(
+      '--resource-configure-time <duration>',
+      `how long a simulated resource takes to configure (default ${DEFAULT_SIMULATION.resourceConfigureMs}ms; env ${SIMULATION_ENV.resourceConfigureMs})`,
+    )
     .option(
       '--machine-fault <SPEC>',
       `make simulated machines fail: module=acme:sensors@1.3.0:crash, model=acme:sensors:hc-sr04:unhealthy, machine=picker-3:offline, maintenance=picker-3:closed (or open, error), remote=arm-cell:unreachable, job=read-window:fail, each optionally ending in :30%; repeatable (env ${MACHINE_FAULTS_ENV}, comma-separated)`,
@@ -133,9 +147,13 @@ export function register(program: Command): void {
       const simulation: Partial<SimulationSettings> = {
         // Off when the flag says so; otherwise the variable (or the default) decides.
         ...(opts.simulate ? {} : { simulate: false }),
-        ...(opts.checkInInterval === undefined ? {} : { checkInIntervalMs: parseDuration(opts.checkInInterval, '--check-in-interval', { minimumMs: 1 }) }),
+        ...(opts.checkInInterval === undefined
+          ? {}
+          : { checkInIntervalMs: parseDuration(opts.checkInInterval, '--check-in-interval', { minimumMs: 1 }) }),
         ...(opts.moduleStartTime === undefined ? {} : { moduleStartMs: parseDuration(opts.moduleStartTime, '--module-start-time') }),
-        ...(opts.resourceConfigureTime === undefined ? {} : { resourceConfigureMs: parseDuration(opts.resourceConfigureTime, '--resource-configure-time') }),
+        ...(opts.resourceConfigureTime === undefined
+          ? {}
+          : { resourceConfigureMs: parseDuration(opts.resourceConfigureTime, '--resource-configure-time') }),
         machineFaults: opts.machineFault,
       };
       const dataDir = path.resolve(opts.data);
@@ -145,16 +163,24 @@ export function register(program: Command): void {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') {
-          throw new FleetformError(`port ${port} on ${opts.host} is already in use`, { path: '--port', hint: 'pick another port, or 0 for any free one' });
+          throw new FleetformError(`port ${port} on ${opts.host} is already in use`, {
+            path: '--port',
+            hint: 'pick another port, or 0 for any free one',
+          });
         }
         if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-          throw new FleetformError(`cannot listen on ${opts.host}`, { path: '--host', hint: 'use an address of this computer, e.g. 127.0.0.1' });
+          throw new FleetformError(`cannot listen on ${opts.host}`, {
+            path: '--host',
+            hint: 'use an address of this computer, e.g. 127.0.0.1',
+          });
         }
         throw err;
       }
       const stopped = untilSignal();
       process.stdout.write(`listening on ${emulator.url}\n`);
-      process.stdout.write(`owner API key of organization ${emulator.credentials.organizationId} in ${path.join(dataDir, CREDENTIALS_FILE)}\n`);
+      process.stdout.write(
+        `owner API key of organization ${emulator.credentials.organizationId} in ${path.join(dataDir, CREDENTIALS_FILE)}\n`,
+      );
       process.stdout.write(
         emulator.simulation.simulate
           ? `simulated machines check in every ${emulator.simulation.checkInIntervalMs} ms${emulator.simulation.machineFaults.length > 0 ? ` (faults: ${emulator.simulation.machineFaults.map((f) => f.text).join(', ')})` : ''}\n`

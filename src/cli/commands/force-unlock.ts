@@ -18,6 +18,8 @@ export function register(program: Command): void {
           return;
         }
       }
-      throw new FleetformError(`no stack holds the lock ${lockId}`, { hint: 'the ID is printed by the command that found the state locked' });
+      throw new FleetformError(`no stack holds the lock ${lockId}`, {
+        hint: 'the ID is printed by the command that found the state locked',
+      });
     });
 }

@@ -23,7 +23,9 @@ export function register(program: Command, apps: AppRunner): void {
       } finally {
         await release();
       }
-      process.stdout.write(`Imported ${id} as ${address} in stack ${stack.name}. Run \`fleetform plan\` to see how it differs from the configuration.\n`);
+      process.stdout.write(
+        `Imported ${id} as ${address} in stack ${stack.name}. Run \`fleetform plan\` to see how it differs from the configuration.\n`,
+      );
     });
   });
 }

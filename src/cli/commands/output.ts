@@ -35,12 +35,23 @@ export function register(program: Command): void {
         const holders = [...byStack].filter(([, outputs]) => outputs[name] !== undefined);
         if (holders.length === 0) {
           const known = [...byStack.values()].flatMap((o) => Object.keys(o));
-          throw new FleetformError(`no output named ${name}`, { path: name, hint: known.length > 0 ? `outputs: ${known.join(', ')}` : 'apply first: outputs are kept by apply' });
+          throw new FleetformError(`no output named ${name}`, {
+            path: name,
+            hint: known.length > 0 ? `outputs: ${known.join(', ')}` : 'apply first: outputs are kept by apply',
+          });
         }
-        if (holders.length > 1) throw new FleetformError(`stacks ${holders.map(([s]) => s).join(', ')} all have an output ${name}`, { path: name, hint: 'name one with --stack' });
+        if (holders.length > 1)
+          throw new FleetformError(`stacks ${holders.map(([s]) => s).join(', ')} all have an output ${name}`, {
+            path: name,
+            hint: 'name one with --stack',
+          });
         const output = (holders[0] as [string, Record<string, StateOutput>])[1][name] as StateOutput;
         if (opts.json) process.stdout.write(`${JSON.stringify(jsonOf(output), null, 2)}\n`);
-        else if (output.sensitive) throw new FleetformError(`output ${name} is sensitive: its value is never kept or shown`, { path: name, hint: 'read it from the resource it comes from' });
+        else if (output.sensitive)
+          throw new FleetformError(`output ${name} is sensitive: its value is never kept or shown`, {
+            path: name,
+            hint: 'read it from the resource it comes from',
+          });
         else process.stdout.write(`${typeof output.value === 'string' ? output.value : JSON.stringify(output.value, null, 2)}\n`);
         return;
       }

@@ -30,11 +30,17 @@ export function register(program: Command, apps: AppRunner): void {
       .option('--out <file>', 'save the plan for `fleetform apply FILE`')
       .option('--detailed-exitcode', 'exit 0 without changes, 2 with changes, 1 on error')
       .option('--refresh <bool>', 'read the service (false: trust the state)', 'true')
-      .option('--machine <name>', "also show what that machine will run differently: its config resolved with its fragments, before and after"),
+      .option(
+        '--machine <name>',
+        'also show what that machine will run differently: its config resolved with its fragments, before and after',
+      ),
   ).action(async (opts: PlanOptions) => {
     const refresh = booleanFlag(opts.refresh, '--refresh');
     await withWorkspace(opts, apps, async (ws) => {
-      const release = await ws.engine.lock(ws.stacks.map((s) => s.name), 'plan');
+      const release = await ws.engine.lock(
+        ws.stacks.map((s) => s.name),
+        'plan',
+      );
       try {
         const { plan } = await ws.engine.plan(ws.stacks, { refresh, destroy: false });
         const { stateS, planS } = ws.engine.planStats();
@@ -48,7 +54,10 @@ export function register(program: Command, apps: AppRunner): void {
         if (opts.machine !== undefined) {
           const diff = await machineRunDiff(plan, opts.machine, ws.connection.client);
           if (!diff) {
-            throw new FleetformError(`the plan has no machine named ${opts.machine}`, { path: '--machine', hint: `its machines: ${plannedMachineNames(plan).join(', ') || 'none'}` });
+            throw new FleetformError(`the plan has no machine named ${opts.machine}`, {
+              path: '--machine',
+              hint: `its machines: ${plannedMachineNames(plan).join(', ') || 'none'}`,
+            });
           }
           if (!opts.json && !opts.markdown) process.stdout.write(`\n${renderMachineRunDiff(diff)}`);
         }
@@ -59,7 +68,8 @@ export function register(program: Command, apps: AppRunner): void {
         }
         if (opts.out) {
           await writeSavedPlan(opts.out, plan);
-          if (!opts.json && !opts.markdown) process.stdout.write(`\nSaved the plan to ${opts.out}. Apply exactly it with: fleetform apply ${opts.out}\n`);
+          if (!opts.json && !opts.markdown)
+            process.stdout.write(`\nSaved the plan to ${opts.out}. Apply exactly it with: fleetform apply ${opts.out}\n`);
         }
         process.exitCode = opts.detailedExitcode && hasChanges(plan) ? 2 : 0;
       } finally {

@@ -27,7 +27,8 @@ function wrapperScript(): string {
 /** Writes the provider into a plugin directory laid out as HOST/fleetform/fleetform/VERSION/OS_ARCH/; returns the files written. */
 export function installProvider(dir: string): string[] {
   const compiled = path.join(PACKAGE_ROOT, 'dist', 'cli', 'provider-main.js');
-  if (!fs.existsSync(compiled)) throw new InputError(`the compiled provider is missing (${compiled})`, { hint: 'run `npm run build` in the fleetform checkout' });
+  if (!fs.existsSync(compiled))
+    throw new InputError(`the compiled provider is missing (${compiled})`, { hint: 'run `npm run build` in the fleetform checkout' });
   const version = packageVersion();
   const written: string[] = [];
   for (const host of HOSTS) {
@@ -50,13 +51,17 @@ export function register(program: Command): void {
   const provider = program.command('provider').description('the Terraform/OpenTofu provider (fleetform/fleetform)');
   provider
     .command('install')
-    .description('install the provider where `terraform init` finds it offline (~/.terraform.d/plugins), or in DIR for `terraform init -plugin-dir DIR`')
+    .description(
+      'install the provider where `terraform init` finds it offline (~/.terraform.d/plugins), or in DIR for `terraform init -plugin-dir DIR`',
+    )
     .option('--dir <dir>', 'plugin directory to install into')
     .action((options: { dir?: string }) => {
       const dir = path.resolve(options.dir ?? impliedMirror());
       const written = installProvider(dir);
       const version = packageVersion();
-      process.stdout.write(`installed fleetform/fleetform ${version} (${terraformPlatform()}):\n${written.map((f) => `  ${f}\n`).join('')}`);
+      process.stdout.write(
+        `installed fleetform/fleetform ${version} (${terraformPlatform()}):\n${written.map((f) => `  ${f}\n`).join('')}`,
+      );
       process.stdout.write(
         options.dir
           ? `use it with: terraform init -plugin-dir=${dir}\n`

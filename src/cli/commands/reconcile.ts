@@ -1,7 +1,14 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../domain/errors';
-import { APPLY_POLICIES, DRIFT_POLICIES, eventJsonSchema, type ApplyPolicy, type DriftPolicy, type ReconcilerStatus } from '../../reconciler/events';
+import {
+  APPLY_POLICIES,
+  DRIFT_POLICIES,
+  eventJsonSchema,
+  type ApplyPolicy,
+  type DriftPolicy,
+  type ReconcilerStatus,
+} from '../../reconciler/events';
 import { streamLogger, type LogFormat } from '../../reconciler/log';
 import { startReconciler } from '../../reconciler/run';
 import { parseListen } from '../../reconciler/server';
@@ -41,7 +48,8 @@ function oneOf<T extends string>(value: string, allowed: readonly T[], flag: str
 
 function wholeNumber(text: string, flag: string, min: number): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < min) throw new InputError(`expected a whole number of at least ${min}, not ${JSON.stringify(text)}`, { path: flag });
+  if (!Number.isInteger(n) || n < min)
+    throw new InputError(`expected a whole number of at least ${min}, not ${JSON.stringify(text)}`, { path: flag });
   return n;
 }
 
@@ -50,25 +58,43 @@ function serverUrl(opts: { server?: string }): string {
   return (opts.server ?? process.env.FLEETFORM_RECONCILE_URL ?? DEFAULT_SERVER).replace(/\/+$/, '');
 }
 
-async function call(opts: { server?: string }, method: 'GET' | 'POST', route: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function call(
+  opts: { server?: string },
+  method: 'GET' | 'POST',
+  route: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
   const base = serverUrl(opts);
   let res: Response;
   try {
-    res = await fetch(`${base}${route}`, { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+    res = await fetch(`${base}${route}`, {
+      method,
+      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    });
   } catch {
-    throw new InputError(`no reconciler answers at ${base}`, { path: '--server', hint: 'start `fleetform reconcile --listen HOST:PORT` and give that address (or FLEETFORM_RECONCILE_URL)' });
+    throw new InputError(`no reconciler answers at ${base}`, {
+      path: '--server',
+      hint: 'start `fleetform reconcile --listen HOST:PORT` and give that address (or FLEETFORM_RECONCILE_URL)',
+    });
   }
   return { status: res.status, json: await res.json() };
 }
 
 function statusText(s: ReconcilerStatus): string {
-  const lines = [`Reconciler: ${s.state}${s.leader ? ' (leader)' : ''}, cycle ${s.cycle}${s.commit ? `, commit ${s.commit.slice(0, 12)}` : ''}`];
-  if (s.lastCycle) lines.push(`Last cycle: ${s.lastCycle.at}, ${s.lastCycle.ok ? 'ok' : `FAILED: ${s.lastCycle.error ?? ''}`} in ${s.lastCycle.seconds.toFixed(1)}s`);
+  const lines = [
+    `Reconciler: ${s.state}${s.leader ? ' (leader)' : ''}, cycle ${s.cycle}${s.commit ? `, commit ${s.commit.slice(0, 12)}` : ''}`,
+  ];
+  if (s.lastCycle)
+    lines.push(
+      `Last cycle: ${s.lastCycle.at}, ${s.lastCycle.ok ? 'ok' : `FAILED: ${s.lastCycle.error ?? ''}`} in ${s.lastCycle.seconds.toFixed(1)}s`,
+    );
   if (s.nextCheckAt) lines.push(`Next drift check: ${s.nextCheckAt}`);
   if (s.override) lines.push(`Windows overridden: ${s.override.windows}${s.override.until ? ` until ${s.override.until}` : ''}`);
   for (const st of s.stacks) {
     const waiting = st.waiting ? `; waiting for ${st.waiting.for}: ${st.waiting.reason}` : '';
-    lines.push(`  stack ${st.stack} (apply ${st.apply}, drift ${st.drift}): ${st.changes} change(s), ${st.drifted.length} drifted${waiting}`);
+    lines.push(
+      `  stack ${st.stack} (apply ${st.apply}, drift ${st.drift}): ${st.changes} change(s), ${st.drifted.length} drifted${waiting}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -78,17 +104,42 @@ export function register(program: Command, apps: AppRunner): void {
     .command('reconcile')
     .description('keep the fleet as the code says: plan on every commit and every interval, apply by policy, heal or report drift')
     .option('--path <dir>', 'the project folder (inside the repository with --repo)', '.')
-    .option('--repo <url-or-path>', 'a git repository to follow (credentials from the environment: FLEETFORM_GIT_TOKEN or git credential helpers)')
+    .option(
+      '--repo <url-or-path>',
+      'a git repository to follow (credentials from the environment: FLEETFORM_GIT_TOKEN or git credential helpers)',
+    )
     .option('--branch <name>', 'the branch to follow', 'main')
     .option('--workdir <dir>', 'where the repository is checked out (default .fleetform/reconcile/checkout)')
-    .option('--apply <policy>', 'default apply policy: auto, approve or plan-only (a stack may set its own with ReconcilePolicy)', process.env.FLEETFORM_RECONCILE_APPLY ?? 'auto')
+    .option(
+      '--apply <policy>',
+      'default apply policy: auto, approve or plan-only (a stack may set its own with ReconcilePolicy)',
+      process.env.FLEETFORM_RECONCILE_APPLY ?? 'auto',
+    )
     .option('--drift <policy>', 'default drift policy: heal, warn or off', process.env.FLEETFORM_RECONCILE_DRIFT ?? 'warn')
     .option('--interval <duration>', 'how often to check for drift', process.env.FLEETFORM_RECONCILE_INTERVAL ?? '1m')
     .option('--poll <duration>', 'how often to look for a new commit between cycles', process.env.FLEETFORM_RECONCILE_POLL ?? '2s')
-    .option('--window <spec>', "allow or deny window KIND:CRON:DURATION[:TZ], e.g. 'deny:0 9 * * 1-5:8h:Europe/Berlin' (repeatable)", collect, [])
-    .option('--webhook <url>', 'POST every event to this URL as JSON (slack:URL for Slack text; repeatable; URLs with tokens: FLEETFORM_WEBHOOK_URLS)', collect, [])
-    .option('--max-destroy <n>', 'a plan destroying more objects than this waits for an approval, whatever the policy', process.env.FLEETFORM_RECONCILE_MAX_DESTROY ?? '0')
-    .option('--listen <host:port>', `serve /healthz, /metrics, the API and the dashboard (/dashboard/; actions need the token in ${DASHBOARD_TOKEN_ENV}) here ("off": no server)`, process.env.FLEETFORM_RECONCILE_LISTEN ?? '127.0.0.1:9464')
+    .option(
+      '--window <spec>',
+      "allow or deny window KIND:CRON:DURATION[:TZ], e.g. 'deny:0 9 * * 1-5:8h:Europe/Berlin' (repeatable)",
+      collect,
+      [],
+    )
+    .option(
+      '--webhook <url>',
+      'POST every event to this URL as JSON (slack:URL for Slack text; repeatable; URLs with tokens: FLEETFORM_WEBHOOK_URLS)',
+      collect,
+      [],
+    )
+    .option(
+      '--max-destroy <n>',
+      'a plan destroying more objects than this waits for an approval, whatever the policy',
+      process.env.FLEETFORM_RECONCILE_MAX_DESTROY ?? '0',
+    )
+    .option(
+      '--listen <host:port>',
+      `serve /healthz, /metrics, the API and the dashboard (/dashboard/; actions need the token in ${DASHBOARD_TOKEN_ENV}) here ("off": no server)`,
+      process.env.FLEETFORM_RECONCILE_LISTEN ?? '127.0.0.1:9464',
+    )
     .option('--log-format <format>', 'text or json', process.env.FLEETFORM_LOG_FORMAT ?? 'text')
     .option('--parallelism <n>', 'how many resources are written at once', '10')
     .option('--read-parallelism <n>', 'the most reads in flight while planning', '512')
@@ -101,11 +152,20 @@ export function register(program: Command, apps: AppRunner): void {
       if (intervalMs < 1000) throw new InputError('the interval is at least 1s', { path: '--interval' });
       const cwd = process.cwd();
       const source = opts.repo
-        ? gitSource({ repo: opts.repo, branch: opts.branch, path: opts.path, workdir: path.resolve(cwd, opts.workdir ?? path.join('.fleetform', 'reconcile', 'checkout')) })
+        ? gitSource({
+            repo: opts.repo,
+            branch: opts.branch,
+            path: opts.path,
+            workdir: path.resolve(cwd, opts.workdir ?? path.join('.fleetform', 'reconcile', 'checkout')),
+          })
         : folderSource(path.resolve(cwd, opts.path));
       const running = await startReconciler({
         source,
-        loader: projectLoader({ apps, parallelism: wholeNumber(opts.parallelism, '--parallelism', 1), readParallelism: wholeNumber(opts.readParallelism, '--read-parallelism', 1) }),
+        loader: projectLoader({
+          apps,
+          parallelism: wholeNumber(opts.parallelism, '--parallelism', 1),
+          readParallelism: wholeNumber(opts.readParallelism, '--read-parallelism', 1),
+        }),
         apply: oneOf<ApplyPolicy>(opts.apply, APPLY_POLICIES, '--apply'),
         drift: oneOf<DriftPolicy>(opts.drift, DRIFT_POLICIES, '--drift'),
         windows: opts.window.map((w) => parseWindow(w)),
@@ -127,20 +187,31 @@ export function register(program: Command, apps: AppRunner): void {
       await running.close();
     });
 
-  const server = (c: Command): Command => c.option('--server <url>', `the running reconciler's address (default FLEETFORM_RECONCILE_URL, else ${DEFAULT_SERVER})`);
-  server(cmd.command('status').description('what the running reconciler is doing').option('--json', 'print the status as JSON')).action(async (opts: { server?: string; json?: boolean }) => {
-    const r = await call(opts, 'GET', '/api/status');
-    process.stdout.write(opts.json ? `${JSON.stringify(r.json, null, 2)}\n` : statusText(r.json as ReconcilerStatus));
-  });
-  server(cmd.command('approve <stack>').description('approve the plan a stack waits on; the reconciler applies it at once')).action(async (stack: string, opts: { server?: string }) => {
-    const r = await call(opts, 'POST', `/api/approve/${encodeURIComponent(stack)}`);
-    if (r.status !== 200) throw new InputError((r.json as { error?: string }).error ?? `refused (HTTP ${r.status})`, { path: stack, hint: 'see `fleetform reconcile status` for the stacks waiting' });
-    process.stdout.write(`Approved: stack ${stack} is applied now.\n`);
-  });
-  server(cmd.command('heal').description('start a cycle now: check for drift and heal it by policy')).action(async (opts: { server?: string }) => {
-    await call(opts, 'POST', '/api/heal');
-    process.stdout.write('A cycle starts now.\n');
-  });
+  const server = (c: Command): Command =>
+    c.option('--server <url>', `the running reconciler's address (default FLEETFORM_RECONCILE_URL, else ${DEFAULT_SERVER})`);
+  server(cmd.command('status').description('what the running reconciler is doing').option('--json', 'print the status as JSON')).action(
+    async (opts: { server?: string; json?: boolean }) => {
+      const r = await call(opts, 'GET', '/api/status');
+      process.stdout.write(opts.json ? `${JSON.stringify(r.json, null, 2)}\n` : statusText(r.json as ReconcilerStatus));
+    },
+  );
+  server(cmd.command('approve <stack>').description('approve the plan a stack waits on; the reconciler applies it at once')).action(
+    async (stack: string, opts: { server?: string }) => {
+      const r = await call(opts, 'POST', `/api/approve/${encodeURIComponent(stack)}`);
+      if (r.status !== 200)
+        throw new InputError((r.json as { error?: string }).error ?? `refused (HTTP ${r.status})`, {
+          path: stack,
+          hint: 'see `fleetform reconcile status` for the stacks waiting',
+        });
+      process.stdout.write(`Approved: stack ${stack} is applied now.\n`);
+    },
+  );
+  server(cmd.command('heal').description('start a cycle now: check for drift and heal it by policy')).action(
+    async (opts: { server?: string }) => {
+      await call(opts, 'POST', '/api/heal');
+      process.stdout.write('A cycle starts now.\n');
+    },
+  );
   server(
     cmd
       .command('override')
@@ -152,7 +223,10 @@ export function register(program: Command, apps: AppRunner): void {
   ).action(async (opts: { server?: string; open?: boolean; close?: boolean; clear?: boolean; for?: string }) => {
     const chosen = [opts.open, opts.close, opts.clear].filter(Boolean).length;
     if (chosen !== 1) throw new InputError('give one of --open, --close or --clear', { path: 'override' });
-    const r = await call(opts, 'POST', '/api/override', { windows: opts.open ? 'open' : opts.close ? 'closed' : null, ...(opts.for ? { for: opts.for } : {}) });
+    const r = await call(opts, 'POST', '/api/override', {
+      windows: opts.open ? 'open' : opts.close ? 'closed' : null,
+      ...(opts.for ? { for: opts.for } : {}),
+    });
     if (r.status !== 200) throw new InputError((r.json as { error?: string }).error ?? `refused (HTTP ${r.status})`, { path: '--for' });
     process.stdout.write(`Windows: ${JSON.stringify(r.json)}\n`);
   });

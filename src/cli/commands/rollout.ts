@@ -14,11 +14,18 @@ const out = (line: string): void => {
 /** Where a journaled rollout stands: its status and wave, and each machine's result. */
 function statusLines(j: RolloutJournal): string[] {
   const byAddress = new Map(j.machines.map((m) => [m.address, m]));
-  const lines = [`Rollout ${j.plan.policy.name} (stack ${j.stack}): ${j.status}, wave ${j.wave} of ${j.plan.waves.length}; started ${j.started_at}, last update ${j.updated_at}${j.reason ? `; ${j.reason}` : ''}`];
+  const lines = [
+    `Rollout ${j.plan.policy.name} (stack ${j.stack}): ${j.status}, wave ${j.wave} of ${j.plan.waves.length}; started ${j.started_at}, last update ${j.updated_at}${j.reason ? `; ${j.reason}` : ''}`,
+  ];
   const f = j.plan.fragment;
-  if (f) lines.push(`  fragment ${f.name}: revision ${f.from_revision ?? '?'} -> ${f.to_revision ?? '(not saved yet)'}${f.tags.length > 0 ? `; tag(s) ${f.tags.map((t) => t.tag).join(', ')} move after the last wave` : ''}`);
+  if (f)
+    lines.push(
+      `  fragment ${f.name}: revision ${f.from_revision ?? '?'} -> ${f.to_revision ?? '(not saved yet)'}${f.tags.length > 0 ? `; tag(s) ${f.tags.map((t) => t.tag).join(', ')} move after the last wave` : ''}`,
+    );
   j.plan.waves.forEach((w, i) => {
-    const machines = w.machines.map((m) => `${m.name} ${byAddress.get(m.address)?.result ?? (i + 1 < j.wave ? 'unchanged' : 'not written')}`);
+    const machines = w.machines.map(
+      (m) => `${m.name} ${byAddress.get(m.address)?.result ?? (i + 1 < j.wave ? 'unchanged' : 'not written')}`,
+    );
     lines.push(`  wave ${i + 1} (${w.rule}): ${machines.join(', ')}`);
   });
   return lines;
@@ -51,13 +58,22 @@ export function register(program: Command): void {
     .command('abort')
     .description('roll a running or halted rollout back: every machine it changed goes back to the config it had')
     .requiredOption('--stack <name>', 'the stack whose rollout to roll back')
-    .option('--rollout <name>', "a fragment rollout of the stack to roll back (its machines go back to the version they followed), instead of the stack's own")
+    .option(
+      '--rollout <name>',
+      "a fragment rollout of the stack to roll back (its machines go back to the version they followed), instead of the stack's own",
+    )
     .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 2m)', '0s')
-    .option('--break-stale-lock', 'take over a state lock left by a fleetform that is no longer running on this machine (e.g. a killed apply)')
+    .option(
+      '--break-stale-lock',
+      'take over a state lock left by a fleetform that is no longer running on this machine (e.g. a killed apply)',
+    )
     .action(async (opts: { stack: string; rollout?: string; lockTimeout: string; breakStaleLock?: boolean }) => {
       const backend = await projectBackend(process.cwd());
       const timeoutMs = durationFlag(opts.lockTimeout, '--lock-timeout');
-      const lock = await backend.lock(opts.stack, 'rollout abort', { timeoutMs, breakStale: staleLockPolicy(Boolean(opts.breakStaleLock)) });
+      const lock = await backend.lock(opts.stack, 'rollout abort', {
+        timeoutMs,
+        breakStale: staleLockPolicy(Boolean(opts.breakStaleLock)),
+      });
       const connection = await openConnection({ cwd: process.cwd(), env: process.env });
       try {
         const { journal, machines } = await abortRollout({
@@ -71,7 +87,9 @@ export function register(program: Command): void {
           concurrency: 16,
         });
         const failed = machines.filter((m) => !m.rollback?.ok);
-        out(`Rollout ${journal.plan.policy.name}: ${machines.length - failed.length} machine(s) rolled back${failed.length > 0 ? `, ${failed.length} not` : ''}.`);
+        out(
+          `Rollout ${journal.plan.policy.name}: ${machines.length - failed.length} machine(s) rolled back${failed.length > 0 ? `, ${failed.length} not` : ''}.`,
+        );
         if (failed.length > 0) process.exitCode = 1;
       } finally {
         await connection.close();

@@ -50,26 +50,36 @@ export function register(state: Command): void {
             const existing = await target.read(stack);
             const there = (await target.stacks()).includes(stack);
             if (there && (existing.lineage !== source.lineage || existing.serial < source.serial)) {
-              throw new FleetformError(`${target.description} already holds another state of stack ${stack} (lineage ${existing.lineage}, serial ${existing.serial})`, {
-                path: stack,
-                hint: 'the local state is not copied over it; compare the two, and remove the one that is wrong (`fleetform state list`)',
-              });
+              throw new FleetformError(
+                `${target.description} already holds another state of stack ${stack} (lineage ${existing.lineage}, serial ${existing.serial})`,
+                {
+                  path: stack,
+                  hint: 'the local state is not copied over it; compare the two, and remove the one that is wrong (`fleetform state list`)',
+                },
+              );
             }
             if (!there) {
               await target.write(source);
               const copied = await target.read(stack);
               if (fingerprint(copied) !== fingerprint(source)) {
-                throw new FleetformError(`the copy of stack ${stack} in ${target.description} does not read back as written`, { path: stack, hint: 'the local state is kept as it was; check the database and retry' });
+                throw new FleetformError(`the copy of stack ${stack} in ${target.description} does not read back as written`, {
+                  path: stack,
+                  hint: 'the local state is kept as it was; check the database and retry',
+                });
               }
             }
             await fs.mkdir(backup, { recursive: true, mode: 0o700 });
             for (const suffix of ['.state.json', '.state.json.backup', '.journal.jsonl']) {
-              await fs.rename(path.join(localStateDir(cwd), `${stack}${suffix}`), path.join(backup, `${stack}${suffix}`)).catch((err: NodeJS.ErrnoException) => {
-                if (err.code !== 'ENOENT') throw err;
-              });
+              await fs
+                .rename(path.join(localStateDir(cwd), `${stack}${suffix}`), path.join(backup, `${stack}${suffix}`))
+                .catch((err: NodeJS.ErrnoException) => {
+                  if (err.code !== 'ENOENT') throw err;
+                });
             }
             const count = Object.keys(source.resources).length;
-            process.stdout.write(`${there ? 'Already in' : 'Migrated'} ${target.description}: stack ${stack} (${count} resource${count === 1 ? '' : 's'}, serial ${source.serial}).\n`);
+            process.stdout.write(
+              `${there ? 'Already in' : 'Migrated'} ${target.description}: stack ${stack} (${count} resource${count === 1 ? '' : 's'}, serial ${source.serial}).\n`,
+            );
           } finally {
             await remoteLock.release();
           }

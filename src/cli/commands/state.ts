@@ -23,8 +23,13 @@ async function states(only: string[] | undefined): Promise<State[]> {
 /** Finds the one stack holding an address (or the named one). */
 async function locate(address: string, stack: string | undefined): Promise<State> {
   const found = (await states(stack ? [stack] : undefined)).filter((s) => s.resources[address]);
-  if (found.length === 0) throw new FleetformError(`no resource ${address} in state`, { path: address, hint: 'see `fleetform state list`' });
-  if (found.length > 1) throw new FleetformError(`${address} is in several stacks: ${found.map((s) => s.stack).join(', ')}`, { path: address, hint: 'name one with --stack' });
+  if (found.length === 0)
+    throw new FleetformError(`no resource ${address} in state`, { path: address, hint: 'see `fleetform state list`' });
+  if (found.length > 1)
+    throw new FleetformError(`${address} is in several stacks: ${found.map((s) => s.stack).join(', ')}`, {
+      path: address,
+      hint: 'name one with --stack',
+    });
   return found[0] as State;
 }
 
@@ -39,7 +44,14 @@ export function register(program: Command): void {
       for (const s of await states(opts.stack)) {
         for (const address of Object.keys(s.resources).sort()) {
           const entry = s.resources[address];
-          const mark = entry?.status === 'deleting' ? '\t(deleting)' : entry?.status === 'creating' ? '\t(create interrupted; the next plan looks for it)' : address.includes('#deposed') ? '\t(deposed)' : '';
+          const mark =
+            entry?.status === 'deleting'
+              ? '\t(deleting)'
+              : entry?.status === 'creating'
+                ? '\t(create interrupted; the next plan looks for it)'
+                : address.includes('#deposed')
+                  ? '\t(deposed)'
+                  : '';
           process.stdout.write(`${s.stack}\t${address}${mark}\n`);
         }
       }
@@ -52,7 +64,10 @@ export function register(program: Command): void {
       const s = await locate(address, opts.stack);
       const entry = s.resources[address];
       if (!entry) return;
-      const lines = [`# ${address} (stack ${s.stack}${entry.status === 'deleting' ? ', deletion in progress' : ''})`, `type = ${entry.type}`];
+      const lines = [
+        `# ${address} (stack ${s.stack}${entry.status === 'deleting' ? ', deletion in progress' : ''})`,
+        `type = ${entry.type}`,
+      ];
       for (const [k, v] of Object.entries(entry.ids)) lines.push(`ids.${k} = ${v}`);
       lines.push(`attributes = ${JSON.stringify(redact(entry.attributes ?? undefined) ?? null, null, 2)}`);
       process.stdout.write(`${lines.join('\n')}\n`);
@@ -69,13 +84,23 @@ export function register(program: Command): void {
       try {
         const fresh = await b.read(s.stack);
         const entry = fresh.resources[source];
-        if (!entry) throw new FleetformError(`no resource ${source} in state (moved while waiting for the lock)`, { path: source, hint: 'see `fleetform state list`' });
+        if (!entry)
+          throw new FleetformError(`no resource ${source} in state (moved while waiting for the lock)`, {
+            path: source,
+            hint: 'see `fleetform state list`',
+          });
         if (fresh.resources[destination]) {
-          throw new FleetformError(`${destination} is already managed`, { path: destination, hint: `\`fleetform state rm ${destination}\` first, or pick another address` });
+          throw new FleetformError(`${destination} is already managed`, {
+            path: destination,
+            hint: `\`fleetform state rm ${destination}\` first, or pick another address`,
+          });
         }
         const type = destination.split('.')[0];
         if (type !== entry.type || !/^[\w-]+\.[\w-]+$/.test(destination)) {
-          throw new FleetformError(`${destination} is not an address of a ${entry.type}`, { path: destination, hint: `write it as ${entry.type}.NEW_ID` });
+          throw new FleetformError(`${destination} is not an address of a ${entry.type}`, {
+            path: destination,
+            hint: `write it as ${entry.type}.NEW_ID`,
+          });
         }
         delete fresh.resources[source];
         fresh.resources[destination] = entry;
@@ -98,7 +123,10 @@ export function register(program: Command): void {
       try {
         const fresh = await b.read(s.stack);
         if (!fresh.resources[address]) {
-          throw new FleetformError(`no resource ${address} in state (removed while waiting for the lock)`, { path: address, hint: 'see `fleetform state list`' });
+          throw new FleetformError(`no resource ${address} in state (removed while waiting for the lock)`, {
+            path: address,
+            hint: 'see `fleetform state list`',
+          });
         }
         delete fresh.resources[address];
         fresh.serial += 1;

@@ -10,7 +10,15 @@ import { projectBackend } from '../state-backend';
 /** Columns padded to their widest cell. */
 function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => `${r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}\n`).join('');
+  return rows
+    .map(
+      (r) =>
+        `${r
+          .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
 }
 
 function count(items: readonly { state: string }[]): string {
@@ -25,7 +33,9 @@ function onlineCell(m: MachineHealth): string {
 
 function configCell(m: MachineHealth): string {
   if (m.runningRevision === undefined) return '-';
-  return m.runningRevision === m.latestRevision ? `latest (${m.latestRevision})` : `runs ${m.runningRevision || 'none'}, latest ${m.latestRevision}`;
+  return m.runningRevision === m.latestRevision
+    ? `latest (${m.latestRevision})`
+    : `runs ${m.runningRevision || 'none'}, latest ${m.latestRevision}`;
 }
 
 /** What went wrong on a machine: a module's or resource's error, or why its status could not be read. */
@@ -33,7 +43,9 @@ function problems(m: MachineHealth): string[] {
   if (m.unreachable) return [`${m.machine}: status not reachable: ${m.unreachable}`];
   return [
     ...(m.heldByMaintenance === undefined ? [] : [`${m.machine}: latest config pending, held by maintenance (${m.heldByMaintenance})`]),
-    ...m.modules.filter((x) => x.error !== '').map((x) => `${m.machine}: module ${x.name} ${x.state} (${x.consecutiveFailures} consecutive failures): ${x.error}`),
+    ...m.modules
+      .filter((x) => x.error !== '')
+      .map((x) => `${m.machine}: module ${x.name} ${x.state} (${x.consecutiveFailures} consecutive failures): ${x.error}`),
     ...m.resources.filter((r) => r.error !== '').map((r) => `${m.machine}: resource ${r.name} (${r.api}) ${r.state}: ${r.error}`),
     ...(m.packages ?? []).filter((x) => x.error !== '').map((x) => `${m.machine}: package ${x.name}@${x.version} ${x.state}: ${x.error}`),
   ];
@@ -50,7 +62,14 @@ function packageTable(machines: readonly MachineHealth[]): string {
 function trainingTable(jobs: readonly TrainingProgress[]): string {
   if (jobs.length === 0) return '';
   const rows = [['STACK', 'TRAINING JOB', 'MODEL', 'STATUS', 'TRAINING']];
-  for (const j of jobs) rows.push([j.stack, j.address, j.model, j.error ? `${j.status}: ${j.error}` : j.status, j.trainingSeconds === undefined ? '-' : `${j.trainingSeconds}s`]);
+  for (const j of jobs)
+    rows.push([
+      j.stack,
+      j.address,
+      j.model,
+      j.error ? `${j.status}: ${j.error}` : j.status,
+      j.trainingSeconds === undefined ? '-' : `${j.trainingSeconds}s`,
+    ]);
   return `${table(rows)}\n`;
 }
 
@@ -70,7 +89,16 @@ function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]
   const rows = [['STACK', 'MACHINE', 'MODULE', 'MODULE ID', 'POLICY', 'RUNS', 'LATEST', 'POLICY ADMITS LATEST']];
   for (const c of cards) {
     const unread = c.registryError !== undefined;
-    rows.push([c.stack, c.machine, c.module, c.moduleId, c.policy, unread ? 'ERROR' : (c.running ?? '-'), unread ? 'ERROR' : (c.latest ?? '-'), unread ? 'ERROR' : c.admitsLatest ? 'yes' : 'no']);
+    rows.push([
+      c.stack,
+      c.machine,
+      c.module,
+      c.moduleId,
+      c.policy,
+      unread ? 'ERROR' : (c.running ?? '-'),
+      unread ? 'ERROR' : (c.latest ?? '-'),
+      unread ? 'ERROR' : c.admitsLatest ? 'yes' : 'no',
+    ]);
   }
   return out + table(rows);
 }
@@ -83,14 +111,17 @@ function toJson(machines: readonly MachineHealth[], cards: readonly ModuleCard[]
 export function register(program: Command): void {
   program
     .command('status')
-    .description('each machine: online state, config revision it runs against the latest, module and resource health; and the module card of every machine module')
+    .description(
+      'each machine: online state, config revision it runs against the latest, module and resource health; and the module card of every machine module',
+    )
     .option('--stack <name...>', 'only these stacks')
     .option('--json', 'print machines and module cards as JSON')
     .option('--watch', 'refresh until interrupted (in place on a terminal)')
     .option('--interval <duration>', 'refresh interval of --watch, e.g. 2s or 500ms', '2s')
     .action(async (opts: { stack?: string[]; json?: boolean; watch?: boolean; interval: string }) => {
       const intervalMs = parseDuration(opts.interval, '--interval', { minimumMs: 100 });
-      if (opts.watch && opts.json) throw new InputError('--watch and --json cannot be combined', { path: '--watch', hint: 'poll `fleetform status --json` instead' });
+      if (opts.watch && opts.json)
+        throw new InputError('--watch and --json cannot be combined', { path: '--watch', hint: 'poll `fleetform status --json` instead' });
       const backend = await projectBackend(process.cwd());
       const names = opts.stack && opts.stack.length > 0 ? opts.stack : await backend.stacks();
       const connection = await openConnection({ cwd: process.cwd(), env: process.env });
@@ -104,7 +135,11 @@ export function register(program: Command): void {
       try {
         for (;;) {
           const states = await Promise.all(names.map((n) => backend.read(n)));
-          const [machines, cards, jobs] = await Promise.all([machineHealth(connection.client, states), moduleCards(connection.client, states), trainingProgress(connection.client, states)]);
+          const [machines, cards, jobs] = await Promise.all([
+            machineHealth(connection.client, states),
+            moduleCards(connection.client, states),
+            trainingProgress(connection.client, states),
+          ]);
           const text = opts.json ? toJson(machines, cards, jobs) : render(machines, cards, jobs);
           if (opts.watch && process.stdout.isTTY) process.stdout.write('\x1b[H\x1b[2J');
           process.stdout.write(opts.watch ? `${new Date().toISOString()}\n${text}` : text);

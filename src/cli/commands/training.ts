@@ -17,7 +17,8 @@ async function jobIdAt(address: string, stack: string | undefined): Promise<stri
     if (entry && TRAINING_JOB_TYPES.includes(entry.type) && entry.ids.id) found.push(entry.ids.id);
   }
   if (found.length === 1) return found[0] as string;
-  if (found.length > 1) throw new InputError(`${address} is a training job of ${found.length} stacks`, { path: address, hint: 'name the stack with --stack' });
+  if (found.length > 1)
+    throw new InputError(`${address} is a training job of ${found.length} stacks`, { path: address, hint: 'name the stack with --stack' });
   throw new InputError(`no training job at ${address} in the state${stack ? ` of stack ${stack}` : ''}`, {
     path: address,
     hint: 'give the address of an applied TrainingJob or CustomTrainingJob, e.g. fleetform_training_job.box-detector (fleetform state list shows them)',
@@ -49,7 +50,9 @@ export function register(program: Command): void {
           for (const e of entries.slice(printed)) process.stdout.write(line(e));
           printed = Math.max(printed, entries.length);
           if (!opts.follow || isTerminal(job.status)) {
-            process.stderr.write(`training job ${id} is ${trainingStatusName(job.status)}${job.errorStatus?.message ? `: ${job.errorStatus.message}` : ''}\n`);
+            process.stderr.write(
+              `training job ${id} is ${trainingStatusName(job.status)}${job.errorStatus?.message ? `: ${job.errorStatus.message}` : ''}\n`,
+            );
             return;
           }
           await new Promise((resolve) => setTimeout(resolve, intervalMs));

@@ -21,7 +21,10 @@ export function printAppProblems(result: RunAppResult): boolean {
 /** `2 stacks (warehouse, lab), 5 machines, 1 dataset, 1 training job`: the stacks, and the resources counted by type. */
 export function describeApp(result: Extract<RunAppResult, { ok: true }>): string {
   const resources = describeResources(result.summary);
-  return [`${plural(result.stacks.length, 'stack')} (${result.stacks.join(', ') || 'none'})`, ...(resources.length > 0 ? resources : ['no resources'])].join(', ');
+  return [
+    `${plural(result.stacks.length, 'stack')} (${result.stacks.join(', ') || 'none'})`,
+    ...(resources.length > 0 ? resources : ['no resources']),
+  ].join(', ');
 }
 
 /** `fleetform validate`: runs the app and reports every problem; exit 1 on any error. */

@@ -48,31 +48,37 @@ export class EmulatorClock {
 
   /** Stops the clock at the current instant (a frozen clock stays where it is). */
   freeze(): ClockState {
-    this.db.transaction(() => {
-      if (this.read(FROZEN_KEY) === undefined) this.write(FROZEN_KEY, this.now());
-    }).immediate();
+    this.db
+      .transaction(() => {
+        if (this.read(FROZEN_KEY) === undefined) this.write(FROZEN_KEY, this.now());
+      })
+      .immediate();
     return this.state();
   }
 
   /** Lets a frozen clock run again from the instant it stands at. */
   resume(): ClockState {
-    this.db.transaction(() => {
-      const frozenAt = this.read(FROZEN_KEY);
-      if (frozenAt === undefined) return;
-      this.write(OFFSET_KEY, frozenAt - this.base());
-      this.write(FROZEN_KEY, undefined);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const frozenAt = this.read(FROZEN_KEY);
+        if (frozenAt === undefined) return;
+        this.write(OFFSET_KEY, frozenAt - this.base());
+        this.write(FROZEN_KEY, undefined);
+      })
+      .immediate();
     return this.state();
   }
 
   /** Moves the clock forward by `ms` (a whole, non-negative number of milliseconds). */
   step(ms: number): ClockState {
     if (!Number.isSafeInteger(ms) || ms < 0) throw new ClockError(`the clock moves forward by whole milliseconds, not ${ms}`);
-    this.db.transaction(() => {
-      const frozenAt = this.read(FROZEN_KEY);
-      if (frozenAt !== undefined) this.write(FROZEN_KEY, frozenAt + ms);
-      else this.write(OFFSET_KEY, (this.read(OFFSET_KEY) ?? 0) + ms);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const frozenAt = this.read(FROZEN_KEY);
+        if (frozenAt !== undefined) this.write(FROZEN_KEY, frozenAt + ms);
+        else this.write(OFFSET_KEY, (this.read(OFFSET_KEY) ?? 0) + ms);
+      })
+      .immediate();
     return this.state();
   }
 }

@@ -40,7 +40,9 @@ export function resolveClockSettings(
   const durationText = env[TRAINING_DURATION_ENV];
   const trainingDurationMs =
     options.trainingDurationMs ??
-    (durationText === undefined || durationText === '' ? DEFAULT_TRAINING_DURATION_MS : parseTrainingDuration(durationText, TRAINING_DURATION_ENV));
+    (durationText === undefined || durationText === ''
+      ? DEFAULT_TRAINING_DURATION_MS
+      : parseTrainingDuration(durationText, TRAINING_DURATION_ENV));
   if (!Number.isSafeInteger(trainingDurationMs) || trainingDurationMs < 0) {
     throw new InputError(`must be whole, non-negative milliseconds, not ${trainingDurationMs}`, { path: 'trainingDurationMs' });
   }

@@ -22,13 +22,25 @@ function describeOpenFailure(file: string, dataDir: string, err: unknown): Error
   if (err instanceof DataFolderError) return err;
   const code = (err as { code?: string }).code ?? '';
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN') {
-    return unusable(file, 'cannot be written', `give your user write access to ${dataDir} and its files, or start the emulator with another --data folder`);
+    return unusable(
+      file,
+      'cannot be written',
+      `give your user write access to ${dataDir} and its files, or start the emulator with another --data folder`,
+    );
   }
   if (code === 'ENOTDIR' || code === 'EISDIR') {
-    return unusable(file, 'is not where a database can be', `${dataDir} must be a folder; move what is there away or pick another --data folder`);
+    return unusable(
+      file,
+      'is not where a database can be',
+      `${dataDir} must be a folder; move what is there away or pick another --data folder`,
+    );
   }
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
-    return unusable(file, 'is not an emulator database or is damaged (left untouched)', `move it away (e.g. rename it to ${DATABASE_FILE}.broken) to start from a fresh seed, or restore a copy`);
+    return unusable(
+      file,
+      'is not an emulator database or is damaged (left untouched)',
+      `move it away (e.g. rename it to ${DATABASE_FILE}.broken) to start from a fresh seed, or restore a copy`,
+    );
   }
   return err instanceof Error ? err : new Error(String(err));
 }
@@ -118,18 +130,18 @@ export function migrate(db: Db, migrations: readonly Migration[]): number[] {
     name TEXT NOT NULL,
     applied_at TEXT NOT NULL
   )`);
-  const record = db.prepare<[number, string, string]>(
-    'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
-  );
+  const record = db.prepare<[number, string, string]>('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const done: number[] = [];
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     // Checked under the write lock: of two processes opening one folder, one applies it.
-    const applied = db.transaction(() => {
-      if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return false;
-      db.exec(m.sql);
-      record.run(m.version, m.name, new Date().toISOString());
-      return true;
-    }).immediate();
+    const applied = db
+      .transaction(() => {
+        if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return false;
+        db.exec(m.sql);
+        record.run(m.version, m.name, new Date().toISOString());
+        return true;
+      })
+      .immediate();
     if (applied) done.push(m.version);
   }
   return done;

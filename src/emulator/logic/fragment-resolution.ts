@@ -15,7 +15,9 @@ const REVISION = /^[1-9]\d{0,15}$/;
 
 /** Whether machines of `organizationId` may import the fragment: their own, or a public (listed or not) one. */
 export function importable(f: store.FragmentRecord, organizationId: string): boolean {
-  return f.organizationId === organizationId || f.visibility === FragmentVisibility.PUBLIC || f.visibility === FragmentVisibility.PUBLIC_UNLISTED;
+  return (
+    f.organizationId === organizationId || f.visibility === FragmentVisibility.PUBLIC || f.visibility === FragmentVisibility.PUBLIC_UNLISTED
+  );
 }
 
 /** The revision number a version names: a revision number, a tag, or (none) the latest. */
@@ -136,9 +138,18 @@ export function totalUse(byVersion: Map<string, VersionUse> | undefined): Versio
  * The config whose modules a part deploys: its own when it imports no fragment, else its
  * resolved config (its own again when the resolved one is not a machine config).
  */
-export function resolvedModules(db: Db, part: { readonly id: string; readonly organizationId: string }, json: unknown, own: MachineConfig): MachineConfig {
+export function resolvedModules(
+  db: Db,
+  part: { readonly id: string; readonly organizationId: string },
+  json: unknown,
+  own: MachineConfig,
+): MachineConfig {
   if (json === null || typeof json !== 'object' || !('fragments' in json)) return own;
-  const resolution = resolveMachineConfig({ machine: part.id, config: json as Record<string, unknown>, fragments: storeLookup(db, part.organizationId) });
+  const resolution = resolveMachineConfig({
+    machine: part.id,
+    config: json as Record<string, unknown>,
+    fragments: storeLookup(db, part.organizationId),
+  });
   const parsed = MachineConfigSchema.safeParse(resolution.config);
   return parsed.success ? parsed.data : own;
 }
@@ -149,5 +160,9 @@ export function resolvedModules(db: Db, part: { readonly id: string; readonly or
  */
 export function configToCheck(db: Db, part: { readonly id: string; readonly organizationId: string } | undefined, json: unknown): unknown {
   if (part === undefined || json === null || typeof json !== 'object' || !('fragments' in json)) return json;
-  return resolveMachineConfig({ machine: part.id, config: json as Record<string, unknown>, fragments: storeLookup(db, part.organizationId) }).config;
+  return resolveMachineConfig({
+    machine: part.id,
+    config: json as Record<string, unknown>,
+    fragments: storeLookup(db, part.organizationId),
+  }).config;
 }

@@ -57,9 +57,7 @@ export function failJob(job: TrainingJobRecord, code: number, message: string, n
 /** Starts canceling a job that has not yet completed (PENDING or IN_PROGRESS). */
 export function cancelJob(job: TrainingJobRecord, now: number): Transition {
   if (!canCancel(job.status)) {
-    throw new TransitionError(
-      `training job ${job.id} is ${statusText(job.status)}; only pending or in-progress jobs can be canceled`,
-    );
+    throw new TransitionError(`training job ${job.id} is ${statusText(job.status)}; only pending or in-progress jobs can be canceled`);
   }
   return {
     job: { ...job, status: TrainingStatus.CANCELING, lastModified: now },

@@ -11,7 +11,15 @@ import { schemaProblems } from '../../domain/schema-issues';
 import type { AppWireServiceType } from '../../api/services';
 import { decodeStruct, encodeStruct } from '../../api/struct-codec';
 import { generateApiKeySecret, hashApiKey } from '../auth/keys';
-import { grantedLocations, grantedRobots, isOrganizationOwner, knowsOrganization, organizationsOf, roleOn, type Principal } from '../auth/principal';
+import {
+  grantedLocations,
+  grantedRobots,
+  isOrganizationOwner,
+  knowsOrganization,
+  organizationsOf,
+  roleOn,
+  type Principal,
+} from '../auth/principal';
 import { planDeployments } from '../logic/deployments';
 import * as accounts from '../store/accounts';
 import { getCheckin } from '../store/checkins';
@@ -38,7 +46,6 @@ const AUTHENTICATION_TYPE_API_KEY = 2;
 function organizationMessage(o: accounts.OrganizationRecord) {
   return { id: o.id, name: o.name, createdOn: timestamp(o.createdOn), publicNamespace: o.publicNamespace, defaultRegion: 'emulator' };
 }
-
 
 function configObject(part: machines.PartRecord): { [key: string]: JsonValue } {
   return JSON.parse(part.config) as { [key: string]: JsonValue };
@@ -117,7 +124,8 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
   /** A location's id and those of the locations it sits in, innermost first. */
   function locationAncestry(id: string): string[] {
     const chain: string[] = [];
-    for (let at: string | undefined = id; at !== undefined && !chain.includes(at); at = accounts.getLocation(db, at)?.parentLocationId) chain.push(at);
+    for (let at: string | undefined = id; at !== undefined && !chain.includes(at); at = accounts.getLocation(db, at)?.parentLocationId)
+      chain.push(at);
     return chain;
   }
 
@@ -189,12 +197,16 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
       const held = machines.listRobots(db, loc.id);
       if (held.length > 0) {
         const names = held.map((r) => `${r.name} (${r.id})`).join(', ');
-        throw failedPrecondition(`location ${loc.id} still holds ${held.length} machine(s): ${names}; delete them or move them to another location first`);
+        throw failedPrecondition(
+          `location ${loc.id} still holds ${held.length} machine(s): ${names}; delete them or move them to another location first`,
+        );
       }
       const children = accounts.childLocations(db, loc.id);
       if (children.length > 0) {
         const names = children.map((c) => `${c.name} (${c.id})`).join(', ');
-        throw failedPrecondition(`location ${loc.id} still holds ${children.length} location(s): ${names}; delete them or move them out first`);
+        throw failedPrecondition(
+          `location ${loc.id} still holds ${children.length} location(s): ${names}; delete them or move them out first`,
+        );
       }
       accounts.deleteLocation(db, loc.id);
       return {};
@@ -273,32 +285,45 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
       const result = validateMachineConfig(configToCheck(db, machines.getPart(db, req.id), json));
       if (result.errors.length > 0) throw invalidIssues(result.errors);
       const parsed = MachineConfigSchema.safeParse(json);
-      if (!parsed.success) throw invalidArgument(`robot_config: ${schemaProblems(parsed.error.issues, json, { noun: 'field' }).map((p) => p.message).join('; ')}`);
+      if (!parsed.success)
+        throw invalidArgument(
+          `robot_config: ${schemaProblems(parsed.error.issues, json, { noun: 'field' })
+            .map((p) => p.message)
+            .join('; ')}`,
+        );
       const config: MachineConfig = parsed.data;
       const lastKnown = req.lastKnownUpdate ? millisOf(req.lastKnownUpdate) : undefined;
-      const written = db.transaction(() => {
-        const part = partFor(db, p, req.id, 'write');
-        if (lastKnown !== undefined && part.lastUpdated > lastKnown) {
-          throw failedPrecondition(
-            `machine part ${part.id} was updated at ${new Date(part.lastUpdated).toISOString()}, after last_known_update ` +
-              `${new Date(lastKnown).toISOString()}; fetch the part again and reapply the change`,
+      const written = db
+        .transaction(() => {
+          const part = partFor(db, p, req.id, 'write');
+          if (lastKnown !== undefined && part.lastUpdated > lastKnown) {
+            throw failedPrecondition(
+              `machine part ${part.id} was updated at ${new Date(part.lastUpdated).toISOString()}, after last_known_update ` +
+                `${new Date(lastKnown).toISOString()}; fetch the part again and reapply the change`,
+            );
+          }
+          if (name !== part.name && machines.partNameTaken(db, part.robotId, name)) {
+            throw alreadyExists(`machine ${part.robotId} already has a part named ${name}`);
+          }
+          const now = backend.now();
+          // Modules a fragment brings are deployed like the part's own.
+          const modules = resolvedModules(db, part, json, config);
+          const plan = planDeployments(
+            part.id,
+            modules,
+            deploymentsOfPart(db, part.id),
+            moduleVersionsLookup(db, part.organizationId),
+            now,
           );
-        }
-        if (name !== part.name && machines.partNameTaken(db, part.robotId, name)) {
-          throw alreadyExists(`machine ${part.robotId} already has a part named ${name}`);
-        }
-        const now = backend.now();
-        // Modules a fragment brings are deployed like the part's own.
-        const modules = resolvedModules(db, part, json, config);
-        const plan = planDeployments(part.id, modules, deploymentsOfPart(db, part.id), moduleVersionsLookup(db, part.organizationId), now);
-        const refused = plan.issues.filter((i) => i.severity === 'error');
-        if (refused.length > 0) throw invalidIssues(refused);
-        // Stored as sent (key order included); `config` is the typed view of the same document.
-        const editedOn = machines.writePart(db, part, name, { json: JSON.stringify(json), struct: new Uint8Array(robotConfig) }, now);
-        recordPartEdit(db, part, editedOn, p.keyId);
-        replaceDeployments(db, part.id, plan.deployments);
-        return machines.getPart(db, part.id);
-      }).immediate();
+          const refused = plan.issues.filter((i) => i.severity === 'error');
+          if (refused.length > 0) throw invalidIssues(refused);
+          // Stored as sent (key order included); `config` is the typed view of the same document.
+          const editedOn = machines.writePart(db, part, name, { json: JSON.stringify(json), struct: new Uint8Array(robotConfig) }, now);
+          recordPartEdit(db, part, editedOn, p.keyId);
+          replaceDeployments(db, part.id, plan.deployments);
+          return machines.getPart(db, part.id);
+        })
+        .immediate();
       if (!written) throw notFound(`machine part ${req.id} not found`);
       return { part: partMessage(written) };
     },

@@ -36,8 +36,9 @@ function simulatedPart(backend: Backend, p: Principal, machine: string): string 
   });
   if (own.length === 0) throw notFound(`machine: no machine part of yours is named or has the id ${JSON.stringify(machine)}`);
   const names = new Set(own.map((x) => x.robotId));
-  if (names.size > 1) throw invalidArgument(`machine: ${own.length} machines are named ${JSON.stringify(machine)}; give the machine's id or the part's id`);
-  return (own.find((x) => x.id === machine) ?? own[0] as (typeof own)[number]).id;
+  if (names.size > 1)
+    throw invalidArgument(`machine: ${own.length} machines are named ${JSON.stringify(machine)}; give the machine's id or the part's id`);
+  return (own.find((x) => x.id === machine) ?? (own[0] as (typeof own)[number])).id;
 }
 
 function controller(ctx: HandlerContext): Principal {
@@ -96,7 +97,10 @@ export function controlService(backend: Backend): ServiceImpl<EmulatorServiceTyp
       const previousStatus = job.status;
       do {
         const current = job;
-        job = applyTransition(backend, transition(() => advanceJob(current, backend.now(), newId)));
+        job = applyTransition(
+          backend,
+          transition(() => advanceJob(current, backend.now(), newId)),
+        );
       } while (req.toEnd && !isTerminal(job.status));
       return { id: job.id, previousStatus, status: job.status };
     },
@@ -106,7 +110,10 @@ export function controlService(backend: Backend): ServiceImpl<EmulatorServiceTyp
       const code = req.code === 0 ? Code.Internal : req.code;
       if (!Number.isInteger(code) || code < 1 || code > 16) throw invalidArgument(`code: ${code} is not a status code 1..16`);
       const message = req.message || 'training failed';
-      const failed = applyTransition(backend, transition(() => failJob(job, code, message, backend.now())));
+      const failed = applyTransition(
+        backend,
+        transition(() => failJob(job, code, message, backend.now())),
+      );
       return { id: failed.id, previousStatus: job.status, status: failed.status };
     },
 
@@ -217,7 +224,7 @@ export function controlService(backend: Backend): ServiceImpl<EmulatorServiceTyp
       const p = controller(ctx);
       const part = simulatedPart(backend, p, required(req.machine, 'machine'));
       const sensor = maintenanceSensorShortName(required(req.sensor, 'sensor'));
-      backend.sensorReadings.set(part, sensor, req.readings?.toJson() as Record<string, unknown> | undefined ?? {});
+      backend.sensorReadings.set(part, sensor, (req.readings?.toJson() as Record<string, unknown> | undefined) ?? {});
       return { readings: Struct.fromJson((backend.sensorReadings.get(part, sensor) ?? {}) as JsonObject) };
     },
   };

@@ -17,7 +17,8 @@ export function datasetService(backend: Backend): Partial<ServiceImpl<DatasetSer
     createDataset(req, ctx) {
       const org = organizationFor(db, principalOf(ctx), req.organizationId, 'write');
       const name = required(req.name, 'name').trim();
-      if (datasets.datasetNameTaken(db, org.id, name)) throw alreadyExists(`a dataset named ${name} already exists in organization ${org.id}`);
+      if (datasets.datasetNameTaken(db, org.id, name))
+        throw alreadyExists(`a dataset named ${name} already exists in organization ${org.id}`);
       return { id: datasets.insertDataset(db, org.id, name, backend.now()).id };
     },
 

@@ -26,7 +26,9 @@ export interface FaultableService {
 }
 
 function codeNames(): string[] {
-  return Object.keys(Code).filter((k) => Number.isNaN(Number(k)) && k !== 'Canceled').map(snake);
+  return Object.keys(Code)
+    .filter((k) => Number.isNaN(Number(k)) && k !== 'Canceled')
+    .map(snake);
 }
 
 function snake(name: string): string {
@@ -53,19 +55,29 @@ function codeOf(text: string, path: string): Code {
   }
   if (wanted === 'cancelled') return Code.Canceled;
   const near = nearNames(wanted, codeNames());
-  throw new InputError(`unknown gRPC code ${JSON.stringify(text)}`, { path, hint: `nearest: ${near.join(', ')}; all codes: ${codeNames().join(', ')}` });
+  throw new InputError(`unknown gRPC code ${JSON.stringify(text)}`, {
+    path,
+    hint: `nearest: ${near.join(', ')}; all codes: ${codeNames().join(', ')}`,
+  });
 }
 
 /** Reads one `METHOD[:CODE[:COUNT]]`; `path` names the flag or variable in errors. */
 export function parseFaultSpec(text: string, path: string): FaultSpec {
   const [method = '', code, count, ...rest] = text.trim().split(':');
   if (!/^[A-Za-z][\w.]*(\/[A-Za-z]\w*)?$/.test(method) || rest.length > 0) {
-    throw new InputError(`expected METHOD[:CODE[:COUNT]], not ${JSON.stringify(text)}`, { path, hint: 'e.g. CancelTrainingJob:unavailable:2' });
+    throw new InputError(`expected METHOD[:CODE[:COUNT]], not ${JSON.stringify(text)}`, {
+      path,
+      hint: 'e.g. CancelTrainingJob:unavailable:2',
+    });
   }
   let n = Number.POSITIVE_INFINITY;
   if (count !== undefined && count !== '') {
     n = Number(count);
-    if (!/^\d+$/.test(count) || n < 1) throw new InputError(`COUNT must be a whole number from 1, not ${JSON.stringify(count)}`, { path, hint: 'leave it out to fail every call' });
+    if (!/^\d+$/.test(count) || n < 1)
+      throw new InputError(`COUNT must be a whole number from 1, not ${JSON.stringify(count)}`, {
+        path,
+        hint: 'leave it out to fail every call',
+      });
   }
   return { method, code: code ? codeOf(code, path) : Code.Unavailable, count: n, source: path };
 }
@@ -74,7 +86,10 @@ export function parseFaultSpec(text: string, path: string): FaultSpec {
 export function faultSpecsFromEnv(env: NodeJS.ProcessEnv): FaultSpec[] {
   const text = env[FAULTS_ENV];
   if (!text) return [];
-  return text.split(',').filter((s) => s.trim() !== '').map((s) => parseFaultSpec(s, FAULTS_ENV));
+  return text
+    .split(',')
+    .filter((s) => s.trim() !== '')
+    .map((s) => parseFaultSpec(s, FAULTS_ENV));
 }
 
 /** The names a fault may use for the methods of `services`: `Method` and `package.Service/Method`. */

@@ -62,10 +62,15 @@ const EMPTY_USE: VersionUse = { robots: new Set(), organizations: new Set(), rob
 function fragmentFor(db: Db, p: Principal, id: string, need: Need): store.FragmentRecord {
   required(id, 'id');
   const f = store.getFragment(db, id);
-  const visible = f !== undefined && (knowsOrganization(p, f.organizationId) || f.visibility === FragmentVisibility.PUBLIC || f.visibility === FragmentVisibility.PUBLIC_UNLISTED);
+  const visible =
+    f !== undefined &&
+    (knowsOrganization(p, f.organizationId) ||
+      f.visibility === FragmentVisibility.PUBLIC ||
+      f.visibility === FragmentVisibility.PUBLIC_UNLISTED);
   if (!f || !visible) throw notFound(`fragment ${id} not found`);
   if (need === 'write') {
-    if (!knowsOrganization(p, f.organizationId)) throw permissionDenied(`owner permission required on organization ${f.organizationId} to change fragment ${id}`);
+    if (!knowsOrganization(p, f.organizationId))
+      throw permissionDenied(`owner permission required on organization ${f.organizationId} to change fragment ${id}`);
     organizationFor(db, p, f.organizationId, 'write');
   }
   return f;
@@ -111,7 +116,11 @@ export function fragmentHandlers(backend: Backend): Partial<ServiceImpl<AppWireS
       const json = JSON.parse(part.config) as unknown;
       const own = MachineConfigSchema.safeParse(json);
       const modules = resolvedModules(db, part, json, own.success ? own.data : {});
-      replaceDeployments(db, part.id, planDeployments(part.id, modules, deploymentsOfPart(db, part.id), moduleVersionsLookup(db, part.organizationId), now).deployments);
+      replaceDeployments(
+        db,
+        part.id,
+        planDeployments(part.id, modules, deploymentsOfPart(db, part.id), moduleVersionsLookup(db, part.organizationId), now).deployments,
+      );
     }
   }
 
@@ -178,7 +187,15 @@ export function fragmentHandlers(backend: Backend): Partial<ServiceImpl<AppWireS
       const org = organizationFor(db, p, req.organizationId, 'write');
       const name = required(req.name, 'name').trim();
       const visibility = visibilityOf(req.visibility, undefined, FragmentVisibility.PRIVATE);
-      const id = db.transaction(() => store.insertFragment(db, { organizationId: org.id, name, visibility, config: configText(req.config), editedBy: p.keyId }, backend.now())).immediate();
+      const id = db
+        .transaction(() =>
+          store.insertFragment(
+            db,
+            { organizationId: org.id, name, visibility, config: configText(req.config), editedBy: p.keyId },
+            backend.now(),
+          ),
+        )
+        .immediate();
       const f = store.getFragment(db, id) as store.FragmentRecord;
       return { fragment: fragmentMessage(f, atRevision(f, 1), EMPTY_USE) };
     },
@@ -186,21 +203,23 @@ export function fragmentHandlers(backend: Backend): Partial<ServiceImpl<AppWireS
     updateFragment(req, ctx) {
       const p = principalOf(ctx);
       const lastKnown = req.lastKnownUpdate ? millisOf(req.lastKnownUpdate) : undefined;
-      const saved = db.transaction(() => {
-        const f = fragmentFor(db, p, req.id, 'write');
-        if (lastKnown !== undefined && f.lastUpdated > lastKnown) {
-          throw failedPrecondition(
-            `fragment ${f.id} was saved at ${new Date(f.lastUpdated).toISOString()} (revision ${f.latestRevision}), after last_known_update ` +
-              `${new Date(lastKnown).toISOString()}; fetch the fragment again and reapply the change`,
-          );
-        }
-        const name = req.name.trim() === '' ? f.name : req.name.trim();
-        const visibility = visibilityOf(req.visibility, req.public, f.visibility);
-        const config = req.config ? configText(req.config) : atRevision(f, f.latestRevision).config;
-        store.saveRevision(db, f, { name, visibility, config, editedBy: p.keyId }, backend.now());
-        redeployFragmentUsers();
-        return store.getFragment(db, f.id) as store.FragmentRecord;
-      }).immediate();
+      const saved = db
+        .transaction(() => {
+          const f = fragmentFor(db, p, req.id, 'write');
+          if (lastKnown !== undefined && f.lastUpdated > lastKnown) {
+            throw failedPrecondition(
+              `fragment ${f.id} was saved at ${new Date(f.lastUpdated).toISOString()} (revision ${f.latestRevision}), after last_known_update ` +
+                `${new Date(lastKnown).toISOString()}; fetch the fragment again and reapply the change`,
+            );
+          }
+          const name = req.name.trim() === '' ? f.name : req.name.trim();
+          const visibility = visibilityOf(req.visibility, req.public, f.visibility);
+          const config = req.config ? configText(req.config) : atRevision(f, f.latestRevision).config;
+          store.saveRevision(db, f, { name, visibility, config, editedBy: p.keyId }, backend.now());
+          redeployFragmentUsers();
+          return store.getFragment(db, f.id) as store.FragmentRecord;
+        })
+        .immediate();
       return { fragment: fragmentMessage(saved, atRevision(saved, saved.latestRevision), totalUse(fragmentUsage(db).get(saved.id))) };
     },
 
@@ -226,7 +245,11 @@ export function fragmentHandlers(backend: Backend): Partial<ServiceImpl<AppWireS
       const wanted = new Set<number>(req.fragmentVisibility);
       const listed = [
         ...store.listFragments(db, req.organizationId),
-        ...(req.showPublic ? store.listFragments(db, undefined).filter((f) => f.organizationId !== req.organizationId && f.visibility === FragmentVisibility.PUBLIC) : []),
+        ...(req.showPublic
+          ? store
+              .listFragments(db, undefined)
+              .filter((f) => f.organizationId !== req.organizationId && f.visibility === FragmentVisibility.PUBLIC)
+          : []),
       ].filter((f) => wanted.size === 0 || wanted.has(f.visibility));
       const usage = fragmentUsage(db);
       return {
@@ -258,7 +281,8 @@ export function fragmentHandlers(backend: Backend): Partial<ServiceImpl<AppWireS
       const f = fragmentFor(db, principalOf(ctx), req.id, 'read');
       let before: number | undefined;
       if (req.pageToken !== undefined && req.pageToken !== '') {
-        if (!REVISION.test(req.pageToken)) throw invalidArgument(`page_token: ${JSON.stringify(req.pageToken)} is not a token this call gave`);
+        if (!REVISION.test(req.pageToken))
+          throw invalidArgument(`page_token: ${JSON.stringify(req.pageToken)} is not a token this call gave`);
         before = Number(req.pageToken);
       }
       const limit = req.pageLimit === undefined || req.pageLimit <= 0n ? undefined : Number(req.pageLimit);
@@ -272,7 +296,11 @@ export function fragmentHandlers(backend: Backend): Partial<ServiceImpl<AppWireS
             fragment: f.id,
             editedOn: timestamp(r.createdAt),
             ...(old ? { old: { ...fragmentMessage(f, old, EMPTY_USE), name: old.name, lastUpdated: timestamp(old.createdAt) } } : {}),
-            editedBy: { type: AUTHENTICATION_TYPE_API_KEY, value: r.editedBy, isDeactivated: accounts.getApiKey(db, r.editedBy) === undefined },
+            editedBy: {
+              type: AUTHENTICATION_TYPE_API_KEY,
+              value: r.editedBy,
+              isDeactivated: accounts.getApiKey(db, r.editedBy) === undefined,
+            },
             revision: String(r.revision),
             config: Struct.fromJson(JSON.parse(r.config) as JsonValue),
           };
@@ -290,25 +318,30 @@ export function fragmentHandlers(backend: Backend): Partial<ServiceImpl<AppWireS
     setFragmentTag(req, ctx) {
       const problem = tagProblem(req.tag);
       if (problem) throw invalidArgument(problem);
-      if (!REVISION.test(req.revision)) throw invalidArgument(`revision: ${JSON.stringify(req.revision)} is not a revision; revisions are numbers ("1", "2", ...)`);
-      const tags = db.transaction(() => {
-        const f = fragmentFor(db, principalOf(ctx), req.fragmentId, 'write');
-        const n = Number(req.revision);
-        if (n > f.latestRevision) throw notFound(`fragment ${f.id} has no revision ${req.revision} (its latest is ${f.latestRevision})`);
-        store.setTag(db, f, req.tag, n);
-        redeployFragmentUsers();
-        return store.listTags(db, f.id);
-      }).immediate();
+      if (!REVISION.test(req.revision))
+        throw invalidArgument(`revision: ${JSON.stringify(req.revision)} is not a revision; revisions are numbers ("1", "2", ...)`);
+      const tags = db
+        .transaction(() => {
+          const f = fragmentFor(db, principalOf(ctx), req.fragmentId, 'write');
+          const n = Number(req.revision);
+          if (n > f.latestRevision) throw notFound(`fragment ${f.id} has no revision ${req.revision} (its latest is ${f.latestRevision})`);
+          store.setTag(db, f, req.tag, n);
+          redeployFragmentUsers();
+          return store.listTags(db, f.id);
+        })
+        .immediate();
       return { tags: tags.map((t) => ({ tag: t.tag, revision: String(t.revision) })) };
     },
 
     deleteFragmentTag(req, ctx) {
-      const tags = db.transaction(() => {
-        const f = fragmentFor(db, principalOf(ctx), req.fragmentId, 'write');
-        if (!store.deleteTag(db, f, required(req.tag, 'tag'))) throw notFound(`fragment ${f.id} has no tag ${JSON.stringify(req.tag)}`);
-        redeployFragmentUsers();
-        return store.listTags(db, f.id);
-      }).immediate();
+      const tags = db
+        .transaction(() => {
+          const f = fragmentFor(db, principalOf(ctx), req.fragmentId, 'write');
+          if (!store.deleteTag(db, f, required(req.tag, 'tag'))) throw notFound(`fragment ${f.id} has no tag ${JSON.stringify(req.tag)}`);
+          redeployFragmentUsers();
+          return store.listTags(db, f.id);
+        })
+        .immediate();
       return { tags: tags.map((t) => ({ tag: t.tag, revision: String(t.revision) })) };
     },
 
@@ -320,9 +353,16 @@ export function fragmentHandlers(backend: Backend): Partial<ServiceImpl<AppWireS
       if (!owner) throw invalidArgument('fragment_id or additional_fragments is required');
       const imports = [
         ...(root ? [{ id: root.id }] : []),
-        ...req.additionalFragments.map((a) => ({ id: required(a.fragmentId, 'additional_fragments.fragment_id'), ...(a.version ? { version: a.version } : {}) })),
+        ...req.additionalFragments.map((a) => ({
+          id: required(a.fragmentId, 'additional_fragments.fragment_id'),
+          ...(a.version ? { version: a.version } : {}),
+        })),
       ];
-      const resolution = resolvePart(db, { id: `fragment ${owner.id}`, organizationId: owner.organizationId, config: JSON.stringify({ fragments: imports }) });
+      const resolution = resolvePart(db, {
+        id: `fragment ${owner.id}`,
+        organizationId: owner.organizationId,
+        config: JSON.stringify({ fragments: imports }),
+      });
       return resolutionMessages(resolution, owner.organizationId, (i) => i.depth > 1 || i.id !== root?.id);
     },
 

@@ -17,7 +17,6 @@ import { principalOf, timestamp, type Backend } from './context';
 import { invalidArgument, notFound, permissionDenied, unavailable } from './errors';
 import { partByHost } from './part-address';
 
-
 /** viam.app.v1.OnlineState numbers. */
 export const OnlineState = { ONLINE: 1, OFFLINE: 2, AWAITING_SETUP: 3 } as const;
 
@@ -106,7 +105,11 @@ export function liveMachineHandlers(
             const parts = machines.listParts(db, robot.id);
             if (wantedFragments.size > 0 && !parts.some((part) => fragmentsOf(part.config).some((f) => wantedFragments.has(f)))) continue;
             const checkins = checkinsOfRobot(db, robot.id);
-            machineSummaries.push({ machineId: robot.id, machineName: robot.name, partSummaries: parts.map((part) => partSummary(part, checkins.get(part.id))) });
+            machineSummaries.push({
+              machineId: robot.id,
+              machineName: robot.name,
+              partSummaries: parts.map((part) => partSummary(part, checkins.get(part.id))),
+            });
             left -= 1;
           }
           if (machineSummaries.length > 0) locationSummaries.push({ locationId: loc.id, locationName: loc.name, machineSummaries });
@@ -125,7 +128,8 @@ export function liveMachineHandlers(
         if (!/^\d+$/.test(req.pageToken)) throw invalidArgument('page_token: not a token this service gave');
       }
       const levels = new Set((req.errorsOnly ? ['error'] : req.levels).map((l) => l.toLowerCase()));
-      for (const l of levels) if (!LEVELS.includes(l)) throw invalidArgument(`levels: unknown level ${JSON.stringify(l)}; use ${LEVELS.join(', ')}`);
+      for (const l of levels)
+        if (!LEVELS.includes(l)) throw invalidArgument(`levels: unknown level ${JSON.stringify(l)}; use ${LEVELS.join(', ')}`);
       const start = req.start ? Number(req.start.seconds) * 1000 + Math.floor(req.start.nanos / 1e6) : undefined;
       const end = req.end ? Number(req.end.seconds) * 1000 + Math.floor(req.end.nanos / 1e6) : undefined;
       const filter = req.filter?.toLowerCase();
@@ -149,7 +153,15 @@ export function liveMachineHandlers(
       }
       const full = out.length === limit && limit > 0;
       return {
-        logs: out.map((l) => ({ host: part.name, level: l.level, time: timestamp(l.time), loggerName: l.logger, message: l.message, stack: '', fields: [] })),
+        logs: out.map((l) => ({
+          host: part.name,
+          level: l.level,
+          time: timestamp(l.time),
+          loggerName: l.logger,
+          message: l.message,
+          stack: '',
+          fields: [],
+        })),
         nextPageToken: full && last !== undefined ? String(out[out.length - 1]?.id ?? last) : '',
       };
     },
@@ -192,7 +204,12 @@ export function liveMachineStatus(backend: Backend): ServiceImpl<RobotStatusServ
         throw unavailable(`machine part ${part.name} (${part.id}) is not online`);
       }
       const run = JSON.parse(checkin.run) as PartRun;
-      const cloudMetadata = { primaryOrgId: part.organizationId, locationId: part.locationId, machineId: part.robotId, machinePartId: part.id };
+      const cloudMetadata = {
+        primaryOrgId: part.organizationId,
+        locationId: part.locationId,
+        machineId: part.robotId,
+        machinePartId: part.id,
+      };
       return {
         resources: run.resources.map((r) => ({
           name: { namespace: r.namespace, type: r.type, subtype: r.subtype, name: r.name },
@@ -204,7 +221,13 @@ export function liveMachineStatus(backend: Backend): ServiceImpl<RobotStatusServ
         })),
         config: { revision: run.revision, lastUpdated: timestamp(run.ingestedAt) },
         state: run.state,
-        modules: run.modules.map((m) => ({ moduleName: m.name, state: m.state, lastUpdated: timestamp(m.lastUpdated), error: m.error, consecutiveFailures: m.consecutiveFailures })),
+        modules: run.modules.map((m) => ({
+          moduleName: m.name,
+          state: m.state,
+          lastUpdated: timestamp(m.lastUpdated),
+          error: m.error,
+          consecutiveFailures: m.consecutiveFailures,
+        })),
         packages: (run.packages ?? []).map((p) => ({
           name: p.name,
           type: packageTypeNumber(p.type as StoredPackageType),

@@ -78,11 +78,13 @@ export function settleTrainingJobs(backend: Backend): void {
   const now = backend.now();
   const duration = backend.trainingDurationMs;
   for (const candidate of jobs.movingJobs(backend.db, now - shortestPhaseMs(duration))) {
-    backend.db.transaction(() => {
-      const job = jobs.getJob(backend.db, candidate.id);
-      if (!job) return;
-      for (const t of dueTransitions(job, duration, now, newId)) writeTransition(backend, t);
-    }).immediate();
+    backend.db
+      .transaction(() => {
+        const job = jobs.getJob(backend.db, candidate.id);
+        if (!job) return;
+        for (const t of dueTransitions(job, duration, now, newId)) writeTransition(backend, t);
+      })
+      .immediate();
   }
 }
 
@@ -116,12 +118,14 @@ function checkDataset(backend: Backend, orgId: string, datasetId: string): void 
 
 function submit(backend: Backend, job: jobs.TrainingJobRecord): string {
   settleTrainingJobs(backend);
-  backend.db.transaction(() => {
-    checkModelVersionFree(backend, job.organizationId, job.modelName, job.modelVersion);
-    jobs.insertJob(backend.db, job);
-    const what = job.isCustomJob ? `custom training job (${job.registryItemId}@${job.registryItemVersion})` : 'training job';
-    jobs.appendLog(backend.db, job.id, 'info', job.createdOn, `${what} submitted for model ${job.modelName} version ${job.modelVersion}`);
-  }).immediate();
+  backend.db
+    .transaction(() => {
+      checkModelVersionFree(backend, job.organizationId, job.modelName, job.modelVersion);
+      jobs.insertJob(backend.db, job);
+      const what = job.isCustomJob ? `custom training job (${job.registryItemId}@${job.registryItemVersion})` : 'training job';
+      jobs.appendLog(backend.db, job.id, 'info', job.createdOn, `${what} submitted for model ${job.modelName} version ${job.modelVersion}`);
+    })
+    .immediate();
   return job.id;
 }
 

@@ -29,14 +29,16 @@ export function createOrganization(
   if (req.publicNamespace !== '' && !NAMESPACE.test(req.publicNamespace)) {
     throw invalidArgument('public_namespace: use lowercase letters, digits and "-"');
   }
-  return db.transaction(() => {
-    if (req.publicNamespace !== '' && organizationByNamespace(db, req.publicNamespace)) {
-      throw alreadyExists(`public namespace ${req.publicNamespace} is taken`);
-    }
-    const org = insertOrganization(db, name, req.publicNamespace, now);
-    const loc = insertLocation(db, org.id, req.locationName ?? `${name} location`, now);
-    const ds = insertDataset(db, org.id, req.datasetName ?? 'default', now);
-    const key = createOwnerKey(db, org.id, `${name} owner key`, now);
-    return { ...key, organizationId: org.id, locationId: loc.id, datasetId: ds.id };
-  }).immediate();
+  return db
+    .transaction(() => {
+      if (req.publicNamespace !== '' && organizationByNamespace(db, req.publicNamespace)) {
+        throw alreadyExists(`public namespace ${req.publicNamespace} is taken`);
+      }
+      const org = insertOrganization(db, name, req.publicNamespace, now);
+      const loc = insertLocation(db, org.id, req.locationName ?? `${name} location`, now);
+      const ds = insertDataset(db, org.id, req.datasetName ?? 'default', now);
+      const key = createOwnerKey(db, org.id, `${name} owner key`, now);
+      return { ...key, organizationId: org.id, locationId: loc.id, datasetId: ds.id };
+    })
+    .immediate();
 }

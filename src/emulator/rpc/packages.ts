@@ -55,7 +55,11 @@ function packageMessage(v: store.PackageVersionRecord) {
       name: v.name,
       version: v.version,
       type: packageTypeNumber(v.type),
-      files: v.files.map((f) => ({ name: f.name, size: BigInt(f.size), ...(f.isDirectory === undefined ? {} : { isDirectory: f.isDirectory }) })),
+      files: v.files.map((f) => ({
+        name: f.name,
+        size: BigInt(f.size),
+        ...(f.isDirectory === undefined ? {} : { isDirectory: f.isDirectory }),
+      })),
       metadata: Struct.fromJson(v.metadata as JsonObject),
       ...(v.platform ? { platform: v.platform } : {}),
     },
@@ -66,7 +70,9 @@ function packageMessage(v: store.PackageVersionRecord) {
 }
 
 /** Reads the stream: its info (first) and every contents chunk after it. */
-async function readUpload(requests: AsyncIterable<CreatePackageRequest>): Promise<{ info: NonNullable<Extract<CreatePackageRequest['package'], { case: 'info' }>['value']>; contents: Uint8Array }> {
+async function readUpload(
+  requests: AsyncIterable<CreatePackageRequest>,
+): Promise<{ info: NonNullable<Extract<CreatePackageRequest['package'], { case: 'info' }>['value']>; contents: Uint8Array }> {
   let info: Extract<CreatePackageRequest['package'], { case: 'info' }>['value'] | undefined;
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -77,7 +83,8 @@ async function readUpload(requests: AsyncIterable<CreatePackageRequest>): Promis
     } else if (req.package.case === 'contents') {
       if (!info) throw invalidArgument('the package info must come first, before its contents');
       size += req.package.value.byteLength;
-      if (size > MAX_PACKAGE_BYTES) throw failedPrecondition(`the package is larger than ${MAX_PACKAGE_BYTES} bytes, the most this service keeps`);
+      if (size > MAX_PACKAGE_BYTES)
+        throw failedPrecondition(`the package is larger than ${MAX_PACKAGE_BYTES} bytes, the most this service keeps`);
       chunks.push(req.package.value);
     }
   }
@@ -92,7 +99,10 @@ export function packageService(backend: Backend): ServiceImpl<PackageServiceType
       const p = principalOf(ctx);
       const { info, contents } = await readUpload(requests);
       const org = organizationFor(db, p, info.organizationId, 'write');
-      if (!PACKAGE_NAME_PATTERN.test(info.name)) throw invalidArgument(`name: invalid package name ${JSON.stringify(info.name)}; start with a letter or digit and use only letters, digits, "_" and "-"`);
+      if (!PACKAGE_NAME_PATTERN.test(info.name))
+        throw invalidArgument(
+          `name: invalid package name ${JSON.stringify(info.name)}; start with a letter or digit and use only letters, digits, "_" and "-"`,
+        );
       const type = typeName(info.type, 'type');
       const version = info.version === '' ? String(backend.now()) : info.version;
       const taken = (): never => {
@@ -108,7 +118,11 @@ export function packageService(backend: Backend): ServiceImpl<PackageServiceType
           type,
           platform: info.platform ?? '',
           metadata: (info.metadata?.toJson() as Record<string, unknown> | undefined) ?? {},
-          files: info.files.map((f) => ({ name: f.name, size: Number(f.size), ...(f.isDirectory === undefined ? {} : { isDirectory: f.isDirectory }) })),
+          files: info.files.map((f) => ({
+            name: f.name,
+            size: Number(f.size),
+            ...(f.isDirectory === undefined ? {} : { isDirectory: f.isDirectory }),
+          })),
           checksum: crypto.createHash('sha256').update(contents).digest('hex'),
           contents,
         },
@@ -122,7 +136,11 @@ export function packageService(backend: Backend): ServiceImpl<PackageServiceType
       const { organizationId, name } = packageFor(backend, principalOf(ctx), req.id, 'read');
       const found = store.resolvePackageVersion(db, organizationId, name, req.version);
       if (!found || (req.type !== undefined && req.type !== PackageType.UNSPECIFIED && packageTypeNumber(found.type) !== req.type)) {
-        throw notFound(req.version === '' || req.version === 'latest' ? `package ${req.id} not found` : `package ${req.id} has no version ${req.version}`);
+        throw notFound(
+          req.version === '' || req.version === 'latest'
+            ? `package ${req.id} not found`
+            : `package ${req.id} has no version ${req.version}`,
+        );
       }
       return { package: packageMessage(found) };
     },
@@ -131,7 +149,9 @@ export function packageService(backend: Backend): ServiceImpl<PackageServiceType
       const org = organizationFor(db, principalOf(ctx), req.organizationId, 'read');
       const all = req.name !== undefined ? store.packageVersions(db, org.id, req.name) : store.organizationPackages(db, org.id);
       const packages = all.filter(
-        (v) => (req.version === undefined || v.version === req.version) && (req.type === undefined || req.type === PackageType.UNSPECIFIED || packageTypeNumber(v.type) === req.type),
+        (v) =>
+          (req.version === undefined || v.version === req.version) &&
+          (req.type === undefined || req.type === PackageType.UNSPECIFIED || packageTypeNumber(v.type) === req.type),
       );
       return { packages: packages.map(packageMessage) };
     },
@@ -139,7 +159,8 @@ export function packageService(backend: Backend): ServiceImpl<PackageServiceType
     deletePackage(req, ctx) {
       const { organizationId, name } = packageFor(backend, principalOf(ctx), req.id, 'write');
       const found = store.packageVersions(db, organizationId, name).find((v) => v.version === req.version);
-      if (!found || (req.type !== PackageType.UNSPECIFIED && packageTypeNumber(found.type) !== req.type)) throw notFound(`package ${req.id} has no version ${req.version}`);
+      if (!found || (req.type !== PackageType.UNSPECIFIED && packageTypeNumber(found.type) !== req.type))
+        throw notFound(`package ${req.id} has no version ${req.version}`);
       if (found.trained) throw failedPrecondition(`version ${req.version} of ${req.id} is a trained model; delete the model instead`);
       store.deletePackageVersion(db, organizationId, name, req.version);
       return {};

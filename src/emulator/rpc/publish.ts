@@ -4,14 +4,35 @@
  * and machines whose policy does not admit it stay.
  */
 import * as semver from 'semver';
-import { moduleIdOfModel, parseApiTriplet, parseModelTriplet, parseModuleId, tryParseVersionPolicy, type ModelFramework, type ModelType } from '../../domain';
+import {
+  moduleIdOfModel,
+  parseApiTriplet,
+  parseModelTriplet,
+  parseModuleId,
+  tryParseVersionPolicy,
+  type ModelFramework,
+  type ModelType,
+} from '../../domain';
 import { isOrganizationOwner, organizationsOf, type Principal } from '../auth/principal';
 import type { Db } from '../db/database';
 import { automaticUpdateTarget } from '../logic/deployments';
 import { getRobot, getPart } from '../store/machines';
-import { claimNamespace, listOrganizations, organizationByClaimedNamespace, organizationByNamespace, getOrganization, type OrganizationRecord } from '../store/accounts';
+import {
+  claimNamespace,
+  listOrganizations,
+  organizationByClaimedNamespace,
+  organizationByNamespace,
+  getOrganization,
+  type OrganizationRecord,
+} from '../store/accounts';
 import { deploymentsOfModule, moveDeployment } from '../store/deployments';
-import { insertRegistryItem, insertRegistryVersion, registryVersions, type RegistryItemRecord, type RegistryItemType } from '../store/registry';
+import {
+  insertRegistryItem,
+  insertRegistryVersion,
+  registryVersions,
+  type RegistryItemRecord,
+  type RegistryItemType,
+} from '../store/registry';
 import { findRegistryItem } from './registry';
 import { alreadyExists, invalidArgument, permissionDenied } from './errors';
 
@@ -52,7 +73,9 @@ function owningOrganization(db: Db, publisher: Publisher, namespace: string, now
       );
     }
     if (!NAMESPACE.test(namespace)) {
-      throw invalidArgument(`${JSON.stringify(namespace)} cannot be a namespace: use lowercase letters, digits and "-", starting with a letter`);
+      throw invalidArgument(
+        `${JSON.stringify(namespace)} cannot be a namespace: use lowercase letters, digits and "-", starting with a letter`,
+      );
     }
     claimNamespace(db, namespace, only.id, now);
     return { org: only, namespace };
@@ -80,7 +103,9 @@ function existingOrNew(
   if (found) {
     if (found.type !== type) throw invalidArgument(`registry item ${found.itemId} is a ${found.type}, not a ${type}`);
     if (publisher !== 'seed' && !isOrganizationOwner(publisher, found.organizationId)) {
-      throw permissionDenied(`registry item ${found.itemId} belongs to organization ${found.organizationId}, which this API key does not own`);
+      throw permissionDenied(
+        `registry item ${found.itemId} belongs to organization ${found.organizationId}, which this API key does not own`,
+      );
     }
     return found;
   }
@@ -113,43 +138,46 @@ export function publishModuleVersion(
   now: number,
 ): { moduleId: string; updates: ModuleUpdate[] } {
   checkVersion(req.version);
-  return db.transaction(() => {
-    const item = existingOrNew(db, publisher, req.moduleId, 'module', now, { description: req.description ?? '' });
-    const existing = registryVersions(db, item.itemId);
-    if (existing.some((v) => semver.eq(v.version, req.version))) {
-      throw alreadyExists(`module ${item.itemId} already has version ${req.version}`);
-    }
-    const models = req.models.length > 0 ? req.models : (existing[existing.length - 1]?.models ?? []);
-    models.forEach((m, i) => {
-      if (!parseApiTriplet(m.api)) throw invalidArgument(`models[${i}].api: ${JSON.stringify(m.api)} is not an API triplet namespace:type:name`);
-      if (!parseModelTriplet(m.model)) throw invalidArgument(`models[${i}].model: ${JSON.stringify(m.model)} is not a model triplet`);
-      const prefix = moduleIdOfModel(m.model);
-      if (prefix !== item.itemId && prefix !== `${item.organizationId}:${item.name}`) {
-        throw invalidArgument(`models[${i}].model: ${m.model} does not belong to module ${item.itemId}`);
+  return db
+    .transaction(() => {
+      const item = existingOrNew(db, publisher, req.moduleId, 'module', now, { description: req.description ?? '' });
+      const existing = registryVersions(db, item.itemId);
+      if (existing.some((v) => semver.eq(v.version, req.version))) {
+        throw alreadyExists(`module ${item.itemId} already has version ${req.version}`);
       }
-    });
-    insertRegistryVersion(db, item.itemId, { version: req.version, models: models.map((m) => ({ api: m.api, model: m.model })) }, now);
-    const available = registryVersions(db, item.itemId).map((v) => v.version);
-    const deployments = [...deploymentsOfModule(db, item.itemId), ...deploymentsOfModule(db, `${item.organizationId}:${item.name}`)];
-    const updates: ModuleUpdate[] = [];
-    for (const d of deployments) {
-      const target = automaticUpdateTarget(d, available);
-      if (target === undefined) continue;
-      const moved = moveDeployment(db, d, target, now);
-      const part = getPart(db, d.partId);
-      const robot = part && getRobot(db, part.robotId);
-      updates.push({
-        machineId: robot?.id ?? '',
-        machineName: robot?.name ?? '',
-        partId: d.partId,
-        moduleName: d.moduleName,
-        fromVersion: d.deployedVersion,
-        toVersion: target,
-        restartCount: moved.restartCount,
+      const models = req.models.length > 0 ? req.models : (existing[existing.length - 1]?.models ?? []);
+      models.forEach((m, i) => {
+        if (!parseApiTriplet(m.api))
+          throw invalidArgument(`models[${i}].api: ${JSON.stringify(m.api)} is not an API triplet namespace:type:name`);
+        if (!parseModelTriplet(m.model)) throw invalidArgument(`models[${i}].model: ${JSON.stringify(m.model)} is not a model triplet`);
+        const prefix = moduleIdOfModel(m.model);
+        if (prefix !== item.itemId && prefix !== `${item.organizationId}:${item.name}`) {
+          throw invalidArgument(`models[${i}].model: ${m.model} does not belong to module ${item.itemId}`);
+        }
       });
-    }
-    return { moduleId: item.itemId, updates };
-  }).immediate();
+      insertRegistryVersion(db, item.itemId, { version: req.version, models: models.map((m) => ({ api: m.api, model: m.model })) }, now);
+      const available = registryVersions(db, item.itemId).map((v) => v.version);
+      const deployments = [...deploymentsOfModule(db, item.itemId), ...deploymentsOfModule(db, `${item.organizationId}:${item.name}`)];
+      const updates: ModuleUpdate[] = [];
+      for (const d of deployments) {
+        const target = automaticUpdateTarget(d, available);
+        if (target === undefined) continue;
+        const moved = moveDeployment(db, d, target, now);
+        const part = getPart(db, d.partId);
+        const robot = part && getRobot(db, part.robotId);
+        updates.push({
+          machineId: robot?.id ?? '',
+          machineName: robot?.name ?? '',
+          partId: d.partId,
+          moduleName: d.moduleName,
+          fromVersion: d.deployedVersion,
+          toVersion: target,
+          restartCount: moved.restartCount,
+        });
+      }
+      return { moduleId: item.itemId, updates };
+    })
+    .immediate();
 }
 
 /** Publishes a training script version (`namespace:name`). */
@@ -160,18 +188,20 @@ export function publishTrainingScript(
   now: number,
 ): { itemId: string } {
   checkVersion(req.version);
-  return db.transaction(() => {
-    const item = existingOrNew(db, publisher, req.itemId, 'ml_training', now, {
-      description: req.description ?? '',
-      ...(req.modelType === undefined ? {} : { modelType: req.modelType }),
-      ...(req.modelFramework === undefined ? {} : { modelFramework: req.modelFramework }),
-    });
-    if (registryVersions(db, item.itemId).some((v) => v.version === req.version)) {
-      throw alreadyExists(`training script ${item.itemId} already has version ${req.version}`);
-    }
-    insertRegistryVersion(db, item.itemId, { version: req.version, models: [] }, now);
-    return { itemId: item.itemId };
-  }).immediate();
+  return db
+    .transaction(() => {
+      const item = existingOrNew(db, publisher, req.itemId, 'ml_training', now, {
+        description: req.description ?? '',
+        ...(req.modelType === undefined ? {} : { modelType: req.modelType }),
+        ...(req.modelFramework === undefined ? {} : { modelFramework: req.modelFramework }),
+      });
+      if (registryVersions(db, item.itemId).some((v) => v.version === req.version)) {
+        throw alreadyExists(`training script ${item.itemId} already has version ${req.version}`);
+      }
+      insertRegistryVersion(db, item.itemId, { version: req.version, models: [] }, now);
+      return { itemId: item.itemId };
+    })
+    .immediate();
 }
 
 /** Organizations a principal owns (controls act within them). */

@@ -91,7 +91,12 @@ export function trainedModelsOf(db: Db, organization: OrganizationRecord): Train
     list.push(modelVersionOf(v));
     byName.set(v.name, list);
   }
-  return [...byName].map(([modelName, versions]) => ({ itemId: trainedModelItemId(organization, modelName), organization, modelName, versions }));
+  return [...byName].map(([modelName, versions]) => ({
+    itemId: trainedModelItemId(organization, modelName),
+    organization,
+    modelName,
+    versions,
+  }));
 }
 
 /** `viam.app.v1.RegistryItem` of type ML_MODEL with its `MLModelMetadata`. */

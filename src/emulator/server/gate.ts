@@ -8,8 +8,20 @@
  */
 import type * as http from 'node:http';
 import { MethodKind } from '@bufbuild/protobuf';
-import { Code, ConnectError, createConnectRouter, type ConnectRouter, type ConnectRouterOptions, type ContextValues } from '@connectrpc/connect';
-import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
+import {
+  Code,
+  ConnectError,
+  createConnectRouter,
+  type ConnectRouter,
+  type ConnectRouterOptions,
+  type ContextValues,
+} from '@connectrpc/connect';
+import {
+  compressionBrotli,
+  compressionGzip,
+  universalRequestFromNodeRequest,
+  universalResponseToNodeResponse,
+} from '@connectrpc/connect-node';
 import type { UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { codeToHttpStatus } from '@connectrpc/connect/protocol-connect';
 import { MACHINE_HOST_HEADER } from '../../api/services';
@@ -34,7 +46,6 @@ export interface GateOptions {
 
 /** Where a machine part's own services are: `<emulator url>/machines/<part id>`. */
 export const MACHINE_PATH_PREFIX = '/machines/';
-
 
 /** A path under a machine's address, split into the part and the procedure path; undefined otherwise. */
 function machinePath(path: string): { part: string; procedure: string } | undefined {
@@ -168,7 +179,12 @@ export function gatedHandler(options: GateOptions): (req: NodeRequest, res: Node
     if (atMachine) {
       const service = atMachine.procedure.split('/')[1] ?? '';
       if (!machineServices.has(service)) {
-        writeWireError(req, res, new ConnectError(`a machine does not serve ${JSON.stringify(atMachine.procedure)}`, Code.Unimplemented), options.limits.maxMessageBytes + ENVELOPE_BYTES);
+        writeWireError(
+          req,
+          res,
+          new ConnectError(`a machine does not serve ${JSON.stringify(atMachine.procedure)}`, Code.Unimplemented),
+          options.limits.maxMessageBytes + ENVELOPE_BYTES,
+        );
         return;
       }
       path = atMachine.procedure;
@@ -203,7 +219,9 @@ export function gatedHandler(options: GateOptions): (req: NodeRequest, res: Node
     handler(uReq)
       .then((uRes) => {
         const answer = withDecodeErrorsAsInvalid(uRes);
-        return unaryOverHttp1 && !hasEntries(answer.trailer) ? writeWhole(answer, res as http.ServerResponse) : universalResponseToNodeResponse(answer, res);
+        return unaryOverHttp1 && !hasEntries(answer.trailer)
+          ? writeWhole(answer, res as http.ServerResponse)
+          : universalResponseToNodeResponse(answer, res);
       })
       .catch(() => {
         // The client went away mid-answer: nothing is left to tell it.

@@ -85,7 +85,10 @@ export async function listen(handler: Handler, port: number, host: string, limit
   const headerDeadlines = new WeakMap<net.Socket, NodeJS.Timeout>();
   const armHeaderDeadline = (socket: net.Socket): void => {
     clearTimeout(headerDeadlines.get(socket));
-    headerDeadlines.set(socket, setTimeout(() => socket.destroy(), limits.headerTimeoutMs));
+    headerDeadlines.set(
+      socket,
+      setTimeout(() => socket.destroy(), limits.headerTimeoutMs),
+    );
   };
   h1.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     const socket = req.socket;

@@ -47,7 +47,9 @@ export function writeWireError(req: NodeRequest, res: NodeResponse, err: Connect
     trailers = status;
   } else if (protocol === 'grpc-web') {
     headers['content-type'] = req.headers['content-type'] ?? 'application/grpc-web+proto';
-    const text = Object.entries(status).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const text = Object.entries(status)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
     body = envelope(0b1000_0000, Buffer.from(text));
   } else if (protocol === 'connect-stream') {
     headers['content-type'] = 'application/connect+json';

@@ -24,7 +24,10 @@ export interface JobRun extends FetchedJob {
   readonly error: string;
 }
 
-type Schedule = { readonly kind: 'continuous' } | { readonly kind: 'every'; readonly ms: number } | { readonly kind: 'cron'; readonly fields: readonly ((n: number) => boolean)[]; readonly seconds: boolean };
+type Schedule =
+  | { readonly kind: 'continuous' }
+  | { readonly kind: 'every'; readonly ms: number }
+  | { readonly kind: 'cron'; readonly fields: readonly ((n: number) => boolean)[]; readonly seconds: boolean };
 
 const CRON_RANGES: readonly (readonly [number, number])[] = [
   [0, 59],
@@ -41,7 +44,13 @@ function cronField(text: string, [low, high]: readonly [number, number]): ((n: n
     const m = /^(\*|\d+(?:-\d+)?)(?:\/(\d+))?$/.exec(part);
     if (!m) return undefined;
     const step = m[2] === undefined ? 1 : Number(m[2]);
-    const [from, to] = m[1] === '*' ? [low, high] : (m[1] as string).split('-').map(Number).concat(m[1]?.includes('-') ? [] : [Number(m[1])]) as [number, number];
+    const [from, to] =
+      m[1] === '*'
+        ? [low, high]
+        : ((m[1] as string)
+            .split('-')
+            .map(Number)
+            .concat(m[1]?.includes('-') ? [] : [Number(m[1])]) as [number, number]);
     if (step < 1 || from < low || to > high || from > to) return undefined;
     tests.push((n) => n >= from && n <= to && (n - from) % step === 0);
   }
@@ -93,7 +102,8 @@ function due(s: Schedule, since: number, now: number): boolean {
 function invalidJob(job: FetchedJob): string | undefined {
   const missing = (['name', 'schedule', 'resource', 'method'] as const).filter((k) => job[k] === '');
   if (missing.length > 0) return `job ${JSON.stringify(job.name)} is missing ${missing.join(', ')} and is skipped`;
-  if (!parseSchedule(job.schedule)) return `job ${job.name}: schedule ${JSON.stringify(job.schedule)} is neither continuous, a duration nor a cron line; it never runs`;
+  if (!parseSchedule(job.schedule))
+    return `job ${job.name}: schedule ${JSON.stringify(job.schedule)} is neither continuous, a duration nor a cron line; it never runs`;
   return undefined;
 }
 
@@ -117,7 +127,11 @@ export function stepJobs(
     }
     const schedule = parseSchedule(job.schedule) as Schedule;
     if (!same) {
-      logs.push({ level: 'info', logger: 'rdk.job_manager', message: `job ${job.name} scheduled (${job.schedule}): ${job.method} on ${job.resource}` });
+      logs.push({
+        level: 'info',
+        logger: 'rdk.job_manager',
+        message: `job ${job.name} scheduled (${job.schedule}): ${job.method} on ${job.resource}`,
+      });
       // A new job's first run comes at its first due time after now; a continuous one runs at once.
       if (schedule.kind !== 'continuous') return { ...job, lastAt: now, runs: 0, failures: 0, error: '' };
     }

@@ -47,9 +47,20 @@ export function readMachineConfig(raw: unknown): MachineConfigRead {
       return Array.isArray(list) ? list.filter(isRecord).map((entry) => ({ kind, entry })) : [];
     }),
     packages: entries(config, 'packages', PackageConfigSchema),
-    remotes: entries(config, 'remotes', RemoteSchema).map((r) => ({ name: r.name, address: r.address ?? '', prefix: remoteNamePrefix(r.name, r.prefix) })),
-    jobs: entries(config, 'jobs', JobSchema).map((j) => ({ name: j.name ?? '', schedule: j.schedule ?? '', resource: j.resource ?? '', method: j.method ?? '' })),
+    remotes: entries(config, 'remotes', RemoteSchema).map((r) => ({
+      name: r.name,
+      address: r.address ?? '',
+      prefix: remoteNamePrefix(r.name, r.prefix),
+    })),
+    jobs: entries(config, 'jobs', JobSchema).map((j) => ({
+      name: j.name ?? '',
+      schedule: j.schedule ?? '',
+      resource: j.resource ?? '',
+      method: j.method ?? '',
+    })),
     processes: Array.isArray(config.processes) ? config.processes.length : 0,
-    ...(sensorName === '' ? {} : { maintenance: { sensorName, key: maintenance.success ? (maintenance.data.maintenance_allowed_key ?? '') : '' } }),
+    ...(sensorName === ''
+      ? {}
+      : { maintenance: { sensorName, key: maintenance.success ? (maintenance.data.maintenance_allowed_key ?? '') : '' } }),
   };
 }

@@ -24,7 +24,13 @@ export type MachineFault =
   | { readonly kind: 'unhealthy'; readonly model: string; readonly percent: number; readonly text: string }
   | { readonly kind: 'offline'; readonly machine: string; readonly percent: number; readonly text: string }
   | { readonly kind: 'package-fails'; readonly name: string; readonly version?: string; readonly percent: number; readonly text: string }
-  | { readonly kind: 'maintenance'; readonly machine: string; readonly reading: MaintenanceReading; readonly percent: number; readonly text: string }
+  | {
+      readonly kind: 'maintenance';
+      readonly machine: string;
+      readonly reading: MaintenanceReading;
+      readonly percent: number;
+      readonly text: string;
+    }
   | { readonly kind: 'remote-unreachable'; readonly remote: string; readonly percent: number; readonly text: string }
   | { readonly kind: 'job-fails'; readonly job: string; readonly percent: number; readonly text: string };
 
@@ -48,7 +54,12 @@ function splitPercent(body: string, text: string, path: string): { body: string;
   const digits = (m[2] as string).slice(0, -1);
   const percent = Number(digits);
   if (!/^\d+$/.test(digits) || percent < 1 || percent > 100) {
-    fail(text, path, `the share ${JSON.stringify(m[2])} is not a whole percent from 1 to 100`, 'write it like :30%, or leave it out to hit every machine');
+    fail(
+      text,
+      path,
+      `the share ${JSON.stringify(m[2])} is not a whole percent from 1 to 100`,
+      'write it like :30%, or leave it out to hit every machine',
+    );
   }
   return { body: m[1] as string, percent };
 }
@@ -58,7 +69,12 @@ function splitEffect(body: string, expected: string, text: string, path: string)
   const at = body.lastIndexOf(':');
   const effect = at < 0 ? '' : body.slice(at + 1);
   if (effect !== expected) {
-    fail(text, path, `expected the effect ${JSON.stringify(expected)} at the end, not ${JSON.stringify(effect)}`, `write it like ${EXAMPLES}`);
+    fail(
+      text,
+      path,
+      `expected the effect ${JSON.stringify(expected)} at the end, not ${JSON.stringify(effect)}`,
+      `write it like ${EXAMPLES}`,
+    );
   }
   return body.slice(0, at);
 }
@@ -74,14 +90,24 @@ export function parseMachineFault(raw: string, path: string): MachineFault {
       const target = splitEffect(body, 'crash', text, path);
       const [moduleId = '', version, ...more] = target.split('@');
       if (!isModuleId(moduleId) || more.length > 0 || version === '') {
-        fail(text, path, `${JSON.stringify(target)} is not a module id with an optional version`, 'write the module as namespace:name or namespace:name@1.3.0, e.g. module=acme:sensors@1.3.0:crash');
+        fail(
+          text,
+          path,
+          `${JSON.stringify(target)} is not a module id with an optional version`,
+          'write the module as namespace:name or namespace:name@1.3.0, e.g. module=acme:sensors@1.3.0:crash',
+        );
       }
       return { kind: 'crash', moduleId, ...(version === undefined ? {} : { version }), percent, text };
     }
     case 'model': {
       const model = splitEffect(body, 'unhealthy', text, path);
       if (!isModelTriplet(model)) {
-        fail(text, path, `${JSON.stringify(model)} is not a model triplet`, 'write the model as namespace:family:name, e.g. model=acme:sensors:hc-sr04:unhealthy');
+        fail(
+          text,
+          path,
+          `${JSON.stringify(model)} is not a model triplet`,
+          'write the model as namespace:family:name, e.g. model=acme:sensors:hc-sr04:unhealthy',
+        );
       }
       return { kind: 'unhealthy', model, percent, text };
     }
@@ -96,7 +122,12 @@ export function parseMachineFault(raw: string, path: string): MachineFault {
       const name = at < 0 ? target : target.slice(0, at);
       const version = at < 0 ? undefined : target.slice(at + 1);
       if (name.trim() === '' || version === '') {
-        fail(text, path, `${JSON.stringify(target)} is not a package with an optional version`, 'write the package as NAME or NAME@VERSION, e.g. package=box-detector@3:fail');
+        fail(
+          text,
+          path,
+          `${JSON.stringify(target)} is not a package with an optional version`,
+          'write the package as NAME or NAME@VERSION, e.g. package=box-detector@3:fail',
+        );
       }
       return { kind: 'package-fails', name, ...(version === undefined ? {} : { version }), percent, text };
     }
@@ -105,14 +136,26 @@ export function parseMachineFault(raw: string, path: string): MachineFault {
       const reading = at < 0 ? '' : body.slice(at + 1);
       const machine = at < 0 ? '' : body.slice(0, at);
       if (!(MAINTENANCE_READINGS as readonly string[]).includes(reading)) {
-        fail(text, path, `expected the reading closed, open or error at the end, not ${JSON.stringify(reading)}`, 'write it like maintenance=picker-3:closed');
+        fail(
+          text,
+          path,
+          `expected the reading closed, open or error at the end, not ${JSON.stringify(reading)}`,
+          'write it like maintenance=picker-3:closed',
+        );
       }
-      if (machine.trim() === '') fail(text, path, 'the machine is missing', 'name the machine (or its id), e.g. maintenance=picker-3:closed');
+      if (machine.trim() === '')
+        fail(text, path, 'the machine is missing', 'name the machine (or its id), e.g. maintenance=picker-3:closed');
       return { kind: 'maintenance', machine, reading: reading as MaintenanceReading, percent, text };
     }
     case 'remote': {
       const remote = splitEffect(body, 'unreachable', text, path);
-      if (remote.trim() === '') fail(text, path, 'the remote is missing', 'name the remote (its name in the config or its address), e.g. remote=arm-cell:unreachable');
+      if (remote.trim() === '')
+        fail(
+          text,
+          path,
+          'the remote is missing',
+          'name the remote (its name in the config or its address), e.g. remote=arm-cell:unreachable',
+        );
       return { kind: 'remote-unreachable', remote, percent, text };
     }
     case 'job': {
@@ -121,7 +164,12 @@ export function parseMachineFault(raw: string, path: string): MachineFault {
       return { kind: 'job-fails', job, percent, text };
     }
     default:
-      return fail(text, path, `unknown target ${JSON.stringify(key)}`, `start with module=, model=, machine=, package=, maintenance=, remote= or job=: ${EXAMPLES}`);
+      return fail(
+        text,
+        path,
+        `unknown target ${JSON.stringify(key)}`,
+        `start with module=, model=, machine=, package=, maintenance=, remote= or job=: ${EXAMPLES}`,
+      );
   }
 }
 
@@ -129,7 +177,10 @@ export function parseMachineFault(raw: string, path: string): MachineFault {
 export function machineFaultsFromEnv(env: NodeJS.ProcessEnv): MachineFault[] {
   const text = env[MACHINE_FAULTS_ENV];
   if (!text) return [];
-  return text.split(',').filter((s) => s.trim() !== '').map((s) => parseMachineFault(s, MACHINE_FAULTS_ENV));
+  return text
+    .split(',')
+    .filter((s) => s.trim() !== '')
+    .map((s) => parseMachineFault(s, MACHINE_FAULTS_ENV));
 }
 
 /** Whether a fault with a share hits this machine: the same answer for the same spec and machine, every run. */
@@ -162,7 +213,9 @@ export class MachineFaults {
   }
 
   offline(m: FaultTarget): boolean {
-    return this.faults.some((f) => f.kind === 'offline' && (f.machine === m.machineName || f.machine === m.machineId) && hits(f, m.machineId));
+    return this.faults.some(
+      (f) => f.kind === 'offline' && (f.machine === m.machineName || f.machine === m.machineId) && hits(f, m.machineId),
+    );
   }
 
   crashes(m: FaultTarget, moduleId: string, version: string): boolean {
@@ -174,7 +227,8 @@ export class MachineFaults {
   /** Whether the package fails to load: `names` are its local name, registry name and id. */
   packageFails(m: FaultTarget, names: readonly string[], version: string): boolean {
     return this.faults.some(
-      (f) => f.kind === 'package-fails' && names.includes(f.name) && (f.version === undefined || f.version === version) && hits(f, m.machineId),
+      (f) =>
+        f.kind === 'package-fails' && names.includes(f.name) && (f.version === undefined || f.version === version) && hits(f, m.machineId),
     );
   }
 
@@ -187,7 +241,8 @@ export class MachineFaults {
   maintenanceFault(m: FaultTarget): MaintenanceReading | undefined {
     let reading: MaintenanceReading | undefined;
     for (const f of this.faults) {
-      if (f.kind === 'maintenance' && (f.machine === m.machineName || f.machine === m.machineId) && hits(f, m.machineId)) reading = f.reading;
+      if (f.kind === 'maintenance' && (f.machine === m.machineName || f.machine === m.machineId) && hits(f, m.machineId))
+        reading = f.reading;
     }
     return reading;
   }

@@ -135,12 +135,16 @@ export interface FetchedPackage {
   readonly missing?: string;
 }
 
-
 /** The config as the machine reads it: modules with resolved versions, resource entries. */
 export interface FetchedConfig {
   readonly revision: string;
   /** `models`: what the module's version registers, when the registry tells (absent: not known until it runs). */
-  readonly modules: readonly { readonly name: string; readonly moduleId: string; readonly version: string; readonly models?: readonly string[] }[];
+  readonly modules: readonly {
+    readonly name: string;
+    readonly moduleId: string;
+    readonly version: string;
+    readonly models?: readonly string[];
+  }[];
   readonly resources: readonly { readonly kind: ResourceListName; readonly entry: Readonly<Record<string, unknown>> }[];
   /** Registry modules the machine cannot run (not in the registry, no version satisfies the policy). */
   readonly unresolved: readonly { readonly name: string; readonly reason: string }[];
@@ -218,8 +222,14 @@ export function unregisteredModelError(api: string, model: string): string {
 }
 
 /** The resources an entry depends on: `depends_on`, then those its builtin model's attributes name (with the field naming each). */
-function dependenciesOf(entry: Readonly<Record<string, unknown>>, subtype: string, model: string): { readonly name: string; readonly field?: string }[] {
-  const explicit = Array.isArray(entry.depends_on) ? entry.depends_on.filter((d): d is string => typeof d === 'string').map((name) => ({ name })) : [];
+function dependenciesOf(
+  entry: Readonly<Record<string, unknown>>,
+  subtype: string,
+  model: string,
+): { readonly name: string; readonly field?: string }[] {
+  const explicit = Array.isArray(entry.depends_on)
+    ? entry.depends_on.filter((d): d is string => typeof d === 'string').map((name) => ({ name }))
+    : [];
   const implicit = implicitDependencies(subtype, model, entry.attributes).filter((d) => !explicit.some((e) => e.name === d.name));
   return [...explicit, ...implicit.map((d) => ({ name: d.name, field: `attributes.${d.field}` }))];
 }
@@ -237,7 +247,12 @@ export function checkIn(
   const newRevision = previous !== undefined && !restart && previous.revision !== config.revision;
   // A running machine asks its maintenance sensor before taking a new revision (never at start).
   if (newRevision) {
-    const hold = maintenanceHold(previous, config.maintenance, config.maintenance && health.maintenanceReading ? health.maintenanceReading(config.maintenance) : 'open', logs);
+    const hold = maintenanceHold(
+      previous,
+      config.maintenance,
+      config.maintenance && health.maintenanceReading ? health.maintenanceReading(config.maintenance) : 'open',
+      logs,
+    );
     if (hold) {
       const logged = previous.held?.revision === config.revision && previous.held.reason === hold.reason;
       if (!logged) logs.push({ level: hold.level, logger: 'rdk.maintenance', message: hold.message(config.revision) });
@@ -250,7 +265,8 @@ export function checkIn(
   if (restart) logs.push({ level: 'info', logger: 'rdk', message: 'restarting the machine server as requested' });
   if (ingest) {
     logs.push({ level: 'info', logger: 'rdk.config', message: `config revision ${config.revision} received` });
-    for (const u of config.unresolved) logs.push({ level: 'error', logger: 'rdk.modmanager', message: `module ${u.name} cannot be started: ${u.reason}` });
+    for (const u of config.unresolved)
+      logs.push({ level: 'error', logger: 'rdk.modmanager', message: `module ${u.name} cannot be started: ${u.reason}` });
     if ((config.processes ?? 0) > 0) {
       logs.push({
         level: 'error',
@@ -267,21 +283,33 @@ export function checkIn(
     const label = m.moduleId === '' ? m.name : `${m.name} (${m.moduleId}@${m.version})`;
     if (!was) {
       logs.push({ level: 'info', logger: 'rdk.modmanager', message: `starting module ${label}` });
-      return { ...m, state: ModuleState.STARTING, consecutiveFailures: 0, lastUpdated: now, error: '', readyAt: now + timings.moduleStartMs };
+      return {
+        ...m,
+        state: ModuleState.STARTING,
+        consecutiveFailures: 0,
+        lastUpdated: now,
+        error: '',
+        readyAt: now + timings.moduleStartMs,
+      };
     }
     if (was.state !== ModuleState.STARTING && was.state !== ModuleState.UNHEALTHY) return was;
     if (now < was.readyAt) return was;
     if (m.moduleId !== '' && health.crashes(m.moduleId, m.version)) {
       const failures = was.consecutiveFailures + 1;
       const error = `module ${m.name} exited with code 1 on start (${failures} consecutive failure${failures === 1 ? '' : 's'}); restarting`;
-      logs.push({ level: 'error', logger: 'rdk.modmanager', message: `module ${label} crashed: exit code 1; restarting (${failures} consecutive failure${failures === 1 ? '' : 's'})` });
+      logs.push({
+        level: 'error',
+        logger: 'rdk.modmanager',
+        message: `module ${label} crashed: exit code 1; restarting (${failures} consecutive failure${failures === 1 ? '' : 's'})`,
+      });
       return { ...was, state: ModuleState.UNHEALTHY, consecutiveFailures: failures, lastUpdated: now, error, readyAt: now };
     }
     logs.push({ level: 'info', logger: 'rdk.modmanager', message: `module ${label} is ready` });
     return { ...was, state: ModuleState.READY, consecutiveFailures: 0, lastUpdated: now, error: '', readyAt: now };
   });
   for (const gone of base?.modules ?? []) {
-    if (!config.modules.some((m) => moduleKey(m) === moduleKey(gone))) logs.push({ level: 'info', logger: 'rdk.modmanager', message: `stopped module ${gone.name}` });
+    if (!config.modules.some((m) => moduleKey(m) === moduleKey(gone)))
+      logs.push({ level: 'info', logger: 'rdk.modmanager', message: `stopped module ${gone.name}` });
   }
 
   const packages = stepPackages(base?.packages ?? [], config.packages ?? [], now, timings, health, logs);
@@ -327,7 +355,17 @@ export function checkIn(
     const fresh: ResourceRun =
       was && was.entry === digest
         ? was
-        : { ...api, name, model, entry: digest, state: ResourceState.CONFIGURING, revision: was?.revision ?? '', lastUpdated: now, error: '', readyAt: now + timings.resourceConfigureMs };
+        : {
+            ...api,
+            name,
+            model,
+            entry: digest,
+            state: ResourceState.CONFIGURING,
+            revision: was?.revision ?? '',
+            lastUpdated: now,
+            error: '',
+            readyAt: now + timings.resourceConfigureMs,
+          };
     const label = `${apiText}/${name}`;
     const moduleId = moduleIdOfModel(model);
     const builtin = isBuiltinModel(model);
@@ -339,10 +377,13 @@ export function checkIn(
       const at = indexByName.get(dep);
       const named = field === undefined ? JSON.stringify(dep) : `${JSON.stringify(dep)} (named by ${field})`;
       if (at === i) return settle(fresh, ResourceState.UNHEALTHY, `dependency ${named}: a resource cannot depend on itself`, label);
-      if (at !== undefined && visiting.has(at)) return settle(fresh, ResourceState.UNHEALTHY, `circular dependency on ${JSON.stringify(dep)}`, label);
+      if (at !== undefined && visiting.has(at))
+        return settle(fresh, ResourceState.UNHEALTHY, `circular dependency on ${JSON.stringify(dep)}`, label);
       const target = at !== undefined ? stepAt(at) : remoteByName.get(dep);
-      if (target === undefined) return settle(fresh, ResourceState.UNHEALTHY, `dependency ${named} not found: no resource or remote resource of that name`, label);
-      if (target.state === ResourceState.UNHEALTHY) return settle(fresh, ResourceState.UNHEALTHY, `dependency ${named} is not available: ${target.error}`, label);
+      if (target === undefined)
+        return settle(fresh, ResourceState.UNHEALTHY, `dependency ${named} not found: no resource or remote resource of that name`, label);
+      if (target.state === ResourceState.UNHEALTHY)
+        return settle(fresh, ResourceState.UNHEALTHY, `dependency ${named} is not available: ${target.error}`, label);
       if (target.state !== ResourceState.READY) {
         return fresh.state === ResourceState.READY && fresh.revision === config.revision
           ? fresh
@@ -351,20 +392,34 @@ export function checkIn(
     }
     for (const name of used) {
       const pkg = packageByName.get(name);
-      if (pkg?.state === PackageState.FAILED) return settle(fresh, ResourceState.UNHEALTHY, `package ${name} is not available: ${pkg.error}`, label);
+      if (pkg?.state === PackageState.FAILED)
+        return settle(fresh, ResourceState.UNHEALTHY, `package ${name} is not available: ${pkg.error}`, label);
       if (pkg?.state === PackageState.DOWNLOADING) {
-        return fresh.state === ResourceState.CONFIGURING ? { ...fresh, readyAt: Math.max(fresh.readyAt, pkg.readyAt + timings.resourceConfigureMs) } : fresh;
+        return fresh.state === ResourceState.CONFIGURING
+          ? { ...fresh, readyAt: Math.max(fresh.readyAt, pkg.readyAt + timings.resourceConfigureMs) }
+          : fresh;
       }
     }
     if (provider && provider.state !== ModuleState.READY) {
-      if (provider.state === ModuleState.UNHEALTHY) return settle(fresh, ResourceState.UNHEALTHY, `module ${provider.name} is not running`, label);
-      return fresh.state === ResourceState.CONFIGURING ? { ...fresh, readyAt: Math.max(fresh.readyAt, provider.readyAt + timings.resourceConfigureMs) } : fresh;
+      if (provider.state === ModuleState.UNHEALTHY)
+        return settle(fresh, ResourceState.UNHEALTHY, `module ${provider.name} is not running`, label);
+      return fresh.state === ResourceState.CONFIGURING
+        ? { ...fresh, readyAt: Math.max(fresh.readyAt, provider.readyAt + timings.resourceConfigureMs) }
+        : fresh;
     }
     if (fresh.state === ResourceState.READY && fresh.revision === config.revision) return fresh;
     if (fresh.state === ResourceState.CONFIGURING && now < fresh.readyAt) return fresh;
-    if (health.unhealthy(model)) return settle(fresh, ResourceState.UNHEALTHY, `resource ${name} of model ${model} did not become ready`, label);
-    if (fresh.state !== ResourceState.READY) logs.push({ level: 'info', logger: 'rdk.resource_manager', message: `resource ${label} (${model}) is ready` });
-    return { ...fresh, state: ResourceState.READY, revision: config.revision, lastUpdated: fresh.state === ResourceState.READY ? fresh.lastUpdated : now, error: '' };
+    if (health.unhealthy(model))
+      return settle(fresh, ResourceState.UNHEALTHY, `resource ${name} of model ${model} did not become ready`, label);
+    if (fresh.state !== ResourceState.READY)
+      logs.push({ level: 'info', logger: 'rdk.resource_manager', message: `resource ${label} (${model}) is ready` });
+    return {
+      ...fresh,
+      state: ResourceState.READY,
+      revision: config.revision,
+      lastUpdated: fresh.state === ResourceState.READY ? fresh.lastUpdated : now,
+      error: '',
+    };
   };
 
   /** A resource that cannot become ready; logged once per change of its error. */
@@ -378,7 +433,9 @@ export function checkIn(
   const jobs = config.jobs && config.jobs.length > 0 ? stepJobs(base?.jobs ?? [], config.jobs, resources, now, health, logs) : undefined;
 
   const settling =
-    modules.some((m) => m.state === ModuleState.STARTING) || resources.some((r) => r.state === ResourceState.CONFIGURING) || packages.some((p) => p.state === PackageState.DOWNLOADING);
+    modules.some((m) => m.state === ModuleState.STARTING) ||
+    resources.some((r) => r.state === ResourceState.CONFIGURING) ||
+    packages.some((p) => p.state === PackageState.DOWNLOADING);
   const state = settling ? MachineState.INITIALIZING : MachineState.RUNNING;
   return {
     run: {
@@ -409,7 +466,8 @@ function moduleProviders(fetched: FetchedConfig['modules'], runs: readonly Modul
     const run = runs[i] as ModuleRun;
     for (const model of m.models ?? []) if (!exact.has(model)) exact.set(model, run);
     if (m.moduleId !== '' && !byId.has(m.moduleId)) byId.set(m.moduleId, run);
-    if (m.models === undefined || m.models.length === 0) unknown.push({ run, namespace: m.moduleId === '' ? '' : (m.moduleId.split(':')[0] as string) });
+    if (m.models === undefined || m.models.length === 0)
+      unknown.push({ run, namespace: m.moduleId === '' ? '' : (m.moduleId.split(':')[0] as string) });
   });
   return (model) => {
     const found = exact.get(model) ?? byId.get(moduleIdOfModel(model) ?? '');
@@ -428,13 +486,23 @@ function stepRemotes(before: readonly RemoteRun[], fetched: readonly FetchedRemo
     const reachable = f.unreachable === undefined;
     if (was && was.reachable === reachable && was.error === error && was.address === f.address) return was;
     if (reachable) logs.push({ level: 'info', logger: 'rdk.remotes', message: `connected to remote ${f.name} at ${f.address}` });
-    else logs.push({ level: 'warn', logger: 'rdk.remotes', message: `remote ${f.name} at ${f.address} is not reachable, its resources are unavailable: ${error}` });
+    else
+      logs.push({
+        level: 'warn',
+        logger: 'rdk.remotes',
+        message: `remote ${f.name} at ${f.address} is not reachable, its resources are unavailable: ${error}`,
+      });
     return { name: f.name, address: f.address, reachable, error };
   });
 }
 
 /** The resources reachable remotes give, named `<remote>:<prefix><name>`, ready at this revision. */
-function remoteResourceRuns(before: readonly ResourceRun[], fetched: readonly FetchedRemote[], revision: string, now: number): ResourceRun[] {
+function remoteResourceRuns(
+  before: readonly ResourceRun[],
+  fetched: readonly FetchedRemote[],
+  revision: string,
+  now: number,
+): ResourceRun[] {
   const previous = new Map(before.filter((r) => r.entry === '').map((r) => [resourceKey(r), r]));
   return fetched.flatMap((f) =>
     f.unreachable !== undefined
@@ -443,13 +511,32 @@ function remoteResourceRuns(before: readonly ResourceRun[], fetched: readonly Fe
           const name = `${f.name}:${f.prefix}${res.name}`;
           const was = previous.get(resourceKey({ ...res, name }));
           if (was && was.revision === revision) return was;
-          return { namespace: res.namespace, type: res.type, subtype: res.subtype, name, model: '', entry: '', state: ResourceState.READY, revision, lastUpdated: was?.lastUpdated ?? now, error: '', readyAt: now };
+          return {
+            namespace: res.namespace,
+            type: res.type,
+            subtype: res.subtype,
+            name,
+            model: '',
+            entry: '',
+            state: ResourceState.READY,
+            revision,
+            lastUpdated: was?.lastUpdated ?? now,
+            error: '',
+            readyAt: now,
+          };
         }),
   );
 }
 
 /** The packages after a check-in: downloads start, finish (READY or FAILED), and packages the registry lacks fail. */
-function stepPackages(before: readonly PackageRun[], fetched: readonly FetchedPackage[], now: number, timings: Timings, health: Health, logs: LogLine[]): PackageRun[] {
+function stepPackages(
+  before: readonly PackageRun[],
+  fetched: readonly FetchedPackage[],
+  now: number,
+  timings: Timings,
+  health: Health,
+  logs: LogLine[],
+): PackageRun[] {
   const previous = new Map(before.map((p) => [packageKey(p), p]));
   const runs = fetched.map((p): PackageRun => {
     const present = p.missing === undefined;
@@ -459,23 +546,50 @@ function stepPackages(before: readonly PackageRun[], fetched: readonly FetchedPa
       if (was) return was;
       const error = p.missing as string;
       logs.push({ level: 'error', logger: 'rdk.package_manager', message: `package ${label} cannot be downloaded: ${error}` });
-      return { name: p.name, packageId: p.packageId, type: p.type, version: p.version, present, state: PackageState.FAILED, error, lastUpdated: now, totalBytes: 0, readyAt: now };
+      return {
+        name: p.name,
+        packageId: p.packageId,
+        type: p.type,
+        version: p.version,
+        present,
+        state: PackageState.FAILED,
+        error,
+        lastUpdated: now,
+        totalBytes: 0,
+        readyAt: now,
+      };
     }
     if (!was) {
       logs.push({ level: 'info', logger: 'rdk.package_manager', message: `downloading package ${label}` });
-      return { name: p.name, packageId: p.packageId, type: p.type, version: p.version, present, state: PackageState.DOWNLOADING, error: '', lastUpdated: now, totalBytes: p.totalBytes, readyAt: now + timings.moduleStartMs };
+      return {
+        name: p.name,
+        packageId: p.packageId,
+        type: p.type,
+        version: p.version,
+        present,
+        state: PackageState.DOWNLOADING,
+        error: '',
+        lastUpdated: now,
+        totalBytes: p.totalBytes,
+        readyAt: now + timings.moduleStartMs,
+      };
     }
     if (was.state !== PackageState.DOWNLOADING || now < was.readyAt) return was;
     if (health.packageFails?.(p)) {
       const error = `package ${p.name} failed to load: its contents could not be unpacked`;
-      logs.push({ level: 'error', logger: 'rdk.package_manager', message: `package ${label} failed to load: its contents could not be unpacked` });
+      logs.push({
+        level: 'error',
+        logger: 'rdk.package_manager',
+        message: `package ${label} failed to load: its contents could not be unpacked`,
+      });
       return { ...was, state: PackageState.FAILED, error, lastUpdated: now };
     }
     logs.push({ level: 'info', logger: 'rdk.package_manager', message: `package ${label} is ready` });
     return { ...was, state: PackageState.READY, error: '', lastUpdated: now };
   });
   for (const gone of before) {
-    if (!runs.some((r) => r.name === gone.name && r.version === gone.version)) logs.push({ level: 'info', logger: 'rdk.package_manager', message: `removed package ${gone.name}` });
+    if (!runs.some((r) => r.name === gone.name && r.version === gone.version))
+      logs.push({ level: 'info', logger: 'rdk.package_manager', message: `removed package ${gone.name}` });
   }
   return runs;
 }

@@ -40,11 +40,18 @@ function parseSwitch(text: string, path: string): boolean {
 export function resolveSimulation(env: NodeJS.ProcessEnv, given: Partial<SimulationSettings> = {}): SimulationSettings {
   const fromEnv = <K extends 'checkInIntervalMs' | 'moduleStartMs' | 'resourceConfigureMs'>(key: K, minimum: number): number => {
     const text = env[SIMULATION_ENV[key]];
-    return given[key] ?? (text === undefined || text === '' ? DEFAULT_SIMULATION[key] : parseDuration(text, SIMULATION_ENV[key], { minimumMs: minimum }));
+    return (
+      given[key] ??
+      (text === undefined || text === '' ? DEFAULT_SIMULATION[key] : parseDuration(text, SIMULATION_ENV[key], { minimumMs: minimum }))
+    );
   };
   const simulateText = env[SIMULATION_ENV.simulate];
   return {
-    simulate: given.simulate ?? (simulateText === undefined || simulateText === '' ? DEFAULT_SIMULATION.simulate : parseSwitch(simulateText, SIMULATION_ENV.simulate)),
+    simulate:
+      given.simulate ??
+      (simulateText === undefined || simulateText === ''
+        ? DEFAULT_SIMULATION.simulate
+        : parseSwitch(simulateText, SIMULATION_ENV.simulate)),
     checkInIntervalMs: fromEnv('checkInIntervalMs', 1),
     moduleStartMs: fromEnv('moduleStartMs', 0),
     resourceConfigureMs: fromEnv('resourceConfigureMs', 0),

@@ -25,7 +25,11 @@ export function standaloneConfig(raw: unknown, options: StandaloneOptions = {}):
   const read = readMachineConfig(raw);
   return {
     revision: options.revision ?? 'r1',
-    modules: read.modules.map((m) => ({ name: m.name, moduleId: m.moduleId ?? '', version: m.moduleId === undefined ? '' : m.policy || 'latest' })),
+    modules: read.modules.map((m) => ({
+      name: m.name,
+      moduleId: m.moduleId ?? '',
+      version: m.moduleId === undefined ? '' : m.policy || 'latest',
+    })),
     resources: read.resources,
     unresolved: [],
     packages: [],

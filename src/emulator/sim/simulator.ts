@@ -17,7 +17,15 @@ import type { MachineFaults } from './machine-faults';
 import type { SensorReadings } from './sensor-readings';
 import { maintenanceSensorShortName } from '../../domain/maintenance';
 import { readMachineConfig, type MachineConfigRead } from './machine-config';
-import { checkIn, ResourceState, type FetchedConfig, type FetchedPackage, type FetchedRemote, type PartRun, type Timings } from './machine-state';
+import {
+  checkIn,
+  ResourceState,
+  type FetchedConfig,
+  type FetchedPackage,
+  type FetchedRemote,
+  type PartRun,
+  type Timings,
+} from './machine-state';
 import { partByHost } from '../rpc/part-address';
 import { findRegistryItem } from '../rpc/registry';
 import { registryVersions } from '../store/registry';
@@ -144,12 +152,24 @@ export class MachineSimulator {
     }).immediate();
   }
 
-  private checkInPart(part: CheckinPart, versions: Map<string, { moduleId: string; version: string }> | undefined, now: number, generation: number): void {
+  private checkInPart(
+    part: CheckinPart,
+    versions: Map<string, { moduleId: string; version: string }> | undefined,
+    now: number,
+    generation: number,
+  ): void {
     const { db } = this;
     let known = this.known.get(part.id);
     if (!known || known.lastUpdated !== part.lastUpdated || (known.generation !== undefined && known.generation !== generation)) {
       const { usesFragments, ...config } = readConfig(db, part.id, part.lastUpdated);
-      known = { lastUpdated: part.lastUpdated, generation: usesFragments ? generation : undefined, config, fetchedPackages: undefined, run: known?.run, runDigest: known?.runDigest };
+      known = {
+        lastUpdated: part.lastUpdated,
+        generation: usesFragments ? generation : undefined,
+        config,
+        fetchedPackages: undefined,
+        run: known?.run,
+        runDigest: known?.runDigest,
+      };
       this.known.set(part.id, known);
     }
     if (known.fetchedPackages === undefined || known.fetchedPackages.some((p) => p.missing !== undefined)) {
@@ -163,8 +183,15 @@ export class MachineSimulator {
         continue;
       }
       const deployed = versions?.get(m.name);
-      if (deployed && deployed.moduleId === m.moduleId) modules.push({ name: m.name, moduleId: m.moduleId, version: deployed.version, models: this.modelsOf(m.moduleId, deployed.version) });
-      else unresolved.push({ name: m.name, reason: `the registry has no version of ${m.moduleId} that ${JSON.stringify(m.policy)} admits` });
+      if (deployed && deployed.moduleId === m.moduleId)
+        modules.push({
+          name: m.name,
+          moduleId: m.moduleId,
+          version: deployed.version,
+          models: this.modelsOf(m.moduleId, deployed.version),
+        });
+      else
+        unresolved.push({ name: m.name, reason: `the registry has no version of ${m.moduleId} that ${JSON.stringify(m.policy)} admits` });
     }
     const machine = { machineId: part.robotId, machineName: part.robotName };
     const remotes = known.config.remotes.map((r) => this.fetchRemote(machine, part.id, r));
@@ -176,10 +203,13 @@ export class MachineSimulator {
       {
         crashes: (moduleId, version) => this.faults.crashes(machine, moduleId, version),
         unhealthy: (model) => this.faults.unhealthy(machine, model),
-        packageFails: (p) => this.faults.packageFails(machine, [p.name, p.packageId, splitPackageId(p.packageId)?.name ?? p.packageId], p.version),
+        packageFails: (p) =>
+          this.faults.packageFails(machine, [p.name, p.packageId, splitPackageId(p.packageId)?.name ?? p.packageId], p.version),
         // A maintenance fault naming the machine wins over the sensor's readings; open when neither says.
         maintenanceReading: (settings) =>
-          this.faults.maintenanceFault(machine) ?? this.readings?.maintenanceAnswer(part.id, maintenanceSensorShortName(settings.sensorName), settings.key) ?? 'open',
+          this.faults.maintenanceFault(machine) ??
+          this.readings?.maintenanceAnswer(part.id, maintenanceSensorShortName(settings.sensorName), settings.key) ??
+          'open',
         jobFails: (job) => this.faults.jobFails(machine, job),
       },
       part.restartRequested,
@@ -200,14 +230,22 @@ export class MachineSimulator {
     let models = this.models.get(key);
     if (models === undefined) {
       const item = findRegistryItem(this.db, moduleId);
-      models = item ? (registryVersions(this.db, item.itemId).find((v) => v.version === version)?.models.map((m) => m.model) ?? []) : [];
+      models = item
+        ? (registryVersions(this.db, item.itemId)
+            .find((v) => v.version === version)
+            ?.models.map((m) => m.model) ?? [])
+        : [];
       this.models.set(key, models);
     }
     return models;
   }
 
   /** A remote as this machine reaches it: the ready resources of the part at its address, as that part's last check-in left them. */
-  private fetchRemote(machine: { machineId: string; machineName: string }, selfId: string, r: MachineConfigRead['remotes'][number]): FetchedRemote {
+  private fetchRemote(
+    machine: { machineId: string; machineName: string },
+    selfId: string,
+    r: MachineConfigRead['remotes'][number],
+  ): FetchedRemote {
     const base = { name: r.name, address: r.address, prefix: r.prefix };
     if (this.faults.remoteUnreachable(machine, [r.name, r.address])) return { ...base, resources: [], unreachable: 'connection refused' };
     let target = this.addresses.get(r.address);
@@ -218,8 +256,11 @@ export class MachineSimulator {
     if (target === null) return { ...base, resources: [], unreachable: `no machine answers at ${JSON.stringify(r.address)}` };
     if (target === selfId) return { ...base, resources: [], unreachable: 'the address is this machine itself' };
     const run = this.known.get(target)?.run;
-    if (this.offline.has(target) || run === undefined) return { ...base, resources: [], unreachable: `the machine at ${r.address} is offline` };
-    const resources = run.resources.filter((res) => res.entry !== '' && res.state === ResourceState.READY).map(({ namespace, type, subtype, name }) => ({ namespace, type, subtype, name }));
+    if (this.offline.has(target) || run === undefined)
+      return { ...base, resources: [], unreachable: `the machine at ${r.address} is offline` };
+    const resources = run.resources
+      .filter((res) => res.entry !== '' && res.state === ResourceState.READY)
+      .map(({ namespace, type, subtype, name }) => ({ namespace, type, subtype, name }));
     return { ...base, resources };
   }
 }

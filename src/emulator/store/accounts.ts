@@ -69,10 +69,12 @@ const toLocation = (r: LocationRow): LocationRecord => ({
 
 export function insertOrganization(db: Db, name: string, publicNamespace: string, now: number): OrganizationRecord {
   const org = { id: newId(), name, publicNamespace, createdOn: now };
-  stmt<[string, string, string, number]>(
-    db,
-    'INSERT INTO organizations (id, name, public_namespace, created_on) VALUES (?, ?, ?, ?)',
-  ).run(org.id, name, publicNamespace, now);
+  stmt<[string, string, string, number]>(db, 'INSERT INTO organizations (id, name, public_namespace, created_on) VALUES (?, ?, ?, ?)').run(
+    org.id,
+    name,
+    publicNamespace,
+    now,
+  );
   return org;
 }
 
@@ -82,9 +84,7 @@ export function getOrganization(db: Db, id: string): OrganizationRecord | undefi
 }
 
 export function organizationByNamespace(db: Db, namespace: string): OrganizationRecord | undefined {
-  const r = stmt<[string], OrgRow>(db, "SELECT * FROM organizations WHERE public_namespace = ? AND public_namespace <> ''").get(
-    namespace,
-  );
+  const r = stmt<[string], OrgRow>(db, "SELECT * FROM organizations WHERE public_namespace = ? AND public_namespace <> ''").get(namespace);
   return r && toOrg(r);
 }
 
@@ -101,7 +101,11 @@ export function organizationByClaimedNamespace(db: Db, namespace: string): Organ
 }
 
 export function claimNamespace(db: Db, namespace: string, organizationId: string, now: number): void {
-  stmt<[string, string, number]>(db, 'INSERT INTO claimed_namespaces (namespace, organization_id, claimed_on) VALUES (?, ?, ?)').run(namespace, organizationId, now);
+  stmt<[string, string, number]>(db, 'INSERT INTO claimed_namespaces (namespace, organization_id, claimed_on) VALUES (?, ?, ?)').run(
+    namespace,
+    organizationId,
+    now,
+  );
 }
 
 export function listOrganizations(db: Db, ids: readonly string[]): OrganizationRecord[] {
@@ -122,7 +126,11 @@ export function insertLocation(db: Db, organizationId: string, name: string, now
 
 /** Renames a location and places it under `parentLocationId` (undefined: top level). */
 export function updateLocation(db: Db, id: string, name: string, parentLocationId: string | undefined): void {
-  stmt<[string, string | null, string]>(db, 'UPDATE locations SET name = ?, parent_location_id = ? WHERE id = ?').run(name, parentLocationId ?? null, id);
+  stmt<[string, string | null, string]>(db, 'UPDATE locations SET name = ?, parent_location_id = ? WHERE id = ?').run(
+    name,
+    parentLocationId ?? null,
+    id,
+  );
 }
 
 export function deleteLocation(db: Db, id: string): void {

@@ -37,10 +37,9 @@ export function allCheckins(db: Db): CheckinRecord[] {
 
 /** The last access of each part of a machine, by part id. */
 export function checkinsOfRobot(db: Db, robotId: string): Map<string, CheckinRecord> {
-  const rows = stmt<[string], Row>(
-    db,
-    'SELECT c.* FROM part_checkins c JOIN robot_parts p ON p.id = c.part_id WHERE p.robot_id = ?',
-  ).all(robotId);
+  const rows = stmt<[string], Row>(db, 'SELECT c.* FROM part_checkins c JOIN robot_parts p ON p.id = c.part_id WHERE p.robot_id = ?').all(
+    robotId,
+  );
   return new Map(rows.map((r) => [r.part_id, toRecord(r)]));
 }
 
@@ -118,7 +117,13 @@ export function partsToCheckIn(db: Db): CheckinPart[] {
      FROM robot_parts p JOIN robots r ON r.id = p.robot_id LEFT JOIN part_checkins c ON c.part_id = p.id`,
   )
     .all()
-    .map((r) => ({ id: r.id, robotId: r.robot_id, robotName: r.robot_name, lastUpdated: r.last_updated, restartRequested: r.restart_requested === 1 }));
+    .map((r) => ({
+      id: r.id,
+      robotId: r.robot_id,
+      robotName: r.robot_name,
+      lastUpdated: r.last_updated,
+      restartRequested: r.restart_requested === 1,
+    }));
 }
 
 /** The version each registry module of every part runs, by part id then module name. */

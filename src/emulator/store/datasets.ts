@@ -34,8 +34,9 @@ export function getDataset(db: Db, id: string): DatasetRecord | undefined {
 }
 
 export function datasetNameTaken(db: Db, organizationId: string, name: string): boolean {
-  return stmt<[string, string], Row>(db, 'SELECT * FROM datasets WHERE organization_id = ? AND name = ?').get(organizationId, name) !==
-    undefined;
+  return (
+    stmt<[string, string], Row>(db, 'SELECT * FROM datasets WHERE organization_id = ? AND name = ?').get(organizationId, name) !== undefined
+  );
 }
 
 export function listDatasets(db: Db, organizationId: string): DatasetRecord[] {

@@ -35,9 +35,7 @@ const toDeployment = (r: Row): DeploymentRecord => ({
 });
 
 export function deploymentsOfPart(db: Db, partId: string): DeploymentRecord[] {
-  return stmt<[string], Row>(db, 'SELECT * FROM module_deployments WHERE part_id = ? ORDER BY module_name')
-    .all(partId)
-    .map(toDeployment);
+  return stmt<[string], Row>(db, 'SELECT * FROM module_deployments WHERE part_id = ? ORDER BY module_name').all(partId).map(toDeployment);
 }
 
 export function deploymentsOfModule(db: Db, moduleId: string): DeploymentRecord[] {
@@ -78,7 +76,10 @@ export interface PlacedDeployment extends DeploymentRecord {
 
 /** Every deployment on the machines of an organization, by machine, part and module name. */
 export function deploymentsOfOrganization(db: Db, organizationId: string): PlacedDeployment[] {
-  return stmt<[string], Row & { part_name: string; machine_id: string; machine_name: string; location_id: string; organization_id: string }>(
+  return stmt<
+    [string],
+    Row & { part_name: string; machine_id: string; machine_name: string; location_id: string; organization_id: string }
+  >(
     db,
     `SELECT d.*, p.name AS part_name, r.id AS machine_id, r.name AS machine_name, l.id AS location_id, l.organization_id
      FROM module_deployments d

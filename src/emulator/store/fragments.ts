@@ -92,13 +92,25 @@ export function listFragments(db: Db, organizationId: string | undefined): Fragm
 }
 
 /** Creates a fragment and its revision 1. */
-export function insertFragment(db: Db, f: { organizationId: string; name: string; visibility: number; config: string; editedBy: string }, now: number): string {
+export function insertFragment(
+  db: Db,
+  f: { organizationId: string; name: string; visibility: number; config: string; editedBy: string },
+  now: number,
+): string {
   const id = newId();
   stmt<[string, string, string, number, number, number]>(
     db,
     'INSERT INTO fragments (id, organization_id, name, visibility, created_on, last_updated, latest_revision) VALUES (?, ?, ?, ?, ?, ?, 1)',
   ).run(id, f.organizationId, f.name, f.visibility, now, now);
-  insertRevision(db, { fragmentId: id, revision: 1, name: f.name, visibility: f.visibility, config: f.config, createdAt: now, editedBy: f.editedBy });
+  insertRevision(db, {
+    fragmentId: id,
+    revision: 1,
+    name: f.name,
+    visibility: f.visibility,
+    config: f.config,
+    createdAt: now,
+    editedBy: f.editedBy,
+  });
   bumpGeneration(db);
   return id;
 }
@@ -116,22 +128,35 @@ function nextUpdate(f: FragmentRecord, now: number): number {
 }
 
 /** Saves a new revision (the next number) with its name, visibility and config. */
-export function saveRevision(db: Db, f: FragmentRecord, next: { name: string; visibility: number; config: string; editedBy: string }, now: number): void {
+export function saveRevision(
+  db: Db,
+  f: FragmentRecord,
+  next: { name: string; visibility: number; config: string; editedBy: string },
+  now: number,
+): void {
   const revision = f.latestRevision + 1;
   const at = nextUpdate(f, now);
-  insertRevision(db, { fragmentId: f.id, revision, name: next.name, visibility: next.visibility, config: next.config, createdAt: at, editedBy: next.editedBy });
-  stmt<[string, number, number, number, string]>(db, 'UPDATE fragments SET name = ?, visibility = ?, last_updated = ?, latest_revision = ? WHERE id = ?').run(
-    next.name,
-    next.visibility,
-    at,
+  insertRevision(db, {
+    fragmentId: f.id,
     revision,
-    f.id,
-  );
+    name: next.name,
+    visibility: next.visibility,
+    config: next.config,
+    createdAt: at,
+    editedBy: next.editedBy,
+  });
+  stmt<[string, number, number, number, string]>(
+    db,
+    'UPDATE fragments SET name = ?, visibility = ?, last_updated = ?, latest_revision = ? WHERE id = ?',
+  ).run(next.name, next.visibility, at, revision, f.id);
   bumpGeneration(db);
 }
 
 export function getRevision(db: Db, fragmentId: string, revision: number): FragmentRevisionRecord | undefined {
-  const r = stmt<[string, number], RevisionRow>(db, 'SELECT * FROM fragment_revisions WHERE fragment_id = ? AND revision = ?').get(fragmentId, revision);
+  const r = stmt<[string, number], RevisionRow>(db, 'SELECT * FROM fragment_revisions WHERE fragment_id = ? AND revision = ?').get(
+    fragmentId,
+    revision,
+  );
   return r && toRevision(r);
 }
 
@@ -147,7 +172,10 @@ export function listRevisions(db: Db, fragmentId: string, before?: number, limit
 
 /** A fragment's tags by name, in name order. */
 export function listTags(db: Db, fragmentId: string): Array<{ tag: string; revision: number }> {
-  return stmt<[string], { tag: string; revision: number }>(db, 'SELECT tag, revision FROM fragment_tags WHERE fragment_id = ? ORDER BY tag').all(fragmentId);
+  return stmt<[string], { tag: string; revision: number }>(
+    db,
+    'SELECT tag, revision FROM fragment_tags WHERE fragment_id = ? ORDER BY tag',
+  ).all(fragmentId);
 }
 
 /** Points a tag at a revision (creating or moving it). */

@@ -131,9 +131,7 @@ const COLUMNS = [
 ] as const;
 
 export function insertJob(db: Db, job: TrainingJobRecord): void {
-  stmt<[Row]>(db, `INSERT INTO training_jobs (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`).run(
-    toRow(job),
-  );
+  stmt<[Row]>(db, `INSERT INTO training_jobs (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`).run(toRow(job));
 }
 
 /** Writes every mutable field of a job. */
@@ -219,7 +217,10 @@ interface TrainedModelRow {
 
 /** The names of the models an organization's completed jobs trained. */
 export function trainedModelNames(db: Db, organizationId: string): string[] {
-  return stmt<[string], { model_name: string }>(db, 'SELECT DISTINCT model_name FROM trained_models WHERE organization_id = ? ORDER BY model_name')
+  return stmt<[string], { model_name: string }>(
+    db,
+    'SELECT DISTINCT model_name FROM trained_models WHERE organization_id = ? ORDER BY model_name',
+  )
     .all(organizationId)
     .map((r) => r.model_name);
 }

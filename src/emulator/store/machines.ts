@@ -83,10 +83,10 @@ const toPart = (r: PartRow): PartRecord => ({
 export const EMPTY_CONFIG = '{}';
 
 export function robotNameTaken(db: Db, locationId: string, name: string): boolean {
-  return stmt<[string, string], { id: string }>(db, 'SELECT id FROM robots WHERE location_id = ? AND name = ?').get(
-    locationId,
-    name,
-  ) !== undefined;
+  return (
+    stmt<[string, string], { id: string }>(db, 'SELECT id FROM robots WHERE location_id = ? AND name = ?').get(locationId, name) !==
+    undefined
+  );
 }
 
 /** Creates a machine and its main part (named `<machine>-main`). */
@@ -114,10 +114,10 @@ function insertPartRow(db: Db, id: string, robotId: string, name: string, main: 
 }
 
 export function partNameTaken(db: Db, robotId: string, name: string): boolean {
-  return stmt<[string, string], { id: string }>(db, 'SELECT id FROM robot_parts WHERE robot_id = ? AND name = ?').get(
-    robotId,
-    name,
-  ) !== undefined;
+  return (
+    stmt<[string, string], { id: string }>(db, 'SELECT id FROM robot_parts WHERE robot_id = ? AND name = ?').get(robotId, name) !==
+    undefined
+  );
 }
 
 /** Adds a non-main part to a machine. */
@@ -138,9 +138,7 @@ export function getRobot(db: Db, id: string): RobotRecord | undefined {
 }
 
 export function listRobots(db: Db, locationId: string): RobotRecord[] {
-  return stmt<[string], RobotRow>(db, `${ROBOT_SELECT} WHERE r.location_id = ? ORDER BY r.created_on, r.id`)
-    .all(locationId)
-    .map(toRobot);
+  return stmt<[string], RobotRow>(db, `${ROBOT_SELECT} WHERE r.location_id = ? ORDER BY r.created_on, r.id`).all(locationId).map(toRobot);
 }
 
 /** Deletes a machine with its parts (and, through them, its module deployments). */
@@ -168,7 +166,12 @@ const PARTS_IN_LOCATION_ORDER = 'ORDER BY r.created_on, r.id, p.main_part DESC, 
  * only when none is are the location's other part names read. Parts are met in the order
  * the location's machines, then their parts, are listed, the first match winning.
  */
-export function partInLocationByLabel(db: Db, locationId: string, label: string, labelOf: (name: string) => string): PartRecord | undefined {
+export function partInLocationByLabel(
+  db: Db,
+  locationId: string,
+  label: string,
+  labelOf: (name: string) => string,
+): PartRecord | undefined {
   const plain = stmt<[string, string], { id: string; name: string }>(
     db,
     `SELECT p.id, p.name FROM robot_parts p JOIN robots r ON r.id = p.robot_id WHERE r.location_id = ? AND lower(p.name) = ? ${PARTS_IN_LOCATION_ORDER}`,
@@ -177,7 +180,10 @@ export function partInLocationByLabel(db: Db, locationId: string, label: string,
     .find((p) => labelOf(p.name) === label);
   const found =
     plain ??
-    stmt<[string], { id: string; name: string }>(db, `SELECT p.id, p.name FROM robot_parts p JOIN robots r ON r.id = p.robot_id WHERE r.location_id = ? ${PARTS_IN_LOCATION_ORDER}`)
+    stmt<[string], { id: string; name: string }>(
+      db,
+      `SELECT p.id, p.name FROM robot_parts p JOIN robots r ON r.id = p.robot_id WHERE r.location_id = ? ${PARTS_IN_LOCATION_ORDER}`,
+    )
       .all(locationId)
       .find((p) => labelOf(p.name) === label);
   return found && getPart(db, found.id);

@@ -68,10 +68,19 @@ export interface NewPackageVersion extends Omit<PackageVersionRecord, 'trained' 
 
 /** Stores an uploaded version; false when that version of the package exists already. */
 export function insertPackageVersion(db: Db, p: NewPackageVersion, now: number): boolean {
-  const result = stmt(
-    db,
-    `INSERT OR IGNORE INTO packages (${COLUMNS}, contents) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(p.organizationId, p.name, p.version, p.type, p.platform, JSON.stringify(p.metadata), JSON.stringify(p.files), p.contents.byteLength, p.checksum, now, p.contents);
+  const result = stmt(db, `INSERT OR IGNORE INTO packages (${COLUMNS}, contents) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    p.organizationId,
+    p.name,
+    p.version,
+    p.type,
+    p.platform,
+    JSON.stringify(p.metadata),
+    JSON.stringify(p.files),
+    p.contents.byteLength,
+    p.checksum,
+    now,
+    p.contents,
+  );
   return result.changes === 1;
 }
 
@@ -93,10 +102,15 @@ function trainedVersions(db: Db, organizationId: string, name: string): PackageV
 
 /** Every version of a package, uploaded and trained, oldest first. */
 export function packageVersions(db: Db, organizationId: string, name: string): PackageVersionRecord[] {
-  const uploaded = stmt<[string, string], Row>(db, `SELECT ${COLUMNS} FROM packages WHERE organization_id = ? AND name = ? ORDER BY created_on, version`)
+  const uploaded = stmt<[string, string], Row>(
+    db,
+    `SELECT ${COLUMNS} FROM packages WHERE organization_id = ? AND name = ? ORDER BY created_on, version`,
+  )
     .all(organizationId, name)
     .map(toRecord);
-  return [...uploaded, ...trainedVersions(db, organizationId, name)].sort((a, b) => a.createdOn - b.createdOn || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+  return [...uploaded, ...trainedVersions(db, organizationId, name)].sort(
+    (a, b) => a.createdOn - b.createdOn || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0),
+  );
 }
 
 /** Every package version of an organization, by package name then age. */
@@ -117,5 +131,7 @@ export function resolvePackageVersion(db: Db, organizationId: string, name: stri
 
 /** Deletes an uploaded version; false when there was none. */
 export function deletePackageVersion(db: Db, organizationId: string, name: string, version: string): boolean {
-  return stmt(db, 'DELETE FROM packages WHERE organization_id = ? AND name = ? AND version = ?').run(organizationId, name, version).changes === 1;
+  return (
+    stmt(db, 'DELETE FROM packages WHERE organization_id = ? AND name = ? AND version = ?').run(organizationId, name, version).changes === 1
+  );
 }

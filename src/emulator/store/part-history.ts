@@ -74,6 +74,12 @@ export function partHistory(db: Db, partId: string, q: HistoryQuery): PartHistor
      WHERE part_id = ? AND seq < ? AND edited_on >= ? AND edited_on <= ?
      ORDER BY seq DESC LIMIT ?`,
   )
-    .all(partId, q.beforeSeq ?? Number.MAX_SAFE_INTEGER, q.start ?? Number.MIN_SAFE_INTEGER, q.end ?? Number.MAX_SAFE_INTEGER, q.limit ?? -1)
+    .all(
+      partId,
+      q.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+      q.start ?? Number.MIN_SAFE_INTEGER,
+      q.end ?? Number.MAX_SAFE_INTEGER,
+      q.limit ?? -1,
+    )
     .map(toRecord);
 }

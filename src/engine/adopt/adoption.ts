@@ -123,7 +123,10 @@ function blockFunctionName(machines: readonly string[], taken: Set<string>): str
   let common = first;
   for (const m of machines) while (!m.startsWith(common)) common = common.slice(0, -1);
   const words = common.split(/[^A-Za-z0-9]+/).filter((w) => w !== '');
-  const base = words.length > 0 && /^[A-Za-z]/.test(words[0] ?? '') ? words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]?.toUpperCase() + w.slice(1).toLowerCase())).join('') : 'shared';
+  const base =
+    words.length > 0 && /^[A-Za-z]/.test(words[0] ?? '')
+      ? words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]?.toUpperCase() + w.slice(1).toLowerCase())).join('')
+      : 'shared';
   let name = `${base}Config`;
   for (let n = 2; taken.has(name); n++) name = `${base}Config${n}`;
   taken.add(name);
@@ -133,14 +136,30 @@ function blockFunctionName(machines: readonly string[], taken: Set<string>): str
 /** What two machines share when their configs are alike in everything, secret values included (not the variables' names). */
 function sameConfigKey(config: MachineConfigCode, secrets: readonly SecretVariable[]): string {
   const values = new Map(secrets.map((s) => [s.variable, s.value]));
-  const modules = config.modules.map((m) => ({ ...m, sensitiveEnv: Object.fromEntries(Object.entries(m.sensitiveEnv).map(([k, v]) => [k, values.get(v) ?? v])) }));
+  const modules = config.modules.map((m) => ({
+    ...m,
+    sensitiveEnv: Object.fromEntries(Object.entries(m.sensitiveEnv).map(([k, v]) => [k, values.get(v) ?? v])),
+  }));
   return stableStringify(
-    JSON.parse(JSON.stringify({ modules, resources: config.resources, packages: config.packages, entries: config.entries, settings: config.settings, overrides: config.overrides })) as Parameters<typeof stableStringify>[0],
+    JSON.parse(
+      JSON.stringify({
+        modules,
+        resources: config.resources,
+        packages: config.packages,
+        entries: config.entries,
+        settings: config.settings,
+        overrides: config.overrides,
+      }),
+    ) as Parameters<typeof stableStringify>[0],
   );
 }
 
 /** The config with its secrets read from variables named after `prefix` instead of one machine. */
-function renameSecrets(config: MachineConfigCode, secrets: readonly SecretVariable[], prefix: string): { config: MachineConfigCode; secrets: SecretVariable[] } {
+function renameSecrets(
+  config: MachineConfigCode,
+  secrets: readonly SecretVariable[],
+  prefix: string,
+): { config: MachineConfigCode; secrets: SecretVariable[] } {
   const renamed: SecretVariable[] = [];
   const modules = config.modules.map((m) => {
     const sensitiveEnv: Record<string, string> = {};
@@ -188,7 +207,11 @@ interface PartPlanning {
  * (its address `<machine construct>_<part construct>`, as the construct's logical id is);
  * a part another stack manages, or whose config code cannot declare exactly, is skipped and named.
  */
-function planParts(machine: InventoryMachine, machineConstructId: string, planning: PartPlanning): { decls: PartDecl[]; imports: { address: string; id: string }[] } {
+function planParts(
+  machine: InventoryMachine,
+  machineConstructId: string,
+  planning: PartPlanning,
+): { decls: PartDecl[]; imports: { address: string; id: string }[] } {
   const ids = new ConstructIds();
   const decls: PartDecl[] = [];
   const imports: { address: string; id: string }[] = [];
@@ -311,7 +334,15 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     const parts = planParts(machine, constructId, { fragmentPlan, managedAs, skipped, secrets, untouched: left });
     if (left.length > 0) untouched.push({ machine: machine.name, what: left });
     const imported = resolved.imports.map((i) => withSecretVariables(i, machine.name, secrets));
-    pending.push({ machine, constructId, config: made.code, imports: imported, parts: parts.decls, secrets: made.secrets, key: sameConfigKey(made.code, made.secrets) });
+    pending.push({
+      machine,
+      constructId,
+      config: made.code,
+      imports: imported,
+      parts: parts.decls,
+      secrets: made.secrets,
+      key: sameConfigKey(made.code, made.secrets),
+    });
     imports.push({ address: `${MACHINE}.${constructId}`, id: machine.id });
     imports.push(...parts.imports);
   }
@@ -360,7 +391,8 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
   }
 
   const jobs: JobDecl[] = [];
-  const jobOrder = (a: TrainingJob, b: TrainingJob) => byName({ name: `${a.modelName}\u0000${a.modelVersion}` }, { name: `${b.modelName}\u0000${b.modelVersion}` });
+  const jobOrder = (a: TrainingJob, b: TrainingJob) =>
+    byName({ name: `${a.modelName}\u0000${a.modelVersion}` }, { name: `${b.modelName}\u0000${b.modelVersion}` });
   for (const job of [...inventory.jobs].sort(jobOrder)) {
     const what = `training job ${job.modelName} ${job.modelVersion} (${job.id})`;
     const type = job.isCustomJob ? CUSTOM_JOB : JOB;
@@ -369,7 +401,10 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
       continue;
     }
     if (isCanceled(job)) {
-      skipped.push({ what, reason: `${job.status === TrainingStatus.CANCELED ? 'it was canceled' : 'it is being canceled'}: nothing of it is left to manage` });
+      skipped.push({
+        what,
+        reason: `${job.status === TrainingStatus.CANCELED ? 'it was canceled' : 'it is being canceled'}: nothing of it is left to manage`,
+      });
       continue;
     }
     const constructId = ids.take(`${job.modelName}-${job.modelVersion}`, 'job');
@@ -378,5 +413,17 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     imports.push({ address: `${type}.${constructId}`, id: job.id });
   }
 
-  return { organizationId: inventory.organizationId, locations, fragments: fragmentPlan.fragments, machines, blocks, datasets, jobs, imports, skipped, secrets, untouched };
+  return {
+    organizationId: inventory.organizationId,
+    locations,
+    fragments: fragmentPlan.fragments,
+    machines,
+    blocks,
+    datasets,
+    jobs,
+    imports,
+    skipped,
+    secrets,
+    untouched,
+  };
 }

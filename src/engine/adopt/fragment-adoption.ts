@@ -40,7 +40,9 @@ export interface FragmentPlan {
   /** Nested fragments before the fragments importing them. */
   readonly fragments: readonly FragmentDecl[];
   /** The imports as code refers to their fragments, or why one cannot be declared (its fragment is left out). */
-  resolve(imports: readonly ImportCode[]): { readonly ok: true; readonly imports: readonly ImportDecl[] } | { readonly ok: false; readonly reason: string };
+  resolve(
+    imports: readonly ImportCode[],
+  ): { readonly ok: true; readonly imports: readonly ImportDecl[] } | { readonly ok: false; readonly reason: string };
 }
 
 interface Sink {
@@ -133,7 +135,7 @@ export function planFragments(owned: readonly InventoryFragment[], sink: Sink): 
     const c = candidates.get(id);
     if (c) leaveOut(c.source, 'it imports itself through its nested fragments');
   }
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const c of [...candidates.values()]) {
       const missing = c.imports.map((i) => leftOut.get(i.fragmentId)).find((f) => f !== undefined);

@@ -14,7 +14,8 @@ export interface ImportCode {
   readonly mods?: readonly JsonObject[];
 }
 
-export type ImportsResult = { readonly ok: true; readonly imports: readonly ImportCode[] } | { readonly ok: false; readonly reason: string };
+export type ImportsResult =
+  { readonly ok: true; readonly imports: readonly ImportCode[] } | { readonly ok: false; readonly reason: string };
 
 const IMPORT_KEYS = new Set(['id', 'version', 'prefix', 'variables', 'disabled']);
 const MOD_ENTRY_KEYS = new Set(['fragment_id', 'mods']);
@@ -32,10 +33,13 @@ function importCode(raw: JsonValue, at: number): ImportCode | string {
   if (extra.length > 0) return `fragments entry ${at} has keys fleetform does not declare: ${extra.join(', ')}`;
   const { id, version, prefix, variables, disabled } = raw;
   if (typeof id !== 'string' || id === '') return `fragments entry ${at} has no fragment id`;
-  if (version !== undefined && (typeof version !== 'string' || version === '')) return `the import of fragment ${id} has a version that is not a revision or tag`;
-  if (prefix !== undefined && (typeof prefix !== 'string' || prefix === '')) return `the import of fragment ${id} has a prefix that is not a name`;
+  if (version !== undefined && (typeof version !== 'string' || version === ''))
+    return `the import of fragment ${id} has a version that is not a revision or tag`;
+  if (prefix !== undefined && (typeof prefix !== 'string' || prefix === ''))
+    return `the import of fragment ${id} has a prefix that is not a name`;
   if (variables !== undefined && !isObject(variables)) return `the import of fragment ${id} has variables that are not an object`;
-  if (disabled !== undefined && typeof disabled !== 'boolean') return `the import of fragment ${id} has a disabled that is not true or false`;
+  if (disabled !== undefined && typeof disabled !== 'boolean')
+    return `the import of fragment ${id} has a disabled that is not true or false`;
   return {
     fragmentId: id,
     ...(version === undefined ? {} : { version }),
@@ -80,7 +84,8 @@ export function importsCode(config: Readonly<Record<string, unknown>>): ImportsR
     mods.set(id, raw.mods as JsonObject[]);
   }
   const order = firstImports.filter((id) => mods.has(id));
-  if (order.join('\u0000') !== [...mods.keys()].join('\u0000')) return { ok: false, reason: 'fragment_mods in another order than the imports they modify' };
+  if (order.join('\u0000') !== [...mods.keys()].join('\u0000'))
+    return { ok: false, reason: 'fragment_mods in another order than the imports they modify' };
   const withMods = imports.map((i) => {
     const own = mods.get(i.fragmentId);
     if (!own) return i;
@@ -103,14 +108,20 @@ export type FragmentCodeResult =
 export function fragmentConfigCode(config: Record<string, unknown>, name: string): FragmentCodeResult {
   const made = machineConfigCode(config, name);
   if (!made.ok) return made;
-  if (made.untouched.length > 0) return { ok: false, reason: `config sections fleetform does not declare in a fragment: ${made.untouched.join(', ')}` };
+  if (made.untouched.length > 0)
+    return { ok: false, reason: `config sections fleetform does not declare in a fragment: ${made.untouched.join(', ')}` };
   const secret = made.secrets[0];
-  if (secret) return { ok: false, reason: `module ${secret.module} has a secret env entry ${secret.key}, which code does not write into a fragment` };
+  if (secret)
+    return { ok: false, reason: `module ${secret.module} has a secret env entry ${secret.key}, which code does not write into a fragment` };
   const imports = importsCode(config);
   if (!imports.ok) return imports;
   for (const i of imports.imports) {
     const key = Object.keys(secretVariables(i)).at(0);
-    if (key !== undefined) return { ok: false, reason: `its import of fragment ${i.fragmentId} sets variable ${key}, which looks secret: code does not write it into a fragment` };
+    if (key !== undefined)
+      return {
+        ok: false,
+        reason: `its import of fragment ${i.fragmentId} sets variable ${key}, which looks secret: code does not write it into a fragment`,
+      };
   }
   return { ok: true, code: made.code, imports: imports.imports };
 }

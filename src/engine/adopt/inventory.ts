@@ -1,4 +1,12 @@
-import { unlessNotFound, type Dataset, type FragmentInfo, type FragmentTagInfo, type MachinePart, type ServiceClient, type TrainingJob } from '../../api/client';
+import {
+  unlessNotFound,
+  type Dataset,
+  type FragmentInfo,
+  type FragmentTagInfo,
+  type MachinePart,
+  type ServiceClient,
+  type TrainingJob,
+} from '../../api/client';
 import type { LocationDetail } from '../../api/client/app-client';
 import { FleetformError } from '../../domain/errors';
 import { mapLimited } from '../map-limited';

@@ -113,7 +113,12 @@ export interface SecretVariable {
 }
 
 export type MachineCodeResult =
-  | { readonly ok: true; readonly code: MachineConfigCode; readonly secrets: readonly SecretVariable[]; readonly untouched: readonly string[] }
+  | {
+      readonly ok: true;
+      readonly code: MachineConfigCode;
+      readonly secrets: readonly SecretVariable[];
+      readonly untouched: readonly string[];
+    }
   | { readonly ok: false; readonly reason: string };
 
 const MODULE_KEYS = new Set(['type', 'name', 'module_id', 'version', 'executable_path', 'env']);
@@ -222,7 +227,10 @@ function moduleCode(entry: JsonObject, secretPrefix: string, secrets: SecretVari
   }
   const settings: Record<string, JsonValue> = {};
   for (const [key, prop] of Object.entries(MODULE_SETTINGS)) if (entry[key] !== undefined) settings[prop] = entry[key] as JsonValue;
-  const overrides = strayOverrides(entry, (k) => (MODULE_KEYS.has(k) && k !== 'type') || (k in MODULE_SETTINGS && settingFits(k, entry[k])));
+  const overrides = strayOverrides(
+    entry,
+    (k) => (MODULE_KEYS.has(k) && k !== 'type') || (k in MODULE_SETTINGS && settingFits(k, entry[k])),
+  );
   // A type in another spelling than the construct's is kept as written (below); the construct writes registry or local.
   const typeIndex = overrides.findIndex((o) => o.path === 'type');
   if (typeIndex >= 0) overrides.splice(typeIndex, 1);
@@ -274,8 +282,14 @@ const RESOURCE_FIELDS: Readonly<Record<string, (v: JsonValue) => boolean>> = {
   log_configuration: isObject,
 };
 
-function resourceCode(entry: JsonObject, list: 'components' | 'services', names: readonly string[], modules: readonly ModuleCode[]): ResourceCode {
-  const fits = (k: string): boolean => k in RESOURCE_FIELDS && entry[k] !== undefined && (RESOURCE_FIELDS[k] as (v: JsonValue) => boolean)(entry[k] as JsonValue);
+function resourceCode(
+  entry: JsonObject,
+  list: 'components' | 'services',
+  names: readonly string[],
+  modules: readonly ModuleCode[],
+): ResourceCode {
+  const fits = (k: string): boolean =>
+    k in RESOURCE_FIELDS && entry[k] !== undefined && (RESOURCE_FIELDS[k] as (v: JsonValue) => boolean)(entry[k] as JsonValue);
   const has = (k: string): boolean => k !== 'name' && fits(k);
   const deps = has('depends_on') ? (entry.depends_on as string[]) : undefined;
   return {
@@ -325,8 +339,14 @@ function remoteCode(entry: JsonObject, index: number, found: readonly FoundSecre
   const overrides: string[] = [];
   for (const [key, value] of Object.entries(entry)) {
     const prop = REMOTE_PROPS[key];
-    if (key === 'auth' && isObject(value) && Object.keys(value).every((k) => k === 'credentials' || k === 'entity') && (value.credentials === undefined || isObject(value.credentials))) {
-      if (value.credentials !== undefined) props.credentials = withSecrets(value.credentials, ['remotes', index, 'auth', 'credentials'], found);
+    if (
+      key === 'auth' &&
+      isObject(value) &&
+      Object.keys(value).every((k) => k === 'credentials' || k === 'entity') &&
+      (value.credentials === undefined || isObject(value.credentials))
+    ) {
+      if (value.credentials !== undefined)
+        props.credentials = withSecrets(value.credentials, ['remotes', index, 'auth', 'credentials'], found);
       if (value.entity !== undefined) props.entity = value.entity;
     } else if (prop !== undefined) props[prop] = withSecrets(value, ['remotes', index, key], found);
     else overrides.push(key);
@@ -372,7 +392,8 @@ export function machineConfigCode(config: Record<string, unknown>, secretPrefix:
   // A machine writes its three lists always, empty when nothing is declared: to the service, viam-server,
   // fleetform's plans and Terraform's an absent list and an empty one are the same config, so code declares none.
   // Imports written as an empty list have no useFragment call to write them: kept as written.
-  for (const key of ['fragments', 'fragment_mods']) if (Array.isArray(config[key]) && (config[key] as unknown[]).length === 0) overrides.push({ path: key, value: [] });
+  for (const key of ['fragments', 'fragment_mods'])
+    if (Array.isArray(config[key]) && (config[key] as unknown[]).length === 0) overrides.push({ path: key, value: [] });
   const modules: ModuleCode[] = [];
   const rawModules = Array.isArray(config.modules) ? (config.modules as unknown[]) : [];
   for (const raw of rawModules) {
@@ -394,12 +415,23 @@ export function machineConfigCode(config: Record<string, unknown>, secretPrefix:
   const packages: PackageCode[] = [];
   const rawPackages = Array.isArray(config.packages) ? (config.packages as unknown[]) : [];
   const typedPackages = rawPackages.every(
-    (raw) => isObject(raw) && Object.keys(raw).every((k) => PACKAGE_KEYS.has(k)) && isPackageType(text(raw.type) ?? '') && typeof raw.version === 'string' && typeof raw.name === 'string' && typeof raw.package === 'string',
+    (raw) =>
+      isObject(raw) &&
+      Object.keys(raw).every((k) => PACKAGE_KEYS.has(k)) &&
+      isPackageType(text(raw.type) ?? '') &&
+      typeof raw.version === 'string' &&
+      typeof raw.name === 'string' &&
+      typeof raw.package === 'string',
   );
   if (typedPackages) {
     for (const raw of rawPackages as JsonObject[]) {
       const version = text(raw.version);
-      packages.push({ name: text(raw.name) ?? '', package: text(raw.package) ?? '', ...(version === LATEST_PACKAGE_VERSION ? {} : { version }), type: text(raw.type) as PackageType });
+      packages.push({
+        name: text(raw.name) ?? '',
+        package: text(raw.package) ?? '',
+        ...(version === LATEST_PACKAGE_VERSION ? {} : { version }),
+        type: text(raw.type) as PackageType,
+      });
     }
   } else if (config.packages !== undefined) overrides.push({ path: 'packages', value: config.packages as JsonValue });
   const settings: { [prop: string]: ValueCode } = {};

@@ -1,6 +1,8 @@
 /** Words TypeScript keeps for itself: never a variable name of generated code. */
 const RESERVED = new Set(
-  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with as implements interface let package private protected public static yield await any boolean number string symbol type of app scope id secret'.split(' '),
+  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with as implements interface let package private protected public static yield await any boolean number string symbol type of app scope id secret'.split(
+    ' ',
+  ),
 );
 
 /**

@@ -54,14 +54,27 @@ function valueLiteral(value: ValueCode | undefined, used: Set<string>): Literal 
 
 /** `.addConfigOverride(path, value)` per override, chained. */
 function overrideCalls(w: CodeWriter, overrides: readonly OverrideCode[], used: Set<string>): string {
-  return overrides.map((o) => `.addConfigOverride(${stringLiteral(o.path)}, ${o.value === undefined ? 'undefined' : w.literal(valueLiteral(o.value, used))})`).join('');
+  return overrides
+    .map(
+      (o) =>
+        `.addConfigOverride(${stringLiteral(o.path)}, ${o.value === undefined ? 'undefined' : w.literal(valueLiteral(o.value, used))})`,
+    )
+    .join('');
 }
 
 /**
  * The statements declaring a machine's (or, with `fragmentVar`, a fragment's) config inside
  * `machineVar`: modules, packages, resources, remotes and processes, then the overrides.
  */
-function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCode, used: Set<string>, vars: VariableNames, fragmentVar?: string, settingsAsOverrides = fragmentVar !== undefined): void {
+function writeConfig(
+  w: CodeWriter,
+  machineVar: string,
+  config: MachineConfigCode,
+  used: Set<string>,
+  vars: VariableNames,
+  fragmentVar?: string,
+  settingsAsOverrides = fragmentVar !== undefined,
+): void {
   const ids = new ConstructIds();
   const moduleVars = config.modules.map(() => '');
   const resourceVars = config.resources.map(() => '');
@@ -95,9 +108,17 @@ function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCod
   if (config.packages.length > 0) used.add('Package');
   config.resources.forEach((r, i) => {
     const id = ids.take(r.name, 'resource');
-    const model = r.model === undefined ? undefined : 'module' in r.model ? new Code(`${moduleVars[r.model.module]}.model(${stringLiteral(r.model.model)})`) : r.model.triplet;
-    const dependsOn = r.dependsOn?.map((d) => (typeof d === 'number' ? new Code(resourceVars[d] || stringLiteral(config.resources[d]?.name ?? '')) : d));
-    const attributes = r.attributes === undefined ? undefined : fragmentVar === undefined ? r.attributes : withVariables(r.attributes, fragmentVar);
+    const model =
+      r.model === undefined
+        ? undefined
+        : 'module' in r.model
+          ? new Code(`${moduleVars[r.model.module]}.model(${stringLiteral(r.model.model)})`)
+          : r.model.triplet;
+    const dependsOn = r.dependsOn?.map((d) =>
+      typeof d === 'number' ? new Code(resourceVars[d] || stringLiteral(config.resources[d]?.name ?? '')) : d,
+    );
+    const attributes =
+      r.attributes === undefined ? undefined : fragmentVar === undefined ? r.attributes : withVariables(r.attributes, fragmentVar);
     const props: Literal = {
       name: r.name === id ? undefined : r.name,
       api: r.api,
@@ -120,10 +141,14 @@ function writeConfig(w: CodeWriter, machineVar: string, config: MachineConfigCod
   });
   for (const e of config.entries) {
     used.add(e.construct);
-    w.line(`new ${e.construct}(${machineVar}, ${stringLiteral(ids.take(e.id, e.construct.toLowerCase()))}, ${w.literal(valueLiteral(e.props, used))});`);
+    w.line(
+      `new ${e.construct}(${machineVar}, ${stringLiteral(ids.take(e.id, e.construct.toLowerCase()))}, ${w.literal(valueLiteral(e.props, used))});`,
+    );
   }
   // A fragment (or a machine made before its shared config) takes no machine props: its sections are overrides.
-  const settings = !settingsAsOverrides ? [] : Object.entries(config.settings).map(([prop, value]) => ({ path: SETTING_KEYS[prop] ?? prop, value }));
+  const settings = !settingsAsOverrides
+    ? []
+    : Object.entries(config.settings).map(([prop, value]) => ({ path: SETTING_KEYS[prop] ?? prop, value }));
   for (const o of [...settings, ...config.overrides]) {
     w.line(`${machineVar}${overrideCalls(w, [o], used)};`);
   }
@@ -136,12 +161,24 @@ function secretReferenceCode(variable: string): Code {
 }
 
 /** The config key of each Machine prop that declares a section. */
-const SETTING_KEYS: Readonly<Record<string, string>> = { enableWebProfile: 'enable_web_profile', disableLogDeduplication: 'disable_log_deduplication' };
+const SETTING_KEYS: Readonly<Record<string, string>> = {
+  enableWebProfile: 'enable_web_profile',
+  disableLogDeduplication: 'disable_log_deduplication',
+};
 
 /** `holderVar.useFragment(fragment, {...});` per import, in the order the config lists them; secret variables by reference. */
-function writeImports(w: CodeWriter, holderVar: string, imports: readonly ImportDecl[], vars: ReadonlyMap<string, string>, used: Set<string>): void {
+function writeImports(
+  w: CodeWriter,
+  holderVar: string,
+  imports: readonly ImportDecl[],
+  vars: ReadonlyMap<string, string>,
+  used: Set<string>,
+): void {
   for (const i of imports) {
-    const secrets = Object.entries(i.secretVariables ?? {}).map(([key, variable]): [string, Literal] => [key, secretReferenceCode(variable)]);
+    const secrets = Object.entries(i.secretVariables ?? {}).map(([key, variable]): [string, Literal] => [
+      key,
+      secretReferenceCode(variable),
+    ]);
     if (secrets.length > 0) used.add('Secret');
     const variables: Literal = i.variables || secrets.length > 0 ? { ...i.variables, ...Object.fromEntries(secrets) } : undefined;
     const options: Literal = { version: i.version, prefix: i.prefix, variables, disabled: i.disabled, mods: i.mods };
@@ -150,14 +187,28 @@ function writeImports(w: CodeWriter, holderVar: string, imports: readonly Import
 }
 
 /** A fragment: its construct, its config, its nested imports, then its tags. */
-function writeFragment(w: CodeWriter, f: FragmentDecl, vars: Map<string, string>, names: VariableNames, used: Set<string>, declare: (constructId: string, statement: string) => void): void {
+function writeFragment(
+  w: CodeWriter,
+  f: FragmentDecl,
+  vars: Map<string, string>,
+  names: VariableNames,
+  used: Set<string>,
+  declare: (constructId: string, statement: string) => void,
+): void {
   const name = names.take(f.constructId);
   vars.set(f.constructId, name);
-  const props: Literal = { name: f.name === f.constructId ? undefined : f.name, visibility: f.visibility === 'private' ? undefined : f.visibility };
+  const props: Literal = {
+    name: f.name === f.constructId ? undefined : f.name,
+    visibility: f.visibility === 'private' ? undefined : f.visibility,
+  };
   w.line(`const ${name} = new Fragment(this, ${stringLiteral(f.constructId)}${propsArgument(w, props)});`);
   writeConfig(w, name, f.config, used, names, name);
   writeImports(w, name, f.imports, vars, used);
-  for (const t of f.tags) declare(t.constructId, `new FragmentTag(this, ${stringLiteral(t.constructId)}, ${w.literal({ fragment: new Code(name), tag: t.tag, revision: t.revision })});`);
+  for (const t of f.tags)
+    declare(
+      t.constructId,
+      `new FragmentTag(this, ${stringLiteral(t.constructId)}, ${w.literal({ fragment: new Code(name), tag: t.tag, revision: t.revision })});`,
+    );
   if (f.tags.length > 0) used.add('FragmentTag');
 }
 
@@ -166,7 +217,16 @@ function writeFragment(w: CodeWriter, f: FragmentDecl, vars: Map<string, string>
  * as props, then its config and fragment imports inside it. It is named (under its
  * address's key in `vars`) when statements follow or Terraform imports it.
  */
-function writePart(w: CodeWriter, machineVar: string, address: string, part: PartDecl, vars: Map<string, string>, names: VariableNames, used: Set<string>, named: boolean): void {
+function writePart(
+  w: CodeWriter,
+  machineVar: string,
+  address: string,
+  part: PartDecl,
+  vars: Map<string, string>,
+  names: VariableNames,
+  used: Set<string>,
+  named: boolean,
+): void {
   used.add('Part');
   const settings = valueLiteral(part.config.settings, used) as { [key: string]: Literal };
   const statement = `new Part(${machineVar}, ${stringLiteral(part.constructId)}${propsArgument(w, { name: part.name === part.constructId ? undefined : part.name, ...settings })});`;
@@ -198,7 +258,10 @@ function jobStatement(w: CodeWriter, decl: JobDecl, vars: ReadonlyMap<string, st
     return `new CustomTrainingJob(this, ${stringLiteral(decl.constructId)}, ${w.literal(props)});`;
   }
   used.add('TrainingJob').add('ModelType');
-  const framework = job.modelFramework === ModelFramework.UNSPECIFIED ? undefined : new Code(`ModelFramework.${enumKey(ModelFramework, job.modelFramework)}`);
+  const framework =
+    job.modelFramework === ModelFramework.UNSPECIFIED
+      ? undefined
+      : new Code(`ModelFramework.${enumKey(ModelFramework, job.modelFramework)}`);
   if (framework) used.add('ModelFramework');
   const props: Literal = {
     dataset,
@@ -291,13 +354,18 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
     }
     const machineVar = vars.get(m.constructId);
     if (machineVar !== undefined) writeImports(body, machineVar, m.imports, vars, used);
-    if (machineVar !== undefined) for (const part of m.parts) writePart(body, machineVar, `${m.constructId}_${part.constructId}`, part, vars, names, used, imports);
+    if (machineVar !== undefined)
+      for (const part of m.parts) writePart(body, machineVar, `${m.constructId}_${part.constructId}`, part, vars, names, used, imports);
   }
   if (adoption.datasets.length > 0) {
     body.line();
     used.add('Dataset');
   }
-  for (const d of adoption.datasets) declare(d.constructId, `new Dataset(this, ${stringLiteral(d.constructId)}${propsArgument(body, { name: d.name === d.constructId ? undefined : d.name })});`);
+  for (const d of adoption.datasets)
+    declare(
+      d.constructId,
+      `new Dataset(this, ${stringLiteral(d.constructId)}${propsArgument(body, { name: d.name === d.constructId ? undefined : d.name })});`,
+    );
   if (adoption.jobs.length > 0) body.line();
   for (const j of adoption.jobs) declare(j.constructId, jobStatement(body, j, vars, used));
   if (imports && adoption.imports.length > 0) {
@@ -356,7 +424,10 @@ export function summary(adoption: Adoption): string {
     count(adoption.datasets.length, 'dataset'),
     count(adoption.jobs.length, 'training job'),
     count(adoption.fragments.length, 'fragment'),
-    count(adoption.fragments.reduce((n, f) => n + f.tags.length, 0), 'fragment tag'),
+    count(
+      adoption.fragments.reduce((n, f) => n + f.tags.length, 0),
+      'fragment tag',
+    ),
   ].join(', ');
 }
 

@@ -114,7 +114,11 @@ function tallyWrites(run: ScheduleRun, r: ApplyOutcome): void {
 
 function gatingOf(run: ScheduleRun): GatingEnv {
   const { gating } = run.env;
-  if (!gating) throw new FleetformError(`a rollout of stack ${run.schedule.stack} was scheduled without health gating`, { path: run.schedule.stack, hint: 'apply through the engine, which reads machine health' });
+  if (!gating)
+    throw new FleetformError(`a rollout of stack ${run.schedule.stack} was scheduled without health gating`, {
+      path: run.schedule.stack,
+      hint: 'apply through the engine, which reads machine health',
+    });
   return gating;
 }
 
@@ -130,7 +134,15 @@ async function openWaves(run: ScheduleRun, gate: Extract<Gate, { kind: 'health' 
   const gating = gatingOf(run);
   if (run.schedule.write.kind === 'config') return configWaves(run, gate);
   const { env } = run;
-  const fragmentEnv = { stack: env.stack.name, backend: env.backend, client: env.ctx.client, source: await gating.source(), events: gating.events, journals: gating.journals, concurrency: waveConcurrency(run) };
+  const fragmentEnv = {
+    stack: env.stack.name,
+    backend: env.backend,
+    client: env.ctx.client,
+    source: await gating.source(),
+    events: gating.events,
+    journals: gating.journals,
+    concurrency: waveConcurrency(run),
+  };
   const opened = await openFragmentRollout(fragmentEnv, gate.rollout, gate.resume, run.schedule.write.savesRevision);
   if (opened instanceof FleetformError) {
     run.tally.failed.push({ address: gate.rollout.fragment?.address ?? env.stack.name, error: opened });
@@ -206,7 +218,10 @@ function pauses(run: ScheduleRun): Pick<RunRolloutInput, 'waveBoundary'> {
 }
 
 function machinesLeft(outcome: RolloutOutcome, results: ReadonlyArray<MachineOutcome['result']>): string[] {
-  return outcome.waves.flatMap((w) => w.machines).filter((m) => results.includes(m.result)).map((m) => m.address);
+  return outcome.waves
+    .flatMap((w) => w.machines)
+    .filter((m) => results.includes(m.result))
+    .map((m) => m.address);
 }
 
 /** A stack's rollout: each wave's planned machine configs written through the executor's writes. */
@@ -233,7 +248,8 @@ function configWaves(run: ScheduleRun, gate: Extract<Gate, { kind: 'health' }>):
       ...pauses(run),
     }),
     noteOutcome: () => undefined,
-    machineError: (m) => new RolloutMachineError(`rollout ${rollout.policy.name}: ${m.machine} failed: ${m.why ?? ''}`, { path: m.address }),
+    machineError: (m) =>
+      new RolloutMachineError(`rollout ${rollout.policy.name}: ${m.machine} failed: ${m.why ?? ''}`, { path: m.address }),
     unwrittenIfStopped: (outcome) => machinesLeft(outcome, ['skipped', 'not reached']),
     beforeTrail: () => Promise.resolve(),
     trailFailed: () => undefined,
@@ -246,7 +262,10 @@ function pinWaves(run: ScheduleRun, fragment: FragmentRun): WaveSteps {
   let ran: ReadonlyMap<string, string> = new Map();
   return {
     unwrittenIfLeadFails: fragmentRolloutAddresses(fragment.plan).slice(1),
-    afterLead: (wrote) => (run.schedule.write.kind === 'fragment-pin' && run.schedule.write.savesRevision ? recordSavedRevision(fragment, wrote) : Promise.resolve()),
+    afterLead: (wrote) =>
+      run.schedule.write.kind === 'fragment-pin' && run.schedule.write.savesRevision
+        ? recordSavedRevision(fragment, wrote)
+        : Promise.resolve(),
     runner: () => ({
       plan: runnerPlan(fragment),
       apply: () => Promise.resolve({ applied: 0, failed: [], skipped: [] }),

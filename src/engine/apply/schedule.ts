@@ -53,7 +53,16 @@ export interface Schedule {
 
 /** A plain apply: every change in one wave, no gate. */
 export function plainSchedule(stack: string, changes: readonly ResourceChange[]): Schedule {
-  return { kind: 'apply', stack, lead: [...changes], waves: [], write: { kind: 'config' }, gate: { kind: 'none' }, trail: [], afterCleanRun: false };
+  return {
+    kind: 'apply',
+    stack,
+    lead: [...changes],
+    waves: [],
+    write: { kind: 'config' },
+    gate: { kind: 'none' },
+    trail: [],
+    afterCleanRun: false,
+  };
 }
 
 function byWave(rollout: RolloutPlan, changes: readonly ResourceChange[]): ScheduledWave[] {
@@ -66,7 +75,12 @@ function byWave(rollout: RolloutPlan, changes: readonly ResourceChange[]): Sched
  * updates behind the gate. An interrupted run (`resume`) goes on with its own waves when the
  * plan has none.
  */
-export function stackRolloutSchedule(stack: string, changes: readonly ResourceChange[], planned: RolloutPlan | undefined, resume: RolloutJournal | undefined): Schedule {
+export function stackRolloutSchedule(
+  stack: string,
+  changes: readonly ResourceChange[],
+  planned: RolloutPlan | undefined,
+  resume: RolloutJournal | undefined,
+): Schedule {
   const rollout = planned ?? resume?.plan;
   if (!rollout) return plainSchedule(stack, changes);
   const staged = new Set(rollout.waves.flatMap((w) => w.machines.map((m) => m.address)));
@@ -92,7 +106,12 @@ export function fragmentRolloutAddresses(rollout: RolloutPlan): string[] {
  * before is what rolls out), then each wave's machines pinned to it behind the gate, then its tags.
  * `changes` are the stack's; the rollout takes from them what it writes.
  */
-export function fragmentRolloutSchedule(stack: string, changes: readonly ResourceChange[], planned: RolloutPlan, resume: RolloutJournal | undefined): Schedule {
+export function fragmentRolloutSchedule(
+  stack: string,
+  changes: readonly ResourceChange[],
+  planned: RolloutPlan,
+  resume: RolloutJournal | undefined,
+): Schedule {
   const rollout: RolloutPlan = resume ? { ...resume.plan, ...(planned.resumes ? { resumes: planned.resumes } : {}) } : planned;
   const target = rollout.fragment;
   const at = new Map(changes.map((c) => [c.address, c]));
@@ -131,7 +150,12 @@ function ownedByFragmentRollouts(fragments: readonly RolloutPlan[]): (change: Re
  * plain apply, or its rollout's; none when nothing is left to do), then each fragment
  * rollout, planned or interrupted. `changes` are the stack's planned changes (no no-ops).
  */
-export function stackSchedules(stack: DesiredStack, changes: readonly ResourceChange[], planned: readonly RolloutPlan[], running: RunningJournals): Schedule[] {
+export function stackSchedules(
+  stack: DesiredStack,
+  changes: readonly ResourceChange[],
+  planned: readonly RolloutPlan[],
+  running: RunningJournals,
+): Schedule[] {
   const fragments = (stack.fragmentRollouts ?? []).flatMap((policy) => {
     const resume = running.get(rolloutJournalKey(stack.name, policy));
     const rollout = planned.find((r) => r.stack === stack.name && r.fragment && r.policy.name === policy.name) ?? resume?.plan;
@@ -140,7 +164,17 @@ export function stackSchedules(stack: DesiredStack, changes: readonly ResourceCh
   const owned = ownedByFragmentRollouts(fragments.map((f) => f.rollout));
   const own = changes.filter((c) => !owned(c));
   const resume = running.get(stack.name);
-  const first = own.length > 0 || resume ? [stackRolloutSchedule(stack.name, own, planned.find((r) => r.stack === stack.name && !r.fragment), resume)] : [];
+  const first =
+    own.length > 0 || resume
+      ? [
+          stackRolloutSchedule(
+            stack.name,
+            own,
+            planned.find((r) => r.stack === stack.name && !r.fragment),
+            resume,
+          ),
+        ]
+      : [];
   return [...first, ...fragments.map((f) => fragmentRolloutSchedule(stack.name, changes, f.rollout, f.resume))];
 }
 

@@ -226,7 +226,15 @@ function resolvedAttributes(run: WriteRun, change: ResourceChange, resource: Des
 }
 
 /** Ignored attributes keep what the service holds now (read again: the plan's view is masked). */
-async function withLifecycle(run: WriteRun, change: ResourceChange, kind: ResourceKind, resource: DesiredResource, prior: StateEntry | undefined, value: Desired, attributes: JsonObject): Promise<Desired> {
+async function withLifecycle(
+  run: WriteRun,
+  change: ResourceChange,
+  kind: ResourceKind,
+  resource: DesiredResource,
+  prior: StateEntry | undefined,
+  value: Desired,
+  attributes: JsonObject,
+): Promise<Desired> {
   const ignoring = resource.lifecycle && resource.lifecycle.ignoreChanges.length > 0;
   if (!ignoring || !prior || change.action === 'create') return value;
   const existing = (await kind.observe(run.ctx, prior))?.view ?? prior.attributes ?? undefined;
@@ -236,7 +244,8 @@ async function withLifecycle(run: WriteRun, change: ResourceChange, kind: Resour
 /** The object the change writes, desired again from the declaration and refused when it is not what the plan showed. */
 async function wanted(run: WriteRun, change: ResourceChange, kind: ResourceKind): Promise<WantedObject> {
   const resource = run.declared.get(change.address);
-  if (!resource) throw new FleetformError(`${change.address} is no longer declared by stack ${run.input.stack.name}`, { hint: 'plan again' });
+  if (!resource)
+    throw new FleetformError(`${change.address} is no longer declared by stack ${run.input.stack.name}`, { hint: 'plan again' });
   const attributes = resolvedAttributes(run, change, resource);
   const prior = priorOf(run, change);
   const desired = await desireResource(kind, run.ctx, attributes, prior);
@@ -299,7 +308,11 @@ async function keepObject(run: WriteRun, want: WantedObject, prior: StateEntry):
 
 async function updateObject(run: WriteRun, kind: ResourceKind, want: WantedObject, prior: StateEntry): Promise<string> {
   const { change } = want;
-  await record(run, change, written(run, want, await kind.update(run.ctx, prior, want.view, prior.attributes === null ? null : change.observedVersion)));
+  await record(
+    run,
+    change,
+    written(run, want, await kind.update(run.ctx, prior, want.view, prior.attributes === null ? null : change.observedVersion)),
+  );
   return 'updated';
 }
 
@@ -308,7 +321,9 @@ async function replaceCreatingFirst(run: WriteRun, kind: ResourceKind, want: Wan
   const { change } = want;
   const retain = kind.retainOnDelete(prior);
   const key = deposedKey(run.state, change.address);
-  await run.saver.recordAll(new Map<string, StateEntry | null>([[change.address, intentFor(kind, want)], ...(retain ? [] : ([[key, prior]] as const))]));
+  await run.saver.recordAll(
+    new Map<string, StateEntry | null>([[change.address, intentFor(kind, want)], ...(retain ? [] : ([[key, prior]] as const))]),
+  );
   await record(run, change, written(run, want, await kind.create(run.ctx, want.view, checkpointOf(run, want))));
   if (!retain) await deleteDeposed(run, kind, key, prior);
 }

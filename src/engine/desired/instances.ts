@@ -12,7 +12,8 @@ export interface ResourceInstance {
 }
 
 /** What `each.*` and `count.*` stand for in one instance. */
-type Iteration = { readonly kind: 'count'; readonly index: number } | { readonly kind: 'each'; readonly key: string; readonly value: JsonValue };
+type Iteration =
+  { readonly kind: 'count'; readonly index: number } | { readonly kind: 'each'; readonly key: string; readonly value: JsonValue };
 
 function refuse(at: string, message: string, hint: string): never {
   throw new FleetformError(message, { path: at, hint });
@@ -30,22 +31,35 @@ function forEachEntries(value: JsonValue, at: string): Array<[string, JsonValue]
       parsed = undefined;
     }
     if (parsed === undefined) {
-      return refuse(at, `for_each ${JSON.stringify(value)} is an expression fleetform's engine does not evaluate`, 'iterate over a literal list or map (TerraformIterator.fromList / fromMap of plain values), or deploy with `cdktf deploy`');
+      return refuse(
+        at,
+        `for_each ${JSON.stringify(value)} is an expression fleetform's engine does not evaluate`,
+        'iterate over a literal list or map (TerraformIterator.fromList / fromMap of plain values), or deploy with `cdktf deploy`',
+      );
     }
     collection = parsed;
   }
   if (Array.isArray(collection)) {
-    const keys = collection.map((item, i) => (typeof item === 'string' ? item : refuse(`${at}[${i}]`, 'a for_each set holds strings only', 'use a map to iterate over objects')));
+    const keys = collection.map((item, i) =>
+      typeof item === 'string' ? item : refuse(`${at}[${i}]`, 'a for_each set holds strings only', 'use a map to iterate over objects'),
+    );
     return [...new Set(keys)].sort().map((k) => [k, k]);
   }
-  if (isObject(collection)) return Object.keys(collection).sort().map((k) => [k, collection[k] as JsonValue]);
+  if (isObject(collection))
+    return Object.keys(collection)
+      .sort()
+      .map((k) => [k, collection[k] as JsonValue]);
   return refuse(at, 'for_each takes a map or a set of strings', 'iterate over a literal list or map');
 }
 
 function countOf(value: JsonValue, at: string): number {
   const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 0) return n;
-  return refuse(at, `count ${JSON.stringify(value)} is not a whole number fleetform's engine can read`, 'write a literal count (TerraformCount.of(3)), or deploy with `cdktf deploy`');
+  return refuse(
+    at,
+    `count ${JSON.stringify(value)} is not a whole number fleetform's engine can read`,
+    'write a literal count (TerraformCount.of(3)), or deploy with `cdktf deploy`',
+  );
 }
 
 /** `each.value`, `each.value.a`, `each.value["a"]` -> the value they name within the iteration. */
@@ -53,7 +67,8 @@ function eachValueAt(value: JsonValue, path: string, at: string): JsonValue {
   let current = value;
   const steps = [...path.matchAll(/\.([A-Za-z0-9_-]+)|\["([^"]*)"\]/g)].map((m) => (m[1] ?? m[2]) as string);
   for (const step of steps) {
-    if (!isObject(current) || !(step in current)) return refuse(at, `each.value${path} names nothing in this instance's value`, 'check the attribute names of the for_each map values');
+    if (!isObject(current) || !(step in current))
+      return refuse(at, `each.value${path} names nothing in this instance's value`, 'check the attribute names of the for_each map values');
     current = current[step] as JsonValue;
   }
   return current;
@@ -94,7 +109,11 @@ function substitute(text: string, it: Iteration, at: string): JsonValue {
       .replace(/\[\s*count\.index\s*\]/g, () => `[${String(resolve('count.index', undefined))}]`)
       .replace(/\[\s*each\.key\s*\]/g, () => `[${JSON.stringify(resolve('each.key', undefined))}]`);
     if (/\b(count|each)\./.test(indexed)) {
-      return refuse(at, `${JSON.stringify(text)} uses count or each in an expression fleetform's engine does not evaluate`, 'use ${count.index}, ${each.key} or ${each.value...} on their own or as an index');
+      return refuse(
+        at,
+        `${JSON.stringify(text)} uses count or each in an expression fleetform's engine does not evaluate`,
+        'use ${count.index}, ${each.key} or ${each.value...} on their own or as an index',
+      );
     }
     return `\${${indexed}}`;
   });
@@ -126,7 +145,12 @@ function iterationUse(text: string): string | undefined {
 function refuseIteration(value: JsonValue, at: string): void {
   if (typeof value === 'string') {
     const m = value.includes('count.') || value.includes('each.') ? iterationUse(value) : undefined;
-    if (m) refuse(at, `${m} used in a resource without ${m === 'count.index' ? 'count' : 'for_each'}`, `set ${m === 'count.index' ? 'count' : 'for_each'} on the resource, or write the value itself`);
+    if (m)
+      refuse(
+        at,
+        `${m} used in a resource without ${m === 'count.index' ? 'count' : 'for_each'}`,
+        `set ${m === 'count.index' ? 'count' : 'for_each'} on the resource, or write the value itself`,
+      );
   } else if (Array.isArray(value)) value.forEach((v, i) => refuseIteration(v, `${at}[${i}]`));
   else if (isObject(value)) for (const [k, v] of Object.entries(value)) refuseIteration(v, `${at}.${k}`);
 }
@@ -141,7 +165,10 @@ export function expandInstances(block: JsonObject, at: string): ResourceInstance
   if (hasCount && hasForEach) return refuse(at, 'count and for_each are both set', 'set one of them');
   if (hasCount) {
     const n = countOf(count, `${at}.count`);
-    return Array.from({ length: n }, (_, index) => ({ suffix: `[${index}]`, body: substituteAll(body, { kind: 'count', index }, at) as JsonObject }));
+    return Array.from({ length: n }, (_, index) => ({
+      suffix: `[${index}]`,
+      body: substituteAll(body, { kind: 'count', index }, at) as JsonObject,
+    }));
   }
   if (hasForEach) {
     return forEachEntries(forEach, `${at}.for_each`).map(([key, value]) => ({

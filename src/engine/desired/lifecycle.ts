@@ -46,13 +46,16 @@ const IGNORE_PATH = /^[a-z_][a-z0-9_]*(?:\.[A-Za-z0-9_-]+|\[\d+\]|\["[^"]*"\])*$
 
 /** The keys along an ignore_changes path (an index is a key of the view, which keys lists by name or position). */
 export function ignorePathKeys(path: string): string[] {
-  return [...path.matchAll(/^([a-z_][a-z0-9_]*)|\.([A-Za-z0-9_-]+)|\[(\d+)\]|\["([^"]*)"\]/g)].map((m) => (m[1] ?? m[2] ?? m[3] ?? m[4]) as string);
+  return [...path.matchAll(/^([a-z_][a-z0-9_]*)|\.([A-Za-z0-9_-]+)|\[(\d+)\]|\["([^"]*)"\]/g)].map(
+    (m) => (m[1] ?? m[2] ?? m[3] ?? m[4]) as string,
+  );
 }
 
 function ignoreChangesOf(value: JsonValue | undefined, at: string): 'all' | string[] {
   if (value === undefined || value === null) return [];
   if (value === 'all' || value === '${all}') return 'all';
-  if (!Array.isArray(value)) return refuse(at, 'expected "all" or a list of attribute names', 'e.g. ignoreChanges: ["config"] or ignoreChanges: "all"');
+  if (!Array.isArray(value))
+    return refuse(at, 'expected "all" or a list of attribute names', 'e.g. ignoreChanges: ["config"] or ignoreChanges: "all"');
   return value.map((entry, i) => {
     const name = typeof entry === 'string' ? unwrapExpression(entry) : '';
     if (!IGNORE_PATH.test(name)) {
@@ -85,11 +88,16 @@ function triggersOf(value: JsonValue | undefined, at: string): TriggerReference[
 /** Reads a resource's `lifecycle` block; an argument the engine does not know is refused by name. */
 export function parseLifecycle(value: JsonValue | undefined, at: string): ResourceLifecycle {
   if (value === undefined || value === null) return NO_LIFECYCLE;
-  if (!isObject(value)) return refuse(at, 'lifecycle must be an object', 'set the lifecycle block through the construct\'s lifecycle property');
+  if (!isObject(value))
+    return refuse(at, 'lifecycle must be an object', "set the lifecycle block through the construct's lifecycle property");
   const block: JsonObject = value;
   for (const key of Object.keys(block)) {
     if (!(LIFECYCLE_KEYS as readonly string[]).includes(key)) {
-      refuse(`${at}.${key}`, `lifecycle argument ${key} is not implemented by fleetform's engine`, `the engine honours ${LIFECYCLE_KEYS.join(', ')}; deploy with Terraform for others`);
+      refuse(
+        `${at}.${key}`,
+        `lifecycle argument ${key} is not implemented by fleetform's engine`,
+        `the engine honours ${LIFECYCLE_KEYS.join(', ')}; deploy with Terraform for others`,
+      );
     }
   }
   const createBeforeDestroy = flag(block.create_before_destroy, `${at}.create_before_destroy`);
@@ -108,7 +116,11 @@ export function parseLifecycle(value: JsonValue | undefined, at: string): Resour
 export function refuseUnhonoured(body: JsonObject, at: string): void {
   for (const key of ['provisioner', 'connection'] as const) {
     if (body[key] !== undefined) {
-      refuse(`${at}.${key}`, `${key} is not carried out by fleetform's engine`, 'remove it, or deploy this stack with `cdktf deploy` (the fleetform Terraform provider)');
+      refuse(
+        `${at}.${key}`,
+        `${key} is not carried out by fleetform's engine`,
+        'remove it, or deploy this stack with `cdktf deploy` (the fleetform Terraform provider)',
+      );
     }
   }
   const provider = body.provider;

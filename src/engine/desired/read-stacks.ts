@@ -69,7 +69,11 @@ function movesOf(doc: JsonObject, file: string): Array<{ from: string; to: strin
   return blocks.map((b, i) => {
     const from = isObject(b) ? unwrap(b.from) : undefined;
     const to = isObject(b) ? unwrap(b.to) : undefined;
-    if (!from || !to) throw new FleetformError('a moved block needs both from and to', { path: `${file}#moved[${i}]`, hint: 'synthesize again with cdktf moveTo/moveToId/moveFromId' });
+    if (!from || !to)
+      throw new FleetformError('a moved block needs both from and to', {
+        path: `${file}#moved[${i}]`,
+        hint: 'synthesize again with cdktf moveTo/moveToId/moveFromId',
+      });
     return { from, to };
   });
 }
@@ -131,7 +135,14 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
         const referenced = findReferences(attributes).map((r) => r.address);
         const triggers = lifecycle.replaceTriggeredBy.map((t) => t.address);
         const dependsOn = [...new Set([...explicit, ...referenced, ...triggers])].filter((d) => d !== address);
-        resources.push({ address, type, name: `${logicalId}${suffix}`, attributes, dependsOn, ...(lifecycle === NO_LIFECYCLE ? {} : { lifecycle }) });
+        resources.push({
+          address,
+          type,
+          name: `${logicalId}${suffix}`,
+          attributes,
+          dependsOn,
+          ...(lifecycle === NO_LIFECYCLE ? {} : { lifecycle }),
+        });
       }
     }
   }
@@ -168,7 +179,13 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
   const fragmentRollouts = fragmentRolloutsOf(doc, file);
   const reconcile = reconcilePolicyOf(doc, file);
   return {
-    name, provider: providerOf(doc), resources, foreign, outputs: outputsOf(doc), moves: movesOf(doc, file), backend: backendOf(doc),
+    name,
+    provider: providerOf(doc),
+    resources,
+    foreign,
+    outputs: outputsOf(doc),
+    moves: movesOf(doc, file),
+    backend: backendOf(doc),
     ...(rollout ? { rollout } : {}),
     ...(fragmentRollouts.length > 0 ? { fragmentRollouts } : {}),
     ...(reconcile ? { reconcile } : {}),
@@ -216,9 +233,10 @@ export async function readStacks(outdir: string, only?: readonly string[]): Prom
   const result: DesiredStack[] = [];
   for (const name of selected) {
     const entry = stacks[name];
-    const rel = isObject(entry) && typeof entry.synthesizedStackPath === 'string'
-      ? entry.synthesizedStackPath
-      : path.join('stacks', name, 'cdk.tf.json');
+    const rel =
+      isObject(entry) && typeof entry.synthesizedStackPath === 'string'
+        ? entry.synthesizedStackPath
+        : path.join('stacks', name, 'cdk.tf.json');
     const file = path.join(outdir, rel);
     result.push(parseStackDocument(name, await readJson(file, `stack ${name}`), file));
   }

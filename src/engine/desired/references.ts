@@ -97,10 +97,13 @@ export function refuseUnevaluated(value: JsonValue, at: string): void {
   if (typeof value === 'string') {
     const expression = unevaluatedExpression(value);
     if (expression !== undefined) {
-      throw new FleetformError(`${JSON.stringify(value)} holds ${expression}, a Terraform expression fleetform's engine does not evaluate`, {
-        path: at,
-        hint: 'fleetform evaluates ${count.index}, ${each.key}, ${each.value...} and references to fleetform resources\' outputs: write the value itself (a literal `${` is written `$${`), or deploy with `cdktf deploy` (the fleetform Terraform provider)',
-      });
+      throw new FleetformError(
+        `${JSON.stringify(value)} holds ${expression}, a Terraform expression fleetform's engine does not evaluate`,
+        {
+          path: at,
+          hint: "fleetform evaluates ${count.index}, ${each.key}, ${each.value...} and references to fleetform resources' outputs: write the value itself (a literal `${` is written `$${`), or deploy with `cdktf deploy` (the fleetform Terraform provider)",
+        },
+      );
     }
   } else if (Array.isArray(value)) value.forEach((v, i) => refuseUnevaluated(v, `${at}[${i}]`));
   else if (isObject(value)) {

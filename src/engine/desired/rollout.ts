@@ -12,10 +12,13 @@ export function rolloutOf(doc: JsonObject, file: string): RolloutPolicy | undefi
   const parsed = RolloutPolicySchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new FleetformError(`the stack's rollout policy is not valid: ${issue ? `${pathOf(issue.path) || '(whole)'}: ${issue.message}` : 'unreadable'}`, {
-    path: `${file}#//.${ROLLOUT_DOCUMENT_KEY}`,
-    hint: 'declare it with the Rollout construct and synthesize again',
-  });
+  throw new FleetformError(
+    `the stack's rollout policy is not valid: ${issue ? `${pathOf(issue.path) || '(whole)'}: ${issue.message}` : 'unreadable'}`,
+    {
+      path: `${file}#//.${ROLLOUT_DOCUMENT_KEY}`,
+      hint: 'declare it with the Rollout construct and synthesize again',
+    },
+  );
 }
 
 /** The rollouts of the stack's fragments, from its document's `//` block, in the order declared. */
@@ -30,7 +33,10 @@ export function fragmentRolloutsOf(doc: JsonObject, file: string): RolloutPolicy
     const parsed = RolloutPolicySchema.safeParse(value);
     if (parsed.success && parsed.data.fragment !== undefined) return parsed.data;
     const issue = parsed.success ? undefined : parsed.error.issues[0];
-    throw new FleetformError(`the rollout ${name} is not valid: ${issue ? `${pathOf(issue.path) || '(whole)'}: ${issue.message}` : 'it names no fragment'}`, { path: `${where}.${name}`, hint });
+    throw new FleetformError(
+      `the rollout ${name} is not valid: ${issue ? `${pathOf(issue.path) || '(whole)'}: ${issue.message}` : 'it names no fragment'}`,
+      { path: `${where}.${name}`, hint },
+    );
   });
 }
 
@@ -42,8 +48,11 @@ export function reconcilePolicyOf(doc: JsonObject, file: string): ReconcilePolic
   const parsed = ReconcilePolicySchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new FleetformError(`the stack's reconcile policy is not valid: ${issue ? `${pathOf(issue.path) || '(whole)'}: ${issue.message}` : 'unreadable'}`, {
-    path: `${file}#//.${RECONCILE_DOCUMENT_KEY}`,
-    hint: 'declare it with the ReconcilePolicy construct and synthesize again',
-  });
+  throw new FleetformError(
+    `the stack's reconcile policy is not valid: ${issue ? `${pathOf(issue.path) || '(whole)'}: ${issue.message}` : 'unreadable'}`,
+    {
+      path: `${file}#//.${RECONCILE_DOCUMENT_KEY}`,
+      hint: 'declare it with the ReconcilePolicy construct and synthesize again',
+    },
+  );
 }

@@ -24,7 +24,8 @@ function ms(ts: { seconds: bigint; nanos: number } | undefined): number {
 }
 
 function reasonOf(err: unknown): string {
-  if (err instanceof ConnectError) return err.code === Code.Unimplemented ? 'the service does not reach machines for their status' : err.rawMessage;
+  if (err instanceof ConnectError)
+    return err.code === Code.Unimplemented ? 'the service does not reach machines for their status' : err.rawMessage;
   return errorMessage(err);
 }
 
@@ -49,7 +50,12 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
     return { part, configJson };
   };
 
-  const machineStatus = async (address: string, online: OnlineState, latestRevision: string, presence?: PartPresence): Promise<MachineReading> => {
+  const machineStatus = async (
+    address: string,
+    online: OnlineState,
+    latestRevision: string,
+    presence?: PartPresence,
+  ): Promise<MachineReading> => {
     try {
       const status = await robot.getMachineStatus({}, { headers: { [MACHINE_HOST_HEADER]: address } });
       return {
@@ -59,9 +65,18 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
         ...(presence ? { presence } : {}),
         status: {
           revision: status.config?.revision ?? '',
-          since: Math.max(ms(status.config?.lastUpdated), ...status.modules.map((m) => ms(m.lastUpdated)), ...status.resources.map((r) => ms(r.lastUpdated))),
+          since: Math.max(
+            ms(status.config?.lastUpdated),
+            ...status.modules.map((m) => ms(m.lastUpdated)),
+            ...status.resources.map((r) => ms(r.lastUpdated)),
+          ),
           state: MACHINE_STATES[status.state] ?? 'unknown',
-          modules: status.modules.map((m) => ({ name: m.moduleName, state: MODULE_STATES[m.state] ?? 'unknown', error: m.error, consecutiveFailures: m.consecutiveFailures })),
+          modules: status.modules.map((m) => ({
+            name: m.moduleName,
+            state: MODULE_STATES[m.state] ?? 'unknown',
+            error: m.error,
+            consecutiveFailures: m.consecutiveFailures,
+          })),
           resources: status.resources.map((r) => ({
             name: r.name?.name ?? '',
             api: r.name ? `${r.name.namespace}:${r.name.type}:${r.name.subtype}` : '',
@@ -69,7 +84,13 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
             revision: r.revision,
             error: r.error,
           })),
-          packages: status.packages.map((p) => ({ name: p.name, type: PACKAGE_TYPES[p.type] ?? 'unknown', version: p.version, state: PACKAGE_STATES[p.state] ?? 'unknown', error: p.error })),
+          packages: status.packages.map((p) => ({
+            name: p.name,
+            type: PACKAGE_TYPES[p.type] ?? 'unknown',
+            version: p.version,
+            state: PACKAGE_STATES[p.state] ?? 'unknown',
+            error: p.error,
+          })),
         },
       };
     } catch (err) {
@@ -77,7 +98,13 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
     }
   };
 
-  const unreadable = (err: unknown): MachineReading => ({ reachable: false, online: 'unknown', latestRevision: '', reason: reasonOf(err), partUnreadable: true });
+  const unreadable = (err: unknown): MachineReading => ({
+    reachable: false,
+    online: 'unknown',
+    latestRevision: '',
+    reason: reasonOf(err),
+    partUnreadable: true,
+  });
 
   const source: MachineStatusSource = {
     async read(partId) {
@@ -86,12 +113,20 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
       try {
         read = await readPart(partId);
         // A config importing fragments is a new revision when a fragment it reaches is.
-        latestRevision = await configRevision(iso(read.part?.lastUpdated), partConfig(read.configJson, read.part?.robotConfig), partId, fetchFragment);
+        latestRevision = await configRevision(
+          iso(read.part?.lastUpdated),
+          partConfig(read.configJson, read.part?.robotConfig),
+          partId,
+          fetchFragment,
+        );
       } catch (err) {
         return unreadable(err);
       }
       const { part } = read;
-      const presence = { secondsSinceOnline: Number(part?.secondsSinceOnline ?? 0n), lastAccess: part?.lastAccess ? iso(part.lastAccess) : undefined };
+      const presence = {
+        secondsSinceOnline: Number(part?.secondsSinceOnline ?? 0n),
+        lastAccess: part?.lastAccess ? iso(part.lastAccess) : undefined,
+      };
       return machineStatus(part?.fqdn || partId, ONLINE[part?.onlineState ?? 0] ?? 'unknown', latestRevision, presence);
     },
 

@@ -11,7 +11,12 @@ export class HealthGateError extends FleetformError {}
  * The machine's verdict for `revision`; a machine still on an older revision whose maintenance
  * window holds this one back is pending "held by maintenance", not merely behind.
  */
-export async function heldOrJudged(source: MachineStatusSource, partId: string, status: MachineStatusReport, revision: string): Promise<HealthVerdict> {
+export async function heldOrJudged(
+  source: MachineStatusSource,
+  partId: string,
+  status: MachineStatusReport,
+  revision: string,
+): Promise<HealthVerdict> {
   const verdict = judgeHealth(status, revision);
   if (verdict.health !== 'pending' || status.revision === revision || !source.maintenanceHold) return verdict;
   const held = await source.maintenanceHold(partId, revision);
@@ -25,7 +30,12 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * `settle`; throws a HealthGateError naming what failed (module or resource, its error, the
  * newest error log line) when it stays unhealthy for `settle` or is not healthy within `timeout`.
  */
-export async function waitHealthy(source: MachineStatusSource, partId: string, machine: string, gate: RolloutPolicy['gate']): Promise<void> {
+export async function waitHealthy(
+  source: MachineStatusSource,
+  partId: string,
+  machine: string,
+  gate: RolloutPolicy['gate'],
+): Promise<void> {
   const pollMs = Math.min(1000, Math.max(50, Math.floor(gate.settle_ms / 4)));
   const start = Date.now();
   let track = { writtenAt: start, verdict: 'pending' as HealthVerdict['health'] | 'unreachable', since: start };
@@ -40,10 +50,13 @@ export async function waitHealthy(source: MachineStatusSource, partId: string, m
     if (step.outcome === 'failed') {
       const what = step.problems.map((p) => `${p.what}: ${p.error}`).join('; ');
       const log = (await source.errorLines(partId, 1))[0];
-      throw new HealthGateError(`machine ${machine} did not pass its health gate: ${step.why}${what ? `; ${what}` : ''}${log ? `; log: ${log}` : ''}`, {
-        path: 'health_gate',
-        hint: 'see `fleetform status` for the machine; fix the config (or the module) and apply again, or raise health_gate.timeout',
-      });
+      throw new HealthGateError(
+        `machine ${machine} did not pass its health gate: ${step.why}${what ? `; ${what}` : ''}${log ? `; log: ${log}` : ''}`,
+        {
+          path: 'health_gate',
+          hint: 'see `fleetform status` for the machine; fix the config (or the module) and apply again, or raise health_gate.timeout',
+        },
+      );
     }
     await sleep(pollMs);
   }

@@ -14,7 +14,12 @@ export const datasetKind: ResourceKind<typeof datasetDeclaration> = {
   replaceOrder: 'delete-first',
 
   async desire(ctx, attributes): Promise<DesiredValue<DatasetView>> {
-    return { view: { name: attributes.name, organization_id: attributes.organization_id || ctx.organizationId }, private: {}, notes: [], problems: [] };
+    return {
+      view: { name: attributes.name, organization_id: attributes.organization_id || ctx.organizationId },
+      private: {},
+      notes: [],
+      problems: [],
+    };
   },
 
   async observe(ctx, entry): Promise<Observation<DatasetView> | undefined> {
@@ -25,7 +30,11 @@ export const datasetKind: ResourceKind<typeof datasetDeclaration> = {
   },
 
   judge({ replaceReasons }): Judgement {
-    return { problems: [], notes: replaceReasons.length > 0 ? [{ level: 'warning', message: 'replacing a dataset deletes the existing one and what it holds' }] : [] };
+    return {
+      problems: [],
+      notes:
+        replaceReasons.length > 0 ? [{ level: 'warning', message: 'replacing a dataset deletes the existing one and what it holds' }] : [],
+    };
   },
 
   async create(ctx, desired): Promise<Applied> {
@@ -52,7 +61,9 @@ export const datasetKind: ResourceKind<typeof datasetDeclaration> = {
   },
 
   async findCreated(ctx, key, managedIds): Promise<Applied | undefined> {
-    const found = (await ctx.client.datasetClient.listDatasets(String(key.organization_id))).find((d) => d.name === key.name && !managedIds.has(d.id));
+    const found = (await ctx.client.datasetClient.listDatasets(String(key.organization_id))).find(
+      (d) => d.name === key.name && !managedIds.has(d.id),
+    );
     return found ? { ids: { id: found.id }, outputs: { id: found.id } } : undefined;
   },
 

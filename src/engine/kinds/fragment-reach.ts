@@ -58,9 +58,18 @@ interface Reached {
 }
 
 /** One machine's resolved change, when a changed fragment reaches it and what it runs changes. */
-async function machineChange(ctx: KindContext, stack: string, change: ResourceChange, changed: Map<string, string>): Promise<Reached | undefined> {
+async function machineChange(
+  ctx: KindContext,
+  stack: string,
+  change: ResourceChange,
+  changed: Map<string, string>,
+): Promise<Reached | undefined> {
   const machine = nameOf(change.after) ?? nameOf(change.before) ?? change.address;
-  const before = await runsAs(machine, change.before, serviceFetch(ctx.client.appClient, (k, load) => ctx.memo(k, load)));
+  const before = await runsAs(
+    machine,
+    change.before,
+    serviceFetch(ctx.client.appClient, (k, load) => ctx.memo(k, load)),
+  );
   if (!before || before === 'unknown' || !before.resolution) return undefined;
   const after = await runsAs(machine, change.after, planFetch(ctx));
   if (!after || after === 'unknown') return undefined;
@@ -77,7 +86,14 @@ async function machineChange(ctx: KindContext, stack: string, change: ResourceCh
   const now = isObject(after.config.modules) ? after.config.modules : {};
   const restarts = moduleRestarts(was, now, await runningVersions(ctx, before.config), await runningVersions(ctx, after.config));
   return {
-    change: { stack, address: change.address, machine, fragments, changes, restarts: restarts.map((r) => ({ module: r.moduleId ?? r.name, why: r.why })) },
+    change: {
+      stack,
+      address: change.address,
+      machine,
+      fragments,
+      changes,
+      restarts: restarts.map((r) => ({ module: r.moduleId ?? r.name, why: r.why })),
+    },
     after,
     restartNames: restarts.map((r) => r.name),
   };
@@ -92,7 +108,9 @@ export function cappedList(names: readonly string[], shown = NAMES_SHOWN): strin
 /** What the note of a changed fragment says of the stack's machines: which restart a module it brings. */
 export function restartsText(byModule: ReadonlyMap<string, readonly string[]>, reaching: number): string {
   if (byModule.size === 0) {
-    return reaching === 1 ? 'the machine of this stack whose config it changes restarts no module' : `the ${reaching.toLocaleString('en-US')} machines of this stack whose config it changes restart no module`;
+    return reaching === 1
+      ? 'the machine of this stack whose config it changes restarts no module'
+      : `the ${reaching.toLocaleString('en-US')} machines of this stack whose config it changes restart no module`;
   }
   return `restarts ${[...byModule].map(([module, machines]) => `module ${module} on ${cappedList(machines)}`).join(' and ')}`;
 }
@@ -120,7 +138,9 @@ export async function fragmentReach(
   const changed = changedFragments(state, changes);
   if (changed.size === 0) return { changes, resolved: [] };
   const machines = changes.filter((c) => c.type === machineKind.type && c.before !== null && c.after !== null);
-  const found = (await mapLimited(machines, RESOLVING_AT_ONCE, (c) => machineChange(ctx, stack, c, changed))).filter((x) => x !== undefined);
+  const found = (await mapLimited(machines, RESOLVING_AT_ONCE, (c) => machineChange(ctx, stack, c, changed))).filter(
+    (x) => x !== undefined,
+  );
   const byAddress = new Map<string, ResourceChange>();
   for (const [id, address] of changed) {
     const reaching = found.filter((f) => f.change.fragments.some((x) => x.id === id));

@@ -37,9 +37,12 @@ async function setTag(ctx: KindContext, desired: FragmentTagView): Promise<void>
     await ctx.client.appClient.setFragmentTag(desired.fragment_id, desired.tag, desired.revision);
   } catch (err) {
     if (!(err instanceof ServiceError) || (err.code !== 'NOT_FOUND' && err.code !== 'INVALID_ARGUMENT')) throw err;
-    throw new FleetformError(`cannot tag revision ${desired.revision} of fragment ${desired.fragment_id} as ${desired.tag}: ${err.detail}`, {
-      hint: 'name an existing revision of the fragment (leave revision out to tag the latest)',
-    });
+    throw new FleetformError(
+      `cannot tag revision ${desired.revision} of fragment ${desired.fragment_id} as ${desired.tag}: ${err.detail}`,
+      {
+        hint: 'name an existing revision of the fragment (leave revision out to tag the latest)',
+      },
+    );
   }
 }
 
@@ -61,7 +64,12 @@ export const fragmentTagKind: ResourceKind<typeof fragmentTagDeclaration> = {
     let revision = attributes.revision;
     if (!isUnknown(fragmentId) && !isUnknown(revision)) {
       const fragment = await fragmentNow(ctx, fragmentId);
-      if (!fragment) problems.push({ path: 'fragment_id', message: `the organization has no fragment ${fragmentId}`, hint: 'give the id of an existing fragment, or a Fragment of the stack' });
+      if (!fragment)
+        problems.push({
+          path: 'fragment_id',
+          message: `the organization has no fragment ${fragmentId}`,
+          hint: 'give the id of an existing fragment, or a Fragment of the stack',
+        });
       else if (revision === undefined) revision = fragment.fragment.revision;
       else if (!fragment.revisions.some((r) => r.revision === revision)) {
         problems.push({
@@ -71,7 +79,12 @@ export const fragmentTagKind: ResourceKind<typeof fragmentTagDeclaration> = {
         });
       }
     }
-    return { view: { fragment_id: fragmentId, tag: attributes.tag, revision: revision ?? textNotKnownYet() }, private: {}, notes: [], problems };
+    return {
+      view: { fragment_id: fragmentId, tag: attributes.tag, revision: revision ?? textNotKnownYet() },
+      private: {},
+      notes: [],
+      problems,
+    };
   },
 
   async observe(ctx, entry): Promise<Observation<FragmentTagView> | undefined> {
@@ -121,7 +134,9 @@ export const fragmentTagKind: ResourceKind<typeof fragmentTagDeclaration> = {
   async importById(ctx, id): Promise<Applied | undefined> {
     const parsed = parseTagId(id);
     if (!parsed) {
-      throw new FleetformError(`${id} is not a fragment tag id`, { hint: 'import a fragment tag by `<fragment_id>/<tag>`, e.g. 6f1c.../stable' });
+      throw new FleetformError(`${id} is not a fragment tag id`, {
+        hint: 'import a fragment tag by `<fragment_id>/<tag>`, e.g. 6f1c.../stable',
+      });
     }
     const fragment = await unlessNotFound(() => ctx.client.appClient.getFragment(parsed.fragmentId));
     return fragment?.tags.some((t) => t.tag === parsed.tag) ? applied(parsed.fragmentId, parsed.tag) : undefined;

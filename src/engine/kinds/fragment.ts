@@ -18,7 +18,12 @@ export const fragmentDeclaration = defineKind(fragmentResource);
  * of the config (nested `fragments`, `fragment_mods`) as written; unknown while a
  * reference in it (a nested fragment created by the same apply) is not known yet.
  */
-type FragmentView = { name: string; config: JsonObject | Unknown; visibility: 'private' | 'public' | 'public_unlisted'; organization_id: string };
+type FragmentView = {
+  name: string;
+  config: JsonObject | Unknown;
+  visibility: 'private' | 'public' | 'public_unlisted';
+  organization_id: string;
+};
 
 /** Thrown when the fragment was saved on the service after the plan read it. */
 export class FragmentChangedError extends FleetformError {}
@@ -48,7 +53,14 @@ function parseConfig(text: string | Unknown): { config: Record<string, unknown> 
   } catch {
     /* reported below */
   }
-  return { config: {}, problem: { path: 'config', message: 'config is not a JSON object', hint: 'give the fragment config as JSON text of an object, e.g. {"components":[]}' } };
+  return {
+    config: {},
+    problem: {
+      path: 'config',
+      message: 'config is not a JSON object',
+      hint: 'give the fragment config as JSON text of an object, e.g. {"components":[]}',
+    },
+  };
 }
 
 function viewOf(detail: FragmentDetail): FragmentView {
@@ -96,7 +108,8 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
     const parsed = parseConfig(attributes.config);
     // Machines importing it are checked against it as declared.
     const id = prior?.ids.id;
-    if (id && !isUnknown(parsed.config) && !parsed.problem) await declareFragment(ctx, id, { name: attributes.name, config: parsed.config });
+    if (id && !isUnknown(parsed.config) && !parsed.problem)
+      await declareFragment(ctx, id, { name: attributes.name, config: parsed.config });
     const config = isUnknown(parsed.config) ? unknownValue : fragmentConfigView(parsed.config);
     const view: FragmentView = {
       name: attributes.name,
@@ -110,7 +123,8 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
   async standIn(ctx, view): Promise<Readonly<Record<string, string>>> {
     // An id no fragment on the service has: what machines importing the new fragment are checked with.
     const id = randomUUID();
-    if (isObject(view.config)) await declareFragment(ctx, id, { name: view.name, config: fragmentConfigDocument(view.config), planned: true });
+    if (isObject(view.config))
+      await declareFragment(ctx, id, { name: view.name, config: fragmentConfigDocument(view.config), planned: true });
     return { id };
   },
 
@@ -128,11 +142,14 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
   judge({ current, desired, observation, replaceReasons }): Judgement {
     const notes: PlanNote[] = [];
     const usage = observation?.kindData?.usage;
-    if (!isObject(usage) || stableStringify(current.config) === stableStringify(desired.config) || replaceReasons.length > 0) return { problems: [], notes };
+    if (!isObject(usage) || stableStringify(current.config) === stableStringify(desired.config) || replaceReasons.length > 0)
+      return { problems: [], notes };
     const latest = typeof usage.latest === 'number' ? usage.latest : 0;
     const all = typeof usage.all === 'number' ? usage.all : 0;
     // A revision pin reads `rev 4`, a tag as named.
-    const pinned = isObject(usage.byVersion) ? Object.entries(usage.byVersion).map(([v, n]) => `${isRevisionNumber(v) ? `rev ${v}` : v}: ${String(n)}`) : [];
+    const pinned = isObject(usage.byVersion)
+      ? Object.entries(usage.byVersion).map(([v, n]) => `${isRevisionNumber(v) ? `rev ${v}` : v}: ${String(n)}`)
+      : [];
     const reached = [...(latest > 0 ? [`latest: ${latest}`] : []), ...pinned];
     const versions = isObject(usage.byVersion) ? Object.keys(usage.byVersion) : [];
     const tagged = versions.some((v) => !isRevisionNumber(v));
@@ -205,7 +222,9 @@ export const fragmentKind: ResourceKind<typeof fragmentDeclaration, FragmentView
   },
 
   async findCreated(ctx, key, managedIds): Promise<Applied | undefined> {
-    const found = (await ctx.client.appClient.listFragments(String(key.organization_id || ctx.organizationId))).find((f) => f.name === key.name && !managedIds.has(f.id));
+    const found = (await ctx.client.appClient.listFragments(String(key.organization_id || ctx.organizationId))).find(
+      (f) => f.name === key.name && !managedIds.has(f.id),
+    );
     return found ? { ids: { id: found.id }, outputs: { id: found.id, revision: found.revision } } : undefined;
   },
 

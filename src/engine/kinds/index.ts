@@ -11,7 +11,17 @@ import { mlModelKind } from './ml-model';
 import { customTrainingJobKind, trainingJobKind } from './training-job';
 
 /** Every resource kind fleetform manages, in the order the reference docs list them. */
-export const allKinds: readonly ResourceKind[] = [machineKind, machinePartKind, datasetKind, trainingJobKind, customTrainingJobKind, locationKind, mlModelKind, fragmentKind, fragmentTagKind];
+export const allKinds: readonly ResourceKind[] = [
+  machineKind,
+  machinePartKind,
+  datasetKind,
+  trainingJobKind,
+  customTrainingJobKind,
+  locationKind,
+  mlModelKind,
+  fragmentKind,
+  fragmentTagKind,
+];
 
 /** The declaration of every kind: what a provider schema and the reference docs are built from. */
 export const kindDeclarations: readonly KindDeclaration[] = allKinds.map((k) => k.declaration);

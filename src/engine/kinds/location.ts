@@ -31,7 +31,11 @@ export const locationKind: ResourceKind<typeof locationDeclaration> = {
 
   async desire(ctx, attributes): Promise<DesiredValue<LocationView>> {
     return {
-      view: { name: attributes.name, parent_location_id: attributes.parent_location_id || null, organization_id: attributes.organization_id || ctx.organizationId },
+      view: {
+        name: attributes.name,
+        parent_location_id: attributes.parent_location_id || null,
+        organization_id: attributes.organization_id || ctx.organizationId,
+      },
       private: {},
       notes: [],
       problems: [],
@@ -46,7 +50,11 @@ export const locationKind: ResourceKind<typeof locationDeclaration> = {
   },
 
   async create(ctx, desired, checkpoint): Promise<Applied> {
-    const location = await ctx.client.appClient.createLocation(desired.organization_id, desired.name, desired.parent_location_id || undefined);
+    const location = await ctx.client.appClient.createLocation(
+      desired.organization_id,
+      desired.name,
+      desired.parent_location_id || undefined,
+    );
     const applied = { ids: { id: location.id }, outputs: { id: location.id } };
     await checkpoint(applied);
     return applied;
@@ -80,14 +88,22 @@ export const locationKind: ResourceKind<typeof locationDeclaration> = {
 
   identity(view) {
     const name = text(view.name);
-    return name ? { key: { name, organization_id: text(view.organization_id), parent_location_id: text(view.parent_location_id) }, label: `location ${name}` } : undefined;
+    return name
+      ? {
+          key: { name, organization_id: text(view.organization_id), parent_location_id: text(view.parent_location_id) },
+          label: `location ${name}`,
+        }
+      : undefined;
   },
 
   async findCreated(ctx, key, managedIds): Promise<Applied | undefined> {
-    const candidates = (await ctx.client.appClient.listLocations(text(key.organization_id))).filter((l) => l.name === key.name && !managedIds.has(l.id));
+    const candidates = (await ctx.client.appClient.listLocations(text(key.organization_id))).filter(
+      (l) => l.name === key.name && !managedIds.has(l.id),
+    );
     for (const candidate of candidates) {
       const location = await unlessNotFound(() => ctx.client.appClient.getLocation(candidate.id));
-      if (location && location.parentLocationId === text(key.parent_location_id)) return { ids: { id: location.id }, outputs: { id: location.id } };
+      if (location && location.parentLocationId === text(key.parent_location_id))
+        return { ids: { id: location.id }, outputs: { id: location.id } };
     }
     return undefined;
   },

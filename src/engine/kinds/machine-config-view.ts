@@ -11,7 +11,8 @@ const WRITTEN_WHEN_PRESENT: ReadonlySet<string> = new Set(OPTIONAL_CONFIG_SECTIO
 /** The fragment imports and their overrides: managed too, compared as written (absent when empty). */
 export const MANAGED_IMPORTS = ['fragments', 'fragment_mods'] as const;
 
-const isListOrImport = (key: string): boolean => (MANAGED_LISTS as readonly string[]).includes(key) || (MANAGED_IMPORTS as readonly string[]).includes(key);
+const isListOrImport = (key: string): boolean =>
+  (MANAGED_LISTS as readonly string[]).includes(key) || (MANAGED_IMPORTS as readonly string[]).includes(key);
 
 /** Every key code writes is managed: the lists and imports above, and every other section but the service's own (`revision`, `cloud`). */
 const isManaged = (key: string): boolean => isListOrImport(key) || isCodeOwnedKey(key);
@@ -49,7 +50,8 @@ export function configView(config: Record<string, unknown>): JsonObject {
   }
   for (const key of MANAGED_IMPORTS) {
     const imports = config[key];
-    if (Array.isArray(imports) && imports.length > 0) view[key] = key === 'fragments' ? (imports as JsonValue[]).map(importObject) : (imports as JsonValue[]);
+    if (Array.isArray(imports) && imports.length > 0)
+      view[key] = key === 'fragments' ? (imports as JsonValue[]).map(importObject) : (imports as JsonValue[]);
   }
   // Every other section code writes (network, remotes, agent, `_comment`, ...), compared as written.
   for (const key of Object.keys(config)) {

@@ -5,7 +5,13 @@
  * synchronously, so the imports it meets are read in rounds until none is missing.
  */
 import { ServiceError, type FragmentClient } from '../../api/client';
-import { FRAGMENT_NESTING_LIMIT, isRevisionNumber, resolveMachineConfig, type FragmentAtVersion, type MachineResolution } from '../../domain/fragments';
+import {
+  FRAGMENT_NESTING_LIMIT,
+  isRevisionNumber,
+  resolveMachineConfig,
+  type FragmentAtVersion,
+  type MachineResolution,
+} from '../../domain/fragments';
 import { childPath } from '../../domain/json-path';
 import { decodeStruct } from '../../api/struct-codec';
 import { isObject } from '../json';
@@ -39,7 +45,11 @@ export function importsFragments(config: Readonly<Record<string, unknown>>): boo
 const readBy = new WeakMap<FragmentFetch, Map<string, FetchedFragment>>();
 
 /** The machine's config resolved, reading the fragments it reaches through `fetch`. */
-export async function resolveFetching(machine: string, config: Readonly<Record<string, unknown>>, fetch: FragmentFetch): Promise<MachineResolution> {
+export async function resolveFetching(
+  machine: string,
+  config: Readonly<Record<string, unknown>>,
+  fetch: FragmentFetch,
+): Promise<MachineResolution> {
   let found = readBy.get(fetch);
   if (found === undefined) readBy.set(fetch, (found = new Map()));
   const known = found;
@@ -79,7 +89,11 @@ export function serviceFetch(client: FragmentClient, once: <T>(key: string, load
         const { fragment } = await client.getFragment(id, version);
         return { id, name: fragment.name, revision: fragment.revision, config: fragment.config };
       } catch (err) {
-        if (!(err instanceof ServiceError) || (err.code !== 'NOT_FOUND' && err.code !== 'PERMISSION_DENIED' && err.code !== 'INVALID_ARGUMENT')) throw err;
+        if (
+          !(err instanceof ServiceError) ||
+          (err.code !== 'NOT_FOUND' && err.code !== 'PERMISSION_DENIED' && err.code !== 'INVALID_ARGUMENT')
+        )
+          throw err;
         return version !== undefined && version !== '' && (await exists(id)) ? 'unknown-version' : 'unknown-fragment';
       }
     });
@@ -136,8 +150,13 @@ export function declaredFetch(declared: (id: string) => Promise<DeclaredFragment
 }
 
 /** The fragment a resolved entry came from, by section and name: its id and name. */
-export function entrySource(resolution: MachineResolution, section: string, name: string): { id: string; name: string | undefined } | undefined {
-  for (const i of resolution.imports) if (i.entries.some((e) => e.section === section && e.name === name)) return { id: i.id, name: i.name };
+export function entrySource(
+  resolution: MachineResolution,
+  section: string,
+  name: string,
+): { id: string; name: string | undefined } | undefined {
+  for (const i of resolution.imports)
+    if (i.entries.some((e) => e.section === section && e.name === name)) return { id: i.id, name: i.name };
   return undefined;
 }
 
@@ -162,7 +181,11 @@ export async function resolvedConfigChecks(
   validate: (config: unknown) => { errors: readonly ConfigIssue[]; warnings: readonly ConfigIssue[] },
 ): Promise<{ problems: PlanProblem[]; notes: PlanNote[] }> {
   const resolution = await resolveFetching(machine, config, planFetch(ctx));
-  const problems: PlanProblem[] = resolution.errors.map((e) => ({ path: childPath('config', e.field), message: e.message, ...(e.hint ? { hint: e.hint } : {}) }));
+  const problems: PlanProblem[] = resolution.errors.map((e) => ({
+    path: childPath('config', e.field),
+    message: e.message,
+    ...(e.hint ? { hint: e.hint } : {}),
+  }));
   const result = validate(resolution.config);
   const locate = (issue: ConfigIssue): { path: string; message: string } => {
     const m = RESOLVED_ENTRY.exec(issue.path);

@@ -8,7 +8,13 @@ import type { KindContext, PlanProblem } from '../kind';
 /** The gate of a `health_gate` map, with a plan problem per bad key. */
 export function gateOf(raw: Readonly<Record<string, string>>): { problems: PlanProblem[] } {
   const { problems } = parseHealthGate(raw);
-  return { problems: problems.map((p) => ({ path: `health_gate.${p.key}`, message: p.message, hint: 'give timeout and settle as durations, e.g. { timeout = "10m", settle = "30s" }' })) };
+  return {
+    problems: problems.map((p) => ({
+      path: `health_gate.${p.key}`,
+      message: p.message,
+      hint: 'give timeout and settle as durations, e.g. { timeout = "10m", settle = "30s" }',
+    })),
+  };
 }
 
 /** Waits for the machine's health when its view has a gate; a machine without one returns at once. */

@@ -66,7 +66,6 @@ export interface MachineHealth {
   readonly unreachable?: string;
 }
 
-
 /** The managed machines of the given states: stack, name and main part id. */
 function managedMachines(states: readonly State[]): { stack: string; machine: string; partId: string }[] {
   const out: { stack: string; machine: string; partId: string }[] = [];
@@ -101,18 +100,47 @@ export async function machineHealth(client: ServiceClient, states: readonly Stat
         lastAccess: reading.presence?.lastAccess,
         latestRevision,
       };
-      if (!reading.reachable) return { ...base, runningRevision: undefined, health: 'unreachable', modules: [], resources: [], unreachable: reading.reason };
+      if (!reading.reachable)
+        return { ...base, runningRevision: undefined, health: 'unreachable', modules: [], resources: [], unreachable: reading.reason };
       const { status } = reading;
-      const modules = status.modules.map((x) => ({ name: x.name, state: x.state, consecutiveFailures: x.consecutiveFailures, error: x.error }));
+      const modules = status.modules.map((x) => ({
+        name: x.name,
+        state: x.state,
+        consecutiveFailures: x.consecutiveFailures,
+        error: x.error,
+      }));
       const resources = status.resources.map((r) => ({ name: r.name, api: r.api, state: r.state, revision: r.revision, error: r.error }));
-      const packages = (status.packages ?? []).map((x) => ({ name: x.name, type: x.type ?? 'unknown', version: x.version ?? '', state: x.state, error: x.error }));
+      const packages = (status.packages ?? []).map((x) => ({
+        name: x.name,
+        type: x.type ?? 'unknown',
+        version: x.version ?? '',
+        state: x.state,
+        error: x.error,
+      }));
       const runningRevision = status.revision;
       // The domain's rule, judged against the config the machine runs; one that runs an older one is behind.
       const verdict = judgeHealth(status, runningRevision);
-      const held = runningRevision !== latestRevision && source.maintenanceHold ? await source.maintenanceHold(m.partId, latestRevision) : undefined;
+      const held =
+        runningRevision !== latestRevision && source.maintenanceHold ? await source.maintenanceHold(m.partId, latestRevision) : undefined;
       const health =
-        verdict.health === 'unhealthy' ? 'unhealthy' : held !== undefined ? 'held' : runningRevision !== latestRevision ? 'behind' : verdict.health === 'healthy' ? 'healthy' : 'starting';
-      return { ...base, runningRevision, health, modules, resources, ...(packages.length > 0 ? { packages } : {}), ...(held !== undefined ? { heldByMaintenance: held } : {}) };
+        verdict.health === 'unhealthy'
+          ? 'unhealthy'
+          : held !== undefined
+            ? 'held'
+            : runningRevision !== latestRevision
+              ? 'behind'
+              : verdict.health === 'healthy'
+                ? 'healthy'
+                : 'starting';
+      return {
+        ...base,
+        runningRevision,
+        health,
+        modules,
+        resources,
+        ...(packages.length > 0 ? { packages } : {}),
+        ...(held !== undefined ? { heldByMaintenance: held } : {}),
+      };
     }),
   );
 }

@@ -27,7 +27,10 @@ export class DeployPendingError extends FleetformError {}
 export class TrainingFailedError extends FleetformError {}
 
 /** `deploy_models` read: `[<organization id>/]<model name>@<model version>` by local name; the run's organization when none is named. */
-export function deployedModelsOf(attribute: Readonly<Record<string, string>> | undefined, organizationId: string): { models: DeployedModel[]; problems: PlanProblem[] } {
+export function deployedModelsOf(
+  attribute: Readonly<Record<string, string>> | undefined,
+  organizationId: string,
+): { models: DeployedModel[]; problems: PlanProblem[] } {
   const models: DeployedModel[] = [];
   const problems: PlanProblem[] = [];
   for (const [name, text] of Object.entries(attribute ?? {})) {
@@ -36,7 +39,11 @@ export function deployedModelsOf(attribute: Readonly<Record<string, string>> | u
     const at = text.indexOf('@', slash + 1);
     const modelName = text.slice(slash + 1, at);
     if (at < 0 || at === slash + 1 || at === text.length - 1) {
-      problems.push({ path: `deploy_models.${name}`, message: `${JSON.stringify(text)} is not a model version`, hint: 'write <model name>@<model version>, e.g. box-detector@3 (Machine.deployModel does)' });
+      problems.push({
+        path: `deploy_models.${name}`,
+        message: `${JSON.stringify(text)} is not a model version`,
+        hint: 'write <model name>@<model version>, e.g. box-detector@3 (Machine.deployModel does)',
+      });
       continue;
     }
     models.push({ name, organizationId: slash > 0 ? text.slice(0, slash) : organizationId, modelName, modelVersion: text.slice(at + 1) });
@@ -53,12 +60,20 @@ export function modelPackageEntry(m: DeployedModel): PackageConfig {
 export function withDeployedModels(config: Record<string, unknown>, models: readonly DeployedModel[]): Record<string, unknown> {
   if (models.length === 0) return config;
   const names = new Set(models.map((m) => m.name));
-  const written = Array.isArray(config.packages) ? config.packages.filter((p: unknown) => !(p !== null && typeof p === 'object' && names.has(String((p as { name?: unknown }).name)))) : [];
+  const written = Array.isArray(config.packages)
+    ? config.packages.filter((p: unknown) => !(p !== null && typeof p === 'object' && names.has(String((p as { name?: unknown }).name))))
+    : [];
   return { ...config, packages: [...written, ...models.map(modelPackageEntry)] };
 }
 
 /** The newest training job of an organization that makes this model version, if any. */
-async function jobFor(ctx: KindContext, organizationId: string, modelName: string, modelVersion: string, fresh: boolean): Promise<TrainingJob | undefined> {
+async function jobFor(
+  ctx: KindContext,
+  organizationId: string,
+  modelName: string,
+  modelVersion: string,
+  fresh: boolean,
+): Promise<TrainingJob | undefined> {
   const list = () => ctx.client.mlTrainingClient.listTrainingJobs(organizationId);
   const jobs = fresh ? await list() : await ctx.memo(`training-jobs:${organizationId}`, list);
   return jobs
@@ -79,15 +94,31 @@ function jobFailure(job: TrainingJob, model: string): string {
  * At plan, for a deployed model the registry lacks: a note that the machine's change waits
  * for its job, or a problem when that job failed or was canceled.
  */
-export async function waitingModel(ctx: KindContext, entry: PackageConfig, model: DeployedModel): Promise<{ note?: PlanNote; problem?: PlanProblem }> {
+export async function waitingModel(
+  ctx: KindContext,
+  entry: PackageConfig,
+  model: DeployedModel,
+): Promise<{ note?: PlanNote; problem?: PlanProblem }> {
   const label = `${model.modelName}@${model.modelVersion}`;
   const job = await jobFor(ctx, model.organizationId, model.modelName, model.modelVersion, false);
   const path = packageVersionPath(entry);
   if (job && failedJob(job)) {
-    return { problem: { path, message: `${jobFailure(job, label)}; no machine gets a model that does not exist`, hint: 'fix the job and train a new model version (a new modelVersion), or deploy a version that exists' } };
+    return {
+      problem: {
+        path,
+        message: `${jobFailure(job, label)}; no machine gets a model that does not exist`,
+        hint: 'fix the job and train a new model version (a new modelVersion), or deploy a version that exists',
+      },
+    };
   }
   const by = job ? `training job ${job.id} (${trainingStatusName(job.status)})` : 'the training job (or upload) this apply makes';
-  return { note: { level: 'warning', path, message: `waits for ${by}: model ${label} is not in the registry yet; apply writes this machine once it is (apply --wait-for-training DURATION waits for it, else the deploy stays pending until the next apply)` } };
+  return {
+    note: {
+      level: 'warning',
+      path,
+      message: `waits for ${by}: model ${label} is not in the registry yet; apply writes this machine once it is (apply --wait-for-training DURATION waits for it, else the deploy stays pending until the next apply)`,
+    },
+  };
 }
 
 /** Whether the registry has a package version now (read afresh, not from the plan's reads). */
@@ -113,9 +144,14 @@ export async function awaitModels(ctx: KindContext, machine: string, entries: re
     for (;;) {
       const job = await jobFor(ctx, id.organizationId, id.name, entry.version ?? '', true);
       if (!job) {
-        throw new DeployPendingError(`machine ${machine}: model ${label} is not in the registry and no training job makes it`, { hint: 'the machine was not written; train or upload that model version first' });
+        throw new DeployPendingError(`machine ${machine}: model ${label} is not in the registry and no training job makes it`, {
+          hint: 'the machine was not written; train or upload that model version first',
+        });
       }
-      if (failedJob(job)) throw new TrainingFailedError(`machine ${machine}: ${jobFailure(job, label)}`, { hint: 'the machine was not written; train a new model version, or deploy a version that exists' });
+      if (failedJob(job))
+        throw new TrainingFailedError(`machine ${machine}: ${jobFailure(job, label)}`, {
+          hint: 'the machine was not written; train a new model version, or deploy a version that exists',
+        });
       if (await inRegistry(ctx, entry)) break;
       const elapsed = Date.now() - started;
       const state = `training job ${job.id} is ${trainingStatusName(job.status)}`;
@@ -124,7 +160,9 @@ export async function awaitModels(ctx: KindContext, machine: string, entries: re
           hint: 'the machine was not written; apply again once the job completes, or pass --wait-for-training DURATION to wait for it',
         });
       }
-      ctx.progress?.(`machine ${machine} waits for model ${label}: ${state} (${Math.round(elapsed / 1000)}s of ${Math.round(waitMs / 1000)}s)`);
+      ctx.progress?.(
+        `machine ${machine} waits for model ${label}: ${state} (${Math.round(elapsed / 1000)}s of ${Math.round(waitMs / 1000)}s)`,
+      );
       await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, waitMs - elapsed)));
     }
   }

@@ -53,7 +53,14 @@ export async function missingPackages(ctx: KindContext, entries: readonly Packag
  */
 async function ownPackageFound(ctx: KindContext, e: PackageConfig): Promise<boolean> {
   try {
-    return (await registryPackage(ctx, e.package, isLatestPackageVersion(e.version) ? 'latest' : (e.version as string), e.type as RegistryPackageType)) !== undefined;
+    return (
+      (await registryPackage(
+        ctx,
+        e.package,
+        isLatestPackageVersion(e.version) ? 'latest' : (e.version as string),
+        e.type as RegistryPackageType,
+      )) !== undefined
+    );
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'PERMISSION_DENIED') return true;
     throw err;
@@ -64,7 +71,12 @@ async function ownPackageFound(ctx: KindContext, e: PackageConfig): Promise<bool
 export async function missingPackageProblem(ctx: KindContext, entry: PackageConfig): Promise<PlanProblem> {
   const versions = await registryVersions(ctx, entry.package);
   const latest = isLatestPackageVersion(entry.version);
-  const has = versions === undefined ? '' : versions.length === 0 ? '; the registry has no version of it' : `; the registry has versions ${versions.join(', ')}`;
+  const has =
+    versions === undefined
+      ? ''
+      : versions.length === 0
+        ? '; the registry has no version of it'
+        : `; the registry has versions ${versions.join(', ')}`;
   return {
     path: packageVersionPath(entry),
     message: latest

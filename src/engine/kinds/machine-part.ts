@@ -26,10 +26,14 @@ export const machinePartDeclaration = defineKind({
       description: 'Id of the machine the part belongs to; another machine makes a new part.',
       forcesReplacement: true,
     },
-    name: { schema: z.string().min(1, 'a machine part needs a name'), description: 'Name of the part, unique in its machine; a new name renames the part in place (same id).' },
+    name: {
+      schema: z.string().min(1, 'a machine part needs a name'),
+      description: 'Name of the part, unique in its machine; a new name renames the part in place (same id).',
+    },
     config: {
       schema: machineAttributes.config,
-      description: "The part's config as JSON text, in the form of a machine's config (components, services, modules, remotes, frames, network, ...) without the secret env entries.",
+      description:
+        "The part's config as JSON text, in the form of a machine's config (components, services, modules, remotes, frames, network, ...) without the secret env entries.",
       sensitive: withReferencedParts(secretEnvEntries),
     },
     secret_env: {
@@ -57,7 +61,9 @@ function revisionOf(part: MachinePart): { revision?: string } {
 
 function knownConfig(view: MachinePartView): JsonObject {
   if (isObject(view.config)) return view.config;
-  throw new FleetformError(`the config of machine part ${view.name} is not known yet`, { hint: 'apply the resources its config names (its fragments) first' });
+  throw new FleetformError(`the config of machine part ${view.name} is not known yet`, {
+    hint: 'apply the resources its config names (its fragments) first',
+  });
 }
 
 /** The main part is the machine's: a fleetform_machine's config, never a part of its own. */
@@ -79,22 +85,40 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
     if (isUnknown(attributes.config) && attributes.config.standIn !== undefined) {
       // The fragments this apply creates stand in as the stack declares them: checked now, as in every later plan.
       const checked = await machinePartKind.desire(ctx, { ...attributes, config: attributes.config.standIn }, prior);
-      const note: PlanNote = { level: 'info', path: 'config', message: 'the config names a fragment this apply creates: checked against the fragment as the stack declares it; its id is known once it exists' };
+      const note: PlanNote = {
+        level: 'info',
+        path: 'config',
+        message:
+          'the config names a fragment this apply creates: checked against the fragment as the stack declares it; its id is known once it exists',
+      };
       return { ...checked, view: { ...checked.view, config: unknownValue }, notes: [note, ...checked.notes] };
     }
     if (isUnknown(attributes.config)) {
-      const note: PlanNote = { level: 'info', path: 'config', message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists' };
+      const note: PlanNote = {
+        level: 'info',
+        path: 'config',
+        message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists',
+      };
       return { view: { machine_id, name, config: unknownValue }, private: { pins: pinsOf(prior) }, notes: [note], problems: [] };
     }
     const desired = await desirePartConfig(ctx, name, attributes, prior);
-    return { view: { machine_id, name, config: desired.config }, private: { pins: desired.pins }, notes: desired.notes, problems: desired.problems };
+    return {
+      view: { machine_id, name, config: desired.config },
+      private: { pins: desired.pins },
+      notes: desired.notes,
+      problems: desired.problems,
+    };
   },
 
   async observe(ctx, entry): Promise<Observation<MachinePartView> | undefined> {
     const partId = entry.ids.part_id;
     const part = partId ? await unlessNotFound(() => ctx.client.appClient.getMachinePart(partId)) : undefined;
     if (!part) return undefined;
-    return { view: { machine_id: part.machineId, name: part.name, config: configView(part.config) }, version: part.lastUpdated?.toISOString() ?? 'never', facts: {} };
+    return {
+      view: { machine_id: part.machineId, name: part.name, config: configView(part.config) },
+      version: part.lastUpdated?.toISOString() ?? 'never',
+      facts: {},
+    };
   },
 
   async create(ctx, desired, checkpoint): Promise<Applied> {
@@ -111,15 +135,23 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
     const partId = entry.ids.part_id as string;
     const part = await ctx.client.appClient.getMachinePart(partId);
     const stale = () =>
-      new ConcurrentChangeError(`machine part ${desired.name} was changed on the service after the plan was made; nothing was overwritten`, {
-        hint: 'run `fleetform plan` again to see the change, then apply',
-      });
+      new ConcurrentChangeError(
+        `machine part ${desired.name} was changed on the service after the plan was made; nothing was overwritten`,
+        {
+          hint: 'run `fleetform plan` again to see the change, then apply',
+        },
+      );
     if (plannedVersion !== null && (part.lastUpdated?.toISOString() ?? 'never') !== plannedVersion) throw stale();
     if (part.name === desired.name && stableStringify(configView(part.config)) === stableStringify(desired.config)) return applied(partId);
     const config = knownConfig(desired);
     await awaitModels(ctx, desired.name, packageEntries(configDocument(config)));
     try {
-      const after = await ctx.client.appClient.updateMachinePart(partId, desired.name, configDocument(config, part.config), part.lastUpdated);
+      const after = await ctx.client.appClient.updateMachinePart(
+        partId,
+        desired.name,
+        configDocument(config, part.config),
+        part.lastUpdated,
+      );
       return { ...applied(partId), ...revisionOf(after) };
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION') throw stale();
@@ -180,8 +212,11 @@ async function newPart(ctx: KindContext, machineId: string, name: string): Promi
   } catch (err) {
     if (!(err instanceof ServiceError) || err.code !== 'ALREADY_EXISTS') throw err;
     const existing = (await ctx.client.appClient.getMachineParts(machineId)).find((p) => p.name === name);
-    throw new FleetformError(`machine ${machineId} already has a part named ${name}${existing ? ` (id ${existing.id})` : ''} that fleetform does not manage`, {
-      hint: `to manage it with this resource: fleetform import <this address> ${existing?.id ?? '<part id>'}; or give this part another name`,
-    });
+    throw new FleetformError(
+      `machine ${machineId} already has a part named ${name}${existing ? ` (id ${existing.id})` : ''} that fleetform does not manage`,
+      {
+        hint: `to manage it with this resource: fleetform import <this address> ${existing?.id ?? '<part id>'}; or give this part another name`,
+      },
+    );
   }
 }

@@ -12,7 +12,14 @@ import { fragmentConfigDocument } from './fragment';
 import { configDocument, configView } from './machine-config-view';
 import type { MachineResolution } from '../../domain/fragments';
 import { FRAGMENT_TYPE } from '../../domain/resource-attributes';
-import { declaredFetch, importsFragments, resolveFetching, serviceFetch, type DeclaredFragment, type FragmentFetch } from './machine-fragments';
+import {
+  declaredFetch,
+  importsFragments,
+  resolveFetching,
+  serviceFetch,
+  type DeclaredFragment,
+  type FragmentFetch,
+} from './machine-fragments';
 import { machineKind } from './machine';
 
 export interface MachineRunDiff {
@@ -70,7 +77,9 @@ async function plannedFragments(plan: Plan, client: ServiceClient): Promise<Map<
 
 /** The diff of what the named machine runs before and after the plan; undefined when the plan has no such machine. */
 export async function machineRunDiff(plan: Plan, machine: string, client: ServiceClient): Promise<MachineRunDiff | undefined> {
-  const change: ResourceChange | undefined = plan.changes.find((c) => c.type === machineKind.type && (nameOf(c.after) ?? nameOf(c.before)) === machine);
+  const change: ResourceChange | undefined = plan.changes.find(
+    (c) => c.type === machineKind.type && (nameOf(c.after) ?? nameOf(c.before)) === machine,
+  );
   if (!change) return undefined;
   const read = new Map<string, Promise<unknown>>();
   const fromService = serviceFetch(client.appClient, <T>(key: string, load: () => Promise<T>): Promise<T> => {
@@ -79,7 +88,11 @@ export async function machineRunDiff(plan: Plan, machine: string, client: Servic
   });
   const planned = await plannedFragments(plan, client);
   const before = await runsAs(machine, change.before, fromService);
-  const after = await runsAs(machine, change.after, declaredFetch(async (id) => planned.get(id), fromService));
+  const after = await runsAs(
+    machine,
+    change.after,
+    declaredFetch(async (id) => planned.get(id), fromService),
+  );
   if (before === 'unknown' || after === 'unknown') {
     return { address: change.address, machine, changes: [], unknown: CONFIG_KNOWN_AFTER_CREATE };
   }

@@ -21,7 +21,10 @@ function splitKey(key: string): { module: string; env: string } | undefined {
  * The config (parsed, list form) with the secret env entries merged into its modules' env,
  * and the problems of entries naming no module of the config.
  */
-export function withSecretEnv(config: Record<string, unknown>, secretEnv: Readonly<Record<string, string>> | undefined): { config: Record<string, unknown>; problems: PlanProblem[] } {
+export function withSecretEnv(
+  config: Record<string, unknown>,
+  secretEnv: Readonly<Record<string, string>> | undefined,
+): { config: Record<string, unknown>; problems: PlanProblem[] } {
   const entries = Object.entries(secretEnv ?? {});
   if (entries.length === 0) return { config, problems: [] };
   const problems: PlanProblem[] = [];
@@ -29,7 +32,11 @@ export function withSecretEnv(config: Record<string, unknown>, secretEnv: Readon
   for (const [key, value] of entries) {
     const split = splitKey(key);
     if (!split) {
-      problems.push({ path: childPath('secret_env', key), message: `secret_env key ${JSON.stringify(key)} is not <module>.<KEY>`, hint: 'synthesize the app again' });
+      problems.push({
+        path: childPath('secret_env', key),
+        message: `secret_env key ${JSON.stringify(key)} is not <module>.<KEY>`,
+        hint: 'synthesize the app again',
+      });
       continue;
     }
     byModule.set(split.module, { ...byModule.get(split.module), [split.env]: value });
@@ -37,7 +44,12 @@ export function withSecretEnv(config: Record<string, unknown>, secretEnv: Readon
   const modules = Array.isArray(config.modules) ? config.modules : [];
   const names = new Set(modules.map((m: unknown) => (isObject(m) && typeof m.name === 'string' ? m.name : undefined)));
   for (const moduleName of byModule.keys()) {
-    if (!names.has(moduleName)) problems.push({ path: childPath('secret_env', moduleName), message: `secret_env holds entries of module ${moduleName}, which config does not have`, hint: 'synthesize the app again' });
+    if (!names.has(moduleName))
+      problems.push({
+        path: childPath('secret_env', moduleName),
+        message: `secret_env holds entries of module ${moduleName}, which config does not have`,
+        hint: 'synthesize the app again',
+      });
   }
   const merged = modules.map((m: unknown) => {
     if (!isObject(m) || typeof m.name !== 'string') return m;
@@ -53,7 +65,10 @@ export function withSecretEnv(config: Record<string, unknown>, secretEnv: Readon
  * whose names look secret and those `flagged` (`<module>.<KEY>`, e.g. the keys of a prior
  * `secret_env`). The view is not changed.
  */
-export function splitSecretEnv(config: JsonObject, flagged: ReadonlySet<string>): { config: JsonObject; secretEnv: Record<string, string> } {
+export function splitSecretEnv(
+  config: JsonObject,
+  flagged: ReadonlySet<string>,
+): { config: JsonObject; secretEnv: Record<string, string> } {
   const secretEnv: Record<string, string> = {};
   if (!isObject(config.modules)) return { config, secretEnv };
   const modules: JsonObject = {};
@@ -65,7 +80,8 @@ export function splitSecretEnv(config: JsonObject, flagged: ReadonlySet<string>)
     const moduleName = typeof module.name === 'string' ? module.name : key;
     const env: { [k: string]: JsonValue } = {};
     for (const [name, value] of Object.entries(module.env)) {
-      if (typeof value === 'string' && (isSecretEnvName(name) || flagged.has(`${moduleName}.${name}`))) secretEnv[`${moduleName}.${name}`] = value;
+      if (typeof value === 'string' && (isSecretEnvName(name) || flagged.has(`${moduleName}.${name}`)))
+        secretEnv[`${moduleName}.${name}`] = value;
       else env[name] = value;
     }
     const { env: _whole, ...rest } = module;
@@ -85,7 +101,8 @@ export const secretEnvEntries: SensitiveParts = {
     for (const [moduleName, module] of Object.entries(modules)) {
       if (!isObject(module) || !isObject(module.env)) continue;
       for (const key of Object.keys(module.env)) {
-        if (isSecretEnvName(key) || flagged.has(`${moduleName}.${key}`)) paths.push(childPath(childPath(childPath('config.modules', moduleName), 'env'), key));
+        if (isSecretEnvName(key) || flagged.has(`${moduleName}.${key}`))
+          paths.push(childPath(childPath(childPath('config.modules', moduleName), 'env'), key));
       }
     }
     // Sections other than the keyed lists are held in the view as written: the declared paths apply as they are.

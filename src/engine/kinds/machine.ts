@@ -46,7 +46,9 @@ function oversizeProblem(bytes: number): PlanProblem {
 /** A machine's config to write: known by apply, when every reference in it is. */
 function knownConfig(view: MachineView): JsonObject {
   if (isObject(view.config)) return view.config;
-  throw new FleetformError(`the config of machine ${view.name} is not known yet`, { hint: 'apply the resources its config names (its fragments) first' });
+  throw new FleetformError(`the config of machine ${view.name} is not known yet`, {
+    hint: 'apply the resources its config names (its fragments) first',
+  });
 }
 
 /** Thrown when the machine changed on the service after the plan read it. */
@@ -66,7 +68,10 @@ export const machineDeclaration = defineKind({
   type: 'fleetform_machine',
   description: 'A machine and the whole configuration of its main part: components, services and modules.',
   attributes: {
-    name: { schema: machineAttributes.name, description: 'Name of the machine in its location; a new name renames the machine in place (same id).' },
+    name: {
+      schema: machineAttributes.name,
+      description: 'Name of the machine in its location; a new name renames the machine in place (same id).',
+    },
     location_id: {
       schema: machineAttributes.location_id,
       description: 'Location the machine lives in.',
@@ -76,13 +81,15 @@ export const machineDeclaration = defineKind({
     },
     config: {
       schema: machineAttributes.config,
-      description: 'The machine config as JSON text (components, services, modules) without the secret env entries; a module without a version is pinned to the newest release at its first apply.',
+      description:
+        'The machine config as JSON text (components, services, modules) without the secret env entries; a module without a version is pinned to the newest release at its first apply.',
       // The secret parts of the view's config come from secret_env, which is sensitive as a whole.
       sensitive: withReferencedParts(secretEnvEntries),
     },
     secret_env: {
       schema: machineAttributes.secret_env,
-      description: "The modules' secret env entries by `<module>.<KEY>` (those code marks secret and those whose names look secret), merged into the modules' env.",
+      description:
+        "The modules' secret env entries by `<module>.<KEY>` (those code marks secret and those whose names look secret), merged into the modules' env.",
       sensitive: true,
     },
     secrets: {
@@ -142,7 +149,13 @@ function registryFacts(ctx: KindContext, moduleId: string): Promise<RegistryFact
     const module = await registryModule(ctx, moduleId);
     if (!module) return undefined;
     const versions = module.versions.map((v) => v.version);
-    return { module, versions, latest: newestVersion(versions, { includePrerelease: true }), latestRelease: newestVersion(versions), policies: new Map() };
+    return {
+      module,
+      versions,
+      latest: newestVersion(versions, { includePrerelease: true }),
+      latestRelease: newestVersion(versions),
+      policies: new Map(),
+    };
   });
 }
 
@@ -154,7 +167,10 @@ function policyFacts(facts: RegistryFacts, policyText: string): PolicyFacts {
   const resolved = moduleVersionToRun(policyText, undefined, facts.versions);
   const provided = new Set((facts.module.versions.find((v) => v.version === resolved)?.models ?? []).map((m) => m.model));
   const { latest, latestRelease } = facts;
-  const updates = policy?.kind === 'patch' ? 'never updates automatically' : 'updates automatically (restarting the module) when the registry publishes a newer admitted version';
+  const updates =
+    policy?.kind === 'patch'
+      ? 'never updates automatically'
+      : 'updates automatically (restarting the module) when the registry publishes a newer admitted version';
   const summary =
     policy && resolved
       ? `policy ${formatVersionPolicy(policy)} (${describeVersionPolicy(policy)}): runs ${resolved}; registry latest ${latest ?? '-'}${latestRelease && latestRelease !== latest ? ` (release ${latestRelease})` : ''}; ${updates}`
@@ -188,7 +204,11 @@ export function pinsOf(entry: StateEntry | undefined): Record<string, string> {
 }
 
 /** The version a registry module of a machine runs (moduleVersionToRun), with the pin its state entry keeps. */
-export function runningModuleVersion(module: { readonly name: string; readonly version?: string }, entry: StateEntry | undefined, versions: readonly string[]): string | undefined {
+export function runningModuleVersion(
+  module: { readonly name: string; readonly version?: string },
+  entry: StateEntry | undefined,
+  versions: readonly string[],
+): string | undefined {
   return moduleVersionToRun(module.version, pinsOf(entry)[module.name], versions);
 }
 
@@ -219,7 +239,12 @@ export interface DesiredPartConfig {
  * resolved against the registry, deployed models and packages awaited, the message size
  * the service takes.
  */
-export async function desirePartConfig(ctx: KindContext, name: string, attributes: PartConfigAttributes, prior: StateEntry | undefined): Promise<DesiredPartConfig> {
+export async function desirePartConfig(
+  ctx: KindContext,
+  name: string,
+  attributes: PartConfigAttributes,
+  prior: StateEntry | undefined,
+): Promise<DesiredPartConfig> {
   const problems: PlanProblem[] = [];
   const notes: PlanNote[] = [];
   const parsed = parseConfig(attributes.config);
@@ -269,7 +294,12 @@ export async function desirePartConfig(ctx: KindContext, name: string, attribute
           return raw;
         }
         pins[moduleName] = pinned;
-        if (!priorPins[moduleName]) notes.push({ level: 'info', path, message: `no version given: pinned to ${pinned}, the newest release, at this first apply; it will not update automatically` });
+        if (!priorPins[moduleName])
+          notes.push({
+            level: 'info',
+            path,
+            message: `no version given: pinned to ${pinned}, the newest release, at this first apply; it will not update automatically`,
+          });
         return { ...raw, version: pinned };
       }
       const { policy, resolved, provided, summary } = policyFacts(facts, raw.version);
@@ -288,7 +318,11 @@ export async function desirePartConfig(ctx: KindContext, name: string, attribute
         for (const entry of entries) {
           if (!isObject(entry) || typeof entry.model !== 'string' || !entry.model.startsWith(prefix)) continue;
           if (provided.size > 0 && !provided.has(entry.model)) {
-            notes.push({ level: 'warning', path: childPath(childPath(`config.${list}`, String(entry.name)), 'model'), message: `${raw.module_id}@${resolved} does not list model ${entry.model}` });
+            notes.push({
+              level: 'warning',
+              path: childPath(childPath(`config.${list}`, String(entry.name)), 'model'),
+              message: `${raw.module_id}@${resolved} does not list model ${entry.model}`,
+            });
           }
         }
       }
@@ -327,12 +361,21 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     if (isUnknown(attributes.config) && attributes.config.standIn !== undefined) {
       // The fragments this apply creates stand in as the stack declares them: checked now, as in every later plan.
       const checked = await machineKind.desire(ctx, { ...attributes, config: attributes.config.standIn }, prior);
-      const note: PlanNote = { level: 'info', path: 'config', message: 'the config names a fragment this apply creates: checked against the fragment as the stack declares it; its id is known once it exists' };
+      const note: PlanNote = {
+        level: 'info',
+        path: 'config',
+        message:
+          'the config names a fragment this apply creates: checked against the fragment as the stack declares it; its id is known once it exists',
+      };
       return { ...checked, view: { ...checked.view, config: unknownValue }, notes: [note, ...checked.notes] };
     }
     if (isUnknown(attributes.config)) {
       // A reference in the config (an object this apply creates) is known only at apply, where it is checked.
-      notes.push({ level: 'info', path: 'config', message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists' });
+      notes.push({
+        level: 'info',
+        path: 'config',
+        message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists',
+      });
       problems.push(...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
       return { view: { name, location_id: locationId, config: unknownValue }, private: { pins: pinsOf(prior) }, notes, problems };
     }
@@ -377,7 +420,11 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const runningAfter = isObject(desiredData?.running) ? desiredData.running : {};
     if (isObject(was) && isObject(now)) {
       for (const r of moduleRestarts(was, now, runningBefore, runningAfter)) {
-        notes.push({ level: 'warning', path: childPath('config.modules', r.name), message: `this change restarts the module (${r.why}); what it provides stops while it restarts` });
+        notes.push({
+          level: 'warning',
+          path: childPath('config.modules', r.name),
+          message: `this change restarts the module (${r.why}); what it provides stops while it restarts`,
+        });
       }
     }
     return { problems: [], notes };
@@ -388,9 +435,17 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const machineId = await newMachine(ctx, desired.name, desired.location_id);
     await checkpoint({ ids: { machine_id: machineId }, outputs: { id: machineId } });
     const partId = await mainPartId(ctx, machineId);
-    if (!partId) throw new FleetformError(`machine ${machineId} has no main part`, { hint: 'the service did not create one; delete the machine and apply again' });
+    if (!partId)
+      throw new FleetformError(`machine ${machineId} has no main part`, {
+        hint: 'the service did not create one; delete the machine and apply again',
+      });
     const part = await ctx.client.appClient.getMachinePart(partId);
-    const after = await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(knownConfig(desired), part.config), part.lastUpdated);
+    const after = await ctx.client.appClient.updateMachinePart(
+      part.id,
+      part.name,
+      configDocument(knownConfig(desired), part.config),
+      part.lastUpdated,
+    );
     await passHealthGate(ctx, desired, partId);
     return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId }, ...revisionOf(after) };
   },
@@ -408,11 +463,17 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     if (plannedVersion !== null && seen !== plannedVersion) throw stale();
     await renameIfNeeded(ctx, machineId, desired.name);
     // A rename alone writes no config: the part is left as it is (and its version with it).
-    if (stableStringify(configView(part.config)) === stableStringify(desired.config)) return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
+    if (stableStringify(configView(part.config)) === stableStringify(desired.config))
+      return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId } };
     await awaitModels(ctx, desired.name, packageEntries(configDocument(knownConfig(desired))));
     let after;
     try {
-      after = await ctx.client.appClient.updateMachinePart(part.id, part.name, configDocument(knownConfig(desired), part.config), part.lastUpdated);
+      after = await ctx.client.appClient.updateMachinePart(
+        part.id,
+        part.name,
+        configDocument(knownConfig(desired), part.config),
+        part.lastUpdated,
+      );
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION') throw stale();
       throw err;
@@ -452,14 +513,20 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const found = machines.find((m) => m.name === key.name && !managedIds.has(m.id));
     if (!found) return undefined;
     const partId = await mainPartId(ctx, found.id);
-    return { ids: { machine_id: found.id, ...(partId ? { part_id: partId } : {}) }, outputs: { id: found.id, ...(partId ? { part_id: partId } : {}) } };
+    return {
+      ids: { machine_id: found.id, ...(partId ? { part_id: partId } : {}) },
+      outputs: { id: found.id, ...(partId ? { part_id: partId } : {}) },
+    };
   },
 
   async importById(ctx, id): Promise<Applied | undefined> {
     const machine = await machineById(ctx, id);
     if (!machine) return undefined;
     const partId = await mainPartId(ctx, machine.id);
-    return { ids: { machine_id: machine.id, ...(partId ? { part_id: partId } : {}) }, outputs: { id: machine.id, ...(partId ? { part_id: partId } : {}) } };
+    return {
+      ids: { machine_id: machine.id, ...(partId ? { part_id: partId } : {}) },
+      outputs: { id: machine.id, ...(partId ? { part_id: partId } : {}) },
+    };
   },
 };
 
@@ -470,7 +537,10 @@ function machineById(ctx: KindContext, machineId: string) {
 
 /** The locations of the run's organization, read once per run. */
 function locationsOf(ctx: KindContext): Promise<ReadonlyMap<string, string>> {
-  return ctx.memo(`locations:${ctx.organizationId}`, async () => new Map((await ctx.client.appClient.listLocations(ctx.organizationId)).map((l) => [l.id, l.name])));
+  return ctx.memo(
+    `locations:${ctx.organizationId}`,
+    async () => new Map((await ctx.client.appClient.listLocations(ctx.organizationId)).map((l) => [l.id, l.name])),
+  );
 }
 
 /** The machines of a location by id, read once per run and shared by every machine there. */
@@ -485,16 +555,29 @@ function machinesIn(ctx: KindContext, locationId: string) {
  * What would make the create or rename fail on the service, found before any write: a
  * location the organization does not have, a name another machine holds there.
  */
-async function placementProblems(ctx: KindContext, name: string, explicitLocation: string | undefined, locationId: string, prior: StateEntry | undefined): Promise<PlanProblem[]> {
+async function placementProblems(
+  ctx: KindContext,
+  name: string,
+  explicitLocation: string | undefined,
+  locationId: string,
+  prior: StateEntry | undefined,
+): Promise<PlanProblem[]> {
   if (isUnknown(name) || isUnknown(locationId)) return [];
   if (locationId === '') return [await defaultLocationProblem(ctx)];
   if (explicitLocation) {
     let locations = await locationsOf(ctx);
     // A location this run created since the listing was read (a reference resolved at apply).
-    if (!locations.has(explicitLocation)) locations = new Map((await ctx.client.appClient.listLocations(ctx.organizationId)).map((l) => [l.id, l.name]));
+    if (!locations.has(explicitLocation))
+      locations = new Map((await ctx.client.appClient.listLocations(ctx.organizationId)).map((l) => [l.id, l.name]));
     if (!locations.has(explicitLocation)) {
       const choices = [...locations].map(([id, n]) => `${id} (${n})`).join(', ') || 'none';
-      return [{ path: 'location_id', message: `organization ${ctx.organizationId} has no location ${explicitLocation}`, hint: `use one of its locations: ${choices}` }];
+      return [
+        {
+          path: 'location_id',
+          message: `organization ${ctx.organizationId} has no location ${explicitLocation}`,
+          hint: `use one of its locations: ${choices}`,
+        },
+      ];
     }
   }
   const own = prior?.ids.machine_id;
@@ -530,7 +613,10 @@ async function defaultLocationProblem(ctx: KindContext): Promise<PlanProblem> {
   const created = creating > 0 ? ` once this stack creates ${creating} more` : '';
   return {
     path: 'location_id',
-    message: count === 0 ? `organization ${ctx.organizationId} has no location to place the machine in` : `organization ${ctx.organizationId} ${creating > 0 ? 'will have' : 'has'} ${count} locations${created}: the machine must say which`,
+    message:
+      count === 0
+        ? `organization ${ctx.organizationId} has no location to place the machine in`
+        : `organization ${ctx.organizationId} ${creating > 0 ? 'will have' : 'has'} ${count} locations${created}: the machine must say which`,
     hint: `give the Machine a location (a Location construct or a location id), or set locationId on the FleetProvider${choices ? `; choices: ${choices}` : ''}`,
   };
 }
@@ -546,9 +632,12 @@ async function newMachine(ctx: KindContext, name: string, locationId: string): P
     if (!(err instanceof ServiceError) || err.code !== 'ALREADY_EXISTS') throw err;
     const existing = (await ctx.client.appClient.listMachines(locationId)).find((m) => m.name === name);
     if (!existing) throw err;
-    throw new FleetformError(`a machine named ${name} already exists in location ${locationId} (id ${existing.id}) and fleetform does not manage it`, {
-      hint: `to manage that machine with this resource: fleetform import <this address> ${existing.id}; or rename this one`,
-    });
+    throw new FleetformError(
+      `a machine named ${name} already exists in location ${locationId} (id ${existing.id}) and fleetform does not manage it`,
+      {
+        hint: `to manage that machine with this resource: fleetform import <this address> ${existing.id}; or rename this one`,
+      },
+    );
   }
 }
 
@@ -560,9 +649,12 @@ async function renameIfNeeded(ctx: KindContext, machineId: string, name: string)
     await ctx.client.appClient.updateMachine(machineId, name, machine.locationId);
   } catch (err) {
     if (!(err instanceof ServiceError) || err.code !== 'ALREADY_EXISTS') throw err;
-    throw new FleetformError(`cannot rename machine ${machine.name} to ${name}: location ${machine.locationId} already has a machine of that name`, {
-      hint: 'choose another name, or remove the other machine first',
-    });
+    throw new FleetformError(
+      `cannot rename machine ${machine.name} to ${name}: location ${machine.locationId} already has a machine of that name`,
+      {
+        hint: 'choose another name, or remove the other machine first',
+      },
+    );
   }
 }
 

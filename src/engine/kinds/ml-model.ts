@@ -18,7 +18,12 @@ function packageOfView(view: JsonObject | MlModelView): { id: string; version: s
 }
 
 function viewOf(pkg: RegistryPackage, filePath: unknown): MlModelView {
-  const view: MlModelView = { name: pkg.name, version: pkg.version, path: typeof filePath === 'string' ? filePath : '', organization_id: pkg.organizationId };
+  const view: MlModelView = {
+    name: pkg.name,
+    version: pkg.version,
+    path: typeof filePath === 'string' ? filePath : '',
+    organization_id: pkg.organizationId,
+  };
   if (typeof pkg.metadata.model_type === 'string') view.model_type = pkg.metadata.model_type;
   if (typeof pkg.metadata.model_framework === 'string') view.model_framework = pkg.metadata.model_framework;
   return view;
@@ -35,7 +40,11 @@ async function unreadableFile(file: string): Promise<PlanProblem | undefined> {
     return { path: 'path', message: `${file} is not a file`, hint: 'give the path of the model file itself (e.g. model.tflite)' };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
-    return { path: 'path', message: `the model file ${file} cannot be read (${code})`, hint: 'give a path relative to the app, or an absolute one' };
+    return {
+      path: 'path',
+      message: `the model file ${file} cannot be read (${code})`,
+      hint: 'give a path relative to the app, or an absolute one',
+    };
   }
 }
 
@@ -46,7 +55,12 @@ export const mlModelKind: ResourceKind<typeof mlModelDeclaration> = {
   replaceOrder: 'create-first',
 
   async desire(ctx, attributes, prior): Promise<DesiredValue<MlModelView>> {
-    const view: MlModelView = { name: attributes.name, version: attributes.version, path: attributes.path, organization_id: attributes.organization_id || ctx.organizationId };
+    const view: MlModelView = {
+      name: attributes.name,
+      version: attributes.version,
+      path: attributes.path,
+      organization_id: attributes.organization_id || ctx.organizationId,
+    };
     if (attributes.model_type !== undefined) view.model_type = attributes.model_type;
     if (attributes.model_framework !== undefined) view.model_framework = attributes.model_framework;
     const problems: PlanProblem[] = [];
@@ -57,7 +71,9 @@ export const mlModelKind: ResourceKind<typeof mlModelDeclaration> = {
       problems.push({
         path: 'version',
         message: `model ${id} already has version ${version} in the registry`,
-        hint: 'a registry version never changes: give this upload a new version, or manage the existing one with fleetform import <this address> ' + `${id}@${version}`,
+        hint:
+          'a registry version never changes: give this upload a new version, or manage the existing one with fleetform import <this address> ' +
+          `${id}@${version}`,
         existingId: `${id}@${version}`,
       });
     }
@@ -80,7 +96,14 @@ export const mlModelKind: ResourceKind<typeof mlModelDeclaration> = {
     if (typeof desired.model_type === 'string') metadata.model_type = desired.model_type;
     if (typeof desired.model_framework === 'string') metadata.model_framework = desired.model_framework;
     const made = await ctx.client.packagesClient.createPackage(
-      { organizationId: desired.organization_id, name: desired.name, version: desired.version, type: 'ml_model', metadata, files: [{ name: path.basename(file), size: archive.byteLength }] },
+      {
+        organizationId: desired.organization_id,
+        name: desired.name,
+        version: desired.version,
+        type: 'ml_model',
+        metadata,
+        files: [{ name: path.basename(file), size: archive.byteLength }],
+      },
       archive,
     );
     return { ids: { id: made.id, version: made.version }, outputs: { id: made.id } };
@@ -111,7 +134,10 @@ export const mlModelKind: ResourceKind<typeof mlModelDeclaration> = {
 
   async importById(ctx, text): Promise<Applied | undefined> {
     const at = text.lastIndexOf('@');
-    if (at <= 0) throw new FleetformError(`${JSON.stringify(text)} is not an ML model version`, { hint: 'import it by <organization id>/<name>@<version>' });
+    if (at <= 0)
+      throw new FleetformError(`${JSON.stringify(text)} is not an ML model version`, {
+        hint: 'import it by <organization id>/<name>@<version>',
+      });
     const found = await registryPackage(ctx, text.slice(0, at), text.slice(at + 1));
     return found ? { ids: { id: found.id, version: found.version }, outputs: { id: found.id } } : undefined;
   },

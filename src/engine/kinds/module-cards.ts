@@ -28,7 +28,9 @@ function readFailure(moduleId: string, err: unknown): FleetformError {
   const reason = errorMessage(err);
   return new FleetformError(`the registry could not be read for module ${moduleId}: ${reason}`, {
     path: moduleId,
-    hint: isNotFound(err) ? 'the module is no longer in the registry: check module_id' : 'check the connection and the API key, then run status again',
+    hint: isNotFound(err)
+      ? 'the module is no longer in the registry: check module_id'
+      : 'check the connection and the API key, then run status again',
   });
 }
 

@@ -63,7 +63,12 @@ function submitsNewJob(view: JsonObject, prior: StateEntry | undefined): boolean
  * any job of the model already has (canceled and failed ones too), and what the flavour's
  * own parameters lack (a training script or script version the registry does not have).
  */
-async function submissionProblems<D extends KindDeclaration<z.ZodObject, JobView>>(ctx: KindContext, flavour: JobFlavour<D>, view: ViewOf<D>, prior: StateEntry | undefined): Promise<PlanProblem[]> {
+async function submissionProblems<D extends KindDeclaration<z.ZodObject, JobView>>(
+  ctx: KindContext,
+  flavour: JobFlavour<D>,
+  view: ViewOf<D>,
+  prior: StateEntry | undefined,
+): Promise<PlanProblem[]> {
   const problems: PlanProblem[] = [];
   const { model_name: modelName, model_version: modelVersion } = view;
   if (modelName && modelVersion && !isUnknown(modelName) && !isUnknown(modelVersion)) {
@@ -87,9 +92,22 @@ async function submissionProblems<D extends KindDeclaration<z.ZodObject, JobView
 async function scriptProblems(ctx: KindContext, itemId: string, version: string): Promise<PlanProblem[]> {
   if (!itemId || isUnknown(itemId)) return [];
   const item = await ctx.memo(`registry-item:${itemId}`, () => unlessNotFound(() => ctx.client.appClient.getRegistryItem(itemId)));
-  if (!item) return [{ path: 'registry_item_id', message: `the registry has no training script ${itemId}`, hint: 'check registryItemId (`<namespace>:<script-name>`), or publish the script first' }];
+  if (!item)
+    return [
+      {
+        path: 'registry_item_id',
+        message: `the registry has no training script ${itemId}`,
+        hint: 'check registryItemId (`<namespace>:<script-name>`), or publish the script first',
+      },
+    ];
   if (version && !isUnknown(version) && !item.versions.includes(version)) {
-    return [{ path: 'registry_item_version', message: `training script ${itemId} has no version ${version}`, hint: `use one of its versions: ${item.versions.join(', ') || 'none published'}` }];
+    return [
+      {
+        path: 'registry_item_version',
+        message: `training script ${itemId} has no version ${version}`,
+        hint: `use one of its versions: ${item.versions.join(', ') || 'none published'}`,
+      },
+    ];
   }
   return [];
 }
@@ -107,11 +125,18 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
       const problems: PlanProblem[] = issues
         .filter((i) => i.severity === 'error')
         .map((i) => ({ path: i.path, message: i.message, ...(i.hint ? { hint: i.hint } : {}) }));
-      const notes: PlanNote[] = issues.filter((i) => i.severity === 'warning').map((i) => ({ level: 'warning', path: i.path, message: i.message }));
+      const notes: PlanNote[] = issues
+        .filter((i) => i.severity === 'warning')
+        .map((i) => ({ level: 'warning', path: i.path, message: i.message }));
       const datasetId = view.dataset_id;
       if (datasetId && !isUnknown(datasetId)) {
         const dataset = await ctx.memo(`dataset:${datasetId}`, () => unlessNotFound(() => ctx.client.datasetClient.getDataset(datasetId)));
-        if (!dataset) problems.push({ path: 'dataset_id', message: `dataset ${datasetId} does not exist`, hint: 'declare a Dataset or use the id of an existing one' });
+        if (!dataset)
+          problems.push({
+            path: 'dataset_id',
+            message: `dataset ${datasetId} does not exist`,
+            hint: 'declare a Dataset or use the id of an existing one',
+          });
       }
       if (submitsNewJob(view, prior)) problems.push(...(await submissionProblems(ctx, flavour, view, prior)));
       return { view, private: {}, notes, problems };
@@ -122,7 +147,11 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
       const job = id ? await unlessNotFound(() => ctx.client.mlTrainingClient.getTrainingJob(id)) : undefined;
       if (!job) return undefined;
       // Parameters left unspecified are the service's choice: what it chose is a fact, not drift.
-      const { view, facts: chosen } = keepServiceChoices(flavour.declaration, flavour.fromJob(job, entry.attributes?.retain_on_delete === true), entry.attributes);
+      const { view, facts: chosen } = keepServiceChoices(
+        flavour.declaration,
+        flavour.fromJob(job, entry.attributes?.retain_on_delete === true),
+        entry.attributes,
+      );
       const facts: Record<string, string> = { status: trainingStatusName(job.status), job_id: job.id, ...chosen };
       if (job.errorStatus?.message) facts.error = job.errorStatus.message;
       return { view, version: `${job.status}:${job.lastModified?.toISOString() ?? ''}`, facts };
@@ -198,7 +227,13 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
     async findCreated(ctx, key, managedIds): Promise<Applied | undefined> {
       const jobs = await ctx.client.mlTrainingClient.listTrainingJobs(str(key.organization_id));
       const found = jobs
-        .filter((j) => j.modelName === key.model_name && j.modelVersion === key.model_version && j.datasetId === key.dataset_id && !managedIds.has(j.id))
+        .filter(
+          (j) =>
+            j.modelName === key.model_name &&
+            j.modelVersion === key.model_version &&
+            j.datasetId === key.dataset_id &&
+            !managedIds.has(j.id),
+        )
         .filter((j) => j.isCustomJob === flavour.isCustomJob)
         .sort((a, b) => (b.createdOn?.getTime() ?? 0) - (a.createdOn?.getTime() ?? 0))[0];
       return found ? { ids: { id: found.id }, outputs: { id: found.id } } : undefined;
@@ -274,9 +309,17 @@ export const trainingJobKind = trainingKind({
   },
   submitProblems: async () => [],
   submit(ctx, v) {
-    return ctx.client.mlTrainingClient.submitTrainingJob(v.organization_id, v.dataset_id, v.model_name, v.model_version, parseModelType(v.model_type), [...v.tags], {
-      modelFramework: parseModelFramework(v.model_framework),
-    });
+    return ctx.client.mlTrainingClient.submitTrainingJob(
+      v.organization_id,
+      v.dataset_id,
+      v.model_name,
+      v.model_version,
+      parseModelType(v.model_type),
+      [...v.tags],
+      {
+        modelFramework: parseModelFramework(v.model_framework),
+      },
+    );
   },
 });
 
@@ -320,9 +363,17 @@ export const customTrainingJobKind = trainingKind({
   },
   submitProblems: (ctx, v) => scriptProblems(ctx, v.registry_item_id, v.registry_item_version),
   submit(ctx, v) {
-    return ctx.client.mlTrainingClient.submitCustomTrainingJob(v.organization_id, v.dataset_id, v.registry_item_id, v.registry_item_version, v.model_name, v.model_version, {
-      arguments: { ...v.arguments },
-      containerVersion: v.container_version,
-    });
+    return ctx.client.mlTrainingClient.submitCustomTrainingJob(
+      v.organization_id,
+      v.dataset_id,
+      v.registry_item_id,
+      v.registry_item_version,
+      v.model_name,
+      v.model_version,
+      {
+        arguments: { ...v.arguments },
+        containerVersion: v.container_version,
+      },
+    );
   },
 });

@@ -23,11 +23,18 @@ export interface TrainingProgress {
 }
 
 function statusWord(status: number): string {
-  return trainingStatusName(status as Parameters<typeof trainingStatusName>[0]).replace(/^TRAINING_STATUS_/, '').toLowerCase().replace(/_/g, ' ');
+  return trainingStatusName(status as Parameters<typeof trainingStatusName>[0])
+    .replace(/^TRAINING_STATUS_/, '')
+    .toLowerCase()
+    .replace(/_/g, ' ');
 }
 
 /** The progress of every training job in the given states. */
-export async function trainingProgress(client: ServiceClient, states: readonly State[], now: Date = new Date()): Promise<TrainingProgress[]> {
+export async function trainingProgress(
+  client: ServiceClient,
+  states: readonly State[],
+  now: Date = new Date(),
+): Promise<TrainingProgress[]> {
   const entries = states.flatMap((state) =>
     Object.entries(state.resources)
       .filter(([, e]) => TRAINING_JOB_TYPES.includes(e.type) && e.ids.id !== undefined)
@@ -43,7 +50,9 @@ export async function trainingProgress(client: ServiceClient, states: readonly S
         ...e,
         model: `${job.modelName}@${job.modelVersion}`,
         status: statusWord(job.status),
-        ...(started ? { trainingStarted: started.toISOString(), trainingSeconds: Math.round(((ended ?? now).getTime() - started.getTime()) / 1000) } : {}),
+        ...(started
+          ? { trainingStarted: started.toISOString(), trainingSeconds: Math.round(((ended ?? now).getTime() - started.getTime()) / 1000) }
+          : {}),
         ...(ended ? { trainingEnded: ended.toISOString() } : {}),
         ...(job.errorStatus?.message ? { error: job.errorStatus.message } : {}),
       };

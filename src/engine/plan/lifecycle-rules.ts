@@ -6,7 +6,10 @@ import type { PlanProblem } from '../kind';
 import type { ResourceChange } from './model';
 
 /** The replace order of a resource: its lifecycle's create_before_destroy when set, else its kind's. */
-export function replaceOrderOf(lifecycle: ResourceLifecycle | undefined, kindOrder: 'create-first' | 'delete-first'): 'create-first' | 'delete-first' {
+export function replaceOrderOf(
+  lifecycle: ResourceLifecycle | undefined,
+  kindOrder: 'create-first' | 'delete-first',
+): 'create-first' | 'delete-first' {
   const asked = lifecycle?.createBeforeDestroy;
   if (asked === undefined) return kindOrder;
   return asked ? 'create-first' : 'delete-first';
@@ -35,7 +38,11 @@ function valueAt(value: JsonValue | undefined, keys: readonly string[]): JsonVal
  * The desired view with ignored attributes (or paths into one) taken from what exists:
  * once an object exists, an ignored value stays what the service holds (`all`: every one).
  */
-export function withIgnoredChanges(view: JsonObject, existing: JsonObject | undefined, lifecycle: ResourceLifecycle | undefined): JsonObject {
+export function withIgnoredChanges(
+  view: JsonObject,
+  existing: JsonObject | undefined,
+  lifecycle: ResourceLifecycle | undefined,
+): JsonObject {
   const ignore = lifecycle?.ignoreChanges ?? [];
   if (!existing || ignore.length === 0) return view;
   if (ignore === 'all') return existing;
@@ -78,7 +85,9 @@ export function firedTriggers(lifecycle: ResourceLifecycle | undefined, planned:
     if (change.action === 'create' || change.action === 'replace') fired.push(`replace_triggered_by ${label} (${change.action})`);
     else if (change.action === 'update') {
       const attribute = trigger.attribute;
-      const touched = attribute === undefined || change.changes.some((c) => c.path === attribute || c.path.startsWith(`${attribute}.`) || c.path.startsWith(`${attribute}[`));
+      const touched =
+        attribute === undefined ||
+        change.changes.some((c) => c.path === attribute || c.path.startsWith(`${attribute}.`) || c.path.startsWith(`${attribute}[`));
       if (touched) fired.push(`replace_triggered_by ${label} (update)`);
     }
   }

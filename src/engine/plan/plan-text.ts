@@ -30,7 +30,8 @@ export function planValuesText(value: unknown): string {
 }
 
 function untagged(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.prototype.hasOwnProperty.call(value, TAG)) return value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.prototype.hasOwnProperty.call(value, TAG))
+    return value;
   const t = value as Tagged;
   if (t[TAG] === 'unknown') return unknownValue;
   if (t[TAG] === 'sensitive') return SensitiveDigest.of(t.algorithm, t.hex);

@@ -146,7 +146,18 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
     async (address) => {
       try {
         const resource = byAddress.get(address) as DesiredResource;
-        changes.set(address, await planDeclaredResource(input, known, resource, await resolveAddress(input, known, address, resource.type), changes, salt, standIns));
+        changes.set(
+          address,
+          await planDeclaredResource(
+            input,
+            known,
+            resource,
+            await resolveAddress(input, known, address, resource.type),
+            changes,
+            salt,
+            standIns,
+          ),
+        );
       } catch (err) {
         failures.push(err);
         throw err;
@@ -156,14 +167,19 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   if (failures.length > 0) throw failures[0];
 
   const removed = [...known.entries.keys()].filter((address) => !byAddress.has(address));
-  await runGraph(removed, () => [], readParallelism(input), async (address) => {
-    try {
-      changes.set(address, planRemoval(input, await resolveAddress(input, known, address), salt));
-    } catch (err) {
-      failures.push(err);
-      throw err;
-    }
-  });
+  await runGraph(
+    removed,
+    () => [],
+    readParallelism(input),
+    async (address) => {
+      try {
+        changes.set(address, planRemoval(input, await resolveAddress(input, known, address), salt));
+      } catch (err) {
+        failures.push(err);
+        throw err;
+      }
+    },
+  );
   // A read that failed must stop the plan: taken for "gone", it would plan a create or a forget.
   if (failures.length > 0) throw failures[0];
   for (const address of known.emptyIntents) {
@@ -240,7 +256,17 @@ function flagSameIdentity(input: PlanStackInput, changes: Map<string, ResourceCh
       const c = changes.get(address) as ResourceChange;
       const label = input.kinds.require(c.type, address).identity(c.after as JsonObject)?.label ?? address;
       const others = addresses.filter((a) => a !== address).join(', ');
-      changes.set(address, { ...c, problems: [...c.problems, { path: '', message: `${address} and ${others} would both be ${label} on the service`, hint: 'give each its own name (with count, use ${count.index} in the name; with for_each, ${each.key})' }] });
+      changes.set(address, {
+        ...c,
+        problems: [
+          ...c.problems,
+          {
+            path: '',
+            message: `${address} and ${others} would both be ${label} on the service`,
+            hint: 'give each its own name (with count, use ${count.index} in the name; with for_each, ${each.key})',
+          },
+        ],
+      });
     }
   }
 }
@@ -259,7 +285,9 @@ function planRemoval(input: PlanStackInput, record: AddressRecord, salt: string)
   if (entry.status === 'deleting') notes.push({ level: 'info', message: 'deletion started earlier and is not finished yet' });
   if (deposed) notes.push({ level: 'info', message: 'replaced earlier; its delete did not succeed and is retried' });
   if (adopted) notes.push({ level: 'info', message: 'adopted: an interrupted create had made it; it is no longer declared' });
-  const before = observation ? maskPaths(observation.view, viewSecretPaths(kind, observation.view, entry.sensitive_paths), salt) : entry.attributes;
+  const before = observation
+    ? maskPaths(observation.view, viewSecretPaths(kind, observation.view, entry.sensitive_paths), salt)
+    : entry.attributes;
   return resourceChange({
     stack: stack.name,
     address,
@@ -293,13 +321,17 @@ async function planDeclaredResource(
 ): Promise<ResourceChange> {
   const { kinds, ctx, stack } = input;
   const { address, kind, prior, adopted, movedFrom, observed } = record;
-  const attributes = resolveReferences(resource.attributes, (ref) => {
-    const upstream = planned.get(ref.address);
-    if (upstream && (upstream.action === 'create' || upstream.action === 'replace')) return undefined;
-    // An output the service renews at every update (a revision) is known only after it.
-    if (upstream?.action === 'update' && kinds.get(upstream.type)?.declaration.attributes[ref.output]?.changesOnUpdate) return undefined;
-    return known.entries.get(ref.address)?.outputs[ref.output];
-  }, (ref) => standIns.get(ref.address)?.[ref.output]) as JsonObject;
+  const attributes = resolveReferences(
+    resource.attributes,
+    (ref) => {
+      const upstream = planned.get(ref.address);
+      if (upstream && (upstream.action === 'create' || upstream.action === 'replace')) return undefined;
+      // An output the service renews at every update (a revision) is known only after it.
+      if (upstream?.action === 'update' && kinds.get(upstream.type)?.declaration.attributes[ref.output]?.changesOnUpdate) return undefined;
+      return known.entries.get(ref.address)?.outputs[ref.output];
+    },
+    (ref) => standIns.get(ref.address)?.[ref.output],
+  ) as JsonObject;
   const read: Desired = await desireResource(kind, ctx, attributes, prior);
   const misnamed = unknownIgnoredAttributes(resource.lifecycle, Object.keys(kind.declaration.attributes));
   const desired: Desired = misnamed.length > 0 ? { ...read, problems: [...read.problems, ...misnamed] } : read;
@@ -307,7 +339,8 @@ async function planDeclaredResource(
   const vanished = prior !== undefined && observed.gone;
   const existing = prior && !vanished && prior.status !== 'deleting' ? prior : undefined;
   const plan = planResourceChange({ kind, desired, attributes, existing, observation, lifecycle: resource.lifecycle, salt });
-  if (kind.standIn && (plan.action === 'create' || plan.action === 'replace' || !existing)) standIns.set(address, await kind.standIn(ctx, desired.view));
+  if (kind.standIn && (plan.action === 'create' || plan.action === 'replace' || !existing))
+    standIns.set(address, await kind.standIn(ctx, desired.view));
   const base = {
     stack: stack.name,
     address,
@@ -336,7 +369,8 @@ async function planDeclaredResource(
     action,
     // Equal when nothing changes: one object serves both (the state's own when nothing drifted
     // either), so a large plan without changes holds no view beyond what the state holds.
-    before: action === 'no-op' || action === 'adopt' || action === 'move' ? (noDrift ? (existing.attributes as JsonObject) : after) : current,
+    before:
+      action === 'no-op' || action === 'adopt' || action === 'move' ? (noDrift ? (existing.attributes as JsonObject) : after) : current,
     after: (action === 'no-op' || action === 'adopt' || action === 'move') && noDrift ? (existing.attributes as JsonObject) : after,
     changes,
     drift,

@@ -66,7 +66,13 @@ const NO_JUDGEMENT: Judgement = { problems: [], notes: [] };
  * the secret paths of that view (an ignored value the service holds is masked by the same
  * rule as a declared one). Unchanged when nothing is ignored.
  */
-export function desiredWithLifecycle(kind: ResourceKind, desired: Desired, existing: JsonObject | undefined, lifecycle: ResourceLifecycle | undefined, attributes: JsonObject): Desired {
+export function desiredWithLifecycle(
+  kind: ResourceKind,
+  desired: Desired,
+  existing: JsonObject | undefined,
+  lifecycle: ResourceLifecycle | undefined,
+  attributes: JsonObject,
+): Desired {
   const view = withIgnoredChanges(desired.view, existing, lifecycle);
   if (view === desired.view) return desired;
   return { ...desired, view, sensitivePaths: viewSecretPaths(kind, view, desired.sensitivePaths, attributes) };
@@ -84,18 +90,33 @@ export function planResourceChange(input: ResourcePlanInput): ResourcePlan {
     const after = withServiceChoices(maskPaths(desired.view, desired.sensitivePaths, salt, key), kind.declaration.serviceChosen);
     return { action: 'create', after, changes: diffJson(undefined, after) };
   }
-  const wanted = desiredWithLifecycle(kind, desired, observation?.view ?? existing.attributes ?? undefined, input.lifecycle, input.attributes);
+  const wanted = desiredWithLifecycle(
+    kind,
+    desired,
+    observation?.view ?? existing.attributes ?? undefined,
+    input.lifecycle,
+    input.attributes,
+  );
   const after = maskPaths(wanted.view, wanted.sensitivePaths, salt, key);
   // What the service holds is masked by the same rule as what the stack declares: a secret
   // added outside fleetform never shows in clear as drift.
   const known = [...desired.sensitivePaths, ...existing.sensitive_paths];
-  const observedView = observation ? maskPaths(observation.view, viewSecretPaths(kind, observation.view, known, input.attributes), salt, key) : undefined;
+  const observedView = observation
+    ? maskPaths(observation.view, viewSecretPaths(kind, observation.view, known, input.attributes), salt, key)
+    : undefined;
   const current = observedView ?? existing.attributes ?? {};
   const drift = existing.attributes && observedView ? unignoredDrift(diffJson(existing.attributes, observedView), input.lifecycle) : [];
   const changes = diffJson(current, after);
   const forced = input.forcedReplace ?? [];
   const replaceReasons = forced.length > 0 ? [...forced] : replaceReasonsOf(kind.declaration, current, after);
-  const judged = kind.judge?.({ current, desired: after, observation, prior: existing, replaceReasons: [...replaceReasons], ...(desired.kindData ? { desiredData: desired.kindData } : {}) });
+  const judged = kind.judge?.({
+    current,
+    desired: after,
+    observation,
+    prior: existing,
+    replaceReasons: [...replaceReasons],
+    ...(desired.kindData ? { desiredData: desired.kindData } : {}),
+  });
   const judgement = judged && !input.unchanged ? judged : NO_JUDGEMENT;
   const action = changes.length === 0 ? 'no-op' : replaceReasons.length > 0 ? 'replace' : 'update';
   return { action, current, after, changes, drift, replaceReasons, judgement };

@@ -21,7 +21,12 @@ function actions(action: Action, replaceOrder: 'create-first' | 'delete-first'):
   return [action];
 }
 
-const changeJson = (a: AttributeChange) => ({ path: a.path, kind: a.kind, before: redact(a.before) ?? null, after: redact(a.after) ?? null });
+const changeJson = (a: AttributeChange) => ({
+  path: a.path,
+  kind: a.kind,
+  before: redact(a.before) ?? null,
+  after: redact(a.after) ?? null,
+});
 
 function resolvedMachineJson(m: ResolvedMachineChange) {
   return {
@@ -39,7 +44,13 @@ export function renderPlanJson(plan: Plan): string {
     format_version: PLAN_JSON_FORMAT_VERSION,
     created_at: plan.createdAt,
     destroy: plan.destroy,
-    stacks: plan.stacks.map((s) => ({ name: s.name, lineage: s.lineage, serial: s.serial, organization_id: s.organizationId, location_id: s.locationId })),
+    stacks: plan.stacks.map((s) => ({
+      name: s.name,
+      lineage: s.lineage,
+      serial: s.serial,
+      organization_id: s.organizationId,
+      location_id: s.locationId,
+    })),
     resource_changes: plan.changes.map((c) => ({
       address: c.address,
       stack: c.stack,

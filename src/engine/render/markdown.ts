@@ -14,12 +14,16 @@ export function renderPlanMarkdown(plan: Plan): string {
     const changes = plan.changes.filter((c) => c.stack === stack.name);
     const acting = changes.filter((c) => c.action !== 'no-op' || c.drift.length > 0 || c.problems.length > 0);
     const s = summarize(changes);
-    out.push(`<details><summary>Stack <code>${stack.name}</code>: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy</summary>`, '');
+    out.push(
+      `<details><summary>Stack <code>${stack.name}</code>: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy</summary>`,
+      '',
+    );
     if (acting.length === 0) out.push('No changes.', '');
     else {
       out.push('```diff');
       for (const c of acting) {
-        for (const d of c.drift) out.push(`! ${c.address}: changed outside fleetform: ${d.path} = ${showValue(d.before)} -> ${showValue(d.after)}`);
+        for (const d of c.drift)
+          out.push(`! ${c.address}: changed outside fleetform: ${d.path} = ${showValue(d.before)} -> ${showValue(d.after)}`);
         if (c.action !== 'no-op') out.push(...renderResource(p, c).map((l) => l.replace(/^(\s*)([-+~])/, '$2$1')));
         for (const pr of c.problems) out.push(`! error: ${c.address}.${pr.path}: ${pr.message}`);
       }

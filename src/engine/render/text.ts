@@ -5,7 +5,16 @@ import { rolloutPlanLines } from '../rollout/plan';
 import { palette, type Palette } from './colors';
 import { showValue } from './values';
 
-const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+', forget: '.', adopt: '>', move: '>', 'no-op': ' ' };
+const SYMBOL: Record<Action, string> = {
+  create: '+',
+  update: '~',
+  delete: '-',
+  replace: '-/+',
+  forget: '.',
+  adopt: '>',
+  move: '>',
+  'no-op': ' ',
+};
 const PHRASE: Record<Action, string> = {
   create: 'will be created',
   update: 'will be updated in-place',
@@ -43,14 +52,16 @@ function wholeObjectLines(p: Palette, obj: JsonObject | null, kind: 'add' | 'rem
 function headline(c: ResourceChange): string {
   if (c.movedFrom) return `${c.movedFrom} has moved to ${c.address}${c.action === 'move' ? '' : ` and ${PHRASE[c.action]}`}`;
   if (c.deposed) return `${c.address} (deposed object: its replacement exists, its delete failed) ${PHRASE[c.action]}`;
-  if (c.adopted) return `${c.address} was adopted${c.action === 'adopt' ? ': an interrupted create had made it, it is recorded in state' : ` and ${PHRASE[c.action]}`}`;
+  if (c.adopted)
+    return `${c.address} was adopted${c.action === 'adopt' ? ': an interrupted create had made it, it is recorded in state' : ` and ${PHRASE[c.action]}`}`;
   return `${c.address} ${PHRASE[c.action]}`;
 }
 
 export function renderResource(p: Palette, c: ResourceChange): string[] {
   const color = colorFor(p, c.action);
   const lines = [p.bold(`  # ${headline(c)}`)];
-  if (c.adopted && c.action !== 'adopt') lines.push(p.dim(`  #   adopted: an interrupted create had made it; found on the service by name`));
+  if (c.adopted && c.action !== 'adopt')
+    lines.push(p.dim(`  #   adopted: an interrupted create had made it; found on the service by name`));
   for (const reason of c.replaceReasons) lines.push(p.red(`  #   replacement forced by: ${reason}`));
   for (const [k, v] of Object.entries(c.facts)) lines.push(p.dim(`  #   ${k}: ${v}`));
   const symbol = c.deposed ? `${SYMBOL[c.action]} deposed` : SYMBOL[c.action];
@@ -103,7 +114,8 @@ export function renderPlanText(plan: Plan, options: { color: boolean }): string 
   }
   const noteOnly = plan.changes.filter((c) => c.action === 'no-op' && c.notes.some((n) => n.level === 'warning'));
   for (const c of noteOnly) {
-    for (const n of c.notes) if (n.level === 'warning') out.push(p.yellow(`Warning: ${c.address}${n.path ? `.${n.path}` : ''}: ${n.message}`));
+    for (const n of c.notes)
+      if (n.level === 'warning') out.push(p.yellow(`Warning: ${c.address}${n.path ? `.${n.path}` : ''}: ${n.message}`));
   }
   for (const pr of problems) {
     out.push(p.red(`Error: ${pr.address}${pr.path ? `.${pr.path}` : ''}: ${pr.message}`));

@@ -30,11 +30,21 @@ export function abortable(journal: RolloutJournal): boolean {
 }
 
 export async function abortRollout(input: AbortInput): Promise<{ journal: RolloutJournal; machines: MachineOutcome[] }> {
-  const key = input.rollout === undefined ? input.stack : (await input.journals.list(input.stack)).find((j) => j.plan.policy.name === input.rollout && j.plan.fragment);
+  const key =
+    input.rollout === undefined
+      ? input.stack
+      : (await input.journals.list(input.stack)).find((j) => j.plan.policy.name === input.rollout && j.plan.fragment);
   const journal = typeof key === 'string' ? await input.journals.read(key) : key;
   if (!journal || !abortable(journal)) {
-    const why = journal ? `its rollout ${journal.plan.policy.name} is ${journal.status} with nothing left to roll back` : input.rollout === undefined ? 'it has no rollout journal' : `it has no journal of a fragment rollout ${input.rollout}`;
-    throw new FleetformError(`stack ${input.stack}: nothing to abort: ${why}`, { path: input.stack, hint: 'to undo a completed rollout, apply the configuration you want back' });
+    const why = journal
+      ? `its rollout ${journal.plan.policy.name} is ${journal.status} with nothing left to roll back`
+      : input.rollout === undefined
+        ? 'it has no rollout journal'
+        : `it has no journal of a fragment rollout ${input.rollout}`;
+    throw new FleetformError(`stack ${input.stack}: nothing to abort: ${why}`, {
+      path: input.stack,
+      hint: 'to undo a completed rollout, apply the configuration you want back',
+    });
   }
   const now = Date.now();
   const written: Written[] = journal.machines
@@ -50,24 +60,31 @@ export async function abortRollout(input: AbortInput): Promise<{ journal: Rollou
   const fragment = journal.plan.fragment;
   if (fragment) {
     const follows = new Map(journal.plan.waves.flatMap((w) => w.machines.map((m) => [m.address, m.follows ?? ''] as const)));
-    const stage = fragmentStage({ ...input, fragmentId: fragment.id ?? '', toRevision: fragment.to_revision ?? '', fromRevision: fragment.from_revision ?? '', follows });
+    const stage = fragmentStage({
+      ...input,
+      fragmentId: fragment.id ?? '',
+      toRevision: fragment.to_revision ?? '',
+      fromRevision: fragment.from_revision ?? '',
+      follows,
+    });
     await stage.rollBack(written, journal.plan);
-  } else await rollBack(
-    {
-      client: input.client,
-      events: input.events,
-      source: input.source,
-      concurrency: input.concurrency,
-      restoreEntries: async (entries) => {
-        const state = await input.backend.read(input.stack);
-        for (const [address, entry] of entries) state.resources[address] = entry;
-        state.serial += 1;
-        await input.backend.write(state);
+  } else
+    await rollBack(
+      {
+        client: input.client,
+        events: input.events,
+        source: input.source,
+        concurrency: input.concurrency,
+        restoreEntries: async (entries) => {
+          const state = await input.backend.read(input.stack);
+          for (const [address, entry] of entries) state.resources[address] = entry;
+          state.serial += 1;
+          await input.backend.write(state);
+        },
       },
-    },
-    written,
-    journal.plan,
-  );
+      written,
+      journal.plan,
+    );
   const back = new Set(written.filter((w) => w.outcome.rollback?.ok).map((w) => w.outcome.address));
   const ended: RolloutJournal = {
     ...journal,

@@ -41,20 +41,49 @@ export interface RolloutOutcome {
   readonly waves: WaveOutcome[];
   seconds: number;
   /** A fragment's rollout: the revisions, and whether its tags moved and its pins were lifted. */
-  fragment?: { readonly name: string; readonly id: string; readonly from_revision: string; readonly to_revision: string; readonly tags: readonly string[]; tags_moved: boolean; pins_lifted: boolean };
+  fragment?: {
+    readonly name: string;
+    readonly id: string;
+    readonly from_revision: string;
+    readonly to_revision: string;
+    readonly tags: readonly string[];
+    tags_moved: boolean;
+    pins_lifted: boolean;
+  };
 }
 
 export type RolloutEvent =
-  | { readonly type: 'wave'; readonly rollout: string; readonly wave: number; readonly waves: number; readonly rule: string; readonly machines: readonly string[] }
+  | {
+      readonly type: 'wave';
+      readonly rollout: string;
+      readonly wave: number;
+      readonly waves: number;
+      readonly rule: string;
+      readonly machines: readonly string[];
+    }
   | { readonly type: 'resumed'; readonly rollout: string; readonly wave: number; readonly machines: number }
   | { readonly type: 'written'; readonly rollout: string; readonly wave: number; readonly machines: number; readonly seconds: number }
   | { readonly type: 'healthy'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly seconds: number }
   | { readonly type: 'skipped'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly why: string }
   /** A machine whose maintenance window holds the written config: the wave waits for it, up to the gate's timeout. */
   | { readonly type: 'held'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly why: string }
-  | { readonly type: 'failed'; readonly rollout: string; readonly wave: number; readonly machine: string; readonly why: string; readonly problems: readonly MachineProblem[]; readonly log: readonly string[] }
+  | {
+      readonly type: 'failed';
+      readonly rollout: string;
+      readonly wave: number;
+      readonly machine: string;
+      readonly why: string;
+      readonly problems: readonly MachineProblem[];
+      readonly log: readonly string[];
+    }
   | ({ readonly type: 'wave-ended'; readonly rollout: string; readonly wave: number; readonly seconds: number } & WaveVerdict)
-  | { readonly type: 'stopping'; readonly rollout: string; readonly wave: number; readonly reason: string; readonly then: 'rollback' | 'halt' }
+  | {
+      readonly type: 'stopping';
+      readonly rollout: string;
+      readonly wave: number;
+      readonly reason: string;
+      readonly then: 'rollback' | 'halt';
+    }
   | { readonly type: 'rolled-back'; readonly rollout: string; readonly machine: string; readonly ok: boolean; readonly detail: string }
   | { readonly type: 'fragment'; readonly rollout: string; readonly detail: string }
   | { readonly type: 'paused'; readonly rollout: string; readonly wave: number; readonly reason: string }
@@ -96,8 +125,8 @@ export function eventLine(e: RolloutEvent): string {
     case 'paused':
       return `${head} paused before wave ${e.wave}: ${e.reason}; the next apply resumes there`;
     case 'done':
-      if (e.outcome.outcome === 'completed') return `${head} completed: ${e.outcome.waves.length} wave(s) in ${e.outcome.seconds.toFixed(1)}s`;
+      if (e.outcome.outcome === 'completed')
+        return `${head} completed: ${e.outcome.waves.length} wave(s) in ${e.outcome.seconds.toFixed(1)}s`;
       return `${head} ${e.outcome.outcome} ${e.outcome.outcome === 'paused' ? 'before' : 'in'} wave ${e.outcome.stoppedAt ?? '?'}: ${e.outcome.reason ?? ''}`;
   }
 }
-

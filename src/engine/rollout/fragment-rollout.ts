@@ -54,12 +54,21 @@ export function sayFragment(run: Pick<FragmentRun, 'env' | 'plan'>, detail: stri
  * run, and journals the run. When the new revision is still to be saved, the machines following
  * the latest revision are pinned to the one they run first. A refusal comes back as the error.
  */
-export async function openFragmentRollout(env: FragmentRolloutEnv, plan: RolloutPlan, resume: RolloutJournal | undefined, savesRevision: boolean): Promise<FragmentRun | FragmentRolloutError> {
+export async function openFragmentRollout(
+  env: FragmentRolloutEnv,
+  plan: RolloutPlan,
+  resume: RolloutJournal | undefined,
+  savesRevision: boolean,
+): Promise<FragmentRun | FragmentRolloutError> {
   const target = plan.fragment;
   const name = plan.policy.name;
   if (!target) return new FragmentRolloutError(`rollout ${name} names no fragment`, { path: name });
   const fragmentId = (await env.backend.read(env.stack)).resources[target.address]?.ids.id;
-  if (!fragmentId) return new FragmentRolloutError(`rollout ${name}: fragment ${target.address} is not in the state`, { path: target.address, hint: 'apply the fragment first; its next change rolls out' });
+  if (!fragmentId)
+    return new FragmentRolloutError(`rollout ${name}: fragment ${target.address} is not in the state`, {
+      path: target.address,
+      hint: 'apply the fragment first; its next change rolls out',
+    });
   const from = target.from_revision ?? (await env.client.appClient.getFragment(fragmentId)).fragment.revision;
   const run: FragmentRun = { env, plan, target, fragmentId, from, journal: resume ?? firstJournal(plan, target, fragmentId, from) };
   if (!savesRevision) return run;
@@ -77,7 +86,12 @@ function firstJournal(plan: RolloutPlan, target: FragmentRolloutTarget, fragment
     started_at: started,
     updated_at: started,
     wave: 1,
-    plan: { stack: plan.stack, policy: plan.policy, waves: plan.waves.map((w) => ({ rule: w.rule, machines: w.machines.map((m) => ({ ...m })) })), fragment: { ...target, id: fragmentId, from_revision: from } },
+    plan: {
+      stack: plan.stack,
+      policy: plan.policy,
+      waves: plan.waves.map((w) => ({ rule: w.rule, machines: w.machines.map((m) => ({ ...m })) })),
+      fragment: { ...target, id: fragmentId, from_revision: from },
+    },
     machines: [],
   };
 }
@@ -93,24 +107,41 @@ async function pinLatestFollowers(run: FragmentRun): Promise<FragmentRolloutErro
     try {
       // A machine pinned already (by a rollout that stopped) keeps its pin.
       const part = await env.client.appClient.getMachinePart(partId);
-      if ((importedVersion(part.config as Record<string, unknown>, fragmentId) ?? '') === '') await pinImport(env.client, partId, fragmentId, from);
+      if ((importedVersion(part.config as Record<string, unknown>, fragmentId) ?? '') === '')
+        await pinImport(env.client, partId, fragmentId, from);
       return undefined;
     } catch (err) {
       return `${m.name}: ${errorMessage(err)}`;
     }
   });
   const unpinned = pins.filter((p): p is string => p !== undefined);
-  if (latest.length > 0) sayFragment(run, `${latest.length - unpinned.length} machine(s) following fragment ${target.name}'s latest revision pinned to the revision they run (${from}, unless pinned already) while the new one is saved`);
+  if (latest.length > 0)
+    sayFragment(
+      run,
+      `${latest.length - unpinned.length} machine(s) following fragment ${target.name}'s latest revision pinned to the revision they run (${from}, unless pinned already) while the new one is saved`,
+    );
   if (unpinned.length === 0) return undefined;
-  return new FragmentRolloutError(`rollout ${run.plan.policy.name}: could not pin machines to revision ${from} of fragment ${target.name}: ${unpinned.join('; ')}`, { path: target.address, hint: 'apply again; nothing of the fragment was written' });
+  return new FragmentRolloutError(
+    `rollout ${run.plan.policy.name}: could not pin machines to revision ${from} of fragment ${target.name}: ${unpinned.join('; ')}`,
+    { path: target.address, hint: 'apply again; nothing of the fragment was written' },
+  );
 }
 
 /** Journals the revision the fragment's apply saved (`wrote`: this run wrote the fragment): the one its waves pin machines to. */
 export async function recordSavedRevision(run: FragmentRun, wrote: boolean): Promise<void> {
   const { env, target, fragmentId, from } = run;
   const to = (await env.client.appClient.getFragment(fragmentId)).fragment.revision;
-  sayFragment(run, wrote ? `fragment ${target.name} saved as revision ${to} (its revision was ${from})` : `fragment ${target.name}'s revision ${to} is still to reach its machines`);
-  run.journal = { ...run.journal, updated_at: new Date().toISOString(), plan: { ...run.journal.plan, fragment: { ...target, id: fragmentId, from_revision: from, to_revision: to } } };
+  sayFragment(
+    run,
+    wrote
+      ? `fragment ${target.name} saved as revision ${to} (its revision was ${from})`
+      : `fragment ${target.name}'s revision ${to} is still to reach its machines`,
+  );
+  run.journal = {
+    ...run.journal,
+    updated_at: new Date().toISOString(),
+    plan: { ...run.journal.plan, fragment: { ...target, id: fragmentId, from_revision: from, to_revision: to } },
+  };
   await env.journals.write(run.journal);
 }
 
@@ -123,7 +154,16 @@ export function savedRevision(run: FragmentRun): string {
 export function pinningStage(run: FragmentRun): RolloutStage {
   const { env } = run;
   const follows = new Map(run.plan.waves.flatMap((w) => w.machines).map((m) => [m.address, m.follows ?? '']));
-  return fragmentStage({ client: env.client, source: env.source, events: env.events, concurrency: env.concurrency, fragmentId: run.fragmentId, toRevision: savedRevision(run), fromRevision: run.from, follows });
+  return fragmentStage({
+    client: env.client,
+    source: env.source,
+    events: env.events,
+    concurrency: env.concurrency,
+    fragmentId: run.fragmentId,
+    toRevision: savedRevision(run),
+    fromRevision: run.from,
+    follows,
+  });
 }
 
 /** The rollout as the runner runs it: the journal's fragment, with the revisions it knows. */
@@ -133,23 +173,40 @@ export function runnerPlan(run: FragmentRun): RolloutPlan {
 
 /** Notes on the outcome what moved: the revisions and the tags (not moved yet, no pin lifted). */
 export function noteFragment(run: FragmentRun, outcome: RolloutOutcome): void {
-  outcome.fragment = { name: run.target.name, id: run.fragmentId, from_revision: run.from, to_revision: savedRevision(run), tags: run.target.tags.map((t) => t.tag), tags_moved: false, pins_lifted: false };
+  outcome.fragment = {
+    name: run.target.name,
+    id: run.fragmentId,
+    from_revision: run.from,
+    to_revision: savedRevision(run),
+    tags: run.target.tags.map((t) => t.tag),
+    tags_moved: false,
+    pins_lifted: false,
+  };
 }
 
 /** A machine that did not pass its gate on the saved revision, as an apply failure. */
 export function pinnedMachineError(run: FragmentRun, m: MachineOutcome): FragmentRolloutError {
-  return new FragmentRolloutError(`rollout ${run.plan.policy.name}: ${m.machine} failed on revision ${savedRevision(run)} of fragment ${run.target.name}: ${m.why ?? ''}`, { path: m.address });
+  return new FragmentRolloutError(
+    `rollout ${run.plan.policy.name}: ${m.machine} failed on revision ${savedRevision(run)} of fragment ${run.target.name}: ${m.why ?? ''}`,
+    { path: m.address },
+  );
 }
 
 /** Says why the tags stay: the waves did not all pass. */
 export function sayStopped(run: FragmentRun): void {
   const tags = run.target.tags.map((t) => t.tag);
-  sayFragment(run, `${tags.length > 0 ? `tag(s) ${tags.join(', ')} not moved; ` : ''}machines following the latest revision stay pinned to the one they ran`);
+  sayFragment(
+    run,
+    `${tags.length > 0 ? `tag(s) ${tags.join(', ')} not moved; ` : ''}machines following the latest revision stay pinned to the one they ran`,
+  );
 }
 
 /** Says the tags could not move: the machines stay pinned. */
 export function sayTagsStuck(run: FragmentRun): void {
-  sayFragment(run, `tag(s) ${run.target.tags.map((t) => t.tag).join(', ')} could not be moved to revision ${savedRevision(run)}; the machines stay pinned to it`);
+  sayFragment(
+    run,
+    `tag(s) ${run.target.tags.map((t) => t.tag).join(', ')} could not be moved to revision ${savedRevision(run)}; the machines stay pinned to it`,
+  );
 }
 
 /** The revision each tag of the fragment names, read before the tags move: the one a skipped machine following it ran. */
@@ -162,11 +219,20 @@ export async function tagRevisions(run: FragmentRun): Promise<ReadonlyMap<string
  * machine skipped (offline) keeps the revision it ran (`ran`: each tag's before it moved),
  * pinned, for a later apply to gate. Each pin that could not be lifted comes back as a failure.
  */
-export async function liftPins(run: FragmentRun, outcome: RolloutOutcome, ran: ReadonlyMap<string, string>): Promise<Array<{ address: string; error: FragmentRolloutError }>> {
+export async function liftPins(
+  run: FragmentRun,
+  outcome: RolloutOutcome,
+  ran: ReadonlyMap<string, string>,
+): Promise<Array<{ address: string; error: FragmentRolloutError }>> {
   const { env, fragmentId, target } = run;
   if (outcome.fragment) outcome.fragment.tags_moved = true;
   const machines = run.plan.waves.flatMap((w) => w.machines);
-  const skipped = new Set(outcome.waves.flatMap((w) => w.machines).filter((m) => m.result === 'skipped').map((m) => m.address));
+  const skipped = new Set(
+    outcome.waves
+      .flatMap((w) => w.machines)
+      .filter((m) => m.result === 'skipped')
+      .map((m) => m.address),
+  );
   const state = await env.backend.read(env.stack);
   const lifted = await mapLimited(machines, env.concurrency, async (m) => {
     const partId = state.resources[m.address]?.ids.part_id;
@@ -186,6 +252,15 @@ export async function liftPins(run: FragmentRun, outcome: RolloutOutcome, ran: R
   if (outcome.fragment) outcome.fragment.pins_lifted = stuck.length === 0;
   const tags = target.tags.map((t) => t.tag);
   const kept = skipped.size > 0 ? `; ${skipped.size} skipped machine(s) stay pinned to the revision they ran, for a later apply` : '';
-  sayFragment(run, `${tags.length > 0 ? `tag(s) ${tags.join(', ')} moved to revision ${savedRevision(run)}; ` : ''}pins lifted: ${machines.length - skipped.size - stuck.length} machine(s) follow what they followed${kept}`);
-  return stuck.map((s) => ({ address: target.address, error: new FragmentRolloutError(`rollout ${run.plan.policy.name}: a pin could not be lifted: ${s}`, { path: target.address, hint: `set the machine's import of fragment ${target.name} back by hand` }) }));
+  sayFragment(
+    run,
+    `${tags.length > 0 ? `tag(s) ${tags.join(', ')} moved to revision ${savedRevision(run)}; ` : ''}pins lifted: ${machines.length - skipped.size - stuck.length} machine(s) follow what they followed${kept}`,
+  );
+  return stuck.map((s) => ({
+    address: target.address,
+    error: new FragmentRolloutError(`rollout ${run.plan.policy.name}: a pin could not be lifted: ${s}`, {
+      path: target.address,
+      hint: `set the machine's import of fragment ${target.name} back by hand`,
+    }),
+  }));
 }

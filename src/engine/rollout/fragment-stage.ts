@@ -53,11 +53,21 @@ export interface Pinned {
  * Sets the part's import of the fragment to `version` (undefined: the latest revision),
  * guarded by `expected` (the time of the write the caller knows of) when given.
  */
-export async function pinImport(client: ServiceClient, partId: string, fragmentId: string, version: string | undefined, expected?: string, fetch: FragmentFetch = stageFetch(client)): Promise<Pinned> {
+export async function pinImport(
+  client: ServiceClient,
+  partId: string,
+  fragmentId: string,
+  version: string | undefined,
+  expected?: string,
+  fetch: FragmentFetch = stageFetch(client),
+): Promise<Pinned> {
   const part = await client.appClient.getMachinePart(partId);
   const now = part.lastUpdated?.toISOString() ?? '';
   if (expected !== undefined && now !== expected) {
-    throw new FragmentPinConflict(`its config was changed on the service after the rollout wrote it (revision ${now}, not ${expected}); left as it is`, { path: partId, hint: 'set the import\'s version by hand, or apply the configuration you want' });
+    throw new FragmentPinConflict(
+      `its config was changed on the service after the rollout wrote it (revision ${now}, not ${expected}); left as it is`,
+      { path: partId, hint: "set the import's version by hand, or apply the configuration you want" },
+    );
   }
   const was = importedVersion(part.config as Record<string, unknown>, fragmentId) ?? '';
   const config = withFragmentVersion(part.config as Record<string, unknown>, fragmentId, version);
@@ -97,7 +107,12 @@ export function fragmentStage(input: FragmentStageInput): RolloutStage {
           out.set(m.address, { partId, baseline: { config: undefined, revision: back }, prior, revision: pinned.revision });
         } catch (err) {
           const changed = err instanceof ServiceError && err.code === 'FAILED_PRECONDITION';
-          out.set(m.address, { partId, error: changed ? 'its config was changed on the service while it was pinned; left as it is' : `its pin could not be written: ${message(err)}` });
+          out.set(m.address, {
+            partId,
+            error: changed
+              ? 'its config was changed on the service while it was pinned; left as it is'
+              : `its pin could not be written: ${message(err)}`,
+          });
         }
       });
       return out;
@@ -115,15 +130,28 @@ export function fragmentStage(input: FragmentStageInput): RolloutStage {
           back.push({ w, revision: pinned.revision });
         } catch (err) {
           if (err instanceof FragmentPinConflict) say(w, false, err.message);
-          else if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION') say(w, false, 'its config was changed on the service while it was rolled back; left as it is');
+          else if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION')
+            say(w, false, 'its config was changed on the service while it was rolled back; left as it is');
           else say(w, false, `the write failed: ${message(err)}`);
         }
       });
-      const where = (w: Written): string => (isRevisionNumber(w.baseline.revision) ? `pinned to revision ${w.baseline.revision} of the fragment` : `back on tag ${w.baseline.revision} of the fragment`);
-      await awaitWrittenBack(back, (partId) => source.status(partId), { concurrency: input.concurrency, pollMs: input.pollMs ?? pollInterval(plan.policy.gate.settle_ms), timeoutMs: plan.policy.gate.timeout_ms }, {
-        running: (w) => say(w, true, `${where(w)}, running it again`),
-        late: (w) => say(w, true, `${where(w)}; the machine had not ingested it within ${plan.policy.gate.timeout_ms} ms`),
-      });
+      const where = (w: Written): string =>
+        isRevisionNumber(w.baseline.revision)
+          ? `pinned to revision ${w.baseline.revision} of the fragment`
+          : `back on tag ${w.baseline.revision} of the fragment`;
+      await awaitWrittenBack(
+        back,
+        (partId) => source.status(partId),
+        {
+          concurrency: input.concurrency,
+          pollMs: input.pollMs ?? pollInterval(plan.policy.gate.settle_ms),
+          timeoutMs: plan.policy.gate.timeout_ms,
+        },
+        {
+          running: (w) => say(w, true, `${where(w)}, running it again`),
+          late: (w) => say(w, true, `${where(w)}; the machine had not ingested it within ${plan.policy.gate.timeout_ms} ms`),
+        },
+      );
     },
   };
 }

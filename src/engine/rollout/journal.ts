@@ -36,7 +36,12 @@ export const RolloutJournalSchema = z.object({
   plan: z.object({
     stack: z.string(),
     policy: RolloutPolicySchema,
-    waves: z.array(z.object({ rule: z.string(), machines: z.array(z.object({ address: z.string(), name: z.string(), follows: z.string().optional() })) })),
+    waves: z.array(
+      z.object({
+        rule: z.string(),
+        machines: z.array(z.object({ address: z.string(), name: z.string(), follows: z.string().optional() })),
+      }),
+    ),
     /** A fragment's rollout: the fragment, the revisions it goes from and to, and the tags that move at the end. */
     fragment: FragmentRolloutTargetSchema.optional(),
   }),
@@ -67,7 +72,11 @@ export function fileJournalStore(dir: string): RolloutJournalStore {
         throw err;
       }
       const parsed = RolloutJournalSchema.safeParse(JSON.parse(text));
-      if (!parsed.success) throw new FleetformError(`the rollout journal of stack ${stack} is not readable`, { path: file(stack), hint: 'move it away to start the rollout afresh' });
+      if (!parsed.success)
+        throw new FleetformError(`the rollout journal of stack ${stack} is not readable`, {
+          path: file(stack),
+          hint: 'move it away to start the rollout afresh',
+        });
       return parsed.data;
     },
     async list(stack) {
@@ -78,7 +87,11 @@ export function fileJournalStore(dir: string): RolloutJournalStore {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
         throw err;
       }
-      const keys = names.filter((n) => n.endsWith('.rollout.json')).map((n) => n.slice(0, -'.rollout.json'.length)).filter((k) => k === stack || k.startsWith(`${stack}~`)).sort();
+      const keys = names
+        .filter((n) => n.endsWith('.rollout.json'))
+        .map((n) => n.slice(0, -'.rollout.json'.length))
+        .filter((k) => k === stack || k.startsWith(`${stack}~`))
+        .sort();
       const found = await Promise.all(keys.map((k) => store.read(k)));
       return found.filter((j): j is RolloutJournal => j !== undefined && j.stack === stack);
     },

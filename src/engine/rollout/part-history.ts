@@ -15,11 +15,14 @@ export async function configAtRevision(client: ServiceClient, partId: string, re
     for (const entry of page.history) {
       const old = entry.old;
       if (!old || iso(old.lastUpdated) !== revision) continue;
-      if (old.robotConfigJson !== undefined && old.robotConfigJson !== '') return JSON.parse(old.robotConfigJson) as Record<string, unknown>;
+      if (old.robotConfigJson !== undefined && old.robotConfigJson !== '')
+        return JSON.parse(old.robotConfigJson) as Record<string, unknown>;
       return (old.robotConfig?.toJson() ?? {}) as Record<string, unknown>;
     }
     if (!page.nextPageToken) break;
     pageToken = page.nextPageToken;
   }
-  throw new FleetformError(`the history of part ${partId} has no config at revision ${revision}`, { hint: 'write the machine back by hand from `fleetform state show`, or apply the configuration you want' });
+  throw new FleetformError(`the history of part ${partId} has no config at revision ${revision}`, {
+    hint: 'write the machine back by hand from `fleetform state show`, or apply the configuration you want',
+  });
 }

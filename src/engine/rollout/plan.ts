@@ -39,7 +39,9 @@ export function planRollouts(stacks: readonly DesiredStack[], changes: readonly 
     if (staged.length === 0) continue;
     const declared = new Map(stack.resources.map((r) => [r.address, r]));
     const candidates = staged.map((c) => {
-      const locations = [declared.get(c.address)?.attributes.location_id, c.after?.location_id].filter((l): l is string => typeof l === 'string');
+      const locations = [declared.get(c.address)?.attributes.location_id, c.after?.location_id].filter(
+        (l): l is string => typeof l === 'string',
+      );
       return { address: c.address, locations };
     });
     const names = new Map(staged.map((c) => [c.address, typeof c.after?.name === 'string' ? c.after.name : c.address]));
@@ -74,7 +76,12 @@ export function planFragmentRollouts(stacks: readonly DesiredStack[], changes: r
       if (change && change.action !== 'update' && change.action !== 'no-op') continue;
       const reference = (output: string): string => `\${${address}.${output}}`;
       const tags = stack.resources
-        .filter((r) => r.type === fragmentTagDeclaration.type && r.attributes.fragment_id === reference('id') && (r.attributes.revision === undefined || r.attributes.revision === reference('revision')))
+        .filter(
+          (r) =>
+            r.type === fragmentTagDeclaration.type &&
+            r.attributes.fragment_id === reference('id') &&
+            (r.attributes.revision === undefined || r.attributes.revision === reference('revision')),
+        )
         .map((r) => ({ address: r.address, tag: typeof r.attributes.tag === 'string' ? r.attributes.tag : '' }));
       const following = new Set(['', ...tags.map((t) => t.tag)]);
       const planned = new Map(changes.filter((c) => c.stack === stack.name).map((c) => [c.address, c.action]));
@@ -119,7 +126,12 @@ const IMPORT_VERSION = /^config\.fragments\[\d+\]\.version$/;
  * rollout set and lifts itself (its machines' changes of this sort are left to it).
  */
 export function isFragmentPinChange(change: ResourceChange): boolean {
-  return change.type === ROLLED_OUT_TYPE && change.action === 'update' && change.changes.length > 0 && change.changes.every((c) => IMPORT_VERSION.test(c.path));
+  return (
+    change.type === ROLLED_OUT_TYPE &&
+    change.action === 'update' &&
+    change.changes.length > 0 &&
+    change.changes.every((c) => IMPORT_VERSION.test(c.path))
+  );
 }
 
 function parseConfig(text: unknown): Record<string, unknown> {
@@ -139,7 +151,10 @@ function seconds(ms: number): string {
 /** The policy's gate, abort and failure rules in one line. */
 export function describePolicy(policy: RolloutPolicy): string {
   const { max_failed: n, max_failed_fraction: f } = policy.abort;
-  const limits = [n === undefined ? undefined : `more than ${n} failed`, f === undefined ? undefined : `more than ${f * 100}% of written machines failed`].filter(Boolean);
+  const limits = [
+    n === undefined ? undefined : `more than ${n} failed`,
+    f === undefined ? undefined : `more than ${f * 100}% of written machines failed`,
+  ].filter(Boolean);
   const abort = limits.length > 0 ? limits.join(' or ') : 'any failed machine';
   return `gate: healthy for ${seconds(policy.gate.settle_ms)} within ${seconds(policy.gate.timeout_ms)}; stops on ${abort}, then ${policy.on_failure === 'rollback' ? 'rolls back' : 'halts'}; offline machines: ${policy.offline}`;
 }
@@ -150,13 +165,20 @@ function whatItWrites(r: RolloutPlan): { headline: string; how: string[] } {
   const waves = `${count} machine${r.fragment ? '(s)' : ' update(s)'} in ${r.waves.length} wave(s)`;
   if (!r.fragment) return { headline: `Rollout ${r.policy.name} (stack ${r.stack}): ${waves}`, how: [] };
   const f = r.fragment;
-  const revision = f.to_revision !== undefined ? `revision ${f.to_revision}` : `new revision${f.from_revision ? ` (from revision ${f.from_revision})` : ''}`;
+  const revision =
+    f.to_revision !== undefined
+      ? `revision ${f.to_revision}`
+      : `new revision${f.from_revision ? ` (from revision ${f.from_revision})` : ''}`;
   const tags = f.tags.map((t) => t.tag);
   return {
     headline: `Rollout ${r.policy.name} (stack ${r.stack}): fragment ${f.name}'s ${revision} reaches ${waves}`,
     how: [
       `  each wave's machines are pinned to the new revision and gated; after the last wave ${tags.length > 0 ? `the tag(s) ${tags.join(', ')} move to it and ` : ''}the pins are lifted`,
-      ...(f.unstaged ? [`  ${f.unstaged} other machine(s) import it outside the waves (pinned to a revision or another tag, or not in this stack): they run what they import, ungated`] : []),
+      ...(f.unstaged
+        ? [
+            `  ${f.unstaged} other machine(s) import it outside the waves (pinned to a revision or another tag, or not in this stack): they run what they import, ungated`,
+          ]
+        : []),
     ],
   };
 }
@@ -170,17 +192,26 @@ export function rolloutPlanLines(rollouts: readonly RolloutPlan[]): string[] {
   for (const r of rollouts) {
     const { headline, how } = whatItWrites(r);
     lines.push(headline, ...how);
-    if (r.resumes) lines.push(`  resumes at wave ${r.resumes.wave}: a run started ${r.resumes.startedAt} was interrupted (its waves, machines and baselines are kept)`);
+    if (r.resumes)
+      lines.push(
+        `  resumes at wave ${r.resumes.wave}: a run started ${r.resumes.startedAt} was interrupted (its waves, machines and baselines are kept)`,
+      );
     lines.push(`  ${describePolicy(r.policy)}`);
     const { max_failed: n, max_failed_fraction: f, canary_max_failed: c } = r.policy.abort;
     if (r.waves.length > 1 && (n !== undefined || f !== undefined)) {
-      lines.push(`  wave 1 is the canary: it stops on ${c ? `more than ${c} failed` : 'any failed machine'}; the limits above apply from wave 2`);
+      lines.push(
+        `  wave 1 is the canary: it stops on ${c ? `more than ${c} failed` : 'any failed machine'}; the limits above apply from wave 2`,
+      );
     }
-    const follows = (m: { name: string; follows?: string }): string => (r.fragment ? ` (${m.follows ? `tag ${m.follows}` : 'latest'})` : '');
+    const follows = (m: { name: string; follows?: string }): string =>
+      r.fragment ? ` (${m.follows ? `tag ${m.follows}` : 'latest'})` : '';
     r.waves.forEach((w, i) => lines.push(`  wave ${i + 1} (${w.rule}): ${w.machines.map((m) => `${m.name}${follows(m)}`).join(', ')}`));
     r.waves.forEach((w, i) => {
       for (const m of w.machines) {
-        if (m.maintenance) lines.push(`  warning: wave ${i + 1}: ${m.name}: ${m.maintenance}, so its maintenance window never holds the change (the machine reconfigures at once)`);
+        if (m.maintenance)
+          lines.push(
+            `  warning: wave ${i + 1}: ${m.name}: ${m.maintenance}, so its maintenance window never holds the change (the machine reconfigures at once)`,
+          );
       }
     });
     const unmatched = r.policy.waves.filter((w) => !r.waves.some((x) => x.rule === describeWave(w)));

@@ -89,7 +89,10 @@ function journalPlan(plan: RolloutPlan): RolloutJournal['plan'] {
   return {
     stack: plan.stack,
     policy: plan.policy,
-    waves: plan.waves.map((w) => ({ rule: w.rule, machines: w.machines.map((m) => ({ address: m.address, name: m.name, ...(m.follows === undefined ? {} : { follows: m.follows }) })) })),
+    waves: plan.waves.map((w) => ({
+      rule: w.rule,
+      machines: w.machines.map((m) => ({ address: m.address, name: m.name, ...(m.follows === undefined ? {} : { follows: m.follows }) })),
+    })),
     ...(plan.fragment ? { fragment: plan.fragment } : {}),
   };
 }
@@ -113,7 +116,10 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
   const name = policy.name;
   const pollMs = input.pollMs ?? pollInterval(policy.gate.settle_ms);
   const started = Date.now();
-  const waves: WaveOutcome[] = plan.waves.map((w) => ({ rule: w.rule, machines: w.machines.map((m) => ({ machine: m.name, address: m.address, result: 'not reached' as const })) }));
+  const waves: WaveOutcome[] = plan.waves.map((w) => ({
+    rule: w.rule,
+    machines: w.machines.map((m) => ({ machine: m.name, address: m.address, result: 'not reached' as const })),
+  }));
   const result: RolloutOutcome = { stack: plan.stack, name, outcome: 'completed', onFailure: policy.on_failure, waves, seconds: 0 };
   const written: Written[] = [];
   let failed = 0;
@@ -123,7 +129,15 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     ? { ...resume, plan: journalPlan(plan), updated_at: now }
     : { format: 1, stack: plan.stack, status: 'running', started_at: now, updated_at: now, wave: 1, plan: journalPlan(plan), machines: [] };
   const record = (w: Written, result: JournalMachine['result']): void => {
-    const entry: JournalMachine = { address: w.outcome.address, name: w.outcome.machine, part_id: w.partId, baseline_revision: w.baseline.revision, written_revision: w.revision, result, prior: w.prior };
+    const entry: JournalMachine = {
+      address: w.outcome.address,
+      name: w.outcome.machine,
+      part_id: w.partId,
+      baseline_revision: w.baseline.revision,
+      written_revision: w.revision,
+      result,
+      prior: w.prior,
+    };
     const at = journal.machines.findIndex((m) => m.address === entry.address);
     if (at >= 0) journal.machines[at] = entry;
     else journal.machines.push(entry);
@@ -139,7 +153,14 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
       const j = resumed.get(m.address);
       if (i + 1 < startWave) reached += 1;
       if (!j) continue;
-      const w: Written = { outcome: m, partId: j.part_id, baseline: { config: undefined, revision: j.baseline_revision }, prior: j.prior, revision: j.written_revision, track: { writtenAt: Date.now(), verdict: 'pending', since: Date.now() } };
+      const w: Written = {
+        outcome: m,
+        partId: j.part_id,
+        baseline: { config: undefined, revision: j.baseline_revision },
+        prior: j.prior,
+        revision: j.written_revision,
+        track: { writtenAt: Date.now(), verdict: 'pending', since: Date.now() },
+      };
       written.push(w);
       if (j.result === 'failed') {
         m.result = 'failed';
@@ -149,7 +170,13 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
   }
   await save();
 
-  const fail = async (wave: number, m: MachineOutcome, why: string, partId: string | undefined, problems: MachineOutcome['problems'] = []): Promise<void> => {
+  const fail = async (
+    wave: number,
+    m: MachineOutcome,
+    why: string,
+    partId: string | undefined,
+    problems: MachineOutcome['problems'] = [],
+  ): Promise<void> => {
     m.result = 'failed';
     m.why = why;
     m.problems = problems;
@@ -183,10 +210,19 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     }
     const waveStarted = Date.now();
     journal.wave = number;
-    events({ type: 'wave', rollout: name, wave: number, waves: waves.length, rule: wave.rule, machines: wave.machines.map((m) => m.machine) });
+    events({
+      type: 'wave',
+      rollout: name,
+      wave: number,
+      waves: waves.length,
+      rule: wave.rule,
+      machines: wave.machines.map((m) => m.machine),
+    });
     const state = await input.readState();
     reached += wave.machines.length;
-    const regated = new Set(written.filter((w) => wave.machines.includes(w.outcome) && w.outcome.result !== 'failed').map((w) => w.outcome.address));
+    const regated = new Set(
+      written.filter((w) => wave.machines.includes(w.outcome) && w.outcome.result !== 'failed').map((w) => w.outcome.address),
+    );
     if (regated.size > 0) events({ type: 'resumed', rollout: name, wave: number, machines: [...regated].length });
 
     // Offline machines follow the policy before anything is written to them.
@@ -234,11 +270,19 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
       record(w, 'written');
     });
     await save();
-    events({ type: 'written', rollout: name, wave: number, machines: targets.length - notWritten.size, seconds: (Date.now() - waveStarted) / 1000 });
+    events({
+      type: 'written',
+      rollout: name,
+      wave: number,
+      machines: targets.length - notWritten.size,
+      seconds: (Date.now() - waveStarted) / 1000,
+    });
 
     let stopped = stopIfPast(number);
     // Each machine is read when it is due: a pending one every poll, a healthy one once its settle time is over.
-    const due = new Map<Written, number>(stopped ? [] : written.filter((w) => wave.machines.includes(w.outcome) && w.outcome.result === 'not reached').map((w) => [w, 0]));
+    const due = new Map<Written, number>(
+      stopped ? [] : written.filter((w) => wave.machines.includes(w.outcome) && w.outcome.result === 'not reached').map((w) => [w, 0]),
+    );
     while (due.size > 0 && !stopped) {
       const ready = [...due].filter(([, at]) => at <= Date.now()).map(([w]) => w);
       const failedBefore = failed;
@@ -247,11 +291,15 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         const reading = await source.status(w.partId);
         const verdict: HealthVerdict | { health: 'unreachable'; why: string } = reading.reachable
           ? await heldOrJudged(source, w.partId, reading.status, w.revision)
-          : { health: 'unreachable', why: `${reading.online === 'offline' ? 'offline: ' : ''}${reading.partUnreadable ? 'its part could not be read: ' : ''}${reading.reason}` };
+          : {
+              health: 'unreachable',
+              why: `${reading.online === 'offline' ? 'offline: ' : ''}${reading.partUnreadable ? 'its part could not be read: ' : ''}${reading.reason}`,
+            };
         const now = Date.now();
         const step = stepGate(w.track, verdict, now, policy.gate);
         const held = verdict.health === 'pending' && isHeldByMaintenanceWhy(verdict.why);
-        if (held && step.outcome === 'waiting' && !w.held) events({ type: 'held', rollout: name, wave: number, machine: w.outcome.machine, why: verdict.why });
+        if (held && step.outcome === 'waiting' && !w.held)
+          events({ type: 'held', rollout: name, wave: number, machine: w.outcome.machine, why: verdict.why });
         w.held = held;
         w.track = step.track;
         if (step.outcome === 'passed') {
@@ -266,7 +314,12 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
           stopped = stopped || stopIfPast(number);
         } else {
           const settled = w.track.since + policy.gate.settle_ms;
-          due.set(w, w.track.verdict === 'healthy' || w.track.verdict === 'unhealthy' ? Math.max(now + 50, Math.min(settled, now + pollMs * 4)) : now + pollMs);
+          due.set(
+            w,
+            w.track.verdict === 'healthy' || w.track.verdict === 'unhealthy'
+              ? Math.max(now + 50, Math.min(settled, now + pollMs * 4))
+              : now + pollMs,
+          );
         }
       });
       // Failures are journaled as they come; a machine that passed is gated again after a resume.
@@ -324,12 +377,18 @@ function stackStage(input: RunRolloutInput): RolloutStage {
           return;
         }
         const part = await client.appClient.getMachinePart(partId);
-        baselines.set(m.address, { partId, config: part.config as Record<string, unknown>, revision: part.lastUpdated?.toISOString() ?? '' });
+        baselines.set(m.address, {
+          partId,
+          config: part.config as Record<string, unknown>,
+          revision: part.lastUpdated?.toISOString() ?? '',
+        });
       });
-      const applied = await input.apply(targets.flatMap((m) => {
-        const change = input.changes.get(m.address);
-        return change ? [change] : [];
-      }));
+      const applied = await input.apply(
+        targets.flatMap((m) => {
+          const change = input.changes.get(m.address);
+          return change ? [change] : [];
+        }),
+      );
       const writeFailed = new Map(applied.failed.map((f) => [f.address, f.error]));
       const notWritten = new Set([...writeFailed.keys(), ...applied.skipped]);
       const out = new Map<string, StageWrite>();
@@ -337,11 +396,15 @@ function stackStage(input: RunRolloutInput): RolloutStage {
         const baseline = baselines.get(m.address);
         const prior = state.resources[m.address];
         if (notWritten.has(m.address) || !baseline || !prior) {
-          out.set(m.address, { partId: baseline?.partId, error: `its config could not be written: ${message(writeFailed.get(m.address) ?? 'skipped by the executor')}` });
+          out.set(m.address, {
+            partId: baseline?.partId,
+            error: `its config could not be written: ${message(writeFailed.get(m.address) ?? 'skipped by the executor')}`,
+          });
           return;
         }
         // The revision the write made, as the executor reports it; read from the part when it does not.
-        const revision = applied.revisions?.get(m.address) ?? (await client.appClient.getMachinePart(baseline.partId)).lastUpdated?.toISOString() ?? '';
+        const revision =
+          applied.revisions?.get(m.address) ?? (await client.appClient.getMachinePart(baseline.partId)).lastUpdated?.toISOString() ?? '';
         out.set(m.address, { partId: baseline.partId, baseline, prior, revision });
       });
       return out;
@@ -355,7 +418,11 @@ function stackStage(input: RunRolloutInput): RolloutStage {
  * rollout wrote (a machine changed since is left as it is, and said so), puts its state
  * entry back, and waits (up to the gate's timeout) for it to run that config again.
  */
-export async function rollBack(input: Pick<RunRolloutInput, 'client' | 'events' | 'source' | 'concurrency' | 'pollMs' | 'restoreEntries'>, written: readonly Written[], plan: RolloutPlan): Promise<void> {
+export async function rollBack(
+  input: Pick<RunRolloutInput, 'client' | 'events' | 'source' | 'concurrency' | 'pollMs' | 'restoreEntries'>,
+  written: readonly Written[],
+  plan: RolloutPlan,
+): Promise<void> {
   const { client, events, source } = input;
   const name = plan.policy.name;
   const restored = new Map<string, StateEntry>();
@@ -378,7 +445,10 @@ export async function rollBack(input: Pick<RunRolloutInput, 'client' | 'events' 
       back.push({ w, revision: after.lastUpdated?.toISOString() ?? '' });
     } catch (err) {
       const changed = err instanceof ServiceError && err.code === 'FAILED_PRECONDITION';
-      say(false, changed ? 'its config was changed on the service while it was rolled back; left as it is' : `the write failed: ${message(err)}`);
+      say(
+        false,
+        changed ? 'its config was changed on the service while it was rolled back; left as it is' : `the write failed: ${message(err)}`,
+      );
     }
   });
   if (restored.size > 0) await input.restoreEntries(restored);
@@ -386,10 +456,19 @@ export async function rollBack(input: Pick<RunRolloutInput, 'client' | 'events' 
     w.outcome.rollback = { ok: true, detail };
     events({ type: 'rolled-back', rollout: name, machine: w.outcome.machine, ok: true, detail });
   };
-  await awaitWrittenBack(back, (partId) => source.read(partId), { concurrency: input.concurrency, pollMs: input.pollMs ?? pollInterval(plan.policy.gate.settle_ms), timeoutMs: plan.policy.gate.timeout_ms }, {
-    running: (w) => said(w, `back on the config it had (revision ${w.baseline.revision}), running it again`),
-    late: (w) => said(w, `its previous config is written back; the machine had not ingested it within ${plan.policy.gate.timeout_ms} ms`),
-  });
+  await awaitWrittenBack(
+    back,
+    (partId) => source.read(partId),
+    {
+      concurrency: input.concurrency,
+      pollMs: input.pollMs ?? pollInterval(plan.policy.gate.settle_ms),
+      timeoutMs: plan.policy.gate.timeout_ms,
+    },
+    {
+      running: (w) => said(w, `back on the config it had (revision ${w.baseline.revision}), running it again`),
+      late: (w) => said(w, `its previous config is written back; the machine had not ingested it within ${plan.policy.gate.timeout_ms} ms`),
+    },
+  );
 }
 
 /** A machine written back by a rollback, and the revision it runs once it has ingested that write. */

@@ -53,7 +53,13 @@ export class StateLockedError extends FleetformError {
 
 /** What a new lock records: its id, the operation, and this process. */
 export function newLockInfo(operation: string): LockInfo {
-  return { id: randomUUID(), operation, who: `${os.userInfo().username}@${os.hostname()}`, created: new Date().toISOString(), ...thisProcess() };
+  return {
+    id: randomUUID(),
+    operation,
+    who: `${os.userInfo().username}@${os.hostname()}`,
+    created: new Date().toISOString(),
+    ...thisProcess(),
+  };
 }
 
 /**

@@ -9,7 +9,12 @@ import { stateTextChunks } from './state-text';
 import { emptyState, LockInfoSchema, StateEntrySchema, stateDocument, type LockInfo, type State, type StateEntry } from './schema';
 
 /** One journal line: a change recorded after the last full write. */
-const JournalLineSchema = z.object({ lineage: z.string(), serial: z.number().int(), address: z.string(), entry: StateEntrySchema.nullable() });
+const JournalLineSchema = z.object({
+  lineage: z.string(),
+  serial: z.number().int(),
+  address: z.string(),
+  entry: StateEntrySchema.nullable(),
+});
 
 export { StateLockedError } from './holder-process';
 
@@ -17,7 +22,7 @@ export { StateLockedError } from './holder-process';
 async function writeChunks(handle: fs.FileHandle, chunks: Iterable<string>): Promise<void> {
   const flush = async (text: string) => {
     const bytes = Buffer.from(text, 'utf8');
-    for (let offset = 0; offset < bytes.length; ) offset += (await handle.write(bytes, offset, bytes.length - offset)).bytesWritten;
+    for (let offset = 0; offset < bytes.length;) offset += (await handle.write(bytes, offset, bytes.length - offset)).bytesWritten;
   };
   let batch = '';
   for (const chunk of chunks) {
@@ -93,8 +98,14 @@ export class LocalStateBackend implements StateBackend {
 
   async record(state: State, changes: ReadonlyMap<string, StateEntry | null>): Promise<void> {
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const text = [...changes].map(([address, entry]) => JSON.stringify({ lineage: state.lineage, serial: state.serial, address, entry })).join('\n');
-    const handle = await fs.open(this.file(state.stack, '.journal.jsonl'), constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o600);
+    const text = [...changes]
+      .map(([address, entry]) => JSON.stringify({ lineage: state.lineage, serial: state.serial, address, entry }))
+      .join('\n');
+    const handle = await fs.open(
+      this.file(state.stack, '.journal.jsonl'),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND,
+      0o600,
+    );
     try {
       await handle.writeFile(`${text}\n`, 'utf8');
       await handle.sync();
@@ -164,7 +175,10 @@ export class LocalStateBackend implements StateBackend {
   private async stacksWith(suffix: string): Promise<string[]> {
     try {
       const files = await fs.readdir(this.dir);
-      return files.filter((f) => f.endsWith(suffix)).map((f) => f.slice(0, -suffix.length)).sort();
+      return files
+        .filter((f) => f.endsWith(suffix))
+        .map((f) => f.slice(0, -suffix.length))
+        .sort();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
@@ -214,10 +228,13 @@ export class LocalStateBackend implements StateBackend {
           await this.forceUnlock(stack, holder.id).catch(() => undefined);
           continue;
         }
-        throw Object.assign(new StateLockedError(
-          `state of stack "${stack}" is locked by a fleetform that is no longer running: pid ${holder.pid} on ${holder.host ?? 'this machine'} ("${holder.command ?? holder.operation}", since ${holder.created}); the lock is stale`,
-          { path: file, hint: `take it over with --break-stale-lock, or release it: ${unlock}` },
-        ), { stale: true });
+        throw Object.assign(
+          new StateLockedError(
+            `state of stack "${stack}" is locked by a fleetform that is no longer running: pid ${holder.pid} on ${holder.host ?? 'this machine'} ("${holder.command ?? holder.operation}", since ${holder.created}); the lock is stale`,
+            { path: file, hint: `take it over with --break-stale-lock, or release it: ${unlock}` },
+          ),
+          { stale: true },
+        );
       }
       if (Date.now() >= deadline) {
         throw lockedError(stack, file, holder, `if no fleetform is running: ${unlock}`, 'another process');

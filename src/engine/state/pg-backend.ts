@@ -131,7 +131,10 @@ export class PgStateBackend implements StateBackend {
 
   async read(stack: string): Promise<State> {
     return this.withClient(async (client) => {
-      const row = await client.query<{ document: string }>(`SELECT document FROM ${this.table('fleetform_states')} WHERE stack = $1 AND workspace = $2`, [stack, this.workspace]);
+      const row = await client.query<{ document: string }>(
+        `SELECT document FROM ${this.table('fleetform_states')} WHERE stack = $1 AND workspace = $2`,
+        [stack, this.workspace],
+      );
       const state = row.rows[0] ? this.parseDocument(stack, row.rows[0].document) : emptyState(stack);
       const journal = await client.query<{ lineage: string; serial: string; address: string; entry: string | null }>(
         `SELECT lineage, serial, address, entry FROM ${this.table('fleetform_journal')} WHERE stack = $1 AND workspace = $2 ORDER BY id`,
@@ -144,7 +147,11 @@ export class PgStateBackend implements StateBackend {
         const serial = Number(line.serial);
         if (line.lineage !== state.lineage || serial <= written) continue;
         if (line.entry === null) delete state.resources[line.address];
-        else state.resources[line.address] = recordedEntry(JSON.parse(line.entry), `the journal of stack ${stack} in ${this.description}, ${line.address}`);
+        else
+          state.resources[line.address] = recordedEntry(
+            JSON.parse(line.entry),
+            `the journal of stack ${stack} in ${this.description}, ${line.address}`,
+          );
         state.serial = Math.max(state.serial, serial);
       }
       return state;
@@ -156,14 +163,20 @@ export class PgStateBackend implements StateBackend {
     const parse = (key: string, text: string): RolloutJournal => {
       const parsed = RolloutJournalSchema.safeParse(JSON.parse(text));
       if (!parsed.success) {
-        throw new FleetformError(`the rollout journal ${key} in ${this.description} is not readable`, { path: key, hint: 'delete its row to start the rollout afresh' });
+        throw new FleetformError(`the rollout journal ${key} in ${this.description} is not readable`, {
+          path: key,
+          hint: 'delete its row to start the rollout afresh',
+        });
       }
       return parsed.data;
     };
     return {
       read: (key) =>
         this.withClient(async (client) => {
-          const row = await client.query<{ document: string }>(`SELECT document FROM ${this.table('fleetform_rollouts')} WHERE key = $1 AND workspace = $2`, [key, this.workspace]);
+          const row = await client.query<{ document: string }>(
+            `SELECT document FROM ${this.table('fleetform_rollouts')} WHERE key = $1 AND workspace = $2`,
+            [key, this.workspace],
+          );
           return row.rows[0] ? parse(key, row.rows[0].document) : undefined;
         }),
       list: (stack) =>
@@ -191,7 +204,10 @@ export class PgStateBackend implements StateBackend {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new FleetformError(`the state of stack ${stack} in ${this.description} is not valid JSON`, { path: where, hint: 'restore it from a database backup' });
+      throw new FleetformError(`the state of stack ${stack} in ${this.description} is not valid JSON`, {
+        path: where,
+        hint: 'restore it from a database backup',
+      });
     }
     return stateDocument(parsed, `the state of stack ${stack} in ${this.description}`, where);
   }
@@ -224,16 +240,22 @@ export class PgStateBackend implements StateBackend {
         );
         const row = current.rows[0];
         if (row && row.lineage !== state.lineage) {
-          throw new FleetformError(`refusing to overwrite the state of stack ${state.stack}: the database holds another lineage (${row.lineage}, this run has ${state.lineage})`, {
-            path: `${this.description} stack ${state.stack}`,
-            hint: 'another project writes to the same stack name and workspace: use another schema_name or stack name',
-          });
+          throw new FleetformError(
+            `refusing to overwrite the state of stack ${state.stack}: the database holds another lineage (${row.lineage}, this run has ${state.lineage})`,
+            {
+              path: `${this.description} stack ${state.stack}`,
+              hint: 'another project writes to the same stack name and workspace: use another schema_name or stack name',
+            },
+          );
         }
         if (row && Number(row.serial) >= state.serial) {
-          throw new FleetformError(`refusing to overwrite the state of stack ${state.stack}: it moved to serial ${row.serial} while this run had ${state.serial}`, {
-            path: `${this.description} stack ${state.stack}`,
-            hint: 'another run changed it meanwhile (without holding the lock); plan again',
-          });
+          throw new FleetformError(
+            `refusing to overwrite the state of stack ${state.stack}: it moved to serial ${row.serial} while this run had ${state.serial}`,
+            {
+              path: `${this.description} stack ${state.stack}`,
+              hint: 'another run changed it meanwhile (without holding the lock); plan again',
+            },
+          );
         }
         const document = [...stateTextChunks(state)].join('');
         await client.query(
@@ -241,7 +263,10 @@ export class PgStateBackend implements StateBackend {
            ON CONFLICT (stack, workspace) DO UPDATE SET lineage = EXCLUDED.lineage, serial = EXCLUDED.serial, document = EXCLUDED.document, updated_at = now()`,
           [state.stack, this.workspace, state.lineage, state.serial, document],
         );
-        await client.query(`DELETE FROM ${this.table('fleetform_journal')} WHERE stack = $1 AND workspace = $2`, [state.stack, this.workspace]);
+        await client.query(`DELETE FROM ${this.table('fleetform_journal')} WHERE stack = $1 AND workspace = $2`, [
+          state.stack,
+          this.workspace,
+        ]);
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -264,7 +289,10 @@ export class PgStateBackend implements StateBackend {
   /** Stacks whose lock is held now. */
   async lockedStacks(): Promise<string[]> {
     return this.withClient(async (client) => {
-      const rows = await client.query<{ stack: string; backend_pid: number }>(`SELECT stack, backend_pid FROM ${this.table('fleetform_locks')} WHERE workspace = $1`, [this.workspace]);
+      const rows = await client.query<{ stack: string; backend_pid: number }>(
+        `SELECT stack, backend_pid FROM ${this.table('fleetform_locks')} WHERE workspace = $1`,
+        [this.workspace],
+      );
       const held: string[] = [];
       for (const r of rows.rows) if (await this.advisoryHeld(client, r.stack)) held.push(r.stack);
       return held.sort();
@@ -294,7 +322,10 @@ export class PgStateBackend implements StateBackend {
   }
 
   private async recordedHolder(client: Client, stack: string): Promise<LockInfo | undefined> {
-    const rows = await client.query<{ info: string }>(`SELECT info FROM ${this.table('fleetform_locks')} WHERE stack = $1 AND workspace = $2`, [stack, this.workspace]);
+    const rows = await client.query<{ info: string }>(
+      `SELECT info FROM ${this.table('fleetform_locks')} WHERE stack = $1 AND workspace = $2`,
+      [stack, this.workspace],
+    );
     const text = rows.rows[0]?.info;
     if (!text) return undefined;
     const parsed = LockInfoSchema.safeParse(JSON.parse(text));
@@ -323,7 +354,13 @@ export class PgStateBackend implements StateBackend {
       }
       if (!taken) {
         const holder = await this.recordedHolder(client, stack);
-        throw lockedError(stack, `${this.description} stack ${stack}`, holder, `if it hangs: fleetform force-unlock ${holder?.id ?? ''} (ends the holder's database session)`, 'another run');
+        throw lockedError(
+          stack,
+          `${this.description} stack ${stack}`,
+          holder,
+          `if it hangs: fleetform force-unlock ${holder?.id ?? ''} (ends the holder's database session)`,
+          'another run',
+        );
       }
       await client.query(
         `INSERT INTO ${this.table('fleetform_locks')} (stack, workspace, info, backend_pid) VALUES ($1, $2, $3, pg_backend_pid())
@@ -338,7 +375,10 @@ export class PgStateBackend implements StateBackend {
       info,
       release: async () => {
         try {
-          await client.query(`DELETE FROM ${this.table('fleetform_locks')} WHERE stack = $1 AND workspace = $2 AND backend_pid = pg_backend_pid()`, [stack, this.workspace]);
+          await client.query(
+            `DELETE FROM ${this.table('fleetform_locks')} WHERE stack = $1 AND workspace = $2 AND backend_pid = pg_backend_pid()`,
+            [stack, this.workspace],
+          );
           await client.query('SELECT pg_advisory_unlock($1)', [this.key(stack)]);
         } catch {
           // The session is gone: the server has released the lock with it.
@@ -352,7 +392,10 @@ export class PgStateBackend implements StateBackend {
   /** Ends the holder's database session, which releases its lock. */
   async forceUnlock(stack: string, lockId: string): Promise<void> {
     await this.withClient(async (client) => {
-      const rows = await client.query<{ info: string; backend_pid: number }>(`SELECT info, backend_pid FROM ${this.table('fleetform_locks')} WHERE stack = $1 AND workspace = $2`, [stack, this.workspace]);
+      const rows = await client.query<{ info: string; backend_pid: number }>(
+        `SELECT info, backend_pid FROM ${this.table('fleetform_locks')} WHERE stack = $1 AND workspace = $2`,
+        [stack, this.workspace],
+      );
       const row = rows.rows[0];
       const holder = row ? LockInfoSchema.safeParse(JSON.parse(row.info)) : undefined;
       if (!row || !holder?.success || !(await this.advisoryHeld(client, stack))) {

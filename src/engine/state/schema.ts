@@ -13,28 +13,33 @@ import { withDigestsRead } from '../mask';
 const JsonObjectSchema = z.custom<JsonObject>(isObject, { message: 'expected an object' });
 
 /** One managed resource as recorded after apply. */
-export const StateEntrySchema = z.object({
-  type: z.string(),
-  /** Remote identifiers the handler needs to observe, update and delete the object. */
-  ids: z.record(z.string(), z.string()),
-  /** Values other resources may reference as `${type.name.key}` (e.g. `id`). */
-  outputs: z.record(z.string(), z.string()),
-  /** The attributes last applied (secrets stored as salted hashes); null when a create was interrupted. */
-  attributes: JsonObjectSchema.nullable(),
-  dependencies: z.array(z.string()).default([]),
-  /** Handler-owned data kept between runs (e.g. the version a module was pinned to). */
-  private: JsonObjectSchema.default({}),
-  /** Attribute paths holding secrets (their values are stored as salted hashes). */
-  sensitive_paths: z.array(z.string()).default([]),
-  /**
-   * `deleting`: removed from code, deletion started but not finished (e.g. a canceled job).
-   * `creating`: a create was about to be made (ids empty, `private.intent` names the object
-   * on the service); the next plan finds and adopts what it made, if anything.
-   */
-  status: z.enum(['ok', 'deleting', 'creating']).default('ok'),
-})
+export const StateEntrySchema = z
+  .object({
+    type: z.string(),
+    /** Remote identifiers the handler needs to observe, update and delete the object. */
+    ids: z.record(z.string(), z.string()),
+    /** Values other resources may reference as `${type.name.key}` (e.g. `id`). */
+    outputs: z.record(z.string(), z.string()),
+    /** The attributes last applied (secrets stored as salted hashes); null when a create was interrupted. */
+    attributes: JsonObjectSchema.nullable(),
+    dependencies: z.array(z.string()).default([]),
+    /** Handler-owned data kept between runs (e.g. the version a module was pinned to). */
+    private: JsonObjectSchema.default({}),
+    /** Attribute paths holding secrets (their values are stored as salted hashes). */
+    sensitive_paths: z.array(z.string()).default([]),
+    /**
+     * `deleting`: removed from code, deletion started but not finished (e.g. a canceled job).
+     * `creating`: a create was about to be made (ids empty, `private.intent` names the object
+     * on the service); the next plan finds and adopts what it made, if anything.
+     */
+    status: z.enum(['ok', 'deleting', 'creating']).default('ok'),
+  })
   // A state's text holds secrets' digests as text: read back as digests at the paths recorded as secret.
-  .transform((entry) => (entry.attributes && entry.sensitive_paths.length > 0 ? { ...entry, attributes: withDigestsRead(entry.attributes, entry.sensitive_paths) } : entry));
+  .transform((entry) =>
+    entry.attributes && entry.sensitive_paths.length > 0
+      ? { ...entry, attributes: withDigestsRead(entry.attributes, entry.sensitive_paths) }
+      : entry,
+  );
 export type StateEntry = z.infer<typeof StateEntrySchema>;
 
 /** An output as the last apply evaluated it; a sensitive one keeps no value. */

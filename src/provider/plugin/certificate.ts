@@ -10,7 +10,10 @@ export interface PluginIdentity {
 }
 
 function pem(label: string, der: ArrayBuffer): string {
-  const body = Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const body = Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN ${label}-----\n${body}\n-----END ${label}-----\n`;
 }
 
@@ -26,7 +29,9 @@ export async function newPluginIdentity(): Promise<PluginIdentity> {
   const now = Date.now();
   const certificate = await x509.X509CertificateGenerator.createSelfSigned(
     {
-      serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
+      serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+        .toString('hex')
+        .replace(/^[89a-f]/, '1'),
       name: 'CN=localhost, O=fleetform',
       notBefore: new Date(now - 60_000),
       notAfter: new Date(now + 24 * 3600_000),
@@ -34,7 +39,10 @@ export async function newPluginIdentity(): Promise<PluginIdentity> {
       signingAlgorithm: algorithm,
       extensions: [
         new x509.BasicConstraintsExtension(true, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyCertSign, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyCertSign,
+          true,
+        ),
         new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
         new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'localhost' }]),
       ],

@@ -30,14 +30,20 @@ export function readHostRequest(env: NodeJS.ProcessEnv): HostRequest {
   }
   const offered = (env.PLUGIN_PROTOCOL_VERSIONS ?? '').split(',').map((v) => v.trim());
   if (!offered.includes(String(PLUGIN_PROTOCOL_VERSION))) {
-    throw new HandshakeError(`the host offers plugin protocol versions ${offered.join(', ') || 'none'}; this provider speaks ${PLUGIN_PROTOCOL_VERSION}`, {
-      path: 'PLUGIN_PROTOCOL_VERSIONS',
-      hint: 'use Terraform 1.0 or newer, or OpenTofu',
-    });
+    throw new HandshakeError(
+      `the host offers plugin protocol versions ${offered.join(', ') || 'none'}; this provider speaks ${PLUGIN_PROTOCOL_VERSION}`,
+      {
+        path: 'PLUGIN_PROTOCOL_VERSIONS',
+        hint: 'use Terraform 1.0 or newer, or OpenTofu',
+      },
+    );
   }
   const clientCertificatePem = env.PLUGIN_CLIENT_CERT;
   if (!clientCertificatePem) {
-    throw new HandshakeError('the host sent no client certificate', { path: 'PLUGIN_CLIENT_CERT', hint: 'use Terraform 0.15 or newer (automatic mutual TLS)' });
+    throw new HandshakeError('the host sent no client certificate', {
+      path: 'PLUGIN_CLIENT_CERT',
+      hint: 'use Terraform 0.15 or newer (automatic mutual TLS)',
+    });
   }
   return { clientCertificatePem, socketDir: env.PLUGIN_UNIX_SOCKET_DIR || undefined };
 }

@@ -37,7 +37,10 @@ export async function servePlugin(handlers: ProviderHandlers, env: NodeJS.Proces
   const identity = await newPluginIdentity();
   const dir = fs.mkdtempSync(path.join(host.socketDir ?? os.tmpdir(), 'fleetform-plugin-'));
   const socketPath = path.join(dir, 'provider.sock');
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 256 * 1024 * 1024, 'grpc.max_send_message_length': 256 * 1024 * 1024 });
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 256 * 1024 * 1024,
+    'grpc.max_send_message_length': 256 * 1024 * 1024,
+  });
   let resolveStopped: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   let stopping: Promise<void> | undefined;
@@ -56,8 +59,14 @@ export async function servePlugin(handlers: ProviderHandlers, env: NodeJS.Proces
   server.addService(provider.definition, provider.implementation);
   const controller = controllerService(() => void stop());
   server.addService(controller.definition, controller.implementation);
-  const credentials = grpc.ServerCredentials.createSsl(Buffer.from(host.clientCertificatePem), [{ private_key: Buffer.from(identity.privateKeyPem), cert_chain: Buffer.from(identity.certificatePem) }], true);
-  await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${socketPath}`, credentials, (err) => (err ? reject(err) : resolve())));
+  const credentials = grpc.ServerCredentials.createSsl(
+    Buffer.from(host.clientCertificatePem),
+    [{ private_key: Buffer.from(identity.privateKeyPem), cert_chain: Buffer.from(identity.certificatePem) }],
+    true,
+  );
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`unix://${socketPath}`, credentials, (err) => (err ? reject(err) : resolve())),
+  );
   // The host stops a run through StopProvider and Shutdown; an interrupt sent to the whole process group is its to handle.
   process.on('SIGINT', () => undefined);
   process.once('SIGTERM', () => void stop());

@@ -56,7 +56,10 @@ function unary<I, O>(handle: (request: I) => Promise<O>): grpc.handleUnaryCall<I
 }
 
 /** The service definition and implementation of `tfplugin6.Provider` over the handlers. */
-export function providerService(handlers: ProviderHandlers): { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation } {
+export function providerService(handlers: ProviderHandlers): {
+  definition: grpc.ServiceDefinition;
+  implementation: grpc.UntypedServiceImplementation;
+} {
   const definition: grpc.ServiceDefinition = {};
   const implementation: grpc.UntypedServiceImplementation = {};
   for (const name of Object.keys(providerRpcs) as Array<keyof Rpcs>) {
@@ -67,7 +70,10 @@ export function providerService(handlers: ProviderHandlers): { definition: grpc.
 }
 
 /** `plugin.GRPCController`: the host's Shutdown, answered before `onShutdown` runs. */
-export function controllerService(onShutdown: () => void): { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation } {
+export function controllerService(onShutdown: () => void): {
+  definition: grpc.ServiceDefinition;
+  implementation: grpc.UntypedServiceImplementation;
+} {
   const shutdown = method('plugin.GRPCController', 'Shutdown', rpc(Empty, Empty));
   return {
     definition: { Shutdown: shutdown },

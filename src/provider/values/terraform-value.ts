@@ -62,11 +62,15 @@ export function conform(raw: unknown, type: TerraformType, path: string, extra: 
   if (extra === 'error') {
     const stray = Object.keys(raw).find((k) => !Object.hasOwn(inner, k));
     if (stray !== undefined) {
-      throw new ValueDecodeError(`unsupported attribute ${JSON.stringify(stray)}`, { path: path ? `${path}.${stray}` : stray, hint: `the attributes here: ${Object.keys(inner).join(', ')}` });
+      throw new ValueDecodeError(`unsupported attribute ${JSON.stringify(stray)}`, {
+        path: path ? `${path}.${stray}` : stray,
+        hint: `the attributes here: ${Object.keys(inner).join(', ')}`,
+      });
     }
   }
   const out: TerraformObject = {};
-  for (const [name, t] of Object.entries(inner)) out[name] = conform(Object.hasOwn(raw, name) ? raw[name] : null, t, path ? `${path}.${name}` : name, extra);
+  for (const [name, t] of Object.entries(inner))
+    out[name] = conform(Object.hasOwn(raw, name) ? raw[name] : null, t, path ? `${path}.${name}` : name, extra);
   return out;
 }
 
