@@ -51,12 +51,12 @@ export function typeTests(): void {
   new TrainingJob(stack, 'tags', { dataset: boxes, modelName: 'm', modelVersion: '2', modelType: ModelType.OBJECT_DETECTION, tags: 'cat' });
   // @ts-expect-error the model type is required
   new TrainingJob(stack, 'no-type', { dataset: boxes, modelName: 'm', modelVersion: '3', tags: ['box'] });
-  // @ts-expect-error a framework is one of ModelFramework's values
   new TrainingJob(stack, 'framework', {
     dataset: boxes,
     modelName: 'm',
     modelVersion: '4',
     modelType: ModelType.OBJECT_DETECTION,
+    // @ts-expect-error a framework is one of ModelFramework's values
     modelFramework: 'tflite',
     tags: ['box'],
   });
@@ -76,13 +76,13 @@ export function typeTests(): void {
     registryItemId: 'acme:t',
     registryItemVersion: '0.3.0',
   });
-  // @ts-expect-error arguments are a map of strings
   new CustomTrainingJob(stack, 'args', {
     dataset: 'id',
     modelName: 'c',
     modelVersion: '2',
     registryItemId: 'acme:t',
     registryItemVersion: '0.3.0',
+    // @ts-expect-error arguments are a map of strings
     arguments: ['--epochs'],
   });
 
