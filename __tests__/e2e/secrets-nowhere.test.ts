@@ -24,6 +24,8 @@ import { requireTerraform, terraform, terraformHome } from '../provider/terrafor
 import { fleetform, openEmulatorProject, quickMachines, type CliResult, type EmulatorProject } from './fleet-fixture';
 import { searchFiles, searchTexts } from './secret-search';
 import { startReconcile } from '../reconciler/fixture';
+import { decodeFleet } from '../../src/dashboard/fleet-table';
+import type { PageSnapshot } from '../../src/dashboard/view';
 
 jest.setTimeout(900_000);
 
@@ -166,9 +168,10 @@ async function servedTexts(url: string): Promise<Record<string, string>> {
   };
   const page = await get('/dashboard/');
   for (const [, asset] of page.matchAll(/(?:src|href)="(?:\.\/|\/dashboard\/)?([\w./-]+\.(?:js|css))"/g)) await get(`/dashboard/${asset}`);
-  const snapshot = JSON.parse(await get('/dashboard/api/snapshot')) as { machines: Array<{ key: string }> };
-  expect(snapshot.machines.length).toBeGreaterThan(0);
-  for (const m of snapshot.machines) await get(`/dashboard/api/machines/${encodeURIComponent(m.key)}`);
+  const snapshot = JSON.parse(await get('/dashboard/api/snapshot')) as PageSnapshot;
+  const machines = decodeFleet(snapshot.fleet);
+  expect(machines.length).toBeGreaterThan(0);
+  for (const m of machines) await get(`/dashboard/api/machines/${encodeURIComponent(m.key)}`);
   await get('/api/status');
   await get('/metrics');
   return texts;

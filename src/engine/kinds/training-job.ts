@@ -112,6 +112,11 @@ async function scriptProblems(ctx: KindContext, itemId: string, version: string)
   return [];
 }
 
+/** An attribute as the checks read it: one known only at apply (a dataset this apply creates) checks as given. */
+function textForChecks(value: string): string {
+  return isUnknown(value) ? 'known-at-apply' : value;
+}
+
 function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: JobFlavour<D>): ResourceKind<D> {
   const { serviceChosen } = flavour.declaration;
   const ignoredForChanges = ignoredForChangesOf(flavour.declaration);
@@ -285,7 +290,7 @@ export const trainingJobKind = trainingKind({
     if (modelType !== ModelType.UNSPECIFIED) {
       issues.push(
         ...checkTrainingJobParams({
-          datasetId: a.dataset_id,
+          datasetId: textForChecks(a.dataset_id),
           modelName: a.model_name,
           modelVersion: a.model_version,
           modelType,
@@ -340,7 +345,7 @@ export const customTrainingJobKind = trainingKind({
       retain_on_delete: a.retain_on_delete === true,
     };
     const issues = checkCustomTrainingJobParams({
-      datasetId: a.dataset_id,
+      datasetId: textForChecks(a.dataset_id),
       registryItemId: a.registry_item_id,
       registryItemVersion: a.registry_item_version,
       modelName: a.model_name,
