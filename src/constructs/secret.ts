@@ -1,5 +1,7 @@
+import { fstatSync, writeSync } from 'node:fs';
 import { FleetformError } from '../domain/errors';
 import {
+  APP_SECRET_CHANNEL_VARIABLE,
   childPathOf,
   describeSecretReference,
   listEntryKey,
@@ -7,7 +9,7 @@ import {
   type SecretReference,
 } from '../domain/secret-reference';
 
-/** A secret's value given to code: refused, since synthesis could only write it in clear. */
+/** A secret's value given to code where no engine takes it: refused, since synthesis could only write it in clear. */
 export class SecretValueRefusedError extends FleetformError {}
 
 /** Marks a Secret of any copy of this library (cdktf's and cdktn's builds may meet in one app). */
@@ -16,6 +18,8 @@ const SECRET_BRAND = Symbol.for('fleetform.secret');
 const SECRETS_MADE = Symbol.for('fleetform.secrets-made');
 /** The text values acknowledged as secrets written in clear (Secret.plainText), shared by every copy. */
 const PLAIN_TEXT_ACKNOWLEDGED = Symbol.for('fleetform.plain-text-secrets');
+/** How many values this process handed over (Secret.fromValue), shared by every copy: the ids' sequence. */
+const VALUES_HANDED_OVER = Symbol.for('fleetform.app-secret-values');
 
 /**
  * A secret given by reference: where its value is read when fleetform (or the Terraform
@@ -41,16 +45,21 @@ export class Secret {
   }
 
   /**
-   * Refused: a value the app holds could reach Terraform and the engine only through the
-   * synthesized files. Read it where the plan runs instead (Secret.fromEnv, Secret.fromFile).
+   * A value the app holds itself (read from a vault, derived, fetched), marked secret. When
+   * fleetform's engine runs the app (`fleetform plan|apply`), the value goes to the engine
+   * over a private channel (a pipe, kept in memory) and synthesis writes only
+   * `{"from":"app","id":"value-1"}`: the id is the order of the call in the app, never
+   * derived from the value. Run any other way (`cdktf synth`, `cdktn synth`, Terraform), the
+   * value could reach Terraform only through the synthesized files: it is refused with a
+   * SecretValueRefusedError, at the call. A saved plan (`fleetform plan --out`) applied later
+   * has no app run, so it stops naming the machine and the field: apply without it.
    */
-  static fromValue(_value: string): never {
-    throw new SecretValueRefusedError(
-      'Secret.fromValue: a secret value held by the app would be written in clear to the synthesized stack',
-      {
-        hint: 'pass the secret where fleetform or Terraform runs and name it: Secret.fromEnv("NAME") (an environment variable) or Secret.fromFile("/path") (a mounted secret file)',
-      },
-    );
+  static fromValue(value: string): Secret {
+    if (typeof value !== 'string' || value === '')
+      throw new FleetformError('Secret.fromValue: the value is empty', { hint: 'give Secret.fromValue the secret itself' });
+    const id = `value-${nextValueNumber()}`;
+    handOver(id, value);
+    return new Secret({ from: 'app', id });
   }
 
   /**
@@ -95,6 +104,46 @@ function checkedReference(ref: SecretReference, api: string): SecretReference {
         ? 'name the variable as a shell sets it, e.g. Secret.fromEnv("ACME_TOKEN")'
         : 'give the path of the file holding the secret',
   });
+}
+
+function nextValueNumber(): number {
+  const n = ((Reflect.get(globalThis, VALUES_HANDED_OVER) as number | undefined) ?? 0) + 1;
+  Reflect.set(globalThis, VALUES_HANDED_OVER, n);
+  return n;
+}
+
+const NO_CHANNEL_HINT =
+  'run the app with `fleetform plan` or `fleetform apply`, which take the value in memory; for `cdktf synth`, `cdktn synth` and Terraform, read the secret where the plan runs: Secret.fromEnv("NAME") (an environment variable) or Secret.fromFile("/path") (a mounted secret file)';
+
+/** The channel fleetform's engine opened to this process, checked to be a pipe or socket pair: a value is never written to a file. */
+function channel(): number {
+  const announced = process.env[APP_SECRET_CHANNEL_VARIABLE];
+  const fd = announced !== undefined && /^\d+$/.test(announced) ? Number(announced) : undefined;
+  if (fd === undefined)
+    throw new SecretValueRefusedError(
+      'Secret.fromValue: the app is not run by fleetform, so a value it holds could reach Terraform only written in clear to the synthesized stack',
+      { hint: NO_CHANNEL_HINT },
+    );
+  let isPipe = false;
+  try {
+    const stat = fstatSync(fd);
+    isPipe = stat.isFIFO() || stat.isSocket();
+  } catch {
+    isPipe = false;
+  }
+  if (!isPipe)
+    throw new SecretValueRefusedError(
+      `Secret.fromValue: ${APP_SECRET_CHANNEL_VARIABLE} names descriptor ${fd}, which is not fleetform's channel in this process`,
+      { hint: `run the app directly from cdktf.json's \`app\` command, without a step that closes descriptor ${fd}; or ${NO_CHANNEL_HINT}` },
+    );
+  return fd;
+}
+
+function handOver(id: string, value: string): void {
+  const fd = channel();
+  const message = Buffer.from(`${JSON.stringify({ id, value })}\n`, 'utf8');
+  let written = 0;
+  while (written < message.length) written += writeSync(fd, message, written);
 }
 
 function plainTextAcknowledged(): Set<string> {
