@@ -3,9 +3,10 @@
  * app hands it to the engine over a private pipe, the synthesized stack holds only
  * `{"from":"app","id":...}`, apply stores the value on the machine's config, and a changed
  * value is the next plan's change. The project's files (synthesized output, state, saved
- * plan), plans in text and JSON and everything the commands printed hold it in no form. A
- * saved plan applied later has no app run and stops naming the machine, the field and the
- * fix; the app run by `cdktf synth` (no channel) fails with the typed error and its hint.
+ * plans), plans in text and JSON and everything the commands printed hold it in no form. A
+ * saved plan is applied with the app run again; given only the synthesized output (no app
+ * run), it stops naming the machine, the field and the fix. The app run by `cdktf synth`
+ * (no channel) fails with the typed error and its hint.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -111,21 +112,26 @@ test('fleetform runs the app: the value goes to the machine and nowhere else; a 
   expect((await fleetform('apply of a new value', 'apply', '--auto-approve')).code).toBe(0);
   expect((await moduleEnv())?.API_TOKEN).toBe(NEXT_VALUE);
 
-  // A saved plan is applied with no app run: it stops, naming the machine, the field and the fix.
+  // A saved plan is applied as every apply is: the app runs again and hands the value over.
   await setValue(THIRD_VALUE);
   expect((await fleetform('saved plan', 'plan', '--out', 'third.plan')).code).toBe(0);
-  const later = await fleetform('apply of the saved plan', 'apply', 'third.plan');
-  expect(later.code).not.toBe(0);
-  const said = later.stdout + later.stderr;
-  expect(said).toContain('picker-1');
-  expect(said).toContain('modules.acme_sensors.env.API_TOKEN');
-  expect(said).toContain('Secret.fromValue');
-  expect(said).toContain('without a saved plan');
-  expect((await moduleEnv())?.API_TOKEN).toBe(NEXT_VALUE);
+  expect(await fleetform('apply of the saved plan', 'apply', 'third.plan')).toMatchObject({ code: 0, stderr: '' });
+  expect((await moduleEnv())?.API_TOKEN).toBe(THIRD_VALUE);
+
+  // With no app run (its synthesized output given) it stops, naming the machine, the field and the fix.
+  await setValue(NEXT_VALUE);
+  expect((await fleetform('second saved plan', 'plan', '--out', 'back.plan')).code).toBe(0);
+  const unrun = await fleetform('apply of the saved plan without the app', 'apply', 'back.plan', '--synth-out', 'cdktf.out');
+  expect(unrun.code).not.toBe(0);
+  const said = unrun.stdout + unrun.stderr;
+  expect(said).toContain('machine picker-1 needs the secret modules.acme_sensors.env.API_TOKEN');
+  expect(said).toContain('Secret.fromValue (value-1)');
+  expect(said).toContain('without a saved plan or --synth-out');
+  expect((await moduleEnv())?.API_TOKEN).toBe(THIRD_VALUE);
 
   const values = [VALUE, NEXT_VALUE, THIRD_VALUE];
   const files = await searchFiles(p.dir, values, ['emulator']);
-  expect(files.files).toEqual(expect.arrayContaining(['cdktf.out/stacks/fleet/cdk.tf.json', 'third.plan']));
+  expect(files.files).toEqual(expect.arrayContaining(['cdktf.out/stacks/fleet/cdk.tf.json', 'third.plan', 'back.plan']));
   expect(files.files.some((f) => f.startsWith('.fleetform/state'))).toBe(true);
   expect(files.findings).toEqual([]);
   expect(searchTexts(printed, values)).toEqual([]);
