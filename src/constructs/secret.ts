@@ -124,19 +124,23 @@ function channel(): number {
       'Secret.fromValue: the app is not run by fleetform, so a value it holds could reach Terraform only written in clear to the synthesized stack',
       { hint: NO_CHANNEL_HINT },
     );
-  let isPipe = false;
-  try {
-    const stat = fstatSync(fd);
-    isPipe = stat.isFIFO() || stat.isSocket();
-  } catch {
-    isPipe = false;
-  }
-  if (!isPipe)
+  if (!isPipeOrSocket(fd))
     throw new SecretValueRefusedError(
       `Secret.fromValue: ${APP_SECRET_CHANNEL_VARIABLE} names descriptor ${fd}, which is not fleetform's channel in this process`,
-      { hint: `run the app directly from cdktf.json's \`app\` command, without a step that closes descriptor ${fd}; or ${NO_CHANNEL_HINT}` },
+      {
+        hint: `run the app directly from cdktf.json's \`app\` command, without a step that closes descriptor ${fd}; or ${NO_CHANNEL_HINT}`,
+      },
     );
   return fd;
+}
+
+function isPipeOrSocket(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFIFO() || stat.isSocket();
+  } catch {
+    return false;
+  }
 }
 
 function handOver(id: string, value: string): void {
