@@ -31,7 +31,8 @@ const VALUES_HANDED_OVER = Symbol.for('fleetform.app-secret-values');
  * ```
  *
  * Synthesis writes `{"from":"env","name":"ACME_TOKEN"}` in the machine's `secrets`, and
- * nothing at that place of its `config`; the service stores the value.
+ * nothing at that place of its `config`; the service stores the value. A value the app
+ * holds itself goes by Secret.fromValue, to fleetform's engine only.
  */
 export class Secret {
   /** The value of an environment variable where the plan and the apply run. */
@@ -174,7 +175,7 @@ export function isPlainTextSecret(value: string): boolean {
 
 /** The hint of a secret given as text. */
 export const PLAIN_TEXT_SECRET_HINT =
-  'give it by reference, read where the plan and the apply run: Secret.fromEnv("NAME") or Secret.fromFile("/path"); ${environment.NAME} lets the machine fill it in from its own environment; Secret.plainText(value) writes it in clear in the synthesized stack on purpose (tests, throwaway values)';
+  'give it by reference, read where the plan and the apply run: Secret.fromEnv("NAME") or Secret.fromFile("/path"); a value the app holds, when fleetform runs the app: Secret.fromValue(value); ${environment.NAME} lets the machine fill it in from its own environment; Secret.plainText(value) writes it in clear in the synthesized stack on purpose (tests, throwaway values)';
 
 /** Whether any Secret was made in this process: a config can hold one only then. */
 export function anySecretMade(): boolean {
