@@ -47,7 +47,7 @@ test('what the app leaves running when its shell ends is ended with it', async (
     process.env,
   );
   const exit = await app.exit;
-  expect(exit).toEqual({ code: 0, signal: null, stderr: 'done\n' });
+  expect(exit).toEqual({ code: 0, signal: null, stderr: 'done\n', channel: '' });
   expect(await ended(Number(readFileSync(join(dir, 'grandchild'), 'utf8')))).toBe(true);
 });
 

@@ -1,8 +1,11 @@
 /**
  * A secret given by reference: synthesis writes the reference in the machine's `secrets`
  * (by the path of its value) and nothing at that path of its `config`; a value the app
- * holds is refused with a hint.
+ * holds is refused with a hint unless fleetform's engine runs the app (its channel is a pipe).
  */
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Machine, Module, Remote, Secret, SecretValueRefusedError } from '../../src/constructs';
 import { configSecrets } from '../../src/constructs/secret';
 import { FleetformError } from '../../src/domain/errors';
@@ -56,16 +59,43 @@ test('a Secret anywhere in a config document is a reference by its path, list en
   expect(found.config.processes).toBe(doc.processes);
 });
 
-test('a value the app holds is refused with the references to use instead', () => {
-  let thrown: unknown;
+const CHANNEL = 'FLEETFORM_SECRET_CHANNEL_FD';
+
+function refusal(value: string): FleetformError {
   try {
-    Secret.fromValue('hunter2-value');
+    Secret.fromValue(value);
   } catch (err) {
-    thrown = err;
+    return err as FleetformError;
   }
+  throw new Error('Secret.fromValue took a value with no channel');
+}
+
+test('a value the app holds, with no engine running the app, is refused with the references to use instead', () => {
+  expect(process.env[CHANNEL]).toBeUndefined();
+  const thrown = refusal('hunter2-value');
   expect(thrown).toBeInstanceOf(SecretValueRefusedError);
-  expect((thrown as FleetformError).message).not.toContain('hunter2-value');
-  expect((thrown as FleetformError).hint).toMatch(/Secret\.fromEnv/);
+  expect(thrown.message).toContain('not run by fleetform');
+  expect(thrown.message).not.toContain('hunter2-value');
+  expect(thrown.hint).toMatch(/Secret\.fromEnv/);
+  expect(thrown.hint).toMatch(/Secret\.fromFile/);
+});
+
+test('a channel that is not a pipe (a file, a closed descriptor) is refused and never written', () => {
+  const file = path.join(os.tmpdir(), `ff-channel-${process.pid}-${Date.now()}`);
+  const fd = openSync(file, 'w+');
+  try {
+    for (const announced of [String(fd), '987']) {
+      process.env[CHANNEL] = announced;
+      const thrown = refusal('hunter3-value');
+      expect(thrown).toBeInstanceOf(SecretValueRefusedError);
+      expect(thrown.message).toContain(`names descriptor ${announced}`);
+    }
+    expect(readFileSync(file, 'utf8')).toBe('');
+  } finally {
+    delete process.env[CHANNEL];
+    closeSync(fd);
+    rmSync(file, { force: true });
+  }
 });
 
 test('a reference names a variable a shell can set, and a file', () => {

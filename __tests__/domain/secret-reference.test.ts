@@ -2,6 +2,7 @@
 import {
   childPathOf,
   pathKeys,
+  readAppSecretMessages,
   resolveSecretReference,
   secretReferencesSchema,
   withoutValueAt,
@@ -10,9 +11,10 @@ import {
 } from '../../src/domain/secret-reference';
 import { withoutReferencedValues, withResolvedSecrets } from '../../src/engine/secret-references';
 
-const source = (env: Record<string, string>, files: Record<string, string> = {}): SecretSource => ({
+const source = (env: Record<string, string>, files: Record<string, string> = {}, app: Record<string, string> = {}): SecretSource => ({
   env: (name) => env[name],
   file: (path) => (path in files ? { value: files[path] as string } : { error: 'no such file' }),
+  app: (id) => app[id],
 });
 
 test('a path reads back as the keys childPath wrote, odd keys and indexes included', () => {
@@ -32,7 +34,11 @@ test('a path reads back as the keys childPath wrote, odd keys and indexes includ
 test('a reference is a typed object: env by a name a shell sets, file by a path; anything else is refused', () => {
   expect(secretReferencesSchema.safeParse({ 'modules.m.env.K': { from: 'env', name: 'ACME_TOKEN' } }).success).toBe(true);
   expect(secretReferencesSchema.safeParse({ 'modules.m.env.K': { from: 'file', path: '/run/s' } }).success).toBe(true);
+  expect(secretReferencesSchema.safeParse({ 'modules.m.env.K': { from: 'app', id: 'value-1' } }).success).toBe(true);
   for (const bad of [
+    { from: 'app', id: '' },
+    { from: 'app', id: 'a b' },
+    { from: 'app', id: 'value-1', value: 'x' },
     { from: 'env', name: 'A-B' },
     { from: 'file', path: '' },
     { from: 'value', value: 'x' },
@@ -55,6 +61,26 @@ test('reading: the value, or why there is none (unset, empty, unreadable); one t
   expect(resolveSecretReference({ from: 'file', path: '/x' }, source({}))).toMatchObject({
     unresolved: { message: 'file /x cannot be read: no such file' },
   });
+});
+
+test('an app reference reads the value the app handed over; without one it names the run that has none and the fix', () => {
+  expect(resolveSecretReference({ from: 'app', id: 'value-1' }, source({}, {}, { 'value-1': 'v' }))).toEqual({ value: 'v' });
+  const missing = resolveSecretReference({ from: 'app', id: 'value-2' }, source({}, {}, { 'value-1': 'v' }));
+  expect(missing).toMatchObject({ unresolved: { message: expect.stringContaining('Secret.fromValue (value-2)') } });
+  expect(missing).toMatchObject({ unresolved: { hint: expect.stringContaining('without a saved plan') } });
+  expect(resolveSecretReference({ from: 'app', id: 'value-1' }, source({}, {}, { 'value-1': '' }))).toMatchObject({
+    unresolved: { message: expect.stringContaining('is empty') },
+  });
+});
+
+test('the channel reads one JSON message a line; other lines are counted, never kept', () => {
+  const text = `${JSON.stringify({ id: 'value-1', value: 'a\nb' })}\nnot json\n${JSON.stringify({ id: 'value-2', value: 'c' })}\n{"id":"x y","value":"d"}\n`;
+  const read = readAppSecretMessages(text);
+  expect([...read.values]).toEqual([
+    ['value-1', 'a\nb'],
+    ['value-2', 'c'],
+  ]);
+  expect(read.unreadable).toBe(2);
 });
 
 test('a value is placed at its path (list entries by name or index) and taken out again, the document unchanged', () => {

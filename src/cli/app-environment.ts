@@ -1,3 +1,6 @@
+import { APP_SECRET_CHANNEL_VARIABLE } from '../domain/secret-reference';
+import { APP_SECRET_CHANNEL_FD } from './app-process';
+
 /** What cdktf.json says about running the app. */
 export interface CdktfSettings {
   /** The command that runs the app, e.g. `npx ts-node main.ts`. */
@@ -24,7 +27,8 @@ function quoteNodeOption(value: string): string {
  * The environment `cdktf synth` gives an app, plus fleetform's own two entries: the
  * parent's environment without Terraform variables (`TF_VAR_*` belong to plan time), a
  * larger heap unless NODE_OPTIONS says otherwise, the output folder, the context of
- * cdktf.json, and the preloaded reporter with the file it writes to.
+ * cdktf.json, the preloaded reporter with the file it writes to, and the descriptor of the
+ * private channel for the values the app hands over (Secret.fromValue).
  */
 export function appEnvironment(
   parent: NodeJS.ProcessEnv,
@@ -53,5 +57,6 @@ export function appEnvironment(
   });
   env.SYNTH_HCL_OUTPUT = 'false';
   env.FLEETFORM_REPORT_FILE = reporter.reportFile;
+  env[APP_SECRET_CHANNEL_VARIABLE] = String(APP_SECRET_CHANNEL_FD);
   return env;
 }

@@ -6,6 +6,8 @@ export interface AppExit {
   readonly signal: NodeJS.Signals | null;
   /** The end of what the app wrote to stderr. */
   readonly stderr: string;
+  /** What the app wrote to its secret channel (see APP_SECRET_CHANNEL_FD), held in memory only. */
+  readonly channel: string;
 }
 
 /** An app's process running: how it ends, and a way to end it early. */
@@ -16,6 +18,9 @@ export interface AppProcess {
 }
 
 const STDERR_LIMIT = 64 * 1024;
+
+/** The descriptor of the app's process that is its private channel to this process: a pipe (a socket pair), never a file. */
+export const APP_SECRET_CHANNEL_FD = 3;
 
 /** Signals that end this process by default: the app's group goes with it. */
 const ENDING_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -55,7 +60,7 @@ export function startAppProcess(command: string, cwd: string, env: NodeJS.Proces
   process.on('exit', stop);
   for (const signal of ENDING_SIGNALS) process.on(signal, onSignal);
   try {
-    child = spawn(command, { cwd, shell: true, env, stdio: ['ignore', 'ignore', 'pipe'], detached: groups, windowsHide: true });
+    child = spawn(command, { cwd, shell: true, env, stdio: ['ignore', 'ignore', 'pipe', 'pipe'], detached: groups, windowsHide: true });
   } catch (err) {
     unwatch();
     throw err;
@@ -65,6 +70,9 @@ export function startAppProcess(command: string, cwd: string, env: NodeJS.Proces
   child.stderr?.on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-STDERR_LIMIT);
   });
+  const received: Buffer[] = [];
+  const secretChannel = child.stdio[APP_SECRET_CHANNEL_FD];
+  secretChannel?.on('data', (chunk: Buffer) => received.push(chunk));
   const started = child;
   const exit = new Promise<AppExit>((resolve, reject) => {
     started.on('error', (err) => {
@@ -72,11 +80,14 @@ export function startAppProcess(command: string, cwd: string, env: NodeJS.Proces
       unwatch();
       reject(err);
     });
+    // What the shell left running may hold the secret channel open: it is ended with the
+    // shell, so the channel (and stderr) reach their end.
+    started.on('exit', stop);
     started.on('close', (code, signal) => {
       // The shell has ended; what it left running in the group is ended with it.
       stop();
       unwatch();
-      resolve({ code, signal, stderr });
+      resolve({ code, signal, stderr, channel: Buffer.concat(received).toString('utf8') });
     });
   });
   return { exit, stop };

@@ -1,6 +1,8 @@
 import { promises as fs, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { readAppSecretMessages } from '../domain/secret-reference';
+import { receiveAppSecrets } from '../engine/secret-references';
 import { appEnvironment } from './app-environment';
 import { startAppProcess } from './app-process';
 import { judgeAppRun, readChildReport, type RunAppResult } from './app-result';
@@ -35,7 +37,11 @@ function launch(settings: ProjectSettings, cwd: string, staging: string, env: No
   return {
     result: async () => {
       try {
-        return await judgeAppRun(settings.cdktf.app, staging, await child.exit, await readChildReport(reportFile));
+        const exit = await child.exit;
+        const result = await judgeAppRun(settings.cdktf.app, staging, exit, await readChildReport(reportFile));
+        // The values the app handed over stay in this process's memory, for its plans and applies.
+        if (result.ok) receiveAppSecrets(readAppSecretMessages(exit.channel).values);
+        return result;
       } finally {
         await cleanup();
       }

@@ -1,5 +1,7 @@
+import { fstatSync, writeSync } from 'node:fs';
 import { FleetformError } from '../domain/errors';
 import {
+  APP_SECRET_CHANNEL_VARIABLE,
   childPathOf,
   describeSecretReference,
   listEntryKey,
@@ -7,7 +9,7 @@ import {
   type SecretReference,
 } from '../domain/secret-reference';
 
-/** A secret's value given to code: refused, since synthesis could only write it in clear. */
+/** A secret's value given to code where no engine takes it: refused, since synthesis could only write it in clear. */
 export class SecretValueRefusedError extends FleetformError {}
 
 /** Marks a Secret of any copy of this library (cdktf's and cdktn's builds may meet in one app). */
@@ -16,6 +18,8 @@ const SECRET_BRAND = Symbol.for('fleetform.secret');
 const SECRETS_MADE = Symbol.for('fleetform.secrets-made');
 /** The text values acknowledged as secrets written in clear (Secret.plainText), shared by every copy. */
 const PLAIN_TEXT_ACKNOWLEDGED = Symbol.for('fleetform.plain-text-secrets');
+/** How many values this process handed over (Secret.fromValue), shared by every copy: the ids' sequence. */
+const VALUES_HANDED_OVER = Symbol.for('fleetform.app-secret-values');
 
 /**
  * A secret given by reference: where its value is read when fleetform (or the Terraform
@@ -27,7 +31,8 @@ const PLAIN_TEXT_ACKNOWLEDGED = Symbol.for('fleetform.plain-text-secrets');
  * ```
  *
  * Synthesis writes `{"from":"env","name":"ACME_TOKEN"}` in the machine's `secrets`, and
- * nothing at that place of its `config`; the service stores the value.
+ * nothing at that place of its `config`; the service stores the value. A value the app
+ * holds itself goes by Secret.fromValue, to fleetform's engine only.
  */
 export class Secret {
   /** The value of an environment variable where the plan and the apply run. */
@@ -41,16 +46,21 @@ export class Secret {
   }
 
   /**
-   * Refused: a value the app holds could reach Terraform and the engine only through the
-   * synthesized files. Read it where the plan runs instead (Secret.fromEnv, Secret.fromFile).
+   * A value the app holds itself (read from a vault, derived, fetched), marked secret. When
+   * fleetform's engine runs the app (`fleetform plan|apply`), the value goes to the engine
+   * over a private channel (a pipe, kept in memory) and synthesis writes only
+   * `{"from":"app","id":"value-1"}`: the id is the order of the call in the app, never
+   * derived from the value. Run any other way (`cdktf synth`, `cdktn synth`, Terraform), the
+   * value could reach Terraform only through the synthesized files: it is refused with a
+   * SecretValueRefusedError, at the call. A saved plan (`fleetform plan --out`) applied later
+   * has no app run, so it stops naming the machine and the field: apply without it.
    */
-  static fromValue(_value: string): never {
-    throw new SecretValueRefusedError(
-      'Secret.fromValue: a secret value held by the app would be written in clear to the synthesized stack',
-      {
-        hint: 'pass the secret where fleetform or Terraform runs and name it: Secret.fromEnv("NAME") (an environment variable) or Secret.fromFile("/path") (a mounted secret file)',
-      },
-    );
+  static fromValue(value: string): Secret {
+    if (typeof value !== 'string' || value === '')
+      throw new FleetformError('Secret.fromValue: the value is empty', { hint: 'give Secret.fromValue the secret itself' });
+    const id = `value-${nextValueNumber()}`;
+    handOver(id, value);
+    return new Secret({ from: 'app', id });
   }
 
   /**
@@ -97,6 +107,50 @@ function checkedReference(ref: SecretReference, api: string): SecretReference {
   });
 }
 
+function nextValueNumber(): number {
+  const n = ((Reflect.get(globalThis, VALUES_HANDED_OVER) as number | undefined) ?? 0) + 1;
+  Reflect.set(globalThis, VALUES_HANDED_OVER, n);
+  return n;
+}
+
+const NO_CHANNEL_HINT =
+  'run the app with `fleetform plan` or `fleetform apply`, which take the value in memory; for `cdktf synth`, `cdktn synth` and Terraform, read the secret where the plan runs: Secret.fromEnv("NAME") (an environment variable) or Secret.fromFile("/path") (a mounted secret file)';
+
+/** The channel fleetform's engine opened to this process, checked to be a pipe or socket pair: a value is never written to a file. */
+function channel(): number {
+  const announced = process.env[APP_SECRET_CHANNEL_VARIABLE];
+  const fd = announced !== undefined && /^\d+$/.test(announced) ? Number(announced) : undefined;
+  if (fd === undefined)
+    throw new SecretValueRefusedError(
+      'Secret.fromValue: the app is not run by fleetform, so a value it holds could reach Terraform only written in clear to the synthesized stack',
+      { hint: NO_CHANNEL_HINT },
+    );
+  if (!isPipeOrSocket(fd))
+    throw new SecretValueRefusedError(
+      `Secret.fromValue: ${APP_SECRET_CHANNEL_VARIABLE} names descriptor ${fd}, which is not fleetform's channel in this process`,
+      {
+        hint: `run the app directly from cdktf.json's \`app\` command, without a step that closes descriptor ${fd}; or ${NO_CHANNEL_HINT}`,
+      },
+    );
+  return fd;
+}
+
+function isPipeOrSocket(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFIFO() || stat.isSocket();
+  } catch {
+    return false;
+  }
+}
+
+function handOver(id: string, value: string): void {
+  const fd = channel();
+  const message = Buffer.from(`${JSON.stringify({ id, value })}\n`, 'utf8');
+  let written = 0;
+  while (written < message.length) written += writeSync(fd, message, written);
+}
+
 function plainTextAcknowledged(): Set<string> {
   let set = Reflect.get(globalThis, PLAIN_TEXT_ACKNOWLEDGED) as Set<string> | undefined;
   if (set === undefined) {
@@ -121,7 +175,7 @@ export function isPlainTextSecret(value: string): boolean {
 
 /** The hint of a secret given as text. */
 export const PLAIN_TEXT_SECRET_HINT =
-  'give it by reference, read where the plan and the apply run: Secret.fromEnv("NAME") or Secret.fromFile("/path"); ${environment.NAME} lets the machine fill it in from its own environment; Secret.plainText(value) writes it in clear in the synthesized stack on purpose (tests, throwaway values)';
+  'give it by reference, read where the plan and the apply run: Secret.fromEnv("NAME") or Secret.fromFile("/path"); a value the app holds, when fleetform runs the app: Secret.fromValue(value); ${environment.NAME} lets the machine fill it in from its own environment; Secret.plainText(value) writes it in clear in the synthesized stack on purpose (tests, throwaway values)';
 
 /** Whether any Secret was made in this process: a config can hold one only then. */
 export function anySecretMade(): boolean {

@@ -8,8 +8,10 @@ import { childPath } from './json-path';
  *
  * A reference is a typed object, never a string, so it cannot be mistaken for a value:
  * `{ "from": "env", "name": "ACME_TOKEN" }` (an environment variable of the process that
- * plans or applies) or `{ "from": "file", "path": "/run/secrets/acme-token" }` (a file's
- * content, one trailing line break dropped).
+ * plans or applies), `{ "from": "file", "path": "/run/secrets/acme-token" }` (a file's
+ * content, one trailing line break dropped) or `{ "from": "app", "id": "value-1" }` (a value
+ * the app held and handed to fleetform's engine, in memory, while the engine ran it; the id
+ * says nothing of the value).
  */
 
 /** An environment variable name a shell can set: letters, digits and `_`, not starting with a digit. */
@@ -25,7 +27,19 @@ export const fileSecretReferenceSchema = z.strictObject({
   path: z.string().min(1, 'a file reference needs the path of the file'),
 });
 
-export const secretReferenceSchema = z.discriminatedUnion('from', [envSecretReferenceSchema, fileSecretReferenceSchema]);
+/** An id the app gives a value it hands over: letters, digits, `-` and `_`. */
+export const APP_SECRET_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+export const appSecretReferenceSchema = z.strictObject({
+  from: z.literal('app'),
+  id: z.string().regex(APP_SECRET_ID, 'an app secret id is 1 to 64 letters, digits, - and _'),
+});
+
+export const secretReferenceSchema = z.discriminatedUnion('from', [
+  envSecretReferenceSchema,
+  fileSecretReferenceSchema,
+  appSecretReferenceSchema,
+]);
 
 export type SecretReference = z.infer<typeof secretReferenceSchema>;
 
@@ -43,16 +57,18 @@ export const secretReferencesSchema = z.record(
         ctx.addIssue({
           code: 'custom',
           path: issue.path,
-          message: `${issue.message} (a secret reference is {"from":"env","name":...} or {"from":"file","path":...})`,
+          message: `${issue.message} (a secret reference is {"from":"env","name":...}, {"from":"file","path":...} or {"from":"app","id":...})`,
         });
   }),
 );
 
 export type SecretReferences = Readonly<Record<string, SecretReference>>;
 
-/** Where a reference reads its value, in words: `environment variable ACME_TOKEN`, `file /run/secrets/x`. */
+/** Where a reference reads its value, in words: `environment variable ACME_TOKEN`, `file /run/secrets/x`, `the app (value-1)`. */
 export function describeSecretReference(ref: SecretReference): string {
-  return ref.from === 'env' ? `environment variable ${ref.name}` : `file ${ref.path}`;
+  if (ref.from === 'env') return `environment variable ${ref.name}`;
+  if (ref.from === 'file') return `file ${ref.path}`;
+  return `the app (${ref.id})`;
 }
 
 /** The place a reading of secrets takes its values from: injected, so the rule stays pure. */
@@ -61,6 +77,8 @@ export interface SecretSource {
   env(name: string): string | undefined;
   /** The file's content, or an error saying why it cannot be read. */
   file(path: string): { value: string } | { error: string };
+  /** The value the app handed over under this id while fleetform ran it, or undefined when it did not. */
+  app(id: string): string | undefined;
 }
 
 /** A reference that gives no value, with what to do about it. */
@@ -87,6 +105,7 @@ export function resolveSecretReference(ref: SecretReference, source: SecretSourc
     }
     return { value };
   }
+  if (ref.from === 'app') return resolveAppReference(ref.id, source);
   const read = source.file(ref.path);
   if ('error' in read)
     return {
@@ -98,6 +117,28 @@ export function resolveSecretReference(ref: SecretReference, source: SecretSourc
   const value = read.value.endsWith('\r\n') ? read.value.slice(0, -2) : read.value.endsWith('\n') ? read.value.slice(0, -1) : read.value;
   if (value === '') return { unresolved: { message: `file ${ref.path} is empty`, hint: 'write the secret to that file' } };
   return { value };
+}
+
+/**
+ * A value the app handed over exists only in the memory of the fleetform process that ran
+ * the app: a saved plan applied later, a plan of a given synthesized output and Terraform
+ * have none.
+ */
+function resolveAppReference(id: string, source: SecretSource): { value: string } | { unresolved: UnresolvedSecret } {
+  const value = source.app(id);
+  if (value !== undefined && value !== '') return { value };
+  return {
+    unresolved: {
+      message:
+        value === ''
+          ? `the value the app gave with Secret.fromValue (${id}) is empty`
+          : `the value the app gave with Secret.fromValue (${id}) is held only while fleetform runs the app, and this run did not (a saved plan, --synth-out, or Terraform)`,
+      hint:
+        value === ''
+          ? 'give Secret.fromValue the secret itself'
+          : 'run `fleetform plan` or `fleetform apply` on the project, which runs the app, without a saved plan or --synth-out; or read the secret where the plan runs: Secret.fromEnv("NAME") or Secret.fromFile("/path")',
+    },
+  };
 }
 
 /** The keys of a path written in childPath's notation (`a.b`, `a["odd key"]`, `a[2]`); undefined when it is not one. */
@@ -226,3 +267,35 @@ export function withoutValueAt<T>(doc: T, keys: ReadonlyArray<string | number>):
 
 /** The attribute of a resource that holds its secrets by reference (see secretReferencesSchema). */
 export const SECRET_REFERENCES_ATTRIBUTE = 'secrets';
+
+/**
+ * The environment variable that tells an app fleetform runs which file descriptor of its
+ * process is the private channel for values it hands over (a pipe fleetform reads into
+ * memory). Each value goes as one line of JSON: `{"id":"value-1","value":"..."}`.
+ */
+export const APP_SECRET_CHANNEL_VARIABLE = 'FLEETFORM_SECRET_CHANNEL_FD';
+
+export const appSecretMessageSchema = z.strictObject({
+  id: z.string().regex(APP_SECRET_ID),
+  value: z.string(),
+});
+
+/** The values of a channel's text (lines of JSON), by id; lines that are not messages are counted, never shown (they may hold a value). */
+export function readAppSecretMessages(text: string): { values: Map<string, string>; unreadable: number } {
+  const values = new Map<string, string>();
+  let unreadable = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      unreadable++;
+      continue;
+    }
+    const parsed = appSecretMessageSchema.safeParse(raw);
+    if (parsed.success) values.set(parsed.data.id, parsed.data.value);
+    else unreadable++;
+  }
+  return { values, unreadable };
+}

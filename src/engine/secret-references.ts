@@ -19,8 +19,24 @@ import type { SensitiveParts } from './kind-declaration';
  * service stores the values while code, synthesized files and Terraform hold references.
  */
 
-/** The environment and files of this process: what `fleetform plan|apply` and the provider read. */
+/**
+ * The values apps handed over while this process ran them (Secret.fromValue), by id: held in
+ * memory only, never written anywhere.
+ */
+const appSecretValues = new Map<string, string>();
+
+/**
+ * Keeps the values an app run handed over, for the plans and applies that follow it in this
+ * process: they replace those of the run before (ids are unique within one run only).
+ */
+export function receiveAppSecrets(values: ReadonlyMap<string, string>): void {
+  appSecretValues.clear();
+  for (const [id, value] of values) appSecretValues.set(id, value);
+}
+
+/** The environment, files and app values of this process: what `fleetform plan|apply` and the provider read. */
 export const processSecretSource: SecretSource = {
+  app: (id) => appSecretValues.get(id),
   env: (name) => process.env[name],
   file: (path) => {
     try {

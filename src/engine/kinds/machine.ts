@@ -95,7 +95,7 @@ export const machineDeclaration = defineKind({
     secrets: {
       schema: machineAttributes.secrets,
       description:
-        'Secrets by reference, by the path of their value in the config as plans name it (`modules.acme_sensors.env.API_TOKEN`): `{ from = "env", name = "ACME_TOKEN" }` or `{ from = "file", path = "/run/secrets/acme" }`. The value is read where the plan or apply runs and sent to the service; `config`, plans and state never hold it.',
+        'Secrets by reference, by the path of their value in the config as plans name it (`modules.acme_sensors.env.API_TOKEN`): `{ from = "env", name = "ACME_TOKEN" }`, `{ from = "file", path = "/run/secrets/acme" }`, or `{ from = "app", id = "value-1" }` (a value the app handed to the fleetform engine that ran it: none under Terraform). The value is read where the plan or apply runs and sent to the service; `config`, plans and state never hold it.',
     },
     deploy_models: {
       schema: machineAttributes.deploy_models,
