@@ -19,7 +19,7 @@ describe('Part', () => {
       name: 'drivers',
       moduleId: 'acme:arm',
       version: '1.2.0',
-      sensitiveEnv: { ARM_TOKEN: 'hunter2' },
+      sensitiveEnv: { ARM_TOKEN: Secret.plainText('hunter2') },
     });
     new Component(arm, 'arm', { api: 'rdk:component:arm', model: drivers.model('six-axis'), attributes: { port: '/dev/ttyUSB0' } });
     const doc = synth(stack);

@@ -5,7 +5,7 @@
  */
 import { App, TerraformStack } from 'cdktf';
 import type { Construct } from 'constructs';
-import { Component, FleetProvider, Machine, Module, Part } from '../../src';
+import { Component, FleetProvider, Machine, Module, Part, Secret } from '../../src';
 import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
 
 jest.setTimeout(240_000);
@@ -30,7 +30,12 @@ function rover(armPort: string, partName = 'arm-controller') {
     const machine = new Machine(s, 'rover');
     new Component(machine, 'base', { api: 'rdk:component:base', model: 'fake' });
     const arm = new Part(machine, 'arm', { name: partName, debug: true });
-    new Module(arm, 'drivers', { name: 'drivers', type: 'local', executablePath: '/opt/arm/run.sh', env: { ARM_TOKEN: 'tok-secret-1' } });
+    new Module(arm, 'drivers', {
+      name: 'drivers',
+      type: 'local',
+      executablePath: '/opt/arm/run.sh',
+      env: { ARM_TOKEN: Secret.plainText('tok-secret-1') },
+    });
     new Component(arm, 'arm', { api: 'rdk:component:arm', model: 'fake', attributes: { port: armPort } });
   };
 }

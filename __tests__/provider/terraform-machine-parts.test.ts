@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { App, LocalBackend, TerraformStack } from 'cdktf';
-import { Component, FleetProvider, Machine, Module, Part } from '../../src';
+import { Component, FleetProvider, Machine, Module, Part, Secret } from '../../src';
 import { openEmulatorProject, type EmulatorProject } from '../e2e/fleet-fixture';
 import { requireTerraform, terraform, terraformHome } from './terraform-cli';
 
@@ -25,7 +25,12 @@ function synth(armModel: string): void {
   const rover = new Machine(stack, 'rover');
   new Component(rover, 'base', { api: 'rdk:component:base', model: 'fake' });
   const arm = new Part(rover, 'arm', { name: 'arm-controller' });
-  new Module(arm, 'driver', { name: 'driver', type: 'local', executablePath: '/opt/arm/run.sh', env: { ARM_TOKEN: 'tf-arm-secret-5' } });
+  new Module(arm, 'driver', {
+    name: 'driver',
+    type: 'local',
+    executablePath: '/opt/arm/run.sh',
+    env: { ARM_TOKEN: Secret.plainText('tf-arm-secret-5') },
+  });
   new Component(arm, 'arm', { api: 'rdk:component:arm', model: 'fake', attributes: { arm_model: armModel } });
   app.synth();
 }
