@@ -160,6 +160,24 @@ export interface EmulatorProject {
 }
 
 /** `options.clock` `frozen`: training jobs and cancels move only when a test advances them. */
+/**
+ * A suite's project on simulated machines that check in quickly: opened before the suite's
+ * tests (handed to `take`), closed after them, the machines' settings restored.
+ */
+export function suiteOnQuickMachines(prefix: string, take: (project: EmulatorProject) => void): void {
+  let restoreEnv: (() => void) | undefined;
+  let project: EmulatorProject | undefined;
+  beforeAll(async () => {
+    restoreEnv = quickMachines();
+    project = await openEmulatorProject(prefix);
+    take(project);
+  });
+  afterAll(async () => {
+    await project?.close();
+    restoreEnv?.();
+  });
+}
+
 export async function openEmulatorProject(prefix: string, options: { clock?: ClockMode } = {}): Promise<EmulatorProject> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
   const emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0, ...options });

@@ -4,24 +4,14 @@
  * simulated machines, a crashing module version and a machine offline when its wave starts.
  */
 import { EmulatorService } from '../../src/api/emulator-control';
-import { openEmulatorProject, quickMachines, type EmulatorProject } from './fleet-fixture';
+import { suiteOnQuickMachines, type EmulatorProject } from './fleet-fixture';
 import { settleRolloutFleet, synthRolloutFleet } from './rollout-fixture';
 
 jest.setTimeout(180_000);
 
 const MACHINES = 4;
 let p: EmulatorProject;
-let restoreEnv: (() => void) | undefined;
-
-beforeAll(async () => {
-  restoreEnv = quickMachines();
-  p = await openEmulatorProject('ff-rollout-canary-');
-});
-
-afterAll(async () => {
-  await p?.close();
-  restoreEnv?.();
-});
+suiteOnQuickMachines('ff-rollout-canary-', (opened) => (p = opened));
 
 interface StatusJson {
   machines: { machine: string; online: string }[];

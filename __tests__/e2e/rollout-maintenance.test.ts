@@ -6,24 +6,14 @@
  */
 import { Struct } from '@bufbuild/protobuf';
 import { EmulatorService } from '../../src/api/emulator-control';
-import { openEmulatorProject, quickMachines, startFleetform, type EmulatorProject } from './fleet-fixture';
+import { suiteOnQuickMachines, startFleetform, type EmulatorProject } from './fleet-fixture';
 import { pickerNames, synthRolloutFleet, type RolloutFleetShape } from './rollout-fixture';
 
 jest.setTimeout(300_000);
 
 const MACHINES = 3;
 let p: EmulatorProject;
-let restoreEnv: (() => void) | undefined;
-
-beforeAll(async () => {
-  restoreEnv = quickMachines();
-  p = await openEmulatorProject('ff-rollout-maintenance-');
-});
-
-afterAll(async () => {
-  await p?.close();
-  restoreEnv?.();
-});
+suiteOnQuickMachines('ff-rollout-maintenance-', (opened) => (p = opened));
 
 interface StatusJson {
   machines: { machine: string; health: string; runningRevision: string; latestRevision: string; heldByMaintenance?: string }[];
