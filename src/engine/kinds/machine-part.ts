@@ -3,10 +3,10 @@ import { ServiceError, type MachinePart } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
 import { machineAttributes } from '../../domain/resource-attributes';
 import { isObject, isUnknown, stableStringify, unknownValue, type JsonObject, type Unknown } from '../json';
-import type { Applied, DesiredValue, KindContext, Observation, PlanNote, ResourceKind } from '../kind';
+import type { Applied, DesiredValue, KindContext, Observation, ResourceKind } from '../kind';
 import { defineKind } from '../kind-declaration';
 import { withoutReferencedValues, withReferencedParts } from '../secret-references';
-import { ConcurrentChangeError, desirePartConfig, pinsOf } from './machine';
+import { checkedAgainstStandIn, ConcurrentChangeError, CONFIG_KNOWN_AT_APPLY, desirePartConfig, pinsOf } from './machine';
 import { configDocument, configView } from './machine-config-view';
 import { awaitModels } from './machine-models';
 import { packageEntries } from './machine-packages';
@@ -83,23 +83,16 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
   async desire(ctx, attributes, prior): Promise<DesiredValue<MachinePartView>> {
     const { machine_id, name } = attributes;
     if (isUnknown(attributes.config) && attributes.config.standIn !== undefined) {
-      // The fragments this apply creates stand in as the stack declares them: checked now, as in every later plan.
-      const checked = await machinePartKind.desire(ctx, { ...attributes, config: attributes.config.standIn }, prior);
-      const note: PlanNote = {
-        level: 'info',
-        path: 'config',
-        message:
-          'the config names a fragment this apply creates: checked against the fragment as the stack declares it; its id is known once it exists',
-      };
-      return { ...checked, view: { ...checked.view, config: unknownValue }, notes: [note, ...checked.notes] };
+      const standIn = attributes.config.standIn;
+      return checkedAgainstStandIn(await machinePartKind.desire(ctx, { ...attributes, config: standIn }, prior));
     }
     if (isUnknown(attributes.config)) {
-      const note: PlanNote = {
-        level: 'info',
-        path: 'config',
-        message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists',
+      return {
+        view: { machine_id, name, config: unknownValue },
+        private: { pins: pinsOf(prior) },
+        notes: [CONFIG_KNOWN_AT_APPLY],
+        problems: [],
       };
-      return { view: { machine_id, name, config: unknownValue }, private: { pins: pinsOf(prior) }, notes: [note], problems: [] };
     }
     const desired = await desirePartConfig(ctx, name, attributes, prior);
     return {

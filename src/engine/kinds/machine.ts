@@ -347,6 +347,28 @@ export async function desirePartConfig(
   return { config: configView(desiredConfig), pins, notes, problems };
 }
 
+/** A config naming an object this apply creates is known only at apply, where it is checked. */
+export const CONFIG_KNOWN_AT_APPLY: PlanNote = {
+  level: 'info',
+  path: 'config',
+  message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists',
+};
+
+/**
+ * A config planned with the fragments this apply creates standing in as the stack declares
+ * them (checked now, as in every later plan): its checks and notes stand, its config is
+ * known only once the fragments exist.
+ */
+export function checkedAgainstStandIn<View extends { config: JsonValue }>(checked: DesiredValue<View>): DesiredValue<View> {
+  const note: PlanNote = {
+    level: 'info',
+    path: 'config',
+    message:
+      'the config names a fragment this apply creates: checked against the fragment as the stack declares it; its id is known once it exists',
+  };
+  return { ...checked, view: { ...checked.view, config: unknownValue }, notes: [note, ...checked.notes] };
+}
+
 /** A machine and the whole configuration of its main part (components, services, modules). */
 export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> = {
   type: machineDeclaration.type,
@@ -359,23 +381,11 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const name = attributes.name;
     const locationId = attributes.location_id || (await unsetLocationOf(ctx, prior));
     if (isUnknown(attributes.config) && attributes.config.standIn !== undefined) {
-      // The fragments this apply creates stand in as the stack declares them: checked now, as in every later plan.
-      const checked = await machineKind.desire(ctx, { ...attributes, config: attributes.config.standIn }, prior);
-      const note: PlanNote = {
-        level: 'info',
-        path: 'config',
-        message:
-          'the config names a fragment this apply creates: checked against the fragment as the stack declares it; its id is known once it exists',
-      };
-      return { ...checked, view: { ...checked.view, config: unknownValue }, notes: [note, ...checked.notes] };
+      const standIn = attributes.config.standIn;
+      return checkedAgainstStandIn(await machineKind.desire(ctx, { ...attributes, config: standIn }, prior));
     }
     if (isUnknown(attributes.config)) {
-      // A reference in the config (an object this apply creates) is known only at apply, where it is checked.
-      notes.push({
-        level: 'info',
-        path: 'config',
-        message: 'the config names an object this apply creates (a fragment): it is known, and checked, once that exists',
-      });
+      notes.push(CONFIG_KNOWN_AT_APPLY);
       problems.push(...(await placementProblems(ctx, name, attributes.location_id, locationId, prior)));
       return { view: { name, location_id: locationId, config: unknownValue }, private: { pins: pinsOf(prior) }, notes, problems };
     }
