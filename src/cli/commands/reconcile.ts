@@ -91,7 +91,8 @@ function statusText(s: ReconcilerStatus): string {
   if (s.nextCheckAt) lines.push(`Next drift check: ${s.nextCheckAt}`);
   if (s.override) lines.push(`Windows overridden: ${s.override.windows}${s.override.until ? ` until ${s.override.until}` : ''}`);
   for (const st of s.stacks) {
-    const waiting = st.waiting ? `; waiting for ${st.waiting.for}: ${st.waiting.reason}` : '';
+    const held = (st.held ?? []).map((h) => `; ${h.machines.length} machine(s) of location ${h.location} held: ${h.reason}`).join('');
+    const waiting = `${st.waiting ? `; waiting for ${st.waiting.for}: ${st.waiting.reason}` : ''}${held}`;
     lines.push(
       `  stack ${st.stack} (apply ${st.apply}, drift ${st.drift}): ${st.changes} change(s), ${st.drifted.length} drifted${waiting}`,
     );

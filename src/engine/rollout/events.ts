@@ -89,8 +89,13 @@ export type RolloutEvent =
   | { readonly type: 'paused'; readonly rollout: string; readonly wave: number; readonly reason: string }
   | { readonly type: 'done'; readonly rollout: string; readonly outcome: RolloutOutcome };
 
-/** Asked at each wave boundary of a running rollout: a reason holds it there (paused, resumed by a later apply). */
-export type WaveBoundary = (next: { readonly stack: string; readonly rollout: string; readonly wave: number }) => string | undefined;
+/** Asked before each wave of a running rollout (`machines`: the wave's addresses): a reason holds it there (paused, resumed by a later apply). */
+export type WaveBoundary = (next: {
+  readonly stack: string;
+  readonly rollout: string;
+  readonly wave: number;
+  readonly machines: readonly string[];
+}) => string | undefined;
 
 export type RolloutEvents = (event: RolloutEvent) => void;
 
