@@ -591,7 +591,8 @@ export class Reconciler implements ReconcilerHandle {
     const outcome = await project.engine.apply(subPlan, [stack], states, noReporter, onRollout, {
       waveBoundary: (next) => {
         if (this.stopping) return 'the reconciler is stopping';
-        const v = this.verdict(how.policy);
+        // The stack's windows were open when this apply started: they hold its rollout from the next wave on.
+        const v = next.first ? { open: true } : this.verdict(how.policy);
         if (!v.open) return v.reason ?? 'its window closed';
         return this.locations ? waveHold(this.locations, next.stack, next.machines, (w) => this.windowsVerdict(w)) : undefined;
       },

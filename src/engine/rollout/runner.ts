@@ -200,7 +200,13 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
   for (const [i, wave] of waves.entries()) {
     const number = i + 1;
     if (number < startWave) continue;
-    const hold = input.waveBoundary?.({ stack: plan.stack, rollout: name, wave: number, machines: wave.machines.map((m) => m.address) });
+    const hold = input.waveBoundary?.({
+      stack: plan.stack,
+      rollout: name,
+      wave: number,
+      machines: wave.machines.map((m) => m.address),
+      first: number === startWave,
+    });
     if (hold !== undefined) {
       result.outcome = 'paused';
       result.reason = hold;
