@@ -285,6 +285,7 @@ export class Reconciler implements ReconcilerHandle {
     const rev = await this.settings.source.fetch();
     if (this.project && this.revision?.id === rev.id) return this.project;
     if (this.broken?.id === rev.id) return undefined;
+    this.settings.logger.log('info', 'revision fetched', { revision: rev.commit ?? rev.id });
     try {
       this.project = await this.settings.loader.load(rev.dir);
       this.revision = rev;

@@ -118,7 +118,7 @@ export function register(program: Command, apps: AppRunner): void {
     )
     .option('--drift <policy>', 'default drift policy: heal, warn or off', process.env.FLEETFORM_RECONCILE_DRIFT ?? 'warn')
     .option('--interval <duration>', 'how often to check for drift', process.env.FLEETFORM_RECONCILE_INTERVAL ?? '1m')
-    .option('--poll <duration>', 'how often to look for a new commit between cycles', process.env.FLEETFORM_RECONCILE_POLL ?? '2s')
+    .option('--poll <duration>', 'how often to look for a new commit between cycles', process.env.FLEETFORM_RECONCILE_POLL ?? '1s')
     .option(
       '--window <spec>',
       "allow or deny window KIND:CRON:DURATION[:TZ], e.g. 'deny:0 9 * * 1-5:8h:Europe/Berlin' (repeatable)",
