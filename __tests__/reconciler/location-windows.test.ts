@@ -134,6 +134,12 @@ test("a location's closed window holds its machines, in a plain apply and at its
   expect(held?.held?.[0]?.machines).toHaveLength(2);
   const text = await fleetform(dir, ['reconcile', 'status', '--server', running.url], env);
   expect(text.stdout).toContain('2 machine(s) of location south held: inside the deny window');
+  // The metrics follow the status at the end of the cycle.
+  const heldSeries = 'fleetform_reconcile_held_machines{stack="fleet",location="south"} 2';
+  const metricsBy = Date.now() + 30_000;
+  let metrics = await (await fetch(`${running.url}/metrics`)).text();
+  while (!metrics.includes(heldSeries) && Date.now() < metricsBy) metrics = await (await fetch(`${running.url}/metrics`)).text();
+  expect(metrics).toContain(heldSeries);
 
   // The override opens every window: south's machines are created.
   let mark = hook.events.length;
