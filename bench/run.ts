@@ -74,6 +74,7 @@ const SECTIONS = [
   'adopt',
   'fragments',
   'reconcile',
+  'reconcile-commit',
   'dashboard',
 ] as const;
 type Section = (typeof SECTIONS)[number];
@@ -260,6 +261,17 @@ async function main(): Promise<void> {
         `a full plan ${String((reconcile.full_plan as { own_cpu_s?: number } | undefined)?.own_cpu_s)} CPU-s; ` +
         `peak ${String(reconcile.peak_rss_mb)} MB (goal under 600); a drift reported ${String(reconcile.drift_reported_s)} s after the edit (interval ${String(reconcile.interval_s)} s); ` +
         `a new revision's apply started after ${String(reconcile.revision_to_apply_s)} s (goal under 5; synthesis excluded), finished after ${String(reconcile.revision_applied_s)} s\n\n`,
+    );
+  }
+  if (parts.has('reconcile-commit')) {
+    const machines = option('--reconcile-commit-machines') ?? (quick ? '100' : '300');
+    process.stderr.write(`from a commit to its first wave's write, ${machines} machines...\n`);
+    const commit = await runChild<Record<string, unknown>>('reconcile-commit.ts', [machines, quick ? '2' : '3']);
+    results.reconcile_commit = commit;
+    process.stderr.write(
+      `reconcile: a commit's first wave written ${String(commit.reconcile_commit_to_wave_ms)} ms after the commit ` +
+        `(median; goal under 5000 plus the rollout's own waits; ${String(commit.machines)} machines, poll ${String(commit.poll)}, ` +
+        `load average ${String(commit.load_average)} on ${String(commit.cpu_cores)} cores)\n\n`,
     );
   }
   if (parts.has('dashboard')) {

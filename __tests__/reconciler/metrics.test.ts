@@ -18,3 +18,11 @@ test('machines are counted by health, each health a series (0 when no machine is
   expect(text).toContain('fleetform_reconcile_machines{health="healthy"} 0');
   expect(text).toContain('fleetform_reconcile_machines{health="unhealthy"} 1');
 });
+
+test("machines held by their location's windows are counted by stack and location; a location that holds none any more is dropped", async () => {
+  const metrics = new ReconcilerMetrics();
+  metrics.heldMachines([{ stack: 'fleet', held: [{ location: 'south', machines: ['a', 'b'] }] }, { stack: 'other' }]);
+  expect(await metrics.text()).toContain('fleetform_reconcile_held_machines{stack="fleet",location="south"} 2');
+  metrics.heldMachines([{ stack: 'fleet' }]);
+  expect(await metrics.text()).not.toContain('location="south"');
+});

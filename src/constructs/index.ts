@@ -21,6 +21,6 @@ export { formatFleetIssue, type FleetIssue } from './fleet-issue';
 export { ModelType, ModelFramework, TrainingStatus } from '../domain';
 export { Location, type LocationProps } from './location';
 export { Rollout, type RolloutProps, type RolloutWaveProps } from './rollout';
-export { ReconcilePolicy, type ReconcilePolicyProps } from './reconcile-policy';
+export { ReconcilePolicy, type LocationWindowsProps, type ReconcilePolicyProps } from './reconcile-policy';
 export { Fragment, FragmentTag, type FragmentProps, type FragmentTagProps } from './fragment';
 export type { FragmentMod, IFragment, UseFragmentOptions } from './fragment-imports';

@@ -52,7 +52,14 @@ export const ReconcilerEventSchema = z.discriminatedUnion('type', [
     change: z.number().int(),
     destroy: z.number().int(),
   }),
-  z.object({ type: z.literal('apply-waiting'), ...stackBase, reason: z.string() }),
+  z.object({
+    type: z.literal('apply-waiting'),
+    ...stackBase,
+    reason: z.string(),
+    /** Set when only the machines of one location wait (its windows are closed): the location and those machines' addresses. */
+    location: z.string().optional(),
+    machines: z.array(z.string()).optional(),
+  }),
   z.object({ type: z.literal('apply-started'), ...stackBase, changes: z.number().int(), heal: z.boolean() }),
   z.object({
     type: z.literal('apply-finished'),
@@ -108,6 +115,8 @@ export interface StackStatus {
   /** Set while it waits: for an approval, for a window to open, or (its rollout stopped on this commit) for a new commit or a retry. */
   readonly waiting?: { readonly for: WaitingFor; readonly reason: string; readonly since: string };
   readonly lastApply?: { readonly at: string; readonly applied: number; readonly failed: number };
+  /** Machines held back by their location's closed windows while the stack's other changes apply, by location. */
+  readonly held?: ReadonlyArray<{ readonly location: string; readonly reason: string; readonly machines: readonly string[] }>;
 }
 
 /** What the reconciler is doing, as `fleetform reconcile status` and the dashboard show it. */

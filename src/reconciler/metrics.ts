@@ -62,6 +62,12 @@ export class ReconcilerMetrics {
     labelNames: ['for'] as const,
     registers: [this.registry],
   });
+  private readonly held = new Gauge({
+    name: 'fleetform_reconcile_held_machines',
+    help: "Machines held back from an apply by their location's closed windows, by stack and location",
+    labelNames: ['stack', 'location'] as const,
+    registers: [this.registry],
+  });
   private readonly machines = new Gauge({
     name: 'fleetform_reconcile_machines',
     help: 'Managed machines by health, as last read',
@@ -131,6 +137,17 @@ export class ReconcilerMetrics {
   /** How many stacks wait, from their statuses. */
   waitingStacks(stacks: ReadonlyArray<{ readonly waiting?: { readonly for: WaitingFor } }>): void {
     for (const what of WAITING_FOR) this.waiting.set({ for: what }, stacks.filter((s) => s.waiting?.for === what).length);
+  }
+
+  /** The machines each stack's locations hold, from their statuses (a location that holds none any more is dropped). */
+  heldMachines(
+    stacks: ReadonlyArray<{
+      readonly stack: string;
+      readonly held?: ReadonlyArray<{ readonly location: string; readonly machines: readonly string[] }>;
+    }>,
+  ): void {
+    this.held.reset();
+    for (const s of stacks) for (const h of s.held ?? []) this.held.set({ stack: s.stack, location: h.location }, h.machines.length);
   }
 
   /** The machines' health as last read: one series per health, those none is in at 0. */

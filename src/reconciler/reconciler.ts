@@ -20,6 +20,8 @@ import type { ProjectSource, Revision } from './source';
 import { windowVerdict, type WindowVerdict } from '../domain/sync-windows';
 import { waveEndText } from '../domain/rollout';
 import { baselineOf, checkDrift, type CheckBaseline } from './drift-check';
+import { heldText, locationPass, LocationWindows, waveHold, type LocationPass } from './location-windows';
+import type { RolloutJournal } from '../engine/rollout/journal';
 
 export interface ReconcilerSettings extends Defaults {
   readonly source: ProjectSource;
@@ -58,6 +60,8 @@ interface StackMemory {
   approved?: string;
   waitingFingerprint?: string;
   windowSaid?: string;
+  /** The machines held by their locations' windows last said, so a lasting hold is said once. */
+  heldSaid?: string;
   /** A rollout that stopped (its gate failed) on this revision: the stack applies nothing more of it until a new commit or a retry. */
   stopped?: { readonly revision: string; readonly text: string; said: boolean };
 }
@@ -93,6 +97,8 @@ export class Reconciler implements ReconcilerHandle {
   private baseline: CheckBaseline | undefined;
   private lastCounts = { changes: 0, drifted: 0 };
   private lastPolledAt = 0;
+  /** The project's windows per location, as the last full plan found its machines. */
+  private locations: LocationWindows | undefined;
   readonly holder: string;
 
   constructor(private readonly settings: ReconcilerSettings) {
@@ -279,6 +285,7 @@ export class Reconciler implements ReconcilerHandle {
     const rev = await this.settings.source.fetch();
     if (this.project && this.revision?.id === rev.id) return this.project;
     if (this.broken?.id === rev.id) return undefined;
+    this.settings.logger.log('info', 'revision fetched', { revision: rev.commit ?? rev.id });
     try {
       this.project = await this.settings.loader.load(rev.dir);
       this.revision = rev;
@@ -382,6 +389,7 @@ export class Reconciler implements ReconcilerHandle {
     try {
       const { plan, states } = await engine.plan(stacks, { refresh: true, destroy: false });
       this.lastPlan = plan;
+      this.locations = new LocationWindows(stacks, states, plan.changes);
       let changes = 0;
       let drifted = 0;
       let wrote = false;
@@ -411,9 +419,13 @@ export class Reconciler implements ReconcilerHandle {
   }
 
   private verdict(policy: StackPolicy): WindowVerdict {
+    return this.windowsVerdict(policy.windows);
+  }
+
+  private windowsVerdict(windows: StackPolicy['windows']): WindowVerdict {
     const o = this.activeOverride();
     if (o) return o.mode === 'open' ? { open: true } : { open: false, reason: 'windows closed by a manual override' };
-    const v = windowVerdict(policy.windows, this.now());
+    const v = windowVerdict(windows, this.now());
     if (v.changesAt !== undefined) this.windowChangeAt = Math.min(this.windowChangeAt ?? Infinity, v.changesAt);
     return v;
   }
@@ -438,7 +450,7 @@ export class Reconciler implements ReconcilerHandle {
     const journal = await project.engine.journals.read(stack.name);
     const resume = journal?.status === 'running';
     const set = (s: Partial<StackStatus>): void => {
-      const { waiting: _w, ...rest } = m.status;
+      const { waiting: _w, held: _h, ...rest } = m.status;
       m.status = { ...rest, apply: policy.apply, drift: policy.drift, changes: changes.length, drifted, ...s };
     };
     set({});
@@ -508,10 +520,55 @@ export class Reconciler implements ReconcilerHandle {
       return { changes: changes.length, drifted: drifted.length, applied: false };
     }
     m.windowSaid = undefined;
-    await this.applyStack(project, stack, plan, states, toApply, { policy, healOnly, drifted: drifted.filter((a) => !held.has(a)) });
+    const pass = this.locationPass(stack, plan, toApply, journal, m, set);
+    if (pass.nextWaveHeld || (pass.writable.length === 0 && !resume))
+      return { changes: changes.length, drifted: drifted.length, applied: false };
+    const writing = new Set(pass.writable.map((c) => c.address));
+    const healing = drifted.filter((a) => !held.has(a) && writing.has(a));
+    await this.applyStack(project, stack, plan, states, pass.writable, { policy, healOnly, drifted: healing });
     m.asked = undefined;
     m.approved = undefined;
     return { changes: changes.length, drifted: drifted.length, applied: true };
+  }
+
+  /** What the stack's locations' windows let through; what they hold is said in its status, the log and one event per hold. */
+  private locationPass(
+    stack: DesiredStack,
+    plan: Plan,
+    toApply: readonly ResourceChange[],
+    journal: RolloutJournal | undefined,
+    m: StackMemory,
+    set: (s: Partial<StackStatus>) => void,
+  ): LocationPass {
+    if (!this.locations) return { writable: toApply, held: [] };
+    const pass = locationPass({
+      locations: this.locations,
+      stack: stack.name,
+      toApply,
+      rollouts: plan.rollouts ?? [],
+      journal,
+      verdict: (w) => this.windowsVerdict(w),
+    });
+    const since = new Date(this.now()).toISOString();
+    const waitsAll = pass.writable.length === 0 || pass.nextWaveHeld !== undefined;
+    const reason = [heldText(pass.held), pass.nextWaveHeld ? `its rollout's next wave waits: ${pass.nextWaveHeld}` : '']
+      .filter((t) => t !== '')
+      .join('; ');
+    set({
+      ...(pass.held.length > 0 ? { held: pass.held } : {}),
+      ...(waitsAll && reason ? { waiting: { for: 'window', reason, since } } : {}),
+    });
+    const key = `${changesFingerprint(toApply)}/${reason}`;
+    if (reason && m.heldSaid !== key) {
+      m.heldSaid = key;
+      this.settings.logger.log('info', "machines held by their locations' windows", { stack: stack.name, reason });
+      for (const h of pass.held)
+        this.emit({ type: 'apply-waiting', stack: stack.name, reason: heldText([h]), location: h.location, machines: [...h.machines] });
+      if (pass.nextWaveHeld)
+        this.emit({ type: 'apply-waiting', stack: stack.name, reason: `its rollout's next wave waits: ${pass.nextWaveHeld}` });
+    }
+    if (!reason) m.heldSaid = undefined;
+    return pass;
   }
 
   private async applyStack(
@@ -533,10 +590,12 @@ export class Reconciler implements ReconcilerHandle {
     this.settings.logger.log('info', 'apply started', { stack: stack.name, changes: toApply.length, heal: how.healOnly });
     const onRollout = (e: RolloutEvent): void => this.rolloutEvent(stack.name, e);
     const outcome = await project.engine.apply(subPlan, [stack], states, noReporter, onRollout, {
-      waveBoundary: () => {
+      waveBoundary: (next) => {
         if (this.stopping) return 'the reconciler is stopping';
-        const v = this.verdict(how.policy);
-        return v.open ? undefined : (v.reason ?? 'its window closed');
+        // The stack's windows were open when this apply started: they hold its rollout from the next wave on.
+        const v = next.first ? { open: true } : this.verdict(how.policy);
+        if (!v.open) return v.reason ?? 'its window closed';
+        return this.locations ? waveHold(this.locations, next.stack, next.machines, (w) => this.windowsVerdict(w)) : undefined;
       },
     });
     const failed = outcome.failed.map((f) => f.address);

@@ -59,6 +59,7 @@ export async function startReconciler(options: RunOptions): Promise<RunningRecon
       const st = reconciler.status();
       for (const s of st.stacks) metrics.stackChecked(s.stack, s.changes, s.drifted.length);
       metrics.waitingStacks(st.stacks);
+      metrics.heldMachines(st.stacks);
     }
     if (LOGGED.has(e.type)) {
       const { type, at: _at, ...fields } = e;

@@ -91,7 +91,8 @@ function statusText(s: ReconcilerStatus): string {
   if (s.nextCheckAt) lines.push(`Next drift check: ${s.nextCheckAt}`);
   if (s.override) lines.push(`Windows overridden: ${s.override.windows}${s.override.until ? ` until ${s.override.until}` : ''}`);
   for (const st of s.stacks) {
-    const waiting = st.waiting ? `; waiting for ${st.waiting.for}: ${st.waiting.reason}` : '';
+    const held = (st.held ?? []).map((h) => `; ${h.machines.length} machine(s) of location ${h.location} held: ${h.reason}`).join('');
+    const waiting = `${st.waiting ? `; waiting for ${st.waiting.for}: ${st.waiting.reason}` : ''}${held}`;
     lines.push(
       `  stack ${st.stack} (apply ${st.apply}, drift ${st.drift}): ${st.changes} change(s), ${st.drifted.length} drifted${waiting}`,
     );
@@ -117,7 +118,7 @@ export function register(program: Command, apps: AppRunner): void {
     )
     .option('--drift <policy>', 'default drift policy: heal, warn or off', process.env.FLEETFORM_RECONCILE_DRIFT ?? 'warn')
     .option('--interval <duration>', 'how often to check for drift', process.env.FLEETFORM_RECONCILE_INTERVAL ?? '1m')
-    .option('--poll <duration>', 'how often to look for a new commit between cycles', process.env.FLEETFORM_RECONCILE_POLL ?? '2s')
+    .option('--poll <duration>', 'how often to look for a new commit between cycles', process.env.FLEETFORM_RECONCILE_POLL ?? '1s')
     .option(
       '--window <spec>',
       "allow or deny window KIND:CRON:DURATION[:TZ], e.g. 'deny:0 9 * * 1-5:8h:Europe/Berlin' (repeatable)",

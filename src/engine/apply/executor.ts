@@ -40,7 +40,7 @@ export interface GatingEnv {
   readonly source: () => Promise<MachineStatusSource>;
   readonly events: RolloutEvents;
   readonly journals: RolloutJournalStore;
-  /** Asked before each wave after the first of a run: a reason pauses the rollout there. */
+  /** Asked before each wave (the first of a run too): a reason pauses the rollout there. */
   readonly waveBoundary?: WaveBoundary;
 }
 

@@ -89,8 +89,18 @@ export type RolloutEvent =
   | { readonly type: 'paused'; readonly rollout: string; readonly wave: number; readonly reason: string }
   | { readonly type: 'done'; readonly rollout: string; readonly outcome: RolloutOutcome };
 
-/** Asked at each wave boundary of a running rollout: a reason holds it there (paused, resumed by a later apply). */
-export type WaveBoundary = (next: { readonly stack: string; readonly rollout: string; readonly wave: number }) => string | undefined;
+/**
+ * Asked before each wave of a running rollout (`machines`: the wave's addresses; `first`: the
+ * first wave of this run, which its caller has just let start): a reason holds it there
+ * (paused, resumed by a later apply).
+ */
+export type WaveBoundary = (next: {
+  readonly stack: string;
+  readonly rollout: string;
+  readonly wave: number;
+  readonly machines: readonly string[];
+  readonly first: boolean;
+}) => string | undefined;
 
 export type RolloutEvents = (event: RolloutEvent) => void;
 

@@ -41,7 +41,7 @@ export interface RunRolloutInput {
   readonly resume?: RolloutJournal;
   /** How machines are written and put back; the stack's config changes by default. */
   readonly stage?: RolloutStage;
-  /** Asked before each wave after the first of this run: a reason pauses the rollout there. */
+  /** Asked before each wave (the first of this run too): a reason pauses the rollout there. */
   readonly waveBoundary?: WaveBoundary;
 }
 
@@ -200,7 +200,13 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
   for (const [i, wave] of waves.entries()) {
     const number = i + 1;
     if (number < startWave) continue;
-    const hold = number > startWave ? input.waveBoundary?.({ stack: plan.stack, rollout: name, wave: number }) : undefined;
+    const hold = input.waveBoundary?.({
+      stack: plan.stack,
+      rollout: name,
+      wave: number,
+      machines: wave.machines.map((m) => m.address),
+      first: number === startWave,
+    });
     if (hold !== undefined) {
       result.outcome = 'paused';
       result.reason = hold;
