@@ -1,6 +1,9 @@
 /**
  * The reconciler watching a fleet: `reconcile-run.ts SIZE [CHECKS]`. Sets up SIZE machines
- * on an emulator of its own (a child process), then runs the reconciler in this process
+ * on an emulator of its own (a child process): a few applied by fleetform, the rest copied
+ * from the first of them into the emulator's store and the state (the figure is the
+ * watching, not the first apply; the first full plan proves the copy by changing nothing),
+ * then runs the reconciler in this process
  * (drift warn, the engine in-process as `fleetform reconcile` runs it) and measures, per
  * drift check (an interval's cycle with no change, its reads spread over half the
  * interval): this process's CPU seconds over the whole interval and the emulator's, apart;
@@ -24,7 +27,11 @@ import { Reconciler } from '../src/reconciler/reconciler';
 import type { ProjectSource } from '../src/reconciler/source';
 import { spawnEmulator } from './emulator';
 import { synthFleet } from './fleet';
+import { cloneFleetMachines } from './reconcile-seed';
 import { cpuSecondsSince, processCpuSeconds, r3, runMain } from './stats';
+
+/** Machines applied through fleetform before the rest are copied. */
+const APPLIED = 10;
 
 /** The interval the cost is reported at. */
 const INTERVAL_S = 60;
@@ -54,8 +61,10 @@ async function main(): Promise<void> {
     defaults: { organizationId, locationId },
   });
   try {
-    process.stderr.write(`  applying ${size} machines...\n`);
-    synthFleet(outdir, size);
+    const applied = Math.min(size, APPLIED);
+    process.stderr.write(`  applying ${applied} machines, copying them to ${size}...\n`);
+    const setupStarted = Date.now();
+    synthFleet(outdir, applied);
     // The fleet is made by an apply in a process of its own: this one's peak memory is the reconciler's.
     const session = path.join(dir, 'session.json');
     fs.writeFileSync(
@@ -65,6 +74,9 @@ async function main(): Promise<void> {
     execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'engine-child.ts'), session, outdir], {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
+    cloneFleetMachines(emulator.dataDir, path.join(dir, 'state'), applied, size);
+    synthFleet(outdir, size);
+    const setupS = (Date.now() - setupStarted) / 1000;
     let revision = 0;
     const source: ProjectSource = {
       description: outdir,
@@ -107,6 +119,8 @@ async function main(): Promise<void> {
     const first = cycleEnd();
     reconciler.start();
     await first;
+    const firstApplies = events.filter((e) => e.type === 'apply-started').length;
+    if (firstApplies > 0) throw new Error('the copied fleet differs from its code: the first full plan applied it');
     // A full plan (what the first cycle of a commit and `heal` make), for comparison.
     const fullCpu = process.cpuUsage();
     const fullEmu = processCpuSeconds(emulator.pid);
@@ -163,6 +177,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       `${JSON.stringify({
         machines: size,
+        setup_s: r3(setupS),
         interval_s: benchIntervalMs / 1000,
         checks: perCheck,
         full_plan: fullPlan,
