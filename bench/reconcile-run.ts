@@ -15,6 +15,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createServiceClient } from '../src/api/client';
@@ -133,6 +134,14 @@ async function main(): Promise<void> {
       emulator_cpu_s: r3(processCpuSeconds(emulator.pid) - fullEmu),
       seconds: r3(full.seconds),
     };
+    // With BENCH_RECONCILE_CPU_PROF=FILE, the checks (and only they) are profiled into FILE.
+    const profile = process.env.BENCH_RECONCILE_CPU_PROF;
+    const profiler = profile ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     // Each interval's check, its CPU counted from the end of the cycle before (the waiting and polling included).
     const perCheck: Array<{ own_cpu_s: number; emulator_cpu_s: number; seconds: number }> = [];
     for (let i = 0; i < checks; i++) {
@@ -145,6 +154,11 @@ async function main(): Promise<void> {
         emulator_cpu_s: r3(processCpuSeconds(emulator.pid) - emu),
         seconds: r3(e.seconds),
       });
+    }
+    if (profiler && profile) {
+      const { profile: taken } = await profiler.post('Profiler.stop');
+      fs.writeFileSync(profile, JSON.stringify(taken));
+      profiler.disconnect();
     }
 
     // A config edited on the service is reported by the next interval's check.
