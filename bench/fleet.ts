@@ -15,8 +15,18 @@ export const EXTRA_MODULES = [
 /** Stack name of the benchmark fleet. */
 export const FLEET_STACK = 'fleet';
 
+/** The name of the bench fleet's machine `i`. */
+export function machineName(i: number): string {
+  return `robot-${String(i).padStart(5, '0')}`;
+}
+
+/** The host of machine `i`'s arm: what, beside the name, sets machines apart. */
+export function machineHost(i: number): string {
+  return `10.1.${Math.floor(i / 250)}.${i % 250}`;
+}
+
 function declareMachine(stack: TerraformStack, i: number, revision: number): void {
-  const id = `robot-${String(i).padStart(5, '0')}`;
+  const id = machineName(i);
   const m = new Machine(stack, id);
   const sensors = new Module(m, 'mod-sensors', { moduleId: 'acme:sensors', version: '~1.2', env: { LOG_LEVEL: 'info' } });
   const vision = new Module(m, 'mod-vision', { moduleId: 'acme:vision', version: '1.0.1' });
@@ -63,7 +73,7 @@ function declareMachine(stack: TerraformStack, i: number, revision: number): voi
     api: 'rdk:component:arm',
     model: arm.model('six-axis'),
     attributes: {
-      host: `10.1.${Math.floor(i / 250)}.${i % 250}`,
+      host: machineHost(i),
       speed_degs_per_sec: 45,
       acceleration_degs_per_sec2: 90,
       joint_limits_deg: [

@@ -1,6 +1,9 @@
 /**
  * The reconciler watching a fleet: `reconcile-run.ts SIZE [CHECKS]`. Sets up SIZE machines
- * on an emulator of its own (a child process), then runs the reconciler in this process
+ * on an emulator of its own (a child process): a few applied by fleetform, the rest copied
+ * from the first of them into the emulator's store and the state (the figure is the
+ * watching, not the first apply; the first full plan proves the copy by changing nothing),
+ * then runs the reconciler in this process
  * (drift warn, the engine in-process as `fleetform reconcile` runs it) and measures, per
  * drift check (an interval's cycle with no change, its reads spread over half the
  * interval): this process's CPU seconds over the whole interval and the emulator's, apart;
@@ -12,6 +15,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createServiceClient } from '../src/api/client';
@@ -24,7 +28,11 @@ import { Reconciler } from '../src/reconciler/reconciler';
 import type { ProjectSource } from '../src/reconciler/source';
 import { spawnEmulator } from './emulator';
 import { synthFleet } from './fleet';
+import { cloneFleetMachines } from './reconcile-seed';
 import { cpuSecondsSince, processCpuSeconds, r3, runMain } from './stats';
+
+/** Machines applied through fleetform before the rest are copied. */
+const APPLIED = 10;
 
 /** The interval the cost is reported at. */
 const INTERVAL_S = 60;
@@ -54,8 +62,10 @@ async function main(): Promise<void> {
     defaults: { organizationId, locationId },
   });
   try {
-    process.stderr.write(`  applying ${size} machines...\n`);
-    synthFleet(outdir, size);
+    const applied = Math.min(size, APPLIED);
+    process.stderr.write(`  applying ${applied} machines, copying them to ${size}...\n`);
+    const setupStarted = Date.now();
+    synthFleet(outdir, applied);
     // The fleet is made by an apply in a process of its own: this one's peak memory is the reconciler's.
     const session = path.join(dir, 'session.json');
     fs.writeFileSync(
@@ -65,6 +75,9 @@ async function main(): Promise<void> {
     execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'engine-child.ts'), session, outdir], {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
+    cloneFleetMachines(emulator.dataDir, path.join(dir, 'state'), applied, size);
+    synthFleet(outdir, size);
+    const setupS = (Date.now() - setupStarted) / 1000;
     let revision = 0;
     const source: ProjectSource = {
       description: outdir,
@@ -107,6 +120,8 @@ async function main(): Promise<void> {
     const first = cycleEnd();
     reconciler.start();
     await first;
+    const firstApplies = events.filter((e) => e.type === 'apply-started').length;
+    if (firstApplies > 0) throw new Error('the copied fleet differs from its code: the first full plan applied it');
     // A full plan (what the first cycle of a commit and `heal` make), for comparison.
     const fullCpu = process.cpuUsage();
     const fullEmu = processCpuSeconds(emulator.pid);
@@ -119,6 +134,14 @@ async function main(): Promise<void> {
       emulator_cpu_s: r3(processCpuSeconds(emulator.pid) - fullEmu),
       seconds: r3(full.seconds),
     };
+    // With BENCH_RECONCILE_CPU_PROF=FILE, the checks (and only they) are profiled into FILE.
+    const profile = process.env.BENCH_RECONCILE_CPU_PROF;
+    const profiler = profile ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     // Each interval's check, its CPU counted from the end of the cycle before (the waiting and polling included).
     const perCheck: Array<{ own_cpu_s: number; emulator_cpu_s: number; seconds: number }> = [];
     for (let i = 0; i < checks; i++) {
@@ -131,6 +154,11 @@ async function main(): Promise<void> {
         emulator_cpu_s: r3(processCpuSeconds(emulator.pid) - emu),
         seconds: r3(e.seconds),
       });
+    }
+    if (profiler && profile) {
+      const { profile: taken } = await profiler.post('Profiler.stop');
+      fs.writeFileSync(profile, JSON.stringify(taken));
+      profiler.disconnect();
     }
 
     // A config edited on the service is reported by the next interval's check.
@@ -163,6 +191,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       `${JSON.stringify({
         machines: size,
+        setup_s: r3(setupS),
         interval_s: benchIntervalMs / 1000,
         checks: perCheck,
         full_plan: fullPlan,

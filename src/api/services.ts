@@ -11,6 +11,7 @@ import * as own from './own-messages';
 import { MachineStatusReply } from './generated/viam/robot/v1/machine_status_pb';
 import { FRAGMENT_METHODS, type FragmentMethods } from './fragment-methods';
 import * as pkg from './generated/viam/app/packages/v1/packages_pb';
+import { partVersionService, type PartVersionServiceType } from './part-version-probe';
 
 const unary = MethodKind.Unary;
 
@@ -223,6 +224,8 @@ export interface Services {
   readonly mlTraining: MLTrainingServiceType;
   readonly app: AppServiceType;
   readonly appWire: AppWireServiceType;
+  /** GetRobotPart read for the part's version alone. */
+  readonly partVersion: PartVersionServiceType;
   readonly robotStatus: RobotStatusServiceType;
   readonly packages: PackageServiceType;
 }
@@ -240,6 +243,7 @@ export function loadServices(): Promise<Services> {
       mlTraining: mlTrainingService(sdk),
       app,
       appWire: appWireService(sdk, app),
+      partVersion: partVersionService(sdk),
       robotStatus: robotStatusService(sdk),
       packages: PackageService,
     };

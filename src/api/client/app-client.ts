@@ -6,6 +6,7 @@
 import type { Sdk } from '../sdk';
 import { decodeStruct, encodeStruct, type StructObject } from '../struct-codec';
 import type { AppWireServiceType } from '../services';
+import type { PartVersionServiceType } from '../part-version-probe';
 import type { Invoker } from './call';
 import { machineOf, machinePartOf, namedOf, registryItemOf, registryModuleOf } from './convert';
 import { ServiceError } from './errors';
@@ -41,6 +42,11 @@ export interface AppClient extends FragmentClient {
   deleteMachine(id: string): Promise<void>;
   getMachineParts(machineId: string): Promise<MachinePart[]>;
   getMachinePart(partId: string): Promise<MachinePart>;
+  /**
+   * The part's `last_updated` alone (undefined when the service gives none), read from
+   * GetRobotPart's answer with its config skipped, never decoded.
+   */
+  getMachinePartVersion(partId: string): Promise<Date | undefined>;
   /** Adds a part (not the main one, with an empty config) to a machine; resolves to the part id. */
   newMachinePart(machineId: string, name: string): Promise<string>;
   /** Deletes a part other than the main one. */
@@ -57,8 +63,15 @@ export interface AppClient extends FragmentClient {
   getRegistryItem(itemId: string): Promise<RegistryItem>;
 }
 
-/** The app client over `call`; `sdk` supplies the Struct and Timestamp classes of its messages. */
-export function createAppClient(call: Invoker<AppWireServiceType>, sdk: Pick<Sdk, 'Struct' | 'Timestamp'>): AppClient {
+/**
+ * The app client over `call` (and `probe` for parts' versions); `sdk` supplies the Struct
+ * and Timestamp classes of its messages.
+ */
+export function createAppClient(
+  call: Invoker<AppWireServiceType>,
+  probe: Invoker<PartVersionServiceType>,
+  sdk: Pick<Sdk, 'Struct' | 'Timestamp'>,
+): AppClient {
   const missing = (method: string, what: string): ServiceError =>
     new ServiceError('UNKNOWN', `AppService.${method}`, `the response has no ${what}`);
 
@@ -141,6 +154,12 @@ export function createAppClient(call: Invoker<AppWireServiceType>, sdk: Pick<Sdk
         { ...part, robotConfig: undefined },
         res.configJson || (robotConfig === undefined ? undefined : JSON.stringify(decodeStruct(robotConfig))),
       );
+    },
+
+    async getMachinePartVersion(partId) {
+      const res = await probe('getRobotPartVersion', true, (c, o) => c.getRobotPartVersion({ id: partId }, o));
+      if (res.part === undefined) throw missing('GetRobotPart', 'part');
+      return res.part.lastUpdated?.toDate();
     },
 
     async newMachinePart(machineId, name) {

@@ -163,7 +163,11 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
   return {
     packagesClient: createPackagesClient(createInvoker(services.packages, lazyStreaming, settings)),
     mlTrainingClient: createMlTrainingClient(createInvoker(services.mlTraining, wire.transport, settings)),
-    appClient: createAppClient(createInvoker(services.appWire, wire.transport, settings), services.sdk),
+    appClient: createAppClient(
+      createInvoker(services.appWire, wire.transport, settings),
+      createInvoker(services.partVersion, wire.transport, settings),
+      services.sdk,
+    ),
     datasetClient: createDatasetClient(createInvoker(services.dataset, wire.transport, settings)),
     clientFor: (service) => createClient(service, wire.transport),
     connections: () => wire.connections(),
