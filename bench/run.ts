@@ -4,7 +4,8 @@
  * backend against local files, the example plan as a command, training-job listing in a
  * 100,000-job organization, hostile requests, 1,000 simulated machines, a staged rollout to
  * them, the adoption of an organization, a fleet on fragments against the same fleet
- * inline, the reconciler watching a fleet and the dashboard's fleet page with 10,000 machines
+ * inline, the reconciler watching a fleet (and its peak memory over full plans of 1,000 and
+ * 10,000 machines) and the dashboard's fleet page with 10,000 machines
  * in Chromium; prints the tables and writes bench/results.json.
  */
 import { spawn } from 'node:child_process';
@@ -75,6 +76,7 @@ const SECTIONS = [
   'fragments',
   'reconcile',
   'reconcile-commit',
+  'reconcile_memory',
   'dashboard',
 ] as const;
 type Section = (typeof SECTIONS)[number];
@@ -273,6 +275,21 @@ async function main(): Promise<void> {
         `(median; goal under 5000 plus the rollout's own waits; ${String(commit.machines)} machines, poll ${String(commit.poll)}, ` +
         `load average ${String(commit.load_average)} on ${String(commit.cpu_cores)} cores)\n\n`,
     );
+  }
+  if (parts.has('reconcile_memory')) {
+    const sizes = quick ? ['1000'] : ['1000', '10000'];
+    const rows: Array<Record<string, unknown>> = [];
+    for (const machines of sizes) {
+      process.stderr.write(`the reconciler's peak memory over full plans of ${machines} machines...\n`);
+      const row = await runChild<Record<string, unknown>>('reconcile-memory-run.ts', [machines]);
+      rows.push(row);
+      process.stdout.write(
+        `reconcile_memory: ${String(row.machines)} machines, two full plans (${JSON.stringify(row.seconds)} s) peak at ${String(row.peak_rss_mb)} MB ` +
+          `(goal under 600 at 10,000; ${String(row.heap_used_mb)} MB of heap in use after them)\n`,
+      );
+    }
+    results.reconcile_memory = rows;
+    process.stdout.write('\n');
   }
   if (parts.has('dashboard')) {
     const machines = option('--dashboard-machines') ?? '10000';

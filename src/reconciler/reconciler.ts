@@ -160,7 +160,7 @@ export class Reconciler implements ReconcilerHandle {
     this.kick('window');
   }
 
-  /** The project last loaded and the plan its last cycle made (for a dashboard); undefined before the first. */
+  /** The project last loaded and the plan its last full plan made (for a dashboard); undefined before the first and while a full plan runs. */
   latest(): { readonly project: ReconcileProject | undefined; readonly plan: Plan | undefined } {
     return { project: this.project, plan: this.lastPlan };
   }
@@ -385,7 +385,10 @@ export class Reconciler implements ReconcilerHandle {
       stacks.map((s) => s.name),
       'reconcile',
     );
+    // The last plan and the baseline hold a whole fleet's views and the states they came
+    // from: released before the next full plan reads its own, never both held at once.
     this.baseline = undefined;
+    this.lastPlan = undefined;
     try {
       const { plan, states } = await engine.plan(stacks, { refresh: true, destroy: false });
       this.lastPlan = plan;
