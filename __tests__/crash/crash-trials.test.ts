@@ -5,6 +5,7 @@
  * object in state, nothing twice. CRASH_TRIALS and CRASH_SEED choose the count and seed
  * (`npm run crash-trials` runs the full count).
  */
+import { promises as fs } from 'node:fs';
 import { TrainingStatus } from '../../src/domain';
 import { fleetform, openEmulatorProject, type EmulatorProject, type FleetShape } from '../e2e/fleet-fixture';
 import { seededRandom as random } from '../seeded-random';
@@ -96,20 +97,47 @@ async function audit(project: EmulatorProject, shape: FleetShape, preexisting: R
   return counts;
 }
 
+/**
+ * A project folder after the setup apply of BEFORE (emulator data and state), made once and
+ * copied into each change trial's fresh project, with the ids the emulator held before it.
+ */
+interface Applied {
+  readonly dir: string;
+  readonly preexisting: ReadonlySet<string>;
+}
+
+async function appliedBefore(): Promise<Applied> {
+  const project = await openEmulatorProject('ff-crash-before-', { clock: 'frozen' });
+  let kept = false;
+  try {
+    const preexisting = new Set((await remoteObjects(project)).map((r) => r.id));
+    project.synth(BEFORE);
+    const setup = await project.run('apply', '--auto-approve');
+    if (setup.code !== 0) throw new Error(`setup apply failed: ${setup.stderr}`);
+    kept = true;
+    return { dir: project.dir, preexisting };
+  } finally {
+    await project.close({ keep: kept });
+  }
+}
+
+let before: Applied | undefined;
+afterAll(async () => {
+  if (before) await fs.rm(before.dir, { recursive: true, force: true });
+});
+
 test(
   `${TRIALS} applies killed at chosen and seeded service calls (seed ${SEED}) all recover with no orphan, duplicate or lost object`,
   async () => {
     const totals = { trials: 0, killed: 0, orphans: 0, duplicates: 0, lost: 0, notConverged: 0 };
     const failures: string[] = [];
     for (const [i, trial] of trials(TRIALS, SEED).entries()) {
-      const project = await openEmulatorProject('ff-crash-', { clock: 'frozen' });
+      // A change trial starts from BEFORE as applied (once, copied); a fresh one from an empty project.
+      if (trial.from && !before) before = await appliedBefore();
+      const from = trial.from ? before : undefined;
+      const project = await openEmulatorProject('ff-crash-', { clock: 'frozen', ...(from ? { from: from.dir } : {}) });
       try {
-        const preexisting = new Set((await remoteObjects(project)).map((r) => r.id));
-        if (trial.from) {
-          project.synth(trial.from);
-          const setup = await project.run('apply', '--auto-approve');
-          if (setup.code !== 0) throw new Error(`setup apply failed: ${setup.stderr}`);
-        }
+        const preexisting = from ? from.preexisting : new Set((await remoteObjects(project)).map((r) => r.id));
         project.synth(trial.to);
         const args = ['apply', '--auto-approve', ...(i % 3 === 0 ? ['--parallelism', '1'] : []), '--synth-out', project.outdir];
         const killed = await fleetform(project.dir, args, { ...project.env, FLEETFORM_TEST_KILL_AT_CALL: trial.killAt });

@@ -156,7 +156,8 @@ export interface EmulatorProject {
   /** Runs a command that reads no app (`state list|show|rm`), in the project folder. */
   runBare(...args: string[]): Promise<CliResult>;
   backend(): LocalStateBackend;
-  close(): Promise<void>;
+  /** Stops the emulator and removes the folder, unless `keep` (a copy may then seed another project). */
+  close(options?: { keep?: boolean }): Promise<void>;
 }
 
 /** `options.clock` `frozen`: training jobs and cancels move only when a test advances them. */
@@ -178,9 +179,18 @@ export function suiteOnQuickMachines(prefix: string, take: (project: EmulatorPro
   });
 }
 
-export async function openEmulatorProject(prefix: string, options: { clock?: ClockMode } = {}): Promise<EmulatorProject> {
+/**
+ * `options.from`: the folder of a closed, kept project, copied first, so the new project starts
+ * with its emulator's data and its state (what a setup apply left, made once for many trials).
+ */
+export async function openEmulatorProject(prefix: string, options: { clock?: ClockMode; from?: string } = {}): Promise<EmulatorProject> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
-  const emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0, ...options });
+  if (options.from) await fs.cp(options.from, dir, { recursive: true });
+  const emulator = await startEmulator({
+    dataDir: path.join(dir, 'emulator'),
+    port: 0,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const { apiKey, apiKeyId } = emulator.credentials;
   const env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId };
   const client = await createServiceClient({
@@ -198,10 +208,10 @@ export async function openEmulatorProject(prefix: string, options: { clock?: Clo
     run: (...args) => fleetform(dir, [...args, '--synth-out', outdir], env),
     runBare: (...args) => fleetform(dir, args, env),
     backend: () => new LocalStateBackend(path.join(dir, '.fleetform', 'state')),
-    close: async () => {
+    close: async ({ keep = false } = {}) => {
       await client.close();
       await emulator.close();
-      await fs.rm(dir, { recursive: true, force: true });
+      if (!keep) await fs.rm(dir, { recursive: true, force: true });
     },
   };
 }

@@ -37,6 +37,30 @@ test('--dir lays the provider out as HOST/fleetform/fleetform/VERSION/OS_ARCH fo
   }
 });
 
+test("with no --dir it installs into Terraform's implied local mirror under HOME, where terraform init looks offline", () => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ff-home-'));
+  try {
+    const r = spawnSync(process.execPath, [BIN, 'provider', 'install'], { encoding: 'utf8', env: { ...process.env, HOME: home } });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('terraform init finds it offline');
+    const file = path.join(
+      home,
+      '.terraform.d',
+      'plugins',
+      'registry.terraform.io',
+      'fleetform',
+      'fleetform',
+      packageVersion(),
+      terraformPlatform(),
+      `terraform-provider-fleetform_v${packageVersion()}`,
+    );
+    expect(fs.statSync(file).mode & 0o111).toBe(0o111);
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+});
+
 test('Terraform platform names', () => {
   expect(terraformPlatform('linux', 'x64')).toBe('linux_amd64');
   expect(terraformPlatform('darwin', 'arm64')).toBe('darwin_arm64');

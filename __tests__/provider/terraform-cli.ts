@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { createServiceClient } from '../../src/api/client';
 import { startEmulator } from '../../src/emulator';
+import { impliedMirror, installProvider } from '../../src/cli/commands/provider-install';
 
 export const TERRAFORM = process.env.TERRAFORM_BINARY_NAME || 'terraform';
 
@@ -36,12 +37,12 @@ export function run(command: string, args: readonly string[], cwd: string, env: 
   });
 }
 
-const BIN = path.resolve(__dirname, '../../bin/fleetform.js');
-
 /**
  * An environment where Terraform finds fleetform's provider offline and nothing of the
  * user's own setup: a scratch HOME with the provider in its implied local mirror, an
- * empty CLI configuration, no checkpoint calls.
+ * empty CLI configuration, no checkpoint calls. The provider is laid out in-process by what
+ * `fleetform provider install` runs (the command itself is tested in provider-install.test.ts),
+ * which spares a CLI start per project.
  */
 export async function terraformHome(dir: string, serviceEnv: Record<string, string>): Promise<NodeJS.ProcessEnv> {
   const home = path.join(dir, 'home');
@@ -59,8 +60,7 @@ export async function terraformHome(dir: string, serviceEnv: Record<string, stri
     FLEETFORM_SECRET_KEY_FILE: path.join(home, 'fleetform-secret.key'),
   };
   delete env.TF_LOG;
-  const installed = await run(process.execPath, [BIN, 'provider', 'install'], dir, env);
-  if (installed.code !== 0) throw new Error(`fleetform provider install failed: ${installed.stderr}`);
+  installProvider(impliedMirror(env));
   return env;
 }
 
