@@ -8,7 +8,7 @@
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { UniversalClientFn, UniversalClientRequest, UniversalClientResponse } from '@connectrpc/connect/protocol';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { errorMessage } from '../../domain/errors';
 
 /** Options of {@link createUndiciHttpClient}. */
@@ -76,26 +76,63 @@ async function send(pool: Pool, req: UniversalClientRequest): Promise<UniversalC
   }
 }
 
-async function exchangeWhole(
-  pool: Pool,
-  url: string,
-  header: Headers,
-  body: Uint8Array,
-  signal: AbortSignal | undefined,
-): Promise<WholeAnswer> {
-  try {
-    const res = await pool.request({ path: pathOf(url), method: 'POST', headers: Object.fromEntries(header), body, signal });
-    return { status: res.statusCode, header: toWebHeaders(res.headers), body: new Uint8Array(await res.body.arrayBuffer()) };
-  } catch (e) {
-    throw transportError(e, signal);
-  }
+/**
+ * One request and its whole answer through the pool's dispatcher: the body's chunks are
+ * kept as they arrive and joined once at the end, with no response stream in between.
+ */
+function exchangeWhole(pool: Pool, url: string, header: Headers, body: Uint8Array, signal: AbortSignal | undefined): Promise<WholeAnswer> {
+  return new Promise<WholeAnswer>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(transportError(signal.reason, signal));
+      return;
+    }
+    let status = 0;
+    let answerHeader: Headers | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let controller: Dispatcher.DispatchController | undefined;
+    const onAbort = () => controller?.abort(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = () => signal?.removeEventListener('abort', onAbort);
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+      },
+      onResponseStart(_c, statusCode, headers) {
+        status = statusCode;
+        answerHeader = toWebHeaders(headers);
+      },
+      onResponseData(_c, chunk) {
+        chunks.push(chunk);
+        size += chunk.byteLength;
+      },
+      onResponseEnd() {
+        settle();
+        const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+        resolve({ status, header: answerHeader ?? new Headers(), body: new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength) });
+      },
+      onResponseError(_c, error) {
+        settle();
+        reject(transportError(error, signal));
+      },
+    };
+    pool.dispatch({ path: pathOf(url), method: 'POST', headers: Object.fromEntries(header), body }, handler);
+  });
 }
 
 /** Path and query of an absolute URL. */
 function pathOf(url: string): string {
-  const u = new URL(url);
-  return u.pathname + u.search;
+  let path = pathsOfUrls.get(url);
+  if (path === undefined) {
+    const u = new URL(url);
+    path = u.pathname + u.search;
+    if (pathsOfUrls.size < 4096) pathsOfUrls.set(url, path);
+  }
+  return path;
 }
+
+/** The method URLs a client calls are few: each is parsed once. */
+const pathsOfUrls = new Map<string, string>();
 
 async function* readBody(
   body: AsyncIterable<Uint8Array>,
