@@ -76,7 +76,7 @@ const SECTIONS = [
   'fragments',
   'reconcile',
   'reconcile-commit',
-  'reconcile_memory',
+  'reconcile-memory',
   'dashboard',
 ] as const;
 type Section = (typeof SECTIONS)[number];
@@ -276,7 +276,7 @@ async function main(): Promise<void> {
         `load average ${String(commit.load_average)} on ${String(commit.cpu_cores)} cores)\n\n`,
     );
   }
-  if (parts.has('reconcile_memory')) {
+  if (parts.has('reconcile-memory')) {
     const sizes = quick ? ['1000'] : ['1000', '10000'];
     const rows: Array<Record<string, unknown>> = [];
     for (const machines of sizes) {
