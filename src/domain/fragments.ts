@@ -179,318 +179,390 @@ function copyJson(v: unknown): unknown {
  * changed; the result shares the values no rule changed with them (treat it as read-only).
  */
 export function resolveMachineConfig(input: MachineConfigInput): MachineResolution {
-  const imports: ImportRecord[] = [];
-  const errors: FragmentResolutionError[] = [];
-  const fail = (code: FragmentErrorCode, fragmentId: string | undefined, field: string, message: string, hint: string) => {
-    const error = new FragmentResolutionError(code, {
-      machine: input.machine,
-      ...(fragmentId === undefined ? {} : { fragmentId }),
+  const run: Run = { machine: input.machine, lookup: input.fragments, imports: [], errors: [] };
+  const root = resolveLevel(run, input.config, { depth: 0, chain: [], importedBy: undefined, base: '', prefix: '' });
+  return { config: assemble(root), imports: run.imports, errors: run.errors };
+}
+
+/** One resolution as it goes: the fragments it looks up, and every import and error met, in the order met. */
+interface Run {
+  readonly machine: string;
+  readonly lookup: FragmentLookup;
+  readonly imports: ImportRecord[];
+  readonly errors: FragmentResolutionError[];
+}
+
+/** A problem a step finds, before it is told as an error of the machine. */
+interface Problem {
+  readonly code: FragmentErrorCode;
+  readonly fragmentId: string | undefined;
+  readonly field: string;
+  readonly message: string;
+  readonly hint: string;
+}
+
+/** Tells a problem as an error of the run's machine, in the order met. */
+function report(run: Run, problem: Problem): FragmentResolutionError {
+  const { code, fragmentId, field, message, hint } = problem;
+  const error = new FragmentResolutionError(code, {
+    machine: run.machine,
+    ...(fragmentId === undefined ? {} : { fragmentId }),
+    field,
+    message,
+    hint,
+  });
+  run.errors.push(error);
+  return error;
+}
+
+/** The entries a level holds by section and name, with where each came from (the first of a name wins). */
+type Owners = Map<string, { entry: Record<string, unknown>; fromFragment: boolean; where: string }>;
+
+function ownerKey(section: NamedSection, name: string): string {
+  return `${section}\u0000${name}`;
+}
+
+/** What one import brings, and the record that reports it. */
+interface Brought {
+  readonly spec: FragmentImportSpec;
+  readonly resolved: Resolved;
+  readonly record: ImportRecord;
+}
+
+/** A level's own entries and keys (copied), then its imports merged, its mods applied to them. */
+function resolveLevel(run: Run, config: Readonly<Record<string, unknown>>, level: Level): Resolved {
+  const own = ownEntries(config, level);
+  const resolved: Resolved = { sections: own.sections, rest: own.rest };
+  const rawImports = config['fragments'];
+  if (rawImports === undefined) return resolved;
+  if (!Array.isArray(rawImports)) {
+    report(run, {
+      code: 'bad-import',
+      fragmentId: level.importedBy,
+      field: childPath(level.base, 'fragments'),
+      message: 'fragments must be a list of imports',
+      hint: 'write "fragments": [{"id": "<fragment id>"}]',
+    });
+    return resolved;
+  }
+  const { brought, named } = resolveImports(run, rawImports, level);
+  applyLevelMods(run, config['fragment_mods'], level, brought, named);
+  for (const b of brought) mergeImport(run, own, b);
+  return resolved;
+}
+
+/** A level's own entries (copied one level deep: prefixes replace their names; mods work on deep copies) and other keys. */
+function ownEntries(config: Readonly<Record<string, unknown>>, level: Level): Resolved & { readonly owners: Owners } {
+  const sections: Sections = new Map();
+  const rest: Record<string, unknown> = {};
+  const owners: Owners = new Map();
+  for (const key of Object.keys(config)) {
+    if (key === 'fragments' || key === 'fragment_mods') continue;
+    const value = config[key];
+    if (!isNamedSection(key) || !Array.isArray(value) || !value.every(isObject)) {
+      setOwn(rest, key, value);
+      continue;
+    }
+    const entries = value.map(shallowCopy);
+    sections.set(key, entries);
+    for (const entry of entries) {
+      const name = entryName(key, entry);
+      if (name !== undefined && !owners.has(ownerKey(key, name)))
+        owners.set(ownerKey(key, name), { entry, fromFragment: false, where: level.base || 'the machine' });
+    }
+  }
+  return { sections, rest, owners };
+}
+
+/** A level's imports, each parsed and resolved; `named` holds every fragment id they name. */
+function resolveImports(run: Run, rawImports: readonly unknown[], level: Level): { brought: Brought[]; named: Set<string> } {
+  const importsField = childPath(level.base, 'fragments');
+  const brought: Brought[] = [];
+  const seen = new Set<string>();
+  const named = new Set<string>();
+  rawImports.forEach((raw, i) => {
+    const field = childPath(importsField, i);
+    const parsed = parseImport(raw, field, level.importedBy);
+    if ('problem' in parsed) {
+      report(run, parsed.problem);
+      return;
+    }
+    const spec = parsed.spec;
+    named.add(spec.id);
+    const key = `${spec.id}\u0000${spec.prefix ?? ''}`;
+    if (seen.has(key)) {
+      report(run, {
+        code: 'duplicate-import',
+        fragmentId: spec.id,
+        field,
+        message: `fragment ${spec.id} is imported twice with the same prefix`,
+        hint: 'give each import of one fragment its own prefix',
+      });
+      return;
+    }
+    seen.add(key);
+    const result = resolveImport(run, spec, field, level);
+    if (result) brought.push({ ...result, spec });
+  });
+  return { brought, named };
+}
+
+/** A `fragments` entry read as an import, or why it is not one. */
+function parseImport(raw: unknown, field: string, importer: string | undefined): { spec: FragmentImportSpec } | { problem: Problem } {
+  if (typeof raw === 'string' && raw !== '') return { spec: { id: raw } };
+  const bad = (message: string) => ({
+    problem: {
+      code: 'bad-import' as const,
+      fragmentId: importer,
       field,
       message,
-      hint,
-    });
-    errors.push(error);
-    return error;
-  };
-
-  function parseImport(raw: unknown, field: string, importer: string | undefined): FragmentImportSpec | undefined {
-    if (typeof raw === 'string' && raw !== '') return { id: raw };
-    const bad = (what: string) => {
-      fail(
-        'bad-import',
-        importer,
-        field,
-        what,
-        'write an import as "<fragment id>" or {"id": "<fragment id>", "version"?, "prefix"?, "variables"?, "disabled"?}',
-      );
-      return undefined;
-    };
-    if (!isObject(raw) || typeof raw['id'] !== 'string' || raw['id'] === '') return bad('a fragment import needs a fragment id');
-    const { version, prefix, variables, disabled } = raw;
-    if (version !== undefined && typeof version !== 'string') return bad('version must be a string (a revision or a tag)');
-    if (prefix !== undefined && typeof prefix !== 'string') return bad('prefix must be a string');
-    if (variables !== undefined && !isObject(variables)) return bad('variables must be an object of name: value');
-    if (disabled !== undefined && typeof disabled !== 'boolean') return bad('disabled must be true or false');
-    return {
+      hint: 'write an import as "<fragment id>" or {"id": "<fragment id>", "version"?, "prefix"?, "variables"?, "disabled"?}',
+    },
+  });
+  if (!isObject(raw) || typeof raw['id'] !== 'string' || raw['id'] === '') return bad('a fragment import needs a fragment id');
+  const { version, prefix, variables, disabled } = raw;
+  if (version !== undefined && typeof version !== 'string') return bad('version must be a string (a revision or a tag)');
+  if (prefix !== undefined && typeof prefix !== 'string') return bad('prefix must be a string');
+  if (variables !== undefined && !isObject(variables)) return bad('variables must be an object of name: value');
+  if (disabled !== undefined && typeof disabled !== 'boolean') return bad('disabled must be true or false');
+  return {
+    spec: {
       id: raw['id'],
       ...(version === undefined || version === '' ? {} : { version }),
       ...(prefix === undefined || prefix === '' ? {} : { prefix }),
       ...(variables === undefined ? {} : { variables }),
       ...(disabled === undefined ? {} : { disabled }),
+    },
+  };
+}
+
+/** One import: looked up, its variables filled, its own imports resolved, its names prefixed. */
+function resolveImport(
+  run: Run,
+  spec: FragmentImportSpec,
+  field: string,
+  level: Level,
+): { resolved: Resolved; record: ImportRecord } | undefined {
+  const depth = level.depth + 1;
+  const record = importRecord(spec, field, level);
+  const refused = refusedImport(spec, field, level);
+  if (refused) {
+    run.imports.push({ ...record, error: report(run, refused) });
+    return undefined;
+  }
+  const found = run.lookup(spec.id, spec.version);
+  if (typeof found === 'string') {
+    run.imports.push({ ...record, error: report(run, lookupProblem(spec, field, found)) });
+    return undefined;
+  }
+  const met: ImportRecord = { ...record, name: found.name, revision: found.revision };
+  run.imports.push(met);
+  if (spec.disabled === true) return undefined;
+  const base = `fragment:${spec.id}`;
+  const sub = substituteVariables(found.config, spec.variables ?? {}, base);
+  for (const problem of variableProblems(spec, field, sub)) report(run, problem);
+  const resolved = resolveLevel(run, sub.value as Record<string, unknown>, {
+    depth,
+    chain: [...level.chain, spec.id],
+    importedBy: spec.id,
+    base,
+    prefix: record.prefix,
+  });
+  if (spec.prefix !== undefined) prefixNames(resolved.sections, spec.prefix);
+  return { resolved, record: met };
+}
+
+/** The record of an import met, before its lookup: nothing found, nothing brought. */
+function importRecord(spec: FragmentImportSpec, field: string, level: Level): ImportRecord {
+  return {
+    id: spec.id,
+    name: undefined,
+    version: spec.version,
+    revision: undefined,
+    prefix: composePrefix(level.prefix, spec.prefix ?? ''),
+    depth: level.depth + 1,
+    importedBy: level.importedBy,
+    field,
+    disabled: spec.disabled === true,
+    config: undefined,
+    entries: [],
+    error: undefined,
+  };
+}
+
+/** An import too deep, or one reached again on its own import chain: refused before its lookup. */
+function refusedImport(spec: FragmentImportSpec, field: string, level: Level): Problem | undefined {
+  const depth = level.depth + 1;
+  if (depth > FRAGMENT_NESTING_LIMIT) {
+    return {
+      code: 'nesting-limit',
+      fragmentId: spec.id,
+      field,
+      message: `fragment ${spec.id} is ${depth} imports away from the machine; at most ${FRAGMENT_NESTING_LIMIT} are allowed`,
+      hint: 'import the fragment closer to the machine, or flatten the fragments',
     };
   }
+  if (!level.chain.includes(spec.id)) return undefined;
+  const path = [...level.chain.slice(level.chain.indexOf(spec.id)), spec.id].join(' -> ');
+  return {
+    code: 'cycle',
+    fragmentId: spec.id,
+    field,
+    message: `fragment ${spec.id} imports itself (${path})`,
+    hint: 'remove one of the imports of the cycle',
+  };
+}
 
-  /** A level's own entries and keys (copied), then its imports merged, its mods applied to them. */
-  function resolveLevel(config: Readonly<Record<string, unknown>>, level: Level): Resolved {
-    const sections: Sections = new Map();
-    const rest: Record<string, unknown> = {};
-    const owners = new Map<string, { entry: Record<string, unknown>; fromFragment: boolean; where: string }>();
-    for (const key of Object.keys(config)) {
-      if (key === 'fragments' || key === 'fragment_mods') continue;
-      const value = config[key];
-      if (isNamedSection(key) && Array.isArray(value) && value.every(isObject)) {
-        // Entries are copied one level deep: prefixes replace their names; mods work on deep copies.
-        const entries = value.map(shallowCopy);
-        sections.set(key, entries);
-        for (const entry of entries) {
-          const name = entryName(key, entry);
-          if (name !== undefined && !owners.has(`${key}\u0000${name}`))
-            owners.set(`${key}\u0000${name}`, { entry, fromFragment: false, where: level.base || 'the machine' });
-        }
-      } else {
-        setOwn(rest, key, value);
-      }
-    }
-    const rawImports = config['fragments'];
-    if (rawImports === undefined) return { sections, rest };
-    const importsField = childPath(level.base, 'fragments');
-    if (!Array.isArray(rawImports)) {
-      fail(
-        'bad-import',
-        level.importedBy,
-        importsField,
-        'fragments must be a list of imports',
-        'write "fragments": [{"id": "<fragment id>"}]',
-      );
-      return { sections, rest };
-    }
-    const brought: Array<{ spec: FragmentImportSpec; resolved: Resolved; record: ImportRecord }> = [];
-    const seen = new Set<string>();
-    const named = new Set<string>();
-    rawImports.forEach((raw, i) => {
-      const field = childPath(importsField, i);
-      const spec = parseImport(raw, field, level.importedBy);
-      if (!spec) return;
-      named.add(spec.id);
-      const key = `${spec.id}\u0000${spec.prefix ?? ''}`;
-      if (seen.has(key)) {
-        fail(
-          'duplicate-import',
-          spec.id,
-          field,
-          `fragment ${spec.id} is imported twice with the same prefix`,
-          'give each import of one fragment its own prefix',
-        );
-        return;
-      }
-      seen.add(key);
-      const result = resolveImport(spec, field, level);
-      if (result) brought.push({ ...result, spec });
-    });
-    applyLevelMods(config['fragment_mods'], level, brought, named);
-    for (const b of brought) {
-      const entries: Array<{ section: NamedSection; name: string }> = [];
-      for (const [section, list] of b.resolved.sections) {
-        const target = sections.get(section) ?? [];
-        sections.set(section, target);
-        for (const entry of list) {
-          const name = entryName(section, entry);
-          if (name !== undefined) {
-            const owner = owners.get(`${section}\u0000${name}`);
-            if (owner) {
-              if (owner.fromFragment && jsonEqual(owner.entry, entry)) continue;
-              fail(
-                'duplicate-name',
-                b.spec.id,
-                childPath(childPath(`fragment:${b.spec.id}`, section), name),
-                `${section} entry ${JSON.stringify(name)} of fragment ${b.spec.id} has the name of one from ${owner.where}`,
-                'rename one of them, or import the fragment with a prefix',
-              );
-              continue;
-            }
-            owners.set(`${section}\u0000${name}`, { entry, fromFragment: true, where: `fragment ${b.spec.id}` });
-            entries.push({ section, name });
-          }
-          target.push(entry);
-        }
-      }
-      for (const key of Object.keys(b.resolved.rest)) if (!hasOwn.call(rest, key)) setOwn(rest, key, b.resolved.rest[key]);
-      b.record.entries = entries;
-      b.record.config = assemble(b.resolved);
-    }
-    return { sections, rest };
-  }
-
-  /** One import: looked up, its variables filled, its own imports resolved, its names prefixed. */
-  function resolveImport(spec: FragmentImportSpec, field: string, level: Level): { resolved: Resolved; record: ImportRecord } | undefined {
-    const depth = level.depth + 1;
-    const prefix = composePrefix(level.prefix, spec.prefix ?? '');
-    const record = (extra: Partial<ImportRecord>): ImportRecord => {
-      const r: ImportRecord = {
-        id: spec.id,
-        name: undefined,
-        version: spec.version,
-        revision: undefined,
-        prefix,
-        depth,
-        importedBy: level.importedBy,
-        field,
-        disabled: spec.disabled === true,
-        config: undefined,
-        entries: [],
-        error: undefined,
-        ...extra,
-      };
-      imports.push(r);
-      return r;
+/** An import whose fragment, or version of it, the lookup does not know. */
+function lookupProblem(spec: FragmentImportSpec, field: string, missing: 'unknown-fragment' | 'unknown-version'): Problem {
+  if (missing === 'unknown-fragment') {
+    return {
+      code: 'unknown-fragment',
+      fragmentId: spec.id,
+      field,
+      message: `there is no fragment ${spec.id}`,
+      hint: 'import an existing fragment id, or remove the import',
     };
-    if (depth > FRAGMENT_NESTING_LIMIT) {
-      record({
-        error: fail(
-          'nesting-limit',
-          spec.id,
-          field,
-          `fragment ${spec.id} is ${depth} imports away from the machine; at most ${FRAGMENT_NESTING_LIMIT} are allowed`,
-          'import the fragment closer to the machine, or flatten the fragments',
-        ),
-      });
-      return undefined;
-    }
-    if (level.chain.includes(spec.id)) {
-      const path = [...level.chain.slice(level.chain.indexOf(spec.id)), spec.id].join(' -> ');
-      record({
-        error: fail('cycle', spec.id, field, `fragment ${spec.id} imports itself (${path})`, 'remove one of the imports of the cycle'),
-      });
-      return undefined;
-    }
-    const found = input.fragments(spec.id, spec.version);
-    if (found === 'unknown-fragment') {
-      record({
-        error: fail(
-          'unknown-fragment',
-          spec.id,
-          field,
-          `there is no fragment ${spec.id}`,
-          'import an existing fragment id, or remove the import',
-        ),
-      });
-      return undefined;
-    }
-    if (found === 'unknown-version') {
-      record({
-        error: fail(
-          'unknown-version',
-          spec.id,
-          childPath(field, 'version'),
-          `fragment ${spec.id} has no revision or tag ${JSON.stringify(spec.version)}`,
-          'use one of its revisions or tags, or leave version out to follow the latest revision',
-        ),
-      });
-      return undefined;
-    }
-    if (spec.disabled === true) {
-      record({ name: found.name, revision: found.revision });
-      return undefined;
-    }
-    const base = `fragment:${spec.id}`;
-    const variables = spec.variables ?? {};
-    const sub = substituteVariables(found.config, variables, base);
-    for (const u of sub.unset) {
-      fail(
-        'unset-variable',
-        spec.id,
-        u.path,
-        `variable ${JSON.stringify(u.name)} has no value; the placeholder is left as written`,
-        `give it a value in the import's variables (${childPath(childPath(field, 'variables'), u.name)})`,
-      );
-    }
-    for (const name of Object.keys(variables)) {
-      if (!sub.read.has(name)) {
-        fail(
-          'unknown-variable',
-          spec.id,
-          childPath(childPath(field, 'variables'), name),
-          `fragment ${spec.id} has no variable ${JSON.stringify(name)}`,
-          "remove it, or check the spelling against the fragment's $variable names",
-        );
-      }
-    }
-    const rec = record({ name: found.name, revision: found.revision });
-    const resolved = resolveLevel(sub.value as Record<string, unknown>, {
-      depth,
-      chain: [...level.chain, spec.id],
-      importedBy: spec.id,
-      base,
-      prefix,
-    });
-    if (spec.prefix !== undefined) prefixNames(resolved.sections, spec.prefix);
-    return { resolved, record: rec };
   }
+  return {
+    code: 'unknown-version',
+    fragmentId: spec.id,
+    field: childPath(field, 'version'),
+    message: `fragment ${spec.id} has no revision or tag ${JSON.stringify(spec.version)}`,
+    hint: 'use one of its revisions or tags, or leave version out to follow the latest revision',
+  };
+}
 
-  /** A level's `fragment_mods`, applied to copies of what its imports bring; kept only if every mod applies. */
-  function applyLevelMods(
-    raw: unknown,
-    level: Level,
-    brought: Array<{ spec: FragmentImportSpec; resolved: Resolved }>,
-    named: ReadonlySet<string>,
-  ): void {
-    if (raw === undefined) return;
-    const field = childPath(level.base, 'fragment_mods');
-    if (!Array.isArray(raw)) {
-      fail(
-        'bad-mod',
-        level.importedBy,
-        field,
-        'fragment_mods must be a list of {"fragment_id", "mods"}',
-        'write "fragment_mods": [{"fragment_id": "<id>", "mods": [{"$set": {"<path>": value}}]}]',
-      );
-      return;
-    }
-    const trial = brought.map(
-      (b) => new Map([...b.resolved.sections].map(([s, list]) => [s, copyJson(list) as Record<string, unknown>[]])) as Sections,
-    );
-    const failures: Array<{ fragmentId: string | undefined; field: string; message: string; code: FragmentErrorCode }> = [];
-    raw.forEach((entry, i) => {
-      const entryField = childPath(field, i);
-      if (!isObject(entry) || typeof entry['fragment_id'] !== 'string') {
-        failures.push({
-          fragmentId: undefined,
-          field: entryField,
-          message: 'a fragment_mods entry needs a fragment_id and mods',
-          code: 'bad-mod',
-        });
-        return;
+/** Placeholders an import leaves unset, then variables it gives that its fragment never reads. */
+function variableProblems(spec: FragmentImportSpec, field: string, sub: ReturnType<typeof substituteVariables>): Problem[] {
+  const variablesField = childPath(field, 'variables');
+  const unset = sub.unset.map((u) => ({
+    code: 'unset-variable' as const,
+    fragmentId: spec.id,
+    field: u.path,
+    message: `variable ${JSON.stringify(u.name)} has no value; the placeholder is left as written`,
+    hint: `give it a value in the import's variables (${childPath(variablesField, u.name)})`,
+  }));
+  const unread = Object.keys(spec.variables ?? {})
+    .filter((name) => !sub.read.has(name))
+    .map((name) => ({
+      code: 'unknown-variable' as const,
+      fragmentId: spec.id,
+      field: childPath(variablesField, name),
+      message: `fragment ${spec.id} has no variable ${JSON.stringify(name)}`,
+      hint: "remove it, or check the spelling against the fragment's $variable names",
+    }));
+  return [...unset, ...unread];
+}
+
+/**
+ * What an import brings, merged into its level by section and name: an entry named like an
+ * earlier one is an error (unless both come from imports and are equal: kept once); other
+ * keys fill only those the level lacks. Fills in the import's record.
+ */
+function mergeImport(run: Run, level: Resolved & { readonly owners: Owners }, b: Brought): void {
+  const entries: Array<{ section: NamedSection; name: string }> = [];
+  for (const [section, list] of b.resolved.sections) {
+    const target = level.sections.get(section) ?? [];
+    level.sections.set(section, target);
+    for (const entry of list) {
+      const name = entryName(section, entry);
+      if (name === undefined) {
+        target.push(entry);
+        continue;
       }
-      const id = entry['fragment_id'];
-      const targets = brought.flatMap((b, j) => (b.spec.id === id ? [trial[j] as Sections] : []));
-      // Mods of an import that brings nothing (disabled, or failed and reported) wait for it.
-      if (targets.length === 0 && named.has(id)) return;
-      if (targets.length === 0) {
-        failures.push({
-          fragmentId: id,
-          field: childPath(entryField, 'fragment_id'),
-          message: `mods name fragment ${id}, which is not imported here`,
-          code: 'mod-failed',
-        });
-        return;
+      const owner = level.owners.get(ownerKey(section, name));
+      if (owner) {
+        if (!owner.fromFragment || !jsonEqual(owner.entry, entry)) report(run, duplicateName(b.spec.id, section, name, owner.where));
+        continue;
       }
-      // An import of the fragment twice (with two prefixes): a mod holds if it names something in either.
-      const results = targets.map((t) => applyMods(t, entry['mods'], childPath(entryField, 'mods')));
-      const shape = results[0]?.filter((f) => f.shape) ?? [];
-      for (const f of shape) failures.push({ fragmentId: id, field: f.field, message: f.message, code: 'bad-mod' });
-      const unmet = results[0]?.filter((f) => !f.shape && results.every((r) => r.some((g) => g.field === f.field))) ?? [];
-      for (const f of unmet) failures.push({ fragmentId: id, field: f.field, message: f.message, code: 'mod-failed' });
-    });
-    if (failures.length === 0) {
-      brought.forEach((b, j) => {
-        b.resolved.sections.clear();
-        trial[j]?.forEach((list, s) => b.resolved.sections.set(s, list));
-      });
-      return;
-    }
-    for (const f of failures) {
-      fail(
-        f.code,
-        f.fragmentId,
-        f.field,
-        `${f.message}; no mod of this machine's fragment_mods is applied`,
-        'fix or remove the mod: a mod must name an entry the fragment brings (by its name after prefixes)',
-      );
+      level.owners.set(ownerKey(section, name), { entry, fromFragment: true, where: `fragment ${b.spec.id}` });
+      entries.push({ section, name });
+      target.push(entry);
     }
   }
+  for (const key of Object.keys(b.resolved.rest)) if (!hasOwn.call(level.rest, key)) setOwn(level.rest, key, b.resolved.rest[key]);
+  b.record.entries = entries;
+  b.record.config = assemble(b.resolved);
+}
 
-  const root = resolveLevel(input.config, { depth: 0, chain: [], importedBy: undefined, base: '', prefix: '' });
-  return { config: assemble(root), imports, errors };
+function duplicateName(fragmentId: string, section: NamedSection, name: string, where: string): Problem {
+  return {
+    code: 'duplicate-name',
+    fragmentId,
+    field: childPath(childPath(`fragment:${fragmentId}`, section), name),
+    message: `${section} entry ${JSON.stringify(name)} of fragment ${fragmentId} has the name of one from ${where}`,
+    hint: 'rename one of them, or import the fragment with a prefix',
+  };
+}
+
+/** A level's `fragment_mods`, applied to copies of what its imports bring; kept only if every mod applies. */
+function applyLevelMods(run: Run, raw: unknown, level: Level, brought: readonly Brought[], named: ReadonlySet<string>): void {
+  if (raw === undefined) return;
+  const field = childPath(level.base, 'fragment_mods');
+  if (!Array.isArray(raw)) {
+    report(run, {
+      code: 'bad-mod',
+      fragmentId: level.importedBy,
+      field,
+      message: 'fragment_mods must be a list of {"fragment_id", "mods"}',
+      hint: 'write "fragment_mods": [{"fragment_id": "<id>", "mods": [{"$set": {"<path>": value}}]}]',
+    });
+    return;
+  }
+  const trial = brought.map(
+    (b) => new Map([...b.resolved.sections].map(([s, list]) => [s, copyJson(list) as Record<string, unknown>[]])) as Sections,
+  );
+  const failures = raw.flatMap((entry, i) => modEntryFailures(entry, childPath(field, i), brought, trial, named));
+  if (failures.length === 0) {
+    brought.forEach((b, j) => {
+      b.resolved.sections.clear();
+      trial[j]?.forEach((list, s) => b.resolved.sections.set(s, list));
+    });
+    return;
+  }
+  for (const f of failures) {
+    report(run, {
+      ...f,
+      message: `${f.message}; no mod of this machine's fragment_mods is applied`,
+      hint: 'fix or remove the mod: a mod must name an entry the fragment brings (by its name after prefixes)',
+    });
+  }
+}
+
+/** Why one `fragment_mods` entry does not apply to the trial copies of the imports it names (nothing when it does). */
+function modEntryFailures(
+  entry: unknown,
+  entryField: string,
+  brought: readonly Brought[],
+  trial: readonly Sections[],
+  named: ReadonlySet<string>,
+): Array<Omit<Problem, 'hint'>> {
+  if (!isObject(entry) || typeof entry['fragment_id'] !== 'string') {
+    return [{ fragmentId: undefined, field: entryField, message: 'a fragment_mods entry needs a fragment_id and mods', code: 'bad-mod' }];
+  }
+  const id = entry['fragment_id'];
+  const targets = brought.flatMap((b, j) => (b.spec.id === id ? [trial[j] as Sections] : []));
+  // Mods of an import that brings nothing (disabled, or failed and reported) wait for it.
+  if (targets.length === 0 && named.has(id)) return [];
+  if (targets.length === 0) {
+    return [
+      {
+        fragmentId: id,
+        field: childPath(entryField, 'fragment_id'),
+        message: `mods name fragment ${id}, which is not imported here`,
+        code: 'mod-failed',
+      },
+    ];
+  }
+  // An import of the fragment twice (with two prefixes): a mod holds if it names something in either.
+  const results = targets.map((t) => applyMods(t, entry['mods'], childPath(entryField, 'mods')));
+  const first = results[0] ?? [];
+  const shape = first.filter((f) => f.shape).map((f) => ({ fragmentId: id, field: f.field, message: f.message, code: 'bad-mod' as const }));
+  const unmet = first
+    .filter((f) => !f.shape && results.every((r) => r.some((g) => g.field === f.field)))
+    .map((f) => ({ fragmentId: id, field: f.field, message: f.message, code: 'mod-failed' as const }));
+  return [...shape, ...unmet];
 }
 
 /** Prefixes compose outer first: `front` over `cam` names an entry `front-cam-<name>`. */

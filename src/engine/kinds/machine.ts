@@ -1,18 +1,7 @@
 import { childPath } from '../../domain/json-path';
 import { LOCATION_DEFAULT } from '../../domain/service-defaults';
 import { locationOfUnplacedMachine } from '../../domain/machine-location';
-import { ServiceError, type RegistryModule } from '../../api/client';
-import { SERVICE_MAX_MESSAGE_BYTES, updateRobotPartRequestSize } from '../../api/message-size';
-import {
-  describeVersionPolicy,
-  formatVersionPolicy,
-  newestVersion,
-  RESOURCE_LISTS,
-  moduleVersionToRun,
-  tryParseVersionPolicy,
-  validateMachineConfig,
-  type VersionPolicy,
-} from '../../domain';
+import { ServiceError } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
 import { machineAttributes } from '../../domain/resource-attributes';
 import { z } from 'zod';
@@ -21,27 +10,18 @@ import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNo
 import { defineKind } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
 import { configDocument, configView } from './machine-config-view';
-import { secretEnvEntries, splitSecretEnv, withSecretEnv } from './machine-secrets';
-import { withReferencedParts, withoutReferencedValues, withResolvedSecrets } from '../secret-references';
-import { missingPackageProblem, missingPackages, packageEntries } from './machine-packages';
-import { awaitModels, deployedModelsOf, waitingModel, withDeployedModels } from './machine-models';
+import { secretEnvEntries, splitSecretEnv } from './machine-secrets';
+import { withReferencedParts, withoutReferencedValues } from '../secret-references';
+import { packageEntries } from './machine-packages';
+import { awaitModels } from './machine-models';
 import { unlessNotFound } from './not-found';
 import { gateOf, passHealthGate } from './machine-health-gate';
-import { importsFragments, resolvedConfigChecks } from './machine-fragments';
 import { moduleRestarts } from '../../domain/module-restarts';
+import { pinsOf, runningVersions } from './machine-modules';
+import { desirePartConfig } from './machine-part-config';
 
-function megabytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB (${bytes.toLocaleString('en-US')} bytes)`;
-}
-
-/** A config the service cannot take in one message: refused at plan, before a machine is created without it. */
-function oversizeProblem(bytes: number): PlanProblem {
-  return {
-    path: 'config',
-    message: `the config needs a ${megabytes(bytes)} UpdateRobotPart message, over the service's message limit of ${megabytes(SERVICE_MAX_MESSAGE_BYTES)}`,
-    hint: 'make the config smaller: split the machine, or ship large data (models, lookup tables) as a package or module instead of attributes',
-  };
-}
+export { pinsOf, runningModuleVersion, runningVersions } from './machine-modules';
+export { desirePartConfig, type DesiredPartConfig, type PartConfigAttributes } from './machine-part-config';
 
 /** A machine's config to write: known by apply, when every reference in it is. */
 function knownConfig(view: MachineView): JsonObject {
@@ -53,16 +33,6 @@ function knownConfig(view: MachineView): JsonObject {
 
 /** Thrown when the machine changed on the service after the plan read it. */
 export class ConcurrentChangeError extends FleetformError {}
-
-function parseConfig(text: string): { config: Record<string, unknown>; problem?: PlanProblem } {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (isObject(parsed)) return { config: parsed };
-  } catch {
-    /* reported below */
-  }
-  return { config: {}, problem: { path: 'config', message: 'config is not a JSON object', hint: 'synthesize the app again' } };
-}
 
 export const machineDeclaration = defineKind({
   type: 'fleetform_machine',
@@ -118,233 +88,9 @@ export const machineDeclaration = defineKind({
  */
 type MachineView = { name: string; location_id: string; config: JsonObject | Unknown; health_gate?: Record<string, string> };
 
-function registryModule(ctx: KindContext, moduleId: string): Promise<RegistryModule | undefined> {
-  return ctx.memo(`registry-module:${moduleId}`, () => unlessNotFound(() => ctx.client.appClient.getModule(moduleId)));
-}
-
-/** What the registry says of a module, derived once per run: version strings, newest overall and newest release. */
-interface RegistryFacts {
-  readonly module: RegistryModule;
-  readonly versions: readonly string[];
-  readonly latest: string | undefined;
-  readonly latestRelease: string | undefined;
-  /** What each version policy text comes to, filled as policies are met (see {@link policyFacts}). */
-  readonly policies: Map<string, PolicyFacts>;
-}
-
-/** What one version policy text of a module comes to against the registry. */
-interface PolicyFacts {
-  /** The parsed policy; undefined when the text is not one. */
-  readonly policy: VersionPolicy | undefined;
-  /** The version it runs; undefined when nothing qualifies. */
-  readonly resolved: string | undefined;
-  /** Models the resolved version lists (empty when it lists none). */
-  readonly provided: ReadonlySet<string>;
-  /** The plan's note on the policy: what it runs, the registry's latest, whether it updates. */
-  readonly summary: string | undefined;
-}
-
-function registryFacts(ctx: KindContext, moduleId: string): Promise<RegistryFacts | undefined> {
-  return ctx.memo(`registry-facts:${moduleId}`, async () => {
-    const module = await registryModule(ctx, moduleId);
-    if (!module) return undefined;
-    const versions = module.versions.map((v) => v.version);
-    return {
-      module,
-      versions,
-      latest: newestVersion(versions, { includePrerelease: true }),
-      latestRelease: newestVersion(versions),
-      policies: new Map(),
-    };
-  });
-}
-
-/** What `policyText` comes to for the module, worked out once per run for each module and text. */
-function policyFacts(facts: RegistryFacts, policyText: string): PolicyFacts {
-  const known = facts.policies.get(policyText);
-  if (known) return known;
-  const policy = tryParseVersionPolicy(policyText);
-  const resolved = moduleVersionToRun(policyText, undefined, facts.versions);
-  const provided = new Set((facts.module.versions.find((v) => v.version === resolved)?.models ?? []).map((m) => m.model));
-  const { latest, latestRelease } = facts;
-  const updates =
-    policy?.kind === 'patch'
-      ? 'never updates automatically'
-      : 'updates automatically (restarting the module) when the registry publishes a newer admitted version';
-  const summary =
-    policy && resolved
-      ? `policy ${formatVersionPolicy(policy)} (${describeVersionPolicy(policy)}): runs ${resolved}; registry latest ${latest ?? '-'}${latestRelease && latestRelease !== latest ? ` (release ${latestRelease})` : ''}; ${updates}`
-      : undefined;
-  const found: PolicyFacts = { policy, resolved, provided, summary };
-  facts.policies.set(policyText, found);
-  return found;
-}
-
-/** The version each registry module of a config view runs, by module name (absent when the registry cannot tell). */
-export async function runningVersions(ctx: KindContext, config: JsonValue | undefined): Promise<JsonObject> {
-  const modules = isObject(config) && isObject(config.modules) ? config.modules : {};
-  const running: JsonObject = {};
-  await Promise.all(
-    Object.entries(modules).map(async ([name, m]) => {
-      if (!isObject(m) || m.type === 'local' || typeof m.module_id !== 'string') return;
-      const facts = await registryFacts(ctx, m.module_id);
-      const version = facts && typeof m.version === 'string' && m.version !== '' ? policyFacts(facts, m.version).resolved : undefined;
-      if (version) running[name] = version;
-    }),
-  );
-  return running;
-}
-
-/** The module pins a machine's (or part's) state entry keeps, by module name. */
-export function pinsOf(entry: StateEntry | undefined): Record<string, string> {
-  const pins = entry?.private.pins;
-  const out: Record<string, string> = {};
-  if (isObject(pins)) for (const [k, v] of Object.entries(pins)) if (typeof v === 'string') out[k] = v;
-  return out;
-}
-
-/** The version a registry module of a machine runs (moduleVersionToRun), with the pin its state entry keeps. */
-export function runningModuleVersion(
-  module: { readonly name: string; readonly version?: string },
-  entry: StateEntry | undefined,
-  versions: readonly string[],
-): string | undefined {
-  return moduleVersionToRun(module.version, pinsOf(entry)[module.name], versions);
-}
-
 /** The revision a config write made: the part's last_updated after it. */
 function revisionOf(part: { readonly lastUpdated?: Date | undefined }): { revision?: string } {
   return part.lastUpdated ? { revision: part.lastUpdated.toISOString() } : {};
-}
-
-/** The config attributes a part of a machine gives: its config text, secret env entries, secrets by reference and deployed models. */
-export interface PartConfigAttributes {
-  readonly config: string;
-  readonly secret_env?: Record<string, string> | undefined;
-  readonly secrets?: z.infer<typeof machineAttributes.secrets>;
-  readonly deploy_models?: Record<string, string> | undefined;
-}
-
-/** A part's desired config: what it will run (modules pinned, secrets and models filled in), the pins to keep, the checks' findings. */
-export interface DesiredPartConfig {
-  readonly config: JsonObject;
-  readonly pins: Record<string, string>;
-  readonly notes: PlanNote[];
-  readonly problems: PlanProblem[];
-}
-
-/**
- * The config a part (the main one or another) is to run, checked as the machine server
- * would load it: modules without a version pinned at their first apply, their policies
- * resolved against the registry, deployed models and packages awaited, the message size
- * the service takes.
- */
-export async function desirePartConfig(
-  ctx: KindContext,
-  name: string,
-  attributes: PartConfigAttributes,
-  prior: StateEntry | undefined,
-): Promise<DesiredPartConfig> {
-  const problems: PlanProblem[] = [];
-  const notes: PlanNote[] = [];
-  const parsed = parseConfig(attributes.config);
-  if (parsed.problem) problems.push(parsed.problem);
-  const withEnv = withSecretEnv(parsed.config, attributes.secret_env);
-  problems.push(...withEnv.problems);
-  const merged = withResolvedSecrets(withEnv.config, attributes.secrets, `machine ${name}`);
-  problems.push(...merged.problems);
-  const deployed = deployedModelsOf(attributes.deploy_models, ctx.organizationId);
-  problems.push(...deployed.problems);
-  const config = withDeployedModels(merged.config, deployed.models);
-  const validate = (c: unknown) => validateMachineConfig(c, { allowUnpinnedModules: true, pathPrefix: 'config' });
-  if (importsFragments(config)) {
-    // What the machine will run: its own entries with what its fragments bring.
-    const checked = await resolvedConfigChecks(ctx, name, config, validate);
-    problems.push(...checked.problems);
-    notes.push(...checked.notes);
-  } else {
-    const result = validate(config);
-    for (const e of result.errors) problems.push({ path: e.path, message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
-    for (const w of result.warnings) notes.push({ level: 'warning', path: w.path, message: w.message });
-  }
-
-  const priorPins = pinsOf(prior);
-  const pins: Record<string, string> = {};
-  const modules = Array.isArray(config.modules) ? config.modules : [];
-  const resolvedModules = await Promise.all(
-    modules.map(async (raw) => {
-      if (!isObject(raw) || raw.type === 'local' || typeof raw.module_id !== 'string') return raw;
-      const moduleName = typeof raw.name === 'string' ? raw.name : raw.module_id;
-      const path = childPath(childPath('config.modules', moduleName), 'version');
-      const facts = await registryFacts(ctx, raw.module_id);
-      if (!facts) {
-        // The service stores such a config; the machine then fails to start the module.
-        notes.push({
-          level: 'warning',
-          path: childPath('config.modules', moduleName),
-          message: `module ${raw.module_id} is not in the registry: the machine will not be able to start it (check module_id, or publish the module first)`,
-        });
-        return raw;
-      }
-      const { versions } = facts;
-      if (typeof raw.version !== 'string' || raw.version === '') {
-        const pinned = moduleVersionToRun(undefined, priorPins[moduleName], versions);
-        if (!pinned) {
-          problems.push({ path, message: `module ${raw.module_id} has no release to pin to`, hint: 'give a version explicitly' });
-          return raw;
-        }
-        pins[moduleName] = pinned;
-        if (!priorPins[moduleName])
-          notes.push({
-            level: 'info',
-            path,
-            message: `no version given: pinned to ${pinned}, the newest release, at this first apply; it will not update automatically`,
-          });
-        return { ...raw, version: pinned };
-      }
-      const { policy, resolved, provided, summary } = policyFacts(facts, raw.version);
-      if (!policy) return raw;
-      if (!resolved) {
-        notes.push({
-          level: 'warning',
-          path,
-          message: `no version of ${raw.module_id} satisfies ${raw.version}: the machine will not be able to start it (the registry has: ${versions.join(', ') || 'none'})`,
-        });
-        return raw;
-      }
-      const prefix = `${raw.module_id}:`;
-      for (const list of RESOURCE_LISTS) {
-        const entries = Array.isArray(config[list]) ? (config[list] as unknown[]) : [];
-        for (const entry of entries) {
-          if (!isObject(entry) || typeof entry.model !== 'string' || !entry.model.startsWith(prefix)) continue;
-          if (provided.size > 0 && !provided.has(entry.model)) {
-            notes.push({
-              level: 'warning',
-              path: childPath(childPath(`config.${list}`, String(entry.name)), 'model'),
-              message: `${raw.module_id}@${resolved} does not list model ${entry.model}`,
-            });
-          }
-        }
-      }
-      if (summary) notes.push({ level: 'info', path: childPath('config.modules', moduleName), message: summary });
-      return raw;
-    }),
-  );
-  for (const absent of await missingPackages(ctx, packageEntries(config))) {
-    const model = deployed.models.find((m) => m.name === absent.name);
-    if (!model) {
-      problems.push(await missingPackageProblem(ctx, absent));
-      continue;
-    }
-    const waiting = await waitingModel(ctx, absent, model);
-    if (waiting.problem) problems.push(waiting.problem);
-    if (waiting.note) notes.push(waiting.note);
-  }
-  const desiredConfig: Record<string, unknown> = { ...config };
-  if (modules.length > 0) desiredConfig.modules = resolvedModules;
-  const requestBytes = updateRobotPartRequestSize(name, desiredConfig);
-  if (requestBytes > SERVICE_MAX_MESSAGE_BYTES) problems.push(oversizeProblem(requestBytes));
-  return { config: configView(desiredConfig), pins, notes, problems };
 }
 
 /** A config naming an object this apply creates is known only at apply, where it is checked. */

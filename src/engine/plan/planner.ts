@@ -1,4 +1,5 @@
 import { ServiceError } from '../../api/client';
+import { FleetformError } from '../../domain/errors';
 import { resolveReferences } from '../desired/references';
 import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { diffJson } from '../diff';
@@ -138,6 +139,12 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   const byAddress = new Map(desiredResources.map((r) => [r.address, r]));
   const failures: unknown[] = [];
   const standIns: StandIns = new Map();
+  const kindsAt = new Map<string, ResourceKind>();
+  const resolve = async (address: string, type?: string): Promise<AddressRecord> => {
+    const record = await resolveAddress(input, known, address, type);
+    kindsAt.set(address, record.kind);
+    return record;
+  };
 
   await runGraph(
     desiredResources.map((r) => r.address),
@@ -148,15 +155,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
         const resource = byAddress.get(address) as DesiredResource;
         changes.set(
           address,
-          await planDeclaredResource(
-            input,
-            known,
-            resource,
-            await resolveAddress(input, known, address, resource.type),
-            changes,
-            salt,
-            standIns,
-          ),
+          await planDeclaredResource(input, known, resource, await resolve(address, resource.type), changes, salt, standIns),
         );
       } catch (err) {
         failures.push(err);
@@ -173,7 +172,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
     readParallelism(input),
     async (address) => {
       try {
-        changes.set(address, planRemoval(input, await resolveAddress(input, known, address), salt));
+        changes.set(address, planRemoval(input, await resolve(address), salt));
       } catch (err) {
         failures.push(err);
         throw err;
@@ -185,8 +184,8 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   for (const address of known.emptyIntents) {
     if (!changes.has(address)) changes.set(address, emptyIntentChange(input, address));
   }
-  flagRenames(input, changes);
-  flagSameIdentity(input, changes);
+  flagRenames(input, changes, kindsAt);
+  flagSameIdentity(changes, kindsAt);
   guardPreventDestroy(stack, changes);
   return [...changes.values()].sort((a, b) => a.address.localeCompare(b.address));
 }
@@ -204,23 +203,37 @@ function emptyIntentChange(input: PlanStackInput, address: string): ResourceChan
   });
 }
 
+/** The kind each planned address's record resolved (its observation is not kept: only reads in flight hold one). */
+type KindsAt = ReadonlyMap<string, ResourceKind>;
+
+/** The kind an address's record resolved; every change a check looks at was planned from one. */
+function kindAt(kindsAt: KindsAt, address: string): ResourceKind {
+  const kind = kindsAt.get(address);
+  if (!kind) {
+    throw new FleetformError(`${address} was planned without resolving its kind`, {
+      hint: 'this is a fault of the planner: plan each address through its resolved record',
+    });
+  }
+  return kind;
+}
+
 /**
  * Destroying one object and creating another of the same name on the service is a rename
  * of the construct: the create would clash and the delete lose the object. Each such pair
  * stops the plan, suggesting the move, before apply makes any call.
  */
-function flagRenames(input: PlanStackInput, changes: Map<string, ResourceChange>): void {
+function flagRenames(input: PlanStackInput, changes: Map<string, ResourceChange>, kindsAt: KindsAt): void {
   const removals = new Map<string, string>();
   for (const c of changes.values()) {
     if (c.action !== 'delete' || c.deposed) continue;
     const entry = input.state.resources[c.address];
-    const id = entry?.attributes ? input.kinds.require(c.type, c.address).identity(entry.attributes) : undefined;
+    const id = entry?.attributes ? kindAt(kindsAt, c.address).identity(entry.attributes) : undefined;
     if (id) removals.set(`${c.type}\u0000${JSON.stringify(id.key)}`, c.address);
   }
   if (removals.size === 0) return;
   for (const [address, c] of changes) {
     if (c.action !== 'create' || !c.after) continue;
-    const id = input.kinds.require(c.type, address).identity(c.after);
+    const id = kindAt(kindsAt, address).identity(c.after);
     const from = id ? removals.get(`${c.type}\u0000${JSON.stringify(id.key)}`) : undefined;
     if (!id || !from) continue;
     changes.set(address, {
@@ -241,11 +254,11 @@ function flagRenames(input: PlanStackInput, changes: Map<string, ResourceChange>
  * Two declared resources that would be the same object on the service (e.g. instances of
  * one counted machine with one name): the second create would clash, so the plan stops.
  */
-function flagSameIdentity(input: PlanStackInput, changes: Map<string, ResourceChange>): void {
+function flagSameIdentity(changes: Map<string, ResourceChange>, kindsAt: KindsAt): void {
   const byIdentity = new Map<string, string[]>();
   for (const c of changes.values()) {
     if (c.after === null || c.deposed) continue;
-    const id = input.kinds.require(c.type, c.address).identity(c.after);
+    const id = kindAt(kindsAt, c.address).identity(c.after);
     if (!id || Object.values(id.key).some((v) => isUnknown(v))) continue;
     const key = `${c.type}\u0000${JSON.stringify(id.key)}`;
     byIdentity.set(key, [...(byIdentity.get(key) ?? []), c.address]);
@@ -254,7 +267,7 @@ function flagSameIdentity(input: PlanStackInput, changes: Map<string, ResourceCh
     if (addresses.length < 2) continue;
     for (const address of addresses) {
       const c = changes.get(address) as ResourceChange;
-      const label = input.kinds.require(c.type, address).identity(c.after as JsonObject)?.label ?? address;
+      const label = kindAt(kindsAt, address).identity(c.after as JsonObject)?.label ?? address;
       const others = addresses.filter((a) => a !== address).join(', ');
       changes.set(address, {
         ...c,
