@@ -421,10 +421,7 @@ export class Reconciler implements ReconcilerHandle {
     return m;
   }
 
-  private verdict(policy: StackPolicy): WindowVerdict {
-    return this.windowsVerdict(policy.windows);
-  }
-
+  /** Whether `windows` (a stack's or a location's) let an apply start now, a manual override first. */
   private windowsVerdict(windows: StackPolicy['windows']): WindowVerdict {
     const o = this.activeOverride();
     if (o) return o.mode === 'open' ? { open: true } : { open: false, reason: 'windows closed by a manual override' };
@@ -512,7 +509,7 @@ export class Reconciler implements ReconcilerHandle {
       return { changes: changes.length, drifted: drifted.length, applied: false };
     }
 
-    const window = this.verdict(policy);
+    const window = this.windowsVerdict(policy.windows);
     if (!window.open) {
       const reason = window.reason ?? 'outside its windows';
       set({ waiting: { for: 'window', reason, since: new Date(this.now()).toISOString() } });
@@ -596,7 +593,7 @@ export class Reconciler implements ReconcilerHandle {
       waveBoundary: (next) => {
         if (this.stopping) return 'the reconciler is stopping';
         // The stack's windows were open when this apply started: they hold its rollout from the next wave on.
-        const v = next.first ? { open: true } : this.verdict(how.policy);
+        const v = next.first ? { open: true } : this.windowsVerdict(how.policy.windows);
         if (!v.open) return v.reason ?? 'its window closed';
         return this.locations ? waveHold(this.locations, next.stack, next.machines, (w) => this.windowsVerdict(w)) : undefined;
       },
