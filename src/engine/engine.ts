@@ -161,8 +161,10 @@ export class Engine {
   /** Reads states and the service, and plans every stack. Call under `lock`. */
   async plan(
     stacks: readonly DesiredStack[],
-    options: { refresh: boolean; destroy: boolean },
+    options: { refresh: boolean; destroy: boolean; targets?: readonly string[] },
   ): Promise<{ plan: Plan; states: Map<string, State> }> {
+    const targets = options.targets && options.targets.length > 0 ? new Set(options.targets) : undefined;
+    const found = new Set<string>();
     const states = new Map<string, State>();
     const headers: StackPlanHeader[] = [];
     const changes: ResourceChange[] = [];
@@ -177,6 +179,10 @@ export class Engine {
         const readStarted = performance.now();
         const state = await this.settings.backend.read(stack.name);
         stateS += (performance.now() - readStarted) / 1000;
+        const stackTargets = targets ? targetsIn(stack, state, targets) : undefined;
+        // A targeted plan reads and plans no stack that holds none of its addresses.
+        if (stackTargets && stackTargets.size === 0) continue;
+        for (const a of stackTargets ?? []) found.add(a);
         states.set(stack.name, state);
         const ctx = await this.stackContext(stack, state);
         headers.push({
@@ -195,6 +201,7 @@ export class Engine {
           parallelism,
           readLimit,
           destroy: options.destroy,
+          ...(stackTargets ? { targets: stackTargets } : {}),
         });
         // What changes do beyond their own objects (a fragment's, to the machines importing it).
         const reach = options.destroy
@@ -206,6 +213,15 @@ export class Engine {
     } finally {
       stalls?.stop();
     }
+    const unknown = targets ? [...targets].filter((a) => !found.has(a)) : [];
+    if (unknown.length > 0)
+      throw new FleetformError(
+        `--target ${unknown.join(', ')}: no stack declares ${unknown.length > 1 ? 'them' : 'it'} or holds ${unknown.length > 1 ? 'them' : 'it'} in state`,
+        {
+          path: '--target',
+          hint: 'give a resource address as the plan shows it, TYPE.NAME (e.g. fleetform_machine.picker-1); `fleetform state list` lists those in state',
+        },
+      );
     this.lastPlan = { stateS, planS: (performance.now() - started) / 1000 - stateS, reads: readLimit?.stats() };
     const rollouts = options.destroy
       ? []
@@ -216,6 +232,7 @@ export class Engine {
       stacks: headers,
       changes,
       destroy: options.destroy,
+      ...(targets ? { targets: [...targets] } : {}),
       ...(rollouts.length > 0 ? { rollouts } : {}),
       ...(resolvedMachines.length > 0 ? { resolvedMachines } : {}),
     };
@@ -461,6 +478,14 @@ export class Engine {
     const sensitive = viewSecretPaths(kind, observed.view, [], resource.attributes);
     return { ...entry, attributes: maskPaths(observed.view, sensitive, state.lineage), sensitive_paths: sensitive };
   }
+}
+
+/** The targets a stack declares or holds in state (a stack's move's source counts as its destination). */
+function targetsIn(stack: DesiredStack, state: State, targets: ReadonlySet<string>): Set<string> {
+  const here = new Set<string>();
+  for (const r of stack.resources) if (targets.has(r.address)) here.add(r.address);
+  for (const address of Object.keys(state.resources)) if (targets.has(address)) here.add(address);
+  return here;
 }
 
 /** Runs `work`; an error of it that names no field is reported at `address`. */

@@ -318,7 +318,12 @@ export class Reconciler implements ReconcilerHandle {
         );
       const checked = reason === 'interval' ? await this.check(project) : 'plan';
       if (checked === 'interrupted') return;
-      const { changes, drifted } = checked === 'same' ? this.lastCounts : await this.reconcile(project);
+      const { changes, drifted } =
+        checked === 'same'
+          ? this.lastCounts
+          : checked === 'plan'
+            ? await this.reconcile(project)
+            : await this.reconcileChanged(project, checked.changed);
       const seconds = (this.now() - started) / 1000;
       this.lastCycle = { at: new Date(started).toISOString(), ok: true, seconds };
       this.emit({ type: 'cycle-finished', seconds, changes, drifted, ...(this.revision?.commit ? { commit: this.revision.commit } : {}) });
@@ -345,7 +350,7 @@ export class Reconciler implements ReconcilerHandle {
    * A drift check standing for a full plan when it may: `same` when nothing changed on the
    * service since the last full plan of this commit, `plan` when a full plan must say.
    */
-  private async check(project: ReconcileProject): Promise<'same' | 'plan' | 'interrupted'> {
+  private async check(project: ReconcileProject): Promise<'same' | 'plan' | 'interrupted' | { readonly changed: readonly string[] }> {
     const baseline = this.baseline;
     const fullEvery = this.settings.fullPlanEveryMs ?? DEFAULT_FULL_PLAN_EVERY_MS;
     if (!baseline || !project.readers || baseline.revision !== this.revision?.id || this.now() - baseline.at >= fullEvery) return 'plan';
@@ -365,7 +370,8 @@ export class Reconciler implements ReconcilerHandle {
         objects: result.addresses.slice(0, 10),
         count: result.addresses.length,
       });
-    return result.outcome === 'same' ? 'same' : result.outcome === 'interrupted' ? 'interrupted' : 'plan';
+    if (result.outcome === 'changed') return result.addresses.length > 0 ? { changed: result.addresses } : 'plan';
+    return result.outcome;
   }
 
   /** Whether a trigger, a stop or a new commit (asked at most every poll) should cut a drift check short. */
@@ -412,6 +418,74 @@ export class Reconciler implements ReconcilerHandle {
     }
   }
 
+  /**
+   * Plans only the objects a drift check found changed (under the stacks' locks), reports
+   * them at once and treats each stack by its policy, as a full plan would; the rest of the
+   * fleet stands as the last full plan found it (the check proved it unchanged). A state
+   * written since, or an object the targeted plan cannot settle, makes it a full plan.
+   */
+  private async reconcileChanged(project: ReconcileProject, addresses: readonly string[]): Promise<{ changes: number; drifted: number }> {
+    const { baseline, lastPlan } = this;
+    if (!baseline || !lastPlan) return this.reconcile(project);
+    const { engine, stacks } = project;
+    const release = await engine.lock(
+      stacks.map((s) => s.name),
+      'reconcile',
+    );
+    let counts: { changes: number; drifted: number } | undefined;
+    try {
+      const started = this.now();
+      const targeted = await this.targetedPlan(engine, stacks, addresses);
+      const why = targeted ? unsettled(targeted.plan, baseline, addresses) : 'an address is no longer in the code or the state';
+      if (targeted && why === undefined) {
+        const { plan, states } = targeted;
+        this.settings.logger.log('info', 'targeted plan of the changed objects', {
+          count: addresses.length,
+          seconds: Number(((this.now() - started) / 1000).toFixed(3)),
+        });
+        const report = mergedPlan(lastPlan, plan);
+        this.lastPlan = report;
+        const planned = new Set(plan.stacks.map((h) => h.name));
+        let changes = 0;
+        let drifted = 0;
+        let wrote = false;
+        for (const stack of stacks) {
+          const earlier = this.stacks.get(stack.name)?.status;
+          if (!planned.has(stack.name)) {
+            changes += earlier?.changes ?? 0;
+            drifted += earlier?.drifted.length ?? 0;
+            continue;
+          }
+          const r = await this.reconcileStack(project, stack, plan, states, report);
+          changes += r.changes;
+          drifted += r.drifted;
+          wrote ||= r.applied;
+        }
+        counts = { changes, drifted };
+        this.lastCounts = counts;
+        // After a write the next cycle plans in full; else the checks compare with what this plan observed.
+        this.baseline = wrote ? undefined : rebased(baseline, plan);
+      } else this.settings.logger.log('info', 'a full plan instead of a targeted one', { reason: why });
+    } finally {
+      await release();
+    }
+    return counts ?? this.reconcile(project);
+  }
+
+  /** A plan of `addresses` only; undefined when one is no longer declared nor in state. */
+  private async targetedPlan(
+    engine: ReconcileProject['engine'],
+    stacks: readonly DesiredStack[],
+    addresses: readonly string[],
+  ): Promise<{ plan: Plan; states: Map<string, State> } | undefined> {
+    try {
+      return await engine.plan(stacks, { refresh: true, destroy: false, targets: addresses });
+    } catch (err) {
+      if (err instanceof FleetformError && err.path === '--target') return undefined;
+      throw err;
+    }
+  }
+
   private memory(stack: DesiredStack, policy: StackPolicy): StackMemory {
     let m = this.stacks.get(stack.name);
     if (!m) {
@@ -441,17 +515,21 @@ export class Reconciler implements ReconcilerHandle {
     stack: DesiredStack,
     plan: Plan,
     states: Map<string, State>,
+    report: Plan = plan,
   ): Promise<{ changes: number; drifted: number; applied: boolean }> {
     const policy = stackPolicy(stack, this.settings);
     const m = this.memory(stack, policy);
+    // `plan` is what may be applied; `report` (the same, or the last full plan with a targeted one's changes in) what is reported.
     const all = plan.changes.filter((c) => c.stack === stack.name);
     const changes = all.filter((c) => c.action !== 'no-op');
-    const drifted = changes.filter(isDrift).map((c) => c.address);
+    const reported = report === plan ? changes : report.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
+    const drifted = reported.filter(isDrift).map((c) => c.address);
+    const counts = { changes: reported.length, drifted: drifted.length };
     const journal = await project.engine.journals.read(stack.name);
     const resume = journal?.status === 'running';
     const set = (s: Partial<StackStatus>): void => {
       const { waiting: _w, held: _h, ...rest } = m.status;
-      m.status = { ...rest, apply: policy.apply, drift: policy.drift, changes: changes.length, drifted, ...s };
+      m.status = { ...rest, apply: policy.apply, drift: policy.drift, changes: reported.length, drifted, ...s };
     };
     set({});
 
@@ -470,9 +548,9 @@ export class Reconciler implements ReconcilerHandle {
     // warn and off leave drifted objects as they are: a change to one of them waits until the drift is gone or healed by hand.
     const held = new Set(policy.drift === 'heal' ? [] : drifted);
     const toApply = changes.filter((c) => !held.has(c.address));
-    if (toApply.length === 0 && !resume) return { changes: changes.length, drifted: drifted.length, applied: false };
+    if (toApply.length === 0 && !resume) return { ...counts, applied: false };
     const healOnly = toApply.length > 0 && toApply.every(isDrift);
-    if (policy.apply === 'plan-only' && !healOnly) return { changes: changes.length, drifted: drifted.length, applied: false };
+    if (policy.apply === 'plan-only' && !healOnly) return { ...counts, applied: false };
 
     if (m.stopped && m.stopped.revision !== this.revision?.id) m.stopped = undefined;
     if (m.stopped) {
@@ -482,7 +560,7 @@ export class Reconciler implements ReconcilerHandle {
         m.stopped.said = true;
         this.emit({ type: 'apply-waiting', stack: stack.name, reason });
       }
-      return { changes: changes.length, drifted: drifted.length, applied: false };
+      return { ...counts, applied: false };
     }
 
     const summary = summarize(toApply);
@@ -506,7 +584,7 @@ export class Reconciler implements ReconcilerHandle {
           destroy: summary.destroy,
         });
       }
-      return { changes: changes.length, drifted: drifted.length, applied: false };
+      return { ...counts, applied: false };
     }
 
     const window = this.windowsVerdict(policy.windows);
@@ -517,18 +595,17 @@ export class Reconciler implements ReconcilerHandle {
         m.windowSaid = `${fingerprint}/${reason}`;
         this.emit({ type: 'apply-waiting', stack: stack.name, reason });
       }
-      return { changes: changes.length, drifted: drifted.length, applied: false };
+      return { ...counts, applied: false };
     }
     m.windowSaid = undefined;
     const pass = this.locationPass(stack, plan, toApply, journal, m, set);
-    if (pass.nextWaveHeld || (pass.writable.length === 0 && !resume))
-      return { changes: changes.length, drifted: drifted.length, applied: false };
+    if (pass.nextWaveHeld || (pass.writable.length === 0 && !resume)) return { ...counts, applied: false };
     const writing = new Set(pass.writable.map((c) => c.address));
     const healing = drifted.filter((a) => !held.has(a) && writing.has(a));
     await this.applyStack(project, stack, plan, states, pass.writable, { policy, healOnly, drifted: healing });
     m.asked = undefined;
     m.approved = undefined;
-    return { changes: changes.length, drifted: drifted.length, applied: true };
+    return { ...counts, applied: true };
   }
 
   /** What the stack's locations' windows let through; what they hold is said in its status, the log and one event per hold. */
@@ -640,4 +717,42 @@ export class Reconciler implements ReconcilerHandle {
       });
     }
   }
+}
+
+/** Why a targeted plan cannot stand for a full one: the state was written since the last full plan, or an address was not planned. */
+function unsettled(plan: Plan, baseline: CheckBaseline, addresses: readonly string[]): string | undefined {
+  for (const h of plan.stacks) {
+    const before = baseline.states.get(h.name);
+    if (!before || before.lineage !== h.lineage || before.serial !== h.serial)
+      return `the state of stack ${h.name} was written since the last full plan`;
+  }
+  const planned = new Set(plan.changes.flatMap((c) => [c.address, ...(c.movedFrom ? [c.movedFrom] : [])]));
+  const missing = addresses.find((a) => !planned.has(a));
+  if (missing) return `${missing} was not planned`;
+  const adopted = plan.changes.find((c) => c.adopted);
+  return adopted ? `${adopted.address} was created by an interrupted apply` : undefined;
+}
+
+/** The last full plan with a targeted plan's changes in place of its own at those addresses: what is reported now. */
+function mergedPlan(last: Plan, targeted: Plan): Plan {
+  const key = (stack: string, address: string): string => `${stack}\u0000${address}`;
+  const replaced = new Set(targeted.changes.flatMap((c) => [key(c.stack, c.address), ...(c.movedFrom ? [key(c.stack, c.movedFrom)] : [])]));
+  const headers = new Map(targeted.stacks.map((h) => [h.name, h]));
+  return {
+    ...last,
+    stacks: last.stacks.map((h) => headers.get(h.name) ?? h),
+    changes: [...last.changes.filter((c) => !replaced.has(key(c.stack, c.address))), ...targeted.changes],
+  };
+}
+
+/** The baseline with the versions a targeted plan observed in place of the old ones at its addresses. */
+function rebased(baseline: CheckBaseline, targeted: Plan): CheckBaseline {
+  const seen = new Map(targeted.changes.map((c) => [`${c.stack}\u0000${c.movedFrom ?? c.address}`, c.observedVersion]));
+  return {
+    ...baseline,
+    objects: baseline.objects.map((o) => {
+      const version = seen.get(`${o.stack}\u0000${o.address}`);
+      return version === undefined ? o : { ...o, version };
+    }),
+  };
 }

@@ -21,6 +21,8 @@ export async function reviewAndApply(
 ): Promise<void> {
   if (!options.saved)
     process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
+  // A targeted plan applies to the stacks it planned only: the others are neither written nor resumed.
+  const stacks = plan.targets ? ws.stacks.filter((s) => plan.stacks.some((h) => h.name === s.name)) : ws.stacks;
   const summary = summarize(plan.changes);
   if (summary.problems > 0)
     throw new FleetformError(`the plan has ${summary.problems} problem(s); nothing was changed`, {
@@ -30,7 +32,7 @@ export async function reviewAndApply(
     out(options.saved ? 'The saved plan has no changes.' : '');
     // Nothing to change, but outputs may be new: they are evaluated and kept all the same.
     // An interrupted rollout goes on even without new changes.
-    const outcome = await ws.engine.apply(plan, ws.stacks, states, consoleReporter(0, out), rolloutProgress());
+    const outcome = await ws.engine.apply(plan, stacks, states, consoleReporter(0, out), rolloutProgress());
     if (options.report) await writeApplyReport(options.report, outcome);
     for (const line of rolloutSummaryLines(outcome.rollouts)) out(line);
     if (outcome.failed.length > 0) process.exitCode = 1;
@@ -44,7 +46,7 @@ export async function reviewAndApply(
   }
   const total = plan.changes.filter((c) => c.action !== 'no-op').length;
   const reporter = consoleReporter(total, out);
-  const outcome = await ws.engine.apply(plan, ws.stacks, states, reporter, rolloutProgress());
+  const outcome = await ws.engine.apply(plan, stacks, states, reporter, rolloutProgress());
   if (options.report) await writeApplyReport(options.report, outcome);
   out('');
   for (const line of rolloutSummaryLines(outcome.rollouts)) out(line);

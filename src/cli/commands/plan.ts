@@ -9,9 +9,10 @@ import { renderPlanMarkdown } from '../../engine/render/markdown';
 import { renderPlanText } from '../../engine/render/text';
 import { recordPhase, timePhase } from '../phase-timings';
 import { writeSavedPlan } from '../saved-plan';
+import { addTargetOption, targetsGiven, type TargetOptions } from '../target-flag';
 import { addEngineOptions, booleanFlag, serviceLine, withWorkspace, type EngineCommandOptions } from '../workspace';
 
-interface PlanOptions extends EngineCommandOptions {
+interface PlanOptions extends EngineCommandOptions, TargetOptions {
   json?: boolean;
   markdown?: boolean;
   out?: string;
@@ -22,8 +23,7 @@ interface PlanOptions extends EngineCommandOptions {
 
 export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
-    program
-      .command('plan')
+    addTargetOption(program.command('plan'))
       .description('show what apply would change, with drift made outside fleetform')
       .option('--json', 'print the plan as JSON (format_version 1.0)')
       .option('--markdown', 'print a collapsed summary for a pull-request comment')
@@ -42,7 +42,8 @@ export function register(program: Command, apps: AppRunner): void {
         'plan',
       );
       try {
-        const { plan } = await ws.engine.plan(ws.stacks, { refresh, destroy: false });
+        const targets = targetsGiven(opts);
+        const { plan } = await ws.engine.plan(ws.stacks, { refresh, destroy: false, ...(targets ? { targets } : {}) });
         const { stateS, planS } = ws.engine.planStats();
         recordPhase('state', stateS);
         recordPhase('reads', planS);

@@ -103,6 +103,8 @@ export interface Plan {
   readonly changes: readonly ResourceChange[];
   /** Set for `destroy` plans. */
   readonly destroy: boolean;
+  /** The addresses a targeted plan was limited to (`--target`): nothing else was read or planned. */
+  readonly targets?: readonly string[];
   /** The waves in which apply stages machine updates, for stacks with a rollout policy. */
   readonly rollouts?: readonly RolloutPlan[];
   /** The machines the plan's fragment changes reach, when it changes a fragment that machines of its stacks import. */

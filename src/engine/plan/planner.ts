@@ -26,6 +26,16 @@ export interface PlanStackInput {
   readonly readLimit?: AdaptiveReadLimit;
   /** Plan the removal of everything in state. */
   readonly destroy: boolean;
+  /**
+   * Plan these addresses only (declared or in state): nothing else is read or planned, a
+   * reference to another resolves from its state outputs, and only these may be removed.
+   */
+  readonly targets?: ReadonlySet<string>;
+}
+
+/** Whether `address` is planned: every address when the plan is not targeted. */
+function targeted(input: PlanStackInput, address: string): boolean {
+  return input.targets === undefined || input.targets.has(address);
 }
 
 /** What reading the service found of one address: `gone` when it is in state but no longer exists. */
@@ -58,7 +68,7 @@ async function settle(input: PlanStackInput): Promise<Known> {
   const managedIds = new Set<string>();
   for (const e of entries.values()) for (const id of Object.values(e.ids)) managedIds.add(id);
   for (const [address, entry] of entries) {
-    if (entry.status !== 'creating') continue;
+    if (entry.status !== 'creating' || !targeted(input, address)) continue;
     const kind = kinds.require(entry.type, address);
     const intent = entry.private.intent;
     const found = isObject(intent) && input.refresh ? await kind.findCreated(ctx, intent, managedIds) : undefined;
@@ -128,15 +138,17 @@ function readOutcome(err: unknown): ReadOutcome {
  * read right before it is planned, so only the reads in flight hold remote views: a large
  * fleet never has all of them in memory at once.
  */
-export async function planStack(input: PlanStackInput): Promise<ResourceChange[]> {
-  const { stack, state, kinds } = input;
+export async function planStack(given: PlanStackInput): Promise<ResourceChange[]> {
+  const { stack, state, kinds } = given;
   const salt = state.lineage;
   for (const r of stack.resources) kinds.require(r.type, r.address);
 
-  const known = await settle(input);
+  const known = await settle(given);
+  const input = withMovedTargets(given, known);
   const changes = new Map<string, ResourceChange>();
-  const desiredResources = input.destroy ? [] : stack.resources;
-  const byAddress = new Map(desiredResources.map((r) => [r.address, r]));
+  const declaredResources = input.destroy ? [] : stack.resources;
+  const byAddress = new Map(declaredResources.map((r) => [r.address, r]));
+  const desiredResources = input.targets ? declaredResources.filter((r) => targeted(input, r.address)) : declaredResources;
   const failures: unknown[] = [];
   const standIns: StandIns = new Map();
   const kindsAt = new Map<string, ResourceKind>();
@@ -165,7 +177,7 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   );
   if (failures.length > 0) throw failures[0];
 
-  const removed = [...known.entries.keys()].filter((address) => !byAddress.has(address));
+  const removed = [...known.entries.keys()].filter((address) => !byAddress.has(address) && targeted(input, address));
   await runGraph(
     removed,
     () => [],
@@ -188,6 +200,14 @@ export async function planStack(input: PlanStackInput): Promise<ResourceChange[]
   flagSameIdentity(changes, kindsAt);
   guardPreventDestroy(stack, changes);
   return [...changes.values()].sort((a, b) => a.address.localeCompare(b.address));
+}
+
+/** A targeted object the stack moves is planned at its new address, which it is targeted at too. */
+function withMovedTargets(input: PlanStackInput, known: Known): PlanStackInput {
+  if (!input.targets) return input;
+  const targets = new Set(input.targets);
+  for (const [to, from] of known.movedFrom) if (targets.has(from)) targets.add(to);
+  return targets.size === input.targets.size ? input : { ...input, targets };
 }
 
 /** An intent whose create made nothing, no longer declared: apply drops it from state. */

@@ -10,7 +10,8 @@ import { redact } from './values';
  * notes[], problems[], facts), summary {add, change, destroy, forget, drifted, problems},
  * resolved_machine_changes[] (when a fragment change reaches machines of the plan: stack,
  * address, machine, fragments[] {id, name, address}, changes[] {path, kind, before, after}
- * of the config the machine runs, restarts[] {module, why}).
+ * of the config the machine runs, restarts[] {module, why}), targets[] (the addresses a
+ * `--target` plan was limited to; absent for a plan of everything).
  * Secrets appear as "(sensitive)".
  */
 export const PLAN_JSON_FORMAT_VERSION = '1.0';
@@ -44,6 +45,7 @@ export function renderPlanJson(plan: Plan): string {
     format_version: PLAN_JSON_FORMAT_VERSION,
     created_at: plan.createdAt,
     destroy: plan.destroy,
+    ...(plan.targets ? { targets: plan.targets } : {}),
     stacks: plan.stacks.map((s) => ({
       name: s.name,
       lineage: s.lineage,

@@ -90,6 +90,13 @@ export function summaryLine(s: PlanSummary, destroy = false): string {
 export function renderPlanText(plan: Plan, options: { color: boolean }): string {
   const p = palette(options.color);
   const out: string[] = [];
+  if (plan.targets)
+    out.push(
+      p.yellow(
+        `Warning: a targeted plan (--target ${plan.targets.join(', ')}): only these resources were read and planned; the rest may differ`,
+      ),
+      '',
+    );
   const drifted = plan.changes.filter((c) => c.drift.length > 0 || c.vanished);
   if (drifted.length > 0) {
     out.push(p.bold('Note: Objects have changed outside of fleetform'), '');
