@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { App, TerraformStack } from 'cdktf';
 import { Component, FleetProvider, Machine } from '../../src';
 import { createServiceClient, type ServiceClient } from '../../src/api/client';
+import type { MachinePart } from '../../src/api/client/types';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { startEmulator } from '../../src/emulator';
 import { readStacks } from '../../src/engine/desired/read-stacks';
@@ -128,11 +129,11 @@ function plannedAddresses(plan: Plan): string[] {
 }
 
 /** The machine's part, as the service has it. */
-async function partOf(name: string): Promise<{ id: string; name: string; config: Record<string, unknown>; lastUpdated: string }> {
+async function partOf(name: string): Promise<MachinePart> {
   const machine = (await client.appClient.listMachines(emulator.credentials.locationId)).find((m) => m.name === name);
   const part = (await client.appClient.getMachineParts(machine?.id ?? ''))[0];
   if (!part) throw new Error(`${name} has no part`);
-  return part as { id: string; name: string; config: Record<string, unknown>; lastUpdated: string };
+  return part;
 }
 
 /** Writes a part's config with the official SDK, as a person editing the machine outside fleetform would. */
