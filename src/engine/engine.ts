@@ -223,9 +223,11 @@ export class Engine {
         },
       );
     this.lastPlan = { stateS, planS: (performance.now() - started) / 1000 - stateS, reads: readLimit?.stats() };
+    // A targeted plan's rollouts are those of the stacks it planned.
+    const plannedStacks = targets ? stacks.filter((s) => states.has(s.name)) : stacks;
     const rollouts = options.destroy
       ? []
-      : await this.withResumes(stacks, [...planRollouts(stacks, changes), ...planFragmentRollouts(stacks, changes)]);
+      : await this.withResumes(plannedStacks, [...planRollouts(plannedStacks, changes), ...planFragmentRollouts(plannedStacks, changes)]);
     const plan: Plan = {
       formatVersion: '1.0',
       createdAt: new Date().toISOString(),
