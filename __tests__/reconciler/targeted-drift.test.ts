@@ -53,6 +53,7 @@ interface PlanCall {
 
 interface Fleet {
   readonly reconciler: Reconciler;
+  readonly backend: LocalStateBackend;
   readonly plans: PlanCall[];
   readonly events: ReconcilerEvent[];
   next(match: (e: ReconcilerEvent) => boolean, timeoutMs?: number): Promise<ReconcilerEvent>;
@@ -121,7 +122,14 @@ async function fleet(prefix: string, drift: 'warn' | 'heal'): Promise<Fleet> {
       );
       waiters.push({ match, resolve: (e) => (clearTimeout(timer), resolve(e)) });
     });
-  return { reconciler, plans, events, next, cycleDone: () => next((e) => e.type === 'cycle-finished' || e.type === 'cycle-failed') };
+  return {
+    reconciler,
+    backend,
+    plans,
+    events,
+    next,
+    cycleDone: () => next((e) => e.type === 'cycle-finished' || e.type === 'cycle-failed'),
+  };
 }
 
 function plannedAddresses(plan: Plan): string[] {
@@ -228,6 +236,32 @@ test('heal: a drift found by the check is healed by applying the plan of that ma
     await f.cycleDone();
     await f.cycleDone();
     expect(f.plans[planned]).toMatchObject({ targets: undefined, planned: expect.arrayContaining(['fleetform_machine.heal-arm-2']) });
+  } finally {
+    await f.reconciler.stop();
+  }
+});
+
+test('a state written since the last full plan makes the cycle plan in full after the targeted plan', async () => {
+  const f = await fleet('written-arm', 'warn');
+  try {
+    const applied = f.next((e) => e.type === 'apply-finished');
+    f.reconciler.start();
+    await applied;
+    await f.cycleDone();
+    await f.cycleDone();
+    await settled(f);
+
+    // Another run writes the state (here: its serial only) while the reconciler waits.
+    const release = await f.backend.lock('fleet', 'test', { timeoutMs: 10_000 });
+    const state = await f.backend.read('fleet');
+    state.serial += 1;
+    await f.backend.write(state);
+    await release.release();
+    const planned = f.plans.length;
+    const found = f.next((e) => e.type === 'drift-found');
+    await editWithSdk('written-arm-3', { ...(await partOf('written-arm-3')).config, components: [] });
+    expect(await found).toMatchObject({ objects: ['fleetform_machine.written-arm-3'] });
+    expect(f.plans.slice(planned).map((p) => p.targets)).toEqual([['fleetform_machine.written-arm-3'], undefined]);
   } finally {
     await f.reconciler.stop();
   }

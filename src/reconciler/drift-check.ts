@@ -4,8 +4,8 @@
  * reads each managed object once and compares the version the service gives it (it changes
  * at every write: a part's `last_updated`, a fragment's revision) with the one that plan
  * observed: nothing is synthesized, desired or diffed, and the state is not read again (an
- * apply by anyone writes the objects it changes, which moves their versions). An object
- * whose version moved, or that vanished or came back, sends the cycle to a full plan.
+ * apply by anyone writes the objects it changes, which moves their versions). The objects
+ * whose versions moved, or that vanished or came back, are planned alone (a targeted plan).
  * The reads are spread over a share of the interval, slice by slice, rather than sent at once.
  */
 import type { DesiredStack } from '../engine/desired/stack';
@@ -61,7 +61,7 @@ export function baselineOf(revision: string, plan: Plan, states: ReadonlyMap<str
 export type CheckResult =
   /** Every object is as the full plan observed it. */
   | { readonly outcome: 'same'; readonly read: number }
-  /** These objects changed on the service: a full plan says how. */
+  /** These objects (state addresses) changed on the service: a plan of them says how. */
   | { readonly outcome: 'changed'; readonly read: number; readonly addresses: readonly string[] }
   /** Something more urgent came (a commit, a trigger, a stop). */
   | { readonly outcome: 'interrupted'; readonly read: number };

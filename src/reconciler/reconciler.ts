@@ -348,7 +348,8 @@ export class Reconciler implements ReconcilerHandle {
 
   /**
    * A drift check standing for a full plan when it may: `same` when nothing changed on the
-   * service since the last full plan of this commit, `plan` when a full plan must say.
+   * service since the last full plan of this commit, the objects that changed (to plan
+   * alone), or `plan` when a full plan must say.
    */
   private async check(project: ReconcileProject): Promise<'same' | 'plan' | 'interrupted' | { readonly changed: readonly string[] }> {
     const baseline = this.baseline;
