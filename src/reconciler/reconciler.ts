@@ -160,7 +160,7 @@ export class Reconciler implements ReconcilerHandle {
     this.kick('window');
   }
 
-  /** The project last loaded and the plan its last full plan made (for a dashboard); undefined before the first and while a full plan runs. */
+  /** The project last loaded and its last plan (a full plan, with a targeted plan's changes in place since); undefined before the first and while a full plan runs. */
   latest(): { readonly project: ReconcileProject | undefined; readonly plan: Plan | undefined } {
     return { project: this.project, plan: this.lastPlan };
   }
