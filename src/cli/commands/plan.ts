@@ -8,6 +8,7 @@ import { renderPlanJson } from '../../engine/render/json';
 import { renderPlanMarkdown } from '../../engine/render/markdown';
 import { renderPlanText } from '../../engine/render/text';
 import { recordPhase, timePhase } from '../phase-timings';
+import { checkedAgainstWindows } from '../plan-windows';
 import { writeSavedPlan } from '../saved-plan';
 import { addEngineOptions, booleanFlag, serviceLine, withWorkspace, type EngineCommandOptions } from '../workspace';
 
@@ -18,7 +19,10 @@ interface PlanOptions extends EngineCommandOptions {
   detailedExitcode?: boolean;
   refresh: string | boolean;
   machine?: string;
+  window: string[];
 }
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
@@ -31,6 +35,12 @@ export function register(program: Command, apps: AppRunner): void {
       .option('--detailed-exitcode', 'exit 0 without changes, 2 with changes, 1 on error')
       .option('--refresh <bool>', 'read the service (false: trust the state)', 'true')
       .option(
+        '--window <spec>',
+        "also check this window, as the reconciler's --window flag (KIND:CRON:DURATION[:TZ]; repeatable)",
+        collect,
+        [],
+      )
+      .option(
         '--machine <name>',
         'also show what that machine will run differently: its config resolved with its fragments, before and after',
       ),
@@ -42,7 +52,8 @@ export function register(program: Command, apps: AppRunner): void {
         'plan',
       );
       try {
-        const { plan } = await ws.engine.plan(ws.stacks, { refresh, destroy: false });
+        const planned = await ws.engine.plan(ws.stacks, { refresh, destroy: false });
+        const plan = checkedAgainstWindows(planned.plan, ws.stacks, planned.states, opts.window);
         const { stateS, planS } = ws.engine.planStats();
         recordPhase('state', stateS);
         recordPhase('reads', planS);
