@@ -127,7 +127,9 @@ test("the plan says which changes a location's closed window holds and until whe
   // A person's apply writes nothing while a window holds a change.
   const refused = await p.run('apply', '--auto-approve');
   expect(refused.code).toBe(1);
-  expect(refused.stderr).toContain('windows hold 1 change(s) now; nothing was changed: fleetform_machine.south-1: held: location south');
+  expect(refused.stderr).toContain(
+    'error: windows hold 1 change(s) now; nothing was changed: fleetform_machine.south-1: held: location south',
+  );
   expect(refused.stderr).toContain('--ignore-windows');
   expect(await machineNames()).toEqual([]);
 

@@ -4,9 +4,10 @@ import * as path from 'node:path';
 import { App, TerraformStack } from 'cdktf';
 import { FleetProvider, Location, Machine, ReconcilePolicy } from '../../src';
 import { readStacks } from '../../src/engine/desired/read-stacks';
-import type { Plan, ResourceChange, WindowHold } from '../../src/engine/plan/model';
+import { resourceChange, type Plan, type ResourceChange, type WindowHold } from '../../src/engine/plan/model';
 import type { RolloutPlan } from '../../src/domain/rollout';
 import { opensAt, parseWindow, windowVerdict, type SyncWindow } from '../../src/domain/sync-windows';
+import { planView } from '../../src/dashboard/plan-view';
 import { holdText } from '../../src/engine/render/holds';
 import { LocationWindows, locationPass } from '../../src/engine/windows/location-windows';
 import { stackWindows } from '../../src/engine/windows/stack-windows';
@@ -23,7 +24,14 @@ const NOW = Date.parse('2026-11-27T10:00:00Z');
 const verdict = (windows: readonly SyncWindow[]) => windowVerdict(windows, NOW);
 
 function change(address: string, dependsOn: string[] = []): ResourceChange {
-  return { stack: 'fleet', address, type: address.split('.')[0] ?? '', action: 'create', dependsOn } as unknown as ResourceChange;
+  return resourceChange({
+    stack: 'fleet',
+    address,
+    type: address.split('.')[0] ?? '',
+    action: 'create',
+    replaceOrder: 'delete-first',
+    dependsOn,
+  });
 }
 
 test("a location's windows are synthesized by reference and hold that location's machines and what depends on them", async () => {
@@ -110,6 +118,11 @@ test("a plan's holds: a closed location's machine, what depends on it, a rollout
       { stack: 'fleet', address: part, scope: 'location', location: 'south', reason, until, dependsOn: s1 },
     ],
   });
+  // The plan's text (the dashboard's plan view renders it too) says it under the change, and counts it.
+  const text = planView({ ...plan, windows: checked }).text;
+  expect(text).toContain(`  # ${s1} will be created\n  #   held: location south's window is closed until ${until} (${reason})\n`);
+  expect(text).toContain(`Windows would hold 2 of the 3 change(s) if applied now (checked at ${new Date(NOW).toISOString()}).`);
+  expect(planView(plan).text).not.toContain('held');
   expect(holdText(checked?.holds[1] as WindowHold)).toBe(
     `held: it depends on ${s1}: location south's window is closed until ${until} (${reason})`,
   );

@@ -47,7 +47,6 @@ export function refuseHeld(plan: Plan): void {
   const opens = holds.map((h) => h.until).filter((u): u is string => u !== undefined);
   const latest = opens.length === holds.length && opens.length > 0 ? [...opens].sort().at(-1) : undefined;
   throw new FleetformError(`windows hold ${held} change(s) now; nothing was changed: ${shown.join('; ')}${more}`, {
-    path: '--ignore-windows',
     hint: `apply again once they open${latest ? ` (by ${latest})` : ''}, or pass --ignore-windows to write them now`,
   });
 }
