@@ -29,12 +29,16 @@ export function waveOnlyHolds(plan: Plan): WindowHold[] {
   return (plan.windows?.holds ?? []).filter((h) => !changed.has(`${h.stack}|${h.address}`));
 }
 
-/** The summary of the holds, e.g. `Windows would hold 2 of the 5 changes if applied now (checked at ...).`; undefined when the plan was not checked. */
+/**
+ * The summary of the holds, e.g. `Windows would hold 2 of the 5 change(s) if applied now (checked at ...).`;
+ * undefined when the plan was not checked against windows, or has nothing to hold.
+ */
 export function holdsSummary(plan: Plan): string | undefined {
   if (!plan.windows) return undefined;
   const total = plan.changes.filter((c) => c.action !== 'no-op').length;
   const held = heldChanges(plan);
   const machines = waveOnlyHolds(plan).length;
+  if (total === 0 && machines === 0) return undefined;
   const waves = machines > 0 ? `, and ${machines} machine(s) of a fragment's rollout` : '';
   return `Windows would hold ${held} of the ${total} change(s)${waves} if applied now (checked at ${plan.windows.checkedAt}).`;
 }
