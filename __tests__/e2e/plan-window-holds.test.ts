@@ -69,7 +69,7 @@ interface JsonHold {
 
 interface JsonPlan {
   resource_changes: { address: string; change: { actions: string[] }; window_hold?: JsonHold | null }[];
-  summary: { held?: number };
+  summary: { change: number; held?: number };
   window_holds?: { checked_at: string; held: number; holds: JsonHold[] };
 }
 
@@ -152,6 +152,16 @@ test("the plan says which changes a location's closed window holds and until whe
   expect(rolledJson.window_holds?.holds.map((h) => [h.address, h.rollout])).toEqual([
     ['fleetform_machine.south-1', { name: 'by-location', wave: 2, machine: 'fleetform_machine.south-1' }],
   ]);
+
+  // A saved plan is checked against the windows when it is applied: nothing is written.
+  const savedPlan = path.join(p.dir, 'held.plan');
+  expect((await p.run('plan', '--out', savedPlan)).code).toBe(0);
+  const savedRefused = await p.run('apply', savedPlan);
+  expect(savedRefused.stderr).toContain(
+    'error: windows hold 1 change(s) now; nothing was changed: fleetform_machine.south-1: held: its rollout by-location pauses before wave 2',
+  );
+  expect(savedRefused.code).toBe(1);
+  expect(await planJson()).toMatchObject({ summary: { change: 2, held: 1 } });
 
   // The reconciler's windows given again with --window hold the whole stack.
   const everything = await planJson('--window', deny.spec);
