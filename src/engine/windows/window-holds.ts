@@ -5,6 +5,7 @@
  * the first wave holding a machine of a closed location, and every later wave waits with it.
  */
 import { opensAt, windowVerdict, type SyncWindow, type WindowVerdict } from '../../domain/sync-windows';
+import type { RolloutPlan } from '../../domain/rollout';
 import type { DesiredStack } from '../desired/stack';
 import type { Plan, ResourceChange, WindowHold, WindowHolds } from '../plan/model';
 import type { State } from '../state/schema';
@@ -23,6 +24,23 @@ export function windowClock(now: number): WindowClock {
   return { now, verdict: (w) => windowVerdict(w, now), opensAt: (w) => opensAt(w, now) };
 }
 
+/** Reads `read(key)` once per key (compared by identity). */
+function once<K extends object, V>(read: (key: K) => V): (key: K) => V {
+  const known = new WeakMap<K, { value: V }>();
+  return (key) => {
+    const hit = known.get(key);
+    if (hit) return hit.value;
+    const value = read(key);
+    known.set(key, { value });
+    return value;
+  };
+}
+
+/** The clock reading each set of windows (the same array: a stack's, a location's) once. */
+function readOnce(clock: WindowClock): WindowClock {
+  return { now: clock.now, verdict: once((w) => clock.verdict(w)), opensAt: once((w) => clock.opensAt(w)) };
+}
+
 function until(clock: WindowClock, windows: readonly SyncWindow[]): { until?: string } {
   const at = clock.opensAt(windows);
   return at === undefined ? {} : { until: new Date(at).toISOString() };
@@ -32,23 +50,28 @@ function locationHold(stack: string, address: string, hold: MachineHold, clock: 
   return { stack, address, scope: 'location', location: hold.location, reason: hold.reason, ...until(clock, hold.windows) };
 }
 
-/** The machines of the stack's rollouts from the first wave holding a machine of a closed location on, by address. */
+/** Where a rollout pauses: before the first wave holding a machine of a closed location, at that machine (as the wave boundary says). */
+function pauseOf(
+  waves: RolloutPlan['waves'],
+  holdOf: (address: string) => MachineHold | undefined,
+): { wave: number; machine: string; hold: MachineHold } | undefined {
+  for (const [i, w] of waves.entries())
+    for (const m of w.machines) {
+      const hold = holdOf(m.address);
+      if (hold) return { wave: i + 1, machine: m.address, hold };
+    }
+  return undefined;
+}
+
+/** The machines of the stack's rollouts from the wave each pauses before on, by address. */
 function rolloutHolds(stack: string, plan: Plan, locations: LocationWindows, clock: WindowClock): Map<string, WindowHold> {
   const out = new Map<string, WindowHold>();
   for (const r of (plan.rollouts ?? []).filter((x) => x.stack === stack)) {
-    let pause: { wave: number; machine: string; hold: MachineHold } | undefined;
-    r.waves.forEach((w, i) => {
-      for (const m of pause ? [] : w.machines) {
-        const hold = locations.holdOf(stack, m.address, (x) => clock.verdict(x));
-        if (hold) {
-          pause = { wave: i + 1, machine: m.address, hold };
-          break;
-        }
-      }
-      if (!pause) return;
-      const rollout = { name: r.policy.name, wave: pause.wave, machine: pause.machine };
+    const pause = pauseOf(r.waves, (address) => locations.holdOf(stack, address, (w) => clock.verdict(w)));
+    if (!pause) continue;
+    const rollout = { name: r.policy.name, wave: pause.wave, machine: pause.machine };
+    for (const w of r.waves.slice(pause.wave - 1))
       for (const m of w.machines) out.set(m.address, { ...locationHold(stack, m.address, pause.hold, clock), rollout });
-    });
   }
   return out;
 }
@@ -115,7 +138,8 @@ export function windowHolds(input: {
   readonly clock: WindowClock;
   readonly locations?: LocationWindows;
 }): WindowHolds | undefined {
-  const { stacks, plan, clock } = input;
+  const { stacks, plan } = input;
+  const clock = readOnce(input.clock);
   const own = new Map(stacks.map((s) => [s.name, input.windowsOf(s)]));
   const locations = input.locations ?? new LocationWindows(stacks, input.states, plan.changes);
   if (!locations.any && [...own.values()].every((w) => w.length === 0)) return undefined;
