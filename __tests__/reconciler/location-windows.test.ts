@@ -132,8 +132,11 @@ test("a location's closed window holds its machines, in a plain apply and at its
   const held = (await status()).stacks.find((s) => s.stack === 'fleet');
   expect(held?.held).toEqual([expect.objectContaining({ location: 'south', reason: expect.stringContaining(deny) })]);
   expect(held?.held?.[0]?.machines).toHaveLength(2);
+  // The plan of the cycle says what the windows hold of it.
+  expect(held?.windowHeld).toBe(2);
   const text = await fleetform(dir, ['reconcile', 'status', '--server', running.url], env);
   expect(text.stdout).toContain('2 machine(s) of location south held: inside the deny window');
+  expect(text.stdout).toContain('windows hold 2 of its change(s) now');
   // The metrics follow the status at the end of the cycle.
   const heldSeries = 'fleetform_reconcile_held_machines{stack="fleet",location="south"} 2';
   const metricsBy = Date.now() + 30_000;

@@ -101,3 +101,22 @@ export function windowVerdict(windows: readonly SyncWindow[], now: number): Wind
     return { open: false, reason: `outside every allow window (${allows.map((w) => w.text).join(', ')})`, changesAt };
   return { open: true, changesAt };
 }
+
+/** How far ahead an opening of windows is looked for. */
+const OPENING_HORIZON_MS = 366 * 24 * 3_600_000;
+
+/**
+ * When applies may next start under these windows: `now` when they may now, else the first
+ * edge at which the verdict turns open; undefined when none comes within a year (an allow
+ * window every deny window covers, say).
+ */
+export function opensAt(windows: readonly SyncWindow[], now: number): number | undefined {
+  let at = now;
+  for (let step = 0; step < 1_000; step++) {
+    const v = windowVerdict(windows, at);
+    if (v.open) return at;
+    if (v.changesAt === undefined || v.changesAt <= at || v.changesAt - now > OPENING_HORIZON_MS) return undefined;
+    at = v.changesAt;
+  }
+  return undefined;
+}

@@ -117,6 +117,8 @@ export interface StackStatus {
   readonly lastApply?: { readonly at: string; readonly applied: number; readonly failed: number };
   /** Machines held back by their location's closed windows while the stack's other changes apply, by location. */
   readonly held?: ReadonlyArray<{ readonly location: string; readonly reason: string; readonly machines: readonly string[] }>;
+  /** How many of its changes (and machines of a fragment's rollout) the windows would hold now, as its last full plan says. */
+  readonly windowHeld?: number;
 }
 
 /** What the reconciler is doing, as `fleetform reconcile status` and the dashboard show it. */

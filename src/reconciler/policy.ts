@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import type { DesiredStack } from '../engine/desired/stack';
 import type { ResourceChange } from '../engine/plan/model';
 import type { ApplyPolicy, DriftPolicy } from './events';
-import { parseWindow, type SyncWindow } from '../domain/sync-windows';
+import type { SyncWindow } from '../domain/sync-windows';
+import { stackWindows } from '../engine/windows/stack-windows';
 
 export interface Defaults {
   readonly apply: ApplyPolicy;
@@ -20,8 +21,11 @@ export interface StackPolicy {
 
 export function stackPolicy(stack: DesiredStack, defaults: Defaults): StackPolicy {
   const own = stack.reconcile;
-  const windows = (own?.windows ?? []).map((w, i) => parseWindow(w, `${stack.name}#//.fleetform_reconcile.windows[${i}]`));
-  return { apply: own?.apply ?? defaults.apply, drift: own?.drift ?? defaults.drift, windows: [...defaults.windows, ...windows] };
+  return {
+    apply: own?.apply ?? defaults.apply,
+    drift: own?.drift ?? defaults.drift,
+    windows: [...defaults.windows, ...stackWindows(stack)],
+  };
 }
 
 /** Whether a change repairs drift (the object was changed or removed outside fleetform). */

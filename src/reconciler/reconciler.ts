@@ -17,10 +17,11 @@ import type { Logger } from './log';
 import { changesFingerprint, isDrift, stackPolicy, type Defaults, type StackPolicy } from './policy';
 import type { ProjectLoader, ReconcileProject } from './project';
 import type { ProjectSource, Revision } from './source';
-import { windowVerdict, type WindowVerdict } from '../domain/sync-windows';
+import { opensAt, windowVerdict, type WindowVerdict } from '../domain/sync-windows';
 import { waveEndText } from '../domain/rollout';
 import { baselineOf, checkDrift, type CheckBaseline } from './drift-check';
-import { heldText, locationPass, LocationWindows, waveHold, type LocationPass } from './location-windows';
+import { heldText, locationPass, LocationWindows, waveHold, type LocationPass } from '../engine/windows/location-windows';
+import { withWindowHolds, type WindowClock } from '../engine/windows/window-holds';
 import type { RolloutJournal } from '../engine/rollout/journal';
 
 export interface ReconcilerSettings extends Defaults {
@@ -120,11 +121,17 @@ export class Reconciler implements ReconcilerHandle {
       ...(this.revision?.commit ? { commit: this.revision.commit } : {}),
       ...(this.lastCycle ? { lastCycle: this.lastCycle } : {}),
       ...(this.nextCheckAt ? { nextCheckAt: new Date(this.nextCheckAt).toISOString() } : {}),
-      stacks: [...this.stacks.values()].map((m) => m.status),
+      stacks: [...this.stacks.values()].map((m) => this.withWindowHeld(m.status)),
       ...(override
         ? { override: { windows: override.mode, ...(override.untilMs ? { until: new Date(override.untilMs).toISOString() } : {}) } }
         : {}),
     };
+  }
+
+  /** A stack's status with how many of its changes the last plan's windows would hold now. */
+  private withWindowHeld(status: StackStatus): StackStatus {
+    const holds = this.lastPlan?.windows?.holds.filter((h) => h.stack === status.stack);
+    return holds && holds.length > 0 ? { ...status, windowHeld: holds.length } : status;
   }
 
   subscribe(listener: (e: ReconcilerEvent) => void): () => void {
@@ -398,12 +405,18 @@ export class Reconciler implements ReconcilerHandle {
     this.lastPlan = undefined;
     try {
       const { plan, states } = await engine.plan(stacks, { refresh: true, destroy: false });
-      this.lastPlan = plan;
+      this.windowChangeAt = undefined;
       this.locations = new LocationWindows(stacks, states, plan.changes);
+      this.lastPlan = withWindowHolds(plan, {
+        stacks,
+        states,
+        windowsOf: (s) => stackPolicy(s, this.settings).windows,
+        clock: this.windowClock(),
+        locations: this.locations,
+      });
       let changes = 0;
       let drifted = 0;
       let wrote = false;
-      this.windowChangeAt = undefined;
       for (const stack of stacks) {
         const r = await this.reconcileStack(project, stack, plan, states);
         changes += r.changes;
@@ -503,6 +516,18 @@ export class Reconciler implements ReconcilerHandle {
     const v = windowVerdict(windows, this.now());
     if (v.changesAt !== undefined) this.windowChangeAt = Math.min(this.windowChangeAt ?? Infinity, v.changesAt);
     return v;
+  }
+
+  /** The windows as this reconciler reads them now (the override first), for what its plan says they hold. */
+  private windowClock(): WindowClock {
+    return {
+      now: this.now(),
+      verdict: (w) => this.windowsVerdict(w),
+      opensAt: (w) => {
+        const o = this.activeOverride();
+        return o ? (o.mode === 'open' ? this.now() : o.untilMs) : opensAt(w, this.now());
+      },
+    };
   }
 
   private activeOverride(): { mode: 'open' | 'closed'; untilMs: number | undefined } | undefined {

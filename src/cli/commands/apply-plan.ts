@@ -8,6 +8,7 @@ import { confirm } from '../confirm';
 import { outcomeLines, pendingDeletions } from '../pending-deletions';
 import { consoleReporter } from '../reporter';
 import { rolloutBoard, rolloutPrinter, rolloutSummaryLines, writeApplyReport } from '../rollout-output';
+import { heldCount, refuseHeld, windowsBoundary } from '../plan-windows';
 import { serviceLine, type Workspace } from '../workspace';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -17,7 +18,14 @@ export async function reviewAndApply(
   ws: Workspace,
   plan: Plan,
   states: Map<string, State>,
-  options: { autoApprove: boolean; saved: boolean; verb: string; report?: string },
+  options: {
+    autoApprove: boolean;
+    saved: boolean;
+    verb: string;
+    report?: string;
+    /** Set by apply: the windows it respects (`--window` flags over the stacks' own), or ignores. */
+    windows?: { readonly flags: readonly string[]; readonly ignore: boolean };
+  },
 ): Promise<void> {
   if (!options.saved)
     process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
@@ -28,11 +36,15 @@ export async function reviewAndApply(
     throw new FleetformError(`the plan has ${summary.problems} problem(s); nothing was changed`, {
       hint: 'fix the errors above and plan again',
     });
+  const windows = options.windows;
+  if (windows && !windows.ignore) refuseHeld(plan);
+  if (windows?.ignore && heldCount(plan) > 0) out(`Warning: --ignore-windows: writing ${heldCount(plan)} change(s) the windows hold now.`);
+  const boundary = windows && !windows.ignore ? { waveBoundary: windowsBoundary(plan, stacks, states, windows.flags) } : {};
   if (!hasChanges(plan)) {
     out(options.saved ? 'The saved plan has no changes.' : '');
     // Nothing to change, but outputs may be new: they are evaluated and kept all the same.
     // An interrupted rollout goes on even without new changes.
-    const outcome = await ws.engine.apply(plan, stacks, states, consoleReporter(0, out), rolloutProgress());
+    const outcome = await ws.engine.apply(plan, stacks, states, consoleReporter(0, out), rolloutProgress(), boundary);
     if (options.report) await writeApplyReport(options.report, outcome);
     for (const line of rolloutSummaryLines(outcome.rollouts)) out(line);
     if (outcome.failed.length > 0) process.exitCode = 1;
@@ -46,7 +58,7 @@ export async function reviewAndApply(
   }
   const total = plan.changes.filter((c) => c.action !== 'no-op').length;
   const reporter = consoleReporter(total, out);
-  const outcome = await ws.engine.apply(plan, stacks, states, reporter, rolloutProgress());
+  const outcome = await ws.engine.apply(plan, stacks, states, reporter, rolloutProgress(), boundary);
   if (options.report) await writeApplyReport(options.report, outcome);
   out('');
   for (const line of rolloutSummaryLines(outcome.rollouts)) out(line);

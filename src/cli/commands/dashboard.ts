@@ -19,6 +19,7 @@ import { parseDuration } from '../../domain/duration';
 import type { AppRunner } from '../app-runner';
 import { openConnection } from '../connection';
 import { rolloutJournals } from '../rollout-output';
+import { checkedAgainstWindows } from '../plan-windows';
 import { writeSavedPlan } from '../saved-plan';
 import { projectBackend } from '../state-backend';
 import { addEngineOptions, durationFlag, withWorkspace, type EngineCommandOptions } from '../workspace';
@@ -146,7 +147,9 @@ export function register(program: Command, apps: AppRunner): void {
                   'dashboard plan',
                 );
                 try {
-                  const { plan } = await ws.engine.plan(ws.stacks, { refresh: true, destroy: false });
+                  const planned = await ws.engine.plan(ws.stacks, { refresh: true, destroy: false });
+                  // The plans page says what the windows would hold, as `fleetform plan` does; approving it is an apply that respects them.
+                  const plan = checkedAgainstWindows(planned.plan, ws.stacks, planned.states, []);
                   await writeSavedPlan(planFile, plan);
                   return plan;
                 } finally {

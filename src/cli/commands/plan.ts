@@ -8,6 +8,7 @@ import { renderPlanJson } from '../../engine/render/json';
 import { renderPlanMarkdown } from '../../engine/render/markdown';
 import { renderPlanText } from '../../engine/render/text';
 import { recordPhase, timePhase } from '../phase-timings';
+import { checkedAgainstWindows } from '../plan-windows';
 import { writeSavedPlan } from '../saved-plan';
 import { addTargetOption, targetsGiven, type TargetOptions } from '../target-flag';
 import { addEngineOptions, booleanFlag, serviceLine, withWorkspace, type EngineCommandOptions } from '../workspace';
@@ -19,7 +20,10 @@ interface PlanOptions extends EngineCommandOptions, TargetOptions {
   detailedExitcode?: boolean;
   refresh: string | boolean;
   machine?: string;
+  window: string[];
 }
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
@@ -30,6 +34,12 @@ export function register(program: Command, apps: AppRunner): void {
       .option('--out <file>', 'save the plan for `fleetform apply FILE`')
       .option('--detailed-exitcode', 'exit 0 without changes, 2 with changes, 1 on error')
       .option('--refresh <bool>', 'read the service (false: trust the state)', 'true')
+      .option(
+        '--window <spec>',
+        "also check this window, as the reconciler's --window flag (KIND:CRON:DURATION[:TZ]; repeatable)",
+        collect,
+        [],
+      )
       .option(
         '--machine <name>',
         'also show what that machine will run differently: its config resolved with its fragments, before and after',
@@ -43,7 +53,8 @@ export function register(program: Command, apps: AppRunner): void {
       );
       try {
         const targets = targetsGiven(opts);
-        const { plan } = await ws.engine.plan(ws.stacks, { refresh, destroy: false, ...(targets ? { targets } : {}) });
+        const planned = await ws.engine.plan(ws.stacks, { refresh, destroy: false, ...(targets ? { targets } : {}) });
+        const plan = checkedAgainstWindows(planned.plan, ws.stacks, planned.states, opts.window);
         const { stateS, planS } = ws.engine.planStats();
         recordPhase('state', stateS);
         recordPhase('reads', planS);

@@ -92,7 +92,8 @@ function statusText(s: ReconcilerStatus): string {
   if (s.override) lines.push(`Windows overridden: ${s.override.windows}${s.override.until ? ` until ${s.override.until}` : ''}`);
   for (const st of s.stacks) {
     const held = (st.held ?? []).map((h) => `; ${h.machines.length} machine(s) of location ${h.location} held: ${h.reason}`).join('');
-    const waiting = `${st.waiting ? `; waiting for ${st.waiting.for}: ${st.waiting.reason}` : ''}${held}`;
+    const planned = st.windowHeld ? `; windows hold ${st.windowHeld} of its change(s) now` : '';
+    const waiting = `${st.waiting ? `; waiting for ${st.waiting.for}: ${st.waiting.reason}` : ''}${held}${planned}`;
     lines.push(
       `  stack ${st.stack} (apply ${st.apply}, drift ${st.drift}): ${st.changes} change(s), ${st.drifted.length} drifted${waiting}`,
     );

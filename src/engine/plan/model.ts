@@ -96,6 +96,34 @@ export interface ResolvedMachineChange {
   readonly restarts: ReadonlyArray<{ readonly module: string; readonly why: string }>;
 }
 
+/**
+ * A change the windows would hold if it were applied now: its stack's windows are closed, its
+ * machine's location's are, it depends on a machine so held, or its rollout pauses before it.
+ */
+export interface WindowHold {
+  readonly stack: string;
+  /** The change held, or a machine of a fragment's rollout wave. */
+  readonly address: string;
+  /** Whose windows: the stack's (the reconciler's `--window` flags and the stack's own), or a location's. */
+  readonly scope: 'stack' | 'location';
+  /** The location's name (else its id), for a location's windows. */
+  readonly location?: string;
+  /** Why the windows are closed, e.g. `inside the deny window deny:0 9 * * 1-5:8h:Europe/Berlin`. */
+  readonly reason: string;
+  /** When they open (ISO time); absent when no opening comes within a year, or a manual override closed them. */
+  readonly until?: string;
+  /** Held with another change: the machine it depends on. */
+  readonly dependsOn?: string;
+  /** Held because its rollout pauses before this wave (at the machine `machine`). */
+  readonly rollout?: { readonly name: string; readonly wave: number; readonly machine: string };
+}
+
+/** What the windows would hold of a plan, as of `checkedAt`. */
+export interface WindowHolds {
+  readonly checkedAt: string;
+  readonly holds: readonly WindowHold[];
+}
+
 export interface Plan {
   readonly formatVersion: '1.0';
   readonly createdAt: string;
@@ -109,6 +137,8 @@ export interface Plan {
   readonly rollouts?: readonly RolloutPlan[];
   /** The machines the plan's fragment changes reach, when it changes a fragment that machines of its stacks import. */
   readonly resolvedMachines?: readonly ResolvedMachineChange[];
+  /** Set when the plan was checked against windows (its stacks or their locations have some): what they would hold now. */
+  readonly windows?: WindowHolds;
 }
 
 export interface PlanSummary {

@@ -1,6 +1,7 @@
 import type { JsonValue } from '../json';
 import type { AttributeChange } from '../diff';
-import { summarize, type Action, type Plan, type ResolvedMachineChange } from '../plan/model';
+import { summarize, type Action, type Plan, type ResolvedMachineChange, type WindowHold } from '../plan/model';
+import { heldChanges, holdOfChange, holdsByAddress } from './holds';
 import { redact } from './values';
 
 /**
@@ -10,8 +11,10 @@ import { redact } from './values';
  * notes[], problems[], facts), summary {add, change, destroy, forget, drifted, problems},
  * resolved_machine_changes[] (when a fragment change reaches machines of the plan: stack,
  * address, machine, fragments[] {id, name, address}, changes[] {path, kind, before, after}
- * of the config the machine runs, restarts[] {module, why}), targets[] (the addresses a
- * `--target` plan was limited to; absent for a plan of everything).
+ * of the config the machine runs, restarts[] {module, why}); targets[] (the addresses a
+ * `--target` plan was limited to; absent for a plan of everything); when the plan was checked
+ * against windows: window_holds {checked_at, held, holds[]}, summary.held and each held
+ * change's window_hold {stack, address, scope, location, reason, until, depends_on, rollout {name, wave, machine}}.
  * Secrets appear as "(sensitive)".
  */
 export const PLAN_JSON_FORMAT_VERSION = '1.0';
@@ -40,7 +43,21 @@ function resolvedMachineJson(m: ResolvedMachineChange) {
   };
 }
 
+function holdJson(h: WindowHold) {
+  return {
+    stack: h.stack,
+    address: h.address,
+    scope: h.scope,
+    location: h.location ?? null,
+    reason: h.reason,
+    until: h.until ?? null,
+    depends_on: h.dependsOn ?? null,
+    rollout: h.rollout ?? null,
+  };
+}
+
 export function renderPlanJson(plan: Plan): string {
+  const holds = holdsByAddress(plan);
   const doc = {
     format_version: PLAN_JSON_FORMAT_VERSION,
     created_at: plan.createdAt,
@@ -72,10 +89,14 @@ export function renderPlanJson(plan: Plan): string {
       notes: c.notes,
       problems: c.problems,
       facts: c.facts,
+      ...(plan.windows ? { window_hold: ((h) => (h ? holdJson(h) : null))(holdOfChange(holds, c)) } : {}),
     })),
-    summary: summarize(plan.changes),
+    summary: { ...summarize(plan.changes), ...(plan.windows ? { held: heldChanges(plan) } : {}) },
     ...(plan.rollouts ? { rollouts: plan.rollouts } : {}),
     ...(plan.resolvedMachines ? { resolved_machine_changes: plan.resolvedMachines.map(resolvedMachineJson) } : {}),
+    ...(plan.windows
+      ? { window_holds: { checked_at: plan.windows.checkedAt, held: heldChanges(plan), holds: plan.windows.holds.map(holdJson) } }
+      : {}),
   } satisfies Record<string, unknown>;
   return `${JSON.stringify(doc as unknown as JsonValue, null, 2)}\n`;
 }

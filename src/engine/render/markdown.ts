@@ -1,5 +1,6 @@
 import { summarize, type Plan } from '../plan/model';
 import { palette } from './colors';
+import { holdOfChange, holdsByAddress, holdsSummary, holdText, waveOnlyHolds } from './holds';
 import { renderResource, summaryLine } from './text';
 import { showValue } from './values';
 
@@ -10,6 +11,9 @@ export function renderPlanMarkdown(plan: Plan): string {
   const out: string[] = [`### fleetform ${plan.destroy ? 'destroy plan' : 'plan'}`, '', `**${summaryLine(summary, plan.destroy)}**`, ''];
   if (summary.drifted > 0) out.push(`:warning: ${summary.drifted} resource(s) changed outside fleetform; apply reverts them.`, '');
   if (summary.problems > 0) out.push(`:x: ${summary.problems} problem(s) must be fixed before apply.`, '');
+  const held = holdsSummary(plan);
+  if (held) out.push(`:hourglass: ${held}`, '');
+  const holds = holdsByAddress(plan);
   for (const stack of plan.stacks) {
     const changes = plan.changes.filter((c) => c.stack === stack.name);
     const acting = changes.filter((c) => c.action !== 'no-op' || c.drift.length > 0 || c.problems.length > 0);
@@ -24,9 +28,10 @@ export function renderPlanMarkdown(plan: Plan): string {
       for (const c of acting) {
         for (const d of c.drift)
           out.push(`! ${c.address}: changed outside fleetform: ${d.path} = ${showValue(d.before)} -> ${showValue(d.after)}`);
-        if (c.action !== 'no-op') out.push(...renderResource(p, c).map((l) => l.replace(/^(\s*)([-+~])/, '$2$1')));
+        if (c.action !== 'no-op') out.push(...renderResource(p, c, holdOfChange(holds, c)).map((l) => l.replace(/^(\s*)([-+~])/, '$2$1')));
         for (const pr of c.problems) out.push(`! error: ${c.address}.${pr.path}: ${pr.message}`);
       }
+      for (const h of waveOnlyHolds(plan).filter((x) => x.stack === stack.name)) out.push(`! ${h.address}: ${holdText(h)}`);
       out.push('```', '');
     }
     out.push('</details>', '');

@@ -1,8 +1,9 @@
 import type { AttributeChange } from '../diff';
 import { isObject, type JsonObject } from '../json';
-import { summarize, type Action, type Plan, type PlanSummary, type ResourceChange } from '../plan/model';
+import { summarize, type Action, type Plan, type PlanSummary, type ResourceChange, type WindowHold } from '../plan/model';
 import { rolloutPlanLines } from '../rollout/plan';
 import { palette, type Palette } from './colors';
+import { holdOfChange, holdsByAddress, holdsSummary, holdText, waveOnlyHolds } from './holds';
 import { showValue } from './values';
 
 const SYMBOL: Record<Action, string> = {
@@ -57,9 +58,10 @@ function headline(c: ResourceChange): string {
   return `${c.address} ${PHRASE[c.action]}`;
 }
 
-export function renderResource(p: Palette, c: ResourceChange): string[] {
+export function renderResource(p: Palette, c: ResourceChange, hold?: WindowHold): string[] {
   const color = colorFor(p, c.action);
   const lines = [p.bold(`  # ${headline(c)}`)];
+  if (hold) lines.push(p.yellow(`  #   ${holdText(hold)}`));
   if (c.adopted && c.action !== 'adopt')
     lines.push(p.dim(`  #   adopted: an interrupted create had made it; found on the service by name`));
   for (const reason of c.replaceReasons) lines.push(p.red(`  #   replacement forced by: ${reason}`));
@@ -117,7 +119,8 @@ export function renderPlanText(plan: Plan, options: { color: boolean }): string 
     out.push(p.green('No changes. Your fleet matches the configuration.'));
   } else if (acting.length > 0) {
     out.push('fleetform will perform the following actions:', '');
-    for (const c of acting) out.push(...renderResource(p, c), '');
+    const holds = holdsByAddress(plan);
+    for (const c of acting) out.push(...renderResource(p, c, holdOfChange(holds, c)), '');
   }
   const noteOnly = plan.changes.filter((c) => c.action === 'no-op' && c.notes.some((n) => n.level === 'warning'));
   for (const c of noteOnly) {
@@ -129,6 +132,9 @@ export function renderPlanText(plan: Plan, options: { color: boolean }): string 
     if (pr.hint) out.push(`  hint: ${pr.hint}`);
   }
   if (plan.rollouts && plan.rollouts.length > 0) out.push('', ...rolloutPlanLines(plan.rollouts));
+  for (const h of waveOnlyHolds(plan)) out.push(p.yellow(`  ${h.address}: ${holdText(h)}`));
   out.push(p.bold(summaryLine(summarize(plan.changes), plan.destroy)));
+  const held = holdsSummary(plan);
+  if (held) out.push(p.yellow(held));
   return `${out.join('\n')}\n`;
 }

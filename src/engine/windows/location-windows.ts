@@ -8,13 +8,13 @@
  * the same reference, and, once the location exists, any machine of the project in its id. A
  * rule naming an id matches the machines of every stack in that id.
  */
-import type { RolloutPlan } from '../domain/rollout';
-import { parseWindow, type SyncWindow, type WindowVerdict } from '../domain/sync-windows';
-import type { DesiredStack } from '../engine/desired/stack';
-import { machineDeclaration } from '../engine/kinds/machine';
-import type { ResourceChange } from '../engine/plan/model';
-import type { RolloutJournal } from '../engine/rollout/journal';
-import type { State } from '../engine/state/schema';
+import type { RolloutPlan } from '../../domain/rollout';
+import { parseWindow, type SyncWindow, type WindowVerdict } from '../../domain/sync-windows';
+import type { DesiredStack } from '../desired/stack';
+import { machineDeclaration } from '../kinds/machine';
+import type { ResourceChange } from '../plan/model';
+import type { RolloutJournal } from '../rollout/journal';
+import type { State } from '../state/schema';
 
 /** One location's windows, and the keys its machines are known by. */
 interface LocationRule {
@@ -28,6 +28,8 @@ interface LocationRule {
 export interface MachineHold {
   readonly location: string;
   readonly reason: string;
+  /** The location's windows, to tell when they open. */
+  readonly windows: readonly SyncWindow[];
 }
 
 /** The machines of one closed location held back from an apply. */
@@ -118,7 +120,7 @@ export class LocationWindows {
     for (const rule of this.rules) {
       if (!keys.some((k) => rule.keys.has(k))) continue;
       const v = verdict(rule.windows);
-      if (!v.open) return { location: rule.label, reason: v.reason ?? 'outside its windows' };
+      if (!v.open) return { location: rule.label, reason: v.reason ?? 'outside its windows', windows: rule.windows };
     }
     return undefined;
   }
