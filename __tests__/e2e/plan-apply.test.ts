@@ -160,6 +160,21 @@ test('a saved plan applies only to the world it was made from', async () => {
   expect(fresh.stdout).toContain('Apply complete!');
 });
 
+test('a saved plan of a fleet never applied applies once; the same file again is stale', async () => {
+  synth();
+  const planFile = path.join(dir, 'first.plan');
+  expect((await run('plan', '--out', planFile)).code).toBe(0);
+  const first = await run('apply', planFile);
+  expect(first.stderr).toBe('');
+  expect(first.stdout).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');
+  expect((await machinePart('picker-1')).config.components).toHaveLength(2);
+
+  const again = await run('apply', planFile);
+  expect(again.code).toBe(1);
+  expect(again.stderr).toContain('saved plan is stale');
+  expect((await run('plan', '--detailed-exitcode')).code).toBe(0);
+});
+
 test('apply without a terminal and without --auto-approve refuses, changing nothing', async () => {
   await applied({ timeoutMs: 300, policy: '^1', token: 'token-two' });
   synth({ timeoutMs: 400, policy: '^1', token: 'token-two' });

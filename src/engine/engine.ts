@@ -242,6 +242,16 @@ export class Engine {
   }
 
   /**
+   * A stack never written has no lineage of its own yet (each read makes a fresh one): a
+   * plan made of it applies to it while it is still unwritten, and the state it starts
+   * takes the plan's lineage.
+   */
+  private unwrittenAsPlanned(state: State, header: StackPlanHeader): State {
+    const unwritten = state.serial === 0 && Object.keys(state.resources).length === 0;
+    return unwritten && header.serial === 0 ? { ...state, lineage: header.lineage } : state;
+  }
+
+  /**
    * Checks that a saved plan still describes the world: same state (lineage and serial)
    * and the same remote versions it observed. Call under `lock`.
    */
@@ -253,7 +263,7 @@ export class Engine {
         throw new StalePlanError(`saved plan is stale: stack ${header.name} is no longer in the app`, {
           hint: 'run `fleetform plan --out FILE` again',
         });
-      const state = await this.settings.backend.read(header.name);
+      const state = this.unwrittenAsPlanned(await this.settings.backend.read(header.name), header);
       if (state.lineage !== header.lineage || state.serial !== header.serial) {
         throw new StalePlanError(
           `saved plan is stale: the state of stack ${header.name} changed since the plan (serial ${header.serial} -> ${state.serial})`,
