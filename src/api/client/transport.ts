@@ -13,6 +13,7 @@
 import type { Interceptor, Transport } from '@connectrpc/connect';
 import { createTransport as createGrpcWebProtocolTransport } from '@connectrpc/connect/protocol-grpc-web';
 import { compressionGzip, createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import { authInterceptor, type TokenSource } from './auth';
 import { createGrpcWebUnaryTransport } from './grpc-web-unary';
 import { createUndiciHttpClient } from './undici-http-client';
 
@@ -42,6 +43,8 @@ export interface ClientTransportOptions {
   /** Deadline of a call that sets none itself. */
   readonly defaultTimeoutMs: number;
   readonly interceptors: Interceptor[];
+  /** Bearer tokens for every call but AuthService's; none: calls carry no authorization. */
+  readonly tokens?: TokenSource;
   readonly compression: ResponseCompression;
 }
 
@@ -58,6 +61,8 @@ const MAX_BYTES = 0xffffffff;
 /** Creates the transport for `kind`. No connection is opened before the first call. */
 export function createClientTransport(o: ClientTransportOptions): ClientTransport {
   const acceptCompression = o.compression === 'gzip' ? [compressionGzip] : [];
+  // Streams take the token through an interceptor; unary gRPC-web calls add it themselves.
+  const interceptors = o.tokens === undefined ? o.interceptors : [authInterceptor(o.tokens), ...o.interceptors];
   if (o.kind === 'grpc') {
     const sessionManager = new Http2SessionManager(o.baseUrl);
     const transport = createGrpcTransport({
@@ -65,7 +70,7 @@ export function createClientTransport(o: ClientTransportOptions): ClientTranspor
       baseUrl: o.baseUrl,
       sessionManager,
       acceptCompression,
-      interceptors: o.interceptors,
+      interceptors,
       defaultTimeoutMs: o.defaultTimeoutMs,
     });
     return {
@@ -79,7 +84,7 @@ export function createClientTransport(o: ClientTransportOptions): ClientTranspor
     httpClient: http.httpClient,
     baseUrl: o.baseUrl,
     useBinaryFormat: true,
-    interceptors: o.interceptors,
+    interceptors,
     acceptCompression,
     sendCompression: null,
     compressMinBytes: 1024,
@@ -92,6 +97,7 @@ export function createClientTransport(o: ClientTransportOptions): ClientTranspor
     exchange: http.exchange,
     streaming,
     interceptors: o.interceptors,
+    ...(o.tokens === undefined ? {} : { tokens: o.tokens }),
     acceptCompression,
     defaultTimeoutMs: o.defaultTimeoutMs,
   });
