@@ -77,28 +77,19 @@ export class TokenSource {
   }
 }
 
-/**
- * Runs `send` with the current token as its `authorization` value; when the service
- * answers UNAUTHENTICATED, gets one fresh token and sends once more.
- */
-export async function withBearer<T>(tokens: TokenSource, send: (authorization: string) => Promise<T>): Promise<T> {
-  const token = await tokens.token();
-  try {
-    return await send(`Bearer ${token}`);
-  } catch (e) {
-    if (!(e instanceof ConnectError) || e.code !== Code.Unauthenticated) throw e;
-    const fresh = await tokens.refresh(token);
-    return await send(`Bearer ${fresh}`);
-  }
-}
-
 /** Adds the bearer token to every call except Authenticate; re-authenticates once on UNAUTHENTICATED. */
 export function authInterceptor(tokens: TokenSource): Interceptor {
   return (next) => async (req) => {
     if (req.service.typeName === AUTH_SERVICE_TYPE_NAME) return next(req);
-    return withBearer(tokens, (authorization) => {
-      req.header.set('authorization', authorization);
-      return next(req);
-    });
+    const token = await tokens.token();
+    req.header.set('authorization', `Bearer ${token}`);
+    try {
+      return await next(req);
+    } catch (e) {
+      if (!(e instanceof ConnectError) || e.code !== Code.Unauthenticated) throw e;
+      const fresh = await tokens.refresh(token);
+      req.header.set('authorization', `Bearer ${fresh}`);
+      return await next(req);
+    }
   };
 }

@@ -10,7 +10,7 @@ import { InputError } from '../../domain/errors';
 import { schemaProblems } from '../../domain/schema-issues';
 import { AuthService, loadServices } from '../services';
 import { createAppClient, type AppClient } from './app-client';
-import { AuthenticationError, TokenSource, type ApiKeyCredentials } from './auth';
+import { authInterceptor, AuthenticationError, TokenSource, type ApiKeyCredentials } from './auth';
 import { createInvoker, type CallSettings } from './call';
 import { createDatasetClient, type DatasetClient } from './dataset-client';
 import { toServiceError } from './errors';
@@ -114,7 +114,7 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
     secrets: [payload],
   };
 
-  // The exchange runs through the same transport, which sends AuthService's calls without a token.
+  // The exchange runs through the same transport; the interceptor leaves AuthService alone.
   const tokens = new TokenSource(async () => {
     try {
       const req = { entity: authEntity, credentials: { type: 'api-key', payload } };
@@ -131,8 +131,7 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
     maxConnections: opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     compression: opts.compression ?? defaultCompression(baseUrl),
     defaultTimeoutMs: settings.timeoutMs,
-    interceptors: [],
-    tokens,
+    interceptors: [authInterceptor(tokens)],
   };
   const wire = createClientTransport(transportOptions);
   const auth = createClient(AuthService, wire.transport);

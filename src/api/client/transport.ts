@@ -13,7 +13,6 @@
 import type { Interceptor, Transport } from '@connectrpc/connect';
 import { createTransport as createGrpcWebProtocolTransport } from '@connectrpc/connect/protocol-grpc-web';
 import { compressionGzip, createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
-import { authInterceptor, type TokenSource } from './auth';
 import { createGrpcWebUnaryTransport } from './grpc-web-unary';
 import { createUndiciHttpClient } from './undici-http-client';
 
@@ -43,8 +42,6 @@ export interface ClientTransportOptions {
   /** Deadline of a call that sets none itself. */
   readonly defaultTimeoutMs: number;
   readonly interceptors: Interceptor[];
-  /** Bearer tokens for every call but AuthService's; none: calls carry no authorization. */
-  readonly tokens?: TokenSource;
   readonly compression: ResponseCompression;
 }
 
@@ -61,8 +58,6 @@ const MAX_BYTES = 0xffffffff;
 /** Creates the transport for `kind`. No connection is opened before the first call. */
 export function createClientTransport(o: ClientTransportOptions): ClientTransport {
   const acceptCompression = o.compression === 'gzip' ? [compressionGzip] : [];
-  // Streams take the token through an interceptor; unary gRPC-web calls add it themselves.
-  const interceptors = o.tokens === undefined ? o.interceptors : [authInterceptor(o.tokens), ...o.interceptors];
   if (o.kind === 'grpc') {
     const sessionManager = new Http2SessionManager(o.baseUrl);
     const transport = createGrpcTransport({
@@ -70,7 +65,7 @@ export function createClientTransport(o: ClientTransportOptions): ClientTranspor
       baseUrl: o.baseUrl,
       sessionManager,
       acceptCompression,
-      interceptors,
+      interceptors: o.interceptors,
       defaultTimeoutMs: o.defaultTimeoutMs,
     });
     return {
@@ -84,7 +79,7 @@ export function createClientTransport(o: ClientTransportOptions): ClientTranspor
     httpClient: http.httpClient,
     baseUrl: o.baseUrl,
     useBinaryFormat: true,
-    interceptors,
+    interceptors: o.interceptors,
     acceptCompression,
     sendCompression: null,
     compressMinBytes: 1024,
@@ -97,7 +92,6 @@ export function createClientTransport(o: ClientTransportOptions): ClientTranspor
     exchange: http.exchange,
     streaming,
     interceptors: o.interceptors,
-    ...(o.tokens === undefined ? {} : { tokens: o.tokens }),
     acceptCompression,
     defaultTimeoutMs: o.defaultTimeoutMs,
   });

@@ -10,7 +10,6 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import type { UniversalClientFn, UniversalClientRequest, UniversalClientResponse } from '@connectrpc/connect/protocol';
 import { Pool, type Dispatcher } from 'undici';
 import { errorMessage } from '../../domain/errors';
-import type { Cancellable } from './call-life';
 
 /** Options of {@link createUndiciHttpClient}. */
 export interface UndiciHttpClientOptions {
@@ -18,24 +17,15 @@ export interface UndiciHttpClientOptions {
   readonly connections: number;
 }
 
-/** A whole HTTP answer: status, headers as undici parsed them (names in lower case) and the body in one buffer. */
+/** A whole HTTP answer: status, headers and the body in one buffer. */
 export interface WholeAnswer {
   readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
+  readonly header: Headers;
   readonly body: Uint8Array;
 }
 
-/**
- * POSTs `body` to `url` with `headers` (names and values alternating) and reads the whole
- * answer, aborted when `life` is cancelled; failures to talk to the server are
- * ConnectErrors as in {@link UndiciHttpClient.httpClient}.
- */
-export type WholeExchange = (
-  url: string,
-  headers: readonly string[],
-  body: Uint8Array,
-  life: Cancellable | undefined,
-) => Promise<WholeAnswer>;
+/** POSTs `body` to `url` and reads the whole answer; failures to talk to the server are ConnectErrors as in {@link UndiciHttpClient.httpClient}. */
+export type WholeExchange = (url: string, header: Headers, body: Uint8Array, signal: AbortSignal | undefined) => Promise<WholeAnswer>;
 
 /** The connect-es HTTP client function plus the pool behind it. */
 export interface UndiciHttpClient {
@@ -55,7 +45,7 @@ export function createUndiciHttpClient(baseUrl: string, options: UndiciHttpClien
   const httpClient: UniversalClientFn = (req) => send(pool, req);
   return {
     httpClient,
-    exchange: (url, headers, body, life) => exchangeWhole(pool, url, headers, body, life),
+    exchange: (url, header, body, signal) => exchangeWhole(pool, url, header, body, signal),
     stats: () => {
       const s = pool.stats;
       return { connected: s.connected, running: s.running, pending: s.pending, size: s.size };
@@ -90,65 +80,44 @@ async function send(pool: Pool, req: UniversalClientRequest): Promise<UniversalC
  * One request and its whole answer through the pool's dispatcher: the body's chunks are
  * kept as they arrive and joined once at the end, with no response stream in between.
  */
-function exchangeWhole(
-  pool: Pool,
-  url: string,
-  headers: readonly string[],
-  body: Uint8Array,
-  life: Cancellable | undefined,
-): Promise<WholeAnswer> {
+function exchangeWhole(pool: Pool, url: string, header: Headers, body: Uint8Array, signal: AbortSignal | undefined): Promise<WholeAnswer> {
   return new Promise<WholeAnswer>((resolve, reject) => {
-    if (life?.cancelled) {
-      reject(transportError(life.reason, life));
+    if (signal?.aborted) {
+      reject(transportError(signal.reason, signal));
       return;
     }
-    pool.dispatch({ path: pathOf(url), method: 'POST', headers: headers as string[], body }, new WholeAnswerHandler(resolve, reject, life));
+    let status = 0;
+    let answerHeader: Headers | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let controller: Dispatcher.DispatchController | undefined;
+    const onAbort = () => controller?.abort(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = () => signal?.removeEventListener('abort', onAbort);
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+      },
+      onResponseStart(_c, statusCode, headers) {
+        status = statusCode;
+        answerHeader = toWebHeaders(headers);
+      },
+      onResponseData(_c, chunk) {
+        chunks.push(chunk);
+        size += chunk.byteLength;
+      },
+      onResponseEnd() {
+        settle();
+        const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+        resolve({ status, header: answerHeader ?? new Headers(), body: new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength) });
+      },
+      onResponseError(_c, error) {
+        settle();
+        reject(transportError(error, signal));
+      },
+    };
+    pool.dispatch({ path: pathOf(url), method: 'POST', headers: Object.fromEntries(header), body }, handler);
   });
-}
-
-/** Collects one answer for {@link exchangeWhole}; a class so that a call allocates no closures. */
-class WholeAnswerHandler implements Dispatcher.DispatchHandler {
-  private status = 0;
-  private headers: Record<string, string | string[] | undefined> = {};
-  private chunks: Buffer[] = [];
-  private size = 0;
-
-  constructor(
-    private readonly resolve: (answer: WholeAnswer) => void,
-    private readonly reject: (error: ConnectError) => void,
-    private readonly life: Cancellable | undefined,
-  ) {}
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    if (this.life === undefined) return;
-    if (this.life.cancelled) controller.abort(abortReason(this.life.reason));
-    else this.life.onCancel = (reason) => controller.abort(abortReason(reason));
-  }
-
-  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
-    this.status = statusCode;
-    this.headers = headers;
-  }
-
-  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.size += chunk.byteLength;
-  }
-
-  onResponseEnd(): void {
-    if (this.life !== undefined) this.life.onCancel = undefined;
-    const whole = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.size);
-    this.resolve({ status: this.status, headers: this.headers, body: new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength) });
-  }
-
-  onResponseError(_c: Dispatcher.DispatchController, error: Error): void {
-    if (this.life !== undefined) this.life.onCancel = undefined;
-    this.reject(transportError(error, this.life));
-  }
-}
-
-function abortReason(reason: unknown): Error {
-  return reason instanceof Error ? reason : new Error('aborted');
 }
 
 /** Path and query of an absolute URL. */
@@ -224,8 +193,7 @@ async function collect(body: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
-/** A web Headers object of undici's parsed headers. */
-export function toWebHeaders(headers: Record<string, string | string[] | undefined>): Headers {
+function toWebHeaders(headers: Record<string, string | string[] | undefined>): Headers {
   const out = new Headers();
   for (const [k, v] of Object.entries(headers)) {
     if (v === undefined) continue;
@@ -238,9 +206,9 @@ export function toWebHeaders(headers: Record<string, string | string[] | undefin
  * Aborts keep the reason connect-es put on the signal (deadline, cancellation); every
  * other failure to exchange bytes with the server (refused, reset, closed) is Unavailable.
  */
-function transportError(e: unknown, call: AbortSignal | Cancellable | undefined): ConnectError {
+function transportError(e: unknown, signal: AbortSignal | undefined): ConnectError {
   if (e instanceof ConnectError) return e;
-  if (call !== undefined && ('aborted' in call ? call.aborted : call.cancelled)) return ConnectError.from(call.reason, Code.Canceled);
+  if (signal?.aborted) return ConnectError.from(signal.reason, Code.Canceled);
   const code = errorCode(e);
   const text = errorMessage(e);
   return new ConnectError(code ? `${text} (${code})` : text, Code.Unavailable, undefined, undefined, e);
