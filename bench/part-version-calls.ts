@@ -1,0 +1,74 @@
+/**
+ * The client's cost per part-version read: `part-version-calls.ts [CALLS] [PARALLELISM]`
+ * reads one part's version CALLS times (default 20,000) with PARALLELISM (default 32, as a
+ * drift check) in flight, against an emulator of its own, and prints one JSON line: this
+ * process's CPU milliseconds per call (after a warm-up of a tenth of the calls) and the
+ * connections the pool opened. With BENCH_PART_VERSION_CPU_PROF=FILE the measured calls
+ * are profiled into FILE.
+ */
+import * as fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { createServiceClient } from '../src/api/client';
+import { spawnEmulator } from './emulator';
+import { cpuSecondsSince, pool, r3, runMain } from './stats';
+
+async function main(): Promise<void> {
+  const calls = Number(process.argv[2] ?? '20000');
+  const parallelism = Number(process.argv[3] ?? '32');
+  const emulator = await spawnEmulator();
+  const { apiKeyId, apiKey, locationId } = emulator.credentials;
+  const client = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
+  });
+  try {
+    const machineId = await client.appClient.newMachine('probe-bench', locationId);
+    const [part] = await client.appClient.getMachineParts(machineId);
+    if (!part) throw new Error('the new machine has no part');
+    const read = () => client.appClient.getMachinePartVersion(part.id);
+    await pool(Array.from({ length: Math.ceil(calls / 10) }), parallelism, read);
+    const profile = process.env.BENCH_PART_VERSION_CPU_PROF;
+    const profiler = profile ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
+    // Rounds of CALLS / ROUNDS calls: the least CPU per call of a round is the least disturbed by other processes.
+    const rounds = Number(process.env.BENCH_PART_VERSION_ROUNDS ?? '5');
+    const perRound = Math.ceil(calls / rounds);
+    const roundsMs: number[] = [];
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    for (let r = 0; r < rounds; r++) {
+      const roundCpu = process.cpuUsage();
+      await pool(Array.from({ length: perRound }), parallelism, read);
+      roundsMs.push((cpuSecondsSince(roundCpu) * 1000) / perRound);
+    }
+    const cpuS = cpuSecondsSince(cpu);
+    const split = process.cpuUsage(cpu);
+    const wallS = (performance.now() - started) / 1000;
+    if (profiler && profile) {
+      const { profile: taken } = await profiler.post('Profiler.stop');
+      fs.writeFileSync(profile, JSON.stringify(taken));
+      profiler.disconnect();
+    }
+    process.stdout.write(
+      `${JSON.stringify({
+        calls,
+        parallelism,
+        cpu_ms_per_call: r3((cpuS * 1000) / (perRound * rounds)),
+        least_round_cpu_ms_per_call: r3(Math.min(...roundsMs)),
+        user_ms_per_call: r3(split.user / 1000 / (perRound * rounds)),
+        system_ms_per_call: r3(split.system / 1000 / (perRound * rounds)),
+        wall_s: r3(wallS),
+        connections: client.connections(),
+      })}\n`,
+    );
+  } finally {
+    await client.close();
+    await emulator.stop();
+  }
+}
+
+runMain(main);
