@@ -14,6 +14,7 @@ import { Engine } from '../src/engine/engine';
 import { defaultKinds } from '../src/engine/kinds';
 import { LocalStateBackend } from '../src/engine/state/local-backend';
 import type { ReconcilerEvent } from '../src/reconciler/events';
+import { boundHeapGrowth } from '../src/reconciler/heap-growth';
 import { Reconciler } from '../src/reconciler/reconciler';
 import { READ_PARALLELISM } from './session';
 import { r3, runMain } from './stats';
@@ -24,6 +25,8 @@ const peakRssMb = (): number => Math.round(process.resourceUsage().maxRSS / 1024
 const FULL_PLANS = 2;
 
 async function main(): Promise<void> {
+  // As `fleetform reconcile` starts: the heap's growth bounded unless node was given a heap option.
+  boundHeapGrowth();
   const [sessionFile, outdir] = process.argv.slice(2) as [string, string];
   const s = JSON.parse(fs.readFileSync(sessionFile, 'utf8')) as { url: string; credentials: EmulatorCredentials; stateDir: string };
   const { apiKeyId, apiKey, organizationId, locationId } = s.credentials;

@@ -31,17 +31,31 @@ export function withDigestsRead<T extends JsonValue>(value: T, paths: readonly s
   return mapPaths(value, paths, (v) => (typeof v === 'string' ? (SensitiveDigest.fromText(v) ?? v) : v));
 }
 
-/** The value with `at` applied to what it holds at each of the paths (diffJson's notation); unchanged without paths. */
+/**
+ * The value with `at` applied to what it holds at each of the paths (diffJson's notation).
+ * Only the objects and arrays on the way to a path that changes are new: every other part
+ * (the whole value, without paths) is the value's own, so a masked view holds no second
+ * copy of what it does not mask.
+ */
 function mapPaths<T extends JsonValue>(value: T, paths: readonly string[], at: (v: JsonValue) => JsonValue): T {
   if (paths.length === 0) return value;
   const wanted = new Set(paths);
+  const leadsToWanted = (path: string): boolean =>
+    path === '' || paths.some((p) => p.length > path.length && p.startsWith(path) && (p[path.length] === '.' || p[path.length] === '['));
   const walk = (v: JsonValue, path: string): JsonValue => {
     if (wanted.has(path)) return at(v);
-    if (Array.isArray(v)) return v.map((x, i) => walk(x, childPath(path, i)));
+    if (!leadsToWanted(path)) return v;
+    if (Array.isArray(v)) {
+      const out = v.map((x, i) => walk(x, childPath(path, i)));
+      return out.some((x, i) => x !== v[i]) ? out : v;
+    }
     if (isObject(v)) {
-      const out: { [k: string]: JsonValue } = {};
-      for (const [k, x] of Object.entries(v)) out[k] = walk(x, childPath(path, k));
-      return out;
+      let out: { [k: string]: JsonValue } | undefined;
+      for (const [k, x] of Object.entries(v)) {
+        const mapped = walk(x, childPath(path, k));
+        if (mapped !== x) (out ??= { ...v })[k] = mapped;
+      }
+      return out ?? v;
     }
     return v;
   };

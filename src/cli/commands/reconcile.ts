@@ -9,6 +9,7 @@ import {
   type DriftPolicy,
   type ReconcilerStatus,
 } from '../../reconciler/events';
+import { boundHeapGrowth } from '../../reconciler/heap-growth';
 import { streamLogger, type LogFormat } from '../../reconciler/log';
 import { startReconciler } from '../../reconciler/run';
 import { parseListen } from '../../reconciler/server';
@@ -146,6 +147,7 @@ export function register(program: Command, apps: AppRunner): void {
     .option('--parallelism <n>', 'how many resources are written at once', '10')
     .option('--read-parallelism <n>', 'the most reads in flight while planning', '512')
     .action(async (opts: ReconcileOptions) => {
+      boundHeapGrowth();
       const logFormat = oneOf<LogFormat>(opts.logFormat, ['text', 'json'], '--log-format');
       const token = opts.listen === 'off' ? undefined : dashboardToken(process.env);
       const logger = streamLogger(logFormat, (line) => process.stderr.write(line));
