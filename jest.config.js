@@ -25,6 +25,8 @@ module.exports = {
   testTimeout: 30000,
   // Suites that run bin/fleetform.js load dist/: it is rebuilt first when src/ is newer.
   globalSetup: '<rootDir>/scripts/build-first.js',
+  // The longest suites first, also on a clean clone (scripts/suite-sequencer.js).
+  testSequencer: '<rootDir>/scripts/suite-sequencer.js',
   projects: [
     tier('unit'),
     tier('integration'),
