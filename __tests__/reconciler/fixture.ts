@@ -167,3 +167,9 @@ export function startReconcile(cwd: string, args: readonly string[], env: NodeJS
     void ended.then((code) => reject(new Error(`fleetform reconcile ended (${code}) before listening: ${log}`)));
   });
 }
+
+/** A deny window that opened five minutes before now (UTC) and lasts three hours: closed for the whole test, whatever the clock says. */
+export function denyingNow(): string {
+  const opened = new Date(Date.now() - 5 * 60_000);
+  return `deny:${opened.getUTCMinutes()} ${opened.getUTCHours()} * * *:3h:UTC`;
+}

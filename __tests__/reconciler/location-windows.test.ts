@@ -11,7 +11,7 @@ import { createServiceClient, type ServiceClient } from '../../src/api/client';
 import { startEmulator } from '../../src/emulator';
 import type { ReconcilerEvent, ReconcilerStatus } from '../../src/reconciler/events';
 import { fleetform, quickMachines } from '../e2e/fleet-fixture';
-import { startReconcile, webhookReceiver, type ReconcileProcess } from './fixture';
+import { denyingNow, startReconcile, webhookReceiver, type ReconcileProcess } from './fixture';
 
 jest.setTimeout(240_000);
 
@@ -49,12 +49,6 @@ let client: ServiceClient;
 let env: Record<string, string>;
 let hook: Awaited<ReturnType<typeof webhookReceiver>>;
 let running: ReconcileProcess | undefined;
-
-/** A deny window that opened five minutes before now (UTC) and lasts three hours: closed for the whole test, whatever the clock says. */
-function denyingNow(): string {
-  const opened = new Date(Date.now() - 5 * 60_000);
-  return `deny:${opened.getUTCMinutes()} ${opened.getUTCHours()} * * *:3h:UTC`;
-}
 
 beforeAll(async () => {
   restoreEnv = quickMachines();
