@@ -8,7 +8,7 @@ import { confirm } from '../confirm';
 import { outcomeLines, pendingDeletions } from '../pending-deletions';
 import { consoleReporter } from '../reporter';
 import { rolloutBoard, rolloutPrinter, rolloutSummaryLines, writeApplyReport } from '../rollout-output';
-import { heldCount, refuseHeld, windowsBoundary } from '../plan-windows';
+import { heldCount, refuseHeld, windowsBoundary } from '../../engine/windows/plan-windows';
 import { serviceLine, type Workspace } from '../workspace';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
-import { checkedAgainstWindows } from '../plan-windows';
+import { checkedAgainstWindows } from '../../engine/windows/plan-windows';
 import { readSavedPlan } from '../saved-plan';
 import { FleetformError } from '../../domain/errors';
 import { addTargetOption, targetsGiven, type TargetOptions } from '../target-flag';

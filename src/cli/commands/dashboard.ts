@@ -19,7 +19,7 @@ import { parseDuration } from '../../domain/duration';
 import type { AppRunner } from '../app-runner';
 import { openConnection } from '../connection';
 import { rolloutJournals } from '../rollout-output';
-import { checkedAgainstWindows } from '../plan-windows';
+import { checkedAgainstWindows } from '../../engine/windows/plan-windows';
 import { writeSavedPlan } from '../saved-plan';
 import { projectBackend } from '../state-backend';
 import { addEngineOptions, durationFlag, withWorkspace, type EngineCommandOptions } from '../workspace';

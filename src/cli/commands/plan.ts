@@ -8,7 +8,7 @@ import { renderPlanJson } from '../../engine/render/json';
 import { renderPlanMarkdown } from '../../engine/render/markdown';
 import { renderPlanText } from '../../engine/render/text';
 import { recordPhase, timePhase } from '../phase-timings';
-import { checkedAgainstWindows } from '../plan-windows';
+import { checkedAgainstWindows } from '../../engine/windows/plan-windows';
 import { writeSavedPlan } from '../saved-plan';
 import { addTargetOption, targetsGiven, type TargetOptions } from '../target-flag';
 import { addEngineOptions, booleanFlag, serviceLine, withWorkspace, type EngineCommandOptions } from '../workspace';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { App, TerraformStack } from 'cdktf';
 import { FleetProvider, Location, Machine, ReconcilePolicy } from '../../src';
-import { refuseHeld, windowsBoundary, checkedAgainstWindows } from '../../src/cli/plan-windows';
+import { refuseHeld, windowsBoundary, checkedAgainstWindows } from '../../src/engine/windows/plan-windows';
 import { readStacks } from '../../src/engine/desired/read-stacks';
 import { resourceChange, type Plan } from '../../src/engine/plan/model';
 

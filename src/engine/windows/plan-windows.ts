@@ -1,20 +1,20 @@
 /**
- * The windows under `fleetform plan` and `apply`: a plan says what the stacks' and their
+ * The windows a person's `fleetform plan` and `apply` respect: a plan says what the stacks' and their
  * locations' windows would hold if it were applied now (the reconciler's own `--window`
  * flags given again with `--window`), and an apply refuses to write while they hold
  * anything, unless `--ignore-windows`. A rollout an apply runs pauses at a wave boundary
  * when a window closes during it, as under the reconciler; the next apply resumes it.
  */
-import { FleetformError } from '../domain/errors';
-import { parseWindow, type SyncWindow } from '../domain/sync-windows';
-import type { DesiredStack } from '../engine/desired/stack';
-import type { Plan } from '../engine/plan/model';
-import { heldChanges, holdText, waveOnlyHolds } from '../engine/render/holds';
-import type { WaveBoundary } from '../engine/rollout/events';
-import type { State } from '../engine/state/schema';
-import { LocationWindows, waveHold } from '../engine/windows/location-windows';
-import { stackWindows } from '../engine/windows/stack-windows';
-import { windowClock, withWindowHolds } from '../engine/windows/window-holds';
+import { FleetformError } from '../../domain/errors';
+import { parseWindow, type SyncWindow } from '../../domain/sync-windows';
+import type { DesiredStack } from '../desired/stack';
+import type { Plan } from '../plan/model';
+import { heldChanges, holdText, waveOnlyHolds } from '../render/holds';
+import type { WaveBoundary } from '../rollout/events';
+import type { State } from '../state/schema';
+import { LocationWindows, waveHold } from './location-windows';
+import { stackWindows } from './stack-windows';
+import { windowClock, withWindowHolds } from './window-holds';
 
 /** Windows of the command line (the reconciler's `--window` flags given again) over each stack's own. */
 export function windowsOf(flags: readonly string[]): (stack: DesiredStack) => SyncWindow[] {
