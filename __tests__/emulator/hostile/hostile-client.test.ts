@@ -15,8 +15,8 @@ import { tokenFor } from '../helpers';
 import { startChildEmulator, type ChildEmulator } from './child-emulator';
 
 const MESSAGE_LIMIT = 4 * 1024 * 1024;
-const HEADER_TIMEOUT_MS = 1000;
-const IDLE_TIMEOUT_MS = 1500;
+const HEADER_TIMEOUT_MS = 2000;
+const IDLE_TIMEOUT_MS = 2500;
 const MAX_STREAMS = 16;
 const METHOD = '/viam.app.v1.AppService/ListOrganizations';
 const PEAK_RSS_LIMIT = 300 * 1024 * 1024;

@@ -93,8 +93,17 @@ export async function listen(handler: Handler, port: number, host: string, limit
   h1.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     const socket = req.socket;
     clearTimeout(headerDeadlines.get(socket));
+    // The next request's headers are awaited once this one's body is all read: an answer sent
+    // before its upload ended (a refusal) leaves the rest to closeAfterAnswer, and a deadline
+    // armed meanwhile would reset the connection before the client read that answer.
     res.once('finish', () => {
-      if (!socket.destroyed) armHeaderDeadline(socket);
+      if (req.complete) {
+        if (!socket.destroyed) armHeaderDeadline(socket);
+      } else {
+        req.once('end', () => {
+          if (!socket.destroyed) armHeaderDeadline(socket);
+        });
+      }
     });
   });
   const h2 = http2.createServer({ settings: { maxConcurrentStreams: limits.maxConcurrentStreams } }, counted);

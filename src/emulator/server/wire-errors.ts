@@ -66,24 +66,43 @@ export function writeWireError(req: NodeRequest, res: NodeResponse, err: Connect
   else res.end();
 }
 
+/** How long a connection whose upload was cut stays half-closed for the client to read its answer. */
+const LINGER_MS = 5000;
+
 /**
  * Once the answer is out, the unread rest of the body is discarded as it arrives (never
- * decompressed or decoded); past `discardLimit` bytes the connection (HTTP/1.1) or stream
- * (HTTP/2) is closed. Closing at once would reset a connection with unread input, and the
- * client could lose the answer.
+ * decompressed or decoded); past `discardLimit` bytes the stream (HTTP/2) is reset, or the
+ * connection (HTTP/1.1) stops being read and is closed gracefully, then for good after a
+ * linger. Closing a connection with unread input resets it, and a client that had not yet
+ * read its answer would lose it.
  */
 export function closeAfterAnswer(req: NodeRequest, res: NodeResponse, discardLimit: number): void {
   res.once('finish', () => {
     if (req.complete) return;
     let discarded = 0;
-    req.on('data', (chunk: Buffer) => {
+    const discard = (chunk: Buffer): void => {
       discarded += chunk.length;
       if (discarded <= discardLimit) return;
+      req.off('data', discard);
       if ('stream' in req) req.stream.close();
-      else req.socket.destroy();
-    });
+      else lingerThenClose(req);
+    };
+    req.on('data', discard);
     req.resume();
   });
+}
+
+/** Stops reading an HTTP/1.1 upload, sends the end of the connection, and destroys it after `LINGER_MS`. */
+function lingerThenClose(req: http.IncomingMessage): void {
+  const socket = req.socket;
+  req.pause();
+  socket.pause();
+  socket.end();
+  // The server's idle timeout would reset it while the client reads; the linger bounds it instead.
+  socket.setTimeout(0);
+  const deadline = setTimeout(() => socket.destroy(), LINGER_MS);
+  deadline.unref();
+  socket.once('close', () => clearTimeout(deadline));
 }
 
 /** A status error of one of the emulator's gate checks. */
