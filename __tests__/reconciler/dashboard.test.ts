@@ -10,17 +10,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { launchChromium } from '../../scripts/chromium';
-import {
-  gitProject,
-  metricsText,
-  of,
-  QUICK_MACHINES,
-  startReconcile,
-  suiteEmulator,
-  webhookReceiver,
-  type ReconcileProcess,
-  type WebhookReceiver,
-} from './fixture';
+import { gitProject, metricsText, of, QUICK_MACHINES, reconcilerRuns, suiteEmulator } from './fixture';
 
 jest.setTimeout(300_000);
 
@@ -30,13 +20,11 @@ const TOKEN = 'reconciler-dashboard-token-0123456789';
 const MACHINES = 3;
 
 const suite = suiteEmulator('ff-reconcile-dashboard-', { simulation: QUICK_MACHINES });
-let hook: WebhookReceiver;
-let running: ReconcileProcess | undefined;
+const runs = reconcilerRuns(suite);
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  hook = await webhookReceiver();
   browser = await launchChromium();
   page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 860 });
@@ -44,8 +32,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await running?.stop();
-  await hook?.close();
 });
 
 async function shot(name: string): Promise<void> {
@@ -98,29 +84,13 @@ test('the reconciler serves the dashboard: an approval refused without the token
   const env = { ...process.env, ...suite.env, FLEETFORM_DASHBOARD_TOKEN: TOKEN };
   const project = gitProject(path.join(dir, 'repo'));
   project.commit({ machines: MACHINES, policy: '~1.2' }, 'a fleet of three');
-  running = await startReconcile(
+  const running = await runs.start(
     dir,
-    [
-      '--repo',
-      project.repo,
-      '--branch',
-      'main',
-      '--path',
-      'fleet',
-      '--workdir',
-      path.join(dir, 'checkout'),
-      '--apply',
-      'auto',
-      '--interval',
-      '1m',
-      // Each poll runs `git ls-remote`: every 250 ms leaves the processor to the browser.
-      '--poll',
-      '250ms',
-      '--webhook',
-      hook.url,
-    ],
+    // Each poll runs `git ls-remote`: every 250 ms leaves the processor to the browser.
+    [...project.sourceArgs(path.join(dir, 'checkout')), '--apply', 'auto', '--interval', '1m', '--poll', '250ms'],
     env,
   );
+  const { hook } = runs;
   expect(running.log()).toContain(`"dashboard":"${running.url}/dashboard/"`);
   await hook.waitFor(of('apply-finished'), 0, 30_000);
 

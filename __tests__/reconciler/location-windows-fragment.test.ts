@@ -13,12 +13,9 @@ import {
   projectFolder,
   QUICK_MACHINES,
   reconcileCommand,
-  startReconcile,
+  reconcilerRuns,
   suiteEmulator,
   wavesPassed,
-  webhookReceiver,
-  type ReconcileProcess,
-  type WebhookReceiver,
 } from './fixture';
 
 jest.setTimeout(240_000);
@@ -48,17 +45,10 @@ interface Spec {
 
 const suite = suiteEmulator('ff-location-windows-fragment-', { simulation: QUICK_MACHINES });
 let project: ReturnType<typeof projectFolder<Spec>>;
-let hook: WebhookReceiver;
-let running: ReconcileProcess | undefined;
+const runs = reconcilerRuns(suite);
 
-beforeAll(async () => {
+beforeAll(() => {
   project = projectFolder<Spec>(path.join(suite.dir, 'project'), MAIN);
-  hook = await webhookReceiver();
-});
-
-afterAll(async () => {
-  await running?.stop();
-  await hook?.close();
 });
 
 interface Machine {
@@ -86,7 +76,7 @@ async function machines(): Promise<Map<string, Machine>> {
 }
 
 async function override(...args: string[]): Promise<void> {
-  expect((await reconcileCommand(suite.dir, suite.env, running?.url ?? '', 'override', ...args)).code).toBe(0);
+  expect((await reconcileCommand(suite.dir, suite.env, runs.running.url, 'override', ...args)).code).toBe(0);
 }
 
 async function fragmentRevisions(): Promise<{ revision: string; stable: string | undefined }> {
@@ -98,11 +88,8 @@ async function fragmentRevisions(): Promise<{ revision: string; stable: string |
 
 test("a fragment's rollout pauses before the wave holding a closed location's machine, resumes when it opens, no machine written twice", async () => {
   project.write({ version: '1.2.3', southWindows: [] });
-  running = await startReconcile(
-    suite.dir,
-    ['--path', project.folder, '--interval', '1m', '--poll', '100ms', '--webhook', hook.url],
-    suite.env,
-  );
+  await runs.start(suite.dir, ['--path', project.folder, '--interval', '1m', '--poll', '100ms'], suite.env);
+  const { hook } = runs;
   const first = await hook.waitFor((e) => e.type === 'apply-finished' || e.type === 'cycle-failed');
   expect(first.type === 'cycle-failed' ? first.error : first.type).toBe('apply-finished');
   const created = await machines();

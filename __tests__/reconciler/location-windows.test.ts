@@ -16,12 +16,9 @@ import {
   QUICK_MACHINES,
   readUntil,
   reconcileCommand,
-  startReconcile,
+  reconcilerRuns,
   suiteEmulator,
   wavesPassed,
-  webhookReceiver,
-  type ReconcileProcess,
-  type WebhookReceiver,
 } from './fixture';
 
 jest.setTimeout(240_000);
@@ -50,17 +47,10 @@ interface Spec {
 
 const suite = suiteEmulator('ff-location-windows-', { simulation: QUICK_MACHINES });
 let project: ReturnType<typeof projectFolder<Spec>>;
-let hook: WebhookReceiver;
-let running: ReconcileProcess | undefined;
+const runs = reconcilerRuns(suite);
 
-beforeAll(async () => {
+beforeAll(() => {
   project = projectFolder<Spec>(path.join(suite.dir, 'project'), MAIN);
-  hook = await webhookReceiver();
-});
-
-afterAll(async () => {
-  await running?.stop();
-  await hook?.close();
 });
 
 /** Each machine of north and south with its module version, e.g. `north/north-1 ~1.2`. */
@@ -72,7 +62,7 @@ async function fleet(): Promise<string[]> {
   return out.sort();
 }
 
-const command = (...args: string[]) => reconcileCommand(suite.dir, suite.env, running?.url ?? '', ...args);
+const command = (...args: string[]) => reconcileCommand(suite.dir, suite.env, runs.running.url, ...args);
 
 async function status(): Promise<ReconcilerStatus> {
   const r = await command('status', '--json');
@@ -87,11 +77,8 @@ async function override(...args: string[]): Promise<void> {
 test("a location's closed window holds its machines, in a plain apply and at its rollout wave, while the other location's go", async () => {
   const deny = denyingNow();
   project.write({ version: '~1.2', southWindows: [deny] });
-  running = await startReconcile(
-    suite.dir,
-    ['--path', project.folder, '--interval', '1m', '--poll', '100ms', '--webhook', hook.url],
-    suite.env,
-  );
+  const running = await runs.start(suite.dir, ['--path', project.folder, '--interval', '1m', '--poll', '100ms'], suite.env);
+  const { hook } = runs;
 
   // New machines are a plain apply: north's are created, south's wait, and the hold is said.
   const waiting = await hook.waitFor((e) => e.type === 'apply-waiting' && e.location === 'south');

@@ -11,12 +11,9 @@ import {
   partNamed,
   QUICK_MACHINES,
   reconcileCommand,
-  startReconcile,
+  reconcilerRuns,
   suiteEmulator,
   waitUntil,
-  webhookReceiver,
-  type ReconcileProcess,
-  type WebhookReceiver,
 } from './fixture';
 
 jest.setTimeout(240_000);
@@ -27,17 +24,8 @@ const INTERVAL_MS = 1000;
 /** How often the reconciler asks git for a new commit: each ask runs `git ls-remote`, which costs a processor more the more often it runs. */
 const POLL = '250ms';
 const suite = suiteEmulator('ff-reconcile-git-', { simulation: QUICK_MACHINES });
-let hook: WebhookReceiver;
-let running: ReconcileProcess | undefined;
 
-beforeAll(async () => {
-  hook = await webhookReceiver();
-});
-
-afterAll(async () => {
-  await running?.stop();
-  await hook?.close();
-});
+const runs = reconcilerRuns(suite);
 
 const configOf = async (name: string): Promise<Record<string, unknown>> =>
   (await partNamed(suite.client, suite.credentials.locationId, name)).config;
@@ -66,17 +54,10 @@ test('commits reach every machine through a two-wave rollout; drift is reported 
   const env = { ...process.env, ...suite.env } as Record<string, string>;
   const project = gitProject(path.join(dir, 'repo'));
   project.commit({ machines: MACHINES, policy: '~1.2' }, 'a fleet of four');
-  running = await startReconcile(
+  const running = await runs.start(
     dir,
     [
-      '--repo',
-      project.repo,
-      '--branch',
-      'main',
-      '--path',
-      'fleet',
-      '--workdir',
-      path.join(dir, 'checkout'),
+      ...project.sourceArgs(path.join(dir, 'checkout')),
       '--apply',
       'auto',
       '--drift',
@@ -85,11 +66,10 @@ test('commits reach every machine through a two-wave rollout; drift is reported 
       `${INTERVAL_MS}ms`,
       '--poll',
       POLL,
-      '--webhook',
-      hook.url,
     ],
     env,
   );
+  const { hook } = runs;
   const url = running.url;
 
   // The first commit creates the fleet.

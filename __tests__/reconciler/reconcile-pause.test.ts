@@ -8,30 +8,18 @@ import {
   moduleVersions,
   QUICK_MACHINES,
   reconcileCommand,
-  startReconcile,
+  reconcilerRuns,
   suiteEmulator,
   wavesPassed,
-  webhookReceiver,
   type FleetSpec,
-  type ReconcileProcess,
-  type WebhookReceiver,
 } from './fixture';
 
 jest.setTimeout(240_000);
 
 const MACHINES = 3;
 const suite = suiteEmulator('ff-reconcile-pause-', { simulation: QUICK_MACHINES });
-let hook: WebhookReceiver;
-let running: ReconcileProcess | undefined;
 
-beforeAll(async () => {
-  hook = await webhookReceiver();
-});
-
-afterAll(async () => {
-  await running?.stop();
-  await hook?.close();
-});
+const runs = reconcilerRuns(suite);
 
 const versions = (): Promise<string[]> => moduleVersions(suite.client, suite.credentials.locationId);
 
@@ -40,10 +28,8 @@ test('windows closed mid-rollout pause it before its next wave; opened again, it
   const project = fleetProject(path.join(dir, 'project'));
   const base: FleetSpec = { machines: MACHINES, policy: '~1.2' };
   project.write(base);
-  running = await startReconcile(dir, ['--path', project.folder, '--interval', '1m', '--poll', '100ms', '--webhook', hook.url], {
-    ...process.env,
-    ...env,
-  });
+  const running = await runs.start(dir, ['--path', project.folder, '--interval', '1m', '--poll', '100ms'], { ...process.env, ...env });
+  const { hook } = runs;
   await hook.waitFor((e) => e.type === 'apply-finished');
 
   // The canary does not check in until the windows are closed: its gate waits meanwhile.

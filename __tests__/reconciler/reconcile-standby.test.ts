@@ -13,12 +13,9 @@ import {
   partWrites,
   QUICK_MACHINES,
   readUntil,
-  startReconcile,
+  reconcilerRuns,
   suiteEmulator,
-  webhookReceiver,
   type FleetSpec,
-  type ReconcileProcess,
-  type WebhookReceiver,
 } from './fixture';
 
 jest.setTimeout(240_000);
@@ -26,18 +23,14 @@ jest.setTimeout(240_000);
 const MACHINES = 4;
 const INTERVAL_MS = 3000;
 const suite = suiteEmulator('ff-reconcile-standby-', { simulation: QUICK_MACHINES });
+const runs = reconcilerRuns(suite);
 let pg: PgServer;
-let hook: WebhookReceiver;
-const processes: ReconcileProcess[] = [];
 
 beforeAll(async () => {
   pg = await startPostgres();
-  hook = await webhookReceiver();
 });
 
-afterAll(async () => {
-  for (const p of processes) await p.kill().catch(() => undefined);
-  await hook?.close();
+afterAll(() => {
   pg?.stop();
 });
 
@@ -59,24 +52,16 @@ test('the standby takes a killed leader over within two intervals and finishes i
   project.commit(base, 'a fleet of four, state in PostgreSQL');
   // Each poll of a standby fetches from git: every 250 ms, not more often, so two reconcilers leave the processor to the rest.
   const args = (name: string): string[] => [
-    '--repo',
-    project.repo,
-    '--path',
-    'fleet',
-    '--workdir',
-    path.join(dir, name),
+    ...project.sourceArgs(path.join(dir, name)),
     '--interval',
     `${INTERVAL_MS}ms`,
     '--poll',
     '250ms',
-    '--webhook',
-    hook.url,
   ];
-  const a = await startReconcile(dir, args('a'), env);
-  processes.push(a);
+  const a = await runs.start(dir, args('a'), env);
+  const { hook } = runs;
   const first = await hook.waitFor(leaderEvent);
-  const b = await startReconcile(dir, args('b'), env);
-  processes.push(b);
+  const b = await runs.start(dir, args('b'), env);
   await hook.waitFor((e) => e.type === 'apply-finished');
   const leader = first.holder.endsWith(`:${a.child.pid}`) ? a : b;
   const standby = leader === a ? b : a;
