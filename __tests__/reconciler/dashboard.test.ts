@@ -7,16 +7,10 @@
  * every machine back on the old version. Screenshots go to test-artifacts/dashboard.
  */
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { launchChromium } from '../../scripts/chromium';
-import { createServiceClient, type ServiceClient } from '../../src/api/client';
-import { EmulatorService } from '../../src/api/emulator-control';
-import { startEmulator } from '../../src/emulator';
-import type { ReconcilerEvent } from '../../src/reconciler/events';
-import { quickMachines } from '../e2e/fleet-fixture';
-import { gitProject, startReconcile, webhookReceiver, type ReconcileProcess } from './fixture';
+import { gitProject, metricsText, of, QUICK_MACHINES, reconcilerRuns, suiteEmulator } from './fixture';
 
 jest.setTimeout(300_000);
 
@@ -25,25 +19,12 @@ const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'dashboard');
 const TOKEN = 'reconciler-dashboard-token-0123456789';
 const MACHINES = 3;
 
-let dir: string;
-let restoreEnv: () => void;
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
-let client: ServiceClient;
-let hook: Awaited<ReturnType<typeof webhookReceiver>>;
-let running: ReconcileProcess | undefined;
+const suite = suiteEmulator('ff-reconcile-dashboard-', { simulation: QUICK_MACHINES });
+const runs = reconcilerRuns(suite);
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  restoreEnv = quickMachines();
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-reconcile-dashboard-'));
-  emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
-  const { apiKey, apiKeyId } = emulator.credentials;
-  client = await createServiceClient({
-    serviceHost: emulator.url,
-    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
-  });
-  hook = await webhookReceiver();
   browser = await launchChromium();
   page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 860 });
@@ -51,18 +32,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await running?.stop();
-  await hook?.close();
-  client?.close();
-  await emulator?.close();
-  restoreEnv?.();
-  await fs.rm(dir, { recursive: true, force: true });
 });
-
-const of =
-  <T extends ReconcilerEvent['type']>(type: T) =>
-  (e: ReconcilerEvent): e is Extract<ReconcilerEvent, { type: T }> =>
-    e.type === type;
 
 async function shot(name: string): Promise<void> {
   await fs.mkdir(ARTIFACTS, { recursive: true });
@@ -110,38 +80,17 @@ async function useToken(token: string): Promise<string> {
 }
 
 test('the reconciler serves the dashboard: an approval refused without the token and taken with it, a crashing canary rolled back, the fleet back on the old version', async () => {
-  const { apiKey, apiKeyId } = emulator.credentials;
-  const env = {
-    ...process.env,
-    FLEETFORM_ENDPOINT: emulator.url,
-    FLEETFORM_API_KEY: apiKey,
-    FLEETFORM_API_KEY_ID: apiKeyId,
-    FLEETFORM_DASHBOARD_TOKEN: TOKEN,
-  };
+  const { dir } = suite;
+  const env = { ...process.env, ...suite.env, FLEETFORM_DASHBOARD_TOKEN: TOKEN };
   const project = gitProject(path.join(dir, 'repo'));
   project.commit({ machines: MACHINES, policy: '~1.2' }, 'a fleet of three');
-  running = await startReconcile(
+  const running = await runs.start(
     dir,
-    [
-      '--repo',
-      project.repo,
-      '--branch',
-      'main',
-      '--path',
-      'fleet',
-      '--workdir',
-      path.join(dir, 'checkout'),
-      '--apply',
-      'auto',
-      '--interval',
-      '1m',
-      '--poll',
-      '100ms',
-      '--webhook',
-      hook.url,
-    ],
+    // Each poll runs `git ls-remote`: every 250 ms leaves the processor to the browser.
+    [...project.sourceArgs(path.join(dir, 'checkout')), '--apply', 'auto', '--interval', '1m', '--poll', '250ms'],
     env,
   );
+  const { hook } = runs;
   expect(running.log()).toContain(`"dashboard":"${running.url}/dashboard/"`);
   await hook.waitFor(of('apply-finished'), 0, 30_000);
 
@@ -150,11 +99,11 @@ test('the reconciler serves the dashboard: an approval refused without the token
   await pageShows('.counts', `${MACHINES} machine(s): ${MACHINES} healthy`);
   await pageShows('[data-machine="picker-3"] [data-modules]', /sensors 1\.2\.\d+/);
   // The health the dashboard reads is on /metrics too.
-  expect(await (await fetch(`${running.url}/metrics`)).text()).toContain(`fleetform_reconcile_machines{health="healthy"} ${MACHINES}`);
+  expect(await metricsText(running.url)).toContain(`fleetform_reconcile_machines{health="healthy"} ${MACHINES}`);
   await shot('reconciler-fleet');
 
   // Version 1.3.0 crashes on start; the commit moving to it, on a stack whose policy is approve, waits.
-  await client.clientFor(EmulatorService).setMachineFaults({ specs: ['module=acme:sensors@1.3.0:crash'] });
+  await suite.setMachineFaults(['module=acme:sensors@1.3.0:crash']);
   let mark = hook.events.length;
   project.commit({ machines: MACHINES, policy: '~1.3', reconcile: { apply: 'approve' } }, 'sensors 1.3, approved by hand');
   const asked = await hook.waitFor(of('approval-needed'), mark);

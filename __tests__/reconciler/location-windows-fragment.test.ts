@@ -5,25 +5,24 @@
  * when the override opens the windows, and no machine is written more than the rollout
  * writes it once (its part history counted on the emulator).
  */
-import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { createServiceClient, type ServiceClient } from '../../src/api/client';
-import { loadServices } from '../../src/api/services';
-import { startEmulator } from '../../src/emulator';
-import type { ReconcilerEvent } from '../../src/reconciler/events';
-import { fleetform, quickMachines } from '../e2e/fleet-fixture';
-import { denyingNow, startReconcile, webhookReceiver, type ReconcileProcess } from './fixture';
+import {
+  APP_REQUIRES,
+  denyingNow,
+  partWrites,
+  projectFolder,
+  QUICK_MACHINES,
+  reconcileCommand,
+  reconcilerRuns,
+  suiteEmulator,
+  wavesPassed,
+} from './fixture';
 
 jest.setTimeout(240_000);
 
-const ROOT = path.resolve(__dirname, '../..');
-
 /** A fragment imported at its `stable` tag by two machines in each of two locations; its rollout goes by location, north first. */
 const MAIN = `
-const { App, TerraformStack } = require(${JSON.stringify(path.join(ROOT, 'node_modules', 'cdktf'))});
-const ff = require(${JSON.stringify(path.join(ROOT, 'dist', 'index.js'))});
-const spec = require('./fleet.json');
+${APP_REQUIRES}
 const app = new App();
 const stack = new TerraformStack(app, 'fleet');
 new ff.FleetProvider(stack, 'cloud', {});
@@ -44,42 +43,13 @@ interface Spec {
   readonly southWindows: readonly string[];
 }
 
-let dir: string;
-let folder: string;
-let restoreEnv: () => void;
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
-let client: ServiceClient;
-let env: Record<string, string>;
-let hook: Awaited<ReturnType<typeof webhookReceiver>>;
-let running: ReconcileProcess | undefined;
+const suite = suiteEmulator('ff-location-windows-fragment-', { simulation: QUICK_MACHINES });
+let project: ReturnType<typeof projectFolder<Spec>>;
+const runs = reconcilerRuns(suite);
 
-beforeAll(async () => {
-  restoreEnv = quickMachines();
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-location-windows-fragment-'));
-  folder = path.join(dir, 'project');
-  await fs.mkdir(folder, { recursive: true });
-  await fs.writeFile(path.join(folder, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node main.js' }));
-  await fs.writeFile(path.join(folder, 'main.js'), MAIN);
-  emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
-  const { apiKey, apiKeyId } = emulator.credentials;
-  env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId };
-  client = await createServiceClient({
-    serviceHost: emulator.url,
-    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
-  });
-  hook = await webhookReceiver();
+beforeAll(() => {
+  project = projectFolder<Spec>(path.join(suite.dir, 'project'), MAIN);
 });
-
-afterAll(async () => {
-  await running?.stop();
-  await hook?.close();
-  client?.close();
-  await emulator?.close();
-  restoreEnv?.();
-  await fs.rm(dir, { recursive: true, force: true });
-});
-
-const write = (spec: Spec): Promise<void> => fs.writeFile(path.join(folder, 'fleet.json'), JSON.stringify(spec));
 
 interface Machine {
   readonly name: string;
@@ -92,49 +62,34 @@ interface Machine {
 
 /** Each machine of north and south: where it is, what it imports the fragment at, and how often its part was written. */
 async function machines(): Promise<Map<string, Machine>> {
-  const app = client.clientFor((await loadServices()).app);
+  const { client } = suite;
   const out = new Map<string, Machine>();
-  for (const location of await client.appClient.listLocations(emulator.credentials.organizationId)) {
+  for (const location of await client.appClient.listLocations(suite.credentials.organizationId)) {
     if (location.name !== 'north' && location.name !== 'south') continue;
     for (const m of await client.appClient.listMachines(location.id)) {
       const parts = await client.appClient.getMachineParts(m.id);
-      let writes = 0;
-      for (const part of parts) {
-        let pageToken: string | undefined;
-        for (;;) {
-          const page = await app.getRobotPartHistory({ id: part.id, ...(pageToken ? { pageToken } : {}) });
-          writes += page.history.length;
-          if (!page.nextPageToken) break;
-          pageToken = page.nextPageToken;
-        }
-      }
       const imports = (parts[0]?.config.fragments as Array<{ version?: string }> | undefined)?.[0]?.version ?? '(latest)';
-      out.set(m.name, { name: m.name, location: location.name, imports, writes });
+      out.set(m.name, { name: m.name, location: location.name, imports, writes: await partWrites(client, m.id) });
     }
   }
   return out;
 }
 
 async function override(...args: string[]): Promise<void> {
-  const r = await fleetform(dir, ['reconcile', 'override', ...args, '--server', running?.url ?? ''], env);
-  expect(r.code).toBe(0);
+  expect((await reconcileCommand(suite.dir, suite.env, runs.running.url, 'override', ...args)).code).toBe(0);
 }
 
-const waves = (since: number): number[] =>
-  hook.events
-    .slice(since)
-    .filter((e): e is Extract<ReconcilerEvent, { type: 'wave-passed' }> => e.type === 'wave-passed' && e.rollout === 'rig-by-location')
-    .map((e) => e.wave);
-
 async function fragmentRevisions(): Promise<{ revision: string; stable: string | undefined }> {
-  const [found] = (await client.appClient.listFragments(emulator.credentials.organizationId)).filter((f) => f.name === 'sensor-rig');
+  const { client } = suite;
+  const [found] = (await client.appClient.listFragments(suite.credentials.organizationId)).filter((f) => f.name === 'sensor-rig');
   const detail = await client.appClient.getFragment(found?.id ?? '');
   return { revision: detail.fragment.revision, stable: detail.tags.find((t) => t.tag === 'stable')?.revision };
 }
 
 test("a fragment's rollout pauses before the wave holding a closed location's machine, resumes when it opens, no machine written twice", async () => {
-  await write({ version: '1.2.3', southWindows: [] });
-  running = await startReconcile(dir, ['--path', folder, '--interval', '1m', '--poll', '100ms', '--webhook', hook.url], env);
+  project.write({ version: '1.2.3', southWindows: [] });
+  await runs.start(suite.dir, ['--path', project.folder, '--interval', '1m', '--poll', '100ms'], suite.env);
+  const { hook } = runs;
   const first = await hook.waitFor((e) => e.type === 'apply-finished' || e.type === 'cycle-failed');
   expect(first.type === 'cycle-failed' ? first.error : first.type).toBe('apply-finished');
   const created = await machines();
@@ -149,13 +104,13 @@ test("a fragment's rollout pauses before the wave holding a closed location's ma
   // A new revision, south closed: north's wave passes, the rollout pauses before south's, naming its machine.
   const deny = denyingNow();
   let mark = hook.events.length;
-  await write({ version: '1.2.5', southWindows: [deny] });
+  project.write({ version: '1.2.5', southWindows: [deny] });
   const paused = await hook.waitFor((e) => e.type === 'rollout-paused', mark);
   expect(paused).toMatchObject({ stack: 'fleet', rollout: 'rig-by-location', wave: 2 });
   expect(paused.type === 'rollout-paused' && paused.reason).toMatch(
     new RegExp(`south-1.* of location south waits: inside the deny window ${deny.replace(/[*]/g, '\\*')}`),
   );
-  expect(waves(mark)).toEqual([1]);
+  expect(wavesPassed(hook, mark, 'rig-by-location')).toEqual([1]);
   const saved = await fragmentRevisions();
   expect(saved.revision).not.toBe(was.revision);
   expect(saved.stable).toBe(was.stable);
@@ -174,7 +129,7 @@ test("a fragment's rollout pauses before the wave holding a closed location's ma
   await override('--open');
   await hook.waitFor((e) => e.type === 'wave-passed' && e.rollout === 'rig-by-location' && e.wave === 2, mark);
   await hook.waitFor((e) => e.type === 'apply-finished', mark);
-  expect(waves(mark)).toEqual([2]);
+  expect(wavesPassed(hook, mark, 'rig-by-location')).toEqual([2]);
   expect(hook.events.slice(mark).some((e) => e.type === 'rollout-stopped')).toBe(false);
   const done = await fragmentRevisions();
   expect(done).toEqual({ revision: saved.revision, stable: saved.revision });

@@ -1,131 +1,82 @@
-import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { createServiceClient, type ServiceClient } from '../../src/api/client';
-import { loadSdk } from '../../src/api/sdk';
-import { startEmulator } from '../../src/emulator';
-import type { ReconcilerEvent } from '../../src/reconciler/events';
-import type { ReconcilerStatus } from '../../src/reconciler/events';
-import { fleetform, quickMachines } from '../e2e/fleet-fixture';
-import { gitProject, startReconcile, webhookReceiver, type ReconcileProcess } from './fixture';
+import {
+  apiStack,
+  apiStatus,
+  editWithSdk,
+  gitProject,
+  machineNamed,
+  metricsText,
+  moduleVersion,
+  of,
+  partNamed,
+  QUICK_MACHINES,
+  reconcileCommand,
+  reconcilerRuns,
+  suiteEmulator,
+  waitUntil,
+} from './fixture';
 
 jest.setTimeout(240_000);
 
 const MACHINES = 4;
-let dir: string;
-let restoreEnv: () => void;
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
-let client: ServiceClient;
-let env: NodeJS.ProcessEnv;
-let hook: Awaited<ReturnType<typeof webhookReceiver>>;
-let running: ReconcileProcess | undefined;
+/** The interval of drift checks: a drift made on the service is found within it. */
+const INTERVAL_MS = 1000;
+/** How often the reconciler asks git for a new commit: each ask runs `git ls-remote`, which costs a processor more the more often it runs. */
+const POLL = '250ms';
+const suite = suiteEmulator('ff-reconcile-git-', { simulation: QUICK_MACHINES });
 
-beforeAll(async () => {
-  restoreEnv = quickMachines();
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-reconcile-git-'));
-  emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
-  const { apiKey, apiKeyId } = emulator.credentials;
-  env = { ...process.env, FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId };
-  client = await createServiceClient({
-    serviceHost: emulator.url,
-    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
-  });
-  hook = await webhookReceiver();
-});
+const runs = reconcilerRuns(suite);
 
-afterAll(async () => {
-  await running?.stop();
-  await hook?.close();
-  client?.close();
-  await emulator?.close();
-  restoreEnv?.();
-  await fs.rm(dir, { recursive: true, force: true });
-});
-
-async function machineConfig(name: string): Promise<Record<string, unknown>> {
-  const machine = (await client.appClient.listMachines(emulator.credentials.locationId)).find((m) => m.name === name);
-  if (!machine) throw new Error(`no machine ${name}`);
-  const parts = await client.appClient.getMachineParts(machine.id);
-  return (parts.find((p) => p.mainPart) ?? parts[0])?.config as Record<string, unknown>;
-}
-
-function moduleVersion(config: Record<string, unknown>): unknown {
-  return (config.modules as Array<{ version?: string }> | undefined)?.[0]?.version;
-}
-
-/** Resolves once `check` holds, polling every 50 ms; fails after `ms`. */
-async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-const of =
-  <T extends ReconcilerEvent['type']>(type: T, stack = 'fleet') =>
-  (e: ReconcilerEvent): e is Extract<ReconcilerEvent, { type: T }> =>
-    e.type === type && (!('stack' in e) || e.stack === stack);
-
-/** Edits picker-2's ultrasonic timeout with the official SDK, outside fleetform. */
-async function driftWithSdk(timeout: number): Promise<void> {
-  const sdk = await loadSdk();
-  const official = await sdk.createViamClient({
-    serviceHost: emulator.url,
-    credentials: { type: 'api-key', authEntity: emulator.credentials.apiKeyId, payload: emulator.credentials.apiKey },
-  });
-  const machine = (await client.appClient.listMachines(emulator.credentials.locationId)).find((m) => m.name === 'picker-2');
-  const parts = await official.appClient.getRobotParts(machine?.id as string);
-  const part = parts.find((p) => p.mainPart) ?? parts[0];
-  const config = JSON.parse(JSON.stringify(part?.robotConfig?.toJson())) as {
-    components: Array<{ name: string; attributes?: Record<string, unknown> }>;
-  };
-  const ultrasonic = config.components.find((c) => c.name === 'ultrasonic-1');
-  if (!ultrasonic?.attributes) throw new Error('no ultrasonic-1');
-  ultrasonic.attributes.timeout_ms = timeout;
-  await official.appClient.updateRobotPart(part?.id as string, part?.name as string, sdk.Struct.fromJson(config as never));
-}
+const configOf = async (name: string): Promise<Record<string, unknown>> =>
+  (await partNamed(suite.client, suite.credentials.locationId, name)).config;
 
 async function timeoutOf(name: string): Promise<unknown> {
-  const c = (await machineConfig(name)).components as Array<{ name: string; attributes?: Record<string, unknown> }>;
+  const c = (await configOf(name)).components as Array<{ name: string; attributes?: Record<string, unknown> }>;
   return c.find((x) => x.name === 'ultrasonic-1')?.attributes?.timeout_ms;
 }
 
+/** Edits picker-2's ultrasonic timeout with the official SDK, outside fleetform. */
+async function driftWithSdk(timeout: number): Promise<void> {
+  const machine = await machineNamed(suite.client, suite.credentials.locationId, 'picker-2');
+  await editWithSdk(suite, machine.id, (config) => {
+    const ultrasonic = (config.components as Array<{ name: string; attributes?: Record<string, unknown> }>).find(
+      (c) => c.name === 'ultrasonic-1',
+    );
+    if (!ultrasonic?.attributes) throw new Error('no ultrasonic-1');
+    ultrasonic.attributes.timeout_ms = timeout;
+    return config;
+  });
+}
+
 test('commits reach every machine through a two-wave rollout; drift is reported in warn and healed in heal; a commit in a deny window waits for it; the webhook gets each event', async () => {
+  const { dir, client } = suite;
+  const { locationId } = suite.credentials;
+  const env = { ...process.env, ...suite.env } as Record<string, string>;
   const project = gitProject(path.join(dir, 'repo'));
   project.commit({ machines: MACHINES, policy: '~1.2' }, 'a fleet of four');
-  running = await startReconcile(
+  const running = await runs.start(
     dir,
     [
-      '--repo',
-      project.repo,
-      '--branch',
-      'main',
-      '--path',
-      'fleet',
-      '--workdir',
-      path.join(dir, 'checkout'),
+      ...project.sourceArgs(path.join(dir, 'checkout')),
       '--apply',
       'auto',
       '--drift',
       'warn',
       '--interval',
-      '3s',
+      `${INTERVAL_MS}ms`,
       '--poll',
-      '100ms',
-      '--webhook',
-      hook.url,
+      POLL,
     ],
     env,
   );
+  const { hook } = runs;
   const url = running.url;
-  const status = async (): Promise<ReconcilerStatus> => (await (await fetch(`${url}/api/status`)).json()) as ReconcilerStatus;
 
   // The first commit creates the fleet.
-  const created = (await hook.waitFor(of('apply-finished'), 0, 20_000)) as Extract<ReconcilerEvent, { type: 'apply-finished' }>;
+  const created = await hook.waitFor(of('apply-finished'), 0, 20_000);
   expect(created.failed).toEqual([]);
   expect(created.applied).toBeGreaterThanOrEqual(MACHINES);
-  expect(moduleVersion(await machineConfig('picker-4'))).toBe('~1.2');
+  expect(moduleVersion(await configOf('picker-4'))).toBe('~1.2');
 
   // A new commit goes through the rollout: the canary wave, then the rest.
   let mark = hook.events.length;
@@ -134,72 +85,70 @@ test('commits reach every machine through a two-wave rollout; drift is reported 
   const wave1 = await hook.waitFor((e) => of('wave-passed')(e) && e.wave === 1, mark);
   const wave2 = await hook.waitFor((e) => of('wave-passed')(e) && e.wave === 2, mark);
   expect([wave1.type, wave2.type]).toEqual(['wave-passed', 'wave-passed']);
-  const finished = (await hook.waitFor(of('apply-finished'), mark)) as Extract<ReconcilerEvent, { type: 'apply-finished' }>;
+  const finished = await hook.waitFor(of('apply-finished'), mark);
   expect(finished.failed).toEqual([]);
-  for (let i = 1; i <= MACHINES; i++) expect(moduleVersion(await machineConfig(`picker-${i}`))).toBe('~1.3');
-  expect((await status()).commit).toBe(second);
+  for (let i = 1; i <= MACHINES; i++) expect(moduleVersion(await configOf(`picker-${i}`))).toBe('~1.3');
+  expect((await apiStatus(url)).commit).toBe(second);
 
   // Drift made with the official SDK is reported, not healed, in warn.
   mark = hook.events.length;
   await driftWithSdk(999);
-  const found = (await hook.waitFor(of('drift-found'), mark)) as Extract<ReconcilerEvent, { type: 'drift-found' }>;
+  const found = await hook.waitFor(of('drift-found'), mark);
   expect(found.objects).toEqual(['fleetform_machine.picker-2']);
   expect(found.policy).toBe('warn');
   // A later cycle leaves it too.
-  await until(async () => {
-    const st = await status();
+  await waitUntil('a cycle after the one that found the drift', async () => {
+    const st = await apiStatus(url);
     return st.cycle > found.cycle && st.state === 'idle';
   });
   expect(await timeoutOf('picker-2')).toBe(999);
   // The status and metrics say so.
-  expect((await status()).stacks.find((s) => s.stack === 'fleet')?.drifted).toEqual(['fleetform_machine.picker-2']);
-  const metrics = await (await fetch(`${url}/metrics`)).text();
-  expect(metrics).toMatch(/fleetform_reconcile_drifted_objects\{stack="fleet"\} 1/);
+  expect((await apiStack(url))?.drifted).toEqual(['fleetform_machine.picker-2']);
+  expect(await metricsText(url)).toMatch(/fleetform_reconcile_drifted_objects\{stack="fleet"\} 1/);
   expect((await fetch(`${url}/healthz`)).status).toBe(200);
 
   // The stack's own policy, committed, heals it within one interval.
   mark = hook.events.length;
+  const healCommitted = Date.now();
   project.commit({ machines: MACHINES, policy: '~1.3', reconcile: { drift: 'heal' } }, 'heal drift');
-  const healed = (await hook.waitFor(of('drift-healed'), mark)) as Extract<ReconcilerEvent, { type: 'drift-healed' }>;
+  const healed = await hook.waitFor(of('drift-healed'), mark);
   expect(healed.objects).toEqual(['fleetform_machine.picker-2']);
   expect(await timeoutOf('picker-2')).toBe(150);
 
-  // A commit inside a deny window waits for it to close, then applies.
+  // A commit inside a deny window waits for it to close, then applies. The window lasts three
+  // times what the last commit took to be fetched, synthesized, planned and applied (4 to 15
+  // seconds): long enough for the commit to be seen inside it, and no longer.
   const now = Date.now();
+  const endsIn = Math.min(15_000, Math.max(4000, 3 * (now - healCommitted)));
   const minute = new Date(now);
   const opened = Date.UTC(minute.getUTCFullYear(), minute.getUTCMonth(), minute.getUTCDate(), minute.getUTCHours(), minute.getUTCMinutes());
-  const endsIn = 15_000;
   const deny = `deny:${minute.getUTCMinutes()} ${minute.getUTCHours()} * * *:${now + endsIn - opened}ms:UTC`;
   mark = hook.events.length;
   project.commit(
     { machines: MACHINES, policy: '~1.2', reconcile: { drift: 'heal', windows: [deny] } },
     'sensors back to 1.2, in a deny window',
   );
-  const waiting = (await hook.waitFor(of('apply-waiting'), mark)) as Extract<ReconcilerEvent, { type: 'apply-waiting' }>;
+  const waiting = await hook.waitFor(of('apply-waiting'), mark);
   expect(waiting.reason).toContain('deny window');
   expect(Date.now()).toBeLessThan(now + endsIn);
-  expect(moduleVersion(await machineConfig('picker-1'))).toBe('~1.3');
+  expect(moduleVersion(await configOf('picker-1'))).toBe('~1.3');
   const started = await hook.waitFor(of('apply-started'), mark);
   expect(Date.parse(started.at)).toBeGreaterThanOrEqual(now + endsIn - 50);
   await hook.waitFor(of('apply-finished'), mark);
-  for (let i = 1; i <= MACHINES; i++) expect(moduleVersion(await machineConfig(`picker-${i}`))).toBe('~1.2');
+  for (let i = 1; i <= MACHINES; i++) expect(moduleVersion(await configOf(`picker-${i}`))).toBe('~1.2');
 
   // A commit destroying more than --max-destroy (0) waits for an approval, whatever the policy; the command gives it.
   mark = hook.events.length;
   project.commit({ machines: MACHINES - 1, policy: '~1.2', reconcile: { drift: 'heal' } }, 'one machine fewer');
-  const asked = (await hook.waitFor(of('approval-needed'), mark)) as Extract<ReconcilerEvent, { type: 'approval-needed' }>;
+  const asked = await hook.waitFor(of('approval-needed'), mark);
   expect(asked).toMatchObject({ destroy: 1, reason: 'it destroys 1 object(s), more than --max-destroy 0' });
-  expect((await status()).stacks[0]?.waiting?.for).toBe('approval');
-  expect((await client.appClient.listMachines(emulator.credentials.locationId)).length).toBe(MACHINES);
-  const approved = await fleetform(dir, ['reconcile', 'approve', 'fleet', '--server', url], env as Record<string, string>);
+  expect((await apiStatus(url)).stacks[0]?.waiting?.for).toBe('approval');
+  expect((await client.appClient.listMachines(locationId)).length).toBe(MACHINES);
+  const approved = await reconcileCommand(dir, env, url, 'approve', 'fleet');
   expect(approved).toMatchObject({ code: 0, stdout: 'Approved: stack fleet is applied now.\n' });
   await hook.waitFor(of('apply-finished'), mark);
-  expect((await client.appClient.listMachines(emulator.credentials.locationId)).map((m) => m.name).sort()).toEqual([
-    'picker-1',
-    'picker-2',
-    'picker-3',
-  ]);
-  const shown = await fleetform(dir, ['reconcile', 'status', '--server', url], env as Record<string, string>);
+  expect((await client.appClient.listMachines(locationId)).map((m) => m.name).sort()).toEqual(['picker-1', 'picker-2', 'picker-3']);
+  const shown = await reconcileCommand(dir, env, url, 'status');
   expect(shown.stdout).toMatch(/^Reconciler: (idle|cycling) \(leader\), cycle \d+, commit [0-9a-f]{12}/);
   expect(shown.stdout).toContain('stack fleet (apply auto, drift heal)');
 
@@ -209,10 +158,10 @@ test('commits reach every machine through a two-wave rollout; drift is reported 
     { machines: MACHINES - 1, policy: '~1.2', network: { bind_address: 'nowhere' }, reconcile: { drift: 'heal' } },
     'a bind address the machine server refuses',
   );
-  const failed = (await hook.waitFor(of('cycle-failed'), mark)) as Extract<ReconcilerEvent, { type: 'cycle-failed' }>;
+  const failed = await hook.waitFor(of('cycle-failed'), mark);
   expect(failed.commit).toBe(broken);
   expect(failed.error).toContain('bind_address');
-  expect((await client.appClient.listMachines(emulator.credentials.locationId)).length).toBe(MACHINES - 1);
+  expect((await client.appClient.listMachines(locationId)).length).toBe(MACHINES - 1);
 
   // Nothing in the log or the events holds the webhook's URL.
   expect(running.log()).not.toContain(hook.url);

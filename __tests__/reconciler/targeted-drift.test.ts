@@ -3,46 +3,17 @@
  * versions moved) and reported or healed in the same cycle: in warn the report keeps the
  * earlier drift and drops one reverted on the service; in heal the targeted plan is applied.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { App, TerraformStack } from 'cdktf';
-import { Component, FleetProvider, Machine } from '../../src';
-import { createServiceClient, type ServiceClient } from '../../src/api/client';
 import type { MachinePart } from '../../src/api/client/types';
-import { loadSdk, type Sdk } from '../../src/api/sdk';
-import { startEmulator } from '../../src/emulator';
-import { readStacks } from '../../src/engine/desired/read-stacks';
-import { Engine } from '../../src/engine/engine';
-import { defaultKinds } from '../../src/engine/kinds';
 import type { Plan } from '../../src/engine/plan/model';
-import { LocalStateBackend } from '../../src/engine/state/local-backend';
+import type { LocalStateBackend } from '../../src/engine/state/local-backend';
 import type { ReconcilerEvent } from '../../src/reconciler/events';
-import { Reconciler } from '../../src/reconciler/reconciler';
+import type { Reconciler } from '../../src/reconciler/reconciler';
+import { editWithSdk, fixedSource, freshLocation, inProcessReconciler, partNamed, suiteEmulator, synthCameras } from './fixture';
 
 jest.setTimeout(120_000);
 
-let dir: string;
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
-let client: ServiceClient;
-let sdk: Sdk;
-
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'ff-reconcile-targeted-'));
-  emulator = await startEmulator({ dataDir: path.join(dir, 'emulator'), port: 0 });
-  const { apiKey, apiKeyId } = emulator.credentials;
-  client = await createServiceClient({
-    serviceHost: emulator.url,
-    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
-  });
-  sdk = await loadSdk();
-});
-
-afterAll(async () => {
-  client?.close();
-  await emulator?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const suite = suiteEmulator('ff-reconcile-targeted-');
 
 /** One engine.plan call as the reconciler made it: the addresses it targeted, what it planned and the service calls it made. */
 interface PlanCall {
@@ -55,104 +26,55 @@ interface Fleet {
   readonly reconciler: Reconciler;
   readonly backend: LocalStateBackend;
   readonly plans: PlanCall[];
-  readonly events: ReconcilerEvent[];
+  readonly events: readonly ReconcilerEvent[];
   next(match: (e: ReconcilerEvent) => boolean, timeoutMs?: number): Promise<ReconcilerEvent>;
   cycleDone(): Promise<ReconcilerEvent>;
+  /** The part of the machine named `name`, as the service has it. */
+  partOf(name: string): Promise<MachinePart>;
+  /** Writes the machine's config with the official SDK, as a person editing it outside fleetform would. */
+  edit(name: string, config: Record<string, unknown>): Promise<void>;
 }
 
-/** Three machines named `${prefix}-1..3`, reconciled every 400 ms with `drift`; each plan's service calls counted. */
+/** Three machines named `${prefix}-1..3` in a location of their own, reconciled every 250 ms with `drift`; each plan's service calls counted. */
 async function fleet(prefix: string, drift: 'warn' | 'heal'): Promise<Fleet> {
-  mkdirSync(path.join(dir, prefix), { recursive: true });
-  const outdir = path.join(dir, prefix, 'cdktf.out');
-  const app = new App({ outdir });
-  const stack = new TerraformStack(app, 'fleet');
-  new FleetProvider(stack, 'cloud', {});
-  for (const i of [1, 2, 3]) {
-    const name = `${prefix}-${i}`;
-    new Component(new Machine(stack, name, { name }), 'cam', { type: 'camera', model: 'fake' });
-  }
-  app.synth();
-  const { organizationId, locationId } = emulator.credentials;
-  const kinds = defaultKinds();
-  const backend = new LocalStateBackend(path.join(dir, prefix, 'state'));
-  const engine = new Engine({ client, backend, kinds, parallelism: 4, lockTimeoutMs: 5000, defaults: { organizationId, locationId } });
+  const outdir = path.join(suite.dir, prefix, 'cdktf.out');
+  synthCameras(
+    outdir,
+    [1, 2, 3].map((i) => `${prefix}-${i}`),
+  );
+  const locationId = await freshLocation(suite, prefix);
+  const { reconciler, engine, backend, log, next, cycleDone } = inProcessReconciler({
+    suite,
+    source: fixedSource(outdir),
+    stateDir: path.join(suite.dir, prefix, 'state'),
+    locationId,
+    drift,
+    intervalMs: 250,
+  });
   const plans: PlanCall[] = [];
   const plan = engine.plan.bind(engine);
   // Every plan runs as it would; only its service calls are counted (nothing else calls the emulator while it runs).
   jest.spyOn(engine, 'plan').mockImplementation(async (stacks, options) => {
-    emulator.resetCalls();
+    suite.emulator.resetCalls();
     const result = await plan(stacks, options);
-    plans.push({ targets: options.targets, planned: plannedAddresses(result.plan), calls: emulator.calls() });
+    plans.push({ targets: options.targets, planned: plannedAddresses(result.plan), calls: suite.emulator.calls() });
     return result;
   });
-  const reconciler = new Reconciler({
-    source: { description: outdir, fetch: () => Promise.resolve({ dir: outdir, id: 'r1' }), hasNew: () => Promise.resolve(false) },
-    loader: {
-      load: async () => ({
-        stacks: await readStacks(outdir),
-        engine,
-        readers: { kinds },
-        lead: () => Promise.resolve(async () => undefined),
-      }),
-      close: async () => undefined,
-    },
-    apply: 'auto',
-    drift,
-    windows: [],
-    intervalMs: 400,
-    pollMs: 20,
-    maxDestroy: 0,
-    logger: { log: () => undefined },
-  });
-  const events: ReconcilerEvent[] = [];
-  const waiters: Array<{ match: (e: ReconcilerEvent) => boolean; resolve: (e: ReconcilerEvent) => void }> = [];
-  reconciler.subscribe((e) => {
-    events.push(e);
-    for (const w of [...waiters])
-      if (w.match(e)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(e);
-      }
-  });
-  const next = (match: (e: ReconcilerEvent) => boolean, timeoutMs = 30_000): Promise<ReconcilerEvent> =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`no matching event in ${timeoutMs} ms; got ${events.map((e) => e.type).join(', ')}`)),
-        timeoutMs,
-      );
-      waiters.push({ match, resolve: (e) => (clearTimeout(timer), resolve(e)) });
-    });
+  const partOf = (name: string): Promise<MachinePart> => partNamed(suite.client, locationId, name);
   return {
     reconciler,
     backend,
     plans,
-    events,
+    events: log.events,
     next,
-    cycleDone: () => next((e) => e.type === 'cycle-finished' || e.type === 'cycle-failed'),
+    cycleDone,
+    partOf,
+    edit: async (name, config) => editWithSdk(suite, (await partOf(name)).machineId, () => config),
   };
 }
 
 function plannedAddresses(plan: Plan): string[] {
   return plan.changes.map((c) => c.address).sort();
-}
-
-/** The machine's part, as the service has it. */
-async function partOf(name: string): Promise<MachinePart> {
-  const machine = (await client.appClient.listMachines(emulator.credentials.locationId)).find((m) => m.name === name);
-  const part = (await client.appClient.getMachineParts(machine?.id ?? ''))[0];
-  if (!part) throw new Error(`${name} has no part`);
-  return part;
-}
-
-/** Writes a part's config with the official SDK, as a person editing the machine outside fleetform would. */
-async function editWithSdk(name: string, config: Record<string, unknown>): Promise<void> {
-  const part = await partOf(name);
-  const { apiKey, apiKeyId } = emulator.credentials;
-  const viam = await sdk.createViamClient({
-    serviceHost: emulator.url,
-    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
-  });
-  await viam.appClient.updateRobotPart(part.id, part.name, sdk.Struct.fromJson(config as never));
 }
 
 /** Waits until the fleet's checks read versions only again (two cycles finished without a plan). */
@@ -177,9 +99,9 @@ test('warn: a drift found by the check is reported by a plan of that machine alo
     expect(full.targets).toBeUndefined();
     expect(full.planned).toEqual(['fleetform_machine.warn-arm-1', 'fleetform_machine.warn-arm-2', 'fleetform_machine.warn-arm-3']);
 
-    const original = (await partOf('warn-arm-2')).config;
+    const original = (await f.partOf('warn-arm-2')).config;
     let found = f.next((e) => e.type === 'drift-found');
-    await editWithSdk('warn-arm-2', { ...original, components: [] });
+    await f.edit('warn-arm-2', { ...original, components: [] });
     expect(await found).toMatchObject({ stack: 'fleet', objects: ['fleetform_machine.warn-arm-2'], policy: 'warn' });
     const targeted = f.plans[f.plans.length - 1] as PlanCall;
     expect(targeted.targets).toEqual(['fleetform_machine.warn-arm-2']);
@@ -192,7 +114,7 @@ test('warn: a drift found by the check is reported by a plan of that machine alo
     await settled(f);
 
     found = f.next((e) => e.type === 'drift-found');
-    await editWithSdk('warn-arm-3', { ...original, components: [] });
+    await f.edit('warn-arm-3', { ...original, components: [] });
     expect(await found).toMatchObject({ objects: ['fleetform_machine.warn-arm-2', 'fleetform_machine.warn-arm-3'] });
     expect(f.plans[f.plans.length - 1]?.planned).toEqual(['fleetform_machine.warn-arm-3']);
     expect(f.reconciler.status().stacks[0]).toMatchObject({ changes: 2 });
@@ -201,7 +123,7 @@ test('warn: a drift found by the check is reported by a plan of that machine alo
     // Reverted on the service: the drift leaves the report, the other stays.
     found = f.next((e) => e.type === 'drift-found');
     const finished = f.next((e) => e.type === 'cycle-finished' && e.drifted === 1);
-    await editWithSdk('warn-arm-2', original);
+    await f.edit('warn-arm-2', original);
     expect(await finished).toMatchObject({ changes: 1, drifted: 1 });
     expect(f.plans[f.plans.length - 1]?.planned).toEqual(['fleetform_machine.warn-arm-2']);
     expect(f.reconciler.status().stacks[0]).toMatchObject({ drifted: ['fleetform_machine.warn-arm-3'], changes: 1 });
@@ -222,14 +144,14 @@ test('heal: a drift found by the check is healed by applying the plan of that ma
     await f.cycleDone();
     await settled(f);
 
-    const original = (await partOf('heal-arm-1')).config;
+    const original = (await f.partOf('heal-arm-1')).config;
     const healed = f.next((e) => e.type === 'drift-healed');
-    await editWithSdk('heal-arm-1', { ...original, components: [] });
+    await f.edit('heal-arm-1', { ...original, components: [] });
     expect(await healed).toMatchObject({ stack: 'fleet', objects: ['fleetform_machine.heal-arm-1'] });
     const targeted = f.plans[f.plans.length - 1] as PlanCall;
     expect(targeted).toMatchObject({ targets: ['fleetform_machine.heal-arm-1'], planned: ['fleetform_machine.heal-arm-1'] });
     expect(f.events.filter((e) => e.type === 'apply-started').pop()).toMatchObject({ changes: 1, heal: true });
-    expect((await partOf('heal-arm-1')).config).toMatchObject({ components: (original as { components: unknown }).components });
+    expect((await f.partOf('heal-arm-1')).config).toMatchObject({ components: (original as { components: unknown }).components });
 
     // After the write the next cycle plans every machine again.
     const planned = f.plans.length;
@@ -259,7 +181,7 @@ test('a state written since the last full plan makes the cycle plan in full afte
     await release.release();
     const planned = f.plans.length;
     const found = f.next((e) => e.type === 'drift-found');
-    await editWithSdk('written-arm-3', { ...(await partOf('written-arm-3')).config, components: [] });
+    await f.edit('written-arm-3', { ...(await f.partOf('written-arm-3')).config, components: [] });
     expect(await found).toMatchObject({ objects: ['fleetform_machine.written-arm-3'] });
     expect(f.plans.slice(planned).map((p) => p.targets)).toEqual([['fleetform_machine.written-arm-3'], undefined]);
   } finally {
