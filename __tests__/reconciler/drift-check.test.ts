@@ -14,9 +14,11 @@ test('an unchanged fleet is checked by versions without planning; a part edited 
   const { locationId } = suite.credentials;
   const outdir = path.join(suite.dir, 'cdktf.out');
   synthCameras(outdir, ['arm-1', 'arm-2', 'arm-3']);
+  const source = fixedSource(outdir);
+  const fetches = jest.spyOn(source, 'fetch');
   const { reconciler, engine, log, next, cycleDone } = inProcessReconciler({
     suite,
-    source: fixedSource(outdir),
+    source,
     stateDir: path.join(suite.dir, 'state'),
     drift: 'warn',
     intervalMs: 250,
@@ -32,6 +34,8 @@ test('an unchanged fleet is checked by versions without planning; a part edited 
     const planned = plans.mock.calls.length;
     for (let i = 0; i < 3; i++) expect(await cycleDone()).toMatchObject({ type: 'cycle-finished', changes: 0, drifted: 0 });
     expect(plans.mock.calls.length).toBe(planned);
+    // The source says nothing is new: the code fetched once is kept, not fetched at every cycle.
+    expect(fetches).toHaveBeenCalledTimes(1);
 
     const part = await partNamed(client, locationId, 'arm-2');
     const found = next((e) => e.type === 'drift-found');

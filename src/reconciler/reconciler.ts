@@ -287,8 +287,14 @@ export class Reconciler implements ReconcilerHandle {
     return 'interval';
   }
 
-  /** Fetches the code and loads it when it changed; undefined while the newest commit is broken. */
+  /**
+   * Fetches the code and loads it when it changed; undefined while the newest commit is broken.
+   * A loaded project is kept without fetching while the source says nothing is new (for git one
+   * `ls-remote`, where a fetch also checks out): a standby asks at every poll.
+   */
   private async loadIfNew(): Promise<ReconcileProject | undefined> {
+    const loaded = this.project;
+    if (loaded && this.revision && !(await this.settings.source.hasNew(this.revision.id).catch(() => true))) return loaded;
     const rev = await this.settings.source.fetch();
     if (this.project && this.revision?.id === rev.id) return this.project;
     if (this.broken?.id === rev.id) return undefined;
