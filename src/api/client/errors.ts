@@ -2,7 +2,7 @@
  * The one error type of the service client: the service's canonical status code, the
  * method that failed and the service's message, with a hint for the codes users meet.
  */
-import { Code, ConnectError } from '@connectrpc/connect';
+import type { Code, ConnectError } from '@connectrpc/connect';
 import { FleetformError } from '../../domain/errors';
 
 /** gRPC canonical status code names, indexed by their numeric value. */
@@ -84,13 +84,24 @@ export interface ErrorContext {
   readonly secrets?: readonly string[];
 }
 
+/** @connectrpc/connect, loaded when the first error is read: a start that reads none (the Terraform provider's) spares it. */
+function connect(): typeof import('@connectrpc/connect') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, synchronously
+  return require('@connectrpc/connect') as typeof import('@connectrpc/connect');
+}
+
+/** `err` when it is an error of the connect client (with its status code), else undefined. */
+export function connectErrorOf(err: unknown): ConnectError | undefined {
+  return err instanceof connect().ConnectError ? err : undefined;
+}
+
 /**
  * Turns whatever a call threw into a ServiceError. Secrets are masked in the service's
  * message, and the original error is not kept as `cause` (it may carry request data).
  */
 export function toServiceError(err: unknown, ctx: ErrorContext): ServiceError {
   if (err instanceof ServiceError) return err;
-  const ce = ConnectError.from(err);
+  const ce = connect().ConnectError.from(err);
   const code = statusCodeName(ce.code);
   const detail = redact(ce.rawMessage, ctx.secrets ?? []);
   return new ServiceError(code, ctx.method, detail, { hint: hintFor(code, ctx) });

@@ -1,6 +1,6 @@
 /** Machine health read through the service: the part from the app, the status from the machine by its address. */
-import { Code, ConnectError } from '@connectrpc/connect';
 import type { ServiceClient } from '../../api/client';
+import { connectErrorOf, statusCodeName } from '../../api/client/errors';
 import { loadServices, MACHINE_HOST_HEADER } from '../../api/services';
 import type { MachineStatusReport } from '../../domain/rollout';
 import { MAINTENANCE_HOLD_PREFIX, parseMaintenanceHold } from '../../domain/maintenance';
@@ -24,8 +24,11 @@ function ms(ts: { seconds: bigint; nanos: number } | undefined): number {
 }
 
 function reasonOf(err: unknown): string {
-  if (err instanceof ConnectError)
-    return err.code === Code.Unimplemented ? 'the service does not reach machines for their status' : err.rawMessage;
+  const connectError = connectErrorOf(err);
+  if (connectError)
+    return statusCodeName(connectError.code) === 'UNIMPLEMENTED'
+      ? 'the service does not reach machines for their status'
+      : connectError.rawMessage;
   return errorMessage(err);
 }
 

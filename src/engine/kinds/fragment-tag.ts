@@ -1,4 +1,4 @@
-import { ServiceError } from '../../api/client';
+import { ServiceError } from '../../api/client/errors';
 import { FleetformError } from '../../domain/errors';
 import { fragmentTagResource } from '../../domain/resource-attributes';
 import { isUnknown, unknownValue } from '../json';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ServiceError, type FragmentDetail } from '../../api/client';
+import type { FragmentDetail } from '../../api/client';
+import { ServiceError } from '../../api/client/errors';
 import { FleetformError } from '../../domain/errors';
 import { isRevisionNumber } from '../../domain/fragments';
 import { fragmentResource } from '../../domain/resource-attributes';

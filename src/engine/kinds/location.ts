@@ -1,4 +1,4 @@
-import { ServiceError } from '../../api/client';
+import { ServiceError } from '../../api/client/errors';
 import type { LocationDetail } from '../../api/client/app-client';
 import { FleetformError } from '../../domain/errors';
 import { locationResource } from '../../domain/resource-attributes';

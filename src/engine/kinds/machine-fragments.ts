@@ -4,7 +4,8 @@
  * the stack declares taken as the stack declares them. The resolver looks fragments up
  * synchronously, so the imports it meets are read in rounds until none is missing.
  */
-import { ServiceError, type FragmentClient } from '../../api/client';
+import type { FragmentClient } from '../../api/client';
+import { ServiceError } from '../../api/client/errors';
 import {
   FRAGMENT_NESTING_LIMIT,
   isRevisionNumber,

@@ -6,7 +6,7 @@
 import type { RegistryPackage, RegistryPackageType } from '../../api/client';
 import { childPath } from '../../domain/json-path';
 import { isLatestPackageVersion, isPackageType, splitPackageId, PackageConfigSchema, type PackageConfig } from '../../domain/packages';
-import { ServiceError } from '../../api/client';
+import { ServiceError } from '../../api/client/errors';
 import type { KindContext, PlanProblem } from '../kind';
 
 /** The package entries of a config that can be checked (malformed ones are reported by validation). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ServiceError, type MachinePart } from '../../api/client';
+import type { MachinePart } from '../../api/client';
+import { ServiceError } from '../../api/client/errors';
 import { FleetformError } from '../../domain/errors';
 import { machineAttributes } from '../../domain/resource-attributes';
 import { isObject, isUnknown, stableStringify, unknownValue, type JsonObject, type Unknown } from '../json';

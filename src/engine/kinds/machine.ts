@@ -1,7 +1,7 @@
 import { childPath } from '../../domain/json-path';
 import { LOCATION_DEFAULT } from '../../domain/service-defaults';
 import { locationOfUnplacedMachine } from '../../domain/machine-location';
-import { ServiceError } from '../../api/client';
+import { ServiceError } from '../../api/client/errors';
 import { FleetformError } from '../../domain/errors';
 import { machineAttributes } from '../../domain/resource-attributes';
 import { z } from 'zod';

@@ -1,4 +1,5 @@
-import { isNotFound, type ServiceClient } from '../../api/client';
+import type { ServiceClient } from '../../api/client';
+import { isNotFound } from '../../api/client/errors';
 import { FleetformError, errorMessage } from '../../domain/errors';
 import { formatVersionPolicy, newestVersion, policyAdmits, tryParseVersionPolicy } from '../../domain';
 import { isObject } from '../json';

@@ -1,2 +1,2 @@
 /** The service's not-found answers are read by the client: kinds use its rule. */
-export { unlessNotFound } from '../../api/client';
+export { unlessNotFound } from '../../api/client/errors';
