@@ -194,6 +194,7 @@ test('handshake, schema over mutual TLS, Shutdown: exit 0 with nothing but the h
     expect(providerBlock.get('api_key')?.sensitive).toBe(true);
     expect(providerBlock.get('endpoint')).toMatchObject({ optional: true, sensitive: false });
     expect(schema.serverCapabilities?.planDestroy).toBe(true);
+    expect(schema.serverCapabilities?.getProviderSchemaOptional).toBe(true);
 
     await call(client, '/plugin.GRPCController/Shutdown', new Empty(), Empty);
     client.close();

@@ -128,7 +128,9 @@ export function providerHandlers(options: {
       return new tf.GetProviderSchema_Response({
         provider: providerBlockSchema(),
         resourceSchemas,
-        serverCapabilities: new tf.ServerCapabilities({ planDestroy: true }),
+        // The schema is the same for every start of one executable: a host that caches it (Terraform 1.6 and
+        // later, within one command) need not ask again each time it starts the provider.
+        serverCapabilities: new tf.ServerCapabilities({ planDestroy: true, getProviderSchemaOptional: true }),
       });
     },
 
