@@ -1,18 +1,25 @@
 import { generateKeyPairSync, randomBytes, sign, X509Certificate as NodeX509 } from 'node:crypto';
+import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import {
-  bitString,
-  boolean,
-  explicit,
-  implicit,
-  objectIdentifier,
-  octetString,
-  sequence,
-  set,
-  smallInteger,
-  time,
-  unsignedInteger,
-  utf8String,
-} from './der';
+  AlgorithmIdentifier,
+  AttributeTypeAndValue,
+  AttributeValue,
+  BasicConstraints,
+  Certificate,
+  ExtendedKeyUsage,
+  Extension,
+  Extensions,
+  GeneralName,
+  KeyUsage,
+  KeyUsageFlags,
+  Name,
+  RelativeDistinguishedName,
+  SubjectAlternativeName,
+  SubjectPublicKeyInfo,
+  TBSCertificate,
+  Validity,
+  Version,
+} from '@peculiar/asn1-x509';
 
 /** The plugin's own TLS identity: a fresh self-signed certificate for one run. */
 export interface PluginIdentity {
@@ -35,13 +42,6 @@ const Oid = {
   clientAuth: '1.3.6.1.5.5.7.3.2',
 } as const;
 
-/**
- * Key usage bits, numbered from the first byte's highest bit: digitalSignature (0),
- * keyEncipherment (2) and keyCertSign (5), that is 1010 0100; the last set bit is bit 5, so
- * the two bits after it are left out of the encoding.
- */
-const KEY_USAGE = { bits: 0b1010_0100, unusedBits: 2 } as const;
-
 function pem(label: string, der: Uint8Array): string {
   const body = Buffer.from(der)
     .toString('base64')
@@ -50,51 +50,56 @@ function pem(label: string, der: Uint8Array): string {
   return `-----BEGIN ${label}-----\n${body}\n-----END ${label}-----\n`;
 }
 
-function extension(oid: string, critical: boolean, value: Uint8Array): Buffer {
-  return sequence(objectIdentifier(oid), ...(critical ? [boolean(true)] : []), octetString(value));
+function extension(oid: string, critical: boolean, value: object): Extension {
+  return new Extension({ extnID: oid, critical, extnValue: new OctetString(AsnConvert.serialize(value)) });
+}
+
+function attribute(oid: string, text: string): RelativeDistinguishedName {
+  return new RelativeDistinguishedName([new AttributeTypeAndValue({ type: oid, value: new AttributeValue({ utf8String: text }) })]);
 }
 
 /** A positive 128-bit serial number: random, its highest bit clear and its first byte never zero. */
-function serialNumber(): Buffer {
+function serialNumber(): ArrayBuffer {
   const bytes = randomBytes(16);
   bytes[0] = (bytes[0] ?? 0) & 0x7f || 1;
-  return bytes;
+  return new Uint8Array(bytes).buffer;
 }
 
 /**
  * A self-signed ECDSA P-256 certificate for `localhost`, valid for a day: a CA (the host
  * trusts it as its only root) for both server and client authentication, as the plugin
  * host's automatic mutual TLS expects. Node's own crypto makes the keys and the signature;
- * the certificate's DER is written here, as it is small and fixed but for the key, serial and dates.
+ * the ASN.1 structures of X.509 encode it (the whole X.509 toolkit is not loaded at every start).
  */
 export async function newPluginIdentity(): Promise<PluginIdentity> {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const now = Date.now();
-  const name = sequence(
-    set(sequence(objectIdentifier(Oid.commonName), utf8String('localhost'))),
-    set(sequence(objectIdentifier(Oid.organization), utf8String('fleetform'))),
-  );
-  const signatureAlgorithm = sequence(objectIdentifier(Oid.ecdsaWithSha256));
-  const extensions = sequence(
-    extension(Oid.basicConstraints, true, sequence(boolean(true))),
-    extension(Oid.keyUsage, true, bitString(Buffer.from([KEY_USAGE.bits]), KEY_USAGE.unusedBits)),
-    extension(Oid.extendedKeyUsage, false, sequence(objectIdentifier(Oid.serverAuth), objectIdentifier(Oid.clientAuth))),
-    // GeneralName dNSName is [2] IMPLICIT IA5String.
-    extension(Oid.subjectAltName, false, sequence(implicit(2, Buffer.from('localhost', 'ascii')))),
-  );
-  const tbsCertificate = sequence(
-    explicit(0, smallInteger(2)), // version 3
-    unsignedInteger(serialNumber()),
-    signatureAlgorithm,
-    name,
-    sequence(time(new Date(now - 60_000)), time(new Date(now + 24 * 3600_000))),
-    name,
-    publicKey.export({ type: 'spki', format: 'der' }),
-    explicit(3, extensions),
-  );
+  const name = new Name([attribute(Oid.commonName, 'localhost'), attribute(Oid.organization, 'fleetform')]);
+  const signatureAlgorithm = new AlgorithmIdentifier({ algorithm: Oid.ecdsaWithSha256 });
+  const tbsCertificate = new TBSCertificate({
+    version: Version.v3,
+    serialNumber: serialNumber(),
+    signature: signatureAlgorithm,
+    issuer: name,
+    validity: new Validity({ notBefore: new Date(now - 60_000), notAfter: new Date(now + 24 * 3600_000) }),
+    subject: name,
+    subjectPublicKeyInfo: AsnConvert.parse(publicKey.export({ type: 'spki', format: 'der' }), SubjectPublicKeyInfo),
+    extensions: new Extensions([
+      extension(Oid.basicConstraints, true, new BasicConstraints({ cA: true })),
+      extension(
+        Oid.keyUsage,
+        true,
+        new KeyUsage(KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment | KeyUsageFlags.keyCertSign),
+      ),
+      extension(Oid.extendedKeyUsage, false, new ExtendedKeyUsage([Oid.serverAuth, Oid.clientAuth])),
+      extension(Oid.subjectAltName, false, new SubjectAlternativeName([new GeneralName({ dNSName: 'localhost' })])),
+    ]),
+  });
   // ECDSA signatures from Node's sign are DER (SEQUENCE of r and s), as X.509 carries them.
-  const signature = sign('sha256', tbsCertificate, privateKey);
-  const certificate = sequence(tbsCertificate, signatureAlgorithm, bitString(signature));
+  const signature = sign('sha256', Buffer.from(AsnConvert.serialize(tbsCertificate)), privateKey);
+  const certificate = Buffer.from(
+    AsnConvert.serialize(new Certificate({ tbsCertificate, signatureAlgorithm, signatureValue: new Uint8Array(signature).buffer })),
+  );
   return {
     certificatePem: pem('CERTIFICATE', certificate),
     privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
