@@ -4,6 +4,7 @@
  * change of the fragment saves a new revision and moves the tag, noted with the machines it
  * reaches; an edit made on the service is shown as drift and reverted.
  */
+import { rm } from 'node:fs/promises';
 import { App, TerraformStack } from 'cdktf';
 import { FleetProvider, Fragment, FragmentTag, Machine, ModularResource, Module } from '../../src';
 import { openEmulatorProject, quickMachines, type EmulatorProject } from './fleet-fixture';
@@ -41,6 +42,36 @@ function synth(project: EmulatorProject, timeoutMs: number): void {
     });
   }
   app.synth();
+}
+
+/**
+ * The fleet of `synth` (timeout 150) applied once, on an emulator of its own, kept closed: a
+ * test starting from it opens a copy (its emulator's data and its state), a project and
+ * emulator of its own without an apply of its own. Made by the first test that needs it.
+ */
+let seeding: Promise<string> | undefined;
+function appliedFleet(): Promise<string> {
+  seeding ??= (async () => {
+    const seed = await openEmulatorProject('ff-fragments-seed-');
+    synth(seed, 150);
+    const applied = await seed.run('apply', '--auto-approve');
+    await seed.close({ keep: true });
+    if (applied.code !== 0) throw new Error(`the seed apply failed: ${applied.stdout}${applied.stderr}`);
+    return seed.dir;
+  })();
+  return seeding;
+}
+
+afterAll(async () => {
+  const seed = await seeding?.catch(() => undefined);
+  if (seed) await rm(seed, { recursive: true, force: true });
+});
+
+/** A copy of the applied fleet, synthesized again (the synthesized app names its own folder); the apply's exit code is the seed's. */
+async function openApplied(prefix: string): Promise<EmulatorProject> {
+  const q = await openEmulatorProject(prefix, { from: await appliedFleet() });
+  synth(q, 150);
+  return q;
 }
 
 async function ids(project: EmulatorProject): Promise<{ fragmentId: string; machines: string[] }> {
@@ -121,9 +152,7 @@ test('a fragment, its tag and machines importing it apply in one run; a change m
 });
 
 test('an update guarded by the revision read at plan: an edit in between fails the apply and overwrites nothing', async () => {
-  const q = (p = await openEmulatorProject('ff-fragments-guard-'));
-  synth(q, 150);
-  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  const q = (p = await openApplied('ff-fragments-guard-'));
   const { fragmentId } = await ids(q);
   synth(q, 300);
   const planned = await q.run('plan', '--out', 'fragment.plan');
@@ -247,9 +276,7 @@ test('the first plan, which creates the fragment with its machines, checks them 
 test("a machine importing a fragment is healthy in status once it runs the fragment's revision; a new revision is a new config", async () => {
   const restoreEnv = quickMachines();
   try {
-    const q = (p = await openEmulatorProject('ff-fragments-status-'));
-    synth(q, 150);
-    expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+    const q = (p = await openApplied('ff-fragments-status-'));
     const { fragmentId } = await ids(q);
     type Status = {
       machines: { machine: string; health: string; latestRevision: string; runningRevision?: string; resources: { name: string }[] }[];
@@ -278,9 +305,7 @@ test("a machine importing a fragment is healthy in status once it runs the fragm
 });
 
 test('a fragment and its tag made in the app are imported by id; the next plan changes nothing', async () => {
-  const q = (p = await openEmulatorProject('ff-fragments-import-'));
-  synth(q, 150);
-  expect((await q.run('apply', '--auto-approve')).code).toBe(0);
+  const q = (p = await openApplied('ff-fragments-import-'));
   const { fragmentId } = await ids(q);
   for (const address of ['fleetform_fragment_tag.rig-stable', 'fleetform_fragment.rig'])
     expect((await q.runBare('state', 'rm', address)).code).toBe(0);

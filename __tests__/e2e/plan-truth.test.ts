@@ -246,17 +246,20 @@ test('outputs are evaluated after apply, printed like Terraform, kept in state (
   expect(stateText).toContain(id);
   expect(stateText).not.toContain('hush-hush-value');
 
-  expect(await q.runBare('output', 'arm_id')).toEqual({ code: 0, stdout: `${id}\n`, stderr: '' });
-  const all = JSON.parse((await q.runBare('output', '--json')).stdout) as Record<
-    string,
-    Record<string, { value: unknown; sensitive: boolean }>
-  >;
+  // `output` only reads the state (it takes no lock): the four run at once.
+  const [one, json, secret, nope] = await Promise.all([
+    q.runBare('output', 'arm_id'),
+    q.runBare('output', '--json'),
+    q.runBare('output', 'secret_note'),
+    q.runBare('output', 'nope'),
+  ]);
+  expect(one).toEqual({ code: 0, stdout: `${id}\n`, stderr: '' });
+  const all = JSON.parse(json.stdout) as Record<string, Record<string, { value: unknown; sensitive: boolean }>>;
   expect(all.fleet?.arm_id).toEqual({ value: id, sensitive: false, known: true });
   expect(all.fleet?.secret_note).toEqual({ value: null, sensitive: true, known: true });
-  const secret = await q.runBare('output', 'secret_note');
   expect(secret.code).toBe(1);
   expect(secret.stderr).toContain('output secret_note is sensitive');
-  expect((await q.runBare('output', 'nope')).stderr).toContain('error: nope: no output named nope');
+  expect(nope.stderr).toContain('error: nope: no output named nope');
 
   // A new output with nothing else to change is kept by the next apply all the same.
   synth(q, (s) => {
@@ -266,8 +269,9 @@ test('outputs are evaluated after apply, printed like Terraform, kept in state (
   });
   const again = await q.run('apply', '--auto-approve');
   expect(again.stdout).toContain('Outputs:\n\narm_id');
-  expect((await q.runBare('output', 'greeting')).stdout).toBe('hello\n');
-  expect((await q.runBare('output', 'summary')).code).toBe(1);
+  const [greeting, summary] = await Promise.all([q.runBare('output', 'greeting'), q.runBare('output', 'summary')]);
+  expect(greeting.stdout).toBe('hello\n');
+  expect(summary.code).toBe(1);
 });
 
 test("what the service chooses (a job's framework, a custom job's container) is known after apply, and the next plan has no changes", async () => {

@@ -19,13 +19,10 @@ const ALL = pickerNames(MACHINES);
 let p: EmulatorProject;
 let restoreEnv: (() => void) | undefined;
 
+// The fleet itself is made by the first test's settleFragmentFleet: each test settles it where it starts from.
 beforeAll(async () => {
   restoreEnv = quickMachines();
   p = await openEmulatorProject('ff-rollout-fragment-');
-  synthFragmentFleet(p.outdir, { machines: MACHINES, version: '1.2.3', rollout });
-  const apply = await p.run('apply', '--auto-approve');
-  if (apply.code !== 0) throw new Error(`setup apply failed: ${apply.stdout}${apply.stderr}`);
-  await healthy();
 });
 
 afterAll(async () => {

@@ -236,13 +236,16 @@ test('no secret value is written anywhere fleetform writes, on either front end'
   const rollout = await run('apply saved plan (rollout)', 'apply', saved);
   expect({ code: rollout.code, said: rollout.stderr }).toEqual({ code: 0, said: '' });
   const bare = async (name: string, ...args: string[]): Promise<CliResult> => keep(name, await project.runBare(...args));
-  const journal = await bare('rollout status', 'rollout', 'status', '--json');
+  // These three only read (none takes the state lock): they run at once.
+  const [journal, shown, status] = await Promise.all([
+    bare('rollout status', 'rollout', 'status', '--json'),
+    bare('state show', 'state', 'show', 'fleetform_machine.arm-1'),
+    bare('status', 'status', '--json'),
+  ]);
   expect({ code: journal.code, said: journal.stderr }).toEqual({ code: 0, said: '' });
   expect(journal.stdout).toContain('completed');
-  const shown = await bare('state show', 'state', 'show', 'fleetform_machine.arm-1');
   expect({ code: shown.code, said: shown.stderr }).toEqual({ code: 0, said: '' });
   expect(shown.stdout).toContain('API_TOKEN');
-  const status = await bare('status', 'status', '--json');
   expect({ code: status.code, said: status.stderr }).toEqual({ code: 0, said: '' });
   expect((await run('plan after apply', 'plan', '--detailed-exitcode')).code).toBe(0);
 

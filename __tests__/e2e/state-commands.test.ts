@@ -88,15 +88,42 @@ async function machineByHand(p: EmulatorProject, name: string, config: MachineCo
   return { machineId, partId: main.id };
 }
 
+/**
+ * The default fleet applied once, on an emulator of its own, kept closed: a test that starts
+ * from an applied fleet opens a copy of it (its emulator's data and its state), so each still
+ * has a project and emulator of its own without an apply of its own. Made by the first test that needs it.
+ */
+let seeding: Promise<string> | undefined;
+function appliedFleet(): Promise<string> {
+  seeding ??= (async () => {
+    const seed = await openEmulatorProject('ff-state-seed-');
+    seed.synth();
+    const applied = await seed.run('apply', '--auto-approve');
+    await seed.close({ keep: true });
+    if (applied.code !== 0) throw new Error(`the seed apply failed: ${applied.stdout}${applied.stderr}`);
+    return seed.dir;
+  })();
+  return seeding;
+}
+
+afterAll(async () => {
+  const seed = await seeding?.catch(() => undefined);
+  if (seed) await fs.rm(seed, { recursive: true, force: true });
+});
+
+/** A project of its own, copied from the applied fleet; synthesized again, as the synthesized app names its own folder. */
+async function openApplied(prefix: string): Promise<EmulatorProject> {
+  const p = await openEmulatorProject(prefix, { from: await appliedFleet() });
+  p.synth();
+  return p;
+}
+
 describe('plan --refresh=false', () => {
   let p: EmulatorProject;
 
   // Each test starts from a project and emulator of its own: none depends on another having run.
   beforeEach(async () => {
-    p = await openEmulatorProject('ff-refresh-');
-    p.synth();
-    const applied = await p.run('apply', '--auto-approve');
-    expect(applied.code).toBe(0);
+    p = await openApplied('ff-refresh-');
   });
 
   afterEach(async () => {
@@ -330,9 +357,7 @@ describe('state rm', () => {
 
   // Each test starts from a project and emulator of its own: none depends on another having run.
   beforeEach(async () => {
-    p = await openEmulatorProject('ff-state-rm-');
-    p.synth();
-    expect((await p.run('apply', '--auto-approve')).code).toBe(0);
+    p = await openApplied('ff-state-rm-');
   });
 
   afterEach(async () => {

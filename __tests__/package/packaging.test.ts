@@ -17,6 +17,8 @@ const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as 
   devDependencies: Record<string, string>;
 };
 const CDKTF_CLI = join(ROOT, 'node_modules', '.bin', 'cdktf');
+/** The scratch app's own tsc and ts-node, run straight from its node_modules/.bin (npx adds a second of npm per run). */
+const bin = (project: string, name: string): string => join(project, 'node_modules', '.bin', name);
 const SETUP_TIMEOUT = 15 * 60_000;
 /** The newest constructs: cdktf's peer range takes it (cdktn 0.24's stops below it; the cdktn package suite uses 10.7). */
 const CONSTRUCTS = '10.8.1';
@@ -115,6 +117,21 @@ const NODENEXT_TSCONFIG = {
   files: ['main.ts'],
 };
 
+/** A module of a user's own code typed with the client entry; the type-check test compiles it beside the app. */
+const CLIENT_MODULE = `import { createServiceClient, ServiceError, type Machine, type ServiceClient } from 'fleetform/client';
+import { createServiceClient as atRoot } from 'fleetform';
+export const nameOf = (m: Machine): string => m.name;
+export const make: typeof createServiceClient = atRoot;
+export const errorOf = (e: unknown): ServiceError | undefined => (e instanceof ServiceError ? e : undefined);
+export type Client = ServiceClient;
+`;
+
+/** The app with a resource of another provider (null_resource) beside the fleet's. */
+const WITH_NULL_APP = TS_APP.replace(
+  'import { Dataset,',
+  "import { Resource as NullResource } from '@cdktf/provider-null/lib/resource';\nimport { NullProvider } from '@cdktf/provider-null/lib/provider';\nimport { Dataset,",
+).replace('app.synth();', "new NullProvider(stack, 'null');\nnew NullResource(stack, 'marker');\napp.synth();");
+
 let scratch: string;
 let app: string;
 beforeAll(async () => {
@@ -127,12 +144,23 @@ beforeAll(async () => {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'yard-fleet', version: '1.0.0', private: true }, null, 2));
   useLocalPrebuilds(app, prebuilds);
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(TEMPLATE_TSCONFIG, null, 2));
-  writeFileSync(join(app, 'tsconfig.nodenext.json'), JSON.stringify(NODENEXT_TSCONFIG, null, 2));
+  writeFileSync(
+    join(app, 'tsconfig.nodenext.json'),
+    JSON.stringify({ ...NODENEXT_TSCONFIG, files: ['main.ts', 'client-entry/client.ts'] }, null, 2),
+  );
   writeFileSync(
     join(app, 'cdktf.json'),
     JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts', projectId: 'yard', sendCrashReports: 'false' }, null, 2),
   );
   writeFileSync(join(app, 'main.ts'), TS_APP);
+  mkdirSync(join(app, 'client-entry'));
+  writeFileSync(join(app, 'client-entry', 'client.ts'), CLIENT_MODULE);
+  // Its own cdktf app; ts-node only transpiles it when fleetform runs it: the type-check test checks its types.
+  const withNull = join(app, 'with-null');
+  mkdirSync(withNull);
+  writeFileSync(join(withNull, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'npx ts-node --transpile-only main.ts' }));
+  writeFileSync(join(withNull, 'tsconfig.json'), JSON.stringify({ ...TEMPLATE_TSCONFIG, exclude: [] }));
+  writeFileSync(join(withNull, 'main.ts'), WITH_NULL_APP);
   const dev = PACKAGE.devDependencies;
   await mustRun(
     'npm',
@@ -177,11 +205,12 @@ describe('the installed package', () => {
     expect(existsSync(join(app, 'node_modules', 'cdktn'))).toBe(false);
   });
 
-  test('a correct app type-checks under the cdktf template tsconfig and under nodenext', async () => {
-    const template = await run('npx', ['tsc', '--noEmit', '-p', 'tsconfig.json'], app);
+  test('a correct app, one with a null_resource and a module of the client entry type-check under the cdktf template tsconfig and under nodenext', async () => {
+    // One tsc per tsconfig: client-entry/client.ts (both) and with-null/main.ts (the template's include) beside main.ts.
+    const template = await run(bin(app, 'tsc'), ['--noEmit', '-p', 'tsconfig.json'], app);
     expect(template.stdout + template.stderr).toBe('');
     expect(template.code).toBe(0);
-    const nodenext = await run('npx', ['tsc', '-p', 'tsconfig.nodenext.json'], app);
+    const nodenext = await run(bin(app, 'tsc'), ['-p', 'tsconfig.nodenext.json'], app);
     expect(nodenext.stdout + nodenext.stderr).toBe('');
     expect(nodenext.code).toBe(0);
   }, 120_000);
@@ -208,7 +237,7 @@ new TrainingJob(stack, 'k', { dataset: 'd', modelName: 'x', modelVersion: '2', t
         compilerOptions: { ...TEMPLATE_TSCONFIG.compilerOptions, incremental: false },
       }),
     );
-    const r = await run('npx', ['tsc', '--noEmit', '-p', 'tsconfig.json'], dir);
+    const r = await run(bin(app, 'tsc'), ['--noEmit', '-p', 'tsconfig.json'], dir);
     expect(r.code).not.toBe(0);
     expect(r.stdout).toMatch(
       /wrong\.ts\(5,\d+\): error TS\d+: .*'verison' does not exist in type 'ModuleProps'. Did you mean to write 'version'\?/,
@@ -217,33 +246,7 @@ new TrainingJob(stack, 'k', { dataset: 'd', modelName: 'x', modelVersion: '2', t
     expect(r.stdout).toMatch(/wrong\.ts\(7,\d+\): error TS2345: [\s\S]*Property 'modelType' is missing/);
   }, 120_000);
 
-  test('the client is fleetform/client (required, imported, typed); the root still gives it, marked deprecated', async () => {
-    const dir = join(app, 'client-entry');
-    mkdirSync(dir);
-    writeFileSync(
-      join(dir, 'client.ts'),
-      `import { createServiceClient, ServiceError, type Machine, type ServiceClient } from 'fleetform/client';
-import { createServiceClient as atRoot } from 'fleetform';
-export const nameOf = (m: Machine): string => m.name;
-export const make: typeof createServiceClient = atRoot;
-export const errorOf = (e: unknown): ServiceError | undefined => (e instanceof ServiceError ? e : undefined);
-export type Client = ServiceClient;
-`,
-    );
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        ...TEMPLATE_TSCONFIG,
-        include: ['client.ts'],
-        compilerOptions: { ...TEMPLATE_TSCONFIG.compilerOptions, incremental: false, noEmit: true },
-      }),
-    );
-    writeFileSync(join(dir, 'tsconfig.nodenext.json'), JSON.stringify({ ...NODENEXT_TSCONFIG, files: ['client.ts'] }));
-    for (const config of ['tsconfig.json', 'tsconfig.nodenext.json']) {
-      const r = await run('npx', ['tsc', '-p', config], dir);
-      expect(r.stdout + r.stderr).toBe('');
-      expect(r.code).toBe(0);
-    }
+  test('the client is fleetform/client (required, imported; typed: the type-check test); the root still gives it, marked deprecated', async () => {
     const cjs = await mustRun(
       'node',
       [
@@ -266,7 +269,7 @@ export type Client = ServiceClient;
     writeFileSync(join(app, 'main.js'), CJS_APP);
     writeFileSync(join(app, 'main.mjs'), ESM_APP);
     await mustRun('node', ['main.js'], app, { CDKTF_OUTDIR: join(scratch, 'out-cjs') });
-    await mustRun('npx', ['ts-node', 'main.ts'], app, { CDKTF_OUTDIR: join(scratch, 'out-ts') });
+    await mustRun(bin(app, 'ts-node'), ['main.ts'], app, { CDKTF_OUTDIR: join(scratch, 'out-ts') });
     await mustRun('node', ['main.mjs'], app, { CDKTF_OUTDIR: join(scratch, 'out-esm') });
     const cjs = synthesized(join(scratch, 'out-cjs'));
     expect(cjs).toMatchObject({
@@ -302,16 +305,6 @@ export type Client = ServiceClient;
   describe('against the embedded emulator', () => {
     test('npx fleetform plan and apply manage the fleet; resources of other providers are left to Terraform', async () => {
       const dir = join(app, 'with-null');
-      mkdirSync(dir);
-      writeFileSync(join(dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts' }));
-      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ ...TEMPLATE_TSCONFIG, exclude: [] }));
-      writeFileSync(
-        join(dir, 'main.ts'),
-        TS_APP.replace(
-          'import { Dataset,',
-          "import { Resource as NullResource } from '@cdktf/provider-null/lib/resource';\nimport { NullProvider } from '@cdktf/provider-null/lib/provider';\nimport { Dataset,",
-        ).replace('app.synth();', "new NullProvider(stack, 'null');\nnew NullResource(stack, 'marker');\napp.synth();"),
-      );
       const plan = await run('npx', ['fleetform', 'plan'], dir);
       expect(plan.stderr).toBe('note: leaving 1 resource of other providers to Terraform (cdktf deploy): null_resource.marker\n');
       expect(plan.code).toBe(0);
