@@ -2,7 +2,6 @@ import * as path from 'node:path';
 import { createServiceClient, type ServiceClient } from '../api/client';
 import { parseDuration } from '../domain/duration';
 import { InputError } from '../domain/errors';
-import { clockOptionsFromEnv, describeFaultReport, faultSpecsFromEnv, startEmulator } from '../emulator';
 
 /** A connected service: the real cloud, or the embedded emulator started in-process. */
 export interface Connection {
@@ -70,6 +69,10 @@ export async function openConnection(options: {
     });
     return { client, endpoint, embedded: false, apiKey: env.FLEETFORM_API_KEY as string, close: async () => client.close() };
   }
+  // The emulator is loaded only when it runs here: a command against an endpoint spares it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+  const emulatorModule = require('../emulator') as typeof import('../emulator');
+  const { clockOptionsFromEnv, describeFaultReport, faultSpecsFromEnv, startEmulator } = emulatorModule;
   const faults = faultSpecsFromEnv(env);
   const emulator = await startEmulator({
     dataDir: path.join(options.cwd, '.fleetform', 'emulator'),

@@ -12,7 +12,6 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import { FleetformError, InputError } from '../../domain/errors';
 import type { RolloutTarget, SourceEvent } from '../../dashboard/source';
-import { startDashboardServer } from '../../dashboard/server';
 import { standaloneSource } from '../../dashboard/standalone-source';
 import type { ActionResult, EventLevel } from '../../dashboard/view';
 import { parseDuration } from '../../domain/duration';
@@ -163,6 +162,8 @@ export function register(program: Command, apps: AppRunner): void {
     });
     let server;
     try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+      const { startDashboardServer } = require('../../dashboard/server') as typeof import('../../dashboard/server');
       server = await startDashboardServer(source, listen, { ...(token ? { token } : {}), log });
     } catch (err) {
       source.close();

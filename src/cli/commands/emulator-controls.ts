@@ -10,9 +10,9 @@ import { EmulatorService, type ClockState, type EmulatorServiceType, type Module
 import { statusCodeName } from '../../api/client';
 import { FleetformError, InputError } from '../../domain/errors';
 import { formatGoDuration, trainingStatusName, type TrainingStatus } from '../../domain';
-import { parseTrainingDuration } from '../../emulator';
+import { parseTrainingDuration } from '../../emulator/clock/settings';
 import { openConnection } from '../connection';
-import { parseMachineFault } from '../../emulator';
+import { parseMachineFault } from '../../emulator/sim/machine-faults';
 import { emulatorGroup } from './emulator-serve';
 
 type Controls = Client<EmulatorServiceType>;

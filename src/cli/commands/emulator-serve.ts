@@ -3,24 +3,12 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import { parseDuration } from '../../domain/duration';
 import { FleetformError, InputError } from '../../domain/errors';
-import { CLOCK_ENV, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV, type ClockMode } from '../../emulator';
-import {
-  CREDENTIALS_FILE,
-  DEFAULT_SIMULATION,
-  describeFaultReport,
-  faultSpecsFromEnv,
-  LIMIT_ENV,
-  MACHINE_FAULTS_ENV,
-  parseFaultSpec,
-  parseLimit,
-  parseMachineFault,
-  SIMULATION_ENV,
-  startEmulator,
-  type FaultSpec,
-  type MachineFault,
-  type ServerLimits,
-  type SimulationSettings,
-} from '../../emulator';
+import { CLOCK_ENV, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV, type ClockMode } from '../../emulator/clock/settings';
+import { CREDENTIALS_FILE } from '../../emulator/credentials';
+import { describeFaultReport, faultSpecsFromEnv, parseFaultSpec, type FaultSpec } from '../../emulator/rpc/fault-spec';
+import { LIMIT_ENV, parseLimit, type ServerLimits } from '../../emulator/server/limits';
+import { MACHINE_FAULTS_ENV, parseMachineFault, type MachineFault } from '../../emulator/sim/machine-faults';
+import { DEFAULT_SIMULATION, SIMULATION_ENV, type SimulationSettings } from '../../emulator/sim/options';
 
 /** The `emulator` command group, created by whichever `emulator ...` file registers first. */
 export function emulatorGroup(program: Command): Command {
@@ -159,6 +147,9 @@ export function register(program: Command): void {
       const dataDir = path.resolve(opts.data);
       let emulator;
       try {
+        // Loaded when it starts: registering the command (as every command line does) spares it.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+        const { startEmulator } = require('../../emulator') as typeof import('../../emulator');
         emulator = await startEmulator({ dataDir, port, host: opts.host, limits, faults, simulation, ...clockOptions(opts) });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;

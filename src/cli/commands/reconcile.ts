@@ -11,7 +11,6 @@ import {
 } from '../../reconciler/events';
 import { boundHeapGrowth } from '../../reconciler/heap-growth';
 import { streamLogger, type LogFormat } from '../../reconciler/log';
-import { startReconciler } from '../../reconciler/run';
 import { parseListen } from '../../reconciler/server';
 import { folderSource, gitSource } from '../../reconciler/source';
 import { webhooksFromEnv, webhookTarget } from '../../reconciler/webhooks';
@@ -163,6 +162,9 @@ export function register(program: Command, apps: AppRunner): void {
             workdir: path.resolve(cwd, opts.workdir ?? path.join('.fleetform', 'reconcile', 'checkout')),
           })
         : folderSource(path.resolve(cwd, opts.path));
+      // Loaded when a reconciler starts (its metrics library, dashboard and loop), not at every command line.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+      const { startReconciler } = require('../../reconciler/run') as typeof import('../../reconciler/run');
       const running = await startReconciler({
         source,
         loader: projectLoader({
