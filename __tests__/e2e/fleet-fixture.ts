@@ -215,3 +215,27 @@ export async function openEmulatorProject(prefix: string, options: { clock?: Clo
     },
   };
 }
+
+/**
+ * A fleet applied once per suite into a kept, closed project, made by the first test that
+ * asks (`prepare` synthesizes it); each test opens its own copy with `openEmulatorProject(..., { from })`.
+ * The seed's folder is removed after the suite.
+ */
+export function appliedSeed(prefix: string, prepare: (seed: EmulatorProject) => void): () => Promise<string> {
+  let seeding: Promise<string> | undefined;
+  afterAll(async () => {
+    const seed = await seeding?.catch(() => undefined);
+    if (seed) await fs.rm(seed, { recursive: true, force: true });
+  });
+  return () => {
+    seeding ??= (async () => {
+      const seed = await openEmulatorProject(prefix);
+      prepare(seed);
+      const applied = await seed.run('apply', '--auto-approve');
+      await seed.close({ keep: true });
+      if (applied.code !== 0) throw new Error(`the seed apply failed: ${applied.stdout}${applied.stderr}`);
+      return seed.dir;
+    })();
+    return seeding;
+  };
+}

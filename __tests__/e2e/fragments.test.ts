@@ -4,10 +4,9 @@
  * change of the fragment saves a new revision and moves the tag, noted with the machines it
  * reaches; an edit made on the service is shown as drift and reverted.
  */
-import { rm } from 'node:fs/promises';
 import { App, TerraformStack } from 'cdktf';
 import { FleetProvider, Fragment, FragmentTag, Machine, ModularResource, Module } from '../../src';
-import { openEmulatorProject, quickMachines, type EmulatorProject } from './fleet-fixture';
+import { appliedSeed, openEmulatorProject, quickMachines, type EmulatorProject } from './fleet-fixture';
 
 jest.setTimeout(180_000);
 
@@ -49,23 +48,7 @@ function synth(project: EmulatorProject, timeoutMs: number): void {
  * test starting from it opens a copy (its emulator's data and its state), a project and
  * emulator of its own without an apply of its own. Made by the first test that needs it.
  */
-let seeding: Promise<string> | undefined;
-function appliedFleet(): Promise<string> {
-  seeding ??= (async () => {
-    const seed = await openEmulatorProject('ff-fragments-seed-');
-    synth(seed, 150);
-    const applied = await seed.run('apply', '--auto-approve');
-    await seed.close({ keep: true });
-    if (applied.code !== 0) throw new Error(`the seed apply failed: ${applied.stdout}${applied.stderr}`);
-    return seed.dir;
-  })();
-  return seeding;
-}
-
-afterAll(async () => {
-  const seed = await seeding?.catch(() => undefined);
-  if (seed) await rm(seed, { recursive: true, force: true });
-});
+const appliedFleet = appliedSeed('ff-fragments-seed-', (seed) => synth(seed, 150));
 
 /** A copy of the applied fleet, synthesized again (the synthesized app names its own folder); the apply's exit code is the seed's. */
 async function openApplied(prefix: string): Promise<EmulatorProject> {

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { unescapeTemplate } from '../../src/domain/template-escape';
-import { openEmulatorProject, type CliResult, type EmulatorProject } from './fleet-fixture';
+import { appliedSeed, openEmulatorProject, type CliResult, type EmulatorProject } from './fleet-fixture';
 
 jest.setTimeout(120_000);
 
@@ -93,23 +93,7 @@ async function machineByHand(p: EmulatorProject, name: string, config: MachineCo
  * from an applied fleet opens a copy of it (its emulator's data and its state), so each still
  * has a project and emulator of its own without an apply of its own. Made by the first test that needs it.
  */
-let seeding: Promise<string> | undefined;
-function appliedFleet(): Promise<string> {
-  seeding ??= (async () => {
-    const seed = await openEmulatorProject('ff-state-seed-');
-    seed.synth();
-    const applied = await seed.run('apply', '--auto-approve');
-    await seed.close({ keep: true });
-    if (applied.code !== 0) throw new Error(`the seed apply failed: ${applied.stdout}${applied.stderr}`);
-    return seed.dir;
-  })();
-  return seeding;
-}
-
-afterAll(async () => {
-  const seed = await seeding?.catch(() => undefined);
-  if (seed) await fs.rm(seed, { recursive: true, force: true });
-});
+const appliedFleet = appliedSeed('ff-state-seed-', (seed) => seed.synth());
 
 /** A project of its own, copied from the applied fleet; synthesized again, as the synthesized app names its own folder. */
 async function openApplied(prefix: string): Promise<EmulatorProject> {
