@@ -1,7 +1,8 @@
 /**
  * The client's cost per part-version read: `part-version-calls.ts [CALLS] [PARALLELISM]`
  * reads one part's version CALLS times (default 20,000) with PARALLELISM (default 32, as a
- * drift check) in flight, against an emulator of its own, and prints one JSON line: this
+ * drift check) in flight, against an emulator of its own (the part holding a config the size
+ * of a bench fleet machine's, so the answer's bytes are a drift check's), and prints one JSON line: this
  * process's CPU milliseconds per call (after a warm-up of a tenth of the calls) and the
  * connections the pool opened. With BENCH_PART_VERSION_CPU_PROF=FILE the measured calls
  * are profiled into FILE.
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
     const machineId = await client.appClient.newMachine('probe-bench', locationId);
     const [part] = await client.appClient.getMachineParts(machineId);
     if (!part) throw new Error('the new machine has no part');
+    await client.appClient.updateMachinePart(part.id, part.name, fleetMachineConfig());
     const read = () => client.appClient.getMachinePartVersion(part.id);
     await pool(Array.from({ length: Math.ceil(calls / 10) }), parallelism, read);
     const profile = process.env.BENCH_PART_VERSION_CPU_PROF;
@@ -69,6 +71,32 @@ async function main(): Promise<void> {
     await client.close();
     await emulator.stop();
   }
+}
+
+/** A config of the bench fleet's shape: five registry modules and ten components with attributes. */
+function fleetMachineConfig(): Record<string, unknown> {
+  const modules = ['sensors', 'vision', 'arm-control', 'lidar', 'gripper'].map((name) => ({
+    type: 'registry',
+    name: `mod-${name}`,
+    module_id: `acme:${name}`,
+    version: '1.2.3',
+    env: { LOG_LEVEL: 'info' },
+  }));
+  const components = Array.from({ length: 10 }, (_, i) => ({
+    name: `component-${i}`,
+    api: 'rdk:component:sensor',
+    model: 'acme:sensors:hc-sr04',
+    attributes: {
+      board: 'board',
+      trigger_pin: String(16 + i),
+      echo_interrupt_pin: 'echo',
+      timeout_ms: 1000,
+      intrinsic_parameters: { fx: 939.2, fy: 940.1, ppx: 640.5, ppy: 360.2, width_px: 1280, height_px: 720 },
+      labels: ['box', 'pallet', 'person'],
+    },
+    depends_on: i === 0 ? [] : ['component-0'],
+  }));
+  return { modules, components };
 }
 
 runMain(main);

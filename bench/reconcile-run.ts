@@ -32,7 +32,7 @@ import type { ProjectSource } from '../src/reconciler/source';
 import { spawnEmulator } from './emulator';
 import { synthFleet } from './fleet';
 import { cloneFleetMachines } from './reconcile-seed';
-import { cpuSecondsSince, processCpuSeconds, r3, runMain } from './stats';
+import { cpuSecondsSince, gcCounter, type GcTally, processCpuSeconds, r3, runMain } from './stats';
 
 /** Machines applied through fleetform before the rest are copied. */
 const APPLIED = 10;
@@ -148,8 +148,11 @@ async function main(): Promise<void> {
       await profiler.post('Profiler.start');
     }
     // Each interval's check, its CPU counted from the end of the cycle before (the waiting and polling included).
-    const perCheck: Array<{ own_cpu_s: number; emulator_cpu_s: number; seconds: number }> = [];
+    const perCheck: Array<{ own_cpu_s: number; emulator_cpu_s: number; seconds: number; heap_used_mb: number; gc: GcTally }> = [];
+    const gc = gcCounter();
     for (let i = 0; i < checks; i++) {
+      gc.since();
+      const heapUsedMb = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
       const cpu = process.cpuUsage();
       const emu = processCpuSeconds(emulator.pid);
       const e = await cycleEnd();
@@ -158,8 +161,12 @@ async function main(): Promise<void> {
         own_cpu_s: r3(cpuSecondsSince(cpu)),
         emulator_cpu_s: r3(processCpuSeconds(emulator.pid) - emu),
         seconds: r3(e.seconds),
+        heap_used_mb: heapUsedMb,
+        gc: gc.since(),
       });
     }
+    gc.stop();
+    const checksLoad = os.loadavg()[0] ?? 0;
     if (profiler && profile) {
       const { profile: taken } = await profiler.post('Profiler.stop');
       fs.writeFileSync(profile, JSON.stringify(taken));
@@ -216,6 +223,9 @@ async function main(): Promise<void> {
         own_cpu_s_per_check: r3(avgOwn),
         emulator_cpu_s_per_check: r3(avgEmu),
         own_cores_at_60s: r3(avgOwn / INTERVAL_S),
+        // Other processes' load while the checks ran (the 1-minute load average after them) and the cores shared.
+        load_average: r3(checksLoad),
+        cpu_cores: os.cpus().length,
         peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
         // The worst case (the machine edited right after the check read it), then the best.
         drift_reported_s: lastRead.reported_s,

@@ -255,7 +255,7 @@ async function main(): Promise<void> {
   if (parts.has('reconcile')) {
     const machines = option('--reconcile-machines') ?? (quick ? '1000' : '10000');
     process.stderr.write(`watching ${machines} machines with the reconciler...\n`);
-    const reconcile = await runChild<Record<string, unknown>>('reconcile-run.ts', [machines, quick ? '2' : '3']);
+    const reconcile = await runChild<Record<string, unknown>>('reconcile-run.ts', [machines, quick ? '2' : '5']);
     results.reconcile = reconcile;
     process.stdout.write(
       `reconcile: watching ${String(reconcile.machines)} machines (set up in ${String(reconcile.setup_s)} s), a drift check costs the reconciler ${String(reconcile.own_cpu_s_per_check)} CPU-s ` +

@@ -1,5 +1,6 @@
 /** Timing helpers: median of runs, seconds with three decimals, a process's CPU time. */
 import * as fs from 'node:fs';
+import { PerformanceObserver, constants as perfConstants, type PerformanceEntry } from 'node:perf_hooks';
 
 /** The median of the values (mean of the middle two for an even count). */
 export function median(values: readonly number[]): number {
@@ -58,4 +59,36 @@ export function processCpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticksPerSecond = 100;
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+/** Garbage collections of this process by kind: how many and their milliseconds. */
+export interface GcTally {
+  readonly minor: { count: number; ms: number };
+  readonly major: { count: number; ms: number };
+  readonly other: { count: number; ms: number };
+}
+
+/** Counts this process's garbage collections from now on; `since()` gives the tally since the last call (or the start). */
+export function gcCounter(): { since(): GcTally; stop(): void } {
+  const fresh = (): GcTally => ({ minor: { count: 0, ms: 0 }, major: { count: 0, ms: 0 }, other: { count: 0, ms: 0 } });
+  let tally = fresh();
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      const slot =
+        kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? tally.minor : kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR ? tally.major : tally.other;
+      slot.count += 1;
+      slot.ms += entry.duration;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    since() {
+      const rounded = (s: { count: number; ms: number }) => ({ count: s.count, ms: Math.round(s.ms) });
+      const out = { minor: rounded(tally.minor), major: rounded(tally.major), other: rounded(tally.other) };
+      tally = fresh();
+      return out;
+    },
+    stop: () => observer.disconnect(),
+  };
 }
