@@ -31,6 +31,7 @@ import { Reconciler } from '../src/reconciler/reconciler';
 import type { ProjectSource } from '../src/reconciler/source';
 import { spawnEmulator } from './emulator';
 import { synthFleet } from './fleet';
+import { pollCosts } from './reconcile-poll';
 import { cloneFleetMachines } from './reconcile-seed';
 import { cpuSecondsSince, gcCounter, type GcTally, processCpuSeconds, r3, runMain } from './stats';
 
@@ -167,6 +168,8 @@ async function main(): Promise<void> {
     }
     gc.stop();
     const checksLoad = os.loadavg()[0] ?? 0;
+    // Between cycles the reconciler asks its source for a new commit every --poll (1 s by default), in this process beside the fleet's heap.
+    const poll = await pollCosts();
     if (profiler && profile) {
       const { profile: taken } = await profiler.post('Profiler.stop');
       fs.writeFileSync(profile, JSON.stringify(taken));
@@ -223,6 +226,9 @@ async function main(): Promise<void> {
         own_cpu_s_per_check: r3(avgOwn),
         emulator_cpu_s_per_check: r3(avgEmu),
         own_cores_at_60s: r3(avgOwn / INTERVAL_S),
+        // A minute of polls for new commits at the default --poll: a repository on this machine, and one asked through git.
+        poll_cpu_s_per_minute: { local_repository: poll.local_repository.cpu_s_per_minute, through_git: poll.through_git.cpu_s_per_minute },
+        watching_cores_local_repository: r3((avgOwn + poll.local_repository.cpu_s_per_minute) / INTERVAL_S),
         // Other processes' load while the checks ran (the 1-minute load average after them) and the cores shared.
         load_average: r3(checksLoad),
         cpu_cores: os.cpus().length,

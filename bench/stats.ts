@@ -61,6 +61,13 @@ export function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
+/** CPU seconds of the children this process has waited for (user and system), read from /proc (Linux). */
+export function childrenCpuSeconds(): number {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
 /** Garbage collections of this process by kind: how many and their milliseconds. */
 export interface GcTally {
   readonly minor: { count: number; ms: number };
@@ -76,7 +83,11 @@ export function gcCounter(): { since(): GcTally; stop(): void } {
     for (const entry of list.getEntries()) {
       const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
       const slot =
-        kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? tally.minor : kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR ? tally.major : tally.other;
+        kind === perfConstants.NODE_PERFORMANCE_GC_MINOR
+          ? tally.minor
+          : kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR
+            ? tally.major
+            : tally.other;
       slot.count += 1;
       slot.ms += entry.duration;
     }

@@ -45,6 +45,7 @@ function fakeReconciler(): DashboardReconciler & {
       fake.heals += 1;
     },
     overrideWindows: () => undefined,
+    refresh: () => undefined,
     latest: () => ({ project: undefined, plan: undefined }),
     announce(body: EventBody) {
       fake.announced.push(body);

@@ -3,7 +3,7 @@
  * on the service, a full plan (which reports the drift) as soon as a part's version moves.
  */
 import * as path from 'node:path';
-import { fixedSource, inProcessReconciler, partNamed, suiteEmulator, synthCameras } from './fixture';
+import { fixedSource, inProcessReconciler, partNamed, suiteEmulator, synthCameras, waitUntil } from './fixture';
 
 jest.setTimeout(120_000);
 
@@ -47,6 +47,36 @@ test('an unchanged fleet is checked by versions without planning; a part edited 
     await cycleDone();
     expect(plans.mock.calls.length).toBe(planned + 1);
     expect(log.since(0, 'drift-found')).toHaveLength(1);
+  } finally {
+    await reconciler.stop();
+  }
+});
+
+test('a refresh (a push webhook) looks for a new commit at once, however long the poll', async () => {
+  const outdir = path.join(suite.dir, 'cdktf.out.refresh');
+  // No machines: the first cycle applies nothing, so no cycle follows it but by the poll, the interval or a refresh.
+  synthCameras(outdir, []);
+  let revision = 1;
+  const source = { ...fixedSource(outdir), fetch: () => Promise.resolve({ dir: outdir, id: `r${revision}` }) };
+  const asked = jest.spyOn(source, 'hasNew').mockImplementation((than) => Promise.resolve(than !== `r${revision}`));
+  const { reconciler, next, cycleDone } = inProcessReconciler({
+    suite,
+    source,
+    stateDir: path.join(suite.dir, 'state-refresh'),
+    drift: 'warn',
+    intervalMs: 3_600_000,
+    pollMs: 3_600_000,
+  });
+  try {
+    reconciler.start();
+    expect(await cycleDone()).toMatchObject({ type: 'cycle-finished', changes: 0 });
+    // The loop asks once as it starts to wait, then waits out the hour's poll.
+    const askedBefore = asked.mock.calls.length;
+    await waitUntil('the source asked after the cycle', () => asked.mock.calls.length > askedBefore);
+    revision = 2;
+    const started = next((e) => e.type === 'cycle-started', 10_000);
+    reconciler.refresh();
+    expect(await started).toMatchObject({ reason: 'commit' });
   } finally {
     await reconciler.stop();
   }

@@ -33,6 +33,7 @@ function fakeHandle(): ReconcilerHandle & { asked: string[]; send(e: ReconcilerE
       return stack === 'fleet';
     },
     healNow: () => asked.push('heal'),
+    refresh: () => asked.push('refresh'),
     overrideWindows: (mode, until) => asked.push(`override ${mode} ${until === undefined ? 'forever' : 'until'}`),
     send: (e) => listeners.forEach((l) => l(e)),
   };
@@ -55,9 +56,10 @@ test('the server answers health, metrics and the API, and serves a mounted handl
     expect((await fetch(`${url}/api/approve/fleet`, { method: 'POST' })).status).toBe(200);
     expect((await fetch(`${url}/api/approve/other`, { method: 'POST' })).status).toBe(409);
     expect((await fetch(`${url}/api/heal`, { method: 'POST' })).status).toBe(202);
+    expect((await fetch(`${url}/api/refresh`, { method: 'POST' })).status).toBe(202);
     expect((await fetch(`${url}/api/override`, { method: 'POST', body: JSON.stringify({ windows: 'open', for: '1h' }) })).status).toBe(200);
     expect((await fetch(`${url}/api/override`, { method: 'POST', body: JSON.stringify({ windows: 'ajar' }) })).status).toBe(400);
-    expect(handle.asked).toEqual(['approve fleet', 'approve other', 'heal', 'override open until']);
+    expect(handle.asked).toEqual(['approve fleet', 'approve other', 'heal', 'refresh', 'override open until']);
 
     // Events stream as server-sent events.
     const res = await fetch(`${url}/api/events`);

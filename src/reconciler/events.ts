@@ -142,6 +142,8 @@ export interface ReconcilerHandle {
   approve(stack: string): boolean;
   /** Starts a cycle now (a drift check and heal by policy), or after the running one. */
   healNow(): void;
+  /** Looks for a new commit now rather than at the next poll (what a git host's push webhook asks). */
+  refresh(): void;
   /** Opens (or closes) every window until `untilMs` (epoch ms), or clears the override with undefined. */
   overrideWindows(mode: 'open' | 'closed' | undefined, untilMs?: number): void;
 }

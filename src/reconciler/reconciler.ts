@@ -88,6 +88,8 @@ export class Reconciler implements ReconcilerHandle {
   private lastCycle: ReconcilerStatus['lastCycle'];
   private nextCheckAt: number | undefined;
   private trigger: CycleReason | undefined;
+  /** A new commit is to be looked for before the next poll is due. */
+  private refreshAsked = false;
   private wake: (() => void) | undefined;
   private stopping = false;
   private loop: Promise<void> | undefined;
@@ -156,6 +158,11 @@ export class Reconciler implements ReconcilerHandle {
 
   healNow(): void {
     this.kick('heal-now');
+  }
+
+  refresh(): void {
+    this.refreshAsked = true;
+    this.wake?.();
   }
 
   overrideWindows(mode: 'open' | 'closed' | undefined, untilMs?: number): void {
@@ -280,6 +287,7 @@ export class Reconciler implements ReconcilerHandle {
         return 'window';
       }
       if (this.nextCheckAt !== undefined && now >= this.nextCheckAt) return 'interval';
+      this.refreshAsked = false;
       if (this.revision && (await this.settings.source.hasNew(this.revision.id).catch(() => false))) return 'commit';
       const edges = [this.nextCheckAt, this.windowChangeAt, this.override?.untilMs].filter((t): t is number => t !== undefined);
       await this.pause(Math.min(this.settings.pollMs, ...edges.map((t) => t - this.now())));
@@ -391,8 +399,9 @@ export class Reconciler implements ReconcilerHandle {
   /** Whether a trigger, a stop or a new commit (asked at most every poll) should cut a drift check short. */
   private async somethingNew(): Promise<boolean> {
     if (this.stopping || this.trigger) return true;
-    if (this.now() - this.lastPolledAt < this.settings.pollMs || !this.revision) return false;
+    if ((!this.refreshAsked && this.now() - this.lastPolledAt < this.settings.pollMs) || !this.revision) return false;
     this.lastPolledAt = this.now();
+    this.refreshAsked = false;
     if (!(await this.settings.source.hasNew(this.revision.id).catch(() => false))) return false;
     this.trigger = 'commit';
     return true;

@@ -2,7 +2,7 @@
  * The reconciler's HTTP server (`--listen HOST:PORT`): `/healthz`, `/metrics` (Prometheus),
  * and a small JSON API over the handle: `GET /api/status`, `GET /api/events` (server-sent
  * events, one `ReconcilerEvent` per message), `POST /api/approve/STACK`, `POST /api/heal`,
- * `POST /api/override` (`{"windows":"open"|"closed"|null,"for":"1h"}`). Other handlers (a
+ * `POST /api/refresh` (look for a new commit now: a git host's push webhook), `POST /api/override` (`{"windows":"open"|"closed"|null,"for":"1h"}`). Other handlers (a
  * dashboard) are mounted at a prefix of their own with `mount`.
  */
 import * as http from 'node:http';
@@ -105,6 +105,10 @@ export class ReconcilerServer {
     if (method === 'POST' && p === '/api/heal') {
       this.handle.healNow();
       return json(res, 202, { started: true });
+    }
+    if (method === 'POST' && p === '/api/refresh') {
+      this.handle.refresh();
+      return json(res, 202, { refreshing: true });
     }
     if (method === 'POST' && p === '/api/override') {
       const body = JSON.parse((await readBody(req)) || '{}') as { windows?: unknown; for?: unknown };

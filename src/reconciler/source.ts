@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { FleetformError } from '../domain/errors';
+import { readLocalBranch, repositoryLocation } from './local-ref';
 
 export interface Revision {
   /** The project's folder at this revision. */
@@ -113,9 +114,22 @@ function git(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, repo:
   });
 }
 
+/**
+ * How often a source is asked for a new commit when the user does not say: every second for a
+ * folder or a repository on this machine (a few file reads), every 15 s for a remote one,
+ * which each poll asks with `git ls-remote` (a process and a connection: about 50 ms of CPU,
+ * 3 CPU-seconds a minute at one a second). A push webhook (`POST /api/refresh`) asks at once.
+ */
+export function defaultPollMs(repo: string | undefined): number {
+  return repo === undefined || repositoryLocation(repo, process.cwd()).local ? 1000 : 15_000;
+}
+
 export function gitSource(options: GitSourceOptions): ProjectSource {
   const env = gitEnv(options.env ?? process.env);
-  const { repo, branch, workdir } = options;
+  const { branch, workdir } = options;
+  const location = repositoryLocation(options.repo, process.cwd());
+  // A plain path means the same repository to every git command, whatever folder it runs in.
+  const repo = location.local && !options.repo.startsWith('file://') ? location.path : options.repo;
   const ref = `refs/heads/${branch}`;
   const run = (args: readonly string[], cwd = workdir): Promise<string> => git(args, cwd, env, repo);
   let cloned = false;
@@ -150,6 +164,9 @@ export function gitSource(options: GitSourceOptions): ProjectSource {
       return { dir, id: commit, commit };
     },
     async hasNew(than) {
+      // A repository on this machine is asked by reading its branch's ref (no process started); git answers the rest.
+      const local = location.local ? await readLocalBranch(location.path, branch).catch(() => undefined) : undefined;
+      if (local !== undefined) return local !== than;
       const line = await run(['ls-remote', repo, ref], existsSync(workdir) ? workdir : process.cwd());
       const sha = line.split(/\s+/)[0] ?? '';
       return sha !== '' && sha !== than;

@@ -12,7 +12,7 @@ import {
 import { boundHeapGrowth } from '../../reconciler/heap-growth';
 import { streamLogger, type LogFormat } from '../../reconciler/log';
 import { parseListen } from '../../reconciler/server';
-import { folderSource, gitSource } from '../../reconciler/source';
+import { defaultPollMs, folderSource, gitSource } from '../../reconciler/source';
 import { webhooksFromEnv, webhookTarget } from '../../reconciler/webhooks';
 import { parseWindow } from '../../domain/sync-windows';
 import type { AppRunner } from '../app-runner';
@@ -28,7 +28,7 @@ interface ReconcileOptions {
   apply: string;
   drift: string;
   interval: string;
-  poll: string;
+  poll?: string;
   window: string[];
   webhook: string[];
   maxDestroy: string;
@@ -119,7 +119,11 @@ export function register(program: Command, apps: AppRunner): void {
     )
     .option('--drift <policy>', 'default drift policy: heal, warn or off', process.env.FLEETFORM_RECONCILE_DRIFT ?? 'warn')
     .option('--interval <duration>', 'how often to check for drift', process.env.FLEETFORM_RECONCILE_INTERVAL ?? '1m')
-    .option('--poll <duration>', 'how often to look for a new commit between cycles', process.env.FLEETFORM_RECONCILE_POLL ?? '1s')
+    .option(
+      '--poll <duration>',
+      'how often to look for a new commit between cycles (default 1s; 15s for a remote repository, asked with git ls-remote; POST /api/refresh asks at once)',
+      process.env.FLEETFORM_RECONCILE_POLL,
+    )
     .option(
       '--window <spec>',
       "allow or deny window KIND:CRON:DURATION[:TZ], e.g. 'deny:0 9 * * 1-5:8h:Europe/Berlin' (repeatable)",
@@ -151,7 +155,7 @@ export function register(program: Command, apps: AppRunner): void {
       const token = opts.listen === 'off' ? undefined : dashboardToken(process.env);
       const logger = streamLogger(logFormat, (line) => process.stderr.write(line));
       const intervalMs = durationFlag(opts.interval, '--interval');
-      const pollMs = durationFlag(opts.poll, '--poll');
+      const pollMs = opts.poll === undefined ? defaultPollMs(opts.repo) : durationFlag(opts.poll, '--poll');
       if (intervalMs < 1000) throw new InputError('the interval is at least 1s', { path: '--interval' });
       const cwd = process.cwd();
       const source = opts.repo
