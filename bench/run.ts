@@ -262,7 +262,8 @@ async function main(): Promise<void> {
         `(${String(reconcile.own_cores_at_60s)} cores at one check a minute; goal under 0.05) and the emulator ${String(reconcile.emulator_cpu_s_per_check)} CPU-s; ` +
         `a full plan ${String((reconcile.full_plan as { own_cpu_s?: number } | undefined)?.own_cpu_s)} CPU-s; ` +
         `peak ${String(reconcile.peak_rss_mb)} MB (goal under 600); a drift reported ${String(reconcile.drift_reported_s)} s after the edit at worst, ${String(reconcile.drift_reported_first_read_s)} s at best (interval ${String(reconcile.interval_s)} s; its plans took ${JSON.stringify(reconcile.drift_plan_s)} s); ` +
-        `a new revision's apply started after ${String(reconcile.revision_to_apply_s)} s (goal under 5; synthesis excluded), finished after ${String(reconcile.revision_applied_s)} s\n\n`,
+        `a new revision's apply started after ${String(reconcile.revision_to_apply_s)} s (goal under 5; synthesis excluded), finished after ${String(reconcile.revision_applied_s)} s; ` +
+        `a minute of polls for new commits ${JSON.stringify(reconcile.poll_cpu_s_per_minute)} CPU-s (load average ${String(reconcile.load_average)})\n\n`,
     );
   }
   if (parts.has('reconcile-commit')) {
