@@ -1,3 +1,4 @@
+/** What `fleetform adopt` does when it runs, loaded then; its name, flags and help are in adopt.ts. */
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { FleetformError, InputError } from '../../domain/errors';
@@ -5,11 +6,22 @@ import { planAdoption, type Adoption } from '../../engine/adopt/adoption';
 import { readInventory } from '../../engine/adopt/inventory';
 import { renderAdoption, renderMain, summary, type CdkFlavour } from '../../engine/adopt/render';
 import type { AppRunner } from '../app-runner';
+import type { EngineCommandOptions } from '../engine-options';
 import { openConnection, type Connection } from '../connection';
 import { timePhase } from '../phase-timings';
 import { projectBackend } from '../state-backend';
 import { withWorkspace } from '../workspace';
-import type { AdoptOptions } from './adopt';
+
+export interface AdoptOptions extends EngineCommandOptions {
+  readonly organization?: string;
+  readonly location?: string[];
+  readonly out: string;
+  readonly stackName: string;
+  readonly jobs: boolean;
+  readonly terraform?: boolean;
+  readonly force?: boolean;
+  readonly cdk?: string;
+}
 
 /** Reads adoption keeps in flight, each on a connection of its own. */
 const READS_IN_FLIGHT = 64;

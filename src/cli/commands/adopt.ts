@@ -1,17 +1,7 @@
 import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
-import { addEngineOptions, type EngineCommandOptions } from '../engine-options';
-
-export interface AdoptOptions extends EngineCommandOptions {
-  readonly organization?: string;
-  readonly location?: string[];
-  readonly out: string;
-  readonly stackName: string;
-  readonly jobs: boolean;
-  readonly terraform?: boolean;
-  readonly force?: boolean;
-  readonly cdk?: string;
-}
+import { addEngineOptions } from '../engine-options';
+import type { AdoptOptions } from './adopt-run';
 
 /** What `adopt` runs, loaded when it runs rather than at every command line. */
 function adoptRun(): typeof import('./adopt-run') {

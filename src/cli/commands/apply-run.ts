@@ -1,11 +1,19 @@
+/** What `fleetform apply` does when it runs, loaded then; its name, flags and help are in apply.ts. */
 import type { AppRunner } from '../app-runner';
 import { checkedAgainstWindows } from '../../engine/windows/plan-windows';
 import { readSavedPlan } from '../saved-plan';
 import { FleetformError } from '../../domain/errors';
-import { targetsGiven } from '../target-flag';
+import type { EngineCommandOptions } from '../engine-options';
+import { targetsGiven, type TargetOptions } from '../target-flag';
 import { withWorkspace } from '../workspace';
 import { reviewAndApply } from './apply-plan';
-import type { ApplyOptions } from './apply';
+
+export interface ApplyOptions extends EngineCommandOptions, TargetOptions {
+  autoApprove?: boolean;
+  report?: string;
+  window: string[];
+  ignoreWindows?: boolean;
+}
 
 /** `fleetform apply`: applies a fresh plan of the stacks (or the targets), or exactly a saved plan. */
 export async function runApply(planfile: string | undefined, opts: ApplyOptions, apps: AppRunner): Promise<void> {

@@ -1,14 +1,8 @@
 import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
-import { addEngineOptions, type EngineCommandOptions } from '../engine-options';
-import { addTargetOption, type TargetOptions } from '../target-flag';
-
-export interface ApplyOptions extends EngineCommandOptions, TargetOptions {
-  autoApprove?: boolean;
-  report?: string;
-  window: string[];
-  ignoreWindows?: boolean;
-}
+import { addEngineOptions } from '../engine-options';
+import { addTargetOption } from '../target-flag';
+import type { ApplyOptions } from './apply-run';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 

@@ -1,3 +1,4 @@
+/** What `fleetform config validate` does when it runs, loaded then; its name, flags and help are in config-validate.ts. */
 import { readFile } from 'node:fs/promises';
 import {
   CONFIG_SECTION_ENTRY,

@@ -1,3 +1,4 @@
+/** What `fleetform dashboard` does when it runs, loaded then; its name, flags and help are in dashboard.ts. */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as os from 'node:os';
@@ -14,9 +15,16 @@ import { rolloutJournals } from '../rollout-output';
 import { checkedAgainstWindows } from '../../engine/windows/plan-windows';
 import { writeSavedPlan } from '../saved-plan';
 import { projectBackend } from '../state-backend';
-import { durationFlag } from '../engine-options';
+import { durationFlag, type EngineCommandOptions } from '../engine-options';
 import { withWorkspace } from '../workspace';
-import { dashboardToken, DASHBOARD_TOKEN_ENV, parseListen, type DashboardOptions } from './dashboard';
+import { dashboardToken, DASHBOARD_TOKEN_ENV, parseListen } from '../dashboard-access';
+
+export interface DashboardOptions extends EngineCommandOptions {
+  listen: string;
+  interval: string;
+  planEvery: string;
+  plan: boolean;
+}
 
 /** Runs `fleetform apply ARGS` in the background (waiting for the state lock a while); its output lines are reported as events of `kind`. */
 function applyInBackground(

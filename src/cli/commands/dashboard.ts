@@ -6,43 +6,12 @@
  * interrupted one (apply of its stack), approve the pending plan (apply of exactly it).
  */
 import type { Command } from 'commander';
-import { InputError } from '../../domain/errors';
 import type { AppRunner } from '../app-runner';
-import { addEngineOptions, type EngineCommandOptions } from '../engine-options';
+import { addEngineOptions } from '../engine-options';
+import { DASHBOARD_TOKEN_ENV } from '../dashboard-access';
+import type { DashboardOptions } from './dashboard-run';
 
-export const DASHBOARD_TOKEN_ENV = 'FLEETFORM_DASHBOARD_TOKEN';
-/** Shorter tokens are refused: the token guards writes to the fleet. */
-const MIN_TOKEN_LENGTH = 16;
-
-export interface DashboardOptions extends EngineCommandOptions {
-  listen: string;
-  interval: string;
-  planEvery: string;
-  plan: boolean;
-}
-
-/** `host:port` (IPv6 in brackets); port 0 picks a free one. */
-export function parseListen(text: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text.trim());
-  const port = Number(m?.[3]);
-  if (!m || port > 65535)
-    throw new InputError(`expected host:port, not ${JSON.stringify(text)}`, {
-      path: '--listen',
-      hint: 'e.g. 127.0.0.1:8420, or 0.0.0.0:8420 to be reached from other computers',
-    });
-  return { host: (m[1] ?? m[2]) as string, port };
-}
-
-export function dashboardToken(env: NodeJS.ProcessEnv): string | undefined {
-  const token = env[DASHBOARD_TOKEN_ENV]?.trim();
-  if (!token) return undefined;
-  if (token.length < MIN_TOKEN_LENGTH)
-    throw new InputError(`${DASHBOARD_TOKEN_ENV} is too short (${token.length} characters)`, {
-      path: DASHBOARD_TOKEN_ENV,
-      hint: `use at least ${MIN_TOKEN_LENGTH} random characters, e.g. \`openssl rand -hex 24\``,
-    });
-  return token;
-}
+export { DASHBOARD_TOKEN_ENV, dashboardToken, parseListen } from '../dashboard-access';
 
 /** What `dashboard` runs, loaded when it runs rather than at every command line. */
 function dashboardRun(): typeof import('./dashboard-run') {

@@ -1,7 +1,10 @@
+/** What `fleetform destroy` does when it runs, loaded then; its name, flags and help are in destroy.ts. */
 import type { AppRunner } from '../app-runner';
+import type { EngineCommandOptions } from '../engine-options';
 import { withWorkspace } from '../workspace';
 import { reviewAndApply } from './apply-plan';
-import type { DestroyOptions } from './destroy';
+
+export type DestroyOptions = EngineCommandOptions & { autoApprove?: boolean };
 
 /** `fleetform destroy`: plans the deletion of everything the stacks manage and applies it once approved. */
 export async function runDestroy(opts: DestroyOptions, apps: AppRunner): Promise<void> {

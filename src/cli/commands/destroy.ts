@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
-import { addEngineOptions, type EngineCommandOptions } from '../engine-options';
-
-export type DestroyOptions = EngineCommandOptions & { autoApprove?: boolean };
+import { addEngineOptions } from '../engine-options';
+import type { DestroyOptions } from './destroy-run';
 
 /** What `destroy` runs, loaded when it runs rather than at every command line. */
 function destroyRun(): typeof import('./destroy-run') {

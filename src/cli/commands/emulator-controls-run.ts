@@ -1,3 +1,4 @@
+/** What the emulator controls (`fleetform emulator publish|jobs|clock|status|machine-faults|sensor-reading`) do when they run, loaded then; their names, flags and help are in emulator-controls.ts. */
 import { Struct, type JsonObject } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { EmulatorService, type ClockState, type EmulatorServiceType, type ModuleCard } from '../../api/emulator-control';

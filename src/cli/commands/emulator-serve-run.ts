@@ -1,15 +1,35 @@
+/** What `fleetform emulator serve` does when it runs, loaded then; its name, flags and help are in emulator-serve.ts. */
 import * as path from 'node:path';
 import { parseDuration } from '../../domain/duration';
 import { FleetformError, InputError } from '../../domain/errors';
 import { startEmulator } from '../../emulator';
 import type { ClockMode } from '../../emulator/clock/settings';
 import { CREDENTIALS_FILE } from '../../emulator/credentials';
-import { describeFaultReport, faultSpecsFromEnv } from '../../emulator/rpc/fault-spec';
+import { describeFaultReport, faultSpecsFromEnv, type FaultSpec } from '../../emulator/rpc/fault-spec';
 import { parseLimit, type ServerLimits } from '../../emulator/server/limits';
+import type { MachineFault } from '../../emulator/sim/machine-faults';
 import type { SimulationSettings } from '../../emulator/sim/options';
-import type { ClockFlags, ServeOptions } from './emulator-serve';
 
 export { parseFaultSpec } from '../../emulator/rpc/fault-spec';
+
+export type ServeOptions = { port: string; data: string; host: string; fail: FaultSpec[] } & SimulationFlags &
+  ClockFlags &
+  Partial<Record<keyof ServerLimits, string>>;
+
+/** The simulated machines' flags, as given. */
+export interface SimulationFlags {
+  readonly simulate: boolean;
+  readonly checkInInterval?: string;
+  readonly moduleStartTime?: string;
+  readonly resourceConfigureTime?: string;
+  readonly machineFault: MachineFault[];
+}
+
+/** The clock flags, parsed. */
+export interface ClockFlags {
+  readonly trainingDuration?: number;
+  readonly clock?: ClockMode;
+}
 
 function parsePort(text: string): number {
   const n = Number(text);

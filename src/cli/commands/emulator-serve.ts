@@ -1,10 +1,11 @@
 /** `fleetform emulator serve`: runs the cloud emulator in the foreground until SIGINT/SIGTERM. */
 import type { Command } from 'commander';
-import { CLOCK_ENV, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV, type ClockMode } from '../../emulator/clock/settings';
+import { CLOCK_ENV, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV } from '../../emulator/clock/settings';
 import type { FaultSpec } from '../../emulator/rpc/fault-spec';
-import { LIMIT_ENV, type ServerLimits } from '../../emulator/server/limits';
+import { LIMIT_ENV } from '../../emulator/server/limits';
 import { MACHINE_FAULTS_ENV, parseMachineFault, type MachineFault } from '../../emulator/sim/machine-faults';
 import { DEFAULT_SIMULATION, SIMULATION_ENV } from '../../emulator/sim/options';
+import type { ServeOptions } from './emulator-serve-run';
 
 /** The `emulator` command group, created by whichever `emulator ...` file registers first. */
 export function emulatorGroup(program: Command): Command {
@@ -12,25 +13,6 @@ export function emulatorGroup(program: Command): Command {
     program.commands.find((c) => c.name() === 'emulator') ??
     program.command('emulator').description('Run and drive the local cloud emulator')
   );
-}
-
-export type ServeOptions = { port: string; data: string; host: string; fail: FaultSpec[] } & SimulationFlags &
-  ClockFlags &
-  Partial<Record<keyof ServerLimits, string>>;
-
-/** The simulated machines' flags, as given. */
-interface SimulationFlags {
-  readonly simulate: boolean;
-  readonly checkInInterval?: string;
-  readonly moduleStartTime?: string;
-  readonly resourceConfigureTime?: string;
-  readonly machineFault: MachineFault[];
-}
-
-/** The clock flags, parsed. */
-export interface ClockFlags {
-  readonly trainingDuration?: number;
-  readonly clock?: ClockMode;
 }
 
 /** What `emulator serve` runs (the emulator, its fault specs), loaded when it runs rather than at every command line. */

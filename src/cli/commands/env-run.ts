@@ -1,4 +1,6 @@
+/** What `fleetform env` does when it runs, loaded then; its name, flags and help are in env.ts. */
 import type { AppRunner } from '../app-runner';
+import type { EngineCommandOptions } from '../engine-options';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isSecretEnvName, machineHome, moduleEnvironment, parseMachineConfig, unreceivableEnvEntry, type ModuleConfig } from '../../domain';
@@ -8,7 +10,8 @@ import { isObject, type JsonObject } from '../../engine/json';
 import { runningModuleVersion } from '../../engine/kinds/machine';
 import { withSecretEnv } from '../../engine/kinds/machine-secrets';
 import { withWorkspace } from '../workspace';
-import type { EnvOptions } from './env';
+
+export type EnvOptions = EngineCommandOptions & { showSecrets?: boolean; all?: boolean };
 
 const MACHINE_KEY = '(the machine API key, issued by the service)';
 

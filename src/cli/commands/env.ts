@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
-import { addEngineOptions, type EngineCommandOptions } from '../engine-options';
-
-export type EnvOptions = EngineCommandOptions & { showSecrets?: boolean; all?: boolean };
+import { addEngineOptions } from '../engine-options';
+import type { EnvOptions } from './env-run';
 
 /** What `env` runs, loaded when it runs rather than at every command line. */
 function envRun(): typeof import('./env-run') {

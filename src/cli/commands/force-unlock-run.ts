@@ -1,3 +1,4 @@
+/** What `fleetform force-unlock` does when it runs, loaded then; its name, flags and help are in force-unlock.ts. */
 import { FleetformError } from '../../domain/errors';
 import { projectBackend } from '../state-backend';
 

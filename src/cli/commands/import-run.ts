@@ -1,3 +1,4 @@
+/** What `fleetform import` does when it runs, loaded then; its name, flags and help are in import.ts. */
 import type { AppRunner } from '../app-runner';
 import { FleetformError } from '../../domain/errors';
 import type { EngineCommandOptions } from '../engine-options';

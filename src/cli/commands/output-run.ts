@@ -1,8 +1,13 @@
+/** What `fleetform output` does when it runs, loaded then; its name, flags and help are in output.ts. */
 import { FleetformError } from '../../domain/errors';
 import { formatOutputs } from '../../engine/outputs';
 import { projectBackend } from '../state-backend';
 import type { StateOutput } from '../../engine/state/schema';
-import type { OutputOptions } from './output';
+
+export interface OutputOptions {
+  json?: boolean;
+  stack?: string[];
+}
 
 /** The outputs kept in state by the last apply, by stack. */
 async function keptOutputs(only: readonly string[] | undefined): Promise<Map<string, Record<string, StateOutput>>> {

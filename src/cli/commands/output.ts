@@ -1,9 +1,5 @@
 import type { Command } from 'commander';
-
-export interface OutputOptions {
-  json?: boolean;
-  stack?: string[];
-}
+import type { OutputOptions } from './output-run';
 
 /** What `output` runs, loaded when it runs rather than at every command line. */
 function outputRun(): typeof import('./output-run') {

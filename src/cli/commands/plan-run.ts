@@ -1,3 +1,4 @@
+/** What `fleetform plan` does when it runs, loaded then; its name, flags and help are in plan.ts. */
 import type { AppRunner } from '../app-runner';
 import { hasChanges, summarize } from '../../engine/plan/model';
 import { machineRunDiff, plannedMachineNames, renderMachineRunDiff } from '../../engine/kinds/machine-resolved-diff';
@@ -9,10 +10,19 @@ import { renderPlanText } from '../../engine/render/text';
 import { recordPhase, timePhase } from '../phase-timings';
 import { checkedAgainstWindows } from '../../engine/windows/plan-windows';
 import { writeSavedPlan } from '../saved-plan';
-import { targetsGiven } from '../target-flag';
-import { booleanFlag } from '../engine-options';
+import { targetsGiven, type TargetOptions } from '../target-flag';
+import { booleanFlag, type EngineCommandOptions } from '../engine-options';
 import { serviceLine, withWorkspace } from '../workspace';
-import type { PlanOptions } from './plan';
+
+export interface PlanOptions extends EngineCommandOptions, TargetOptions {
+  json?: boolean;
+  markdown?: boolean;
+  out?: string;
+  detailedExitcode?: boolean;
+  refresh: string | boolean;
+  machine?: string;
+  window: string[];
+}
 
 /** `fleetform plan`: plans every stack (or the targets), prints the plan, and saves it with --out. */
 export async function runPlan(opts: PlanOptions, apps: AppRunner): Promise<void> {

@@ -1,17 +1,8 @@
 import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
-import { addEngineOptions, type EngineCommandOptions } from '../engine-options';
-import { addTargetOption, type TargetOptions } from '../target-flag';
-
-export interface PlanOptions extends EngineCommandOptions, TargetOptions {
-  json?: boolean;
-  markdown?: boolean;
-  out?: string;
-  detailedExitcode?: boolean;
-  refresh: string | boolean;
-  machine?: string;
-  window: string[];
-}
+import { addEngineOptions } from '../engine-options';
+import { addTargetOption } from '../target-flag';
+import type { PlanOptions } from './plan-run';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 

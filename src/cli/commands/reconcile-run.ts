@@ -1,3 +1,4 @@
+/** What `fleetform reconcile` and `fleetform reconcile events-schema` do when they run, loaded then; their names, flags and help are in reconcile.ts. */
 import * as path from 'node:path';
 import { InputError } from '../../domain/errors';
 import { parseWindow } from '../../domain/sync-windows';
@@ -11,8 +12,25 @@ import { webhooksFromEnv, webhookTarget } from '../../reconciler/webhooks';
 import type { AppRunner } from '../app-runner';
 import { durationFlag } from '../engine-options';
 import { projectLoader } from '../reconcile-project';
-import { dashboardToken } from './dashboard';
-import type { ReconcileOptions } from './reconcile';
+import { dashboardToken } from '../dashboard-access';
+
+export interface ReconcileOptions {
+  path: string;
+  repo?: string;
+  branch: string;
+  workdir?: string;
+  apply: string;
+  drift: string;
+  interval: string;
+  poll: string;
+  window: string[];
+  webhook: string[];
+  maxDestroy: string;
+  listen: string;
+  logFormat: string;
+  parallelism: string;
+  readParallelism: string;
+}
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;

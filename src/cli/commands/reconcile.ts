@@ -2,25 +2,8 @@ import type { Command } from 'commander';
 import { InputError } from '../../domain/errors';
 import type { ReconcilerStatus } from '../../reconciler/events';
 import type { AppRunner } from '../app-runner';
-import { DASHBOARD_TOKEN_ENV } from './dashboard';
-
-export interface ReconcileOptions {
-  path: string;
-  repo?: string;
-  branch: string;
-  workdir?: string;
-  apply: string;
-  drift: string;
-  interval: string;
-  poll: string;
-  window: string[];
-  webhook: string[];
-  maxDestroy: string;
-  listen: string;
-  logFormat: string;
-  parallelism: string;
-  readParallelism: string;
-}
+import { DASHBOARD_TOKEN_ENV } from '../dashboard-access';
+import type { ReconcileOptions } from './reconcile-run';
 
 /** What the reconciler and `events-schema` run, loaded when they run rather than at every command line. */
 function reconcileRun(): typeof import('./reconcile-run') {

@@ -1,3 +1,4 @@
+/** What `fleetform rollout status|abort` do when they run, loaded then; their names, flags and help are in rollout.ts. */
 import { serviceStatusSource } from '../../engine/health/service-status-source';
 import { abortRollout } from '../../engine/rollout/abort';
 import type { RolloutJournal } from '../../engine/rollout/journal';

@@ -1,3 +1,4 @@
+/** What `fleetform state migrate` does when it runs, loaded then; its name, flags and help are in state-migrate.ts. */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
@@ -5,7 +6,12 @@ import { LocalStateBackend } from '../../engine/state/local-backend';
 import type { State } from '../../engine/state/schema';
 import { declaredProjectBackend, localStateDir } from '../state-backend';
 import { durationFlag } from '../engine-options';
-import type { StateMigrateOptions } from './state-migrate';
+
+export interface StateMigrateOptions {
+  stack?: string[];
+  lockTimeout: string;
+  synthOut?: string;
+}
 
 /** The parts of a state that must arrive unchanged. */
 function fingerprint(state: State): string {

@@ -1,10 +1,5 @@
 import type { Command } from 'commander';
-
-export interface StateMigrateOptions {
-  stack?: string[];
-  lockTimeout: string;
-  synthOut?: string;
-}
+import type { StateMigrateOptions } from './state-migrate-run';
 
 /** What `state migrate` runs, loaded when it runs rather than at every command line. */
 function stateMigrateRun(): typeof import('./state-migrate-run') {

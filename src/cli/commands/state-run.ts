@@ -1,3 +1,4 @@
+/** What `fleetform state list|show|mv|rm` do when they run, loaded then; their names, flags and help are in state.ts. */
 import { FleetformError } from '../../domain/errors';
 import { redact } from '../../engine/render/values';
 import { durationFlag } from '../engine-options';

@@ -1,3 +1,4 @@
+/** What `fleetform status` does when it runs, loaded then; its name, flags and help are in status.ts. */
 import { InputError } from '../../domain/errors';
 import { machineHealth, type MachineHealth } from '../../engine/kinds/machine-health';
 import { moduleCards, type ModuleCard } from '../../engine/kinds/module-cards';
@@ -5,7 +6,13 @@ import { trainingProgress, type TrainingProgress } from '../../engine/kinds/trai
 import { parseDuration } from '../../domain/duration';
 import { openConnection } from '../connection';
 import { projectBackend } from '../state-backend';
-import type { StatusOptions } from './status';
+
+export interface StatusOptions {
+  stack?: string[];
+  json?: boolean;
+  watch?: boolean;
+  interval: string;
+}
 
 /** Columns padded to their widest cell. */
 function table(rows: readonly (readonly string[])[]): string {

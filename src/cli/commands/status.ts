@@ -1,11 +1,5 @@
 import type { Command } from 'commander';
-
-export interface StatusOptions {
-  stack?: string[];
-  json?: boolean;
-  watch?: boolean;
-  interval: string;
-}
+import type { StatusOptions } from './status-run';
 
 /** What `status` runs, loaded when it runs rather than at every command line. */
 function statusRun(): typeof import('./status-run') {

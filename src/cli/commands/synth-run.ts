@@ -1,3 +1,4 @@
+/** What `fleetform synth` does when it runs, loaded then; its name, flags and help are in synth.ts. */
 import * as path from 'node:path';
 import { synthesizeApp } from '../run-app';
 import { describeApp, printAppProblems } from './validate-run';

@@ -1,3 +1,4 @@
+/** What `fleetform training logs` does when it runs, loaded then; its name, flags and help are in training.ts. */
 import type { TrainingJobLogEntry } from '../../api/client';
 import { InputError } from '../../domain/errors';
 import { TRAINING_JOB_TYPES } from '../../domain/resource-attributes';
@@ -5,7 +6,12 @@ import { isTerminal, trainingStatusName } from '../../domain/training';
 import { parseDuration } from '../../domain/duration';
 import { openConnection } from '../connection';
 import { projectBackend } from '../state-backend';
-import type { TrainingLogsOptions } from './training';
+
+export interface TrainingLogsOptions {
+  stack?: string;
+  follow: boolean;
+  interval: string;
+}
 
 /** The id of the training job at an address of the project's state (in any stack, or the one named). */
 async function jobIdAt(address: string, stack: string | undefined): Promise<string> {

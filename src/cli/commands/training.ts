@@ -1,10 +1,5 @@
 import type { Command } from 'commander';
-
-export interface TrainingLogsOptions {
-  stack?: string;
-  follow: boolean;
-  interval: string;
-}
+import type { TrainingLogsOptions } from './training-run';
 
 /** What `training logs` runs, loaded when it runs rather than at every command line. */
 function trainingRun(): typeof import('./training-run') {

@@ -1,3 +1,4 @@
+/** What `fleetform validate` does when it runs, loaded then; its name, flags and help are in validate.ts. */
 import { describeResources } from '../../constructs/app-hook';
 import { formatAppProblem, validateApp, type AppProblem, type RunAppResult } from '../run-app';
 
