@@ -5,6 +5,8 @@
 import type { Command } from 'commander';
 import { parseDuration } from '../domain/duration';
 import { InputError } from '../domain/errors';
+import type { LockInfo } from '../engine/state/schema';
+import { askYes } from './confirm';
 
 /** Options every engine command shares. */
 export interface EngineCommandOptions {
@@ -48,4 +50,17 @@ export function booleanFlag(text: string | boolean, flag: string): boolean {
   if (value === 'true') return true;
   if (value === 'false') return false;
   throw new InputError(`expected true or false, not ${JSON.stringify(String(text))}`, { path: flag });
+}
+
+/** Takes a stale lock over with the flag, or after a yes on a terminal; otherwise refuses (the error says how). */
+export function staleLockPolicy(flag: boolean): (holder: LockInfo) => Promise<boolean> {
+  return async (holder) => {
+    const what = `pid ${holder.pid} on ${holder.host ?? 'this machine'} ("${holder.command ?? holder.operation}", since ${holder.created})`;
+    if (flag) {
+      process.stderr.write(`Taking over a stale state lock: its holder, ${what}, is no longer running.\n`);
+      return true;
+    }
+    if (!process.stdin.isTTY || !process.stdout.isTTY) return false;
+    return askYes(`The state lock is held by ${what}, which is no longer running. Take the lock over?`);
+  };
 }

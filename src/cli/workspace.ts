@@ -10,9 +10,7 @@ import { openConnection, providerEndpoint, type Connection } from './connection'
 import { timePhase } from './phase-timings';
 import { rolloutJournals } from './rollout-output';
 import type { AppRunner } from './app-runner';
-import { askYes } from './confirm';
-import type { LockInfo } from '../engine/state/schema';
-import { durationFlag, type EngineCommandOptions } from './engine-options';
+import { durationFlag, staleLockPolicy, type EngineCommandOptions } from './engine-options';
 
 function positiveInt(text: string | undefined, flag: string, fallback: number): number {
   if (text === undefined) return fallback;
@@ -20,19 +18,6 @@ function positiveInt(text: string | undefined, flag: string, fallback: number): 
   if (!Number.isInteger(n) || n < 1 || n > 1000)
     throw new InputError(`expected a whole number from 1 to 1000, not ${JSON.stringify(text)}`, { path: flag });
   return n;
-}
-
-/** Takes a stale lock over with the flag, or after a yes on a terminal; otherwise refuses (the error says how). */
-export function staleLockPolicy(flag: boolean): (holder: LockInfo) => Promise<boolean> {
-  return async (holder) => {
-    const what = `pid ${holder.pid} on ${holder.host ?? 'this machine'} ("${holder.command ?? holder.operation}", since ${holder.created})`;
-    if (flag) {
-      process.stderr.write(`Taking over a stale state lock: its holder, ${what}, is no longer running.\n`);
-      return true;
-    }
-    if (!process.stdin.isTTY || !process.stdout.isTTY) return false;
-    return askYes(`The state lock is held by ${what}, which is no longer running. Take the lock over?`);
-  };
 }
 
 /** Everything an engine command needs: the synthesized stacks, a connection and an engine. */

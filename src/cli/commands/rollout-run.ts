@@ -1,12 +1,7 @@
-/** What `fleetform rollout status|abort` do when they run, loaded then; their names, flags and help are in rollout.ts. */
-import { serviceStatusSource } from '../../engine/health/service-status-source';
-import { abortRollout } from '../../engine/rollout/abort';
+/** What `fleetform rollout status` does when it runs, loaded then; its name, flags and help are in rollout.ts. */
 import type { RolloutJournal } from '../../engine/rollout/journal';
-import { openConnection } from '../connection';
-import { rolloutJournals, rolloutPrinter } from '../rollout-output';
+import { rolloutJournals } from '../rollout-output';
 import { projectBackend } from '../state-backend';
-import { durationFlag } from '../engine-options';
-import { staleLockPolicy } from '../workspace';
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -48,40 +43,4 @@ export async function runRolloutStatus(opts: { stack?: string[]; json?: boolean 
   }
   if (found.length === 0) out('No rollout has run in this project.');
   for (const j of found) for (const line of statusLines(j)) out(line);
-}
-
-/** `fleetform rollout abort`: rolls a running or halted rollout back under the stack's state lock. */
-export async function runRolloutAbort(opts: {
-  stack: string;
-  rollout?: string;
-  lockTimeout: string;
-  breakStaleLock?: boolean;
-}): Promise<void> {
-  const backend = await projectBackend(process.cwd());
-  const timeoutMs = durationFlag(opts.lockTimeout, '--lock-timeout');
-  const lock = await backend.lock(opts.stack, 'rollout abort', {
-    timeoutMs,
-    breakStale: staleLockPolicy(Boolean(opts.breakStaleLock)),
-  });
-  const connection = await openConnection({ cwd: process.cwd(), env: process.env });
-  try {
-    const { journal, machines } = await abortRollout({
-      stack: opts.stack,
-      ...(opts.rollout === undefined ? {} : { rollout: opts.rollout }),
-      journals: rolloutJournals(backend, process.cwd()),
-      backend,
-      client: connection.client,
-      source: await serviceStatusSource(connection.client),
-      events: rolloutPrinter(out),
-      concurrency: 16,
-    });
-    const failed = machines.filter((m) => !m.rollback?.ok);
-    out(
-      `Rollout ${journal.plan.policy.name}: ${machines.length - failed.length} machine(s) rolled back${failed.length > 0 ? `, ${failed.length} not` : ''}.`,
-    );
-    if (failed.length > 0) process.exitCode = 1;
-  } finally {
-    await connection.close();
-    await lock.release();
-  }
 }

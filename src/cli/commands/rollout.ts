@@ -1,9 +1,15 @@
 import type { Command } from 'commander';
 
-/** What `rollout` runs, loaded when it runs rather than at every command line. */
-function rolloutRun(): typeof import('./rollout-run') {
+/** What `rollout status` runs, loaded when it runs rather than at every command line. */
+function statusRun(): typeof import('./rollout-run') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
   return require('./rollout-run') as typeof import('./rollout-run');
+}
+
+/** What `rollout abort` runs (the service client and the rollback), loaded when it runs. */
+function abortRun(): typeof import('./rollout-abort-run') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+  return require('./rollout-abort-run') as typeof import('./rollout-abort-run');
 }
 
 export function register(program: Command): void {
@@ -13,7 +19,7 @@ export function register(program: Command): void {
     .description("each stack's last rollout: its status, the wave it is in, and each machine's result")
     .option('--stack <name...>', 'only these stacks')
     .option('--json', 'print the journals as JSON')
-    .action((opts: { stack?: string[]; json?: boolean }) => rolloutRun().runRolloutStatus(opts));
+    .action((opts: { stack?: string[]; json?: boolean }) => statusRun().runRolloutStatus(opts));
   rollout
     .command('abort')
     .description('roll a running or halted rollout back: every machine it changed goes back to the config it had')
@@ -27,7 +33,5 @@ export function register(program: Command): void {
       '--break-stale-lock',
       'take over a state lock left by a fleetform that is no longer running on this machine (e.g. a killed apply)',
     )
-    .action((opts: { stack: string; rollout?: string; lockTimeout: string; breakStaleLock?: boolean }) =>
-      rolloutRun().runRolloutAbort(opts),
-    );
+    .action((opts: { stack: string; rollout?: string; lockTimeout: string; breakStaleLock?: boolean }) => abortRun().runRolloutAbort(opts));
 }
