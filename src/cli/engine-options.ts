@@ -1,6 +1,7 @@
 /**
- * The flags engine commands share and how their values are read: what registering a
- * command needs, without the engine it runs (see workspace).
+ * The flags engine commands share, how their values are read and the stale-lock policy of
+ * --break-stale-lock: what registering a command needs, without the engine it runs (see
+ * workspace).
  */
 import type { Command } from 'commander';
 import { parseDuration } from '../domain/duration';
