@@ -1,7 +1,16 @@
 import * as path from 'node:path';
 import type { AppSummary } from '../constructs/app-hook';
-import { AppValidationError, type AppProblem, type RunAppResult } from './app-result';
-import { startSynthesis, type RunAppOptions, type Synthesis } from './app-synthesis';
+import type { AppProblem, RunAppResult } from './app-result';
+import type { RunAppOptions, Synthesis } from './app-synthesis';
+
+/** Running an app and judging its run, loaded when a command runs one rather than at every command line. */
+function appParts(): Pick<typeof import('./app-synthesis'), 'startSynthesis'> & Pick<typeof import('./app-result'), 'AppValidationError'> {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when it runs */
+  const { startSynthesis } = require('./app-synthesis') as typeof import('./app-synthesis');
+  const { AppValidationError } = require('./app-result') as typeof import('./app-result');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return { startSynthesis, AppValidationError };
+}
 
 /** The output of a valid app. */
 export interface SynthesizedApp {
@@ -27,7 +36,7 @@ export class AppRunner {
    */
   startEarly(cwd: string): this {
     try {
-      this.early = startSynthesis({ cwd });
+      this.early = appParts().startSynthesis({ cwd });
     } catch {
       this.early = undefined;
     }
@@ -43,7 +52,7 @@ export class AppRunner {
 
   /** Synthesizes the app (see startSynthesis), by the early synthesis when it is this one. */
   async synthesize(options: RunAppOptions): Promise<RunAppResult> {
-    return (this.claimEarly(options) ?? startSynthesis(options)).result();
+    return (this.claimEarly(options) ?? appParts().startSynthesis(options)).result();
   }
 
   /**
@@ -52,7 +61,7 @@ export class AppRunner {
    */
   async run(options: RunAppOptions): Promise<SynthesizedApp> {
     const result = await this.synthesize(options);
-    if (!result.ok) throw new AppValidationError(result.errors, result.warnings);
+    if (!result.ok) throw new (appParts().AppValidationError)(result.errors, result.warnings);
     return { outdir: result.outdir, stacks: result.stacks, warnings: result.warnings, summary: result.summary };
   }
 

@@ -1,6 +1,14 @@
 import { rememberedByText } from './remembered';
-import * as semver from 'semver';
+import type { SemVer } from 'semver';
+import compare from 'semver/functions/compare';
+import eq from 'semver/functions/eq';
+import gt from 'semver/functions/gt';
+import parse from 'semver/functions/parse';
+import valid from 'semver/functions/valid';
 import { FleetformError } from './errors';
+
+/** semver's functions, each from its own file: the package's index loads all of semver (about 50 files) wherever the domain loads. */
+const semver = { compare, eq, gt, parse, valid };
 
 /**
  * A module's update policy, decoded from the `version` field:
@@ -91,7 +99,7 @@ export function describeVersionPolicy(p: VersionPolicy): string {
   }
 }
 
-function parsed(version: string): semver.SemVer | undefined {
+function parsed(version: string): SemVer | undefined {
   if (!EXACT.test(version)) return undefined;
   return semver.parse(version) ?? undefined;
 }
@@ -119,7 +127,7 @@ export function policyAdmits(p: VersionPolicy, version: string): boolean {
 
 /** The newest valid semver in a list (releases only unless includePrerelease); invalid entries are ignored. */
 export function newestVersion(available: readonly string[], options: { includePrerelease?: boolean } = {}): string | undefined {
-  let best: { text: string; v: semver.SemVer } | undefined;
+  let best: { text: string; v: SemVer } | undefined;
   for (const text of available) {
     const v = parsed(text);
     if (!v) continue;

@@ -41,12 +41,12 @@ export { DEFAULT_SIMULATION, resolveSimulation, SIMULATION_ENV, type SimulationS
 export {
   CLOCK_ENV,
   clockOptionsFromEnv,
+  DEFAULT_TRAINING_DURATION_MS,
   parseClockMode,
   parseTrainingDuration,
   TRAINING_DURATION_ENV,
   type ClockMode,
 } from './clock/settings';
-export { DEFAULT_TRAINING_DURATION_MS } from './logic/training-schedule';
 export { SEED_MODULES, SEED_ORGANIZATION, SEED_TRAINING_SCRIPT } from './seed';
 
 export interface EmulatorOptions {

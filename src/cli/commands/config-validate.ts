@@ -1,69 +1,14 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  CONFIG_SECTION_ENTRY,
-  CONFIG_SECTIONS,
-  formatIssue,
-  InputError,
-  validateMachineConfig,
-  type Issue,
-  type MachineConfig,
-} from '../../domain';
-import { errorMessage } from '../../domain/errors';
 
 /** The `config` command group, created by whichever `config ...` sub-command registers first. */
 function configGroup(program: Command): Command {
   return program.commands.find((c) => c.name() === 'config') ?? program.command('config').description('Work with machine configurations');
 }
 
-/** Line and column (1-based) of a character offset in text. */
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return { line, column: offset - before.lastIndexOf('\n') };
-}
-
-/** Reads and parses a JSON file; a missing file or malformed JSON is an InputError naming the file. */
-export async function readJsonFile(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'file not found'
-        : code === 'EISDIR'
-          ? 'is a directory, not a file'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : `cannot read file (${code ?? String(err)})`;
-    throw new InputError(why, { path: file, hint: 'pass the path of a machine config JSON file' });
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    const detail = errorMessage(err);
-    const pos = /position (\d+)/.exec(detail);
-    const where = pos ? (({ line, column }) => ` at line ${line}, column ${column}`)(lineAndColumn(text, Number(pos[1]))) : '';
-    throw new InputError(`malformed JSON${where}: ${detail}`, {
-      path: file,
-      hint: 'fix the JSON syntax (a machine config is one JSON object, as copied from the web app)',
-    });
-  }
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
-
-function listLength(config: unknown, key: keyof MachineConfig): number {
-  const v = (config as Record<string, unknown>)[key];
-  return Array.isArray(v) ? v.length : 0;
-}
-
-function printIssue(severity: string, issue: Issue): void {
-  process.stderr.write(`${severity}: ${formatIssue(issue)}\n`);
+/** What `config validate` runs, loaded when it runs rather than at every command line. */
+function configValidateRun(): typeof import('./config-validate-run') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+  return require('./config-validate-run') as typeof import('./config-validate-run');
 }
 
 /** `fleetform config validate FILE.json`: checks a raw machine config as the service stores it. */
@@ -73,19 +18,5 @@ export function register(program: Command): void {
     .description('Validate a machine config JSON file (as the service stores it) and report every problem')
     .argument('<file>', 'machine config JSON file')
     .option('--allow-unpinned-modules', 'registry modules may omit "version"')
-    .action(async (file: string, opts: { allowUnpinnedModules?: boolean }) => {
-      const config = await readJsonFile(file);
-      const result = validateMachineConfig(config, { allowUnpinnedModules: opts.allowUnpinnedModules === true });
-      for (const w of result.warnings) printIssue('warning', w);
-      if (result.errors.length > 0) {
-        for (const e of result.errors) printIssue('error', e);
-        process.stderr.write(
-          `${file}: invalid machine config: ${plural(result.errors.length, 'error')}, ${plural(result.warnings.length, 'warning')}\n`,
-        );
-        process.exitCode = 1;
-        return;
-      }
-      const counts = CONFIG_SECTIONS.map((section) => plural(listLength(config, section), CONFIG_SECTION_ENTRY[section])).join(', ');
-      process.stdout.write(`${file}: valid machine config (${counts}; ${plural(result.warnings.length, 'warning')})\n`);
-    });
+    .action((file: string, opts: { allowUnpinnedModules?: boolean }) => configValidateRun().runConfigValidate(file, opts));
 }

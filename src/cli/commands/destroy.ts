@@ -1,27 +1,16 @@
 import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
-import { addEngineOptions, withWorkspace, type EngineCommandOptions } from '../workspace';
-import { reviewAndApply } from './apply-plan';
+import { addEngineOptions } from '../engine-options';
+import type { DestroyOptions } from './destroy-run';
+
+/** What `destroy` runs, loaded when it runs rather than at every command line. */
+function destroyRun(): typeof import('./destroy-run') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+  return require('./destroy-run') as typeof import('./destroy-run');
+}
 
 export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
     program.command('destroy').description('delete everything the stacks manage').option('--auto-approve', 'destroy without asking'),
-  ).action(async (opts: EngineCommandOptions & { autoApprove?: boolean }) => {
-    await withWorkspace(opts, apps, async (ws) => {
-      const release = await ws.engine.lock(
-        ws.stacks.map((s) => s.name),
-        'destroy',
-      );
-      try {
-        const { plan, states } = await ws.engine.plan(ws.stacks, { refresh: true, destroy: true });
-        await reviewAndApply(ws, plan, states, {
-          autoApprove: Boolean(opts.autoApprove),
-          saved: false,
-          verb: 'destroy all these resources',
-        });
-      } finally {
-        await release();
-      }
-    });
-  });
+  ).action((opts: DestroyOptions) => destroyRun().runDestroy(opts, apps));
 }

@@ -1,14 +1,11 @@
 /** `fleetform emulator serve`: runs the cloud emulator in the foreground until SIGINT/SIGTERM. */
-import * as path from 'node:path';
 import type { Command } from 'commander';
-import { parseDuration } from '../../domain/duration';
-import { FleetformError, InputError } from '../../domain/errors';
-import { CLOCK_ENV, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV, type ClockMode } from '../../emulator/clock/settings';
-import { CREDENTIALS_FILE } from '../../emulator/credentials';
-import { describeFaultReport, faultSpecsFromEnv, parseFaultSpec, type FaultSpec } from '../../emulator/rpc/fault-spec';
-import { LIMIT_ENV, parseLimit, type ServerLimits } from '../../emulator/server/limits';
+import { CLOCK_ENV, parseClockMode, parseTrainingDuration, TRAINING_DURATION_ENV } from '../../emulator/clock/settings';
+import type { FaultSpec } from '../../emulator/rpc/fault-spec';
+import { LIMIT_ENV } from '../../emulator/server/limits';
 import { MACHINE_FAULTS_ENV, parseMachineFault, type MachineFault } from '../../emulator/sim/machine-faults';
-import { DEFAULT_SIMULATION, SIMULATION_ENV, type SimulationSettings } from '../../emulator/sim/options';
+import { DEFAULT_SIMULATION, SIMULATION_ENV } from '../../emulator/sim/options';
+import type { ServeOptions } from './emulator-serve-run';
 
 /** The `emulator` command group, created by whichever `emulator ...` file registers first. */
 export function emulatorGroup(program: Command): Command {
@@ -18,55 +15,10 @@ export function emulatorGroup(program: Command): Command {
   );
 }
 
-function parsePort(text: string): number {
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isInteger(n) || n > 65535) {
-    throw new InputError(`must be a whole number from 0 to 65535, not ${JSON.stringify(text)}`, {
-      path: '--port',
-      hint: 'use 0 to let the system pick a free port',
-    });
-  }
-  return n;
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
-}
-
-type ServeOptions = { port: string; data: string; host: string; fail: FaultSpec[] } & SimulationFlags &
-  ClockFlags &
-  Partial<Record<keyof ServerLimits, string>>;
-
-/** The simulated machines' flags, as given. */
-interface SimulationFlags {
-  readonly simulate: boolean;
-  readonly checkInInterval?: string;
-  readonly moduleStartTime?: string;
-  readonly resourceConfigureTime?: string;
-  readonly machineFault: MachineFault[];
-}
-
-/** The clock flags, parsed. */
-interface ClockFlags {
-  readonly trainingDuration?: number;
-  readonly clock?: ClockMode;
-}
-
-/** The emulator options the clock flags set. */
-function clockOptions(opts: ClockFlags): { trainingDurationMs?: number; clock?: ClockMode } {
-  return {
-    ...(opts.trainingDuration === undefined ? {} : { trainingDurationMs: opts.trainingDuration }),
-    ...(opts.clock === undefined ? {} : { clock: opts.clock }),
-  };
+/** What `emulator serve` runs (the emulator, its fault specs), loaded when it runs rather than at every command line. */
+function serveRun(): typeof import('./emulator-serve-run') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+  return require('./emulator-serve-run') as typeof import('./emulator-serve-run');
 }
 
 export function register(program: Command): void {
@@ -96,7 +48,7 @@ export function register(program: Command): void {
     .option(
       '--fail <METHOD[:CODE[:COUNT]]>',
       'make calls of an RPC fail (e.g. CancelTrainingJob:unavailable:2; CODE default unavailable, COUNT default every call); repeatable; how often each fired is printed on stop',
-      (value: string, prior: FaultSpec[]) => [...prior, parseFaultSpec(value, '--fail')],
+      (value: string, prior: FaultSpec[]) => [...prior, serveRun().parseFaultSpec(value, '--fail')],
       [] as FaultSpec[],
     )
     .option('--no-simulate', `do not run simulated machines: parts never check in (env ${SIMULATION_ENV.simulate}=0)`)
@@ -118,68 +70,5 @@ export function register(program: Command): void {
       (value: string, prior: MachineFault[]) => [...prior, parseMachineFault(value, '--machine-fault')],
       [] as MachineFault[],
     )
-    .action(async (opts: ServeOptions) => {
-      const port = parsePort(opts.port);
-      const faults = [...faultSpecsFromEnv(process.env), ...opts.fail];
-      const limits: Partial<Record<keyof ServerLimits, number>> = {};
-      const flags: Record<keyof ServerLimits, string> = {
-        maxMessageBytes: '--max-message-bytes',
-        headerTimeoutMs: '--header-timeout-ms',
-        idleTimeoutMs: '--idle-timeout-ms',
-        maxConcurrentStreams: '--max-concurrent-streams',
-      };
-      for (const key of Object.keys(flags) as (keyof ServerLimits)[]) {
-        const text = opts[key];
-        if (text !== undefined) limits[key] = parseLimit(text, flags[key]);
-      }
-      const simulation: Partial<SimulationSettings> = {
-        // Off when the flag says so; otherwise the variable (or the default) decides.
-        ...(opts.simulate ? {} : { simulate: false }),
-        ...(opts.checkInInterval === undefined
-          ? {}
-          : { checkInIntervalMs: parseDuration(opts.checkInInterval, '--check-in-interval', { minimumMs: 1 }) }),
-        ...(opts.moduleStartTime === undefined ? {} : { moduleStartMs: parseDuration(opts.moduleStartTime, '--module-start-time') }),
-        ...(opts.resourceConfigureTime === undefined
-          ? {}
-          : { resourceConfigureMs: parseDuration(opts.resourceConfigureTime, '--resource-configure-time') }),
-        machineFaults: opts.machineFault,
-      };
-      const dataDir = path.resolve(opts.data);
-      let emulator;
-      try {
-        // Loaded when it starts: registering the command (as every command line does) spares it.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-        const { startEmulator } = require('../../emulator') as typeof import('../../emulator');
-        emulator = await startEmulator({ dataDir, port, host: opts.host, limits, faults, simulation, ...clockOptions(opts) });
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE') {
-          throw new FleetformError(`port ${port} on ${opts.host} is already in use`, {
-            path: '--port',
-            hint: 'pick another port, or 0 for any free one',
-          });
-        }
-        if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-          throw new FleetformError(`cannot listen on ${opts.host}`, {
-            path: '--host',
-            hint: 'use an address of this computer, e.g. 127.0.0.1',
-          });
-        }
-        throw err;
-      }
-      const stopped = untilSignal();
-      process.stdout.write(`listening on ${emulator.url}\n`);
-      process.stdout.write(
-        `owner API key of organization ${emulator.credentials.organizationId} in ${path.join(dataDir, CREDENTIALS_FILE)}\n`,
-      );
-      process.stdout.write(
-        emulator.simulation.simulate
-          ? `simulated machines check in every ${emulator.simulation.checkInIntervalMs} ms${emulator.simulation.machineFaults.length > 0 ? ` (faults: ${emulator.simulation.machineFaults.map((f) => f.text).join(', ')})` : ''}\n`
-          : 'simulated machines are off\n',
-      );
-      const signal = await stopped;
-      await emulator.close();
-      for (const line of describeFaultReport(emulator.faults())) process.stdout.write(`${line}\n`);
-      process.stdout.write(`stopped (${signal})\n`);
-    });
+    .action((opts: ServeOptions) => serveRun().serve(opts));
 }

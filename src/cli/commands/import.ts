@@ -1,31 +1,15 @@
 import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
-import { FleetformError } from '../../domain/errors';
-import { addEngineOptions, withWorkspace, type EngineCommandOptions } from '../workspace';
+import { addEngineOptions, type EngineCommandOptions } from '../engine-options';
+
+/** What `import` runs, loaded when it runs rather than at every command line. */
+function importRun(): typeof import('./import-run') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+  return require('./import-run') as typeof import('./import-run');
+}
 
 export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
     program.command('import <address> <id>').description('adopt an existing object of the service at a declared address'),
-  ).action(async (address: string, id: string, opts: EngineCommandOptions) => {
-    await withWorkspace(opts, apps, async (ws) => {
-      const stacks = ws.stacks.filter((s) => s.resources.some((r) => r.address === address));
-      if (stacks.length !== 1) {
-        throw new FleetformError(stacks.length === 0 ? `no stack declares ${address}` : `${address} is declared in several stacks`, {
-          path: address,
-          hint: stacks.length === 0 ? 'declare it in the app first, then import' : 'choose one with --stack',
-        });
-      }
-      const stack = stacks[0];
-      if (!stack) return;
-      const release = await ws.engine.lock([stack.name], 'import');
-      try {
-        await ws.engine.importResource(stack, address, id);
-      } finally {
-        await release();
-      }
-      process.stdout.write(
-        `Imported ${id} as ${address} in stack ${stack.name}. Run \`fleetform plan\` to see how it differs from the configuration.\n`,
-      );
-    });
-  });
+  ).action((address: string, id: string, opts: EngineCommandOptions) => importRun().runImport(address, id, opts, apps));
 }

@@ -1,29 +1,16 @@
 import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
-import { hasChanges, summarize } from '../../engine/plan/model';
-import { machineRunDiff, plannedMachineNames, renderMachineRunDiff } from '../../engine/kinds/machine-resolved-diff';
-import { FleetformError } from '../../domain/errors';
-import { colorWanted } from '../../engine/render/colors';
-import { renderPlanJson } from '../../engine/render/json';
-import { renderPlanMarkdown } from '../../engine/render/markdown';
-import { renderPlanText } from '../../engine/render/text';
-import { recordPhase, timePhase } from '../phase-timings';
-import { checkedAgainstWindows } from '../../engine/windows/plan-windows';
-import { writeSavedPlan } from '../saved-plan';
-import { addTargetOption, targetsGiven, type TargetOptions } from '../target-flag';
-import { addEngineOptions, booleanFlag, serviceLine, withWorkspace, type EngineCommandOptions } from '../workspace';
-
-interface PlanOptions extends EngineCommandOptions, TargetOptions {
-  json?: boolean;
-  markdown?: boolean;
-  out?: string;
-  detailedExitcode?: boolean;
-  refresh: string | boolean;
-  machine?: string;
-  window: string[];
-}
+import { addEngineOptions } from '../engine-options';
+import { addTargetOption } from '../target-flag';
+import type { PlanOptions } from './plan-run';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** What `plan` runs, loaded when it runs rather than at every command line. */
+function planRun(): typeof import('./plan-run') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+  return require('./plan-run') as typeof import('./plan-run');
+}
 
 export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
@@ -44,49 +31,5 @@ export function register(program: Command, apps: AppRunner): void {
         '--machine <name>',
         'also show what that machine will run differently: its config resolved with its fragments, before and after',
       ),
-  ).action(async (opts: PlanOptions) => {
-    const refresh = booleanFlag(opts.refresh, '--refresh');
-    await withWorkspace(opts, apps, async (ws) => {
-      const release = await ws.engine.lock(
-        ws.stacks.map((s) => s.name),
-        'plan',
-      );
-      try {
-        const targets = targetsGiven(opts);
-        const planned = await ws.engine.plan(ws.stacks, { refresh, destroy: false, ...(targets ? { targets } : {}) });
-        const plan = checkedAgainstWindows(planned.plan, ws.stacks, planned.states, opts.window);
-        const { stateS, planS } = ws.engine.planStats();
-        recordPhase('state', stateS);
-        recordPhase('reads', planS);
-        await timePhase('render', () => {
-          if (opts.json) process.stdout.write(renderPlanJson(plan));
-          else if (opts.markdown) process.stdout.write(renderPlanMarkdown(plan));
-          else process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
-        });
-        if (opts.machine !== undefined) {
-          const diff = await machineRunDiff(plan, opts.machine, ws.connection.client);
-          if (!diff) {
-            throw new FleetformError(`the plan has no machine named ${opts.machine}`, {
-              path: '--machine',
-              hint: `its machines: ${plannedMachineNames(plan).join(', ') || 'none'}`,
-            });
-          }
-          if (!opts.json && !opts.markdown) process.stdout.write(`\n${renderMachineRunDiff(diff)}`);
-        }
-        const summary = summarize(plan.changes);
-        if (summary.problems > 0) {
-          process.exitCode = 1;
-          return;
-        }
-        if (opts.out) {
-          await writeSavedPlan(opts.out, plan);
-          if (!opts.json && !opts.markdown)
-            process.stdout.write(`\nSaved the plan to ${opts.out}. Apply exactly it with: fleetform apply ${opts.out}\n`);
-        }
-        process.exitCode = opts.detailedExitcode && hasChanges(plan) ? 2 : 0;
-      } finally {
-        await release();
-      }
-    });
-  });
+  ).action((opts: PlanOptions) => planRun().runPlan(opts, apps));
 }

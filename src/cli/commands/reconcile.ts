@@ -1,57 +1,18 @@
-import * as path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../domain/errors';
-import {
-  APPLY_POLICIES,
-  DRIFT_POLICIES,
-  eventJsonSchema,
-  type ApplyPolicy,
-  type DriftPolicy,
-  type ReconcilerStatus,
-} from '../../reconciler/events';
-import { boundHeapGrowth } from '../../reconciler/heap-growth';
-import { streamLogger, type LogFormat } from '../../reconciler/log';
-import { parseListen } from '../../reconciler/server';
-import { defaultPollMs, folderSource, gitSource } from '../../reconciler/source';
-import { webhooksFromEnv, webhookTarget } from '../../reconciler/webhooks';
-import { parseWindow } from '../../domain/sync-windows';
+import type { ReconcilerStatus } from '../../reconciler/events';
 import type { AppRunner } from '../app-runner';
-import { projectLoader } from '../reconcile-project';
-import { durationFlag } from '../workspace';
-import { dashboardToken, DASHBOARD_TOKEN_ENV } from './dashboard';
+import { DASHBOARD_TOKEN_ENV } from '../dashboard-access';
+import type { ReconcileOptions } from './reconcile-run';
 
-interface ReconcileOptions {
-  path: string;
-  repo?: string;
-  branch: string;
-  workdir?: string;
-  apply: string;
-  drift: string;
-  interval: string;
-  poll?: string;
-  window: string[];
-  webhook: string[];
-  maxDestroy: string;
-  listen: string;
-  logFormat: string;
-  parallelism: string;
-  readParallelism: string;
+/** What the reconciler and `events-schema` run, loaded when they run rather than at every command line. */
+function reconcileRun(): typeof import('./reconcile-run') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+  return require('./reconcile-run') as typeof import('./reconcile-run');
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 const DEFAULT_SERVER = 'http://127.0.0.1:9464';
-
-function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
-  if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new InputError(`expected ${allowed.join(', ')}, not ${JSON.stringify(value)}`, { path: flag });
-}
-
-function wholeNumber(text: string, flag: string, min: number): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min)
-    throw new InputError(`expected a whole number of at least ${min}, not ${JSON.stringify(text)}`, { path: flag });
-  return n;
-}
 
 /** Where `status`, `approve`, `heal` and `override` find the running reconciler. */
 function serverUrl(opts: { server?: string }): string {
@@ -149,53 +110,7 @@ export function register(program: Command, apps: AppRunner): void {
     .option('--log-format <format>', 'text or json', process.env.FLEETFORM_LOG_FORMAT ?? 'text')
     .option('--parallelism <n>', 'how many resources are written at once', '10')
     .option('--read-parallelism <n>', 'the most reads in flight while planning', '512')
-    .action(async (opts: ReconcileOptions) => {
-      boundHeapGrowth();
-      const logFormat = oneOf<LogFormat>(opts.logFormat, ['text', 'json'], '--log-format');
-      const token = opts.listen === 'off' ? undefined : dashboardToken(process.env);
-      const logger = streamLogger(logFormat, (line) => process.stderr.write(line));
-      const intervalMs = durationFlag(opts.interval, '--interval');
-      const pollMs = opts.poll === undefined ? defaultPollMs(opts.repo) : durationFlag(opts.poll, '--poll');
-      if (intervalMs < 1000) throw new InputError('the interval is at least 1s', { path: '--interval' });
-      const cwd = process.cwd();
-      const source = opts.repo
-        ? gitSource({
-            repo: opts.repo,
-            branch: opts.branch,
-            path: opts.path,
-            workdir: path.resolve(cwd, opts.workdir ?? path.join('.fleetform', 'reconcile', 'checkout')),
-          })
-        : folderSource(path.resolve(cwd, opts.path));
-      // Loaded when a reconciler starts (its metrics library, dashboard and loop), not at every command line.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-      const { startReconciler } = require('../../reconciler/run') as typeof import('../../reconciler/run');
-      const running = await startReconciler({
-        source,
-        loader: projectLoader({
-          apps,
-          parallelism: wholeNumber(opts.parallelism, '--parallelism', 1),
-          readParallelism: wholeNumber(opts.readParallelism, '--read-parallelism', 1),
-        }),
-        apply: oneOf<ApplyPolicy>(opts.apply, APPLY_POLICIES, '--apply'),
-        drift: oneOf<DriftPolicy>(opts.drift, DRIFT_POLICIES, '--drift'),
-        windows: opts.window.map((w) => parseWindow(w)),
-        intervalMs,
-        pollMs: Math.max(50, pollMs),
-        maxDestroy: wholeNumber(opts.maxDestroy, '--max-destroy', 0),
-        webhooks: [...opts.webhook.map(webhookTarget), ...webhooksFromEnv(process.env)],
-        ...(opts.listen === 'off' ? {} : { listen: parseListen(opts.listen), dashboard: { ...(token ? { token } : {}) } }),
-        logger,
-      });
-      await new Promise<void>((resolve) => {
-        const stop = (signal: string): void => {
-          logger.log('info', `${signal}: stopping after the cycle under way (a rollout pauses at its next wave)`);
-          resolve();
-        };
-        process.once('SIGTERM', () => stop('SIGTERM'));
-        process.once('SIGINT', () => stop('SIGINT'));
-      });
-      await running.close();
-    });
+    .action((opts: ReconcileOptions) => reconcileRun().runReconciler(opts, apps));
 
   const server = (c: Command): Command =>
     c.option('--server <url>', `the running reconciler's address (default FLEETFORM_RECONCILE_URL, else ${DEFAULT_SERVER})`);
@@ -243,7 +158,5 @@ export function register(program: Command, apps: AppRunner): void {
   cmd
     .command('events-schema')
     .description('print the JSON schema of the events webhooks receive')
-    .action(() => {
-      process.stdout.write(`${JSON.stringify(eventJsonSchema(), null, 2)}\n`);
-    });
+    .action(() => reconcileRun().printEventsSchema());
 }

@@ -1,15 +1,10 @@
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import type { Command } from 'commander';
-import { FleetformError } from '../../domain/errors';
-import { LocalStateBackend } from '../../engine/state/local-backend';
-import type { State } from '../../engine/state/schema';
-import { declaredProjectBackend, localStateDir } from '../state-backend';
-import { durationFlag } from '../workspace';
+import type { StateMigrateOptions } from './state-migrate-run';
 
-/** The parts of a state that must arrive unchanged. */
-function fingerprint(state: State): string {
-  return JSON.stringify({ lineage: state.lineage, serial: state.serial, resources: state.resources, outputs: state.outputs ?? {} });
+/** What `state migrate` runs, loaded when it runs rather than at every command line. */
+function stateMigrateRun(): typeof import('./state-migrate-run') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+  return require('./state-migrate-run') as typeof import('./state-migrate-run');
 }
 
 /**
@@ -25,68 +20,5 @@ export function register(state: Command): void {
     .option('--stack <name...>', 'only these stacks')
     .option('--lock-timeout <duration>', 'how long to wait for each state lock (e.g. 30s, 2m)', '0s')
     .option('--synth-out <dir>', 'read the backend from this synthesized output instead of running the app')
-    .action(async (opts: { stack?: string[]; lockTimeout: string; synthOut?: string }) => {
-      const cwd = process.cwd();
-      const target = await declaredProjectBackend(cwd, opts.synthOut);
-      if (target instanceof LocalStateBackend) {
-        throw new FleetformError('the stacks keep their state in local files: there is nowhere to migrate to', {
-          hint: 'declare the backend in the stacks (new PgBackend(stack, { connStr })), then migrate',
-        });
-      }
-      const local = new LocalStateBackend(localStateDir(cwd));
-      const names = (await local.stacks()).filter((s) => !opts.stack || opts.stack.length === 0 || opts.stack.includes(s));
-      if (names.length === 0) {
-        process.stdout.write('No local state to migrate.\n');
-        return;
-      }
-      const timeoutMs = durationFlag(opts.lockTimeout, '--lock-timeout');
-      const backup = path.join(localStateDir(cwd), `migrated-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-      for (const stack of names) {
-        const localLock = await local.lock(stack, 'state migrate', { timeoutMs });
-        try {
-          const remoteLock = await target.lock(stack, 'state migrate', { timeoutMs });
-          try {
-            const source = await local.read(stack);
-            const existing = await target.read(stack);
-            const there = (await target.stacks()).includes(stack);
-            if (there && (existing.lineage !== source.lineage || existing.serial < source.serial)) {
-              throw new FleetformError(
-                `${target.description} already holds another state of stack ${stack} (lineage ${existing.lineage}, serial ${existing.serial})`,
-                {
-                  path: stack,
-                  hint: 'the local state is not copied over it; compare the two, and remove the one that is wrong (`fleetform state list`)',
-                },
-              );
-            }
-            if (!there) {
-              await target.write(source);
-              const copied = await target.read(stack);
-              if (fingerprint(copied) !== fingerprint(source)) {
-                throw new FleetformError(`the copy of stack ${stack} in ${target.description} does not read back as written`, {
-                  path: stack,
-                  hint: 'the local state is kept as it was; check the database and retry',
-                });
-              }
-            }
-            await fs.mkdir(backup, { recursive: true, mode: 0o700 });
-            for (const suffix of ['.state.json', '.state.json.backup', '.journal.jsonl']) {
-              await fs
-                .rename(path.join(localStateDir(cwd), `${stack}${suffix}`), path.join(backup, `${stack}${suffix}`))
-                .catch((err: NodeJS.ErrnoException) => {
-                  if (err.code !== 'ENOENT') throw err;
-                });
-            }
-            const count = Object.keys(source.resources).length;
-            process.stdout.write(
-              `${there ? 'Already in' : 'Migrated'} ${target.description}: stack ${stack} (${count} resource${count === 1 ? '' : 's'}, serial ${source.serial}).\n`,
-            );
-          } finally {
-            await remoteLock.release();
-          }
-        } finally {
-          await localLock.release();
-        }
-      }
-      process.stdout.write(`The local files are kept in ${path.relative(cwd, backup)}.\n`);
-    });
+    .action((opts: StateMigrateOptions) => stateMigrateRun().runStateMigrate(opts));
 }

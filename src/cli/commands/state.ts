@@ -1,36 +1,12 @@
 import type { Command } from 'commander';
-import { FleetformError } from '../../domain/errors';
-import { redact } from '../../engine/render/values';
-import { durationFlag } from '../workspace';
-import { projectBackend, type ProjectStateBackend } from '../state-backend';
 import { register as registerMigrate } from './state-migrate';
-import type { State } from '../../engine/state/schema';
 
 const LOCK_TIMEOUT_HELP = 'how long to wait for the state lock (e.g. 30s, 2m)';
 
-let chosen: Promise<ProjectStateBackend> | undefined;
-function backend(): Promise<ProjectStateBackend> {
-  chosen ??= projectBackend(process.cwd());
-  return chosen;
-}
-
-async function states(only: string[] | undefined): Promise<State[]> {
-  const b = await backend();
-  const names = only && only.length > 0 ? only : await b.stacks();
-  return Promise.all(names.map((n) => b.read(n)));
-}
-
-/** Finds the one stack holding an address (or the named one). */
-async function locate(address: string, stack: string | undefined): Promise<State> {
-  const found = (await states(stack ? [stack] : undefined)).filter((s) => s.resources[address]);
-  if (found.length === 0)
-    throw new FleetformError(`no resource ${address} in state`, { path: address, hint: 'see `fleetform state list`' });
-  if (found.length > 1)
-    throw new FleetformError(`${address} is in several stacks: ${found.map((s) => s.stack).join(', ')}`, {
-      path: address,
-      hint: 'name one with --stack',
-    });
-  return found[0] as State;
+/** What `state` runs, loaded when it runs rather than at every command line. */
+function stateRun(): typeof import('./state-run') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+  return require('./state-run') as typeof import('./state-run');
 }
 
 export function register(program: Command): void {
@@ -40,100 +16,24 @@ export function register(program: Command): void {
     .command('list')
     .description('addresses fleetform manages, per stack')
     .option('--stack <name...>', 'only these stacks')
-    .action(async (opts: { stack?: string[] }) => {
-      for (const s of await states(opts.stack)) {
-        for (const address of Object.keys(s.resources).sort()) {
-          const entry = s.resources[address];
-          const mark =
-            entry?.status === 'deleting'
-              ? '\t(deleting)'
-              : entry?.status === 'creating'
-                ? '\t(create interrupted; the next plan looks for it)'
-                : address.includes('#deposed')
-                  ? '\t(deposed)'
-                  : '';
-          process.stdout.write(`${s.stack}\t${address}${mark}\n`);
-        }
-      }
-    });
+    .action((opts: { stack?: string[] }) => stateRun().runStateList(opts));
   state
     .command('show <address>')
     .description('the attributes last applied to one resource (secrets masked)')
     .option('--stack <name>', 'the stack holding it')
-    .action(async (address: string, opts: { stack?: string }) => {
-      const s = await locate(address, opts.stack);
-      const entry = s.resources[address];
-      if (!entry) return;
-      const lines = [
-        `# ${address} (stack ${s.stack}${entry.status === 'deleting' ? ', deletion in progress' : ''})`,
-        `type = ${entry.type}`,
-      ];
-      for (const [k, v] of Object.entries(entry.ids)) lines.push(`ids.${k} = ${v}`);
-      lines.push(`attributes = ${JSON.stringify(redact(entry.attributes ?? undefined) ?? null, null, 2)}`);
-      process.stdout.write(`${lines.join('\n')}\n`);
-    });
+    .action((address: string, opts: { stack?: string }) => stateRun().runStateShow(address, opts));
   state
     .command('mv <source> <destination>')
     .description('manage a remote object at a new address (after renaming its construct), without touching the service')
     .option('--stack <name>', 'the stack holding it')
     .option('--lock-timeout <duration>', LOCK_TIMEOUT_HELP, '0s')
-    .action(async (source: string, destination: string, opts: { stack?: string; lockTimeout: string }) => {
-      const s = await locate(source, opts.stack);
-      const b = await backend();
-      const lock = await b.lock(s.stack, 'state mv', { timeoutMs: durationFlag(opts.lockTimeout, '--lock-timeout') });
-      try {
-        const fresh = await b.read(s.stack);
-        const entry = fresh.resources[source];
-        if (!entry)
-          throw new FleetformError(`no resource ${source} in state (moved while waiting for the lock)`, {
-            path: source,
-            hint: 'see `fleetform state list`',
-          });
-        if (fresh.resources[destination]) {
-          throw new FleetformError(`${destination} is already managed`, {
-            path: destination,
-            hint: `\`fleetform state rm ${destination}\` first, or pick another address`,
-          });
-        }
-        const type = destination.split('.')[0];
-        if (type !== entry.type || !/^[\w-]+\.[\w-]+$/.test(destination)) {
-          throw new FleetformError(`${destination} is not an address of a ${entry.type}`, {
-            path: destination,
-            hint: `write it as ${entry.type}.NEW_ID`,
-          });
-        }
-        delete fresh.resources[source];
-        fresh.resources[destination] = entry;
-        fresh.serial += 1;
-        await b.write(fresh);
-        process.stdout.write(`Moved ${source} to ${destination} in the state of stack ${s.stack}; the remote object is untouched.\n`);
-      } finally {
-        await lock.release();
-      }
-    });
+    .action((source: string, destination: string, opts: { stack?: string; lockTimeout: string }) =>
+      stateRun().runStateMove(source, destination, opts),
+    );
   state
     .command('rm <address>')
     .description('stop managing a resource without deleting it on the service')
     .option('--stack <name>', 'the stack holding it')
     .option('--lock-timeout <duration>', LOCK_TIMEOUT_HELP, '0s')
-    .action(async (address: string, opts: { stack?: string; lockTimeout: string }) => {
-      const s = await locate(address, opts.stack);
-      const b = await backend();
-      const lock = await b.lock(s.stack, 'state rm', { timeoutMs: durationFlag(opts.lockTimeout, '--lock-timeout') });
-      try {
-        const fresh = await b.read(s.stack);
-        if (!fresh.resources[address]) {
-          throw new FleetformError(`no resource ${address} in state (removed while waiting for the lock)`, {
-            path: address,
-            hint: 'see `fleetform state list`',
-          });
-        }
-        delete fresh.resources[address];
-        fresh.serial += 1;
-        await b.write(fresh);
-        process.stdout.write(`Removed ${address} from the state of stack ${s.stack}; the remote object is untouched.\n`);
-      } finally {
-        await lock.release();
-      }
-    });
+    .action((address: string, opts: { stack?: string; lockTimeout: string }) => stateRun().runStateRemove(address, opts));
 }

@@ -1,30 +1,9 @@
 import type { Command } from 'commander';
-import { describeResources } from '../../constructs/app-hook';
-import { formatAppProblem, validateApp, type AppProblem, type RunAppResult } from '../run-app';
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
-
-/** Prints warnings, then errors with a count line; true when there were no errors. */
-export function printAppProblems(result: RunAppResult): boolean {
-  const write = (p: AppProblem): void => {
-    process.stderr.write(`${formatAppProblem(p)}\n`);
-  };
-  result.warnings.forEach(write);
-  if (result.ok) return true;
-  result.errors.forEach(write);
-  process.stderr.write(`${plural(result.errors.length, 'error')}, ${plural(result.warnings.length, 'warning')}\n`);
-  return false;
-}
-
-/** `2 stacks (warehouse, lab), 5 machines, 1 dataset, 1 training job`: the stacks, and the resources counted by type. */
-export function describeApp(result: Extract<RunAppResult, { ok: true }>): string {
-  const resources = describeResources(result.summary);
-  return [
-    `${plural(result.stacks.length, 'stack')} (${result.stacks.join(', ') || 'none'})`,
-    ...(resources.length > 0 ? resources : ['no resources']),
-  ].join(', ');
+/** What `validate` runs, loaded when it runs rather than at every command line. */
+function validateRun(): typeof import('./validate-run') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+  return require('./validate-run') as typeof import('./validate-run');
 }
 
 /** `fleetform validate`: runs the app and reports every problem; exit 1 on any error. */
@@ -32,12 +11,5 @@ export function register(program: Command): void {
   program
     .command('validate')
     .description('Run the CDKTF app (the command in cdktf.json "app") and report every problem of the fleet')
-    .action(async () => {
-      const result = await validateApp({ cwd: process.cwd() });
-      if (!printAppProblems(result) || !result.ok) {
-        process.exitCode = 1;
-        return;
-      }
-      process.stdout.write(`valid: ${describeApp(result)}; ${plural(result.warnings.length, 'warning')}\n`);
-    });
+    .action(() => validateRun().runValidate());
 }

@@ -5,7 +5,9 @@
  */
 import { parseDuration } from '../../domain/duration';
 import { InputError } from '../../domain/errors';
-import { DEFAULT_TRAINING_DURATION_MS } from '../logic/training-schedule';
+
+/** Default training duration: long enough to watch a job train, short enough to wait for. */
+export const DEFAULT_TRAINING_DURATION_MS = 60_000;
 
 export const TRAINING_DURATION_ENV = 'FLEETFORM_EMULATOR_TRAINING_DURATION';
 export const CLOCK_ENV = 'FLEETFORM_EMULATOR_CLOCK';

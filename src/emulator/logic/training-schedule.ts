@@ -9,9 +9,6 @@ import { TrainingStatus } from '../../domain';
 import type { TrainingJobRecord } from '../store/jobs';
 import { advanceJob, type Transition } from './training';
 
-/** Default training duration: long enough to watch a job train, short enough to wait for. */
-export const DEFAULT_TRAINING_DURATION_MS = 60_000;
-
 /** Statuses a job leaves by itself. */
 export const MOVING_STATUSES: readonly TrainingStatus[] = [TrainingStatus.PENDING, TrainingStatus.IN_PROGRESS, TrainingStatus.CANCELING];
 

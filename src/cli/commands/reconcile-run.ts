@@ -1,0 +1,96 @@
+/** What `fleetform reconcile` and `fleetform reconcile events-schema` do when they run, loaded then; their names, flags and help are in reconcile.ts. */
+import * as path from 'node:path';
+import { InputError } from '../../domain/errors';
+import { parseWindow } from '../../domain/sync-windows';
+import { APPLY_POLICIES, DRIFT_POLICIES, eventJsonSchema, type ApplyPolicy, type DriftPolicy } from '../../reconciler/events';
+import { boundHeapGrowth } from '../../reconciler/heap-growth';
+import { streamLogger, type LogFormat } from '../../reconciler/log';
+import { startReconciler } from '../../reconciler/run';
+import { parseListen } from '../../reconciler/server';
+import { defaultPollMs, folderSource, gitSource } from '../../reconciler/source';
+import { webhooksFromEnv, webhookTarget } from '../../reconciler/webhooks';
+import type { AppRunner } from '../app-runner';
+import { durationFlag } from '../engine-options';
+import { projectLoader } from '../reconcile-project';
+import { dashboardToken } from '../dashboard-access';
+
+export interface ReconcileOptions {
+  path: string;
+  repo?: string;
+  branch: string;
+  workdir?: string;
+  apply: string;
+  drift: string;
+  interval: string;
+  poll?: string;
+  window: string[];
+  webhook: string[];
+  maxDestroy: string;
+  listen: string;
+  logFormat: string;
+  parallelism: string;
+  readParallelism: string;
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new InputError(`expected ${allowed.join(', ')}, not ${JSON.stringify(value)}`, { path: flag });
+}
+
+function wholeNumber(text: string, flag: string, min: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min)
+    throw new InputError(`expected a whole number of at least ${min}, not ${JSON.stringify(text)}`, { path: flag });
+  return n;
+}
+
+/** `fleetform reconcile`: runs the reconciler until SIGTERM or SIGINT, then stops after the cycle under way. */
+export async function runReconciler(opts: ReconcileOptions, apps: AppRunner): Promise<void> {
+  boundHeapGrowth();
+  const logFormat = oneOf<LogFormat>(opts.logFormat, ['text', 'json'], '--log-format');
+  const token = opts.listen === 'off' ? undefined : dashboardToken(process.env);
+  const logger = streamLogger(logFormat, (line) => process.stderr.write(line));
+  const intervalMs = durationFlag(opts.interval, '--interval');
+  const pollMs = opts.poll === undefined ? defaultPollMs(opts.repo) : durationFlag(opts.poll, '--poll');
+  if (intervalMs < 1000) throw new InputError('the interval is at least 1s', { path: '--interval' });
+  const cwd = process.cwd();
+  const source = opts.repo
+    ? gitSource({
+        repo: opts.repo,
+        branch: opts.branch,
+        path: opts.path,
+        workdir: path.resolve(cwd, opts.workdir ?? path.join('.fleetform', 'reconcile', 'checkout')),
+      })
+    : folderSource(path.resolve(cwd, opts.path));
+  const running = await startReconciler({
+    source,
+    loader: projectLoader({
+      apps,
+      parallelism: wholeNumber(opts.parallelism, '--parallelism', 1),
+      readParallelism: wholeNumber(opts.readParallelism, '--read-parallelism', 1),
+    }),
+    apply: oneOf<ApplyPolicy>(opts.apply, APPLY_POLICIES, '--apply'),
+    drift: oneOf<DriftPolicy>(opts.drift, DRIFT_POLICIES, '--drift'),
+    windows: opts.window.map((w) => parseWindow(w)),
+    intervalMs,
+    pollMs: Math.max(50, pollMs),
+    maxDestroy: wholeNumber(opts.maxDestroy, '--max-destroy', 0),
+    webhooks: [...opts.webhook.map(webhookTarget), ...webhooksFromEnv(process.env)],
+    ...(opts.listen === 'off' ? {} : { listen: parseListen(opts.listen), dashboard: { ...(token ? { token } : {}) } }),
+    logger,
+  });
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      logger.log('info', `${signal}: stopping after the cycle under way (a rollout pauses at its next wave)`);
+      resolve();
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  await running.close();
+}
+
+/** `fleetform reconcile events-schema`: the JSON schema of the events webhooks receive. */
+export function printEventsSchema(): void {
+  process.stdout.write(`${JSON.stringify(eventJsonSchema(), null, 2)}\n`);
+}

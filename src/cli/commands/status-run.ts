@@ -1,0 +1,163 @@
+/** What `fleetform status` does when it runs, loaded then; its name, flags and help are in status.ts. */
+import { InputError } from '../../domain/errors';
+import { machineHealth, type MachineHealth } from '../../engine/kinds/machine-health';
+import { moduleCards, type ModuleCard } from '../../engine/kinds/module-cards';
+import { trainingProgress, type TrainingProgress } from '../../engine/kinds/training-progress';
+import { parseDuration } from '../../domain/duration';
+import { openConnection } from '../connection';
+import { projectBackend } from '../state-backend';
+
+export interface StatusOptions {
+  stack?: string[];
+  json?: boolean;
+  watch?: boolean;
+  interval: string;
+}
+
+/** Columns padded to their widest cell. */
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows
+    .map(
+      (r) =>
+        `${r
+          .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
+}
+
+function count(items: readonly { state: string }[]): string {
+  if (items.length === 0) return '-';
+  const unhealthy = items.filter((x) => x.state === 'unhealthy').length;
+  return `${items.filter((x) => x.state === 'ready').length}/${items.length} ready${unhealthy > 0 ? `, ${unhealthy} unhealthy` : ''}`;
+}
+
+function onlineCell(m: MachineHealth): string {
+  return m.online === 'offline' ? `offline ${m.secondsSinceOnline}s` : m.online;
+}
+
+function configCell(m: MachineHealth): string {
+  if (m.runningRevision === undefined) return '-';
+  return m.runningRevision === m.latestRevision
+    ? `latest (${m.latestRevision})`
+    : `runs ${m.runningRevision || 'none'}, latest ${m.latestRevision}`;
+}
+
+/** What went wrong on a machine: a module's or resource's error, or why its status could not be read. */
+function problems(m: MachineHealth): string[] {
+  if (m.unreachable) return [`${m.machine}: status not reachable: ${m.unreachable}`];
+  return [
+    ...(m.heldByMaintenance === undefined ? [] : [`${m.machine}: latest config pending, held by maintenance (${m.heldByMaintenance})`]),
+    ...m.modules
+      .filter((x) => x.error !== '')
+      .map((x) => `${m.machine}: module ${x.name} ${x.state} (${x.consecutiveFailures} consecutive failures): ${x.error}`),
+    ...m.resources.filter((r) => r.error !== '').map((r) => `${m.machine}: resource ${r.name} (${r.api}) ${r.state}: ${r.error}`),
+    ...(m.packages ?? []).filter((x) => x.error !== '').map((x) => `${m.machine}: package ${x.name}@${x.version} ${x.state}: ${x.error}`),
+  ];
+}
+
+/** One row per package of each machine: what it downloads and how far it got. */
+function packageTable(machines: readonly MachineHealth[]): string {
+  const rows = [['STACK', 'MACHINE', 'PACKAGE', 'TYPE', 'VERSION', 'STATE']];
+  for (const m of machines) for (const x of m.packages ?? []) rows.push([m.stack, m.machine, x.name, x.type, x.version, x.state]);
+  return rows.length > 1 ? `${table(rows)}\n` : '';
+}
+
+/** One row per training job: the model it makes, its status and how long it has trained. */
+function trainingTable(jobs: readonly TrainingProgress[]): string {
+  if (jobs.length === 0) return '';
+  const rows = [['STACK', 'TRAINING JOB', 'MODEL', 'STATUS', 'TRAINING']];
+  for (const j of jobs)
+    rows.push([
+      j.stack,
+      j.address,
+      j.model,
+      j.error ? `${j.status}: ${j.error}` : j.status,
+      j.trainingSeconds === undefined ? '-' : `${j.trainingSeconds}s`,
+    ]);
+  return `${table(rows)}\n`;
+}
+
+function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[], jobs: readonly TrainingProgress[] = []): string {
+  let out = '';
+  if (machines.length > 0) {
+    const rows = [['STACK', 'MACHINE', 'ONLINE', 'HEALTH', 'CONFIG', 'MODULES', 'RESOURCES']];
+    for (const m of machines) rows.push([m.stack, m.machine, onlineCell(m), m.health, configCell(m), count(m.modules), count(m.resources)]);
+    out += table(rows);
+    const notes = machines.flatMap(problems);
+    if (notes.length > 0) out += notes.map((n) => `  ${n}\n`).join('');
+    out += '\n';
+    out += packageTable(machines);
+  }
+  out += trainingTable(jobs);
+  if (cards.length === 0) return `${out}No machine modules are managed yet (run \`fleetform apply\`).\n`;
+  const rows = [['STACK', 'MACHINE', 'MODULE', 'MODULE ID', 'POLICY', 'RUNS', 'LATEST', 'POLICY ADMITS LATEST']];
+  for (const c of cards) {
+    const unread = c.registryError !== undefined;
+    rows.push([
+      c.stack,
+      c.machine,
+      c.module,
+      c.moduleId,
+      c.policy,
+      unread ? 'ERROR' : (c.running ?? '-'),
+      unread ? 'ERROR' : (c.latest ?? '-'),
+      unread ? 'ERROR' : c.admitsLatest ? 'yes' : 'no',
+    ]);
+  }
+  return out + table(rows);
+}
+
+function toJson(machines: readonly MachineHealth[], cards: readonly ModuleCard[], jobs: readonly TrainingProgress[] = []): string {
+  const modules = cards.map(({ registryError, ...c }) => ({ ...c, ...(registryError ? { registryError: registryError.message } : {}) }));
+  return `${JSON.stringify({ machines, modules, ...(jobs.length > 0 ? { trainingJobs: jobs } : {}) }, null, 2)}\n`;
+}
+
+/** `fleetform status`: each machine's health and each module's card, once or refreshed with --watch. */
+export async function runStatus(opts: StatusOptions): Promise<void> {
+  const intervalMs = parseDuration(opts.interval, '--interval', { minimumMs: 100 });
+  if (opts.watch && opts.json)
+    throw new InputError('--watch and --json cannot be combined', { path: '--watch', hint: 'poll `fleetform status --json` instead' });
+  const backend = await projectBackend(process.cwd());
+  const names = opts.stack && opts.stack.length > 0 ? opts.stack : await backend.stacks();
+  const connection = await openConnection({ cwd: process.cwd(), env: process.env });
+  let stop = false;
+  let wake = (): void => undefined;
+  const onSignal = (): void => {
+    stop = true;
+    wake();
+  };
+  if (opts.watch) process.once('SIGINT', onSignal);
+  try {
+    for (;;) {
+      const states = await Promise.all(names.map((n) => backend.read(n)));
+      const [machines, cards, jobs] = await Promise.all([
+        machineHealth(connection.client, states),
+        moduleCards(connection.client, states),
+        trainingProgress(connection.client, states),
+      ]);
+      const text = opts.json ? toJson(machines, cards, jobs) : render(machines, cards, jobs);
+      if (opts.watch && process.stdout.isTTY) process.stdout.write('\x1b[H\x1b[2J');
+      process.stdout.write(opts.watch ? `${new Date().toISOString()}\n${text}` : text);
+      // A registry that could not be read is an error, never shown as a module without versions.
+      const failures = new Map(cards.flatMap((c) => (c.registryError ? [[c.moduleId, c.registryError] as const] : [])));
+      for (const error of failures.values()) process.stderr.write(`error: ${error.format()}\n`);
+      if (failures.size > 0) process.exitCode = 1;
+      if (!opts.watch || stop) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, intervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      if (stop) return;
+      if (!process.stdout.isTTY) process.stdout.write('\n');
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    await connection.close();
+  }
+}
