@@ -86,7 +86,7 @@ test('the reconciler serves the dashboard: an approval refused without the token
   project.commit({ machines: MACHINES, policy: '~1.2' }, 'a fleet of three');
   const running = await runs.start(
     dir,
-    // Each poll runs `git ls-remote`: every 250 ms leaves the processor to the browser.
+    // A new commit is looked for every 250 ms (the repository's ref read from its files).
     [...project.sourceArgs(path.join(dir, 'checkout')), '--apply', 'auto', '--interval', '1m', '--poll', '250ms'],
     env,
   );

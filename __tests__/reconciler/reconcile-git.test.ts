@@ -21,7 +21,7 @@ jest.setTimeout(240_000);
 const MACHINES = 4;
 /** The interval of drift checks: a drift made on the service is found within it. */
 const INTERVAL_MS = 1000;
-/** How often the reconciler asks git for a new commit: each ask runs `git ls-remote`, which costs a processor more the more often it runs. */
+/** How often the reconciler asks the repository for a new commit (read from its files: it is on this machine). */
 const POLL = '250ms';
 const suite = suiteEmulator('ff-reconcile-git-', { simulation: QUICK_MACHINES });
 

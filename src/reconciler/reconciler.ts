@@ -297,8 +297,8 @@ export class Reconciler implements ReconcilerHandle {
 
   /**
    * Fetches the code and loads it when it changed; undefined while the newest commit is broken.
-   * A loaded project is kept without fetching while the source says nothing is new (for git one
-   * `ls-remote`, where a fetch also checks out): a standby asks at every poll.
+   * A loaded project is kept without fetching while the source says nothing is new (for git the
+   * branch's ref, where a fetch also checks out): a standby asks at every poll.
    */
   private async loadIfNew(): Promise<ReconcileProject | undefined> {
     const loaded = this.project;
