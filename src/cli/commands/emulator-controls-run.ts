@@ -7,6 +7,7 @@ import { FleetformError, InputError } from '../../domain/errors';
 import { formatGoDuration, trainingStatusName, type TrainingStatus } from '../../domain';
 import { parseTrainingDuration } from '../../emulator/clock/settings';
 import { openConnection } from '../connection';
+import { formatTable } from '../text-table';
 import { parseMachineFault } from '../../emulator/sim/machine-faults';
 
 type Controls = Client<EmulatorServiceType>;
@@ -39,20 +40,6 @@ function statusText(n: number): string {
 export function formatClock(state: ClockState): string {
   const at = state.now ? state.now.toDate().toISOString() : '-';
   return `${at} ${state.frozen ? 'frozen' : 'running'}; training takes ${formatGoDuration(Number(state.trainingDurationMs))}\n`;
-}
-
-/** Left-aligned columns. */
-export function formatTable(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map(
-      (r) =>
-        `${r
-          .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-          .join('  ')
-          .trimEnd()}\n`,
-    )
-    .join('');
 }
 
 /** The module cards as a table. */

@@ -5,6 +5,7 @@ import { moduleCards, type ModuleCard } from '../../engine/kinds/module-cards';
 import { trainingProgress, type TrainingProgress } from '../../engine/kinds/training-progress';
 import { parseDuration } from '../../domain/duration';
 import { openConnection } from '../connection';
+import { formatTable } from '../text-table';
 import { projectBackend } from '../state-backend';
 
 export interface StatusOptions {
@@ -12,20 +13,6 @@ export interface StatusOptions {
   json?: boolean;
   watch?: boolean;
   interval: string;
-}
-
-/** Columns padded to their widest cell. */
-function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map(
-      (r) =>
-        `${r
-          .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-          .join('  ')
-          .trimEnd()}\n`,
-    )
-    .join('');
 }
 
 function count(items: readonly { state: string }[]): string {
@@ -62,7 +49,7 @@ function problems(m: MachineHealth): string[] {
 function packageTable(machines: readonly MachineHealth[]): string {
   const rows = [['STACK', 'MACHINE', 'PACKAGE', 'TYPE', 'VERSION', 'STATE']];
   for (const m of machines) for (const x of m.packages ?? []) rows.push([m.stack, m.machine, x.name, x.type, x.version, x.state]);
-  return rows.length > 1 ? `${table(rows)}\n` : '';
+  return rows.length > 1 ? `${formatTable(rows)}\n` : '';
 }
 
 /** One row per training job: the model it makes, its status and how long it has trained. */
@@ -77,7 +64,7 @@ function trainingTable(jobs: readonly TrainingProgress[]): string {
       j.error ? `${j.status}: ${j.error}` : j.status,
       j.trainingSeconds === undefined ? '-' : `${j.trainingSeconds}s`,
     ]);
-  return `${table(rows)}\n`;
+  return `${formatTable(rows)}\n`;
 }
 
 function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[], jobs: readonly TrainingProgress[] = []): string {
@@ -85,7 +72,7 @@ function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]
   if (machines.length > 0) {
     const rows = [['STACK', 'MACHINE', 'ONLINE', 'HEALTH', 'CONFIG', 'MODULES', 'RESOURCES']];
     for (const m of machines) rows.push([m.stack, m.machine, onlineCell(m), m.health, configCell(m), count(m.modules), count(m.resources)]);
-    out += table(rows);
+    out += formatTable(rows);
     const notes = machines.flatMap(problems);
     if (notes.length > 0) out += notes.map((n) => `  ${n}\n`).join('');
     out += '\n';
@@ -107,7 +94,7 @@ function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]
       unread ? 'ERROR' : c.admitsLatest ? 'yes' : 'no',
     ]);
   }
-  return out + table(rows);
+  return out + formatTable(rows);
 }
 
 function toJson(machines: readonly MachineHealth[], cards: readonly ModuleCard[], jobs: readonly TrainingProgress[] = []): string {
