@@ -6,8 +6,9 @@
 import type { Sdk } from '../sdk';
 import { decodeStruct, encodeStruct, type StructObject } from '../struct-codec';
 import type { AppWireServiceType } from '../services';
-import type { PartVersionServiceType } from '../part-version-probe';
+import type { GetRobotPartVersionReply, PartVersionServiceType } from '../part-version-probe';
 import type { Invoker } from './call';
+import type { PlainCall } from './plain-unary';
 import { machineOf, machinePartOf, namedOf, registryItemOf, registryModuleOf } from './convert';
 import { ServiceError } from './errors';
 import type { Location, Machine, MachinePart, Organization, RegistryItem, RegistryModule } from './types';
@@ -63,14 +64,18 @@ export interface AppClient extends FragmentClient {
   getRegistryItem(itemId: string): Promise<RegistryItem>;
 }
 
+type PartVersionMethod = PartVersionServiceType['methods']['getRobotPartVersion'];
+
 /**
- * The app client over `call` (and `probe` for parts' versions); `sdk` supplies the Struct
- * and Timestamp classes of its messages.
+ * The app client over `call` (and `probe` for parts' versions, tried first through
+ * `plainProbe` when there is one); `sdk` supplies the Struct and Timestamp classes of its
+ * messages.
  */
 export function createAppClient(
   call: Invoker<AppWireServiceType>,
   probe: Invoker<PartVersionServiceType>,
   sdk: Pick<Sdk, 'Struct' | 'Timestamp'>,
+  plainProbe?: PlainCall<InstanceType<PartVersionMethod['I']>, GetRobotPartVersionReply>,
 ): AppClient {
   const missing = (method: string, what: string): ServiceError =>
     new ServiceError('UNKNOWN', `AppService.${method}`, `the response has no ${what}`);
@@ -157,7 +162,9 @@ export function createAppClient(
     },
 
     async getMachinePartVersion(partId) {
-      const res = await probe('getRobotPartVersion', true, (c, o) => c.getRobotPartVersion({ id: partId }, o));
+      const res =
+        (await plainProbe?.({ id: partId })) ??
+        (await probe('getRobotPartVersion', true, (c, o) => c.getRobotPartVersion({ id: partId }, o)));
       if (res.part === undefined) throw missing('GetRobotPart', 'part');
       return res.part.lastUpdated?.toDate();
     },

@@ -50,6 +50,11 @@ export class TokenSource {
     return this.current;
   }
 
+  /** The token in hand, without waiting: undefined before the first exchange ends and while a new one is fetched. */
+  peek(): string | undefined {
+    return this.value;
+  }
+
   /**
    * A token other than `stale`: authenticates again unless another caller already
    * replaced `stale`, so concurrent rejections cause a single exchange.

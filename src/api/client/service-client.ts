@@ -16,6 +16,7 @@ import { createDatasetClient, type DatasetClient } from './dataset-client';
 import { toServiceError } from './errors';
 import { createMlTrainingClient, type MlTrainingClient } from './ml-training-client';
 import { createPackagesClient, type PackagesClient } from './packages-client';
+import { underStopHook } from './stop-hook';
 import { DEFAULT_RETRY_POLICY, systemClock, withRetries, type RetryClock, type RetryPolicy } from './retry';
 import type { ClientTransportOptions, ResponseCompression, TransportKind } from './transport';
 
@@ -160,6 +161,10 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
     stream: (...args) => streamingTransport().stream(...args),
   };
 
+  // A drift check reads thousands of part versions: they go the plain way first (a call declined there is made again below).
+  const versionMethod = services.partVersion.methods.getRobotPartVersion;
+  const plainVersion = wire.plainUnary?.(() => tokens.peek())(services.partVersion, versionMethod);
+
   return {
     packagesClient: createPackagesClient(createInvoker(services.packages, lazyStreaming, settings)),
     mlTrainingClient: createMlTrainingClient(createInvoker(services.mlTraining, wire.transport, settings)),
@@ -167,6 +172,7 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
       createInvoker(services.appWire, wire.transport, settings),
       createInvoker(services.partVersion, wire.transport, settings),
       services.sdk,
+      plainVersion && ((input) => underStopHook(() => plainVersion(input), versionMethod.name)),
     ),
     datasetClient: createDatasetClient(createInvoker(services.dataset, wire.transport, settings)),
     clientFor: (service) => createClient(service, wire.transport),

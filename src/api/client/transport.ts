@@ -14,6 +14,7 @@ import type { Interceptor, Transport } from '@connectrpc/connect';
 import { createTransport as createGrpcWebProtocolTransport } from '@connectrpc/connect/protocol-grpc-web';
 import { compressionGzip, createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { createGrpcWebUnaryTransport } from './grpc-web-unary';
+import { createPlainUnary, type PlainUnary } from './plain-unary';
 import { createUndiciHttpClient } from './undici-http-client';
 
 /** Wire protocol of the client. */
@@ -48,6 +49,11 @@ export interface ClientTransportOptions {
 /** A transport with the means to release its connections. */
 export interface ClientTransport {
   readonly transport: Transport;
+  /**
+   * Plain calls (gRPC-web only) through the same pool, carrying the token `token` gives;
+   * undefined over HTTP/2.
+   */
+  readonly plainUnary?: (token: () => string | undefined) => PlainUnary;
   /** Open connections now (HTTP/1.1 pool size, or 0/1 for HTTP/2). */
   connections(): number;
   close(): Promise<void>;
@@ -95,5 +101,11 @@ export function createClientTransport(o: ClientTransportOptions): ClientTranspor
     acceptCompression,
     defaultTimeoutMs: o.defaultTimeoutMs,
   });
-  return { transport, connections: () => http.stats().connected, close: () => http.close() };
+  return {
+    transport,
+    plainUnary: (token) =>
+      createPlainUnary({ baseUrl: o.baseUrl, exchange: http.rawExchange, token, acceptCompression, timeoutMs: o.defaultTimeoutMs }),
+    connections: () => http.stats().connected,
+    close: () => http.close(),
+  };
 }

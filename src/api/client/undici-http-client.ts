@@ -24,6 +24,28 @@ export interface WholeAnswer {
   readonly body: Uint8Array;
 }
 
+/** Header names (lower case) and values as undici takes and gives them. */
+export type RawHeaders = Record<string, string | string[] | undefined>;
+
+/** A whole HTTP answer with its header as undici gives it. */
+export interface RawAnswer {
+  readonly status: number;
+  readonly header: RawHeaders;
+  readonly body: Uint8Array;
+}
+
+/**
+ * POSTs `body` to `path` (under the pool's origin) with a header record the caller may
+ * build once for many calls, and reads the whole answer; it fails (a ConnectError as
+ * below) when the server cannot be talked to or no answer came within `timeoutMs`.
+ */
+export type RawExchange = (
+  path: string,
+  header: Readonly<Record<string, string>>,
+  body: Uint8Array,
+  timeoutMs: number,
+) => Promise<RawAnswer>;
+
 /** POSTs `body` to `url` and reads the whole answer; failures to talk to the server are ConnectErrors as in {@link UndiciHttpClient.httpClient}. */
 export type WholeExchange = (url: string, header: Headers, body: Uint8Array, signal: AbortSignal | undefined) => Promise<WholeAnswer>;
 
@@ -32,6 +54,8 @@ export interface UndiciHttpClient {
   readonly httpClient: UniversalClientFn;
   /** The same pool for a request and an answer each taken whole. */
   readonly exchange: WholeExchange;
+  /** The same pool with no web Headers either way, for calls whose header is built once. */
+  readonly rawExchange: RawExchange;
   /** Connections open now, requests running and queued (undici's pool statistics). */
   stats(): { connected: number; running: number; pending: number; size: number };
   /** Closes idle connections after running requests finish. */
@@ -46,6 +70,7 @@ export function createUndiciHttpClient(baseUrl: string, options: UndiciHttpClien
   return {
     httpClient,
     exchange: (url, header, body, signal) => exchangeWhole(pool, url, header, body, signal),
+    rawExchange: (path, header, body, timeoutMs) => dispatchWhole(pool, path, header, body, { timeoutMs }),
     stats: () => {
       const s = pool.stats;
       return { connected: s.connected, running: s.running, pending: s.pending, size: s.size };
@@ -77,47 +102,96 @@ async function send(pool: Pool, req: UniversalClientRequest): Promise<UniversalC
 }
 
 /**
- * One request and its whole answer through the pool's dispatcher: the body's chunks are
- * kept as they arrive and joined once at the end, with no response stream in between.
+ * One request and its whole answer through the pool's dispatcher, with web Headers both
+ * ways (what connect-es's functions read).
  */
-function exchangeWhole(pool: Pool, url: string, header: Headers, body: Uint8Array, signal: AbortSignal | undefined): Promise<WholeAnswer> {
-  return new Promise<WholeAnswer>((resolve, reject) => {
+async function exchangeWhole(
+  pool: Pool,
+  url: string,
+  header: Headers,
+  body: Uint8Array,
+  signal: AbortSignal | undefined,
+): Promise<WholeAnswer> {
+  const answer = await dispatchWhole(pool, pathOf(url), Object.fromEntries(header), body, { signal });
+  return { status: answer.status, header: toWebHeaders(answer.header), body: answer.body };
+}
+
+/** What stops an exchange early: the caller's signal, or a deadline of its own. */
+interface ExchangeStop {
+  readonly signal?: AbortSignal | undefined;
+  readonly timeoutMs?: number | undefined;
+}
+
+/**
+ * One request and its whole answer through the pool's dispatcher: the body's chunks are
+ * kept as they arrive and joined once at the end, with no response stream in between. A
+ * stop that comes while the request still waits in the pool's queue aborts it as soon as
+ * it leaves the queue; the promise rejects at once.
+ */
+function dispatchWhole(pool: Pool, path: string, header: RawHeaders, body: Uint8Array, stop: ExchangeStop): Promise<RawAnswer> {
+  const { signal } = stop;
+  return new Promise<RawAnswer>((resolve, reject) => {
     if (signal?.aborted) {
       reject(transportError(signal.reason, signal));
       return;
     }
     let status = 0;
-    let answerHeader: Headers | undefined;
+    let answerHeader: RawHeaders = {};
     const chunks: Buffer[] = [];
     let size = 0;
     let controller: Dispatcher.DispatchController | undefined;
-    const onAbort = () => controller?.abort(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    let stoppedBy: Error | undefined;
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (settle: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      settle();
+    };
+    const halt = (reason: Error) => {
+      stoppedBy ??= reason;
+      controller?.abort(reason);
+      finish(() => reject(transportError(reason, signal)));
+    };
+    function onAbort() {
+      halt(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    }
     signal?.addEventListener('abort', onAbort, { once: true });
-    const settle = () => signal?.removeEventListener('abort', onAbort);
+    const ms = stop.timeoutMs;
+    if (ms !== undefined) timer = setTimeout(() => halt(new DeadlineError(ms)), ms);
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
+        if (stoppedBy) c.abort(stoppedBy);
       },
       onResponseStart(_c, statusCode, headers) {
         status = statusCode;
-        answerHeader = toWebHeaders(headers);
+        answerHeader = headers;
       },
       onResponseData(_c, chunk) {
         chunks.push(chunk);
         size += chunk.byteLength;
       },
       onResponseEnd() {
-        settle();
         const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
-        resolve({ status, header: answerHeader ?? new Headers(), body: new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength) });
+        finish(() => resolve({ status, header: answerHeader, body: new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength) }));
       },
       onResponseError(_c, error) {
-        settle();
-        reject(transportError(error, signal));
+        finish(() => reject(transportError(error, signal)));
       },
     };
-    pool.dispatch({ path: pathOf(url), method: 'POST', headers: Object.fromEntries(header), body }, handler);
+    pool.dispatch({ path, method: 'POST', headers: header, body }, handler);
   });
+}
+
+/** The exchange's own deadline passed. */
+class DeadlineError extends Error {
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms`);
+    this.name = 'DeadlineError';
+  }
 }
 
 /** Path and query of an absolute URL. */
@@ -193,7 +267,7 @@ async function collect(body: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
-function toWebHeaders(headers: Record<string, string | string[] | undefined>): Headers {
+function toWebHeaders(headers: RawHeaders): Headers {
   const out = new Headers();
   for (const [k, v] of Object.entries(headers)) {
     if (v === undefined) continue;
@@ -203,11 +277,12 @@ function toWebHeaders(headers: Record<string, string | string[] | undefined>): H
 }
 
 /**
- * Aborts keep the reason connect-es put on the signal (deadline, cancellation); every
- * other failure to exchange bytes with the server (refused, reset, closed) is Unavailable.
+ * Aborts keep the reason connect-es put on the signal (deadline, cancellation), the
+ * exchange's own deadline is DEADLINE_EXCEEDED; every other failure to exchange bytes with the server (refused, reset, closed) is Unavailable.
  */
 function transportError(e: unknown, signal: AbortSignal | undefined): ConnectError {
   if (e instanceof ConnectError) return e;
+  if (e instanceof DeadlineError) return new ConnectError(e.message, Code.DeadlineExceeded);
   if (signal?.aborted) return ConnectError.from(signal.reason, Code.Canceled);
   const code = errorCode(e);
   const text = errorMessage(e);
