@@ -25,6 +25,34 @@ export function verifyApiKey(secret: string, salt: Buffer, hash: Buffer): boolea
   return candidate.length === hash.length && crypto.timingSafeEqual(candidate, hash);
 }
 
+/** How many accepted keys an ApiKeyVerifier remembers before it starts over. */
+const REMEMBERED_KEYS = 1_000;
+
+/**
+ * Checks key secrets against their stored scrypt hashes like verifyApiKey, remembering each
+ * secret it accepted as an HMAC-SHA-256 under a random key of its own (never in clear, never
+ * stored): a client that authenticates again with the same key, as every command does when
+ * it starts, skips the deliberately slow scrypt. What it remembers holds only for the stored
+ * salt and hash it was checked against, so a key issued anew is checked in full; a wrong
+ * secret always is.
+ */
+export class ApiKeyVerifier {
+  private readonly hmacKey = crypto.randomBytes(32);
+  /** Stored salt and hash (hex) -> HMAC of the secret accepted for them. */
+  private readonly accepted = new Map<string, Buffer>();
+
+  verify(secret: string, salt: Buffer, hash: Buffer): boolean {
+    const stored = `${salt.toString('hex')}:${hash.toString('hex')}`;
+    const digest = crypto.createHmac('sha256', this.hmacKey).update(secret).digest();
+    const known = this.accepted.get(stored);
+    if (known !== undefined && crypto.timingSafeEqual(known, digest)) return true;
+    if (!verifyApiKey(secret, salt, hash)) return false;
+    if (this.accepted.size >= REMEMBERED_KEYS) this.accepted.clear();
+    this.accepted.set(stored, digest);
+    return true;
+  }
+}
+
 /** A new opaque bearer token. */
 export function generateAccessToken(): string {
   return crypto.randomBytes(32).toString('base64url');

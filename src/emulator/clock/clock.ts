@@ -36,9 +36,14 @@ export class EmulatorClock {
     else stmt<[string, string]>(this.db, 'INSERT OR REPLACE INTO emulator_meta (key, value) VALUES (?, ?)').run(key, String(value));
   }
 
-  /** Milliseconds since the epoch. */
+  /** Milliseconds since the epoch, from one read of the database (every request asks it). */
   now(): number {
-    return this.read(FROZEN_KEY) ?? this.base() + (this.read(OFFSET_KEY) ?? 0);
+    const row = stmt<[string, string], { frozenAt: string | null; offset: string | null }>(
+      this.db,
+      'SELECT (SELECT value FROM emulator_meta WHERE key = ?) AS frozenAt, (SELECT value FROM emulator_meta WHERE key = ?) AS offset',
+    ).get(FROZEN_KEY, OFFSET_KEY);
+    const frozenAt = row?.frozenAt ?? null;
+    return frozenAt !== null ? Number(frozenAt) : this.base() + Number(row?.offset ?? 0);
   }
 
   state(): ClockState {

@@ -6,7 +6,7 @@
  */
 import { createContextValues, type ContextValues, type Interceptor, type ServiceImpl } from '@connectrpc/connect';
 import { AuthService, type AuthServiceType } from '../../api/services';
-import { ACCESS_TOKEN_TTL_MS, generateAccessToken, hashAccessToken, verifyApiKey } from '../auth/keys';
+import { ACCESS_TOKEN_TTL_MS, ApiKeyVerifier, generateAccessToken, hashAccessToken } from '../auth/keys';
 import type { Principal } from '../auth/principal';
 import { accessTokenKey, getApiKey, grantsOf, insertAccessToken } from '../store/accounts';
 import type { Db } from '../db/database';
@@ -16,6 +16,7 @@ import { invalidArgument, permissionDenied, unauthenticated } from './errors';
 const BEARER = 'Bearer ';
 
 export function authService(backend: Backend): Partial<ServiceImpl<AuthServiceType>> {
+  const keys = new ApiKeyVerifier();
   return {
     authenticate(req) {
       const creds = req.credentials;
@@ -25,7 +26,7 @@ export function authService(backend: Backend): Partial<ServiceImpl<AuthServiceTy
         throw invalidArgument(`unknown credentials type ${JSON.stringify(creds.type)}; this service accepts "api-key"`);
       }
       const key = entity === '' ? undefined : getApiKey(backend.db, entity);
-      if (!key || !verifyApiKey(creds.payload, key.salt, key.hash)) {
+      if (!key || !keys.verify(creds.payload, key.salt, key.hash)) {
         throw permissionDenied('failed to authenticate: invalid API key or API key ID');
       }
       const token = generateAccessToken();
