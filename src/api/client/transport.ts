@@ -8,11 +8,12 @@
  *   flight on that one connection. A plan's read limit above that bound is
  *   reached only over `grpc-web`, whose pool the CLI sizes to `--read-parallelism`.
  * Responses are gzip-compressed by the server only when `compression` is `gzip`; requests
- * are never compressed (they are small).
+ * are never compressed (they are small). connect-node (HTTP/2, gzip) is loaded only by a
+ * transport that uses it: a command talking gRPC-web to a service on this host never pays
+ * for loading it (and the copy of undici it brings).
  */
 import type { Interceptor, Transport } from '@connectrpc/connect';
 import { createTransport as createGrpcWebProtocolTransport } from '@connectrpc/connect/protocol-grpc-web';
-import { compressionGzip, createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { createGrpcWebUnaryTransport } from './grpc-web-unary';
 import { createPlainUnary, type PlainUnary } from './plain-unary';
 import { createUndiciHttpClient } from './undici-http-client';
@@ -61,10 +62,16 @@ export interface ClientTransport {
 
 const MAX_BYTES = 0xffffffff;
 
+function connectNode(): typeof import('@connectrpc/connect-node') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the transports that use it, synchronously
+  return require('@connectrpc/connect-node') as typeof import('@connectrpc/connect-node');
+}
+
 /** Creates the transport for `kind`. No connection is opened before the first call. */
 export function createClientTransport(o: ClientTransportOptions): ClientTransport {
-  const acceptCompression = o.compression === 'gzip' ? [compressionGzip] : [];
+  const acceptCompression = o.compression === 'gzip' ? [connectNode().compressionGzip] : [];
   if (o.kind === 'grpc') {
+    const { createGrpcTransport, Http2SessionManager } = connectNode();
     const sessionManager = new Http2SessionManager(o.baseUrl);
     const transport = createGrpcTransport({
       httpVersion: '2',
