@@ -2,11 +2,12 @@
  * What a transport loads: gRPC-web without compression (every command against a service
  * on this host) loads neither connect-node (and the copy of undici it brings) nor undici's
  * entry point, only its pool; gzip and HTTP/2 load connect-node when they are used. The
- * pool's module is the one undici exports as `Pool`.
+ * pool and the request function are the ones undici's entry point exports.
  */
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
-import { Pool } from 'undici';
+import { Dispatcher, Pool } from 'undici';
+import * as UndiciParts from '../../src/api/client/undici-parts';
 
 const TRANSPORT = path.resolve(__dirname, '../../dist/api/client/transport.js');
 
@@ -42,7 +43,15 @@ test('gzip and HTTP/2 load connect-node', () => {
   expect(loadedBy({ kind: 'grpc', compression: 'none' }).connectNode).toBe(true);
 });
 
-test("the pool's module is undici's exported Pool", () => {
+test("the pool and the request function are undici's exported ones", () => {
+  expect(UndiciParts.Pool).toBe(Pool);
+  // Loading undici's entry point (as this test did) puts its request API on every dispatcher.
+  const pool = new UndiciParts.Pool('http://127.0.0.1:9');
+  const viaParts = jest.spyOn(Dispatcher.prototype, 'request');
+  void UndiciParts.request(pool, { path: '/', method: 'GET' }).catch(() => undefined);
+  expect(viaParts).not.toHaveBeenCalled();
+  viaParts.mockRestore();
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the module the client loads
-  expect(require('undici/lib/dispatcher/pool')).toBe(Pool);
+  expect(require('undici/lib/api/api-request')).toBe(pool.request);
+  void pool.destroy();
 });

@@ -8,17 +8,9 @@
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { UniversalClientFn, UniversalClientRequest, UniversalClientResponse } from '@connectrpc/connect/protocol';
-import type { Dispatcher, Pool as UndiciPool } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Pool, request } from './undici-parts';
 import { errorMessage } from '../../domain/errors';
-
-/**
- * undici's connection pool alone: the package's entry point also loads fetch, WebSocket,
- * the caches and the mocks (about 180 CPU-ms against 60 for the pool). The same module the
- * entry point exports as `Pool` (a test checks it).
- */
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the pool's own module, not the package's entry point
-const Pool = require('undici/lib/dispatcher/pool') as typeof UndiciPool;
-type Pool = UndiciPool;
 
 /** Options of {@link createUndiciHttpClient}. */
 export interface UndiciHttpClientOptions {
@@ -91,7 +83,7 @@ export function createUndiciHttpClient(baseUrl: string, options: UndiciHttpClien
 async function send(pool: Pool, req: UniversalClientRequest): Promise<UniversalClientResponse> {
   try {
     const body = req.body === undefined ? undefined : await collect(req.body);
-    const res = await pool.request({
+    const res = await request(pool, {
       path: pathOf(req.url),
       method: req.method as 'POST',
       headers: Object.fromEntries(req.header),
