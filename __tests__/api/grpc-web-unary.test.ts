@@ -5,9 +5,7 @@
  * gRPC-web transport gives on the same bytes, and interceptors, headers and deadlines
  * behave the same.
  */
-import * as http from 'node:http';
 import { gzipSync } from 'node:zlib';
-import type { AddressInfo } from 'node:net';
 import { Code, ConnectError, createPromiseClient, type Interceptor, type Transport } from '@connectrpc/connect';
 import { createTransport as createConnectGrpcWebTransport } from '@connectrpc/connect/protocol-grpc-web';
 import { compressionGzip } from '@connectrpc/connect-node';
@@ -15,65 +13,33 @@ import { createGrpcWebUnaryTransport } from '../../src/api/client/grpc-web-unary
 import { createUndiciHttpClient, type UndiciHttpClient } from '../../src/api/client/undici-http-client';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { loadServices, type Services } from '../../src/api/services';
-
-interface Scripted {
-  readonly status?: number;
-  readonly headers?: Record<string, string>;
-  readonly body?: Buffer;
-  /** Waits this long before answering. */
-  readonly delayMs?: number;
-}
-
-function frame(flag: number, payload: Uint8Array): Buffer {
-  const head = Buffer.alloc(5);
-  head.writeUInt8(flag, 0);
-  head.writeUInt32BE(payload.length, 1);
-  return Buffer.concat([head, payload]);
-}
-
-const trailer = (text: string): Buffer => frame(0x80, Buffer.from(text));
-const GRPC_WEB = { 'content-type': 'application/grpc-web+proto' };
+import { closedPortUrl, frame, startScriptedServer, trailer, type Scripted, type ScriptedServer } from './scripted-grpc-web';
 
 let sdk: Sdk;
 let services: Services;
-let server: http.Server;
+let server: ScriptedServer;
 let url: string;
-let answer: Scripted = {};
-let seen: http.IncomingHttpHeaders[] = [];
 let http1: UndiciHttpClient;
 
 beforeAll(async () => {
   sdk = await loadSdk();
   services = await loadServices();
-  server = http.createServer((req, res) => {
-    seen.push(req.headers);
-    req.resume();
-    req.on('end', () => {
-      const a = answer;
-      const send = () => {
-        if (res.destroyed) return;
-        res.writeHead(a.status ?? 200, { ...GRPC_WEB, ...a.headers });
-        res.end(a.body ?? Buffer.alloc(0));
-      };
-      if (a.delayMs) setTimeout(send, a.delayMs);
-      else send();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startScriptedServer();
+  url = server.url;
   http1 = createUndiciHttpClient(url, { connections: 4 });
 });
 
 afterAll(async () => {
   await http1.close();
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await server.close();
 });
 
-beforeEach(() => {
-  seen = [];
-  answer = {};
-});
+beforeEach(() => server.reset());
+
+/** Answers every request with `a`. */
+function answerWith(a: Scripted): void {
+  server.answer = () => a;
+}
 
 function transports(interceptors: Interceptor[] = [], defaultTimeoutMs = 5000): { ours: Transport; connect: Transport } {
   const acceptCompression = [compressionGzip];
@@ -150,7 +116,7 @@ const scripts: Record<string, () => Scripted> = {
 describe.each(Object.keys(scripts))('answer: %s', (name) => {
   test('gives what connect-es gives', async () => {
     const { ours, connect } = transports();
-    answer = (scripts[name] as () => Scripted)();
+    answerWith((scripts[name] as () => Scripted)());
     const expected = await outcome(connect);
     const got = await outcome(ours);
     expect(got).toEqual(expected);
@@ -167,7 +133,7 @@ test('the answers above are not all alike: messages, codes and texts come throug
     'an error in the headers only',
     'HTTP 503',
   ]) {
-    answer = (scripts[name] as () => Scripted)();
+    answerWith((scripts[name] as () => Scripted)());
     results.push(await outcome(ours));
   }
   expect(results).toEqual([
@@ -192,10 +158,10 @@ test('the request carries the gRPC-web headers, the deadline and what intercepto
       return res;
     };
   const { ours } = transports([tag('outer'), tag('inner')], 5000);
-  answer = scripts['a message and status 0']!();
+  answerWith(scripts['a message and status 0']!());
   expect(await outcome(ours)).toEqual({ id: 'job-1' });
   expect(order).toEqual(['outer in', 'inner in', 'inner out', 'outer out']);
-  const h = seen[0] as http.IncomingHttpHeaders;
+  const h = server.seen[0]!.headers;
   expect({
     type: h['content-type'],
     web: h['x-grpc-web'],
@@ -214,7 +180,7 @@ test('the request carries the gRPC-web headers, the deadline and what intercepto
 
 test('a call past its deadline is DEADLINE_EXCEEDED, as with connect-es', async () => {
   const { ours, connect } = transports();
-  answer = { ...scripts['a message and status 0']!(), delayMs: 300 };
+  answerWith({ ...scripts['a message and status 0']!(), delayMs: 300 });
   const expected = await outcome(connect, { timeoutMs: 50 });
   expect(expected).toMatchObject({ code: 'DeadlineExceeded' });
   expect(await outcome(ours, { timeoutMs: 50 })).toEqual(expected);
@@ -222,7 +188,7 @@ test('a call past its deadline is DEADLINE_EXCEEDED, as with connect-es', async 
 
 test("a call the caller cancels is CANCELED with the caller's reason", async () => {
   const { ours } = transports();
-  answer = { ...scripts['a message and status 0']!(), delayMs: 300 };
+  answerWith({ ...scripts['a message and status 0']!(), delayMs: 300 });
   const controller = new AbortController();
   const pending = outcome(ours, { signal: controller.signal });
   setTimeout(() => controller.abort(new ConnectError('stopped by the user', Code.Canceled)), 20);
@@ -233,14 +199,11 @@ test("a call the caller cancels is CANCELED with the caller's reason", async () 
 });
 
 test('an unreachable server is UNAVAILABLE', async () => {
-  const closed = http.createServer();
-  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-  const port = (closed.address() as AddressInfo).port;
-  await new Promise((r) => closed.close(r));
-  const gone = createUndiciHttpClient(`http://127.0.0.1:${port}`, { connections: 1 });
+  const nowhere = await closedPortUrl();
+  const gone = createUndiciHttpClient(nowhere, { connections: 1 });
   const unused = transports().connect;
   const ours = createGrpcWebUnaryTransport({
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: nowhere,
     exchange: gone.exchange,
     streaming: unused,
     interceptors: [],

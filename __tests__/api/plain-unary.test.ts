@@ -5,9 +5,8 @@
  * transport's request, and a client whose plain read is declined makes the read again
  * through the regular path (re-authenticating there) with one request per read afterwards.
  */
-import * as http from 'node:http';
+import type * as http from 'node:http';
 import { gzipSync } from 'node:zlib';
-import type { AddressInfo } from 'node:net';
 import { Code, ConnectError, createPromiseClient, type Transport } from '@connectrpc/connect';
 import { createTransport as createConnectGrpcWebTransport } from '@connectrpc/connect/protocol-grpc-web';
 import { compressionGzip } from '@connectrpc/connect-node';
@@ -17,84 +16,58 @@ import { createPlainUnary, type PlainCall } from '../../src/api/client/plain-una
 import { createUndiciHttpClient, type UndiciHttpClient } from '../../src/api/client/undici-http-client';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { loadServices, type Services } from '../../src/api/services';
+import {
+  closedPortUrl,
+  frame,
+  startScriptedServer,
+  trailer,
+  type Scripted,
+  type ScriptedServer,
+  type SeenRequest,
+} from './scripted-grpc-web';
 
-interface Scripted {
-  readonly status?: number;
-  readonly headers?: Record<string, string>;
-  readonly body?: Buffer;
-  /** Waits this long before answering. */
-  readonly delayMs?: number;
-}
-
-interface Seen {
-  readonly path: string;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: Buffer;
-}
-
-function frame(flag: number, payload: Uint8Array): Buffer {
-  const head = Buffer.alloc(5);
-  head.writeUInt8(flag, 0);
-  head.writeUInt32BE(payload.length, 1);
-  return Buffer.concat([head, payload]);
-}
-
-const trailer = (text: string): Buffer => frame(0x80, Buffer.from(text));
-const GRPC_WEB = { 'content-type': 'application/grpc-web+proto' };
+const ok = trailer('grpc-status: 0\r\ngrpc-message: \r\n');
 const TIMEOUT_MS = 2000;
 
 let sdk: Sdk;
 let services: Services;
-let server: http.Server;
+let server: ScriptedServer;
 let url: string;
-let answer: (seen: Seen) => Scripted = () => ({});
-let seen: Seen[] = [];
 let http1: UndiciHttpClient;
 
 beforeAll(async () => {
   sdk = await loadSdk();
   services = await loadServices();
-  server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const request = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
-      seen.push(request);
-      const a = answer(request);
-      const send = () => {
-        if (res.destroyed) return;
-        res.writeHead(a.status ?? 200, { ...GRPC_WEB, ...a.headers });
-        res.end(a.body ?? Buffer.alloc(0));
-      };
-      if (a.delayMs) setTimeout(send, a.delayMs).unref();
-      else send();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startScriptedServer();
+  url = server.url;
   http1 = createUndiciHttpClient(url, { connections: 4 });
 });
 
 afterAll(async () => {
   await http1.close();
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await server.close();
 });
 
-beforeEach(() => {
-  seen = [];
-  answer = () => ({});
-});
+beforeEach(() => server.reset());
 
 type JobCall = PlainCall<
   InstanceType<Services['mlTraining']['methods']['getTrainingJob']['I']>,
   InstanceType<Services['mlTraining']['methods']['getTrainingJob']['O']>
 >;
 
-function plainJobCall(options: { token?: () => string | undefined; accept?: readonly Compression[]; timeoutMs?: number } = {}): JobCall {
+interface PlainJobOptions {
+  readonly token?: () => string | undefined;
+  readonly accept?: readonly Compression[];
+  readonly timeoutMs?: number;
+  /** The pool to call through (the suite's, to the scripted server, by default). */
+  readonly via?: { readonly url: string; readonly client: UndiciHttpClient };
+}
+
+/** A plain GetTrainingJob call (token-1, gzip accepted, the suite's deadline unless told). */
+function plainJobCall(options: PlainJobOptions = {}): JobCall {
   const plain = createPlainUnary({
-    baseUrl: url,
-    exchange: http1.rawExchange,
+    baseUrl: options.via?.url ?? url,
+    exchange: (options.via?.client ?? http1).rawExchange,
     token: options.token ?? (() => 'token-1'),
     acceptCompression: options.accept ?? [compressionGzip],
     timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
@@ -141,8 +114,6 @@ async function plainOutcome(call: JobCall = plainJobCall()): Promise<unknown> {
 function jobMessage(id: string): Uint8Array {
   return new sdk.mlTrainingApi.GetTrainingJobResponse({ metadata: { id } }).toBinary();
 }
-
-const ok = trailer('grpc-status: 0\r\ngrpc-message: \r\n');
 
 /** Answers a plain call takes, and the job id it reads from each. */
 const taken: Record<string, [() => Scripted, string]> = {
@@ -203,7 +174,7 @@ const declined: Record<string, () => Scripted> = {
 describe.each(Object.keys(taken))('taken: %s', (name) => {
   test('gives the message, as the regular transport does', async () => {
     const [script, id] = taken[name] as [() => Scripted, string];
-    answer = script;
+    server.answer = script;
     expect(await plainOutcome()).toEqual({ id });
     expect(await regularOutcome()).toEqual({ id });
   });
@@ -211,79 +182,57 @@ describe.each(Object.keys(taken))('taken: %s', (name) => {
 
 describe.each(Object.keys(declined))('declined: %s', (name) => {
   test('answers undefined after one request', async () => {
-    answer = declined[name] as () => Scripted;
+    server.answer = declined[name] as () => Scripted;
     expect(await plainOutcome()).toBe('declined');
-    expect(seen).toHaveLength(1);
+    expect(server.seen).toHaveLength(1);
   });
 });
 
 test('a gzip-compressed message is declined when the call does not accept gzip', async () => {
-  answer = taken['a gzip-compressed message']![0];
+  server.answer = taken['a gzip-compressed message']![0];
   expect(await plainOutcome(plainJobCall({ accept: [] }))).toBe('declined');
 });
 
 test('the deadline declines while the answer is still awaited (the test times out otherwise)', async () => {
-  answer = () => ({ delayMs: 120_000 });
+  server.answer = () => ({ delayMs: 120_000 });
   expect(await plainOutcome(plainJobCall({ timeoutMs: 200 }))).toBe('declined');
 });
 
 test('a call still queued for a connection at its deadline declines then, and is never sent', async () => {
   const single = createUndiciHttpClient(url, { connections: 1 });
   try {
-    const plain = createPlainUnary({
-      baseUrl: url,
-      exchange: single.rawExchange,
-      token: () => 'token-1',
-      acceptCompression: [],
-      timeoutMs: 1500,
+    const call = plainJobCall({ via: { url, client: single }, timeoutMs: 1500 });
+    server.answer = (request) => ({
+      delayMs: request.body.includes('slow') ? 1000 : 0,
+      body: Buffer.concat([frame(0, jobMessage('job-1')), ok]),
     });
-    const call = plain(services.mlTraining, services.mlTraining.methods.getTrainingJob);
-    answer = (request) => ({ delayMs: request.body.includes('slow') ? 1000 : 0, body: Buffer.concat([frame(0, jobMessage('job-1')), ok]) });
     const slow = call({ id: 'slow' });
     // Queued behind the slow call: its deadline (1.5 s) is the slow one's own, so it passes in the queue.
-    const plainQueued = createPlainUnary({
-      baseUrl: url,
-      exchange: single.rawExchange,
-      token: () => 'token-1',
-      acceptCompression: [],
-      timeoutMs: 50,
-    });
-    const queued = plainQueued(services.mlTraining, services.mlTraining.methods.getTrainingJob)({ id: 'queued' });
+    const queued = plainJobCall({ via: { url, client: single }, timeoutMs: 50 })({ id: 'queued' });
     expect(await queued).toBeUndefined();
     expect((await slow)?.metadata?.id).toBe('job-1');
     expect((await call({ id: 'after' }))?.metadata?.id).toBe('job-1');
-    expect(seen.map((s) => sdk.mlTrainingApi.GetTrainingJobRequest.fromBinary(s.body.subarray(5)).id)).toEqual(['slow', 'after']);
+    expect(server.seen.map((s) => sdk.mlTrainingApi.GetTrainingJobRequest.fromBinary(s.body.subarray(5)).id)).toEqual(['slow', 'after']);
   } finally {
     await single.close();
   }
 });
 
 test('a server that cannot be reached declines', async () => {
-  const closed = http.createServer();
-  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-  const port = (closed.address() as AddressInfo).port;
-  await new Promise((r) => closed.close(r));
-  const nowhere = createUndiciHttpClient(`http://127.0.0.1:${port}`, { connections: 1 });
+  const address = await closedPortUrl();
+  const nowhere = createUndiciHttpClient(address, { connections: 1 });
   try {
-    const plain = createPlainUnary({
-      baseUrl: `http://127.0.0.1:${port}`,
-      exchange: nowhere.rawExchange,
-      token: () => 'token-1',
-      acceptCompression: [],
-      timeoutMs: TIMEOUT_MS,
-    });
-    const call = plain(services.mlTraining, services.mlTraining.methods.getTrainingJob);
-    expect(await call({ id: 'job-1' })).toBeUndefined();
+    expect(await plainJobCall({ via: { url: address, client: nowhere } })({ id: 'job-1' })).toBeUndefined();
   } finally {
     await nowhere.close();
   }
 });
 
 test('the request is the regular transport’s: path, body and gRPC-web headers with the token and deadline', async () => {
-  answer = taken['a message and status 0']![0];
+  server.answer = taken['a message and status 0']![0];
   await plainOutcome();
   await regularOutcome();
-  const [plain, regular] = seen as [Seen, Seen];
+  const [plain, regular] = server.seen as [SeenRequest, SeenRequest];
   expect(plain.path).toBe('/viam.app.mltraining.v1.MLTrainingService/GetTrainingJob');
   expect(plain.path).toBe(regular.path);
   expect(plain.body.equals(regular.body)).toBe(true);
@@ -302,17 +251,17 @@ test('the request is the regular transport’s: path, body and gRPC-web headers 
 });
 
 test('the header follows the token: none sends nothing, a new one is carried from the next call', async () => {
-  answer = taken['a message and status 0']![0];
+  server.answer = taken['a message and status 0']![0];
   let token: string | undefined;
   const call = plainJobCall({ token: () => token });
   expect(await plainOutcome(call)).toBe('declined');
-  expect(seen).toHaveLength(0);
+  expect(server.seen).toHaveLength(0);
   token = 'first';
   await plainOutcome(call);
   await plainOutcome(call);
   token = 'second';
   await plainOutcome(call);
-  expect(seen.map((s) => s.headers.authorization)).toEqual(['Bearer first', 'Bearer first', 'Bearer second']);
+  expect(server.seen.map((s) => s.headers.authorization)).toEqual(['Bearer first', 'Bearer first', 'Bearer second']);
 });
 
 describe('a client reading part versions', () => {
@@ -322,7 +271,7 @@ describe('a client reading part versions', () => {
   let staleToken: string | undefined;
 
   /** Authenticate hands out token-1, token-2, ...; GetRobotPart refuses `staleToken` and answers the rest. */
-  function service(request: Seen): Scripted {
+  function service(request: SeenRequest): Scripted {
     if (request.path === AUTH_PATH) {
       tokensIssued += 1;
       const reply = new services.auth.methods.authenticate.O({ accessToken: `token-${tokensIssued}` });
@@ -339,7 +288,7 @@ describe('a client reading part versions', () => {
   beforeEach(() => {
     tokensIssued = 0;
     staleToken = undefined;
-    answer = service;
+    server.answer = service;
   });
 
   async function client() {
@@ -350,7 +299,7 @@ describe('a client reading part versions', () => {
     });
   }
 
-  const partCalls = () => seen.filter((s) => s.path === PART_PATH).map((s) => s.headers.authorization);
+  const partCalls = () => server.seen.filter((s) => s.path === PART_PATH).map((s) => s.headers.authorization);
 
   test('one request per read while the answers are plain', async () => {
     const c = await client();

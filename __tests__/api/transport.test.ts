@@ -8,6 +8,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServiceClient, ServiceError, type RetryClock } from '../../src/api/client';
 import { defaultCompression } from '../../src/api/client/transport';
+import { closedPortUrl } from './scripted-grpc-web';
 import { wholeEnvelopes } from '../../src/api/client/undici-http-client';
 import * as own from '../../src/api/own-messages';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
@@ -146,15 +147,12 @@ test('a submit past its deadline is not repeated', async () => {
 });
 
 test('an unreachable service is UNAVAILABLE at connect time, with a hint and without the key', async () => {
-  const closed = http.createServer();
-  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-  const port = (closed.address() as AddressInfo).port;
-  await new Promise((r) => closed.close(r));
+  const nowhere = await closedPortUrl();
   const clock = noWait();
-  const err = await createServiceClient({ serviceHost: `http://127.0.0.1:${port}`, credentials, clock }).catch((e: unknown) => e);
+  const err = await createServiceClient({ serviceHost: nowhere, credentials, clock }).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ServiceError);
   expect(err).toMatchObject({ code: 'UNAVAILABLE', method: 'AuthService.Authenticate' });
-  expect((err as ServiceError).hint).toContain(`127.0.0.1:${port}`);
+  expect((err as ServiceError).hint).toContain(nowhere.replace('http://', ''));
   expect(clock.waits).toHaveLength(3); // Authenticate is safe to repeat
   expect((err as ServiceError).format()).not.toContain(credentials.payload);
 });
