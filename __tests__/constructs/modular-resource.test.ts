@@ -94,11 +94,13 @@ describe('ModularResource', () => {
     expect(issue.message).toMatch(/configured module ids: acme:sensors/);
   });
 
-  test('registry models are lowercase', () => {
+  test("a model's case is the module's own: viam:ufactory:xArm6 of module viam:ufactory raises nothing at synth", () => {
     const { app, stack } = newStack('s');
-    const { machine } = machineWithSensors(stack);
-    new ModularResource(machine, 'b', { api: 'rdk:component:board', model: 'acme:sensors:Pi-Board' });
-    expect(warningsOf(app)).toEqual(['s/m/b model model-triplet']);
+    const machine = new Machine(stack, 'arm-1');
+    const ufactory = new Module(machine, 'ufactory', { moduleId: 'viam:ufactory', version: '~1.0' });
+    new ModularResource(machine, 'arm', { api: 'rdk:component:arm', model: ufactory.model('xArm6') });
+    expect(errorsOf(app)).toEqual([]);
+    expect(warningsOf(app)).toEqual([]);
   });
 
   test('names: invalid names and duplicates under one API are warnings; one name under two APIs is fine', () => {

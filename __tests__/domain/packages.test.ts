@@ -3,6 +3,7 @@ import {
   packageFolder,
   packagePlaceholder,
   parsePackageKey,
+  placeholderReplacementError,
   substitutePlaceholders,
   validateMachineConfig,
   type Issue,
@@ -25,6 +26,10 @@ function configWith(
 
 function errorsOf(config: unknown): Array<Pick<Issue, 'code' | 'path' | 'message'>> {
   return validateMachineConfig(config).errors.map(({ code, path, message }) => ({ code, path, message }));
+}
+
+function warningsOf(config: unknown): Array<Pick<Issue, 'code' | 'path' | 'message'>> {
+  return validateMachineConfig(config).warnings.map(({ code, path, message }) => ({ code, path, message }));
 }
 
 describe('package placeholder keys', () => {
@@ -75,13 +80,16 @@ describe('packages in a machine config', () => {
     expect(validateMachineConfig(config)).toEqual({ errors: [], warnings: [] });
   });
 
-  test('an unknown package name is an error at the field, naming the packages the machine has', () => {
-    expect(errorsOf(configWith({ model_path: '${packages.ml_model.box-detecter}/model.tflite' }))).toEqual([
+  test('an unknown package name is a warning at the field (the service stores it; what reads it fails), naming the resource, the packages the machine has and the fix', () => {
+    const config = configWith({ model_path: '${packages.ml_model.box-detecter}/model.tflite' });
+    expect(errorsOf(config)).toEqual([]);
+    expect(warningsOf(config)).toEqual([
       {
         code: 'package-placeholder',
         path: 'services[0].attributes.model_path',
         message:
-          'placeholder ${packages.ml_model.box-detecter}: failed to find a package named "box-detecter"; this machine\'s packages: box-detector (ml_model)',
+          'resource "mlmodel": placeholder ${packages.ml_model.box-detecter} is left as written, and what reads it fails: failed to find a package named "box-detecter"; ' +
+          'this machine\'s packages: box-detector (ml_model); declare a package named "box-detecter" on the machine (a Package construct, or a "packages" entry)',
       },
     ]);
   });
@@ -92,39 +100,56 @@ describe('packages in a machine config', () => {
         { type: 'local', name: 'local-1', executable_path: '${packages.module.mine}/run.sh', env: { DATA: '${packages.archive.data}' } },
       ],
     };
-    expect(errorsOf(config).map((e) => [e.path, e.message])).toEqual([
+    expect(errorsOf(config)).toEqual([]);
+    expect(warningsOf(config).map((e) => [e.path, e.message])).toEqual([
       [
         'modules[0].env.DATA',
-        'placeholder ${packages.archive.data}: failed to find a package named "data"; this machine\'s packages: (none)',
+        'module "local-1": placeholder ${packages.archive.data} is left as written, and what reads it fails: failed to find a package named "data"; ' +
+          'this machine\'s packages: (none); declare a package named "data" on the machine (a Package construct, or a "packages" entry)',
       ],
       [
         'modules[0].executable_path',
-        'placeholder ${packages.module.mine}: failed to find a package named "mine"; this machine\'s packages: (none)',
+        'module "local-1": placeholder ${packages.module.mine} is left as written, and what reads it fails: failed to find a package named "mine"; ' +
+          'this machine\'s packages: (none); declare a package named "mine" on the machine (a Package construct, or a "packages" entry)',
       ],
     ]);
   });
 
-  test('a type mismatch is an error saying both types; ${packages.NAME} looks for an ml_model', () => {
+  test('a type mismatch is a warning saying both types and the placeholder to write; ${packages.NAME} looks for an ml_model', () => {
     const archive = { ...detector, type: 'archive' };
-    expect(
-      errorsOf(
-        configWith({ a: '${packages.box-detector}', b: '${packages.module.box-detector}', c: '${packages.archive.box-detector}' }, [
-          archive,
-        ]),
-      ),
-    ).toEqual([
+    const config = configWith(
+      { a: '${packages.box-detector}', b: '${packages.module.box-detector}', c: '${packages.archive.box-detector}' },
+      [archive],
+    );
+    expect(errorsOf(config)).toEqual([]);
+    expect(warningsOf(config)).toEqual([
       {
         code: 'package-placeholder',
         path: 'services[0].attributes.a',
-        message: 'placeholder ${packages.box-detector} is looking for a package of type ml_model but a package of type archive was found',
+        message:
+          'resource "mlmodel": placeholder ${packages.box-detector} is left as written, and what reads it fails: it is looking for a package of type ml_model ' +
+          'but a package of type archive was found; write ${packages.archive.box-detector}',
       },
       {
         code: 'package-placeholder',
         path: 'services[0].attributes.b',
         message:
-          'placeholder ${packages.module.box-detector} is looking for a package of type module but a package of type archive was found',
+          'resource "mlmodel": placeholder ${packages.module.box-detector} is left as written, and what reads it fails: it is looking for a package of type module ' +
+          'but a package of type archive was found; write ${packages.archive.box-detector}',
       },
     ]);
+  });
+
+  test("the machine server's own words for a placeholder it cannot replace", () => {
+    const packages = new Map([['box-detector', 'archive']]);
+    const at = (text: string) => placeholderReplacementError(parsePackageKey(text.slice(2, -1))!, text, packages);
+    expect(at('${packages.archive.box-detector}')).toBeUndefined();
+    expect(at('${packages.wrench-detector}')).toBe(
+      'failed to find a package named "wrench-detector" for placeholder "packages.wrench-detector"',
+    );
+    expect(at('${packages.box-detector}')).toBe(
+      'placeholder "packages.box-detector" is looking for a package of type "ml_model" but a package of type "archive" was found. Try "packages.archive.box-detector"',
+    );
   });
 
   test('entries: name rule, package id, type, duplicates; version latest or empty is fine', () => {

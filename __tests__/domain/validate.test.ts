@@ -164,7 +164,6 @@ const FAILS_AT_RUN_TIME = new Set([
   'invalid version policy',
   'a bare model name that is no known builtin',
   'model of an unconfigured module',
-  'uppercase model of a registry module',
   'invalid module name',
   'reserved module name',
   'duplicate module name',
@@ -326,13 +325,6 @@ describe('validateMachineConfig: errors', () => {
         c.components[2].model = 'other:cams:multi-cam';
       },
       [{ code: 'model-module-mismatch', path: 'components[2].model' }],
-    ],
-    [
-      'uppercase model of a registry module',
-      (c) => {
-        c.components[2].model = 'acme:sensors:Multi-Cam';
-      },
-      [{ code: 'model-triplet', path: 'components[2].model' }],
     ],
     [
       'invalid module name',

@@ -82,3 +82,41 @@ test('a model with no module to provide it, and an unresolved module, are errors
     'resource rdk:component:board/board1 failed to configure: unknown resource type: API "rdk:component:board" with model "acme:sensors:pi-board" not registered',
   ]);
 });
+
+test('a placeholder no package of the machine provides fails only the resource holding it, in the machine server words', () => {
+  const zero = { moduleStartMs: 0, resourceConfigureMs: 0 };
+  const fetched: FetchedConfig = {
+    ...config('r1', '1.2.5'),
+    resources: [
+      ...config('r1', '1.2.5').resources,
+      {
+        kind: 'services',
+        entry: {
+          name: 'detector',
+          api: 'rdk:service:vision',
+          model: 'rdk:builtin:mlmodel',
+          attributes: { path: '${packages.wrench-detector}' },
+        },
+      },
+      {
+        kind: 'services',
+        entry: { name: 'mapper', api: 'rdk:service:navigation', model: 'rdk:builtin:builtin', attributes: { map: '${packages.floor}' } },
+      },
+    ],
+    packages: [{ name: 'floor', packageId: 'org-1/floor', type: 'slam_map', version: '1', totalBytes: 10 }],
+  };
+  let step = checkIn(undefined, fetched, 0, zero, healthy, false);
+  for (let now = 5; now <= 20; now += 5) step = checkIn(step.run, fetched, now, zero, healthy, false);
+  const byName = new Map(step.run.resources.map((r) => [r.name, r]));
+  expect(byName.get('board1')?.state).toBe(ResourceState.READY);
+  expect(byName.get('nav')?.state).toBe(ResourceState.READY);
+  expect(byName.get('detector')).toMatchObject({
+    state: ResourceState.UNHEALTHY,
+    error: 'attributes: failed to find a package named "wrench-detector" for placeholder "packages.wrench-detector"',
+  });
+  expect(byName.get('mapper')).toMatchObject({
+    state: ResourceState.UNHEALTHY,
+    error:
+      'attributes: placeholder "packages.floor" is looking for a package of type "ml_model" but a package of type "slam_map" was found. Try "packages.slam_map.floor"',
+  });
+});

@@ -1,4 +1,11 @@
-import { declaredFetch, resolveFetching, type FetchedFragment, type FragmentFetch } from '../../src/engine/kinds/machine-fragments';
+import { validateMachineConfig } from '../../src/domain';
+import {
+  declaredFetch,
+  resolutionFindings,
+  resolveFetching,
+  type FetchedFragment,
+  type FragmentFetch,
+} from '../../src/engine/kinds/machine-fragments';
 
 /** Fragments as plain data: by id, revisions oldest first, tags; counts each read. */
 function service(fragments: Record<string, { revisions: Record<string, unknown>[]; tags?: Record<string, string> }>) {
@@ -62,4 +69,39 @@ test('a fragment the stack declares is taken as declared at its latest revision 
   expect(await name('old')).toBe('v1');
   expect(await name('2')).toBe('v2');
   expect(await name('nope')).toBe('unknown-version');
+});
+
+test('an import the machine cannot read is a warning naming the machine, the import and what it lacks; the rest still resolves and is checked', async () => {
+  const { fetch } = service({ rig: { revisions: [{ components: [board('a')] }] } });
+  const config = {
+    components: [board('own')],
+    fragments: ['45ab-gone', { id: 'rig' }, { id: 'rig', version: 'stable', prefix: 'old' }],
+  };
+  const resolution = await resolveFetching('rw-06', config, fetch);
+  const rules = (c: unknown) => validateMachineConfig(c, { allowUnpinnedModules: true, pathPrefix: 'config' });
+  const { problems, notes } = resolutionFindings('rw-06', resolution, rules);
+  expect(problems).toEqual([]);
+  expect((resolution.config.components as Array<{ name: string }>).map((c) => c.name)).toEqual(['own', 'a']);
+  const leftOut = notes.filter((n) => n.path?.startsWith('config.fragments'));
+  expect(leftOut.map((n) => n.path)).toEqual(['config.fragments[0]', 'config.fragments[2].version']);
+  expect(leftOut.every((n) => n.level === 'warning')).toBe(true);
+  expect(leftOut[0]?.message).toMatch(
+    /^machine rw-06, fragment 45ab-gone: there is no fragment 45ab-gone this machine's organization can read/,
+  );
+  expect(leftOut[0]?.message).toContain('runs without anything fragment 45ab-gone would bring');
+  expect(leftOut[0]?.message).toContain('create the fragment, share it as public or unlisted, or remove the import');
+  expect(leftOut[1]?.message).toContain('has no revision or tag "stable"');
+  expect(leftOut[1]?.message).toContain('import an existing revision or tag');
+  // The entries it has are checked as ever: a model no module provides is a warning naming the fragment.
+  expect(notes.some((n) => n.path === 'config.components.a.model' && n.message.startsWith('machine rw-06, fragment rig (rig): '))).toBe(
+    true,
+  );
+});
+
+test('other resolution errors stay problems: a fragment importing itself', async () => {
+  const { fetch } = service({ loop: { revisions: [{ fragments: ['loop'] }] } });
+  const resolution = await resolveFetching('m', { fragments: ['loop'] }, fetch);
+  const { problems, notes } = resolutionFindings('m', resolution, (c) => validateMachineConfig(c));
+  expect(problems.map((p) => p.path)).toEqual(['config["fragment:loop.fragments[0]"]']);
+  expect(notes).toEqual([]);
 });

@@ -46,3 +46,27 @@ export class FragmentResolutionError extends FleetformError {
     this.field = details.field;
   }
 }
+
+/**
+ * Imports the service keeps as written and reports as a fragment error on the machine, which
+ * runs its own entries and its other imports: a fragment (or a revision or tag of it) the
+ * machine's organization cannot read, because none exists or it is another organization's
+ * private fragment. The fix may be made on the service (creating the fragment, sharing it,
+ * tagging a revision), so what the machine lacks is a warning, never a refusal.
+ */
+const IMPORTS_LEFT_OUT: ReadonlySet<FragmentErrorCode> = new Set(['unknown-fragment', 'unknown-version']);
+
+/** Whether the machine runs without this import (and the rest of its config as written). */
+export function leavesImportOut(error: FragmentResolutionError): boolean {
+  return IMPORTS_LEFT_OUT.has(error.code);
+}
+
+/** What a machine runs without when an import is left out, and the fixes: the text of its warning. */
+export function importLeftOutWarning(error: FragmentResolutionError): string {
+  const fragment = error.fragmentId === undefined ? 'the fragment' : `fragment ${error.fragmentId}`;
+  return (
+    `${error.message}; the service keeps the import and reports it as a fragment error on the machine, which runs ` +
+    `without anything ${fragment} would bring (its components, services, modules and packages); ` +
+    `${error.code === 'unknown-version' ? 'import an existing revision or tag' : 'create the fragment, share it as public or unlisted, or remove the import'}`
+  );
+}

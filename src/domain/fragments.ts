@@ -420,8 +420,8 @@ function lookupProblem(spec: FragmentImportSpec, field: string, missing: 'unknow
       code: 'unknown-fragment',
       fragmentId: spec.id,
       field,
-      message: `there is no fragment ${spec.id}`,
-      hint: 'import an existing fragment id, or remove the import',
+      message: `there is no fragment ${spec.id} this machine's organization can read (no fragment has that id, or it is another organization's private fragment)`,
+      hint: "import an existing fragment id (your organization's, or a public or unlisted one), or remove the import",
     };
   }
   return {

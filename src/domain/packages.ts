@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorIssue, type Issue } from './issue';
+import { errorIssue, warningIssue, type Issue } from './issue';
 import { childPath } from './json-path';
 
 /**
@@ -116,29 +116,38 @@ function namesOf(packages: KnownPackages): string {
 }
 
 /**
- * The problem with a package placeholder at `path`, if any: it names no package of the
- * machine, or one of another type than it asks for.
+ * The problem with a package placeholder at `path` in what `owner` names (`resource "cam"`,
+ * `module "slam"`), if any: it names no package of the machine, or one of another type than
+ * it asks for. A warning: the service stores such a config, and the machine server leaves
+ * the placeholder as written (it logs the failed replacement), so only what uses it fails.
  */
-export function checkPackageReference(ref: PackageReference, text: string, path: string, packages: KnownPackages): Issue | undefined {
+export function checkPackageReference(
+  ref: PackageReference,
+  text: string,
+  path: string,
+  packages: KnownPackages,
+  owner: string,
+): Issue | undefined {
   const found = packages.types.get(ref.name);
+  const leftAsWritten = `${owner}: placeholder ${text} is left as written, and what reads it fails`;
   if (!packages.types.has(ref.name)) {
     if (packages.unknown) return undefined;
-    return errorIssue(
+    const fix = `declare a package named ${JSON.stringify(ref.name)} on the machine (a Package construct, or a "packages" entry)`;
+    return warningIssue(
       'package-placeholder',
       path,
-      `placeholder ${text}: failed to find a package named ${JSON.stringify(ref.name)}; this machine's packages: ${namesOf(packages)}`,
-      packages.types.size > 0
-        ? 'use the name of one of those packages'
-        : 'add a package of that name to the machine (a Package construct, or a "packages" entry)',
+      `${leftAsWritten}: failed to find a package named ${JSON.stringify(ref.name)}; this machine's packages: ${namesOf(packages)}; ${fix}`,
+      packages.types.size > 0 ? `use the name of one of those packages, or ${fix}` : fix,
     );
   }
   const wanted = referencedType(ref);
   if (found === undefined || found === wanted) return undefined;
-  return errorIssue(
+  const fix = `write \${packages.${found}.${ref.name}}`;
+  return warningIssue(
     'package-placeholder',
     path,
-    `placeholder ${text} is looking for a package of type ${wanted} but a package of type ${found} was found`,
-    `write \${packages.${found}.${ref.name}}`,
+    `${leftAsWritten}: it is looking for a package of type ${wanted} but a package of type ${found} was found; ${fix}`,
+    fix,
   );
 }
 
@@ -211,4 +220,25 @@ export function checkUniquePackageNames(entries: ReadonlyArray<{ readonly value:
     } else seen.set(e.value.name, e.path);
   }
   return issues;
+}
+
+/**
+ * Why the machine server cannot replace a package placeholder (`text` as written, e.g.
+ * `${packages.ml_model.cam}`) with the machine's packages (local name -> type), in its own
+ * words; undefined when it can.
+ */
+export function placeholderReplacementError(
+  ref: PackageReference,
+  text: string,
+  packages: ReadonlyMap<string, string>,
+): string | undefined {
+  const key = text.replace(/^\$\{|\}$/g, '');
+  const found = packages.get(ref.name);
+  if (found === undefined) return `failed to find a package named ${JSON.stringify(ref.name)} for placeholder ${JSON.stringify(key)}`;
+  const wanted = referencedType(ref);
+  if (found === wanted) return undefined;
+  return (
+    `placeholder ${JSON.stringify(key)} is looking for a package of type ${JSON.stringify(wanted)} but a package of type ` +
+    `${JSON.stringify(found)} was found. Try ${JSON.stringify(`packages.${found}.${ref.name}`)}`
+  );
 }

@@ -5,9 +5,6 @@
 
 const TRIPLET = /^([\w-]+):([\w-]+):([\w-]+)$/;
 
-/** Registry models are lowercase: `[a-z0-9_-]` in every part. */
-export const REGISTRY_MODEL_TRIPLET = /^[a-z0-9_-]+:[a-z0-9_-]+:[a-z0-9_-]+$/;
-
 /** A parsed API triplet, e.g. `rdk:component:sensor`. */
 export interface ApiTriplet {
   namespace: string;

@@ -32,7 +32,7 @@ import {
   type PackageConfig,
 } from './packages';
 import { findPlaceholders, mayHoldPlaceholder, PLACEHOLDER_PATTERN, type PlaceholderRef } from './placeholders';
-import { BUILTIN_MODULE_ID, isApiTriplet, isModelTriplet, isModuleId, REGISTRY_MODEL_TRIPLET } from './triplet';
+import { BUILTIN_MODULE_ID, isApiTriplet, isModelTriplet, isModuleId } from './triplet';
 import { ACCEPTED_VERSION_FORMS, isVersionPolicy } from './version-policy';
 import { ownRecord } from './own-keys';
 import { describeValue, schemaProblems, type SchemaProblem } from './schema-issues';
@@ -279,7 +279,7 @@ function checkModule(
       ...findPlaceholders(mod.env ?? {}, childPath(path, 'env')),
       ...findPlaceholders(mod.executable_path ?? '', childPath(path, 'executable_path')),
     ];
-    pushAll(issues, placeholderIssues(refs, packages));
+    pushAll(issues, placeholderIssues(refs, packages, `module ${JSON.stringify(mod.name)}`));
   }
 }
 
@@ -312,13 +312,13 @@ function invalidPlaceholder(path: string, text: string): Issue {
   );
 }
 
-/** The problems of placeholders: keys that are none, packages the machine does not have or has of another type. */
-function placeholderIssues(refs: readonly PlaceholderRef[], packages: KnownPackages): Issue[] {
+/** The problems of placeholders in what `owner` names: keys that are none, packages the machine does not have or has of another type. */
+function placeholderIssues(refs: readonly PlaceholderRef[], packages: KnownPackages, owner: string): Issue[] {
   const issues: Issue[] = [];
   for (const p of refs) {
     if (!p.valid) issues.push(invalidPlaceholder(p.path, p.text));
     else if (p.package) {
-      const problem = checkPackageReference(p.package, p.text, p.path, packages);
+      const problem = checkPackageReference(p.package, p.text, p.path, packages, owner);
       if (problem) issues.push(problem);
     }
   }
@@ -409,19 +409,17 @@ function checkResource(
           hint,
         ),
       );
-    } else if (modules.ids.get(moduleId) === 'registry' && !REGISTRY_MODEL_TRIPLET.test(res.model)) {
-      issues.push(
-        warningIssue(
-          'model-triplet',
-          childPath(path, 'model'),
-          `registry models are lowercase; "${res.model}" cannot come from module "${moduleId}"`,
-          `write it as "${res.model.toLowerCase()}"`,
-        ),
-      );
     }
   }
   if (packages !== undefined && mayHoldPlaceholder(res.attributes)) {
-    pushAll(issues, placeholderIssues(findPlaceholders(res.attributes ?? {}, childPath(path, 'attributes')), packages));
+    pushAll(
+      issues,
+      placeholderIssues(
+        findPlaceholders(res.attributes ?? {}, childPath(path, 'attributes')),
+        packages,
+        `resource ${JSON.stringify(res.name)}`,
+      ),
+    );
   }
 }
 

@@ -18,6 +18,7 @@ import * as crypto from 'node:crypto';
 import type { ResourceListName } from '../../domain/config';
 import { isKnownBuiltinModel } from '../../domain/builtin-models';
 import { findPlaceholders } from '../../domain/placeholders';
+import { placeholderReplacementError, type PackageReference } from '../../domain/packages';
 import { normalApi, normalModel } from '../../domain/resource-forms';
 import { isBuiltinModel, moduleIdOfModel } from '../../domain/triplet';
 import { implicitDependencies } from '../../domain/implicit-dependencies';
@@ -175,7 +176,8 @@ export interface Health {
 /** What a check-in needs of an entry: a digest of its JSON text and the packages its attributes use. */
 interface EntryFacts {
   readonly digest: string;
-  readonly packages: readonly string[];
+  /** The package placeholders its attributes hold. */
+  readonly packages: readonly { readonly ref: PackageReference; readonly text: string }[];
 }
 
 const facts = new WeakMap<object, EntryFacts>();
@@ -204,10 +206,10 @@ function packageKey(p: { name: string; packageId: string; version: string; prese
   return `${p.name}\0${p.packageId}\0${p.version}\0${p.present ? 'present' : 'missing'}`;
 }
 
-/** The local names of the packages a resource entry's attributes use. */
-function packagesUsed(entry: Readonly<Record<string, unknown>>, text: string): string[] {
+/** The package placeholders a resource entry's attributes hold. */
+function packagesUsed(entry: Readonly<Record<string, unknown>>, text: string): EntryFacts['packages'] {
   if (!text.includes('${packages.')) return [];
-  return findPlaceholders(entry.attributes ?? {}, '').flatMap((p) => (p.package ? [p.package.name] : []));
+  return findPlaceholders(entry.attributes ?? {}, '').flatMap((p) => (p.package ? [{ ref: p.package, text: p.text }] : []));
 }
 
 /** The entry's API in its parts, from whatever form it is written in; undefined parts read as `unknown`. */
@@ -314,6 +316,7 @@ export function checkIn(
 
   const packages = stepPackages(base?.packages ?? [], config.packages ?? [], now, timings, health, logs);
   const packageByName = new Map(packages.map((p) => [p.name, p]));
+  const packageTypes = new Map((config.packages ?? []).map((p) => [p.name, p.type]));
   const providerOf = moduleProviders(config.modules, modules);
   const previousResources = new Map((base?.resources ?? []).map((r) => [resourceKey(r), r]));
   const remotes = stepRemotes(base?.remotes ?? [], config.remotes ?? [], logs);
@@ -390,7 +393,13 @@ export function checkIn(
           : { ...fresh, state: ResourceState.CONFIGURING, readyAt: Math.max(fresh.readyAt, target.readyAt + timings.resourceConfigureMs) };
       }
     }
-    for (const name of used) {
+    // The machine server leaves a placeholder it cannot replace as written: what reads it fails.
+    for (const { ref, text } of used) {
+      const unreplaced = placeholderReplacementError(ref, text, packageTypes);
+      if (unreplaced !== undefined) return settle(fresh, ResourceState.UNHEALTHY, `attributes: ${unreplaced}`, label);
+    }
+    for (const { ref } of used) {
+      const name = ref.name;
       const pkg = packageByName.get(name);
       if (pkg?.state === PackageState.FAILED)
         return settle(fresh, ResourceState.UNHEALTHY, `package ${name} is not available: ${pkg.error}`, label);

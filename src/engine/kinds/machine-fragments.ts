@@ -8,12 +8,15 @@ import type { FragmentClient } from '../../api/client';
 import { ServiceError } from '../../api/client/errors';
 import {
   FRAGMENT_NESTING_LIMIT,
+  importLeftOutWarning,
   isRevisionNumber,
+  leavesImportOut,
   resolveMachineConfig,
   type FragmentAtVersion,
   type MachineResolution,
 } from '../../domain/fragments';
 import { childPath } from '../../domain/json-path';
+import { joinPath } from '../../domain/issue';
 import { decodeStruct } from '../../api/struct-codec';
 import { isObject } from '../json';
 import type { KindContext, PlanNote, PlanProblem } from '../kind';
@@ -173,20 +176,38 @@ const RESOLVED_ENTRY = /^config\.(components|services|modules)\[(\d+)\](.*)$/;
 /**
  * The domain's machine config rules over what the machine will run (its config resolved
  * with its fragments, variables and mods), and every resolution error: each names the
- * machine, the fragment an entry came from and the field, before any call.
+ * machine, the fragment an entry came from and the field, before any call. An import the
+ * machine runs without (a fragment its organization cannot read) is a warning: the
+ * service stores it, and the rest of the machine runs.
  */
 export async function resolvedConfigChecks(
   ctx: KindContext,
   machine: string,
   config: Readonly<Record<string, unknown>>,
-  validate: (config: unknown) => { errors: readonly ConfigIssue[]; warnings: readonly ConfigIssue[] },
+  validate: ConfigRules,
 ): Promise<{ problems: PlanProblem[]; notes: PlanNote[] }> {
-  const resolution = await resolveFetching(machine, config, planFetch(ctx));
-  const problems: PlanProblem[] = resolution.errors.map((e) => ({
-    path: childPath('config', e.field),
-    message: e.message,
-    ...(e.hint ? { hint: e.hint } : {}),
-  }));
+  return resolutionFindings(machine, await resolveFetching(machine, config, planFetch(ctx)), validate);
+}
+
+/** The domain's machine config rules, as resolvedConfigChecks applies them. */
+export type ConfigRules = (config: unknown) => { errors: readonly ConfigIssue[]; warnings: readonly ConfigIssue[] };
+
+/**
+ * What a plan finds of a machine's resolution: its resolution errors (an import the
+ * machine runs without is a warning, see leavesImportOut) and the config rules over what
+ * it runs, each entry's issue named by the machine and the fragment it came from.
+ */
+export function resolutionFindings(
+  machine: string,
+  resolution: MachineResolution,
+  validate: ConfigRules,
+): { problems: PlanProblem[]; notes: PlanNote[] } {
+  const problems: PlanProblem[] = resolution.errors
+    .filter((e) => !leavesImportOut(e))
+    .map((e) => ({ path: errorPath(e.field), message: e.message, ...(e.hint ? { hint: e.hint } : {}) }));
+  const leftOut: PlanNote[] = resolution.errors
+    .filter(leavesImportOut)
+    .map((e) => ({ level: 'warning', path: errorPath(e.field), message: importLeftOutWarning(e) }));
   const result = validate(resolution.config);
   const locate = (issue: ConfigIssue): { path: string; message: string } => {
     const m = RESOLVED_ENTRY.exec(issue.path);
@@ -199,8 +220,13 @@ export async function resolvedConfigChecks(
     return { path, message: `${about}: ${path.slice('config.'.length)}: ${issue.message}` };
   };
   for (const e of result.errors) problems.push({ ...locate(e), ...(e.hint ? { hint: e.hint } : {}) });
-  const notes: PlanNote[] = result.warnings.map((w) => ({ level: 'warning', ...locate(w) }));
+  const notes: PlanNote[] = [...leftOut, ...result.warnings.map((w): PlanNote => ({ level: 'warning', ...locate(w) }))];
   return { problems, notes };
+}
+
+/** Where a resolution error is, as a plan path: in the machine's config (`config.fragments[0]`), or in a fragment's (`config["fragment:<id>.components"]`). */
+function errorPath(field: string): string {
+  return field.startsWith('fragment:') ? childPath('config', field) : joinPath('config', field);
 }
 
 /** An issue of the domain's machine config rules, as a plan takes it. */

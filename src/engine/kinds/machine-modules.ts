@@ -237,6 +237,17 @@ function policyNotes(
   return summary ? [...unlisted, { level: 'info', path: modulePath(moduleName), message: summary }] : unlisted;
 }
 
+/**
+ * Why a model of the module is not one its resolved version lists. Model names are matched
+ * as the module's manifest writes them, case included: a model listed in another case is named.
+ */
+export function unlistedModelMessage(moduleId: string, resolved: string, model: string, provided: ReadonlySet<string>): string {
+  const lower = model.toLowerCase();
+  const other = [...provided].find((p) => p.toLowerCase() === lower);
+  const listed = other === undefined ? '' : `; it lists ${other} (model names follow the module's manifest, case included)`;
+  return `${moduleId}@${resolved} does not list model ${model}${listed}`;
+}
+
 /** Resources of the config using a model of the module that its resolved version does not list. */
 function unlistedModels(
   config: Readonly<Record<string, unknown>>,
@@ -253,7 +264,7 @@ function unlistedModels(
       notes.push({
         level: 'warning',
         path: childPath(childPath(`config.${list}`, String(entry.name)), 'model'),
-        message: `${moduleId}@${resolved} does not list model ${entry.model}`,
+        message: unlistedModelMessage(moduleId, resolved, entry.model, provided),
       });
     }
   }
