@@ -3,6 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { JsonObject } from '@bufbuild/protobuf';
+import { createServiceClient } from '../../src/api/client';
 import { loadServices } from '../../src/api/services';
 import { main } from '../../src/cli/main';
 import { readCredentials, type EmulatorCredentials, type RunningEmulator } from '../../src/emulator';
@@ -190,6 +191,53 @@ describe('emulator serve', () => {
     const unknown = await cli(['emulator', 'sensor-reading', 'no-such-cell', 'door', '{}'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('NOT_FOUND: machine: no machine part of yours is named or has the id "no-such-cell"');
+  });
+
+  test("organization makes another organization's fragment: public and unlisted ones are read, private ones are not", async () => {
+    const ours = await createServiceClient({
+      serviceHost: served.url,
+      credentials: { type: 'api-key', authEntity: creds.apiKeyId, payload: creds.apiKey },
+    });
+    try {
+      const made = async (name: string, visibility: string) => {
+        const config = JSON.stringify({ components: [{ name: 'arm', api: 'rdk:component:arm', model: 'rdk:builtin:fake' }] });
+        const res = await cli(
+          [
+            'emulator',
+            'organization',
+            name,
+            '--fragment',
+            `${name}-rig`,
+            '--visibility',
+            visibility,
+            '--fragment-config',
+            config,
+            '--json',
+          ],
+          env,
+        );
+        expect(res.stderr).toBe('');
+        return JSON.parse(res.stdout) as { organizationId: string; fragmentId: string; visibility: string };
+      };
+      const shared = await made('Globex', 'public');
+      const unlisted = await made('Initech', 'unlisted');
+      const hidden = await made('Umbrella', 'private');
+      expect(new Set([shared.organizationId, unlisted.organizationId, hidden.organizationId, creds.organizationId]).size).toBe(4);
+      expect((await ours.appClient.getFragment(shared.fragmentId)).fragment).toMatchObject({ name: 'Globex-rig', visibility: 'public' });
+      expect((await ours.appClient.getFragment(unlisted.fragmentId)).fragment).toMatchObject({ visibility: 'public_unlisted' });
+      await expect(ours.appClient.getFragment(hidden.fragmentId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      const listed = (await ours.appClient.listFragments(creds.organizationId, { showPublic: true })).map((f) => f.id);
+      expect(listed).toContain(shared.fragmentId);
+      expect(listed).not.toContain(unlisted.fragmentId);
+
+      const text = await cli(['emulator', 'organization', 'Hooli', '--namespace', 'hooli'], env);
+      expect(text.stdout).toMatch(/^organization Hooli \S+\n$/);
+      const bad = await cli(['emulator', 'organization', 'Vandelay', '--fragment', 'x', '--visibility', 'secret'], env);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('--visibility: "secret" is not a fragment visibility');
+    } finally {
+      await ours.close();
+    }
   });
 
   test('clock: shown, stepped (jobs move with it), resumed', async () => {

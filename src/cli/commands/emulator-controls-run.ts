@@ -1,8 +1,8 @@
-/** What the emulator controls (`fleetform emulator publish|jobs|clock|status|machine-faults|sensor-reading`) do when they run, loaded then; their names, flags and help are in emulator-controls.ts. */
+/** What the emulator controls (`fleetform emulator publish|jobs|clock|status|organization|machine-faults|sensor-reading`) do when they run, loaded then; their names, flags and help are in emulator-controls.ts. */
 import { Struct, type JsonObject } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { EmulatorService, type ClockState, type EmulatorServiceType, type ModuleCard } from '../../api/emulator-control';
-import { statusCodeName } from '../../api/client';
+import { createServiceClient, statusCodeName, type FragmentVisibility } from '../../api/client';
 import { FleetformError, InputError } from '../../domain/errors';
 import { formatGoDuration, trainingStatusName, type TrainingStatus } from '../../domain';
 import { parseTrainingDuration } from '../../emulator/clock/settings';
@@ -12,11 +12,11 @@ import { parseMachineFault } from '../../emulator/sim/machine-faults';
 
 type Controls = Client<EmulatorServiceType>;
 
-/** Runs `fn` with the control client, turning status errors into FleetformErrors. */
-async function withControls(method: string, fn: (controls: Controls) => Promise<void>): Promise<void> {
+/** Runs `fn` with the control client (and the endpoint it reaches), turning status errors into FleetformErrors. */
+async function withControls(method: string, fn: (controls: Controls, endpoint: string) => Promise<void>): Promise<void> {
   const connection = await openConnection({ cwd: process.cwd(), env: process.env });
   try {
-    await fn(connection.client.clientFor(EmulatorService));
+    await fn(connection.client.clientFor(EmulatorService), connection.endpoint);
   } catch (err) {
     if (err instanceof ConnectError) {
       throw new FleetformError(`${statusCodeName(err.code)}: ${err.rawMessage}`, {
@@ -142,6 +142,57 @@ export async function showModuleCards(opts: { json?: boolean }): Promise<void> {
   });
 }
 
+/** The flags of `emulator organization`. */
+export interface OrganizationOptions {
+  readonly namespace?: string;
+  readonly fragment?: string;
+  readonly visibility: string;
+  readonly fragmentConfig: string;
+  readonly json?: boolean;
+}
+
+const VISIBILITIES: Readonly<Record<string, FragmentVisibility>> = {
+  public: 'public',
+  unlisted: 'public_unlisted',
+  private: 'private',
+};
+
+/**
+ * `emulator organization`: creates an organization (and a fragment of it, made with the new
+ * organization's own key, which is used for that call only and never printed).
+ */
+export async function createOrganization(name: string, opts: OrganizationOptions): Promise<void> {
+  const visibility = VISIBILITIES[opts.visibility];
+  if (visibility === undefined) {
+    throw new InputError(`--visibility: ${JSON.stringify(opts.visibility)} is not a fragment visibility`, {
+      path: '--visibility',
+      hint: 'use public, unlisted or private',
+    });
+  }
+  const config = jsonObject(opts.fragmentConfig, '--fragment-config');
+  await withControls('CreateOrganization', async (controls, endpoint) => {
+    const org = await controls.createOrganization({ name, publicNamespace: opts.namespace ?? '' });
+    let fragmentId: string | undefined;
+    if (opts.fragment !== undefined) {
+      const theirs = await createServiceClient({
+        serviceHost: endpoint,
+        credentials: { type: 'api-key', authEntity: org.apiKeyId, payload: org.apiKey },
+      });
+      try {
+        fragmentId = (await theirs.appClient.createFragment(org.organizationId, opts.fragment, config, visibility)).id;
+      } finally {
+        await theirs.close();
+      }
+    }
+    const made = { organizationId: org.organizationId, ...(fragmentId === undefined ? {} : { fragmentId, visibility: opts.visibility }) };
+    if (opts.json) process.stdout.write(`${JSON.stringify(made, null, 2)}\n`);
+    else {
+      process.stdout.write(`organization ${name} ${org.organizationId}\n`);
+      if (fragmentId !== undefined) process.stdout.write(`fragment ${opts.fragment ?? ''} ${fragmentId} (${opts.visibility})\n`);
+    }
+  });
+}
+
 /** `emulator machine-faults`: replaces the faults of the simulated machines. */
 export async function setMachineFaults(specs: string[]): Promise<void> {
   // Checked here first, so a misspelt spec names the argument and the fix.
@@ -163,7 +214,11 @@ export async function setSensorReading(machine: string, sensor: string, readings
 
 /** The readings argument: a JSON object; none is no readings. */
 function sensorReadings(text: string | undefined): JsonObject {
-  if (text === undefined) return {};
+  return text === undefined ? {} : jsonObject(text, 'readings');
+}
+
+/** A JSON object given on the command line at `path`. */
+function jsonObject(text: string, path: string): JsonObject {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -171,8 +226,8 @@ function sensorReadings(text: string | undefined): JsonObject {
     value = undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InputError(`readings: ${JSON.stringify(text)} is not a JSON object`, {
-      path: 'readings',
+    throw new InputError(`${path}: ${JSON.stringify(text)} is not a JSON object`, {
+      path,
       hint: 'write it like \'{"allowed": true}\' (quoted for the shell)',
     });
   }

@@ -1,11 +1,12 @@
 /**
- * `fleetform emulator publish|jobs|clock|status|machine-faults`: the emulator's controls, called through the
+ * `fleetform emulator publish|jobs|clock|status|organization|machine-faults`: the emulator's controls, called through the
  * connection every command uses (FLEETFORM_ENDPOINT and key, else the embedded emulator)
  * with an organization-owner key.
  */
 import type { Command } from 'commander';
 import { InputError } from '../../domain/errors';
 import { emulatorGroup } from './emulator-serve';
+import type { OrganizationOptions } from './emulator-controls-run';
 
 /** What the emulator's controls run (the connection and the control client), loaded when one runs rather than at every command line. */
 function controls(): typeof import('./emulator-controls-run') {
@@ -74,6 +75,18 @@ export function register(program: Command): void {
     .description('the module card of every machine module: policy, deployed version, registry latest')
     .option('--json', 'print the cards as JSON')
     .action((opts: { json?: boolean }) => controls().showModuleCards(opts));
+
+  emulator
+    .command('organization <name>')
+    .description(
+      'create another organization, with a fragment of its own (--fragment): machines of yours import it as the service lets them (public and unlisted ones, not private ones)',
+    )
+    .option('--namespace <namespace>', 'its public namespace (lowercase letters, digits and "-")')
+    .option('--fragment <name>', 'create a fragment of that name in it')
+    .option('--visibility <visibility>', 'who may read the fragment: public, unlisted or private', 'public')
+    .option('--fragment-config <json>', "the fragment's config, a JSON object (quoted for the shell)", '{}')
+    .option('--json', 'print the ids as JSON')
+    .action((name: string, opts: OrganizationOptions) => controls().createOrganization(name, opts));
 
   emulator
     .command('machine-faults [specs...]')
