@@ -88,7 +88,7 @@ test('an import the machine cannot read is a warning naming the machine, the imp
   expect(leftOut[0]?.message).toMatch(
     /^machine rw-06, fragment 45ab-gone: there is no fragment 45ab-gone this machine's organization can read/,
   );
-  expect(leftOut[0]?.message).toContain('runs without anything fragment 45ab-gone would bring');
+  expect(leftOut[0]?.message).toContain('runs without anything the fragment would bring');
   expect(leftOut[0]?.message).toContain('create the fragment, share it as public or unlisted, or remove the import');
   expect(leftOut[1]?.message).toContain('has no revision or tag "stable"');
   expect(leftOut[1]?.message).toContain('import an existing revision or tag');

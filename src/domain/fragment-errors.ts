@@ -63,10 +63,12 @@ export function leavesImportOut(error: FragmentResolutionError): boolean {
 
 /** What a machine runs without when an import is left out, and the fixes: the text of its warning. */
 export function importLeftOutWarning(error: FragmentResolutionError): string {
-  const fragment = error.fragmentId === undefined ? 'the fragment' : `fragment ${error.fragmentId}`;
+  const fix =
+    error.code === 'unknown-version'
+      ? 'import an existing revision or tag'
+      : 'create the fragment, share it as public or unlisted, or remove the import';
   return (
-    `${error.message}; the service keeps the import and reports it as a fragment error on the machine, which runs ` +
-    `without anything ${fragment} would bring (its components, services, modules and packages); ` +
-    `${error.code === 'unknown-version' ? 'import an existing revision or tag' : 'create the fragment, share it as public or unlisted, or remove the import'}`
+    `${error.message}; the service keeps the import and reports a fragment error on the machine, which runs without ` +
+    `anything the fragment would bring (its components, services, modules and packages); ${fix}`
   );
 }
