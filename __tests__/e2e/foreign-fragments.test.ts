@@ -104,6 +104,7 @@ afterAll(async () => {
 interface StatusMachine {
   readonly machine: string;
   readonly health: string;
+  readonly fragmentErrors?: readonly string[];
   readonly resources: ReadonlyArray<{ readonly name: string; readonly state: string; readonly error: string }>;
 }
 
@@ -165,9 +166,22 @@ test('each is stored, adopted, planned with no changes and a warning naming it; 
   // A machine whose import is left out runs its own entries: healthy, as the service shows it.
   expect(resources('rw-06')).toEqual(['own-cam ready']);
   expect(resources('peeker')).toEqual(['own-cam ready']);
-  expect(byName.get('rw-06')?.health).toBe(byName.get('plain')?.health);
+  expect(byName.get('rw-06')?.health).toBe('healthy');
+  // The service's fragment error on the machine is shown beside it; the public import brings none.
+  expect(byName.get('rw-06')?.fragmentErrors).toEqual([
+    `fragments[0]: there is no fragment ${MISSING} this machine's organization can read (no fragment has that id, or it is another organization's private fragment)`,
+  ]);
+  expect(byName.get('peeker')?.fragmentErrors).toEqual([expect.stringContaining(`fragments[0]: there is no fragment ${ids.hidden}`)]);
+  expect(byName.get('borrower')?.fragmentErrors).toBeUndefined();
+  expect(byName.get('plain')?.health).toBe('healthy');
   expect(resources('inspector')).toEqual(['detector unhealthy', 'own-cam ready']);
+  expect(byName.get('inspector')?.health).toBe('unhealthy');
   expect(byName.get('inspector')?.resources.find((r) => r.name === 'detector')?.error).toBe(
     'attributes: failed to find a package named "wrench-detector" for placeholder "packages.wrench-detector"',
+  );
+  const text = await fleetform(project, ['status'], env);
+  expect(text.stdout).toContain(`  rw-06: fragment error: fragments[0]: there is no fragment ${MISSING}`);
+  expect(text.stdout).toContain(
+    '  inspector: resource detector (rdk:component:camera) unhealthy: attributes: failed to find a package named "wrench-detector"',
   );
 });

@@ -36,6 +36,8 @@ export class FragmentResolutionError extends FleetformError {
   readonly machine: string;
   readonly fragmentId: string | undefined;
   readonly field: string;
+  /** What went wrong, without the machine and fragment the message starts with. */
+  readonly detail: string;
   constructor(code: FragmentErrorCode, details: { machine: string; fragmentId?: string; field: string; message: string; hint: string }) {
     const about =
       details.fragmentId === undefined ? `machine ${details.machine}` : `machine ${details.machine}, fragment ${details.fragmentId}`;
@@ -44,6 +46,7 @@ export class FragmentResolutionError extends FleetformError {
     this.machine = details.machine;
     this.fragmentId = details.fragmentId;
     this.field = details.field;
+    this.detail = details.message;
   }
 }
 

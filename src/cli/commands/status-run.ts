@@ -32,10 +32,12 @@ function configCell(m: MachineHealth): string {
     : `runs ${m.runningRevision || 'none'}, latest ${m.latestRevision}`;
 }
 
-/** What went wrong on a machine: a module's or resource's error, or why its status could not be read. */
+/** What went wrong on a machine: a fragment error, a module's or resource's error, or why its status could not be read. */
 function problems(m: MachineHealth): string[] {
-  if (m.unreachable) return [`${m.machine}: status not reachable: ${m.unreachable}`];
+  const fragments = (m.fragmentErrors ?? []).map((e) => `${m.machine}: fragment error: ${e}`);
+  if (m.unreachable) return [...fragments, `${m.machine}: status not reachable: ${m.unreachable}`];
   return [
+    ...fragments,
     ...(m.heldByMaintenance === undefined ? [] : [`${m.machine}: latest config pending, held by maintenance (${m.heldByMaintenance})`]),
     ...m.modules
       .filter((x) => x.error !== '')

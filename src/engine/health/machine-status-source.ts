@@ -13,24 +13,35 @@ export interface PartPresence {
   readonly lastAccess: string | undefined;
 }
 
-export type MachineReading =
-  | {
-      readonly reachable: true;
-      readonly online: OnlineState;
-      /** The revision of the part's latest config write (RFC 3339). */
-      readonly latestRevision: string;
-      readonly presence?: PartPresence;
-      readonly status: MachineStatusReport;
-    }
-  | {
-      readonly reachable: false;
-      readonly online: OnlineState;
-      readonly latestRevision: string;
-      readonly presence?: PartPresence;
-      readonly reason: string;
-      /** Set when the part itself could not be read (not only the machine's status). */
-      readonly partUnreadable?: true;
-    };
+/**
+ * The fragment error of each import the part's latest config names but its machine runs
+ * without (a fragment its organization cannot read), as the service reports it on the
+ * machine: the machine runs the rest, so its health is judged on what it runs.
+ */
+export interface FragmentErrors {
+  readonly fragmentErrors?: readonly string[];
+}
+
+export type MachineReading = FragmentErrors &
+  (
+    | {
+        readonly reachable: true;
+        readonly online: OnlineState;
+        /** The revision of the part's latest config write (RFC 3339). */
+        readonly latestRevision: string;
+        readonly presence?: PartPresence;
+        readonly status: MachineStatusReport;
+      }
+    | {
+        readonly reachable: false;
+        readonly online: OnlineState;
+        readonly latestRevision: string;
+        readonly presence?: PartPresence;
+        readonly reason: string;
+        /** Set when the part itself could not be read (not only the machine's status). */
+        readonly partUnreadable?: true;
+      }
+  );
 
 export interface MachineStatusSource {
   /** The part's latest revision and the machine's status, or why the status could not be read. */

@@ -5,7 +5,7 @@ import { loadServices, MACHINE_HOST_HEADER } from '../../api/services';
 import type { MachineStatusReport } from '../../domain/rollout';
 import { MAINTENANCE_HOLD_PREFIX, parseMaintenanceHold } from '../../domain/maintenance';
 import type { MachineReading, MachineStatusSource, OnlineState, PartPresence } from './machine-status-source';
-import { configRevision, partConfig, serviceFetch } from '../kinds/machine-fragments';
+import { latestConfigReading, partConfig, serviceFetch } from '../kinds/machine-fragments';
 import { errorMessage } from '../../domain/errors';
 
 const ONLINE: Record<number, OnlineState> = { 1: 'online', 2: 'offline', 3: 'awaiting setup' };
@@ -112,11 +112,11 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
   const source: MachineStatusSource = {
     async read(partId) {
       let read;
-      let latestRevision;
+      let latest;
       try {
         read = await readPart(partId);
         // A config importing fragments is a new revision when a fragment it reaches is.
-        latestRevision = await configRevision(
+        latest = await latestConfigReading(
           iso(read.part?.lastUpdated),
           partConfig(read.configJson, read.part?.robotConfig),
           partId,
@@ -130,7 +130,8 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
         secondsSinceOnline: Number(part?.secondsSinceOnline ?? 0n),
         lastAccess: part?.lastAccess ? iso(part.lastAccess) : undefined,
       };
-      return machineStatus(part?.fqdn || partId, ONLINE[part?.onlineState ?? 0] ?? 'unknown', latestRevision, presence);
+      const reading = await machineStatus(part?.fqdn || partId, ONLINE[part?.onlineState ?? 0] ?? 'unknown', latest.revision, presence);
+      return latest.fragmentErrors.length > 0 ? { ...reading, fragmentErrors: latest.fragmentErrors } : reading;
     },
 
     async status(partId) {

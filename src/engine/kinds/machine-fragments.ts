@@ -249,8 +249,28 @@ export function partConfig(json: string, struct: Uint8Array | undefined): unknow
  * revision of a fragment, or a tag moved, is a new config revision.
  */
 export async function configRevision(time: string, config: unknown, partId: string, fetch: FragmentFetch): Promise<string> {
-  if (!isObject(config) || !importsFragments(config)) return time;
+  return (await latestConfigReading(time, config, partId, fetch)).revision;
+}
+
+/** A part's latest config as its machine runs it: its revision (see configRevision) and the fragment error of each import it runs without. */
+export interface LatestConfigReading {
+  readonly revision: string;
+  /** `fragments[0]: there is no fragment ...`: the imports left out (see leavesImportOut), as the service reports them on the machine. */
+  readonly fragmentErrors: readonly string[];
+}
+
+/** What configRevision reads, with the fragment error of each import the machine runs without. */
+export async function latestConfigReading(
+  time: string,
+  config: unknown,
+  partId: string,
+  fetch: FragmentFetch,
+): Promise<LatestConfigReading> {
+  if (!isObject(config) || !importsFragments(config)) return { revision: time, fragmentErrors: [] };
   const resolution = await resolveFetching(partId, config, fetch);
   const reached = resolution.imports.filter((i) => i.revision !== undefined && !i.disabled);
-  return reached.length === 0 ? time : `${time} ${reached.map((i) => `+${i.id}@${i.revision}`).join(' ')}`;
+  return {
+    revision: reached.length === 0 ? time : `${time} ${reached.map((i) => `+${i.id}@${i.revision}`).join(' ')}`,
+    fragmentErrors: resolution.errors.filter(leavesImportOut).map((e) => `${e.field}: ${e.detail}`),
+  };
 }

@@ -64,6 +64,12 @@ export interface MachineHealth {
   readonly packages?: readonly PackageHealth[];
   /** Why the machine's status could not be read. */
   readonly unreachable?: string;
+  /**
+   * The fragment error of each import its config names that it runs without (a fragment its
+   * organization cannot read), as the service reports it: the machine runs the rest, and its
+   * health is judged on that.
+   */
+  readonly fragmentErrors?: readonly string[];
 }
 
 /** The managed machines of the given states: stack, name and main part id. */
@@ -99,6 +105,7 @@ export async function machineHealth(client: ServiceClient, states: readonly Stat
         secondsSinceOnline: reading.presence?.secondsSinceOnline ?? 0,
         lastAccess: reading.presence?.lastAccess,
         latestRevision,
+        ...(reading.fragmentErrors && reading.fragmentErrors.length > 0 ? { fragmentErrors: reading.fragmentErrors } : {}),
       };
       if (!reading.reachable)
         return { ...base, runningRevision: undefined, health: 'unreachable', modules: [], resources: [], unreachable: reading.reason };
