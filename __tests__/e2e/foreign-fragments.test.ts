@@ -2,7 +2,7 @@
  * Machines whose configs the service stores though the machine cannot run all of them:
  * imports of another organization's public fragment, of a fragment id that exists nowhere,
  * of another organization's private fragment, and a package placeholder no package
- * provides. Stored through the official SDK, adopted, planned with no changes and a
+ * provides; and a model whose case is its module's own (viam:ufactory:xArm6). Stored through the official SDK, adopted, planned with no changes and a
  * warning naming each machine, the rest of the fleet planned alongside; status shows what
  * each machine runs.
  */
@@ -10,7 +10,9 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
+import { EmulatorService } from '../../src/api/emulator-control';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
+import { clientOf } from '../emulator/helpers';
 import { fleetform, quickMachines } from './fleet-fixture';
 
 jest.setTimeout(300_000);
@@ -93,6 +95,19 @@ beforeAll(async () => {
     components: [camera('own-cam'), camera('detector', { model_path: '${packages.wrench-detector}/model.tflite' })],
   });
   await storeMachine('plain', { components: [camera('own-cam')] });
+  // The module's manifest writes its model in mixed case: that is the model's name.
+  const controls = await clientOf(emulator, EmulatorService);
+  const viamOrg = await controls.createOrganization({ name: 'Viam', publicNamespace: 'viam' });
+  const publisher = await clientOf(emulator, EmulatorService, { credentials: viamOrg });
+  await publisher.publishModuleVersion({
+    moduleId: 'viam:ufactory',
+    version: '1.0.3',
+    models: [{ api: 'rdk:component:arm', model: 'viam:ufactory:xArm6' }],
+  });
+  await storeMachine('arm-1', {
+    modules: [{ type: 'registry', name: 'viam_ufactory', module_id: 'viam:ufactory', version: '~1.0' }],
+    components: [{ name: 'arm', api: 'rdk:component:arm', model: 'viam:ufactory:xArm6', attributes: { host: '10.1.1.26' } }],
+  });
 });
 
 afterAll(async () => {
@@ -117,7 +132,7 @@ async function settledStatus(): Promise<StatusMachine[]> {
       JSON.parse(status.stdout) as { machines: Array<StatusMachine & { runningRevision?: string; latestRevision?: string }> }
     ).machines;
     const settled =
-      machines.length === 5 &&
+      machines.length === 6 &&
       machines.every((m) => m.runningRevision !== undefined && m.runningRevision === m.latestRevision) &&
       machines.every((m) => m.resources.every((r) => r.state === 'ready' || r.state === 'unhealthy'));
     if (settled || Date.now() > deadline) return machines;
@@ -131,7 +146,7 @@ test('each is stored, adopted, planned with no changes and a warning naming it; 
   expect(adopted.code).toBe(0);
   expect(adopted.stdout).not.toContain('left on the service');
   // No secret to read: adoption imports at once (no `adopt --finish` step).
-  expect(adopted.stdout).toContain('Imported 7 objects into stack adopted.');
+  expect(adopted.stdout).toContain('Imported 8 objects into stack adopted.');
 
   const plan = await fleetform(project, ['plan'], env);
   expect(plan.stderr).toBe('');
@@ -158,6 +173,8 @@ test('each is stored, adopted, planned with no changes and a warning naming it; 
   ]);
   expect(about('inspector')[0]).toContain('declare a package named "wrench-detector" on the machine');
   expect(about('plain')).toEqual([]);
+  expect(about('arm-1')).toEqual([]);
+  expect(plan.stdout).not.toContain('lowercase');
 
   const machines = await settledStatus();
   const byName = new Map(machines.map((m) => [m.machine, m]));
@@ -174,6 +191,7 @@ test('each is stored, adopted, planned with no changes and a warning naming it; 
   expect(byName.get('peeker')?.fragmentErrors).toEqual([expect.stringContaining(`fragments[0]: there is no fragment ${ids.hidden}`)]);
   expect(byName.get('borrower')?.fragmentErrors).toBeUndefined();
   expect(byName.get('plain')?.health).toBe('healthy');
+  expect(resources('arm-1')).toEqual(['arm ready']);
   expect(resources('inspector')).toEqual(['detector unhealthy', 'own-cam ready']);
   expect(byName.get('inspector')?.health).toBe('unhealthy');
   expect(byName.get('inspector')?.resources.find((r) => r.name === 'detector')?.error).toBe(
