@@ -109,6 +109,28 @@ test('a config nested 50,000 deep is invalid_argument, not internal, and the emu
   expect((await fetch(`${fx.emulator.url}/healthz`)).status).toBe(200);
 });
 
+test('a malformed Host answers invalid_argument, on every procedure', async () => {
+  const { request } = await import('node:http');
+  const url = new URL(fx.emulator.url);
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = request({
+      host: url.hostname,
+      port: url.port,
+      method: 'POST',
+      path: '/proto.rpc.v1.AuthService/Authenticate',
+      headers: { host: 'a b', 'content-type': 'application/json' },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.end('{}');
+  });
+  expect(status).toBe(400);
+  expect((await fetch(`${fx.emulator.url}/healthz`)).status).toBe(200);
+});
+
 test('GET /machines/%E0/x answers 400 without credentials, and the emulator lives on', async () => {
   const res = await fetch(`${fx.emulator.url}/machines/%E0/x`);
   expect(res.status).toBe(400);

@@ -70,6 +70,18 @@ const BINARY_OPTIONS = { readerFactory: (bytes: Uint8Array) => new BinaryReader(
 /** connect-es reads `textDecoder` from its JSON options (not in their type); unknown fields are ignored, its default. */
 const JSON_OPTIONS: Partial<JsonReadOptions> = Object.assign({ ignoreUnknownFields: true }, { textDecoder: UTF8 });
 
+/** Why the request's authority (Host, or HTTP/2's :authority) cannot make its URL; undefined when it can. */
+function authorityProblem(req: NodeRequest): string | undefined {
+  const authority = 'authority' in req ? req.authority : req.headers.host;
+  if (authority === undefined || authority === '') return 'the request names no host (a Host header)';
+  try {
+    new URL(req.url ?? '/', `http://${authority}`);
+    return undefined;
+  } catch {
+    return `the request's host ${JSON.stringify(authority.slice(0, 100))} is malformed`;
+  }
+}
+
 /** A config the service could not decode is the caller's fault, as any undecodable message is. */
 const decodeErrorsAsInvalid: Interceptor = (next) => async (req) => {
   try {
@@ -237,6 +249,11 @@ export function gatedHandler(options: GateOptions): (req: NodeRequest, res: Node
       }
     } catch (err) {
       writeWireError(req, res, ConnectError.from(err), max + ENVELOPE_BYTES);
+      return;
+    }
+    const badAuthority = authorityProblem(req);
+    if (badAuthority) {
+      writeWireError(req, res, new ConnectError(badAuthority, Code.InvalidArgument), max + ENVELOPE_BYTES);
       return;
     }
     closeAfterAnswer(req, res, max + ENVELOPE_BYTES);
