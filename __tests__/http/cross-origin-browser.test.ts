@@ -132,3 +132,22 @@ test('DNS rebinding: a page of an attacker’s name, now resolving to the reconc
     await page.close();
   }
 });
+
+test('--readers-need-token: the page asks for the token, then follows the fleet with it', async () => {
+  const guarded = await startSurfaces({ token: TOKEN, readersNeedToken: true }, { realPage: true });
+  const page = await browser.newPage();
+  try {
+    const answers = answersOf(page, new URL(guarded.reconciler.url).origin);
+    await page.goto(`${guarded.reconciler.url}/dashboard/`);
+    await page.waitForFunction(`document.body.innerText.includes('Connecting')`);
+    expect(await page.evaluate('document.body.innerText')).not.toContain('m-00001');
+    await page.type('.token input', TOKEN);
+    await page.click('.token button[type="submit"]');
+    await page.waitForFunction(`document.body.innerText.includes('m-00001')`);
+    expect(answers.get('/dashboard/api/events')?.[0]).toBe(401);
+    expect(answers.get('/dashboard/api/events')).toContain(200);
+  } finally {
+    await page.close();
+    await guarded.close();
+  }
+});

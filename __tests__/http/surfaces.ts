@@ -56,10 +56,16 @@ export interface Surfaces {
   close(): Promise<void>;
 }
 
-export async function startSurfaces(access: AccessSettings = { token: TOKEN }): Promise<Surfaces> {
+/** `realPage`: the dashboard inside the reconciler serves the built page (dist/dashboard/page), not a stub. */
+export async function startSurfaces(access: AccessSettings = { token: TOKEN }, options: { realPage?: boolean } = {}): Promise<Surfaces> {
   const handle = recordingHandle();
   const reconcilerSource = new FakeSource(snapshotOf([machineRow(1)]));
-  const mounted = dashboardHandler(reconcilerSource, { basePath: '/dashboard', pageFiles: PAGE_FILES, listenHost: '127.0.0.1', ...access });
+  const mounted = dashboardHandler(reconcilerSource, {
+    basePath: '/dashboard',
+    ...(options.realPage ? {} : { pageFiles: PAGE_FILES }),
+    listenHost: '127.0.0.1',
+    ...access,
+  });
   const server = new ReconcilerServer(handle, new ReconcilerMetrics(), () => true, { listenHost: '127.0.0.1', ...access }).mount(
     '/dashboard',
     mounted,
