@@ -9,12 +9,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
-import { configSecrets, isSecretEnvName, unescapeTemplate } from '../../src/domain';
+import { configSecrets, isSecretEnvEntry, unescapeTemplate } from '../../src/domain';
 import { secretVariableName } from '../../src/engine/adopt/machine-code';
 import { pathKeys, withValueAt } from '../../src/domain/secret-reference';
 import { fleetform } from './fleet-fixture';
 import { realConfigs } from '../fixtures/real-configs';
 import { HAND_WRITTEN } from './real-config-forms';
+import { differenceLine } from './first-difference';
 
 jest.setTimeout(600_000);
 
@@ -39,6 +40,8 @@ const REFUSED: Readonly<Record<string, string>> = {
 
 /** Every machine config to store, by the machine name it gets. */
 const machines = new Map<string, Record<string, unknown>>();
+/** The file each machine's config came from, by machine name. */
+const fileOf = new Map<string, string>();
 /** The secrets adopted code reads, with the values the configs hold. */
 const secrets: Record<string, string> = {};
 
@@ -58,7 +61,7 @@ function collectSecrets(name: string, config: Record<string, unknown>): void {
   for (const m of Array.isArray(config.modules) ? config.modules : []) {
     const mod = m as { name?: unknown; env?: Record<string, unknown> };
     for (const [key, value] of Object.entries(mod.env ?? {})) {
-      if (isSecretEnvName(key) && typeof value === 'string') secrets[secretVariableName(name, String(mod.name), key)] = value;
+      if (typeof value === 'string' && isSecretEnvEntry(key, value)) secrets[secretVariableName(name, String(mod.name), key)] = value;
     }
   }
 }
@@ -82,7 +85,10 @@ beforeAll(async () => {
         REFUSED[file],
       );
       await viam.appClient.deleteRobot(robotId);
-    } else machines.set(machineName(file), config);
+    } else {
+      machines.set(machineName(file), config);
+      fileOf.set(machineName(file), file);
+    }
   }
   for (const [name, config] of machines) {
     const robotId = await viam.appClient.newRobot(c.locationId, name);
@@ -122,17 +128,6 @@ async function synthesized(dir: string): Promise<string[]> {
     if (entry.isFile() && entry.name === 'cdk.tf.json') out.push(path.join(entry.parentPath, entry.name));
   }
   return out;
-}
-
-/** JSON with object keys sorted: equality with key order aside. */
-function sorted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sorted);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
-  );
 }
 
 /** A synthesized machine's config with its secret env entries merged back into its modules and each secret reference filled from the variables given. */
@@ -178,9 +173,12 @@ test('every config is stored, adopted with nothing left out, planned with no cha
     const doc = JSON.parse(await fs.readFile(file, 'utf8')) as { resource?: { fleetform_machine?: Record<string, MachineResource> } };
     for (const r of Object.values(doc.resource?.fleetform_machine ?? {})) byName.set(r.name, configOf(r, withSecrets));
   }
+  // Exactly the config stored: sections present or absent as written, empty lists kept, older forms as written.
+  const differences: string[] = [];
   for (const [name, config] of machines) {
-    // A machine writes its three lists always: an absent list is the same config as an empty one.
-    const withLists = { components: [], services: [], modules: [], ...config };
-    expect({ name, config: sorted(byName.get(name)) }).toEqual({ name, config: sorted(withLists) });
+    const { revision: _revision, ...stored } = config;
+    const line = differenceLine(fileOf.get(name) ?? name, byName.get(name), stored);
+    if (line !== undefined) differences.push(line);
   }
+  expect(differences).toEqual([]);
 });
