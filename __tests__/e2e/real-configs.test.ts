@@ -14,7 +14,7 @@ import { secretVariableName } from '../../src/engine/adopt/machine-code';
 import { pathKeys, withValueAt } from '../../src/domain/secret-reference';
 import { fleetform } from './fleet-fixture';
 import { realConfigs } from '../fixtures/real-configs';
-import { HAND_WRITTEN } from './real-config-forms';
+import { HAND_WRITTEN, HAND_WRITTEN_FRAGMENTS, withFragmentIds } from './real-config-forms';
 import { differenceLine } from './first-difference';
 
 jest.setTimeout(600_000);
@@ -42,6 +42,9 @@ const REFUSED: Readonly<Record<string, string>> = {
 const machines = new Map<string, Record<string, unknown>>();
 /** The file each machine's config came from, by machine name. */
 const fileOf = new Map<string, string>();
+/** Every fragment config stored, by fragment name, and each fragment's id by its name. */
+const fragments = new Map<string, Record<string, unknown>>();
+const fragmentIds = new Map<string, string>();
 /** The secrets adopted code reads, with the values the configs hold. */
 const secrets: Record<string, string> = {};
 
@@ -76,7 +79,17 @@ beforeAll(async () => {
     serviceHost: emulator.url,
     credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey },
   });
-  const corpus = [...realConfigs().map((r) => ({ file: r.file, config: r.config })), ...HAND_WRITTEN];
+  for (const { name, config } of HAND_WRITTEN_FRAGMENTS) {
+    const stored = withFragmentIds(config, fragmentIds);
+    const created = await viam.appClient.createFragment(c.organizationId, name, sdk.Struct.fromJson(stored as never));
+    if (!created) throw new Error(`fragment ${name} was not created`);
+    fragmentIds.set(name, created.id);
+    fragments.set(name, stored);
+  }
+  const corpus = [
+    ...realConfigs().map((r) => ({ file: r.file, config: r.config })),
+    ...HAND_WRITTEN.map(({ file, config }) => ({ file, config: withFragmentIds(config, fragmentIds) })),
+  ];
   for (const { file, config } of corpus) {
     if (REFUSED[file] !== undefined) {
       const robotId = await viam.appClient.newRobot(c.locationId, machineName(file));
@@ -113,12 +126,28 @@ afterAll(async () => {
   for (const d of [dataDir, project]) if (d) await fs.rm(d, { recursive: true, force: true });
 });
 
+/** `${fleetform_fragment.<id>.id}` as synthesized (not escaped): a reference to a fragment's id. */
+const FRAGMENT_ID_REFERENCE = /(?<!\$)\$\{fleetform_fragment\.([A-Za-z0-9_-]+)\.id\}/g;
+
+/** A synthesized config's text with each reference to a fragment's id replaced by the id it resolves to. */
+function withReferencedIds(text: string, idOf: ReadonlyMap<string, string>): string {
+  return text.replace(FRAGMENT_ID_REFERENCE, (whole, logicalId: string) => idOf.get(logicalId) ?? whole);
+}
+
 /** A synthesized machine resource: its config, its text secrets and its secrets by reference. */
 interface MachineResource {
   readonly name: string;
   readonly config: string;
   readonly secret_env?: Record<string, string>;
   readonly secrets?: Record<string, { from: string; name?: string; path?: string }>;
+}
+
+/** What the test reads of a synthesized stack. */
+interface SynthesizedDoc {
+  readonly resource?: {
+    readonly fleetform_machine?: Record<string, MachineResource>;
+    readonly fleetform_fragment?: Record<string, MachineResource>;
+  };
 }
 
 /** Every cdk.tf.json under a folder. */
@@ -131,8 +160,12 @@ async function synthesized(dir: string): Promise<string[]> {
 }
 
 /** A synthesized machine's config with its secret env entries merged back into its modules and each secret reference filled from the variables given. */
-function configOf(resource: MachineResource, variables: Readonly<Record<string, string>>): Record<string, unknown> {
-  let config = JSON.parse(unescapeTemplate(resource.config)) as Record<string, unknown>;
+function configOf(
+  resource: MachineResource,
+  variables: Readonly<Record<string, string>>,
+  idOf: ReadonlyMap<string, string>,
+): Record<string, unknown> {
+  let config = JSON.parse(unescapeTemplate(withReferencedIds(resource.config, idOf))) as Record<string, unknown>;
   for (const [at, ref] of Object.entries(resource.secrets ?? {})) {
     const keys = pathKeys(at);
     const value = ref.from === 'env' ? variables[ref.name ?? ''] : undefined;
@@ -158,6 +191,20 @@ test('every config is stored, adopted with nothing left out, planned with no cha
   // No secret of the corpus is written to code (a `${environment...}`-style placeholder is no secret: the corpus also uses it as a key id).
   const liveSecrets = Object.values(secrets).filter((value) => !value.startsWith('${'));
   for (const value of liveSecrets) expect(code).not.toContain(`'${value}'`);
+  // A value wholly an environment placeholder is kept as written, wherever it sits; older forms stay as written.
+  for (const written of [
+    "payload: '${RDK_AUTH_API_KEY}'",
+    "secret: '${environment.OLD_PI_SECRET}'",
+    "API_TOKEN: '${environment.API_TOKEN}'",
+    "API_TOKEN: '${environment.KIT_TOKEN}'",
+    "hotspot_password: '${environment.HOTSPOT_PASSWORD}'",
+    "'key-a': '${environment.KEY_A}'",
+    'bareId: true',
+    'emptyLists: []',
+  ])
+    expect(code).toContain(written);
+  expect(Object.values(secrets).filter((value) => /^\$\{[^}]*\}$/.test(value))).toEqual([]);
+  expect(Object.values(secrets)).toContain('${RDK_AUTH_API_KEY}2');
   const withSecrets = { ...env, ...secrets };
   const finish = await fleetform(project, ['adopt', '--finish'], withSecrets);
   expect(finish.stderr).toBe('');
@@ -167,17 +214,30 @@ test('every config is stored, adopted with nothing left out, planned with no cha
   // Secrets never reach the plan's text.
   for (const value of liveSecrets) expect(plan.stdout).not.toContain(value);
 
-  const docs = await synthesized(project);
+  const docs: SynthesizedDoc[] = [];
+  for (const file of await synthesized(project)) docs.push(JSON.parse(await fs.readFile(file, 'utf8')) as SynthesizedDoc);
+  // Each adopted fragment's logical id, by the id its name has on the service.
+  const idOf = new Map<string, string>();
+  for (const doc of docs)
+    for (const [logicalId, r] of Object.entries(doc.resource?.fleetform_fragment ?? {})) {
+      const id = fragmentIds.get(r.name);
+      if (id !== undefined) idOf.set(logicalId, id);
+    }
   const byName = new Map<string, Record<string, unknown>>();
-  for (const file of docs) {
-    const doc = JSON.parse(await fs.readFile(file, 'utf8')) as { resource?: { fleetform_machine?: Record<string, MachineResource> } };
-    for (const r of Object.values(doc.resource?.fleetform_machine ?? {})) byName.set(r.name, configOf(r, withSecrets));
+  const fragmentByName = new Map<string, Record<string, unknown>>();
+  for (const doc of docs) {
+    for (const r of Object.values(doc.resource?.fleetform_machine ?? {})) byName.set(r.name, configOf(r, withSecrets, idOf));
+    for (const r of Object.values(doc.resource?.fleetform_fragment ?? {})) fragmentByName.set(r.name, configOf(r, withSecrets, idOf));
   }
   // Exactly the config stored: sections present or absent as written, empty lists kept, older forms as written.
   const differences: string[] = [];
   for (const [name, config] of machines) {
     const { revision: _revision, ...stored } = config;
     const line = differenceLine(fileOf.get(name) ?? name, byName.get(name), stored);
+    if (line !== undefined) differences.push(line);
+  }
+  for (const [name, config] of fragments) {
+    const line = differenceLine(`fragment ${name}`, fragmentByName.get(name), config);
     if (line !== undefined) differences.push(line);
   }
   expect(differences).toEqual([]);
