@@ -94,7 +94,7 @@ export function splitSecretEnv(
 /** Env entries of the desired config's modules that hold secrets: names that look secret, and those code gives in `secret_env`. */
 export const secretEnvEntries: SensitiveParts = {
   describe:
-    'env entries of its modules whose names look secret (TOKEN, SECRET, PASSWORD, KEY, ...) or that code marks secret (given in `secret_env`), a value that is wholly an environment placeholder (`${environment.NAME}`) being none, and the config paths the language declares secret (remote credentials, API keys, hotspot and network passwords)',
+    'env entries of its modules whose names look secret (TOKEN, SECRET, PASSWORD, KEY, ...) or that code marks secret (given in `secret_env`), and the config paths the language declares secret (remote credentials, API keys, hotspot and network passwords), but no value that is wholly an environment placeholder (`${NAME}`, `${environment.NAME}`)',
   paths(view, attributes) {
     const flagged = new Set(isObject(attributes.secret_env) ? Object.keys(attributes.secret_env) : []);
     const modules = isObject(view.config) && isObject(view.config.modules) ? view.config.modules : {};
