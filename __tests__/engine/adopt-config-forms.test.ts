@@ -3,7 +3,10 @@
  * and none it has not, imports in the form written, and environment placeholders as
  * written rather than as secrets to export again.
  */
+import { planAdoption } from '../../src/engine/adopt/adoption';
 import { importsCode, secretVariables } from '../../src/engine/adopt/fragment-code';
+import type { Inventory, InventoryMachine } from '../../src/engine/adopt/inventory';
+import { renderAdoption } from '../../src/engine/adopt/render';
 import { machineConfigCode } from '../../src/engine/adopt/machine-code';
 
 function codeOf(config: Record<string, unknown>) {
@@ -55,4 +58,37 @@ test('placeholders are kept as written; literal secrets are read from the enviro
   expect(secretVariables({ variables: { API_TOKEN: '${environment.KIT_TOKEN}', DB_PASSWORD: 'pw', rate: '2' } })).toEqual({
     DB_PASSWORD: 'pw',
   });
+});
+
+test('machines share a config only with the same lists; each Machine and Part says its lists as a prop', () => {
+  const location = { id: 'loc', name: 'site', parentLocationId: '', organizationId: 'org' };
+  const board = { name: 'b', api: 'rdk:component:board', model: 'fake' };
+  const machine = (id: string, config: Record<string, unknown>, parts: Record<string, unknown>[] = []): InventoryMachine => ({
+    id,
+    name: id,
+    locationId: 'loc',
+    parts: [
+      { id: `${id}-main`, name: `${id}-main`, machineId: id, locationId: 'loc', mainPart: true, config },
+      ...parts.map((c, i) => ({ id: `${id}-p${i}`, name: `p${i}`, machineId: id, locationId: 'loc', mainPart: false, config: c })),
+    ],
+  });
+  const inventory: Inventory = {
+    organizationId: 'org',
+    locations: [location],
+    machines: [
+      machine('cell-1', { components: [board] }),
+      machine('cell-2', { components: [board] }),
+      machine('cell-3', { components: [board], services: [], modules: [] }, [{ remotes: [] }]),
+    ],
+    fragments: [],
+    datasets: [],
+    jobs: [],
+  };
+  const a = planAdoption(inventory, { managed: new Map() });
+  expect(a.blocks.map((b) => b.machines)).toEqual([['cell-1', 'cell-2']]);
+  const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
+  expect(code).toContain("cellConfig(new Machine(this, 'cell-1', { location: site, emptyLists: ['components'] }));");
+  expect(code).toContain("cellConfig(new Machine(this, 'cell-2', { location: site, emptyLists: ['components'] }));");
+  expect(code).toMatch(/new Machine\(this, 'cell-3', \{ location: site \}\)/);
+  expect(code).toContain("new Part(cell3, 'p0', { emptyLists: ['remotes'] });");
 });
