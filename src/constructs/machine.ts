@@ -55,7 +55,7 @@ export interface MachineProps extends MachineConfigProps {
 export interface MachineConfigProps {
   /** The web server: `bind_address`, TLS files, `sessions`, `traffic_tunnel_endpoints`. */
   readonly network?: NetworkConfig;
-  /** API key handlers (their keys are secrets, masked in plans, state and logs), TLS entities. */
+  /** API key handlers (their keys are secrets, masked in plans, state and logs, but for environment placeholders), TLS entities. */
   readonly auth?: AuthConfig;
   /** A sensor whose reading at a key allows reconfiguring: `{ sensor_name: 'rdk:component:sensor/door', maintenance_allowed_key: 'closed' }`. */
   readonly maintenance?: MaintenanceConfig;
