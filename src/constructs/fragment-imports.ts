@@ -87,13 +87,12 @@ export function fragmentConfigKeys(holder: IConstruct): { fragments?: Array<Impo
   for (const { fragment, options } of imports) {
     const id = idOf(fragment);
     const entry: Entry = { id };
-    // The older form: the bare id, which says nothing more.
-    if (options.bareId === true) fragments.push(id);
-    else fragments.push(entry);
     if (options.version !== undefined) entry.version = options.version;
     if (options.prefix !== undefined) entry.prefix = options.prefix;
     if (options.variables !== undefined) entry.variables = { ...options.variables };
     if (options.disabled !== undefined) entry.disabled = options.disabled;
+    // The older form: the bare id, which says nothing more.
+    fragments.push(options.bareId === true ? id : entry);
     if (options.mods && options.mods.length > 0)
       mods.set(id, [...(mods.get(id) ?? []), ...options.mods.map((m) => ({ ...m }) as JsonObject)]);
   }
