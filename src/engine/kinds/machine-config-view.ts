@@ -28,8 +28,9 @@ function keyOf(entry: JsonObject, taken: Set<string>): string {
  * A machine config as a plan compares it: each managed list keyed by entry name, so a
  * change shows as `config.components.sensor-1.attributes.timeout_ms`, not as a list shift.
  * Every section is present or absent as written, an empty list as `{}`: two configs have
- * the same view exactly when the service stores the same JSON (key order aside), so a plan
- * with no changes is one whose write would send what the service has.
+ * the same view exactly when they are the same JSON, key order and the order of a keyed
+ * list's entries aside, so a plan with no changes is one whose write would send what the
+ * service has (its entries in the order code declares them).
  * `config` is JSON (parsed text or a protobuf Struct's JSON); its entries are shared, not
  * copied, so the view must not be mutated.
  */
