@@ -46,6 +46,8 @@ const REFUSED: Readonly<Record<string, string>> = {
 const machines = new Map<string, Record<string, unknown>>();
 /** The file each machine's config came from, by machine name. */
 const fileOf = new Map<string, string>();
+/** Each stored machine's id, by machine name. */
+const robotIds = new Map<string, string>();
 /** Every fragment config stored, by fragment name, and each fragment's id by its name. */
 const fragments = new Map<string, Record<string, unknown>>();
 const fragmentIds = new Map<string, string>();
@@ -112,6 +114,7 @@ beforeAll(async () => {
     const [part] = await viam.appClient.getRobotParts(robotId);
     if (!part) throw new Error(`machine ${name} has no part`);
     await viam.appClient.updateRobotPart(part.id, part.name, sdk.Struct.fromJson(config as never));
+    robotIds.set(name, robotId);
     collectSecrets(name, config);
   }
   project = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-real-'));
@@ -184,7 +187,7 @@ function configOf(
   return config;
 }
 
-test('every config is stored, adopted with nothing left out, planned with no changes, and synthesized back to itself', async () => {
+test('every config is stored, adopted with nothing left out, planned with no changes, synthesized back to itself, and written back exactly', async () => {
   expect(machines.size).toBeGreaterThanOrEqual(30);
   const adopted = await fleetform(project, ['adopt'], env);
   expect(adopted.stderr).toBe('');
@@ -245,4 +248,22 @@ test('every config is stored, adopted with nothing left out, planned with no cha
     if (line !== undefined) differences.push(line);
   }
   expect(differences).toEqual([]);
+
+  // A write sends exactly what code declares: an edit of a config with no lists stores no list.
+  const file = path.join(project, 'stacks', 'adopted.ts');
+  const adoptedCode = await fs.readFile(file, 'utf8');
+  const declared = /(new Machine\(this, 'hand-empty', \{[^}]*)emptyLists: \[\]/;
+  expect(adoptedCode).toMatch(declared);
+  await fs.writeFile(file, adoptedCode.replace(declared, '$1debug: true, emptyLists: []'));
+  const edited = await fleetform(project, ['plan'], withSecrets);
+  expect(edited.stdout).toMatch(/\+ config\.debug\s+= true/);
+  expect(edited.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy.');
+  const apply = await fleetform(project, ['apply', '--auto-approve'], withSecrets);
+  expect(apply.stderr).toBe('');
+  expect(apply.code).toBe(0);
+  const [part] = await viam.appClient.getRobotParts(robotIds.get('hand-empty') ?? '');
+  const { revision: _revision, ...stored } = (part?.robotConfig?.toJson() ?? {}) as Record<string, unknown>;
+  expect(stored).toEqual({ debug: true });
+  const after = await fleetform(project, ['plan'], withSecrets);
+  expect(after.stdout).toContain('No changes.');
 });
