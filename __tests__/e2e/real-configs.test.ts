@@ -1,8 +1,10 @@
 /**
  * Configs people wrote for real machines (the fixture corpus, and hand-written ones in the
- * same forms), each stored on the emulator through the official SDK, adopted by
- * `fleetform adopt`, planned with no changes, and synthesized back to the same config
- * (JSON-equal, key order aside).
+ * same forms, fragments too), each stored on the emulator through the official SDK, adopted
+ * by `fleetform adopt`, planned with no changes, and synthesized back to exactly the same
+ * config (JSON-equal, key order and `revision` aside: no list added or left out, older forms
+ * as written, environment placeholders as written); a failure names the file and the first
+ * path that differs. An edit is then written back exactly as code declares it.
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
