@@ -94,6 +94,12 @@ beforeAll(async () => {
     fragmentIds.set(name, created.id);
     fragments.set(name, stored);
   }
+  // A fragment of the corpus is stored as a fragment too (and as a machine below).
+  for (const r of realConfigs().filter((x) => x.kind === 'fragment')) {
+    const created = await viam.appClient.createFragment(c.organizationId, machineName(r.file), sdk.Struct.fromJson(r.config as never));
+    if (!created) throw new Error(`fragment ${r.file} was not created`);
+    fragments.set(machineName(r.file), r.config);
+  }
   const corpus = [
     ...realConfigs().map((r) => ({ file: r.file, config: r.config })),
     ...HAND_WRITTEN.map(({ file, config }) => ({ file, config: withFragmentIds(config, fragmentIds) })),
