@@ -1,5 +1,5 @@
 // viam.app.v1.UpdateRobotPartRequest with robot_config kept as the bytes of its encoded
-// google.protobuf.Struct. Those bytes are written and read by fleetform's own Struct codec,
+// google.protobuf.Struct, and the config's JSON text beside it. Those bytes are written and read by fleetform's own Struct codec,
 // which keeps every key of the config (a decoded Struct message holds its fields in a plain
 // object, where a key named `__proto__` is lost). The bytes on the wire are the same as with
 // the Struct message. Field numbers are the wire contract: never renumber.
@@ -38,6 +38,14 @@ export class UpdateRobotPartRequestWithEncodedConfig extends Message<UpdateRobot
    */
   lastKnownUpdate?: Timestamp;
 
+  /**
+   * The config as JSON text; when set the service stores it as sent (key order, integers as
+   * written) in place of robot_config.
+   *
+   * @generated from field: optional string robot_config_json = 5;
+   */
+  robotConfigJson?: string;
+
   constructor(data?: PartialMessage<UpdateRobotPartRequestWithEncodedConfig>) {
     super();
     proto3.util.initPartial(data, this);
@@ -50,6 +58,7 @@ export class UpdateRobotPartRequestWithEncodedConfig extends Message<UpdateRobot
     { no: 2, name: "name", kind: "scalar", T: 9 /* ScalarType.STRING */ },
     { no: 3, name: "robot_config", kind: "scalar", T: 12 /* ScalarType.BYTES */, opt: true },
     { no: 4, name: "last_known_update", kind: "message", T: Timestamp, opt: true },
+    { no: 5, name: "robot_config_json", kind: "scalar", T: 9 /* ScalarType.STRING */, opt: true },
   ]);
 
   static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): UpdateRobotPartRequestWithEncodedConfig {
