@@ -166,10 +166,8 @@ export function createAppClient(
       // The config comes twice: parsed from config_json, the Struct decoded only without it.
       const { robotConfig, ...part } = res.part;
       const text = res.configJson || part.robotConfigJson;
-      return machinePartOf(
-        { ...part, robotConfig: undefined },
-        text || (robotConfig === undefined ? undefined : JSON.stringify(decodeStruct(robotConfig))),
-      );
+      const struct = text || robotConfig === undefined ? undefined : { toJson: () => decodeStruct(robotConfig) };
+      return machinePartOf({ ...part, robotConfig: struct }, text);
     },
 
     async getMachinePartVersion(partId) {
