@@ -51,5 +51,7 @@ function write(value: unknown, literals: ReadonlyMap<number, string>): string {
  * written as the literal `integersFrom` (texts the config was read from) gives it.
  */
 export function configText(config: Readonly<Record<string, unknown>>, integersFrom: readonly string[] = []): string {
-  return write(config, unsafeIntegerLiterals(integersFrom));
+  const literals = unsafeIntegerLiterals(integersFrom);
+  // JSON.stringify writes plain JSON data the same way (own keys in order, undefined left out), only faster.
+  return literals.size === 0 ? JSON.stringify(config) : write(config, literals);
 }
