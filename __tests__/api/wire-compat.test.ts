@@ -311,7 +311,7 @@ describe('our client reads what the official messages encode', () => {
     for (const client of [ours, oursGrpc]) expect(await client.appClient.getMachinePart('p1')).toEqual(expected);
   });
 
-  test("GetRobotPart with the part's robot_config_json (field 18) alone: the config from it", async () => {
+  test("GetRobotPart(s) with the part's robot_config_json (field 18): the config from it", async () => {
     const text = '{"modules":[],"components":[{"name":"cam","attributes":{"serial":9007199254740993}}]}';
     const part = partOf(config);
     // Field 18 as the service sends it; the pinned SDK's RobotPart carries it among its unknown fields.
@@ -319,10 +319,15 @@ describe('our client reads what the official messages encode', () => {
       new Uint8Array([...part.toBinary(), ...own.RobotPartWithEncodedConfig.fromJson({ robotConfigJson: text }).toBinary()]),
     );
     responses.set(`${APP}/GetRobotPart`, new sdk.appApi.GetRobotPartResponse({ part: withField }).toBinary());
+    responses.set(`${APP}/GetRobotParts`, new sdk.appApi.GetRobotPartsResponse({ parts: [withField] }).toBinary());
     for (const client of [ours, oursGrpc]) {
       const read = await client.appClient.getMachinePart('p1');
       expect(read.configJson).toBe(text);
       expect(Object.keys(read.config)).toEqual(['modules', 'components']);
+      // The parts list reads it too, in place of the Struct beside it.
+      const [listed] = await client.appClient.getMachineParts('m1');
+      expect(listed?.configJson).toBe(text);
+      expect(Object.keys(listed?.config ?? {})).toEqual(['modules', 'components']);
     }
   });
 

@@ -1,27 +1,23 @@
 import { configDocument, configView } from '../../src/engine/kinds/machine-config-view';
 
 describe('the order a machine config is written in', () => {
-  test("a new machine's config is written in the code's order, sections and entries alike", () => {
+  test('entries and every key inside them keep the order the code gives them', () => {
     const code = {
-      services: [{ name: 'dm', api: 'rdk:service:data_manager', model: 'rdk:builtin:builtin' }],
-      network: { bind_address: ':8080' },
       components: [
-        { name: 'zeta', model: 'm', api: 'rdk:component:camera' },
+        { name: 'zeta', model: 'm', api: 'rdk:component:camera', attributes: { z: 1, a: { y: 2, b: 3 } } },
         { name: 'alpha', api: 'rdk:component:camera', model: 'm' },
       ],
+      network: { bind_address: ':8080', heartbeat_window: '30s' },
     };
     const doc = configDocument(configView(code));
-    expect(Object.keys(doc).slice(0, 3)).toEqual(['services', 'network', 'components']);
     expect(JSON.stringify(doc.components)).toBe(JSON.stringify(code.components));
+    expect(JSON.stringify(doc.network)).toBe(JSON.stringify(code.network));
   });
 
-  test("the service's keys keep their places; unmanaged ones keep their values; new ones follow", () => {
-    const stored = { cloud: { id: 'x' }, components: [], revision: 'r1', services: [] };
-    const code = { network: { bind_address: ':9090' }, services: [{ name: 'dm' }], components: [{ name: 'cam' }] };
+  test("sections in the order synth writes them (components, services, modules, then the rest as given), the service's own keys first", () => {
+    const stored = { revision: 'r1', services: [], cloud: { id: 'x' } };
+    const code = { network: { bind_address: ':9090' }, agent: {}, modules: [{ name: 'm' }], components: [{ name: 'cam' }] };
     const doc = configDocument(configView(code), stored);
-    // modules are always written: after the code's keys.
-    expect(Object.keys(doc)).toEqual(['cloud', 'components', 'revision', 'services', 'network', 'modules']);
-    expect(doc.cloud).toEqual({ id: 'x' });
-    expect(doc.components).toEqual([{ name: 'cam' }]);
+    expect(Object.keys(doc)).toEqual(['revision', 'cloud', 'components', 'services', 'modules', 'network', 'agent']);
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { Sdk } from '../sdk';
 import { configText } from '../../domain/config-text';
+import { robotConfigJsonOf } from '../robot-part-config-json';
 import { decodeStruct } from '../struct-codec';
 import type { AppWireServiceType } from '../services';
 import type { GetRobotPartVersionReply, PartVersionServiceType } from '../part-version-probe';
@@ -157,7 +158,7 @@ export function createAppClient(
 
     async getMachineParts(machineId) {
       const res = await call('getRobotParts', true, (c, o) => c.getRobotParts({ robotId: machineId }, o));
-      return res.parts.map((p) => machinePartOf(p));
+      return res.parts.map((p) => machinePartOf(p, robotConfigJsonOf(p)));
     },
 
     async getMachinePart(partId) {
@@ -196,7 +197,7 @@ export function createAppClient(
         c.updateRobotPart({ id: partId, name, robotConfigJson, lastKnownUpdate: guard }, o),
       );
       if (res.part === undefined) throw missing('UpdateRobotPart', 'part');
-      return machinePartOf(res.part);
+      return machinePartOf(res.part, robotConfigJsonOf(res.part));
     },
 
     async getModule(moduleId) {

@@ -12,7 +12,7 @@ import type { AppWireServiceType } from '../../api/services';
 import { encodeStruct, type StructObject } from '../../api/struct-codec';
 import { sortedKeys } from '../logic/stored-config';
 import { sentConfig } from './sent-config';
-import { withRobotConfigJson } from './robot-config-json';
+import { withRobotConfigJson } from '../../api/robot-part-config-json';
 import { generateApiKeySecret, hashApiKey } from '../auth/keys';
 import {
   grantedLocations,

@@ -1,6 +1,6 @@
 import { MANAGED_CONFIG_SECTIONS, OPTIONAL_CONFIG_SECTIONS } from '../../domain/config';
 import { isCodeOwnedKey } from '../../domain/config-language';
-import { isObject, setOwn, toJson, type JsonObject, type JsonValue } from '../json';
+import { isObject, toJson, type JsonObject, type JsonValue } from '../json';
 
 /** The lists of a machine config a plan keys by entry name; every other section code writes is compared as written. */
 export const MANAGED_LISTS = MANAGED_CONFIG_SECTIONS;
@@ -39,51 +39,41 @@ function importObject(entry: JsonValue): JsonValue {
  * copied, so the view must not be mutated.
  */
 export function configView(config: Record<string, unknown>): JsonObject {
-  // Keys in the config's own order, so a write sends them as the config holds them.
   const view: JsonObject = {};
+  for (const list of MANAGED_LISTS) {
+    const entries = config[list];
+    if (!Array.isArray(entries) || entries.length === 0) continue;
+    const keyed: JsonObject = {};
+    const taken = new Set<string>();
+    for (const raw of entries) if (isObject(raw)) keyed[keyOf(raw, taken)] = raw;
+    view[list] = keyed;
+  }
+  for (const key of MANAGED_IMPORTS) {
+    const imports = config[key];
+    if (Array.isArray(imports) && imports.length > 0)
+      view[key] = key === 'fragments' ? (imports as JsonValue[]).map(importObject) : (imports as JsonValue[]);
+  }
+  // Every other section code writes (network, remotes, agent, `_comment`, ...), compared as written.
   for (const key of Object.keys(config)) {
-    const value = config[key];
-    if ((MANAGED_LISTS as readonly string[]).includes(key)) {
-      if (Array.isArray(value) && value.length > 0) view[key] = keyedEntries(value);
-    } else if ((MANAGED_IMPORTS as readonly string[]).includes(key)) {
-      if (Array.isArray(value) && value.length > 0)
-        view[key] = key === 'fragments' ? (value as JsonValue[]).map(importObject) : (value as JsonValue[]);
-    } else if (isCodeOwnedKey(key) && value !== undefined) {
-      // Every other section code writes (network, remotes, agent, `_comment`, ...), compared as written.
-      view[key] = toJson(value);
-    }
+    if (isListOrImport(key) || !isCodeOwnedKey(key) || config[key] === undefined) continue;
+    view[key] = toJson(config[key]);
   }
   return view;
 }
 
-/** A managed list's entries keyed by name. */
-function keyedEntries(entries: readonly unknown[]): JsonObject {
-  const keyed: JsonObject = {};
-  const taken = new Set<string>();
-  for (const raw of entries) if (isObject(raw)) keyed[keyOf(raw, taken)] = raw;
-  return keyed;
-}
-
-/**
- * Back from the keyed view to the service's list form, keeping unmanaged top-level keys of
- * `base`. Keys `base` has stay where they are; the view's other keys follow in its order.
- */
+/** Back from the keyed view to the service's list form, keeping unmanaged top-level keys of `base`. */
 export function configDocument(view: JsonObject, base: Record<string, unknown> = {}): Record<string, JsonValue> {
-  const written = new Map<string, JsonValue>();
+  const doc: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (!isManaged(k)) doc[k] = toJson(v);
+  }
   for (const list of MANAGED_LISTS) {
     const keyed = view[list];
     if (!isObject(keyed) && WRITTEN_WHEN_PRESENT.has(list) && base[list] === undefined) continue;
-    written.set(list, isObject(keyed) ? Object.values(keyed) : []);
+    doc[list] = isObject(keyed) ? Object.values(keyed) : [];
   }
-  for (const key of MANAGED_IMPORTS) if (Array.isArray(view[key])) written.set(key, view[key]);
-  for (const [key, value] of Object.entries(view)) if (!isListOrImport(key) && isCodeOwnedKey(key)) written.set(key, value);
-  const doc: Record<string, JsonValue> = {};
-  for (const [k, v] of Object.entries(base)) {
-    if (!isManaged(k)) setOwn(doc, k, toJson(v));
-    else if (written.has(k)) setOwn(doc, k, written.get(k) as JsonValue);
-  }
-  for (const key of Object.keys(view)) if (written.has(key) && !Object.hasOwn(doc, key)) setOwn(doc, key, written.get(key) as JsonValue);
-  for (const [key, value] of written) if (!Object.hasOwn(doc, key)) setOwn(doc, key, value);
+  for (const key of MANAGED_IMPORTS) if (Array.isArray(view[key])) doc[key] = view[key];
+  for (const [key, value] of Object.entries(view)) if (!isListOrImport(key) && isCodeOwnedKey(key)) doc[key] = value;
   return doc;
 }
 
