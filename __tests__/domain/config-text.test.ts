@@ -3,7 +3,9 @@ import { configText, unsafeIntegerLiterals } from '../../src/domain/config-text'
 describe('the JSON text a part write sends', () => {
   test('keys in the order the config holds them, at every depth; integers as integers', () => {
     const config = { services: [], components: [{ name: 'cam', model: 'm', attributes: { zoom: 2, fps: 30, ratio: 0.5 } }] };
-    expect(configText(config)).toBe('{"services":[],"components":[{"name":"cam","model":"m","attributes":{"zoom":2,"fps":30,"ratio":0.5}}]}');
+    expect(configText(config)).toBe(
+      '{"services":[],"components":[{"name":"cam","model":"m","attributes":{"zoom":2,"fps":30,"ratio":0.5}}]}',
+    );
     expect(JSON.parse(configText(config))).toEqual(config);
   });
 
