@@ -86,7 +86,10 @@ export class ReconcilerServer {
     }
     const method = req.method ?? 'GET';
     if (method === 'GET' && p === '/healthz') {
+      // Degraded while cycles fail: 503 with the failing step and cause. `?live` asks only whether the loop runs (a liveness probe: a restart fixes no broken commit).
       const ok = this.healthy();
+      const failing = ok && !url.searchParams.has('live') ? this.handle.status().failing : undefined;
+      if (failing) return json(res, 503, { status: 'degraded', ...failing });
       res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'unhealthy\n');
       return;
     }

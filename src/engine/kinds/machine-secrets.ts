@@ -3,6 +3,7 @@ import { configSecrets, isSecretEnvName } from '../../domain';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 import type { PlanProblem } from '../kind';
 import type { SensitiveParts } from '../kind-declaration';
+import { processRedactor } from '../redactor';
 
 /**
  * A machine's secret module env entries travel apart from its `config`, in `secret_env`
@@ -30,6 +31,7 @@ export function withSecretEnv(
   const problems: PlanProblem[] = [];
   const byModule = new Map<string, Record<string, string>>();
   for (const [key, value] of entries) {
+    processRedactor.add(value);
     const split = splitKey(key);
     if (!split) {
       problems.push({
