@@ -13,6 +13,8 @@ import type { AppRunner } from '../app-runner';
 import { durationFlag } from '../engine-options';
 import { projectLoader } from '../reconcile-project';
 import { dashboardToken } from '../dashboard-access';
+import { passEnvFromEnvironment } from '../app-environment';
+import { parseDuration } from '../../domain/duration';
 
 export interface ReconcileOptions {
   path: string;
@@ -27,6 +29,10 @@ export interface ReconcileOptions {
   webhook: string[];
   maxDestroy: string;
   listen: string;
+  appTimeout: string;
+  passEnv: string[];
+  allowAppEndpoint?: boolean;
+  backoffMax: string;
   logFormat: string;
   parallelism: string;
   readParallelism: string;
@@ -53,6 +59,8 @@ export async function runReconciler(opts: ReconcileOptions, apps: AppRunner): Pr
   const intervalMs = durationFlag(opts.interval, '--interval');
   const pollMs = opts.poll === undefined ? defaultPollMs(opts.repo) : durationFlag(opts.poll, '--poll');
   if (intervalMs < 1000) throw new InputError('the interval is at least 1s', { path: '--interval' });
+  const appTimeoutMs = parseDuration(opts.appTimeout, '--app-timeout', { minimumMs: 100 });
+  const backoffMaxMs = parseDuration(opts.backoffMax, '--backoff-max', { minimumMs: 1000 });
   const cwd = process.cwd();
   const source = opts.repo
     ? gitSource({
@@ -68,7 +76,11 @@ export async function runReconciler(opts: ReconcileOptions, apps: AppRunner): Pr
       apps,
       parallelism: wholeNumber(opts.parallelism, '--parallelism', 1),
       readParallelism: wholeNumber(opts.readParallelism, '--read-parallelism', 1),
+      appTimeoutMs,
+      passEnv: [...opts.passEnv, ...passEnvFromEnvironment(process.env)],
+      ...(opts.allowAppEndpoint ? { allowAppEndpoint: true } : {}),
     }),
+    backoffMaxMs,
     apply: oneOf<ApplyPolicy>(opts.apply, APPLY_POLICIES, '--apply'),
     drift: oneOf<DriftPolicy>(opts.drift, DRIFT_POLICIES, '--drift'),
     windows: opts.window.map((w) => parseWindow(w)),

@@ -107,6 +107,26 @@ export function register(program: Command, apps: AppRunner): void {
       `serve /healthz, /metrics, the API and the dashboard (/dashboard/; actions need the token in ${DASHBOARD_TOKEN_ENV}) here ("off": no server)`,
       process.env.FLEETFORM_RECONCILE_LISTEN ?? '127.0.0.1:9464',
     )
+    .option(
+      '--app-timeout <duration>',
+      'how long a run of the app may take; then it is ended with every process it started and the cycle fails',
+      process.env.FLEETFORM_APP_TIMEOUT ?? '5m',
+    )
+    .option(
+      '--pass-env <name>',
+      "pass this variable of the reconciler's environment to the app (repeatable; also FLEETFORM_PASS_ENV); by default the app gets only what it needs to run and its cdktf.json fleetform.passEnv",
+      collect,
+      [],
+    )
+    .option(
+      '--allow-app-endpoint',
+      "let the app's FleetProvider choose the endpoint the API key goes to (default: only FLEETFORM_ENDPOINT's, or the embedded emulator)",
+    )
+    .option(
+      '--backoff-max <duration>',
+      'the longest wait between failing cycles (the first waits --poll, doubled at each failure; a new commit retries at once)',
+      process.env.FLEETFORM_RECONCILE_BACKOFF_MAX ?? '10m',
+    )
     .option('--log-format <format>', 'text or json', process.env.FLEETFORM_LOG_FORMAT ?? 'text')
     .option('--parallelism <n>', 'how many resources are written at once', '10')
     .option('--read-parallelism <n>', 'the most reads in flight while planning', '512')
