@@ -40,6 +40,8 @@ interface Spec {
   readonly texts?: readonly string[];
   readonly endpoint?: string;
   readonly pidFile?: string;
+  /** Text that changes the commit, not the fleet. */
+  readonly note?: string;
 }
 
 const MAIN = `
@@ -284,7 +286,7 @@ test('a corrupt object and a garbage ref are each announced once while cycles ba
     // The object repaired and a new commit pushed: it applies at once and the reconciler is healthy again.
     writeFileSync(object, original);
     mark = hook.log.events.length;
-    repo.commit({ mode: 'good', machine: 'broken-1', version: '~1.2' });
+    repo.commit({ mode: 'good', machine: 'broken-1', version: '~1.3', note: 'repaired' });
     await hook.log.waitFor(of('apply-finished'), mark, 60_000);
     await waitUntil('healthy again', async () => (await health(running.url)).status === 200);
 
@@ -310,11 +312,11 @@ test('a corrupt object and a garbage ref are each announced once while cycles ba
     expect(pids).toHaveLength(2);
     await waitUntil('the app and its child are gone', () => pids.every((p) => !alive(p)), 10_000);
     mark = hook.log.events.length;
-    repo.commit({ mode: 'good', machine: 'broken-1', version: '~1.3' });
+    repo.commit({ mode: 'good', machine: 'broken-1', version: '~1.2' });
     const applied = await hook.log.waitFor(of('apply-finished'), mark, 60_000);
     if (applied.type !== 'apply-finished') throw new Error('not an apply');
     expect(applied.failed).toEqual([]);
-    expect((await health(running.url)).status).toBe(200);
+    await waitUntil('healthy once the fix is applied', async () => (await health(running.url)).status === 200);
   } finally {
     await hook.close();
   }

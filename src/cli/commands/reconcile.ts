@@ -49,7 +49,11 @@ function statusText(s: ReconcilerStatus): string {
     lines.push(
       `Last cycle: ${s.lastCycle.at}, ${s.lastCycle.ok ? 'ok' : `FAILED: ${s.lastCycle.error ?? ''}`} in ${s.lastCycle.seconds.toFixed(1)}s`,
     );
-  if (s.nextCheckAt) lines.push(`Next drift check: ${s.nextCheckAt}`);
+  if (s.failing)
+    lines.push(
+      `Failing: ${s.failing.failures} cycle(s) in a row since ${s.failing.since} (${s.failing.cause}): ${s.failing.error}; next try ${s.failing.retryAt}`,
+    );
+  if (s.nextCheckAt && !s.failing) lines.push(`Next drift check: ${s.nextCheckAt}`);
   if (s.override) lines.push(`Windows overridden: ${s.override.windows}${s.override.until ? ` until ${s.override.until}` : ''}`);
   for (const st of s.stacks) {
     const held = (st.held ?? []).map((h) => `; ${h.machines.length} machine(s) of location ${h.location} held: ${h.reason}`).join('');
