@@ -15,6 +15,7 @@ import { projectLoader } from '../reconcile-project';
 import { dashboardToken } from '../dashboard-access';
 import { passEnvFromEnvironment } from '../app-environment';
 import { parseDuration } from '../../domain/duration';
+import { processRedactor } from '../../engine/redactor';
 
 export interface ReconcileOptions {
   path: string;
@@ -50,6 +51,14 @@ function wholeNumber(text: string, flag: string, min: number): number {
   return n;
 }
 
+function urlPassword(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `fleetform reconcile`: runs the reconciler until SIGTERM or SIGINT, then stops after the cycle under way. */
 export async function runReconciler(opts: ReconcileOptions, apps: AppRunner): Promise<void> {
   boundHeapGrowth();
@@ -70,6 +79,9 @@ export async function runReconciler(opts: ReconcileOptions, apps: AppRunner): Pr
         workdir: path.resolve(cwd, opts.workdir ?? path.join('.fleetform', 'reconcile', 'checkout')),
       })
     : folderSource(path.resolve(cwd, opts.path));
+  // Tokens given on the command line are secrets too: the webhooks' URLs and a password in --repo's.
+  for (const url of opts.webhook) processRedactor.addUrl(url);
+  if (opts.repo) processRedactor.add(urlPassword(opts.repo));
   const running = await startReconciler({
     source,
     loader: projectLoader({
