@@ -104,4 +104,18 @@ describe('Redactor', () => {
     expect(new Set(forms).size).toBe(forms.length);
     expect(forms).toContain(Buffer.from(KEY).toString('hex').toUpperCase());
   });
+
+  test('with a fleet of secrets (past the one-search-per-form size) every form and prefix is still found', () => {
+    const many = Array.from({ length: 200 }, (_, i) => `machine-secret-${String(i).padStart(3, '0')}-${(i * 7919).toString(36)}xyz`);
+    const r = new Redactor();
+    for (const s of many) r.add(s);
+    for (const s of [many[0] as string, many[123] as string, many[199] as string]) {
+      expect(r.redact(`a ${s} b`)).toBe(`a ${REDACTED} b`);
+      expect(r.redact(`h=${Buffer.from(s).toString('hex')};`)).toBe(`h=${REDACTED};`);
+      expect(r.redact(`b=${Buffer.from(s).toString('base64')};`)).not.toContain(Buffer.from(s).toString('base64').slice(0, 11));
+      expect(r.redact(`p=${s.slice(0, 9)}`)).toBe(`p=${REDACTED}`);
+    }
+    expect(r.redact('machine secrets are fine, and so is this line')).toBe('machine secrets are fine, and so is this line');
+    expect(r.finds('nothing here at all')).toBe(false);
+  });
 });

@@ -24,6 +24,10 @@ interface Needle {
   readonly head: number;
 }
 
+interface IndexedNeedle extends Needle {
+  readonly headText: string;
+}
+
 /** What replaces a base64 text's bytes: the characters that depend on bytes outside the secret are dropped. */
 function base64Forms(bytes: Buffer): string[] {
   const out: string[] = [];
@@ -67,21 +71,25 @@ export function secretForms(secret: string): Needle[] {
   return needles;
 }
 
-/** The spans of `text` a needle covers: each start found, and as much of the rest of the form as follows it. */
-function spansOf(text: string, needle: Needle, out: Array<[number, number]>): void {
-  const head = needle.form.slice(0, needle.head);
-  let at = text.indexOf(head);
-  while (at !== -1) {
-    let end = at + head.length;
-    let i = head.length;
-    while (i < needle.form.length && end < text.length && text[end] === needle.form[i]) {
-      end += 1;
-      i += 1;
-    }
-    out.push([at, end]);
-    at = text.indexOf(head, end);
+/** The span of `text` a needle covers from `at`, where its head starts: the head and as much of the rest of the form as follows. */
+function spanAt(text: string, needle: Needle, at: number): [number, number] {
+  let end = at + needle.head;
+  let i = needle.head;
+  while (i < needle.form.length && end < text.length && text[end] === needle.form[i]) {
+    end += 1;
+    i += 1;
   }
+  return [at, end];
 }
+
+/**
+ * Every head is at least MIN_SECRET_LENGTH characters: needles are also indexed by their
+ * first KEY_LENGTH and by their whole head, so that with many secrets (a fleet's machine
+ * secrets) a text is scanned once, about one lookup per character, rather than once per needle.
+ */
+const KEY_LENGTH = MIN_SECRET_LENGTH;
+/** Up to this many needles, one indexOf each is quicker than the scan. */
+const SCAN_ABOVE = 48;
 
 /** The secret parts of a URL: its password, and every path segment and query value long enough to be a token. */
 export function urlSecrets(text: string): string[] {
@@ -109,8 +117,49 @@ const URL_VARIABLES = ['FLEETFORM_WEBHOOK_URL', 'FLEETFORM_WEBHOOK_URLS'];
 
 /** The secrets a process holds: added as it learns them, applied by `redact` to every text it sends out. */
 export class Redactor {
-  private readonly needles: Needle[] = [];
+  private readonly needles: IndexedNeedle[] = [];
+  /** The first KEY_LENGTH characters of every head: most positions of a text start none. */
+  private readonly keys = new Set<string>();
+  /** Needles by their exact head, and the lengths heads have. */
+  private readonly byHead = new Map<string, IndexedNeedle[]>();
+  private headLengths: number[] = [];
+  /** The shortest head each form is found by. */
+  private readonly heads = new Map<string, number>();
   private readonly known = new Set<string>();
+
+  private addNeedle(needle: Needle): void {
+    const shortest = this.heads.get(needle.form);
+    if (shortest !== undefined && shortest <= needle.head) return;
+    this.heads.set(needle.form, needle.head);
+    const n = { ...needle, headText: needle.form.slice(0, needle.head) };
+    this.needles.push(n);
+    this.keys.add(n.headText.slice(0, KEY_LENGTH));
+    const list = this.byHead.get(n.headText);
+    if (list) list.push(n);
+    else this.byHead.set(n.headText, [n]);
+    if (!this.headLengths.includes(n.head)) this.headLengths = [...this.headLengths, n.head].sort((a, b) => a - b);
+  }
+
+  /** Calls `found` with each span a needle covers in `text`, until it returns true. */
+  private search(text: string, found: (span: [number, number]) => boolean): void {
+    if (this.needles.length <= SCAN_ABOVE) {
+      for (const n of this.needles) {
+        for (let at = text.indexOf(n.headText); at !== -1;) {
+          const span = spanAt(text, n, at);
+          if (found(span)) return;
+          at = text.indexOf(n.headText, span[1]);
+        }
+      }
+      return;
+    }
+    for (let at = 0; at + KEY_LENGTH <= text.length; at += 1) {
+      if (!this.keys.has(text.slice(at, at + KEY_LENGTH))) continue;
+      for (const length of this.headLengths) {
+        if (at + length > text.length) break;
+        for (const n of this.byHead.get(text.slice(at, at + length)) ?? []) if (found(spanAt(text, n, at))) return;
+      }
+    }
+  }
 
   /** Knows `secret` from now on (a value too short to tell apart is ignored). */
   add(secret: string | undefined | null): this {
@@ -118,7 +167,7 @@ export class Redactor {
     for (const value of new Set([secret, secret.trim()])) {
       if (value.length < MIN_SECRET_LENGTH || this.known.has(value)) continue;
       this.known.add(value);
-      for (const n of secretForms(value)) if (!this.needles.some((m) => m.form === n.form && m.head <= n.head)) this.needles.push(n);
+      for (const n of secretForms(value)) this.addNeedle(n);
     }
     return this;
   }
@@ -152,14 +201,19 @@ export class Redactor {
 
   /** Whether `text` holds anything to redact. */
   finds(text: string): boolean {
-    return this.needles.some((n) => text.includes(n.form.slice(0, n.head)));
+    let hit = false;
+    this.search(text, () => (hit = true));
+    return hit;
   }
 
   /** `text` with every secret form (and long prefix) replaced by `[redacted]`. */
   redact(text: string): string {
     if (this.needles.length === 0 || text.length < MIN_SECRET_LENGTH) return text;
     const spans: Array<[number, number]> = [];
-    for (const n of this.needles) spansOf(text, n, spans);
+    this.search(text, (span) => {
+      spans.push(span);
+      return false;
+    });
     if (spans.length === 0) return text;
     spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
     let out = '';
