@@ -55,6 +55,8 @@ export interface ReconcilerSettings extends Defaults {
 /** Reads in flight at most in a drift check's slice. */
 const CHECK_PARALLELISM = 32;
 const DEFAULT_FULL_PLAN_EVERY_MS = 3_600_000;
+/** The head of a source that cannot be read now (a remote repository out of reach): no new commit to try. */
+const UNREADABLE_HEAD = 'unreadable';
 
 type CycleReason = Extract<ReconcilerEvent, { type: 'cycle-started' }>['reason'];
 
@@ -302,13 +304,17 @@ export class Reconciler implements ReconcilerHandle {
   private async headNow(): Promise<string> {
     const { source } = this.settings;
     if (!source.head) return this.revision?.id ?? '';
-    return source.head().catch((err: unknown) => `unreadable: ${errorMessage(err)}`);
+    // One text for every read that fails: an error's own text (a timing, an address) would read as a new head each poll.
+    return source.head().catch(() => UNREADABLE_HEAD);
   }
 
   /** Whether a commit other than the one that failed is there to try. */
   private async commitChanged(streak: FailureStreak): Promise<boolean> {
     const { source } = this.settings;
-    if (source.head) return (await this.headNow()) !== streak.commit;
+    if (source.head) {
+      const head = await this.headNow();
+      return head !== UNREADABLE_HEAD && head !== streak.commit;
+    }
     // Without a head to read, a source that cannot fetch cannot say whether what it has is new either.
     return streak.stage !== 'fetch' && (await source.hasNew(streak.commit).catch(() => false));
   }
