@@ -80,7 +80,10 @@ export function readProjectSettings(cwd: string, outdirOption: string | undefine
   const { app, output, context = {}, terraformModules = [], fleetform } = result.data;
   const passEnv = fleetform?.passEnv ?? [];
   checkProjectPassEnv(passEnv, configFile);
-  return { cdktf: { app, context, terraformModules, passEnv }, outdir: path.resolve(cwd, outdirOption ?? output ?? 'cdktf.out') };
+  return {
+    cdktf: { app, context, terraformModules, ...(passEnv.length > 0 ? { passEnv } : {}) },
+    outdir: path.resolve(cwd, outdirOption ?? output ?? 'cdktf.out'),
+  };
 }
 
 /** Refuses output folders whose replacement would delete the project (or more). */
