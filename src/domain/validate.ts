@@ -18,7 +18,17 @@ import {
 } from './duration';
 import { findCycles, isAcyclic } from './cycles';
 import { FleetformError } from './errors';
-import { childPath, errorIssue, formatIssue, joinPath, toValidationResult, warningIssue, type Issue, type ValidationResult } from './issue';
+import {
+  certainIssue,
+  childPath,
+  errorIssue,
+  formatIssue,
+  joinPath,
+  toValidationResult,
+  warningIssue,
+  type Issue,
+  type ValidationResult,
+} from './issue';
 import { checkModuleName, checkModuleNamingConvention, checkResourceName, conventionalModuleName } from './names';
 import { checkJsonLimits, scanJson, type JsonScan } from './json-limits';
 import { unreceivableEnvEntry } from './module-env';
@@ -139,11 +149,12 @@ function normalResource(entry: ModularResource, list: ResourceListName): NormalR
 
 /**
  * The same issues as warnings: what fails one entry at run time (the machine server leaves
- * that resource or module out and runs the rest), not the whole config.
+ * that resource or module out and runs the rest), not the whole config. An error turned
+ * into a warning is a certain failure of that entry.
  */
 function asWarnings(issues: readonly Issue[]): readonly Issue[] {
   if (issues.length === 0) return issues;
-  return issues.map((i) => (i.severity === 'warning' ? i : { ...i, severity: 'warning' as const }));
+  return issues.map((i) => (i.severity === 'warning' ? i : { ...i, severity: 'warning' as const, certainty: 'certain' as const }));
 }
 
 /** Adds the problems of one module entry to `issues` (`packages` undefined: the config holds no placeholder). */
@@ -178,7 +189,7 @@ function checkModule(
   if (moduleTypeOf(mod) === 'registry') {
     if (mod.module_id === undefined) {
       issues.push(
-        warningIssue(
+        certainIssue(
           'required',
           childPath(path, 'module_id'),
           `module "${mod.name}" will not start: a registry module needs "module_id"`,
@@ -200,7 +211,7 @@ function checkModule(
       }
     } else if (!isVersionPolicy(mod.version)) {
       issues.push(
-        warningIssue(
+        certainIssue(
           'module-version',
           childPath(path, 'version'),
           `module "${mod.name}" will not start: invalid module version ${JSON.stringify(mod.version)}`,
@@ -222,7 +233,7 @@ function checkModule(
   } else {
     if (mod.executable_path === undefined || mod.executable_path === '') {
       issues.push(
-        warningIssue(
+        certainIssue(
           'required',
           childPath(path, 'executable_path'),
           `module "${mod.name}" will not start: a local module needs "executable_path"`,
@@ -365,7 +376,7 @@ function checkResource(
   pushAll(issues, asWarnings(checkResourceName(res.name, childPath(path, 'name'))));
   if (!isApiTriplet(res.api)) {
     issues.push(
-      warningIssue(
+      certainIssue(
         'api-triplet',
         childPath(path, 'api'),
         `invalid API ${JSON.stringify(res.api)} of resource "${res.name}"`,
@@ -375,7 +386,7 @@ function checkResource(
   }
   if (!isModelTriplet(res.model)) {
     issues.push(
-      warningIssue(
+      certainIssue(
         'model-triplet',
         childPath(path, 'model'),
         `invalid model ${JSON.stringify(res.model)} of resource "${res.name}"`,
@@ -402,7 +413,7 @@ function checkResource(
       const message = `resource "${res.name}" will not start: model ${JSON.stringify(res.model)} needs a module with module_id "${moduleId}"; configured module ids: ${known.length > 0 ? known.join(', ') : '(none)'}`;
       const hint = `add a module with "module_id": "${moduleId}", or change the model to one of a configured module`;
       issues.push(
-        warningIssue(
+        (modules.lenient ? warningIssue : certainIssue)(
           'model-module-mismatch',
           childPath(path, 'model'),
           modules.lenient ? `${message} (a local module without module_id may provide it)` : message,
@@ -438,7 +449,7 @@ function checkUniqueNames(resources: readonly LocatedResource[]): readonly Issue
     const first = seen.get(key);
     if (first !== undefined) {
       issues.push(
-        warningIssue(
+        certainIssue(
           'duplicate-resource-name',
           childPath(r.path, 'name'),
           `duplicate resource name "${r.value.name}" for API ${r.value.api} (also ${first}): neither is reachable`,
@@ -470,7 +481,7 @@ function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): readonly
     const first = firstByName.get(m.value.name);
     if (first !== undefined) {
       issues.push(
-        warningIssue(
+        certainIssue(
           'duplicate-module-name',
           childPath(m.path, 'name'),
           `duplicate module name "${m.value.name}" (also ${first})`,
@@ -483,7 +494,7 @@ function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): readonly
       const firstId = firstById.get(id);
       if (firstId !== undefined) {
         issues.push(
-          warningIssue(
+          certainIssue(
             'duplicate-module-id',
             childPath(m.path, 'module_id'),
             `module "${id}" is configured twice (also ${firstId})`,
@@ -535,7 +546,7 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
       const targets = repeated?.get(dep);
       if (dep === r.value.name) {
         issues.push(
-          warningIssue(
+          certainIssue(
             'depends-on-self',
             dependencyPath(r.path, j),
             `resource "${r.value.name}" depends on itself`,
@@ -547,7 +558,7 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
       } else if (target === undefined) {
         const names = [...byName.keys()].filter((n) => n !== r.value.name);
         issues.push(
-          warningIssue(
+          certainIssue(
             'depends-on-missing',
             dependencyPath(r.path, j),
             `resource "${r.value.name}" will not start: it depends on "${dep}", which is not configured`,
@@ -575,7 +586,7 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
     const names = [...cycle, cycle[0] as number].map((n) => resources[n]?.value.name ?? '?');
     const head = resources[cycle[0] as number];
     issues.push(
-      warningIssue(
+      certainIssue(
         'depends-on-cycle',
         head ? childPath(head.path, 'depends_on') : '',
         `circular dependency: ${names.join(' -> ')}`,

@@ -287,7 +287,9 @@ function propsArgument(w: CodeWriter, props: Literal): string {
 
 function machineProps(m: MachineDecl, vars: ReadonlyMap<string, string>, used: Set<string>): Literal {
   const settings = typeof m.config === 'number' ? {} : (valueLiteral(m.config.settings, used) as { [key: string]: Literal });
-  return { name: m.name === m.constructId ? undefined : m.name, location: refCode(m.location, vars), ...settings };
+  const acknowledged =
+    m.acknowledged.length > 0 ? m.acknowledged.map((a) => ({ code: a.code, path: a.path, reason: a.reason })) : undefined;
+  return { name: m.name === m.constructId ? undefined : m.name, location: refCode(m.location, vars), ...settings, acknowledged };
 }
 
 /**
