@@ -69,6 +69,9 @@ interface StackMemory {
 
 const noReporter: ApplyReporter = { start: () => undefined, done: () => undefined, failed: () => undefined, skipped: () => undefined };
 
+/** A plan with errors (problems): nothing of it is applied. */
+export class PlanRefusedError extends FleetformError {}
+
 function message(err: unknown): { error: string; hint?: string; where?: string } {
   if (err instanceof FleetformError)
     return { error: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.path ? { where: err.path } : {}) };
@@ -85,6 +88,8 @@ export class Reconciler implements ReconcilerHandle {
   private revision: Revision | undefined;
   private project: ReconcileProject | undefined;
   private broken: { id: string; said: boolean } | undefined;
+  /** The revision and refusal last announced: a plan refused for its errors is said once per commit, not every interval. */
+  private refusedSaid: string | undefined;
   private lastCycle: ReconcilerStatus['lastCycle'];
   private nextCheckAt: number | undefined;
   private trigger: CycleReason | undefined;
@@ -363,6 +368,9 @@ export class Reconciler implements ReconcilerHandle {
       // A broken revision is announced once, not at every interval.
       if (this.broken?.said) return;
       if (this.broken) this.broken.said = true;
+      const refusal = err instanceof PlanRefusedError ? `${this.revision?.id ?? ''}\u0000${m.error}` : undefined;
+      if (refusal !== undefined && refusal === this.refusedSaid) return;
+      this.refusedSaid = refusal;
       this.emit({ type: 'cycle-failed', ...m, ...(this.revision?.commit ? { commit: this.revision.commit } : {}) });
     }
   }
@@ -576,7 +584,7 @@ export class Reconciler implements ReconcilerHandle {
 
     const problems = all.flatMap((c) => c.problems.map((p) => `${c.address}: ${p.message}`));
     if (problems.length > 0)
-      throw new FleetformError(
+      throw new PlanRefusedError(
         `stack ${stack.name}: the plan has ${problems.length} problem(s); nothing is applied: ${problems.slice(0, 3).join('; ')}`,
         { path: stack.name, hint: 'fix the code; the fleet is left as it is' },
       );
