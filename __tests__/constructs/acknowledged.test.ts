@@ -1,5 +1,5 @@
 import { App, TerraformStack } from 'cdktf';
-import { Machine, ModularResource, Module } from '../../src';
+import { Machine, ModularResource, Module, Part } from '../../src';
 import { errorsOf, issueAt, newStack, resourceOf, synth, warningsOf } from './helpers';
 
 /** A machine whose sensor comes from module acme:distance. */
@@ -100,5 +100,19 @@ describe('certain failures of a stack', () => {
     expect(() => new Machine(stack, 'm', { acknowledged: [{ code: 'module-version', path: 'modules.x.version' } as never] })).toThrow(
       /reason/,
     );
+  });
+});
+
+test('a Part acknowledges the certain failures of its own config', () => {
+  const { app, stack } = newStack('s');
+  const machine = new Machine(stack, 'rover');
+  const part = new Part(machine, 'arm', {
+    acknowledged: [{ code: 'module-version', path: 'modules.acme_arm.version', reason: 'pinned on the arm computer' }],
+  });
+  new Module(part, 'arm', { moduleId: 'acme:arm', version: '~3' });
+  expect(errorsOf(app)).toEqual([]);
+  expect(warningsOf(app)).toEqual(['s/rover/arm/arm version module-version']);
+  expect(resourceOf(synth(stack), 'fleetform_machine_part', 'rover_arm').acknowledged).toEqual({
+    'modules.acme_arm.version': { 'module-version': 'pinned on the arm computer' },
   });
 });

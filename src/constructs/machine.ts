@@ -115,6 +115,11 @@ export function declareConfigSections(owner: Construct, props: MachineConfigProp
   for (const [prop, key] of SECTION_PROPS) if (props[prop] !== undefined) sectionsOf(owner).settings.set(key, props[prop]);
 }
 
+/** The run-time check of acknowledgments given as props: code, path and reason, each given. */
+export const acknowledgmentsPropSchema = z.array(
+  z.strictObject({ code: propSchemas.text.min(1), path: propSchemas.text.min(1), reason: propSchemas.text.min(1) }),
+);
+
 /** The run-time check of {@link MachineProps}: strict, without coercion. */
 export const machinePropsSchema = z.strictObject({
   ...camelShape(machineAttributes, ['location_id']),
@@ -122,9 +127,7 @@ export const machinePropsSchema = z.strictObject({
   name: propSchemas.text.optional(),
   location: locationReference.optional(),
   healthGate: z.strictObject({ timeout: propSchemas.text.optional(), settle: propSchemas.text.optional() }).optional(),
-  acknowledged: z
-    .array(z.strictObject({ code: propSchemas.text.min(1), path: propSchemas.text.min(1), reason: propSchemas.text.min(1) }))
-    .optional(),
+  acknowledged: acknowledgmentsPropSchema.optional(),
   ...machineConfigPropsShape,
 });
 
