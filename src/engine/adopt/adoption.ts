@@ -163,6 +163,7 @@ function sameConfigKey(config: MachineConfigCode, secrets: readonly SecretVariab
         entries: config.entries,
         settings: config.settings,
         overrides: config.overrides,
+        emptyLists: config.emptyLists,
       }),
     ) as Parameters<typeof stableStringify>[0],
   );
