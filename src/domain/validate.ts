@@ -147,7 +147,8 @@ interface LocatedResource extends Located<NormalResource> {
 function normalResource(entry: ModularResource, list: ResourceListName): NormalResource {
   const api = normalApi(entry, list);
   const model = normalModel(entry, list);
-  const name = entry.name ?? (list === 'services' ? DEFAULT_SERVICE_NAME : '');
+  // The machine server reads an absent name and an empty one alike: a service's is its API's default.
+  const name = list === 'services' && (entry.name === undefined || entry.name === '') ? DEFAULT_SERVICE_NAME : (entry.name ?? '');
   return api === entry.api && model === entry.model && name === entry.name ? (entry as NormalResource) : { ...entry, name, api, model };
 }
 
