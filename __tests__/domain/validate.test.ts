@@ -609,7 +609,7 @@ describe('validateMachineConfig: messages and reporting', () => {
   });
   test('a broken entry does not cause spurious missing-dependency errors', () => {
     const r = run((c) => {
-      c.components[0].name = 7;
+      (c.components[0] as Record<string, unknown>).name = 7;
     });
     expect(brief(r.errors)).toEqual([{ code: 'type', path: 'components[0].name' }]);
     expect(r.warnings).toEqual([]);
