@@ -1,7 +1,7 @@
 import { isSecretEnvEntry } from '../../domain/module-env';
 import { DEFAULT_EMPTY_LISTS, presentLists, type EmptyListSection } from '../../domain/config';
 import { conventionalModuleName } from '../../domain/names';
-import { validateMachineConfig } from '../../domain';
+import { DEFAULT_SERVICE_NAME, validateMachineConfig } from '../../domain';
 import { FRAGMENT_RESOLVED_ISSUES } from '../../domain/fragments';
 import { isCodeOwnedKey } from '../../domain/config-language';
 import { configSecrets } from '../../domain/config-secrets';
@@ -296,9 +296,11 @@ function resourceCode(
     k in RESOURCE_FIELDS && entry[k] !== undefined && (RESOURCE_FIELDS[k] as (v: JsonValue) => boolean)(entry[k] as JsonValue);
   const has = (k: string): boolean => k !== 'name' && fits(k);
   const deps = has('depends_on') ? (entry.depends_on as string[]) : undefined;
+  const written = text(entry.name);
   return {
     list,
-    name: text(entry.name) ?? '',
+    // An entry left unnamed is declared under the name the machine gives it, and its name then removed.
+    name: written ?? (list === 'services' ? DEFAULT_SERVICE_NAME : 'unnamed'),
     ...(has('api') ? { api: entry.api as string } : {}),
     ...(has('type') ? { type: entry.type as string } : {}),
     ...(has('namespace') ? { namespace: entry.namespace as string } : {}),
@@ -315,7 +317,7 @@ function resourceCode(
     ...(has('frame') ? { frame: entry.frame as JsonObject } : {}),
     ...(has('service_configs') ? { serviceConfigs: entry.service_configs as JsonValue[] } : {}),
     ...(has('log_configuration') ? { logConfiguration: entry.log_configuration as JsonObject } : {}),
-    overrides: strayOverrides(entry, fits),
+    overrides: written === undefined ? [{ path: 'name', value: undefined }, ...strayOverrides(entry, fits)] : strayOverrides(entry, fits),
   };
 }
 
