@@ -53,6 +53,8 @@ function wholeObjectLines(p: Palette, obj: JsonObject | null, kind: 'add' | 'rem
 function headline(c: ResourceChange): string {
   if (c.movedFrom) return `${c.movedFrom} has moved to ${c.address}${c.action === 'move' ? '' : ` and ${PHRASE[c.action]}`}`;
   if (c.deposed) return `${c.address} (deposed object: its replacement exists, its delete failed) ${PHRASE[c.action]}`;
+  if (c.adopted?.foundAs === 'retained')
+    return `${c.address} is taken back into state: an earlier destroy kept it (retain_on_delete)${c.action === 'adopt' ? '' : ` and it ${PHRASE[c.action]}`}`;
   if (c.adopted)
     return `${c.address} was adopted${c.action === 'adopt' ? ': an interrupted create had made it, it is recorded in state' : ` and ${PHRASE[c.action]}`}`;
   return `${c.address} ${PHRASE[c.action]}`;
@@ -62,7 +64,7 @@ export function renderResource(p: Palette, c: ResourceChange, hold?: WindowHold)
   const color = colorFor(p, c.action);
   const lines = [p.bold(`  # ${headline(c)}`)];
   if (hold) lines.push(p.yellow(`  #   ${holdText(hold)}`));
-  if (c.adopted && c.action !== 'adopt')
+  if (c.adopted && c.adopted.foundAs !== 'retained' && c.action !== 'adopt')
     lines.push(p.dim(`  #   adopted: an interrupted create had made it; found on the service by name`));
   for (const reason of c.replaceReasons) lines.push(p.red(`  #   replacement forced by: ${reason}`));
   for (const [k, v] of Object.entries(c.facts)) lines.push(p.dim(`  #   ${k}: ${v}`));
