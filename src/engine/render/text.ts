@@ -90,6 +90,12 @@ export function summaryLine(s: PlanSummary, destroy = false): string {
   return `${head}: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy${forget}${adopt}${move}.`;
 }
 
+/** The summary of a plan with errors: nothing of it can be applied. */
+export function refusedLine(s: PlanSummary): string {
+  const errors = `${s.problems} error${s.problems === 1 ? '' : 's'}`;
+  return `Plan refused: ${errors} above; nothing will be changed until ${s.problems === 1 ? 'it is' : 'they are'} fixed (the plan as it stands: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy).`;
+}
+
 /** The plan as Terraform users read it: drift first, then actions, then the summary line. */
 export function renderPlanText(plan: Plan, options: { color: boolean }): string {
   const p = palette(options.color);
@@ -122,7 +128,11 @@ export function renderPlanText(plan: Plan, options: { color: boolean }): string 
   } else if (acting.length > 0) {
     out.push('fleetform will perform the following actions:', '');
     const holds = holdsByAddress(plan);
-    for (const c of acting) out.push(...renderResource(p, c, holdOfChange(holds, c)), '');
+    const stacks = [...new Set(acting.map((c) => c.stack))];
+    for (const stack of stacks) {
+      if (stacks.length > 1) out.push(p.bold(`Stack ${stack}:`), '');
+      for (const c of acting.filter((a) => a.stack === stack)) out.push(...renderResource(p, c, holdOfChange(holds, c)), '');
+    }
   }
   const noteOnly = plan.changes.filter((c) => c.action === 'no-op' && c.notes.some((n) => n.level === 'warning'));
   for (const c of noteOnly) {
@@ -135,7 +145,8 @@ export function renderPlanText(plan: Plan, options: { color: boolean }): string 
   }
   if (plan.rollouts && plan.rollouts.length > 0) out.push('', ...rolloutPlanLines(plan.rollouts));
   for (const h of waveOnlyHolds(plan)) out.push(p.yellow(`  ${h.address}: ${holdText(h)}`));
-  out.push(p.bold(summaryLine(summarize(plan.changes), plan.destroy)));
+  const summary = summarize(plan.changes);
+  out.push(summary.problems > 0 ? p.red(p.bold(refusedLine(summary))) : p.bold(summaryLine(summary, plan.destroy)));
   const held = holdsSummary(plan);
   if (held) out.push(p.yellow(held));
   return `${out.join('\n')}\n`;
