@@ -204,9 +204,9 @@ test('the dashboard pages, a refused and an approved plan, a failed canary rolle
   await shot('plans');
 
   // Without the token, approving is refused and nothing runs.
-  expect(await approvePlan(MACHINES)).toMatch(/token is missing or wrong/);
+  expect(await approvePlan(MACHINES)).toMatch(/actions need the token/);
   expect(await useToken('not-the-token-at-all')).toMatch(/Read-only: the token is wrong/);
-  expect(await approvePlan(MACHINES)).toMatch(/token is missing or wrong/);
+  expect(await approvePlan(MACHINES)).toMatch(/the token is wrong/);
   expect(await useToken(TOKEN)).toBe('Actions allowed.');
   expect(await approvePlan(MACHINES)).toMatch(/approved: fleetform apply of the pending plan started/);
 

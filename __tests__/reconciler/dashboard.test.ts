@@ -114,7 +114,7 @@ test('the reconciler serves the dashboard: an approval refused without the token
   await shot('reconciler-plans');
 
   // Without the token the approval is refused and nothing is applied.
-  expect(await clickAction('approve', 'fleet')).toMatch(/token is missing or wrong/);
+  expect(await clickAction('approve', 'fleet')).toMatch(/actions need the token/);
   const status = (await (await fetch(`${running.url}/api/status`)).json()) as { stacks: Array<{ waiting?: { for: string } }> };
   expect(status.stacks[0]?.waiting?.for).toBe('approval');
   expect(hook.events.slice(mark).filter((e) => e.type === 'apply-started' || e.type === 'dashboard-action')).toEqual([]);

@@ -37,7 +37,11 @@ test('windows closed mid-rollout pause it before its next wave; opened again, it
   const mark = hook.events.length;
   project.write({ ...base, policy: '~1.3' });
   await hook.waitFor((e) => e.type === 'apply-started', mark);
-  const closed = await fetch(`${running.url}/api/override`, { method: 'POST', body: JSON.stringify({ windows: 'closed' }) });
+  const closed = await fetch(`${running.url}/api/override`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.FLEETFORM_DASHBOARD_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ windows: 'closed' }),
+  });
   expect(closed.status).toBe(200);
   await suite.setMachineFaults([]);
   const paused = await hook.waitFor((e) => e.type === 'rollout-paused', mark);

@@ -39,11 +39,19 @@ function fakeHandle(): ReconcilerHandle & { asked: string[]; send(e: ReconcilerE
   };
 }
 
+const TOKEN = 'reconciler-server-test-token';
+const post = (url: string, body: unknown = {}): Promise<Response> =>
+  fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
 test('the server answers health, metrics and the API, and serves a mounted handler under its prefix', async () => {
   const handle = fakeHandle();
   const metrics = new ReconcilerMetrics();
   metrics.observe({ type: 'cycle-finished', at: '2026-11-27T10:00:00.000Z', cycle: 1, seconds: 0.5, changes: 1, drifted: 0 });
-  const server = new ReconcilerServer(handle, metrics).mount('/ui', (req, res) => {
+  const server = new ReconcilerServer(handle, metrics, undefined, { token: TOKEN }).mount('/ui', (req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' }).end(`dashboard ${req.url}`);
     return true;
   });
@@ -53,12 +61,12 @@ test('the server answers health, metrics and the API, and serves a mounted handl
     expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/fleetform_reconcile_cycles_total\{result="ok"\} 1/);
     expect(await (await fetch(`${url}/ui/stacks`)).text()).toBe('dashboard /ui/stacks');
     expect(((await (await fetch(`${url}/api/status`)).json()) as ReconcilerStatus).stacks[0]?.waiting?.for).toBe('approval');
-    expect((await fetch(`${url}/api/approve/fleet`, { method: 'POST' })).status).toBe(200);
-    expect((await fetch(`${url}/api/approve/other`, { method: 'POST' })).status).toBe(409);
-    expect((await fetch(`${url}/api/heal`, { method: 'POST' })).status).toBe(202);
+    expect((await post(`${url}/api/approve/fleet`)).status).toBe(200);
+    expect((await post(`${url}/api/approve/other`)).status).toBe(409);
+    expect((await post(`${url}/api/heal`)).status).toBe(202);
     expect((await fetch(`${url}/api/refresh`, { method: 'POST' })).status).toBe(202);
-    expect((await fetch(`${url}/api/override`, { method: 'POST', body: JSON.stringify({ windows: 'open', for: '1h' }) })).status).toBe(200);
-    expect((await fetch(`${url}/api/override`, { method: 'POST', body: JSON.stringify({ windows: 'ajar' }) })).status).toBe(400);
+    expect((await post(`${url}/api/override`, { windows: 'open', for: '1h' })).status).toBe(200);
+    expect((await post(`${url}/api/override`, { windows: 'ajar' })).status).toBe(400);
     expect(handle.asked).toEqual(['approve fleet', 'approve other', 'heal', 'refresh', 'override open until']);
 
     // Events stream as server-sent events.

@@ -9,13 +9,39 @@
  * struct_value = 5; ListValue list_value = 6 } }; ListValue { repeated Value values = 1 }.
  */
 import { BinaryReader, BinaryWriter, WireType, type IBinaryWriter } from '@bufbuild/protobuf';
+import { InputError } from '../domain/errors';
 import { setOwn } from '../domain/own-keys';
+
+/**
+ * Message levels Go's protobuf decoder reads before it refuses a message
+ * (`protowire.DefaultRecursionLimit`, what `proto.Unmarshal` and so gRPC-Go use): each
+ * Struct, Value and ListValue is one level, and so is the request holding the Struct.
+ */
+export const GO_RECURSION_LIMIT = 10_000;
+
+/** Encoded Struct bytes the service would refuse to decode: nested too deep, or a string not UTF-8. */
+export class StructDecodeError extends InputError {}
+
+/** Strings of a proto3 message are UTF-8: the service refuses others when it decodes. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Levels still allowed below the one being read; refuses the level when none is left. */
+function level(budget: number): number {
+  if (budget <= 0)
+    throw new StructDecodeError(`the Struct is nested deeper than the ${GO_RECURSION_LIMIT} message levels the service decodes`);
+  return budget - 1;
+}
+
+function readerOf(bytes: Uint8Array): BinaryReader {
+  return new BinaryReader(bytes, UTF8);
+}
 
 export type StructJson = null | boolean | number | string | StructJson[] | { [key: string]: StructJson };
 export type StructObject = { [key: string]: StructJson };
 
-function readValue(bytes: Uint8Array): StructJson {
-  const reader = new BinaryReader(bytes);
+function readValue(bytes: Uint8Array, budget: number): StructJson {
+  const left = level(budget);
+  const reader = readerOf(bytes);
   let value: StructJson = null;
   while (reader.pos < reader.len) {
     const [no, wireType] = reader.tag();
@@ -25,27 +51,48 @@ function readValue(bytes: Uint8Array): StructJson {
     } else if (no === 2 && wireType === WireType.Bit64) value = reader.double();
     else if (no === 3 && wireType === WireType.LengthDelimited) value = reader.string();
     else if (no === 4 && wireType === WireType.Varint) value = reader.bool();
-    else if (no === 5 && wireType === WireType.LengthDelimited) value = decodeStruct(reader.bytes());
-    else if (no === 6 && wireType === WireType.LengthDelimited) value = readList(reader.bytes());
+    else if (no === 5 && wireType === WireType.LengthDelimited) value = readStruct(reader.bytes(), left);
+    else if (no === 6 && wireType === WireType.LengthDelimited) value = readList(reader.bytes(), left);
     else reader.skip(wireType);
   }
   return value;
 }
 
-function readList(bytes: Uint8Array): StructJson[] {
-  const reader = new BinaryReader(bytes);
+function readList(bytes: Uint8Array, budget: number): StructJson[] {
+  const left = level(budget);
+  const reader = readerOf(bytes);
   const values: StructJson[] = [];
   while (reader.pos < reader.len) {
     const [no, wireType] = reader.tag();
-    if (no === 1 && wireType === WireType.LengthDelimited) values.push(readValue(reader.bytes()));
+    if (no === 1 && wireType === WireType.LengthDelimited) values.push(readValue(reader.bytes(), left));
     else reader.skip(wireType);
   }
   return values;
 }
 
-/** The JSON object an encoded Struct stands for, with every key it holds. */
-export function decodeStruct(bytes: Uint8Array): StructObject {
-  const reader = new BinaryReader(bytes);
+/**
+ * The JSON object an encoded Struct stands for, with every key it holds. Refused with a
+ * StructDecodeError where the service's decoder refuses: a string not UTF-8, more levels
+ * than `levels` (default: Go's limit less the request's own level), or deeper than this
+ * process's stack reaches (a few thousand levels; configs are checked to 64).
+ */
+export function decodeStruct(bytes: Uint8Array, levels = GO_RECURSION_LIMIT - 1): StructObject {
+  try {
+    return readStruct(bytes, levels);
+  } catch (err) {
+    if (err instanceof StructDecodeError) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof RangeError && /call stack/i.test(message))
+      throw new StructDecodeError('the Struct is nested deeper than this process can read');
+    if (err instanceof TypeError && /utf-8/i.test(message))
+      throw new StructDecodeError('the Struct holds a string that is not valid UTF-8');
+    throw new StructDecodeError(`the Struct's bytes are malformed (${message})`);
+  }
+}
+
+function readStruct(bytes: Uint8Array, budget: number): StructObject {
+  const left = level(budget);
+  const reader = readerOf(bytes);
   const out: StructObject = {};
   while (reader.pos < reader.len) {
     const [no, wireType] = reader.tag();
@@ -53,13 +100,13 @@ export function decodeStruct(bytes: Uint8Array): StructObject {
       reader.skip(wireType);
       continue;
     }
-    const entry = new BinaryReader(reader.bytes());
+    const entry = readerOf(reader.bytes());
     let key = '';
     let value: StructJson = null;
     while (entry.pos < entry.len) {
       const [entryNo, entryType] = entry.tag();
       if (entryNo === 1 && entryType === WireType.LengthDelimited) key = entry.string();
-      else if (entryNo === 2 && entryType === WireType.LengthDelimited) value = readValue(entry.bytes());
+      else if (entryNo === 2 && entryType === WireType.LengthDelimited) value = readValue(entry.bytes(), left);
       else entry.skip(entryType);
     }
     setOwn(out, key, value);

@@ -1,11 +1,14 @@
 /**
- * Who may act on a dashboard and where it listens: the token in FLEETFORM_DASHBOARD_TOKEN
- * (an environment variable, never a flag other users could read) and the `--listen`
- * address, as `fleetform dashboard` and `fleetform reconcile` read them.
+ * Who may act on a dashboard or a reconciler and where it listens: the token in
+ * FLEETFORM_DASHBOARD_TOKEN (an environment variable, never a flag other users could read),
+ * the `--listen` address, the names `--allow-host` adds and `--readers-need-token`, as
+ * `fleetform dashboard` and `fleetform reconcile` read them.
  */
+import type { Command } from 'commander';
 import { InputError } from '../domain/errors';
+import { ACCESS_TOKEN_ENV, isHostName, type AccessSettings } from '../domain/http-access';
 
-export const DASHBOARD_TOKEN_ENV = 'FLEETFORM_DASHBOARD_TOKEN';
+export const DASHBOARD_TOKEN_ENV = ACCESS_TOKEN_ENV;
 /** Shorter tokens are refused: the token guards writes to the fleet. */
 const MIN_TOKEN_LENGTH = 16;
 
@@ -30,4 +33,38 @@ export function dashboardToken(env: NodeJS.ProcessEnv): string | undefined {
       hint: `use at least ${MIN_TOKEN_LENGTH} random characters, e.g. \`openssl rand -hex 24\``,
     });
   return token;
+}
+
+/** The flags of the access rule, as `dashboard` and `reconcile` read them. */
+export interface AccessFlags {
+  allowHost: string[];
+  readersNeedToken?: boolean;
+}
+
+/** Adds `--allow-host` and `--readers-need-token` to a serving command. */
+export function addAccessOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      '--allow-host <name>',
+      "another name clients reach the server by, accepted in Host and Origin (e.g. a reverse proxy's; repeatable; loopback names and the --listen address always are)",
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
+    .option('--readers-need-token', `reads (status, events, the dashboard's data) need the token in ${DASHBOARD_TOKEN_ENV} too`);
+}
+
+/** The access settings of a server from its flags and the token; refuses what cannot be served. */
+export function accessSettings(flags: AccessFlags, token: string | undefined): AccessSettings {
+  for (const name of flags.allowHost)
+    if (!isHostName(name))
+      throw new InputError(`${JSON.stringify(name)} is not a host name`, {
+        path: '--allow-host',
+        hint: 'give a name or address without scheme, port or path, e.g. fleet.example.com',
+      });
+  if (flags.readersNeedToken && token === undefined)
+    throw new InputError(`--readers-need-token needs the token: ${DASHBOARD_TOKEN_ENV} is not set`, {
+      path: DASHBOARD_TOKEN_ENV,
+      hint: `set ${DASHBOARD_TOKEN_ENV} to at least ${MIN_TOKEN_LENGTH} random characters, e.g. \`openssl rand -hex 24\``,
+    });
+  return { ...(token ? { token } : {}), allowHosts: flags.allowHost, readersNeedToken: flags.readersNeedToken === true };
 }

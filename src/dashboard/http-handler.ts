@@ -1,20 +1,23 @@
 /**
  * The dashboard over HTTP, mountable under any server: the page's files, a JSON API, a
- * stream of server-sent events, and actions that need the token. Without a token the
- * dashboard is read-only; every action taken is logged and told to the source.
+ * stream of server-sent events, and actions that need the token. Every route answers by
+ * the access rule of src/domain/http-access.ts (an allowed Host, no foreign Origin; actions
+ * the token and JSON). Without a token the dashboard is read-only; every action taken is
+ * logged and told to the source.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { accessPolicy, type AccessSettings, type RouteClass } from '../domain/http-access';
+import { decodePathPart, targetPath } from '../domain/http-input';
 import { describeFailure } from './failure-text';
+import { PAGE_HEADERS, SECURITY_HEADERS, accessOf, readJsonObject } from './http-edge';
 import { dashboardHub, type DashboardHub } from './hub';
 import { loadPageFiles, type PageFile } from './page-files';
 import type { DashboardSource, RolloutTarget } from './source';
 import { pageSnapshot } from './updates';
 import type { ActionResult, DashboardUpdate } from './view';
 
-export interface DashboardHandlerOptions {
-  /** The token actions need (sent as `Authorization: Bearer TOKEN`); none: read-only. */
-  readonly token?: string;
+/** Who may do what (the token actions need, sent as `Authorization: Bearer TOKEN`; none: read-only), and where. */
+export interface DashboardHandlerOptions extends AccessSettings {
   /** Where the handler is mounted, e.g. `/dashboard` (default: the root). */
   readonly basePath?: string;
   /** Writes one line per action taken (default: nowhere). */
@@ -32,17 +35,10 @@ export type DashboardHandler = ((req: IncomingMessage, res: ServerResponse) => P
   close(): void;
 };
 
-const HEADERS = {
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'content-security-policy':
-    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
-};
-
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
-    ...HEADERS,
+    ...SECURITY_HEADERS,
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',
     'content-length': Buffer.byteLength(text),
@@ -50,40 +46,11 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
-
-/** Whether the request carries the token (compared in constant time). */
-function authorized(req: IncomingMessage, token: string): boolean {
-  const header = req.headers.authorization ?? '';
-  const match = /^Bearer\s+(.+)$/i.exec(header);
-  return match !== null && timingSafeEqual(digest(match[1]?.trim() ?? ''), digest(token));
-}
-
-async function readBody(req: IncomingMessage, limit = 64 * 1024): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new RequestError(413, 'the request body is too large');
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
-  if (text === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new RequestError(400, 'the request body is not JSON');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new RequestError(400, 'the request body must be a JSON object');
-  return parsed as Record<string, unknown>;
-}
-
 class RequestError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly allow?: string,
   ) {
     super(message);
   }
@@ -136,9 +103,16 @@ function describeAction(name: ActionName, body: Record<string, unknown>): string
   return `${name}${target ? ` (${target})` : ''}`;
 }
 
+/** The access class of a path under the dashboard (`rel`: without its base). */
+function routeClassOf(rel: string): RouteClass {
+  if (ACTION_PATHS[rel]) return 'action';
+  return rel.startsWith('api/') ? 'read' : 'page';
+}
+
 export function dashboardHandler(source: DashboardSource, options: DashboardHandlerOptions = {}): DashboardHandler {
   const base = (options.basePath ?? '').replace(/\/+$/, '');
   const files = options.pageFiles ?? loadPageFiles();
+  const policy = accessPolicy(options);
   const hub = dashboardHub(source);
   // The first reading is read and encoded now, so the first page opened does not wait for it (a failure is told to that page).
   void hub.current().then(pageSnapshot, () => undefined);
@@ -152,12 +126,16 @@ export function dashboardHandler(source: DashboardSource, options: DashboardHand
    */
   const stream = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     res.writeHead(200, {
-      ...HEADERS,
+      ...SECURITY_HEADERS,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
     const write = (u: DashboardUpdate, version: number): boolean =>
       res.write(`id: ${version}\nevent: ${u.type}\ndata: ${JSON.stringify(u)}\n\n`);
     let waiting: Array<[DashboardUpdate, number]> | undefined = [];
@@ -183,20 +161,14 @@ export function dashboardHandler(source: DashboardSource, options: DashboardHand
   };
 
   const act = async (name: ActionName, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (options.token === undefined) {
-      sendJson(res, 403, { ok: false, message: 'this dashboard is read-only: it was started without a token' });
-      return;
-    }
-    if (!authorized(req, options.token)) {
-      sendJson(res, 401, { ok: false, message: 'the token is missing or wrong: send it as `Authorization: Bearer TOKEN`' });
-      return;
-    }
     const run = actionFor(source, name);
     if (!run) {
       sendJson(res, 501, { ok: false, message: `this dashboard's source (${(await hub.current()).source}) cannot ${name}` });
       return;
     }
-    const body = await readBody(req);
+    const read = await readJsonObject(req, res);
+    if (!read.ok) throw new RequestError(read.status, read.message);
+    const body = read.value;
     const what = describeAction(name, body);
     let result: ActionResult;
     try {
@@ -220,38 +192,44 @@ export function dashboardHandler(source: DashboardSource, options: DashboardHand
   const route = async (req: IncomingMessage, res: ServerResponse, rel: string): Promise<void> => {
     const method = req.method ?? 'GET';
     const action = ACTION_PATHS[rel];
-    if (action) {
-      if (method !== 'POST') throw new RequestError(405, `${rel} takes POST`);
-      await act(action, req, res);
-      return;
-    }
-    if (method !== 'GET' && method !== 'HEAD') throw new RequestError(405, `${method} is not served here`);
+    if (action && method !== 'POST') throw new RequestError(405, `${rel} takes POST`, 'POST');
+    if (!action && method !== 'GET' && method !== 'HEAD') throw new RequestError(405, `${method} is not served here`, 'GET, HEAD');
+    const access = accessOf(req, routeClassOf(rel), policy);
+    if (!access.allow) throw new RequestError(access.status, `${access.reason}: ${access.hint}`);
+    if (action) return act(action, req, res);
     if (rel === 'api/snapshot') return sendJson(res, 200, pageSnapshot(await hub.current()));
     if (rel === 'api/events') return stream(req, res);
     if (rel === 'api/token') {
       // Lets the page check a token before it offers actions.
-      if (options.token === undefined)
+      const check = accessOf(req, 'action', policy);
+      if (policy.token === undefined)
         return sendJson(res, 403, { ok: false, message: 'this dashboard is read-only: it was started without a token' });
-      return authorized(req, options.token)
+      return check.allow || check.status === 415
         ? sendJson(res, 200, { ok: true, message: 'the token is right' })
         : sendJson(res, 401, { ok: false, message: 'the token is wrong' });
     }
     if (rel.startsWith('api/machines/')) {
-      const key = decodeURIComponent(rel.slice('api/machines/'.length));
-      const detail = await source.machine(key);
-      return detail ? sendJson(res, 200, detail) : sendJson(res, 404, { ok: false, message: `no machine ${key}` });
+      const key = decodePathPart(rel.slice('api/machines/'.length), 'the machine key');
+      if (!key.ok) throw new RequestError(key.status, key.message);
+      const detail = await source.machine(key.value);
+      return detail ? sendJson(res, 200, detail) : sendJson(res, 404, { ok: false, message: `no machine ${key.value}` });
     }
     const file = files.get(rel === '' ? 'index.html' : rel);
     if (!file) throw new RequestError(404, `not found: ${rel}`);
-    res.writeHead(200, { ...HEADERS, 'content-type': file.contentType, 'content-length': file.body.length, 'cache-control': 'no-cache' });
+    res.writeHead(200, {
+      ...PAGE_HEADERS,
+      'content-type': file.contentType,
+      'content-length': file.body.length,
+      'cache-control': 'no-cache',
+    });
     res.end(method === 'HEAD' ? undefined : file.body);
   };
 
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
-    const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
-    const pathname = url.pathname;
+    const target = targetPath(req.url);
+    const pathname = target.ok ? target.value : '';
     if (base !== '' && pathname === base) {
-      res.writeHead(308, { location: `${base}/` });
+      res.writeHead(308, { ...SECURITY_HEADERS, location: `${base}/` });
       res.end();
       return true;
     }
@@ -261,8 +239,10 @@ export function dashboardHandler(source: DashboardSource, options: DashboardHand
       await route(req, res, rel);
     } catch (err) {
       if (res.headersSent) res.end();
-      else if (err instanceof RequestError) sendJson(res, err.status, { ok: false, message: err.message });
-      else sendJson(res, 500, { ok: false, message: describeFailure(err) });
+      else if (err instanceof RequestError) {
+        if (err.allow) res.setHeader('allow', err.allow);
+        sendJson(res, err.status, { ok: false, message: err.message });
+      } else sendJson(res, 500, { ok: false, message: describeFailure(err) });
     }
     return true;
   };

@@ -1,6 +1,7 @@
 /** The dashboard's own HTTP server (`fleetform dashboard --listen`), for when no reconciler serves it. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SECURITY_HEADERS } from './http-edge';
 import { dashboardHandler, type DashboardHandler, type DashboardHandlerOptions } from './http-handler';
 import type { DashboardSource } from './source';
 
@@ -15,11 +16,11 @@ export async function startDashboardServer(
   listen: { host: string; port: number },
   options: DashboardHandlerOptions = {},
 ): Promise<DashboardServer> {
-  const handler = dashboardHandler(source, options);
+  const handler = dashboardHandler(source, { listenHost: listen.host, ...options });
   const server: Server = createServer((req, res) => {
     void handler(req, res).then((handled) => {
       if (handled) return;
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.writeHead(404, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
       res.end('not found\n');
     });
   });

@@ -3,6 +3,7 @@
  * listen address) its HTTP server. What `fleetform reconcile` starts, and tests too.
  */
 import { dashboardHandler, type DashboardHandler } from '../dashboard/http-handler';
+import type { AccessSettings } from '../domain/http-access';
 import { reconcilerDashboardSource, type ReconcilerDashboardSource } from './dashboard-source';
 import type { ReconcilerEvent } from './events';
 import type { Logger } from './log';
@@ -27,6 +28,8 @@ export interface RunOptions extends ReconcilerSettings {
   readonly listen?: { readonly host: string; readonly port: number };
   /** Serves the dashboard at /dashboard/ of the listen address; its actions need the token (none: read-only). */
   readonly dashboard?: { readonly token?: string; readonly fleetIntervalMs?: number };
+  /** Who may use the server: the token (default: the dashboard's), the Host names allowed, whether reads need the token. */
+  readonly access?: AccessSettings;
   readonly logger: Logger;
 }
 
@@ -71,14 +74,15 @@ export async function startReconciler(options: RunOptions): Promise<RunningRecon
   let url: string | undefined;
   let dashboard: { source: ReconcilerDashboardSource; handler: DashboardHandler } | undefined;
   if (options.listen) {
-    server = new ReconcilerServer(reconciler, metrics, () => reconciler.status().state !== 'stopped');
+    const token = options.access?.token ?? options.dashboard?.token;
+    const access: AccessSettings = { ...options.access, token, listenHost: options.listen.host };
+    server = new ReconcilerServer(reconciler, metrics, () => reconciler.status().state !== 'stopped', access);
     if (options.dashboard) {
       const fleetIntervalMs = options.dashboard.fleetIntervalMs ?? 2000;
       const source = reconcilerDashboardSource(reconciler, { fleetIntervalMs, rolloutIntervalMs: Math.min(fleetIntervalMs, 500) });
-      const { token } = options.dashboard;
       const handler = dashboardHandler(source, {
         basePath: DASHBOARD_PATH,
-        ...(token ? { token } : {}),
+        ...access,
         log: (line) => logger.log('info', line),
       });
       server.mount(DASHBOARD_PATH, handler);
@@ -91,7 +95,7 @@ export async function startReconciler(options: RunOptions): Promise<RunningRecon
     url = await server.listen(options.listen.host, options.listen.port);
     logger.log('info', 'listening', {
       url,
-      ...(dashboard ? { dashboard: `${url}${DASHBOARD_PATH}/`, actions: options.dashboard?.token ? 'need the token' : 'read-only' } : {}),
+      ...(dashboard ? { dashboard: `${url}${DASHBOARD_PATH}/`, actions: token ? 'need the token' : 'read-only' } : {}),
     });
   }
   logger.log('info', 'reconciler started', {

@@ -12,9 +12,14 @@ export function saveToken(token: string): void {
   else sessionStorage.setItem(TOKEN_KEY, token);
 }
 
-function headers(): Record<string, string> {
+/** The saved token as a request header (a server may want it for reads too). */
+export function readHeaders(): Record<string, string> {
   const token = savedToken();
-  return { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+function headers(): Record<string, string> {
+  return { 'content-type': 'application/json', ...readHeaders() };
 }
 
 async function answer(res: Response): Promise<ActionResult> {

@@ -5,6 +5,7 @@
  * thousands of changes costs one redraw and never one per message.
  */
 import { decodeFleet, mergeMachines } from '../../src/dashboard/fleet-table';
+import { readHeaders } from './actions';
 import type { DashboardUpdate, EventView, FleetRow, PageSnapshot } from '../../src/dashboard/view';
 
 /** The snapshot without its machines (kept decoded in `machines`). */
@@ -106,29 +107,73 @@ export function followLive(onChange: (state: LiveState) => void): () => void {
       onChange(state);
     });
   };
-  const source = new EventSource('api/events');
-  for (const type of UPDATE_TYPES) {
-    source.addEventListener(type, (e) => {
-      const update = JSON.parse((e as MessageEvent<string>).data) as DashboardUpdate;
+  const received = (type: string, data: string): void => {
+    if (type === 'failure') {
+      const { message } = JSON.parse(data) as { message: string };
+      state = { ...state, failure: message, version: state.version + 1 };
+    } else if ((UPDATE_TYPES as readonly string[]).includes(type)) {
+      const update = JSON.parse(data) as DashboardUpdate;
       // A snapshot replaces everything queued before it.
       if (update.type === 'snapshot') queued = [update];
       else queued.push(update);
-      changed();
-    });
+    } else return;
+    changed();
+  };
+  const connected = (yes: boolean): void => {
+    state = { ...state, connected: yes, version: state.version + 1 };
+    changed();
+  };
+  return followStream('api/events', { received, connected });
+}
+
+/** Server-sent events of one block of a stream (`event:` and `data:` lines), or undefined for a comment. */
+function parseEvent(block: string): { type: string; data: string } | undefined {
+  let type = 'message';
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith('event:')) type = line.slice(6).trim();
+    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
   }
-  source.addEventListener('failure', (e) => {
-    const { message } = JSON.parse((e as MessageEvent<string>).data) as { message: string };
-    state = { ...state, failure: message, version: state.version + 1 };
-    changed();
-  });
-  source.onopen = () => {
-    state = { ...state, connected: true, version: state.version + 1 };
-    changed();
+  return data.length > 0 ? { type, data: data.join('\n') } : undefined;
+}
+
+/**
+ * Reads a stream of server-sent events with the saved token (EventSource cannot send one,
+ * and a server may want it for reads), reopening it a second after it ends or is refused.
+ */
+function followStream(path: string, on: { received(type: string, data: string): void; connected(yes: boolean): void }): () => void {
+  let stopped = false;
+  let controller: AbortController | undefined;
+  const readOnce = async (): Promise<void> => {
+    controller = new AbortController();
+    const res = await fetch(path, { headers: readHeaders(), signal: controller.signal });
+    if (!res.ok || !res.body) return;
+    on.connected(true);
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+        const event = parseEvent(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        if (event) on.received(event.type, event.data);
+      }
+    }
   };
-  source.onerror = () => {
-    // EventSource reconnects by itself; the page says so meanwhile.
-    state = { ...state, connected: false, version: state.version + 1 };
-    changed();
+  const follow = async (): Promise<void> => {
+    while (!stopped) {
+      await readOnce().catch(() => undefined);
+      if (stopped) return;
+      // The page says the stream is lost meanwhile.
+      on.connected(false);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   };
-  return () => source.close();
+  void follow();
+  return () => {
+    stopped = true;
+    controller?.abort();
+  };
 }

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ActionResult, Capabilities, MachineDetail, RolloutView } from '../../src/dashboard/view';
 import type { LiveSnapshot } from './live';
-import { act, type ActionName } from './actions';
+import { act, readHeaders, type ActionName } from './actions';
 import { HealthBadge, shortRevision, when } from './parts';
 
 /** A button for an action: disabled without a token, its answer shown beside it. */
@@ -55,7 +55,7 @@ export function MachinePage({ machineKey }: { machineKey: string }) {
   useEffect(() => {
     let live = true;
     const load = async (): Promise<void> => {
-      const res = await fetch(`api/machines/${encodeURIComponent(machineKey)}`);
+      const res = await fetch(`api/machines/${encodeURIComponent(machineKey)}`, { headers: readHeaders() });
       const body = (await res.json()) as MachineDetail | ActionResult;
       if (!live) return;
       if (res.ok) setDetail(body as MachineDetail);

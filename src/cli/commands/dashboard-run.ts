@@ -17,9 +17,9 @@ import { writeSavedPlan } from '../saved-plan';
 import { projectBackend } from '../state-backend';
 import { durationFlag, type EngineCommandOptions } from '../engine-options';
 import { withWorkspace } from '../workspace';
-import { dashboardToken, DASHBOARD_TOKEN_ENV, parseListen } from '../dashboard-access';
+import { accessSettings, dashboardToken, DASHBOARD_TOKEN_ENV, parseListen, type AccessFlags } from '../dashboard-access';
 
-export interface DashboardOptions extends EngineCommandOptions {
+export interface DashboardOptions extends EngineCommandOptions, AccessFlags {
   listen: string;
   interval: string;
   planEvery: string;
@@ -79,6 +79,7 @@ function approveByApply(
 export async function runDashboard(opts: DashboardOptions, apps: AppRunner): Promise<void> {
   const listen = parseListen(opts.listen);
   const token = dashboardToken(process.env);
+  const access = accessSettings(opts, token);
   const fleetIntervalMs = parseDuration(opts.interval, '--interval', { minimumMs: 100 });
   const planIntervalMs = durationFlag(opts.planEvery, '--plan-every');
   const backend = await projectBackend(process.cwd());
@@ -121,7 +122,7 @@ export async function runDashboard(opts: DashboardOptions, apps: AppRunner): Pro
   });
   let server;
   try {
-    server = await startDashboardServer(source, listen, { ...(token ? { token } : {}), log });
+    server = await startDashboardServer(source, listen, { ...access, log });
   } catch (err) {
     source.close();
     await connection.close();

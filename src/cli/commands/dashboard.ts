@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
 import { addEngineOptions } from '../engine-options';
-import { DASHBOARD_TOKEN_ENV } from '../dashboard-access';
+import { addAccessOptions, DASHBOARD_TOKEN_ENV } from '../dashboard-access';
 import type { DashboardOptions } from './dashboard-run';
 
 export { DASHBOARD_TOKEN_ENV, dashboardToken, parseListen } from '../dashboard-access';
@@ -21,14 +21,16 @@ function dashboardRun(): typeof import('./dashboard-run') {
 
 export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
-    program
-      .command('dashboard')
-      .description(
-        `serve the web dashboard (machines, rollouts, drift, plans) read from the state and the service; actions need the token in ${DASHBOARD_TOKEN_ENV}`,
-      )
-      .option('--listen <host:port>', 'where to serve it', '127.0.0.1:8420')
-      .option('--interval <duration>', 'how often machines are read, e.g. 2s', '2s')
-      .option('--plan-every <duration>', 'how often the pending plan is made (it runs the app and reads the service)', '1m')
-      .option('--no-plan', 'do not make the pending plan (the plans and drift pages stay empty)'),
+    addAccessOptions(
+      program
+        .command('dashboard')
+        .description(
+          `serve the web dashboard (machines, rollouts, drift, plans) read from the state and the service; actions need the token in ${DASHBOARD_TOKEN_ENV}`,
+        )
+        .option('--listen <host:port>', 'where to serve it', '127.0.0.1:8420')
+        .option('--interval <duration>', 'how often machines are read, e.g. 2s', '2s')
+        .option('--plan-every <duration>', 'how often the pending plan is made (it runs the app and reads the service)', '1m')
+        .option('--no-plan', 'do not make the pending plan (the plans and drift pages stay empty)'),
+    ),
   ).action((opts: DashboardOptions) => dashboardRun().runDashboard(opts, apps));
 }

@@ -12,9 +12,9 @@ import { webhooksFromEnv, webhookTarget } from '../../reconciler/webhooks';
 import type { AppRunner } from '../app-runner';
 import { durationFlag } from '../engine-options';
 import { projectLoader } from '../reconcile-project';
-import { dashboardToken } from '../dashboard-access';
+import { accessSettings, dashboardToken, type AccessFlags } from '../dashboard-access';
 
-export interface ReconcileOptions {
+export interface ReconcileOptions extends AccessFlags {
   path: string;
   repo?: string;
   branch: string;
@@ -49,6 +49,7 @@ export async function runReconciler(opts: ReconcileOptions, apps: AppRunner): Pr
   boundHeapGrowth();
   const logFormat = oneOf<LogFormat>(opts.logFormat, ['text', 'json'], '--log-format');
   const token = opts.listen === 'off' ? undefined : dashboardToken(process.env);
+  const access = opts.listen === 'off' ? undefined : accessSettings(opts, token);
   const logger = streamLogger(logFormat, (line) => process.stderr.write(line));
   const intervalMs = durationFlag(opts.interval, '--interval');
   const pollMs = opts.poll === undefined ? defaultPollMs(opts.repo) : durationFlag(opts.poll, '--poll');
@@ -76,7 +77,7 @@ export async function runReconciler(opts: ReconcileOptions, apps: AppRunner): Pr
     pollMs: Math.max(50, pollMs),
     maxDestroy: wholeNumber(opts.maxDestroy, '--max-destroy', 0),
     webhooks: [...opts.webhook.map(webhookTarget), ...webhooksFromEnv(process.env)],
-    ...(opts.listen === 'off' ? {} : { listen: parseListen(opts.listen), dashboard: { ...(token ? { token } : {}) } }),
+    ...(opts.listen === 'off' || !access ? {} : { listen: parseListen(opts.listen), dashboard: {}, access }),
     logger,
   });
   await new Promise<void>((resolve) => {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { InputError } from '../../domain/errors';
 import type { ReconcilerStatus } from '../../reconciler/events';
 import type { AppRunner } from '../app-runner';
-import { DASHBOARD_TOKEN_ENV } from '../dashboard-access';
+import { addAccessOptions, DASHBOARD_TOKEN_ENV } from '../dashboard-access';
 import type { ReconcileOptions } from './reconcile-run';
 
 /** What the reconciler and `events-schema` run, loaded when they run rather than at every command line. */
@@ -26,19 +26,29 @@ async function call(
   body?: unknown,
 ): Promise<{ status: number; json: unknown }> {
   const base = serverUrl(opts);
+  const token = process.env[DASHBOARD_TOKEN_ENV]?.trim();
+  const headers: Record<string, string> = {
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+    ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+  };
   let res: Response;
   try {
-    res = await fetch(`${base}${route}`, {
-      method,
-      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-    });
+    res = await fetch(`${base}${route}`, { method, headers, ...(method === 'POST' ? { body: JSON.stringify(body ?? {}) } : {}) });
   } catch {
     throw new InputError(`no reconciler answers at ${base}`, {
       path: '--server',
       hint: 'start `fleetform reconcile --listen HOST:PORT` and give that address (or FLEETFORM_RECONCILE_URL)',
     });
   }
-  return { status: res.status, json: await res.json() };
+  const json: unknown = await res.json().catch(() => ({ error: `the reconciler answered HTTP ${res.status}` }));
+  if (res.status === 401 || res.status === 403) {
+    const refusal = json as { error?: string; hint?: string };
+    throw new InputError(refusal.error ?? `refused (HTTP ${res.status})`, {
+      path: DASHBOARD_TOKEN_ENV,
+      hint: refusal.hint ?? `set ${DASHBOARD_TOKEN_ENV} to the reconciler's token`,
+    });
+  }
+  return { status: res.status, json };
 }
 
 function statusText(s: ReconcilerStatus): string {
@@ -63,7 +73,7 @@ function statusText(s: ReconcilerStatus): string {
 }
 
 export function register(program: Command, apps: AppRunner): void {
-  const cmd = program
+  const cmd: Command = program
     .command('reconcile')
     .description('keep the fleet as the code says: plan on every commit and every interval, apply by policy, heal or report drift')
     .option('--path <dir>', 'the project folder (inside the repository with --repo)', '.')
@@ -109,8 +119,8 @@ export function register(program: Command, apps: AppRunner): void {
     )
     .option('--log-format <format>', 'text or json', process.env.FLEETFORM_LOG_FORMAT ?? 'text')
     .option('--parallelism <n>', 'how many resources are written at once', '10')
-    .option('--read-parallelism <n>', 'the most reads in flight while planning', '512')
-    .action((opts: ReconcileOptions) => reconcileRun().runReconciler(opts, apps));
+    .option('--read-parallelism <n>', 'the most reads in flight while planning', '512');
+  addAccessOptions(cmd).action((opts: ReconcileOptions) => reconcileRun().runReconciler(opts, apps));
 
   const server = (c: Command): Command =>
     c.option('--server <url>', `the running reconciler's address (default FLEETFORM_RECONCILE_URL, else ${DEFAULT_SERVER})`);

@@ -19,10 +19,21 @@ export function hashApiKey(secret: string): { salt: Buffer; hash: Buffer } {
   return { salt, hash: crypto.scryptSync(secret, salt, SCRYPT_KEYLEN) };
 }
 
+/** The stored hash of `secret` under `salt`: the deliberately slow derivation every check runs. */
+export function deriveApiKeyHash(secret: string, salt: Buffer): Buffer {
+  return crypto.scryptSync(secret, salt, SCRYPT_KEYLEN);
+}
+
 /** Whether `secret` matches a stored salt and hash. */
-export function verifyApiKey(secret: string, salt: Buffer, hash: Buffer): boolean {
-  const candidate = crypto.scryptSync(secret, salt, SCRYPT_KEYLEN);
+export function verifyApiKey(secret: string, salt: Buffer, hash: Buffer, derive = deriveApiKeyHash): boolean {
+  const candidate = derive(secret, salt);
   return candidate.length === hash.length && crypto.timingSafeEqual(candidate, hash);
+}
+
+/** A key's stored salt and hash. */
+export interface StoredApiKey {
+  readonly salt: Buffer;
+  readonly hash: Buffer;
 }
 
 /** How many accepted keys an ApiKeyVerifier remembers before it starts over. */
@@ -40,13 +51,30 @@ export class ApiKeyVerifier {
   private readonly hmacKey = crypto.randomBytes(32);
   /** Stored salt and hash (hex) -> HMAC of the secret accepted for them. */
   private readonly accepted = new Map<string, Buffer>();
+  /** What an unknown key id is checked against: no secret derives it. */
+  private readonly decoy: StoredApiKey = { salt: crypto.randomBytes(16), hash: crypto.randomBytes(SCRYPT_KEYLEN) };
+
+  /** `derive` is the key derivation every check runs (scrypt). */
+  constructor(private readonly derive: (secret: string, salt: Buffer) => Buffer = deriveApiKeyHash) {}
+
+  /**
+   * Whether `secret` opens `stored`; an unknown key (undefined) costs the same derivation as
+   * a known one, so how long a refusal takes does not tell whether the key id exists.
+   */
+  verifyKey(secret: string, stored: StoredApiKey | undefined): boolean {
+    if (stored === undefined) {
+      this.verify(secret, this.decoy.salt, this.decoy.hash);
+      return false;
+    }
+    return this.verify(secret, stored.salt, stored.hash);
+  }
 
   verify(secret: string, salt: Buffer, hash: Buffer): boolean {
     const stored = `${salt.toString('hex')}:${hash.toString('hex')}`;
     const digest = crypto.createHmac('sha256', this.hmacKey).update(secret).digest();
     const known = this.accepted.get(stored);
     if (known !== undefined && crypto.timingSafeEqual(known, digest)) return true;
-    if (!verifyApiKey(secret, salt, hash)) return false;
+    if (!verifyApiKey(secret, salt, hash, this.derive)) return false;
     if (this.accepted.size >= REMEMBERED_KEYS) this.accepted.clear();
     this.accepted.set(stored, digest);
     return true;

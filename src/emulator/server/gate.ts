@@ -7,7 +7,7 @@
  * caller's fault (invalid_argument), never an internal error.
  */
 import type * as http from 'node:http';
-import { MethodKind } from '@bufbuild/protobuf';
+import { BinaryReader, MethodKind, type JsonReadOptions } from '@bufbuild/protobuf';
 import {
   Code,
   ConnectError,
@@ -15,6 +15,7 @@ import {
   type ConnectRouter,
   type ConnectRouterOptions,
   type ContextValues,
+  type Interceptor,
 } from '@connectrpc/connect';
 import {
   compressionBrotli,
@@ -25,6 +26,8 @@ import {
 import type { UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { codeToHttpStatus } from '@connectrpc/connect/protocol-connect';
 import { MACHINE_HOST_HEADER } from '../../api/services';
+import { StructDecodeError } from '../../api/struct-codec';
+import { decodePathPart } from '../../domain/http-input';
 import type { ServerLimits } from './limits';
 import { closeAfterAnswer, resourceExhausted, writeWireError, type NodeRequest, type NodeResponse } from './wire-errors';
 
@@ -53,8 +56,41 @@ function machinePath(path: string): { part: string; procedure: string } | undefi
   const rest = path.slice(MACHINE_PATH_PREFIX.length);
   const slash = rest.indexOf('/');
   if (slash <= 0) return undefined;
-  return { part: decodeURIComponent(rest.slice(0, slash)), procedure: rest.slice(slash) };
+  const part = decodePathPart(rest.slice(0, slash), 'the machine part');
+  if (!part.ok) throw new ConnectError(part.message, Code.InvalidArgument);
+  return { part: part.value, procedure: rest.slice(slash) };
 }
+
+/**
+ * Strings of proto3 messages are UTF-8, in binary and in JSON: the service's decoder
+ * refuses others (protobuf-es would put U+FFFD in their place).
+ */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const BINARY_OPTIONS = { readerFactory: (bytes: Uint8Array) => new BinaryReader(bytes, UTF8) };
+/** connect-es reads `textDecoder` from its JSON options (not in their type); unknown fields are ignored, its default. */
+const JSON_OPTIONS: Partial<JsonReadOptions> = Object.assign({ ignoreUnknownFields: true }, { textDecoder: UTF8 });
+
+/** Why the request's authority (Host, or HTTP/2's :authority) cannot make its URL; undefined when it can. */
+function authorityProblem(req: NodeRequest): string | undefined {
+  const authority = 'authority' in req ? req.authority : req.headers.host;
+  if (authority === undefined || authority === '') return 'the request names no host (a Host header)';
+  try {
+    new URL(req.url ?? '/', `http://${authority}`);
+    return undefined;
+  } catch {
+    return `the request's host ${JSON.stringify(authority.slice(0, 100))} is malformed`;
+  }
+}
+
+/** A config the service could not decode is the caller's fault, as any undecodable message is. */
+const decodeErrorsAsInvalid: Interceptor = (next) => async (req) => {
+  try {
+    return await next(req);
+  } catch (err) {
+    if (err instanceof StructDecodeError) throw new ConnectError(err.message, Code.InvalidArgument);
+    throw err;
+  }
+};
 
 /** Answers 200 without credentials while the emulator serves. */
 export const HEALTH_PATH = '/healthz';
@@ -165,7 +201,9 @@ async function writeWhole(answer: UniversalServerResponse, res: http.ServerRespo
 
 export function gatedHandler(options: GateOptions): (req: NodeRequest, res: NodeResponse) => void {
   const router = createConnectRouter({
-    interceptors: options.interceptors,
+    interceptors: [decodeErrorsAsInvalid, ...(options.interceptors ?? [])],
+    binaryOptions: BINARY_OPTIONS,
+    jsonOptions: JSON_OPTIONS,
     readMaxBytes: options.limits.maxMessageBytes,
     acceptCompression: [compressionGzip, compressionBrotli],
   });
@@ -173,7 +211,7 @@ export function gatedHandler(options: GateOptions): (req: NodeRequest, res: Node
   const paths = new Map(router.handlers.map((h) => [h.requestPath, h]));
   const max = options.limits.maxMessageBytes;
   const machineServices = new Set(options.machineServices ?? []);
-  return (req, res) => {
+  const serve = (req: NodeRequest, res: NodeResponse): void => {
     let path = (req.url ?? '').split('?', 2)[0] ?? '';
     const atMachine = machinePath(path);
     if (atMachine) {
@@ -213,6 +251,11 @@ export function gatedHandler(options: GateOptions): (req: NodeRequest, res: Node
       writeWireError(req, res, ConnectError.from(err), max + ENVELOPE_BYTES);
       return;
     }
+    const badAuthority = authorityProblem(req);
+    if (badAuthority) {
+      writeWireError(req, res, new ConnectError(badAuthority, Code.InvalidArgument), max + ENVELOPE_BYTES);
+      return;
+    }
     closeAfterAnswer(req, res, max + ENVELOPE_BYTES);
     const uReq = universalRequestFromNodeRequest(req, res, undefined, contextValues);
     const unaryOverHttp1 = handler.method.kind === MethodKind.Unary && !('stream' in req);
@@ -228,5 +271,16 @@ export function gatedHandler(options: GateOptions): (req: NodeRequest, res: Node
         if ('stream' in req) req.stream.close();
         else req.socket.destroy();
       });
+  };
+  return (req, res) => {
+    res.setHeader('x-content-type-options', 'nosniff');
+    try {
+      serve(req, res);
+    } catch (err) {
+      // Whatever a request holds, it gets an answer in its protocol, never the process's end.
+      const refusal = err instanceof ConnectError ? err : new ConnectError('the request could not be served', Code.Internal);
+      if (res.headersSent) res.end();
+      else writeWireError(req, res, refusal, max + ENVELOPE_BYTES);
+    }
   };
 }
