@@ -45,9 +45,16 @@ function healthOf(stdout: string): string[] {
 }
 
 test('apply, status healthy once the machines had the time, destroy, apply again, no changes', async () => {
+  const plan0 = await fleetform('plan');
+  expect(plan0.code).toBe(0);
+  expect(plan0.stdout).toContain('Stack warehouse:');
   const first = await fleetform('apply', '--auto-approve');
   expect(first.stderr).toBe('');
   expect(first.code).toBe(0);
+  // The plan just printed is not printed again; a first apply says what to run next.
+  expect(first.stdout).toContain('The plan is the one `fleetform plan` printed above');
+  expect(first.stdout).not.toContain('will be created');
+  expect(first.stdout).toMatch(/\nNext:\n {2}npx fleetform status /);
   expect(healthOf((await fleetform('status')).stdout)).toEqual(Array(5).fill('starting'));
 
   expect((await fleetform('emulator', 'clock', 'step', '30s')).code).toBe(0);
