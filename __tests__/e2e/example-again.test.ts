@@ -63,6 +63,10 @@ test('apply, status healthy once the machines had the time, destroy, apply again
   expect(health).toHaveLength(5);
   expect(health).toEqual(Array(5).fill('healthy'));
 
+  const asked = await fleetform('destroy');
+  expect(asked.code).toBe(1);
+  expect(asked.stderr).toContain('error: destroy needs confirmation and there is no terminal to ask on');
+  expect(asked.stderr).toContain('hint: review the destroy plan above and run: fleetform destroy --auto-approve');
   const destroy = await fleetform('destroy', '--auto-approve');
   expect(destroy.code).toBe(0);
   expect(destroy.stdout).toContain('fleetform_training_job.box-detector will be removed from state (the remote object is kept)');

@@ -52,7 +52,7 @@ export async function reviewAndApply(
     printOutputs(outcome.outputs);
     return;
   }
-  if (!options.saved && !(await confirm(`\nDo you want to ${options.verb}?`, options.autoApprove))) {
+  if (!options.saved && !(await confirm(`\nDo you want to ${options.verb}?`, options.autoApprove, plan.destroy ? 'destroy' : 'apply'))) {
     out('Apply cancelled.');
     process.exitCode = 1;
     return;
