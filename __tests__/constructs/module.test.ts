@@ -89,7 +89,8 @@ describe('Module', () => {
     const mod = new Module(m, 'sensors', {
       moduleId: 'acme:sensors',
       version: '~1.2',
-      env: { LOG_LEVEL: 'debug', ACME_API_KEY: '${environment.ACME_KEY}' },
+      // A value wholly an environment placeholder is no secret, whatever its name: it stays in config.
+      env: { LOG_LEVEL: 'debug', ACME_API_KEY: Secret.plainText('k3y'), ACME_TOKEN: '${environment.ACME_TOKEN}' },
       sensitiveEnv: { PAIRING_CODE: Secret.plainText('c0de') },
     });
     new Module(m, 'vision', { moduleId: 'acme:vision', version: '1.0.1', sensitiveEnv: { LICENSE: Secret.plainText('abc') } });
@@ -97,7 +98,7 @@ describe('Module', () => {
     const doc = synth(stack);
     const machine = resourceOf(doc, 'fleetform_machine', 'm');
     expect(machine.secret_env).toEqual({
-      'acme_sensors.ACME_API_KEY': '$${environment.ACME_KEY}',
+      'acme_sensors.ACME_API_KEY': 'k3y',
       'acme_sensors.PAIRING_CODE': 'c0de',
       'acme_vision.LICENSE': 'abc',
     });
@@ -107,15 +108,22 @@ describe('Module', () => {
       'acme_vision.LICENSE',
     ]);
     expect(machine).not.toHaveProperty('sensitive_env');
-    expect(machine.config as string).not.toMatch(/c0de|abc|ACME_API_KEY|PAIRING_CODE|LICENSE/);
+    expect(machine.config as string).not.toMatch(/k3y|c0de|abc|ACME_API_KEY|PAIRING_CODE|LICENSE/);
     expect(machineConfig(doc, 'm').modules).toEqual([
-      { type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2', env: { LOG_LEVEL: 'debug' } },
+      {
+        type: 'registry',
+        name: 'acme_sensors',
+        module_id: 'acme:sensors',
+        version: '~1.2',
+        env: { LOG_LEVEL: 'debug', ACME_TOKEN: '${environment.ACME_TOKEN}' },
+      },
       { type: 'registry', name: 'acme_vision', module_id: 'acme:vision', version: '1.0.1' },
     ]);
     // What the machine's part gets: every entry, secrets included.
     expect(m.toMachineConfig().modules?.[0]?.env).toEqual({
       LOG_LEVEL: 'debug',
-      ACME_API_KEY: '${environment.ACME_KEY}',
+      ACME_API_KEY: 'k3y',
+      ACME_TOKEN: '${environment.ACME_TOKEN}',
       PAIRING_CODE: 'c0de',
     });
   });

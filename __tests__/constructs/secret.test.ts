@@ -33,7 +33,7 @@ test('a module env entry given by reference is synthesized as the reference, by 
   ]);
 });
 
-test('a module whose env is all references synthesizes no env; text secrets keep to secret_env', () => {
+test('a module whose env is all references synthesizes no env; an environment placeholder is no secret and stays in config', () => {
   const { stack } = newStack();
   const m = new Machine(stack, 'm');
   new Module(m, 'a', { moduleId: 'acme:a', version: '1.0.0', env: { API_TOKEN: Secret.fromEnv('A_TOKEN') } });
@@ -41,8 +41,8 @@ test('a module whose env is all references synthesizes no env; text secrets keep
   const doc = synth(stack);
   const machine = resourceOf(doc, 'fleetform_machine', 'm');
   expect(machine.secrets).toEqual({ 'modules.acme_a.env.API_TOKEN': { from: 'env', name: 'A_TOKEN' } });
-  expect(machine.secret_env).toEqual({ 'acme_b.DB_PASSWORD': '$${environment.DB_PASSWORD}' });
-  expect(machineConfig(doc, 'm').modules.map((x) => x.env)).toEqual([undefined, undefined]);
+  expect(machine.secret_env).toBeUndefined();
+  expect(machineConfig(doc, 'm').modules.map((x) => x.env)).toEqual([undefined, { DB_PASSWORD: '${environment.DB_PASSWORD}' }]);
 });
 
 test('a Secret anywhere in a config document is a reference by its path, list entries by name', () => {

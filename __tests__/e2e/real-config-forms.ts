@@ -1,7 +1,11 @@
 /**
  * Configs written by hand in the forms real robots use, beyond what the corpus holds: every
  * section of the language, both API forms and the object forms, builtin models by their
- * bare names, module settings, secrets in every declared place, and keys no schema knows.
+ * bare names, module settings, secrets in every declared place, and keys no schema knows;
+ * then every list empty, absent or filled in turn, the older forms (bare-id fragment
+ * imports, `type`/`namespace`, modules without a type, short model names), and environment
+ * placeholders wherever the language declares secrets. `<fragment:NAME>` stands for the id
+ * of the fragment of HAND_WRITTEN_FRAGMENTS by that name.
  */
 export const HAND_WRITTEN: ReadonlyArray<{ file: string; config: Record<string, unknown> }> = [
   {
@@ -168,4 +172,118 @@ export const HAND_WRITTEN: ReadonlyArray<{ file: string; config: Record<string, 
       disable_partial_start: true,
     },
   },
+  { file: 'hand-empty.json', config: {} },
+  { file: 'hand-settings-only.json', config: { network: { bind_address: ':8080' }, debug: true } },
+  {
+    file: 'hand-all-empty.json',
+    config: {
+      components: [],
+      services: [],
+      modules: [],
+      packages: [],
+      remotes: [],
+      processes: [],
+      fragments: [],
+      fragment_mods: [],
+      jobs: [],
+      log: [],
+    },
+  },
+  {
+    file: 'hand-mixed-lists.json',
+    config: {
+      services: [{ name: 'motion', type: 'motion' }],
+      modules: [],
+      packages: [],
+      remotes: [],
+      processes: [{ id: 'tick', name: 'date', one_shot: true }],
+    },
+  },
+  {
+    file: 'hand-older-forms.json',
+    config: {
+      components: [
+        { name: 'board', type: 'board', model: 'fake', attributes: { fail_new: false } },
+        {
+          name: 'motor',
+          type: 'motor',
+          namespace: 'rdk',
+          model: 'fake',
+          attributes: { board: 'board', max_rpm: 60 },
+          depends_on: ['board'],
+          service_config: [{ type: 'data_manager', attributes: { capture_methods: [] } }],
+        },
+      ],
+      modules: [
+        {
+          name: 'helper',
+          executable_path: '/opt/helper/run.sh',
+          env: { API_TOKEN: '${environment.API_TOKEN}', HELPER_PASSWORD: 'helper-password-2', REGION: 'eu' },
+        },
+      ],
+      remotes: [
+        {
+          name: 'arm-pi',
+          address: 'arm-pi.local:8080',
+          auth: { entity: 'arm-pi-key', credentials: { type: 'api-key', payload: '${RDK_AUTH_API_KEY}' } },
+        },
+        {
+          name: 'cam-pi',
+          address: 'cam-pi.local:8080',
+          auth: { credentials: { type: 'robot-location-secret', payload: '${environment.CAM_PI_SECRET}' } },
+        },
+        { name: 'old-pi', address: 'old-pi.local:8080', secret: '${environment.OLD_PI_SECRET}' },
+        { name: 'lit-pi', address: 'lit-pi.local:8080', auth: { credentials: { type: 'api-key', payload: '${RDK_AUTH_API_KEY}2' } } },
+      ],
+      processes: [{ id: 'sync', name: '/usr/bin/sync-tool', env: { SYNC_TOKEN: '${environment.SYNC_TOKEN}' } }],
+      auth: { handlers: [{ type: 'api-key', config: { 'key-a': '${environment.KEY_A}', keys: ['key-a'] } }] },
+      agent: {
+        network_configuration: { hotspot_password: '${environment.HOTSPOT_PASSWORD}' },
+        additional_networks: { shop: { type: 'wifi', ssid: 'shop', psk: '${SHOP_WIFI_PSK}' } },
+      },
+    },
+  },
+  {
+    file: 'hand-bare-imports.json',
+    config: {
+      fragments: ['<fragment:hand-kit>', { id: '<fragment:hand-kit-vars>', variables: { rate: 2, API_TOKEN: '${environment.KIT_TOKEN}' } }],
+      fragment_mods: [{ fragment_id: '<fragment:hand-kit>', mods: [{ $set: { 'components.kit-board.attributes.fail_new': true } }] }],
+      services: [],
+    },
+  },
+  { file: 'hand-only-import.json', config: { fragments: ['<fragment:hand-kit>'] } },
 ];
+
+/** Fragments written by hand in the same forms, made before the machines (in this order) so these can import them. */
+export const HAND_WRITTEN_FRAGMENTS: ReadonlyArray<{ name: string; config: Record<string, unknown> }> = [
+  { name: 'hand-kit', config: { components: [{ name: 'kit-board', type: 'board', model: 'fake', attributes: { fail_new: false } }] } },
+  {
+    name: 'hand-kit-vars',
+    config: {
+      components: [
+        {
+          name: 'kit-motor',
+          api: 'rdk:component:motor',
+          model: 'fake',
+          attributes: { max_rpm: { $variable: { name: 'rate' } }, token: { $variable: { name: 'API_TOKEN' } } },
+        },
+      ],
+      modules: [],
+      packages: [],
+    },
+  },
+  { name: 'hand-kit-outer', config: { fragments: ['<fragment:hand-kit>'], services: [] } },
+];
+
+/** The config with each `<fragment:NAME>` text replaced by that fragment's id. */
+export function withFragmentIds<T>(value: T, ids: ReadonlyMap<string, string>): T {
+  if (typeof value === 'string') {
+    const m = /^<fragment:(.+)>$/.exec(value);
+    const id = m ? ids.get(m[1] as string) : undefined;
+    if (m && id === undefined) throw new Error(`no fragment ${m[1]} was made`);
+    return (id ?? value) as T;
+  }
+  if (Array.isArray(value)) return value.map((v: unknown) => withFragmentIds(v, ids)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withFragmentIds(v, ids)])) as T;
+}

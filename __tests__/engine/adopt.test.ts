@@ -68,7 +68,9 @@ test('construct ids are unique Terraform names, whatever the objects are called'
   );
 });
 
+/** A machine config as fleetform writes one: its three lists always. */
 const sensors = (token: string, pin: string) => ({
+  services: [],
   modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '~1.2', env: { API_TOKEN: token } }],
   components: [{ name: 'board-1', api: 'rdk:component:board', model: 'acme:sensors:pi-board', attributes: { pin }, depends_on: [] }],
 });
@@ -231,7 +233,8 @@ describe('planAdoption', () => {
     expect(a.skipped).toEqual([]);
     expect(a.machines.map((m) => m.name)).toEqual(['bare']);
     const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
-    expect(code).toMatch(/bare\.useFragment\(kit\);/);
+    // The bare id is kept in the form written.
+    expect(code).toMatch(/bare\.useFragment\(kit, \{ bareId: true \}\);/);
   });
 });
 
@@ -301,14 +304,17 @@ describe('fragments', () => {
     ]);
     const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
     expect(code).toMatch(/^import \{ [^}]*\bFragment, FragmentTag\b[^}]* \} from 'fleetform';$/m);
-    expect(code).toContain("const innerFragment = new Fragment(this, 'inner-fragment', { name: 'inner' });");
+    // Each config holds exactly the lists it has: the inner fragment no services, the outer one and the machine none.
+    expect(code).toContain(
+      "const innerFragment = new Fragment(this, 'inner-fragment', { name: 'inner', emptyLists: ['components', 'modules'] });",
+    );
     // A placeholder as `variable` writes it becomes the call; any other object stays as it is.
     expect(code).toContain("attributes: { pin: innerFragment.variable('pin'), keep: { $variable: { name: 'x', default: 1 } } }");
-    expect(code).toContain("const outer = new Fragment(this, 'outer', { visibility: 'public' });");
+    expect(code).toContain("const outer = new Fragment(this, 'outer', { visibility: 'public', emptyLists: [] });");
     expect(code).toContain('outer.useFragment(innerFragment, {');
     expect(code).toContain("mods: [{ $set: { 'components.board-1.attributes.rate': 5 } }]");
     expect(code).toContain("new FragmentTag(this, 'outer-stable', { fragment: outer, tag: 'stable', revision: '1' });");
-    expect(code).toContain("const rover = new Machine(this, 'rover', { location: top });");
+    expect(code).toContain("const rover = new Machine(this, 'rover', { location: top, emptyLists: [] });");
     expect(code).toContain("rover.useFragment('f-public-elsewhere');");
     expect(code).toMatch(
       /rover\.useFragment\(outer, \{\n\s+version: 'stable',\n\s+prefix: 'front',\n\s+mods: \[\{ \$unset: \{ 'components\.front-board-1\.attributes\.keep': 0 \} \}\],\n\s+\}\);/,

@@ -16,9 +16,8 @@ test('attributesOf: a secret-looking name is secret without a prior; a flagged o
   };
   const fresh = attributesOfView(machineKind, view, undefined);
   expect(fresh.secret_env).toEqual({ 'cam.API_KEY': 'k' });
+  // The view has no components or services: nor has the config.
   expect(JSON.parse(fresh.config as string)).toEqual({
-    components: [],
-    services: [],
     modules: [{ type: 'registry', name: 'cam', module_id: 'a:cam', version: '1.0.0', env: { REGION: 'eu', PATH: '/bin' } }],
   });
   const flagged = attributesOfView(machineKind, view, { secret_env: { 'cam.REGION': 'x' } });

@@ -37,6 +37,13 @@ export interface UseFragmentOptions {
   readonly mods?: readonly FragmentMod[];
   /** Keep the import but bring none of its entries. */
   readonly disabled?: boolean;
+  /**
+   * Write the import as the fragment's bare id (`"fragments": ["<id>"]`), the older form the
+   * service reads as `{ "id": "<id>" }`; it then takes no version, prefix, variables or
+   * disabled (mods it takes: they are written apart, in `fragment_mods`).
+   * @default false: the import is written `{ "id": "<id>", ... }`
+   */
+  readonly bareId?: boolean;
 }
 
 interface FragmentImport {
@@ -68,13 +75,14 @@ const idOf = (fragment: IFragment | string): string => (typeof fragment === 'str
 /**
  * The `fragments` and `fragment_mods` keys of a machine's or fragment's config, when it
  * imports any: each import's entry (`{id, version, prefix, variables, disabled}`, unset
- * options left out) and the mods of each imported fragment, in the order declared.
+ * options left out, or the bare id when it says so) and the mods of each imported
+ * fragment, in the order declared.
  */
-export function fragmentConfigKeys(holder: IConstruct): { fragments?: ImportEntry[]; fragment_mods?: JsonObject[] } {
+export function fragmentConfigKeys(holder: IConstruct): { fragments?: Array<ImportEntry | string>; fragment_mods?: JsonObject[] } {
   type Entry = ImportEntry;
   const imports = importsOf.get(holder);
   if (!imports || imports.length === 0) return {};
-  const fragments: Entry[] = [];
+  const fragments: Array<Entry | string> = [];
   const mods = new Map<string, JsonValue[]>();
   for (const { fragment, options } of imports) {
     const id = idOf(fragment);
@@ -83,11 +91,12 @@ export function fragmentConfigKeys(holder: IConstruct): { fragments?: ImportEntr
     if (options.prefix !== undefined) entry.prefix = options.prefix;
     if (options.variables !== undefined) entry.variables = { ...options.variables };
     if (options.disabled !== undefined) entry.disabled = options.disabled;
-    fragments.push(entry);
+    // The older form: the bare id, which says nothing more.
+    fragments.push(options.bareId === true ? id : entry);
     if (options.mods && options.mods.length > 0)
       mods.set(id, [...(mods.get(id) ?? []), ...options.mods.map((m) => ({ ...m }) as JsonObject)]);
   }
-  const keys: { fragments: Entry[]; fragment_mods?: JsonObject[] } = { fragments };
+  const keys: { fragments: Array<Entry | string>; fragment_mods?: JsonObject[] } = { fragments };
   if (mods.size > 0) keys.fragment_mods = [...mods].map(([fragment_id, list]) => ({ fragment_id, mods: list }));
   return keys;
 }

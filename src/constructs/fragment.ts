@@ -21,7 +21,8 @@ import { kindOf, markKind, markKindOfClass } from './kinds';
 import { logicalIdFor } from './logical-id';
 import { machineChecks } from './machine-synthesis';
 import { machineConfigJson, machineParts } from './machine-config';
-import { sectionsOf } from './machine-sections';
+import { declareEmptyLists, emptyListsSchema, sectionsOf } from './machine-sections';
+import type { EmptyListSection } from '../domain/config';
 import { overridePath } from './config-overrides';
 import type { IMachine, IModularResource, IModule, IPackage } from './machine-parts';
 import { enclosingMachine, FRAGMENT_KIND } from './machine-scope';
@@ -49,6 +50,13 @@ export interface FragmentProps {
    * @default the provider's organization
    */
   readonly organizationId?: string;
+  /**
+   * The lists the config holds even when nothing fills them, written `[]`: any of
+   * `components`, `services`, `modules`, `packages`, `remotes`, `processes`. A list with
+   * entries is always written; any other list without entries is left out of the config.
+   * @default ['components', 'services', 'modules']
+   */
+  readonly emptyLists?: readonly EmptyListSection[];
 }
 
 /** The run-time check of {@link FragmentProps}: strict, without coercion. */
@@ -56,6 +64,7 @@ export const fragmentPropsSchema = z.strictObject({
   name: propSchemas.text.optional(),
   visibility: z.enum(FRAGMENT_VISIBILITIES).optional(),
   organizationId: propSchemas.text.optional(),
+  emptyLists: emptyListsSchema.optional(),
 }) satisfies z.ZodType<FragmentProps>;
 
 /**
@@ -96,6 +105,7 @@ export class Fragment extends TerraformResource implements IMachine, IFragment {
     this.name = props.name ?? id;
     this.visibility = props.visibility;
     this.organizationId = props.organizationId;
+    declareEmptyLists(this, props.emptyLists);
     registerFleetConstruct(this);
   }
 

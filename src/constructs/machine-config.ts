@@ -1,6 +1,6 @@
 import type { IConstruct } from 'constructs';
 import type { MachineConfig } from '../domain';
-import { emptyConfigSections, type ConfigSections } from '../domain/config';
+import { DEFAULT_EMPTY_LISTS, emptyConfigSections, withEmptyLists, type ConfigSections } from '../domain/config';
 import { isFinished } from './construction';
 import { withOverrides } from './config-overrides';
 import { declaredSectionsOf, withSections } from './machine-sections';
@@ -33,8 +33,8 @@ class EntrySource implements ConfigEntrySource {
 
 /** A machine's config document with the construct behind each entry. */
 export interface AssembledMachine {
-  /** `components`, `services` and `modules`, always all three, in declaration order; `packages` when there are any. */
-  readonly config: MachineConfig & ConfigSections & { packages?: PackageConfig[] };
+  /** Its lists in declaration order, each present when it has entries or `emptyLists` names it (by default `components`, `services` and `modules`). */
+  readonly config: MachineConfig & Partial<ConfigSections> & { packages?: PackageConfig[] };
   /** The packages the machine synthesizes: a deployed model's is written at plan, when its organization is known (deploy_models). */
   readonly synthesizedPackages: readonly PackageConfig[];
   readonly sources: readonly ConfigEntrySource[];
@@ -107,7 +107,7 @@ export function machineConfigJson(machine: Machine): string {
  */
 export function assembleMachine(machine: Machine): AssembledMachine {
   const { modules, resources, packages } = machineParts(machine);
-  const config: AssembledMachine['config'] = emptyConfigSections();
+  const config: ConfigSections & { packages?: PackageConfig[] } = emptyConfigSections();
   const sources: ConfigEntrySource[] = [];
   for (let i = 0; i < resources.length; i++) {
     const resource = resources[i] as ModularResource;
@@ -132,9 +132,13 @@ export function assembleMachine(machine: Machine): AssembledMachine {
     }
     config.packages = list;
   }
-  // Sections beyond modules, resources and packages, then the overrides, come last.
+  // Sections beyond modules, resources and packages, then the lists held empty, then the overrides, come last.
   const sections = declaredSectionsOf(machine);
-  const whole = sections === undefined ? config : withOverrides(withSections(config, sections), sections.overrides);
+  const emptyLists = sections?.emptyLists ?? DEFAULT_EMPTY_LISTS;
+  // The default holds the three lists a machine always writes: nothing to add or take out.
+  const listed =
+    emptyLists === DEFAULT_EMPTY_LISTS ? withSections(config, sections) : withEmptyLists(withSections(config, sections), emptyLists);
+  const whole = sections === undefined ? listed : withOverrides(listed, sections.overrides);
   // A secret given by reference anywhere in the config, modules' env included, is synthesized as its reference.
   const found = configSecrets(whole);
   const secretReferences = { ...found.references, ...moduleSecretReferences(modules) };

@@ -1,5 +1,7 @@
 import type { IConstruct } from 'constructs';
 import type { ConfigOverride } from './config-overrides';
+import { z } from 'zod';
+import { EMPTY_LIST_SECTIONS, type EmptyListSection } from '../domain/config';
 
 /**
  * What a machine (or fragment) declares beyond its modules, resources and packages: its
@@ -12,6 +14,8 @@ export interface MachineSections {
   /** Entries of the other lists, each made when the config is assembled. */
   readonly entries: Array<{ readonly section: string; readonly entry: () => unknown }>;
   readonly overrides: ConfigOverride[];
+  /** The lists held even when empty, when code names them (`emptyLists`); else DEFAULT_EMPTY_LISTS. */
+  emptyLists?: readonly EmptyListSection[];
 }
 
 const byOwner = new WeakMap<IConstruct, MachineSections>();
@@ -38,4 +42,14 @@ export function withSections<T extends object>(config: T, sections: MachineSecti
   for (const { section, entry } of sections.entries) out[section] = [...((out[section] as unknown[] | undefined) ?? []), entry()];
   for (const [key, value] of sections.settings) if (value !== undefined) out[key] = value;
   return out as T;
+}
+
+/** The run-time check of an `emptyLists` prop: known lists, each once. */
+export const emptyListsSchema = z
+  .array(z.enum(EMPTY_LIST_SECTIONS))
+  .refine((lists) => new Set(lists).size === lists.length, 'name each list once');
+
+/** Declares the lists an owner's config holds even when empty (nothing when not given: the default). */
+export function declareEmptyLists(owner: IConstruct, lists: readonly EmptyListSection[] | undefined): void {
+  if (lists !== undefined) sectionsOf(owner).emptyLists = [...lists];
 }

@@ -19,7 +19,8 @@ import { deployedModelPackage, type DeployModelOptions, type Package } from './p
 import { addFragmentImport, tagDependencies, withDependencies, type IFragment, type UseFragmentOptions } from './fragment-imports';
 import { useFragmentOptionsSchema } from './use-fragment';
 import { bumpGeneration } from './generation';
-import { sectionsOf } from './machine-sections';
+import { declareEmptyLists, emptyListsSchema, sectionsOf } from './machine-sections';
+import type { EmptyListSection } from '../domain/config';
 import { overridePath } from './config-overrides';
 import type { AgentConfig, AuthConfig, JobConfig, LogPattern, MaintenanceConfig, NetworkConfig } from '../domain/config-language';
 
@@ -54,7 +55,7 @@ export interface MachineProps extends MachineConfigProps {
 export interface MachineConfigProps {
   /** The web server: `bind_address`, TLS files, `sessions`, `traffic_tunnel_endpoints`. */
   readonly network?: NetworkConfig;
-  /** API key handlers (their keys are secrets, masked in plans, state and logs), TLS entities. */
+  /** API key handlers (their keys are secrets, masked in plans, state and logs, but for environment placeholders), TLS entities. */
   readonly auth?: AuthConfig;
   /** A sensor whose reading at a key allows reconfiguring: `{ sensor_name: 'rdk:component:sensor/door', maintenance_allowed_key: 'closed' }`. */
   readonly maintenance?: MaintenanceConfig;
@@ -72,6 +73,13 @@ export interface MachineConfigProps {
   readonly disableLogDeduplication?: boolean;
   /** Tracing: `{ enabled, disk, console, otlpendpoint }`. */
   readonly tracing?: Readonly<Record<string, unknown>>;
+  /**
+   * The lists the config holds even when nothing fills them, written `[]`: any of
+   * `components`, `services`, `modules`, `packages`, `remotes`, `processes`. A list with
+   * entries is always written; any other list without entries is left out of the config.
+   * @default ['components', 'services', 'modules']
+   */
+  readonly emptyLists?: readonly EmptyListSection[];
 }
 
 /** Machine props written as top-level sections of its config, by their config key. */
@@ -100,11 +108,13 @@ export const machineConfigPropsShape = {
   enableWebProfile: z.boolean().optional(),
   disableLogDeduplication: z.boolean().optional(),
   tracing: propSchemas.jsonObject.optional(),
+  emptyLists: emptyListsSchema.optional(),
 };
 
 /** Declares the config sections the props give, in the owner's (a machine's or a part's) config. */
 export function declareConfigSections(owner: Construct, props: MachineConfigProps): void {
   for (const [prop, key] of SECTION_PROPS) if (props[prop] !== undefined) sectionsOf(owner).settings.set(key, props[prop]);
+  declareEmptyLists(owner, props.emptyLists);
 }
 
 /** The run-time check of {@link MachineProps}: strict, without coercion. */

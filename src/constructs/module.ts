@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
 import { ModuleTypeSchema, type ModuleConfig, type ModuleType } from '../domain';
-import { isSecretEnvName } from '../domain/module-env';
+import { isSecretEnvEntry } from '../domain/module-env';
 import { conventionalModuleName } from '../domain/names';
 import { formatVersionPolicy, tryParseVersionPolicy, type VersionPolicy } from '../domain/version-policy';
 import { FleetformError } from '../domain/errors';
@@ -54,7 +54,8 @@ export interface ModuleProps {
    * `{ PATH: '/opt/acme/bin:${environment.PATH}' }`. Keys that look secret (API_KEY,
    * TOKEN, PASSWORD, ...) are treated as `sensitiveEnv` automatically, and take their values
    * as it does: by reference, `Secret.fromEnv('NAME')` or `Secret.fromFile('/path')` (synthesis
-   * writes the reference, never the value), or `${environment.NAME}`.
+   * writes the reference, never the value). A value that is wholly `${environment.NAME}` is
+   * no secret (the machine fills it in from its own environment): it stays in `config`.
    * @default {}
    */
   readonly env?: Readonly<Record<string, string | Secret>>;
@@ -236,11 +237,11 @@ export class Module extends Construct implements IModule {
     return `${this.moduleId}:${modelName}`;
   }
 
-  /** Names of the environment entries that are secrets: `sensitiveEnv` keys and secret-looking `env` keys. */
+  /** Names of the environment entries that are secrets: `sensitiveEnv` keys and secret-looking `env` keys (but those whose value is wholly an environment placeholder). */
   get sensitiveEnvKeys(): readonly string[] {
     if (this.env === NO_ENV && this.sensitiveEnv === NO_ENV) return NO_KEYS;
     const keys = new Set(Object.keys(this.sensitiveEnv));
-    for (const key of Object.keys(this.env)) if (isSecretEnvName(key)) keys.add(key);
+    for (const [key, value] of Object.entries(this.env)) if (isSecretEnvEntry(key, value)) keys.add(key);
     return [...keys].sort();
   }
 

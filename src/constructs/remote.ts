@@ -18,12 +18,14 @@ export interface RemoteProps {
   readonly frame?: Frame;
   /**
    * Credentials: `{ type: 'api-key' | 'robot-location-secret' | 'robot-secret', payload }`;
-   * `payload` is a secret (masked in plans, state and logs).
+   * `payload` is a secret (masked in plans, state and logs), but for a value that is wholly
+   * an environment placeholder (`${environment.NAME}`, `${NAME}`), which the machine fills in
+   * and which is shown as written.
    */
   readonly credentials?: { readonly type?: string; readonly payload?: string | Secret };
   /** With `api-key` credentials: the API key's id. */
   readonly entity?: string;
-  /** Shorthand for a location secret (a secret: give a `Secret.fromEnv` or `Secret.fromFile` reference). */
+  /** Shorthand for a location secret (a secret: give a `Secret.fromEnv` or `Secret.fromFile` reference, or an environment placeholder the machine fills in). */
   readonly secret?: string | Secret;
   /** Allows a plaintext connection. @default false */
   readonly insecure?: boolean;

@@ -1,4 +1,5 @@
 import { childPath } from './json-path';
+import { isEnvironmentPlaceholder } from './placeholders';
 
 /**
  * Where a machine config holds secrets, declared once: masking in plans, state digests and
@@ -49,7 +50,9 @@ function walk(
   out: FoundSecret[],
 ): void {
   if (at === pattern.length) {
-    if (value !== undefined && value !== null && value !== '') out.push({ path, steps: [...steps], value });
+    // A placeholder the machine fills in from its own environment is no secret value.
+    if (value !== undefined && value !== null && value !== '' && !isEnvironmentPlaceholder(value))
+      out.push({ path, steps: [...steps], value });
     return;
   }
   if (value === null || typeof value !== 'object') return;
@@ -70,7 +73,7 @@ function walk(
   steps.pop();
 }
 
-/** Every secret value of a config (list form, as stored), by the declared paths, in declaration order. */
+/** Every secret value of a config (list form, as stored), by the declared paths, in declaration order; environment placeholders are none. */
 export function configSecrets(config: unknown): FoundSecret[] {
   const out: FoundSecret[] = [];
   for (const declared of CONFIG_SECRET_PATHS) walk(config, declared.pattern, 0, [], '', out);

@@ -95,6 +95,38 @@ export const OPTIONAL_CONFIG_SECTIONS = ['packages'] as const;
 /** Every section fleetform manages: those always written, then the optional ones. */
 export const MANAGED_CONFIG_SECTIONS = [...CONFIG_SECTIONS, ...OPTIONAL_CONFIG_SECTIONS] as const;
 
+/**
+ * The lists of a config that code may hold empty (`[]`) or leave out when nothing fills
+ * them; a list with entries is always written. The service, viam-server and fleetform's
+ * plans tell an absent list from an empty one apart, so code says which (`emptyLists`).
+ */
+export const EMPTY_LIST_SECTIONS = [...CONFIG_SECTIONS, 'packages', 'remotes', 'processes'] as const;
+export type EmptyListSection = (typeof EMPTY_LIST_SECTIONS)[number];
+
+/** The lists a machine, part or fragment holds empty when its code says nothing: the three it has always written. */
+export const DEFAULT_EMPTY_LISTS: readonly EmptyListSection[] = CONFIG_SECTIONS;
+
+/**
+ * The config with its empty lists as `emptyLists` says: each named list present (`[]`
+ * when nothing fills it), each other list without entries left out. The config is not
+ * changed; a list with entries, or a value that is no list, stays as it is.
+ */
+export function withEmptyLists<T extends object>(config: T, emptyLists: readonly EmptyListSection[]): T {
+  const out: Record<string, unknown> = { ...(config as Record<string, unknown>) };
+  for (const list of EMPTY_LIST_SECTIONS) {
+    const value = out[list];
+    const kept = emptyLists.includes(list);
+    if (value === undefined && kept) out[list] = [];
+    else if (Array.isArray(value) && value.length === 0 && !kept) delete out[list];
+  }
+  return out as T;
+}
+
+/** The lists a config holds (with entries or empty), in the order of EMPTY_LIST_SECTIONS: what `emptyLists` says to give it back exactly. */
+export function presentLists(config: Readonly<Record<string, unknown>>): EmptyListSection[] {
+  return EMPTY_LIST_SECTIONS.filter((list) => Array.isArray(config[list]));
+}
+
 /** What one entry of each section is called. */
 export const CONFIG_SECTION_ENTRY: Readonly<Record<ConfigSectionName, string>> = {
   components: 'component',

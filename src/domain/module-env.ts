@@ -6,7 +6,7 @@ import {
   moduleStartupTimeout,
   resourceConfigurationTimeout,
 } from './duration';
-import { substitutePlaceholders } from './placeholders';
+import { isEnvironmentPlaceholder, substitutePlaceholders } from './placeholders';
 
 /** Who a cloud-connected machine is: what its modules learn about it through the environment. */
 export interface MachineIdentity {
@@ -80,6 +80,11 @@ const SECRET_MARKERS: readonly string[] = [
 export function isSecretEnvName(name: string): boolean {
   const upper = name.toUpperCase().replace(/-/g, '_');
   return SECRET_MARKERS.some((marker) => upper.includes(marker));
+}
+
+/** Whether a module's env entry is a secret: its name looks secret and its value is not wholly an environment placeholder. */
+export function isSecretEnvEntry(name: string, value: unknown): boolean {
+  return isSecretEnvName(name) && !isEnvironmentPlaceholder(value);
 }
 
 /**

@@ -15,6 +15,18 @@ export const PLACEHOLDER_PATTERN = /\$\{([^}]*)\}/g;
 /** The one valid key form, capturing the variable name. */
 export const ENVIRONMENT_KEY_PATTERN = /^environment\.([\w:/-]+)$/;
 
+/** A value that is one environment placeholder and nothing else: `${NAME}` or `${environment.NAME}`. */
+const WHOLE_ENVIRONMENT_PLACEHOLDER = /^\$\{(?:environment\.[\w:/-]+|[A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+/**
+ * Whether a value is wholly an environment placeholder (`${NAME}`, `${environment.NAME}`):
+ * the machine fills it in from its own environment, so the value is no secret. It is kept as
+ * written in code, state and plans wherever it sits, even where the language declares secrets.
+ */
+export function isEnvironmentPlaceholder(value: unknown): value is string {
+  return typeof value === 'string' && WHOLE_ENVIRONMENT_PLACEHOLDER.test(value);
+}
+
 /** One placeholder found in a value. */
 export interface PlaceholderRef {
   /** JSON path of the string holding it. */

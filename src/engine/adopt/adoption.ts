@@ -149,6 +149,7 @@ function sameConfigKey(config: MachineConfigCode, secrets: readonly SecretVariab
         entries: config.entries,
         settings: config.settings,
         overrides: config.overrides,
+        emptyLists: config.emptyLists,
       }),
     ) as Parameters<typeof stableStringify>[0],
   );

@@ -1,5 +1,5 @@
 import { variableName, VARIABLE_NAME_PATTERN } from '../../domain/fragments';
-import { isSecretEnvName } from '../../domain/module-env';
+import { isSecretEnvEntry } from '../../domain/module-env';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 import { machineConfigCode, type MachineConfigCode } from './machine-code';
 
@@ -12,6 +12,8 @@ export interface ImportCode {
   readonly disabled?: boolean;
   /** The import's `fragment_mods` entry's mods: on the first import of its fragment. */
   readonly mods?: readonly JsonObject[];
+  /** Written as the fragment's bare id (the older form), as the config has it. */
+  readonly bareId?: boolean;
 }
 
 export type ImportsResult =
@@ -26,8 +28,8 @@ function stray(entry: JsonObject, allowed: ReadonlySet<string>): string[] {
 }
 
 function importCode(raw: JsonValue, at: number): ImportCode | string {
-  // A bare id is the import `{ id }` (the machine kind reads it so): it follows the latest revision.
-  if (typeof raw === 'string') return raw === '' ? `fragments entry ${at} has no fragment id` : { fragmentId: raw };
+  // A bare id is the import `{ id }` (it follows the latest revision), kept in the form written.
+  if (typeof raw === 'string') return raw === '' ? `fragments entry ${at} has no fragment id` : { fragmentId: raw, bareId: true };
   if (!isObject(raw)) return `fragments entry ${at} is not an object`;
   const extra = stray(raw, IMPORT_KEYS);
   if (extra.length > 0) return `fragments entry ${at} has keys fleetform does not declare: ${extra.join(', ')}`;
@@ -52,7 +54,7 @@ function importCode(raw: JsonValue, at: number): ImportCode | string {
 /**
  * The imports of a config (`fragments`, with `fragment_mods` on the first import of each
  * fragment), or why code cannot write them back exactly: code writes each import as an
- * object, and one `fragment_mods` entry of non-empty mods per imported fragment, in the
+ * object or, as written, its bare id, and one `fragment_mods` entry of non-empty mods per imported fragment, in the
  * order of their first imports.
  */
 export function importsCode(config: Readonly<Record<string, unknown>>): ImportsResult {
@@ -126,10 +128,15 @@ export function fragmentConfigCode(config: Record<string, unknown>, name: string
   return { ok: true, code: made.code, imports: imports.imports };
 }
 
-/** The variables of an import whose names look secret (as env names do) and whose values are text: code reads them from the environment. */
+/**
+ * The variables of an import whose names look secret (as env names do) and whose values are
+ * text but no environment placeholder (`${environment.NAME}` is kept as written): code reads
+ * them from the environment.
+ */
 export function secretVariables(i: Pick<ImportCode, 'variables'>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(i.variables ?? {})) if (typeof value === 'string' && isSecretEnvName(key)) out[key] = value;
+  for (const [key, value] of Object.entries(i.variables ?? {}))
+    if (typeof value === 'string' && isSecretEnvEntry(key, value)) out[key] = value;
   return out;
 }
 

@@ -1,4 +1,5 @@
-import { isSecretEnvName } from '../../domain/module-env';
+import { isSecretEnvEntry } from '../../domain/module-env';
+import { DEFAULT_EMPTY_LISTS, presentLists, type EmptyListSection } from '../../domain/config';
 import { conventionalModuleName } from '../../domain/names';
 import { validateMachineConfig } from '../../domain';
 import { FRAGMENT_RESOLVED_ISSUES } from '../../domain/fragments';
@@ -87,11 +88,13 @@ export interface MachineConfigCode {
   readonly entries: readonly EntryCode[];
   /** Machine props for top-level sections (`network`, `debug`, ...), by prop name. */
   readonly settings: { readonly [prop: string]: ValueCode };
-  /** What no construct or prop declares, and the lists the config does not have. */
+  /** What no construct or prop declares. */
   readonly overrides: readonly OverrideCode[];
+  /** The lists the config holds (with entries or empty), when not the default ones (`emptyLists`). */
+  readonly emptyLists?: readonly EmptyListSection[];
 }
 
-/** Whether a config declares nothing: no module, resource, package, entry, setting or override. */
+/** Whether a config declares nothing: no module, resource, package, entry, setting or override (its emptyLists is a prop). */
 export function isEmptyConfig(config: MachineConfigCode): boolean {
   return (
     config.modules.length === 0 &&
@@ -217,7 +220,8 @@ function moduleCode(entry: JsonObject, secretPrefix: string, secrets: SecretVari
   const env: Record<string, string> = {};
   const sensitiveEnv: Record<string, string> = {};
   for (const [key, value] of Object.entries(allEnv)) {
-    if (!isSecretEnvName(key)) {
+    // A value that is wholly an environment placeholder is no secret: kept as written.
+    if (!isSecretEnvEntry(key, value)) {
       env[key] = value;
       continue;
     }
@@ -389,8 +393,9 @@ export function machineConfigCode(config: Record<string, unknown>, secretPrefix:
     return [{ steps: s.steps, variable }];
   });
   const overrides: OverrideCode[] = [];
-  // A machine writes its three lists always, empty when nothing is declared: to the service, viam-server,
-  // fleetform's plans and Terraform's an absent list and an empty one are the same config, so code declares none.
+  // Each list the config has, empty or not, and none it has not: `emptyLists` says which when not the default.
+  const lists = presentLists(config);
+  const emptyLists = sameLists(lists, DEFAULT_EMPTY_LISTS) ? undefined : lists;
   // Imports written as an empty list have no useFragment call to write them: kept as written.
   for (const key of ['fragments', 'fragment_mods'])
     if (Array.isArray(config[key]) && (config[key] as unknown[]).length === 0) overrides.push({ path: key, value: [] });
@@ -443,11 +448,28 @@ export function machineConfigCode(config: Record<string, unknown>, secretPrefix:
       settings[prop] = withSecrets(value, [key], found);
       continue;
     }
-    const made = key === 'remotes' || key === 'processes' ? listCode(key, value, found) : undefined;
+    const list = key === 'remotes' || key === 'processes';
+    // An empty list is written by emptyLists.
+    if (list && Array.isArray(value) && value.length === 0) continue;
+    const made = list ? listCode(key, value, found) : undefined;
     if (made !== undefined) listEntries.push(...made);
     else overrides.push({ path: key, value: withSecrets(value, [key], found) });
   }
-  return { ok: true, code: { modules, resources, packages, entries: listEntries, settings, overrides }, secrets, untouched: [] };
+  const code: MachineConfigCode = {
+    modules,
+    resources,
+    packages,
+    entries: listEntries,
+    settings,
+    overrides,
+    ...(emptyLists ? { emptyLists } : {}),
+  };
+  return { ok: true, code, secrets, untouched: [] };
+}
+
+/** Whether two sets of lists are the same, order aside. */
+function sameLists(a: readonly EmptyListSection[], b: readonly EmptyListSection[]): boolean {
+  return a.length === b.length && a.every((list) => b.includes(list));
 }
 
 /** The constructs of a `remotes` or `processes` list, or undefined when one entry needs what no prop declares (the list is then an override). */

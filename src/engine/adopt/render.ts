@@ -181,7 +181,14 @@ function writeImports(
     ]);
     if (secrets.length > 0) used.add('Secret');
     const variables: Literal = i.variables || secrets.length > 0 ? { ...i.variables, ...Object.fromEntries(secrets) } : undefined;
-    const options: Literal = { version: i.version, prefix: i.prefix, variables, disabled: i.disabled, mods: i.mods };
+    const options: Literal = {
+      version: i.version,
+      prefix: i.prefix,
+      variables,
+      disabled: i.disabled,
+      mods: i.mods,
+      bareId: i.bareId === true ? true : undefined,
+    };
     w.line(`${holderVar}.useFragment(${literal(refCode(i.fragment, vars), 0)}${propsArgument(w, options)});`);
   }
 }
@@ -200,6 +207,7 @@ function writeFragment(
   const props: Literal = {
     name: f.name === f.constructId ? undefined : f.name,
     visibility: f.visibility === 'private' ? undefined : f.visibility,
+    emptyLists: emptyListsLiteral(f.config),
   };
   w.line(`const ${name} = new Fragment(this, ${stringLiteral(f.constructId)}${propsArgument(w, props)});`);
   writeConfig(w, name, f.config, used, names, name);
@@ -229,7 +237,12 @@ function writePart(
 ): void {
   used.add('Part');
   const settings = valueLiteral(part.config.settings, used) as { [key: string]: Literal };
-  const statement = `new Part(${machineVar}, ${stringLiteral(part.constructId)}${propsArgument(w, { name: part.name === part.constructId ? undefined : part.name, ...settings })});`;
+  const props: Literal = {
+    name: part.name === part.constructId ? undefined : part.name,
+    ...settings,
+    emptyLists: emptyListsLiteral(part.config),
+  };
+  const statement = `new Part(${machineVar}, ${stringLiteral(part.constructId)}${propsArgument(w, props)});`;
   if (!named && isEmptyConfig({ ...part.config, settings: {} }) && part.imports.length === 0) {
     w.line(statement);
     return;
@@ -285,9 +298,21 @@ function propsArgument(w: CodeWriter, props: Literal): string {
   return text === '{}' ? '' : `, ${text}`;
 }
 
-function machineProps(m: MachineDecl, vars: ReadonlyMap<string, string>, used: Set<string>): Literal {
+/** The `emptyLists` prop of a config's construct: the lists it holds, when not the default ones. */
+function emptyListsLiteral(config: MachineConfigCode): Literal {
+  return config.emptyLists === undefined ? undefined : [...config.emptyLists];
+}
+
+/** A machine's props: its settings, unless a shared config declares them, and the lists its config holds (a prop even with a shared config). */
+function machineProps(m: MachineDecl, vars: ReadonlyMap<string, string>, used: Set<string>, blocks: Adoption['blocks']): Literal {
+  const config = typeof m.config === 'number' ? blocks[m.config]?.config : m.config;
   const settings = typeof m.config === 'number' ? {} : (valueLiteral(m.config.settings, used) as { [key: string]: Literal });
-  return { name: m.name === m.constructId ? undefined : m.name, location: refCode(m.location, vars), ...settings };
+  return {
+    name: m.name === m.constructId ? undefined : m.name,
+    location: refCode(m.location, vars),
+    ...settings,
+    emptyLists: config === undefined ? undefined : emptyListsLiteral(config),
+  };
 }
 
 /**
@@ -339,7 +364,7 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
     // A machine with its config inline stands apart; one-line machines stay together.
     if (inline || previousInline) body.line();
     previousInline = inline;
-    const statement = `new Machine(this, ${stringLiteral(m.constructId)}${propsArgument(body, machineProps(m, vars, used))});`;
+    const statement = `new Machine(this, ${stringLiteral(m.constructId)}${propsArgument(body, machineProps(m, vars, used, adoption.blocks))});`;
     const shared = typeof m.config === 'number' ? adoption.blocks[m.config] : undefined;
     const empty = typeof m.config !== 'number' && isEmptyConfig(m.config);
     if (shared) {

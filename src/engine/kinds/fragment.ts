@@ -34,8 +34,6 @@ export function fragmentConfigView(config: Readonly<Record<string, unknown>>): J
   const view: JsonObject = {};
   for (const [key, value] of Object.entries(config)) {
     if ((MANAGED_LISTS as readonly string[]).includes(key)) continue;
-    if (key === 'fragments' && Array.isArray(value) && value.length === 0) continue;
-    if (key === 'fragment_mods' && Array.isArray(value) && value.length === 0) continue;
     view[key] = value as JsonValue;
   }
   return { ...view, ...configView(config) };

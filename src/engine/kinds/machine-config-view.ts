@@ -1,14 +1,11 @@
-import { MANAGED_CONFIG_SECTIONS, OPTIONAL_CONFIG_SECTIONS } from '../../domain/config';
+import { MANAGED_CONFIG_SECTIONS } from '../../domain/config';
 import { isCodeOwnedKey } from '../../domain/config-language';
 import { isObject, toJson, type JsonObject, type JsonValue } from '../json';
 
 /** The lists of a machine config a plan keys by entry name; every other section code writes is compared as written. */
 export const MANAGED_LISTS = MANAGED_CONFIG_SECTIONS;
 
-/** Managed lists written only when the desired config or the service's has them. */
-const WRITTEN_WHEN_PRESENT: ReadonlySet<string> = new Set(OPTIONAL_CONFIG_SECTIONS);
-
-/** The fragment imports and their overrides: managed too, compared as written (absent when empty). */
+/** The fragment imports and their overrides: managed too, compared as written (a bare id stays a bare id, an empty list stays empty). */
 export const MANAGED_IMPORTS = ['fragments', 'fragment_mods'] as const;
 
 const isListOrImport = (key: string): boolean =>
@@ -27,14 +24,13 @@ function keyOf(entry: JsonObject, taken: Set<string>): string {
   return key;
 }
 
-/** A fragment import written as its bare id is the import `{ id }`: the service follows the fragment's latest revision for both. */
-function importObject(entry: JsonValue): JsonValue {
-  return typeof entry === 'string' && entry !== '' ? { id: entry } : entry;
-}
-
 /**
  * A machine config as a plan compares it: each managed list keyed by entry name, so a
  * change shows as `config.components.sensor-1.attributes.timeout_ms`, not as a list shift.
+ * Every section is present or absent as written, an empty list as `{}`: two configs have
+ * the same view exactly when they are the same JSON, key order and the order of a keyed
+ * list's entries aside, so a plan with no changes is one whose write would send what the
+ * service has (its entries in the order code declares them).
  * `config` is JSON (parsed text or a protobuf Struct's JSON); its entries are shared, not
  * copied, so the view must not be mutated.
  */
@@ -42,7 +38,7 @@ export function configView(config: Record<string, unknown>): JsonObject {
   const view: JsonObject = {};
   for (const list of MANAGED_LISTS) {
     const entries = config[list];
-    if (!Array.isArray(entries) || entries.length === 0) continue;
+    if (!Array.isArray(entries)) continue;
     const keyed: JsonObject = {};
     const taken = new Set<string>();
     for (const raw of entries) if (isObject(raw)) keyed[keyOf(raw, taken)] = raw;
@@ -50,8 +46,7 @@ export function configView(config: Record<string, unknown>): JsonObject {
   }
   for (const key of MANAGED_IMPORTS) {
     const imports = config[key];
-    if (Array.isArray(imports) && imports.length > 0)
-      view[key] = key === 'fragments' ? (imports as JsonValue[]).map(importObject) : (imports as JsonValue[]);
+    if (Array.isArray(imports)) view[key] = imports as JsonValue[];
   }
   // Every other section code writes (network, remotes, agent, `_comment`, ...), compared as written.
   for (const key of Object.keys(config)) {
@@ -61,7 +56,7 @@ export function configView(config: Record<string, unknown>): JsonObject {
   return view;
 }
 
-/** Back from the keyed view to the service's list form, keeping unmanaged top-level keys of `base`. */
+/** Back from the keyed view to the service's list form, each section present exactly when the view has it, keeping unmanaged top-level keys of `base`. */
 export function configDocument(view: JsonObject, base: Record<string, unknown> = {}): Record<string, JsonValue> {
   const doc: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(base)) {
@@ -69,8 +64,7 @@ export function configDocument(view: JsonObject, base: Record<string, unknown> =
   }
   for (const list of MANAGED_LISTS) {
     const keyed = view[list];
-    if (!isObject(keyed) && WRITTEN_WHEN_PRESENT.has(list) && base[list] === undefined) continue;
-    doc[list] = isObject(keyed) ? Object.values(keyed) : [];
+    if (isObject(keyed)) doc[list] = Object.values(keyed);
   }
   for (const key of MANAGED_IMPORTS) if (Array.isArray(view[key])) doc[key] = view[key];
   for (const [key, value] of Object.entries(view)) if (!isListOrImport(key) && isCodeOwnedKey(key)) doc[key] = value;

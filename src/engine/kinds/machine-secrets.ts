@@ -1,5 +1,6 @@
 import { childPath } from '../../domain/json-path';
-import { configSecrets, isSecretEnvName } from '../../domain';
+import { configSecrets } from '../../domain';
+import { isSecretEnvEntry } from '../../domain/module-env';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 import type { PlanProblem } from '../kind';
 import type { SensitiveParts } from '../kind-declaration';
@@ -80,7 +81,7 @@ export function splitSecretEnv(
     const moduleName = typeof module.name === 'string' ? module.name : key;
     const env: { [k: string]: JsonValue } = {};
     for (const [name, value] of Object.entries(module.env)) {
-      if (typeof value === 'string' && (isSecretEnvName(name) || flagged.has(`${moduleName}.${name}`)))
+      if (typeof value === 'string' && (isSecretEnvEntry(name, value) || flagged.has(`${moduleName}.${name}`)))
         secretEnv[`${moduleName}.${name}`] = value;
       else env[name] = value;
     }
@@ -93,15 +94,15 @@ export function splitSecretEnv(
 /** Env entries of the desired config's modules that hold secrets: names that look secret, and those code gives in `secret_env`. */
 export const secretEnvEntries: SensitiveParts = {
   describe:
-    'env entries of its modules whose names look secret (TOKEN, SECRET, PASSWORD, KEY, ...) or that code marks secret (given in `secret_env`), and the config paths the language declares secret (remote credentials, API keys, hotspot and network passwords)',
+    'env entries of its modules whose names look secret (TOKEN, SECRET, PASSWORD, KEY, ...) or that code marks secret (given in `secret_env`), and the config paths the language declares secret (remote credentials, API keys, hotspot and network passwords), but no value that is wholly an environment placeholder (`${NAME}`, `${environment.NAME}`)',
   paths(view, attributes) {
     const flagged = new Set(isObject(attributes.secret_env) ? Object.keys(attributes.secret_env) : []);
     const modules = isObject(view.config) && isObject(view.config.modules) ? view.config.modules : {};
     const paths: string[] = [];
     for (const [moduleName, module] of Object.entries(modules)) {
       if (!isObject(module) || !isObject(module.env)) continue;
-      for (const key of Object.keys(module.env)) {
-        if (isSecretEnvName(key) || flagged.has(`${moduleName}.${key}`))
+      for (const [key, value] of Object.entries(module.env)) {
+        if (isSecretEnvEntry(key, value) || flagged.has(`${moduleName}.${key}`))
           paths.push(childPath(childPath(childPath('config.modules', moduleName), 'env'), key));
       }
     }
