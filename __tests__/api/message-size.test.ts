@@ -2,29 +2,20 @@
 import fc from 'fast-check';
 import type { JsonValue } from '@bufbuild/protobuf';
 import { loadSdk } from '../../src/api/sdk';
-import { SERVICE_MAX_MESSAGE_BYTES, structSize, updateRobotPartRequestSize } from '../../src/api/message-size';
+import { SERVICE_MAX_MESSAGE_BYTES, updateRobotPartRequestSize } from '../../src/api/message-size';
+import { configText } from '../../src/domain/config-text';
+import { UpdateRobotPartRequestWithEncodedConfig } from '../../src/api/own-messages';
 
 const jsonObject = fc.dictionary(fc.string({ unit: 'binary' }), fc.jsonValue(), { maxKeys: 8 }) as fc.Arbitrary<Record<string, JsonValue>>;
 
-test('structSize is the encoded size of google.protobuf.Struct, for any JSON object', async () => {
-  const { Struct } = await loadSdk();
-  fc.assert(
-    fc.property(jsonObject, (obj) => {
-      expect(structSize(obj)).toBe(Struct.fromJson(obj).toBinary().length);
-    }),
-    { numRuns: 500, seed: 29 },
-  );
-});
-
-test('updateRobotPartRequestSize bounds the encoded UpdateRobotPartRequest, within 64 bytes', async () => {
+test('updateRobotPartRequestSize bounds the encoded UpdateRobotPartRequest with the config as text, within 64 bytes', async () => {
   const sdk = await loadSdk();
-  const { UpdateRobotPartRequest } = sdk.appApi;
   fc.assert(
     fc.property(jsonObject, fc.string(), (config, name) => {
-      const request = new UpdateRobotPartRequest({
+      const request = new UpdateRobotPartRequestWithEncodedConfig({
         id: '3f1c2d9e-8a7b-4c6d-9e0f-1a2b3c4d5e6f',
         name,
-        robotConfig: sdk.Struct.fromJson(config),
+        robotConfigJson: configText(config),
         lastKnownUpdate: sdk.Timestamp.fromDate(new Date(Date.now())),
       });
       const encoded = request.toBinary().length;

@@ -297,10 +297,11 @@ describe('our client reads what the official messages encode', () => {
   const expected = { id: 'p1', name: 'main', machineId: 'm1', locationId: 'loc', mainPart: true, config, lastUpdated: updated };
 
   test('GetRobotPart: the config from config_json, the Struct beside it left encoded', async () => {
-    const response = new sdk.appApi.GetRobotPartResponse({ part: partOf(config), configJson: JSON.stringify(config, null, 2) });
+    const configJson = JSON.stringify(config, null, 2);
+    const response = new sdk.appApi.GetRobotPartResponse({ part: partOf(config), configJson });
     responses.set(`${APP}/GetRobotPart`, response.toBinary());
     for (const client of [ours, oursGrpc]) {
-      const [sent] = await capture(async () => expect(await client.appClient.getMachinePart('p1')).toEqual(expected));
+      const [sent] = await capture(async () => expect(await client.appClient.getMachinePart('p1')).toEqual({ ...expected, configJson }));
       expect(sdk.appApi.GetRobotPartRequest.fromBinary(sent!.body).id).toBe('p1');
     }
   });
@@ -308,6 +309,50 @@ describe('our client reads what the official messages encode', () => {
   test('GetRobotPart without config_json: the config from the Struct', async () => {
     responses.set(`${APP}/GetRobotPart`, new sdk.appApi.GetRobotPartResponse({ part: partOf(config) }).toBinary());
     for (const client of [ours, oursGrpc]) expect(await client.appClient.getMachinePart('p1')).toEqual(expected);
+  });
+
+  test("GetRobotPart(s) with the part's robot_config_json (field 18): the config from it", async () => {
+    const text = '{"modules":[],"components":[{"name":"cam","attributes":{"serial":9007199254740993}}]}';
+    const part = partOf(config);
+    // Field 18 as the service sends it; the pinned SDK's RobotPart carries it among its unknown fields.
+    const withField = sdk.appApi.RobotPart.fromBinary(
+      new Uint8Array([...part.toBinary(), ...own.RobotPartWithEncodedConfig.fromJson({ robotConfigJson: text }).toBinary()]),
+    );
+    responses.set(`${APP}/GetRobotPart`, new sdk.appApi.GetRobotPartResponse({ part: withField }).toBinary());
+    responses.set(`${APP}/GetRobotParts`, new sdk.appApi.GetRobotPartsResponse({ parts: [withField] }).toBinary());
+    for (const client of [ours, oursGrpc]) {
+      const read = await client.appClient.getMachinePart('p1');
+      expect(read.configJson).toBe(text);
+      expect(Object.keys(read.config)).toEqual(['modules', 'components']);
+      // The parts list reads it too, in place of the Struct beside it.
+      const [listed] = await client.appClient.getMachineParts('m1');
+      expect(listed?.configJson).toBe(text);
+      expect(Object.keys(listed?.config ?? {})).toEqual(['modules', 'components']);
+    }
+  });
+
+  test('UpdateRobotPart sends the config as robot_config_json (field 5) alone, keys in order, integers as read', async () => {
+    responses.set(`${APP}/UpdateRobotPart`, new sdk.appApi.UpdateRobotPartResponse({ part: partOf(config) }).toBinary());
+    const read = '{"components":[{"name":"cam","attributes":{"serial":9007199254740993}}]}';
+    const unsorted = {
+      services: [],
+      components: [{ name: 'cam', attributes: { serial: JSON.parse(read).components[0].attributes.serial, fps: 30 } }],
+    };
+    const expectedText = '{"services":[],"components":[{"name":"cam","attributes":{"serial":9007199254740993,"fps":30}}]}';
+    for (const client of [ours, oursGrpc]) {
+      const [sent] = await capture(() => client.appClient.updateMachinePart('p1', 'main', unsorted, updated, [read]));
+      expect(sent!.path).toBe(`${APP}/UpdateRobotPart`);
+      // The official message reads every field it knows, and no Struct.
+      const official = sdk.appApi.UpdateRobotPartRequest.fromBinary(sent!.body);
+      expect(official.id).toBe('p1');
+      expect(official.name).toBe('main');
+      expect(official.robotConfig).toBeUndefined();
+      expect(official.lastKnownUpdate?.toDate()).toEqual(updated);
+      // Field 5 is the one field it does not know: a string, the text.
+      const unknown = sdk.appApi.UpdateRobotPartRequest.runtime.bin.listUnknownFields(official);
+      expect(unknown.map((f) => [f.no, f.wireType])).toEqual([[5, 2]]);
+      expect(own.UpdateRobotPartRequestWithEncodedConfig.fromBinary(sent!.body).robotConfigJson).toBe(expectedText);
+    }
   });
 
   test('the message with the config left encoded writes the bytes the official message writes', () => {

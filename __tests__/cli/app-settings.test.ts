@@ -26,6 +26,14 @@ function refusal(text: string): InputError {
 }
 
 describe('cdktf.json', () => {
+  test("fleetform.passEnv names the variables of the project the app reads; fleetform's own are refused", () => {
+    expect(settingsOf(JSON.stringify({ app: 'node main.js', fleetform: { passEnv: ['STAGE'] } })).cdktf.passEnv).toEqual(['STAGE']);
+    const own = refusal(JSON.stringify({ app: 'node main.js', fleetform: { passEnv: ['FLEETFORM_API_KEY'] } }));
+    expect(own.message).toContain('fleetform.passEnv asks for FLEETFORM_API_KEY');
+    expect(own.hint).toContain('--pass-env FLEETFORM_API_KEY');
+    expect(refusal(JSON.stringify({ app: 'node main.js', fleetform: { passEnv: ['NOT A NAME'] } })).message).toContain('passEnv');
+  });
+
   test('gives the app command, the output folder, the context and the modules; other keys pass unread', () => {
     const settings = settingsOf(
       JSON.stringify({

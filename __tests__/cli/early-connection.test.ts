@@ -1,7 +1,7 @@
 /**
  * The connection opens while the app synthesizes when its target can be guessed (the
  * project's embedded emulator folder exists, or FLEETFORM_ENDPOINT is set); a stack naming
- * another endpoint still gets that endpoint.
+ * another endpoint gets that endpoint when the operator lets the app choose.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -31,7 +31,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ff-early-'));
   outside = await startEmulator({ dataDir: join(dir, 'outside'), port: 0 });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  writeFileSync(join(dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'npx tsx main.ts' }));
+  // The app reads LAB_ENDPOINT: the project asks for it (an app gets only what it needs to run and what its project names).
+  writeFileSync(
+    join(dir, 'cdktf.json'),
+    JSON.stringify({ language: 'typescript', app: 'npx tsx main.ts', fleetform: { passEnv: ['LAB_ENDPOINT'] } }),
+  );
   writeFileSync(
     join(dir, 'main.ts'),
     [
@@ -65,7 +69,7 @@ test('the embedded emulator guessed from its folder serves the plan; a stack nam
   // The stack names another service: the guess is dropped and that service is planned against.
   const { apiKey, apiKeyId } = outside.credentials;
   const elsewhere = await fleetform(
-    { LAB_ENDPOINT: outside.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId },
+    { LAB_ENDPOINT: outside.url, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId, FLEETFORM_ALLOW_APP_ENDPOINT: '1' },
     'plan',
     '--detailed-exitcode',
   );
@@ -80,3 +84,30 @@ test('FLEETFORM_ENDPOINT without a key fails after the app ran, naming the missi
   expect(r.stderr).toContain('FLEETFORM_ENDPOINT is set but FLEETFORM_API_KEY and FLEETFORM_API_KEY_ID are not');
   expect(r.stderr).not.toMatch(/\n\s+at /);
 }, 60_000);
+
+test('a stack naming an endpoint the operator did not pin is refused before any connection, naming the provider block and the fix', async () => {
+  const net = await import('node:net');
+  let connections = 0;
+  const listener = net.createServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const address = listener.address() as import('node:net').AddressInfo;
+  const elsewhere = `http://127.0.0.1:${address.port}`;
+  try {
+    const { apiKey, apiKeyId } = outside.credentials;
+    const keys = { FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId };
+    const unpinned = await fleetform({ LAB_ENDPOINT: elsewhere, ...keys }, 'plan');
+    expect(unpinned.code).toBe(1);
+    expect(unpinned.stderr).toContain(`the FleetProvider of stack lab names the endpoint ${elsewhere}, and no endpoint is pinned`);
+    expect(unpinned.stderr).toContain(`set FLEETFORM_ENDPOINT=${elsewhere}`);
+    const pinned = await fleetform({ LAB_ENDPOINT: elsewhere, FLEETFORM_ENDPOINT: outside.url, ...keys }, 'plan');
+    expect(pinned.code).toBe(1);
+    expect(pinned.stderr).toContain(`but FLEETFORM_ENDPOINT pins ${outside.url}`);
+    expect(pinned.stderr).toContain('--allow-app-endpoint');
+    expect(connections).toBe(0);
+  } finally {
+    await new Promise<void>((resolve) => listener.close(() => resolve()));
+  }
+}, 120_000);

@@ -188,13 +188,6 @@ describe('validateMachineConfig: errors', () => {
       [{ code: 'type', path: 'components' }],
     ],
     [
-      'missing resource name',
-      (c) => {
-        c.components[0] = { attributes: {} };
-      },
-      [{ code: 'required', path: 'components[0].name' }],
-    ],
-    [
       'wrongly typed data capture',
       (c) => {
         c.components[0].service_configs = [
@@ -616,10 +609,22 @@ describe('validateMachineConfig: messages and reporting', () => {
   });
   test('a broken entry does not cause spurious missing-dependency errors', () => {
     const r = run((c) => {
-      delete c.components[0].name;
+      (c.components[0] as Record<string, unknown>).name = 7;
     });
-    expect(brief(r.errors)).toEqual([{ code: 'required', path: 'components[0].name' }]);
+    expect(brief(r.errors)).toEqual([{ code: 'type', path: 'components[0].name' }]);
     expect(r.warnings).toEqual([]);
+  });
+  test('a component without a name is left out by the machine server (a warning); a service without one is its API default, builtin', () => {
+    const r = validateMachineConfig({
+      components: [{ api: 'rdk:component:board', model: 'fake' }],
+      services: [{ type: 'data_manager' }, { name: 'motion', api: 'rdk:service:motion', model: 'builtin', depends_on: ['builtin'] }],
+      processes: [{ name: '/usr/local/bin/lidar', log: true }],
+    });
+    expect(r.errors).toEqual([]);
+    expect(brief(r.warnings)).toEqual([
+      { code: 'resource-name', path: 'components[0].name' },
+      { code: 'ignored-section', path: 'processes' },
+    ]);
   });
   test('pathPrefix is prepended to every path', () => {
     const r = run(

@@ -38,10 +38,6 @@ let viam: ViamClient;
 const REFUSED: Readonly<Record<string, string>> = {
   // An API key handler in the older form (`key`, no `keys` list): current viam-server rejects the whole config.
   'viamrobotics__rdk__robots-configs-fake_process_local_auth.json': 'auth.handlers[0].config',
-  // A service with no name: older viam-server named it `builtin`; fleetform's checks and the emulator require one.
-  'viamrobotics__rdk__robots-configs-robot_with_capture.json': 'services[0].name',
-  // Processes without an id: the emulator refuses the write (fleetform's own checks pass it).
-  'viamrobotics__rdk__samples-minirover-config_w_cameras.json': 'processes[0].id',
 };
 
 /** Every machine config to store, by the machine name it gets. */

@@ -44,6 +44,11 @@ beforeAll(async () => {
     serviceHost: emulator.url,
     credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey },
   });
+  // Machine configs written as the official CLI writes them (JSON text, stored in its key order).
+  const ours = await createServiceClient({
+    serviceHost: emulator.url,
+    credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey },
+  });
   const dock = await viam.appClient.createLocation(c.organizationId, 'dock');
   for (const [name, location] of [
     ['sorter-1', c.locationId],
@@ -51,7 +56,7 @@ beforeAll(async () => {
   ] as const) {
     const robotId = await viam.appClient.newRobot(location, name);
     const [part] = await viam.appClient.getRobotParts(robotId);
-    await viam.appClient.updateRobotPart(part?.id ?? '', part?.name ?? '', sdk.Struct.fromJson(SENSORS as never));
+    await ours.appClient.updateMachinePart(part?.id ?? '', part?.name ?? '', SENSORS);
   }
   // Fragments: a kit with a variable, tagged, nested in a base a third machine imports at the tag.
   const kit = await viam.appClient.createFragment(
@@ -68,19 +73,13 @@ beforeAll(async () => {
     sdk.Struct.fromJson({ fragments: [{ id: kit?.id ?? '', variables: { pin: '13' } }] } as never),
   );
   // SDK 0.61.1 has no SetFragmentTag: our client sets the tag.
-  const ours = await createServiceClient({
-    serviceHost: emulator.url,
-    credentials: { type: 'api-key', authEntity: c.apiKeyId, payload: c.apiKey },
-  });
   await ours.appClient.setFragmentTag(base?.id ?? '', 'stable', base?.revision ?? '');
-  await ours.close();
   const robotId = await viam.appClient.newRobot(dock?.id ?? '', 'sorter-3');
   const [part] = await viam.appClient.getRobotParts(robotId);
-  await viam.appClient.updateRobotPart(
-    part?.id ?? '',
-    part?.name ?? '',
-    sdk.Struct.fromJson({ fragments: [{ id: base?.id ?? '', version: 'stable', prefix: 'left' }] } as never),
-  );
+  await ours.appClient.updateMachinePart(part?.id ?? '', part?.name ?? '', {
+    fragments: [{ id: base?.id ?? '', version: 'stable', prefix: 'left' }],
+  });
+  await ours.close();
 
   project = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-adopt-tf-'));
   await fs.mkdir(path.join(project, 'node_modules'));

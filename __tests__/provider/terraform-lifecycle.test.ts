@@ -112,6 +112,12 @@ test('init offline, create, no changes, update in place, replace, drift reverted
   if (!ultrasonic?.attributes) throw new Error('the machine has no ultrasonic-1 component');
   ultrasonic.attributes.timeout_ms = 999;
   await official.appClient.updateRobotPart(part?.id as string, part?.name as string, sdk.Struct.fromJson(drifted as never));
+  // Written as a Struct alone, the config is stored with its keys sorted.
+  const ultrasonicKeys = async () => {
+    const stored = JSON.parse((await official.appClient.getRobotPart(part?.id as string)).configJson) as typeof drifted;
+    return Object.keys(stored.components.find((c) => c.name === 'ultrasonic-1')?.attributes ?? {});
+  };
+  expect(await ultrasonicKeys()).toEqual(['board', 'echo_interrupt_pin', 'timeout_ms', 'trigger_pin']);
   const drift = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
   expect(drift.code).toBe(2);
   expect(drift.stdout).toContain('# fleetform_machine.picker-1 will be updated in-place');
@@ -119,6 +125,8 @@ test('init offline, create, no changes, update in place, replace, drift reverted
   expect((await tf('apply', '-input=false', '-no-color', '-auto-approve')).stdout).toContain('0 added, 1 changed, 0 destroyed');
   const reverted = (await machineConfig('picker-1')).components as Array<{ name: string; attributes?: Record<string, unknown> }>;
   expect(reverted.find((c) => c.name === 'ultrasonic-1')?.attributes?.timeout_ms).toBe(150);
+  // The provider's write sends the config as text: the code's key order is back.
+  expect(await ultrasonicKeys()).toEqual(['trigger_pin', 'echo_interrupt_pin', 'board', 'timeout_ms']);
 
   const destroy = await tf('destroy', '-input=false', '-no-color', '-auto-approve');
   expect(destroy.stderr).toBe('');

@@ -1,5 +1,6 @@
 /**
- * UpdateRobotPart's request as fleetform writes and reads it. In binary, `robot_config` is
+ * UpdateRobotPart's request as fleetform writes and reads it: fleetform sends the config as
+ * `robot_config_json` (JSON text), the emulator reads either form. In binary, `robot_config` is
  * the bytes of its encoded Struct (the same bytes on the wire as the service's message),
  * written and read with every key of the config. In JSON (the Connect protocol's JSON
  * codec) it is the Struct's JSON object, as the service reads it, and either form is read.

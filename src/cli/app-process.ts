@@ -8,6 +8,8 @@ export interface AppExit {
   readonly stderr: string;
   /** What the app wrote to its secret channel (see APP_SECRET_CHANNEL_FD), held in memory only. */
   readonly channel: string;
+  /** Set when the app ran past its timeout and its process group was ended: the timeout, ms. */
+  readonly timedOutMs?: number;
 }
 
 /** An app's process running: how it ends, and a way to end it early. */
@@ -28,14 +30,18 @@ const ENDING_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'
 /**
  * Runs the app command in a shell, as `cdktf synth` does, in a process group of its own:
  * the shell does not pass a signal on to the app it started, so the group is ended as one.
- * The group is also ended when this process exits or is ended by a signal meanwhile.
+ * The group is also ended when this process exits or is ended by a signal meanwhile, and
+ * when the app runs longer than `timeoutMs` (with every process it started in the group).
  */
-export function startAppProcess(command: string, cwd: string, env: NodeJS.ProcessEnv): AppProcess {
+export function startAppProcess(command: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs?: number): AppProcess {
   // Windows has no process groups to signal (and a detached child gets a console of its own): there the shell is ended alone.
   const groups = process.platform !== 'win32';
   let child: ChildProcess | undefined;
   let running = true;
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
   const stop = (): void => {
+    clearTimeout(timer);
     if (!running) return;
     running = false;
     if (child?.pid === undefined) return;
@@ -65,6 +71,11 @@ export function startAppProcess(command: string, cwd: string, env: NodeJS.Proces
     unwatch();
     throw err;
   }
+  if (timeoutMs !== undefined && timeoutMs > 0)
+    timer = setTimeout(() => {
+      timedOut = running;
+      stop();
+    }, timeoutMs);
   let stderr = '';
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {
@@ -87,7 +98,13 @@ export function startAppProcess(command: string, cwd: string, env: NodeJS.Proces
       // The shell has ended; what it left running in the group is ended with it.
       stop();
       unwatch();
-      resolve({ code, signal, stderr, channel: Buffer.concat(received).toString('utf8') });
+      resolve({
+        code,
+        signal,
+        stderr,
+        channel: Buffer.concat(received).toString('utf8'),
+        ...(timedOut && timeoutMs !== undefined ? { timedOutMs: timeoutMs } : {}),
+      });
     });
   });
   return { exit, stop };

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { addSummaries, type AppSummary } from '../constructs/app-hook';
 import { formatFleetIssue, type FleetIssue } from '../constructs/fleet-issue';
+import { formatGoDuration } from '../domain/duration';
 import { FleetformError } from '../domain/errors';
 import { knownMistakeHint, stderrExcerpt } from './app-failure';
 import type { AppExit } from './app-process';
@@ -46,6 +47,16 @@ function exitProblem(app: string, exit: AppExit): AppProblem {
   return appProblem(message, knownMistakeHint(exit.stderr, exit.code));
 }
 
+/** An app ended at its timeout, with every process it started. */
+function timeoutProblem(app: string, exit: AppExit): AppProblem {
+  const excerpt = stderrExcerpt(exit.stderr);
+  return appProblem(
+    `the app (${app}) ran longer than its timeout of ${formatGoDuration(exit.timedOutMs ?? 0)} and was ended with every process it started${excerpt ? `; it wrote to stderr:\n${excerpt}` : ''}`,
+    'make the app end sooner (a loop that never ends? a call that waits forever?), or give it longer with --app-timeout or FLEETFORM_APP_TIMEOUT',
+    'app-timeout',
+  );
+}
+
 function checkFailureProblem(failure: AppCrash): AppProblem {
   return appProblem(
     `fleetform could not check the app: ${failure.name}: ${failure.message}`,
@@ -73,7 +84,7 @@ async function stackNames(outdir: string): Promise<string[] | undefined> {
 }
 
 /**
- * The result of a finished app run, in order of precedence: the problems the checks found
+ * The result of a finished app run, in order of precedence: a run ended at its timeout, the problems the checks found
  * (they explain a synth that failed on them), the app's uncaught error, the app's own
  * unsuccessful exit, a failure of the checks themselves, output that is not JSON, an app
  * that synthesized nothing;
@@ -84,6 +95,7 @@ export async function judgeAppRun(app: string, outdir: string, exit: AppExit, re
   const errors = issues.filter((i) => i.severity === 'error');
   const warnings = issues.filter((i) => i.severity === 'warning');
   const failed = (problem: AppProblem): RunAppResult => ({ ok: false, errors: [problem], warnings });
+  if (exit.timedOutMs !== undefined) return failed(timeoutProblem(app, exit));
   if (errors.length > 0) return { ok: false, errors, warnings };
   if (report?.crash) return failed(crashProblem(report.crash, exit.stderr));
   if (exit.code !== 0) return failed(exitProblem(app, exit));

@@ -67,7 +67,14 @@ export class AppRunner {
 
   private claimEarly(options: RunAppOptions): Synthesis | undefined {
     const found = this.early;
-    if (!found || options.env !== undefined || found.outdirOption !== options.outdir || found.cwd !== path.resolve(options.cwd))
+    if (
+      !found ||
+      options.env !== undefined ||
+      options.passEnv !== undefined ||
+      options.timeoutMs !== undefined ||
+      found.outdirOption !== options.outdir ||
+      found.cwd !== path.resolve(options.cwd)
+    )
       return undefined;
     this.early = undefined;
     return found;

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { InputError, errorMessage } from '../domain/errors';
 import { schemaProblems } from '../domain/schema-issues';
-import type { CdktfSettings } from './app-environment';
+import { checkProjectPassEnv, type CdktfSettings } from './app-environment';
 
 /** What fleetform needs of a project to run its app: cdktf.json's settings and the output folder. */
 export interface ProjectSettings {
@@ -17,7 +17,8 @@ const CDKTF_JSON_HINT = 'add cdktf.json with the command that runs the app, e.g.
 const APP_HINT = 'add "app" to cdktf.json, e.g. "app": "npx ts-node main.ts"';
 
 /**
- * The part of cdktf.json fleetform reads (`app`, `output`, `context`, `terraformModules`);
+ * The part of cdktf.json fleetform reads (`app`, `output`, `context`, `terraformModules`,
+ * `fleetform.passEnv`: the project's own environment variables its app reads);
  * its other keys (language, projectId, terraformProviders...) are cdktf's and pass unread.
  */
 const cdktfJsonSchema = z.looseObject({
@@ -28,6 +29,16 @@ const cdktfJsonSchema = z.looseObject({
   output: z.string('must be a string: the output folder').trim().min(1, 'is empty: leave it out for cdktf.out').optional(),
   context: z.record(z.string(), z.unknown(), 'must be an object of values the app reads with node.getContext').optional(),
   terraformModules: z.array(z.unknown(), 'must be an array of module sources').optional(),
+  fleetform: z
+    .looseObject({
+      passEnv: z
+        .array(
+          z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be environment variable names'),
+          'must be a list of the environment variables the app reads',
+        )
+        .optional(),
+    })
+    .optional(),
 });
 
 /** The first problem of cdktf.json's content, naming the key. */
@@ -66,8 +77,13 @@ export function readProjectSettings(cwd: string, outdirOption: string | undefine
       hint: appMissing ? APP_HINT : 'fix the key in cdktf.json',
     });
   }
-  const { app, output, context = {}, terraformModules = [] } = result.data;
-  return { cdktf: { app, context, terraformModules }, outdir: path.resolve(cwd, outdirOption ?? output ?? 'cdktf.out') };
+  const { app, output, context = {}, terraformModules = [], fleetform } = result.data;
+  const passEnv = fleetform?.passEnv ?? [];
+  checkProjectPassEnv(passEnv, configFile);
+  return {
+    cdktf: { app, context, terraformModules, ...(passEnv.length > 0 ? { passEnv } : {}) },
+    outdir: path.resolve(cwd, outdirOption ?? output ?? 'cdktf.out'),
+  };
 }
 
 /** Refuses output folders whose replacement would delete the project (or more). */

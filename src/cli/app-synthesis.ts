@@ -1,9 +1,10 @@
 import { promises as fs, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { parseDuration } from '../domain/duration';
 import { readAppSecretMessages } from '../domain/secret-reference';
 import { receiveAppSecrets } from '../engine/secret-references';
-import { appEnvironment } from './app-environment';
+import { appEnvironment, passEnvFromEnvironment } from './app-environment';
 import { startAppProcess } from './app-process';
 import { judgeAppRun, readChildReport, type RunAppResult } from './app-result';
 import { checkOutdir, readProjectSettings, type ProjectSettings } from './app-settings';
@@ -14,8 +15,18 @@ export interface RunAppOptions {
   readonly cwd: string;
   /** Output folder, relative to cwd. Default: `output` of cdktf.json, else `cdktf.out`. */
   readonly outdir?: string;
-  /** Environment of the app process. Default: this process's. */
+  /** The environment the app's is taken from (see appEnvironment). Default: this process's. */
   readonly env?: NodeJS.ProcessEnv;
+  /** Variables of that environment the operator passes to the app besides those it gets anyway. Default: FLEETFORM_PASS_ENV's. */
+  readonly passEnv?: readonly string[];
+  /** How long the app may run before it is ended with every process it started, ms. Default: FLEETFORM_APP_TIMEOUT, else no limit. */
+  readonly timeoutMs?: number;
+}
+
+/** The timeout FLEETFORM_APP_TIMEOUT gives (a duration such as 5m), if any. */
+export function appTimeoutFromEnvironment(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env.FLEETFORM_APP_TIMEOUT;
+  return text ? parseDuration(text, 'FLEETFORM_APP_TIMEOUT', { minimumMs: 1 }) : undefined;
 }
 
 /** The reporter preloaded into the app's process: compiled JavaScript beside this file. */
@@ -29,10 +40,14 @@ interface Launched {
 }
 
 /** Starts the app writing into `staging`; its result reads the stacks from there. */
-function launch(settings: ProjectSettings, cwd: string, staging: string, env: NodeJS.ProcessEnv): Launched {
+function launch(settings: ProjectSettings, cwd: string, staging: string, options: RunAppOptions): Launched {
+  const env = options.env ?? process.env;
+  const timeoutMs = options.timeoutMs ?? appTimeoutFromEnvironment(env);
+  const passEnv = options.passEnv ?? passEnvFromEnvironment(env);
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'fleetform-app-'));
   const reportFile = path.join(scratch, 'report.json');
-  const child = startAppProcess(settings.cdktf.app, cwd, appEnvironment(env, settings.cdktf, staging, { preload: REPORTER, reportFile }));
+  const appEnv = appEnvironment(env, settings.cdktf, staging, { preload: REPORTER, reportFile }, passEnv);
+  const child = startAppProcess(settings.cdktf.app, cwd, appEnv, timeoutMs);
   const cleanup = () => fs.rm(scratch, { recursive: true, force: true });
   return {
     result: async () => {
@@ -94,7 +109,7 @@ export function startSynthesis(options: RunAppOptions): Synthesis {
   const staging = mkdtempSync(path.join(parent, `.${path.basename(settings.outdir)}.staging-`));
   let launched: Launched;
   try {
-    launched = launch(settings, cwd, staging, options.env ?? process.env);
+    launched = launch(settings, cwd, staging, options);
   } catch (err) {
     rmSync(staging, { recursive: true, force: true });
     throw err;
@@ -129,7 +144,7 @@ export async function validateApp(options: RunAppOptions): Promise<RunAppResult>
   const settings = readProjectSettings(cwd, options.outdir);
   const staging = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetform-validate-'));
   try {
-    return await launch(settings, cwd, staging, options.env ?? process.env).result();
+    return await launch(settings, cwd, staging, options).result();
   } finally {
     await fs.rm(staging, { recursive: true, force: true });
   }

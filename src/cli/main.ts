@@ -4,6 +4,7 @@ import { packageVersion } from '../constructs/package-version';
 import { registerCommands } from './commands';
 import { writePhaseTimings } from './phase-timings';
 import { AppRunner } from './app-runner';
+import { processRedactor } from '../engine/redactor';
 
 /** Builds the `fleetform` command; each sub-command registers itself from its own file. */
 export function buildProgram(apps: AppRunner = new AppRunner()): Command {
@@ -30,7 +31,8 @@ export async function main(argv: readonly string[], apps: AppRunner = new AppRun
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
     if (err instanceof FleetformError) {
-      process.stderr.write(`error: ${err.format()}\n`);
+      // An error may quote what an app printed: it passes the redactor like every text fleetform sends out.
+      process.stderr.write(`error: ${processRedactor.redact(err.format())}\n`);
       return 1;
     }
     throw err;

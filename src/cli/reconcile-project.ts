@@ -9,7 +9,7 @@ import { defaultKinds } from '../engine/kinds';
 import { StateLockedError } from '../engine/state/holder-process';
 import type { ProjectLoader, ReconcileProject } from '../reconciler/project';
 import type { AppRunner } from './app-runner';
-import { openConnection, providerEndpoint, type Connection } from './connection';
+import { appEndpointAllowed, appEndpointOf, chosenEndpoint, openConnection, type Connection } from './connection';
 import { rolloutJournals } from './rollout-output';
 import { backendFor, declaredBackend } from './state-backend';
 
@@ -21,24 +21,46 @@ export interface LoaderOptions {
   readonly parallelism: number;
   readonly readParallelism: number;
   readonly env?: NodeJS.ProcessEnv;
+  /** How long each run of the app may take (its process group is ended then), ms. */
+  readonly appTimeoutMs?: number;
+  /** Variables the operator passes to the app besides those it gets anyway (`--pass-env`). */
+  readonly passEnv?: readonly string[];
+  /** The app's FleetProvider may name the endpoint (`--allow-app-endpoint`); else only the pinned one, or none, is taken. */
+  readonly allowAppEndpoint?: boolean;
 }
 
 export function projectLoader(options: LoaderOptions): ProjectLoader {
   const env = options.env ?? process.env;
   let open: { key: string; connection: Promise<Connection> } | undefined;
-  const connect = (cwd: string, endpoint: string | undefined): Promise<Connection> => {
-    const key = `${env.FLEETFORM_ENDPOINT || endpoint || `embedded:${cwd}`}`;
+  const allowApp = options.allowAppEndpoint ?? appEndpointAllowed(env);
+  const connect = (cwd: string, app: { endpoint: string; stack: string } | undefined): Promise<Connection> => {
+    // A commit naming another endpoint than the operator's is refused here, before any connection.
+    const endpoint = chosenEndpoint(env.FLEETFORM_ENDPOINT || undefined, app, allowApp);
+    const key = `${endpoint ?? `embedded:${cwd}`}`;
     if (open?.key === key) return open.connection;
     const before = open;
-    open = { key, connection: openConnection({ cwd, env, maxConnections: options.readParallelism, providerEndpoint: endpoint }) };
+    open = {
+      key,
+      connection: openConnection({
+        cwd,
+        env,
+        maxConnections: options.readParallelism,
+        allowAppEndpoint: allowApp,
+        ...(app ? { providerEndpoint: app.endpoint, providerStack: app.stack } : {}),
+      }),
+    };
     void before?.connection.then((c) => c.close()).catch(() => undefined);
     return open.connection;
   };
   return {
     async load(dir: string): Promise<ReconcileProject> {
-      const app = await options.apps.run({ cwd: dir });
+      const app = await options.apps.run({
+        cwd: dir,
+        ...(options.appTimeoutMs !== undefined ? { timeoutMs: options.appTimeoutMs } : {}),
+        ...(options.passEnv !== undefined ? { passEnv: options.passEnv } : {}),
+      });
       const stacks = await readStacks(app.outdir);
-      const connection = await connect(dir, providerEndpoint(stacks.map((s) => s.provider.endpoint)));
+      const connection = await connect(dir, appEndpointOf(stacks));
       const backend = backendFor(declaredBackend(stacks), dir, env);
       const journals = rolloutJournals(backend, dir);
       const kinds = defaultKinds();

@@ -6,7 +6,7 @@ import type { DesiredStack } from '../engine/desired/stack';
 import { Engine } from '../engine/engine';
 import { defaultKinds } from '../engine/kinds';
 import { assertNothingLeftBehind, backendFor, declaredBackend, type ProjectStateBackend } from './state-backend';
-import { openConnection, providerEndpoint, type Connection } from './connection';
+import { appEndpointAllowed, appEndpointOf, chosenEndpoint, openConnection, type Connection } from './connection';
 import { timePhase } from './phase-timings';
 import { rolloutJournals } from './rollout-output';
 import type { AppRunner } from './app-runner';
@@ -63,16 +63,28 @@ async function connectionFor(
   early: EarlyConnection | undefined,
   cwd: string,
   maxConnections: number,
-  stacksEndpoint: string | undefined,
+  stacksEndpoint: { endpoint: string; stack: string } | undefined,
 ): Promise<Connection> {
-  const needed = process.env.FLEETFORM_ENDPOINT || stacksEndpoint;
+  // The app's endpoint is checked against the pinned one before any connection is claimed (a refusal closes the early one).
+  let needed: string | undefined;
+  try {
+    needed = chosenEndpoint(process.env.FLEETFORM_ENDPOINT || undefined, stacksEndpoint, appEndpointAllowed(process.env));
+  } catch (err) {
+    await discardEarly(early);
+    throw err;
+  }
   if (early && early.endpoint === needed) {
     const r = await early.opened;
     if ('error' in r) throw r.error;
     return r.connection;
   }
   await discardEarly(early);
-  return openConnection({ cwd, env: process.env, maxConnections, providerEndpoint: stacksEndpoint });
+  return openConnection({
+    cwd,
+    env: process.env,
+    maxConnections,
+    ...(stacksEndpoint ? { providerEndpoint: stacksEndpoint.endpoint, providerStack: stacksEndpoint.stack } : {}),
+  });
 }
 
 export async function openWorkspace(options: EngineCommandOptions, apps: AppRunner, cwd = process.cwd()): Promise<Workspace> {
@@ -82,11 +94,11 @@ export async function openWorkspace(options: EngineCommandOptions, apps: AppRunn
   const trainingWaitMs = durationFlag(options.waitForTraining, '--wait-for-training');
   const early = options.synthOut ? undefined : openEarly(cwd, readParallelism);
   let stacks: DesiredStack[];
-  let stacksEndpoint: string | undefined;
+  let stacksEndpoint: { endpoint: string; stack: string } | undefined;
   try {
     const outdir = options.synthOut ? path.resolve(cwd, options.synthOut) : (await timePhase('synth', () => apps.run({ cwd }))).outdir;
     stacks = await timePhase('read_stacks', () => readStacks(outdir, options.stack));
-    stacksEndpoint = providerEndpoint(stacks.map((st) => st.provider.endpoint));
+    stacksEndpoint = appEndpointOf(stacks);
   } catch (err) {
     await discardEarly(early);
     throw err;

@@ -69,8 +69,11 @@ export const ModelObjectSchema = z.looseObject({ namespace: z.string(), model_fa
  * `namespace`; its model a triplet, a bare builtin name or an object (see resource-forms.ts).
  */
 export const ResourceEntrySchema = z.looseObject({
-  /** Name of this instance; unique per API. */
-  name: z.string(),
+  /**
+   * Name of this instance; unique per API. Left out, a service is the API's default one
+   * (`builtin`), and a component is left out by the machine server (a warning).
+   */
+  name: z.string().optional(),
   /** API triplet `<namespace>:<component|service>:<api-name>`, or its object form. */
   api: z.union([z.string(), ApiObjectSchema]).optional(),
   /** Legacy API form: the API's last part, read only when `api` is absent. */
@@ -116,7 +119,8 @@ export type RemoteConfig = z.infer<typeof RemoteSchema>;
 
 /** An entry of `processes` (ignored by current machine servers; kept as written). */
 export const ProcessSchema = z.looseObject({
-  id: z.string(),
+  /** Required by the machine servers that still ran processes; current ones ignore the section. */
+  id: z.string().optional(),
   name: z.string(),
   args: z.array(z.string()).optional(),
   cwd: z.string().optional(),

@@ -124,7 +124,10 @@ interface Located<T> {
 }
 
 /** A resource entry with its API and model in their normal form (resource-forms.ts). */
-type NormalResource = ModularResource & { api: string; model: string };
+type NormalResource = ModularResource & { name: string; api: string; model: string };
+
+/** The name a service left unnamed gets on the machine: its API's default instance. */
+export const DEFAULT_SERVICE_NAME = 'builtin';
 
 interface LocatedResource extends Located<NormalResource> {
   list: (typeof RESOURCE_LISTS)[number];
@@ -134,7 +137,8 @@ interface LocatedResource extends Located<NormalResource> {
 function normalResource(entry: ModularResource, list: ResourceListName): NormalResource {
   const api = normalApi(entry, list);
   const model = normalModel(entry, list);
-  return api === entry.api && model === entry.model ? (entry as NormalResource) : { ...entry, api, model };
+  const name = entry.name ?? (list === 'services' ? DEFAULT_SERVICE_NAME : '');
+  return api === entry.api && model === entry.model && name === entry.name ? (entry as NormalResource) : { ...entry, name, api, model };
 }
 
 /**

@@ -2,6 +2,7 @@ import { childPath } from '../domain/json-path';
 import { createHmac } from 'node:crypto';
 import { isObject, isSensitiveDigest, isUnknown, SensitiveDigest, type JsonObject, type JsonValue } from './json';
 import { sensitivePathsOf, type KindDeclaration } from './kind-declaration';
+import { processRedactor } from './redactor';
 import { secretKey } from './state/secret-key';
 
 /**
@@ -19,6 +20,8 @@ export function isMasked(value: unknown): value is SensitiveDigest {
  */
 export function maskValue(value: JsonValue, salt: string, key: Buffer = secretKey()): JsonValue {
   if (isSensitiveDigest(value) || isUnknown(value)) return value;
+  // A value masked here is a secret this process has read: no text it sends out shows it.
+  processRedactor.addValue(value);
   return SensitiveDigest.of('hmac-sha256', createHmac('sha256', key).update(salt).update('\0').update(JSON.stringify(value)).digest('hex'));
 }
 

@@ -12,6 +12,7 @@ import {
 import { isObject, type JsonObject, type JsonValue } from './json';
 import type { PlanProblem } from './kind';
 import type { SensitiveParts } from './kind-declaration';
+import { processRedactor } from './redactor';
 
 /**
  * Secrets by reference, on the engine's side: where a plan or an apply reads the values a
@@ -31,7 +32,10 @@ const appSecretValues = new Map<string, string>();
  */
 export function receiveAppSecrets(values: ReadonlyMap<string, string>): void {
   appSecretValues.clear();
-  for (const [id, value] of values) appSecretValues.set(id, value);
+  for (const [id, value] of values) {
+    appSecretValues.set(id, value);
+    processRedactor.add(value);
+  }
 }
 
 /** The environment, files and app values of this process: what `fleetform plan|apply` and the provider read. */
@@ -104,6 +108,7 @@ export function withResolvedSecrets(
       });
       continue;
     }
+    processRedactor.add(resolved.value);
     const placed = withValueAt(out, keys, resolved.value);
     if (!placed) {
       problems.push({

@@ -12,6 +12,7 @@ import type { DashboardSource, RolloutTarget, SourceChange, SourceEvent } from '
 import { standaloneSource, type StandaloneSource } from '../dashboard/standalone-source';
 import type { ActionResult, Capabilities, CycleView, DashboardSnapshot, EventLevel } from '../dashboard/view';
 import type { Plan } from '../engine/plan/model';
+import { processRedactor, type Redactor } from '../engine/redactor';
 import type { ReconcilerEvent, ReconcilerHandle } from './events';
 import type { ReconcileProject } from './project';
 
@@ -28,6 +29,8 @@ export interface ReconcilerSourceOptions {
   readonly rolloutIntervalMs: number;
   /** The most cycles kept to show. */
   readonly keepCycles?: number;
+  /** What every reading, event and machine page passes before it is shown (default the process's). */
+  readonly redactor?: Redactor;
 }
 
 export interface ReconcilerDashboardSource extends DashboardSource {
@@ -128,8 +131,11 @@ export function reconcilerDashboardSource(reconciler: DashboardReconciler, optio
     cycles,
     capabilities: CAPABILITIES,
   });
+  const redactor = options.redactor ?? processRedactor;
+  // Every reading, event and page the dashboard shows passes the redactor: no secret reaches a page or the snapshot API.
   const emit = (change: SourceChange): void => {
-    for (const l of listeners) l(change);
+    const shown = redactor.redactDeep(change);
+    for (const l of listeners) l(shown);
   };
   const publish = (): void => emit({ kind: 'snapshot', snapshot: compose(lastFleet) });
 
@@ -186,14 +192,14 @@ export function reconcilerDashboardSource(reconciler: DashboardReconciler, optio
     async snapshot() {
       const s = standalone();
       if (s) lastFleet = await s.snapshot();
-      return compose(lastFleet);
+      return redactor.redactDeep(compose(lastFleet));
     },
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
     async machine(key) {
-      return standalone()?.machine(key);
+      return redactor.redactDeep(await standalone()?.machine(key));
     },
     async abortRollout(target: RolloutTarget) {
       const s = standalone();

@@ -23,7 +23,8 @@ export const ReconcilerEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('cycle-started'),
     ...base,
-    reason: z.enum(['start', 'commit', 'interval', 'heal-now', 'approval', 'window']),
+    /** `retry`: the wait after a failed cycle is over. */
+    reason: z.enum(['start', 'commit', 'interval', 'heal-now', 'approval', 'window', 'retry']),
     commit: z.string().optional(),
   }),
   z.object({
@@ -131,6 +132,16 @@ export interface ReconcilerStatus {
   readonly nextCheckAt?: string;
   readonly stacks: readonly StackStatus[];
   readonly override?: { readonly windows: 'open' | 'closed'; readonly until?: string };
+  /** Set while cycles fail: the step and cause of the last failure, how many in a row, and when the next cycle is due. */
+  readonly failing?: {
+    readonly stage: 'fetch' | 'synth' | 'lease' | 'plan';
+    readonly cause: string;
+    readonly error: string;
+    readonly commit: string;
+    readonly failures: number;
+    readonly since: string;
+    readonly retryAt: string;
+  };
 }
 
 /** The programmatic surface of a running reconciler: what its HTTP routes and a dashboard use. */

@@ -1,4 +1,6 @@
-/** The reconciler's log: one line per record, as text or as JSON (`--log-format json`). */
+/** The reconciler's log: one line per record, as text or as JSON (`--log-format json`), every line passed through the redactor. */
+import { processRedactor, type Redactor } from '../engine/redactor';
+
 export type LogFormat = 'text' | 'json';
 export type LogLevel = 'info' | 'warn' | 'error';
 
@@ -6,7 +8,8 @@ export interface Logger {
   log(level: LogLevel, message: string, fields?: Readonly<Record<string, unknown>>): void;
 }
 
-export function streamLogger(format: LogFormat, write: (line: string) => void): Logger {
+export function streamLogger(format: LogFormat, out: (line: string) => void, redactor: Redactor = processRedactor): Logger {
+  const write = (line: string): void => out(redactor.redact(line));
   return {
     log(level, message, fields = {}) {
       if (format === 'json') {

@@ -75,6 +75,20 @@ export class ReconcilerMetrics {
     registers: [this.registry],
   });
 
+  /** What the failing gauge reads at each scrape: the failures in a row now (0 while cycles succeed). */
+  private failuresNow: () => number = () => 0;
+  private readonly failing: Gauge = new Gauge({
+    name: 'fleetform_reconcile_failing_cycles',
+    help: 'Cycles failed in a row, 0 while cycles succeed (every failure counts; a webhook says each cause once per commit)',
+    registers: [this.registry],
+    collect: (): void => this.failing.set(this.failuresNow()),
+  });
+
+  /** Reads the failures in a row from `read` at each scrape. */
+  watchFailures(read: () => number): void {
+    this.failuresNow = read;
+  }
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'fleetform_reconcile_process_' });
   }

@@ -23,6 +23,8 @@ import { baselineOf, checkDrift, type CheckBaseline } from './drift-check';
 import { heldText, locationPass, LocationWindows, waveHold, type LocationPass } from '../engine/windows/location-windows';
 import { withWindowHolds, type WindowClock } from '../engine/windows/window-holds';
 import type { RolloutJournal } from '../engine/rollout/journal';
+import { processRedactor, type Redactor } from '../engine/redactor';
+import { causeOf, DEFAULT_BACKOFF_MAX_MS, nextStreak, type FailureStage, type FailureStreak } from './backoff';
 
 export interface ReconcilerSettings extends Defaults {
   readonly source: ProjectSource;
@@ -44,11 +46,17 @@ export interface ReconcilerSettings extends Defaults {
   readonly spreadShare?: number;
   /** How long drift checks may stand for a full plan of an unchanged commit (default an hour): then a cycle plans in full again. */
   readonly fullPlanEveryMs?: number;
+  /** What every event and error text passes before anyone sees it (default the process's). */
+  readonly redactor?: Redactor;
+  /** The longest wait between failing cycles (default 10 minutes); the first is the poll interval, doubled at each failure. */
+  readonly backoffMaxMs?: number;
 }
 
 /** Reads in flight at most in a drift check's slice. */
 const CHECK_PARALLELISM = 32;
 const DEFAULT_FULL_PLAN_EVERY_MS = 3_600_000;
+/** The head of a source that cannot be read now (a remote repository out of reach): no new commit to try. */
+const UNREADABLE_HEAD = 'unreadable';
 
 type CycleReason = Extract<ReconcilerEvent, { type: 'cycle-started' }>['reason'];
 
@@ -84,7 +92,12 @@ export class Reconciler implements ReconcilerHandle {
   private cycleNumber = 0;
   private revision: Revision | undefined;
   private project: ReconcileProject | undefined;
-  private broken: { id: string; said: boolean } | undefined;
+  /** A revision whose app or config failed to load, and how: its cycles fail the same way until a new one comes. */
+  private broken: { id: string; error: unknown } | undefined;
+  /** The failing cycles in a row, while they fail. */
+  private streak: FailureStreak | undefined;
+  /** The step the cycle under way is at, for what a failure names. */
+  private stage: FailureStage = 'fetch';
   private lastCycle: ReconcilerStatus['lastCycle'];
   private nextCheckAt: number | undefined;
   private trigger: CycleReason | undefined;
@@ -112,6 +125,10 @@ export class Reconciler implements ReconcilerHandle {
     return this.settings.now?.() ?? Date.now();
   }
 
+  private redactor(): Redactor {
+    return this.settings.redactor ?? processRedactor;
+  }
+
   // ---- the handle ----
 
   status(): ReconcilerStatus {
@@ -124,6 +141,7 @@ export class Reconciler implements ReconcilerHandle {
       ...(this.lastCycle ? { lastCycle: this.lastCycle } : {}),
       ...(this.nextCheckAt ? { nextCheckAt: new Date(this.nextCheckAt).toISOString() } : {}),
       stacks: [...this.stacks.values()].map((m) => this.withWindowHeld(m.status)),
+      ...(this.streak ? { failing: failingView(this.streak) } : {}),
       ...(override
         ? { override: { windows: override.mode, ...(override.untilMs ? { until: new Date(override.untilMs).toISOString() } : {}) } }
         : {}),
@@ -208,7 +226,12 @@ export class Reconciler implements ReconcilerHandle {
   }
 
   private emit(body: EventBody): void {
-    const event = { ...body, at: new Date(this.now()).toISOString(), cycle: this.cycleNumber } as ReconcilerEvent;
+    // Events reach webhooks, logs, pages and the API: none carries a secret the process knows.
+    const event = this.redactor().redactDeep({
+      ...body,
+      at: new Date(this.now()).toISOString(),
+      cycle: this.cycleNumber,
+    } as ReconcilerEvent);
     for (const l of this.listeners) {
       try {
         l(event);
@@ -223,7 +246,8 @@ export class Reconciler implements ReconcilerHandle {
     while (!this.stopping) {
       if (!(await this.ensureLeading())) {
         this.state = 'standby';
-        await this.pause(this.settings.pollMs);
+        if (this.streak) reason = await this.waitOutFailure();
+        else await this.pause(this.settings.pollMs);
         continue;
       }
       this.state = 'cycling';
@@ -231,7 +255,7 @@ export class Reconciler implements ReconcilerHandle {
       await this.cycle(reason);
       this.state = 'idle';
       this.nextCheckAt = started + this.settings.intervalMs;
-      reason = await this.waitForNext();
+      reason = this.streak ? await this.waitOutFailure() : await this.waitForNext();
     }
   }
 
@@ -249,15 +273,80 @@ export class Reconciler implements ReconcilerHandle {
       this.emit({ type: 'leader', holder: this.holder, leading: true });
       return true;
     } catch (err) {
-      // Said once per revision: a broken commit is announced (the fleet is left as it is), then waited out.
-      const m = message(err);
-      if (this.broken && !this.broken.said) {
-        this.broken.said = true;
-        this.settings.logger.log('error', 'the project could not be loaded', m);
-        this.emit({ type: 'cycle-failed', ...m, ...(this.revision?.commit ? { commit: this.revision.commit } : {}) });
-      } else if (!this.broken) this.settings.logger.log('warn', 'could not take the leader lease', m);
+      // A broken commit or an unreachable lease is a failure like a cycle's: announced once per cause and commit, then waited out.
+      await this.failed(err, 'the project could not be loaded or its lease taken');
       return false;
     }
+  }
+
+  /**
+   * Waits after a failed cycle: until the backoff's retry is due, a trigger, or a new commit
+   * (the branch's head moved off the one that failed), asked every poll.
+   */
+  private async waitOutFailure(): Promise<CycleReason> {
+    while (!this.stopping && this.streak) {
+      const streak = this.streak;
+      this.nextCheckAt = streak.retryAt;
+      const trigger = this.trigger;
+      if (trigger) {
+        this.trigger = undefined;
+        return trigger;
+      }
+      if (this.now() >= streak.retryAt) return 'retry';
+      this.refreshAsked = false;
+      if (await this.commitChanged(streak)) return 'commit';
+      await this.pause(Math.min(this.settings.pollMs, streak.retryAt - this.now()));
+    }
+    return 'retry';
+  }
+
+  /** The branch's head as the source reads it without fetching (the revision's id for a source that cannot say). */
+  private async headNow(): Promise<string> {
+    const { source } = this.settings;
+    if (!source.head) return this.revision?.id ?? '';
+    // One text for every read that fails: an error's own text (a timing, an address) would read as a new head each poll.
+    return source.head().catch(() => UNREADABLE_HEAD);
+  }
+
+  /** Whether a commit other than the one that failed is there to try. */
+  private async commitChanged(streak: FailureStreak): Promise<boolean> {
+    const { source } = this.settings;
+    if (source.head) {
+      const head = await this.headNow();
+      return head !== UNREADABLE_HEAD && head !== streak.commit;
+    }
+    // Without a head to read, a source that cannot fetch cannot say whether what it has is new either.
+    return streak.stage !== 'fetch' && (await source.hasNew(streak.commit).catch(() => false));
+  }
+
+  /** Records a failure (logged every time, announced once per cause and commit) and sets when the next cycle is due; the error's redacted text. */
+  private async failed(err: unknown, what: string): Promise<ReturnType<typeof message>> {
+    const m = this.redactor().redactDeep(message(err));
+    const now = this.now();
+    const { streak, announce } = nextStreak(
+      this.streak,
+      { stage: this.stage, cause: causeOf(this.stage, err), error: m.error, commit: await this.headNow(), now },
+      { baseMs: this.settings.pollMs, maxMs: this.settings.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS },
+    );
+    this.streak = streak;
+    this.nextCheckAt = streak.retryAt;
+    this.settings.logger.log('error', what, {
+      cycle: this.cycleNumber,
+      stage: this.stage,
+      ...m,
+      failures: streak.failures,
+      retry_in_ms: streak.retryAt - now,
+      ...(announce ? {} : { announced: 'before, for this cause and commit' }),
+    });
+    if (announce) this.emit({ type: 'cycle-failed', ...m, ...(this.revision?.commit ? { commit: this.revision.commit } : {}) });
+    return m;
+  }
+
+  /** Ends a failure streak: the next failure is announced and waits the poll interval again. */
+  private recovered(): void {
+    if (!this.streak) return;
+    this.settings.logger.log('info', 'cycles succeed again', { failures: this.streak.failures, stage: this.streak.stage });
+    this.streak = undefined;
   }
 
   private async pause(ms: number): Promise<void> {
@@ -301,10 +390,12 @@ export class Reconciler implements ReconcilerHandle {
    * branch's ref, where a fetch also checks out): a standby asks at every poll.
    */
   private async loadIfNew(): Promise<ReconcileProject | undefined> {
+    this.stage = 'fetch';
     const loaded = this.project;
     if (loaded && this.revision && !(await this.settings.source.hasNew(this.revision.id).catch(() => true))) return loaded;
     const rev = await this.settings.source.fetch();
     if (this.project && this.revision?.id === rev.id) return this.project;
+    this.stage = 'synth';
     if (this.broken?.id === rev.id) return undefined;
     this.settings.logger.log('info', 'revision fetched', { revision: rev.commit ?? rev.id });
     try {
@@ -318,7 +409,7 @@ export class Reconciler implements ReconcilerHandle {
       return this.project;
     } catch (err) {
       // A broken commit leaves the fleet as it is: no cycle plans or applies until a good one comes.
-      this.broken = { id: rev.id, said: false };
+      this.broken = { id: rev.id, error: err };
       this.revision = rev;
       this.project = undefined;
       throw err;
@@ -333,10 +424,13 @@ export class Reconciler implements ReconcilerHandle {
     try {
       const project = await this.loadIfNew();
       if (!project)
-        throw new FleetformError(
-          `revision ${this.revision?.commit ?? this.revision?.id ?? '?'} could not be loaded; waiting for a new one`,
-          { hint: 'push a fix; the fleet is left as it is' },
+        throw (
+          this.broken?.error ??
+          new FleetformError(`revision ${this.revision?.commit ?? this.revision?.id ?? '?'} could not be loaded; waiting for a new one`, {
+            hint: 'push a fix; the fleet is left as it is',
+          })
         );
+      this.stage = 'plan';
       const checked = reason === 'interval' ? await this.check(project) : 'plan';
       if (checked === 'interrupted') return;
       const { changes, drifted } =
@@ -355,15 +449,11 @@ export class Reconciler implements ReconcilerHandle {
         changes,
         drifted,
       });
+      this.recovered();
     } catch (err) {
-      const m = message(err);
       const seconds = (this.now() - started) / 1000;
+      const m = await this.failed(err, 'cycle failed');
       this.lastCycle = { at: new Date(started).toISOString(), ok: false, seconds, error: m.error };
-      this.settings.logger.log('error', 'cycle failed', { cycle: this.cycleNumber, ...m });
-      // A broken revision is announced once, not at every interval.
-      if (this.broken?.said) return;
-      if (this.broken) this.broken.said = true;
-      this.emit({ type: 'cycle-failed', ...m, ...(this.revision?.commit ? { commit: this.revision.commit } : {}) });
     }
   }
 
@@ -758,6 +848,19 @@ export class Reconciler implements ReconcilerHandle {
       });
     }
   }
+}
+
+/** A failure streak as the status shows it. */
+function failingView(streak: FailureStreak): NonNullable<ReconcilerStatus['failing']> {
+  return {
+    stage: streak.stage,
+    cause: streak.cause,
+    error: streak.error,
+    commit: streak.commit,
+    failures: streak.failures,
+    since: new Date(streak.since).toISOString(),
+    retryAt: new Date(streak.retryAt).toISOString(),
+  };
 }
 
 /** Why a targeted plan cannot stand for a full one: the state was written since the last full plan, or an address was not planned. */

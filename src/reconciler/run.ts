@@ -52,6 +52,7 @@ export async function startReconciler(options: RunOptions): Promise<RunningRecon
   const { logger } = options;
   const reconciler = new Reconciler(options);
   const metrics = new ReconcilerMetrics();
+  metrics.watchFailures(() => reconciler.status().failing?.failures ?? 0);
   const notifier = new WebhookNotifier(options.webhooks, {
     ...options.webhookOptions,
     onGiveUp: (receiver, event, why) => logger.log('warn', 'webhook delivery given up', { receiver, event: event.type, why }),

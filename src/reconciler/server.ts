@@ -150,7 +150,11 @@ export class ReconcilerServer {
     const access = accessOf(req, routeClassOf(method, p), this.policy);
     if (!access.allow) throw new Refusal(access.status, access.reason, access.hint);
     if ((method === 'GET' || method === 'HEAD') && p === '/healthz') {
+      // Degraded while cycles fail: 503 with the failing step and cause. `?live` asks only whether the loop runs (a liveness probe: a restart fixes no broken commit).
       const ok = this.healthy();
+      const live = new URLSearchParams((req.url ?? '').split('#', 1)[0]?.split('?')[1] ?? '').has('live');
+      const failing = ok && !live ? this.handle.status().failing : undefined;
+      if (failing) return json(res, 503, { status: 'degraded', ...failing });
       res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'unhealthy\n');
       return;
     }

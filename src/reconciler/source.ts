@@ -25,6 +25,8 @@ export interface ProjectSource {
   fetch(): Promise<Revision>;
   /** Whether a revision newer than `than` is there, cheaply (no checkout). */
   hasNew(than: string): Promise<boolean>;
+  /** The id the newest revision has now, read without fetching (what tells a new commit while fetches fail). */
+  head?(): Promise<string>;
   /** What it watches, for logs (credentials removed). */
   readonly description: string;
 }
@@ -71,6 +73,7 @@ export function folderSource(dir: string): ProjectSource {
   return {
     description: resolved,
     fetch: async () => ({ dir: resolved, id: await fingerprint(resolved) }),
+    head: () => fingerprint(resolved),
     hasNew: async (than) => (await fingerprint(resolved)) !== than,
   };
 }
@@ -145,6 +148,13 @@ export function gitSource(options: GitSourceOptions): ProjectSource {
     }
     cloned = true;
   };
+  /** The branch's commit: read from the ref's file for a repository on this machine (no process started); git answers the rest ('' for none). */
+  const head = async (): Promise<string> => {
+    const local = location.local ? await readLocalBranch(location.path, branch).catch(() => undefined) : undefined;
+    if (local !== undefined) return local;
+    const line = await run(['ls-remote', repo, ref], existsSync(workdir) ? workdir : process.cwd());
+    return line.split(/\s+/)[0] ?? '';
+  };
   return {
     description: `${withoutCredentials(repo)} (branch ${branch}${options.path && options.path !== '.' ? `, folder ${options.path}` : ''})`,
     async fetch() {
@@ -164,12 +174,9 @@ export function gitSource(options: GitSourceOptions): ProjectSource {
       return { dir, id: commit, commit };
     },
     async hasNew(than) {
-      // A repository on this machine is asked by reading its branch's ref (no process started); git answers the rest.
-      const local = location.local ? await readLocalBranch(location.path, branch).catch(() => undefined) : undefined;
-      if (local !== undefined) return local !== than;
-      const line = await run(['ls-remote', repo, ref], existsSync(workdir) ? workdir : process.cwd());
-      const sha = line.split(/\s+/)[0] ?? '';
+      const sha = await head();
       return sha !== '' && sha !== than;
     },
+    head,
   };
 }

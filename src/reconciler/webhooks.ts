@@ -4,6 +4,7 @@
  * retried with exponential backoff, so a slow or failing receiver never holds a cycle
  * back. A URL is never logged: receivers are named by their position (`webhook #2`).
  */
+import { processRedactor, type Redactor } from '../engine/redactor';
 import type { ReconcilerEvent } from './events';
 
 export interface WebhookTarget {
@@ -68,6 +69,8 @@ export interface WebhookOptions {
   readonly backoffMs?: number;
   /** Each attempt's timeout (default 10 s). */
   readonly timeoutMs?: number;
+  /** What every body passes before it is sent (default the process's). */
+  readonly redactor?: Redactor;
   /** Told of a delivery that gave up (the receiver named by position, never its URL). */
   readonly onGiveUp?: (receiver: string, event: ReconcilerEvent, why: string) => void;
 }
@@ -100,7 +103,8 @@ export class WebhookNotifier {
   private async deliver(target: WebhookTarget, name: string, event: ReconcilerEvent): Promise<void> {
     const attempts = this.options.attempts ?? 6;
     let backoff = this.options.backoffMs ?? 500;
-    const body = JSON.stringify(target.format === 'slack' ? { text: eventText(event) } : event);
+    const redactor = this.options.redactor ?? processRedactor;
+    const body = redactor.redact(JSON.stringify(target.format === 'slack' ? { text: eventText(event) } : event));
     let why = '';
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
       try {

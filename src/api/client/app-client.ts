@@ -4,7 +4,9 @@
  * part updates are retried on transient errors; creates and deletes run once.
  */
 import type { Sdk } from '../sdk';
-import { decodeStruct, encodeStruct, type StructObject } from '../struct-codec';
+import { configText } from '../../domain/config-text';
+import { robotConfigJsonOf } from '../robot-part-config-json';
+import { decodeStruct } from '../struct-codec';
 import type { AppWireServiceType } from '../services';
 import type { GetRobotPartVersionReply, PartVersionServiceType } from '../part-version-probe';
 import type { Invoker } from './call';
@@ -53,11 +55,20 @@ export interface AppClient extends FragmentClient {
   /** Deletes a part other than the main one. */
   deleteMachinePart(partId: string): Promise<void>;
   /**
-   * Replaces the part's name and config. With `lastKnownUpdate` (the part's `lastUpdated`
+   * Replaces the part's name and config, sent as JSON text (`robot_config_json`, stored as
+   * sent: key order and integers kept). With `lastKnownUpdate` (the part's `lastUpdated`
    * as read) the service refuses the write if the part changed since; such a guarded
-   * write is also retried on transient errors.
+   * write is also retried on transient errors. `readFrom` are the texts the config was read
+   * from (a part's `configJson`): a number of the config that is a double of one of their
+   * integers above 2^53 is written as that integer.
    */
-  updateMachinePart(partId: string, name: string, config: Record<string, unknown>, lastKnownUpdate?: Date): Promise<MachinePart>;
+  updateMachinePart(
+    partId: string,
+    name: string,
+    config: Record<string, unknown>,
+    lastKnownUpdate?: Date,
+    readFrom?: readonly string[],
+  ): Promise<MachinePart>;
   /** A module by `namespace:name` (or `orgid:name`) with its versions ascending. */
   getModule(moduleId: string): Promise<RegistryModule>;
   /** A registry item (module or training script) with its version strings ascending. */
@@ -147,7 +158,7 @@ export function createAppClient(
 
     async getMachineParts(machineId) {
       const res = await call('getRobotParts', true, (c, o) => c.getRobotParts({ robotId: machineId }, o));
-      return res.parts.map((p) => machinePartOf(p));
+      return res.parts.map((p) => machinePartOf(p, robotConfigJsonOf(p)));
     },
 
     async getMachinePart(partId) {
@@ -155,10 +166,9 @@ export function createAppClient(
       if (res.part === undefined) throw missing('GetRobotPart', 'part');
       // The config comes twice: parsed from config_json, the Struct decoded only without it.
       const { robotConfig, ...part } = res.part;
-      return machinePartOf(
-        { ...part, robotConfig: undefined },
-        res.configJson || (robotConfig === undefined ? undefined : JSON.stringify(decodeStruct(robotConfig))),
-      );
+      const text = res.configJson || part.robotConfigJson;
+      const struct = text || robotConfig === undefined ? undefined : { toJson: () => decodeStruct(robotConfig) };
+      return machinePartOf({ ...part, robotConfig: struct }, text);
     },
 
     async getMachinePartVersion(partId) {
@@ -178,14 +188,16 @@ export function createAppClient(
       await call('deleteRobotPart', false, (c, o) => c.deleteRobotPart({ partId }, o));
     },
 
-    async updateMachinePart(partId, name, config, lastKnownUpdate) {
-      const robotConfig = encodeStruct(config as StructObject);
+    async updateMachinePart(partId, name, config, lastKnownUpdate, readFrom) {
+      // The text alone, as the official CLI sends it: a Struct would be stored with its keys
+      // sorted and its numbers as doubles.
+      const robotConfigJson = configText(config, readFrom);
       const guard = lastKnownUpdate === undefined ? undefined : sdk.Timestamp.fromDate(lastKnownUpdate);
       const res = await call('updateRobotPart', guard !== undefined, (c, o) =>
-        c.updateRobotPart({ id: partId, name, robotConfig, lastKnownUpdate: guard }, o),
+        c.updateRobotPart({ id: partId, name, robotConfigJson, lastKnownUpdate: guard }, o),
       );
       if (res.part === undefined) throw missing('UpdateRobotPart', 'part');
-      return machinePartOf(res.part);
+      return machinePartOf(res.part, robotConfigJsonOf(res.part));
     },
 
     async getModule(moduleId) {

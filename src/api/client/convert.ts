@@ -107,15 +107,18 @@ export interface RobotPartLike {
   locationId: string;
   mainPart: boolean;
   robotConfig?: StructLike;
+  /** The config as stored from JSON text (absent for one stored from a Struct). */
+  robotConfigJson?: string;
   lastUpdated?: TimestampLike;
   createdOn?: TimestampLike;
 }
 
 /**
  * A part with its config as a plain object: from the `config_json` GetRobotPart returns,
- * else from `robot_config` (a Struct), else empty.
+ * else from the part's `robot_config_json`, else from `robot_config` (a Struct), else empty.
  */
-export function machinePartOf(p: RobotPartLike, configJson?: string): MachinePart {
+export function machinePartOf(p: RobotPartLike, getConfigJson?: string): MachinePart {
+  const configJson = getConfigJson || p.robotConfigJson || undefined;
   return withoutUndefined({
     id: p.id,
     name: p.name,
@@ -123,6 +126,7 @@ export function machinePartOf(p: RobotPartLike, configJson?: string): MachinePar
     locationId: p.locationId,
     mainPart: p.mainPart,
     config: configOf(p.robotConfig, configJson),
+    configJson,
     lastUpdated: dateOf(p.lastUpdated),
     createdOn: dateOf(p.createdOn),
   });

@@ -87,10 +87,34 @@ const OptionsSchema = z.object({
   timeoutMs: z.int().min(1).optional(),
 });
 
+/** Whether a URL's host is this machine: 127.0.0.0/8, ::1 or localhost. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Refuses to send the API key over plain HTTP to a host other than this machine: anyone on
+ * the way would read it. Checked before any connection is made.
+ */
+export function checkKeyTransport(serviceHost: string): void {
+  let url: URL;
+  try {
+    url = new URL(serviceHost);
+  } catch {
+    return; // the schema reports it
+  }
+  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return;
+  throw new InputError(`the API key would go over plain HTTP to ${url.host}, which is not this machine: refused before any request`, {
+    path: 'serviceHost',
+    hint: `use https://${url.host} (plain http:// is for a service on this machine: 127.0.0.1, ::1 or localhost)`,
+  });
+}
+
 /** Checks the options; the key itself never appears in the message. */
 function checkOptions(opts: ServiceClientOptions): void {
   const r = OptionsSchema.safeParse(opts);
-  if (r.success) return;
+  if (r.success) return checkKeyTransport(opts.serviceHost);
   const [first] = schemaProblems(r.error.issues, opts, { noun: 'option', ownMessages: true });
   throw new InputError(first?.text ?? 'invalid options', {
     path: first?.path ?? '',

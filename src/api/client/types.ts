@@ -79,6 +79,11 @@ export interface MachinePart {
   readonly locationId: string;
   readonly mainPart: boolean;
   readonly config: Record<string, unknown>;
+  /**
+   * The config as the JSON text it was read from, when there was one: `config` holds its
+   * integers above 2^53 as doubles; pass it to `updateMachinePart` to write them as read.
+   */
+  readonly configJson?: string;
   /** Time of the last config change: pass it back to `updateMachinePart` for optimistic concurrency. */
   readonly lastUpdated?: Date;
   readonly createdOn?: Date;

@@ -13,6 +13,9 @@ import type { AppRunner } from '../app-runner';
 import { durationFlag } from '../engine-options';
 import { projectLoader } from '../reconcile-project';
 import { accessSettings, dashboardToken, type AccessFlags } from '../dashboard-access';
+import { passEnvFromEnvironment } from '../app-environment';
+import { parseDuration } from '../../domain/duration';
+import { processRedactor } from '../../engine/redactor';
 
 export interface ReconcileOptions extends AccessFlags {
   path: string;
@@ -27,6 +30,10 @@ export interface ReconcileOptions extends AccessFlags {
   webhook: string[];
   maxDestroy: string;
   listen: string;
+  appTimeout: string;
+  passEnv: string[];
+  allowAppEndpoint?: boolean;
+  backoffMax: string;
   logFormat: string;
   parallelism: string;
   readParallelism: string;
@@ -44,6 +51,14 @@ function wholeNumber(text: string, flag: string, min: number): number {
   return n;
 }
 
+function urlPassword(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `fleetform reconcile`: runs the reconciler until SIGTERM or SIGINT, then stops after the cycle under way. */
 export async function runReconciler(opts: ReconcileOptions, apps: AppRunner): Promise<void> {
   boundHeapGrowth();
@@ -54,6 +69,8 @@ export async function runReconciler(opts: ReconcileOptions, apps: AppRunner): Pr
   const intervalMs = durationFlag(opts.interval, '--interval');
   const pollMs = opts.poll === undefined ? defaultPollMs(opts.repo) : durationFlag(opts.poll, '--poll');
   if (intervalMs < 1000) throw new InputError('the interval is at least 1s', { path: '--interval' });
+  const appTimeoutMs = parseDuration(opts.appTimeout, '--app-timeout', { minimumMs: 100 });
+  const backoffMaxMs = parseDuration(opts.backoffMax, '--backoff-max', { minimumMs: 1000 });
   const cwd = process.cwd();
   const source = opts.repo
     ? gitSource({
@@ -63,13 +80,20 @@ export async function runReconciler(opts: ReconcileOptions, apps: AppRunner): Pr
         workdir: path.resolve(cwd, opts.workdir ?? path.join('.fleetform', 'reconcile', 'checkout')),
       })
     : folderSource(path.resolve(cwd, opts.path));
+  // Tokens given on the command line are secrets too: the webhooks' URLs and a password in --repo's.
+  for (const url of opts.webhook) processRedactor.addUrl(url);
+  if (opts.repo) processRedactor.add(urlPassword(opts.repo));
   const running = await startReconciler({
     source,
     loader: projectLoader({
       apps,
       parallelism: wholeNumber(opts.parallelism, '--parallelism', 1),
       readParallelism: wholeNumber(opts.readParallelism, '--read-parallelism', 1),
+      appTimeoutMs,
+      passEnv: [...opts.passEnv, ...passEnvFromEnvironment(process.env)],
+      ...(opts.allowAppEndpoint ? { allowAppEndpoint: true } : {}),
     }),
+    backoffMaxMs,
     apply: oneOf<ApplyPolicy>(opts.apply, APPLY_POLICIES, '--apply'),
     drift: oneOf<DriftPolicy>(opts.drift, DRIFT_POLICIES, '--drift'),
     windows: opts.window.map((w) => parseWindow(w)),

@@ -59,7 +59,11 @@ function statusText(s: ReconcilerStatus): string {
     lines.push(
       `Last cycle: ${s.lastCycle.at}, ${s.lastCycle.ok ? 'ok' : `FAILED: ${s.lastCycle.error ?? ''}`} in ${s.lastCycle.seconds.toFixed(1)}s`,
     );
-  if (s.nextCheckAt) lines.push(`Next drift check: ${s.nextCheckAt}`);
+  if (s.failing)
+    lines.push(
+      `Failing: ${s.failing.failures} cycle(s) in a row since ${s.failing.since} (${s.failing.cause}): ${s.failing.error}; next try ${s.failing.retryAt}`,
+    );
+  if (s.nextCheckAt && !s.failing) lines.push(`Next drift check: ${s.nextCheckAt}`);
   if (s.override) lines.push(`Windows overridden: ${s.override.windows}${s.override.until ? ` until ${s.override.until}` : ''}`);
   for (const st of s.stacks) {
     const held = (st.held ?? []).map((h) => `; ${h.machines.length} machine(s) of location ${h.location} held: ${h.reason}`).join('');
@@ -116,6 +120,26 @@ export function register(program: Command, apps: AppRunner): void {
       '--listen <host:port>',
       `serve /healthz, /metrics, the API and the dashboard (/dashboard/; actions need the token in ${DASHBOARD_TOKEN_ENV}) here ("off": no server)`,
       process.env.FLEETFORM_RECONCILE_LISTEN ?? '127.0.0.1:9464',
+    )
+    .option(
+      '--app-timeout <duration>',
+      'how long a run of the app may take; then it is ended with every process it started and the cycle fails',
+      process.env.FLEETFORM_APP_TIMEOUT ?? '5m',
+    )
+    .option(
+      '--pass-env <name>',
+      "pass this variable of the reconciler's environment to the app (repeatable; also FLEETFORM_PASS_ENV); by default the app gets only what it needs to run and its cdktf.json fleetform.passEnv",
+      collect,
+      [],
+    )
+    .option(
+      '--allow-app-endpoint',
+      "let the app's FleetProvider choose the endpoint the API key goes to (default: only FLEETFORM_ENDPOINT's, or the embedded emulator)",
+    )
+    .option(
+      '--backoff-max <duration>',
+      'the longest wait between failing cycles (the first waits --poll, doubled at each failure; a new commit retries at once)',
+      process.env.FLEETFORM_RECONCILE_BACKOFF_MAX ?? '10m',
     )
     .option('--log-format <format>', 'text or json', process.env.FLEETFORM_LOG_FORMAT ?? 'text')
     .option('--parallelism <n>', 'how many resources are written at once', '10')

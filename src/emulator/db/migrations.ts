@@ -324,4 +324,14 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO fragment_generation (id, generation) VALUES (1, 0);
     `,
   },
+  {
+    version: 10,
+    name: 'part configs stored as sent or from a Struct',
+    sql: `
+      -- 1 when the config was written as JSON text and is kept as sent (key order, integers);
+      -- 0 when it was stored from a Struct (keys sorted, numbers as doubles).
+      ALTER TABLE robot_parts ADD COLUMN config_as_sent INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE robot_part_history ADD COLUMN old_config_as_sent INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

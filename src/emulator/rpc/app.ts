@@ -9,7 +9,10 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import { MachineConfigSchema, validateMachineConfig, type MachineConfig } from '../../domain';
 import { schemaProblems } from '../../domain/schema-issues';
 import type { AppWireServiceType } from '../../api/services';
-import { decodeStruct, encodeStruct } from '../../api/struct-codec';
+import { encodeStruct, type StructObject } from '../../api/struct-codec';
+import { sortedKeys } from '../logic/stored-config';
+import { sentConfig } from './sent-config';
+import { withRobotConfigJson } from '../../api/robot-part-config-json';
 import { generateApiKeySecret, hashApiKey } from '../auth/keys';
 import {
   grantedLocations,
@@ -77,26 +80,29 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
     };
   }
 
+  /** A RobotPart of the SDK's messages, with `robot_config_json` (which they lack) when the config was stored from text. */
   function partMessage(part: machines.PartRecord) {
-    return { ...partFields(part), robotConfig: Struct.fromJson(configObject(part)) };
+    const message = new backend.services.sdk.appApi.RobotPart({ ...partFields(part), robotConfig: Struct.fromBinary(encodedConfig(part)) });
+    return part.configAsSent ? withRobotConfigJson(message, part.config) : message;
   }
 
-  /** The config as the encoded Struct stored with it, or encoded now for parts stored without one. */
+  /** The config as the encoded Struct stored with it (keys sorted), or encoded now for parts stored without one. */
   function encodedConfig(part: machines.PartRecord): Uint8Array<ArrayBuffer> {
-    return part.configStruct ?? new Uint8Array(encodeStruct(configObject(part)));
+    return part.configStruct ?? new Uint8Array(encodeStruct(sortedKeys(configObject(part)) as StructObject));
   }
 
   /** A history entry: the part as it was before the edit (its name, config and last update then). */
   function historyEntry(part: machines.PartRecord, h: PartHistoryRecord) {
     // The history messages are fleetform's own (with paging), over @bufbuild/protobuf's Struct.
-    const robotConfig = h.oldConfigStruct
-      ? MessageStruct.fromBinary(h.oldConfigStruct)
-      : MessageStruct.fromJson(JSON.parse(h.oldConfig) as JsonValue);
+    const robotConfig = MessageStruct.fromBinary(
+      h.oldConfigStruct ?? encodeStruct(sortedKeys(JSON.parse(h.oldConfig) as StructObject) as StructObject),
+    );
+    const asWas = { ...partFields({ ...part, name: h.oldName, lastUpdated: h.oldLastUpdated }), robotConfig };
     return {
       part: part.id,
       robot: h.robotId,
       when: timestamp(h.editedOn),
-      old: { ...partFields({ ...part, name: h.oldName, lastUpdated: h.oldLastUpdated }), robotConfig, robotConfigJson: h.oldConfig },
+      old: h.oldConfigAsSent ? { ...asWas, robotConfigJson: h.oldConfig } : asWas,
       editedBy: { type: AUTHENTICATION_TYPE_API_KEY, value: h.editedBy, isDeactivated: accounts.getApiKey(db, h.editedBy) === undefined },
     };
   }
@@ -257,7 +263,8 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
 
     getRobotPart(req, ctx) {
       const part = partFor(db, principalOf(ctx), req.id, 'read');
-      return { part: { ...partFields(part), robotConfig: encodedConfig(part) }, configJson: part.config };
+      const robotConfigJson = part.configAsSent ? { robotConfigJson: part.config } : {};
+      return { part: { ...partFields(part), robotConfig: encodedConfig(part), ...robotConfigJson }, configJson: part.config };
     },
 
     newRobotPart(req, ctx) {
@@ -277,17 +284,15 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
     updateRobotPart(req, ctx) {
       const p = principalOf(ctx);
       const name = required(req.name, 'name').trim();
-      const robotConfig = req.robotConfig;
-      // Read with every key of the config (`__proto__` included), from the bytes as sent.
-      if (!robotConfig) throw invalidArgument('robot_config is required');
-      const json = decodeStruct(robotConfig);
+      const sent = sentConfig(req);
+      const json = sent.json;
       // A config importing fragments is checked as its machine will run it.
       const result = validateMachineConfig(configToCheck(db, machines.getPart(db, req.id), json));
       if (result.errors.length > 0) throw invalidIssues(result.errors);
       const parsed = MachineConfigSchema.safeParse(json);
       if (!parsed.success)
         throw invalidArgument(
-          `robot_config: ${schemaProblems(parsed.error.issues, json, { noun: 'field' })
+          `${sent.field}: ${schemaProblems(parsed.error.issues, json, { noun: 'field' })
             .map((p) => p.message)
             .join('; ')}`,
         );
@@ -317,8 +322,9 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
           );
           const refused = plan.issues.filter((i) => i.severity === 'error');
           if (refused.length > 0) throw invalidIssues(refused);
-          // Stored as sent (key order included); `config` is the typed view of the same document.
-          const editedOn = machines.writePart(db, part, name, { json: JSON.stringify(json), struct: new Uint8Array(robotConfig) }, now);
+          // Text as sent, a Struct as the service stores one; `config` is the typed view of the same document.
+          const struct = encodeStruct(sortedKeys(json) as StructObject);
+          const editedOn = machines.writePart(db, part, name, { json: sent.stored.text, asSent: sent.stored.asSent, struct }, now);
           recordPartEdit(db, part, editedOn, p.keyId);
           replaceDeployments(db, part.id, plan.deployments);
           return machines.getPart(db, part.id);

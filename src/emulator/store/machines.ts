@@ -22,7 +22,9 @@ export interface PartRecord {
   readonly secret: string;
   /** The config as stored: a JSON object text. */
   readonly config: string;
-  /** The same config as an encoded google.protobuf.Struct, when it was written with one. */
+  /** Whether `config` is the JSON text a write sent (else it was stored from a Struct). */
+  readonly configAsSent: boolean;
+  /** The same config as an encoded google.protobuf.Struct (keys sorted), when it was written. */
   readonly configStruct?: Uint8Array<ArrayBuffer>;
   readonly createdOn: number;
   /** Milliseconds since the epoch; strictly increases with every config write. */
@@ -58,11 +60,12 @@ interface PartRow {
   config: string;
   // better-sqlite3 returns BLOBs as Buffers over (non-shared) ArrayBuffers.
   config_struct: Uint8Array<ArrayBuffer> | null;
+  config_as_sent: number;
   created_on: number;
   last_updated: number;
 }
 const PART_SELECT = `SELECT p.id, p.robot_id, r.name AS robot_name, r.location_id, l.organization_id, p.name, p.main_part,
-  p.secret, p.config, p.config_struct, p.created_on, p.last_updated
+  p.secret, p.config, p.config_struct, p.config_as_sent, p.created_on, p.last_updated
   FROM robot_parts p JOIN robots r ON r.id = p.robot_id JOIN locations l ON l.id = r.location_id`;
 const toPart = (r: PartRow): PartRecord => ({
   id: r.id,
@@ -74,6 +77,7 @@ const toPart = (r: PartRow): PartRecord => ({
   mainPart: r.main_part === 1,
   secret: r.secret,
   config: r.config,
+  configAsSent: r.config_as_sent === 1,
   ...(r.config_struct === null ? {} : { configStruct: r.config_struct }),
   createdOn: r.created_on,
   lastUpdated: r.last_updated,
@@ -193,9 +197,10 @@ export function deletePart(db: Db, id: string): void {
   stmt<[string]>(db, 'DELETE FROM robot_parts WHERE id = ?').run(id);
 }
 
-/** A part's config as written: the JSON object text and the same document as an encoded Struct. */
+/** A part's config as written: the JSON object text, whether it is the text sent, and the same document as an encoded Struct. */
 export interface PartConfig {
   readonly json: string;
+  readonly asSent: boolean;
   readonly struct: Uint8Array;
 }
 
@@ -205,9 +210,9 @@ export interface PartConfig {
  */
 export function writePart(db: Db, part: PartRecord, name: string, config: PartConfig, now: number): number {
   const lastUpdated = Math.max(now, part.lastUpdated + 1);
-  stmt<[string, string, Uint8Array, number, string]>(
+  stmt<[string, string, Uint8Array, number, number, string]>(
     db,
-    'UPDATE robot_parts SET name = ?, config = ?, config_struct = ?, last_updated = ? WHERE id = ?',
-  ).run(name, config.json, config.struct, lastUpdated, part.id);
+    'UPDATE robot_parts SET name = ?, config = ?, config_struct = ?, config_as_sent = ?, last_updated = ? WHERE id = ?',
+  ).run(name, config.json, config.struct, config.asSent ? 1 : 0, lastUpdated, part.id);
   return lastUpdated;
 }

@@ -17,6 +17,8 @@ export interface PartHistoryRecord {
   readonly editedBy: string;
   readonly oldName: string;
   readonly oldConfig: string;
+  /** Whether `oldConfig` is the JSON text a write sent (else it was stored from a Struct). */
+  readonly oldConfigAsSent: boolean;
   readonly oldConfigStruct?: Uint8Array<ArrayBuffer>;
   readonly oldLastUpdated: number;
 }
@@ -30,6 +32,7 @@ interface Row {
   old_name: string;
   old_config: string;
   old_config_struct: Uint8Array<ArrayBuffer> | null;
+  old_config_as_sent: number;
   old_last_updated: number;
 }
 
@@ -41,6 +44,7 @@ const toRecord = (r: Row): PartHistoryRecord => ({
   editedBy: r.edited_by,
   oldName: r.old_name,
   oldConfig: r.old_config,
+  oldConfigAsSent: r.old_config_as_sent === 1,
   ...(r.old_config_struct === null ? {} : { oldConfigStruct: r.old_config_struct }),
   oldLastUpdated: r.old_last_updated,
 });
@@ -49,11 +53,23 @@ const toRecord = (r: Row): PartHistoryRecord => ({
 export function recordPartEdit(db: Db, before: PartRecord, editedOn: number, editedBy: string): void {
   const next =
     (stmt<[string], { n: number | null }>(db, 'SELECT MAX(seq) AS n FROM robot_part_history WHERE part_id = ?').get(before.id)?.n ?? 0) + 1;
-  stmt<[string, number, string, number, string, string, string, Uint8Array | null, number]>(
+  stmt<[string, number, string, number, string, string, string, Uint8Array | null, number, number]>(
     db,
-    `INSERT INTO robot_part_history (part_id, seq, robot_id, edited_on, edited_by, old_name, old_config, old_config_struct, old_last_updated)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(before.id, next, before.robotId, editedOn, editedBy, before.name, before.config, before.configStruct ?? null, before.lastUpdated);
+    `INSERT INTO robot_part_history
+       (part_id, seq, robot_id, edited_on, edited_by, old_name, old_config, old_config_struct, old_config_as_sent, old_last_updated)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    before.id,
+    next,
+    before.robotId,
+    editedOn,
+    editedBy,
+    before.name,
+    before.config,
+    before.configStruct ?? null,
+    before.configAsSent ? 1 : 0,
+    before.lastUpdated,
+  );
 }
 
 export interface HistoryQuery {

@@ -70,3 +70,8 @@ export function configDocument(view: JsonObject, base: Record<string, unknown> =
   for (const [key, value] of Object.entries(view)) if (!isListOrImport(key) && isCodeOwnedKey(key)) doc[key] = value;
   return doc;
 }
+
+/** The texts a part's config was read from, for its integers above 2^53 to be written back as read. */
+export function readFromOf(part: { readonly configJson?: string }): string[] {
+  return part.configJson === undefined ? [] : [part.configJson];
+}

@@ -8,7 +8,7 @@ import type { Applied, DesiredValue, KindContext, Observation, ResourceKind } fr
 import { defineKind } from '../kind-declaration';
 import { withoutReferencedValues, withReferencedParts } from '../secret-references';
 import { checkedAgainstStandIn, ConcurrentChangeError, CONFIG_KNOWN_AT_APPLY, desirePartConfig, pinsOf } from './machine';
-import { configDocument, configView } from './machine-config-view';
+import { configDocument, configView, readFromOf } from './machine-config-view';
 import { awaitModels } from './machine-models';
 import { packageEntries } from './machine-packages';
 import { secretEnvEntries, splitSecretEnv } from './machine-secrets';
@@ -121,7 +121,13 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
     const partId = await newPart(ctx, desired.machine_id, desired.name);
     await checkpoint(applied(partId));
     const part = await ctx.client.appClient.getMachinePart(partId);
-    const after = await ctx.client.appClient.updateMachinePart(partId, desired.name, configDocument(config, part.config), part.lastUpdated);
+    const after = await ctx.client.appClient.updateMachinePart(
+      partId,
+      desired.name,
+      configDocument(config, part.config),
+      part.lastUpdated,
+      readFromOf(part),
+    );
     return { ...applied(partId), ...revisionOf(after) };
   },
 
@@ -145,6 +151,7 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
         desired.name,
         configDocument(config, part.config),
         part.lastUpdated,
+        readFromOf(part),
       );
       return { ...applied(partId), ...revisionOf(after) };
     } catch (err) {

@@ -4,6 +4,7 @@ import { isSecretEnvEntry } from '../../domain/module-env';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 import type { PlanProblem } from '../kind';
 import type { SensitiveParts } from '../kind-declaration';
+import { processRedactor } from '../redactor';
 
 /**
  * A machine's secret module env entries travel apart from its `config`, in `secret_env`
@@ -31,6 +32,7 @@ export function withSecretEnv(
   const problems: PlanProblem[] = [];
   const byModule = new Map<string, Record<string, string>>();
   for (const [key, value] of entries) {
+    processRedactor.add(value);
     const split = splitKey(key);
     if (!split) {
       problems.push({

@@ -9,7 +9,7 @@ import { isObject, stableStringify, isUnknown, unknownValue, type Unknown, type 
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
-import { configDocument, configView } from './machine-config-view';
+import { configDocument, configView, readFromOf } from './machine-config-view';
 import { secretEnvEntries, splitSecretEnv } from './machine-secrets';
 import { withReferencedParts, withoutReferencedValues } from '../secret-references';
 import { packageEntries } from './machine-packages';
@@ -201,6 +201,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
       part.name,
       configDocument(knownConfig(desired), part.config),
       part.lastUpdated,
+      readFromOf(part),
     );
     await passHealthGate(ctx, desired, partId);
     return { ids: { machine_id: machineId, part_id: partId }, outputs: { id: machineId, part_id: partId }, ...revisionOf(after) };
@@ -229,6 +230,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
         part.name,
         configDocument(knownConfig(desired), part.config),
         part.lastUpdated,
+        readFromOf(part),
       );
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION') throw stale();

@@ -8,6 +8,7 @@ import { ServiceError, type ServiceClient } from '../../api/client';
 import { errorMessage as message, FleetformError } from '../../domain/errors';
 import { isRevisionNumber } from '../../domain/fragments';
 import { importedVersion, withFragmentVersion, type RolloutPlan } from '../../domain/rollout';
+import { readFromOf } from '../kinds/machine-config-view';
 import { configRevision, serviceFetch, type FragmentFetch } from '../kinds/machine-fragments';
 import type { MachineStatusSource } from '../health/machine-status-source';
 import { mapLimited } from '../map-limited';
@@ -71,7 +72,7 @@ export async function pinImport(
   }
   const was = importedVersion(part.config as Record<string, unknown>, fragmentId) ?? '';
   const config = withFragmentVersion(part.config as Record<string, unknown>, fragmentId, version);
-  const after = await client.appClient.updateMachinePart(part.id, part.name, config, part.lastUpdated);
+  const after = await client.appClient.updateMachinePart(part.id, part.name, config, part.lastUpdated, readFromOf(part));
   return { partId, was, revision: await configRevision(after.lastUpdated?.toISOString() ?? '', config, partId, fetch) };
 }
 

@@ -69,7 +69,8 @@ export interface Written {
   readonly outcome: MachineOutcome;
   readonly partId: string;
   /** The config before the rollout (read from the part history when the run resumed), and its revision. */
-  readonly baseline: { readonly config: Record<string, unknown> | undefined; readonly revision: string };
+  /** The config the machine had before the rollout wrote it (and the text it was read from), or only its revision. */
+  readonly baseline: { readonly config: Record<string, unknown> | undefined; readonly configJson?: string; readonly revision: string };
   readonly prior: StateEntry;
   /** The revision of the rollout's write. */
   readonly revision: string;
@@ -373,7 +374,7 @@ function stackStage(input: RunRolloutInput): RolloutStage {
     async write(targets, state) {
       // The revision each machine has now: the plan observed it, and the write is guarded by it, so
       // the part history keeps its config for a rollback. Read only when the plan did not observe it.
-      const baselines = new Map<string, { partId: string; config: Record<string, unknown> | undefined; revision: string }>();
+      const baselines = new Map<string, { partId: string } & Written['baseline']>();
       await mapLimited(targets, reads, async (m) => {
         const partId = state.resources[m.address]?.ids.part_id;
         if (!partId) return;
@@ -386,6 +387,7 @@ function stackStage(input: RunRolloutInput): RolloutStage {
         baselines.set(m.address, {
           partId,
           config: part.config as Record<string, unknown>,
+          ...(part.configJson === undefined ? {} : { configJson: part.configJson }),
           revision: part.lastUpdated?.toISOString() ?? '',
         });
       });
@@ -445,8 +447,11 @@ export async function rollBack(
         say(false, `its config was changed on the service after the rollout wrote it (revision ${now}, not ${w.revision}); left as it is`);
         return;
       }
-      const config = w.baseline.config ?? (await configAtRevision(client, w.partId, w.baseline.revision));
-      const after = await client.appClient.updateMachinePart(part.id, part.name, config, part.lastUpdated);
+      const baseline = w.baseline.config
+        ? { config: w.baseline.config, configJson: w.baseline.configJson }
+        : await configAtRevision(client, w.partId, w.baseline.revision);
+      const readFrom = baseline.configJson === undefined ? [] : [baseline.configJson];
+      const after = await client.appClient.updateMachinePart(part.id, part.name, baseline.config, part.lastUpdated, readFrom);
       restored.set(w.outcome.address, w.prior);
       back.push({ w, revision: after.lastUpdated?.toISOString() ?? '' });
     } catch (err) {

@@ -128,6 +128,14 @@ export class RobotPartWithEncodedConfig extends Message<RobotPartWithEncodedConf
    */
   secondsSinceOnline = protoInt64.zero;
 
+  /**
+   * The config as stored from JSON text (key order, integers as written); absent for a
+   * config stored from a Struct.
+   *
+   * @generated from field: optional string robot_config_json = 18;
+   */
+  robotConfigJson?: string;
+
   constructor(data?: PartialMessage<RobotPartWithEncodedConfig>) {
     super();
     proto3.util.initPartial(data, this);
@@ -151,6 +159,7 @@ export class RobotPartWithEncodedConfig extends Message<RobotPartWithEncodedConf
     { no: 15, name: "last_updated", kind: "message", T: Timestamp },
     { no: 16, name: "online_state", kind: "enum", T: proto3.getEnumType(OnlineState) },
     { no: 17, name: "seconds_since_online", kind: "scalar", T: 3 /* ScalarType.INT64 */ },
+    { no: 18, name: "robot_config_json", kind: "scalar", T: 9 /* ScalarType.STRING */, opt: true },
   ]);
 
   static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): RobotPartWithEncodedConfig {
