@@ -109,11 +109,11 @@ describe('fleetform validate / synth on a broken app', () => {
         .split('\n')
         .filter((l) => l.startsWith(`${kind}: `))
         .map((l) => l.split(': ').slice(1, 3).join(': '));
-    expect(lines('error')).toEqual(['broken/job: modelType']);
-    // What fails one resource when the machine runs is a warning naming it: the machine server still loads the rest.
-    expect(lines('warning')).toEqual(['broken/m/arm: model', 'broken/m/cam: api', 'broken/m/cam: dependsOn[0]']);
+    // What certainly fails one resource when the machine runs it is an error in code too, named with its construct and field.
+    expect(lines('error')).toEqual(['broken/m/arm: model', 'broken/m/cam: api', 'broken/m/cam: dependsOn[0]', 'broken/job: modelType']);
+    expect(lines('warning')).toEqual([]);
     expect(r.stderr).toMatch(/^ {2}hint: /m);
-    expect(r.stderr).toMatch(/1 error, 3 warnings\n$/);
+    expect(r.stderr).toMatch(/4 errors, 0 warnings\n$/);
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 

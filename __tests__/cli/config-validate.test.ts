@@ -76,20 +76,20 @@ describe('fleetform config validate', () => {
     expect(errors).toEqual([
       'error: network.bind_address: bind_address "localhost" is not host:port: the machine server refuses the whole config',
     ]);
-    // What fails one resource when the machine runs it is a warning naming the resource.
-    const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning: '));
-    expect(warnings).toEqual([
-      'warning: components[0].name: invalid resource name "board 1"',
-      'warning: components[1].model: resource "cam" will not start: model "other:cams:multi-cam" needs a module with module_id "other:cams"; configured module ids: acme:sensors',
-      'warning: components[1].depends_on[0]: resource "cam" depends on itself',
-      'warning: components[1].depends_on[1]: resource "cam" will not start: it depends on "missing", which is not configured',
-      'warning: modules[0].version: module "acme_sensors" will not start: invalid module version "1.2"',
+    // What certainly fails one resource or module when the machine runs it is an error too, said so.
+    const certain = r.stderr.split('\n').filter((l) => l.startsWith('error (certain failure): '));
+    expect(certain).toEqual([
+      'error (certain failure): components[0].name: invalid resource name "board 1"',
+      'error (certain failure): components[1].model: resource "cam" will not start: model "other:cams:multi-cam" needs a module with module_id "other:cams"; configured module ids: acme:sensors',
+      'error (certain failure): components[1].depends_on[0]: resource "cam" depends on itself',
+      'error (certain failure): components[1].depends_on[1]: resource "cam" will not start: it depends on "missing", which is not configured',
+      'error (certain failure): modules[0].version: module "acme_sensors" will not start: invalid module version "1.2"',
     ]);
-    expect(r.stderr).toContain(`${path}: invalid machine config: 1 error, 5 warnings`);
+    expect(r.stderr).toContain(`${path}: invalid machine config: 6 errors, 0 warnings`);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
-  test('a dependency cycle is printed (a warning: those resources fail, the rest runs)', async () => {
+  test('a dependency cycle is a certain failure: exit 1; --warn-only reports it and exits 0', async () => {
     const path = file(
       'cycle.json',
       JSON.stringify({
@@ -100,8 +100,12 @@ describe('fleetform config validate', () => {
       }),
     );
     const r = await fleetform('config', 'validate', path);
-    expect(r.code).toBe(0);
-    expect(`${r.stdout}${r.stderr}`).toContain('warning: components[0].depends_on: circular dependency: a -> b -> a');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error (certain failure): components[0].depends_on: circular dependency: a -> b -> a');
+    const lenient = await fleetform('config', 'validate', '--warn-only', path);
+    expect(lenient.code).toBe(0);
+    expect(lenient.stderr).toContain('warning (certain failure): components[0].depends_on: circular dependency: a -> b -> a');
+    expect(lenient.stdout).toContain('valid machine config');
   });
 
   test('missing file: exit 1, clear message, no stack trace', async () => {

@@ -76,10 +76,13 @@ describe('ModularResource', () => {
     });
   });
 
-  test('malformed API and model triplets are warnings on their fields (the resource fails; the machine runs the rest)', () => {
+  test('malformed API and model triplets are errors on their fields in code (the resource certainly fails); acknowledged, warnings', () => {
     const { app, stack } = newStack('s');
     const { machine } = machineWithSensors(stack);
     new ModularResource(machine, 'r', { api: 'rdk:widget:board', model: 'acme:sensors' });
+    expect(errorsOf(app)).toEqual(['s/m/r api api-triplet', 's/m/r model model-triplet']);
+    machine.acknowledge({ code: 'api-triplet', path: 'components.r.api', reason: 'kept broken' });
+    machine.acknowledge({ code: 'model-triplet', path: 'components.r.model', reason: 'kept broken' });
     expect(errorsOf(app)).toEqual([]);
     expect(warningsOf(app)).toEqual(['s/m/r api api-triplet', 's/m/r model model-triplet']);
     expect(() => Testing.synth(stack, true)).not.toThrow();
@@ -103,24 +106,25 @@ describe('ModularResource', () => {
     expect(warningsOf(app)).toEqual([]);
   });
 
-  test('names: invalid names and duplicates under one API are warnings; one name under two APIs is fine', () => {
+  test('names: invalid names and duplicates under one API are errors in code; one name under two APIs is fine', () => {
     const { app, stack } = newStack('s');
     const { machine, sensors } = machineWithSensors(stack);
     new ModularResource(machine, 'a', { name: 'dev', api: 'rdk:component:board', model: sensors.model('pi-board') });
     new ModularResource(machine, 'b', { name: 'dev', api: 'rdk:component:camera', model: sensors.model('multi-cam') });
     new ModularResource(machine, 'c', { name: 'dev', api: 'rdk:component:board', model: sensors.model('pi-board') });
     new ModularResource(machine, 'd', { name: '-dash', api: 'rdk:component:board', model: sensors.model('pi-board') });
-    expect(warningsOf(app)).toEqual(['s/m/c name duplicate-resource-name', 's/m/d name resource-name']);
+    expect(errorsOf(app)).toEqual(['s/m/c name duplicate-resource-name', 's/m/d name resource-name']);
+    expect(warningsOf(app)).toEqual([]);
   });
 
-  test('dependencies: missing, self, and cycles are warnings on dependsOn', () => {
+  test('dependencies: missing, self, and cycles are errors on dependsOn in code', () => {
     const { app, stack } = newStack('s');
     const { machine, sensors } = machineWithSensors(stack);
     const model = sensors.model('pi-board');
     new ModularResource(machine, 'a', { api: 'rdk:component:board', model, dependsOn: ['b'] });
     new ModularResource(machine, 'b', { api: 'rdk:component:board', model, dependsOn: ['a', 'ghost'] });
     new ModularResource(machine, 'c', { api: 'rdk:component:board', model, dependsOn: ['c'] });
-    expect(warningsOf(app)).toEqual([
+    expect(errorsOf(app)).toEqual([
       's/m/a dependsOn depends-on-cycle',
       's/m/b dependsOn[1] depends-on-missing',
       's/m/c dependsOn[0] depends-on-self',

@@ -43,15 +43,18 @@ describe('Module', () => {
     ]);
   });
 
-  test('an invalid version is a warning listing the accepted forms: the machine fails that module alone, so synth goes on', () => {
+  test('an invalid version is an error in code listing the accepted forms and how to acknowledge it; acknowledged, synth goes on', () => {
     const { app, stack } = newStack('s');
     const m = new Machine(stack, 'm');
     new Module(m, 'sensors', { moduleId: 'acme:sensors', version: '>=1.2' });
     const issue = issueAt(app, 's/m/sensors', 'version');
     expect(issue.code).toBe('module-version');
-    expect(issue.severity).toBe('warning');
+    expect(issue.severity).toBe('error');
     expect(issue.hint).toMatch(/~X\.Y/);
+    expect(issue.hint).toContain(`acknowledged: [{ code: 'module-version', path: "modules.acme_sensors.version"`);
+    m.acknowledge({ code: 'module-version', path: 'modules.acme_sensors.version', reason: 'pinned by hand on the machine' });
     expect(errorsOf(app)).toEqual([]);
+    expect(issueAt(app, 's/m/sensors', 'version').message).toMatch(/\(acknowledged: pinned by hand on the machine\)$/);
     expect(() => Testing.synth(stack, true)).not.toThrow();
   });
 
@@ -175,20 +178,20 @@ describe('Module', () => {
     expect(errorsOf(app)).toEqual(['s/m/sensors env.HOME_DIR placeholder', 's/m/sensors sensitiveEnv.SECRET placeholder']);
   });
 
-  test('module names: invalid and duplicate names are warnings (the module fails, the machine runs the rest)', () => {
+  test('module names: invalid and duplicate names are errors in code (the module certainly fails)', () => {
     const { app, stack } = newStack('s');
     const m = new Machine(stack, 'm');
     new Module(m, 'one', { moduleId: 'acme:sensors', version: '~1.2' });
     new Module(m, 'two', { moduleId: 'acme:vision', version: '1.0.0', name: 'acme_sensors' });
     new Module(m, 'three', { moduleId: 'acme:arm-control', version: '3.1.0', name: 'bad name' });
-    expect(warningsOf(app)).toEqual(expect.arrayContaining(['s/m/two name duplicate-module-name', 's/m/three name module-name']));
+    expect(errorsOf(app)).toEqual(expect.arrayContaining(['s/m/two name duplicate-module-name', 's/m/three name module-name']));
   });
 
-  test('a registry module without a module id is warned about', () => {
+  test('a registry module without a module id is an error in code: it will not start', () => {
     const { app, stack } = newStack('s');
     const m = new Machine(stack, 'm');
     new Module(m, 'nameless', { version: '1.0.0' });
-    expect(warningsOf(app)).toEqual(['s/m/nameless moduleId required']);
+    expect(errorsOf(app)).toEqual(['s/m/nameless moduleId required']);
   });
 
   test('breaking the naming convention is a warning: printed as an annotation, synth succeeds', () => {

@@ -61,24 +61,25 @@ describe('Package', () => {
       model: tflite.model('tflite_cpu'),
       attributes: { model_path: '${packages.ml_model.detektor}/m.tflite' },
     });
-    expect(errorsOf(app)).toEqual([]);
-    expect(warningsOf(app)).toEqual(['s/inspector/mlmodel attributes.model_path package-placeholder']);
+    // What reads the placeholder certainly fails: an error in code.
+    expect(errorsOf(app)).toEqual(['s/inspector/mlmodel attributes.model_path package-placeholder']);
+    expect(warningsOf(app)).toEqual([]);
     expect(issueAt(app, 's/inspector/mlmodel', 'attributes.model_path').message).toBe(
       'resource "mlmodel": placeholder ${packages.ml_model.detektor} is left as written, and what reads it fails: failed to find a package named "detektor"; ' +
         'this machine\'s packages: detector (ml_model); declare a package named "detektor" on the machine (a Package construct, or a "packages" entry)',
     );
-    expect(() => Testing.synth(stack, true)).not.toThrow();
+    expect(() => Testing.synth(stack, true)).toThrow(/failed to find a package named "detektor"/);
   });
 
-  test('a type mismatch in a module env is a warning on the module; a package of another machine is unknown here', () => {
+  test('a type mismatch in a module env is an error on the module; a package of another machine is unknown here', () => {
     const { app, stack } = newStack('s');
     const { machine } = inspector(stack);
     const other = new Machine(stack, 'other');
     const map = new Package(other, 'map', { package: 'acme-org-id/floor', type: 'slam_map' });
     new Package(machine, 'floor', { package: 'acme-org-id/floor', type: 'slam_map' });
     new Module(machine, 'slam', { moduleId: 'acme:slam', version: '^1', env: { MAP: '${packages.ml_model.floor}', OTHER: map.path } });
-    expect(errorsOf(app)).toEqual([]);
-    expect(warningsOf(app)).toEqual(['s/inspector/slam env.MAP package-placeholder', 's/inspector/slam env.OTHER package-placeholder']);
+    expect(errorsOf(app)).toEqual(['s/inspector/slam env.MAP package-placeholder', 's/inspector/slam env.OTHER package-placeholder']);
+    expect(warningsOf(app)).toEqual([]);
     expect(issueAt(app, 's/inspector/slam', 'env.MAP').message).toBe(
       'module "acme_slam": placeholder ${packages.ml_model.floor} is left as written, and what reads it fails: it is looking for a package of type ml_model ' +
         'but a package of type slam_map was found; write ${packages.slam_map.floor}',
@@ -91,8 +92,8 @@ describe('Package', () => {
     new Package(machine, 'a', { name: 'x y', package: 'acme-org-id/a', type: 'archive' });
     new Package(machine, 'b', { name: 'dup', package: 'no-org', type: 'archive' });
     new Package(machine, 'c', { name: 'dup', package: 'acme-org-id/c', type: 'module' });
-    // A package the machine cannot use fails alone: warnings.
-    expect(warningsOf(app)).toEqual([
+    // A package the machine cannot use certainly fails alone: errors in code.
+    expect(errorsOf(app)).toEqual([
       's/inspector/a name package-name',
       's/inspector/b package package-id',
       's/inspector/c name duplicate-package-name',
@@ -122,8 +123,9 @@ describe('Package', () => {
     });
     expect(model.path).toBe('${packages.ml_model.detector}');
     expect(model.trainingJob).toBe(job);
-    expect(warningsOf(app)).toEqual(['s/inspector/mlmodel attributes.bad package-placeholder']);
+    expect(errorsOf(app)).toEqual(['s/inspector/mlmodel attributes.bad package-placeholder']);
     new Package(machine, 'x', { name: 'other', package: 'acme-org-id/other', type: 'ml_model' });
+    expect(errorsOf(app)).toEqual([]);
     expect(warningsOf(app)).toEqual([]);
     const resource = resourceOf(synth(stack), 'fleetform_machine', 'inspector');
     expect(resource.deploy_models).toEqual({ detector: 'box-detector@3' });

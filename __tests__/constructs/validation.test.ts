@@ -51,7 +51,9 @@ describe('validation of a whole app', () => {
     });
     expect(errorsOf(app)).toEqual([
       'a/one/sensors env["A=B"] env-name',
+      'a/one/arm model model-module-mismatch',
       'b/two/sensors env["A=B"] env-name',
+      'b/two/arm model model-module-mismatch',
       'b/job modelName training-model-name',
     ]);
   });
@@ -90,7 +92,7 @@ describe('validation of a whole app', () => {
     // The same app validated finds the problem.
     const checked = Testing.app();
     brokenMachine(new TerraformStack(checked, 'fleet'), 'broken');
-    expect(errorsOf(checked)).toEqual(['fleet/broken/sensors env["A=B"] env-name']);
+    expect(errorsOf(checked)).toEqual(['fleet/broken/sensors env["A=B"] env-name', 'fleet/broken/arm model model-module-mismatch']);
   });
 
   test('warnings do not fail synth; they land in the manifest as annotations', () => {
@@ -129,7 +131,8 @@ describe('validation of a whole app', () => {
     const issue = analyzeApp(app).issues.find((i) => i.constructPath.endsWith('arm'));
     expect(issue && formatFleetIssue(issue)).toBe(
       's/m/arm: model: resource "arm" will not start: model "acme:arm-control:six-axis" needs a module with module_id "acme:arm-control"; configured module ids: acme:sensors\n' +
-        '  hint: add a module with "module_id": "acme:arm-control", or change the model to one of a configured module',
+        '  hint: add a module with "module_id": "acme:arm-control", or change the model to one of a configured module; ' +
+        `or, if the machine is to stay so, acknowledge it: acknowledged: [{ code: 'model-module-mismatch', path: "components.arm.model", reason: '...' }]`,
     );
   });
 

@@ -97,3 +97,39 @@ test('an integer above 2^53 on the service survives the next apply, which change
   expect(apply.code).toBe(0);
   expect(attributesText((await viam.appClient.getRobotPart(partId)).configJson)).toBe('{"zeta":5,"serial":9007199254740993}');
 });
+
+test('a write keeps the order someone else stored the config in, where the code changes nothing', async () => {
+  synth({ zeta: 1, alpha: 2 });
+  expect((await p.run('apply', '--auto-approve')).code).toBe(0);
+  const partId = await mainPartId();
+  const url = p.env.FLEETFORM_ENDPOINT as string;
+  const token = await tokenFor(url, p.credentials.apiKeyId, p.credentials.apiKey);
+  const wire: Client<AppWireServiceType> = createClient(
+    (await loadServices()).appWire,
+    transport(url, 'grpc-web', { authorization: `Bearer ${token}` }),
+  );
+  // Someone edits the JSON in the app: the same config, its keys in an order of their own.
+  const stored = JSON.parse((await viam.appClient.getRobotPart(partId)).configJson) as {
+    components: Array<Record<string, unknown>>;
+    modules: unknown[];
+  };
+  const reversed = (o: object): Record<string, unknown> => Object.fromEntries(Object.entries(o).reverse());
+  const [sensor] = stored.components;
+  const theirs = {
+    modules: stored.modules,
+    components: [reversed({ ...sensor, attributes: reversed(sensor?.attributes as object) })],
+    services: [],
+  };
+  const { name } = await p.client.appClient.getMachinePart(partId);
+  await wire.updateRobotPart({ id: partId, name, robotConfigJson: JSON.stringify(theirs) });
+  expect((await p.run('plan', '--detailed-exitcode')).code).toBe(0);
+  synth({ zeta: 7, alpha: 2, added: true });
+  const apply = await p.run('apply', '--auto-approve');
+  expect(apply.stderr).toBe('');
+  expect(apply.code).toBe(0);
+  const after = (await viam.appClient.getRobotPart(partId)).configJson;
+  expect(Object.keys(JSON.parse(after) as object)).toEqual(['modules', 'components', 'services']);
+  expect(after).toContain(
+    `{"depends_on":[],"attributes":{"alpha":2,"zeta":7,"added":true},"model":"acme:sensors:hc-sr04","api":"rdk:component:sensor","name":"sensor-1"}`,
+  );
+});

@@ -186,7 +186,7 @@ function synthChecked(
   app.synth();
 }
 
-test('plan checks what each machine will run, naming machine, fragment and field, before any call; what fails one resource at run time is a warning', async () => {
+test('plan checks what each machine will run, naming machine, fragment and field, before any call; what certainly fails one resource is an error', async () => {
   const q = (p = await openEmulatorProject('ff-fragments-checks-'));
   synthChecked(q, { prefix: 'front', variables: { board_pin: '11' }, ownUsesFragmentModule: true });
   // The machine's own resource uses the fragment's module and depends on its (prefixed) board.
@@ -213,18 +213,14 @@ test('plan checks what each machine will run, naming machine, fragment and field
   );
   await refused({ prefix: 'front' }, `machine picker, fragment ${rigId}`, 'board_pin');
   await refused({ prefix: 'front', variables: { board_pin: '11', pni: '3' } }, 'pni');
-  // An override that gives a resource a dependency the machine lacks fails that resource alone when it runs:
-  // a warning named with the fragment the entry comes from, and the plan goes on.
-  synthChecked(q, {
-    prefix: 'front',
-    variables: { board_pin: '11' },
-    mods: [{ $set: { 'components.front-board.depends_on': ['encoder'] } }],
-  });
-  const warned = await q.run('plan');
-  expect(warned.stdout + warned.stderr).toContain(`machine picker, fragment sensor-rig (${rigId}): components.front-board.depends_on[0]`);
-  expect(warned.stdout + warned.stderr).toContain('encoder');
-  expect(warned.stdout + warned.stderr).toMatch(/warning/i);
-  expect(warned.code).toBe(0);
+  // An override that gives a resource a dependency nothing on the machine provides, its fragments resolved, certainly
+  // fails that resource: an error of code named with the fragment the entry comes from, and how to acknowledge it.
+  await refused(
+    { prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-board.depends_on': ['encoder'] } }] },
+    `machine picker, fragment sensor-rig (${rigId}): components.front-board.depends_on[0]`,
+    'encoder',
+    `acknowledged: [{ code: 'depends-on-missing', path: "components.front-board.depends_on[0]"`,
+  );
   // Nothing was written by the refused applies.
   const after = await q.client.appClient.getFragment(rigId);
   expect(after.fragment.revision).toBe(before.fragment.revision);

@@ -174,26 +174,34 @@ test('a registry module or version that does not exist is a warning: the plan go
   expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);
 });
 
-test("the provider's endpoint is the service the run talks to, FLEETFORM_ENDPOINT overrides it, and the plan names it", async () => {
+test("the provider's endpoint is used only where the operator pins it or lets the app choose, and the plan names it", async () => {
   const q = await project();
   const url = q.env.FLEETFORM_ENDPOINT as string;
   const { FLEETFORM_ENDPOINT: _unused, ...keyOnly } = q.env;
+  const allowed = { ...keyOnly, FLEETFORM_ALLOW_APP_ENDPOINT: '1' };
   const run = (env: Record<string, string>, ...args: string[]) =>
     fleetform(q.dir, [...args, '--synth-out', q.outdir], { ...env, FLEETFORM_ENDPOINT: env.FLEETFORM_ENDPOINT ?? '' });
 
   synth(q, (s) => new Machine(s, 'arm', { name: 'arm' }), { endpoint: url });
-  const plan = await run(keyOnly, 'plan');
+  // Nothing pinned: the app alone does not decide where the key goes.
+  const unpinned = await run(keyOnly, 'plan');
+  expect(unpinned.code).toBe(1);
+  expect(unpinned.stderr).toContain(`names the endpoint ${url}, and no endpoint is pinned`);
+  expect(unpinned.stderr).toContain(`set FLEETFORM_ENDPOINT=${url}`);
+  const plan = await run(allowed, 'plan');
   expect(plan.code).toBe(0);
   expect(plan.stdout.startsWith(`Service: ${url}\n\n`)).toBe(true);
-  expect((await run(keyOnly, 'apply', '--auto-approve')).code).toBe(0);
+  expect((await run(allowed, 'apply', '--auto-approve')).code).toBe(0);
   expect(await machineNames(q)).toEqual(['arm']);
+  // Pinned to the same service, the app's endpoint is that one.
+  expect((await run(q.env, 'plan', '--detailed-exitcode')).code).toBe(0);
 
   synth(q, (s) => new Machine(s, 'arm', { name: 'arm' }), { endpoint: 'http://127.0.0.1:9' });
-  const overridden = await run(q.env, 'plan', '--detailed-exitcode');
-  expect(overridden.code).toBe(0);
-  expect(overridden.stdout.startsWith(`Service: ${url}\n\n`)).toBe(true);
+  const moved = await run(q.env, 'plan', '--detailed-exitcode');
+  expect(moved.code).toBe(1);
+  expect(moved.stderr).toContain(`names the endpoint http://127.0.0.1:9, but FLEETFORM_ENDPOINT pins ${url}`);
 
-  const noKey = await run({}, 'plan');
+  const noKey = await run({ FLEETFORM_ALLOW_APP_ENDPOINT: '1' }, 'plan');
   expect(noKey.code).toBe(1);
   expect(noKey.stderr).toContain(
     "error: FLEETFORM_API_KEY: the FleetProvider's endpoint is http://127.0.0.1:9 but FLEETFORM_API_KEY and FLEETFORM_API_KEY_ID are not",

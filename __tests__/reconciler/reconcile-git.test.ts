@@ -163,6 +163,17 @@ test('commits reach every machine through a two-wave rollout; drift is reported 
   expect(failed.error).toContain('bind_address');
   expect((await client.appClient.listMachines(locationId)).length).toBe(MACHINES - 1);
 
+  // A commit whose module certainly fails (a version that is no policy) applies nothing, and says so once, not every interval.
+  mark = hook.events.length;
+  const unpolicied = project.commit({ machines: MACHINES - 1, policy: '~2', reconcile: { drift: 'heal' } }, 'a version that is no policy');
+  const refused = await hook.waitFor(of('cycle-failed'), mark);
+  expect(refused.commit).toBe(unpolicied);
+  expect(refused.error).toContain('invalid module version "~2"');
+  // Two more cycles of the same commit: nothing more is said.
+  await waitUntil('two more cycles', async () => (await apiStatus(url)).cycle >= refused.cycle + 2);
+  expect(hook.events.slice(mark).filter((e) => e.type === 'cycle-failed')).toHaveLength(1);
+  for (let i = 1; i < MACHINES; i++) expect(moduleVersion(await configOf(`picker-${i}`))).toBe('~1.2');
+
   // Nothing in the log or the events holds the webhook's URL.
   expect(running.log()).not.toContain(hook.url);
   expect(JSON.stringify(hook.events)).not.toContain(hook.url);

@@ -5,6 +5,7 @@ export { Part, type PartProps } from './part';
 export { Module, type ModuleProps } from './module';
 export { Secret, SecretValueRefusedError } from './secret';
 export type { SecretReference } from '../domain/secret-reference';
+export { CERTAIN_FAILURE_CODES, type Acknowledgment, type CertainFailureCode } from '../domain/certainty';
 export { ModularResource, Component, Service, type ModularResourceProps, type ResourceProps } from './modular-resource';
 export { Remote, type RemoteProps } from './remote';
 export { Process, type ProcessProps } from './process';

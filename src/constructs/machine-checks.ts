@@ -8,6 +8,7 @@ import { scanJson } from '../domain/json-limits';
 import { hasOwnKeys } from '../domain/own-keys';
 import { someStringIncludes } from '../domain/strings-within';
 import { validateMachineConfig } from '../domain/validate';
+import { inCode } from '../domain/certainty';
 import type { IssueSink, KindChecks } from './checks';
 import { camelFirstSegment } from './field-names';
 import { kindOf } from './kinds';
@@ -150,10 +151,15 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
     }
   }
   // A machine's registry modules may omit their version: apply pins them.
-  const result = validateMachineConfig(config, { allowUnpinnedModules: true, scan });
+  const found = validateMachineConfig(config, { allowUnpinnedModules: true, scan });
+  // What its fragments bring (a module, a dependency's target) is checked at plan, resolved.
+  const importsFragments = fragmentImportsOf(machine).length > 0;
+  // A fragment is part of other configs: what it certainly fails is judged in each machine importing it.
+  const result =
+    kindOf(machine) === FRAGMENT_KIND
+      ? found
+      : inCode(found, config, machine.acknowledgments ?? [], importsFragments ? { judgedElsewhere: FRAGMENT_RESOLVED_ISSUES } : {});
   if (result.errors.length > 0 || result.warnings.length > 0) {
-    // What its fragments bring (a module, a dependency's target) is checked at plan, resolved.
-    const importsFragments = fragmentImportsOf(machine).length > 0;
     for (const issues of [result.errors, result.warnings]) {
       for (const issue of issues) {
         if (issue.code === 'placeholder' && tokens.has(issue.path)) continue;

@@ -1,3 +1,4 @@
+import type { Acknowledgment } from '../domain/certainty';
 import type { SecretReference } from '../domain/secret-reference';
 import type { IConstruct } from 'constructs';
 import type { MachineConfig, ModularResource as ModularResourceConfig, ModuleConfig, ModuleType, ResourceListName } from '../domain';
@@ -26,6 +27,8 @@ export interface IMachine extends IConstruct {
   readonly packages: IPackage[];
   /** The health gate create and update wait on (`timeout`, `settle` as durations), when given. */
   readonly healthGate?: Readonly<Record<string, string>>;
+  /** The certain failures of its config left so on purpose, each with its reason. */
+  readonly acknowledgments?: readonly Acknowledgment[];
   /** The config document this machine gives its main part, secret env entries included. */
   toMachineConfig(): MachineConfig;
 }

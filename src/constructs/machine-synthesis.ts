@@ -1,3 +1,4 @@
+import { acknowledgedAttribute } from '../domain/certainty';
 import type { IConstruct } from 'constructs';
 import type { Issue } from '../domain';
 import { hasOwnKeys } from '../domain/own-keys';
@@ -69,6 +70,8 @@ export const machineSynthesis: (machine: IMachine) => MachineSynthesis = perGene
   const models = assembled.packageParts.length > 0 ? deployedModels(assembled.packageParts) : undefined;
   if (models) attributes.deploy_models = models;
   if (machine.healthGate !== undefined) attributes.health_gate = { ...machine.healthGate };
+  if (machine.acknowledgments !== undefined && machine.acknowledgments.length > 0)
+    attributes.acknowledged = acknowledgedAttribute(machine.acknowledgments);
   return { attributes: terraformLiterals(attributes), issues: found.found ?? NO_ISSUES };
 });
 

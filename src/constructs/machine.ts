@@ -1,3 +1,4 @@
+import type { Acknowledgment } from '../domain/certainty';
 import { dependable, TerraformResource, TerraformStack } from './cdk';
 import type { Construct } from 'constructs';
 import type { MachineConfig } from '../domain';
@@ -49,6 +50,13 @@ export interface MachineProps extends MachineConfigProps {
    * @default no wait
    */
   readonly healthGate?: { readonly timeout?: string; readonly settle?: string };
+  /**
+   * Certain failures of this machine's config left so on purpose (a machine broken when
+   * adopted, or on purpose): each names the finding's code and path (entries by name,
+   * `components.sensor-1.model`) and why. That finding is then a warning, not an error.
+   * @default none: every certain failure is an error
+   */
+  readonly acknowledged?: readonly Acknowledgment[];
 }
 
 /** The settings of a machine's config beyond its modules and resources: its main part's, or another {@link Part}'s. */
@@ -117,6 +125,11 @@ export function declareConfigSections(owner: Construct, props: MachineConfigProp
   declareEmptyLists(owner, props.emptyLists);
 }
 
+/** The run-time check of acknowledgments given as props: code, path and reason, each given. */
+export const acknowledgmentsPropSchema = z.array(
+  z.strictObject({ code: propSchemas.text.min(1), path: propSchemas.text.min(1), reason: propSchemas.text.min(1) }),
+);
+
 /** The run-time check of {@link MachineProps}: strict, without coercion. */
 export const machinePropsSchema = z.strictObject({
   ...camelShape(machineAttributes, ['location_id']),
@@ -124,6 +137,7 @@ export const machinePropsSchema = z.strictObject({
   name: propSchemas.text.optional(),
   location: locationReference.optional(),
   healthGate: z.strictObject({ timeout: propSchemas.text.optional(), settle: propSchemas.text.optional() }).optional(),
+  acknowledged: acknowledgmentsPropSchema.optional(),
   ...machineConfigPropsShape,
 });
 
@@ -151,6 +165,8 @@ export class Machine extends TerraformResource implements IMachine {
   private modelSources: Set<ITrainedModelSource> | undefined;
   /** The health gate create and update wait on, when given. */
   readonly healthGate: MachineProps['healthGate'];
+  /** The certain failures acknowledged, in the order given. */
+  private readonly acknowledgedFailures: Acknowledgment[];
 
   constructor(scope: Construct, id: string, props: MachineProps = {}) {
     super(scope, id, { terraformResourceType: Machine.tfResourceType });
@@ -180,6 +196,7 @@ export class Machine extends TerraformResource implements IMachine {
     this.name = props.name ?? id;
     this.locationId = props.location !== undefined ? locationIdOf(props.location) : props.locationId;
     this.healthGate = props.healthGate;
+    this.acknowledgedFailures = [...(props.acknowledged ?? [])];
     declareConfigSections(this, props);
     registerFleetConstruct(this);
   }
@@ -194,6 +211,21 @@ export class Machine extends TerraformResource implements IMachine {
     sectionsOf(this).overrides.push({ path: overridePath(path, this.node.path), value });
     bumpGeneration();
     return this;
+  }
+
+  /**
+   * Acknowledges a certain failure of this machine's config (see {@link MachineProps.acknowledged}):
+   * `machine.acknowledge({ code: 'model-module-mismatch', path: 'components.sensor-1.model', reason: 'module retired' })`.
+   */
+  acknowledge(acknowledgment: Acknowledgment): this {
+    this.acknowledgedFailures.push({ code: acknowledgment.code, path: acknowledgment.path, reason: acknowledgment.reason });
+    bumpGeneration();
+    return this;
+  }
+
+  /** The certain failures acknowledged. */
+  get acknowledgments(): readonly Acknowledgment[] {
+    return this.acknowledgedFailures;
   }
 
   /** The machine id the service assigns, known after apply. */

@@ -1,3 +1,4 @@
+import type { Acknowledgment } from '../domain/certainty';
 import type { Construct } from 'constructs';
 import { z } from 'zod';
 import type { MachineConfig } from '../domain';
@@ -9,7 +10,7 @@ import { addFragmentImport, tagDependencies, withDependencies, type IFragment, t
 import { bumpGeneration } from './generation';
 import { kindOf, markKind, markKindOfClass } from './kinds';
 import { logicalIdFor } from './logical-id';
-import { declareConfigSections, machineConfigPropsShape, type MachineConfigProps } from './machine';
+import { acknowledgmentsPropSchema, declareConfigSections, machineConfigPropsShape, type MachineConfigProps } from './machine';
 import { machineConfigJson, machineParts } from './machine-config';
 import type { IMachine, IModularResource, IModule, IPackage } from './machine-parts';
 import { enclosingMachine, PART_KIND } from './machine-scope';
@@ -26,12 +27,15 @@ export interface PartProps extends MachineConfigProps {
    * @default the construct id
    */
   readonly name?: string;
+  /** Certain failures of this part's config left so on purpose, as a {@link Machine}'s `acknowledged`. */
+  readonly acknowledged?: readonly Acknowledgment[];
 }
 
 /** The run-time check of {@link PartProps}: strict, without coercion. */
 export const partPropsSchema = z.strictObject({
   // An empty name is reported by the app's analysis, with duplicate names.
   name: propSchemas.text.optional(),
+  acknowledged: acknowledgmentsPropSchema.optional(),
   ...machineConfigPropsShape,
 });
 
@@ -56,6 +60,8 @@ export class Part extends TerraformResource implements IMachine {
   readonly name: string;
   /** The machine this part belongs to. */
   readonly machine: IMachine;
+  /** The certain failures acknowledged. */
+  readonly acknowledgments: readonly Acknowledgment[];
 
   constructor(scope: Construct, id: string, props: PartProps = {}) {
     super(scope, id, { terraformResourceType: Part.tfResourceType });
@@ -71,6 +77,7 @@ export class Part extends TerraformResource implements IMachine {
     this.overrideLogicalId(logicalIdFor(this));
     this.machine = machine;
     this.name = props.name ?? id;
+    this.acknowledgments = [...(props.acknowledged ?? [])];
     declareConfigSections(this, props);
     registerFleetConstruct(this);
   }
@@ -127,10 +134,11 @@ export class Part extends TerraformResource implements IMachine {
 
   protected override synthesizeAttributes(): Record<string, unknown> {
     // Its name, config, secret env entries and secrets by reference, as its machine's main part gives them.
-    const { name, config, secret_env, secrets } = machineSynthesis(this).attributes;
+    const { name, config, secret_env, secrets, acknowledged } = machineSynthesis(this).attributes;
     const attributes: Record<string, unknown> = { machine_id: this.machine.machineId, name, config };
     if (secret_env !== undefined) attributes.secret_env = { ...(secret_env as object) };
     if (secrets !== undefined) attributes.secrets = { ...(secrets as object) };
+    if (acknowledged !== undefined) attributes.acknowledged = { ...(acknowledged as object) };
     return attributes;
   }
 

@@ -1,7 +1,7 @@
 import { CONFIG_LANGUAGE, FrameSchema, LOG_LEVELS, type SectionDeclaration } from './config-language';
 import type { ResourceListName } from './config';
 import { parseGoDuration } from './duration';
-import { errorIssue, warningIssue, type Issue } from './issue';
+import { certainIssue, errorIssue, warningIssue, type Issue } from './issue';
 import { childPath } from './json-path';
 import { schemaProblems } from './schema-issues';
 import { isObject as isRecord } from './json-value';
@@ -205,7 +205,7 @@ function checkResources(resources: readonly CheckedResource[], issues: Issue[]):
     }
     if (r.value.api === DATA_MANAGER_API && ++dataManagers === 2) {
       issues.push(
-        warningIssue(
+        certainIssue(
           'max-instances',
           childPath(r.path, 'name'),
           `resource "${r.value.name}" will not start: a machine runs at most one data manager`,

@@ -22,3 +22,4 @@ export * from './config-language';
 export * from './resource-forms';
 export * from './builtin-models';
 export * from './config-secrets';
+export * from './certainty';

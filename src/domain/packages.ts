@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorIssue, warningIssue, type Issue } from './issue';
+import { certainIssue, errorIssue, type Issue } from './issue';
 import { childPath } from './json-path';
 
 /**
@@ -133,7 +133,7 @@ export function checkPackageReference(
   if (!packages.types.has(ref.name)) {
     if (packages.unknown) return undefined;
     const fix = `declare a package named ${JSON.stringify(ref.name)} on the machine (a Package construct, or a "packages" entry)`;
-    return warningIssue(
+    return certainIssue(
       'package-placeholder',
       path,
       `${leftAsWritten}: failed to find a package named ${JSON.stringify(ref.name)}; this machine's packages: ${namesOf(packages)}; ${fix}`,
@@ -143,7 +143,7 @@ export function checkPackageReference(
   const wanted = referencedType(ref);
   if (found === undefined || found === wanted) return undefined;
   const fix = `write \${packages.${found}.${ref.name}}`;
-  return warningIssue(
+  return certainIssue(
     'package-placeholder',
     path,
     `${leftAsWritten}: it is looking for a package of type ${wanted} but a package of type ${found} was found; ${fix}`,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { acknowledgedSchema } from './certainty';
 import { declareResource } from './resource-declaration';
 import { secretReferencesSchema } from './secret-reference';
 import { ORGANIZATION_DEFAULT } from './service-defaults';
@@ -213,6 +214,8 @@ export const machineAttributes = {
   deploy_models: z.record(z.string(), z.string()).optional(),
   /** Create and update wait for the machine's health: `timeout` and `settle`, as durations. */
   health_gate: z.record(z.string(), z.string()).optional(),
+  /** Certain failures the machine is left with on purpose: by finding path, then by finding code, the reason. */
+  acknowledged: acknowledgedSchema.optional(),
 };
 
 /** The attributes both kinds of training job declare alike, before each kind's own. */

@@ -18,7 +18,17 @@ import {
 } from './duration';
 import { findCycles, isAcyclic } from './cycles';
 import { FleetformError } from './errors';
-import { childPath, errorIssue, formatIssue, joinPath, toValidationResult, warningIssue, type Issue, type ValidationResult } from './issue';
+import {
+  certainIssue,
+  childPath,
+  errorIssue,
+  formatIssue,
+  joinPath,
+  toValidationResult,
+  warningIssue,
+  type Issue,
+  type ValidationResult,
+} from './issue';
 import { checkModuleName, checkModuleNamingConvention, checkResourceName, conventionalModuleName } from './names';
 import { checkJsonLimits, scanJson, type JsonScan } from './json-limits';
 import { unreceivableEnvEntry } from './module-env';
@@ -137,17 +147,19 @@ interface LocatedResource extends Located<NormalResource> {
 function normalResource(entry: ModularResource, list: ResourceListName): NormalResource {
   const api = normalApi(entry, list);
   const model = normalModel(entry, list);
-  const name = entry.name ?? (list === 'services' ? DEFAULT_SERVICE_NAME : '');
+  // The machine server reads an absent name and an empty one alike: a service's is its API's default.
+  const name = list === 'services' && (entry.name === undefined || entry.name === '') ? DEFAULT_SERVICE_NAME : (entry.name ?? '');
   return api === entry.api && model === entry.model && name === entry.name ? (entry as NormalResource) : { ...entry, name, api, model };
 }
 
 /**
  * The same issues as warnings: what fails one entry at run time (the machine server leaves
- * that resource or module out and runs the rest), not the whole config.
+ * that resource or module out and runs the rest), not the whole config. An error turned
+ * into a warning is a certain failure of that entry.
  */
 function asWarnings(issues: readonly Issue[]): readonly Issue[] {
   if (issues.length === 0) return issues;
-  return issues.map((i) => (i.severity === 'warning' ? i : { ...i, severity: 'warning' as const }));
+  return issues.map((i) => (i.severity === 'warning' ? i : { ...i, severity: 'warning' as const, certainty: 'certain' as const }));
 }
 
 /** Adds the problems of one module entry to `issues` (`packages` undefined: the config holds no placeholder). */
@@ -182,7 +194,7 @@ function checkModule(
   if (moduleTypeOf(mod) === 'registry') {
     if (mod.module_id === undefined) {
       issues.push(
-        warningIssue(
+        certainIssue(
           'required',
           childPath(path, 'module_id'),
           `module "${mod.name}" will not start: a registry module needs "module_id"`,
@@ -204,7 +216,7 @@ function checkModule(
       }
     } else if (!isVersionPolicy(mod.version)) {
       issues.push(
-        warningIssue(
+        certainIssue(
           'module-version',
           childPath(path, 'version'),
           `module "${mod.name}" will not start: invalid module version ${JSON.stringify(mod.version)}`,
@@ -226,7 +238,7 @@ function checkModule(
   } else {
     if (mod.executable_path === undefined || mod.executable_path === '') {
       issues.push(
-        warningIssue(
+        certainIssue(
           'required',
           childPath(path, 'executable_path'),
           `module "${mod.name}" will not start: a local module needs "executable_path"`,
@@ -369,7 +381,7 @@ function checkResource(
   pushAll(issues, asWarnings(checkResourceName(res.name, childPath(path, 'name'))));
   if (!isApiTriplet(res.api)) {
     issues.push(
-      warningIssue(
+      certainIssue(
         'api-triplet',
         childPath(path, 'api'),
         `invalid API ${JSON.stringify(res.api)} of resource "${res.name}"`,
@@ -379,7 +391,7 @@ function checkResource(
   }
   if (!isModelTriplet(res.model)) {
     issues.push(
-      warningIssue(
+      certainIssue(
         'model-triplet',
         childPath(path, 'model'),
         `invalid model ${JSON.stringify(res.model)} of resource "${res.name}"`,
@@ -406,7 +418,7 @@ function checkResource(
       const message = `resource "${res.name}" will not start: model ${JSON.stringify(res.model)} needs a module with module_id "${moduleId}"; configured module ids: ${known.length > 0 ? known.join(', ') : '(none)'}`;
       const hint = `add a module with "module_id": "${moduleId}", or change the model to one of a configured module`;
       issues.push(
-        warningIssue(
+        (modules.lenient ? warningIssue : certainIssue)(
           'model-module-mismatch',
           childPath(path, 'model'),
           modules.lenient ? `${message} (a local module without module_id may provide it)` : message,
@@ -442,7 +454,7 @@ function checkUniqueNames(resources: readonly LocatedResource[]): readonly Issue
     const first = seen.get(key);
     if (first !== undefined) {
       issues.push(
-        warningIssue(
+        certainIssue(
           'duplicate-resource-name',
           childPath(r.path, 'name'),
           `duplicate resource name "${r.value.name}" for API ${r.value.api} (also ${first}): neither is reachable`,
@@ -474,7 +486,7 @@ function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): readonly
     const first = firstByName.get(m.value.name);
     if (first !== undefined) {
       issues.push(
-        warningIssue(
+        certainIssue(
           'duplicate-module-name',
           childPath(m.path, 'name'),
           `duplicate module name "${m.value.name}" (also ${first})`,
@@ -487,7 +499,7 @@ function checkUniqueModules(modules: readonly Located<ModuleConfig>[]): readonly
       const firstId = firstById.get(id);
       if (firstId !== undefined) {
         issues.push(
-          warningIssue(
+          certainIssue(
             'duplicate-module-id',
             childPath(m.path, 'module_id'),
             `module "${id}" is configured twice (also ${firstId})`,
@@ -539,7 +551,7 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
       const targets = repeated?.get(dep);
       if (dep === r.value.name) {
         issues.push(
-          warningIssue(
+          certainIssue(
             'depends-on-self',
             dependencyPath(r.path, j),
             `resource "${r.value.name}" depends on itself`,
@@ -551,7 +563,7 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
       } else if (target === undefined) {
         const names = [...byName.keys()].filter((n) => n !== r.value.name);
         issues.push(
-          warningIssue(
+          certainIssue(
             'depends-on-missing',
             dependencyPath(r.path, j),
             `resource "${r.value.name}" will not start: it depends on "${dep}", which is not configured`,
@@ -579,7 +591,7 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
     const names = [...cycle, cycle[0] as number].map((n) => resources[n]?.value.name ?? '?');
     const head = resources[cycle[0] as number];
     issues.push(
-      warningIssue(
+      certainIssue(
         'depends-on-cycle',
         head ? childPath(head.path, 'depends_on') : '',
         `circular dependency: ${names.join(' -> ')}`,

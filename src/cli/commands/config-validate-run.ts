@@ -8,7 +8,9 @@ import {
   validateMachineConfig,
   type Issue,
   type MachineConfig,
+  type ValidationResult,
 } from '../../domain';
+import { certaintyLabel, isCertainFailure } from '../../domain/certainty';
 import { errorMessage } from '../../domain/errors';
 
 /** Line and column (1-based) of a character offset in text. */
@@ -61,13 +63,30 @@ function printIssue(severity: string, issue: Issue): void {
   process.stderr.write(`${severity}: ${formatIssue(issue)}\n`);
 }
 
-/** `fleetform config validate FILE.json`: checks a raw machine config as the service stores it. */
-export async function runConfigValidate(file: string, opts: { allowUnpinnedModules?: boolean }): Promise<void> {
-  const config = await readJsonFile(file);
+/** The findings as this command judges them: a certain failure of an item is an error, unless only warnings are asked for. */
+function judged(config: unknown, opts: ConfigValidateOptions): ValidationResult {
   const result = validateMachineConfig(config, { allowUnpinnedModules: opts.allowUnpinnedModules === true });
-  for (const w of result.warnings) printIssue('warning', w);
+  if (opts.warnOnly === true) return { errors: result.errors, warnings: result.warnings };
+  return {
+    errors: [...result.errors, ...result.warnings.filter(isCertainFailure)],
+    warnings: result.warnings.filter((w) => !isCertainFailure(w)),
+  };
+}
+
+/** The flags of `config validate`. */
+export interface ConfigValidateOptions {
+  readonly allowUnpinnedModules?: boolean;
+  /** Report certain failures of items as warnings, and exit 0 unless the whole config is refused. */
+  readonly warnOnly?: boolean;
+}
+
+/** `fleetform config validate FILE.json`: checks a raw machine config as the service stores it. */
+export async function runConfigValidate(file: string, opts: ConfigValidateOptions): Promise<void> {
+  const config = await readJsonFile(file);
+  const result = judged(config, opts);
+  for (const w of result.warnings) printIssue(certaintyLabel(w), w);
   if (result.errors.length > 0) {
-    for (const e of result.errors) printIssue('error', e);
+    for (const e of result.errors) printIssue(isCertainFailure(e) ? 'error (certain failure)' : 'error', e);
     process.stderr.write(
       `${file}: invalid machine config: ${plural(result.errors.length, 'error')}, ${plural(result.warnings.length, 'warning')}\n`,
     );

@@ -18,5 +18,11 @@ export function register(program: Command): void {
     .description('Validate a machine config JSON file (as the service stores it) and report every problem')
     .argument('<file>', 'machine config JSON file')
     .option('--allow-unpinned-modules', 'registry modules may omit "version"')
-    .action((file: string, opts: { allowUnpinnedModules?: boolean }) => configValidateRun().runConfigValidate(file, opts));
+    .option(
+      '--warn-only',
+      'report what the machine will certainly fail (one module or resource) as warnings: exit 1 only for a config the service refuses',
+    )
+    .action((file: string, opts: { allowUnpinnedModules?: boolean; warnOnly?: boolean }) =>
+      configValidateRun().runConfigValidate(file, opts),
+    );
 }

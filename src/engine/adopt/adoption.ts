@@ -1,6 +1,9 @@
 import type { TrainingJob } from '../../api/client';
 import { customTrainingJobResource, datasetResource, locationResource, trainingJobResource } from '../../domain/resource-attributes';
 import { TrainingStatus } from '../../domain/training';
+import { storedFailureAcknowledgments, type Acknowledgment } from '../../domain/certainty';
+import { FRAGMENT_RESOLVED_ISSUES } from '../../domain/fragments';
+import { validateMachineConfig } from '../../domain/validate';
 import { machineDeclaration } from '../kinds/machine';
 import { machinePartDeclaration } from '../kinds/machine-part';
 import { stableStringify } from '../json';
@@ -9,6 +12,15 @@ import { planFragments, type FragmentDecl, type ImportDecl, type Reference } fro
 import type { Inventory, InventoryMachine } from './inventory';
 import { isEmptyConfig, machineConfigCode, secretVariableName, type MachineConfigCode, type SecretVariable } from './machine-code';
 import { ConstructIds } from './names';
+
+/** The certain failures of a stored config, as code acknowledges them (what its fragments may bring is judged at plan). */
+function storedFailures(config: Record<string, unknown>): Acknowledgment[] {
+  const imports = Array.isArray(config.fragments) && config.fragments.length > 0;
+  const found = validateMachineConfig(config, { allowUnpinnedModules: true });
+  return storedFailureAcknowledgments(config, found, imports ? FRAGMENT_RESOLVED_ISSUES : NO_CODES);
+}
+
+const NO_CODES: ReadonlySet<string> = new Set();
 
 export type { FragmentDecl, FragmentTagDecl, ImportDecl, Reference } from './fragment-adoption';
 
@@ -30,6 +42,8 @@ export interface MachineDecl {
   readonly imports: readonly ImportDecl[];
   /** Its parts other than the main one, each a `Part` inside it. */
   readonly parts: readonly PartDecl[];
+  /** The certain failures of its stored config, acknowledged in code. */
+  readonly acknowledged: readonly Acknowledgment[];
 }
 
 /** A part of a machine other than its main one, with its own config. */
@@ -306,6 +320,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     parts: readonly PartDecl[];
     secrets: readonly SecretVariable[];
     key: string;
+    acknowledged: readonly Acknowledgment[];
   }[] = [];
   const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   for (const machine of [...inventory.machines].sort(byName)) {
@@ -343,6 +358,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
       parts: parts.decls,
       secrets: made.secrets,
       key: sameConfigKey(made.code, made.secrets),
+      acknowledged: storedFailures(main.config),
     });
     imports.push({ address: `${MACHINE}.${constructId}`, id: machine.id });
     imports.push(...parts.imports);
@@ -376,6 +392,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     config: blockOf.get(p.key) ?? p.config,
     imports: p.imports,
     parts: p.parts,
+    acknowledged: p.acknowledged,
   }));
 
   const datasetConstruct = new Map<string, string>();

@@ -307,11 +307,14 @@ function emptyListsLiteral(config: MachineConfigCode): Literal {
 function machineProps(m: MachineDecl, vars: ReadonlyMap<string, string>, used: Set<string>, blocks: Adoption['blocks']): Literal {
   const config = typeof m.config === 'number' ? blocks[m.config]?.config : m.config;
   const settings = typeof m.config === 'number' ? {} : (valueLiteral(m.config.settings, used) as { [key: string]: Literal });
+  const acknowledged =
+    m.acknowledged.length > 0 ? m.acknowledged.map((a) => ({ code: a.code, path: a.path, reason: a.reason })) : undefined;
   return {
     name: m.name === m.constructId ? undefined : m.name,
     location: refCode(m.location, vars),
     ...settings,
     emptyLists: config === undefined ? undefined : emptyListsLiteral(config),
+    acknowledged,
   };
 }
 

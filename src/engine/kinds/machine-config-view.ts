@@ -1,5 +1,6 @@
 import { MANAGED_CONFIG_SECTIONS } from '../../domain/config';
 import { isCodeOwnedKey } from '../../domain/config-language';
+import { inKeyOrderOf } from '../../domain/key-order';
 import { isObject, toJson, type JsonObject, type JsonValue } from '../json';
 
 /** The lists of a machine config a plan keys by entry name; every other section code writes is compared as written. */
@@ -56,7 +57,11 @@ export function configView(config: Record<string, unknown>): JsonObject {
   return view;
 }
 
-/** Back from the keyed view to the service's list form, each section present exactly when the view has it, keeping unmanaged top-level keys of `base`. */
+/**
+ * Back from the keyed view to the service's list form, each section present exactly when the
+ * view has it, keeping unmanaged top-level keys of `base` (the stored config a write replaces)
+ * and its key order wherever both hold a key.
+ */
 export function configDocument(view: JsonObject, base: Record<string, unknown> = {}): Record<string, JsonValue> {
   const doc: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(base)) {
@@ -68,7 +73,7 @@ export function configDocument(view: JsonObject, base: Record<string, unknown> =
   }
   for (const key of MANAGED_IMPORTS) if (Array.isArray(view[key])) doc[key] = view[key];
   for (const [key, value] of Object.entries(view)) if (!isListOrImport(key) && isCodeOwnedKey(key)) doc[key] = value;
-  return doc;
+  return inKeyOrderOf(doc, base);
 }
 
 /** The texts a part's config was read from, for its integers above 2^53 to be written back as read. */

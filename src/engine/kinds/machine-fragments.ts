@@ -190,7 +190,10 @@ export async function resolvedConfigChecks(
 }
 
 /** The domain's machine config rules, as resolvedConfigChecks applies them. */
-export type ConfigRules = (config: unknown) => { errors: readonly ConfigIssue[]; warnings: readonly ConfigIssue[] };
+export type ConfigRules = (
+  config: unknown,
+  resolution?: { readonly complete: boolean },
+) => { errors: readonly ConfigIssue[]; warnings: readonly ConfigIssue[] };
 
 /**
  * What a plan finds of a machine's resolution: its resolution errors (an import the
@@ -208,7 +211,8 @@ export function resolutionFindings(
   const leftOut: PlanNote[] = resolution.errors
     .filter(leavesImportOut)
     .map((e) => ({ level: 'warning', path: errorPath(e.field), message: importLeftOutWarning(e) }));
-  const result = validate(resolution.config);
+  // An import the machine runs without may bring what a resolved check finds missing.
+  const result = validate(resolution.config, { complete: leftOut.length === 0 });
   const locate = (issue: ConfigIssue): { path: string; message: string } => {
     const m = RESOLVED_ENTRY.exec(issue.path);
     const section = m?.[1];

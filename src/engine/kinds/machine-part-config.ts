@@ -7,13 +7,16 @@
 import { z } from 'zod';
 import { SERVICE_MAX_MESSAGE_BYTES, updateRobotPartRequestSize } from '../../api/message-size';
 import { validateMachineConfig } from '../../domain';
+import { acknowledgmentsOf, inCode, type AcknowledgedAttribute, type Acknowledgment } from '../../domain/certainty';
+import { FRAGMENT_RESOLVED_ISSUES } from '../../domain/fragments';
+import { withPathPrefix } from '../../domain/issue';
 import { machineAttributes } from '../../domain/resource-attributes';
 import { isObject, type JsonObject } from '../json';
 import type { KindContext, PlanNote, PlanProblem } from '../kind';
 import type { StateEntry } from '../state/schema';
 import { withResolvedSecrets } from '../secret-references';
 import { configView } from './machine-config-view';
-import { importsFragments, resolvedConfigChecks } from './machine-fragments';
+import { importsFragments, resolvedConfigChecks, type ConfigRules } from './machine-fragments';
 import { deployedModelsOf, waitingModel, withDeployedModels, type DeployedModel } from './machine-models';
 import { pinModules, pinsOf } from './machine-modules';
 import { missingPackageProblem, missingPackages, packageEntries } from './machine-packages';
@@ -25,6 +28,7 @@ export interface PartConfigAttributes {
   readonly secret_env?: Record<string, string> | undefined;
   readonly secrets?: z.infer<typeof machineAttributes.secrets>;
   readonly deploy_models?: Record<string, string> | undefined;
+  readonly acknowledged?: AcknowledgedAttribute | undefined;
 }
 
 /** A part's desired config: what it will run (modules pinned, secrets and models filled in), the pins to keep, the checks' findings. */
@@ -55,7 +59,7 @@ export async function desirePartConfig(
 ): Promise<DesiredPartConfig> {
   const assembled = assembleConfig(ctx, name, attributes);
   const { config, models } = assembled;
-  const checked = await configChecks(ctx, name, config);
+  const checked = await configChecks(ctx, name, config, acknowledgmentsOf(attributes.acknowledged));
   const pinned = await pinModules(ctx, config, pinsOf(prior));
   const packages = await packageFindings(ctx, config, models);
   const desired = Array.isArray(config.modules) ? { ...config, modules: pinned.modules } : { ...config };
@@ -94,14 +98,25 @@ function parseConfig(text: string): { config: Record<string, unknown>; problem?:
   return { config: {}, problem: { path: 'config', message: 'config is not a JSON object', hint: 'synthesize the app again' } };
 }
 
-function validatePartConfig(config: unknown) {
-  return validateMachineConfig(config, { allowUnpinnedModules: true, pathPrefix: 'config' });
+/** The machine config rules over a config declared in code: a certain failure not acknowledged is an error. */
+function partConfigRules(acknowledged: readonly Acknowledgment[]): ConfigRules {
+  return (config, resolution) => {
+    const found = validateMachineConfig(config, { allowUnpinnedModules: true });
+    const judged = inCode(found, config, acknowledged, resolution?.complete === false ? { onlyPossible: FRAGMENT_RESOLVED_ISSUES } : {});
+    return withPathPrefix(judged, 'config');
+  };
 }
 
 /** The machine config rules over what the part will run: its own entries, with what its fragments bring when it imports any. */
-async function configChecks(ctx: KindContext, name: string, config: Record<string, unknown>): Promise<Findings> {
-  if (importsFragments(config)) return resolvedConfigChecks(ctx, name, config, validatePartConfig);
-  const result = validatePartConfig(config);
+async function configChecks(
+  ctx: KindContext,
+  name: string,
+  config: Record<string, unknown>,
+  acknowledged: readonly Acknowledgment[],
+): Promise<Findings> {
+  const rules = partConfigRules(acknowledged);
+  if (importsFragments(config)) return resolvedConfigChecks(ctx, name, config, rules);
+  const result = rules(config);
   return {
     problems: result.errors.map((e) => ({ path: e.path, message: e.message, ...(e.hint ? { hint: e.hint } : {}) })),
     notes: result.warnings.map((w) => ({ level: 'warning', path: w.path, message: w.message })),

@@ -46,6 +46,10 @@ export const machinePartDeclaration = defineKind({
       schema: machineAttributes.secrets,
       description: "Secrets by reference, by the path of their value in the part's config as plans name it, as a machine's `secrets`.",
     },
+    acknowledged: {
+      schema: machineAttributes.acknowledged,
+      description: "Certain failures of the part's config left so on purpose, as a machine's `acknowledged`.",
+    },
     id: { schema: z.string(), description: 'Id the service assigns to the part.', computed: 'always' },
   },
 });

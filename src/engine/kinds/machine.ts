@@ -77,6 +77,11 @@ export const machineDeclaration = defineKind({
       description:
         'Makes create and update wait until the machine runs the new config, every module and resource ready, and stays so for `settle` (default 0s); not within `timeout` (default 10m) is an error. Durations like 10m, 1m30s, 500ms.',
     },
+    acknowledged: {
+      schema: machineAttributes.acknowledged,
+      description:
+        'Certain failures of the config left so on purpose: by finding path (entries by name, `components.sensor-1.model`), then by finding code, the reason. Each is then a plan warning rather than an error; one matching no finding is a warning.',
+    },
     id: { schema: z.string(), description: 'Id the service assigns to the machine.', computed: 'always' },
     part_id: { schema: z.string(), description: "Id of the machine's main part, which holds its config.", computed: 'always' },
   },
