@@ -18,6 +18,8 @@ export class TrainingStack extends TerraformStack {
       modelType: ModelType.OBJECT_DETECTION,
       modelFramework: ModelFramework.TFLITE,
       tags: ['box', 'pallet'],
+      // A trained model outlives a destroy: the next apply takes the job back into state.
+      retainOnDelete: true,
     });
     new CustomTrainingJob(this, 'box-detector-custom', {
       dataset: boxes,

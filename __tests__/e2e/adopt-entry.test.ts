@@ -65,6 +65,7 @@ test('adopt --out another file leaves the entry it writes importing it from its 
   const adopt = await fleetform(p.dir, ['adopt', '--out', 'stacks/fleet.ts'], p.env);
   expect(adopt.code).toBe(0);
   expect(adopt.stdout).toContain('Wrote stacks/fleet.ts, src/main.ts.');
+  expect(adopt.stdout).toMatch(/^The code runs with: npm install fleetform cdkt[fn] constructs && npm install --save-dev tsx typescript$/m);
   expect(await fs.readFile(path.join(p.dir, 'src', 'main.ts'), 'utf8')).toContain("from '../stacks/fleet';");
   const plan = await fleetform(p.dir, ['plan'], p.env);
   expect(plan.stderr).toBe('');

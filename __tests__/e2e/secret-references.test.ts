@@ -71,6 +71,14 @@ test('the stack holds the reference; plan stops without the variable; apply stor
   expect(state).toContain('API_TOKEN":"sensitive:hmac-sha256:');
   expect((await p.run('plan', '--detailed-exitcode')).code).toBe(0);
 
+  // A secret not given where the plan runs is refused, never shown as the entry's removal.
+  delete p.env[VARIABLE];
+  const unset = await p.run('plan');
+  expect(unset.code).toBe(1);
+  expect(unset.stdout).toContain(`environment variable ${VARIABLE} is not set`);
+  expect(unset.stdout).not.toMatch(/- config\.modules\.acme_sensors\.env\.API_TOKEN/);
+  expect(unset.stdout).toContain('config.modules.acme_sensors.env.API_TOKEN = (sensitive) -> (known after apply)');
+
   p.env[VARIABLE] = NEXT_TOKEN;
   const plan = await p.run('plan', '--detailed-exitcode');
   expect(plan.code).toBe(2);

@@ -180,3 +180,10 @@ describe('publishing', () => {
     expect(byVersion['1.2.0']).toEqual(['acme:vision:shelf-finder']);
   });
 });
+
+test('a version no policy form reads is stored as written: no deployment, never an internal error', async () => {
+  const m = await configure('typo', [{ name: 'acme_sensors', version: '~>1.2' }]);
+  const part = await fx.app.getRobotPart({ id: m.partId });
+  expect(part.configJson).toContain('~>1.2');
+  expect(await deployed(m.robotId)).toEqual({});
+});

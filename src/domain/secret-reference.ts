@@ -210,7 +210,7 @@ export function listEntryKey(entry: unknown, index: number): string | number {
 export function withValueAt(
   doc: Record<string, unknown>,
   keys: ReadonlyArray<string | number>,
-  value: string,
+  value: unknown,
 ): Record<string, unknown> | undefined {
   const place = (node: unknown, at: number): unknown => {
     const key = keys[at] as string | number;

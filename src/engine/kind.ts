@@ -84,6 +84,8 @@ export interface Applied {
    * machine on the revision it wrote. Not kept in state.
    */
   readonly revision?: string;
+  /** How a plan found an object it adopts: made by an interrupted create, or kept by an earlier destroy. */
+  readonly foundAs?: 'interrupted-create' | 'retained';
 }
 
 /** The fix for an import by an id the service does not know. */
@@ -145,6 +147,12 @@ export interface ResourceKind<D extends KindDeclaration = KindDeclaration, View 
   identity(view: JsonObject): { readonly key: JsonObject; readonly label: string } | undefined;
   /** The object a create with this identity made, skipping ids already managed; undefined when none. */
   findCreated(ctx: KindContext, key: JsonObject, managedIds: ReadonlySet<string>): Promise<Applied | undefined>;
+  /**
+   * For a kind whose objects outlive a destroy (retain_on_delete): the kept object that the
+   * declared attributes name again, skipping ids already managed; undefined when none. A
+   * declaration with no state entry takes it back into state rather than creating another.
+   */
+  findRetained?(ctx: KindContext, attributes: JsonObject, managedIds: ReadonlySet<string>): Promise<Applied | undefined>;
   /** Adopts an existing remote object by its id; undefined when the service has no object with that id. */
   importById(ctx: KindContext, id: string): Promise<Applied | undefined>;
 }

@@ -9,7 +9,7 @@ import {
   type SecretReferences,
   type SecretSource,
 } from '../domain/secret-reference';
-import { isObject, type JsonObject, type JsonValue } from './json';
+import { isObject, unknownValue, type JsonObject, type JsonValue } from './json';
 import type { PlanProblem } from './kind';
 import type { SensitiveParts } from './kind-declaration';
 import { processRedactor } from './redactor';
@@ -106,6 +106,8 @@ export function withResolvedSecrets(
         message: `${owner} needs the secret ${path}: ${resolved.unresolved.message}`,
         hint: resolved.unresolved.hint,
       });
+      // The entry stays, its value unknown here: a secret not given is no removal of it.
+      out = withValueAt(out, keys, unknownValue) ?? out;
       continue;
     }
     processRedactor.add(resolved.value);

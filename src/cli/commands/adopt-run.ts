@@ -220,6 +220,7 @@ export async function runAdopt(opts: AdoptOptions & { finish?: boolean }, apps: 
     written.push('cdktf.json');
   }
   process.stdout.write(`Adopted organization ${adoption.organizationId}: ${summary(adoption)}.\nWrote ${written.join(', ')}.\n`);
+  process.stdout.write(`The code runs with: npm install fleetform ${cdk} constructs && npm install --save-dev tsx typescript\n`);
   process.stdout.write(report(adoption));
   if (opts.terraform) {
     process.stdout.write(

@@ -2,7 +2,8 @@ import { FleetformError } from '../../domain/errors';
 import { hasChanges, summarize, type Plan } from '../../engine/plan/model';
 import { formatOutputs } from '../../engine/outputs';
 import { colorWanted } from '../../engine/render/colors';
-import { renderPlanText } from '../../engine/render/text';
+import { renderPlanText, summaryLine } from '../../engine/render/text';
+import { wasJustShown } from '../shown-plan';
 import type { State, StateOutput } from '../../engine/state/schema';
 import { confirm } from '../confirm';
 import { outcomeLines, pendingDeletions } from '../pending-deletions';
@@ -27,8 +28,8 @@ export async function reviewAndApply(
     windows?: { readonly flags: readonly string[]; readonly ignore: boolean };
   },
 ): Promise<void> {
-  if (!options.saved)
-    process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
+  const first = !plan.destroy && isFirstApply(states);
+  if (!options.saved) await showPlan(ws, plan, options.autoApprove && !plan.destroy);
   // A targeted plan applies to the stacks it planned only: the others are neither written nor resumed.
   const stacks = plan.targets ? ws.stacks.filter((s) => plan.stacks.some((h) => h.name === s.name)) : ws.stacks;
   const summary = summarize(plan.changes);
@@ -51,7 +52,7 @@ export async function reviewAndApply(
     printOutputs(outcome.outputs);
     return;
   }
-  if (!options.saved && !(await confirm(`\nDo you want to ${options.verb}?`, options.autoApprove))) {
+  if (!options.saved && !(await confirm(`\nDo you want to ${options.verb}?`, options.autoApprove, plan.destroy ? 'destroy' : 'apply'))) {
     out('Apply cancelled.');
     process.exitCode = 1;
     return;
@@ -71,6 +72,36 @@ export async function reviewAndApply(
   const pending = await pendingDeletions(ws.backend, [...new Set(plan.changes.map((c) => c.stack))]);
   for (const line of outcomeLines(summary, pending, plan.destroy)) out(line);
   printOutputs(outcome.outputs);
+  if (first) for (const line of nextSteps(plan)) out(line);
+}
+
+/** Whether the stacks held nothing before this apply: a project applied for the first time. */
+function isFirstApply(states: Map<string, State>): boolean {
+  return [...states.values()].every((s) => Object.keys(s.resources).length === 0);
+}
+
+/** What to run after a first apply, by what it made. */
+function nextSteps(plan: Plan): string[] {
+  const types = new Set(plan.changes.filter((c) => c.action === 'create').map((c) => c.type));
+  const lines = ['', 'Next:'];
+  if (types.has('fleetform_machine') || types.has('fleetform_training_job') || types.has('fleetform_custom_training_job'))
+    lines.push('  npx fleetform status            each machine: online, its config, health; each training job (--watch follows)');
+  lines.push('  npx fleetform plan              after editing the stacks: what an apply would change');
+  lines.push('  npx fleetform destroy           removes what the stacks made (training jobs they retain are kept)');
+  return lines;
+}
+
+/**
+ * Prints the plan, or only its summary when it is exactly the one `fleetform plan` printed
+ * just before in this project and nothing is asked (`plan && apply --auto-approve`).
+ */
+async function showPlan(ws: Workspace, plan: Plan, unasked: boolean): Promise<void> {
+  if (unasked && (await wasJustShown(ws.cwd, renderPlanText(plan, { color: false })))) {
+    out(`${serviceLine(ws.connection)}The plan is the one \`fleetform plan\` printed above; nothing changed since.`);
+    out(summaryLine(summarize(plan.changes)));
+    return;
+  }
+  process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
 }
 
 /** Rollout progress: a board updated in place on a terminal, one line per event otherwise. */

@@ -112,7 +112,9 @@ export async function serve(opts: ServeOptions): Promise<void> {
   }
   const stopped = untilSignal();
   process.stdout.write(`listening on ${emulator.url}\n`);
-  process.stdout.write(`owner API key of organization ${emulator.credentials.organizationId} in ${path.join(dataDir, CREDENTIALS_FILE)}\n`);
+  const credentialsFile = path.join(dataDir, CREDENTIALS_FILE);
+  process.stdout.write(`owner API key of organization ${emulator.credentials.organizationId} in ${credentialsFile}\n`);
+  for (const line of exportLines(emulator.url, credentialsFile)) process.stdout.write(`${line}\n`);
   process.stdout.write(
     emulator.simulation.simulate
       ? `simulated machines check in every ${emulator.simulation.checkInIntervalMs} ms${emulator.simulation.machineFaults.length > 0 ? ` (faults: ${emulator.simulation.machineFaults.map((f) => f.text).join(', ')})` : ''}\n`
@@ -122,4 +124,15 @@ export async function serve(opts: ServeOptions): Promise<void> {
   await emulator.close();
   for (const line of describeFaultReport(emulator.faults())) process.stdout.write(`${line}\n`);
   process.stdout.write(`stopped (${signal})\n`);
+}
+
+/** What another shell exports to use this emulator: the key is read from its file, never printed. */
+export function exportLines(url: string, credentialsFile: string): string[] {
+  const field = (name: string): string => `"$(node -p 'require(${JSON.stringify(credentialsFile)}).${name}')"`;
+  return [
+    'to use it from another shell:',
+    `  export FLEETFORM_ENDPOINT=${url}`,
+    `  export FLEETFORM_API_KEY_ID=${field('apiKeyId')}`,
+    `  export FLEETFORM_API_KEY=${field('apiKey')}`,
+  ];
 }

@@ -10,6 +10,7 @@ import { renderPlanText } from '../../engine/render/text';
 import { recordPhase, timePhase } from '../phase-timings';
 import { checkedAgainstWindows } from '../../engine/windows/plan-windows';
 import { writeSavedPlan } from '../saved-plan';
+import { forgetShownPlan, rememberShownPlan } from '../shown-plan';
 import { targetsGiven, type TargetOptions } from '../target-flag';
 import { booleanFlag, type EngineCommandOptions } from '../engine-options';
 import { serviceLine, withWorkspace } from '../workspace';
@@ -44,6 +45,9 @@ export async function runPlan(opts: PlanOptions, apps: AppRunner): Promise<void>
         else if (opts.markdown) process.stdout.write(renderPlanMarkdown(plan));
         else process.stdout.write(serviceLine(ws.connection) + renderPlanText(plan, { color: colorWanted(process.stdout, process.env) }));
       });
+      if (!opts.json && !opts.markdown && !targets && summarize(plan.changes).problems === 0)
+        await rememberShownPlan(ws.cwd, renderPlanText(plan, { color: false }));
+      else await forgetShownPlan(ws.cwd);
       if (opts.machine !== undefined) {
         const diff = await machineRunDiff(plan, opts.machine, ws.connection.client);
         if (!diff) {

@@ -8,6 +8,7 @@ import {
   formatVersionPolicy,
   newestVersion,
   parseVersionPolicy,
+  tryParseVersionPolicy,
   resolveModuleVersion,
   type Issue,
   type MachineConfig,
@@ -45,7 +46,17 @@ export function planDeployments(
       });
       return;
     }
-    const policy = parseVersionPolicy(m.version);
+    // A version no policy form reads is stored as given; the module has nothing to run.
+    const policy = tryParseVersionPolicy(m.version);
+    if (policy === undefined) {
+      issues.push({
+        severity: 'warning',
+        code: 'module-version-invalid',
+        path: `modules[${i}].version`,
+        message: `module ${m.name} cannot start: invalid module version ${JSON.stringify(m.version)}`,
+      });
+      return;
+    }
     const before = previous.find((d) => d.moduleName === m.name && d.moduleId === m.module_id);
     const resolved = resolveModuleVersion(policy, available, before?.deployedVersion);
     if (resolved === undefined) {

@@ -7,7 +7,7 @@
  */
 import * as crypto from 'node:crypto';
 import type { Db } from '../db/database';
-import { appendLog, deployedVersions, partsToCheckIn, recordCheckin, trimLogs, type CheckinPart } from '../store/checkins';
+import { allCheckins, appendLog, deployedVersions, partsToCheckIn, recordCheckin, trimLogs, type CheckinPart } from '../store/checkins';
 import { getPart } from '../store/machines';
 import { resolvePackageVersion } from '../store/packages';
 import { fragmentGeneration } from '../store/fragments';
@@ -30,6 +30,7 @@ import { partByHost } from '../rpc/part-address';
 import { findRegistryItem } from '../rpc/registry';
 import { registryVersions } from '../store/registry';
 import { errorMessage } from '../../domain/errors';
+import { missedCheckIns } from './catch-up';
 
 /** Log lines kept per part. */
 const LOGS_KEPT = 1000;
@@ -96,6 +97,8 @@ export class MachineSimulator {
   /** Parts that did not check in at this tick (offline). */
   private offline = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  /** What each part last reported, as stored: where its run goes on from in this process. */
+  private readonly resumed = new Map<string, PartRun>();
   private stopped = false;
 
   constructor(
@@ -106,8 +109,16 @@ export class MachineSimulator {
     private readonly readings?: SensorReadings,
   ) {}
 
-  /** Checks every part in now and then at every interval until stop(). */
+  /**
+   * Checks every part in now and then at every interval until stop(). First each part goes on
+   * from what it last reported, through the check-ins it missed while no emulator ran.
+   */
   start(): void {
+    try {
+      this.catchUp();
+    } catch (err) {
+      process.stderr.write(`simulated machines: catching up failed: ${errorMessage(err)}\n`);
+    }
     const loop = (): void => {
       if (this.stopped) return;
       const began = Date.now();
@@ -129,10 +140,18 @@ export class MachineSimulator {
     if (this.timer) clearTimeout(this.timer);
   }
 
-  /** One check-in of every part that is not offline. */
-  tick(): void {
+  /** Takes up each part's last reported run, then replays the check-ins missed since the earliest of them. */
+  private catchUp(): void {
+    const records = allCheckins(this.db).filter((r) => r.run !== undefined && r.lastAccess !== undefined);
+    for (const r of records) this.resumed.set(r.partId, JSON.parse(r.run as string) as PartRun);
+    if (records.length === 0) return;
+    const from = Math.min(...records.map((r) => r.lastAccess as number));
+    for (const at of missedCheckIns(from, this.now(), this.options.checkInIntervalMs)) this.tick(at);
+  }
+
+  /** One check-in of every part that is not offline, at `now` (the clock's, unless catching up). */
+  tick(now = this.now()): void {
     const { db } = this;
-    const now = this.now();
     db.transaction(() => {
       const parts = partsToCheckIn(db);
       const versions = deployedVersions(db);
@@ -167,7 +186,7 @@ export class MachineSimulator {
         generation: usesFragments ? generation : undefined,
         config,
         fetchedPackages: undefined,
-        run: known?.run,
+        run: known?.run ?? this.resumed.get(part.id),
         runDigest: known?.runDigest,
       };
       this.known.set(part.id, known);

@@ -145,9 +145,24 @@ function record(run: WriteRun, change: ResourceChange, entry: StateEntry | null)
 
 /** The entry the change starts from: moved from its old address, or standing for the object an interrupted create made. */
 function priorOf(run: WriteRun, change: ResourceChange): StateEntry | undefined {
-  const stored = run.state.resources[change.movedFrom ?? change.address];
+  const stored = run.state.resources[change.movedFrom ?? change.address] ?? retakenEntry(change);
   if (!stored || !change.adopted) return stored;
   return { ...stored, ids: { ...change.adopted.ids }, outputs: { ...change.adopted.outputs }, status: 'ok', attributes: null };
+}
+
+/** The entry of an object an earlier destroy kept, which the plan takes back into state. */
+function retakenEntry(change: ResourceChange): StateEntry | undefined {
+  if (change.adopted?.foundAs !== 'retained') return undefined;
+  return {
+    type: change.type,
+    ids: { ...change.adopted.ids },
+    outputs: { ...change.adopted.outputs },
+    attributes: null,
+    dependencies: [...change.dependsOn],
+    private: { found_as: 'retained' },
+    sensitive_paths: [],
+    status: 'ok',
+  };
 }
 
 /** Records an adoption or a move before anything else happens to the object. */
@@ -302,7 +317,7 @@ async function createObject(run: WriteRun, kind: ResourceKind, want: WantedObjec
 /** An adoption or a move: the object stays as it is, its entry takes the declaration's. */
 async function keepObject(run: WriteRun, want: WantedObject, prior: StateEntry): Promise<string> {
   const { change } = want;
-  await record(run, change, { ...entryFor(want, prior), attributes: prior.attributes === null ? change.after : prior.attributes });
+  await record(run, change, { ...entryFor(want, prior), attributes: prior.attributes === null ? want.stored : prior.attributes });
   return change.action === 'adopt' ? 'adopted' : `moved from ${change.movedFrom ?? ''}`;
 }
 

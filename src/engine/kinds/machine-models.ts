@@ -127,6 +127,19 @@ async function inRegistry(ctx: KindContext, entry: PackageConfig): Promise<boole
 }
 
 const POLL_MS = 1000;
+/** How often a wait whose job's status is unchanged says it still waits. */
+const REPORT_EVERY_MS = 15_000;
+
+/** The last progress line a wait printed: its job status and when. */
+export interface WaitReport {
+  readonly state: string;
+  readonly at: number;
+}
+
+/** Whether a wait prints a progress line now: at its first poll, when the job's status changed, else every REPORT_EVERY_MS. */
+export function reportsProgress(last: WaitReport | undefined, state: string, at: number, everyMs = REPORT_EVERY_MS): boolean {
+  return last === undefined || last.state !== state || at - last.at >= everyMs;
+}
 
 /**
  * Before a machine's config is written: every ml_model package it lists exists, waiting for
@@ -141,6 +154,7 @@ export async function awaitModels(ctx: KindContext, machine: string, entries: re
     const id = splitPackageId(entry.package);
     if (!id) continue;
     const label = `${id.name}@${entry.version ?? 'latest'}`;
+    let reported: WaitReport | undefined;
     for (;;) {
       const job = await jobFor(ctx, id.organizationId, id.name, entry.version ?? '', true);
       if (!job) {
@@ -160,9 +174,12 @@ export async function awaitModels(ctx: KindContext, machine: string, entries: re
           hint: 'the machine was not written; apply again once the job completes, or pass --wait-for-training DURATION to wait for it',
         });
       }
-      ctx.progress?.(
-        `machine ${machine} waits for model ${label}: ${state} (${Math.round(elapsed / 1000)}s of ${Math.round(waitMs / 1000)}s)`,
-      );
+      if (reportsProgress(reported, state, elapsed)) {
+        reported = { state, at: elapsed };
+        ctx.progress?.(
+          `machine ${machine} waits for model ${label}: ${state} (${Math.round(elapsed / 1000)}s of ${Math.round(waitMs / 1000)}s)`,
+        );
+      }
       await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, waitMs - elapsed)));
     }
   }

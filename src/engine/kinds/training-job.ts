@@ -18,7 +18,7 @@ import {
 import { FleetformError, errorMessage } from '../../domain/errors';
 import { customTrainingJobResource, trainingJobResource } from '../../domain/resource-attributes';
 import type { z } from 'zod';
-import { isUnknown, type JsonObject, type JsonValue } from '../json';
+import { isUnknown, unknownValue, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind, ignoredForChangesOf, keepServiceChoices, type KindDeclaration, type ViewOf } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
@@ -53,7 +53,7 @@ function jobsOfOrganization(ctx: KindContext, organizationId: string): Promise<r
 
 /** A job is submitted when there is none yet, or when the model or its version changes (a replace). */
 function submitsNewJob(view: JsonObject, prior: StateEntry | undefined): boolean {
-  if (!prior) return true;
+  if (!prior || prior.status === 'deleting') return true;
   const was = prior.attributes ?? {};
   return was.model_name !== view.model_name || was.model_version !== view.model_version;
 }
@@ -73,7 +73,9 @@ async function submissionProblems<D extends KindDeclaration<z.ZodObject, JobView
   const { model_name: modelName, model_version: modelVersion } = view;
   if (modelName && modelVersion && !isUnknown(modelName) && !isUnknown(modelVersion)) {
     const jobs = (await jobsOfOrganization(ctx, view.organization_id)).filter((j) => j.modelName === modelName);
-    const clash = jobs.find((j) => j.modelVersion === modelVersion && j.id !== prior?.ids.id);
+    // A job whose deletion has started still holds its version.
+    const own = prior?.status === 'deleting' ? undefined : prior?.ids.id;
+    const clash = jobs.find((j) => j.modelVersion === modelVersion && j.id !== own);
     if (clash) {
       const next = nextFreeVersion(modelVersion, new Set(jobs.map((j) => j.modelVersion)));
       problems.push({
@@ -110,6 +112,30 @@ async function scriptProblems(ctx: KindContext, itemId: string, version: string)
     ];
   }
   return [];
+}
+
+/**
+ * A job's dataset deleted since it was submitted (a destroy that kept the job): the job keeps
+ * what it trained, and stands for the dataset the code gives it now (state's, else the one
+ * this apply makes); the dataset it was trained on is a fact.
+ */
+async function keptDataset<V extends JobView>(
+  ctx: KindContext,
+  view: V,
+  entry: StateEntry,
+): Promise<{ view: V; facts: Record<string, string> }> {
+  const recorded = entry.attributes?.dataset_id;
+  if (!view.dataset_id || view.dataset_id === recorded) return { view, facts: {} };
+  const datasetId = view.dataset_id;
+  const dataset = await ctx.memo(`dataset:${datasetId}`, () => unlessNotFound(() => ctx.client.datasetClient.getDataset(datasetId)));
+  if (dataset) return { view, facts: {} };
+  const standsFor = typeof recorded === 'string' ? recorded : unknownValue;
+  return { view: { ...view, dataset_id: standsFor }, facts: { trained_on: `dataset ${datasetId}, deleted since` } };
+}
+
+/** A job still training or trained: what a destroy that retains it keeps. */
+function isKept(status: TrainingStatus): boolean {
+  return canCancel(status) || status === TrainingStatus.COMPLETED;
 }
 
 /** An attribute as the checks read it: one known only at apply (a dataset this apply creates) checks as given. */
@@ -152,12 +178,10 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
       const job = id ? await unlessNotFound(() => ctx.client.mlTrainingClient.getTrainingJob(id)) : undefined;
       if (!job) return undefined;
       // Parameters left unspecified are the service's choice: what it chose is a fact, not drift.
-      const { view, facts: chosen } = keepServiceChoices(
-        flavour.declaration,
-        flavour.fromJob(job, entry.attributes?.retain_on_delete === true),
-        entry.attributes,
-      );
-      const facts: Record<string, string> = { status: trainingStatusName(job.status), job_id: job.id, ...chosen };
+      const retained = entry.attributes ? entry.attributes.retain_on_delete === true : entry.private.found_as === 'retained';
+      const { view: chosenView, facts: chosen } = keepServiceChoices(flavour.declaration, flavour.fromJob(job, retained), entry.attributes);
+      const { view, facts: trained } = await keptDataset(ctx, chosenView, entry);
+      const facts: Record<string, string> = { status: trainingStatusName(job.status), job_id: job.id, ...chosen, ...trained };
       if (job.errorStatus?.message) facts.error = job.errorStatus.message;
       return { view, version: `${job.status}:${job.lastModified?.toISOString() ?? ''}`, facts };
     },
@@ -241,6 +265,26 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
         )
         .filter((j) => j.isCustomJob === flavour.isCustomJob)
         .sort((a, b) => (b.createdOn?.getTime() ?? 0) - (a.createdOn?.getTime() ?? 0))[0];
+      return found ? { ids: { id: found.id }, outputs: { id: found.id } } : undefined;
+    },
+
+    // A kept job is named again by its flavour, model name and model version (a version is never
+    // reused); a canceled or failed one trained nothing to keep: its version stays taken.
+
+    async findRetained(ctx, attributes, managedIds): Promise<Applied | undefined> {
+      const modelName = attributes.model_name;
+      const modelVersion = attributes.model_version;
+      if (typeof modelName !== 'string' || typeof modelVersion !== 'string') return undefined;
+      const organizationId =
+        typeof attributes.organization_id === 'string' && attributes.organization_id ? attributes.organization_id : ctx.organizationId;
+      const found = (await jobsOfOrganization(ctx, organizationId)).find(
+        (j) =>
+          j.modelName === modelName &&
+          j.modelVersion === modelVersion &&
+          j.isCustomJob === flavour.isCustomJob &&
+          !managedIds.has(j.id) &&
+          isKept(j.status),
+      );
       return found ? { ids: { id: found.id }, outputs: { id: found.id } } : undefined;
     },
 

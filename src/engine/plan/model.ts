@@ -36,7 +36,11 @@ export interface ResourceChange {
   /** The observed remote version the plan was made from (guards saved plans). */
   readonly observedVersion: string | null;
   /** Ids of an object an interrupted create made, found by name: recorded before anything else. */
-  readonly adopted?: { readonly ids: Readonly<Record<string, string>>; readonly outputs: Readonly<Record<string, string>> };
+  readonly adopted?: {
+    readonly ids: Readonly<Record<string, string>>;
+    readonly outputs: Readonly<Record<string, string>>;
+    readonly foundAs?: 'interrupted-create' | 'retained';
+  };
   /** The state address this object is managed at until apply moves it here. */
   readonly movedFrom?: string;
   /** A replaced object whose delete has not succeeded yet (kept in state until it has). */

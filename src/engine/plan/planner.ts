@@ -81,6 +81,7 @@ async function settle(input: PlanStackInput): Promise<Known> {
       entries.delete(address);
     }
   }
+  await retakeRetained(input, entries, adopted, managedIds);
   const declared = new Set(input.destroy ? [] : input.stack.resources.map((r) => r.address));
   for (const move of input.stack.moves ?? []) {
     const entry = entries.get(move.from);
@@ -95,6 +96,34 @@ async function settle(input: PlanStackInput): Promise<Known> {
     }
   }
   return { entries, adopted, movedFrom, emptyIntents };
+}
+
+/** A declaration with no state entry whose object an earlier destroy kept stands as that object, taken back into state. */
+async function retakeRetained(
+  input: PlanStackInput,
+  entries: Map<string, StateEntry>,
+  adopted: Map<string, Applied>,
+  managedIds: Set<string>,
+): Promise<void> {
+  if (input.destroy || !input.refresh) return;
+  for (const resource of input.stack.resources) {
+    if (entries.has(resource.address) || !targeted(input, resource.address)) continue;
+    const kind = input.kinds.require(resource.type, resource.address);
+    const found = kind.findRetained ? await kind.findRetained(input.ctx, resource.attributes, managedIds) : undefined;
+    if (!found) continue;
+    adopted.set(resource.address, { ...found, foundAs: 'retained' });
+    for (const id of Object.values(found.ids)) managedIds.add(id);
+    entries.set(resource.address, {
+      type: resource.type,
+      ids: { ...found.ids },
+      outputs: { ...found.outputs },
+      attributes: null,
+      dependencies: [...resource.dependsOn],
+      private: { found_as: 'retained' },
+      sensitive_paths: [],
+      status: 'ok',
+    });
+  }
 }
 
 /**
@@ -340,6 +369,13 @@ function planRemoval(input: PlanStackInput, record: AddressRecord, salt: string)
   });
 }
 
+/** A hint naming `<this address>` names the address itself: it runs as printed. */
+function withAddressInHints(desired: Desired, address: string): Desired {
+  if (!desired.problems.some((p) => p.hint?.includes('<this address>'))) return desired;
+  const problems = desired.problems.map((p) => (p.hint ? { ...p, hint: p.hint.replace(/<this address>/g, address) } : p));
+  return { ...desired, problems };
+}
+
 /** Outputs standing in, at plan, for those of objects the plan creates, by address (see ResourceKind.standIn). */
 type StandIns = Map<string, Readonly<Record<string, string>>>;
 
@@ -365,7 +401,7 @@ async function planDeclaredResource(
     },
     (ref) => standIns.get(ref.address)?.[ref.output],
   ) as JsonObject;
-  const read: Desired = await desireResource(kind, ctx, attributes, prior);
+  const read: Desired = withAddressInHints(await desireResource(kind, ctx, attributes, prior), address);
   const misnamed = unknownIgnoredAttributes(resource.lifecycle, Object.keys(kind.declaration.attributes));
   const desired: Desired = misnamed.length > 0 ? { ...read, problems: [...read.problems, ...misnamed] } : read;
   const { observation } = observed;

@@ -79,6 +79,17 @@ export function desiredWithLifecycle(
 }
 
 /**
+ * An object adopted rather than written (no applied attributes): what the service chose for a
+ * parameter the stack leaves unspecified is no change.
+ */
+function withChoicesLeftUnspecified(observed: JsonObject, after: JsonObject, kind: ResourceKind): JsonObject {
+  let view = observed;
+  for (const [key, unspecified] of Object.entries(kind.declaration.serviceChosen))
+    if (after[key] === unspecified && observed[key] !== undefined) view = { ...view, [key]: unspecified };
+  return view;
+}
+
+/**
  * Plans one resource from what the stack wants and what exists, by its kind's declaration:
  * the masked views, the diff, the replace reasons and the kind's judgement. Both the
  * engine's planner and the Terraform provider plan through it. It calls no service and writes nothing:
@@ -104,7 +115,10 @@ export function planResourceChange(input: ResourcePlanInput): ResourcePlan {
   const observedView = observation
     ? maskPaths(observation.view, viewSecretPaths(kind, observation.view, known, input.attributes), salt, key)
     : undefined;
-  const current = observedView ?? existing.attributes ?? {};
+  const current =
+    existing.attributes === null && observedView
+      ? withChoicesLeftUnspecified(observedView, after, kind)
+      : (observedView ?? existing.attributes ?? {});
   const drift = existing.attributes && observedView ? unignoredDrift(diffJson(existing.attributes, observedView), input.lifecycle) : [];
   const changes = diffJson(current, after);
   const forced = input.forcedReplace ?? [];

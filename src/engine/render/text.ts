@@ -53,6 +53,8 @@ function wholeObjectLines(p: Palette, obj: JsonObject | null, kind: 'add' | 'rem
 function headline(c: ResourceChange): string {
   if (c.movedFrom) return `${c.movedFrom} has moved to ${c.address}${c.action === 'move' ? '' : ` and ${PHRASE[c.action]}`}`;
   if (c.deposed) return `${c.address} (deposed object: its replacement exists, its delete failed) ${PHRASE[c.action]}`;
+  if (c.adopted?.foundAs === 'retained')
+    return `${c.address} is taken back into state: an earlier destroy kept it (retain_on_delete)${c.action === 'adopt' ? '' : ` and it ${PHRASE[c.action]}`}`;
   if (c.adopted)
     return `${c.address} was adopted${c.action === 'adopt' ? ': an interrupted create had made it, it is recorded in state' : ` and ${PHRASE[c.action]}`}`;
   return `${c.address} ${PHRASE[c.action]}`;
@@ -62,7 +64,7 @@ export function renderResource(p: Palette, c: ResourceChange, hold?: WindowHold)
   const color = colorFor(p, c.action);
   const lines = [p.bold(`  # ${headline(c)}`)];
   if (hold) lines.push(p.yellow(`  #   ${holdText(hold)}`));
-  if (c.adopted && c.action !== 'adopt')
+  if (c.adopted && c.adopted.foundAs !== 'retained' && c.action !== 'adopt')
     lines.push(p.dim(`  #   adopted: an interrupted create had made it; found on the service by name`));
   for (const reason of c.replaceReasons) lines.push(p.red(`  #   replacement forced by: ${reason}`));
   for (const [k, v] of Object.entries(c.facts)) lines.push(p.dim(`  #   ${k}: ${v}`));
@@ -86,6 +88,12 @@ export function summaryLine(s: PlanSummary, destroy = false): string {
   const move = s.move > 0 ? `, ${s.move} moved` : '';
   const head = destroy ? 'Destroy plan' : 'Plan';
   return `${head}: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy${forget}${adopt}${move}.`;
+}
+
+/** The summary of a plan with errors: nothing of it can be applied. */
+export function refusedLine(s: PlanSummary): string {
+  const errors = `${s.problems} error${s.problems === 1 ? '' : 's'}`;
+  return `Plan refused: ${errors} above; nothing will be changed until ${s.problems === 1 ? 'it is' : 'they are'} fixed (the plan as it stands: ${s.add} to add, ${s.change} to change, ${s.destroy} to destroy).`;
 }
 
 /** The plan as Terraform users read it: drift first, then actions, then the summary line. */
@@ -120,7 +128,11 @@ export function renderPlanText(plan: Plan, options: { color: boolean }): string 
   } else if (acting.length > 0) {
     out.push('fleetform will perform the following actions:', '');
     const holds = holdsByAddress(plan);
-    for (const c of acting) out.push(...renderResource(p, c, holdOfChange(holds, c)), '');
+    const stacks = [...new Set(acting.map((c) => c.stack))];
+    for (const stack of stacks) {
+      if (stacks.length > 1) out.push(p.bold(`Stack ${stack}:`), '');
+      for (const c of acting.filter((a) => a.stack === stack)) out.push(...renderResource(p, c, holdOfChange(holds, c)), '');
+    }
   }
   const noteOnly = plan.changes.filter((c) => c.action === 'no-op' && c.notes.some((n) => n.level === 'warning'));
   for (const c of noteOnly) {
@@ -133,7 +145,8 @@ export function renderPlanText(plan: Plan, options: { color: boolean }): string 
   }
   if (plan.rollouts && plan.rollouts.length > 0) out.push('', ...rolloutPlanLines(plan.rollouts));
   for (const h of waveOnlyHolds(plan)) out.push(p.yellow(`  ${h.address}: ${holdText(h)}`));
-  out.push(p.bold(summaryLine(summarize(plan.changes), plan.destroy)));
+  const summary = summarize(plan.changes);
+  out.push(summary.problems > 0 ? p.red(p.bold(refusedLine(summary))) : p.bold(summaryLine(summary, plan.destroy)));
   const held = holdsSummary(plan);
   if (held) out.push(p.yellow(held));
   return `${out.join('\n')}\n`;
