@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { createServiceClient } from '../../src/api/client';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
-import { fleetform } from './fleet-fixture';
+import { fleetform, newAdoptionProject } from './fleet-fixture';
 import { seededRandom as random } from '../seeded-random';
 
 jest.setTimeout(240_000);
@@ -227,15 +227,7 @@ beforeAll(async () => {
     ['box'],
   );
 
-  project = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-adopt-'));
-  await fs.mkdir(path.join(project, 'node_modules'));
-  for (const m of ['cdktf', 'constructs', 'tsx', '@types'])
-    await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
-  await fs.symlink(ROOT, path.join(project, 'node_modules', 'fleetform'));
-  await fs.writeFile(
-    path.join(project, 'package.json'),
-    JSON.stringify({ name: 'adopted-fleet', private: true, dependencies: { cdktf: '*', fleetform: '*' } }),
-  );
+  project = await newAdoptionProject('ff-adopt-', 'adopted-fleet');
 });
 
 afterAll(async () => {

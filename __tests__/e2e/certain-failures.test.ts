@@ -8,11 +8,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
-import { fleetform } from './fleet-fixture';
+import { fleetform, newAdoptionProject } from './fleet-fixture';
 
 jest.setTimeout(300_000);
 
-const ROOT = path.resolve(__dirname, '../..');
 type ViamClient = Awaited<ReturnType<Sdk['createViamClient']>>;
 
 let emulator: RunningEmulator;
@@ -54,15 +53,7 @@ beforeAll(async () => {
   partId = part.id;
   // The service stores a config that certainly fails items: the machine runs the rest.
   await viam.appClient.updateRobotPart(part.id, part.name, sdk.Struct.fromJson(BROKEN as never));
-  project = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-certain-'));
-  await fs.mkdir(path.join(project, 'node_modules'));
-  for (const m of ['cdktf', 'constructs', 'tsx', '@types'])
-    await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
-  await fs.symlink(ROOT, path.join(project, 'node_modules', 'fleetform'));
-  await fs.writeFile(
-    path.join(project, 'package.json'),
-    JSON.stringify({ name: 'certain', private: true, dependencies: { cdktf: '*', fleetform: '*' } }),
-  );
+  project = await newAdoptionProject('ff-certain-', 'certain');
 });
 
 afterAll(async () => {

@@ -239,3 +239,18 @@ export function appliedSeed(prefix: string, prepare: (seed: EmulatorProject) => 
     return seeding;
   };
 }
+
+/**
+ * An empty project for `fleetform adopt` to write into: a package.json and a node_modules
+ * holding this checkout as fleetform beside its cdktf, constructs and tsx.
+ */
+export async function newAdoptionProject(prefix: string, name: string): Promise<string> {
+  const root = path.resolve(__dirname, '../..');
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  await fs.mkdir(path.join(dir, 'node_modules'));
+  for (const m of ['cdktf', 'constructs', 'tsx', '@types'])
+    await fs.symlink(path.join(root, 'node_modules', m), path.join(dir, 'node_modules', m));
+  await fs.symlink(root, path.join(dir, 'node_modules', 'fleetform'));
+  await fs.writeFile(path.join(dir, 'package.json'), JSON.stringify({ name, private: true, dependencies: { cdktf: '*', fleetform: '*' } }));
+  return dir;
+}

@@ -13,11 +13,10 @@ import { loadSdk, type Sdk } from '../../src/api/sdk';
 import { EmulatorService } from '../../src/api/emulator-control';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { clientOf } from '../emulator/helpers';
-import { fleetform, quickMachines } from './fleet-fixture';
+import { fleetform, newAdoptionProject, quickMachines } from './fleet-fixture';
 
 jest.setTimeout(300_000);
 
-const ROOT = path.resolve(__dirname, '../..');
 type ViamClient = Awaited<ReturnType<Sdk['createViamClient']>>;
 
 const MISSING = '45ab0c1d-0000-4000-8000-00000000dead';
@@ -72,15 +71,7 @@ beforeAll(async () => {
   emulator = await startEmulator({ dataDir, port: 0 });
   const c = emulator.credentials;
   env = { FLEETFORM_ENDPOINT: emulator.url, FLEETFORM_API_KEY: c.apiKey, FLEETFORM_API_KEY_ID: c.apiKeyId };
-  project = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-foreign-'));
-  await fs.mkdir(path.join(project, 'node_modules'));
-  for (const m of ['cdktf', 'constructs', 'tsx', '@types'])
-    await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
-  await fs.symlink(ROOT, path.join(project, 'node_modules', 'fleetform'));
-  await fs.writeFile(
-    path.join(project, 'package.json'),
-    JSON.stringify({ name: 'foreign-fleet', private: true, dependencies: { cdktf: '*', fleetform: '*' } }),
-  );
+  project = await newAdoptionProject('ff-foreign-', 'foreign-fleet');
   sdk = await loadSdk();
   viam = await sdk.createViamClient({
     serviceHost: emulator.url,

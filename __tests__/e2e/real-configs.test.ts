@@ -14,14 +14,13 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { configSecrets, isSecretEnvEntry, unescapeTemplate } from '../../src/domain';
 import { secretVariableName } from '../../src/engine/adopt/machine-code';
 import { pathKeys, withValueAt } from '../../src/domain/secret-reference';
-import { fleetform } from './fleet-fixture';
+import { fleetform, newAdoptionProject } from './fleet-fixture';
 import { realConfigs } from '../fixtures/real-configs';
 import { HAND_WRITTEN, HAND_WRITTEN_FRAGMENTS, withFragmentIds } from './real-config-forms';
 import { differenceLine } from './first-difference';
 
 jest.setTimeout(600_000);
 
-const ROOT = path.resolve(__dirname, '../..');
 type ViamClient = Awaited<ReturnType<Sdk['createViamClient']>>;
 
 let emulator: RunningEmulator;
@@ -121,15 +120,7 @@ beforeAll(async () => {
     robotIds.set(name, robotId);
     collectSecrets(name, config);
   }
-  project = await fs.mkdtemp(path.join(os.tmpdir(), 'ff-real-'));
-  await fs.mkdir(path.join(project, 'node_modules'));
-  for (const m of ['cdktf', 'constructs', 'tsx', '@types'])
-    await fs.symlink(path.join(ROOT, 'node_modules', m), path.join(project, 'node_modules', m));
-  await fs.symlink(ROOT, path.join(project, 'node_modules', 'fleetform'));
-  await fs.writeFile(
-    path.join(project, 'package.json'),
-    JSON.stringify({ name: 'real-fleet', private: true, dependencies: { cdktf: '*', fleetform: '*' } }),
-  );
+  project = await newAdoptionProject('ff-real-', 'real-fleet');
 });
 
 afterAll(async () => {
