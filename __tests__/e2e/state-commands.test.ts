@@ -376,7 +376,7 @@ describe('state rm', () => {
     expect(plan.code).toBe(1);
     expect(plan.stdout).toContain(
       `Error: fleetform_machine.picker-2.name: location ${p.credentials.locationId} already has a machine named picker-2 (id ${ids.machine_id as string})\n` +
-        `  hint: if fleetform manages it under another address, move that address instead of recreating it (fleetform state mv OLD NEW); to manage it with this resource: fleetform import <this address> ${ids.machine_id as string}; or choose another name\n`,
+        `  hint: if fleetform manages it under another address, move that address instead of recreating it (fleetform state mv OLD NEW); to manage it with this resource: fleetform import fleetform_machine.picker-2 ${ids.machine_id as string}; or choose another name\n`,
     );
     expect(await p.runBare('state', 'list')).toEqual({
       code: 0,

@@ -17,7 +17,22 @@ describe('the order a machine config is written in', () => {
   test("sections in the order synth writes them (components, services, modules, then the rest as given), the service's own keys first", () => {
     const stored = { revision: 'r1', services: [], cloud: { id: 'x' } };
     const code = { network: { bind_address: ':9090' }, agent: {}, modules: [{ name: 'm' }], components: [{ name: 'cam' }] };
-    const doc = configDocument(configView(code), stored);
-    expect(Object.keys(doc)).toEqual(['revision', 'cloud', 'components', 'services', 'modules', 'network', 'agent']);
+    // Stored from a Struct: its order is the service's reshuffle, so the write takes the code's.
+    const doc = configDocument(configView(code), stored, false);
+    expect(Object.keys(doc)).toEqual(['revision', 'cloud', 'components', 'modules', 'network', 'agent']);
+  });
+
+  test('over a config a client stored as text, its order stands for every key both hold; the rest follows in the order synth writes', () => {
+    const stored = { network: { bind_address: ':8080' }, revision: 'r1', components: [{ model: 'webcam', name: 'cam' }] };
+    const code = { components: [{ name: 'cam', model: 'webcam' }], modules: [{ name: 'm' }], network: { bind_address: ':9090' } };
+    const doc = configDocument(configView(code), stored, true);
+    expect(JSON.stringify(doc)).toBe(
+      JSON.stringify({
+        network: { bind_address: ':9090' },
+        revision: 'r1',
+        components: [{ model: 'webcam', name: 'cam' }],
+        modules: [{ name: 'm' }],
+      }),
+    );
   });
 });

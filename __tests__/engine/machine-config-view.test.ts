@@ -75,3 +75,35 @@ test('a placeholder at a secret path or under a secret-looking env name is not m
   };
   expect(secretEnvEntries.paths(view, {})).toEqual(['config.modules.helper.env.DB_PASSWORD', 'config.remotes[1].auth.credentials.payload']);
 });
+
+test('a write over a stored config keeps the order of its entries and keys: a plan with no changes sends the same JSON', () => {
+  const stored = {
+    modules: [{ version: '1.0.0', module_id: 'x:b', name: 'b', type: 'registry' }],
+    components: [
+      { name: 'cam', model: 'webcam', api: 'rdk:component:camera' },
+      { name: 'arm', model: 'fake', api: 'rdk:component:arm', attributes: { z: 1, a: 2 } },
+    ],
+    services: [],
+  };
+  const code = {
+    components: [
+      { name: 'arm', api: 'rdk:component:arm', model: 'fake', attributes: { a: 2, z: 1 } },
+      { name: 'base', api: 'rdk:component:base', model: 'fake' },
+      { name: 'cam', api: 'rdk:component:camera', model: 'webcam' },
+    ],
+    services: [],
+    modules: [{ type: 'registry', name: 'b', module_id: 'x:b', version: '1.0.0' }],
+  };
+  const written = configDocument(configView(code), stored);
+  expect(JSON.stringify(written)).toBe(
+    JSON.stringify({
+      modules: stored.modules,
+      components: [...stored.components, { name: 'base', api: 'rdk:component:base', model: 'fake' }],
+      services: [],
+    }),
+  );
+  // The same config as stored, in another order: its view is the stored one's, and the write sends the stored text.
+  const same = { ...code, components: code.components.filter((c) => c.name !== 'base') };
+  expect(stableStringify(configView(same))).toBe(stableStringify(configView(stored)));
+  expect(JSON.stringify(configDocument(configView(same), stored))).toBe(JSON.stringify(stored));
+});

@@ -174,6 +174,7 @@ test('handshake, schema over mutual TLS, Shutdown: exit 0 with nothing but the h
       'secrets',
       'deploy_models',
       'health_gate',
+      'acknowledged',
       'id',
       'part_id',
       'secret_env_digest',

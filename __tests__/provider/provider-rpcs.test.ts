@@ -111,6 +111,7 @@ function machine(name: string, version = '~1.2'): TerraformObject {
     secret_env: { 'acme_sensors.API_TOKEN': 'token-one' },
     deploy_models: null,
     health_gate: null,
+    acknowledged: null,
     id: null,
     part_id: null,
   };
@@ -221,6 +222,7 @@ test('GetProviderSchema: every kind, required/optional/computed/sensitive as dec
     secret_env: 'optional sensitive',
     deploy_models: 'optional',
     health_gate: 'optional',
+    acknowledged: 'optional',
     id: 'computed',
     part_id: 'computed',
     secret_env_digest: 'computed',
@@ -361,6 +363,7 @@ describe('UpgradeResourceState', () => {
       secret_env: null,
       deploy_models: null,
       health_gate: null,
+      acknowledged: null,
       secret_env_digest: null,
       secrets: null,
       secrets_digest: null,

@@ -8,6 +8,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { escapeTemplate } from '../../src/domain/template-escape';
+import { acknowledgedAttribute, storedFailureAcknowledgments } from '../../src/domain/certainty';
+import { validateMachineConfig } from '../../src/domain';
 import { openEmulatorProject, type EmulatorProject } from '../e2e/fleet-fixture';
 import { realConfigs } from '../fixtures/real-configs';
 import { requireTerraform, terraform, terraformHome } from './terraform-cli';
@@ -64,7 +66,15 @@ test('a sample of real configs applies through terraform as written; the next pl
   const dir = path.join(project.dir, 'corpus');
   await fs.mkdir(dir);
   const resources = Object.fromEntries(
-    configs.map(({ name, config }, i) => [`m${i}`, { name, config: escapeTemplate(JSON.stringify(config)) }]),
+    configs.map(({ name, config }, i) => {
+      // What each config certainly breaks is acknowledged, as adoption writes it.
+      const found = validateMachineConfig(config, { allowUnpinnedModules: true });
+      const acknowledged = acknowledgedAttribute(storedFailureAcknowledgments(config, found, new Set()));
+      return [
+        `m${i}`,
+        { name, config: escapeTemplate(JSON.stringify(config)), ...(Object.keys(acknowledged).length > 0 ? { acknowledged } : {}) },
+      ];
+    }),
   );
   const main = {
     terraform: { required_providers: { fleetform: { source: 'fleetform/fleetform', version: '0.1.0' } } },

@@ -4,7 +4,6 @@ import { packageVersion } from '../constructs/package-version';
 import { registerCommands } from './commands';
 import { writePhaseTimings } from './phase-timings';
 import { AppRunner } from './app-runner';
-import { processRedactor } from '../engine/redactor';
 
 /** Builds the `fleetform` command; each sub-command registers itself from its own file. */
 export function buildProgram(apps: AppRunner = new AppRunner()): Command {
@@ -32,6 +31,8 @@ export async function main(argv: readonly string[], apps: AppRunner = new AppRun
     if (err instanceof CommanderError) return err.exitCode;
     if (err instanceof FleetformError) {
       // An error may quote what an app printed: it passes the redactor like every text fleetform sends out.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only on an error: a command line's start loads no engine
+      const { processRedactor } = require('../engine/redactor') as typeof import('../engine/redactor');
       process.stderr.write(`error: ${processRedactor.redact(err.format())}\n`);
       return 1;
     }

@@ -5,18 +5,21 @@
  */
 import * as crypto from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 /** How long a printed plan stands for the next apply's: the same run of commands, not a later day. */
 const SHOWN_FOR_MS = 10 * 60 * 1000;
 
-const fileOf = (cwd: string): string => path.join(cwd, '.fleetform', 'shown-plan');
 const digestOf = (text: string): string => crypto.createHash('sha256').update(text).digest('hex');
+/** Kept beside the user's other temporary files, never in the project: a project whose state lives elsewhere gets no `.fleetform`. */
+const fileOf = (cwd: string): string =>
+  path.join(os.tmpdir(), `fleetform-shown-plans-${os.userInfo().uid}`, digestOf(path.resolve(cwd)).slice(0, 32));
 
 /** Records that `text` (the plan without colors) was printed now. */
 export async function rememberShownPlan(cwd: string, text: string): Promise<void> {
   try {
-    await fs.mkdir(path.dirname(fileOf(cwd)), { recursive: true });
+    await fs.mkdir(path.dirname(fileOf(cwd)), { recursive: true, mode: 0o700 });
     await fs.writeFile(fileOf(cwd), `${digestOf(text)}\n`, { mode: 0o600 });
   } catch {
     // Not remembered: the next apply prints its plan in full.

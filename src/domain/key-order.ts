@@ -16,12 +16,17 @@ function reordered(value: unknown, stored: unknown): unknown {
   if (!isObject(value) || !isObject(stored)) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(stored)) {
-    if (Object.prototype.hasOwnProperty.call(value, key)) out[key] = reordered(value[key], stored[key]);
+    if (Object.prototype.hasOwnProperty.call(value, key)) define(out, key, reordered(value[key], stored[key]));
   }
   for (const key of Object.keys(value)) {
-    if (!Object.prototype.hasOwnProperty.call(out, key)) out[key] = value[key];
+    if (!Object.prototype.hasOwnProperty.call(out, key)) define(out, key, value[key]);
   }
   return out;
+}
+
+/** Sets an own key, `__proto__` included (a config may hold one; assignment would set the prototype). */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function reorderedList(value: readonly unknown[], stored: readonly unknown[]): unknown[] {

@@ -158,7 +158,7 @@ export function createAppClient(
 
     async getMachineParts(machineId) {
       const res = await call('getRobotParts', true, (c, o) => c.getRobotParts({ robotId: machineId }, o));
-      return res.parts.map((p) => machinePartOf(p, robotConfigJsonOf(p)));
+      return res.parts.map((p) => machinePartOf(p, robotConfigJsonOf(p), robotConfigJsonOf(p)));
     },
 
     async getMachinePart(partId) {
@@ -197,7 +197,7 @@ export function createAppClient(
         c.updateRobotPart({ id: partId, name, robotConfigJson, lastKnownUpdate: guard }, o),
       );
       if (res.part === undefined) throw missing('UpdateRobotPart', 'part');
-      return machinePartOf(res.part, robotConfigJsonOf(res.part));
+      return machinePartOf(res.part, robotConfigJsonOf(res.part), robotConfigJsonOf(res.part));
     },
 
     async getModule(moduleId) {

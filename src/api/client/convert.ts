@@ -115,9 +115,10 @@ export interface RobotPartLike {
 
 /**
  * A part with its config as a plain object: from the `config_json` GetRobotPart returns,
- * else from the part's `robot_config_json`, else from `robot_config` (a Struct), else empty.
+ * else from the part's `robot_config_json`, else from `robot_config` (a Struct), else empty;
+ * `storedText` is the part's `robot_config_json` (field 18), present when a client wrote text.
  */
-export function machinePartOf(p: RobotPartLike, getConfigJson?: string): MachinePart {
+export function machinePartOf(p: RobotPartLike, getConfigJson?: string, storedText: string | undefined = p.robotConfigJson): MachinePart {
   const configJson = getConfigJson || p.robotConfigJson || undefined;
   return withoutUndefined({
     id: p.id,
@@ -127,6 +128,7 @@ export function machinePartOf(p: RobotPartLike, getConfigJson?: string): Machine
     mainPart: p.mainPart,
     config: configOf(p.robotConfig, configJson),
     configJson,
+    storedAsText: storedText ? true : undefined,
     lastUpdated: dateOf(p.lastUpdated),
     createdOn: dateOf(p.createdOn),
   });

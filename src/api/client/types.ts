@@ -84,6 +84,11 @@ export interface MachinePart {
    * integers above 2^53 as doubles; pass it to `updateMachinePart` to write them as read.
    */
   readonly configJson?: string;
+  /**
+   * Whether the service holds the config as the JSON text a client wrote (its key order is
+   * that writer's); false for one stored from a Struct, whose keys the service reshuffled.
+   */
+  readonly storedAsText?: boolean;
   /** Time of the last config change: pass it back to `updateMachinePart` for optimistic concurrency. */
   readonly lastUpdated?: Date;
   readonly createdOn?: Date;

@@ -31,7 +31,7 @@ function keyOf(entry: JsonObject, taken: Set<string>): string {
  * Every section is present or absent as written, an empty list as `{}`: two configs have
  * the same view exactly when they are the same JSON, key order and the order of a keyed
  * list's entries aside, so a plan with no changes is one whose write would send what the
- * service has (its entries in the order code declares them).
+ * service has (a write keeps the stored order of a keyed list's entries; new ones follow it).
  * `config` is JSON (parsed text or a protobuf Struct's JSON); its entries are shared, not
  * copied, so the view must not be mutated.
  */
@@ -60,20 +60,38 @@ export function configView(config: Record<string, unknown>): JsonObject {
 /**
  * Back from the keyed view to the service's list form, each section present exactly when the
  * view has it, keeping unmanaged top-level keys of `base` (the stored config a write replaces)
- * and its key order wherever both hold a key.
+ * and, with `keepOrder` (its order is a writer's, not the service's reshuffle of a Struct),
+ * its order of keys and keyed entries wherever both hold one.
  */
-export function configDocument(view: JsonObject, base: Record<string, unknown> = {}): Record<string, JsonValue> {
+export function configDocument(view: JsonObject, base: Record<string, unknown> = {}, keepOrder = true): Record<string, JsonValue> {
   const doc: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(base)) {
     if (!isManaged(k)) doc[k] = toJson(v);
   }
   for (const list of MANAGED_LISTS) {
     const keyed = view[list];
-    if (isObject(keyed)) doc[list] = Object.values(keyed);
+    if (isObject(keyed)) doc[list] = keepOrder ? inStoredEntryOrder(keyed, base[list]) : Object.values(keyed);
   }
   for (const key of MANAGED_IMPORTS) if (Array.isArray(view[key])) doc[key] = view[key];
   for (const [key, value] of Object.entries(view)) if (!isListOrImport(key) && isCodeOwnedKey(key)) doc[key] = value;
-  return inKeyOrderOf(doc, base);
+  return keepOrder ? inKeyOrderOf(doc, base) : doc;
+}
+
+/**
+ * A keyed list's entries in the order the stored list has them (the plan does not compare
+ * that order, so the write keeps it), then the entries only the view has, in its order.
+ */
+function inStoredEntryOrder(keyed: JsonObject, stored: unknown): JsonValue[] {
+  if (!Array.isArray(stored)) return Object.values(keyed);
+  const taken = new Set<string>();
+  const out: JsonValue[] = [];
+  for (const raw of stored) {
+    if (!isObject(raw)) continue;
+    const key = keyOf(raw as JsonObject, taken);
+    if (Object.prototype.hasOwnProperty.call(keyed, key)) out.push(keyed[key] as JsonValue);
+  }
+  for (const [key, entry] of Object.entries(keyed)) if (!taken.has(key)) out.push(entry);
+  return out;
 }
 
 /** The texts a part's config was read from, for its integers above 2^53 to be written back as read. */

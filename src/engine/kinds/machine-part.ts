@@ -128,7 +128,7 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
     const after = await ctx.client.appClient.updateMachinePart(
       partId,
       desired.name,
-      configDocument(config, part.config),
+      configDocument(config, part.config, part.storedAsText === true),
       part.lastUpdated,
       readFromOf(part),
     );
@@ -153,7 +153,7 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
       const after = await ctx.client.appClient.updateMachinePart(
         partId,
         desired.name,
-        configDocument(config, part.config),
+        configDocument(config, part.config, part.storedAsText === true),
         part.lastUpdated,
         readFromOf(part),
       );

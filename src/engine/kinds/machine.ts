@@ -204,7 +204,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const after = await ctx.client.appClient.updateMachinePart(
       part.id,
       part.name,
-      configDocument(knownConfig(desired), part.config),
+      configDocument(knownConfig(desired), part.config, part.storedAsText === true),
       part.lastUpdated,
       readFromOf(part),
     );
@@ -233,7 +233,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
       after = await ctx.client.appClient.updateMachinePart(
         part.id,
         part.name,
-        configDocument(knownConfig(desired), part.config),
+        configDocument(knownConfig(desired), part.config, part.storedAsText === true),
         part.lastUpdated,
         readFromOf(part),
       );
