@@ -1,15 +1,16 @@
 /** What `fleetform validate` does when it runs, loaded then; its name, flags and help are in validate.ts. */
 import { describeResources } from '../../constructs/app-hook';
+import { processRedactor } from '../../engine/redactor';
 import { formatAppProblem, validateApp, type AppProblem, type RunAppResult } from '../run-app';
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** Prints warnings, then errors with a count line; true when there were no errors. */
+/** Prints warnings, then errors with a count line (each through the redactor: a problem may quote what the app printed); true when there were no errors. */
 export function printAppProblems(result: RunAppResult): boolean {
   const write = (p: AppProblem): void => {
-    process.stderr.write(`${formatAppProblem(p)}\n`);
+    process.stderr.write(`${processRedactor.redact(formatAppProblem(p))}\n`);
   };
   result.warnings.forEach(write);
   if (result.ok) return true;
