@@ -233,9 +233,11 @@ test('the dashboard pages, a refused and an approved plan, a failed canary rolle
   await expectNoSecret('events');
   await shot('events');
 
-  // A healthy change goes wave by wave: each wave is seen current before the next.
+  // A healthy change goes wave by wave: each wave is seen current before the next. Each wave
+  // settles long enough for the page (fed by a dashboard that plans every second, slower on a
+  // loaded machine) to show it current.
   await controls.setMachineFaults({ specs: [] });
-  synthDashboardFleet(p.outdir, { machines: MACHINES, policy: '~1.3', rollout: rollout('2s') });
+  synthDashboardFleet(p.outdir, { machines: MACHINES, policy: '~1.3', rollout: rollout('6s') });
   expect(await approvePlan(MACHINES)).toMatch(/approved/);
   await go('#/rollouts');
   for (const wave of [1, 2, 3])
