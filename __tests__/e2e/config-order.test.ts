@@ -32,12 +32,19 @@ afterAll(async () => {
   await p?.close();
 });
 
-function synth(attributes: Record<string, unknown>): void {
+/** A client of the service's own wire messages, to write a part's config as text as another client (the official CLI, the app) does. */
+async function textWriter(): Promise<Client<AppWireServiceType>> {
+  const url = p.env.FLEETFORM_ENDPOINT as string;
+  const token = await tokenFor(url, p.credentials.apiKeyId, p.credentials.apiKey);
+  return createClient((await loadServices()).appWire, transport(url, 'grpc-web', { authorization: `Bearer ${token}` }));
+}
+
+function synth(attributes: Record<string, unknown>, machineName = 'rig'): void {
   const app = new App({ outdir: p.outdir });
   const stack = new TerraformStack(app, 'fleet');
   new LocalBackend(stack, { path: path.join(p.dir, 'terraform.fleet.tfstate') });
   new FleetProvider(stack, 'cloud', {});
-  const machine = new Machine(stack, 'rig', { name: 'rig' });
+  const machine = new Machine(stack, machineName, { name: machineName });
   new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2' });
   new ModularResource(machine, 'sensor', {
     name: 'sensor-1',
@@ -48,8 +55,8 @@ function synth(attributes: Record<string, unknown>): void {
   app.synth();
 }
 
-async function mainPartId(): Promise<string> {
-  const machine = (await p.client.appClient.listMachines(p.credentials.locationId)).find((m) => m.name === 'rig');
+async function mainPartId(machineName = 'rig'): Promise<string> {
+  const machine = (await p.client.appClient.listMachines(p.credentials.locationId)).find((m) => m.name === machineName);
   const [main] = await p.client.appClient.getMachineParts(machine?.id ?? '');
   return main?.id ?? '';
 }
@@ -61,11 +68,12 @@ function attributesText(configJson: string): string {
 }
 
 test("an applied machine's config reaches the service in the code's key order, as robot_config_json", async () => {
-  synth({ zeta: 1, alpha: 2, nested: { z: true, a: false }, mid: 'm' });
+  // A machine of its own: a new machine's first write takes the code's order, whatever another test stored.
+  synth({ zeta: 1, alpha: 2, nested: { z: true, a: false }, mid: 'm' }, 'fresh');
   const apply = await p.run('apply', '--auto-approve');
   expect(apply.stderr).toBe('');
   expect(apply.code).toBe(0);
-  const read = await viam.appClient.getRobotPart(await mainPartId());
+  const read = await viam.appClient.getRobotPart(await mainPartId('fresh'));
   expect(attributesText(read.configJson)).toBe('{"zeta":1,"alpha":2,"nested":{"z":true,"a":false},"mid":"m"}');
   // Stored from the text: the part carries it as robot_config_json too.
   const part = own.RobotPartWithEncodedConfig.fromBinary(read.part?.toBinary() ?? new Uint8Array());
@@ -78,12 +86,7 @@ test('an integer above 2^53 on the service survives the next apply, which change
   expect((await p.run('apply', '--auto-approve')).code).toBe(0);
   const partId = await mainPartId();
   // Another client (as the official CLI does) writes the exact integer as text.
-  const url = p.env.FLEETFORM_ENDPOINT as string;
-  const token = await tokenFor(url, p.credentials.apiKeyId, p.credentials.apiKey);
-  const wire: Client<AppWireServiceType> = createClient(
-    (await loadServices()).appWire,
-    transport(url, 'grpc-web', { authorization: `Bearer ${token}` }),
-  );
+  const wire = await textWriter();
   const stored = (await viam.appClient.getRobotPart(partId)).configJson;
   expect(stored).toContain('"serial":9007199254740992');
   const exact = stored.replace('"serial":9007199254740992', '"serial":9007199254740993');
@@ -102,12 +105,7 @@ test('a write keeps the order someone else stored the config in, where the code 
   synth({ zeta: 1, alpha: 2 });
   expect((await p.run('apply', '--auto-approve')).code).toBe(0);
   const partId = await mainPartId();
-  const url = p.env.FLEETFORM_ENDPOINT as string;
-  const token = await tokenFor(url, p.credentials.apiKeyId, p.credentials.apiKey);
-  const wire: Client<AppWireServiceType> = createClient(
-    (await loadServices()).appWire,
-    transport(url, 'grpc-web', { authorization: `Bearer ${token}` }),
-  );
+  const wire = await textWriter();
   // Someone edits the JSON in the app: the same config, its keys in an order of their own.
   const stored = JSON.parse((await viam.appClient.getRobotPart(partId)).configJson) as {
     components: Array<Record<string, unknown>>;
