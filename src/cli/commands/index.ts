@@ -10,6 +10,7 @@ import { register as emulatorServe } from './emulator-serve';
 import { register as env } from './env';
 import { register as forceUnlock } from './force-unlock';
 import { register as importCommand } from './import';
+import { register as init } from './init';
 import { register as output } from './output';
 import { register as plan } from './plan';
 import { register as provider } from './provider-install';
@@ -23,6 +24,7 @@ import { register as validate } from './validate';
 
 /** Every sub-command, each in its own file, registered on the root program. */
 const registrations: ReadonlyArray<(program: Command, apps: AppRunner) => void> = [
+  init,
   configValidate,
   validate,
   synth,
