@@ -1,7 +1,7 @@
 /**
  * Fault specs cannot be misspelt: an unknown method or code stops the emulator before it
  * starts and names the nearest real ones; every fault counts the calls it failed; and the
- * README's "Faults on demand" examples, read from the README itself, arm faults that fire.
+ * examples of docs/emulator.md's "Faults on demand", read from that file, arm faults that fire.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -19,15 +19,15 @@ import { clientOf, codeOf } from './helpers';
 const scratch = scratchDirs();
 const BIN = path.resolve(__dirname, '../../bin/fleetform.js');
 
-/** The shell block under the README's "Faults on demand" heading. */
+/** The shell block under docs/emulator.md's "Faults on demand" heading. */
 function readmeExamples(): { serveFails: string[]; envSpecs: string; envCommand: string[] } {
-  const readme = fs.readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
+  const readme = fs.readFileSync(path.resolve(__dirname, '../../docs/emulator.md'), 'utf8');
   const section = readme.split('\n## Faults on demand\n')[1];
   const block = section ? /```sh\n([\s\S]*?)```/.exec(section)?.[1] : undefined;
-  if (!block) throw new Error('README has no sh block under "Faults on demand"');
+  if (!block) throw new Error('docs/emulator.md has no sh block under "Faults on demand"');
   const serveFails = [...block.matchAll(/--fail (\S+)/g)].map((m) => m[1] as string);
   const envLine = /^FLEETFORM_EMULATOR_FAIL=(\S+) npx fleetform (\S+(?: \S+)*?)\s*(?:#.*)?$/m.exec(block);
-  if (serveFails.length === 0 || !envLine) throw new Error(`README examples not understood:\n${block}`);
+  if (serveFails.length === 0 || !envLine) throw new Error(`docs/emulator.md examples not understood:\n${block}`);
   return { serveFails, envSpecs: envLine[1] as string, envCommand: (envLine[2] as string).split(' ') };
 }
 
@@ -133,7 +133,7 @@ describe('faults count what they fired', () => {
   });
 });
 
-describe("the README's examples", () => {
+describe("the emulator doc's examples", () => {
   const examples = readmeExamples();
 
   test('use real RPC names', () => {
