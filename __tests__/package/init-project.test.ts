@@ -88,9 +88,13 @@ describe('fleetform init', () => {
 
     const status = await fleetform('status', '--json');
     expect(status.code).toBe(0);
-    const machines = (JSON.parse(status.stdout) as { machines: { machine: string; modules: { name: string }[] }[] }).machines;
+    const machines = (JSON.parse(status.stdout) as { machines: { machine: string; online: string; modules: { name: string }[] }[] })
+      .machines;
     expect(machines.map((m) => m.machine).sort()).toEqual(['rover-1', 'rover-2']);
-    for (const machine of machines) expect(machine.modules.map((m) => m.name)).toEqual(['acme_sensors']);
+    for (const machine of machines) {
+      expect(machine.online).toBe('online');
+      expect(machine.modules.map((m) => m.name)).toEqual(['acme_sensors']);
+    }
 
     const again = await fleetform('plan', '--detailed-exitcode');
     expect(again.stdout).toContain('No changes.');
