@@ -115,6 +115,8 @@ describe("the README's TypeScript, read in order as one app", () => {
     .join('\n')}\napp.synth();\n`;
 
   test('type-checks under strict settings against the built fleetform/cdktn', () => {
+    if (!existsSync(path.join(ROOT, 'dist', 'cdktn.d.ts')))
+      throw new Error('dist/cdktn.d.ts is missing: run `npm run build` (jest builds dist/ first when src/ is newer)');
     expect(tsBlocks.length).toBeGreaterThan(3);
     const file = path.join(ROOT, '__readme__.ts');
     const options: ts.CompilerOptions = {

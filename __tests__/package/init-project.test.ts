@@ -6,7 +6,7 @@
  * embedded emulator as the printed next steps say; the two machines are then online.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { packed, useLocalPrebuilds } from './packed';
@@ -66,12 +66,31 @@ describe('fleetform init', () => {
     expect(existsSync(join(project, 'node_modules', 'fleetform', 'dist', 'cdktn.js'))).toBe(true);
   });
 
-  test('refuses the folder once it holds the project, unless forced', async () => {
-    const again = await run('node', [CLI, 'init', 'my-fleet'], scratch);
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain('the folder is not empty');
-    expect(again.stderr).toContain('--force');
-    expect(again.stderr).not.toMatch(/\n\s+at /);
+  test('refuses a folder holding anything, and with --force writes the project beside what is there', async () => {
+    const dir = join(scratch, 'notes');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'NOTES.md'), 'mine\n');
+    const refused = await run('node', [CLI, 'init', 'notes'], scratch);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('the folder is not empty (NOTES.md)');
+    expect(refused.stderr).toContain('--force');
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(dir, 'main.ts'))).toBe(false);
+    const forced = await run('node', [CLI, 'init', 'notes', '--force'], scratch);
+    expect(forced.code).toBe(0);
+    expect(existsSync(join(dir, 'main.ts'))).toBe(true);
+    expect(readFileSync(join(dir, 'NOTES.md'), 'utf8')).toBe('mine\n');
+  });
+
+  test('the installed fleetform makes the next project depend on the tarball its project named', async () => {
+    const made = await fleetform('init', '../second');
+    expect(made.stderr).toBe('');
+    expect(made.code).toBe(0);
+    const first = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const second = JSON.parse(readFileSync(join(scratch, 'second', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    // Both projects sit side by side, so the relative spec is the same.
+    expect(second.dependencies.fleetform).toBe(first.dependencies.fleetform);
+    expect(resolve(scratch, 'second', (second.dependencies.fleetform ?? '').replace(/^file:/, ''))).toBe(packed().tarball);
   });
 
   test('the new project plans and applies its two machines on the embedded emulator', async () => {
