@@ -89,7 +89,11 @@ describe('the files of a new project', () => {
   });
 
   test('cdktf.json runs main.ts, and the app imports the cdktn entry', () => {
-    expect(JSON.parse(fileOf('cdktf.json'))).toMatchObject({ language: 'typescript', app: 'npx ts-node main.ts', projectId: 'yard' });
+    expect(JSON.parse(fileOf('cdktf.json'))).toMatchObject({
+      language: 'typescript',
+      app: 'npx ts-node --transpile-only main.ts',
+      projectId: 'yard',
+    });
     expect(fileOf('main.ts')).toContain("from 'fleetform/cdktn'");
     expect(fileOf('main.ts')).toContain("from 'cdktn'");
   });

@@ -18,7 +18,7 @@ export interface ProjectFile {
  * 0.24 takes constructs 10.6 and 10.7), so a first install resolves exactly what was tested.
  */
 export const TEMPLATE_DEPENDENCIES = { cdktn: '0.24.0', constructs: '10.7.2' } as const;
-/** What runs main.ts: ts-node over TypeScript, as cdktn's own TypeScript template does. */
+/** What runs main.ts (ts-node over TypeScript, as cdktn's own TypeScript template has it) and checks its types (`npm run typecheck`). */
 export const TEMPLATE_DEV_DEPENDENCIES = { '@types/node': '20.19.43', 'ts-node': '10.9.2', typescript: '5.9.3' } as const;
 
 /**
@@ -111,11 +111,15 @@ function packageJson(name: string, fleetformSpec: string): string {
   });
 }
 
-/** cdktf.json as the example fleet's: the command that runs the app, no providers or modules of Terraform's. */
+/**
+ * cdktf.json as the example fleet's: the command that runs the app, no providers or modules
+ * of Terraform's. The app runs without a type check, which would cost every plan seconds:
+ * the constructs check their props at run time, and `npm run typecheck` checks the types.
+ */
 function cdktfJson(name: string): string {
   return json({
     language: 'typescript',
-    app: 'npx ts-node main.ts',
+    app: 'npx ts-node --transpile-only main.ts',
     projectId: name,
     sendCrashReports: 'false',
     terraformProviders: [],
