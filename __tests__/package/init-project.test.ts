@@ -3,7 +3,8 @@
  * depending on the packed package (the tarball the package tier packs once), installed with
  * npm from its cache (cdktn, constructs, ts-node, typescript and @types/node at the versions
  * fleetform is tested with, so no network is needed), then planned and applied on the
- * embedded emulator as the printed next steps say; the two machines are then online.
+ * embedded emulator as the printed next steps say; the two machines are then online, and
+ * main.ts type-checks.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -92,6 +93,12 @@ describe('fleetform init', () => {
     expect(second.dependencies.fleetform).toBe(first.dependencies.fleetform);
     expect(resolve(scratch, 'second', (second.dependencies.fleetform ?? '').replace(/^file:/, ''))).toBe(packed().tarball);
   });
+
+  test('its main.ts type-checks with the npm run typecheck it is given', async () => {
+    const r = await run(join(project, 'node_modules', '.bin', 'tsc'), ['--noEmit'], project);
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  }, 60_000);
 
   test('the new project plans and applies its two machines on the embedded emulator', async () => {
     const plan = await fleetform('plan');
