@@ -30,7 +30,7 @@ module.exports = {
   projects: [
     tier('unit'),
     tier('integration'),
-    // The package is packed once for both package suites, only when one of them runs.
+    // The package is packed once for the package suites, only when one of them runs.
     tier('package', { globalSetup: '<rootDir>/scripts/pack-once.js', globalTeardown: '<rootDir>/scripts/pack-once-teardown.js' }),
   ],
 };

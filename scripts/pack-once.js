@@ -1,6 +1,6 @@
 'use strict';
-// Jest's global setup of the `package` tier: `npm pack` of the built package once, for both
-// package suites (cdktf and cdktn projects), and the better-sqlite3 addon this checkout built
+// Jest's global setup of the `package` tier: `npm pack` of the built package once, for every
+// package suite (cdktf and cdktn projects, a project of `fleetform init`), and the better-sqlite3 addon this checkout built
 // from source at its own install, laid out as a local prebuild, so the scratch projects
 // install the same binary instead of compiling it once more each (nothing is downloaded).
 // The paths reach the suites through the environment; global teardown removes them.
