@@ -13,7 +13,11 @@ const TESTS = path.join(ROOT, '__tests__');
 /** What a suite or helper says when it starts a real part. */
 const REAL_PARTS = /startEmulator|node:child_process|puppeteer|ensure-postgres|postgres-server|pg-backend|terraform-cli/;
 /** The suites that install the packed package into a scratch project. */
-const PACKAGE_SUITES = [path.join('__tests__', 'package', 'packaging.test.ts'), path.join('__tests__', 'package', 'cdktn-package.test.ts')];
+const PACKAGE_SUITES = [
+  path.join('__tests__', 'package', 'packaging.test.ts'),
+  path.join('__tests__', 'package', 'cdktn-package.test.ts'),
+  path.join('__tests__', 'package', 'reconcile-install.test.ts'),
+];
 
 /** Local helpers `file` imports, resolved to files under __tests__. */
 function localImports(file, text) {
