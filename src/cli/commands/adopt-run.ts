@@ -35,6 +35,19 @@ interface AdoptionRecord {
   readonly secrets?: readonly { readonly variable: string; readonly where: string }[];
 }
 
+/** What `adopt --terraform` says to run next: the provider where terraform finds it, then the CDK's deploy (or terraform itself). */
+export function terraformNextSteps(cdk: CdkFlavour, stack: string): string {
+  const dir = `cdktf.out/stacks/${stack}`;
+  return [
+    '',
+    `The code imports every adopted object: \`${cdk} deploy\` (or \`terraform apply\`) adopts them into Terraform state. Next:`,
+    '  fleetform provider install    # the fleetform/fleetform Terraform provider, where `terraform init` finds it',
+    `  npx ${cdk} deploy ${stack}    # with the CDK's command line: npm install --save-dev ${cdk}-cli`,
+    `  # or: fleetform synth && terraform -chdir=${dir} init && terraform -chdir=${dir} apply`,
+    '',
+  ].join('\n');
+}
+
 /** Where an adopted secret's value is on the service now, as adopt's report and --finish's refusal say it. */
 function secretPlace(s: Adoption['secrets'][number]): string {
   return `${s.machine}: ${s.fragment !== undefined ? `import of fragment ${s.fragment}, variable ${s.key}` : s.module === '' ? `config ${s.key}` : `module ${s.module}, ${s.key}`}`;
@@ -250,9 +263,7 @@ export async function runAdopt(opts: AdoptOptions & { finish?: boolean }, apps: 
   process.stdout.write(`The code runs with: npm install fleetform ${cdk} constructs && npm install --save-dev tsx typescript\n`);
   process.stdout.write(report(adoption));
   if (opts.terraform) {
-    process.stdout.write(
-      '\nThe code imports every adopted object: `cdktf deploy` (or `terraform apply`) adopts them into Terraform state.\n',
-    );
+    process.stdout.write(terraformNextSteps(cdk, opts.stackName));
     return;
   }
   const record: AdoptionRecord = {

@@ -1,4 +1,4 @@
-import { missingSecrets, refuseMissingSecrets } from '../../src/cli/commands/adopt-run';
+import { missingSecrets, refuseMissingSecrets, terraformNextSteps } from '../../src/cli/commands/adopt-run';
 import { InputError } from '../../src/domain/errors';
 
 const record = {
@@ -34,4 +34,13 @@ test('--finish refuses while one is missing, naming each, where it is and how to
   expect(err.hint).toContain('fleetform adopt --finish --stack-name line-a');
   expect(err.hint).toContain('--allow-missing-secrets');
   expect(() => refuseMissingSecrets(record, { UPLINK_API_TOKEN: 'x', ROVER_1_NAV_TOKEN: 'y' })).not.toThrow();
+});
+
+test('adopt --terraform says what to install and run next, for the CDK the code is written for', () => {
+  const text = terraformNextSteps('cdktf', 'adopted');
+  expect(text).toContain('`cdktf deploy` (or `terraform apply`) adopts them');
+  expect(text).toContain('  fleetform provider install ');
+  expect(text).toContain("  npx cdktf deploy adopted    # with the CDK's command line: npm install --save-dev cdktf-cli");
+  expect(text).toContain('terraform -chdir=cdktf.out/stacks/adopted init && terraform -chdir=cdktf.out/stacks/adopted apply');
+  expect(terraformNextSteps('cdktn', 'line-a')).toContain('npx cdktn deploy line-a');
 });
