@@ -128,7 +128,7 @@ export function register(program: Command, apps: AppRunner): void {
     )
     .option(
       '--install <mode>',
-      "with --repo: auto (default) installs each commit's npm dependencies with `npm ci` from its package-lock.json, once per lockfile; off installs nothing",
+      "with --repo: auto installs each commit's npm dependencies with `npm ci` from its package-lock.json, once per lockfile; off installs nothing",
       process.env.FLEETFORM_RECONCILE_INSTALL ?? 'auto',
     )
     .option('--install-scripts', "let `npm ci` run the install scripts of the repository's dependencies (default: --ignore-scripts)")
