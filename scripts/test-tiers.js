@@ -17,6 +17,7 @@ const PACKAGE_SUITES = [
   path.join('__tests__', 'package', 'packaging.test.ts'),
   path.join('__tests__', 'package', 'cdktn-package.test.ts'),
   path.join('__tests__', 'package', 'init-project.test.ts'),
+  path.join('__tests__', 'package', 'reconcile-install.test.ts'),
 ];
 
 /** Local helpers `file` imports, resolved to files under __tests__. */

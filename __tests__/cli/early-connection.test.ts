@@ -85,6 +85,17 @@ test('FLEETFORM_ENDPOINT without a key fails after the app ran, naming the missi
   expect(r.stderr).not.toMatch(/\n\s+at /);
 }, 60_000);
 
+test('FLEETFORM_ENDPOINT without http:// is refused naming the variable and the URL it means, not the client library', async () => {
+  const port = new URL(outside.url).port;
+  const { apiKey, apiKeyId } = outside.credentials;
+  const r = await fleetform({ FLEETFORM_ENDPOINT: `127.0.0.1:${port}`, FLEETFORM_API_KEY: apiKey, FLEETFORM_API_KEY_ID: apiKeyId }, 'plan');
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain(`FLEETFORM_ENDPOINT: "127.0.0.1:${port}" has no http:// or https:// in front`);
+  expect(r.stderr).toContain(`hint: write it as http://127.0.0.1:${port} (http for an emulator on this machine)`);
+  expect(r.stderr).not.toContain('createServiceClient');
+  expect(r.stderr).not.toContain(apiKey);
+}, 60_000);
+
 test('a stack naming an endpoint the operator did not pin is refused before any connection, naming the provider block and the fix', async () => {
   const net = await import('node:net');
   let connections = 0;

@@ -285,6 +285,12 @@ test('adopt, compile strictly, plan nothing, edit one value, plan exactly that',
 
   const secrets = secretEnv(first.stdout);
   expect(Object.keys(secrets).length).toBe(5);
+  // Without them --finish refuses, naming each one and where its value is now.
+  const [lastSecret] = Object.keys(secrets).slice(-1);
+  const unset = await fleetform(project, ['adopt', '--finish'], { ...env, ...secrets, [lastSecret ?? '']: '' });
+  expect(unset.code).not.toBe(0);
+  expect(unset.stderr).toContain(`1 secret variable(s) the adopted code reads are not set: ${lastSecret} (`);
+  expect(unset.stderr).toContain('--allow-missing-secrets');
   const withSecrets = { ...env, ...secrets };
   const finish = await fleetform(project, ['adopt', '--finish'], withSecrets);
   expect(finish.stderr).toBe('');

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { createServiceClient, type ServiceClient } from '../api/client';
 import { parseDuration } from '../domain/duration';
 import { InputError } from '../domain/errors';
+import { checkServiceEndpoint } from '../domain/service-endpoint';
 import { processRedactor } from '../engine/redactor';
 
 /** A connected service: the real cloud, or the embedded emulator started in-process. */
@@ -112,9 +113,11 @@ export async function openConnection(options: {
     : undefined;
   const endpoint = chosenEndpoint(fromEnv, app, options.allowAppEndpoint ?? appEndpointAllowed(env));
   if (endpoint) {
+    const fromPinned = fromEnv !== undefined && endpoint === fromEnv;
+    checkServiceEndpoint(endpoint, fromPinned ? 'FLEETFORM_ENDPOINT' : `${app?.stack ? `stack ${app.stack}: ` : ''}FleetProvider.endpoint`);
     const missing = ['FLEETFORM_API_KEY', 'FLEETFORM_API_KEY_ID'].filter((k) => !env[k]);
     if (missing.length > 0) {
-      const source = fromEnv && endpoint === fromEnv ? 'FLEETFORM_ENDPOINT is set' : `the FleetProvider's endpoint is ${endpoint}`;
+      const source = fromPinned ? 'FLEETFORM_ENDPOINT is set' : `the FleetProvider's endpoint is ${endpoint}`;
       throw new InputError(`${source} but ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not`, {
         path: missing[0],
         hint: fromEnv

@@ -6,8 +6,8 @@
  */
 import { FleetformError } from '../domain/errors';
 
-/** The step of a cycle that failed: getting the code, running the app, taking the lease, or planning and applying. */
-export type FailureStage = 'fetch' | 'synth' | 'lease' | 'plan';
+/** The step of a cycle that failed: getting the code, installing its dependencies, running the app, taking the lease, or planning and applying. */
+export type FailureStage = 'fetch' | 'install' | 'synth' | 'lease' | 'plan';
 
 /** The default ceiling of the wait between failing cycles. */
 export const DEFAULT_BACKOFF_MAX_MS = 600_000;

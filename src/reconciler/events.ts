@@ -134,7 +134,7 @@ export interface ReconcilerStatus {
   readonly override?: { readonly windows: 'open' | 'closed'; readonly until?: string };
   /** Set while cycles fail: the step and cause of the last failure, how many in a row, and when the next cycle is due. */
   readonly failing?: {
-    readonly stage: 'fetch' | 'synth' | 'lease' | 'plan';
+    readonly stage: 'fetch' | 'install' | 'synth' | 'lease' | 'plan';
     readonly cause: string;
     readonly error: string;
     readonly commit: string;

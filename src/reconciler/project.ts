@@ -31,3 +31,18 @@ export interface ProjectLoader {
   /** Closes connections left open. */
   close(): Promise<void>;
 }
+
+/** What preparing a commit's dependencies did, for the log. */
+export interface DependencyOutcome {
+  readonly level: 'info' | 'warn';
+  readonly message: string;
+  readonly fields?: Readonly<Record<string, unknown>>;
+}
+
+export interface DependencyInstaller {
+  /**
+   * Makes the dependencies of the project in `dir` (a checkout whose root is `root`) ready for
+   * its app; throws a FleetformError when they cannot be (a failed or timed-out install).
+   */
+  prepare(dir: string, root: string): Promise<DependencyOutcome>;
+}

@@ -15,7 +15,7 @@ import type { State } from '../engine/state/schema';
 import type { EventBody, ReconcilerEvent, ReconcilerHandle, ReconcilerStatus, StackStatus } from './events';
 import type { Logger } from './log';
 import { changesFingerprint, isDrift, stackPolicy, type Defaults, type StackPolicy } from './policy';
-import type { ProjectLoader, ReconcileProject } from './project';
+import type { DependencyInstaller, ProjectLoader, ReconcileProject } from './project';
 import type { ProjectSource, Revision } from './source';
 import { opensAt, windowVerdict, type WindowVerdict } from '../domain/sync-windows';
 import { waveEndText } from '../domain/rollout';
@@ -29,6 +29,8 @@ import { causeOf, DEFAULT_BACKOFF_MAX_MS, nextStreak, type FailureStage, type Fa
 export interface ReconcilerSettings extends Defaults {
   readonly source: ProjectSource;
   readonly loader: ProjectLoader;
+  /** Installs a fetched commit's dependencies before its app runs (a git checkout's; none for a folder, which is the user's own). */
+  readonly dependencies?: DependencyInstaller;
   /** How often a cycle looks for drift. */
   readonly intervalMs: number;
   /** How often the source is asked for a new commit between cycles. */
@@ -398,6 +400,7 @@ export class Reconciler implements ReconcilerHandle {
     this.stage = 'synth';
     if (this.broken?.id === rev.id) return undefined;
     this.settings.logger.log('info', 'revision fetched', { revision: rev.commit ?? rev.id });
+    await this.prepareDependencies(rev);
     try {
       this.project = await this.settings.loader.load(rev.dir);
       this.revision = rev;
@@ -414,6 +417,16 @@ export class Reconciler implements ReconcilerHandle {
       this.project = undefined;
       throw err;
     }
+  }
+
+  /** Installs the revision's dependencies; a failure fails the cycle and is retried (an install may fail for a while, a registry out of reach). */
+  private async prepareDependencies(rev: Revision): Promise<void> {
+    const { dependencies, logger } = this.settings;
+    if (!dependencies) return;
+    this.stage = 'install';
+    const outcome = await dependencies.prepare(rev.dir, rev.root ?? rev.dir);
+    logger.log(outcome.level, outcome.message, { revision: rev.commit ?? rev.id, ...outcome.fields });
+    this.stage = 'synth';
   }
 
   private async cycle(reason: CycleReason): Promise<void> {

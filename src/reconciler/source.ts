@@ -18,6 +18,8 @@ export interface Revision {
   readonly id: string;
   /** Whether it is a git commit (shown to users and in events). */
   readonly commit?: string;
+  /** The checkout's root folder, for a git commit (the project's folder may be inside it). */
+  readonly root?: string;
 }
 
 export interface ProjectSource {
@@ -171,7 +173,7 @@ export function gitSource(options: GitSourceOptions): ProjectSource {
           path: '--path',
           hint: 'name the project folder inside the repository',
         });
-      return { dir, id: commit, commit };
+      return { dir, id: commit, commit, root: path.resolve(workdir) };
     },
     async hasNew(than) {
       const sha = await head();

@@ -21,15 +21,56 @@ export interface AdoptOptions extends EngineCommandOptions {
   readonly terraform?: boolean;
   readonly force?: boolean;
   readonly cdk?: string;
+  /** `--finish` imports even when a secret variable the adoption named is unset. */
+  readonly allowMissingSecrets?: boolean;
 }
 
 /** Reads adoption keeps in flight, each on a connection of its own. */
 const READS_IN_FLIGHT = 64;
 
-/** What one adoption left for the import step: the stack and each object's address and id (no secrets). */
+/** What one adoption left for the import step: the stack, each object's address and id, and the names of the secret variables its code reads (never their values). */
 interface AdoptionRecord {
   readonly stack: string;
   readonly imports: Adoption['imports'];
+  readonly secrets?: readonly { readonly variable: string; readonly where: string }[];
+}
+
+/** What `adopt --terraform` says to run next: the provider where terraform finds it, then the CDK's deploy (or terraform itself). */
+export function terraformNextSteps(cdk: CdkFlavour, stack: string): string {
+  const dir = `cdktf.out/stacks/${stack}`;
+  return [
+    '',
+    `The code imports every adopted object: \`${cdk} deploy\` (or \`terraform apply\`) adopts them into Terraform state. Next:`,
+    '  fleetform provider install    # the fleetform/fleetform Terraform provider, where `terraform init` finds it',
+    `  npx ${cdk} deploy ${stack}    # with the CDK's command line: npm install --save-dev ${cdk}-cli`,
+    `  # or: fleetform synth && terraform -chdir=${dir} init && terraform -chdir=${dir} apply`,
+    '',
+  ].join('\n');
+}
+
+/** Where an adopted secret's value is on the service now, as adopt's report and --finish's refusal say it. */
+function secretPlace(s: Adoption['secrets'][number]): string {
+  return `${s.machine}: ${s.fragment !== undefined ? `import of fragment ${s.fragment}, variable ${s.key}` : s.module === '' ? `config ${s.key}` : `module ${s.module}, ${s.key}`}`;
+}
+
+/** The secret variables of the record that `env` does not set (an empty value is unset: the code would write it). */
+export function missingSecrets(record: Pick<AdoptionRecord, 'secrets'>, env: NodeJS.ProcessEnv): { variable: string; where: string }[] {
+  const seen = new Set<string>();
+  return (record.secrets ?? []).filter((s) => !env[s.variable] && !seen.has(s.variable) && seen.add(s.variable));
+}
+
+/** Refuses --finish while a secret variable the code reads is unset: the first plan would write it empty over the service's value. */
+export function refuseMissingSecrets(record: Pick<AdoptionRecord, 'secrets' | 'stack'>, env: NodeJS.ProcessEnv): void {
+  const missing = missingSecrets(record, env);
+  if (missing.length === 0) return;
+  const names = missing.map((m) => m.variable);
+  throw new InputError(
+    `${missing.length} secret variable(s) the adopted code reads are not set: ${missing.map((m) => `${m.variable} (${m.where})`).join(', ')}`,
+    {
+      path: names[0],
+      hint: `set each to the value the service holds now (e.g. \`export ${names[0]}=...\` in this shell, or your secret store), then run \`fleetform adopt --finish${record.stack === 'adopted' ? '' : ` --stack-name ${record.stack}`}\` again; --allow-missing-secrets imports without them`,
+    },
+  );
 }
 
 function recordFile(cwd: string, stack: string): string {
@@ -117,8 +158,7 @@ function report(adoption: Adoption): string {
   }
   if (adoption.secrets.length > 0) {
     out += '\nSecrets are read from the environment at synth; set these before `fleetform plan` (their values are on the service now):\n';
-    for (const s of adoption.secrets)
-      out += `  ${s.variable}  (${s.machine}: ${s.fragment !== undefined ? `import of fragment ${s.fragment}, variable ${s.key}` : s.module === '' ? `config ${s.key}` : `module ${s.module}, ${s.key}`})\n`;
+    for (const s of adoption.secrets) out += `  ${s.variable}  (${secretPlace(s)})\n`;
   }
   return out;
 }
@@ -223,16 +263,18 @@ export async function runAdopt(opts: AdoptOptions & { finish?: boolean }, apps: 
   process.stdout.write(`The code runs with: npm install fleetform ${cdk} constructs && npm install --save-dev tsx typescript\n`);
   process.stdout.write(report(adoption));
   if (opts.terraform) {
-    process.stdout.write(
-      '\nThe code imports every adopted object: `cdktf deploy` (or `terraform apply`) adopts them into Terraform state.\n',
-    );
+    process.stdout.write(terraformNextSteps(cdk, opts.stackName));
     return;
   }
-  const record: AdoptionRecord = { stack: opts.stackName, imports: adoption.imports };
+  const record: AdoptionRecord = {
+    stack: opts.stackName,
+    imports: adoption.imports,
+    secrets: adoption.secrets.map((s) => ({ variable: s.variable, where: secretPlace(s) })),
+  };
   const file = recordFile(cwd, opts.stackName);
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
-  if (adoption.secrets.some((s) => process.env[s.variable] === undefined)) {
+  if (missingSecrets(record, process.env).length > 0) {
     process.stdout.write(
       `\nSet the variables above, then run \`fleetform adopt --finish${opts.stackName === 'adopted' ? '' : ` --stack-name ${opts.stackName}`}\` to write the state.\n`,
     );
@@ -260,6 +302,7 @@ async function appEntryOf(cwd: string): Promise<string> {
 }
 
 async function finish(opts: AdoptOptions, apps: AppRunner, record: AdoptionRecord, file: string): Promise<void> {
+  if (!opts.allowMissingSecrets) refuseMissingSecrets(record, process.env);
   const imported = await importRecorded(opts, apps, record);
   if (!imported) {
     process.stdout.write(

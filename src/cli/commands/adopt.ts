@@ -23,7 +23,8 @@ export function register(program: Command, apps: AppRunner): void {
       .option('--no-jobs', 'leave training jobs out')
       .option('--terraform', 'write import blocks for `cdktf deploy`/`terraform apply` instead of fleetform state')
       .option('--cdk <cdktf|cdktn>', 'the CDK the code is written for (default: the one the project depends on)')
-      .option('--finish', 'import what an earlier adopt wrote, once the app declares its stack')
+      .option('--finish', 'import what an earlier adopt wrote, once the app declares its stack and its secret variables are set')
+      .option('--allow-missing-secrets', 'with --finish: import even though a secret variable the adopted code reads is unset')
       .option('--force', 'write over existing files, and into a stack that already has state'),
   ).action((opts: AdoptOptions & { finish?: boolean }) => adoptRun().runAdopt(opts, apps));
 }

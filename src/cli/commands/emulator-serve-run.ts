@@ -126,9 +126,14 @@ export async function serve(opts: ServeOptions): Promise<void> {
   process.stdout.write(`stopped (${signal})\n`);
 }
 
+/** `text` in single quotes for a POSIX shell: nothing in it is expanded, a quote in it closed, escaped and reopened. */
+function shellQuoted(text: string): string {
+  return `'${text.split("'").join("'\\''")}'`;
+}
+
 /** What another shell exports to use this emulator: the key is read from its file, never printed. */
 export function exportLines(url: string, credentialsFile: string): string[] {
-  const field = (name: string): string => `"$(node -p 'require(${JSON.stringify(credentialsFile)}).${name}')"`;
+  const field = (name: string): string => `"$(node -p ${shellQuoted(`require(${JSON.stringify(credentialsFile)}).${name}`)})"`;
   return [
     'to use it from another shell:',
     `  export FLEETFORM_ENDPOINT=${url}`,

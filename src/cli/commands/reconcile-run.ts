@@ -16,6 +16,7 @@ import { accessSettings, dashboardToken, type AccessFlags } from '../dashboard-a
 import { passEnvFromEnvironment } from '../app-environment';
 import { parseDuration } from '../../domain/duration';
 import { processRedactor } from '../../engine/redactor';
+import { dependencyInstaller } from '../reconcile-install';
 
 export interface ReconcileOptions extends AccessFlags {
   path: string;
@@ -31,6 +32,10 @@ export interface ReconcileOptions extends AccessFlags {
   maxDestroy: string;
   listen: string;
   appTimeout: string;
+  install: string;
+  installScripts?: boolean;
+  installTimeout: string;
+  installCache?: string;
   passEnv: string[];
   allowAppEndpoint?: boolean;
   backoffMax: string;
@@ -72,6 +77,20 @@ export async function runReconciler(opts: ReconcileOptions, apps: AppRunner): Pr
   const appTimeoutMs = parseDuration(opts.appTimeout, '--app-timeout', { minimumMs: 100 });
   const backoffMaxMs = parseDuration(opts.backoffMax, '--backoff-max', { minimumMs: 1000 });
   const cwd = process.cwd();
+  const install = oneOf(opts.install, ['auto', 'off'], '--install');
+  const installTimeoutMs = parseDuration(opts.installTimeout, '--install-timeout', { minimumMs: 1000 });
+  const passEnv = [...opts.passEnv, ...passEnvFromEnvironment(process.env)];
+  // A folder is the user's own: its dependencies are theirs to install.
+  const dependencies =
+    opts.repo && install === 'auto'
+      ? dependencyInstaller({
+          cacheDir: path.resolve(cwd, opts.installCache ?? path.join('.fleetform', 'reconcile', 'dependencies')),
+          timeoutMs: installTimeoutMs,
+          scripts: opts.installScripts === true,
+          env: process.env,
+          passEnv,
+        })
+      : undefined;
   const source = opts.repo
     ? gitSource({
         repo: opts.repo,
@@ -90,9 +109,10 @@ export async function runReconciler(opts: ReconcileOptions, apps: AppRunner): Pr
       parallelism: wholeNumber(opts.parallelism, '--parallelism', 1),
       readParallelism: wholeNumber(opts.readParallelism, '--read-parallelism', 1),
       appTimeoutMs,
-      passEnv: [...opts.passEnv, ...passEnvFromEnvironment(process.env)],
+      passEnv,
       ...(opts.allowAppEndpoint ? { allowAppEndpoint: true } : {}),
     }),
+    ...(dependencies ? { dependencies } : {}),
     backoffMaxMs,
     apply: oneOf<ApplyPolicy>(opts.apply, APPLY_POLICIES, '--apply'),
     drift: oneOf<DriftPolicy>(opts.drift, DRIFT_POLICIES, '--drift'),

@@ -127,6 +127,18 @@ export function register(program: Command, apps: AppRunner): void {
       process.env.FLEETFORM_APP_TIMEOUT ?? '5m',
     )
     .option(
+      '--install <mode>',
+      "with --repo: auto installs each commit's npm dependencies with `npm ci` from its package-lock.json, once per lockfile; off installs nothing",
+      process.env.FLEETFORM_RECONCILE_INSTALL ?? 'auto',
+    )
+    .option('--install-scripts', "let `npm ci` run the install scripts of the repository's dependencies (default: --ignore-scripts)")
+    .option(
+      '--install-timeout <duration>',
+      'how long an install may take; then it is ended with every process it started and the cycle fails',
+      process.env.FLEETFORM_INSTALL_TIMEOUT ?? '5m',
+    )
+    .option('--install-cache <dir>', 'where installs are kept, one per lockfile (default .fleetform/reconcile/dependencies)')
+    .option(
       '--pass-env <name>',
       "pass this variable of the reconciler's environment to the app (repeatable; also FLEETFORM_PASS_ENV); by default the app gets only what it needs to run and its cdktf.json fleetform.passEnv",
       collect,
