@@ -7,7 +7,7 @@ import { isObject, isUnknown, stableStringify, unknownValue, type JsonObject, ty
 import type { Applied, DesiredValue, KindContext, Observation, ResourceKind } from '../kind';
 import { defineKind } from '../kind-declaration';
 import { withoutReferencedValues, withReferencedParts } from '../secret-references';
-import { checkedAgainstStandIn, ConcurrentChangeError, CONFIG_KNOWN_AT_APPLY, desirePartConfig, pinsOf } from './machine';
+import { checkedAgainstStandIn, ConcurrentChangeError, CONFIG_KNOWN_AT_APPLY, desirePartConfig, pinsOf, runsNote } from './machine';
 import { configDocument, configView, readFromOf } from './machine-config-view';
 import { awaitModels } from './machine-models';
 import { packageEntries } from './machine-packages';
@@ -89,7 +89,9 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
     const { machine_id, name } = attributes;
     if (isUnknown(attributes.config) && attributes.config.standIn !== undefined) {
       const standIn = attributes.config.standIn;
-      return checkedAgainstStandIn(await machinePartKind.desire(ctx, { ...attributes, config: standIn }, prior));
+      const asDeclared = { ...attributes, config: standIn };
+      const checked = await machinePartKind.desire(ctx, asDeclared, prior);
+      return checkedAgainstStandIn(checked, await runsNote(ctx, machinePartDeclaration, name, checked.view.config, asDeclared));
     }
     if (isUnknown(attributes.config)) {
       return {
