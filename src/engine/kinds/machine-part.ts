@@ -162,7 +162,7 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
       return { ...applied(partId), ...revisionOf(after) };
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION') throw stale();
-      if (err instanceof ServiceError && err.code === 'ALREADY_EXISTS') throw nameTaken(desired);
+      if (err instanceof ServiceError && err.code === 'ALREADY_EXISTS') throw await nameTaken(ctx, desired);
       throw err;
     }
   },
@@ -206,9 +206,12 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
   },
 };
 
-function nameTaken(desired: MachinePartView): FleetformError {
-  return new FleetformError(`machine ${desired.machine_id} already has a part named ${desired.name}`, {
-    hint: 'give this part another name, or manage the existing one: fleetform import <this address> <part id>',
+/** A rename to a name another part of the machine holds: which part, and the fixes. */
+async function nameTaken(ctx: KindContext, desired: MachinePartView): Promise<FleetformError> {
+  const machineId = String(desired.machine_id);
+  const holder = (await ctx.client.appClient.getMachineParts(machineId)).find((p) => p.name === desired.name);
+  return new FleetformError(`machine ${machineId} already has a part named ${desired.name}${holder ? ` (id ${holder.id})` : ''}`, {
+    hint: `give this part another name${holder ? `, or remove part ${holder.id} from the machine first` : ''}`,
   });
 }
 
@@ -222,7 +225,9 @@ async function newPart(ctx: KindContext, machineId: string, name: string): Promi
     throw new FleetformError(
       `machine ${machineId} already has a part named ${name}${existing ? ` (id ${existing.id})` : ''} that fleetform does not manage`,
       {
-        hint: `to manage it with this resource: fleetform import <this address> ${existing?.id ?? '<part id>'}; or give this part another name`,
+        hint: existing
+          ? `to manage it with this resource: fleetform import <this address> ${existing.id}; or give this part another name`
+          : 'give this part another name',
       },
     );
   }
