@@ -247,6 +247,18 @@ test('the first plan, which creates the fragment with its machines, checks them 
   });
   const fine = await q.run('plan');
   expect(fine.stdout).toContain('checked against the fragment as the stack declares it');
+  // What the machine will run is shown, resolved with the fragment as declared: its board, prefixed, with the mod.
+  const shown = fine.stdout.split('\n');
+  const from = shown.findIndex((l) =>
+    l.includes(
+      '# config: what it will run, resolved with the fragments as the stack declares them (from fragment "sensor-rig", created by this apply):',
+    ),
+  );
+  expect(from).toBeGreaterThan(-1);
+  const runs = shown.slice(from + 1).filter((l) => l.trimStart().startsWith('#   '));
+  const runsText = runs.join('\n');
+  expect(runsText).toContain('"front-board": {');
+  expect(runsText).toContain('"timeout_ms": 200');
   expect(fine.code).toBe(0);
   expect((await q.run('apply', '--auto-approve')).code).toBe(0);
   expect((await q.run('plan', '--detailed-exitcode')).code).toBe(0);

@@ -101,9 +101,12 @@ test('a module version armed to crash stops at the canary: one machine changed, 
     expect(apply.stdout).toContain('Rollout careful stopped in wave 1 of 3');
     expect(apply.stdout).toContain('4 machine(s) of later waves were not changed.');
     expect(apply.stdout).not.toContain('wave 2/3');
+    // The canary counts once, as failed: written then rolled back, it is not applied.
+    expect(apply.stdout).toContain(`Apply failed: 1 resource(s) failed, ${MACHINES - 1} skipped, 0 applied.`);
 
     const report = JSON.parse(await fs.readFile(reportFile, 'utf8')) as Report;
     expect(report.outcome).toBe('failed');
+    expect(report).toMatchObject({ applied: 0, failed: [{ address: 'fleetform_machine.picker-2' }] });
     const r = report.rollouts[0];
     expect(r).toMatchObject({ outcome: 'stopped', stoppedAt: 1 });
     const canary = r?.waves[0]?.machines[0];

@@ -58,6 +58,7 @@ test('the stack holds the reference; plan stops without the variable; apply stor
     'fleetform_machine.picker-1.secrets["modules.acme_sensors.env.API_TOKEN"]: machine picker-1 needs the secret modules.acme_sensors.env.API_TOKEN',
   );
   expect(said).toContain(`environment variable ${VARIABLE} is not set`);
+  expect(missing.stdout).toContain(`"API_TOKEN": "(not given: environment variable ${VARIABLE} is not set; export ${VARIABLE} `);
   expect((await p.run('apply', '--auto-approve')).code).not.toBe(0);
   expect(await machinesOnService()).toBe(0);
 
@@ -77,7 +78,10 @@ test('the stack holds the reference; plan stops without the variable; apply stor
   expect(unset.code).toBe(1);
   expect(unset.stdout).toContain(`environment variable ${VARIABLE} is not set`);
   expect(unset.stdout).not.toMatch(/- config\.modules\.acme_sensors\.env\.API_TOKEN/);
-  expect(unset.stdout).toContain('config.modules.acme_sensors.env.API_TOKEN = (sensitive) -> (known after apply)');
+  // The value line says the variable is unset and how to set it.
+  expect(unset.stdout).toContain(
+    `config.modules.acme_sensors.env.API_TOKEN = (sensitive) -> (not given: environment variable ${VARIABLE} is not set; export ${VARIABLE} with the secret in the shell or job that runs the plan and the apply)`,
+  );
 
   p.env[VARIABLE] = NEXT_TOKEN;
   const plan = await p.run('plan', '--detailed-exitcode');

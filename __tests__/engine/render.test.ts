@@ -101,4 +101,39 @@ describe('plan renderers', () => {
     expect(md).toContain('```diff');
     expect(md).not.toMatch(/secret|sha256/);
   });
+
+  test('a refused plan does not read as a plan: text and markdown lead with the refusal, never "Plan: ..."', () => {
+    const refused: Plan = {
+      ...plan,
+      changes: plan.changes.map((c, i) =>
+        i === 0 ? { ...c, problems: [{ path: 'config', message: 'no such module version', hint: 'use 1.2.5' }] } : c,
+      ),
+    };
+    const text = renderPlanText(refused, { color: false });
+    expect(text).toContain('Error: fleetform_machine.m1.config: no such module version');
+    expect(text).toContain('Plan refused: 1 error above; nothing will be changed until it is fixed');
+    expect(text).not.toMatch(/^Plan: /m);
+    const md = renderPlanMarkdown(refused);
+    expect(md).toContain(':x: **Plan refused: 1 error above');
+    expect(md).not.toContain('**Plan: ');
+  });
+
+  test('a note with a value shows it below the note, one line each', () => {
+    const noted: Plan = {
+      ...plan,
+      changes: [
+        change({
+          address: 'fleetform_machine.m2',
+          action: 'create',
+          after: { name: 'm2' },
+          notes: [
+            { level: 'info', path: 'config', message: 'what it will run:', value: { components: { s1: { api: 'rdk:component:sensor' } } } },
+          ],
+        }),
+      ],
+    };
+    const lines = renderPlanText(noted, { color: false }).split('\n');
+    const at = lines.findIndex((l) => l.includes('# config: what it will run:'));
+    expect(lines.slice(at + 1, at + 4)).toEqual(['      #   {', '      #     "components": {', '      #       "s1": {']);
+  });
 });

@@ -22,3 +22,17 @@ test('a problem at a deep path points Terraform at its attribute and leads the s
     [Diagnostic_Severity.WARNING, 'name: renamed', '', ['name']],
   ]);
 });
+
+test('a hint naming the resource names its address, looked up only when a hint needs it', () => {
+  const d = new Diagnostics(new Set(['name']));
+  let lookups = 0;
+  d.addressOf = () => {
+    lookups++;
+    return 'fleetform_machine.picker-1';
+  };
+  d.warning('renamed', { path: 'name' });
+  expect(lookups).toBe(0);
+  d.problems([{ path: 'name', message: 'name taken', hint: 'to manage it: fleetform import <this address> m-1' }]);
+  expect(d.list[1]?.detail).toBe('hint: to manage it: terraform import fleetform_machine.picker-1 m-1');
+  expect(lookups).toBe(1);
+});

@@ -15,7 +15,11 @@ export abstract class PlanValue {
  * stand-ins for those objects, what a plan checks in its place.
  */
 export class Unknown extends PlanValue {
-  private constructor(readonly standIn?: string) {
+  private constructor(
+    readonly standIn?: string,
+    /** Why there is no value where the plan runs (a secret's variable unset) and how to give it: what a reviewer reads. */
+    readonly unset?: string,
+  ) {
     super();
     Object.freeze(this);
   }
@@ -24,8 +28,12 @@ export class Unknown extends PlanValue {
   static withStandIn(standIn: string): Unknown {
     return new Unknown(standIn);
   }
+  /** A value not given where the plan runs (a secret whose variable or file is missing): `why` says so and how to give it. */
+  static notGiven(why: string): Unknown {
+    return new Unknown(undefined, why);
+  }
   describe(): string {
-    return '(known after apply)';
+    return this.unset === undefined ? '(known after apply)' : `(not given: ${this.unset})`;
   }
   /** Written out only by an encoder that forgot it: a tagged object no JSON reader takes for data. */
   toJSON(): { readonly $fleetform: 'unknown' } {

@@ -34,6 +34,11 @@ export function withDigestsRead<T extends JsonValue>(value: T, paths: readonly s
   return mapPaths(value, paths, (v) => (typeof v === 'string' ? (SensitiveDigest.fromText(v) ?? v) : v));
 }
 
+/** The value with what it holds at each path shown as `shown`: for a display that holds no secret, not even as a digest. */
+export function hidePaths<T extends JsonValue>(value: T, paths: readonly string[], shown: JsonValue): T {
+  return mapPaths(value, paths, () => shown);
+}
+
 /**
  * The value with `at` applied to what it holds at each of the paths (diffJson's notation).
  * Only the objects and arrays on the way to a path that changes are new: every other part

@@ -9,7 +9,7 @@ import {
   type SecretReferences,
   type SecretSource,
 } from '../domain/secret-reference';
-import { isObject, unknownValue, type JsonObject, type JsonValue } from './json';
+import { isObject, Unknown, type JsonObject, type JsonValue } from './json';
 import type { PlanProblem } from './kind';
 import type { SensitiveParts } from './kind-declaration';
 import { processRedactor } from './redactor';
@@ -106,8 +106,9 @@ export function withResolvedSecrets(
         message: `${owner} needs the secret ${path}: ${resolved.unresolved.message}`,
         hint: resolved.unresolved.hint,
       });
-      // The entry stays, its value unknown here: a secret not given is no removal of it.
-      out = withValueAt(out, keys, unknownValue) ?? out;
+      // The entry stays, its value not given here: a secret not given is no removal of it, and the plan says how to give it.
+      const notGiven = Unknown.notGiven(`${resolved.unresolved.message}; ${resolved.unresolved.hint}`);
+      out = withValueAt(out, keys, notGiven) ?? out;
       continue;
     }
     processRedactor.add(resolved.value);

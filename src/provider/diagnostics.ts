@@ -1,4 +1,4 @@
-import { FleetformError, errorMessage } from '../domain/errors';
+import { FleetformError, THIS_ADDRESS, errorMessage, withAddress } from '../domain/errors';
 import type { PlanNote, PlanProblem } from '../engine/kind';
 import { AttributePath, AttributePath_Step, Diagnostic, Diagnostic_Severity } from './protocol/generated/tfplugin6/tfplugin6_pb';
 
@@ -32,13 +32,16 @@ function diagnostic(
   detail: string | undefined,
   path: string | undefined,
   attributes: ReadonlySet<string>,
+  address: (() => string | undefined) | undefined,
 ): Diagnostic {
   const attribute = attributeOf(path, attributes);
   const said = asTerraformAdvice(summary);
+  const named = detail?.includes(THIS_ADDRESS) ? address?.() : undefined;
+  const hint = detail && named ? withAddress(detail, named) : detail;
   return new Diagnostic({
     severity,
     summary: path ? `${path}: ${said}` : said,
-    detail: detail ? `hint: ${asTerraformAdvice(detail)}` : '',
+    detail: hint ? `hint: ${asTerraformAdvice(hint)}` : '',
     ...(attribute ? { attribute } : {}),
   });
 }
@@ -46,6 +49,8 @@ function diagnostic(
 /** Diagnostics of a resource type: errors and warnings at its attributes. */
 export class Diagnostics {
   readonly list: Diagnostic[] = [];
+  /** The address of the resource these are about, where a hint names it (see THIS_ADDRESS); looked up only then. */
+  addressOf: (() => string | undefined) | undefined;
   constructor(private readonly attributes: ReadonlySet<string> = new Set()) {}
 
   get hasErrors(): boolean {
@@ -53,11 +58,11 @@ export class Diagnostics {
   }
 
   error(summary: string, options: { path?: string; hint?: string } = {}): void {
-    this.list.push(diagnostic(Diagnostic_Severity.ERROR, summary, options.hint, options.path, this.attributes));
+    this.list.push(diagnostic(Diagnostic_Severity.ERROR, summary, options.hint, options.path, this.attributes, this.addressOf));
   }
 
   warning(summary: string, options: { path?: string; hint?: string } = {}): void {
-    this.list.push(diagnostic(Diagnostic_Severity.WARNING, summary, options.hint, options.path, this.attributes));
+    this.list.push(diagnostic(Diagnostic_Severity.WARNING, summary, options.hint, options.path, this.attributes, this.addressOf));
   }
 
   problems(problems: readonly PlanProblem[]): void {

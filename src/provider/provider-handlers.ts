@@ -249,13 +249,13 @@ export function providerHandlers(options: {
                 diagnostics: diags.list,
               });
             const { ctx, key, intents } = await runtime();
-            const address = prior ? undefined : configAddress(kind.type, config);
+            diags.addressOf = () => configAddress(kind.type, config);
             // Terraform plans the create half of a replace with no prior state and the replaced object's record.
             const replacing = prior ? undefined : readPrivate(req.priorPrivate)?.ids;
             const planned = await planTerraformResource(
               kind,
               ctx,
-              { prior, config, key, writeOnly: takesWriteOnly(req.clientCapabilities), intents, address, replacing },
+              { prior, config, key, writeOnly: takesWriteOnly(req.clientCapabilities), intents, replacing },
               diags,
             );
             return new tf.PlanResourceChange_Response({
@@ -279,6 +279,8 @@ export function providerHandlers(options: {
           try {
             // An object in state without the provider's record is an error, never taken for a new one.
             const prior = stored(kind, req.priorState, req.plannedPrivate);
+            const config = decode(kind, req.config);
+            if (config) diags.addressOf = () => configAddress(kind.type, config);
             const { ctx, key, intents } = await runtime();
             const result = await applyResource(
               kind,
@@ -286,7 +288,7 @@ export function providerHandlers(options: {
               {
                 prior,
                 planned: decode(kind, req.plannedState),
-                config: decode(kind, req.config),
+                config,
                 plannedPrivate: readPrivate(req.plannedPrivate),
                 key,
                 intents,

@@ -1,7 +1,8 @@
 import { desireResource } from '../engine/desire';
 import { jsonEqual, type JsonObject } from '../engine/json';
-import { attributesOfView, type Applied, type KindContext, type ResourceKind } from '../engine/kind';
+import { attributesOfView, type Applied, type Desired, type KindContext, type ResourceKind } from '../engine/kind';
 import { planResourceChange } from '../engine/plan/resource-core';
+import { findKeptObject, TAKEN_BACK_PRIVATE, takenBackEntry } from '../engine/plan/take-back';
 import { maskPaths, observedSecretPaths, viewSecretPaths } from '../engine/mask';
 import { engineAttributes, isEngineUnknown, terraformAttribute } from './attributes';
 import type { Diagnostics } from './diagnostics';
@@ -76,7 +77,6 @@ export async function planTerraformResource(
     key: Buffer;
     writeOnly: boolean;
     intents?: CreateIntents | undefined;
-    address?: string | undefined;
     /** For the create half of a replace: the ids of the object it replaces. */
     replacing?: Readonly<Record<string, string>> | undefined;
   },
@@ -86,20 +86,20 @@ export async function planTerraformResource(
   const declaration = kind.declaration;
   const entry = prior ? stateEntry(kind.type, prior.private) : undefined;
   let desired = await desireResource(kind, ctx, engineAttributes(declaration, config), entry);
-  const adopted = prior ? undefined : await interruptedCreate(kind, ctx, desired.view, input.intents);
-  if (adopted) {
+  const interrupted = prior ? undefined : await interruptedCreate(kind, ctx, desired.view, input.intents);
+  if (interrupted) {
     // Judged as the object it is: its own name or version is no clash.
-    desired = await desireResource(kind, ctx, engineAttributes(declaration, config), adoptedEntry(kind, adopted));
-    diags.warning(`an interrupted create made this object (${describeIds(adopted)}): apply adopts it instead of creating another`);
+    desired = await desireResource(kind, ctx, engineAttributes(declaration, config), adoptedEntry(kind, interrupted));
+    diags.warning(`an interrupted create made this object (${describeIds(interrupted)}): apply adopts it instead of creating another`);
   }
+  if (prior?.private.applied) desired = withRecordedChoices(kind, desired, prior.private.applied, config);
+  const kept = prior || interrupted ? undefined : await takenBack(kind, ctx, engineAttributes(declaration, config), input.key, diags);
+  if (kept) desired = kept.desired;
+  const adopted = interrupted ?? kept?.found;
   // The create half of a replace is planned with no prior state but with the replaced
   // object's record: that object's own name is no clash.
   const replaced = new Set(Object.values(input.replacing ?? {}));
-  diags.problems(
-    desired.problems
-      .filter((p) => !(p.existingId && replaced.has(p.existingId)))
-      .map((p) => (p.existingId && p.hint ? { ...p, hint: p.hint.replace(/<this address>/g, input.address ?? '<this address>') } : p)),
-  );
+  diags.problems(desired.problems.filter((p) => !(p.existingId && replaced.has(p.existingId))));
   diags.notes(desired.notes);
   const planned: TerraformObject = {};
   for (const f of Object.values(declaration.attributes)) {
@@ -120,7 +120,7 @@ export async function planTerraformResource(
     const record: ResourcePrivate = {
       ids: { ...adopted?.ids },
       outputs: { ...adopted?.outputs },
-      kind_private: {},
+      kind_private: kept ? { ...TAKEN_BACK_PRIVATE } : {},
       applied: null,
       sensitive_paths: [],
       salt: salt ?? newSalt(),
@@ -201,12 +201,56 @@ function describeIds(applied: Applied): string {
     .join(', ');
 }
 
-/** A state entry standing for an object an interrupted create made. */
-function adoptedEntry(kind: ResourceKind, applied: Applied) {
+/**
+ * A desired value with what the record holds for each parameter code leaves to the
+ * service's choice: an object imported holds what the service chose (a job's container
+ * version), which is no change while code leaves it unspecified.
+ */
+function withRecordedChoices(kind: ResourceKind, desired: Desired, applied: JsonObject, config: TerraformObject): Desired {
+  let view = desired.view;
+  for (const [key, unspecified] of Object.entries(kind.declaration.serviceChosen)) {
+    const recorded = applied[key];
+    if ((config[key] ?? null) !== null || recorded === undefined || !jsonEqual(view[key] ?? null, unspecified)) continue;
+    if (!jsonEqual(recorded, unspecified)) view = { ...view, [key]: recorded };
+  }
+  return view === desired.view ? desired : { ...desired, view };
+}
+
+/**
+ * The object an earlier destroy kept (retain_on_delete) that this create names again, found
+ * and judged as `fleetform apply` takes it back: the desired value planned against it, the
+ * kind's judgement of what the configuration would change on it. Apply then records it
+ * in Terraform's state instead of creating another.
+ */
+async function takenBack(
+  kind: ResourceKind,
+  ctx: KindContext,
+  attributes: JsonObject,
+  key: Buffer,
+  diags: Diagnostics,
+): Promise<{ found: Applied; desired: Desired } | undefined> {
+  const found = await findKeptObject(kind, ctx, attributes, new Set());
+  if (!found) return undefined;
+  const entry = takenBackEntry(kind.type, found, []);
+  const desired = await desireResource(kind, ctx, attributes, entry);
+  const observation = await kind.observe(ctx, entry);
+  const plan = planResourceChange({ kind, desired, attributes, existing: entry, observation, salt: '', key });
+  if (plan.action !== 'create') {
+    diags.problems(plan.judgement.problems);
+    diags.notes(plan.judgement.notes);
+  }
+  diags.warning(
+    `an earlier destroy kept this object (retain_on_delete; ${describeIds(found)}): apply takes it back into Terraform's state instead of creating another`,
+  );
+  return { found, desired };
+}
+
+/** A state entry standing for an object an interrupted create made, or one an earlier destroy kept. */
+function adoptedEntry(kind: ResourceKind, applied: Applied, kindPrivate: JsonObject = {}) {
   return stateEntry(kind.type, {
     ids: { ...applied.ids },
     outputs: { ...applied.outputs },
-    kind_private: {},
+    kind_private: { ...kindPrivate },
     applied: null,
     sensitive_paths: [],
     salt: '',
@@ -276,10 +320,15 @@ export async function applyResource(
   const plannedIds = input.plannedPrivate?.ids ?? {};
   const adopting =
     !prior && Object.keys(plannedIds).length > 0 ? { ids: plannedIds, outputs: input.plannedPrivate?.outputs ?? {} } : undefined;
-  const entry = prior ? stateEntry(kind.type, prior.private) : adopting ? adoptedEntry(kind, adopting) : undefined;
+  const entry = prior
+    ? stateEntry(kind.type, prior.private)
+    : adopting
+      ? adoptedEntry(kind, adopting, input.plannedPrivate?.kind_private)
+      : undefined;
   // Write-only secrets are in the configuration only.
   const attributes = engineAttributes(kind.declaration, withWriteOnlyFrom(kind.declaration, planned, input.config));
-  const desired = await desireResource(kind, ctx, attributes, entry);
+  const asDesired = await desireResource(kind, ctx, attributes, entry);
+  const desired = prior?.private.applied ? withRecordedChoices(kind, asDesired, prior.private.applied, input.config ?? {}) : asDesired;
   // The state of an applied object: the digest of the secrets references read as this apply read them.
   const appliedState = (state: TerraformObject, salt: string): TerraformObject =>
     withReferenceDigest(kind.declaration, state, desired.view, attributes, key, salt);
@@ -367,7 +416,9 @@ export async function readResource(
   const attributes = attributesOfView(kind, observation.view, current);
   const state: TerraformObject = { ...stored.state };
   for (const f of Object.values(kind.declaration.attributes)) {
-    if (f.presence !== 'computed' && f.name in attributes) state[f.name] = terraformAttribute(f, attributes[f.name]);
+    // What the service holds only stands for a value still to be given (a kept job's deleted dataset) leaves state's.
+    if (f.presence !== 'computed' && f.name in attributes && !isEngineUnknown(attributes[f.name]))
+      state[f.name] = terraformAttribute(f, attributes[f.name]);
   }
   // What the service holds at the referenced paths is digested as a plan digests what the references read.
   const observed = withReferenceDigest(kind.declaration, state, observation.view, current, key, stored.private.salt);
@@ -398,7 +449,9 @@ export async function importResource(
   if (!observation) return undefined;
   const attributes = attributesOfView(kind, observation.view, undefined);
   const state: TerraformObject = {};
-  for (const f of Object.values(kind.declaration.attributes)) state[f.name] = terraformAttribute(f, attributes[f.name]);
+  // A value the object only stands for (a kept job's deleted dataset: the one code gives) is unset until the next apply.
+  for (const f of Object.values(kind.declaration.attributes))
+    state[f.name] = isEngineUnknown(attributes[f.name]) ? null : terraformAttribute(f, attributes[f.name]);
   const secrets = observedSecretPaths(kind, observation.view, attributes);
   const withIds = withServiceAttributes(kind, state, applied);
   return {

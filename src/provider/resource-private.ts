@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isObject, type JsonObject } from '../engine/json';
 import { withDigestsRead } from '../engine/mask';
 import type { StateEntry } from '../engine/state/schema';
+import { readPlanValuesText } from '../engine/plan/plan-text';
 
 /**
  * What the provider keeps beside an object's attributes in Terraform's state (the
@@ -30,11 +31,11 @@ export function newSalt(): string {
   return randomBytes(16).toString('hex');
 }
 
-/** Reads private bytes; empty or foreign bytes are none. */
+/** Reads private bytes (a value the object only stands for kept unknown, see planValuesText); empty or foreign bytes are none. */
 export function readPrivate(bytes: Uint8Array): ResourcePrivate | undefined {
   if (bytes.length === 0) return undefined;
   try {
-    const parsed = ResourcePrivateSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+    const parsed = ResourcePrivateSchema.safeParse(readPlanValuesText(Buffer.from(bytes).toString('utf8')));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
@@ -42,6 +43,7 @@ export function readPrivate(bytes: Uint8Array): ResourcePrivate | undefined {
 }
 
 export function writePrivate(p: ResourcePrivate): Uint8Array<ArrayBuffer> {
+  // An unknown is written as its tag (Unknown.toJSON), read back as unknown; digests as their text.
   return new Uint8Array(Buffer.from(JSON.stringify(p), 'utf8'));
 }
 

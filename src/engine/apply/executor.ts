@@ -217,6 +217,17 @@ function pauses(run: ScheduleRun): Pick<RunRolloutInput, 'waveBoundary'> {
   return waveBoundary ? { waveBoundary } : {};
 }
 
+/**
+ * How many of the machines `written` names keep what was written: those that passed (or
+ * were waiting when the rollout stopped) and were not rolled back. A machine that failed
+ * counts as failed only; one rolled back, as neither.
+ */
+export function standingWrites(outcome: RolloutOutcome, written: ReadonlySet<string>): number {
+  return outcome.waves
+    .flatMap((w) => w.machines)
+    .filter((m) => written.has(m.address) && (m.result === 'healthy' || m.result === 'stopped') && m.rollback?.ok !== true).length;
+}
+
 function machinesLeft(outcome: RolloutOutcome, results: ReadonlyArray<MachineOutcome['result']>): string[] {
   return outcome.waves
     .flatMap((w) => w.machines)
@@ -228,6 +239,8 @@ function machinesLeft(outcome: RolloutOutcome, results: ReadonlyArray<MachineOut
 function configWaves(run: ScheduleRun, gate: Extract<Gate, { kind: 'health' }>): WaveSteps {
   const { rollout, resume } = gate;
   const { backend, stack } = run.env;
+  // The machines this apply wrote: counted applied once the rollout says their change stands.
+  const written = new Set<string>();
   return {
     unwrittenIfLeadFails: rollout.waves.flatMap((w) => w.machines.map((m) => m.address)),
     afterLead: () => Promise.resolve(),
@@ -235,7 +248,8 @@ function configWaves(run: ScheduleRun, gate: Extract<Gate, { kind: 'health' }>):
       plan: rollout,
       apply: async (wave) => {
         const r = await writeNow(run, wave);
-        run.tally.applied += r.applied;
+        const unwritten = new Set([...r.failed.map((f) => f.address), ...r.skipped]);
+        for (const c of wave) if (!unwritten.has(c.address)) written.add(c.address);
         return r;
       },
       restoreEntries: async (entries) => {
@@ -247,7 +261,9 @@ function configWaves(run: ScheduleRun, gate: Extract<Gate, { kind: 'health' }>):
       ...(resume ? { resume } : {}),
       ...pauses(run),
     }),
-    noteOutcome: () => undefined,
+    noteOutcome: (outcome) => {
+      run.tally.applied += standingWrites(outcome, written);
+    },
     machineError: (m) =>
       new RolloutMachineError(`rollout ${rollout.policy.name}: ${m.machine} failed: ${m.why ?? ''}`, { path: m.address }),
     unwrittenIfStopped: (outcome) => machinesLeft(outcome, ['skipped', 'not reached']),

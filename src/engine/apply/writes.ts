@@ -13,6 +13,7 @@ import type { Applied, Desired, KindContext, ResourceKind } from '../kind';
 import { maskPaths } from '../mask';
 import { DEPOSED_MARK, type ResourceChange } from '../plan/model';
 import { desiredWithLifecycle } from '../plan/resource-core';
+import { takenBackEntry } from '../plan/take-back';
 import type { State, StateEntry } from '../state/schema';
 import type { ApplyOutcome, ApplyStackInput } from './outcome';
 import { StateSaver } from './state-saver';
@@ -133,6 +134,7 @@ async function timed(run: WriteRun, change: ResourceChange, step: () => Promise<
     run.tally.applied++;
     reporter.done(change, Date.now() - started, detail);
   } catch (error) {
+    if (error instanceof FleetformError) error.atAddress(change.address);
     run.tally.failed.push({ address: change.address, error });
     reporter.failed(change, error, Date.now() - started);
     throw error;
@@ -152,17 +154,7 @@ function priorOf(run: WriteRun, change: ResourceChange): StateEntry | undefined 
 
 /** The entry of an object an earlier destroy kept, which the plan takes back into state. */
 function retakenEntry(change: ResourceChange): StateEntry | undefined {
-  if (change.adopted?.foundAs !== 'retained') return undefined;
-  return {
-    type: change.type,
-    ids: { ...change.adopted.ids },
-    outputs: { ...change.adopted.outputs },
-    attributes: null,
-    dependencies: [...change.dependsOn],
-    private: { found_as: 'retained' },
-    sensitive_paths: [],
-    status: 'ok',
-  };
+  return change.adopted?.foundAs === 'retained' ? takenBackEntry(change.type, change.adopted, change.dependsOn) : undefined;
 }
 
 /** Records an adoption or a move before anything else happens to the object. */

@@ -18,7 +18,7 @@ import {
 import { childPath } from '../../domain/json-path';
 import { joinPath } from '../../domain/issue';
 import { decodeStruct } from '../../api/struct-codec';
-import { isObject } from '../json';
+import { isObject, setOwn, toJson, unknownValue, type JsonObject, type JsonValue } from '../json';
 import type { KindContext, PlanNote, PlanProblem } from '../kind';
 
 /** A fragment at a version, or why there is none. */
@@ -119,6 +119,31 @@ function declaredFragments(ctx: KindContext): Promise<Map<string, DeclaredFragme
 /** Records a fragment as the stack declares it: machines importing it are checked against that. */
 export async function declareFragment(ctx: KindContext, id: string, fragment: DeclaredFragment): Promise<void> {
   (await declaredFragments(ctx)).set(id, fragment);
+}
+
+/**
+ * What a machine importing fragments this apply creates will run, its fragments as the
+ * stack declares them: its config resolved (the stand-in ids of the new fragments shown
+ * as known after apply) and the names of those new fragments.
+ */
+export async function runsWithPlannedFragments(
+  ctx: KindContext,
+  machine: string,
+  config: Readonly<Record<string, unknown>>,
+): Promise<{ config: JsonValue; created: string[] }> {
+  const declared = await declaredFragments(ctx);
+  const resolution = await resolveFetching(machine, config, planFetch(ctx));
+  const planned = new Set(resolution.imports.filter((i) => declared.get(i.id)?.planned === true).map((i) => i.id));
+  const created = [...new Set(resolution.imports.filter((i) => planned.has(i.id)).map((i) => i.name ?? i.id))];
+  const unplanned = (v: unknown): JsonValue => {
+    if (typeof v === 'string' && planned.has(v)) return unknownValue;
+    if (Array.isArray(v)) return v.map(unplanned);
+    if (!isObject(v)) return toJson(v);
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(v)) setOwn(out, k, unplanned(x));
+    return out;
+  };
+  return { config: unplanned(resolution.config), created };
 }
 
 /**

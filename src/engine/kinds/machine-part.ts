@@ -7,7 +7,7 @@ import { isObject, isUnknown, stableStringify, unknownValue, type JsonObject, ty
 import type { Applied, DesiredValue, KindContext, Observation, ResourceKind } from '../kind';
 import { defineKind } from '../kind-declaration';
 import { withoutReferencedValues, withReferencedParts } from '../secret-references';
-import { checkedAgainstStandIn, ConcurrentChangeError, CONFIG_KNOWN_AT_APPLY, desirePartConfig, pinsOf } from './machine';
+import { checkedAgainstStandIn, ConcurrentChangeError, CONFIG_KNOWN_AT_APPLY, desirePartConfig, pinsOf, runsNote } from './machine';
 import { configDocument, configView, readFromOf } from './machine-config-view';
 import { awaitModels } from './machine-models';
 import { packageEntries } from './machine-packages';
@@ -89,7 +89,9 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
     const { machine_id, name } = attributes;
     if (isUnknown(attributes.config) && attributes.config.standIn !== undefined) {
       const standIn = attributes.config.standIn;
-      return checkedAgainstStandIn(await machinePartKind.desire(ctx, { ...attributes, config: standIn }, prior));
+      const asDeclared = { ...attributes, config: standIn };
+      const checked = await machinePartKind.desire(ctx, asDeclared, prior);
+      return checkedAgainstStandIn(checked, await runsNote(ctx, machinePartDeclaration, name, checked.view.config, asDeclared));
     }
     if (isUnknown(attributes.config)) {
       return {
@@ -160,7 +162,7 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
       return { ...applied(partId), ...revisionOf(after) };
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'FAILED_PRECONDITION') throw stale();
-      if (err instanceof ServiceError && err.code === 'ALREADY_EXISTS') throw nameTaken(desired);
+      if (err instanceof ServiceError && err.code === 'ALREADY_EXISTS') throw await nameTaken(ctx, desired);
       throw err;
     }
   },
@@ -204,9 +206,12 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
   },
 };
 
-function nameTaken(desired: MachinePartView): FleetformError {
-  return new FleetformError(`machine ${desired.machine_id} already has a part named ${desired.name}`, {
-    hint: 'give this part another name, or manage the existing one: fleetform import <this address> <part id>',
+/** A rename to a name another part of the machine holds: which part, and the fixes. */
+async function nameTaken(ctx: KindContext, desired: MachinePartView): Promise<FleetformError> {
+  const machineId = String(desired.machine_id);
+  const holder = (await ctx.client.appClient.getMachineParts(machineId)).find((p) => p.name === desired.name);
+  return new FleetformError(`machine ${machineId} already has a part named ${desired.name}${holder ? ` (id ${holder.id})` : ''}`, {
+    hint: `give this part another name${holder ? `, or remove part ${holder.id} from the machine first` : ''}`,
   });
 }
 
@@ -220,7 +225,9 @@ async function newPart(ctx: KindContext, machineId: string, name: string): Promi
     throw new FleetformError(
       `machine ${machineId} already has a part named ${name}${existing ? ` (id ${existing.id})` : ''} that fleetform does not manage`,
       {
-        hint: `to manage it with this resource: fleetform import <this address> ${existing?.id ?? '<part id>'}; or give this part another name`,
+        hint: existing
+          ? `to manage it with this resource: fleetform import <this address> ${existing.id}; or give this part another name`
+          : 'give this part another name',
       },
     );
   }

@@ -7,7 +7,9 @@ import { machineAttributes } from '../../domain/resource-attributes';
 import { z } from 'zod';
 import { isObject, stableStringify, isUnknown, unknownValue, type Unknown, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
-import { defineKind } from '../kind-declaration';
+import { defineKind, sensitivePathsOf, type KindDeclaration } from '../kind-declaration';
+import { hidePaths } from '../mask';
+import { runsWithPlannedFragments } from './machine-fragments';
 import type { StateEntry } from '../state/schema';
 import { configDocument, configView, readFromOf } from './machine-config-view';
 import { secretEnvEntries, splitSecretEnv } from './machine-secrets';
@@ -110,14 +112,43 @@ export const CONFIG_KNOWN_AT_APPLY: PlanNote = {
  * them (checked now, as in every later plan): its checks and notes stand, its config is
  * known only once the fragments exist.
  */
-export function checkedAgainstStandIn<View extends { config: JsonValue }>(checked: DesiredValue<View>): DesiredValue<View> {
+export function checkedAgainstStandIn<View extends { config: JsonValue }>(
+  checked: DesiredValue<View>,
+  runs?: PlanNote,
+): DesiredValue<View> {
   const note: PlanNote = {
     level: 'info',
     path: 'config',
     message:
       'the config names a fragment this apply creates: checked against the fragment as the stack declares it; its id is known once it exists',
   };
-  return { ...checked, view: { ...checked.view, config: unknownValue }, notes: [note, ...checked.notes] };
+  return { ...checked, view: { ...checked.view, config: unknownValue }, notes: [note, ...(runs ? [runs] : []), ...checked.notes] };
+}
+
+/**
+ * The note showing what a machine importing fragments this apply creates will run: its
+ * config resolved with the fragments as the stack declares them, keyed as plans name its
+ * entries, every value the machine's secret rules name (those its fragments bring too) hidden.
+ */
+export async function runsNote(
+  ctx: KindContext,
+  declaration: KindDeclaration,
+  name: string,
+  config: JsonValue,
+  attributes: Readonly<Record<string, unknown>>,
+): Promise<PlanNote | undefined> {
+  if (!isObject(config)) return undefined;
+  const runs = await runsWithPlannedFragments(ctx, name, configDocument(config));
+  if (runs.created.length === 0 || !isObject(runs.config)) return undefined;
+  const view: JsonObject = { config: configView(runs.config) };
+  const shown = hidePaths(view, sensitivePathsOf(declaration, view, attributes), '(sensitive)');
+  const from = runs.created.map((f) => `fragment ${JSON.stringify(f)}`).join(', ');
+  return {
+    level: 'info',
+    path: 'config',
+    message: `what it will run, resolved with the fragments as the stack declares them (from ${from}, created by this apply):`,
+    value: shown.config ?? null,
+  };
 }
 
 /** A machine and the whole configuration of its main part (components, services, modules). */
@@ -133,7 +164,9 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const locationId = attributes.location_id || (await unsetLocationOf(ctx, prior));
     if (isUnknown(attributes.config) && attributes.config.standIn !== undefined) {
       const standIn = attributes.config.standIn;
-      return checkedAgainstStandIn(await machineKind.desire(ctx, { ...attributes, config: standIn }, prior));
+      const asDeclared = { ...attributes, config: standIn };
+      const checked = await machineKind.desire(ctx, asDeclared, prior);
+      return checkedAgainstStandIn(checked, await runsNote(ctx, machineDeclaration, name, checked.view.config, asDeclared));
     }
     if (isUnknown(attributes.config)) {
       notes.push(CONFIG_KNOWN_AT_APPLY);

@@ -194,7 +194,9 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
           if (ignoredForChanges.has(key)) continue;
           // A job adopted after an interrupted submit: what the service chose for a parameter left unspecified is no change.
           if (prior.attributes === null && serviceChosen[key] !== undefined && desired[key] === serviceChosen[key]) continue;
-          if (JSON.stringify(current[key]) !== JSON.stringify(desired[key]) && !isUnknown(desired[key])) {
+          // An unknown on either side is no change: a value known at apply, or a kept job whose dataset is gone standing for the one code gives.
+          if (isUnknown(desired[key]) || isUnknown(current[key])) continue;
+          if (JSON.stringify(current[key]) !== JSON.stringify(desired[key])) {
             problems.push({
               path: key,
               message: `a training job cannot change ${key} while keeping model ${str(desired.model_name)} version ${str(desired.model_version)}`,

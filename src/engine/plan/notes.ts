@@ -1,3 +1,5 @@
+import type { JsonValue } from '../json';
+
 /** What a plan says of a resource besides its change: notes to read, and problems that stop the plan. */
 
 /** A remark attached to a resource in a plan, at an attribute path when it concerns one. */
@@ -5,6 +7,8 @@ export interface PlanNote {
   readonly level: 'info' | 'warning';
   readonly path?: string;
   readonly message: string;
+  /** A value the note shows below it (e.g. the config a machine will run), secrets masked. */
+  readonly value?: JsonValue;
 }
 
 /** Something that makes a resource impossible to plan; the plan fails listing every one. */

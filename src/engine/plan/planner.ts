@@ -1,5 +1,5 @@
 import { ServiceError } from '../../api/client';
-import { FleetformError } from '../../domain/errors';
+import { FleetformError, THIS_ADDRESS, withAddress } from '../../domain/errors';
 import { resolveReferences } from '../desired/references';
 import type { DesiredResource, DesiredStack } from '../desired/stack';
 import { diffJson } from '../diff';
@@ -13,6 +13,7 @@ import type { State, StateEntry } from '../state/schema';
 import { isDeposedKey, resourceChange, type ResourceChange } from './model';
 import { firedTriggers, guardPreventDestroy, replaceOrderOf, unknownIgnoredAttributes } from './lifecycle-rules';
 import { planResourceChange } from './resource-core';
+import { findKeptObject, takenBackEntry } from './take-back';
 
 export interface PlanStackInput {
   readonly stack: DesiredStack;
@@ -109,20 +110,11 @@ async function retakeRetained(
   for (const resource of input.stack.resources) {
     if (entries.has(resource.address) || !targeted(input, resource.address)) continue;
     const kind = input.kinds.require(resource.type, resource.address);
-    const found = kind.findRetained ? await kind.findRetained(input.ctx, resource.attributes, managedIds) : undefined;
+    const found = await findKeptObject(kind, input.ctx, resource.attributes, managedIds);
     if (!found) continue;
-    adopted.set(resource.address, { ...found, foundAs: 'retained' });
+    adopted.set(resource.address, found);
     for (const id of Object.values(found.ids)) managedIds.add(id);
-    entries.set(resource.address, {
-      type: resource.type,
-      ids: { ...found.ids },
-      outputs: { ...found.outputs },
-      attributes: null,
-      dependencies: [...resource.dependsOn],
-      private: { found_as: 'retained' },
-      sensitive_paths: [],
-      status: 'ok',
-    });
+    entries.set(resource.address, takenBackEntry(resource.type, found, resource.dependsOn));
   }
 }
 
@@ -369,10 +361,10 @@ function planRemoval(input: PlanStackInput, record: AddressRecord, salt: string)
   });
 }
 
-/** A hint naming `<this address>` names the address itself: it runs as printed. */
+/** A hint naming THIS_ADDRESS names the address itself: it runs as printed. */
 function withAddressInHints(desired: Desired, address: string): Desired {
-  if (!desired.problems.some((p) => p.hint?.includes('<this address>'))) return desired;
-  const problems = desired.problems.map((p) => (p.hint ? { ...p, hint: p.hint.replace(/<this address>/g, address) } : p));
+  if (!desired.problems.some((p) => p.hint?.includes(THIS_ADDRESS))) return desired;
+  const problems = desired.problems.map((p) => (p.hint ? { ...p, hint: withAddress(p.hint, address) } : p));
   return { ...desired, problems };
 }
 

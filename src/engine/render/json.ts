@@ -86,7 +86,7 @@ export function renderPlanJson(plan: Plan): string {
       ...(c.movedFrom ? { previous_address: c.movedFrom } : {}),
       ...(c.adopted ? { adopted: true } : {}),
       ...(c.deposed ? { deposed: true } : {}),
-      notes: c.notes,
+      notes: c.notes.map((n) => (n.value === undefined ? n : { ...n, value: redact(n.value) ?? null })),
       problems: c.problems,
       facts: c.facts,
       ...(plan.windows ? { window_hold: ((h) => (h ? holdJson(h) : null))(holdOfChange(holds, c)) } : {}),

@@ -1,16 +1,17 @@
 import { summarize, type Plan } from '../plan/model';
 import { palette } from './colors';
 import { holdOfChange, holdsByAddress, holdsSummary, holdText, waveOnlyHolds } from './holds';
-import { renderResource, summaryLine } from './text';
+import { refusedLine, renderResource, summaryLine } from './text';
 import { showValue } from './values';
 
 /** A pull-request comment: the summary in the open, each stack's details collapsed. */
 export function renderPlanMarkdown(plan: Plan): string {
   const p = palette(false);
   const summary = summarize(plan.changes);
-  const out: string[] = [`### fleetform ${plan.destroy ? 'destroy plan' : 'plan'}`, '', `**${summaryLine(summary, plan.destroy)}**`, ''];
+  // A plan with errors is refused: its summary says so rather than what it would do.
+  const head = summary.problems > 0 ? `:x: **${refusedLine(summary)}**` : `**${summaryLine(summary, plan.destroy)}**`;
+  const out: string[] = [`### fleetform ${plan.destroy ? 'destroy plan' : 'plan'}`, '', head, ''];
   if (summary.drifted > 0) out.push(`:warning: ${summary.drifted} resource(s) changed outside fleetform; apply reverts them.`, '');
-  if (summary.problems > 0) out.push(`:x: ${summary.problems} problem(s) must be fixed before apply.`, '');
   const held = holdsSummary(plan);
   if (held) out.push(`:hourglass: ${held}`, '');
   const holds = holdsByAddress(plan);

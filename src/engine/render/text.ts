@@ -1,10 +1,10 @@
 import type { AttributeChange } from '../diff';
-import { isObject, type JsonObject } from '../json';
+import { isObject, type JsonObject, type JsonValue } from '../json';
 import { summarize, type Action, type Plan, type PlanSummary, type ResourceChange, type WindowHold } from '../plan/model';
 import { rolloutPlanLines } from '../rollout/plan';
 import { palette, type Palette } from './colors';
 import { holdOfChange, holdsByAddress, holdsSummary, holdText, waveOnlyHolds } from './holds';
-import { showValue } from './values';
+import { redact, showValue } from './values';
 
 const SYMBOL: Record<Action, string> = {
   create: '+',
@@ -76,10 +76,17 @@ export function renderResource(p: Palette, c: ResourceChange, hold?: WindowHold)
   else for (const ch of c.changes) lines.push(attributeLine(p, ch, pad));
   for (const n of c.notes) {
     const text = `${pad}# ${n.level === 'warning' ? 'warning: ' : ''}${n.path ? `${n.path}: ` : ''}${n.message}`;
-    lines.push(n.level === 'warning' ? p.yellow(text) : p.dim(text));
+    const shown = n.value === undefined ? [] : noteValueLines(n.value, `${pad}#   `);
+    for (const line of [text, ...shown]) lines.push(n.level === 'warning' ? p.yellow(line) : p.dim(line));
   }
   lines.push(color('    }'));
   return lines;
+}
+
+/** A note's value, one line per line of its JSON, each after `lead`. */
+function noteValueLines(value: JsonValue, lead: string): string[] {
+  const text = isObject(value) || Array.isArray(value) ? JSON.stringify(redact(value), null, 2) : showValue(value);
+  return text.split('\n').map((line) => `${lead}${line}`);
 }
 
 export function summaryLine(s: PlanSummary, destroy = false): string {
