@@ -173,8 +173,16 @@ test('part history: secrets in the service configs are masked before the diffs, 
   });
   const current = maskedConfigView(config(SECRET, ['7']), undefined, key);
   const edits = [
-    { at: '2026-01-02T00:00:00.000Z', editedBy: 'key-1', before: maskedConfigView(config(SECRET, ['11']), undefined, key) },
-    { at: '2026-01-01T00:00:00.000Z', editedBy: 'key-1', before: maskedConfigView(config('older-Secret-0', ['11']), undefined, key) },
+    {
+      at: '2026-01-02T00:00:00.000Z',
+      editor: { editedBy: 'API key key-1' },
+      before: maskedConfigView(config(SECRET, ['11']), undefined, key),
+    },
+    {
+      at: '2026-01-01T00:00:00.000Z',
+      editor: { editedBy: 'API key key-1' },
+      before: maskedConfigView(config('older-Secret-0', ['11']), undefined, key),
+    },
   ];
   const history = historyDiffs(current, edits);
   expect(history.map((h) => h.changes.map((c) => `${c.path}: ${c.before} -> ${c.after}`))).toEqual([

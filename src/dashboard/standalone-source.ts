@@ -11,6 +11,7 @@ import { isObject } from '../engine/json';
 import { fragmentKind } from '../engine/kinds/fragment';
 import { machineHealth, type MachineHealth } from '../engine/kinds/machine-health';
 import { moduleCards } from '../engine/kinds/module-cards';
+import { machineRuns, runKey, type MachineRun } from '../engine/kinds/machine-runs';
 import type { Plan } from '../engine/plan/model';
 import { abortRollout } from '../engine/rollout/abort';
 import { eventLine, type RolloutEvent } from '../engine/rollout/events';
@@ -18,7 +19,8 @@ import type { RolloutJournal, RolloutJournalStore } from '../engine/rollout/jour
 import type { StateBackend } from '../engine/state/backend';
 import type { State } from '../engine/state/schema';
 import { describeFailure } from './failure-text';
-import { fleetMachines } from './fleet-view';
+import { fleetMachines, unnamedLocations } from './fleet-view';
+import { locationNames } from './location-names';
 import { machineDetail, partSecretTexts, withoutSecrets } from './machine-detail';
 import { driftOf, planView } from './plan-view';
 import { rolloutView, type FailureNote } from './rollout-view';
@@ -104,6 +106,8 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
   let statusSource: Promise<MachineStatusSource> | undefined;
   let states: State[] = [];
   let health: MachineHealth[] = [];
+  let runs = new Map<string, MachineRun>();
+  const locations = locationNames(async (id) => (await input.client.appClient.getLocation(id)).name);
   /** What is known of failed machines, by rollout key and started time, then machine address. */
   const failures = new Map<string, Map<string, FailureNote>>();
   let snapshot: DashboardSnapshot = {
@@ -179,11 +183,17 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
     try {
       const names = await input.stacks();
       states = await Promise.all(names.map((n) => input.backend.read(n)));
-      const [h, cards] = await Promise.all([machineHealth(input.client, states), moduleCards(input.client, states)]);
+      const [h, running, others] = await Promise.all([
+        machineHealth(input.client, states),
+        machineRuns(input.client, states),
+        locations(unnamedLocations(states)),
+      ]);
+      const cards = await moduleCards(input.client, states, running);
       health = h;
+      runs = running;
       const { readError: _gone, ...rest } = snapshot;
       snapshot = rest;
-      publish({ machines: fleetMachines(h, cards, states) });
+      publish({ machines: fleetMachines(h, cards, states, others) });
     } catch (err) {
       publish({ readError: describeFailure(err) });
     }
@@ -278,13 +288,14 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
       const machine = snapshot.machines.find((m) => m.key === key);
       if (!machine) return undefined;
       const state = states.find((s) => s.stack === machine.stack);
-      const entry = Object.values(state?.resources ?? {}).find((e) => e.ids.part_id === machine.partId);
+      const [address, entry] = Object.entries(state?.resources ?? {}).find(([, e]) => e.ids.part_id === machine.partId) ?? [];
       return machineDetail({
         client: input.client,
         machine,
         health: health.find((h) => h.partId === machine.partId),
         entry,
         fragmentNames: fragmentNames(states),
+        run: address === undefined ? undefined : runs.get(runKey(machine.stack, address)),
       });
     },
     abortRollout: abort,

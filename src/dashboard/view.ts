@@ -6,6 +6,12 @@
 
 export type MachineHealthName = 'healthy' | 'starting' | 'held' | 'unhealthy' | 'behind' | 'unreachable';
 
+/** The fragment a machine runs an entry (a module, component or service) from. */
+export interface FragmentRef {
+  readonly id: string;
+  readonly name?: string;
+}
+
 /** One module of a machine: the version its policy resolves to against the registry's latest. */
 export interface FleetModule {
   readonly name: string;
@@ -17,6 +23,8 @@ export interface FleetModule {
   /** The state the machine reports for it (`ready`, `failed`, ...), when known. */
   readonly state?: string;
   readonly error?: string;
+  /** The fragment it comes from, when it does. */
+  readonly fragment?: FragmentRef;
 }
 
 /** One machine of the fleet page. `key` is `stack/machine` and unique. */
@@ -25,7 +33,9 @@ export interface FleetMachine {
   readonly stack: string;
   readonly machine: string;
   readonly partId: string;
+  /** The location's name (its id when the name cannot be read). */
   readonly location: string;
+  readonly locationId?: string;
   readonly online: string;
   readonly secondsSinceOnline: number;
   readonly health: MachineHealthName;
@@ -164,6 +174,8 @@ export interface FleetRowModule {
   readonly moduleId: string;
   readonly running?: string;
   readonly latest?: string;
+  /** The fragment it comes from, when it does. */
+  readonly fragment?: FragmentRef;
 }
 
 /** A machine as the fleet page shows it (a `FleetMachine` is one). */
@@ -172,6 +184,7 @@ export interface FleetRow {
   readonly stack: string;
   readonly machine: string;
   readonly location: string;
+  readonly locationId?: string;
   readonly online: string;
   readonly secondsSinceOnline: number;
   readonly health: MachineHealthName;
@@ -190,7 +203,7 @@ export interface FleetRow {
 export interface FleetTable {
   /** Distinct strings the rows and module sets point to. */
   readonly strings: readonly string[];
-  /** Distinct module lists, each flat: name, module id, running, latest (string indexes; -1 for none) per module. */
+  /** Distinct module lists, each flat: name, module id, running, latest, fragment id, fragment name (string indexes; -1 for none) per module. */
   readonly moduleSets: ReadonlyArray<readonly number[]>;
   readonly rows: readonly FleetRowTuple[];
 }
@@ -198,7 +211,7 @@ export interface FleetTable {
 /**
  * One machine: stack, machine name (itself, unique), location, health, online, seconds since
  * online, running revision (-1 for none), latest revision, module set, resources ready, resources
- * total. Every other value is an index into `strings` (`moduleSet` into `moduleSets`).
+ * total, location id. Every other value is an index into `strings` (`moduleSet` into `moduleSets`).
  */
 export type FleetRowTuple = readonly [
   stack: number,
@@ -212,6 +225,7 @@ export type FleetRowTuple = readonly [
   moduleSet: number,
   ready: number,
   total: number,
+  locationId?: number,
 ];
 
 /** A snapshot as a page reads it (api/snapshot, and the event stream's first message): the machines as a table. */
@@ -239,12 +253,23 @@ export interface MachineDetail {
   /** Its config as fleetform last applied it (state), secrets masked. */
   readonly config: unknown;
   readonly fragments: ReadonlyArray<{ readonly id: string; readonly name?: string; readonly version?: string }>;
-  readonly resources: ReadonlyArray<{ readonly name: string; readonly api: string; readonly state: string; readonly error: string }>;
+  /** Its components and services: as it reports them, and those its config names that it does not report (state `not reported`). */
+  readonly resources: ReadonlyArray<{
+    readonly name: string;
+    readonly api: string;
+    readonly state: string;
+    readonly error: string;
+    /** The fragment it comes from, when it does. */
+    readonly fragment?: FragmentRef;
+  }>;
   readonly logs: ReadonlyArray<{ readonly at: string; readonly level: string; readonly logger: string; readonly message: string }>;
   /** The part's config edits, newest first, each as a diff against the config before it. */
   readonly history: ReadonlyArray<{
     readonly at: string;
+    /** Who made the edit, as the service names them: a user's e-mail, an API key's name (else its id), a secret's kind. */
     readonly editedBy: string;
+    /** The service's id of the editor (an API key's id), when `editedBy` is another name. */
+    readonly editorId?: string;
     readonly changes: ReadonlyArray<{ readonly path: string; readonly before: string; readonly after: string }>;
   }>;
 }

@@ -13,8 +13,12 @@ const OVERSCAN = 8;
 
 function moduleText(m: FleetRow): string {
   return (
-    m.modules.map((x) => `${x.name} ${x.running ?? '?'}${x.latest && x.latest !== x.running ? ` (latest ${x.latest})` : ''}`).join(', ') ||
-    '-'
+    m.modules
+      .map(
+        (x) =>
+          `${x.name} ${x.running ?? '?'}${x.latest && x.latest !== x.running ? ` (latest ${x.latest})` : ''}${x.fragment ? ` from ${x.fragment.name ?? x.fragment.id}` : ''}`,
+      )
+      .join(', ') || '-'
   );
 }
 
@@ -47,7 +51,7 @@ function Row({ m, index, top }: { m: FleetRow; index: number; top: number }) {
         <a href={`#/machine/${encodeURIComponent(m.key)}`}>{m.machine}</a>
         <span class="sub">{m.stack}</span>
       </span>
-      <span role="cell" class="c-loc">
+      <span role="cell" class="c-loc" title={m.locationId ? `location id ${m.locationId}` : undefined}>
         {m.location || '-'}
       </span>
       <span role="cell" class="c-health">

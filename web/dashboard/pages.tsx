@@ -1,6 +1,6 @@
 /** The machine, rollouts, drift, plans and events pages. */
 import { useEffect, useState } from 'preact/hooks';
-import type { ActionResult, Capabilities, MachineDetail, RolloutView } from '../../src/dashboard/view';
+import type { ActionResult, Capabilities, FragmentRef, MachineDetail, RolloutView } from '../../src/dashboard/view';
 import type { LiveSnapshot } from './live';
 import { act, readHeaders, type ActionName } from './actions';
 import { HealthBadge, shortRevision, when } from './parts';
@@ -49,6 +49,16 @@ function ActionButton({
   );
 }
 
+/** Where an entry comes from: the machine's own config, or the fragment named (its id in the tooltip). */
+function FromFragment({ fragment }: { fragment: FragmentRef | undefined }) {
+  if (!fragment) return <span class="sub">machine</span>;
+  return (
+    <span title={`fragment id ${fragment.id}`} data-fragment={fragment.id}>
+      fragment {fragment.name ?? fragment.id}
+    </span>
+  );
+}
+
 export function MachinePage({ machineKey }: { machineKey: string }) {
   const [detail, setDetail] = useState<MachineDetail | undefined>();
   const [failure, setFailure] = useState<string | undefined>();
@@ -80,7 +90,9 @@ export function MachinePage({ machineKey }: { machineKey: string }) {
         <dt>Stack</dt>
         <dd>{m.stack}</dd>
         <dt>Location</dt>
-        <dd>{m.location || '-'}</dd>
+        <dd title={m.locationId ? `location id ${m.locationId}` : undefined} data-location>
+          {m.location || '-'}
+        </dd>
         <dt>Online</dt>
         <dd>{m.online}</dd>
         <dt>Config it runs</dt>
@@ -106,16 +118,25 @@ export function MachinePage({ machineKey }: { machineKey: string }) {
             <th scope="col">Runs</th>
             <th scope="col">Latest</th>
             <th scope="col">State</th>
+            <th scope="col">From</th>
           </tr>
         </thead>
-        <tbody>
-          {m.modules.map((x) => (
+        <tbody data-modules-table>
+          {m.modules.length === 0 && (
             <tr>
+              <td colSpan={6}>No registry module.</td>
+            </tr>
+          )}
+          {m.modules.map((x) => (
+            <tr data-module={x.name}>
               <td>{x.moduleId}</td>
               <td>{x.policy}</td>
               <td>{x.running ?? '-'}</td>
               <td>{x.latest ?? '-'}</td>
               <td>{x.error ? `${x.state ?? ''}: ${x.error}` : (x.state ?? '-')}</td>
+              <td>
+                <FromFragment fragment={x.fragment} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -139,14 +160,18 @@ export function MachinePage({ machineKey }: { machineKey: string }) {
             <th scope="col">Name</th>
             <th scope="col">API</th>
             <th scope="col">State</th>
+            <th scope="col">From</th>
           </tr>
         </thead>
-        <tbody>
+        <tbody data-resources-table>
           {detail.resources.map((r) => (
-            <tr>
+            <tr data-resource={r.name}>
               <td>{r.name}</td>
               <td>{r.api}</td>
               <td>{r.error ? `${r.state}: ${r.error}` : r.state}</td>
+              <td>
+                <FromFragment fragment={r.fragment} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -165,7 +190,10 @@ export function MachinePage({ machineKey }: { machineKey: string }) {
         {detail.history.map((h) => (
           <li>
             <p>
-              {when(h.at)} by {h.editedBy || 'unknown'}
+              {when(h.at)} by{' '}
+              <span data-editor title={h.editorId ? `id ${h.editorId}` : undefined}>
+                {h.editedBy || 'unknown'}
+              </span>
             </p>
             <ul class="diff">
               {h.changes.map((c) => (
