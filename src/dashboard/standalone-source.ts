@@ -23,7 +23,7 @@ import { fleetMachines, unnamedLocations } from './fleet-view';
 import { locationNames } from './location-names';
 import { machineDetail, partSecretTexts, withoutSecrets } from './machine-detail';
 import { driftOf, planView } from './plan-view';
-import { rolloutView, type FailureNote } from './rollout-view';
+import { declaresRollout, rolloutView, type DeclaredRollouts, type FailureNote } from './rollout-view';
 import type { DashboardSource, RolloutTarget, SourceChange, SourceEvent } from './source';
 import type { ActionResult, DashboardSnapshot, RolloutView } from './view';
 
@@ -46,6 +46,8 @@ export interface StandaloneSourceInput {
   readonly approve?: (stack: string, report: (event: SourceEvent) => void) => Promise<ActionResult>;
   /** How long an abort waits for the state lock. */
   readonly lockTimeoutMs?: number;
+  /** The rollouts the code declares now (undefined until the code is read): the others are shown as history. */
+  readonly declaredRollouts?: () => readonly DeclaredRollouts[] | undefined;
 }
 
 export interface StandaloneSource extends DashboardSource {
@@ -65,25 +67,36 @@ function fragmentNames(states: readonly State[]): Map<string, string> {
   return names;
 }
 
-/** Events for what moved in a rollout since the last reading: a new wave, a machine's new result, the end. */
+/**
+ * Events for what moved in a rollout since the last reading: a new wave, a machine's new
+ * result, the end; each at the time its journal says (its start, or its last update).
+ */
 export function rolloutChanges(before: RolloutView | undefined, after: RolloutView): SourceEvent[] {
   const out: SourceEvent[] = [];
   const head = `rollout ${after.name} (stack ${after.stack})`;
+  const at = after.updatedAt;
   if (!before || before.startedAt !== after.startedAt)
-    out.push({ kind: 'rollout', level: 'info', stack: after.stack, message: `${head}: started, ${after.waves.length} wave(s)` });
+    out.push({
+      kind: 'rollout',
+      level: 'info',
+      stack: after.stack,
+      at: after.startedAt,
+      message: `${head}: started, ${after.waves.length} wave(s)`,
+    });
   else if (before.wave !== after.wave)
-    out.push({ kind: 'rollout', level: 'info', stack: after.stack, message: `${head}: wave ${after.wave} of ${after.waves.length}` });
+    out.push({ kind: 'rollout', level: 'info', stack: after.stack, at, message: `${head}: wave ${after.wave} of ${after.waves.length}` });
   const old = new Map((before?.startedAt === after.startedAt ? before.waves : []).flatMap((w) => w.machines).map((m) => [m.address, m]));
   for (const w of after.waves) {
     for (const m of w.machines) {
       const was = old.get(m.address);
       if (was?.state === m.state && was.failed === m.failed) continue;
-      if (m.state === 'waiting' || m.state === 'not reached') continue;
+      if (m.state === 'waiting' || m.state === 'not reached' || m.state === 'gone') continue;
       const level = m.failed ? 'error' : m.state === 'rolled back' ? 'warn' : 'info';
       out.push({
         kind: 'rollout',
         level,
         stack: after.stack,
+        at,
         message: `${head}: wave ${w.number}: ${m.name} ${m.failed && m.state !== 'failed' ? `failed, ${m.state}` : m.state}${m.log ? `; log: ${m.log}` : ''}`,
       });
     }
@@ -93,6 +106,7 @@ export function rolloutChanges(before: RolloutView | undefined, after: RolloutVi
       kind: 'rollout',
       level: after.status === 'completed' ? 'info' : 'warn',
       stack: after.stack,
+      at,
       message: `${head}: ${after.status}${after.reason ? `: ${after.reason}` : ''}`,
     });
   }
@@ -167,10 +181,17 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
 
   const readRollouts = async (): Promise<void> => {
     const journals = (await Promise.all((await input.stacks()).map((s) => input.journals.list(s)))).flat();
+    const declared = input.declaredRollouts?.();
     const views = await Promise.all(
-      journals.map(async (j) =>
-        rolloutView(j, await notesOf(j), j.status === 'running' && (await input.backend.lockHolder(j.stack)) !== undefined),
-      ),
+      journals.map(async (j) => {
+        const state = states.find((st) => st.stack === j.stack);
+        const now = {
+          ...(declared ? { declared: declaresRollout(declared, j) } : {}),
+          ...(state ? { existing: new Set(Object.keys(state.resources)) } : {}),
+        };
+        const locked = j.status === 'running' && (await input.backend.lockHolder(j.stack)) !== undefined;
+        return rolloutView(j, await notesOf(j), locked, now);
+      }),
     );
     const before = new Map(snapshot.rollouts.map((r) => [r.key, r]));
     const changed = views.flatMap((v) => rolloutChanges(before.get(v.key), v));

@@ -47,7 +47,8 @@ export interface FleetMachine {
   readonly problems: readonly string[];
 }
 
-export type RolloutMachineState = 'waiting' | 'written' | 'healthy' | 'failed' | 'rolled back' | 'left' | 'not reached';
+/** `gone`: the machine no longer exists (it is not in its stack's state any more). */
+export type RolloutMachineState = 'waiting' | 'written' | 'healthy' | 'failed' | 'rolled back' | 'left' | 'not reached' | 'gone';
 
 export interface RolloutMachineView {
   readonly name: string;
@@ -86,6 +87,8 @@ export interface RolloutView {
   readonly abortable: boolean;
   /** Whether it was interrupted (left running with no run holding its stack) and can be resumed. */
   readonly resumable: boolean;
+  /** Whether the code declares it now (false: an older rollout, shown under the history); true when the code is not known. */
+  readonly current: boolean;
 }
 
 /** One drifted value: changed outside fleetform since the last apply. Values are shown as text, secrets as `(sensitive)`. */
@@ -108,11 +111,22 @@ export interface PlanSummaryView {
   readonly problems: number;
 }
 
+/** How a line of a plan is coloured in a terminal: additions green, changes yellow, removals red. */
+export type PlanTone = 'add' | 'change' | 'remove' | 'heading' | 'note' | 'plain';
+
+/** One line of a plan's text with its colour (the text is plain: it is shown as text, never as markup). */
+export interface PlanLine {
+  readonly tone: PlanTone;
+  readonly text: string;
+}
+
 /** The pending plan, rendered as `fleetform plan` and `plan --markdown` render it. */
 export interface PlanView {
   readonly createdAt: string;
   readonly stacks: readonly string[];
   readonly text: string;
+  /** `text` line by line, coloured as the terminal colours it. */
+  readonly lines: readonly PlanLine[];
   readonly markdown: string;
   readonly summary: PlanSummaryView;
   readonly hasChanges: boolean;

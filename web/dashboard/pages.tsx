@@ -238,7 +238,8 @@ function Rollout({ r, tokenOk, caps }: { r: RolloutView; tokenOk: boolean; caps:
                   data-state={m.state}
                   data-failed={String(m.failed)}
                 >
-                  <strong>{m.name}</strong> {m.failed && m.state !== 'failed' ? `failed, ${m.state}` : m.state}
+                  <strong>{m.name}</strong>{' '}
+                  {m.state === 'gone' ? 'no longer exists' : m.failed && m.state !== 'failed' ? `failed, ${m.state}` : m.state}
                   {m.failed && (
                     <div class="failure">
                       {m.why && <p>{m.why}</p>}
@@ -268,12 +269,24 @@ function Rollout({ r, tokenOk, caps }: { r: RolloutView; tokenOk: boolean; caps:
   );
 }
 
-export function RolloutsPage({ s, tokenOk }: { s: LiveSnapshot; tokenOk: boolean }) {
+/** The rollouts the code declares now; with `history`, the older ones it no longer declares. */
+export function RolloutsPage({ s, tokenOk, history }: { s: LiveSnapshot; tokenOk: boolean; history: boolean }) {
+  const shown = s.rollouts.filter((r) => r.current !== history);
+  const others = s.rollouts.length - shown.length;
   return (
     <section aria-labelledby="rollouts-title">
-      <h1 id="rollouts-title">Rollouts</h1>
-      {s.rollouts.length === 0 && <p>No rollout has run.</p>}
-      {s.rollouts.map((r) => (
+      <h1 id="rollouts-title">{history ? 'Rollout history' : 'Rollouts'}</h1>
+      <p class="sub-nav">
+        {history ? (
+          <a href="#/rollouts">Current rollouts ({others})</a>
+        ) : (
+          <a href="#/rollouts/history" data-history-link>
+            History: rollouts the code no longer declares ({others})
+          </a>
+        )}
+      </p>
+      {shown.length === 0 && <p>{history ? 'No older rollout.' : 'No rollout of the current code has run.'}</p>}
+      {shown.map((r) => (
         <Rollout key={r.key} r={r} tokenOk={tokenOk} caps={s.capabilities} />
       ))}
     </section>
@@ -362,9 +375,20 @@ export function PlansPage({ s, tokenOk }: { s: LiveSnapshot; tokenOk: boolean })
               Markdown
             </button>
           </div>
-          <pre class="code plan" tabIndex={0} aria-label={`The plan as ${view}`} data-plan={view}>
-            {view === 'text' ? p.text : p.markdown}
-          </pre>
+          {view === 'text' ? (
+            <pre class="code plan terminal" tabIndex={0} aria-label="The plan as text" data-plan="text">
+              {p.lines.map((l) => (
+                <span class={`pl-${l.tone}`} data-tone={l.tone}>
+                  {l.text}
+                  {'\n'}
+                </span>
+              ))}
+            </pre>
+          ) : (
+            <pre class="code plan" tabIndex={0} aria-label="The plan as markdown" data-plan="markdown">
+              {p.markdown}
+            </pre>
+          )}
         </>
       )}
     </section>
@@ -372,7 +396,8 @@ export function PlansPage({ s, tokenOk }: { s: LiveSnapshot; tokenOk: boolean })
 }
 
 export function EventsPage({ s }: { s: LiveSnapshot }) {
-  const events = [...s.events].reverse();
+  // Newest first by when each happened (its source's time), then by arrival.
+  const events = [...s.events].sort((a, b) => (a.at === b.at ? b.id - a.id : a.at < b.at ? 1 : -1));
   return (
     <section aria-labelledby="events-title">
       <h1 id="events-title">Cycles and events</h1>
@@ -407,7 +432,10 @@ export function EventsPage({ s }: { s: LiveSnapshot }) {
       <ol class="events" aria-live="polite">
         {events.map((e) => (
           <li class={`ev-${e.level}`} data-kind={e.kind}>
-            <span class="sub">{when(e.at)}</span> <span class="kind">{e.kind}</span> {e.message}
+            <time class="sub" dateTime={e.at} data-at>
+              {when(e.at)}
+            </time>{' '}
+            <span class="kind">{e.kind}</span> {e.message}
           </li>
         ))}
       </ol>
