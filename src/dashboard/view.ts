@@ -163,6 +163,15 @@ export interface Capabilities {
   readonly heal: boolean;
 }
 
+/** The fleet's health counts at one reading: healthy, changing (starting, behind, held), unhealthy, offline (or unreachable). */
+export interface HealthPoint {
+  readonly at: string;
+  readonly healthy: number;
+  readonly changing: number;
+  readonly unhealthy: number;
+  readonly offline: number;
+}
+
 export interface DashboardSnapshot {
   readonly generatedAt: string;
   /** Who feeds the dashboard: `fleetform dashboard` on its own, or a reconciler. */
@@ -180,6 +189,8 @@ export interface DashboardSnapshot {
   readonly readError?: string;
   /** The number of the last update this snapshot includes (set by the dashboard; a page applies only later ones). */
   readonly version?: number;
+  /** The fleet's health counts as the dashboard recorded them since it started, oldest first (set by the dashboard). */
+  readonly health?: readonly HealthPoint[];
 }
 
 /** A module as the fleet page shows it. */
@@ -259,6 +270,7 @@ export type DashboardUpdate =
   | { readonly type: 'plan'; readonly plan?: PlanView; readonly planError?: string }
   | { readonly type: 'cycles'; readonly cycles: readonly CycleView[] }
   | { readonly type: 'event'; readonly event: EventView }
+  | { readonly type: 'health'; readonly point: HealthPoint }
   | { readonly type: 'status'; readonly generatedAt: string; readonly readError?: string };
 
 /** A machine's page: its config as resolved, fragments, resources, logs and part history. */

@@ -5,7 +5,8 @@
  * more than the few dozen on screen.
  */
 import { useMemo, useState, useEffect, useRef } from 'preact/hooks';
-import type { FleetRow } from '../../src/dashboard/view';
+import type { FleetRow, HealthPoint } from '../../src/dashboard/view';
+import { HealthChart, VersionChart } from './charts';
 import { HealthBadge, shortRevision } from './parts';
 
 const ROW_HEIGHT = 44;
@@ -75,7 +76,7 @@ function Row({ m, index, top }: { m: FleetRow; index: number; top: number }) {
   );
 }
 
-export function FleetPage({ machines }: { machines: readonly FleetRow[] }) {
+export function FleetPage({ machines, health }: { machines: readonly FleetRow[]; health: readonly HealthPoint[] }) {
   const [filters, setFilters] = useState<Filters>({ text: '', health: '', location: '' });
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -176,6 +177,10 @@ export function FleetPage({ machines }: { machines: readonly FleetRow[] }) {
       {shown.length === 0 && (
         <p>{machines.length === 0 ? 'No managed machine yet (run `fleetform apply`).' : 'No machine matches the filters.'}</p>
       )}
+      <div class="charts">
+        <VersionChart machines={shown} />
+        <HealthChart points={health} />
+      </div>
     </section>
   );
 }

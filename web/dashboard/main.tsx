@@ -72,7 +72,7 @@ function App() {
   else if (page === 'drift') body = <DriftPage s={s} tokenOk={tokenOk} />;
   else if (page === 'plans') body = <PlansPage s={s} tokenOk={tokenOk} />;
   else if (page === 'events') body = <EventsPage s={s} />;
-  else body = <FleetPage machines={live.machines} />;
+  else body = <FleetPage machines={live.machines} health={s.health ?? []} />;
   return (
     <>
       <a class="skip" href="#main">

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ActionResult, Capabilities, FragmentRef, MachineDetail, RolloutView } from '../../src/dashboard/view';
 import type { LiveSnapshot } from './live';
 import { act, readHeaders, type ActionName } from './actions';
+import { WaveChart } from './charts';
 import { HealthBadge, shortRevision, when } from './parts';
 
 /** A button for an action: disabled without a token, its answer shown beside it. */
@@ -224,6 +225,7 @@ function Rollout({ r, tokenOk, caps }: { r: RolloutView; tokenOk: boolean; caps:
         {r.fragment ? `; fragment ${r.fragment.name} ${r.fragment.fromRevision ?? '?'} → ${r.fragment.toRevision ?? '?'}` : ''}
       </p>
       {r.reason && <p class="reason">{r.reason}</p>}
+      <WaveChart rollout={r} />
       <ol class="timeline">
         {r.waves.map((w) => (
           <li class={`wave phase-${w.phase}`} data-wave={w.number} data-phase={w.phase}>
