@@ -79,6 +79,7 @@ test('health counts: an offline machine is offline whatever its health; lines ru
   expect(lines.series.find((s) => s.key === 'healthy')).toEqual({ key: 'healthy', points: '0,30 100,0', last: 4 });
   expect(lines.series.find((s) => s.key === 'offline')?.points).toBe('0,20 100,40');
   expect(healthLines([], { width: 100, height: 40 }).max).toBe(0);
+  expect(healthLines([p2], { width: 100, height: 40 }).series[0]).toEqual({ key: 'healthy', points: '0,0 100,0', last: 4 });
 });
 
 test('a health point is kept when the counts change, or a minute after the last one', () => {

@@ -137,11 +137,14 @@ export function healthLines(points: readonly HealthPoint[], layout: LineLayout):
   const t0 = Date.parse(first.at);
   const span = Math.max(1, Date.parse(last.at) - t0);
   const max = Math.max(1, ...points.flatMap((p) => HEALTH_SERIES.map((k) => p[k])));
-  const x = (p: HealthPoint): number => (points.length === 1 ? layout.width : round(((Date.parse(p.at) - t0) / span) * layout.width));
+  const x = (p: HealthPoint): number => round(((Date.parse(p.at) - t0) / span) * layout.width);
   const y = (n: number): number => round(layout.height - (n / max) * layout.height);
+  // One reading is drawn as a level line across the chart.
+  const line = (key: HealthSeries): string =>
+    points.length === 1 ? `0,${y(last[key])} ${layout.width},${y(last[key])}` : points.map((p) => `${x(p)},${y(p[key])}`).join(' ');
   const series = HEALTH_SERIES.map((key) => ({
     key,
-    points: points.map((p) => `${x(p)},${y(p[key])}`).join(' '),
+    points: line(key),
     last: last[key],
   }));
   return { max, series, from: first.at, to: last.at };

@@ -66,7 +66,7 @@ function Row({ m, index, top }: { m: FleetRow; index: number; top: number }) {
             ? `latest ${shortRevision(m.latestRevision)}`
             : `runs ${shortRevision(m.runningRevision)}`}
       </span>
-      <span role="cell" class={`c-mod${behindLatest(m) ? ' behind' : ''}`} data-modules>
+      <span role="cell" class={`c-mod${behindLatest(m) ? ' behind' : ''}`} data-modules title={moduleText(m)}>
         {moduleText(m)}
       </span>
       <span role="cell" class="c-res">
