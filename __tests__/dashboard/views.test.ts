@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { historyDiffs, maskedConfigView, secretTexts, withoutSecrets } from '../../src/dashboard/machine-detail';
 import { driftOf, planLines, planView } from '../../src/dashboard/plan-view';
-import { declaresRollout, rolloutView } from '../../src/dashboard/rollout-view';
+import { declaresRollout, rolloutView, ruleByNames } from '../../src/dashboard/rollout-view';
 import { rolloutChanges } from '../../src/dashboard/standalone-source';
 import { encodeFleet } from '../../src/dashboard/fleet-table';
 import { updatesBetween } from '../../src/dashboard/updates';
@@ -49,7 +49,7 @@ function journal(over: Partial<RolloutJournal>): RolloutJournal {
         on_failure: 'rollback',
       },
       waves: [
-        { rule: 'machines picker-2', machines: [machine('picker-2')] },
+        { rule: 'machines fleetform_machine.picker-2', machines: [machine('picker-2')] },
         { rule: 'fraction 0.5', machines: [machine('picker-1'), machine('picker-3')] },
         { rule: 'fraction 1', machines: [machine('picker-4')] },
       ],
@@ -237,6 +237,13 @@ test('a rollout the code no longer declares is history; a machine its state no l
     'picker-3 not reached',
     'picker-4 waiting',
   ]);
+  expect(v.waves[0]?.rule).toBe('machines picker-2');
+  expect(
+    ruleByNames('machines fleetform_machine.a-1, fleetform_machine.a', [
+      { address: 'fleetform_machine.a', name: 'a' },
+      { address: 'fleetform_machine.a-1', name: 'first' },
+    ]),
+  ).toBe('machines first, a');
   // Without the code known, a rollout is shown as current.
   expect(rolloutView(j).current).toBe(true);
 });

@@ -17,6 +17,13 @@ function wavePhase(j: RolloutJournal, number: number): RolloutWaveView['phase'] 
   return j.status === 'running' ? 'current' : 'stopped';
 }
 
+/** A wave's rule with the machines it names by address named by their names (`machines fleetform_machine.a` reads `machines a`). */
+export function ruleByNames(rule: string, machines: ReadonlyArray<{ readonly address: string; readonly name: string }>): string {
+  let out = rule;
+  for (const m of [...machines].sort((a, b) => b.address.length - a.address.length)) out = out.split(m.address).join(m.name);
+  return out;
+}
+
 /** What the code and state say of a rollout now: whether the code declares it, and the machines that still exist. */
 export interface RolloutNow {
   /** Whether the code declares it; undefined when the code is not known. */
@@ -76,7 +83,7 @@ export function rolloutView(
         ...(failed && note?.log ? { log: note.log } : {}),
       };
     });
-    return { number, rule: w.rule, phase, machines };
+    return { number, rule: ruleByNames(w.rule, w.machines), phase, machines };
   });
   const f = j.plan.fragment;
   return {
