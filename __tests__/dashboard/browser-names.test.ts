@@ -14,6 +14,8 @@ import { App, LocalBackend, TerraformStack } from 'cdktf';
 import type { Browser, Page } from 'puppeteer-core';
 import { Fragment, FleetProvider, Machine, ModularResource, Module, Rollout } from '../../src';
 import { launchChromium } from '../../scripts/chromium';
+import { openDatabase } from '../../src/emulator/db/database';
+import { getApiKey } from '../../src/emulator/store/accounts';
 import { openEmulatorProject, quickMachines, type EmulatorProject } from '../e2e/fleet-fixture';
 
 jest.setTimeout(300_000);
@@ -163,7 +165,18 @@ test('names, fragment modules and charts on the fleet, machine and rollout pages
   await pageShows('[data-module="acme_vision"]', 'fragment eyes');
   await pageShows('[data-module="acme_sensors"]', 'machine');
   await pageShows('[data-resource="finder"]', 'fragment eyes');
-  await pageShows('[data-editor]', /API key \S+/);
+  // The edits were made with the project's API key: named by its name, its id in the tooltip.
+  const db = openDatabase(path.join(p.dir, 'emulator'));
+  const keyName = (() => {
+    try {
+      return getApiKey(db, p.credentials.apiKeyId)?.name ?? '';
+    } finally {
+      db.close();
+    }
+  })();
+  expect(keyName).not.toBe('');
+  await pageShows('[data-editor]', `API key ${keyName}`);
+  expect(await page.$eval('[data-editor]', (el) => el.getAttribute('title'))).toBe(`id ${p.credentials.apiKeyId}`);
   await shot('machine');
 
   // Rollouts: the code's rollout with its waves drawn.

@@ -20,6 +20,7 @@ import type { StateBackend } from '../engine/state/backend';
 import type { State } from '../engine/state/schema';
 import { describeFailure } from './failure-text';
 import { fleetMachines, unnamedLocations } from './fleet-view';
+import { keyNamesReader } from './key-names';
 import { locationNames } from './location-names';
 import { machineDetail, partSecretTexts, withoutSecrets } from './machine-detail';
 import { driftOf, planView } from './plan-view';
@@ -122,6 +123,7 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
   let health: MachineHealth[] = [];
   let runs = new Map<string, MachineRun>();
   const locations = locationNames(async (id) => (await input.client.appClient.getLocation(id)).name);
+  const keyNames = keyNamesReader(input.client);
   /** What is known of failed machines, by rollout key and started time, then machine address. */
   const failures = new Map<string, Map<string, FailureNote>>();
   let snapshot: DashboardSnapshot = {
@@ -317,6 +319,7 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
         entry,
         fragmentNames: fragmentNames(states),
         run: address === undefined ? undefined : runs.get(runKey(machine.stack, address)),
+        keyNames: await keyNames(),
       });
     },
     abortRollout: abort,
