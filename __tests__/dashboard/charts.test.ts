@@ -26,7 +26,7 @@ test('module versions: for each module, machines per version, oldest version fir
     },
     { label: 'acme:vision', parts: [{ key: '1.0.1', count: 1 }] },
   ]);
-  expect(['1.10.0', '1.2.0', '2.0.0-rc.1', '1.2.0-rc.1'].sort(compareVersions)).toEqual(['1.2.0', '1.2.0-rc.1', '1.10.0', '2.0.0-rc.1']);
+  expect(['1.10.0', '1.2.0', '2.0.0-rc.1', '1.2.0-rc.1'].sort(compareVersions)).toEqual(['1.2.0-rc.1', '1.2.0', '1.10.0', '2.0.0-rc.1']);
 });
 
 test('stacked bars share one scale: the longest spans the width, segments follow each other, empty parts are not drawn', () => {

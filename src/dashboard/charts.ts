@@ -52,13 +52,11 @@ export function stackedBars(bars: readonly Bar[], layout: BarLayout): { height: 
   return { height: Math.max(0, bars.length * (layout.barHeight + layout.gap) - layout.gap), bars: placed };
 }
 
-/** Orders versions as releases are ordered (1.2.10 after 1.2.9), text after numbers. */
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split(/[.+-]/);
-  const pb = b.split(/[.+-]/);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const x = pa[i];
-    const y = pb[i];
+/** Compares dot-separated parts: numbers as numbers, before text. */
+function compareParts(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i];
+    const y = b[i];
     if (x === y) continue;
     if (x === undefined) return -1;
     if (y === undefined) return 1;
@@ -70,6 +68,16 @@ export function compareVersions(a: string, b: string): number {
     return x < y ? -1 : 1;
   }
   return 0;
+}
+
+/** Orders versions as releases are ordered (1.2.10 after 1.2.9, 1.2.0-rc.1 before 1.2.0); build metadata is ignored. */
+export function compareVersions(a: string, b: string): number {
+  const [coreA = '', preA] = (a.split('+')[0] ?? a).split(/-(.*)/s);
+  const [coreB = '', preB] = (b.split('+')[0] ?? b).split(/-(.*)/s);
+  const core = compareParts(coreA.split('.'), coreB.split('.'));
+  if (core !== 0) return core;
+  if (preA === undefined || preB === undefined) return preA === preB ? 0 : preA === undefined ? 1 : -1;
+  return compareParts(preA.split('.'), preB.split('.'));
 }
 
 /** The version a module runs when it is not known. */
