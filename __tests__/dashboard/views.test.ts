@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { historyDiffs, maskedConfigView, secretTexts, withoutSecrets } from '../../src/dashboard/machine-detail';
-import { driftOf } from '../../src/dashboard/plan-view';
-import { rolloutView } from '../../src/dashboard/rollout-view';
+import { driftOf, planLines, planView } from '../../src/dashboard/plan-view';
+import { declaresRollout, rolloutView, ruleByNames } from '../../src/dashboard/rollout-view';
 import { rolloutChanges } from '../../src/dashboard/standalone-source';
 import { encodeFleet } from '../../src/dashboard/fleet-table';
 import { updatesBetween } from '../../src/dashboard/updates';
@@ -49,7 +49,7 @@ function journal(over: Partial<RolloutJournal>): RolloutJournal {
         on_failure: 'rollback',
       },
       waves: [
-        { rule: 'machines picker-2', machines: [machine('picker-2')] },
+        { rule: 'machines fleetform_machine.picker-2', machines: [machine('picker-2')] },
         { rule: 'fraction 0.5', machines: [machine('picker-1'), machine('picker-3')] },
         { rule: 'fraction 1', machines: [machine('picker-4')] },
       ],
@@ -173,8 +173,16 @@ test('part history: secrets in the service configs are masked before the diffs, 
   });
   const current = maskedConfigView(config(SECRET, ['7']), undefined, key);
   const edits = [
-    { at: '2026-01-02T00:00:00.000Z', editedBy: 'key-1', before: maskedConfigView(config(SECRET, ['11']), undefined, key) },
-    { at: '2026-01-01T00:00:00.000Z', editedBy: 'key-1', before: maskedConfigView(config('older-Secret-0', ['11']), undefined, key) },
+    {
+      at: '2026-01-02T00:00:00.000Z',
+      editor: { editedBy: 'API key key-1' },
+      before: maskedConfigView(config(SECRET, ['11']), undefined, key),
+    },
+    {
+      at: '2026-01-01T00:00:00.000Z',
+      editor: { editedBy: 'API key key-1' },
+      before: maskedConfigView(config('older-Secret-0', ['11']), undefined, key),
+    },
   ];
   const history = historyDiffs(current, edits);
   expect(history.map((h) => h.changes.map((c) => `${c.path}: ${c.before} -> ${c.after}`))).toEqual([
@@ -208,4 +216,80 @@ test('updates between readings: one machine changed sends one row; unchanged sec
   ]);
   const plan = updatesBetween(after, { ...after, planError: 'state locked' });
   expect(plan.filter((u) => u.type !== 'status')).toEqual([{ type: 'plan', planError: 'state locked' }]);
+});
+
+test('a rollout the code no longer declares is history; a machine its state no longer holds is gone, never current', () => {
+  const j = journal({});
+  const declared = [{ name: 'fleet', rollout: { name: 'careful' } }];
+  expect(declaresRollout(declared, j)).toBe(true);
+  expect(declaresRollout([{ name: 'fleet', rollout: { name: 'bolder' } }], j)).toBe(false);
+  expect(declaresRollout([{ name: 'fleet' }], j)).toBe(false);
+  expect(declaresRollout([{ name: 'other', rollout: { name: 'careful' } }], j)).toBe(false);
+  // A fragment rollout of the same name is kept under another journal key: not this one.
+  expect(declaresRollout([{ name: 'fleet', fragmentRollouts: [{ name: 'careful', fragment: 'rig' }] }], j)).toBe(false);
+
+  const existing = new Set(['fleetform_machine.picker-2', 'fleetform_machine.picker-3', 'fleetform_machine.picker-4']);
+  const v = rolloutView(j, new Map(), true, { declared: false, existing });
+  expect(v.current).toBe(false);
+  expect(v.waves.flatMap((w) => w.machines.map((m) => `${m.name} ${m.state}`))).toEqual([
+    'picker-2 healthy',
+    'picker-1 gone',
+    'picker-3 not reached',
+    'picker-4 waiting',
+  ]);
+  expect(v.waves[0]?.rule).toBe('machines picker-2');
+  expect(
+    ruleByNames('machines fleetform_machine.a-1, fleetform_machine.a', [
+      { address: 'fleetform_machine.a', name: 'a' },
+      { address: 'fleetform_machine.a-1', name: 'first' },
+    ]),
+  ).toBe('machines first, a');
+  // Without the code known, a rollout is shown as current.
+  expect(rolloutView(j).current).toBe(true);
+});
+
+test("a rollout's events carry the journal's times: its start, then its last update", () => {
+  const started = rolloutChanges(undefined, rolloutView(journal({})));
+  expect(started.map((e) => [e.at, e.message])).toEqual([
+    ['2026-01-01T00:00:00.000Z', 'rollout careful (stack fleet): started, 3 wave(s)'],
+    ['2026-01-01T00:00:05.000Z', 'rollout careful (stack fleet): wave 1: picker-2 healthy'],
+    ['2026-01-01T00:00:05.000Z', 'rollout careful (stack fleet): wave 2: picker-1 written'],
+  ]);
+  const later = rolloutView(journal({ wave: 3, updated_at: '2026-01-01T00:01:00.000Z' }));
+  expect(rolloutChanges(rolloutView(journal({})), later).map((e) => [e.at, e.message])).toEqual([
+    ['2026-01-01T00:01:00.000Z', 'rollout careful (stack fleet): wave 3 of 3'],
+  ]);
+});
+
+test('a plan is coloured line by line as the terminal colours it, its text plain and whole', () => {
+  const plan: Plan = {
+    formatVersion: '1.0',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    stacks: [],
+    destroy: false,
+    changes: [
+      change({
+        address: 'fleetform_machine.picker-1',
+        changes: [
+          { path: 'config.components.board-1.attributes.pins', kind: 'change', before: ['11'], after: ['7'] },
+          { path: 'config.components.cam-1', kind: 'add', after: { name: 'cam-1', note: '<script>alert(1)</script>' } },
+          { path: 'config.components.old-1', kind: 'remove', before: { name: 'old-1' } },
+        ],
+      }),
+    ],
+  };
+  const view = planView(plan);
+  expect(view.lines.map((l) => l.text).join('\n')).toBe(view.text);
+  expect(view.lines.some((l) => l.text.includes('\u001b'))).toBe(false);
+  const toneOf = (start: string) => view.lines.find((l) => l.text.trimStart().startsWith(start))?.tone;
+  expect(toneOf('~ config.components.board-1')).toBe('change');
+  expect(toneOf('+ config.components.cam-1')).toBe('add');
+  expect(toneOf('- config.components.old-1')).toBe('remove');
+  expect(toneOf('~ resource')).toBe('change');
+  // Markup in a value stays text: the page renders it as text nodes.
+  expect(view.lines.find((l) => l.text.includes('<script>'))?.tone).toBe('add');
+  expect(planLines('\u001b[31m- gone\u001b[0m\nplain \u001b[7mreverse\u001b[0m')).toEqual([
+    { tone: 'remove', text: '- gone' },
+    { tone: 'plain', text: 'plain reverse' },
+  ]);
 });

@@ -5,6 +5,8 @@
 import type { FleetMachine, FleetRow, FleetRowModule, FleetRowTuple, FleetTable, MachineHealthName } from './view';
 
 const NONE = -1;
+/** Strings per module in a module set: name, module id, running, latest, fragment id, fragment name. */
+const MODULE_FIELDS = 6;
 
 /** Interns strings into one table, each once. */
 function stringTable(): { strings: string[]; index: (s: string | undefined) => number } {
@@ -29,7 +31,14 @@ export function encodeFleet(machines: readonly FleetMachine[]): FleetTable {
   const moduleSets: number[][] = [];
   const setAt = new Map<string, number>();
   const rows = machines.map((m): FleetRowTuple => {
-    const set = m.modules.flatMap((x) => [index(x.name), index(x.moduleId), index(x.running), index(x.latest)]);
+    const set = m.modules.flatMap((x) => [
+      index(x.name),
+      index(x.moduleId),
+      index(x.running),
+      index(x.latest),
+      index(x.fragment?.id),
+      index(x.fragment?.name),
+    ]);
     const setKey = set.join(',');
     let setIndex = setAt.get(setKey);
     if (setIndex === undefined) {
@@ -49,6 +58,7 @@ export function encodeFleet(machines: readonly FleetMachine[]): FleetTable {
       setIndex,
       m.resources.ready,
       m.resources.total,
+      index(m.locationId),
     ];
   });
   return { strings, moduleSets, rows };
@@ -60,14 +70,19 @@ export function decodeFleet(table: FleetTable): FleetRow[] {
   const opt = (i: number): string | undefined => (i === NONE ? undefined : table.strings[i]);
   const sets = table.moduleSets.map((flat): FleetRowModule[] => {
     const modules: FleetRowModule[] = [];
-    for (let i = 0; i + 3 < flat.length; i += 4) {
+    for (let i = 0; i + MODULE_FIELDS - 1 < flat.length; i += MODULE_FIELDS) {
       const running = opt(flat[i + 2] ?? NONE);
       const latest = opt(flat[i + 3] ?? NONE);
+      const fragmentId = opt(flat[i + 4] ?? NONE);
+      const fragmentName = opt(flat[i + 5] ?? NONE);
       modules.push({
         name: str(flat[i] ?? NONE),
         moduleId: str(flat[i + 1] ?? NONE),
         ...(running !== undefined ? { running } : {}),
         ...(latest !== undefined ? { latest } : {}),
+        ...(fragmentId !== undefined
+          ? { fragment: { id: fragmentId, ...(fragmentName !== undefined ? { name: fragmentName } : {}) } }
+          : {}),
       });
     }
     return modules;
@@ -80,6 +95,7 @@ export function decodeFleet(table: FleetTable): FleetRow[] {
       stack,
       machine: t[1],
       location: str(t[2]),
+      locationId: opt(t[11] ?? NONE),
       health: str(t[3]) as MachineHealthName,
       online: str(t[4]),
       secondsSinceOnline: t[5],

@@ -36,8 +36,22 @@ function problemsOf(m: MachineHealth): string[] {
   ];
 }
 
-/** One row per machine, sorted by stack and name. */
-export function fleetMachines(machines: readonly MachineHealth[], cards: readonly ModuleCard[], states: readonly State[]): FleetMachine[] {
+/** The location ids machines of the states are in whose names the states do not hold (locations the stacks do not manage). */
+export function unnamedLocations(states: readonly State[]): string[] {
+  const { names, ofMachine } = locationsOf(states);
+  return [...new Set([...ofMachine.values()].filter((id) => id !== '' && !names.has(id)))].sort();
+}
+
+/**
+ * One row per machine, sorted by stack and name. A location's name is the one its stack
+ * manages, else the one `otherLocations` read from the service, else its id.
+ */
+export function fleetMachines(
+  machines: readonly MachineHealth[],
+  cards: readonly ModuleCard[],
+  states: readonly State[],
+  otherLocations: ReadonlyMap<string, string> = new Map(),
+): FleetMachine[] {
   const { names, ofMachine } = locationsOf(states);
   const cardsOf = new Map<string, ModuleCard[]>();
   for (const c of cards) {
@@ -58,6 +72,7 @@ export function fleetMachines(machines: readonly MachineHealth[], cards: readonl
         ...(c.latest !== undefined && !c.registryError ? { latest: c.latest } : {}),
         admitsLatest: !c.registryError && c.admitsLatest,
         ...(reported ? { state: reported.state, ...(reported.error ? { error: reported.error } : {}) } : {}),
+        ...(c.fragment ? { fragment: { id: c.fragment.id, ...(c.fragment.name ? { name: c.fragment.name } : {}) } } : {}),
       };
     });
     return {
@@ -65,7 +80,8 @@ export function fleetMachines(machines: readonly MachineHealth[], cards: readonl
       stack: m.stack,
       machine: m.machine,
       partId: m.partId,
-      location: names.get(locationId) ?? locationId,
+      location: names.get(locationId) ?? otherLocations.get(locationId) ?? locationId,
+      locationId,
       online: m.online,
       secondsSinceOnline: m.secondsSinceOnline,
       health: m.health,

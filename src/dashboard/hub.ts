@@ -4,10 +4,22 @@
  */
 import type { DashboardSource, SourceEvent } from './source';
 import { pageSnapshot, updatesBetween } from './updates';
-import type { DashboardSnapshot, DashboardUpdate, EventView } from './view';
+import { healthPoint } from './charts';
+import type { DashboardSnapshot, DashboardUpdate, EventView, HealthPoint } from './view';
 
 /** How many events the log keeps (the newest). */
 export const EVENT_LOG_SIZE = 500;
+/** How many health points the dashboard keeps (the newest), and how often one is kept when nothing changed. */
+export const HEALTH_HISTORY_SIZE = 720;
+export const HEALTH_POINT_EVERY_MS = 60_000;
+
+/** Whether a new health reading is kept: its counts changed, or the last kept one is old. */
+export function keepsHealthPoint(last: HealthPoint | undefined, next: HealthPoint): boolean {
+  if (!last) return true;
+  const same =
+    last.healthy === next.healthy && last.changing === next.changing && last.unhealthy === next.unhealthy && last.offline === next.offline;
+  return !same || Date.parse(next.at) - Date.parse(last.at) >= HEALTH_POINT_EVERY_MS;
+}
 
 export interface DashboardHub {
   /** The latest reading, with the dashboard's event log. */
@@ -44,7 +56,17 @@ export function dashboardHub(source: DashboardSource): DashboardHub {
     send({ type: 'event', event });
     return event;
   };
-  const withLog = (s: DashboardSnapshot): DashboardSnapshot => ({ ...s, events: [...events], version });
+  const health: HealthPoint[] = [];
+  /** Records the reading's health counts when they are worth a point; true when one was added. */
+  const recordHealth = (s: DashboardSnapshot): HealthPoint | undefined => {
+    if (s.readError !== undefined && s.machines.length === 0) return undefined;
+    const point = healthPoint(s.generatedAt, s.machines);
+    if (!keepsHealthPoint(health[health.length - 1], point)) return undefined;
+    health.push(point);
+    if (health.length > HEALTH_HISTORY_SIZE) health.splice(0, health.length - HEALTH_HISTORY_SIZE);
+    return point;
+  };
+  const withLog = (s: DashboardSnapshot): DashboardSnapshot => ({ ...s, events: [...events], version, health: [...health] });
 
   const unsubscribe = source.subscribe((change) => {
     if (change.kind === 'event') {
@@ -53,15 +75,21 @@ export function dashboardHub(source: DashboardSource): DashboardHub {
     }
     const before = latest;
     latest = change.snapshot;
-    if (before) for (const u of updatesBetween(before, latest)) send(u);
-    else send({ type: 'snapshot', snapshot: pageSnapshot(withLog(latest)) });
+    const point = recordHealth(latest);
+    if (before) {
+      for (const u of updatesBetween(before, latest)) send(u);
+      if (point) send({ type: 'health', point });
+    } else send({ type: 'snapshot', snapshot: pageSnapshot(withLog(latest)) });
   });
 
   return {
     async current() {
       if (!latest) {
         const first = await source.snapshot();
-        latest ??= first;
+        if (!latest) {
+          latest = first;
+          recordHealth(first);
+        }
       }
       return withLog(latest);
     },

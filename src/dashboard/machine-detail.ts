@@ -17,7 +17,9 @@ import { machineKind } from '../engine/kinds/machine';
 import { isMasked, maskPaths, viewSecretPaths } from '../engine/mask';
 import { redact, showValue } from '../engine/render/values';
 import type { StateEntry } from '../engine/state/schema';
-import type { FleetMachine, MachineDetail } from './view';
+import type { MachineRun } from '../engine/kinds/machine-runs';
+import { editorName, type EditorName } from './editor-name';
+import type { FleetMachine, FragmentRef, MachineDetail } from './view';
 
 const HISTORY_LIMIT = 20;
 const LOG_LIMIT = 50;
@@ -70,13 +72,40 @@ export function withoutSecrets(text: string, secrets: readonly string[]): string
 /** Edits newest first, each the change from the config before it to the one after it. */
 export function historyDiffs(
   current: JsonObject,
-  edits: ReadonlyArray<{ at: string; editedBy: string; before: JsonObject }>,
+  edits: ReadonlyArray<{ at: string; editor: EditorName; before: JsonObject }>,
 ): MachineDetail['history'] {
   return edits.map((e, i) => {
     const after = i === 0 ? current : (edits[i - 1]?.before ?? current);
     const changes = diffJson(e.before, after).map((c) => ({ path: c.path, before: showValue(c.before), after: showValue(c.after) }));
-    return { at: e.at, editedBy: e.editedBy, changes };
+    return { at: e.at, ...e.editor, changes };
   });
+}
+
+const fragmentRef = (f: { id: string; name: string | undefined } | undefined): FragmentRef | undefined =>
+  f ? { id: f.id, ...(f.name ? { name: f.name } : {}) } : undefined;
+
+/**
+ * The machine's components and services: those it reports, each with the fragment it runs it
+ * from, then those it runs (`run`, its fragments resolved) that it does not report.
+ */
+export function resourcesOf(
+  reported: ReadonlyArray<{ name: string; api: string; state: string; error: string }>,
+  run: MachineRun | undefined,
+): MachineDetail['resources'] {
+  const entries = (run?.entries ?? []).filter((e) => e.section === 'components' || e.section === 'services');
+  const byName = new Map(entries.map((e) => [e.name, e]));
+  const shown = reported.map((r) => {
+    const fragment = fragmentRef(byName.get(r.name)?.fragment);
+    return { ...r, ...(fragment ? { fragment } : {}) };
+  });
+  const seen = new Set(reported.map((r) => r.name));
+  for (const e of entries) {
+    if (seen.has(e.name)) continue;
+    const fragment = fragmentRef(e.fragment);
+    const api = typeof e.entry.api === 'string' ? e.entry.api : '';
+    shown.push({ name: e.name, api, state: 'not reported', error: '', ...(fragment ? { fragment } : {}) });
+  }
+  return shown;
 }
 
 function fragmentsOf(entry: StateEntry | undefined, names: ReadonlyMap<string, string>): MachineDetail['fragments'] {
@@ -89,6 +118,13 @@ function fragmentsOf(entry: StateEntry | undefined, names: ReadonlyMap<string, s
     const name = names.get(id);
     return [{ id, ...(name ? { name } : {}), ...(version ? { version } : {}) }];
   });
+}
+
+/** Fragment names by id: those given, then those the machine's resolved entries name. */
+function namesWithRun(names: ReadonlyMap<string, string>, run: MachineRun | undefined): Map<string, string> {
+  const out = new Map(names);
+  for (const e of run?.entries ?? []) if (e.fragment?.name && !out.has(e.fragment.id)) out.set(e.fragment.id, e.fragment.name);
+  return out;
 }
 
 /** The text of every secret a part's config holds on the service (for hiding them in its log lines and errors). */
@@ -105,6 +141,10 @@ export interface MachineDetailInput {
   readonly entry: StateEntry | undefined;
   /** Fragment names by id (those the stacks manage). */
   readonly fragmentNames: ReadonlyMap<string, string>;
+  /** What it runs, its fragments resolved (see machineRuns). */
+  readonly run?: MachineRun | undefined;
+  /** API key names by id, for naming the editors of its history. */
+  readonly keyNames?: ReadonlyMap<string, string>;
 }
 
 export async function machineDetail(input: MachineDetailInput): Promise<MachineDetail> {
@@ -123,7 +163,7 @@ export async function machineDetail(input: MachineDetailInput): Promise<MachineD
     .map((h) => ({ h, config: h.old ? (partConfig(h.old.robotConfigJson ?? '', undefined) ?? h.old.robotConfig?.toJson()) : {} }));
   const edits = older.map(({ h, config }) => ({
     at: iso(h.when),
-    editedBy: h.editedBy?.value ?? '',
+    editor: editorName(h.editedBy, input.keyNames),
     before: maskedConfigView(config, input.entry, key),
   }));
   // A module may log its environment, a resource's error may quote its config: every secret the part holds now or held in its recent history is hidden in text.
@@ -137,8 +177,11 @@ export async function machineDetail(input: MachineDetailInput): Promise<MachineD
   return {
     machine,
     config: redact(isObject(input.entry?.attributes?.config) ? input.entry.attributes.config : {}) ?? {},
-    fragments: fragmentsOf(input.entry, input.fragmentNames),
-    resources: (input.health?.resources ?? []).map((r) => ({ name: r.name, api: r.api, state: r.state, error: text(r.error) })),
+    fragments: fragmentsOf(input.entry, namesWithRun(input.fragmentNames, input.run)),
+    resources: resourcesOf(
+      (input.health?.resources ?? []).map((r) => ({ name: r.name, api: r.api, state: r.state, error: text(r.error) })),
+      input.run,
+    ),
     logs: logs.map((l) => ({ at: iso(l.time), level: l.level, logger: l.loggerName, message: text(l.message) })),
     history: historyDiffs(current, edits),
   };

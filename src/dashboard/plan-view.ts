@@ -6,7 +6,28 @@ import { showValue } from '../engine/render/values';
 import { randomBytes } from 'node:crypto';
 import { isMasked, maskPaths } from '../engine/mask';
 import type { JsonValue } from '../engine/json';
-import type { DriftView, PlanView } from './view';
+import type { DriftView, PlanLine, PlanTone, PlanView } from './view';
+
+/** The terminal's colour codes (SGR) as line tones; the first colour a line has is its tone. */
+const TONES: Readonly<Record<string, PlanTone>> = { '32': 'add', '33': 'change', '31': 'remove', '1': 'heading', '2': 'note' };
+// eslint-disable-next-line no-control-regex
+const ESCAPE = /\u001b\[([0-9;]*)m/g;
+
+/** A plan's text as the terminal shows it (with its colour codes), as plain lines each with its colour. */
+export function planLines(colored: string): PlanLine[] {
+  return colored.split('\n').map((line) => {
+    let tone: PlanTone = 'plain';
+    for (const [, code] of line.matchAll(ESCAPE)) {
+      const found = TONES[code ?? ''];
+      if (found) {
+        tone = found;
+        break;
+      }
+    }
+    // Any other escape sequence left is dropped with its introducer: the text is plain.
+    return { tone, text: line.replace(ESCAPE, '').split('\u001b').join('') };
+  });
+}
 
 export function planView(plan: Plan, awaitingApproval = false): PlanView {
   const s = summarize(plan.changes);
@@ -14,6 +35,7 @@ export function planView(plan: Plan, awaitingApproval = false): PlanView {
     createdAt: plan.createdAt,
     stacks: plan.stacks.map((st) => st.name),
     text: renderPlanText(plan, { color: false }),
+    lines: planLines(renderPlanText(plan, { color: true })),
     markdown: renderPlanMarkdown(plan),
     summary: { add: s.add, change: s.change, destroy: s.destroy, drifted: s.drifted, problems: s.problems },
     hasChanges: hasChanges(plan),

@@ -1,7 +1,7 @@
 /** A rollout's journal as the rollouts page shows it: waves as a timeline, each machine's state, the failure. */
 import { abortable } from '../engine/rollout/abort';
 import type { RolloutJournal } from '../engine/rollout/journal';
-import { rolloutJournalKey } from '../domain/rollout';
+import { rolloutJournalKey, type RolloutPolicy } from '../domain/rollout';
 import type { RolloutMachineView, RolloutView, RolloutWaveView } from './view';
 
 /** What is known of a machine that failed its gate: why, what failed on it, its log line. */
@@ -17,12 +17,52 @@ function wavePhase(j: RolloutJournal, number: number): RolloutWaveView['phase'] 
   return j.status === 'running' ? 'current' : 'stopped';
 }
 
+/** A wave's rule with the machines it names by address named by their names (`machines fleetform_machine.a` reads `machines a`). */
+export function ruleByNames(rule: string, machines: ReadonlyArray<{ readonly address: string; readonly name: string }>): string {
+  let out = rule;
+  for (const m of [...machines].sort((a, b) => b.address.length - a.address.length)) out = out.split(m.address).join(m.name);
+  return out;
+}
+
+/** What the code and state say of a rollout now: whether the code declares it, and the machines that still exist. */
+export interface RolloutNow {
+  /** Whether the code declares it; undefined when the code is not known. */
+  readonly declared?: boolean;
+  /** The addresses of the machines its stack's state holds; undefined when not known. */
+  readonly existing?: ReadonlySet<string>;
+}
+
+/** The stacks' rollouts as the code declares them: a stack's own, then its fragments'. */
+export interface DeclaredRollouts {
+  readonly name: string;
+  readonly rollout?: Pick<RolloutPolicy, 'name' | 'fragment'>;
+  readonly fragmentRollouts?: ReadonlyArray<Pick<RolloutPolicy, 'name' | 'fragment'>>;
+}
+
+/** Whether the code declares the journal's rollout: a rollout of the same name kept under the same journal key. */
+export function declaresRollout(stacks: readonly DeclaredRollouts[], j: Pick<RolloutJournal, 'stack' | 'plan'>): boolean {
+  const key = rolloutJournalKey(j.stack, j.plan.policy);
+  return stacks
+    .filter((s) => s.name === j.stack)
+    .some((s) =>
+      [...(s.rollout ? [s.rollout] : []), ...(s.fragmentRollouts ?? [])].some(
+        (p) => p.name === j.plan.policy.name && rolloutJournalKey(s.name, p) === key,
+      ),
+    );
+}
+
 /**
  * `failures` holds what is known of machines that failed (by address): a machine counts as
  * failed when the journal says so, or when it was rolled back and a failure is known of it.
- * A running rollout whose stack no run holds (`stackLocked` false) was interrupted.
+ * A running rollout whose stack no run holds (`stackLocked` false) was interrupted. A
+ * machine its stack's state no longer holds is `gone`, whatever the journal says of it.
  */
-export function rolloutView(j: RolloutJournal, failures: ReadonlyMap<string, FailureNote> = new Map(), stackLocked = true): RolloutView {
+export function rolloutView(
+  j: RolloutJournal,
+  failures: ReadonlyMap<string, FailureNote> = new Map(),
+  stackLocked = true,
+  now: RolloutNow = {},
+): RolloutView {
   const records = new Map(j.machines.map((m) => [m.address, m]));
   const waves = j.plan.waves.map((w, i): RolloutWaveView => {
     const number = i + 1;
@@ -30,7 +70,8 @@ export function rolloutView(j: RolloutJournal, failures: ReadonlyMap<string, Fai
     const machines = w.machines.map((m): RolloutMachineView => {
       const record = records.get(m.address);
       const note = failures.get(m.address);
-      const state: RolloutMachineView['state'] = record?.result ?? (phase === 'pending' ? 'waiting' : 'not reached');
+      const journaled: RolloutMachineView['state'] = record?.result ?? (phase === 'pending' ? 'waiting' : 'not reached');
+      const state = now.existing && !now.existing.has(m.address) ? 'gone' : journaled;
       const failed = state === 'failed' || (state === 'rolled back' && note !== undefined);
       return {
         name: m.name,
@@ -42,7 +83,7 @@ export function rolloutView(j: RolloutJournal, failures: ReadonlyMap<string, Fai
         ...(failed && note?.log ? { log: note.log } : {}),
       };
     });
-    return { number, rule: w.rule, phase, machines };
+    return { number, rule: ruleByNames(w.rule, w.machines), phase, machines };
   });
   const f = j.plan.fragment;
   return {
@@ -66,5 +107,6 @@ export function rolloutView(j: RolloutJournal, failures: ReadonlyMap<string, Fai
     waves,
     abortable: abortable(j),
     resumable: j.status === 'running' && !stackLocked,
+    current: now.declared ?? true,
   };
 }

@@ -11,6 +11,7 @@ import { isObject } from '../engine/json';
 import { fragmentKind } from '../engine/kinds/fragment';
 import { machineHealth, type MachineHealth } from '../engine/kinds/machine-health';
 import { moduleCards } from '../engine/kinds/module-cards';
+import { machineRuns, runKey, type MachineRun } from '../engine/kinds/machine-runs';
 import type { Plan } from '../engine/plan/model';
 import { abortRollout } from '../engine/rollout/abort';
 import { eventLine, type RolloutEvent } from '../engine/rollout/events';
@@ -18,10 +19,12 @@ import type { RolloutJournal, RolloutJournalStore } from '../engine/rollout/jour
 import type { StateBackend } from '../engine/state/backend';
 import type { State } from '../engine/state/schema';
 import { describeFailure } from './failure-text';
-import { fleetMachines } from './fleet-view';
+import { fleetMachines, unnamedLocations } from './fleet-view';
+import { keyNamesReader } from './key-names';
+import { locationNames } from './location-names';
 import { machineDetail, partSecretTexts, withoutSecrets } from './machine-detail';
 import { driftOf, planView } from './plan-view';
-import { rolloutView, type FailureNote } from './rollout-view';
+import { declaresRollout, rolloutView, type DeclaredRollouts, type FailureNote } from './rollout-view';
 import type { DashboardSource, RolloutTarget, SourceChange, SourceEvent } from './source';
 import type { ActionResult, DashboardSnapshot, RolloutView } from './view';
 
@@ -44,6 +47,8 @@ export interface StandaloneSourceInput {
   readonly approve?: (stack: string, report: (event: SourceEvent) => void) => Promise<ActionResult>;
   /** How long an abort waits for the state lock. */
   readonly lockTimeoutMs?: number;
+  /** The rollouts the code declares now (undefined until the code is read): the others are shown as history. */
+  readonly declaredRollouts?: () => readonly DeclaredRollouts[] | undefined;
 }
 
 export interface StandaloneSource extends DashboardSource {
@@ -63,25 +68,36 @@ function fragmentNames(states: readonly State[]): Map<string, string> {
   return names;
 }
 
-/** Events for what moved in a rollout since the last reading: a new wave, a machine's new result, the end. */
+/**
+ * Events for what moved in a rollout since the last reading: a new wave, a machine's new
+ * result, the end; each at the time its journal says (its start, or its last update).
+ */
 export function rolloutChanges(before: RolloutView | undefined, after: RolloutView): SourceEvent[] {
   const out: SourceEvent[] = [];
   const head = `rollout ${after.name} (stack ${after.stack})`;
+  const at = after.updatedAt;
   if (!before || before.startedAt !== after.startedAt)
-    out.push({ kind: 'rollout', level: 'info', stack: after.stack, message: `${head}: started, ${after.waves.length} wave(s)` });
+    out.push({
+      kind: 'rollout',
+      level: 'info',
+      stack: after.stack,
+      at: after.startedAt,
+      message: `${head}: started, ${after.waves.length} wave(s)`,
+    });
   else if (before.wave !== after.wave)
-    out.push({ kind: 'rollout', level: 'info', stack: after.stack, message: `${head}: wave ${after.wave} of ${after.waves.length}` });
+    out.push({ kind: 'rollout', level: 'info', stack: after.stack, at, message: `${head}: wave ${after.wave} of ${after.waves.length}` });
   const old = new Map((before?.startedAt === after.startedAt ? before.waves : []).flatMap((w) => w.machines).map((m) => [m.address, m]));
   for (const w of after.waves) {
     for (const m of w.machines) {
       const was = old.get(m.address);
       if (was?.state === m.state && was.failed === m.failed) continue;
-      if (m.state === 'waiting' || m.state === 'not reached') continue;
+      if (m.state === 'waiting' || m.state === 'not reached' || m.state === 'gone') continue;
       const level = m.failed ? 'error' : m.state === 'rolled back' ? 'warn' : 'info';
       out.push({
         kind: 'rollout',
         level,
         stack: after.stack,
+        at,
         message: `${head}: wave ${w.number}: ${m.name} ${m.failed && m.state !== 'failed' ? `failed, ${m.state}` : m.state}${m.log ? `; log: ${m.log}` : ''}`,
       });
     }
@@ -91,6 +107,7 @@ export function rolloutChanges(before: RolloutView | undefined, after: RolloutVi
       kind: 'rollout',
       level: after.status === 'completed' ? 'info' : 'warn',
       stack: after.stack,
+      at,
       message: `${head}: ${after.status}${after.reason ? `: ${after.reason}` : ''}`,
     });
   }
@@ -104,6 +121,9 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
   let statusSource: Promise<MachineStatusSource> | undefined;
   let states: State[] = [];
   let health: MachineHealth[] = [];
+  let runs = new Map<string, MachineRun>();
+  const locations = locationNames(async (id) => (await input.client.appClient.getLocation(id)).name);
+  const keyNames = keyNamesReader(input.client);
   /** What is known of failed machines, by rollout key and started time, then machine address. */
   const failures = new Map<string, Map<string, FailureNote>>();
   let snapshot: DashboardSnapshot = {
@@ -163,10 +183,17 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
 
   const readRollouts = async (): Promise<void> => {
     const journals = (await Promise.all((await input.stacks()).map((s) => input.journals.list(s)))).flat();
+    const declared = input.declaredRollouts?.();
     const views = await Promise.all(
-      journals.map(async (j) =>
-        rolloutView(j, await notesOf(j), j.status === 'running' && (await input.backend.lockHolder(j.stack)) !== undefined),
-      ),
+      journals.map(async (j) => {
+        const state = states.find((st) => st.stack === j.stack);
+        const now = {
+          ...(declared ? { declared: declaresRollout(declared, j) } : {}),
+          ...(state ? { existing: new Set(Object.keys(state.resources)) } : {}),
+        };
+        const locked = j.status === 'running' && (await input.backend.lockHolder(j.stack)) !== undefined;
+        return rolloutView(j, await notesOf(j), locked, now);
+      }),
     );
     const before = new Map(snapshot.rollouts.map((r) => [r.key, r]));
     const changed = views.flatMap((v) => rolloutChanges(before.get(v.key), v));
@@ -179,11 +206,17 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
     try {
       const names = await input.stacks();
       states = await Promise.all(names.map((n) => input.backend.read(n)));
-      const [h, cards] = await Promise.all([machineHealth(input.client, states), moduleCards(input.client, states)]);
+      const [h, running, others] = await Promise.all([
+        machineHealth(input.client, states),
+        machineRuns(input.client, states),
+        locations(unnamedLocations(states)),
+      ]);
+      const cards = await moduleCards(input.client, states, running);
       health = h;
+      runs = running;
       const { readError: _gone, ...rest } = snapshot;
       snapshot = rest;
-      publish({ machines: fleetMachines(h, cards, states) });
+      publish({ machines: fleetMachines(h, cards, states, others) });
     } catch (err) {
       publish({ readError: describeFailure(err) });
     }
@@ -278,13 +311,15 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
       const machine = snapshot.machines.find((m) => m.key === key);
       if (!machine) return undefined;
       const state = states.find((s) => s.stack === machine.stack);
-      const entry = Object.values(state?.resources ?? {}).find((e) => e.ids.part_id === machine.partId);
+      const [address, entry] = Object.entries(state?.resources ?? {}).find(([, e]) => e.ids.part_id === machine.partId) ?? [];
       return machineDetail({
         client: input.client,
         machine,
         health: health.find((h) => h.partId === machine.partId),
         entry,
         fragmentNames: fragmentNames(states),
+        run: address === undefined ? undefined : runs.get(runKey(machine.stack, address)),
+        keyNames: await keyNames(),
       });
     },
     abortRollout: abort,

@@ -6,6 +6,12 @@
 
 export type MachineHealthName = 'healthy' | 'starting' | 'held' | 'unhealthy' | 'behind' | 'unreachable';
 
+/** The fragment a machine runs an entry (a module, component or service) from. */
+export interface FragmentRef {
+  readonly id: string;
+  readonly name?: string;
+}
+
 /** One module of a machine: the version its policy resolves to against the registry's latest. */
 export interface FleetModule {
   readonly name: string;
@@ -17,6 +23,8 @@ export interface FleetModule {
   /** The state the machine reports for it (`ready`, `failed`, ...), when known. */
   readonly state?: string;
   readonly error?: string;
+  /** The fragment it comes from, when it does. */
+  readonly fragment?: FragmentRef;
 }
 
 /** One machine of the fleet page. `key` is `stack/machine` and unique. */
@@ -25,7 +33,9 @@ export interface FleetMachine {
   readonly stack: string;
   readonly machine: string;
   readonly partId: string;
+  /** The location's name (its id when the name cannot be read). */
   readonly location: string;
+  readonly locationId?: string;
   readonly online: string;
   readonly secondsSinceOnline: number;
   readonly health: MachineHealthName;
@@ -37,7 +47,8 @@ export interface FleetMachine {
   readonly problems: readonly string[];
 }
 
-export type RolloutMachineState = 'waiting' | 'written' | 'healthy' | 'failed' | 'rolled back' | 'left' | 'not reached';
+/** `gone`: the machine no longer exists (it is not in its stack's state any more). */
+export type RolloutMachineState = 'waiting' | 'written' | 'healthy' | 'failed' | 'rolled back' | 'left' | 'not reached' | 'gone';
 
 export interface RolloutMachineView {
   readonly name: string;
@@ -76,6 +87,8 @@ export interface RolloutView {
   readonly abortable: boolean;
   /** Whether it was interrupted (left running with no run holding its stack) and can be resumed. */
   readonly resumable: boolean;
+  /** Whether the code declares it now (false: an older rollout, shown under the history); true when the code is not known. */
+  readonly current: boolean;
 }
 
 /** One drifted value: changed outside fleetform since the last apply. Values are shown as text, secrets as `(sensitive)`. */
@@ -98,11 +111,22 @@ export interface PlanSummaryView {
   readonly problems: number;
 }
 
+/** How a line of a plan is coloured in a terminal: additions green, changes yellow, removals red. */
+export type PlanTone = 'add' | 'change' | 'remove' | 'heading' | 'note' | 'plain';
+
+/** One line of a plan's text with its colour (the text is plain: it is shown as text, never as markup). */
+export interface PlanLine {
+  readonly tone: PlanTone;
+  readonly text: string;
+}
+
 /** The pending plan, rendered as `fleetform plan` and `plan --markdown` render it. */
 export interface PlanView {
   readonly createdAt: string;
   readonly stacks: readonly string[];
   readonly text: string;
+  /** `text` line by line, coloured as the terminal colours it. */
+  readonly lines: readonly PlanLine[];
   readonly markdown: string;
   readonly summary: PlanSummaryView;
   readonly hasChanges: boolean;
@@ -139,6 +163,15 @@ export interface Capabilities {
   readonly heal: boolean;
 }
 
+/** The fleet's health counts at one reading: healthy, changing (starting, behind, held), unhealthy, offline (or unreachable). */
+export interface HealthPoint {
+  readonly at: string;
+  readonly healthy: number;
+  readonly changing: number;
+  readonly unhealthy: number;
+  readonly offline: number;
+}
+
 export interface DashboardSnapshot {
   readonly generatedAt: string;
   /** Who feeds the dashboard: `fleetform dashboard` on its own, or a reconciler. */
@@ -156,6 +189,8 @@ export interface DashboardSnapshot {
   readonly readError?: string;
   /** The number of the last update this snapshot includes (set by the dashboard; a page applies only later ones). */
   readonly version?: number;
+  /** The fleet's health counts as the dashboard recorded them since it started, oldest first (set by the dashboard). */
+  readonly health?: readonly HealthPoint[];
 }
 
 /** A module as the fleet page shows it. */
@@ -164,6 +199,8 @@ export interface FleetRowModule {
   readonly moduleId: string;
   readonly running?: string;
   readonly latest?: string;
+  /** The fragment it comes from, when it does. */
+  readonly fragment?: FragmentRef;
 }
 
 /** A machine as the fleet page shows it (a `FleetMachine` is one). */
@@ -172,6 +209,7 @@ export interface FleetRow {
   readonly stack: string;
   readonly machine: string;
   readonly location: string;
+  readonly locationId?: string;
   readonly online: string;
   readonly secondsSinceOnline: number;
   readonly health: MachineHealthName;
@@ -190,7 +228,7 @@ export interface FleetRow {
 export interface FleetTable {
   /** Distinct strings the rows and module sets point to. */
   readonly strings: readonly string[];
-  /** Distinct module lists, each flat: name, module id, running, latest (string indexes; -1 for none) per module. */
+  /** Distinct module lists, each flat: name, module id, running, latest, fragment id, fragment name (string indexes; -1 for none) per module. */
   readonly moduleSets: ReadonlyArray<readonly number[]>;
   readonly rows: readonly FleetRowTuple[];
 }
@@ -198,7 +236,7 @@ export interface FleetTable {
 /**
  * One machine: stack, machine name (itself, unique), location, health, online, seconds since
  * online, running revision (-1 for none), latest revision, module set, resources ready, resources
- * total. Every other value is an index into `strings` (`moduleSet` into `moduleSets`).
+ * total, location id. Every other value is an index into `strings` (`moduleSet` into `moduleSets`).
  */
 export type FleetRowTuple = readonly [
   stack: number,
@@ -212,6 +250,7 @@ export type FleetRowTuple = readonly [
   moduleSet: number,
   ready: number,
   total: number,
+  locationId?: number,
 ];
 
 /** A snapshot as a page reads it (api/snapshot, and the event stream's first message): the machines as a table. */
@@ -231,6 +270,7 @@ export type DashboardUpdate =
   | { readonly type: 'plan'; readonly plan?: PlanView; readonly planError?: string }
   | { readonly type: 'cycles'; readonly cycles: readonly CycleView[] }
   | { readonly type: 'event'; readonly event: EventView }
+  | { readonly type: 'health'; readonly point: HealthPoint }
   | { readonly type: 'status'; readonly generatedAt: string; readonly readError?: string };
 
 /** A machine's page: its config as resolved, fragments, resources, logs and part history. */
@@ -239,12 +279,23 @@ export interface MachineDetail {
   /** Its config as fleetform last applied it (state), secrets masked. */
   readonly config: unknown;
   readonly fragments: ReadonlyArray<{ readonly id: string; readonly name?: string; readonly version?: string }>;
-  readonly resources: ReadonlyArray<{ readonly name: string; readonly api: string; readonly state: string; readonly error: string }>;
+  /** Its components and services: as it reports them, and those its config names that it does not report (state `not reported`). */
+  readonly resources: ReadonlyArray<{
+    readonly name: string;
+    readonly api: string;
+    readonly state: string;
+    readonly error: string;
+    /** The fragment it comes from, when it does. */
+    readonly fragment?: FragmentRef;
+  }>;
   readonly logs: ReadonlyArray<{ readonly at: string; readonly level: string; readonly logger: string; readonly message: string }>;
   /** The part's config edits, newest first, each as a diff against the config before it. */
   readonly history: ReadonlyArray<{
     readonly at: string;
+    /** Who made the edit, as the service names them: a user's e-mail, an API key's name (else its id), a secret's kind. */
     readonly editedBy: string;
+    /** The service's id of the editor (an API key's id), when `editedBy` is another name. */
+    readonly editorId?: string;
     readonly changes: ReadonlyArray<{ readonly path: string; readonly before: string; readonly after: string }>;
   }>;
 }

@@ -149,6 +149,7 @@ export function reconcilerDashboardSource(reconciler: DashboardReconciler, optio
     const s = standaloneSource({
       ...project.fleet,
       stacks: async () => (reconciler.latest().project ?? project).stacks.map((st) => st.name),
+      declaredRollouts: () => (reconciler.latest().project ?? project).stacks,
       fleetIntervalMs: options.fleetIntervalMs,
       rolloutIntervalMs: options.rolloutIntervalMs,
     });

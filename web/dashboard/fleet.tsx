@@ -5,7 +5,8 @@
  * more than the few dozen on screen.
  */
 import { useMemo, useState, useEffect, useRef } from 'preact/hooks';
-import type { FleetRow } from '../../src/dashboard/view';
+import type { FleetRow, HealthPoint } from '../../src/dashboard/view';
+import { HealthChart, VersionChart } from './charts';
 import { HealthBadge, shortRevision } from './parts';
 
 const ROW_HEIGHT = 44;
@@ -13,8 +14,12 @@ const OVERSCAN = 8;
 
 function moduleText(m: FleetRow): string {
   return (
-    m.modules.map((x) => `${x.name} ${x.running ?? '?'}${x.latest && x.latest !== x.running ? ` (latest ${x.latest})` : ''}`).join(', ') ||
-    '-'
+    m.modules
+      .map(
+        (x) =>
+          `${x.name} ${x.running ?? '?'}${x.latest && x.latest !== x.running ? ` (latest ${x.latest})` : ''}${x.fragment ? ` from ${x.fragment.name ?? x.fragment.id}` : ''}`,
+      )
+      .join(', ') || '-'
   );
 }
 
@@ -47,7 +52,7 @@ function Row({ m, index, top }: { m: FleetRow; index: number; top: number }) {
         <a href={`#/machine/${encodeURIComponent(m.key)}`}>{m.machine}</a>
         <span class="sub">{m.stack}</span>
       </span>
-      <span role="cell" class="c-loc">
+      <span role="cell" class="c-loc" title={m.locationId ? `location id ${m.locationId}` : undefined}>
         {m.location || '-'}
       </span>
       <span role="cell" class="c-health">
@@ -61,7 +66,7 @@ function Row({ m, index, top }: { m: FleetRow; index: number; top: number }) {
             ? `latest ${shortRevision(m.latestRevision)}`
             : `runs ${shortRevision(m.runningRevision)}`}
       </span>
-      <span role="cell" class={`c-mod${behindLatest(m) ? ' behind' : ''}`} data-modules>
+      <span role="cell" class={`c-mod${behindLatest(m) ? ' behind' : ''}`} data-modules title={moduleText(m)}>
         {moduleText(m)}
       </span>
       <span role="cell" class="c-res">
@@ -71,7 +76,7 @@ function Row({ m, index, top }: { m: FleetRow; index: number; top: number }) {
   );
 }
 
-export function FleetPage({ machines }: { machines: readonly FleetRow[] }) {
+export function FleetPage({ machines, health }: { machines: readonly FleetRow[]; health: readonly HealthPoint[] }) {
   const [filters, setFilters] = useState<Filters>({ text: '', health: '', location: '' });
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -172,6 +177,10 @@ export function FleetPage({ machines }: { machines: readonly FleetRow[] }) {
       {shown.length === 0 && (
         <p>{machines.length === 0 ? 'No managed machine yet (run `fleetform apply`).' : 'No machine matches the filters.'}</p>
       )}
+      <div class="charts">
+        <VersionChart machines={shown} />
+        <HealthChart points={health} />
+      </div>
     </section>
   );
 }

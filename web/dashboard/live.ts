@@ -30,8 +30,10 @@ const UPDATE_TYPES: ReadonlyArray<DashboardUpdate['type']> = [
   'plan',
   'cycles',
   'event',
+  'health',
   'status',
 ];
+const HEALTH_LIMIT = 720;
 
 /** Applies updates in order; machine changes are gathered and merged once. */
 export function applyUpdates(state: LiveState, updates: readonly DashboardUpdate[]): LiveState {
@@ -74,6 +76,11 @@ export function applyUpdates(state: LiveState, updates: readonly DashboardUpdate
       case 'event': {
         const events: EventView[] = [...s.events, u.event];
         snapshot = { ...s, events: events.length > EVENT_LIMIT ? events.slice(-EVENT_LIMIT) : events };
+        break;
+      }
+      case 'health': {
+        const health = [...(s.health ?? []), u.point];
+        snapshot = { ...s, health: health.length > HEALTH_LIMIT ? health.slice(-HEALTH_LIMIT) : health };
         break;
       }
       case 'status': {

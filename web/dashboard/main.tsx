@@ -68,11 +68,11 @@ function App() {
   let body;
   if (!s) body = <p>{live.failure ?? 'Connecting…'}</p>;
   else if (page === 'machine') body = <MachinePage machineKey={decodeURIComponent(route.slice('machine/'.length))} />;
-  else if (page === 'rollouts') body = <RolloutsPage s={s} tokenOk={tokenOk} />;
+  else if (page === 'rollouts') body = <RolloutsPage s={s} tokenOk={tokenOk} history={route === 'rollouts/history'} />;
   else if (page === 'drift') body = <DriftPage s={s} tokenOk={tokenOk} />;
   else if (page === 'plans') body = <PlansPage s={s} tokenOk={tokenOk} />;
   else if (page === 'events') body = <EventsPage s={s} />;
-  else body = <FleetPage machines={live.machines} />;
+  else body = <FleetPage machines={live.machines} health={s.health ?? []} />;
   return (
     <>
       <a class="skip" href="#main">

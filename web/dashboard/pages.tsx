@@ -1,8 +1,9 @@
 /** The machine, rollouts, drift, plans and events pages. */
 import { useEffect, useState } from 'preact/hooks';
-import type { ActionResult, Capabilities, MachineDetail, RolloutView } from '../../src/dashboard/view';
+import type { ActionResult, Capabilities, FragmentRef, MachineDetail, RolloutView } from '../../src/dashboard/view';
 import type { LiveSnapshot } from './live';
 import { act, readHeaders, type ActionName } from './actions';
+import { WaveChart } from './charts';
 import { HealthBadge, shortRevision, when } from './parts';
 
 /** A button for an action: disabled without a token, its answer shown beside it. */
@@ -49,6 +50,16 @@ function ActionButton({
   );
 }
 
+/** Where an entry comes from: the machine's own config, or the fragment named (its id in the tooltip). */
+function FromFragment({ fragment }: { fragment: FragmentRef | undefined }) {
+  if (!fragment) return <span class="sub">machine</span>;
+  return (
+    <span title={`fragment id ${fragment.id}`} data-fragment={fragment.id}>
+      fragment {fragment.name ?? fragment.id}
+    </span>
+  );
+}
+
 export function MachinePage({ machineKey }: { machineKey: string }) {
   const [detail, setDetail] = useState<MachineDetail | undefined>();
   const [failure, setFailure] = useState<string | undefined>();
@@ -80,7 +91,9 @@ export function MachinePage({ machineKey }: { machineKey: string }) {
         <dt>Stack</dt>
         <dd>{m.stack}</dd>
         <dt>Location</dt>
-        <dd>{m.location || '-'}</dd>
+        <dd title={m.locationId ? `location id ${m.locationId}` : undefined} data-location>
+          {m.location || '-'}
+        </dd>
         <dt>Online</dt>
         <dd>{m.online}</dd>
         <dt>Config it runs</dt>
@@ -106,16 +119,25 @@ export function MachinePage({ machineKey }: { machineKey: string }) {
             <th scope="col">Runs</th>
             <th scope="col">Latest</th>
             <th scope="col">State</th>
+            <th scope="col">From</th>
           </tr>
         </thead>
-        <tbody>
-          {m.modules.map((x) => (
+        <tbody data-modules-table>
+          {m.modules.length === 0 && (
             <tr>
+              <td colSpan={6}>No registry module.</td>
+            </tr>
+          )}
+          {m.modules.map((x) => (
+            <tr data-module={x.name}>
               <td>{x.moduleId}</td>
               <td>{x.policy}</td>
               <td>{x.running ?? '-'}</td>
               <td>{x.latest ?? '-'}</td>
               <td>{x.error ? `${x.state ?? ''}: ${x.error}` : (x.state ?? '-')}</td>
+              <td>
+                <FromFragment fragment={x.fragment} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -139,14 +161,18 @@ export function MachinePage({ machineKey }: { machineKey: string }) {
             <th scope="col">Name</th>
             <th scope="col">API</th>
             <th scope="col">State</th>
+            <th scope="col">From</th>
           </tr>
         </thead>
-        <tbody>
+        <tbody data-resources-table>
           {detail.resources.map((r) => (
-            <tr>
+            <tr data-resource={r.name}>
               <td>{r.name}</td>
               <td>{r.api}</td>
               <td>{r.error ? `${r.state}: ${r.error}` : r.state}</td>
+              <td>
+                <FromFragment fragment={r.fragment} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -165,7 +191,10 @@ export function MachinePage({ machineKey }: { machineKey: string }) {
         {detail.history.map((h) => (
           <li>
             <p>
-              {when(h.at)} by {h.editedBy || 'unknown'}
+              {when(h.at)} by{' '}
+              <span data-editor title={h.editorId ? `id ${h.editorId}` : undefined}>
+                {h.editedBy || 'unknown'}
+              </span>
             </p>
             <ul class="diff">
               {h.changes.map((c) => (
@@ -196,6 +225,7 @@ function Rollout({ r, tokenOk, caps }: { r: RolloutView; tokenOk: boolean; caps:
         {r.fragment ? `; fragment ${r.fragment.name} ${r.fragment.fromRevision ?? '?'} → ${r.fragment.toRevision ?? '?'}` : ''}
       </p>
       {r.reason && <p class="reason">{r.reason}</p>}
+      <WaveChart rollout={r} />
       <ol class="timeline">
         {r.waves.map((w) => (
           <li class={`wave phase-${w.phase}`} data-wave={w.number} data-phase={w.phase}>
@@ -210,7 +240,8 @@ function Rollout({ r, tokenOk, caps }: { r: RolloutView; tokenOk: boolean; caps:
                   data-state={m.state}
                   data-failed={String(m.failed)}
                 >
-                  <strong>{m.name}</strong> {m.failed && m.state !== 'failed' ? `failed, ${m.state}` : m.state}
+                  <strong>{m.name}</strong>{' '}
+                  {m.state === 'gone' ? 'no longer exists' : m.failed && m.state !== 'failed' ? `failed, ${m.state}` : m.state}
                   {m.failed && (
                     <div class="failure">
                       {m.why && <p>{m.why}</p>}
@@ -240,12 +271,24 @@ function Rollout({ r, tokenOk, caps }: { r: RolloutView; tokenOk: boolean; caps:
   );
 }
 
-export function RolloutsPage({ s, tokenOk }: { s: LiveSnapshot; tokenOk: boolean }) {
+/** The rollouts the code declares now; with `history`, the older ones it no longer declares. */
+export function RolloutsPage({ s, tokenOk, history }: { s: LiveSnapshot; tokenOk: boolean; history: boolean }) {
+  const shown = s.rollouts.filter((r) => r.current !== history);
+  const others = s.rollouts.length - shown.length;
   return (
     <section aria-labelledby="rollouts-title">
-      <h1 id="rollouts-title">Rollouts</h1>
-      {s.rollouts.length === 0 && <p>No rollout has run.</p>}
-      {s.rollouts.map((r) => (
+      <h1 id="rollouts-title">{history ? 'Rollout history' : 'Rollouts'}</h1>
+      <p class="sub-nav">
+        {history ? (
+          <a href="#/rollouts">Current rollouts ({others})</a>
+        ) : (
+          <a href="#/rollouts/history" data-history-link>
+            History: rollouts the code no longer declares ({others})
+          </a>
+        )}
+      </p>
+      {shown.length === 0 && <p>{history ? 'No older rollout.' : 'No rollout of the current code has run.'}</p>}
+      {shown.map((r) => (
         <Rollout key={r.key} r={r} tokenOk={tokenOk} caps={s.capabilities} />
       ))}
     </section>
@@ -334,9 +377,20 @@ export function PlansPage({ s, tokenOk }: { s: LiveSnapshot; tokenOk: boolean })
               Markdown
             </button>
           </div>
-          <pre class="code plan" tabIndex={0} aria-label={`The plan as ${view}`} data-plan={view}>
-            {view === 'text' ? p.text : p.markdown}
-          </pre>
+          {view === 'text' ? (
+            <pre class="code plan terminal" tabIndex={0} aria-label="The plan as text" data-plan="text">
+              {p.lines.map((l) => (
+                <span class={`pl-${l.tone}`} data-tone={l.tone}>
+                  {l.text}
+                  {'\n'}
+                </span>
+              ))}
+            </pre>
+          ) : (
+            <pre class="code plan" tabIndex={0} aria-label="The plan as markdown" data-plan="markdown">
+              {p.markdown}
+            </pre>
+          )}
         </>
       )}
     </section>
@@ -344,7 +398,8 @@ export function PlansPage({ s, tokenOk }: { s: LiveSnapshot; tokenOk: boolean })
 }
 
 export function EventsPage({ s }: { s: LiveSnapshot }) {
-  const events = [...s.events].reverse();
+  // Newest first by when each happened (its source's time), then by arrival.
+  const events = [...s.events].sort((a, b) => (a.at === b.at ? b.id - a.id : a.at < b.at ? 1 : -1));
   return (
     <section aria-labelledby="events-title">
       <h1 id="events-title">Cycles and events</h1>
@@ -379,7 +434,10 @@ export function EventsPage({ s }: { s: LiveSnapshot }) {
       <ol class="events" aria-live="polite">
         {events.map((e) => (
           <li class={`ev-${e.level}`} data-kind={e.kind}>
-            <span class="sub">{when(e.at)}</span> <span class="kind">{e.kind}</span> {e.message}
+            <time class="sub" dateTime={e.at} data-at>
+              {when(e.at)}
+            </time>{' '}
+            <span class="kind">{e.kind}</span> {e.message}
           </li>
         ))}
       </ol>

@@ -7,6 +7,7 @@ import { FleetformError } from '../../domain/errors';
 import { startDashboardServer } from '../../dashboard/server';
 import type { RolloutTarget, SourceEvent } from '../../dashboard/source';
 import { standaloneSource } from '../../dashboard/standalone-source';
+import type { DeclaredRollouts } from '../../dashboard/rollout-view';
 import type { ActionResult, EventLevel } from '../../dashboard/view';
 import { parseDuration } from '../../domain/duration';
 import type { AppRunner } from '../app-runner';
@@ -89,7 +90,10 @@ export async function runDashboard(opts: DashboardOptions, apps: AppRunner): Pro
   const log = (line: string): void => {
     process.stderr.write(`${line}\n`);
   };
+  // The rollouts the code declares, as the last plan read it: the rest are shown as history.
+  let declared: readonly DeclaredRollouts[] | undefined;
   const source = standaloneSource({
+    declaredRollouts: () => declared,
     client: connection.client,
     backend,
     journals: rolloutJournals(backend, process.cwd()),
@@ -101,6 +105,7 @@ export async function runDashboard(opts: DashboardOptions, apps: AppRunner): Pro
           planIntervalMs: Math.max(planIntervalMs, 1000),
           pendingPlan: () =>
             withWorkspace(opts, apps, async (ws) => {
+              declared = ws.stacks;
               const release = await ws.engine.lock(
                 ws.stacks.map((s) => s.name),
                 'dashboard plan',

@@ -177,6 +177,29 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
       return { location: locationMessage(accounts.insertLocation(db, org.id, name, backend.now(), parent?.id)) };
     },
 
+    /**
+     * The organization's API keys with their grants. The key's value is not kept (only a
+     * salted hash of it), so it is never answered: `key` is empty.
+     */
+    listKeys(req, ctx) {
+      const org = organizationFor(db, principalOf(ctx), req.orgId, 'write');
+      return {
+        apiKeys: accounts.keysOfOrganization(db, org.id).map((k) => ({
+          apiKey: { id: k.id, key: '', name: k.name, createdOn: timestamp(k.createdOn) },
+          authorizations: accounts
+            .grantsOf(db, k.id)
+            .filter((g) => g.organizationId === org.id)
+            .map((g) => ({
+              authorizationType: 'role',
+              authorizationId: `${g.resourceType}_${g.role}`,
+              resourceType: g.resourceType,
+              resourceId: g.resourceId,
+              orgId: g.organizationId,
+            })),
+        })),
+      };
+    },
+
     getLocation(req, ctx) {
       return { location: locationMessage(locationFor(db, principalOf(ctx), req.locationId, 'read')) };
     },

@@ -177,6 +177,16 @@ export function getApiKey(db: Db, id: string): ApiKeyRecord | undefined {
   return r && { id: r.id, name: r.name, salt: r.salt, hash: r.hash, createdOn: r.created_on };
 }
 
+/** The API keys with a grant in the organization, oldest first. */
+export function keysOfOrganization(db: Db, organizationId: string): ApiKeyRecord[] {
+  return stmt<[string], { id: string; name: string; salt: Buffer; hash: Buffer; created_on: number }>(
+    db,
+    'SELECT DISTINCT k.* FROM api_keys k JOIN api_key_grants g ON g.key_id = k.id WHERE g.organization_id = ? ORDER BY k.created_on, k.id',
+  )
+    .all(organizationId)
+    .map((r) => ({ id: r.id, name: r.name, salt: r.salt, hash: r.hash, createdOn: r.created_on }));
+}
+
 export function grantsOf(db: Db, keyId: string): Grant[] {
   return stmt<[string], { role: Role; resource_type: ResourceType; resource_id: string; organization_id: string }>(
     db,

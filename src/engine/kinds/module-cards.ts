@@ -5,6 +5,7 @@ import { formatVersionPolicy, newestVersion, policyAdmits, tryParseVersionPolicy
 import { isObject } from '../json';
 import type { State } from '../state/schema';
 import { machineKind, runningModuleVersion } from './machine';
+import { runKey, type EntryFragment, type MachineRun } from './machine-runs';
 
 /** The module card of one machine module: what the web app shows, computed from the registry. */
 export interface ModuleCard {
@@ -20,6 +21,8 @@ export interface ModuleCard {
   readonly admitsLatest: boolean;
   /** Why the registry could not be read for this module: running, latest and admitsLatest are then unknown. */
   readonly registryError?: FleetformError;
+  /** The fragment the machine runs it from, when it comes from one. */
+  readonly fragment?: EntryFragment;
 }
 
 /** The registry's versions of a module, or the reason they could not be read. */
@@ -35,8 +38,29 @@ function readFailure(moduleId: string, err: unknown): FleetformError {
   });
 }
 
-/** Module cards of every registry module of every machine in the given states. */
-export async function moduleCards(client: ServiceClient, states: readonly State[]): Promise<ModuleCard[]> {
+/** A machine's modules by name: those it runs (`runs`, its fragments resolved) when known, else those of its state entry. */
+function modulesOf(
+  config: Record<string, unknown>,
+  run: MachineRun | undefined,
+): Array<{ name: string; module: Record<string, unknown>; fragment?: EntryFragment }> {
+  if (run)
+    return run.entries
+      .filter((e) => e.section === 'modules')
+      .map((e) => ({ name: e.name, module: e.entry, ...(e.fragment ? { fragment: e.fragment } : {}) }));
+  const modules = config.modules;
+  if (!isObject(modules)) return [];
+  return Object.entries(modules).flatMap(([name, m]) => (isObject(m) ? [{ name, module: m }] : []));
+}
+
+/**
+ * Module cards of every registry module of every machine in the given states: with `runs`
+ * (see machineRuns), of every module each machine runs, those of its fragments included.
+ */
+export async function moduleCards(
+  client: ServiceClient,
+  states: readonly State[],
+  runs?: ReadonlyMap<string, MachineRun>,
+): Promise<ModuleCard[]> {
   const registry = new Map<string, Promise<RegistryRead>>();
   const versionsOf = (id: string): Promise<RegistryRead> => {
     let v = registry.get(id);
@@ -53,10 +77,8 @@ export async function moduleCards(client: ServiceClient, states: readonly State[
   for (const state of states) {
     for (const [address, entry] of Object.entries(state.resources)) {
       if (entry.type !== machineKind.type || !isObject(entry.attributes) || !isObject(entry.attributes.config)) continue;
-      const modules = entry.attributes.config.modules;
-      if (!isObject(modules)) continue;
-      for (const [name, m] of Object.entries(modules)) {
-        if (!isObject(m) || m.type === 'local' || typeof m.module_id !== 'string' || typeof m.version !== 'string') continue;
+      for (const { name, module: m, fragment } of modulesOf(entry.attributes.config, runs?.get(runKey(state.stack, address)))) {
+        if (m.type === 'local' || typeof m.module_id !== 'string' || typeof m.version !== 'string') continue;
         const policy = tryParseVersionPolicy(m.version);
         const read = await versionsOf(m.module_id);
         const card = {
@@ -65,6 +87,7 @@ export async function moduleCards(client: ServiceClient, states: readonly State[
           module: name,
           moduleId: m.module_id,
           policy: policy ? formatVersionPolicy(policy) : m.version,
+          ...(fragment ? { fragment } : {}),
         };
         if ('error' in read) {
           cards.push({
