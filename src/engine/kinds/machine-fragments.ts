@@ -103,6 +103,18 @@ export function serviceFetch(client: FragmentClient, once: <T>(key: string, load
     });
 }
 
+/** A fetch over the service that reads each fragment (and each version of one) once for as long as it is kept. */
+export function cachedServiceFetch(client: FragmentClient): FragmentFetch {
+  const reads = new Map<string, Promise<unknown>>();
+  return serviceFetch(client, <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    if (!reads.has(key)) reads.set(key, load());
+    return reads.get(key) as Promise<T>;
+  });
+}
+
+/** The time part of a config revision (the part's last write, before the fragments it reaches). */
+export const revisionTime = (revision: string): string => revision.split(' ')[0] ?? '';
+
 /** A fragment as the stack declares it, by id: what its apply will save. */
 export interface DeclaredFragment {
   readonly name: string;

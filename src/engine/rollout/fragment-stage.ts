@@ -9,7 +9,7 @@ import { errorMessage as message, FleetformError } from '../../domain/errors';
 import { isRevisionNumber } from '../../domain/fragments';
 import { importedVersion, withFragmentVersion, type RolloutPlan } from '../../domain/rollout';
 import { readFromOf } from '../kinds/machine-config-view';
-import { configRevision, serviceFetch, type FragmentFetch } from '../kinds/machine-fragments';
+import { cachedServiceFetch, configRevision, revisionTime, type FragmentFetch } from '../kinds/machine-fragments';
 import type { MachineStatusSource } from '../health/machine-status-source';
 import { mapLimited } from '../map-limited';
 import type { RolloutEvents } from './events';
@@ -30,18 +30,6 @@ export interface FragmentStageInput {
   readonly follows: ReadonlyMap<string, string>;
 }
 
-/** Fragments read once per stage (a revision's config does not change; tags are read at the write that needs them). */
-function stageFetch(client: ServiceClient): FragmentFetch {
-  const reads = new Map<string, Promise<unknown>>();
-  return serviceFetch(client.appClient, <T>(key: string, load: () => Promise<T>): Promise<T> => {
-    if (!reads.has(key)) reads.set(key, load());
-    return reads.get(key) as Promise<T>;
-  });
-}
-
-/** The time part of a config revision (before its fragments). */
-const timeOf = (revision: string): string => revision.split(' ')[0] ?? '';
-
 export interface Pinned {
   readonly partId: string;
   /** The version the import had before (`''` the latest revision). */
@@ -60,7 +48,7 @@ export async function pinImport(
   fragmentId: string,
   version: string | undefined,
   expected?: string,
-  fetch: FragmentFetch = stageFetch(client),
+  fetch: FragmentFetch = cachedServiceFetch(client.appClient),
 ): Promise<Pinned> {
   const part = await client.appClient.getMachinePart(partId);
   const now = part.lastUpdated?.toISOString() ?? '';
@@ -90,7 +78,7 @@ function restoredVersion(follows: string, was: string, toRevision: string, fromR
 
 export function fragmentStage(input: FragmentStageInput): RolloutStage {
   const { client, events, source } = input;
-  const fetch = stageFetch(client);
+  const fetch = cachedServiceFetch(client.appClient);
   return {
     pending: () => true,
     async write(targets, state) {
@@ -127,7 +115,7 @@ export function fragmentStage(input: FragmentStageInput): RolloutStage {
       };
       await mapLimited(written, input.concurrency, async (w) => {
         try {
-          const pinned = await pinImport(client, w.partId, input.fragmentId, w.baseline.revision, timeOf(w.revision), fetch);
+          const pinned = await pinImport(client, w.partId, input.fragmentId, w.baseline.revision, revisionTime(w.revision), fetch);
           back.push({ w, revision: pinned.revision });
         } catch (err) {
           if (err instanceof FragmentPinConflict) say(w, false, err.message);

@@ -12,7 +12,7 @@ import type { ResourceChange } from '../plan/model';
 import { unconfiguredMaintenanceSensor } from '../../domain/maintenance';
 
 /** A planned machine config, as the change holds it (an object, or its JSON text). */
-function plannedConfig(after: Readonly<Record<string, unknown>> | null | undefined): unknown {
+export function plannedConfig(after: Readonly<Record<string, unknown>> | null | undefined): unknown {
   const config = after?.config;
   if (typeof config !== 'string') return config;
   try {

@@ -17,6 +17,9 @@ import type { State, StateEntry } from '../state/schema';
 import type { MachineOutcome, RolloutEvents, RolloutOutcome, WaveBoundary, WaveOutcome } from './events';
 import type { JournalMachine, RolloutJournal, RolloutJournalStore } from './journal';
 import { configAtRevision } from './part-history';
+import { cachedServiceFetch, configRevision, importsFragments, revisionTime, type FragmentFetch } from '../kinds/machine-fragments';
+import { plannedConfig } from './plan';
+import { isObject } from '../../domain/json-value';
 import { mapLimited } from '../map-limited';
 
 export interface RunRolloutInput {
@@ -369,6 +372,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
 function stackStage(input: RunRolloutInput): RolloutStage {
   const { client } = input;
   const reads = Math.max(input.concurrency, input.readConcurrency ?? 32);
+  const fetch = cachedServiceFetch(client.appClient);
   return {
     pending: (address) => input.changes.has(address),
     async write(targets, state) {
@@ -410,15 +414,33 @@ function stackStage(input: RunRolloutInput): RolloutStage {
           });
           return;
         }
-        // The revision the write made, as the executor reports it; read from the part when it does not.
-        const revision =
-          applied.revisions?.get(m.address) ?? (await client.appClient.getMachinePart(baseline.partId)).lastUpdated?.toISOString() ?? '';
+        const planned = plannedConfig(input.changes.get(m.address)?.after);
+        const revision = await writtenRevision(client, baseline.partId, applied.revisions?.get(m.address), planned, fetch);
         out.set(m.address, { partId: baseline.partId, baseline, prior, revision });
       });
       return out;
     },
     rollBack: (written, plan) => rollBack(input, written, plan),
   };
+}
+
+/**
+ * The config revision a machine runs once it ingested a write: the write's time (as the
+ * executor reports it, else the part's), then every fragment its config reaches, as the
+ * machine reports its revision. A config known to import nothing needs no read.
+ */
+async function writtenRevision(
+  client: ServiceClient,
+  partId: string,
+  time: string | undefined,
+  planned: unknown,
+  fetch: FragmentFetch,
+): Promise<string> {
+  const reachesFragments = !isObject(planned) || importsFragments(planned);
+  if (time !== undefined && !reachesFragments) return time;
+  const part = await client.appClient.getMachinePart(partId);
+  const at = time ?? part.lastUpdated?.toISOString() ?? '';
+  return reachesFragments ? configRevision(at, part.config, partId, fetch) : at;
 }
 
 /**
@@ -435,6 +457,7 @@ export async function rollBack(
   const name = plan.policy.name;
   const restored = new Map<string, StateEntry>();
   const back: WrittenBack[] = [];
+  const fetch = cachedServiceFetch(client.appClient);
   await mapLimited(written, input.concurrency, async (w) => {
     const say = (ok: boolean, detail: string): void => {
       w.outcome.rollback = { ok, detail };
@@ -443,8 +466,11 @@ export async function rollBack(
     try {
       const part = await client.appClient.getMachinePart(w.partId);
       const now = part.lastUpdated?.toISOString() ?? '';
-      if (now !== w.revision) {
-        say(false, `its config was changed on the service after the rollout wrote it (revision ${now}, not ${w.revision}); left as it is`);
+      if (now !== revisionTime(w.revision)) {
+        say(
+          false,
+          `its config was changed on the service after the rollout wrote it (revision ${now}, not ${revisionTime(w.revision)}); left as it is`,
+        );
         return;
       }
       const baseline = w.baseline.config
@@ -453,7 +479,8 @@ export async function rollBack(
       const readFrom = baseline.configJson === undefined ? [] : [baseline.configJson];
       const after = await client.appClient.updateMachinePart(part.id, part.name, baseline.config, part.lastUpdated, readFrom);
       restored.set(w.outcome.address, w.prior);
-      back.push({ w, revision: after.lastUpdated?.toISOString() ?? '' });
+      const time = after.lastUpdated?.toISOString() ?? '';
+      back.push({ w, revision: await configRevision(time, baseline.config, w.partId, fetch) });
     } catch (err) {
       const changed = err instanceof ServiceError && err.code === 'FAILED_PRECONDITION';
       say(
