@@ -155,18 +155,19 @@ function ratiosTable(b: Baseline): string {
 /** The README's few lines: what a plan costs, and where the rest is. */
 function summary(b: Baseline): string {
   const rows = records(b.results.rows);
-  const at = (size: number) => rows.find((r) => r.size === size);
-  const plans = rows.map((r) => `${seconds(r.plan_nochange_s)} for ${machines(r.size)}`).join(', ');
+  const load = (m: Measured | undefined) => (m ? ` (load average ${m.load_average[0]} when measured)` : '');
+  const plans = rows.map((r) => `${seconds(r.plan_nochange_s)} for ${machines(r.size)} machines`).join(', ');
   const cpu = rows.map((r) => `${times(r.plan_to_floor_cpu)} at ${machines(r.size)}`).join(', ');
-  const large = records(b.results.large)
-    .map((r) => ` ${machines(r.size)} machines: a plan of ${seconds(r.plan_s)}, ${megabytes(r.peak_rss_mb)} at its peak.`)
-    .join('');
-  const thousand = at(1000);
+  const sdk = rows.map((r) => `${times(r.client_to_sdk)} at ${machines(r.size)}`).join(', ');
+  const largest = records(b.results.large).at(-1);
   return [
-    `A no-change plan on loopback took ${plans || 'nothing measured yet'} (two cores shared with other work: ${measuredLine(b.measured.rows)}).`,
-    `In CPU seconds of fleetform and the emulator, the plan costs ${cpu || '-'} what reading every part once costs (the floor)${
-      thousand ? `, and our reads are ${times(thousand.client_to_sdk)} as fast as the official SDK's` : ''
-    }.${large}`,
+    `A no-change plan on loopback took ${plans || 'nothing measured yet'}, on two cores shared with other work${load(b.measured.rows)}.`,
+    `In CPU seconds of fleetform and the emulator it costs ${cpu || '-'} what reading every part once costs; our reads are ${sdk || '-'} as fast as the official SDK's.`,
+    ...(largest
+      ? [
+          `${machines(largest.size)} machines: a plan of ${seconds(largest.plan_s)}${load(b.measured.large)}, ${seconds(largest.plan_cpu_s)} of fleetform's CPU and ${seconds(largest.plan_emulator_cpu_s)} of the emulator's, ${megabytes(largest.peak_rss_mb)} at its peak.`,
+        ]
+      : []),
     'Figures, how they grow and how each is measured: [docs/performance.md](docs/performance.md); `npm run bench -- --check` fails on a ratio a tenth worse than the committed one.',
   ].join('\n');
 }
