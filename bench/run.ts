@@ -6,7 +6,8 @@
  * them, the adoption of an organization, a fleet on fragments against the same fleet
  * inline, the reconciler watching a fleet (and its peak memory over full plans of 1,000 and
  * 10,000 machines) and the dashboard's fleet page with 10,000 machines
- * in Chromium; prints the tables and writes bench/results.json.
+ * in Chromium; prints the tables and writes bench/results.json, then compares the run's ratios
+ * with bench/baseline.json (`--check`: exit 1 on a worse one; `--update-baseline`: record them).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
