@@ -17,6 +17,7 @@ import { FLEET_STACK, machineHost, machineName } from './fleet';
 interface PartRow {
   readonly robot_id: string;
   readonly config: string;
+  readonly config_as_sent: number;
   readonly created_on: number;
   readonly last_updated: number;
 }
@@ -35,7 +36,7 @@ interface StateFile {
 }
 
 /** Puts the machine `i`'s name, host and ids in place of machine 0's in a text. */
-function substitute(text: string, ids: ReadonlyMap<string, string>, i: number): string {
+export function substitute(text: string, ids: ReadonlyMap<string, string>, i: number): string {
   let out = text;
   for (const [from, to] of ids) out = out.split(from).join(to);
   return out
@@ -55,13 +56,14 @@ export function cloneFleetMachines(dataDir: string, stateDir: string, from: numb
   db.pragma('busy_timeout = 5000');
   const robot = db.prepare('SELECT location_id, created_on FROM robots WHERE id = ?').get(template.ids.machine_id) as
     { location_id: string; created_on: number } | undefined;
-  const part = db.prepare('SELECT robot_id, config, created_on, last_updated FROM robot_parts WHERE id = ?').get(template.ids.part_id) as
-    PartRow | undefined;
+  const part = db
+    .prepare('SELECT robot_id, config, config_as_sent, created_on, last_updated FROM robot_parts WHERE id = ?')
+    .get(template.ids.part_id) as PartRow | undefined;
   if (!robot || !part) throw new Error(`${machineName(0)} is not in the emulator`);
   const deployments = db.prepare('SELECT * FROM module_deployments WHERE part_id = ?').all(template.ids.part_id) as DeploymentRow[];
   const insertRobot = db.prepare('INSERT INTO robots (id, location_id, name, created_on) VALUES (?, ?, ?, ?)');
   const insertPart = db.prepare(
-    'INSERT INTO robot_parts (id, robot_id, name, main_part, secret, config, config_struct, created_on, last_updated) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?)',
+    'INSERT INTO robot_parts (id, robot_id, name, main_part, secret, config, config_struct, config_as_sent, created_on, last_updated) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?)',
   );
   const insertDeployment = db.prepare(
     'INSERT INTO module_deployments (part_id, module_name, module_id, policy, deployed_version, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -84,6 +86,7 @@ export function cloneFleetMachines(dataDir: string, stateDir: string, from: numb
         randomBytes(24).toString('base64url'),
         config,
         struct,
+        part.config_as_sent,
         part.created_on + i,
         part.last_updated + i,
       );

@@ -6,19 +6,25 @@
  * them, the adoption of an organization, a fleet on fragments against the same fleet
  * inline, the reconciler watching a fleet (and its peak memory over full plans of 1,000 and
  * 10,000 machines) and the dashboard's fleet page with 10,000 machines
- * in Chromium; prints the tables and writes bench/results.json.
+ * in Chromium; prints the tables and writes bench/results.json, then compares the run's ratios
+ * with bench/baseline.json (`--check`: exit 1 on a worse one; `--update-baseline`: record them).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { createServiceClient } from '../src/api/client';
+import { readBaseline, updatedBaseline, writeBaseline, type Measured } from './baseline';
 import { spawnEmulator } from './emulator';
 import { measureHostile } from './hostile';
 import { insertJobs, measureListJobs } from './jobs';
+import { compareResults, formatComparisons, worse } from './ratios';
 import { r3, timed } from './stats';
-import { formatDetails, formatLatency, formatStateBackends, formatTable, type Row } from './table';
+import { formatDetails, formatLarge, formatLatency, formatStateBackends, formatTable, type Row } from './table';
 
 const JOBS = 100_000;
+/** Sizes above it are measured by large-run.ts: a plan of a fleet copied in the emulator, without synth, applies or the SDK. */
+const LARGEST_SYNTHESIZED = 10_000;
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -112,15 +118,32 @@ async function main(): Promise<void> {
   if (parts.has('sizes')) {
     const rows: Row[] = [];
     const details: Record<string, unknown>[] = [];
+    const large: Record<string, unknown>[] = [];
     for (const size of sizes) {
+      if (size > LARGEST_SYNTHESIZED || process.argv.includes('--large')) {
+        process.stderr.write(`measuring a no-change plan of ${size} machines (copied in the emulator, not applied one by one)...\n`);
+        large.push(
+          await runChild<Record<string, unknown>>('large-run.ts', [
+            String(size),
+            ...(option('--heap') ? ['--heap', option('--heap') as string] : []),
+          ]),
+        );
+        continue;
+      }
       process.stderr.write(`measuring ${size} machines...\n`);
       const runs = option('--runs') ?? (quick ? (size >= 1000 ? '2' : '3') : undefined);
       const r = await runSize(size, [...extra, ...(runs && !option('--runs') ? ['--runs', runs] : [])]);
       rows.push(r.row);
       details.push(r.details);
     }
-    Object.assign(results, { rows, details });
-    process.stdout.write(`${formatTable(rows)}\n\n${formatDetails(details)}\n\n`);
+    if (rows.length > 0) {
+      Object.assign(results, { rows, details });
+      process.stdout.write(`${formatTable(rows)}\n\n${formatDetails(details)}\n\n`);
+    }
+    if (large.length > 0) {
+      results.large = large;
+      process.stdout.write(`large fleets, a no-change plan in a process of its own:\n${formatLarge(large)}\n\n`);
+    }
   }
   if (parts.has('latency')) {
     const latency: Record<string, unknown>[] = [];
@@ -308,6 +331,36 @@ async function main(): Promise<void> {
   const merged = parts.size === SECTIONS.length ? results : { ...previousResults(file), ...results };
   fs.writeFileSync(file, `${JSON.stringify(merged, null, 2)}\n`);
   process.stdout.write(`written ${path.relative(process.cwd(), file)}\n`);
+  guardRatios(results);
+}
+
+/** This moment of this checkout and machine, as the baseline records it. */
+function measuredNow(): Measured {
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: __dirname, encoding: 'utf8' }).trim();
+  return {
+    date: new Date().toISOString().slice(0, 16).replace('T', ' '),
+    commit,
+    load_average: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    cpu_cores: os.availableParallelism(),
+  };
+}
+
+/**
+ * Compares this run's ratios with bench/baseline.json and prints each that moved by more than
+ * a tenth; `--update-baseline` then writes this run's parts into it, `--check` exits 1 when one
+ * is worse.
+ */
+function guardRatios(results: Readonly<Record<string, unknown>>): void {
+  const baseline = readBaseline();
+  const comparisons = compareResults(baseline.results, results);
+  process.stdout.write(`${formatComparisons(comparisons)}\n`);
+  if (process.argv.includes('--update-baseline')) {
+    writeBaseline(updatedBaseline(baseline, results, measuredNow()));
+    process.stdout.write('bench/baseline.json updated with the parts of this run (npm run bench:docs writes the tables from it)\n');
+  } else if (process.argv.includes('--check') && worse(comparisons).length > 0) {
+    process.stdout.write(`${worse(comparisons).length} ratio(s) worse than bench/baseline.json by more than a tenth\n`);
+    process.exitCode = 1;
+  }
 }
 
 main().catch((err: unknown) => {

@@ -16,7 +16,7 @@ import type { StateBackend } from '../src/engine/state/backend';
 import { LocalStateBackend } from '../src/engine/state/local-backend';
 import { spawnEmulator, type BenchEmulator } from './emulator';
 import { EXTRA_MODULES, FLEET_STACK } from './fleet';
-import { timed } from './stats';
+import { cpuSecondsSince, timed } from './stats';
 
 /** The CLI's default `--read-parallelism`. */
 export const READ_PARALLELISM = 512;
@@ -144,10 +144,22 @@ export function benchEngine(
   });
 }
 
+/**
+ * CPU milliseconds of busy work `BENCH_SLOW_PLAN_CPU_MS` adds to every no-change plan the
+ * bench times (a plan made slower on purpose, which `npm run bench -- --check` must fail).
+ */
+function slowPlanOnPurpose(): void {
+  const ms = Number(process.env.BENCH_SLOW_PLAN_CPU_MS ?? 0);
+  if (!(ms > 0)) return;
+  const start = process.cpuUsage();
+  while (cpuSecondsSince(start) * 1000 < ms);
+}
+
 /** Reads the stacks and plans them under the lock; returns how many changes the plan holds. */
 export async function planOnce(engine: Engine, load: LoadStacks): Promise<number> {
   const release = await engine.lock([FLEET_STACK], 'bench plan');
   try {
+    slowPlanOnPurpose();
     const { plan } = await engine.plan(await load(), { refresh: true, destroy: false });
     return plan.changes.filter((c) => c.action !== 'no-op').length;
   } finally {

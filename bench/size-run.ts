@@ -10,8 +10,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { FLEET_STACK } from './fleet';
 import { measureFloor, measureOursBatched, measureSdk, measureWriteFloor } from './reads';
+import { paired } from './paired';
 import { openSession, planAndApply, planOnce, synthFloorInChild, synthInChild, type Session, type SynthRun } from './session';
-import { median, medianOf, r3, runMain } from './stats';
+import { median, medianOf, pool, r3, runMain } from './stats';
 
 /** Runs bench/engine-child.ts (one plan and apply of the stacks in `out`) against the session's emulator and state. */
 function applyInChild(session: Session, out: string, parallelism: number): { changed: number; failed: number; peak_rss_mb: number } {
@@ -96,6 +97,14 @@ async function main(): Promise<void> {
       .filter((id): id is string => typeof id === 'string');
     const floor = await measureFloor(client, partIds, parallelisms, runs);
     mark('floor');
+    // The plan and the floor in turns, so a busy moment of the machine falls on both.
+    const turns = await paired(
+      runs,
+      emu.pid,
+      () => planOnce(engine, a),
+      () => pool(partIds, floor.parallelism, (id) => client.appClient.getMachinePart(id)),
+    );
+    mark('paired');
     const sdkS = await measureSdk(emu.url, apiKeyId, apiKey, partIds, floor.parallelism, runs);
     mark('sdk');
     const oursBatchedS = await measureOursBatched(client, partIds, floor.parallelism, runs);
@@ -122,7 +131,8 @@ async function main(): Promise<void> {
       plan_changed_s: r3(planChangedS),
       apply_changed_s: r3(applyChangedS),
       floor_s: r3(floor.floorS),
-      plan_to_floor: r3(planNoChangeS / floor.floorS),
+      plan_to_floor: turns.wall_ratio,
+      plan_to_floor_cpu: turns.cpu_ratio,
       client_to_sdk: r3(sdkS / oursBatchedS),
       // fleetform's own memory: the synth process, and the engine as a command runs it
       // (the setup apply, first in this process, and one apply in a process of its own).
@@ -135,6 +145,13 @@ async function main(): Promise<void> {
       setup_apply_s: r3(setup.applyS),
       plan_nochange_changes: nochange,
       floor_parallelism: floor.parallelism,
+      plan_floor_turns: {
+        pairs: turns.pairs,
+        plan: turns.a,
+        floor: turns.b,
+        own_cpu_ratio: turns.own_cpu_ratio,
+        load_average: turns.load_average,
+      },
       floor_by_parallelism_s: Object.fromEntries(Object.entries(floor.byParallelism).map(([k, v]) => [k, r3(v)])),
       write_floor_s: r3(writeFloorS),
       apply_to_write_floor: r3(applyChangedS / writeFloorS),

@@ -12,7 +12,10 @@ export type Row = {
   readonly plan_changed_s: number;
   readonly apply_changed_s: number;
   readonly floor_s: number;
+  /** Median over paired turns of the plan's wall seconds over the floor's. */
   readonly plan_to_floor: number;
+  /** Median over paired turns of the CPU seconds of fleetform and the emulator over the plan against over the floor. */
+  readonly plan_to_floor_cpu?: number;
   readonly client_to_sdk: number;
   readonly peak_rss_mb: number;
 };
@@ -30,6 +33,7 @@ const COLUMNS: ReadonlyArray<readonly [keyof Row, string]> = [
   ['apply_changed_s', 'apply 10% s'],
   ['floor_s', 'floor s'],
   ['plan_to_floor', 'plan/floor'],
+  ['plan_to_floor_cpu', 'plan/floor CPU'],
   ['client_to_sdk', 'ours/sdk'],
   ['peak_rss_mb', 'peak MB'],
 ];
@@ -106,4 +110,21 @@ const STATE_COLUMNS: ReadonlyArray<readonly [string, string]> = [
 /** The no-change plan, whole-state reads and writes, the lock and the 10% apply with each state backend. */
 export function formatStateBackends(row: Readonly<Record<string, unknown>>): string {
   return formatColumns(STATE_COLUMNS, [row]);
+}
+
+const LARGE_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['size', 'machines'],
+  ['plan_s', 'plan s'],
+  ['plan_read_stacks_s', 'reading stacks s'],
+  ['plan_cpu_s', 'fleetform CPU s'],
+  ['plan_emulator_cpu_s', 'emulator CPU s'],
+  ['floor_s', 'floor s'],
+  ['plan_to_floor_cpu', 'plan/floor CPU'],
+  ['peak_rss_mb', 'fleetform MB'],
+  ['emulator_peak_mb', 'emulator MB'],
+];
+
+/** A no-change plan of a large fleet: wall time, CPU of each process, the floor, peak memory. */
+export function formatLarge(rows: ReadonlyArray<Readonly<Record<string, unknown>>>): string {
+  return formatColumns(LARGE_COLUMNS, rows);
 }
