@@ -27,6 +27,7 @@ export const CERTAIN_FAILURE_CODES = [
   'package-placeholder',
   'required',
   'max-instances',
+  'capture-method',
 ] as const;
 
 /** The code of a finding that can be a certain failure. */

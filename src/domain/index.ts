@@ -23,3 +23,4 @@ export * from './resource-forms';
 export * from './builtin-models';
 export * from './config-secrets';
 export * from './certainty';
+export * from './data-capture';
