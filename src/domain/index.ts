@@ -11,6 +11,7 @@ export * from './packages';
 export * from './module-env';
 export * from './duration';
 export * from './training';
+export * from './training-containers';
 export * from './registry';
 export * from './suggest';
 export * from './resource-attributes';

@@ -4,6 +4,7 @@
  */
 import type { ModelFramework, ModelType, TrainingStatus } from '../../domain/training';
 import type { ModuleVersion } from '../../domain/registry';
+import type { TrainingContainer } from '../../domain/training-containers';
 import { sortBySemver } from '../../domain/version-policy';
 import type {
   Dataset,
@@ -87,6 +88,17 @@ export function trainingJobOf(m: TrainingJobMetadataLike): TrainingJob {
 /** viam.app.mltraining.v1.TrainingJobLogEntry */
 export function logEntryOf(m: { level: string; time?: TimestampLike; message: string }): TrainingJobLogEntry {
   return withoutUndefined({ level: m.level, time: dateOf(m.time), message: m.message });
+}
+
+/** viam.app.mltraining.v1.Container; an eol left unset is none. */
+export function containerOf(m: {
+  key: string;
+  uri: string;
+  framework: string;
+  description: string;
+  eol?: TimestampLike;
+}): TrainingContainer {
+  return withoutUndefined({ key: m.key, uri: m.uri, framework: m.framework, description: m.description, eol: dateOf(m.eol) });
 }
 
 /** viam.app.v1.Organization / Location: id and name. */
