@@ -28,6 +28,7 @@ export const CERTAIN_FAILURE_CODES = [
   'required',
   'max-instances',
   'capture-method',
+  'module-viam-server',
 ] as const;
 
 /** The code of a finding that can be a certain failure. */

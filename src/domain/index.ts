@@ -25,3 +25,4 @@ export * from './builtin-models';
 export * from './config-secrets';
 export * from './certainty';
 export * from './data-capture';
+export * from './module-version-status';

@@ -7,6 +7,7 @@ import type { ModuleVersion } from '../../domain/registry';
 import type { TrainingContainer } from '../../domain/training-containers';
 import { sortBySemver } from '../../domain/version-policy';
 import type {
+  ModuleVersionStatus,
   Dataset,
   Location,
   Machine,
@@ -199,6 +200,25 @@ export function registryItemOf(m: RegistryItemLike): RegistryItem {
       ? (md.value as { versions: { version: string }[] }).versions.map((v) => v.version)
       : [];
   return { itemId: m.itemId, name: m.name, organizationId: m.organizationId, type, versions: sortBySemver(raw, (v) => v) };
+}
+
+/** viam.app.v1.ModuleVersion's deprecation and minimum viam-server (see proto/viam/app/v1/module_version_status.proto). */
+export function moduleVersionStatusOf(m: {
+  version: string;
+  deprecatedStatus?: { message: string };
+  minViamServerVersion?: string;
+}): ModuleVersionStatus {
+  return withoutUndefined({
+    version: m.version,
+    deprecated: m.deprecatedStatus?.message,
+    minViamServerVersion: m.minViamServerVersion || undefined,
+  });
+}
+
+/** viam.app.v1.ViamServerVersion: the version a part reports, whichever form holds it; undefined when none. */
+export function viamServerVersionOf(m: { version: { case: string | undefined; value?: string } } | undefined): string | undefined {
+  const value = m?.version.value;
+  return value ? value : undefined;
 }
 
 /** Drops keys whose value is undefined, so optional fields are absent rather than undefined. */

@@ -39,6 +39,7 @@ import { configToCheck, resolvedModules } from '../logic/fragment-resolution';
 import { settleTrainingJobs } from './ml-training';
 import { DNS_SUFFIX, partDnsName } from './part-address';
 import { historyQuery } from './part-history-query';
+import { partViamServerVersion } from '../store/server-versions';
 import { findRegistryItem, moduleVersionsLookup, registryItemMessage, registryModuleMessage, visibleRegistryItem } from './registry';
 import { listRegistryItems } from './registry-listing';
 import { findTrainedModel, trainedModelMessage } from './trained-models';
@@ -319,6 +320,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
             deploymentsOfPart(db, part.id),
             moduleVersionsLookup(db, part.organizationId),
             now,
+            partViamServerVersion(db, part.id, true),
           );
           const refused = plan.issues.filter((i) => i.severity === 'error');
           if (refused.length > 0) throw invalidIssues(refused);
@@ -348,7 +350,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
 
     getModule(req, ctx) {
       const item = visibleRegistryItem(db, principalOf(ctx), required(req.moduleId, 'module_id'), 'module');
-      return { module: registryModuleMessage(db, item) };
+      return { module: registryModuleMessage(db, item, backend.services.sdk) };
     },
 
     getRegistryItem(req, ctx) {
@@ -360,21 +362,26 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
         const model = findTrainedModel(db, p, itemId);
         if (model) return { item: trainedModelMessage(model) };
       }
-      return { item: registryItemMessage(db, visibleRegistryItem(db, p, itemId)) };
+      return { item: registryItemMessage(db, visibleRegistryItem(db, p, itemId), backend.services.sdk) };
     },
 
     listRegistryItems(req, ctx) {
       const p = principalOf(ctx);
       if (req.organizationId) organizationFor(db, p, req.organizationId, 'read');
       settleTrainingJobs(backend);
-      const listing = listRegistryItems(db, p, {
-        ...(req.organizationId ? { organizationId: req.organizationId } : {}),
-        types: req.types,
-        visibilities: req.visibilities,
-        statuses: req.statuses,
-        ...(req.searchTerm === undefined ? {} : { searchTerm: req.searchTerm }),
-        publicNamespaces: req.publicNamespaces,
-      });
+      const listing = listRegistryItems(
+        db,
+        p,
+        {
+          ...(req.organizationId ? { organizationId: req.organizationId } : {}),
+          types: req.types,
+          visibilities: req.visibilities,
+          statuses: req.statuses,
+          ...(req.searchTerm === undefined ? {} : { searchTerm: req.searchTerm }),
+          publicNamespaces: req.publicNamespaces,
+        },
+        backend.services.sdk,
+      );
       return { items: listing };
     },
 

@@ -6,7 +6,15 @@ import { parseModuleId } from '../../domain';
 import { knowsOrganization, type Principal } from '../auth/principal';
 import type { Db } from '../db/database';
 import { getOrganization } from '../store/accounts';
-import { getRegistryItem, registryVersions, type RegistryItemRecord, type RegistryItemType } from '../store/registry';
+import { ModuleVersionStatus, VersionHistoryStatus } from '../../api/own-messages';
+import type { Sdk } from '../../api/sdk';
+import {
+  getRegistryItem,
+  registryVersions,
+  type RegistryItemRecord,
+  type RegistryItemType,
+  type RegistryVersionRecord,
+} from '../store/registry';
 import { timestamp } from './context';
 import { notFound } from './errors';
 
@@ -41,30 +49,76 @@ export function visibleRegistryItem(db: Db, p: Principal, itemId: string, type?:
 }
 
 /** The versions of a module as a machine of `organizationId` may use it; undefined when it cannot. */
-export function moduleVersionsLookup(db: Db, organizationId: string): (moduleId: string) => readonly string[] | undefined {
+export function moduleVersionsLookup(db: Db, organizationId: string): (moduleId: string) => readonly RegistryVersionRecord[] | undefined {
   return (moduleId) => {
     const item = findRegistryItem(db, moduleId);
     if (!item || item.type !== 'module' || !visibleTo(item, (o) => o === organizationId)) return undefined;
-    return registryVersions(db, item.itemId).map((v) => v.version);
+    return registryVersions(db, item.itemId);
   };
 }
 
-function moduleVersions(db: Db, item: RegistryItemRecord) {
+/** The registry's versions of a module with what each says beyond the pinned SDK's messages. */
+function versionRecords(db: Db, item: RegistryItemRecord) {
   return registryVersions(db, item.itemId).map((v) => ({
-    version: v.version,
-    files: [{ platform: 'any', uploadedAt: timestamp(v.createdOn) }],
-    models: v.models.map((m) => ({ api: m.api, model: m.model })),
-    entrypoint: 'bin/module',
+    plain: {
+      version: v.version,
+      files: [{ platform: 'any', uploadedAt: timestamp(v.createdOn) }],
+      models: v.models.map((m) => ({ api: m.api, model: m.model })),
+      entrypoint: 'bin/module',
+    },
+    record: v,
   }));
 }
 
-function latestModels(versions: ReturnType<typeof moduleVersions>) {
-  return versions[versions.length - 1]?.models ?? [];
+function deprecatedStatus(v: RegistryVersionRecord) {
+  return v.deprecated === undefined ? undefined : { deprecatedAt: timestamp(v.deprecatedAt ?? 0), message: v.deprecated };
+}
+
+/**
+ * A version as the SDK's message with the fields it lacks appended: the bytes of a message
+ * holding them alone, at the service's numbers, merged in as protobuf merges concatenated
+ * messages; the SDK keeps them as unknown fields and writes them back.
+ */
+function withFields<M extends { toBinary(): Uint8Array }>(
+  type: { new (init: object): M; fromBinary(bytes: Uint8Array): M },
+  plain: object,
+  extra: Uint8Array,
+): M {
+  const base = new type(plain).toBinary();
+  const bytes = new Uint8Array(base.length + extra.length);
+  bytes.set(base);
+  bytes.set(extra, base.length);
+  return type.fromBinary(bytes);
+}
+
+/** viam.app.v1.VersionHistory of each version (Module.versions), deprecation included. */
+function moduleVersions(db: Db, item: RegistryItemRecord, sdk: Sdk) {
+  return versionRecords(db, item).map(({ plain, record }) =>
+    withFields(sdk.appApi.VersionHistory, plain, new VersionHistoryStatus({ deprecatedStatus: deprecatedStatus(record) }).toBinary()),
+  );
+}
+
+/** viam.app.v1.ModuleVersion of each version (ModuleMetadata.versions), deprecation and minimum viam-server included. */
+function metadataVersions(db: Db, item: RegistryItemRecord, sdk: Sdk) {
+  return versionRecords(db, item).map(({ plain, record }) =>
+    withFields(
+      sdk.appApi.ModuleVersion,
+      plain,
+      new ModuleVersionStatus({
+        deprecatedStatus: deprecatedStatus(record),
+        ...(record.minViamServerVersion === undefined ? {} : { minViamServerVersion: record.minViamServerVersion }),
+      }).toBinary(),
+    ),
+  );
+}
+
+function latestModels(versions: readonly { models: readonly { api: string; model: string }[] }[]) {
+  return [...(versions[versions.length - 1]?.models ?? [])];
 }
 
 /** `viam.app.v1.Module` (versions ascending by semver). */
-export function registryModuleMessage(db: Db, item: RegistryItemRecord) {
-  const versions = moduleVersions(db, item);
+export function registryModuleMessage(db: Db, item: RegistryItemRecord, sdk: Sdk) {
+  const versions = moduleVersions(db, item, sdk);
   return {
     moduleId: item.itemId,
     name: item.name,
@@ -80,7 +134,7 @@ export function registryModuleMessage(db: Db, item: RegistryItemRecord) {
 }
 
 /** `viam.app.v1.RegistryItem` with module or ML training metadata. */
-export function registryItemMessage(db: Db, item: RegistryItemRecord) {
+export function registryItemMessage(db: Db, item: RegistryItemRecord, sdk: Sdk) {
   const common = {
     itemId: item.itemId,
     organizationId: item.organizationId,
@@ -94,7 +148,7 @@ export function registryItemMessage(db: Db, item: RegistryItemRecord) {
     updatedAt: timestamp(item.updatedOn),
   };
   if (item.type === 'module') {
-    const versions = moduleVersions(db, item);
+    const versions = metadataVersions(db, item, sdk);
     return {
       ...common,
       metadata: {
