@@ -75,8 +75,8 @@ export interface AppClient extends FragmentClient {
   getModule(moduleId: string): Promise<RegistryModule>;
   /** A registry item (module or training script) with its version strings ascending; a module's with what the registry says of each version. */
   getRegistryItem(itemId: string): Promise<RegistryItem>;
-  /** The viam-server version each part of a location's machines reports, by part id (parts that report none left out). */
-  viamServerVersions(organizationId: string, locationId: string): Promise<Map<string, string>>;
+  /** The viam-server version each part of the organization's machines (of one location, when given) reports, by part id (parts that report none left out). */
+  viamServerVersions(organizationId: string, locationId?: string): Promise<Map<string, string>>;
 }
 
 type PartVersionMethod = PartVersionServiceType['methods']['getRobotPartVersion'];
@@ -225,7 +225,7 @@ export function createAppClient(
 
     async viamServerVersions(organizationId, locationId) {
       const res = await call('listMachineSummaries', true, (c, o) =>
-        c.listMachineSummaries({ organizationId, locationIds: [locationId] }, o),
+        c.listMachineSummaries({ organizationId, locationIds: locationId ? [locationId] : [] }, o),
       );
       const out = new Map<string, string>();
       for (const location of res.locationSummaries)
