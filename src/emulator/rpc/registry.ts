@@ -91,15 +91,19 @@ function withFields<M extends { toBinary(): Uint8Array }>(
   return type.fromBinary(bytes);
 }
 
+/** The SDK's messages of a version, as the wire messages carry them. */
+export type VersionHistoryMessage = InstanceType<Sdk['appApi']['VersionHistory']>;
+export type ModuleVersionMessage = InstanceType<Sdk['appApi']['ModuleVersion']>;
+
 /** viam.app.v1.VersionHistory of each version (Module.versions), deprecation included. */
-function moduleVersions(db: Db, item: RegistryItemRecord, sdk: Sdk) {
+function moduleVersions(db: Db, item: RegistryItemRecord, sdk: Sdk): VersionHistoryMessage[] {
   return versionRecords(db, item).map(({ plain, record }) =>
     withFields(sdk.appApi.VersionHistory, plain, new VersionHistoryStatus({ deprecatedStatus: deprecatedStatus(record) }).toBinary()),
   );
 }
 
 /** viam.app.v1.ModuleVersion of each version (ModuleMetadata.versions), deprecation and minimum viam-server included. */
-function metadataVersions(db: Db, item: RegistryItemRecord, sdk: Sdk) {
+function metadataVersions(db: Db, item: RegistryItemRecord, sdk: Sdk): ModuleVersionMessage[] {
   return versionRecords(db, item).map(({ plain, record }) =>
     withFields(
       sdk.appApi.ModuleVersion,
@@ -112,12 +116,56 @@ function metadataVersions(db: Db, item: RegistryItemRecord, sdk: Sdk) {
   );
 }
 
-function latestModels(versions: readonly { models: readonly { api: string; model: string }[] }[]) {
-  return [...(versions[versions.length - 1]?.models ?? [])];
+interface ModelRef {
+  readonly api: string;
+  readonly model: string;
+}
+
+function latestModels(versions: readonly { models: readonly ModelRef[] }[]): ModelRef[] {
+  return (versions[versions.length - 1]?.models ?? []).map((m) => ({ api: m.api, model: m.model }));
+}
+
+/** The fields of `viam.app.v1.Module` the emulator fills. */
+export interface ModuleMessage {
+  readonly moduleId: string;
+  readonly name: string;
+  readonly visibility: number;
+  readonly versions: VersionHistoryMessage[];
+  readonly url: string;
+  readonly description: string;
+  readonly models: ModelRef[];
+  readonly organizationId: string;
+  readonly entrypoint: string;
+  readonly publicNamespace: string;
+}
+
+/** The fields of `viam.app.v1.RegistryItem` the emulator fills, with module or ML training metadata. */
+export interface RegistryItemMessage {
+  readonly itemId: string;
+  readonly organizationId: string;
+  readonly publicNamespace: string;
+  readonly name: string;
+  readonly type: number;
+  readonly visibility: number;
+  readonly url: string;
+  readonly description: string;
+  readonly createdAt: ReturnType<typeof timestamp>;
+  readonly updatedAt: ReturnType<typeof timestamp>;
+  readonly metadata:
+    | { readonly case: 'moduleMetadata'; readonly value: { models: ModelRef[]; versions: ModuleVersionMessage[]; entrypoint: string } }
+    | {
+        readonly case: 'mlTrainingMetadata';
+        readonly value: {
+          versions: { version: string; createdOn: ReturnType<typeof timestamp> }[];
+          modelType: number;
+          modelFramework: number;
+          draft: boolean;
+        };
+      };
 }
 
 /** `viam.app.v1.Module` (versions ascending by semver). */
-export function registryModuleMessage(db: Db, item: RegistryItemRecord, sdk: Sdk) {
+export function registryModuleMessage(db: Db, item: RegistryItemRecord, sdk: Sdk): ModuleMessage {
   const versions = moduleVersions(db, item, sdk);
   return {
     moduleId: item.itemId,
@@ -134,7 +182,7 @@ export function registryModuleMessage(db: Db, item: RegistryItemRecord, sdk: Sdk
 }
 
 /** `viam.app.v1.RegistryItem` with module or ML training metadata. */
-export function registryItemMessage(db: Db, item: RegistryItemRecord, sdk: Sdk) {
+export function registryItemMessage(db: Db, item: RegistryItemRecord, sdk: Sdk): RegistryItemMessage {
   const common = {
     itemId: item.itemId,
     organizationId: item.organizationId,
