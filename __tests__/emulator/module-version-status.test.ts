@@ -99,3 +99,18 @@ test('a publish moves no machine to a version needing a newer viam-server than i
     '1.4.1',
   ]);
 });
+
+test('DeprecateRegistryItemVersion and UndeprecateRegistryItemVersion, for the owner of a module version there is', async () => {
+  await fx.app.deprecateRegistryItemVersion({ itemId: 'acme:sensors', version: '1.2.3', message: 'use 1.2.4' });
+  const deprecatedOf = async (version: string) => {
+    const { item } = await fx.app.getRegistryItem({ itemId: 'acme:sensors' });
+    if (item?.metadata.case !== 'moduleMetadata') throw new Error('acme:sensors is no module');
+    const v = item.metadata.value.versions.find((x) => x.version === version);
+    return v && ModuleVersionStatus.fromBinary(v.toBinary()).deprecatedStatus?.message;
+  };
+  expect(await deprecatedOf('1.2.3')).toBe('use 1.2.4');
+  await fx.app.undeprecateRegistryItemVersion({ itemId: 'acme:sensors', version: '1.2.3' });
+  expect(await deprecatedOf('1.2.3')).toBeUndefined();
+  expect(await codeOf(fx.app.deprecateRegistryItemVersion({ itemId: 'acme:sensors', version: '7.0.0', message: '' }))).toBe('NotFound');
+  expect(await codeOf(fx.app.deprecateRegistryItemVersion({ itemId: 'acme:nope', version: '1.0.0', message: '' }))).toBe('NotFound');
+});

@@ -40,7 +40,15 @@ import { settleTrainingJobs } from './ml-training';
 import { DNS_SUFFIX, partDnsName } from './part-address';
 import { historyQuery } from './part-history-query';
 import { partViamServerVersion } from '../store/server-versions';
-import { findRegistryItem, moduleVersionsLookup, registryItemMessage, registryModuleMessage, visibleRegistryItem } from './registry';
+import { setVersionDeprecation } from '../store/registry';
+import {
+  findRegistryItem,
+  moduleVersionsLookup,
+  ownedVersion,
+  registryItemMessage,
+  registryModuleMessage,
+  visibleRegistryItem,
+} from './registry';
 import { listRegistryItems } from './registry-listing';
 import { findTrainedModel, trainedModelMessage } from './trained-models';
 
@@ -346,6 +354,18 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
         history: shown.map((h) => historyEntry(part, h)),
         nextPageToken: rows.length > shown.length && last ? String(last.seq) : '',
       };
+    },
+
+    deprecateRegistryItemVersion(req, ctx) {
+      const { item, version } = ownedVersion(db, principalOf(ctx), req.itemId, req.version);
+      setVersionDeprecation(db, item.itemId, version, req.message, backend.now());
+      return {};
+    },
+
+    undeprecateRegistryItemVersion(req, ctx) {
+      const { item, version } = ownedVersion(db, principalOf(ctx), req.itemId, req.version);
+      setVersionDeprecation(db, item.itemId, version, undefined, backend.now());
+      return {};
     },
 
     getModule(req, ctx) {

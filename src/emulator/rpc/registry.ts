@@ -3,7 +3,7 @@
  * (`namespace:name`, or `<organization id>:name`), visibility, and the wire messages.
  */
 import { parseModuleId } from '../../domain';
-import { knowsOrganization, type Principal } from '../auth/principal';
+import { isOrganizationOwner, knowsOrganization, type Principal } from '../auth/principal';
 import type { Db } from '../db/database';
 import { getOrganization } from '../store/accounts';
 import { ModuleVersionStatus, VersionHistoryStatus } from '../../api/own-messages';
@@ -16,7 +16,7 @@ import {
   type RegistryVersionRecord,
 } from '../store/registry';
 import { timestamp } from './context';
-import { notFound } from './errors';
+import { invalidArgument, notFound, permissionDenied, required } from './errors';
 
 /** `viam.app.packages.v1.PackageType` numbers. */
 const PACKAGE_TYPE = { module: 3, ml_training: 5 } as const;
@@ -217,4 +217,22 @@ export function registryItemMessage(db: Db, item: RegistryItemRecord, sdk: Sdk):
       },
     },
   };
+}
+
+/**
+ * A version of a module the caller's organization owns, for a call that changes what the
+ * registry says of it: NotFound for an item or version there is not, PermissionDenied for
+ * another organization's module.
+ */
+export function ownedVersion(db: Db, p: Principal, itemId: string, version: string): { item: RegistryItemRecord; version: string } {
+  const item = visibleRegistryItem(db, p, required(itemId, 'item_id'));
+  if (item.type !== 'module')
+    throw invalidArgument(`item_id: registry item ${item.itemId} is a ${item.type}; only module versions can be deprecated`);
+  if (!isOrganizationOwner(p, item.organizationId)) {
+    throw permissionDenied(`registry item ${item.itemId} belongs to organization ${item.organizationId}, which you do not own`);
+  }
+  const wanted = required(version, 'version');
+  if (!registryVersions(db, item.itemId).some((v) => v.version === wanted))
+    throw notFound(`registry item ${item.itemId} has no version ${wanted}`);
+  return { item, version: wanted };
 }
