@@ -114,8 +114,12 @@ describe('module versions on a machine', () => {
     await controls.setViamServerVersion({ machine: partId, version: '0.98.0' });
   });
 
-  function desire(version: string, acknowledged: Record<string, Record<string, string>> = {}) {
-    const config = { components: [], services: [], modules: [{ type: 'registry', name: 'sensors', module_id: 'acme:sensors', version }] };
+  function desire(version: string | undefined, acknowledged: Record<string, Record<string, string>> = {}) {
+    const config = {
+      components: [],
+      services: [],
+      modules: [{ type: 'registry', name: 'sensors', module_id: 'acme:sensors', ...(version === undefined ? {} : { version }) }],
+    };
     const attributes = machineKind.declaration.schema.parse({
       name: 'rover',
       location_id: emulator.credentials.locationId,
@@ -145,6 +149,11 @@ describe('module versions on a machine', () => {
         '1.3.0 skipped: deprecated (leaks memory)',
       ]),
     );
+  });
+
+  test('a module given no version is first pinned to the newest release the machine may run', async () => {
+    const planned = await desire(undefined);
+    expect(planned.private).toEqual({ pins: { sensors: '1.2.4' } });
   });
 
   test('an exact deprecated version warns; one needing a newer viam-server is an error until acknowledged', async () => {

@@ -22,6 +22,7 @@ import {
   type ModuleVersion,
   type SkippedVersion,
   type VersionPolicy,
+  whySkipped,
 } from '../../domain';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 import type { KindContext, PlanNote, PlanProblem } from '../kind';
@@ -242,7 +243,9 @@ async function pinModule(
   const facts = await registryFacts(ctx, moduleId);
   if (!facts) return unchanged(raw, [notInRegistry(moduleId, moduleName)]);
   if (typeof raw.version !== 'string' || raw.version === '') {
-    return pinnedToRelease(raw, moduleId, moduleName, facts.versions, priorPins[moduleName]);
+    // A first pin takes the newest release the machine may run, as a policy would.
+    const runnable = facts.statuses.filter((v) => whySkipped(v, machine.server) === undefined).map((v) => v.version);
+    return pinnedToRelease(raw, moduleId, moduleName, runnable, priorPins[moduleName]);
   }
   const policyText = raw.version;
   const notes = policyNotes(config, moduleId, moduleName, policyText, facts, machine.server);
