@@ -15,8 +15,7 @@ import { firedFaults, serveEmulator, type EmulatorProcess } from './emulator-pro
 /**
  * Every RPC the phases below make, by its short name: each test asserts its fault fired.
  * The client also calls UpdateRobot (a rename), DeleteDataset (a dataset removed),
- * DeleteCompletedTrainingJob (a finished job removed), GetRegistryItem (a custom training
- * job) and ListDatasetsByOrganizationID (adopting an interrupted dataset create), which
+ * DeleteCompletedTrainingJob (a finished job removed) and ListDatasetsByOrganizationID (adopting an interrupted dataset create), which
  * these phases never reach: a fault on them would fire nothing.
  */
 const ALL_METHODS = [
@@ -30,6 +29,9 @@ const ALL_METHODS = [
   'GetRobotPart',
   'UpdateRobotPart',
   'GetModule',
+  // A module's version statuses, and the viam-server its machine's part reports.
+  'GetRegistryItem',
+  'ListMachineSummaries',
   'CreateDataset',
   'ListDatasetsByIDs',
   'SubmitTrainingJob',

@@ -128,7 +128,7 @@ function synthFleet(outdir: string, fleet: FleetSpec, versions: ReadonlyMap<stri
         ...common,
         registryItemId: 'acme:trainer',
         registryItemVersion: '0.3.0',
-        ...(j.choice ? { containerVersion: '2.1' } : {}),
+        ...(j.choice ? { containerVersion: 'tf:2.17' } : {}),
       });
     } else {
       new TrainingJob(stack, j.id, {

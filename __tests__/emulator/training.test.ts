@@ -356,3 +356,36 @@ describe('datasets', () => {
     expect(await codeOf(ds.deleteDataset({ id }))).toBe('NotFound');
   });
 });
+
+describe('containers', () => {
+  test('ListSupportedContainers maps each key to its container, one of them past its end of life', async () => {
+    const { containerMap } = await ml.listSupportedContainers({});
+    expect(Object.keys(containerMap).sort()).toEqual(['pytorch:2.4', 'sklearn:1.5', 'tf:2.15', 'tf:2.17']);
+    const tf = containerMap['tf:2.15'];
+    expect(tf).toMatchObject({ key: 'tf:2.15', framework: 'tensorflow', description: 'Tensorflow 2.15' });
+    expect(tf?.uri).toMatch(/^us-docker\.pkg\.dev\//);
+    expect(tf?.eol?.toDate().toISOString()).toBe('2026-03-03T00:00:00.000Z');
+    expect(containerMap['sklearn:1.5']?.eol).toBeUndefined();
+  });
+
+  test('a custom job naming a container the service does not list is stored, and fails when it starts', async () => {
+    const custom = (containerVersion: string) =>
+      ml.submitCustomTrainingJob({
+        organizationId: org,
+        datasetId: dataset,
+        registryItemId: 'acme:trainer',
+        registryItemVersion: '0.2.0',
+        modelName: model(),
+        modelVersion: '1',
+        containerVersion,
+      });
+    const { id: unlisted } = await custom('tf:1.0');
+    const { id: listed } = await custom('tf:2.17');
+    await controls.advanceTrainingJob({ id: unlisted });
+    await controls.advanceTrainingJob({ id: listed });
+    const failed = (await ml.getTrainingJob({ id: unlisted })).metadata;
+    expect(failed?.status).toBe(TrainingStatus.FAILED);
+    expect(failed?.errorStatus?.message).toContain('"tf:1.0" is not a supported container');
+    expect(await statusOf(listed)).toBe(TrainingStatus.IN_PROGRESS);
+  });
+});

@@ -3,7 +3,8 @@
  * from the real service's APIs. It publishes registry versions (which moves machines whose
  * module update policy admits them), drives training jobs along their lifecycle, freezes and steps the clock, shows
  * module cards, creates extra organizations, injects faults into later calls and into simulated
- * machines, and sets what simulated machines' sensors read.
+ * machines, sets what simulated machines' sensors read, what the registry says of a module
+ * version (deprecated, oldest viam-server) and the viam-server a simulated machine reports.
  *
  * Every call needs `authorization: Bearer <token>` from an organization-owner API key
  * (tokens come from `proto.rpc.v1.AuthService/Authenticate`, as for the real services).
@@ -35,6 +36,10 @@ import {
   SetMachineFaultsResponse,
   SetSensorReadingRequest,
   SetSensorReadingResponse,
+  SetModuleVersionStatusRequest,
+  SetModuleVersionStatusResponse,
+  SetViamServerVersionRequest,
+  SetViamServerVersionResponse,
 } from './generated/fleetform/emulator/v1/emulator_pb';
 
 export * from './generated/fleetform/emulator/v1/emulator_pb';
@@ -71,6 +76,13 @@ export const EmulatorService = {
     clearFaults: { name: 'ClearFaults', I: ClearFaultsRequest, O: ClearFaultsResponse, kind: unary },
     setMachineFaults: { name: 'SetMachineFaults', I: SetMachineFaultsRequest, O: SetMachineFaultsResponse, kind: unary },
     setSensorReading: { name: 'SetSensorReading', I: SetSensorReadingRequest, O: SetSensorReadingResponse, kind: unary },
+    setModuleVersionStatus: {
+      name: 'SetModuleVersionStatus',
+      I: SetModuleVersionStatusRequest,
+      O: SetModuleVersionStatusResponse,
+      kind: unary,
+    },
+    setViamServerVersion: { name: 'SetViamServerVersion', I: SetViamServerVersionRequest, O: SetViamServerVersionResponse, kind: unary },
   },
 } as const;
 

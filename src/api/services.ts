@@ -10,6 +10,7 @@ import { UpdateRobotPartCall } from './update-robot-part-call';
 import * as own from './own-messages';
 import { MachineStatusReply } from './generated/viam/robot/v1/machine_status_pb';
 import { FRAGMENT_METHODS, type FragmentMethods } from './fragment-methods';
+import { REGISTRY_VERSION_METHODS, type RegistryVersionMethods } from './registry-version-methods';
 import * as pkg from './generated/viam/app/packages/v1/packages_pb';
 import { partVersionService, type PartVersionServiceType } from './part-version-probe';
 
@@ -132,7 +133,8 @@ export interface AppServiceType {
   > & {
     readonly getRobotPart: GetRobotPartMethod;
     readonly getRobotPartHistory: GetRobotPartHistoryMethod;
-  } & FragmentMethods;
+  } & FragmentMethods &
+    RegistryVersionMethods;
 }
 
 /**
@@ -163,7 +165,7 @@ function appService(sdk: Sdk): AppServiceType {
   };
   return {
     typeName: 'viam.app.v1.AppService',
-    methods: { ...unaryMethods(sdk.appApi), getRobotPart, getRobotPartHistory, ...FRAGMENT_METHODS },
+    methods: { ...unaryMethods(sdk.appApi), getRobotPart, getRobotPartHistory, ...FRAGMENT_METHODS, ...REGISTRY_VERSION_METHODS },
   };
 }
 

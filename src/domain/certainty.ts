@@ -27,6 +27,8 @@ export const CERTAIN_FAILURE_CODES = [
   'package-placeholder',
   'required',
   'max-instances',
+  'capture-method',
+  'module-viam-server',
 ] as const;
 
 /** The code of a finding that can be a certain failure. */

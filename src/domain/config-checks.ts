@@ -2,6 +2,7 @@ import { CONFIG_LANGUAGE, FrameSchema, LOG_LEVELS, type SectionDeclaration } fro
 import type { ResourceListName } from './config';
 import { parseGoDuration } from './duration';
 import { certainIssue, errorIssue, warningIssue, type Issue } from './issue';
+import { checkCaptureMethods } from './data-capture';
 import { childPath } from './json-path';
 import { schemaProblems } from './schema-issues';
 import { isObject as isRecord } from './json-value';
@@ -20,6 +21,7 @@ interface CheckedResource {
     readonly model: string;
     readonly frame?: unknown;
     readonly log_configuration?: unknown;
+    readonly service_configs?: unknown;
   };
   readonly path: string;
   readonly list: ResourceListName;
@@ -203,6 +205,7 @@ function checkResources(resources: readonly CheckedResource[], issues: Issue[]):
         ),
       );
     }
+    if (r.value.service_configs !== undefined) issues.push(...checkCaptureMethods(r.value, r.path));
     if (r.value.api === DATA_MANAGER_API && ++dataManagers === 2) {
       issues.push(
         certainIssue(

@@ -2,6 +2,10 @@
 export interface ModuleVersion {
   version: string;
   models: { api: string; model: string }[];
+  /** Set when the version is deprecated: why (may be empty). A machine pinned to it still runs it. */
+  deprecated?: string;
+  /** The oldest viam-server the version runs on; absent for any. */
+  minViamServerVersion?: string;
 }
 
 /** The API a model is served under in a module version, or undefined when the version does not provide it. */

@@ -5,13 +5,15 @@
  */
 import type { Sdk } from '../sdk';
 import { configText } from '../../domain/config-text';
+import { sortBySemver } from '../../domain/version-policy';
 import { robotConfigJsonOf } from '../robot-part-config-json';
 import { decodeStruct } from '../struct-codec';
 import type { AppWireServiceType } from '../services';
 import type { GetRobotPartVersionReply, PartVersionServiceType } from '../part-version-probe';
 import type { Invoker } from './call';
 import type { PlainCall } from './plain-unary';
-import { machineOf, machinePartOf, namedOf, registryItemOf, registryModuleOf } from './convert';
+import { machineOf, machinePartOf, moduleVersionStatusOf, namedOf, registryItemOf, registryModuleOf, viamServerVersionOf } from './convert';
+import { ModuleVersionStatus as ModuleVersionStatusMessage } from '../own-messages';
 import { ServiceError } from './errors';
 import type { Location, Machine, MachinePart, Organization, RegistryItem, RegistryModule } from './types';
 import { createFragmentClient, type FragmentClient } from './fragment-client';
@@ -71,8 +73,10 @@ export interface AppClient extends FragmentClient {
   ): Promise<MachinePart>;
   /** A module by `namespace:name` (or `orgid:name`) with its versions ascending. */
   getModule(moduleId: string): Promise<RegistryModule>;
-  /** A registry item (module or training script) with its version strings ascending. */
+  /** A registry item (module or training script) with its version strings ascending; a module's with what the registry says of each version. */
   getRegistryItem(itemId: string): Promise<RegistryItem>;
+  /** The viam-server version each part of the organization's machines (of one location, when given) reports, by part id (parts that report none left out). */
+  viamServerVersions(organizationId: string, locationId?: string): Promise<Map<string, string>>;
 }
 
 type PartVersionMethod = PartVersionServiceType['methods']['getRobotPartVersion'];
@@ -209,7 +213,28 @@ export function createAppClient(
     async getRegistryItem(itemId) {
       const res = await call('getRegistryItem', true, (c, o) => c.getRegistryItem({ itemId }, o));
       if (res.item === undefined) throw missing('GetRegistryItem', 'item');
-      return registryItemOf(res.item);
+      const item = registryItemOf(res.item);
+      const md = res.item.metadata;
+      if (md.case !== 'moduleMetadata') return item;
+      // The SDK's ModuleVersion keeps fields 8 and 9 as unknown fields: read again through a message that has them.
+      const statuses = md.value.versions.map((v) =>
+        moduleVersionStatusOf(ModuleVersionStatusMessage.fromBinary(v.toBinary(), { readUnknownFields: false })),
+      );
+      return { ...item, moduleVersions: sortBySemver(statuses, (v) => v.version) };
+    },
+
+    async viamServerVersions(organizationId, locationId) {
+      const res = await call('listMachineSummaries', true, (c, o) =>
+        c.listMachineSummaries({ organizationId, locationIds: locationId ? [locationId] : [] }, o),
+      );
+      const out = new Map<string, string>();
+      for (const location of res.locationSummaries)
+        for (const machine of location.machineSummaries)
+          for (const part of machine.partSummaries) {
+            const version = viamServerVersionOf(part.viamServerVersion);
+            if (version !== undefined) out.set(part.partId, version);
+          }
+      return out;
     },
   };
 }

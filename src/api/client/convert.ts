@@ -4,8 +4,10 @@
  */
 import type { ModelFramework, ModelType, TrainingStatus } from '../../domain/training';
 import type { ModuleVersion } from '../../domain/registry';
+import type { TrainingContainer } from '../../domain/training-containers';
 import { sortBySemver } from '../../domain/version-policy';
 import type {
+  ModuleVersionStatus,
   Dataset,
   Location,
   Machine,
@@ -87,6 +89,17 @@ export function trainingJobOf(m: TrainingJobMetadataLike): TrainingJob {
 /** viam.app.mltraining.v1.TrainingJobLogEntry */
 export function logEntryOf(m: { level: string; time?: TimestampLike; message: string }): TrainingJobLogEntry {
   return withoutUndefined({ level: m.level, time: dateOf(m.time), message: m.message });
+}
+
+/** viam.app.mltraining.v1.Container; an eol left unset is none. */
+export function containerOf(m: {
+  key: string;
+  uri: string;
+  framework: string;
+  description: string;
+  eol?: TimestampLike;
+}): TrainingContainer {
+  return withoutUndefined({ key: m.key, uri: m.uri, framework: m.framework, description: m.description, eol: dateOf(m.eol) });
 }
 
 /** viam.app.v1.Organization / Location: id and name. */
@@ -187,6 +200,25 @@ export function registryItemOf(m: RegistryItemLike): RegistryItem {
       ? (md.value as { versions: { version: string }[] }).versions.map((v) => v.version)
       : [];
   return { itemId: m.itemId, name: m.name, organizationId: m.organizationId, type, versions: sortBySemver(raw, (v) => v) };
+}
+
+/** viam.app.v1.ModuleVersion's deprecation and minimum viam-server (see proto/viam/app/v1/module_version_status.proto). */
+export function moduleVersionStatusOf(m: {
+  version: string;
+  deprecatedStatus?: { message: string };
+  minViamServerVersion?: string;
+}): ModuleVersionStatus {
+  return withoutUndefined({
+    version: m.version,
+    deprecated: m.deprecatedStatus?.message,
+    minViamServerVersion: m.minViamServerVersion || undefined,
+  });
+}
+
+/** viam.app.v1.ViamServerVersion: the version a part reports, whichever form holds it; undefined when none. */
+export function viamServerVersionOf(m: { version: { case: string | undefined; value?: string } } | undefined): string | undefined {
+  const value = m?.version.value;
+  return value ? value : undefined;
 }
 
 /** Drops keys whose value is undefined, so optional fields are absent rather than undefined. */

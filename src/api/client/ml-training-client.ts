@@ -5,8 +5,9 @@
  */
 import type { MLTrainingServiceType } from '../services';
 import type { ModelType, TrainingStatus } from '../../domain/training';
+import type { TrainingContainer } from '../../domain/training-containers';
 import type { Invoker } from './call';
-import { logEntryOf, trainingJobOf } from './convert';
+import { containerOf, logEntryOf, trainingJobOf } from './convert';
 import { ServiceError } from './errors';
 import type { SubmitCustomTrainingJobOptions, SubmitTrainingJobOptions, TrainingJob, TrainingJobLogEntry } from './types';
 
@@ -42,6 +43,8 @@ export interface MlTrainingClient {
   deleteCompletedTrainingJob(id: string): Promise<void>;
   /** Every log entry of the job, all pages. */
   getTrainingJobLogs(id: string): Promise<TrainingJobLogEntry[]>;
+  /** The containers a custom training job may name as its container version, by key. */
+  listSupportedContainers(): Promise<TrainingContainer[]>;
 }
 
 const UNSPECIFIED = 0;
@@ -118,6 +121,13 @@ export function createMlTrainingClient(call: Invoker<MLTrainingServiceType>): Ml
         seen.add(res.nextPageToken);
         pageToken = res.nextPageToken;
       }
+    },
+
+    async listSupportedContainers() {
+      const res = await call('listSupportedContainers', true, (c, o) => c.listSupportedContainers({}, o));
+      return Object.values(res.containerMap)
+        .map(containerOf)
+        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     },
   };
 }

@@ -112,6 +112,16 @@ export interface RegistryItem {
   readonly organizationId: string;
   readonly type: RegistryItemType;
   readonly versions: readonly string[];
+  /** A module's versions, ascending, with what the registry says of each (deprecation, minimum viam-server). */
+  readonly moduleVersions?: readonly ModuleVersionStatus[];
+}
+
+/** What the registry says of one module version besides its models. */
+export interface ModuleVersionStatus {
+  readonly version: string;
+  /** Set when deprecated: its message (may be empty). */
+  readonly deprecated?: string;
+  readonly minViamServerVersion?: string;
 }
 
 /** A dataset. */

@@ -56,9 +56,18 @@ export function formatModuleCards(cards: readonly ModuleCard[]): string {
 }
 
 /** `emulator publish module`: publishes a module version and prints the machines it moved. */
-export async function publishModule(moduleId: string, version: string, opts: { model: { api: string; model: string }[] }): Promise<void> {
+export async function publishModule(
+  moduleId: string,
+  version: string,
+  opts: { model: { api: string; model: string }[]; minViamServer?: string },
+): Promise<void> {
   await withControls('PublishModuleVersion', async (controls) => {
-    const res = await controls.publishModuleVersion({ moduleId, version, models: opts.model });
+    const res = await controls.publishModuleVersion({
+      moduleId,
+      version,
+      models: opts.model,
+      minViamServerVersion: opts.minViamServer ?? '',
+    });
     process.stdout.write(`published ${res.moduleId} ${res.version}\n`);
     if (res.updates.length === 0) {
       process.stdout.write('no machine moved (patch pins and policies that do not admit it stay)\n');
@@ -232,4 +241,38 @@ function jsonObject(text: string, path: string): JsonObject {
     });
   }
   return value as JsonObject;
+}
+
+/** The flags of `emulator module-version`. */
+export interface ModuleVersionOptions {
+  readonly deprecate?: string | boolean;
+  readonly undeprecate?: boolean;
+  readonly minViamServer?: string;
+}
+
+/** `emulator module-version`: sets a module version's deprecation and oldest viam-server, and prints what it then is. */
+export async function setModuleVersionStatus(moduleId: string, version: string, opts: ModuleVersionOptions): Promise<void> {
+  if (opts.deprecate !== undefined && opts.undeprecate) {
+    throw new InputError('--deprecate and --undeprecate go one at a time', { path: '--undeprecate', hint: 'give one of them' });
+  }
+  const deprecated = opts.deprecate !== undefined ? true : opts.undeprecate ? false : undefined;
+  await withControls('SetModuleVersionStatus', async (controls) => {
+    const res = await controls.setModuleVersionStatus({
+      moduleId,
+      version,
+      ...(deprecated === undefined ? {} : { deprecated }),
+      deprecationMessage: typeof opts.deprecate === 'string' ? opts.deprecate : '',
+      ...(opts.minViamServer === undefined ? {} : { minViamServerVersion: opts.minViamServer }),
+    });
+    const status = res.deprecated ? `deprecated${res.deprecationMessage ? ` (${res.deprecationMessage})` : ''}` : 'not deprecated';
+    process.stdout.write(`${res.moduleId} ${res.version}: ${status}; needs viam-server ${res.minViamServerVersion || 'any'}\n`);
+  });
+}
+
+/** `emulator viam-server`: sets the viam-server version a simulated machine reports. */
+export async function setViamServerVersion(machine: string, version: string): Promise<void> {
+  await withControls('SetViamServerVersion', async (controls) => {
+    const res = await controls.setViamServerVersion({ machine, version });
+    process.stdout.write(`part ${res.partId} reports viam-server ${res.version || 'none'}\n`);
+  });
 }

@@ -1,12 +1,12 @@
 /**
- * `fleetform emulator publish|jobs|clock|status|organization|machine-faults`: the emulator's controls, called through the
+ * `fleetform emulator publish|jobs|clock|status|organization|machine-faults|sensor-reading|module-version|viam-server`: the emulator's controls, called through the
  * connection every command uses (FLEETFORM_ENDPOINT and key, else the embedded emulator)
  * with an organization-owner key.
  */
 import type { Command } from 'commander';
 import { InputError } from '../../domain/errors';
 import { emulatorGroup } from './emulator-serve';
-import type { OrganizationOptions } from './emulator-controls-run';
+import type { ModuleVersionOptions, OrganizationOptions } from './emulator-controls-run';
 
 /** What the emulator's controls run (the connection and the control client), loaded when one runs rather than at every command line. */
 function controls(): typeof import('./emulator-controls-run') {
@@ -33,7 +33,8 @@ export function register(program: Command): void {
     .command('module <module_id> <version>')
     .description('publish a module version; machines whose update policy admits it move to it and restart')
     .option('--model <api=model>', 'a model the version provides (repeatable; default: those of the newest version)', parseModelFlag, [])
-    .action((moduleId: string, version: string, opts: { model: { api: string; model: string }[] }) =>
+    .option('--min-viam-server <version>', 'the oldest viam-server the version runs on (policies of machines running an older one skip it)')
+    .action((moduleId: string, version: string, opts: { model: { api: string; model: string }[]; minViamServer?: string }) =>
       controls().publishModule(moduleId, version, opts),
     );
   publish
@@ -101,4 +102,19 @@ export function register(program: Command): void {
       "set what a simulated machine's sensor reads, as a JSON object (e.g. '{\"allowed\": true}' for its maintenance window); none clears it",
     )
     .action((machine: string, sensor: string, readings: string | undefined) => controls().setSensorReading(machine, sensor, readings));
+
+  emulator
+    .command('module-version <module_id> <version>')
+    .description(
+      'set what the registry says of a module version: deprecated or not, the oldest viam-server it runs on; version policies skip a deprecated version and one needing a newer viam-server than the machine runs',
+    )
+    .option('--deprecate [message]', 'deprecate it, with a message')
+    .option('--undeprecate', 'deprecate it no more')
+    .option('--min-viam-server <version>', 'the oldest viam-server it runs on ("" for none)')
+    .action((moduleId: string, version: string, opts: ModuleVersionOptions) => controls().setModuleVersionStatus(moduleId, version, opts));
+
+  emulator
+    .command('viam-server <machine> <version>')
+    .description('set the viam-server version a simulated machine reports ("" reports none: not known)')
+    .action((machine: string, version: string) => controls().setViamServerVersion(machine, version));
 }

@@ -334,4 +334,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE robot_part_history ADD COLUMN old_config_as_sent INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 11,
+    name: 'module version deprecation and minimum viam-server; the viam-server a part reports',
+    sql: `
+      -- A deprecated version has deprecated_at (ms) and its message; NULL: not deprecated.
+      ALTER TABLE registry_versions ADD COLUMN deprecated_at INTEGER;
+      ALTER TABLE registry_versions ADD COLUMN deprecated_message TEXT NOT NULL DEFAULT '';
+      ALTER TABLE registry_versions ADD COLUMN min_viam_server_version TEXT NOT NULL DEFAULT '';
+      -- NULL: the emulated viam-server's version; '' reports none.
+      ALTER TABLE robot_parts ADD COLUMN viam_server_version TEXT;
+    `,
+  },
 ];

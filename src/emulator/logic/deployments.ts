@@ -9,21 +9,23 @@ import {
   newestVersion,
   parseVersionPolicy,
   tryParseVersionPolicy,
-  resolveModuleVersion,
+  resolvePolicyOnMachine,
   type Issue,
   type MachineConfig,
+  type ModuleVersion,
 } from '../../domain';
 import type { DeploymentRecord } from '../store/deployments';
 
-/** The registry as deployments see it: the versions of a module, or undefined when it is not a registry module. */
-export type ModuleVersionsLookup = (moduleId: string) => readonly string[] | undefined;
+/** The registry as deployments see it: the versions of a module (ascending, with their status), or undefined when it is not a registry module. */
+export type ModuleVersionsLookup = (moduleId: string) => readonly ModuleVersion[] | undefined;
 
 /**
  * Deployments for a config just written. A module that keeps its name and module_id keeps
  * its deployed version when the policy still resolves to it; a change of version counts a
  * restart. A module the registry does not have, or whose policy no version satisfies, is
  * stored as written but deployed nowhere (the machine cannot start it): a warning (paths
- * like `modules[1].version`), not a refusal.
+ * like `modules[1].version`), not a refusal. A version policy skips deprecated versions and
+ * those needing a newer viam-server than the machine's `server` (undefined: not known).
  */
 export function planDeployments(
   partId: string,
@@ -31,6 +33,7 @@ export function planDeployments(
   previous: readonly DeploymentRecord[],
   lookup: ModuleVersionsLookup,
   now: number,
+  server?: string,
 ): { deployments: DeploymentRecord[]; issues: Issue[] } {
   const deployments: DeploymentRecord[] = [];
   const issues: Issue[] = [];
@@ -58,13 +61,13 @@ export function planDeployments(
       return;
     }
     const before = previous.find((d) => d.moduleName === m.name && d.moduleId === m.module_id);
-    const resolved = resolveModuleVersion(policy, available, before?.deployedVersion);
+    const { resolved } = resolvePolicyOnMachine(policy, available, server, before?.deployedVersion);
     if (resolved === undefined) {
       issues.push({
         severity: 'warning',
         code: 'module-version-unavailable',
         path: `modules[${i}].version`,
-        message: `no version of ${m.module_id} satisfies ${JSON.stringify(m.version)} (registry has ${available.join(', ') || 'no versions'})`,
+        message: `no version of ${m.module_id} satisfies ${JSON.stringify(m.version)} (registry has ${available.map((v) => v.version).join(', ') || 'no versions'})`,
       });
       return;
     }
@@ -82,9 +85,9 @@ export function planDeployments(
   return { deployments, issues };
 }
 
-/** The version a deployment moves to once `available` holds a newly published version, if it moves. */
-export function automaticUpdateTarget(d: DeploymentRecord, available: readonly string[]): string | undefined {
-  const resolved = resolveModuleVersion(parseVersionPolicy(d.policy), available, d.deployedVersion);
+/** The version a deployment moves to once `available` holds a newly published version, if it moves (on a machine running `server`). */
+export function automaticUpdateTarget(d: DeploymentRecord, available: readonly ModuleVersion[], server?: string): string | undefined {
+  const { resolved } = resolvePolicyOnMachine(parseVersionPolicy(d.policy), available, server, d.deployedVersion);
   return resolved?.automaticUpdate && resolved.version !== d.deployedVersion ? resolved.version : undefined;
 }
 

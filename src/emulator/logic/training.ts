@@ -6,6 +6,10 @@
  */
 import { canCancel, isTerminal, trainingStatusName, TrainingStatus } from '../../domain';
 import type { TrainingJobRecord } from '../store/jobs';
+import { containerRunnable } from './training-containers';
+
+/** google.rpc.Code INVALID_ARGUMENT: what a job that cannot start fails with. */
+const INVALID_ARGUMENT = 3;
 
 /** A job after a transition, with the log lines the transition writes. */
 export interface Transition {
@@ -24,6 +28,14 @@ function statusText(s: TrainingStatus): string {
 export function advanceJob(job: TrainingJobRecord, now: number, newModelId: () => string): Transition {
   switch (job.status) {
     case TrainingStatus.PENDING:
+      if (job.isCustomJob && !containerRunnable(job.containerVersion)) {
+        return failJob(
+          job,
+          INVALID_ARGUMENT,
+          `container version ${JSON.stringify(job.containerVersion)} is not a supported container`,
+          now,
+        );
+      }
       return {
         job: { ...job, status: TrainingStatus.IN_PROGRESS, trainingStarted: now, lastModified: now },
         logs: [{ level: 'info', message: `training started on dataset ${job.datasetId}` }],

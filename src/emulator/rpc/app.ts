@@ -39,7 +39,16 @@ import { configToCheck, resolvedModules } from '../logic/fragment-resolution';
 import { settleTrainingJobs } from './ml-training';
 import { DNS_SUFFIX, partDnsName } from './part-address';
 import { historyQuery } from './part-history-query';
-import { findRegistryItem, moduleVersionsLookup, registryItemMessage, registryModuleMessage, visibleRegistryItem } from './registry';
+import { partViamServerVersion } from '../store/server-versions';
+import { setVersionDeprecation } from '../store/registry';
+import {
+  findRegistryItem,
+  moduleVersionsLookup,
+  ownedVersion,
+  registryItemMessage,
+  registryModuleMessage,
+  visibleRegistryItem,
+} from './registry';
 import { listRegistryItems } from './registry-listing';
 import { findTrainedModel, trainedModelMessage } from './trained-models';
 
@@ -342,6 +351,7 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
             deploymentsOfPart(db, part.id),
             moduleVersionsLookup(db, part.organizationId),
             now,
+            partViamServerVersion(db, part.id, true),
           );
           const refused = plan.issues.filter((i) => i.severity === 'error');
           if (refused.length > 0) throw invalidIssues(refused);
@@ -369,9 +379,21 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
       };
     },
 
+    deprecateRegistryItemVersion(req, ctx) {
+      const { item, version } = ownedVersion(db, principalOf(ctx), req.itemId, req.version);
+      setVersionDeprecation(db, item.itemId, version, req.message, backend.now());
+      return {};
+    },
+
+    undeprecateRegistryItemVersion(req, ctx) {
+      const { item, version } = ownedVersion(db, principalOf(ctx), req.itemId, req.version);
+      setVersionDeprecation(db, item.itemId, version, undefined, backend.now());
+      return {};
+    },
+
     getModule(req, ctx) {
       const item = visibleRegistryItem(db, principalOf(ctx), required(req.moduleId, 'module_id'), 'module');
-      return { module: registryModuleMessage(db, item) };
+      return { module: registryModuleMessage(db, item, backend.services.sdk) };
     },
 
     getRegistryItem(req, ctx) {
@@ -383,21 +405,26 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
         const model = findTrainedModel(db, p, itemId);
         if (model) return { item: trainedModelMessage(model) };
       }
-      return { item: registryItemMessage(db, visibleRegistryItem(db, p, itemId)) };
+      return { item: registryItemMessage(db, visibleRegistryItem(db, p, itemId), backend.services.sdk) };
     },
 
     listRegistryItems(req, ctx) {
       const p = principalOf(ctx);
       if (req.organizationId) organizationFor(db, p, req.organizationId, 'read');
       settleTrainingJobs(backend);
-      const listing = listRegistryItems(db, p, {
-        ...(req.organizationId ? { organizationId: req.organizationId } : {}),
-        types: req.types,
-        visibilities: req.visibilities,
-        statuses: req.statuses,
-        ...(req.searchTerm === undefined ? {} : { searchTerm: req.searchTerm }),
-        publicNamespaces: req.publicNamespaces,
-      });
+      const listing = listRegistryItems(
+        db,
+        p,
+        {
+          ...(req.organizationId ? { organizationId: req.organizationId } : {}),
+          types: req.types,
+          visibilities: req.visibilities,
+          statuses: req.statuses,
+          ...(req.searchTerm === undefined ? {} : { searchTerm: req.searchTerm }),
+          publicNamespaces: req.publicNamespaces,
+        },
+        backend.services.sdk,
+      );
       return { items: listing };
     },
 

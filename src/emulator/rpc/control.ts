@@ -7,7 +7,8 @@ import type { Principal } from '../auth/principal';
 import { advanceJob, failJob, TransitionError, type Transition } from '../logic/training';
 import { moduleCardVersions } from '../logic/deployments';
 import { deploymentsOfOrganization } from '../store/deployments';
-import { registryVersions } from '../store/registry';
+import { registryVersions, setVersionDeprecation, setVersionMinViamServer } from '../store/registry';
+import { setPartViamServerVersion } from '../store/server-versions';
 import { newId } from '../store/statements';
 import { isOrganizationOwner } from '../auth/principal';
 import { parseMachineFault } from '../sim/machine-faults';
@@ -41,6 +42,16 @@ function simulatedPart(backend: Backend, p: Principal, machine: string): string 
   return (own.find((x) => x.id === machine) ?? (own[0] as (typeof own)[number])).id;
 }
 
+const SERVER_VERSION = /^v?\d+\.\d+\.\d+([-+][\w.-]+)?$/;
+
+/** A minimum viam-server version as a control takes it: a release version, or '' for none. */
+function checkedServerVersion(minimum: string): string {
+  if (minimum !== '' && !SERVER_VERSION.test(minimum)) {
+    throw invalidArgument(`min_viam_server_version: ${JSON.stringify(minimum)} is not a version such as 0.98.0`);
+  }
+  return minimum;
+}
+
 function controller(ctx: HandlerContext): Principal {
   const p = principalOf(ctx);
   if (!p.grants.some((g) => g.resourceType === 'organization' && g.role === 'owner')) {
@@ -70,7 +81,12 @@ export function controlService(backend: Backend): ServiceImpl<EmulatorServiceTyp
       const result = publishModuleVersion(
         db,
         p,
-        { moduleId: required(req.moduleId, 'module_id'), version: required(req.version, 'version'), models: req.models },
+        {
+          moduleId: required(req.moduleId, 'module_id'),
+          version: required(req.version, 'version'),
+          models: req.models,
+          minViamServerVersion: checkedServerVersion(req.minViamServerVersion),
+        },
         backend.now(),
       );
       return { moduleId: result.moduleId, version: req.version, updates: result.updates };
@@ -226,6 +242,42 @@ export function controlService(backend: Backend): ServiceImpl<EmulatorServiceTyp
       const sensor = maintenanceSensorShortName(required(req.sensor, 'sensor'));
       backend.sensorReadings.set(part, sensor, (req.readings?.toJson() as Record<string, unknown> | undefined) ?? {});
       return { readings: Struct.fromJson((backend.sensorReadings.get(part, sensor) ?? {}) as JsonObject) };
+    },
+
+    setModuleVersionStatus(req, ctx) {
+      const p = controller(ctx);
+      const moduleId = required(req.moduleId, 'module_id');
+      const version = required(req.version, 'version');
+      const item = findRegistryItem(db, moduleId);
+      if (!item || item.type !== 'module') throw notFound(`module ${moduleId} not found in the registry`);
+      if (!isOrganizationOwner(p, item.organizationId)) {
+        throw permissionDenied(`module ${item.itemId} belongs to organization ${item.organizationId}, which this API key does not own`);
+      }
+      if (!registryVersions(db, item.itemId).some((v) => v.version === version)) {
+        throw notFound(`module ${item.itemId} has no version ${version}`);
+      }
+      const minimum = req.minViamServerVersion === undefined ? undefined : checkedServerVersion(req.minViamServerVersion);
+      db.transaction(() => {
+        if (req.deprecated !== undefined) {
+          setVersionDeprecation(db, item.itemId, version, req.deprecated ? req.deprecationMessage : undefined, backend.now());
+        }
+        if (minimum !== undefined) setVersionMinViamServer(db, item.itemId, version, minimum);
+      }).immediate();
+      const now = registryVersions(db, item.itemId).find((v) => v.version === version);
+      return {
+        moduleId: item.itemId,
+        version,
+        deprecated: now?.deprecated !== undefined,
+        deprecationMessage: now?.deprecated ?? '',
+        minViamServerVersion: now?.minViamServerVersion ?? '',
+      };
+    },
+
+    setViamServerVersion(req, ctx) {
+      const p = controller(ctx);
+      const partId = simulatedPart(backend, p, required(req.machine, 'machine'));
+      setPartViamServerVersion(db, partId, req.version);
+      return { partId, version: req.version };
     },
   };
 }

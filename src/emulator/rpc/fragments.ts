@@ -37,6 +37,7 @@ import * as store from '../store/fragments';
 import * as machines from '../store/machines';
 import { deploymentsOfPart, replaceDeployments } from '../store/deployments';
 import { moduleVersionsLookup } from './registry';
+import { partViamServerVersion } from '../store/server-versions';
 import { organizationFor, robotFor, type Need } from './access';
 import { millisOf, principalOf, timestamp, type Backend } from './context';
 import { failedPrecondition, invalidArgument, notFound, permissionDenied, required } from './errors';
@@ -119,7 +120,14 @@ export function fragmentHandlers(backend: Backend): Partial<ServiceImpl<AppWireS
       replaceDeployments(
         db,
         part.id,
-        planDeployments(part.id, modules, deploymentsOfPart(db, part.id), moduleVersionsLookup(db, part.organizationId), now).deployments,
+        planDeployments(
+          part.id,
+          modules,
+          deploymentsOfPart(db, part.id),
+          moduleVersionsLookup(db, part.organizationId),
+          now,
+          partViamServerVersion(db, part.id, true),
+        ).deployments,
       );
     }
   }

@@ -8,6 +8,7 @@ import { MACHINE_HOST_HEADER, type AppServiceType, type RobotStatusServiceType }
 import { knowsOrganization, organizationsOf, roleOn, type Principal } from '../auth/principal';
 import { PackageState, type PartRun } from '../sim/machine-state';
 import type { StoredPackageType } from '../store/packages';
+import { partViamServerVersion } from '../store/server-versions';
 import { packageTypeNumber } from './packages';
 import * as accounts from '../store/accounts';
 import { checkinsOfRobot, getCheckin, partLogs, requestRestart, type CheckinRecord } from '../store/checkins';
@@ -59,6 +60,11 @@ function fragmentsOf(config: string): string[] {
 }
 
 const DEFAULT_SUMMARY_LIMIT = 100;
+
+/** PartSummary.viam_server_version, a release version in its `major` form; absent when the part reports none. */
+function viamServerVersionField(version: string | undefined) {
+  return version === undefined ? {} : { viamServerVersion: { version: { case: 'major' as const, value: version } } };
+}
 const DEFAULT_LOG_LIMIT = 100;
 const MAX_LOG_LIMIT = 10_000;
 const LEVELS = ['debug', 'info', 'warn', 'error'];
@@ -76,6 +82,7 @@ export function liveMachineHandlers(
       isMainPart: part.mainPart,
       ...online,
       ...(checkin?.lastAccess === undefined ? {} : { lastOnline: timestamp(checkin.lastAccess) }),
+      ...viamServerVersionField(partViamServerVersion(db, part.id, checkin?.lastAccess !== undefined)),
       os: 'linux',
       platform: 'linux/emulated',
       fragments: fragmentsOf(part.config).map((id) => ({ id })),

@@ -12,6 +12,7 @@ import {
 import type { MLTrainingServiceType } from '../../api/services';
 import type { Principal } from '../auth/principal';
 import { cancelJob, TransitionError, type Transition } from '../logic/training';
+import { DEFAULT_CONTAINER_VERSION, SUPPORTED_CONTAINERS } from '../logic/training-containers';
 import { dueTransitions, shortestPhaseMs } from '../logic/training-schedule';
 import { getDataset } from '../store/datasets';
 import * as jobs from '../store/jobs';
@@ -22,8 +23,7 @@ import { principalOf, timestamp, type Backend } from './context';
 import { alreadyExists, failedPrecondition, invalidArgument, invalidIssues, notFound, required } from './errors';
 import { requireTrainingOwner } from './access';
 
-/** Container version recorded when a job names none. */
-export const DEFAULT_CONTAINER_VERSION = 'default';
+export { DEFAULT_CONTAINER_VERSION };
 /** Log lines per GetTrainingJobLogs page. */
 export const LOG_PAGE_SIZE = 100;
 
@@ -270,6 +270,22 @@ export function mlTrainingService(backend: Backend): Partial<ServiceImpl<MLTrain
         logs: shown.map((l) => ({ level: l.level, time: timestamp(l.time), message: l.message })),
         nextPageToken: page.length > LOG_PAGE_SIZE && last ? String(last.seq) : '',
       };
+    },
+
+    listSupportedContainers() {
+      const containerMap = Object.fromEntries(
+        SUPPORTED_CONTAINERS.map((c) => [
+          c.key,
+          {
+            key: c.key,
+            uri: c.uri,
+            framework: c.framework,
+            description: c.description,
+            eol: c.eol === undefined ? undefined : timestamp(c.eol.getTime()),
+          },
+        ]),
+      );
+      return { containerMap };
     },
   };
 }

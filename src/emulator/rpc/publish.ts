@@ -16,6 +16,8 @@ import {
 import { isOrganizationOwner, organizationsOf, type Principal } from '../auth/principal';
 import type { Db } from '../db/database';
 import { automaticUpdateTarget } from '../logic/deployments';
+import { partViamServerVersion } from '../store/server-versions';
+import { setVersionMinViamServer } from '../store/registry';
 import { getRobot, getPart } from '../store/machines';
 import {
   claimNamespace,
@@ -134,7 +136,13 @@ function existingOrNew(
 export function publishModuleVersion(
   db: Db,
   publisher: Publisher,
-  req: { moduleId: string; version: string; models: readonly { api: string; model: string }[]; description?: string },
+  req: {
+    moduleId: string;
+    version: string;
+    models: readonly { api: string; model: string }[];
+    description?: string;
+    minViamServerVersion?: string;
+  },
   now: number,
 ): { moduleId: string; updates: ModuleUpdate[] } {
   checkVersion(req.version);
@@ -156,11 +164,12 @@ export function publishModuleVersion(
         }
       });
       insertRegistryVersion(db, item.itemId, { version: req.version, models: models.map((m) => ({ api: m.api, model: m.model })) }, now);
-      const available = registryVersions(db, item.itemId).map((v) => v.version);
+      if (req.minViamServerVersion) setVersionMinViamServer(db, item.itemId, req.version, req.minViamServerVersion);
+      const available = registryVersions(db, item.itemId);
       const deployments = [...deploymentsOfModule(db, item.itemId), ...deploymentsOfModule(db, `${item.organizationId}:${item.name}`)];
       const updates: ModuleUpdate[] = [];
       for (const d of deployments) {
-        const target = automaticUpdateTarget(d, available);
+        const target = automaticUpdateTarget(d, available, partViamServerVersion(db, d.partId, true));
         if (target === undefined) continue;
         const moved = moveDeployment(db, d, target, now);
         const part = getPart(db, d.partId);

@@ -9,6 +9,7 @@
  */
 import type { Principal } from '../auth/principal';
 import { knowsOrganization, organizationsOf } from '../auth/principal';
+import type { Sdk } from '../../api/sdk';
 import type { Db } from '../db/database';
 import { getOrganization } from '../store/accounts';
 import { allRegistryItems } from '../store/registry';
@@ -30,12 +31,12 @@ export interface RegistryListing {
 type ItemMessage = ReturnType<typeof registryItemMessage> | ReturnType<typeof trainedModelMessage>;
 
 /** The listing; `orgId`, when given, is an organization the caller may read (checked by the caller). */
-export function listRegistryItems(db: Db, p: Principal, req: RegistryListing): ItemMessage[] {
+export function listRegistryItems(db: Db, p: Principal, req: RegistryListing, sdk: Sdk): ItemMessage[] {
   const orgId = req.organizationId ?? '';
   const owns = (o: string) => (orgId !== '' ? o === orgId : knowsOrganization(p, o));
   const items: ItemMessage[] = allRegistryItems(db)
     .filter((i) => i.visibility === 'public' || owns(i.organizationId))
-    .map((i) => registryItemMessage(db, i));
+    .map((i) => registryItemMessage(db, i, sdk));
   for (const id of orgId !== '' ? [orgId] : organizationsOf(p)) {
     const org = getOrganization(db, id);
     if (org) items.push(...trainedModelsOf(db, org).map(trainedModelMessage));

@@ -22,6 +22,7 @@ import { placeholderReplacementError, type PackageReference } from '../../domain
 import { normalApi, normalModel } from '../../domain/resource-forms';
 import { isBuiltinModel, moduleIdOfModel } from '../../domain/triplet';
 import { implicitDependencies } from '../../domain/implicit-dependencies';
+import { checkCaptureMethods } from '../../domain/data-capture';
 import { stepJobs, type JobRun, type FetchedJob } from './jobs';
 import { maintenanceHold, type MaintenanceSettings } from './maintenance';
 import type { MaintenanceAnswer } from './machine-faults';
@@ -137,6 +138,19 @@ export interface FetchedPackage {
 }
 
 /** The config as the machine reads it: modules with resolved versions, resource entries. */
+/** What the data manager logs of each capture method a resource's builtin API has no collector for: it captures nothing for it. */
+function captureFailureLogs(resources: FetchedConfig['resources']): LogLine[] {
+  return resources.flatMap(({ kind, entry }) => {
+    const name = typeof entry.name === 'string' ? entry.name : '';
+    const api = normalApi(entry, kind);
+    return checkCaptureMethods({ name, api, service_configs: entry.service_configs }, name).map((issue) => ({
+      level: 'error' as const,
+      logger: 'rdk.data_manager',
+      message: `failed to find collector constructor for ${api}/${name}: ${issue.message}`,
+    }));
+  });
+}
+
 export interface FetchedConfig {
   readonly revision: string;
   /** `models`: what the module's version registers, when the registry tells (absent: not known until it runs). */
@@ -269,6 +283,7 @@ export function checkIn(
     logs.push({ level: 'info', logger: 'rdk.config', message: `config revision ${config.revision} received` });
     for (const u of config.unresolved)
       logs.push({ level: 'error', logger: 'rdk.modmanager', message: `module ${u.name} cannot be started: ${u.reason}` });
+    logs.push(...captureFailureLogs(config.resources));
     if ((config.processes ?? 0) > 0) {
       logs.push({
         level: 'error',

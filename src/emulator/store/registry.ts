@@ -25,6 +25,8 @@ export interface RegistryItemRecord {
 
 export interface RegistryVersionRecord extends ModuleVersion {
   readonly createdOn: number;
+  /** When it was deprecated (ms), if it is. */
+  readonly deprecatedAt?: number;
 }
 
 interface ItemRow {
@@ -93,13 +95,50 @@ export function insertRegistryVersion(db: Db, itemId: string, version: ModuleVer
   stmt<[number, string]>(db, 'UPDATE registry_items SET updated_on = ? WHERE item_id = ?').run(now, itemId);
 }
 
-/** The versions of an item, ascending by semver (prereleases before their release). */
+/** The versions of an item, ascending by semver (prereleases before their release), with what the registry says of each. */
 export function registryVersions(db: Db, itemId: string): RegistryVersionRecord[] {
-  const rows = stmt<[string], { version: string; models: string; created_on: number }>(
+  const rows = stmt<[string], VersionRow>(
     db,
-    'SELECT version, models, created_on FROM registry_versions WHERE item_id = ?',
+    `SELECT version, models, created_on, deprecated_at, deprecated_message, min_viam_server_version
+       FROM registry_versions WHERE item_id = ?`,
   )
     .all(itemId)
-    .map((r) => ({ version: r.version, models: JSON.parse(r.models) as ModuleVersion['models'], createdOn: r.created_on }));
+    .map(toVersion);
   return sortBySemver(rows, (r) => r.version);
+}
+
+interface VersionRow {
+  version: string;
+  models: string;
+  created_on: number;
+  deprecated_at: number | null;
+  deprecated_message: string;
+  min_viam_server_version: string;
+}
+
+function toVersion(r: VersionRow): RegistryVersionRecord {
+  return {
+    version: r.version,
+    models: JSON.parse(r.models) as ModuleVersion['models'],
+    createdOn: r.created_on,
+    ...(r.deprecated_at === null ? {} : { deprecated: r.deprecated_message, deprecatedAt: r.deprecated_at }),
+    ...(r.min_viam_server_version === '' ? {} : { minViamServerVersion: r.min_viam_server_version }),
+  };
+}
+
+/** Marks a version deprecated at `now` with `message`, or not (`message` undefined). */
+export function setVersionDeprecation(db: Db, itemId: string, version: string, message: string | undefined, now: number): void {
+  stmt<[number | null, string, string, string]>(
+    db,
+    'UPDATE registry_versions SET deprecated_at = ?, deprecated_message = ? WHERE item_id = ? AND version = ?',
+  ).run(message === undefined ? null : now, message ?? '', itemId, version);
+}
+
+/** Sets the oldest viam-server a version runs on ('' for none). */
+export function setVersionMinViamServer(db: Db, itemId: string, version: string, minimum: string): void {
+  stmt<[string, string, string]>(db, 'UPDATE registry_versions SET min_viam_server_version = ? WHERE item_id = ? AND version = ?').run(
+    minimum,
+    itemId,
+    version,
+  );
 }

@@ -6,13 +6,23 @@
 import { childPath } from '../../domain/json-path';
 import type { RegistryModule } from '../../api/client';
 import {
+  acknowledgmentHint,
   describeVersionPolicy,
   formatVersionPolicy,
+  isCertainFailure,
+  MODULE_VIAM_SERVER_CODE,
   newestVersion,
+  pinnedVersionFindings,
   RESOURCE_LISTS,
   moduleVersionToRun,
+  resolvePolicyOnMachine,
   tryParseVersionPolicy,
+  UNMATCHED_ACKNOWLEDGMENT,
+  type Acknowledgment,
+  type ModuleVersion,
+  type SkippedVersion,
   type VersionPolicy,
+  whySkipped,
 } from '../../domain';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 import type { KindContext, PlanNote, PlanProblem } from '../kind';
@@ -23,9 +33,35 @@ function registryModule(ctx: KindContext, moduleId: string): Promise<RegistryMod
   return ctx.memo(`registry-module:${moduleId}`, () => unlessNotFound(() => ctx.client.appClient.getModule(moduleId)));
 }
 
+/** The module's versions with what the registry item says of each (deprecated, oldest viam-server). */
+async function versionsWithStatus(ctx: KindContext, module: RegistryModule): Promise<readonly ModuleVersion[]> {
+  const id = module.moduleId;
+  const item = await ctx.memo(`registry-item:${id}`, () => unlessNotFound(() => ctx.client.appClient.getRegistryItem(id)));
+  const statuses = new Map((item?.moduleVersions ?? []).map((v) => [v.version, v]));
+  return module.versions.map((v) => {
+    const s = statuses.get(v.version);
+    return {
+      ...v,
+      ...(s?.deprecated === undefined ? {} : { deprecated: s.deprecated }),
+      ...(s?.minViamServerVersion === undefined ? {} : { minViamServerVersion: s.minViamServerVersion }),
+    };
+  });
+}
+
+/** The viam-server version a part reports (undefined: not known, or no part yet), one read of the organization's summaries per run. */
+export async function partViamServer(ctx: KindContext, partId: string | undefined): Promise<string | undefined> {
+  if (!partId) return undefined;
+  const versions = await ctx.memo(`viam-server-versions:${ctx.organizationId}`, () =>
+    ctx.client.appClient.viamServerVersions(ctx.organizationId).catch(() => new Map<string, string>()),
+  );
+  return versions.get(partId);
+}
+
 /** What the registry says of a module, derived once per run: version strings, newest overall and newest release. */
 interface RegistryFacts {
   readonly module: RegistryModule;
+  /** The versions, ascending, with their deprecation and oldest viam-server. */
+  readonly statuses: readonly ModuleVersion[];
   readonly versions: readonly string[];
   readonly latest: string | undefined;
   readonly latestRelease: string | undefined;
@@ -43,6 +79,8 @@ interface PolicyFacts {
   readonly provided: ReadonlySet<string>;
   /** The plan's note on the policy: what it runs, the registry's latest, whether it updates. */
   readonly summary: string | undefined;
+  /** Newer versions the policy admits but skips on this machine, and why. */
+  readonly skipped: readonly SkippedVersion[];
 }
 
 function registryFacts(ctx: KindContext, moduleId: string): Promise<RegistryFacts | undefined> {
@@ -52,6 +90,7 @@ function registryFacts(ctx: KindContext, moduleId: string): Promise<RegistryFact
     const versions = module.versions.map((v) => v.version);
     return {
       module,
+      statuses: await versionsWithStatus(ctx, module),
       versions,
       latest: newestVersion(versions, { includePrerelease: true }),
       latestRelease: newestVersion(versions),
@@ -60,12 +99,17 @@ function registryFacts(ctx: KindContext, moduleId: string): Promise<RegistryFact
   });
 }
 
-/** What `policyText` comes to for the module, worked out once per run for each module and text. */
-function policyFacts(facts: RegistryFacts, policyText: string): PolicyFacts {
-  const known = facts.policies.get(policyText);
+/**
+ * What `policyText` comes to for the module on a machine running viam-server `server`
+ * (undefined: not known), worked out once per run for each module, text and server.
+ */
+function policyFacts(facts: RegistryFacts, policyText: string, server?: string): PolicyFacts {
+  const key = `${policyText}\u0000${server ?? ''}`;
+  const known = facts.policies.get(key);
   if (known) return known;
   const policy = tryParseVersionPolicy(policyText);
-  const resolved = moduleVersionToRun(policyText, undefined, facts.versions);
+  const onMachine = policy ? resolvePolicyOnMachine(policy, facts.statuses, server) : undefined;
+  const resolved = onMachine?.resolved?.version;
   const provided = new Set((facts.module.versions.find((v) => v.version === resolved)?.models ?? []).map((m) => m.model));
   const { latest, latestRelease } = facts;
   const updates =
@@ -76,20 +120,21 @@ function policyFacts(facts: RegistryFacts, policyText: string): PolicyFacts {
     policy && resolved
       ? `policy ${formatVersionPolicy(policy)} (${describeVersionPolicy(policy)}): runs ${resolved}; registry latest ${latest ?? '-'}${latestRelease && latestRelease !== latest ? ` (release ${latestRelease})` : ''}; ${updates}`
       : undefined;
-  const found: PolicyFacts = { policy, resolved, provided, summary };
-  facts.policies.set(policyText, found);
+  const found: PolicyFacts = { policy, resolved, provided, summary, skipped: onMachine?.skipped ?? [] };
+  facts.policies.set(key, found);
   return found;
 }
 
 /** The version each registry module of a config view runs, by module name (absent when the registry cannot tell). */
-export async function runningVersions(ctx: KindContext, config: JsonValue | undefined): Promise<JsonObject> {
+export async function runningVersions(ctx: KindContext, config: JsonValue | undefined, server?: string): Promise<JsonObject> {
   const modules = isObject(config) && isObject(config.modules) ? config.modules : {};
   const running: JsonObject = {};
   await Promise.all(
     Object.entries(modules).map(async ([name, m]) => {
       if (!isObject(m) || m.type === 'local' || typeof m.module_id !== 'string') return;
       const facts = await registryFacts(ctx, m.module_id);
-      const version = facts && typeof m.version === 'string' && m.version !== '' ? policyFacts(facts, m.version).resolved : undefined;
+      const version =
+        facts && typeof m.version === 'string' && m.version !== '' ? policyFacts(facts, m.version, server).resolved : undefined;
       if (version) running[name] = version;
     }),
   );
@@ -127,6 +172,8 @@ interface PinnedModule {
   readonly pin?: { readonly name: string; readonly version: string };
   readonly notes: PlanNote[];
   readonly problems: PlanProblem[];
+  /** Paths of viam-server findings an acknowledgment matched or could have (the module has one). */
+  readonly acknowledgedPaths?: readonly string[];
 }
 
 /**
@@ -138,17 +185,41 @@ export async function pinModules(
   ctx: KindContext,
   config: Readonly<Record<string, unknown>>,
   priorPins: Readonly<Record<string, string>>,
+  machine: MachineFacts = {},
 ): Promise<PinnedModules> {
   const modules: unknown[] = Array.isArray(config.modules) ? config.modules : [];
-  const each = await Promise.all(modules.map((raw) => pinModule(ctx, config, raw, priorPins)));
+  const each = await Promise.all(modules.map((raw) => pinModule(ctx, config, raw, priorPins, machine)));
   const pins: Record<string, string> = {};
   for (const m of each) if (m.pin) pins[m.pin.name] = m.pin.version;
   return {
     modules: each.map((m) => m.module),
     pins,
-    notes: each.flatMap((m) => m.notes),
+    notes: [...each.flatMap((m) => m.notes), ...unmatchedServerAcknowledgments(machine, each)],
     problems: each.flatMap((m) => m.problems),
   };
+}
+
+/** What planning knows of the machine a config is for: the viam-server it reports, the acknowledgments its code gives. */
+export interface MachineFacts {
+  readonly server?: string;
+  readonly acknowledged?: readonly Acknowledgment[];
+}
+
+/** The acknowledged path of a module's version finding, as code names it. */
+function acknowledgedPath(moduleName: string): string {
+  return childPath(childPath('modules', moduleName), 'version');
+}
+
+/** Acknowledgments of a viam-server finding that no module of the config has. */
+function unmatchedServerAcknowledgments(machine: MachineFacts, each: readonly PinnedModule[]): PlanNote[] {
+  const found = new Set(each.flatMap((m) => m.acknowledgedPaths ?? []));
+  return (machine.acknowledged ?? [])
+    .filter((a) => a.code === MODULE_VIAM_SERVER_CODE && !found.has(a.path))
+    .map((a) => ({
+      level: 'warning' as const,
+      path: childPath('acknowledged', a.path),
+      message: `acknowledgment of ${a.code} at ${a.path} matches no finding of this machine (${UNMATCHED_ACKNOWLEDGMENT}); remove it: the machine no longer fails there`,
+    }));
 }
 
 function unchanged(module: unknown, notes: PlanNote[] = []): PinnedModule {
@@ -164,6 +235,7 @@ async function pinModule(
   config: Readonly<Record<string, unknown>>,
   raw: unknown,
   priorPins: Readonly<Record<string, string>>,
+  machine: MachineFacts,
 ): Promise<PinnedModule> {
   if (!isObject(raw) || raw.type === 'local' || typeof raw.module_id !== 'string') return unchanged(raw);
   const moduleId = raw.module_id;
@@ -171,9 +243,40 @@ async function pinModule(
   const facts = await registryFacts(ctx, moduleId);
   if (!facts) return unchanged(raw, [notInRegistry(moduleId, moduleName)]);
   if (typeof raw.version !== 'string' || raw.version === '') {
-    return pinnedToRelease(raw, moduleId, moduleName, facts.versions, priorPins[moduleName]);
+    // A first pin takes the newest release the machine may run, as a policy would.
+    const runnable = facts.statuses.filter((v) => whySkipped(v, machine.server) === undefined).map((v) => v.version);
+    return pinnedToRelease(raw, moduleId, moduleName, runnable, priorPins[moduleName]);
   }
-  return unchanged(raw, policyNotes(config, moduleId, moduleName, raw.version, facts));
+  const policyText = raw.version;
+  const notes = policyNotes(config, moduleId, moduleName, policyText, facts, machine.server);
+  if (tryParseVersionPolicy(policyText)?.kind !== 'patch') return unchanged(raw, notes);
+  const resolved = policyFacts(facts, policyText, machine.server).resolved;
+  const pinned = facts.statuses.find((v) => v.version === resolved);
+  if (!pinned) return unchanged(raw, notes);
+  const found = pinnedFindings(moduleId, moduleName, pinned, machine);
+  return { ...found, module: raw, notes: [...notes, ...found.notes] };
+}
+
+/**
+ * A module pinned to one version: deprecated, a warning (it runs); needing a newer
+ * viam-server than the machine's, a problem unless code acknowledges it (then a warning
+ * quoting the reason); needing one while the machine's version is not known, a warning.
+ */
+function pinnedFindings(moduleId: string, moduleName: string, v: ModuleVersion, machine: MachineFacts): Omit<PinnedModule, 'module'> {
+  const path = childPath(modulePath(moduleName), 'version');
+  const ackPath = acknowledgedPath(moduleName);
+  const notes: PlanNote[] = [];
+  const problems: PlanProblem[] = [];
+  for (const issue of pinnedVersionFindings(moduleId, v, machine.server, path)) {
+    if (!isCertainFailure(issue)) {
+      notes.push({ level: 'warning', path, message: issue.hint ? `${issue.message}; ${issue.hint}` : issue.message });
+      continue;
+    }
+    const ack = machine.acknowledged?.find((a) => a.code === issue.code && a.path === ackPath);
+    if (ack) notes.push({ level: 'warning', path, message: `${issue.message} (acknowledged: ${ack.reason})` });
+    else problems.push({ path, message: issue.message, hint: `${issue.hint ?? ''}; ${acknowledgmentHint(issue.code, ackPath)}` });
+  }
+  return { notes, problems, acknowledgedPaths: v.minViamServerVersion ? [ackPath] : [] };
 }
 
 /** The service stores a config naming a module the registry lacks; the machine then fails to start it. */
@@ -221,9 +324,15 @@ function policyNotes(
   moduleName: string,
   policyText: string,
   facts: RegistryFacts,
+  server: string | undefined,
 ): PlanNote[] {
-  const { policy, resolved, provided, summary } = policyFacts(facts, policyText);
+  const { policy, resolved, provided, summary, skipped } = policyFacts(facts, policyText, server);
   if (!policy) return [];
+  const skips: PlanNote[] = skipped.map((s) => ({
+    level: 'info',
+    path: childPath(modulePath(moduleName), 'version'),
+    message: `${s.version} skipped: ${s.reason}`,
+  }));
   if (!resolved) {
     return [
       {
@@ -231,10 +340,11 @@ function policyNotes(
         path: childPath(modulePath(moduleName), 'version'),
         message: `no version of ${moduleId} satisfies ${policyText}: the machine will not be able to start it (the registry has: ${facts.versions.join(', ') || 'none'})`,
       },
+      ...skips,
     ];
   }
   const unlisted = provided.size > 0 ? unlistedModels(config, moduleId, resolved, provided) : [];
-  return summary ? [...unlisted, { level: 'info', path: modulePath(moduleName), message: summary }] : unlisted;
+  return summary ? [...unlisted, { level: 'info', path: modulePath(moduleName), message: summary }, ...skips] : [...unlisted, ...skips];
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { SERVICE_MAX_MESSAGE_BYTES, updateRobotPartRequestSize } from '../../api/message-size';
-import { validateMachineConfig } from '../../domain';
+import { MODULE_VIAM_SERVER_CODE, validateMachineConfig } from '../../domain';
 import { acknowledgmentsOf, inCode, type AcknowledgedAttribute, type Acknowledgment } from '../../domain/certainty';
 import { FRAGMENT_RESOLVED_ISSUES } from '../../domain/fragments';
 import { withPathPrefix } from '../../domain/issue';
@@ -18,7 +18,7 @@ import { withResolvedSecrets } from '../secret-references';
 import { configView } from './machine-config-view';
 import { importsFragments, resolvedConfigChecks, type ConfigRules } from './machine-fragments';
 import { deployedModelsOf, waitingModel, withDeployedModels, type DeployedModel } from './machine-models';
-import { pinModules, pinsOf } from './machine-modules';
+import { partViamServer, pinModules, pinsOf } from './machine-modules';
 import { missingPackageProblem, missingPackages, packageEntries } from './machine-packages';
 import { withSecretEnv } from './machine-secrets';
 
@@ -59,8 +59,10 @@ export async function desirePartConfig(
 ): Promise<DesiredPartConfig> {
   const assembled = assembleConfig(ctx, name, attributes);
   const { config, models } = assembled;
-  const checked = await configChecks(ctx, name, config, acknowledgmentsOf(attributes.acknowledged));
-  const pinned = await pinModules(ctx, config, pinsOf(prior));
+  const acknowledged = acknowledgmentsOf(attributes.acknowledged);
+  const checked = await configChecks(ctx, name, config, acknowledged);
+  const server = await partViamServer(ctx, prior?.ids.part_id);
+  const pinned = await pinModules(ctx, config, pinsOf(prior), { ...(server === undefined ? {} : { server }), acknowledged });
   const packages = await packageFindings(ctx, config, models);
   const desired = Array.isArray(config.modules) ? { ...config, modules: pinned.modules } : { ...config };
   return {
@@ -98,11 +100,17 @@ function parseConfig(text: string): { config: Record<string, unknown>; problem?:
   return { config: {}, problem: { path: 'config', message: 'config is not a JSON object', hint: 'synthesize the app again' } };
 }
 
+/** Findings judged against the registry and the machine's viam-server while modules are pinned, not by the config rules. */
+const JUDGED_AGAINST_REGISTRY: ReadonlySet<string> = new Set([MODULE_VIAM_SERVER_CODE]);
+
 /** The machine config rules over a config declared in code: a certain failure not acknowledged is an error. */
 function partConfigRules(acknowledged: readonly Acknowledgment[]): ConfigRules {
   return (config, resolution) => {
     const found = validateMachineConfig(config, { allowUnpinnedModules: true });
-    const judged = inCode(found, config, acknowledged, resolution?.complete === false ? { onlyPossible: FRAGMENT_RESOLVED_ISSUES } : {});
+    const judged = inCode(found, config, acknowledged, {
+      judgedElsewhere: JUDGED_AGAINST_REGISTRY,
+      ...(resolution?.complete === false ? { onlyPossible: FRAGMENT_RESOLVED_ISSUES } : {}),
+    });
     return withPathPrefix(judged, 'config');
   };
 }

@@ -19,7 +19,7 @@ import { awaitModels } from './machine-models';
 import { unlessNotFound } from './not-found';
 import { gateOf, passHealthGate } from './machine-health-gate';
 import { moduleRestarts } from '../../domain/module-restarts';
-import { pinsOf, runningVersions } from './machine-modules';
+import { partViamServer, pinsOf, runningVersions } from './machine-modules';
 import { desirePartConfig } from './machine-part-config';
 
 export { pinsOf, runningModuleVersion, runningVersions } from './machine-modules';
@@ -184,7 +184,8 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
       view.health_gate = { ...attributes.health_gate };
     }
 
-    return { view, private: { pins }, notes, problems, kindData: { running: await runningVersions(ctx, view.config) } };
+    const server = await partViamServer(ctx, prior?.ids.part_id);
+    return { view, private: { pins }, notes, problems, kindData: { running: await runningVersions(ctx, view.config, server) } };
   },
 
   async observe(ctx, entry): Promise<Observation<MachineView> | undefined> {
@@ -202,7 +203,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
       view: { name: machine.name, location_id: machine.locationId, config, ...gate },
       version: part.lastUpdated?.toISOString() ?? 'never',
       facts: {},
-      kindData: { running: await runningVersions(ctx, config) },
+      kindData: { running: await runningVersions(ctx, config, await partViamServer(ctx, partId)) },
     };
   },
 

@@ -2,6 +2,7 @@ import type { TrainingJob } from '../../api/client';
 import {
   canCancel,
   canDeleteCompleted,
+  checkContainerVersion,
   checkCustomTrainingJobParams,
   checkTrainingJobParams,
   nextFreeVersion,
@@ -42,10 +43,18 @@ interface JobFlavour<D extends KindDeclaration<z.ZodObject, JobView>, V extends 
   normalize(a: z.output<D['schema']>, organizationId: string): { view: V; issues: Issue[] };
   /** The same view, built from a job the service returned; retain_on_delete is fleetform's own, kept in state. */
   fromJob(job: TrainingJob, retainOnDelete: boolean): V;
-  /** What of this flavour's own parameters the service would refuse at submit, found before any write. */
-  submitProblems(ctx: KindContext, view: V): Promise<PlanProblem[]>;
+  /** What of this flavour's own parameters would fail at submit (problems) or may (notes), found before any write. */
+  submitFindings(ctx: KindContext, view: V): Promise<SubmitFindings>;
   submit(ctx: KindContext, view: V): Promise<string>;
 }
+
+/** What a flavour finds of a job about to be submitted. */
+interface SubmitFindings {
+  readonly problems: readonly PlanProblem[];
+  readonly notes: readonly PlanNote[];
+}
+
+const NO_FINDINGS: SubmitFindings = { problems: [], notes: [] };
 
 function jobsOfOrganization(ctx: KindContext, organizationId: string): Promise<readonly TrainingJob[]> {
   return ctx.memo(`training-jobs:${organizationId}`, () => ctx.client.mlTrainingClient.listTrainingJobs(organizationId));
@@ -68,7 +77,7 @@ async function submissionProblems<D extends KindDeclaration<z.ZodObject, JobView
   flavour: JobFlavour<D>,
   view: ViewOf<D>,
   prior: StateEntry | undefined,
-): Promise<PlanProblem[]> {
+): Promise<SubmitFindings> {
   const problems: PlanProblem[] = [];
   const { model_name: modelName, model_version: modelVersion } = view;
   if (modelName && modelVersion && !isUnknown(modelName) && !isUnknown(modelVersion)) {
@@ -86,8 +95,8 @@ async function submissionProblems<D extends KindDeclaration<z.ZodObject, JobView
       });
     }
   }
-  problems.push(...(await flavour.submitProblems(ctx, view)));
-  return problems;
+  const own = await flavour.submitFindings(ctx, view);
+  return { problems: [...problems, ...own.problems], notes: own.notes };
 }
 
 /** A training script or script version the registry does not have. */
@@ -112,6 +121,21 @@ async function scriptProblems(ctx: KindContext, itemId: string, version: string)
     ];
   }
   return [];
+}
+
+/** A container version the service does not list (certain to fail), or one past its end of life (a warning). */
+async function containerFindings(ctx: KindContext, version: string): Promise<SubmitFindings> {
+  if (!version || isUnknown(version)) return NO_FINDINGS;
+  const containers = await ctx.memo('training-containers', () => ctx.client.mlTrainingClient.listSupportedContainers());
+  const issues = checkContainerVersion(version, containers, new Date());
+  return {
+    problems: issues
+      .filter((i) => i.severity === 'error')
+      .map((i) => ({ path: i.path, message: i.message, ...(i.hint ? { hint: i.hint } : {}) })),
+    notes: issues
+      .filter((i) => i.severity === 'warning')
+      .map((i) => ({ level: 'warning', path: i.path, message: i.hint ? `${i.message}; ${i.hint}` : i.message })),
+  };
 }
 
 /**
@@ -169,7 +193,11 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
             hint: 'declare a Dataset or use the id of an existing one',
           });
       }
-      if (submitsNewJob(view, prior)) problems.push(...(await submissionProblems(ctx, flavour, view, prior)));
+      if (submitsNewJob(view, prior)) {
+        const found = await submissionProblems(ctx, flavour, view, prior);
+        problems.push(...found.problems);
+        notes.push(...found.notes);
+      }
       return { view, private: {}, notes, problems };
     },
 
@@ -358,7 +386,7 @@ export const trainingJobKind = trainingKind({
       retain_on_delete: retainOnDelete,
     };
   },
-  submitProblems: async () => [],
+  submitFindings: async () => NO_FINDINGS,
   submit(ctx, v) {
     return ctx.client.mlTrainingClient.submitTrainingJob(
       v.organization_id,
@@ -412,7 +440,13 @@ export const customTrainingJobKind = trainingKind({
       retain_on_delete: retainOnDelete,
     };
   },
-  submitProblems: (ctx, v) => scriptProblems(ctx, v.registry_item_id, v.registry_item_version),
+  async submitFindings(ctx, v) {
+    const [script, container] = await Promise.all([
+      scriptProblems(ctx, v.registry_item_id, v.registry_item_version),
+      containerFindings(ctx, v.container_version),
+    ]);
+    return { problems: [...script, ...container.problems], notes: container.notes };
+  },
   submit(ctx, v) {
     return ctx.client.mlTrainingClient.submitCustomTrainingJob(
       v.organization_id,

@@ -155,6 +155,13 @@ export class PublishModuleVersionRequest extends Message<PublishModuleVersionReq
    */
   models: ModelRef[] = [];
 
+  /**
+   * The oldest viam-server the version runs on ("" for any).
+   *
+   * @generated from field: string min_viam_server_version = 4;
+   */
+  minViamServerVersion = "";
+
   constructor(data?: PartialMessage<PublishModuleVersionRequest>) {
     super();
     proto3.util.initPartial(data, this);
@@ -166,6 +173,7 @@ export class PublishModuleVersionRequest extends Message<PublishModuleVersionReq
     { no: 1, name: "module_id", kind: "scalar", T: 9 /* ScalarType.STRING */ },
     { no: 2, name: "version", kind: "scalar", T: 9 /* ScalarType.STRING */ },
     { no: 3, name: "models", kind: "message", T: ModelRef, repeated: true },
+    { no: 4, name: "min_viam_server_version", kind: "scalar", T: 9 /* ScalarType.STRING */ },
   ]);
 
   static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): PublishModuleVersionRequest {
@@ -1318,6 +1326,224 @@ export class SetSensorReadingResponse extends Message<SetSensorReadingResponse> 
 
   static equals(a: SetSensorReadingResponse | PlainMessage<SetSensorReadingResponse> | undefined, b: SetSensorReadingResponse | PlainMessage<SetSensorReadingResponse> | undefined): boolean {
     return proto3.util.equals(SetSensorReadingResponse, a, b);
+  }
+}
+
+/**
+ * Sets what the registry says of one version of a module: deprecated (with a message) or
+ * not, and the oldest viam-server it runs on. Fields left out keep their value. Machines
+ * move on their next config write or publish: a version policy skips a deprecated version
+ * and one needing a newer viam-server than the machine runs.
+ *
+ * @generated from message fleetform.emulator.v1.SetModuleVersionStatusRequest
+ */
+export class SetModuleVersionStatusRequest extends Message<SetModuleVersionStatusRequest> {
+  /**
+   * @generated from field: string module_id = 1;
+   */
+  moduleId = "";
+
+  /**
+   * @generated from field: string version = 2;
+   */
+  version = "";
+
+  /**
+   * @generated from field: optional bool deprecated = 3;
+   */
+  deprecated?: boolean;
+
+  /**
+   * @generated from field: string deprecation_message = 4;
+   */
+  deprecationMessage = "";
+
+  /**
+   * "" for none.
+   *
+   * @generated from field: optional string min_viam_server_version = 5;
+   */
+  minViamServerVersion?: string;
+
+  constructor(data?: PartialMessage<SetModuleVersionStatusRequest>) {
+    super();
+    proto3.util.initPartial(data, this);
+  }
+
+  static readonly runtime: typeof proto3 = proto3;
+  static readonly typeName = "fleetform.emulator.v1.SetModuleVersionStatusRequest";
+  static readonly fields: FieldList = proto3.util.newFieldList(() => [
+    { no: 1, name: "module_id", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+    { no: 2, name: "version", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+    { no: 3, name: "deprecated", kind: "scalar", T: 8 /* ScalarType.BOOL */, opt: true },
+    { no: 4, name: "deprecation_message", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+    { no: 5, name: "min_viam_server_version", kind: "scalar", T: 9 /* ScalarType.STRING */, opt: true },
+  ]);
+
+  static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): SetModuleVersionStatusRequest {
+    return new SetModuleVersionStatusRequest().fromBinary(bytes, options);
+  }
+
+  static fromJson(jsonValue: JsonValue, options?: Partial<JsonReadOptions>): SetModuleVersionStatusRequest {
+    return new SetModuleVersionStatusRequest().fromJson(jsonValue, options);
+  }
+
+  static fromJsonString(jsonString: string, options?: Partial<JsonReadOptions>): SetModuleVersionStatusRequest {
+    return new SetModuleVersionStatusRequest().fromJsonString(jsonString, options);
+  }
+
+  static equals(a: SetModuleVersionStatusRequest | PlainMessage<SetModuleVersionStatusRequest> | undefined, b: SetModuleVersionStatusRequest | PlainMessage<SetModuleVersionStatusRequest> | undefined): boolean {
+    return proto3.util.equals(SetModuleVersionStatusRequest, a, b);
+  }
+}
+
+/**
+ * @generated from message fleetform.emulator.v1.SetModuleVersionStatusResponse
+ */
+export class SetModuleVersionStatusResponse extends Message<SetModuleVersionStatusResponse> {
+  /**
+   * @generated from field: string module_id = 1;
+   */
+  moduleId = "";
+
+  /**
+   * @generated from field: string version = 2;
+   */
+  version = "";
+
+  /**
+   * @generated from field: bool deprecated = 3;
+   */
+  deprecated = false;
+
+  /**
+   * @generated from field: string deprecation_message = 4;
+   */
+  deprecationMessage = "";
+
+  /**
+   * @generated from field: string min_viam_server_version = 5;
+   */
+  minViamServerVersion = "";
+
+  constructor(data?: PartialMessage<SetModuleVersionStatusResponse>) {
+    super();
+    proto3.util.initPartial(data, this);
+  }
+
+  static readonly runtime: typeof proto3 = proto3;
+  static readonly typeName = "fleetform.emulator.v1.SetModuleVersionStatusResponse";
+  static readonly fields: FieldList = proto3.util.newFieldList(() => [
+    { no: 1, name: "module_id", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+    { no: 2, name: "version", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+    { no: 3, name: "deprecated", kind: "scalar", T: 8 /* ScalarType.BOOL */ },
+    { no: 4, name: "deprecation_message", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+    { no: 5, name: "min_viam_server_version", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+  ]);
+
+  static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): SetModuleVersionStatusResponse {
+    return new SetModuleVersionStatusResponse().fromBinary(bytes, options);
+  }
+
+  static fromJson(jsonValue: JsonValue, options?: Partial<JsonReadOptions>): SetModuleVersionStatusResponse {
+    return new SetModuleVersionStatusResponse().fromJson(jsonValue, options);
+  }
+
+  static fromJsonString(jsonString: string, options?: Partial<JsonReadOptions>): SetModuleVersionStatusResponse {
+    return new SetModuleVersionStatusResponse().fromJsonString(jsonString, options);
+  }
+
+  static equals(a: SetModuleVersionStatusResponse | PlainMessage<SetModuleVersionStatusResponse> | undefined, b: SetModuleVersionStatusResponse | PlainMessage<SetModuleVersionStatusResponse> | undefined): boolean {
+    return proto3.util.equals(SetModuleVersionStatusResponse, a, b);
+  }
+}
+
+/**
+ * Sets the viam-server version a simulated machine (name or id; its main part) reports in
+ * ListMachineSummaries; "" reports none (unknown).
+ *
+ * @generated from message fleetform.emulator.v1.SetViamServerVersionRequest
+ */
+export class SetViamServerVersionRequest extends Message<SetViamServerVersionRequest> {
+  /**
+   * @generated from field: string machine = 1;
+   */
+  machine = "";
+
+  /**
+   * @generated from field: string version = 2;
+   */
+  version = "";
+
+  constructor(data?: PartialMessage<SetViamServerVersionRequest>) {
+    super();
+    proto3.util.initPartial(data, this);
+  }
+
+  static readonly runtime: typeof proto3 = proto3;
+  static readonly typeName = "fleetform.emulator.v1.SetViamServerVersionRequest";
+  static readonly fields: FieldList = proto3.util.newFieldList(() => [
+    { no: 1, name: "machine", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+    { no: 2, name: "version", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+  ]);
+
+  static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): SetViamServerVersionRequest {
+    return new SetViamServerVersionRequest().fromBinary(bytes, options);
+  }
+
+  static fromJson(jsonValue: JsonValue, options?: Partial<JsonReadOptions>): SetViamServerVersionRequest {
+    return new SetViamServerVersionRequest().fromJson(jsonValue, options);
+  }
+
+  static fromJsonString(jsonString: string, options?: Partial<JsonReadOptions>): SetViamServerVersionRequest {
+    return new SetViamServerVersionRequest().fromJsonString(jsonString, options);
+  }
+
+  static equals(a: SetViamServerVersionRequest | PlainMessage<SetViamServerVersionRequest> | undefined, b: SetViamServerVersionRequest | PlainMessage<SetViamServerVersionRequest> | undefined): boolean {
+    return proto3.util.equals(SetViamServerVersionRequest, a, b);
+  }
+}
+
+/**
+ * @generated from message fleetform.emulator.v1.SetViamServerVersionResponse
+ */
+export class SetViamServerVersionResponse extends Message<SetViamServerVersionResponse> {
+  /**
+   * @generated from field: string part_id = 1;
+   */
+  partId = "";
+
+  /**
+   * @generated from field: string version = 2;
+   */
+  version = "";
+
+  constructor(data?: PartialMessage<SetViamServerVersionResponse>) {
+    super();
+    proto3.util.initPartial(data, this);
+  }
+
+  static readonly runtime: typeof proto3 = proto3;
+  static readonly typeName = "fleetform.emulator.v1.SetViamServerVersionResponse";
+  static readonly fields: FieldList = proto3.util.newFieldList(() => [
+    { no: 1, name: "part_id", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+    { no: 2, name: "version", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+  ]);
+
+  static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): SetViamServerVersionResponse {
+    return new SetViamServerVersionResponse().fromBinary(bytes, options);
+  }
+
+  static fromJson(jsonValue: JsonValue, options?: Partial<JsonReadOptions>): SetViamServerVersionResponse {
+    return new SetViamServerVersionResponse().fromJson(jsonValue, options);
+  }
+
+  static fromJsonString(jsonString: string, options?: Partial<JsonReadOptions>): SetViamServerVersionResponse {
+    return new SetViamServerVersionResponse().fromJsonString(jsonString, options);
+  }
+
+  static equals(a: SetViamServerVersionResponse | PlainMessage<SetViamServerVersionResponse> | undefined, b: SetViamServerVersionResponse | PlainMessage<SetViamServerVersionResponse> | undefined): boolean {
+    return proto3.util.equals(SetViamServerVersionResponse, a, b);
   }
 }
 
