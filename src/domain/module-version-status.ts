@@ -1,6 +1,8 @@
 import coerce from 'semver/functions/coerce';
 import lt from 'semver/functions/lt';
-import { certainIssue, warningIssue, type Issue } from './issue';
+import { certainIssue, childPath, warningIssue, type Issue } from './issue';
+import { isCertainFailure, type Acknowledgment } from './certainty';
+import { isObject } from './json-value';
 import type { ModuleVersion } from './registry';
 import { policyAdmits, resolveModuleVersion, type ResolvedModuleVersion, type VersionPolicy } from './version-policy';
 
@@ -117,4 +119,26 @@ export function pinnedVersionFindings(moduleId: string, v: ModuleVersion, server
     }
   }
   return issues;
+}
+
+/**
+ * What adopting a stored config acknowledges of its own modules: each one pinned to a
+ * version that needs a newer viam-server than the machine runs (`versionsOf` gives the
+ * registry's versions of a module id), at the path plans name it (`modules.NAME.version`).
+ */
+export function storedServerFailures(
+  config: Readonly<Record<string, unknown>>,
+  versionsOf: (moduleId: string) => readonly ModuleVersion[] | undefined,
+  server: string | undefined,
+): Acknowledgment[] {
+  const modules: unknown[] = Array.isArray(config.modules) ? config.modules : [];
+  return modules.flatMap((m): Acknowledgment[] => {
+    if (!isObject(m) || typeof m.module_id !== 'string' || typeof m.version !== 'string' || typeof m.name !== 'string') return [];
+    const pinned = versionsOf(m.module_id)?.find((v) => v.version === m.version);
+    if (!pinned) return [];
+    const path = childPath(childPath('modules', m.name), 'version');
+    return pinnedVersionFindings(m.module_id, pinned, server, path)
+      .filter(isCertainFailure)
+      .map((issue) => ({ code: issue.code, path, reason: `broken when adopted: ${issue.message}` }));
+  });
 }

@@ -1,9 +1,10 @@
-import type { TrainingJob } from '../../api/client';
+import type { MachinePart, TrainingJob } from '../../api/client';
 import { customTrainingJobResource, datasetResource, locationResource, trainingJobResource } from '../../domain/resource-attributes';
 import { TrainingStatus } from '../../domain/training';
 import { storedFailureAcknowledgments, type Acknowledgment } from '../../domain/certainty';
 import { FRAGMENT_RESOLVED_ISSUES } from '../../domain/fragments';
 import { validateMachineConfig } from '../../domain/validate';
+import { storedServerFailures } from '../../domain/module-version-status';
 import { machineDeclaration } from '../kinds/machine';
 import { machinePartDeclaration } from '../kinds/machine-part';
 import { stableStringify } from '../json';
@@ -14,10 +15,14 @@ import { isEmptyConfig, machineConfigCode, secretVariableName, type MachineConfi
 import { ConstructIds } from './names';
 
 /** The certain failures of a stored config, as code acknowledges them (what its fragments may bring is judged at plan). */
-function storedFailures(config: Record<string, unknown>): Acknowledgment[] {
+function storedFailures(config: Record<string, unknown>, part: MachinePart, inventory: Inventory): Acknowledgment[] {
   const imports = Array.isArray(config.fragments) && config.fragments.length > 0;
   const found = validateMachineConfig(config, { allowUnpinnedModules: true });
-  return storedFailureAcknowledgments(config, found, imports ? FRAGMENT_RESOLVED_ISSUES : NO_CODES);
+  const versionsOf = (id: string) => inventory.moduleVersions?.get(id)?.map((v) => ({ ...v, models: [] }));
+  return [
+    ...storedFailureAcknowledgments(config, found, imports ? FRAGMENT_RESOLVED_ISSUES : NO_CODES),
+    ...storedServerFailures(config, versionsOf, inventory.viamServers?.get(part.id)),
+  ];
 }
 
 const NO_CODES: ReadonlySet<string> = new Set();
@@ -358,7 +363,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
       parts: parts.decls,
       secrets: made.secrets,
       key: sameConfigKey(made.code, made.secrets),
-      acknowledged: storedFailures(main.config),
+      acknowledged: storedFailures(main.config, main, inventory),
     });
     imports.push({ address: `${MACHINE}.${constructId}`, id: machine.id });
     imports.push(...parts.imports);

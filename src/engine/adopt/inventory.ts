@@ -8,6 +8,7 @@ import {
   type TrainingJob,
 } from '../../api/client';
 import type { LocationDetail } from '../../api/client/app-client';
+import type { ModuleVersionStatus } from '../../api/client/types';
 import { FleetformError } from '../../domain/errors';
 import { mapLimited } from '../map-limited';
 
@@ -34,6 +35,10 @@ export interface Inventory {
   readonly fragments: readonly InventoryFragment[];
   readonly datasets: readonly Dataset[];
   readonly jobs: readonly TrainingJob[];
+  /** What the registry says of each version of the modules the machines' own configs name, by module id (absent: not read). */
+  readonly moduleVersions?: ReadonlyMap<string, readonly ModuleVersionStatus[]>;
+  /** The viam-server each part reports, by part id (a part that reports none, or none read, is unknown). */
+  readonly viamServers?: ReadonlyMap<string, string>;
 }
 
 export interface InventoryOptions {
@@ -78,5 +83,20 @@ export async function readInventory(client: ServiceClient, options: InventoryOpt
     client.datasetClient.listDatasets(organizationId),
     options.includeJobs ? client.mlTrainingClient.listTrainingJobs(organizationId) : Promise.resolve([]),
   ]);
-  return { organizationId, locations, machines, fragments, datasets, jobs };
+  const moduleIds = [...new Set(machines.flatMap((m) => m.parts.flatMap((p) => moduleIdsOf(p.config))))];
+  const items = await mapLimited(moduleIds, options.concurrency, (id) => unlessNotFound(() => client.appClient.getRegistryItem(id)));
+  const moduleVersions = new Map(moduleIds.map((id, i) => [id, items[i]?.moduleVersions ?? []]));
+  // Without the summaries a machine's viam-server is unknown, and a plan only warns of it.
+  const viamServers = await client.appClient.viamServerVersions(organizationId).catch(() => new Map<string, string>());
+  return { organizationId, locations, machines, fragments, datasets, jobs, moduleVersions, viamServers };
+}
+
+/** The module ids a config's own modules name. */
+function moduleIdsOf(config: unknown): string[] {
+  const modules: unknown = typeof config === 'object' && config !== null ? (config as { modules?: unknown }).modules : undefined;
+  if (!Array.isArray(modules)) return [];
+  return modules.flatMap((m: unknown) => {
+    const id = typeof m === 'object' && m !== null ? (m as { module_id?: unknown }).module_id : undefined;
+    return typeof id === 'string' && id !== '' ? [id] : [];
+  });
 }
