@@ -215,6 +215,33 @@ describe('planAdoption', () => {
     expect(code).toMatch(/^import \{ [^}]*\bPart\b[^}]* \} from 'fleetform';$/m);
   });
 
+  test("a part's certain failures are acknowledged on its Part, as the main part's on its Machine", () => {
+    const broken = {
+      components: [{ name: 'gripper', api: 'rdk:component:gripper', model: 'acme:gripz:two' }],
+      modules: [{ type: 'registry', name: 'acme_grip', module_id: 'acme:grip', version: '~2' }],
+    };
+    const m = machine('m1', 'picker', {});
+    const a = planAdoption(
+      inventory([
+        {
+          ...m,
+          parts: [...m.parts, { id: 'm1-p', name: 'arm', machineId: 'm1', locationId: m.locationId, mainPart: false, config: broken }],
+        },
+      ]),
+      { managed: new Map() },
+    );
+    expect(a.machines[0]?.acknowledged).toEqual([]);
+    expect(a.machines[0]?.parts[0]?.acknowledged.map((x) => [x.code, x.path])).toEqual([
+      ['model-module-mismatch', 'components.gripper.model'],
+      ['module-version', 'modules.acme_grip.version'],
+    ]);
+    const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
+    expect(code).toMatch(
+      /new Part\(picker, 'arm', \{[^;]*acknowledged: \[\s*\{\s*code: 'model-module-mismatch',\s*path: 'components\.gripper\.model'/,
+    );
+    expect(code).toContain("code: 'module-version'");
+  });
+
   test('code for CDK Terrain imports its classes from cdktn and fleetform/cdktn', () => {
     const a = planAdoption(inventory([machine('m1', 'rover', sensors('t', '1'))]), { managed: new Map() });
     const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktn' });

@@ -54,6 +54,8 @@ export interface PartDecl {
   readonly name: string;
   readonly config: MachineConfigCode;
   readonly imports: readonly ImportDecl[];
+  /** The certain failures of its stored config, acknowledged in code. */
+  readonly acknowledged: readonly Acknowledgment[];
 }
 
 /** A config several machines have exactly alike: declared once, in a function each of them calls. */
@@ -253,7 +255,14 @@ function planParts(
     for (const s of made.secrets) planning.secrets.push({ ...s, machine: `${machine.name} (part ${part.name})` });
     planning.untouched.push(...made.untouched.map((s) => `config section "${s}" of part ${part.name}`));
     const partImports = resolved.imports.map((i) => withSecretVariables(i, label, planning.secrets));
-    decls.push({ constructId, id: part.id, name: part.name, config: made.code, imports: partImports });
+    decls.push({
+      constructId,
+      id: part.id,
+      name: part.name,
+      config: made.code,
+      imports: partImports,
+      acknowledged: storedFailures(part.config),
+    });
     imports.push({ address: `${PART}.${machineConstructId}_${constructId}`, id: part.id });
   }
   return { decls, imports };
