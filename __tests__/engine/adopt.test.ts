@@ -457,6 +457,31 @@ describe('fragments', () => {
     );
   });
 
+  test("a machine's certain failures are judged on its config resolved with the organization's fragments; an import not among them leaves them to plan", () => {
+    const sensor = (model: string, dependsOn: string[] = []) => ({
+      name: 'probe',
+      api: 'rdk:component:sensor',
+      model,
+      depends_on: dependsOn,
+    });
+    const a = planAdoption(
+      inventory(
+        [
+          machine('m1', 'fine', {
+            components: [sensor('acme:sensors:hc-sr04', ['board-1'])],
+            fragments: [{ id: 'f-inner', variables: { pin: '3' } }],
+          }),
+          machine('m2', 'typo', { components: [sensor('acme:sensorz:hc-sr04')], fragments: [{ id: 'f-inner', variables: { pin: '3' } }] }),
+          machine('m3', 'elsewhere', { components: [sensor('acme:sensorz:hc-sr04')], fragments: [{ id: 'public-fragment' }] }),
+        ],
+        { fragments: [inner] },
+      ),
+      { managed: new Map() },
+    );
+    const acks = Object.fromEntries(a.machines.map((m) => [m.name, m.acknowledged.map((x) => [x.code, x.path])]));
+    expect(acks).toEqual({ fine: [], typo: [['model-module-mismatch', 'components.probe.model']], elsewhere: [] });
+  });
+
   test('a second fragment of a name is left out: a stack declares one fragment per name', () => {
     const a = planAdoption(inventory([], { fragments: [fragment('f1', 'kit', {}), fragment('f2', 'kit', {})] }), { managed: new Map() });
     expect(a.fragments.map((f) => f.id)).toEqual(['f1']);

@@ -2,7 +2,13 @@ import type { TrainingJob } from '../../api/client';
 import { customTrainingJobResource, datasetResource, locationResource, trainingJobResource } from '../../domain/resource-attributes';
 import { TrainingStatus } from '../../domain/training';
 import { storedFailureAcknowledgments, type Acknowledgment } from '../../domain/certainty';
-import { FRAGMENT_RESOLVED_ISSUES } from '../../domain/fragments';
+import {
+  FRAGMENT_RESOLVED_ISSUES,
+  fragmentLookup,
+  leavesImportOut,
+  resolveMachineConfig,
+  type FragmentLookup,
+} from '../../domain/fragments';
 import { validateMachineConfig } from '../../domain/validate';
 import { machineDeclaration } from '../kinds/machine';
 import { machinePartDeclaration } from '../kinds/machine-part';
@@ -13,11 +19,39 @@ import type { Inventory, InventoryMachine } from './inventory';
 import { isEmptyConfig, machineConfigCode, secretVariableName, type MachineConfigCode, type SecretVariable } from './machine-code';
 import { ConstructIds } from './names';
 
-/** The certain failures of a stored config, as code acknowledges them (what its fragments may bring is judged at plan). */
-function storedFailures(config: Record<string, unknown>): Acknowledgment[] {
-  const imports = Array.isArray(config.fragments) && config.fragments.length > 0;
+/**
+ * The certain failures of a stored config, as code acknowledges them. Those only what it
+ * runs can judge (a module, a dependency's target its fragments may bring) are judged on it
+ * resolved with the organization's fragments at their latest revision; when an import is
+ * not among them, or at another revision, plan judges them and they only may fail.
+ */
+function storedFailures(config: Record<string, unknown>, fragments: FragmentLookup): Acknowledgment[] {
   const found = validateMachineConfig(config, { allowUnpinnedModules: true });
-  return storedFailureAcknowledgments(config, found, imports ? FRAGMENT_RESOLVED_ISSUES : NO_CODES);
+  const imports = Array.isArray(config.fragments) && config.fragments.length > 0;
+  if (!imports) return storedFailureAcknowledgments(config, found, NO_CODES);
+  const resolution = resolveMachineConfig({ machine: 'adopted', config, fragments });
+  if (resolution.errors.some(leavesImportOut)) return storedFailureAcknowledgments(config, found, FRAGMENT_RESOLVED_ISSUES);
+  const runs = validateMachineConfig(resolution.config, { allowUnpinnedModules: true });
+  const judged = {
+    errors: [],
+    warnings: [
+      ...found.warnings.filter((w) => !FRAGMENT_RESOLVED_ISSUES.has(w.code)),
+      ...runs.warnings.filter((w) => FRAGMENT_RESOLVED_ISSUES.has(w.code)),
+    ],
+  };
+  return storedFailureAcknowledgments(resolution.config, judged, NO_CODES);
+}
+
+/** The organization's fragments at their latest revision (and the tags naming it), as a lookup. */
+function latestFragments(fragments: Inventory['fragments']): FragmentLookup {
+  return fragmentLookup(
+    fragments.map(({ fragment, tags }) => ({
+      id: fragment.id,
+      name: fragment.name,
+      revisions: [{ revision: fragment.revision, config: fragment.config }],
+      tags: Object.fromEntries(tags.map((t) => [t.tag, t.revision])),
+    })),
+  );
 }
 
 const NO_CODES: ReadonlySet<string> = new Set();
@@ -217,6 +251,8 @@ interface PartPlanning {
   readonly secrets: AdoptedSecret[];
   /** The machine's list of what stays on the service as it is. */
   readonly untouched: string[];
+  /** The organization's fragments, as its parts' configs are resolved with them. */
+  readonly fragments: FragmentLookup;
 }
 
 /**
@@ -261,7 +297,7 @@ function planParts(
       name: part.name,
       config: made.code,
       imports: partImports,
-      acknowledged: storedFailures(part.config),
+      acknowledged: storedFailures(part.config, planning.fragments),
     });
     imports.push({ address: `${PART}.${machineConstructId}_${constructId}`, id: part.id });
   }
@@ -312,6 +348,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     return construct ? { construct } : { id };
   };
 
+  const fragments = latestFragments(inventory.fragments);
   const fragmentPlan = planFragments(inventory.fragments, {
     ids,
     managedAs,
@@ -356,7 +393,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     }
     const constructId = ids.take(machine.name, 'machine');
     const left = made.untouched.map((s) => `config section "${s}"`);
-    const parts = planParts(machine, constructId, { fragmentPlan, managedAs, skipped, secrets, untouched: left });
+    const parts = planParts(machine, constructId, { fragmentPlan, managedAs, skipped, secrets, untouched: left, fragments });
     if (left.length > 0) untouched.push({ machine: machine.name, what: left });
     const imported = resolved.imports.map((i) => withSecretVariables(i, machine.name, secrets));
     pending.push({
@@ -367,7 +404,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
       parts: parts.decls,
       secrets: made.secrets,
       key: sameConfigKey(made.code, made.secrets),
-      acknowledged: storedFailures(main.config),
+      acknowledged: storedFailures(main.config, fragments),
     });
     imports.push({ address: `${MACHINE}.${constructId}`, id: machine.id });
     imports.push(...parts.imports);
