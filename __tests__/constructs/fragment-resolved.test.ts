@@ -3,7 +3,7 @@
  * its own entries with what those fragments bring, as plan judges it. A fragment read from
  * the service (by id, or at a version) is judged at plan.
  */
-import { Fragment, Machine, ModularResource, Module } from '../../src';
+import { Fragment, Machine, ModularResource, Module, Part } from '../../src';
 import type { TerraformStack } from 'cdktf';
 import { errorsOf, issueAt, newStack, warningsOf } from './helpers';
 
@@ -85,4 +85,20 @@ describe('a machine importing a fragment of its stack', () => {
     expect(errorsOf(app)).toEqual([]);
     expect(warningsOf(app)).toEqual([]);
   });
+});
+
+test('a Part importing a fragment of the stack is judged as a machine: its error, its acknowledgment a warning, one matching nothing a warning', () => {
+  const { app, stack } = newStack('s');
+  const rig = new Fragment(stack, 'rig', { name: 'sensor-rig' });
+  new Module(rig, 'sensors', { moduleId: 'acme:sensors', version: '^1' });
+  const machine = new Machine(stack, 'rover');
+  const arm = new Part(machine, 'arm', {
+    acknowledged: [{ code: 'depends-on-missing', path: 'components.grip.depends_on[0]', reason: 'an old name' }],
+  }).useFragment(rig);
+  new ModularResource(arm, 'sonar', { api: 'rdk:component:sensor', model: 'acme:sensorz:hc-sr04' });
+  expect(errorsOf(app)).toEqual(['s/rover/arm/sonar model model-module-mismatch']);
+  expect(warningsOf(app)).toEqual(['s/rover/arm acknowledged["components.grip.depends_on[0]"] acknowledgment-unmatched']);
+  arm.acknowledge({ code: 'model-module-mismatch', path: 'components.sonar.model', reason: 'module renamed next week' });
+  expect(errorsOf(app)).toEqual([]);
+  expect(issueAt(app, 's/rover/arm/sonar', 'model').message).toMatch(/\(acknowledged: module renamed next week\)$/);
 });
