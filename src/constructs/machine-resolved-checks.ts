@@ -18,6 +18,7 @@ import type { Issue, ValidationResult } from '../domain/issue';
 import { isObject } from '../domain/json-value';
 import { validateMachineConfig } from '../domain/validate';
 import { fragmentConfigKeys, fragmentImportsOf, type IFragment } from './fragment-imports';
+import { perGeneration } from './generation';
 import { kindOf } from './kinds';
 import { assembleMachine } from './machine-config';
 import type { IMachine } from './machine-parts';
@@ -42,14 +43,19 @@ function importKeys(holder: IConstruct): Record<string, unknown> {
   return { ...(fragments ? { fragments } : {}), ...(keys.fragment_mods ? { fragment_mods: keys.fragment_mods } : {}) };
 }
 
+/** A fragment's config as the stack declares it, assembled once per generation however many machines import it (shared: not mutated). */
+const declaredConfig = perGeneration((fragment: IFragment): Record<string, unknown> => ({
+  ...assembleMachine(fragment as unknown as IMachine).config,
+  ...importKeys(fragment),
+}));
+
 /** Adds the fragments a holder reaches to `into`; false when one is not known in code (by id, at a version, of no Fragment). */
 function collectDeclared(holder: IConstruct, into: Map<string, FragmentAtVersion>): boolean {
   for (const { fragment, options } of fragmentImportsOf(holder)) {
     if (typeof fragment === 'string' || kindOf(fragment) !== FRAGMENT_KIND || options.version !== undefined) return false;
     const id = declaredId(fragment);
     if (into.has(id)) continue;
-    const config = { ...assembleMachine(fragment as unknown as IMachine).config, ...importKeys(fragment) };
-    into.set(id, { id, name: fragment.name, revision: 'declared', config });
+    into.set(id, { id, name: fragment.name, revision: 'declared', config: declaredConfig(fragment) });
     if (!collectDeclared(fragment, into)) return false;
   }
   return true;
