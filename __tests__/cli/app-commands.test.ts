@@ -42,7 +42,7 @@ function project(name: string, body: string): string {
     join(dir, 'main.ts'),
     [
       "import { App, TerraformStack } from 'cdktf';",
-      `import { FleetProvider, Machine, Module, ModularResource, TrainingJob, ModelType } from ${JSON.stringify(SRC)};`,
+      `import { FleetProvider, Fragment, Machine, Module, ModularResource, TrainingJob, ModelType } from ${JSON.stringify(SRC)};`,
       body,
     ].join('\n'),
   );
@@ -114,6 +114,33 @@ describe('fleetform validate / synth on a broken app', () => {
     expect(lines('warning')).toEqual([]);
     expect(r.stderr).toMatch(/^ {2}hint: /m);
     expect(r.stderr).toMatch(/4 errors, 0 warnings\n$/);
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  test("a machine's model of a module neither it nor the fragment it imports from the stack has is an error with path, cause and fix", async () => {
+    const dir = project(
+      'fragment-module',
+      [
+        'const app = new App();',
+        "const stack = new TerraformStack(app, 's');",
+        "new FleetProvider(stack, 'cloud');",
+        "const rig = new Fragment(stack, 'rig', { name: 'sensor-rig' });",
+        "new Module(rig, 'sensors', { moduleId: 'acme:sensors', version: '^1' });",
+        "const m = new Machine(stack, 'rover').useFragment(rig);",
+        "new ModularResource(m, 'sonar', { api: 'rdk:component:sensor', model: 'acme:sensorz:hc-sr04' });",
+        "new ModularResource(m, 'range', { api: 'rdk:component:sensor', model: 'acme:sensors:hc-sr04' });",
+        'app.synth();',
+      ].join('\n'),
+    );
+    const r = await fleetform(dir, 'validate');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(
+      'error: s/rover/sonar: model: resource "sonar" will not start: model "acme:sensorz:hc-sr04" needs a module with module_id "acme:sensorz"; configured module ids: acme:sensors',
+    );
+    expect(r.stderr).toMatch(/^ {2}hint: add a module with "module_id": "acme:sensorz"/m);
+    expect(r.stderr).not.toContain('s/rover/range');
+    expect(r.stderr).toMatch(/1 error, 0 warnings\n$/);
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 

@@ -156,9 +156,11 @@ function synthChecked(
     boardDependsOn?: string[];
     ownUsesFragmentModule?: boolean;
     prefix?: string;
+    /** Synthesize without the checks of code, as an app that skips them: plan still checks. */
+    skipValidation?: boolean;
   },
 ): void {
-  const app = new App({ outdir: project.outdir });
+  const app = new App({ outdir: project.outdir, skipValidation: shape.skipValidation === true });
   const stack = new TerraformStack(app, 'fleet');
   new FleetProvider(stack, 'cloud', {});
   const rig = new Fragment(stack, 'rig', { name: 'sensor-rig' });
@@ -214,9 +216,18 @@ test('plan checks what each machine will run, naming machine, fragment and field
   await refused({ prefix: 'front' }, `machine picker, fragment ${rigId}`, 'board_pin');
   await refused({ prefix: 'front', variables: { board_pin: '11', pni: '3' } }, 'pni');
   // An override that gives a resource a dependency nothing on the machine provides, its fragments resolved, certainly
-  // fails that resource: an error of code named with the fragment the entry comes from, and how to acknowledge it.
+  // fails that resource: an error of code named with the fragment the entry comes from, and how to acknowledge it,
+  // found at synth (the fragment is the stack's), and at plan when the app skips the checks of code.
+  const encoder = {
+    prefix: 'front',
+    variables: { board_pin: '11' },
+    mods: [{ $set: { 'components.front-board.depends_on': ['encoder'] } }],
+  };
+  expect(() => synthChecked(q, encoder)).toThrow(
+    /\[fleet\/picker\] components\.front-board\.depends_on\[0\]: fragment sensor-rig: resource "front-board" will not start: it depends on "encoder".*acknowledged: \[\{ code: 'depends-on-missing', path: "components\.front-board\.depends_on\[0\]"/,
+  );
   await refused(
-    { prefix: 'front', variables: { board_pin: '11' }, mods: [{ $set: { 'components.front-board.depends_on': ['encoder'] } }] },
+    { ...encoder, skipValidation: true },
     `machine picker, fragment sensor-rig (${rigId}): components.front-board.depends_on[0]`,
     'encoder',
     `acknowledged: [{ code: 'depends-on-missing', path: "components.front-board.depends_on[0]"`,

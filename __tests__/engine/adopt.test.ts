@@ -215,6 +215,33 @@ describe('planAdoption', () => {
     expect(code).toMatch(/^import \{ [^}]*\bPart\b[^}]* \} from 'fleetform';$/m);
   });
 
+  test("a part's certain failures are acknowledged on its Part, as the main part's on its Machine", () => {
+    const broken = {
+      components: [{ name: 'gripper', api: 'rdk:component:gripper', model: 'acme:gripz:two' }],
+      modules: [{ type: 'registry', name: 'acme_grip', module_id: 'acme:grip', version: '~2' }],
+    };
+    const m = machine('m1', 'picker', {});
+    const a = planAdoption(
+      inventory([
+        {
+          ...m,
+          parts: [...m.parts, { id: 'm1-p', name: 'arm', machineId: 'm1', locationId: m.locationId, mainPart: false, config: broken }],
+        },
+      ]),
+      { managed: new Map() },
+    );
+    expect(a.machines[0]?.acknowledged).toEqual([]);
+    expect(a.machines[0]?.parts[0]?.acknowledged.map((x) => [x.code, x.path])).toEqual([
+      ['model-module-mismatch', 'components.gripper.model'],
+      ['module-version', 'modules.acme_grip.version'],
+    ]);
+    const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktf' });
+    expect(code).toMatch(
+      /new Part\(picker, 'arm', \{[^;]*acknowledged: \[\s*\{\s*code: 'model-module-mismatch',\s*path: 'components\.gripper\.model'/,
+    );
+    expect(code).toContain("code: 'module-version'");
+  });
+
   test('code for CDK Terrain imports its classes from cdktn and fleetform/cdktn', () => {
     const a = planAdoption(inventory([machine('m1', 'rover', sensors('t', '1'))]), { managed: new Map() });
     const code = renderAdoption(a, { className: 'AdoptedStack', cdk: 'cdktn' });
@@ -428,6 +455,31 @@ describe('fragments', () => {
     expect(code).toMatch(
       /new Component\(machine, 'probe', \{\n\s+api: 'rdk:component:sensor',\n\s+model: 'acme:sensors:hc-sr04',\n\s+attributes: \{\},\n\s+dependsOn: \['board-1'\],/,
     );
+  });
+
+  test("a machine's certain failures are judged on its config resolved with the organization's fragments; an import not among them leaves them to plan", () => {
+    const sensor = (model: string, dependsOn: string[] = []) => ({
+      name: 'probe',
+      api: 'rdk:component:sensor',
+      model,
+      depends_on: dependsOn,
+    });
+    const a = planAdoption(
+      inventory(
+        [
+          machine('m1', 'fine', {
+            components: [sensor('acme:sensors:hc-sr04', ['board-1'])],
+            fragments: [{ id: 'f-inner', variables: { pin: '3' } }],
+          }),
+          machine('m2', 'typo', { components: [sensor('acme:sensorz:hc-sr04')], fragments: [{ id: 'f-inner', variables: { pin: '3' } }] }),
+          machine('m3', 'elsewhere', { components: [sensor('acme:sensorz:hc-sr04')], fragments: [{ id: 'public-fragment' }] }),
+        ],
+        { fragments: [inner] },
+      ),
+      { managed: new Map() },
+    );
+    const acks = Object.fromEntries(a.machines.map((m) => [m.name, m.acknowledged.map((x) => [x.code, x.path])]));
+    expect(acks).toEqual({ fine: [], typo: [['model-module-mismatch', 'components.probe.model']], elsewhere: [] });
   });
 
   test('a second fragment of a name is left out: a stack declares one fragment per name', () => {

@@ -70,15 +70,19 @@ export function fragmentImportsOf(
   return importsOf.get(holder) ?? [];
 }
 
-const idOf = (fragment: IFragment | string): string => (typeof fragment === 'string' ? fragment : fragment.fragmentId);
+const serviceIdOf = (fragment: IFragment | string): string => (typeof fragment === 'string' ? fragment : fragment.fragmentId);
 
 /**
  * The `fragments` and `fragment_mods` keys of a machine's or fragment's config, when it
  * imports any: each import's entry (`{id, version, prefix, variables, disabled}`, unset
  * options left out, or the bare id when it says so) and the mods of each imported
- * fragment, in the order declared.
+ * fragment, in the order declared. Each fragment is named by `idOf` (by default the id the
+ * service assigns it).
  */
-export function fragmentConfigKeys(holder: IConstruct): { fragments?: Array<ImportEntry | string>; fragment_mods?: JsonObject[] } {
+export function fragmentConfigKeys(
+  holder: IConstruct,
+  idOf: (fragment: IFragment | string) => string = serviceIdOf,
+): { fragments?: Array<ImportEntry | string>; fragment_mods?: JsonObject[] } {
   type Entry = ImportEntry;
   const imports = importsOf.get(holder);
   if (!imports || imports.length === 0) return {};

@@ -1,6 +1,6 @@
 import { Token } from './cdk';
 import type { IConstruct } from 'constructs';
-import type { Issue } from '../domain';
+import type { Issue, ValidationResult } from '../domain';
 import { MANAGED_CONFIG_SECTIONS } from '../domain/config';
 import { childPath } from '../domain/json-path';
 import { FRAGMENT_RESOLVED_ISSUES } from '../domain/fragments';
@@ -15,6 +15,7 @@ import { kindOf } from './kinds';
 import { FRAGMENT_KIND } from './machine-scope';
 import type { AssembledMachine, ConfigEntrySource } from './machine-config';
 import { fragmentImportsOf } from './fragment-imports';
+import { judgedResolved, resolvedInCode } from './machine-resolved-checks';
 import { isPlainTextSecret, PLAIN_TEXT_SECRET_HINT } from './secret';
 import type { IMachine, IModularResource, IModule } from './machine-parts';
 
@@ -152,24 +153,37 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
   }
   // A machine's registry modules may omit their version: apply pins them.
   const found = validateMachineConfig(config, { allowUnpinnedModules: true, scan });
-  // What its fragments bring (a module, a dependency's target) is checked at plan, resolved.
-  const importsFragments = fragmentImportsOf(machine).length > 0;
-  // A fragment is part of other configs: what it certainly fails is judged in each machine importing it.
-  const result =
-    kindOf(machine) === FRAGMENT_KIND
-      ? found
-      : inCode(found, config, machine.acknowledgments ?? [], importsFragments ? { judgedElsewhere: FRAGMENT_RESOLVED_ISSUES } : {});
+  const result = judgedInCode(machine, config, found);
   if (result.errors.length > 0 || result.warnings.length > 0) {
     for (const issues of [result.errors, result.warnings]) {
       for (const issue of issues) {
         if (issue.code === 'placeholder' && tokens.has(issue.path)) continue;
-        if (importsFragments && FRAGMENT_RESOLVED_ISSUES.has(issue.code)) continue;
+        if (result.judgedAtPlan && FRAGMENT_RESOLVED_ISSUES.has(issue.code)) continue;
         if (foreign?.has(issue.path)) continue;
         attribution.add(issue.path, issue);
       }
     }
   }
   if (partIssues !== undefined) for (const report of partIssues) report();
+}
+
+/**
+ * The findings of a machine's config as code declares it. A fragment is part of other
+ * configs: what it certainly fails is judged in each machine importing it. What a machine's
+ * fragments bring (a module, a dependency's target) is judged on its config resolved with
+ * them: here when the stack declares each, else at plan.
+ */
+function judgedInCode(
+  machine: IMachine,
+  config: AssembledMachine['config'],
+  found: ValidationResult,
+): ValidationResult & { judgedAtPlan: boolean } {
+  if (kindOf(machine) === FRAGMENT_KIND) return { ...found, judgedAtPlan: false };
+  const acknowledged = machine.acknowledgments ?? [];
+  if (fragmentImportsOf(machine).length === 0) return { ...inCode(found, config, acknowledged), judgedAtPlan: false };
+  const resolution = resolvedInCode(machine, config as Record<string, unknown>);
+  if (resolution) return { ...judgedResolved(found, config as Record<string, unknown>, resolution, acknowledged), judgedAtPlan: false };
+  return { ...inCode(found, config, acknowledged, { judgedElsewhere: FRAGMENT_RESOLVED_ISSUES }), judgedAtPlan: true };
 }
 
 /** Machine names: not empty, unique per location. */

@@ -60,8 +60,7 @@ export class Part extends TerraformResource implements IMachine {
   readonly name: string;
   /** The machine this part belongs to. */
   readonly machine: IMachine;
-  /** The certain failures acknowledged. */
-  readonly acknowledgments: readonly Acknowledgment[];
+  private readonly acknowledgedFailures: Acknowledgment[];
 
   constructor(scope: Construct, id: string, props: PartProps = {}) {
     super(scope, id, { terraformResourceType: Part.tfResourceType });
@@ -77,9 +76,21 @@ export class Part extends TerraformResource implements IMachine {
     this.overrideLogicalId(logicalIdFor(this));
     this.machine = machine;
     this.name = props.name ?? id;
-    this.acknowledgments = [...(props.acknowledged ?? [])];
+    this.acknowledgedFailures = [...(props.acknowledged ?? [])];
     declareConfigSections(this, props);
     registerFleetConstruct(this);
+  }
+
+  /** Acknowledges a certain failure of this part's config, as Machine.acknowledge does of the main part's. */
+  acknowledge(acknowledgment: Acknowledgment): this {
+    this.acknowledgedFailures.push({ code: acknowledgment.code, path: acknowledgment.path, reason: acknowledgment.reason });
+    bumpGeneration();
+    return this;
+  }
+
+  /** The certain failures acknowledged. */
+  get acknowledgments(): readonly Acknowledgment[] {
+    return this.acknowledgedFailures;
   }
 
   /** A part lives where its machine does. */

@@ -2,7 +2,13 @@ import type { MachinePart, TrainingJob } from '../../api/client';
 import { customTrainingJobResource, datasetResource, locationResource, trainingJobResource } from '../../domain/resource-attributes';
 import { TrainingStatus } from '../../domain/training';
 import { storedFailureAcknowledgments, type Acknowledgment } from '../../domain/certainty';
-import { FRAGMENT_RESOLVED_ISSUES } from '../../domain/fragments';
+import {
+  FRAGMENT_RESOLVED_ISSUES,
+  fragmentLookup,
+  leavesImportOut,
+  resolveMachineConfig,
+  type FragmentLookup,
+} from '../../domain/fragments';
 import { validateMachineConfig } from '../../domain/validate';
 import { storedServerFailures } from '../../domain/module-version-status';
 import { machineDeclaration } from '../kinds/machine';
@@ -14,15 +20,49 @@ import type { Inventory, InventoryMachine } from './inventory';
 import { isEmptyConfig, machineConfigCode, secretVariableName, type MachineConfigCode, type SecretVariable } from './machine-code';
 import { ConstructIds } from './names';
 
-/** The certain failures of a stored config, as code acknowledges them (what its fragments may bring is judged at plan). */
-function storedFailures(config: Record<string, unknown>, part: MachinePart, inventory: Inventory): Acknowledgment[] {
-  const imports = Array.isArray(config.fragments) && config.fragments.length > 0;
+/**
+ * The certain failures of a stored config, as code acknowledges them. Those only what it
+ * runs can judge (a module, a dependency's target its fragments may bring) are judged on it
+ * resolved with the organization's fragments at their latest revision; when an import is
+ * not among them, or at another revision, plan judges them and they only may fail.
+ */
+function configFailures(config: Record<string, unknown>, fragments: FragmentLookup): Acknowledgment[] {
   const found = validateMachineConfig(config, { allowUnpinnedModules: true });
+  const imports = Array.isArray(config.fragments) && config.fragments.length > 0;
+  if (!imports) return storedFailureAcknowledgments(config, found, NO_CODES);
+  const resolution = resolveMachineConfig({ machine: 'adopted', config, fragments });
+  if (resolution.errors.some(leavesImportOut)) return storedFailureAcknowledgments(config, found, FRAGMENT_RESOLVED_ISSUES);
+  const runs = validateMachineConfig(resolution.config, { allowUnpinnedModules: true });
+  const judged = {
+    errors: [],
+    warnings: [
+      ...found.warnings.filter((w) => !FRAGMENT_RESOLVED_ISSUES.has(w.code)),
+      ...runs.warnings.filter((w) => FRAGMENT_RESOLVED_ISSUES.has(w.code)),
+    ],
+  };
+  return storedFailureAcknowledgments(resolution.config, judged, NO_CODES);
+}
+
+/** The organization's fragments at their latest revision (and the tags naming it), as a lookup. */
+function latestFragments(fragments: Inventory['fragments']): FragmentLookup {
+  return fragmentLookup(
+    fragments.map(({ fragment, tags }) => ({
+      id: fragment.id,
+      name: fragment.name,
+      revisions: [{ revision: fragment.revision, config: fragment.config }],
+      tags: Object.fromEntries(tags.map((t) => [t.tag, t.revision])),
+    })),
+  );
+}
+
+/**
+ * The certain failures of a stored part, as code acknowledges them: its config's (see
+ * configFailures), then each module pinned to a version needing a newer viam-server than
+ * the part reports.
+ */
+function storedFailures(part: MachinePart, fragments: FragmentLookup, inventory: Inventory): Acknowledgment[] {
   const versionsOf = (id: string) => inventory.moduleVersions?.get(id)?.map((v) => ({ ...v, models: [] }));
-  return [
-    ...storedFailureAcknowledgments(config, found, imports ? FRAGMENT_RESOLVED_ISSUES : NO_CODES),
-    ...storedServerFailures(config, versionsOf, inventory.viamServers?.get(part.id)),
-  ];
+  return [...configFailures(part.config, fragments), ...storedServerFailures(part.config, versionsOf, inventory.viamServers?.get(part.id))];
 }
 
 const NO_CODES: ReadonlySet<string> = new Set();
@@ -59,6 +99,8 @@ export interface PartDecl {
   readonly name: string;
   readonly config: MachineConfigCode;
   readonly imports: readonly ImportDecl[];
+  /** The certain failures of its stored config, acknowledged in code. */
+  readonly acknowledged: readonly Acknowledgment[];
 }
 
 /** A config several machines have exactly alike: declared once, in a function each of them calls. */
@@ -220,6 +262,10 @@ interface PartPlanning {
   readonly secrets: AdoptedSecret[];
   /** The machine's list of what stays on the service as it is. */
   readonly untouched: string[];
+  /** The organization's fragments, as its parts' configs are resolved with them. */
+  readonly fragments: FragmentLookup;
+  /** What adoption read, for the registry's versions and the parts' viam-server. */
+  readonly inventory: Inventory;
 }
 
 /**
@@ -258,7 +304,14 @@ function planParts(
     for (const s of made.secrets) planning.secrets.push({ ...s, machine: `${machine.name} (part ${part.name})` });
     planning.untouched.push(...made.untouched.map((s) => `config section "${s}" of part ${part.name}`));
     const partImports = resolved.imports.map((i) => withSecretVariables(i, label, planning.secrets));
-    decls.push({ constructId, id: part.id, name: part.name, config: made.code, imports: partImports });
+    decls.push({
+      constructId,
+      id: part.id,
+      name: part.name,
+      config: made.code,
+      imports: partImports,
+      acknowledged: storedFailures(part, planning.fragments, planning.inventory),
+    });
     imports.push({ address: `${PART}.${machineConstructId}_${constructId}`, id: part.id });
   }
   return { decls, imports };
@@ -308,6 +361,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     return construct ? { construct } : { id };
   };
 
+  const fragments = latestFragments(inventory.fragments);
   const fragmentPlan = planFragments(inventory.fragments, {
     ids,
     managedAs,
@@ -352,7 +406,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     }
     const constructId = ids.take(machine.name, 'machine');
     const left = made.untouched.map((s) => `config section "${s}"`);
-    const parts = planParts(machine, constructId, { fragmentPlan, managedAs, skipped, secrets, untouched: left });
+    const parts = planParts(machine, constructId, { fragmentPlan, managedAs, skipped, secrets, untouched: left, fragments, inventory });
     if (left.length > 0) untouched.push({ machine: machine.name, what: left });
     const imported = resolved.imports.map((i) => withSecretVariables(i, machine.name, secrets));
     pending.push({
@@ -363,7 +417,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
       parts: parts.decls,
       secrets: made.secrets,
       key: sameConfigKey(made.code, made.secrets),
-      acknowledged: storedFailures(main.config, main, inventory),
+      acknowledged: storedFailures(main, fragments, inventory),
     });
     imports.push({ address: `${MACHINE}.${constructId}`, id: machine.id });
     imports.push(...parts.imports);

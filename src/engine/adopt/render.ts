@@ -241,6 +241,7 @@ function writePart(
     name: part.name === part.constructId ? undefined : part.name,
     ...settings,
     emptyLists: emptyListsLiteral(part.config),
+    acknowledged: acknowledgedLiteral(part.acknowledged),
   };
   const statement = `new Part(${machineVar}, ${stringLiteral(part.constructId)}${propsArgument(w, props)});`;
   if (!named && isEmptyConfig({ ...part.config, settings: {} }) && part.imports.length === 0) {
@@ -303,12 +304,16 @@ function emptyListsLiteral(config: MachineConfigCode): Literal {
   return config.emptyLists === undefined ? undefined : [...config.emptyLists];
 }
 
+/** The `acknowledged` prop of a machine or part: its certain failures, or nothing when it has none. */
+function acknowledgedLiteral(list: MachineDecl['acknowledged']): Literal {
+  return list.length > 0 ? list.map((a) => ({ code: a.code, path: a.path, reason: a.reason })) : undefined;
+}
+
 /** A machine's props: its settings, unless a shared config declares them, and the lists its config holds (a prop even with a shared config). */
 function machineProps(m: MachineDecl, vars: ReadonlyMap<string, string>, used: Set<string>, blocks: Adoption['blocks']): Literal {
   const config = typeof m.config === 'number' ? blocks[m.config]?.config : m.config;
   const settings = typeof m.config === 'number' ? {} : (valueLiteral(m.config.settings, used) as { [key: string]: Literal });
-  const acknowledged =
-    m.acknowledged.length > 0 ? m.acknowledged.map((a) => ({ code: a.code, path: a.path, reason: a.reason })) : undefined;
+  const acknowledged = acknowledgedLiteral(m.acknowledged);
   return {
     name: m.name === m.constructId ? undefined : m.name,
     location: refCode(m.location, vars),

@@ -104,7 +104,7 @@ function parseConfig(text: string): { config: Record<string, unknown>; problem?:
 const JUDGED_AGAINST_REGISTRY: ReadonlySet<string> = new Set([MODULE_VIAM_SERVER_CODE]);
 
 /** The machine config rules over a config declared in code: a certain failure not acknowledged is an error. */
-function partConfigRules(acknowledged: readonly Acknowledgment[]): ConfigRules {
+export function partConfigRules(acknowledged: readonly Acknowledgment[]): ConfigRules {
   return (config, resolution) => {
     const found = validateMachineConfig(config, { allowUnpinnedModules: true });
     const judged = inCode(found, config, acknowledged, {
