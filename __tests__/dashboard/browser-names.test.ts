@@ -6,6 +6,7 @@
  * a machine, the old rollout moves to the history with that machine shown as gone; a
  * pending plan is coloured. With FLEETFORM_README_SHOTS=1 the screenshots go to docs/images.
  */
+import { EmulatorService } from '../../src/api/emulator-control';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -119,11 +120,13 @@ beforeAll(async () => {
   p = await openEmulatorProject('ff-dashboard-names-');
   synth({ machines: ['picker-1', 'picker-2', 'picker-3'], sensors: '~1.2', rollout: 'careful' });
   await apply();
-  // A change to every machine goes out by the rollout. Its gate does not pass a machine that
-  // imports a fragment yet (the revision it waits for leaves the fragment's out), so the
-  // canary is rolled back and the rollout stops in wave 1, the later wave not reached.
+  // A change to every machine goes out by the rollout. The version it moves to crashes, so
+  // the canary is rolled back and the rollout stops in wave 1, the later wave not reached.
+  const controls = p.client.clientFor(EmulatorService);
+  await controls.setMachineFaults({ specs: ['module=acme:sensors@1.3.0:crash'] });
   synth({ machines: ['picker-1', 'picker-2', 'picker-3'], sensors: '~1.3', rollout: 'careful' });
   const rolled = await p.run('apply', '--auto-approve');
+  await controls.setMachineFaults({ specs: [] });
   if (!/Rollout careful stopped in wave 1/.test(rolled.stdout))
     throw new Error(`the rollout did not run: ${rolled.stdout}${rolled.stderr}`);
   url = await startDashboard();
@@ -184,7 +187,7 @@ test('names, fragment modules and charts on the fleet, machine and rollout pages
   await page.waitForSelector('[data-rollout="fleet"] [data-chart="waves"]', { timeout: WAIT });
   await pageShows('[data-rollout="fleet"] [data-status]', 'stopped');
   await pageHolds(
-    `document.querySelector('[data-rollout="fleet"] [data-chart="waves"] [data-bar="wave 1"] rect[data-key="rolled back"]')?.dataset.count === '1'`,
+    `document.querySelector('[data-rollout="fleet"] [data-chart="waves"] [data-bar="wave 1"] rect[data-key="failed"]')?.dataset.count === '1'`,
   );
   await pageHolds(
     `document.querySelector('[data-rollout="fleet"] [data-chart="waves"] [data-bar="wave 2"] rect[data-key="not reached"]')?.dataset.count === '2'`,
