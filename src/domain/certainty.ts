@@ -146,8 +146,8 @@ export function certaintyLabel(issue: Issue): string {
 
 /**
  * What adopting a stored config acknowledges: each of its certain failures, once, so that
- * code declares the machine as it is and says where it is broken. With imports, what their
- * fragments may bring is judged at plan and acknowledged there, not here.
+ * code declares the machine as it is and says where it is broken. Codes in `judgedElsewhere`
+ * are left out: the caller judges them on the config resolved with its fragments.
  */
 export function storedFailureAcknowledgments(
   config: unknown,
