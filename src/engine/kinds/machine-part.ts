@@ -74,7 +74,7 @@ function knownConfig(view: MachinePartView): JsonObject {
 /** The main part is the machine's: a fleetform_machine's config, never a part of its own. */
 function mainPartRefusal(part: MachinePart): FleetformError {
   return new FleetformError(`part ${part.id} is the main part of machine ${part.machineId}`, {
-    hint: "the main part's config is the machine's own: manage it as a fleetform_machine (fleetform import <machine address> <machine id>)",
+    hint: `the main part's config is the machine's own: declare a Machine for it and import the machine by its id (fleetform import fleetform_machine.NAME ${part.machineId}, NAME the Machine's construct id)`,
   });
 }
 
