@@ -6,7 +6,7 @@
  */
 import { useMemo, useState, useEffect, useRef } from 'preact/hooks';
 import type { FleetRow, HealthPoint } from '../../src/dashboard/view';
-import { HealthChart, VersionChart } from './charts';
+import { HealthChart, VersionChart } from './chart-views';
 import { HealthBadge, shortRevision } from './parts';
 
 const ROW_HEIGHT = 44;

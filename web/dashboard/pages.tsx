@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ActionResult, Capabilities, FragmentRef, MachineDetail, RolloutView } from '../../src/dashboard/view';
 import type { LiveSnapshot } from './live';
 import { act, readHeaders, type ActionName } from './actions';
-import { WaveChart } from './charts';
+import { WaveChart } from './chart-views';
 import { HealthBadge, shortRevision, when } from './parts';
 
 /** A button for an action: disabled without a token, its answer shown beside it. */
