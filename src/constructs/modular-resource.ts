@@ -43,6 +43,8 @@ export interface ModularResourceProps {
    * @default []
    */
   readonly dependsOn?: ReadonlyArray<ModularResource | string>;
+  /** The machine keeps the entry but does not build the resource. @default false (none written) */
+  readonly disabled?: boolean;
 }
 
 /** The run-time check of {@link ModularResourceProps}: strict, without coercion. */
@@ -56,6 +58,7 @@ export const modularResourcePropsSchema = z.strictObject({
       z.union([propSchemas.text, propSchemas.construct<ModularResource>('modular-resource', 'expected a ModularResource or its name')]),
     )
     .optional(),
+  disabled: z.boolean().optional(),
 }) satisfies z.ZodType<Omit<ModularResourceProps, 'attributes'>>;
 
 /** The dependencies of a resource given none: one list for them all. */
@@ -84,6 +87,8 @@ export class ModularResource extends Construct implements IModularResource {
   readonly attributes: JsonObject;
   /** Dependencies as given: resources or names. */
   readonly dependsOn: ReadonlyArray<ModularResource | string>;
+  /** Whether the machine leaves this resource unbuilt; undefined when not given. */
+  readonly disabled: boolean | undefined;
 
   /** For a {@link Component} or {@link Service}: its list and the props as given, written exactly (no defaults added). */
   private readonly declared: { readonly list: ResourceListName; readonly props: ResourceProps } | undefined;
@@ -113,6 +118,7 @@ export class ModularResource extends Construct implements IModularResource {
     }
     this.attributes = { ...props.attributes };
     this.dependsOn = props.dependsOn === undefined ? NO_DEPENDENCIES : [...props.dependsOn];
+    this.disabled = props.disabled;
     registerFleetConstruct(this);
   }
 
@@ -144,6 +150,7 @@ export class ModularResource extends Construct implements IModularResource {
     if (p.frame !== undefined) entry.frame = p.frame;
     if (p.serviceConfigs !== undefined) entry.service_configs = [...p.serviceConfigs];
     if (p.logConfiguration !== undefined) entry.log_configuration = p.logConfiguration;
+    if (p.disabled !== undefined) entry.disabled = p.disabled;
     return entry;
   }
 
@@ -171,7 +178,9 @@ export class ModularResource extends Construct implements IModularResource {
 }
 
 function configEntry(resource: ModularResource, attributes: JsonObject, dependsOn: string[]): ModularResourceConfig {
-  return { name: resource.name, api: resource.api, model: resource.model, attributes, depends_on: dependsOn };
+  const entry: ModularResourceConfig = { name: resource.name, api: resource.api, model: resource.model, attributes, depends_on: dependsOn };
+  if (resource.disabled !== undefined) entry.disabled = resource.disabled;
+  return entry;
 }
 
 /** The depends_on of the shared entries of resources without dependencies: one list for them all. */
@@ -217,6 +226,8 @@ export interface ResourceProps {
   readonly serviceConfigs?: readonly ServiceConfig[];
   /** This resource's log level: `{ level: 'debug' }`. */
   readonly logConfiguration?: LogConfiguration;
+  /** The machine keeps the entry but does not build the resource (`resource disable`). @default none written */
+  readonly disabled?: boolean;
 }
 
 /** The run-time check of {@link ResourceProps}. */
@@ -233,6 +244,7 @@ export const resourcePropsSchema = z.strictObject({
   frame: propSchemas.jsonObject.optional(),
   serviceConfigs: z.array(propSchemas.jsonObject).optional(),
   logConfiguration: propSchemas.jsonObject.optional(),
+  disabled: z.boolean().optional(),
 });
 
 /** A component of a machine: builtin (`model: 'webcam'`) or a module's; listed under `components`. */

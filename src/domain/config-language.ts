@@ -92,6 +92,8 @@ export const ResourceEntrySchema = z.looseObject({
   service_configs: z.array(ServiceConfigSchema).optional(),
   /** This resource's log level. */
   log_configuration: LogConfigurationSchema.optional(),
+  /** The machine does not build this resource (the entry is kept; `false` or absent builds it). */
+  disabled: z.boolean().optional(),
 });
 export type ResourceEntry = z.infer<typeof ResourceEntrySchema>;
 
@@ -354,6 +356,12 @@ export const ModuleSettingsShape = {
   reload_path: z.string().optional(),
   /** Local development: reloading is turned on. */
   reload_enabled: z.boolean().optional(),
+  /** Set by a hot reload: who reloaded. Kept as the service holds it unless code declares it. */
+  reload_user: z.string().optional(),
+  /** Set by a hot reload: when (RFC 3339). */
+  reload_time: z.string().optional(),
+  /** Set by a hot reload: the developer's note. */
+  reload_annotation: z.string().optional(),
   /** Set by the service only (an error it found); kept as written. */
   status: record.optional(),
 } as const;

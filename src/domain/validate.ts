@@ -517,6 +517,16 @@ const NO_NAMES: readonly string[] = [];
 /** The names of broken entries when there are none: one set for every config. */
 const NO_BROKEN_NAMES: ReadonlySet<string> = new Set();
 
+/** A dependency on a resource the machine does not build: the dependent will likely not start either. */
+function disabledDependency(r: LocatedResource, dep: string, index: number): Issue {
+  return warningIssue(
+    'depends-on-disabled',
+    dependencyPath(r.path, index),
+    `resource "${r.value.name}" depends on "${dep}", which is disabled: the machine does not build it, so "${r.value.name}" may not start`,
+    `enable "${dep}" (remove its disabled: true), disable "${r.value.name}" too, or remove the dependency`,
+  );
+}
+
 /**
  * depends_on: every name must resolve (by short name) to exactly one API's resource,
  * not the resource itself, and the graph must have no cycle. `knownNames` holds names
@@ -582,7 +592,10 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
             'give the resources distinct names',
           ),
         );
-      } else if (!out.includes(target)) out.push(target);
+      } else {
+        if (resources[target]?.value.disabled === true && r.value.disabled !== true) issues.push(disabledDependency(r, dep, j));
+        if (!out.includes(target)) out.push(target);
+      }
     }
     edges.push(out);
   }

@@ -44,7 +44,8 @@ export function readMachineConfig(raw: unknown): MachineConfigRead {
     })),
     resources: RESOURCE_LISTS.flatMap((kind) => {
       const list = config[kind];
-      return Array.isArray(list) ? list.filter(isRecord).map((entry) => ({ kind, entry })) : [];
+      // A disabled entry is kept in the config but never built.
+      return Array.isArray(list) ? list.filter((e) => isRecord(e) && e.disabled !== true).map((entry) => ({ kind, entry })) : [];
     }),
     packages: entries(config, 'packages', PackageConfigSchema),
     remotes: entries(config, 'remotes', RemoteSchema).map((r) => ({

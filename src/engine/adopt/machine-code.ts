@@ -61,6 +61,7 @@ export interface ResourceCode {
   readonly frame?: JsonObject;
   readonly serviceConfigs?: readonly JsonValue[];
   readonly logConfiguration?: JsonObject;
+  readonly disabled?: boolean;
   readonly overrides: readonly OverrideCode[];
 }
 
@@ -284,6 +285,7 @@ const RESOURCE_FIELDS: Readonly<Record<string, (v: JsonValue) => boolean>> = {
   frame: isObject,
   service_configs: (v) => Array.isArray(v) && v.every(isObject),
   log_configuration: isObject,
+  disabled: (v) => typeof v === 'boolean',
 };
 
 function resourceCode(
@@ -317,6 +319,7 @@ function resourceCode(
     ...(has('frame') ? { frame: entry.frame as JsonObject } : {}),
     ...(has('service_configs') ? { serviceConfigs: entry.service_configs as JsonValue[] } : {}),
     ...(has('log_configuration') ? { logConfiguration: entry.log_configuration as JsonObject } : {}),
+    ...(has('disabled') ? { disabled: entry.disabled as boolean } : {}),
     overrides: written === undefined ? [{ path: 'name', value: undefined }, ...strayOverrides(entry, fits)] : strayOverrides(entry, fits),
   };
 }

@@ -130,6 +130,7 @@ function writeConfig(
       frame: r.frame,
       serviceConfigs: r.serviceConfigs,
       logConfiguration: r.logConfiguration,
+      disabled: r.disabled,
     };
     const construct = r.list === 'services' ? 'Service' : 'Component';
     used.add(construct);

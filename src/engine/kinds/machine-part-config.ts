@@ -21,6 +21,9 @@ import { deployedModelsOf, waitingModel, withDeployedModels, type DeployedModel 
 import { partViamServer, pinModules, pinsOf } from './machine-modules';
 import { missingPackageProblem, missingPackages, packageEntries } from './machine-packages';
 import { withSecretEnv } from './machine-secrets';
+import { heldReloadMessage, withHeldReloads } from '../../domain/module-reload';
+import { childPath } from '../../domain/json-path';
+import { unlessNotFound } from './not-found';
 
 /** The config attributes a part of a machine gives: its config text, secret env entries, secrets by reference and deployed models. */
 export interface PartConfigAttributes {
@@ -64,13 +67,26 @@ export async function desirePartConfig(
   const server = await partViamServer(ctx, prior?.ids.part_id);
   const pinned = await pinModules(ctx, config, pinsOf(prior), { ...(server === undefined ? {} : { server }), acknowledged });
   const packages = await packageFindings(ctx, config, models);
-  const desired = Array.isArray(config.modules) ? { ...config, modules: pinned.modules } : { ...config };
+  const reloads = withHeldReloads(pinned.modules, await storedModules(ctx, prior?.ids.part_id));
+  const desired = Array.isArray(config.modules) ? { ...config, modules: reloads.modules } : { ...config };
+  const reloadNotes: PlanNote[] = reloads.held.map((r) => ({
+    level: 'info',
+    path: childPath('config.modules', r.module),
+    message: heldReloadMessage(r),
+  }));
   return {
     config: configView(desired),
     pins: pinned.pins,
-    notes: [...checked.notes, ...pinned.notes, ...packages.notes],
+    notes: [...checked.notes, ...pinned.notes, ...packages.notes, ...reloadNotes],
     problems: [...assembled.problems, ...checked.problems, ...pinned.problems, ...packages.problems, ...sizeProblems(name, desired)],
   };
+}
+
+/** The module entries the part holds on the service (none for a part not created yet). */
+async function storedModules(ctx: KindContext, partId: string | undefined): Promise<unknown> {
+  if (!partId) return undefined;
+  const part = await unlessNotFound(() => ctx.client.appClient.getMachinePart(partId));
+  return part?.config.modules;
 }
 
 /** A part's config from its attributes: the JSON text parsed, secret env entries, secrets by reference and deployed models filled in. */
