@@ -69,8 +69,9 @@ export async function desirePartConfig(
   const packages = await packageFindings(ctx, config, models);
   const reloads = withHeldReloads(pinned.modules, await storedModules(ctx, prior?.ids.part_id));
   const desired = Array.isArray(config.modules) ? { ...config, modules: reloads.modules } : { ...config };
+  // A warning: while the reload is in place the machine runs the developer's build, not what code declares.
   const reloadNotes: PlanNote[] = reloads.held.map((r) => ({
-    level: 'info',
+    level: 'warning',
     path: childPath('config.modules', r.module),
     message: heldReloadMessage(r),
   }));
