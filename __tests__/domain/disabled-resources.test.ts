@@ -2,6 +2,8 @@
 import { MachineConfigSchema, validateMachineConfig } from '../../src/domain';
 import { Component, Machine, ModularResource, Module, Service } from '../../src/constructs';
 import { machineConfigCode } from '../../src/engine/adopt/machine-code';
+import { planAdoption } from '../../src/engine/adopt/adoption';
+import { renderAdoption } from '../../src/engine/adopt/render';
 import { runStandalone } from '../../src/emulator/sim/run-config';
 import { machineConfig, newStack, synth } from '../constructs/helpers';
 
@@ -65,6 +67,22 @@ describe('disabled on resource entries', () => {
     const board = made.code.resources.find((r) => r.name === 'board-1');
     expect(board?.disabled).toBe(true);
     expect(board?.overrides).toEqual([]);
+    const location = { id: 'loc', name: 'site', parentLocationId: '', organizationId: 'org' };
+    const part = { id: 'p', name: 'arm-main', machineId: 'arm', locationId: 'loc', mainPart: true, config: config(true) };
+    const adoption = planAdoption(
+      {
+        organizationId: 'org',
+        locations: [location],
+        machines: [{ id: 'arm', name: 'arm', locationId: 'loc', parts: [part] }],
+        fragments: [],
+        datasets: [],
+        jobs: [],
+      },
+      { managed: new Map() },
+    );
+    const code = renderAdoption(adoption, { className: 'AdoptedStack', cdk: 'cdktf' });
+    expect(code).toMatch(/new Component\([^;]*'board-1'[^;]*disabled: true/);
+    expect(code).not.toContain('addConfigOverride');
   });
 
   test('the simulated machine builds every resource but the disabled one', () => {
