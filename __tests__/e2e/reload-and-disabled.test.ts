@@ -16,7 +16,7 @@ suiteOnQuickMachines('ff-reload-', (project) => {
   p = project;
 });
 
-function synth(): void {
+function synth(camDisabled = true): void {
   const app = new App({ outdir: p.outdir });
   const stack = new TerraformStack(app, 'fleet');
   new LocalBackend(stack, { path: path.join(p.dir, 'terraform.fleet.tfstate') });
@@ -24,7 +24,7 @@ function synth(): void {
   const machine = new Machine(stack, 'arm', { name: 'arm', healthGate: { timeout: '60s' } });
   new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: '~1.2' });
   new Component(machine, 'board', { api: 'rdk:component:board', model: 'fake' });
-  new Component(machine, 'cam', { api: 'rdk:component:camera', model: 'fake', disabled: true });
+  new Component(machine, 'cam', { api: 'rdk:component:camera', model: 'fake', disabled: camDisabled });
   app.synth();
 }
 
@@ -41,7 +41,7 @@ async function mainPart(): Promise<{ id: string; name: string; config: Record<st
   };
 }
 
-test('a disabled component is stored and not built; a hot reload written by another client is left as it is', async () => {
+test('a disabled component is stored and not built; a hot reload written by another client is left as it is; enabling plans as such', async () => {
   synth();
   const apply = await p.run('apply', '--auto-approve');
   expect(apply.stderr).toBe('');
@@ -82,4 +82,12 @@ test('a disabled component is stored and not built; a hot reload written by anot
   expect(after.code).toBe(0);
   const kept = ((await mainPart()).config.modules as Record<string, unknown>[]).find((m) => m.module_id === 'acme:sensors');
   expect(kept).toMatchObject({ version: 'latest-with-prerelease', reload_enabled: true, reload_user: 'dev@example.com' });
+
+  synth(false);
+  const enable = await p.run('plan', '--detailed-exitcode');
+  expect(enable.code).toBe(2);
+  expect(enable.stdout).toContain('~ config.components.cam.disabled = true -> false');
+  // The reload stays while the component is enabled: the write keeps it, and says so.
+  expect(enable.stdout).toContain('warning: config.modules.acme_sensors: a hot reload by dev@example.com');
+  expect(enable.stdout).not.toContain('config.modules.acme_sensors.version = "latest-with-prerelease" -> "~1.2"');
 });
