@@ -1,5 +1,6 @@
 /** A module's hot reload keys the service holds: kept by a write from code that does not declare them. */
 import { heldReloadMessage, withHeldReloads } from '../../src/domain/module-reload';
+import { machineConfigCode } from '../../src/engine/adopt/machine-code';
 
 const code = { type: 'registry', name: 'sensors', module_id: 'acme:sensors', version: '1.2.5' };
 const reloaded = {
@@ -42,5 +43,13 @@ describe('module hot reload keys', () => {
     expect(withHeldReloads([code], undefined)).toEqual({ modules: [code], held: [] });
     const other = withHeldReloads([code], [{ ...reloaded, name: 'other' }]);
     expect(other.modules).toEqual([code]);
+  });
+
+  test('adoption declares reload_enabled and reload_path, and leaves who reloaded, when and why to the service', () => {
+    const made = machineConfigCode({ modules: [reloaded] }, 'ARM');
+    if (!made.ok) throw new Error(made.reason);
+    const module = made.code.modules[0];
+    expect(module?.settings).toEqual({ reloadEnabled: true, reloadPath: '/home/dev/sensors/module.tar.gz' });
+    expect(module?.overrides).toEqual([]);
   });
 });

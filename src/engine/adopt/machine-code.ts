@@ -7,6 +7,7 @@ import { isCodeOwnedKey } from '../../domain/config-language';
 import { configSecrets } from '../../domain/config-secrets';
 import { isPackageType, LATEST_PACKAGE_VERSION, type PackageType } from '../../domain/packages';
 import { isObject, type JsonObject, type JsonValue } from '../json';
+import { RELOAD_KEYS } from '../../domain/module-reload';
 
 /** The model of a resource in code: `module.model('name')` when a module of the machine gives it, else the text as written. */
 export type ModelCode = { readonly module: number; readonly model: string } | { readonly triplet: string };
@@ -135,6 +136,8 @@ const MODULE_SETTINGS: Readonly<Record<string, string>> = {
   reload_path: 'reloadPath',
   reload_enabled: 'reloadEnabled',
 };
+/** Who reloaded a module, when and why: the service keeps them for the developer (plans keep them), so code does not declare them. */
+const RELOAD_RECORD_KEYS: ReadonlySet<string> = new Set(RELOAD_KEYS.filter((k) => k !== 'reload_enabled' && k !== 'reload_path'));
 const PACKAGE_KEYS = new Set(['name', 'package', 'version', 'type']);
 /** Top-level sections a Machine prop declares: config key -> prop. */
 const MACHINE_SETTINGS: Readonly<Record<string, string>> = {
@@ -234,7 +237,7 @@ function moduleCode(entry: JsonObject, secretPrefix: string, secrets: SecretVari
   for (const [key, prop] of Object.entries(MODULE_SETTINGS)) if (entry[key] !== undefined) settings[prop] = entry[key] as JsonValue;
   const overrides = strayOverrides(
     entry,
-    (k) => (MODULE_KEYS.has(k) && k !== 'type') || (k in MODULE_SETTINGS && settingFits(k, entry[k])),
+    (k) => (MODULE_KEYS.has(k) && k !== 'type') || (k in MODULE_SETTINGS && settingFits(k, entry[k])) || RELOAD_RECORD_KEYS.has(k),
   );
   // A type in another spelling than the construct's is kept as written (below); the construct writes registry or local.
   const typeIndex = overrides.findIndex((o) => o.path === 'type');
