@@ -254,7 +254,9 @@ describe('a gate requiring jobs to succeed', () => {
       { name: 'calibrate', succeededAt: [after(-60), after(2)], failedAt: [after(1)] },
       { name: 'nightly', succeededAt: [], failedAt: [after(3)] },
     ]);
-    expect(judgeHealth(status, rev, ['calibrate'])).toEqual({ health: 'healthy' });
+    // Healthy since the job's success after its failure, not since the machine's status changed.
+    expect(judgeHealth(status, rev, ['calibrate'])).toEqual({ health: 'healthy', since: after(2) });
+    expect(judgeHealth({ ...status, since: after(9) }, rev, ['calibrate'])).toEqual({ health: 'healthy', since: after(9) });
     // Without the requirement a job's failure does not count.
     expect(judgeHealth(status, rev)).toEqual({ health: 'healthy' });
   });

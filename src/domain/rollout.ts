@@ -321,10 +321,11 @@ export function summarizeJob(job: JobRunsReport): JobSummary {
 }
 
 /**
- * A required job on a machine running the config ingested at `since`: unhealthy when its
- * newest run since then failed, pending while it has not succeeded since then, else undefined.
+ * A required job on a machine running the config it ingested at `ingestedAt`: unhealthy when
+ * its newest run since then failed, pending while it has not succeeded since then, else
+ * healthy since its first success after its last failure.
  */
-function requiredJobVerdict(status: MachineStatusReport, name: string): HealthVerdict | undefined {
+function requiredJobVerdict(status: MachineStatusReport, name: string): HealthVerdict {
   const since = status.ingestedAt ?? 0;
   const job = status.jobs?.find((j) => j.name === name);
   if (!job) return { health: 'pending', why: `job ${name} is not among the machine's jobs` };
@@ -338,7 +339,8 @@ function requiredJobVerdict(status: MachineStatusReport, name: string): HealthVe
     const error = `its last run failed (${recent.failed} of ${recent.runs} run(s) on this config failed)`;
     return { health: 'unhealthy', problems: [{ what: `job ${name}`, error }] };
   }
-  return undefined;
+  const lastFailed = Math.max(since, ...job.failedAt);
+  return { health: 'healthy', since: Math.min(...job.succeededAt.filter((t) => t >= lastFailed)) };
 }
 
 /** Something wrong on a machine: which module, resource or package, and its error. */
@@ -385,11 +387,14 @@ export function judgeHealth(status: MachineStatusReport, revision: string, requi
     };
   const pkg = (status.packages ?? []).find((p) => p.state !== 'ready');
   if (pkg) return { health: 'pending', why: `package ${pkg.name} is ${pkg.state}` };
-  const jobs = requiredJobs.map((name) => requiredJobVerdict(status, name)).filter((v) => v !== undefined);
+  const jobs = requiredJobs.map((name) => requiredJobVerdict(status, name));
   const failedJobs = jobs.flatMap((v) => (v.health === 'unhealthy' ? v.problems : []));
   if (failedJobs.length > 0) return { health: 'unhealthy', problems: failedJobs };
-  if (jobs[0]) return jobs[0];
-  return status.since === undefined ? { health: 'healthy' } : { health: 'healthy', since: status.since };
+  const pendingJob = jobs.find((v) => v.health === 'pending');
+  if (pendingJob) return pendingJob;
+  // Healthy from when the last of the required jobs succeeded (without a failure after).
+  const sinces = [status.since, ...jobs.map((v) => (v.health === 'healthy' ? v.since : undefined))].filter((t) => t !== undefined);
+  return sinces.length === 0 ? { health: 'healthy' } : { health: 'healthy', since: Math.max(...sinces) };
 }
 
 /** Where one machine's gate stands: since when its verdict has held. */
