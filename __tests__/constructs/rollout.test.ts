@@ -55,6 +55,16 @@ describe('Rollout', () => {
     });
   });
 
+  test('gate.jobsSucceed is carried to the policy once per job name; an empty list is refused naming it', () => {
+    const { stack } = newStack();
+    new Rollout(stack, 'r', { waves: [{ fraction: 1 }], gate: { jobsSucceed: ['calibrate', 'nightly', 'calibrate'] } });
+    const doc = synth(stack);
+    const gate = { timeout_ms: 600_000, settle_ms: 60_000, jobs_succeed: ['calibrate', 'nightly'] };
+    expect(doc['//'].fleetform_rollout).toMatchObject({ gate });
+    expect(parseStackDocument('stack', doc).rollout).toMatchObject({ gate });
+    expect(() => new Rollout(newStack().stack, 'e', { waves: [{ fraction: 1 }], gate: { jobsSucceed: [] } })).toThrow(/gate\.jobsSucceed/);
+  });
+
   test('bad props are refused naming the prop', () => {
     const { stack } = newStack();
     expect(() => new Rollout(stack, 'a', { waves: [] })).toThrow(/Rollout: "waves"/);

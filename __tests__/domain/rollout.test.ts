@@ -236,6 +236,64 @@ describe('what healthy means', () => {
   });
 });
 
+describe('a gate requiring jobs to succeed', () => {
+  const rev = '2026-11-24T00:00:00.000Z';
+  const ingestedAt = Date.parse(rev) + 5000;
+  const machine = (jobs: MachineStatusReport['jobs']): MachineStatusReport => ({
+    revision: rev,
+    state: 'running',
+    modules: [],
+    resources: [],
+    ingestedAt,
+    ...(jobs ? { jobs } : {}),
+  });
+  const after = (s: number) => ingestedAt + s * 1000;
+
+  test('passes once each required job succeeded on the new config, its newest run not failed', () => {
+    const status = machine([
+      { name: 'calibrate', succeededAt: [after(-60), after(2)], failedAt: [after(1)] },
+      { name: 'nightly', succeededAt: [], failedAt: [after(3)] },
+    ]);
+    // Healthy since the job's success after its failure, not since the machine's status changed.
+    expect(judgeHealth(status, rev, ['calibrate'])).toEqual({ health: 'healthy', since: after(2) });
+    expect(judgeHealth({ ...status, since: after(9) }, rev, ['calibrate'])).toEqual({ health: 'healthy', since: after(9) });
+    // Without the requirement a job's failure does not count.
+    expect(judgeHealth(status, rev)).toEqual({ health: 'healthy' });
+  });
+
+  test('a failed run after the last success is unhealthy, naming the job', () => {
+    const status = machine([{ name: 'calibrate', succeededAt: [after(1)], failedAt: [after(-10), after(2), after(3)] }]);
+    expect(judgeHealth(status, rev, ['calibrate'])).toEqual({
+      health: 'unhealthy',
+      problems: [{ what: 'job calibrate', error: 'its last run failed (2 of 3 run(s) on this config failed)' }],
+    });
+  });
+
+  test('a job with no run on the new config, or not on the machine, stays pending: never a pass', () => {
+    const old = machine([{ name: 'calibrate', succeededAt: [after(-1)], failedAt: [] }]);
+    expect(judgeHealth(old, rev, ['calibrate'])).toEqual({ health: 'pending', why: 'job calibrate has not run on this config yet' });
+    expect(judgeHealth(machine(undefined), rev, ['calibrate'])).toEqual({
+      health: 'pending',
+      why: "job calibrate is not among the machine's jobs",
+    });
+  });
+
+  test('jobs are judged once the rest is healthy: a starting machine is pending, a sick one unhealthy for its own reasons', () => {
+    const failing = [{ name: 'calibrate', succeededAt: [], failedAt: [after(1)] }];
+    expect(judgeHealth({ ...machine(failing), state: 'initializing' }, rev, ['calibrate'])).toMatchObject({ health: 'pending' });
+    const sick = { ...machine(failing), modules: [{ name: 'm', state: 'unhealthy', error: 'crashed', consecutiveFailures: 1 }] };
+    expect(judgeHealth(sick, rev, ['calibrate'])).toEqual({ health: 'unhealthy', problems: [{ what: 'module m', error: 'crashed' }] });
+  });
+
+  test('the policy schema takes jobs_succeed as a list of names', () => {
+    const policy = { name: 'r', waves: [{ count: 1 }], abort: {}, offline: 'wait', on_failure: 'halt' };
+    expect(RolloutPolicySchema.safeParse({ ...policy, gate: { timeout_ms: 1, settle_ms: 0, jobs_succeed: ['calibrate'] } }).success).toBe(
+      true,
+    );
+    expect(RolloutPolicySchema.safeParse({ ...policy, gate: { timeout_ms: 1, settle_ms: 0, jobs_succeed: [] } }).success).toBe(false);
+  });
+});
+
 describe('the gate of one machine', () => {
   const gate = { timeout_ms: 1000, settle_ms: 100 };
   const start = { writtenAt: 0, verdict: 'pending' as const, since: 0 };

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { App, LocalBackend, TerraformStack } from 'cdktf';
 import { Component, FleetProvider, Fragment, FragmentTag, Machine, ModularResource, Module, Rollout, type RolloutProps } from '../../src';
+import type { JobConfig } from '../../src/domain/config-language';
 import type { EmulatorProject } from './fleet-fixture';
 
 export interface RolloutFleetShape {
@@ -11,6 +12,8 @@ export interface RolloutFleetShape {
   readonly rollout?: Omit<RolloutProps, 'waves'> & { readonly canary?: number; readonly waves: RolloutProps['waves'] };
   /** Every machine also runs a fake sensor `gate` whose reading at `allowed` is its maintenance window. */
   readonly maintenanceWindow?: boolean;
+  /** Scheduled jobs every machine runs. */
+  readonly jobs?: readonly JobConfig[];
 }
 
 /** The maintenance settings of a fleet with `maintenanceWindow`. */
@@ -28,7 +31,11 @@ export function synthRolloutFleet(outdir: string, shape: RolloutFleetShape): voi
   new LocalBackend(stack, { path: path.join(path.dirname(path.resolve(outdir)), 'terraform.fleet.tfstate') });
   new FleetProvider(stack, 'cloud', {});
   const machines = pickerNames(shape.machines).map((name) => {
-    const machine = new Machine(stack, name, { name, ...(shape.maintenanceWindow ? { maintenance: MAINTENANCE_WINDOW } : {}) });
+    const machine = new Machine(stack, name, {
+      name,
+      ...(shape.maintenanceWindow ? { maintenance: MAINTENANCE_WINDOW } : {}),
+      ...(shape.jobs ? { jobs: shape.jobs } : {}),
+    });
     if (shape.maintenanceWindow) new Component(machine, 'gate', { name: 'gate', api: 'rdk:component:sensor', model: 'rdk:builtin:fake' });
     const sensors = new Module(machine, 'sensors', { moduleId: 'acme:sensors', version: shape.policy });
     new ModularResource(machine, 'board', { name: 'board-1', api: 'rdk:component:board', model: sensors.model('pi-board') });
@@ -87,8 +94,9 @@ export async function settleRolloutFleet(
   policy: string,
   running: string,
   deadlineMs = 60_000,
+  extra: Pick<RolloutFleetShape, 'jobs'> = {},
 ): Promise<void> {
-  synthRolloutFleet(p.outdir, { machines, policy });
+  synthRolloutFleet(p.outdir, { machines, policy, ...extra });
   const apply = await p.run('apply', '--auto-approve');
   if (apply.code !== 0) throw new Error(`settling the fleet at ${policy} failed: ${apply.stdout}${apply.stderr}`);
   const names = pickerNames(machines);

@@ -178,6 +178,31 @@ test('a config lands: the machine runs its revision, modules at the version the 
   );
 });
 
+test("a machine's status tells its jobs' recent runs: when each succeeded and when each failed, oldest first", async () => {
+  const { partId } = await newMachine(app, fx.emulator.credentials.locationId, 'jobs-1');
+  const revision = await configure(partId, {
+    ...sensorConfig('~1.2'),
+    jobs: [
+      { name: 'probe', schedule: '50ms', resource: 'board1', method: 'DoCommand' },
+      { name: 'ghost', schedule: '50ms', resource: 'nothing', method: 'DoCommand' },
+    ],
+  });
+  const byName = (s: MachineStatusReply, name: string) => s.jobStatuses.find((j) => j.jobName === name);
+  const status = await waitForStatus(
+    partId,
+    (s) =>
+      s.config?.revision === revision &&
+      (byName(s, 'probe')?.recentSuccessfulRuns.length ?? 0) >= 2 &&
+      (byName(s, 'ghost')?.recentFailedRuns.length ?? 0) >= 2,
+  );
+  const times = (ts: readonly { seconds: bigint; nanos: number }[]) => ts.map((t) => Number(t.seconds) * 1000 + t.nanos / 1e6);
+  const probe = times(byName(status, 'probe')?.recentSuccessfulRuns ?? []);
+  expect(probe).toEqual([...probe].sort((a, b) => a - b));
+  expect(probe[0]).toBeGreaterThanOrEqual(Date.parse(revision));
+  expect(byName(status, 'ghost')?.recentSuccessfulRuns).toEqual([]);
+  expect(status.jobStatuses.map((j) => j.jobName).sort()).toEqual(['ghost', 'probe']);
+});
+
 test('a model armed unhealthy never becomes ready, and says why', async () => {
   const { partId } = await newMachine(app, fx.emulator.credentials.locationId, 'unhealthy-1');
   const revision = await configure(partId, sensorConfig('1.2.5', 'acme:sensors:hc-sr04'));

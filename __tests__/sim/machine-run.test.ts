@@ -1,6 +1,7 @@
 /** What a simulated machine runs beyond modules: dependencies, builtins in both forms, maintenance, jobs, remotes. */
 import { MachineState, ResourceState } from '../../src/emulator/sim/machine-state';
 import { runStandalone } from '../../src/emulator/sim/run-config';
+import { RECENT_RUNS, stepJobs, type JobRun } from '../../src/emulator/sim/jobs';
 import { isMaintenanceHold } from '../../src/domain/maintenance';
 
 const sensor = { name: 'gate', api: 'rdk:component:sensor', model: 'rdk:builtin:fake' };
@@ -130,6 +131,21 @@ test('jobs: a job on a missing resource and a job armed to fail log their failur
   expect(logs).toContainEqual(
     expect.objectContaining({ level: 'error', message: 'job flaky failed: GetReadings on gate: GetReadings returned an error' }),
   );
+});
+
+test("jobs keep their newest runs' times by outcome, oldest first, at most RECENT_RUNS of each; a changed job starts afresh", () => {
+  const job = { name: 'calibrate', schedule: '1s', resource: 'gate', method: 'DoCommand' };
+  const ready = [{ namespace: 'rdk', type: 'component', subtype: 'sensor', name: 'gate', state: ResourceState.READY, error: '' }];
+  let jobs: JobRun[] = [];
+  // Every third run fails: at 3 s, 6 s, ... (the first check-in only schedules the job).
+  for (let s = 0; s <= 40; s += 1) jobs = stepJobs(jobs, [job], ready, s * 1000, { jobFails: () => s % 3 === 0 }, []);
+  const [run] = jobs;
+  expect(run?.succeededAt).toEqual([26, 28, 29, 31, 32, 34, 35, 37, 38, 40].map((s) => s * 1000));
+  expect(run?.failedAt).toEqual([12, 15, 18, 21, 24, 27, 30, 33, 36, 39].map((s) => s * 1000));
+  expect(run?.failedAt).toHaveLength(RECENT_RUNS);
+  const moved = stepJobs(jobs, [{ ...job, resource: 'other' }], ready, 41_000, {}, []);
+  expect(moved[0]?.runs).toBe(0);
+  expect([moved[0]?.succeededAt, moved[0]?.failedAt]).toEqual([undefined, undefined]);
 });
 
 test('remotes: a reachable remote adds its resources (a dependency can use them); an unreachable one takes only its resources away', () => {

@@ -42,10 +42,11 @@ export interface RolloutProps {
   readonly waves: readonly RolloutWaveProps[];
   /**
    * When a wave's machine passes: healthy within `timeout` of its write, and staying so for
-   * `settle` (durations like `10m`, `1m30s`, `500ms`).
+   * `settle` (durations like `10m`, `1m30s`, `500ms`). With `jobsSucceed`, each named job of
+   * the machine's config must also have succeeded on the new config, its newest run not failed.
    * @default { timeout: '10m', settle: '1m' }
    */
-  readonly gate?: { readonly timeout?: string; readonly settle?: string };
+  readonly gate?: { readonly timeout?: string; readonly settle?: string; readonly jobsSucceed?: readonly string[] };
   /**
    * When the rollout stops: more failed machines than `maxFailed`, or a failed share of the
    * machines written so far above `maxFailedFraction`. With several waves the first is the
@@ -83,7 +84,13 @@ export const rolloutPropsSchema = z.strictObject({
       ]),
     )
     .min(1),
-  gate: z.strictObject({ timeout: propSchemas.text.optional(), settle: propSchemas.text.optional() }).optional(),
+  gate: z
+    .strictObject({
+      timeout: propSchemas.text.optional(),
+      settle: propSchemas.text.optional(),
+      jobsSucceed: z.array(z.string().min(1)).min(1).optional(),
+    })
+    .optional(),
   abort: z
     .strictObject({
       maxFailed: z.number().int().nonnegative().optional(),
@@ -138,6 +145,7 @@ export class Rollout extends Construct {
       gate: {
         timeout_ms: this.duration('gate.timeout', props.gate?.timeout, DEFAULT_GATE_TIMEOUT_MS),
         settle_ms: this.duration('gate.settle', props.gate?.settle, DEFAULT_GATE_SETTLE_MS),
+        ...(props.gate?.jobsSucceed ? { jobs_succeed: [...new Set(props.gate.jobsSucceed)] } : {}),
       },
       abort: {
         ...(props.abort?.maxFailed === undefined ? {} : { max_failed: props.abort.maxFailed }),

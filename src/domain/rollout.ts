@@ -44,7 +44,12 @@ export type RolloutWave = z.infer<typeof RolloutWaveSchema>;
 export const RolloutPolicySchema = z.strictObject({
   name: z.string().min(1),
   waves: z.array(RolloutWaveSchema).min(1),
-  gate: z.strictObject({ timeout_ms: z.number().int().positive(), settle_ms: z.number().int().nonnegative() }),
+  gate: z.strictObject({
+    timeout_ms: z.number().int().positive(),
+    settle_ms: z.number().int().nonnegative(),
+    /** Jobs (by name) whose runs must succeed on the new config before the machine passes. */
+    jobs_succeed: z.array(z.string().min(1)).min(1).optional(),
+  }),
   abort: z.strictObject({
     max_failed: z.number().int().nonnegative().optional(),
     max_failed_fraction: z.number().gte(0).lte(1).optional(),
@@ -285,6 +290,57 @@ export interface MachineStatusReport {
   }[];
   /** Since when (ms since the epoch, the machine's clock) nothing of it changed state: its newest `last_updated`. */
   readonly since?: number;
+  /** When (ms, the machine's clock) it ingested the config revision it runs. */
+  readonly ingestedAt?: number;
+  /** Its scheduled jobs' recent runs (ms, the machine's clock), when its status tells them. */
+  readonly jobs?: readonly JobRunsReport[];
+}
+
+/** A job's recent runs as a machine reports them: when each succeeded, when each failed. */
+export interface JobRunsReport {
+  readonly name: string;
+  readonly succeededAt: readonly number[];
+  readonly failedAt: readonly number[];
+}
+
+/** A job's newest run: whether it succeeded, when, and how many of the recent runs (both kinds) failed. */
+export interface JobSummary {
+  readonly name: string;
+  readonly last?: { readonly ok: boolean; readonly at: number };
+  readonly failed: number;
+  readonly runs: number;
+}
+
+export function summarizeJob(job: JobRunsReport): JobSummary {
+  const lastOk = Math.max(-Infinity, ...job.succeededAt);
+  const lastFailed = Math.max(-Infinity, ...job.failedAt);
+  const runs = job.succeededAt.length + job.failedAt.length;
+  const base = { name: job.name, failed: job.failedAt.length, runs };
+  if (runs === 0) return base;
+  return { ...base, last: lastFailed > lastOk ? { ok: false, at: lastFailed } : { ok: true, at: lastOk } };
+}
+
+/**
+ * A required job on a machine running the config it ingested at `ingestedAt`: unhealthy when
+ * its newest run since then failed, pending while it has not succeeded since then, else
+ * healthy since its first success after its last failure.
+ */
+function requiredJobVerdict(status: MachineStatusReport, name: string): HealthVerdict {
+  const since = status.ingestedAt ?? 0;
+  const job = status.jobs?.find((j) => j.name === name);
+  if (!job) return { health: 'pending', why: `job ${name} is not among the machine's jobs` };
+  const recent = summarizeJob({
+    name,
+    succeededAt: job.succeededAt.filter((t) => t >= since),
+    failedAt: job.failedAt.filter((t) => t >= since),
+  });
+  if (!recent.last) return { health: 'pending', why: `job ${name} has not run on this config yet` };
+  if (!recent.last.ok) {
+    const error = `its last run failed (${recent.failed} of ${recent.runs} run(s) on this config failed)`;
+    return { health: 'unhealthy', problems: [{ what: `job ${name}`, error }] };
+  }
+  const lastFailed = Math.max(since, ...job.failedAt);
+  return { health: 'healthy', since: Math.min(...job.succeededAt.filter((t) => t >= lastFailed)) };
 }
 
 /** Something wrong on a machine: which module, resource or package, and its error. */
@@ -300,10 +356,12 @@ export type HealthVerdict =
 
 /**
  * Healthy: the machine ingested `revision`, runs, every module and resource is ready (the
- * resources at that revision) and every package it tells of is loaded. Unhealthy: at that
- * revision, a module, resource or package failed. Pending otherwise (behind, starting).
+ * resources at that revision), every package it tells of is loaded and each of `requiredJobs`
+ * succeeded since the machine ingested it. Unhealthy: at that revision, a module, resource or
+ * package failed, or a required job's newest run since failed. Pending otherwise (behind,
+ * starting, a required job not run yet): a job never run never passes.
  */
-export function judgeHealth(status: MachineStatusReport, revision: string): HealthVerdict {
+export function judgeHealth(status: MachineStatusReport, revision: string, requiredJobs: readonly string[] = []): HealthVerdict {
   if (status.revision !== revision)
     return { health: 'pending', why: `runs config revision ${status.revision || 'none'}, not ${revision} yet` };
   const problems: MachineProblem[] = [
@@ -329,7 +387,14 @@ export function judgeHealth(status: MachineStatusReport, revision: string): Heal
     };
   const pkg = (status.packages ?? []).find((p) => p.state !== 'ready');
   if (pkg) return { health: 'pending', why: `package ${pkg.name} is ${pkg.state}` };
-  return status.since === undefined ? { health: 'healthy' } : { health: 'healthy', since: status.since };
+  const jobs = requiredJobs.map((name) => requiredJobVerdict(status, name));
+  const failedJobs = jobs.flatMap((v) => (v.health === 'unhealthy' ? v.problems : []));
+  if (failedJobs.length > 0) return { health: 'unhealthy', problems: failedJobs };
+  const pendingJob = jobs.find((v) => v.health === 'pending');
+  if (pendingJob) return pendingJob;
+  // Healthy from when the last of the required jobs succeeded (without a failure after).
+  const sinces = [status.since, ...jobs.map((v) => (v.health === 'healthy' ? v.since : undefined))].filter((t) => t !== undefined);
+  return sinces.length === 0 ? { health: 'healthy' } : { health: 'healthy', since: Math.max(...sinces) };
 }
 
 /** Where one machine's gate stands: since when its verdict has held. */

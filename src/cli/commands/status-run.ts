@@ -32,6 +32,23 @@ function configCell(m: MachineHealth): string {
     : `runs ${m.runningRevision || 'none'}, latest ${m.latestRevision}`;
 }
 
+function ago(iso: string, now: number): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (seconds < 120) return `${seconds}s ago`;
+  return seconds < 7200 ? `${Math.round(seconds / 60)}m ago` : `${Math.round(seconds / 3600)}h ago`;
+}
+
+/** Each job's newest run in one line: `jobs: calibrate ok 2m ago, nightly FAILED 1m ago (3 of last 5 failed)`. */
+function jobsLine(m: MachineHealth, now: number): string[] {
+  if (!m.jobs || m.jobs.length === 0) return [];
+  const words = m.jobs.map((j) => {
+    if (j.last === 'not run' || j.lastAt === undefined) return `${j.name} not run yet`;
+    const failures = j.failed > 0 ? ` (${j.failed} of last ${j.runs} failed)` : '';
+    return `${j.name} ${j.last === 'failed' ? 'FAILED' : 'ok'} ${ago(j.lastAt, now)}${failures}`;
+  });
+  return [`${m.machine}: jobs: ${words.join(', ')}`];
+}
+
 /** What went wrong on a machine: a fragment error, a module's or resource's error, or why its status could not be read. */
 function problems(m: MachineHealth): string[] {
   const fragments = (m.fragmentErrors ?? []).map((e) => `${m.machine}: fragment error: ${e}`);
@@ -75,7 +92,8 @@ function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]
     const rows = [['STACK', 'MACHINE', 'ONLINE', 'HEALTH', 'CONFIG', 'MODULES', 'RESOURCES']];
     for (const m of machines) rows.push([m.stack, m.machine, onlineCell(m), m.health, configCell(m), count(m.modules), count(m.resources)]);
     out += formatTable(rows);
-    const notes = machines.flatMap(problems);
+    const now = Date.now();
+    const notes = machines.flatMap((m) => [...problems(m), ...jobsLine(m, now)]);
     if (notes.length > 0) out += notes.map((n) => `  ${n}\n`).join('');
     out += '\n';
     out += packageTable(machines);

@@ -228,6 +228,11 @@ export function liveMachineStatus(backend: Backend): ServiceImpl<RobotStatusServ
         })),
         config: { revision: run.revision, lastUpdated: timestamp(run.ingestedAt) },
         state: run.state,
+        jobStatuses: (run.jobs ?? []).map((j) => ({
+          jobName: j.name,
+          recentSuccessfulRuns: (j.succeededAt ?? []).map(timestamp),
+          recentFailedRuns: (j.failedAt ?? []).map(timestamp),
+        })),
         modules: run.modules.map((m) => ({
           moduleName: m.name,
           state: m.state,

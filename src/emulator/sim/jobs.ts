@@ -22,6 +22,16 @@ export interface JobRun extends FetchedJob {
   readonly failures: number;
   /** The last run's error; empty when it succeeded (or has not run). */
   readonly error: string;
+  /** When its newest runs succeeded and failed (ms, oldest first, at most RECENT_RUNS each); absent in runs recorded before. */
+  readonly succeededAt?: readonly number[];
+  readonly failedAt?: readonly number[];
+}
+
+/** Run times a machine keeps of each outcome of a job, as its status reports them. */
+export const RECENT_RUNS = 10;
+
+function keepRecent(times: readonly number[] | undefined, now: number): number[] {
+  return [...(times ?? []), now].slice(-RECENT_RUNS);
 }
 
 type Schedule =
@@ -154,6 +164,10 @@ export function stepJobs(
           : { level: 'error', logger: 'rdk.job_manager', message: `job ${job.name} failed: ${job.method} on ${job.resource}: ${error}` },
       );
     }
-    return { ...current, lastAt: now, runs: current.runs + 1, failures: current.failures + (error === '' ? 0 : 1), error };
+    const outcome =
+      error === ''
+        ? { succeededAt: keepRecent(current.succeededAt, now), failedAt: current.failedAt ?? [] }
+        : { succeededAt: current.succeededAt ?? [], failedAt: keepRecent(current.failedAt, now) };
+    return { ...current, lastAt: now, runs: current.runs + 1, failures: current.failures + (error === '' ? 0 : 1), error, ...outcome };
   });
 }

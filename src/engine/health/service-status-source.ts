@@ -74,6 +74,12 @@ export async function serviceStatusSource(client: ServiceClient): Promise<Machin
             ...status.resources.map((r) => ms(r.lastUpdated)),
           ),
           state: MACHINE_STATES[status.state] ?? 'unknown',
+          ingestedAt: ms(status.config?.lastUpdated),
+          jobs: status.jobStatuses.map((j) => ({
+            name: j.jobName,
+            succeededAt: j.recentSuccessfulRuns.map(ms),
+            failedAt: j.recentFailedRuns.map(ms),
+          })),
           modules: status.modules.map((m) => ({
             name: m.moduleName,
             state: MODULE_STATES[m.state] ?? 'unknown',

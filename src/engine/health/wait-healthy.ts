@@ -16,8 +16,9 @@ export async function heldOrJudged(
   partId: string,
   status: MachineStatusReport,
   revision: string,
+  requiredJobs: readonly string[] = [],
 ): Promise<HealthVerdict> {
-  const verdict = judgeHealth(status, revision);
+  const verdict = judgeHealth(status, revision, requiredJobs);
   if (verdict.health !== 'pending' || status.revision === revision || !source.maintenanceHold) return verdict;
   const held = await source.maintenanceHold(partId, revision);
   return held === undefined ? verdict : { health: 'pending', why: heldByMaintenanceWhy(held) };

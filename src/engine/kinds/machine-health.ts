@@ -6,7 +6,7 @@
  */
 import type { ServiceClient } from '../../api/client';
 import { FleetformError } from '../../domain/errors';
-import { judgeHealth } from '../../domain/rollout';
+import { judgeHealth, summarizeJob, type JobRunsReport } from '../../domain/rollout';
 import { serviceStatusSource } from '../health/service-status-source';
 import type { OnlineState } from '../health/machine-status-source';
 import { isObject } from '../json';
@@ -39,6 +39,25 @@ export interface PackageHealth {
   readonly error: string;
 }
 
+export interface JobHealth {
+  readonly name: string;
+  /** Its newest run's outcome among those the machine keeps. */
+  readonly last: 'succeeded' | 'failed' | 'not run';
+  /** When that run was (RFC 3339), when it ran. */
+  readonly lastAt?: string;
+  /** Of the recent runs the machine keeps, how many failed, out of how many. */
+  readonly failed: number;
+  readonly runs: number;
+}
+
+function jobHealth(job: JobRunsReport): JobHealth {
+  const s = summarizeJob(job);
+  const base = { name: s.name, failed: s.failed, runs: s.runs };
+  return s.last
+    ? { ...base, last: s.last.ok ? 'succeeded' : 'failed', lastAt: new Date(s.last.at).toISOString() }
+    : { ...base, last: 'not run' };
+}
+
 export interface MachineHealth {
   readonly stack: string;
   readonly machine: string;
@@ -62,6 +81,8 @@ export interface MachineHealth {
   readonly resources: readonly ResourceHealth[];
   /** The machine's packages and their download states (absent from the status of machines that report none). */
   readonly packages?: readonly PackageHealth[];
+  /** The machine's scheduled jobs and their recent runs (absent when it reports none). */
+  readonly jobs?: readonly JobHealth[];
   /** Why the machine's status could not be read. */
   readonly unreachable?: string;
   /**
@@ -124,6 +145,7 @@ export async function machineHealth(client: ServiceClient, states: readonly Stat
         state: x.state,
         error: x.error,
       }));
+      const jobs = (status.jobs ?? []).map(jobHealth);
       const runningRevision = status.revision;
       // The domain's rule, judged against the config the machine runs; one that runs an older one is behind.
       const verdict = judgeHealth(status, runningRevision);
@@ -146,6 +168,7 @@ export async function machineHealth(client: ServiceClient, states: readonly Stat
         modules,
         resources,
         ...(packages.length > 0 ? { packages } : {}),
+        ...(jobs.length > 0 ? { jobs } : {}),
         ...(held !== undefined ? { heldByMaintenance: held } : {}),
       };
     }),

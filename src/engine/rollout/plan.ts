@@ -156,7 +156,8 @@ export function describePolicy(policy: RolloutPolicy): string {
     f === undefined ? undefined : `more than ${f * 100}% of written machines failed`,
   ].filter(Boolean);
   const abort = limits.length > 0 ? limits.join(' or ') : 'any failed machine';
-  return `gate: healthy for ${seconds(policy.gate.settle_ms)} within ${seconds(policy.gate.timeout_ms)}; stops on ${abort}, then ${policy.on_failure === 'rollback' ? 'rolls back' : 'halts'}; offline machines: ${policy.offline}`;
+  const jobs = policy.gate.jobs_succeed ? ` with job(s) ${policy.gate.jobs_succeed.join(', ')} succeeding on the new config` : '';
+  return `gate: healthy${jobs} for ${seconds(policy.gate.settle_ms)} within ${seconds(policy.gate.timeout_ms)}; stops on ${abort}, then ${policy.on_failure === 'rollback' ? 'rolls back' : 'halts'}; offline machines: ${policy.offline}`;
 }
 
 /** What a rollout writes, in its plan's words: a headline, and how its waves write their machines. */

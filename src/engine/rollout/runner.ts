@@ -300,7 +300,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         if (stopped) return;
         const reading = await source.status(w.partId);
         const verdict: HealthVerdict | { health: 'unreachable'; why: string } = reading.reachable
-          ? await heldOrJudged(source, w.partId, reading.status, w.revision)
+          ? await heldOrJudged(source, w.partId, reading.status, w.revision, policy.gate.jobs_succeed)
           : {
               health: 'unreachable',
               why: `${reading.online === 'offline' ? 'offline: ' : ''}${reading.partUnreadable ? 'its part could not be read: ' : ''}${reading.reason}`,
