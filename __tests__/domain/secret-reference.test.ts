@@ -10,7 +10,7 @@ import {
   type SecretSource,
 } from '../../src/domain/secret-reference';
 import { withoutReferencedValues, withResolvedSecrets } from '../../src/engine/secret-references';
-import { unknownValue } from '../../src/domain/plan-values';
+import { Unknown } from '../../src/domain/plan-values';
 
 const source = (env: Record<string, string>, files: Record<string, string> = {}, app: Record<string, string> = {}): SecretSource => ({
   env: (name) => env[name],
@@ -104,8 +104,11 @@ test('the engine places every value and names the machine, the field and the var
     'modules.gone.env.C': { from: 'env', name: 'A' },
   };
   const out = withResolvedSecrets(config, refs, 'machine m1', source({ A: 'a-value' }));
-  // A value that cannot be read is unknown in the plan (shown as known after apply), never a removal.
-  expect(out.config).toEqual({ modules: [{ name: 'm', type: 'registry', env: { A_TOKEN: 'a-value', B_TOKEN: unknownValue } }] });
+  // A value that cannot be read is unknown in the plan, saying it is not given and how to give it, never a removal.
+  const notGiven = Unknown.notGiven(
+    'environment variable B is not set; export B with the secret in the shell or job that runs the plan and the apply',
+  );
+  expect(out.config).toEqual({ modules: [{ name: 'm', type: 'registry', env: { A_TOKEN: 'a-value', B_TOKEN: notGiven } }] });
   expect(out.problems.map((p) => [p.path, p.message])).toEqual([
     ['secrets["modules.m.env.B_TOKEN"]', 'machine m1 needs the secret modules.m.env.B_TOKEN: environment variable B is not set'],
     ['secrets["modules.gone.env.C"]', 'secret modules.gone.env.C of machine m1 names no field of its config'],

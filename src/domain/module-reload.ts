@@ -72,3 +72,10 @@ export function heldReloadMessage(r: HeldReload): string {
   const version = r.keptVersion === undefined ? '' : ` (version ${r.keptVersion})`;
   return `a hot reload${by}${at} is in place${version}; left as it is`;
 }
+
+/** The stored module entries holding a reload key (undefined when none does): all a later write needs of them. */
+export function reloadingEntries(stored: unknown): Record<string, unknown>[] | undefined {
+  if (!Array.isArray(stored)) return undefined;
+  const found = stored.filter((m): m is Entry => isEntry(m) && RELOAD_KEYS.some((k) => m[k] !== undefined));
+  return found.length > 0 ? found : undefined;
+}

@@ -23,7 +23,7 @@ import { missingPackageProblem, missingPackages, packageEntries } from './machin
 import { withSecretEnv } from './machine-secrets';
 import { heldReloadMessage, withHeldReloads } from '../../domain/module-reload';
 import { childPath } from '../../domain/json-path';
-import { unlessNotFound } from './not-found';
+import { heldReloadEntries } from './held-reloads';
 
 /** The config attributes a part of a machine gives: its config text, secret env entries, secrets by reference and deployed models. */
 export interface PartConfigAttributes {
@@ -67,7 +67,7 @@ export async function desirePartConfig(
   const server = await partViamServer(ctx, prior?.ids.part_id);
   const pinned = await pinModules(ctx, config, pinsOf(prior), { ...(server === undefined ? {} : { server }), acknowledged });
   const packages = await packageFindings(ctx, config, models);
-  const reloads = withHeldReloads(pinned.modules, await storedModules(ctx, prior?.ids.part_id));
+  const reloads = withHeldReloads(pinned.modules, await heldReloadEntries(ctx, prior?.ids.part_id));
   const desired = Array.isArray(config.modules) ? { ...config, modules: reloads.modules } : { ...config };
   // A warning: while the reload is in place the machine runs the developer's build, not what code declares.
   const reloadNotes: PlanNote[] = reloads.held.map((r) => ({
@@ -81,13 +81,6 @@ export async function desirePartConfig(
     notes: [...checked.notes, ...pinned.notes, ...packages.notes, ...reloadNotes],
     problems: [...assembled.problems, ...checked.problems, ...pinned.problems, ...packages.problems, ...sizeProblems(name, desired)],
   };
-}
-
-/** The module entries the part holds on the service (none for a part not created yet). */
-async function storedModules(ctx: KindContext, partId: string | undefined): Promise<unknown> {
-  if (!partId) return undefined;
-  const part = await unlessNotFound(() => ctx.client.appClient.getMachinePart(partId));
-  return part?.config.modules;
 }
 
 /** A part's config from its attributes: the JSON text parsed, secret env entries, secrets by reference and deployed models filled in. */

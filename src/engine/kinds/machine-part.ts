@@ -1,3 +1,4 @@
+import { noteHeldReloads } from './held-reloads';
 import { z } from 'zod';
 import type { MachinePart } from '../../api/client';
 import { ServiceError } from '../../api/client/errors';
@@ -113,6 +114,7 @@ export const machinePartKind: ResourceKind<typeof machinePartDeclaration, Machin
   async observe(ctx, entry): Promise<Observation<MachinePartView> | undefined> {
     const partId = entry.ids.part_id;
     const part = partId ? await unlessNotFound(() => ctx.client.appClient.getMachinePart(partId)) : undefined;
+    if (part && partId) noteHeldReloads(ctx, partId, part.config);
     if (!part) return undefined;
     return {
       view: { machine_id: part.machineId, name: part.name, config: configView(part.config) },

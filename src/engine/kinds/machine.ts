@@ -1,3 +1,4 @@
+import { noteHeldReloads } from './held-reloads';
 import { childPath } from '../../domain/json-path';
 import { LOCATION_DEFAULT } from '../../domain/service-defaults';
 import { locationOfUnplacedMachine } from '../../domain/machine-location';
@@ -195,6 +196,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     if (!machine) return undefined;
     const partId = entry.ids.part_id ?? (await mainPartId(ctx, machineId));
     const part = partId ? await unlessNotFound(() => ctx.client.appClient.getMachinePart(partId)) : undefined;
+    if (part && partId) noteHeldReloads(ctx, partId, part.config);
     if (!part) return { view: { name: machine.name, location_id: machine.locationId, config: {} }, version: 'no-part', facts: {} };
     const config = configView(part.config);
     // The gate lives in code and state only: the service has no such field.
