@@ -63,7 +63,8 @@ function synth(shape: Shape): void {
 }
 
 async function apply(): Promise<void> {
-  const r = await p.run('apply', '--auto-approve');
+  // The dashboard plans every second under the state's lock: an apply beside it waits its turn.
+  const r = await p.run('apply', '--auto-approve', '--lock-timeout', '60s');
   if (r.code !== 0) throw new Error(`apply failed: ${r.stdout}${r.stderr}`);
 }
 
