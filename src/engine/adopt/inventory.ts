@@ -10,6 +10,7 @@ import {
 import type { LocationDetail } from '../../api/client/app-client';
 import type { ModuleVersionStatus } from '../../api/client/types';
 import { FleetformError } from '../../domain/errors';
+import { isObject } from '../../domain/json-value';
 import { mapLimited } from '../map-limited';
 
 /** A machine as adoption reads it: where it lives and every part with its config. */
@@ -93,10 +94,6 @@ export async function readInventory(client: ServiceClient, options: InventoryOpt
 
 /** The module ids a config's own modules name. */
 function moduleIdsOf(config: unknown): string[] {
-  const modules: unknown = typeof config === 'object' && config !== null ? (config as { modules?: unknown }).modules : undefined;
-  if (!Array.isArray(modules)) return [];
-  return modules.flatMap((m: unknown) => {
-    const id = typeof m === 'object' && m !== null ? (m as { module_id?: unknown }).module_id : undefined;
-    return typeof id === 'string' && id !== '' ? [id] : [];
-  });
+  const modules = isObject(config) && Array.isArray(config.modules) ? (config.modules as unknown[]) : [];
+  return modules.flatMap((m) => (isObject(m) && typeof m.module_id === 'string' && m.module_id !== '' ? [m.module_id] : []));
 }
