@@ -230,6 +230,8 @@ test('the dashboard pages, a refused and an approved plan, a failed canary rolle
   await go('#/events');
   await pageShows('.events', 'approve (stack fleet)');
   await pageShows('.events', /picker-2 failed/);
+  // The failed rollout's apply has ended (with an error) before the next approval.
+  await pageShows('.events', 'apply ended with exit code 1');
   await expectNoSecret('events');
   await shot('events');
 
@@ -246,6 +248,10 @@ test('the dashboard pages, a refused and an approved plan, a failed canary rolle
   await shot('rollouts');
   await go('#/fleet');
   for (const name of pickerNames(MACHINES)) await pageShows(`[data-machine="${name}"] [data-modules]`, 'sensors 1.3.0');
+  // The apply saves what it wrote once its rollout is over: a change made on the service
+  // before it ends would be taken into its state, not seen as drift.
+  await go('#/events');
+  await pageShows('.events', 'apply ended with exit code 0');
 
   // Drift: a value and a secret changed on the service show, the secret masked.
   const state = await p.backend().read('fleet');

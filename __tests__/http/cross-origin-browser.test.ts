@@ -68,27 +68,58 @@ afterAll(async () => {
   await s?.close();
 });
 
-/** Statuses of the answers `page` got from the reconciler, by path. */
-function answersOf(page: Page, origin: string): Map<string, number[]> {
-  const seen = new Map<string, number[]>();
-  page.on('response', (r) => {
-    const url = new URL(r.url());
-    if (url.origin !== origin) return;
-    seen.set(url.pathname, [...(seen.get(url.pathname) ?? []), r.status()]);
-  });
-  return seen;
+/** Statuses of the answers `page` got from the reconciler, by path, as the browser reports them. */
+class Answers {
+  readonly seen = new Map<string, number[]>();
+  private readonly waiting = new Set<() => void>();
+
+  constructor(page: Page, origin: string) {
+    page.on('response', (r) => {
+      const url = new URL(r.url());
+      if (url.origin !== origin) return;
+      this.seen.set(url.pathname, [...(this.seen.get(url.pathname) ?? []), r.status()]);
+      for (const check of this.waiting) check();
+    });
+  }
+
+  /**
+   * Resolves once `path` has `count` answers: the browser reports a response apart from the
+   * page's own code seeing it, so a page's fetch may resolve before its answer is reported.
+   */
+  until(path: string, count: number, timeoutMs = 30_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        if ((this.seen.get(path)?.length ?? 0) < count) return;
+        this.waiting.delete(check);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiting.delete(check);
+        reject(new Error(`${path}: ${this.seen.get(path)?.length ?? 0} of ${count} answers after ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiting.add(check);
+      check();
+    });
+  }
 }
 
 test('a page of another origin on 127.0.0.1: no-cors fetches and a text/plain form post are refused, nothing approved', async () => {
   const page = await browser.newPage();
-  const answers = answersOf(page, new URL(s.reconciler.url).origin);
+  const answers = new Answers(page, new URL(s.reconciler.url).origin);
   await page.goto(attackerUrl);
   await page.waitForFunction("document.title.startsWith('fetched: ')");
   expect(await page.title()).toBe('fetched: answered,answered,answered,answered');
   const [navigation] = await Promise.all([page.waitForNavigation(), page.click('#go')]);
   expect(navigation?.status()).toBe(403);
   expect(await page.evaluate('document.body.innerText')).toMatch(/refused/);
-  expect(Object.fromEntries(answers)).toEqual({
+  await Promise.all([
+    answers.until('/api/approve/fleet', 2),
+    answers.until('/api/override', 1),
+    answers.until('/api/heal', 1),
+    answers.until('/dashboard/api/actions/approve', 1),
+  ]);
+  expect(Object.fromEntries(answers.seen)).toEqual({
     '/api/approve/fleet': [403, 403],
     '/api/override': [403],
     '/api/heal': [403],
@@ -116,7 +147,7 @@ test('DNS rebinding: a page of an attacker’s name, now resolving to the reconc
   const server = new ReconcilerServer(handle, new ReconcilerMetrics(), () => true, { token: TOKEN, listenHost: '127.0.0.1' });
   await server.listen('127.0.0.1', port);
   try {
-    const answers = answersOf(page, origin);
+    const answers = new Answers(page, origin);
     const results = await page.evaluate(async () => {
       const status = await fetch('/api/status').then((r) => r.status);
       const heal = await fetch('/api/heal', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then(
@@ -125,7 +156,8 @@ test('DNS rebinding: a page of an attacker’s name, now resolving to the reconc
       return { status, heal };
     });
     expect(results).toEqual({ status: 403, heal: 403 });
-    expect(answers.get('/api/heal')).toEqual([403]);
+    await answers.until('/api/heal', 1);
+    expect(answers.seen.get('/api/heal')).toEqual([403]);
     expect(handle.asked).toEqual([]);
   } finally {
     await server.close();
@@ -137,15 +169,16 @@ test('--readers-need-token: the page asks for the token, then follows the fleet 
   const guarded = await startSurfaces({ token: TOKEN, readersNeedToken: true }, { realPage: true });
   const page = await browser.newPage();
   try {
-    const answers = answersOf(page, new URL(guarded.reconciler.url).origin);
+    const answers = new Answers(page, new URL(guarded.reconciler.url).origin);
     await page.goto(`${guarded.reconciler.url}/dashboard/`);
     await page.waitForFunction(`document.body.innerText.includes('Connecting')`);
     expect(await page.evaluate('document.body.innerText')).not.toContain('m-00001');
     await page.type('.token input', TOKEN);
     await page.click('.token button[type="submit"]');
     await page.waitForFunction(`document.body.innerText.includes('m-00001')`);
-    expect(answers.get('/dashboard/api/events')?.[0]).toBe(401);
-    expect(answers.get('/dashboard/api/events')).toContain(200);
+    await answers.until('/dashboard/api/events', 2);
+    expect(answers.seen.get('/dashboard/api/events')?.[0]).toBe(401);
+    expect(answers.seen.get('/dashboard/api/events')).toContain(200);
   } finally {
     await page.close();
     await guarded.close();
