@@ -9,20 +9,20 @@ import * as os from 'node:os';
 import { FleetformError, errorMessage } from '../domain/errors';
 import type { ApplyReporter } from '../engine/apply/executor';
 import type { DesiredStack } from '../engine/desired/stack';
-import { summarize, type Plan, type ResourceChange } from '../engine/plan/model';
+import type { Plan, ResourceChange } from '../engine/plan/model';
 import type { RolloutEvent } from '../engine/rollout/events';
 import type { State } from '../engine/state/schema';
 import type { EventBody, ReconcilerEvent, ReconcilerHandle, ReconcilerStatus, StackStatus } from './events';
 import type { Logger } from './log';
-import { changesFingerprint, isDrift, stackPolicy, type Defaults, type StackPolicy } from './policy';
+import { isDrift, stackPolicy, type Defaults, type StackPolicy } from './policy';
 import type { DependencyInstaller, ProjectLoader, ReconcileProject } from './project';
 import type { ProjectSource, Revision } from './source';
 import { opensAt, windowVerdict, type WindowVerdict } from '../domain/sync-windows';
 import { waveEndText } from '../domain/rollout';
 import { baselineOf, checkDrift, type CheckBaseline } from './drift-check';
-import { heldText, locationPass, LocationWindows, waveHold, type LocationPass } from '../engine/windows/location-windows';
+import { heldText, LocationWindows, waveHold } from '../engine/windows/location-windows';
+import { decideStack, type LocationWait, type StackWait } from './stack-decision';
 import { withWindowHolds, type WindowClock } from '../engine/windows/window-holds';
-import type { RolloutJournal } from '../engine/rollout/journal';
 import { processRedactor, type Redactor } from '../engine/redactor';
 import { causeOf, DEFAULT_BACKOFF_MAX_MS, nextStreak, type FailureStage, type FailureStreak } from './backoff';
 
@@ -665,131 +665,102 @@ export class Reconciler implements ReconcilerHandle {
     const m = this.memory(stack, policy);
     // `plan` is what may be applied; `report` (the same, or the last full plan with a targeted one's changes in) what is reported.
     const all = plan.changes.filter((c) => c.stack === stack.name);
-    const changes = all.filter((c) => c.action !== 'no-op');
-    const reported = report === plan ? changes : report.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
+    const reported = report.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
     const drifted = reported.filter(isDrift).map((c) => c.address);
     const counts = { changes: reported.length, drifted: drifted.length };
-    const journal = await project.engine.journals.read(stack.name);
-    const resume = journal?.status === 'running';
-    const set = (s: Partial<StackStatus>): void => {
-      const { waiting: _w, held: _h, ...rest } = m.status;
-      m.status = { ...rest, apply: policy.apply, drift: policy.drift, changes: reported.length, drifted, ...s };
-    };
-    set({});
-
-    const problems = all.flatMap((c) => c.problems.map((p) => `${c.address}: ${p.message}`));
-    if (problems.length > 0)
+    m.status = this.stackStatus(m, policy, reported.length, drifted);
+    if (m.stopped && m.stopped.revision !== this.revision?.id) m.stopped = undefined;
+    const decision = decideStack({
+      stack: stack.name,
+      policy,
+      changes: all.filter((c) => c.action !== 'no-op'),
+      drifted,
+      problems: all.flatMap((c) => c.problems.map((p) => `${c.address}: ${p.message}`)),
+      journal: await project.engine.journals.read(stack.name),
+      rollouts: plan.rollouts ?? [],
+      maxDestroy: this.settings.maxDestroy,
+      memory: { ...(m.stopped ? { stoppedText: m.stopped.text } : {}), ...(m.approved ? { approved: m.approved } : {}) },
+      verdict: (w) => this.windowsVerdict(w),
+      locations: this.locations,
+    });
+    if (decision.kind === 'refuse')
       throw new FleetformError(
-        `stack ${stack.name}: the plan has ${problems.length} problem(s); nothing is applied: ${problems.slice(0, 3).join('; ')}`,
+        `stack ${stack.name}: the plan has ${decision.problems.length} problem(s); nothing is applied: ${decision.problems.slice(0, 3).join('; ')}`,
         { path: stack.name, hint: 'fix the code; the fleet is left as it is' },
       );
-
-    const driftKey = drifted.join('\n');
-    if (drifted.length > 0 && policy.drift !== 'off' && driftKey !== m.reportedDrift)
-      this.emit({ type: 'drift-found', stack: stack.name, objects: drifted, policy: policy.drift });
-    m.reportedDrift = policy.drift === 'off' ? '' : driftKey;
-
-    // warn and off leave drifted objects as they are: a change to one of them waits until the drift is gone or healed by hand.
-    const held = new Set(policy.drift === 'heal' ? [] : drifted);
-    const toApply = changes.filter((c) => !held.has(c.address));
-    if (toApply.length === 0 && !resume) return { ...counts, applied: false };
-    const healOnly = toApply.length > 0 && toApply.every(isDrift);
-    if (policy.apply === 'plan-only' && !healOnly) return { ...counts, applied: false };
-
-    if (m.stopped && m.stopped.revision !== this.revision?.id) m.stopped = undefined;
-    if (m.stopped) {
-      const reason = `${m.stopped.text}; a new commit or \`fleetform reconcile approve ${stack.name}\` retries it`;
-      set({ waiting: { for: 'retry', reason, since: new Date(this.now()).toISOString() } });
-      if (!m.stopped.said) {
-        m.stopped.said = true;
-        this.emit({ type: 'apply-waiting', stack: stack.name, reason });
-      }
+    this.reportDrift(stack.name, policy, drifted, m);
+    if (decision.kind === 'quiet') return { ...counts, applied: false };
+    if (decision.kind === 'wait' && !decision.locations) {
+      this.sayWait(stack.name, decision, m);
       return { ...counts, applied: false };
     }
-
-    const summary = summarize(toApply);
-    const fingerprint = changesFingerprint(toApply);
-    const why =
-      summary.destroy > this.settings.maxDestroy
-        ? `it destroys ${summary.destroy} object(s), more than --max-destroy ${this.settings.maxDestroy}`
-        : policy.apply === 'approve' && !healOnly && toApply.length > 0
-          ? "the stack's policy is approve"
-          : undefined;
-    if (why && m.approved !== fingerprint) {
-      set({ waiting: { for: 'approval', reason: why, since: new Date(this.now()).toISOString() } });
-      if (m.asked !== fingerprint) {
-        m.asked = fingerprint;
-        this.emit({
-          type: 'approval-needed',
-          stack: stack.name,
-          reason: why,
-          add: summary.add,
-          change: summary.change,
-          destroy: summary.destroy,
-        });
-      }
-      return { ...counts, applied: false };
-    }
-
-    const window = this.windowsVerdict(policy.windows);
-    if (!window.open) {
-      const reason = window.reason ?? 'outside its windows';
-      set({ waiting: { for: 'window', reason, since: new Date(this.now()).toISOString() } });
-      if (m.windowSaid !== `${fingerprint}/${reason}`) {
-        m.windowSaid = `${fingerprint}/${reason}`;
-        this.emit({ type: 'apply-waiting', stack: stack.name, reason });
-      }
-      return { ...counts, applied: false };
-    }
+    // The stack's own gates let its changes through: what is left to wait on is its machines' locations.
     m.windowSaid = undefined;
-    const pass = this.locationPass(stack, plan, toApply, journal, m, set);
-    if (pass.nextWaveHeld || (pass.writable.length === 0 && !resume)) return { ...counts, applied: false };
-    const writing = new Set(pass.writable.map((c) => c.address));
-    const healing = drifted.filter((a) => !held.has(a) && writing.has(a));
-    await this.applyStack(project, stack, plan, states, pass.writable, { policy, healOnly, drifted: healing });
+    if (decision.kind === 'wait') {
+      this.sayHeld(stack.name, decision.fingerprint, decision.locations ?? { held: [] }, m);
+      m.status = { ...m.status, waiting: { for: decision.for, reason: decision.reason, since: new Date(this.now()).toISOString() } };
+      return { ...counts, applied: false };
+    }
+    this.sayHeld(stack.name, decision.fingerprint, { held: decision.held }, m);
+    await this.applyStack(project, stack, plan, states, decision.writable, {
+      policy,
+      healOnly: decision.healOnly,
+      drifted: decision.healing,
+    });
     m.asked = undefined;
     m.approved = undefined;
     return { ...counts, applied: true };
   }
 
-  /** What the stack's locations' windows let through; what they hold is said in its status, the log and one event per hold. */
-  private locationPass(
-    stack: DesiredStack,
-    plan: Plan,
-    toApply: readonly ResourceChange[],
-    journal: RolloutJournal | undefined,
-    m: StackMemory,
-    set: (s: Partial<StackStatus>) => void,
-  ): LocationPass {
-    if (!this.locations) return { writable: toApply, held: [] };
-    const pass = locationPass({
-      locations: this.locations,
-      stack: stack.name,
-      toApply,
-      rollouts: plan.rollouts ?? [],
-      journal,
-      verdict: (w) => this.windowsVerdict(w),
-    });
-    const since = new Date(this.now()).toISOString();
-    const waitsAll = pass.writable.length === 0 || pass.nextWaveHeld !== undefined;
-    const reason = [heldText(pass.held), pass.nextWaveHeld ? `its rollout's next wave waits: ${pass.nextWaveHeld}` : '']
-      .filter((t) => t !== '')
-      .join('; ');
-    set({
-      ...(pass.held.length > 0 ? { held: pass.held } : {}),
-      ...(waitsAll && reason ? { waiting: { for: 'window', reason, since } } : {}),
-    });
-    const key = `${changesFingerprint(toApply)}/${reason}`;
-    if (reason && m.heldSaid !== key) {
-      m.heldSaid = key;
-      this.settings.logger.log('info', "machines held by their locations' windows", { stack: stack.name, reason });
-      for (const h of pass.held)
-        this.emit({ type: 'apply-waiting', stack: stack.name, reason: heldText([h]), location: h.location, machines: [...h.machines] });
-      if (pass.nextWaveHeld)
-        this.emit({ type: 'apply-waiting', stack: stack.name, reason: `its rollout's next wave waits: ${pass.nextWaveHeld}` });
+  /** The stack's status as this cycle's plan leaves it, before what it waits on is known. */
+  private stackStatus(m: StackMemory, policy: StackPolicy, changes: number, drifted: readonly string[]): StackStatus {
+    const { waiting: _w, held: _h, ...rest } = m.status;
+    return { ...rest, apply: policy.apply, drift: policy.drift, changes, drifted };
+  }
+
+  /** A drift found is reported once while it lasts, unless the stack's drift policy is off. */
+  private reportDrift(stack: string, policy: StackPolicy, drifted: readonly string[], m: StackMemory): void {
+    const driftKey = drifted.join('\n');
+    if (drifted.length > 0 && policy.drift !== 'off' && driftKey !== m.reportedDrift)
+      this.emit({ type: 'drift-found', stack, objects: [...drifted], policy: policy.drift });
+    m.reportedDrift = policy.drift === 'off' ? '' : driftKey;
+  }
+
+  /** What the stack's own gates make it wait on goes in its status, and is said once while it lasts. */
+  private sayWait(stack: string, wait: StackWait, m: StackMemory): void {
+    m.status = { ...m.status, waiting: { for: wait.for, reason: wait.reason, since: new Date(this.now()).toISOString() } };
+    if (wait.for === 'retry') {
+      if (m.stopped && !m.stopped.said) {
+        m.stopped.said = true;
+        this.emit({ type: 'apply-waiting', stack, reason: wait.reason });
+      }
+    } else if (wait.for === 'approval') {
+      if (m.asked === wait.fingerprint) return;
+      m.asked = wait.fingerprint;
+      const { add, change, destroy } = wait.summary;
+      this.emit({ type: 'approval-needed', stack, reason: wait.reason, add, change, destroy });
+    } else if (m.windowSaid !== `${wait.fingerprint}/${wait.reason}`) {
+      m.windowSaid = `${wait.fingerprint}/${wait.reason}`;
+      this.emit({ type: 'apply-waiting', stack, reason: wait.reason });
     }
-    if (!reason) m.heldSaid = undefined;
-    return pass;
+  }
+
+  /** Machines their locations' windows hold are said in the stack's status, the log and one event per hold, once while it lasts. */
+  private sayHeld(stack: string, fingerprint: string, wait: LocationWait, m: StackMemory): void {
+    if (wait.held.length > 0) m.status = { ...m.status, held: wait.held };
+    const next = wait.nextWaveHeld ? `its rollout's next wave waits: ${wait.nextWaveHeld}` : '';
+    const reason = [heldText(wait.held), next].filter((t) => t !== '').join('; ');
+    if (!reason) {
+      m.heldSaid = undefined;
+      return;
+    }
+    const key = `${fingerprint}/${reason}`;
+    if (m.heldSaid === key) return;
+    m.heldSaid = key;
+    this.settings.logger.log('info', "machines held by their locations' windows", { stack, reason });
+    for (const h of wait.held)
+      this.emit({ type: 'apply-waiting', stack, reason: heldText([h]), location: h.location, machines: [...h.machines] });
+    if (next) this.emit({ type: 'apply-waiting', stack, reason: next });
   }
 
   private async applyStack(
