@@ -2,12 +2,7 @@ import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
 import { addEngineOptions } from '../engine-options';
 import type { AdoptOptions } from './adopt-run';
-
-/** What `adopt` runs, loaded when it runs rather than at every command line. */
-function adoptRun(): typeof import('./adopt-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./adopt-run') as typeof import('./adopt-run');
-}
+import { runOf } from './runs';
 
 export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
@@ -26,5 +21,5 @@ export function register(program: Command, apps: AppRunner): void {
       .option('--finish', 'import what an earlier adopt wrote, once the app declares its stack and its secret variables are set')
       .option('--allow-missing-secrets', 'with --finish: import even though a secret variable the adopted code reads is unset')
       .option('--force', 'write over existing files, and into a stack that already has state'),
-  ).action((opts: AdoptOptions & { finish?: boolean }) => adoptRun().runAdopt(opts, apps));
+  ).action((opts: AdoptOptions & { finish?: boolean }) => runOf('adopt').runAdopt(opts, apps));
 }

@@ -3,14 +3,9 @@ import type { AppRunner } from '../app-runner';
 import { addEngineOptions } from '../engine-options';
 import { addTargetOption } from '../target-flag';
 import type { ApplyOptions } from './apply-run';
+import { runOf } from './runs';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
-
-/** What `apply` runs, loaded when it runs rather than at every command line. */
-function applyRun(): typeof import('./apply-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./apply-run') as typeof import('./apply-run');
-}
 
 export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
@@ -29,5 +24,5 @@ export function register(program: Command, apps: AppRunner): void {
         [],
       )
       .option('--ignore-windows', "write what the stacks' and locations' windows hold now, and let a rollout run through a window closing"),
-  ).action((planfile: string | undefined, opts: ApplyOptions) => applyRun().runApply(planfile, opts, apps));
+  ).action((planfile: string | undefined, opts: ApplyOptions) => runOf('apply').runApply(planfile, opts, apps));
 }

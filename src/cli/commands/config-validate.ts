@@ -1,14 +1,9 @@
 import type { Command } from 'commander';
+import { runOf } from './runs';
 
 /** The `config` command group, created by whichever `config ...` sub-command registers first. */
 function configGroup(program: Command): Command {
   return program.commands.find((c) => c.name() === 'config') ?? program.command('config').description('Work with machine configurations');
-}
-
-/** What `config validate` runs, loaded when it runs rather than at every command line. */
-function configValidateRun(): typeof import('./config-validate-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./config-validate-run') as typeof import('./config-validate-run');
 }
 
 /** `fleetform config validate FILE.json`: checks a raw machine config as the service stores it. */
@@ -23,6 +18,6 @@ export function register(program: Command): void {
       'report what the machine will certainly fail (one module or resource) as warnings: exit 1 only for a config the service refuses',
     )
     .action((file: string, opts: { allowUnpinnedModules?: boolean; warnOnly?: boolean }) =>
-      configValidateRun().runConfigValidate(file, opts),
+      runOf('config-validate').runConfigValidate(file, opts),
     );
 }

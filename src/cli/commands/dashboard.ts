@@ -10,14 +10,9 @@ import type { AppRunner } from '../app-runner';
 import { addEngineOptions } from '../engine-options';
 import { addAccessOptions, DASHBOARD_TOKEN_ENV } from '../dashboard-access';
 import type { DashboardOptions } from './dashboard-run';
+import { runOf } from './runs';
 
 export { DASHBOARD_TOKEN_ENV, dashboardToken, parseListen } from '../dashboard-access';
-
-/** What `dashboard` runs, loaded when it runs rather than at every command line. */
-function dashboardRun(): typeof import('./dashboard-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./dashboard-run') as typeof import('./dashboard-run');
-}
 
 export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
@@ -32,5 +27,5 @@ export function register(program: Command, apps: AppRunner): void {
         .option('--plan-every <duration>', 'how often the pending plan is made (it runs the app and reads the service)', '1m')
         .option('--no-plan', 'do not make the pending plan (the plans and drift pages stay empty)'),
     ),
-  ).action((opts: DashboardOptions) => dashboardRun().runDashboard(opts, apps));
+  ).action((opts: DashboardOptions) => runOf('dashboard').runDashboard(opts, apps));
 }

@@ -2,15 +2,10 @@ import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
 import { addEngineOptions } from '../engine-options';
 import type { DestroyOptions } from './destroy-run';
-
-/** What `destroy` runs, loaded when it runs rather than at every command line. */
-function destroyRun(): typeof import('./destroy-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./destroy-run') as typeof import('./destroy-run');
-}
+import { runOf } from './runs';
 
 export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
     program.command('destroy').description('delete everything the stacks manage').option('--auto-approve', 'destroy without asking'),
-  ).action((opts: DestroyOptions) => destroyRun().runDestroy(opts, apps));
+  ).action((opts: DestroyOptions) => runOf('destroy').runDestroy(opts, apps));
 }

@@ -6,6 +6,7 @@ import { LIMIT_ENV } from '../../emulator/server/limits';
 import { MACHINE_FAULTS_ENV, parseMachineFault, type MachineFault } from '../../emulator/sim/machine-faults';
 import { DEFAULT_SIMULATION, SIMULATION_ENV } from '../../emulator/sim/options';
 import type { ServeOptions } from './emulator-serve-run';
+import { runOf } from './runs';
 
 /** The `emulator` command group, created by whichever `emulator ...` file registers first. */
 export function emulatorGroup(program: Command): Command {
@@ -13,12 +14,6 @@ export function emulatorGroup(program: Command): Command {
     program.commands.find((c) => c.name() === 'emulator') ??
     program.command('emulator').description('Run and drive the local cloud emulator')
   );
-}
-
-/** What `emulator serve` runs (the emulator, its fault specs), loaded when it runs rather than at every command line. */
-function serveRun(): typeof import('./emulator-serve-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./emulator-serve-run') as typeof import('./emulator-serve-run');
 }
 
 export function register(program: Command): void {
@@ -48,7 +43,7 @@ export function register(program: Command): void {
     .option(
       '--fail <METHOD[:CODE[:COUNT]]>',
       'make calls of an RPC fail (e.g. CancelTrainingJob:unavailable:2; CODE default unavailable, COUNT default every call); repeatable; how often each fired is printed on stop',
-      (value: string, prior: FaultSpec[]) => [...prior, serveRun().parseFaultSpec(value, '--fail')],
+      (value: string, prior: FaultSpec[]) => [...prior, runOf('emulator-serve').parseFaultSpec(value, '--fail')],
       [] as FaultSpec[],
     )
     .option('--no-simulate', `do not run simulated machines: parts never check in (env ${SIMULATION_ENV.simulate}=0)`)
@@ -70,5 +65,5 @@ export function register(program: Command): void {
       (value: string, prior: MachineFault[]) => [...prior, parseMachineFault(value, '--machine-fault')],
       [] as MachineFault[],
     )
-    .action((opts: ServeOptions) => serveRun().serve(opts));
+    .action((opts: ServeOptions) => runOf('emulator-serve').serve(opts));
 }

@@ -2,12 +2,7 @@ import type { Command } from 'commander';
 import type { AppRunner } from '../app-runner';
 import { addEngineOptions } from '../engine-options';
 import type { EnvOptions } from './env-run';
-
-/** What `env` runs, loaded when it runs rather than at every command line. */
-function envRun(): typeof import('./env-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./env-run') as typeof import('./env-run');
-}
+import { runOf } from './runs';
 
 export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
@@ -16,5 +11,5 @@ export function register(program: Command, apps: AppRunner): void {
       .description("the exact environment a machine module's process receives (secrets masked)")
       .option('--show-secrets', 'print secret values in clear')
       .option('--all', "also list the machine server's own environment, which the module inherits"),
-  ).action((address: string, moduleName: string, opts: EnvOptions) => envRun().runEnv(address, moduleName, opts, apps));
+  ).action((address: string, moduleName: string, opts: EnvOptions) => runOf('env').runEnv(address, moduleName, opts, apps));
 }

@@ -1,11 +1,6 @@
 import type { Command } from 'commander';
 import type { InitOptions } from './init-run';
-
-/** What `init` runs, loaded when it runs rather than at every command line. */
-function initRun(): typeof import('./init-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./init-run') as typeof import('./init-run');
-}
+import { runOf } from './runs';
 
 export function register(program: Command): void {
   program
@@ -13,5 +8,5 @@ export function register(program: Command): void {
     .description('make a new CDK Terrain project with a two-machine fleet, ready to plan on the embedded emulator')
     .option('--fleetform-spec <spec>', 'how the project depends on fleetform (a tarball, a folder or a version); default: this fleetform')
     .option('--force', 'write into a folder that is not empty, replacing the files the project is made of')
-    .action((dir: string | undefined, opts: InitOptions) => initRun().runInit(dir ?? '.', opts));
+    .action((dir: string | undefined, opts: InitOptions) => runOf('init').runInit(dir ?? '.', opts));
 }

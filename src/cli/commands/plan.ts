@@ -3,14 +3,9 @@ import type { AppRunner } from '../app-runner';
 import { addEngineOptions } from '../engine-options';
 import { addTargetOption } from '../target-flag';
 import type { PlanOptions } from './plan-run';
+import { runOf } from './runs';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
-
-/** What `plan` runs, loaded when it runs rather than at every command line. */
-function planRun(): typeof import('./plan-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./plan-run') as typeof import('./plan-run');
-}
 
 export function register(program: Command, apps: AppRunner): void {
   addEngineOptions(
@@ -31,5 +26,5 @@ export function register(program: Command, apps: AppRunner): void {
         '--machine <name>',
         'also show what that machine will run differently: its config resolved with its fragments, before and after',
       ),
-  ).action((opts: PlanOptions) => planRun().runPlan(opts, apps));
+  ).action((opts: PlanOptions) => runOf('plan').runPlan(opts, apps));
 }

@@ -4,12 +4,7 @@ import type { ReconcilerStatus } from '../../reconciler/events';
 import type { AppRunner } from '../app-runner';
 import { addAccessOptions, DASHBOARD_TOKEN_ENV } from '../dashboard-access';
 import type { ReconcileOptions } from './reconcile-run';
-
-/** What the reconciler and `events-schema` run, loaded when they run rather than at every command line. */
-function reconcileRun(): typeof import('./reconcile-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./reconcile-run') as typeof import('./reconcile-run');
-}
+import { runOf } from './runs';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 const DEFAULT_SERVER = 'http://127.0.0.1:9464';
@@ -156,7 +151,7 @@ export function register(program: Command, apps: AppRunner): void {
     .option('--log-format <format>', 'text or json', process.env.FLEETFORM_LOG_FORMAT ?? 'text')
     .option('--parallelism <n>', 'how many resources are written at once', '10')
     .option('--read-parallelism <n>', 'the most reads in flight while planning', '512');
-  addAccessOptions(cmd).action((opts: ReconcileOptions) => reconcileRun().runReconciler(opts, apps));
+  addAccessOptions(cmd).action((opts: ReconcileOptions) => runOf('reconcile').runReconciler(opts, apps));
 
   const server = (c: Command): Command =>
     c.option('--server <url>', `the running reconciler's address (default FLEETFORM_RECONCILE_URL, else ${DEFAULT_SERVER})`);
@@ -204,5 +199,5 @@ export function register(program: Command, apps: AppRunner): void {
   cmd
     .command('events-schema')
     .description('print the JSON schema of the events webhooks receive')
-    .action(() => reconcileRun().printEventsSchema());
+    .action(() => runOf('reconcile').printEventsSchema());
 }

@@ -1,16 +1,5 @@
 import type { Command } from 'commander';
-
-/** What `rollout status` runs, loaded when it runs rather than at every command line. */
-function statusRun(): typeof import('./rollout-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./rollout-run') as typeof import('./rollout-run');
-}
-
-/** What `rollout abort` runs (the service client and the rollback), loaded when it runs. */
-function abortRun(): typeof import('./rollout-abort-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./rollout-abort-run') as typeof import('./rollout-abort-run');
-}
+import { runOf } from './runs';
 
 export function register(program: Command): void {
   const rollout = program.command('rollout').description('where staged rollouts stand, and rolling one back by hand');
@@ -19,7 +8,7 @@ export function register(program: Command): void {
     .description("each stack's last rollout: its status, the wave it is in, and each machine's result")
     .option('--stack <name...>', 'only these stacks')
     .option('--json', 'print the journals as JSON')
-    .action((opts: { stack?: string[]; json?: boolean }) => statusRun().runRolloutStatus(opts));
+    .action((opts: { stack?: string[]; json?: boolean }) => runOf('rollout').runRolloutStatus(opts));
   rollout
     .command('abort')
     .description('roll a running or halted rollout back: every machine it changed goes back to the config it had')
@@ -33,5 +22,7 @@ export function register(program: Command): void {
       '--break-stale-lock',
       'take over a state lock left by a fleetform that is no longer running on this machine (e.g. a killed apply)',
     )
-    .action((opts: { stack: string; rollout?: string; lockTimeout: string; breakStaleLock?: boolean }) => abortRun().runRolloutAbort(opts));
+    .action((opts: { stack: string; rollout?: string; lockTimeout: string; breakStaleLock?: boolean }) =>
+      runOf('rollout-abort').runRolloutAbort(opts),
+    );
 }

@@ -1,11 +1,6 @@
 import type { Command } from 'commander';
 import type { StateMigrateOptions } from './state-migrate-run';
-
-/** What `state migrate` runs, loaded when it runs rather than at every command line. */
-function stateMigrateRun(): typeof import('./state-migrate-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./state-migrate-run') as typeof import('./state-migrate-run');
-}
+import { runOf } from './runs';
 
 /**
  * Copies every local stack state into the backend the stacks now declare (PostgreSQL),
@@ -20,5 +15,5 @@ export function register(state: Command): void {
     .option('--stack <name...>', 'only these stacks')
     .option('--lock-timeout <duration>', 'how long to wait for each state lock (e.g. 30s, 2m)', '0s')
     .option('--synth-out <dir>', 'read the backend from this synthesized output instead of running the app')
-    .action((opts: StateMigrateOptions) => stateMigrateRun().runStateMigrate(opts));
+    .action((opts: StateMigrateOptions) => runOf('state-migrate').runStateMigrate(opts));
 }

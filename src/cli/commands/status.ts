@@ -1,11 +1,6 @@
 import type { Command } from 'commander';
 import type { StatusOptions } from './status-run';
-
-/** What `status` runs, loaded when it runs rather than at every command line. */
-function statusRun(): typeof import('./status-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./status-run') as typeof import('./status-run');
-}
+import { runOf } from './runs';
 
 export function register(program: Command): void {
   program
@@ -17,5 +12,5 @@ export function register(program: Command): void {
     .option('--json', 'print machines and module cards as JSON')
     .option('--watch', 'refresh until interrupted (in place on a terminal)')
     .option('--interval <duration>', 'refresh interval of --watch, e.g. 2s or 500ms', '2s')
-    .action((opts: StatusOptions) => statusRun().runStatus(opts));
+    .action((opts: StatusOptions) => runOf('status').runStatus(opts));
 }

@@ -1,11 +1,6 @@
 import type { Command } from 'commander';
 import type { TrainingLogsOptions } from './training-run';
-
-/** What `training logs` runs, loaded when it runs rather than at every command line. */
-function trainingRun(): typeof import('./training-run') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
-  return require('./training-run') as typeof import('./training-run');
-}
+import { runOf } from './runs';
 
 export function register(program: Command): void {
   const training = program.command('training').description('training jobs of the project');
@@ -15,5 +10,5 @@ export function register(program: Command): void {
     .option('--stack <name>', 'the stack holding the job, when several do')
     .option('--no-follow', 'print what the log holds now and stop')
     .option('--interval <duration>', 'how often to read the log while following, e.g. 2s or 500ms', '2s')
-    .action((address: string, opts: TrainingLogsOptions) => trainingRun().runTrainingLogs(address, opts));
+    .action((address: string, opts: TrainingLogsOptions) => runOf('training').runTrainingLogs(address, opts));
 }
