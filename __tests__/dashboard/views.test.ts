@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { historyDiffs, maskedConfigView, secretTexts, withoutSecrets } from '../../src/dashboard/machine-detail';
 import { driftOf, planLines, planView } from '../../src/dashboard/plan-view';
 import { declaresRollout, rolloutView, ruleByNames } from '../../src/dashboard/rollout-view';
-import { rolloutChanges } from '../../src/dashboard/standalone-source';
+import { rolloutChanges } from '../../src/dashboard/rollout-changes';
 import { encodeFleet } from '../../src/dashboard/fleet-table';
 import { updatesBetween } from '../../src/dashboard/updates';
 import type { Plan, ResourceChange } from '../../src/engine/plan/model';
