@@ -11,7 +11,6 @@ export type { MqlStage } from '../domain/data-pipelines';
 
 /** The stages of a query: objects with one `$` operator key each, every one checked with its index. */
 const querySchema = z.array(z.custom<MqlStage>(() => true)).superRefine((stages, ctx) => {
-  if (stages.length === 0) ctx.addIssue({ code: 'custom', message: 'a data pipeline needs at least one stage' });
   stages.forEach((stage, i) => {
     const problem = stageProblem(stage, i);
     if (problem) ctx.addIssue({ code: 'custom', path: [i], message: `${problem.message}; ${problem.hint}` });

@@ -313,7 +313,7 @@ resource "fleetform_data_pipeline" "hourly_temperature" {
       description: 'Name of the pipeline, unique in its organization; a new name renames it in place (same id, same runs).',
     },
     query: {
-      schema: z.array(z.string()).min(1, 'a data pipeline needs at least one stage'),
+      schema: z.array(z.string()),
       description:
         'The MQL aggregation, one stage per entry as JSON text of an object with one `$` operator key (e.g. `{"$match":{...}}`); sent as BSON, keys in their order. A new query replaces the pipeline.',
       forcesReplacement: true,
