@@ -9,6 +9,7 @@ import { EmulatorService } from '../../src/api/emulator-control';
 import { createServiceClient, ServiceError, type ServiceClient } from '../../src/api/client';
 import { loadServices } from '../../src/api/services';
 import { encodeBsonDocument } from '../../src/domain/bson';
+import type { JsonObject } from '../../src/domain/json-value';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { clientOf, codeOf, tempDir, transport } from './helpers';
 
@@ -39,7 +40,10 @@ afterAll(async () => {
 
 const pipelines = () => client.dataPipelinesClient;
 const step = (ms: number) => client.clientFor(EmulatorService).stepClock({ milliseconds: BigInt(ms) });
-const stages = [{ $match: { component_name: 'thermometer' } }, { $group: { _id: '$robot_id', avg: { $avg: '$data.readings.t' } } }];
+const stages: JsonObject[] = [
+  { $match: { component_name: 'thermometer' } },
+  { $group: { _id: '$robot_id', avg: { $avg: '$data.readings.t' } } },
+];
 
 async function failure(p: Promise<unknown>): Promise<{ code: string; message: string }> {
   try {

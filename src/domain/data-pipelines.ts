@@ -6,14 +6,17 @@
  */
 import type { CronExpressionParser as Parser } from 'cron-parser';
 import { errorMessage } from './errors';
-import { isObject, type JsonObject, type JsonValue } from './json-value';
+import { isObject, type JsonObject, type ReadonlyJsonValue } from './json-value';
 
 /** Where a pipeline reads: the standard store of captured data, or the hot store of recent data. */
 export const DATA_SOURCE_TYPES = ['standard', 'hot_storage'] as const;
 export type DataSourceType = (typeof DATA_SOURCE_TYPES)[number];
 
-/** One stage of an aggregation: an object with one key, the `$` operator, e.g. `{ $match: {...} }`. */
-export type MqlStage = { readonly [operator: `$${string}`]: JsonValue };
+/**
+ * One stage of an aggregation: an object with one key, the `$` operator, e.g. `{ $match: {...} }`
+ * (undefined allowed so that a list of different stages types as a list of stages).
+ */
+export type MqlStage = { readonly [operator: `$${string}`]: ReadonlyJsonValue | undefined };
 
 /** A problem of one part of a pipeline: where, what, and the fix. */
 export interface PipelineProblem {
