@@ -69,6 +69,14 @@ describe('kind declarations', () => {
       'fleetform_ml_model',
       'fleetform_fragment',
       'fleetform_fragment_tag',
+      'fleetform_data_pipeline',
+    ]);
+    expect(schemas.fleetform_data_pipeline?.requiresReplace).toEqual([
+      'query',
+      'schedule',
+      'data_source_type',
+      'enable_backfill',
+      'organization_id',
     ]);
     expect(schemas.fleetform_fragment_tag?.requiresReplace).toEqual(['fragment_id', 'tag']);
     expect(schemas.fleetform_machine_part?.requiresReplace).toEqual(['machine_id']);

@@ -156,6 +156,7 @@ test('handshake, schema over mutual TLS, Shutdown: exit 0 with nothing but the h
     expect(schema.diagnostics).toEqual([]);
     expect(Object.keys(schema.resourceSchemas).sort()).toEqual([
       'fleetform_custom_training_job',
+      'fleetform_data_pipeline',
       'fleetform_dataset',
       'fleetform_fragment',
       'fleetform_fragment_tag',

@@ -191,6 +191,7 @@ test('GetProviderSchema: every kind, required/optional/computed/sensitive as dec
   expect(schema.diagnostics).toEqual([]);
   expect([...types.keys()].sort()).toEqual([
     'fleetform_custom_training_job',
+    'fleetform_data_pipeline',
     'fleetform_dataset',
     'fleetform_fragment',
     'fleetform_fragment_tag',

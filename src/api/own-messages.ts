@@ -13,3 +13,4 @@ export * from './generated/viam/app/v1/robot_part_read_pb';
 export * from './generated/viam/app/v1/robot_part_history_pb';
 export * from './generated/viam/app/v1/robot_part_write_pb';
 export * from './generated/viam/app/v1/module_version_status_pb';
+export * from './generated/viam/app/datapipelines/v1/data_pipelines_pb';

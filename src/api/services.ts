@@ -43,6 +43,31 @@ export const DatasetService = {
   },
 } as const;
 
+/** Data pipelines: scheduled MQL aggregations of an organization's captured data. */
+export const DataPipelinesService = {
+  typeName: 'viam.app.datapipelines.v1.DataPipelinesService',
+  methods: {
+    getDataPipeline: { name: 'GetDataPipeline', I: own.GetDataPipelineRequest, O: own.GetDataPipelineResponse, kind: unary },
+    listDataPipelines: { name: 'ListDataPipelines', I: own.ListDataPipelinesRequest, O: own.ListDataPipelinesResponse, kind: unary },
+    createDataPipeline: { name: 'CreateDataPipeline', I: own.CreateDataPipelineRequest, O: own.CreateDataPipelineResponse, kind: unary },
+    renameDataPipeline: { name: 'RenameDataPipeline', I: own.RenameDataPipelineRequest, O: own.RenameDataPipelineResponse, kind: unary },
+    deleteDataPipeline: { name: 'DeleteDataPipeline', I: own.DeleteDataPipelineRequest, O: own.DeleteDataPipelineResponse, kind: unary },
+    enableDataPipeline: { name: 'EnableDataPipeline', I: own.EnableDataPipelineRequest, O: own.EnableDataPipelineResponse, kind: unary },
+    disableDataPipeline: {
+      name: 'DisableDataPipeline',
+      I: own.DisableDataPipelineRequest,
+      O: own.DisableDataPipelineResponse,
+      kind: unary,
+    },
+    listDataPipelineRuns: {
+      name: 'ListDataPipelineRuns',
+      I: own.ListDataPipelineRunsRequest,
+      O: own.ListDataPipelineRunsResponse,
+      kind: unary,
+    },
+  },
+} as const;
+
 /** Registry packages: CreatePackage takes the package as a stream (its info, then its contents in chunks). */
 export const PackageService = {
   typeName: 'viam.app.packages.v1.PackageService',
@@ -218,6 +243,7 @@ function robotStatusService(sdk: Sdk): RobotStatusServiceType {
 export type AuthServiceType = typeof AuthService;
 export type DatasetServiceType = typeof DatasetService;
 export type PackageServiceType = typeof PackageService;
+export type DataPipelinesServiceType = typeof DataPipelinesService;
 
 export interface Services {
   readonly sdk: Sdk;
@@ -230,6 +256,7 @@ export interface Services {
   readonly partVersion: PartVersionServiceType;
   readonly robotStatus: RobotStatusServiceType;
   readonly packages: PackageServiceType;
+  readonly dataPipelines: DataPipelinesServiceType;
 }
 
 let cached: Promise<Services> | undefined;
@@ -248,6 +275,7 @@ export function loadServices(): Promise<Services> {
       partVersion: partVersionService(sdk),
       robotStatus: robotStatusService(sdk),
       packages: PackageService,
+      dataPipelines: DataPipelinesService,
     };
   });
   return cached;

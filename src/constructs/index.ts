@@ -25,3 +25,4 @@ export { Rollout, type RolloutProps, type RolloutWaveProps } from './rollout';
 export { ReconcilePolicy, type LocationWindowsProps, type ReconcilePolicyProps } from './reconcile-policy';
 export { Fragment, FragmentTag, type FragmentProps, type FragmentTagProps } from './fragment';
 export type { FragmentMod, IFragment, UseFragmentOptions } from './fragment-imports';
+export { DataPipeline, type DataPipelineProps, type MqlStage } from './data-pipeline';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { acknowledgedSchema } from './certainty';
+import { DATA_SOURCE_TYPES } from './data-pipelines';
 import { declareResource } from './resource-declaration';
 import { secretReferencesSchema } from './secret-reference';
 import { ORGANIZATION_DEFAULT } from './service-defaults';
@@ -291,6 +292,64 @@ export const customTrainingJobResource = declareResource({
 
 /** The Terraform types of training jobs, of both kinds. */
 export const TRAINING_JOB_TYPES: readonly string[] = [trainingJobResource.type, customTrainingJobResource.type];
+
+/** A data pipeline: an MQL aggregation an organization's captured data goes through on a schedule. */
+export const dataPipelineResource = declareResource({
+  type: 'fleetform_data_pipeline',
+  description:
+    "A data pipeline: an MQL aggregation run on the organization's captured data on a cron schedule (UTC), each run reading the data since the schedule's previous tick. The service changes no query, schedule or source in place: a new one replaces the pipeline.",
+  example: `
+resource "fleetform_data_pipeline" "hourly_temperature" {
+  name     = "hourly-temperature"
+  schedule = "0 * * * *"
+  query = [
+    jsonencode({ "$match" = { component_name = "thermometer" } }),
+    jsonencode({ "$group" = { _id = "$robot_id", avg_temp = { "$avg" = "$data.readings.temperature" } } }),
+  ]
+}`,
+  attributes: {
+    name: {
+      schema: z.string().min(1, 'a data pipeline needs a name'),
+      description: 'Name of the pipeline, unique in its organization; a new name renames it in place (same id, same runs).',
+    },
+    query: {
+      schema: z.array(z.string()),
+      description:
+        'The MQL aggregation, one stage per entry as JSON text of an object with one `$` operator key (e.g. `{"$match":{...}}`); sent as BSON, keys in their order. A new query replaces the pipeline.',
+      forcesReplacement: true,
+    },
+    schedule: {
+      schema: z.string(),
+      description:
+        'When it runs, as five cron fields in UTC (`0 * * * *`: hourly); each run reads the data since the tick before. A new schedule replaces the pipeline.',
+      forcesReplacement: true,
+    },
+    data_source_type: {
+      schema: z.enum(DATA_SOURCE_TYPES).optional(),
+      description:
+        'What it reads: `standard` (all captured data) or `hot_storage` (the hot store of recent data). A new source replaces the pipeline.',
+      computed: 'when-unset',
+      serviceDefault: 'standard',
+      forcesReplacement: true,
+    },
+    enable_backfill: {
+      schema: z.boolean().optional(),
+      description:
+        'Also run for the windows before its creation and for data arriving late. Set at creation only (the service does not report it): a new value replaces the pipeline.',
+      computed: 'when-unset',
+      serviceDefault: 'false',
+      forcesReplacement: true,
+    },
+    enabled: {
+      schema: z.boolean().optional(),
+      description: 'Whether its schedule runs; changed in place.',
+      computed: 'when-unset',
+      serviceDefault: 'true',
+    },
+    organization_id: { ...organizationId('owning the pipeline'), forcesReplacement: true },
+    id: { schema: z.string(), description: 'Id the service assigns to the pipeline.', computed: 'always' },
+  },
+});
 
 /** `organization_id` -> `organizationId`. */
 export type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;

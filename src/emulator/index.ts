@@ -14,6 +14,7 @@ import { authenticatedContext, authInterceptor, authService } from './rpc/auth';
 import type { Backend } from './rpc/context';
 import { controlService } from './rpc/control';
 import { datasetService } from './rpc/dataset';
+import { dataPipelinesService } from './rpc/data-pipelines';
 import { CallCounter, callCounterInterceptor } from './rpc/call-counter';
 import { FaultTable, faultInterceptor, type FaultReport } from './rpc/faults';
 import { faultableMethodNames, installFaults, type FaultSpec } from './rpc/fault-spec';
@@ -133,6 +134,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
         router.service(EmulatorService, controlService(backend));
         router.service(services.robotStatus, liveMachineStatus(backend));
         router.service(services.packages, packageService(backend));
+        router.service(services.dataPipelines, dataPipelinesService(backend));
       },
     });
     const listener = await listen(handler, options.port ?? 0, host, limits);

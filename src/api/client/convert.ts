@@ -222,7 +222,7 @@ export function viamServerVersionOf(m: { version: { case: string | undefined; va
 }
 
 /** Drops keys whose value is undefined, so optional fields are absent rather than undefined. */
-function withoutUndefined<T extends object>(o: T): T {
+export function withoutUndefined<T extends object>(o: T): T {
   const record = o as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(record)) if (record[key] !== undefined) out[key] = record[key];

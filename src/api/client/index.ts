@@ -18,6 +18,7 @@ export type {
   ResolvedFragmentInfo,
 } from './fragment-client';
 export type { DatasetClient } from './dataset-client';
+export type { DataPipelinesClient, NewDataPipeline } from './data-pipelines-client';
 export type { PackagesClient, PackageUpload, RegistryPackage, RegistryPackageType } from './packages-client';
 export { isNotFound, ServiceError, statusCodeName, STATUS_CODE_NAMES, unlessNotFound } from './errors';
 export type { ServiceErrorCode } from './errors';
@@ -27,6 +28,10 @@ export type { ResponseCompression, TransportKind } from './transport';
 // Locations come as LocationDetail: `Location` at the package root is the construct.
 export type {
   Dataset,
+  DataPipelineDetail,
+  PipelineRun,
+  PipelineRunStatus,
+  PipelineSource,
   Machine,
   MachinePart,
   Organization,

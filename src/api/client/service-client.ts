@@ -13,6 +13,7 @@ import { createAppClient, type AppClient } from './app-client';
 import { authInterceptor, AuthenticationError, TokenSource, type ApiKeyCredentials } from './auth';
 import { createInvoker, type CallSettings } from './call';
 import { createDatasetClient, type DatasetClient } from './dataset-client';
+import { createDataPipelinesClient, type DataPipelinesClient } from './data-pipelines-client';
 import { toServiceError } from './errors';
 import { createMlTrainingClient, type MlTrainingClient } from './ml-training-client';
 import { createPackagesClient, type PackagesClient } from './packages-client';
@@ -52,6 +53,7 @@ export interface ServiceClient {
   readonly mlTrainingClient: MlTrainingClient;
   readonly appClient: AppClient;
   readonly datasetClient: DatasetClient;
+  readonly dataPipelinesClient: DataPipelinesClient;
   /** Registry packages, over HTTP/2 gRPC (CreatePackage streams). */
   readonly packagesClient: PackagesClient;
   /**
@@ -199,6 +201,7 @@ export async function createServiceClient(opts: ServiceClientOptions): Promise<S
       plainVersion && ((input) => underStopHook(() => plainVersion(input), versionMethod.name)),
     ),
     datasetClient: createDatasetClient(createInvoker(services.dataset, wire.transport, settings)),
+    dataPipelinesClient: createDataPipelinesClient(createInvoker(services.dataPipelines, wire.transport, settings)),
     clientFor: (service) => createClient(service, wire.transport),
     connections: () => wire.connections(),
     close: async () => {

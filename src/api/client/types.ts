@@ -4,6 +4,7 @@
  */
 import type { ModelFramework, ModelType, TrainingStatus } from '../../domain/training';
 import type { ModuleVersion } from '../../domain/registry';
+import type { JsonObject } from '../../domain/json-value';
 
 /** A training job's metadata (the fields of TrainingJobMetadata). */
 export interface TrainingJob {
@@ -130,4 +131,36 @@ export interface Dataset {
   readonly name: string;
   readonly organizationId: string;
   readonly createdOn?: Date;
+}
+
+/** Where a data pipeline reads, as the client names it. */
+export type PipelineSource = 'standard' | 'hot_storage' | 'unspecified' | 'pipeline_sink';
+
+/** A data pipeline as the service reports it (the service does not report backfill). */
+export interface DataPipelineDetail {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly name: string;
+  /** The stages, each BSON document read as JSON (keys in their order). */
+  readonly stages: readonly JsonObject[];
+  readonly schedule: string;
+  readonly enabled: boolean;
+  /** Undefined when the service reports none (it reads the standard store then). */
+  readonly dataSourceType?: PipelineSource;
+  readonly createdOn?: Date;
+  readonly updatedAt?: Date;
+}
+
+export type PipelineRunStatus = 'unspecified' | 'scheduled' | 'started' | 'completed' | 'failed';
+
+/** One run of a data pipeline: when it ran, the window of data it read, how it ended. */
+export interface PipelineRun {
+  readonly id: string;
+  readonly status: PipelineRunStatus;
+  readonly startTime?: Date;
+  readonly endTime?: Date;
+  readonly dataStartTime?: Date;
+  readonly dataEndTime?: Date;
+  /** Set when the run failed. */
+  readonly errorMessage?: string;
 }

@@ -346,4 +346,39 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE robot_parts ADD COLUMN viam_server_version TEXT;
     `,
   },
+  {
+    version: 15,
+    name: 'data pipelines and their runs',
+    sql: `
+      -- stages: a JSON array of the stages' BSON documents, base64 each, as sent.
+      -- data_source_type: the wire number sent; NULL when none was.
+      -- runs_through (ms): the schedule's ticks up to it have a run recorded, or passed while disabled.
+      CREATE TABLE data_pipelines (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        stages TEXT NOT NULL,
+        schedule TEXT NOT NULL,
+        enabled INTEGER NOT NULL,
+        enable_backfill INTEGER NOT NULL,
+        data_source_type INTEGER,
+        created_on INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        runs_through INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX data_pipelines_name ON data_pipelines(organization_id, name);
+      -- status: the wire number (3 completed, 4 failed); times in ms.
+      CREATE TABLE data_pipeline_runs (
+        id TEXT PRIMARY KEY,
+        pipeline_id TEXT NOT NULL REFERENCES data_pipelines(id) ON DELETE CASCADE,
+        start_time INTEGER NOT NULL,
+        end_time INTEGER NOT NULL,
+        data_start_time INTEGER NOT NULL,
+        data_end_time INTEGER NOT NULL,
+        status INTEGER NOT NULL,
+        error_message TEXT NOT NULL DEFAULT ''
+      );
+      CREATE INDEX data_pipeline_runs_pipeline ON data_pipeline_runs(pipeline_id, start_time);
+    `,
+  },
 ];

@@ -1,5 +1,11 @@
-import type { MachinePart, TrainingJob } from '../../api/client';
-import { customTrainingJobResource, datasetResource, locationResource, trainingJobResource } from '../../domain/resource-attributes';
+import type { DataPipelineDetail, MachinePart, TrainingJob } from '../../api/client';
+import {
+  customTrainingJobResource,
+  dataPipelineResource,
+  datasetResource,
+  locationResource,
+  trainingJobResource,
+} from '../../domain/resource-attributes';
 import { TrainingStatus } from '../../domain/training';
 import { storedFailureAcknowledgments, type Acknowledgment } from '../../domain/certainty';
 import {
@@ -116,6 +122,12 @@ export interface DatasetDecl {
   readonly name: string;
 }
 
+/** A data pipeline: its construct id and the pipeline as the service reports it. */
+export interface DataPipelineDecl {
+  readonly constructId: string;
+  readonly pipeline: DataPipelineDetail;
+}
+
 export interface JobDecl {
   readonly constructId: string;
   readonly dataset: Reference;
@@ -138,6 +150,8 @@ export interface Adoption {
   readonly blocks: readonly SharedBlock[];
   readonly datasets: readonly DatasetDecl[];
   readonly jobs: readonly JobDecl[];
+  /** Absent when the inventory read none. */
+  readonly dataPipelines?: readonly DataPipelineDecl[];
   /** Each adopted object's address in the generated stack and its id on the service. */
   readonly imports: readonly { readonly address: string; readonly id: string }[];
   readonly skipped: readonly Skipped[];
@@ -160,6 +174,7 @@ const LOCATION = locationResource.type;
 const DATASET = datasetResource.type;
 const JOB = trainingJobResource.type;
 const CUSTOM_JOB = customTrainingJobResource.type;
+const DATA_PIPELINE = dataPipelineResource.type;
 
 /** Locations ordered so that every parent comes before the locations inside it. */
 function parentsFirst<T extends { id: string; parentLocationId: string }>(locations: readonly T[]): T[] {
@@ -490,6 +505,17 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     imports.push({ address: `${type}.${constructId}`, id: job.id });
   }
 
+  const dataPipelines: DataPipelineDecl[] = [];
+  for (const pipeline of [...(inventory.dataPipelines ?? [])].sort(byName)) {
+    if (managedAs(DATA_PIPELINE, pipeline.id)) {
+      skipped.push({ what: `data pipeline ${pipeline.name} (${pipeline.id})`, reason: 'another stack manages it' });
+      continue;
+    }
+    const constructId = ids.take(pipeline.name, 'pipeline');
+    dataPipelines.push({ constructId, pipeline });
+    imports.push({ address: `${DATA_PIPELINE}.${constructId}`, id: pipeline.id });
+  }
+
   return {
     organizationId: inventory.organizationId,
     locations,
@@ -498,6 +524,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     blocks,
     datasets,
     jobs,
+    ...(inventory.dataPipelines === undefined ? {} : { dataPipelines }),
     imports,
     skipped,
     secrets,

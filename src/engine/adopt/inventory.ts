@@ -1,6 +1,7 @@
 import {
   unlessNotFound,
   type Dataset,
+  type DataPipelineDetail,
   type FragmentInfo,
   type FragmentTagInfo,
   type MachinePart,
@@ -36,6 +37,8 @@ export interface Inventory {
   readonly fragments: readonly InventoryFragment[];
   readonly datasets: readonly Dataset[];
   readonly jobs: readonly TrainingJob[];
+  /** The organization's data pipelines (absent: not read). */
+  readonly dataPipelines?: readonly DataPipelineDetail[];
   /** What the registry says of each version of the modules the machines' own configs name, by module id (absent: not read). */
   readonly moduleVersions?: ReadonlyMap<string, readonly ModuleVersionStatus[]>;
   /** The viam-server each part reports, by part id (a part that reports none, or none read, is unknown). */
@@ -55,8 +58,8 @@ export interface InventoryOptions {
 
 /**
  * Reads the organization's locations, machines with their parts, fragments with their tags
- * (all of them, whatever `locationIds` says: a fragment belongs to no location), datasets
- * and (unless left out) training jobs. Read-only.
+ * (all of them, whatever `locationIds` says: a fragment belongs to no location), datasets,
+ * data pipelines and (unless left out) training jobs. Read-only.
  */
 export async function readInventory(client: ServiceClient, options: InventoryOptions): Promise<Inventory> {
   const { organizationId } = options;
@@ -80,16 +83,17 @@ export async function readInventory(client: ServiceClient, options: InventoryOpt
   // A fragment deleted since the list is not there to adopt.
   const details = await mapLimited(owned, options.concurrency, (f) => unlessNotFound(() => client.appClient.getFragment(f.id)));
   const fragments = details.flatMap((d): InventoryFragment[] => (d ? [{ fragment: d.fragment, tags: d.tags }] : []));
-  const [datasets, jobs] = await Promise.all([
+  const [datasets, jobs, dataPipelines] = await Promise.all([
     client.datasetClient.listDatasets(organizationId),
     options.includeJobs ? client.mlTrainingClient.listTrainingJobs(organizationId) : Promise.resolve([]),
+    client.dataPipelinesClient.listDataPipelines(organizationId),
   ]);
   const moduleIds = [...new Set(machines.flatMap((m) => m.parts.flatMap((p) => moduleIdsOf(p.config))))];
   const items = await mapLimited(moduleIds, options.concurrency, (id) => unlessNotFound(() => client.appClient.getRegistryItem(id)));
   const moduleVersions = new Map(moduleIds.map((id, i) => [id, items[i]?.moduleVersions ?? []]));
   // Without the summaries a machine's viam-server is unknown, and a plan only warns of it.
   const viamServers = await client.appClient.viamServerVersions(organizationId).catch(() => new Map<string, string>());
-  return { organizationId, locations, machines, fragments, datasets, jobs, moduleVersions, viamServers };
+  return { organizationId, locations, machines, fragments, datasets, jobs, dataPipelines, moduleVersions, viamServers };
 }
 
 /** The module ids a config's own modules name. */

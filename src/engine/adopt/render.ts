@@ -1,7 +1,7 @@
 import { conventionalModuleName } from '../../domain/names';
 import { ModelFramework, ModelType } from '../../domain/training';
 import type { JsonValue } from '../json';
-import type { Adoption, FragmentDecl, ImportDecl, JobDecl, MachineDecl, PartDecl, Reference } from './adoption';
+import type { Adoption, DataPipelineDecl, FragmentDecl, ImportDecl, JobDecl, MachineDecl, PartDecl, Reference } from './adoption';
 import { Code, CodeWriter, literal, stringLiteral, type Literal } from './code-writer';
 import { placeholderName } from './fragment-code';
 import { isEmptyConfig, SecretRef, type MachineConfigCode, type OverrideCode, type ValueCode } from './machine-code';
@@ -300,6 +300,18 @@ function propsArgument(w: CodeWriter, props: Literal): string {
   return text === '{}' ? '' : `, ${text}`;
 }
 
+/** A data pipeline's props: what the service reports, its defaults left out (backfill is not reported: left out). */
+function dataPipelineProps(d: DataPipelineDecl): Literal {
+  const p = d.pipeline;
+  return {
+    name: p.name === d.constructId ? undefined : p.name,
+    query: [...p.stages],
+    schedule: p.schedule,
+    dataSourceType: p.dataSourceType === 'hot_storage' ? 'hot_storage' : undefined,
+    enabled: p.enabled ? undefined : false,
+  };
+}
+
 /** The `emptyLists` prop of a config's construct: the lists it holds, when not the default ones. */
 function emptyListsLiteral(config: MachineConfigCode): Literal {
   return config.emptyLists === undefined ? undefined : [...config.emptyLists];
@@ -402,6 +414,13 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
     );
   if (adoption.jobs.length > 0) body.line();
   for (const j of adoption.jobs) declare(j.constructId, jobStatement(body, j, vars, used));
+  const pipelines = adoption.dataPipelines ?? [];
+  if (pipelines.length > 0) {
+    body.line();
+    used.add('DataPipeline');
+  }
+  for (const d of pipelines)
+    declare(d.constructId, `new DataPipeline(this, ${stringLiteral(d.constructId)}${propsArgument(body, dataPipelineProps(d))});`);
   if (imports && adoption.imports.length > 0) {
     body.line();
     body.line('// Terraform imports each adopted object at its first apply (import blocks), then manages it.');
@@ -462,6 +481,7 @@ export function summary(adoption: Adoption): string {
       adoption.fragments.reduce((n, f) => n + f.tags.length, 0),
       'fragment tag',
     ),
+    ...((adoption.dataPipelines?.length ?? 0) > 0 ? [count(adoption.dataPipelines?.length ?? 0, 'data pipeline')] : []),
   ].join(', ');
 }
 

@@ -1,6 +1,7 @@
 import { KindRegistry, type ResourceKind } from '../kind';
 import type { KindDeclaration } from '../kind-declaration';
 import { datasetKind } from './dataset';
+import { dataPipelineKind } from './data-pipeline';
 import { fragmentKind } from './fragment';
 import { fragmentReach } from './fragment-reach';
 import { fragmentTagKind } from './fragment-tag';
@@ -21,6 +22,7 @@ export const allKinds: readonly ResourceKind[] = [
   mlModelKind,
   fragmentKind,
   fragmentTagKind,
+  dataPipelineKind,
 ];
 
 /** The declaration of every kind: what a provider schema and the reference docs are built from. */
