@@ -346,4 +346,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE robot_parts ADD COLUMN viam_server_version TEXT;
     `,
   },
+  {
+    version: 14,
+    name: 'organization default fragments',
+    sql: `
+      -- The fragments every machine created in the organization starts with importing: a JSON
+      -- list of machine config imports ({id, version?, prefix?, variables?}), in order.
+      ALTER TABLE organizations ADD COLUMN default_fragments TEXT NOT NULL DEFAULT '[]';
+    `,
+  },
 ];
