@@ -69,7 +69,9 @@ describe('kind declarations', () => {
       'fleetform_ml_model',
       'fleetform_fragment',
       'fleetform_fragment_tag',
+      'fleetform_organization_defaults',
     ]);
+    expect(schemas.fleetform_organization_defaults?.requiresReplace).toEqual(['organization_id']);
     expect(schemas.fleetform_fragment_tag?.requiresReplace).toEqual(['fragment_id', 'tag']);
     expect(schemas.fleetform_machine_part?.requiresReplace).toEqual(['machine_id']);
     expect(schemas.fleetform_location?.requiresReplace).toEqual(['organization_id']);

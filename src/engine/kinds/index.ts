@@ -8,6 +8,7 @@ import { locationKind } from './location';
 import { machineKind } from './machine';
 import { machinePartKind } from './machine-part';
 import { mlModelKind } from './ml-model';
+import { organizationDefaultsKind } from './organization-defaults';
 import { customTrainingJobKind, trainingJobKind } from './training-job';
 
 /** Every resource kind fleetform manages, in the order the reference docs list them. */
@@ -21,6 +22,7 @@ export const allKinds: readonly ResourceKind[] = [
   mlModelKind,
   fragmentKind,
   fragmentTagKind,
+  organizationDefaultsKind,
 ];
 
 /** The declaration of every kind: what a provider schema and the reference docs are built from. */
