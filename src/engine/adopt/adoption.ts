@@ -1,5 +1,11 @@
 import type { MachinePart, TrainingJob } from '../../api/client';
-import { customTrainingJobResource, datasetResource, locationResource, trainingJobResource } from '../../domain/resource-attributes';
+import {
+  customTrainingJobResource,
+  datasetResource,
+  locationResource,
+  organizationDefaultsResource,
+  trainingJobResource,
+} from '../../domain/resource-attributes';
 import { TrainingStatus } from '../../domain/training';
 import { storedFailureAcknowledgments, type Acknowledgment } from '../../domain/certainty';
 import {
@@ -122,6 +128,12 @@ export interface JobDecl {
   readonly job: TrainingJob;
 }
 
+/** The organization's default fragments: one `OrganizationDefaults`, its fragments referred to as the machines' imports are. */
+export interface OrganizationDefaultsDecl {
+  readonly constructId: string;
+  readonly imports: readonly ImportDecl[];
+}
+
 /** An object left out, and why. */
 export interface Skipped {
   readonly what: string;
@@ -138,6 +150,8 @@ export interface Adoption {
   readonly blocks: readonly SharedBlock[];
   readonly datasets: readonly DatasetDecl[];
   readonly jobs: readonly JobDecl[];
+  /** The organization's default fragments, when it has any and no stack manages them. */
+  readonly defaults?: OrganizationDefaultsDecl;
   /** Each adopted object's address in the generated stack and its id on the service. */
   readonly imports: readonly { readonly address: string; readonly id: string }[];
   readonly skipped: readonly Skipped[];
@@ -158,6 +172,7 @@ const MACHINE = machineDeclaration.type;
 const PART = machinePartDeclaration.type;
 const LOCATION = locationResource.type;
 const DATASET = datasetResource.type;
+const DEFAULTS = organizationDefaultsResource.type;
 const JOB = trainingJobResource.type;
 const CUSTOM_JOB = customTrainingJobResource.type;
 
@@ -490,6 +505,8 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     imports.push({ address: `${type}.${constructId}`, id: job.id });
   }
 
+  const defaults = planDefaults(inventory, fragmentPlan, ids, { managedAs, skipped, imports });
+
   return {
     organizationId: inventory.organizationId,
     locations,
@@ -498,9 +515,39 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     blocks,
     datasets,
     jobs,
+    ...(defaults ? { defaults } : {}),
     imports,
     skipped,
     secrets,
     untouched,
   };
+}
+
+/** The organization's default fragments as one declaration, its fragments as code refers to them; none when it has none. */
+function planDefaults(
+  inventory: Inventory,
+  fragmentPlan: ReturnType<typeof planFragments>,
+  ids: ConstructIds,
+  sink: {
+    managedAs(type: string, id: string): boolean;
+    readonly skipped: Skipped[];
+    readonly imports: { address: string; id: string }[];
+  },
+): OrganizationDefaultsDecl | undefined {
+  const list = inventory.defaultFragments ?? [];
+  const organizationId = inventory.organizationId;
+  if (list.length === 0) return undefined;
+  const what = `the default fragments of organization ${organizationId}`;
+  if (sink.managedAs(DEFAULTS, organizationId)) {
+    sink.skipped.push({ what, reason: 'another stack manages them' });
+    return undefined;
+  }
+  const resolved = fragmentPlan.resolve(list.map(({ id, ...rest }) => ({ fragmentId: id, ...rest })));
+  if (!resolved.ok) {
+    sink.skipped.push({ what, reason: resolved.reason });
+    return undefined;
+  }
+  const constructId = ids.take('defaults', 'defaults');
+  sink.imports.push({ address: `${DEFAULTS}.${constructId}`, id: organizationId });
+  return { constructId, imports: resolved.imports };
 }
