@@ -70,6 +70,7 @@ describe('kind declarations', () => {
       'fleetform_fragment',
       'fleetform_fragment_tag',
       'fleetform_data_pipeline',
+      'fleetform_organization_defaults',
     ]);
     expect(schemas.fleetform_data_pipeline?.requiresReplace).toEqual([
       'query',
@@ -78,6 +79,7 @@ describe('kind declarations', () => {
       'enable_backfill',
       'organization_id',
     ]);
+    expect(schemas.fleetform_organization_defaults?.requiresReplace).toEqual(['organization_id']);
     expect(schemas.fleetform_fragment_tag?.requiresReplace).toEqual(['fragment_id', 'tag']);
     expect(schemas.fleetform_machine_part?.requiresReplace).toEqual(['machine_id']);
     expect(schemas.fleetform_location?.requiresReplace).toEqual(['organization_id']);

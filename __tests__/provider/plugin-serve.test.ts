@@ -164,6 +164,7 @@ test('handshake, schema over mutual TLS, Shutdown: exit 0 with nothing but the h
       'fleetform_machine',
       'fleetform_machine_part',
       'fleetform_ml_model',
+      'fleetform_organization_defaults',
       'fleetform_training_job',
     ]);
     const machine = new Map(schema.resourceSchemas.fleetform_machine?.block?.attributes.map((a) => [a.name, a]));

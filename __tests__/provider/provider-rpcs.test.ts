@@ -199,6 +199,7 @@ test('GetProviderSchema: every kind, required/optional/computed/sensitive as dec
     'fleetform_machine',
     'fleetform_machine_part',
     'fleetform_ml_model',
+    'fleetform_organization_defaults',
     'fleetform_training_job',
   ]);
   const flags = (type: string) =>

@@ -11,6 +11,7 @@ import * as own from './own-messages';
 import { MachineStatusReply } from './generated/viam/robot/v1/machine_status_pb';
 import { FRAGMENT_METHODS, type FragmentMethods } from './fragment-methods';
 import { REGISTRY_VERSION_METHODS, type RegistryVersionMethods } from './registry-version-methods';
+import { ORGANIZATION_METHODS, type OrganizationMethods } from './organization-methods';
 import * as pkg from './generated/viam/app/packages/v1/packages_pb';
 import { partVersionService, type PartVersionServiceType } from './part-version-probe';
 
@@ -154,12 +155,13 @@ export interface AppServiceType {
   readonly typeName: 'viam.app.v1.AppService';
   readonly methods: Omit<
     MethodsOf<Sdk['appApi'], Exclude<MethodNamesOf<Sdk['appApi']>, StreamingMethod>>,
-    'getRobotPart' | 'getRobotPartHistory' | keyof FragmentMethods
+    'getRobotPart' | 'getRobotPartHistory' | keyof FragmentMethods | keyof OrganizationMethods
   > & {
     readonly getRobotPart: GetRobotPartMethod;
     readonly getRobotPartHistory: GetRobotPartHistoryMethod;
   } & FragmentMethods &
-    RegistryVersionMethods;
+    RegistryVersionMethods &
+    OrganizationMethods;
 }
 
 /**
@@ -190,7 +192,14 @@ function appService(sdk: Sdk): AppServiceType {
   };
   return {
     typeName: 'viam.app.v1.AppService',
-    methods: { ...unaryMethods(sdk.appApi), getRobotPart, getRobotPartHistory, ...FRAGMENT_METHODS, ...REGISTRY_VERSION_METHODS },
+    methods: {
+      ...unaryMethods(sdk.appApi),
+      getRobotPart,
+      getRobotPartHistory,
+      ...FRAGMENT_METHODS,
+      ...REGISTRY_VERSION_METHODS,
+      ...ORGANIZATION_METHODS,
+    },
   };
 }
 

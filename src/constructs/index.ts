@@ -26,3 +26,4 @@ export { ReconcilePolicy, type LocationWindowsProps, type ReconcilePolicyProps }
 export { Fragment, FragmentTag, type FragmentProps, type FragmentTagProps } from './fragment';
 export type { FragmentMod, IFragment, UseFragmentOptions } from './fragment-imports';
 export { DataPipeline, type DataPipelineProps, type MqlStage } from './data-pipeline';
+export { OrganizationDefaults, type DefaultFragment, type OrganizationDefaultsProps } from './organization-defaults';

@@ -190,6 +190,29 @@ export const fragmentTagResource = declareResource({
   },
 });
 
+/** The fragments every machine created in an organization starts with importing: one per organization. */
+export const organizationDefaultsResource = declareResource({
+  type: 'fleetform_organization_defaults',
+  description:
+    "An organization's default fragments: the fragments every machine created in it starts with importing, each with its version, prefix and variables. One per organization; removing it from code clears the list.",
+  example: `
+# Every new machine of the organization starts importing the rig at its stable tag.
+resource "fleetform_organization_defaults" "defaults" {
+  fragments = jsonencode([
+    { id = fleetform_fragment.rig.id, version = "stable", prefix = "front", variables = { board_pin = 11, fast = true } },
+  ])
+}`,
+  attributes: {
+    fragments: {
+      schema: z.string(),
+      description:
+        'The imports as JSON text, a list in the form of a machine config\'s `fragments` entries: `[{"id": "<fragment id>", "version": "stable", "prefix": "front", "variables": {"pin": 11}}]`; `version` is a revision or a tag (left out: the latest revision, followed), variables take any JSON value. An empty list leaves the organization none.',
+    },
+    organization_id: { ...organizationId('whose new machines import them'), forcesReplacement: true },
+    id: { schema: z.string(), description: 'The id of the organization.', computed: 'always' },
+  },
+});
+
 /** A machine and the whole config of its main part. */
 export const machineAttributes = {
   name: z.string().min(1, 'a machine needs a name'),

@@ -17,6 +17,9 @@ import { ModuleVersionStatus as ModuleVersionStatusMessage } from '../own-messag
 import { ServiceError } from './errors';
 import type { Location, Machine, MachinePart, Organization, RegistryItem, RegistryModule } from './types';
 import { createFragmentClient, type FragmentClient } from './fragment-client';
+import type { DefaultFragmentImport } from '../../domain/organization-defaults';
+import { defaultImportsOfList, fragmentImportList } from '../default-fragments';
+import type { Organization as OrganizationMessage } from '../generated/viam/app/v1/organization_defaults_pb';
 
 /** A location as the location kind reads it: where it sits and which organization owns it. */
 export interface LocationDetail extends Location {
@@ -26,9 +29,19 @@ export interface LocationDetail extends Location {
   readonly organizationId: string;
 }
 
+/** An organization with the fragments every machine created in it starts with importing. */
+export interface OrganizationDetail extends Organization {
+  /** Its default fragments, in the order the service lists them (none: an empty list). */
+  readonly defaultFragments: readonly DefaultFragmentImport[];
+}
+
 /** Machines, parts, fragments and the registry. */
 export interface AppClient extends FragmentClient {
   listOrganizations(): Promise<Organization[]>;
+  /** An organization with its default fragments. */
+  getOrganization(organizationId: string): Promise<OrganizationDetail>;
+  /** Sets the organization's default fragments (an empty list clears them); its other settings stay as they are. */
+  setDefaultFragments(organizationId: string, imports: readonly DefaultFragmentImport[]): Promise<OrganizationDetail>;
   /** The organization's locations, nested ones included, each with where it sits. */
   listLocations(organizationId: string): Promise<LocationDetail[]>;
   /** Creates a location, inside `parentLocationId` when given. */
@@ -101,6 +114,20 @@ export function createAppClient(
     async listOrganizations() {
       const res = await call('listOrganizations', true, (c, o) => c.listOrganizations({}, o));
       return res.organizations.map(namedOf);
+    },
+
+    async getOrganization(organizationId) {
+      const res = await call('getOrganization', true, (c, o) => c.getOrganization({ organizationId }, o));
+      if (res.organization === undefined) throw missing('GetOrganization', 'organization');
+      return organizationDetailOf(res.organization);
+    },
+
+    async setDefaultFragments(organizationId, imports) {
+      // The whole list is sent: setting it again changes nothing, so the call is safe to retry.
+      const defaultFragments = fragmentImportList(imports);
+      const res = await call('updateOrganization', true, (c, o) => c.updateOrganization({ organizationId, defaultFragments }, o));
+      if (res.organization === undefined) throw missing('UpdateOrganization', 'organization');
+      return organizationDetailOf(res.organization);
     },
 
     async listLocations(organizationId) {
@@ -237,6 +264,11 @@ export function createAppClient(
       return out;
     },
   };
+}
+
+/** viam.app.v1.Organization with its default fragments. */
+function organizationDetailOf(m: OrganizationMessage): OrganizationDetail {
+  return { id: m.id, name: m.name, defaultFragments: defaultImportsOfList(m.defaultFragments) };
 }
 
 /** viam.app.v1.Location: its owner is the organization marked primary (else the first listed). */

@@ -3,7 +3,7 @@ export { createServiceClient, DEFAULT_MAX_CONNECTIONS, DEFAULT_TIMEOUT_MS } from
 export type { ServiceClient, ServiceClientOptions } from './service-client';
 export type { ApiKeyCredentials } from './auth';
 export type { MlTrainingClient } from './ml-training-client';
-export type { AppClient, LocationDetail } from './app-client';
+export type { AppClient, LocationDetail, OrganizationDetail } from './app-client';
 export type {
   AdditionalFragmentImport,
   FragmentClient,

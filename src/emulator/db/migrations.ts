@@ -347,6 +347,15 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 14,
+    name: 'organization default fragments',
+    sql: `
+      -- The fragments every machine created in the organization starts with importing: a JSON
+      -- list of machine config imports ({id, version?, prefix?, variables?}), in order.
+      ALTER TABLE organizations ADD COLUMN default_fragments TEXT NOT NULL DEFAULT '[]';
+    `,
+  },
+  {
     version: 15,
     name: 'data pipelines and their runs',
     sql: `

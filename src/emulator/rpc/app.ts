@@ -35,6 +35,7 @@ import { millisOf, principalOf, timestamp, type Backend } from './context';
 import { alreadyExists, failedPrecondition, invalidArgument, invalidIssues, notFound, permissionDenied, required } from './errors';
 import { liveMachineHandlers, onlineFields, robotOnlineFields } from './live-machines';
 import { fragmentHandlers } from './fragments';
+import { newMachineConfig, organizationHandlers, organizationMessage } from './organization-settings';
 import { configToCheck, resolvedModules } from '../logic/fragment-resolution';
 import { settleTrainingJobs } from './ml-training';
 import { DNS_SUFFIX, partDnsName } from './part-address';
@@ -54,10 +55,6 @@ import { findTrainedModel, trainedModelMessage } from './trained-models';
 
 /** `viam.app.v1.AuthenticationType.API_KEY`: every edit is made with an API key. */
 const AUTHENTICATION_TYPE_API_KEY = 2;
-
-function organizationMessage(o: accounts.OrganizationRecord) {
-  return { id: o.id, name: o.name, createdOn: timestamp(o.createdOn), publicNamespace: o.publicNamespace, defaultRegion: 'emulator' };
-}
 
 function configObject(part: machines.PartRecord): { [key: string]: JsonValue } {
   return JSON.parse(part.config) as { [key: string]: JsonValue };
@@ -159,14 +156,11 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
   return {
     ...liveMachineHandlers(backend),
     ...fragmentHandlers(backend),
+    ...organizationHandlers(backend),
 
     listOrganizations(_req, ctx) {
       const p = principalOf(ctx);
       return { organizations: accounts.listOrganizations(db, organizationsOf(p)).map(organizationMessage) };
-    },
-
-    getOrganization(req, ctx) {
-      return { organization: organizationMessage(organizationFor(db, principalOf(ctx), req.organizationId, 'read')) };
     },
 
     listLocations(req, ctx) {
@@ -254,7 +248,9 @@ export function appService(backend: Backend): Partial<ServiceImpl<AppWireService
       const loc = locationFor(db, principalOf(ctx), req.location, 'write');
       const name = required(req.name, 'name').trim();
       if (machines.robotNameTaken(db, loc.id, name)) throw alreadyExists(`a machine named ${name} already exists in location ${loc.id}`);
-      return { id: machines.insertRobot(db, loc.id, name, backend.now()).robotId };
+      // A new machine starts with its organization's default fragments imported.
+      const config = newMachineConfig(accounts.getOrganization(db, loc.organizationId));
+      return { id: machines.insertRobot(db, loc.id, name, backend.now(), config).robotId };
     },
 
     getRobot(req, ctx) {

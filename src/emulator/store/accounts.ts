@@ -2,6 +2,7 @@
  * Organizations, locations, API keys (stored as salted scrypt hashes) with their grants,
  * and access tokens (stored as SHA-256 hashes).
  */
+import type { DefaultFragmentImport } from '../../domain/organization-defaults';
 import type { Db } from '../db/database';
 import { newId, stmt } from './statements';
 
@@ -10,6 +11,8 @@ export interface OrganizationRecord {
   readonly name: string;
   readonly publicNamespace: string;
   readonly createdOn: number;
+  /** The fragments every machine created in it starts with importing, in order. */
+  readonly defaultFragments: readonly DefaultFragmentImport[];
 }
 
 export interface LocationRecord {
@@ -44,12 +47,14 @@ interface OrgRow {
   name: string;
   public_namespace: string;
   created_on: number;
+  default_fragments: string;
 }
 const toOrg = (r: OrgRow): OrganizationRecord => ({
   id: r.id,
   name: r.name,
   publicNamespace: r.public_namespace,
   createdOn: r.created_on,
+  defaultFragments: JSON.parse(r.default_fragments) as DefaultFragmentImport[],
 });
 
 interface LocationRow {
@@ -68,7 +73,7 @@ const toLocation = (r: LocationRow): LocationRecord => ({
 });
 
 export function insertOrganization(db: Db, name: string, publicNamespace: string, now: number): OrganizationRecord {
-  const org = { id: newId(), name, publicNamespace, createdOn: now };
+  const org = { id: newId(), name, publicNamespace, createdOn: now, defaultFragments: [] };
   stmt<[string, string, string, number]>(db, 'INSERT INTO organizations (id, name, public_namespace, created_on) VALUES (?, ?, ?, ?)').run(
     org.id,
     name,
@@ -81,6 +86,15 @@ export function insertOrganization(db: Db, name: string, publicNamespace: string
 export function getOrganization(db: Db, id: string): OrganizationRecord | undefined {
   const r = stmt<[string], OrgRow>(db, 'SELECT * FROM organizations WHERE id = ?').get(id);
   return r && toOrg(r);
+}
+
+/** Renames an organization and sets its default fragments (in order). */
+export function updateOrganization(db: Db, id: string, name: string, defaultFragments: readonly DefaultFragmentImport[]): void {
+  stmt<[string, string, string]>(db, 'UPDATE organizations SET name = ?, default_fragments = ? WHERE id = ?').run(
+    name,
+    JSON.stringify(defaultFragments),
+    id,
+  );
 }
 
 export function organizationByNamespace(db: Db, namespace: string): OrganizationRecord | undefined {

@@ -93,8 +93,14 @@ export function robotNameTaken(db: Db, locationId: string, name: string): boolea
   );
 }
 
-/** Creates a machine and its main part (named `<machine>-main`). */
-export function insertRobot(db: Db, locationId: string, name: string, now: number): { robotId: string; partId: string } {
+/** Creates a machine and its main part (named `<machine>-main`), whose config is `mainConfig` (JSON text; by default empty). */
+export function insertRobot(
+  db: Db,
+  locationId: string,
+  name: string,
+  now: number,
+  mainConfig: string = EMPTY_CONFIG,
+): { robotId: string; partId: string } {
   const robotId = newId();
   const partId = newId();
   db.transaction(() => {
@@ -104,17 +110,17 @@ export function insertRobot(db: Db, locationId: string, name: string, now: numbe
       name,
       now,
     );
-    insertPartRow(db, partId, robotId, `${name}-main`, true, now);
+    insertPartRow(db, partId, robotId, `${name}-main`, true, now, mainConfig);
   }).immediate();
   return { robotId, partId };
 }
 
-function insertPartRow(db: Db, id: string, robotId: string, name: string, main: boolean, now: number): void {
+function insertPartRow(db: Db, id: string, robotId: string, name: string, main: boolean, now: number, config = EMPTY_CONFIG): void {
   stmt<[string, string, string, number, string, string, number, number]>(
     db,
     `INSERT INTO robot_parts (id, robot_id, name, main_part, secret, config, created_on, last_updated)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, robotId, name, main ? 1 : 0, crypto.randomBytes(24).toString('base64url'), EMPTY_CONFIG, now, now);
+  ).run(id, robotId, name, main ? 1 : 0, crypto.randomBytes(24).toString('base64url'), config, now, now);
 }
 
 export function partNameTaken(db: Db, robotId: string, name: string): boolean {

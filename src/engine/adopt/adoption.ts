@@ -4,6 +4,7 @@ import {
   dataPipelineResource,
   datasetResource,
   locationResource,
+  organizationDefaultsResource,
   trainingJobResource,
 } from '../../domain/resource-attributes';
 import { TrainingStatus } from '../../domain/training';
@@ -134,6 +135,12 @@ export interface JobDecl {
   readonly job: TrainingJob;
 }
 
+/** The organization's default fragments: one `OrganizationDefaults`, its fragments referred to as the machines' imports are. */
+export interface OrganizationDefaultsDecl {
+  readonly constructId: string;
+  readonly imports: readonly ImportDecl[];
+}
+
 /** An object left out, and why. */
 export interface Skipped {
   readonly what: string;
@@ -152,6 +159,8 @@ export interface Adoption {
   readonly jobs: readonly JobDecl[];
   /** Absent when the inventory read none. */
   readonly dataPipelines?: readonly DataPipelineDecl[];
+  /** The organization's default fragments, when it has any and no stack manages them. */
+  readonly defaults?: OrganizationDefaultsDecl;
   /** Each adopted object's address in the generated stack and its id on the service. */
   readonly imports: readonly { readonly address: string; readonly id: string }[];
   readonly skipped: readonly Skipped[];
@@ -172,6 +181,7 @@ const MACHINE = machineDeclaration.type;
 const PART = machinePartDeclaration.type;
 const LOCATION = locationResource.type;
 const DATASET = datasetResource.type;
+const DEFAULTS = organizationDefaultsResource.type;
 const JOB = trainingJobResource.type;
 const CUSTOM_JOB = customTrainingJobResource.type;
 const DATA_PIPELINE = dataPipelineResource.type;
@@ -515,6 +525,7 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     dataPipelines.push({ constructId, pipeline });
     imports.push({ address: `${DATA_PIPELINE}.${constructId}`, id: pipeline.id });
   }
+  const defaults = planDefaults(inventory, fragmentPlan, ids, { managedAs, skipped, imports });
 
   return {
     organizationId: inventory.organizationId,
@@ -525,9 +536,39 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
     datasets,
     jobs,
     ...(inventory.dataPipelines === undefined ? {} : { dataPipelines }),
+    ...(defaults ? { defaults } : {}),
     imports,
     skipped,
     secrets,
     untouched,
   };
+}
+
+/** The organization's default fragments as one declaration, its fragments as code refers to them; none when it has none. */
+function planDefaults(
+  inventory: Inventory,
+  fragmentPlan: ReturnType<typeof planFragments>,
+  ids: ConstructIds,
+  sink: {
+    managedAs(type: string, id: string): boolean;
+    readonly skipped: Skipped[];
+    readonly imports: { address: string; id: string }[];
+  },
+): OrganizationDefaultsDecl | undefined {
+  const list = inventory.defaultFragments ?? [];
+  const organizationId = inventory.organizationId;
+  if (list.length === 0) return undefined;
+  const what = `the default fragments of organization ${organizationId}`;
+  if (sink.managedAs(DEFAULTS, organizationId)) {
+    sink.skipped.push({ what, reason: 'another stack manages them' });
+    return undefined;
+  }
+  const resolved = fragmentPlan.resolve(list.map(({ id, ...rest }) => ({ fragmentId: id, ...rest })));
+  if (!resolved.ok) {
+    sink.skipped.push({ what, reason: resolved.reason });
+    return undefined;
+  }
+  const constructId = ids.take('defaults', 'defaults');
+  sink.imports.push({ address: `${DEFAULTS}.${constructId}`, id: organizationId });
+  return { constructId, imports: resolved.imports };
 }

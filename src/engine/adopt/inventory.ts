@@ -1,3 +1,4 @@
+import type { DefaultFragmentImport } from '../../domain/organization-defaults';
 import {
   unlessNotFound,
   type Dataset,
@@ -43,6 +44,8 @@ export interface Inventory {
   readonly moduleVersions?: ReadonlyMap<string, readonly ModuleVersionStatus[]>;
   /** The viam-server each part reports, by part id (a part that reports none, or none read, is unknown). */
   readonly viamServers?: ReadonlyMap<string, string>;
+  /** The fragments every machine created in the organization starts with importing (unset: not read). */
+  readonly defaultFragments?: readonly DefaultFragmentImport[];
 }
 
 export interface InventoryOptions {
@@ -93,7 +96,8 @@ export async function readInventory(client: ServiceClient, options: InventoryOpt
   const moduleVersions = new Map(moduleIds.map((id, i) => [id, items[i]?.moduleVersions ?? []]));
   // Without the summaries a machine's viam-server is unknown, and a plan only warns of it.
   const viamServers = await client.appClient.viamServerVersions(organizationId).catch(() => new Map<string, string>());
-  return { organizationId, locations, machines, fragments, datasets, jobs, dataPipelines, moduleVersions, viamServers };
+  const { defaultFragments } = await client.appClient.getOrganization(organizationId);
+  return { organizationId, locations, machines, fragments, datasets, jobs, dataPipelines, moduleVersions, viamServers, defaultFragments };
 }
 
 /** The module ids a config's own modules name. */

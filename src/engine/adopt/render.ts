@@ -1,7 +1,17 @@
 import { conventionalModuleName } from '../../domain/names';
 import { ModelFramework, ModelType } from '../../domain/training';
 import type { JsonValue } from '../json';
-import type { Adoption, DataPipelineDecl, FragmentDecl, ImportDecl, JobDecl, MachineDecl, PartDecl, Reference } from './adoption';
+import type {
+  Adoption,
+  DataPipelineDecl,
+  FragmentDecl,
+  ImportDecl,
+  JobDecl,
+  MachineDecl,
+  OrganizationDefaultsDecl,
+  PartDecl,
+  Reference,
+} from './adoption';
 import { Code, CodeWriter, literal, stringLiteral, type Literal } from './code-writer';
 import { placeholderName } from './fragment-code';
 import { isEmptyConfig, SecretRef, type MachineConfigCode, type OverrideCode, type ValueCode } from './machine-code';
@@ -192,6 +202,17 @@ function writeImports(
     };
     w.line(`${holderVar}.useFragment(${literal(refCode(i.fragment, vars), 0)}${propsArgument(w, options)});`);
   }
+}
+
+/** `new OrganizationDefaults(this, id, { fragments: [...] })`: each default fragment with its version, prefix and variables. */
+function defaultsStatement(w: CodeWriter, decl: OrganizationDefaultsDecl, vars: ReadonlyMap<string, string>): string {
+  const fragments: Literal = decl.imports.map((i) => ({
+    fragment: refCode(i.fragment, vars),
+    version: i.version,
+    prefix: i.prefix,
+    variables: i.variables,
+  }));
+  return `new OrganizationDefaults(this, ${stringLiteral(decl.constructId)}, ${w.literal({ fragments })});`;
 }
 
 /** A fragment: its construct, its config, its nested imports, then its tags. */
@@ -402,6 +423,11 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
     if (machineVar !== undefined) writeImports(body, machineVar, m.imports, vars, used);
     if (machineVar !== undefined)
       for (const part of m.parts) writePart(body, machineVar, `${m.constructId}_${part.constructId}`, part, vars, names, used, imports);
+  }
+  if (adoption.defaults) {
+    body.line();
+    used.add('OrganizationDefaults');
+    declare(adoption.defaults.constructId, defaultsStatement(body, adoption.defaults, vars));
   }
   if (adoption.datasets.length > 0) {
     body.line();

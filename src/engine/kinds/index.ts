@@ -9,6 +9,7 @@ import { locationKind } from './location';
 import { machineKind } from './machine';
 import { machinePartKind } from './machine-part';
 import { mlModelKind } from './ml-model';
+import { organizationDefaultsKind } from './organization-defaults';
 import { customTrainingJobKind, trainingJobKind } from './training-job';
 
 /** Every resource kind fleetform manages, in the order the reference docs list them. */
@@ -23,6 +24,7 @@ export const allKinds: readonly ResourceKind[] = [
   fragmentKind,
   fragmentTagKind,
   dataPipelineKind,
+  organizationDefaultsKind,
 ];
 
 /** The declaration of every kind: what a provider schema and the reference docs are built from. */

@@ -22,6 +22,7 @@ import { gateOf, passHealthGate } from './machine-health-gate';
 import { moduleRestarts } from '../../domain/module-restarts';
 import { partViamServer, pinsOf, runningVersions } from './machine-modules';
 import { desirePartConfig } from './machine-part-config';
+import { replacedDefaultsNote } from './machine-default-fragments';
 
 export { pinsOf, runningModuleVersion, runningVersions } from './machine-modules';
 export { desirePartConfig, type DesiredPartConfig, type PartConfigAttributes } from './machine-part-config';
@@ -179,6 +180,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     notes.push(...desired.notes);
     const pins = desired.pins;
     const view: MachineView = { name, location_id: locationId, config: desired.config };
+    if (prior === undefined && isObject(desired.config)) notes.push(...(await replacedDefaultsNote(ctx, desired.config)));
     if (attributes.health_gate !== undefined) {
       const gate = gateOf(attributes.health_gate);
       problems.push(...gate.problems);
