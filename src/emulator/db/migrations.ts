@@ -346,4 +346,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE robot_parts ADD COLUMN viam_server_version TEXT;
     `,
   },
+  {
+    version: 13,
+    name: 'dataset types',
+    sql: `
+      -- viam.app.dataset.v1.DatasetType's number: 0 binary data (every dataset made before types), 1 sequences.
+      ALTER TABLE datasets ADD COLUMN type INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

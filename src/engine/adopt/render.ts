@@ -1,7 +1,8 @@
 import { conventionalModuleName } from '../../domain/names';
+import { DEFAULT_DATASET_TYPE } from '../../domain/dataset-type';
 import { ModelFramework, ModelType } from '../../domain/training';
 import type { JsonValue } from '../json';
-import type { Adoption, FragmentDecl, ImportDecl, JobDecl, MachineDecl, PartDecl, Reference } from './adoption';
+import type { Adoption, DatasetDecl, FragmentDecl, ImportDecl, JobDecl, MachineDecl, PartDecl, Reference } from './adoption';
 import { Code, CodeWriter, literal, stringLiteral, type Literal } from './code-writer';
 import { placeholderName } from './fragment-code';
 import { isEmptyConfig, SecretRef, type MachineConfigCode, type OverrideCode, type ValueCode } from './machine-code';
@@ -289,6 +290,11 @@ function jobStatement(w: CodeWriter, decl: JobDecl, vars: ReadonlyMap<string, st
   return `new TrainingJob(this, ${stringLiteral(decl.constructId)}, ${w.literal(props)});`;
 }
 
+/** A dataset's props: its name unless the construct id is it, its type unless binary (the default). */
+function datasetProps(d: DatasetDecl): Literal {
+  return { name: d.name === d.constructId ? undefined : d.name, type: d.type === DEFAULT_DATASET_TYPE ? undefined : d.type };
+}
+
 /** The member of an enum object (`ModelType`, ...) holding `value`, as code names it. */
 function enumKey(members: Readonly<Record<string, number>>, value: number): string {
   return Object.entries(members).find(([, v]) => v === value)?.[0] ?? 'UNSPECIFIED';
@@ -396,10 +402,7 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
     used.add('Dataset');
   }
   for (const d of adoption.datasets)
-    declare(
-      d.constructId,
-      `new Dataset(this, ${stringLiteral(d.constructId)}${propsArgument(body, { name: d.name === d.constructId ? undefined : d.name })});`,
-    );
+    declare(d.constructId, `new Dataset(this, ${stringLiteral(d.constructId)}${propsArgument(body, datasetProps(d))});`);
   if (adoption.jobs.length > 0) body.line();
   for (const j of adoption.jobs) declare(j.constructId, jobStatement(body, j, vars, used));
   if (imports && adoption.imports.length > 0) {
