@@ -15,6 +15,18 @@ describe('Dataset', () => {
     expect(resourceOf(synth(stack), 'fleetform_dataset', 'boxes')).toEqual({ name: 'boxes' });
   });
 
+  test("type is binary or sequence; left out, the dataset is binary (the service's default) and nothing is synthesized", () => {
+    const { app, stack } = newStack('s');
+    const frames = new Dataset(stack, 'frames', { type: 'sequence' });
+    new Dataset(stack, 'images', { type: 'binary' });
+    expect(frames.type).toBe('sequence');
+    expect(resourceOf(synth(stack), 'fleetform_dataset', 'frames')).toEqual({ name: 'frames', type: 'sequence' });
+    expect(resourceOf(synth(stack), 'fleetform_dataset', 'images')).toEqual({ name: 'images', type: 'binary' });
+    expect(errorsOf(app)).toEqual([]);
+    // @ts-expect-error the type is one of the two the service knows
+    expect(() => new Dataset(newStack().stack, 'bad', { type: 'frames' })).toThrow(/type/);
+  });
+
   test('datasetId references the id assigned at apply', () => {
     const { stack } = newStack();
     const ds = new Dataset(stack, 'boxes');

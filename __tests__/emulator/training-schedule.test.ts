@@ -59,3 +59,13 @@ test('a zero duration completes a job at its submission', () => {
     [TrainingStatus.COMPLETED, T0],
   ]);
 });
+
+test('a job on a sequence dataset fails when its pending phase ends; the dataset type of binary data trains', () => {
+  const failed = dueTransitions(job(TrainingStatus.PENDING), 1000, T0 + 5000, newId, 1);
+  expect(failed.map((t) => [t.job.status, t.job.lastModified])).toEqual([[TrainingStatus.FAILED, T0 + 100]]);
+  expect(failed[0]?.job.error).toEqual({ code: 3, message: 'dataset d holds sequences; training reads binary data' });
+  expect(dueTransitions(job(TrainingStatus.PENDING), 1000, T0 + 5000, newId, 0).map((t) => t.job.status)).toEqual([
+    TrainingStatus.IN_PROGRESS,
+    TrainingStatus.COMPLETED,
+  ]);
+});

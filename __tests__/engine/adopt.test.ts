@@ -108,7 +108,7 @@ function inventory(machines: InventoryMachine[], extra: Partial<Inventory> = {})
     ],
     machines,
     fragments: [],
-    datasets: [{ id: 'ds-1', name: 'boxes', organizationId: 'org' }],
+    datasets: [{ id: 'ds-1', name: 'boxes', organizationId: 'org', type: 'binary', typeNumber: 0 }],
     jobs: [],
     ...extra,
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DATASET_TYPES, DEFAULT_DATASET_TYPE } from './dataset-type';
 import { acknowledgedSchema } from './certainty';
 import { DATA_SOURCE_TYPES } from './data-pipelines';
 import { declareResource } from './resource-declaration';
@@ -34,6 +35,14 @@ export const datasetResource = declareResource({
       forcesReplacement: true,
     },
     organization_id: { ...organizationId('owning the dataset'), forcesReplacement: true },
+    type: {
+      schema: z.enum(DATASET_TYPES).optional(),
+      description:
+        'What its members are: `binary` (images and other binary data, what training jobs train on) or `sequence` (sequences); fixed when the dataset is created.',
+      computed: 'when-unset',
+      serviceDefault: DEFAULT_DATASET_TYPE,
+      forcesReplacement: true,
+    },
     id: { schema: z.string(), description: 'Id the service assigns to the dataset.', computed: 'always' },
   },
 });

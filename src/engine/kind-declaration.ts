@@ -260,9 +260,14 @@ export function attributesFromView(declaration: KindDeclaration, view: JsonObjec
   return attributes;
 }
 
-/** The replace-forcing attributes whose value differs between what exists and what is desired (an unknown value forces nothing yet). */
+/**
+ * The replace-forcing attributes whose value differs between what exists and what is desired
+ * (an unknown value forces nothing yet, nor does one a record written before the attribute
+ * was declared lacks while the desired value is the service's default, which such an object has).
+ */
 export function replaceReasonsOf(declaration: KindDeclaration, current: JsonObject, desired: JsonObject): string[] {
   return Object.values(declaration.attributes)
     .filter((f) => f.forcesReplacement && !isUnknown(desired[f.name]) && !jsonEqual(current[f.name], desired[f.name]))
+    .filter((f) => !(current[f.name] === undefined && f.serviceDefault !== undefined && desired[f.name] === f.serviceDefault))
     .map((f) => f.name);
 }

@@ -3,6 +3,7 @@
  * functions over the message shapes (structural types), so they run without the SDK.
  */
 import type { ModelFramework, ModelType, TrainingStatus } from '../../domain/training';
+import { datasetTypeOf } from '../../domain/dataset-type';
 import type { ModuleVersion } from '../../domain/registry';
 import type { TrainingContainer } from '../../domain/training-containers';
 import { sortBySemver } from '../../domain/version-policy';
@@ -154,8 +155,15 @@ function configOf(struct: StructLike | undefined, configJson: string | undefined
 }
 
 /** viam.app.dataset.v1.Dataset */
-export function datasetOf(m: { id: string; name: string; organizationId: string; timeCreated?: TimestampLike }): Dataset {
-  return withoutUndefined({ id: m.id, name: m.name, organizationId: m.organizationId, createdOn: dateOf(m.timeCreated) });
+export function datasetOf(m: { id: string; name: string; organizationId: string; timeCreated?: TimestampLike; type: number }): Dataset {
+  return withoutUndefined({
+    id: m.id,
+    name: m.name,
+    organizationId: m.organizationId,
+    createdOn: dateOf(m.timeCreated),
+    type: datasetTypeOf(m.type),
+    typeNumber: m.type,
+  });
 }
 
 /** viam.app.v1.Module, the relevant fields. */

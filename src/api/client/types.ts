@@ -3,6 +3,7 @@
  * protobuf message objects.
  */
 import type { ModelFramework, ModelType, TrainingStatus } from '../../domain/training';
+import type { DatasetType } from '../../domain/dataset-type';
 import type { ModuleVersion } from '../../domain/registry';
 import type { JsonObject } from '../../domain/json-value';
 
@@ -131,6 +132,9 @@ export interface Dataset {
   readonly name: string;
   readonly organizationId: string;
   readonly createdOn?: Date;
+  /** Absent when the service answers a type this version does not know (its number is `typeNumber`). */
+  readonly type?: DatasetType;
+  readonly typeNumber: number;
 }
 
 /** Where a data pipeline reads, as the client names it. */

@@ -347,6 +347,14 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 13,
+    name: 'dataset types',
+    sql: `
+      -- viam.app.dataset.v1.DatasetType's number: 0 binary data (every dataset made before types), 1 sequences.
+      ALTER TABLE datasets ADD COLUMN type INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
+  {
     version: 14,
     name: 'organization default fragments',
     sql: `

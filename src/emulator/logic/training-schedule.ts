@@ -33,9 +33,16 @@ export function shortestPhaseMs(durationMs: number): number {
 
 /**
  * The transitions due by `now`, in order, each taking effect at the instant its phase
- * ended (so its timestamps are those of a job that moved on time).
+ * ended (so its timestamps are those of a job that moved on time). `datasetType` is as
+ * advanceJob takes it.
  */
-export function dueTransitions(job: TrainingJobRecord, durationMs: number, now: number, newModelId: () => string): Transition[] {
+export function dueTransitions(
+  job: TrainingJobRecord,
+  durationMs: number,
+  now: number,
+  newModelId: () => string,
+  datasetType?: number,
+): Transition[] {
   const out: Transition[] = [];
   let current = job;
   for (;;) {
@@ -43,7 +50,7 @@ export function dueTransitions(job: TrainingJobRecord, durationMs: number, now: 
     if (phase === undefined) return out;
     const at = current.lastModified + phase;
     if (at > now) return out;
-    const t = advanceJob(current, at, newModelId);
+    const t = advanceJob(current, at, newModelId, datasetType);
     out.push(t);
     current = t.job;
   }

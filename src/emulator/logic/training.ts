@@ -5,6 +5,7 @@
  * rule (`canCancel`, `canDeleteCompleted`, `isTerminal`).
  */
 import { canCancel, isTerminal, trainingStatusName, TrainingStatus } from '../../domain';
+import { DatasetType } from '../../api/own-messages';
 import type { TrainingJobRecord } from '../store/jobs';
 import { containerRunnable } from './training-containers';
 
@@ -24,10 +25,17 @@ function statusText(s: TrainingStatus): string {
   return trainingStatusName(s);
 }
 
-/** One step along the lifecycle; `newModelId` names the model a completed job produced. */
-export function advanceJob(job: TrainingJobRecord, now: number, newModelId: () => string): Transition {
+/**
+ * One step along the lifecycle; `newModelId` names the model a completed job produced,
+ * `datasetType` is the DatasetType number of the job's dataset (undefined once it is gone).
+ * A job on a sequence dataset fails as it starts: training reads binary data.
+ */
+export function advanceJob(job: TrainingJobRecord, now: number, newModelId: () => string, datasetType?: number): Transition {
   switch (job.status) {
     case TrainingStatus.PENDING:
+      if (datasetType === DatasetType.SEQUENCE_DATA) {
+        return failJob(job, INVALID_ARGUMENT, `dataset ${job.datasetId} holds sequences; training reads binary data`, now);
+      }
       if (job.isCustomJob && !containerRunnable(job.containerVersion)) {
         return failJob(
           job,

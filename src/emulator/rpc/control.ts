@@ -19,7 +19,7 @@ import { partFor } from './access';
 import { partsToCheckIn } from '../store/checkins';
 import { ClockError, type ClockState } from '../clock/clock';
 import { checkFaultMethod, faultableMethodNames } from './fault-spec';
-import { applyTransition, jobFor, settleTrainingJobs } from './ml-training';
+import { applyTransition, datasetTypeOf, jobFor, settleTrainingJobs } from './ml-training';
 import { createOrganization } from './organizations';
 import { ownedOrganizations, publishModuleVersion, publishTrainingScript } from './publish';
 import { findRegistryItem } from './registry';
@@ -115,7 +115,7 @@ export function controlService(backend: Backend): ServiceImpl<EmulatorServiceTyp
         const current = job;
         job = applyTransition(
           backend,
-          transition(() => advanceJob(current, backend.now(), newId)),
+          transition(() => advanceJob(current, backend.now(), newId, datasetTypeOf(backend, current))),
         );
       } while (req.toEnd && !isTerminal(job.status));
       return { id: job.id, previousStatus, status: job.status };

@@ -82,7 +82,7 @@ export function settleTrainingJobs(backend: Backend): void {
       .transaction(() => {
         const job = jobs.getJob(backend.db, candidate.id);
         if (!job) return;
-        for (const t of dueTransitions(job, duration, now, newId)) writeTransition(backend, t);
+        for (const t of dueTransitions(job, duration, now, newId, datasetTypeOf(backend, job))) writeTransition(backend, t);
       })
       .immediate();
   }
@@ -109,6 +109,11 @@ function checkModelVersionFree(backend: Backend, orgId: string, modelName: strin
   ) {
     throw alreadyExists(`model ${modelName} already has version ${modelVersion} in organization ${orgId}`);
   }
+}
+
+/** The DatasetType number of a job's dataset; undefined once the dataset is gone. */
+export function datasetTypeOf(backend: Backend, job: jobs.TrainingJobRecord): number | undefined {
+  return getDataset(backend.db, job.datasetId)?.type;
 }
 
 function checkDataset(backend: Backend, orgId: string, datasetId: string): void {

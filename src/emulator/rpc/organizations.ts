@@ -3,6 +3,7 @@ import { generateApiKeySecret, hashApiKey } from '../auth/keys';
 import type { EmulatorCredentials } from '../credentials';
 import type { Db } from '../db/database';
 import { insertApiKey, insertLocation, insertOrganization, organizationByNamespace } from '../store/accounts';
+import { DatasetType } from '../../api/own-messages';
 import { insertDataset } from '../store/datasets';
 import { newId } from '../store/statements';
 import { alreadyExists, invalidArgument } from './errors';
@@ -36,7 +37,7 @@ export function createOrganization(
       }
       const org = insertOrganization(db, name, req.publicNamespace, now);
       const loc = insertLocation(db, org.id, req.locationName ?? `${name} location`, now);
-      const ds = insertDataset(db, org.id, req.datasetName ?? 'default', now);
+      const ds = insertDataset(db, org.id, req.datasetName ?? 'default', DatasetType.BINARY_DATA, now);
       const key = createOwnerKey(db, org.id, `${name} owner key`, now);
       return { ...key, organizationId: org.id, locationId: loc.id, datasetId: ds.id };
     })

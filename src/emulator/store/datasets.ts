@@ -7,6 +7,8 @@ export interface DatasetRecord {
   readonly organizationId: string;
   readonly name: string;
   readonly createdOn: number;
+  /** viam.app.dataset.v1.DatasetType's number; fixed at creation. */
+  readonly type: number;
 }
 
 interface Row {
@@ -14,17 +16,22 @@ interface Row {
   organization_id: string;
   name: string;
   created_on: number;
+  type: number;
 }
-const toDataset = (r: Row): DatasetRecord => ({ id: r.id, organizationId: r.organization_id, name: r.name, createdOn: r.created_on });
+const toDataset = (r: Row): DatasetRecord => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  name: r.name,
+  createdOn: r.created_on,
+  type: r.type,
+});
 
-export function insertDataset(db: Db, organizationId: string, name: string, now: number): DatasetRecord {
-  const d = { id: newId(), organizationId, name, createdOn: now };
-  stmt<[string, string, string, number]>(db, 'INSERT INTO datasets (id, organization_id, name, created_on) VALUES (?, ?, ?, ?)').run(
-    d.id,
-    organizationId,
-    name,
-    now,
-  );
+export function insertDataset(db: Db, organizationId: string, name: string, type: number, now: number): DatasetRecord {
+  const d = { id: newId(), organizationId, name, createdOn: now, type };
+  stmt<[string, string, string, number, number]>(
+    db,
+    'INSERT INTO datasets (id, organization_id, name, created_on, type) VALUES (?, ?, ?, ?, ?)',
+  ).run(d.id, organizationId, name, now, type);
   return d;
 }
 
@@ -39,10 +46,16 @@ export function datasetNameTaken(db: Db, organizationId: string, name: string): 
   );
 }
 
-export function listDatasets(db: Db, organizationId: string): DatasetRecord[] {
-  return stmt<[string], Row>(db, 'SELECT * FROM datasets WHERE organization_id = ? ORDER BY created_on, id')
-    .all(organizationId)
-    .map(toDataset);
+/** The organization's datasets, of one type when `type` is given. */
+export function listDatasets(db: Db, organizationId: string, type?: number): DatasetRecord[] {
+  const rows =
+    type === undefined
+      ? stmt<[string], Row>(db, 'SELECT * FROM datasets WHERE organization_id = ? ORDER BY created_on, id').all(organizationId)
+      : stmt<[string, number], Row>(db, 'SELECT * FROM datasets WHERE organization_id = ? AND type = ? ORDER BY created_on, id').all(
+          organizationId,
+          type,
+        );
+  return rows.map(toDataset);
 }
 
 export function deleteDataset(db: Db, id: string): void {

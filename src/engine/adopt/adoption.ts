@@ -8,6 +8,7 @@ import {
   trainingJobResource,
 } from '../../domain/resource-attributes';
 import { TrainingStatus } from '../../domain/training';
+import type { DatasetType } from '../../domain/dataset-type';
 import { storedFailureAcknowledgments, type Acknowledgment } from '../../domain/certainty';
 import {
   FRAGMENT_RESOLVED_ISSUES,
@@ -121,6 +122,7 @@ export interface DatasetDecl {
   readonly constructId: string;
   readonly id: string;
   readonly name: string;
+  readonly type: DatasetType;
 }
 
 /** A data pipeline: its construct id and the pipeline as the service reports it. */
@@ -486,9 +488,16 @@ export function planAdoption(inventory: Inventory, options: AdoptionOptions): Ad
       skipped.push({ what: `dataset ${d.name} (${d.id})`, reason: 'another stack manages it' });
       continue;
     }
+    if (d.type === undefined) {
+      skipped.push({
+        what: `dataset ${d.name} (${d.id})`,
+        reason: `its type (number ${d.typeNumber}) is one this version of fleetform does not know`,
+      });
+      continue;
+    }
     const constructId = ids.take(d.name, 'dataset');
     datasetConstruct.set(d.id, constructId);
-    datasets.push({ constructId, id: d.id, name: d.name });
+    datasets.push({ constructId, id: d.id, name: d.name, type: d.type });
     imports.push({ address: `${DATASET}.${constructId}`, id: d.id });
   }
 

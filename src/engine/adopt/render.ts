@@ -1,9 +1,11 @@
 import { conventionalModuleName } from '../../domain/names';
+import { DEFAULT_DATASET_TYPE } from '../../domain/dataset-type';
 import { ModelFramework, ModelType } from '../../domain/training';
 import type { JsonValue } from '../json';
 import type {
   Adoption,
   DataPipelineDecl,
+  DatasetDecl,
   FragmentDecl,
   ImportDecl,
   JobDecl,
@@ -310,6 +312,11 @@ function jobStatement(w: CodeWriter, decl: JobDecl, vars: ReadonlyMap<string, st
   return `new TrainingJob(this, ${stringLiteral(decl.constructId)}, ${w.literal(props)});`;
 }
 
+/** A dataset's props: its name unless the construct id is it, its type unless binary (the default). */
+function datasetProps(d: DatasetDecl): Literal {
+  return { name: d.name === d.constructId ? undefined : d.name, type: d.type === DEFAULT_DATASET_TYPE ? undefined : d.type };
+}
+
 /** The member of an enum object (`ModelType`, ...) holding `value`, as code names it. */
 function enumKey(members: Readonly<Record<string, number>>, value: number): string {
   return Object.entries(members).find(([, v]) => v === value)?.[0] ?? 'UNSPECIFIED';
@@ -434,10 +441,7 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
     used.add('Dataset');
   }
   for (const d of adoption.datasets)
-    declare(
-      d.constructId,
-      `new Dataset(this, ${stringLiteral(d.constructId)}${propsArgument(body, { name: d.name === d.constructId ? undefined : d.name })});`,
-    );
+    declare(d.constructId, `new Dataset(this, ${stringLiteral(d.constructId)}${propsArgument(body, datasetProps(d))});`);
   if (adoption.jobs.length > 0) body.line();
   for (const j of adoption.jobs) declare(j.constructId, jobStatement(body, j, vars, used));
   const pipelines = adoption.dataPipelines ?? [];

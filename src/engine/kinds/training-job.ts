@@ -16,6 +16,7 @@ import {
   TrainingStatus,
   type Issue,
 } from '../../domain';
+import { sequenceTrainingIssue } from '../../domain/dataset-type';
 import { FleetformError, errorMessage } from '../../domain/errors';
 import { customTrainingJobResource, trainingJobResource } from '../../domain/resource-attributes';
 import type { z } from 'zod';
@@ -23,6 +24,7 @@ import { isUnknown, unknownValue, type JsonObject, type JsonValue } from '../jso
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind, ignoredForChangesOf, keepServiceChoices, type KindDeclaration, type ViewOf } from '../kind-declaration';
 import type { StateEntry } from '../state/schema';
+import { datasetMemoKey, readDataset } from './dataset';
 import { unlessNotFound } from './not-found';
 
 export const trainingJobDeclaration = defineKind(trainingJobResource);
@@ -151,7 +153,7 @@ async function keptDataset<V extends JobView>(
   const recorded = entry.attributes?.dataset_id;
   if (!view.dataset_id || view.dataset_id === recorded) return { view, facts: {} };
   const datasetId = view.dataset_id;
-  const dataset = await ctx.memo(`dataset:${datasetId}`, () => unlessNotFound(() => ctx.client.datasetClient.getDataset(datasetId)));
+  const dataset = await ctx.memo(datasetMemoKey(datasetId), () => readDataset(ctx, datasetId));
   if (dataset) return { view, facts: {} };
   const standsFor = typeof recorded === 'string' ? recorded : unknownValue;
   return { view: { ...view, dataset_id: standsFor }, facts: { trained_on: `dataset ${datasetId}, deleted since` } };
@@ -160,6 +162,11 @@ async function keptDataset<V extends JobView>(
 /** A job still training or trained: what a destroy that retains it keeps. */
 function isKept(status: TrainingStatus): boolean {
   return canCancel(status) || status === TrainingStatus.COMPLETED;
+}
+
+/** A warning of the domain's as a plan note, its hint after the message. */
+function noteOf(issue: Issue): PlanNote {
+  return { level: 'warning', path: issue.path, message: issue.hint ? `${issue.message} (${issue.hint})` : issue.message };
 }
 
 /** An attribute as the checks read it: one known only at apply (a dataset this apply creates) checks as given. */
@@ -184,19 +191,20 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
         .filter((i) => i.severity === 'warning')
         .map((i) => ({ level: 'warning', path: i.path, message: i.message }));
       const datasetId = view.dataset_id;
-      if (datasetId && !isUnknown(datasetId)) {
-        const dataset = await ctx.memo(`dataset:${datasetId}`, () => unlessNotFound(() => ctx.client.datasetClient.getDataset(datasetId)));
-        if (!dataset)
-          problems.push({
-            path: 'dataset_id',
-            message: `dataset ${datasetId} does not exist`,
-            hint: 'declare a Dataset or use the id of an existing one',
-          });
-      }
+      // A dataset this apply creates is checked as its plan declares it (its stand-in).
+      const checkedId = isUnknown(datasetId) ? datasetId.standIn : datasetId;
+      const dataset = checkedId ? await ctx.memo(datasetMemoKey(checkedId), () => readDataset(ctx, checkedId)) : undefined;
+      if (datasetId && !isUnknown(datasetId) && !dataset)
+        problems.push({
+          path: 'dataset_id',
+          message: `dataset ${datasetId} does not exist`,
+          hint: 'declare a Dataset or use the id of an existing one',
+        });
       if (submitsNewJob(view, prior)) {
         const found = await submissionProblems(ctx, flavour, view, prior);
         problems.push(...found.problems);
         notes.push(...found.notes);
+        if (dataset?.type === 'sequence') notes.push(noteOf(sequenceTrainingIssue('dataset_id', dataset.name)));
       }
       return { view, private: {}, notes, problems };
     },

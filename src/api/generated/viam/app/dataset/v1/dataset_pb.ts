@@ -10,6 +10,29 @@ import type { BinaryReadOptions, FieldList, JsonReadOptions, JsonValue, PartialM
 import { Message, proto3, Timestamp } from "@bufbuild/protobuf";
 
 /**
+ * What a dataset's members are: binary data objects (the zero, and every dataset created
+ * without a type) or sequences. A dataset's type never changes.
+ *
+ * @generated from enum viam.app.dataset.v1.DatasetType
+ */
+export enum DatasetType {
+  /**
+   * @generated from enum value: DATASET_TYPE_BINARY_DATA = 0;
+   */
+  BINARY_DATA = 0,
+
+  /**
+   * @generated from enum value: DATASET_TYPE_SEQUENCE_DATA = 1;
+   */
+  SEQUENCE_DATA = 1,
+}
+// Retrieve enum metadata with: proto3.getEnumType(DatasetType)
+proto3.util.setEnumType(DatasetType, "viam.app.dataset.v1.DatasetType", [
+  { no: 0, name: "DATASET_TYPE_BINARY_DATA" },
+  { no: 1, name: "DATASET_TYPE_SEQUENCE_DATA" },
+]);
+
+/**
  * @generated from message viam.app.dataset.v1.Dataset
  */
 export class Dataset extends Message<Dataset> {
@@ -33,6 +56,11 @@ export class Dataset extends Message<Dataset> {
    */
   timeCreated?: Timestamp;
 
+  /**
+   * @generated from field: viam.app.dataset.v1.DatasetType type = 5;
+   */
+  type = DatasetType.BINARY_DATA;
+
   constructor(data?: PartialMessage<Dataset>) {
     super();
     proto3.util.initPartial(data, this);
@@ -45,6 +73,7 @@ export class Dataset extends Message<Dataset> {
     { no: 2, name: "name", kind: "scalar", T: 9 /* ScalarType.STRING */ },
     { no: 3, name: "organization_id", kind: "scalar", T: 9 /* ScalarType.STRING */ },
     { no: 4, name: "time_created", kind: "message", T: Timestamp },
+    { no: 5, name: "type", kind: "enum", T: proto3.getEnumType(DatasetType) },
   ]);
 
   static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): Dataset {
@@ -78,6 +107,11 @@ export class CreateDatasetRequest extends Message<CreateDatasetRequest> {
    */
   organizationId = "";
 
+  /**
+   * @generated from field: optional viam.app.dataset.v1.DatasetType type = 3;
+   */
+  type?: DatasetType;
+
   constructor(data?: PartialMessage<CreateDatasetRequest>) {
     super();
     proto3.util.initPartial(data, this);
@@ -88,6 +122,7 @@ export class CreateDatasetRequest extends Message<CreateDatasetRequest> {
   static readonly fields: FieldList = proto3.util.newFieldList(() => [
     { no: 1, name: "name", kind: "scalar", T: 9 /* ScalarType.STRING */ },
     { no: 2, name: "organization_id", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+    { no: 3, name: "type", kind: "enum", T: proto3.getEnumType(DatasetType), opt: true },
   ]);
 
   static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): CreateDatasetRequest {
@@ -213,6 +248,8 @@ export class DeleteDatasetResponse extends Message<DeleteDatasetResponse> {
 }
 
 /**
+ * Without a type, every dataset of the organization is listed.
+ *
  * @generated from message viam.app.dataset.v1.ListDatasetsByOrganizationIDRequest
  */
 export class ListDatasetsByOrganizationIDRequest extends Message<ListDatasetsByOrganizationIDRequest> {
@@ -220,6 +257,11 @@ export class ListDatasetsByOrganizationIDRequest extends Message<ListDatasetsByO
    * @generated from field: string organization_id = 1;
    */
   organizationId = "";
+
+  /**
+   * @generated from field: optional viam.app.dataset.v1.DatasetType type = 2;
+   */
+  type?: DatasetType;
 
   constructor(data?: PartialMessage<ListDatasetsByOrganizationIDRequest>) {
     super();
@@ -230,6 +272,7 @@ export class ListDatasetsByOrganizationIDRequest extends Message<ListDatasetsByO
   static readonly typeName = "viam.app.dataset.v1.ListDatasetsByOrganizationIDRequest";
   static readonly fields: FieldList = proto3.util.newFieldList(() => [
     { no: 1, name: "organization_id", kind: "scalar", T: 9 /* ScalarType.STRING */ },
+    { no: 2, name: "type", kind: "enum", T: proto3.getEnumType(DatasetType), opt: true },
   ]);
 
   static fromBinary(bytes: Uint8Array, options?: Partial<BinaryReadOptions>): ListDatasetsByOrganizationIDRequest {
