@@ -25,3 +25,11 @@ export { Rollout, type RolloutProps, type RolloutWaveProps } from './rollout';
 export { ReconcilePolicy, type LocationWindowsProps, type ReconcilePolicyProps } from './reconcile-policy';
 export { Fragment, FragmentTag, type FragmentProps, type FragmentTagProps } from './fragment';
 export type { FragmentMod, IFragment, UseFragmentOptions } from './fragment-imports';
+export {
+  Trigger,
+  TriggerEvent,
+  type TriggerEval,
+  type TriggerEventProps,
+  type TriggerNotificationProps,
+  type TriggerProps,
+} from './trigger';
