@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { certainIssue, warningIssue, type Issue } from './issue';
 import { childPath } from './json-path';
 import { isObject } from './json-value';
+import { isSecretStandIn } from './secret-reference';
 
 /**
  * The `triggers` section: what the service does when a part comes online, goes offline, or
@@ -217,7 +218,8 @@ function checkNotification(n: unknown, path: string, label: string, liveness: bo
     );
     return;
   }
-  if (n.type === 'webhook' && webhookUrl(n.value) === undefined)
+  // A URL given by reference is read only where the plan runs: nothing to check here.
+  if (n.type === 'webhook' && webhookUrl(n.value) === undefined && !isSecretStandIn(n.value))
     issues.push(
       certainIssue(
         'trigger-webhook',
