@@ -22,6 +22,8 @@ export interface FleetShape {
   readonly env?: Readonly<Record<string, string>>;
   /** Extra attributes of each machine's ultrasonic sensor. */
   readonly sensorAttributes?: Readonly<Record<string, string>>;
+  /** Declares more constructs in each machine (triggers, remotes, ...). */
+  readonly inEachMachine?: (machine: Machine) => void;
 }
 
 /** Synthesizes a small fleet with the real constructs into `outdir`. */
@@ -53,6 +55,7 @@ export function synthFleet(outdir: string, shape: FleetShape = {}): void {
       },
       dependsOn: [board],
     });
+    shape.inEachMachine?.(machine);
   }
   const boxes = new Dataset(stack, 'boxes', { name: 'boxes' });
   if (shape.jobVersion !== undefined) {

@@ -27,3 +27,11 @@ export { Fragment, FragmentTag, type FragmentProps, type FragmentTagProps } from
 export type { FragmentMod, IFragment, UseFragmentOptions } from './fragment-imports';
 export { DataPipeline, type DataPipelineProps, type MqlStage } from './data-pipeline';
 export { OrganizationDefaults, type DefaultFragment, type OrganizationDefaultsProps } from './organization-defaults';
+export {
+  Trigger,
+  TriggerEvent,
+  type TriggerEval,
+  type TriggerEventProps,
+  type TriggerNotificationProps,
+  type TriggerProps,
+} from './trigger';

@@ -3,7 +3,7 @@ import { FleetformError } from '../domain/errors';
 import {
   APP_SECRET_CHANNEL_VARIABLE,
   childPathOf,
-  describeSecretReference,
+  secretStandIn,
   listEntryKey,
   secretReferenceSchema,
   type SecretReference,
@@ -88,7 +88,7 @@ export class Secret {
 
   /** What stands for it where text is needed (checks of a config): never a value. */
   toString(): string {
-    return `<secret from ${describeSecretReference(this.reference)}>`;
+    return secretStandIn(this.reference);
   }
 
   toJSON(): SecretReference {

@@ -6,6 +6,7 @@ import { checkCaptureMethods } from './data-capture';
 import { childPath } from './json-path';
 import { schemaProblems } from './schema-issues';
 import { isObject as isRecord } from './json-value';
+import { checkTriggers } from './triggers';
 
 /**
  * Checks of the sections beyond resources, modules and packages. An error is what makes the
@@ -38,6 +39,7 @@ const PER_ITEM_SECTIONS: ReadonlySet<string> = new Set([
   'maintenance',
   'tracing',
   'global_log_configuration',
+  'triggers',
 ]);
 const HEARTBEAT_MIN_MS = 30;
 const HEARTBEAT_MAX_MS = 60_000;
@@ -290,5 +292,6 @@ export function checkLanguageSections(root: Record<string, unknown>, resources: 
   if (!broken.has('auth') && isRecord(root.auth)) checkAuth(root.auth, issues);
   checkResources(resources, issues);
   checkLists(root, broken, issues);
+  if (!broken.has('triggers') && Array.isArray(root.triggers)) issues.push(...checkTriggers(root.triggers));
   return issues;
 }

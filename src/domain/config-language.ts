@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TriggerSchema } from './triggers';
 
 /**
  * The whole machine (part) config language: a schema for every top-level section and every
@@ -307,6 +308,13 @@ export const CONFIG_LANGUAGE = {
     description: 'An older form of `log`, read by no current machine server; kept as written.',
     owner: 'code',
     construct: 'Machine.addConfigOverride',
+  },
+  triggers: {
+    schema: z.array(TriggerSchema),
+    description:
+      'Notifications (webhook, e-mail) when a part goes online or offline or its data or logs are ingested (webhook URLs with a token secret).',
+    owner: 'code',
+    construct: 'Trigger',
   },
   fragments: { schema: z.array(json), description: 'Fragment imports.', owner: 'code', construct: 'Machine.useFragment' },
   fragment_mods: {

@@ -1,5 +1,6 @@
 import { childPath } from './json-path';
 import { isEnvironmentPlaceholder } from './placeholders';
+import { isWebhookNotification, webhookCarriesToken } from './triggers';
 
 /**
  * Where a machine config holds secrets, declared once: masking in plans, state digests and
@@ -13,6 +14,8 @@ export type SecretStep = string;
 export interface SecretPathDeclaration {
   readonly pattern: readonly SecretStep[];
   readonly description: string;
+  /** Only a value this says is secret, given the object holding it (a webhook URL carrying a token); absent: every value. */
+  readonly holds?: (value: unknown, holder: Readonly<Record<string, unknown>>) => boolean;
 }
 
 export const CONFIG_SECRET_PATHS: readonly SecretPathDeclaration[] = [
@@ -30,6 +33,11 @@ export const CONFIG_SECRET_PATHS: readonly SecretPathDeclaration[] = [
   { pattern: ['agent', 'network_configuration', 'hotspot_password'], description: "the provisioning hotspot's password" },
   { pattern: ['agent', 'additional_networks', '*', 'psk'], description: "a network's key" },
   { pattern: ['processes', '*', 'env', '*'], description: "a process's environment (often secret, with no schema to tell)" },
+  {
+    pattern: ['triggers', '*', 'notifications', '*', 'value'],
+    description: "a trigger's webhook URL that carries a token (user info or a query string)",
+    holds: (value, holder) => isWebhookNotification(holder) && webhookCarriesToken(value),
+  },
 ];
 
 /** One secret found in a config: where (list indices as `[i]`) and its steps. */
@@ -43,16 +51,18 @@ export interface FoundSecret {
 
 function walk(
   value: unknown,
-  pattern: readonly SecretStep[],
+  declared: SecretPathDeclaration,
   at: number,
   steps: (string | number)[],
   path: string,
   out: FoundSecret[],
+  holder: Readonly<Record<string, unknown>> = {},
 ): void {
+  const { pattern } = declared;
   if (at === pattern.length) {
     // A placeholder the machine fills in from its own environment is no secret value.
-    if (value !== undefined && value !== null && value !== '' && !isEnvironmentPlaceholder(value))
-      out.push({ path, steps: [...steps], value });
+    if (value === undefined || value === null || value === '' || isEnvironmentPlaceholder(value)) return;
+    if (declared.holds === undefined || declared.holds(value, holder)) out.push({ path, steps: [...steps], value });
     return;
   }
   if (value === null || typeof value !== 'object') return;
@@ -62,20 +72,28 @@ function walk(
     for (const [key, child] of entries) {
       if (step === '*!keys' && key === 'keys') continue;
       steps.push(key);
-      walk(child, pattern, at + 1, steps, childPath(path, key), out);
+      walk(child, declared, at + 1, steps, childPath(path, key), out, value as Readonly<Record<string, unknown>>);
       steps.pop();
     }
     return;
   }
   if (Array.isArray(value) || !Object.prototype.hasOwnProperty.call(value, step)) return;
   steps.push(step);
-  walk((value as Record<string, unknown>)[step], pattern, at + 1, steps, childPath(path, step), out);
+  walk(
+    (value as Record<string, unknown>)[step],
+    declared,
+    at + 1,
+    steps,
+    childPath(path, step),
+    out,
+    value as Readonly<Record<string, unknown>>,
+  );
   steps.pop();
 }
 
 /** Every secret value of a config (list form, as stored), by the declared paths, in declaration order; environment placeholders are none. */
 export function configSecrets(config: unknown): FoundSecret[] {
   const out: FoundSecret[] = [];
-  for (const declared of CONFIG_SECRET_PATHS) walk(config, declared.pattern, 0, [], '', out);
+  for (const declared of CONFIG_SECRET_PATHS) walk(config, declared, 0, [], '', out);
   return out;
 }

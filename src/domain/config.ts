@@ -14,6 +14,7 @@ import {
   ResourceEntrySchema,
   TracingSchema,
 } from './config-language';
+import { TriggerSchema } from './triggers';
 
 /**
  * Machine configuration as the service stores it. Every object is loose: keys the
@@ -78,6 +79,7 @@ export const MachineConfigSchema = z.looseObject({
   disable_log_deduplication: z.boolean().optional(),
   tracing: TracingSchema.optional(),
   agent: AgentSchema.optional(),
+  triggers: z.array(TriggerSchema).optional(),
 });
 export type MachineConfig = z.infer<typeof MachineConfigSchema>;
 

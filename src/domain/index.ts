@@ -26,3 +26,4 @@ export * from './config-secrets';
 export * from './certainty';
 export * from './data-capture';
 export * from './module-version-status';
+export * from './triggers';

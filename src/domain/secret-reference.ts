@@ -71,6 +71,16 @@ export function describeSecretReference(ref: SecretReference): string {
   return `the app (${ref.id})`;
 }
 
+/** What stands for a secret given by reference where a config is checked before its values are read: never a value. */
+export function secretStandIn(ref: SecretReference): string {
+  return `<secret from ${describeSecretReference(ref)}>`;
+}
+
+/** Whether a config's value is a secret's stand-in (secretStandIn): checks of what the value holds do not apply to it. */
+export function isSecretStandIn(value: unknown): boolean {
+  return typeof value === 'string' && value.startsWith('<secret from ') && value.endsWith('>');
+}
+
 /** The place a reading of secrets takes its values from: injected, so the rule stays pure. */
 export interface SecretSource {
   /** The variable's value, or undefined when it is unset. */

@@ -347,6 +347,27 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 12,
+    name: 'trigger liveness and notification times',
+    sql: `
+      -- Each part's online state as its triggers last saw it: 1 online, 0 offline, -1 not seen
+      -- yet by triggers (parts that checked in before triggers fired: taken as seen, nothing fires).
+      CREATE TABLE part_liveness (
+        part_id TEXT PRIMARY KEY REFERENCES robot_parts(id) ON DELETE CASCADE,
+        online INTEGER NOT NULL
+      );
+      INSERT INTO part_liveness (part_id, online) SELECT part_id, -1 FROM part_checkins WHERE last_access IS NOT NULL;
+      -- When each notification (by its index) of a part's trigger last went out.
+      CREATE TABLE trigger_notifications (
+        part_id TEXT NOT NULL REFERENCES robot_parts(id) ON DELETE CASCADE,
+        trigger_name TEXT NOT NULL,
+        notification INTEGER NOT NULL,
+        last_sent INTEGER NOT NULL,
+        PRIMARY KEY (part_id, trigger_name, notification)
+      );
+    `,
+  },
+  {
     version: 13,
     name: 'dataset types',
     sql: `

@@ -31,6 +31,18 @@ import { findRegistryItem } from '../rpc/registry';
 import { registryVersions } from '../store/registry';
 import { errorMessage } from '../../domain/errors';
 import { missedCheckIns } from './catch-up';
+import { onlineThresholdMs } from '../rpc/live-machines';
+import { lastAccesses, notificationTimes, partIdentity, recordLiveness, recordNotification, seenLiveness } from '../store/triggers';
+import {
+  deliverWebhook,
+  dueNotifications,
+  emailLine,
+  livenessEvent,
+  livenessHeaders,
+  triggerLogger,
+  type LivenessEvent,
+  type WebhookRequest,
+} from './triggers';
 
 /** Log lines kept per part. */
 const LOGS_KEPT = 1000;
@@ -146,12 +158,14 @@ export class MachineSimulator {
     for (const r of records) this.resumed.set(r.partId, JSON.parse(r.run as string) as PartRun);
     if (records.length === 0) return;
     const from = Math.min(...records.map((r) => r.lastAccess as number));
-    for (const at of missedCheckIns(from, this.now(), this.options.checkInIntervalMs)) this.tick(at);
+    // Check-ins replayed are no news: triggers fire on what happens from now on.
+    for (const at of missedCheckIns(from, this.now(), this.options.checkInIntervalMs)) this.tick(at, false);
   }
 
-  /** One check-in of every part that is not offline, at `now` (the clock's, unless catching up). */
-  tick(now = this.now()): void {
+  /** One check-in of every part that is not offline, at `now` (the clock's, unless catching up, when triggers do not fire). */
+  tick(now = this.now(), live = true): void {
     const { db } = this;
+    const requests: WebhookRequest[] = [];
     db.transaction(() => {
       const parts = partsToCheckIn(db);
       const versions = deployedVersions(db);
@@ -168,7 +182,60 @@ export class MachineSimulator {
         this.checkInPart(part, versions.get(part.id), now, generation);
       }
       for (const id of this.known.keys()) if (!present.has(id)) this.known.delete(id);
+      if (live) requests.push(...this.fireLiveness(parts, now));
     }).immediate();
+    // Requests go out once the check-in that fired them is stored.
+    for (const request of requests) void deliverWebhook(request, (partId, logger, message) => this.logLater(partId, logger, message));
+  }
+
+  /**
+   * Fires the triggers of each part whose online state changed since triggers last saw it:
+   * e-mails are log lines now, webhook requests are returned to be made after the transaction.
+   */
+  private fireLiveness(parts: readonly CheckinPart[], now: number): WebhookRequest[] {
+    const { db } = this;
+    const seen = seenLiveness(db);
+    const accessed = lastAccesses(db);
+    const threshold = onlineThresholdMs(this.options.checkInIntervalMs);
+    const requests: WebhookRequest[] = [];
+    for (const part of parts) {
+      const last = accessed.get(part.id);
+      if (last === undefined) continue;
+      const online = now - last <= threshold;
+      const before = seen.get(part.id);
+      if (before !== (online ? 'online' : 'offline')) recordLiveness(db, part.id, online);
+      const event = livenessEvent(before, online);
+      if (event !== undefined) requests.push(...this.notify(part.id, event, now));
+    }
+    return requests;
+  }
+
+  /** The notifications a part's triggers send on an event: recorded as sent, e-mails logged, webhook requests returned. */
+  private notify(partId: string, event: LivenessEvent, now: number): WebhookRequest[] {
+    const { db } = this;
+    const stored = getPart(db, partId)?.config;
+    const config: unknown = stored === undefined ? undefined : JSON.parse(stored);
+    const triggers = config !== null && typeof config === 'object' ? (config as { triggers?: unknown }).triggers : undefined;
+    const due = dueNotifications(triggers, event, notificationTimes(db, partId), now);
+    const who = due.length > 0 ? partIdentity(db, partId) : undefined;
+    if (who === undefined) return [];
+    const requests: WebhookRequest[] = [];
+    for (const n of due) {
+      recordNotification(db, partId, n.triggerName, n.index, now);
+      if (n.type === 'email') appendLog(db, partId, now, 'info', triggerLogger(n.triggerName), emailLine(n.value, event, who));
+      else requests.push({ partId, triggerName: n.triggerName, event, url: n.value, headers: livenessHeaders(who) });
+    }
+    return requests;
+  }
+
+  /** A log line told after a tick (a webhook's failure), while the database is open. */
+  private logLater(partId: string, logger: string, message: string): void {
+    if (this.stopped || !this.db.open) return;
+    try {
+      appendLog(this.db, partId, this.now(), 'error', logger, message);
+    } catch (err) {
+      process.stderr.write(`simulated machines: a trigger's log line was lost: ${errorMessage(err)}\n`);
+    }
   }
 
   private checkInPart(

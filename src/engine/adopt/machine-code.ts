@@ -75,9 +75,9 @@ export interface PackageCode {
   readonly type: PackageType;
 }
 
-/** An entry of another list (`remotes`, `processes`): its construct and its props. */
+/** An entry of another list (`remotes`, `processes`, `triggers`): its construct and its props. */
 export interface EntryCode {
-  readonly construct: 'Remote' | 'Process';
+  readonly construct: 'Remote' | 'Process' | 'Trigger';
   readonly id: string;
   readonly props: { readonly [key: string]: ValueCode };
 }
@@ -380,6 +380,66 @@ function processCode(entry: JsonObject, index: number, found: readonly FoundSecr
   return { construct: 'Process', id: entry.id, props };
 }
 
+const TRIGGER_KEYS: ReadonlySet<string> = new Set(['name', 'event', 'notifications', 'disabled', 'notes']);
+const hasOnlyKeys = (value: JsonObject, keys: readonly string[]): boolean => Object.keys(value).every((k) => keys.includes(k));
+const isTextList = (v: JsonValue | undefined): v is string[] => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string');
+
+/** A trigger's event as the Trigger construct's `event` prop, or undefined when it holds what no prop declares. */
+function triggerEventCode(event: JsonValue | undefined): ValueCode | undefined {
+  if (!isObject(event) || typeof event.type !== 'string') return undefined;
+  const { type } = event;
+  if ((type === 'part_online' || type === 'part_offline') && hasOnlyKeys(event, ['type'])) return { type };
+  if (type === 'part_data_ingested' && hasOnlyKeys(event, ['type', 'data_ingested'])) {
+    const ingested = event.data_ingested;
+    if (isObject(ingested) && hasOnlyKeys(ingested, ['data_types']) && isTextList(ingested.data_types))
+      return { type, dataTypes: ingested.data_types };
+  }
+  if (type === 'conditional_logs_ingested' && hasOnlyKeys(event, ['type', 'log_levels']) && isTextList(event.log_levels))
+    return { type, logLevels: event.log_levels };
+  if (type === 'conditional_data_ingested' && hasOnlyKeys(event, ['type', 'conditional']) && isObject(event.conditional)) {
+    const c = event.conditional;
+    if (!hasOnlyKeys(c, ['data_capture_method', 'condition']) || typeof c.data_capture_method !== 'string') return undefined;
+    if (c.condition === undefined) return { type, dataCaptureMethod: c.data_capture_method };
+    const evals = isObject(c.condition) && hasOnlyKeys(c.condition, ['evals']) ? c.condition.evals : undefined;
+    if (
+      !Array.isArray(evals) ||
+      !evals.every((e) => isObject(e) && hasOnlyKeys(e, ['operator', 'value']) && typeof e.operator === 'string' && e.value !== undefined)
+    )
+      return undefined;
+    return { type, dataCaptureMethod: c.data_capture_method, evals };
+  }
+  return undefined;
+}
+
+/** A trigger's notification as a prop (its webhook URL by reference when it is a secret), or undefined when no prop declares it. */
+function triggerNotificationCode(
+  n: JsonValue,
+  steps: readonly (string | number)[],
+  found: readonly FoundSecretVariable[],
+): ValueCode | undefined {
+  if (!isObject(n) || !hasOnlyKeys(n, ['type', 'value', 'seconds_between_notifications']) || typeof n.value !== 'string') return undefined;
+  const seconds = n.seconds_between_notifications;
+  if (seconds !== undefined && typeof seconds !== 'number') return undefined;
+  const every: { [key: string]: ValueCode } = seconds === undefined ? {} : { secondsBetweenNotifications: seconds };
+  if (n.type === 'webhook') return { type: 'webhook', url: withSecrets(n.value, [...steps, 'value'], found), ...every };
+  if (n.type === 'email') return { type: 'email', address: n.value, ...every };
+  return undefined;
+}
+
+function triggerCode(entry: JsonObject, index: number, found: readonly FoundSecretVariable[]): EntryCode | undefined {
+  if (typeof entry.name !== 'string' || entry.name === '' || !Object.keys(entry).every((k) => TRIGGER_KEYS.has(k))) return undefined;
+  const event = triggerEventCode(entry.event);
+  if (event === undefined || !Array.isArray(entry.notifications)) return undefined;
+  const notifications = entry.notifications.map((n, j) => triggerNotificationCode(n, ['triggers', index, 'notifications', j], found));
+  if (notifications.some((n) => n === undefined)) return undefined;
+  const props: { [key: string]: ValueCode } = { name: entry.name, event, notifications: notifications as ValueCode[] };
+  if (typeof entry.disabled === 'boolean') props.disabled = entry.disabled;
+  else if (entry.disabled !== undefined) return undefined;
+  if (typeof entry.notes === 'string') props.notes = entry.notes;
+  else if (entry.notes !== undefined) return undefined;
+  return { construct: 'Trigger', id: entry.name, props };
+}
+
 /**
  * The code that declares a part's config exactly: every entry and section, each with its
  * construct or prop where one declares it, and an override for anything else (unknown
@@ -456,10 +516,10 @@ export function machineConfigCode(config: Record<string, unknown>, secretPrefix:
       settings[prop] = withSecrets(value, [key], found);
       continue;
     }
-    const list = key === 'remotes' || key === 'processes';
-    // An empty list is written by emptyLists.
-    if (list && Array.isArray(value) && value.length === 0) continue;
-    const made = list ? listCode(key, value, found) : undefined;
+    const list = Object.prototype.hasOwnProperty.call(ENTRY_CODE, key) ? (key as keyof typeof ENTRY_CODE) : undefined;
+    // An empty list is written by emptyLists (an empty `triggers`, which emptyLists does not name, by an override).
+    if (list !== undefined && list !== 'triggers' && Array.isArray(value) && value.length === 0) continue;
+    const made = list !== undefined ? listCode(list, value, found) : undefined;
     if (made !== undefined) listEntries.push(...made);
     else overrides.push({ path: key, value: withSecrets(value, [key], found) });
   }
@@ -480,13 +540,15 @@ function sameLists(a: readonly EmptyListSection[], b: readonly EmptyListSection[
   return a.length === b.length && a.every((list) => b.includes(list));
 }
 
-/** The constructs of a `remotes` or `processes` list, or undefined when one entry needs what no prop declares (the list is then an override). */
-function listCode(key: 'remotes' | 'processes', value: JsonValue, found: readonly FoundSecretVariable[]): EntryCode[] | undefined {
+const ENTRY_CODE = { remotes: remoteCode, processes: processCode, triggers: triggerCode } as const;
+
+/** The constructs of a `remotes`, `processes` or `triggers` list, or undefined when one entry needs what no prop declares (the list is then an override). */
+function listCode(key: keyof typeof ENTRY_CODE, value: JsonValue, found: readonly FoundSecretVariable[]): EntryCode[] | undefined {
   if (!Array.isArray(value) || value.length === 0) return undefined;
   const out: EntryCode[] = [];
   for (let i = 0; i < value.length; i++) {
     const entry = value[i];
-    const made = isObject(entry) ? (key === 'remotes' ? remoteCode(entry, i, found) : processCode(entry, i, found)) : undefined;
+    const made = isObject(entry) ? ENTRY_CODE[key](entry, i, found) : undefined;
     if (made === undefined) return undefined;
     out.push(made);
   }

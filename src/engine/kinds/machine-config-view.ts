@@ -9,6 +9,26 @@ export const MANAGED_LISTS = MANAGED_CONFIG_SECTIONS;
 /** The fragment imports and their overrides: managed too, compared as written (a bare id stays a bare id, an empty list stays empty). */
 export const MANAGED_IMPORTS = ['fragments', 'fragment_mods'] as const;
 
+/**
+ * Lists keyed by entry name when every entry is an object of a name of its own, so a change
+ * shows as `config.triggers.offline-alert.notifications[0]`; otherwise (the service stores any
+ * JSON there) compared as written.
+ */
+export const NAMED_LISTS = ['triggers'] as const;
+
+const isNamedList = (key: string): boolean => (NAMED_LISTS as readonly string[]).includes(key);
+
+/** A named list keyed by its entries' names; undefined when an entry is no object or has no name of its own. */
+function keyedByName(entries: unknown): JsonObject | undefined {
+  if (!Array.isArray(entries)) return undefined;
+  const keyed: JsonObject = {};
+  for (const raw of entries) {
+    if (!isObject(raw) || typeof raw.name !== 'string' || raw.name === '' || Object.hasOwn(keyed, raw.name)) return undefined;
+    keyed[raw.name] = raw;
+  }
+  return keyed;
+}
+
 const isListOrImport = (key: string): boolean =>
   (MANAGED_LISTS as readonly string[]).includes(key) || (MANAGED_IMPORTS as readonly string[]).includes(key);
 
@@ -52,7 +72,7 @@ export function configView(config: Record<string, unknown>): JsonObject {
   // Every other section code writes (network, remotes, agent, `_comment`, ...), compared as written.
   for (const key of Object.keys(config)) {
     if (isListOrImport(key) || !isCodeOwnedKey(key) || config[key] === undefined) continue;
-    view[key] = toJson(config[key]);
+    view[key] = (isNamedList(key) ? keyedByName(config[key]) : undefined) ?? toJson(config[key]);
   }
   return view;
 }
@@ -73,7 +93,10 @@ export function configDocument(view: JsonObject, base: Record<string, unknown> =
     if (isObject(keyed)) doc[list] = keepOrder ? inStoredEntryOrder(keyed, base[list]) : Object.values(keyed);
   }
   for (const key of MANAGED_IMPORTS) if (Array.isArray(view[key])) doc[key] = view[key];
-  for (const [key, value] of Object.entries(view)) if (!isListOrImport(key) && isCodeOwnedKey(key)) doc[key] = value;
+  for (const [key, value] of Object.entries(view)) {
+    if (isListOrImport(key) || !isCodeOwnedKey(key)) continue;
+    doc[key] = isNamedList(key) && isObject(value) ? (keepOrder ? inStoredEntryOrder(value, base[key]) : Object.values(value)) : value;
+  }
   return keepOrder ? inKeyOrderOf(doc, base) : doc;
 }
 
