@@ -89,7 +89,7 @@ describe('an ES module app that fails with its own message', () => {
     const r = await fleetform(project('uncaught', { 'main.mjs': main }), 'validate');
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      'error: main.mjs:7:1: s/images: Dataset: unknown prop "nam"\n  hint: did you mean "name"?; Dataset takes: name, organizationId\n1 error, 0 warnings\n',
+      'error: main.mjs:7:1: s/images: Dataset: unknown prop "nam"\n  hint: did you mean "name"?; Dataset takes: name, organizationId, type\n1 error, 0 warnings\n',
     );
   });
 

@@ -49,8 +49,8 @@ describe('plan behaviours declared on the attribute', () => {
 
   test("an organization left out reads the same in every kind's docs", () => {
     const defaults = kindDeclarations.flatMap((d) => (d.attributes.organization_id ? [d.attributes.organization_id.serviceDefault] : []));
-    // Datasets, locations, both training job kinds, uploaded ML models and fragments.
-    expect(defaults.length).toBe(6);
+    // Datasets, locations, both training job kinds, uploaded ML models, fragments, data pipelines and organization defaults.
+    expect(defaults.length).toBe(8);
     for (const text of defaults) expect(text).toBe(ORGANIZATION_DEFAULT);
   });
 });

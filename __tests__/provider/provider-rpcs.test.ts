@@ -233,7 +233,12 @@ test('GetProviderSchema: every kind, required/optional/computed/sensitive as dec
   });
   // A secret as a whole is write-only: Terraform never keeps it in its plan or state.
   expect((schema.resourceSchemas[MACHINE]?.block?.attributes ?? []).filter((a) => a.writeOnly).map((a) => a.name)).toEqual(['secret_env']);
-  expect(flags('fleetform_dataset')).toEqual({ name: 'required', organization_id: 'optional computed', id: 'computed' });
+  expect(flags('fleetform_dataset')).toEqual({
+    name: 'required',
+    organization_id: 'optional computed',
+    type: 'optional computed',
+    id: 'computed',
+  });
   expect(flags('fleetform_training_job')).toMatchObject({
     dataset_id: 'required',
     model_name: 'required',
@@ -597,7 +602,12 @@ describe('a dataset and a training job', () => {
       'organization_id',
       'id',
     ]);
-    expect(dataset.state).toEqual({ name: 'boxes', organization_id: project.credentials.organizationId, id: expect.any(String) });
+    expect(dataset.state).toEqual({
+      name: 'boxes',
+      organization_id: project.credentials.organizationId,
+      type: 'binary',
+      id: expect.any(String),
+    });
     const datasetId = dataset.state.id as string;
 
     const submitted = await planAndApply(JOB, null, job(datasetId, '1'), JOB_COMPUTED);
