@@ -336,6 +336,18 @@ function parseImport(raw: unknown, field: string, importer: string | undefined):
   };
 }
 
+/** The ids of the fragments a config imports itself (its `fragments` entries that read as imports). */
+export function importedFragmentIds(config: Readonly<Record<string, unknown>>): Set<string> {
+  const list = config['fragments'];
+  const ids = new Set<string>();
+  if (!Array.isArray(list)) return ids;
+  for (const [i, raw] of list.entries()) {
+    const parsed = parseImport(raw, `fragments[${i}]`, undefined);
+    if ('spec' in parsed) ids.add(parsed.spec.id);
+  }
+  return ids;
+}
+
 /** One import: looked up, its variables filled, its own imports resolved, its names prefixed. */
 function resolveImport(
   run: Run,

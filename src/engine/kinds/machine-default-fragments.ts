@@ -1,6 +1,7 @@
 import { ServiceError } from '../../api/client/errors';
+import { importedFragmentIds } from '../../domain/fragments';
 import type { DefaultFragmentImport } from '../../domain/organization-defaults';
-import { isObject, type JsonObject } from '../json';
+import type { JsonObject } from '../json';
 import type { KindContext, PlanNote } from '../kind';
 
 /** The organization's default fragments, read once per run; none when the key may not read the organization. */
@@ -16,18 +17,6 @@ async function organizationDefaults(ctx: KindContext): Promise<readonly DefaultF
   });
 }
 
-/** The fragment ids a machine config imports (an entry or its bare id). */
-function importedIds(config: JsonObject): Set<string> {
-  const ids = new Set<string>();
-  const list = config.fragments;
-  if (!Array.isArray(list)) return ids;
-  for (const entry of list) {
-    if (typeof entry === 'string') ids.add(entry);
-    else if (isObject(entry) && typeof entry.id === 'string') ids.add(entry.id);
-  }
-  return ids;
-}
-
 /**
  * A new machine starts with the organization's default fragments imported, and its first
  * write sets the config code declares: the note names the defaults that write leaves out.
@@ -35,7 +24,7 @@ function importedIds(config: JsonObject): Set<string> {
 export async function replacedDefaultsNote(ctx: KindContext, config: JsonObject): Promise<PlanNote[]> {
   const defaults = await organizationDefaults(ctx);
   if (defaults.length === 0) return [];
-  const imported = importedIds(config);
+  const imported = importedFragmentIds(config);
   const left = defaults.filter((d) => !imported.has(d.id)).map((d) => d.id);
   if (left.length === 0) return [];
   return [
