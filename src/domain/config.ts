@@ -98,6 +98,12 @@ export const OPTIONAL_CONFIG_SECTIONS = ['packages'] as const;
 export const MANAGED_CONFIG_SECTIONS = [...CONFIG_SECTIONS, ...OPTIONAL_CONFIG_SECTIONS] as const;
 
 /**
+ * Sections besides the managed lists whose entries are compared by name when every entry is
+ * an object with a name of its own; otherwise (the service stores any JSON there) as written.
+ */
+export const NAMED_LIST_SECTIONS = ['triggers'] as const;
+
+/**
  * The lists of a config that code may hold empty (`[]`) or leave out when nothing fills
  * them; a list with entries is always written. The service, viam-server and fleetform's
  * plans tell an absent list from an empty one apart, so code says which (`emptyLists`).

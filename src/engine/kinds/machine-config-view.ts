@@ -1,4 +1,4 @@
-import { MANAGED_CONFIG_SECTIONS } from '../../domain/config';
+import { MANAGED_CONFIG_SECTIONS, NAMED_LIST_SECTIONS } from '../../domain/config';
 import { isCodeOwnedKey } from '../../domain/config-language';
 import { inKeyOrderOf } from '../../domain/key-order';
 import { isObject, toJson, type JsonObject, type JsonValue } from '../json';
@@ -9,14 +9,8 @@ export const MANAGED_LISTS = MANAGED_CONFIG_SECTIONS;
 /** The fragment imports and their overrides: managed too, compared as written (a bare id stays a bare id, an empty list stays empty). */
 export const MANAGED_IMPORTS = ['fragments', 'fragment_mods'] as const;
 
-/**
- * Lists keyed by entry name when every entry is an object of a name of its own, so a change
- * shows as `config.triggers.offline-alert.notifications[0]`; otherwise (the service stores any
- * JSON there) compared as written.
- */
-export const NAMED_LISTS = ['triggers'] as const;
-
-const isNamedList = (key: string): boolean => (NAMED_LISTS as readonly string[]).includes(key);
+/** A named list's change shows by entry name, as `config.triggers.offline-alert.notifications[0]`. */
+const isNamedList = (key: string): boolean => (NAMED_LIST_SECTIONS as readonly string[]).includes(key);
 
 /** A named list keyed by its entries' names; undefined when an entry is no object or has no name of its own. */
 function keyedByName(entries: unknown): JsonObject | undefined {
