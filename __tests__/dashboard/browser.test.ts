@@ -240,6 +240,9 @@ test('the dashboard pages, a refused and an approved plan, a failed canary rolle
   // loaded machine) to show it current.
   await controls.setMachineFaults({ specs: [] });
   synthDashboardFleet(p.outdir, { machines: MACHINES, policy: '~1.3', rollout: rollout('6s') });
+  // The rolled-back code still plans the same changes: approve only the plan of the new code, whose gate settles for 6s.
+  await go('#/plans');
+  await pageShows('[data-plan="text"]', 'gate: healthy for 6s within 20s');
   expect(await approvePlan(MACHINES)).toMatch(/approved/);
   await go('#/rollouts');
   for (const wave of [1, 2, 3])
@@ -339,6 +342,8 @@ test('by keyboard alone: Tab through the fleet page to a machine, open it with E
   // One machine more than applied: a plan to approve whatever the other test did.
   synthDashboardFleet(p.outdir, { machines: MACHINES + 1, policy: '~1.2' });
   await page.setViewport({ width: 1280, height: 860 });
+  // A fresh load: keyboard focus starts at the top of the page, wherever another test left it.
+  await page.goto('about:blank');
   await page.goto(`${url}#/fleet`);
   await pageShows('.counts', `${MACHINES} machine(s)`);
   expect(await lowContrast()).toEqual([]);
