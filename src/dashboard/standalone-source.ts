@@ -27,6 +27,7 @@ import { driftOf, planView } from './plan-view';
 import { declaresRollout, rolloutView, type DeclaredRollouts, type FailureNote } from './rollout-view';
 import type { DashboardSource, RolloutTarget, SourceChange, SourceEvent } from './source';
 import type { ActionResult, DashboardSnapshot, RolloutView } from './view';
+import { isUnfinished } from '../engine/rollout/journal-pacing';
 
 export interface StandaloneSourceInput {
   readonly client: ServiceClient;
@@ -191,7 +192,7 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
           ...(declared ? { declared: declaresRollout(declared, j) } : {}),
           ...(state ? { existing: new Set(Object.keys(state.resources)) } : {}),
         };
-        const locked = j.status === 'running' && (await input.backend.lockHolder(j.stack)) !== undefined;
+        const locked = isUnfinished(j.status) && (await input.backend.lockHolder(j.stack)) !== undefined;
         return rolloutView(j, await notesOf(j), locked, now);
       }),
     );

@@ -12,6 +12,12 @@ function abortRun(): typeof import('./rollout-abort-run') {
   return require('./rollout-abort-run') as typeof import('./rollout-abort-run');
 }
 
+/** What `rollout resume` runs, loaded when it runs. */
+function resumeRun(): typeof import('./rollout-resume-run') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when it runs
+  return require('./rollout-resume-run') as typeof import('./rollout-resume-run');
+}
+
 export function register(program: Command): void {
   const rollout = program.command('rollout').description('where staged rollouts stand, and rolling one back by hand');
   rollout
@@ -34,4 +40,13 @@ export function register(program: Command): void {
       'take over a state lock left by a fleetform that is no longer running on this machine (e.g. a killed apply)',
     )
     .action((opts: { stack: string; rollout?: string; lockTimeout: string; breakStaleLock?: boolean }) => abortRun().runRolloutAbort(opts));
+  rollout
+    .command('resume <stack>')
+    .description("release a rollout held by a pause step or its schedule's stop: the next apply goes on from the wave it was held at")
+    .option('--rollout <name>', "a fragment rollout of the stack to release, instead of the stack's own")
+    .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 2m)', '0s')
+    .option('--break-stale-lock', 'take over a state lock left by a fleetform that is no longer running on this machine')
+    .action((stack: string, opts: { rollout?: string; lockTimeout: string; breakStaleLock?: boolean }) =>
+      resumeRun().runRolloutResume(stack, opts),
+    );
 }
