@@ -23,8 +23,8 @@ describe('splitting changed machines into waves', () => {
   test('a named canary, then a quarter, then all', () => {
     const waves = splitWaves(machines(8), [{ machines: ['fleetform_machine.m3'] }, { fraction: 0.25 }, { fraction: 1 }]);
     expect(waves).toEqual([
-      { rule: 'machines fleetform_machine.m3', machines: ['fleetform_machine.m3'] },
-      { rule: 'fraction 0.25', machines: ['fleetform_machine.m0'] },
+      { rule: 'machines fleetform_machine.m3', machines: ['fleetform_machine.m3'], from: 0 },
+      { rule: 'fraction 0.25', machines: ['fleetform_machine.m0'], from: 1 },
       {
         rule: 'fraction 1',
         machines: [
@@ -35,6 +35,7 @@ describe('splitting changed machines into waves', () => {
           'fleetform_machine.m6',
           'fleetform_machine.m7',
         ],
+        from: 2,
       },
     ]);
   });
@@ -44,11 +45,12 @@ describe('splitting changed machines into waves', () => {
     expect(waves.map((w) => w.machines.length)).toEqual([2, 2, 1]);
     expect(waves[0]?.machines).toEqual(['fleetform_machine.m1', 'fleetform_machine.m3']);
     expect(waves[2]?.rule).toBe('the rest');
+    expect(waves.map((w) => w.from)).toEqual([0, 1, 2]);
   });
 
   test('a wave that finds no changed machine is left out', () => {
     const waves = splitWaves(machines(2), [{ machines: ['fleetform_machine.unchanged'] }, { fraction: 1 }]);
-    expect(waves).toEqual([{ rule: 'fraction 1', machines: ['fleetform_machine.m0', 'fleetform_machine.m1'] }]);
+    expect(waves).toEqual([{ rule: 'fraction 1', machines: ['fleetform_machine.m0', 'fleetform_machine.m1'], from: 1 }]);
   });
 
   test('a fraction reaches its share rounded up, without float noise', () => {

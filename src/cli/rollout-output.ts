@@ -71,6 +71,8 @@ export function rolloutBoard(stream: { write(text: string): unknown }): RolloutE
       case 'rolled-back':
       case 'fragment':
       case 'paused':
+      case 'joined':
+      case 'pacing':
         line(eventLine(e));
         return;
       case 'held':
@@ -98,6 +100,10 @@ export function rolloutSummaryLines(outcomes: readonly RolloutOutcome[]): string
         lines.push(
           `  fragment ${f.name}: revision ${f.to_revision} on every machine${f.tags.length > 0 ? `; tag(s) ${f.tags.join(', ')} ${f.tags_moved ? 'moved to it' : 'NOT moved'}` : ''}${f.pins_lifted ? '' : '; some pins were not lifted'}.`,
         );
+      continue;
+    }
+    if (o.outcome === 'paused' && o.held) {
+      lines.push(`Rollout ${o.name} paused at wave ${o.stoppedAt ?? '?'} of ${o.waves.length}: ${o.reason ?? ''}.`);
       continue;
     }
     if (o.outcome === 'paused') {

@@ -20,6 +20,7 @@ import { locationReference, type ILocation } from './location';
 import type { Machine } from './machine';
 import { FRAGMENT_KIND } from './machine-scope';
 import type { Fragment } from './fragment';
+import { readPacing, type RolloutPacingProps, type RolloutStep } from './rollout-pacing';
 
 /** One wave of a {@link Rollout}: named machines, a location, a count, or the share of changed machines reached by its end. */
 export type RolloutWaveProps =
@@ -29,7 +30,7 @@ export type RolloutWaveProps =
   | { readonly fraction: number };
 
 /** Properties of a {@link Rollout}. */
-export interface RolloutProps {
+export interface RolloutProps extends RolloutPacingProps {
   /**
    * Roll out this fragment's revisions instead of the stack's machine configs: when a plan
    * changes it, apply saves the new revision, pins each wave's machines (those importing it
@@ -38,8 +39,12 @@ export interface RolloutProps {
    * @default the stack's machine config changes
    */
   readonly fragment?: Fragment;
-  /** The waves, in order; changed machines no wave takes go in a last wave. */
-  readonly waves: readonly RolloutWaveProps[];
+  /**
+   * The waves, in order; changed machines no wave takes go in a last wave. A wave may have
+   * its own rate (`{ fraction: 0.5, perMinute: 20 }`); `{ pause: true }` between waves holds
+   * the rollout there until released (`fleetform rollout resume`).
+   */
+  readonly waves: readonly RolloutStep<RolloutWaveProps>[];
   /**
    * When a wave's machine passes: healthy within `timeout` of its write, and staying so for
    * `settle` (durations like `10m`, `1m30s`, `500ms`). With `jobsSucceed`, each named job of
@@ -120,7 +125,9 @@ export class Rollout extends Construct {
 
   constructor(scope: Construct, id: string, props: RolloutProps) {
     super(scope, id);
-    checkProps(this, 'Rollout', rolloutPropsSchema, props);
+    const { rate: _rate, schedule: _schedule, lateJoiners: _late, ...plain } = props;
+    const { waves, pacing } = readPacing<RolloutWaveProps, RolloutProps>(this, props);
+    checkProps(this, 'Rollout', rolloutPropsSchema, { ...plain, waves });
     const stack = TerraformStack.of(this);
     const fragment = props.fragment;
     const other = fragment ? fragmentRollouts.get(stack)?.get(fragment) : rollouts.get(stack);
@@ -141,7 +148,7 @@ export class Rollout extends Construct {
     }
     this.policy = {
       name: id,
-      waves: props.waves.map((w, i) => this.wave(stack, w, i)),
+      waves: waves.map((w, i) => this.wave(stack, w, i)),
       gate: {
         timeout_ms: this.duration('gate.timeout', props.gate?.timeout, DEFAULT_GATE_TIMEOUT_MS),
         settle_ms: this.duration('gate.settle', props.gate?.settle, DEFAULT_GATE_SETTLE_MS),
@@ -155,6 +162,7 @@ export class Rollout extends Construct {
       offline: props.offline ?? 'wait',
       on_failure: props.onFailure ?? 'rollback',
       ...(fragment ? { fragment: `${fragment.terraformResourceType}.${fragment.friendlyUniqueId}` } : {}),
+      ...(pacing ? { pacing } : {}),
     };
     if (this.policy.gate.timeout_ms === 0)
       throw new FleetformError('Rollout: "gate.timeout" must be above zero', { path: this.node.path, hint: "write a duration like '10m'" });

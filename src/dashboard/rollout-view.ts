@@ -1,6 +1,7 @@
 /** A rollout's journal as the rollouts page shows it: waves as a timeline, each machine's state, the failure. */
 import { abortable } from '../engine/rollout/abort';
 import type { RolloutJournal } from '../engine/rollout/journal';
+import { isUnfinished } from '../engine/rollout/journal-pacing';
 import { rolloutJournalKey, type RolloutPolicy } from '../domain/rollout';
 import type { RolloutMachineView, RolloutView, RolloutWaveView } from './view';
 
@@ -13,8 +14,8 @@ export interface FailureNote {
 
 function wavePhase(j: RolloutJournal, number: number): RolloutWaveView['phase'] {
   if (j.status === 'completed' || number < j.wave) return 'done';
-  if (number > j.wave) return j.status === 'running' ? 'pending' : 'not reached';
-  return j.status === 'running' ? 'current' : 'stopped';
+  if (number > j.wave) return isUnfinished(j.status) ? 'pending' : 'not reached';
+  return isUnfinished(j.status) ? 'current' : 'stopped';
 }
 
 /** A wave's rule with the machines it names by address named by their names (`machines fleetform_machine.a` reads `machines a`). */
@@ -106,7 +107,7 @@ export function rolloutView(
       : {}),
     waves,
     abortable: abortable(j),
-    resumable: j.status === 'running' && !stackLocked,
+    resumable: isUnfinished(j.status) && !stackLocked,
     current: now.declared ?? true,
   };
 }

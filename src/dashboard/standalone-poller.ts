@@ -25,6 +25,7 @@ import { rolloutChanges } from './rollout-changes';
 import { declaresRollout, rolloutView, type DeclaredRollouts, type FailureNote } from './rollout-view';
 import type { SourceChange, SourceEvent } from './source';
 import type { Capabilities, DashboardSnapshot, MachineDetail } from './view';
+import { isUnfinished } from '../engine/rollout/journal-pacing';
 
 export interface PollerInput {
   readonly client: ServiceClient;
@@ -163,7 +164,7 @@ export class FleetPoller {
           ...(declared ? { declared: declaresRollout(declared, j) } : {}),
           ...(state ? { existing: new Set(Object.keys(state.resources)) } : {}),
         };
-        const locked = j.status === 'running' && (await this.input.backend.lockHolder(j.stack)) !== undefined;
+        const locked = isUnfinished(j.status) && (await this.input.backend.lockHolder(j.stack)) !== undefined;
         return rolloutView(j, await this.notesOf(j), locked, now);
       }),
     );

@@ -76,7 +76,8 @@ export interface RolloutView {
   readonly key: string;
   readonly stack: string;
   readonly name: string;
-  readonly status: 'running' | 'completed' | 'stopped' | 'aborted';
+  /** `paused`: held by a pause step or its schedule's stop until released; `waiting`: its schedule's start is ahead. */
+  readonly status: 'running' | 'paused' | 'waiting' | 'completed' | 'stopped' | 'aborted';
   readonly wave: number;
   readonly startedAt: string;
   readonly updatedAt: string;

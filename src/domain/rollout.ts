@@ -21,6 +21,7 @@
  */
 import { z } from 'zod';
 import { parseGoDuration } from './duration';
+import { RolloutPacingSchema } from './rollout-pacing';
 
 /** The key of a stack document's comment block (`//`, which Terraform ignores) holding its rollout policy. */
 export const ROLLOUT_DOCUMENT_KEY = 'fleetform_rollout';
@@ -60,6 +61,8 @@ export const RolloutPolicySchema = z.strictObject({
   on_failure: z.enum(ROLLOUT_FAILURE_POLICIES),
   /** For a fragment's rollout: the fragment's address (`fleetform_fragment.<name>`); its revisions roll out, not machine configs. */
   fragment: z.string().min(1).optional(),
+  /** Rates, pause steps, a schedule and where machines joining late go (see rollout-pacing). */
+  pacing: RolloutPacingSchema.optional(),
 });
 export type RolloutPolicy = z.infer<typeof RolloutPolicySchema>;
 
@@ -78,6 +81,8 @@ export interface PlannedWave {
   /** How the wave chose its machines, e.g. `fraction 0.25`, `the rest`. */
   readonly rule: string;
   readonly machines: readonly string[];
+  /** The index of the policy wave it came from; the machines no wave took come after them all. */
+  readonly from: number;
 }
 
 /** A machine of a planned wave: its address and name. */
@@ -111,7 +116,7 @@ export type FragmentRolloutTarget = z.infer<typeof FragmentRolloutTargetSchema>;
 export interface RolloutPlan {
   readonly stack: string;
   readonly policy: RolloutPolicy;
-  readonly waves: ReadonlyArray<{ readonly rule: string; readonly machines: readonly RolloutWaveMachine[] }>;
+  readonly waves: ReadonlyArray<{ readonly rule: string; readonly machines: readonly RolloutWaveMachine[]; readonly from?: number }>;
   /** Set for a fragment's rollout: waves pin their machines to the fragment's new revision. */
   readonly fragment?: FragmentRolloutTarget;
   /** Set when an interrupted run of the rollout is resumed: the wave it goes on at, and when it started. */
@@ -178,30 +183,32 @@ export function splitWaves(candidates: readonly RolloutCandidate[], waves: reado
   let remaining = [...candidates];
   let placed = 0;
   const out: PlannedWave[] = [];
-  const take = (chosen: readonly RolloutCandidate[], rule: string): void => {
+  const take = (chosen: readonly RolloutCandidate[], rule: string, from: number): void => {
     if (chosen.length === 0) return;
     const picked = new Set(chosen.map((c) => c.address));
     remaining = remaining.filter((c) => !picked.has(c.address));
     placed += chosen.length;
-    out.push({ rule, machines: chosen.map((c) => c.address) });
+    out.push({ rule, machines: chosen.map((c) => c.address), from });
   };
-  for (const wave of waves) {
+  for (const [from, wave] of waves.entries()) {
     if (remaining.length === 0) break;
     const rule = describeWave(wave);
     if ('machines' in wave)
       take(
         remaining.filter((c) => wave.machines.includes(c.address)),
         rule,
+        from,
       );
     else if ('location' in wave)
       take(
         remaining.filter((c) => c.locations.includes(wave.location)),
         rule,
+        from,
       );
-    else if ('count' in wave) take(remaining.slice(0, wave.count), rule);
-    else take(remaining.slice(0, Math.max(1, fractionTarget(wave.fraction, total) - placed)), rule);
+    else if ('count' in wave) take(remaining.slice(0, wave.count), rule, from);
+    else take(remaining.slice(0, Math.max(1, fractionTarget(wave.fraction, total) - placed)), rule, from);
   }
-  take(remaining, 'the rest');
+  take(remaining, 'the rest', waves.length);
   return out;
 }
 

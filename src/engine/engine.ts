@@ -19,6 +19,7 @@ import { startLoopStallClock } from './loop-stall';
 import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import { evaluateOutputs } from './outputs';
 import { mapLimited } from './map-limited';
+import { isUnfinished } from './rollout/journal-pacing';
 import { kindContext, resolveTarget, type RunSettings, type Target } from './target';
 import type { LockInfo, State, StateEntry, StateOutput } from './state/schema';
 
@@ -354,7 +355,7 @@ export class Engine {
     const running = new Map<string, RolloutJournal>();
     for (const key of rolloutJournalKeys(stack)) {
       const journal = await this.journals.read(key);
-      if (journal?.status === 'running') running.set(key, journal);
+      if (journal && isUnfinished(journal.status)) running.set(key, journal);
     }
     return running;
   }

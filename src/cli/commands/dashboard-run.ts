@@ -14,6 +14,8 @@ import type { AppRunner } from '../app-runner';
 import { openConnection } from '../connection';
 import { rolloutJournals } from '../rollout-output';
 import { checkedAgainstWindows } from '../../engine/windows/plan-windows';
+import { releaseRollout } from '../../engine/rollout/release';
+import type { RolloutJournalStore } from '../../engine/rollout/journal';
 import { writeSavedPlan } from '../saved-plan';
 import { projectBackend } from '../state-backend';
 import { durationFlag, type EngineCommandOptions } from '../engine-options';
@@ -57,9 +59,15 @@ function applyInBackground(
   return child.pid;
 }
 
-/** Resumes a rollout by running apply for its stack: a journal left running is resumed from its wave. */
-function resumeByApply(opts: DashboardOptions): (target: RolloutTarget, report: (event: SourceEvent) => void) => Promise<ActionResult> {
+/** Resumes a rollout by running apply for its stack: a journal left running is resumed from its wave; one a pause step or its schedule's stop holds is released first. */
+function resumeByApply(
+  opts: DashboardOptions,
+  journals: RolloutJournalStore,
+): (target: RolloutTarget, report: (event: SourceEvent) => void) => Promise<ActionResult> {
   return async (target, report) => {
+    const key = target.rollout === undefined ? target.stack : `${target.stack}~${target.rollout}`;
+    if ((await journals.read(key))?.status === 'paused')
+      await releaseRollout({ stack: target.stack, ...(target.rollout === undefined ? {} : { rollout: target.rollout }), journals });
     const pid = applyInBackground(opts, 'resume', target.stack, ['--auto-approve', '--stack', target.stack], report);
     return { ok: true, message: `resuming: fleetform apply started for stack ${target.stack} (pid ${pid})` };
   };
@@ -122,7 +130,7 @@ export async function runDashboard(opts: DashboardOptions, apps: AppRunner): Pro
             }),
         }
       : {}),
-    resume: resumeByApply(opts),
+    resume: resumeByApply(opts, rolloutJournals(backend, process.cwd())),
     ...(opts.plan ? { approve: approveByApply(opts, planFile) } : {}),
   });
   let server;

@@ -1,6 +1,7 @@
 /** What `fleetform rollout status` does when it runs, loaded then; its name, flags and help are in rollout.ts. */
 import type { RolloutJournal } from '../../engine/rollout/journal';
 import { rolloutJournals } from '../rollout-output';
+import { holdLines, lateJoinerMark, wavePacingText } from '../../engine/rollout/journal-text';
 import { projectBackend } from '../state-backend';
 
 const out = (line: string): void => {
@@ -18,11 +19,13 @@ function statusLines(j: RolloutJournal): string[] {
     lines.push(
       `  fragment ${f.name}: revision ${f.from_revision ?? '?'} -> ${f.to_revision ?? '(not saved yet)'}${f.tags.length > 0 ? `; tag(s) ${f.tags.map((t) => t.tag).join(', ')} move after the last wave` : ''}`,
     );
+  lines.push(...holdLines(j));
   j.plan.waves.forEach((w, i) => {
     const machines = w.machines.map(
-      (m) => `${m.name} ${byAddress.get(m.address)?.result ?? (i + 1 < j.wave ? 'unchanged' : 'not written')}`,
+      (m) =>
+        `${m.name} ${byAddress.get(m.address)?.result ?? (i + 1 < j.wave ? 'unchanged' : 'not written')}${lateJoinerMark(j, m.address)}`,
     );
-    lines.push(`  wave ${i + 1} (${w.rule}): ${machines.join(', ')}`);
+    lines.push(`  wave ${i + 1} (${w.rule})${wavePacingText(j, i)}: ${machines.join(', ')}`);
   });
   return lines;
 }

@@ -25,4 +25,13 @@ export function register(program: Command): void {
     .action((opts: { stack: string; rollout?: string; lockTimeout: string; breakStaleLock?: boolean }) =>
       runOf('rollout-abort').runRolloutAbort(opts),
     );
+  rollout
+    .command('resume <stack>')
+    .description("release a rollout held by a pause step or its schedule's stop: the next apply goes on from the wave it was held at")
+    .option('--rollout <name>', "a fragment rollout of the stack to release, instead of the stack's own")
+    .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 2m)', '0s')
+    .option('--break-stale-lock', 'take over a state lock left by a fleetform that is no longer running on this machine')
+    .action((stack: string, opts: { rollout?: string; lockTimeout: string; breakStaleLock?: boolean }) =>
+      runOf('rollout-resume').runRolloutResume(stack, opts),
+    );
 }

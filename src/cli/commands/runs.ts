@@ -22,6 +22,7 @@ const runModules = {
   reconcile: (): typeof import('./reconcile-run') => require('./reconcile-run') as typeof import('./reconcile-run'),
   rollout: (): typeof import('./rollout-run') => require('./rollout-run') as typeof import('./rollout-run'),
   'rollout-abort': (): typeof import('./rollout-abort-run') => require('./rollout-abort-run') as typeof import('./rollout-abort-run'),
+  'rollout-resume': (): typeof import('./rollout-resume-run') => require('./rollout-resume-run') as typeof import('./rollout-resume-run'),
   state: (): typeof import('./state-run') => require('./state-run') as typeof import('./state-run'),
   'state-migrate': (): typeof import('./state-migrate-run') => require('./state-migrate-run') as typeof import('./state-migrate-run'),
   status: (): typeof import('./status-run') => require('./status-run') as typeof import('./status-run'),

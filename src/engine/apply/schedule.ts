@@ -11,6 +11,7 @@ import type { DesiredStack } from '../desired/stack';
 import type { ResourceChange } from '../plan/model';
 import type { RolloutJournal } from '../rollout/journal';
 import { isFragmentPinChange } from '../rollout/plan';
+import { withCreatedMachines } from '../rollout/late-joiners';
 
 /** What the waves of a schedule wait for. */
 export type Gate =
@@ -81,8 +82,10 @@ export function stackRolloutSchedule(
   planned: RolloutPlan | undefined,
   resume: RolloutJournal | undefined,
 ): Schedule {
-  const rollout = planned ?? resume?.plan;
-  if (!rollout) return plainSchedule(stack, changes);
+  const base = planned ?? resume?.plan;
+  if (!base) return plainSchedule(stack, changes);
+  // Machines the stack creates while the rollout runs join it (see late-joiners).
+  const rollout = withCreatedMachines(base, changes, resume !== undefined);
   const staged = new Set(rollout.waves.flatMap((w) => w.machines.map((m) => m.address)));
   return {
     kind: 'stack-rollout',

@@ -9,6 +9,7 @@ import type { MachineStatusSource } from '../health/machine-status-source';
 import type { StateBackend } from '../state/backend';
 import type { MachineOutcome, RolloutEvents } from './events';
 import type { RolloutJournal, RolloutJournalStore } from './journal';
+import { isUnfinished } from './journal-pacing';
 import { fragmentStage } from './fragment-stage';
 import { rollBack, type Written } from './runner';
 
@@ -26,7 +27,7 @@ export interface AbortInput {
 
 /** Whether a journal has machines an abort would write back. */
 export function abortable(journal: RolloutJournal): boolean {
-  return (journal.status === 'running' || journal.status === 'stopped') && journal.machines.some((m) => m.result !== 'rolled back');
+  return (isUnfinished(journal.status) || journal.status === 'stopped') && journal.machines.some((m) => m.result !== 'rolled back');
 }
 
 export async function abortRollout(input: AbortInput): Promise<{ journal: RolloutJournal; machines: MachineOutcome[] }> {

@@ -37,6 +37,8 @@ export interface RolloutOutcome {
   reason?: string;
   /** The wave it stopped in, or paused before (1-based). */
   stoppedAt?: number;
+  /** Set when its pacing holds it (a pause step, its schedule): its reason says how it goes on. */
+  held?: boolean;
   readonly onFailure: 'rollback' | 'halt';
   readonly waves: WaveOutcome[];
   seconds: number;
@@ -86,7 +88,12 @@ export type RolloutEvent =
     }
   | { readonly type: 'rolled-back'; readonly rollout: string; readonly machine: string; readonly ok: boolean; readonly detail: string }
   | { readonly type: 'fragment'; readonly rollout: string; readonly detail: string }
-  | { readonly type: 'paused'; readonly rollout: string; readonly wave: number; readonly reason: string }
+  /** Held before (or in) a wave; `held`: by its pacing (a pause step, its schedule), whose reason says how it goes on. */
+  | { readonly type: 'paused'; readonly rollout: string; readonly wave: number; readonly reason: string; readonly held?: boolean }
+  /** A machine that joined the rollout while it ran, and the wave it went in. */
+  | { readonly type: 'joined'; readonly rollout: string; readonly wave: number; readonly machine: string }
+  /** What the rollout's pacing does now (waiting for its schedule's start). */
+  | { readonly type: 'pacing'; readonly rollout: string; readonly wave: number; readonly detail: string }
   | { readonly type: 'done'; readonly rollout: string; readonly outcome: RolloutOutcome };
 
 /**
@@ -133,7 +140,13 @@ export function eventLine(e: RolloutEvent): string {
     case 'fragment':
       return `${head} ${e.detail}`;
     case 'paused':
-      return `${head} paused before wave ${e.wave}: ${e.reason}; the next apply resumes there`;
+      return e.held
+        ? `${head} paused at wave ${e.wave}: ${e.reason}`
+        : `${head} paused before wave ${e.wave}: ${e.reason}; the next apply resumes there`;
+    case 'joined':
+      return `${head} ${e.machine} joined while the rollout runs: it goes in wave ${e.wave}`;
+    case 'pacing':
+      return `${head} ${e.detail}`;
     case 'done':
       if (e.outcome.outcome === 'completed')
         return `${head} completed: ${e.outcome.waves.length} wave(s) in ${e.outcome.seconds.toFixed(1)}s`;

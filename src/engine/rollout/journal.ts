@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { FleetformError } from '../../domain/errors';
 import { FragmentRolloutTargetSchema, RolloutPolicySchema, rolloutJournalKey } from '../../domain/rollout';
 import { StateEntrySchema } from '../state/schema';
+import { JOURNAL_STATUSES, JournalPacingFields } from './journal-pacing';
 
 const MachineRecordSchema = z.object({
   address: z.string(),
@@ -27,8 +28,12 @@ const MachineRecordSchema = z.object({
 export const RolloutJournalSchema = z.object({
   format: z.literal(1),
   stack: z.string(),
-  /** `running` until it completes, stops or is aborted; a journal left `running` is resumed. */
-  status: z.enum(['running', 'completed', 'stopped', 'aborted']),
+  /**
+   * `running` until it completes, stops or is aborted; a journal left `running` is resumed.
+   * `paused`: held by a pause step or its schedule's stop until released (`rollout resume`);
+   * `waiting`: its schedule's start is ahead (an apply that did not wait). Both are resumed too.
+   */
+  status: z.enum(JOURNAL_STATUSES),
   started_at: z.string(),
   updated_at: z.string(),
   /** The wave it is in, 1-based. */
@@ -40,6 +45,8 @@ export const RolloutJournalSchema = z.object({
       z.object({
         rule: z.string(),
         machines: z.array(z.object({ address: z.string(), name: z.string(), follows: z.string().optional() })),
+        /** The index of the policy wave it came from (its rate and the pause steps before it follow from it). */
+        from: z.number().int().nonnegative().optional(),
       }),
     ),
     /** A fragment's rollout: the fragment, the revisions it goes from and to, and the tags that move at the end. */
@@ -47,6 +54,7 @@ export const RolloutJournalSchema = z.object({
   }),
   machines: z.array(MachineRecordSchema),
   reason: z.string().optional(),
+  ...JournalPacingFields,
 });
 export type RolloutJournal = z.infer<typeof RolloutJournalSchema>;
 export type JournalMachine = z.infer<typeof MachineRecordSchema>;

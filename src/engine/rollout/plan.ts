@@ -10,6 +10,7 @@ import { fragmentTagDeclaration } from '../kinds/fragment-tag';
 import { machineDeclaration } from '../kinds/machine';
 import type { ResourceChange } from '../plan/model';
 import { unconfiguredMaintenanceSensor } from '../../domain/maintenance';
+import { pauseStepText, pacingOfPlan, pacingPlanLines, wavePaceText } from './pacing-text';
 
 /** A planned machine config, as the change holds it (an object, or its JSON text). */
 export function plannedConfig(after: Readonly<Record<string, unknown>> | null | undefined): unknown {
@@ -48,6 +49,7 @@ export function planRollouts(stacks: readonly DesiredStack[], changes: readonly 
     const windows = new Map(staged.map((c) => [c.address, unconfiguredMaintenanceSensor(plannedConfig(c.after))]));
     const waves = splitWaves(candidates, stack.rollout.waves).map((w) => ({
       rule: w.rule,
+      from: w.from,
       machines: w.machines.map((address) => {
         const maintenance = windows.get(address);
         return { address, name: names.get(address) ?? address, ...(maintenance ? { maintenance } : {}) };
@@ -101,6 +103,7 @@ export function planFragmentRollouts(stacks: readonly DesiredStack[], changes: r
       const byAddress = new Map(machines.map((m) => [m.address, m]));
       const waves = splitWaves(machines, policy.waves).map((w) => ({
         rule: w.rule,
+        from: w.from,
         machines: w.machines.map((a) => {
           const m = byAddress.get(a);
           return { address: a, name: m?.name ?? a, follows: m?.follows ?? '' };
@@ -206,7 +209,12 @@ export function rolloutPlanLines(rollouts: readonly RolloutPlan[]): string[] {
     }
     const follows = (m: { name: string; follows?: string }): string =>
       r.fragment ? ` (${m.follows ? `tag ${m.follows}` : 'latest'})` : '';
-    r.waves.forEach((w, i) => lines.push(`  wave ${i + 1} (${w.rule}): ${w.machines.map((m) => `${m.name}${follows(m)}`).join(', ')}`));
+    const steps = pacingOfPlan(r);
+    lines.push(...pacingPlanLines(r.policy));
+    r.waves.forEach((w, i) => {
+      if (steps[i]?.pauseBefore) lines.push(`  ${pauseStepText(r.stack, r.policy.name, r.fragment !== undefined)}`);
+      lines.push(`  wave ${i + 1} (${w.rule})${wavePaceText(steps, i)}: ${w.machines.map((m) => `${m.name}${follows(m)}`).join(', ')}`);
+    });
     r.waves.forEach((w, i) => {
       for (const m of w.machines) {
         if (m.maintenance)

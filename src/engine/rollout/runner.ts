@@ -16,11 +16,14 @@ import type { ResourceChange } from '../plan/model';
 import type { State, StateEntry } from '../state/schema';
 import type { MachineOutcome, RolloutEvents, RolloutOutcome, WaveBoundary, WaveOutcome } from './events';
 import type { JournalMachine, RolloutJournal, RolloutJournalStore } from './journal';
+import { releaseHint, type LateJoiner } from './journal-pacing';
 import { configAtRevision } from './part-history';
 import { cachedServiceFetch, configRevision, importsFragments, revisionTime, type FragmentFetch } from '../kinds/machine-fragments';
 import { plannedConfig } from './plan';
 import { isObject } from '../../domain/json-value';
 import { mapLimited } from '../map-limited';
+import { holdBeforeWave, runSteps, systemClock, writePaced, type PaceState, type RolloutClock, type WaveHold } from './pacing';
+import { withLateJoiners } from './late-joiners';
 
 export interface RunRolloutInput {
   readonly plan: RolloutPlan;
@@ -46,6 +49,10 @@ export interface RunRolloutInput {
   readonly stage?: RolloutStage;
   /** Asked before each wave (the first of this run too): a reason pauses the rollout there. */
   readonly waveBoundary?: WaveBoundary;
+  /** Where pacing and the schedule read the time and wait (the system's by default). */
+  readonly clock?: RolloutClock;
+  /** Whether to wait for the schedule's start (default), or leave the rollout waiting. */
+  readonly waitForSchedule?: boolean;
 }
 
 /** One machine a stage wrote: its part, what puts it back, and the revision its gate waits for. */
@@ -95,27 +102,27 @@ function journalPlan(plan: RolloutPlan): RolloutJournal['plan'] {
     policy: plan.policy,
     waves: plan.waves.map((w) => ({
       rule: w.rule,
+      ...(w.from === undefined ? {} : { from: w.from }),
       machines: w.machines.map((m) => ({ address: m.address, name: m.name, ...(m.follows === undefined ? {} : { follows: m.follows }) })),
     })),
     ...(plan.fragment ? { fragment: plan.fragment } : {}),
   };
 }
 
-/** The waves to run: the plan's, or an interrupted run's with machines changed since added to its last wave. */
-function wavesToRun(input: RunRolloutInput): RolloutPlan['waves'] {
-  if (!input.resume) return input.plan.waves;
-  const waves = input.resume.plan.waves.map((w) => ({ rule: w.rule, machines: [...w.machines] }));
-  const known = new Set(waves.flatMap((w) => w.machines.map((m) => m.address)));
-  const added = input.plan.waves.flatMap((w) => w.machines).filter((m) => !known.has(m.address));
-  const last = waves[waves.length - 1];
-  if (last && added.length > 0) last.machines.push(...added);
-  return waves;
+/** The waves to run: the plan's, or an interrupted run's with machines that joined since placed as late joiners. */
+function wavesToRun(input: RunRolloutInput): { waves: RolloutPlan['waves']; joined: LateJoiner[] } {
+  const { resume } = input;
+  if (!resume) return { waves: input.plan.waves, joined: [] };
+  return withLateJoiners(resume.plan.waves, input.plan.waves, resume.plan.policy, resume.wave, new Date().toISOString());
 }
 
 export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome> {
   const { source, events, resume } = input;
   const stage = input.stage ?? stackStage(input);
-  const plan = { ...(resume?.plan ?? input.plan), waves: wavesToRun(input) };
+  const toRun = wavesToRun(input);
+  const plan = { ...(resume?.plan ?? input.plan), waves: toRun.waves };
+  const clock = input.clock ?? systemClock;
+  const steps = runSteps(plan.policy, plan.waves);
   const { policy } = plan;
   const name = policy.name;
   const pollMs = input.pollMs ?? pollInterval(policy.gate.settle_ms);
@@ -132,6 +139,17 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
   const journal: RolloutJournal = resume
     ? { ...resume, plan: journalPlan(plan), updated_at: now }
     : { format: 1, stack: plan.stack, status: 'running', started_at: now, updated_at: now, wave: 1, plan: journalPlan(plan), machines: [] };
+  if (toRun.joined.length > 0) {
+    journal.late_joiners = [...(journal.late_joiners ?? []), ...toRun.joined];
+    for (const j of toRun.joined) events({ type: 'joined', rollout: name, wave: j.wave, machine: j.name });
+  }
+  // A held journal runs again: what held it is asked again before its wave.
+  journal.status = 'running';
+  delete journal.hold;
+  const pace: PaceState = { writes: [], progress: { wavesPassed: Math.max(0, (resume?.wave ?? 1) - 1), written: journal.machines.length } };
+  let held: WaveHold | undefined;
+  const holdHint = (h: WaveHold): string =>
+    h.kind === 'waiting' ? 'the next apply at or after that time goes on' : releaseHint(plan.stack, name, plan.fragment !== undefined);
   const record = (w: Written, result: JournalMachine['result']): void => {
     const entry: JournalMachine = {
       address: w.outcome.address,
@@ -204,6 +222,29 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
   for (const [i, wave] of waves.entries()) {
     const number = i + 1;
     if (number < startWave) continue;
+    held = await holdBeforeWave({
+      policy,
+      steps: steps[i],
+      wave: number,
+      released: journal.released ?? [],
+      stopReleased: journal.stop_released === true,
+      clock,
+      wait: input.waitForSchedule !== false,
+      onWait: (until) =>
+        events({ type: 'pacing', rollout: name, wave: number, detail: `waiting for its schedule: wave ${number} starts at ${until}` }),
+    });
+    if (held) {
+      result.outcome = held.kind === 'stop' ? 'stopped' : 'paused';
+      result.reason = held.reason;
+      result.stoppedAt = number;
+      if (held.kind === 'stop') events({ type: 'stopping', rollout: name, wave: number, reason: held.reason, then: 'rollback' });
+      else {
+        result.held = true;
+        result.reason = `${held.reason}; ${holdHint(held)}`;
+        events({ type: 'paused', rollout: name, wave: number, reason: result.reason, held: true });
+      }
+      break;
+    }
     const hold = input.waveBoundary?.({
       stack: plan.stack,
       rollout: name,
@@ -255,7 +296,15 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
       targets.push(m);
     });
 
-    const results = await stage.write(targets, state);
+    const paced = await writePaced(
+      targets,
+      { steps: steps[i], policy, stopReleased: journal.stop_released === true, clock, pace },
+      (batch) => stage.write(batch, state),
+    );
+    const results = paced.results;
+    const cutShort = targets.filter((m) => !paced.written.includes(m));
+    targets.splice(0, targets.length, ...paced.written);
+    reached -= cutShort.length;
     const notWritten = new Set<string>();
     await mapLimited(targets, reads, async (m) => {
       const r = results.get(m.address);
@@ -289,6 +338,14 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     });
 
     let stopped = stopIfPast(number);
+    if (!stopped && paced.cut?.action === 'rollback') {
+      held = { kind: 'stop', reason: paced.cut.reason };
+      result.outcome = 'stopped';
+      result.reason = paced.cut.reason;
+      result.stoppedAt = number;
+      events({ type: 'stopping', rollout: name, wave: number, reason: paced.cut.reason, then: 'rollback' });
+      stopped = true;
+    }
     // Each machine is read when it is due: a pending one every poll, a healthy one once its settle time is over.
     const due = new Map<Written, number>(
       stopped ? [] : written.filter((w) => wave.machines.includes(w.outcome) && w.outcome.result === 'not reached').map((w) => [w, 0]),
@@ -345,22 +402,42 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     }
     wave.seconds = (Date.now() - waveStarted) / 1000;
     if (stopped) break;
+    if (paced.cut) {
+      // The schedule's stop came within the wave: what it wrote was gated; the rest waits for a release.
+      held = {
+        kind: 'paused',
+        hold: { kind: 'stop-by', wave: number, since: new Date(clock.now()).toISOString() },
+        reason: paced.cut.reason,
+      };
+      result.outcome = 'paused';
+      result.held = true;
+      result.reason = `${paced.cut.reason}; ${holdHint(held)}`;
+      result.stoppedAt = number;
+      events({ type: 'paused', rollout: name, wave: number, reason: result.reason, held: true });
+      break;
+    }
     const gated = wave.machines.filter((m) => m.result === 'healthy' || m.result === 'failed').length;
     const verdict = waveVerdict(failedIn(number), gated, policy.abort, isCanary(number));
     wave.verdict = verdict;
     events({ type: 'wave-ended', rollout: name, wave: number, seconds: wave.seconds, ...verdict });
+    if (verdict.verdict === 'passed') pace.progress = { ...pace.progress, wavesPassed: pace.progress.wavesPassed + 1 };
     if (number < waves.length) {
       journal.wave = number + 1;
       await save();
     }
   }
 
-  if (result.outcome === 'stopped' && policy.on_failure === 'rollback') {
+  // The schedule's stop rolls back whatever the failure policy says.
+  if (result.outcome === 'stopped' && (policy.on_failure === 'rollback' || held?.kind === 'stop')) {
     await stage.rollBack(written, plan);
     for (const w of written) if (w.outcome.rollback?.ok) record(w, 'rolled back');
   }
-  // A paused rollout stays `running` in its journal: the next apply resumes it.
+  // A paused rollout stays `running` in its journal (the next apply resumes it), unless its pacing holds it.
   journal.status = result.outcome === 'paused' ? 'running' : result.outcome;
+  if (held?.kind === 'paused' || held?.kind === 'waiting') {
+    journal.status = held.kind;
+    journal.hold = held.hold;
+  }
   if (result.reason && result.outcome !== 'paused') journal.reason = result.reason;
   await save();
   result.seconds = (Date.now() - started) / 1000;
@@ -401,6 +478,8 @@ function stackStage(input: RunRolloutInput): RolloutStage {
           return change ? [change] : [];
         }),
       );
+      // A machine that joined as a new one has its part once created: nothing to go back to.
+      await addCreatedBaselines(input, targets, baselines, state);
       const writeFailed = new Map(applied.failed.map((f) => [f.address, f.error]));
       const notWritten = new Set([...writeFailed.keys(), ...applied.skipped]);
       const out = new Map<string, StageWrite>();
@@ -422,6 +501,28 @@ function stackStage(input: RunRolloutInput): RolloutStage {
     },
     rollBack: (written, plan) => rollBack(input, written, plan),
   };
+}
+
+/** The baseline revision of a machine the rollout created: it had no config before. */
+export const CREATED_BASELINE = '';
+
+/** The baselines of the targets the write created (their parts and state entries exist only now), kept in `state`. */
+async function addCreatedBaselines(
+  input: RunRolloutInput,
+  targets: readonly MachineOutcome[],
+  baselines: Map<string, { partId: string } & Written['baseline']>,
+  state: State,
+): Promise<void> {
+  const created = targets.filter((m) => !baselines.has(m.address) && input.changes.get(m.address)?.action === 'create');
+  if (created.length === 0) return;
+  const after = await input.readState();
+  for (const m of created) {
+    const entry = after.resources[m.address];
+    const partId = entry?.ids.part_id;
+    if (!entry || !partId) continue;
+    state.resources[m.address] = entry;
+    baselines.set(m.address, { partId, config: undefined, revision: CREATED_BASELINE });
+  }
 }
 
 /**
@@ -463,6 +564,10 @@ export async function rollBack(
       w.outcome.rollback = { ok, detail };
       events({ type: 'rolled-back', rollout: name, machine: w.outcome.machine, ok, detail });
     };
+    if (w.baseline.revision === CREATED_BASELINE) {
+      say(false, 'it joined the rollout as a new machine: left on its config (remove it from the code to delete it)');
+      return;
+    }
     try {
       const part = await client.appClient.getMachinePart(w.partId);
       const now = part.lastUpdated?.toISOString() ?? '';

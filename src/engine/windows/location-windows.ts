@@ -14,6 +14,7 @@ import type { DesiredStack } from '../desired/stack';
 import { machineDeclaration } from '../kinds/machine';
 import type { ResourceChange } from '../plan/model';
 import type { RolloutJournal } from '../rollout/journal';
+import { isUnfinished } from '../rollout/journal-pacing';
 import type { State } from '../state/schema';
 
 /** One location's windows, and the keys its machines are known by. */
@@ -204,7 +205,7 @@ export function locationPass(input: {
 }): LocationPass {
   const { locations, stack, toApply, verdict } = input;
   if (!locations.any) return { writable: toApply, held: [] };
-  const running = input.journal?.status === 'running' ? input.journal : undefined;
+  const running = input.journal && isUnfinished(input.journal.status) ? input.journal : undefined;
   const rollouts = input.rollouts.filter((r) => r.stack === stack);
   const waves = [...rollouts.flatMap((r) => r.waves), ...(running?.plan.waves ?? [])];
   const staged = new Set(waves.flatMap((w) => w.machines.map((m) => m.address)));

@@ -1,0 +1,43 @@
+/**
+ * Releasing a held rollout: a pause step, or its schedule's stop, no longer holds it, and
+ * the next apply goes on from the wave it was held at. Only a journal held that way is
+ * released; anything else is a clear error naming what it is.
+ */
+import { FleetformError } from '../../domain/errors';
+import type { RolloutJournal, RolloutJournalStore } from './journal';
+import { releasedJournal } from './journal-pacing';
+
+export interface ReleaseInput {
+  readonly stack: string;
+  /** A fragment rollout of the stack, by name; the stack's own when unset. */
+  readonly rollout?: string;
+  readonly journals: RolloutJournalStore;
+}
+
+async function journalOf(input: ReleaseInput): Promise<RolloutJournal | undefined> {
+  if (input.rollout === undefined) return input.journals.read(input.stack);
+  return (await input.journals.list(input.stack)).find((j) => j.plan.policy.name === input.rollout && j.plan.fragment);
+}
+
+/** Releases the held rollout of the stack (call under the stack's state lock); the journal as released. */
+export async function releaseRollout(input: ReleaseInput): Promise<RolloutJournal> {
+  const journal = await journalOf(input);
+  if (!journal || journal.status !== 'paused' || !journal.hold) {
+    const what = input.rollout === undefined ? 'rollout' : `fragment rollout ${input.rollout}`;
+    const why = !journal
+      ? `it has no ${what} journal`
+      : journal.status === 'waiting'
+        ? `its rollout ${journal.plan.policy.name} waits for its schedule's start (${journal.hold?.until ?? '?'}), which no release moves`
+        : `its rollout ${journal.plan.policy.name} is ${journal.status}, not paused`;
+    throw new FleetformError(`stack ${input.stack}: nothing to resume: ${why}`, {
+      path: input.stack,
+      hint:
+        journal?.status === 'running'
+          ? 'an interrupted rollout goes on with the next `fleetform apply`'
+          : 'see where it stands with `fleetform rollout status`',
+    });
+  }
+  const released = { ...releasedJournal(journal), updated_at: new Date().toISOString() };
+  await input.journals.write(released);
+  return released;
+}
