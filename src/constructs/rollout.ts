@@ -20,6 +20,7 @@ import { locationReference, type ILocation } from './location';
 import type { Machine } from './machine';
 import { FRAGMENT_KIND } from './machine-scope';
 import type { Fragment } from './fragment';
+import { analysisPolicy, analysisPropsSchema, type AnalysisProps } from './metric';
 
 /** One wave of a {@link Rollout}: named machines, a location, a count, or the share of changed machines reached by its end. */
 export type RolloutWaveProps =
@@ -67,6 +68,12 @@ export interface RolloutProps {
    * @default 'rollback'
    */
   readonly onFailure?: (typeof ROLLOUT_FAILURE_POLICIES)[number];
+  /**
+   * Metrics each wave must pass once its machines are healthy (see {@link Metric}): a failed
+   * or inconclusive analysis stops the rollout as a failed gate does.
+   * @default none
+   */
+  readonly analysis?: readonly AnalysisProps[];
 }
 
 const isMachine = z.custom<Machine>((x) => kindOf(x) === 'machine', 'expected a Machine');
@@ -100,6 +107,7 @@ export const rolloutPropsSchema = z.strictObject({
     .optional(),
   offline: z.enum(ROLLOUT_OFFLINE_POLICIES).optional(),
   onFailure: z.enum(ROLLOUT_FAILURE_POLICIES).optional(),
+  analysis: z.array(analysisPropsSchema).min(1).optional(),
 });
 
 const rollouts = new WeakMap<TerraformStack, Rollout>();
@@ -155,6 +163,7 @@ export class Rollout extends Construct {
       offline: props.offline ?? 'wait',
       on_failure: props.onFailure ?? 'rollback',
       ...(fragment ? { fragment: `${fragment.terraformResourceType}.${fragment.friendlyUniqueId}` } : {}),
+      ...(props.analysis ? { analysis: analysisPolicy(props.analysis, { path: this.node.path, field: 'Rollout: analysis' }) } : {}),
     };
     if (this.policy.gate.timeout_ms === 0)
       throw new FleetformError('Rollout: "gate.timeout" must be above zero', { path: this.node.path, hint: "write a duration like '10m'" });

@@ -21,6 +21,7 @@
  */
 import { z } from 'zod';
 import { parseGoDuration } from './duration';
+import { AnalysisSchema } from './rollout-analysis';
 
 /** The key of a stack document's comment block (`//`, which Terraform ignores) holding its rollout policy. */
 export const ROLLOUT_DOCUMENT_KEY = 'fleetform_rollout';
@@ -60,6 +61,8 @@ export const RolloutPolicySchema = z.strictObject({
   on_failure: z.enum(ROLLOUT_FAILURE_POLICIES),
   /** For a fragment's rollout: the fragment's address (`fleetform_fragment.<name>`); its revisions roll out, not machine configs. */
   fragment: z.string().min(1).optional(),
+  /** Metrics each wave must pass once its machines are healthy (see rollout-analysis). */
+  analysis: z.array(AnalysisSchema).min(1).optional(),
 });
 export type RolloutPolicy = z.infer<typeof RolloutPolicySchema>;
 
