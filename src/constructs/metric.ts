@@ -29,6 +29,8 @@ export const Metric = {
    */
   reading(props: {
     readonly resource: string;
+    /** The resource's API. @default 'rdk:component:sensor' */
+    readonly api?: string;
     readonly method?: string;
     readonly field: string;
     readonly aggregate: 'mean' | 'min' | 'max' | 'count' | 'rate' | `p${number}`;

@@ -31,6 +31,8 @@ export const MetricSchema = z.discriminatedUnion('kind', [
     kind: z.literal('reading'),
     /** The resource's short name, as the data manager captures it. */
     resource: z.string().min(1),
+    /** The resource's API (`resource_subtype` of the captured data); a sensor's when unset. */
+    api: z.string().min(1).optional(),
     method: z.string().min(1),
     field: z.string().min(1),
     aggregate: z.string().regex(READING_AGGREGATE_PATTERN, 'an aggregate: mean, min, max, count, rate, or pNN (p50, p95, p99)'),
@@ -71,6 +73,8 @@ export type Analysis = z.infer<typeof AnalysisSchema>;
 /** Defaults: one measurement over a minute, no failure nor inconclusive measurement tolerated, one machine reporting. */
 export const DEFAULT_ANALYSIS_INTERVAL_MS = 60_000;
 export const DEFAULT_ANALYSIS_COUNT = 1;
+/** The API a reading's resource has when its metric names none. */
+export const DEFAULT_READING_API = 'rdk:component:sensor';
 
 /** One point of a machine's signal: a captured value, a log line or a failed run (value 1), a failure count. */
 export interface SamplePoint {
@@ -234,8 +238,14 @@ export function measure(
       why: `${describeMetric(a.metric)} on ${list}; the bound is ${describeCondition({ ...a, baseline: undefined })}`,
     };
   }
-  if (a.baseline === undefined || baseline === undefined)
+  if (a.baseline === undefined)
     return { ...base, result: 'pass', why: `${describeMetric(a.metric)} ${formatValue(value)} within the bound` };
+  if (baseline === undefined)
+    return {
+      ...base,
+      result: 'pass',
+      why: `${describeMetric(a.metric)} ${formatValue(value)}; no machine is left on the old config to compare with, so only its bounds count`,
+    };
   const others = baseline.filter((s) => machineValue(a.metric, s, windowMs) !== undefined);
   const reference = pooledValue(a.metric, baseline, windowMs);
   if (others.length < a.min_machines || reference === undefined)

@@ -2,6 +2,7 @@
  * The waves a plan shows for a stack's rollout: its machine updates split by the policy's
  * wave rules. Apply runs exactly these waves (a saved plan carries them).
  */
+import { waveAnalysisLines } from './analysis-plan';
 import { describeWave, importedVersion, splitWaves, type RolloutPlan, type RolloutPolicy } from '../../domain/rollout';
 import type { DesiredStack } from '../desired/stack';
 import { isObject } from '../json';
@@ -206,7 +207,10 @@ export function rolloutPlanLines(rollouts: readonly RolloutPlan[]): string[] {
     }
     const follows = (m: { name: string; follows?: string }): string =>
       r.fragment ? ` (${m.follows ? `tag ${m.follows}` : 'latest'})` : '';
-    r.waves.forEach((w, i) => lines.push(`  wave ${i + 1} (${w.rule}): ${w.machines.map((m) => `${m.name}${follows(m)}`).join(', ')}`));
+    r.waves.forEach((w, i) => {
+      lines.push(`  wave ${i + 1} (${w.rule}): ${w.machines.map((m) => `${m.name}${follows(m)}`).join(', ')}`);
+      lines.push(...waveAnalysisLines(r.policy.analysis, i, r.waves.length));
+    });
     r.waves.forEach((w, i) => {
       for (const m of w.machines) {
         if (m.maintenance)

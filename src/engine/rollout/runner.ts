@@ -21,6 +21,8 @@ import { cachedServiceFetch, configRevision, importsFragments, revisionTime, typ
 import { plannedConfig } from './plan';
 import { isObject } from '../../domain/json-value';
 import { mapLimited } from '../map-limited';
+import { runnerWaveAnalysis } from './analysis-run';
+import { serviceSignals, type AnalysisSignals } from './analysis-signals';
 
 export interface RunRolloutInput {
   readonly plan: RolloutPlan;
@@ -46,6 +48,8 @@ export interface RunRolloutInput {
   readonly stage?: RolloutStage;
   /** Asked before each wave (the first of this run too): a reason pauses the rollout there. */
   readonly waveBoundary?: WaveBoundary;
+  /** Where a wave's analysis reads its signals; the service's by default. */
+  readonly signals?: AnalysisSignals;
 }
 
 /** One machine a stage wrote: its part, what puts it back, and the revision its gate waits for. */
@@ -342,6 +346,29 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         w.outcome.result = 'stopped';
         w.outcome.why = 'the rollout stopped while it was waiting for this machine';
       }
+    }
+    // Analysis: once the wave's machines passed their gate, its metrics must pass too.
+    const analysis = stopped
+      ? undefined
+      : await runnerWaveAnalysis({
+          rollout: name,
+          wave: number,
+          analyses: policy.analysis,
+          waves,
+          partOf: (address) => written.find((w) => w.outcome.address === address)?.partId ?? state.resources[address]?.ids.part_id,
+          signals: async () => input.signals ?? serviceSignals(input.client, source),
+          events,
+          concurrency: reads,
+          journal,
+          save,
+        });
+    if (analysis) wave.analysis = analysis.report;
+    if (analysis?.stop !== undefined) {
+      stopped = true;
+      result.outcome = 'stopped';
+      result.reason = analysis.stop;
+      result.stoppedAt = number;
+      events({ type: 'stopping', rollout: name, wave: number, reason: analysis.stop, then: policy.on_failure });
     }
     wave.seconds = (Date.now() - waveStarted) / 1000;
     if (stopped) break;
