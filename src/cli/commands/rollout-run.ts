@@ -1,6 +1,7 @@
 /** What `fleetform rollout status` does when it runs, loaded then; its name, flags and help are in rollout.ts. */
 import type { RolloutJournal } from '../../engine/rollout/journal';
 import { rolloutJournals } from '../rollout-output';
+import { measurementLines } from '../rollout-analysis-lines';
 import { projectBackend } from '../state-backend';
 
 const out = (line: string): void => {
@@ -23,6 +24,7 @@ function statusLines(j: RolloutJournal): string[] {
       (m) => `${m.name} ${byAddress.get(m.address)?.result ?? (i + 1 < j.wave ? 'unchanged' : 'not written')}`,
     );
     lines.push(`  wave ${i + 1} (${w.rule}): ${machines.join(', ')}`);
+    lines.push(...measurementLines(j, i + 1));
   });
   return lines;
 }

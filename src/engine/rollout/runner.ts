@@ -364,6 +364,13 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         });
     if (analysis) wave.analysis = analysis.report;
     if (analysis?.stop !== undefined) {
+      // The wave's machines failed its analysis: they count as failed, with its reason.
+      for (const w of written.filter((x) => wave.machines.includes(x.outcome) && x.outcome.result === 'healthy')) {
+        w.outcome.result = 'failed';
+        w.outcome.why = analysis.stop;
+        failed += 1;
+        record(w, 'failed');
+      }
       stopped = true;
       result.outcome = 'stopped';
       result.reason = analysis.stop;
