@@ -21,6 +21,7 @@ import type { Machine } from './machine';
 import { FRAGMENT_KIND } from './machine-scope';
 import type { Fragment } from './fragment';
 import { readPacing, type RolloutPacingProps, type RolloutStep } from './rollout-pacing';
+import { analysisPolicy, analysisPropsSchema, type AnalysisProps } from './metric';
 
 /** One wave of a {@link Rollout}: named machines, a location, a count, or the share of changed machines reached by its end. */
 export type RolloutWaveProps =
@@ -72,6 +73,12 @@ export interface RolloutProps extends RolloutPacingProps {
    * @default 'rollback'
    */
   readonly onFailure?: (typeof ROLLOUT_FAILURE_POLICIES)[number];
+  /**
+   * Metrics each wave must pass once its machines are healthy (see {@link Metric}): a failed
+   * or inconclusive analysis stops the rollout as a failed gate does.
+   * @default none
+   */
+  readonly analysis?: readonly AnalysisProps[];
 }
 
 const isMachine = z.custom<Machine>((x) => kindOf(x) === 'machine', 'expected a Machine');
@@ -105,6 +112,7 @@ export const rolloutPropsSchema = z.strictObject({
     .optional(),
   offline: z.enum(ROLLOUT_OFFLINE_POLICIES).optional(),
   onFailure: z.enum(ROLLOUT_FAILURE_POLICIES).optional(),
+  analysis: z.array(analysisPropsSchema).min(1).optional(),
 });
 
 const rollouts = new WeakMap<TerraformStack, Rollout>();
@@ -163,6 +171,7 @@ export class Rollout extends Construct {
       on_failure: props.onFailure ?? 'rollback',
       ...(fragment ? { fragment: `${fragment.terraformResourceType}.${fragment.friendlyUniqueId}` } : {}),
       ...(pacing ? { pacing } : {}),
+      ...(props.analysis ? { analysis: analysisPolicy(props.analysis, { path: this.node.path, field: 'Rollout: analysis' }) } : {}),
     };
     if (this.policy.gate.timeout_ms === 0)
       throw new FleetformError('Rollout: "gate.timeout" must be above zero', { path: this.node.path, hint: "write a duration like '10m'" });

@@ -22,6 +22,7 @@
 import { z } from 'zod';
 import { parseGoDuration } from './duration';
 import { RolloutPacingSchema } from './rollout-pacing';
+import { AnalysisSchema } from './rollout-analysis';
 
 /** The key of a stack document's comment block (`//`, which Terraform ignores) holding its rollout policy. */
 export const ROLLOUT_DOCUMENT_KEY = 'fleetform_rollout';
@@ -63,6 +64,8 @@ export const RolloutPolicySchema = z.strictObject({
   fragment: z.string().min(1).optional(),
   /** Rates, pause steps, a schedule and where machines joining late go (see rollout-pacing). */
   pacing: RolloutPacingSchema.optional(),
+  /** Metrics each wave must pass once its machines are healthy (see rollout-analysis). */
+  analysis: z.array(AnalysisSchema).min(1).optional(),
 });
 export type RolloutPolicy = z.infer<typeof RolloutPolicySchema>;
 

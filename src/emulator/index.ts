@@ -5,6 +5,8 @@
  */
 import { EmulatorService } from '../api/emulator-control';
 import { loadServices } from '../api/services';
+import { loadDataService } from '../api/data-service';
+import { dataService } from './rpc/data';
 import { EmulatorClock } from './clock/clock';
 import { resolveClockSettings, type ClockMode } from './clock/settings';
 import type { EmulatorCredentials } from './credentials';
@@ -93,9 +95,14 @@ export interface RunningEmulator {
 export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
   const host = options.host ?? '127.0.0.1';
   const services = await loadServices();
+  const data = await loadDataService();
   const faults = new FaultTable();
   // Checked before the data folder is touched: a misspelt method stops the start.
-  installFaults(faults, options.faults ?? [], faultableMethodNames([services.auth, services.app, services.dataset, services.mlTraining]));
+  installFaults(
+    faults,
+    options.faults ?? [],
+    faultableMethodNames([services.auth, services.app, services.dataset, services.mlTraining, data]),
+  );
   const db = openDatabase(options.dataDir);
   try {
     const simulation = resolveSimulation(process.env, options.simulation);
@@ -135,6 +142,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
         router.service(services.robotStatus, liveMachineStatus(backend));
         router.service(services.packages, packageService(backend));
         router.service(services.dataPipelines, dataPipelinesService(backend));
+        router.service(data, dataService(backend));
       },
     });
     const listener = await listen(handler, options.port ?? 0, host, limits);

@@ -2,6 +2,7 @@
 import type { RolloutJournal } from '../../engine/rollout/journal';
 import { rolloutJournals } from '../rollout-output';
 import { holdLines, lateJoinerMark, wavePacingText } from '../../engine/rollout/journal-text';
+import { measurementLines } from '../rollout-analysis-lines';
 import { projectBackend } from '../state-backend';
 
 const out = (line: string): void => {
@@ -26,6 +27,7 @@ function statusLines(j: RolloutJournal): string[] {
         `${m.name} ${byAddress.get(m.address)?.result ?? (i + 1 < j.wave ? 'unchanged' : 'not written')}${lateJoinerMark(j, m.address)}`,
     );
     lines.push(`  wave ${i + 1} (${w.rule})${wavePacingText(j, i)}: ${machines.join(', ')}`);
+    lines.push(...measurementLines(j, i + 1));
   });
   return lines;
 }

@@ -419,4 +419,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX data_pipeline_runs_pipeline ON data_pipeline_runs(pipeline_id, start_time);
     `,
   },
+  {
+    version: 16,
+    name: 'tabular data the simulated machines capture',
+    sql: `
+      -- One captured point: the resource (its short name and API), the method, when, and its payload as JSON.
+      CREATE TABLE captured_tabular (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        part_id TEXT NOT NULL REFERENCES robot_parts(id) ON DELETE CASCADE,
+        resource_name TEXT NOT NULL,
+        resource_subtype TEXT NOT NULL,
+        method_name TEXT NOT NULL,
+        time INTEGER NOT NULL,
+        payload TEXT NOT NULL
+      );
+      CREATE INDEX captured_tabular_by_source ON captured_tabular(part_id, resource_name, method_name, time);
+    `,
+  },
 ];

@@ -9,6 +9,10 @@
  *   reconfiguring as not allowed, allowed (the default), or fails to read (which blocks it too);
  * - `remote=<remote name or address>:unreachable`: machines using that remote cannot reach it;
  * - `job=<job name>:fail`: every run of jobs of that name fails;
+ * - `signal=<module id or package>[@<version>]:<field>*<factor>`: on machines running that module
+ *   (or package) version, the captured readings' field is scaled by the factor (`*0.7`: 70%);
+ * - `logs=<module id or package>[@<version>]:<level>:<n>/min`: those machines log n lines a minute
+ *   at that level;
  * each optionally followed by `:<percent>%`, the share of machines it hits (chosen by a hash of
  * the spec and the machine id, so the same machines every run).
  */
@@ -32,7 +36,55 @@ export type MachineFault =
       readonly text: string;
     }
   | { readonly kind: 'remote-unreachable'; readonly remote: string; readonly percent: number; readonly text: string }
-  | { readonly kind: 'job-fails'; readonly job: string; readonly percent: number; readonly text: string };
+  | { readonly kind: 'job-fails'; readonly job: string; readonly percent: number; readonly text: string }
+  | {
+      readonly kind: 'signal';
+      readonly target: RunTarget;
+      readonly field: string;
+      readonly factor: number;
+      readonly percent: number;
+      readonly text: string;
+    }
+  | {
+      readonly kind: 'logs';
+      readonly target: RunTarget;
+      readonly level: string;
+      readonly perMinute: number;
+      readonly percent: number;
+      readonly text: string;
+    };
+
+/** What a signal or logs fault names: a registry module (by id) or a package (by name), at a version or any. */
+export interface RunTarget {
+  readonly module?: string;
+  readonly pkg?: string;
+  readonly version?: string;
+}
+
+/** The modules and packages a machine runs, as signal and logs faults match them. */
+export interface RunningVersions {
+  readonly modules: readonly { readonly moduleId: string; readonly version: string }[];
+  /** Each package's names (local, registry, id) and its version. */
+  readonly packages: readonly { readonly names: readonly string[]; readonly version: string }[];
+}
+
+const LOG_FAULT_LEVELS = ['debug', 'info', 'warn', 'error'];
+
+function runs(target: RunTarget, running: RunningVersions): boolean {
+  const at = (version: string): boolean => target.version === undefined || target.version === version;
+  if (target.module !== undefined) return running.modules.some((m) => m.moduleId === target.module && at(m.version));
+  return running.packages.some((p) => p.names.includes(target.pkg ?? '') && at(p.version));
+}
+
+/** Reads `<module id or package>[@<version>]`. */
+function runTarget(target: string, text: string, path: string, example: string): RunTarget {
+  const at = target.lastIndexOf('@');
+  const name = at < 0 ? target : target.slice(0, at);
+  const version = at < 0 ? undefined : target.slice(at + 1);
+  if (name.trim() === '' || version === '' || (name.includes(':') && !isModuleId(name)))
+    fail(text, path, `${JSON.stringify(target)} is not a module id or a package, with an optional version`, `write it like ${example}`);
+  return { ...(name.includes(':') ? { module: name } : { pkg: name }), ...(version === undefined ? {} : { version }) };
+}
 
 /** What a machine's maintenance sensor reads: reconfiguring allowed, not allowed, or the read fails. */
 export const MAINTENANCE_READINGS = ['open', 'closed', 'error'] as const;
@@ -41,7 +93,7 @@ export type MaintenanceReading = (typeof MAINTENANCE_READINGS)[number];
 export type MaintenanceAnswer = MaintenanceReading | { readonly error: string };
 
 const EXAMPLES =
-  'module=acme:sensors@1.3.0:crash, model=acme:sensors:hc-sr04:unhealthy, machine=picker-3:offline, package=box-detector@3:fail, maintenance=picker-3:closed, remote=arm-cell:unreachable, job=hourly-check:fail, each optionally ending in :30%';
+  'module=acme:sensors@1.3.0:crash, model=acme:sensors:hc-sr04:unhealthy, machine=picker-3:offline, package=box-detector@3:fail, maintenance=picker-3:closed, remote=arm-cell:unreachable, job=hourly-check:fail, signal=acme:picker@1.4.0:picks_per_hour*0.7, logs=acme:picker@1.4.0:error:12/min, each optionally ending in :30%';
 
 function fail(text: string, path: string, why: string, hint: string): never {
   throw new InputError(`machine fault ${JSON.stringify(text)}: ${why}`, { path, hint });
@@ -163,12 +215,28 @@ export function parseMachineFault(raw: string, path: string): MachineFault {
       if (job.trim() === '') fail(text, path, 'the job is missing', 'name the job as the config does, e.g. job=hourly-check:fail');
       return { kind: 'job-fails', job, percent, text };
     }
+    case 'signal': {
+      const example = 'signal=acme:picker@1.4.0:picks_per_hour*0.7';
+      const m = /^(.*):([^:*]+)\*([^:*]+)$/.exec(body);
+      const factor = Number(m?.[3]);
+      if (!m || !Number.isFinite(factor) || factor < 0)
+        fail(text, path, 'expected <module or package>[@version]:<field>*<factor> with a factor from 0', `write it like ${example}`);
+      return { kind: 'signal', target: runTarget(m[1] as string, text, path, example), field: m[2] as string, factor, percent, text };
+    }
+    case 'logs': {
+      const example = 'logs=acme:picker@1.4.0:error:12/min';
+      const m = /^(.*):([a-z]+):(\d+(?:\.\d+)?)\/min$/.exec(body);
+      if (!m || !LOG_FAULT_LEVELS.includes(m[2] as string))
+        fail(text, path, `expected <module or package>[@version]:<${LOG_FAULT_LEVELS.join('|')}>:<n>/min`, `write it like ${example}`);
+      const target = runTarget(m[1] as string, text, path, example);
+      return { kind: 'logs', target, level: m[2] as string, perMinute: Number(m[3]), percent, text };
+    }
     default:
       return fail(
         text,
         path,
         `unknown target ${JSON.stringify(key)}`,
-        `start with module=, model=, machine=, package=, maintenance=, remote= or job=: ${EXAMPLES}`,
+        `start with module=, model=, machine=, package=, maintenance=, remote=, job=, signal= or logs=: ${EXAMPLES}`,
       );
   }
 }
@@ -254,6 +322,23 @@ export class MachineFaults {
 
   jobFails(m: FaultTarget, job: string): boolean {
     return this.faults.some((f) => f.kind === 'job-fails' && f.job === job && hits(f, m.machineId));
+  }
+
+  /** The factor a machine's captured readings of `field` are scaled by: every signal fault on what it runs, multiplied. */
+  signalFactor(m: FaultTarget, running: RunningVersions, field: string): number {
+    let factor = 1;
+    for (const f of this.faults)
+      if (f.kind === 'signal' && f.field === field && runs(f.target, running) && hits(f, m.machineId)) factor *= f.factor;
+    return factor;
+  }
+
+  /** The extra log lines a minute a machine writes, by fault, for what it runs. */
+  logRates(m: FaultTarget, running: RunningVersions): { readonly level: string; readonly perMinute: number; readonly text: string }[] {
+    return this.faults.flatMap((f) =>
+      f.kind === 'logs' && runs(f.target, running) && hits(f, m.machineId)
+        ? [{ level: f.level, perMinute: f.perMinute, text: f.text }]
+        : [],
+    );
   }
 
   unhealthy(m: FaultTarget, model: string): boolean {

@@ -43,9 +43,15 @@ import {
   type LivenessEvent,
   type WebhookRequest,
 } from './triggers';
+import { captureSources, captureTimes, capturedReadings, linesDue } from './captured-data';
+import { appendCaptured, trimCaptured } from '../store/captured';
+import type { RunningVersions } from './machine-faults';
 
 /** Log lines kept per part. */
 const LOGS_KEPT = 1000;
+/** How long captured points are kept, and how often a part's older ones are dropped. */
+const CAPTURED_KEPT_MS = 30 * 60_000;
+const CAPTURED_TRIM_EVERY_MS = 60_000;
 
 /** The revision of a config: the time of the part's config write it comes from (RFC 3339). */
 export function configRevision(lastUpdated: number): string {
@@ -62,6 +68,11 @@ interface Known {
   run: PartRun | undefined;
   /** A digest of the run's JSON as last stored. */
   runDigest: string | undefined;
+  /** When it last checked in (what it captures and logs by rate covers the time since). */
+  lastCheckIn?: number;
+  /** The fraction of a line each log fault owes it, by fault. */
+  logsOwed?: Map<string, number>;
+  lastTrim?: number;
 }
 
 /**
@@ -255,6 +266,9 @@ export class MachineSimulator {
         fetchedPackages: undefined,
         run: known?.run ?? this.resumed.get(part.id),
         runDigest: known?.runDigest,
+        ...(known?.lastCheckIn === undefined ? {} : { lastCheckIn: known.lastCheckIn }),
+        ...(known?.logsOwed === undefined ? {} : { logsOwed: known.logsOwed }),
+        ...(known?.lastTrim === undefined ? {} : { lastTrim: known.lastTrim }),
       };
       this.known.set(part.id, known);
     }
@@ -306,8 +320,66 @@ export class MachineSimulator {
     const changed = digest !== known.runDigest;
     known.runDigest = digest;
     recordCheckin(db, part.id, now, changed ? json : undefined);
-    for (const line of logs) appendLog(db, part.id, now, line.level, line.logger, line.message);
-    if (logs.length > 0) trimLogs(db, part.id, LOGS_KEPT);
+    const faultLines = this.captureAndLog(part.id, known, run, machine, now);
+    for (const line of [...logs, ...faultLines]) appendLog(db, part.id, now, line.level, line.logger, line.message);
+    if (logs.length + faultLines.length > 0) trimLogs(db, part.id, LOGS_KEPT);
+  }
+
+  /**
+   * What the part captured since its last check-in (its ready resources' capture methods,
+   * from the readings set for them) and the lines its log faults owe it: stores the points,
+   * returns the lines.
+   */
+  private captureAndLog(
+    partId: string,
+    known: Known,
+    run: PartRun,
+    machine: { machineId: string; machineName: string },
+    now: number,
+  ): { level: string; logger: string; message: string }[] {
+    const since = known.lastCheckIn;
+    known.lastCheckIn = now;
+    if (since === undefined || now <= since) return [];
+    const running: RunningVersions = {
+      modules: run.modules.filter((m) => m.moduleId !== ''),
+      packages: (run.packages ?? []).map((p) => ({
+        names: [p.name, p.packageId, splitPackageId(p.packageId)?.name ?? p.packageId],
+        version: p.version,
+      })),
+    };
+    const ready = new Map(run.resources.filter((r) => r.state === ResourceState.READY).map((r) => [r.name, r]));
+    for (const source of captureSources(known.config.resources)) {
+      const resource = ready.get(source.resourceName);
+      const readings = this.readings?.get(partId, source.resourceName);
+      if (!resource || readings === undefined) continue;
+      const subtype = `${resource.namespace}:${resource.type}:${resource.subtype}`;
+      for (const time of captureTimes(since, now, source.hz)) {
+        const captured = capturedReadings(readings, `${partId}\0${source.resourceName}`, time, (field) =>
+          this.faults.signalFactor(machine, running, field),
+        );
+        const payload = source.methodName === 'Readings' ? { readings: captured } : captured;
+        appendCaptured(this.db, partId, {
+          resourceName: source.resourceName,
+          resourceSubtype: subtype,
+          methodName: source.methodName,
+          time,
+          payload,
+        });
+      }
+    }
+    if (known.lastTrim === undefined || now - known.lastTrim >= CAPTURED_TRIM_EVERY_MS) {
+      known.lastTrim = now;
+      trimCaptured(this.db, partId, now - CAPTURED_KEPT_MS);
+    }
+    const owed = (known.logsOwed ??= new Map());
+    const lines: { level: string; logger: string; message: string }[] = [];
+    for (const rate of this.faults.logRates(machine, running)) {
+      const due = linesDue(rate.perMinute, now - since, owed.get(rate.text) ?? 0);
+      owed.set(rate.text, due.carried);
+      for (let i = 0; i < due.lines; i++)
+        lines.push({ level: rate.level, logger: 'rdk.modmanager', message: `simulated ${rate.level} line (${rate.text})` });
+    }
+    return lines;
   }
 
   /** The models a registry module's version registers (looked up once per version). */

@@ -1,5 +1,6 @@
 /** What a rollout reports while it runs, and what it comes to. */
 import { waveEndText, type MachineProblem, type WaveVerdict } from '../../domain/rollout';
+import { formatValue, type Measurement } from '../../domain/rollout-analysis';
 
 export type MachineResult = 'healthy' | 'failed' | 'skipped' | 'stopped' | 'not reached';
 
@@ -23,6 +24,15 @@ export interface WaveOutcome {
   seconds?: number;
   /** How it ended when the rollout went on from it: passed, or failed on every machine, with the failures tolerated. */
   verdict?: WaveVerdict;
+  /** Its analyses, when the policy has any and its machines passed their gate. */
+  analysis?: WaveAnalysisReport;
+}
+
+/** A wave's analyses: how they ended, and each one's measurements. */
+export interface WaveAnalysisReport {
+  readonly decision: 'passed' | 'failed' | 'inconclusive';
+  readonly why: string;
+  readonly analyses: readonly { readonly name: string; readonly decision: string; readonly measurements: readonly Measurement[] }[];
 }
 
 export interface RolloutOutcome {
@@ -94,6 +104,23 @@ export type RolloutEvent =
   | { readonly type: 'joined'; readonly rollout: string; readonly wave: number; readonly machine: string }
   /** What the rollout's pacing does now (waiting for its schedule's start). */
   | { readonly type: 'pacing'; readonly rollout: string; readonly wave: number; readonly detail: string }
+  // Analysis: it starts once the wave's machines passed their gate, each measurement as it comes, each analysis's end.
+  | { readonly type: 'analyzing'; readonly rollout: string; readonly wave: number; readonly analyses: readonly string[] }
+  | {
+      readonly type: 'measurement';
+      readonly rollout: string;
+      readonly wave: number;
+      readonly analysis: string;
+      readonly measurement: Measurement;
+    }
+  | {
+      readonly type: 'analysis';
+      readonly rollout: string;
+      readonly wave: number;
+      readonly analysis: string;
+      readonly decision: 'passed' | 'failed' | 'inconclusive';
+      readonly why: string;
+    }
   | { readonly type: 'done'; readonly rollout: string; readonly outcome: RolloutOutcome };
 
 /**
@@ -147,6 +174,12 @@ export function eventLine(e: RolloutEvent): string {
       return `${head} ${e.machine} joined while the rollout runs: it goes in wave ${e.wave}`;
     case 'pacing':
       return `${head} ${e.detail}`;
+    case 'analyzing':
+      return `${head} wave ${e.wave}: healthy; analysis ${e.analyses.join(', ')} running`;
+    case 'measurement':
+      return `${head} wave ${e.wave}: analysis ${e.analysis} measured ${formatValue(e.measurement.value)}${e.measurement.baseline === undefined ? '' : ` (baseline ${formatValue(e.measurement.baseline)})`}: ${e.measurement.result.toUpperCase()}: ${e.measurement.why}`;
+    case 'analysis':
+      return `${head} wave ${e.wave}: ${e.why}`;
     case 'done':
       if (e.outcome.outcome === 'completed')
         return `${head} completed: ${e.outcome.waves.length} wave(s) in ${e.outcome.seconds.toFixed(1)}s`;

@@ -25,6 +25,19 @@ const MachineRecordSchema = z.object({
   prior: StateEntrySchema,
 });
 
+/** One analysis measurement of a wave: its result, the values it compared and why. */
+const JournalMeasurementSchema = z.object({
+  wave: z.number().int().positive(),
+  analysis: z.string(),
+  at: z.string(),
+  result: z.enum(['pass', 'fail', 'inconclusive']),
+  value: z.number().optional(),
+  baseline: z.number().optional(),
+  machines: z.array(z.object({ machine: z.string(), value: z.number().optional() })),
+  why: z.string(),
+});
+export type JournalMeasurement = z.infer<typeof JournalMeasurementSchema>;
+
 export const RolloutJournalSchema = z.object({
   format: z.literal(1),
   stack: z.string(),
@@ -55,6 +68,8 @@ export const RolloutJournalSchema = z.object({
   machines: z.array(MachineRecordSchema),
   reason: z.string().optional(),
   ...JournalPacingFields,
+  /** Each analysis measurement as it came, by wave. */
+  analysis: z.array(JournalMeasurementSchema).optional(),
 });
 export type RolloutJournal = z.infer<typeof RolloutJournalSchema>;
 export type JournalMachine = z.infer<typeof MachineRecordSchema>;

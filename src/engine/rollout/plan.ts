@@ -2,6 +2,7 @@
  * The waves a plan shows for a stack's rollout: its machine updates split by the policy's
  * wave rules. Apply runs exactly these waves (a saved plan carries them).
  */
+import { waveAnalysisLines } from './analysis-plan';
 import { describeWave, importedVersion, splitWaves, type RolloutPlan, type RolloutPolicy } from '../../domain/rollout';
 import type { DesiredStack } from '../desired/stack';
 import { isObject } from '../json';
@@ -214,6 +215,7 @@ export function rolloutPlanLines(rollouts: readonly RolloutPlan[]): string[] {
     r.waves.forEach((w, i) => {
       if (steps[i]?.pauseBefore) lines.push(`  ${pauseStepText(r.stack, r.policy.name, r.fragment !== undefined)}`);
       lines.push(`  wave ${i + 1} (${w.rule})${wavePaceText(steps, i)}: ${w.machines.map((m) => `${m.name}${follows(m)}`).join(', ')}`);
+      lines.push(...waveAnalysisLines(r.policy.analysis, i, r.waves.length));
     });
     r.waves.forEach((w, i) => {
       for (const m of w.machines) {

@@ -24,6 +24,8 @@ import { isObject } from '../../domain/json-value';
 import { mapLimited } from '../map-limited';
 import { holdBeforeWave, runSteps, systemClock, writePaced, type PaceState, type RolloutClock, type WaveHold } from './pacing';
 import { withLateJoiners } from './late-joiners';
+import { runnerWaveAnalysis } from './analysis-run';
+import { serviceSignals, type AnalysisSignals } from './analysis-signals';
 
 export interface RunRolloutInput {
   readonly plan: RolloutPlan;
@@ -53,6 +55,8 @@ export interface RunRolloutInput {
   readonly clock?: RolloutClock;
   /** Whether to wait for the schedule's start (default), or leave the rollout waiting. */
   readonly waitForSchedule?: boolean;
+  /** Where a wave's analysis reads its signals; the service's by default. */
+  readonly signals?: AnalysisSignals;
 }
 
 /** One machine a stage wrote: its part, what puts it back, and the revision its gate waits for. */
@@ -399,6 +403,36 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
         w.outcome.result = 'stopped';
         w.outcome.why = 'the rollout stopped while it was waiting for this machine';
       }
+    }
+    // Analysis: once the wave's machines passed their gate, its metrics must pass too.
+    const analysis = stopped
+      ? undefined
+      : await runnerWaveAnalysis({
+          rollout: name,
+          wave: number,
+          analyses: policy.analysis,
+          waves,
+          partOf: (address) => written.find((w) => w.outcome.address === address)?.partId ?? state.resources[address]?.ids.part_id,
+          signals: async () => input.signals ?? serviceSignals(input.client, source),
+          events,
+          concurrency: reads,
+          journal,
+          save,
+        });
+    if (analysis) wave.analysis = analysis.report;
+    if (analysis?.stop !== undefined) {
+      // The wave's machines failed its analysis: they count as failed, with its reason.
+      for (const w of written.filter((x) => wave.machines.includes(x.outcome) && x.outcome.result === 'healthy')) {
+        w.outcome.result = 'failed';
+        w.outcome.why = analysis.stop;
+        failed += 1;
+        record(w, 'failed');
+      }
+      stopped = true;
+      result.outcome = 'stopped';
+      result.reason = analysis.stop;
+      result.stoppedAt = number;
+      events({ type: 'stopping', rollout: name, wave: number, reason: analysis.stop, then: policy.on_failure });
     }
     wave.seconds = (Date.now() - waveStarted) / 1000;
     if (stopped) break;
