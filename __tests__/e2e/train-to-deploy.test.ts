@@ -66,6 +66,21 @@ async function jobId(): Promise<string> {
   return id;
 }
 
+interface PlanJson {
+  resource_changes: { address: string; notes: { message: string; value?: unknown }[] }[];
+}
+
+/** The id of the training job an apply running now submitted, once it has. */
+async function submittedJob(deadlineMs = 60_000): Promise<string> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const [job] = await p.client.mlTrainingClient.listTrainingJobs(p.credentials.organizationId);
+    if (job) return job.id;
+    if (Date.now() > until) throw new Error('the apply submitted no training job');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 interface StatusJson {
   machines: { machine: string; health: string; packages?: { name: string; version: string; state: string }[] }[];
   trainingJobs?: { address: string; model: string; status: string; trainingSeconds?: number }[];
@@ -145,6 +160,33 @@ test('a job that fails is an error naming the job and its error; no machine gets
   const plan = await p.run('plan');
   expect(plan.code).toBe(1);
   expect(plan.stdout + plan.stderr).toContain(`training job ${id} for model box-detector@3 is TRAINING_STATUS_FAILED: out of GPU memory`);
+  // The job's last log lines are shown where the failure is: on the deploy and on the job itself.
+  expect(plan.stdout).toContain(`the last lines training job ${id} logged:`);
+  expect(plan.stdout).toMatch(/"\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ error training failed: out of GPU memory"/);
+  expect(plan.stdout).toMatch(/"\S+ \S+ info training job submitted for model box-detector version 3"/);
+  const json = JSON.parse((await p.run('plan', '--json')).stdout) as PlanJson;
+  const jobNotes = json.resource_changes.find((c) => c.address === 'fleetform_training_job.box-detector')?.notes ?? [];
+  expect(jobNotes).toContainEqual(
+    expect.objectContaining({
+      message: `the last lines training job ${id} logged:`,
+      value: expect.arrayContaining([expect.stringMatching(/error training failed: out of GPU memory$/)]),
+    }),
+  );
+  expect(await p.client.appClient.listMachines(p.credentials.locationId)).toEqual([]);
+});
+
+test("a job that fails while apply waits for it is the apply's error, with the job's last log lines; no machine gets the model", async () => {
+  await open('frozen');
+  synthTrainAndDeploy();
+  const applying = p.run('apply', '--auto-approve', '--wait-for-training', '2m');
+  const id = await submittedJob();
+  await p.client.clientFor(EmulatorService).failTrainingJob({ id, message: 'loss diverged' });
+  const apply = await applying;
+  expect(apply.code).toBe(1);
+  const said = apply.stdout + apply.stderr;
+  expect(said).toContain(`training job ${id} for model box-detector@3 is TRAINING_STATUS_FAILED: loss diverged`);
+  expect(said).toContain(`the last lines training job ${id} logged:`);
+  expect(said).toMatch(/\n {2,}\S+ \S+ error training failed: loss diverged\n/);
   expect(await p.client.appClient.listMachines(p.credentials.locationId)).toEqual([]);
 });
 

@@ -11,6 +11,7 @@ import { trainingStatusName, TrainingStatus } from '../../domain/training';
 import { splitPackageId, type PackageConfig } from '../../domain/packages';
 import type { KindContext, PlanNote, PlanProblem } from '../kind';
 import { packageVersionPath } from './machine-packages';
+import { logTailLines, logTailNote, readJobLogTail } from './training-log-tail';
 
 /** A model version a machine deploys, as `deploy_models` names it. */
 export interface DeployedModel {
@@ -103,12 +104,14 @@ export async function waitingModel(
   const job = await jobFor(ctx, model.organizationId, model.modelName, model.modelVersion, false);
   const path = packageVersionPath(entry);
   if (job && failedJob(job)) {
+    const tail = await readJobLogTail(ctx, job.id);
     return {
       problem: {
         path,
         message: `${jobFailure(job, label)}; no machine gets a model that does not exist`,
         hint: 'fix the job and train a new model version (a new modelVersion), or deploy a version that exists',
       },
+      note: logTailNote(job.id, tail, path),
     };
   }
   const by = job ? `training job ${job.id} (${trainingStatusName(job.status)})` : 'the training job (or upload) this apply makes';
@@ -162,10 +165,12 @@ export async function awaitModels(ctx: KindContext, machine: string, entries: re
           hint: 'the machine was not written; train or upload that model version first',
         });
       }
-      if (failedJob(job))
-        throw new TrainingFailedError(`machine ${machine}: ${jobFailure(job, label)}`, {
+      if (failedJob(job)) {
+        const tail = logTailLines(job.id, await readJobLogTail(ctx, job.id));
+        throw new TrainingFailedError(`machine ${machine}: ${jobFailure(job, label)}\n${tail.join('\n')}`, {
           hint: 'the machine was not written; train a new model version, or deploy a version that exists',
         });
+      }
       if (await inRegistry(ctx, entry)) break;
       const elapsed = Date.now() - started;
       const state = `training job ${job.id} is ${trainingStatusName(job.status)}`;

@@ -26,6 +26,7 @@ import { defineKind, ignoredForChangesOf, keepServiceChoices, type KindDeclarati
 import type { StateEntry } from '../state/schema';
 import { datasetMemoKey, readDataset } from './dataset';
 import { unlessNotFound } from './not-found';
+import { jobLogTailData, jobLogTailOf, logTailNote, readJobLogTail } from './training-log-tail';
 
 export const trainingJobDeclaration = defineKind(trainingJobResource);
 export const customTrainingJobDeclaration = defineKind(customTrainingJobResource);
@@ -219,7 +220,9 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
       const { view, facts: trained } = await keptDataset(ctx, chosenView, entry);
       const facts: Record<string, string> = { status: trainingStatusName(job.status), job_id: job.id, ...chosen, ...trained };
       if (job.errorStatus?.message) facts.error = job.errorStatus.message;
-      return { view, version: `${job.status}:${job.lastModified?.toISOString() ?? ''}`, facts };
+      const version = `${job.status}:${job.lastModified?.toISOString() ?? ''}`;
+      if (job.status !== TrainingStatus.FAILED) return { view, version, facts };
+      return { view, version, facts, kindData: { log_tail: jobLogTailData(await readJobLogTail(ctx, job.id)) } };
     },
 
     judge({ current, desired, observation, prior, replaceReasons }): Judgement {
@@ -248,6 +251,8 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
           level: 'warning',
           message: `the job failed${observation.facts.error ? `: ${observation.facts.error}` : ''}; it is not submitted again — set a new modelVersion to retrain`,
         });
+        const tail = jobLogTailOf(observation.kindData?.log_tail);
+        if (tail && observation.facts.job_id) notes.push(logTailNote(observation.facts.job_id, tail));
       }
       return { problems, notes };
     },
