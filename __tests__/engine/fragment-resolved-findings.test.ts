@@ -4,13 +4,8 @@
  * read from the service; an import it cannot read leaves what it lacks a warning.
  */
 import { fragmentLookup } from '../../src/domain/fragments';
-import {
-  declaredFetch,
-  resolutionFindings,
-  resolveFetching,
-  type DeclaredFragment,
-  type FragmentFetch,
-} from '../../src/engine/kinds/machine-fragments';
+import { declaredFetch, resolutionFindings, type DeclaredFragment } from '../../src/engine/kinds/machine-fragments';
+import { resolveFetching, type FragmentFetch } from '../../src/engine/fragment-fetch';
 import { partConfigRules } from '../../src/engine/kinds/machine-part-config';
 
 const RIG = { modules: [{ type: 'registry', name: 'acme_sensors', module_id: 'acme:sensors', version: '^1' }] };

@@ -1,11 +1,6 @@
 import { validateMachineConfig } from '../../src/domain';
-import {
-  declaredFetch,
-  resolutionFindings,
-  resolveFetching,
-  type FetchedFragment,
-  type FragmentFetch,
-} from '../../src/engine/kinds/machine-fragments';
+import { declaredFetch, resolutionFindings } from '../../src/engine/kinds/machine-fragments';
+import { resolveFetching, type FetchedFragment, type FragmentFetch } from '../../src/engine/fragment-fetch';
 
 /** Fragments as plain data: by id, revisions oldest first, tags; counts each read. */
 function service(fragments: Record<string, { revisions: Record<string, unknown>[]; tags?: Record<string, string> }>) {

@@ -2,7 +2,7 @@
 import { hasChanges, summarize, type Plan } from '../engine/plan/model';
 import { renderPlanMarkdown } from '../engine/render/markdown';
 import { renderPlanText } from '../engine/render/text';
-import { showValue } from '../engine/render/values';
+import { showValue } from '../engine/shown-value';
 import { randomBytes } from 'node:crypto';
 import { isMasked, maskPaths } from '../engine/mask';
 import type { JsonValue } from '../engine/json';

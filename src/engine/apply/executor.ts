@@ -24,11 +24,13 @@ import {
 } from '../rollout/fragment-rollout';
 import { runRollout, type RunRolloutInput } from '../rollout/runner';
 import type { State } from '../state/schema';
-import type { ApplyOutcome, ApplyStackInput } from './outcome';
+import type { ApplyOutcome } from '../apply-outcome';
+import type { ApplyStackInput } from './outcome';
 import { fragmentRolloutAddresses, plainSchedule, type Gate, type Schedule } from './schedule';
 import { applyWrites } from './writes';
 
-export type { ApplyOutcome, ApplyReporter, ApplyStackInput } from './outcome';
+export type { ApplyOutcome } from '../apply-outcome';
+export type { ApplyReporter, ApplyStackInput } from './outcome';
 export { matchesPlanned } from './writes';
 
 /** A machine of a stack's rollout that did not pass, as an apply failure. */

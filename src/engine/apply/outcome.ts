@@ -23,11 +23,3 @@ export interface ApplyStackInput {
   readonly parallelism: number;
   readonly reporter: ApplyReporter;
 }
-
-export interface ApplyOutcome {
-  readonly applied: number;
-  readonly failed: ReadonlyArray<{ address: string; error: unknown }>;
-  readonly skipped: readonly string[];
-  /** The revision each create or update made, by address, where the kind reports one. */
-  readonly revisions?: ReadonlyMap<string, string>;
-}

@@ -15,7 +15,8 @@ import { DEPOSED_MARK, type ResourceChange } from '../plan/model';
 import { desiredWithLifecycle } from '../plan/resource-core';
 import { takenBackEntry } from '../plan/take-back';
 import type { State, StateEntry } from '../state/schema';
-import type { ApplyOutcome, ApplyStackInput } from './outcome';
+import type { ApplyOutcome } from '../apply-outcome';
+import type { ApplyStackInput } from './outcome';
 import { StateSaver } from './state-saver';
 
 /** True when `actual` is what the plan promised; a value unknown in the plan matches anything. */

@@ -5,7 +5,7 @@ import { loadServices, MACHINE_HOST_HEADER } from '../../api/services';
 import type { MachineStatusReport } from '../../domain/rollout';
 import { MAINTENANCE_HOLD_PREFIX, parseMaintenanceHold } from '../../domain/maintenance';
 import type { MachineReading, MachineStatusSource, OnlineState, PartPresence } from './machine-status-source';
-import { latestConfigReading, partConfig, serviceFetch } from '../kinds/machine-fragments';
+import { latestConfigReading, partConfig, serviceFetch } from '../fragment-fetch';
 import { errorMessage } from '../../domain/errors';
 
 const ONLINE: Record<number, OnlineState> = { 1: 'online', 2: 'offline', 3: 'awaiting setup' };

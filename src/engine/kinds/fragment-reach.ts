@@ -16,7 +16,8 @@ import type { ResolvedMachineChange, ResourceChange } from '../plan/model';
 import type { State } from '../state/schema';
 import { fragmentKind, REACH_NOTE } from './fragment';
 import { machineKind, runningVersions } from './machine';
-import { planFetch, serviceFetch } from './machine-fragments';
+import { planFetch } from './machine-fragments';
+import { serviceFetch } from '../fragment-fetch';
 import { runsAs, type MachineRuns } from './machine-resolved-diff';
 import { moduleRestarts } from '../../domain/module-restarts';
 

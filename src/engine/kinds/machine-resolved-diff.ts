@@ -7,19 +7,13 @@ import type { ServiceClient } from '../../api/client';
 import { diffJson, type AttributeChange } from '../diff';
 import { isObject, type JsonObject } from '../json';
 import type { Plan, ResourceChange } from '../plan/model';
-import { showValue } from '../render/values';
+import { showValue } from '../shown-value';
 import { fragmentConfigDocument } from './fragment';
 import { configDocument, configView } from './machine-config-view';
 import type { MachineResolution } from '../../domain/fragments';
 import { FRAGMENT_TYPE } from '../../domain/resource-attributes';
-import {
-  declaredFetch,
-  importsFragments,
-  resolveFetching,
-  serviceFetch,
-  type DeclaredFragment,
-  type FragmentFetch,
-} from './machine-fragments';
+import { declaredFetch, type DeclaredFragment } from './machine-fragments';
+import { importsFragments, resolveFetching, serviceFetch, type FragmentFetch } from '../fragment-fetch';
 import { machineKind } from './machine';
 
 export interface MachineRunDiff {

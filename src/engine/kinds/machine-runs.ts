@@ -9,7 +9,8 @@ import { isObject, type JsonObject } from '../json';
 import type { State } from '../state/schema';
 import { errorMessage } from '../../domain/errors';
 import { machineKind } from './machine';
-import { entrySource, importsFragments, serviceFetch } from './machine-fragments';
+import { entrySource } from './machine-fragments';
+import { importsFragments, serviceFetch } from '../fragment-fetch';
 import { runsAs } from './machine-resolved-diff';
 
 /** The fragment an entry of a resolved config came from. */

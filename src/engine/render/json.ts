@@ -2,7 +2,7 @@ import type { JsonValue } from '../json';
 import type { AttributeChange } from '../diff';
 import { summarize, type Action, type Plan, type ResolvedMachineChange, type WindowHold } from '../plan/model';
 import { heldChanges, holdOfChange, holdsByAddress } from './holds';
-import { redact } from './values';
+import { redact } from '../shown-value';
 
 /**
  * The machine-readable plan (`fleetform plan --json`), format_version 1.0. Stable fields:

@@ -2,7 +2,7 @@ import { summarize, type Plan } from '../plan/model';
 import { palette } from './colors';
 import { holdOfChange, holdsByAddress, holdsSummary, holdText, waveOnlyHolds } from './holds';
 import { refusedLine, renderResource, summaryLine } from './text';
-import { showValue } from './values';
+import { showValue } from '../shown-value';
 
 /** A pull-request comment: the summary in the open, each stack's details collapsed. */
 export function renderPlanMarkdown(plan: Plan): string {

@@ -4,7 +4,7 @@ import { summarize, type Action, type Plan, type PlanSummary, type ResourceChang
 import { rolloutPlanLines } from '../rollout/plan';
 import { palette, type Palette } from './colors';
 import { holdOfChange, holdsByAddress, holdsSummary, holdText, waveOnlyHolds } from './holds';
-import { redact, showValue } from './values';
+import { redact, showValue } from '../shown-value';
 
 const SYMBOL: Record<Action, string> = {
   create: '+',

@@ -9,7 +9,7 @@ import { errorMessage as message, FleetformError } from '../../domain/errors';
 import { isRevisionNumber } from '../../domain/fragments';
 import { importedVersion, withFragmentVersion, type RolloutPlan } from '../../domain/rollout';
 import { readFromOf } from '../kinds/machine-config-view';
-import { cachedServiceFetch, configRevision, revisionTime, type FragmentFetch } from '../kinds/machine-fragments';
+import { cachedServiceFetch, configRevision, revisionTime, type FragmentFetch } from '../fragment-fetch';
 import type { MachineStatusSource } from '../health/machine-status-source';
 import { mapLimited } from '../map-limited';
 import type { RolloutEvents } from './events';

@@ -10,7 +10,7 @@ import { abortReason, stepGate, waveVerdict, type GateTrack, type HealthVerdict,
 import { isHeldByMaintenanceWhy } from '../../domain/maintenance';
 import { errorMessage as message } from '../../domain/errors';
 import { heldOrJudged } from '../health/wait-healthy';
-import type { ApplyOutcome } from '../apply/outcome';
+import type { ApplyOutcome } from '../apply-outcome';
 import type { MachineReading, MachineStatusSource } from '../health/machine-status-source';
 import type { ResourceChange } from '../plan/model';
 import type { State, StateEntry } from '../state/schema';
@@ -18,7 +18,7 @@ import type { MachineOutcome, RolloutEvents, RolloutOutcome, WaveBoundary, WaveO
 import type { JournalMachine, RolloutJournal, RolloutJournalStore } from './journal';
 import { releaseHint, type LateJoiner } from './journal-pacing';
 import { configAtRevision } from './part-history';
-import { cachedServiceFetch, configRevision, importsFragments, revisionTime, type FragmentFetch } from '../kinds/machine-fragments';
+import { cachedServiceFetch, configRevision, importsFragments, revisionTime, type FragmentFetch } from '../fragment-fetch';
 import { plannedConfig } from './plan';
 import { isObject } from '../../domain/json-value';
 import { mapLimited } from '../map-limited';

@@ -1,4 +1,4 @@
-import { isObject, PlanValue, type JsonValue } from '../json';
+import { isObject, PlanValue, type JsonValue } from './json';
 
 /** Replaces secrets' digests and values not known yet by the words a reviewer reads, `(sensitive)` and the like. */
 export function redact(value: JsonValue | undefined): JsonValue | undefined {
