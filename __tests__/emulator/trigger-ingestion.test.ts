@@ -125,6 +125,15 @@ describe('what fires', () => {
       'Method-Name': 'Readings',
     });
     expect(JSON.parse(ingestionBody(conditional))).toEqual({ data: { readings: { cpu: 95, host: 'rig-7' } } });
+    // A name HTTP cannot carry as it is goes percent-encoded.
+    const [named] = ingestionFirings(
+      [{ ...triggers[3], event: { type: 'conditional_data_ingested', conditional: { data_capture_method: 'sensor:cpü:Readings' } } }],
+      {
+        points: [point(1, T0, 'cpü')],
+        lines: [],
+      },
+    );
+    expect(named && ingestionHeaders(named)['Component-Name']).toBe('cp%C3%BC');
     expect(ingestionHeaders(anyData)).toEqual({
       'Data-Type': 'tabular',
       'Min-Time-Received': '2026-12-01T10:00:00.000Z',

@@ -11,7 +11,7 @@
  * the lines at one of its `log_levels` (`warning` is `warn`).
  */
 import { isObject } from '../../domain/json-value';
-import type { IngestionEvent } from './triggers';
+import { headerValue, type IngestionEvent } from './triggers';
 
 /** A tabular point a check-in captured. */
 export interface IngestedPoint {
@@ -164,7 +164,12 @@ export function ingestionHeaders(f: IngestionFiring): Record<string, string> {
     'Max-Time-Received': new Date(Math.max(...times)).toISOString(),
   };
   if (f.event !== 'conditional_data_ingested') return data;
-  return { ...data, 'Component-Type': first.resourceSubtype, 'Component-Name': first.resourceName, 'Method-Name': first.methodName };
+  return {
+    ...data,
+    'Component-Type': headerValue(first.resourceSubtype),
+    'Component-Name': headerValue(first.resourceName),
+    'Method-Name': headerValue(first.methodName),
+  };
 }
 
 /** A webhook's POST body: the point that met the condition, how many points were ingested, or the lines. */

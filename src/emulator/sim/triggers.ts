@@ -69,7 +69,7 @@ export function dueNotifications(
 }
 
 /** A header value as HTTP carries it: printable ASCII as it is, anything else percent-encoded. */
-function headerValue(text: string): string {
+export function headerValue(text: string): string {
   return /^[\x20-\x7e]*$/.test(text) ? text : encodeURIComponent(text);
 }
 
