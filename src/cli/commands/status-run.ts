@@ -3,6 +3,7 @@ import { InputError } from '../../domain/errors';
 import { machineHealth, type MachineHealth } from '../../engine/kinds/machine-health';
 import { moduleCards, type ModuleCard } from '../../engine/kinds/module-cards';
 import { trainingProgress, type TrainingProgress } from '../../engine/kinds/training-progress';
+import { pipelineRuns, type PipelineRuns } from '../../engine/kinds/pipeline-runs';
 import { parseDuration } from '../../domain/duration';
 import { openConnection } from '../connection';
 import { formatTable } from '../text-table';
@@ -86,7 +87,28 @@ function trainingTable(jobs: readonly TrainingProgress[]): string {
   return `${formatTable(rows)}\n`;
 }
 
-function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[], jobs: readonly TrainingProgress[] = []): string {
+/** One row per recent run of each data pipeline, newest first: its status, when it started and ended, why it failed. */
+function pipelineTable(pipelines: readonly PipelineRuns[]): string {
+  if (pipelines.length === 0) return '';
+  const rows = [['STACK', 'DATA PIPELINE', 'NAME', 'STATE', 'RUN', 'STARTED', 'ENDED', 'ERROR']];
+  for (const p of pipelines) {
+    const head = [p.stack, p.address, p.name, p.state];
+    if (p.runs.length === 0) rows.push([...head, p.state === 'gone' ? '-' : 'none yet', '-', '-', '']);
+    p.runs.forEach((r, i) =>
+      rows.push([...(i === 0 ? head : ['', '', '', '']), r.status, r.startTime ?? '-', r.endTime ?? '-', r.error ?? '']),
+    );
+  }
+  return `${formatTable(rows)}\n`;
+}
+
+interface StatusView {
+  readonly machines: readonly MachineHealth[];
+  readonly cards: readonly ModuleCard[];
+  readonly jobs: readonly TrainingProgress[];
+  readonly pipelines: readonly PipelineRuns[];
+}
+
+function render({ machines, cards, jobs, pipelines }: StatusView): string {
   let out = '';
   if (machines.length > 0) {
     const rows = [['STACK', 'MACHINE', 'ONLINE', 'HEALTH', 'CONFIG', 'MODULES', 'RESOURCES']];
@@ -99,6 +121,7 @@ function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]
     out += packageTable(machines);
   }
   out += trainingTable(jobs);
+  out += pipelineTable(pipelines);
   if (cards.length === 0) return `${out}No machine modules are managed yet (run \`fleetform apply\`).\n`;
   const rows = [['STACK', 'MACHINE', 'MODULE', 'MODULE ID', 'POLICY', 'RUNS', 'LATEST', 'POLICY ADMITS LATEST']];
   for (const c of cards) {
@@ -117,12 +140,13 @@ function render(machines: readonly MachineHealth[], cards: readonly ModuleCard[]
   return out + formatTable(rows);
 }
 
-function toJson(machines: readonly MachineHealth[], cards: readonly ModuleCard[], jobs: readonly TrainingProgress[] = []): string {
+function toJson({ machines, cards, jobs, pipelines }: StatusView): string {
   const modules = cards.map(({ registryError, ...c }) => ({ ...c, ...(registryError ? { registryError: registryError.message } : {}) }));
-  return `${JSON.stringify({ machines, modules, ...(jobs.length > 0 ? { trainingJobs: jobs } : {}) }, null, 2)}\n`;
+  const extra = { ...(jobs.length > 0 ? { trainingJobs: jobs } : {}), ...(pipelines.length > 0 ? { dataPipelines: pipelines } : {}) };
+  return `${JSON.stringify({ machines, modules, ...extra }, null, 2)}\n`;
 }
 
-/** `fleetform status`: each machine's health and each module's card, once or refreshed with --watch. */
+/** `fleetform status`: each machine's health, each module's card, each training job and data pipeline, once or refreshed with --watch. */
 export async function runStatus(opts: StatusOptions): Promise<void> {
   const intervalMs = parseDuration(opts.interval, '--interval', { minimumMs: 100 });
   if (opts.watch && opts.json)
@@ -140,12 +164,14 @@ export async function runStatus(opts: StatusOptions): Promise<void> {
   try {
     for (;;) {
       const states = await Promise.all(names.map((n) => backend.read(n)));
-      const [machines, cards, jobs] = await Promise.all([
+      const [machines, cards, jobs, pipelines] = await Promise.all([
         machineHealth(connection.client, states),
         moduleCards(connection.client, states),
         trainingProgress(connection.client, states),
+        pipelineRuns(connection.client, states),
       ]);
-      const text = opts.json ? toJson(machines, cards, jobs) : render(machines, cards, jobs);
+      const view = { machines, cards, jobs, pipelines };
+      const text = opts.json ? toJson(view) : render(view);
       if (opts.watch && process.stdout.isTTY) process.stdout.write('\x1b[H\x1b[2J');
       process.stdout.write(opts.watch ? `${new Date().toISOString()}\n${text}` : text);
       // A registry that could not be read is an error, never shown as a module without versions.

@@ -30,6 +30,7 @@ import { partByHost } from '../rpc/part-address';
 import { findRegistryItem } from '../rpc/registry';
 import { registryVersions } from '../store/registry';
 import { errorMessage } from '../../domain/errors';
+import { isObject } from '../../domain/json-value';
 import { missedCheckIns } from './catch-up';
 import { onlineThresholdMs } from '../rpc/live-machines';
 import { lastAccesses, notificationTimes, partIdentity, recordLiveness, recordNotification, seenLiveness } from '../store/triggers';
@@ -40,9 +41,17 @@ import {
   livenessEvent,
   livenessHeaders,
   triggerLogger,
-  type LivenessEvent,
+  type FiredEvent,
   type WebhookRequest,
 } from './triggers';
+import {
+  ingestionBody,
+  ingestionFirings,
+  ingestionHeaders,
+  type Ingested,
+  type IngestedPoint,
+  type IngestionFiring,
+} from './trigger-ingestion';
 import { captureSources, captureTimes, capturedReadings, linesDue } from './captured-data';
 import { appendCaptured, trimCaptured } from '../store/captured';
 import type { RunningVersions } from './machine-faults';
@@ -73,19 +82,22 @@ interface Known {
   /** The fraction of a line each log fault owes it, by fault. */
   logsOwed?: Map<string, number>;
   lastTrim?: number;
+  /** The part's own `triggers` section, as stored. */
+  readonly triggers: unknown;
 }
 
 /**
  * Reads a part's config as its machine sees it, its fragments resolved (a config importing
  * fragments has a revision naming their revisions too); an unreadable config runs nothing.
  */
-function readConfig(db: Db, partId: string, lastUpdated: number): Known['config'] & { usesFragments: boolean } {
+function readConfig(db: Db, partId: string, lastUpdated: number): Known['config'] & { usesFragments: boolean; triggers: unknown } {
   const part = getPart(db, partId);
   const stored: unknown = part ? JSON.parse(part.config) : {};
   const usesFragments = part !== undefined && stored !== null && typeof stored === 'object' && 'fragments' in stored;
   const resolution = usesFragments && part ? resolvePart(db, part) : undefined;
   return {
     usesFragments,
+    triggers: isObject(stored) ? stored.triggers : undefined,
     revision: resolution ? machineRevision(lastUpdated, resolution) : configRevision(lastUpdated),
     ...readMachineConfig(resolution ? resolution.config : stored),
   };
@@ -190,7 +202,8 @@ export class MachineSimulator {
       for (const part of parts) {
         present.add(part.id);
         if (this.offline.has(part.id)) continue;
-        this.checkInPart(part, versions.get(part.id), now, generation);
+        const ingested = this.checkInPart(part, versions.get(part.id), now, generation);
+        if (live) requests.push(...this.fireIngestion(part.id, ingested, now));
       }
       for (const id of this.known.keys()) if (!present.has(id)) this.known.delete(id);
       if (live) requests.push(...this.fireLiveness(parts, now));
@@ -221,20 +234,51 @@ export class MachineSimulator {
     return requests;
   }
 
-  /** The notifications a part's triggers send on an event: recorded as sent, e-mails logged, webhook requests returned. */
-  private notify(partId: string, event: LivenessEvent, now: number): WebhookRequest[] {
+  /** The triggers what a part's check-in ingested fires, notified as on any event. */
+  private fireIngestion(partId: string, ingested: Ingested, now: number): WebhookRequest[] {
+    const firings = ingestionFirings(this.known.get(partId)?.triggers, ingested);
+    const events = [...new Set(firings.map((f) => f.event))];
+    return events.flatMap((event) =>
+      this.notify(
+        partId,
+        event,
+        now,
+        firings.filter((f) => f.event === event),
+      ),
+    );
+  }
+
+  /**
+   * The notifications a part's triggers send on an event (for what was ingested, only the
+   * triggers it fired): recorded as sent, e-mails logged, webhook requests returned.
+   */
+  private notify(partId: string, event: FiredEvent, now: number, firings?: readonly IngestionFiring[]): WebhookRequest[] {
     const { db } = this;
-    const stored = getPart(db, partId)?.config;
-    const config: unknown = stored === undefined ? undefined : JSON.parse(stored);
-    const triggers = config !== null && typeof config === 'object' ? (config as { triggers?: unknown }).triggers : undefined;
-    const due = dueNotifications(triggers, event, notificationTimes(db, partId), now);
+    let triggers = this.known.get(partId)?.triggers;
+    if (firings === undefined) {
+      const stored = getPart(db, partId)?.config;
+      const config: unknown = stored === undefined ? undefined : JSON.parse(stored);
+      triggers = isObject(config) ? config.triggers : undefined;
+    }
+    const byName = new Map(firings?.map((f) => [f.triggerName, f]));
+    const fired = firings === undefined ? undefined : (name: string): boolean => byName.has(name);
+    const due = dueNotifications(triggers, event, notificationTimes(db, partId), now, fired);
     const who = due.length > 0 ? partIdentity(db, partId) : undefined;
     if (who === undefined) return [];
     const requests: WebhookRequest[] = [];
     for (const n of due) {
       recordNotification(db, partId, n.triggerName, n.index, now);
+      const firing = byName.get(n.triggerName);
       if (n.type === 'email') appendLog(db, partId, now, 'info', triggerLogger(n.triggerName), emailLine(n.value, event, who));
-      else requests.push({ partId, triggerName: n.triggerName, event, url: n.value, headers: livenessHeaders(who) });
+      else
+        requests.push({
+          partId,
+          triggerName: n.triggerName,
+          event,
+          url: n.value,
+          headers: { ...livenessHeaders(who), ...(firing ? ingestionHeaders(firing) : {}) },
+          ...(firing ? { body: ingestionBody(firing) } : {}),
+        });
     }
     return requests;
   }
@@ -254,13 +298,14 @@ export class MachineSimulator {
     versions: Map<string, { moduleId: string; version: string }> | undefined,
     now: number,
     generation: number,
-  ): void {
+  ): Ingested {
     const { db } = this;
     let known = this.known.get(part.id);
     if (!known || known.lastUpdated !== part.lastUpdated || (known.generation !== undefined && known.generation !== generation)) {
-      const { usesFragments, ...config } = readConfig(db, part.id, part.lastUpdated);
+      const { usesFragments, triggers, ...config } = readConfig(db, part.id, part.lastUpdated);
       known = {
         lastUpdated: part.lastUpdated,
+        triggers,
         generation: usesFragments ? generation : undefined,
         config,
         fetchedPackages: undefined,
@@ -320,9 +365,11 @@ export class MachineSimulator {
     const changed = digest !== known.runDigest;
     known.runDigest = digest;
     recordCheckin(db, part.id, now, changed ? json : undefined);
-    const faultLines = this.captureAndLog(part.id, known, run, machine, now);
-    for (const line of [...logs, ...faultLines]) appendLog(db, part.id, now, line.level, line.logger, line.message);
-    if (logs.length + faultLines.length > 0) trimLogs(db, part.id, LOGS_KEPT);
+    const { lines: faultLines, points } = this.captureAndLog(part.id, known, run, machine, now);
+    const lines = [...logs, ...faultLines];
+    for (const line of lines) appendLog(db, part.id, now, line.level, line.logger, line.message);
+    if (lines.length > 0) trimLogs(db, part.id, LOGS_KEPT);
+    return { points, lines: lines.map((l) => ({ ...l, time: now })) };
   }
 
   /**
@@ -336,10 +383,11 @@ export class MachineSimulator {
     run: PartRun,
     machine: { machineId: string; machineName: string },
     now: number,
-  ): { level: string; logger: string; message: string }[] {
+  ): { lines: { level: string; logger: string; message: string }[]; points: IngestedPoint[] } {
     const since = known.lastCheckIn;
     known.lastCheckIn = now;
-    if (since === undefined || now <= since) return [];
+    const points: IngestedPoint[] = [];
+    if (since === undefined || now <= since) return { lines: [], points };
     const running: RunningVersions = {
       modules: run.modules.filter((m) => m.moduleId !== ''),
       packages: (run.packages ?? []).map((p) => ({
@@ -358,13 +406,9 @@ export class MachineSimulator {
           this.faults.signalFactor(machine, running, field),
         );
         const payload = source.methodName === 'Readings' ? { readings: captured } : captured;
-        appendCaptured(this.db, partId, {
-          resourceName: source.resourceName,
-          resourceSubtype: subtype,
-          methodName: source.methodName,
-          time,
-          payload,
-        });
+        const point = { resourceName: source.resourceName, resourceSubtype: subtype, methodName: source.methodName, time, payload };
+        appendCaptured(this.db, partId, point);
+        points.push(point);
       }
     }
     if (known.lastTrim === undefined || now - known.lastTrim >= CAPTURED_TRIM_EVERY_MS) {
@@ -379,7 +423,7 @@ export class MachineSimulator {
       for (let i = 0; i < due.lines; i++)
         lines.push({ level: rate.level, logger: 'rdk.modmanager', message: `simulated ${rate.level} line (${rate.text})` });
     }
-    return lines;
+    return { lines, points };
   }
 
   /** The models a registry module's version registers (looked up once per version). */

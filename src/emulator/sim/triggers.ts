@@ -1,17 +1,27 @@
 /**
  * Triggers of simulated machines: a part that comes online (its first check-in, or back
  * after being offline) or goes offline (no check-in past the offline threshold) fires the
- * enabled triggers of its config on that event. Each notification goes out at most once per
- * its `seconds_between_notifications`: a webhook is requested as the service documents for
- * liveness events (GET, the part's ids and names in headers), an e-mail is a log line of the
- * part (no mail is sent). What a webhook's URL holds past its origin never reaches a log.
+ * enabled triggers of its config on that event; so does what a check-in ingests: the
+ * tabular points it captured (`part_data_ingested` listing `tabular`; a
+ * `conditional_data_ingested` whose capture method a point is of and whose condition the
+ * point meets) and the log lines it wrote (`conditional_logs_ingested` at their level).
+ * Each notification goes out at most once per its `seconds_between_notifications`: a webhook
+ * is requested as the service documents (GET for liveness, POST with what was ingested for
+ * data and logs, the part's ids and names in headers), an e-mail is a log line of the part
+ * (no mail is sent). What a webhook's URL holds past its origin never reaches a log.
  */
 import { isObject } from '../../domain/json-value';
 import { NOTIFICATION_TYPES, webhookShown, webhookUrl, type NotificationType } from '../../domain/triggers';
 import { notificationKey, type PartIdentity, type SeenLiveness } from '../store/triggers';
 
-/** The events the emulator fires: it ingests no data or logs from machines. */
+/** The events of a part's online state. */
 export type LivenessEvent = 'part_online' | 'part_offline';
+
+/** The events of what a check-in ingests. */
+export type IngestionEvent = 'part_data_ingested' | 'conditional_data_ingested' | 'conditional_logs_ingested';
+
+/** Every event the emulator fires. */
+export type FiredEvent = LivenessEvent | IngestionEvent;
 
 /** The event a part's online state fires, given how triggers last saw it; undefined while it never checked in, or when nothing changed. */
 export function livenessEvent(seen: SeenLiveness | undefined, online: boolean | undefined): LivenessEvent | undefined {
@@ -36,15 +46,17 @@ export interface DueNotification {
  */
 export function dueNotifications(
   triggers: unknown,
-  event: LivenessEvent,
+  event: FiredEvent,
   sent: ReadonlyMap<string, number>,
   now: number,
+  fired: (triggerName: string) => boolean = () => true,
 ): DueNotification[] {
   if (!Array.isArray(triggers)) return [];
   const due: DueNotification[] = [];
   for (const trigger of triggers) {
     if (!isObject(trigger) || typeof trigger.name !== 'string' || trigger.disabled === true) continue;
     if (!isObject(trigger.event) || trigger.event.type !== event || !Array.isArray(trigger.notifications)) continue;
+    if (!fired(trigger.name)) continue;
     trigger.notifications.forEach((n: unknown, index: number) => {
       if (!isObject(n) || typeof n.value !== 'string' || !(NOTIFICATION_TYPES as readonly unknown[]).includes(n.type)) return;
       const seconds = typeof n.seconds_between_notifications === 'number' ? Math.max(0, n.seconds_between_notifications) : 0;
@@ -57,7 +69,7 @@ export function dueNotifications(
 }
 
 /** A header value as HTTP carries it: printable ASCII as it is, anything else percent-encoded. */
-function headerValue(text: string): string {
+export function headerValue(text: string): string {
   return /^[\x20-\x7e]*$/.test(text) ? text : encodeURIComponent(text);
 }
 
@@ -76,7 +88,7 @@ export function livenessHeaders(who: PartIdentity): Record<string, string> {
 }
 
 /** What the e-mail notification of an event would say, as the part's log line. */
-export function emailLine(address: string, event: LivenessEvent, who: PartIdentity): string {
+export function emailLine(address: string, event: FiredEvent, who: PartIdentity): string {
   return `would e-mail ${address}: ${event} of machine ${who.machineName}, part ${who.partName}`;
 }
 
@@ -84,9 +96,11 @@ export function emailLine(address: string, event: LivenessEvent, who: PartIdenti
 export interface WebhookRequest {
   readonly partId: string;
   readonly triggerName: string;
-  readonly event: LivenessEvent;
+  readonly event: FiredEvent;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** A POST's JSON body (data and logs events); none: a GET. */
+  readonly body?: string;
 }
 
 /** Where a delivery's failure is told: the part's log. */
@@ -120,6 +134,7 @@ export async function deliverWebhook(request: WebhookRequest, log: TriggerLog, t
     );
   if (url === undefined) return told('the webhook is not an http or https URL');
   const headers: Record<string, string> = { ...request.headers };
+  if (request.body !== undefined) headers['Content-Type'] = 'application/json';
   if (url.username !== '' || url.password !== '') {
     const user = decodeURIComponent(url.username);
     const password = decodeURIComponent(url.password);
@@ -128,7 +143,13 @@ export async function deliverWebhook(request: WebhookRequest, log: TriggerLog, t
     url.password = '';
   }
   try {
-    const response = await fetch(url, { method: 'GET', headers, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(url, {
+      method: request.body === undefined ? 'GET' : 'POST',
+      headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     await response.body?.cancel();
     if (response.status < 200 || response.status > 299) told(`received status code ${response.status} in webhook response`);
   } catch (err) {

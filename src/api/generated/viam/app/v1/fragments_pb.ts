@@ -200,6 +200,7 @@ export class Fragment extends Message<Fragment> {
 
 /**
  * Who made an edit: type is an AuthenticationType (API_KEY = 2).
+ * upstream: viam.app.v1.AuthenticatorInfo
  *
  * @generated from message viam.app.v1.FragmentEditor
  */

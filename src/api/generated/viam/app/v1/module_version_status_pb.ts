@@ -58,6 +58,7 @@ export class DeprecatedStatus extends Message<DeprecatedStatus> {
 
 /**
  * viam.app.v1.ModuleVersion (of ModuleMetadata.versions), its deprecation and minimum viam-server.
+ * upstream: viam.app.v1.ModuleVersion
  *
  * @generated from message viam.app.v1.ModuleVersionStatus
  */
@@ -109,6 +110,7 @@ export class ModuleVersionStatus extends Message<ModuleVersionStatus> {
 
 /**
  * viam.app.v1.VersionHistory (of Module.versions), its deprecation.
+ * upstream: viam.app.v1.VersionHistory
  *
  * @generated from message viam.app.v1.VersionHistoryStatus
  */

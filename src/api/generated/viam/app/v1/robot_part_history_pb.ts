@@ -13,6 +13,8 @@ import type { BinaryReadOptions, FieldList, JsonReadOptions, JsonValue, PartialM
 import { Message, proto3, Struct, Timestamp } from "@bufbuild/protobuf";
 
 /**
+ * upstream: viam.app.v1.GetRobotPartHistoryRequest
+ *
  * @generated from message viam.app.v1.GetRobotPartHistoryPagedRequest
  */
 export class GetRobotPartHistoryPagedRequest extends Message<GetRobotPartHistoryPagedRequest> {
@@ -75,6 +77,7 @@ export class GetRobotPartHistoryPagedRequest extends Message<GetRobotPartHistory
 
 /**
  * A RobotPart as it was before an edit.
+ * upstream: viam.app.v1.RobotPart
  *
  * @generated from message viam.app.v1.RobotPartAsItWas
  */
@@ -186,6 +189,7 @@ export class RobotPartAsItWas extends Message<RobotPartAsItWas> {
 
 /**
  * AuthenticatorInfo: type is an AuthenticationType (API_KEY = 2).
+ * upstream: viam.app.v1.AuthenticatorInfo
  *
  * @generated from message viam.app.v1.EditorInfo
  */
@@ -236,6 +240,8 @@ export class EditorInfo extends Message<EditorInfo> {
 }
 
 /**
+ * upstream: viam.app.v1.RobotPartHistoryEntry
+ *
  * @generated from message viam.app.v1.RobotPartHistoryPagedEntry
  */
 export class RobotPartHistoryPagedEntry extends Message<RobotPartHistoryPagedEntry> {
@@ -297,6 +303,8 @@ export class RobotPartHistoryPagedEntry extends Message<RobotPartHistoryPagedEnt
 }
 
 /**
+ * upstream: viam.app.v1.GetRobotPartHistoryResponse
+ *
  * @generated from message viam.app.v1.GetRobotPartHistoryPagedResponse
  */
 export class GetRobotPartHistoryPagedResponse extends Message<GetRobotPartHistoryPagedResponse> {

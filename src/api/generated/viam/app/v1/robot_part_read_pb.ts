@@ -47,6 +47,8 @@ proto3.util.setEnumType(OnlineState, "viam.app.v1.OnlineState", [
 ]);
 
 /**
+ * upstream: viam.app.v1.RobotPart
+ *
  * @generated from message viam.app.v1.RobotPartWithEncodedConfig
  */
 export class RobotPartWithEncodedConfig extends Message<RobotPartWithEncodedConfig> {
@@ -180,6 +182,8 @@ export class RobotPartWithEncodedConfig extends Message<RobotPartWithEncodedConf
 }
 
 /**
+ * upstream: viam.app.v1.GetRobotPartResponse
+ *
  * @generated from message viam.app.v1.GetRobotPartResponseWithEncodedConfig
  */
 export class GetRobotPartResponseWithEncodedConfig extends Message<GetRobotPartResponseWithEncodedConfig> {

@@ -14,6 +14,8 @@ import type { BinaryReadOptions, FieldList, JsonReadOptions, JsonValue, PartialM
 import { Message, proto3, Timestamp } from "@bufbuild/protobuf";
 
 /**
+ * upstream: viam.app.v1.RobotPart
+ *
  * @generated from message viam.app.v1.RobotPartVersion
  */
 export class RobotPartVersion extends Message<RobotPartVersion> {
@@ -57,6 +59,8 @@ export class RobotPartVersion extends Message<RobotPartVersion> {
 }
 
 /**
+ * upstream: viam.app.v1.GetRobotPartResponse
+ *
  * @generated from message viam.app.v1.GetRobotPartVersionResponse
  */
 export class GetRobotPartVersionResponse extends Message<GetRobotPartVersionResponse> {

@@ -14,6 +14,8 @@ import type { BinaryReadOptions, FieldList, JsonReadOptions, JsonValue, PartialM
 import { Message, proto3, Timestamp } from "@bufbuild/protobuf";
 
 /**
+ * upstream: viam.app.v1.UpdateRobotPartRequest
+ *
  * @generated from message viam.app.v1.UpdateRobotPartRequestWithEncodedConfig
  */
 export class UpdateRobotPartRequestWithEncodedConfig extends Message<UpdateRobotPartRequestWithEncodedConfig> {

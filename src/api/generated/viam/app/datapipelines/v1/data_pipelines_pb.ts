@@ -12,6 +12,7 @@ import { Message, proto3, Timestamp } from "@bufbuild/protobuf";
 
 /**
  * Where a pipeline reads its input: the numbers of viam.app.data.v1.TabularDataSourceType.
+ * upstream: viam.app.data.v1.TabularDataSourceType
  *
  * @generated from enum viam.app.datapipelines.v1.TabularDataSourceType
  */
