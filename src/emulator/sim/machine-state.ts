@@ -23,6 +23,7 @@ import { normalApi, normalModel } from '../../domain/resource-forms';
 import { isBuiltinModel, moduleIdOfModel } from '../../domain/triplet';
 import { implicitDependencies } from '../../domain/implicit-dependencies';
 import { checkCaptureMethods } from '../../domain/data-capture';
+import { checkResourceName } from '../../domain/names';
 import { stepJobs, type JobRun, type FetchedJob } from './jobs';
 import { maintenanceHold, type MaintenanceSettings } from './maintenance';
 import type { MaintenanceAnswer } from './machine-faults';
@@ -226,6 +227,18 @@ function packagesUsed(entry: Readonly<Record<string, unknown>>, text: string): E
   return findPlaceholders(entry.attributes ?? {}, '').flatMap((p) => (p.package ? [{ ref: p.package, text: p.text }] : []));
 }
 
+/** The keys (API and name) that more than one resource entry has. */
+function duplicatedResourceKeys(entries: FetchedConfig['resources']): ReadonlySet<string> {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const { kind, entry } of entries) {
+    const key = resourceKey({ ...apiOf(kind, entry), name: typeof entry.name === 'string' ? entry.name : '' });
+    if (seen.has(key)) twice.add(key);
+    seen.add(key);
+  }
+  return twice;
+}
+
 /** The entry's API in its parts, from whatever form it is written in; undefined parts read as `unknown`. */
 function apiOf(kind: ResourceListName, entry: Readonly<Record<string, unknown>>): { namespace: string; type: string; subtype: string } {
   const [namespace = 'unknown', type = 'unknown', subtype = 'unknown'] = normalApi(entry, kind).split(':');
@@ -350,6 +363,7 @@ export function checkIn(
   });
   const stepped: (ResourceRun | undefined)[] = entries.map(() => undefined);
   const visiting = new Set<number>();
+  const duplicated = duplicatedResourceKeys(entries);
 
   const stepAt = (i: number): ResourceRun => {
     const done = stepped[i];
@@ -385,6 +399,17 @@ export function checkIn(
             readyAt: now + timings.resourceConfigureMs,
           };
     const label = `${apiText}/${name}`;
+    // What the config's own rules say of the name: an invalid one, or one another resource of the API holds, is never built.
+    // A service written without a name takes its API's default.
+    const invalidName = kind === 'services' && name === '' ? undefined : checkResourceName(name, 'name')[0];
+    if (invalidName) return settle(fresh, ResourceState.UNHEALTHY, invalidName.message, label);
+    if (duplicated.has(key))
+      return settle(
+        fresh,
+        ResourceState.UNHEALTHY,
+        `duplicate resource name ${JSON.stringify(name)} for API ${apiText}: neither is reachable`,
+        label,
+      );
     const moduleId = moduleIdOfModel(model);
     const builtin = isBuiltinModel(model);
     const provider = moduleId === undefined || builtin ? undefined : providerOf(model);
