@@ -1,8 +1,9 @@
 /**
  * Each kind of breakage a new user meets, stored on the service as a machine runs it (one
  * machine per kind): adopted, every machine plans "No changes" with its acknowledgment in
- * code; with the acknowledgments removed, `validate` and `plan` fail naming each machine's
- * path, the cause and the fix, with no stack trace, and nothing is written.
+ * code (one that matches nothing is a warning, once); with the acknowledgments removed,
+ * `validate` and `plan` fail naming each machine's path, the cause and the fix, with no
+ * stack trace, and nothing is written.
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -171,6 +172,22 @@ test('adopted, each plans no changes with its acknowledgment; without them valid
   expect(plan.code).toBe(0);
   expect(plan.stdout).toContain('No changes.');
   const before = await storedConfigs();
+
+  // An acknowledgment that matches nothing is a warning, once; the plan still has no changes.
+  const stale = code.replace(
+    "new Machine(this, 'tilde-version', {\n      location: mainLocation,\n      acknowledged: [",
+    "new Machine(this, 'tilde-version', {\n      location: mainLocation,\n      acknowledged: [{ code: 'module-version', path: 'modules.gone.version', reason: 'an old module' },",
+  );
+  expect(stale).not.toBe(code);
+  await fs.writeFile(file, stale);
+  const unmatched = await fleetform(project, ['plan'], env);
+  expect(unmatched.code).toBe(0);
+  expect(unmatched.stdout).toContain('No changes.');
+  const said = `${unmatched.stdout}${unmatched.stderr}`.split(
+    'acknowledgment of module-version at modules.gone.version matches no finding',
+  );
+  expect(said).toHaveLength(2);
+  expect(said[0]?.slice(said[0].lastIndexOf('\n'))).toContain('tilde-version');
 
   // Every acknowledgment removed: each finding is an error again, named where the machine declares it.
   const without = code.replace(/\s*\{\s*code: '[a-z-]+',\s*path: [^}]*\},?/g, '');
