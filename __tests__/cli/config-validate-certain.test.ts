@@ -138,6 +138,36 @@ const CERTAIN: readonly Kind[] = [
     line: 'a machine runs at most one data manager',
     fix: 'keep one data_manager service',
   },
+  {
+    what: 'a capture method the API has no collector for',
+    config: {
+      components: [
+        {
+          name: 'cam',
+          api: 'rdk:component:camera',
+          model: 'rdk:builtin:fake',
+          service_configs: [{ type: 'data_manager', attributes: { capture_methods: [{ method: 'Readings', capture_frequency_hz: 1 }] } }],
+        },
+      ],
+      services: [{ name: 'dm', api: 'rdk:service:data_manager', model: 'rdk:builtin:builtin' }],
+    },
+    line: 'components[0].service_configs[0].attributes.capture_methods[0].method: resource "cam" (rdk:component:camera) cannot capture "Readings"',
+    fix: 'use one of: NextPointCloud, ReadImage, GetImages',
+  },
+  {
+    what: 'a trigger whose webhook is no URL',
+    config: {
+      triggers: [
+        {
+          name: 'alert',
+          event: { type: 'part_online' },
+          notifications: [{ type: 'webhook', value: 'not a url', seconds_between_notifications: 10 }],
+        },
+      ],
+    },
+    line: 'triggers[0].notifications[0].value: trigger "alert" cannot notify',
+    fix: 'give the full URL',
+  },
 ];
 
 const POSSIBLE: readonly Kind[] = [

@@ -34,6 +34,29 @@ describe('certainty of findings', () => {
     expect(namedPath(broken, 'modules[0].version')).toBe('modules.acme_distance.version');
     expect(namedPath({ components: [{ name: '-front camera' }] }, 'components[0].name')).toBe('components["-front camera"].name');
     expect(namedPath(broken, 'network.bind_address')).toBe('network.bind_address');
+    expect(namedPath({ triggers: [{ name: 'alert' }] }, 'triggers[0].notifications[0].value')).toBe(
+      'triggers.alert.notifications[0].value',
+    );
+    expect(namedPath({ packages: [{ name: 'detector' }] }, 'packages[0].version')).toBe('packages.detector.version');
+  });
+
+  test("a trigger that certainly cannot notify is acknowledged at its path by the trigger's name", () => {
+    const config = {
+      triggers: [
+        {
+          name: 'alert',
+          event: { type: 'part_online' },
+          notifications: [{ type: 'webhook', value: 'not a url', seconds_between_notifications: 10 }],
+        },
+      ],
+    };
+    const found = validateMachineConfig(config);
+    const [error] = inCode(found, config, []).errors;
+    expect(error?.code).toBe('trigger-webhook');
+    expect(error?.hint).toContain(`acknowledged: [{ code: 'trigger-webhook', path: "triggers.alert.notifications[0].value"`);
+    const acks = storedFailureAcknowledgments(config, found, new Set());
+    expect(acks.map((a) => `${a.code} ${a.path}`)).toEqual(['trigger-webhook triggers.alert.notifications[0].value']);
+    expect(inCode(found, config, acks)).toMatchObject({ errors: [], warnings: [{ code: 'trigger-webhook' }] });
   });
 
   test('in code: certain failures are errors with the acknowledgment to write; acknowledged ones are warnings; unmatched ones warn', () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MANAGED_CONFIG_SECTIONS, NAMED_LIST_SECTIONS } from './config';
 import { childPath, type Issue, type ValidationResult } from './issue';
 import { isObject } from './json-value';
 
@@ -29,6 +30,12 @@ export const CERTAIN_FAILURE_CODES = [
   'max-instances',
   'capture-method',
   'module-viam-server',
+  'trigger-webhook',
+  'trigger-email',
+  'trigger-capture-method',
+  'trigger-condition',
+  'trigger-event',
+  'trigger-notification',
 ] as const;
 
 /** The code of a finding that can be a certain failure. */
@@ -67,9 +74,14 @@ export function acknowledgmentsOf(attribute: AcknowledgedAttribute | undefined):
   );
 }
 
-const ENTRY_INDEX = /^(components|services|modules|packages)\[(\d+)\](.*)$/;
+/** The sections whose entries a finding's path names: each entry has a name of its own. */
+const NAMED_SECTIONS: readonly string[] = [...MANAGED_CONFIG_SECTIONS, ...NAMED_LIST_SECTIONS];
+const ENTRY_INDEX = new RegExp(`^(${NAMED_SECTIONS.join('|')})\\[(\\d+)\\](.*)$`);
 
-/** The path of a finding with its entry named rather than numbered (`components[2].model` -> `components.camera-1.model`). */
+/**
+ * The path of a finding with its entry named rather than numbered (`components[2].model` ->
+ * `components.camera-1.model`, `triggers[0].notifications[1].value` -> `triggers.alert.notifications[1].value`).
+ */
 export function namedPath(config: unknown, path: string): string {
   const m = ENTRY_INDEX.exec(path);
   if (!m || !isObject(config)) return path;

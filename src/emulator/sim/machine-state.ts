@@ -23,6 +23,7 @@ import { normalApi, normalModel } from '../../domain/resource-forms';
 import { isBuiltinModel, moduleIdOfModel } from '../../domain/triplet';
 import { implicitDependencies } from '../../domain/implicit-dependencies';
 import { checkCaptureMethods } from '../../domain/data-capture';
+import { checkResourceName } from '../../domain/names';
 import { stepJobs, type JobRun, type FetchedJob } from './jobs';
 import { maintenanceHold, type MaintenanceSettings } from './maintenance';
 import type { MaintenanceAnswer } from './machine-faults';
@@ -226,6 +227,32 @@ function packagesUsed(entry: Readonly<Record<string, unknown>>, text: string): E
   return findPlaceholders(entry.attributes ?? {}, '').flatMap((p) => (p.package ? [{ ref: p.package, text: p.text }] : []));
 }
 
+/** Why a module entry after the first of its name or of its module id is never started, by its index. */
+function duplicateModules(modules: FetchedConfig['modules']): ReadonlyMap<number, string> {
+  const names = new Set<string>();
+  const ids = new Set<string>();
+  const out = new Map<number, string>();
+  modules.forEach((m, i) => {
+    if (names.has(m.name)) out.set(i, `duplicate module name ${JSON.stringify(m.name)}`);
+    else if (m.moduleId !== '' && ids.has(m.moduleId)) out.set(i, `module ${JSON.stringify(m.moduleId)} is configured twice`);
+    names.add(m.name);
+    if (m.moduleId !== '') ids.add(m.moduleId);
+  });
+  return out;
+}
+
+/** The keys (API and name) that more than one resource entry has. */
+function duplicatedResourceKeys(entries: FetchedConfig['resources']): ReadonlySet<string> {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const { kind, entry } of entries) {
+    const key = resourceKey({ ...apiOf(kind, entry), name: typeof entry.name === 'string' ? entry.name : '' });
+    if (seen.has(key)) twice.add(key);
+    seen.add(key);
+  }
+  return twice;
+}
+
 /** The entry's API in its parts, from whatever form it is written in; undefined parts read as `unknown`. */
 function apiOf(kind: ResourceListName, entry: Readonly<Record<string, unknown>>): { namespace: string; type: string; subtype: string } {
   const [namespace = 'unknown', type = 'unknown', subtype = 'unknown'] = normalApi(entry, kind).split(':');
@@ -294,10 +321,34 @@ export function checkIn(
   }
   const ingestedAt = ingest ? now : (previous as PartRun).ingestedAt;
 
-  const before = new Map((base?.modules ?? []).map((m) => [moduleKey(m), m]));
-  const modules = config.modules.map(({ models: _models, ...m }): ModuleRun => {
-    const was = before.get(moduleKey(m));
+  // The runs of each key in order: a later entry of the same name, id and version is a duplicate, never started.
+  const before = new Map<string, ModuleRun[]>();
+  for (const m of base?.modules ?? []) {
+    const runs = before.get(moduleKey(m));
+    if (runs) runs.push(m);
+    else before.set(moduleKey(m), [m]);
+  }
+  const taken = new Map<string, number>();
+  const twice = duplicateModules(config.modules);
+  const modules = config.modules.map(({ models: _models, ...m }, i): ModuleRun => {
+    const key = moduleKey(m);
+    const nth = taken.get(key) ?? 0;
+    taken.set(key, nth + 1);
+    const was = before.get(key)?.[nth];
     const label = m.moduleId === '' ? m.name : `${m.name} (${m.moduleId}@${m.version})`;
+    const duplicate = twice.get(i);
+    if (duplicate !== undefined) {
+      if (was?.state !== ModuleState.UNHEALTHY || was.error !== duplicate)
+        logs.push({ level: 'error', logger: 'rdk.modmanager', message: `module ${label} cannot be started: ${duplicate}` });
+      return {
+        ...m,
+        state: ModuleState.UNHEALTHY,
+        consecutiveFailures: 0,
+        lastUpdated: was?.lastUpdated ?? now,
+        error: duplicate,
+        readyAt: now,
+      };
+    }
     if (!was) {
       logs.push({ level: 'info', logger: 'rdk.modmanager', message: `starting module ${label}` });
       return {
@@ -350,6 +401,7 @@ export function checkIn(
   });
   const stepped: (ResourceRun | undefined)[] = entries.map(() => undefined);
   const visiting = new Set<number>();
+  const duplicated = duplicatedResourceKeys(entries);
 
   const stepAt = (i: number): ResourceRun => {
     const done = stepped[i];
@@ -385,6 +437,17 @@ export function checkIn(
             readyAt: now + timings.resourceConfigureMs,
           };
     const label = `${apiText}/${name}`;
+    // What the config's own rules say of the name: an invalid one, or one another resource of the API holds, is never built.
+    // A service written without a name takes its API's default.
+    const invalidName = kind === 'services' && name === '' ? undefined : checkResourceName(name, 'name')[0];
+    if (invalidName) return settle(fresh, ResourceState.UNHEALTHY, invalidName.message, label);
+    if (duplicated.has(key))
+      return settle(
+        fresh,
+        ResourceState.UNHEALTHY,
+        `duplicate resource name ${JSON.stringify(name)} for API ${apiText}: neither is reachable`,
+        label,
+      );
     const moduleId = moduleIdOfModel(model);
     const builtin = isBuiltinModel(model);
     const provider = moduleId === undefined || builtin ? undefined : providerOf(model);
