@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { fleetformSpecFor, type FleetformSource } from '../engine/project/new-project';
+import { fleetformSpecFor, isLocalSpec, type FleetformSource } from '../engine/project/new-project';
 
 /** The folder of the running fleetform package (this file is dist/cli/fleetform-source.js, or src/cli under ts-jest). */
 const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
@@ -43,11 +43,6 @@ export function fleetformSource(cwd: string, given?: string, packageRoot: string
 
 /** What `npm install` takes when fleetform cannot tell where it came from. */
 export const UNKNOWN_FLEETFORM_SPEC = '/path/to/fleetform-checkout-or-tarball';
-
-/** True for a spec npm reads as a local folder or tarball. */
-function isLocalSpec(spec: string): boolean {
-  return spec.startsWith('file:') || spec.startsWith('.') || spec.startsWith('/') || /\.(tgz|tar\.gz)$/.test(spec);
-}
 
 /** A local source's absolute path, for a command that may run in any folder. */
 function absolutePath(source: FleetformSource): string | undefined {
