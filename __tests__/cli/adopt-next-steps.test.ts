@@ -1,4 +1,4 @@
-import { missingSecrets, refuseMissingSecrets, terraformNextSteps } from '../../src/cli/commands/adopt-run';
+import { adoptedCodeInstall, missingSecrets, refuseMissingSecrets, terraformNextSteps } from '../../src/cli/commands/adopt-run';
 import { InputError } from '../../src/domain/errors';
 
 const record = {
@@ -43,4 +43,10 @@ test('adopt --terraform says what to install and run next, for the CDK the code 
   expect(text).toContain("  npx cdktf deploy adopted    # with the CDK's command line: npm install --save-dev cdktf-cli");
   expect(text).toContain('terraform -chdir=cdktf.out/stacks/adopted init && terraform -chdir=cdktf.out/stacks/adopted apply');
   expect(terraformNextSteps('cdktn', 'line-a')).toContain('npx cdktn deploy line-a');
+});
+
+test('the adopted code is installed with the fleetform that adopted it, by its spec, never `npm install fleetform`', () => {
+  expect(adoptedCodeInstall('file:../fleetform', 'cdktn')).toBe(
+    'npm install file:../fleetform cdktn constructs && npm install --save-dev tsx typescript',
+  );
 });

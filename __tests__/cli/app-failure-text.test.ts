@@ -42,6 +42,15 @@ describe('hints for known setup mistakes', () => {
     expect(knownMistakeHint(text)).toMatch(hint);
   });
 
+  test('a missing fleetform is installed by the spec given for it, never by its name alone (it is not on the registry)', () => {
+    const spec = (pkg: string) => (pkg === 'fleetform' ? 'file:../fleetform' : pkg);
+    const missing = "Error: Cannot find module 'fleetform/cdktn'";
+    expect(knownMistakeHint(missing, 1, spec)).toBe(
+      'install fleetform in the project (npm install file:../fleetform), or run fleetform in the folder whose node_modules holds it',
+    );
+    expect(knownMistakeHint("Cannot find package 'cdktn'", 1, spec)).toMatch(/^install cdktn in the project \(npm install cdktn\)/);
+  });
+
   test('a shell exit status of 127 is a command not found; other failures get no hint', () => {
     expect(knownMistakeHint('', 127)).toMatch(/^the command in cdktf.json "app" was not found/);
     expect(knownMistakeHint('deploy-fleet: no site "lab"', 1)).toBeUndefined();

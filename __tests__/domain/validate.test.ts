@@ -162,6 +162,7 @@ const FAILS_AT_RUN_TIME = new Set([
   'invalid model triplet',
   'module type not registry|local',
   'invalid version policy',
+  'a Terraform constraint as version (~>1.2)',
   'a bare model name that is no known builtin',
   'model of an unconfigured module',
   'invalid module name',
@@ -380,6 +381,13 @@ describe('validateMachineConfig: errors', () => {
       'invalid version policy',
       (c) => {
         c.modules[1].version = '>=1.0';
+      },
+      [{ code: 'module-version', path: 'modules[1].version' }],
+    ],
+    [
+      'a Terraform constraint as version (~>1.2)',
+      (c) => {
+        c.modules[1].version = '~>1.2';
       },
       [{ code: 'module-version', path: 'modules[1].version' }],
     ],

@@ -65,7 +65,11 @@ test('adopt --out another file leaves the entry it writes importing it from its 
   const adopt = await fleetform(p.dir, ['adopt', '--out', 'stacks/fleet.ts'], p.env);
   expect(adopt.code).toBe(0);
   expect(adopt.stdout).toContain('Wrote stacks/fleet.ts, src/main.ts.');
-  expect(adopt.stdout).toMatch(/^The code runs with: npm install fleetform cdkt[fn] constructs && npm install --save-dev tsx typescript$/m);
+  // fleetform is not on the registry: the install names this checkout by its path from the project.
+  const install = /^The code runs with: npm install file:(\S+) cdkt[fn] constructs && npm install --save-dev tsx typescript$/m.exec(
+    adopt.stdout,
+  );
+  expect(path.resolve(p.dir, install?.[1] ?? '')).toBe(ROOT);
   expect(await fs.readFile(path.join(p.dir, 'src', 'main.ts'), 'utf8')).toContain("from '../stacks/fleet';");
   const plan = await fleetform(p.dir, ['plan'], p.env);
   expect(plan.stderr).toBe('');

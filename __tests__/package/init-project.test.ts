@@ -122,6 +122,11 @@ describe('fleetform init', () => {
       expect(machine.modules.map((m) => m.name)).toEqual(['acme_sensors']);
     }
 
+    // The module both machines run comes from the fragment: status lists it, named with its fragment.
+    const text = await fleetform('status');
+    expect(text.stdout).toMatch(/^fleet +rover-1 +acme_sensors \(fragment sensor-rig\) +acme:sensors +~1\.2 /m);
+    expect(text.stdout).not.toContain('No machine');
+
     const again = await fleetform('plan', '--detailed-exitcode');
     expect(again.stdout).toContain('No changes.');
     expect(again.code).toBe(0);

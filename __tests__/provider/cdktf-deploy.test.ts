@@ -2,7 +2,7 @@
  * The example stacks through the cdktf-cli from the registry: `cdktf deploy` creates the
  * fleet on the embedded emulator through the provider, `cdktf diff` finds nothing to do,
  * a one-line change reads as Terraform's key-by-key JSON diff, `cdktf destroy` leaves
- * nothing on the service.
+ * no machine on the service, and the next `cdktf deploy` takes the kept training jobs back.
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -51,7 +51,7 @@ afterAll(async () => {
   if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
-test('cdktf deploy, diff, a one-line change, destroy', async () => {
+test('cdktf deploy, diff, a one-line change, destroy, deploy again', async () => {
   const deploy = await cdktf('deploy', '*', '--auto-approve', '--skip-provider-lock');
   expect(commandFailure(deploy)).toEqual({ code: 0, failure: '' });
   expect(deploy.stdout).toContain('Apply complete! Resources: 7 added, 0 changed, 0 destroyed.');
@@ -76,4 +76,16 @@ test('cdktf deploy, diff, a one-line change, destroy', async () => {
   expect(destroy.code).toBe(0);
   expect(destroy.stdout).toContain('Destroy complete! Resources: 7 destroyed.');
   expect(await machinesOnService(dir)).toEqual([]);
+
+  // As the walk-through has it: the same deploy again, the kept training jobs taken back, not trained again.
+  const again = await cdktf('deploy', '*', '--auto-approve', '--skip-provider-lock');
+  expect(commandFailure(again)).toEqual({ code: 0, failure: '' });
+  expect(again.stdout).toContain('an earlier destroy kept this object (retain_on_delete; id ');
+  expect(again.stdout).toContain('Apply complete! Resources: 7 added, 0 changed, 0 destroyed.');
+  expect(again.stdout).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');
+  for (const stack of ['warehouse', 'training']) {
+    const diff = await cdktf('diff', stack, '--skip-provider-lock');
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toContain('found no differences, so no changes are needed');
+  }
 });

@@ -40,16 +40,19 @@ export function stderrExcerpt(stderr: string, maxLines = STDERR_LINES): string {
 const COMMAND_NOT_FOUND =
   'the command in cdktf.json "app" was not found: check its spelling, and that its tool is installed in the project (e.g. npm install --save-dev tsx)';
 
+/** The npm spec that installs a package: its name, except for fleetform, which is not on the registry. */
+export type InstallSpec = (pkg: string) => string;
+
 interface KnownMistake {
   readonly pattern: RegExp;
-  readonly hint: (match: RegExpExecArray) => string;
+  readonly hint: (match: RegExpExecArray, installSpec: InstallSpec) => string;
 }
 
 /** Setup mistakes recognized in an app's error message or stderr, in order of precedence. */
 const KNOWN_MISTAKES: readonly KnownMistake[] = [
   {
     pattern: /Cannot find (?:module|package) '([^']+)'/,
-    hint: (m) => {
+    hint: (m, installSpec) => {
       const specifier = m[1] as string;
       if (specifier.startsWith('.') || specifier.startsWith('/')) return `check the path ${specifier} the app imports`;
       // The package of `@scope/name/sub` is `@scope/name`; of `name/sub`, `name`.
@@ -57,7 +60,7 @@ const KNOWN_MISTAKES: readonly KnownMistake[] = [
         .split('/')
         .slice(0, specifier.startsWith('@') ? 2 : 1)
         .join('/');
-      return `install ${pkg} in the project (npm install ${pkg}), or run fleetform in the folder whose node_modules holds it`;
+      return `install ${pkg} in the project (npm install ${installSpec(pkg)}), or run fleetform in the folder whose node_modules holds it`;
     },
   },
   {
@@ -84,11 +87,14 @@ const KNOWN_MISTAKES: readonly KnownMistake[] = [
   },
 ];
 
-/** The hint for a failure whose text shows a known mistake; a shell's "not found" code 127 counts as one. */
-export function knownMistakeHint(text: string, exitCode?: number | null): string | undefined {
+/**
+ * The hint for a failure whose text shows a known mistake; a shell's "not found" code 127
+ * counts as one. A missing package's install names the spec `installSpec` gives it.
+ */
+export function knownMistakeHint(text: string, exitCode?: number | null, installSpec: InstallSpec = (pkg) => pkg): string | undefined {
   for (const mistake of KNOWN_MISTAKES) {
     const m = mistake.pattern.exec(text);
-    if (m) return mistake.hint(m);
+    if (m) return mistake.hint(m, installSpec);
   }
   return exitCode === 127 ? COMMAND_NOT_FOUND : undefined;
 }

@@ -4,9 +4,10 @@ import { addSummaries, type AppSummary } from '../constructs/app-hook';
 import { formatFleetIssue, type FleetIssue } from '../constructs/fleet-issue';
 import { formatGoDuration } from '../domain/duration';
 import { FleetformError } from '../domain/errors';
-import { knownMistakeHint, stderrExcerpt } from './app-failure';
+import { knownMistakeHint, stderrExcerpt, type InstallSpec } from './app-failure';
 import type { AppExit } from './app-process';
 import type { AppCrash, ChildReport } from './app-report-file';
+import { runningFleetformSpec } from './fleetform-source';
 import { invalidJsonProblems } from './synth-output-check';
 
 /** A problem of an app: a construct's (constructPath set) or the app's as a whole (constructPath empty). */
@@ -25,6 +26,9 @@ export type RunAppResult =
     }
   | { readonly ok: false; readonly errors: AppProblem[]; readonly warnings: AppProblem[] };
 
+/** fleetform installs by the spec of the one running (read only when the hint names it), any other package by its name. */
+const installSpec: InstallSpec = (pkg) => (pkg === 'fleetform' ? runningFleetformSpec() : pkg);
+
 function appProblem(message: string, hint?: string, code = 'app-failed'): AppProblem {
   return { severity: 'error', code, constructPath: '', field: '', message, ...(hint === undefined ? {} : { hint }) };
 }
@@ -34,7 +38,7 @@ function crashProblem(crash: AppCrash, stderr: string): AppProblem {
   // fleetform's own errors (they carry a path) speak for themselves; others are named, e.g. `TypeError: ...`.
   const named = crash.name !== 'Error' && crash.name !== 'FleetformError' && crash.path === undefined;
   const message = `${where ? `${where}: ` : ''}${named ? `${crash.name}: ` : ''}${crash.message}`;
-  return appProblem(message, crash.hint ?? knownMistakeHint(`${crash.message}\n${stderr}`));
+  return appProblem(message, crash.hint ?? knownMistakeHint(`${crash.message}\n${stderr}`, undefined, installSpec));
 }
 
 /** An app that ended unsuccessfully without an uncaught error: its exit status and its own words on stderr. */
@@ -44,7 +48,7 @@ function exitProblem(app: string, exit: AppExit): AppProblem {
   const message = excerpt
     ? `the app (${app}) ${how}; it wrote to stderr:\n${excerpt}`
     : `the app (${app}) ${how} and wrote nothing to stderr`;
-  return appProblem(message, knownMistakeHint(exit.stderr, exit.code));
+  return appProblem(message, knownMistakeHint(exit.stderr, exit.code, installSpec));
 }
 
 /** An app ended at its timeout, with every process it started. */

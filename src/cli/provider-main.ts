@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FleetformError, errorMessage } from '../domain/errors';
+import { checkServiceEndpoint } from '../domain/service-endpoint';
 import { defaultKinds } from '../engine/kinds';
 import { providerHandlers, servePlugin, type ProviderBlock, type ProviderConnection } from '../provider';
 import { intentsFolder } from '../provider/create-intents';
@@ -28,7 +29,14 @@ export function projectFolder(start: string): string {
   }
 }
 
+/** An endpoint the provider block writes (not one it took from FLEETFORM_ENDPOINT) is checked as the block's, named so. */
+export function checkBlockEndpoint(block: ProviderBlock, env: NodeJS.ProcessEnv): void {
+  if (block.endpoint !== undefined && block.endpoint !== env.FLEETFORM_ENDPOINT)
+    checkServiceEndpoint(block.endpoint, 'provider "fleetform": endpoint');
+}
+
 async function connect(block: ProviderBlock): Promise<ProviderConnection> {
+  checkBlockEndpoint(block, process.env);
   // Loaded on first use: Terraform starts the provider several times a run, most of them only for its schema.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, synchronously
   const { openConnection } = require('./connection') as typeof import('./connection');

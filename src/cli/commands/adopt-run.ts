@@ -8,6 +8,7 @@ import { renderAdoption, renderMain, summary, type CdkFlavour } from '../../engi
 import type { AppRunner } from '../app-runner';
 import type { EngineCommandOptions } from '../engine-options';
 import { openConnection, type Connection } from '../connection';
+import { runningFleetformSpec } from '../fleetform-source';
 import { timePhase } from '../phase-timings';
 import { projectBackend } from '../state-backend';
 import { withWorkspace } from '../workspace';
@@ -46,6 +47,11 @@ export function terraformNextSteps(cdk: CdkFlavour, stack: string): string {
     `  # or: fleetform synth && terraform -chdir=${dir} init && terraform -chdir=${dir} apply`,
     '',
   ].join('\n');
+}
+
+/** The install that lets the adopted code run: this same fleetform (by `fleetformSpec`; it is not on the npm registry), the CDK and tsx. */
+export function adoptedCodeInstall(fleetformSpec: string, cdk: CdkFlavour): string {
+  return `npm install ${fleetformSpec} ${cdk} constructs && npm install --save-dev tsx typescript`;
 }
 
 /** Where an adopted secret's value is on the service now, as adopt's report and --finish's refusal say it. */
@@ -260,7 +266,7 @@ export async function runAdopt(opts: AdoptOptions & { finish?: boolean }, apps: 
     written.push('cdktf.json');
   }
   process.stdout.write(`Adopted organization ${adoption.organizationId}: ${summary(adoption)}.\nWrote ${written.join(', ')}.\n`);
-  process.stdout.write(`The code runs with: npm install fleetform ${cdk} constructs && npm install --save-dev tsx typescript\n`);
+  process.stdout.write(`The code runs with: ${adoptedCodeInstall(runningFleetformSpec(cwd), cdk)}\n`);
   process.stdout.write(report(adoption));
   if (opts.terraform) {
     process.stdout.write(terraformNextSteps(cdk, opts.stackName));

@@ -2,6 +2,7 @@
 import { InputError } from '../../domain/errors';
 import { machineHealth, type MachineHealth } from '../../engine/kinds/machine-health';
 import { moduleCards, type ModuleCard } from '../../engine/kinds/module-cards';
+import { machineRuns } from '../../engine/kinds/machine-runs';
 import { trainingProgress, type TrainingProgress } from '../../engine/kinds/training-progress';
 import { pipelineRuns, type PipelineRuns } from '../../engine/kinds/pipeline-runs';
 import { parseDuration } from '../../domain/duration';
@@ -108,7 +109,18 @@ interface StatusView {
   readonly pipelines: readonly PipelineRuns[];
 }
 
-function render({ machines, cards, jobs, pipelines }: StatusView): string {
+/** A module's name, and the fragment it comes from when it does. */
+function moduleCell(c: ModuleCard): string {
+  return c.fragment ? `${c.module} (fragment ${c.fragment.name ?? c.fragment.id})` : c.module;
+}
+
+/** What `fleetform status` prints: the machines, their packages, the training jobs, the data pipelines' last runs and each registry module a machine runs, its fragments' included. */
+export function statusText(
+  machines: readonly MachineHealth[],
+  cards: readonly ModuleCard[],
+  jobs: readonly TrainingProgress[] = [],
+  pipelines: readonly PipelineRuns[] = [],
+): string {
   let out = '';
   if (machines.length > 0) {
     const rows = [['STACK', 'MACHINE', 'ONLINE', 'HEALTH', 'CONFIG', 'MODULES', 'RESOURCES']];
@@ -122,14 +134,15 @@ function render({ machines, cards, jobs, pipelines }: StatusView): string {
   }
   out += trainingTable(jobs);
   out += pipelineTable(pipelines);
-  if (cards.length === 0) return `${out}No machine modules are managed yet (run \`fleetform apply\`).\n`;
+  if (cards.length === 0 && machines.length === 0) return `${out}No machine is managed yet (run \`fleetform apply\`).\n`;
+  if (cards.length === 0) return `${out}No registry module runs on these machines.\n`;
   const rows = [['STACK', 'MACHINE', 'MODULE', 'MODULE ID', 'POLICY', 'RUNS', 'LATEST', 'POLICY ADMITS LATEST']];
   for (const c of cards) {
     const unread = c.registryError !== undefined;
     rows.push([
       c.stack,
       c.machine,
-      c.module,
+      moduleCell(c),
       c.moduleId,
       c.policy,
       unread ? 'ERROR' : (c.running ?? '-'),
@@ -166,12 +179,12 @@ export async function runStatus(opts: StatusOptions): Promise<void> {
       const states = await Promise.all(names.map((n) => backend.read(n)));
       const [machines, cards, jobs, pipelines] = await Promise.all([
         machineHealth(connection.client, states),
-        moduleCards(connection.client, states),
+        machineRuns(connection.client, states).then((runs) => moduleCards(connection.client, states, runs)),
         trainingProgress(connection.client, states),
         pipelineRuns(connection.client, states),
       ]);
       const view = { machines, cards, jobs, pipelines };
-      const text = opts.json ? toJson(view) : render(view);
+      const text = opts.json ? toJson(view) : statusText(machines, cards, jobs, pipelines);
       if (opts.watch && process.stdout.isTTY) process.stdout.write('\x1b[H\x1b[2J');
       process.stdout.write(opts.watch ? `${new Date().toISOString()}\n${text}` : text);
       // A registry that could not be read is an error, never shown as a module without versions.

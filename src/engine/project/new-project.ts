@@ -49,7 +49,7 @@ function fileSpec(target: string, projectDir: string): string {
 }
 
 /** True for a spec npm reads as a local folder or tarball. */
-function isLocalSpec(spec: string): boolean {
+export function isLocalSpec(spec: string): boolean {
   return spec.startsWith('file:') || spec.startsWith('.') || spec.startsWith('/') || /\.(tgz|tar\.gz)$/.test(spec);
 }
 
