@@ -11,6 +11,8 @@ import type { ApplyReporter } from '../engine/apply/executor';
 import type { DesiredStack } from '../engine/desired/stack';
 import type { Plan, ResourceChange } from '../engine/plan/model';
 import type { RolloutEvent } from '../engine/rollout/events';
+import type { RolloutJournal } from '../engine/rollout/journal';
+import { rolloutJournalKeys } from '../engine/apply/schedule';
 import type { State } from '../engine/state/schema';
 import type { EventBody, ReconcilerEvent, ReconcilerHandle, ReconcilerStatus, StackStatus } from './events';
 import type { Logger } from './log';
@@ -677,6 +679,8 @@ export class Reconciler implements ReconcilerHandle {
       drifted,
       problems: all.flatMap((c) => c.problems.map((p) => `${c.address}: ${p.message}`)),
       journal: await project.engine.journals.read(stack.name),
+      fragmentJournals: await this.fragmentJournals(project, stack),
+      now: this.now(),
       rollouts: plan.rollouts ?? [],
       maxDestroy: this.settings.maxDestroy,
       memory: { ...(m.stopped ? { stoppedText: m.stopped.text } : {}), ...(m.approved ? { approved: m.approved } : {}) },
@@ -690,6 +694,9 @@ export class Reconciler implements ReconcilerHandle {
       );
     this.reportDrift(stack.name, policy, drifted, m);
     if (decision.kind === 'quiet') return { ...counts, applied: false };
+    // A rollout's scheduled start wakes the reconciler, as a window's edge does.
+    if (decision.kind === 'wait' && decision.wakeAt !== undefined)
+      this.windowChangeAt = Math.min(this.windowChangeAt ?? Infinity, decision.wakeAt);
     if (decision.kind === 'wait' && !decision.locations) {
       this.sayWait(stack.name, decision, m);
       return { ...counts, applied: false };
@@ -710,6 +717,13 @@ export class Reconciler implements ReconcilerHandle {
     m.asked = undefined;
     m.approved = undefined;
     return { ...counts, applied: true };
+  }
+
+  /** The journals of the stack's fragment rollouts. */
+  private async fragmentJournals(project: ReconcileProject, stack: DesiredStack): Promise<RolloutJournal[]> {
+    const keys = rolloutJournalKeys(stack).slice(1);
+    const read = await Promise.all(keys.map((key) => project.engine.journals.read(key)));
+    return read.filter((j): j is RolloutJournal => j !== undefined);
   }
 
   /** The stack's status as this cycle's plan leaves it, before what it waits on is known. */
@@ -782,6 +796,8 @@ export class Reconciler implements ReconcilerHandle {
     this.settings.logger.log('info', 'apply started', { stack: stack.name, changes: toApply.length, heal: how.healOnly });
     const onRollout = (e: RolloutEvent): void => this.rolloutEvent(stack.name, e);
     const outcome = await project.engine.apply(subPlan, [stack], states, noReporter, onRollout, {
+      // A rollout whose schedule starts later is left waiting: the cycle at its start goes on.
+      waitForSchedule: false,
       waveBoundary: (next) => {
         if (this.stopping) return 'the reconciler is stopping';
         // The stack's windows were open when this apply started: they hold its rollout from the next wave on.
