@@ -112,6 +112,8 @@ export class Reconciler implements ReconcilerHandle {
   private loop: Promise<void> | undefined;
   private override: { mode: 'open' | 'closed'; untilMs: number | undefined } | undefined;
   private windowChangeAt: number | undefined;
+  /** The stacks a paused rollout holds, with how their journals read then: a release (`rollout resume`) makes the next cycle plan in full. */
+  private readonly pausedJournals = new Map<string, string>();
   private lastPlan: Plan | undefined;
   /** What the last full plan found, while drift checks may stand for the next one. */
   private baseline: CheckBaseline | undefined;
@@ -481,6 +483,7 @@ export class Reconciler implements ReconcilerHandle {
     const baseline = this.baseline;
     const fullEvery = this.settings.fullPlanEveryMs ?? DEFAULT_FULL_PLAN_EVERY_MS;
     if (!baseline || !project.readers || baseline.revision !== this.revision?.id || this.now() - baseline.at >= fullEvery) return 'plan';
+    if (await this.pausedJournalMoved(project)) return 'plan';
     const result = await checkDrift({
       baseline,
       readers: project.readers,
@@ -526,6 +529,7 @@ export class Reconciler implements ReconcilerHandle {
     try {
       const { plan, states } = await engine.plan(stacks, { refresh: true, destroy: false });
       this.windowChangeAt = undefined;
+      this.pausedJournals.clear();
       this.locations = new LocationWindows(stacks, states, plan.changes);
       this.lastPlan = withWindowHolds(plan, {
         stacks,
@@ -672,14 +676,15 @@ export class Reconciler implements ReconcilerHandle {
     const counts = { changes: reported.length, drifted: drifted.length };
     m.status = this.stackStatus(m, policy, reported.length, drifted);
     if (m.stopped && m.stopped.revision !== this.revision?.id) m.stopped = undefined;
+    const [journal, ...fragmentJournals] = await this.journalsOf(project, stack);
     const decision = decideStack({
       stack: stack.name,
       policy,
       changes: all.filter((c) => c.action !== 'no-op'),
       drifted,
       problems: all.flatMap((c) => c.problems.map((p) => `${c.address}: ${p.message}`)),
-      journal: await project.engine.journals.read(stack.name),
-      fragmentJournals: await this.fragmentJournals(project, stack),
+      journal,
+      fragmentJournals: fragmentJournals.filter((j): j is RolloutJournal => j !== undefined),
       now: this.now(),
       rollouts: plan.rollouts ?? [],
       maxDestroy: this.settings.maxDestroy,
@@ -694,9 +699,12 @@ export class Reconciler implements ReconcilerHandle {
       );
     this.reportDrift(stack.name, policy, drifted, m);
     if (decision.kind === 'quiet') return { ...counts, applied: false };
-    // A rollout's scheduled start wakes the reconciler, as a window's edge does.
+    // A rollout's scheduled start wakes the reconciler, as a window's edge does; a paused one is watched for its release.
     if (decision.kind === 'wait' && decision.wakeAt !== undefined)
       this.windowChangeAt = Math.min(this.windowChangeAt ?? Infinity, decision.wakeAt);
+    if (decision.kind === 'wait' && decision.for === 'release')
+      this.pausedJournals.set(stack.name, journalMark([journal, ...fragmentJournals]));
+    else this.pausedJournals.delete(stack.name);
     if (decision.kind === 'wait' && !decision.locations) {
       this.sayWait(stack.name, decision, m);
       return { ...counts, applied: false };
@@ -719,11 +727,18 @@ export class Reconciler implements ReconcilerHandle {
     return { ...counts, applied: true };
   }
 
-  /** The journals of the stack's fragment rollouts. */
-  private async fragmentJournals(project: ReconcileProject, stack: DesiredStack): Promise<RolloutJournal[]> {
-    const keys = rolloutJournalKeys(stack).slice(1);
-    const read = await Promise.all(keys.map((key) => project.engine.journals.read(key)));
-    return read.filter((j): j is RolloutJournal => j !== undefined);
+  /** The journals of the stack's rollouts: its own, then each fragment rollout's (undefined where there is none). */
+  private journalsOf(project: ReconcileProject, stack: DesiredStack): Promise<Array<RolloutJournal | undefined>> {
+    return Promise.all(rolloutJournalKeys(stack).map((key) => project.engine.journals.read(key)));
+  }
+
+  /** Whether the journals of a stack a paused rollout held changed since (released, or aborted). */
+  private async pausedJournalMoved(project: ReconcileProject): Promise<boolean> {
+    for (const [name, seen] of this.pausedJournals) {
+      const stack = project.stacks.find((s) => s.name === name);
+      if (!stack || journalMark(await this.journalsOf(project, stack)) !== seen) return true;
+    }
+    return false;
   }
 
   /** The stack's status as this cycle's plan leaves it, before what it waits on is known. */
@@ -848,6 +863,11 @@ export class Reconciler implements ReconcilerHandle {
       });
     }
   }
+}
+
+/** How a stack's journals read: their status and last update each. */
+function journalMark(journals: ReadonlyArray<RolloutJournal | undefined>): string {
+  return journals.map((j) => (j ? `${j.status}@${j.updated_at}` : '-')).join(',');
 }
 
 /** A failure streak as the status shows it. */
