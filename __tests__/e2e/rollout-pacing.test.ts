@@ -117,6 +117,10 @@ test('a pause step holds the rollout until `rollout resume`; a machine the stack
   await runningUntil(['picker-1'], '1.3.0');
   const held = await writeTimes(pickerNames(4));
 
+  const heldPlan = await p.run('plan');
+  expect(heldPlan.stdout).toMatch(
+    /paused at wave 2 \(a run started \S+; its waves, machines and baselines are kept\): the apply writes nothing of its waves until `fleetform rollout resume fleet` releases it/,
+  );
   const status = await p.runBare('rollout', 'status');
   expect(status.stdout).toMatch(/Rollout careful \(stack fleet\): paused, wave 2 of 2/);
   expect(status.stdout).toMatch(
@@ -151,7 +155,7 @@ test('a pause step holds the rollout until `rollout resume`; a machine the stack
 test('a schedule: nothing is written before notBefore; at stopBy the rollout pauses until released, then completes', async () => {
   await settleRolloutFleet(p, 4, '~1.2', '1.2.5');
   // The writes start at notBefore, one every 2 s; stopBy 3 s later lets one or two through.
-  const notBefore = Date.now() + 8000;
+  const notBefore = Date.now() + 12_000;
   const stopBy = notBefore + 3000;
   const rollout: NonNullable<RolloutFleetShape['rollout']> = {
     waves: [{ fraction: 1 }],
@@ -169,6 +173,7 @@ test('a schedule: nothing is written before notBefore; at stopBy the rollout pau
   const waiting = await p.runBare('rollout', 'status');
   expect(waiting.stdout).toMatch(/Rollout careful \(stack fleet\): waiting, wave 1 of 1/);
   expect(waiting.stdout).toContain(`waiting for its schedule: wave 1 starts at ${new Date(notBefore).toISOString()}`);
+  expect((await p.run('plan')).stdout).toContain("waiting for its schedule's start at wave 1 (a run started ");
 
   // This apply waits for the start, writes at the rate, and pauses at stopBy.
   const stopped = await p.run('apply', '--auto-approve');

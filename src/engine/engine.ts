@@ -373,7 +373,8 @@ export class Engine {
     const out = [...planned];
     for (const stack of stacks) {
       for (const journal of (await this.runningJournals(stack)).values()) {
-        const resumes = { wave: journal.wave, startedAt: journal.started_at };
+        const held = journal.status === 'paused' || journal.status === 'waiting' ? { held: journal.status } : {};
+        const resumes = { wave: journal.wave, startedAt: journal.started_at, ...held };
         const fragment = journal.plan.fragment;
         const at = out.findIndex(
           (r) => r.stack === stack.name && (fragment ? r.fragment && r.policy.name === journal.plan.policy.name : !r.fragment),
