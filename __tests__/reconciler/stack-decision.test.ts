@@ -42,6 +42,7 @@ function input(fields: Partial<StackDecisionInput> = {}): StackDecisionInput {
     memory: {},
     verdict,
     locations: undefined,
+    now: NOW,
     ...fields,
   };
 }
@@ -55,6 +56,79 @@ test('nothing to apply is quiet; a running rollout is resumed though nothing els
   expect(decideStack(input({ changes: [] }))).toEqual({ kind: 'quiet', why: 'nothing-to-apply' });
   const journal = { status: 'running' } as RolloutJournal;
   expect(decideStack(input({ changes: [], journal }))).toMatchObject({ kind: 'apply', writable: [] });
+});
+
+/** A journal of the stack's rollout `careful`, held as `status` says. */
+function heldJournal(status: 'paused' | 'waiting', hold: RolloutJournal['hold'], fragment = false): RolloutJournal {
+  return {
+    stack: 'fleet',
+    status,
+    wave: 2,
+    hold,
+    plan: {
+      stack: 'fleet',
+      policy: {
+        name: fragment ? 'rig-careful' : 'careful',
+        pacing: { schedule: { stop_by: '2026-11-27T09:00:00.000Z', at_stop: 'pause' } },
+      },
+      waves: [],
+      ...(fragment ? { fragment: { address: 'fleetform_fragment.rig', name: 'rig', tags: [] } } : {}),
+    },
+  } as unknown as RolloutJournal;
+}
+
+describe('a rollout its pacing holds', () => {
+  const since = '2026-11-27T09:30:00.000Z';
+
+  test('paused by a pause step: the stack waits for a release naming `rollout resume`, with or without other changes', () => {
+    const journal = heldJournal('paused', { kind: 'pause-step', wave: 2, since });
+    const reason =
+      'rollout careful is paused: a pause step holds it before wave 2; release it with `fleetform rollout resume fleet`, and the next cycle goes on';
+    expect(decideStack(input({ journal }))).toMatchObject({ kind: 'wait', for: 'release', reason });
+    expect(decideStack(input({ journal, changes: [] }))).toMatchObject({ kind: 'wait', for: 'release', reason });
+    // The same wait each cycle: announced once while it lasts.
+    const again = decideStack(input({ journal }));
+    expect(again.kind === 'wait' && again.fingerprint).toBe(changesFingerprint([change('fleetform_machine.a')]));
+    expect(again).not.toHaveProperty('wakeAt');
+  });
+
+  test("paused by its schedule's stop, or a fragment rollout paused: the release names it", () => {
+    const stop = decideStack(input({ journal: heldJournal('paused', { kind: 'stop-by', wave: 2, since }) }));
+    expect(stop).toMatchObject({
+      for: 'release',
+      reason: expect.stringContaining("its schedule's stop (2026-11-27T09:00:00.000Z) holds it at wave 2"),
+    });
+    const fragment = decideStack(
+      input({ journal: undefined, fragmentJournals: [heldJournal('paused', { kind: 'pause-step', wave: 2, since }, true)] }),
+    );
+    expect(fragment).toMatchObject({
+      for: 'release',
+      reason: expect.stringContaining('`fleetform rollout resume fleet --rollout rig-careful`'),
+    });
+  });
+
+  test("waiting for its schedule's start: the stack waits until then and wakes at it; once due it goes on with nothing else to apply", () => {
+    const until = '2026-11-27T11:00:00.000Z';
+    const journal = heldJournal('waiting', { kind: 'not-before', wave: 2, since, until });
+    expect(decideStack(input({ journal, changes: [] }))).toMatchObject({
+      kind: 'wait',
+      for: 'schedule',
+      reason: `rollout careful starts wave 2 at ${until}, as its schedule says; it goes on then`,
+      wakeAt: Date.parse(until),
+    });
+    const due = decideStack(input({ journal, changes: [], now: Date.parse(until) }));
+    expect(due).toMatchObject({ kind: 'apply', writable: [] });
+    // Due, it still passes the stack's other gates.
+    const closed = decideStack(input({ journal, now: Date.parse(until), policy: policy({ apply: 'approve' }) }));
+    expect(closed).toMatchObject({ kind: 'wait', for: 'approval' });
+  });
+
+  test('a completed or stopped journal holds nothing', () => {
+    for (const status of ['completed', 'stopped'] as const) {
+      const journal = { ...heldJournal('paused', undefined), status } as RolloutJournal;
+      expect(decideStack(input({ journal, changes: [] }))).toEqual({ kind: 'quiet', why: 'nothing-to-apply' });
+    }
+  });
 });
 
 test('drift warn and off leave drifted objects as they are; heal puts them back', () => {

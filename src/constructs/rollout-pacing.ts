@@ -16,7 +16,6 @@ import {
   type RolloutRate,
   type RolloutSchedule,
 } from '../domain/rollout-pacing';
-import { checkProps } from './props';
 
 /** A step among a Rollout's waves that holds it until someone releases it (`fleetform rollout resume`). */
 export interface PauseStepProps {
@@ -78,7 +77,8 @@ export interface RolloutPacingProps {
 const perMinute = z.number().positive().max(MAX_PER_MINUTE);
 const time = z.union([z.string(), z.date()]);
 
-const pacingPropsSchema = z.strictObject({
+/** The run-time check of the pacing props, part of the Rollout's props schema (so its hints name them). */
+export const pacingPropsShape = {
   rate: z
     .union([
       z.strictObject({ perMinute }),
@@ -96,7 +96,7 @@ const pacingPropsSchema = z.strictObject({
     .strictObject({ notBefore: time.optional(), stopBy: time.optional(), atStop: z.enum(ROLLOUT_STOP_ACTIONS).optional() })
     .optional(),
   lateJoiners: z.enum(LATE_JOINER_PLACEMENTS).optional(),
-});
+};
 
 function isPause(step: unknown): step is PauseStepProps {
   return typeof step === 'object' && step !== null && 'pause' in step;
@@ -133,15 +133,20 @@ function scheduleOf(construct: IConstruct, s: RolloutScheduleProps): RolloutSche
   return schedule;
 }
 
+/** A Rollout's waves with its pause steps and wave rates taken out. */
+export interface RolloutSteps<W> {
+  readonly waves: W[];
+  /** Each pause step, as the index of the wave it holds the rollout before. */
+  readonly pauses: number[];
+  readonly waveRates: { wave: number; perMinute: number }[];
+}
+
 /**
- * Splits a Rollout's props into its waves (pause steps and wave rates taken out) and its
- * pacing; a pause step must stand between waves or before the first, never last.
+ * Splits a Rollout's waves into its waves (pause steps and wave rates taken out), its pause
+ * steps and its wave rates; a pause step must stand between waves or before the first, never last.
  */
-export function readPacing<W extends object, P extends { readonly waves: readonly RolloutStep<W>[] } & RolloutPacingProps>(
-  construct: IConstruct,
-  props: P,
-): { waves: W[]; pacing?: RolloutPacing } {
-  const steps: readonly unknown[] = Array.isArray(props.waves) ? props.waves : [];
+export function splitSteps<W extends object>(construct: IConstruct, given: unknown): RolloutSteps<W> {
+  const steps: readonly unknown[] = Array.isArray(given) ? given : [];
   const waves: W[] = [];
   const pauses: number[] = [];
   const waveRates: { wave: number; perMinute: number }[] = [];
@@ -153,6 +158,11 @@ export function readPacing<W extends object, P extends { readonly waves: readonl
           hint: 'a pause step takes nothing else',
         });
       pauses.push(waves.length);
+      continue;
+    }
+    // Anything but an object is left for the props schema to refuse, naming it.
+    if (typeof step !== 'object' || step === null) {
+      waves.push(step as W);
       continue;
     }
     const { perMinute: rate, ...wave } = step as W & WavePaceProps;
@@ -172,16 +182,20 @@ export function readPacing<W extends object, P extends { readonly waves: readonl
       path: construct.node.path,
       hint: 'put a pause step between two waves, or before the first',
     });
-  checkProps(construct, 'Rollout', pacingPropsSchema, {
-    ...(props.rate === undefined ? {} : { rate: props.rate }),
-    ...(props.schedule === undefined ? {} : { schedule: props.schedule }),
-    ...(props.lateJoiners === undefined ? {} : { lateJoiners: props.lateJoiners }),
-  });
+  return { waves, pauses, waveRates };
+}
+
+/**
+ * The policy's pacing from a Rollout's props (checked already against {@link pacingPropsShape})
+ * and its split steps; undefined when it has none.
+ */
+export function pacingOf(construct: IConstruct, props: RolloutPacingProps, steps: RolloutSteps<unknown>): RolloutPacing | undefined {
   if (props.rate && 'ramp' in props.rate && props.rate.ramp.ceiling < props.rate.ramp.start)
     throw new FleetformError('Rollout: "rate.ramp.ceiling" is below its start', {
       path: construct.node.path,
       hint: 'give a ceiling at or above the start rate',
     });
+  const { pauses, waveRates } = steps;
   const pacing: RolloutPacing = {
     ...(props.rate ? { rate: rateOf(props.rate) } : {}),
     ...(waveRates.length > 0 ? { wave_rates: waveRates.map((r) => ({ wave: r.wave, per_minute: r.perMinute })) } : {}),
@@ -189,5 +203,5 @@ export function readPacing<W extends object, P extends { readonly waves: readonl
     ...(props.schedule ? { schedule: scheduleOf(construct, props.schedule) } : {}),
     ...(props.lateJoiners ? { late_joiners: props.lateJoiners } : {}),
   };
-  return Object.keys(pacing).length > 0 ? { waves, pacing: RolloutPacingSchema.parse(pacing) } : { waves };
+  return Object.keys(pacing).length > 0 ? RolloutPacingSchema.parse(pacing) : undefined;
 }

@@ -20,7 +20,7 @@ import { locationReference, type ILocation } from './location';
 import type { Machine } from './machine';
 import { FRAGMENT_KIND } from './machine-scope';
 import type { Fragment } from './fragment';
-import { readPacing, type RolloutPacingProps, type RolloutStep } from './rollout-pacing';
+import { pacingOf, pacingPropsShape, splitSteps, type RolloutPacingProps, type RolloutStep } from './rollout-pacing';
 import { analysisPolicy, analysisPropsSchema, type AnalysisProps } from './metric';
 
 /** One wave of a {@link Rollout}: named machines, a location, a count, or the share of changed machines reached by its end. */
@@ -113,6 +113,7 @@ export const rolloutPropsSchema = z.strictObject({
   offline: z.enum(ROLLOUT_OFFLINE_POLICIES).optional(),
   onFailure: z.enum(ROLLOUT_FAILURE_POLICIES).optional(),
   analysis: z.array(analysisPropsSchema).min(1).optional(),
+  ...pacingPropsShape,
 });
 
 const rollouts = new WeakMap<TerraformStack, Rollout>();
@@ -133,9 +134,10 @@ export class Rollout extends Construct {
 
   constructor(scope: Construct, id: string, props: RolloutProps) {
     super(scope, id);
-    const { rate: _rate, schedule: _schedule, lateJoiners: _late, ...plain } = props;
-    const { waves, pacing } = readPacing<RolloutWaveProps, RolloutProps>(this, props);
-    checkProps(this, 'Rollout', rolloutPropsSchema, { ...plain, waves });
+    const steps = splitSteps<RolloutWaveProps>(this, props.waves);
+    const { waves } = steps;
+    checkProps(this, 'Rollout', rolloutPropsSchema, { ...props, waves: Array.isArray(props.waves) ? waves : props.waves });
+    const pacing = pacingOf(this, props, steps);
     const stack = TerraformStack.of(this);
     const fragment = props.fragment;
     const other = fragment ? fragmentRollouts.get(stack)?.get(fragment) : rollouts.get(stack);

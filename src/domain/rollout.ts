@@ -123,7 +123,12 @@ export interface RolloutPlan {
   /** Set for a fragment's rollout: waves pin their machines to the fragment's new revision. */
   readonly fragment?: FragmentRolloutTarget;
   /** Set when an interrupted run of the rollout is resumed: the wave it goes on at, and when it started. */
-  readonly resumes?: { readonly wave: number; readonly startedAt: string };
+  readonly resumes?: {
+    readonly wave: number;
+    readonly startedAt: string;
+    /** Set when its pacing holds it there: a pause step or its schedule's stop (`paused`), or its schedule's start (`waiting`). */
+    readonly held?: 'paused' | 'waiting';
+  };
 }
 
 /** Where a rollout's journal is kept: the stack's rollout by the stack's name, a fragment's by the stack's and the rollout's. */

@@ -301,7 +301,11 @@ export class Engine {
     states: Map<string, State>,
     reporter: ApplyReporter,
     rolloutEvents: RolloutEvents = () => undefined,
-    options: { readonly waveBoundary?: WaveBoundary } = {},
+    options: {
+      readonly waveBoundary?: WaveBoundary;
+      /** Whether a rollout waits for its schedule's start (default), or is left waiting for a later apply. */
+      readonly waitForSchedule?: boolean;
+    } = {},
   ): Promise<ApplyOutcome & { outputs: Record<string, Record<string, StateOutput>>; rollouts: RolloutOutcome[] }> {
     const outcome = {
       applied: 0,
@@ -315,6 +319,7 @@ export class Engine {
       events: rolloutEvents,
       journals: this.journals,
       ...(options.waveBoundary ? { waveBoundary: options.waveBoundary } : {}),
+      ...(options.waitForSchedule === false ? { waitForSchedule: false } : {}),
     };
     for (const stack of stacks) {
       const planned = states.get(stack.name) ?? (await this.settings.backend.read(stack.name));
@@ -368,7 +373,8 @@ export class Engine {
     const out = [...planned];
     for (const stack of stacks) {
       for (const journal of (await this.runningJournals(stack)).values()) {
-        const resumes = { wave: journal.wave, startedAt: journal.started_at };
+        const held = journal.status === 'paused' || journal.status === 'waiting' ? { held: journal.status } : {};
+        const resumes = { wave: journal.wave, startedAt: journal.started_at, ...held };
         const fragment = journal.plan.fragment;
         const at = out.findIndex(
           (r) => r.stack === stack.name && (fragment ? r.fragment && r.policy.name === journal.plan.policy.name : !r.fragment),

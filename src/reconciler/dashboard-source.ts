@@ -2,8 +2,8 @@
  * The dashboard as a reconciler serves it: the standalone reading of the fleet, rollouts
  * and machines (over the service, state and journals of the project the reconciler
  * loaded), with the reconciler's own plan, drift, cycles and events. Approving and healing
- * go to the reconciler; resuming a rollout starts a cycle (a cycle resumes a rollout left
- * running); every action taken on the dashboard becomes a reconciler event, so webhooks
+ * go to the reconciler; resuming a rollout releases it when its pacing holds it, then starts
+ * a cycle (a cycle resumes a rollout left running); every action taken on the dashboard becomes a reconciler event, so webhooks
  * get it too.
  */
 import type { ServiceClient } from '../api/client';
@@ -11,7 +11,10 @@ import { driftOf, planView } from '../dashboard/plan-view';
 import type { DashboardSource, RolloutTarget, SourceChange, SourceEvent } from '../dashboard/source';
 import { standaloneSource, type StandaloneSource } from '../dashboard/standalone-source';
 import type { ActionResult, Capabilities, CycleView, DashboardSnapshot, EventLevel } from '../dashboard/view';
+import { errorMessage } from '../domain/errors';
 import type { Plan } from '../engine/plan/model';
+import type { RolloutJournal } from '../engine/rollout/journal';
+import { releaseIfPaused } from '../engine/rollout/release';
 import { processRedactor, type Redactor } from '../engine/redactor';
 import type { ReconcilerEvent, ReconcilerHandle } from './events';
 import type { ReconcileProject } from './project';
@@ -36,6 +39,9 @@ export interface ReconcilerSourceOptions {
 export interface ReconcilerDashboardSource extends DashboardSource {
   close(): void;
 }
+
+/** How long releasing a paused rollout waits for its stack's state lock (a cycle may hold it). */
+const RELEASE_LOCK_TIMEOUT_MS = 10_000;
 
 const CAPABILITIES: Capabilities = { abort: true, resume: true, approve: true, heal: true };
 
@@ -207,8 +213,19 @@ export function reconcilerDashboardSource(reconciler: DashboardReconciler, optio
       return s?.abortRollout ? s.abortRollout(target) : noProject;
     },
     async resumeRollout(target: RolloutTarget) {
+      // A rollout its pacing holds is released first; the cycle then goes on from the wave it was held at.
+      const fleet = reconciler.latest().project?.fleet;
+      let released: RolloutJournal | undefined;
+      try {
+        released = fleet
+          ? await releaseIfPaused({ ...target, journals: fleet.journals, backend: fleet.backend, lockTimeoutMs: RELEASE_LOCK_TIMEOUT_MS })
+          : undefined;
+      } catch (err) {
+        return { ok: false, message: errorMessage(err) };
+      }
       reconciler.healNow();
-      return { ok: true, message: `a cycle starts now; it resumes the rollout of stack ${target.stack} from its wave` };
+      const what = released ? `rollout ${released.plan.policy.name} released at wave ${released.wave}; ` : '';
+      return { ok: true, message: `${what}a cycle starts now; it resumes the rollout of stack ${target.stack} from its wave` };
     },
     async approve(stack: string) {
       if (!reconciler.approve(stack)) return { ok: false, message: `stack ${stack} waits for no approval` };

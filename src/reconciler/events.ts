@@ -102,8 +102,9 @@ export function eventJsonSchema(): unknown {
   return z.toJSONSchema(ReconcilerEventSchema, { target: 'draft-2020-12' });
 }
 
-/** What a held stack waits for. */
-export type WaitingFor = 'approval' | 'window' | 'retry';
+/** What a held stack waits for: an approval, a window, a retry, the release of its paused rollout, or its rollout's scheduled start. */
+export const WAITING_FOR = ['approval', 'window', 'retry', 'release', 'schedule'] as const;
+export type WaitingFor = (typeof WAITING_FOR)[number];
 
 /** What one stack waits for, when the reconciler holds it. */
 export interface StackStatus {

@@ -1,11 +1,10 @@
 /** The reconciler's Prometheus metrics, on a registry of its own (prom-client). */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { MachineHealthName } from '../dashboard/view';
-import type { ReconcilerEvent, WaitingFor } from './events';
+import { WAITING_FOR, type ReconcilerEvent, type WaitingFor } from './events';
 
 /** Every health a machine can be in, each a series of the machines gauge (0 when none is). */
 const HEALTHS: readonly MachineHealthName[] = ['healthy', 'starting', 'held', 'unhealthy', 'behind', 'unreachable'];
-const WAITING_FOR: readonly WaitingFor[] = ['approval', 'window', 'retry'];
 
 export class ReconcilerMetrics {
   readonly registry = new Registry();

@@ -11,6 +11,8 @@ import type { ApplyReporter } from '../engine/apply/executor';
 import type { DesiredStack } from '../engine/desired/stack';
 import type { Plan, ResourceChange } from '../engine/plan/model';
 import type { RolloutEvent } from '../engine/rollout/events';
+import type { RolloutJournal } from '../engine/rollout/journal';
+import { rolloutJournalKeys } from '../engine/apply/schedule';
 import type { State } from '../engine/state/schema';
 import type { EventBody, ReconcilerEvent, ReconcilerHandle, ReconcilerStatus, StackStatus } from './events';
 import type { Logger } from './log';
@@ -110,6 +112,8 @@ export class Reconciler implements ReconcilerHandle {
   private loop: Promise<void> | undefined;
   private override: { mode: 'open' | 'closed'; untilMs: number | undefined } | undefined;
   private windowChangeAt: number | undefined;
+  /** The stacks a paused rollout holds, with how their journals read then: a release (`rollout resume`) makes the next cycle plan in full. */
+  private readonly pausedJournals = new Map<string, string>();
   private lastPlan: Plan | undefined;
   /** What the last full plan found, while drift checks may stand for the next one. */
   private baseline: CheckBaseline | undefined;
@@ -479,6 +483,7 @@ export class Reconciler implements ReconcilerHandle {
     const baseline = this.baseline;
     const fullEvery = this.settings.fullPlanEveryMs ?? DEFAULT_FULL_PLAN_EVERY_MS;
     if (!baseline || !project.readers || baseline.revision !== this.revision?.id || this.now() - baseline.at >= fullEvery) return 'plan';
+    if (await this.pausedJournalMoved(project)) return 'plan';
     const result = await checkDrift({
       baseline,
       readers: project.readers,
@@ -524,6 +529,7 @@ export class Reconciler implements ReconcilerHandle {
     try {
       const { plan, states } = await engine.plan(stacks, { refresh: true, destroy: false });
       this.windowChangeAt = undefined;
+      this.pausedJournals.clear();
       this.locations = new LocationWindows(stacks, states, plan.changes);
       this.lastPlan = withWindowHolds(plan, {
         stacks,
@@ -670,13 +676,16 @@ export class Reconciler implements ReconcilerHandle {
     const counts = { changes: reported.length, drifted: drifted.length };
     m.status = this.stackStatus(m, policy, reported.length, drifted);
     if (m.stopped && m.stopped.revision !== this.revision?.id) m.stopped = undefined;
+    const [journal, ...fragmentJournals] = await this.journalsOf(project, stack);
     const decision = decideStack({
       stack: stack.name,
       policy,
       changes: all.filter((c) => c.action !== 'no-op'),
       drifted,
       problems: all.flatMap((c) => c.problems.map((p) => `${c.address}: ${p.message}`)),
-      journal: await project.engine.journals.read(stack.name),
+      journal,
+      fragmentJournals: fragmentJournals.filter((j): j is RolloutJournal => j !== undefined),
+      now: this.now(),
       rollouts: plan.rollouts ?? [],
       maxDestroy: this.settings.maxDestroy,
       memory: { ...(m.stopped ? { stoppedText: m.stopped.text } : {}), ...(m.approved ? { approved: m.approved } : {}) },
@@ -690,6 +699,12 @@ export class Reconciler implements ReconcilerHandle {
       );
     this.reportDrift(stack.name, policy, drifted, m);
     if (decision.kind === 'quiet') return { ...counts, applied: false };
+    // A rollout's scheduled start wakes the reconciler, as a window's edge does; a paused one is watched for its release.
+    if (decision.kind === 'wait' && decision.wakeAt !== undefined)
+      this.windowChangeAt = Math.min(this.windowChangeAt ?? Infinity, decision.wakeAt);
+    if (decision.kind === 'wait' && decision.for === 'release')
+      this.pausedJournals.set(stack.name, journalMark([journal, ...fragmentJournals]));
+    else this.pausedJournals.delete(stack.name);
     if (decision.kind === 'wait' && !decision.locations) {
       this.sayWait(stack.name, decision, m);
       return { ...counts, applied: false };
@@ -710,6 +725,20 @@ export class Reconciler implements ReconcilerHandle {
     m.asked = undefined;
     m.approved = undefined;
     return { ...counts, applied: true };
+  }
+
+  /** The journals of the stack's rollouts: its own, then each fragment rollout's (undefined where there is none). */
+  private journalsOf(project: ReconcileProject, stack: DesiredStack): Promise<Array<RolloutJournal | undefined>> {
+    return Promise.all(rolloutJournalKeys(stack).map((key) => project.engine.journals.read(key)));
+  }
+
+  /** Whether the journals of a stack a paused rollout held changed since (released, or aborted). */
+  private async pausedJournalMoved(project: ReconcileProject): Promise<boolean> {
+    for (const [name, seen] of this.pausedJournals) {
+      const stack = project.stacks.find((s) => s.name === name);
+      if (!stack || journalMark(await this.journalsOf(project, stack)) !== seen) return true;
+    }
+    return false;
   }
 
   /** The stack's status as this cycle's plan leaves it, before what it waits on is known. */
@@ -782,6 +811,8 @@ export class Reconciler implements ReconcilerHandle {
     this.settings.logger.log('info', 'apply started', { stack: stack.name, changes: toApply.length, heal: how.healOnly });
     const onRollout = (e: RolloutEvent): void => this.rolloutEvent(stack.name, e);
     const outcome = await project.engine.apply(subPlan, [stack], states, noReporter, onRollout, {
+      // A rollout whose schedule starts later is left waiting: the cycle at its start goes on.
+      waitForSchedule: false,
       waveBoundary: (next) => {
         if (this.stopping) return 'the reconciler is stopping';
         // The stack's windows were open when this apply started: they hold its rollout from the next wave on.
@@ -832,6 +863,11 @@ export class Reconciler implements ReconcilerHandle {
       });
     }
   }
+}
+
+/** How a stack's journals read: their status and last update each. */
+function journalMark(journals: ReadonlyArray<RolloutJournal | undefined>): string {
+  return journals.map((j) => (j ? `${j.status}@${j.updated_at}` : '-')).join(',');
 }
 
 /** A failure streak as the status shows it. */

@@ -11,6 +11,7 @@ import type { RolloutJournal } from '../engine/rollout/journal';
 import { heldText, locationPass, type LocationHeld, type LocationWindows } from '../engine/windows/location-windows';
 import type { WaitingFor } from './events';
 import { changesFingerprint, isDrift, type StackPolicy } from './policy';
+import { isDue, rolloutHold } from './held-rollout';
 
 export interface StackDecisionInput {
   readonly stack: string;
@@ -23,6 +24,10 @@ export interface StackDecisionInput {
   readonly problems: readonly string[];
   /** The stack's rollout journal, when it has one. */
   readonly journal: RolloutJournal | undefined;
+  /** The journals of the stack's fragment rollouts. */
+  readonly fragmentJournals?: readonly RolloutJournal[];
+  /** The time now (ms): when a rollout's scheduled start is due. */
+  readonly now: number;
   readonly rollouts: readonly RolloutPlan[];
   /** A plan destroying more objects than this waits for an approval, whatever the policy. */
   readonly maxDestroy: number;
@@ -53,6 +58,8 @@ export interface StackWait {
   readonly summary: PlanSummary;
   /** Set when the stack's own gates let the changes through and its machines' locations hold them. */
   readonly locations?: LocationWait;
+  /** When the wait is over by itself (a rollout's scheduled start): the reconciler cycles then. */
+  readonly wakeAt?: number;
 }
 
 export interface LocationWait {
@@ -78,10 +85,23 @@ export interface StackApply {
 export function decideStack(input: StackDecisionInput): StackDecision {
   if (input.problems.length > 0) return { kind: 'refuse', problems: input.problems };
   const { policy } = input;
-  const resume = input.journal?.status === 'running';
+  const journals = [...(input.journal ? [input.journal] : []), ...(input.fragmentJournals ?? [])];
+  // An interrupted run goes on, and so does one whose scheduled start has come.
+  const resume = input.journal?.status === 'running' || journals.some((j) => isDue(j, input.now));
   // warn and off leave drifted objects as they are: a change to one of them waits until the drift is gone or healed by hand.
   const heldByDrift = new Set(policy.drift === 'heal' ? [] : input.drifted);
   const toApply = input.changes.filter((c) => !heldByDrift.has(c.address));
+  // A rollout its pacing holds holds the whole stack (applying would only find it held again), said even with nothing else to apply.
+  const hold = rolloutHold(journals, input.now);
+  if (hold)
+    return {
+      kind: 'wait',
+      for: hold.for,
+      reason: hold.reason,
+      fingerprint: changesFingerprint(toApply),
+      summary: summarize(toApply),
+      ...(hold.wakeAt === undefined ? {} : { wakeAt: hold.wakeAt }),
+    };
   if (toApply.length === 0 && !resume) return { kind: 'quiet', why: 'nothing-to-apply' };
   const healOnly = toApply.length > 0 && toApply.every(isDrift);
   if (policy.apply === 'plan-only' && !healOnly) return { kind: 'quiet', why: 'plan-only' };

@@ -26,6 +26,8 @@ export async function reviewAndApply(
     report?: string;
     /** Set by apply: the windows it respects (`--window` flags over the stacks' own), or ignores. */
     windows?: { readonly flags: readonly string[]; readonly ignore: boolean };
+    /** False: a rollout whose schedule starts later is left waiting rather than waited for. */
+    waitForSchedule?: boolean;
   },
 ): Promise<void> {
   const first = !plan.destroy && isFirstApply(states);
@@ -40,7 +42,10 @@ export async function reviewAndApply(
   const windows = options.windows;
   if (windows && !windows.ignore) refuseHeld(plan);
   if (windows?.ignore && heldCount(plan) > 0) out(`Warning: --ignore-windows: writing ${heldCount(plan)} change(s) the windows hold now.`);
-  const boundary = windows && !windows.ignore ? { waveBoundary: windowsBoundary(plan, stacks, states, windows.flags) } : {};
+  const boundary = {
+    ...(windows && !windows.ignore ? { waveBoundary: windowsBoundary(plan, stacks, states, windows.flags) } : {}),
+    ...(options.waitForSchedule === false ? { waitForSchedule: false } : {}),
+  };
   if (!hasChanges(plan)) {
     out(options.saved ? 'The saved plan has no changes.' : '');
     // Nothing to change, but outputs may be new: they are evaluated and kept all the same.

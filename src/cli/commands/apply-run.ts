@@ -13,6 +13,8 @@ export interface ApplyOptions extends EngineCommandOptions, TargetOptions {
   report?: string;
   window: string[];
   ignoreWindows?: boolean;
+  /** False with --no-wait-for-schedule. */
+  waitForSchedule?: boolean;
 }
 
 /** `fleetform apply`: applies a fresh plan of the stacks (or the targets), or exactly a saved plan. */
@@ -28,6 +30,7 @@ export async function runApply(planfile: string | undefined, opts: ApplyOptions,
     const names = saved ? saved.stacks.map((s) => s.name) : ws.stacks.map((s) => s.name);
     const release = await ws.engine.lock(names, 'apply');
     const windows = { flags: opts.window, ignore: Boolean(opts.ignoreWindows) };
+    const schedule = opts.waitForSchedule === false ? { waitForSchedule: false } : {};
     try {
       if (saved) {
         const stacks = ws.stacks.filter((s) => names.includes(s.name));
@@ -39,6 +42,7 @@ export async function runApply(planfile: string | undefined, opts: ApplyOptions,
           autoApprove: true,
           saved: true,
           verb: 'perform these actions',
+          ...schedule,
           ...(opts.report ? { report: opts.report } : {}),
         });
       } else {
@@ -49,6 +53,7 @@ export async function runApply(planfile: string | undefined, opts: ApplyOptions,
           autoApprove: Boolean(opts.autoApprove),
           saved: false,
           verb: 'perform these actions',
+          ...schedule,
           ...(opts.report ? { report: opts.report } : {}),
         });
       }

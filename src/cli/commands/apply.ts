@@ -23,6 +23,10 @@ export function register(program: Command, apps: AppRunner): void {
         collect,
         [],
       )
-      .option('--ignore-windows', "write what the stacks' and locations' windows hold now, and let a rollout run through a window closing"),
+      .option('--ignore-windows', "write what the stacks' and locations' windows hold now, and let a rollout run through a window closing")
+      .option(
+        '--no-wait-for-schedule',
+        'leave a rollout whose schedule starts later waiting (the next apply at or after its start goes on) rather than wait for it',
+      ),
   ).action((planfile: string | undefined, opts: ApplyOptions) => runOf('apply').runApply(planfile, opts, apps));
 }

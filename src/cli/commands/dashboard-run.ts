@@ -14,7 +14,8 @@ import type { AppRunner } from '../app-runner';
 import { openConnection } from '../connection';
 import { rolloutJournals } from '../rollout-output';
 import { checkedAgainstWindows } from '../../engine/windows/plan-windows';
-import { releaseRollout } from '../../engine/rollout/release';
+import { releaseIfPaused } from '../../engine/rollout/release';
+import type { StateBackend } from '../../engine/state/backend';
 import type { RolloutJournalStore } from '../../engine/rollout/journal';
 import { writeSavedPlan } from '../saved-plan';
 import { projectBackend } from '../state-backend';
@@ -63,11 +64,10 @@ function applyInBackground(
 function resumeByApply(
   opts: DashboardOptions,
   journals: RolloutJournalStore,
+  backend: StateBackend,
 ): (target: RolloutTarget, report: (event: SourceEvent) => void) => Promise<ActionResult> {
   return async (target, report) => {
-    const key = target.rollout === undefined ? target.stack : `${target.stack}~${target.rollout}`;
-    if ((await journals.read(key))?.status === 'paused')
-      await releaseRollout({ stack: target.stack, ...(target.rollout === undefined ? {} : { rollout: target.rollout }), journals });
+    await releaseIfPaused({ ...target, journals, backend, lockTimeoutMs: 60_000 });
     const pid = applyInBackground(opts, 'resume', target.stack, ['--auto-approve', '--stack', target.stack], report);
     return { ok: true, message: `resuming: fleetform apply started for stack ${target.stack} (pid ${pid})` };
   };
@@ -130,7 +130,7 @@ export async function runDashboard(opts: DashboardOptions, apps: AppRunner): Pro
             }),
         }
       : {}),
-    resume: resumeByApply(opts, rolloutJournals(backend, process.cwd())),
+    resume: resumeByApply(opts, rolloutJournals(backend, process.cwd()), backend),
     ...(opts.plan ? { approve: approveByApply(opts, planFile) } : {}),
   });
   let server;

@@ -44,6 +44,8 @@ export interface GatingEnv {
   readonly journals: RolloutJournalStore;
   /** Asked before each wave (the first of a run too): a reason pauses the rollout there. */
   readonly waveBoundary?: WaveBoundary;
+  /** Whether a rollout waits for its schedule's start (default), or is left waiting for a later apply. */
+  readonly waitForSchedule?: boolean;
 }
 
 /** What a schedule runs against: the stack, the state its lead starts from, the service; `gating` for a gated one. */
@@ -182,6 +184,7 @@ async function runWaves(run: ScheduleRun, waves: WaveSteps): Promise<RolloutOutc
     events: gating.events,
     concurrency: waveConcurrency(run),
     journal: gating.journals,
+    ...(gating.waitForSchedule === false ? { waitForSchedule: false } : {}),
     ...waves.runner(run),
   });
   waves.noteOutcome(outcome);

@@ -57,7 +57,12 @@ export function releasedJournal<J extends { status: JournalStatus; hold?: Journa
   return next;
 }
 
+/** The command that releases a held rollout. */
+export function resumeCommand(stack: string, rollout: string, fragment: boolean): string {
+  return `fleetform rollout resume ${stack}${fragment ? ` --rollout ${rollout}` : ''}`;
+}
+
 /** How to release a held journal, in words. */
 export function releaseHint(stack: string, rollout: string, fragment: boolean): string {
-  return `release it with \`fleetform rollout resume ${stack}${fragment ? ` --rollout ${rollout}` : ''}\``;
+  return `release it with \`${resumeCommand(stack, rollout, fragment)}\``;
 }

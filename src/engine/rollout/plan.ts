@@ -12,6 +12,7 @@ import { machineDeclaration } from '../kinds/machine';
 import type { ResourceChange } from '../plan/model';
 import { unconfiguredMaintenanceSensor } from '../../domain/maintenance';
 import { pauseStepText, pacingOfPlan, pacingPlanLines, wavePaceText } from './pacing-text';
+import { resumeCommand } from './journal-pacing';
 
 /** A planned machine config, as the change holds it (an object, or its JSON text). */
 export function plannedConfig(after: Readonly<Record<string, unknown>> | null | undefined): unknown {
@@ -188,6 +189,17 @@ function whatItWrites(r: RolloutPlan): { headline: string; how: string[] } {
   };
 }
 
+/** Where an unfinished run of the rollout goes on: interrupted, or held by its pacing. */
+function resumeLine(r: RolloutPlan): string {
+  const at = r.resumes;
+  if (!at) return '';
+  const kept = `a run started ${at.startedAt}; its waves, machines and baselines are kept`;
+  if (at.held === 'paused')
+    return `  paused at wave ${at.wave} (${kept}): the apply writes nothing of its waves until \`${resumeCommand(r.stack, r.policy.name, r.fragment !== undefined)}\` releases it`;
+  if (at.held === 'waiting') return `  waiting for its schedule's start at wave ${at.wave} (${kept})`;
+  return `  resumes at wave ${at.wave}: a run started ${at.startedAt} was interrupted (its waves, machines and baselines are kept)`;
+}
+
 /**
  * The plan text of the rollouts, each described the same way: what it writes, whether it
  * resumes, its gate, then its waves in order with their machines.
@@ -197,10 +209,7 @@ export function rolloutPlanLines(rollouts: readonly RolloutPlan[]): string[] {
   for (const r of rollouts) {
     const { headline, how } = whatItWrites(r);
     lines.push(headline, ...how);
-    if (r.resumes)
-      lines.push(
-        `  resumes at wave ${r.resumes.wave}: a run started ${r.resumes.startedAt} was interrupted (its waves, machines and baselines are kept)`,
-      );
+    if (r.resumes) lines.push(resumeLine(r));
     lines.push(`  ${describePolicy(r.policy)}`);
     const { max_failed: n, max_failed_fraction: f, canary_max_failed: c } = r.policy.abort;
     if (r.waves.length > 1 && (n !== undefined || f !== undefined)) {

@@ -4,6 +4,7 @@
  * released; anything else is a clear error naming what it is.
  */
 import { FleetformError } from '../../domain/errors';
+import type { StateBackend } from '../state/backend';
 import type { RolloutJournal, RolloutJournalStore } from './journal';
 import { releasedJournal } from './journal-pacing';
 
@@ -40,4 +41,21 @@ export async function releaseRollout(input: ReleaseInput): Promise<RolloutJourna
   const released = { ...releasedJournal(journal), updated_at: new Date().toISOString() };
   await input.journals.write(released);
   return released;
+}
+
+/**
+ * Releases the stack's rollout if something of its pacing holds it (`paused`), taking the
+ * stack's state lock for it (waiting up to `lockTimeoutMs`); the journal as released, or
+ * undefined when it was not paused (an interrupted one goes on by itself with the next apply).
+ */
+export async function releaseIfPaused(
+  input: ReleaseInput & { readonly backend: StateBackend; readonly lockTimeoutMs: number },
+): Promise<RolloutJournal | undefined> {
+  if ((await journalOf(input))?.status !== 'paused') return undefined;
+  const lock = await input.backend.lock(input.stack, 'rollout resume', { timeoutMs: input.lockTimeoutMs });
+  try {
+    return (await journalOf(input))?.status === 'paused' ? await releaseRollout(input) : undefined;
+  } finally {
+    await lock.release();
+  }
 }
