@@ -125,11 +125,14 @@ function policyFacts(facts: RegistryFacts, policyText: string, server?: string):
   return found;
 }
 
-/** Registry facts by module id, for every id given: read (or taken from the run's memo) together, awaited once. */
-async function registryFactsOf(ctx: KindContext, moduleIds: readonly string[]): Promise<ReadonlyMap<string, RegistryFacts | undefined>> {
-  const ids = [...new Set(moduleIds)];
-  const facts = await Promise.all(ids.map((id) => registryFacts(ctx, id)));
-  return new Map(ids.map((id, i) => [id, facts[i]]));
+/** Registry facts of the given module ids (read, or taken from the run's memo, together; awaited once), looked up by id. */
+async function registryFactsOf(ctx: KindContext, moduleIds: readonly string[]): Promise<(moduleId: string) => RegistryFacts | undefined> {
+  // An id given twice is one memo entry: the same promise twice.
+  const facts = await Promise.all(moduleIds.map((id) => registryFacts(ctx, id)));
+  return (moduleId) => {
+    const i = moduleIds.indexOf(moduleId);
+    return i < 0 ? undefined : facts[i];
+  };
 }
 
 /** The module id of a registry module entry (undefined for a local module or an entry that names none). */
@@ -147,10 +150,10 @@ export async function runningVersions(ctx: KindContext, config: JsonValue | unde
   }
   const running: JsonObject = {};
   if (ids.length === 0) return running;
-  const factsById = await registryFactsOf(ctx, ids);
+  const factsOf = await registryFactsOf(ctx, ids);
   for (const [name, m] of Object.entries(modules)) {
     const id = registryModuleId(m);
-    const facts = id === undefined ? undefined : factsById.get(id);
+    const facts = id === undefined ? undefined : factsOf(id);
     const policyText = isObject(m) ? m.version : undefined;
     const version =
       facts && typeof policyText === 'string' && policyText !== '' ? policyFacts(facts, policyText, server).resolved : undefined;
@@ -207,8 +210,8 @@ export async function pinModules(
 ): Promise<PinnedModules> {
   const modules: unknown[] = Array.isArray(config.modules) ? config.modules : [];
   const ids = modules.map(registryModuleId).filter((id): id is string => id !== undefined);
-  const factsById = ids.length === 0 ? new Map<string, RegistryFacts | undefined>() : await registryFactsOf(ctx, ids);
-  const each = modules.map((raw) => pinModule(config, raw, factsById, priorPins, machine));
+  const factsOf = ids.length === 0 ? () => undefined : await registryFactsOf(ctx, ids);
+  const each = modules.map((raw) => pinModule(config, raw, factsOf, priorPins, machine));
   const pins: Record<string, string> = {};
   for (const m of each) if (m.pin) pins[m.pin.name] = m.pin.version;
   return {
@@ -254,14 +257,14 @@ function modulePath(moduleName: string): string {
 function pinModule(
   config: Readonly<Record<string, unknown>>,
   raw: unknown,
-  factsById: ReadonlyMap<string, RegistryFacts | undefined>,
+  factsOf: (moduleId: string) => RegistryFacts | undefined,
   priorPins: Readonly<Record<string, string>>,
   machine: MachineFacts,
 ): PinnedModule {
   if (!isObject(raw) || raw.type === 'local' || typeof raw.module_id !== 'string') return unchanged(raw);
   const moduleId = raw.module_id;
   const moduleName = typeof raw.name === 'string' ? raw.name : moduleId;
-  const facts = factsById.get(moduleId);
+  const facts = factsOf(moduleId);
   if (!facts) return unchanged(raw, [notInRegistry(moduleId, moduleName)]);
   if (typeof raw.version !== 'string' || raw.version === '') {
     // A first pin takes the newest release the machine may run, as a policy would.
