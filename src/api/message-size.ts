@@ -39,3 +39,8 @@ const TIMESTAMP_BYTES = delimited(1 + 10 + 1 + 5);
 export function updateRobotPartRequestSize(name: string, config: Readonly<Record<string, unknown>>): number {
   return PART_ID_BYTES + stringField(name) + stringField(configText(config)) + TIMESTAMP_BYTES;
 }
+
+/** The UpdateRobotPart request of {@link updateRobotPartRequestSize} for a config text of `configBytes` UTF-8 bytes. */
+export function updateRobotPartRequestSizeFor(name: string, configBytes: number): number {
+  return PART_ID_BYTES + stringField(name) + delimited(configBytes) + TIMESTAMP_BYTES;
+}

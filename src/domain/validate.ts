@@ -45,6 +45,7 @@ import { findPlaceholders, mayHoldPlaceholder, PLACEHOLDER_PATTERN, type Placeho
 import { BUILTIN_MODULE_ID, isApiTriplet, isModelTriplet, isModuleId } from './triplet';
 import { ACCEPTED_VERSION_FORMS, isVersionPolicy } from './version-policy';
 import { ownRecord } from './own-keys';
+import { asIsTest } from './schema-as-is';
 import { describeValue, schemaProblems, type SchemaProblem } from './schema-issues';
 import { normalApi, normalModel } from './resource-forms';
 import { isKnownBuiltinModel } from './builtin-models';
@@ -97,6 +98,8 @@ function fieldOf(value: unknown, key: string): unknown {
  */
 const resourceEntrySchema = z.compile(ModularResourceSchema);
 const moduleEntrySchema = z.compile(ModuleConfigSchema);
+/** An entry zod would give back as it is (no copy made): most of a config's entries. */
+const resourceEntryAsIs = asIsTest(ModularResourceSchema);
 
 /** A shallow copy of an object without one of its own keys. */
 function withoutKey(value: unknown, key: string): unknown {
@@ -707,7 +710,7 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
       if (!(i in items)) continue;
       const item = items[i];
       const path = `${list}[${i}]`;
-      const r = resourceEntrySchema.safeParse(item);
+      const r = resourceEntryAsIs(item) ? { success: true as const, data: item as ModularResource } : resourceEntrySchema.safeParse(item);
       const attributes = fieldOf(item, 'attributes') as Record<string, unknown> | undefined;
       // The entry's own attributes, as given.
       if (r.success)

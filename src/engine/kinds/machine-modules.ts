@@ -125,19 +125,40 @@ function policyFacts(facts: RegistryFacts, policyText: string, server?: string):
   return found;
 }
 
+/** Registry facts of the given module ids (read, or taken from the run's memo, together; awaited once), looked up by id. */
+async function registryFactsOf(ctx: KindContext, moduleIds: readonly string[]): Promise<(moduleId: string) => RegistryFacts | undefined> {
+  // An id given twice is one memo entry: the same promise twice.
+  const facts = await Promise.all(moduleIds.map((id) => registryFacts(ctx, id)));
+  return (moduleId) => {
+    const i = moduleIds.indexOf(moduleId);
+    return i < 0 ? undefined : facts[i];
+  };
+}
+
+/** The module id of a registry module entry (undefined for a local module or an entry that names none). */
+function registryModuleId(m: unknown): string | undefined {
+  return isObject(m) && m.type !== 'local' && typeof m.module_id === 'string' ? m.module_id : undefined;
+}
+
 /** The version each registry module of a config view runs, by module name (absent when the registry cannot tell). */
 export async function runningVersions(ctx: KindContext, config: JsonValue | undefined, server?: string): Promise<JsonObject> {
   const modules = isObject(config) && isObject(config.modules) ? config.modules : {};
+  const ids: string[] = [];
+  for (const m of Object.values(modules)) {
+    const id = registryModuleId(m);
+    if (id !== undefined) ids.push(id);
+  }
   const running: JsonObject = {};
-  await Promise.all(
-    Object.entries(modules).map(async ([name, m]) => {
-      if (!isObject(m) || m.type === 'local' || typeof m.module_id !== 'string') return;
-      const facts = await registryFacts(ctx, m.module_id);
-      const version =
-        facts && typeof m.version === 'string' && m.version !== '' ? policyFacts(facts, m.version, server).resolved : undefined;
-      if (version) running[name] = version;
-    }),
-  );
+  if (ids.length === 0) return running;
+  const factsOf = await registryFactsOf(ctx, ids);
+  for (const [name, m] of Object.entries(modules)) {
+    const id = registryModuleId(m);
+    const facts = id === undefined ? undefined : factsOf(id);
+    const policyText = isObject(m) ? m.version : undefined;
+    const version =
+      facts && typeof policyText === 'string' && policyText !== '' ? policyFacts(facts, policyText, server).resolved : undefined;
+    if (version) running[name] = version;
+  }
   return running;
 }
 
@@ -188,7 +209,9 @@ export async function pinModules(
   machine: MachineFacts = {},
 ): Promise<PinnedModules> {
   const modules: unknown[] = Array.isArray(config.modules) ? config.modules : [];
-  const each = await Promise.all(modules.map((raw) => pinModule(ctx, config, raw, priorPins, machine)));
+  const ids = modules.map(registryModuleId).filter((id): id is string => id !== undefined);
+  const factsOf = ids.length === 0 ? () => undefined : await registryFactsOf(ctx, ids);
+  const each = modules.map((raw) => pinModule(config, raw, factsOf, priorPins, machine));
   const pins: Record<string, string> = {};
   for (const m of each) if (m.pin) pins[m.pin.name] = m.pin.version;
   return {
@@ -230,17 +253,18 @@ function modulePath(moduleName: string): string {
   return childPath('config.modules', moduleName);
 }
 
-async function pinModule(
-  ctx: KindContext,
+/** One module entry against the registry facts of the config's modules (read beforehand, once for all). */
+function pinModule(
   config: Readonly<Record<string, unknown>>,
   raw: unknown,
+  factsOf: (moduleId: string) => RegistryFacts | undefined,
   priorPins: Readonly<Record<string, string>>,
   machine: MachineFacts,
-): Promise<PinnedModule> {
+): PinnedModule {
   if (!isObject(raw) || raw.type === 'local' || typeof raw.module_id !== 'string') return unchanged(raw);
   const moduleId = raw.module_id;
   const moduleName = typeof raw.name === 'string' ? raw.name : moduleId;
-  const facts = await registryFacts(ctx, moduleId);
+  const facts = factsOf(moduleId);
   if (!facts) return unchanged(raw, [notInRegistry(moduleId, moduleName)]);
   if (typeof raw.version !== 'string' || raw.version === '') {
     // A first pin takes the newest release the machine may run, as a policy would.
@@ -249,8 +273,8 @@ async function pinModule(
   }
   const policyText = raw.version;
   const notes = policyNotes(config, moduleId, moduleName, policyText, facts, machine.server);
-  if (tryParseVersionPolicy(policyText)?.kind !== 'patch') return unchanged(raw, notes);
-  const resolved = policyFacts(facts, policyText, machine.server).resolved;
+  const { policy, resolved } = policyFacts(facts, policyText, machine.server);
+  if (policy?.kind !== 'patch') return unchanged(raw, notes);
   const pinned = facts.statuses.find((v) => v.version === resolved);
   if (!pinned) return unchanged(raw, notes);
   const found = pinnedFindings(moduleId, moduleName, pinned, machine);

@@ -5,7 +5,8 @@
  * held to what the service takes in one message. Each step returns what it found.
  */
 import { z } from 'zod';
-import { SERVICE_MAX_MESSAGE_BYTES, updateRobotPartRequestSize } from '../../api/message-size';
+import { SERVICE_MAX_MESSAGE_BYTES, updateRobotPartRequestSize, updateRobotPartRequestSizeFor } from '../../api/message-size';
+import { jsonTextBytesAtMost } from '../../domain/json-text-bound';
 import { MODULE_VIAM_SERVER_CODE, validateMachineConfig } from '../../domain';
 import { acknowledgmentsOf, inCode, type AcknowledgedAttribute, type Acknowledgment } from '../../domain/certainty';
 import { FRAGMENT_RESOLVED_ISSUES } from '../../domain/fragments';
@@ -161,6 +162,9 @@ async function packageFindings(ctx: KindContext, config: Record<string, unknown>
 
 /** A config the service cannot take in one message: refused at plan, before a machine is created without it. */
 function sizeProblems(name: string, config: Record<string, unknown>): PlanProblem[] {
+  // Sized exactly (its text written) only when the bound of its text could be over the limit.
+  const textBound = jsonTextBytesAtMost(config, SERVICE_MAX_MESSAGE_BYTES);
+  if (textBound <= SERVICE_MAX_MESSAGE_BYTES && updateRobotPartRequestSizeFor(name, textBound) <= SERVICE_MAX_MESSAGE_BYTES) return [];
   const bytes = updateRobotPartRequestSize(name, config);
   if (bytes <= SERVICE_MAX_MESSAGE_BYTES) return [];
   return [
