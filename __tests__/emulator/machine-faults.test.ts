@@ -33,7 +33,11 @@ test('the three forms, with and without a version or a share', () => {
 
 test.each([
   ['module=acme:sensors@1.3.0:crsh', /expected the effect "crash"/, /module=acme:sensors@1.3.0:crash/],
-  ['modul=acme:sensors:crash', /unknown target "modul"/, /start with module=, model=, machine=, package=, maintenance=, remote=, job=, signal= or logs=/],
+  [
+    'modul=acme:sensors:crash',
+    /unknown target "modul"/,
+    /start with module=, model=, machine=, package=, maintenance=, remote=, job=, signal= or logs=/,
+  ],
   ['module=sensors:crash', /not a module id/, /namespace:name/],
   ['model=acme:hc-sr04:unhealthy', /not a model triplet/, /namespace:family:name/],
   ['machine=picker-3:down', /expected the effect "offline"/, /machine=picker-3:offline/],

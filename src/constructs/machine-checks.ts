@@ -81,7 +81,7 @@ class EntryAttribution {
 const NO_PATHS: ReadonlySet<string> = new Set();
 
 /** The machine's config document as assembled, checked by the domain rules, each issue on the part that declared it. */
-export function checkMachineConfig(machine: IMachine, { config, sources }: AssembledMachine, sink: IssueSink): void {
+export function checkMachineConfig(machine: IMachine, { config, sources, parsedEntries }: AssembledMachine, sink: IssueSink): void {
   const attribution = new EntryAttribution(machine, sources, sink);
   // One walk of the config for the limits and placeholders; a token's mark starts as a placeholder does.
   const scan = scanJson(config);
@@ -152,7 +152,7 @@ export function checkMachineConfig(machine: IMachine, { config, sources }: Assem
     }
   }
   // A machine's registry modules may omit their version: apply pins them.
-  const found = validateMachineConfig(config, { allowUnpinnedModules: true, scan });
+  const found = validateMachineConfig(config, { allowUnpinnedModules: true, scan, parsed: parsedEntries });
   const result = judgedInCode(machine, config, found);
   if (result.errors.length > 0 || result.warnings.length > 0) {
     for (const issues of [result.errors, result.warnings]) {

@@ -44,6 +44,8 @@ export interface AssembledMachine {
   readonly packageParts: readonly Package[];
   /** Secrets by reference, by the path of their value in the config (see configSecrets): synthesis leaves those paths out. */
   readonly secretReferences: Readonly<Record<string, SecretReference>>;
+  /** The entries their constructs made from props their schemas checked: the config's checks read them without parsing them again. */
+  readonly parsedEntries: ReadonlySet<unknown>;
 }
 
 /** The parts of a machine by kind, each in declaration order. */
@@ -89,6 +91,26 @@ export function sharesConfigEntries<P extends ConfigPart<C>, C>(toConfig: P['toC
   entryMakers.set(toConfig, entry);
 }
 
+/** Whether a part's entry is made of its checked props alone, by the class that says so of its toConfig. */
+const checkedEntries = new Map<unknown, (part: never) => boolean>();
+
+/**
+ * Declares which parts of a class give an entry made of their props alone, checked by a
+ * schema at least as strict as their list's (no override, no value the schema did not
+ * check): the machine's checks take that entry as it is, without parsing it again. A
+ * subclass overriding toConfig, or a part of another copy of this library, is parsed.
+ */
+export function givesCheckedEntries<P extends ConfigPart<unknown>>(toConfig: P['toConfig'], checked: (part: P) => boolean): void {
+  checkedEntries.set(toConfig, checked);
+}
+
+function isCheckedEntryOf(part: ConfigPart<unknown>): boolean {
+  const checked = checkedEntries.get(part.toConfig) as ((part: ConfigPart<unknown>) => boolean) | undefined;
+  return checked !== undefined && checked(part);
+}
+
+const NO_PARSED_ENTRIES: ReadonlySet<unknown> = new Set();
+
 /** A part's entry of the machine config: toConfig's, without copies where its class says how (do not mutate). */
 export function configEntryOf<C>(part: ConfigPart<C>): C {
   const make = entryMakers.get(part.toConfig) as ((part: ConfigPart<C>) => C) | undefined;
@@ -109,17 +131,22 @@ export function assembleMachine(machine: Machine): AssembledMachine {
   const { modules, resources, packages } = machineParts(machine);
   const config: ConfigSections & { packages?: PackageConfig[] } = emptyConfigSections();
   const sources: ConfigEntrySource[] = [];
+  let parsedEntries: Set<unknown> | undefined;
   for (let i = 0; i < resources.length; i++) {
     const resource = resources[i] as ModularResource;
     const listName = resource.configList;
     const list = config[listName];
     sources.push(new EntrySource(listName, list.length, resource));
-    list.push(configEntryOf(resource));
+    const entry = configEntryOf(resource);
+    if (isCheckedEntryOf(resource)) (parsedEntries ??= new Set()).add(entry);
+    list.push(entry);
   }
   for (let i = 0; i < modules.length; i++) {
     const module = modules[i] as Module;
     sources.push(new EntrySource('modules', config.modules.length, module));
-    config.modules.push(module.toConfig());
+    const entry = module.toConfig();
+    if (isCheckedEntryOf(module)) (parsedEntries ??= new Set()).add(entry);
+    config.modules.push(entry);
   }
   const synthesizedPackages: PackageConfig[] = [];
   if (packages.length > 0) {
@@ -142,7 +169,15 @@ export function assembleMachine(machine: Machine): AssembledMachine {
   // A secret given by reference anywhere in the config, modules' env included, is synthesized as its reference.
   const found = configSecrets(whole);
   const secretReferences = { ...found.references, ...moduleSecretReferences(modules) };
-  return { config: found.config, sources, secretEnv: secretEnvOf(modules), synthesizedPackages, packageParts: packages, secretReferences };
+  return {
+    config: found.config,
+    sources,
+    secretEnv: secretEnvOf(modules),
+    synthesizedPackages,
+    packageParts: packages,
+    secretReferences,
+    parsedEntries: parsedEntries ?? NO_PARSED_ENTRIES,
+  };
 }
 
 /** The env entries modules give by reference, by their path in the config (`modules.<name>.env.<KEY>`). */

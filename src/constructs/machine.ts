@@ -23,7 +23,7 @@ import { bumpGeneration } from './generation';
 import { declareEmptyLists, emptyListsSchema, sectionsOf } from './machine-sections';
 import type { EmptyListSection } from '../domain/config';
 import { overridePath } from './config-overrides';
-import type { AgentConfig, AuthConfig, JobConfig, LogPattern, MaintenanceConfig, NetworkConfig } from '../domain/config-language';
+import { CONFIG_LANGUAGE, PROP_SECTIONS, type PropSection } from '../domain/config-language';
 
 /** Properties of a {@link Machine}. */
 export interface MachineProps extends MachineConfigProps {
@@ -59,28 +59,23 @@ export interface MachineProps extends MachineConfigProps {
   readonly acknowledged?: readonly Acknowledgment[];
 }
 
-/** The settings of a machine's config beyond its modules and resources: its main part's, or another {@link Part}'s. */
-export interface MachineConfigProps {
-  /** The web server: `bind_address`, TLS files, `sessions`, `traffic_tunnel_endpoints`. */
-  readonly network?: NetworkConfig;
-  /** API key handlers (their keys are secrets, masked in plans, state and logs, but for environment placeholders), TLS entities. */
-  readonly auth?: AuthConfig;
-  /** A sensor whose reading at a key allows reconfiguring: `{ sensor_name: 'rdk:component:sensor/door', maintenance_allowed_key: 'closed' }`. */
-  readonly maintenance?: MaintenanceConfig;
-  /** Scheduled calls of a resource's method: `[{ name, schedule, resource, method, command? }]`. */
-  readonly jobs?: readonly JobConfig[];
-  /** viam-agent settings: `version_control`, `advanced_settings`, `network_configuration`, `additional_networks`, `system_configuration`. */
-  readonly agent?: AgentConfig;
-  /** Debug logging for the whole machine (and modules without a log level). */
-  readonly debug?: boolean;
-  /** Log levels by logger name pattern: `[{ pattern: 'rdk.resource_manager.*', level: 'debug' }]`. */
-  readonly log?: readonly LogPattern[];
-  /** Serves pprof profiles on localhost. */
-  readonly enableWebProfile?: boolean;
-  /** Turns off the deduplication of repeated log lines. */
-  readonly disableLogDeduplication?: boolean;
-  /** Tracing: `{ enabled, disk, console, otlpendpoint }`. */
-  readonly tracing?: Readonly<Record<string, unknown>>;
+type Language = typeof CONFIG_LANGUAGE;
+
+/** A section prop's type: the section as its schema reads it, a list read-only. */
+type SectionPropValue<S extends z.ZodType> = z.output<S> extends ReadonlyArray<infer E> ? readonly E[] : z.output<S>;
+
+/** A prop per section the config language declares one for (`network`, `jobs`, `enableWebProfile`, ...), typed by its schema. */
+export type ConfigSectionProps = {
+  readonly [K in PropSection as Language[K]['prop']]?: SectionPropValue<Language[K]['schema']>;
+};
+
+/**
+ * The settings of a machine's config beyond its modules and resources: its main part's, or
+ * another {@link Part}'s. Each section prop (see `CONFIG_LANGUAGE`, `src/domain/config-language.ts`)
+ * is written under its key as given; secrets in it (API keys, the hotspot password) are
+ * masked in plans, state and logs, but for environment placeholders.
+ */
+export interface MachineConfigProps extends ConfigSectionProps {
   /**
    * The lists the config holds even when nothing fills them, written `[]`: any of
    * `components`, `services`, `modules`, `packages`, `remotes`, `processes`. A list with
@@ -90,38 +85,26 @@ export interface MachineConfigProps {
   readonly emptyLists?: readonly EmptyListSection[];
 }
 
-/** Machine props written as top-level sections of its config, by their config key. */
-const SECTION_PROPS = [
-  ['network', 'network'],
-  ['auth', 'auth'],
-  ['maintenance', 'maintenance'],
-  ['jobs', 'jobs'],
-  ['agent', 'agent'],
-  ['debug', 'debug'],
-  ['log', 'log'],
-  ['enableWebProfile', 'enable_web_profile'],
-  ['disableLogDeduplication', 'disable_log_deduplication'],
-  ['tracing', 'tracing'],
-] as const;
+/** The run-time check of a section prop: the JSON form its schema takes (the section's own rules are checked with the config). */
+function sectionPropCheck(schema: z.ZodType): z.ZodType {
+  if (schema instanceof z.ZodBoolean) return z.boolean();
+  if (schema instanceof z.ZodString) return propSchemas.text;
+  if (schema instanceof z.ZodNumber) return z.number();
+  if (schema instanceof z.ZodArray) return z.array(sectionPropCheck(schema.element as z.ZodType));
+  if (schema instanceof z.ZodObject || schema instanceof z.ZodRecord) return propSchemas.jsonObject;
+  return z.unknown();
+}
 
 /** The run-time check of {@link MachineConfigProps}, to spread in a strict object. */
-export const machineConfigPropsShape = {
-  network: propSchemas.jsonObject.optional(),
-  auth: propSchemas.jsonObject.optional(),
-  maintenance: propSchemas.jsonObject.optional(),
-  jobs: z.array(propSchemas.jsonObject).optional(),
-  agent: propSchemas.jsonObject.optional(),
-  debug: z.boolean().optional(),
-  log: z.array(propSchemas.jsonObject).optional(),
-  enableWebProfile: z.boolean().optional(),
-  disableLogDeduplication: z.boolean().optional(),
-  tracing: propSchemas.jsonObject.optional(),
+export const machineConfigPropsShape: Readonly<Record<string, z.ZodType>> = {
+  ...Object.fromEntries(PROP_SECTIONS.map((s) => [s.prop, sectionPropCheck(s.schema).optional()])),
   emptyLists: emptyListsSchema.optional(),
 };
 
-/** Declares the config sections the props give, in the owner's (a machine's or a part's) config. */
+/** Declares the config sections the props give, in the owner's (a machine's or a part's) config, in the order of the language. */
 export function declareConfigSections(owner: Construct, props: MachineConfigProps): void {
-  for (const [prop, key] of SECTION_PROPS) if (props[prop] !== undefined) sectionsOf(owner).settings.set(key, props[prop]);
+  const given = props as Readonly<Record<string, unknown>>;
+  for (const { key, prop } of PROP_SECTIONS) if (given[prop] !== undefined) sectionsOf(owner).settings.set(key, given[prop]);
   declareEmptyLists(owner, props.emptyLists);
 }
 

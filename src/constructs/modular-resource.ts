@@ -8,7 +8,7 @@ import { owningMachine } from './machine-scope';
 import { registerChecks } from './checks';
 import { machinePartChecks } from './machine-checks';
 import { registerFleetConstruct } from './registry';
-import { sharesConfigEntries } from './machine-config';
+import { givesCheckedEntries, sharesConfigEntries } from './machine-config';
 import { checkProps, propSchemas } from './props';
 import { z } from 'zod';
 import { normalApi, normalModel } from '../domain/resource-forms';
@@ -166,6 +166,11 @@ export class ModularResource extends Construct implements IModularResource {
     return this.overrides.length > 0 ? this.withOwnOverrides(configEntry(this, { ...this.attributes }, this.dependsOnNames)) : undefined;
   }
 
+  /** @internal Whether this resource's entry is made of its props alone (a ModularResource without overrides), each checked as its list's schema would. */
+  get entryOfCheckedProps(): boolean {
+    return this.declared === undefined && this.overrides.length === 0;
+  }
+
   /** Names of the dependencies, in the order given. */
   get dependsOnNames(): string[] {
     return this.dependsOn.map((d) => (typeof d === 'string' ? d : d.name));
@@ -188,6 +193,9 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
 
 markKindOfClass(ModularResource, 'modular-resource');
 registerChecks('modular-resource', machinePartChecks);
+
+// A ModularResource's name, API and model are text, its attributes an object, its dependencies names: its list's form.
+givesCheckedEntries<ModularResource>(ModularResource.prototype.toConfig, (resource) => resource.entryOfCheckedProps);
 
 // What toConfig returns, sharing the attributes: the machine config only reads them.
 sharesConfigEntries<ModularResource, ModularResourceConfig>(

@@ -12,6 +12,7 @@ import { registerChecks } from './checks';
 import { machinePartChecks } from './machine-checks';
 import { registerFleetConstruct } from './registry';
 import { checkProps, PropsError, propSchemas } from './props';
+import { givesCheckedEntries } from './machine-config';
 import { z } from 'zod';
 import type { Secret } from './secret';
 import { describeSecretReference, type SecretReference } from '../domain/secret-reference';
@@ -240,9 +241,20 @@ export class Module extends Construct implements IModule {
   /** Names of the environment entries that are secrets: `sensitiveEnv` keys and secret-looking `env` keys (but those whose value is wholly an environment placeholder). */
   get sensitiveEnvKeys(): readonly string[] {
     if (this.env === NO_ENV && this.sensitiveEnv === NO_ENV) return NO_KEYS;
+    // Found once: the env props are fixed at construction, and a synth asks for them per check and per synthesis.
+    if (this.sensitiveKeys !== undefined) return this.sensitiveKeys;
     const keys = new Set(Object.keys(this.sensitiveEnv));
     for (const [key, value] of Object.entries(this.env)) if (isSecretEnvEntry(key, value)) keys.add(key);
-    return [...keys].sort();
+    this.sensitiveKeys = keys.size === 0 ? NO_KEYS : [...keys].sort();
+    return this.sensitiveKeys;
+  }
+
+  /** The names of the secret env entries, once found (see sensitiveEnvKeys). */
+  private sensitiveKeys: readonly string[] | undefined;
+
+  /** @internal Whether this module's entry is made of its props alone (no override), each checked as `modules` would. */
+  get entryOfCheckedProps(): boolean {
+    return this.overrides.length === 0;
   }
 
   /**
@@ -265,6 +277,9 @@ export class Module extends Construct implements IModule {
     return this.overrides === undefined ? entry : withOverrides(entry, this.overrides);
   }
 }
+
+// A module's fields are text, its flags booleans and its env text (a Secret's entry as its text): the form of `modules`, but for overrides.
+givesCheckedEntries<Module>(Module.prototype.toConfig, (module) => module.entryOfCheckedProps);
 
 markKindOfClass(Module, 'module');
 registerChecks('module', machinePartChecks);

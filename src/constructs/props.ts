@@ -40,7 +40,9 @@ function compiledSchema(schema: z.ZodObject): z.ZodObject {
  * (a string is never split into an array). Throws a PropsError at the construct's path.
  */
 export function checkProps<T>(construct: IConstruct, constructName: string, schema: z.ZodObject, props: unknown): T {
-  const result = compiledSchema(schema).safeParse(props ?? {});
+  // The props are the typed value: right props are validated without building a parsed copy of them.
+  if (compiledSchema(schema).validate(props ?? {})) return props as T;
+  const result = schema.safeParse(props ?? {});
   if (result.success) return props as T;
   const known = Object.keys(schema.shape);
   const problems = schemaProblems(result.error.issues, props, { noun: 'prop', known, suggest: (key) => camelHint(key, known) });

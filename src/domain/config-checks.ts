@@ -50,25 +50,24 @@ function isLogLevel(level: unknown): boolean {
   return typeof level === 'string' && (LOG_LEVELS as readonly string[]).includes(level.toLowerCase());
 }
 
+/** Resources, modules and packages are read entry by entry by the validation, fragment imports by theirs. */
+const READ_BY_ENTRY: ReadonlySet<string> = new Set(['components', 'services', 'modules', 'packages', 'fragments', 'fragment_mods']);
+
+/** The sections whose shape their schema checks here, in the order of the language. */
+const SHAPED_SECTIONS = (Object.entries(CONFIG_LANGUAGE) as Array<[string, SectionDeclaration]>).filter(([key]) => !READ_BY_ENTRY.has(key));
+
+const NO_BROKEN_SECTIONS: ReadonlySet<string> = new Set();
+
 /** The structure of each declared section: a wrong type is a decoding error of the whole config. */
-function sectionShapes(root: Record<string, unknown>, issues: Issue[]): Set<string> {
-  const broken = new Set<string>();
-  for (const [key, declared] of Object.entries(CONFIG_LANGUAGE) as Array<[string, SectionDeclaration]>) {
-    // Resources, modules and packages are read entry by entry by the validation.
-    if (
-      key === 'components' ||
-      key === 'services' ||
-      key === 'modules' ||
-      key === 'packages' ||
-      key === 'fragments' ||
-      key === 'fragment_mods'
-    )
-      continue;
+function sectionShapes(root: Record<string, unknown>, issues: Issue[]): ReadonlySet<string> {
+  let broken: Set<string> | undefined;
+  for (let i = 0; i < SHAPED_SECTIONS.length; i++) {
+    const [key, declared] = SHAPED_SECTIONS[i] as [string, SectionDeclaration];
     const value = root[key];
     if (value === undefined) continue;
     const r = declared.schema.safeParse(value);
     if (r.success) continue;
-    broken.add(key);
+    (broken ??= new Set()).add(key);
     // An entry of a list (or an agent setting) that does not convert is dropped or corrected alone; other sections fail the config.
     const make = PER_ITEM_SECTIONS.has(key) ? warningIssue : errorIssue;
     for (const p of schemaProblems(r.error.issues, value, { noun: 'field' })) {
@@ -82,7 +81,7 @@ function sectionShapes(root: Record<string, unknown>, issues: Issue[]): Set<stri
       );
     }
   }
-  return broken;
+  return broken ?? NO_BROKEN_SECTIONS;
 }
 
 function checkNetwork(network: Record<string, unknown>, issues: Issue[]): void {

@@ -196,13 +196,30 @@ export type AgentConfig = z.infer<typeof AgentSchema>;
 /** Who writes a section: code, or the service alone (never declared in code). */
 export type SectionOwner = 'code' | 'service';
 
+/**
+ * How adoption writes a section: by a construct per entry (`entries`), read by a step of its
+ * own (`apart`: the resource lists, modules, packages, fragment imports), or else by the
+ * section's prop when it has one, an override when not.
+ */
+export type SectionAdoption = 'entries' | 'apart';
+
 /** One top-level section: its schema and what the docs and the README say of it. */
 export interface SectionDeclaration {
   readonly schema: z.ZodType;
+  /** The docs line. */
   readonly description: string;
   readonly owner: SectionOwner;
-  /** How code declares it. */
-  readonly construct: string;
+  /** How code declares it (for a section with a prop: `Machine \`prop\``, written by sectionConstruct). */
+  readonly construct?: string;
+  /**
+   * The prop of Machine (and Part) that declares the section as written (a top-level object,
+   * list or scalar): typed and checked by the schema's form, synthesized under the key,
+   * written by adoption.
+   */
+  readonly prop?: string;
+  /** Entries compared by name in plans when every entry is an object with a name of its own. */
+  readonly namedList?: true;
+  readonly adopt?: SectionAdoption;
 }
 
 /**
@@ -216,86 +233,92 @@ export const CONFIG_LANGUAGE = {
     description: "Components: builtin ones and modules' (with frames, data capture, log levels).",
     owner: 'code',
     construct: 'ModularResource, Component',
+    adopt: 'apart',
   },
   services: {
     schema: z.array(json),
     description: "Services: builtin ones (data manager, motion, vision, ...) and modules'.",
     owner: 'code',
     construct: 'ModularResource, Service',
+    adopt: 'apart',
   },
   modules: {
     schema: z.array(json),
     description: 'Registry and local modules, with env, log level and timeouts.',
     owner: 'code',
     construct: 'Module',
+    adopt: 'apart',
   },
   packages: {
     schema: z.array(json),
     description: 'Registry packages: models, archives, SLAM maps, modules.',
     owner: 'code',
     construct: 'Package, Machine.deployModel',
+    adopt: 'apart',
   },
   remotes: {
     schema: z.array(RemoteSchema),
     description: 'Other machines whose resources this one uses (credentials secret).',
     owner: 'code',
     construct: 'Remote',
+    adopt: 'entries',
   },
   processes: {
     schema: z.array(ProcessSchema),
     description: 'Processes the machine server once started; ignored since viam-server v0.74.0.',
     owner: 'code',
     construct: 'Process',
+    adopt: 'entries',
   },
-  jobs: { schema: z.array(JobSchema), description: 'Scheduled calls of a resource method.', owner: 'code', construct: 'Machine `jobs`' },
+  jobs: { schema: z.array(JobSchema), description: 'Scheduled calls of a resource method.', owner: 'code', prop: 'jobs' },
   network: {
     schema: NetworkSchema,
     description: 'Web server: bind address, TLS, sessions, traffic tunnels.',
     owner: 'code',
-    construct: 'Machine `network`',
+    prop: 'network',
   },
   auth: {
     schema: AuthSchema,
     description: 'API key handlers (keys secret), TLS entities, external auth.',
     owner: 'code',
-    construct: 'Machine `auth`',
+    prop: 'auth',
   },
   maintenance: {
     schema: MaintenanceSchema,
     description: 'A sensor that allows or blocks reconfiguring.',
     owner: 'code',
-    construct: 'Machine `maintenance`',
+    prop: 'maintenance',
   },
-  log: { schema: z.array(LogPatternSchema), description: 'Log levels by logger name pattern.', owner: 'code', construct: 'Machine `log`' },
+  log: { schema: z.array(LogPatternSchema), description: 'Log levels by logger name pattern.', owner: 'code', prop: 'log' },
   debug: {
     schema: z.boolean(),
     description: 'Debug logging for the whole machine and its modules.',
     owner: 'code',
-    construct: 'Machine `debug`',
+    prop: 'debug',
   },
   enable_web_profile: {
     schema: z.boolean(),
     description: 'The pprof profiling server on localhost.',
     owner: 'code',
-    construct: 'Machine `enableWebProfile`',
+    prop: 'enableWebProfile',
   },
   disable_log_deduplication: {
     schema: z.boolean(),
     description: 'Turns off the deduplication of repeated log lines.',
     owner: 'code',
-    construct: 'Machine `disableLogDeduplication`',
+    prop: 'disableLogDeduplication',
   },
   tracing: {
     schema: TracingSchema,
     description: 'Tracing to disk, console or an OTLP endpoint.',
     owner: 'code',
-    construct: 'Machine `tracing`',
+    prop: 'tracing',
   },
   agent: {
     schema: AgentSchema,
     description: 'viam-agent settings: versions, provisioning hotspot (password secret), networks (keys secret), OS.',
     owner: 'code',
-    construct: 'Machine `agent`',
+    prop: 'agent',
   },
   disable_partial_start: {
     schema: z.boolean(),
@@ -315,13 +338,16 @@ export const CONFIG_LANGUAGE = {
       'Notifications (webhook, e-mail) when a part goes online or offline or its data or logs are ingested (webhook URLs with a token secret).',
     owner: 'code',
     construct: 'Trigger',
+    namedList: true,
+    adopt: 'entries',
   },
-  fragments: { schema: z.array(json), description: 'Fragment imports.', owner: 'code', construct: 'Machine.useFragment' },
+  fragments: { schema: z.array(json), description: 'Fragment imports.', owner: 'code', construct: 'Machine.useFragment', adopt: 'apart' },
   fragment_mods: {
     schema: z.array(json),
     description: 'Changes made to imported fragments.',
     owner: 'code',
     construct: 'Machine.useFragment `mods`',
+    adopt: 'apart',
   },
   cloud: {
     schema: record,
@@ -379,3 +405,55 @@ export function remoteNamePrefix(name: string, prefix: string | boolean | undefi
   if (typeof prefix === 'string') return prefix;
   return prefix === true ? `${name}.` : '';
 }
+
+type Language = typeof CONFIG_LANGUAGE;
+
+/** The sections a prop of Machine (and Part) declares. */
+export type PropSection = { [K in DeclaredSection]: Language[K] extends { readonly prop: string } ? K : never }[DeclaredSection];
+
+/** The sections adoption writes as a construct per entry. */
+export type EntrySection = { [K in DeclaredSection]: Language[K] extends { readonly adopt: 'entries' } ? K : never }[DeclaredSection];
+
+/** A section a prop declares: its key in the config, its prop, its schema. */
+export interface PropSectionDeclaration<K extends PropSection = PropSection> {
+  readonly key: K;
+  readonly prop: Language[K]['prop'];
+  readonly schema: Language[K]['schema'];
+}
+
+const DECLARATIONS = Object.entries(CONFIG_LANGUAGE) as ReadonlyArray<[DeclaredSection, SectionDeclaration]>;
+
+/** Every section a prop declares, in the order of the language (the order a machine writes them). */
+export const PROP_SECTIONS: readonly PropSectionDeclaration[] = DECLARATIONS.flatMap(([key, d]) =>
+  d.prop === undefined ? [] : [{ key, prop: d.prop, schema: d.schema } as PropSectionDeclaration],
+);
+
+/** The schemas of the sections props declare, by key, each optional: to spread in a config's schema. */
+export const PROP_SECTION_SHAPE = Object.fromEntries(PROP_SECTIONS.map((s) => [s.key, s.schema.optional()])) as {
+  readonly [K in PropSection]: z.ZodOptional<Language[K]['schema']>;
+};
+
+/** The prop that declares a section, when one does. */
+export function sectionProp(key: string): string | undefined {
+  return isDeclaredSection(key) ? (CONFIG_LANGUAGE[key] as SectionDeclaration).prop : undefined;
+}
+
+/** The section a prop of Machine (and Part) declares, when it declares one. */
+export function propSection(prop: string): PropSection | undefined {
+  return PROP_SECTIONS.find((s) => s.prop === prop)?.key;
+}
+
+/** How adoption writes a top-level key: its prop, a construct per entry, a step of its own, or an override. */
+export function sectionAdoption(key: string): SectionAdoption | 'prop' | 'override' {
+  const declared = isDeclaredSection(key) ? (CONFIG_LANGUAGE[key] as SectionDeclaration) : undefined;
+  if (declared?.adopt !== undefined) return declared.adopt;
+  return declared?.prop !== undefined ? 'prop' : 'override';
+}
+
+/** How code declares a section, as the docs say it. */
+export function sectionConstruct(declared: SectionDeclaration): string {
+  return declared.construct ?? `Machine \`${declared.prop ?? ''}\``;
+}
+
+/** Sections whose entries plans compare by name (see SectionDeclaration.namedList). */
+export const NAMED_LIST_SECTIONS: readonly DeclaredSection[] = DECLARATIONS.filter(([, d]) => d.namedList === true).map(([key]) => key);

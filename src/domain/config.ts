@@ -1,19 +1,7 @@
 import { z } from 'zod';
 import { isServiceApi } from './triplet';
 import { PackageConfigSchema } from './packages';
-import {
-  AgentSchema,
-  AuthSchema,
-  JobSchema,
-  LogPatternSchema,
-  MaintenanceSchema,
-  ModuleSettingsShape,
-  NetworkSchema,
-  ProcessSchema,
-  RemoteSchema,
-  ResourceEntrySchema,
-  TracingSchema,
-} from './config-language';
+import { ModuleSettingsShape, PROP_SECTION_SHAPE, ProcessSchema, RemoteSchema, ResourceEntrySchema } from './config-language';
 import { TriggerSchema } from './triggers';
 
 /**
@@ -69,16 +57,8 @@ export const MachineConfigSchema = z.looseObject({
   packages: z.array(PackageConfigSchema).optional(),
   remotes: z.array(RemoteSchema).optional(),
   processes: z.array(ProcessSchema).optional(),
-  jobs: z.array(JobSchema).optional(),
-  network: NetworkSchema.optional(),
-  auth: AuthSchema.optional(),
-  maintenance: MaintenanceSchema.optional(),
-  log: z.array(LogPatternSchema).optional(),
-  debug: z.boolean().optional(),
-  enable_web_profile: z.boolean().optional(),
-  disable_log_deduplication: z.boolean().optional(),
-  tracing: TracingSchema.optional(),
-  agent: AgentSchema.optional(),
+  /** The sections Machine props declare (`jobs`, `network`, `debug`, ...), as the language declares them. */
+  ...PROP_SECTION_SHAPE,
   triggers: z.array(TriggerSchema).optional(),
 });
 export type MachineConfig = z.infer<typeof MachineConfigSchema>;
@@ -101,7 +81,7 @@ export const MANAGED_CONFIG_SECTIONS = [...CONFIG_SECTIONS, ...OPTIONAL_CONFIG_S
  * Sections besides the managed lists whose entries are compared by name when every entry is
  * an object with a name of its own; otherwise (the service stores any JSON there) as written.
  */
-export const NAMED_LIST_SECTIONS = ['triggers'] as const;
+export { NAMED_LIST_SECTIONS } from './config-language';
 
 /**
  * The lists of a config that code may hold empty (`[]`) or leave out when nothing fills

@@ -63,6 +63,12 @@ export interface ValidateOptions {
   pathPrefix?: string;
   /** What scanJson found of this very input, when the caller has walked it already: it is not walked again. */
   scan?: JsonScan;
+  /**
+   * Entries of `components`, `services` and `modules` known to have their list's form: made
+   * by code from values already checked against it. Such an entry is read as it is, not
+   * parsed again; every other check holds for it.
+   */
+  parsed?: ReadonlySet<unknown>;
 }
 
 /** A machine config that did not validate; carries every error (and the warnings). */
@@ -636,12 +642,27 @@ function listOf(root: Record<string, unknown>, key: string, issues: Issue[], lis
   return v;
 }
 
-/** Reads one entry of `modules`: its env from the entry's own keys, the rest as the schema takes it. */
-function readModule(item: unknown, path: string, modules: Located<ModuleConfig>[], issues: Issue[]): void {
+/** A parse that succeeded: what an entry known to have its list's form reads as. */
+function parsedAs<T>(data: T): { success: true; data: T } {
+  return { success: true, data };
+}
+
+/** Whether a value is an object zod's records take: no class instance (but a null-prototype object). */
+function isPlainRecord(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** Reads one entry of `modules`: its env from the entry's own keys, the rest as the schema takes it (as it is when `parsed`). */
+function readModule(item: unknown, path: string, modules: Located<ModuleConfig>[], issues: Issue[], parsed: boolean): void {
   // env is checked from the config's own keys (zod leaves out keys such as "__proto__").
   const rawEnv = fieldOf(item, 'env');
   const envIsRecord = rawEnv !== null && typeof rawEnv === 'object' && !Array.isArray(rawEnv);
-  const r = moduleEntrySchema.safeParse(envIsRecord ? withoutKey(item, 'env') : item);
+  const r =
+    parsed && (rawEnv === undefined || isPlainRecord(rawEnv))
+      ? parsedAs(item as ModuleConfig)
+      : moduleEntrySchema.safeParse(envIsRecord ? withoutKey(item, 'env') : item);
   if (!envIsRecord) {
     if (r.success) modules.push({ value: r.data, path });
     else pushAll(issues, schemaIssues(r.error, item, path));
@@ -698,7 +719,7 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
   if (rawModules !== undefined) {
     for (let i = 0; i < rawModules.length; i++) {
       // Holes of a sparse list are passed by, as forEach does.
-      if (i in rawModules) readModule(rawModules[i], `modules[${i}]`, modules, issues);
+      if (i in rawModules) readModule(rawModules[i], `modules[${i}]`, modules, issues, options.parsed?.has(rawModules[i]) === true);
     }
   }
   let brokenNames: Set<string> | undefined;
@@ -710,8 +731,13 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
       if (!(i in items)) continue;
       const item = items[i];
       const path = `${list}[${i}]`;
-      const r = resourceEntryAsIs(item) ? { success: true as const, data: item as ModularResource } : resourceEntrySchema.safeParse(item);
       const attributes = fieldOf(item, 'attributes') as Record<string, unknown> | undefined;
+      const r =
+        options.parsed?.has(item) === true && (attributes === undefined || isPlainRecord(attributes))
+          ? parsedAs(item as ModularResource)
+          : resourceEntryAsIs(item)
+            ? { success: true as const, data: item as ModularResource }
+            : resourceEntrySchema.safeParse(item);
       // The entry's own attributes, as given.
       if (r.success)
         resources.push({

@@ -1,3 +1,4 @@
+import { CONFIG_LANGUAGE, sectionConstruct, type SectionDeclaration } from '../domain/config-language';
 import type { AttributeFacts, AttributePresence, KindDeclaration, TerraformType } from './kind-declaration';
 
 /** A Terraform type as HCL writes it: `list(string)`, `map(string)`, `object({a = string})`. */
@@ -46,5 +47,22 @@ export function resourcesMarkdown(declarations: readonly KindDeclaration[]): str
     for (const f of Object.values(d.attributes)) lines.push(row(f));
     if (d.example) lines.push('', '```hcl', d.example.trim(), '```');
   }
+  lines.push(...configSectionLines());
   return `${lines.join('\n')}\n`;
+}
+
+/** The sections of a machine's (or part's) `config`, from the config language's declarations. */
+function configSectionLines(): string[] {
+  const lines = [
+    '',
+    '## Sections of a machine config',
+    '',
+    'Every top-level section of the `config` of a `fleetform_machine` (or `fleetform_machine_part`), how code declares it, and what it holds. A key not listed is kept as written (`addConfigOverride`).',
+    '',
+    '| Section | Declared in code with | Description |',
+    '| --- | --- | --- |',
+  ];
+  for (const [key, declared] of Object.entries(CONFIG_LANGUAGE) as Array<[string, SectionDeclaration]>)
+    lines.push(`| \`${key}\` | ${cell(sectionConstruct(declared))} | ${cell(declared.description)} |`);
+  return lines;
 }

@@ -1,9 +1,9 @@
 import { isSecretEnvEntry } from '../../domain/module-env';
-import { DEFAULT_EMPTY_LISTS, presentLists, type EmptyListSection } from '../../domain/config';
+import { DEFAULT_EMPTY_LISTS, EMPTY_LIST_SECTIONS, presentLists, type EmptyListSection } from '../../domain/config';
 import { conventionalModuleName } from '../../domain/names';
 import { DEFAULT_SERVICE_NAME, validateMachineConfig } from '../../domain';
 import { FRAGMENT_RESOLVED_ISSUES } from '../../domain/fragments';
-import { isCodeOwnedKey } from '../../domain/config-language';
+import { isCodeOwnedKey, sectionAdoption, sectionProp, type EntrySection } from '../../domain/config-language';
 import { configSecrets } from '../../domain/config-secrets';
 import { isPackageType, LATEST_PACKAGE_VERSION, type PackageType } from '../../domain/packages';
 import { isObject, type JsonObject, type JsonValue } from '../json';
@@ -139,19 +139,6 @@ const MODULE_SETTINGS: Readonly<Record<string, string>> = {
 /** Who reloaded a module, when and why: the service keeps them for the developer (plans keep them), so code does not declare them. */
 const RELOAD_RECORD_KEYS: ReadonlySet<string> = new Set(RELOAD_KEYS.filter((k) => k !== 'reload_enabled' && k !== 'reload_path'));
 const PACKAGE_KEYS = new Set(['name', 'package', 'version', 'type']);
-/** Top-level sections a Machine prop declares: config key -> prop. */
-const MACHINE_SETTINGS: Readonly<Record<string, string>> = {
-  network: 'network',
-  auth: 'auth',
-  maintenance: 'maintenance',
-  jobs: 'jobs',
-  agent: 'agent',
-  debug: 'debug',
-  log: 'log',
-  enable_web_profile: 'enableWebProfile',
-  disable_log_deduplication: 'disableLogDeduplication',
-  tracing: 'tracing',
-};
 /** Remote keys a prop declares: config key -> prop (auth is read apart). */
 const REMOTE_PROPS: Readonly<Record<string, string>> = {
   name: 'name',
@@ -176,8 +163,6 @@ const PROCESS_PROPS: Readonly<Record<string, string>> = {
   stop_signal: 'stopSignal',
   stop_timeout: 'stopTimeout',
 };
-/** Keys read apart: the resource lists, modules, packages and the fragment imports. */
-const READ_APART = new Set(['components', 'services', 'modules', 'packages', 'fragments', 'fragment_mods']);
 
 function text(v: JsonValue | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -510,15 +495,16 @@ export function machineConfigCode(config: Record<string, unknown>, secretPrefix:
   const settings: { [prop: string]: ValueCode } = {};
   const listEntries: EntryCode[] = [];
   for (const [key, value] of Object.entries(config) as Array<[string, JsonValue]>) {
-    if (READ_APART.has(key) || !isCodeOwnedKey(key) || value === undefined) continue;
-    const prop = MACHINE_SETTINGS[key];
+    const adoption = sectionAdoption(key);
+    if (adoption === 'apart' || !isCodeOwnedKey(key) || value === undefined) continue;
+    const prop = adoption === 'prop' ? sectionProp(key) : undefined;
     if (prop !== undefined) {
       settings[prop] = withSecrets(value, [key], found);
       continue;
     }
-    const list = Object.prototype.hasOwnProperty.call(ENTRY_CODE, key) ? (key as keyof typeof ENTRY_CODE) : undefined;
-    // An empty list is written by emptyLists (an empty `triggers`, which emptyLists does not name, by an override).
-    if (list !== undefined && list !== 'triggers' && Array.isArray(value) && value.length === 0) continue;
+    const list = adoption === 'entries' ? (key as EntrySection) : undefined;
+    // An empty list is written by emptyLists (one emptyLists does not name, as `triggers`, by an override).
+    if (list !== undefined && isEmptyListSection(list) && Array.isArray(value) && value.length === 0) continue;
     const made = list !== undefined ? listCode(list, value, found) : undefined;
     if (made !== undefined) listEntries.push(...made);
     else overrides.push({ path: key, value: withSecrets(value, [key], found) });
@@ -540,10 +526,21 @@ function sameLists(a: readonly EmptyListSection[], b: readonly EmptyListSection[
   return a.length === b.length && a.every((list) => b.includes(list));
 }
 
-const ENTRY_CODE = { remotes: remoteCode, processes: processCode, triggers: triggerCode } as const;
+/** The code of one entry of each section adoption writes a construct per entry for. */
+const ENTRY_CODE: Readonly<
+  Record<EntrySection, (entry: JsonObject, index: number, found: readonly FoundSecretVariable[]) => EntryCode | undefined>
+> = {
+  remotes: remoteCode,
+  processes: processCode,
+  triggers: triggerCode,
+};
 
-/** The constructs of a `remotes`, `processes` or `triggers` list, or undefined when one entry needs what no prop declares (the list is then an override). */
-function listCode(key: keyof typeof ENTRY_CODE, value: JsonValue, found: readonly FoundSecretVariable[]): EntryCode[] | undefined {
+function isEmptyListSection(key: string): key is EmptyListSection {
+  return (EMPTY_LIST_SECTIONS as readonly string[]).includes(key);
+}
+
+/** The constructs of a list of entries (`remotes`, `processes`, `triggers`), or undefined when one entry needs what no prop declares (the list is then an override). */
+function listCode(key: EntrySection, value: JsonValue, found: readonly FoundSecretVariable[]): EntryCode[] | undefined {
   if (!Array.isArray(value) || value.length === 0) return undefined;
   const out: EntryCode[] = [];
   for (let i = 0; i < value.length; i++) {

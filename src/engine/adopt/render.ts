@@ -1,6 +1,7 @@
 import { conventionalModuleName } from '../../domain/names';
 import { DEFAULT_DATASET_TYPE } from '../../domain/dataset-type';
 import { ModelFramework, ModelType } from '../../domain/training';
+import { propSection } from '../../domain/config-language';
 import type { JsonValue } from '../json';
 import type {
   Adoption,
@@ -161,7 +162,7 @@ function writeConfig(
   // A fragment (or a machine made before its shared config) takes no machine props: its sections are overrides.
   const settings = !settingsAsOverrides
     ? []
-    : Object.entries(config.settings).map(([prop, value]) => ({ path: SETTING_KEYS[prop] ?? prop, value }));
+    : Object.entries(config.settings).map(([prop, value]) => ({ path: propSection(prop) ?? prop, value }));
   for (const o of [...settings, ...config.overrides]) {
     w.line(`${machineVar}${overrideCalls(w, [o], used)};`);
   }
@@ -172,12 +173,6 @@ function writeConfig(
 function secretReferenceCode(variable: string): Code {
   return new Code(`Secret.fromEnv(${stringLiteral(variable)})`);
 }
-
-/** The config key of each Machine prop that declares a section. */
-const SETTING_KEYS: Readonly<Record<string, string>> = {
-  enableWebProfile: 'enable_web_profile',
-  disableLogDeduplication: 'disable_log_deduplication',
-};
 
 /** `holderVar.useFragment(fragment, {...});` per import, in the order the config lists them; secret variables by reference. */
 function writeImports(
