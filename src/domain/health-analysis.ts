@@ -45,6 +45,18 @@ export const HEALTH_ANALYSIS_KEYS: readonly string[] = [
   ...COUNT_KEYS,
 ];
 
+/** Each metric kind with its own keys, for descriptions: `reading: \`resource\`, \`api\`, ...; log_rate: ...`. */
+export function metricKeysText(): string {
+  return METRIC_KINDS.map(
+    (k) =>
+      `${k}: ${
+        metricKeys(k)
+          .map((key) => `\`${key}\``)
+          .join(', ') || 'none'
+      }`,
+  ).join('; ');
+}
+
 /** An analysis's own fields the map holds otherwise: `name` is its key, `interval_ms` its `interval`; a baseline needs a rollout. */
 export const NOT_IN_HEALTH_ANALYSIS = ['name', 'metric', 'baseline', 'interval_ms'] as const;
 

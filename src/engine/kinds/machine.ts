@@ -19,7 +19,7 @@ import { packageEntries } from './machine-packages';
 import { awaitModels } from './machine-models';
 import { unlessNotFound } from './not-found';
 import { analysisOf, gateOf, passHealthGate } from './machine-health-gate';
-import { METRIC_KINDS } from '../../domain/health-analysis';
+import { METRIC_KINDS, metricKeysText } from '../../domain/health-analysis';
 import { moduleRestarts } from '../../domain/module-restarts';
 import { partViamServer, pinsOf, runningVersions } from './machine-modules';
 import { desirePartConfig } from './machine-part-config';
@@ -84,7 +84,7 @@ export const machineDeclaration = defineKind({
     },
     health_analysis: {
       schema: machineAttributes.health_analysis,
-      description: `After the health gate, create and update measure what the machine does, by analysis name, each a map of strings: \`metric\` (${METRIC_KINDS.join(', ')}), the metric's keys (reading: \`resource\`, \`api\`, \`method\` (default Readings), \`field\`, \`aggregate\`; log_rate: \`level\`, \`pattern\`; job_failures: \`job\`; module_failures: \`module\`), a bound \`min\` and/or \`max\`, \`interval\` (default 1m), \`count\` (default 1), \`failure_limit\`, \`inconclusive_limit\` (default 0) and \`min_machines\`. A failed or inconclusive analysis is an error naming the metric, the value and the bound. No baseline: that needs a rollout.`,
+      description: `After the health gate, create and update measure what the machine does, by analysis name, each a map of strings: \`metric\` (${METRIC_KINDS.join(', ')}), the metric's keys (${metricKeysText()}; a reading's \`method\` defaults to Readings), a bound \`min\` and/or \`max\`, \`interval\` (default 1m), \`count\` (default 1), \`failure_limit\`, \`inconclusive_limit\` (default 0) and \`min_machines\`. A failed or inconclusive analysis is an error naming the metric, the value and the bound. No baseline: that needs a rollout.`,
     },
     acknowledged: {
       schema: machineAttributes.acknowledged,
