@@ -78,6 +78,10 @@ export function ratiosOf(results: Results): Ratio[] {
     ]),
     ...pick('provider', record(results.provider), [['terraform_to_fleetform', 'lower']]),
     ...pick('rollout', record(results.rollout), [['ratio', 'lower']]),
+    ...pick('rollout_analysis', record(results.rollout_analysis), [
+      ['ratio', 'lower'],
+      ['measurement_cpu_s', 'lower'],
+    ]),
     ...pick('fragments', record(results.fragments), [['ratio', 'lower']]),
     ...pick('reconcile', record(results.reconcile), [['own_cpu_s_per_check', 'lower']]),
   ];

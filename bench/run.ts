@@ -78,6 +78,7 @@ const SECTIONS = [
   'sim',
   'sim-full',
   'rollout',
+  'rollout_analysis',
   'adopt',
   'fragments',
   'reconcile',
@@ -248,6 +249,24 @@ async function main(): Promise<void> {
     process.stdout.write(
       `staged rollout: ${String(rollout.machines)} machines in ${String(rollout.waves)} waves took ${String(rollout.seconds)} s against a bound of ${String(rollout.bound_s)} s ` +
         `(each wave's writes at --parallelism plus its gate: slowest machine healthy, then settle) = ${String(rollout.ratio)}x (goal: within 1.2x); per wave ${JSON.stringify(rollout.per_wave)}\n\n`,
+    );
+  }
+  if (parts.has('rollout_analysis')) {
+    const machines = option('--rollout-machines') ?? '1000';
+    process.stderr.write(`rolling a change out to ${machines} capturing machines in 4 waves, each analyzed...\n`);
+    const analysis = await runChild<Record<string, unknown>>('rollout-analysis-run.ts', [machines, option('--parallelism') ?? '10']);
+    results.rollout_analysis = {
+      machines: analysis.machines,
+      waves: analysis.waves,
+      seconds: analysis.seconds,
+      bound_s: analysis.bound_s,
+      ratio: analysis.ratio,
+      measurement_cpu_s: analysis.measurement_cpu_s,
+    };
+    process.stdout.write(
+      `analyzed rollout: ${String(analysis.machines)} machines in ${String(analysis.waves)} waves with a log rate and a captured reading against the baseline took ${String(analysis.seconds)} s ` +
+        `against a bound of ${String(analysis.bound_s)} s (writes, gate and measurement windows) = ${String(analysis.ratio)}x (goal: within 1.2x); ` +
+        `one measurement of the reading on all ${String(analysis.machines)} machines: ${String(analysis.measurement_cpu_s)} CPU s (goal: under 1); per wave ${JSON.stringify(analysis.per_wave)}\n\n`,
     );
   }
   if (parts.has('adopt')) {

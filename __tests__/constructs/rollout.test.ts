@@ -1,5 +1,5 @@
 import { App, TerraformStack } from 'cdktf';
-import { Fragment, Location, Machine, Rollout } from '../../src';
+import { Fragment, Location, Machine, Metric, Rollout } from '../../src';
 import { parseHealthGate } from '../../src/domain/rollout';
 import { parseStackDocument } from '../../src/engine/desired/read-stacks';
 import { newStack } from './helpers';
@@ -169,6 +169,36 @@ describe('Machine healthGate', () => {
     const doc = synth(stack) as unknown as { resource: { fleetform_machine: { arm: { health_gate: unknown } } } };
     expect(doc.resource.fleetform_machine.arm.health_gate).toEqual({ timeout: '5m', settle: '30s' });
     expect(() => new Machine(stack, 'bad', { healthGate: { timeout: '5m', wait: '1m' } as { timeout: string } })).toThrow(/healthGate/);
+  });
+
+  test('synthesizes its analysis (bounds only) beside the gate as health_analysis', () => {
+    const { stack } = newStack();
+    new Machine(stack, 'arm', {
+      healthGate: {
+        timeout: '5m',
+        analysis: [
+          { name: 'errors', metric: Metric.logRate({ level: 'error' }), max: 5, interval: '20s', count: 3 },
+          { name: 'calibration', metric: Metric.jobFailures({ job: 'calibrate' }), max: 0 },
+        ],
+      },
+    });
+    const doc = synth(stack) as unknown as { resource: { fleetform_machine: { arm: Record<string, unknown> } } };
+    expect(doc.resource.fleetform_machine.arm.health_gate).toEqual({ timeout: '5m' });
+    expect(doc.resource.fleetform_machine.arm.health_analysis).toEqual({
+      errors: { metric: 'log_rate', level: 'error', max: '5', interval: '20s', count: '3' },
+      calibration: { metric: 'job_failures', job: 'calibrate', max: '0' },
+    });
+    expect(
+      () =>
+        new Machine(stack, 'twice', {
+          healthGate: {
+            analysis: [
+              { name: 'errors', metric: Metric.logRate(), max: 5 },
+              { name: 'errors', metric: Metric.logRate(), max: 6 },
+            ],
+          },
+        }),
+    ).toThrow(/healthGate\.analysis\[1\]: another analysis is named "errors"/);
   });
 
   test('the gate rule: durations, defaults, and what is refused', () => {

@@ -72,6 +72,48 @@ test('a running rollout: waves done, current and pending, each machine in its st
   expect(rolloutView(journal({}), new Map(), true).resumable).toBe(false);
 });
 
+test("each measurement of a wave's analysis shows under its wave as it comes, and is an event once", () => {
+  const measurement = (at: string, result: 'pass' | 'fail', value: number) => ({
+    wave: 1,
+    analysis: 'picks',
+    at,
+    result,
+    value,
+    baseline: 100,
+    machines: [{ machine: 'picker-2', value }],
+    why: `mean of counter.Readings picks_per_hour ${value}`,
+  });
+  const first = journal({ analysis: [measurement('2026-01-01T00:00:02.000Z', 'pass', 99.5)] });
+  const v1 = rolloutView(first);
+  expect(v1.waves[0]?.analysis).toEqual([
+    {
+      analysis: 'picks',
+      at: '2026-01-01T00:00:02.000Z',
+      result: 'pass',
+      value: '99.5',
+      baseline: '100',
+      why: 'mean of counter.Readings picks_per_hour 99.5',
+    },
+  ]);
+  expect(v1.waves[1]?.analysis).toBeUndefined();
+  const second = journal({
+    analysis: [measurement('2026-01-01T00:00:02.000Z', 'pass', 99.5), measurement('2026-01-01T00:00:03.000Z', 'fail', 70.25)],
+  });
+  const v2 = rolloutView(second);
+  expect(v2.waves[0]?.analysis?.map((m) => `${m.result} ${m.value}`)).toEqual(['pass 99.5', 'fail 70.25']);
+  expect(rolloutChanges(v1, v2)).toEqual([
+    {
+      kind: 'rollout',
+      level: 'error',
+      stack: 'fleet',
+      at: '2026-01-01T00:00:03.000Z',
+      message:
+        'rollout careful (stack fleet): wave 1: analysis picks FAIL 70.25 (baseline 100): mean of counter.Readings picks_per_hour 70.25',
+    },
+  ]);
+  expect(rolloutChanges(v2, v2)).toEqual([]);
+});
+
 test('a stopped rollout: its failed machine shows why and its log line even once rolled back; later waves were not reached', () => {
   const j = journal({
     status: 'stopped',

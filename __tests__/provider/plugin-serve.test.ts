@@ -176,6 +176,7 @@ test('handshake, schema over mutual TLS, Shutdown: exit 0 with nothing but the h
       'secrets',
       'deploy_models',
       'health_gate',
+      'health_analysis',
       'acknowledged',
       'id',
       'part_id',
@@ -189,6 +190,8 @@ test('handshake, schema over mutual TLS, Shutdown: exit 0 with nothing but the h
     expect(machine.get('config')).toMatchObject({ required: true, sensitive: false });
     expect(machine.get('secret_env')).toMatchObject({ optional: true, sensitive: true });
     expect(JSON.parse(Buffer.from(machine.get('secret_env')?.type ?? []).toString())).toEqual(['map', 'string']);
+    expect(JSON.parse(Buffer.from(machine.get('health_analysis')?.type ?? []).toString())).toEqual(['map', ['map', 'string']]);
+    expect(machine.get('health_analysis')?.description).toContain('`metric` (reading, log_rate, job_failures, module_failures)');
     expect(machine.get('id')).toMatchObject({ computed: true, optional: false, required: false });
     const job = new Map(schema.resourceSchemas.fleetform_training_job?.block?.attributes.map((a) => [a.name, a]));
     expect(job.get('model_version')).toMatchObject({ required: true, computed: false });

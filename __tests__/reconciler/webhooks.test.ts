@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ReconcilerEvent } from '../../src/reconciler/events';
+import { ReconcilerEventSchema, type ReconcilerEvent } from '../../src/reconciler/events';
 import { eventText, WebhookNotifier, webhooksFromEnv, webhookTarget } from '../../src/reconciler/webhooks';
 
 const EVENT: ReconcilerEvent = {
@@ -74,4 +74,28 @@ test('URLs carrying tokens come from the environment', () => {
     { url: 'https://a.example/x?t=1', format: 'json' },
     { url: 'https://hooks.example/T/B/C', format: 'slack' },
   ]);
+});
+
+test("a measurement of a rollout's analysis is an event of its own: its JSON holds the values, its Slack line says them", () => {
+  const measured: ReconcilerEvent = ReconcilerEventSchema.parse({
+    type: 'rollout-measurement',
+    at: '2026-11-27T10:00:00.000Z',
+    cycle: 4,
+    stack: 'fleet',
+    rollout: 'careful',
+    wave: 1,
+    analysis: 'picks',
+    result: 'fail',
+    value: 70.1234,
+    baseline: 100,
+    why: "mean of counter.Readings picks_per_hour 70.123 (picker-1 70.123) is 0.701x the baseline's 100 (2 machine(s)); the bound is at least 0.9x the baseline",
+  });
+  expect(eventText(measured)).toBe(
+    "fleetform: stack fleet: rollout careful: wave 1 analysis picks: FAIL 70.123 (baseline 100): mean of counter.Readings picks_per_hour 70.123 (picker-1 70.123) is 0.701x the baseline's 100 (2 machine(s)); the bound is at least 0.9x the baseline",
+  );
+  const { baseline: _b, value: _v, ...noData } = measured as Extract<ReconcilerEvent, { type: 'rollout-measurement' }>;
+  expect(eventText({ ...noData, result: 'inconclusive', why: '0 of 1 machine(s) reported' })).toBe(
+    'fleetform: stack fleet: rollout careful: wave 1 analysis picks: INCONCLUSIVE no data: 0 of 1 machine(s) reported',
+  );
+  expect(() => ReconcilerEventSchema.parse({ ...measured, result: 'maybe' })).toThrow();
 });

@@ -1,3 +1,4 @@
+import type { HealthAnalysisAttribute } from '../domain/health-analysis';
 import type { Acknowledgment } from '../domain/certainty';
 import type { SecretReference } from '../domain/secret-reference';
 import type { IConstruct } from 'constructs';
@@ -27,6 +28,8 @@ export interface IMachine extends IConstruct {
   readonly packages: IPackage[];
   /** The health gate create and update wait on (`timeout`, `settle` as durations), when given. */
   readonly healthGate?: Readonly<Record<string, string>>;
+  /** The analyses its health gate runs, by name (bounds only), when given. */
+  readonly healthAnalysis?: HealthAnalysisAttribute;
   /** The certain failures of its config left so on purpose, each with its reason. */
   readonly acknowledgments?: readonly Acknowledgment[];
   /** The config document this machine gives its main part, secret env entries included. */

@@ -70,6 +70,7 @@ export const machineSynthesis: (machine: IMachine) => MachineSynthesis = perGene
   const models = assembled.packageParts.length > 0 ? deployedModels(assembled.packageParts) : undefined;
   if (models) attributes.deploy_models = models;
   if (machine.healthGate !== undefined) attributes.health_gate = { ...machine.healthGate };
+  if (machine.healthAnalysis !== undefined) attributes.health_analysis = structuredClone(machine.healthAnalysis);
   if (machine.acknowledgments !== undefined && machine.acknowledgments.length > 0)
     attributes.acknowledged = acknowledgedAttribute(machine.acknowledgments);
   return { attributes: terraformLiterals(attributes), issues: found.found ?? NO_ISSUES };

@@ -14,6 +14,9 @@ import { registerFleetConstruct } from './registry';
 import { checkProps, propSchemas } from './props';
 import { camelShape, machineAttributes } from '../domain/resource-attributes';
 import { z } from 'zod';
+import { analysisPropsSchema, type AnalysisProps } from './metric';
+import { machineHealthAnalysis } from './machine-health-analysis';
+import type { HealthAnalysisAttribute } from '../domain/health-analysis';
 import { plainResourceFragment, usesNoResourceFeatures } from './plain-resource';
 import { locationIdOf, locationReference, type ILocation } from './location';
 import { deployedModelPackage, type DeployModelOptions, type Package } from './package';
@@ -47,9 +50,12 @@ export interface MachineProps extends MachineConfigProps {
    * Makes create and update (under Terraform, and under `fleetform apply`) wait until the
    * machine runs its new config with every module and resource ready, and stays so for
    * `settle`; not within `timeout` is an error. Durations like `10m`, `1m30s`, `500ms`.
+   * Its `analysis` then measures what the machine does, as a {@link Rollout}'s does, with
+   * bounds (`min`, `max`) only: a machine alone has no baseline. A failed or inconclusive
+   * analysis is an error, so machines chained with `dependsOn` stop on evidence.
    * @default no wait
    */
-  readonly healthGate?: { readonly timeout?: string; readonly settle?: string };
+  readonly healthGate?: { readonly timeout?: string; readonly settle?: string; readonly analysis?: readonly AnalysisProps[] };
   /**
    * Certain failures of this machine's config left so on purpose (a machine broken when
    * adopted, or on purpose): each names the finding's code and path (entries by name,
@@ -119,7 +125,13 @@ export const machinePropsSchema = z.strictObject({
   // An empty name is reported by the app's analysis, with duplicate names.
   name: propSchemas.text.optional(),
   location: locationReference.optional(),
-  healthGate: z.strictObject({ timeout: propSchemas.text.optional(), settle: propSchemas.text.optional() }).optional(),
+  healthGate: z
+    .strictObject({
+      timeout: propSchemas.text.optional(),
+      settle: propSchemas.text.optional(),
+      analysis: z.array(analysisPropsSchema).min(1).optional(),
+    })
+    .optional(),
   acknowledged: acknowledgmentsPropSchema.optional(),
   ...machineConfigPropsShape,
 });
@@ -146,8 +158,10 @@ export class Machine extends TerraformResource implements IMachine {
   readonly locationId: string | undefined;
   /** The jobs and uploads whose models this machine deploys (it depends on each once); none kept until one is deployed. */
   private modelSources: Set<ITrainedModelSource> | undefined;
-  /** The health gate create and update wait on, when given. */
-  readonly healthGate: MachineProps['healthGate'];
+  /** The health gate create and update wait on (`timeout`, `settle`), when given. */
+  readonly healthGate: Readonly<Record<string, string>> | undefined;
+  /** The analyses its health gate runs, as the `health_analysis` attribute holds them, when given. */
+  readonly healthAnalysis: HealthAnalysisAttribute | undefined;
   /** The certain failures acknowledged, in the order given. */
   private readonly acknowledgedFailures: Acknowledgment[];
 
@@ -178,7 +192,9 @@ export class Machine extends TerraformResource implements IMachine {
     this.overrideLogicalId(logicalIdFor(this));
     this.name = props.name ?? id;
     this.locationId = props.location !== undefined ? locationIdOf(props.location) : props.locationId;
-    this.healthGate = props.healthGate;
+    const { analysis, ...gate } = props.healthGate ?? {};
+    this.healthGate = props.healthGate === undefined ? undefined : { ...gate };
+    this.healthAnalysis = analysis === undefined ? undefined : machineHealthAnalysis(analysis, this.node.path);
     this.acknowledgedFailures = [...(props.acknowledged ?? [])];
     declareConfigSections(this, props);
     registerFleetConstruct(this);

@@ -4,7 +4,8 @@ import type { RolloutView } from './view';
 
 /**
  * Events for what moved in a rollout since the last reading: a new wave, a machine's new
- * result, the end; each at the time its journal says (its start, or its last update).
+ * result, each new measurement of an analysis, the end; each at the time its journal says
+ * (its start, the measurement's, or its last update).
  */
 export function rolloutChanges(before: RolloutView | undefined, after: RolloutView): SourceEvent[] {
   const out: SourceEvent[] = [];
@@ -36,6 +37,22 @@ export function rolloutChanges(before: RolloutView | undefined, after: RolloutVi
       });
     }
   }
+  const seen = new Set(
+    (before?.startedAt === after.startedAt ? before.waves : []).flatMap((w) =>
+      (w.analysis ?? []).map((m) => `${w.number}\0${m.analysis}\0${m.at}`),
+    ),
+  );
+  for (const w of after.waves)
+    for (const m of w.analysis ?? []) {
+      if (seen.has(`${w.number}\0${m.analysis}\0${m.at}`)) continue;
+      out.push({
+        kind: 'rollout',
+        level: m.result === 'fail' ? 'error' : m.result === 'inconclusive' ? 'warn' : 'info',
+        stack: after.stack,
+        at: m.at,
+        message: `${head}: wave ${w.number}: analysis ${m.analysis} ${m.result.toUpperCase()} ${m.value}${m.baseline === undefined ? '' : ` (baseline ${m.baseline})`}: ${m.why}`,
+      });
+    }
   if (before?.status !== after.status && after.status !== 'running') {
     out.push({
       kind: 'rollout',

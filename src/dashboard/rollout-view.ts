@@ -3,7 +3,8 @@ import { abortable } from '../engine/rollout/abort';
 import type { RolloutJournal } from '../engine/rollout/journal';
 import { isUnfinished } from '../engine/rollout/journal-pacing';
 import { rolloutJournalKey, type RolloutPolicy } from '../domain/rollout';
-import type { RolloutMachineView, RolloutView, RolloutWaveView } from './view';
+import { formatValue } from '../domain/rollout-analysis';
+import type { RolloutMachineView, RolloutMeasurementView, RolloutView, RolloutWaveView } from './view';
 
 /** What is known of a machine that failed its gate: why, what failed on it, its log line. */
 export interface FailureNote {
@@ -23,6 +24,20 @@ export function ruleByNames(rule: string, machines: ReadonlyArray<{ readonly add
   let out = rule;
   for (const m of [...machines].sort((a, b) => b.address.length - a.address.length)) out = out.split(m.address).join(m.name);
   return out;
+}
+
+/** The measurements the journal kept of wave `number`'s analysis, oldest first. */
+export function measurementsOf(j: RolloutJournal, number: number): RolloutMeasurementView[] {
+  return (j.analysis ?? [])
+    .filter((m) => m.wave === number)
+    .map((m) => ({
+      analysis: m.analysis,
+      at: m.at,
+      result: m.result,
+      value: formatValue(m.value),
+      ...(m.baseline === undefined ? {} : { baseline: formatValue(m.baseline) }),
+      why: m.why,
+    }));
 }
 
 /** What the code and state say of a rollout now: whether the code declares it, and the machines that still exist. */
@@ -84,7 +99,8 @@ export function rolloutView(
         ...(failed && note?.log ? { log: note.log } : {}),
       };
     });
-    return { number, rule: ruleByNames(w.rule, w.machines), phase, machines };
+    const analysis = measurementsOf(j, number);
+    return { number, rule: ruleByNames(w.rule, w.machines), phase, machines, ...(analysis.length > 0 ? { analysis } : {}) };
   });
   const f = j.plan.fragment;
   return {

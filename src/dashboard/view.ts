@@ -63,12 +63,25 @@ export interface RolloutMachineView {
   readonly log?: string;
 }
 
+/** One measurement of a wave's analysis, as it was taken. */
+export interface RolloutMeasurementView {
+  readonly analysis: string;
+  readonly at: string;
+  readonly result: 'pass' | 'fail' | 'inconclusive';
+  /** The wave's value and the baseline's, as text (`no data` when none reported). */
+  readonly value: string;
+  readonly baseline?: string;
+  readonly why: string;
+}
+
 export interface RolloutWaveView {
   readonly number: number;
   readonly rule: string;
   /** `done` passed, `current` the rollout is in it, `stopped` it stopped in it, `pending` not started yet, `not reached` the rollout ended before it. */
   readonly phase: 'done' | 'current' | 'stopped' | 'pending' | 'not reached';
   readonly machines: readonly RolloutMachineView[];
+  /** Its analysis's measurements so far, oldest first; absent when none was taken. */
+  readonly analysis?: readonly RolloutMeasurementView[];
 }
 
 export interface RolloutView {

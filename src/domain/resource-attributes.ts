@@ -5,6 +5,7 @@ import { DATA_SOURCE_TYPES } from './data-pipelines';
 import { declareResource } from './resource-declaration';
 import { secretReferencesSchema } from './secret-reference';
 import { ORGANIZATION_DEFAULT } from './service-defaults';
+import { healthAnalysisSchema } from './health-analysis';
 
 /**
  * The resources whose constructs are derived from their declaration, declared once: each
@@ -247,6 +248,8 @@ export const machineAttributes = {
   deploy_models: z.record(z.string(), z.string()).optional(),
   /** Create and update wait for the machine's health: `timeout` and `settle`, as durations. */
   health_gate: z.record(z.string(), z.string()).optional(),
+  /** After the health gate, analyses of what the machine does, by name: each a map of its keys (bounds only). */
+  health_analysis: healthAnalysisSchema.optional(),
   /** Certain failures the machine is left with on purpose: by finding path, then by finding code, the reason. */
   acknowledged: acknowledgedSchema.optional(),
 };

@@ -18,6 +18,7 @@ import { releaseIfPaused } from '../engine/rollout/release';
 import { processRedactor, type Redactor } from '../engine/redactor';
 import type { ReconcilerEvent, ReconcilerHandle } from './events';
 import type { ReconcileProject } from './project';
+import { measuredText } from './webhooks';
 
 /** What the dashboard needs of a reconciler: its handle, and what it last loaded and planned. */
 export interface DashboardReconciler extends ReconcilerHandle {
@@ -86,6 +87,8 @@ export function reconcilerEventLine(e: ReconcilerEvent): string {
       return `rollout ${e.rollout}: wave ${e.wave} passed in ${e.seconds.toFixed(1)}s`;
     case 'rollout-paused':
       return `rollout ${e.rollout}: paused at wave ${e.wave}: ${e.reason}`;
+    case 'rollout-measurement':
+      return `rollout ${e.rollout}: wave ${e.wave} analysis ${e.analysis}: ${e.result} ${measuredText(e)}: ${e.why}`;
     case 'rollout-stopped':
       return `rollout ${e.rollout}: stopped at wave ${e.wave}${e.rolledBack ? ', rolled back' : ''}: ${e.reason}`;
     case 'leader':

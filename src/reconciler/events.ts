@@ -78,6 +78,18 @@ export const ReconcilerEventSchema = z.discriminatedUnion('type', [
     outcome: z.string(),
   }),
   z.object({ type: z.literal('rollout-paused'), ...stackBase, rollout: z.string(), wave: z.number().int(), reason: z.string() }),
+  /** One measurement of a wave's analysis, as it is taken: its result, the wave's value (and the baseline's), and why. */
+  z.object({
+    type: z.literal('rollout-measurement'),
+    ...stackBase,
+    rollout: z.string(),
+    wave: z.number().int(),
+    analysis: z.string(),
+    result: z.enum(['pass', 'fail', 'inconclusive']),
+    value: z.number().optional(),
+    baseline: z.number().optional(),
+    why: z.string(),
+  }),
   z.object({
     type: z.literal('rollout-stopped'),
     ...stackBase,

@@ -844,7 +844,20 @@ export class Reconciler implements ReconcilerHandle {
     if (e.type === 'wave-ended')
       this.emit({ type: 'wave-passed', stack, rollout: e.rollout, wave: e.wave, seconds: e.seconds, outcome: waveEndText(e) });
     else if (e.type === 'paused') this.emit({ type: 'rollout-paused', stack, rollout: e.rollout, wave: e.wave, reason: e.reason });
-    else if (e.type === 'done' && e.outcome.outcome === 'stopped') {
+    else if (e.type === 'measurement') {
+      const { result, value, baseline, why } = e.measurement;
+      this.emit({
+        type: 'rollout-measurement',
+        stack,
+        rollout: e.rollout,
+        wave: e.wave,
+        analysis: e.analysis,
+        result,
+        ...(value === undefined ? {} : { value }),
+        ...(baseline === undefined ? {} : { baseline }),
+        why,
+      });
+    } else if (e.type === 'done' && e.outcome.outcome === 'stopped') {
       // Retrying it each cycle would fail the same gate again: it waits for a new commit or a retry.
       const m = this.stacks.get(stack);
       if (m && this.revision)

@@ -5,6 +5,7 @@
  * back. A URL is never logged: receivers are named by their position (`webhook #2`).
  */
 import { processRedactor, type Redactor } from '../engine/redactor';
+import { formatValue } from '../domain/rollout-analysis';
 import type { ReconcilerEvent } from './events';
 
 export interface WebhookTarget {
@@ -25,6 +26,11 @@ export function webhooksFromEnv(env: NodeJS.ProcessEnv): WebhookTarget[] {
     .split(/[\s,]+/)
     .filter((t) => t !== '')
     .map(webhookTarget);
+}
+
+/** A measurement's values: `72.1 (baseline 100.4)`. */
+export function measuredText(e: { readonly value?: number; readonly baseline?: number }): string {
+  return `${formatValue(e.value)}${e.baseline === undefined ? '' : ` (baseline ${formatValue(e.baseline)})`}`;
 }
 
 /** The Slack text of an event: one line. */
@@ -53,6 +59,8 @@ export function eventText(e: ReconcilerEvent): string {
       return `fleetform: ${stack}rollout ${e.rollout}: wave ${e.wave} ${e.outcome} in ${e.seconds.toFixed(1)}s`;
     case 'rollout-paused':
       return `fleetform: ${stack}rollout ${e.rollout} paused before wave ${e.wave}: ${e.reason}`;
+    case 'rollout-measurement':
+      return `fleetform: ${stack}rollout ${e.rollout}: wave ${e.wave} analysis ${e.analysis}: ${e.result.toUpperCase()} ${measuredText(e)}: ${e.why}`;
     case 'rollout-stopped':
       return `fleetform: ${stack}rollout ${e.rollout} STOPPED in wave ${e.wave}: ${e.reason}${e.rolledBack ? '; rolled back' : ''}`;
     case 'leader':

@@ -260,6 +260,17 @@ function Rollout({ r, tokenOk, caps }: { r: RolloutView; tokenOk: boolean; caps:
                 </li>
               ))}
             </ul>
+            {w.analysis && (
+              <ul class="analysis" aria-label={`Wave ${w.number} analysis`}>
+                {w.analysis.map((m) => (
+                  <li class={`measurement r-${m.result}`} data-analysis={m.analysis} data-result={m.result}>
+                    <strong>{m.analysis}</strong> {when(m.at)}: {m.result.toUpperCase()} {m.value}
+                    {m.baseline !== undefined ? ` (baseline ${m.baseline})` : ''}
+                    <span class="sub"> {m.why}</span>
+                  </li>
+                ))}
+              </ul>
+            )}
           </li>
         ))}
       </ol>

@@ -4,7 +4,8 @@
  * seconds. A sensor's `Readings` point is what its readings are set to (see
  * sensor-readings), each number with a little deterministic noise (within 2%) and scaled
  * by the signal faults on what the machine runs; a resource with no readings set captures
- * nothing. Log faults add lines at their rate.
+ * nothing. A resource that failed to configure logs its failure again at each retry; log
+ * faults add lines at their rate.
  */
 import * as crypto from 'node:crypto';
 import { isObject } from '../../domain/json-value';
@@ -75,4 +76,44 @@ export function linesDue(perMinute: number, elapsedMs: number, carried: number):
   const owed = carried + (perMinute * elapsedMs) / 60_000;
   const lines = Math.floor(owed);
   return { lines, carried: owed - lines };
+}
+
+/** How often a machine retries configuring a resource that failed, logging the failure again each time (lines a minute). */
+export const RETRY_LINES_PER_MINUTE = 6;
+
+/** A rate of log lines a machine's state implies: its key (what owes it), the line and how many a minute. */
+export interface StateLogRate {
+  readonly key: string;
+  readonly perMinute: number;
+  readonly level: 'error';
+  readonly logger: string;
+  readonly message: string;
+}
+
+/**
+ * What a machine in its state logs steadily: each resource that failed to configure is
+ * retried, its failure logged again each time. (A crashing module's restarts log already.)
+ */
+export function stateLogRates(
+  resources: readonly {
+    readonly namespace: string;
+    readonly type: string;
+    readonly subtype: string;
+    readonly name: string;
+    readonly error: string;
+  }[],
+): StateLogRate[] {
+  return resources.flatMap((r) =>
+    r.error === ''
+      ? []
+      : [
+          {
+            key: `resource\0${r.name}`,
+            perMinute: RETRY_LINES_PER_MINUTE,
+            level: 'error' as const,
+            logger: 'rdk.resource_manager',
+            message: `resource ${r.namespace}:${r.type}:${r.subtype}/${r.name} failed to configure: ${r.error}`,
+          },
+        ],
+  );
 }

@@ -52,7 +52,7 @@ import {
   type IngestedPoint,
   type IngestionFiring,
 } from './trigger-ingestion';
-import { captureSources, captureTimes, capturedReadings, linesDue } from './captured-data';
+import { captureSources, captureTimes, capturedReadings, linesDue, stateLogRates } from './captured-data';
 import { appendCaptured, trimCaptured } from '../store/captured';
 import type { RunningVersions } from './machine-faults';
 
@@ -374,8 +374,8 @@ export class MachineSimulator {
 
   /**
    * What the part captured since its last check-in (its ready resources' capture methods,
-   * from the readings set for them) and the lines its log faults owe it: stores the points,
-   * returns the lines.
+   * from the readings set for them) and the lines its state and its log faults owe it:
+   * stores the points, returns the lines.
    */
   private captureAndLog(
     partId: string,
@@ -417,11 +417,16 @@ export class MachineSimulator {
     }
     const owed = (known.logsOwed ??= new Map());
     const lines: { level: string; logger: string; message: string }[] = [];
-    for (const rate of this.faults.logRates(machine, running)) {
-      const due = linesDue(rate.perMinute, now - since, owed.get(rate.text) ?? 0);
-      owed.set(rate.text, due.carried);
-      for (let i = 0; i < due.lines; i++)
-        lines.push({ level: rate.level, logger: 'rdk.modmanager', message: `simulated ${rate.level} line (${rate.text})` });
+    const rates = [
+      ...stateLogRates(run.resources.filter((r) => r.state !== ResourceState.READY)),
+      ...this.faults
+        .logRates(machine, running)
+        .map((r) => ({ ...r, key: `fault\0${r.text}`, logger: 'rdk.modmanager', message: `simulated ${r.level} line (${r.text})` })),
+    ];
+    for (const rate of rates) {
+      const due = linesDue(rate.perMinute, now - since, owed.get(rate.key) ?? 0);
+      owed.set(rate.key, due.carried);
+      for (let i = 0; i < due.lines; i++) lines.push({ level: rate.level, logger: rate.logger, message: rate.message });
     }
     return { lines, points };
   }

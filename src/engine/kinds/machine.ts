@@ -18,7 +18,8 @@ import { withReferencedParts, withoutReferencedValues } from '../secret-referenc
 import { packageEntries } from './machine-packages';
 import { awaitModels } from './machine-models';
 import { unlessNotFound } from './not-found';
-import { gateOf, passHealthGate } from './machine-health-gate';
+import { analysisOf, gateOf, passHealthGate } from './machine-health-gate';
+import { METRIC_KINDS, metricKeysText } from '../../domain/health-analysis';
 import { moduleRestarts } from '../../domain/module-restarts';
 import { partViamServer, pinsOf, runningVersions } from './machine-modules';
 import { desirePartConfig } from './machine-part-config';
@@ -81,6 +82,10 @@ export const machineDeclaration = defineKind({
       description:
         'Makes create and update wait until the machine runs the new config, every module and resource ready, and stays so for `settle` (default 0s); not within `timeout` (default 10m) is an error. Durations like 10m, 1m30s, 500ms.',
     },
+    health_analysis: {
+      schema: machineAttributes.health_analysis,
+      description: `After the health gate, create and update measure what the machine does, by analysis name, each a map of strings: \`metric\` (${METRIC_KINDS.join(', ')}), the metric's keys (${metricKeysText()}; a reading's \`method\` defaults to Readings), a bound \`min\` and/or \`max\`, \`interval\` (default 1m), \`count\` (default 1), \`failure_limit\`, \`inconclusive_limit\` (default 0) and \`min_machines\`. A failed or inconclusive analysis is an error naming the metric, the value and the bound. No baseline: that needs a rollout.`,
+    },
     acknowledged: {
       schema: machineAttributes.acknowledged,
       description:
@@ -95,7 +100,13 @@ export const machineDeclaration = defineKind({
  * A machine as its kind compares it: the config as an object (modules keyed by name, the
  * secret env entries merged back into their modules' env), not the JSON text code gives.
  */
-type MachineView = { name: string; location_id: string; config: JsonObject | Unknown; health_gate?: Record<string, string> };
+type MachineView = {
+  name: string;
+  location_id: string;
+  config: JsonObject | Unknown;
+  health_gate?: Record<string, string>;
+  health_analysis?: Record<string, Record<string, string>>;
+};
 
 /** The revision a config write made: the part's last_updated after it. */
 function revisionOf(part: { readonly lastUpdated?: Date | undefined }): { revision?: string } {
@@ -186,6 +197,10 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
       problems.push(...gate.problems);
       view.health_gate = { ...attributes.health_gate };
     }
+    if (attributes.health_analysis !== undefined) {
+      problems.push(...analysisOf(attributes.health_analysis).problems);
+      view.health_analysis = structuredClone(attributes.health_analysis);
+    }
 
     const server = await partViamServer(ctx, prior?.ids.part_id);
     return { view, private: { pins }, notes, problems, kindData: { running: await runningVersions(ctx, view.config, server) } };
@@ -202,7 +217,11 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     if (!part) return { view: { name: machine.name, location_id: machine.locationId, config: {} }, version: 'no-part', facts: {} };
     const config = configView(part.config);
     // The gate lives in code and state only: the service has no such field.
-    const gate: JsonObject = isObject(entry.attributes?.health_gate) ? { health_gate: entry.attributes.health_gate } : {};
+    const gate: JsonObject = {};
+    for (const key of ['health_gate', 'health_analysis'] as const) {
+      const kept = entry.attributes?.[key];
+      if (isObject(kept)) gate[key] = kept;
+    }
     return {
       view: { name: machine.name, location_id: machine.locationId, config, ...gate },
       version: part.lastUpdated?.toISOString() ?? 'never',
@@ -298,6 +317,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
     const { config, secretEnv } = splitSecretEnv(withoutReferencedValues(view.config, prior?.secrets), flagged);
     const attributes: JsonObject = { name: view.name, location_id: view.location_id, config: JSON.stringify(configDocument(config)) };
     if (isObject(view.health_gate)) attributes.health_gate = view.health_gate;
+    if (isObject(view.health_analysis)) attributes.health_analysis = view.health_analysis;
     if (Object.keys(secretEnv).length > 0) attributes.secret_env = secretEnv;
     if (isObject(prior?.secrets) && Object.keys(prior.secrets).length > 0) attributes.secrets = prior.secrets;
     return attributes;
