@@ -194,3 +194,39 @@ describe('module versions on a machine', () => {
     }
   });
 });
+
+describe("models a module's manifest lists", () => {
+  beforeAll(async () => {
+    // A module serving a model under another prefix than its id, as registry modules do (viam:realsense serves viam:camera:realsense).
+    await client.clientFor(EmulatorService).publishModuleVersion({
+      moduleId: 'acme:camkit',
+      version: '1.0.0',
+      models: [{ api: 'rdk:component:camera', model: 'acme:camera:webcam' }],
+    });
+  });
+
+  function desire(model: string) {
+    const config = {
+      components: [{ name: 'cam', api: 'rdk:component:camera', model }],
+      modules: [{ type: 'registry', name: 'camkit', module_id: 'acme:camkit', version: '1.0.0' }],
+    };
+    const attributes = machineKind.declaration.schema.parse({
+      name: 'viewer',
+      location_id: emulator.credentials.locationId,
+      config: JSON.stringify(config),
+    });
+    return machineKind.desire(context(), attributes, undefined);
+  }
+
+  test('a model the manifest lists is provided whatever its prefix; one it does not list is a certain failure', async () => {
+    const listed = await desire('acme:camera:webcam');
+    expect(listed.problems).toEqual([]);
+    const misspelt = await desire('acme:camera:webcan');
+    expect(misspelt.problems).toEqual([
+      expect.objectContaining({
+        path: 'config.components[0].model',
+        message: expect.stringContaining('needs a module with module_id "acme:camera"'),
+      }),
+    ]);
+  });
+});

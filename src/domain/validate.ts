@@ -69,6 +69,12 @@ export interface ValidateOptions {
    * parsed again; every other check holds for it.
    */
   parsed?: ReadonlySet<unknown>;
+  /**
+   * Models the configured modules' manifests list (at the versions the machine will run).
+   * A model so listed is provided, whatever its prefix: a module's manifest, not the
+   * prefix convention, says which models it serves.
+   */
+  providedModels?: ReadonlySet<string>;
 }
 
 /** A machine config that did not validate; carries every error (and the warnings). */
@@ -350,6 +356,8 @@ function placeholderIssues(refs: readonly PlaceholderRef[], packages: KnownPacka
   return issues;
 }
 
+const NO_MODELS: ReadonlySet<string> = new Set();
+
 /** What model checks know of the configured modules (also of entries too broken to parse). */
 interface KnownModules {
   /** module_id -> module type (undefined when the entry's type is broken). */
@@ -358,9 +366,11 @@ interface KnownModules {
   lenient: boolean;
   /** The modules list itself is unusable: skip model-to-module checks. */
   unknown: boolean;
+  /** Models the modules' manifests list, when known (see ValidateOptions.providedModels). */
+  provided: ReadonlySet<string>;
 }
 
-function knownModules(raw: unknown[] | undefined, listBroken: boolean): KnownModules {
+function knownModules(raw: unknown[] | undefined, listBroken: boolean, provided: ReadonlySet<string>): KnownModules {
   const ids = new Map<string, string | undefined>();
   let lenient = false;
   for (const item of raw ?? []) {
@@ -376,7 +386,7 @@ function knownModules(raw: unknown[] | undefined, listBroken: boolean): KnownMod
       if (!ids.has(id)) ids.set(id, t);
     } else if (t !== 'registry') lenient = true;
   }
-  return { ids, lenient, unknown: listBroken };
+  return { ids, lenient, unknown: listBroken, provided };
 }
 
 /** Adds the problems of one resource entry to `issues` (`packages` undefined: the config holds no placeholder). */
@@ -422,7 +432,7 @@ function checkResource(
           ),
         );
       }
-    } else if (!modules.ids.has(moduleId)) {
+    } else if (!modules.ids.has(moduleId) && !modules.provided.has(res.model)) {
       const known = [...modules.ids.keys()];
       const message = `resource "${res.name}" will not start: model ${JSON.stringify(res.model)} needs a module with module_id "${moduleId}"; configured module ids: ${known.length > 0 ? known.join(', ') : '(none)'}`;
       const hint = `add a module with "module_id": "${moduleId}", or change the model to one of a configured module`;
@@ -715,7 +725,11 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
   const resources: LocatedResource[] = [];
   const lists: ListsRead = { namesUnknown: false };
   const rawModules = listOf(root, 'modules', issues, lists);
-  const modulesKnown = knownModules(rawModules, root.modules !== undefined && rawModules === undefined);
+  const modulesKnown = knownModules(
+    rawModules,
+    root.modules !== undefined && rawModules === undefined,
+    options.providedModels ?? NO_MODELS,
+  );
   if (rawModules !== undefined) {
     for (let i = 0; i < rawModules.length; i++) {
       // Holes of a sparse list are passed by, as forEach does.

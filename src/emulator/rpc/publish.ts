@@ -5,7 +5,6 @@
  */
 import * as semver from 'semver';
 import {
-  moduleIdOfModel,
   parseApiTriplet,
   parseModelTriplet,
   parseModuleId,
@@ -158,9 +157,10 @@ export function publishModuleVersion(
         if (!parseApiTriplet(m.api))
           throw invalidArgument(`models[${i}].api: ${JSON.stringify(m.api)} is not an API triplet namespace:type:name`);
         if (!parseModelTriplet(m.model)) throw invalidArgument(`models[${i}].model: ${JSON.stringify(m.model)} is not a model triplet`);
-        const prefix = moduleIdOfModel(m.model);
-        if (prefix !== item.itemId && prefix !== `${item.organizationId}:${item.name}`) {
-          throw invalidArgument(`models[${i}].model: ${m.model} does not belong to module ${item.itemId}`);
+        // A module serves models of its own namespace, named as it likes (viam:realsense serves viam:camera:realsense).
+        const namespace = m.model.slice(0, m.model.indexOf(':'));
+        if (namespace !== item.itemId.slice(0, item.itemId.indexOf(':')) && namespace !== item.organizationId) {
+          throw invalidArgument(`models[${i}].model: ${m.model} is not of the namespace of module ${item.itemId}`);
         }
       });
       insertRegistryVersion(db, item.itemId, { version: req.version, models: models.map((m) => ({ api: m.api, model: m.model })) }, now);

@@ -185,6 +185,8 @@ export interface PinnedModules {
   readonly pins: Record<string, string>;
   readonly notes: PlanNote[];
   readonly problems: PlanProblem[];
+  /** The models the registry lists for the versions the modules will run. */
+  readonly providedModels: ReadonlySet<string>;
 }
 
 /** One module entry as it will run, the pin it takes and what planning found of it. */
@@ -219,7 +221,23 @@ export async function pinModules(
     pins,
     notes: [...each.flatMap((m) => m.notes), ...unmatchedServerAcknowledgments(machine, each)],
     problems: each.flatMap((m) => m.problems),
+    providedModels: providedModels(each, factsOf, machine.server),
   };
+}
+
+/** The models the registry lists for the version each module will run (its pin, or what its policy resolves to). */
+function providedModels(
+  each: readonly PinnedModule[],
+  factsOf: (moduleId: string) => RegistryFacts | undefined,
+  server: string | undefined,
+): ReadonlySet<string> {
+  const models = new Set<string>();
+  for (const { module } of each) {
+    if (!isObject(module) || typeof module.module_id !== 'string' || typeof module.version !== 'string') continue;
+    const facts = factsOf(module.module_id);
+    if (facts) for (const model of policyFacts(facts, module.version, server).provided) models.add(model);
+  }
+  return models;
 }
 
 /** What planning knows of the machine a config is for: the viam-server it reports, the acknowledgments its code gives. */

@@ -65,9 +65,9 @@ export async function desirePartConfig(
   const assembled = assembleConfig(ctx, name, attributes);
   const { config, models } = assembled;
   const acknowledged = acknowledgmentsOf(attributes.acknowledged);
-  const checked = await configChecks(ctx, name, config, acknowledged);
   const server = await partViamServer(ctx, prior?.ids.part_id);
   const pinned = await pinModules(ctx, config, pinsOf(prior), { ...(server === undefined ? {} : { server }), acknowledged });
+  const checked = await configChecks(ctx, name, config, acknowledged, pinned.providedModels);
   const packages = await packageFindings(ctx, config, models);
   const reloads = withHeldReloads(pinned.modules, await heldReloadEntries(ctx, prior?.ids.part_id));
   const desired = Array.isArray(config.modules) ? { ...config, modules: reloads.modules } : { ...config };
@@ -115,10 +115,14 @@ function parseConfig(text: string): { config: Record<string, unknown>; problem?:
 /** Findings judged against the registry and the machine's viam-server while modules are pinned, not by the config rules. */
 const JUDGED_AGAINST_REGISTRY: ReadonlySet<string> = new Set([MODULE_VIAM_SERVER_CODE]);
 
-/** The machine config rules over a config declared in code: a certain failure not acknowledged is an error. */
-export function partConfigRules(acknowledged: readonly Acknowledgment[]): ConfigRules {
+/**
+ * The machine config rules over a config declared in code: a certain failure not
+ * acknowledged is an error. A model the registry lists for one of the machine's modules is
+ * provided by it, whatever its prefix.
+ */
+export function partConfigRules(acknowledged: readonly Acknowledgment[], providedModels?: ReadonlySet<string>): ConfigRules {
   return (config, resolution) => {
-    const found = validateMachineConfig(config, { allowUnpinnedModules: true });
+    const found = validateMachineConfig(config, { allowUnpinnedModules: true, ...(providedModels ? { providedModels } : {}) });
     const judged = inCode(found, config, acknowledged, {
       judgedElsewhere: JUDGED_AGAINST_REGISTRY,
       ...(resolution?.complete === false ? { onlyPossible: FRAGMENT_RESOLVED_ISSUES } : {}),
@@ -133,8 +137,9 @@ async function configChecks(
   name: string,
   config: Record<string, unknown>,
   acknowledged: readonly Acknowledgment[],
+  providedModels: ReadonlySet<string>,
 ): Promise<Findings> {
-  const rules = partConfigRules(acknowledged);
+  const rules = partConfigRules(acknowledged, providedModels);
   if (importsFragments(config)) return resolvedConfigChecks(ctx, name, config, rules);
   const result = rules(config);
   return {
