@@ -23,7 +23,7 @@ import type { DesiredStack } from '../src/engine/desired/stack';
 import { Engine } from '../src/engine/engine';
 import { serviceStatusSource } from '../src/engine/health/service-status-source';
 import { defaultKinds } from '../src/engine/kinds';
-import { serviceSignals } from '../src/engine/rollout/analysis-signals';
+import { serviceSignals } from '../src/engine/health/analysis-signals';
 import type { RolloutOutcome } from '../src/engine/rollout/events';
 import { LocalStateBackend } from '../src/engine/state/local-backend';
 import { spawnEmulator } from './emulator';

@@ -5,8 +5,8 @@ import { declaresRollout, rolloutView, ruleByNames } from '../../src/dashboard/r
 import { rolloutChanges } from '../../src/dashboard/rollout-changes';
 import { encodeFleet } from '../../src/dashboard/fleet-table';
 import { updatesBetween } from '../../src/dashboard/updates';
-import type { Plan, ResourceChange } from '../../src/engine/plan/model';
-import type { RolloutJournal } from '../../src/engine/rollout/journal';
+import type { Plan, ResourceChange } from '../../src/engine/plan-model';
+import type { RolloutJournal } from '../../src/engine/state/rollout-journal';
 import { maskValue } from '../../src/engine/mask';
 import { machineRow, snapshotOf } from './fake-source';
 

@@ -20,7 +20,7 @@ import { Engine } from '../../src/engine/engine';
 import { defaultKinds } from '../../src/engine/kinds';
 import { moduleCards } from '../../src/engine/kinds/module-cards';
 import { isObject, stableStringify, type JsonObject } from '../../src/engine/json';
-import type { Plan, ResourceChange } from '../../src/engine/plan/model';
+import type { Plan, ResourceChange } from '../../src/engine/plan-model';
 import { LocalStateBackend } from '../../src/engine/state/local-backend';
 import type { State } from '../../src/engine/state/schema';
 

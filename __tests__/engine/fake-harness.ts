@@ -6,7 +6,7 @@ import { parseStackDocument } from '../../src/engine/desired/read-stacks';
 import type { DesiredStack } from '../../src/engine/desired/stack';
 import type { JsonObject } from '../../src/engine/json';
 import { KindRegistry } from '../../src/engine/kind';
-import type { ResourceChange } from '../../src/engine/plan/model';
+import type { ResourceChange } from '../../src/engine/plan-model';
 import { planStack } from '../../src/engine/plan/planner';
 import { LocalStateBackend } from '../../src/engine/state/local-backend';
 import type { State } from '../../src/engine/state/schema';

@@ -4,7 +4,7 @@
  */
 import { Fragment, FragmentTag, Machine, Rollout } from '../../src';
 import { parseStackDocument } from '../../src/engine/desired/read-stacks';
-import type { ResourceChange } from '../../src/engine/plan/model';
+import type { ResourceChange } from '../../src/engine/plan-model';
 import { isFragmentPinChange, planFragmentRollouts, rolloutPlanLines } from '../../src/engine/rollout/plan';
 import { newStack } from '../constructs/helpers';
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { isMasked, maskPaths, withDigestsRead } from '../../src/engine/mask';
+import { isMasked, maskPaths } from '../../src/engine/mask';
+import { withDigestsRead } from '../../src/engine/path-values';
 import type { JsonObject } from '../../src/engine/json';
 
 const key = randomBytes(32);

@@ -10,7 +10,7 @@ import { App, TerraformStack } from 'cdktf';
 import { FleetProvider, Location, Machine, ReconcilePolicy } from '../../src';
 import { refuseHeld, windowsBoundary, checkedAgainstWindows } from '../../src/engine/windows/plan-windows';
 import { readStacks } from '../../src/engine/desired/read-stacks';
-import { resourceChange, type Plan } from '../../src/engine/plan/model';
+import { resourceChange, type Plan } from '../../src/engine/plan-model';
 
 let dir: string;
 beforeEach(() => {

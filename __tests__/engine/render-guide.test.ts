@@ -1,5 +1,5 @@
 import { renderPlanText } from '../../src/engine/render/text';
-import type { Plan, ResourceChange } from '../../src/engine/plan/model';
+import type { Plan, ResourceChange } from '../../src/engine/plan-model';
 
 function created(stack: string, address: string, problems: ResourceChange['problems'] = []): ResourceChange {
   return {

@@ -2,7 +2,7 @@ import { renderPlanJson } from '../../src/engine/render/json';
 import { renderPlanMarkdown } from '../../src/engine/render/markdown';
 import { renderPlanText } from '../../src/engine/render/text';
 import { maskPaths } from '../../src/engine/mask';
-import type { Plan, ResourceChange } from '../../src/engine/plan/model';
+import type { Plan, ResourceChange } from '../../src/engine/plan-model';
 import { diffJson } from '../../src/engine/diff';
 
 const secretPath = 'config.modules.m.env.API_TOKEN';

@@ -1,8 +1,8 @@
 import type { RolloutPlan, RolloutPolicy } from '../../src/domain/rollout';
-import { releasedJournal } from '../../src/engine/rollout/journal-pacing';
+import { releasedJournal } from '../../src/engine/state/rollout-journal-pacing';
 import { JOINED_LATE_RULE, withCreatedMachines, withLateJoiners } from '../../src/engine/rollout/late-joiners';
 import { holdBeforeWave, runSteps, writePaced, type PaceState, type RolloutClock } from '../../src/engine/rollout/pacing';
-import type { ResourceChange } from '../../src/engine/plan/model';
+import type { ResourceChange } from '../../src/engine/plan-model';
 
 const T0 = Date.parse('2026-12-02T09:00:00Z');
 

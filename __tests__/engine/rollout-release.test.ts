@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { memoryJournalStore, type RolloutJournal } from '../../src/engine/rollout/journal';
+import { memoryJournalStore, type RolloutJournal } from '../../src/engine/state/rollout-journal';
 import { releaseIfPaused } from '../../src/engine/rollout/release';
 import { LocalStateBackend } from '../../src/engine/state/local-backend';
 

@@ -11,7 +11,7 @@ import { plainSchedule, stackRolloutSchedule } from '../../src/engine/apply/sche
 import type { MachineReading, MachineStatusSource } from '../../src/engine/health/machine-status-source';
 import type { DesiredStack } from '../../src/engine/desired/stack';
 import type { RolloutEvent } from '../../src/engine/rollout/events';
-import { memoryJournalStore } from '../../src/engine/rollout/journal';
+import { memoryJournalStore } from '../../src/engine/state/rollout-journal';
 import { fakeContext } from './fake-kind';
 import { notesStack, NotesWorld } from './fake-harness';
 

@@ -13,8 +13,8 @@ import {
 } from '../../src/engine/apply/schedule';
 import { parseStackDocument } from '../../src/engine/desired/read-stacks';
 import type { RolloutPlan, RolloutPolicy } from '../../src/domain/rollout';
-import type { ResourceChange } from '../../src/engine/plan/model';
-import type { RolloutJournal } from '../../src/engine/rollout/journal';
+import type { ResourceChange } from '../../src/engine/plan-model';
+import type { RolloutJournal } from '../../src/engine/state/rollout-journal';
 import { planFragmentRollouts, planRollouts } from '../../src/engine/rollout/plan';
 import { newStack } from '../constructs/helpers';
 

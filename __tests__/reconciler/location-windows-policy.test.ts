@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { App, TerraformStack } from 'cdktf';
 import { FleetProvider, Location, Machine, ReconcilePolicy } from '../../src';
 import { readStacks } from '../../src/engine/desired/read-stacks';
-import { resourceChange, type Plan, type ResourceChange, type WindowHold } from '../../src/engine/plan/model';
+import { resourceChange, type Plan, type ResourceChange, type WindowHold } from '../../src/engine/plan-model';
 import type { RolloutPlan } from '../../src/domain/rollout';
 import { opensAt, parseWindow, windowVerdict, type SyncWindow } from '../../src/domain/sync-windows';
 import { planView } from '../../src/dashboard/plan-view';

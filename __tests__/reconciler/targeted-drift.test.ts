@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import type { MachinePart } from '../../src/api/client/types';
-import type { Plan } from '../../src/engine/plan/model';
+import type { Plan } from '../../src/engine/plan-model';
 import type { LocalStateBackend } from '../../src/engine/state/local-backend';
 import type { ReconcilerEvent } from '../../src/reconciler/events';
 import type { Reconciler } from '../../src/reconciler/reconciler';

@@ -1,6 +1,6 @@
 /** The PostgreSQL state backend against a real server started for this file. */
 import { Client } from 'pg';
-import type { RolloutJournal } from '../../src/engine/rollout/journal';
+import type { RolloutJournal } from '../../src/engine/state/rollout-journal';
 import { PgBackendError, PgStateBackend } from '../../src/engine/state/pg-backend';
 import { emptyState } from '../../src/engine/state/schema';
 import type { StateEntry } from '../../src/engine/state/schema';

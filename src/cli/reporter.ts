@@ -1,5 +1,5 @@
 import type { ApplyReporter } from '../engine/apply/executor';
-import type { ResourceChange } from '../engine/plan/model';
+import type { ResourceChange } from '../engine/plan-model';
 import { describeError } from './describe-error';
 
 const VERB: Record<string, [string, string]> = {

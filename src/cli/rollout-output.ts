@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { waveEndText } from '../domain/rollout';
 import { eventLine, type RolloutEvents, type RolloutOutcome } from '../engine/rollout/events';
-import { fileJournalStore, type RolloutJournalStore } from '../engine/rollout/journal';
+import { fileJournalStore, type RolloutJournalStore } from '../engine/state/rollout-journal';
 import type { StateBackend } from '../engine/state/backend';
 import { describeError } from './describe-error';
 

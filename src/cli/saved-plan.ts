@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs, constants } from 'node:fs';
 import { z } from 'zod';
 import { InputError } from '../domain/errors';
-import type { Plan } from '../engine/plan/model';
+import type { Plan } from '../engine/plan-model';
 import { planValuesText, readPlanValuesText } from '../engine/plan/plan-text';
 
 /** How a saved plan is made: the fix for any file that is not one. */

@@ -1,5 +1,5 @@
 /** The pending plan as the plans page shows it (rendered by the engine's own renderers) and its drift. */
-import { hasChanges, summarize, type Plan } from '../engine/plan/model';
+import { hasChanges, summarize, type Plan } from '../engine/plan-model';
 import { renderPlanMarkdown } from '../engine/render/markdown';
 import { renderPlanText } from '../engine/render/text';
 import { showValue } from '../engine/shown-value';

@@ -11,8 +11,8 @@ import { fragmentKind } from '../engine/kinds/fragment';
 import { machineHealth, type MachineHealth } from '../engine/kinds/machine-health';
 import { moduleCards } from '../engine/kinds/module-cards';
 import { machineRuns, runKey, type MachineRun } from '../engine/kinds/machine-runs';
-import type { Plan } from '../engine/plan/model';
-import type { RolloutJournal, RolloutJournalStore } from '../engine/rollout/journal';
+import type { Plan } from '../engine/plan-model';
+import type { RolloutJournal, RolloutJournalStore } from '../engine/state/rollout-journal';
 import type { StateBackend } from '../engine/state/backend';
 import type { State } from '../engine/state/schema';
 import { describeFailure } from './failure-text';
@@ -25,7 +25,7 @@ import { rolloutChanges } from './rollout-changes';
 import { declaresRollout, rolloutView, type DeclaredRollouts, type FailureNote } from './rollout-view';
 import type { SourceChange, SourceEvent } from './source';
 import type { Capabilities, DashboardSnapshot, MachineDetail } from './view';
-import { isUnfinished } from '../engine/rollout/journal-pacing';
+import { isUnfinished } from '../engine/state/rollout-journal-pacing';
 
 export interface PollerInput {
   readonly client: ServiceClient;

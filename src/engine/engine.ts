@@ -5,12 +5,12 @@ import { stackSchedules, rolloutJournalKeys, waitingAddresses, type RunningJourn
 import type { DesiredStack, ProviderSettings } from './desired/stack';
 import { IMPORT_ID_HINT, type KindContext, type KindRegistry } from './kind';
 import { maskPaths, viewSecretPaths } from './mask';
-import type { Plan, ResolvedMachineChange, ResourceChange, StackPlanHeader } from './plan/model';
+import type { Plan, ResolvedMachineChange, ResourceChange, StackPlanHeader } from './plan-model';
 import { planStack } from './plan/planner';
 import { planFragmentRollouts, planRollouts } from './rollout/plan';
 import type { RolloutEvents, RolloutOutcome, WaveBoundary } from './rollout/events';
 import type { MachineStatusSource } from './health/machine-status-source';
-import { memoryJournalStore, type RolloutJournal, type RolloutJournalStore } from './rollout/journal';
+import { memoryJournalStore, type RolloutJournal, type RolloutJournalStore } from './state/rollout-journal';
 import type { RolloutPlan } from '../domain/rollout';
 import { serviceStatusSource } from './health/service-status-source';
 import type { StateBackend, StateLock } from './state/backend';
@@ -19,7 +19,7 @@ import { startLoopStallClock } from './loop-stall';
 import { AdaptiveReadLimit, type ReadLimitStats } from './read-concurrency';
 import { evaluateOutputs } from './outputs';
 import { mapLimited } from './map-limited';
-import { isUnfinished } from './rollout/journal-pacing';
+import { isUnfinished } from './state/rollout-journal-pacing';
 import { kindContext, resolveTarget, type RunSettings, type Target } from './target';
 import type { LockInfo, State, StateEntry, StateOutput } from './state/schema';
 

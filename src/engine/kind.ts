@@ -3,8 +3,8 @@ import type { ServiceClient } from '../api/client';
 import { FleetformError } from '../domain/errors';
 import type { JsonObject } from './json';
 import { attributesFromView, type KindDeclaration, type ViewOf } from './kind-declaration';
-import type { PlanNote, PlanProblem } from './plan/notes';
-import type { ResolvedMachineChange, ResourceChange } from './plan/model';
+import type { PlanNote, PlanProblem } from './plan-notes';
+import type { ResolvedMachineChange, ResourceChange } from './plan-model';
 import type { State, StateEntry } from './state/schema';
 
 /** Where resources are created: the stack's organization and default location. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { isObject, type JsonObject } from '../engine/json';
-import { withDigestsRead } from '../engine/mask';
+import { withDigestsRead } from '../engine/path-values';
 import type { StateEntry } from '../engine/state/schema';
 import { readPlanValuesText } from '../engine/plan/plan-text';
 

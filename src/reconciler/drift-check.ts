@@ -12,7 +12,7 @@ import type { DesiredStack } from '../engine/desired/stack';
 import type { Engine } from '../engine/engine';
 import type { KindRegistry } from '../engine/kind';
 import { mapLimited } from '../engine/map-limited';
-import type { Plan } from '../engine/plan/model';
+import type { Plan } from '../engine/plan-model';
 import type { State } from '../engine/state/schema';
 import { VERSION_READERS } from './version-readers';
 

@@ -1,7 +1,7 @@
 /** The policy each stack is reconciled by: its own in code, else the reconciler's flags. */
 import { createHash } from 'node:crypto';
 import type { DesiredStack } from '../engine/desired/stack';
-import type { ResourceChange } from '../engine/plan/model';
+import type { ResourceChange } from '../engine/plan-model';
 import type { ApplyPolicy, DriftPolicy } from './events';
 import type { SyncWindow } from '../domain/sync-windows';
 import { stackWindows } from '../engine/windows/stack-windows';

@@ -6,7 +6,7 @@
 import type { DesiredStack } from '../engine/desired/stack';
 import type { ServiceClient } from '../api/client';
 import type { Engine } from '../engine/engine';
-import type { RolloutJournalStore } from '../engine/rollout/journal';
+import type { RolloutJournalStore } from '../engine/state/rollout-journal';
 import type { StateBackend } from '../engine/state/backend';
 import type { CheckReaders } from './drift-check';
 

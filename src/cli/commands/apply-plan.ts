@@ -1,5 +1,5 @@
 import { FleetformError } from '../../domain/errors';
-import { hasChanges, summarize, type Plan } from '../../engine/plan/model';
+import { hasChanges, summarize, type Plan } from '../../engine/plan-model';
 import { formatOutputs } from '../../engine/outputs';
 import { colorWanted } from '../../engine/render/colors';
 import { renderPlanText, summaryLine } from '../../engine/render/text';

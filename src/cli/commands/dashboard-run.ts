@@ -16,7 +16,7 @@ import { rolloutJournals } from '../rollout-output';
 import { checkedAgainstWindows } from '../../engine/windows/plan-windows';
 import { releaseIfPaused } from '../../engine/rollout/release';
 import type { StateBackend } from '../../engine/state/backend';
-import type { RolloutJournalStore } from '../../engine/rollout/journal';
+import type { RolloutJournalStore } from '../../engine/state/rollout-journal';
 import { writeSavedPlan } from '../saved-plan';
 import { projectBackend } from '../state-backend';
 import { durationFlag, type EngineCommandOptions } from '../engine-options';

@@ -1,6 +1,6 @@
 /** What `fleetform plan` does when it runs, loaded then; its name, flags and help are in plan.ts. */
 import type { AppRunner } from '../app-runner';
-import { hasChanges, summarize } from '../../engine/plan/model';
+import { hasChanges, summarize } from '../../engine/plan-model';
 import { machineRunDiff, plannedMachineNames, renderMachineRunDiff } from '../../engine/kinds/machine-resolved-diff';
 import { FleetformError } from '../../domain/errors';
 import { colorWanted } from '../../engine/render/colors';

@@ -1,5 +1,5 @@
 /** What `fleetform rollout status` does when it runs, loaded then; its name, flags and help are in rollout.ts. */
-import type { RolloutJournal } from '../../engine/rollout/journal';
+import type { RolloutJournal } from '../../engine/state/rollout-journal';
 import { rolloutJournals } from '../rollout-output';
 import { holdLines, lateJoinerMark, wavePacingText } from '../../engine/rollout/journal-text';
 import { measurementLines } from '../rollout-analysis-lines';

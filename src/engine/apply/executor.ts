@@ -6,9 +6,9 @@
  */
 import { FleetformError } from '../../domain/errors';
 import type { MachineStatusSource } from '../health/machine-status-source';
-import type { ResourceChange } from '../plan/model';
+import type { ResourceChange } from '../plan-model';
 import type { MachineOutcome, RolloutEvents, RolloutOutcome, WaveBoundary } from '../rollout/events';
-import type { RolloutJournalStore } from '../rollout/journal';
+import type { RolloutJournalStore } from '../state/rollout-journal';
 import {
   liftPins,
   noteFragment,

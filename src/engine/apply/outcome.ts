@@ -1,6 +1,6 @@
 import type { DesiredStack } from '../desired/stack';
 import type { KindContext, KindRegistry } from '../kind';
-import type { ResourceChange } from '../plan/model';
+import type { ResourceChange } from '../plan-model';
 import type { StateBackend } from '../state/backend';
 import type { State } from '../state/schema';
 

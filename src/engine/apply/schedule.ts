@@ -8,8 +8,8 @@
  */
 import { rolloutJournalKey, type RolloutPlan, type RolloutWaveMachine } from '../../domain/rollout';
 import type { DesiredStack } from '../desired/stack';
-import type { ResourceChange } from '../plan/model';
-import type { RolloutJournal } from '../rollout/journal';
+import type { ResourceChange } from '../plan-model';
+import type { RolloutJournal } from '../state/rollout-journal';
 import { isFragmentPinChange } from '../rollout/plan';
 import { withCreatedMachines } from '../rollout/late-joiners';
 

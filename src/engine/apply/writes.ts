@@ -11,7 +11,7 @@ import { runGraph } from '../graph';
 import { isObject, isUnknown, jsonEqual, type JsonObject, type JsonValue } from '../json';
 import type { Applied, Desired, KindContext, ResourceKind } from '../kind';
 import { maskPaths } from '../mask';
-import { DEPOSED_MARK, type ResourceChange } from '../plan/model';
+import { DEPOSED_MARK, type ResourceChange } from '../plan-model';
 import { desiredWithLifecycle } from '../plan/resource-core';
 import { takenBackEntry } from '../plan/take-back';
 import type { State, StateEntry } from '../state/schema';

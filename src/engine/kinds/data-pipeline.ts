@@ -6,7 +6,7 @@ import type { JsonObject } from '../../domain/json-value';
 import { isUnknown } from '../json';
 import type { Applied, DesiredValue, Judgement, Observation, ResourceKind } from '../kind';
 import { defineKind, type ViewOf } from '../kind-declaration';
-import type { PlanProblem } from '../plan/notes';
+import type { PlanProblem } from '../plan-notes';
 import { unlessNotFound } from './not-found';
 
 export const dataPipelineDeclaration = defineKind(dataPipelineResource);

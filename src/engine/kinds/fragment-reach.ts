@@ -12,7 +12,7 @@ import { diffJson } from '../diff';
 import { isObject, stableStringify, type JsonObject } from '../json';
 import type { KindContext, PlanNote, StackReview } from '../kind';
 import { mapLimited } from '../map-limited';
-import type { ResolvedMachineChange, ResourceChange } from '../plan/model';
+import type { ResolvedMachineChange, ResourceChange } from '../plan-model';
 import type { State } from '../state/schema';
 import { fragmentKind, REACH_NOTE } from './fragment';
 import { machineKind, runningVersions } from './machine';

@@ -7,8 +7,8 @@ import { parseHealthGate } from '../../domain/rollout';
 import { formatValue, type Analysis } from '../../domain/rollout-analysis';
 import { serviceStatusSource } from '../health/service-status-source';
 import { HealthGateError, waitHealthy } from '../health/wait-healthy';
-import { serviceSignals } from '../rollout/analysis-signals';
-import { analyzeWave } from '../rollout/analysis-run';
+import { serviceSignals } from '../health/analysis-signals';
+import { analyzeWave } from '../health/wave-analysis';
 import { isObject, type JsonObject } from '../json';
 import type { KindContext, PlanProblem } from '../kind';
 

@@ -6,7 +6,7 @@
 import type { ServiceClient } from '../../api/client';
 import { diffJson, type AttributeChange } from '../diff';
 import { isObject, type JsonObject } from '../json';
-import type { Plan, ResourceChange } from '../plan/model';
+import type { Plan, ResourceChange } from '../plan-model';
 import { showValue } from '../shown-value';
 import { fragmentConfigDocument } from './fragment';
 import { configDocument, configView } from './machine-config-view';

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { isObject, stableStringify, isUnknown, unknownValue, type Unknown, type JsonObject, type JsonValue } from '../json';
 import type { Applied, DesiredValue, Judgement, KindContext, Observation, PlanNote, PlanProblem, ResourceKind } from '../kind';
 import { defineKind, sensitivePathsOf, type KindDeclaration } from '../kind-declaration';
-import { hidePaths } from '../mask';
+import { hidePaths } from '../path-values';
 import { runsWithPlannedFragments } from './machine-fragments';
 import type { StateEntry } from '../state/schema';
 import { configDocument, configView, readFromOf } from './machine-config-view';

@@ -3,7 +3,7 @@ import type { DesiredStack } from '../desired/stack';
 import type { AttributeChange } from '../diff';
 import { isObject, setOwn, type JsonObject, type JsonValue } from '../json';
 import type { PlanProblem } from '../kind';
-import type { ResourceChange } from './model';
+import type { ResourceChange } from '../plan-model';
 
 /** The replace order of a resource: its lifecycle's create_before_destroy when set, else its kind's. */
 export function replaceOrderOf(

@@ -10,7 +10,7 @@ import type { Applied, Desired, KindContext, KindRegistry, Observation, PlanNote
 import { maskPaths, viewSecretPaths } from '../mask';
 import type { AdaptiveReadLimit, ReadOutcome } from '../read-concurrency';
 import type { State, StateEntry } from '../state/schema';
-import { isDeposedKey, resourceChange, type ResourceChange } from './model';
+import { isDeposedKey, resourceChange, type ResourceChange } from '../plan-model';
 import { firedTriggers, guardPreventDestroy, replaceOrderOf, unknownIgnoredAttributes } from './lifecycle-rules';
 import { planResourceChange } from './resource-core';
 import { findKeptObject, takenBackEntry } from './take-back';

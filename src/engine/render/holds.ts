@@ -1,5 +1,5 @@
 /** What the windows would hold of a plan, as its renderers say it. */
-import type { Plan, ResourceChange, WindowHold } from '../plan/model';
+import type { Plan, ResourceChange, WindowHold } from '../plan-model';
 
 /** One hold as a line, e.g. `held: location south's window is closed until 2026-11-28T17:00:00.000Z (inside the deny window deny:0 9 * * *:8h)`. */
 export function holdText(h: WindowHold): string {

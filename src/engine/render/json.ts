@@ -1,6 +1,6 @@
 import type { JsonValue } from '../json';
 import type { AttributeChange } from '../diff';
-import { summarize, type Action, type Plan, type ResolvedMachineChange, type WindowHold } from '../plan/model';
+import { summarize, type Action, type Plan, type ResolvedMachineChange, type WindowHold } from '../plan-model';
 import { heldChanges, holdOfChange, holdsByAddress } from './holds';
 import { redact } from '../shown-value';
 

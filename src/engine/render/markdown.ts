@@ -1,4 +1,4 @@
-import { summarize, type Plan } from '../plan/model';
+import { summarize, type Plan } from '../plan-model';
 import { palette } from './colors';
 import { holdOfChange, holdsByAddress, holdsSummary, holdText, waveOnlyHolds } from './holds';
 import { refusedLine, renderResource, summaryLine } from './text';

@@ -1,6 +1,6 @@
 import type { AttributeChange } from '../diff';
 import { isObject, type JsonObject, type JsonValue } from '../json';
-import { summarize, type Action, type Plan, type PlanSummary, type ResourceChange, type WindowHold } from '../plan/model';
+import { summarize, type Action, type Plan, type PlanSummary, type ResourceChange, type WindowHold } from '../plan-model';
 import { rolloutPlanLines } from '../rollout/plan';
 import { palette, type Palette } from './colors';
 import { holdOfChange, holdsByAddress, holdsSummary, holdText, waveOnlyHolds } from './holds';

@@ -8,8 +8,8 @@ import { FleetformError } from '../../domain/errors';
 import type { MachineStatusSource } from '../health/machine-status-source';
 import type { StateBackend } from '../state/backend';
 import type { MachineOutcome, RolloutEvents } from './events';
-import type { RolloutJournal, RolloutJournalStore } from './journal';
-import { isUnfinished } from './journal-pacing';
+import type { RolloutJournal, RolloutJournalStore } from '../state/rollout-journal';
+import { isUnfinished } from '../state/rollout-journal-pacing';
 import { fragmentStage } from './fragment-stage';
 import { rollBack, type Written } from './runner';
 

@@ -1,6 +1,7 @@
 /** What a rollout reports while it runs, and what it comes to. */
 import { waveEndText, type MachineProblem, type WaveVerdict } from '../../domain/rollout';
 import { formatValue, type Measurement } from '../../domain/rollout-analysis';
+import type { AnalysisEvent } from '../health/wave-analysis';
 
 export type MachineResult = 'healthy' | 'failed' | 'skipped' | 'stopped' | 'not reached';
 
@@ -104,23 +105,7 @@ export type RolloutEvent =
   | { readonly type: 'joined'; readonly rollout: string; readonly wave: number; readonly machine: string }
   /** What the rollout's pacing does now (waiting for its schedule's start). */
   | { readonly type: 'pacing'; readonly rollout: string; readonly wave: number; readonly detail: string }
-  // Analysis: it starts once the wave's machines passed their gate, each measurement as it comes, each analysis's end.
-  | { readonly type: 'analyzing'; readonly rollout: string; readonly wave: number; readonly analyses: readonly string[] }
-  | {
-      readonly type: 'measurement';
-      readonly rollout: string;
-      readonly wave: number;
-      readonly analysis: string;
-      readonly measurement: Measurement;
-    }
-  | {
-      readonly type: 'analysis';
-      readonly rollout: string;
-      readonly wave: number;
-      readonly analysis: string;
-      readonly decision: 'passed' | 'failed' | 'inconclusive';
-      readonly why: string;
-    }
+  | AnalysisEvent
   | { readonly type: 'done'; readonly rollout: string; readonly outcome: RolloutOutcome };
 
 /**

@@ -16,7 +16,7 @@ import { mapLimited } from '../map-limited';
 import type { StateBackend } from '../state/backend';
 import type { MachineOutcome, RolloutEvents, RolloutOutcome } from './events';
 import { fragmentStage, pinImport } from './fragment-stage';
-import type { RolloutJournal, RolloutJournalStore } from './journal';
+import type { RolloutJournal, RolloutJournalStore } from '../state/rollout-journal';
 import type { RolloutStage } from './runner';
 
 /** A fragment's rollout that could not start or finish. */

@@ -1,6 +1,6 @@
 /** A journal's pacing in the words of `rollout status`: what holds it and how to release it, late joiners, wave rates. */
-import type { RolloutJournal } from './journal';
-import { releaseHint } from './journal-pacing';
+import type { RolloutJournal } from '../state/rollout-journal';
+import { releaseHint } from '../state/rollout-journal-pacing';
 import { pacingPlanLines, pauseStepText, wavePaceText } from './pacing-text';
 import { runSteps } from './pacing';
 

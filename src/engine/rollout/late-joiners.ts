@@ -6,8 +6,8 @@
  */
 import { lateJoinerWave } from '../../domain/rollout-pacing';
 import type { RolloutPlan, RolloutPolicy, RolloutWaveMachine } from '../../domain/rollout';
-import type { ResourceChange } from '../plan/model';
-import type { LateJoiner } from './journal-pacing';
+import type { ResourceChange } from '../plan-model';
+import type { LateJoiner } from '../state/rollout-journal-pacing';
 import { ROLLED_OUT_TYPE } from './plan';
 
 type Waves = RolloutPlan['waves'];

@@ -14,7 +14,7 @@ import {
   type WaveSteps,
 } from '../../domain/rollout-pacing';
 import type { RolloutPolicy } from '../../domain/rollout';
-import type { JournalHold } from './journal-pacing';
+import type { JournalHold } from '../state/rollout-journal-pacing';
 
 /** Where a rollout reads the time and waits: the system's, or one a test drives. */
 export interface RolloutClock {

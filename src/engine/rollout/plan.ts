@@ -9,10 +9,10 @@ import { isObject } from '../json';
 import { fragmentDeclaration } from '../kinds/fragment';
 import { fragmentTagDeclaration } from '../kinds/fragment-tag';
 import { machineDeclaration } from '../kinds/machine';
-import type { ResourceChange } from '../plan/model';
+import type { ResourceChange } from '../plan-model';
 import { unconfiguredMaintenanceSensor } from '../../domain/maintenance';
 import { pauseStepText, pacingOfPlan, pacingPlanLines, wavePaceText } from './pacing-text';
-import { resumeCommand } from './journal-pacing';
+import { resumeCommand } from '../state/rollout-journal-pacing';
 
 /** A planned machine config, as the change holds it (an object, or its JSON text). */
 export function plannedConfig(after: Readonly<Record<string, unknown>> | null | undefined): unknown {

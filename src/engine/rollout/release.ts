@@ -5,8 +5,8 @@
  */
 import { FleetformError } from '../../domain/errors';
 import type { StateBackend } from '../state/backend';
-import type { RolloutJournal, RolloutJournalStore } from './journal';
-import { releasedJournal } from './journal-pacing';
+import type { RolloutJournal, RolloutJournalStore } from '../state/rollout-journal';
+import { releasedJournal } from '../state/rollout-journal-pacing';
 
 export interface ReleaseInput {
   readonly stack: string;

@@ -12,11 +12,11 @@ import { errorMessage as message } from '../../domain/errors';
 import { heldOrJudged } from '../health/wait-healthy';
 import type { ApplyOutcome } from '../apply-outcome';
 import type { MachineReading, MachineStatusSource } from '../health/machine-status-source';
-import type { ResourceChange } from '../plan/model';
+import type { ResourceChange } from '../plan-model';
 import type { State, StateEntry } from '../state/schema';
 import type { MachineOutcome, RolloutEvents, RolloutOutcome, WaveBoundary, WaveOutcome } from './events';
-import type { JournalMachine, RolloutJournal, RolloutJournalStore } from './journal';
-import { releaseHint, type LateJoiner } from './journal-pacing';
+import type { JournalMachine, RolloutJournal, RolloutJournalStore } from '../state/rollout-journal';
+import { releaseHint, type LateJoiner } from '../state/rollout-journal-pacing';
 import { configAtRevision } from './part-history';
 import { cachedServiceFetch, configRevision, importsFragments, revisionTime, type FragmentFetch } from '../fragment-fetch';
 import { plannedConfig } from './plan';
@@ -25,7 +25,7 @@ import { mapLimited } from '../map-limited';
 import { holdBeforeWave, runSteps, systemClock, writePaced, type PaceState, type RolloutClock, type WaveHold } from './pacing';
 import { withLateJoiners } from './late-joiners';
 import { runnerWaveAnalysis } from './analysis-run';
-import { serviceSignals, type AnalysisSignals } from './analysis-signals';
+import { serviceSignals, type AnalysisSignals } from '../health/analysis-signals';
 
 export interface RunRolloutInput {
   readonly plan: RolloutPlan;

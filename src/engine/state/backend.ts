@@ -1,4 +1,4 @@
-import type { RolloutJournalStore } from '../rollout/journal';
+import type { RolloutJournalStore } from './rollout-journal';
 import type { LockInfo, State, StateEntry } from './schema';
 
 export interface LockOptions {

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { Client, type ClientConfig } from 'pg';
 import { FleetformError, errorMessage } from '../../domain/errors';
 import { rolloutJournalKey } from '../../domain/rollout';
-import { RolloutJournalSchema, type RolloutJournal, type RolloutJournalStore } from '../rollout/journal';
+import { RolloutJournalSchema, type RolloutJournal, type RolloutJournalStore } from './rollout-journal';
 import type { LockOptions, StateBackend, StateLock } from './backend';
 import { lockedError, newLockInfo } from './holder-process';
 import { emptyState, LockInfoSchema, recordedEntry, stateDocument, type LockInfo, type State, type StateEntry } from './schema';

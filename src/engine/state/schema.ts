@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { FleetformError } from '../../domain/errors';
 import { schemaProblems } from '../../domain/schema-issues';
 import { isObject, type JsonObject, type JsonValue } from '../json';
-import { withDigestsRead } from '../mask';
+import { withDigestsRead } from '../path-values';
 
 /**
  * An object of JSON values. State is read with JSON.parse, so its values are JSON by

@@ -12,9 +12,9 @@ import type { RolloutPlan } from '../../domain/rollout';
 import { parseWindow, type SyncWindow, type WindowVerdict } from '../../domain/sync-windows';
 import type { DesiredStack } from '../desired/stack';
 import { machineDeclaration } from '../kinds/machine';
-import type { ResourceChange } from '../plan/model';
-import type { RolloutJournal } from '../rollout/journal';
-import { isUnfinished } from '../rollout/journal-pacing';
+import type { ResourceChange } from '../plan-model';
+import type { RolloutJournal } from '../state/rollout-journal';
+import { isUnfinished } from '../state/rollout-journal-pacing';
 import type { State } from '../state/schema';
 
 /** One location's windows, and the keys its machines are known by. */

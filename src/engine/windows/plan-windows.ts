@@ -8,7 +8,7 @@
 import { FleetformError } from '../../domain/errors';
 import { parseWindow, type SyncWindow } from '../../domain/sync-windows';
 import type { DesiredStack } from '../desired/stack';
-import type { Plan } from '../plan/model';
+import type { Plan } from '../plan-model';
 import { heldChanges, holdText, waveOnlyHolds } from '../render/holds';
 import type { WaveBoundary } from '../rollout/events';
 import type { State } from '../state/schema';

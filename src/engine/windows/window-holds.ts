@@ -7,7 +7,7 @@
 import { opensAt, windowVerdict, type SyncWindow, type WindowVerdict } from '../../domain/sync-windows';
 import type { RolloutPlan } from '../../domain/rollout';
 import type { DesiredStack } from '../desired/stack';
-import type { Plan, ResourceChange, WindowHold, WindowHolds } from '../plan/model';
+import type { Plan, ResourceChange, WindowHold, WindowHolds } from '../plan-model';
 import type { State } from '../state/schema';
 import { LocationWindows, type MachineHold } from './location-windows';
 

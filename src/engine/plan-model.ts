@@ -1,7 +1,7 @@
-import type { RolloutPlan } from '../../domain/rollout';
-import type { AttributeChange } from '../diff';
-import type { JsonObject } from '../json';
-import type { PlanNote, PlanProblem } from './notes';
+import type { RolloutPlan } from '../domain/rollout';
+import type { AttributeChange } from './diff';
+import type { JsonObject } from './json';
+import type { PlanNote, PlanProblem } from './plan-notes';
 
 /**
  * Terraform's vocabulary, plus `forget` (leave the remote object, drop it from state),

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../json';
+import type { JsonValue } from './json';
 
 /** What a plan says of a resource besides its change: notes to read, and problems that stop the plan. */
 

@@ -9,7 +9,7 @@ import { loadDataService } from '../../api/data-service';
 import { loadServices } from '../../api/services';
 import { DEFAULT_READING_API, type MachineSample, type Metric, type SamplePoint } from '../../domain/rollout-analysis';
 import { isObject } from '../../domain/json-value';
-import type { MachineStatusSource } from '../health/machine-status-source';
+import type { MachineStatusSource } from './machine-status-source';
 
 /** A machine an analysis reads. */
 export interface AnalysisMachine {

@@ -10,8 +10,8 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { FleetformError } from '../../domain/errors';
 import { FragmentRolloutTargetSchema, RolloutPolicySchema, rolloutJournalKey } from '../../domain/rollout';
-import { StateEntrySchema } from '../state/schema';
-import { JOURNAL_STATUSES, JournalPacingFields } from './journal-pacing';
+import { StateEntrySchema } from './schema';
+import { JOURNAL_STATUSES, JournalPacingFields } from './rollout-journal-pacing';
 
 const MachineRecordSchema = z.object({
   address: z.string(),
