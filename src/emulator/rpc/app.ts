@@ -38,18 +38,12 @@ import { fragmentHandlers } from './fragments';
 import { newMachineConfig, organizationHandlers, organizationMessage } from './organization-settings';
 import { configToCheck, resolvedModules } from '../logic/fragment-resolution';
 import { settleTrainingJobs } from './ml-training';
-import { DNS_SUFFIX, partDnsName } from './part-address';
+import { DNS_SUFFIX, partDnsName } from '../logic/part-address';
 import { historyQuery } from './part-history-query';
 import { partViamServerVersion } from '../store/server-versions';
 import { setVersionDeprecation } from '../store/registry';
-import {
-  findRegistryItem,
-  moduleVersionsLookup,
-  ownedVersion,
-  registryItemMessage,
-  registryModuleMessage,
-  visibleRegistryItem,
-} from './registry';
+import { findRegistryItem } from '../logic/registry-items';
+import { moduleVersionsLookup, ownedVersion, registryItemMessage, registryModuleMessage, visibleRegistryItem } from './registry';
 import { listRegistryItems } from './registry-listing';
 import { findTrainedModel, trainedModelMessage } from './trained-models';
 

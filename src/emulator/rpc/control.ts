@@ -22,7 +22,7 @@ import { checkFaultMethod, faultableMethodNames } from './fault-spec';
 import { applyTransition, datasetTypeOf, jobFor, settleTrainingJobs } from './ml-training';
 import { createOrganization } from './organizations';
 import { ownedOrganizations, publishModuleVersion, publishTrainingScript } from './publish';
-import { findRegistryItem } from './registry';
+import { findRegistryItem } from '../logic/registry-items';
 
 /** The part a control call names (a part id, or a machine's name or id: its first part), if the caller may write it. */
 function simulatedPart(backend: Backend, p: Principal, machine: string): string {

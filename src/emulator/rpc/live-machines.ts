@@ -16,15 +16,11 @@ import * as machines from '../store/machines';
 import { partFor } from './access';
 import { principalOf, timestamp, type Backend } from './context';
 import { invalidArgument, notFound, permissionDenied, unavailable } from './errors';
-import { partByHost } from './part-address';
+import { partByHost } from '../logic/part-address';
+import { onlineThresholdMs } from '../logic/online';
 
 /** viam.app.v1.OnlineState numbers. */
 export const OnlineState = { ONLINE: 1, OFFLINE: 2, AWAITING_SETUP: 3 } as const;
-
-/** A part is online while its last check-in is at most three intervals old (and at least a second). */
-export function onlineThresholdMs(checkInIntervalMs: number): number {
-  return Math.max(3 * checkInIntervalMs, 1000);
-}
 
 export interface OnlineFields {
   lastAccess?: { seconds: bigint; nanos: number };

@@ -34,7 +34,7 @@ import {
   type RegistryItemRecord,
   type RegistryItemType,
 } from '../store/registry';
-import { findRegistryItem } from './registry';
+import { findRegistryItem } from '../logic/registry-items';
 import { alreadyExists, invalidArgument, permissionDenied } from './errors';
 
 /** Who publishes: a principal (controls) or the seeding itself, which may publish anywhere. */

@@ -2,19 +2,12 @@
  * Registry reads shared by the app service and the controls: resolving an item id
  * (`namespace:name`, or `<organization id>:name`), visibility, and the wire messages.
  */
-import { parseModuleId } from '../../domain';
 import { isOrganizationOwner, knowsOrganization, type Principal } from '../auth/principal';
 import type { Db } from '../db/database';
-import { getOrganization } from '../store/accounts';
 import { ModuleVersionStatus, VersionHistoryStatus } from '../../api/own-messages';
 import type { Sdk } from '../../api/sdk';
-import {
-  getRegistryItem,
-  registryVersions,
-  type RegistryItemRecord,
-  type RegistryItemType,
-  type RegistryVersionRecord,
-} from '../store/registry';
+import { registryVersions, type RegistryItemRecord, type RegistryItemType, type RegistryVersionRecord } from '../store/registry';
+import { findRegistryItem } from '../logic/registry-items';
 import { timestamp } from './context';
 import { invalidArgument, notFound, permissionDenied, required } from './errors';
 
@@ -22,17 +15,6 @@ import { invalidArgument, notFound, permissionDenied, required } from './errors'
 const PACKAGE_TYPE = { module: 3, ml_training: 5 } as const;
 /** `viam.app.v1.Visibility` numbers. */
 const VISIBILITY = { private: 1, public: 2 } as const;
-
-/** The item an id names: `namespace:name` directly, or `<organization id>:name` through that organization's namespace. */
-export function findRegistryItem(db: Db, itemId: string): RegistryItemRecord | undefined {
-  const direct = getRegistryItem(db, itemId);
-  if (direct) return direct;
-  const parsed = parseModuleId(itemId);
-  if (!parsed) return undefined;
-  const org = getOrganization(db, parsed.namespace);
-  if (!org || org.publicNamespace === '') return undefined;
-  return getRegistryItem(db, `${org.publicNamespace}:${parsed.name}`);
-}
 
 function visibleTo(item: RegistryItemRecord, organizationIds: (orgId: string) => boolean): boolean {
   return item.visibility === 'public' || organizationIds(item.organizationId);

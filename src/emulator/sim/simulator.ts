@@ -26,13 +26,13 @@ import {
   type PartRun,
   type Timings,
 } from './machine-state';
-import { partByHost } from '../rpc/part-address';
-import { findRegistryItem } from '../rpc/registry';
+import { partByHost } from '../logic/part-address';
+import { findRegistryItem } from '../logic/registry-items';
 import { registryVersions } from '../store/registry';
 import { errorMessage } from '../../domain/errors';
 import { isObject } from '../../domain/json-value';
 import { missedCheckIns } from './catch-up';
-import { onlineThresholdMs } from '../rpc/live-machines';
+import { onlineThresholdMs } from '../logic/online';
 import { lastAccesses, notificationTimes, partIdentity, recordLiveness, recordNotification, seenLiveness } from '../store/triggers';
 import {
   deliverWebhook,
