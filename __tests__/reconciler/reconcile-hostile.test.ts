@@ -24,7 +24,10 @@ import {
   type ReconcileProcess,
 } from './fixture';
 
-jest.setTimeout(240_000);
+jest.setTimeout(420_000);
+
+/** How long a cycle that runs the app may take on a loaded machine (each runs ts-node in a child). */
+const APP_CYCLE_MS = 120_000;
 
 const suite = suiteEmulator('ff-reconcile-hostile-', {});
 const started: ReconcileProcess[] = [];
@@ -167,7 +170,7 @@ test('an app printing or throwing secrets leaks none of them; its environment ho
 
     // The app prints every form of every secret to stdout and stderr, then its environment's names, and exits 3.
     const printing = repo.commit({ mode: 'print', machine: 'leak-1', texts: secrets.flatMap(forms) });
-    const printed = await json.log.waitFor((e) => e.type === 'cycle-failed' && e.commit === printing, 0, 60_000);
+    const printed = await json.log.waitFor((e) => e.type === 'cycle-failed' && e.commit === printing, 0, APP_CYCLE_MS);
     if (printed.type !== 'cycle-failed') throw new Error('not a failure');
     expect(printed.error).toContain('exited with code 3');
     const envLine = /env: (\[.*\])/.exec(printed.error)?.[1];
@@ -180,12 +183,12 @@ test('an app printing or throwing secrets leaks none of them; its environment ho
 
     // The app throws an error holding them.
     const throwing = repo.commit({ mode: 'throw', machine: 'leak-1', texts: secrets.flatMap(forms) });
-    const thrown = await json.log.waitFor((e) => e.type === 'cycle-failed' && e.commit === throwing, 0, 60_000);
+    const thrown = await json.log.waitFor((e) => e.type === 'cycle-failed' && e.commit === throwing, 0, APP_CYCLE_MS);
     expect(JSON.stringify(thrown)).toContain('the app failed with [redacted]');
 
     // A commit naming another endpoint than FLEETFORM_ENDPOINT's is refused, and nothing connects there.
     const naming = repo.commit({ mode: 'good', machine: 'leak-1', endpoint: elsewhereUrl });
-    const refused = await json.log.waitFor((e) => e.type === 'cycle-failed' && e.commit === naming, 0, 60_000);
+    const refused = await json.log.waitFor((e) => e.type === 'cycle-failed' && e.commit === naming, 0, APP_CYCLE_MS);
     if (refused.type !== 'cycle-failed') throw new Error('not a failure');
     expect(refused.error).toContain(`the FleetProvider of stack fleet names the endpoint ${elsewhereUrl}, but FLEETFORM_ENDPOINT pins`);
     expect(refused.hint).toContain('--allow-app-endpoint');
