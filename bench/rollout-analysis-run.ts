@@ -10,11 +10,8 @@
  * untimed one): its CPU seconds, fleetform's and the emulator's (whose simulated machines go
  * on checking in meanwhile). Prints one JSON line.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { Struct } from '@bufbuild/protobuf';
-import { createServiceClient, type ServiceClient } from '../src/api/client';
+import type { ServiceClient } from '../src/api/client';
 import { EmulatorService } from '../src/api/emulator-control';
 import { loadServices, MACHINE_HOST_HEADER } from '../src/api/services';
 import type { RolloutPolicy } from '../src/domain/rollout';
@@ -22,11 +19,10 @@ import type { Analysis } from '../src/domain/rollout-analysis';
 import type { DesiredStack } from '../src/engine/desired/stack';
 import { Engine } from '../src/engine/engine';
 import { serviceStatusSource } from '../src/engine/health/service-status-source';
-import { defaultKinds } from '../src/engine/kinds';
 import { serviceSignals } from '../src/engine/health/analysis-signals';
 import type { RolloutOutcome } from '../src/engine/rollout/events';
 import { LocalStateBackend } from '../src/engine/state/local-backend';
-import { spawnEmulator } from './emulator';
+import { openRolloutBench } from './rollout-bench';
 import { cpuSecondsSince, pool, processCpuSeconds, r3, runMain } from './stats';
 
 const silent = { start() {}, done() {}, failed() {}, skipped() {} };
@@ -114,25 +110,7 @@ async function allHealthy(client: ServiceClient, backend: LocalStateBackend, dea
 }
 
 async function run(): Promise<Record<string, unknown>> {
-  const machines = Number(process.argv[2] ?? 1000);
-  const parallelism = Number(process.argv[3] ?? 10);
-  const settleMs = Number(process.argv[4] ?? 2000);
-  const emu = await spawnEmulator({ simulateIntervalMs: 1000 });
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-bench-analysis-'));
-  const { apiKeyId, apiKey, organizationId, locationId } = emu.credentials;
-  const client = await createServiceClient({
-    serviceHost: emu.url,
-    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
-  });
-  const backend = new LocalStateBackend(stateDir);
-  const engine = new Engine({
-    client,
-    backend,
-    kinds: defaultKinds(),
-    parallelism,
-    lockTimeoutMs: 10_000,
-    defaults: { organizationId, locationId },
-  });
+  const { machines, parallelism, settleMs, emu, client, backend, engine, ...bench } = await openRolloutBench('fleetform-bench-analysis-');
   try {
     process.stderr.write(`  creating ${machines} capturing machines...\n`);
     await applyAll(engine, stack(machines, '~1.2'));
@@ -206,9 +184,7 @@ async function run(): Promise<Record<string, unknown>> {
       per_wave: waves,
     };
   } finally {
-    await client.close();
-    await emu.stop();
-    fs.rmSync(stateDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 

@@ -8,18 +8,14 @@
  * of its modules and resources, as the machine reports it), plus `settle`. Prints one JSON
  * line `{ machines, waves, seconds, bound_s, ratio, ... }`.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { createServiceClient, type ServiceClient } from '../src/api/client';
+import type { ServiceClient } from '../src/api/client';
 import { loadServices, MACHINE_HOST_HEADER } from '../src/api/services';
 import type { RolloutPolicy } from '../src/domain/rollout';
 import type { DesiredStack } from '../src/engine/desired/stack';
 import { Engine } from '../src/engine/engine';
-import { defaultKinds } from '../src/engine/kinds';
 import type { RolloutEvents, RolloutOutcome } from '../src/engine/rollout/events';
 import { LocalStateBackend } from '../src/engine/state/local-backend';
-import { spawnEmulator } from './emulator';
+import { openRolloutBench } from './rollout-bench';
 import { pool, r3, runMain } from './stats';
 
 const silent = { start() {}, done() {}, failed() {}, skipped() {} };
@@ -96,25 +92,7 @@ async function allHealthy(client: ServiceClient, backend: LocalStateBackend, dea
 }
 
 async function run(): Promise<Record<string, unknown>> {
-  const machines = Number(process.argv[2] ?? 1000);
-  const parallelism = Number(process.argv[3] ?? 10);
-  const settleMs = Number(process.argv[4] ?? 2000);
-  const emu = await spawnEmulator({ simulateIntervalMs: 1000 });
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetform-bench-rollout-'));
-  const { apiKeyId, apiKey, organizationId, locationId } = emu.credentials;
-  const client = await createServiceClient({
-    serviceHost: emu.url,
-    credentials: { type: 'api-key', authEntity: apiKeyId, payload: apiKey },
-  });
-  const backend = new LocalStateBackend(stateDir);
-  const engine = new Engine({
-    client,
-    backend,
-    kinds: defaultKinds(),
-    parallelism,
-    lockTimeoutMs: 10_000,
-    defaults: { organizationId, locationId },
-  });
+  const { machines, parallelism, settleMs, emu, client, backend, engine, ...bench } = await openRolloutBench('fleetform-bench-rollout-');
   try {
     process.stderr.write(`  creating ${machines} machines...\n`);
     await applyAll(engine, stack(machines, '~1.2'));
@@ -166,9 +144,7 @@ async function run(): Promise<Record<string, unknown>> {
       per_wave: waves,
     };
   } finally {
-    await client.close();
-    await emu.stop();
-    fs.rmSync(stateDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 

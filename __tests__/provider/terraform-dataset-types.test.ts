@@ -2,27 +2,24 @@
 import * as path from 'node:path';
 import { App, LocalBackend, TerraformStack } from 'cdktf';
 import { Dataset, FleetProvider } from '../../src';
-import { openEmulatorProject, type EmulatorProject } from '../e2e/fleet-fixture';
-import { requireTerraform, terraform, terraformHome } from './terraform-cli';
+import type { EmulatorProject } from '../e2e/fleet-fixture';
+import { openTerraformProject, type TerraformProject } from './terraform-project';
 
 jest.setTimeout(300_000);
 
+let t: TerraformProject;
 let project: EmulatorProject;
-let env: NodeJS.ProcessEnv;
-let stackDir: string;
 
 beforeAll(async () => {
-  requireTerraform();
-  project = await openEmulatorProject('ff-terraform-datasets-');
-  env = await terraformHome(project.dir, project.env);
-  stackDir = path.join(project.outdir, 'stacks', 'fleet');
+  t = await openTerraformProject('ff-terraform-datasets-');
+  project = t.project;
 });
 
 afterAll(async () => {
-  await project?.close();
+  await t?.close();
 });
 
-const tf = (...args: string[]) => terraform(stackDir, env, ...args);
+const tf = (...args: string[]) => t.tf(...args);
 
 function synth(type: 'binary' | 'sequence'): void {
   const app = new App({ outdir: project.outdir });
