@@ -11,6 +11,7 @@
  * on checking in meanwhile). Prints one JSON line.
  */
 import { Struct } from '@bufbuild/protobuf';
+import { Code, ConnectError } from '@connectrpc/connect';
 import type { ServiceClient } from '../src/api/client';
 import { EmulatorService } from '../src/api/emulator-control';
 import { loadServices, MACHINE_HOST_HEADER } from '../src/api/services';
@@ -87,8 +88,16 @@ async function landings(client: ServiceClient, backend: LocalStateBackend) {
   await pool(Object.entries(state.resources), 32, async ([address, entry]) => {
     const partId = entry.ids.part_id ?? '';
     const { part } = await app.getRobotPart({ id: partId });
-    const status = await robot.getMachineStatus({}, { headers: { [MACHINE_HOST_HEADER]: part?.fqdn || partId } });
     const writtenAt = ms(part?.lastUpdated);
+    // A machine not online yet (just created) answers unavailable: not healthy yet.
+    const status = await robot.getMachineStatus({}, { headers: { [MACHINE_HOST_HEADER]: part?.fqdn || partId } }).catch((err: unknown) => {
+      if (err instanceof ConnectError && err.code === Code.Unavailable) return undefined;
+      throw err;
+    });
+    if (!status) {
+      out.set(address, { writtenAt, healthyAt: 0, healthy: false, partId });
+      return;
+    }
     const times = [...status.modules.map((m) => ms(m.lastUpdated)), ...status.resources.map((r) => ms(r.lastUpdated))];
     const healthy =
       status.state === 2 &&
