@@ -24,7 +24,7 @@ import {
   type ReconcileProcess,
 } from './fixture';
 
-jest.setTimeout(420_000);
+jest.setTimeout(600_000);
 
 /** How long a cycle that runs the app may take on a loaded machine (each runs ts-node in a child). */
 const APP_CYCLE_MS = 120_000;
@@ -166,7 +166,7 @@ test('an app printing or throwing secrets leaks none of them; its environment ho
       env,
     );
     started.push(running);
-    await json.log.waitFor(of('apply-finished'), 0, 60_000);
+    await json.log.waitFor(of('apply-finished'), 0, APP_CYCLE_MS);
 
     // The app prints every form of every secret to stdout and stderr, then its environment's names, and exits 3.
     const printing = repo.commit({ mode: 'print', machine: 'leak-1', texts: secrets.flatMap(forms) });
@@ -247,7 +247,7 @@ test('a corrupt object and a garbage ref are each announced once while cycles ba
       env,
     );
     started.push(running);
-    await hook.log.waitFor(of('apply-finished'), 0, 60_000);
+    await hook.log.waitFor(of('apply-finished'), 0, APP_CYCLE_MS);
     expect((await health(running.url)).status).toBe(200);
 
     /** Waits for `atLeast` failures in a row, noting the wait each set before the next cycle: each is longer than the one before. */
@@ -261,7 +261,7 @@ test('a corrupt object and a garbage ref are each announced once while cycles ba
           if (f && st.lastCycle && !st.lastCycle.ok) waits.set(f.failures, Date.parse(f.retryAt) - Date.parse(st.lastCycle.at));
           return (f?.failures ?? 0) >= atLeast;
         },
-        60_000,
+        APP_CYCLE_MS,
         20,
       );
       const seen = [...waits.entries()].sort((a, b) => a[0] - b[0]).map(([, w]) => w);
@@ -290,7 +290,7 @@ test('a corrupt object and a garbage ref are each announced once while cycles ba
     writeFileSync(object, original);
     mark = hook.log.events.length;
     repo.commit({ mode: 'good', machine: 'broken-1', version: '~1.3', note: 'repaired' });
-    await hook.log.waitFor(of('apply-finished'), mark, 60_000);
+    await hook.log.waitFor(of('apply-finished'), mark, APP_CYCLE_MS);
     await waitUntil('healthy again', async () => (await health(running.url)).status === 200);
 
     // The branch's ref overwritten with garbage: announced once, waits growing, degraded; a good ref mends it.
@@ -309,14 +309,14 @@ test('a corrupt object and a garbage ref are each announced once while cycles ba
     mark = hook.log.events.length;
     const pidFile = path.join(dir, 'pids.json');
     const looping = repo.commit({ mode: 'loop', machine: 'broken-1', pidFile });
-    const timedOut = await hook.log.waitFor((e) => e.type === 'cycle-failed' && e.commit === looping, mark, 60_000);
+    const timedOut = await hook.log.waitFor((e) => e.type === 'cycle-failed' && e.commit === looping, mark, APP_CYCLE_MS);
     expect(JSON.stringify(timedOut)).toContain('ran longer than its timeout of 3s');
     const pids = JSON.parse(readFileSync(pidFile, 'utf8')) as number[];
     expect(pids).toHaveLength(2);
     await waitUntil('the app and its child are gone', () => pids.every((p) => !alive(p)), 10_000);
     mark = hook.log.events.length;
     repo.commit({ mode: 'good', machine: 'broken-1', version: '~1.2' });
-    const applied = await hook.log.waitFor(of('apply-finished'), mark, 60_000);
+    const applied = await hook.log.waitFor(of('apply-finished'), mark, APP_CYCLE_MS);
     if (applied.type !== 'apply-finished') throw new Error('not an apply');
     expect(applied.failed).toEqual([]);
     await waitUntil('healthy once the fix is applied', async () => (await health(running.url)).status === 200);
