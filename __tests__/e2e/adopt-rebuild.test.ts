@@ -13,7 +13,7 @@ import { createServiceClient, type ServiceClient } from '../../src/api/client';
 import { loadSdk } from '../../src/api/sdk';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { secretVariableName } from '../../src/engine/adopt/machine-code';
-import type { JsonValue } from '../../src/domain/json-value';
+import type { JsonValue } from '@bufbuild/protobuf';
 import { fleetform, newAdoptionProject, quickMachines } from './fleet-fixture';
 
 jest.setTimeout(300_000);

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseDuration } from '../domain/duration';
 import { readAppSecretMessages } from '../domain/secret-reference';
-import { receiveAppSecrets } from '../engine/secret-references';
+import { receiveAppSecrets } from '../engine';
 import { appEnvironment, passEnvFromEnvironment } from './app-environment';
 import { startAppProcess } from './app-process';
 import { judgeAppRun, readChildReport, type RunAppResult } from './app-result';

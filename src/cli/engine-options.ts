@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { parseDuration } from '../domain/duration';
 import { InputError } from '../domain/errors';
-import type { LockInfo } from '../engine/state/schema';
+import type { LockInfo } from '../engine';
 import { askYes } from './confirm';
 
 /** Options every engine command shares. */

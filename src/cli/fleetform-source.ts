@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { fleetformSpecFor, isLocalSpec, type FleetformSource } from '../engine/project/new-project';
+import { type FleetformSource, fleetformSpecFor, isLocalSpec } from '../engine/project-code';
 
 /** The folder of the running fleetform package (this file is dist/cli/fleetform-source.js, or src/cli under ts-jest). */
 const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');

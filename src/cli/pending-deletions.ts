@@ -1,4 +1,4 @@
-import type { StateBackend } from '../engine/state/backend';
+import type { StateBackend } from '../engine';
 
 /** Addresses whose deletion the service accepted but has not finished (kept in state as deleting). */
 export async function pendingDeletions(backend: StateBackend, stacks: readonly string[]): Promise<string[]> {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FleetformError, errorMessage } from '../domain/errors';
 import { checkServiceEndpoint } from '../domain/service-endpoint';
-import { defaultKinds } from '../engine/kinds';
+import { defaultKinds } from '../engine';
 import { providerHandlers, servePlugin, type ProviderBlock, type ProviderConnection } from '../provider';
 import { intentsFolder } from '../provider/create-intents';
 

@@ -3,10 +3,7 @@
  * the state backend its stacks declare, and one connection to the service kept across
  * loads while the stacks name the same endpoint.
  */
-import { readStacks } from '../engine/desired/read-stacks';
-import { Engine } from '../engine/engine';
-import { defaultKinds } from '../engine/kinds';
-import { StateLockedError } from '../engine/state/holder-process';
+import { defaultKinds, Engine, readStacks, StateLockedError } from '../engine';
 import type { ProjectLoader, ReconcileProject } from '../reconciler/project';
 import type { AppRunner } from './app-runner';
 import { appEndpointAllowed, appEndpointOf, chosenEndpoint, openConnection, type Connection } from './connection';

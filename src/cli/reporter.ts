@@ -1,5 +1,4 @@
-import type { ApplyReporter } from '../engine/apply/executor';
-import type { ResourceChange } from '../engine/plan-model';
+import type { ApplyReporter, ResourceChange } from '../engine';
 import { describeError } from './describe-error';
 
 const VERB: Record<string, [string, string]> = {

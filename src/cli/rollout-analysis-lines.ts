@@ -1,6 +1,6 @@
 /** The analysis measurements of a rollout's journal, one line each, under the wave they were taken in. */
 import { formatValue } from '../domain/rollout-analysis';
-import type { RolloutJournal } from '../engine/state/rollout-journal';
+import type { RolloutJournal } from '../engine';
 
 export function measurementLines(j: RolloutJournal, wave: number): string[] {
   return (j.analysis ?? [])

@@ -2,9 +2,14 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { waveEndText } from '../domain/rollout';
-import { eventLine, type RolloutEvents, type RolloutOutcome } from '../engine/rollout/events';
-import { fileJournalStore, type RolloutJournalStore } from '../engine/state/rollout-journal';
-import type { StateBackend } from '../engine/state/backend';
+import {
+  eventLine,
+  fileJournalStore,
+  type RolloutEvents,
+  type RolloutJournalStore,
+  type RolloutOutcome,
+  type StateBackend,
+} from '../engine';
 import { describeError } from './describe-error';
 
 /** Prints one line per rollout event. */

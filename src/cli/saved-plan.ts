@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs, constants } from 'node:fs';
 import { z } from 'zod';
 import { InputError } from '../domain/errors';
-import type { Plan } from '../engine/plan-model';
-import { planValuesText, readPlanValuesText } from '../engine/plan/plan-text';
+import { type Plan, planValuesText, readPlanValuesText } from '../engine';
 
 /** How a saved plan is made: the fix for any file that is not one. */
 const MAKE_SAVED_PLAN = 'create one with `fleetform plan --out FILE`';

@@ -7,10 +7,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { FleetformError } from '../domain/errors';
-import { readStacks } from '../engine/desired/read-stacks';
-import type { DesiredStack, StackBackend } from '../engine/desired/stack';
-import type { StateBackend } from '../engine/state/backend';
-import { LocalStateBackend } from '../engine/state/local-backend';
+import { type DesiredStack, LocalStateBackend, readStacks, type StackBackend, type StateBackend } from '../engine';
 import { runApp } from './run-app';
 
 /** A state backend that can also list its stacks and their locks. */
@@ -52,7 +49,7 @@ export function backendFor(declared: StackBackend, cwd: string, env: NodeJS.Proc
   if (declared.type === 'pg') {
     // Loaded only for stacks that keep state in PostgreSQL: the driver is a tenth of a second of every start.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, synchronously
-    const { PgStateBackend } = require('../engine/state/pg-backend') as typeof import('../engine/state/pg-backend');
+    const { PgStateBackend } = require('../engine/pg-state') as typeof import('../engine/pg-state');
     return new PgStateBackend({ ...declared, ...(env.FLEETFORM_WORKSPACE ? { workspace: env.FLEETFORM_WORKSPACE } : {}) }, env);
   }
   return new LocalStateBackend(localStateDir(cwd));

@@ -1,10 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from '../domain/errors';
-import { readStacks } from '../engine/desired/read-stacks';
-import type { DesiredStack } from '../engine/desired/stack';
-import { Engine } from '../engine/engine';
-import { defaultKinds } from '../engine/kinds';
+import { defaultKinds, type DesiredStack, Engine, readStacks } from '../engine';
 import { assertNothingLeftBehind, backendFor, declaredBackend, type ProjectStateBackend } from './state-backend';
 import { appEndpointAllowed, appEndpointOf, chosenEndpoint, openConnection, type Connection } from './connection';
 import { timePhase } from './phase-timings';

@@ -1,10 +1,7 @@
 /** The fleet page's rows: each machine's health (status) joined with its module cards and its location. */
-import type { MachineHealth } from '../engine/kinds/machine-health';
-import type { ModuleCard } from '../engine/kinds/module-cards';
-import { isObject } from '../engine/json';
-import type { State } from '../engine/state/schema';
-import { locationKind } from '../engine/kinds/location';
-import { machineKind } from '../engine/kinds/machine';
+import { locationKind, type MachineHealth, machineKind, type ModuleCard } from '../engine/readings';
+import { isObject } from '../domain/json-value';
+import type { State } from '../engine';
 import type { FleetMachine, FleetModule } from './view';
 
 export const machineKey = (stack: string, machine: string): string => `${stack}/${machine}`;

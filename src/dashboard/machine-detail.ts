@@ -8,16 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ServiceClient } from '../api/client';
 import { loadServices } from '../api/services';
-import { diffJson } from '../engine/diff';
-import { isObject, type JsonObject, type JsonValue } from '../engine/json';
-import { configView } from '../engine/kinds/machine-config-view';
-import { partConfig } from '../engine/fragment-fetch';
-import type { MachineHealth } from '../engine/kinds/machine-health';
-import { machineKind } from '../engine/kinds/machine';
-import { isMasked, maskPaths, viewSecretPaths } from '../engine/mask';
-import { redact, showValue } from '../engine/shown-value';
-import type { StateEntry } from '../engine/state/schema';
-import type { MachineRun } from '../engine/kinds/machine-runs';
+import { configView, diffJson, type MachineHealth, machineKind, type MachineRun, partConfig } from '../engine/readings';
+import { isObject, type JsonObject, type JsonValue } from '../domain/json-value';
+import { isMasked, maskPaths, redact, showValue, type StateEntry, viewSecretPaths } from '../engine';
 import { editorName, type EditorName } from './editor-name';
 import type { FleetMachine, FragmentRef, MachineDetail } from './view';
 

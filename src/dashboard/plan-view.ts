@@ -1,11 +1,7 @@
 /** The pending plan as the plans page shows it (rendered by the engine's own renderers) and its drift. */
-import { hasChanges, summarize, type Plan } from '../engine/plan-model';
-import { renderPlanMarkdown } from '../engine/render/markdown';
-import { renderPlanText } from '../engine/render/text';
-import { showValue } from '../engine/shown-value';
+import { hasChanges, isMasked, maskPaths, type Plan, renderPlanMarkdown, renderPlanText, showValue, summarize } from '../engine';
 import { randomBytes } from 'node:crypto';
-import { isMasked, maskPaths } from '../engine/mask';
-import type { JsonValue } from '../engine/json';
+import type { JsonValue } from '../domain/json-value';
 import type { DriftView, PlanLine, PlanTone, PlanView } from './view';
 
 /** The terminal's colour codes (SGR) as line tones; the first colour a line has is its tone. */

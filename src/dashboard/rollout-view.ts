@@ -1,7 +1,5 @@
 /** A rollout's journal as the rollouts page shows it: waves as a timeline, each machine's state, the failure. */
-import { abortable } from '../engine/rollout/abort';
-import type { RolloutJournal } from '../engine/state/rollout-journal';
-import { isUnfinished } from '../engine/state/rollout-journal-pacing';
+import { abortable, isUnfinished, type RolloutJournal } from '../engine';
 import { rolloutJournalKey, type RolloutPolicy } from '../domain/rollout';
 import { formatValue } from '../domain/rollout-analysis';
 import type { RolloutMachineView, RolloutMeasurementView, RolloutView, RolloutWaveView } from './view';

@@ -4,17 +4,19 @@
  * given a way to make one. A reading that changes the snapshot is pushed to the listeners.
  */
 import type { ServiceClient } from '../api/client';
-import { serviceStatusSource } from '../engine/health/service-status-source';
-import type { MachineStatusSource } from '../engine/health/machine-status-source';
-import { isObject } from '../engine/json';
-import { fragmentKind } from '../engine/kinds/fragment';
-import { machineHealth, type MachineHealth } from '../engine/kinds/machine-health';
-import { moduleCards } from '../engine/kinds/module-cards';
-import { machineRuns, runKey, type MachineRun } from '../engine/kinds/machine-runs';
-import type { Plan } from '../engine/plan-model';
-import type { RolloutJournal, RolloutJournalStore } from '../engine/state/rollout-journal';
-import type { StateBackend } from '../engine/state/backend';
-import type { State } from '../engine/state/schema';
+import {
+  fragmentKind,
+  machineHealth,
+  type MachineHealth,
+  type MachineRun,
+  machineRuns,
+  type MachineStatusSource,
+  moduleCards,
+  runKey,
+  serviceStatusSource,
+} from '../engine/readings';
+import { isObject } from '../domain/json-value';
+import { isUnfinished, type Plan, type RolloutJournal, type RolloutJournalStore, type State, type StateBackend } from '../engine';
 import { describeFailure } from './failure-text';
 import { fleetMachines, unnamedLocations } from './fleet-view';
 import { keyNamesReader } from './key-names';
@@ -25,7 +27,6 @@ import { rolloutChanges } from './rollout-changes';
 import { declaresRollout, rolloutView, type DeclaredRollouts, type FailureNote } from './rollout-view';
 import type { SourceChange, SourceEvent } from './source';
 import type { Capabilities, DashboardSnapshot, MachineDetail } from './view';
-import { isUnfinished } from '../engine/state/rollout-journal-pacing';
 
 export interface PollerInput {
   readonly client: ServiceClient;

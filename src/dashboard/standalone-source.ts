@@ -3,8 +3,7 @@
  * on intervals, and the actions that exist without a reconciler act: aborting a rollout, and
  * resuming one or applying the pending plan when it is given a way to.
  */
-import { abortRollout } from '../engine/rollout/abort';
-import { eventLine, type RolloutEvent } from '../engine/rollout/events';
+import { abortRollout, eventLine, type RolloutEvent } from '../engine';
 import { FleetPoller, type PollerInput } from './standalone-poller';
 import type { DashboardSource, RolloutTarget, SourceEvent } from './source';
 import type { ActionResult } from './view';

@@ -1,7 +1,10 @@
-import { PlanValue, Unknown } from './plan-values';
+import { PlanValue, SensitiveDigest, Unknown } from './plan-values';
 
-/** A JSON value as fleetform handles it: plain data, comparable and serializable. */
-export type JsonPrimitive = string | number | boolean | null;
+/**
+ * A JSON value as fleetform handles it: plain data, plus a plan's typed values (a value known
+ * only after apply, a secret's digest), comparable and serializable.
+ */
+export type JsonPrimitive = string | number | boolean | null | Unknown | SensitiveDigest;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
@@ -9,8 +12,8 @@ export type JsonObject = { [key: string]: JsonValue };
 export type ReadonlyJsonValue = JsonPrimitive | readonly ReadonlyJsonValue[] | { readonly [key: string]: ReadonlyJsonValue };
 export type ReadonlyJsonObject = { readonly [key: string]: ReadonlyJsonValue };
 
-/** An object of a JSON value (not an array, not null, not a plan's unknown or digest). */
-export function isObject(v: unknown): v is Record<string, unknown> {
+/** An object of a JSON value (not an array, not null, not a plan's unknown or digest); its values are taken for JSON values. */
+export function isObject(v: unknown): v is JsonObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof PlanValue);
 }
 

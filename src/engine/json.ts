@@ -1,19 +1,10 @@
-import { jsonEqual } from '../domain/json-value';
+/** The engine's helpers over the domain's JSON values: deterministic text, and parsed data made JSON. */
+import { isObject, jsonEqual, type JsonObject, type JsonPrimitive, type JsonValue } from '../domain/json-value';
 import { setOwn } from '../domain/own-keys';
 import { isSensitiveDigest, isUnknown, PlanValue, SensitiveDigest, Unknown, unknownValue } from '../domain/plan-values';
 
-export { isSensitiveDigest, isUnknown, jsonEqual, PlanValue, SensitiveDigest, setOwn, Unknown, unknownValue };
-/**
- * JSON values as the engine handles them: plain data, plus the plan's typed values (a
- * value known after apply, a secret's digest), comparable and serializable.
- */
-export type JsonPrimitive = string | number | boolean | null | Unknown | SensitiveDigest;
-export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof PlanValue);
-}
+export type { JsonObject, JsonPrimitive, JsonValue };
+export { isObject, isSensitiveDigest, isUnknown, jsonEqual, PlanValue, SensitiveDigest, setOwn, Unknown, unknownValue };
 
 /** Deterministic serialization: object keys sorted, so equal values give equal text. */
 export function stableStringify(value: unknown): string {

@@ -1,6 +1,6 @@
-import { isObject, isUnknown, type JsonObject, type JsonValue } from '../engine/json';
-import type { AttributeFacts, KindDeclaration, TerraformType } from '../engine/kind-declaration';
-import { terraformResourceSchema } from '../engine/terraform-schema';
+import { isObject, type JsonObject, type JsonValue } from '../domain/json-value';
+import { isUnknown } from '../domain/plan-values';
+import { type AttributeFacts, type KindDeclaration, terraformResourceSchema, type TerraformType } from '../engine/provider-core';
 import { conform, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /** The Terraform object type of a kind's attributes. */

@@ -16,7 +16,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { stableStringify, type JsonObject } from '../engine/json';
+import { stableStringify } from '../engine/provider-core';
+import type { JsonObject } from '../domain/json-value';
 
 /** One recorded create: what it was to make, and what it made once the service said so. */
 export interface CreateIntent {

@@ -1,5 +1,5 @@
 import { FleetformError, THIS_ADDRESS, errorMessage, withAddress } from '../domain/errors';
-import type { PlanNote, PlanProblem } from '../engine/kind';
+import type { PlanNote, PlanProblem } from '../engine/provider-core';
 import { AttributePath, AttributePath_Step, Diagnostic, Diagnostic_Severity } from './protocol/generated/tfplugin6/tfplugin6_pb';
 
 /**

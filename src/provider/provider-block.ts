@@ -1,7 +1,6 @@
 import type { ServiceClient } from '../api/client';
-import type { Target } from '../engine/target';
+import type { Target, TerraformType } from '../engine/provider-core';
 import { Schema, Schema_Attribute, Schema_Block } from './protocol/generated/tfplugin6/tfplugin6_pb';
-import type { TerraformType } from '../engine/kind-declaration';
 import type { TerraformObject } from './values/terraform-value';
 
 /** The provider block's settings, each falling back to its FLEETFORM_* environment variable. */

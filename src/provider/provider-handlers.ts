@@ -1,8 +1,14 @@
 import { FleetformError } from '../domain/errors';
-import { IMPORT_ID_HINT, type KindContext, type KindRegistry, type ResourceKind } from '../engine/kind';
-import { attributeProblems } from '../engine/desire';
-import { kindContext, resolveTarget } from '../engine/target';
-import { terraformResourceSchema } from '../engine/terraform-schema';
+import {
+  attributeProblems,
+  IMPORT_ID_HINT,
+  kindContext,
+  type KindContext,
+  type KindRegistry,
+  resolveTarget,
+  type ResourceKind,
+  terraformResourceSchema,
+} from '../engine/provider-core';
 import { engineAttributes, objectType } from './attributes';
 import { digestKey } from './write-only';
 import { attributePath, Diagnostics } from './diagnostics';

@@ -1,15 +1,26 @@
-import { desireResource } from '../engine/desire';
-import { jsonEqual, type JsonObject } from '../engine/json';
-import { attributesOfView, type Applied, type Desired, type KindContext, type ResourceKind } from '../engine/kind';
-import { planResourceChange } from '../engine/plan/resource-core';
-import { findKeptObject, TAKEN_BACK_PRIVATE, takenBackEntry } from '../engine/plan/take-back';
-import { maskPaths, observedSecretPaths, viewSecretPaths } from '../engine/mask';
+import {
+  type Applied,
+  attributesOfView,
+  type Desired,
+  desireResource,
+  digestName,
+  findKeptObject,
+  type KindContext,
+  maskPaths,
+  observedSecretPaths,
+  planResourceChange,
+  type ResourceKind,
+  type StateEntry,
+  TAKEN_BACK_PRIVATE,
+  takenBackEntry,
+  viewSecretPaths,
+  writeOnlyAttributes,
+} from '../engine/provider-core';
+import { jsonEqual, type JsonObject } from '../domain/json-value';
 import { engineAttributes, isEngineUnknown, terraformAttribute } from './attributes';
 import type { Diagnostics } from './diagnostics';
 import type { CreateIntents } from './create-intents';
 import { newSalt, stateEntry, type ResourcePrivate } from './resource-private';
-import type { StateEntry } from '../engine/state/schema';
-import { digestName, writeOnlyAttributes } from '../engine/terraform-schema';
 import { creationSalt, withoutWriteOnly, withWriteOnlyFrom } from './write-only';
 import { withReferenceDigest } from './secret-digests';
 import { unknownValue, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { isObject, type JsonObject } from '../engine/json';
-import { withDigestsRead } from '../engine/path-values';
-import type { StateEntry } from '../engine/state/schema';
-import { readPlanValuesText } from '../engine/plan/plan-text';
+import { isObject, type JsonObject } from '../domain/json-value';
+import { readPlanValuesText, type StateEntry, withDigestsRead } from '../engine/provider-core';
 
 /**
  * What the provider keeps beside an object's attributes in Terraform's state (the

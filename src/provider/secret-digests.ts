@@ -1,9 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { pathKeys, SECRET_REFERENCES_ATTRIBUTE } from '../domain/secret-reference';
-import type { KindDeclaration } from '../engine/kind-declaration';
-import { isObject, isUnknown, stableStringify, type JsonObject, type JsonValue } from '../engine/json';
-import { referencedViewPaths } from '../engine/secret-references';
-import { digestName } from '../engine/terraform-schema';
+import { digestName, type KindDeclaration, referencedViewPaths, stableStringify } from '../engine/provider-core';
+import { isObject, type JsonObject, type JsonValue } from '../domain/json-value';
+import { isUnknown } from '../domain/plan-values';
 import { unknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /**

@@ -1,7 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { KindDeclaration } from '../engine/kind-declaration';
-import { digestName, writeOnlyAttributes } from '../engine/terraform-schema';
-import { stableStringify } from '../engine/json';
+import { digestName, type KindDeclaration, stableStringify, writeOnlyAttributes } from '../engine/provider-core';
 import { hasUnknown, unknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /** The digest key: derived from the API key the team's runs share, so every runner computes the same digests. */

@@ -12,9 +12,7 @@ import type { DashboardSource, RolloutTarget, SourceChange, SourceEvent } from '
 import { standaloneSource, type StandaloneSource } from '../dashboard/standalone-source';
 import type { ActionResult, Capabilities, CycleView, DashboardSnapshot, EventLevel } from '../dashboard/view';
 import { errorMessage } from '../domain/errors';
-import type { Plan } from '../engine/plan-model';
-import type { RolloutJournal } from '../engine/state/rollout-journal';
-import { releaseIfPaused } from '../engine/rollout/release';
+import { type Plan, releaseIfPaused, type RolloutJournal } from '../engine';
 import { processRedactor, type Redactor } from '../engine/redactor';
 import type { ReconcilerEvent, ReconcilerHandle } from './events';
 import type { ReconcileProject } from './project';

@@ -8,12 +8,7 @@
  * whose versions moved, or that vanished or came back, are planned alone (a targeted plan).
  * The reads are spread over a share of the interval, slice by slice, rather than sent at once.
  */
-import type { DesiredStack } from '../engine/desired/stack';
-import type { Engine } from '../engine/engine';
-import type { KindRegistry } from '../engine/kind';
-import { mapLimited } from '../engine/map-limited';
-import type { Plan } from '../engine/plan-model';
-import type { State } from '../engine/state/schema';
+import { type DesiredStack, type Engine, type KindRegistry, mapLimited, type Plan, type State } from '../engine';
 import { VERSION_READERS } from './version-readers';
 
 /** One managed object as the full plan observed it. */

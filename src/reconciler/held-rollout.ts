@@ -4,8 +4,7 @@
  * meanwhile; a waiting one (its schedule's start ahead) waits until that time, then goes on
  * like an interrupted run. Pure: the journals and the time in, what holds the stack out.
  */
-import type { RolloutJournal } from '../engine/state/rollout-journal';
-import { releaseHint } from '../engine/state/rollout-journal-pacing';
+import { releaseHint, type RolloutJournal } from '../engine';
 
 /** What holds the stack, said in its status and announced once while it lasts. */
 export interface RolloutHold {

@@ -1,10 +1,8 @@
 /** The policy each stack is reconciled by: its own in code, else the reconciler's flags. */
 import { createHash } from 'node:crypto';
-import type { DesiredStack } from '../engine/desired/stack';
-import type { ResourceChange } from '../engine/plan-model';
+import { type DesiredStack, type ResourceChange, stackWindows } from '../engine';
 import type { ApplyPolicy, DriftPolicy } from './events';
 import type { SyncWindow } from '../domain/sync-windows';
-import { stackWindows } from '../engine/windows/stack-windows';
 
 export interface Defaults {
   readonly apply: ApplyPolicy;

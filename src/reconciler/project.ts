@@ -3,11 +3,8 @@
  * stacks synthesized from a folder, an engine to plan and apply them, and the lease that
  * makes one reconciler of the project lead.
  */
-import type { DesiredStack } from '../engine/desired/stack';
+import type { DesiredStack, Engine, RolloutJournalStore, StateBackend } from '../engine';
 import type { ServiceClient } from '../api/client';
-import type { Engine } from '../engine/engine';
-import type { RolloutJournalStore } from '../engine/state/rollout-journal';
-import type { StateBackend } from '../engine/state/backend';
 import type { CheckReaders } from './drift-check';
 
 export interface ReconcileProject {

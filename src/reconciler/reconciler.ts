@@ -7,13 +7,21 @@
  */
 import * as os from 'node:os';
 import { FleetformError, errorMessage } from '../domain/errors';
-import type { ApplyReporter } from '../engine/apply/executor';
-import type { DesiredStack } from '../engine/desired/stack';
-import type { Plan, ResourceChange } from '../engine/plan-model';
-import type { RolloutEvent } from '../engine/rollout/events';
-import type { RolloutJournal } from '../engine/state/rollout-journal';
-import { rolloutJournalKeys } from '../engine/apply/schedule';
-import type { State } from '../engine/state/schema';
+import {
+  type ApplyReporter,
+  type DesiredStack,
+  heldText,
+  LocationWindows,
+  type Plan,
+  type ResourceChange,
+  type RolloutEvent,
+  type RolloutJournal,
+  rolloutJournalKeys,
+  type State,
+  waveHold,
+  type WindowClock,
+  withWindowHolds,
+} from '../engine';
 import type { EventBody, ReconcilerEvent, ReconcilerHandle, ReconcilerStatus, StackStatus } from './events';
 import type { Logger } from './log';
 import { isDrift, stackPolicy, type Defaults, type StackPolicy } from './policy';
@@ -22,9 +30,7 @@ import type { ProjectSource, Revision } from './source';
 import { opensAt, windowVerdict, type WindowVerdict } from '../domain/sync-windows';
 import { waveEndText } from '../domain/rollout';
 import { baselineOf, checkDrift, type CheckBaseline } from './drift-check';
-import { heldText, LocationWindows, waveHold } from '../engine/windows/location-windows';
 import { decideStack, type LocationWait, type StackWait } from './stack-decision';
-import { withWindowHolds, type WindowClock } from '../engine/windows/window-holds';
 import { processRedactor, type Redactor } from '../engine/redactor';
 import { causeOf, DEFAULT_BACKOFF_MAX_MS, nextStreak, type FailureStage, type FailureStreak } from './backoff';
 

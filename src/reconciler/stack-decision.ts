@@ -6,9 +6,16 @@
  */
 import type { SyncWindow, WindowVerdict } from '../domain/sync-windows';
 import type { RolloutPlan } from '../domain/rollout';
-import { summarize, type PlanSummary, type ResourceChange } from '../engine/plan-model';
-import type { RolloutJournal } from '../engine/state/rollout-journal';
-import { heldText, locationPass, type LocationHeld, type LocationWindows } from '../engine/windows/location-windows';
+import {
+  heldText,
+  type LocationHeld,
+  locationPass,
+  type LocationWindows,
+  type PlanSummary,
+  type ResourceChange,
+  type RolloutJournal,
+  summarize,
+} from '../engine';
 import type { WaitingFor } from './events';
 import { changesFingerprint, isDrift, type StackPolicy } from './policy';
 import { isDue, rolloutHold } from './held-rollout';

@@ -5,8 +5,7 @@
  * part recorded, the part gone): the kind's own observation says then.
  */
 import { unlessNotFound } from '../api/client';
-import type { KindContext } from '../engine/kind';
-import type { StateEntry } from '../engine/state/schema';
+import type { KindContext, StateEntry } from '../engine';
 
 export type VersionReader = (ctx: KindContext, entry: StateEntry) => Promise<string | undefined>;
 

@@ -2,9 +2,15 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { FleetformError, InputError } from '../../domain/errors';
-import { planAdoption, type Adoption } from '../../engine/adopt/adoption';
-import { readInventory } from '../../engine/adopt/inventory';
-import { renderAdoption, renderMain, summary, type CdkFlavour } from '../../engine/adopt/render';
+import {
+  type Adoption,
+  type CdkFlavour,
+  planAdoption,
+  readInventory,
+  renderAdoption,
+  renderMain,
+  summary,
+} from '../../engine/project-code';
 import type { AppRunner } from '../app-runner';
 import type { EngineCommandOptions } from '../engine-options';
 import { openConnection, type Connection } from '../connection';

@@ -1,15 +1,23 @@
 import { FleetformError } from '../../domain/errors';
-import { hasChanges, summarize, type Plan } from '../../engine/plan-model';
-import { formatOutputs } from '../../engine/outputs';
-import { colorWanted } from '../../engine/render/colors';
-import { renderPlanText, summaryLine } from '../../engine/render/text';
+import {
+  colorWanted,
+  formatOutputs,
+  hasChanges,
+  heldCount,
+  type Plan,
+  refuseHeld,
+  renderPlanText,
+  type State,
+  type StateOutput,
+  summarize,
+  summaryLine,
+  windowsBoundary,
+} from '../../engine';
 import { wasJustShown } from '../shown-plan';
-import type { State, StateOutput } from '../../engine/state/schema';
 import { confirm } from '../confirm';
 import { outcomeLines, pendingDeletions } from '../pending-deletions';
 import { consoleReporter } from '../reporter';
 import { rolloutBoard, rolloutPrinter, rolloutSummaryLines, writeApplyReport } from '../rollout-output';
-import { heldCount, refuseHeld, windowsBoundary } from '../../engine/windows/plan-windows';
 import { serviceLine, type Workspace } from '../workspace';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);

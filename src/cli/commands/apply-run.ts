@@ -1,6 +1,6 @@
 /** What `fleetform apply` does when it runs, loaded then; its name, flags and help are in apply.ts. */
 import type { AppRunner } from '../app-runner';
-import { checkedAgainstWindows } from '../../engine/windows/plan-windows';
+import { checkedAgainstWindows } from '../../engine';
 import { readSavedPlan } from '../saved-plan';
 import { FleetformError } from '../../domain/errors';
 import type { EngineCommandOptions } from '../engine-options';

@@ -5,10 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isSecretEnvName, machineHome, moduleEnvironment, parseMachineConfig, unreceivableEnvEntry, type ModuleConfig } from '../../domain';
 import { FleetformError } from '../../domain/errors';
-import { unescapedAttributes } from '../../engine/desired/references';
-import { isObject, type JsonObject } from '../../engine/json';
-import { runningModuleVersion } from '../../engine/kinds/machine';
-import { withSecretEnv } from '../../engine/kinds/machine-secrets';
+import { unescapedAttributes } from '../../engine';
+import { isObject, type JsonObject } from '../../domain/json-value';
+import { runningModuleVersion, withSecretEnv } from '../../engine/readings';
 import { withWorkspace } from '../workspace';
 
 export type EnvOptions = EngineCommandOptions & { showSecrets?: boolean; all?: boolean };

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { InputError } from '../../domain/errors';
-import { fleetformSpecFor, newProjectFiles, nextSteps, projectName } from '../../engine/project/new-project';
+import { fleetformSpecFor, newProjectFiles, nextSteps, projectName } from '../../engine/project-code';
 import { fleetformSource } from '../fleetform-source';
 
 export interface InitOptions {

@@ -1,8 +1,7 @@
 /** What `fleetform output` does when it runs, loaded then; its name, flags and help are in output.ts. */
 import { FleetformError } from '../../domain/errors';
-import { formatOutputs } from '../../engine/outputs';
+import { formatOutputs, type StateOutput } from '../../engine';
 import { projectBackend } from '../state-backend';
-import type { StateOutput } from '../../engine/state/schema';
 
 export interface OutputOptions {
   json?: boolean;

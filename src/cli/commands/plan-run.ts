@@ -1,14 +1,17 @@
 /** What `fleetform plan` does when it runs, loaded then; its name, flags and help are in plan.ts. */
 import type { AppRunner } from '../app-runner';
-import { hasChanges, summarize } from '../../engine/plan-model';
-import { machineRunDiff, plannedMachineNames, renderMachineRunDiff } from '../../engine/kinds/machine-resolved-diff';
+import {
+  checkedAgainstWindows,
+  colorWanted,
+  hasChanges,
+  renderPlanJson,
+  renderPlanMarkdown,
+  renderPlanText,
+  summarize,
+} from '../../engine';
+import { machineRunDiff, plannedMachineNames, renderMachineRunDiff } from '../../engine/readings';
 import { FleetformError } from '../../domain/errors';
-import { colorWanted } from '../../engine/render/colors';
-import { renderPlanJson } from '../../engine/render/json';
-import { renderPlanMarkdown } from '../../engine/render/markdown';
-import { renderPlanText } from '../../engine/render/text';
 import { recordPhase, timePhase } from '../phase-timings';
-import { checkedAgainstWindows } from '../../engine/windows/plan-windows';
 import { writeSavedPlan } from '../saved-plan';
 import { forgetShownPlan, rememberShownPlan } from '../shown-plan';
 import { targetsGiven, type TargetOptions } from '../target-flag';

@@ -1,6 +1,6 @@
 /** What `fleetform rollout abort` does when it runs, loaded then; its name, flags and help are in rollout.ts. */
-import { serviceStatusSource } from '../../engine/health/service-status-source';
-import { abortRollout } from '../../engine/rollout/abort';
+import { serviceStatusSource } from '../../engine/readings';
+import { abortRollout } from '../../engine';
 import { openConnection } from '../connection';
 import { durationFlag, staleLockPolicy } from '../engine-options';
 import { rolloutJournals, rolloutPrinter } from '../rollout-output';

@@ -1,5 +1,5 @@
 /** What `fleetform rollout resume` does when it runs, loaded then; its name, flags and help are in rollout.ts. */
-import { releaseRollout } from '../../engine/rollout/release';
+import { releaseRollout } from '../../engine';
 import { durationFlag, staleLockPolicy } from '../engine-options';
 import { rolloutJournals } from '../rollout-output';
 import { projectBackend } from '../state-backend';

@@ -1,7 +1,6 @@
 /** What `fleetform rollout status` does when it runs, loaded then; its name, flags and help are in rollout.ts. */
-import type { RolloutJournal } from '../../engine/state/rollout-journal';
+import { holdLines, lateJoinerMark, type RolloutJournal, wavePacingText } from '../../engine';
 import { rolloutJournals } from '../rollout-output';
-import { holdLines, lateJoinerMark, wavePacingText } from '../../engine/rollout/journal-text';
 import { measurementLines } from '../rollout-analysis-lines';
 import { projectBackend } from '../state-backend';
 

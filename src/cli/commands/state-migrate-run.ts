@@ -2,8 +2,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { FleetformError } from '../../domain/errors';
-import { LocalStateBackend } from '../../engine/state/local-backend';
-import type { State } from '../../engine/state/schema';
+import { LocalStateBackend, type State } from '../../engine';
 import { declaredProjectBackend, localStateDir } from '../state-backend';
 import { durationFlag } from '../engine-options';
 

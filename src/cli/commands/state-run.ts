@@ -1,9 +1,8 @@
 /** What `fleetform state list|show|mv|rm` do when they run, loaded then; their names, flags and help are in state.ts. */
 import { FleetformError } from '../../domain/errors';
-import { redact } from '../../engine/shown-value';
+import { redact, type State } from '../../engine';
 import { durationFlag } from '../engine-options';
 import { projectBackend, type ProjectStateBackend } from '../state-backend';
-import type { State } from '../../engine/state/schema';
 
 let chosen: Promise<ProjectStateBackend> | undefined;
 function backend(): Promise<ProjectStateBackend> {

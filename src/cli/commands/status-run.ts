@@ -1,10 +1,16 @@
 /** What `fleetform status` does when it runs, loaded then; its name, flags and help are in status.ts. */
 import { InputError } from '../../domain/errors';
-import { machineHealth, type MachineHealth } from '../../engine/kinds/machine-health';
-import { moduleCards, type ModuleCard } from '../../engine/kinds/module-cards';
-import { machineRuns } from '../../engine/kinds/machine-runs';
-import { trainingProgress, type TrainingProgress } from '../../engine/kinds/training-progress';
-import { pipelineRuns, type PipelineRuns } from '../../engine/kinds/pipeline-runs';
+import {
+  machineHealth,
+  type MachineHealth,
+  machineRuns,
+  type ModuleCard,
+  moduleCards,
+  pipelineRuns,
+  type PipelineRuns,
+  trainingProgress,
+  type TrainingProgress,
+} from '../../engine/readings';
 import { parseDuration } from '../../domain/duration';
 import { openConnection } from '../connection';
 import { formatTable } from '../text-table';

@@ -33,7 +33,7 @@ function entries<S extends z.ZodType>(config: Readonly<Record<string, unknown>>,
 
 /** What the machine runs of a config (fragments already resolved). */
 export function readMachineConfig(raw: unknown): MachineConfigRead {
-  const config = isRecord(raw) ? raw : {};
+  const config: Readonly<Record<string, unknown>> = isRecord(raw) ? raw : {};
   const maintenance = MaintenanceSchema.safeParse(config.maintenance);
   const sensorName = maintenance.success ? (maintenance.data.sensor_name ?? '') : '';
   return {

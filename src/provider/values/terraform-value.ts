@@ -1,7 +1,7 @@
 import { decode, encode, ExtData } from '@msgpack/msgpack';
 import { FleetformError, errorMessage } from '../../domain/errors';
-import type { TerraformType } from '../../engine/kind-declaration';
-import { Unknown as UnknownValue, unknownValue } from '../../engine/json';
+import type { TerraformType } from '../../engine/provider-core';
+import { Unknown as UnknownValue, unknownValue } from '../../domain/plan-values';
 
 /** A value Terraform does not know yet (e.g. the id of an object still to be created): the engine's own unknown. */
 export { UnknownValue, unknownValue };
