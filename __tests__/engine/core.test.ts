@@ -269,7 +269,7 @@ describe('LocalStateBackend', () => {
     expect(Object.keys((await b.read('fleet')).resources)).toEqual(['fleetform_dataset.b']);
   });
 
-  test('journal lines already folded into the document are not applied twice', async () => {
+  test('state log lines already folded into the document are not applied twice', async () => {
     const b = new LocalStateBackend(dir);
     const s = await b.read('fleet');
     s.serial = 1;

@@ -8,8 +8,11 @@ import { holderIsDead, lockedError, newLockInfo, StateLockedError } from './hold
 import { stateTextChunks } from './state-text';
 import { emptyState, LockInfoSchema, StateEntrySchema, stateDocument, type LockInfo, type State, type StateEntry } from './schema';
 
-/** One journal line: a change recorded after the last full write. */
-const JournalLineSchema = z.object({
+/** The state log's file suffix; the stored name, as earlier versions wrote it. */
+const STATE_LOG_SUFFIX = '.journal.jsonl';
+
+/** One line of the state log: a change recorded after the last full write. */
+const StateLogLineSchema = z.object({
   lineage: z.string(),
   serial: z.number().int(),
   address: z.string(),
@@ -42,7 +45,7 @@ export { emptyState } from './schema';
 /**
  * State on the local disk: `<dir>/<stack>.state.json`, written atomically (temporary
  * file, fsync, rename) with mode 0600; changes between full writes go to an
- * append-only journal `<stack>.journal.jsonl` (fsync'd, replayed by `read`, removed by
+ * append-only state log `<stack>.journal.jsonl` (fsync'd, replayed by `read`, removed by
  * the next full write), so saving after each resource does not rewrite the whole
  * state. A lock file `<stack>.lock`, created exclusively, holds who took it and why.
  */
@@ -62,13 +65,13 @@ export class LocalStateBackend implements StateBackend {
   }
 
   async read(stack: string): Promise<State> {
-    return this.replayJournal(await this.readDocument(stack));
+    return this.replayStateLog(await this.readDocument(stack));
   }
 
-  private async replayJournal(state: State): Promise<State> {
+  private async replayStateLog(state: State): Promise<State> {
     let text: string;
     try {
-      text = await fs.readFile(this.file(state.stack, '.journal.jsonl'), 'utf8');
+      text = await fs.readFile(this.file(state.stack, STATE_LOG_SUFFIX), 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return state;
       throw err;
@@ -77,14 +80,14 @@ export class LocalStateBackend implements StateBackend {
     const fresh = state.serial === 0 && Object.keys(state.resources).length === 0;
     const written = state.serial;
     for (const [i, line] of lines.entries()) {
-      let parsed: z.infer<typeof JournalLineSchema>;
+      let parsed: z.infer<typeof StateLogLineSchema>;
       try {
-        parsed = JournalLineSchema.parse(JSON.parse(line));
+        parsed = StateLogLineSchema.parse(JSON.parse(line));
       } catch {
         if (i === lines.length - 1) break; // a write cut short by a crash: everything before it stands
-        throw new FleetformError(`state journal of stack ${state.stack} is damaged at line ${i + 1}`, {
-          path: this.file(state.stack, '.journal.jsonl'),
-          hint: 'restore the state from its .backup, or remove the journal and import what the last apply created',
+        throw new FleetformError(`state log of stack ${state.stack} is damaged at line ${i + 1}`, {
+          path: this.file(state.stack, STATE_LOG_SUFFIX),
+          hint: 'restore the state from its .backup, or remove the state log (its .journal.jsonl) and import what the last apply created',
         });
       }
       if (fresh && i === 0) state.lineage = parsed.lineage;
@@ -102,7 +105,7 @@ export class LocalStateBackend implements StateBackend {
       .map(([address, entry]) => JSON.stringify({ lineage: state.lineage, serial: state.serial, address, entry }))
       .join('\n');
     const handle = await fs.open(
-      this.file(state.stack, '.journal.jsonl'),
+      this.file(state.stack, STATE_LOG_SUFFIX),
       constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND,
       0o600,
     );
@@ -153,7 +156,7 @@ export class LocalStateBackend implements StateBackend {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
     await fs.rename(tmp, file);
-    await fs.rm(this.file(state.stack, '.journal.jsonl'), { force: true });
+    await fs.rm(this.file(state.stack, STATE_LOG_SUFFIX), { force: true });
     const dir = await fs.open(this.dir, 'r');
     try {
       await dir.sync();
@@ -162,9 +165,9 @@ export class LocalStateBackend implements StateBackend {
     }
   }
 
-  /** Names of the stacks that have a state or a journal (an apply cut short before its first full write) here. */
+  /** Names of the stacks that have a state or a state log (an apply cut short before its first full write) here. */
   async stacks(): Promise<string[]> {
-    return [...new Set([...(await this.stacksWith('.state.json')), ...(await this.stacksWith('.journal.jsonl'))])].sort();
+    return [...new Set([...(await this.stacksWith('.state.json')), ...(await this.stacksWith(STATE_LOG_SUFFIX))])].sort();
   }
 
   /** Stacks whose state is locked now, including a stack locked before its first state was written. */

@@ -1,6 +1,6 @@
 /**
  * State in PostgreSQL, for teams: one row per stack and workspace holding the state
- * document, the journal of changes since it was last written in rows beside it, and the
+ * document, the state log (the changes since it was last written) in rows beside it, and the
  * lock as a session advisory lock (the server releases it when its holder's connection
  * ends, so a killed run never leaves it behind) with who holds it in a row. A write is
  * refused when the stored state has moved past the writer's (another run got there first)
@@ -15,6 +15,9 @@ import type { LockOptions, StateBackend, StateLock } from './backend';
 import { lockedError, newLockInfo } from './holder-process';
 import { emptyState, LockInfoSchema, recordedEntry, stateDocument, type LockInfo, type State, type StateEntry } from './schema';
 import { stateTextChunks } from './state-text';
+
+/** The state log's table; the stored name, as earlier versions created it. */
+const STATE_LOG_TABLE = 'fleetform_journal';
 
 /** Where a PostgreSQL backend keeps state: cdktf's PgBackend settings. */
 export interface PgBackendSettings {
@@ -111,7 +114,7 @@ export class PgStateBackend implements StateBackend {
         await client.query(`CREATE TABLE IF NOT EXISTS ${this.table('fleetform_states')} (
           stack text NOT NULL, workspace text NOT NULL, lineage text NOT NULL, serial bigint NOT NULL,
           document text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (stack, workspace))`);
-        await client.query(`CREATE TABLE IF NOT EXISTS ${this.table('fleetform_journal')} (
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.table(STATE_LOG_TABLE)} (
           id bigserial PRIMARY KEY, stack text NOT NULL, workspace text NOT NULL, lineage text NOT NULL,
           serial bigint NOT NULL, address text NOT NULL, entry text)`);
         await client.query(`CREATE TABLE IF NOT EXISTS ${this.table('fleetform_rollouts')} (
@@ -136,13 +139,13 @@ export class PgStateBackend implements StateBackend {
         [stack, this.workspace],
       );
       const state = row.rows[0] ? this.parseDocument(stack, row.rows[0].document) : emptyState(stack);
-      const journal = await client.query<{ lineage: string; serial: string; address: string; entry: string | null }>(
-        `SELECT lineage, serial, address, entry FROM ${this.table('fleetform_journal')} WHERE stack = $1 AND workspace = $2 ORDER BY id`,
+      const stateLog = await client.query<{ lineage: string; serial: string; address: string; entry: string | null }>(
+        `SELECT lineage, serial, address, entry FROM ${this.table(STATE_LOG_TABLE)} WHERE stack = $1 AND workspace = $2 ORDER BY id`,
         [stack, this.workspace],
       );
       const fresh = state.serial === 0 && Object.keys(state.resources).length === 0;
       const written = state.serial;
-      for (const [i, line] of journal.rows.entries()) {
+      for (const [i, line] of stateLog.rows.entries()) {
         if (fresh && i === 0) state.lineage = line.lineage;
         const serial = Number(line.serial);
         if (line.lineage !== state.lineage || serial <= written) continue;
@@ -150,7 +153,7 @@ export class PgStateBackend implements StateBackend {
         else
           state.resources[line.address] = recordedEntry(
             JSON.parse(line.entry),
-            `the journal of stack ${stack} in ${this.description}, ${line.address}`,
+            `the state log of stack ${stack} in ${this.description}, ${line.address}`,
           );
         state.serial = Math.max(state.serial, serial);
       }
@@ -218,7 +221,7 @@ export class PgStateBackend implements StateBackend {
       try {
         for (const [address, entry] of changes) {
           await client.query(
-            `INSERT INTO ${this.table('fleetform_journal')} (stack, workspace, lineage, serial, address, entry) VALUES ($1, $2, $3, $4, $5, $6)`,
+            `INSERT INTO ${this.table(STATE_LOG_TABLE)} (stack, workspace, lineage, serial, address, entry) VALUES ($1, $2, $3, $4, $5, $6)`,
             [state.stack, this.workspace, state.lineage, state.serial, address, entry === null ? null : JSON.stringify(entry)],
           );
         }
@@ -263,10 +266,7 @@ export class PgStateBackend implements StateBackend {
            ON CONFLICT (stack, workspace) DO UPDATE SET lineage = EXCLUDED.lineage, serial = EXCLUDED.serial, document = EXCLUDED.document, updated_at = now()`,
           [state.stack, this.workspace, state.lineage, state.serial, document],
         );
-        await client.query(`DELETE FROM ${this.table('fleetform_journal')} WHERE stack = $1 AND workspace = $2`, [
-          state.stack,
-          this.workspace,
-        ]);
+        await client.query(`DELETE FROM ${this.table(STATE_LOG_TABLE)} WHERE stack = $1 AND workspace = $2`, [state.stack, this.workspace]);
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -275,11 +275,11 @@ export class PgStateBackend implements StateBackend {
     });
   }
 
-  /** Stacks with a state or journal rows in this workspace. */
+  /** Stacks with a state or state log rows in this workspace. */
   async stacks(): Promise<string[]> {
     return this.withClient(async (client) => {
       const rows = await client.query<{ stack: string }>(
-        `SELECT stack FROM ${this.table('fleetform_states')} WHERE workspace = $1 UNION SELECT stack FROM ${this.table('fleetform_journal')} WHERE workspace = $1 ORDER BY stack`,
+        `SELECT stack FROM ${this.table('fleetform_states')} WHERE workspace = $1 UNION SELECT stack FROM ${this.table(STATE_LOG_TABLE)} WHERE workspace = $1 ORDER BY stack`,
         [this.workspace],
       );
       return rows.rows.map((r) => r.stack);

@@ -62,14 +62,14 @@ export const StateSchema = z.object({
 });
 export type State = z.infer<typeof StateSchema>;
 
-/** A recorded state entry read from `where` (a journal row): one the schema refuses is an error naming the value. */
+/** A recorded state entry read from `where` (a row of the state log): one the schema refuses is an error naming the value. */
 export function recordedEntry(parsed: unknown, where: string): StateEntry {
   const result = StateEntrySchema.safeParse(parsed);
   if (result.success) return result.data;
   const [problem] = schemaProblems(result.error.issues, parsed, { noun: 'key' });
   throw new FleetformError(`${where} is not a state entry: ${problem?.message ?? 'invalid'}`, {
     path: problem ? `${where}#${problem.path}` : where,
-    hint: 'restore the state from a database backup, or remove the journal row and import what it recorded',
+    hint: 'restore the state from a database backup, or remove its row of the state log and import what it recorded',
   });
 }
 
