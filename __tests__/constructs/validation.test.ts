@@ -16,7 +16,7 @@ import {
   TrainingJob,
 } from '../../src/constructs';
 import { registerChecks } from '../../src/constructs/checks';
-import { markKind, type FleetKind } from '../../src/constructs/kinds';
+import { markConstructType, type ConstructType } from '../../src/constructs/construct-types';
 import { registerFleetConstruct } from '../../src/constructs/registry';
 import { errorsOf, newStack } from './helpers';
 
@@ -162,11 +162,11 @@ describe('validation of a whole app', () => {
 });
 
 /** A resource of a kind added later, as docs/adding-a-kind.md declares one; its logical id is its construct id. */
-function noteClass(kind: FleetKind & `fleetform_${string}`) {
+function noteClass(kind: ConstructType & `fleetform_${string}`) {
   return class Note extends TerraformResource {
     constructor(scope: Construct, id: string) {
       super(scope, id, { terraformResourceType: kind });
-      markKind(this, kind);
+      markConstructType(this, kind);
       this.overrideLogicalId(id.replace(/\W/g, '_'));
       registerFleetConstruct(this);
     }

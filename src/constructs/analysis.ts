@@ -6,7 +6,7 @@ import { checksOf, errorIssueOf, type IssueSink, type KindChecks } from './check
 import type { FleetIssue } from './fleet-issue';
 import { isFinished } from './construction';
 import { perGeneration } from './generation';
-import { kindOf, type FleetKind } from './kinds';
+import { constructTypeOf, type ConstructType } from './construct-types';
 
 /** Every problem of an app, and each construct's own. */
 export interface AppAnalysis {
@@ -24,7 +24,7 @@ interface StackContents {
   /** Kinds registered with one checks object are checked together (a model version is unique over both kinds of job). */
   readonly byChecks: Map<KindChecks<IConstruct>, IConstruct[]>;
   /** Constructs whose kind registered no checks. */
-  readonly unchecked: Array<{ readonly construct: IConstruct; readonly kind: FleetKind }>;
+  readonly unchecked: Array<{ readonly construct: IConstruct; readonly kind: ConstructType }>;
   readonly resources: TerraformResource[];
 }
 
@@ -37,7 +37,7 @@ function stacksOf(root: IConstruct): StackContents[] {
   const all: StackContents[] = [];
   const enclosing: StackContents[] = [];
   const visit = (c: IConstruct): void => {
-    const kind = kindOf(c);
+    const kind = constructTypeOf(c);
     // No kind of fleetform construct is a stack: only the others are asked.
     const isStack = kind === undefined && TerraformStack.isStack(c);
     if (isStack) {
@@ -66,7 +66,7 @@ function stacksOf(root: IConstruct): StackContents[] {
 function addContent(
   contents: StackContents,
   c: IConstruct,
-  kind: FleetKind,
+  kind: ConstructType,
   resource: TerraformResource | undefined,
   checks: KindChecks<IConstruct> | undefined,
   runsChecks: boolean,

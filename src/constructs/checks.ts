@@ -1,6 +1,6 @@
 import type { IConstruct } from 'constructs';
 import type { Issue } from '../domain';
-import type { FleetKind } from './kinds';
+import type { ConstructType } from './construct-types';
 
 /** Where checks put the problems they find, each against a construct and its field. */
 export interface IssueSink {
@@ -31,14 +31,14 @@ export function errorIssueOf(code: string, message: string, hint?: string): Omit
   return hint === undefined ? { severity: 'error', code, message } : { severity: 'error', code, message, hint };
 }
 
-const registered = new Map<FleetKind, KindChecks<IConstruct>>();
+const registered = new Map<ConstructType, KindChecks<IConstruct>>();
 
 /** Registers the checks of a kind of construct; called once by the module that defines it. */
-export function registerChecks<C extends IConstruct>(kind: FleetKind, checks: KindChecks<C>): void {
+export function registerChecks<C extends IConstruct>(kind: ConstructType, checks: KindChecks<C>): void {
   registered.set(kind, checks as unknown as KindChecks<IConstruct>);
 }
 
 /** The checks registered for a kind, if any. */
-export function checksOf(kind: FleetKind): KindChecks<IConstruct> | undefined {
+export function checksOf(kind: ConstructType): KindChecks<IConstruct> | undefined {
   return registered.get(kind);
 }

@@ -3,7 +3,7 @@ import { checkCustomTrainingJobParams, type Issue } from '../domain';
 import { customTrainingJobResource } from '../domain/resource-attributes';
 import { registerChecks } from './checks';
 import { kindConstruct, propForm, type KindProps } from './kind-construct';
-import { kindOf } from './kinds';
+import { constructTypeOf } from './construct-types';
 import { trainingJobChecks, trainingJobCommonForms } from './training-common';
 
 const customTrainingJobForms = {
@@ -26,7 +26,7 @@ export class CustomTrainingJob extends kindConstruct(customTrainingJobResource, 
 }) {
   /** Whether x is a CustomTrainingJob (of any copy of this library). */
   static isCustomTrainingJob(x: unknown): x is CustomTrainingJob {
-    return kindOf(x) === 'custom-training-job';
+    return constructTypeOf(x) === 'custom-training-job';
   }
 
   /** The job's parameters as the domain rules check them, with `datasetId` for its dataset. */

@@ -4,7 +4,7 @@ import { dataPipelineResource } from '../domain/resource-attributes';
 import { Token } from './cdk';
 import { registerChecks, type IssueSink } from './checks';
 import { kindConstruct, propForm, type KindProps } from './kind-construct';
-import { kindOf } from './kinds';
+import { constructTypeOf } from './construct-types';
 import { propSchemas } from './props';
 
 export type { MqlStage } from '../domain/data-pipelines';
@@ -41,7 +41,7 @@ export class DataPipeline extends kindConstruct(dataPipelineResource, {
 }) {
   /** Whether x is a DataPipeline (of any copy of this library). */
   static isDataPipeline(x: unknown): x is DataPipeline {
-    return kindOf(x) === DataPipeline.tfResourceType;
+    return constructTypeOf(x) === DataPipeline.tfResourceType;
   }
 }
 

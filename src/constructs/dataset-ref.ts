@@ -1,5 +1,5 @@
 import type { Dataset } from './dataset';
-import { kindOf } from './kinds';
+import { constructTypeOf } from './construct-types';
 
 /** The `dataset_id` value of a job: a reference to a Dataset's id, or the literal id. */
 export function datasetIdOf(dataset: Dataset | string): string {
@@ -8,5 +8,5 @@ export function datasetIdOf(dataset: Dataset | string): string {
 
 /** A Dataset object given as the `dataset` of a job, if it is one (of any copy of this library). */
 export function datasetConstruct(dataset: Dataset | string): Dataset | undefined {
-  return kindOf(dataset) === 'dataset' ? (dataset as Dataset) : undefined;
+  return constructTypeOf(dataset) === 'dataset' ? (dataset as Dataset) : undefined;
 }

@@ -1,7 +1,7 @@
 import { datasetResource } from '../domain/resource-attributes';
 import { registerChecks, type IssueSink } from './checks';
 import { kindConstruct, propForm, type KindProps } from './kind-construct';
-import { kindOf } from './kinds';
+import { constructTypeOf } from './construct-types';
 import { propSchemas } from './props';
 
 const datasetForms = {
@@ -21,7 +21,7 @@ export class Dataset extends kindConstruct(datasetResource, {
 }) {
   /** Whether x is a Dataset (of any copy of this library). */
   static isDataset(x: unknown): x is Dataset {
-    return kindOf(x) === 'dataset';
+    return constructTypeOf(x) === 'dataset';
   }
 }
 

@@ -17,7 +17,7 @@ import {
 } from './fragment-imports';
 import type { JsonObject } from './json-value';
 import { kindConstruct, propForm, type KindProps } from './kind-construct';
-import { kindOf, markKind, markKindOfClass } from './kinds';
+import { constructTypeOf, markConstructType, markConstructTypeOfClass } from './construct-types';
 import { logicalIdFor } from './logical-id';
 import { machineChecks } from './machine-synthesis';
 import { machineConfigJson, machineParts } from './machine-config';
@@ -80,7 +80,7 @@ export class Fragment extends TerraformResource implements IMachine, IFragment {
 
   /** Whether x is a Fragment (of any copy of this library). */
   static isFragment(x: unknown): x is Fragment {
-    return kindOf(x) === FRAGMENT_KIND;
+    return constructTypeOf(x) === FRAGMENT_KIND;
   }
 
   /** Name of the fragment. */
@@ -92,7 +92,7 @@ export class Fragment extends TerraformResource implements IMachine, IFragment {
 
   constructor(scope: Construct, id: string, props: FragmentProps = {}) {
     super(scope, id, { terraformResourceType: Fragment.tfResourceType });
-    markKind(this, FRAGMENT_KIND);
+    markConstructType(this, FRAGMENT_KIND);
     checkProps(this, 'Fragment', fragmentPropsSchema, props);
     const outer = enclosingMachine(this);
     if (outer !== undefined) {
@@ -190,7 +190,7 @@ export class Fragment extends TerraformResource implements IMachine, IFragment {
   }
 }
 
-markKindOfClass(Fragment, FRAGMENT_KIND);
+markConstructTypeOfClass(Fragment, FRAGMENT_KIND);
 
 /** Fragment names: not empty, unique per organization. */
 function checkFragmentNames(fragments: readonly Fragment[], sink: IssueSink): void {
@@ -263,7 +263,7 @@ export class FragmentTag extends kindConstruct(fragmentTagResource, {
 }) {
   /** Whether x is a FragmentTag (of any copy of this library). */
   static isFragmentTag(x: unknown): x is FragmentTag {
-    return kindOf(x) === FragmentTag.tfResourceType;
+    return constructTypeOf(x) === FragmentTag.tfResourceType;
   }
 
   constructor(scope: Construct, id: string, props: FragmentTagProps) {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { camelCase, type CamelCase } from '../domain/resource-attributes';
 import type { AttributeDeclarations, InputKeys, ResourceDeclaration } from '../domain/resource-declaration';
 import { TerraformResource } from './cdk';
-import { markKind, type FleetKind } from './kinds';
+import { markConstructType, type ConstructType } from './construct-types';
 import { logicalIdFor } from './logical-id';
 import { checkProps } from './props';
 import { registerFleetConstruct } from './registry';
@@ -100,7 +100,7 @@ export function kindConstruct<
     /** The construct's name in errors. */
     readonly constructName: string;
     /** The kind its instances are marked with; the resource type unless older constructs named it otherwise. */
-    readonly kind?: FleetKind;
+    readonly kind?: ConstructType;
     readonly forms: F;
     readonly ids: I;
   },
@@ -113,7 +113,7 @@ export function kindConstruct<
       return { attribute, prop: form?.prop ?? camelCase(attribute), schema: form?.schema ?? a.schema, form };
     });
   const propsSchema = z.strictObject(Object.fromEntries(entries.map((e) => [e.prop, e.schema])));
-  const kind: FleetKind = spec.kind ?? resource.type;
+  const kind: ConstructType = spec.kind ?? resource.type;
 
   class KindResource extends TerraformResource {
     static readonly tfResourceType = resource.type;
@@ -121,7 +121,7 @@ export function kindConstruct<
 
     constructor(scope: Construct, id: string, props?: Readonly<Record<string, unknown>>) {
       super(scope, id, { terraformResourceType: resource.type });
-      markKind(this, kind);
+      markConstructType(this, kind);
       checkProps(this, spec.constructName, propsSchema, props);
       this.overrideLogicalId(logicalIdFor(this));
       const given = props ?? {};

@@ -4,7 +4,7 @@ import { locationResource } from '../domain/resource-attributes';
 import { TerraformStack } from './cdk';
 import { registerChecks } from './checks';
 import { kindConstruct, propForm, type KindProps } from './kind-construct';
-import { kindOf } from './kinds';
+import { constructTypeOf } from './construct-types';
 import { propSchemas } from './props';
 
 /** A location as other constructs take it: a {@link Location} (of any copy of this library). */
@@ -44,7 +44,7 @@ export class Location extends kindConstruct(locationResource, {
 }) {
   /** Whether x is a Location (of any copy of this library). */
   static isLocation(x: unknown): x is Location {
-    return kindOf(x) === Location.tfResourceType;
+    return constructTypeOf(x) === Location.tfResourceType;
   }
 }
 

@@ -11,7 +11,7 @@ import { validateMachineConfig } from '../domain/validate';
 import { inCode } from '../domain/certainty';
 import type { IssueSink, KindChecks } from './checks';
 import { camelFirstSegment } from './field-names';
-import { kindOf } from './kinds';
+import { constructTypeOf } from './construct-types';
 import { FRAGMENT_KIND } from './machine-scope';
 import type { AssembledMachine, ConfigEntrySource } from './machine-config';
 import { fragmentImportsOf } from './fragment-imports';
@@ -30,7 +30,7 @@ function envKeyOf(path: string): string | undefined {
 
 /** The construct's own field name for the wire path of a value inside its config entry. */
 function fieldOfEntry(source: ConfigEntrySource, rest: string): string {
-  if (kindOf(source.construct) === 'module') {
+  if (constructTypeOf(source.construct) === 'module') {
     const module = source.construct as IModule;
     const key = envKeyOf(rest);
     if (key !== undefined && key in module.sensitiveEnv && !(key in module.env)) {
@@ -100,7 +100,7 @@ export function checkMachineConfig(machine: IMachine, { config, sources, parsedE
   let partIssues: Array<() => void> | undefined;
   for (let s = 0; s < sources.length; s++) {
     const source = sources[s] as ConfigEntrySource;
-    const kind = kindOf(source.construct);
+    const kind = constructTypeOf(source.construct);
     if (kind === 'modular-resource') {
       const resource = source.construct as IModularResource;
       const { dependsOn } = resource;
@@ -121,7 +121,7 @@ export function checkMachineConfig(machine: IMachine, { config, sources, parsedE
     } else if (kind === 'module') {
       const module = source.construct as IModule;
       // A fragment takes no secret at all (its own check says so).
-      for (const key of kindOf(machine) === FRAGMENT_KIND ? [] : module.sensitiveEnvKeys) {
+      for (const key of constructTypeOf(machine) === FRAGMENT_KIND ? [] : module.sensitiveEnvKeys) {
         const field = key in module.sensitiveEnv ? 'sensitiveEnv' : 'env';
         const value = field === 'sensitiveEnv' ? module.sensitiveEnv[key] : module.env[key];
         if (typeof value !== 'string' || !isPlainTextSecret(value)) continue;
@@ -178,7 +178,7 @@ function judgedInCode(
   config: AssembledMachine['config'],
   found: ValidationResult,
 ): ValidationResult & { judgedAtPlan: boolean } {
-  if (kindOf(machine) === FRAGMENT_KIND) return { ...found, judgedAtPlan: false };
+  if (constructTypeOf(machine) === FRAGMENT_KIND) return { ...found, judgedAtPlan: false };
   const acknowledged = machine.acknowledgments ?? [];
   if (fragmentImportsOf(machine).length === 0) return { ...inCode(found, config, acknowledged), judgedAtPlan: false };
   const resolution = resolvedInCode(machine, config as Record<string, unknown>);

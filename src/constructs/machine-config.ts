@@ -4,7 +4,7 @@ import { DEFAULT_EMPTY_LISTS, emptyConfigSections, withEmptyLists, type ConfigSe
 import { isFinished } from './construction';
 import { withOverrides } from './config-overrides';
 import { declaredSectionsOf, withSections } from './machine-sections';
-import { kindOf } from './kinds';
+import { constructTypeOf } from './construct-types';
 import { holdsMachineParts } from './machine-scope';
 import type { PackageConfig } from '../domain/packages';
 import { childPathOf, type SecretReference } from '../domain/secret-reference';
@@ -64,7 +64,7 @@ export function machineParts(machine: Machine): MachinePartLists {
 
 function collectParts(scope: IConstruct, into: MachinePartLists): void {
   for (const child of scope.node.children) {
-    const kind = kindOf(child);
+    const kind = constructTypeOf(child);
     if (!isFinished(child)) continue;
     if (kind === 'module') into.modules.push(child as Module);
     else if (kind === 'modular-resource') into.resources.push(child as ModularResource);

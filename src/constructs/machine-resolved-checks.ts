@@ -19,7 +19,7 @@ import { isObject } from '../domain/json-value';
 import { validateMachineConfig } from '../domain/validate';
 import { fragmentConfigKeys, fragmentImportsOf, type IFragment } from './fragment-imports';
 import { perGeneration } from './generation';
-import { kindOf } from './kinds';
+import { constructTypeOf } from './construct-types';
 import { assembleMachine } from './machine-config';
 import type { IMachine } from './machine-parts';
 import { FRAGMENT_KIND } from './machine-scope';
@@ -52,7 +52,7 @@ const declaredConfig = perGeneration((fragment: IFragment): Record<string, unkno
 /** Adds the fragments a holder reaches to `into`; false when one is not known in code (by id, at a version, of no Fragment). */
 function collectDeclared(holder: IConstruct, into: Map<string, FragmentAtVersion>): boolean {
   for (const { fragment, options } of fragmentImportsOf(holder)) {
-    if (typeof fragment === 'string' || kindOf(fragment) !== FRAGMENT_KIND || options.version !== undefined) return false;
+    if (typeof fragment === 'string' || constructTypeOf(fragment) !== FRAGMENT_KIND || options.version !== undefined) return false;
     const id = declaredId(fragment);
     if (into.has(id)) continue;
     into.set(id, { id, name: fragment.name, revision: 'declared', config: declaredConfig(fragment) });

@@ -1,7 +1,7 @@
 import type { IConstruct } from 'constructs';
 import { FleetformError } from '../domain/errors';
 import { FRAGMENT_TYPE } from '../domain/resource-attributes';
-import { kindOf } from './kinds';
+import { constructTypeOf } from './construct-types';
 import type { IMachine as Machine } from './machine-parts';
 
 /** The kind a Fragment construct is marked with: it holds modules and resources as a machine does. */
@@ -12,7 +12,7 @@ export const PART_KIND = 'fleetform_machine_part';
 
 /** Whether a construct holds machine parts: a Machine (its main part), a Part or a Fragment. */
 export function holdsMachineParts(construct: IConstruct): boolean {
-  const kind = kindOf(construct);
+  const kind = constructTypeOf(construct);
   return kind === 'machine' || kind === FRAGMENT_KIND || kind === PART_KIND;
 }
 

@@ -3,7 +3,7 @@ import { dependable, TerraformResource, TerraformStack } from './cdk';
 import type { Construct } from 'constructs';
 import type { MachineConfig } from '../domain';
 import { FleetformError } from '../domain/errors';
-import { kindOf, markKind, markKindOfClass } from './kinds';
+import { constructTypeOf, markConstructType, markConstructTypeOfClass } from './construct-types';
 import { logicalIdFor } from './logical-id';
 import { machineConfigJson, machineParts } from './machine-config';
 import { enclosingMachine } from './machine-scope';
@@ -149,7 +149,7 @@ export class Machine extends TerraformResource implements IMachine {
 
   /** Whether x is a Machine (of any copy of this library). */
   static isMachine(x: unknown): x is Machine {
-    return kindOf(x) === 'machine';
+    return constructTypeOf(x) === 'machine';
   }
 
   /** Name of the machine. */
@@ -167,7 +167,7 @@ export class Machine extends TerraformResource implements IMachine {
 
   constructor(scope: Construct, id: string, props: MachineProps = {}) {
     super(scope, id, { terraformResourceType: Machine.tfResourceType });
-    markKind(this, 'machine');
+    markConstructType(this, 'machine');
     checkProps(this, 'Machine', machinePropsSchema, props);
     const outer = enclosingMachine(this);
     if (outer !== undefined) {
@@ -309,7 +309,7 @@ export class Machine extends TerraformResource implements IMachine {
   }
 }
 
-markKindOfClass(Machine, 'machine');
+markConstructTypeOfClass(Machine, 'machine');
 registerChecks('machine', machineChecks);
 
 /** A machine's attributes as synthesized, computed once per generation (shared: do not mutate). */

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { mlModelResource } from '../domain/resource-attributes';
 import { registerChecks, type IssueSink } from './checks';
 import { kindConstruct, propForm, type KindProps } from './kind-construct';
-import { kindOf } from './kinds';
+import { constructTypeOf } from './construct-types';
 import type { ITrainedModelSource } from './machine-parts';
 
 const mlModelForms = {
@@ -25,7 +25,7 @@ export class MlModel
 {
   /** Whether x is an MlModel (of any copy of this library). */
   static isMlModel(x: unknown): x is MlModel {
-    return kindOf(x) === MlModel.tfResourceType;
+    return constructTypeOf(x) === MlModel.tfResourceType;
   }
 
   /** Name of the model (its package name). */

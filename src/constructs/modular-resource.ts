@@ -2,7 +2,7 @@ import { Construct } from 'constructs';
 import type { ModularResource as ModularResourceConfig } from '../domain';
 import { resourceListOf, type ResourceListName } from '../domain/config';
 import type { JsonObject } from './json-value';
-import { kindOf, markKind, markKindOfClass } from './kinds';
+import { constructTypeOf, markConstructType, markConstructTypeOfClass } from './construct-types';
 import type { IMachine, IModularResource } from './machine-parts';
 import { owningMachine } from './machine-scope';
 import { registerChecks } from './checks';
@@ -72,7 +72,7 @@ const NO_DEPENDENCIES: ReadonlyArray<ModularResource | string> = Object.freeze([
 export class ModularResource extends Construct implements IModularResource {
   /** Whether x is a ModularResource (of any copy of this library). */
   static isModularResource(x: unknown): x is ModularResource {
-    return kindOf(x) === 'modular-resource';
+    return constructTypeOf(x) === 'modular-resource';
   }
 
   /** The machine whose config holds this resource. */
@@ -100,7 +100,7 @@ export class ModularResource extends Construct implements IModularResource {
   constructor(scope: Construct, id: string, props: ResourceProps, list: ResourceListName);
   constructor(scope: Construct, id: string, props: ModularResourceProps | ResourceProps, list?: ResourceListName) {
     super(scope, id);
-    markKind(this, 'modular-resource');
+    markConstructType(this, 'modular-resource');
     const label = list === undefined ? 'ModularResource' : list === 'services' ? 'Service' : 'Component';
     checkProps(this, label, list === undefined ? modularResourcePropsSchema : resourcePropsSchema, props);
     this.machine = owningMachine(this, label);
@@ -191,7 +191,7 @@ function configEntry(resource: ModularResource, attributes: JsonObject, dependsO
 /** The depends_on of the shared entries of resources without dependencies: one list for them all. */
 const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
 
-markKindOfClass(ModularResource, 'modular-resource');
+markConstructTypeOfClass(ModularResource, 'modular-resource');
 registerChecks('modular-resource', machinePartChecks);
 
 // A ModularResource's name, API and model are text, its attributes an object, its dependencies names: its list's form.

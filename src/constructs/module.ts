@@ -5,7 +5,7 @@ import { conventionalModuleName } from '../domain/names';
 import { formatVersionPolicy, tryParseVersionPolicy, type VersionPolicy } from '../domain/version-policy';
 import { FleetformError } from '../domain/errors';
 import { rememberedByText } from '../domain/remembered';
-import { kindOf, markKind, markKindOfClass } from './kinds';
+import { constructTypeOf, markConstructType, markConstructTypeOfClass } from './construct-types';
 import type { IMachine, IModule } from './machine-parts';
 import { owningMachine } from './machine-scope';
 import { registerChecks } from './checks';
@@ -157,7 +157,7 @@ const versionOf = rememberedByText((text): ModuleVersion => {
 export class Module extends Construct implements IModule {
   /** Whether x is a Module (of any copy of this library). */
   static isModule(x: unknown): x is Module {
-    return kindOf(x) === 'module';
+    return constructTypeOf(x) === 'module';
   }
 
   /** The machine whose config holds this module. */
@@ -183,7 +183,7 @@ export class Module extends Construct implements IModule {
 
   constructor(scope: Construct, id: string, props: ModuleProps = {}) {
     super(scope, id);
-    markKind(this, 'module');
+    markConstructType(this, 'module');
     checkProps(this, 'Module', modulePropsSchema, props);
     this.machine = owningMachine(this, 'Module');
     this.type = props.executablePath === undefined ? 'registry' : 'local';
@@ -281,5 +281,5 @@ export class Module extends Construct implements IModule {
 // A module's fields are text, its flags booleans and its env text (a Secret's entry as its text): the form of `modules`, but for overrides.
 givesCheckedEntries<Module>(Module.prototype.toConfig, (module) => module.entryOfCheckedProps);
 
-markKindOfClass(Module, 'module');
+markConstructTypeOfClass(Module, 'module');
 registerChecks('module', machinePartChecks);

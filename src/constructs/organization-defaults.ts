@@ -5,7 +5,7 @@ import { registerChecks, type IssueSink } from './checks';
 import { addFragmentImport, tagDependencies, withDependencies, type IFragment } from './fragment-imports';
 import type { JsonValue } from './json-value';
 import { kindConstruct, propForm, type KindProps } from './kind-construct';
-import { kindOf } from './kinds';
+import { constructTypeOf } from './construct-types';
 import { propSchemas } from './props';
 import { Secret } from './secret';
 
@@ -73,7 +73,7 @@ export class OrganizationDefaults extends kindConstruct(organizationDefaultsReso
 }) {
   /** Whether x is an OrganizationDefaults (of any copy of this library). */
   static isOrganizationDefaults(x: unknown): x is OrganizationDefaults {
-    return kindOf(x) === OrganizationDefaults.tfResourceType;
+    return constructTypeOf(x) === OrganizationDefaults.tfResourceType;
   }
 
   constructor(scope: Construct, id: string, props: OrganizationDefaultsProps) {
@@ -92,7 +92,7 @@ export const organizationDefaultsPropsSchema = OrganizationDefaults.propsSchema;
 
 /** The organization the stack's provider names, when it names one. */
 function providerOrganization(stack: IConstruct): string | undefined {
-  const provider = stack.node.children.find((c) => kindOf(c) === 'provider');
+  const provider = stack.node.children.find((c) => constructTypeOf(c) === 'provider');
   const id: unknown = provider === undefined ? undefined : Reflect.get(provider, 'organizationId');
   return typeof id === 'string' ? id : undefined;
 }

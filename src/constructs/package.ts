@@ -2,7 +2,7 @@ import { Construct } from 'constructs';
 import { z } from 'zod';
 import { LATEST_PACKAGE_VERSION, packagePlaceholder, PACKAGE_TYPES, type PackageConfig, type PackageType } from '../domain/packages';
 import { registerChecks } from './checks';
-import { kindOf, markKind, markKindOfClass } from './kinds';
+import { constructTypeOf, markConstructType, markConstructTypeOfClass } from './construct-types';
 import { machinePartChecks } from './machine-checks';
 import type { IMachine, IPackage, ITrainedModelSource } from './machine-parts';
 import { owningMachine } from './machine-scope';
@@ -48,7 +48,7 @@ export const packagePropsSchema = z.strictObject({
 export class Package extends Construct implements IPackage {
   /** Whether x is a Package (of any copy of this library). */
   static isPackage(x: unknown): x is Package {
-    return kindOf(x) === 'package';
+    return constructTypeOf(x) === 'package';
   }
 
   /** The machine whose config holds this package. */
@@ -65,7 +65,7 @@ export class Package extends Construct implements IPackage {
 
   constructor(scope: Construct, id: string, props: PackageProps) {
     super(scope, id);
-    markKind(this, 'package');
+    markConstructType(this, 'package');
     checkProps(this, 'Package', packagePropsSchema, props);
     this.machine = owningMachine(this, 'Package');
     this.name = props.name ?? id;
@@ -128,5 +128,5 @@ export function deployedModels(packages: readonly IPackage[]): Record<string, st
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-markKindOfClass(Package, 'package');
+markConstructTypeOfClass(Package, 'package');
 registerChecks('package', machinePartChecks);

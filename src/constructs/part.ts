@@ -8,7 +8,7 @@ import { registerChecks, type IssueSink } from './checks';
 import { overridePath } from './config-overrides';
 import { addFragmentImport, tagDependencies, withDependencies, type IFragment, type UseFragmentOptions } from './fragment-imports';
 import { bumpGeneration } from './generation';
-import { kindOf, markKind, markKindOfClass } from './kinds';
+import { constructTypeOf, markConstructType, markConstructTypeOfClass } from './construct-types';
 import { logicalIdFor } from './logical-id';
 import { acknowledgmentsPropSchema, declareConfigSections, machineConfigPropsShape, type MachineConfigProps } from './machine';
 import { machineConfigJson, machineParts } from './machine-config';
@@ -53,7 +53,7 @@ export class Part extends TerraformResource implements IMachine {
 
   /** Whether x is a Part (of any copy of this library). */
   static isPart(x: unknown): x is Part {
-    return kindOf(x) === PART_KIND;
+    return constructTypeOf(x) === PART_KIND;
   }
 
   /** Name of the part. */
@@ -64,10 +64,10 @@ export class Part extends TerraformResource implements IMachine {
 
   constructor(scope: Construct, id: string, props: PartProps = {}) {
     super(scope, id, { terraformResourceType: Part.tfResourceType });
-    markKind(this, PART_KIND);
+    markConstructType(this, PART_KIND);
     checkProps(this, 'Part', partPropsSchema, props);
     const machine = enclosingMachine(this);
-    if (machine === undefined || kindOf(machine) !== 'machine') {
+    if (machine === undefined || constructTypeOf(machine) !== 'machine') {
       throw new FleetformError('a Part must be declared inside a Machine', {
         path: this.node.path,
         hint: `pass the machine (or a construct inside it) as the scope: new Part(machine, '${id}', {...})${machine ? `, not ${machine.node.path}` : ''}`,
@@ -158,7 +158,7 @@ export class Part extends TerraformResource implements IMachine {
   }
 }
 
-markKindOfClass(Part, PART_KIND);
+markConstructTypeOfClass(Part, PART_KIND);
 
 /** Part names: not empty, unique in their machine. */
 function checkPartNames(parts: readonly Part[], sink: IssueSink): void {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { IConstruct } from 'constructs';
 import { FleetformError } from '../domain/errors';
 import { describeValue, schemaProblems } from '../domain/schema-issues';
-import { kindOf, type FleetKind } from './kinds';
+import { constructTypeOf, type ConstructType } from './construct-types';
 import { camelCase } from './field-names';
 import { Secret } from './secret';
 
@@ -74,5 +74,5 @@ export const propSchemas = {
     'expected an object of attributes',
   ),
   /** A construct of this library of the given kind (of any copy of the library). */
-  construct: <T>(kind: FleetKind, expected: string) => z.custom<T>((x) => kindOf(x) === kind, expected),
+  construct: <T>(kind: ConstructType, expected: string) => z.custom<T>((x) => constructTypeOf(x) === kind, expected),
 };

@@ -2,7 +2,7 @@ import { TerraformProvider } from './cdk';
 import type { Construct } from 'constructs';
 import { packageVersion } from './package-version';
 import { registerChecks, type IssueSink } from './checks';
-import { kindOf, markKind } from './kinds';
+import { constructTypeOf, markConstructType } from './construct-types';
 import { registerFleetConstruct } from './registry';
 import { checkProps, propSchemas } from './props';
 import { z } from 'zod';
@@ -47,7 +47,7 @@ export class FleetProvider extends TerraformProvider {
 
   /** Whether x is a FleetProvider (of any copy of this library). */
   static isFleetProvider(x: unknown): x is FleetProvider {
-    return kindOf(x) === 'provider';
+    return constructTypeOf(x) === 'provider';
   }
 
   /** Organization, when given. */
@@ -68,7 +68,7 @@ export class FleetProvider extends TerraformProvider {
         providerVersionConstraint: packageVersion(),
       },
     });
-    markKind(this, 'provider');
+    markConstructType(this, 'provider');
     checkProps(this, 'FleetProvider', fleetProviderPropsSchema, props);
     this.organizationId = props.organizationId;
     this.locationId = props.locationId;

@@ -14,7 +14,7 @@ import {
   type RolloutPolicy,
   type RolloutWave,
 } from '../domain/rollout';
-import { kindOf } from './kinds';
+import { constructTypeOf } from './construct-types';
 import { checkProps, propSchemas } from './props';
 import { locationReference, type ILocation } from './location';
 import type { Machine } from './machine';
@@ -81,11 +81,11 @@ export interface RolloutProps extends RolloutPacingProps {
   readonly analysis?: readonly AnalysisProps[];
 }
 
-const isMachine = z.custom<Machine>((x) => kindOf(x) === 'machine', 'expected a Machine');
+const isMachine = z.custom<Machine>((x) => constructTypeOf(x) === 'machine', 'expected a Machine');
 
 /** The run-time check of {@link RolloutProps}: strict, without coercion. */
 export const rolloutPropsSchema = z.strictObject({
-  fragment: z.custom<Fragment>((x) => kindOf(x) === FRAGMENT_KIND, 'expected a Fragment of the stack').optional(),
+  fragment: z.custom<Fragment>((x) => constructTypeOf(x) === FRAGMENT_KIND, 'expected a Fragment of the stack').optional(),
   waves: z
     .array(
       z.union([

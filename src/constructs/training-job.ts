@@ -3,7 +3,7 @@ import { checkTrainingJobParams, ModelFramework, ModelType, modelFrameworkName, 
 import { trainingJobResource } from '../domain/resource-attributes';
 import { registerChecks } from './checks';
 import { kindConstruct, propForm, type KindProps } from './kind-construct';
-import { kindOf } from './kinds';
+import { constructTypeOf } from './construct-types';
 import { trainingJobChecks, trainingJobCommonForms } from './training-common';
 
 const trainingJobForms = {
@@ -25,7 +25,7 @@ export class TrainingJob extends kindConstruct(trainingJobResource, {
 }) {
   /** Whether x is a TrainingJob (of any copy of this library). */
   static isTrainingJob(x: unknown): x is TrainingJob {
-    return kindOf(x) === 'training-job';
+    return constructTypeOf(x) === 'training-job';
   }
 
   /** The job's parameters as the domain rules check them, with `datasetId` for its dataset. */
