@@ -4,7 +4,7 @@ import type { Issue, ValidationResult } from '../domain';
 import { MANAGED_CONFIG_SECTIONS } from '../domain/config';
 import { childPath } from '../domain/json-path';
 import { FRAGMENT_RESOLVED_ISSUES } from '../domain/fragments';
-import { scanJson } from '../domain/json-limits';
+import { scanJson, type JsonScan } from '../domain/json-limits';
 import { hasOwnKeys } from '../domain/own-keys';
 import { someStringIncludes } from '../domain/strings-within';
 import { validateMachineConfig } from '../domain/validate';
@@ -80,11 +80,9 @@ class EntryAttribution {
 
 const NO_PATHS: ReadonlySet<string> = new Set();
 
-/** The machine's config document as assembled, checked by the domain rules, each issue on the part that declared it. */
-export function checkMachineConfig(machine: IMachine, { config, sources, parsedEntries }: AssembledMachine, sink: IssueSink): void {
-  const attribution = new EntryAttribution(machine, sources, sink);
-  // One walk of the config for the limits and placeholders; a token's mark starts as a placeholder does.
-  const scan = scanJson(config);
+/** Reports each string of the config holding an unresolved token; returns their paths. */
+function reportTokens(config: AssembledMachine['config'], scan: JsonScan, attribution: EntryAttribution): ReadonlySet<string> {
+  // A token's mark starts as a placeholder does: only a config that may hold one is looked through.
   const tokens = scan.mayHoldTemplate && someStringIncludes(config, STRING_TOKEN_MARK) ? new Set(tokenPaths(config, '', [])) : NO_PATHS;
   for (const path of tokens) {
     attribution.add(path, {
@@ -94,63 +92,103 @@ export function checkMachineConfig(machine: IMachine, { config, sources, parsedE
       hint: 'write the value itself; references to other resources are not supported inside machine configs',
     });
   }
-  // Dependencies on resources of other machines (reported here, not again as missing names)
-  // and env keys given twice: found in one pass over the parts, reported after the config's issues.
-  let foreign: Set<string> | undefined;
-  let partIssues: Array<() => void> | undefined;
+  return tokens;
+}
+
+/**
+ * What the parts of a machine say of themselves, beyond its config: dependencies on
+ * resources of other machines (their config paths, not reported again as missing names)
+ * and env keys given twice or secrets given as text, reported after the config's issues.
+ */
+class PartFindings {
+  foreign: Set<string> | undefined;
+  private reports: Array<() => void> | undefined;
+
+  constructor(
+    private readonly machine: IMachine,
+    private readonly sink: IssueSink,
+  ) {}
+
+  /** Reports what was found. */
+  report(): void {
+    if (this.reports !== undefined) for (const report of this.reports) report();
+  }
+
+  private later(report: () => void): void {
+    (this.reports ??= []).push(report);
+  }
+
+  /** A resource's dependencies on resources of other machines. */
+  resource(source: ConfigEntrySource, resource: IModularResource): void {
+    const { dependsOn } = resource;
+    for (let i = 0; i < dependsOn.length; i++) {
+      const dep = dependsOn[i] as IModularResource | string;
+      if (typeof dep === 'string' || dep.machine === this.machine) continue;
+      (this.foreign ??= new Set()).add(`${source.path}.depends_on[${i}]`);
+      this.later(() =>
+        this.sink.error(
+          resource,
+          `dependsOn[${i}]`,
+          'depends-on-other-machine',
+          `depends on ${dep.node.path}, a resource of another machine (${dep.machine.node.path})`,
+          'dependencies are between resources of one machine',
+        ),
+      );
+    }
+  }
+
+  /** A module's secrets given as text and its env keys given in both env and sensitiveEnv. */
+  module(module: IModule): void {
+    // A fragment takes no secret at all (its own check says so).
+    for (const key of constructTypeOf(this.machine) === FRAGMENT_KIND ? [] : module.sensitiveEnvKeys) {
+      const field = key in module.sensitiveEnv ? 'sensitiveEnv' : 'env';
+      const value = field === 'sensitiveEnv' ? module.sensitiveEnv[key] : module.env[key];
+      if (typeof value !== 'string' || !isPlainTextSecret(value)) continue;
+      this.later(() =>
+        this.sink.error(
+          module,
+          `${field}.${key}`,
+          'plain-text-secret',
+          `${key} is a secret given as text: it would be written in clear to the synthesized stack`,
+          PLAIN_TEXT_SECRET_HINT,
+        ),
+      );
+    }
+    if (!hasOwnKeys(module.sensitiveEnv)) return;
+    for (const key of Object.keys(module.sensitiveEnv)) {
+      if (!(key in module.env)) continue;
+      this.later(() =>
+        this.sink.error(
+          module,
+          `sensitiveEnv.${key}`,
+          'duplicate-env',
+          `${key} is set in both env and sensitiveEnv`,
+          'keep it in sensitiveEnv only',
+        ),
+      );
+    }
+  }
+}
+
+/** What the machine's parts find of themselves, in one pass over them. */
+function partFindingsOf(machine: IMachine, sources: readonly ConfigEntrySource[], sink: IssueSink): PartFindings {
+  const findings = new PartFindings(machine, sink);
   for (let s = 0; s < sources.length; s++) {
     const source = sources[s] as ConfigEntrySource;
     const kind = constructTypeOf(source.construct);
-    if (kind === 'modular-resource') {
-      const resource = source.construct as IModularResource;
-      const { dependsOn } = resource;
-      for (let i = 0; i < dependsOn.length; i++) {
-        const dep = dependsOn[i] as IModularResource | string;
-        if (typeof dep === 'string' || dep.machine === machine) continue;
-        (foreign ??= new Set()).add(`${source.path}.depends_on[${i}]`);
-        (partIssues ??= []).push(() =>
-          sink.error(
-            resource,
-            `dependsOn[${i}]`,
-            'depends-on-other-machine',
-            `depends on ${dep.node.path}, a resource of another machine (${dep.machine.node.path})`,
-            'dependencies are between resources of one machine',
-          ),
-        );
-      }
-    } else if (kind === 'module') {
-      const module = source.construct as IModule;
-      // A fragment takes no secret at all (its own check says so).
-      for (const key of constructTypeOf(machine) === FRAGMENT_KIND ? [] : module.sensitiveEnvKeys) {
-        const field = key in module.sensitiveEnv ? 'sensitiveEnv' : 'env';
-        const value = field === 'sensitiveEnv' ? module.sensitiveEnv[key] : module.env[key];
-        if (typeof value !== 'string' || !isPlainTextSecret(value)) continue;
-        (partIssues ??= []).push(() =>
-          sink.error(
-            module,
-            `${field}.${key}`,
-            'plain-text-secret',
-            `${key} is a secret given as text: it would be written in clear to the synthesized stack`,
-            PLAIN_TEXT_SECRET_HINT,
-          ),
-        );
-      }
-      if (!hasOwnKeys(module.sensitiveEnv)) continue;
-      for (const key of Object.keys(module.sensitiveEnv)) {
-        if (key in module.env) {
-          (partIssues ??= []).push(() =>
-            sink.error(
-              module,
-              `sensitiveEnv.${key}`,
-              'duplicate-env',
-              `${key} is set in both env and sensitiveEnv`,
-              'keep it in sensitiveEnv only',
-            ),
-          );
-        }
-      }
-    }
+    if (kind === 'modular-resource') findings.resource(source, source.construct as IModularResource);
+    else if (kind === 'module') findings.module(source.construct as IModule);
   }
+  return findings;
+}
+
+/** The machine's config document as assembled, checked by the domain rules, each issue on the part that declared it. */
+export function checkMachineConfig(machine: IMachine, { config, sources, parsedEntries }: AssembledMachine, sink: IssueSink): void {
+  const attribution = new EntryAttribution(machine, sources, sink);
+  // One walk of the config for the limits and placeholders.
+  const scan = scanJson(config);
+  const tokens = reportTokens(config, scan, attribution);
+  const parts = partFindingsOf(machine, sources, sink);
   // A machine's registry modules may omit their version: apply pins them.
   const found = validateMachineConfig(config, { allowUnpinnedModules: true, scan, parsed: parsedEntries });
   const result = judgedInCode(machine, config, found);
@@ -159,12 +197,12 @@ export function checkMachineConfig(machine: IMachine, { config, sources, parsedE
       for (const issue of issues) {
         if (issue.code === 'placeholder' && tokens.has(issue.path)) continue;
         if (result.judgedAtPlan && FRAGMENT_RESOLVED_ISSUES.has(issue.code)) continue;
-        if (foreign?.has(issue.path)) continue;
+        if (parts.foreign?.has(issue.path)) continue;
         attribution.add(issue.path, issue);
       }
     }
   }
-  if (partIssues !== undefined) for (const report of partIssues) report();
+  parts.report();
 }
 
 /**

@@ -33,6 +33,26 @@ function compiledSchema(schema: z.ZodObject): z.ZodObject {
   return compiled;
 }
 
+/** Whether a schema takes `{}`, by schema: asked once, as a schema's verdict on the same value never changes. */
+const takesNoProps = new WeakMap<z.ZodObject, boolean>();
+
+/** Whether the props are none: undefined, or a plain object without a key of its own (what a construct declared bare is given). */
+function isNoProps(props: unknown): boolean {
+  if (props === undefined) return true;
+  if (props === null || typeof props !== 'object' || Object.getPrototypeOf(props) !== Object.prototype) return false;
+  return Reflect.ownKeys(props).length === 0;
+}
+
+/** Whether the schema takes props that are none, without compiling it (a construct declared bare needs no compiled check). */
+function schemaTakesNoProps(schema: z.ZodObject): boolean {
+  let takes = takesNoProps.get(schema);
+  if (takes === undefined) {
+    takes = schema.safeParse({}).success;
+    takesNoProps.set(schema, takes);
+  }
+  return takes;
+}
+
 /**
  * Checks a construct's props against its strict schema, so JavaScript callers (and
  * TypeScript run without type checks) get the errors the compiler gives: an unknown prop
@@ -40,6 +60,7 @@ function compiledSchema(schema: z.ZodObject): z.ZodObject {
  * (a string is never split into an array). Throws a PropsError at the construct's path.
  */
 export function checkProps<T>(construct: IConstruct, constructName: string, schema: z.ZodObject, props: unknown): T {
+  if (isNoProps(props) && schemaTakesNoProps(schema)) return props as T;
   // The props are the typed value: right props are validated without building a parsed copy of them.
   if (compiledSchema(schema).validate(props ?? {})) return props as T;
   const result = schema.safeParse(props ?? {});

@@ -177,14 +177,8 @@ function asWarnings(issues: readonly Issue[]): readonly Issue[] {
   return issues.map((i) => (i.severity === 'warning' ? i : { ...i, severity: 'warning' as const, certainty: 'certain' as const }));
 }
 
-/** Adds the problems of one module entry to `issues` (`packages` undefined: the config holds no placeholder). */
-function checkModule(
-  mod: ModuleConfig,
-  path: string,
-  options: ValidateOptions,
-  packages: KnownPackages | undefined,
-  issues: Issue[],
-): void {
+/** The problems of a module entry's name, module_id and type, whatever its type. */
+function checkModuleIdentity(mod: ModuleConfig, path: string, issues: Issue[]): void {
   pushAll(issues, asWarnings(checkModuleName(mod.name, childPath(path, 'name'))));
   if (mod.module_id !== undefined && !isModuleId(mod.module_id)) {
     issues.push(
@@ -206,105 +200,123 @@ function checkModule(
       ),
     );
   }
-  if (moduleTypeOf(mod) === 'registry') {
-    if (mod.module_id === undefined) {
-      issues.push(
-        certainIssue(
-          'required',
-          childPath(path, 'module_id'),
-          `module "${mod.name}" will not start: a registry module needs "module_id"`,
-          'add "module_id": "<namespace>:<module-name>"',
-        ),
-      );
-    }
-    if (mod.version === undefined) {
-      // Without a module id there is nothing to pin (that is warned about above).
-      if (!options.allowUnpinnedModules && mod.module_id !== undefined) {
-        issues.push(
-          errorIssue(
-            'required',
-            childPath(path, 'version'),
-            'a registry module needs "version"',
-            `add a version: ${ACCEPTED_VERSION_FORMS.join('; ')}`,
-          ),
-        );
-      }
-    } else if (!isVersionPolicy(mod.version)) {
-      issues.push(
-        certainIssue(
-          'module-version',
-          childPath(path, 'version'),
-          `module "${mod.name}" will not start: invalid module version ${JSON.stringify(mod.version)}`,
-          `use one of: ${ACCEPTED_VERSION_FORMS.join('; ')}`,
-        ),
-      );
-    }
-    if (mod.executable_path !== undefined) {
-      issues.push(
-        warningIssue(
-          'ignored-field',
-          childPath(path, 'executable_path'),
-          'executable_path is ignored for registry modules',
-          'remove it, or make the module "local"',
-        ),
-      );
-    }
-    if (breaksNamingConvention(mod)) pushAll(issues, checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
-  } else {
-    if (mod.executable_path === undefined || mod.executable_path === '') {
-      issues.push(
-        certainIssue(
-          'required',
-          childPath(path, 'executable_path'),
-          `module "${mod.name}" will not start: a local module needs "executable_path"`,
-          'add the absolute path of the module executable on the machine',
-        ),
-      );
-    } else if (!mod.executable_path.match(PLACEHOLDER_PATTERN) && !/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(mod.executable_path)) {
-      issues.push(
-        warningIssue(
-          'executable-path',
-          childPath(path, 'executable_path'),
-          `executable_path ${JSON.stringify(mod.executable_path)} is not absolute`,
-          'use an absolute path; the machine server does not resolve relative ones predictably',
-        ),
-      );
-    }
-    if (mod.version !== undefined) {
-      issues.push(warningIssue('ignored-field', childPath(path, 'version'), 'version is ignored for local modules', 'remove it'));
-    }
-    if (breaksNamingConvention(mod)) pushAll(issues, checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
+}
+
+/** The problems of a registry module's module_id, version and fields: what it needs to be fetched. */
+function checkRegistryModule(mod: ModuleConfig, path: string, options: ValidateOptions, issues: Issue[]): void {
+  if (mod.module_id === undefined) {
+    issues.push(
+      certainIssue(
+        'required',
+        childPath(path, 'module_id'),
+        `module "${mod.name}" will not start: a registry module needs "module_id"`,
+        'add "module_id": "<namespace>:<module-name>"',
+      ),
+    );
   }
-  for (const [key, value] of mod.env === undefined ? NO_ENTRIES : Object.entries(mod.env)) {
-    const unreceivable = unreceivableEnvEntry(key, value);
-    if (unreceivable) {
+  if (mod.version === undefined) {
+    // Without a module id there is nothing to pin (that is warned about above).
+    if (!options.allowUnpinnedModules && mod.module_id !== undefined) {
       issues.push(
         errorIssue(
-          'env-name',
-          envPathOf(path, key),
-          unreceivable,
-          'use letters, digits and "_", not starting with a digit, and no NUL in values',
-        ),
-      );
-    } else if (!ENV_NAME.test(key)) {
-      issues.push(
-        warningIssue(
-          'env-name',
-          envPathOf(path, key),
-          `environment variable name ${JSON.stringify(key)} is unusual`,
-          'use letters, digits and "_", not starting with a digit',
+          'required',
+          childPath(path, 'version'),
+          'a registry module needs "version"',
+          `add a version: ${ACCEPTED_VERSION_FORMS.join('; ')}`,
         ),
       );
     }
-    if (key === RESOURCE_CONFIGURATION_TIMEOUT_ENV || key === MODULE_STARTUP_TIMEOUT_ENV) {
-      if (!value.match(PLACEHOLDER_PATTERN)) {
-        const def = key === MODULE_STARTUP_TIMEOUT_ENV ? DEFAULT_MODULE_STARTUP_TIMEOUT_MS : DEFAULT_RESOURCE_CONFIGURATION_TIMEOUT_MS;
-        const t = timeoutFromEnv({ [key]: value }, key, def);
-        if (t.warning)
-          issues.push(warningIssue('duration', envPathOf(path, key), t.warning, 'write a Go duration such as 1m0s, 7m15s or 300ms'));
-      }
-    }
+  } else if (!isVersionPolicy(mod.version)) {
+    issues.push(
+      certainIssue(
+        'module-version',
+        childPath(path, 'version'),
+        `module "${mod.name}" will not start: invalid module version ${JSON.stringify(mod.version)}`,
+        `use one of: ${ACCEPTED_VERSION_FORMS.join('; ')}`,
+      ),
+    );
   }
+  if (mod.executable_path !== undefined) {
+    issues.push(
+      warningIssue(
+        'ignored-field',
+        childPath(path, 'executable_path'),
+        'executable_path is ignored for registry modules',
+        'remove it, or make the module "local"',
+      ),
+    );
+  }
+}
+
+/** The problems of a local module's executable_path and fields: what it needs to be started. */
+function checkLocalModule(mod: ModuleConfig, path: string, issues: Issue[]): void {
+  if (mod.executable_path === undefined || mod.executable_path === '') {
+    issues.push(
+      certainIssue(
+        'required',
+        childPath(path, 'executable_path'),
+        `module "${mod.name}" will not start: a local module needs "executable_path"`,
+        'add the absolute path of the module executable on the machine',
+      ),
+    );
+  } else if (!mod.executable_path.match(PLACEHOLDER_PATTERN) && !/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(mod.executable_path)) {
+    issues.push(
+      warningIssue(
+        'executable-path',
+        childPath(path, 'executable_path'),
+        `executable_path ${JSON.stringify(mod.executable_path)} is not absolute`,
+        'use an absolute path; the machine server does not resolve relative ones predictably',
+      ),
+    );
+  }
+  if (mod.version !== undefined) {
+    issues.push(warningIssue('ignored-field', childPath(path, 'version'), 'version is ignored for local modules', 'remove it'));
+  }
+}
+
+/** The problems of one entry of a module's env: a name or value the module cannot receive, an unusual name, a timeout it cannot read. */
+function checkEnvEntry(path: string, key: string, value: string, issues: Issue[]): void {
+  const unreceivable = unreceivableEnvEntry(key, value);
+  if (unreceivable) {
+    issues.push(
+      errorIssue(
+        'env-name',
+        envPathOf(path, key),
+        unreceivable,
+        'use letters, digits and "_", not starting with a digit, and no NUL in values',
+      ),
+    );
+  } else if (!ENV_NAME.test(key)) {
+    issues.push(
+      warningIssue(
+        'env-name',
+        envPathOf(path, key),
+        `environment variable name ${JSON.stringify(key)} is unusual`,
+        'use letters, digits and "_", not starting with a digit',
+      ),
+    );
+  }
+  if ((key === RESOURCE_CONFIGURATION_TIMEOUT_ENV || key === MODULE_STARTUP_TIMEOUT_ENV) && !value.match(PLACEHOLDER_PATTERN)) {
+    const def = key === MODULE_STARTUP_TIMEOUT_ENV ? DEFAULT_MODULE_STARTUP_TIMEOUT_MS : DEFAULT_RESOURCE_CONFIGURATION_TIMEOUT_MS;
+    const t = timeoutFromEnv({ [key]: value }, key, def);
+    if (t.warning)
+      issues.push(warningIssue('duration', envPathOf(path, key), t.warning, 'write a Go duration such as 1m0s, 7m15s or 300ms'));
+  }
+}
+
+/** Adds the problems of one module entry to `issues` (`packages` undefined: the config holds no placeholder). */
+function checkModule(
+  mod: ModuleConfig,
+  path: string,
+  options: ValidateOptions,
+  packages: KnownPackages | undefined,
+  issues: Issue[],
+): void {
+  checkModuleIdentity(mod, path, issues);
+  if (moduleTypeOf(mod) === 'registry') checkRegistryModule(mod, path, options, issues);
+  else checkLocalModule(mod, path, issues);
+  if (breaksNamingConvention(mod)) pushAll(issues, checkModuleNamingConvention(mod.name, mod.module_id, childPath(path, 'name')));
+  if (mod.env !== undefined) for (const [key, value] of Object.entries(mod.env)) checkEnvEntry(path, key, value, issues);
   if (packages !== undefined && (mayHoldPlaceholder(mod.env) || mayHoldPlaceholder(mod.executable_path))) {
     const refs = [
       ...findPlaceholders(mod.env ?? {}, childPath(path, 'env')),
@@ -313,8 +325,6 @@ function checkModule(
     pushAll(issues, placeholderIssues(refs, packages, `module ${JSON.stringify(mod.name)}`));
   }
 }
-
-const NO_ENTRIES: ReadonlyArray<[string, string]> = [];
 
 /** The path of an entry of a module's env. */
 function envPathOf(modulePath: string, key: string): string {
@@ -546,79 +556,87 @@ function disabledDependency(r: LocatedResource, dep: string, index: number): Iss
   );
 }
 
-/**
- * depends_on: every name must resolve (by short name) to exactly one API's resource,
- * not the resource itself, and the graph must have no cycle. `knownNames` holds names
- * of entries too broken to check (undefined: some entry's name is unknown, so missing
- * targets are not reported at all, to avoid errors that follow from another one).
- */
-function checkDependencies(resources: readonly LocatedResource[], knownNames: ReadonlySet<string> | undefined): Issue[] {
-  const issues: Issue[] = [];
-  // Each name's first resource; the names given to several, with all of theirs (rare).
-  const byName = new Map<string, number>();
+/** Each resource name's first resource (by index), and the names given to several resources with all of theirs (rare: undefined when none is). */
+interface ResourcesByName {
+  readonly first: ReadonlyMap<string, number>;
+  readonly repeated: ReadonlyMap<string, number[]> | undefined;
+}
+
+function resourcesByName(resources: readonly LocatedResource[]): ResourcesByName {
+  const first = new Map<string, number>();
   let repeated: Map<string, number[]> | undefined;
   for (let i = 0; i < resources.length; i++) {
     const name = (resources[i] as LocatedResource).value.name;
-    const first = byName.get(name);
-    if (first === undefined) byName.set(name, i);
+    const firstIndex = first.get(name);
+    if (firstIndex === undefined) first.set(name, i);
     else {
       repeated ??= new Map();
       const all = repeated.get(name);
       if (all) all.push(i);
-      else repeated.set(name, [first, i]);
+      else repeated.set(name, [firstIndex, i]);
     }
   }
-  const edges: number[][] = [];
-  for (const r of resources) {
-    const out: number[] = [];
-    const dependsOn = r.value.depends_on ?? NO_NAMES;
-    for (let j = 0; j < dependsOn.length; j++) {
-      // Holes of a sparse list are passed by, as forEach does.
-      if (!(j in dependsOn)) continue;
-      const dep = dependsOn[j] as string;
-      const target = byName.get(dep);
-      const targets = repeated?.get(dep);
-      if (dep === r.value.name) {
-        issues.push(
-          certainIssue(
-            'depends-on-self',
-            dependencyPath(r.path, j),
-            `resource "${r.value.name}" depends on itself`,
-            'remove it from its own depends_on',
-          ),
-        );
-      } else if (target === undefined && (knownNames === undefined || knownNames.has(dep))) {
-        // The target is configured but malformed (or may be): its own errors are reported already.
-      } else if (target === undefined) {
-        const names = [...byName.keys()].filter((n) => n !== r.value.name);
-        issues.push(
-          certainIssue(
-            'depends-on-missing',
-            dependencyPath(r.path, j),
-            `resource "${r.value.name}" will not start: it depends on "${dep}", which is not configured`,
-            names.length > 0
-              ? `depends_on names a resource of this machine: ${names.join(', ')}`
-              : 'configure that resource or remove the dependency',
-          ),
-        );
-      } else if (targets !== undefined && new Set(targets.map((t) => resources[t]?.value.api)).size > 1) {
-        const where = targets.map((t) => `${resources[t]?.value.api} (${resources[t]?.path})`).join(', ');
-        issues.push(
-          warningIssue(
-            'depends-on-ambiguous',
-            dependencyPath(r.path, j),
-            `dependency "${dep}" of resource "${r.value.name}" is ambiguous: ${where}`,
-            'give the resources distinct names',
-          ),
-        );
-      } else {
-        if (resources[target]?.value.disabled === true && r.value.disabled !== true) issues.push(disabledDependency(r, dep, j));
-        if (!out.includes(target)) out.push(target);
-      }
-    }
-    edges.push(out);
+  return { first, repeated };
+}
+
+/**
+ * What entry `j` of resource `r`'s depends_on names: the index of its target (an edge of
+ * the graph), or undefined with the issue it has, if any, added to `issues`.
+ */
+function dependencyTarget(
+  resources: readonly LocatedResource[],
+  r: LocatedResource,
+  j: number,
+  byName: ResourcesByName,
+  knownNames: ReadonlySet<string> | undefined,
+  issues: Issue[],
+): number | undefined {
+  const dep = (r.value.depends_on as string[])[j] as string;
+  const target = byName.first.get(dep);
+  const targets = byName.repeated?.get(dep);
+  if (dep === r.value.name) {
+    issues.push(
+      certainIssue(
+        'depends-on-self',
+        dependencyPath(r.path, j),
+        `resource "${r.value.name}" depends on itself`,
+        'remove it from its own depends_on',
+      ),
+    );
+  } else if (target === undefined && (knownNames === undefined || knownNames.has(dep))) {
+    // The target is configured but malformed (or may be): its own errors are reported already.
+  } else if (target === undefined) {
+    const names = [...byName.first.keys()].filter((n) => n !== r.value.name);
+    issues.push(
+      certainIssue(
+        'depends-on-missing',
+        dependencyPath(r.path, j),
+        `resource "${r.value.name}" will not start: it depends on "${dep}", which is not configured`,
+        names.length > 0
+          ? `depends_on names a resource of this machine: ${names.join(', ')}`
+          : 'configure that resource or remove the dependency',
+      ),
+    );
+  } else if (targets !== undefined && new Set(targets.map((t) => resources[t]?.value.api)).size > 1) {
+    const where = targets.map((t) => `${resources[t]?.value.api} (${resources[t]?.path})`).join(', ');
+    issues.push(
+      warningIssue(
+        'depends-on-ambiguous',
+        dependencyPath(r.path, j),
+        `dependency "${dep}" of resource "${r.value.name}" is ambiguous: ${where}`,
+        'give the resources distinct names',
+      ),
+    );
+  } else {
+    if (resources[target]?.value.disabled === true && r.value.disabled !== true) issues.push(disabledDependency(r, dep, j));
+    return target;
   }
-  if (isAcyclic(edges)) return issues;
+  return undefined;
+}
+
+/** An issue per cycle of the dependency graph (`edges`: each resource's targets, by index). */
+function cycleIssues(resources: readonly LocatedResource[], edges: readonly number[][]): Issue[] {
+  const issues: Issue[] = [];
   for (const cycle of findCycles([...resources.keys()], (n) => edges[n] ?? [])) {
     const names = [...cycle, cycle[0] as number].map((n) => resources[n]?.value.name ?? '?');
     const head = resources[cycle[0] as number];
@@ -631,6 +649,32 @@ function checkDependencies(resources: readonly LocatedResource[], knownNames: Re
       ),
     );
   }
+  return issues;
+}
+
+/**
+ * depends_on: every name must resolve (by short name) to exactly one API's resource,
+ * not the resource itself, and the graph must have no cycle. `knownNames` holds names
+ * of entries too broken to check (undefined: some entry's name is unknown, so missing
+ * targets are not reported at all, to avoid errors that follow from another one).
+ */
+function checkDependencies(resources: readonly LocatedResource[], knownNames: ReadonlySet<string> | undefined): Issue[] {
+  const issues: Issue[] = [];
+  const byName = resourcesByName(resources);
+  const edges: number[][] = [];
+  for (const r of resources) {
+    const out: number[] = [];
+    const dependsOn = r.value.depends_on ?? NO_NAMES;
+    for (let j = 0; j < dependsOn.length; j++) {
+      // Holes of a sparse list are passed by, as forEach does.
+      if (!(j in dependsOn)) continue;
+      const target = dependencyTarget(resources, r, j, byName, knownNames, issues);
+      if (target !== undefined && !out.includes(target)) out.push(target);
+    }
+    edges.push(out);
+  }
+  if (isAcyclic(edges)) return issues;
+  pushAll(issues, cycleIssues(resources, edges));
   return issues;
 }
 
@@ -696,46 +740,39 @@ function readModule(item: unknown, path: string, modules: Located<ModuleConfig>[
   } else pushAll(issues, schemaIssues(r.error, item, path));
 }
 
-/**
- * Validates a raw machine config (the JSON the service stores) and returns every
- * problem at once: structure, names and their uniqueness, API and model triplets, the
- * model-to-module rule, module fields, version policies, packages, placeholders (package
- * ones against the machine's packages), timeouts and depends_on (existence, self, ambiguity, cycles). Entries whose structure is broken
- * are reported and left out of the checks that need their fields.
- */
-export function validateMachineConfig(input: unknown, options: ValidateOptions = {}): ValidationResult {
-  const issues: Issue[] = [];
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    issues.push(
-      errorIssue(
-        'type',
-        '',
-        `a machine config is a JSON object, found ${describeValue(input)}`,
-        'start from {"components": [], "modules": []}',
-      ),
-    );
-    return prefixed(toValidationResult(issues), options.pathPrefix);
-  }
-  // One walk says whether the config is within the limits and whether it may hold placeholders.
-  const scan = options.scan ?? scanJson(input);
-  const beyondLimits = scan.withinLimits ? undefined : checkJsonLimits(input);
-  if (beyondLimits) return prefixed(toValidationResult([beyondLimits]), options.pathPrefix);
-  const root = input as Record<string, unknown>;
+/** The modules list read: its entries that parse, and what model checks know of the modules. */
+interface ModulesRead {
+  readonly modules: Located<ModuleConfig>[];
+  readonly known: KnownModules;
+}
+
+function readModules(root: Record<string, unknown>, options: ValidateOptions, issues: Issue[], lists: ListsRead): ModulesRead {
   const modules: Located<ModuleConfig>[] = [];
-  const resources: LocatedResource[] = [];
-  const lists: ListsRead = { namesUnknown: false };
   const rawModules = listOf(root, 'modules', issues, lists);
-  const modulesKnown = knownModules(
-    rawModules,
-    root.modules !== undefined && rawModules === undefined,
-    options.providedModels ?? NO_MODELS,
-  );
+  const known = knownModules(rawModules, root.modules !== undefined && rawModules === undefined, options.providedModels ?? NO_MODELS);
   if (rawModules !== undefined) {
     for (let i = 0; i < rawModules.length; i++) {
       // Holes of a sparse list are passed by, as forEach does.
       if (i in rawModules) readModule(rawModules[i], `modules[${i}]`, modules, issues, options.parsed?.has(rawModules[i]) === true);
     }
   }
+  return { modules, known };
+}
+
+/** The resource lists read: their entries that parse, in their normal form, and the names of the broken ones. */
+interface ResourcesRead {
+  readonly resources: LocatedResource[];
+  readonly brokenNames: ReadonlySet<string> | undefined;
+}
+
+/** Reads one entry of a resource list: as it is when `parsed` or when zod would give it back as it is, else as the schema parses it. */
+function readResource(item: unknown, attributes: unknown, parsed: boolean): z.ZodSafeParseResult<ModularResource> {
+  if (parsed && (attributes === undefined || isPlainRecord(attributes))) return parsedAs(item as ModularResource);
+  return resourceEntryAsIs(item) ? { success: true as const, data: item as ModularResource } : resourceEntrySchema.safeParse(item);
+}
+
+function readResources(root: Record<string, unknown>, options: ValidateOptions, issues: Issue[], lists: ListsRead): ResourcesRead {
+  const resources: LocatedResource[] = [];
   let brokenNames: Set<string> | undefined;
   for (let l = 0; l < RESOURCE_LISTS.length; l++) {
     const list = RESOURCE_LISTS[l] as LocatedResource['list'];
@@ -746,12 +783,7 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
       const item = items[i];
       const path = `${list}[${i}]`;
       const attributes = fieldOf(item, 'attributes') as Record<string, unknown> | undefined;
-      const r =
-        options.parsed?.has(item) === true && (attributes === undefined || isPlainRecord(attributes))
-          ? parsedAs(item as ModularResource)
-          : resourceEntryAsIs(item)
-            ? { success: true as const, data: item as ModularResource }
-            : resourceEntrySchema.safeParse(item);
+      const r = readResource(item, attributes, options.parsed?.has(item) === true);
       // The entry's own attributes, as given.
       if (r.success)
         resources.push({
@@ -767,9 +799,16 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
       }
     }
   }
+  return { resources, brokenNames };
+}
 
+/**
+ * Reads the packages list and adds the problems of its entries (a package the machine
+ * server cannot use fails that package alone); returns the packages placeholders may name,
+ * known only when some string of the config may hold a placeholder.
+ */
+function readPackages(root: Record<string, unknown>, scan: JsonScan, issues: Issue[], lists: ListsRead): KnownPackages | undefined {
   const rawPackages = listOf(root, 'packages', issues, lists);
-  // Placeholders are looked for (and packages they may name known) only when some string may hold one.
   const packagesKnown = scan.mayHoldTemplate
     ? knownPackages(rawPackages, root.packages !== undefined && rawPackages === undefined)
     : undefined;
@@ -784,10 +823,42 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
       else pushAll(issues, schemaIssues(r.error, item, path));
     }
   }
-  // A package the machine server cannot use fails that package alone.
   for (const p of packages) pushAll(issues, asWarnings(checkPackageEntry(p.value, p.path)));
   pushAll(issues, asWarnings(checkUniquePackageNames(packages)));
+  return packagesKnown;
+}
 
+/** What validating a value that is no JSON object finds. */
+function notAnObject(input: unknown): Issue {
+  return errorIssue(
+    'type',
+    '',
+    `a machine config is a JSON object, found ${describeValue(input)}`,
+    'start from {"components": [], "modules": []}',
+  );
+}
+
+/**
+ * Validates a raw machine config (the JSON the service stores) and returns every
+ * problem at once: structure, names and their uniqueness, API and model triplets, the
+ * model-to-module rule, module fields, version policies, packages, placeholders (package
+ * ones against the machine's packages), timeouts and depends_on (existence, self, ambiguity, cycles). Entries whose structure is broken
+ * are reported and left out of the checks that need their fields.
+ */
+export function validateMachineConfig(input: unknown, options: ValidateOptions = {}): ValidationResult {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return prefixed(toValidationResult([notAnObject(input)]), options.pathPrefix);
+  }
+  // One walk says whether the config is within the limits and whether it may hold placeholders.
+  const scan = options.scan ?? scanJson(input);
+  const beyondLimits = scan.withinLimits ? undefined : checkJsonLimits(input);
+  if (beyondLimits) return prefixed(toValidationResult([beyondLimits]), options.pathPrefix);
+  const root = input as Record<string, unknown>;
+  const issues: Issue[] = [];
+  const lists: ListsRead = { namesUnknown: false };
+  const { modules, known } = readModules(root, options, issues, lists);
+  const { resources, brokenNames } = readResources(root, options, issues, lists);
+  const packagesKnown = readPackages(root, scan, issues, lists);
   // Indexed loops: a fleet validates its configs before the engine has optimized this code.
   for (let i = 0; i < modules.length; i++) {
     const m = modules[i] as Located<ModuleConfig>;
@@ -796,7 +867,7 @@ export function validateMachineConfig(input: unknown, options: ValidateOptions =
   pushAll(issues, checkUniqueModules(modules));
   for (let i = 0; i < resources.length; i++) {
     const r = resources[i] as LocatedResource;
-    checkResource(r.value, r.path, modulesKnown, packagesKnown, issues);
+    checkResource(r.value, r.path, known, packagesKnown, issues);
   }
   pushAll(issues, checkUniqueNames(resources));
   pushAll(issues, checkDependencies(resources, lists.namesUnknown ? undefined : (brokenNames ?? NO_BROKEN_NAMES)));
