@@ -125,10 +125,22 @@ function policyFacts(facts: RegistryFacts, policyText: string, server?: string):
   return found;
 }
 
+/**
+ * The registry facts a run's memo has settled, by module id, keyed by the run's memo: once
+ * a module's facts are read, later machines take them without a promise per module.
+ */
+const settledFacts = new WeakMap<KindContext['memo'], Map<string, RegistryFacts | undefined>>();
+
 /** Registry facts of the given module ids (read, or taken from the run's memo, together; awaited once), looked up by id. */
 async function registryFactsOf(ctx: KindContext, moduleIds: readonly string[]): Promise<(moduleId: string) => RegistryFacts | undefined> {
+  const settled = settledFacts.get(ctx.memo);
+  if (settled && moduleIds.every((id) => settled.has(id)))
+    return (moduleId) => (moduleIds.includes(moduleId) ? settled.get(moduleId) : undefined);
   // An id given twice is one memo entry: the same promise twice.
   const facts = await Promise.all(moduleIds.map((id) => registryFacts(ctx, id)));
+  const known = settledFacts.get(ctx.memo) ?? new Map<string, RegistryFacts | undefined>();
+  settledFacts.set(ctx.memo, known);
+  moduleIds.forEach((id, i) => known.set(id, facts[i]));
   return (moduleId) => {
     const i = moduleIds.indexOf(moduleId);
     return i < 0 ? undefined : facts[i];
@@ -142,15 +154,27 @@ function registryModuleId(m: unknown): string | undefined {
 
 /** The version each registry module of a config view runs, by module name (absent when the registry cannot tell). */
 export async function runningVersions(ctx: KindContext, config: JsonValue | undefined, server?: string): Promise<JsonObject> {
-  const modules = isObject(config) && isObject(config.modules) ? config.modules : {};
+  const modules = modulesOfView(config);
   const ids: string[] = [];
   for (const m of Object.values(modules)) {
     const id = registryModuleId(m);
     if (id !== undefined) ids.push(id);
   }
+  if (ids.length === 0) return {};
+  return runningFrom(modules, await registryFactsOf(ctx, ids), server);
+}
+
+function modulesOfView(config: JsonValue | undefined): JsonObject {
+  return isObject(config) && isObject(config.modules) ? config.modules : {};
+}
+
+/** The version each registry module of a view's modules runs, from the registry facts of their ids. */
+function runningFrom(
+  modules: JsonObject,
+  factsOf: (moduleId: string) => RegistryFacts | undefined,
+  server: string | undefined,
+): JsonObject {
   const running: JsonObject = {};
-  if (ids.length === 0) return running;
-  const factsOf = await registryFactsOf(ctx, ids);
   for (const [name, m] of Object.entries(modules)) {
     const id = registryModuleId(m);
     const facts = id === undefined ? undefined : factsOf(id);
@@ -187,6 +211,11 @@ export interface PinnedModules {
   readonly problems: PlanProblem[];
   /** The models the registry lists for the versions the modules will run. */
   readonly providedModels: ReadonlySet<string>;
+  /**
+   * What {@link runningVersions} finds for a view of these modules (on the same machine), from
+   * the registry facts read for them; undefined when the view names a registry module they do not.
+   */
+  readonly runningIn: (view: JsonValue | undefined) => JsonObject | undefined;
 }
 
 /** One module entry as it will run, the pin it takes and what planning found of it. */
@@ -214,6 +243,14 @@ export async function pinModules(
   const ids = modules.map(registryModuleId).filter((id): id is string => id !== undefined);
   const factsOf = ids.length === 0 ? () => undefined : await registryFactsOf(ctx, ids);
   const each = modules.map((raw) => pinModule(config, raw, factsOf, priorPins, machine));
+  const runningIn = (view: JsonValue | undefined): JsonObject | undefined => {
+    const viewed = modulesOfView(view);
+    for (const m of Object.values(viewed)) {
+      const id = registryModuleId(m);
+      if (id !== undefined && !ids.includes(id)) return undefined;
+    }
+    return runningFrom(viewed, factsOf, machine.server);
+  };
   const pins: Record<string, string> = {};
   for (const m of each) if (m.pin) pins[m.pin.name] = m.pin.version;
   return {
@@ -222,6 +259,7 @@ export async function pinModules(
     notes: [...each.flatMap((m) => m.notes), ...unmatchedServerAcknowledgments(machine, each)],
     problems: each.flatMap((m) => m.problems),
     providedModels: providedModels(each, factsOf, machine.server),
+    runningIn,
   };
 }
 

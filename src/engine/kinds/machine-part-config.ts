@@ -20,7 +20,7 @@ import { configView } from './machine-config-view';
 import { resolvedConfigChecks, type ConfigRules } from './machine-fragments';
 import { importsFragments } from '../fragment-fetch';
 import { deployedModelsOf, waitingModel, withDeployedModels, type DeployedModel } from './machine-models';
-import { partViamServer, pinModules, pinsOf } from './machine-modules';
+import { partViamServer, pinModules, pinsOf, runningVersions } from './machine-modules';
 import { missingPackageProblem, missingPackages, packageEntries } from './machine-packages';
 import { withSecretEnv } from './machine-secrets';
 import { heldReloadMessage, withHeldReloads } from '../../domain/module-reload';
@@ -40,6 +40,8 @@ export interface PartConfigAttributes {
 export interface DesiredPartConfig {
   readonly config: JsonObject;
   readonly pins: Record<string, string>;
+  /** The version each registry module of `config` runs, by its key there (see runningVersions). */
+  readonly running: JsonObject;
   readonly notes: PlanNote[];
   readonly problems: PlanProblem[];
 }
@@ -77,9 +79,12 @@ export async function desirePartConfig(
     path: childPath('config.modules', r.module),
     message: heldReloadMessage(r),
   }));
+  const view = configView(desired);
   return {
-    config: configView(desired),
+    config: view,
     pins: pinned.pins,
+    // The registry facts pinning read serve the view's modules, unless a held reload names another.
+    running: pinned.runningIn(view) ?? (await runningVersions(ctx, view, server)),
     notes: [...checked.notes, ...pinned.notes, ...packages.notes, ...reloadNotes],
     problems: [...assembled.problems, ...checked.problems, ...pinned.problems, ...packages.problems, ...sizeProblems(name, desired)],
   };

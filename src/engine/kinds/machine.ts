@@ -202,8 +202,7 @@ export const machineKind: ResourceKind<typeof machineDeclaration, MachineView> =
       view.health_analysis = structuredClone(attributes.health_analysis);
     }
 
-    const server = await partViamServer(ctx, prior?.ids.part_id);
-    return { view, private: { pins }, notes, problems, kindData: { running: await runningVersions(ctx, view.config, server) } };
+    return { view, private: { pins }, notes, problems, kindData: { running: desired.running } };
   },
 
   async observe(ctx, entry): Promise<Observation<MachineView> | undefined> {
