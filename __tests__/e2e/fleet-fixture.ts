@@ -257,3 +257,14 @@ export async function newAdoptionProject(prefix: string, name: string): Promise<
   await fs.writeFile(path.join(dir, 'package.json'), JSON.stringify({ name, private: true, dependencies: { cdktf: '*', fleetform: '*' } }));
   return dir;
 }
+
+/** The id of the training job a run going on now (an apply) submitted, once it has. */
+export async function submittedTrainingJob(p: EmulatorProject, deadlineMs = 120_000): Promise<string> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const [job] = await p.client.mlTrainingClient.listTrainingJobs(p.credentials.organizationId);
+    if (job) return job.id;
+    if (Date.now() > until) throw new Error('the run submitted no training job');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

@@ -4,7 +4,8 @@ import { App, TerraformStack } from 'cdktf';
 import { Dataset, FleetProvider, Machine, MlModel, ModelType, ModularResource, Module, TrainingJob } from '../../src';
 import { EmulatorService } from '../../src/api/emulator-control';
 import type { ClockMode } from '../../src/emulator';
-import { openEmulatorProject, type EmulatorProject } from './fleet-fixture';
+import { TrainingStatus } from '../../src/domain';
+import { openEmulatorProject, submittedTrainingJob, type EmulatorProject } from './fleet-fixture';
 
 jest.setTimeout(120_000);
 
@@ -70,17 +71,6 @@ interface PlanJson {
   resource_changes: { address: string; notes: { message: string; value?: unknown }[] }[];
 }
 
-/** The id of the training job an apply running now submitted, once it has. */
-async function submittedJob(deadlineMs = 60_000): Promise<string> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    const [job] = await p.client.mlTrainingClient.listTrainingJobs(p.credentials.organizationId);
-    if (job) return job.id;
-    if (Date.now() > until) throw new Error('the apply submitted no training job');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
 interface StatusJson {
   machines: { machine: string; health: string; packages?: { name: string; version: string; state: string }[] }[];
   trainingJobs?: { address: string; model: string; status: string; trainingSeconds?: number }[];
@@ -107,7 +97,8 @@ test('apply --wait-for-training submits the job, waits for it, deploys the model
   const apply = await p.run('apply', '--auto-approve', '--wait-for-training', '1m');
   expect(apply.stdout + apply.stderr).toContain('Apply complete!');
   expect(apply.code).toBe(0);
-  expect(apply.stderr).toMatch(/machine inspector-\d waits for model box-detector@3: training job \S+ is/);
+  // The job's create waits for it to end, saying how it goes: the machines then find the model in the registry.
+  expect(apply.stderr).toMatch(/training job \S+ for model box-detector@3 is TRAINING_STATUS_(PENDING|IN_PROGRESS) \(\d+s of 60s\)/);
   const organizationId = p.credentials.organizationId;
   for (const name of ['inspector-1', 'inspector-2']) {
     expect(await storedPackages(name)).toEqual([
@@ -179,7 +170,7 @@ test("a job that fails while apply waits for it is the apply's error, with the j
   await open('frozen');
   synthTrainAndDeploy();
   const applying = p.run('apply', '--auto-approve', '--wait-for-training', '2m');
-  const id = await submittedJob();
+  const id = await submittedTrainingJob(p);
   await p.client.clientFor(EmulatorService).failTrainingJob({ id, message: 'loss diverged' });
   const apply = await applying;
   expect(apply.code).toBe(1);
@@ -187,6 +178,23 @@ test("a job that fails while apply waits for it is the apply's error, with the j
   expect(said).toContain(`training job ${id} for model box-detector@3 is TRAINING_STATUS_FAILED: loss diverged`);
   expect(said).toContain(`the last lines training job ${id} logged:`);
   expect(said).toMatch(/\n {2,}\S+ \S+ error training failed: loss diverged\n/);
+  expect(await p.client.appClient.listMachines(p.credentials.locationId)).toEqual([]);
+});
+
+test('a job canceled before it trained is an error at plan and apply naming the job; no machine gets the model', async () => {
+  await open('frozen');
+  synthTrainAndDeploy();
+  expect((await p.run('apply', '--auto-approve')).code).toBe(1);
+  const id = await jobId();
+  await p.client.mlTrainingClient.cancelTrainingJob(id);
+  await p.client.clientFor(EmulatorService).advanceTrainingJob({ id, toEnd: true });
+  expect((await p.client.mlTrainingClient.getTrainingJob(id)).status).toBe(TrainingStatus.CANCELED);
+  const plan = await p.run('plan');
+  expect(plan.code).toBe(1);
+  expect(plan.stdout + plan.stderr).toContain(`training job ${id} for model box-detector@3 is TRAINING_STATUS_CANCELED`);
+  const apply = await p.run('apply', '--auto-approve', '--wait-for-training', '1m');
+  expect(apply.code).toBe(1);
+  expect(apply.stdout + apply.stderr).toContain(`training job ${id} for model box-detector@3 is TRAINING_STATUS_CANCELED`);
   expect(await p.client.appClient.listMachines(p.credentials.locationId)).toEqual([]);
 });
 

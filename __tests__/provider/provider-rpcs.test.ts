@@ -248,11 +248,15 @@ test('GetProviderSchema: every kind, required/optional/computed/sensitive as dec
     tags: 'required',
     retain_on_delete: 'optional computed',
     id: 'computed',
+    status: 'computed',
+    trained_version: 'computed',
+    error_message: 'computed',
+    log_tail: 'computed',
   });
   expect(schema.resourceSchemas[MACHINE]?.version).toBe(0n);
   expect(typeOf('fleetform_training_job')).toEqual([
     'object',
-    expect.objectContaining({ tags: ['list', 'string'], retain_on_delete: 'bool' }),
+    expect.objectContaining({ tags: ['list', 'string'], retain_on_delete: 'bool', log_tail: ['list', 'string'] }),
   ]);
   expect(flags('fleetform_custom_training_job')).toMatchObject({ arguments: 'optional computed' });
   expect(schema.provider?.block?.attributes.map((a) => a.name)).toEqual([
@@ -261,13 +265,21 @@ test('GetProviderSchema: every kind, required/optional/computed/sensitive as dec
     'endpoint',
     'api_key_id',
     'api_key',
+    'wait_for_training',
   ]);
   expect(schema.serverCapabilities?.planDestroy).toBe(true);
 });
 
 const PROVIDER_TYPE: TerraformType = [
   'object',
-  { organization_id: 'string', location_id: 'string', endpoint: 'string', api_key_id: 'string', api_key: 'string' },
+  {
+    organization_id: 'string',
+    location_id: 'string',
+    endpoint: 'string',
+    api_key_id: 'string',
+    api_key: 'string',
+    wait_for_training: 'string',
+  },
 ];
 
 test('ValidateProviderConfig accepts a block (unknowns too) and reports undecodable bytes', async () => {

@@ -277,8 +277,39 @@ const trainingJobCommon = {
   },
 } as const;
 
-/** The job id, last in both kinds' tables. */
-const jobId = { schema: z.string(), description: 'Id the service assigns to the job.', computed: 'always' } as const;
+/**
+ * What the service says of a job as it runs, last in both kinds' tables: its id, its status,
+ * the model version it trained (once it has), and why it failed.
+ */
+const jobOutcome = {
+  id: { schema: z.string(), description: 'Id the service assigns to the job.', computed: 'always' },
+  status: {
+    schema: z.string(),
+    description:
+      'Status of the job as last read, e.g. `TRAINING_STATUS_IN_PROGRESS`, `TRAINING_STATUS_COMPLETED`, `TRAINING_STATUS_FAILED`, `TRAINING_STATUS_CANCELED`.',
+    computed: 'always',
+    observed: true,
+  },
+  trained_version: {
+    schema: z.string(),
+    description:
+      'The model version the job trained, in the registry as `<organization id>/<model name>`: set once the job completed, null before and when it failed or was canceled (a package version to deploy).',
+    computed: 'always',
+    observed: true,
+  },
+  error_message: {
+    schema: z.string(),
+    description: "The service's error for a job that failed or was canceled; null otherwise.",
+    computed: 'always',
+    observed: true,
+  },
+  log_tail: {
+    schema: z.array(z.string()),
+    description: 'The last lines a failed job logged (`<time> <level> <message>`), oldest first; null otherwise.',
+    computed: 'always',
+    observed: true,
+  },
+} as const;
 
 /** A job on the service's built-in trainer. */
 export const trainingJobResource = declareResource({
@@ -296,7 +327,7 @@ export const trainingJobResource = declareResource({
       serviceChoosesWhen: 'MODEL_FRAMEWORK_UNSPECIFIED',
     },
     tags: { schema: z.array(z.string()), description: 'Labels to train the model on (at least one).' },
-    id: jobId,
+    ...jobOutcome,
   },
 });
 
@@ -321,7 +352,7 @@ export const customTrainingJobResource = declareResource({
       serviceDefault: "empty: the service's choice",
       serviceChoosesWhen: '',
     },
-    id: jobId,
+    ...jobOutcome,
   },
 });
 

@@ -43,6 +43,12 @@ export interface AttributeDeclaration<S extends z.ZodType = z.ZodType> {
    * to it, as known after apply.
    */
   readonly changesOnUpdate?: true;
+  /**
+   * Only for an attribute computed `always`: the service changes it on its own, between
+   * writes (a training job's status), so every read of the object refreshes it and a plan
+   * that writes the object shows it as known after apply.
+   */
+  readonly observed?: true;
 }
 
 export type AttributeDeclarations = { readonly [name: string]: AttributeDeclaration };

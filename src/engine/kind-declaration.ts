@@ -48,6 +48,8 @@ export interface AttributeFacts {
   readonly ignoredForChanges: boolean;
   /** A new value at every update of the object (see AttributeDeclaration.changesOnUpdate). */
   readonly changesOnUpdate?: true;
+  /** Changed by the service on its own, refreshed at every read (see AttributeDeclaration.observed). */
+  readonly observed?: true;
 }
 
 /** The strict zod object of the attributes code gives. */
@@ -175,6 +177,7 @@ function factsOf(type: string, name: string, a: AttributeDeclaration): Attribute
     ...(a.serviceChoosesWhen !== undefined ? { serviceChoosesWhen: a.serviceChoosesWhen } : {}),
     ignoredForChanges: a.ignoredForChanges === true,
     ...(a.changesOnUpdate === true && a.computed === 'always' ? { changesOnUpdate: true as const } : {}),
+    ...(a.observed === true && a.computed === 'always' ? { observed: true as const } : {}),
   };
 }
 

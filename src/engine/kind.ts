@@ -36,6 +36,8 @@ export interface Observation<View extends JsonObject = JsonObject> {
   readonly facts: Readonly<Record<string, string>>;
   /** What the kind worked out from the object for its own judge (not shown, not stored). */
   readonly kindData?: JsonObject;
+  /** The attributes the service changes on its own (declared `observed`), as read now; null for one it has no value of. */
+  readonly observed?: JsonObject;
 }
 
 /** The desired value of one resource, as its kind normalizes it. */

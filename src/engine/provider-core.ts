@@ -10,6 +10,7 @@ export {
   type Desired,
   type KindContext,
   type KindRegistry,
+  type Observation,
   type PlanNote,
   type PlanProblem,
   type ResourceKind,

@@ -1,4 +1,5 @@
 import type { ServiceClient } from '../api/client';
+import { parseDuration } from '../domain/duration';
 import type { Target, TerraformType } from '../engine/provider-core';
 import { Schema, Schema_Attribute, Schema_Block } from './protocol/generated/tfplugin6/tfplugin6_pb';
 import type { TerraformObject } from './values/terraform-value';
@@ -10,6 +11,8 @@ export interface ProviderBlock {
   readonly endpoint?: string;
   readonly apiKeyId?: string;
   readonly apiKey?: string;
+  /** How long an apply waits for training, as `fleetform apply --wait-for-training` takes it. */
+  readonly waitForTraining?: string;
 }
 
 /** A connected service; `defaults` names the embedded emulator's organization and location. */
@@ -54,7 +57,19 @@ const BLOCK_ATTRIBUTES: readonly BlockAttribute[] = [
   },
   { name: 'api_key_id', key: 'apiKeyId', env: 'FLEETFORM_API_KEY_ID', description: 'Id of the API key of an organization owner.' },
   { name: 'api_key', key: 'apiKey', env: 'FLEETFORM_API_KEY', description: 'The API key of an organization owner.', sensitive: true },
+  {
+    name: 'wait_for_training',
+    key: 'waitForTraining',
+    env: 'FLEETFORM_WAIT_FOR_TRAINING',
+    description:
+      'How long an apply waits for a training job it submits to end (so its status and trained_version are final), and a machine for the model version it deploys, e.g. `10m`; unset: no wait, and a machine deploying a model still training fails its apply saying so.',
+  },
 ];
+
+/** The run settings a provider block gives: its training wait in milliseconds (0: none). */
+export function trainingWaitOf(block: ProviderBlock): number {
+  return block.waitForTraining === undefined ? 0 : parseDuration(block.waitForTraining, 'wait_for_training');
+}
 
 export const PROVIDER_BLOCK_TYPE: TerraformType = ['object', Object.fromEntries(BLOCK_ATTRIBUTES.map((a) => [a.name, 'string' as const]))];
 

@@ -12,7 +12,14 @@ import {
 import { engineAttributes, objectType } from './attributes';
 import { digestKey } from './write-only';
 import { attributePath, Diagnostics } from './diagnostics';
-import { PROVIDER_BLOCK_TYPE, providerBlock, providerBlockSchema, type Connect, type ProviderConnection } from './provider-block';
+import {
+  PROVIDER_BLOCK_TYPE,
+  providerBlock,
+  providerBlockSchema,
+  trainingWaitOf,
+  type Connect,
+  type ProviderConnection,
+} from './provider-block';
 import * as tf from './protocol/generated/tfplugin6/tfplugin6_pb';
 import type { ProviderHandlers } from './protocol/services';
 import { configAddress } from './config-address';
@@ -82,7 +89,7 @@ export function providerHandlers(options: {
         },
         connection.defaults,
       );
-      const ctx = kindContext(connection.client, target);
+      const ctx = kindContext(connection.client, target, { trainingWaitMs: trainingWaitOf(block) });
       const intents = options.intentsDir ? new CreateIntents(options.intentsDir, ctx.organizationId) : undefined;
       return { connection, ctx, key: digestKey(connection.apiKey), intents };
     })();
@@ -154,6 +161,8 @@ export function providerHandlers(options: {
       const diags = new Diagnostics();
       try {
         block = providerBlock(asObject(decodeMsgpack(req.config?.msgpack ?? new Uint8Array(), PROVIDER_BLOCK_TYPE)), options.env);
+        // A wait that is no duration is refused here, naming the setting, before any resource is planned.
+        trainingWaitOf(block);
         configured = undefined;
       } catch (err) {
         diags.failure(err, 'provider block');

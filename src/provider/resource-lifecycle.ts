@@ -23,6 +23,7 @@ import type { CreateIntents } from './create-intents';
 import { newSalt, stateEntry, type ResourcePrivate } from './resource-private';
 import { creationSalt, withoutWriteOnly, withWriteOnlyFrom } from './write-only';
 import { withReferenceDigest } from './secret-digests';
+import { observeWritten, withObserved } from './observed-attributes';
 import { unknownValue, UnknownValue, type TerraformObject, type TerraformValue } from './values/terraform-value';
 
 /** A resource's value in Terraform's state and the provider's record of it. */
@@ -50,6 +51,12 @@ function withServiceAttributes(kind: ResourceKind, planned: TerraformObject, app
     if (f.presence === 'computed') out[f.name] = terraformAttribute(f, applied.outputs[f.name] ?? applied.ids[f.name] ?? null);
   }
   return out;
+}
+
+/** The state of an object a write just made or changed: the service's own attributes, those it changes on its own read again. */
+async function writtenState(kind: ResourceKind, ctx: KindContext, planned: TerraformObject, applied: Applied): Promise<TerraformObject> {
+  const observation = await observeWritten(kind, ctx, applied, (a) => adoptedEntry(kind, a));
+  return withObserved(kind, withServiceAttributes(kind, planned, applied), observation);
 }
 
 /** The record of an object after a create, update or import: the view it was made to hold, secrets as digests. */
@@ -181,8 +188,8 @@ export async function planTerraformResource(
   if (requiresReplace.length > 0) {
     for (const f of Object.values(declaration.attributes)) if (f.presence === 'computed') plannedState[f.name] = unknownValue;
   } else if (!Object.keys(plannedState).every((name) => same(prior.state[name], plannedState[name]))) {
-    // An update: what the service renews at every update (a revision) is known only after it.
-    for (const f of Object.values(declaration.attributes)) if (f.changesOnUpdate) plannedState[f.name] = unknownValue;
+    // What the service renews at every update (a revision) or changes on its own (a status) is known only after it.
+    for (const f of Object.values(declaration.attributes)) if (f.changesOnUpdate || f.observed) plannedState[f.name] = unknownValue;
   }
   return { state: plannedState, requiresReplace, private: prior.private };
 }
@@ -356,7 +363,7 @@ export async function applyResource(
     const identity = kind.identity(desired.view);
     if (identity && intents) intents.record(kind.type, identity.key, applied.ids);
     return {
-      state: appliedState(withServiceAttributes(kind, planned, applied), salt),
+      state: appliedState(await writtenState(kind, ctx, planned, applied), salt),
       private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt, key),
     };
   }
@@ -373,7 +380,7 @@ export async function applyResource(
       });
       if (identity && intents) intents.record(kind.type, identity.key, applied.ids);
       return {
-        state: appliedState(withServiceAttributes(kind, planned, applied), salt),
+        state: appliedState(await writtenState(kind, ctx, planned, applied), salt),
         private: recordOf(applied, desired.view, desired.sensitivePaths, desired.private, salt, key),
       };
     } catch (err) {
@@ -397,7 +404,7 @@ export async function applyResource(
     prior.private.salt,
     key,
   );
-  return { state: appliedState(withServiceAttributes(kind, planned, applied), prior.private.salt), private: record };
+  return { state: appliedState(await writtenState(kind, ctx, planned, applied), prior.private.salt), private: record };
 }
 
 /**
@@ -419,13 +426,14 @@ export async function readResource(
   const secrets = viewSecretPaths(kind, observation.view, stored.private.sensitive_paths, current);
   if (stored.private.applied && jsonEqual(maskPaths(observation.view, secrets, stored.private.salt, key), stored.private.applied)) {
     // A secret an earlier layout kept in state leaves it at the first read.
-    if (!writeOnly) return { state: stored.state, private: record };
-    const state = { ...stored.state };
+    const refreshed = withObserved(kind, stored.state, observation);
+    if (!writeOnly) return { state: refreshed, private: record };
+    const state = { ...refreshed };
     for (const f of writeOnlyAttributes(kind.declaration)) state[f.name] = null;
     return { state, private: record };
   }
   const attributes = attributesOfView(kind, observation.view, current);
-  const state: TerraformObject = { ...stored.state };
+  const state: TerraformObject = withObserved(kind, stored.state, observation);
   for (const f of Object.values(kind.declaration.attributes)) {
     // What the service holds only stands for a value still to be given (a kept job's deleted dataset) leaves state's.
     if (f.presence !== 'computed' && f.name in attributes && !isEngineUnknown(attributes[f.name]))
@@ -464,7 +472,7 @@ export async function importResource(
   for (const f of Object.values(kind.declaration.attributes))
     state[f.name] = isEngineUnknown(attributes[f.name]) ? null : terraformAttribute(f, attributes[f.name]);
   const secrets = observedSecretPaths(kind, observation.view, attributes);
-  const withIds = withServiceAttributes(kind, state, applied);
+  const withIds = withObserved(kind, withServiceAttributes(kind, state, applied), observation);
   return {
     state: withoutWriteOnly(kind.declaration, withIds, { ...withIds }, key, salt, writeOnly),
     private: { ...recordOf(applied, observation.view, secrets, {}, salt, key), version: observation.version },

@@ -129,7 +129,8 @@ async function inRegistry(ctx: KindContext, entry: PackageConfig): Promise<boole
   return (await ctx.client.packagesClient.getPackage(entry.package, entry.version ?? 'latest', 'ml_model')) !== undefined;
 }
 
-const POLL_MS = 1000;
+/** How often a wait for a training job reads it again. */
+export const POLL_MS = 1000;
 /** How often a wait whose job's status is unchanged says it still waits. */
 const REPORT_EVERY_MS = 15_000;
 

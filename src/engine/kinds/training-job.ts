@@ -26,6 +26,7 @@ import { defineKind, ignoredForChangesOf, keepServiceChoices, type KindDeclarati
 import type { StateEntry } from '../state/schema';
 import { datasetMemoKey, readDataset } from './dataset';
 import { unlessNotFound } from './not-found';
+import { awaitJobEnd, jobOutcome } from './training-job-outcome';
 import { jobLogTailData, jobLogTailOf, logTailNote, readJobLogTail } from './training-log-tail';
 
 export const trainingJobDeclaration = defineKind(trainingJobResource);
@@ -221,8 +222,9 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
       const facts: Record<string, string> = { status: trainingStatusName(job.status), job_id: job.id, ...chosen, ...trained };
       if (job.errorStatus?.message) facts.error = job.errorStatus.message;
       const version = `${job.status}:${job.lastModified?.toISOString() ?? ''}`;
-      if (job.status !== TrainingStatus.FAILED) return { view, version, facts };
-      return { view, version, facts, kindData: { log_tail: jobLogTailData(await readJobLogTail(ctx, job.id)) } };
+      if (job.status !== TrainingStatus.FAILED) return { view, version, facts, observed: jobOutcome(job, undefined) };
+      const tail = await readJobLogTail(ctx, job.id);
+      return { view, version, facts, kindData: { log_tail: jobLogTailData(tail) }, observed: jobOutcome(job, tail) };
     },
 
     judge({ current, desired, observation, prior, replaceReasons }): Judgement {
@@ -257,9 +259,15 @@ function trainingKind<D extends KindDeclaration<z.ZodObject, JobView>>(flavour: 
       return { problems, notes };
     },
 
-    async create(ctx, desired): Promise<Applied> {
+    async create(ctx, desired, checkpoint): Promise<Applied> {
       const id = await flavour.submit(ctx, desired);
-      return { ids: { id }, outputs: { id } };
+      const submitted: Applied = { ids: { id }, outputs: { id } };
+      // A run that waits for training waits here too (the job recorded first), so what the job trained is known when its create ends.
+      if ((ctx.trainingWaitMs ?? 0) > 0) {
+        await checkpoint(submitted);
+        await awaitJobEnd(ctx, id, `${desired.model_name}@${desired.model_version}`);
+      }
+      return submitted;
     },
 
     async update(_ctx, entry): Promise<Applied> {
