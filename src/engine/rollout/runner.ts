@@ -6,7 +6,15 @@
  * with it.
  */
 import { ServiceError, type ServiceClient } from '../../api/client';
-import { abortReason, stepGate, waveVerdict, type GateTrack, type HealthVerdict, type RolloutPlan } from '../../domain/rollout';
+import {
+  abortReason,
+  stepGate,
+  waveVerdict,
+  type GateTrack,
+  type HealthVerdict,
+  type RolloutPlan,
+  type RolloutWaveMachine,
+} from '../../domain/rollout';
 import { isHeldByMaintenanceWhy } from '../../domain/maintenance';
 import { errorMessage as message } from '../../domain/errors';
 import { heldOrJudged } from '../health/wait-healthy';
@@ -23,7 +31,7 @@ import { plannedConfig } from './plan';
 import { isObject } from '../../domain/json-value';
 import { mapLimited } from '../map-limited';
 import { holdBeforeWave, runSteps, systemClock, writePaced, type PaceState, type RolloutClock, type WaveHold } from './pacing';
-import { withLateJoiners } from './late-joiners';
+import { placeJoiners, withLateJoiners } from './late-joiners';
 import { runnerWaveAnalysis } from './analysis-run';
 import { serviceSignals, type AnalysisSignals } from '../health/analysis-signals';
 
@@ -76,6 +84,11 @@ export interface RolloutStage {
   write(targets: readonly MachineOutcome[], state: State): Promise<ReadonlyMap<string, StageWrite>>;
   /** Puts back every machine written (each outcome says how it went). */
   rollBack(written: readonly Written[], plan: RolloutPlan): Promise<void>;
+  /**
+   * Asked at each wave boundary: the machines that started to need this rollout since it
+   * began (none of `known`), each kept on what it ran until its wave writes it.
+   */
+  joiners?(state: State, known: ReadonlySet<string>): Promise<readonly RolloutWaveMachine[]>;
 }
 
 /** What the rollout changed on one machine: enough to write it back. */
@@ -124,7 +137,9 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
   const { source, events, resume } = input;
   const stage = input.stage ?? stackStage(input);
   const toRun = wavesToRun(input);
-  const plan = { ...(resume?.plan ?? input.plan), waves: toRun.waves };
+  // Each wave's machines are its own: machines found to join at a boundary are added to them.
+  const runWaves = toRun.waves.map((w) => ({ ...w, machines: [...w.machines] }));
+  const plan = { ...(resume?.plan ?? input.plan), waves: runWaves };
   const clock = input.clock ?? systemClock;
   const steps = runSteps(plan.policy, plan.waves);
   const { policy } = plan;
@@ -223,9 +238,25 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
     return true;
   };
 
+  /** Machines that started to need the rollout since it began join it where the policy puts late joiners. */
+  const admitJoiners = async (number: number): Promise<void> => {
+    if (!stage.joiners) return;
+    const known = new Set(runWaves.flatMap((w) => w.machines.map((m) => m.address)));
+    const found = await stage.joiners(await input.readState(), known);
+    if (found.length === 0) return;
+    const sides = runWaves.map((w, k) => ({ planned: w.machines, outcomes: waves[k]?.machines ?? [] }));
+    const joined = placeJoiners(sides, found, policy, number, new Date().toISOString());
+    if (joined.length === 0) return;
+    journal.late_joiners = [...(journal.late_joiners ?? []), ...joined];
+    journal.plan = journalPlan(plan);
+    for (const j of joined) events({ type: 'joined', rollout: name, wave: j.wave, machine: j.name });
+    await save();
+  };
+
   for (const [i, wave] of waves.entries()) {
     const number = i + 1;
     if (number < startWave) continue;
+    await admitJoiners(number);
     held = await holdBeforeWave({
       policy,
       steps: steps[i],
