@@ -55,6 +55,8 @@ export interface FragmentFleetShape {
   readonly version: string;
   /** The fragment's rollout; its canary wave is machine `canary` when given. */
   readonly rollout?: Omit<RolloutProps, 'waves' | 'fragment'> & { readonly canary?: number; readonly waves: RolloutProps['waves'] };
+  /** Another machine of the stack, importing the fragment at its latest revision or not at all. */
+  readonly other?: { readonly name: string; readonly imports: boolean };
 }
 
 /**
@@ -75,6 +77,10 @@ export function synthFragmentFleet(outdir: string, shape: FragmentFleetShape): v
   const machines = names.map((name, i) =>
     new Machine(stack, name, { name }).useFragment(rig, i < names.length - 1 ? { version: 'stable' } : {}),
   );
+  if (shape.other) {
+    const other = new Machine(stack, shape.other.name, { name: shape.other.name });
+    if (shape.other.imports) other.useFragment(rig);
+  }
   if (shape.rollout) {
     const { canary, waves, ...rest } = shape.rollout;
     const first = canary === undefined ? [] : [{ machines: [machines[canary] as Machine] }];
@@ -121,8 +127,14 @@ export async function settleRolloutFleet(
  * on every machine (one apply, no rollout: the tag follows, pins are lifted), then waits
  * until `fleetform status` shows each machine healthy on the fragment's current revision.
  */
-export async function settleFragmentFleet(p: EmulatorProject, machines: number, version: string, deadlineMs = 60_000): Promise<void> {
-  synthFragmentFleet(p.outdir, { machines, version });
+export async function settleFragmentFleet(
+  p: EmulatorProject,
+  machines: number,
+  version: string,
+  deadlineMs = 60_000,
+  other?: FragmentFleetShape['other'],
+): Promise<void> {
+  synthFragmentFleet(p.outdir, { machines, version, ...(other ? { other } : {}) });
   const apply = await p.run('apply', '--auto-approve');
   if (apply.code !== 0) throw new Error(`settling the fragment at ${version} failed: ${apply.stdout}${apply.stderr}`);
   const id = (await p.backend().read('fleet')).resources['fleetform_fragment.rig']?.ids.id ?? '';

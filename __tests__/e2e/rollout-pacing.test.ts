@@ -198,3 +198,57 @@ test('a schedule: nothing is written before notBefore; at stopBy the rollout pau
   // What was written before the stop was not written again.
   for (const n of written) expect(end.get(n)).toBe(cut.get(n));
 });
+
+/** A rollout of 4 machines whose writes start at `notBefore`, one a second, and whose schedule stops 1.5 s later. */
+function stoppingRollout(
+  waves: NonNullable<RolloutFleetShape['rollout']>['waves'],
+  atStop: 'finish-wave' | 'rollback',
+): { rollout: NonNullable<RolloutFleetShape['rollout']>; notBefore: number; stopBy: number } {
+  // The apply waits for notBefore; stopBy lets the first two writes through, not a third.
+  const notBefore = Date.now() + 10_000;
+  const stopBy = notBefore + 1500;
+  const schedule = { notBefore: new Date(notBefore), stopBy: new Date(stopBy), atStop };
+  return { rollout: { waves, gate, rate: { perMinute: 60 }, schedule }, notBefore, stopBy };
+}
+
+test('atStop finish-wave: the wave the stop came in is written and gated to its end, then the rollout pauses before the next', async () => {
+  await settleRolloutFleet(p, 4, '~1.2', '1.2.5');
+  const before = await writeTimes(pickerNames(4));
+  const { rollout, stopBy } = stoppingRollout([{ count: 3 }, { fraction: 1 }], 'finish-wave');
+  synthRolloutFleet(p.outdir, { machines: 4, policy: '~1.3', rollout });
+  const stopped = await p.run('apply', '--auto-approve');
+  expect(stopped.code).toBe(0);
+  expect(stopped.stdout).toContain('rollout careful: wave 1 passed');
+  expect(stopped.stdout).toContain(`the schedule's stopBy ${new Date(stopBy).toISOString()} passed (atStop finish-wave)`);
+  expect(stopped.stdout).toContain('Rollout careful paused at wave 2 of 2');
+  const cut = await writeTimes(pickerNames(4));
+  const wave1 = (await wavesOfStatus())[0] ?? [];
+  expect(wave1).toHaveLength(3);
+  // The wave went on past its stop: its last write came after stopBy; the next wave's machine was not written.
+  expect(Math.max(...wave1.map((n) => cut.get(n) ?? 0))).toBeGreaterThanOrEqual(stopBy);
+  const rest = pickerNames(4).filter((n) => !wave1.includes(n));
+  for (const n of rest) expect(cut.get(n)).toBe(before.get(n));
+  expect((await p.runBare('rollout', 'status')).stdout).toMatch(/Rollout careful \(stack fleet\): paused, wave 2 of 2/);
+
+  expect((await p.runBare('rollout', 'resume', 'fleet')).code).toBe(0);
+  const done = await p.run('apply', '--auto-approve');
+  expect(done.stdout).toMatch(/Rollout careful: completed/);
+  await runningUntil(pickerNames(4), '1.3.0');
+});
+
+test('atStop rollback: at the stop the rollout stops and writes back every machine it wrote; the rest are never written', async () => {
+  await settleRolloutFleet(p, 4, '~1.2', '1.2.5');
+  const before = await writeTimes(pickerNames(4));
+  const { rollout, stopBy } = stoppingRollout([{ fraction: 1 }], 'rollback');
+  synthRolloutFleet(p.outdir, { machines: 4, policy: '~1.3', rollout });
+  const stopped = await p.run('apply', '--auto-approve');
+  expect(stopped.stdout).toContain(`the schedule's stopBy ${new Date(stopBy).toISOString()} passed (atStop rollback)`);
+  expect(stopped.stdout).toMatch(/Rollout careful stopped in wave 1 of 1/);
+  const rolledBack = [...stopped.stdout.matchAll(/rollout careful: (picker-\d) rolled back: back on the config it had/g)].map((m) => m[1]);
+  expect(rolledBack.length).toBeGreaterThanOrEqual(1);
+  expect(rolledBack.length).toBeLessThan(4);
+  const after = await writeTimes(pickerNames(4));
+  for (const n of pickerNames(4).filter((x) => !rolledBack.includes(x))) expect(after.get(n)).toBe(before.get(n));
+  await runningUntil(pickerNames(4), '1.2.5');
+  expect((await p.runBare('rollout', 'status')).stdout).toMatch(/Rollout careful \(stack fleet\): stopped, wave 1 of 1/);
+});

@@ -67,6 +67,7 @@ export async function abortRollout(input: AbortInput): Promise<{ journal: Rollou
       toRevision: fragment.to_revision ?? '',
       fromRevision: fragment.from_revision ?? '',
       follows,
+      tags: fragment.tags.map((t) => t.tag),
     });
     await stage.rollBack(written, journal.plan);
   } else

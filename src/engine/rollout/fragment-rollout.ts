@@ -42,6 +42,8 @@ export interface FragmentRun {
   readonly fragmentId: string;
   readonly from: string;
   journal: RolloutJournal;
+  /** The version each machine's import follows, by address: the plan's machines, and those that joined the waves since. */
+  readonly follows: Map<string, string>;
 }
 
 /** Says how the fragment's rollout goes, as a rollout event. */
@@ -70,7 +72,9 @@ export async function openFragmentRollout(
       hint: 'apply the fragment first; its next change rolls out',
     });
   const from = target.from_revision ?? (await env.client.appClient.getFragment(fragmentId)).fragment.revision;
-  const run: FragmentRun = { env, plan, target, fragmentId, from, journal: resume ?? firstJournal(plan, target, fragmentId, from) };
+  const follows = new Map(plan.waves.flatMap((w) => w.machines).map((m) => [m.address, m.follows ?? '']));
+  const journal = resume ?? firstJournal(plan, target, fragmentId, from);
+  const run: FragmentRun = { env, plan, target, fragmentId, from, journal, follows };
   if (!savesRevision) return run;
   await env.journals.write(run.journal);
   const unpinned = await pinLatestFollowers(run);
@@ -153,7 +157,6 @@ export function savedRevision(run: FragmentRun): string {
 /** How the waves write and put back machines: their imports pinned to the saved revision, and back. */
 export function pinningStage(run: FragmentRun): RolloutStage {
   const { env } = run;
-  const follows = new Map(run.plan.waves.flatMap((w) => w.machines).map((m) => [m.address, m.follows ?? '']));
   return fragmentStage({
     client: env.client,
     source: env.source,
@@ -162,7 +165,8 @@ export function pinningStage(run: FragmentRun): RolloutStage {
     fragmentId: run.fragmentId,
     toRevision: savedRevision(run),
     fromRevision: run.from,
-    follows,
+    follows: run.follows,
+    tags: run.target.tags.map((t) => t.tag),
   });
 }
 
@@ -226,7 +230,10 @@ export async function liftPins(
 ): Promise<Array<{ address: string; error: FragmentRolloutError }>> {
   const { env, fragmentId, target } = run;
   if (outcome.fragment) outcome.fragment.tags_moved = true;
-  const machines = run.plan.waves.flatMap((w) => w.machines);
+  // The waves as they ran: with the machines that joined them.
+  const machines = outcome.waves
+    .flatMap((w) => w.machines)
+    .map((m) => ({ address: m.address, name: m.machine, follows: run.follows.get(m.address) ?? '' }));
   const skipped = new Set(
     outcome.waves
       .flatMap((w) => w.machines)

@@ -7,7 +7,9 @@
 import { ServiceError, type ServiceClient } from '../../api/client';
 import { errorMessage as message, FleetformError } from '../../domain/errors';
 import { isRevisionNumber } from '../../domain/fragments';
-import { importedVersion, withFragmentVersion, type RolloutPlan } from '../../domain/rollout';
+import { importedVersion, withFragmentVersion, type RolloutPlan, type RolloutWaveMachine } from '../../domain/rollout';
+import type { State, StateEntry } from '../state/schema';
+import { ROLLED_OUT_TYPE } from './plan';
 import { readFromOf } from '../kinds/machine-config-view';
 import { cachedServiceFetch, configRevision, revisionTime, type FragmentFetch } from '../fragment-fetch';
 import type { MachineStatusSource } from '../health/machine-status-source';
@@ -26,8 +28,10 @@ export interface FragmentStageInput {
   readonly toRevision: string;
   /** The revision machines ran before: a machine following the latest revision goes back to it. */
   readonly fromRevision: string;
-  /** The version each machine's import follows (`''` the latest revision, else a tag), by address. */
-  readonly follows: ReadonlyMap<string, string>;
+  /** The version each machine's import follows (`''` the latest revision, else a tag), by address; joiners are added. */
+  readonly follows: Map<string, string>;
+  /** The tags that name the new revision once every wave passed: an import following one joins, as one following the latest. */
+  readonly tags: readonly string[];
 }
 
 export interface Pinned {
@@ -76,11 +80,47 @@ function restoredVersion(follows: string, was: string, toRevision: string, fromR
   return was !== '' && was !== toRevision ? was : fromRevision;
 }
 
+/**
+ * The stack's machine that imports the fragment at its latest revision or at a tag the
+ * rollout moves, found outside the waves: it joins them. One following the latest revision
+ * (now the new one) is pinned to the revision the others run until its wave writes it; one
+ * following a tag runs the old revision until the tag moves.
+ */
+async function joinerOf(
+  input: FragmentStageInput,
+  address: string,
+  entry: StateEntry,
+  fetch: FragmentFetch,
+): Promise<RolloutWaveMachine | undefined> {
+  const partId = entry.ids.part_id;
+  if (!partId) return undefined;
+  const part = await input.client.appClient.getMachinePart(partId);
+  const follows = importedVersion(part.config as Record<string, unknown>, input.fragmentId);
+  if (follows === undefined || (follows !== '' && !input.tags.includes(follows))) return undefined;
+  if (follows === '') await pinImport(input.client, partId, input.fragmentId, input.fromRevision, undefined, fetch);
+  input.follows.set(address, follows);
+  const declared = entry.attributes?.name;
+  return { address, name: typeof declared === 'string' ? declared : part.name, follows };
+}
+
+/** The stack's machines that started to import the fragment (as the waves take it) since the rollout began. */
+async function findJoiners(
+  input: FragmentStageInput,
+  state: State,
+  known: ReadonlySet<string>,
+  fetch: FragmentFetch,
+): Promise<RolloutWaveMachine[]> {
+  const candidates = Object.entries(state.resources).filter(([address, e]) => e.type === ROLLED_OUT_TYPE && !known.has(address));
+  const found = await mapLimited(candidates, input.concurrency, ([address, entry]) => joinerOf(input, address, entry, fetch));
+  return found.filter((m): m is RolloutWaveMachine => m !== undefined);
+}
+
 export function fragmentStage(input: FragmentStageInput): RolloutStage {
   const { client, events, source } = input;
   const fetch = cachedServiceFetch(client.appClient);
   return {
     pending: () => true,
+    joiners: (state, known) => findJoiners(input, state, known, fetch),
     async write(targets, state) {
       const out = new Map<string, StageWrite>();
       await mapLimited(targets, input.concurrency, async (m) => {

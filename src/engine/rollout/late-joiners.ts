@@ -9,6 +9,7 @@ import type { RolloutPlan, RolloutPolicy, RolloutWaveMachine } from '../../domai
 import type { ResourceChange } from '../plan-model';
 import type { LateJoiner } from '../state/rollout-journal-pacing';
 import { ROLLED_OUT_TYPE } from './plan';
+import type { MachineOutcome } from './events';
 
 type Waves = RolloutPlan['waves'];
 
@@ -58,4 +59,36 @@ export function withCreatedMachines(rollout: RolloutPlan, changes: readonly Reso
   if (created.length === 0) return rollout;
   const machines = created.map((c) => ({ address: c.address, name: typeof c.after?.name === 'string' ? c.after.name : c.address }));
   return { ...rollout, waves: [...rollout.waves, { rule: JOINED_LATE_RULE, machines }] };
+}
+
+/** A wave of a run: its machines as planned and their outcomes (kept side by side). */
+export interface RunWave {
+  readonly planned: RolloutWaveMachine[];
+  readonly outcomes: MachineOutcome[];
+}
+
+/**
+ * Places machines found to join while the run is at wave `current` in the wave the policy
+ * puts late joiners in, beside its planned machines and outcomes; says where each went.
+ */
+export function placeJoiners(
+  waves: readonly RunWave[],
+  found: readonly RolloutWaveMachine[],
+  policy: RolloutPolicy,
+  current: number,
+  at: string,
+): LateJoiner[] {
+  const number = lateJoinerWave(policy.pacing?.late_joiners, current, waves.length);
+  const target = waves[number - 1];
+  if (!target) return [];
+  const known = new Set(waves.flatMap((w) => w.planned.map((m) => m.address)));
+  const joined: LateJoiner[] = [];
+  for (const m of found) {
+    if (known.has(m.address)) continue;
+    known.add(m.address);
+    target.planned.push(m);
+    target.outcomes.push({ machine: m.name, address: m.address, result: 'not reached' });
+    joined.push({ address: m.address, name: m.name, wave: number, at });
+  }
+  return joined;
 }
