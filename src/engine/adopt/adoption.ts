@@ -308,7 +308,6 @@ function planParts(
   const ids = new ConstructIds();
   const decls: PartDecl[] = [];
   const imports: { address: string; id: string }[] = [];
-  const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   for (const part of machine.parts.filter((p) => !p.mainPart).sort(byName)) {
     const what = `part ${part.name} (${part.id}) of machine ${machine.name}`;
     if (planning.managedAs(PART, part.id)) {
@@ -349,6 +348,239 @@ function isCanceled(job: TrainingJob): boolean {
   return job.status === TrainingStatus.CANCELED || job.status === TrainingStatus.CANCELING;
 }
 
+/** Orders by name, the order declarations are written in. */
+function byName(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** What planning an adoption gathers as it goes: the construct ids taken, what it adopts, skips and finds. */
+interface AdoptionRun {
+  readonly ids: ConstructIds;
+  managedAs(type: string, id: string): boolean;
+  readonly skipped: Skipped[];
+  readonly imports: { address: string; id: string }[];
+  readonly secrets: AdoptedSecret[];
+  readonly untouched: { machine: string; what: string[] }[];
+  readonly inventory: Inventory;
+}
+
+/** The run once the organization's fragments are planned, as machines import them. */
+interface MachinePlanning extends AdoptionRun {
+  /** The organization's fragments at their latest revision. */
+  readonly fragments: FragmentLookup;
+  readonly fragmentPlan: ReturnType<typeof planFragments>;
+}
+
+function startAdoption(inventory: Inventory, options: AdoptionOptions): AdoptionRun {
+  return {
+    ids: new ConstructIds(),
+    managedAs: (type, id) => options.managed.get(type)?.has(id) ?? false,
+    skipped: [],
+    imports: [],
+    secrets: [],
+    untouched: [],
+    inventory,
+  };
+}
+
+/** A `Fragment` per fragment of the organization (see planFragments), and how imports of them resolve. */
+function planOrganizationFragments(run: AdoptionRun): MachinePlanning {
+  const fragmentPlan = planFragments(run.inventory.fragments, {
+    ids: run.ids,
+    managedAs: run.managedAs,
+    skip: (what, reason) => run.skipped.push({ what, reason }),
+    adopt: (address, id) => run.imports.push({ address, id }),
+  });
+  return { ...run, fragments: latestFragments(run.inventory.fragments), fragmentPlan };
+}
+
+/** A `Location` per location, parents first; and how a machine refers to its location. */
+function planLocations(run: AdoptionRun): { locations: LocationDecl[]; locationRef: (id: string) => Reference } {
+  const locationConstruct = new Map<string, string>();
+  const locations: LocationDecl[] = [];
+  for (const l of parentsFirst(run.inventory.locations)) {
+    if (run.managedAs(LOCATION, l.id)) {
+      run.skipped.push({ what: `location ${l.name} (${l.id})`, reason: 'another stack manages it' });
+      continue;
+    }
+    const constructId = run.ids.take(l.name, 'location');
+    locationConstruct.set(l.id, constructId);
+    const parentConstruct = locationConstruct.get(l.parentLocationId);
+    locations.push({
+      constructId,
+      id: l.id,
+      name: l.name,
+      parent: l.parentLocationId === '' ? undefined : parentConstruct ? { construct: parentConstruct } : { id: l.parentLocationId },
+    });
+    run.imports.push({ address: `${LOCATION}.${constructId}`, id: l.id });
+  }
+  const locationRef = (id: string): Reference => {
+    const construct = locationConstruct.get(id);
+    return construct ? { construct } : { id };
+  };
+  return { locations, locationRef };
+}
+
+/** A machine planned, before machines alike share their config. */
+interface PendingMachine {
+  readonly machine: InventoryMachine;
+  readonly constructId: string;
+  readonly config: MachineConfigCode;
+  readonly imports: readonly ImportDecl[];
+  readonly parts: readonly PartDecl[];
+  readonly secrets: readonly SecretVariable[];
+  /** Machines with the same key share one config function. */
+  readonly key: string;
+  readonly acknowledged: readonly Acknowledgment[];
+}
+
+/** The machine with its main part's config and its other parts; undefined (and named as skipped) when it cannot be adopted. */
+function planMachine(machine: InventoryMachine, run: MachinePlanning): PendingMachine | undefined {
+  const label = `machine ${machine.name} (${machine.id})`;
+  const skip = (reason: string): undefined => {
+    run.skipped.push({ what: label, reason });
+    return undefined;
+  };
+  if (run.managedAs(MACHINE, machine.id)) return skip('another stack manages it');
+  const main = machine.parts.find((p) => p.mainPart);
+  if (!main) return skip('it has no main part');
+  const made = machineConfigCode(main.config, machine.name);
+  if (!made.ok) return skip(made.reason);
+  const parsed = importsCode(main.config);
+  const resolved = parsed.ok ? run.fragmentPlan.resolve(parsed.imports) : parsed;
+  if (!resolved.ok) return skip(resolved.reason);
+  const constructId = run.ids.take(machine.name, 'machine');
+  const left = made.untouched.map((s) => `config section "${s}"`);
+  const parts = planParts(machine, constructId, { ...run, untouched: left });
+  if (left.length > 0) run.untouched.push({ machine: machine.name, what: left });
+  const imported = resolved.imports.map((i) => withSecretVariables(i, machine.name, run.secrets));
+  run.imports.push({ address: `${MACHINE}.${constructId}`, id: machine.id }, ...parts.imports);
+  return {
+    machine,
+    constructId,
+    config: made.code,
+    imports: imported,
+    parts: parts.decls,
+    secrets: made.secrets,
+    key: sameConfigKey(made.code, made.secrets),
+    acknowledged: storedFailures(main, run.fragments, run.inventory),
+  };
+}
+
+/**
+ * Machines whose config is alike (two or more, not empty) share one block, their secrets read
+ * from one set of variables named after it; the others keep their config inline.
+ */
+function shareAlikeConfigs(pending: readonly PendingMachine[], run: AdoptionRun): { blocks: SharedBlock[]; blockOf: Map<string, number> } {
+  const groups = new Map<string, PendingMachine[]>();
+  for (const p of pending) groups.set(p.key, [...(groups.get(p.key) ?? []), p]);
+  const blocks: SharedBlock[] = [];
+  const blockOf = new Map<string, number>();
+  const functionNames = new Set<string>();
+  for (const [key, members] of groups) {
+    const first = members[0];
+    if (!first) continue;
+    if (members.length < 2 || isEmptyConfig(first.config)) {
+      for (const m of members) for (const s of m.secrets) run.secrets.push({ ...s, machine: m.machine.name });
+      continue;
+    }
+    const machineNames = members.map((m) => m.machine.name);
+    const functionName = blockFunctionName(machineNames, functionNames);
+    const renamed = renameSecrets(first.config, first.secrets, functionName.replace(/Config\d*$/, '') || functionName);
+    for (const s of renamed.secrets) run.secrets.push({ ...s, machine: machineNames.join(', ') });
+    blockOf.set(key, blocks.length);
+    blocks.push({ functionName, config: renamed.config, machines: machineNames });
+  }
+  return { blocks, blockOf };
+}
+
+/** A `Machine` per machine that can be adopted, and the blocks machines alike share. */
+function planMachines(run: MachinePlanning, locationRef: (id: string) => Reference): { machines: MachineDecl[]; blocks: SharedBlock[] } {
+  const pending: PendingMachine[] = [];
+  for (const machine of [...run.inventory.machines].sort(byName)) {
+    const planned = planMachine(machine, run);
+    if (planned) pending.push(planned);
+  }
+  const { blocks, blockOf } = shareAlikeConfigs(pending, run);
+  const machines = pending.map((p) => ({
+    constructId: p.constructId,
+    id: p.machine.id,
+    name: p.machine.name,
+    location: locationRef(p.machine.locationId),
+    config: blockOf.get(p.key) ?? p.config,
+    imports: p.imports,
+    parts: p.parts,
+    acknowledged: p.acknowledged,
+  }));
+  return { machines, blocks };
+}
+
+/** A `Dataset` per dataset of a type this version knows; and the construct of each dataset id. */
+function planDatasets(run: AdoptionRun): { datasets: DatasetDecl[]; datasetConstruct: Map<string, string> } {
+  const datasetConstruct = new Map<string, string>();
+  const datasets: DatasetDecl[] = [];
+  for (const d of [...run.inventory.datasets].sort(byName)) {
+    if (run.managedAs(DATASET, d.id)) {
+      run.skipped.push({ what: `dataset ${d.name} (${d.id})`, reason: 'another stack manages it' });
+      continue;
+    }
+    if (d.type === undefined) {
+      run.skipped.push({
+        what: `dataset ${d.name} (${d.id})`,
+        reason: `its type (number ${d.typeNumber}) is one this version of fleetform does not know`,
+      });
+      continue;
+    }
+    const constructId = run.ids.take(d.name, 'dataset');
+    datasetConstruct.set(d.id, constructId);
+    datasets.push({ constructId, id: d.id, name: d.name, type: d.type });
+    run.imports.push({ address: `${DATASET}.${constructId}`, id: d.id });
+  }
+  return { datasets, datasetConstruct };
+}
+
+/** A training job construct per job not canceled, its dataset referred to by construct when adopted too. */
+function planJobs(run: AdoptionRun, datasetConstruct: ReadonlyMap<string, string>): JobDecl[] {
+  const jobs: JobDecl[] = [];
+  const jobOrder = (a: TrainingJob, b: TrainingJob) =>
+    byName({ name: `${a.modelName}\u0000${a.modelVersion}` }, { name: `${b.modelName}\u0000${b.modelVersion}` });
+  for (const job of [...run.inventory.jobs].sort(jobOrder)) {
+    const what = `training job ${job.modelName} ${job.modelVersion} (${job.id})`;
+    const type = job.isCustomJob ? CUSTOM_JOB : JOB;
+    if (run.managedAs(type, job.id)) {
+      run.skipped.push({ what, reason: 'another stack manages it' });
+      continue;
+    }
+    if (isCanceled(job)) {
+      run.skipped.push({
+        what,
+        reason: `${job.status === TrainingStatus.CANCELED ? 'it was canceled' : 'it is being canceled'}: nothing of it is left to manage`,
+      });
+      continue;
+    }
+    const constructId = run.ids.take(`${job.modelName}-${job.modelVersion}`, 'job');
+    const construct = datasetConstruct.get(job.datasetId);
+    jobs.push({ constructId, dataset: construct ? { construct } : { id: job.datasetId }, job });
+    run.imports.push({ address: `${type}.${constructId}`, id: job.id });
+  }
+  return jobs;
+}
+
+/** A `DataPipeline` per data pipeline. */
+function planDataPipelines(run: AdoptionRun): DataPipelineDecl[] {
+  const dataPipelines: DataPipelineDecl[] = [];
+  for (const pipeline of [...(run.inventory.dataPipelines ?? [])].sort(byName)) {
+    if (run.managedAs(DATA_PIPELINE, pipeline.id)) {
+      run.skipped.push({ what: `data pipeline ${pipeline.name} (${pipeline.id})`, reason: 'another stack manages it' });
+      continue;
+    }
+    const constructId = run.ids.take(pipeline.name, 'pipeline');
+    dataPipelines.push({ constructId, pipeline });
+    run.imports.push({ address: `${DATA_PIPELINE}.${constructId}`, id: pipeline.id });
+  }
+  return dataPipelines;
+}
+
 /**
  * Turns an organization's inventory into declarations: a `Location` per location (parents
  * first), a `Fragment` per fragment of the organization with a `FragmentTag` per tag (see
@@ -360,196 +592,29 @@ function isCanceled(job: TrainingJob): boolean {
  * are skipped and named. Pure: no I/O.
  */
 export function planAdoption(inventory: Inventory, options: AdoptionOptions): Adoption {
-  const ids = new ConstructIds();
-  const managedAs = (type: string, id: string) => options.managed.get(type)?.has(id) ?? false;
-  const skipped: Skipped[] = [];
-  const imports: { address: string; id: string }[] = [];
-
-  const locationConstruct = new Map<string, string>();
-  const locations: LocationDecl[] = [];
-  for (const l of parentsFirst(inventory.locations)) {
-    if (managedAs(LOCATION, l.id)) {
-      skipped.push({ what: `location ${l.name} (${l.id})`, reason: 'another stack manages it' });
-      continue;
-    }
-    const constructId = ids.take(l.name, 'location');
-    locationConstruct.set(l.id, constructId);
-    const parentConstruct = locationConstruct.get(l.parentLocationId);
-    locations.push({
-      constructId,
-      id: l.id,
-      name: l.name,
-      parent: l.parentLocationId === '' ? undefined : parentConstruct ? { construct: parentConstruct } : { id: l.parentLocationId },
-    });
-    imports.push({ address: `${LOCATION}.${constructId}`, id: l.id });
-  }
-  const locationRef = (id: string): Reference => {
-    const construct = locationConstruct.get(id);
-    return construct ? { construct } : { id };
-  };
-
-  const fragments = latestFragments(inventory.fragments);
-  const fragmentPlan = planFragments(inventory.fragments, {
-    ids,
-    managedAs,
-    skip: (what, reason) => skipped.push({ what, reason }),
-    adopt: (address, id) => imports.push({ address, id }),
-  });
-
-  const secrets: AdoptedSecret[] = [];
-  const untouched: { machine: string; what: string[] }[] = [];
-  const pending: {
-    machine: InventoryMachine;
-    constructId: string;
-    config: MachineConfigCode;
-    imports: readonly ImportDecl[];
-    parts: readonly PartDecl[];
-    secrets: readonly SecretVariable[];
-    key: string;
-    acknowledged: readonly Acknowledgment[];
-  }[] = [];
-  const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  for (const machine of [...inventory.machines].sort(byName)) {
-    const label = `machine ${machine.name} (${machine.id})`;
-    if (managedAs(MACHINE, machine.id)) {
-      skipped.push({ what: label, reason: 'another stack manages it' });
-      continue;
-    }
-    const main = machine.parts.find((p) => p.mainPart);
-    if (!main) {
-      skipped.push({ what: label, reason: 'it has no main part' });
-      continue;
-    }
-    const made = machineConfigCode(main.config, machine.name);
-    if (!made.ok) {
-      skipped.push({ what: label, reason: made.reason });
-      continue;
-    }
-    const parsed = importsCode(main.config);
-    const resolved = parsed.ok ? fragmentPlan.resolve(parsed.imports) : parsed;
-    if (!resolved.ok) {
-      skipped.push({ what: label, reason: resolved.reason });
-      continue;
-    }
-    const constructId = ids.take(machine.name, 'machine');
-    const left = made.untouched.map((s) => `config section "${s}"`);
-    const parts = planParts(machine, constructId, { fragmentPlan, managedAs, skipped, secrets, untouched: left, fragments, inventory });
-    if (left.length > 0) untouched.push({ machine: machine.name, what: left });
-    const imported = resolved.imports.map((i) => withSecretVariables(i, machine.name, secrets));
-    pending.push({
-      machine,
-      constructId,
-      config: made.code,
-      imports: imported,
-      parts: parts.decls,
-      secrets: made.secrets,
-      key: sameConfigKey(made.code, made.secrets),
-      acknowledged: storedFailures(main, fragments, inventory),
-    });
-    imports.push({ address: `${MACHINE}.${constructId}`, id: machine.id });
-    imports.push(...parts.imports);
-  }
-
-  const groups = new Map<string, typeof pending>();
-  for (const p of pending) groups.set(p.key, [...(groups.get(p.key) ?? []), p]);
-  const blocks: SharedBlock[] = [];
-  const blockOf = new Map<string, number>();
-  const functionNames = new Set<string>();
-  for (const [key, members] of groups) {
-    const first = members[0];
-    if (!first) continue;
-    if (members.length < 2 || isEmptyConfig(first.config)) {
-      for (const m of members) for (const s of m.secrets) secrets.push({ ...s, machine: m.machine.name });
-      continue;
-    }
-    const machineNames = members.map((m) => m.machine.name);
-    const functionName = blockFunctionName(machineNames, functionNames);
-    // Machines alike in their secrets too read them from one set of variables, named after the block.
-    const renamed = renameSecrets(first.config, first.secrets, functionName.replace(/Config\d*$/, '') || functionName);
-    for (const s of renamed.secrets) secrets.push({ ...s, machine: machineNames.join(', ') });
-    blockOf.set(key, blocks.length);
-    blocks.push({ functionName, config: renamed.config, machines: machineNames });
-  }
-  const machines: MachineDecl[] = pending.map((p) => ({
-    constructId: p.constructId,
-    id: p.machine.id,
-    name: p.machine.name,
-    location: locationRef(p.machine.locationId),
-    config: blockOf.get(p.key) ?? p.config,
-    imports: p.imports,
-    parts: p.parts,
-    acknowledged: p.acknowledged,
-  }));
-
-  const datasetConstruct = new Map<string, string>();
-  const datasets: DatasetDecl[] = [];
-  for (const d of [...inventory.datasets].sort(byName)) {
-    if (managedAs(DATASET, d.id)) {
-      skipped.push({ what: `dataset ${d.name} (${d.id})`, reason: 'another stack manages it' });
-      continue;
-    }
-    if (d.type === undefined) {
-      skipped.push({
-        what: `dataset ${d.name} (${d.id})`,
-        reason: `its type (number ${d.typeNumber}) is one this version of fleetform does not know`,
-      });
-      continue;
-    }
-    const constructId = ids.take(d.name, 'dataset');
-    datasetConstruct.set(d.id, constructId);
-    datasets.push({ constructId, id: d.id, name: d.name, type: d.type });
-    imports.push({ address: `${DATASET}.${constructId}`, id: d.id });
-  }
-
-  const jobs: JobDecl[] = [];
-  const jobOrder = (a: TrainingJob, b: TrainingJob) =>
-    byName({ name: `${a.modelName}\u0000${a.modelVersion}` }, { name: `${b.modelName}\u0000${b.modelVersion}` });
-  for (const job of [...inventory.jobs].sort(jobOrder)) {
-    const what = `training job ${job.modelName} ${job.modelVersion} (${job.id})`;
-    const type = job.isCustomJob ? CUSTOM_JOB : JOB;
-    if (managedAs(type, job.id)) {
-      skipped.push({ what, reason: 'another stack manages it' });
-      continue;
-    }
-    if (isCanceled(job)) {
-      skipped.push({
-        what,
-        reason: `${job.status === TrainingStatus.CANCELED ? 'it was canceled' : 'it is being canceled'}: nothing of it is left to manage`,
-      });
-      continue;
-    }
-    const constructId = ids.take(`${job.modelName}-${job.modelVersion}`, 'job');
-    const construct = datasetConstruct.get(job.datasetId);
-    jobs.push({ constructId, dataset: construct ? { construct } : { id: job.datasetId }, job });
-    imports.push({ address: `${type}.${constructId}`, id: job.id });
-  }
-
-  const dataPipelines: DataPipelineDecl[] = [];
-  for (const pipeline of [...(inventory.dataPipelines ?? [])].sort(byName)) {
-    if (managedAs(DATA_PIPELINE, pipeline.id)) {
-      skipped.push({ what: `data pipeline ${pipeline.name} (${pipeline.id})`, reason: 'another stack manages it' });
-      continue;
-    }
-    const constructId = ids.take(pipeline.name, 'pipeline');
-    dataPipelines.push({ constructId, pipeline });
-    imports.push({ address: `${DATA_PIPELINE}.${constructId}`, id: pipeline.id });
-  }
-  const defaults = planDefaults(inventory, fragmentPlan, ids, { managedAs, skipped, imports });
-
+  // Construct ids are taken, and imports listed, in this order.
+  const run = startAdoption(inventory, options);
+  const { locations, locationRef } = planLocations(run);
+  const planning = planOrganizationFragments(run);
+  const { machines, blocks } = planMachines(planning, locationRef);
+  const { datasets, datasetConstruct } = planDatasets(run);
+  const jobs = planJobs(run, datasetConstruct);
+  const dataPipelines = planDataPipelines(run);
+  const defaults = planDefaults(inventory, planning.fragmentPlan, run.ids, run);
   return {
     organizationId: inventory.organizationId,
     locations,
-    fragments: fragmentPlan.fragments,
+    fragments: planning.fragmentPlan.fragments,
     machines,
     blocks,
     datasets,
     jobs,
     ...(inventory.dataPipelines === undefined ? {} : { dataPipelines }),
     ...(defaults ? { defaults } : {}),
-    imports,
-    skipped,
-    secrets,
-    untouched,
+    imports: run.imports,
+    skipped: run.skipped,
+    secrets: run.secrets,
+    untouched: run.untouched,
   };
 }
 

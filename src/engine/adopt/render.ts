@@ -359,25 +359,40 @@ function machineProps(m: MachineDecl, vars: ReadonlyMap<string, string>, used: S
   };
 }
 
-/**
- * The TypeScript of an adopted organization: one stack class in the house style, its
- * shared configs as functions below it; secrets by reference (`Secret.fromEnv`).
- */
-export function renderAdoption(adoption: Adoption, options: RenderOptions): string {
-  const used = new Set<string>(['FleetProvider']);
-  const body = new CodeWriter();
-  const vars = new Map<string, string>();
-  const names = new VariableNames(adoption.blocks.map((b) => b.functionName));
-  const referenced = new Set<string>([
+/** The stack's body as it is written: the names taken, the constructs' variables and the fleetform names used. */
+interface StackBody {
+  readonly adoption: Adoption;
+  readonly body: CodeWriter;
+  /** Each named construct's variable. */
+  readonly vars: Map<string, string>;
+  readonly names: VariableNames;
+  /** The fleetform names the code imports. */
+  readonly used: Set<string>;
+  /** Whether the code imports each adopted object with Terraform (`importFrom`). */
+  readonly terraformImports: boolean;
+  /** Writes a construct's statement, as a variable when code refers to it. */
+  declare(constructId: string, statement: string): void;
+}
+
+/** The constructs other statements refer to, so they are named. */
+function referencedConstructs(adoption: Adoption): Set<string> {
+  return new Set<string>([
     ...adoption.locations.flatMap((l) => (l.parent && 'construct' in l.parent ? [l.parent.construct] : [])),
     ...adoption.machines.flatMap((m) => ('construct' in m.location ? [m.location.construct] : [])),
     ...adoption.jobs.flatMap((j) => ('construct' in j.dataset ? [j.dataset.construct] : [])),
     // A machine importing fragments, or with parts besides its main one, is named: its imports and parts are statements of their own.
     ...adoption.machines.flatMap((m) => (m.imports.length > 0 || m.parts.length > 0 ? [m.constructId] : [])),
   ]);
-  const imports = options.terraformImports ?? false;
+}
+
+function startStackBody(adoption: Adoption, options: RenderOptions): StackBody {
+  const body = new CodeWriter();
+  const vars = new Map<string, string>();
+  const names = new VariableNames(adoption.blocks.map((b) => b.functionName));
+  const referenced = referencedConstructs(adoption);
+  const terraformImports = options.terraformImports ?? false;
   const declare = (constructId: string, statement: string): void => {
-    if (!imports && !referenced.has(constructId)) {
+    if (!terraformImports && !referenced.has(constructId)) {
       body.line(statement);
       return;
     }
@@ -385,78 +400,105 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
     vars.set(constructId, name);
     body.line(`const ${name} = ${statement}`);
   };
-
   body.indentTo(2);
-  body.line(`new FleetProvider(this, 'cloud', ${body.literal({ organizationId: adoption.organizationId })});`);
+  return { adoption, body, vars, names, used: new Set<string>(['FleetProvider']), terraformImports, declare };
+}
+
+function writeLocationsAndFragments(s: StackBody): void {
+  const { adoption, body } = s;
   if (adoption.locations.length > 0) {
     body.line();
-    used.add('Location');
+    s.used.add('Location');
   }
   for (const l of adoption.locations) {
-    const props: Literal = { name: l.name === l.constructId ? undefined : l.name, parent: l.parent ? refCode(l.parent, vars) : undefined };
-    declare(l.constructId, `new Location(this, ${stringLiteral(l.constructId)}${propsArgument(body, props)});`);
+    const props: Literal = {
+      name: l.name === l.constructId ? undefined : l.name,
+      parent: l.parent ? refCode(l.parent, s.vars) : undefined,
+    };
+    s.declare(l.constructId, `new Location(this, ${stringLiteral(l.constructId)}${propsArgument(body, props)});`);
   }
-  if (adoption.fragments.length > 0) used.add('Fragment');
+  if (adoption.fragments.length > 0) s.used.add('Fragment');
   for (const f of adoption.fragments) {
     body.line();
-    writeFragment(body, f, vars, names, used, declare);
+    writeFragment(body, f, s.vars, s.names, s.used, s.declare);
   }
-  if (adoption.machines.length > 0) used.add('Machine');
+}
+
+/** A machine's statement: a shared config's function around it, or its config inline below it; then its imports and parts. */
+function writeMachine(s: StackBody, m: MachineDecl): void {
+  const { adoption, body } = s;
+  const statement = `new Machine(this, ${stringLiteral(m.constructId)}${propsArgument(body, machineProps(m, s.vars, s.used, adoption.blocks))});`;
+  const shared = typeof m.config === 'number' ? adoption.blocks[m.config] : undefined;
+  const empty = typeof m.config !== 'number' && isEmptyConfig(m.config);
+  if (shared) {
+    s.declare(m.constructId, `${shared.functionName}(${statement.slice(0, -1)});`);
+  } else if (empty || typeof m.config === 'number') {
+    s.declare(m.constructId, statement);
+  } else {
+    const name = s.names.take(m.constructId);
+    s.vars.set(m.constructId, name);
+    body.line(`const ${name} = ${statement}`);
+    writeConfig(body, name, m.config, s.used, s.names);
+  }
+  const machineVar = s.vars.get(m.constructId);
+  if (machineVar === undefined) return;
+  writeImports(body, machineVar, m.imports, s.vars, s.used);
+  for (const part of m.parts) {
+    writePart(body, machineVar, `${m.constructId}_${part.constructId}`, part, s.vars, s.names, s.used, s.terraformImports);
+  }
+}
+
+function writeMachines(s: StackBody): void {
+  if (s.adoption.machines.length > 0) s.used.add('Machine');
   let previousInline = true;
-  for (const m of adoption.machines) {
+  for (const m of s.adoption.machines) {
     const inline = (typeof m.config !== 'number' && !isEmptyConfig(m.config)) || m.imports.length > 0;
     // A machine with its config inline stands apart; one-line machines stay together.
-    if (inline || previousInline) body.line();
+    if (inline || previousInline) s.body.line();
     previousInline = inline;
-    const statement = `new Machine(this, ${stringLiteral(m.constructId)}${propsArgument(body, machineProps(m, vars, used, adoption.blocks))});`;
-    const shared = typeof m.config === 'number' ? adoption.blocks[m.config] : undefined;
-    const empty = typeof m.config !== 'number' && isEmptyConfig(m.config);
-    if (shared) {
-      declare(m.constructId, `${shared.functionName}(${statement.slice(0, -1)});`);
-    } else if (empty || typeof m.config === 'number') {
-      declare(m.constructId, statement);
-    } else {
-      const name = names.take(m.constructId);
-      vars.set(m.constructId, name);
-      body.line(`const ${name} = ${statement}`);
-      writeConfig(body, name, m.config, used, names);
-    }
-    const machineVar = vars.get(m.constructId);
-    if (machineVar !== undefined) writeImports(body, machineVar, m.imports, vars, used);
-    if (machineVar !== undefined)
-      for (const part of m.parts) writePart(body, machineVar, `${m.constructId}_${part.constructId}`, part, vars, names, used, imports);
+    writeMachine(s, m);
   }
+}
+
+/** The organization's defaults, datasets, training jobs and data pipelines. */
+function writeDefaultsAndData(s: StackBody): void {
+  const { adoption, body } = s;
   if (adoption.defaults) {
     body.line();
-    used.add('OrganizationDefaults');
-    declare(adoption.defaults.constructId, defaultsStatement(body, adoption.defaults, vars));
+    s.used.add('OrganizationDefaults');
+    s.declare(adoption.defaults.constructId, defaultsStatement(body, adoption.defaults, s.vars));
   }
   if (adoption.datasets.length > 0) {
     body.line();
-    used.add('Dataset');
+    s.used.add('Dataset');
   }
   for (const d of adoption.datasets)
-    declare(d.constructId, `new Dataset(this, ${stringLiteral(d.constructId)}${propsArgument(body, datasetProps(d))});`);
+    s.declare(d.constructId, `new Dataset(this, ${stringLiteral(d.constructId)}${propsArgument(body, datasetProps(d))});`);
   if (adoption.jobs.length > 0) body.line();
-  for (const j of adoption.jobs) declare(j.constructId, jobStatement(body, j, vars, used));
+  for (const j of adoption.jobs) s.declare(j.constructId, jobStatement(body, j, s.vars, s.used));
   const pipelines = adoption.dataPipelines ?? [];
   if (pipelines.length > 0) {
     body.line();
-    used.add('DataPipeline');
+    s.used.add('DataPipeline');
   }
   for (const d of pipelines)
-    declare(d.constructId, `new DataPipeline(this, ${stringLiteral(d.constructId)}${propsArgument(body, dataPipelineProps(d))});`);
-  if (imports && adoption.imports.length > 0) {
-    body.line();
-    body.line('// Terraform imports each adopted object at its first apply (import blocks), then manages it.');
-    for (const { address, id } of adoption.imports) {
-      const name = vars.get(address.slice(address.indexOf('.') + 1));
-      if (name !== undefined) body.line(`${name}.importFrom(${stringLiteral(id)});`);
-    }
-  }
+    s.declare(d.constructId, `new DataPipeline(this, ${stringLiteral(d.constructId)}${propsArgument(body, dataPipelineProps(d))});`);
+}
 
+function writeTerraformImports(s: StackBody): void {
+  if (!s.terraformImports || s.adoption.imports.length === 0) return;
+  s.body.line();
+  s.body.line('// Terraform imports each adopted object at its first apply (import blocks), then manages it.');
+  for (const { address, id } of s.adoption.imports) {
+    const name = s.vars.get(address.slice(address.indexOf('.') + 1));
+    if (name !== undefined) s.body.line(`${name}.importFrom(${stringLiteral(id)});`);
+  }
+}
+
+/** The functions of the configs machines share, below the stack. */
+function sharedConfigFunctions(blocks: Adoption['blocks'], used: Set<string>): string {
   const functions = new CodeWriter();
-  for (const b of adoption.blocks) {
+  for (const b of blocks) {
     functions.line();
     functions.line(`/** The config machines ${b.machines.join(', ')} share. */`);
     functions.block(`function ${b.functionName}(machine: Machine): Machine`, () => {
@@ -464,11 +506,15 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
       functions.line('return machine;');
     });
   }
-  const fleetformNames = [...used].sort();
+  return functions.toString();
+}
+
+/** The file's imports and the stack class around its body. */
+function stackClass(adoption: Adoption, options: RenderOptions, body: string, used: ReadonlySet<string>): string {
   const out = new CodeWriter();
   out.line(`import { ${options.appStackName === undefined ? '' : 'App, '}TerraformStack } from '${options.cdk}';`);
   out.line(`import type { Construct } from 'constructs';`);
-  out.line(`import { ${fleetformNames.join(', ')} } from '${FLEETFORM_ENTRY[options.cdk]}';`);
+  out.line(`import { ${[...used].sort().join(', ')} } from '${FLEETFORM_ENTRY[options.cdk]}';`);
   out.line();
   out.line('/**');
   out.line(` * Organization ${adoption.organizationId} as code, as \`fleetform adopt\` read it: ${summary(adoption)}.`);
@@ -477,17 +523,37 @@ export function renderAdoption(adoption: Adoption, options: RenderOptions): stri
   out.block(`export class ${options.className} extends TerraformStack`, () => {
     out.block('constructor(scope: Construct, id: string)', () => {
       out.line('super(scope, id);');
-      out.raw(body.toString());
+      out.raw(body);
     });
   });
+  return out.toString();
+}
+
+/** The app that synthesizes the stack, when the file is its own main. */
+function appCode(options: RenderOptions): string {
+  if (options.appStackName === undefined) return '';
   const app = new CodeWriter();
-  if (options.appStackName !== undefined) {
-    app.line();
-    app.line('const app = new App();');
-    app.line(`new ${options.className}(app, ${stringLiteral(options.appStackName)});`);
-    app.line('app.synth();');
-  }
-  return out.toString() + functions.toString() + app.toString();
+  app.line();
+  app.line('const app = new App();');
+  app.line(`new ${options.className}(app, ${stringLiteral(options.appStackName)});`);
+  app.line('app.synth();');
+  return app.toString();
+}
+
+/**
+ * The TypeScript of an adopted organization: one stack class in the house style, its
+ * shared configs as functions below it; secrets by reference (`Secret.fromEnv`).
+ */
+export function renderAdoption(adoption: Adoption, options: RenderOptions): string {
+  const s = startStackBody(adoption, options);
+  s.body.line(`new FleetProvider(this, 'cloud', ${s.body.literal({ organizationId: adoption.organizationId })});`);
+  writeLocationsAndFragments(s);
+  writeMachines(s);
+  writeDefaultsAndData(s);
+  writeTerraformImports(s);
+  // The shared functions are written before the imports line, as they use names too.
+  const functions = sharedConfigFunctions(adoption.blocks, s.used);
+  return stackClass(adoption, options, s.body.toString(), s.used) + functions + appCode(options);
 }
 
 function count(n: number, one: string, many = `${one}s`): string {
