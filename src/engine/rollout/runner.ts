@@ -8,6 +8,7 @@
 import { ServiceError, type ServiceClient } from '../../api/client';
 import { abortReason, stepGate, waveVerdict, type GateTrack, type HealthVerdict, type RolloutPlan } from '../../domain/rollout';
 import { isHeldByMaintenanceWhy } from '../../domain/maintenance';
+import { WRITE_FAILURE_PREFIX } from '../../domain/model-promotion';
 import { errorMessage as message } from '../../domain/errors';
 import { heldOrJudged } from '../health/wait-healthy';
 import type { ApplyOutcome } from '../apply-outcome';
@@ -314,7 +315,7 @@ export async function runRollout(input: RunRolloutInput): Promise<RolloutOutcome
       const r = results.get(m.address);
       if (!r || 'error' in r) {
         notWritten.add(m.address);
-        await fail(number, m, r?.error ?? 'its config could not be written: skipped by the executor', r?.partId);
+        await fail(number, m, r?.error ?? `${WRITE_FAILURE_PREFIX}: skipped by the executor`, r?.partId);
         return;
       }
       const at = Date.now();
@@ -523,7 +524,7 @@ function stackStage(input: RunRolloutInput): RolloutStage {
         if (notWritten.has(m.address) || !baseline || !prior) {
           out.set(m.address, {
             partId: baseline?.partId,
-            error: `its config could not be written: ${message(writeFailed.get(m.address) ?? 'skipped by the executor')}`,
+            error: `${WRITE_FAILURE_PREFIX}: ${message(writeFailed.get(m.address) ?? 'skipped by the executor')}`,
           });
           return;
         }
