@@ -10,6 +10,8 @@ import { isObject } from '../engine/json';
 import { fragmentKind } from '../engine/kinds/fragment';
 import { machineHealth, type MachineHealth } from '../engine/kinds/machine-health';
 import { moduleCards } from '../engine/kinds/module-cards';
+import { modelHistories, withFailedTraining, type ModelHistory } from '../engine/kinds/model-history';
+import { trainingProgress } from '../engine/kinds/training-progress';
 import { machineRuns, runKey, type MachineRun } from '../engine/kinds/machine-runs';
 import type { Plan } from '../engine/plan-model';
 import type { RolloutJournal, RolloutJournalStore } from '../engine/state/rollout-journal';
@@ -126,6 +128,14 @@ export class FleetPoller {
       run: address === undefined ? undefined : this.runs.get(runKey(machine.stack, address)),
       keyNames: await this.keyNames(),
     });
+  }
+
+  /** Each promoted model's history, read from the states now, with its failed training jobs' last log lines. */
+  async models(): Promise<ModelHistory[]> {
+    const states = await Promise.all((await this.input.stacks()).map((n) => this.input.backend.read(n)));
+    const histories = modelHistories(states);
+    if (histories.length === 0) return [];
+    return withFailedTraining(this.input.client, histories, await trainingProgress(this.input.client, states));
   }
 
   /** Reads the fleet and the rollouts once now (the intervals go on). */
