@@ -23,6 +23,7 @@ export { ModelType, ModelFramework, TrainingStatus } from '../domain';
 export { Location, type LocationProps } from './location';
 export { Rollout, type RolloutProps, type RolloutWaveProps } from './rollout';
 export { Metric, type AnalysisProps, type MetricValue } from './metric';
+export { ModelPromotion, type ModelPromotionProps } from './model-promotion';
 export { ReconcilePolicy, type LocationWindowsProps, type ReconcilePolicyProps } from './reconcile-policy';
 export { Fragment, FragmentTag, type FragmentProps, type FragmentTagProps } from './fragment';
 export type { FragmentMod, IFragment, UseFragmentOptions } from './fragment-imports';

@@ -208,6 +208,7 @@ export function dashboardHandler(source: DashboardSource, options: DashboardHand
         ? sendJson(res, 200, { ok: true, message: 'the token is right' })
         : sendJson(res, 401, { ok: false, message: 'the token is wrong' });
     }
+    if (rel === 'api/models') return sendJson(res, 200, { models: source.models ? await source.models() : [] });
     if (rel.startsWith('api/machines/')) {
       const key = decodePathPart(rel.slice('api/machines/'.length), 'the machine key');
       if (!key.ok) throw new RequestError(key.status, key.message);

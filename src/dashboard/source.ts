@@ -3,7 +3,7 @@
  * state and the service on its own (standalone-source.ts); a reconciler serving the
  * dashboard implements this with its live cycles, events and approvals.
  */
-import type { ActionResult, DashboardSnapshot, EventLevel, MachineDetail } from './view';
+import type { ActionResult, DashboardSnapshot, EventLevel, MachineDetail, ModelView } from './view';
 
 /** An event as a source reports it; the dashboard numbers and timestamps it. */
 export interface SourceEvent {
@@ -32,6 +32,8 @@ export interface DashboardSource {
   subscribe(listener: (change: SourceChange) => void): () => void;
   /** One machine's page, by `stack/machine`; undefined when there is no such machine. */
   machine(key: string): Promise<MachineDetail | undefined>;
+  /** Each promoted model's history (the model page). */
+  models?(): Promise<readonly ModelView[]>;
   /** Rolls a running or stopped rollout back. */
   abortRollout?(target: RolloutTarget): Promise<ActionResult>;
   /** Continues an interrupted rollout from the wave it was in. */

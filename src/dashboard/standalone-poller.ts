@@ -14,6 +14,10 @@ import {
   moduleCards,
   runKey,
   serviceStatusSource,
+  trainingProgress,
+  modelHistories,
+  withFailedTraining,
+  type ModelHistory,
 } from '../engine/readings';
 import { isObject } from '../domain/json-value';
 import { isUnfinished, type Plan, type RolloutJournal, type RolloutJournalStore, type State, type StateBackend } from '../engine';
@@ -127,6 +131,14 @@ export class FleetPoller {
       run: address === undefined ? undefined : this.runs.get(runKey(machine.stack, address)),
       keyNames: await this.keyNames(),
     });
+  }
+
+  /** Each promoted model's history, read from the states now, with its failed training jobs' last log lines. */
+  async models(): Promise<ModelHistory[]> {
+    const states = await Promise.all((await this.input.stacks()).map((n) => this.input.backend.read(n)));
+    const histories = modelHistories(states);
+    if (histories.length === 0) return [];
+    return withFailedTraining(this.input.client, histories, await trainingProgress(this.input.client, states));
   }
 
   /** Reads the fleet and the rollouts once now (the intervals go on). */

@@ -81,6 +81,7 @@ export function standaloneSource(input: StandaloneSourceInput): StandaloneSource
     snapshot: () => poller.snapshot(),
     subscribe: (listener) => poller.subscribe(listener),
     machine: (key) => poller.machine(key),
+    models: () => poller.models(),
     abortRollout: (target) => abortAction(poller, input, target),
     ...(resume ? { resumeRollout: (target: RolloutTarget) => resume(target, (e) => poller.event(e)) } : {}),
     ...(approve && input.pendingPlan ? { approve: approveAction(poller, approve) } : {}),

@@ -319,3 +319,6 @@ export interface ActionResult {
   readonly ok: boolean;
   readonly message: string;
 }
+
+/** A promoted model as its page shows it: each decided version with its evidence, the machines on each, failed training jobs' last log lines. */
+export type { ModelHistory as ModelView } from '../engine/readings';

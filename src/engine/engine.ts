@@ -8,6 +8,7 @@ import { maskPaths, viewSecretPaths } from './mask';
 import type { Plan, ResolvedMachineChange, ResourceChange, StackPlanHeader } from './plan-model';
 import { planStack } from './plan/planner';
 import { planFragmentRollouts, planRollouts } from './rollout/plan';
+import { heldStack, promotionRecords, withHoldNotes } from './rollout/promotion';
 import type { RolloutEvents, RolloutOutcome, WaveBoundary } from './rollout/events';
 import type { MachineStatusSource } from './health/machine-status-source';
 import { memoryJournalStore, type RolloutJournal, type RolloutJournalStore } from './state/rollout-journal';
@@ -175,10 +176,14 @@ export class Engine {
     const readLimit = stalls ? planReadLimit({ parallelism, readParallelism, readStart }, stalls.stalledMs) : undefined;
     let stateS = 0;
     const started = performance.now();
+    const plannedAs: DesiredStack[] = [];
     try {
-      for (const stack of stacks) {
+      for (const declared of stacks) {
         const readStarted = performance.now();
-        const state = await this.settings.backend.read(stack.name);
+        const state = await this.settings.backend.read(declared.name);
+        // Machines are planned with the model versions the stack's promotions give them.
+        const { stack, holds } = heldStack(declared, state);
+        plannedAs.push(stack);
         stateS += (performance.now() - readStarted) / 1000;
         const stackTargets = targets ? targetsIn(stack, state, targets) : undefined;
         // A targeted plan reads and plans no stack that holds none of its addresses.
@@ -208,7 +213,7 @@ export class Engine {
         const reach = options.destroy
           ? { changes: planned, resolved: [] }
           : await this.settings.kinds.reviewStack(ctx, stack.name, state, planned);
-        changes.push(...reach.changes);
+        changes.push(...withHoldNotes(reach.changes, stack.name, holds));
         resolvedMachines.push(...reach.resolved);
       }
     } finally {
@@ -225,7 +230,7 @@ export class Engine {
       );
     this.lastPlan = { stateS, planS: (performance.now() - started) / 1000 - stateS, reads: readLimit?.stats() };
     // A targeted plan's rollouts are those of the stacks it planned.
-    const plannedStacks = targets ? stacks.filter((s) => states.has(s.name)) : stacks;
+    const plannedStacks = targets ? plannedAs.filter((s) => states.has(s.name)) : plannedAs;
     const rollouts = options.destroy
       ? []
       : await this.withResumes(plannedStacks, [...planRollouts(plannedStacks, changes), ...planFragmentRollouts(plannedStacks, changes)]);
@@ -321,8 +326,11 @@ export class Engine {
       ...(options.waveBoundary ? { waveBoundary: options.waveBoundary } : {}),
       ...(options.waitForSchedule === false ? { waitForSchedule: false } : {}),
     };
-    for (const stack of stacks) {
-      const planned = states.get(stack.name) ?? (await this.settings.backend.read(stack.name));
+    for (const declared of stacks) {
+      const planned = states.get(declared.name) ?? (await this.settings.backend.read(declared.name));
+      const stack = heldStack(declared, planned).stack;
+      const rolloutsBefore = outcome.rollouts.length;
+      const [failedBefore, skippedBefore] = [outcome.failed.length, outcome.skipped.length];
       const changes = plan.changes.filter((c) => c.stack === stack.name && c.action !== 'no-op');
       // An interrupted rollout goes on, with or without new changes; a destroy runs none.
       const schedules = plan.destroy
@@ -345,8 +353,19 @@ export class Engine {
       }
       const state = ctx ? await this.settings.backend.read(stack.name) : planned;
       const outputs = plan.destroy ? {} : evaluateOutputs(stack, state);
-      if (JSON.stringify(outputs) !== JSON.stringify(state.outputs ?? {})) {
+      // What this stack's apply decided of its promoted models' versions.
+      const records = promotionRecords({
+        stack,
+        before: planned,
+        changes,
+        notWritten: new Set([...outcome.failed.slice(failedBefore).map((f) => f.address), ...outcome.skipped.slice(skippedBefore)]),
+        rollouts: outcome.rollouts.slice(rolloutsBefore),
+        at: new Date().toISOString(),
+      });
+      const outputsChanged = JSON.stringify(outputs) !== JSON.stringify(state.outputs ?? {});
+      if (outputsChanged || records.size > 0) {
         state.outputs = outputs;
+        if (records.size > 0) state.promotions = { ...state.promotions, ...Object.fromEntries(records) };
         state.serial += 1;
         await this.settings.backend.write(state);
       }

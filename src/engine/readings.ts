@@ -9,6 +9,7 @@ export { configView } from './kinds/machine-config-view';
 export { machineRuns, runKey, type MachineRun } from './kinds/machine-runs';
 export { pipelineRuns, type PipelineRuns } from './kinds/pipeline-runs';
 export { trainingProgress, type TrainingProgress } from './kinds/training-progress';
+export { modelHistories, withFailedTraining, type ModelHistory } from './kinds/model-history';
 export { machineRunDiff, plannedMachineNames, renderMachineRunDiff } from './kinds/machine-resolved-diff';
 export { withSecretEnv } from './kinds/machine-secrets';
 export { machineKind, runningModuleVersion } from './kinds/machine';

@@ -209,6 +209,9 @@ export function reconcilerDashboardSource(reconciler: DashboardReconciler, optio
     async machine(key) {
       return redactor.redactDeep(await standalone()?.machine(key));
     },
+    async models() {
+      return redactor.redactDeep((await standalone()?.models?.()) ?? []);
+    },
     async abortRollout(target: RolloutTarget) {
       const s = standalone();
       return s?.abortRollout ? s.abortRollout(target) : noProject;

@@ -5,12 +5,14 @@ import { checkToken, saveToken, savedToken } from './actions';
 import { FleetPage } from './fleet';
 import { followLive, type LiveState } from './live';
 import { DriftPage, EventsPage, MachinePage, PlansPage, RolloutsPage } from './pages';
+import { ModelsPage } from './models';
 
 const PAGES = [
   ['fleet', 'Fleet'],
   ['rollouts', 'Rollouts'],
   ['drift', 'Drift'],
   ['plans', 'Plans'],
+  ['models', 'Models'],
   ['events', 'Events'],
 ] as const;
 
@@ -72,6 +74,7 @@ function App() {
   else if (page === 'drift') body = <DriftPage s={s} tokenOk={tokenOk} />;
   else if (page === 'plans') body = <PlansPage s={s} tokenOk={tokenOk} />;
   else if (page === 'events') body = <EventsPage s={s} />;
+  else if (page === 'models') body = <ModelsPage />;
   else body = <FleetPage machines={live.machines} health={s.health ?? []} />;
   return (
     <>

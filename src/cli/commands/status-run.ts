@@ -9,6 +9,9 @@ import {
   pipelineRuns,
   type PipelineRuns,
   trainingProgress,
+  modelHistories,
+  withFailedTraining,
+  type ModelHistory,
   type TrainingProgress,
 } from '../../engine/readings';
 import { parseDuration } from '../../domain/duration';
@@ -108,11 +111,33 @@ function pipelineTable(pipelines: readonly PipelineRuns[]): string {
   return `${formatTable(rows)}\n`;
 }
 
+/** One row per decided version of each promoted model, the machines on each version, and a failed job's last log lines. */
+export function modelTable(models: readonly ModelHistory[]): string {
+  if (models.length === 0) return '';
+  const rows = [['STACK', 'MODEL', 'VERSION', 'VERDICT', 'AT', 'MACHINES', 'WHY']];
+  for (const m of models)
+    for (const v of m.versions) {
+      const on = m.machines.filter((x) => x.version === v.version).map((x) => x.machine);
+      rows.push([m.stack, m.model, v.version, v.status, v.at, on.length > 0 ? on.join(', ') : '-', v.why]);
+    }
+  const notes = models.flatMap((m) => [
+    ...m.machines
+      .filter((x) => !m.versions.some((v) => v.version === x.version))
+      .map((x) => `${m.model}: ${x.machine} runs version ${x.version}, not decided yet`),
+    ...m.failedTraining.flatMap((f) => [
+      `${m.model}: training job ${f.address} (${f.model}) failed${f.error ? `: ${f.error}` : ''}; its last lines:`,
+      ...f.log.map((l) => `  ${l}`),
+    ]),
+  ]);
+  return `${formatTable(rows)}${notes.map((n) => `  ${n}\n`).join('')}\n`;
+}
+
 interface StatusView {
   readonly machines: readonly MachineHealth[];
   readonly cards: readonly ModuleCard[];
   readonly jobs: readonly TrainingProgress[];
   readonly pipelines: readonly PipelineRuns[];
+  readonly models: readonly ModelHistory[];
 }
 
 /** A module's name, and the fragment it comes from when it does. */
@@ -126,6 +151,7 @@ export function statusText(
   cards: readonly ModuleCard[],
   jobs: readonly TrainingProgress[] = [],
   pipelines: readonly PipelineRuns[] = [],
+  models: readonly ModelHistory[] = [],
 ): string {
   let out = '';
   if (machines.length > 0) {
@@ -140,6 +166,7 @@ export function statusText(
   }
   out += trainingTable(jobs);
   out += pipelineTable(pipelines);
+  out += modelTable(models);
   if (cards.length === 0 && machines.length === 0) return `${out}No machine is managed yet (run \`fleetform apply\`).\n`;
   if (cards.length === 0) return `${out}No registry module runs on these machines.\n`;
   const rows = [['STACK', 'MACHINE', 'MODULE', 'MODULE ID', 'POLICY', 'RUNS', 'LATEST', 'POLICY ADMITS LATEST']];
@@ -159,9 +186,13 @@ export function statusText(
   return out + formatTable(rows);
 }
 
-function toJson({ machines, cards, jobs, pipelines }: StatusView): string {
+function toJson({ machines, cards, jobs, pipelines, models }: StatusView): string {
   const modules = cards.map(({ registryError, ...c }) => ({ ...c, ...(registryError ? { registryError: registryError.message } : {}) }));
-  const extra = { ...(jobs.length > 0 ? { trainingJobs: jobs } : {}), ...(pipelines.length > 0 ? { dataPipelines: pipelines } : {}) };
+  const extra = {
+    ...(jobs.length > 0 ? { trainingJobs: jobs } : {}),
+    ...(pipelines.length > 0 ? { dataPipelines: pipelines } : {}),
+    ...(models.length > 0 ? { models } : {}),
+  };
   return `${JSON.stringify({ machines, modules, ...extra }, null, 2)}\n`;
 }
 
@@ -189,8 +220,9 @@ export async function runStatus(opts: StatusOptions): Promise<void> {
         trainingProgress(connection.client, states),
         pipelineRuns(connection.client, states),
       ]);
-      const view = { machines, cards, jobs, pipelines };
-      const text = opts.json ? toJson(view) : statusText(machines, cards, jobs, pipelines);
+      const models = await withFailedTraining(connection.client, modelHistories(states), jobs);
+      const view = { machines, cards, jobs, pipelines, models };
+      const text = opts.json ? toJson(view) : statusText(machines, cards, jobs, pipelines, models);
       if (opts.watch && process.stdout.isTTY) process.stdout.write('\x1b[H\x1b[2J');
       process.stdout.write(opts.watch ? `${new Date().toISOString()}\n${text}` : text);
       // A registry that could not be read is an error, never shown as a module without versions.

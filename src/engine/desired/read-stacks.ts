@@ -7,6 +7,7 @@ import { expandInstances } from './instances';
 import { NO_LIFECYCLE, parseLifecycle, refuseUnhonoured, unwrapExpression } from './lifecycle';
 import { findReferences, refuseUnevaluated } from './references';
 import { fragmentRolloutsOf, reconcilePolicyOf, rolloutOf } from './rollout';
+import { promotionsOf } from './promotions';
 import type { DesiredOutput, DesiredResource, DesiredStack, StackBackend, ProviderSettings } from './stack';
 
 /** Resource types of the fleetform provider begin with its name; the rest belong to other providers. */
@@ -178,6 +179,7 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
   const rollout = rolloutOf(doc, file);
   const fragmentRollouts = fragmentRolloutsOf(doc, file);
   const reconcile = reconcilePolicyOf(doc, file);
+  const promotions = promotionsOf(doc, file);
   return {
     name,
     provider: providerOf(doc),
@@ -189,6 +191,7 @@ export function parseStackDocument(name: string, raw: unknown, file = `${name}/c
     ...(rollout ? { rollout } : {}),
     ...(fragmentRollouts.length > 0 ? { fragmentRollouts } : {}),
     ...(reconcile ? { reconcile } : {}),
+    ...(promotions.length > 0 ? { promotions } : {}),
   };
 }
 

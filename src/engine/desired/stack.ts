@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '../json';
 import type { RolloutPolicy } from '../../domain/rollout';
 import type { ReconcilePolicy } from '../../domain/reconcile-policy';
+import type { PromotionPolicy } from '../../domain/model-promotion';
 import type { ResourceLifecycle } from './lifecycle';
 
 /** The provider block of a stack: where and as whom its resources live. */
@@ -55,4 +56,6 @@ export interface DesiredStack {
   readonly fragmentRollouts?: readonly RolloutPolicy[];
   /** How `fleetform reconcile` treats it, as its code says (unset fields follow the reconciler's flags). */
   readonly reconcile?: ReconcilePolicy;
+  /** Its model promotions: a model's new version reaches its machines through a rollout, and one it stops on is rejected. */
+  readonly promotions?: readonly PromotionPolicy[];
 }

@@ -4,6 +4,7 @@
  * run's steps: start (or resume), then for each wave admit late joiners, hold, write, gate,
  * analyse and end it; then finish (rolling back when it stopped so).
  */
+import { WRITE_FAILURE_PREFIX } from '../../domain/model-promotion';
 import { abortReason, stepGate, waveVerdict, type HealthVerdict, type RolloutPlan, type RolloutWaveMachine } from '../../domain/rollout';
 import { isHeldByMaintenanceWhy } from '../../domain/maintenance';
 import { heldOrJudged } from '../health/wait-healthy';
@@ -317,7 +318,7 @@ export class RolloutRun {
       const r = paced.results.get(m.address);
       if (!r || 'error' in r) {
         notWritten += 1;
-        await this.fail(number, m, r?.error ?? 'its config could not be written: skipped by the executor', r?.partId);
+        await this.fail(number, m, r?.error ?? `${WRITE_FAILURE_PREFIX}: skipped by the executor`, r?.partId);
         return;
       }
       const at = Date.now();

@@ -2,6 +2,7 @@
  * The stack's rollout stage: each machine's planned config written through the executor,
  * guarded by the revision the plan observed; a rollback writes back the config each had.
  */
+import { WRITE_FAILURE_PREFIX } from '../../domain/model-promotion';
 import { ServiceError, type ServiceClient } from '../../api/client';
 import type { RolloutPlan } from '../../domain/rollout';
 import { errorMessage as message } from '../../domain/errors';
@@ -61,7 +62,7 @@ export function stackStage(input: RunRolloutInput): RolloutStage {
         if (notWritten.has(m.address) || !baseline || !prior) {
           out.set(m.address, {
             partId: baseline?.partId,
-            error: `its config could not be written: ${message(writeFailed.get(m.address) ?? 'skipped by the executor')}`,
+            error: `${WRITE_FAILURE_PREFIX}: ${message(writeFailed.get(m.address) ?? 'skipped by the executor')}`,
           });
           return;
         }

@@ -4,6 +4,7 @@ import { FleetformError } from '../../domain/errors';
 import { schemaProblems } from '../../domain/schema-issues';
 import { isObject, type JsonObject, type JsonValue } from '../json';
 import { withDigestsRead } from '../path-values';
+import { PromotionRecordSchema } from '../../domain/model-promotion';
 
 /**
  * An object of JSON values. State is read with JSON.parse, so its values are JSON by
@@ -59,6 +60,8 @@ export const StateSchema = z.object({
   resources: z.record(z.string(), StateEntrySchema),
   /** The stack's outputs after the last apply. */
   outputs: z.record(z.string(), StateOutputSchema).optional(),
+  /** Each promoted model's history by model name: the versions promoted and rejected, with the evidence. */
+  promotions: z.record(z.string(), PromotionRecordSchema).optional(),
 });
 export type State = z.infer<typeof StateSchema>;
 
