@@ -219,15 +219,7 @@ export class Engine {
     } finally {
       stalls?.stop();
     }
-    const unknown = targets ? [...targets].filter((a) => !found.has(a)) : [];
-    if (unknown.length > 0)
-      throw new FleetformError(
-        `--target ${unknown.join(', ')}: no stack declares ${unknown.length > 1 ? 'them' : 'it'} or holds ${unknown.length > 1 ? 'them' : 'it'} in state`,
-        {
-          path: '--target',
-          hint: 'give a resource address as the plan shows it, TYPE.NAME (e.g. fleetform_machine.picker-1); `fleetform state list` lists those in state',
-        },
-      );
+    if (targets) refuseUnknownTargets(targets, found);
     this.lastPlan = { stateS, planS: (performance.now() - started) / 1000 - stateS, reads: readLimit?.stats() };
     // A targeted plan's rollouts are those of the stacks it planned.
     const plannedStacks = targets ? plannedAs.filter((s) => states.has(s.name)) : plannedAs;
@@ -534,4 +526,15 @@ async function atAddress<T>(address: string, work: () => Promise<T>): Promise<T>
     if (err instanceof FleetformError && !err.path) throw new FleetformError(err.message, { path: address, hint: err.hint, cause: err });
     throw err;
   }
+}
+
+/** A target no stack declares or holds is refused, naming the address form to give. */
+function refuseUnknownTargets(targets: ReadonlySet<string>, found: ReadonlySet<string>): void {
+  const unknown = [...targets].filter((a) => !found.has(a));
+  if (unknown.length === 0) return;
+  const them = unknown.length > 1 ? 'them' : 'it';
+  throw new FleetformError(`--target ${unknown.join(', ')}: no stack declares ${them} or holds ${them} in state`, {
+    path: '--target',
+    hint: 'give a resource address as the plan shows it, TYPE.NAME (e.g. fleetform_machine.picker-1); `fleetform state list` lists those in state',
+  });
 }
