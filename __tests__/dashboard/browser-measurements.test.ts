@@ -73,7 +73,8 @@ test('while a rollout runs, its page shows each analysis measurement with its me
     policy: '~1.3',
     rollout: {
       canary: 0,
-      waves: [{ fraction: 1 }],
+      // A pause step after the canary's wave holds the rollout unfinished, however slow the page's poll.
+      waves: [{ pause: true }, { fraction: 1 }],
       gate: { timeout: '20s', settle: '200ms' },
       analysis: [{ name: 'errors', metric: Metric.logRate({ level: 'error' }), max: 5, interval: '1s', count: 6 }],
     },
@@ -99,4 +100,5 @@ test('while a rollout runs, its page shows each analysis measurement with its me
   expect(shown).toMatch(/log lines at error a minute/);
   const apply = await applying;
   expect(apply.code).toBe(0);
+  expect(apply.stdout).toContain('Rollout careful paused at wave 2');
 });

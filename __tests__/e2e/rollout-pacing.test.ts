@@ -154,9 +154,10 @@ test('a pause step holds the rollout until `rollout resume`; a machine the stack
 
 test('a schedule: nothing is written before notBefore; at stopBy the rollout pauses until released, then completes', async () => {
   await settleRolloutFleet(p, 4, '~1.2', '1.2.5');
-  // The writes start at notBefore, one every 2 s; stopBy 3 s later lets one or two through.
-  const notBefore = Date.now() + 12_000;
-  const stopBy = notBefore + 3000;
+  // The writes start at notBefore, one every 2 s; stopBy 5 s later lets one to three through.
+  // notBefore leaves the three commands before the waiting apply time to run on loaded cores.
+  const notBefore = Date.now() + 25_000;
+  const stopBy = notBefore + 5000;
   const rollout: NonNullable<RolloutFleetShape['rollout']> = {
     waves: [{ fraction: 1 }],
     gate,
@@ -204,8 +205,9 @@ function stoppingRollout(
   waves: NonNullable<RolloutFleetShape['rollout']>['waves'],
   atStop: 'finish-wave' | 'rollback',
 ): { rollout: NonNullable<RolloutFleetShape['rollout']>; notBefore: number; stopBy: number } {
-  // The apply waits for notBefore; stopBy lets the first two writes through, not a third.
-  const notBefore = Date.now() + 10_000;
+  // The apply waits for notBefore (far enough for it to start first on loaded cores); stopBy
+  // lets the first two writes through, not a third.
+  const notBefore = Date.now() + 20_000;
   const stopBy = notBefore + 1500;
   const schedule = { notBefore: new Date(notBefore), stopBy: new Date(stopBy), atStop };
   return { rollout: { waves, gate, rate: { perMinute: 60 }, schedule }, notBefore, stopBy };
