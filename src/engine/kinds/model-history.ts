@@ -4,7 +4,7 @@
  * given which version now, and, for a training job that failed, its last log lines.
  */
 import type { ServiceClient } from '../../api/client';
-import type { PromotionVerdict } from '../../domain/model-promotion';
+import { splitDeployedModel, type PromotionVerdict } from '../../domain/model-promotion';
 import { isObject } from '../json';
 import type { State } from '../state/schema';
 import { logTail } from './training-log-tail';
@@ -47,8 +47,18 @@ function configOf(attributes: Readonly<Record<string, unknown>> | null): Record<
   }
 }
 
-/** The version of `model` a machine's written config downloads: its `ml_model` package of that name. */
+/**
+ * The version of `model` a machine was last written with: what its `deploy_models` names
+ * (apply adds the package from it), or else its config's `ml_model` package of that name.
+ */
 function writtenVersion(attributes: Readonly<Record<string, unknown>> | null, model: string): string | undefined {
+  const deployed = attributes?.deploy_models;
+  if (isObject(deployed)) {
+    for (const text of Object.values(deployed)) {
+      const split = typeof text === 'string' ? splitDeployedModel(text) : undefined;
+      if (split?.model === model) return split.version;
+    }
+  }
   const packages = configOf(attributes)?.packages;
   if (!Array.isArray(packages)) return undefined;
   for (const p of packages as unknown[]) {
