@@ -4,6 +4,7 @@
  * its analysis, goes back off it and is marked rejected in state with the values; the next
  * plan holds the machines on @2 and says why; @4, no worse, reaches every machine.
  */
+import type { ModelHistory } from '../../src/engine/readings';
 import { suiteOnQuickMachines, type EmulatorProject } from './fleet-fixture';
 import { INSPECTORS, readConfidence, synthPromotedFleet } from './promotion-fixture';
 
@@ -57,6 +58,19 @@ test('version 3 is rejected at the canary by its confidence, version 4 reaches e
   expect(three?.why).toMatch(/mean of detections\.Readings confidence 0\.7\d* .* is 0\.[78]\d*x the baseline's 0\.[89]\d*/);
   const measured = three?.evidence.find((e) => e.value !== undefined && e.baseline !== undefined);
   expect((measured?.value ?? 0) / (measured?.baseline ?? 1)).toBeCloseTo(0.8, 1);
+
+  // status shows the history: each version's verdict and the machines on it now.
+  const status = await p.runBare('status', '--json');
+  expect(status.code).toBe(0);
+  const [history] = (JSON.parse(status.stdout) as { models: ModelHistory[] }).models;
+  expect(history?.versions.map((v) => [v.version, v.status])).toEqual([
+    ['2', 'promoted'],
+    ['3', 'rejected'],
+  ]);
+  expect(history?.machines.map((m) => `${m.machine}@${m.version}`)).toEqual(['inspector-1@2', 'inspector-2@2', 'inspector-3@2']);
+  const statusText = (await p.runBare('status')).stdout;
+  expect(statusText).toMatch(/box-detector\s+3\s+rejected\s.*-\s+analysis confidence failed/);
+  expect(statusText).toMatch(/box-detector\s+2\s+promoted\s.*inspector-1, inspector-2, inspector-3/);
 
   const held = await p.run('plan', '--detailed-exitcode');
   expect(held.stdout).toMatch(

@@ -24,9 +24,9 @@ function fleet(): State {
     deploy_models: { detector: 'org-1/box-detector@4' },
   });
   state.resources['fleetform_machine.inspector-2'] = machine('inspector-2', { deploy_models: { detector: 'box-detector@2' } });
-  // A machine given the model's package in its own config, not by deploy_models.
+  // State holds the config's packages keyed by name, as the apply wrote them from deploy_models.
   state.resources['fleetform_machine.inspector-3'] = machine('inspector-3', {
-    config: { packages: [{ name: 'detector', package: 'org-1/box-detector', version: '3', type: 'ml_model' }] },
+    config: { packages: { detector: { name: 'detector', package: 'org-1/box-detector', version: '3', type: 'ml_model' } } },
   });
   state.resources['fleetform_machine.other'] = machine('other', { deploy_models: { seg: 'org-1/segmenter@7' } });
   state.promotions = {

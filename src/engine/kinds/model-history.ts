@@ -48,22 +48,22 @@ function configOf(attributes: Readonly<Record<string, unknown>> | null): Record<
 }
 
 /**
- * The version of `model` a machine was last written with: what its `deploy_models` names
- * (apply adds the package from it), or else its config's `ml_model` package of that name.
+ * The version of `model` a machine was last written with: its config's package of that
+ * model (apply adds it from `deploy_models`), or what its `deploy_models` names.
  */
 function writtenVersion(attributes: Readonly<Record<string, unknown>> | null, model: string): string | undefined {
-  const deployed = attributes?.deploy_models;
-  if (isObject(deployed)) {
-    for (const text of Object.values(deployed)) {
-      const split = typeof text === 'string' ? splitDeployedModel(text) : undefined;
-      if (split?.model === model) return split.version;
-    }
-  }
+  // State holds a config's lists keyed by entry name; a config as written holds a list.
   const packages = configOf(attributes)?.packages;
-  if (!Array.isArray(packages)) return undefined;
-  for (const p of packages as unknown[]) {
+  const entries: unknown[] = Array.isArray(packages) ? packages : isObject(packages) ? Object.values(packages) : [];
+  for (const p of entries) {
     if (!isObject(p) || typeof p.package !== 'string' || typeof p.version !== 'string') continue;
     if (p.package.slice(p.package.indexOf('/') + 1) === model) return p.version;
+  }
+  const deployed = attributes?.deploy_models;
+  if (!isObject(deployed)) return undefined;
+  for (const text of Object.values(deployed)) {
+    const split = typeof text === 'string' ? splitDeployedModel(text) : undefined;
+    if (split?.model === model) return split.version;
   }
   return undefined;
 }
