@@ -19,9 +19,10 @@ const tier = (name, extra = {}) => ({ ...shared, displayName: name, testMatch: s
 
 /** @type {import('jest').Config} */
 module.exports = {
-  // Two workers even on two cores (jest would run one): most suites wait on the emulator or a
-  // child process, not on the processor. --maxWorkers overrides it.
-  maxWorkers: Math.max(2, availableParallelism() - 1),
+  // One worker per core and at least three (jest would run one on two cores): an end-to-end
+  // suite spends much of its time waiting on a rollout's gate, a schedule or a child process,
+  // so two workers on two cores leave a fifth of the processor idle. --maxWorkers overrides it.
+  maxWorkers: Math.max(3, availableParallelism()),
   testTimeout: 30000,
   // Suites that run bin/fleetform.js load dist/: it is rebuilt first when src/ is newer.
   globalSetup: '<rootDir>/scripts/build-first.js',

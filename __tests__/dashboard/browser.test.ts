@@ -30,6 +30,8 @@ const MACHINES = 5;
 let p: EmulatorProject;
 let restoreEnv: (() => void) | undefined;
 let dashboard: ChildProcessByStdio<null, Readable, Readable> | undefined;
+/** What the dashboard printed on stderr, for a failure's message. */
+let dashboardStderr = '';
 let url: string;
 let browser: Browser;
 let page: Page;
@@ -49,7 +51,10 @@ function startDashboard(): Promise<string> {
   dashboard = child;
   let stdout = '';
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    dashboardStderr = stderr;
+  });
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
@@ -94,6 +99,23 @@ async function pageShows(selector: string, text: string | RegExp, timeout = 60_0
     `[...document.querySelectorAll(${JSON.stringify(selector)})].some((el) => { const t = el.textContent || ''; return ${test}; })`,
     { timeout, polling: 100 },
   );
+}
+
+/** Waits for a drift row; when none comes, fails with what the dashboard's last plan said. */
+async function driftShows(text: string): Promise<void> {
+  try {
+    await pageShows('table.drift', text, 120_000);
+  } catch (err) {
+    const snapshot = (await (await fetch(`${url}api/snapshot`)).json()) as {
+      drift?: Array<{ address: string; path: string }>;
+      planError?: string;
+    };
+    const drifted = (snapshot.drift ?? []).map((d) => `${d.address} ${d.path}`).join(', ');
+    throw new Error(
+      `no drift row with ${text}: drift [${drifted}], plan error: ${snapshot.planError ?? 'none'}; dashboard stderr: ${dashboardStderr.slice(-2000)}`,
+      { cause: err },
+    );
+  }
 }
 
 async function go(hash: string): Promise<void> {
@@ -271,9 +293,9 @@ test('the dashboard pages, a refused and an approved plan, a failed canary rolle
   board.attributes = { ...board.attributes, pins: ['7'] };
   await p.client.appClient.updateMachinePart(part.id, part.name, config, part.lastUpdated);
   await go('#/drift');
-  await pageShows('table.drift', 'fleetform_machine.picker-3');
-  await pageShows('table.drift', 'DEPLOY_TOKEN');
-  await pageShows('table.drift', '(sensitive)');
+  await driftShows('fleetform_machine.picker-3');
+  await driftShows('DEPLOY_TOKEN');
+  await driftShows('(sensitive)');
   await expectNoSecret('drift');
   await shot('drift');
 
