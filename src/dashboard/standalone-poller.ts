@@ -21,6 +21,7 @@ import {
 } from '../engine/readings';
 import { isObject } from '../domain/json-value';
 import { isUnfinished, type Plan, type RolloutJournal, type RolloutJournalStore, type State, type StateBackend } from '../engine';
+import { processRedactor } from '../engine/redactor';
 import { describeFailure } from './failure-text';
 import { fleetMachines, unnamedLocations } from './fleet-view';
 import { keyNamesReader } from './key-names';
@@ -138,7 +139,10 @@ export class FleetPoller {
     const states = await Promise.all((await this.input.stacks()).map((n) => this.input.backend.read(n)));
     const histories = modelHistories(states);
     if (histories.length === 0) return [];
-    return withFailedTraining(this.input.client, histories, await trainingProgress(this.input.client, states));
+    // A failed job's log lines are what the user's app printed: a secret this process knows is redacted from them.
+    return processRedactor.redactDeep(
+      await withFailedTraining(this.input.client, histories, await trainingProgress(this.input.client, states)),
+    );
   }
 
   /** Reads the fleet and the rollouts once now (the intervals go on). */
